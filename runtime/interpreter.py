@@ -1,0 +1,15 @@
+"""The graph interpreter: one loop over the nodes in order."""
+
+
+def run_graph(graph, bindings, apply_node):
+    """Evaluate `graph.outputs`.
+
+    `bindings` maps id(node) to the value of each graph input; `apply_node(node, args)`
+    computes one node from its input values (the caller decides what a value is: numpy
+    arrays, or tracer tensors run through the normal op path so that tapes record them).
+    """
+    env = dict(bindings)
+    for node in graph.nodes:
+        if id(node) not in env:
+            env[id(node)] = apply_node(node, [env[id(i)] for i in node.inputs])
+    return [env[id(out)] for out in graph.outputs]

@@ -1,0 +1,170 @@
+"""numpy kernels, one per primitive, keyed by op name: `KERNELS[op](*arrays, **attrs)`.
+
+Kernels give TensorFlow's results where numpy differs (integer reduce_mean, maximum's
+NaN handling is numpy's), never promote dtypes (the shape rules have already checked
+them), and compute quietly: an invalid value gives NaN, as in TensorFlow, not a warning.
+"""
+
+import numpy as np
+
+KERNELS = {}
+
+
+def kernel(name, quiet=False):
+    def register(function):
+        if quiet:
+            def run_quietly(*args, **attrs):
+                with np.errstate(all="ignore"):
+                    return function(*args, **attrs)
+
+            KERNELS[name] = run_quietly
+        else:
+            KERNELS[name] = function
+        return function
+
+    return register
+
+
+def _as(dtype, value):
+    """`value` with the element type of `dtype` (numpy returns float64 for some int ops)."""
+    return np.asarray(value, dtype=dtype)
+
+
+# Elementwise, one input.
+KERNELS["neg"] = np.negative
+KERNELS["abs"] = np.abs
+KERNELS["sign"] = np.sign
+KERNELS["sin"] = np.sin
+KERNELS["cos"] = np.cos
+KERNELS["tanh"] = np.tanh
+KERNELS["identity"] = lambda x: x
+KERNELS["stop_gradient"] = lambda x: x
+kernel("exp", quiet=True)(np.exp)
+kernel("log", quiet=True)(np.log)
+kernel("log1p", quiet=True)(np.log1p)
+kernel("sqrt", quiet=True)(np.sqrt)
+
+
+@kernel("sigmoid", quiet=True)
+def sigmoid(x):
+    # NOTE: exp(-|x|) never overflows, so neither branch makes inf/inf.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+@kernel("softplus", quiet=True)
+def softplus(x):
+    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+
+@kernel("relu")
+def relu(x):
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+# Elementwise, two or three inputs.
+KERNELS["add"] = np.add
+KERNELS["sub"] = np.subtract
+KERNELS["mul"] = np.multiply
+KERNELS["maximum"] = np.maximum
+KERNELS["minimum"] = np.minimum
+KERNELS["greater"] = np.greater
+KERNELS["greater_equal"] = np.greater_equal
+KERNELS["less"] = np.less
+KERNELS["less_equal"] = np.less_equal
+KERNELS["equal"] = np.equal
+KERNELS["not_equal"] = np.not_equal
+KERNELS["logical_and"] = np.logical_and
+KERNELS["logical_or"] = np.logical_or
+KERNELS["logical_not"] = np.logical_not
+KERNELS["select"] = np.where
+kernel("div", quiet=True)(np.true_divide)
+kernel("floordiv", quiet=True)(np.floor_divide)
+kernel("mod", quiet=True)(np.mod)
+
+
+@kernel("pow", quiet=True)
+def power(x, y):
+    if np.issubdtype(np.result_type(x), np.integer) and np.any(np.asarray(y) < 0):
+        raise ValueError("integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+@kernel("mul_no_nan", quiet=True)
+def mul_no_nan(x, y):
+    """x * y, but 0 wherever y is 0, even where x is inf or NaN."""
+    return np.where(y == 0, np.zeros((), np.result_type(x)), x * y)
+
+
+# Shapes and data movement.
+@kernel("reshape")
+def reshape(x, shape):
+    return np.reshape(x, shape)
+
+
+@kernel("transpose")
+def transpose(x, perm):
+    return np.transpose(x, perm)
+
+
+@kernel("broadcast_to")
+def broadcast_to(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+@kernel("cast")
+def cast(x, dtype):
+    return np.asarray(x).astype(dtype.as_numpy_dtype)
+
+
+def numpy_index(index):
+    """The numpy index for a `slice` op's canonical `index` attribute (see tracer.ops.array_ops)."""
+    return tuple(
+        slice(item[0], None if item[1] < 0 else item[1], item[2]) if isinstance(item, tuple) else item
+        for item in index
+    )
+
+
+@kernel("slice")
+def strided_slice(x, index):
+    return np.asarray(x)[numpy_index(index)]
+
+
+@kernel("slice_grad")
+def slice_grad(g, index, shape):
+    """Zeros of `shape` with `g` written where `slice` read from."""
+    out = np.zeros(shape, dtype=np.result_type(g))
+    out[numpy_index(index)] = g
+    return out
+
+
+# Reductions.
+@kernel("reduce_sum")
+def reduce_sum(x, axis, keepdims):
+    return _as(np.result_type(x), np.sum(x, axis=axis, keepdims=keepdims))
+
+
+@kernel("reduce_max")
+def reduce_max(x, axis, keepdims):
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+@kernel("reduce_min")
+def reduce_min(x, axis, keepdims):
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+@kernel("matmul")
+def matmul(a, b):
+    return np.matmul(a, b)
+
+
+# Creation.
+@kernel("fill")
+def fill(shape, dtype, value):
+    return np.full(shape, value, dtype=dtype.as_numpy_dtype)
+
+
+@kernel("concat")
+def concat(*xs, axis):
+    return np.concatenate(xs, axis=axis)

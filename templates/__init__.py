@@ -1,0 +1,1 @@
+"""The jinja2 templates of the generated C (read with importlib.resources by `codegen`)."""

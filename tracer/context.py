@@ -1,0 +1,37 @@
+"""Thread-local execution state: the stack of recording tapes and the source-location override.
+
+Tapes are thread-local, as in TensorFlow: a tape entered in one thread records nothing
+that another thread computes.
+"""
+
+import contextlib
+import threading
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.tapes = []  # the tapes recording now, innermost last
+        self.location = None  # when set, new nodes take this location instead of the caller's
+
+
+state = _State()
+
+
+@contextlib.contextmanager
+def location_override(location):
+    """Nodes made inside take `location`: the gradient of a line points at that line."""
+    saved, state.location = state.location, location
+    try:
+        yield
+    finally:
+        state.location = saved
+
+
+@contextlib.contextmanager
+def no_recording():
+    """Nothing computed inside is recorded on any tape (used while building gradient graphs)."""
+    saved, state.tapes = state.tapes, []
+    try:
+        yield
+    finally:
+        state.tapes = saved

@@ -1,0 +1,95 @@
+"""Data types: a thin, interned wrapper over numpy dtypes with TensorFlow's names.
+
+>>> import tracer as tt
+>>> tt.float32 == np.float32, tt.float32.is_floating
+(True, True)
+"""
+
+import numpy as np
+
+
+class DType:
+    """One of tracer's element types. Interned: `as_dtype` returns the same object per type."""
+
+    __slots__ = ("name", "as_numpy_dtype", "_np")
+
+    def __init__(self, name, np_dtype):
+        self.name = name
+        self._np = np.dtype(np_dtype)
+        self.as_numpy_dtype = self._np.type
+
+    @property
+    def is_floating(self):
+        return self._np.kind == "f"
+
+    @property
+    def is_integer(self):
+        return self._np.kind in "iu"
+
+    @property
+    def is_complex(self):
+        return self._np.kind == "c"
+
+    @property
+    def is_bool(self):
+        return self._np.kind == "b"
+
+    @property
+    def is_differentiable(self):
+        """Only real floating and complex values carry gradients (as in TensorFlow)."""
+        return self._np.kind in "fc"
+
+    @property
+    def short_name(self):
+        """The compact form used by the IR printer: f32, i64, c128, bool."""
+        return _SHORT_NAMES[self.name]
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return self._np == np.dtype(other)
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"tt.{self.name}"
+
+    def __str__(self):
+        return f"<dtype: '{self.name}'>"
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name, reached as tt.bool
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
+
+_ALL = (float16, float32, float64, int32, int64, bool, complex64, complex128)
+_BY_NUMPY = {d._np: d for d in _ALL}
+_SHORT_NAMES = {
+    "float16": "f16",
+    "float32": "f32",
+    "float64": "f64",
+    "int32": "i32",
+    "int64": "i64",
+    "bool": "bool",
+    "complex64": "c64",
+    "complex128": "c128",
+}
+
+
+def as_dtype(value):
+    """The DType for a DType, a numpy dtype or type, or a name like 'float32'."""
+    if isinstance(value, DType):
+        return value
+    try:
+        return _BY_NUMPY[np.dtype(value)]
+    except (KeyError, TypeError):
+        raise TypeError(f"tracer has no dtype for {value!r}") from None

@@ -1,0 +1,19 @@
+"""The IR: graphs of nodes, their text and DOT printers."""
+
+from tracer.ir.dot import to_dot
+from tracer.ir.graph import LEAF_OPS, Graph, Literal, Node, topological_closure
+from tracer.ir.printer import format_graph, format_nodes
+from tracer.ir.source import format_location, user_location
+
+__all__ = [
+    "LEAF_OPS",
+    "Graph",
+    "Literal",
+    "Node",
+    "format_graph",
+    "format_location",
+    "format_nodes",
+    "to_dot",
+    "topological_closure",
+    "user_location",
+]

@@ -1,0 +1,65 @@
+"""The IR's text form: one node per line, deterministic, names given at print time.
+
+    %0: f32[2,3] = input[name='x']               # model.py:3
+    %1: f32[2,3] = mul %0, 2.0                   # model.py:5
+    %2: f32[] = reduce_sum[axis=(0, 1), keepdims=False] %1   # model.py:6
+    return %2
+
+Scalar constants are written inline where they are used; other constants get a line
+(`const[value=...]` when the graph holds the value, a bare `const` when it does not, as
+for values an eager tape saw but did not need to keep). `docs/ir.md` gives the grammar.
+"""
+
+from tracer.dtypes import DType
+from tracer.ir.graph import Literal
+from tracer.ir.source import format_location
+
+COMMENT_COLUMN = 44
+
+
+def format_type(node):
+    return f"{node.dtype.short_name}[{','.join(map(str, node.shape))}]"
+
+
+def _format_attr(value):
+    if isinstance(value, DType):
+        return value.name
+    if isinstance(value, Literal):
+        return repr(value)
+    return repr(value)
+
+
+def _is_inline_literal(node):
+    return node.op == "const" and isinstance(node.attrs.get("value"), Literal) and not node.shape
+
+
+def format_node(node, names):
+    """One line for `node`; `names` maps id(node) -> '%k' for the nodes printed so far."""
+    attrs = ", ".join(f"{k}={_format_attr(v)}" for k, v in node.attrs.items())
+    op = f"{node.op}[{attrs}]" if attrs else node.op
+    args = ", ".join(_operand(inp, names) for inp in node.inputs)
+    text = f"{names[id(node)]}: {format_type(node)} = {op}" + (f" {args}" if args else "")
+    where = format_location(node.location)
+    return f"{text.ljust(COMMENT_COLUMN)} # {where}" if where else text
+
+
+def _operand(node, names):
+    if _is_inline_literal(node):
+        return repr(node.attrs["value"])
+    return names.get(id(node), "%?")
+
+
+def format_nodes(nodes, outputs=()):
+    names, lines = {}, []
+    for node in nodes:
+        if _is_inline_literal(node) and node not in outputs:
+            continue
+        names[id(node)] = f"%{len(names)}"
+        lines.append(format_node(node, names))
+    if outputs:
+        lines.append("return " + ", ".join(_operand(out, names) for out in outputs))
+    return "\n".join(lines)
+
+
+def format_graph(graph):
+    return format_nodes(graph.nodes, graph.outputs)

@@ -1,0 +1,35 @@
+"""`tt.math`: elementwise math, as in `tf.math`."""
+
+from tracer.ops.array_ops import cast  # noqa: F401
+from tracer.ops.math_ops import (  # noqa: F401
+    abs,
+    add,
+    cos,
+    divide,
+    equal,
+    exp,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    sigmoid,
+    sign,
+    sin,
+    softplus,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+)
+from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401

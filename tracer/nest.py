@@ -1,0 +1,35 @@
+"""Nested structures (lists, tuples, namedtuples, dicts) flattened and rebuilt, as tf.nest does.
+
+Dicts flatten in sorted key order, so a structure and its flat list line up the same way
+every time.
+"""
+
+
+def _is_namedtuple(value):
+    return isinstance(value, tuple) and hasattr(value, "_fields")
+
+
+def flatten(structure):
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    return [structure]
+
+
+def pack_sequence_as(structure, flat):
+    """`structure` with its leaves replaced, in order, by the items of `flat`."""
+    leaves = iter(flat)
+    result = _pack(structure, leaves)
+    return result
+
+
+def _pack(structure, leaves):
+    if isinstance(structure, dict):
+        packed = {key: _pack(structure[key], leaves) for key in sorted(structure)}
+        return type(structure)((key, packed[key]) for key in structure)
+    if _is_namedtuple(structure):
+        return type(structure)(*(_pack(item, leaves) for item in structure))
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_pack(item, leaves) for item in structure)
+    return next(leaves)

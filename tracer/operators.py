@@ -1,0 +1,40 @@
+"""Python operators on tensors and variables, mapped to tracer's ops (`x + 1`, `x @ w`, `x[0]`)."""
+
+from tracer.ops import array_ops, linalg_ops, math_ops
+from tracer.tensor import TensorLike
+
+
+def _reflected(function):
+    return lambda self, other: function(other, self)
+
+
+OPERATORS = {
+    "__add__": math_ops.add,
+    "__radd__": _reflected(math_ops.add),
+    "__sub__": math_ops.subtract,
+    "__rsub__": _reflected(math_ops.subtract),
+    "__mul__": math_ops.multiply,
+    "__rmul__": _reflected(math_ops.multiply),
+    "__truediv__": math_ops.divide,
+    "__rtruediv__": _reflected(math_ops.divide),
+    "__floordiv__": math_ops.floordiv,
+    "__rfloordiv__": _reflected(math_ops.floordiv),
+    "__mod__": math_ops.mod,
+    "__rmod__": _reflected(math_ops.mod),
+    "__pow__": math_ops.pow,
+    "__rpow__": _reflected(math_ops.pow),
+    "__matmul__": linalg_ops.matmul,
+    "__rmatmul__": _reflected(linalg_ops.matmul),
+    "__lt__": math_ops.less,
+    "__le__": math_ops.less_equal,
+    "__gt__": math_ops.greater,
+    "__ge__": math_ops.greater_equal,
+    "__eq__": math_ops.equal,
+    "__ne__": math_ops.not_equal,
+    "__neg__": math_ops.negative,
+    "__abs__": math_ops.abs,
+    "__getitem__": array_ops.getitem,
+}
+
+for _name, _function in OPERATORS.items():
+    setattr(TensorLike, _name, _function)

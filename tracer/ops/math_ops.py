@@ -1,0 +1,248 @@
+"""Elementwise math: arithmetic, transcendental functions, comparisons and `where`.
+
+Each primitive's gradient rule sits beside its declaration. Binary rules sum their result
+back to each input's shape with `unbroadcast`.
+"""
+
+from tracer import dtypes
+from tracer.ops import array_ops, shapes
+from tracer.ops.convert import as_tensor, as_tensors
+from tracer.ops.core import apply
+from tracer.ops.reduction_ops import unbroadcast
+from tracer.ops.registry import OUT, primitive
+
+
+def _shape(node, position):
+    return node.inputs[position].shape
+
+
+# --- gradient rules ---------------------------------------------------------------------
+
+
+def _add_grad(node, g):
+    return unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))
+
+
+def _sub_grad(node, g):
+    return unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g), _shape(node, 1))
+
+
+def _mul_grad(node, g, x, y):
+    return unbroadcast(g * y, _shape(node, 0)), unbroadcast(g * x, _shape(node, 1))
+
+
+def _div_grad(node, g, x, y):
+    return unbroadcast(g / y, _shape(node, 0)), unbroadcast(g * (-x / y / y), _shape(node, 1))
+
+
+def _mul_no_nan_grad(node, g, x, y):
+    return unbroadcast(mul_no_nan(g, y), _shape(node, 0)), unbroadcast(mul_no_nan(x, g), _shape(node, 1))
+
+
+def _pow_grad(node, g, x, y, out):
+    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN."""
+    dx = g * y * pow(x, y - 1)
+    safe_log = where(x > 0, log(where(x > 0, x, 1)), 0)
+    dy = g * out * safe_log
+    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
+
+
+def _maximum_grad(node, g, x, y):
+    """Ties send the whole gradient to `x`, as TensorFlow does."""
+    return _select_grads(node, g, x >= y)
+
+
+def _minimum_grad(node, g, x, y):
+    return _select_grads(node, g, x <= y)
+
+
+def _select_grads(node, g, x_wins):
+    zero = array_ops.zeros((), g.dtype)
+    return (
+        unbroadcast(where(x_wins, g, zero), _shape(node, 0)),
+        unbroadcast(where(x_wins, zero, g), _shape(node, 1)),
+    )
+
+
+def _mod_grad(node, g, x, y):
+    return unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g) * floordiv(x, y), _shape(node, 1))
+
+
+def _select_grad(node, g, condition):
+    zero = array_ops.zeros((), g.dtype)
+    return (
+        None,
+        unbroadcast(where(condition, g, zero), _shape(node, 1)),
+        unbroadcast(where(condition, zero, g), _shape(node, 2)),
+    )
+
+
+def _neg_grad(node, g):
+    return (negative(g),)
+
+
+def _exp_grad(node, g, out):
+    return (g * out,)
+
+
+def _log_grad(node, g, x):
+    return (g / x,)
+
+
+def _log1p_grad(node, g, x):
+    return (g / (1 + x),)
+
+
+def _sqrt_grad(node, g, out):
+    """Zero wherever the incoming gradient is zero, so `where(x > 0, sqrt(x), 0)` has no NaN."""
+    return (mul_no_nan(0.5 / out, g),)
+
+
+def _sin_grad(node, g, x):
+    return (g * cos(x),)
+
+
+def _cos_grad(node, g, x):
+    return (negative(g * sin(x)),)
+
+
+def _tanh_grad(node, g, out):
+    return (g * (1 - out * out),)
+
+
+def _sigmoid_grad(node, g, out):
+    return (g * (out * (1 - out)),)
+
+
+def _softplus_grad(node, g, x):
+    return (g * sigmoid(x),)
+
+
+def _relu_grad(node, g, out):
+    """Zero at 0, as TensorFlow's ReluGrad; it keeps the output, not the input."""
+    return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
+
+
+def _abs_grad(node, g, x):
+    return (g * sign(x),)
+
+
+def _sign_grad(node, g):
+    return (array_ops.zeros_like(g),)
+
+
+# --- primitives -------------------------------------------------------------------------
+
+
+def _unary(name, grad, saves=(), infer=shapes.unary_float):
+    return primitive(name, infer, grad, saves, elementwise=True)
+
+
+def _binary(name, grad, saves=(0, 1), infer=shapes.binary):
+    return primitive(name, infer, grad, saves, elementwise=True)
+
+
+ADD = _binary("add", _add_grad, saves=())
+SUB = _binary("sub", _sub_grad, saves=())
+MUL = _binary("mul", _mul_grad)
+DIV = _binary("div", _div_grad)
+MUL_NO_NAN = _binary("mul_no_nan", _mul_no_nan_grad)
+POW = _binary("pow", _pow_grad, saves=(0, 1, OUT))
+MAXIMUM = _binary("maximum", _maximum_grad)
+MINIMUM = _binary("minimum", _minimum_grad)
+FLOORDIV = _binary("floordiv", None, saves=())
+MOD = _binary("mod", _mod_grad)
+COMPARISONS = {
+    name: _binary(name, None, saves=(), infer=shapes.comparison)
+    for name in ("greater", "greater_equal", "less", "less_equal", "equal", "not_equal")
+}
+SELECT = primitive("select", shapes.select, _select_grad, saves=(0,), elementwise=True)
+
+NEG = _unary("neg", _neg_grad, infer=shapes.unary)
+ABS = _unary("abs", _abs_grad, saves=(0,), infer=shapes.unary)
+SIGN = _unary("sign", _sign_grad, infer=shapes.unary)
+EXP = _unary("exp", _exp_grad, saves=(OUT,))
+LOG = _unary("log", _log_grad, saves=(0,))
+LOG1P = _unary("log1p", _log1p_grad, saves=(0,))
+SQRT = _unary("sqrt", _sqrt_grad, saves=(OUT,))
+SIN = _unary("sin", _sin_grad, saves=(0,))
+COS = _unary("cos", _cos_grad, saves=(0,))
+TANH = _unary("tanh", _tanh_grad, saves=(OUT,))
+SIGMOID = _unary("sigmoid", _sigmoid_grad, saves=(OUT,))
+SOFTPLUS = _unary("softplus", _softplus_grad, saves=(0,))
+RELU = _unary("relu", _relu_grad, saves=(OUT,), infer=shapes.unary)
+
+
+# --- public functions -------------------------------------------------------------------
+
+
+def _binary_op(op):
+    def function(x, y, name=None):
+        return apply(op, as_tensors(x, y), {})
+
+    function.__name__ = op.name
+    return function
+
+
+def _unary_op(op):
+    def function(x, name=None):
+        return apply(op, (as_tensor(x),), {})
+
+    function.__name__ = op.name
+    return function
+
+
+add = _binary_op(ADD)
+subtract = _binary_op(SUB)
+multiply = _binary_op(MUL)
+mul_no_nan = _binary_op(MUL_NO_NAN)
+maximum = _binary_op(MAXIMUM)
+minimum = _binary_op(MINIMUM)
+floordiv = _binary_op(FLOORDIV)
+floormod = mod = _binary_op(MOD)
+greater = _binary_op(COMPARISONS["greater"])
+greater_equal = _binary_op(COMPARISONS["greater_equal"])
+less = _binary_op(COMPARISONS["less"])
+less_equal = _binary_op(COMPARISONS["less_equal"])
+equal = _binary_op(COMPARISONS["equal"])
+not_equal = _binary_op(COMPARISONS["not_equal"])
+
+negative = _unary_op(NEG)
+abs = _unary_op(ABS)  # noqa: A001 - TensorFlow's name
+sign = _unary_op(SIGN)
+exp = _unary_op(EXP)
+log = _unary_op(LOG)
+log1p = _unary_op(LOG1P)
+sqrt = _unary_op(SQRT)
+sin = _unary_op(SIN)
+cos = _unary_op(COS)
+tanh = _unary_op(TANH)
+sigmoid = _unary_op(SIGMOID)
+softplus = _unary_op(SOFTPLUS)
+relu = _unary_op(RELU)
+
+
+def divide(x, y, name=None):
+    """x / y; integer tensors are divided as float64, as TensorFlow's truediv does."""
+    x, y = as_tensors(x, y)
+    if x.dtype.is_integer and y.dtype.is_integer:
+        x, y = array_ops.cast(x, dtypes.float64), array_ops.cast(y, dtypes.float64)
+    return apply(DIV, (x, y), {})
+
+
+def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
+    return apply(POW, as_tensors(x, y), {})
+
+
+def square(x, name=None):
+    x = as_tensor(x)
+    return x * x
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elements of `x` where `condition` holds, else of `y`; all three broadcast together."""
+    if x is None or y is None:
+        raise ValueError("where: give both x and y (the one-argument form is not supported)")
+    condition = as_tensor(condition)
+    x, y = as_tensors(x, y)
+    return apply(SELECT, (condition, x, y), {})

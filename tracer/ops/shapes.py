@@ -1,0 +1,126 @@
+"""Shape and dtype rules shared by the primitives: `infer(attrs, *inputs) -> (shape, dtype)`.
+
+Inputs are anything with `.shape` and `.dtype` (tensors or IR nodes). The rules raise
+ValueError for shapes and TypeError for dtypes, with a message that names the values;
+`apply` adds the op's name and the user's line.
+"""
+
+from tracer import dtypes
+
+
+def broadcast_shapes(*shapes):
+    """numpy's broadcasting of `shapes`, or ValueError naming them."""
+    ndim = max(map(len, shapes))
+    result = []
+    for axis in range(ndim):
+        sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            listed = " and ".join(str(tuple(s)) for s in shapes)
+            raise ValueError(f"shapes {listed} cannot be broadcast together")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def same_dtype(*inputs):
+    first = inputs[0].dtype
+    for other in inputs[1:]:
+        if other.dtype != first:
+            names = " and ".join(t.dtype.name for t in inputs)
+            raise TypeError(f"operands have different dtypes ({names}); use tt.cast to convert one")
+    return first
+
+
+def unary(attrs, x):
+    return x.shape, x.dtype
+
+
+def unary_float(attrs, x):
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        raise TypeError(f"expects a floating or complex tensor, got {x.dtype.name}")
+    return x.shape, x.dtype
+
+
+def binary(attrs, x, y):
+    return broadcast_shapes(x.shape, y.shape), same_dtype(x, y)
+
+
+def comparison(attrs, x, y):
+    return broadcast_shapes(x.shape, y.shape), (same_dtype(x, y) and dtypes.bool)
+
+
+def select(attrs, condition, x, y):
+    if condition.dtype != dtypes.bool:
+        raise TypeError(f"the condition must be a bool tensor, got {condition.dtype.name}")
+    return broadcast_shapes(condition.shape, x.shape, y.shape), same_dtype(x, y)
+
+
+def normalize_axes(axis, ndim):
+    """`axis` (None, an int or a sequence) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(int(a) for a in axis)
+    result = set()
+    for a in axes:
+        if not -ndim <= a < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
+        result.add(a % ndim if ndim else 0)
+    return tuple(sorted(result))
+
+
+def reduction(attrs, x):
+    axes, keepdims = attrs["axis"], attrs["keepdims"]
+    if keepdims:
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    else:
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return shape, x.dtype
+
+
+def reshape(attrs, x):
+    shape = attrs["shape"]
+    if _size(shape) != _size(x.shape):
+        raise ValueError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+    return shape, x.dtype
+
+
+def broadcast_to(attrs, x):
+    shape = attrs["shape"]
+    if broadcast_shapes(x.shape, shape) != shape:
+        raise ValueError(f"cannot broadcast a tensor of shape {x.shape} to shape {shape}")
+    return shape, x.dtype
+
+
+def transpose(attrs, x):
+    perm = attrs["perm"]
+    if sorted(perm) != list(range(len(x.shape))):
+        raise ValueError(f"perm {perm} is not a permutation of the axes of shape {x.shape}")
+    return tuple(x.shape[p] for p in perm), x.dtype
+
+
+def matmul(attrs, a, b):
+    dtype = same_dtype(a, b)
+    if len(a.shape) < 2 or len(b.shape) < 2:
+        raise ValueError(f"operands must have rank 2 or more, got shapes {a.shape} and {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"inner dimensions differ: a is {a.shape} and b is {b.shape} "
+            f"({a.shape[-1]} != {b.shape[-2]})"
+        )
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return batch + (a.shape[-2], b.shape[-1]), dtype
+
+
+def cast(attrs, x):
+    return x.shape, attrs["dtype"]
+
+
+def creation(attrs):
+    return attrs["shape"], attrs["dtype"]
+
+
+def _size(shape):
+    size = 1
+    for d in shape:
+        size *= d
+    return size

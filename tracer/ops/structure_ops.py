@@ -1,0 +1,71 @@
+"""Joining and splitting tensors: concat, stack, unstack."""
+
+from tracer.ops import array_ops, shapes
+from tracer.ops.convert import as_tensors
+from tracer.ops.core import apply
+from tracer.ops.registry import primitive
+
+
+def _infer_concat(attrs, *inputs):
+    axis = attrs["axis"]
+    first = inputs[0]
+    dtype = shapes.same_dtype(*inputs)
+    for other in inputs[1:]:
+        if len(other.shape) != len(first.shape) or any(
+            a != b for i, (a, b) in enumerate(zip(first.shape, other.shape)) if i != axis
+        ):
+            listed = ", ".join(str(t.shape) for t in inputs)
+            raise ValueError(f"shapes {listed} differ outside axis {axis}")
+    size = sum(t.shape[axis] for t in inputs)
+    return first.shape[:axis] + (size,) + first.shape[axis + 1 :], dtype
+
+
+def _concat_grad(node, g):
+    axis, start, grads = node.attrs["axis"], 0, []
+    for inp in node.inputs:
+        stop = start + inp.shape[axis]
+        index = tuple(slice(None) for _ in range(axis)) + (slice(start, stop),)
+        grads.append(array_ops.getitem(g, index))
+        start = stop
+    return tuple(grads)
+
+
+CONCAT = primitive("concat", _infer_concat, _concat_grad)
+
+
+def concat(values, axis, name=None):
+    """Join `values` along an existing axis.
+
+    >>> tt.concat([tt.ones((2, 1)), tt.zeros((2, 2))], axis=1).shape
+    (2, 3)
+    """
+    tensors = as_tensors(*values)
+    if not tensors:
+        raise ValueError("concat: needs at least one tensor")
+    (axis,) = shapes.normalize_axes(int(axis), tensors[0].ndim)
+    if len(tensors) == 1:
+        return tensors[0]
+    return apply(CONCAT, tensors, {"axis": axis})
+
+
+def stack(values, axis=0, name=None):
+    """Join same-shaped `values` along a new axis."""
+    tensors = as_tensors(*values)
+    if not tensors:
+        raise ValueError("stack: needs at least one tensor")
+    rank = tensors[0].ndim
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError(f"stack: axis {axis} is out of range for tensors of rank {rank}")
+    axis %= rank + 1
+    for t in tensors[1:]:
+        if t.shape != tensors[0].shape:
+            raise ValueError(f"stack: shapes {tensors[0].shape} and {t.shape} differ")
+    return concat([array_ops.expand_dims(t, axis) for t in tensors], axis)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    """Split `value` along `axis` into a list of tensors of one rank less."""
+    (x,) = as_tensors(value)
+    (axis,) = shapes.normalize_axes(axis, x.ndim)
+    lead = tuple(slice(None) for _ in range(axis))
+    return [array_ops.getitem(x, lead + (i,)) for i in range(x.shape[axis])]

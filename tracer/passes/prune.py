@@ -1,0 +1,31 @@
+"""Prune: keep only the nodes on some path from a source to a target.
+
+    sources {x}, targets {z}
+    %0 = input          (x)            %0 = input
+    %1 = sin %0                   =>   %1 = sin %0
+    %2 = mul %c, %c     (not from x)   %3 = mul %1, %1
+    %3 = mul %1, %1     (z)
+    %4 = exp %1         (not to z)
+
+Invariants: the result keeps the input's order; a node is kept iff it depends on a source
+and a target depends on it; sources that reach no target are dropped from the inputs.
+"""
+
+from tracer.ir import Graph
+
+
+def prune(graph, sources, targets):
+    reached = {id(s) for s in sources}
+    for node in graph.nodes:
+        if id(node) not in reached and any(id(i) in reached for i in node.inputs):
+            reached.add(id(node))
+    needed = {id(t) for t in targets if id(t) in reached}
+    kept = []
+    for node in reversed(graph.nodes):
+        if id(node) in needed:
+            kept.append(node)
+            needed.update(id(i) for i in node.inputs if id(i) in reached)
+    kept.reverse()
+    inputs = [s for s in sources if id(s) in needed]
+    leaves = {id(s) for s in inputs}
+    return Graph(inputs, inputs + [n for n in kept if id(n) not in leaves], [t for t in targets if id(t) in needed])

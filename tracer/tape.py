@@ -1,0 +1,297 @@
+"""GradientTape: records the ops run inside it that touch a watched value, and differentiates them.
+
+Behaviour follows TensorFlow 2 (`tensorflow/python/eager/backprop.py`): see API.md and the
+seed documents. What is recorded is an IR graph (`tape.ir()` prints it); `gradient` prunes
+it to the paths from the sources to the targets, builds the gradient graph, and executes
+it through the normal op path, so an enclosing tape records that computation too.
+"""
+
+import contextlib
+import enum
+import warnings
+
+import numpy as np
+
+from tracer import nest
+from tracer.backprop import Recording, gradient_graph, ones_seed, run_gradient
+from tracer.context import state
+from tracer.ir import Node, format_nodes, user_location
+from tracer.ops import array_ops
+from tracer.tensor import Tensor, TensorLike, _from_python
+from tracer.variable import Variable
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` gives for a source the target does not depend on: None, or zeros."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+class GradientTape:
+    """Records operations for automatic differentiation.
+
+    >>> x = tt.constant(3.0)
+    >>> with tt.GradientTape() as g:
+    ...     g.watch(x)
+    ...     y = x * x
+    >>> print(g.gradient(y, x))
+    tracer.Tensor(6.0, shape=(), dtype=float32)
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_accessed_variables = bool(watch_accessed_variables)
+        self._recording_state = None  # a Recording; None before entry and after a one-shot gradient
+        self._recording = False
+        self._released_variables = ()
+
+    # --- recording ----------------------------------------------------------------------
+
+    def __enter__(self):
+        self._push()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if self._recording:
+            self._pop()
+
+    def _push(self):
+        if self._recording:
+            raise ValueError(
+                "Tape is still recording. This can happen if you try to re-enter an already-active tape."
+            )
+        if self._recording_state is None:
+            self._recording_state = Recording()
+        state.tapes.append(self)
+        self._recording = True
+
+    def _pop(self):
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        state.tapes.remove(self)
+        self._recording = False
+
+    def watch(self, tensor):
+        """Ensure that `tensor` (a Tensor, a Variable, or a nested structure of them) is traced."""
+        if self._recording_state is None:
+            self._recording_state = Recording()
+        for t in nest.flatten(tensor):
+            if not isinstance(t, TensorLike):
+                raise ValueError(
+                    f"Passed in object of type {type(t).__name__} ({t!r}), not a tracer.Tensor or "
+                    "tracer.Variable; convert it with tt.constant first"
+                )
+            if not t.dtype.is_differentiable:
+                warnings.warn(
+                    f"The dtype of the watched tensor must be floating or complex (e.g. tt.float32), "
+                    f"got {t.dtype.name}: its gradients will be None",
+                    stacklevel=2,
+                )
+                continue
+            if isinstance(t, Variable):
+                self._watch_variable(t)
+            else:
+                self._recording_state.watch_node(_input_node(t))
+
+    def _watch_variable(self, variable):
+        self._recording_state.watch_node(variable._node)
+        self._recording_state.variables[variable._unique_id] = variable
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Temporarily stop recording: nothing computed inside is recorded on this tape."""
+        if self._recording_state is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self):
+        """Clear everything recorded, as if the context were exited and entered with a new tape."""
+        self._pop()
+        self._recording_state = None
+        self._push()
+
+    def watched_variables(self):
+        """The variables this tape watches, in order of their construction."""
+        if self._recording_state is None:
+            return self._released_variables
+        variables = self._recording_state.variables
+        return tuple(variables[k] for k in sorted(variables))
+
+    def ir(self):
+        """What the tape recorded, as IR text (one line per node, with the user's source line)."""
+        if self._recording_state is None:
+            return "# (nothing recorded: the tape was released or never entered)"
+        rec = self._recording_state
+        return format_nodes(rec.watched + rec.nodes)
+
+    # --- differentiation ----------------------------------------------------------------
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """The gradient of `target` (summed over its elements and over nested targets) with
+        respect to each of `sources`, in the structure of `sources`."""
+        rec = self._start_differentiation("gradient")
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        flat_targets = [_target_tensor(t) for t in nest.flatten(target)]
+        flat_sources = _source_list(sources)
+        seeds = _seeds(flat_targets, output_gradients)
+        grad = gradient_graph(
+            rec, [rec.tracked_node(t) for t in flat_targets], [rec.tracked_node(s) for s in flat_sources]
+        )
+        grads = run_gradient(rec, grad, seeds)
+        self._finish_differentiation()
+        return nest.pack_sequence_as(sources, _fill_unconnected(grads, flat_sources, unconnected))
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...] for each source: shape target.shape + source.shape."""
+        if not experimental_use_pfor and not self._persistent and self._recording_state is not None:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the jacobian "
+                "with eager execution enabled and with experimental_use_pfor set to False."
+            )
+        rec = self._start_differentiation("jacobian")
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        target = _target_tensor(target)
+        flat_sources = _source_list(sources)
+        grad = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources])
+        rows = _basis_rows(rec, grad, target.shape, target.dtype, len(flat_sources))
+        jacobians = []
+        for k, source in enumerate(flat_sources):
+            if grad.source_outputs[k] is None:
+                zero = unconnected is UnconnectedGradients.ZERO
+                jacobians.append(array_ops.zeros(target.shape + source.shape, source.dtype) if zero else None)
+            else:
+                jacobians.append(_stack_rows([row[k] for row in rows], target.shape + source.shape))
+        self._finish_differentiation()
+        return nest.pack_sequence_as(sources, jacobians)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example jacobians: shape [b, y1.., x1..], for target[i] depending only on source[i]."""
+        if not experimental_use_pfor and not self._persistent and self._recording_state is not None:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the batch_jacobian "
+                "with eager execution enabled and with experimental_use_pfor set to False."
+            )
+        target = _target_tensor(target)
+        if target.ndim < 2 or source.ndim < 2:
+            raise ValueError(
+                f"batch_jacobian needs target and source of rank 2 or more, got shapes "
+                f"{target.shape} and {source.shape}"
+            )
+        if target.shape[0] != source.shape[0]:
+            raise ValueError(
+                f"Need first dimension of target shape ({target.shape}) and source shape "
+                f"({source.shape}) to match."
+            )
+        rec = self._start_differentiation("batch_jacobian")
+        UnconnectedGradients(unconnected_gradients)
+        (source,) = _source_list([source])
+        grad = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(source)])
+        batch, per_example = target.shape[0], target.shape[1:]
+        shape = (batch,) + per_example + source.shape[1:]
+        if grad.source_outputs[0] is None:
+            # NOTE: TensorFlow returns zeros here even for unconnected_gradients='none'.
+            self._finish_differentiation()
+            return array_ops.zeros(shape, source.dtype)
+        rows = []
+        for j in range(int(np.prod(per_example))):
+            seed = np.zeros((batch, int(np.prod(per_example))), dtype=target.dtype.as_numpy_dtype)
+            seed[:, j] = 1
+            (row,) = run_gradient(rec, grad, [Tensor(seed.reshape(target.shape))])
+            rows.append(array_ops.expand_dims(row, 1))
+        self._finish_differentiation()
+        from tracer.ops.structure_ops import concat
+
+        return array_ops.reshape(concat(rows, axis=1), shape)
+
+    def _start_differentiation(self, method):
+        if self._recording_state is None:
+            raise RuntimeError(
+                f"GradientTape.{method} can only be called once on non-persistent tapes "
+                "(create the tape with persistent=True to call it more than once)."
+            )
+        if self._recording and not self._persistent:
+            self._pop()
+        return self._recording_state
+
+    def _finish_differentiation(self):
+        if not self._persistent:
+            self._released_variables = self.watched_variables()
+            self._recording_state = None
+
+
+def _input_node(tensor):
+    """The node a watched tensor is traced from: its own if a tape made it, else a new input."""
+    node = tensor._node
+    if node is None or node.op == "const":
+        node = Node("input", (), {}, tensor.shape, tensor.dtype, user_location())
+        tensor._node = node
+    return node
+
+
+def _target_tensor(target):
+    if isinstance(target, Variable):
+        return Tensor(target._value, target._node)
+    if not isinstance(target, TensorLike):
+        raise ValueError(f"the target must be a Tensor or Variable, got {type(target).__name__}")
+    return target
+
+
+def _source_list(sources):
+    flat = nest.flatten(sources)
+    for s in flat:
+        if not isinstance(s, TensorLike):
+            raise ValueError(
+                f"sources must be Tensors or Variables, got {type(s).__name__} ({s!r})"
+            )
+    return flat
+
+
+def _seeds(targets, output_gradients):
+    if output_gradients is None:
+        return [ones_seed(t) for t in targets]
+    flat = nest.flatten(output_gradients)
+    if len(flat) != len(targets):
+        raise ValueError(f"output_gradients has {len(flat)} entries for {len(targets)} targets")
+    seeds = []
+    for target, g in zip(targets, flat):
+        if g is None:
+            seeds.append(ones_seed(target))
+            continue
+        g = g._read() if isinstance(g, TensorLike) else Tensor(_from_python(g, target.dtype))
+        if g.shape != target.shape:
+            raise ValueError(f"an output gradient has shape {g.shape}, its target shape {target.shape}")
+        seeds.append(g)
+    return seeds
+
+
+def _fill_unconnected(grads, sources, unconnected):
+    if unconnected is UnconnectedGradients.NONE:
+        return grads
+    return [array_ops.zeros(s.shape, s.dtype) if g is None else g for g, s in zip(grads, sources)]
+
+
+def _basis_rows(rec, grad, shape, dtype, count):
+    """The gradient for each one-hot seed over the elements of a target of `shape`."""
+    size = int(np.prod(shape))
+    rows = []
+    for i in range(size):
+        seed = np.zeros(size, dtype=dtype.as_numpy_dtype)
+        seed[i] = 1
+        rows.append(run_gradient(rec, grad, [Tensor(seed.reshape(shape))]))
+    return rows
+
+
+def _stack_rows(rows, shape):
+    from tracer.ops.structure_ops import stack
+
+    if not rows:
+        return array_ops.zeros(shape)
+    return array_ops.reshape(stack(rows), shape)

@@ -1,0 +1,211 @@
+"""Tensors: immutable values that are either eager (hold a numpy array) or symbolic.
+
+An eager tensor holds its value; a symbolic one (made while building a graph) holds only
+its IR node. Both go through the same op functions. An eager tensor gets a node only when a
+tape records it or watches it, so plain numpy-style use costs nothing extra.
+"""
+
+import numpy as np
+
+from tracer import dtypes
+from tracer.dtypes import DType, as_dtype
+
+
+class TensorLike:
+    """Operators and numpy interop shared by `Tensor` and `Variable`; subclasses give `_read()`."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # numpy defers `ndarray * tensor` to our reflected operators
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def numpy(self):
+        value = self._read()._concrete_value()
+        return value[()] if value.ndim == 0 else value
+
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._read()._concrete_value())
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __index__(self):
+        if not self.dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype.name}")
+        return int(self._scalar())
+
+    def __bool__(self):
+        return bool(self._read()._concrete_value())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a scalar tensor (shape ()) is undefined")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a scalar tensor (shape ()) is undefined")
+        return (self[i] for i in range(self.shape[0]))
+
+    def _scalar(self):
+        value = self._read()._concrete_value()
+        if value.size != 1:
+            raise TypeError(f"only tensors with one element convert to a Python scalar, not shape {self.shape}")
+        return value.reshape(()).item() if isinstance(value, np.ndarray) else value
+
+    __hash__ = None  # `==` is elementwise, as in TensorFlow 2, so tensors cannot be dict keys
+
+
+class Tensor(TensorLike):
+    """An immutable tensor. `str` and `repr` follow TensorFlow's eager tensors.
+
+    >>> tt.constant([1.0, 2.0]) * 2
+    <tracer.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
+    """
+
+    __slots__ = ("_value", "_node", "__weakref__")
+
+    def __init__(self, value, node=None):
+        self._value = value
+        self._node = node
+
+    def _read(self):
+        return self
+
+    def _concrete_value(self):
+        if self._value is None:
+            raise TypeError(
+                "this tensor is symbolic (it belongs to a graph being built) and has no value; "
+                "use its value only outside tt.function, or return it"
+            )
+        return self._value
+
+    @property
+    def shape(self):
+        return self._value.shape if self._value is not None else self._node.shape
+
+    @property
+    def dtype(self):
+        return dtypes.as_dtype(self._value.dtype) if self._value is not None else self._node.dtype
+
+    def __str__(self):
+        if self._value is None:
+            return f"tracer.Tensor(<symbolic>, shape={self.shape}, dtype={self.dtype.name})"
+        text = str(self._value)
+        if "\n" in text:
+            text = "\n" + text
+        return f"tracer.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __repr__(self):
+        if self._value is None:
+            return f"<tracer.Tensor: shape={self.shape}, dtype={self.dtype.name}, symbolic>"
+        value = self._value
+        text = str(value[()]) if value.ndim == 0 else repr(value)
+        return f"<tracer.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
+
+
+def is_tensor_like(value):
+    return isinstance(value, TensorLike)
+
+
+def _python_dtype(array):
+    """TensorFlow's defaults for Python values: float32, int32 (int64 when too large), bool, complex128."""
+    kind = array.dtype.kind
+    if kind == "f":
+        return dtypes.float32
+    if kind in "iu":
+        fits = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)
+        return dtypes.int32 if fits else dtypes.int64
+    if kind == "b":
+        return dtypes.bool
+    if kind == "c":
+        return dtypes.complex128
+    raise TypeError(f"cannot convert {array.dtype} values to a tracer tensor")
+
+
+def _from_python(value, dtype):
+    """A numpy array for a Python scalar, list or numpy value, with TensorFlow's default dtypes."""
+    if isinstance(value, (list, tuple)) and any(is_tensor_like(v) for v in _leaves(value)):
+        value = _materialize(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = value
+        if dtype is None:
+            dtype = as_dtype(array.dtype)
+    else:
+        array = np.asarray(value)
+        if dtype is None:
+            dtype = _python_dtype(array)
+    if array.dtype.kind == "f" and dtype.is_integer and not np.all(np.isfinite(array) & (array == np.round(array))):
+        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {dtype.name} without losing its value")
+    return np.array(array, dtype=dtype.as_numpy_dtype)
+
+
+def _leaves(value):
+    for item in value:
+        if isinstance(item, (list, tuple)):
+            yield from _leaves(item)
+        else:
+            yield item
+
+
+def _materialize(value):
+    if isinstance(value, (list, tuple)):
+        return [_materialize(v) for v in value]
+    return value.numpy() if is_tensor_like(value) else value
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    """A Tensor for `value`: tensors pass through, variables are read, Python and numpy values
+    become constants (Python floats float32, ints int32, as in TensorFlow).
+
+    >>> tt.convert_to_tensor([1, 2]).dtype
+    tt.int32
+    """
+    if dtype is not None:
+        dtype = as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtype:
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for a tensor of dtype {value.dtype.name}"
+            )
+        return value
+    if is_tensor_like(value):  # a Variable
+        tensor = value._read()
+        if dtype is not None and tensor.dtype != dtype:
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for a variable of dtype {tensor.dtype.name}"
+            )
+        return tensor
+    densify = getattr(value, "_densify", None)  # IndexedSlices
+    if densify is not None:
+        return convert_to_tensor(densify(), dtype)
+    if isinstance(value, DType) or value is None:
+        raise TypeError(f"cannot convert {value!r} to a tracer tensor")
+    return Tensor(_from_python(value, dtype))
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """A constant tensor; with `shape`, a scalar is filled out and other values reshaped.
+
+    >>> tt.constant(0.5, shape=(2,)).numpy()
+    array([0.5, 0.5], dtype=float32)
+    """
+    array = convert_to_tensor(value, dtype).numpy() if is_tensor_like(value) else _from_python(
+        value, None if dtype is None else as_dtype(dtype)
+    )
+    array = np.asarray(array)
+    if shape is not None:
+        shape = tuple(int(d) for d in shape)
+        if array.size == 1:
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise TypeError(f"cannot make a tensor of shape {shape} from a value of shape {array.shape}")
+    return Tensor(array)
