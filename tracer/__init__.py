@@ -43,6 +43,7 @@ from tracer.ops.linalg_ops import matmul  # noqa: F401
 from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
+    add_n,
     cos,
     divide,
     equal,
@@ -54,6 +55,9 @@ from tracer.ops.math_ops import (  # noqa: F401
     less_equal,
     log,
     log1p,
+    logical_and,
+    logical_not,
+    logical_or,
     maximum,
     minimum,
     mod,

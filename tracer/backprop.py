@@ -4,6 +4,8 @@ Execution goes through `apply`, the path every op takes, so an outer tape that t
 values involved records the gradient computation, and higher orders follow.
 """
 
+import collections
+
 import numpy as np
 
 from runtime.interpreter import run_graph
@@ -49,22 +51,76 @@ class Recording:
         return node if node is not None and id(node) in self.tracked else None
 
 
+class PreparedGradient:
+    """A gradient graph together with the forward nodes whose saved values feed it."""
+
+    __slots__ = ("grad", "forward_nodes")
+
+    def __init__(self, grad, forward_nodes):
+        self.grad = grad
+        self.forward_nodes = forward_nodes
+
+    @property
+    def source_outputs(self):
+        return self.grad.source_outputs
+
+
+_CACHE_SIZE = 256
+_gradient_cache = collections.OrderedDict()
+
+
 def gradient_graph(recording, target_nodes, source_nodes):
+    """Prune the tape to the paths from sources to targets, and build (or reuse) its gradient graph.
+
+    Building runs every gradient rule symbolically; a training loop records the same
+    structure every step, so graphs are cached by `structure_key`.
+    """
     pruned = prune(recording.graph(), [s for s in source_nodes if s is not None],
                    [t for t in target_nodes if t is not None])
-    return build_gradient(pruned, target_nodes, source_nodes)
+    key = structure_key(pruned, target_nodes, source_nodes)
+    grad = _gradient_cache.get(key)
+    if grad is None:
+        grad = build_gradient(pruned, target_nodes, source_nodes)
+        _gradient_cache[key] = grad
+        if len(_gradient_cache) > _CACHE_SIZE:
+            _gradient_cache.popitem(last=False)
+    else:
+        _gradient_cache.move_to_end(key)
+    return PreparedGradient(grad, pruned.nodes)
 
 
-def run_gradient(recording, grad, seed_values):
-    """Execute gradient graph `grad` with the tape's saved values and the given seeds.
+def structure_key(graph, target_nodes, source_nodes):
+    """Everything about a pruned forward graph that its gradient graph depends on.
+
+    Ops, attributes, wiring, shapes, dtypes and source lines of its nodes; the shapes and
+    dtypes of the values it reads from outside; and where the targets and sources sit.
+    """
+    position = {}
+    parts = []
+    for node in graph.nodes:
+        inputs = tuple(
+            position[id(i)] if id(i) in position else (i.shape, i.dtype.name) for i in node.inputs
+        )
+        attrs = tuple(node.attrs.items())
+        parts.append((node.op, inputs, attrs, node.shape, node.dtype.name, node.location))
+        position[id(node)] = len(position)
+    targets = tuple(None if t is None else position.get(id(t)) for t in target_nodes)
+    sources = tuple(None if s is None else position.get(id(s)) for s in source_nodes)
+    return tuple(parts), targets, sources
+
+
+def run_gradient(recording, prepared, seed_values):
+    """Execute a prepared gradient graph with the tape's saved values and the given seeds.
 
     Returns one Tensor (or None, when unconnected) per source.
     """
+    grad = prepared.grad
     bindings = {}
     for node, value in zip(grad.seeds, seed_values):
         if node is not None:
             bindings[id(node)] = value
-    for node, forward, slot in grad.residuals:
+    for node, forward_position, slot in grad.residuals:
+        forward = prepared.forward_nodes[forward_position]
         bindings[id(node)] = recording.saved[id(forward)][slot]
     saved_location = state.location
     try:

@@ -72,7 +72,7 @@ complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 
 _ALL = (float16, float32, float64, int32, int64, bool, complex64, complex128)
-_BY_NUMPY = {d._np: d for d in _ALL}
+BY_NUMPY = {d._np: d for d in _ALL}
 _SHORT_NAMES = {
     "float16": "f16",
     "float32": "f32",
@@ -90,6 +90,6 @@ def as_dtype(value):
     if isinstance(value, DType):
         return value
     try:
-        return _BY_NUMPY[np.dtype(value)]
+        return BY_NUMPY[np.dtype(value)]
     except (KeyError, TypeError):
         raise TypeError(f"tracer has no dtype for {value!r}") from None

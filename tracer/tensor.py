@@ -92,7 +92,9 @@ class Tensor(TensorLike):
 
     @property
     def dtype(self):
-        return dtypes.as_dtype(self._value.dtype) if self._value is not None else self._node.dtype
+        if self._value is None:
+            return self._node.dtype
+        return dtypes.BY_NUMPY.get(self._value.dtype) or dtypes.as_dtype(self._value.dtype)
 
     def __str__(self):
         if self._value is None:

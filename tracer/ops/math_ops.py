@@ -156,6 +156,10 @@ COMPARISONS = {
     name: _binary(name, None, saves=(), infer=shapes.comparison)
     for name in ("greater", "greater_equal", "less", "less_equal", "equal", "not_equal")
 }
+LOGICAL = {
+    name: primitive(name, shapes.logical, elementwise=True)
+    for name in ("logical_and", "logical_or", "logical_not")
+}
 SELECT = primitive("select", shapes.select, _select_grad, saves=(0,), elementwise=True)
 
 NEG = _unary("neg", _neg_grad, infer=shapes.unary)
@@ -206,6 +210,9 @@ less = _binary_op(COMPARISONS["less"])
 less_equal = _binary_op(COMPARISONS["less_equal"])
 equal = _binary_op(COMPARISONS["equal"])
 not_equal = _binary_op(COMPARISONS["not_equal"])
+logical_and = _binary_op(LOGICAL["logical_and"])
+logical_or = _binary_op(LOGICAL["logical_or"])
+logical_not = _unary_op(LOGICAL["logical_not"])
 
 negative = _unary_op(NEG)
 abs = _unary_op(ABS)  # noqa: A001 - TensorFlow's name
@@ -232,6 +239,17 @@ def divide(x, y, name=None):
 
 def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
     return apply(POW, as_tensors(x, y), {})
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of same-shaped tensors."""
+    tensors = as_tensors(*inputs)
+    if not tensors:
+        raise ValueError("add_n: needs at least one tensor")
+    total = tensors[0]
+    for t in tensors[1:]:
+        total = add(total, t)
+    return total
 
 
 def square(x, name=None):

@@ -10,6 +10,8 @@ from tracer import dtypes
 
 def broadcast_shapes(*shapes):
     """numpy's broadcasting of `shapes`, or ValueError naming them."""
+    if all(s == shapes[0] for s in shapes):
+        return shapes[0]
     ndim = max(map(len, shapes))
     result = []
     for axis in range(ndim):
@@ -25,7 +27,7 @@ def broadcast_shapes(*shapes):
 def same_dtype(*inputs):
     first = inputs[0].dtype
     for other in inputs[1:]:
-        if other.dtype != first:
+        if other.dtype is not first:
             names = " and ".join(t.dtype.name for t in inputs)
             raise TypeError(f"operands have different dtypes ({names}); use tt.cast to convert one")
     return first
@@ -47,6 +49,13 @@ def binary(attrs, x, y):
 
 def comparison(attrs, x, y):
     return broadcast_shapes(x.shape, y.shape), (same_dtype(x, y) and dtypes.bool)
+
+
+def logical(attrs, *inputs):
+    for t in inputs:
+        if t.dtype != dtypes.bool:
+            raise TypeError(f"expects bool tensors, got {t.dtype.name}")
+    return broadcast_shapes(*(t.shape for t in inputs)), dtypes.bool
 
 
 def select(attrs, condition, x, y):

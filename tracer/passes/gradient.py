@@ -30,7 +30,9 @@ class GradientGraph:
     graph.outputs are the cotangents of the sources that a target reaches, in order;
     `source_outputs[k]` is the position in graph.outputs of source k's cotangent, or None.
     `seeds[k]` is the input node for target k's cotangent (None when target k is
-    unconnected); `residuals` lists (input node, forward node, position in OpDef.saves).
+    unconnected); `residuals` lists (input node, position of the forward node in the
+    forward graph, position in OpDef.saves). Positions rather than nodes, so that one
+    gradient graph serves every forward graph of the same structure.
     """
 
     __slots__ = ("graph", "seeds", "residuals", "source_outputs")
@@ -59,6 +61,7 @@ def build_gradient(forward, targets, sources):
         seeds.append(seed._node)
         _accumulate(cotangents, target, seed)
 
+    position = {id(n): k for k, n in enumerate(forward.nodes)}
     residuals = []
     with no_recording():
         for node in reversed(forward.nodes):
@@ -66,7 +69,7 @@ def build_gradient(forward, targets, sources):
             if g is None or not node.inputs:
                 continue
             op = OPS[node.op]
-            saved = [_residual(node, op, slot, residuals) for slot in range(len(op.saves))]
+            saved = [_residual(node, position[id(node)], op, slot, residuals) for slot in range(len(op.saves))]
             with location_override(node.location):
                 input_cotangents = op.grad(node, g, *saved)
             for inp, ct in zip(node.inputs, input_cotangents):
@@ -88,11 +91,11 @@ def build_gradient(forward, targets, sources):
     return GradientGraph(Graph(inputs, nodes, outputs), seed_nodes, residuals, source_outputs)
 
 
-def _residual(node, op, slot, residuals):
+def _residual(node, node_position, op, slot, residuals):
     kept = op.saves[slot]
     value = node if kept == OUT else node.inputs[kept]
     tensor = _symbolic_input(f"{node.op}.{slot}", value.shape, value.dtype, node.location)
-    residuals.append((tensor._node, node, slot))
+    residuals.append((tensor._node, node_position, slot))
     return tensor
 
 
