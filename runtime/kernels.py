@@ -5,6 +5,8 @@ NaN handling is numpy's), never promote dtypes (the shape rules have already che
 them), and compute quietly: an invalid value gives NaN, as in TensorFlow, not a warning.
 """
 
+import math
+
 import numpy as np
 
 KERNELS = {}
@@ -43,6 +45,22 @@ kernel("exp", quiet=True)(np.exp)
 kernel("log", quiet=True)(np.log)
 kernel("log1p", quiet=True)(np.log1p)
 kernel("sqrt", quiet=True)(np.sqrt)
+kernel("tan", quiet=True)(np.tan)
+
+
+@kernel("rsqrt", quiet=True)
+def rsqrt(x):
+    return (1 / np.sqrt(x)).astype(np.result_type(x), copy=False)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+@kernel("erf")
+def erf(x):
+    # NOTE: numpy has no erf; math.erf per element is exact to the last bit and fast enough
+    # for the interpreter (the compiled backend uses C's erf).
+    return np.asarray(_erf(x), dtype=np.result_type(x))
 
 
 @kernel("sigmoid", quiet=True)
@@ -136,6 +154,41 @@ def slice_grad(g, index, shape):
     out = np.zeros(shape, dtype=np.result_type(g))
     out[numpy_index(index)] = g
     return out
+
+
+@kernel("tile")
+def tile(x, multiples):
+    return np.tile(x, multiples)
+
+
+@kernel("gather")
+def gather(params, indices, axis):
+    return np.take(params, indices, axis=axis)
+
+
+@kernel("scatter_add")
+def scatter_add(updates, indices, axis, shape):
+    """Zeros of `shape` (gather's params) with `updates` summed in at `indices` along `axis`.
+
+    `updates` is shaped like gather's result, params[:axis] + indices + params[axis+1:];
+    repeated indices add up.
+    """
+    updates, indices = np.asarray(updates), np.asarray(indices)
+    out = np.zeros(shape, dtype=updates.dtype)
+    index_axes = list(range(axis, axis + indices.ndim))
+    other_axes = [a for a in range(updates.ndim) if a not in index_axes]
+    np.add.at(np.moveaxis(out, axis, 0), indices, np.transpose(updates, index_axes + other_axes))
+    return out
+
+
+@kernel("argmax")
+def argmax(x, axis, output_type):
+    return np.argmax(x, axis=axis).astype(output_type.as_numpy_dtype)
+
+
+@kernel("argmin")
+def argmin(x, axis, output_type):
+    return np.argmin(x, axis=axis).astype(output_type.as_numpy_dtype)
 
 
 # Reductions.

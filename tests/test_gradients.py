@@ -10,6 +10,7 @@ import pytest
 import tracer as tt
 from tests.gradcheck import check_first_order, check_second_order
 from tracer.ops.array_ops import SLICE_GRAD
+from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS
 
@@ -75,6 +76,44 @@ CASES = {
     "reduce_min": (lambda x: tt.reduce_min(x * x, axis=-1), [distinct(3, 4) + 0.5]),
     "matmul": (tt.matmul, [normal(2, 3, 4), normal(4, 5)]),
     "concat": (lambda x, y: tt.concat([x, y * y], axis=1), [normal(2, 3), normal(2, 2)]),
+    "rsqrt": (tt.math.rsqrt, [positive(4)]),
+    "tan": (tt.math.tan, [rng.uniform(-1.2, 1.2, (4,))]),
+    "erf": (tt.math.erf, [normal(5)]),
+    "tile": (lambda x: tt.tile(x, [2, 3]) ** 2, [normal(2, 2)]),
+    "gather": (lambda x: tt.gather(x, [[2, 0], [2, 2]], axis=1) ** 2, [normal(2, 3, 2)]),
+    "scatter_add": (
+        lambda u: apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2,
+        [normal(3, 2)],
+    ),
+}
+
+# Compositions in tt.nn and tt.math: no rules of their own, checked the same way.
+COMPOSITES = {
+    "softmax": (lambda x: tt.nn.softmax(x, axis=0), [normal(3, 2) * 3]),
+    "log_softmax": (tt.nn.log_softmax, [normal(2, 4) * 3]),
+    "reduce_logsumexp": (lambda x: tt.math.reduce_logsumexp(x, axis=1), [normal(2, 3) * 3]),
+    "reduce_mean": (lambda x: tt.reduce_mean(x * x, axis=0), [normal(3, 2)]),
+    "relu6": (lambda x: tt.nn.relu6(x) * x, [rng.uniform(0.5, 5.5, 4) * rng.choice([-1, 1, 2], 4)]),
+    "elu": (tt.nn.elu, [away_from_zero(5)]),
+    "gelu": (tt.nn.gelu, [normal(5)]),
+    "gelu_tanh": (lambda x: tt.nn.gelu(x, approximate=True), [normal(5)]),
+    "l2_loss": (tt.nn.l2_loss, [normal(2, 3)]),
+    "clip_by_value": (lambda x: tt.clip_by_value(x, -0.5, 0.7) * x, [np.array([-1.2, -0.3, 0.1, 0.6, 0.9, 2.0])]),
+    "softmax_cross_entropy": (
+        lambda z, x: tt.nn.softmax_cross_entropy_with_logits(z, x),
+        [rng.dirichlet(np.ones(4), 3), normal(3, 4)],
+    ),
+    "sparse_softmax_cross_entropy": (
+        lambda x: tt.nn.sparse_softmax_cross_entropy_with_logits(tt.constant([0, 3, 1]), x),
+        [normal(3, 4) * 2],
+    ),
+    "sigmoid_cross_entropy": (
+        lambda z, x: tt.nn.sigmoid_cross_entropy_with_logits(z, x),
+        [rng.random((2, 3)), normal(2, 3) * 3],
+    ),
+    "stack_unstack": (lambda x: tt.stack(tt.unstack(x, axis=1)[::-1], axis=0) ** 2, [normal(2, 3)]),
+    "expand_squeeze": (lambda x: tt.squeeze(tt.expand_dims(x, 1) * x[:, None, :], 1), [normal(2, 3)]),
+    "one_hot_weighting": (lambda x: tt.one_hot([2, 0], 3, dtype=tt.float64) * x, [normal(2, 3)]),
 }
 
 # Primitives through which no gradient flows: the result is None, whatever the input.
@@ -90,6 +129,8 @@ NO_GRADIENT = {
     "logical_and": lambda x: tt.cast(tt.logical_and(x > 0.0, x < 1.0), tt.float64),
     "logical_or": lambda x: tt.cast(tt.logical_or(x > 0.0, x < -1.0), tt.float64) * 2.0,
     "logical_not": lambda x: tt.cast(tt.logical_not(x > 0.0), tt.float64),
+    "argmax": lambda x: tt.cast(tt.argmax(x), tt.float64),
+    "argmin": lambda x: tt.cast(tt.math.argmin(x), tt.float64),
 }
 
 CREATION = {"fill"}  # no inputs
@@ -103,15 +144,18 @@ def test_every_primitive_has_a_case():
         assert (op.grad is None) == (name in NO_GRADIENT or name in CREATION), name
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+ALL_CASES = {**CASES, **COMPOSITES}
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_first_order(name):
-    function, args = CASES[name]
+    function, args = ALL_CASES[name]
     check_first_order(function, args)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_second_order(name):
-    function, args = CASES[name]
+    function, args = ALL_CASES[name]
     check_second_order(function, args)
 
 
@@ -189,3 +233,25 @@ def test_third_and_fourth_derivatives_of_sin():
     d4 = t4.gradient(d3, x)
     np.testing.assert_allclose([float(d1), float(d2), float(d3), float(d4)],
                                [np.cos(0.7), -np.sin(0.7), -np.cos(0.7), np.sin(0.7)], rtol=1e-12)
+
+
+def test_stable_forms_stay_finite_at_extremes():
+    (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.softmax(x) * [1.0, 2.0, 3.0]), [1000.0, 0.0, -1000.0])
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(tt.nn.log_softmax(tt.constant([1000.0, 0.0])).numpy(), [0.0, -1000.0])
+    x = tt.constant([-np.inf, -np.inf])
+    assert tt.math.reduce_logsumexp(x).numpy() == -np.inf
+    (g,) = _grad(lambda x: tt.math.reduce_logsumexp(x), [0.0, -np.inf])
+    np.testing.assert_array_equal(g, [1.0, 0.0])
+    (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.softplus(x)), [-1000.0, 0.0, 1000.0])
+    np.testing.assert_allclose(g, [0.0, 0.5, 1.0])
+    (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.sigmoid_cross_entropy_with_logits(tt.zeros(3, tt.float64), x)),
+                 [-800.0, 0.0, 800.0])
+    np.testing.assert_allclose(g, [0.0, 0.5, 1.0])
+    (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.elu(x)), [-1000.0, 0.0, 1000.0])
+    np.testing.assert_allclose(g, [0.0, 1.0, 1.0])
+
+
+def test_gather_with_repeated_indices_sums_their_gradients():
+    (g,) = _grad(lambda x: tt.reduce_sum(tt.gather(x, [1, 1, 1, 0])), [5.0, 6.0, 7.0])
+    np.testing.assert_array_equal(np.asarray(g), [1.0, 3.0, 0.0])

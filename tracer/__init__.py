@@ -35,15 +35,19 @@ from tracer.ops.array_ops import (  # noqa: F401
     size,
     squeeze,
     stop_gradient,
+    tile,
     transpose,
     zeros,
     zeros_like,
 )
+from tracer.ops.array_ops import range_ as range  # noqa: F401
+from tracer.ops.index_ops import argmax, argmin, gather, one_hot  # noqa: F401
 from tracer.ops.linalg_ops import matmul  # noqa: F401
 from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
     add_n,
+    clip_by_value,
     cos,
     divide,
     equal,
@@ -65,12 +69,14 @@ from tracer.ops.math_ops import (  # noqa: F401
     negative,
     not_equal,
     pow,
+    rsqrt,
     sigmoid,
     sign,
     sin,
     sqrt,
     square,
     subtract,
+    tan,
     tanh,
     where,
 )

@@ -1,16 +1,21 @@
 """`tt.math`: elementwise math, as in `tf.math`."""
 
 from tracer.ops.array_ops import cast  # noqa: F401
+from tracer.ops.index_ops import argmax, argmin  # noqa: F401
+from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
 from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
     add_n,
+    clip_by_value,
     cos,
     divide,
     equal,
+    erf,
     exp,
     floordiv,
     floormod,
+    is_finite,
     greater,
     greater_equal,
     less,
@@ -28,6 +33,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     negative,
     not_equal,
     pow,
+    rsqrt,
     sigmoid,
     sign,
     sin,
@@ -35,6 +41,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     sqrt,
     square,
     subtract,
+    tan,
     tanh,
 )
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401

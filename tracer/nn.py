@@ -1,3 +1,14 @@
-"""`tt.nn`: activations, as in `tf.nn`."""
+"""`tt.nn`: activations, softmaxes and losses, as in `tf.nn`."""
 
 from tracer.ops.math_ops import relu, sigmoid, softplus, tanh  # noqa: F401
+from tracer.ops.nn_ops import (  # noqa: F401
+    elu,
+    gelu,
+    l2_loss,
+    log_softmax,
+    relu6,
+    sigmoid_cross_entropy_with_logits,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)

@@ -43,6 +43,20 @@ def _slice_grad_grad(node, g):
     return (apply(SLICE, (g,), {"index": node.attrs["index"]}),)
 
 
+def _tile_grad(node, g):
+    """Sum the copies: view g as (m0, d0, m1, d1, ...) and reduce the m axes."""
+    from tracer.ops.reduction_ops import reduce_sum
+
+    shape = node.inputs[0].shape
+    split = tuple(d for pair in zip(node.attrs["multiples"], shape) for d in pair)
+    return (reduce_sum(reshape(g, split), tuple(range(0, 2 * len(shape), 2))),)
+
+
+def _infer_tile(attrs, x):
+    multiples = attrs["multiples"]
+    return tuple(d * m for d, m in zip(x.shape, multiples)), x.dtype
+
+
 def _infer_slice(attrs, x):
     shape, axis = [], 0
     for item in attrs["index"]:
@@ -69,6 +83,7 @@ STOP_GRADIENT = primitive("stop_gradient", shapes.unary, None, elementwise=True)
 SLICE = primitive("slice", _infer_slice, _slice_grad)
 SLICE_GRAD = primitive("slice_grad", _infer_slice_grad, _slice_grad_grad)
 FILL = primitive("fill", shapes.creation)
+TILE = primitive("tile", _infer_tile, _tile_grad)
 
 
 # --- public functions -------------------------------------------------------------------
@@ -233,3 +248,23 @@ def size(input, out_type=dtypes.int32, name=None):
     from tracer.tensor import Tensor
 
     return Tensor(np.array(int(np.prod(as_tensor(input).shape)), dtype=as_dtype(out_type).as_numpy_dtype))
+
+
+def range_(start, limit=None, delta=1, dtype=None, name=None):
+    """`tt.range`: like Python's range, as a tensor; the dtype follows the arguments (int32 or float32)."""
+    from tracer.tensor import Tensor, _from_python
+
+    if limit is None:
+        start, limit = 0, start
+    values = [v.numpy() if hasattr(v, "numpy") else v for v in (start, limit, delta)]
+    dtype = as_dtype(dtype) if dtype is not None else _from_python(values, None).dtype
+    return Tensor(np.arange(*values).astype(as_dtype(dtype).as_numpy_dtype))
+
+
+def tile(input, multiples, name=None):
+    """`input` repeated `multiples[i]` times along axis i."""
+    x = as_tensor(input)
+    multiples = _shape_tuple(multiples)
+    if len(multiples) != x.ndim:
+        raise ValueError(f"tile: {len(multiples)} multiples for a tensor of rank {x.ndim}")
+    return apply(TILE, (x,), {"multiples": multiples})

@@ -123,6 +123,18 @@ def _relu_grad(node, g, out):
     return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
 
 
+def _rsqrt_grad(node, g, out):
+    return (g * (-0.5 * out * out * out),)
+
+
+def _tan_grad(node, g, out):
+    return (g * (1 + out * out),)
+
+
+def _erf_grad(node, g, x):
+    return (g * (1.1283791670955126 * exp(negative(x * x))),)  # 2 / sqrt(pi)
+
+
 def _abs_grad(node, g, x):
     return (g * sign(x),)
 
@@ -169,6 +181,9 @@ EXP = _unary("exp", _exp_grad, saves=(OUT,))
 LOG = _unary("log", _log_grad, saves=(0,))
 LOG1P = _unary("log1p", _log1p_grad, saves=(0,))
 SQRT = _unary("sqrt", _sqrt_grad, saves=(OUT,))
+RSQRT = _unary("rsqrt", _rsqrt_grad, saves=(OUT,))
+TAN = _unary("tan", _tan_grad, saves=(OUT,))
+ERF = _unary("erf", _erf_grad, saves=(0,))
 SIN = _unary("sin", _sin_grad, saves=(0,))
 COS = _unary("cos", _cos_grad, saves=(0,))
 TANH = _unary("tanh", _tanh_grad, saves=(OUT,))
@@ -221,6 +236,9 @@ exp = _unary_op(EXP)
 log = _unary_op(LOG)
 log1p = _unary_op(LOG1P)
 sqrt = _unary_op(SQRT)
+rsqrt = _unary_op(RSQRT)
+tan = _unary_op(TAN)
+erf = _unary_op(ERF)
 sin = _unary_op(SIN)
 cos = _unary_op(COS)
 tanh = _unary_op(TANH)
@@ -250,6 +268,17 @@ def add_n(inputs, name=None):
     for t in tensors[1:]:
         total = add(total, t)
     return total
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """`t` limited to [min, max]; the gradient passes where min <= t <= max."""
+    t = as_tensor(t)
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def is_finite(x, name=None):
+    x = as_tensor(x)
+    return logical_and(equal(x, x), less(abs(x), float("inf")))
 
 
 def square(x, name=None):
