@@ -8,7 +8,7 @@
     tape.gradient(y, x)   # 6.0
 """
 
-from tracer import layers, math, nn, random  # noqa: F401
+from tracer import layers, math, nn, optimizers, random  # noqa: F401
 from tracer import operators as _operators  # noqa: F401  (installs + - * / @ [] on tensors)
 from tracer.dtypes import (  # noqa: F401
     DType,
@@ -40,6 +40,7 @@ from tracer.ops.array_ops import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from tracer.indexed_slices import IndexedSlices  # noqa: F401
 from tracer.ops.array_ops import range_ as range  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot  # noqa: F401
 from tracer.ops.linalg_ops import matmul  # noqa: F401

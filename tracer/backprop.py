@@ -13,7 +13,8 @@ from tracer.context import state
 from tracer.ir import Graph
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS
-from tracer.passes.gradient import build_gradient
+from tracer.indexed_slices import IndexedSlices
+from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 
@@ -127,7 +128,15 @@ def run_gradient(recording, prepared, seed_values):
         values = run_graph(grad.graph, bindings, _apply_node)
     finally:
         state.location = saved_location
-    return [None if k is None else values[k] for k in grad.source_outputs]
+    return [_source_gradient(k, values) for k in grad.source_outputs]
+
+
+def _source_gradient(output, values):
+    if output is None:
+        return None
+    if isinstance(output, SparseOutput):
+        return IndexedSlices(values[output.values], values[output.indices], output.dense_shape)
+    return values[output]
 
 
 def _apply_node(node, args):

@@ -13,13 +13,16 @@ def as_tensors(*values):
     """
     dtype = None
     for v in values:
-        if is_tensor_like(v):
+        if is_tensor_like(v) or hasattr(v, "_densify"):
             dtype = v.dtype
             break
-    return tuple(
-        v if type(v) is Tensor else convert_to_tensor(v) if is_tensor_like(v) else Tensor(_from_python(v, dtype))
-        for v in values
-    )
+    return tuple(v if type(v) is Tensor else _convert(v, dtype) for v in values)
+
+
+def _convert(value, dtype):
+    if is_tensor_like(value) or hasattr(value, "_densify"):  # variables, IndexedSlices
+        return convert_to_tensor(value)
+    return Tensor(_from_python(value, dtype))
 
 
 def as_tensor(value):

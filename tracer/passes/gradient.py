@@ -16,10 +16,13 @@ kept); whoever runs the graph binds them. Only nodes the outputs depend on are i
 rule's cotangent for an input that leads to no source costs nothing at run time.
 """
 
+import collections
+
 from tracer.context import location_override, no_recording
 from tracer.ir import Graph, Node, topological_closure
-from tracer.ops import math_ops
-from tracer.ops.core import graph_node_of
+from tracer import dtypes
+from tracer.ops import array_ops, index_ops, math_ops, structure_ops
+from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import OPS, OUT
 from tracer.tensor import Tensor
 
@@ -28,7 +31,9 @@ class GradientGraph:
     """A gradient graph and how to feed it.
 
     graph.outputs are the cotangents of the sources that a target reaches, in order;
-    `source_outputs[k]` is the position in graph.outputs of source k's cotangent, or None.
+    `source_outputs[k]` is the position in graph.outputs of source k's cotangent, None, or a
+    `SparseOutput` when the cotangent is a sum of rows (the gradient of `gather` along axis
+    0): then the graph outputs its values and indices, and the dense sum is never formed.
     `seeds[k]` is the input node for target k's cotangent (None when target k is
     unconnected); `residuals` lists (input node, position of the forward node in the
     forward graph, position in OpDef.saves). Positions rather than nodes, so that one
@@ -42,6 +47,10 @@ class GradientGraph:
         self.seeds = seeds
         self.residuals = residuals
         self.source_outputs = source_outputs
+
+
+class SparseOutput(collections.namedtuple("SparseOutput", "values indices dense_shape")):
+    """Positions in graph.outputs of a sparse cotangent's rows and row indices."""
 
 
 def _symbolic_input(name, shape, dtype, location=None):
@@ -80,8 +89,14 @@ def build_gradient(forward, targets, sources):
     outputs, source_outputs = [], []
     for source in sources:
         ct = cotangents.get(id(source)) if source is not None else None
-        source_outputs.append(None if ct is None else len(outputs))
-        if ct is not None:
+        if ct is None:
+            source_outputs.append(None)
+        elif _is_row_sum(ct):
+            values, indices = _rows(ct)
+            source_outputs.append(SparseOutput(len(outputs), len(outputs) + 1, ct.shape))
+            outputs.extend((graph_node_of(values), graph_node_of(indices)))
+        else:
+            source_outputs.append(len(outputs))
             outputs.append(graph_node_of(ct))
     nodes = topological_closure(outputs)
     in_graph = {id(n) for n in nodes}
@@ -101,7 +116,33 @@ def _residual(node, node_position, op, slot, residuals):
 
 def _accumulate(cotangents, node, ct):
     existing = cotangents.get(id(node))
-    cotangents[id(node)] = ct if existing is None else math_ops.add(existing, ct)
+    if existing is None:
+        cotangents[id(node)] = ct
+    elif _is_row_sum(existing) and _is_row_sum(ct):
+        cotangents[id(node)] = _concat_row_sums(existing, ct)
+    else:
+        cotangents[id(node)] = math_ops.add(existing, ct)
+
+
+def _is_row_sum(ct):
+    """Whether `ct` is `scatter_add` along axis 0: rows summed into zeros, kept sparse."""
+    node = ct._node
+    return node is not None and node.op == "scatter_add" and node.attrs["axis"] == 0
+
+
+def _rows(ct):
+    """The (values [N, ...], indices [N]) of a row sum, with the indices flattened."""
+    updates, indices = (Tensor(None, n) for n in ct._node.inputs)
+    rows = array_ops.reshape(updates, (-1,) + tuple(ct.shape[1:]))
+    return rows, array_ops.reshape(array_ops.cast(indices, dtypes.int64), (-1,))
+
+
+def _concat_row_sums(a, b):
+    """scatter_add(u, i) + scatter_add(v, j) => scatter_add(concat(u, v), concat(i, j)),
+    which is how TensorFlow accumulates IndexedSlices."""
+    (u, i), (v, j) = _rows(a), _rows(b)
+    rows, indices = structure_ops.concat([u, v], 0), structure_ops.concat([i, j], 0)
+    return apply(index_ops.SCATTER_ADD, (rows, indices), {"axis": 0, "shape": a.shape})
 
 
 def _check_cotangent(node, inp, ct):

@@ -1,0 +1,116 @@
+"""Layers, optimizers, IndexedSlices, and the training example."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+
+def test_dense_names_build_and_values():
+    first, second = tt.layers.Dense(3, name=None), tt.layers.Dense(2, activation="relu")
+    assert first.name.startswith("dense") and second.name != first.name
+    x = tt.constant([[1.0, -2.0], [0.5, 4.0]])
+    y = second(first(x))
+    assert [v.name for v in first.variables] == [f"{first.name}/kernel:0", f"{first.name}/bias:0"]
+    kernel, bias = first.kernel.numpy(), first.bias.numpy()
+    limit = np.sqrt(6.0 / (2 + 3))
+    assert kernel.shape == (2, 3) and np.all(np.abs(kernel) <= limit) and np.all(bias == 0)
+    hidden = x.numpy() @ kernel + bias
+    expected = np.maximum(hidden @ second.kernel.numpy() + second.bias.numpy(), 0)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-6)
+
+
+def test_dense_options():
+    layer = tt.layers.Dense(2, activation=lambda t: t * 2.0, use_bias=False)
+    out = layer(tt.ones((1, 3)))
+    assert layer.bias is None and len(layer.trainable_variables) == 1
+    np.testing.assert_allclose(out.numpy(), 2 * np.ones((1, 3)) @ layer.kernel.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="unknown activation 'swishy'"):
+        tt.layers.Dense(2, activation="swishy")
+
+
+def test_sequential_collects_variables_in_order():
+    model = tt.layers.Sequential([tt.layers.Dense(4, activation="tanh"), tt.layers.Dense(1)])
+    assert model.trainable_variables == []
+    model(tt.ones((2, 3)))
+    shapes = [v.shape for v in model.trainable_variables]
+    assert shapes == [(3, 4), (4,), (4, 1), (1,)]
+
+
+def _quadratic_grads(variable):
+    with tt.GradientTape() as tape:
+        loss = tt.reduce_sum(variable * variable * [1.0, 3.0])
+    return tape.gradient(loss, variable)
+
+
+def test_sgd_with_and_without_momentum_matches_the_formula():
+    for momentum in (0.0, 0.9):
+        v = tt.Variable([1.0, -2.0])
+        optimizer = tt.optimizers.SGD(0.1, momentum=momentum)
+        value, velocity = np.array([1.0, -2.0]), np.zeros(2)
+        for _ in range(3):
+            optimizer.apply_gradients([(_quadratic_grads(v), v)])
+            grad = 2 * value * np.array([1.0, 3.0])
+            velocity = momentum * velocity - 0.1 * grad
+            value = value + velocity
+        np.testing.assert_allclose(v.numpy(), value, rtol=1e-5)
+
+
+def test_adam_matches_a_numpy_reference():
+    v = tt.Variable([1.0, -2.0], dtype=tt.float64)
+    optimizer = tt.optimizers.Adam(0.1)
+    value, m, s = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
+    for t in range(1, 4):
+        optimizer.apply_gradients([(_quadratic_grads(v), v)])
+        grad = 2 * value * np.array([1.0, 3.0])
+        m = 0.9 * m + 0.1 * grad
+        s = 0.999 * s + 0.001 * grad**2
+        value = value - 0.1 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t) * m / (np.sqrt(s) + 1e-7)
+    np.testing.assert_allclose(v.numpy(), value, rtol=1e-10)
+
+
+def test_none_gradients_leave_variables_alone():
+    v = tt.Variable([1.0])
+    tt.optimizers.SGD(1.0).apply_gradients([(None, v)])
+    assert v.numpy().tolist() == [1.0]
+
+
+def test_gather_gradient_is_indexed_slices_accumulated_like_tensorflow():
+    table = tt.Variable(np.arange(8.0).reshape(4, 2))
+    with tt.GradientTape() as tape:
+        loss = tt.reduce_sum(tt.gather(table, [1, 3, 1]) * 2.0) + tt.reduce_sum(tt.gather(table, [[0], [1]]))
+    grad = tape.gradient(loss, table)
+    assert isinstance(grad, tt.IndexedSlices)
+    assert sorted(grad.indices.numpy().tolist()) == [0, 1, 1, 1, 3]
+    assert grad.values.shape == (5, 2) and grad.dense_shape.numpy().tolist() == [4, 2]
+    np.testing.assert_array_equal(tt.convert_to_tensor(grad).numpy(), [[1, 1], [5, 5], [0, 0], [2, 2]])
+    np.testing.assert_array_equal(tt.multiply(grad, 1.0).numpy(), [[1, 1], [5, 5], [0, 0], [2, 2]])
+
+
+def test_gather_gradient_mixed_with_a_dense_use_is_dense():
+    table = tt.Variable(np.ones((3, 2)))
+    with tt.GradientTape() as tape:
+        loss = tt.reduce_sum(tt.gather(table, [2])) + tt.reduce_sum(table)
+    grad = tape.gradient(loss, table)
+    assert isinstance(grad, tt.Tensor)
+    np.testing.assert_array_equal(grad.numpy(), [[1, 1], [1, 1], [2, 2]])
+
+
+def test_sgd_applies_indexed_slices_row_by_row():
+    table = tt.Variable(np.zeros((3, 2)))
+    rows = tt.IndexedSlices(tt.constant(np.ones((3, 2))), tt.constant([0, 2, 0]), (3, 2))
+    tt.optimizers.SGD(0.5).apply_gradients([(rows, table)])
+    np.testing.assert_array_equal(table.numpy(), [[-1, -1], [0, 0], [-0.5, -0.5]])
+
+
+def test_training_example_learns_the_spirals():
+    path = pathlib.Path(__file__).parent.parent / "examples" / "train_mlp.py"
+    spec = importlib.util.spec_from_file_location("train_mlp", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    losses, train_accuracy, test_accuracy = example.train(steps=300, log_every=100)
+    assert losses[0] > 1.0 and losses[-1] < 0.05 and losses == sorted(losses, reverse=True)
+    assert train_accuracy > 0.97 and test_accuracy > 0.95
