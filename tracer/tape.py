@@ -10,9 +10,7 @@ import contextlib
 import enum
 import warnings
 
-import numpy as np
-
-from tracer import nest
+from tracer import jacobian, nest
 from tracer.backprop import Recording, gradient_graph, ones_seed, run_gradient
 from tracer.context import state
 from tracer.ir import Node, format_nodes, user_location
@@ -20,13 +18,11 @@ from tracer.ops import array_ops
 from tracer.tensor import Tensor, TensorLike, _from_python
 from tracer.variable import Variable
 
-
 class UnconnectedGradients(enum.Enum):
     """What `gradient` gives for a source the target does not depend on: None, or zeros."""
 
     NONE = "none"
     ZERO = "zero"
-
 
 class GradientTape:
     """Records operations for automatic differentiation.
@@ -149,37 +145,35 @@ class GradientTape:
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
-        """d target[i...] / d source[j...] for each source: shape target.shape + source.shape."""
-        if not experimental_use_pfor and not self._persistent and self._recording_state is not None:
-            raise RuntimeError(
-                "GradientTape must be created with persistent=True to compute the jacobian "
-                "with eager execution enabled and with experimental_use_pfor set to False."
-            )
+        """d target[i...] / d source[j...] for each source, shaped target.shape + source.shape.
+
+        Vectorized by default: the gradient graph runs once for all rows of the jacobian.
+        """
+        self._check_loop_allowed(experimental_use_pfor, "jacobian")
         rec = self._start_differentiation("jacobian")
         unconnected = UnconnectedGradients(unconnected_gradients)
         target = _target_tensor(target)
         flat_sources = _source_list(sources)
-        grad = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources])
-        rows = _basis_rows(rec, grad, target.shape, target.dtype, len(flat_sources))
-        jacobians = []
-        for k, source in enumerate(flat_sources):
-            if grad.source_outputs[k] is None:
-                zero = unconnected is UnconnectedGradients.ZERO
-                jacobians.append(array_ops.zeros(target.shape + source.shape, source.dtype) if zero else None)
-            else:
-                jacobians.append(_stack_rows([row[k] for row in rows], target.shape + source.shape))
+        prepared = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources])
+        seeds = jacobian.one_hot_rows(target.shape, target.dtype)
+        rows = jacobian.gradient_rows(rec, prepared, seeds, experimental_use_pfor, parallel_iterations)
         self._finish_differentiation()
-        return nest.pack_sequence_as(sources, jacobians)
+        results = []
+        for source, row in zip(flat_sources, rows):
+            shape = target.shape + source.shape
+            if row is None:
+                zero = unconnected is UnconnectedGradients.ZERO
+                results.append(array_ops.zeros(shape, source.dtype) if zero else None)
+            else:
+                results.append(array_ops.reshape(row, shape))
+        return nest.pack_sequence_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
-        """Per-example jacobians: shape [b, y1.., x1..], for target[i] depending only on source[i]."""
-        if not experimental_use_pfor and not self._persistent and self._recording_state is not None:
-            raise RuntimeError(
-                "GradientTape must be created with persistent=True to compute the batch_jacobian "
-                "with eager execution enabled and with experimental_use_pfor set to False."
-            )
+        """Per-example jacobians, shaped [b, y1.., x1..], for target[i] depending only on source[i]."""
+        self._check_loop_allowed(experimental_use_pfor, "batch_jacobian")
         target = _target_tensor(target)
+        (source,) = _source_list([source])
         if target.ndim < 2 or source.ndim < 2:
             raise ValueError(
                 f"batch_jacobian needs target and source of rank 2 or more, got shapes "
@@ -192,24 +186,25 @@ class GradientTape:
             )
         rec = self._start_differentiation("batch_jacobian")
         UnconnectedGradients(unconnected_gradients)
-        (source,) = _source_list([source])
-        grad = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(source)])
-        batch, per_example = target.shape[0], target.shape[1:]
-        shape = (batch,) + per_example + source.shape[1:]
-        if grad.source_outputs[0] is None:
+        prepared = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(source)])
+        shape = target.shape + source.shape[1:]
+        if prepared.source_outputs[0] is None:
             # NOTE: TensorFlow returns zeros here even for unconnected_gradients='none'.
             self._finish_differentiation()
             return array_ops.zeros(shape, source.dtype)
-        rows = []
-        for j in range(int(np.prod(per_example))):
-            seed = np.zeros((batch, int(np.prod(per_example))), dtype=target.dtype.as_numpy_dtype)
-            seed[:, j] = 1
-            (row,) = run_gradient(rec, grad, [Tensor(seed.reshape(target.shape))])
-            rows.append(array_ops.expand_dims(row, 1))
+        seeds = jacobian.per_example_rows(target.shape, target.dtype)
+        (rows,) = jacobian.gradient_rows(rec, prepared, seeds, experimental_use_pfor, parallel_iterations)
         self._finish_differentiation()
-        from tracer.ops.structure_ops import concat
+        # rows: [y, b, x...] -> [b, y, x...] -> [b, y1.., x1..]
+        perm = (1, 0) + tuple(range(2, rows.ndim))
+        return array_ops.reshape(array_ops.transpose(rows, perm), shape)
 
-        return array_ops.reshape(concat(rows, axis=1), shape)
+    def _check_loop_allowed(self, use_pfor, method):
+        if not use_pfor and not self._persistent and self._recording_state is not None:
+            raise RuntimeError(
+                f"GradientTape must be created with persistent=True to compute the {method} "
+                "with eager execution enabled and with experimental_use_pfor set to False."
+            )
 
     def _start_differentiation(self, method):
         if self._recording_state is None:
@@ -226,7 +221,6 @@ class GradientTape:
             self._released_variables = self.watched_variables()
             self._recording_state = None
 
-
 def _input_node(tensor):
     """The node a watched tensor is traced from: its own if a tape made it, else a new input."""
     node = tensor._node
@@ -235,14 +229,12 @@ def _input_node(tensor):
         tensor._node = node
     return node
 
-
 def _target_tensor(target):
     if isinstance(target, Variable):
         return Tensor(target._value, target._node)
     if not isinstance(target, TensorLike):
         raise ValueError(f"the target must be a Tensor or Variable, got {type(target).__name__}")
     return target
-
 
 def _source_list(sources):
     flat = nest.flatten(sources)
@@ -252,7 +244,6 @@ def _source_list(sources):
                 f"sources must be Tensors or Variables, got {type(s).__name__} ({s!r})"
             )
     return flat
-
 
 def _seeds(targets, output_gradients):
     if output_gradients is None:
@@ -271,27 +262,7 @@ def _seeds(targets, output_gradients):
         seeds.append(g)
     return seeds
 
-
 def _fill_unconnected(grads, sources, unconnected):
     if unconnected is UnconnectedGradients.NONE:
         return grads
     return [array_ops.zeros(s.shape, s.dtype) if g is None else g for g, s in zip(grads, sources)]
-
-
-def _basis_rows(rec, grad, shape, dtype, count):
-    """The gradient for each one-hot seed over the elements of a target of `shape`."""
-    size = int(np.prod(shape))
-    rows = []
-    for i in range(size):
-        seed = np.zeros(size, dtype=dtype.as_numpy_dtype)
-        seed[i] = 1
-        rows.append(run_gradient(rec, grad, [Tensor(seed.reshape(shape))]))
-    return rows
-
-
-def _stack_rows(rows, shape):
-    from tracer.ops.structure_ops import stack
-
-    if not rows:
-        return array_ops.zeros(shape)
-    return array_ops.reshape(stack(rows), shape)

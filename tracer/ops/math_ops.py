@@ -250,7 +250,7 @@ relu = _unary_op(RELU)
 def divide(x, y, name=None):
     """x / y; integer tensors are divided as float64, as TensorFlow's truediv does."""
     x, y = as_tensors(x, y)
-    if x.dtype.is_integer and y.dtype.is_integer:
+    if x.dtype.is_integer and x.dtype is y.dtype:
         x, y = array_ops.cast(x, dtypes.float64), array_ops.cast(y, dtypes.float64)
     return apply(DIV, (x, y), {})
 

@@ -40,13 +40,14 @@ class GradientGraph:
     gradient graph serves every forward graph of the same structure.
     """
 
-    __slots__ = ("graph", "seeds", "residuals", "source_outputs")
+    __slots__ = ("graph", "seeds", "residuals", "source_outputs", "vectorized")
 
     def __init__(self, graph, seeds, residuals, source_outputs):
         self.graph = graph
         self.seeds = seeds
         self.residuals = residuals
         self.source_outputs = source_outputs
+        self.vectorized = {}  # batch size -> this graph vectorized over that many seeds
 
 
 class SparseOutput(collections.namedtuple("SparseOutput", "values indices dense_shape")):

@@ -1,0 +1,94 @@
+"""Jacobians for GradientTape: the gradient graph run with one-hot seeds, one per row.
+
+Vectorized (`experimental_use_pfor=True`, the default): the gradient graph is rewritten by
+the vectorize pass so that all seeds go through it in one run (or in runs of at most
+`parallel_iterations` rows, to bound memory). Looped: one run per row.
+"""
+
+import numpy as np
+
+from tracer.backprop import PreparedGradient, run_gradient
+from tracer.indexed_slices import IndexedSlices
+from tracer.ops import structure_ops
+from tracer.ops.core import apply
+from tracer.ops.index_ops import SCATTER_ADD
+from tracer.passes.gradient import GradientGraph
+from tracer.passes.vectorize import NotVectorizable, vectorize
+from tracer.tensor import Tensor
+
+PFOR_HINT = (
+    "\nEncountered an exception while vectorizing the jacobian computation. "
+    "Vectorization can be disabled by setting experimental_use_pfor to False."
+)
+
+
+def gradient_rows(rec, prepared, seeds, use_pfor, parallel_iterations):
+    """Run the gradient graph once per seed in `seeds` (an array [rows, *target.shape]).
+
+    Returns, for each source, a Tensor [rows, *source.shape], or None where unconnected.
+    """
+    rows = seeds.shape[0]
+    if not use_pfor:
+        per_row = [run_gradient(rec, prepared, [Tensor(seed)]) for seed in seeds]
+        return [_stack([_dense(row[k]) for row in per_row]) for k in range(len(prepared.source_outputs))]
+    chunk = rows if not parallel_iterations else max(1, int(parallel_iterations))
+    parts = []
+    for start in range(0, rows, chunk):
+        block = seeds[start : start + chunk]
+        batched = _vectorized(prepared, block.shape[0])
+        parts.append([_dense(g, batched=True) for g in run_gradient(rec, batched, [Tensor(block)])])
+    return [
+        None if parts[0][k] is None else structure_ops.concat([p[k] for p in parts], 0)
+        for k in range(len(prepared.source_outputs))
+    ]
+
+
+def _vectorized(prepared, size):
+    """`prepared` with its gradient graph vectorized over `size` seeds (cached per size)."""
+    grad = prepared.grad
+    cached = grad.vectorized.get(size)
+    if cached is None:
+        seeds = [s for s in grad.seeds if s is not None]
+        try:
+            graph = vectorize(grad.graph, seeds, size)
+        except NotVectorizable as error:
+            raise ValueError(str(error) + PFOR_HINT) from None
+        new_inputs = dict(zip(map(id, grad.graph.inputs), graph.inputs))
+        cached = GradientGraph(
+            graph,
+            [None if s is None else new_inputs[id(s)] for s in grad.seeds],
+            grad.residuals,
+            grad.source_outputs,
+        )
+        grad.vectorized[size] = cached
+    return PreparedGradient(cached, prepared.forward_nodes)
+
+
+def _dense(gradient, batched=False):
+    """Jacobians are dense, as in TensorFlow: an IndexedSlices row (or batch of rows) is summed out."""
+    if not isinstance(gradient, IndexedSlices):
+        return gradient
+    if not batched:
+        return gradient._densify()
+    rows = gradient.values
+    attrs = {"axis": 1, "shape": rows.shape[:1] + gradient.shape}
+    return apply(SCATTER_ADD, (rows, gradient.indices), attrs)
+
+
+def _stack(rows):
+    if rows[0] is None:
+        return None
+    return structure_ops.stack(rows)
+
+
+def one_hot_rows(shape, dtype):
+    """Seeds for a full jacobian: row i is 1 at element i of a tensor of `shape`."""
+    size = int(np.prod(shape))
+    return np.eye(size, dtype=dtype.as_numpy_dtype).reshape((size,) + tuple(shape))
+
+
+def per_example_rows(shape, dtype):
+    """Seeds for batch_jacobian: row j is 1 at element j of every example of `shape` [b, ...]."""
+    batch, per_example = shape[0], int(np.prod(shape[1:]))
+    eye = np.eye(per_example, dtype=dtype.as_numpy_dtype)
+    return np.broadcast_to(eye[:, None, :], (per_example, batch, per_example)).reshape((per_example,) + tuple(shape))
