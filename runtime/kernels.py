@@ -34,6 +34,15 @@ def _as(dtype, value):
 
 # Elementwise, one input.
 KERNELS["neg"] = np.negative
+KERNELS["conj"] = np.conjugate
+KERNELS["real"] = np.real
+KERNELS["imag"] = np.imag
+
+
+@kernel("complex")
+def make_complex(re, im):
+    dtype = np.complex64 if np.result_type(re) == np.float32 else np.complex128
+    return np.asarray(re + 1j * np.asarray(im), dtype=dtype)
 KERNELS["abs"] = np.abs
 KERNELS["sign"] = np.sign
 KERNELS["sin"] = np.sin
@@ -65,6 +74,8 @@ def erf(x):
 
 @kernel("sigmoid", quiet=True)
 def sigmoid(x):
+    if np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
     # NOTE: exp(-|x|) never overflows, so neither branch makes inf/inf.
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)

@@ -48,6 +48,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
     add_n,
+    complex,
     clip_by_value,
     cos,
     divide,

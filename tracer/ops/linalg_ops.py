@@ -1,6 +1,6 @@
 """Matrix multiplication (batched, with numpy's broadcasting of the batch dimensions)."""
 
-from tracer.ops import array_ops, shapes
+from tracer.ops import array_ops, math_ops, shapes
 from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
 from tracer.ops.reduction_ops import unbroadcast
@@ -13,9 +13,10 @@ def swap_last_axes(x):
 
 
 def _matmul_grad(node, g, a, b):
+    """g @ b^H and a^H @ g (conjugate transposes, for complex operands)."""
     return (
-        unbroadcast(matmul(g, b, transpose_b=True), node.inputs[0].shape),
-        unbroadcast(matmul(a, g, transpose_a=True), node.inputs[1].shape),
+        unbroadcast(matmul(g, math_ops._conj(b), transpose_b=True), node.inputs[0].shape),
+        unbroadcast(matmul(math_ops._conj(a), g, transpose_a=True), node.inputs[1].shape),
     )
 
 

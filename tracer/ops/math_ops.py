@@ -19,6 +19,27 @@ def _shape(node, position):
 # --- gradient rules ---------------------------------------------------------------------
 
 
+def _conj(x):
+    """The complex conjugate; real tensors pass through untouched (no node)."""
+    return apply(CONJ, (x,), {}) if x.dtype.is_complex else x
+
+
+def _conj_grad(node, g):
+    return (_conj(g),)
+
+
+def _real_grad(node, g):
+    return (complex(g, 0),)
+
+
+def _imag_grad(node, g):
+    return (complex(0, g),)
+
+
+def _complex_grad(node, g):
+    return real(g), imag(g)
+
+
 def _add_grad(node, g):
     return unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))
 
@@ -28,22 +49,28 @@ def _sub_grad(node, g):
 
 
 def _mul_grad(node, g, x, y):
-    return unbroadcast(g * y, _shape(node, 0)), unbroadcast(g * x, _shape(node, 1))
+    return unbroadcast(g * _conj(y), _shape(node, 0)), unbroadcast(g * _conj(x), _shape(node, 1))
 
 
 def _div_grad(node, g, x, y):
-    return unbroadcast(g / y, _shape(node, 0)), unbroadcast(g * (-x / y / y), _shape(node, 1))
+    return unbroadcast(g / _conj(y), _shape(node, 0)), unbroadcast(g * _conj(-x / y / y), _shape(node, 1))
 
 
 def _mul_no_nan_grad(node, g, x, y):
-    return unbroadcast(mul_no_nan(g, y), _shape(node, 0)), unbroadcast(mul_no_nan(x, g), _shape(node, 1))
+    dx = mul_no_nan(g, _conj(y))
+    dy = mul_no_nan(_conj(x), g)
+    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
 
 
 def _pow_grad(node, g, x, y, out):
     """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN."""
-    dx = g * y * pow(x, y - 1)
-    safe_log = where(x > 0, log(where(x > 0, x, 1)), 0)
-    dy = g * out * safe_log
+    dx = g * _conj(y * pow(x, y - 1))
+    if x.dtype.is_complex:
+        nonzero = not_equal(x, 0)
+        safe_log = where(nonzero, log(where(nonzero, x, 1)), 0)
+    else:
+        safe_log = where(x > 0, log(where(x > 0, x, 1)), 0)
+    dy = g * _conj(out * safe_log)
     return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
 
 
@@ -82,36 +109,36 @@ def _neg_grad(node, g):
 
 
 def _exp_grad(node, g, out):
-    return (g * out,)
+    return (g * _conj(out),)
 
 
 def _log_grad(node, g, x):
-    return (g / x,)
+    return (g / _conj(x),)
 
 
 def _log1p_grad(node, g, x):
-    return (g / (1 + x),)
+    return (g / _conj(1 + x),)
 
 
 def _sqrt_grad(node, g, out):
     """Zero wherever the incoming gradient is zero, so `where(x > 0, sqrt(x), 0)` has no NaN."""
-    return (mul_no_nan(0.5 / out, g),)
+    return (mul_no_nan(_conj(0.5 / out), g),)
 
 
 def _sin_grad(node, g, x):
-    return (g * cos(x),)
+    return (g * _conj(cos(x)),)
 
 
 def _cos_grad(node, g, x):
-    return (negative(g * sin(x)),)
+    return (negative(g * _conj(sin(x))),)
 
 
 def _tanh_grad(node, g, out):
-    return (g * (1 - out * out),)
+    return (g * _conj(1 - out * out),)
 
 
 def _sigmoid_grad(node, g, out):
-    return (g * (out * (1 - out)),)
+    return (g * _conj(out * (1 - out)),)
 
 
 def _softplus_grad(node, g, x):
@@ -124,11 +151,11 @@ def _relu_grad(node, g, out):
 
 
 def _rsqrt_grad(node, g, out):
-    return (g * (-0.5 * out * out * out),)
+    return (g * _conj(-0.5 * out * out * out),)
 
 
 def _tan_grad(node, g, out):
-    return (g * (1 + out * out),)
+    return (g * _conj(1 + out * out),)
 
 
 def _erf_grad(node, g, x):
@@ -136,6 +163,11 @@ def _erf_grad(node, g, x):
 
 
 def _abs_grad(node, g, x):
+    """sign(x) for reals; for complex x, TensorFlow's g * x / |x| (0 at x = 0)."""
+    if x.dtype.is_complex:
+        magnitude = abs(x)
+        unit = where(magnitude > 0, x / complex(where(magnitude > 0, magnitude, 1), 0), 0)
+        return (complex(g, 0) * unit,)
     return (g * sign(x),)
 
 
@@ -175,7 +207,11 @@ LOGICAL = {
 SELECT = primitive("select", shapes.select, _select_grad, saves=(0,), elementwise=True)
 
 NEG = _unary("neg", _neg_grad, infer=shapes.unary)
-ABS = _unary("abs", _abs_grad, saves=(0,), infer=shapes.unary)
+ABS = _unary("abs", _abs_grad, saves=(0,), infer=shapes.magnitude)
+CONJ = _unary("conj", _conj_grad, infer=shapes.unary)
+REAL = _unary("real", _real_grad, infer=shapes.magnitude)
+IMAG = _unary("imag", _imag_grad, infer=shapes.magnitude)
+COMPLEX = _binary("complex", _complex_grad, saves=(), infer=shapes.make_complex)
 SIGN = _unary("sign", _sign_grad, infer=shapes.unary)
 EXP = _unary("exp", _exp_grad, saves=(OUT,))
 LOG = _unary("log", _log_grad, saves=(0,))
@@ -237,6 +273,9 @@ log = _unary_op(LOG)
 log1p = _unary_op(LOG1P)
 sqrt = _unary_op(SQRT)
 rsqrt = _unary_op(RSQRT)
+conj = _unary_op(CONJ)
+real = _unary_op(REAL)
+imag = _unary_op(IMAG)
 tan = _unary_op(TAN)
 erf = _unary_op(ERF)
 sin = _unary_op(SIN)
@@ -245,6 +284,11 @@ tanh = _unary_op(TANH)
 sigmoid = _unary_op(SIGMOID)
 softplus = _unary_op(SOFTPLUS)
 relu = _unary_op(RELU)
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
+    """real + i * imag: float32 parts give complex64, float64 parts complex128."""
+    return apply(COMPLEX, as_tensors(real, imag), {})
 
 
 def divide(x, y, name=None):

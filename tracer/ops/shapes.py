@@ -43,6 +43,22 @@ def unary_float(attrs, x):
     return x.shape, x.dtype
 
 
+_REAL_PART = {"complex64": dtypes.float32, "complex128": dtypes.float64}
+_COMPLEX_OF = {"float32": dtypes.complex64, "float64": dtypes.complex128}
+
+
+def magnitude(attrs, x):
+    """abs, real and imag: complex inputs give their real dtype."""
+    return x.shape, _REAL_PART.get(x.dtype.name, x.dtype)
+
+
+def make_complex(attrs, re, im):
+    dtype = same_dtype(re, im)
+    if dtype.name not in _COMPLEX_OF:
+        raise TypeError(f"the parts must be float32 or float64, got {dtype.name}")
+    return broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[dtype.name]
+
+
 def binary(attrs, x, y):
     return broadcast_shapes(x.shape, y.shape), same_dtype(x, y)
 
