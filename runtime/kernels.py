@@ -218,6 +218,29 @@ def reduce_min(x, axis, keepdims):
     return np.min(x, axis=axis, keepdims=keepdims)
 
 
+@kernel("reduce_prod")
+def reduce_prod(x, axis, keepdims):
+    return _as(np.result_type(x), np.prod(x, axis=axis, keepdims=keepdims))
+
+
+def _scan(accumulate, identity):
+    def run(x, axis, exclusive, reverse):
+        x = np.asarray(x)
+        if reverse:
+            x = np.flip(x, axis)
+        out = accumulate(x, axis=axis, dtype=x.dtype)
+        if exclusive:
+            first = np.full_like(np.take(out, [0], axis=axis), identity)
+            out = np.concatenate([first, np.take(out, np.arange(x.shape[axis] - 1), axis=axis)], axis=axis)
+        return np.flip(out, axis) if reverse else out
+
+    return run
+
+
+KERNELS["cumsum"] = _scan(np.cumsum, 0)
+KERNELS["cumprod"] = _scan(np.cumprod, 1)
+
+
 @kernel("matmul")
 def matmul(a, b):
     return np.matmul(a, b)

@@ -85,6 +85,9 @@ CASES = {
     "real": (lambda x: tt.math.real(tt.complex(x * x, x)), [normal(3)]),
     "imag": (lambda x: tt.math.imag(tt.complex(x, tt.sin(x))), [normal(3)]),
     "complex": (lambda x, y: tt.abs(tt.complex(x, y)), [normal(3), normal(3)]),
+    "cumsum": (lambda x: tt.math.cumsum(x, axis=1, exclusive=True) ** 2, [normal(2, 4)]),
+    "cumprod": (lambda x: tt.math.cumprod(x, axis=0, reverse=True), [away_from_zero(3, 2)]),
+    "reduce_prod": (lambda x: tt.reduce_prod(x, axis=[0, 2]), [away_from_zero(2, 3, 2)]),
     "scatter_add": (
         lambda u: apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2,
         [normal(3, 2)],
@@ -259,3 +262,12 @@ def test_stable_forms_stay_finite_at_extremes():
 def test_gather_with_repeated_indices_sums_their_gradients():
     (g,) = _grad(lambda x: tt.reduce_sum(tt.gather(x, [1, 1, 1, 0])), [5.0, 6.0, 7.0])
     np.testing.assert_array_equal(np.asarray(g), [1.0, 3.0, 0.0])
+
+
+def test_reduce_prod_gradient_is_exact_with_zeros():
+    (g,) = _grad(lambda x: tt.reduce_prod(x), [2.0, 0.0, 3.0])
+    np.testing.assert_array_equal(g, [0.0, 6.0, 0.0])
+    (g,) = _grad(lambda x: tt.reduce_prod(x), [0.0, 0.0, 3.0])
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0])
+    (g,) = _grad(lambda x: tt.reduce_sum(tt.reduce_prod(x, axis=1)), [[1.0, 0.0], [2.0, 5.0]])
+    np.testing.assert_array_equal(g, [[0.0, 1.0], [5.0, 2.0]])

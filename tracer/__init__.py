@@ -83,6 +83,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     where,
 )
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
+from tracer.ops.scan_ops import reduce_prod  # noqa: F401
 from tracer.ops.structure_ops import concat, stack, unstack  # noqa: F401
 from tracer.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from tracer.tensor import Tensor, constant, convert_to_tensor, is_tensor_like  # noqa: F401

@@ -49,3 +49,4 @@ from tracer.ops.math_ops import (  # noqa: F401
     tanh,
 )
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
+from tracer.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401

@@ -4,6 +4,26 @@ from tracer.ops import array_ops, linalg_ops, math_ops
 from tracer.tensor import TensorLike
 
 
+def _tensor_equals(self, other):
+    """TensorFlow 2's `==`: elementwise, but False (not an error) for None or unbroadcastable shapes."""
+    return _equality(math_ops.equal, self, other, False)
+
+
+def _tensor_not_equals(self, other):
+    return _equality(math_ops.not_equal, self, other, True)
+
+
+def _equality(function, x, y, incompatible):
+    from tracer.tensor import constant
+
+    if y is None:
+        return constant(incompatible)
+    try:
+        return function(x, y)
+    except ValueError:
+        return constant(incompatible)
+
+
 def _reflected(function):
     return lambda self, other: function(other, self)
 
@@ -29,8 +49,8 @@ OPERATORS = {
     "__le__": math_ops.less_equal,
     "__gt__": math_ops.greater,
     "__ge__": math_ops.greater_equal,
-    "__eq__": math_ops.equal,
-    "__ne__": math_ops.not_equal,
+    "__eq__": _tensor_equals,
+    "__ne__": _tensor_not_equals,
     "__neg__": math_ops.negative,
     "__abs__": math_ops.abs,
     "__getitem__": array_ops.getitem,

@@ -148,6 +148,9 @@ BATCH_RULES = {
     "reduce_sum": _shifted_axis("axis"),
     "reduce_max": _shifted_axis("axis"),
     "reduce_min": _shifted_axis("axis"),
+    "reduce_prod": _shifted_axis("axis"),
+    "cumsum": _shifted_axis("axis"),
+    "cumprod": _shifted_axis("axis"),
     "argmax": _shifted_axis("axis"),
     "argmin": _shifted_axis("axis"),
 }
