@@ -119,3 +119,17 @@ def test_gradient_graph_is_reused_for_the_same_structure():
         grads.append(prepared.grad)
         np.testing.assert_allclose(float(tape.gradient(y, x)), np.exp(value) * (value + 1), rtol=1e-6)
     assert grads[0] is grads[1]
+
+
+def test_values_from_outside_the_tape_are_declared_as_const_at_first_use():
+    w = tt.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
+    outside = tt.constant([[1.0, 0.5]])
+    with tt.GradientTape() as tape:
+        y = outside @ w
+    lines = [text.split("#")[0].rstrip() for text in tape.ir().splitlines()]
+    assert lines == [
+        "%0: f32[2,2] = variable[name='w:0']",
+        "%1: f32[1,2] = const",
+        "%2: f32[1,2] = matmul %1, %0",
+    ]
+    assert y.shape == (1, 2)

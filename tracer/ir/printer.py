@@ -46,14 +46,20 @@ def format_node(node, names):
 def _operand(node, names):
     if _is_inline_literal(node):
         return repr(node.attrs["value"])
-    return names.get(id(node), "%?")
+    return names[id(node)]
 
 
 def format_nodes(nodes, outputs=()):
+    """Lines for `nodes`; an operand not among them is declared as a `const` line at first use
+    (from this graph's point of view it is a value that comes from outside)."""
     names, lines = {}, []
     for node in nodes:
         if _is_inline_literal(node) and node not in outputs:
             continue
+        for inp in node.inputs:
+            if id(inp) not in names and not _is_inline_literal(inp):
+                names[id(inp)] = f"%{len(names)}"
+                lines.append(f"{names[id(inp)]}: {format_type(inp)} = const")
         names[id(node)] = f"%{len(names)}"
         lines.append(format_node(node, names))
     if outputs:
