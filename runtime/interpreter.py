@@ -13,3 +13,16 @@ def run_graph(graph, bindings, apply_node):
         if id(node) not in env:
             env[id(node)] = apply_node(node, [env[id(i)] for i in node.inputs])
     return [env[id(out)] for out in graph.outputs]
+
+
+def evaluate(graph, input_values):
+    """Run `graph` on numpy values (one per graph input, in order) with the numpy kernels."""
+    from runtime.kernels import KERNELS
+
+    def apply_node(node, args):
+        if node.op == "const":
+            return node.attrs["value"].array
+        return KERNELS[node.op](*args, **node.attrs)
+
+    bindings = {id(node): value for node, value in zip(graph.inputs, input_values)}
+    return run_graph(graph, bindings, apply_node)

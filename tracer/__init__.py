@@ -85,7 +85,9 @@ from tracer.ops.math_ops import (  # noqa: F401
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
 from tracer.ops.scan_ops import reduce_prod  # noqa: F401
 from tracer.ops.structure_ops import concat, stack, unstack  # noqa: F401
+from tracer.function import Function, TensorSpec, function  # noqa: F401
 from tracer.tape import GradientTape, UnconnectedGradients  # noqa: F401
+from tracer.transforms import grad, value_and_grad  # noqa: F401
 from tracer.tensor import Tensor, constant, convert_to_tensor, is_tensor_like  # noqa: F401
 from tracer.variable import Variable  # noqa: F401
 

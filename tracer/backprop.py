@@ -87,6 +87,8 @@ def gradient_graph(recording, target_nodes, source_nodes):
             _gradient_cache.popitem(last=False)
     else:
         _gradient_cache.move_to_end(key)
+    if state.trace is not None:
+        state.trace.gradient_graphs.append(grad.graph)
     return PreparedGradient(grad, pruned.nodes)
 
 
@@ -137,6 +139,16 @@ def _source_gradient(output, values):
     if isinstance(output, SparseOutput):
         return IndexedSlices(values[output.values], values[output.indices], output.dense_shape)
     return values[output]
+
+
+def execute_graph(graph, inputs):
+    """Run `graph` on Tensors through the normal op path (so tapes record it); outputs as Tensors."""
+    bindings = {id(node): value for node, value in zip(graph.inputs, inputs)}
+    saved_location = state.location
+    try:
+        return run_graph(graph, bindings, _apply_node)
+    finally:
+        state.location = saved_location
 
 
 def _apply_node(node, args):

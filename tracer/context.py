@@ -12,6 +12,7 @@ class _State(threading.local):
     def __init__(self):
         self.tapes = []  # the tapes recording now, innermost last
         self.location = None  # when set, new nodes take this location instead of the caller's
+        self.trace = None  # the tracing.Trace of the tt.function being traced, if any
 
 
 state = _State()

@@ -45,6 +45,8 @@ class Variable(TensorLike):
             for tape in state.tapes:
                 if tape._watch_accessed_variables:
                     tape._watch_variable(self)
+        if state.trace is not None:
+            return state.trace.read(self)
         return Tensor(self._value, self._node)
 
     def value(self):
@@ -55,24 +57,34 @@ class Variable(TensorLike):
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         new = self._checked(value, "assign")
-        self._value = np.array(new, dtype=self._value.dtype)
+        if state.trace is not None:
+            state.trace.assign(self, new)
+        else:
+            self._value = np.array(new.numpy(), dtype=self._value.dtype)
         return self
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        self._value = self._value + self._checked(delta, "assign_add")
-        return self
+        from tracer.ops.math_ops import add
+
+        return self.assign(add(self._current(), self._checked(delta, "assign_add")))
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        self._value = self._value - self._checked(delta, "assign_sub")
-        return self
+        from tracer.ops.math_ops import subtract
+
+        return self.assign(subtract(self._current(), self._checked(delta, "assign_sub")))
+
+    def _current(self):
+        """The value to update from: no tape watches or records an assign (as in TensorFlow)."""
+        return state.trace.read(self) if state.trace is not None else Tensor(self._value)
 
     def _checked(self, value, method):
-        array = convert_to_tensor(value, self.dtype if not isinstance(value, TensorLike) else None)
-        if array.dtype != self.dtype:
-            raise TypeError(f"{method}: {self.name} has dtype {self.dtype.name}, the value {array.dtype.name}")
-        if array.shape != self.shape:
-            raise ValueError(f"{method}: {self.name} has shape {self.shape}, the value shape {array.shape}")
-        return array.numpy()
+        """`value` as a Tensor of this variable's dtype and shape, or a clear error."""
+        tensor = convert_to_tensor(value, self.dtype if not isinstance(value, TensorLike) else None)
+        if tensor.dtype != self.dtype:
+            raise TypeError(f"{method}: {self.name} has dtype {self.dtype.name}, the value {tensor.dtype.name}")
+        if tensor.shape != self.shape:
+            raise ValueError(f"{method}: {self.name} has shape {self.shape}, the value shape {tensor.shape}")
+        return tensor
 
     def __repr__(self):
         value = self._value

@@ -21,7 +21,7 @@ def apply(op, inputs, attrs):
     except (ValueError, TypeError) as error:
         where = format_location(_location())
         raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
-    if any(t._value is None for t in inputs):
+    if any(t._value is None for t in inputs) or (state.trace is not None and _is_large(shape)):
         node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
         out = Tensor(None, node)
     else:
@@ -29,6 +29,16 @@ def apply(op, inputs, attrs):
     if state.tapes and op.grad is not None and dtype.is_differentiable:
         _record(op, inputs, attrs, out, shape, dtype)
     return out
+
+
+LARGE = 4096  # while tracing, results of more elements become graph nodes, not baked-in constants
+
+
+def _is_large(shape):
+    size = 1
+    for d in shape:
+        size *= d
+    return size > LARGE
 
 
 def _location():

@@ -1,0 +1,282 @@
+"""`tt.function`: trace a Python function once per input signature, optimize, and run it compiled.
+
+    @tt.function
+    def step(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.sin(x) * x)
+        return y, tape.gradient(y, x)
+
+The signature of a call is the structure of its arguments, the shape and dtype of each
+tensor (or numpy array), the identity of each Variable, and the value of every other
+argument. Each new signature is traced (Python control flow runs once, so it is unrolled),
+run through the pass pipeline, and handed to a backend: "c" compiles it, "interpreter"
+runs it with numpy, "auto" compiles and falls back to numpy, with one warning that says
+why, when no C compiler works.
+"""
+
+import functools
+import inspect
+import logging
+
+import numpy as np
+
+from tracer import nest
+from tracer.context import state
+from tracer.dtypes import as_dtype
+from tracer.ir import format_graph, to_dot
+from tracer.passes.pipeline import run_pipeline
+from tracer.tensor import Tensor, TensorLike
+from tracer.tracing import Trace, tracing
+from tracer.variable import Variable
+
+log = logging.getLogger("tracer.function")
+
+BACKENDS = ("auto", "c", "interpreter")
+
+
+class TensorSpec:
+    """The shape and dtype of a tensor argument, for `input_signature`."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape, dtype="float32", name=None):
+        if any(d is None for d in shape):
+            raise ValueError("TensorSpec: tracer traces static shapes; give every dimension")
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = as_dtype(dtype)
+        self.name = name
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=tt.{self.dtype.name})"
+
+
+def function(func=None, input_signature=None, backend="auto", jit_compile=None, reduce_retracing=False):
+    """Decorate `func` so that calls run a traced, optimized and compiled version of it."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if func is None:
+        return functools.partial(function, input_signature=input_signature, backend=backend)
+    return Function(func, input_signature, backend)
+
+
+class Function:
+    def __init__(self, python_function, input_signature, backend):
+        functools.update_wrapper(self, python_function)
+        self._python_function = python_function
+        self._input_signature = None if input_signature is None else list(input_signature)
+        self._backend = backend
+        self._concrete = {}  # signature -> ConcreteFunction
+        self._tracing_count = 0
+
+    def __call__(self, *args, **kwargs):
+        return self.get_concrete_function(*args, **kwargs)._call(_leaves(args, kwargs))
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The traced function for these arguments (traced now if this signature is new)."""
+        if self._input_signature is not None:
+            _check_signature(self._input_signature, args)
+        key = signature(args, kwargs)
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            if self._concrete:
+                log.info("retracing %s: %s", self.__name__, _difference(key, self._concrete))
+            concrete = self._trace(args, kwargs)
+            self._concrete[key] = concrete
+        return concrete
+
+    def experimental_get_tracing_count(self):
+        return self._tracing_count
+
+    def _trace(self, args, kwargs):
+        self._tracing_count += 1
+        trace = Trace()
+        names = _argument_names(self._python_function, args, kwargs)
+        flat = nest.flatten((args, kwargs))
+        symbolic = [
+            trace.input(name, leaf.shape, leaf.dtype) if _is_tensor_argument(leaf) else leaf
+            for name, leaf in zip(names, flat)
+        ]
+        symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)
+        with tracing(trace):
+            result = self._python_function(*symbolic_args, **symbolic_kwargs)
+        return ConcreteFunction(self.__name__, trace, result, self._backend)
+
+
+class ConcreteFunction:
+    """One traced signature: its graphs at every stage and the executable that runs it."""
+
+    def __init__(self, name, trace, result, backend):
+        self.name = name
+        self._structure = result
+        flat = nest.flatten(result)
+        self._tensor_positions = [k for k, leaf in enumerate(flat) if isinstance(leaf, TensorLike)]
+        self._flat_result = flat
+        tensors = [flat[k]._read() if isinstance(flat[k], Variable) else flat[k] for k in self._tensor_positions]
+        self._variables = list(trace.variables.values())
+        self._assigned = list(trace.assigned)
+        self._gradient_graphs = list(trace.gradient_graphs)
+        self.stages = run_pipeline(trace.graph(tensors))
+        self._executable = _executable(self.stages["optimized"], backend, name)
+
+    def ir(self, stage="optimized"):
+        """The graph at `stage` ('traced', 'pruned', 'grad', 'simplified', 'deduplicated',
+        'optimized') as text; 'grad' lists the gradient graphs tape.gradient built."""
+        if stage == "grad":
+            return "\n\n".join(format_graph(g) for g in self._gradient_graphs) or "# no tape.gradient call"
+        if stage not in self.stages:
+            raise ValueError(f"unknown stage {stage!r}; the stages are {['grad', *self.stages]}")
+        return format_graph(self.stages[stage])
+
+    def graphviz(self, stage="optimized"):
+        return to_dot(self.stages[stage], name=self.name)
+
+    def c_source(self):
+        source = getattr(self._executable, "c_source", None)
+        if source is None:
+            raise RuntimeError(f"{self.name} runs on the numpy interpreter: there is no C source")
+        return source
+
+    @property
+    def backend(self):
+        return self._executable.backend
+
+    def _call(self, leaves):
+        arrays = [np.asarray(leaf) for leaf in leaves if _is_tensor_argument(leaf)]
+        arrays += [v._value for v in self._variables]
+        if state.tapes or state.trace is not None:
+            results = self._run_through_ops(arrays)
+        else:
+            results = [Tensor(a) for a in self._executable(arrays)]
+        outputs, updates = results[: len(self._tensor_positions)], results[len(self._tensor_positions) :]
+        for variable, value in zip(self._assigned, updates):
+            if state.trace is not None:
+                state.trace.assign(variable, value)
+            else:
+                variable._value = np.array(value.numpy())
+        flat = list(self._flat_result)
+        for position, value in zip(self._tensor_positions, outputs):
+            flat[position] = value
+        return nest.pack_sequence_as(self._structure, flat)
+
+    def _run_through_ops(self, arrays):
+        """Under a recording tape (or inside another trace), run the traced graph op by op
+        through the normal op path, so the tape records it and gradients flow."""
+        from tracer.backprop import execute_graph
+
+        graph = self.stages["deduplicated"]
+        inputs = [Tensor(a) for a in arrays[: len(arrays) - len(self._variables)]]
+        inputs += [v._read() for v in self._variables]
+        return execute_graph(graph, inputs)
+
+
+def _executable(graph, backend, name):
+    from runtime.executable import InterpretedGraph
+
+    return InterpretedGraph(graph)
+
+
+def _is_tensor_argument(value):
+    return (isinstance(value, TensorLike) and not isinstance(value, Variable)) or isinstance(value, np.ndarray)
+
+
+def _leaves(args, kwargs):
+    return nest.flatten((args, kwargs))
+
+
+def signature(args, kwargs):
+    """A hashable key: the argument structure with each leaf described."""
+    return _describe((args, kwargs))
+
+
+def _describe(value):
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _describe(value[k])) for k in sorted(value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_describe(v) for v in value))
+    if isinstance(value, Variable):
+        return ("variable", id(value), value.shape, value.dtype.name)
+    if _is_tensor_argument(value):
+        return ("tensor", tuple(value.shape), as_dtype(value.dtype).name)
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"tt.function arguments must be tensors, variables or hashable values, not {type(value).__name__}") from None
+    return ("value", type(value).__name__, value)
+
+
+def _difference(key, cached):
+    """What differs between `key` and the nearest cached signature, for the retrace log."""
+    new = list(_leaf_descriptions(key))
+
+    def distance(other):
+        old = list(_leaf_descriptions(other))
+        return sum(a != b for a, b in zip(new, old)) + abs(len(new) - len(old))
+
+    old = list(_leaf_descriptions(min(cached, key=distance)))
+    changes = [f"argument {k}: {_leaf_text(a)} -> {_leaf_text(b)}" for k, (a, b) in enumerate(zip(old, new)) if a != b]
+    if len(old) != len(new):
+        changes.append(f"{len(old)} -> {len(new)} arguments")
+    return "; ".join(changes) or "a different argument structure"
+
+
+def _leaf_descriptions(key):
+    kind = key[0]
+    if kind in ("tensor", "variable", "value"):
+        yield key
+    elif kind == "dict":
+        for _, child in key[1]:
+            yield from _leaf_descriptions(child)
+    else:
+        for child in key[1]:
+            yield from _leaf_descriptions(child)
+
+
+def _leaf_text(leaf):
+    kind = leaf[0] if isinstance(leaf, tuple) and leaf else None
+    if kind == "tensor":
+        return f"{leaf[2]}{list(leaf[1])}"
+    if kind == "variable":
+        return f"variable {leaf[3]}{list(leaf[2])} (id {leaf[1]:#x})"
+    if kind == "value":
+        return repr(leaf[2])
+    return repr(leaf)
+
+
+def _argument_names(func, args, kwargs):
+    """A readable name per flattened argument leaf: `x`, `xs_1`, `params_w`."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+        named = list(bound.arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"arg{k}", a) for k, a in enumerate(args)] + list(kwargs.items())
+    names = {}
+    for name, value in named:
+        _name_leaves(name, value, names)
+    flat = nest.flatten((args, kwargs))
+    return [names.get(id(leaf), f"arg{k}") for k, leaf in enumerate(flat)]
+
+
+def _name_leaves(prefix, value, names):
+    if isinstance(value, dict):
+        for key in sorted(value):
+            _name_leaves(f"{prefix}_{key}", value[key], names)
+    elif isinstance(value, (list, tuple)):
+        for k, item in enumerate(value):
+            _name_leaves(f"{prefix}_{k}", item, names)
+    else:
+        names.setdefault(id(value), prefix)
+
+
+def _check_signature(specs, args):
+    flat = nest.flatten(list(args))
+    if len(flat) != len(specs):
+        raise TypeError(f"the input_signature has {len(specs)} tensors, the call passes {len(flat)} arguments")
+    for k, (spec, value) in enumerate(zip(specs, flat)):
+        shape = tuple(getattr(value, "shape", np.shape(value)))
+        dtype = as_dtype(value.dtype) if hasattr(value, "dtype") else None
+        if shape != spec.shape or (dtype is not None and dtype != spec.dtype):
+            raise ValueError(f"argument {k} is {getattr(dtype, 'name', '?')}{list(shape)}, the input_signature says {spec!r}")

@@ -1,0 +1,62 @@
+"""Tracing a Python function into an IR graph, for `tt.function`.
+
+While a `Trace` is current (`state.trace`), tensor arguments are symbolic inputs, ops add
+nodes instead of computing, and variables are graph inputs read at call time: reading one
+gives its current symbolic value, and `assign*` replaces that value and marks the variable
+for write-back. Python control flow runs once, at trace time, so it is unrolled.
+"""
+
+import contextlib
+
+from tracer.context import state
+from tracer.ir import Graph, Node, topological_closure
+from tracer.ops.core import graph_node_of
+from tracer.tensor import Tensor
+
+
+class Trace:
+    """The state of one tracing run: the inputs made so far and what variables hold now."""
+
+    def __init__(self):
+        self.inputs = []  # input nodes, in order of the flattened arguments
+        self.variables = {}  # id(variable) -> variable, in order of first use
+        self._values = {}  # id(variable) -> symbolic Tensor it holds now
+        self.assigned = []  # variables assigned to, in order of first assignment
+        self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
+
+    def input(self, name, shape, dtype):
+        node = Node("input", (), {"name": name}, tuple(shape), dtype)
+        self.inputs.append(node)
+        return Tensor(None, node)
+
+    def read(self, variable):
+        key = id(variable)
+        if key not in self._values:
+            self.variables[key] = variable
+            self._values[key] = Tensor(None, variable._node)
+        return self._values[key]
+
+    def assign(self, variable, value):
+        self.read(variable)
+        if all(v is not variable for v in self.assigned):
+            self.assigned.append(variable)
+        self._values[id(variable)] = value
+
+    def graph(self, outputs):
+        """The traced graph: outputs, then the new values of assigned variables."""
+        out_nodes = [graph_node_of(t) for t in outputs]
+        out_nodes += [graph_node_of(self._values[id(v)]) for v in self.assigned]
+        inputs = self.inputs + [v._node for v in self.variables.values()]
+        leaves = {id(n) for n in inputs}
+        body = [n for n in topological_closure(out_nodes) if id(n) not in leaves]
+        return Graph(inputs, inputs + body, out_nodes)
+
+
+@contextlib.contextmanager
+def tracing(trace):
+    saved_trace, saved_tapes = state.trace, state.tapes
+    state.trace, state.tapes = trace, []
+    try:
+        yield trace
+    finally:
+        state.trace, state.tapes = saved_trace, saved_tapes
