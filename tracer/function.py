@@ -18,6 +18,7 @@ why, when no C compiler works.
 import functools
 import inspect
 import logging
+import warnings
 
 import numpy as np
 
@@ -173,10 +174,29 @@ class ConcreteFunction:
         return execute_graph(graph, inputs)
 
 
+_fallback_warned = False
+
+
 def _executable(graph, backend, name):
+    """Compile `graph` for `backend`; 'auto' falls back to the interpreter, with one warning,
+    when no C compiler works."""
+    global _fallback_warned
     from runtime.executable import InterpretedGraph
 
-    return InterpretedGraph(graph)
+    if backend == "interpreter":
+        return InterpretedGraph(graph)
+    from codegen.build import CompilerUnavailable
+    from codegen.compile import compile_graph
+
+    try:
+        return compile_graph(graph, name)
+    except CompilerUnavailable as error:
+        if backend == "c":
+            raise
+        if not _fallback_warned:
+            _fallback_warned = True
+            warnings.warn(f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=4)
+        return InterpretedGraph(graph)
 
 
 def _is_tensor_argument(value):

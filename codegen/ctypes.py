@@ -1,0 +1,56 @@
+"""C types for tracer's dtypes, and C literals.
+
+float16 is stored as `_Float16` and computed in `float`, rounded back after every op, as
+numpy does; complex values use C99 `_Complex`.
+"""
+
+import math
+
+import numpy as np
+
+STORAGE = {
+    "float16": "_Float16",
+    "float32": "float",
+    "float64": "double",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "bool": "bool",
+    "complex64": "float _Complex",
+    "complex128": "double _Complex",
+}
+COMPUTE = dict(STORAGE, float16="float")
+# suffix of the libm function for a compute type: sinf, sin, csinf, csin
+MATH_SUFFIX = {"float": "f", "double": "", "float _Complex": "f", "double _Complex": ""}
+
+
+def storage(dtype):
+    return STORAGE[dtype.name]
+
+
+def compute(dtype):
+    return COMPUTE[dtype.name]
+
+
+def literal(value, dtype):
+    """A C expression of `dtype` for the Python/numpy scalar `value` (NaN and inf included)."""
+    ctype = compute(dtype)
+    if dtype.is_complex:
+        value = complex(value)
+        return f"__builtin_complex(({_real_type(ctype)}){_float(value.real)}, ({_real_type(ctype)}){_float(value.imag)})"
+    if dtype.is_bool:
+        return "true" if bool(value) else "false"
+    if dtype.is_integer:
+        return f"(({ctype}){int(value)}LL)"
+    return f"(({ctype}){_float(float(value))})"
+
+
+def _real_type(ctype):
+    return ctype.replace(" _Complex", "")
+
+
+def _float(value):
+    if math.isnan(value):
+        return "NAN"
+    if math.isinf(value):
+        return "INFINITY" if value > 0 else "(-INFINITY)"
+    return repr(float(np.float64(value)))

@@ -1,0 +1,236 @@
+"""Loop kernels: a fused body (elementwise ops, view ops, a final reduction) as one loop nest.
+
+Every body node is evaluated at an affine multi-index of the iteration space; a node used
+at the same index twice is computed once (a C temporary). View ops only change the index:
+broadcast_to drops or zeroes axes, transpose permutes them, slice scales and shifts them,
+a size-1 reshape adds or removes them, and a reshape of a stored value reads it by flat
+offset. A reduction root loops over its input with the kept axes outside and the reduced
+axes inside, accumulating in a local (in double for float32 sums, like numpy's pairwise
+sums in accuracy).
+"""
+
+import collections
+import os
+
+from codegen.affine import Affine, broadcast_map, offset
+from codegen.ctypes import compute, literal, storage
+from codegen.expressions import C_EXPRESSIONS
+
+def format_location(location):
+    """`file.py:14`, as the IR printer writes it (codegen does not import tracer)."""
+    return "" if location is None else f"{os.path.basename(location[0])}:{location[1]}"
+
+
+REDUCTIONS = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
+
+
+class LoopNest:
+    """What `templates/loops.c.j2` renders: one C function with one or more loop nests."""
+
+    def __init__(self, name, params, out_type, comment):
+        self.name = name
+        self.params = params  # [(C type, name)]
+        self.out_type = out_type
+        self.comment = comment
+        self.nests = []  # [Nest]
+
+
+class Nest:
+    def __init__(self, loops, statements, store, accumulator=None, reduced_loops=()):
+        self.loops = loops  # [(index name, extent)] outside the accumulator
+        self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
+        self.statements = statements  # [(C statement, comment)]
+        self.store = store  # C statement writing the result
+        self.accumulator = accumulator  # an Accumulator, or None
+
+
+Accumulator = collections.namedtuple("Accumulator", "type init step result")
+
+
+class Emitter:
+    """Builds the statements that compute body nodes at given index maps."""
+
+    def __init__(self, params):
+        self.params = params  # id(body input node) -> (C name, node)
+        self.statements = []
+        self.memo = {}
+        self.names = {}  # id(body node) -> %k, for comments
+
+    def value(self, node, index_map):
+        key = (id(node), tuple(a.key() for a in index_map))
+        if key not in self.memo:
+            self.memo[key] = self._compute(node, index_map)
+        return self.memo[key]
+
+    def _compute(self, node, index_map):
+        if id(node) in self.params:
+            name, _ = self.params[id(node)]
+            return self._load(name, node, offset(index_map, node.shape))
+        if node.op == "const":
+            return literal(node.attrs["value"].array.item(), node.dtype)
+        view = VIEWS.get(node.op)
+        if view is not None:
+            return view(self, node, index_map)
+        first = node.inputs[1] if node.op == "select" else node.inputs[0]
+        args = [self.value(i, broadcast_map(index_map, node.shape, i.shape)) for i in node.inputs]
+        expression = C_EXPRESSIONS[node.op](first.dtype, node.dtype, *args)
+        return self._temporary(node, expression)
+
+    def _load(self, name, node, flat):
+        return self._temporary(node, f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]", comment=False)
+
+    def _temporary(self, node, expression, comment=True):
+        if node.dtype.name == "float16":
+            expression = f"(float)(_Float16)({expression})"
+        name = f"t{len(self.statements)}"
+        text = f"const {compute(node.dtype)} {name} = {expression};"
+        note = f"{self.names.get(id(node), '')} {node.op}  {format_location(node.location)}".strip() if comment else ""
+        self.statements.append((text, note))
+        return name
+
+
+INDEX = [f"i{k}" for k in range(64)]
+
+
+def _broadcast_view(emitter, node, index_map):
+    (x,) = node.inputs
+    return emitter.value(x, broadcast_map(index_map, node.shape, x.shape))
+
+
+def _transpose_view(emitter, node, index_map):
+    (x,) = node.inputs
+    source = [None] * len(x.shape)
+    for k, p in enumerate(node.attrs["perm"]):
+        source[p] = index_map[k]
+    return emitter.value(x, tuple(source))
+
+
+def _reshape_view(emitter, node, index_map):
+    (x,) = node.inputs
+    if id(x) in emitter.params:  # a stored value: read it by flat offset
+        name, _ = emitter.params[id(x)]
+        return emitter._load(name, x, offset(index_map, node.shape))
+    kept = iter(a for a, d in zip(index_map, node.shape) if d != 1)
+    return emitter.value(x, tuple(Affine() if d == 1 else next(kept) for d in x.shape))
+
+
+def _slice_view(emitter, node, index_map):
+    (x,) = node.inputs
+    return emitter.value(x, slice_source_map(node.attrs["index"], index_map, len(x.shape)))
+
+
+def slice_source_map(index, out_map, source_rank):
+    """The index into a slice's source for the index `out_map` into its result."""
+    source, j = [], 0
+    for item in index:
+        if item is None:
+            j += 1
+        elif isinstance(item, tuple):
+            start, _, step = item
+            source.append(out_map[j] * step + start)
+            j += 1
+        else:
+            source.append(Affine(item))
+    source.extend(out_map[j:])
+    assert len(source) == source_rank
+    return tuple(source)
+
+
+VIEWS = {
+    "broadcast_to": _broadcast_view,
+    "transpose": _transpose_view,
+    "reshape": _reshape_view,
+    "slice": _slice_view,
+}
+
+ACCUMULATE = {
+    "reduce_sum": ("{acc} += {value};", "0"),
+    "reduce_prod": ("{acc} *= {value};", "1"),
+    "reduce_max": ("{acc} = tr_maximum_{tag}({acc}, {value});", "-INFINITY"),
+    "reduce_min": ("{acc} = tr_minimum_{tag}({acc}, {value});", "INFINITY"),
+}
+
+
+def _accumulator_type(dtype):
+    """Sums and products of float32 accumulate in double; complex64 in complex double."""
+    return {"float16": "double", "float32": "double", "complex64": "double _Complex"}.get(
+        dtype.name, compute(dtype)
+    )
+
+
+def _integer_extremum(op, dtype):
+    bits = 32 if dtype.name == "int32" else 64
+    return f"INT{bits}_MIN" if op == "reduce_max" else f"INT{bits}_MAX"
+
+
+def identity_map(rank):
+    return tuple(Affine.index(k) for k in range(rank))
+
+
+def fused_loop_nest(node, name, param_names):
+    """The LoopNest of a `fused` node, or of a reduction reading a stored value directly."""
+    if node.op == "fused":
+        body = node.attrs["kernel"].body
+        root = body.outputs[0]
+        params = {id(p): (param_names[k], p) for k, p in enumerate(body.inputs)}
+        names = {id(n): f"%{k}" for k, n in enumerate(n for n in body.nodes if n.op != "const")}
+    else:  # a reduction of a value that is stored, not fused
+        root, params, names = node, {id(node.inputs[0]): (param_names[0], node.inputs[0])}, {}
+    emitter = Emitter(params)
+    emitter.names = names
+    kernel = LoopNest(name, [], storage(node.dtype), _comment(node))
+    if root.op in REDUCTIONS:
+        kernel.nests.append(_reduction_nest(emitter, root, node))
+    else:
+        index_map = identity_map(len(root.shape))
+        value = emitter.value(root, index_map)
+        store = f"out[{offset(index_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
+        loops = [(INDEX[k], d) for k, d in enumerate(root.shape)]
+        kernel.nests.append(Nest(loops, emitter.statements, store))
+    return kernel
+
+
+def _reduction_nest(emitter, root, node):
+    (source,) = root.inputs
+    axes = root.attrs["axis"]
+    index_map = identity_map(len(source.shape))
+    value = emitter.value(source, index_map)
+    kept = [k for k in range(len(source.shape)) if k not in axes]
+    if root.attrs["keepdims"]:
+        out_map = tuple(Affine() if k in axes else index_map[k] for k in range(len(source.shape)))
+    else:
+        out_map = tuple(index_map[k] for k in kept)
+    acc_type = _accumulator_type(root.dtype) if root.op in ("reduce_sum", "reduce_prod") else compute(root.dtype)
+    update, init = ACCUMULATE[root.op]
+    if root.dtype.is_integer and root.op in ("reduce_max", "reduce_min"):
+        init = _integer_extremum(root.op, root.dtype)
+    tag = {"float16": "f32", "float32": "f32"}.get(root.dtype.name, root.dtype.short_name)
+    accumulator = Accumulator(
+        acc_type,
+        init,
+        update.format(acc="acc", value=value, tag=tag),
+        f"out[{offset(out_map, root.shape).c(INDEX)}] = ({storage(node.dtype)})acc;",
+    )
+    return Nest(
+        [(INDEX[k], source.shape[k]) for k in kept],
+        emitter.statements,
+        None,
+        accumulator,
+        [(INDEX[k], source.shape[k]) for k in axes],
+    )
+
+
+def copy_nest(source_name, source_shape, source_map, out_map, out_shape, dtype, loops):
+    """One nest storing source[source_map] to out[out_map]: concat parts, tile, slice_grad."""
+    load = f"{source_name}[{offset(source_map, source_shape).c(INDEX)}]"
+    store = f"out[{offset(out_map, out_shape).c(INDEX)}] = {load};"
+    return Nest(loops, [], store)
+
+
+def _comment(node):
+    where = format_location(node.location)
+    label = node.attrs["kernel"].name if node.op == "fused" else node.op
+    return f"{label}: {node.dtype.short_name}{list(node.shape)}" + (f"  # {where}" if where else "")
+
+
+
