@@ -18,6 +18,7 @@ why, when no C compiler works.
 import functools
 import inspect
 import logging
+import os
 import warnings
 
 import numpy as np
@@ -122,6 +123,20 @@ class ConcreteFunction:
         self._gradient_graphs = list(trace.gradient_graphs)
         self.stages = run_pipeline(trace.graph(tensors))
         self._executable = _executable(self.stages["optimized"], backend, name)
+        if os.environ.get("TRACER_DUMP"):
+            self._dump(os.environ["TRACER_DUMP"])
+
+    def _dump(self, directory):
+        """Write every stage's IR, and the C source, to `directory` (TRACER_DUMP)."""
+        os.makedirs(directory, exist_ok=True)
+        stem = os.path.join(directory, f"{_file_safe(self.name)}.{id(self):x}")
+        for stage in ("traced", "grad", *list(self.stages)[1:]):
+            with open(f"{stem}.{stage}.ir", "w") as handle:
+                handle.write(self.ir(stage) + "\n")
+        source = getattr(self._executable, "c_source", None)
+        if source is not None:
+            with open(f"{stem}.c", "w") as handle:
+                handle.write(source)
 
     def ir(self, stage="optimized"):
         """The graph at `stage` ('traced', 'pruned', 'grad', 'simplified', 'deduplicated',
@@ -146,11 +161,11 @@ class ConcreteFunction:
         return self._executable.backend
 
     def _call(self, leaves):
-        arrays = [np.asarray(leaf) for leaf in leaves if _is_tensor_argument(leaf)]
-        arrays += [v._value for v in self._variables]
+        tensors = [leaf for leaf in leaves if _is_tensor_argument(leaf)]
         if state.tapes or state.trace is not None:
-            results = self._run_through_ops(arrays)
+            results = self._run_through_ops(tensors)
         else:
+            arrays = [np.asarray(t) for t in tensors] + [v._value for v in self._variables]
             results = [Tensor(a) for a in self._executable(arrays)]
         outputs, updates = results[: len(self._tensor_positions)], results[len(self._tensor_positions) :]
         for variable, value in zip(self._assigned, updates):
@@ -163,15 +178,14 @@ class ConcreteFunction:
             flat[position] = value
         return nest.pack_sequence_as(self._structure, flat)
 
-    def _run_through_ops(self, arrays):
+    def _run_through_ops(self, tensors):
         """Under a recording tape (or inside another trace), run the traced graph op by op
         through the normal op path, so the tape records it and gradients flow."""
         from tracer.backprop import execute_graph
 
-        graph = self.stages["deduplicated"]
-        inputs = [Tensor(a) for a in arrays[: len(arrays) - len(self._variables)]]
+        inputs = [t if isinstance(t, TensorLike) else Tensor(np.asarray(t)) for t in tensors]
         inputs += [v._read() for v in self._variables]
-        return execute_graph(graph, inputs)
+        return execute_graph(self.stages["deduplicated"], inputs)
 
 
 _fallback_warned = False
@@ -197,6 +211,10 @@ def _executable(graph, backend, name):
             _fallback_warned = True
             warnings.warn(f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=4)
         return InterpretedGraph(graph)
+
+
+def _file_safe(name):
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64] or "function"
 
 
 def _is_tensor_argument(value):

@@ -1,0 +1,122 @@
+"""The on-disk cache of compiled modules, across processes; and the fallback without a compiler."""
+
+import json
+import os
+import pathlib
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+PROGRAM = textwrap.dedent(
+    """
+    import json, sys, warnings
+    import numpy as np
+    import tracer as tt
+
+    @tt.function(backend=sys.argv[1])
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.sin(x) * x)
+        return y, tape.gradient(y, x)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = tt.constant(np.linspace(0, 1, 7))
+        y, g = f(x)
+        concrete = f.get_concrete_function(x)
+    meta = getattr(concrete._executable, "meta", {})
+    print(json.dumps({"y": float(y), "g": g.numpy().tolist(), "backend": concrete.backend,
+                      "cached": meta.get("cached"), "warnings": [str(w.message) for w in caught]}))
+    """
+)
+
+
+def run(cache, backend="c", compiler=None):
+    env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+    if compiler is not None:
+        env["CC"] = str(compiler)
+    result = subprocess.run([sys.executable, "-c", PROGRAM, backend], env=env, capture_output=True, text=True,
+                            timeout=120, cwd=REPO)
+    return result
+
+
+def expected():
+    import numpy as np
+
+    x = np.linspace(0, 1, 7)
+    return float(np.sum(np.sin(x) * x)), (np.cos(x) * x + np.sin(x)).tolist()
+
+
+@pytest.fixture
+def logging_compiler(tmp_path):
+    """A compiler that logs every call and hands it to the real one."""
+    log = tmp_path / "compiler.log"
+    wrapper = tmp_path / "cc"
+    real = shutil.which("cc") or shutil.which("gcc")
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {real} "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    return wrapper, log
+
+
+def compilations(log):
+    return [line for line in log.read_text().splitlines() if "--version" not in line] if log.exists() else []
+
+
+def test_a_second_process_reuses_the_module_without_compiling(tmp_path, logging_compiler):
+    compiler, log = logging_compiler
+    cache = tmp_path / "cache"
+    first = run(cache, compiler=compiler)
+    assert first.returncode == 0, first.stderr
+    assert len(compilations(log)) == 1
+    second = run(cache, compiler=compiler)
+    assert second.returncode == 0, second.stderr
+    assert len(compilations(log)) == 1  # no new compiler run
+    out = json.loads(second.stdout)
+    assert out["cached"] is True and out["backend"] == "c"
+    y, g = expected()
+    assert abs(out["y"] - y) < 1e-12 and max(abs(a - b) for a, b in zip(out["g"], g)) < 1e-12
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+
+
+def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, logging_compiler):
+    compiler, log = logging_compiler
+    cache = tmp_path / "cache"
+    assert run(cache, compiler=compiler).returncode == 0
+    (library,) = cache.glob("*/*.so")
+    library.write_bytes(library.read_bytes()[:1000])  # truncated, as by a crash or a full disk
+    again = run(cache, compiler=compiler)
+    assert again.returncode == 0, again.stderr
+    out = json.loads(again.stdout)
+    assert out["cached"] is False and len(compilations(log)) == 2
+    assert abs(out["y"] - expected()[0]) < 1e-12
+
+
+def test_two_processes_compiling_the_same_module_at_once_both_succeed(tmp_path):
+    cache = tmp_path / "cache"
+    env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+    processes = [subprocess.Popen([sys.executable, "-c", PROGRAM, "c"], env=env, cwd=REPO,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outputs = [p.communicate(timeout=120) for p in processes]
+    assert all(p.returncode == 0 for p in processes), [e for _, e in outputs]
+    assert len({json.loads(o)["y"] for o, _ in outputs}) == 1
+    assert len(list(cache.glob("*/meta.json"))) == 1
+    assert not list(cache.glob(".build-*"))  # no staging directory left behind
+
+
+def test_auto_falls_back_to_the_interpreter_with_one_warning_when_no_compiler_works(tmp_path):
+    missing = tmp_path / "no-such-cc"
+    result = run(tmp_path / "cache", backend="auto", compiler=missing)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["backend"] == "interpreter"
+    assert len(out["warnings"]) == 1 and "numpy interpreter" in out["warnings"][0]
+    assert abs(out["y"] - expected()[0]) < 1e-12
+    forced = run(tmp_path / "cache", backend="c", compiler=missing)
+    assert forced.returncode != 0 and "CompilerUnavailable" in forced.stderr

@@ -1,0 +1,253 @@
+"""tt.function: tracing per signature, variables, structures, stages, fusion, and transforms."""
+
+import logging
+import re
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+
+def test_traces_once_per_signature_and_reuses_it():
+    @tt.function
+    def f(x, scale):
+        return x * scale
+
+    a, b = tt.constant([1.0, 2.0]), tt.constant([3.0, 4.0])
+    np.testing.assert_array_equal(f(a, 2.0).numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(f(b, 2.0).numpy(), [6.0, 8.0])
+    assert f.experimental_get_tracing_count() == 1
+    f(b, 3.0)  # a new Python value
+    f(tt.constant([1.0, 2.0, 3.0]), 3.0)  # a new shape
+    f(tt.constant([1.0, 2.0], dtype=tt.float64), 3.0)  # a new dtype
+    assert f.experimental_get_tracing_count() == 4
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0], np.float32), 3.0).numpy(), [3.0, 6.0])
+    assert f.experimental_get_tracing_count() == 4  # numpy arrays share the tensor signature
+
+
+def test_retracing_logs_what_changed(caplog):
+    @tt.function
+    def f(x, n):
+        return x + n
+
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        f(tt.constant([1.0, 2.0]), 1)
+        f(tt.constant([1.0, 2.0, 3.0]), 1)
+        f(tt.constant([1.0, 2.0, 3.0]), 2)
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2
+    assert "float32[2] -> float32[3]" in messages[0]
+    assert "1 -> 2" in messages[1]
+
+
+def test_python_control_flow_is_unrolled_at_trace_time():
+    @tt.function
+    def power(x, n):
+        result = tt.ones_like(x)
+        for _ in range(n):
+            result = result * x
+        return result
+
+    x = tt.constant([2.0, 3.0])
+    np.testing.assert_array_equal(power(x, 3).numpy(), [8.0, 27.0])
+    assert power.get_concrete_function(x, 3).ir("traced").count("= mul") == 3
+
+
+def test_variables_are_read_at_call_time_and_assigns_are_written_back():
+    v = tt.Variable([1.0, 2.0])
+    counter = tt.Variable(0.0)
+
+    @tt.function
+    def step(x):
+        counter.assign_add(1.0)
+        return x * v
+
+    np.testing.assert_array_equal(step(tt.constant([1.0, 1.0])).numpy(), [1.0, 2.0])
+    v.assign([10.0, 20.0])
+    np.testing.assert_array_equal(step(tt.constant([1.0, 1.0])).numpy(), [10.0, 20.0])
+    assert counter.numpy() == 2.0 and step.experimental_get_tracing_count() == 1
+
+
+def test_a_different_variable_of_the_same_shape_retraces_and_gets_its_own_gradient():
+    @tt.function
+    def grad_of(w, x):
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_sum(w * x)
+        return tape.gradient(loss, w)
+
+    w1, w2 = tt.Variable([1.0, 2.0]), tt.Variable([3.0, 4.0])
+    x = tt.constant([5.0, 6.0])
+    np.testing.assert_array_equal(grad_of(w1, x).numpy(), [5.0, 6.0])
+    with tt.GradientTape() as tape:
+        pass
+    np.testing.assert_array_equal(grad_of(w2, x * 2.0).numpy(), [10.0, 12.0])
+    assert grad_of.experimental_get_tracing_count() == 2
+
+
+def test_nested_structures_in_and_out():
+    @tt.function
+    def f(inputs):
+        total = inputs["a"] + inputs["pair"][0] * inputs["pair"][1]
+        return {"total": total, "parts": [inputs["a"], total * 2.0], "label": "done"}
+
+    out = f({"a": tt.constant(1.0), "pair": (tt.constant(2.0), tt.constant(3.0))})
+    assert out["label"] == "done"
+    assert float(out["total"]) == 7.0
+    assert [float(t) for t in out["parts"]] == [1.0, 14.0]
+
+
+def test_input_signature_is_checked():
+    @tt.function(input_signature=[tt.TensorSpec((2,), tt.float32)])
+    def f(x):
+        return x * 2.0
+
+    np.testing.assert_array_equal(f(tt.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
+    with pytest.raises(ValueError, match="input_signature"):
+        f(tt.constant([1.0, 2.0, 3.0]))
+
+
+def test_seed_examples_compiled_give_the_seed_values():
+    @tt.function
+    def square_gradient(x):
+        with tt.GradientTape() as g:
+            g.watch(x)
+            y = x * x
+        return g.gradient(y, x)
+
+    @tt.function
+    def second_derivative(x):
+        with tt.GradientTape() as g:
+            g.watch(x)
+            with tt.GradientTape() as gg:
+                gg.watch(x)
+                y = x * x
+            dy_dx = gg.gradient(y, x)
+        return dy_dx, g.gradient(dy_dx, x)
+
+    @tt.function
+    def persistent(x):
+        with tt.GradientTape(persistent=True) as g:
+            g.watch(x)
+            y = x * x
+            z = y * y
+        return g.gradient(z, x), g.gradient(y, x)
+
+    @tt.function
+    def jacobians(x, xb):
+        with tt.GradientTape(persistent=True) as g:
+            g.watch([x, xb])
+            y, yb = x * x, xb * xb
+        return g.jacobian(y, x), g.batch_jacobian(yb, xb)
+
+    assert float(square_gradient(tt.constant(3.0))) == 6.0
+    assert [float(t) for t in second_derivative(tt.constant(5.0))] == [10.0, 2.0]
+    assert [float(t) for t in persistent(tt.constant(3.0))] == [108.0, 6.0]
+    j, bj = jacobians(tt.constant([1.0, 2.0]), tt.constant([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(j.numpy(), [[2.0, 0.0], [0.0, 4.0]])
+    np.testing.assert_array_equal(bj.numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]])
+    assert square_gradient.get_concrete_function(tt.constant(3.0)).backend == "c"
+
+
+def loss_and_grad(x):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.reduce_sum(tt.sin(x) * tt.exp(-x * x) + tt.tanh(x) * x)
+    return y, tape.gradient(y, x)
+
+
+def test_fusion_makes_the_loss_and_its_gradient_two_loops_over_x():
+    f = tt.function(loss_and_grad)
+    x = tt.constant(np.linspace(-2, 2, 1237))
+    concrete = f.get_concrete_function(x)
+    loops_over_x = re.findall(r"for \(int64_t \w+ = 0; \w+ < 1237;", concrete.c_source())
+    assert 1 <= len(loops_over_x) <= 2
+    assert concrete.ir("optimized").count("= fused") == 2
+    y, g = f(x)
+    v = x.numpy()
+    np.testing.assert_allclose(float(y), np.sum(np.sin(v) * np.exp(-v * v) + np.tanh(v) * v), rtol=1e-12)
+    expected = np.cos(v) * np.exp(-v * v) - 2 * v * np.sin(v) * np.exp(-v * v) + np.tanh(v) + v * (1 - np.tanh(v) ** 2)
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-10)
+
+
+def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACER_DUMP", str(tmp_path))
+    f = tt.function(loss_and_grad)
+    concrete = f.get_concrete_function(tt.constant([0.5, 1.5]))
+    traced, optimized = concrete.ir("traced"), concrete.ir("optimized")
+    assert "= sin %0" in traced and "test_function.py:" in traced
+    assert "fused[kernel=k_reduce_sum_sin" in optimized
+    assert "seed0" in concrete.ir("grad")
+    assert concrete.ir("pruned").count("\n") <= traced.count("\n")
+    assert "test_function.py:" in concrete.c_source() and "int tracer_run(char **args)" in concrete.c_source()
+    assert concrete.graphviz().startswith("digraph loss_and_grad {")
+    dumped = sorted(p.name.split(".", 2)[2] for p in tmp_path.iterdir())
+    assert dumped == ["c", "deduplicated.ir", "grad.ir", "optimized.ir", "pruned.ir", "simplified.ir", "traced.ir"]
+    with pytest.raises(ValueError, match="unknown stage"):
+        concrete.ir("nonsense")
+
+
+def test_interpreter_backend_has_no_c_source():
+    f = tt.function(loss_and_grad, backend="interpreter")
+    concrete = f.get_concrete_function(tt.constant([0.5]))
+    assert concrete.backend == "interpreter"
+    with pytest.raises(RuntimeError, match="numpy interpreter"):
+        concrete.c_source()
+
+
+def test_grad_and_value_and_grad_compose_with_each_other_and_with_function():
+    def f(x):
+        return x * x * x
+
+    assert float(tt.grad(f)(2.0)) == 12.0
+    assert float(tt.grad(tt.grad(f))(2.0)) == 12.0
+    assert float(tt.function(tt.grad(f))(tt.constant(2.0))) == 12.0
+    assert float(tt.grad(tt.function(f))(tt.constant(2.0))) == 12.0
+    value, (gx, gy) = tt.value_and_grad(lambda x, y: x * y + x, argnums=(0, 1))(tt.constant(3.0), tt.constant(4.0))
+    assert (float(value), float(gx), float(gy)) == (15.0, 5.0, 3.0)
+    assert float(tt.grad(lambda x, y: x * 2.0, argnums=1)(tt.constant(1.0), tt.constant(5.0))) == 0.0
+
+
+def test_a_compiled_function_under_an_eager_tape_is_differentiable():
+    f = tt.function(lambda x: tt.sin(x) * x)
+    x = tt.constant(0.7, dtype=tt.float64)
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+    np.testing.assert_allclose(float(g), np.cos(0.7) * 0.7 + np.sin(0.7), rtol=1e-12)
+    np.testing.assert_allclose(float(h), -np.sin(0.7) * 0.7 + 2 * np.cos(0.7), rtol=1e-12)
+
+
+def test_compiled_training_step_matches_eager_for_20_steps():
+    def make():
+        tt.random.set_seed(1)
+        model = tt.layers.Sequential([tt.layers.Dense(16, activation="relu"), tt.layers.Dense(3)])
+        return model, tt.optimizers.SGD(0.1)
+
+    rng = np.random.default_rng(0)
+    x = tt.constant(rng.standard_normal((32, 5)).astype(np.float32))
+    y = tt.constant(rng.integers(0, 3, 32).astype(np.int32))
+
+    def losses(model, optimizer, compiled):
+        def grads(x, y):
+            with tt.GradientTape() as tape:
+                loss = tt.reduce_mean(tt.nn.sparse_softmax_cross_entropy_with_logits(y, model(x)))
+            return loss, tape.gradient(loss, model.trainable_variables)
+
+        step = tt.function(grads) if compiled else grads
+        model(x)  # build the variables before tracing
+        result = []
+        for _ in range(20):
+            loss, g = step(x, y)
+            optimizer.apply_gradients(zip(g, model.trainable_variables))
+            result.append(float(loss))
+        return result, step
+
+    eager, _ = losses(*make(), compiled=False)
+    compiled, step = losses(*make(), compiled=True)
+    np.testing.assert_allclose(compiled, eager, rtol=1e-5)
+    assert eager[-1] < eager[0] and step.experimental_get_tracing_count() == 1
