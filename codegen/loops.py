@@ -44,7 +44,10 @@ class Nest:
         self.accumulator = accumulator  # an Accumulator, or None
 
 
-Accumulator = collections.namedtuple("Accumulator", "type init step result")
+Accumulator = collections.namedtuple("Accumulator", "type init step result simd")
+# Sums and products may be vectorized (reassociated) by the compiler; max and min keep
+# numpy's order-dependent NaN rule, so their loops stay sequential.
+SIMD_REDUCTION = {"reduce_sum": "reduction(+:acc)", "reduce_prod": "reduction(*:acc)"}
 
 
 class Emitter:
@@ -210,6 +213,7 @@ def _reduction_nest(emitter, root, node):
         init,
         update.format(acc="acc", value=value, tag=tag),
         f"out[{offset(out_map, root.shape).c(INDEX)}] = ({storage(node.dtype)})acc;",
+        SIMD_REDUCTION.get(root.op, "") if not root.dtype.is_complex else "",
     )
     return Nest(
         [(INDEX[k], source.shape[k]) for k in kept],

@@ -32,7 +32,7 @@ class ModulePlan:
         self.errors = {}  # return code -> message
 
 
-def lower(graph, title, blas=False):
+def lower(graph, title, blas=False, vector_math=False):
     plan = ModulePlan()
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
@@ -75,7 +75,7 @@ def lower(graph, title, blas=False):
         else:
             call += ";"
         steps.append({"call": call, "comment": f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}"})
-    prologue = templates.render("prologue.h.j2", title=title, blas=blas)
+    prologue = templates.render("prologue.h.j2", title=title, blas=blas, vector_math=vector_math)
     plan.source = templates.render(
         "module.c.j2", prologue=prologue, kernels=kernels, steps=steps, title=title,
         n_inputs=len(graph.inputs), n_constants=len(plan.constants), n_outputs=len(plan.buffers),
