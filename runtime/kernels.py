@@ -265,3 +265,9 @@ def fused(*inputs, kernel):
     with np.errstate(all="ignore"):
         (result,) = evaluate(kernel.body, inputs)
     return result
+
+
+@kernel("call")
+def call(*inputs, function):
+    """A whole traced function as one op: its (packed) result, compiled on first use."""
+    return function.run(inputs)

@@ -251,3 +251,27 @@ def test_compiled_training_step_matches_eager_for_20_steps():
     compiled, step = losses(*make(), compiled=True)
     np.testing.assert_allclose(compiled, eager, rtol=1e-5)
     assert eager[-1] < eager[0] and step.experimental_get_tracing_count() == 1
+
+
+def test_a_compiled_function_is_one_op_on_an_eager_tape_with_a_compiled_backward():
+    w = tt.Variable(np.array([[0.5, -1.0], [2.0, 0.25]]))
+
+    @tt.function
+    def model(x):
+        h = tt.tanh(x @ w)
+        return tt.reduce_sum(h * h), h
+
+    x = tt.constant(np.array([[1.0, 2.0], [3.0, -1.0]]))
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        loss, hidden = model(x)
+    ops = [line.split(" = ")[1].split()[0].split("[")[0] for line in tape.ir().splitlines()]
+    assert ops.count("call") == 1 and "tanh" not in ops and "matmul" not in ops
+    gx, gw = tape.gradient(loss, [x, w])
+    h = np.tanh(x.numpy() @ w.numpy())
+    dh = 2 * h * (1 - h * h)
+    np.testing.assert_allclose(gx.numpy(), dh @ w.numpy().T, rtol=1e-12)
+    np.testing.assert_allclose(gw.numpy(), x.numpy().T @ dh, rtol=1e-12)
+    np.testing.assert_allclose(hidden.numpy(), h, rtol=1e-12)
+    (call,) = [n for n in tape._recording_state.nodes if n.op == "call"]
+    assert call.attrs["function"].vjp(tt.float64)[0]._executable.backend == "c"

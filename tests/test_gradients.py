@@ -88,6 +88,7 @@ CASES = {
     "cumsum": (lambda x: tt.math.cumsum(x, axis=1, exclusive=True) ** 2, [normal(2, 4)]),
     "cumprod": (lambda x: tt.math.cumprod(x, axis=0, reverse=True), [away_from_zero(3, 2)]),
     "reduce_prod": (lambda x: tt.reduce_prod(x, axis=[0, 2]), [away_from_zero(2, 3, 2)]),
+    "call": (tt.function(lambda x, y: tt.sin(x) * y + tt.reduce_sum(x * x)), [normal(3), normal(2, 3)]),
     "scatter_add": (
         lambda u: apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2,
         [normal(3, 2)],

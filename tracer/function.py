@@ -27,6 +27,8 @@ from tracer import nest
 from tracer.context import state
 from tracer.dtypes import as_dtype
 from tracer.ir import format_graph, to_dot
+from tracer.ops.call_ops import CALL, PackedFunction, packed_graph, unpack
+from tracer.ops.core import apply
 from tracer.passes.pipeline import run_pipeline
 from tracer.tensor import Tensor, TensorLike
 from tracer.tracing import Trace, tracing
@@ -122,6 +124,8 @@ class ConcreteFunction:
         self._assigned = list(trace.assigned)
         self._gradient_graphs = list(trace.gradient_graphs)
         self.stages = run_pipeline(trace.graph(tensors))
+        self._backend = backend
+        self._packed = None
         self._executable = _executable(self.stages["optimized"], backend, name)
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
@@ -162,8 +166,10 @@ class ConcreteFunction:
 
     def _call(self, leaves):
         tensors = [leaf for leaf in leaves if _is_tensor_argument(leaf)]
-        if state.tapes or state.trace is not None:
+        if state.trace is not None:
             results = self._run_through_ops(tensors)
+        elif state.tapes:
+            results = self._run_as_one_op(tensors)
         else:
             arrays = [np.asarray(t) for t in tensors] + [v._value for v in self._variables]
             results = [Tensor(a) for a in self._executable(arrays)]
@@ -178,9 +184,37 @@ class ConcreteFunction:
             flat[position] = value
         return nest.pack_sequence_as(self._structure, flat)
 
+    def _run_as_one_op(self, tensors):
+        """Under a recording tape: one `call` op per output dtype, which the tape records as
+        one node whose backward is the function's compiled vector-Jacobian product."""
+        inputs = [t if isinstance(t, TensorLike) else Tensor(np.asarray(t)) for t in tensors]
+        inputs += [v._read() for v in self._variables]
+        results = [None] * len(self.stages["deduplicated"].outputs)
+        for function, positions in self._packed_functions():
+            packed = apply(CALL, tuple(inputs), {"function": function})
+            shapes = [self.stages["deduplicated"].outputs[p].shape for p in positions]
+            for position, value in zip(positions, unpack(packed, shapes)):
+                results[position] = value
+        return results
+
+    def _packed_functions(self):
+        """[(PackedFunction, output positions)], one per output dtype (made once)."""
+        if self._packed is None:
+            graph = self.stages["deduplicated"]
+            groups = {}
+            for position, out in enumerate(graph.outputs):
+                groups.setdefault(out.dtype, []).append(position)
+            compile_graph = functools.partial(_compile_optimized, backend=self._backend)
+            self._packed = [
+                (PackedFunction(packed_graph(graph, [graph.outputs[p] for p in positions]),
+                                f"{self.name}_{dtype.name}", compile_graph), positions)
+                for dtype, positions in groups.items()
+            ]
+        return self._packed
+
     def _run_through_ops(self, tensors):
-        """Under a recording tape (or inside another trace), run the traced graph op by op
-        through the normal op path, so the tape records it and gradients flow."""
+        """Inside another trace, inline the traced graph op by op, so the outer function
+        optimizes across the call."""
         from tracer.backprop import execute_graph
 
         inputs = [t if isinstance(t, TensorLike) else Tensor(np.asarray(t)) for t in tensors]
@@ -189,6 +223,10 @@ class ConcreteFunction:
 
 
 _fallback_warned = False
+
+
+def _compile_optimized(graph, name, backend):
+    return _executable(run_pipeline(graph)["optimized"], backend, name)
 
 
 def _executable(graph, backend, name):

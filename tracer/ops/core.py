@@ -10,7 +10,7 @@
 from runtime.kernels import KERNELS
 from tracer.context import state
 from tracer.ir import Literal, Node, format_location, user_location
-from tracer.ops.registry import OUT
+from tracer.ops.registry import ALL_INPUTS, OUT
 from tracer.tensor import Tensor
 
 
@@ -75,5 +75,5 @@ def _record(op, inputs, attrs, out, shape, dtype):
         if node is None:
             node = Node(op.name, tuple(map(node_of, inputs)), attrs, shape, dtype, _location())
             out._node = node
-        saved = tuple(out if slot == OUT else inputs[slot] for slot in op.saves)
+        saved = inputs if op.saves == ALL_INPUTS else tuple(out if slot == OUT else inputs[slot] for slot in op.saves)
         tape._recording_state.record(node, saved)

@@ -23,7 +23,7 @@ from tracer.ir import Graph, Node, topological_closure
 from tracer import dtypes
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
-from tracer.ops.registry import OPS, OUT
+from tracer.ops.registry import OPS, OUT, saved_slots
 from tracer.tensor import Tensor
 
 
@@ -79,7 +79,8 @@ def build_gradient(forward, targets, sources):
             if g is None or not node.inputs:
                 continue
             op = OPS[node.op]
-            saved = [_residual(node, position[id(node)], op, slot, residuals) for slot in range(len(op.saves))]
+            slots = saved_slots(op, node)
+            saved = [_residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)]
             with location_override(node.location):
                 input_cotangents = op.grad(node, g, *saved)
             for inp, ct in zip(node.inputs, input_cotangents):
@@ -107,8 +108,7 @@ def build_gradient(forward, targets, sources):
     return GradientGraph(Graph(inputs, nodes, outputs), seed_nodes, residuals, source_outputs)
 
 
-def _residual(node, node_position, op, slot, residuals):
-    kept = op.saves[slot]
+def _residual(node, node_position, kept, slot, residuals):
     value = node if kept == OUT else node.inputs[kept]
     tensor = _symbolic_input(f"{node.op}.{slot}", value.shape, value.dtype, node.location)
     residuals.append((tensor._node, node_position, slot))

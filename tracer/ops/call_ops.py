@@ -1,0 +1,118 @@
+"""`call`: a whole traced function as one op, so an eager tape records one node for it.
+
+The IR's nodes have one output, so a call packs every output of one dtype into a flat
+vector; the function's results are slices of it. The gradient rule of a call is another
+call: of the function's vector-Jacobian product, traced and compiled once (on first need)
+and packed the same way. The backward recomputes the forward values it needs from the
+call's inputs instead of storing them (rematerialisation), which keeps what the tape holds
+to the inputs alone; and because it is itself a call, higher orders follow.
+"""
+
+from tracer.backprop import execute_graph
+from tracer.context import no_recording
+from tracer.ir import Node
+from tracer.ir.printer import format_graph
+from tracer.ir.rewrite import with_outputs
+from tracer.ops import array_ops, structure_ops
+from tracer.ops.core import apply, graph_node_of
+from tracer.ops.registry import ALL_INPUTS, primitive
+from tracer.tape import GradientTape
+from tracer.tensor import Tensor
+
+
+class PackedFunction:
+    """A graph whose one output is its outputs, flattened and joined; runs compiled.
+
+    Hashable by its graph's text, so equal functions are one op attribute.
+    """
+
+    def __init__(self, graph, name, compile_graph):
+        self.graph = graph
+        self.name = name
+        self.compile_graph = compile_graph  # (graph, name) -> executable on numpy arrays
+        self._key = format_graph(graph)
+        self._executable = None
+        self._vjp = {}
+
+    def __eq__(self, other):
+        return isinstance(other, PackedFunction) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return self.name
+
+    def run(self, arrays):
+        """Execute on numpy arrays (the `call` kernel); compiled on first use."""
+        if self._executable is None:
+            self._executable = self.compile_graph(self.graph, self.name)
+        (result,) = self._executable(list(arrays))
+        return result
+
+    def vjp(self, dtype):
+        """The PackedFunction of (inputs, cotangent of the output) -> packed cotangents of
+        the inputs of `dtype`, and those inputs' positions."""
+        if dtype not in self._vjp:
+            self._vjp[dtype] = _build_vjp(self, dtype)
+        return self._vjp[dtype]
+
+
+def _infer_call(attrs, *inputs):
+    (out,) = attrs["function"].graph.outputs
+    return out.shape, out.dtype
+
+
+def _call_grad(node, g, *inputs):
+    function = node.attrs["function"]
+    grads = [None] * len(inputs)
+    for dtype in {i.dtype for i in node.inputs if i.dtype.is_differentiable}:
+        vjp, positions = function.vjp(dtype)
+        packed = apply(CALL, tuple(inputs) + (g,), {"function": vjp})
+        for position, part in zip(positions, unpack(packed, [node.inputs[p].shape for p in positions])):
+            grads[position] = part
+    return tuple(grads)
+
+
+CALL = primitive("call", _infer_call, _call_grad, saves=ALL_INPUTS)
+
+
+def pack(tensors):
+    """One flat vector of `tensors` (all of one dtype)."""
+    return structure_ops.concat([array_ops.reshape(t, (-1,)) for t in tensors], axis=0)
+
+
+def unpack(packed, shapes):
+    """The tensors of `shapes` that `pack` joined into `packed`."""
+    parts, start = [], 0
+    for shape in shapes:
+        size = 1
+        for d in shape:
+            size *= d
+        parts.append(array_ops.reshape(array_ops.getitem(packed, slice(start, start + size)), shape))
+        start += size
+    return parts
+
+
+def packed_graph(graph, outputs):
+    """The graph computing `outputs` (nodes of `graph`, one dtype) packed into one vector."""
+    with no_recording():
+        packed = pack([Tensor(None, n) for n in outputs])
+    return with_outputs(graph.inputs, [graph_node_of(packed)])
+
+
+def _build_vjp(function, dtype):
+    graph = function.graph
+    inputs = [Tensor(None, Node("input", (), {"name": f"x{k}"}, n.shape, n.dtype)) for k, n in enumerate(graph.inputs)]
+    (out,) = graph.outputs
+    cotangent = Tensor(None, Node("input", (), {"name": "cotangent"}, out.shape, out.dtype))
+    positions = [k for k, n in enumerate(graph.inputs) if n.dtype == dtype]
+    with GradientTape() as tape:
+        tape.watch([inputs[p] for p in positions])
+        (value,) = execute_graph(graph, inputs)
+    grads = tape.gradient(value, [inputs[p] for p in positions], output_gradients=[cotangent],
+                          unconnected_gradients="zero")
+    with no_recording():
+        packed = pack([array_ops.cast(g, dtype) for g in grads])
+    vjp_graph = with_outputs([t._node for t in inputs] + [cotangent._node], [graph_node_of(packed)])
+    return PackedFunction(vjp_graph, f"{function.name}_vjp", function.compile_graph), positions
