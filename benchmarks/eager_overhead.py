@@ -6,12 +6,10 @@ Compared with the same arithmetic in plain numpy (no tape, no gradient) and with
 doing forward plus a hand-written backward pass.
 """
 
-import statistics
-import time
-
 import numpy as np
 
 import tracer as tt
+from timing import median_seconds
 
 OPS = 200
 
@@ -44,13 +42,7 @@ def chain_numpy_forward_backward(x):
 
 
 def per_op_microseconds(function, arg, repeats=30):
-    function(arg)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function(arg)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) / OPS * 1e6
+    return median_seconds(lambda: function(arg), repeats, warmup=1) / OPS * 1e6
 
 
 def main():

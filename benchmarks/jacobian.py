@@ -3,12 +3,10 @@
     python3 benchmarks/jacobian.py
 """
 
-import statistics
-import time
-
 import numpy as np
 
 import tracer as tt
+from timing import median_seconds
 
 N = 256
 
@@ -21,13 +19,7 @@ def jacobian(w, b, x, use_pfor):
 
 
 def median_ms(function, repeats):
-    function()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+    return median_seconds(function, repeats, warmup=1) * 1e3
 
 
 def main():

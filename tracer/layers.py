@@ -114,7 +114,7 @@ class Sequential(Layer):
         self.layers.append(layer)
 
     def build(self, input_shape):
-        pass
+        """Nothing to build: each layer builds itself on its first call."""
 
     def call(self, inputs):
         for layer in self.layers:

@@ -1,13 +1,14 @@
 """The IR: graphs of nodes, their text and DOT printers."""
 
 from tracer.ir.dot import to_dot
-from tracer.ir.graph import LEAF_OPS, Graph, Literal, Node, topological_closure
+from tracer.ir.graph import LEAF_OPS, Graph, GraphAttribute, Literal, Node, topological_closure
 from tracer.ir.printer import format_graph, format_nodes
 from tracer.ir.source import format_location, user_location
 
 __all__ = [
     "LEAF_OPS",
     "Graph",
+    "GraphAttribute",
     "Literal",
     "Node",
     "format_graph",

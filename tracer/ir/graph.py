@@ -54,6 +54,29 @@ class Literal:
         return np.array2string(self.array, separator=",", threshold=8).replace("\n", "")
 
 
+class GraphAttribute:
+    """A graph used as a node attribute (a fused body, a called function): hashable and
+    comparable by its printed text, so equal graphs make equal nodes."""
+
+    __slots__ = ("graph", "name", "_key")
+
+    def __init__(self, graph, name):
+        from tracer.ir.printer import format_graph
+
+        self.graph = graph
+        self.name = name
+        self._key = format_graph(graph)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return self.name
+
+
 class Graph:
     """An immutable graph: `nodes` in topological order, with `inputs` and `outputs` among them."""
 

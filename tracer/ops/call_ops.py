@@ -10,8 +10,7 @@ to the inputs alone; and because it is itself a call, higher orders follow.
 
 from tracer.backprop import execute_graph
 from tracer.context import no_recording
-from tracer.ir import Node
-from tracer.ir.printer import format_graph
+from tracer.ir import GraphAttribute, Node
 from tracer.ir.rewrite import with_outputs
 from tracer.ops import array_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
@@ -20,28 +19,16 @@ from tracer.tape import GradientTape
 from tracer.tensor import Tensor
 
 
-class PackedFunction:
-    """A graph whose one output is its outputs, flattened and joined; runs compiled.
+class PackedFunction(GraphAttribute):
+    """A graph whose one output is its outputs, flattened and joined; runs compiled."""
 
-    Hashable by its graph's text, so equal functions are one op attribute.
-    """
+    __slots__ = ("compile_graph", "_executable", "_vjp")
 
     def __init__(self, graph, name, compile_graph):
-        self.graph = graph
-        self.name = name
+        super().__init__(graph, name)
         self.compile_graph = compile_graph  # (graph, name) -> executable on numpy arrays
-        self._key = format_graph(graph)
         self._executable = None
         self._vjp = {}
-
-    def __eq__(self, other):
-        return isinstance(other, PackedFunction) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __repr__(self):
-        return self.name
 
     def run(self, arrays):
         """Execute on numpy arrays (the `call` kernel); compiled on first use."""

@@ -18,7 +18,7 @@ made a root. Invariants: the result computes the same values; each fused body ha
 output; body inputs are `input` nodes standing for the fused node's inputs, in order.
 """
 
-from tracer.ir import Node
+from tracer.ir import GraphAttribute, Node
 from tracer.ir.rewrite import with_outputs
 from tracer.ops.registry import OPS, primitive
 
@@ -26,26 +26,14 @@ VIEW_OPS = frozenset({"broadcast_to", "transpose", "reshape", "slice"})
 REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
 
 
-class Kernel:
-    """A fused node's body, hashable by its printed text so equal graphs give equal kernels."""
+class Kernel(GraphAttribute):
+    """A fused node's body graph (`kernel.body`), with its short deterministic name."""
 
-    __slots__ = ("body", "name", "_key")
+    __slots__ = ()
 
-    def __init__(self, body, name):
-        from tracer.ir.printer import format_graph
-
-        self.body = body
-        self.name = name
-        self._key = format_graph(body)
-
-    def __eq__(self, other):
-        return isinstance(other, Kernel) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __repr__(self):
-        return self.name
+    @property
+    def body(self):
+        return self.graph
 
 
 def _infer_fused(attrs, *inputs):

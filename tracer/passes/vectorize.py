@@ -23,7 +23,7 @@ from tracer.tensor import Tensor
 
 
 class NotVectorizable(Exception):
-    pass
+    """The graph has an op this pass cannot batch; the caller loops instead."""
 
 
 def vectorize(graph, batched_inputs, batch_size):

@@ -9,7 +9,7 @@ from tracer.ops.registry import OPS
 
 
 class VerificationError(Exception):
-    pass
+    """A graph broke an invariant: a pass has a bug."""
 
 
 def verify(graph):
