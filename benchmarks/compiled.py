@@ -9,7 +9,7 @@
 """
 
 import os
-import statistics
+import sys
 import tempfile
 import time
 
