@@ -8,7 +8,9 @@
     tape.gradient(y, x)   # 6.0
 """
 
-from tracer import layers, math, nn, optimizers, random  # noqa: F401
+from tracer import config, debugging, layers, math, nn, optimizers, random  # noqa: F401
+from tracer.explain import UnconnectedGradientError  # noqa: F401
+from tracer.function import RetraceLimitError  # noqa: F401
 from tracer import operators as _operators  # noqa: F401  (installs + - * / @ [] on tensors)
 from tracer.dtypes import (  # noqa: F401
     DType,

@@ -10,6 +10,7 @@ import numpy as np
 
 from runtime.interpreter import run_graph
 from tracer.context import state
+from tracer.events import TapeEvents
 from tracer.ir import Graph
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS
@@ -23,7 +24,7 @@ class Recording:
     """What one tape holds: recorded nodes in order, the values their gradient rules need,
     the watched leaves, and the set of nodes it tracks (watched or recorded)."""
 
-    __slots__ = ("nodes", "saved", "tracked", "watched", "variables")
+    __slots__ = ("nodes", "saved", "tracked", "watched", "variables", "events")
 
     def __init__(self):
         self.nodes = []
@@ -31,6 +32,7 @@ class Recording:
         self.tracked = set()  # ids of nodes whose gradients this tape can compute
         self.watched = []  # input and variable nodes, in order of watching
         self.variables = {}  # Variable._unique_id -> Variable
+        self.events = TapeEvents()  # what tape.explain needs beyond the graph
 
     def record(self, node, saved):
         if id(node) not in self.tracked:

@@ -13,9 +13,22 @@ class _State(threading.local):
         self.tapes = []  # the tapes recording now, innermost last
         self.location = None  # when set, new nodes take this location instead of the caller's
         self.trace = None  # the tracing.Trace of the tt.function being traced, if any
+        self.paused = []  # tapes inside their stop_recording() block
 
 
 state = _State()
+
+
+class NumericsCheck:
+    """Whether every op's result is checked for NaN and Inf (tt.debugging.enable_check_numerics).
+
+    Global, not per thread, as in TensorFlow; one attribute read per op when off.
+    """
+
+    enabled = False
+
+
+numerics = NumericsCheck()
 
 
 @contextlib.contextmanager

@@ -15,18 +15,22 @@ runs it with numpy, "auto" compiles and falls back to numpy, with one warning th
 why, when no C compiler works.
 """
 
+import collections
 import functools
 import inspect
 import logging
 import os
+import time
+import types
 import warnings
 
 import numpy as np
 
 from tracer import nest
-from tracer.context import state
+from tracer.context import numerics, state
 from tracer.dtypes import as_dtype
 from tracer.ir import format_graph, to_dot
+from tracer.ir.source import is_library_file
 from tracer.ops.call_ops import CALL, PackedFunction, packed_graph, unpack
 from tracer.ops.core import apply
 from tracer.passes.pipeline import run_pipeline
@@ -55,23 +59,41 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype=tt.{self.dtype.name})"
 
 
-def function(func=None, input_signature=None, backend="auto", jit_compile=None, reduce_retracing=False):
-    """Decorate `func` so that calls run a traced, optimized and compiled version of it."""
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses entries compile_seconds")
+
+
+class RetraceLimitError(RuntimeError):
+    """A tt.function was asked to trace more often than its max_retraces allows."""
+
+
+def function(func=None, input_signature=None, backend="auto", max_retraces=None, jit_compile=None,
+             reduce_retracing=False):
+    """Decorate `func` so that calls run a traced, optimized and compiled version of it.
+
+    `max_retraces=N` makes the (N+1)-th retrace raise RetraceLimitError, listing what changed
+    each time: a guard against signatures that vary by accident (a Python float argument
+    that changes every step, say).
+    """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if func is None:
-        return functools.partial(function, input_signature=input_signature, backend=backend)
-    return Function(func, input_signature, backend)
+        return functools.partial(function, input_signature=input_signature, backend=backend,
+                                 max_retraces=max_retraces)
+    return Function(func, input_signature, backend, max_retraces)
 
 
 class Function:
-    def __init__(self, python_function, input_signature, backend):
+    def __init__(self, python_function, input_signature, backend, max_retraces=None):
         functools.update_wrapper(self, python_function)
         self._python_function = python_function
         self._input_signature = None if input_signature is None else list(input_signature)
         self._backend = backend
+        self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
         self._tracing_count = 0
+        self._hits = 0
+        self._compile_seconds = 0.0
+        self._retrace_reasons = []
 
     def __call__(self, *args, **kwargs):
         return self.get_concrete_function(*args, **kwargs)._call(_leaves(args, kwargs))
@@ -85,15 +107,33 @@ class Function:
             _check_signature(self._input_signature, args)
         key = signature(args, kwargs)
         concrete = self._concrete.get(key)
-        if concrete is None:
-            if self._concrete:
-                log.info("retracing %s: %s", self.__name__, _difference(key, self._concrete))
-            concrete = self._trace(args, kwargs)
-            self._concrete[key] = concrete
+        if concrete is not None:
+            self._hits += 1
+            return concrete
+        if self._concrete:
+            reason = _difference(key, self._concrete)
+            log.info("retracing %s: %s", self.__name__, reason)
+            self._retrace_reasons.append(reason)
+            if self._max_retraces is not None and len(self._retrace_reasons) > self._max_retraces:
+                reasons = "\n".join(f"  {k + 1}. {r}" for k, r in enumerate(self._retrace_reasons))
+                self._retrace_reasons.pop()
+                raise RetraceLimitError(
+                    f"{self.__name__} would be traced again, past max_retraces={self._max_retraces}; "
+                    f"each retrace and what changed:\n{reasons}"
+                )
+        start = time.perf_counter()
+        concrete = self._trace(args, kwargs)
+        self._compile_seconds += time.perf_counter() - start
+        self._concrete[key] = concrete
         return concrete
 
     def experimental_get_tracing_count(self):
         return self._tracing_count
+
+    def cache_info(self):
+        """hits and misses of the trace cache, its entries, and the seconds spent tracing,
+        optimizing and compiling (a module found in the disk cache costs no compile time)."""
+        return CacheInfo(self._hits, self._tracing_count, len(self._concrete), round(self._compile_seconds, 6))
 
     def _trace(self, args, kwargs):
         self._tracing_count += 1
@@ -105,8 +145,12 @@ class Function:
             for name, leaf in zip(names, flat)
         ]
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)
-        with tracing(trace):
-            result = self._python_function(*symbolic_args, **symbolic_kwargs)
+        try:
+            with tracing(trace):
+                result = self._python_function(*symbolic_args, **symbolic_kwargs)
+        except Exception as error:
+            error.add_note(f"(raised while tt.function traced {self.__name__})")
+            raise error.with_traceback(_user_frames(error.__traceback__)) from None
         return ConcreteFunction(self.__name__, trace, result, self._backend)
 
 
@@ -166,7 +210,7 @@ class ConcreteFunction:
 
     def _call(self, leaves):
         tensors = [leaf for leaf in leaves if _is_tensor_argument(leaf)]
-        if state.trace is not None:
+        if state.trace is not None or numerics.enabled:
             results = self._run_through_ops(tensors)
         elif state.tapes:
             results = self._run_as_one_op(tensors)
@@ -214,7 +258,8 @@ class ConcreteFunction:
 
     def _run_through_ops(self, tensors):
         """Inside another trace, inline the traced graph op by op, so the outer function
-        optimizes across the call."""
+        optimizes across the call; with check_numerics on, run it op by op on the
+        interpreter, so that the first op to make a NaN or Inf can be named."""
         from tracer.backprop import execute_graph
 
         inputs = [t if isinstance(t, TensorLike) else Tensor(np.asarray(t)) for t in tensors]
@@ -249,6 +294,19 @@ def _executable(graph, backend, name):
             _fallback_warned = True
             warnings.warn(f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=4)
         return InterpretedGraph(graph)
+
+
+def _user_frames(traceback):
+    """`traceback` without tracer's own frames: the last frame shown is the user's line."""
+    kept = []
+    while traceback is not None:
+        if not is_library_file(traceback.tb_frame.f_code.co_filename):
+            kept.append(traceback)
+        traceback = traceback.tb_next
+    result = None
+    for tb in reversed(kept):
+        result = types.TracebackType(result, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return result
 
 
 def _file_safe(name):

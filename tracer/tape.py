@@ -12,7 +12,9 @@ import warnings
 
 from tracer import jacobian, nest
 from tracer.backprop import Recording, gradient_graph, ones_seed, run_gradient
+from tracer.config import settings
 from tracer.context import state
+from tracer.explain import UnconnectedGradientError, explain
 from tracer.ir import Node, format_nodes, user_location
 from tracer.ops import array_ops
 from tracer.tensor import Tensor, TensorLike, _from_python
@@ -41,6 +43,7 @@ class GradientTape:
         self._recording_state = None  # a Recording; None before entry and after a one-shot gradient
         self._recording = False
         self._released_variables = ()
+        self._released = None  # after a one-shot gradient: the recording without its values, for explain
 
     # --- recording ----------------------------------------------------------------------
 
@@ -100,9 +103,11 @@ class GradientTape:
         if self._recording_state is None:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
         self._pop()
+        state.paused.append(self)
         try:
             yield
         finally:
+            state.paused.remove(self)
             self._push()
 
     def reset(self):
@@ -140,8 +145,24 @@ class GradientTape:
             rec, [rec.tracked_node(t) for t in flat_targets], [rec.tracked_node(s) for s in flat_sources]
         )
         grads = run_gradient(rec, grad, seeds)
+        if settings.strict_gradients and unconnected is UnconnectedGradients.NONE and None in grads:
+            text = explain(self, rec, target, [s for s, g in zip(flat_sources, grads) if g is None])
+            self._finish_differentiation()
+            raise UnconnectedGradientError(f"no gradient (strict gradients are on):\n{text}")
         self._finish_differentiation()
         return nest.pack_sequence_as(sources, _fill_unconnected(grads, flat_sources, unconnected))
+
+    def explain(self, target, sources):
+        """Why `tape.gradient(target, sources)` is None for some sources: one line each, with
+        the reason and the line of your code where it arises ('' when none is None).
+
+        >>> print(tape.explain(y, [x0, x1]))
+        x1:0: it is a Variable with trainable=False, which tapes do not watch; call tape.watch on it
+        """
+        rec = self._recording_state or self._released
+        if rec is None:
+            return "# nothing recorded: the tape was never entered"
+        return explain(self, rec, target, sources)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -219,6 +240,8 @@ class GradientTape:
     def _finish_differentiation(self):
         if not self._persistent:
             self._released_variables = self.watched_variables()
+            self._released = self._recording_state
+            self._released.saved = {}  # the values go; the structure stays for explain
             self._recording_state = None
 
 def _input_node(tensor):

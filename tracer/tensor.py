@@ -5,9 +5,12 @@ its IR node. Both go through the same op functions. An eager tensor gets a node 
 tape records it or watches it, so plain numpy-style use costs nothing extra.
 """
 
+import os
+
 import numpy as np
 
 from tracer import dtypes
+from tracer.context import state
 from tracer.dtypes import DType, as_dtype
 
 
@@ -26,7 +29,10 @@ class TensorLike:
         return value[()] if value.ndim == 0 else value
 
     def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self._read()._concrete_value())
+        tensor = self._read()
+        if state.tapes and tensor._node is not None:
+            _note_numpy_exit(tensor._node)
+        value = np.asarray(tensor._concrete_value())
         return value if dtype is None else value.astype(dtype, copy=False)
 
     def __float__(self):
@@ -69,11 +75,13 @@ class Tensor(TensorLike):
     <tracer.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
 
-    __slots__ = ("_value", "_node", "__weakref__")
+    __slots__ = ("_value", "_node", "_origin", "_cut", "__weakref__")
 
     def __init__(self, value, node=None):
         self._value = value
         self._node = node
+        self._origin = None  # (variable name, location) when computed from a Variable outside a tape
+        self._cut = None  # (op, dtype, tracked input nodes, location) where a gradient path to it stopped
 
     def _read(self):
         return self
@@ -110,6 +118,19 @@ class Tensor(TensorLike):
         value = self._value
         text = str(value[()]) if value.ndim == 0 else repr(value)
         return f"<tracer.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
+
+
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+
+
+def _note_numpy_exit(node):
+    """A tracked value converted to numpy: gradients cannot follow it (tape.explain says where)."""
+    from tracer.ir import user_location
+
+    for tape in state.tapes:
+        rec = tape._recording_state
+        if id(node) in rec.tracked:
+            rec.events.numpy_exits.append((node, user_location(also_skip=(_NUMPY_DIR,))))
 
 
 def is_tensor_like(value):

@@ -3,7 +3,7 @@
 from tracer.ir.dot import to_dot
 from tracer.ir.graph import LEAF_OPS, Graph, GraphAttribute, Literal, Node, topological_closure
 from tracer.ir.printer import format_graph, format_nodes
-from tracer.ir.source import format_location, user_location
+from tracer.ir.source import backward_location, format_location, user_location
 
 __all__ = [
     "LEAF_OPS",
@@ -12,6 +12,7 @@ __all__ = [
     "Literal",
     "Node",
     "format_graph",
+    "backward_location",
     "format_location",
     "format_nodes",
     "to_dot",

@@ -19,7 +19,7 @@ rule's cotangent for an input that leads to no source costs nothing at run time.
 import collections
 
 from tracer.context import location_override, no_recording
-from tracer.ir import Graph, Node, topological_closure
+from tracer.ir import Graph, Node, backward_location, topological_closure
 from tracer import dtypes
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
@@ -81,7 +81,7 @@ def build_gradient(forward, targets, sources):
             op = OPS[node.op]
             slots = saved_slots(op, node)
             saved = [_residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)]
-            with location_override(node.location):
+            with location_override(backward_location(node.location, node.op)):
                 input_cotangents = op.grad(node, g, *saved)
             for inp, ct in zip(node.inputs, input_cotangents):
                 if ct is not None and id(inp) in reachable:
