@@ -62,6 +62,9 @@ def format_nodes(nodes, outputs=()):
                 lines.append(f"{names[id(inp)]}: {format_type(inp)} = const")
         names[id(node)] = f"%{len(names)}"
         lines.append(format_node(node, names))
+        if node.op == "fused":
+            body = format_graph(node.attrs["kernel"].body)
+            lines.extend("    " + line for line in body.splitlines())
     if outputs:
         lines.append("return " + ", ".join(_operand(out, names) for out in outputs))
     return "\n".join(lines)
