@@ -350,7 +350,7 @@ def _difference(key, cached):
         old = list(_leaf_descriptions(other))
         return sum(a != b for a, b in zip(new, old)) + abs(len(new) - len(old))
 
-    old = list(_leaf_descriptions(min(cached, key=distance)))
+    old = list(_leaf_descriptions(min(reversed(list(cached)), key=distance)))  # ties: the latest
     changes = [f"argument {k}: {_leaf_text(a)} -> {_leaf_text(b)}" for k, (a, b) in enumerate(zip(old, new)) if a != b]
     if len(old) != len(new):
         changes.append(f"{len(old)} -> {len(new)} arguments")
