@@ -17,8 +17,11 @@ from codegen.ctypes import compute, literal, storage
 from codegen.expressions import C_EXPRESSIONS
 
 def format_location(location):
-    """`file.py:14`, as the IR printer writes it (codegen does not import tracer)."""
-    return "" if location is None else f"{os.path.basename(location[0])}:{location[1]}"
+    """`file.py:14 (grad of log)`, as the IR printer writes it (codegen does not import tracer)."""
+    if location is None:
+        return ""
+    text = f"{os.path.basename(location[0])}:{location[1]}"
+    return f"{text} ({location[2]})" if len(location) > 2 else text
 
 
 REDUCTIONS = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
@@ -80,14 +83,15 @@ class Emitter:
         return self._temporary(node, expression)
 
     def _load(self, name, node, flat):
-        return self._temporary(node, f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]", comment=False)
+        return self._temporary(node, f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]", note=f"{self.names.get(id(node), '')} read {name}".strip())
 
-    def _temporary(self, node, expression, comment=True):
+    def _temporary(self, node, expression, note=None):
         if node.dtype.name == "float16":
             expression = f"(float)(_Float16)({expression})"
         name = f"t{len(self.statements)}"
         text = f"const {compute(node.dtype)} {name} = {expression};"
-        note = f"{self.names.get(id(node), '')} {node.op}  {format_location(node.location)}".strip() if comment else ""
+        if note is None:
+            note = f"{self.names.get(id(node), '')} {node.op}  {format_location(node.location)}".strip()
         self.statements.append((text, note))
         return name
 
