@@ -63,23 +63,51 @@ class Emitter:
         self.names = {}  # id(body node) -> %k, for comments
 
     def value(self, node, index_map):
-        key = (id(node), tuple(a.key() for a in index_map))
-        if key not in self.memo:
-            self.memo[key] = self._compute(node, index_map)
-        return self.memo[key]
+        """The C expression (a temporary or a literal) of `node` at `index_map`.
 
-    def _compute(self, node, index_map):
+        An explicit stack, not recursion: a fused chain can be thousands of ops deep.
+        """
+        goal = _key(node, index_map)
+        stack = [(node, index_map)]
+        while stack:
+            current, current_map = stack[-1]
+            key = _key(current, current_map)
+            if key in self.memo:
+                stack.pop()
+                continue
+            needed = self._operands(current, current_map)
+            missing = [(n, m) for n, m in needed if _key(n, m) not in self.memo]
+            if missing:
+                stack.extend(reversed(missing))
+                continue
+            stack.pop()
+            self.memo[key] = self._compute(current, current_map, [self.memo[_key(n, m)] for n, m in needed])
+        return self.memo[goal]
+
+    def _operands(self, node, index_map):
+        """The (node, index map) pairs whose values `node` at `index_map` is computed from."""
+        if id(node) in self.params or node.op == "const":
+            return []
+        if node.op == "reshape" and id(node.inputs[0]) in self.params:
+            return []  # a stored value, read by flat offset
+        view = VIEWS.get(node.op)
+        if view is not None:
+            return [(node.inputs[0], view(node, index_map))]
+        return [(i, broadcast_map(index_map, node.shape, i.shape)) for i in node.inputs]
+
+    def _compute(self, node, index_map, operands):
         if id(node) in self.params:
             name, _ = self.params[id(node)]
             return self._load(name, node, offset(index_map, node.shape))
         if node.op == "const":
             return literal(node.attrs["value"].array.item(), node.dtype)
-        view = VIEWS.get(node.op)
-        if view is not None:
-            return view(self, node, index_map)
+        if node.op == "reshape" and id(node.inputs[0]) in self.params:
+            name, source = self.params[id(node.inputs[0])]
+            return self._load(name, source, offset(index_map, node.shape))
+        if node.op in VIEWS:
+            return operands[0]
         first = node.inputs[1] if node.op == "select" else node.inputs[0]
-        args = [self.value(i, broadcast_map(index_map, node.shape, i.shape)) for i in node.inputs]
-        expression = C_EXPRESSIONS[node.op](first.dtype, node.dtype, *args)
+        expression = C_EXPRESSIONS[node.op](first.dtype, node.dtype, *operands)
         return self._temporary(node, expression)
 
     def _load(self, name, node, flat):
@@ -99,31 +127,29 @@ class Emitter:
 INDEX = [f"i{k}" for k in range(64)]
 
 
-def _broadcast_view(emitter, node, index_map):
-    (x,) = node.inputs
-    return emitter.value(x, broadcast_map(index_map, node.shape, x.shape))
+def _key(node, index_map):
+    return (id(node), tuple(a.key() for a in index_map))
 
 
-def _transpose_view(emitter, node, index_map):
-    (x,) = node.inputs
-    source = [None] * len(x.shape)
+def _broadcast_view(node, index_map):
+    return broadcast_map(index_map, node.shape, node.inputs[0].shape)
+
+
+def _transpose_view(node, index_map):
+    source = [None] * len(node.inputs[0].shape)
     for k, p in enumerate(node.attrs["perm"]):
         source[p] = index_map[k]
-    return emitter.value(x, tuple(source))
+    return tuple(source)
 
 
-def _reshape_view(emitter, node, index_map):
-    (x,) = node.inputs
-    if id(x) in emitter.params:  # a stored value: read it by flat offset
-        name, _ = emitter.params[id(x)]
-        return emitter._load(name, x, offset(index_map, node.shape))
+def _reshape_view(node, index_map):
+    """A reshape that only adds or drops size-1 axes (others read stored values by offset)."""
     kept = iter(a for a, d in zip(index_map, node.shape) if d != 1)
-    return emitter.value(x, tuple(Affine() if d == 1 else next(kept) for d in x.shape))
+    return tuple(Affine() if d == 1 else next(kept) for d in node.inputs[0].shape)
 
 
-def _slice_view(emitter, node, index_map):
-    (x,) = node.inputs
-    return emitter.value(x, slice_source_map(node.attrs["index"], index_map, len(x.shape)))
+def _slice_view(node, index_map):
+    return slice_source_map(node.attrs["index"], index_map, len(node.inputs[0].shape))
 
 
 def slice_source_map(index, out_map, source_rank):

@@ -275,3 +275,16 @@ def test_a_compiled_function_is_one_op_on_an_eager_tape_with_a_compiled_backward
     np.testing.assert_allclose(hidden.numpy(), h, rtol=1e-12)
     (call,) = [n for n in tape._recording_state.nodes if n.op == "call"]
     assert call.attrs["function"].vjp(tt.float64)[0]._executable.backend == "c"
+
+
+def test_a_chain_thousands_of_ops_deep_compiles_without_recursion():
+    def grad(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in range(1500):
+                y = tt.sin(y) * 1.001
+        return tape.gradient(y, x)
+
+    x = tt.constant(0.5, dtype=tt.float64)
+    np.testing.assert_allclose(float(tt.function(grad)(x)), float(grad(x)), rtol=1e-9)

@@ -116,27 +116,35 @@ def _fused_node(root, roots, mapping):
     """The `fused` node computing `root` from stored values, with its body graph."""
     params, external, body = {}, [], {}
 
-    def copy(node, is_root=False):
+    def internal(node):
+        return node is root or (is_fusible(node) and id(node) not in roots and node.op != "const")
+
+    # Walk the nodes the root needs (an explicit stack: bodies can be thousands deep),
+    # copying each after its inputs.
+    stack = [root]
+    while stack:
+        node = stack[-1]
         if id(node) in body:
-            return body[id(node)]
-        internal = is_root or (is_fusible(node) and id(node) not in roots and node.op != "const")
-        if node.op == "const" and not node.shape and "value" in node.attrs:
-            new = node
-        elif not internal:
+            stack.pop()
+            continue
+        if internal(node):
+            missing = [i for i in node.inputs if id(i) not in body]
+            if missing:
+                stack.extend(missing)
+                continue
+            inputs = tuple(body[id(i)] for i in node.inputs)
+            body[id(node)] = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
+        elif node.op == "const" and not node.shape and "value" in node.attrs:
+            body[id(node)] = node  # scalar literals stay in the body
+        else:
             source = mapping.get(id(node), node)
             if id(source) not in params:
                 params[id(source)] = Node("input", (), {"name": f"p{len(external)}"}, node.shape, node.dtype)
                 external.append(source)
-            new = params[id(source)]
-        else:
-            inputs = tuple(copy(i) for i in node.inputs)
-            new = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
-        body[id(node)] = new
-        return new
-
-    out = copy(root, is_root=True)
+            body[id(node)] = params[id(source)]
+        stack.pop()
     inputs = [params[id(s)] for s in external]
-    body_graph = with_outputs(inputs, [out])
+    body_graph = with_outputs(inputs, [body[id(root)]])
     kernel = Kernel(body_graph, _kernel_name(body_graph, root))
     return Node("fused", tuple(external), {"kernel": kernel}, root.shape, root.dtype, root.location)
 

@@ -1,0 +1,48 @@
+"""The workloads' inputs: deterministic, with full sizes and tiny ones for `--quick`.
+
+B1 eager overhead: a 200-op scalar chain (sin, then *1.01, 100 times) and its gradient.
+B2 MLP step: batch 128, 784-512 relu-10, softmax cross-entropy, gradients of all 4 params.
+B3 fused elementwise: gradient of sum(sin(x)*exp(-x*x) + tanh(x)*x) on 4M float32.
+B4 jacobian of tanh(W@x+b), 256 -> 256; B4b batch_jacobian of it over a batch of 64.
+B5 hessian of sum(sin(x)*x**2) over 100 variables.
+B7 per-call time of a compiled gradient of x*x at a scalar.
+"""
+
+import numpy as np
+
+FULL = {"B1": 200, "B2": (128, 784, 512, 10), "B3": 4 * 1024 * 1024, "B4": 256, "B4b": (64, 256), "B5": 100, "B7": 1}
+QUICK = {"B1": 20, "B2": (8, 16, 12, 4), "B3": 4096, "B4": 8, "B4b": (4, 8), "B5": 6, "B7": 1}
+WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7")
+# how closely each system must agree with the numpy reference before it is timed
+TOLERANCE = {"B1": 1e-4, "B2": 2e-3, "B3": 1e-4, "B4": 1e-4, "B4b": 1e-4, "B5": 1e-4, "B7": 1e-6}
+
+
+def make(workload, quick):
+    size = (QUICK if quick else FULL)[workload]
+    rng = np.random.default_rng(0)
+    if workload == "B1":
+        return {"ops": size, "x": np.float32(0.5)}
+    if workload == "B2":
+        batch, n_in, hidden, classes = size
+        return {
+            "x": rng.standard_normal((batch, n_in)).astype(np.float32),
+            "y": rng.integers(0, classes, batch).astype(np.int32),
+            "w1": (rng.standard_normal((n_in, hidden)) * 0.05).astype(np.float32),
+            "b1": np.zeros(hidden, np.float32),
+            "w2": (rng.standard_normal((hidden, classes)) * 0.05).astype(np.float32),
+            "b2": np.zeros(classes, np.float32),
+        }
+    if workload == "B3":
+        return {"x": rng.standard_normal(size).astype(np.float32)}
+    if workload == "B4":
+        return {"w": (rng.standard_normal((size, size)) / np.sqrt(size)).astype(np.float32),
+                "b": rng.standard_normal(size).astype(np.float32), "x": rng.standard_normal(size).astype(np.float32)}
+    if workload == "B4b":
+        batch, n = size
+        return {"w": (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32),
+                "b": rng.standard_normal(n).astype(np.float32), "x": rng.standard_normal((batch, n)).astype(np.float32)}
+    if workload == "B5":
+        return {"x": rng.standard_normal(size).astype(np.float32)}
+    if workload == "B7":
+        return {"x": np.float32(3.0)}
+    raise KeyError(workload)

@@ -1,0 +1,117 @@
+"""The benchmark suite: every workload on tracer (eager and compiled), the hand-written numpy
+reference, and TensorFlow, JAX and PyTorch when they are installed. Each measurement runs in
+a process of its own; results are checked against numpy before they are timed.
+
+    python3 benchmarks/run.py                 # the full sizes (a few minutes)
+    python3 benchmarks/run.py --quick         # tiny sizes, a smoke test
+    python3 benchmarks/run.py --json out.json --only B2,B3
+
+Prints one table of times, each with its ratio to the numpy reference, and for tracer the
+ratio to the best peer (< 1 means tracer is faster).
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from data import WORKLOADS  # noqa: E402
+from systems import MODULES, PEERS  # noqa: E402
+
+TITLES = {
+    "B1": "B1 200-op scalar chain, record + gradient (per op)",
+    "B2": "B2 MLP step 128x784-512-10",
+    "B3": "B3 fused gradient, 4M float32",
+    "B4": "B4 jacobian tanh(W@x+b) 256x256",
+    "B4b": "B4b batch_jacobian, batch 64",
+    "B5": "B5 hessian, 100 variables",
+    "B7": "B7 compiled scalar gradient, per call",
+}
+SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
+
+
+def run_worker(workload, system, quick):
+    command = [sys.executable, os.path.join(HERE, "worker.py"), workload, system] + (["--quick"] if quick else [])
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "detail": "timed out"}
+    if result.returncode != 0 or not result.stdout.strip():
+        return {"status": "failed", "detail": (result.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def run_script(name, quick):
+    command = [sys.executable, os.path.join(HERE, name)] + (["--quick"] if quick else [])
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        return {"status": "failed", "detail": (result.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def format_time(seconds, workload, ops):
+    if workload == "B1":
+        return f"{seconds / ops * 1e6:.2f} us/op"
+    return f"{seconds * 1e3:.3f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats")
+    parser.add_argument("--json", help="also write every result to this file")
+    parser.add_argument("--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8)")
+    parser.add_argument("--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})")
+    options = parser.parse_args(argv)
+    chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8"]
+    systems = options.systems.split(",") if options.systems else SYSTEMS
+    from data import make
+
+    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}", "quick": options.quick}
+    for workload in [w for w in chosen if w in WORKLOADS]:
+        results[workload] = {s: run_worker(workload, s, options.quick) for s in systems if s in MODULES}
+        ops = make(workload, options.quick).get("ops", 1) if workload == "B1" else 1
+        print_workload(workload, results[workload], ops)
+    if "B6" in chosen:
+        results["B6"] = run_script("startup.py", options.quick)
+        print("\nB6 time to first result (a new process each)")
+        for name, r in results["B6"].items():
+            text = (f"import {r['import_seconds']:.2f} s, first result {r['first_result_seconds']:.3f} s"
+                    if r["status"] == "ok" else r["status"] + ": " + r.get("detail", ""))
+            print(f"  {name:32} {text}")
+    if "B8" in chosen:
+        results["B8"] = run_script("memory.py", options.quick)
+        print("\nB8 memory of the B2 step on an eager tape")
+        for name, r in results["B8"].items():
+            if "peak_bytes" in r:
+                print(f"  {name:16} peak {r['peak_bytes'] / 1e6:.1f} MB, held while recorded "
+                      f"{r['held_while_recorded'] / 1e6:.2f} MB, held after the step {r['held_after_step'] / 1e6:.2f} MB")
+    if options.json:
+        with open(options.json, "w") as handle:
+            json.dump(results, handle, indent=1)
+    return 0
+
+
+def print_workload(workload, row, ops):
+    print(f"\n{TITLES[workload]}")
+    reference = row.get("numpy", {}).get("seconds")
+    peers = [r["seconds"] for s, r in row.items() if s in PEERS and r["status"] == "ok"]
+    best_peer = min(peers) if peers else None
+    for system, r in row.items():
+        if r["status"] != "ok":
+            print(f"  {system:16} {r['status']}{': ' + r['detail'] if r.get('detail') else ''}")
+            continue
+        text = f"  {system:16} {format_time(r['seconds'], workload, ops):>14}"
+        if reference:
+            text += f"   {r['seconds'] / reference:7.2f}x numpy"
+        if system.startswith("tracer") and best_peer:
+            text += f"   {r['seconds'] / best_peer:7.2f}x best peer"
+        print(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""B6: import time, time to the first result in a fresh process with a cold cache, and with a
+warm one (a second process). Each measurement is a new Python process.
+
+    python3 benchmarks/startup.py [--quick]
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PROGRAMS = {
+    "tracer": (
+        "import tracer as tt, numpy as np",
+        "f = tt.function(lambda x: tt.grad(lambda v: tt.reduce_sum(tt.sin(v) * tt.exp(-v * v) + tt.tanh(v) * v))(x));"
+        "f(tt.constant(np.linspace(-1, 1, 4096).astype(np.float32))).numpy()",
+    ),
+    "jax-jit": (
+        "import jax, jax.numpy as jnp, numpy as np",
+        "f = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sin(v) * jnp.exp(-v * v) + jnp.tanh(v) * v)));"
+        "np.asarray(f(jnp.asarray(np.linspace(-1, 1, 4096).astype(np.float32))))",
+    ),
+}
+
+
+def timed(system, env):
+    setup, work = PROGRAMS[system]
+    code = (f"import time; t0 = time.perf_counter(); {setup}; t1 = time.perf_counter(); {work}; "
+            "t2 = time.perf_counter(); print(t1 - t0, t2 - t1)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    if result.returncode != 0:
+        missing = "ModuleNotFoundError" in result.stderr
+        return {"status": "skipped" if missing else "failed", "detail": result.stderr.strip().splitlines()[-1][:200]}
+    import_s, first_s = map(float, result.stdout.split())
+    return {"status": "ok", "import_seconds": import_s, "first_result_seconds": first_s}
+
+
+def main():
+    report = {}
+    cache = tempfile.mkdtemp(prefix="tracer-b6-")
+    env = dict(os.environ, TRACER_CACHE_DIR=cache)
+    report["tracer cold"] = timed("tracer", env)
+    report["tracer warm (second process)"] = timed("tracer", env)
+    report["jax-jit"] = timed("jax-jit", dict(os.environ))
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""JAX, with jax.jit around grad, jacrev and hessian (float32 on the CPU)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def mlp(d):
+    args = [jnp.asarray(d[k]) for k in ("w1", "b1", "w2", "b2")]
+    x, y = jnp.asarray(d["x"]), jnp.asarray(d["y"])
+
+    def loss(params, x, y):
+        w1, b1, w2, b2 = params
+        logits = jax.nn.relu(x @ w1 + b1) @ w2 + b2
+        return jnp.mean(jax.nn.logsumexp(logits, axis=1) - jnp.take_along_axis(logits, y[:, None], axis=1)[:, 0])
+
+    step = jax.jit(jax.value_and_grad(loss))
+
+    def run():
+        value, grads = step(args, x, y)
+        return [value, *grads]
+
+    return run
+
+
+def fused(d):
+    x = jnp.asarray(d["x"])
+    grad = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sin(v) * jnp.exp(-v * v) + jnp.tanh(v) * v)))
+    return lambda: grad(x)
+
+
+def jacobian(batched):
+    def build(d):
+        w, b, x = (jnp.asarray(d[k]) for k in ("w", "b", "x"))
+
+        def f(v):
+            return jnp.tanh(w @ v + b)
+
+        run = jax.jit(jax.vmap(jax.jacrev(f)) if batched else jax.jacrev(f))
+        return lambda: run(x)
+
+    return build
+
+
+def hessian(d):
+    x = jnp.asarray(d["x"])
+    run = jax.jit(jax.hessian(lambda v: jnp.sum(jnp.sin(v) * v**2)))
+    return lambda: run(x)
+
+
+def scalar(d):
+    run = jax.jit(jax.grad(lambda v: v * v))
+    x = jnp.float32(d["x"])
+    return lambda: run(x)
+
+
+def to_numpy(value):
+    if isinstance(value, (list, tuple)):
+        return [to_numpy(v) for v in value]
+    return np.asarray(jax.block_until_ready(value))
+
+
+BUILDERS = {"jax-jit": {"B2": mlp, "B3": fused, "B4": jacobian(False), "B4b": jacobian(True), "B5": hessian, "B7": scalar}}

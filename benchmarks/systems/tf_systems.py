@@ -1,0 +1,117 @@
+"""TensorFlow: the eager GradientTape and tf.function around it."""
+
+import numpy as np
+import tensorflow as tf
+
+
+def chain(d):
+    ops = d["ops"]
+
+    def run():
+        x = tf.constant(float(d["x"]))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in range(ops // 2):
+                y = tf.sin(y) * 1.01
+        return tape.gradient(y, x)
+
+    return run
+
+
+def mlp(compiled):
+    def build(d):
+        x, y = tf.constant(d["x"]), tf.constant(d["y"])
+        params = [tf.Variable(d[k]) for k in ("w1", "b1", "w2", "b2")]
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                logits = tf.matmul(tf.nn.relu(tf.matmul(x, params[0]) + params[1]), params[2]) + params[3]
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            return [loss, *tape.gradient(loss, params)]
+
+        run = tf.function(step) if compiled else step
+        return lambda: run(x, y)
+
+    return build
+
+
+def fused(compiled):
+    def build(d):
+        def grad(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.reduce_sum(tf.sin(x) * tf.exp(-x * x) + tf.tanh(x) * x)
+            return tape.gradient(y, x)
+
+        run = tf.function(grad) if compiled else grad
+        x = tf.constant(d["x"])
+        return lambda: run(x)
+
+    return build
+
+
+def jacobian(compiled, batched=False):
+    def build(d):
+        w, b, x = (tf.constant(d[k]) for k in ("w", "b", "x"))
+
+        def jac(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.tanh(tf.matmul(x, w, transpose_b=True) + b) if batched else tf.tanh(tf.linalg.matvec(w, x) + b)
+            return tape.batch_jacobian(y, x) if batched else tape.jacobian(y, x)
+
+        run = tf.function(jac) if compiled else jac
+        return lambda: run(x)
+
+    return build
+
+
+def hessian(compiled):
+    def build(d):
+        def hess(x):
+            with tf.GradientTape() as outer:
+                outer.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    y = tf.reduce_sum(tf.sin(x) * x**2)
+                g = inner.gradient(y, x)
+            return outer.jacobian(g, x)
+
+        run = tf.function(hess) if compiled else hess
+        x = tf.constant(d["x"])
+        return lambda: run(x)
+
+    return build
+
+
+def scalar(compiled):
+    def build(d):
+        def grad(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            return tape.gradient(y, x)
+
+        run = tf.function(grad) if compiled else grad
+        x = tf.constant(d["x"])
+        return lambda: run(x)
+
+    return build
+
+
+def to_numpy(value):
+    if isinstance(value, (list, tuple)):
+        return [to_numpy(v) for v in value]
+    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def _for(compiled):
+    table = {"B2": mlp(compiled), "B3": fused(compiled), "B4": jacobian(compiled), "B4b": jacobian(compiled, True),
+             "B5": hessian(compiled), "B7": scalar(compiled)}
+    if not compiled:
+        table["B1"] = chain
+    return table
+
+
+BUILDERS = {"tf-eager": _for(False), "tf-function": _for(True)}

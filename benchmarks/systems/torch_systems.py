@@ -1,0 +1,105 @@
+"""PyTorch: eager autograd, and torch.compile (Inductor, which emits C++ for the CPU)."""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.func import hessian, jacrev, vmap
+
+
+def chain(d):
+    ops = d["ops"]
+
+    def run():
+        x = torch.tensor(float(d["x"]), requires_grad=True)
+        y = x
+        for _ in range(ops // 2):
+            y = torch.sin(y) * 1.01
+        (g,) = torch.autograd.grad(y, x)
+        return g
+
+    return run
+
+
+def mlp_step(d):
+    x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["y"]).long()
+    params = [torch.from_numpy(d[k].copy()).requires_grad_() for k in ("w1", "b1", "w2", "b2")]
+
+    def step(x, y, w1, b1, w2, b2):
+        logits = torch.relu(x @ w1 + b1) @ w2 + b2
+        loss = F.cross_entropy(logits, y)
+        return [loss, *torch.autograd.grad(loss, [w1, b1, w2, b2])]
+
+    return step, (x, y, *params)
+
+
+def fused_grad(x):
+    x = x.detach().requires_grad_()
+    y = torch.sum(torch.sin(x) * torch.exp(-x * x) + torch.tanh(x) * x)
+    (g,) = torch.autograd.grad(y, x)
+    return g
+
+
+def jacobian_of(d, batched):
+    w, b, x = (torch.from_numpy(d[k]) for k in ("w", "b", "x"))
+
+    def f(v):
+        return torch.tanh(w @ v + b)
+
+    if batched:
+        return lambda: vmap(jacrev(f))(x)
+    return lambda: jacrev(f)(x)
+
+
+def hessian_of(d):
+    x = torch.from_numpy(d["x"])
+    return lambda: hessian(lambda v: torch.sum(torch.sin(v) * v**2))(x)
+
+
+def eager():
+    def mlp(d):
+        step, args = mlp_step(d)
+        return lambda: step(*args)
+
+    def fused(d):
+        x = torch.from_numpy(d["x"])
+        return lambda: fused_grad(x)
+
+    def scalar(d):
+        def run():
+            x = torch.tensor(float(d["x"]), requires_grad=True)
+            (g,) = torch.autograd.grad(x * x, x)
+            return g
+
+        return run
+
+    return {"B1": chain, "B2": mlp, "B3": fused, "B4": lambda d: jacobian_of(d, False),
+            "B4b": lambda d: jacobian_of(d, True), "B5": hessian_of, "B7": scalar}
+
+
+def compiled():
+    def mlp(d):
+        step, args = mlp_step(d)
+        step = torch.compile(step)
+        return lambda: step(*args)
+
+    def fused(d):
+        x = torch.from_numpy(d["x"])
+        run = torch.compile(fused_grad)
+        return lambda: run(x)
+
+    def scalar(d):
+        run = torch.compile(lambda x: 2 * x)  # what the gradient of x*x compiles to
+        x = torch.tensor(float(d["x"]))
+        return lambda: run(x)
+
+    return {"B2": mlp, "B3": fused, "B7": scalar}
+
+
+def to_numpy(value):
+    if isinstance(value, (list, tuple)):
+        return [to_numpy(v) for v in value]
+    return value.detach().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
+
+
+torch.set_num_threads(max(1, torch.get_num_threads()))
+BUILDERS = {"torch-eager": eager(), "torch-compile": compiled()}

@@ -1,0 +1,110 @@
+"""tracer, eager (GradientTape on numpy) and compiled (tt.function)."""
+
+import tracer as tt
+
+
+def chain(compiled):
+    def build(d):
+        ops = d["ops"]
+
+        def grad(x):
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for _ in range(ops // 2):
+                    y = tt.sin(y) * 1.01
+            return tape.gradient(y, x)
+
+        step = tt.function(grad) if compiled else grad
+        x = tt.constant(d["x"])
+        return lambda: step(x)
+
+    return build
+
+
+def mlp(compiled):
+    def build(d):
+        x, y = tt.constant(d["x"]), tt.constant(d["y"])
+        params = [tt.Variable(d[k]) for k in ("w1", "b1", "w2", "b2")]
+        w1, b1, w2, b2 = params
+
+        def step(x, y):
+            with tt.GradientTape() as tape:
+                logits = tt.matmul(tt.nn.relu(tt.matmul(x, w1) + b1), w2) + b2
+                loss = tt.reduce_mean(tt.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            return [loss, *tape.gradient(loss, params)]
+
+        run = tt.function(step) if compiled else step
+        return lambda: run(x, y)
+
+    return build
+
+
+def fused(compiled):
+    def build(d):
+        def grad(x):
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                y = tt.reduce_sum(tt.sin(x) * tt.exp(-x * x) + tt.tanh(x) * x)
+            return tape.gradient(y, x)
+
+        run = tt.function(grad) if compiled else grad
+        x = tt.constant(d["x"])
+        return lambda: run(x)
+
+    return build
+
+
+def jacobian(compiled, batched=False):
+    def build(d):
+        w, b, x = (tt.constant(d[k]) for k in ("w", "b", "x"))
+
+        def jac(w, b, x):
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                if batched:
+                    y = tt.tanh(tt.matmul(x, w, transpose_b=True) + b)
+                else:
+                    y = tt.tanh(tt.matmul(w, x[:, None])[:, 0] + b)
+            return tape.batch_jacobian(y, x) if batched else tape.jacobian(y, x)
+
+        run = tt.function(jac) if compiled else jac
+        return lambda: run(w, b, x)
+
+    return build
+
+
+def hessian(compiled):
+    def build(d):
+        def hess(x):
+            with tt.GradientTape() as outer:
+                outer.watch(x)
+                with tt.GradientTape() as inner:
+                    inner.watch(x)
+                    y = tt.reduce_sum(tt.sin(x) * x**2)
+                g = inner.gradient(y, x)
+            return outer.jacobian(g, x)
+
+        run = tt.function(hess) if compiled else hess
+        x = tt.constant(d["x"])
+        return lambda: run(x)
+
+    return build
+
+
+def scalar_grad(compiled):
+    def build(d):
+        run = tt.grad(lambda x: x * x)
+        run = tt.function(run) if compiled else run
+        x = tt.constant(d["x"])
+        return lambda: run(x)
+
+    return build
+
+
+def _for(compiled):
+    return {"B1": chain(compiled), "B2": mlp(compiled), "B3": fused(compiled), "B4": jacobian(compiled),
+            "B4b": jacobian(compiled, batched=True), "B5": hessian(compiled), "B7": scalar_grad(compiled)}
+
+
+BUILDERS = {"tracer-eager": _for(False), "tracer-compiled": _for(True)}

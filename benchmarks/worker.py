@@ -1,0 +1,90 @@
+"""Run one workload on one system, in this process: check it against the numpy reference,
+then time it (warm-up, then the median of repeated runs). Prints one JSON line.
+
+    python3 benchmarks/worker.py B2 tracer-compiled [--quick]
+"""
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from data import TOLERANCE, make  # noqa: E402
+from systems import MODULES  # noqa: E402
+from systems.reference import BUILDERS as REFERENCE  # noqa: E402
+
+TIME_BUDGET = 2.0  # seconds of timed runs per measurement, at most
+MAX_REPEATS = 2000
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("workload")
+    parser.add_argument("system")
+    parser.add_argument("--quick", action="store_true")
+    options = parser.parse_args()
+    print(json.dumps(measure(options.workload, options.system, options.quick)))
+
+
+def measure(workload, system, quick):
+    try:
+        module = importlib.import_module(MODULES[system])
+    except ImportError as error:
+        return {"status": "skipped", "detail": f"not installed ({error.name})"}
+    builder = module.BUILDERS[system].get(workload)
+    if builder is None:
+        return {"status": "n/a"}
+    data = make(workload, quick)
+    expected = _flat(REFERENCE["numpy"][workload](data)())
+    convert = getattr(module, "to_numpy", _to_numpy)
+    start = time.perf_counter()
+    run = builder(data)
+    got = _flat(convert(run()))
+    first = time.perf_counter() - start
+    error = max(_relative_error(g, e) for g, e in zip(got, expected))
+    if len(got) != len(expected) or error > TOLERANCE[workload]:
+        return {"status": "wrong", "detail": f"differs from numpy by {error:.2e} (relative)"}
+    timed = (lambda: convert(run())) if system == "jax-jit" else run
+    return {"status": "ok", "seconds": _median(timed, quick), "first_call_seconds": first, "error": error}
+
+
+def _median(function, quick):
+    for _ in range(1 if quick else 3):
+        function()
+    times, spent = [], 0.0
+    while len(times) < (3 if quick else 5) or (spent < TIME_BUDGET and len(times) < MAX_REPEATS):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+        spent += times[-1]
+    return statistics.median(times)
+
+
+def _to_numpy(value):
+    if isinstance(value, (list, tuple)):
+        return [_to_numpy(v) for v in value]
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
+def _flat(value):
+    if isinstance(value, (list, tuple)):
+        return [np.asarray(v, dtype=np.float64) for v in value]
+    return [np.asarray(value, dtype=np.float64)]
+
+
+def _relative_error(got, expected):
+    if got.shape != expected.shape:
+        return np.inf
+    scale = max(float(np.max(np.abs(expected))), 1e-30) if expected.size else 1.0
+    return float(np.max(np.abs(got - expected))) / scale if expected.size else 0.0
+
+
+if __name__ == "__main__":
+    main()

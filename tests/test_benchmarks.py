@@ -1,0 +1,31 @@
+"""The benchmark suite runs, on tiny sizes, and every tracer result agrees with numpy (the
+worker checks each one before timing it). Timings are printed, never asserted."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_the_suite_runs_on_tiny_sizes(tmp_path):
+    out = tmp_path / "results.json"
+    command = [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--json", str(out),
+               "--systems", "numpy,tracer-eager,tracer-compiled,torch-eager"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    results = json.loads(out.read_text())
+    for workload in ("B1", "B2", "B3", "B4", "B4b", "B5", "B7"):
+        row = results[workload]
+        assert row["numpy"]["status"] == "ok"
+        for system in ("tracer-eager", "tracer-compiled"):
+            if system == "tracer-compiled" and workload == "B1":
+                continue
+            assert row[system]["status"] == "ok", (workload, system, row[system])
+            assert row[system]["error"] <= 1e-3 and row[system]["seconds"] > 0
+        assert row["torch-eager"]["status"] in ("ok", "skipped", "n/a")
+    assert results["B6"]["tracer warm (second process)"]["status"] == "ok"
+    assert results["B8"]["non-persistent"]["held_after_step"] == 0
+    assert results["B8"]["persistent"]["held_after_step"] > 0
+    assert "B2 MLP step" in result.stdout and "x numpy" in result.stdout
