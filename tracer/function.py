@@ -90,12 +90,27 @@ class Function:
         self._backend = backend
         self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
+        self._by_shape = {}  # (shape, dtype) of each positional tensor -> ConcreteFunction
         self._tracing_count = 0
         self._hits = 0
         self._compile_seconds = 0.0
         self._retrace_reasons = []
 
     def __call__(self, *args, **kwargs):
+        # NOTE: the fast path, for eager tensors passed by position: the key is their shapes
+        # and dtypes, found without walking the arguments' structure.
+        if not kwargs and self._input_signature is None:
+            try:
+                key = tuple((a._value.shape, a._value.dtype) for a in args if type(a) is Tensor)
+            except AttributeError:  # a symbolic tensor, inside another trace
+                key = None
+            if key is not None and len(key) == len(args):
+                concrete = self._by_shape.get(key)
+                if concrete is not None:
+                    self._hits += 1
+                else:
+                    concrete = self._by_shape[key] = self.get_concrete_function(*args)
+                return concrete._call_with_tensors(args)
         return self.get_concrete_function(*args, **kwargs)._call(_leaves(args, kwargs))
 
     def __get__(self, instance, owner):
@@ -162,6 +177,7 @@ class ConcreteFunction:
         self._structure = result
         flat = nest.flatten(result)
         self._tensor_positions = [k for k, leaf in enumerate(flat) if isinstance(leaf, TensorLike)]
+        self._returns_one_tensor = isinstance(result, TensorLike) and not isinstance(result, Variable)
         self._flat_result = flat
         tensors = [flat[k]._read() if isinstance(flat[k], Variable) else flat[k] for k in self._tensor_positions]
         self._variables = list(trace.variables.values())
@@ -208,6 +224,15 @@ class ConcreteFunction:
     def backend(self):
         return self._executable.backend
 
+    def _call_with_tensors(self, tensors):
+        """`_call` for positional eager tensors: the hot path of a compiled function."""
+        if self._returns_one_tensor and not self._assigned and not (state.tapes or state.trace or numerics.enabled):
+            arrays = [t._value for t in tensors]
+            if self._variables:
+                arrays += [v._value for v in self._variables]
+            return Tensor(self._executable(arrays)[0])
+        return self._call(tensors)
+
     def _call(self, leaves):
         tensors = [leaf for leaf in leaves if _is_tensor_argument(leaf)]
         if state.trace is not None or numerics.enabled:
@@ -215,8 +240,11 @@ class ConcreteFunction:
         elif state.tapes:
             results = self._run_as_one_op(tensors)
         else:
-            arrays = [np.asarray(t) for t in tensors] + [v._value for v in self._variables]
+            arrays = [t._value if type(t) is Tensor else np.asarray(t) for t in tensors]
+            arrays += [v._value for v in self._variables]
             results = [Tensor(a) for a in self._executable(arrays)]
+            if self._returns_one_tensor and not self._assigned:
+                return results[0]
         outputs, updates = results[: len(self._tensor_positions)], results[len(self._tensor_positions) :]
         for variable, value in zip(self._assigned, updates):
             if state.trace is not None:
