@@ -7,10 +7,11 @@ become one `fused` node, whose body is a small graph the backends run as one loo
     %4 = reduce_sum[axis=(0,)] %3               %1 = sin %0 ... %4 = reduce_sum %3
                                                 return %4
 
-Which values are stored (the kernel roots): graph outputs, reductions, and fusible values
-that a non-fusible op (matmul, gather, ...) reads. Every other elementwise value is
-recomputed inside each kernel that needs it instead of being stored: memory traffic, not
-arithmetic, bounds these loops, so a loss and its gradient over x take two loops over x.
+Which values are stored (the kernel roots): graph outputs, reductions, fusible values that
+a non-fusible op (matmul, gather, ...) reads, and computed values that are broadcast into
+a larger kernel. Every other elementwise value is recomputed inside each kernel that needs
+it instead of being stored: memory traffic, not arithmetic, bounds these loops, so a loss
+and its gradient over x take two loops over x.
 
 A reshape that does more than add or drop size-1 axes is fused only when it reads a
 stored value (then it is an index remap of a contiguous buffer); otherwise its input is
@@ -82,6 +83,7 @@ def _roots(graph):
         elif is_fusible(node) and (
             id(node) in outputs
             or any(not is_fusible(c) and c.op not in REDUCTIONS for c in consumers.get(id(node), ()))
+            or _broadcast_into_more(node, consumers.get(id(node), ()))
         ):
             roots.add(id(node))
     changed = True
@@ -94,6 +96,26 @@ def _roots(graph):
                     roots.add(id(source))
                     changed = True
     return roots
+
+
+def _broadcast_into_more(node, consumers):
+    """Whether a computed value is read by a kernel with more elements than it has.
+
+    Recomputing it there would repeat its work for every element it is broadcast to (a
+    tanh over 256 values, broadcast into a 256x256 kernel, would run 65536 times), so it is
+    stored once instead. View ops cost nothing to repeat and stay fused.
+    """
+    if node.op in VIEW_OPS:
+        return False
+    size = _size(node.shape)
+    return any(_size(c.shape) > size for c in consumers if is_fusible(c))
+
+
+def _size(shape):
+    size = 1
+    for d in shape:
+        size *= d
+    return size
 
 
 def _reaches_root(node, consumers, roots):

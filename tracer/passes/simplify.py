@@ -5,6 +5,7 @@
     %3 = transpose[perm=p] (transpose[perm=q] %0)  =>  transpose[perm=q∘p] %0, or %0
     %4 = reshape (reshape %0)  =>  reshape %0;  reshape/broadcast_to/cast to what it is  =>  %0
     %5 = pow %0, 2.0          =>  mul %0, %0      (numpy and libm give x*x exactly)
+    %6 = slice[index=((0, 3, 1), None)] %0  =>  reshape %0   (x[:, None] moves no data)
     %6 = add 2.0, 3.0         =>  5.0             (every input a known constant)
 
 Each rule keeps the value bit for bit (x * 1 is x, also for NaN and -0.0 * 1; x + 0 is
@@ -134,7 +135,41 @@ def _pow(node):
     return None
 
 
+def _is_reshape_index(index, source_shape):
+    """Whether a slice `index` keeps every element in order: full ranges with step 1, new
+    axes, and ints only on axes of size 1 (so the slice is a reshape)."""
+    axis = 0
+    for item in index:
+        if item is None:
+            continue
+        size = source_shape[axis]
+        if isinstance(item, tuple):
+            if item != (0, size, 1) and not (size == 0 and item[2] == 1):
+                return False
+        elif size != 1:
+            return False
+        axis += 1
+    return True
+
+
+def _slice(node):
+    """x[:, None] and x[0] of a size-1 axis move no data: they are reshapes."""
+    (x,) = node.inputs
+    if _is_reshape_index(node.attrs["index"], x.shape):
+        return Node("reshape", (x,), {"shape": node.shape}, node.shape, node.dtype, node.location)
+    return None
+
+
+def _slice_grad(node):
+    (g,) = node.inputs
+    if _is_reshape_index(node.attrs["index"], node.attrs["shape"]):
+        return Node("reshape", (g,), {"shape": node.shape}, node.shape, node.dtype, node.location)
+    return None
+
+
 RULES = {
+    "slice": _slice,
+    "slice_grad": _slice_grad,
     "mul": _mul,
     "add": _add,
     "sub": _sub,

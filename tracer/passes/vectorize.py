@@ -110,6 +110,19 @@ def _slice_grad(node, args, flags, size):
 
 
 def _matmul(node, args, flags, size):
+    """A batch of products with one unbatched matrix is one product, not `size` small ones:
+    (B, m, k) @ (k, n) = ((B*m, k) @ (k, n)) reshaped; (m, k) @ (B, k, n) likewise through
+    (k, B*n)."""
+    a, b = args
+    if flags == [True, False] and a.ndim == 3 and b.ndim == 2:
+        _, m, k = a.shape
+        product = apply(OPS["matmul"], (array_ops.reshape(a, (size * m, k)), b), {})
+        return array_ops.reshape(product, (size, m, b.shape[1]))
+    if flags == [False, True] and a.ndim == 2 and b.ndim == 3:
+        _, k, n = b.shape
+        columns = array_ops.reshape(array_ops.transpose(b, (1, 0, 2)), (k, size * n))
+        product = apply(OPS["matmul"], (a, columns), {})
+        return array_ops.transpose(array_ops.reshape(product, (a.shape[0], size, n)), (1, 0, 2))
     return apply(OPS["matmul"], tuple(_aligned(node, args, flags)), {})
 
 
