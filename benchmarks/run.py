@@ -54,6 +54,21 @@ def run_script(name, quick):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def dram_bound_seconds(quick):
+    """The time to read x and write its gradient (B3) at the bandwidth numpy copies with."""
+    import numpy as np
+
+    from data import FULL, QUICK
+    from timing import median_seconds
+
+    source = np.ones(64 * 1024 * 1024 // 4, np.float32)  # 64 MiB, well past the caches
+    target = np.empty_like(source)
+    seconds = median_seconds(lambda: np.copyto(target, source), 5, warmup=1)
+    bandwidth = 2 * source.nbytes / seconds  # bytes read and written per second
+    n = (QUICK if quick else FULL)["B3"]
+    return 2 * n * 4 / bandwidth, bandwidth
+
+
 def format_time(seconds, workload, ops):
     if workload == "B1":
         return f"{seconds / ops * 1e6:.2f} us/op"
@@ -76,6 +91,13 @@ def main(argv=None):
         results[workload] = {s: run_worker(workload, s, options.quick) for s in systems if s in MODULES}
         ops = make(workload, options.quick).get("ops", 1) if workload == "B1" else 1
         print_workload(workload, results[workload], ops)
+        if workload == "B3":
+            bound, bandwidth = dram_bound_seconds(options.quick)
+            results["B3 DRAM bound seconds"] = bound
+            compiled = results[workload].get("tracer-compiled", {})
+            distance = f", tracer compiled is {compiled['seconds'] / bound:.1f}x the bound" if compiled.get("seconds") else ""
+            print(f"  DRAM bound: {bound * 1e3:.2f} ms (reading x and writing the gradient at "
+                  f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){distance}")
     if "B6" in chosen:
         results["B6"] = run_script("startup.py", options.quick)
         print("\nB6 time to first result (a new process each)")

@@ -31,7 +31,8 @@ FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-
 # With glibc's libmvec, loops calling libm vectorize: `omp declare simd` in the prologue names
 # the vector variants (accurate to 4 ulp, NaN and Inf handled), -fopenmp-simd honours the
 # pragmas (and nothing else of OpenMP), and GCC must not merge sin and cos into sincos,
-# which has no vector variant.
+# which has no vector variant. With OpenMP, large loop nests also run on every core
+# (-fopenmp: the `parallel for` pragmas the lowering puts on them).
 VECTOR_MATH_FLAGS = ["-fopenmp-simd", "-fno-builtin-sin", "-fno-builtin-cos", "-fno-builtin-sinf", "-fno-builtin-cosf"]
 TRACER_VERSION = "0.1.0"
 CDEF = "int tracer_run(char **args);"
@@ -51,7 +52,8 @@ def compiler():
 
 @functools.lru_cache(maxsize=4)
 def toolchain(cc):
-    """What this compiler is and can do: {"identity": version banner, "vector_math": bool}.
+    """What this compiler is and can do: {"identity": version banner, "vector_math": bool,
+    "threads": bool (OpenMP)}.
 
     Asking costs two compiler runs, so the answer is kept in the cache directory, keyed by
     the compiler binary's path, size and modification time: a warm process runs no
@@ -69,8 +71,12 @@ def toolchain(cc):
             records = json.load(handle)
     except (OSError, ValueError):
         records = {}
-    if stamp not in records:
-        records[stamp] = {"identity": _identity(path), "vector_math": _probe_vector_math(path)}
+    if set(records.get(stamp, ())) != {"identity", "vector_math", "threads"}:
+        records[stamp] = {
+            "identity": _identity(path),
+            "vector_math": _probe(path, VECTOR_MATH_PROBE, [*VECTOR_MATH_FLAGS, "-lmvec", "-lm"]),
+            "threads": _probe(path, THREADS_PROBE, ["-fopenmp"]),
+        }
         staging = f"{record_path}.{os.getpid()}"
         with open(staging, "w") as handle:
             json.dump(records, handle, indent=1, sort_keys=True)
@@ -86,6 +92,10 @@ def vector_math():
     return toolchain(compiler())["vector_math"]
 
 
+def threads():
+    return toolchain(compiler())["threads"]
+
+
 def _identity(cc):
     """The compiler's version banner, or CompilerUnavailable."""
     try:
@@ -97,16 +107,22 @@ def _identity(cc):
     return result.stdout.splitlines()[0] if result.stdout else cc
 
 
-def _probe_vector_math(cc):
-    """Whether this compiler builds and links a loop over glibc's libmvec."""
-    probe = "#pragma omp declare simd notinbranch\nfloat expf(float);\nvoid f(float *x) {\n#pragma omp simd\nfor (int i = 0; i < 64; i++) x[i] = expf(x[i]);\n}\n"
+VECTOR_MATH_PROBE = (
+    "#pragma omp declare simd notinbranch\nfloat expf(float);\n"
+    "void f(float *x) {\n#pragma omp simd\nfor (int i = 0; i < 64; i++) x[i] = expf(x[i]);\n}\n"
+)
+THREADS_PROBE = "void f(float *x) {\n#pragma omp parallel for\nfor (int i = 0; i < 64; i++) x[i] += 1;\n}\n"
+
+
+def _probe(cc, source_text, flags):
+    """Whether `cc` builds a shared library from `source_text` with `flags`."""
     directory = tempfile.mkdtemp(prefix="tracer-probe-")
     try:
         source = os.path.join(directory, "probe.c")
         with open(source, "w") as handle:
-            handle.write(probe)
-        command = [cc, "-O3", "-march=native", "-fPIC", "-shared", *VECTOR_MATH_FLAGS, source,
-                   "-o", os.path.join(directory, "probe.so"), "-lmvec", "-lm"]
+            handle.write(source_text)
+        command = [cc, "-O3", "-march=native", "-fPIC", "-shared", source, "-o",
+                   os.path.join(directory, "probe.so"), *flags]
         return subprocess.run(command, capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -125,7 +141,8 @@ def blas():
 
 
 def _flags():
-    return FLAGS + (VECTOR_MATH_FLAGS if vector_math() else [])
+    flags = FLAGS + (VECTOR_MATH_FLAGS if vector_math() else [])
+    return flags + ["-fopenmp"] if threads() else flags
 
 
 def _cpu():

@@ -38,8 +38,12 @@ class LoopNest:
         self.nests = []  # [Nest]
 
 
+PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more than it saves
+
+
 class Nest:
     def __init__(self, loops, statements, store, accumulator=None, reduced_loops=()):
+        self.parallel = ""  # "outer": the outermost loop runs on every core; "reduction": the sum does
         self.loops = loops  # [(index name, extent)] outside the accumulator
         self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
         self.statements = statements  # [(C statement, comment)]
@@ -200,7 +204,7 @@ def identity_map(rank):
     return tuple(Affine.index(k) for k in range(rank))
 
 
-def fused_loop_nest(node, name, param_names):
+def fused_loop_nest(node, name, param_names, threads=False):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
@@ -213,14 +217,30 @@ def fused_loop_nest(node, name, param_names):
     emitter.names = names
     kernel = LoopNest(name, [], storage(node.dtype), _comment(node))
     if root.op in REDUCTIONS:
-        kernel.nests.append(_reduction_nest(emitter, root, node))
+        nest = _reduction_nest(emitter, root, node)
     else:
         index_map = identity_map(len(root.shape))
         value = emitter.value(root, index_map)
         store = f"out[{offset(index_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
         loops = [(INDEX[k], d) for k, d in enumerate(root.shape)]
-        kernel.nests.append(Nest(loops, emitter.statements, store))
+        nest = Nest(loops, emitter.statements, store)
+    if threads:
+        nest.parallel = _parallel_kind(nest)
+    kernel.nests.append(nest)
     return kernel
+
+
+def _parallel_kind(nest):
+    iterations = 1
+    for _, extent in [*nest.loops, *nest.reduced_loops]:
+        iterations *= extent
+    if iterations < PARALLEL_MIN:
+        return ""
+    if nest.loops and nest.loops[0][1] >= 2:
+        return "outer"
+    if not nest.loops and nest.accumulator is not None and nest.accumulator.simd and nest.reduced_loops[0][1] >= 2:
+        return "reduction"
+    return ""
 
 
 def _reduction_nest(emitter, root, node):

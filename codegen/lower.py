@@ -32,7 +32,7 @@ class ModulePlan:
         self.errors = {}  # return code -> message
 
 
-def lower(graph, title, blas=False, vector_math=False):
+def lower(graph, title, blas=False, vector_math=False, threads=False):
     plan = ModulePlan()
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
@@ -64,7 +64,7 @@ def lower(graph, title, blas=False, vector_math=False):
     kernels, steps = [], []
     for position, node in enumerate(computed):
         name = f"k{position}_{_kernel_label(node)}"
-        text, returns_error = _render_kernel(node, name, blas)
+        text, returns_error = _render_kernel(node, name, blas, threads)
         kernels.append(text)
         args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
         call = f"{name}({', '.join(args + [f'({storage(node.dtype)} *)' + pointers[id(node)]])})"
@@ -129,11 +129,11 @@ def _plan_workspace(computed, buffer_args):
     return offsets
 
 
-def _render_kernel(node, name, blas):
+def _render_kernel(node, name, blas, threads):
     """(C text of the kernel function, whether it returns an error code)."""
     if node.op == "fused" or node.op in REDUCTIONS or node.op in _ELEMENTWISE_FALLBACK:
         params = [f"p{k}" for k in range(len(node.inputs))]
-        kernel = fused_loop_nest(node, name, params)
+        kernel = fused_loop_nest(node, name, params, threads)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
         return templates.render("loops.c.j2", k=kernel), False
     render = SPECIAL[node.op]

@@ -288,3 +288,20 @@ def test_a_chain_thousands_of_ops_deep_compiles_without_recursion():
 
     x = tt.constant(0.5, dtype=tt.float64)
     np.testing.assert_allclose(float(tt.function(grad)(x)), float(grad(x)), rtol=1e-9)
+
+
+def test_large_loops_run_on_every_core_and_still_agree_with_numpy():
+    from codegen import build
+
+    x = tt.constant(np.random.default_rng(5).standard_normal(1 << 20).astype(np.float32))
+    f = tt.function(lambda x: (tt.reduce_sum(tt.sin(x) * x), tt.tanh(x) * 2.0))
+    total, doubled = f(x)
+    v = x.numpy().astype(np.float64)
+    np.testing.assert_allclose(float(total), np.sum(np.sin(v) * v), rtol=1e-5)
+    np.testing.assert_allclose(doubled.numpy(), np.tanh(v) * 2.0, rtol=1e-5)
+    source = f.get_concrete_function(x).c_source()
+    if build.threads():
+        assert "#pragma omp parallel for simd reduction(+:acc)" in source
+        assert "#pragma omp parallel for simd\n" in source
+    small = tt.function(lambda x: tt.sin(x) * 2.0).get_concrete_function(tt.constant([1.0, 2.0])).c_source()
+    assert "parallel" not in small  # small loops stay on one core
