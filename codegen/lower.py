@@ -163,7 +163,9 @@ def _loop_kernel(node, name, params, nests):
 
 def _matmul(node, name, blas):
     a, b = node.inputs
-    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    m, k = (a.shape[-1], a.shape[-2]) if ta else a.shape[-2:]
+    n = b.shape[-2] if tb else b.shape[-1]
     batch = node.shape[:-2]
     index = identity_map(len(batch))
     a_batch = _batch_offset(index, batch, a.shape[:-2])
@@ -173,7 +175,7 @@ def _matmul(node, name, blas):
         "matmul.c.j2", comment=_comment(node), name=name, T=storage(node.dtype),
         batch_loops=[(INDEX[d], e) for d, e in enumerate(batch)], m=m, k=k, n=n,
         a_offset=a_batch.c(INDEX), b_offset=b_batch.c(INDEX),
-        out_offset=offset(index, batch).c(INDEX), blas=routine,
+        out_offset=offset(index, batch).c(INDEX), blas=routine, ta=ta, tb=tb,
     ), False
 
 

@@ -242,8 +242,8 @@ KERNELS["cumprod"] = _scan(np.cumprod, 1)
 
 
 @kernel("matmul")
-def matmul(a, b):
-    return np.matmul(a, b)
+def matmul(a, b, transpose_a=False, transpose_b=False):
+    return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b)
 
 
 # Creation.

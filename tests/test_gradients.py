@@ -121,6 +121,10 @@ COMPOSITES = {
     ),
     "stack_unstack": (lambda x: tt.stack(tt.unstack(x, axis=1)[::-1], axis=0) ** 2, [normal(2, 3)]),
     "expand_squeeze": (lambda x: tt.squeeze(tt.expand_dims(x, 1) * x[:, None, :], 1), [normal(2, 3)]),
+    "matmul_transpose_a": (lambda a, b: tt.matmul(a, b, transpose_a=True), [normal(2, 4, 3), normal(4, 5)]),
+    "matmul_transpose_b": (lambda a, b: tt.matmul(a, b, transpose_b=True), [normal(3, 4), normal(2, 5, 4)]),
+    "matmul_transpose_both": (lambda a, b: tt.matmul(a, b, transpose_a=True, transpose_b=True), [normal(4, 3), normal(5, 4)]),
+    "matmul_of_transposes": (lambda a, b: tt.matmul(tt.transpose(a), b) + tt.matmul(a, tt.transpose(b)), [normal(3, 3), normal(3, 3)]),
     "one_hot_weighting": (lambda x: tt.one_hot([2, 0], 3, dtype=tt.float64) * x, [normal(2, 3)]),
 }
 

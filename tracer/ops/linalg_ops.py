@@ -1,23 +1,41 @@
 """Matrix multiplication (batched, with numpy's broadcasting of the batch dimensions)."""
 
-from tracer.ops import array_ops, math_ops, shapes
+from tracer.ops import math_ops, shapes
 from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
 from tracer.ops.reduction_ops import unbroadcast
 from tracer.ops.registry import primitive
 
 
-def swap_last_axes(x):
-    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
-    return array_ops.transpose(x, perm)
-
-
 def _matmul_grad(node, g, a, b):
-    """g @ b^H and a^H @ g (conjugate transposes, for complex operands)."""
-    return (
-        unbroadcast(matmul(g, math_ops._conj(b), transpose_b=True), node.inputs[0].shape),
-        unbroadcast(matmul(math_ops._conj(a), g, transpose_a=True), node.inputs[1].shape),
-    )
+    """For C = op(A) @ op(B), with op a swap of the last two axes where the flags ask for it
+    (and a conjugate for complex values):
+
+        no flags:   dA = g @ B^H          dB = A^H @ g
+        A^T:        dA = B @ g^H          dB = A @ g
+        B^T:        dA = g @ B            dB = g^H @ A
+        A^T, B^T:   dA = B^H @ g^H        dB = g^H @ A^H
+    """
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    a, b = math_ops._conj(a), math_ops._conj(b)
+    if not ta and not tb:
+        da, db = _mm(g, b, False, True), _mm(a, g, True, False)
+    elif ta and not tb:
+        da, db = _mm(b, g, False, True), _mm(a, g, False, False)
+    elif tb and not ta:
+        da, db = _mm(g, b, False, False), _mm(g, a, True, False)
+    else:
+        da, db = _mm(b, g, True, True), _mm(g, a, True, True)
+    return unbroadcast(da, node.inputs[0].shape), unbroadcast(db, node.inputs[1].shape)
+
+
+def matmul_attrs(transpose_a, transpose_b):
+    """The matmul node's attributes: only the flags that are set, so plain products print plainly."""
+    return {name: True for name, flag in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if flag}
+
+
+def _mm(a, b, transpose_a, transpose_b):
+    return apply(MATMUL, (a, b), matmul_attrs(transpose_a, transpose_b))
 
 
 MATMUL = primitive("matmul", shapes.matmul, _matmul_grad, saves=(0, 1))
@@ -30,8 +48,4 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     (2, 4)
     """
     a, b = as_tensors(a, b)
-    if transpose_a:
-        a = swap_last_axes(a)
-    if transpose_b:
-        b = swap_last_axes(b)
-    return apply(MATMUL, (a, b), {})
+    return _mm(a, b, bool(transpose_a), bool(transpose_b))

@@ -123,17 +123,23 @@ def transpose(attrs, x):
     return tuple(x.shape[p] for p in perm), x.dtype
 
 
+def matmul_dims(attrs, a_shape, b_shape):
+    """(m, k) of op(a) and (k, n) of op(b), where op swaps the last two axes when asked."""
+    m, k = a_shape[-2:][::-1] if attrs.get("transpose_a") else a_shape[-2:]
+    k2, n = b_shape[-2:][::-1] if attrs.get("transpose_b") else b_shape[-2:]
+    return m, k, k2, n
+
+
 def matmul(attrs, a, b):
     dtype = same_dtype(a, b)
     if len(a.shape) < 2 or len(b.shape) < 2:
         raise ValueError(f"operands must have rank 2 or more, got shapes {a.shape} and {b.shape}")
-    if a.shape[-1] != b.shape[-2]:
-        raise ValueError(
-            f"inner dimensions differ: a is {a.shape} and b is {b.shape} "
-            f"({a.shape[-1]} != {b.shape[-2]})"
-        )
+    m, k, k2, n = matmul_dims(attrs, a.shape, b.shape)
+    if k != k2:
+        flags = "".join(f", {f}" for f in ("transpose_a", "transpose_b") if attrs.get(f))
+        raise ValueError(f"inner dimensions differ: a is {a.shape} and b is {b.shape}{flags} ({k} != {k2})")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    return batch + (a.shape[-2], b.shape[-1]), dtype
+    return batch + (m, n), dtype
 
 
 def cast(attrs, x):

@@ -6,6 +6,7 @@
     %4 = reshape (reshape %0)  =>  reshape %0;  reshape/broadcast_to/cast to what it is  =>  %0
     %5 = pow %0, 2.0          =>  mul %0, %0      (numpy and libm give x*x exactly)
     %6 = slice[index=((0, 3, 1), None)] %0  =>  reshape %0   (x[:, None] moves no data)
+    %7 = matmul (transpose[perm=(1, 0)] %0), %1  =>  matmul[transpose_a=True] %0, %1
     %6 = add 2.0, 3.0         =>  5.0             (every input a known constant)
 
 Each rule keeps the value bit for bit (x * 1 is x, also for NaN and -0.0 * 1; x + 0 is
@@ -167,7 +168,28 @@ def _slice_grad(node):
     return None
 
 
+def _matmul(node):
+    """matmul(transpose(x), y) => matmul[transpose_a](x, y): BLAS reads the transpose in place."""
+    operands = list(node.inputs)
+    flags = [node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)]
+    for position in (0, 1):
+        operand = operands[position]
+        if operand.op == "transpose" and _swaps_last_two(operand.attrs["perm"]):
+            operands[position] = operand.inputs[0]
+            flags[position] = not flags[position]
+    if all(new is old for new, old in zip(operands, node.inputs)):
+        return None
+    attrs = {name: True for name, flag in zip(("transpose_a", "transpose_b"), flags) if flag}
+    return Node("matmul", tuple(operands), attrs, node.shape, node.dtype, node.location)
+
+
+def _swaps_last_two(perm):
+    rank = len(perm)
+    return rank >= 2 and perm == tuple(range(rank - 2)) + (rank - 1, rank - 2)
+
+
 RULES = {
+    "matmul": _matmul,
     "slice": _slice,
     "slice_grad": _slice_grad,
     "mul": _mul,

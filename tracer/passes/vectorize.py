@@ -114,16 +114,17 @@ def _matmul(node, args, flags, size):
     (B, m, k) @ (k, n) = ((B*m, k) @ (k, n)) reshaped; (m, k) @ (B, k, n) likewise through
     (k, B*n)."""
     a, b = args
-    if flags == [True, False] and a.ndim == 3 and b.ndim == 2:
+    attrs = node.attrs
+    if flags == [True, False] and a.ndim == 3 and b.ndim == 2 and not attrs.get("transpose_a"):
         _, m, k = a.shape
-        product = apply(OPS["matmul"], (array_ops.reshape(a, (size * m, k)), b), {})
-        return array_ops.reshape(product, (size, m, b.shape[1]))
-    if flags == [False, True] and a.ndim == 2 and b.ndim == 3:
+        product = apply(OPS["matmul"], (array_ops.reshape(a, (size * m, k)), b), attrs)
+        return array_ops.reshape(product, (size, m, product.shape[-1]))
+    if flags == [False, True] and a.ndim == 2 and b.ndim == 3 and not attrs.get("transpose_b"):
         _, k, n = b.shape
         columns = array_ops.reshape(array_ops.transpose(b, (1, 0, 2)), (k, size * n))
-        product = apply(OPS["matmul"], (a, columns), {})
-        return array_ops.transpose(array_ops.reshape(product, (a.shape[0], size, n)), (1, 0, 2))
-    return apply(OPS["matmul"], tuple(_aligned(node, args, flags)), {})
+        product = apply(OPS["matmul"], (a, columns), attrs)
+        return array_ops.transpose(array_ops.reshape(product, (product.shape[0], size, n)), (1, 0, 2))
+    return apply(OPS["matmul"], tuple(_aligned(node, args, flags)), attrs)
 
 
 def _concat(node, args, flags, size):
