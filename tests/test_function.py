@@ -79,8 +79,6 @@ def test_a_different_variable_of_the_same_shape_retraces_and_gets_its_own_gradie
     w1, w2 = tt.Variable([1.0, 2.0]), tt.Variable([3.0, 4.0])
     x = tt.constant([5.0, 6.0])
     np.testing.assert_array_equal(grad_of(w1, x).numpy(), [5.0, 6.0])
-    with tt.GradientTape() as tape:
-        pass
     np.testing.assert_array_equal(grad_of(w2, x * 2.0).numpy(), [10.0, 12.0])
     assert grad_of.experimental_get_tracing_count() == 2
 

@@ -17,7 +17,6 @@ why, when no C compiler works.
 
 import collections
 import functools
-import inspect
 import logging
 import os
 import time
@@ -35,6 +34,7 @@ from tracer.ops.call_ops import CALL, PackedFunction, packed_graph, unpack
 from tracer.ops.core import apply
 from tracer.passes.pipeline import run_pipeline
 from tracer.tensor import Tensor, TensorLike
+from tracer.signature import argument_names, check_signature, difference, is_tensor_argument, signature
 from tracer.tracing import Trace, tracing
 from tracer.variable import Variable
 
@@ -119,14 +119,14 @@ class Function:
     def get_concrete_function(self, *args, **kwargs):
         """The traced function for these arguments (traced now if this signature is new)."""
         if self._input_signature is not None:
-            _check_signature(self._input_signature, args)
+            check_signature(self._input_signature, args)
         key = signature(args, kwargs)
         concrete = self._concrete.get(key)
         if concrete is not None:
             self._hits += 1
             return concrete
         if self._concrete:
-            reason = _difference(key, self._concrete)
+            reason = difference(key, self._concrete)
             log.info("retracing %s: %s", self.__name__, reason)
             self._retrace_reasons.append(reason)
             if self._max_retraces is not None and len(self._retrace_reasons) > self._max_retraces:
@@ -153,10 +153,10 @@ class Function:
     def _trace(self, args, kwargs):
         self._tracing_count += 1
         trace = Trace()
-        names = _argument_names(self._python_function, args, kwargs)
+        names = argument_names(self._python_function, args, kwargs)
         flat = nest.flatten((args, kwargs))
         symbolic = [
-            trace.input(name, leaf.shape, leaf.dtype) if _is_tensor_argument(leaf) else leaf
+            trace.input(name, leaf.shape, leaf.dtype) if is_tensor_argument(leaf) else leaf
             for name, leaf in zip(names, flat)
         ]
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)
@@ -234,7 +234,7 @@ class ConcreteFunction:
         return self._call(tensors)
 
     def _call(self, leaves):
-        tensors = [leaf for leaf in leaves if _is_tensor_argument(leaf)]
+        tensors = [leaf for leaf in leaves if is_tensor_argument(leaf)]
         if state.trace is not None or numerics.enabled:
             results = self._run_through_ops(tensors)
         elif state.tapes:
@@ -341,104 +341,5 @@ def _file_safe(name):
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64] or "function"
 
 
-def _is_tensor_argument(value):
-    return (isinstance(value, TensorLike) and not isinstance(value, Variable)) or isinstance(value, np.ndarray)
-
-
 def _leaves(args, kwargs):
     return nest.flatten((args, kwargs))
-
-
-def signature(args, kwargs):
-    """A hashable key: the argument structure with each leaf described."""
-    return _describe((args, kwargs))
-
-
-def _describe(value):
-    if isinstance(value, dict):
-        return ("dict", tuple((k, _describe(value[k])) for k in sorted(value)))
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(_describe(v) for v in value))
-    if isinstance(value, Variable):
-        return ("variable", id(value), value.shape, value.dtype.name)
-    if _is_tensor_argument(value):
-        return ("tensor", tuple(value.shape), as_dtype(value.dtype).name)
-    try:
-        hash(value)
-    except TypeError:
-        raise TypeError(f"tt.function arguments must be tensors, variables or hashable values, not {type(value).__name__}") from None
-    return ("value", type(value).__name__, value)
-
-
-def _difference(key, cached):
-    """What differs between `key` and the nearest cached signature, for the retrace log."""
-    new = list(_leaf_descriptions(key))
-
-    def distance(other):
-        old = list(_leaf_descriptions(other))
-        return sum(a != b for a, b in zip(new, old)) + abs(len(new) - len(old))
-
-    old = list(_leaf_descriptions(min(reversed(list(cached)), key=distance)))  # ties: the latest
-    changes = [f"argument {k}: {_leaf_text(a)} -> {_leaf_text(b)}" for k, (a, b) in enumerate(zip(old, new)) if a != b]
-    if len(old) != len(new):
-        changes.append(f"{len(old)} -> {len(new)} arguments")
-    return "; ".join(changes) or "a different argument structure"
-
-
-def _leaf_descriptions(key):
-    kind = key[0]
-    if kind in ("tensor", "variable", "value"):
-        yield key
-    elif kind == "dict":
-        for _, child in key[1]:
-            yield from _leaf_descriptions(child)
-    else:
-        for child in key[1]:
-            yield from _leaf_descriptions(child)
-
-
-def _leaf_text(leaf):
-    kind = leaf[0] if isinstance(leaf, tuple) and leaf else None
-    if kind == "tensor":
-        return f"{leaf[2]}{list(leaf[1])}"
-    if kind == "variable":
-        return f"variable {leaf[3]}{list(leaf[2])} (id {leaf[1]:#x})"
-    if kind == "value":
-        return repr(leaf[2])
-    return repr(leaf)
-
-
-def _argument_names(func, args, kwargs):
-    """A readable name per flattened argument leaf: `x`, `xs_1`, `params_w`."""
-    try:
-        bound = inspect.signature(func).bind(*args, **kwargs)
-        named = list(bound.arguments.items())
-    except (TypeError, ValueError):
-        named = [(f"arg{k}", a) for k, a in enumerate(args)] + list(kwargs.items())
-    names = {}
-    for name, value in named:
-        _name_leaves(name, value, names)
-    flat = nest.flatten((args, kwargs))
-    return [names.get(id(leaf), f"arg{k}") for k, leaf in enumerate(flat)]
-
-
-def _name_leaves(prefix, value, names):
-    if isinstance(value, dict):
-        for key in sorted(value):
-            _name_leaves(f"{prefix}_{key}", value[key], names)
-    elif isinstance(value, (list, tuple)):
-        for k, item in enumerate(value):
-            _name_leaves(f"{prefix}_{k}", item, names)
-    else:
-        names.setdefault(id(value), prefix)
-
-
-def _check_signature(specs, args):
-    flat = nest.flatten(list(args))
-    if len(flat) != len(specs):
-        raise TypeError(f"the input_signature has {len(specs)} tensors, the call passes {len(flat)} arguments")
-    for k, (spec, value) in enumerate(zip(specs, flat)):
-        shape = tuple(getattr(value, "shape", np.shape(value)))
-        dtype = as_dtype(value.dtype) if hasattr(value, "dtype") else None
-        if shape != spec.shape or (dtype is not None and dtype != spec.dtype):
-            raise ValueError(f"argument {k} is {getattr(dtype, 'name', '?')}{list(shape)}, the input_signature says {spec!r}")
