@@ -36,7 +36,9 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
     plan = ModulePlan()
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
-    computed = [n for n in graph.nodes if n.op not in LEAVES]
+    outputs = {id(o) for o in graph.outputs}
+    aliases = {id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)}
+    computed = [n for n in graph.nodes if n.op not in LEAVES and id(n) not in aliases]
     constants = [n for n in graph.nodes if n.op == "const" and any(n is i for c in computed for i in c.inputs)]
     for node in constants:
         pointers[id(node)] = f"args[{len(graph.inputs) + len(plan.constants)}]"
@@ -50,10 +52,12 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
     first_output = len(graph.inputs) + len(plan.constants)
     for node_id, k in buffer_args.items():
         pointers[node_id] = f"args[{first_output + k}]"
-    workspace = _plan_workspace(computed, buffer_args)
+    workspace = _plan_workspace(computed, buffer_args, aliases)
     plan.workspace_bytes = workspace.pop(None, 0)
     for node_id, at in workspace.items():
         pointers[node_id] = f"(workspace + {at})"
+    for node_id in aliases:
+        pointers[node_id] = pointers[id(_source(node_id, aliases))]
     for out in graph.outputs:
         if id(out) in buffer_args:
             plan.outputs.append(("buffer", buffer_args[id(out)]))
@@ -98,16 +102,36 @@ def _kernel_label(node):
     return node.op
 
 
-def _plan_workspace(computed, buffer_args):
+def _moves_no_data(node):
+    """A reshape of a stored (contiguous) value: its result is the same bytes, so it is an
+    alias of its input's buffer rather than a copy."""
+    if node.op == "reshape":
+        return True
+    if node.op != "fused":
+        return False
+    body = node.attrs["kernel"].body
+    return len(body.nodes) == 2 and body.nodes[1].op == "reshape" and body.nodes[1].inputs[0] is body.inputs[0]
+
+
+def _source(node_id, aliases):
+    """The stored value an alias (or a chain of them) reads."""
+    node = aliases[node_id]
+    while id(node) in aliases:
+        node = aliases[id(node)]
+    return node
+
+
+def _plan_workspace(computed, buffer_args, aliases):
     """Offsets in the workspace for every computed value that is not an output.
 
-    A block is reused once the last step reading its value has run (no step writes a
-    block that one of its own inputs occupies).
+    A block is reused once the last step reading its value (directly or through an alias)
+    has run; no step writes a block that one of its own inputs occupies.
     """
     last_use = {}
     for step, node in enumerate(computed):
         for inp in node.inputs:
-            last_use[id(inp)] = step
+            source = _source(id(inp), aliases) if id(inp) in aliases else inp
+            last_use[id(source)] = step
     blocks = []  # [offset, size, busy until step]
     offsets, end = {}, 0
     for step, node in enumerate(computed):
