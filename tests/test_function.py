@@ -303,3 +303,21 @@ def test_large_loops_run_on_every_core_and_still_agree_with_numpy():
         assert "#pragma omp parallel for simd\n" in source
     small = tt.function(lambda x: tt.sin(x) * 2.0).get_concrete_function(tt.constant([1.0, 2.0])).c_source()
     assert "parallel" not in small  # small loops stay on one core
+
+
+def test_a_reshape_read_late_keeps_its_source_alive_in_the_workspace():
+    def f(x, w):
+        a = tt.sin(x) * 2.0  # stored: a matmul reads it
+        b = tt.matmul(a, w)
+        r = tt.reshape(a, (6, 4))  # an alias of a's buffer, read at the very end
+        c = tt.tanh(b) * 3.0
+        d = tt.matmul(c, tt.ones((6, 2), tt.float64))
+        return tt.matmul(r, d)
+
+    rng = np.random.default_rng(3)
+    x, w = tt.constant(rng.standard_normal((4, 6))), tt.constant(rng.standard_normal((6, 6)))
+    a = np.sin(x.numpy()) * 2.0
+    d = (np.tanh(a @ w.numpy()) * 3.0) @ np.ones((6, 2))
+    compiled = tt.function(f)
+    np.testing.assert_allclose(compiled(x, w).numpy(), a.reshape(6, 4) @ d, rtol=1e-12)
+    assert "k_reshape" not in compiled.get_concrete_function(x, w).c_source()  # no copy kernel
