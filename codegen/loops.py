@@ -211,8 +211,9 @@ def fused_loop_nest(node, name, param_names, threads=False):
         root = body.outputs[0]
         params = {id(p): (param_names[k], p) for k, p in enumerate(body.inputs)}
         names = {id(n): f"%{k}" for k, n in enumerate(n for n in body.nodes if n.op != "const")}
-    else:  # a reduction of a value that is stored, not fused
-        root, params, names = node, {id(node.inputs[0]): (param_names[0], node.inputs[0])}, {}
+    else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
+        root, names = node, {}
+        params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
     emitter = Emitter(params)
     emitter.names = names
     kernel = LoopNest(name, [], storage(node.dtype), _comment(node))

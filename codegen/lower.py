@@ -11,9 +11,21 @@ inputs or constants are not computed in C; the plan says where the caller finds 
 import numpy as np
 
 from codegen import templates
-from codegen.affine import Affine, offset
+from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.loops import INDEX, LoopNest, Nest, REDUCTIONS, copy_nest, format_location, fused_loop_nest, identity_map, slice_source_map
+from codegen.expressions import C_EXPRESSIONS
+from codegen.loops import (
+    INDEX,
+    REDUCTIONS,
+    VIEWS,
+    LoopNest,
+    Nest,
+    copy_nest,
+    format_location,
+    fused_loop_nest,
+    identity_map,
+    slice_source_map,
+)
 
 LEAVES = ("input", "variable", "const")
 ALIGN = 64
@@ -155,7 +167,8 @@ def _plan_workspace(computed, buffer_args, aliases):
 
 def _render_kernel(node, name, blas, threads):
     """(C text of the kernel function, whether it returns an error code)."""
-    if node.op == "fused" or node.op in REDUCTIONS or node.op in _ELEMENTWISE_FALLBACK:
+    # fused kernels, and any op that fusion normally folds into one when it stands alone
+    if node.op == "fused" or node.op in REDUCTIONS or node.op in C_EXPRESSIONS or node.op in VIEWS:
         params = [f"p{k}" for k in range(len(node.inputs))]
         kernel = fused_loop_nest(node, name, params, threads)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
@@ -164,15 +177,6 @@ def _render_kernel(node, name, blas, threads):
     return render(node, name, blas)
 
 
-# Ops the fusion pass normally folds into kernels; lowered alone when they stand alone.
-_ELEMENTWISE_FALLBACK = {
-    "add", "sub", "mul", "div", "mul_no_nan", "pow", "maximum", "minimum", "floordiv", "mod",
-    "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
-    "logical_or", "logical_not", "select", "neg", "abs", "sign", "exp", "log", "log1p", "sqrt",
-    "rsqrt", "sin", "cos", "tan", "tanh", "erf", "sigmoid", "softplus", "relu", "cast",
-    "identity", "stop_gradient", "conj", "real", "imag", "complex",
-    "broadcast_to", "transpose", "reshape", "slice",
-}
 
 
 def _comment(node):
@@ -204,8 +208,6 @@ def _matmul(node, name, blas):
 
 
 def _batch_offset(index, out_batch, in_batch):
-    from codegen.affine import broadcast_map
-
     return offset(broadcast_map(index, out_batch, in_batch), in_batch)
 
 
