@@ -22,28 +22,47 @@ from tracer.tensor import Tensor
 
 class Recording:
     """What one tape holds: recorded nodes in order, the values their gradient rules need,
-    the watched leaves, and the set of nodes it tracks (watched or recorded)."""
+    the watched leaves, the nodes it tracks (watched or recorded), and its `signature`.
 
-    __slots__ = ("nodes", "saved", "tracked", "watched", "variables", "events")
+    The signature has one hashable entry per tracked node, in the order of tracking: its op,
+    attributes, shape, dtype and line, and each input as the position of a tracked node or,
+    for a value from outside, its shape and dtype. Two tapes with equal signatures have the
+    same gradient graph, so `gradient` looks its graph up without pruning or walking nodes.
+    """
+
+    __slots__ = ("nodes", "saved", "tracked", "order", "signature", "watched", "variables", "events")
 
     def __init__(self):
         self.nodes = []
         self.saved = {}  # id(node) -> tensors its gradient rule needs
-        self.tracked = set()  # ids of nodes whose gradients this tape can compute
+        self.tracked = {}  # id(node) -> its position in `order`, for the nodes this tape can differentiate
+        self.order = []  # tracked nodes, watched and recorded, in the order they were tracked
+        self.signature = []  # one entry per node of `order`; see the class docstring
         self.watched = []  # input and variable nodes, in order of watching
         self.variables = {}  # Variable._unique_id -> Variable
         self.events = TapeEvents()  # what tape.explain needs beyond the graph
 
-    def record(self, node, saved):
+    def record(self, node, saved, inputs):
+        """Track op `node`, made from Tensors `inputs`, keeping `saved` for its gradient rule."""
         if id(node) not in self.tracked:
-            self.tracked.add(id(node))
+            self._track(node, tuple(map(self._input_entry, inputs)))
             self.nodes.append(node)
         self.saved[id(node)] = saved
 
     def watch_node(self, node):
         if id(node) not in self.tracked:
-            self.tracked.add(id(node))
+            self._track(node, ())
             self.watched.append(node)
+
+    def _track(self, node, inputs):
+        self.tracked[id(node)] = len(self.order)
+        self.order.append(node)
+        attrs = tuple(node.attrs.items()) if node.attrs else ()
+        self.signature.append((node.op, inputs, attrs, node.shape, node.dtype.name, node.location))
+
+    def _input_entry(self, tensor):
+        position = self.tracked.get(id(tensor._node))
+        return position if position is not None else (tensor.shape, tensor.dtype.name)
 
     def graph(self):
         return Graph(self.watched, self.watched + self.nodes, ())
@@ -69,29 +88,51 @@ class PreparedGradient:
 
 
 _CACHE_SIZE = 256
-_gradient_cache = collections.OrderedDict()
+_gradient_cache = collections.OrderedDict()  # structure_key of a pruned graph -> GradientGraph
+_recording_cache = collections.OrderedDict()  # tape signature, targets, sources -> (GradientGraph, positions)
 
 
 def gradient_graph(recording, target_nodes, source_nodes):
     """Prune the tape to the paths from sources to targets, and build (or reuse) its gradient graph.
 
     Building runs every gradient rule symbolically; a training loop records the same
-    structure every step, so graphs are cached by `structure_key`.
+    structure every step, so graphs are cached: first by the tape's whole signature (no
+    pruning, no walk over nodes), then by the structure of the pruned graph.
     """
-    pruned = prune(recording.graph(), [s for s in source_nodes if s is not None],
-                   [t for t in target_nodes if t is not None])
-    key = structure_key(pruned, target_nodes, source_nodes)
-    grad = _gradient_cache.get(key)
-    if grad is None:
-        grad = build_gradient(pruned, target_nodes, source_nodes)
-        _gradient_cache[key] = grad
-        if len(_gradient_cache) > _CACHE_SIZE:
-            _gradient_cache.popitem(last=False)
-    else:
-        _gradient_cache.move_to_end(key)
+    tracked = recording.tracked
+    key = (
+        tuple(recording.signature),
+        tuple(None if t is None else tracked[id(t)] for t in target_nodes),
+        tuple(None if s is None else tracked[id(s)] for s in source_nodes),
+    )
+    known = _cache_get(_recording_cache, key)
+    if known is None:
+        pruned = prune(recording.graph(), [s for s in source_nodes if s is not None],
+                       [t for t in target_nodes if t is not None])
+        structure = structure_key(pruned, target_nodes, source_nodes)
+        grad = _cache_get(_gradient_cache, structure)
+        if grad is None:
+            grad = _cache_put(_gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes))
+        known = _cache_put(_recording_cache, key, (grad, [tracked[id(n)] for n in pruned.nodes]))
+    grad, positions = known
     if state.trace is not None:
         state.trace.gradient_graphs.append(grad.graph)
-    return PreparedGradient(grad, pruned.nodes)
+    order = recording.order
+    return PreparedGradient(grad, [order[p] for p in positions])
+
+
+def _cache_get(cache, key):
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+    return value
+
+
+def _cache_put(cache, key, value):
+    cache[key] = value
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return value
 
 
 def structure_key(graph, target_nodes, source_nodes):

@@ -11,33 +11,20 @@ import numpy as np
 class DType:
     """One of tracer's element types. Interned: `as_dtype` returns the same object per type."""
 
-    __slots__ = ("name", "as_numpy_dtype", "_np")
+    __slots__ = ("name", "as_numpy_dtype", "_np", "is_floating", "is_integer", "is_complex", "is_bool",
+                 "is_differentiable")
 
     def __init__(self, name, np_dtype):
         self.name = name
         self._np = np.dtype(np_dtype)
         self.as_numpy_dtype = self._np.type
-
-    @property
-    def is_floating(self):
-        return self._np.kind == "f"
-
-    @property
-    def is_integer(self):
-        return self._np.kind in "iu"
-
-    @property
-    def is_complex(self):
-        return self._np.kind == "c"
-
-    @property
-    def is_bool(self):
-        return self._np.kind == "b"
-
-    @property
-    def is_differentiable(self):
-        """Only real floating and complex values carry gradients (as in TensorFlow)."""
-        return self._np.kind in "fc"
+        kind = self._np.kind
+        # plain attributes rather than properties: the op path reads them for every op
+        self.is_floating = kind == "f"
+        self.is_integer = kind in "iu"
+        self.is_complex = kind == "c"
+        self.is_bool = kind == "b"
+        self.is_differentiable = kind in "fc"  # only real floating and complex values carry gradients
 
     @property
     def short_name(self):

@@ -16,14 +16,41 @@ def is_library_file(filename):
 def user_location(also_skip=()):
     """(filename, lineno) of the innermost caller that is not tracer's own code (nor in the
     directories `also_skip`), or None."""
-    skipped = _LIBRARY_DIRS + tuple(also_skip)
     frame = sys._getframe(1)
+    if also_skip:
+        skipped = _LIBRARY_DIRS + tuple(also_skip)
+        while frame is not None and frame.f_code.co_filename.startswith(skipped):
+            frame = frame.f_back
+        return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(skipped):
-            return (filename, frame.f_lineno)
+        code = frame.f_code
+        known = _CODES.get(id(code))
+        if known is None:
+            known = _remember(_CODES, id(code), (code, code.co_filename.startswith(_LIBRARY_DIRS)))
+        if not known[1]:
+            break
         frame = frame.f_back
-    return None
+    if frame is None:
+        return None
+    key = (id(code), frame.f_lasti)
+    location = _LOCATIONS.get(key)
+    if location is None:
+        location = _remember(_LOCATIONS, key, (code.co_filename, frame.f_lineno))
+    return location
+
+
+# Every recorded op asks for its location, so the answers are remembered: per code object
+# whether it is tracer's own (the entry keeps the code alive, so its id stays its own), and
+# per instruction its line (computing a frame's line number costs more than the rest).
+_CODES = {}  # id(code) -> (code, is library code)
+_LOCATIONS = {}  # (id(code), instruction offset) -> (filename, lineno)
+_REMEMBERED_LIMIT = 100_000
+
+
+def _remember(table, key, value):
+    if len(table) < _REMEMBERED_LIMIT:
+        table[key] = value
+    return value
 
 
 def format_location(location):

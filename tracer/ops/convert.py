@@ -11,12 +11,40 @@ def as_tensors(*values):
     >>> two.dtype
     tt.float64
     """
+    if len(values) == 2:  # the common case, `x * 2` or `x * y`, without the general loop
+        x, y = values
+        if type(x) is Tensor:
+            if type(y) is Tensor:
+                return values
+            if type(y) in _PYTHON_SCALARS:
+                return x, _scalar_constant(y, x.dtype)
+        elif type(y) is Tensor and type(x) in _PYTHON_SCALARS:
+            return _scalar_constant(x, y.dtype), y
     dtype = None
     for v in values:
         if is_tensor_like(v) or hasattr(v, "_densify"):
             dtype = v.dtype
             break
     return tuple(v if type(v) is Tensor else _convert(v, dtype) for v in values)
+
+
+_PYTHON_SCALARS = (float, int, bool)
+_SCALAR_CONSTANTS = {}  # (type, value, dtype) -> Tensor: the `2` of `x * 2`, converted once
+_SCALAR_CONSTANTS_LIMIT = 4096
+
+
+def _scalar_constant(value, dtype):
+    """The Tensor of a Python scalar operand, shared between uses: eager loops convert the
+    same few constants at every step. It holds a numpy scalar (not a 0-d array), which
+    numpy's arithmetic handles several times faster."""
+    key = (type(value), value, dtype)
+    tensor = _SCALAR_CONSTANTS.get(key)
+    if tensor is None:
+        tensor = Tensor(_from_python(value, dtype)[()])
+        # 0.0 and -0.0 are equal keys with different values: keep zeros out of the table
+        if value != 0 and len(_SCALAR_CONSTANTS) < _SCALAR_CONSTANTS_LIMIT:
+            _SCALAR_CONSTANTS[key] = tensor
+    return tensor
 
 
 def _convert(value, dtype):

@@ -17,25 +17,71 @@ from tracer.tensor import Tensor
 
 def apply(op, inputs, attrs):
     """Run primitive `op` on Tensors `inputs` (already converted) and return the result Tensor."""
-    try:
-        shape, dtype = op.infer(attrs, *inputs)
-    except (ValueError, TypeError) as error:
-        where = format_location(_location())
-        raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
-    if any(t._value is None for t in inputs) or (state.trace is not None and _is_large(shape)):
-        node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
-        out = Tensor(None, node)
-    else:
-        out = Tensor(KERNELS[op.name](*[t._value for t in inputs], **attrs))
-        if numerics.enabled:
-            check_numerics(op, inputs, out, _location())
+    for t in inputs:
+        if t._value is None:
+            return _apply_symbolic(op, inputs, attrs)
+    shape, dtype = _infer_eager(op, inputs, attrs)
+    if state.trace is not None and _is_large(shape):
+        return _apply_symbolic(op, inputs, attrs)
+    out = Tensor(KERNELS[op.name](*[t._value for t in inputs], **attrs))
+    if numerics.enabled:
+        check_numerics(op, inputs, out, _location())
     if state.tapes:
         _record(op, inputs, attrs, out, shape, dtype)
-    elif out._value is not None:
-        _note_variable_origin(inputs, out)
+    else:
+        for t in inputs:
+            if t._node is not None and t._node.op == "variable":
+                _note_variable_origin(t._node, out)
+                break
     if state.paused:
         _note_paused_use(inputs, out)
     return out
+
+
+def _apply_symbolic(op, inputs, attrs):
+    """`apply` while building a graph: a new IR node instead of a value."""
+    shape, dtype = _infer(op, inputs, attrs)
+    node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
+    out = Tensor(None, node)
+    if state.tapes:
+        _record(op, inputs, attrs, out, shape, dtype)
+    if state.paused:
+        _note_paused_use(inputs, out)
+    return out
+
+
+def _infer(op, inputs, attrs):
+    try:
+        return op.infer(attrs, *inputs)
+    except (ValueError, TypeError) as error:
+        where = format_location(_location())
+        raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
+
+
+_INFERRED = {}  # (op, shape and numpy dtype of each input) -> (shape, dtype), for ops without attributes
+
+
+def _infer_eager(op, inputs, attrs):
+    """`op.infer`, remembered for attribute-free ops of one or two inputs: shape rules are
+    pure functions of the input shapes and dtypes, and eager loops ask the same question
+    at every step."""
+    if attrs or len(inputs) > 2:
+        return _infer(op, inputs, attrs)
+    first = inputs[0]._value
+    if len(inputs) == 1:
+        key = (op, first.shape, first.dtype)
+    else:
+        second = inputs[1]._value
+        key = (op, first.shape, first.dtype, second.shape, second.dtype)
+    known = _INFERRED.get(key)
+    if known is None:
+        known = _infer(op, inputs, attrs)
+        if len(_INFERRED) < _INFERRED_LIMIT:
+            _INFERRED[key] = known
+    return known
+
+
+_INFERRED_LIMIT = 10_000
 
 
 LARGE = 4096  # while tracing, results of more elements become graph nodes, not baked-in constants
@@ -76,34 +122,42 @@ def graph_node_of(tensor):
 def _record(op, inputs, attrs, out, shape, dtype):
     differentiable = op.grad is not None and dtype.is_differentiable
     node = out._node
+    location = None
     for tape in state.tapes:
         rec = tape._recording_state
         tracked = rec.tracked
-        if not any(t._node is not None and id(t._node) in tracked for t in inputs):
+        for t in inputs:
+            if t._node is not None and id(t._node) in tracked:
+                break
+        else:
             rec.events.note_untracked_use(inputs, _location)
             _carry_cut(inputs, out)
             continue
+        if location is None:
+            location = _location()
         if not differentiable:
             sources = tuple(t._node for t in inputs if t._node is not None and id(t._node) in tracked)
-            cut = (op.name, dtype, sources, _location())
+            cut = (op.name, dtype, sources, location)
             rec.events.blocked.append(cut)
             out._cut = cut
             continue
         if node is None:
-            node = Node(op.name, tuple(map(node_of, inputs)), attrs, shape, dtype, _location())
+            node = Node(op.name, tuple(map(node_of, inputs)), attrs, shape, dtype, location)
             out._node = node
-        saved = inputs if op.saves == ALL_INPUTS else tuple(out if slot == OUT else inputs[slot] for slot in op.saves)
-        tape._recording_state.record(node, saved)
+        saves = op.saves
+        if saves == ():
+            saved = ()
+        elif saves == ALL_INPUTS:
+            saved = inputs
+        else:
+            saved = tuple(out if slot == OUT else inputs[slot] for slot in saves)
+        rec.record(node, saved, inputs)
 
 
-def _note_variable_origin(inputs, out):
+def _note_variable_origin(variable_node, out):
     """A result computed from a Variable outside any tape remembers it: `x = x + 1` turns a
     variable into a tensor that no tape watches, and tape.explain can then say so."""
-    for t in inputs:
-        node = t._node
-        if node is not None and node.op == "variable":
-            out._origin = (node.attrs["name"], _location())
-            return
+    out._origin = (variable_node.attrs["name"], _location())
 
 
 def _note_paused_use(inputs, out):
