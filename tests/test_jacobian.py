@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import runtime.interpreter
+import tracer.backprop
 import tracer as tt
 
 rng = np.random.default_rng(7)
@@ -54,13 +54,13 @@ def test_jacobian_matches_stacked_gradients(name, use_pfor):
 
 def test_vectorized_jacobian_runs_the_gradient_graph_once(monkeypatch):
     runs = []
-    original = runtime.interpreter.run_graph
+    original = tracer.backprop.execute_gradient
 
-    def counting(graph, bindings, apply_node):
-        runs.append(graph)
-        return original(graph, bindings, apply_node)
+    def counting(grad, inputs):
+        runs.append(grad)
+        return original(grad, inputs)
 
-    monkeypatch.setattr("tracer.backprop.run_graph", counting)
+    monkeypatch.setattr("tracer.backprop.execute_gradient", counting)
     x = tt.constant(rng.standard_normal(3))
     for use_pfor, expected_runs in ((True, 1), (False, 4)):
         runs.clear()

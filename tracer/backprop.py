@@ -9,7 +9,8 @@ import collections
 import numpy as np
 
 from runtime.interpreter import run_graph
-from tracer.context import state
+from runtime.straight_line import straight_line
+from tracer.context import numerics, state
 from tracer.events import TapeEvents
 from tracer.ir import Graph
 from tracer.ops.core import apply
@@ -44,25 +45,26 @@ class Recording:
 
     def record(self, node, saved, inputs):
         """Track op `node`, made from Tensors `inputs`, keeping `saved` for its gradient rule."""
-        if id(node) not in self.tracked:
-            self._track(node, tuple(map(self._input_entry, inputs)))
+        tracked = self.tracked
+        if id(node) not in tracked:
+            entries = []
+            for t in inputs:
+                position = tracked.get(id(t._node))
+                entries.append(position if position is not None else (t.shape, t.dtype.name))
+            tracked[id(node)] = len(self.order)
+            self.order.append(node)
             self.nodes.append(node)
+            attrs = tuple(node.attrs.items()) if node.attrs else ()
+            self.signature.append((node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location))
         self.saved[id(node)] = saved
 
     def watch_node(self, node):
         if id(node) not in self.tracked:
-            self._track(node, ())
+            self.tracked[id(node)] = len(self.order)
+            self.order.append(node)
             self.watched.append(node)
-
-    def _track(self, node, inputs):
-        self.tracked[id(node)] = len(self.order)
-        self.order.append(node)
-        attrs = tuple(node.attrs.items()) if node.attrs else ()
-        self.signature.append((node.op, inputs, attrs, node.shape, node.dtype.name, node.location))
-
-    def _input_entry(self, tensor):
-        position = self.tracked.get(id(tensor._node))
-        return position if position is not None else (tensor.shape, tensor.dtype.name)
+            attrs = tuple(node.attrs.items())
+            self.signature.append((node.op, (), attrs, node.shape, node.dtype.name, node.location))
 
     def graph(self):
         return Graph(self.watched, self.watched + self.nodes, ())
@@ -158,22 +160,35 @@ def structure_key(graph, target_nodes, source_nodes):
 def run_gradient(recording, prepared, seed_values):
     """Execute a prepared gradient graph with the tape's saved values and the given seeds.
 
-    Returns one Tensor (or None, when unconnected) per source.
+    Returns one Tensor (or None, when unconnected) per source. Through the op path when
+    something must see each op (a recording tape, a paused tape, a trace, check_numerics);
+    otherwise as straight-line numpy, which computes the same values without the per-op cost.
     """
     grad = prepared.grad
-    bindings = {}
-    for node, value in zip(grad.seeds, seed_values):
-        if node is not None:
-            bindings[id(node)] = value
-    for node, forward_position, slot in grad.residuals:
-        forward = prepared.forward_nodes[forward_position]
-        bindings[id(node)] = recording.saved[id(forward)][slot]
-    saved_location = state.location
-    try:
-        values = run_graph(grad.graph, bindings, _apply_node)
-    finally:
-        state.location = saved_location
+    inputs = [value for value, node in zip(seed_values, grad.seeds) if node is not None]
+    saved = recording.saved
+    forward_nodes = prepared.forward_nodes
+    for _, forward_position, slot in grad.residuals:
+        inputs.append(saved[id(forward_nodes[forward_position])][slot])
+    values = execute_gradient(grad, inputs)
     return [_source_gradient(k, values) for k in grad.source_outputs]
+
+
+def execute_gradient(grad, inputs):
+    """The values (Tensors) of `grad.graph`'s outputs for its input Tensors."""
+    arrays = [t._value for t in inputs]
+    if state.tapes or state.paused or state.trace is not None or numerics.enabled or _any_symbolic(arrays):
+        return execute_graph(grad.graph, inputs)
+    if grad.straight_line is None:
+        grad.straight_line = straight_line(grad.graph)
+    return [Tensor(v) for v in grad.straight_line(*arrays)]
+
+
+def _any_symbolic(arrays):
+    for a in arrays:
+        if a is None:
+            return True
+    return False
 
 
 def _source_gradient(output, values):

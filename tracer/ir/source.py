@@ -13,10 +13,10 @@ def is_library_file(filename):
     return filename.startswith(_LIBRARY_DIRS)
 
 
-def user_location(also_skip=()):
+def user_location(frame=None, also_skip=()):
     """(filename, lineno) of the innermost caller that is not tracer's own code (nor in the
-    directories `also_skip`), or None."""
-    frame = sys._getframe(1)
+    directories `also_skip`), or None. The search starts at `frame`, by default the caller's."""
+    frame = frame or sys._getframe(1)
     if also_skip:
         skipped = _LIBRARY_DIRS + tuple(also_skip)
         while frame is not None and frame.f_code.co_filename.startswith(skipped):

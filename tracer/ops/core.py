@@ -7,6 +7,8 @@
     op's gradient rule needs (`op.saves`), nothing more.
 """
 
+import sys
+
 from runtime.kernels import KERNELS
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
@@ -120,37 +122,36 @@ def graph_node_of(tensor):
 
 
 def _record(op, inputs, attrs, out, shape, dtype):
-    differentiable = op.grad is not None and dtype.is_differentiable
-    node = out._node
     location = None
     for tape in state.tapes:
         rec = tape._recording_state
         tracked = rec.tracked
         for t in inputs:
-            if t._node is not None and id(t._node) in tracked:
+            if id(t._node) in tracked:
                 break
         else:
             rec.events.note_untracked_use(inputs, _location)
             _carry_cut(inputs, out)
             continue
         if location is None:
-            location = _location()
-        if not differentiable:
-            sources = tuple(t._node for t in inputs if t._node is not None and id(t._node) in tracked)
+            location = state.location or user_location(sys._getframe(2))
+        if op.grad is None or not dtype.is_differentiable:
+            sources = tuple(t._node for t in inputs if id(t._node) in tracked)
             cut = (op.name, dtype, sources, location)
             rec.events.blocked.append(cut)
             out._cut = cut
             continue
+        node = out._node
         if node is None:
-            node = Node(op.name, tuple(map(node_of, inputs)), attrs, shape, dtype, location)
-            out._node = node
+            node = out._node = Node(op.name, tuple([t._node or node_of(t) for t in inputs]), attrs, shape, dtype,
+                                    location)
         saves = op.saves
-        if saves == ():
+        if not saves:
             saved = ()
         elif saves == ALL_INPUTS:
             saved = inputs
         else:
-            saved = tuple(out if slot == OUT else inputs[slot] for slot in saves)
+            saved = tuple([out if slot == OUT else inputs[slot] for slot in saves])
         rec.record(node, saved, inputs)
 
 

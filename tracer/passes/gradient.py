@@ -40,7 +40,7 @@ class GradientGraph:
     gradient graph serves every forward graph of the same structure.
     """
 
-    __slots__ = ("graph", "seeds", "residuals", "source_outputs", "vectorized")
+    __slots__ = ("graph", "seeds", "residuals", "source_outputs", "vectorized", "straight_line")
 
     def __init__(self, graph, seeds, residuals, source_outputs):
         self.graph = graph
@@ -48,6 +48,7 @@ class GradientGraph:
         self.residuals = residuals
         self.source_outputs = source_outputs
         self.vectorized = {}  # batch size -> this graph vectorized over that many seeds
+        self.straight_line = None  # the graph as straight-line numpy, made on first eager use
 
 
 class SparseOutput(collections.namedtuple("SparseOutput", "values indices dense_shape")):

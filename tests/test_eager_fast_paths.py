@@ -1,0 +1,125 @@
+"""The eager fast paths give the values of the plain op path.
+
+- A gradient with no tape watching runs its graph as straight-line numpy
+  (`runtime/straight_line.py`); with a tape recording, it runs op by op through `apply`.
+  Both give the same bits, for every op of the catalogue.
+- A tape's signature finds its cached gradient graph; tapes that differ in an op, a shape,
+  a dtype, the wiring or the sources do not share one.
+- Python scalars in `x * 2` are converted once and shared, keeping their sign and dtype.
+"""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+import tracer.backprop
+from runtime.straight_line import source, straight_line
+from runtime.interpreter import evaluate
+from tests.test_gradients import ALL_CASES
+
+
+def _first_order(function, inputs, op_path):
+    with tt.GradientTape() as tape:
+        tape.watch(inputs)
+        value = function(*inputs)
+        loss = tt.reduce_sum(tt.math.real(value)) if value.dtype.is_complex else tt.reduce_sum(value)
+    if not op_path:
+        return tape.gradient(loss, inputs, unconnected_gradients="zero")
+    with tt.GradientTape():  # a recording tape sends the gradient through the op path
+        return tape.gradient(loss, inputs, unconnected_gradients="zero")
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_straight_line_gradients_equal_the_op_path_bit_for_bit(name, monkeypatch):
+    function, args = ALL_CASES[name]
+    inputs = [tt.constant(a, dtype=np.asarray(a).dtype) for a in args]
+    op_path_runs = []  # eager runs only: the `call` op builds its backward symbolically, op by op
+    original = tracer.backprop.execute_graph
+
+    def counting(graph, inputs):
+        if all(t._value is not None for t in inputs):
+            op_path_runs.append(graph)
+        return original(graph, inputs)
+
+    monkeypatch.setattr(tracer.backprop, "execute_graph", counting)
+    fast = _first_order(function, inputs, op_path=False)
+    assert not op_path_runs
+    slow = _first_order(function, inputs, op_path=True)
+    assert op_path_runs
+    for got, want in zip(fast, slow):
+        np.testing.assert_array_equal(tt.convert_to_tensor(got).numpy(), tt.convert_to_tensor(want).numpy())
+
+
+def test_straight_line_code_is_readable_and_drops_values_after_their_last_use():
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.sin(x) * tt.exp(x))
+        return tape.gradient(y, x)
+
+    x = tt.constant([0.1, 0.2, 0.3], dtype=tt.float64)
+    graph = tt.function(f, backend="interpreter").get_concrete_function(x).stages["deduplicated"]
+    text = source(graph)
+    assert text.startswith("def run(v0):") and "k_sin(" in text and "k_exp(" in text and "del " in text
+    np.testing.assert_array_equal(straight_line(graph)(x.numpy())[0], evaluate(graph, [x.numpy()])[0])
+    expected = np.exp(x.numpy()) * (np.cos(x.numpy()) + np.sin(x.numpy()))
+    np.testing.assert_allclose(straight_line(graph)(x.numpy())[0], expected, rtol=1e-14)
+
+
+def _gradient_of(build, x):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = build(x)
+    return tape.gradient(y, x)
+
+
+def test_tapes_of_one_structure_share_a_gradient_graph_and_others_do_not():
+    def build(x, op=tt.sin, squared=False):
+        return tt.reduce_sum(op(x) * (x if squared else 3.0))  # one line for every variant
+
+    def entries():
+        return len(tracer.backprop._recording_cache)
+
+    tracer.backprop._recording_cache.clear()
+    x = tt.constant([0.5, 1.5])
+    # the same structure (ops, wiring, shapes, dtypes and lines), other values: one entry,
+    # and each gradient uses its own values
+    g1, g2 = _gradient_of(build, x), _gradient_of(build, x + 1.0)
+    np.testing.assert_allclose(g1.numpy(), 3 * np.cos([0.5, 1.5]), rtol=1e-6)
+    np.testing.assert_allclose(g2.numpy(), 3 * np.cos([1.5, 2.5]), rtol=1e-6)
+    assert entries() == 1
+    # another op, shape, dtype or wiring at the same line: a new entry, with the right gradient
+    variants = [
+        (lambda x: build(x, op=tt.cos), x, lambda v: -3 * np.sin(v)),
+        (build, tt.constant([0.5, 1.5, 2.5]), lambda v: 3 * np.cos(v)),
+        (build, tt.constant([0.5, 1.5], tt.float64), lambda v: 3 * np.cos(v)),
+        (lambda x: build(x, squared=True), x, lambda v: np.cos(v) * v + np.sin(v)),
+    ]
+    for count, (function, value, expected) in enumerate(variants, start=2):
+        grad = _gradient_of(function, value)
+        np.testing.assert_allclose(grad.numpy(), expected(value.numpy()), rtol=1e-6)
+        assert grad.dtype == value.dtype
+        assert entries() == count
+
+
+def test_one_tape_with_other_sources_gets_each_its_own_gradient():
+    x, y = tt.constant(2.0), tt.constant(3.0)
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        z = x * x * y
+    assert tape.gradient(z, x).numpy() == pytest.approx(12.0)
+    assert tape.gradient(z, y).numpy() == pytest.approx(4.0)
+    assert [g.numpy() for g in tape.gradient(z, [y, x])] == pytest.approx([4.0, 12.0])
+
+
+def test_python_scalars_keep_their_sign_and_take_the_tensors_dtype():
+    x = tt.constant([1.0, -2.0], dtype=tt.float64)
+    assert np.signbit((x * -0.0).numpy()).tolist() == [True, False]
+    assert np.signbit((x * 0.0).numpy()).tolist() == [False, True]
+    assert (x * 2).dtype == tt.float64 and (x * 2.5).numpy().tolist() == [2.5, -5.0]
+    f32 = tt.constant([1.0, -2.0])
+    assert (f32 * 2.5).dtype == tt.float32 and (2.5 * f32).dtype == tt.float32
+    i = tt.constant([1, 2])
+    assert (i * 2).dtype == tt.int32 and (i * True).numpy().tolist() == [1, 2]
+    with pytest.raises(TypeError, match="without losing its value"):
+        i * 2.5
