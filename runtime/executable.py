@@ -1,15 +1,19 @@
 """Executables: what a traced function runs. Each takes and returns lists of numpy arrays."""
 
-from runtime.interpreter import evaluate
+from runtime.straight_line import straight_line
 
 
 class InterpretedGraph:
-    """The numpy interpreter as an executable: the fallback, and the oracle of the C backend."""
+    """The numpy interpreter as an executable: the fallback, and the oracle of the C backend.
+
+    It runs the graph as straight-line Python (the interpreter's kernels in the interpreter's
+    order, without its per-node dispatch)."""
 
     backend = "interpreter"
 
     def __init__(self, graph):
         self.graph = graph
+        self._run = straight_line(graph)
 
     def __call__(self, arrays):
-        return evaluate(self.graph, arrays)
+        return self._run(*arrays)
