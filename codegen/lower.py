@@ -37,6 +37,7 @@ class ModulePlan:
     def __init__(self):
         self.source = ""
         self.input_dtypes = []  # numpy dtypes of the graph inputs
+        self.input_shapes = []  # and their shapes
         self.constants = []  # numpy arrays passed after the inputs
         self.buffers = []  # (shape, numpy dtype) of the output buffers the caller allocates
         self.outputs = []  # per graph output: ("buffer", k) | ("input", k) | ("constant", array)
@@ -47,6 +48,7 @@ class ModulePlan:
 def lower(graph, title, blas=False, vector_math=False, threads=False):
     plan = ModulePlan()
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
+    plan.input_shapes = [n.shape for n in graph.inputs]
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     outputs = {id(o) for o in graph.outputs}
     aliases = {id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)}

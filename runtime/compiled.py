@@ -1,7 +1,10 @@
 """The call path into a compiled module: as little Python per call as possible.
 
-Inputs are taken from numpy without copies when they are already contiguous and of the
-right dtype; outputs are allocated here and filled by the C code.
+Each module gets its own call function, generated as Python text from its plan: one line
+per argument slot, with no loops over the plan at call time. Inputs are taken from numpy
+without copies when they are already contiguous and of the right dtype (numpy scalars,
+what 0-d results are, are read in place too); outputs are allocated here and filled by
+the C code.
 """
 
 import threading
@@ -13,56 +16,71 @@ class CompiledGraph:
     backend = "c"
 
     def __init__(self, module, plan, meta):
-        self._ffi = module.ffi
-        self._run = module.lib.tracer_run
-        self._plan = plan
         self.c_source = plan.source
         self.meta = meta
-        self._constants = [np.ascontiguousarray(c) for c in plan.constants]
-        n_inputs = len(plan.input_dtypes)
-        self._input_dtypes = [np.dtype(t) for t in plan.input_dtypes]
-        self._constant_slots = [(n_inputs + k, module.ffi.from_buffer(c)) for k, c in enumerate(self._constants)]
-        first_buffer = n_inputs + len(self._constants)
-        self._buffer_slots = [(first_buffer + k, b) for k, b in enumerate(plan.buffers)]
-        self._all_buffers = [kind for kind, _ in plan.outputs] == ["buffer"] * len(plan.buffers) and [
-            where for _, where in plan.outputs
-        ] == list(range(len(plan.buffers)))
-        self._count = n_inputs + len(plan.constants) + len(plan.buffers) + 1
-        self._args_type = f"char *[{self._count}]"
-        self._per_thread = threading.local()
+        self.call_source, scope = _call_function(module, plan)
+        exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)  # noqa: S102 - generated here
+        self.run = scope["call"]  # run(arrays) -> output arrays; callers on a hot path hold on to it
 
     def __call__(self, arrays):
-        plan, ffi = self._plan, self._ffi
-        args = getattr(self._per_thread, "args", None)
-        if args is None:  # one argument array per thread, so calls from threads do not mix
-            args = self._per_thread.args = ffi.new(self._args_type)
-        keep = []  # the arrays whose memory the C code reads or writes during the call
-        for k, (array, dtype) in enumerate(zip(arrays, self._input_dtypes)):
-            if type(array) is not np.ndarray or array.dtype != dtype or not array.flags.c_contiguous:
-                array = np.ascontiguousarray(array, dtype=dtype)
-            keep.append(array)
-            args[k] = ffi.from_buffer(array)
-        for k, pointer in self._constant_slots:
-            args[k] = pointer
-        buffers = []
-        for k, (shape, dtype) in self._buffer_slots:
-            buffer = np.empty(shape, dtype)
-            buffers.append(buffer)
-            args[k] = ffi.from_buffer(buffer)
-        if plan.workspace_bytes:
-            workspace = np.empty(plan.workspace_bytes, np.uint8)
-            args[self._count - 1] = ffi.from_buffer(workspace)
-        code = self._run(args)
-        if code:
-            raise IndexError(plan.errors.get(code, f"compiled code failed with code {code}"))
-        if self._all_buffers:
-            return buffers
-        results = []
-        for kind, where in plan.outputs:
-            if kind == "buffer":
-                results.append(buffers[where])
-            elif kind == "input":
-                results.append(np.array(keep[where]))
-            else:
-                results.append(np.array(where))
-        return results
+        return self.run(arrays)
+
+
+def _call_function(module, plan):
+    """The text of `call(arrays) -> list of output arrays` for `plan`, and its global names."""
+    ffi = module.ffi
+    n_inputs, n_constants = len(plan.input_dtypes), len(plan.constants)
+    constants = [np.ascontiguousarray(c) for c in plan.constants]
+    scope = {
+        "per_thread": threading.local(),  # one argument array per thread, so threads do not mix
+        "new_args": lambda: ffi.new(f"char *[{n_inputs + n_constants + len(plan.buffers) + 1}]"),
+        "from_buffer": ffi.from_buffer,
+        "run": module.lib.tracer_run,
+        "ndarray": np.ndarray,
+        "empty": np.empty,
+        "copy": np.array,
+        "contiguous": np.ascontiguousarray,
+        "failed": lambda code: IndexError(plan.errors.get(code, f"compiled code failed with code {code}")),
+        "constants": constants,  # kept alive as long as the pointers to them
+        "constant_pointers": [ffi.from_buffer(c) for c in constants],
+    }
+    lines = [
+        "def call(arrays):",
+        "    try:",
+        "        args = per_thread.args",
+        "    except AttributeError:",
+        "        args = per_thread.args = new_args()",
+    ]
+    for k, (dtype, shape) in enumerate(zip(plan.input_dtypes, plan.input_shapes)):
+        scope[f"d{k}"] = np.dtype(dtype)
+        scope[f"t{k}"] = np.dtype(dtype).type
+        check = f"type(a{k}) is not ndarray or a{k}.dtype is not d{k} or not a{k}.flags.c_contiguous"
+        if shape == ():
+            check = f"type(a{k}) is not t{k} and ({check})"
+        lines += [
+            f"    a{k} = arrays[{k}]",
+            f"    if {check}:",
+            f"        a{k} = contiguous(a{k}, d{k})",
+            f"    args[{k}] = from_buffer(a{k})",
+        ]
+    for k in range(n_constants):
+        lines.append(f"    args[{n_inputs + k}] = constant_pointers[{k}]")
+    first_buffer = n_inputs + n_constants
+    for k, (shape, dtype) in enumerate(plan.buffers):
+        scope[f"s{k}"], scope[f"bd{k}"] = shape, np.dtype(dtype)
+        lines += [f"    b{k} = empty(s{k}, bd{k})", f"    args[{first_buffer + k}] = from_buffer(b{k})"]
+    if plan.workspace_bytes:
+        lines.append(f"    workspace = empty({plan.workspace_bytes}, 'uint8')")
+        lines.append(f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)")
+    lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
+    results = []
+    for k, (kind, where) in enumerate(plan.outputs):
+        if kind == "buffer":
+            results.append(f"b{where}")
+        elif kind == "input":
+            results.append(f"copy(a{where})")
+        else:
+            scope[f"c{k}"] = where
+            results.append(f"copy(c{k})")
+    lines.append(f"    return [{', '.join(results)}]")
+    return "\n".join(lines) + "\n", scope

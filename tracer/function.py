@@ -100,11 +100,8 @@ class Function:
         # NOTE: the fast path, for eager tensors passed by position: the key is their shapes
         # and dtypes, found without walking the arguments' structure.
         if not kwargs and self._input_signature is None:
-            try:
-                key = tuple((a._value.shape, a._value.dtype) for a in args if type(a) is Tensor)
-            except AttributeError:  # a symbolic tensor, inside another trace
-                key = None
-            if key is not None and len(key) == len(args):
+            key = _shape_key(args)
+            if key is not None:
                 concrete = self._by_shape.get(key)
                 if concrete is not None:
                     self._hits += 1
@@ -187,6 +184,9 @@ class ConcreteFunction:
         self._backend = backend
         self._packed = None
         self._executable = _executable(self.stages["optimized"], backend, name)
+        self._run_arrays = self._executable.run
+        # the hot path applies when the function returns one tensor and assigns no variable
+        self._returns_one_value = self._returns_one_tensor and not self._assigned
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
 
@@ -226,11 +226,11 @@ class ConcreteFunction:
 
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
-        if self._returns_one_tensor and not self._assigned and not (state.tapes or state.trace or numerics.enabled):
+        if self._returns_one_value and not (state.tapes or state.trace is not None or numerics.enabled):
             arrays = [t._value for t in tensors]
             if self._variables:
                 arrays += [v._value for v in self._variables]
-            return Tensor(self._executable(arrays)[0])
+            return Tensor(self._run_arrays(arrays)[0])
         return self._call(tensors)
 
     def _call(self, leaves):
@@ -242,7 +242,7 @@ class ConcreteFunction:
         else:
             arrays = [t._value if type(t) is Tensor else np.asarray(t) for t in tensors]
             arrays += [v._value for v in self._variables]
-            results = [Tensor(a) for a in self._executable(arrays)]
+            results = [Tensor(a) for a in self._run_arrays(arrays)]
             if self._returns_one_tensor and not self._assigned:
                 return results[0]
         outputs, updates = results[: len(self._tensor_positions)], results[len(self._tensor_positions) :]
@@ -339,6 +339,18 @@ def _user_frames(traceback):
 
 def _file_safe(name):
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64] or "function"
+
+
+def _shape_key(args):
+    """The shape and dtype of each positional argument when all are eager Tensors, else None."""
+    key = []
+    for a in args:
+        if type(a) is not Tensor or a._value is None:
+            return None
+        value = a._value
+        key.append(value.shape)
+        key.append(value.dtype)
+    return tuple(key)
 
 
 def _leaves(args, kwargs):
