@@ -321,3 +321,27 @@ def test_a_reshape_read_late_keeps_its_source_alive_in_the_workspace():
     compiled = tt.function(f)
     np.testing.assert_allclose(compiled(x, w).numpy(), a.reshape(6, 4) @ d, rtol=1e-12)
     assert "k_reshape" not in compiled.get_concrete_function(x, w).c_source()  # no copy kernel
+
+
+def test_compiled_calls_take_scalars_views_and_shared_inputs_as_numpy_would():
+    """The generated call function reads numpy scalars and contiguous arrays in place, copies
+    strided views, and returns inputs passed straight through as copies."""
+
+    @tt.function(backend="c")
+    def f(x, y):
+        return x * 2.0 + tt.reduce_sum(y), x
+
+    a = np.arange(6.0).reshape(2, 3)
+    scalar = tt.sin(tt.constant(np.pi / 2, dtype=tt.float64)) * 15.0  # 0-d results are numpy scalars
+    assert not isinstance(scalar._value, np.ndarray)
+    view = tt.transpose(tt.constant(a))  # an eager transpose is a strided view
+    assert not view._value.flags.c_contiguous
+    out, same = f(view, scalar)
+    np.testing.assert_array_equal(out.numpy(), a.T * 2.0 + a.sum())
+    np.testing.assert_array_equal(same.numpy(), a.T)
+    out2, _ = f(tt.constant(np.ascontiguousarray(a.T)), tt.constant(15.0, dtype=tt.float64))
+    np.testing.assert_array_equal(out2.numpy(), out.numpy())
+    assert f.get_concrete_function(view, scalar).backend == "c"
+    same_again = f(view, scalar)[1].numpy()
+    same_again[0, 0] = 99.0  # an output that is an input is a copy: changing it changes neither
+    assert view.numpy()[0, 0] == 0.0 and same.numpy()[0, 0] == 0.0
