@@ -7,6 +7,8 @@
     %5 = pow %0, 2.0          =>  mul %0, %0      (numpy and libm give x*x exactly)
     %6 = slice[index=((0, 3, 1), None)] %0  =>  reshape %0   (x[:, None] moves no data)
     %7 = matmul (transpose[perm=(1, 0)] %0), %1  =>  matmul[transpose_a=True] %0, %1
+    %8 = reshape (transpose (reshape %0))  =>  transpose %0   (the reshapes only add unit axes)
+    %9 = matmul (mul E, %u), %w  =>  mul %u', %w'   (E a jacobian's one-hot seeds: see below)
     %6 = add 2.0, 3.0         =>  5.0             (every input a known constant)
 
 Each rule keeps the value bit for bit (x * 1 is x, also for NaN and -0.0 * 1; x + 0 is
@@ -28,12 +30,19 @@ def simplify(graph):
 
 
 def _simplify_node(node):
-    folded = _fold(node)
-    if folded is not None:
-        return folded
-    rule = RULES.get(node.op)
-    result = rule(node) if rule else None
-    return node if result is None else result
+    for _ in range(_RULES_PER_NODE):  # a rule's result may be matched by another rule
+        folded = _fold(node)
+        if folded is not None:
+            return folded
+        rule = RULES.get(node.op)
+        result = rule(node) if rule else None
+        if result is None or result is node:
+            return node
+        node = result
+    return node
+
+
+_RULES_PER_NODE = 4
 
 
 def _literal(node):
@@ -114,6 +123,9 @@ def _transpose(node):
 
 def _reshape(node):
     (x,) = node.inputs
+    moved = _transpose_between_unit_axes(node)
+    if moved is not None:
+        return moved
     if x.op == "reshape":
         x = x.inputs[0]
     if x.shape == node.shape:
@@ -121,6 +133,27 @@ def _reshape(node):
     if x is node.inputs[0]:
         return None
     return Node("reshape", (x,), node.attrs, node.shape, node.dtype, node.location)
+
+
+def _transpose_between_unit_axes(node):
+    """reshape(transpose(reshape(x))) where the inner reshape only inserts unit axes and the
+    outer one only drops them: a transpose of x (how x[:, None] and its gradient come back)."""
+    inner = node.inputs[0]
+    if inner.op != "transpose" or inner.inputs[0].op != "reshape":
+        return None
+    expanded = inner.inputs[0]
+    x = expanded.inputs[0]
+    if 1 in x.shape or 1 in node.shape:
+        return None
+    kept = [axis for axis, size in enumerate(expanded.shape) if size != 1]
+    if [expanded.shape[a] for a in kept] != list(x.shape):
+        return None
+    perm = tuple(kept.index(a) for a in inner.attrs["perm"] if expanded.shape[a] != 1)
+    if tuple(x.shape[a] for a in perm) != node.shape:
+        return None
+    if perm == tuple(range(len(perm))):
+        return _same(node, x)
+    return Node("transpose", (x,), {"perm": perm}, node.shape, node.dtype, node.location)
 
 
 def _identity_if_same(node):
@@ -177,10 +210,72 @@ def _matmul(node):
         if operand.op == "transpose" and _swaps_last_two(operand.attrs["perm"]):
             operands[position] = operand.inputs[0]
             flags[position] = not flags[position]
+    product = _one_hot_product(node, operands, flags)
+    if product is not None:
+        return product
     if all(new is old for new, old in zip(operands, node.inputs)):
         return None
     attrs = {name: True for name, flag in zip(("transpose_a", "transpose_b"), flags) if flag}
     return Node("matmul", tuple(operands), attrs, node.shape, node.dtype, node.location)
+
+
+def _one_hot_product(node, operands, flags):
+    """A 2-D matmul with a one-hot seed operand (see the module docstring) as a broadcast mul."""
+    a, b = operands
+    if len(node.shape) != 2 or len(a.shape) != 2 or len(b.shape) != 2:
+        return None
+    seeds = _scaled_seeds(b)
+    if seeds is not None and len(seeds[0].shape) == 2:  # w @ diag(u): u scales w's columns
+        u = _broadcast(node, seeds[1], b.shape[1:])
+        w = _transposed(node, a) if flags[0] else a
+        return _same(node, _new(node, "mul", (w, u), node.shape))
+    rows = a.inputs[0] if a.op == "reshape" and not flags[0] else a
+    seeds = _scaled_seeds(rows)
+    if seeds is None or (rows is not a and rows.shape[-1] != a.shape[1]):
+        return None
+    seed_shape, u = seeds[0].shape, seeds[1]
+    n, middle, columns = seed_shape[0], seed_shape[1:-1], node.shape[1]
+    # product[i, m..., x] = u[m..., i] * w[i, x], then merged back to the node's rows
+    u = _broadcast(node, u, seed_shape[1:])
+    u = _new(node, "transpose", (u,), (n,) + middle, perm=(len(middle),) + tuple(range(len(middle))))
+    u = _new(node, "reshape", (u,), (n,) + middle + (1,), shape=(n,) + middle + (1,))
+    w = _transposed(node, b) if flags[1] else b
+    w = _new(node, "reshape", (w,), (n,) + (1,) * len(middle) + (columns,),
+             shape=(n,) + (1,) * len(middle) + (columns,))
+    product = _new(node, "mul", (u, w), (n,) + middle + (columns,))
+    return _same(node, _new(node, "reshape", (product,), node.shape, shape=node.shape))
+
+
+def _scaled_seeds(node):
+    """(E, u) when `node` is mul(E, u) or mul(u, E), E a constant with E[i, ..., j] = (i == j)
+    (the same identity for every middle index) and u not varying along E's first axis."""
+    if node.op != "mul":
+        return None
+    for seeds, u in (node.inputs, node.inputs[::-1]):
+        array = _literal(seeds)
+        if array is None or seeds.shape != node.shape or array.ndim < 2 or array.shape[0] != array.shape[-1]:
+            continue
+        if len(u.shape) == array.ndim and u.shape[0] != 1:
+            continue
+        eye = np.eye(array.shape[0], dtype=array.dtype).reshape((array.shape[0],) + (1,) * (array.ndim - 2)
+                                                                + (array.shape[0],))
+        if np.array_equal(array, np.broadcast_to(eye, array.shape)):
+            if len(u.shape) == array.ndim:
+                u = _new(node, "reshape", (u,), u.shape[1:], shape=u.shape[1:])
+            return seeds, u
+    return None
+
+
+def _broadcast(node, x, shape):
+    return x if x.shape == shape else _new(node, "broadcast_to", (x,), shape, shape=shape)
+
+
+def _transposed(node, x):
+    return _new(node, "transpose", (x,), x.shape[::-1], perm=(1, 0))
+
+
+def _new(node, op, inputs, result_shape, **attrs):
+    return Node(op, inputs, attrs, tuple(result_shape), node.dtype, node.location)
 
 
 def _swaps_last_two(perm):

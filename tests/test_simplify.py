@@ -1,0 +1,144 @@
+"""The simplify pass: each rule gives the interpreter's values on the original graph.
+
+Graphs are built by hand here, so that each rule is tested on exactly the shape it claims
+to match and on near misses it must leave alone.
+"""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from runtime.interpreter import evaluate
+from tracer.ir import Graph, Literal, Node
+from tracer.passes.simplify import simplify
+
+rng = np.random.default_rng(5)
+F64 = tt.float64
+
+
+def _input(name, shape):
+    return Node("input", (), {"name": name}, shape, F64)
+
+
+def _const(array):
+    return Node("const", (), {"value": Literal(array)}, array.shape, F64)
+
+
+def _node(op, inputs, result_shape, **attrs):
+    return Node(op, tuple(inputs), attrs, result_shape, F64)
+
+
+def _ops(graph):
+    return [n.op for n in graph.nodes if n.op not in ("input", "const")]
+
+
+def _check(outputs, inputs, values):
+    """Simplify the graph of `outputs`; its values must equal the original's, bit for bit."""
+    graph = Graph(inputs, inputs + _closure(outputs, inputs), outputs)
+    simplified = simplify(graph)
+    for got, want in zip(evaluate(simplified, values), evaluate(graph, values)):
+        np.testing.assert_array_equal(got, want)
+    return simplified
+
+
+def _closure(outputs, inputs):
+    from tracer.ir.graph import topological_closure
+
+    leaves = {id(n) for n in inputs}
+    return [n for n in topological_closure(outputs) if id(n) not in leaves]
+
+
+def test_a_transpose_between_reshapes_that_only_add_unit_axes_is_a_transpose():
+    x = _input("x", (3, 4))
+    expanded = _node("reshape", [x], (3, 4, 1), shape=(3, 4, 1))
+    moved = _node("transpose", [expanded], (4, 3, 1), perm=(1, 0, 2))
+    out = _node("reshape", [moved], (4, 3), shape=(4, 3))
+    simplified = _check([out], [x], [rng.standard_normal((3, 4))])
+    assert _ops(simplified) == ["transpose"] and simplified.outputs[0].attrs["perm"] == (1, 0)
+
+
+def test_a_transpose_that_also_moves_a_unit_axis_of_the_input_is_left_alone():
+    x = _input("x", (3, 1))
+    expanded = _node("reshape", [x], (3, 1, 1), shape=(3, 1, 1))
+    moved = _node("transpose", [expanded], (1, 3, 1), perm=(1, 0, 2))
+    out = _node("reshape", [moved], (1, 3), shape=(1, 3))
+    simplified = _check([out], [x], [rng.standard_normal((3, 1))])
+    assert "transpose" in _ops(simplified)
+
+
+def _seeds(n, middle=()):
+    eye = np.eye(n).reshape((n,) + (1,) * len(middle) + (n,))
+    return np.ascontiguousarray(np.broadcast_to(eye, (n,) + middle + (n,)))
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("u_shape", [(2, 4), (4,), (1, 2, 4)])
+def test_one_hot_seed_rows_times_a_matrix_become_a_broadcast_product(u_shape, transpose_b):
+    n, middle, columns = 4, (2,), 5
+    seeds = _const(_seeds(n, middle))
+    u = _input("u", u_shape)
+    w = _input("w", (columns, n) if transpose_b else (n, columns))
+    scaled = _node("mul", [seeds, u], (n,) + middle + (n,))
+    rows = _node("reshape", [scaled], (n * 2, n), shape=(n * 2, n))
+    attrs = {"transpose_b": True} if transpose_b else {}
+    out = _node("matmul", [rows, w], (n * 2, columns), **attrs)
+    values = [rng.standard_normal(u_shape), rng.standard_normal(w.shape)]
+    simplified = _check([out], [u, w], values)
+    assert "matmul" not in _ops(simplified)
+
+
+def test_a_matrix_times_a_diagonal_of_one_hot_seeds_becomes_a_column_scaling():
+    n = 6
+    a, v = _input("a", (n, n)), _input("v", (n,))
+    diagonal = _node("mul", [_const(np.eye(n)), v], (n, n))
+    out = _node("matmul", [a, diagonal], (n, n), transpose_a=True)
+    simplified = _check([out], [a, v], [rng.standard_normal((n, n)), rng.standard_normal(n)])
+    assert "matmul" not in _ops(simplified)
+
+
+@pytest.mark.parametrize("constant", ["permutation", "scaled identity", "u varies along the rows"])
+def test_near_misses_of_one_hot_seeds_stay_matrix_products(constant):
+    n = 4
+    array = {"permutation": np.eye(n)[::-1], "scaled identity": 2 * np.eye(n)}.get(constant, np.eye(n))
+    u = _input("u", (n, n) if constant == "u varies along the rows" else (n,))
+    w = _input("w", (n, 3))
+    scaled = _node("mul", [_const(array), u], (n, n))
+    out = _node("matmul", [scaled, w], (n, 3))
+    simplified = _check([out], [u, w], [rng.standard_normal(u.shape), rng.standard_normal((n, 3))])
+    assert "matmul" in _ops(simplified)
+
+
+def _layer_jacobian(w, b, x, batched):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        if batched:
+            y = tt.tanh(tt.matmul(x, w, transpose_b=True) + b)
+        else:
+            y = tt.tanh(tt.matmul(w, x[:, None])[:, 0] + b)
+    return tape.batch_jacobian(y, x) if batched else tape.jacobian(y, x)
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_compiled_layer_jacobians_need_no_matmul_with_the_seeds_and_equal_eager(batched):
+    n = 16
+    w = tt.constant(rng.standard_normal((n, n)) / 4)
+    b = tt.constant(rng.standard_normal(n))
+    x = tt.constant(rng.standard_normal((3, n) if batched else n))
+    compiled = tt.function(_layer_jacobian)
+    got = compiled(w, b, x, batched)
+    # C's tanh and BLAS may differ from numpy's in the last bit; the rule itself is exact
+    np.testing.assert_allclose(got.numpy(), _layer_jacobian(w, b, x, batched).numpy(), rtol=1e-14, atol=1e-15)
+    optimized = compiled.get_concrete_function(w, b, x, batched).stages["optimized"]
+    assert sum(n.op == "matmul" for n in optimized.nodes) == 1  # the forward one
+    dtanh = 1 - np.tanh(x.numpy() @ w.numpy().T + b.numpy()) ** 2
+    expected = dtanh[..., :, None] * w.numpy()
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
+
+
+def test_a_nan_in_the_matrix_stays_in_the_jacobian_rows_that_depend_on_it():
+    n = 5
+    w_values = rng.standard_normal((n, n))
+    w_values[2, 3] = np.nan  # y[2] is NaN, and so is row 2 of the jacobian; no other row
+    w, b, x = tt.constant(w_values), tt.constant(np.zeros(n)), tt.constant(np.ones(n))
+    jac = tt.function(_layer_jacobian)(w, b, x, False).numpy()
+    assert np.isnan(jac[2]).all() and np.isfinite(np.delete(jac, 2, axis=0)).all()
