@@ -168,6 +168,27 @@ def test_fusion_makes_the_loss_and_its_gradient_two_loops_over_x():
     np.testing.assert_allclose(g.numpy(), expected, rtol=1e-10)
 
 
+def test_a_value_broadcast_through_views_into_a_larger_kernel_is_computed_once():
+    """tanh of 8x16 values, transposed, reshaped and broadcast into a 16x8x5 product: the
+    tanh kernel is stored (8x16 evaluations), not recomputed for each of the 640 elements."""
+
+    @tt.function
+    def f(x, w):
+        t = tt.reshape(tt.transpose(tt.tanh(x)), (16, 8, 1))
+        return t * tt.reshape(w, (16, 1, 5))
+
+    x, w = tt.constant(rng_values((8, 16))), tt.constant(rng_values((16, 5)))
+    concrete = f.get_concrete_function(x, w)
+    kernels = re.findall(r"= fused\[kernel=(\w+)\]", concrete.ir("optimized"))
+    assert len(kernels) == 2 and any("tanh" in k and k.endswith("8x16") for k in kernels)
+    expected = np.tanh(x.numpy()).T[:, :, None] * w.numpy()[:, None, :]
+    np.testing.assert_allclose(f(x, w).numpy(), expected, rtol=1e-12)
+
+
+def rng_values(shape):
+    return np.random.default_rng(3).standard_normal(shape)
+
+
 def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACER_DUMP", str(tmp_path))
     f = tt.function(loss_and_grad)

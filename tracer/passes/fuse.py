@@ -83,7 +83,7 @@ def _roots(graph):
         elif is_fusible(node) and (
             id(node) in outputs
             or any(not is_fusible(c) and c.op not in REDUCTIONS for c in consumers.get(id(node), ()))
-            or _broadcast_into_more(node, consumers.get(id(node), ()))
+            or _broadcast_into_more(node, consumers)
         ):
             roots.add(id(node))
     changed = True
@@ -99,7 +99,8 @@ def _roots(graph):
 
 
 def _broadcast_into_more(node, consumers):
-    """Whether a computed value is read by a kernel with more elements than it has.
+    """Whether a computed value is read by a kernel with more elements than it has, directly
+    or through views (a transpose, then a reshape, then a broadcasting mul).
 
     Recomputing it there would repeat its work for every element it is broadcast to (a
     tanh over 256 values, broadcast into a 256x256 kernel, would run 65536 times), so it is
@@ -108,7 +109,16 @@ def _broadcast_into_more(node, consumers):
     if node.op in VIEW_OPS:
         return False
     size = _size(node.shape)
-    return any(_size(c.shape) > size for c in consumers if is_fusible(c))
+    readers = list(consumers.get(id(node), ()))
+    while readers:
+        reader = readers.pop()
+        if not is_fusible(reader):
+            continue
+        if _size(reader.shape) > size:
+            return True
+        if reader.op in VIEW_OPS:
+            readers.extend(consumers.get(id(reader), ()))
+    return False
 
 
 def _size(shape):
