@@ -19,13 +19,16 @@ from tracer.tensor import Tensor
 
 def apply(op, inputs, attrs):
     """Run primitive `op` on Tensors `inputs` (already converted) and return the result Tensor."""
+    values = []
     for t in inputs:
-        if t._value is None:
+        value = t._value
+        if value is None:
             return _apply_symbolic(op, inputs, attrs)
+        values.append(value)
     shape, dtype = _infer_eager(op, inputs, attrs)
     if state.trace is not None and _is_large(shape):
         return _apply_symbolic(op, inputs, attrs)
-    out = Tensor(KERNELS[op.name](*[t._value for t in inputs], **attrs))
+    out = Tensor(KERNELS[op.name](*values, **attrs))
     if numerics.enabled:
         check_numerics(op, inputs, out, _location())
     if state.tapes:
