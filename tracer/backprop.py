@@ -43,14 +43,14 @@ class Recording:
         self.variables = {}  # Variable._unique_id -> Variable
         self.events = TapeEvents()  # what tape.explain needs beyond the graph
 
-    def record(self, node, saved, inputs):
-        """Track op `node`, made from Tensors `inputs`, keeping `saved` for its gradient rule."""
+    def record(self, node, saved):
+        """Track op `node`, keeping `saved` for its gradient rule."""
         tracked = self.tracked
         if id(node) not in tracked:
             entries = []
-            for t in inputs:
-                position = tracked.get(id(t._node))
-                entries.append(position if position is not None else (t.shape, t.dtype.name))
+            for inp in node.inputs:
+                position = tracked.get(id(inp))
+                entries.append(position if position is not None else (inp.shape, inp.dtype.name))
             tracked[id(node)] = len(self.order)
             self.order.append(node)
             self.nodes.append(node)

@@ -155,7 +155,7 @@ def _record(op, inputs, attrs, out, shape, dtype):
             saved = inputs
         else:
             saved = tuple([out if slot == OUT else inputs[slot] for slot in saves])
-        rec.record(node, saved, inputs)
+        rec.record(node, saved)
 
 
 def _note_variable_origin(variable_node, out):
