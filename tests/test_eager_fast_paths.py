@@ -123,3 +123,24 @@ def test_python_scalars_keep_their_sign_and_take_the_tensors_dtype():
     assert (i * 2).dtype == tt.int32 and (i * True).numpy().tolist() == [1, 2]
     with pytest.raises(TypeError, match="without losing its value"):
         i * 2.5
+
+
+@pytest.mark.parametrize("order", ["same first", "constant first"])
+def test_a_value_read_before_it_is_watched_is_told_apart_from_an_equal_constant(order):
+    """Signatures name inputs by identity: `z = w * other` reads x before x is watched in one
+    call and an unrelated constant in the other; the cached graphs must not be confused."""
+    w, x = tt.constant(2.0), tt.constant(3.0)
+    with tt.GradientTape() as earlier:
+        earlier.watch(x)  # x keeps the input node this tape gave it
+
+    def gradient(other):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            z = w * other  # one line for both calls
+            tape.watch(x)
+            t = z * x
+        return float(tape.gradient(t, x))
+
+    calls = [(x, 12.0), (tt.constant(3.0), 6.0)]
+    for other, expected in calls if order == "same first" else calls[::-1]:
+        assert gradient(other) == expected

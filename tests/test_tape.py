@@ -156,6 +156,22 @@ def test_unwatched_tensors_get_no_gradient():
     assert g.gradient(y, x) is None
 
 
+def test_a_watched_value_computed_on_an_earlier_tape_is_a_leaf():
+    """As in TensorFlow: a tape differentiates only what it recorded; a watched value's
+    history from before the tape is not followed (it needs values no one kept)."""
+    x = tt.constant(3.0)
+    with tt.GradientTape() as earlier:
+        earlier.watch(x)
+        y = x * x
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        tape.watch(y)
+        t = y * 5.0
+    assert tape.gradient(t, x) is None
+    assert float(tape.gradient(t, y)) == 5.0
+    assert [None if g is None else float(g) for g in tape.gradient(t, [x, y])] == [None, 5.0]
+
+
 def test_trainable_variables_are_watched_automatically():
     # Seed 001, "Controlling what the tape watches".
     x0 = tt.Variable(3.0, name="x0")

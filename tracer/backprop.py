@@ -26,17 +26,21 @@ class Recording:
     the watched leaves, the nodes it tracks (watched or recorded), and its `signature`.
 
     The signature has one hashable entry per tracked node, in the order of tracking: its op,
-    attributes, shape, dtype and line, and each input as the position of a tracked node or,
-    for a value from outside, its shape and dtype. Two tapes with equal signatures have the
-    same gradient graph, so `gradient` looks its graph up without pruning or walking nodes.
+    attributes, shape, dtype and line, and each of its inputs, named by identity. A tracked
+    input is its position; any other node is ("outside", k, shape, dtype), k numbering such
+    nodes by first use; a watched node also names the outside number it had before it was
+    watched, if any. So the signature fixes which node is which, as pruning and the gradient
+    rules see them: two tapes with equal signatures have the same gradient graph, and
+    `gradient` looks its graph up without pruning or walking nodes.
     """
 
-    __slots__ = ("nodes", "saved", "tracked", "order", "signature", "watched", "variables", "events")
+    __slots__ = ("nodes", "saved", "tracked", "outside", "order", "signature", "watched", "variables", "events")
 
     def __init__(self):
         self.nodes = []
         self.saved = {}  # id(node) -> tensors its gradient rule needs
         self.tracked = {}  # id(node) -> its position in `order`, for the nodes this tape can differentiate
+        self.outside = {}  # id(node) -> number, for untracked nodes that tracked ones read (kept alive by them)
         self.order = []  # tracked nodes, watched and recorded, in the order they were tracked
         self.signature = []  # one entry per node of `order`; see the class docstring
         self.watched = []  # input and variable nodes, in order of watching
@@ -45,26 +49,31 @@ class Recording:
 
     def record(self, node, saved):
         """Track op `node`, keeping `saved` for its gradient rule."""
-        tracked = self.tracked
-        if id(node) not in tracked:
-            entries = []
-            for inp in node.inputs:
-                position = tracked.get(id(inp))
-                entries.append(position if position is not None else (inp.shape, inp.dtype.name))
-            tracked[id(node)] = len(self.order)
-            self.order.append(node)
+        if id(node) not in self.tracked:
+            self._track(node, None)
             self.nodes.append(node)
-            attrs = tuple(node.attrs.items()) if node.attrs else ()
-            self.signature.append((node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location))
         self.saved[id(node)] = saved
 
     def watch_node(self, node):
         if id(node) not in self.tracked:
-            self.tracked[id(node)] = len(self.order)
-            self.order.append(node)
+            self._track(node, ("watched", self.outside.get(id(node))))
             self.watched.append(node)
-            attrs = tuple(node.attrs.items())
-            self.signature.append((node.op, (), attrs, node.shape, node.dtype.name, node.location))
+
+    def _track(self, node, watched):
+        tracked, outside = self.tracked, self.outside
+        entries = []
+        for inp in node.inputs:
+            position = tracked.get(id(inp))
+            if position is None:
+                number = outside.get(id(inp))
+                if number is None:
+                    number = outside[id(inp)] = len(outside)
+                position = ("outside", number, inp.shape, inp.dtype.name)
+            entries.append(position)
+        tracked[id(node)] = len(self.order)
+        self.order.append(node)
+        attrs = tuple(node.attrs.items()) if node.attrs else ()
+        self.signature.append((node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched))
 
     def graph(self):
         return Graph(self.watched, self.watched + self.nodes, ())

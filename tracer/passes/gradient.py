@@ -74,10 +74,11 @@ def build_gradient(forward, targets, sources):
 
     position = {id(n): k for k, n in enumerate(forward.nodes)}
     residuals = []
+    leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
     with no_recording():
         for node in reversed(forward.nodes):
             g = cotangents.get(id(node))
-            if g is None or not node.inputs:
+            if g is None or not node.inputs or id(node) in leaves:
                 continue
             op = OPS[node.op]
             slots = saved_slots(op, node)

@@ -8,24 +8,29 @@
     %4 = exp %1         (not to z)
 
 Invariants: the result keeps the input's order; a node is kept iff it depends on a source
-and a target depends on it; sources that reach no target are dropped from the inputs.
+and a target depends on it; sources that reach no target are dropped from the inputs. The
+graph's inputs are leaves: a watched value that some earlier tape computed is where its
+gradient starts, as in TensorFlow, whatever it was computed from.
 """
 
 from tracer.ir import Graph
 
 
 def prune(graph, sources, targets):
+    leaves = {id(n) for n in graph.inputs}  # watched values: where gradients start, never pass through
     reached = {id(s) for s in sources}
     for node in graph.nodes:
-        if id(node) not in reached and any(id(i) in reached for i in node.inputs):
+        if id(node) not in reached and id(node) not in leaves and any(id(i) in reached for i in node.inputs):
             reached.add(id(node))
     needed = {id(t) for t in targets if id(t) in reached}
     kept = []
     for node in reversed(graph.nodes):
         if id(node) in needed:
             kept.append(node)
-            needed.update(id(i) for i in node.inputs if id(i) in reached)
+            if id(node) not in leaves:
+                needed.update(id(i) for i in node.inputs if id(i) in reached)
     kept.reverse()
     inputs = [s for s in sources if id(s) in needed]
-    leaves = {id(s) for s in inputs}
-    return Graph(inputs, inputs + [n for n in kept if id(n) not in leaves], [t for t in targets if id(t) in needed])
+    kept_inputs = {id(s) for s in inputs}
+    return Graph(inputs, inputs + [n for n in kept if id(n) not in kept_inputs],
+                 [t for t in targets if id(t) in needed])
