@@ -1,4 +1,5 @@
-"""The simplify pass: each rule gives the interpreter's values on the original graph.
+"""The simplify pass: each rule gives the interpreter's values on the original graph (for
+the one-hot seed rule: on finite inputs).
 
 Graphs are built by hand here, so that each rule is tested on exactly the shape it claims
 to match and on near misses it must leave alone.
@@ -20,8 +21,9 @@ def _input(name, shape):
     return Node("input", (), {"name": name}, shape, F64)
 
 
-def _const(array):
-    return Node("const", (), {"value": Literal(array)}, array.shape, F64)
+def _const(array, one_hot_seeds=False):
+    attrs = {"value": Literal(array), "one_hot_seeds": True} if one_hot_seeds else {"value": Literal(array)}
+    return Node("const", (), attrs, array.shape, F64)
 
 
 def _node(op, inputs, result_shape, **attrs):
@@ -75,7 +77,7 @@ def _seeds(n, middle=()):
 @pytest.mark.parametrize("u_shape", [(2, 4), (4,), (1, 2, 4)])
 def test_one_hot_seed_rows_times_a_matrix_become_a_broadcast_product(u_shape, transpose_b):
     n, middle, columns = 4, (2,), 5
-    seeds = _const(_seeds(n, middle))
+    seeds = _const(_seeds(n, middle), one_hot_seeds=True)
     u = _input("u", u_shape)
     w = _input("w", (columns, n) if transpose_b else (n, columns))
     scaled = _node("mul", [seeds, u], (n,) + middle + (n,))
@@ -90,22 +92,33 @@ def test_one_hot_seed_rows_times_a_matrix_become_a_broadcast_product(u_shape, tr
 def test_a_matrix_times_a_diagonal_of_one_hot_seeds_becomes_a_column_scaling():
     n = 6
     a, v = _input("a", (n, n)), _input("v", (n,))
-    diagonal = _node("mul", [_const(np.eye(n)), v], (n, n))
+    diagonal = _node("mul", [_const(np.eye(n), one_hot_seeds=True), v], (n, n))
     out = _node("matmul", [a, diagonal], (n, n), transpose_a=True)
     simplified = _check([out], [a, v], [rng.standard_normal((n, n)), rng.standard_normal(n)])
     assert "matmul" not in _ops(simplified)
 
 
-@pytest.mark.parametrize("constant", ["permutation", "scaled identity", "u varies along the rows"])
+@pytest.mark.parametrize("constant", ["permutation", "scaled identity", "u varies along the rows", "unmarked"])
 def test_near_misses_of_one_hot_seeds_stay_matrix_products(constant):
     n = 4
     array = {"permutation": np.eye(n)[::-1], "scaled identity": 2 * np.eye(n)}.get(constant, np.eye(n))
     u = _input("u", (n, n) if constant == "u varies along the rows" else (n,))
     w = _input("w", (n, 3))
-    scaled = _node("mul", [_const(array), u], (n, n))
+    scaled = _node("mul", [_const(array, one_hot_seeds=constant != "unmarked"), u], (n, n))
     out = _node("matmul", [scaled, w], (n, 3))
     simplified = _check([out], [u, w], [rng.standard_normal(u.shape), rng.standard_normal((n, 3))])
     assert "matmul" in _ops(simplified)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+def test_a_users_own_diagonal_product_compiles_to_eagers_values_even_with_inf():
+    def f(d, w):
+        return tt.matmul(tt.constant(np.eye(2)) * d, w)
+
+    d, w = tt.constant([np.inf, 1.0], tt.float64), tt.constant(np.ones((2, 2)))
+    eager = f(d, w).numpy()
+    assert np.isnan(eager[1]).all()  # 0 * inf in the product's zero terms, as numpy computes it
+    np.testing.assert_array_equal(tt.function(f)(d, w).numpy(), eager)
 
 
 def _layer_jacobian(w, b, x, batched):

@@ -8,7 +8,10 @@ the vectorize pass so that all seeds go through it in one run (or in runs of at 
 import numpy as np
 
 from tracer.backprop import PreparedGradient, run_gradient
+from tracer.context import state
+from tracer.dtypes import as_dtype
 from tracer.indexed_slices import IndexedSlices
+from tracer.ir import Literal, Node
 from tracer.ops import structure_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
@@ -36,11 +39,20 @@ def gradient_rows(rec, prepared, seeds, use_pfor, parallel_iterations):
     for start in range(0, rows, chunk):
         block = seeds[start : start + chunk]
         batched = _vectorized(prepared, block.shape[0])
-        parts.append([_dense(g, batched=True) for g in run_gradient(rec, batched, [Tensor(block)])])
+        parts.append([_dense(g, batched=True) for g in run_gradient(rec, batched, [_seed_tensor(block)])])
     return [
         None if parts[0][k] is None else structure_ops.concat([p[k] for p in parts], 0)
         for k in range(len(prepared.source_outputs))
     ]
+
+
+def _seed_tensor(block):
+    """The seeds as a Tensor; while tracing, marked as one-hot seeds in the graph, which lets
+    the simplify pass drop the products with their zeros (and only with these)."""
+    if state.trace is None:
+        return Tensor(block)
+    attrs = {"value": Literal(block), "one_hot_seeds": True}
+    return Tensor(block, Node("const", (), attrs, block.shape, as_dtype(block.dtype)))
 
 
 def _vectorized(prepared, size):

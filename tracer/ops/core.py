@@ -118,9 +118,11 @@ def node_of(tensor):
 
 
 def graph_node_of(tensor):
-    """The node of `tensor` inside a graph being built: eager values become literal constants."""
-    if tensor._value is None:
-        return tensor._node
+    """The node of `tensor` inside a graph being built: eager values become literal constants
+    (or keep the literal constant node they have)."""
+    node = tensor._node
+    if tensor._value is None or (node is not None and node.op == "const" and "value" in node.attrs):
+        return node
     return Node("const", (), {"value": Literal(tensor._value)}, tensor.shape, tensor.dtype)
 
 

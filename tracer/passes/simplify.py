@@ -11,9 +11,18 @@
     %9 = matmul (mul E, %u), %w  =>  mul %u', %w'   (E a jacobian's one-hot seeds: see below)
     %6 = add 2.0, 3.0         =>  5.0             (every input a known constant)
 
-Each rule keeps the value bit for bit (x * 1 is x, also for NaN and -0.0 * 1; x + 0 is
-not applied to -0.0 + 0, which is +0: rules that would change a signed zero are left
-out). Rules only fire when the result has the node's own shape and dtype.
+Each rule but the last keeps the value bit for bit (x * 1 is x, also for NaN and -0.0 * 1;
+x + 0 is not applied to -0.0 + 0, which is +0: rules that would change a signed zero are
+left out). Rules only fire when the result has the node's own shape and dtype.
+
+One-hot seeds. A jacobian's vectorized gradient multiplies its seeds, a constant E with
+E[i, ..., j] = (i == j) that `tape.jacobian` marks `one_hot_seeds`, by a cotangent u, and
+contracts the product with a matrix w: a GEMM in which all but one term of every sum is a
+product with 0. The rule keeps that one term: row (i, ...) of the product is
+u[..., i] * w[i, :]. That is the GEMM's value for finite inputs, except that an exact zero
+may keep a sign the GEMM's sum of zeros would drop; and a NaN or Inf in w or u stays in the
+rows that depend on it instead of spreading through the zero terms. Only marked seeds
+match: a user's own `eye * d` product stays a matmul.
 """
 
 import numpy as np
@@ -220,12 +229,13 @@ def _matmul(node):
 
 
 def _one_hot_product(node, operands, flags):
-    """A 2-D matmul with a one-hot seed operand (see the module docstring) as a broadcast mul."""
+    """A 2-D matmul with one-hot seeds as an operand, as a broadcast mul: w @ diag(u) scales
+    w's columns; rows of seeds times w pick w's rows (the module docstring says why)."""
     a, b = operands
     if len(node.shape) != 2 or len(a.shape) != 2 or len(b.shape) != 2:
         return None
     seeds = _scaled_seeds(b)
-    if seeds is not None and len(seeds[0].shape) == 2:  # w @ diag(u): u scales w's columns
+    if seeds is not None:  # b is 2-D, so these seeds are a square matrix: b = diag(u)
         u = _broadcast(node, seeds[1], b.shape[1:])
         w = _transposed(node, a) if flags[0] else a
         return _same(node, _new(node, "mul", (w, u), node.shape))
@@ -247,12 +257,13 @@ def _one_hot_product(node, operands, flags):
 
 
 def _scaled_seeds(node):
-    """(E, u) when `node` is mul(E, u) or mul(u, E), E a constant with E[i, ..., j] = (i == j)
-    (the same identity for every middle index) and u not varying along E's first axis."""
+    """(E, u) when `node` is mul(E, u) or mul(u, E), E constant seeds marked one-hot with
+    E[i, ..., j] = (i == j) (the same identity for every middle index), and u not varying
+    along E's first axis."""
     if node.op != "mul":
         return None
     for seeds, u in (node.inputs, node.inputs[::-1]):
-        array = _literal(seeds)
+        array = _literal(seeds) if seeds.attrs.get("one_hot_seeds") else None
         if array is None or seeds.shape != node.shape or array.ndim < 2 or array.shape[0] != array.shape[-1]:
             continue
         if len(u.shape) == array.ndim and u.shape[0] != 1:
