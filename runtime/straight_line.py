@@ -31,13 +31,14 @@ def source(graph):
 
 
 def _generate(graph):
+    params = [f"v{k}" for k in range(len(graph.inputs))]
     var = {}
-    for k, node in enumerate(graph.inputs):
-        var[id(node)] = f"v{k}"
+    for name, node in zip(params, graph.inputs):
+        var.setdefault(id(node), name)  # an input listed twice is read from its first position
     body, names = [], {}
     computed = [node for node in graph.nodes if id(node) not in var]
-    for node in computed:
-        var[id(node)] = f"v{len(var)}"
+    for k, node in enumerate(computed, start=len(params)):
+        var[id(node)] = f"v{k}"
     last_use = {}
     for step, node in enumerate(computed):
         for i in node.inputs:
@@ -59,7 +60,6 @@ def _generate(graph):
         dead = [var[id(i)] for i in dict.fromkeys(node.inputs) if last_use[id(i)] == step and id(i) not in kept]
         if dead:
             body.append(f"del {', '.join(dead)}")
-    params = ", ".join(var[id(n)] for n in graph.inputs)
     outputs = ", ".join(var[id(n)] for n in graph.outputs)
-    text = f"def run({params}):\n" + "".join(f"    {line}\n" for line in body) + f"    return [{outputs}]\n"
+    text = f"def run({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body) + f"    return [{outputs}]\n"
     return text, names

@@ -1,7 +1,7 @@
 """The eager fast paths give the values of the plain op path.
 
-- A gradient with no tape watching runs its graph as straight-line numpy
-  (`runtime/straight_line.py`); with a tape recording, it runs op by op through `apply`.
+- A gradient with no tape watching runs its graph, from its second run on, as straight-line
+  numpy (`runtime/straight_line.py`); with a tape recording, it runs op by op through `apply`.
   Both give the same bits, for every op of the catalogue.
 - A tape's signature finds its cached gradient graph; tapes that differ in an op, a shape,
   a dtype, the wiring or the sources do not share one.
@@ -42,6 +42,8 @@ def test_straight_line_gradients_equal_the_op_path_bit_for_bit(name, monkeypatch
         return original(graph, inputs)
 
     monkeypatch.setattr(tracer.backprop, "execute_graph", counting)
+    _first_order(function, inputs, op_path=False)  # a graph's first run goes op by op
+    op_path_runs.clear()
     fast = _first_order(function, inputs, op_path=False)
     assert not op_path_runs
     slow = _first_order(function, inputs, op_path=True)
@@ -144,3 +146,37 @@ def test_a_value_read_before_it_is_watched_is_told_apart_from_an_equal_constant(
     calls = [(x, 12.0), (tt.constant(3.0), 6.0)]
     for other, expected in calls if order == "same first" else calls[::-1]:
         assert gradient(other) == expected
+
+
+def test_integer_scalars_wrap_on_overflow_without_a_warning(recwarn):
+    """0-d results are numpy scalars; their integer arithmetic must wrap quietly, as
+    TensorFlow's does and as numpy's ufuncs do, not warn as numpy's scalar arithmetic does."""
+    big = tt.constant(2**31 - 1, dtype=tt.int32) * 1  # a numpy scalar, not a 0-d array
+    assert not isinstance(big._value, np.ndarray)
+    assert (big + 1).numpy() == -(2**31) and (big * 2).numpy() == -2 and (-big - 2).numpy() == 2**31 - 1
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_source_lines_stay_right_for_code_objects_that_come_and_go(monkeypatch):
+    """Lines are remembered per code object only while it is kept alive: past the limit,
+    a new code object may reuse a freed one's id, and must not get its lines."""
+    from tracer.ir import source
+
+    monkeypatch.setattr(source, "_CODES_LIMIT", len(source._CODES))
+    x = tt.constant(1.0)
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        ys = [eval(compile("x * 3.0", f"cell{i}.py", "eval"), {"x": x}) for i in range(50)]  # noqa: S307
+    assert [y._node.location for y in ys] == [(f"cell{i}.py", 1) for i in range(50)]
+
+
+def test_straight_line_takes_a_graph_that_lists_an_input_twice():
+    from tracer.ir import Graph, Node
+
+    x = Node("input", (), {"name": "x"}, (2,), tt.float64)
+    y = Node("sin", (x,), {}, (2,), tt.float64)
+    graph = Graph([x, x], [x, y], [y, x])
+    values = np.array([0.5, 1.0])
+    got = straight_line(graph)(values, values)
+    np.testing.assert_array_equal(got[0], np.sin(values))
+    np.testing.assert_array_equal(got[1], values)

@@ -189,8 +189,16 @@ def execute_gradient(grad, inputs):
     if state.tapes or state.paused or state.trace is not None or numerics.enabled or _any_symbolic(arrays):
         return execute_graph(grad.graph, inputs)
     if grad.straight_line is None:
+        grad.eager_runs += 1
+        if grad.eager_runs < STRAIGHT_LINE_FROM_RUN:
+            return execute_graph(grad.graph, inputs)
         grad.straight_line = straight_line(grad.graph)
     return [Tensor(v) for v in grad.straight_line(*arrays)]
+
+
+# Generating a graph's straight-line code costs about two runs of it through the op path,
+# which a gradient taken once (a tape whose structure changes every step) never wins back.
+STRAIGHT_LINE_FROM_RUN = 2
 
 
 def _any_symbolic(arrays):

@@ -26,16 +26,22 @@ def user_location(frame=None, also_skip=()):
         code = frame.f_code
         known = _CODES.get(id(code))
         if known is None:
-            known = _remember(_CODES, id(code), (code, code.co_filename.startswith(_LIBRARY_DIRS)))
+            known = (code, code.co_filename.startswith(_LIBRARY_DIRS))
+            if len(_CODES) < _CODES_LIMIT:
+                _CODES[id(code)] = known
         if not known[1]:
             break
         frame = frame.f_back
     if frame is None:
         return None
+    if id(code) not in _CODES:  # not kept alive, so its id may name other code later
+        return (code.co_filename, frame.f_lineno)
     key = (id(code), frame.f_lasti)
     location = _LOCATIONS.get(key)
     if location is None:
-        location = _remember(_LOCATIONS, key, (code.co_filename, frame.f_lineno))
+        location = (code.co_filename, frame.f_lineno)
+        if len(_LOCATIONS) < _LOCATIONS_LIMIT:
+            _LOCATIONS[key] = location
     return location
 
 
@@ -44,13 +50,8 @@ def user_location(frame=None, also_skip=()):
 # per instruction its line (computing a frame's line number costs more than the rest).
 _CODES = {}  # id(code) -> (code, is library code)
 _LOCATIONS = {}  # (id(code), instruction offset) -> (filename, lineno)
-_REMEMBERED_LIMIT = 100_000
-
-
-def _remember(table, key, value):
-    if len(table) < _REMEMBERED_LIMIT:
-        table[key] = value
-    return value
+_CODES_LIMIT = 10_000  # code objects pinned; a notebook makes new ones with every run of a cell
+_LOCATIONS_LIMIT = 100_000
 
 
 def format_location(location):
