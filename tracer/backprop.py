@@ -11,77 +11,12 @@ import numpy as np
 from runtime.interpreter import run_graph
 from runtime.straight_line import straight_line
 from tracer.context import numerics, state
-from tracer.events import TapeEvents
-from tracer.ir import Graph
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS
 from tracer.indexed_slices import IndexedSlices
 from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
-
-
-class Recording:
-    """What one tape holds: recorded nodes in order, the values their gradient rules need,
-    the watched leaves, the nodes it tracks (watched or recorded), and its `signature`.
-
-    The signature has one hashable entry per tracked node, in the order of tracking: its op,
-    attributes, shape, dtype and line, and each of its inputs, named by identity. A tracked
-    input is its position; any other node is ("outside", k, shape, dtype), k numbering such
-    nodes by first use; a watched node also names the outside number it had before it was
-    watched, if any. So the signature fixes which node is which, as pruning and the gradient
-    rules see them: two tapes with equal signatures have the same gradient graph, and
-    `gradient` looks its graph up without pruning or walking nodes.
-    """
-
-    __slots__ = ("nodes", "saved", "tracked", "outside", "order", "signature", "watched", "variables", "events")
-
-    def __init__(self):
-        self.nodes = []
-        self.saved = {}  # id(node) -> tensors its gradient rule needs
-        self.tracked = {}  # id(node) -> its position in `order`, for the nodes this tape can differentiate
-        self.outside = {}  # id(node) -> number, for untracked nodes that tracked ones read (kept alive by them)
-        self.order = []  # tracked nodes, watched and recorded, in the order they were tracked
-        self.signature = []  # one entry per node of `order`; see the class docstring
-        self.watched = []  # input and variable nodes, in order of watching
-        self.variables = {}  # Variable._unique_id -> Variable
-        self.events = TapeEvents()  # what tape.explain needs beyond the graph
-
-    def record(self, node, saved):
-        """Track op `node`, keeping `saved` for its gradient rule."""
-        if id(node) not in self.tracked:
-            self._track(node, None)
-            self.nodes.append(node)
-        self.saved[id(node)] = saved
-
-    def watch_node(self, node):
-        if id(node) not in self.tracked:
-            self._track(node, ("watched", self.outside.get(id(node))))
-            self.watched.append(node)
-
-    def _track(self, node, watched):
-        tracked, outside = self.tracked, self.outside
-        entries = []
-        for inp in node.inputs:
-            position = tracked.get(id(inp))
-            if position is None:
-                number = outside.get(id(inp))
-                if number is None:
-                    number = outside[id(inp)] = len(outside)
-                position = ("outside", number, inp.shape, inp.dtype.name)
-            entries.append(position)
-        tracked[id(node)] = len(self.order)
-        self.order.append(node)
-        attrs = tuple(node.attrs.items()) if node.attrs else ()
-        self.signature.append((node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched))
-
-    def graph(self):
-        return Graph(self.watched, self.watched + self.nodes, ())
-
-    def tracked_node(self, tensor):
-        """The node of `tensor` if this tape can differentiate with respect to it, else None."""
-        node = tensor._node
-        return node if node is not None and id(node) in self.tracked else None
 
 
 class PreparedGradient:

@@ -12,7 +12,8 @@ import warnings
 
 from tracer import jacobian as jacobians
 from tracer import nest
-from tracer.backprop import Recording, gradient_graph, ones_seed, run_gradient
+from tracer.backprop import gradient_graph, ones_seed, run_gradient
+from tracer.recording import Recording
 from tracer.config import settings
 from tracer.context import state
 from tracer.explain import UnconnectedGradientError, explain

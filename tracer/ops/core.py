@@ -12,13 +12,18 @@ import sys
 from runtime.kernels import KERNELS
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
-from tracer.ir import Literal, Node, format_location, user_location
-from tracer.ops.registry import ALL_INPUTS, OUT
+from tracer.ir import Literal, Node, format_location, source, user_location
+from tracer.ops.registry import ALL_INPUTS, OUT, OpDef
+from tracer.recording import Recording
 from tracer.tensor import Tensor
 
 
-def apply(op, inputs, attrs):
-    """Run primitive `op` on Tensors `inputs` (already converted) and return the result Tensor."""
+def _apply(op, inputs, attrs):
+    """Run primitive `op` on Tensors `inputs` (already converted) and return the result Tensor.
+
+    This is the definition; `apply` is this function, or the C path of `fast_apply.c`
+    that does the same for the common case and calls this one for the rest.
+    """
     values = []
     for t in inputs:
         value = t._value
@@ -182,3 +187,27 @@ def _carry_cut(inputs, out):
         if t._cut is not None:
             out._cut = t._cut
             return
+
+
+def _load_fast_apply():
+    """The C module of the eager op path, configured; None where it was not built (the
+    extension is optional: without a compiler at install time, `_apply` does everything)."""
+    try:
+        from tracer.ops import _fast_apply as module
+    except ImportError:
+        return None
+    configure_fast_apply(module, _apply)
+    return module
+
+
+def configure_fast_apply(module, python_apply):
+    """Give the C path what it reads, and the Python function it hands other calls to."""
+    module.configure(
+        Tensor=Tensor, Node=Node, Recording=Recording, OpDef=OpDef, state=state, numerics=numerics,
+        inferred=_INFERRED, kernels=KERNELS, codes=source._CODES, locations=source._LOCATIONS,
+        user_location=user_location, node_of=node_of, python_apply=python_apply, OUT=OUT,
+    )
+
+
+fast_apply = _load_fast_apply()
+apply = _apply if fast_apply is None else fast_apply.apply
