@@ -111,6 +111,9 @@ def _arithmetic(python_operator, ufunc):
 KERNELS["add"] = _arithmetic(operator.add, np.add)
 KERNELS["sub"] = _arithmetic(operator.sub, np.subtract)
 KERNELS["mul"] = _arithmetic(operator.mul, np.multiply)
+# The same kernels as infix operators, for code that knows its inputs are floating or complex
+# (straight-line code, from its graph's dtypes): `a * b` is operator.mul(a, b), without the call.
+FLOATING_INFIX = {"add": "+", "sub": "-", "mul": "*"}
 KERNELS["maximum"] = np.maximum
 KERNELS["minimum"] = np.minimum
 KERNELS["greater"] = np.greater

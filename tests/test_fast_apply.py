@@ -63,9 +63,7 @@ def _record_two_orders(function, inputs):
 
 def _saved_values(tape):
     rec = tape._recording_state
-    return [
-        None if id(node) not in rec.saved else [t._value for t in rec.saved[id(node)]] for node in rec.order
-    ]
+    return [None if k not in rec.saved else [t._value for t in rec.saved[k]] for k in range(len(rec.order))]
 
 
 def _assert_same_bits(got, want):
@@ -154,3 +152,21 @@ def test_configure_refuses_classes_whose_slots_it_would_not_set():
         core.fast_apply.configure(Tensor=Other, Node=Node, Recording=core.Recording, OpDef=core.OpDef)
     core.configure_fast_apply(core.fast_apply, core._apply)
     np.testing.assert_allclose((tt.constant(2.0) * 2.0).numpy(), 4.0)
+
+
+def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
+    import inspect
+
+    x = tt.constant([1.0, 2.0])
+    assert tt.multiply.__name__ == "mul" and tt.sin.__name__ == "sin"
+    assert str(inspect.signature(tt.multiply)) == "(x, y, name=None)"
+    np.testing.assert_array_equal(tt.multiply(x, 3.0, name="m").numpy(), [3.0, 6.0])  # through Python
+    np.testing.assert_array_equal(tt.sin(x, name="s").numpy(), np.sin(x.numpy()))
+    np.testing.assert_array_equal(x.__mul__(2.0).numpy(), [2.0, 4.0])  # bound as a method
+    np.testing.assert_array_equal(type(x).__mul__(x, x).numpy(), [1.0, 4.0])
+    np.testing.assert_array_equal((2.0 * x).numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(tt.multiply(np.float32(2.0), x).numpy(), [2.0, 4.0])
+    with pytest.raises(TypeError):
+        tt.sin()
+    with pytest.raises(TypeError):
+        tt.multiply(x, x, x, x)

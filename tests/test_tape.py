@@ -1103,7 +1103,8 @@ def test_relu_keeps_only_its_output():
         tape.watch(x)
         h = x * 2.0
         y = tt.nn.relu(h)
-        saved = tape._recording_state.saved[id(y._node)]
+        rec = tape._recording_state
+        saved = rec.saved[rec.tracked[id(y._node)]]
         assert len(saved) == 1
         assert saved[0] is y
         assert not any(s is h for s in saved)

@@ -20,13 +20,14 @@ from tracer.tensor import Tensor
 
 
 class PreparedGradient:
-    """A gradient graph together with the forward nodes whose saved values feed it."""
+    """A gradient graph, and where its residuals are among a tape's saved values: for each
+    of `grad.residuals`, the (position on the tape, slot) of the value that feeds it."""
 
-    __slots__ = ("grad", "forward_nodes")
+    __slots__ = ("grad", "residual_sources")
 
-    def __init__(self, grad, forward_nodes):
+    def __init__(self, grad, residual_sources):
         self.grad = grad
-        self.forward_nodes = forward_nodes
+        self.residual_sources = residual_sources
 
     @property
     def source_outputs(self):
@@ -35,7 +36,7 @@ class PreparedGradient:
 
 _CACHE_SIZE = 256
 _gradient_cache = collections.OrderedDict()  # structure_key of a pruned graph -> GradientGraph
-_recording_cache = collections.OrderedDict()  # tape signature, targets, sources -> (GradientGraph, positions)
+_recording_cache = collections.OrderedDict()  # tape signature, targets, sources -> PreparedGradient
 
 
 def gradient_graph(recording, target_nodes, source_nodes):
@@ -59,12 +60,12 @@ def gradient_graph(recording, target_nodes, source_nodes):
         grad = _cache_get(_gradient_cache, structure)
         if grad is None:
             grad = _cache_put(_gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes))
-        known = _cache_put(_recording_cache, key, (grad, [tracked[id(n)] for n in pruned.nodes]))
-    grad, positions = known
+        positions = [tracked[id(n)] for n in pruned.nodes]
+        residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
+        known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
     if state.trace is not None:
-        state.trace.gradient_graphs.append(grad.graph)
-    order = recording.order
-    return PreparedGradient(grad, [order[p] for p in positions])
+        state.trace.gradient_graphs.append(known.grad.graph)
+    return known
 
 
 def _cache_get(cache, key):
@@ -111,9 +112,7 @@ def run_gradient(recording, prepared, seed_values):
     grad = prepared.grad
     inputs = [value for value, node in zip(seed_values, grad.seeds) if node is not None]
     saved = recording.saved
-    forward_nodes = prepared.forward_nodes
-    for _, forward_position, slot in grad.residuals:
-        inputs.append(saved[id(forward_nodes[forward_position])][slot])
+    inputs += [saved[position][slot] for position, slot in prepared.residual_sources]
     values = execute_gradient(grad, inputs)
     return [_source_gradient(k, values) for k in grad.source_outputs]
 

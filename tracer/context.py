@@ -22,10 +22,14 @@ state = _State()
 class NumericsCheck:
     """Whether every op's result is checked for NaN and Inf (tt.debugging.enable_check_numerics).
 
-    Global, not per thread, as in TensorFlow; one attribute read per op when off.
+    Global, not per thread, as in TensorFlow; one attribute read per op when off (a slot,
+    which the C op path reads directly).
     """
 
-    enabled = False
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = False
 
 
 numerics = NumericsCheck()

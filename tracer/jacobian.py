@@ -73,7 +73,7 @@ def _vectorized(prepared, size):
             grad.source_outputs,
         )
         grad.vectorized[size] = cached
-    return PreparedGradient(cached, prepared.forward_nodes)
+    return PreparedGradient(cached, prepared.residual_sources)
 
 
 def _dense(gradient, batched=False):

@@ -25,7 +25,7 @@ class Recording:
 
     def __init__(self):
         self.nodes = []
-        self.saved = {}  # id(node) -> tensors its gradient rule needs
+        self.saved = {}  # position in `order` -> tensors the node's gradient rule needs
         self.tracked = {}  # id(node) -> its position in `order`, for the nodes this tape can differentiate
         self.outside = {}  # id(node) -> number, for untracked nodes that tracked ones read (kept alive by them)
         self.order = []  # tracked nodes, watched and recorded, in the order they were tracked
@@ -36,10 +36,11 @@ class Recording:
 
     def record(self, node, saved):
         """Track op `node`, keeping `saved` for its gradient rule."""
-        if id(node) not in self.tracked:
-            self._track(node, None)
+        position = self.tracked.get(id(node))
+        if position is None:
+            position = self._track(node, None)
             self.nodes.append(node)
-        self.saved[id(node)] = saved
+        self.saved[position] = saved
 
     def watch_node(self, node):
         if id(node) not in self.tracked:
@@ -57,10 +58,11 @@ class Recording:
                     number = outside[id(inp)] = len(outside)
                 position = ("outside", number, inp.shape, inp.dtype.name)
             entries.append(position)
-        tracked[id(node)] = len(self.order)
+        position = tracked[id(node)] = len(self.order)
         self.order.append(node)
         attrs = tuple(node.attrs.items()) if node.attrs else ()
         self.signature.append((node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched))
+        return position
 
     def graph(self):
         return Graph(self.watched, self.watched + self.nodes, ())

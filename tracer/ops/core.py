@@ -12,7 +12,9 @@ import sys
 from runtime.kernels import KERNELS
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
+from tracer import dtypes
 from tracer.ir import Literal, Node, format_location, source, user_location
+from tracer.ops import convert
 from tracer.ops.registry import ALL_INPUTS, OUT, OpDef
 from tracer.recording import Recording
 from tracer.tensor import Tensor
@@ -46,6 +48,16 @@ def _apply(op, inputs, attrs):
     if state.paused:
         _note_paused_use(inputs, out)
     return out
+
+
+def _apply_unary(op, x):
+    """`apply` of a one-input op to anything `as_tensor` takes."""
+    return apply(op, (convert.as_tensor(x),), {})
+
+
+def _apply_binary(op, x, y):
+    """`apply` of a two-input op to anything `as_tensors` takes (`x * 2`, `2 * x`, `x * y`)."""
+    return apply(op, convert.as_tensors(x, y), {})
 
 
 def _apply_symbolic(op, inputs, attrs):
@@ -205,9 +217,19 @@ def configure_fast_apply(module, python_apply):
     module.configure(
         Tensor=Tensor, Node=Node, Recording=Recording, OpDef=OpDef, state=state, numerics=numerics,
         inferred=_INFERRED, kernels=KERNELS, codes=source._CODES, locations=source._LOCATIONS,
-        user_location=user_location, node_of=node_of, python_apply=python_apply, OUT=OUT,
+        user_location=user_location, node_of=node_of, python_apply=python_apply, python_unary=_apply_unary,
+        python_binary=_apply_binary, dtypes_by_numpy=dtypes.BY_NUMPY, scalar_constants=convert._SCALAR_CONSTANTS,
+        OUT=OUT,
     )
 
 
+def _op_function(op, function, arity):
+    return function
+
+
 fast_apply = _load_fast_apply()
-apply = _apply if fast_apply is None else fast_apply.apply
+if fast_apply is None:
+    apply, apply_unary, apply_binary, op_function = _apply, _apply_unary, _apply_binary, _op_function
+else:
+    apply, apply_unary, apply_binary = fast_apply.apply, fast_apply.apply_unary, fast_apply.apply_binary
+    op_function = fast_apply.op_function

@@ -11,6 +11,9 @@
  *
  *     configure(**the classes, tables and helpers of tracer the path reads)
  *     apply(op, inputs, attrs)     # what _apply(op, inputs, attrs) returns
+ *     apply_unary(op, x)           # _apply_unary: apply(op, (as_tensor(x),), {})
+ *     apply_binary(op, x, y)       # _apply_binary: apply(op, as_tensors(x, y), {})
+ *     op_function(op, function, n) # `function`, an op's public function, as a C callable
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
  * Objects are built as their Python __init__ would build them (every slot set), from
@@ -28,6 +31,7 @@ static Py_ssize_t tensor_value, tensor_node, tensor_origin, tensor_cut;
 static Py_ssize_t node_op, node_inputs, node_attrs, node_shape, node_dtype, node_location;
 static Py_ssize_t rec_nodes, rec_saved, rec_tracked, rec_outside, rec_order, rec_signature;
 static Py_ssize_t opdef_name, opdef_grad, opdef_saves;
+static Py_ssize_t numerics_enabled;
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -40,9 +44,13 @@ static PyObject *user_location;  /* tracer.ir.source.user_location */
 static PyObject *node_of;        /* tracer.ops.core.node_of */
 static PyObject *python_apply;   /* tracer.ops.core._apply */
 static PyObject *OUT;            /* tracer.ops.registry.OUT */
+static PyObject *python_unary;   /* tracer.ops.core._apply_unary */
+static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
+static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
+static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
 static int enabled = 0;
 
-static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_enabled, *s_shape, *s_dtype,
+static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_shape, *s_dtype,
     *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable;
 
 /* Outcome of the fast path: done, or hand the call to Python (nothing computed yet), or error. */
@@ -104,10 +112,12 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     static const char *const node_slots[] = {"op", "inputs", "attrs", "shape", "dtype", "location", "__weakref__"};
     static const char *const class_names[] = {"Tensor", "Node", "Recording", "OpDef"};
     PyTypeObject **classes[] = {&Tensor_type, &Node_type, &Recording_type, &OpDef_type};
-    static const char *const object_names[] = {"state", "numerics", "inferred", "kernels", "codes", "locations",
-                                               "user_location", "node_of", "python_apply", "OUT"};
-    PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations,
-                            &user_location, &node_of, &python_apply, &OUT};
+    static const char *const object_names[] = {
+        "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
+        "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "OUT"};
+    PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
+                            &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants, &OUT};
+    const int object_count = sizeof(objects) / sizeof(objects[0]);
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
         return NULL;
@@ -118,7 +128,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
             return NULL;
     if (check_slots(Tensor_type, tensor_slots, 5) < 0 || check_slots(Node_type, node_slots, 7) < 0)
         return NULL;
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < object_count; i++)
         if (take_argument(kwargs, object_names[i], objects[i], 0) < 0)
             return NULL;
     if (slot_offset(Tensor_type, "_value", &tensor_value) < 0 || slot_offset(Tensor_type, "_node", &tensor_node) < 0 ||
@@ -131,10 +141,11 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         slot_offset(Recording_type, "outside", &rec_outside) < 0 || slot_offset(Recording_type, "order", &rec_order) < 0 ||
         slot_offset(Recording_type, "signature", &rec_signature) < 0 ||
         slot_offset(OpDef_type, "name", &opdef_name) < 0 || slot_offset(OpDef_type, "grad", &opdef_grad) < 0 ||
-        slot_offset(OpDef_type, "saves", &opdef_saves) < 0)
+        slot_offset(OpDef_type, "saves", &opdef_saves) < 0 ||
+        slot_offset(Py_TYPE(numerics), "enabled", &numerics_enabled) < 0)
         return NULL;
     if (!PyDict_CheckExact(inferred) || !PyDict_CheckExact(kernels) || !PyDict_CheckExact(codes) ||
-        !PyDict_CheckExact(locations)) {
+        !PyDict_CheckExact(locations) || !PyDict_CheckExact(dtypes_by_numpy) || !PyDict_CheckExact(scalar_constants)) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure: the tables must be dicts");
         return NULL;
     }
@@ -253,8 +264,9 @@ caller_location(void)
     return PyObject_CallOneArg(user_location, (PyObject *)start);
 }
 
-/* Recording._track(node, None): number the node and append its signature entry. */
-static int
+/* Recording._track(node, None): number the node and append its signature entry.
+ * Returns its position on the tape (a new reference), or NULL on error. */
+static PyObject *
 track(PyObject *rec, PyObject *node, PyObject *node_id)
 {
     PyObject *tracked = SLOT(rec, rec_tracked), *outside = SLOT(rec, rec_outside);
@@ -262,7 +274,7 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
     Py_ssize_t count = PyTuple_GET_SIZE(inputs);
     PyObject *entries = PyTuple_New(count);
     if (entries == NULL)
-        return -1;
+        return NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *input = PyTuple_GET_ITEM(inputs, i);
         PyObject *input_id = PyLong_FromVoidPtr(input);
@@ -296,7 +308,6 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
         Py_XDECREF(position);
         goto error;
     }
-    Py_DECREF(position);
     /* the fast path takes attribute-free ops only: their signature entry has () for attributes */
     PyObject *attr_items = PyTuple_New(0);
     PyObject *dtype_name = attr_items == NULL ? NULL : PyObject_GetAttr(SLOT(node, node_dtype), s_name);
@@ -307,14 +318,16 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
     Py_XDECREF(attr_items);
     Py_XDECREF(dtype_name);
     Py_DECREF(entries);
-    if (signature_entry == NULL)
-        return -1;
-    int appended = PyList_Append(SLOT(rec, rec_signature), signature_entry);
+    if (signature_entry == NULL || PyList_Append(SLOT(rec, rec_signature), signature_entry) < 0) {
+        Py_XDECREF(signature_entry);
+        Py_DECREF(position);
+        return NULL;
+    }
     Py_DECREF(signature_entry);
-    return appended;
+    return position;
 error:
     Py_DECREF(entries);
-    return -1;
+    return NULL;
 }
 
 /* Recording.record(node, saved). */
@@ -324,13 +337,19 @@ record_node(PyObject *rec, PyObject *node, PyObject *saved)
     PyObject *node_id = PyLong_FromVoidPtr(node);
     if (node_id == NULL)
         return -1;
-    int known = PyDict_Contains(SLOT(rec, rec_tracked), node_id);
-    int result = known < 0 ? -1 : 0;
-    if (known == 0 && (track(rec, node, node_id) < 0 || PyList_Append(SLOT(rec, rec_nodes), node) < 0))
-        result = -1;
-    if (result == 0)
-        result = PyDict_SetItem(SLOT(rec, rec_saved), node_id, saved);
+    PyObject *position = PyDict_GetItemWithError(SLOT(rec, rec_tracked), node_id);
+    if (position != NULL) {
+        Py_INCREF(position);
+    } else if (!PyErr_Occurred()) {
+        position = track(rec, node, node_id);
+        if (position != NULL && PyList_Append(SLOT(rec, rec_nodes), node) < 0)
+            Py_CLEAR(position);
+    }
     Py_DECREF(node_id);
+    if (position == NULL)
+        return -1;
+    int result = PyDict_SetItem(SLOT(rec, rec_saved), position, saved);
+    Py_DECREF(position);
     return result;
 }
 
@@ -363,10 +382,25 @@ saved_values(PyObject *op, PyObject *inputs, PyObject *out)
     return saved;
 }
 
+/* The tapes recording now, by their Recordings (new references), for one call. */
+#define MAX_TAPES 8
+typedef struct {
+    Py_ssize_t count;
+    PyObject *recs[MAX_TAPES];
+} Recordings;
+
+static void
+release_recordings(Recordings *recordings)
+{
+    for (Py_ssize_t k = 0; k < recordings->count; k++)
+        Py_DECREF(recordings->recs[k]);
+    recordings->count = 0;
+}
+
 /* Record `out = op(*inputs)` on every tape (each tracks an input; checked before). */
 static int
 record(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *out, PyObject *shape, PyObject *dtype,
-       PyObject *tapes, PyObject *thread_state)
+       Recordings *recordings, PyObject *thread_state)
 {
     PyObject *location = PyDict_GetItemWithError(thread_state, s_location);
     if (location == NULL)
@@ -374,56 +408,48 @@ record(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *out, PyObject 
     location = location == Py_None ? caller_location() : Py_NewRef(location);
     if (location == NULL)
         return -1;
-    int result = 0;
-    for (Py_ssize_t k = 0; result == 0 && k < PyList_GET_SIZE(tapes); k++) {
-        PyObject *rec = PyObject_GetAttr(PyList_GET_ITEM(tapes, k), s_recording_state);
-        if (rec == NULL)
-            break;
-        if (Py_TYPE(rec) != Recording_type) {
-            PyErr_SetString(PyExc_RuntimeError, "fast_apply: a recording tape lost its recording");
-            Py_DECREF(rec);
-            result = -1;
-            break;
-        }
-        PyObject *node = node_or_null(out);
-        if (node == NULL) {
-            Py_ssize_t count = PyTuple_GET_SIZE(inputs);
-            PyObject *input_nodes = PyTuple_New(count);
-            for (Py_ssize_t i = 0; input_nodes != NULL && i < count; i++) {
-                PyObject *t = PyTuple_GET_ITEM(inputs, i);
-                PyObject *input_node = node_or_null(t);
-                input_node = input_node != NULL ? Py_NewRef(input_node) : PyObject_CallOneArg(node_of, t);
-                if (input_node == NULL)
-                    Py_CLEAR(input_nodes);
-                else
-                    PyTuple_SET_ITEM(input_nodes, i, input_node);
-            }
-            node = input_nodes == NULL ? NULL
-                                       : new_node(SLOT(op, opdef_name), input_nodes, attrs, shape, dtype, location);
-            if (node == NULL) {
-                Py_DECREF(rec);
-                result = -1;
-                break;
-            }
-            Py_SETREF(SLOT(out, tensor_node), node);
-        }
-        PyObject *saved = saved_values(op, inputs, out);
-        result = saved == NULL ? -1 : record_node(rec, node, saved);
-        Py_XDECREF(saved);
-        Py_DECREF(rec);
+    Py_ssize_t count = PyTuple_GET_SIZE(inputs);
+    PyObject *input_nodes = PyTuple_New(count);
+    for (Py_ssize_t i = 0; input_nodes != NULL && i < count; i++) {
+        PyObject *t = PyTuple_GET_ITEM(inputs, i);
+        PyObject *input_node = node_or_null(t);
+        input_node = input_node != NULL ? Py_NewRef(input_node) : PyObject_CallOneArg(node_of, t);
+        if (input_node == NULL)
+            Py_CLEAR(input_nodes);
+        else
+            PyTuple_SET_ITEM(input_nodes, i, input_node);
     }
+    PyObject *node =
+        input_nodes == NULL ? NULL : new_node(SLOT(op, opdef_name), input_nodes, attrs, shape, dtype, location);
     Py_DECREF(location);
-    return PyErr_Occurred() ? -1 : result;
+    if (node == NULL)
+        return -1;
+    Py_SETREF(SLOT(out, tensor_node), node);
+    PyObject *saved = saved_values(op, inputs, out);
+    if (saved == NULL)
+        return -1;
+    int result = 0;
+    for (Py_ssize_t k = 0; result == 0 && k < recordings->count; k++)
+        result = record_node(recordings->recs[k], node, saved);
+    Py_DECREF(saved);
+    return result;
 }
 
-/* Does every tape track an input of the op? 1 yes, 0 no, -1 on error. */
+/* The Recordings of `tapes` when each tracks an input of the op: 1, and `recordings` filled;
+ * 0 when some tape does not (or is not as expected); -1 on error. */
 static int
-every_tape_tracks(PyObject *tapes, PyObject *inputs)
+tracking_recordings(PyObject *tapes, PyObject *inputs, Recordings *recordings)
 {
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(tapes); k++) {
+    Py_ssize_t count = PyList_GET_SIZE(tapes);
+    if (count > MAX_TAPES)
+        return 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
         PyObject *rec = PyObject_GetAttr(PyList_GET_ITEM(tapes, k), s_recording_state);
-        if (rec == NULL)
+        if (rec == NULL) {
+            release_recordings(recordings);
             return -1;
+        }
+        recordings->recs[recordings->count++] = rec;
         int tracks = 0;
         if (Py_TYPE(rec) == Recording_type) {
             for (Py_ssize_t i = 0; tracks == 0 && i < PyTuple_GET_SIZE(inputs); i++) {
@@ -432,9 +458,10 @@ every_tape_tracks(PyObject *tapes, PyObject *inputs)
                     tracks = has_node(SLOT(rec, rec_tracked), node);
             }
         }
-        Py_DECREF(rec);
-        if (tracks <= 0)
+        if (tracks <= 0) {
+            release_recordings(recordings);
             return tracks;
+        }
     }
     return 1;
 }
@@ -449,22 +476,37 @@ state_entry(PyObject *thread_state, PyObject *name)
     return value;
 }
 
-/* Before anything is computed: may the C path take this call? 1 yes, 0 no, -1 on error. */
+/* This thread's `state` attributes (tracer.context.state.__dict__), borrowed. Remembered per
+ * thread, by the interpreter's thread id, which no later thread reuses. */
+static PyObject *
+thread_state_dict(void)
+{
+    static uint64_t thread_id = 0;
+    static PyObject *dict = NULL;
+    uint64_t current = PyThreadState_GetID(PyThreadState_Get());
+    if (dict == NULL || current != thread_id) {
+        PyObject *fresh = PyObject_GetAttr(state, s_dict);
+        if (fresh == NULL)
+            return NULL;
+        Py_XSETREF(dict, fresh);
+        thread_id = current;
+    }
+    return dict;
+}
+
+/* Before anything is computed: may the C path take this call? 1 yes (with the tracking
+ * tapes' Recordings), 0 no, -1 on error. */
 static int
-fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thread_state, PyObject *dtype)
+fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thread_state, PyObject *dtype,
+                  Recordings *recordings)
 {
     PyObject *trace = state_entry(thread_state, s_trace), *paused = state_entry(thread_state, s_paused);
     if (trace == NULL || paused == NULL)
         return -1;
     if (trace != Py_None || !PyList_Check(paused) || PyList_GET_SIZE(paused) != 0)
         return 0;
-    PyObject *checking = PyObject_GetAttr(numerics, s_enabled);
-    if (checking == NULL)
-        return -1;
-    int check = PyObject_IsTrue(checking);
-    Py_DECREF(checking);
-    if (check != 0)
-        return check < 0 ? -1 : 0;
+    if (SLOT(numerics, numerics_enabled) != Py_False)
+        return 0;
     if (PyList_GET_SIZE(tapes) == 0) {
         /* a result computed from a Variable outside any tape notes where (for tape.explain) */
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); i++) {
@@ -484,7 +526,7 @@ fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thr
     Py_DECREF(differentiable);
     if (flows <= 0)
         return flows;
-    return every_tape_tracks(tapes, inputs);
+    return tracking_recordings(tapes, inputs, recordings);
 }
 
 /* The remembered (shape, dtype) of op on these values (borrowed), or NULL (error set or not). */
@@ -535,12 +577,14 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     if (known == NULL)
         return PyErr_Occurred() ? FAILED : USE_PYTHON;
     Py_INCREF(known);
-    PyObject *thread_state = PyObject_GetAttr(state, s_dict);
+    PyObject *thread_state = thread_state_dict();
     PyObject *tapes = thread_state == NULL ? NULL : state_entry(thread_state, s_tapes);
+    Recordings recordings = {0};
     int outcome = FAILED;
     if (tapes != NULL) {
         Py_INCREF(tapes);
-        outcome = PyList_Check(tapes) ? fast_path_applies(op, tapes, inputs, thread_state, PyTuple_GET_ITEM(known, 1))
+        outcome = PyList_Check(tapes) ? fast_path_applies(op, tapes, inputs, thread_state, PyTuple_GET_ITEM(known, 1),
+                                                          &recordings)
                                       : USE_PYTHON;
     }
     PyObject *kernel = NULL;
@@ -551,18 +595,30 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     if (outcome == DONE) {
         PyObject *value = PyObject_Vectorcall(kernel, values, count, NULL);
         PyObject *out = value == NULL ? NULL : new_tensor(value);
-        if (out != NULL && PyList_GET_SIZE(tapes) != 0 &&
-            record(op, inputs, attrs, out, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), tapes,
+        if (out != NULL && recordings.count != 0 &&
+            record(op, inputs, attrs, out, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), &recordings,
                    thread_state) < 0)
             Py_CLEAR(out);
         *result = out;
         if (out == NULL)
             outcome = FAILED;
     }
+    release_recordings(&recordings);
     Py_XDECREF(tapes);
-    Py_XDECREF(thread_state);
     Py_DECREF(known);
     return outcome;
+}
+
+/* apply(op, inputs, attrs), with `fallback(*fallback_args)` for what the C path does not take. */
+static PyObject *
+apply_or(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *fallback, PyObject *const *fallback_args,
+         Py_ssize_t fallback_count)
+{
+    PyObject *out = NULL;
+    int outcome = enabled ? fast_apply(op, inputs, attrs, &out) : USE_PYTHON;
+    if (outcome == USE_PYTHON)
+        return PyObject_Vectorcall(fallback, fallback_args, fallback_count, NULL);
+    return outcome == DONE ? out : NULL;
 }
 
 static PyObject *
@@ -572,13 +628,196 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "apply(op, inputs, attrs) takes 3 arguments");
         return NULL;
     }
-    if (!enabled)
-        return PyObject_Vectorcall(python_apply, args, 3, NULL);
-    PyObject *out = NULL;
-    int outcome = fast_apply(args[0], args[1], args[2], &out);
-    if (outcome == USE_PYTHON)
-        return PyObject_Vectorcall(python_apply, args, 3, NULL);
-    return outcome == DONE ? out : NULL;
+    return apply_or(args[0], args[1], args[2], python_apply, args, 3);
+}
+
+/* apply_unary(op, x): apply(op, (as_tensor(x),), {}). */
+static PyObject *
+apply_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "apply_unary(op, x) takes 2 arguments");
+        return NULL;
+    }
+    if (!enabled || Py_TYPE(args[1]) != Tensor_type)
+        return PyObject_Vectorcall(python_unary, args, 2, NULL);
+    PyObject *inputs = PyTuple_Pack(1, args[1]);
+    PyObject *attrs = inputs == NULL ? NULL : PyDict_New();
+    PyObject *out = attrs == NULL ? NULL : apply_or(args[0], inputs, attrs, python_unary, args, 2);
+    Py_XDECREF(inputs);
+    Py_XDECREF(attrs);
+    return out;
+}
+
+static int
+is_python_scalar(PyObject *value)
+{
+    return PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value);
+}
+
+/* The shared Tensor of Python scalar `value` as an operand of eager `tensor`
+ * (convert._scalar_constant's table), borrowed; NULL when not there (no error set). */
+static PyObject *
+known_scalar_constant(PyObject *value, PyObject *tensor)
+{
+    PyObject *array = SLOT(tensor, tensor_value);
+    if (array == NULL || array == Py_None)
+        return NULL;
+    PyObject *numpy_dtype = PyObject_GetAttr(array, s_dtype);
+    if (numpy_dtype == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *dtype = PyDict_GetItemWithError(dtypes_by_numpy, numpy_dtype);
+    Py_DECREF(numpy_dtype);
+    PyObject *key = dtype == NULL ? NULL : PyTuple_Pack(3, (PyObject *)Py_TYPE(value), value, dtype);
+    PyObject *constant = key == NULL ? NULL : PyDict_GetItemWithError(scalar_constants, key);
+    Py_XDECREF(key);
+    PyErr_Clear();
+    return constant != NULL && Py_TYPE(constant) == Tensor_type ? constant : NULL;
+}
+
+/* apply_binary(op, x, y): apply(op, as_tensors(x, y), {}). */
+static PyObject *
+apply_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "apply_binary(op, x, y) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *x = args[1], *y = args[2];
+    if (enabled && Py_TYPE(x) == Tensor_type && Py_TYPE(y) != Tensor_type && is_python_scalar(y))
+        y = known_scalar_constant(y, x);
+    else if (enabled && Py_TYPE(y) == Tensor_type && Py_TYPE(x) != Tensor_type && is_python_scalar(x))
+        x = known_scalar_constant(x, y);
+    if (!enabled || x == NULL || y == NULL || Py_TYPE(x) != Tensor_type || Py_TYPE(y) != Tensor_type)
+        return PyObject_Vectorcall(python_binary, args, 3, NULL);
+    PyObject *inputs = PyTuple_Pack(2, x, y);
+    PyObject *attrs = inputs == NULL ? NULL : PyDict_New();
+    PyObject *out = attrs == NULL ? NULL : apply_or(args[0], inputs, attrs, python_binary, args, 3);
+    Py_XDECREF(inputs);
+    Py_XDECREF(attrs);
+    return out;
+}
+
+/* An op function (`tt.sin`, `tt.multiply`, `Tensor.__mul__`) as a C callable: a call with
+ * exactly its inputs, positionally, goes to apply_unary or apply_binary without a Python
+ * frame; any other call (name=..., a wrong count) goes to the Python function it wraps,
+ * which also gives it its name, docstring and signature (`__wrapped__`). It binds as a
+ * method, so it can stand in a class as `__mul__`. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *op;
+    PyObject *python;
+    Py_ssize_t arity;
+    vectorcallfunc vectorcall;
+} OpFunction;
+
+static PyObject *
+op_function_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    OpFunction *function = (OpFunction *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames == NULL && nargs == function->arity) {
+        PyObject *with_op[3] = {function->op, args[0], nargs == 2 ? args[1] : NULL};
+        return nargs == 1 ? apply_unary(NULL, with_op, 2) : apply_binary(NULL, with_op, 3);
+    }
+    return PyObject_Vectorcall(function->python, args, nargsf, kwnames);
+}
+
+static PyObject *
+op_function_get(PyObject *self, PyObject *instance, PyObject *owner)
+{
+    if (instance == NULL || instance == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, instance);
+}
+
+static PyObject *
+op_function_forward(PyObject *self, void *name)
+{
+    return PyObject_GetAttrString(((OpFunction *)self)->python, (const char *)name);
+}
+
+static PyObject *
+op_function_wrapped(PyObject *self, void *unused)
+{
+    return Py_NewRef(((OpFunction *)self)->python);
+}
+
+static PyObject *
+op_function_repr(PyObject *self)
+{
+    return PyObject_Repr(((OpFunction *)self)->python);
+}
+
+static int
+op_function_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((OpFunction *)self)->op);
+    Py_VISIT(((OpFunction *)self)->python);
+    return 0;
+}
+
+static int
+op_function_clear(PyObject *self)
+{
+    Py_CLEAR(((OpFunction *)self)->op);
+    Py_CLEAR(((OpFunction *)self)->python);
+    return 0;
+}
+
+static void
+op_function_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    op_function_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyGetSetDef op_function_getset[] = {
+    {"__name__", op_function_forward, NULL, NULL, "__name__"},
+    {"__qualname__", op_function_forward, NULL, NULL, "__qualname__"},
+    {"__module__", op_function_forward, NULL, NULL, "__module__"},
+    {"__doc__", op_function_forward, NULL, NULL, "__doc__"},
+    {"__wrapped__", op_function_wrapped, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyTypeObject OpFunction_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tracer.ops._fast_apply.OpFunction",
+    .tp_basicsize = sizeof(OpFunction),
+    .tp_dealloc = op_function_dealloc,
+    .tp_vectorcall_offset = offsetof(OpFunction, vectorcall),
+    .tp_repr = op_function_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_traverse = op_function_traverse,
+    .tp_clear = op_function_clear,
+    .tp_getset = op_function_getset,
+    .tp_descr_get = op_function_get,
+};
+
+/* op_function(op, python_function, arity): the C callable for a 1- or 2-input op. */
+static PyObject *
+op_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t arity = nargs == 3 ? PyLong_AsSsize_t(args[2]) : -1;
+    if (arity != 1 && arity != 2) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "op_function(op, python_function, arity) takes arity 1 or 2");
+        return NULL;
+    }
+    OpFunction *function = PyObject_GC_New(OpFunction, &OpFunction_type);
+    if (function == NULL)
+        return NULL;
+    function->op = Py_NewRef(args[0]);
+    function->python = Py_NewRef(args[1]);
+    function->arity = arity;
+    function->vectorcall = op_function_call;
+    PyObject_GC_Track(function);
+    return (PyObject *)function;
 }
 
 static PyObject *
@@ -600,6 +839,12 @@ static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Give the path tracer's classes, tables and helpers (keyword arguments), and enable it."},
     {"apply", (PyCFunction)(void (*)(void))apply, METH_FASTCALL, "apply(op, inputs, attrs): as tracer.ops.core._apply."},
+    {"apply_unary", (PyCFunction)(void (*)(void))apply_unary, METH_FASTCALL,
+     "apply_unary(op, x): as tracer.ops.core._apply_unary."},
+    {"apply_binary", (PyCFunction)(void (*)(void))apply_binary, METH_FASTCALL,
+     "apply_binary(op, x, y): as tracer.ops.core._apply_binary."},
+    {"op_function", (PyCFunction)(void (*)(void))op_function, METH_FASTCALL,
+     "op_function(op, python_function, arity): the op's function as a C callable (see OpFunction)."},
     {"set_enabled", set_enabled, METH_O, "Turn the C path on or off (off: every call goes to Python); returns the old setting."},
     {NULL, NULL, 0, NULL},
 };
@@ -617,7 +862,6 @@ PyInit__fast_apply(void)
     INTERN(s_trace, "trace");
     INTERN(s_paused, "paused");
     INTERN(s_location, "location");
-    INTERN(s_enabled, "enabled");
     INTERN(s_shape, "shape");
     INTERN(s_dtype, "dtype");
     INTERN(s_name, "name");
@@ -626,5 +870,7 @@ PyInit__fast_apply(void)
     INTERN(s_outside, "outside");
     INTERN(s_variable, "variable");
 #undef INTERN
+    if (PyType_Ready(&OpFunction_type) < 0)
+        return NULL;
     return PyModule_Create(&module_def);
 }

@@ -7,7 +7,7 @@ back to each input's shape with `unbroadcast`.
 from tracer import dtypes
 from tracer.ops import array_ops, shapes
 from tracer.ops.convert import as_tensor, as_tensors
-from tracer.ops.core import apply
+from tracer.ops.core import apply, apply_binary, apply_unary, op_function
 from tracer.ops.reduction_ops import unbroadcast
 from tracer.ops.registry import OUT, primitive
 
@@ -233,18 +233,18 @@ RELU = _unary("relu", _relu_grad, saves=(OUT,), infer=shapes.unary)
 
 def _binary_op(op):
     def function(x, y, name=None):
-        return apply(op, as_tensors(x, y), {})
+        return apply_binary(op, x, y)
 
     function.__name__ = op.name
-    return function
+    return op_function(op, function, 2)  # the same function; in C where the C op path is built
 
 
 def _unary_op(op):
     def function(x, name=None):
-        return apply(op, (as_tensor(x),), {})
+        return apply_unary(op, x)
 
     function.__name__ = op.name
-    return function
+    return op_function(op, function, 1)
 
 
 add = _binary_op(ADD)
