@@ -4,8 +4,6 @@ Execution goes through `apply`, the path every op takes, so an outer tape that t
 values involved records the gradient computation, and higher orders follow.
 """
 
-import collections
-
 import numpy as np
 
 from runtime.interpreter import run_graph
@@ -34,9 +32,11 @@ class PreparedGradient:
         return self.grad.source_outputs
 
 
+# Both caches drop their oldest entry when full (first in, first out), and a hit does not
+# reorder them: a hit then hashes its key once, and a tape's key is as long as the tape.
 _CACHE_SIZE = 256
-_gradient_cache = collections.OrderedDict()  # structure_key of a pruned graph -> GradientGraph
-_recording_cache = collections.OrderedDict()  # tape signature, targets, sources -> PreparedGradient
+_gradient_cache = {}  # structure_key of a pruned graph -> GradientGraph
+_recording_cache = {}  # tape signature, targets, sources -> PreparedGradient
 
 
 def gradient_graph(recording, target_nodes, source_nodes):
@@ -52,12 +52,12 @@ def gradient_graph(recording, target_nodes, source_nodes):
         tuple(None if t is None else tracked[id(t)] for t in target_nodes),
         tuple(None if s is None else tracked[id(s)] for s in source_nodes),
     )
-    known = _cache_get(_recording_cache, key)
+    known = _recording_cache.get(key)
     if known is None:
         pruned = prune(recording.graph(), [s for s in source_nodes if s is not None],
                        [t for t in target_nodes if t is not None])
         structure = structure_key(pruned, target_nodes, source_nodes)
-        grad = _cache_get(_gradient_cache, structure)
+        grad = _gradient_cache.get(structure)
         if grad is None:
             grad = _cache_put(_gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes))
         positions = [tracked[id(n)] for n in pruned.nodes]
@@ -68,17 +68,10 @@ def gradient_graph(recording, target_nodes, source_nodes):
     return known
 
 
-def _cache_get(cache, key):
-    value = cache.get(key)
-    if value is not None:
-        cache.move_to_end(key)
-    return value
-
-
 def _cache_put(cache, key, value):
     cache[key] = value
     if len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
+        cache.pop(next(iter(cache)), None)
     return value
 
 

@@ -656,10 +656,13 @@ is_python_scalar(PyObject *value)
 }
 
 /* The shared Tensor of Python scalar `value` as an operand of eager `tensor`
- * (convert._scalar_constant's table), borrowed; NULL when not there (no error set). */
+ * (convert._scalar_constant's table), borrowed; NULL when not there (no error set).
+ * The last answer is remembered with the value object and numpy dtype it was for (held, so
+ * their addresses stay theirs): `y * 1.01` in a loop passes the same float object each time. */
 static PyObject *
 known_scalar_constant(PyObject *value, PyObject *tensor)
 {
+    static PyObject *last_value = NULL, *last_numpy_dtype = NULL, *last_constant = NULL;
     PyObject *array = SLOT(tensor, tensor_value);
     if (array == NULL || array == Py_None)
         return NULL;
@@ -668,13 +671,23 @@ known_scalar_constant(PyObject *value, PyObject *tensor)
         PyErr_Clear();
         return NULL;
     }
+    if (value == last_value && numpy_dtype == last_numpy_dtype) {
+        Py_DECREF(numpy_dtype);
+        return last_constant;
+    }
     PyObject *dtype = PyDict_GetItemWithError(dtypes_by_numpy, numpy_dtype);
-    Py_DECREF(numpy_dtype);
     PyObject *key = dtype == NULL ? NULL : PyTuple_Pack(3, (PyObject *)Py_TYPE(value), value, dtype);
     PyObject *constant = key == NULL ? NULL : PyDict_GetItemWithError(scalar_constants, key);
     Py_XDECREF(key);
     PyErr_Clear();
-    return constant != NULL && Py_TYPE(constant) == Tensor_type ? constant : NULL;
+    if (constant == NULL || Py_TYPE(constant) != Tensor_type) {
+        Py_DECREF(numpy_dtype);
+        return NULL;
+    }
+    Py_XSETREF(last_value, Py_NewRef(value));
+    Py_XSETREF(last_numpy_dtype, numpy_dtype);
+    Py_XSETREF(last_constant, Py_NewRef(constant));
+    return constant;
 }
 
 /* apply_binary(op, x, y): apply(op, as_tensors(x, y), {}). */
