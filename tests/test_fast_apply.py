@@ -7,7 +7,9 @@ the C path does take the common case: a recorded eager loop makes no Python call
 """
 
 import contextlib
+import copy
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -144,14 +146,21 @@ def test_a_tape_in_one_thread_records_nothing_another_thread_computes():
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 4.0)
 
 
-def test_configure_refuses_classes_whose_slots_it_would_not_set():
+def test_a_refused_configure_keeps_the_configuration_it_had(python_calls):
     class Other:
         __slots__ = ("_value", "_node")
 
+    arguments = core.fast_apply_arguments(core._apply)
     with pytest.raises(TypeError, match="other slots"):
-        core.fast_apply.configure(Tensor=Other, Node=Node, Recording=core.Recording, OpDef=core.OpDef)
-    core.configure_fast_apply(core.fast_apply, core._apply)
-    np.testing.assert_allclose((tt.constant(2.0) * 2.0).numpy(), 4.0)
+        core.fast_apply.configure(**dict(arguments, Tensor=Other))
+    with pytest.raises(TypeError, match="inferred must be a dict"):
+        core.fast_apply.configure(**dict(arguments, inferred=[]))
+    x = tt.constant(2.0)
+    x * x
+    assert core.fast_apply.set_enabled(True) is False  # refused: off until turned back on
+    python_calls.clear()
+    np.testing.assert_allclose((x * x).numpy(), 4.0)
+    assert python_calls == []  # the C path, with what it had before
 
 
 def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
@@ -170,3 +179,5 @@ def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
         tt.sin()
     with pytest.raises(TypeError):
         tt.multiply(x, x, x, x)
+    assert copy.deepcopy({"act": tt.nn.relu})["act"] is tt.nn.relu
+    assert weakref.ref(tt.sin)() is tt.sin

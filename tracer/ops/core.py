@@ -214,7 +214,11 @@ def _load_fast_apply():
 
 def configure_fast_apply(module, python_apply):
     """Give the C path what it reads, and the Python function it hands other calls to."""
-    module.configure(
+    module.configure(**fast_apply_arguments(python_apply))
+
+
+def fast_apply_arguments(python_apply):
+    return dict(
         Tensor=Tensor, Node=Node, Recording=Recording, OpDef=OpDef, state=state, numerics=numerics,
         inferred=_INFERRED, kernels=KERNELS, codes=source._CODES, locations=source._LOCATIONS,
         user_location=user_location, node_of=node_of, python_apply=python_apply, python_unary=_apply_unary,

@@ -48,10 +48,24 @@ static PyObject *python_unary;   /* tracer.ops.core._apply_unary */
 static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
 static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
-static int enabled = 0;
+static int configured = 0, enabled = 0;
 
 static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_shape, *s_dtype,
     *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable;
+
+/* Remembered answers (see thread_state_dict and known_scalar_constant); configure clears them. */
+static uint64_t cached_state_thread = 0;
+static PyObject *cached_state_dict = NULL;
+static PyObject *last_value = NULL, *last_numpy_dtype = NULL, *last_constant = NULL;
+
+static void
+reset_caches(void)
+{
+    Py_CLEAR(cached_state_dict);
+    Py_CLEAR(last_value);
+    Py_CLEAR(last_numpy_dtype);
+    Py_CLEAR(last_constant);
+}
 
 /* Outcome of the fast path: done, or hand the call to Python (nothing computed yet), or error. */
 enum { FAILED = -1, USE_PYTHON = 0, DONE = 1 };
@@ -92,19 +106,20 @@ check_slots(PyTypeObject *type, const char *const *expected, Py_ssize_t count)
     return ok ? 0 : -1;
 }
 
-/* `*target = kwargs[name]`, replacing what it held; a class when `is_class`. */
-static int
-take_argument(PyObject *kwargs, const char *name, PyObject **target, int is_class)
+/* kwargs[name] (borrowed), a class when `is_class`; NULL with TypeError when missing. */
+static PyObject *
+argument(PyObject *kwargs, const char *name, int is_class)
 {
     PyObject *value = PyDict_GetItemString(kwargs, name);
     if (value == NULL || (is_class && !PyType_Check(value))) {
         PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s is missing%s", name, is_class ? " or not a class" : "");
-        return -1;
+        return NULL;
     }
-    Py_XSETREF(*target, Py_NewRef(value));
-    return 0;
+    return value;
 }
 
+/* Everything is checked before anything is kept: a refused configure leaves the module as it
+ * was, off (every call to Python) until a configure succeeds. */
 static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
@@ -117,39 +132,50 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "OUT"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants, &OUT};
-    const int object_count = sizeof(objects) / sizeof(objects[0]);
+    enum { CLASS_COUNT = 4, OBJECT_COUNT = 14, OFFSET_COUNT = 20 };
+    PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
         return NULL;
     }
     enabled = 0;
-    for (int i = 0; i < 4; i++)
-        if (take_argument(kwargs, class_names[i], (PyObject **)classes[i], 1) < 0)
+    for (int i = 0; i < CLASS_COUNT; i++)
+        if ((new_classes[i] = argument(kwargs, class_names[i], 1)) == NULL)
             return NULL;
-    if (check_slots(Tensor_type, tensor_slots, 5) < 0 || check_slots(Node_type, node_slots, 7) < 0)
-        return NULL;
-    for (int i = 0; i < object_count; i++)
-        if (take_argument(kwargs, object_names[i], objects[i], 0) < 0)
+    for (int i = 0; i < OBJECT_COUNT; i++)
+        if ((new_objects[i] = argument(kwargs, object_names[i], 0)) == NULL)
             return NULL;
-    if (slot_offset(Tensor_type, "_value", &tensor_value) < 0 || slot_offset(Tensor_type, "_node", &tensor_node) < 0 ||
-        slot_offset(Tensor_type, "_origin", &tensor_origin) < 0 || slot_offset(Tensor_type, "_cut", &tensor_cut) < 0 ||
-        slot_offset(Node_type, "op", &node_op) < 0 || slot_offset(Node_type, "inputs", &node_inputs) < 0 ||
-        slot_offset(Node_type, "attrs", &node_attrs) < 0 || slot_offset(Node_type, "shape", &node_shape) < 0 ||
-        slot_offset(Node_type, "dtype", &node_dtype) < 0 || slot_offset(Node_type, "location", &node_location) < 0 ||
-        slot_offset(Recording_type, "nodes", &rec_nodes) < 0 || slot_offset(Recording_type, "saved", &rec_saved) < 0 ||
-        slot_offset(Recording_type, "tracked", &rec_tracked) < 0 ||
-        slot_offset(Recording_type, "outside", &rec_outside) < 0 || slot_offset(Recording_type, "order", &rec_order) < 0 ||
-        slot_offset(Recording_type, "signature", &rec_signature) < 0 ||
-        slot_offset(OpDef_type, "name", &opdef_name) < 0 || slot_offset(OpDef_type, "grad", &opdef_grad) < 0 ||
-        slot_offset(OpDef_type, "saves", &opdef_saves) < 0 ||
-        slot_offset(Py_TYPE(numerics), "enabled", &numerics_enabled) < 0)
+    PyTypeObject *tensor = (PyTypeObject *)new_classes[0], *node = (PyTypeObject *)new_classes[1];
+    PyTypeObject *recording = (PyTypeObject *)new_classes[2], *opdef = (PyTypeObject *)new_classes[3];
+    if (check_slots(tensor, tensor_slots, 5) < 0 || check_slots(node, node_slots, 7) < 0)
         return NULL;
-    if (!PyDict_CheckExact(inferred) || !PyDict_CheckExact(kernels) || !PyDict_CheckExact(codes) ||
-        !PyDict_CheckExact(locations) || !PyDict_CheckExact(dtypes_by_numpy) || !PyDict_CheckExact(scalar_constants)) {
-        PyErr_SetString(PyExc_TypeError, "fast_apply.configure: the tables must be dicts");
-        return NULL;
-    }
-    enabled = 1;
+    struct { PyTypeObject *type; const char *name; Py_ssize_t *offset; } slots[OFFSET_COUNT] = {
+        {tensor, "_value", &tensor_value}, {tensor, "_node", &tensor_node}, {tensor, "_origin", &tensor_origin},
+        {tensor, "_cut", &tensor_cut}, {node, "op", &node_op}, {node, "inputs", &node_inputs},
+        {node, "attrs", &node_attrs}, {node, "shape", &node_shape}, {node, "dtype", &node_dtype},
+        {node, "location", &node_location}, {recording, "nodes", &rec_nodes}, {recording, "saved", &rec_saved},
+        {recording, "tracked", &rec_tracked}, {recording, "outside", &rec_outside}, {recording, "order", &rec_order},
+        {recording, "signature", &rec_signature}, {opdef, "name", &opdef_name}, {opdef, "grad", &opdef_grad},
+        {opdef, "saves", &opdef_saves}, {Py_TYPE(new_objects[1]), "enabled", &numerics_enabled},
+    };
+    Py_ssize_t offsets[OFFSET_COUNT];
+    for (int i = 0; i < OFFSET_COUNT; i++)
+        if (slot_offset(slots[i].type, slots[i].name, &offsets[i]) < 0)
+            return NULL;
+    for (int i = 2; i <= 5; i++)  /* inferred, kernels, codes, locations */
+        if (!PyDict_CheckExact(new_objects[i]))
+            return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[i]);
+    for (int i = 11; i <= 12; i++)  /* dtypes_by_numpy, scalar_constants */
+        if (!PyDict_CheckExact(new_objects[i]))
+            return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[i]);
+    for (int i = 0; i < CLASS_COUNT; i++)
+        Py_XSETREF(*classes[i], (PyTypeObject *)Py_NewRef(new_classes[i]));
+    for (int i = 0; i < OBJECT_COUNT; i++)
+        Py_XSETREF(*objects[i], Py_NewRef(new_objects[i]));
+    for (int i = 0; i < OFFSET_COUNT; i++)
+        *slots[i].offset = offsets[i];
+    reset_caches();
+    configured = enabled = 1;
     Py_RETURN_NONE;
 }
 
@@ -194,7 +220,8 @@ new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *shape, PyObj
     return node;
 }
 
-/* The node of tensor `t`, or NULL when it has none (its slot holds None). Borrowed. */
+/* The node of tensor `t`, or NULL when it has none (its slot holds None). Borrowed. The C
+ * path takes only tensors whose slot holds None or a Node (checked in fast_apply). */
 static PyObject *
 node_or_null(PyObject *t)
 {
@@ -365,10 +392,17 @@ saved_values(PyObject *op, PyObject *inputs, PyObject *out)
     for (Py_ssize_t i = 0; saved != NULL && i < count; i++) {
         PyObject *slot = PyTuple_GET_ITEM(saves, i);
         PyObject *value;
-        if (slot == OUT) {
+        int is_out = slot == OUT ? 1 : PyObject_RichCompareBool(slot, OUT, Py_EQ);
+        if (is_out < 0) {
+            Py_CLEAR(saved);
+            break;
+        }
+        if (is_out) {
             value = out;
         } else {
             Py_ssize_t position = PyLong_AsSsize_t(slot);
+            if (position < 0 && !PyErr_Occurred())
+                position += PyTuple_GET_SIZE(inputs);  /* inputs[slot], as in Python */
             if (position < 0 || position >= PyTuple_GET_SIZE(inputs)) {
                 if (!PyErr_Occurred())
                     PyErr_Format(PyExc_IndexError, "%R saves input %zd of %zd", op, position, PyTuple_GET_SIZE(inputs));
@@ -405,7 +439,10 @@ record(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *out, PyObject 
     PyObject *location = PyDict_GetItemWithError(thread_state, s_location);
     if (location == NULL)
         return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_AttributeError, "state.location"), -1);
-    location = location == Py_None ? caller_location() : Py_NewRef(location);
+    int given = PyObject_IsTrue(location);  /* `state.location or user_location(...)` */
+    if (given < 0)
+        return -1;
+    location = given ? Py_NewRef(location) : caller_location();
     if (location == NULL)
         return -1;
     Py_ssize_t count = PyTuple_GET_SIZE(inputs);
@@ -435,23 +472,37 @@ record(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *out, PyObject 
     return result;
 }
 
+/* Are the Recording's fields the dicts and lists Recording.__init__ makes? */
+static int
+recording_is_whole(PyObject *rec)
+{
+    Py_ssize_t dicts[] = {rec_tracked, rec_outside, rec_saved}, lists[] = {rec_order, rec_signature, rec_nodes};
+    for (int i = 0; i < 3; i++) {
+        PyObject *dict = SLOT(rec, dicts[i]), *list = SLOT(rec, lists[i]);
+        if (dict == NULL || !PyDict_CheckExact(dict) || list == NULL || !PyList_CheckExact(list))
+            return 0;
+    }
+    return 1;
+}
+
 /* The Recordings of `tapes` when each tracks an input of the op: 1, and `recordings` filled;
  * 0 when some tape does not (or is not as expected); -1 on error. */
 static int
 tracking_recordings(PyObject *tapes, PyObject *inputs, Recordings *recordings)
 {
-    Py_ssize_t count = PyList_GET_SIZE(tapes);
-    if (count > MAX_TAPES)
+    if (PyList_GET_SIZE(tapes) > MAX_TAPES)
         return 0;
-    for (Py_ssize_t k = 0; k < count; k++) {
-        PyObject *rec = PyObject_GetAttr(PyList_GET_ITEM(tapes, k), s_recording_state);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(tapes); k++) {
+        PyObject *tape = Py_NewRef(PyList_GET_ITEM(tapes, k));
+        PyObject *rec = PyObject_GetAttr(tape, s_recording_state);
+        Py_DECREF(tape);
         if (rec == NULL) {
             release_recordings(recordings);
             return -1;
         }
         recordings->recs[recordings->count++] = rec;
         int tracks = 0;
-        if (Py_TYPE(rec) == Recording_type) {
+        if (Py_TYPE(rec) == Recording_type && recording_is_whole(rec)) {
             for (Py_ssize_t i = 0; tracks == 0 && i < PyTuple_GET_SIZE(inputs); i++) {
                 PyObject *node = node_or_null(PyTuple_GET_ITEM(inputs, i));
                 if (node != NULL)
@@ -481,17 +532,20 @@ state_entry(PyObject *thread_state, PyObject *name)
 static PyObject *
 thread_state_dict(void)
 {
-    static uint64_t thread_id = 0;
-    static PyObject *dict = NULL;
     uint64_t current = PyThreadState_GetID(PyThreadState_Get());
-    if (dict == NULL || current != thread_id) {
+    if (cached_state_dict == NULL || current != cached_state_thread) {
         PyObject *fresh = PyObject_GetAttr(state, s_dict);
         if (fresh == NULL)
             return NULL;
-        Py_XSETREF(dict, fresh);
-        thread_id = current;
+        if (!PyDict_Check(fresh)) {
+            Py_DECREF(fresh);
+            PyErr_SetString(PyExc_TypeError, "fast_apply: state.__dict__ is not a dict");
+            return NULL;
+        }
+        Py_XSETREF(cached_state_dict, fresh);
+        cached_state_thread = current;
     }
-    return dict;
+    return cached_state_dict;
 }
 
 /* Before anything is computed: may the C path take this call? 1 yes (with the tracking
@@ -570,13 +624,20 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
         if (Py_TYPE(t) != Tensor_type)
             return USE_PYTHON;
         values[i] = SLOT(t, tensor_value);
-        if (values[i] == NULL || values[i] == Py_None)
+        PyObject *node = SLOT(t, tensor_node);
+        if (values[i] == NULL || values[i] == Py_None || node == NULL || (node != Py_None && Py_TYPE(node) != Node_type))
             return USE_PYTHON;
     }
+    PyObject *name = SLOT(op, opdef_name), *grad = SLOT(op, opdef_grad), *saves = SLOT(op, opdef_saves);
+    if (name == NULL || !PyUnicode_CheckExact(name) || grad == NULL || saves == NULL ||
+        !(PyTuple_CheckExact(saves) || PyUnicode_CheckExact(saves)))
+        return USE_PYTHON;
     PyObject *known = inferred_shape(op, values, count);
     if (known == NULL)
         return PyErr_Occurred() ? FAILED : USE_PYTHON;
     Py_INCREF(known);
+    for (Py_ssize_t i = 0; i < count; i++)
+        Py_INCREF(values[i]);  /* held: Python code runs before the kernel does */
     PyObject *thread_state = thread_state_dict();
     PyObject *tapes = thread_state == NULL ? NULL : state_entry(thread_state, s_tapes);
     Recordings recordings = {0};
@@ -589,8 +650,9 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     }
     PyObject *kernel = NULL;
     if (outcome == 1) {
-        kernel = PyDict_GetItemWithError(kernels, SLOT(op, opdef_name));
+        kernel = PyDict_GetItemWithError(kernels, name);
         outcome = kernel != NULL ? DONE : PyErr_Occurred() ? FAILED : USE_PYTHON;
+        Py_XINCREF(kernel);
     }
     if (outcome == DONE) {
         PyObject *value = PyObject_Vectorcall(kernel, values, count, NULL);
@@ -604,7 +666,10 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
             outcome = FAILED;
     }
     release_recordings(&recordings);
+    Py_XDECREF(kernel);
     Py_XDECREF(tapes);
+    for (Py_ssize_t i = 0; i < count; i++)
+        Py_DECREF(values[i]);
     Py_DECREF(known);
     return outcome;
 }
@@ -622,8 +687,17 @@ apply_or(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *fallback, Py
 }
 
 static PyObject *
+not_configured(void)
+{
+    PyErr_SetString(PyExc_RuntimeError, "fast_apply: call configure() first");
+    return NULL;
+}
+
+static PyObject *
 apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (!configured)
+        return not_configured();
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "apply(op, inputs, attrs) takes 3 arguments");
         return NULL;
@@ -639,6 +713,8 @@ apply_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "apply_unary(op, x) takes 2 arguments");
         return NULL;
     }
+    if (!configured)
+        return not_configured();
     if (!enabled || Py_TYPE(args[1]) != Tensor_type)
         return PyObject_Vectorcall(python_unary, args, 2, NULL);
     PyObject *inputs = PyTuple_Pack(1, args[1]);
@@ -662,7 +738,6 @@ is_python_scalar(PyObject *value)
 static PyObject *
 known_scalar_constant(PyObject *value, PyObject *tensor)
 {
-    static PyObject *last_value = NULL, *last_numpy_dtype = NULL, *last_constant = NULL;
     PyObject *array = SLOT(tensor, tensor_value);
     if (array == NULL || array == Py_None)
         return NULL;
@@ -698,6 +773,8 @@ apply_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "apply_binary(op, x, y) takes 3 arguments");
         return NULL;
     }
+    if (!configured)
+        return not_configured();
     PyObject *x = args[1], *y = args[2];
     if (enabled && Py_TYPE(x) == Tensor_type && Py_TYPE(y) != Tensor_type && is_python_scalar(y))
         y = known_scalar_constant(y, x);
@@ -724,6 +801,7 @@ typedef struct {
     PyObject *python;
     Py_ssize_t arity;
     vectorcallfunc vectorcall;
+    PyObject *weakrefs;
 } OpFunction;
 
 static PyObject *
@@ -784,9 +862,24 @@ static void
 op_function_dealloc(PyObject *self)
 {
     PyObject_GC_UnTrack(self);
+    if (((OpFunction *)self)->weakrefs != NULL)
+        PyObject_ClearWeakRefs(self);
     op_function_clear(self);
     Py_TYPE(self)->tp_free(self);
 }
+
+/* copy.copy and copy.deepcopy give the function itself, as for Python functions. */
+static PyObject *
+op_function_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return Py_NewRef(self);
+}
+
+static PyMethodDef op_function_methods[] = {
+    {"__copy__", (PyCFunction)(void (*)(void))op_function_copy, METH_FASTCALL, NULL},
+    {"__deepcopy__", (PyCFunction)(void (*)(void))op_function_copy, METH_FASTCALL, NULL},
+    {NULL},
+};
 
 static PyGetSetDef op_function_getset[] = {
     {"__name__", op_function_forward, NULL, NULL, "__name__"},
@@ -809,7 +902,9 @@ static PyTypeObject OpFunction_type = {
     .tp_traverse = op_function_traverse,
     .tp_clear = op_function_clear,
     .tp_getset = op_function_getset,
+    .tp_methods = op_function_methods,
     .tp_descr_get = op_function_get,
+    .tp_weaklistoffset = offsetof(OpFunction, weakrefs),
 };
 
 /* op_function(op, python_function, arity): the C callable for a 1- or 2-input op. */
@@ -829,6 +924,7 @@ op_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     function->python = Py_NewRef(args[1]);
     function->arity = arity;
     function->vectorcall = op_function_call;
+    function->weakrefs = NULL;
     PyObject_GC_Track(function);
     return (PyObject *)function;
 }
@@ -839,10 +935,8 @@ set_enabled(PyObject *module, PyObject *flag)
     int on = PyObject_IsTrue(flag);
     if (on < 0)
         return NULL;
-    if (on && python_apply == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "fast_apply: configure() first");
-        return NULL;
-    }
+    if (on && !configured)
+        return not_configured();
     PyObject *was = PyBool_FromLong(enabled);
     enabled = on;
     return was;
