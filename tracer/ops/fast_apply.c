@@ -392,7 +392,8 @@ saved_values(PyObject *op, PyObject *inputs, PyObject *out)
     for (Py_ssize_t i = 0; saved != NULL && i < count; i++) {
         PyObject *slot = PyTuple_GET_ITEM(saves, i);
         PyObject *value;
-        int is_out = slot == OUT ? 1 : PyObject_RichCompareBool(slot, OUT, Py_EQ);
+        /* a slot is an input position or OUT (a string): compare strings only */
+        int is_out = slot == OUT ? 1 : PyUnicode_Check(slot) ? PyObject_RichCompareBool(slot, OUT, Py_EQ) : 0;
         if (is_out < 0) {
             Py_CLEAR(saved);
             break;
