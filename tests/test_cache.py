@@ -101,6 +101,21 @@ def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, logging_compiler):
     assert abs(out["y"] - expected()[0]) < 1e-12
 
 
+def test_compiled_templates_are_kept_private_and_damaged_ones_are_compiled_again(tmp_path):
+    cache = tmp_path / "cache"
+    assert run(cache).returncode == 0
+    kept = sorted((cache / ".templates").iterdir())
+    assert kept and stat.S_IMODE((cache / ".templates").stat().st_mode) == 0o700
+    for path in kept:
+        path.write_bytes(b"not jinja2 bytecode")
+    shutil.rmtree(next(p for p in cache.iterdir() if not p.name.startswith(".") and p.is_dir()))
+    again = run(cache)  # renders the C again from the damaged template cache
+    assert again.returncode == 0, again.stderr
+    out = json.loads(again.stdout)
+    assert out["cached"] is False and abs(out["y"] - expected()[0]) < 1e-12
+    assert all(path.read_bytes() != b"not jinja2 bytecode" for path in kept)
+
+
 def test_two_processes_compiling_the_same_module_at_once_both_succeed(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
