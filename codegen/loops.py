@@ -6,7 +6,8 @@ broadcast_to drops or zeroes axes, transpose permutes them, slice scales and shi
 a size-1 reshape adds or removes them, and a reshape of a stored value reads it by flat
 offset. A reduction root loops over its input with the kept axes outside and the reduced
 axes inside, accumulating in a local (in double for float32 sums, like numpy's pairwise
-sums in accuracy).
+sums in accuracy); when the innermost axis is kept, it stays innermost, with an array of
+accumulators.
 """
 
 import collections
@@ -42,13 +43,14 @@ PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more tha
 
 
 class Nest:
-    def __init__(self, loops, statements, store, accumulator=None, reduced_loops=()):
+    def __init__(self, loops, statements, store, accumulator=None, reduced_loops=(), column=None):
         self.parallel = ""  # "outer": the outermost loop runs on every core; "reduction": the sum does
         self.loops = loops  # [(index name, extent)] outside the accumulator
         self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
         self.statements = statements  # [(C statement, comment)]
         self.store = store  # C statement writing the result
         self.accumulator = accumulator  # an Accumulator, or None
+        self.column = column  # (index name, extent): a kept axis looped inside the reduced ones
 
 
 Accumulator = collections.namedtuple("Accumulator", "type init step result simd")
@@ -218,7 +220,7 @@ def fused_loop_nest(node, name, param_names, threads=False):
     emitter.names = names
     kernel = LoopNest(name, [], storage(node.dtype), _comment(node))
     if root.op in REDUCTIONS:
-        nest = _reduction_nest(emitter, root, node)
+        nest = _reduction_nest(emitter, root, node, threads)
     else:
         index_map = identity_map(len(root.shape))
         value = emitter.value(root, index_map)
@@ -233,18 +235,26 @@ def fused_loop_nest(node, name, param_names, threads=False):
 
 def _parallel_kind(nest):
     iterations = 1
-    for _, extent in [*nest.loops, *nest.reduced_loops]:
+    for _, extent in [*nest.loops, *nest.reduced_loops, *([nest.column] if nest.column else [])]:
         iterations *= extent
     if iterations < PARALLEL_MIN:
         return ""
     if nest.loops and nest.loops[0][1] >= 2:
         return "outer"
-    if not nest.loops and nest.accumulator is not None and nest.accumulator.simd and nest.reduced_loops[0][1] >= 2:
+    if (not nest.loops and not nest.column and nest.accumulator is not None and nest.accumulator.simd
+            and nest.reduced_loops[0][1] >= 2):
         return "reduction"
     return ""
 
 
-def _reduction_nest(emitter, root, node):
+COLUMN_MAX = 4096  # the longest kept innermost axis given an array of accumulators on the stack
+
+
+def _reduction_nest(emitter, root, node, threads):
+    """The nest of a reduction root. When the innermost axis is kept (a sum over rows, as a
+    bias gradient is), it becomes the innermost loop, with one accumulator per element:
+    the reads are then contiguous and the loop vectorizes; each element still accumulates
+    in the order of the reduced indices, as numpy's sum over a leading axis does."""
     (source,) = root.inputs
     axes = root.attrs["axis"]
     index_map = identity_map(len(source.shape))
@@ -259,11 +269,22 @@ def _reduction_nest(emitter, root, node):
     if root.dtype.is_integer and root.op in ("reduce_max", "reduce_min"):
         init = _integer_extremum(root.op, root.dtype)
     tag = {"float16": "f32", "float32": "f32"}.get(root.dtype.name, root.dtype.short_name)
+    column = None
+    last = len(source.shape) - 1
+    if axes and kept and kept[-1] == last and source.shape[last] <= COLUMN_MAX:
+        iterations = 1
+        for extent in source.shape:
+            iterations *= extent
+        # a reduction with no other kept axis to share between threads keeps its old form there
+        if len(kept) > 1 or not threads or iterations < PARALLEL_MIN:
+            column = (INDEX[last], source.shape[last])
+            kept = kept[:-1]
+    acc = f"acc[{column[0]}]" if column else "acc"
     accumulator = Accumulator(
         acc_type,
         init,
-        update.format(acc="acc", value=value, tag=tag),
-        f"out[{offset(out_map, root.shape).c(INDEX)}] = ({storage(node.dtype)})acc;",
+        update.format(acc=acc, value=value, tag=tag),
+        f"out[{offset(out_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){acc};",
         SIMD_REDUCTION.get(root.op, "") if not root.dtype.is_complex else "",
     )
     return Nest(
@@ -272,6 +293,7 @@ def _reduction_nest(emitter, root, node):
         None,
         accumulator,
         [(INDEX[k], source.shape[k]) for k in axes],
+        column,
     )
 
 

@@ -86,3 +86,23 @@ def test_ops_standing_alone_outside_any_fused_kernel_lower_to_c():
     compiled = compile_graph(unfused, "unfused")([x.numpy(), y.numpy()])
     for got, want in zip(compiled, evaluate(unfused, [x.numpy(), y.numpy()])):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_mean"])
+def test_reductions_that_keep_the_innermost_axis_match_numpy(op, dtype):
+    """Reductions over leading axes loop over the kept innermost axis inside (an array of
+    accumulators): values, NaN and Inf as numpy's, at sizes that vectorize and that do not."""
+    data = rng.uniform(0.5, 1.5, (6, 5, 37)).astype(dtype)
+    data[1, 2, 3], data[4, 0, 30], data[2, 3, 36] = np.nan, np.inf, -np.inf
+    reduce = getattr(tt, op) if hasattr(tt, op) else getattr(tt.math, op)
+    numpy_reduce = {"reduce_sum": np.sum, "reduce_prod": np.prod, "reduce_max": np.max, "reduce_min": np.min,
+                    "reduce_mean": np.mean}[op]
+    for axis in (0, 1, (0, 1)):
+        for keepdims in (False, True):
+            compiled = tt.function(lambda x: reduce(x * 1.0, axis=axis, keepdims=keepdims), backend="c")
+            got = compiled(tt.constant(data)).numpy()
+            assert "acc[37]" in compiled.get_concrete_function(tt.constant(data))._executable.c_source
+            want = numpy_reduce(data, axis=axis, keepdims=keepdims)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == np.float64 else 1e-6)
