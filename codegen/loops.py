@@ -50,10 +50,13 @@ class Nest:
         self.statements = statements  # [(C statement, comment)]
         self.store = store  # C statement writing the result
         self.accumulator = accumulator  # an Accumulator, or None
-        self.column = column  # (index name, extent): a kept axis looped inside the reduced ones
+        self.column = column  # a Column: the kept innermost axis, looped inside the reduced ones
 
 
 Accumulator = collections.namedtuple("Accumulator", "type init step result simd")
+# A reduction's kept innermost axis, looped inside the reduced axes in blocks of `block`
+# elements, each block with its array of accumulators.
+Column = collections.namedtuple("Column", "index extent block")
 # Sums and products may be vectorized (reassociated) by the compiler; max and min keep
 # numpy's order-dependent NaN rule, so their loops stay sequential.
 SIMD_REDUCTION = {"reduce_sum": "reduction(+:acc)", "reduce_prod": "reduction(*:acc)"}
@@ -220,7 +223,7 @@ def fused_loop_nest(node, name, param_names, threads=False):
     emitter.names = names
     kernel = LoopNest(name, [], storage(node.dtype), _comment(node))
     if root.op in REDUCTIONS:
-        nest = _reduction_nest(emitter, root, node, threads)
+        nest = _reduction_nest(emitter, root, node)
     else:
         index_map = identity_map(len(root.shape))
         value = emitter.value(root, index_map)
@@ -235,26 +238,31 @@ def fused_loop_nest(node, name, param_names, threads=False):
 
 def _parallel_kind(nest):
     iterations = 1
-    for _, extent in [*nest.loops, *nest.reduced_loops, *([nest.column] if nest.column else [])]:
+    for _, extent in [*nest.loops, *nest.reduced_loops]:
         iterations *= extent
+    if nest.column:
+        iterations *= nest.column.extent
     if iterations < PARALLEL_MIN:
         return ""
     if nest.loops and nest.loops[0][1] >= 2:
         return "outer"
+    if not nest.loops and nest.column and nest.column.block < nest.column.extent:
+        return "blocks"
     if (not nest.loops and not nest.column and nest.accumulator is not None and nest.accumulator.simd
             and nest.reduced_loops[0][1] >= 2):
         return "reduction"
     return ""
 
 
-COLUMN_MAX = 4096  # the longest kept innermost axis given an array of accumulators on the stack
+COLUMN_BLOCK = 1024  # accumulators per block of a kept innermost axis: 8 KB of doubles, in L1
 
 
-def _reduction_nest(emitter, root, node, threads):
+def _reduction_nest(emitter, root, node):
     """The nest of a reduction root. When the innermost axis is kept (a sum over rows, as a
     bias gradient is), it becomes the innermost loop, with one accumulator per element:
     the reads are then contiguous and the loop vectorizes; each element still accumulates
-    in the order of the reduced indices, as numpy's sum over a leading axis does."""
+    in the order of the reduced indices, as numpy's sum over a leading axis does. A long
+    axis goes in blocks (COLUMN_BLOCK), which threads share when nothing else is kept."""
     (source,) = root.inputs
     axes = root.attrs["axis"]
     index_map = identity_map(len(source.shape))
@@ -269,17 +277,13 @@ def _reduction_nest(emitter, root, node, threads):
     if root.dtype.is_integer and root.op in ("reduce_max", "reduce_min"):
         init = _integer_extremum(root.op, root.dtype)
     tag = {"float16": "f32", "float32": "f32"}.get(root.dtype.name, root.dtype.short_name)
-    column = None
+    column, acc = None, "acc"
     last = len(source.shape) - 1
-    if axes and kept and kept[-1] == last and source.shape[last] <= COLUMN_MAX:
-        iterations = 1
-        for extent in source.shape:
-            iterations *= extent
-        # a reduction with no other kept axis to share between threads keeps its old form there
-        if len(kept) > 1 or not threads or iterations < PARALLEL_MIN:
-            column = (INDEX[last], source.shape[last])
-            kept = kept[:-1]
-    acc = f"acc[{column[0]}]" if column else "acc"
+    if axes and kept and kept[-1] == last:
+        blocks = max(1, -(-source.shape[last] // COLUMN_BLOCK))
+        column = Column(INDEX[last], source.shape[last], -(-source.shape[last] // blocks))  # equal blocks
+        kept = kept[:-1]
+        acc = f"acc[{column.index}]" if column.block == column.extent else f"acc[{column.index} - block_start]"
     accumulator = Accumulator(
         acc_type,
         init,

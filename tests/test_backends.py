@@ -92,17 +92,30 @@ def test_ops_standing_alone_outside_any_fused_kernel_lower_to_c():
 @pytest.mark.parametrize("op", ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_mean"])
 def test_reductions_that_keep_the_innermost_axis_match_numpy(op, dtype):
     """Reductions over leading axes loop over the kept innermost axis inside (an array of
-    accumulators): values, NaN and Inf as numpy's, at sizes that vectorize and that do not."""
-    data = rng.uniform(0.5, 1.5, (6, 5, 37)).astype(dtype)
-    data[1, 2, 3], data[4, 0, 30], data[2, 3, 36] = np.nan, np.inf, -np.inf
+    accumulators, in blocks when the axis is long): values, NaN and Inf as numpy's."""
+    from codegen.loops import COLUMN_BLOCK
+
     reduce = getattr(tt, op) if hasattr(tt, op) else getattr(tt.math, op)
     numpy_reduce = {"reduce_sum": np.sum, "reduce_prod": np.prod, "reduce_max": np.max, "reduce_min": np.min,
                     "reduce_mean": np.mean}[op]
-    for axis in (0, 1, (0, 1)):
+    short = rng.uniform(0.5, 1.5, (6, 5, 37)).astype(dtype)
+    short[1, 2, 3], short[4, 0, 30], short[2, 3, 36] = np.nan, np.inf, -np.inf
+    long = rng.uniform(0.99, 1.01, (90, COLUMN_BLOCK + 500)).astype(dtype)  # two blocks, shared by threads
+    long[7, COLUMN_BLOCK + 3], long[80, 5] = np.nan, -np.inf
+    cases = [(short, 0, "acc[37]"), (short, 1, "acc[37]"), (short, (0, 1), "acc[37]"), (long, 0, "block_start")]
+    for data, axis, form in cases:
         for keepdims in (False, True):
             compiled = tt.function(lambda x: reduce(x * 1.0, axis=axis, keepdims=keepdims), backend="c")
             got = compiled(tt.constant(data)).numpy()
-            assert "acc[37]" in compiled.get_concrete_function(tt.constant(data))._executable.c_source
+            assert form in compiled.get_concrete_function(tt.constant(data))._executable.c_source
             want = numpy_reduce(data, axis=axis, keepdims=keepdims)
             assert got.dtype == want.dtype and got.shape == want.shape
-            np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == np.float64 else 1e-6)
+            np.testing.assert_allclose(got, want, rtol=1e-12 if dtype == np.float64 else 1e-5)
+
+
+@pytest.mark.parametrize("shape", [(5, 0), (0, 5), (0, 3000)])
+def test_sums_and_products_over_leading_axes_of_empty_arrays_are_numpy_s(shape):
+    data = np.full(shape, 1.5)
+    for reduce, numpy_reduce in ((tt.reduce_sum, np.sum), (tt.reduce_prod, np.prod)):
+        got = tt.function(lambda x: reduce(x * 2.0, axis=0), backend="c")(tt.constant(data)).numpy()
+        np.testing.assert_array_equal(got, numpy_reduce(data * 2.0, axis=0))
