@@ -138,3 +138,71 @@ def test_jacobian_can_itself_be_differentiated():
     # sum of the jacobian = x0*(cos x0 + cos x1) + sin x0 + sin x1
     a, b = x.numpy()
     np.testing.assert_allclose(g.numpy(), [np.cos(a) + np.cos(b) - a * np.sin(a) + np.cos(a), -a * np.sin(b) + np.cos(b)], rtol=1e-6)
+
+
+def test_an_eager_jacobian_holds_its_seeds_as_a_constant_and_drops_the_products_with_their_zeros(monkeypatch):
+    """The vectorized gradient of tanh(W @ x + b) multiplies one-hot seeds into W: eagerly,
+    as compiled, that GEMM becomes a broadcast product, with the GEMM's values."""
+    graphs = []
+    original = tracer.backprop.execute_gradient
+    monkeypatch.setattr("tracer.backprop.execute_gradient", lambda grad, inputs: graphs.append(grad.graph)
+                        or original(grad, inputs))
+    w, b = rng.standard_normal((6, 5)), rng.standard_normal(6)
+    x = tt.constant(rng.standard_normal(5))
+    for step in range(2):  # the second step finds the simplified graph in the cache
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.tanh(tt.matmul(w, x[:, None])[:, 0] + b)
+        jac = tape.jacobian(y, x)
+        assert not any(node.op == "matmul" for node in graphs[-1].nodes)
+        derivative = 1 - np.tanh(w @ x.numpy() + b) ** 2
+        np.testing.assert_allclose(jac.numpy(), derivative[:, None] * w, rtol=1e-14, atol=1e-15)
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.tanh(tt.matmul(w, x[:, None])[:, 0] + b)
+    chunked = tape.jacobian(y, x, parallel_iterations=4)  # runs of seeds as inputs: the GEMM stays
+    assert any(node.op == "matmul" for node in graphs[-1].nodes)
+    np.testing.assert_allclose(chunked.numpy(), jac.numpy(), rtol=1e-14, atol=1e-15)
+
+
+def test_eager_and_compiled_jacobians_agree_where_the_matrix_holds_nan_and_inf():
+    w, b = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    w[1, 2], w[3, 0] = np.nan, np.inf
+
+    def jacobian(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.tanh(tt.matmul(w, x[:, None])[:, 0] + b)
+        return tape.jacobian(y, x)
+
+    x = tt.constant(rng.standard_normal(3))
+    with np.errstate(invalid="ignore"):
+        eager = jacobian(x).numpy()
+    compiled = tt.function(jacobian)(x).numpy()
+    np.testing.assert_array_equal(np.isnan(eager), np.isnan(compiled))
+    # row 1 reads the NaN; row 3 is 0 * w[3] (tanh saturates), NaN only where w is Inf
+    assert np.isnan(eager[1]).all() and np.isnan(eager[3]).tolist() == [True, False, False]
+    finite = ~np.isnan(eager)
+    assert finite[[0, 2]].all()
+    derivative = 1 - np.tanh(w[[0, 2]] @ x.numpy() + b[[0, 2]]) ** 2
+    np.testing.assert_allclose(eager[[0, 2]], derivative[:, None] * w[[0, 2]], rtol=1e-14)
+    np.testing.assert_allclose(eager[finite], compiled[finite], rtol=1e-14)
+
+
+def test_eager_batch_jacobian_with_constant_seeds_matches_per_example_jacobians_and_second_order():
+    w = rng.standard_normal((3, 5))
+    x = tt.constant(rng.standard_normal((4, 5)))
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.tanh(tt.matmul(x, w, transpose_b=True))
+        jac = tape.batch_jacobian(y, x)
+        total = tt.reduce_sum(jac * jac)
+    derivative = 1 - np.tanh(x.numpy() @ w.T) ** 2  # [b, 3]
+    np.testing.assert_allclose(jac.numpy(), derivative[:, :, None] * w[None], rtol=1e-13)
+    # d/dx sum_b,i,j (d_bi w_ij)^2, with d = 1 - tanh(z)^2, dd/dz = -2 tanh(z) d
+    z = x.numpy() @ w.T
+    dd = -2 * np.tanh(z) * derivative
+    expected = (2 * derivative * dd * (w**2).sum(axis=1)[None]) @ w
+    np.testing.assert_allclose(outer.gradient(total, x).numpy(), expected, rtol=1e-12)

@@ -3,6 +3,12 @@
 Vectorized (`experimental_use_pfor=True`, the default): the gradient graph is rewritten by
 the vectorize pass so that all seeds go through it in one run (or in runs of at most
 `parallel_iterations` rows, to bound memory). Looped: one run per row.
+
+In one eager run, the seeds are a constant of the vectorized graph, which is then
+simplified as a compiled jacobian is: the products with the one-hot seeds' zeros go (a
+256x256 GEMM becomes a broadcast multiply), and the result is cached with the gradient
+graph. It agrees with the GEMM for finite values; a NaN or Inf stays in the rows that
+depend on it (see `tracer/passes/simplify.py`), as in a compiled jacobian.
 """
 
 import numpy as np
@@ -15,7 +21,10 @@ from tracer.ir import Literal, Node
 from tracer.ops import structure_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
+from tracer.ir.rewrite import rebuild, with_outputs
+from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.gradient import GradientGraph
+from tracer.passes.simplify import simplify
 from tracer.passes.vectorize import NotVectorizable, vectorize
 from tracer.tensor import Tensor
 
@@ -25,11 +34,16 @@ PFOR_HINT = (
 )
 
 
-def gradient_rows(rec, prepared, seeds, use_pfor, parallel_iterations):
-    """Run the gradient graph once per seed in `seeds` (an array [rows, *target.shape]).
+def gradient_rows(rec, prepared, make_seeds, target, use_pfor, parallel_iterations):
+    """Run the gradient graph once per seed in `make_seeds(target.shape, target.dtype)` (an
+    array [rows, *target.shape]: one_hot_rows or per_example_rows).
 
     Returns, for each source, a Tensor [rows, *source.shape], or None where unconnected.
     """
+    if use_pfor and not parallel_iterations and state.trace is None and prepared.grad.seeds[0] is not None:
+        constant_seeds = _with_constant_seeds(prepared, make_seeds, target)
+        return [_dense(g, batched=True) for g in run_gradient(rec, constant_seeds, [])]
+    seeds = make_seeds(target.shape, target.dtype)
     rows = seeds.shape[0]
     if not use_pfor:
         per_row = [run_gradient(rec, prepared, [Tensor(seed)]) for seed in seeds]
@@ -73,6 +87,25 @@ def _vectorized(prepared, size):
             grad.source_outputs,
         )
         grad.vectorized[size] = cached
+    return PreparedGradient(cached, prepared.residual_sources)
+
+
+def _with_constant_seeds(prepared, make_seeds, target):
+    """`prepared` vectorized over all of its seeds, which it holds as a constant, and simplified."""
+    grad = prepared.grad
+    key = (make_seeds, target.shape)
+    cached = grad.with_constant_seeds.get(key)
+    if cached is None:
+        seeds = make_seeds(target.shape, target.dtype)
+        batched = _vectorized(prepared, seeds.shape[0]).grad
+        (seed_input,) = batched.seeds
+        attrs = {"value": Literal(seeds), "one_hot_seeds": True}
+        constant = Node("const", (), attrs, seeds.shape, seed_input.dtype, seed_input.location)
+        graph = rebuild(batched.graph, lambda node: constant if node is seed_input else node)
+        graph = eliminate_common_subexpressions(simplify(graph))
+        graph = with_outputs([i for i in graph.inputs if i is not seed_input], graph.outputs)
+        cached = GradientGraph(graph, [None], batched.residuals, batched.source_outputs)
+        grad.with_constant_seeds[key] = cached
     return PreparedGradient(cached, prepared.residual_sources)
 
 

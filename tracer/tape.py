@@ -178,8 +178,8 @@ class GradientTape:
         target = _target_tensor(target)
         flat_sources = _source_list(sources)
         prepared = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources])
-        seeds = jacobians.one_hot_rows(target.shape, target.dtype)
-        rows = jacobians.gradient_rows(rec, prepared, seeds, experimental_use_pfor, parallel_iterations)
+        rows = jacobians.gradient_rows(rec, prepared, jacobians.one_hot_rows, target, experimental_use_pfor,
+                                       parallel_iterations)
         self._finish_differentiation()
         results = []
         for source, row in zip(flat_sources, rows):
@@ -215,8 +215,8 @@ class GradientTape:
             # NOTE: TensorFlow returns zeros here even for unconnected_gradients='none'.
             self._finish_differentiation()
             return array_ops.zeros(shape, source.dtype)
-        seeds = jacobians.per_example_rows(target.shape, target.dtype)
-        (rows,) = jacobians.gradient_rows(rec, prepared, seeds, experimental_use_pfor, parallel_iterations)
+        (rows,) = jacobians.gradient_rows(rec, prepared, jacobians.per_example_rows, target, experimental_use_pfor,
+                                          parallel_iterations)
         self._finish_differentiation()
         # rows: [y, b, x...] -> [b, y, x...] -> [b, y1.., x1..]
         perm = (1, 0) + tuple(range(2, rows.ndim))

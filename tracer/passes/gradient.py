@@ -40,7 +40,8 @@ class GradientGraph:
     gradient graph serves every forward graph of the same structure.
     """
 
-    __slots__ = ("graph", "seeds", "residuals", "source_outputs", "vectorized", "straight_line", "eager_runs")
+    __slots__ = ("graph", "seeds", "residuals", "source_outputs", "vectorized", "with_constant_seeds",
+                 "straight_line", "eager_runs")
 
     def __init__(self, graph, seeds, residuals, source_outputs):
         self.graph = graph
@@ -48,6 +49,7 @@ class GradientGraph:
         self.residuals = residuals
         self.source_outputs = source_outputs
         self.vectorized = {}  # batch size -> this graph vectorized over that many seeds
+        self.with_constant_seeds = {}  # (seed maker, shape) -> vectorized over its seeds, held as a constant
         self.straight_line = None  # the graph as straight-line numpy, made when it runs again
         self.eager_runs = 0  # runs on eager values before straight_line was made
 
