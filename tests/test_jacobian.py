@@ -163,6 +163,14 @@ def test_an_eager_jacobian_holds_its_seeds_as_a_constant_and_drops_the_products_
     chunked = tape.jacobian(y, x, parallel_iterations=4)  # runs of seeds as inputs: the GEMM stays
     assert any(node.op == "matmul" for node in graphs[-1].nodes)
     np.testing.assert_allclose(chunked.numpy(), jac.numpy(), rtol=1e-14, atol=1e-15)
+    with tt.GradientTape() as tape:  # seeds that no rule removes stay an input, not a kept constant
+        tape.watch(x)
+        y = tt.sin(x) * x
+    elementwise = tape.jacobian(y, x)
+    assert not any(node.attrs.get("one_hot_seeds") for node in graphs[-1].nodes)
+    assert graphs[-1].inputs[0].attrs["name"] == "seed0" and graphs[-1].inputs[0].shape == (5, 5)
+    np.testing.assert_allclose(elementwise.numpy(), np.diag(np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())),
+                               rtol=1e-14, atol=1e-15)
 
 
 def test_eager_and_compiled_jacobians_agree_where_the_matrix_holds_nan_and_inf():

@@ -42,7 +42,8 @@ def gradient_rows(rec, prepared, make_seeds, target, use_pfor, parallel_iteratio
     """
     if use_pfor and not parallel_iterations and state.trace is None and prepared.grad.seeds[0] is not None:
         constant_seeds = _with_constant_seeds(prepared, make_seeds, target)
-        return [_dense(g, batched=True) for g in run_gradient(rec, constant_seeds, [])]
+        if constant_seeds is not None:
+            return [_dense(g, batched=True) for g in run_gradient(rec, constant_seeds, [])]
     seeds = make_seeds(target.shape, target.dtype)
     rows = seeds.shape[0]
     if not use_pfor:
@@ -91,11 +92,12 @@ def _vectorized(prepared, size):
 
 
 def _with_constant_seeds(prepared, make_seeds, target):
-    """`prepared` vectorized over all of its seeds, which it holds as a constant, and simplified."""
+    """`prepared` vectorized over all of its seeds, which it holds as a constant, and simplified;
+    None when the simplified graph still reads the seeds (it would keep a rows x size array
+    alive for nothing: they are then fed as an input, as in a chunked run)."""
     grad = prepared.grad
     key = (make_seeds, target.shape)
-    cached = grad.with_constant_seeds.get(key)
-    if cached is None:
+    if key not in grad.with_constant_seeds:
         seeds = make_seeds(target.shape, target.dtype)
         batched = _vectorized(prepared, seeds.shape[0]).grad
         (seed_input,) = batched.seeds
@@ -104,9 +106,12 @@ def _with_constant_seeds(prepared, make_seeds, target):
         graph = rebuild(batched.graph, lambda node: constant if node is seed_input else node)
         graph = eliminate_common_subexpressions(simplify(graph))
         graph = with_outputs([i for i in graph.inputs if i is not seed_input], graph.outputs)
-        cached = GradientGraph(graph, [None], batched.residuals, batched.source_outputs)
-        grad.with_constant_seeds[key] = cached
-    return PreparedGradient(cached, prepared.residual_sources)
+        reads_seeds = any(node.attrs.get("one_hot_seeds") for node in graph.nodes)
+        grad.with_constant_seeds[key] = (
+            None if reads_seeds else GradientGraph(graph, [None], batched.residuals, batched.source_outputs)
+        )
+    cached = grad.with_constant_seeds[key]
+    return None if cached is None else PreparedGradient(cached, prepared.residual_sources)
 
 
 def _dense(gradient, batched=False):
