@@ -18,10 +18,10 @@ from tracer.context import state
 from tracer.dtypes import as_dtype
 from tracer.indexed_slices import IndexedSlices
 from tracer.ir import Literal, Node
+from tracer.ir.rewrite import rebuild, with_outputs
 from tracer.ops import structure_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
-from tracer.ir.rewrite import rebuild, with_outputs
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.gradient import GradientGraph
 from tracer.passes.simplify import simplify
