@@ -229,25 +229,6 @@ def test_pow_gradient_with_respect_to_the_exponent_is_zero_for_nonpositive_base(
     np.testing.assert_allclose(gy, [0.0, 0.0, 8.0 * np.log(2.0)])
 
 
-def test_third_and_fourth_derivatives_of_sin():
-    x = tt.constant(0.7, dtype=tt.float64)
-    with tt.GradientTape() as t4:
-        t4.watch(x)
-        with tt.GradientTape() as t3:
-            t3.watch(x)
-            with tt.GradientTape() as t2:
-                t2.watch(x)
-                with tt.GradientTape() as t1:
-                    t1.watch(x)
-                    y = tt.sin(x)
-                d1 = t1.gradient(y, x)
-            d2 = t2.gradient(d1, x)
-        d3 = t3.gradient(d2, x)
-    d4 = t4.gradient(d3, x)
-    np.testing.assert_allclose([float(d1), float(d2), float(d3), float(d4)],
-                               [np.cos(0.7), -np.sin(0.7), -np.cos(0.7), np.sin(0.7)], rtol=1e-12)
-
-
 def test_stable_forms_stay_finite_at_extremes():
     (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.softmax(x) * [1.0, 2.0, 3.0]), [1000.0, 0.0, -1000.0])
     assert np.all(np.isfinite(g))
