@@ -10,7 +10,15 @@ B7 per-call time of a compiled gradient of x*x at a scalar.
 
 import numpy as np
 
-FULL = {"B1": 200, "B2": (128, 784, 512, 10), "B3": 4 * 1024 * 1024, "B4": 256, "B4b": (64, 256), "B5": 100, "B7": 1}
+FULL = {
+    "B1": 200,
+    "B2": (128, 784, 512, 10),
+    "B3": 4 * 1024 * 1024,
+    "B4": 256,
+    "B4b": (64, 256),
+    "B5": 100,
+    "B7": 1,
+}
 QUICK = {"B1": 20, "B2": (8, 16, 12, 4), "B3": 4096, "B4": 8, "B4b": (4, 8), "B5": 6, "B7": 1}
 WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7")
 # how closely each system must agree with the numpy reference before it is timed
@@ -35,12 +43,18 @@ def make(workload, quick):
     if workload == "B3":
         return {"x": rng.standard_normal(size).astype(np.float32)}
     if workload == "B4":
-        return {"w": (rng.standard_normal((size, size)) / np.sqrt(size)).astype(np.float32),
-                "b": rng.standard_normal(size).astype(np.float32), "x": rng.standard_normal(size).astype(np.float32)}
+        return {
+            "w": (rng.standard_normal((size, size)) / np.sqrt(size)).astype(np.float32),
+            "b": rng.standard_normal(size).astype(np.float32),
+            "x": rng.standard_normal(size).astype(np.float32),
+        }
     if workload == "B4b":
         batch, n = size
-        return {"w": (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32),
-                "b": rng.standard_normal(n).astype(np.float32), "x": rng.standard_normal((batch, n)).astype(np.float32)}
+        return {
+            "w": (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32),
+            "b": rng.standard_normal(n).astype(np.float32),
+            "x": rng.standard_normal((batch, n)).astype(np.float32),
+        }
     if workload == "B5":
         return {"x": rng.standard_normal(size).astype(np.float32)}
     if workload == "B7":

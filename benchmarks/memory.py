@@ -13,8 +13,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import tracer as tt  # noqa: E402
-from data import make  # noqa: E402
+from data import make
+
+import tracer as tt
 
 
 def held_by(tape):
@@ -22,7 +23,12 @@ def held_by(tape):
     rec = tape._recording_state
     if rec is None:
         return 0
-    arrays = {id(t._value): t._value for saved in rec.saved.values() for t in saved if t._value is not None}
+    arrays = {
+        id(t._value): t._value
+        for saved in rec.saved.values()
+        for t in saved
+        if t._value is not None
+    }
     return sum(np.asarray(a).nbytes for a in arrays.values())
 
 

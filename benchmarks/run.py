@@ -41,13 +41,18 @@ SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 
 
 def run_worker(workload, system, quick):
-    command = [sys.executable, os.path.join(HERE, "worker.py"), workload, system] + (["--quick"] if quick else [])
+    command = [sys.executable, os.path.join(HERE, "worker.py"), workload, system] + (
+        ["--quick"] if quick else []
+    )
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired:
         return {"status": "failed", "detail": "timed out"}
     if result.returncode != 0 or not result.stdout.strip():
-        return {"status": "failed", "detail": (result.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+        return {
+            "status": "failed",
+            "detail": (result.stderr.strip().splitlines() or ["no output"])[-1][:200],
+        }
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -55,14 +60,16 @@ def run_script(name, quick):
     command = [sys.executable, os.path.join(HERE, name)] + (["--quick"] if quick else [])
     result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
-        return {"status": "failed", "detail": (result.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+        return {
+            "status": "failed",
+            "detail": (result.stderr.strip().splitlines() or ["no output"])[-1][:200],
+        }
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def dram_bound_seconds(quick):
     """The time to read x and write its gradient (B3) at the bandwidth numpy copies with."""
     import numpy as np
-
     from data import FULL, QUICK
     from timing import median_seconds
 
@@ -87,18 +94,28 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats")
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument("--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8)")
-    parser.add_argument("--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})")
-    parser.add_argument("--rounds", type=int, help="runs of the whole suite; each system keeps its fastest "
-                        "(default 3, 1 with --quick)")
+    parser.add_argument(
+        "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="runs of the whole suite; each system keeps its fastest (default 3, 1 with --quick)",
+    )
     options = parser.parse_args(argv)
     chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8"]
-    systems = [s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES]
+    systems = [
+        s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
+    ]
     workloads = [w for w in chosen if w in WORKLOADS]
     rounds = options.rounds or (1 if options.quick else 3)
     from data import make
 
-    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
-               "quick": options.quick, "rounds": rounds}
+    results = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+        "quick": options.quick,
+        "rounds": rounds,
+    }
     every_round = {w: {s: [] for s in systems} for w in workloads}
     bounds, startups = [], []
     for number in range(1, rounds + 1):
@@ -106,7 +123,9 @@ def main(argv=None):
         for workload in workloads:
             for system in systems:
                 earlier = every_round[workload][system]
-                if earlier and earlier[-1]["status"] != "ok":  # skipped, n/a, wrong or failed: once is enough
+                if (
+                    earlier and earlier[-1]["status"] != "ok"
+                ):  # skipped, n/a, wrong or failed: once is enough
                     continue
                 earlier.append(run_worker(workload, system, options.quick))
             if workload == "B3":
@@ -116,30 +135,43 @@ def main(argv=None):
     for workload in workloads:
         results[workload] = {s: fastest(r) for s, r in every_round[workload].items()}
         for system, measured in every_round[workload].items():
-            results[workload][system]["round_seconds"] = [r["seconds"] for r in measured if r["status"] == "ok"]
+            results[workload][system]["round_seconds"] = [
+                r["seconds"] for r in measured if r["status"] == "ok"
+            ]
         ops = make(workload, options.quick).get("ops", 1) if workload == "B1" else 1
         print_workload(workload, results[workload], ops)
         if workload == "B3":
             bound, bandwidth = min(bounds)
             results["B3 DRAM bound seconds"] = bound
             compiled = results[workload].get("tracer-compiled", {})
-            distance = f", tracer compiled is {compiled['seconds'] / bound:.1f}x the bound" if compiled.get("seconds") else ""
-            print(f"  DRAM bound: {bound * 1e3:.2f} ms (reading x and writing the gradient at "
-                  f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){distance}")
+            distance = (
+                f", tracer compiled is {compiled['seconds'] / bound:.1f}x the bound"
+                if compiled.get("seconds")
+                else ""
+            )
+            print(
+                f"  DRAM bound: {bound * 1e3:.2f} ms (reading x and writing the gradient at "
+                f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){distance}"
+            )
     if "B6" in chosen:
         results["B6"] = fastest_startup(startups)
         print("\nB6 time to first result (a new process each)")
         for name, r in results["B6"].items():
-            text = (f"import {r['import_seconds']:.2f} s, first result {r['first_result_seconds']:.3f} s"
-                    if r["status"] == "ok" else r["status"] + ": " + r.get("detail", ""))
+            text = (
+                f"import {r['import_seconds']:.2f} s, first result {r['first_result_seconds']:.3f} s"
+                if r["status"] == "ok"
+                else r["status"] + ": " + r.get("detail", "")
+            )
             print(f"  {name:32} {text}")
     if "B8" in chosen:
         results["B8"] = run_script("memory.py", options.quick)
         print("\nB8 memory of the B2 step on an eager tape")
         for name, r in results["B8"].items():
             if "peak_bytes" in r:
-                print(f"  {name:16} peak {r['peak_bytes'] / 1e6:.1f} MB, held while recorded "
-                      f"{r['held_while_recorded'] / 1e6:.2f} MB, held after the step {r['held_after_step'] / 1e6:.2f} MB")
+                print(
+                    f"  {name:16} peak {r['peak_bytes'] / 1e6:.1f} MB, held while recorded "
+                    f"{r['held_while_recorded'] / 1e6:.2f} MB, held after the step {r['held_after_step'] / 1e6:.2f} MB"
+                )
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
@@ -163,8 +195,13 @@ def fastest_startup(startups):
     for report in startups:
         for name, r in report.items():
             kept = best.get(name)
-            if kept is None or kept["status"] == "ok" and (
-                    r["status"] != "ok" or r["first_result_seconds"] < kept["first_result_seconds"]):
+            if (
+                kept is None
+                or kept["status"] == "ok"
+                and (
+                    r["status"] != "ok" or r["first_result_seconds"] < kept["first_result_seconds"]
+                )
+            ):
                 best[name] = r
     return best
 

@@ -27,12 +27,19 @@ PROGRAMS = {
 
 def timed(system, env):
     setup, work = PROGRAMS[system]
-    code = (f"import time; t0 = time.perf_counter(); {setup}; t1 = time.perf_counter(); {work}; "
-            "t2 = time.perf_counter(); print(t1 - t0, t2 - t1)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    code = (
+        f"import time; t0 = time.perf_counter(); {setup}; t1 = time.perf_counter(); {work}; "
+        "t2 = time.perf_counter(); print(t1 - t0, t2 - t1)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600
+    )
     if result.returncode != 0:
         missing = "ModuleNotFoundError" in result.stderr
-        return {"status": "skipped" if missing else "failed", "detail": result.stderr.strip().splitlines()[-1][:200]}
+        return {
+            "status": "skipped" if missing else "failed",
+            "detail": result.stderr.strip().splitlines()[-1][:200],
+        }
     import_s, first_s = map(float, result.stdout.split())
     return {"status": "ok", "import_seconds": import_s, "first_result_seconds": first_s}
 
@@ -41,12 +48,18 @@ def main():
     repeats = 1 if "--quick" in sys.argv else 3
     cold, warm, jax = [], [], []
     for _ in range(repeats):
-        with tempfile.TemporaryDirectory(prefix="tracer-b6-") as cache:  # a cold cache for each first process
+        with tempfile.TemporaryDirectory(
+            prefix="tracer-b6-"
+        ) as cache:  # a cold cache for each first process
             env = dict(os.environ, TRACER_CACHE_DIR=cache)
             cold.append(timed("tracer", env))
             warm.append(timed("tracer", env))
         jax.append(timed("jax-jit", dict(os.environ)))
-    report = {"tracer cold": median(cold), "tracer warm (second process)": median(warm), "jax-jit": median(jax)}
+    report = {
+        "tracer cold": median(cold),
+        "tracer warm (second process)": median(warm),
+        "jax-jit": median(jax),
+    }
     print(json.dumps(report))
 
 

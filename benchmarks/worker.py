@@ -16,9 +16,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from data import TOLERANCE, make  # noqa: E402
-from systems import MODULES  # noqa: E402
-from systems.reference import BUILDERS as REFERENCE  # noqa: E402
+from data import TOLERANCE, make
+from systems import MODULES
+from systems.reference import BUILDERS as REFERENCE
 
 TIME_BUDGET = 2.0  # seconds of timed runs per measurement, at most
 MAX_REPEATS = 2000
@@ -52,7 +52,12 @@ def measure(workload, system, quick):
     if len(got) != len(expected) or error > TOLERANCE[workload]:
         return {"status": "wrong", "detail": f"differs from numpy by {error:.2e} (relative)"}
     timed = (lambda: convert(run())) if system == "jax-jit" else run
-    return {"status": "ok", "seconds": _median(timed, quick), "first_call_seconds": first, "error": error}
+    return {
+        "status": "ok",
+        "seconds": _median(timed, quick),
+        "first_call_seconds": first,
+        "error": error,
+    }
 
 
 def _median(function, quick):

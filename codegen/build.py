@@ -9,10 +9,10 @@ sqrt compile to one instruction, and -fwrapv gives integers numpy's wrap-around.
 
 import contextlib
 import functools
-import io
 import hashlib
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import platform
@@ -27,13 +27,28 @@ import cffi
 
 from codegen import cache
 
-FLAGS = ["-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-fwrapv", "-fno-math-errno", "-w"]
+FLAGS = [
+    "-O3",
+    "-march=native",
+    "-fPIC",
+    "-shared",
+    "-std=gnu11",
+    "-fwrapv",
+    "-fno-math-errno",
+    "-w",
+]
 # With glibc's libmvec, loops calling libm vectorize: `omp declare simd` in the prologue names
 # the vector variants (accurate to 4 ulp, NaN and Inf handled), -fopenmp-simd honours the
 # pragmas (and nothing else of OpenMP), and GCC must not merge sin and cos into sincos,
 # which has no vector variant. With OpenMP, large loop nests also run on every core
 # (-fopenmp: the `parallel for` pragmas the lowering puts on them).
-VECTOR_MATH_FLAGS = ["-fopenmp-simd", "-fno-builtin-sin", "-fno-builtin-cos", "-fno-builtin-sinf", "-fno-builtin-cosf"]
+VECTOR_MATH_FLAGS = [
+    "-fopenmp-simd",
+    "-fno-builtin-sin",
+    "-fno-builtin-cos",
+    "-fno-builtin-sinf",
+    "-fno-builtin-cosf",
+]
 TRACER_VERSION = "0.1.0"
 CDEF = "int tracer_run(char **args);"
 
@@ -76,10 +91,15 @@ def toolchain(cc):
 
         with ThreadPoolExecutor(3) as pool:  # three compiler runs at once: 50 ms off a cold start
             identity = pool.submit(_identity, path)
-            vector_math = pool.submit(_probe, path, VECTOR_MATH_PROBE, [*VECTOR_MATH_FLAGS, "-lmvec", "-lm"])
+            vector_math = pool.submit(
+                _probe, path, VECTOR_MATH_PROBE, [*VECTOR_MATH_FLAGS, "-lmvec", "-lm"]
+            )
             threads = pool.submit(_probe, path, THREADS_PROBE, ["-fopenmp"])
-            records[stamp] = {"identity": identity.result(), "vector_math": vector_math.result(),
-                              "threads": threads.result()}
+            records[stamp] = {
+                "identity": identity.result(),
+                "vector_math": vector_math.result(),
+                "threads": threads.result(),
+            }
         staging = f"{record_path}.{os.getpid()}"
         with open(staging, "w") as handle:
             json.dump(records, handle, indent=1, sort_keys=True)
@@ -114,7 +134,9 @@ VECTOR_MATH_PROBE = (
     "#pragma omp declare simd notinbranch\nfloat expf(float);\n"
     "void f(float *x) {\n#pragma omp simd\nfor (int i = 0; i < 64; i++) x[i] = expf(x[i]);\n}\n"
 )
-THREADS_PROBE = "void f(float *x) {\n#pragma omp parallel for\nfor (int i = 0; i < 64; i++) x[i] += 1;\n}\n"
+THREADS_PROBE = (
+    "void f(float *x) {\n#pragma omp parallel for\nfor (int i = 0; i < 64; i++) x[i] += 1;\n}\n"
+)
 
 
 def _probe(cc, source_text, flags):
@@ -124,8 +146,17 @@ def _probe(cc, source_text, flags):
         source = os.path.join(directory, "probe.c")
         with open(source, "w") as handle:
             handle.write(source_text)
-        command = [cc, "-O3", "-march=native", "-fPIC", "-shared", source, "-o",
-                   os.path.join(directory, "probe.so"), *flags]
+        command = [
+            cc,
+            "-O3",
+            "-march=native",
+            "-fPIC",
+            "-shared",
+            source,
+            "-o",
+            os.path.join(directory, "probe.so"),
+            *flags,
+        ]
         return subprocess.run(command, capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -140,7 +171,11 @@ def blas():
         import scipy_openblas32
     except ImportError:
         return None
-    return scipy_openblas32.get_include_dir(), scipy_openblas32.get_lib_dir(), scipy_openblas32.get_library()
+    return (
+        scipy_openblas32.get_include_dir(),
+        scipy_openblas32.get_lib_dir(),
+        scipy_openblas32.get_library(),
+    )
 
 
 def _flags():
@@ -159,8 +194,16 @@ def _cpu():
 
 def cache_key(source, uses_blas):
     cc = compiler()
-    parts = [source, compiler_identity(cc), " ".join(_flags()), TRACER_VERSION, sys.implementation.cache_tag,
-             sysconfig.get_config_var("EXT_SUFFIX") or "", _cpu(), repr(blas() if uses_blas else None)]
+    parts = [
+        source,
+        compiler_identity(cc),
+        " ".join(_flags()),
+        TRACER_VERSION,
+        sys.implementation.cache_tag,
+        sysconfig.get_config_var("EXT_SUFFIX") or "",
+        _cpu(),
+        repr(blas() if uses_blas else None),
+    ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -199,14 +242,26 @@ def _build(source, key, uses_blas, directory):
         include, lib, lib_name = blas()
         includes.append(f"-I{include}")
         libraries += [f"-L{lib}", f"-l{lib_name}", f"-Wl,-rpath,{lib}"]
-    command = [compiler(), *_flags(), *includes, c_path, "-o", os.path.join(directory, library), *libraries]
+    command = [
+        compiler(),
+        *_flags(),
+        *includes,
+        c_path,
+        "-o",
+        os.path.join(directory, library),
+        *libraries,
+    ]
     start = time.perf_counter()
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except OSError as error:
-        raise CompilerUnavailable(f"the C compiler {command[0]!r} could not be run: {error}") from None
+        raise CompilerUnavailable(
+            f"the C compiler {command[0]!r} could not be run: {error}"
+        ) from None
     if result.returncode != 0:
-        raise CompileError(f"C compilation failed ({' '.join(command[:3])} ...):\n{result.stderr[-4000:]}")
+        raise CompileError(
+            f"C compilation failed ({' '.join(command[:3])} ...):\n{result.stderr[-4000:]}"
+        )
     return library, {"name": name, "compile_seconds": round(time.perf_counter() - start, 4)}
 
 

@@ -60,7 +60,12 @@ def publish(key, build):
     staging = tempfile.mkdtemp(prefix=".build-", dir=root)
     try:
         library_name, meta = build(staging)
-        meta = dict(meta, key=key, library=library_name, sha256=file_hash(os.path.join(staging, library_name)))
+        meta = dict(
+            meta,
+            key=key,
+            library=library_name,
+            sha256=file_hash(os.path.join(staging, library_name)),
+        )
         with open(os.path.join(staging, "meta.json"), "w") as handle:
             json.dump(meta, handle, indent=1, sort_keys=True)
         entry = os.path.join(root, key)

@@ -7,8 +7,16 @@ from runtime.compiled import CompiledGraph
 
 def compile_graph(graph, name):
     """A CompiledGraph for `graph`, built (or found in the cache) now."""
-    uses_blas = any(n.op == "matmul" for n in graph.nodes) and build.blas() is not None  # importing the BLAS costs 25 ms
-    plan = lower(graph, title=_safe(name), blas=uses_blas, vector_math=build.vector_math(), threads=build.threads())
+    uses_blas = (
+        any(n.op == "matmul" for n in graph.nodes) and build.blas() is not None
+    )  # importing the BLAS costs 25 ms
+    plan = lower(
+        graph,
+        title=_safe(name),
+        blas=uses_blas,
+        vector_math=build.vector_math(),
+        threads=build.threads(),
+    )
     module, meta = build.load(plan.source, uses_blas)
     return CompiledGraph(module, plan, meta)
 

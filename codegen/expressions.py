@@ -30,7 +30,9 @@ def _helper(name):
 
 
 def _tag(dtype):
-    return {"float16": "f32", "complex64": "c64", "complex128": "c128"}.get(dtype.name, dtype.short_name)
+    return {"float16": "f32", "complex64": "c64", "complex128": "c128"}.get(
+        dtype.name, dtype.short_name
+    )
 
 
 def _cast(t, out, x):

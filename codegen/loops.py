@@ -17,6 +17,7 @@ from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
 from codegen.expressions import C_EXPRESSIONS
 
+
 def format_location(location):
     """`file.py:14 (grad of log)`, as the IR printer writes it (codegen does not import tracer)."""
     if location is None:
@@ -44,7 +45,9 @@ PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more tha
 
 class Nest:
     def __init__(self, loops, statements, store, accumulator=None, reduced_loops=(), column=None):
-        self.parallel = ""  # "outer": the outermost loop runs on every core; "reduction": the sum does
+        self.parallel = (
+            ""  # "outer": the outermost loop runs on every core; "reduction": the sum does
+        )
         self.loops = loops  # [(index name, extent)] outside the accumulator
         self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
         self.statements = statements  # [(C statement, comment)]
@@ -90,7 +93,9 @@ class Emitter:
                 stack.extend(reversed(missing))
                 continue
             stack.pop()
-            self.memo[key] = self._compute(current, current_map, [self.memo[_key(n, m)] for n, m in needed])
+            self.memo[key] = self._compute(
+                current, current_map, [self.memo[_key(n, m)] for n, m in needed]
+            )
         return self.memo[goal]
 
     def _operands(self, node, index_map):
@@ -120,7 +125,11 @@ class Emitter:
         return self._temporary(node, expression)
 
     def _load(self, name, node, flat):
-        return self._temporary(node, f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]", note=f"{self.names.get(id(node), '')} read {name}".strip())
+        return self._temporary(
+            node,
+            f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]",
+            note=f"{self.names.get(id(node), '')} read {name}".strip(),
+        )
 
     def _temporary(self, node, expression, note=None):
         if node.dtype.name == "float16":
@@ -248,8 +257,13 @@ def _parallel_kind(nest):
         return "outer"
     if not nest.loops and nest.column and nest.column.block < nest.column.extent:
         return "blocks"
-    if (not nest.loops and not nest.column and nest.accumulator is not None and nest.accumulator.simd
-            and nest.reduced_loops[0][1] >= 2):
+    if (
+        not nest.loops
+        and not nest.column
+        and nest.accumulator is not None
+        and nest.accumulator.simd
+        and nest.reduced_loops[0][1] >= 2
+    ):
         return "reduction"
     return ""
 
@@ -272,7 +286,11 @@ def _reduction_nest(emitter, root, node):
         out_map = tuple(Affine() if k in axes else index_map[k] for k in range(len(source.shape)))
     else:
         out_map = tuple(index_map[k] for k in kept)
-    acc_type = _accumulator_type(root.dtype) if root.op in ("reduce_sum", "reduce_prod") else compute(root.dtype)
+    acc_type = (
+        _accumulator_type(root.dtype)
+        if root.op in ("reduce_sum", "reduce_prod")
+        else compute(root.dtype)
+    )
     update, init = ACCUMULATE[root.op]
     if root.dtype.is_integer and root.op in ("reduce_max", "reduce_min"):
         init = _integer_extremum(root.op, root.dtype)
@@ -281,9 +299,15 @@ def _reduction_nest(emitter, root, node):
     last = len(source.shape) - 1
     if axes and kept and kept[-1] == last:
         blocks = max(1, -(-source.shape[last] // COLUMN_BLOCK))
-        column = Column(INDEX[last], source.shape[last], -(-source.shape[last] // blocks))  # equal blocks
+        column = Column(
+            INDEX[last], source.shape[last], -(-source.shape[last] // blocks)
+        )  # equal blocks
         kept = kept[:-1]
-        acc = f"acc[{column.index}]" if column.block == column.extent else f"acc[{column.index} - block_start]"
+        acc = (
+            f"acc[{column.index}]"
+            if column.block == column.extent
+            else f"acc[{column.index} - block_start]"
+        )
     accumulator = Accumulator(
         acc_type,
         init,
@@ -312,6 +336,3 @@ def _comment(node):
     where = format_location(node.location)
     label = node.attrs["kernel"].name if node.op == "fused" else node.op
     return f"{label}: {node.dtype.short_name}{list(node.shape)}" + (f"  # {where}" if where else "")
-
-
-

@@ -7,7 +7,6 @@ by a later one as soon as the last kernel that reads it has run. Outputs that ar
 inputs or constants are not computed in C; the plan says where the caller finds them.
 """
 
-
 import numpy as np
 
 from codegen import templates
@@ -51,9 +50,15 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
     plan.input_shapes = [n.shape for n in graph.inputs]
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     outputs = {id(o) for o in graph.outputs}
-    aliases = {id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)}
+    aliases = {
+        id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)
+    }
     computed = [n for n in graph.nodes if n.op not in LEAVES and id(n) not in aliases]
-    constants = [n for n in graph.nodes if n.op == "const" and any(n is i for c in computed for i in c.inputs)]
+    constants = [
+        n
+        for n in graph.nodes
+        if n.op == "const" and any(n is i for c in computed for i in c.inputs)
+    ]
     for node in constants:
         pointers[id(node)] = f"args[{len(graph.inputs) + len(plan.constants)}]"
         plan.constants.append(np.ascontiguousarray(node.attrs["value"].array))
@@ -92,11 +97,22 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
             call = f"if ({call}) return {code};"
         else:
             call += ";"
-        steps.append({"call": call, "comment": f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}"})
+        steps.append(
+            {
+                "call": call,
+                "comment": f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}",
+            }
+        )
     prologue = templates.render("prologue.h.j2", title=title, blas=blas, vector_math=vector_math)
     plan.source = templates.render(
-        "module.c.j2", prologue=prologue, kernels=kernels, steps=steps, title=title,
-        n_inputs=len(graph.inputs), n_constants=len(plan.constants), n_outputs=len(plan.buffers),
+        "module.c.j2",
+        prologue=prologue,
+        kernels=kernels,
+        steps=steps,
+        title=title,
+        n_inputs=len(graph.inputs),
+        n_constants=len(plan.constants),
+        n_outputs=len(plan.buffers),
     )
     return plan
 
@@ -124,7 +140,11 @@ def _moves_no_data(node):
     if node.op != "fused":
         return False
     body = node.attrs["kernel"].body
-    return len(body.nodes) == 2 and body.nodes[1].op == "reshape" and body.nodes[1].inputs[0] is body.inputs[0]
+    return (
+        len(body.nodes) == 2
+        and body.nodes[1].op == "reshape"
+        and body.nodes[1].inputs[0] is body.inputs[0]
+    )
 
 
 def _source(node_id, aliases):
@@ -179,8 +199,6 @@ def _render_kernel(node, name, blas, threads):
     return render(node, name, blas)
 
 
-
-
 def _comment(node):
     return f"{node.op}: {node.dtype.short_name}{list(node.shape)}{_where(node, '  #')}"
 
@@ -202,10 +220,20 @@ def _matmul(node, name, blas):
     b_batch = _batch_offset(index, batch, b.shape[:-2])
     routine = {"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None
     return templates.render(
-        "matmul.c.j2", comment=_comment(node), name=name, T=storage(node.dtype),
-        batch_loops=[(INDEX[d], e) for d, e in enumerate(batch)], m=m, k=k, n=n,
-        a_offset=a_batch.c(INDEX), b_offset=b_batch.c(INDEX),
-        out_offset=offset(index, batch).c(INDEX), blas=routine, ta=ta, tb=tb,
+        "matmul.c.j2",
+        comment=_comment(node),
+        name=name,
+        T=storage(node.dtype),
+        batch_loops=[(INDEX[d], e) for d, e in enumerate(batch)],
+        m=m,
+        k=k,
+        n=n,
+        a_offset=a_batch.c(INDEX),
+        b_offset=b_batch.c(INDEX),
+        out_offset=offset(index, batch).c(INDEX),
+        blas=routine,
+        ta=ta,
+        tb=tb,
     ), False
 
 
@@ -219,9 +247,16 @@ def _gather_like(template):
         data, indices = node.inputs
         full = node.attrs["shape"] if "shape" in node.attrs else data.shape
         return templates.render(
-            template, comment=_comment(node), name=name, T=storage(node.dtype),
-            I=storage(indices.dtype), outer=int(np.prod(full[:axis])), size=full[axis],
-            inner=int(np.prod(full[axis + 1 :])), count=int(np.prod(indices.shape)), error=1,
+            template,
+            comment=_comment(node),
+            name=name,
+            T=storage(node.dtype),
+            I=storage(indices.dtype),
+            outer=int(np.prod(full[:axis])),
+            size=full[axis],
+            inner=int(np.prod(full[axis + 1 :])),
+            count=int(np.prod(indices.shape)),
+            error=1,
         ), True
 
     return render
@@ -232,10 +267,18 @@ def _scan(node, name, blas):
     shape = node.shape
     operator = "+" if node.op == "cumsum" else "*"
     return templates.render(
-        "scan.c.j2", comment=_comment(node), name=name, T=storage(node.dtype), C=compute(node.dtype),
-        outer=int(np.prod(shape[:axis])), n=shape[axis], inner=int(np.prod(shape[axis + 1 :])),
-        identity="0" if node.op == "cumsum" else "1", combine=f"acc {operator} ({compute(node.dtype)})x[at]",
-        exclusive=node.attrs["exclusive"], reverse=node.attrs["reverse"],
+        "scan.c.j2",
+        comment=_comment(node),
+        name=name,
+        T=storage(node.dtype),
+        C=compute(node.dtype),
+        outer=int(np.prod(shape[:axis])),
+        n=shape[axis],
+        inner=int(np.prod(shape[axis + 1 :])),
+        identity="0" if node.op == "cumsum" else "1",
+        combine=f"acc {operator} ({compute(node.dtype)})x[at]",
+        exclusive=node.attrs["exclusive"],
+        reverse=node.attrs["reverse"],
     ), False
 
 
@@ -243,9 +286,16 @@ def _argreduce(node, name, blas):
     (x,) = node.inputs
     axis = node.attrs["axis"]
     return templates.render(
-        "argreduce.c.j2", comment=_comment(node), name=name, T=storage(x.dtype), C=compute(x.dtype),
-        O=storage(node.dtype), outer=int(np.prod(x.shape[:axis])), n=x.shape[axis],
-        inner=int(np.prod(x.shape[axis + 1 :])), compare=">" if node.op == "argmax" else "<",
+        "argreduce.c.j2",
+        comment=_comment(node),
+        name=name,
+        T=storage(x.dtype),
+        C=compute(x.dtype),
+        O=storage(node.dtype),
+        outer=int(np.prod(x.shape[:axis])),
+        n=x.shape[axis],
+        inner=int(np.prod(x.shape[axis + 1 :])),
+        compare=">" if node.op == "argmax" else "<",
     ), False
 
 
@@ -261,7 +311,11 @@ def _concat(node, name, blas):
     for k, part in enumerate(node.inputs):
         index = identity_map(len(part.shape))
         shifted = tuple(a + start if d == axis else a for d, a in enumerate(index))
-        nests.append(copy_nest(f"p{k}", part.shape, index, shifted, node.shape, node.dtype, _loops(part.shape)))
+        nests.append(
+            copy_nest(
+                f"p{k}", part.shape, index, shifted, node.shape, node.dtype, _loops(part.shape)
+            )
+        )
         params.append((storage(part.dtype), f"p{k}"))
         start += part.shape[axis]
     return _loop_kernel(node, name, params, nests)
@@ -269,7 +323,11 @@ def _concat(node, name, blas):
 
 def _slice_grad(node, name, blas):
     (g,) = node.inputs
-    zero = Nest(_loops(node.shape), [], f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = 0;")
+    zero = Nest(
+        _loops(node.shape),
+        [],
+        f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = 0;",
+    )
     index = identity_map(len(g.shape))
     target = slice_source_map(node.attrs["index"], index, len(node.shape))
     write = copy_nest("p0", g.shape, index, target, node.shape, node.dtype, _loops(g.shape))
@@ -282,7 +340,10 @@ def _tile(node, name, blas):
     copies = [Affine.index(2 * d) for d in range(rank)]
     within = [Affine.index(2 * d + 1) for d in range(rank)]
     out_map = tuple(c * x.shape[d] + w for d, (c, w) in enumerate(zip(copies, within)))
-    loops = [(INDEX[i], extent) for i, extent in enumerate(e for d in range(rank) for e in (multiples[d], x.shape[d]))]
+    loops = [
+        (INDEX[i], extent)
+        for i, extent in enumerate(e for d in range(rank) for e in (multiples[d], x.shape[d]))
+    ]
     nest = copy_nest("p0", x.shape, tuple(within), out_map, node.shape, node.dtype, loops)
     return _loop_kernel(node, name, [(storage(x.dtype), "p0")], [nest])
 
@@ -304,5 +365,3 @@ SPECIAL = {
     "slice_grad": _slice_grad,
     "tile": _tile,
 }
-
-

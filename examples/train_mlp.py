@@ -31,11 +31,13 @@ def train(steps=600, learning_rate=0.02, seed=0, log_every=100):
     tt.random.set_seed(seed)
     features, labels = spirals(seed=seed)
     x, y = tt.constant(features), tt.constant(labels)
-    model = tt.layers.Sequential([
-        tt.layers.Dense(64, activation="relu"),
-        tt.layers.Dense(64, activation="relu"),
-        tt.layers.Dense(3),
-    ])
+    model = tt.layers.Sequential(
+        [
+            tt.layers.Dense(64, activation="relu"),
+            tt.layers.Dense(64, activation="relu"),
+            tt.layers.Dense(3),
+        ]
+    )
     optimizer = tt.optimizers.Adam(learning_rate)
     losses = []
     for step in range(steps + 1):
@@ -60,4 +62,6 @@ if __name__ == "__main__":
     start = time.perf_counter()
     _, train_accuracy, test_accuracy = train()
     seconds = time.perf_counter() - start
-    print(f"accuracy: training {train_accuracy:.1%}, held out {test_accuracy:.1%} ({seconds:.1f} s)")
+    print(
+        f"accuracy: training {train_accuracy:.1%}, held out {test_accuracy:.1%} ({seconds:.1f} s)"
+    )

@@ -19,8 +19,10 @@ class CompiledGraph:
         self.c_source = plan.source
         self.meta = meta
         self.call_source, scope = _call_function(module, plan)
-        exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)  # noqa: S102 - generated here
-        self.run = scope["call"]  # run(arrays) -> output arrays; callers on a hot path hold on to it
+        exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
+        self.run = scope[
+            "call"
+        ]  # run(arrays) -> output arrays; callers on a hot path hold on to it
 
     def __call__(self, arrays):
         return self.run(arrays)
@@ -40,7 +42,9 @@ def _call_function(module, plan):
         "empty": np.empty,
         "copy": np.array,
         "contiguous": np.ascontiguousarray,
-        "failed": lambda code: IndexError(plan.errors.get(code, f"compiled code failed with code {code}")),
+        "failed": lambda code: IndexError(
+            plan.errors.get(code, f"compiled code failed with code {code}")
+        ),
         "constants": constants,  # kept alive as long as the pointers to them
         "constant_pointers": [ffi.from_buffer(c) for c in constants],
     }
@@ -54,7 +58,9 @@ def _call_function(module, plan):
     for k, (dtype, shape) in enumerate(zip(plan.input_dtypes, plan.input_shapes)):
         scope[f"d{k}"] = np.dtype(dtype)
         scope[f"t{k}"] = np.dtype(dtype).type
-        check = f"type(a{k}) is not ndarray or a{k}.dtype is not d{k} or not a{k}.flags.c_contiguous"
+        check = (
+            f"type(a{k}) is not ndarray or a{k}.dtype is not d{k} or not a{k}.flags.c_contiguous"
+        )
         if shape == ():
             check = f"type(a{k}) is not t{k} and ({check})"
         lines += [
@@ -68,7 +74,10 @@ def _call_function(module, plan):
     first_buffer = n_inputs + n_constants
     for k, (shape, dtype) in enumerate(plan.buffers):
         scope[f"s{k}"], scope[f"bd{k}"] = shape, np.dtype(dtype)
-        lines += [f"    b{k} = empty(s{k}, bd{k})", f"    args[{first_buffer + k}] = from_buffer(b{k})"]
+        lines += [
+            f"    b{k} = empty(s{k}, bd{k})",
+            f"    args[{first_buffer + k}] = from_buffer(b{k})",
+        ]
     if plan.workspace_bytes:
         lines.append(f"    workspace = empty({plan.workspace_bytes}, 'uint8')")
         lines.append(f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)")

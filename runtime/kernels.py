@@ -16,6 +16,7 @@ KERNELS = {}
 def kernel(name, quiet=False):
     def register(function):
         if quiet:
+
             def run_quietly(*args, **attrs):
                 with np.errstate(all="ignore"):
                     return function(*args, **attrs)
@@ -44,6 +45,8 @@ KERNELS["imag"] = np.imag
 def make_complex(re, im):
     dtype = np.complex64 if np.result_type(re) == np.float32 else np.complex128
     return np.asarray(re + 1j * np.asarray(im), dtype=dtype)
+
+
 KERNELS["abs"] = np.abs
 KERNELS["sign"] = np.sign
 KERNELS["sin"] = np.sin
@@ -168,7 +171,9 @@ def cast(x, dtype):
 def numpy_index(index):
     """The numpy index for a `slice` op's canonical `index` attribute (see tracer.ops.array_ops)."""
     return tuple(
-        slice(item[0], None if item[1] < 0 else item[1], item[2]) if isinstance(item, tuple) else item
+        slice(item[0], None if item[1] < 0 else item[1], item[2])
+        if isinstance(item, tuple)
+        else item
         for item in index
     )
 
@@ -250,7 +255,9 @@ def _scan(accumulate, identity):
         out = accumulate(x, axis=axis, dtype=x.dtype)
         if exclusive:
             first = np.full_like(np.take(out, [0], axis=axis), identity)
-            out = np.concatenate([first, np.take(out, np.arange(x.shape[axis] - 1), axis=axis)], axis=axis)
+            out = np.concatenate(
+                [first, np.take(out, np.arange(x.shape[axis] - 1), axis=axis)], axis=axis
+            )
         return np.flip(out, axis) if reverse else out
 
     return run
@@ -262,7 +269,9 @@ KERNELS["cumprod"] = _scan(np.cumprod, 1)
 
 @kernel("matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False):
-    return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b)
+    return np.matmul(
+        np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b
+    )
 
 
 # Creation.

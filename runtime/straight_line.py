@@ -22,7 +22,7 @@ def straight_line(graph):
     values of `graph.outputs`."""
     text, names = _generate(graph)
     scope = dict(names)
-    exec(compile(text, "<tracer straight-line graph>", "exec"), scope)  # noqa: S102 - our own generated code
+    exec(compile(text, "<tracer straight-line graph>", "exec"), scope)
     return scope["run"]
 
 
@@ -65,9 +65,17 @@ def _generate(graph):
                 names[name + "_attrs"] = dict(node.attrs)
                 args.append(f"**{name}_attrs")
             body.append(f"{name} = {kernel}({', '.join(args)})")
-        dead = [var[id(i)] for i in dict.fromkeys(node.inputs) if last_use[id(i)] == step and id(i) not in kept]
+        dead = [
+            var[id(i)]
+            for i in dict.fromkeys(node.inputs)
+            if last_use[id(i)] == step and id(i) not in kept
+        ]
         if dead:
             body.append(f"del {', '.join(dead)}")
     outputs = ", ".join(var[id(n)] for n in graph.outputs)
-    text = f"def run({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body) + f"    return [{outputs}]\n"
+    text = (
+        f"def run({', '.join(params)}):\n"
+        + "".join(f"    {line}\n" for line in body)
+        + f"    return [{outputs}]\n"
+    )
     return text, names

@@ -22,7 +22,10 @@ def _settings(args):
 
 
 def _shifted(args, direction, step):
-    return [tt.constant(np.asarray(a + step * d, dtype=np.asarray(a).dtype)) for a, d in zip(args, direction)]
+    return [
+        tt.constant(np.asarray(a + step * d, dtype=np.asarray(a).dtype))
+        for a, d in zip(args, direction)
+    ]
 
 
 def _directional(function, xs, direction):
@@ -70,7 +73,9 @@ def check_second_order(f, args, seed=1):
             inner.watch(list(xs))
             value = loss(*xs)
         grads = inner.gradient(value, list(xs))
-        terms = [tt.reduce_sum(tt.cast(g, tt.float64) * d) for g, d in zip(grads, v) if g is not None]
+        terms = [
+            tt.reduce_sum(tt.cast(g, tt.float64) * d) for g, d in zip(grads, v) if g is not None
+        ]
         return tt.add_n(terms) if terms else tt.constant(0.0, dtype=tt.float64)
 
     analytic, _ = _directional(grad_along_v, args, u)

@@ -23,9 +23,15 @@ def derivatives(function, count):
                 inner.watch(list(xs))
                 value = function(*xs)
                 weight = tt.cast(tt.constant(_fixed(value.shape, 1)), value.dtype)
-                loss = tt.reduce_sum(tt.math.real(value * weight)) if value.dtype.is_complex else tt.reduce_sum(value * weight)
+                loss = (
+                    tt.reduce_sum(tt.math.real(value * weight))
+                    if value.dtype.is_complex
+                    else tt.reduce_sum(value * weight)
+                )
             grads = inner.gradient(loss, list(xs), unconnected_gradients="zero")
-            along = tt.add_n([tt.reduce_sum(tt.cast(g, tt.float64) * _fixed(g.shape, 2)) for g in grads])
+            along = tt.add_n(
+                [tt.reduce_sum(tt.cast(g, tt.float64) * _fixed(g.shape, 2)) for g in grads]
+            )
         second = outer.gradient(along, list(xs), unconnected_gradients="zero")
         return [value, *grads, *second]
 
@@ -59,8 +65,25 @@ def test_interpreter_and_c_agree_on_values_and_two_orders_of_derivatives(name):
     _compare(c_results, eager, dtype)
 
 
-FLOAT32_CASES = ["add", "mul", "div", "exp", "log", "tanh", "sigmoid", "softplus", "matmul", "reduce_sum",
-                 "reduce_max", "softmax", "log_softmax", "sparse_softmax_cross_entropy", "gather", "concat", "tile"]
+FLOAT32_CASES = [
+    "add",
+    "mul",
+    "div",
+    "exp",
+    "log",
+    "tanh",
+    "sigmoid",
+    "softplus",
+    "matmul",
+    "reduce_sum",
+    "reduce_max",
+    "softmax",
+    "log_softmax",
+    "sparse_softmax_cross_entropy",
+    "gather",
+    "concat",
+    "tile",
+]
 
 
 @pytest.mark.parametrize("name", FLOAT32_CASES)
@@ -81,7 +104,9 @@ def test_ops_standing_alone_outside_any_fused_kernel_lower_to_c():
         return tt.reduce_sum(tt.maximum(x, y) * y - x, axis=1), tt.transpose(x)[1:, ::2]
 
     x, y = tt.constant(rng.standard_normal((3, 4))), tt.constant(rng.standard_normal((3, 4)))
-    unfused = tt.function(f, backend="interpreter").get_concrete_function(x, y).stages["deduplicated"]
+    unfused = (
+        tt.function(f, backend="interpreter").get_concrete_function(x, y).stages["deduplicated"]
+    )
     assert not any(n.op == "fused" for n in unfused.nodes)
     compiled = compile_graph(unfused, "unfused")([x.numpy(), y.numpy()])
     for got, want in zip(compiled, evaluate(unfused, [x.numpy(), y.numpy()])):
@@ -89,23 +114,39 @@ def test_ops_standing_alone_outside_any_fused_kernel_lower_to_c():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("op", ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_mean"])
+@pytest.mark.parametrize(
+    "op", ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_mean"]
+)
 def test_reductions_that_keep_the_innermost_axis_match_numpy(op, dtype):
     """Reductions over leading axes loop over the kept innermost axis inside (an array of
     accumulators, in blocks when the axis is long): values, NaN and Inf as numpy's."""
     from codegen.loops import COLUMN_BLOCK
 
     reduce = getattr(tt, op) if hasattr(tt, op) else getattr(tt.math, op)
-    numpy_reduce = {"reduce_sum": np.sum, "reduce_prod": np.prod, "reduce_max": np.max, "reduce_min": np.min,
-                    "reduce_mean": np.mean}[op]
+    numpy_reduce = {
+        "reduce_sum": np.sum,
+        "reduce_prod": np.prod,
+        "reduce_max": np.max,
+        "reduce_min": np.min,
+        "reduce_mean": np.mean,
+    }[op]
     short = rng.uniform(0.5, 1.5, (6, 5, 37)).astype(dtype)
     short[1, 2, 3], short[4, 0, 30], short[2, 3, 36] = np.nan, np.inf, -np.inf
-    long = rng.uniform(0.99, 1.01, (90, COLUMN_BLOCK + 500)).astype(dtype)  # two blocks, shared by threads
+    long = rng.uniform(0.99, 1.01, (90, COLUMN_BLOCK + 500)).astype(
+        dtype
+    )  # two blocks, shared by threads
     long[7, COLUMN_BLOCK + 3], long[80, 5] = np.nan, -np.inf
-    cases = [(short, 0, "acc[37]"), (short, 1, "acc[37]"), (short, (0, 1), "acc[37]"), (long, 0, "block_start")]
+    cases = [
+        (short, 0, "acc[37]"),
+        (short, 1, "acc[37]"),
+        (short, (0, 1), "acc[37]"),
+        (long, 0, "block_start"),
+    ]
     for data, axis, form in cases:
         for keepdims in (False, True):
-            compiled = tt.function(lambda x: reduce(x * 1.0, axis=axis, keepdims=keepdims), backend="c")
+            compiled = tt.function(
+                lambda x: reduce(x * 1.0, axis=axis, keepdims=keepdims), backend="c"
+            )
             got = compiled(tt.constant(data)).numpy()
             assert form in compiled.get_concrete_function(tt.constant(data))._executable.c_source
             want = numpy_reduce(data, axis=axis, keepdims=keepdims)

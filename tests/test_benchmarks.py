@@ -11,8 +11,15 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 def test_the_suite_runs_on_tiny_sizes(tmp_path):
     out = tmp_path / "results.json"
-    command = [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--json", str(out),
-               "--systems", "numpy,tracer-eager,tracer-compiled,torch-eager"]
+    command = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        "--quick",
+        "--json",
+        str(out),
+        "--systems",
+        "numpy,tracer-eager,tracer-compiled,torch-eager",
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     results = json.loads(out.read_text())

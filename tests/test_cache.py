@@ -42,8 +42,14 @@ def run(cache, backend="c", compiler=None):
     env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
     if compiler is not None:
         env["CC"] = str(compiler)
-    result = subprocess.run([sys.executable, "-c", PROGRAM, backend], env=env, capture_output=True, text=True,
-                            timeout=120, cwd=REPO)
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM, backend],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     return result
 
 
@@ -66,7 +72,11 @@ def logging_compiler(tmp_path):
 
 
 def compilations(log):
-    return [line for line in log.read_text().splitlines() if "--version" not in line] if log.exists() else []
+    return (
+        [line for line in log.read_text().splitlines() if "--version" not in line]
+        if log.exists()
+        else []
+    )
 
 
 def test_a_second_process_reuses_the_module_without_compiling(tmp_path, logging_compiler):
@@ -79,7 +89,9 @@ def test_a_second_process_reuses_the_module_without_compiling(tmp_path, logging_
     calls_after_first = len(log.read_text().splitlines())
     second = run(cache, compiler=compiler)
     assert second.returncode == 0, second.stderr
-    assert len(log.read_text().splitlines()) == calls_after_first  # no compiler run, not even `cc --version`
+    assert (
+        len(log.read_text().splitlines()) == calls_after_first
+    )  # no compiler run, not even `cc --version`
     out = json.loads(second.stdout)
     assert out["cached"] is True and out["backend"] == "c"
     y, g = expected()
@@ -119,8 +131,17 @@ def test_compiled_templates_are_kept_private_and_damaged_ones_are_compiled_again
 def test_two_processes_compiling_the_same_module_at_once_both_succeed(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
-    processes = [subprocess.Popen([sys.executable, "-c", PROGRAM, "c"], env=env, cwd=REPO,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", PROGRAM, "c"],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     outputs = [p.communicate(timeout=120) for p in processes]
     assert all(p.returncode == 0 for p in processes), [e for _, e in outputs]
     assert len({json.loads(o)["y"] for o, _ in outputs}) == 1

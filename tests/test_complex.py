@@ -26,8 +26,14 @@ FUNCTIONS = {
     "matmul": (tt.matmul, [cplx(2, 3), cplx(3, 2)]),
     "conj": (lambda z: tt.math.conj(z) * z * z, [cplx(3)]),
     "abs": (lambda z: tt.complex(tt.abs(z) ** 3, tt.abs(z)), [cplx(4)]),
-    "real_imag": (lambda z: tt.complex(tt.math.real(z) * tt.math.imag(z), tt.math.real(z)), [cplx(3)]),
-    "reductions_and_shapes": (lambda z: tt.reduce_sum(tt.reshape(z, (2, 2)) ** 2, axis=0), [cplx(4)]),
+    "real_imag": (
+        lambda z: tt.complex(tt.math.real(z) * tt.math.imag(z), tt.math.real(z)),
+        [cplx(3)],
+    ),
+    "reductions_and_shapes": (
+        lambda z: tt.reduce_sum(tt.reshape(z, (2, 2)) ** 2, axis=0),
+        [cplx(4)],
+    ),
 }
 
 

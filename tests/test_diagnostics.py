@@ -38,7 +38,10 @@ def test_seed_variable_replaced_by_a_tensor_names_the_rebinding_line():
         x = x + 1
         rebinding = here(-1)
     assert explanations[0] == ""
-    assert "computed from the Variable 'Variable:0'" in explanations[1] and rebinding in explanations[1]
+    assert (
+        "computed from the Variable 'Variable:0'" in explanations[1]
+        and rebinding in explanations[1]
+    )
     assert "assign_add" in explanations[1]
 
 
@@ -96,7 +99,10 @@ def test_used_inside_the_tape_but_never_watched():
         y = x * x
         used = here(-1)
     text = tape.explain(y, x)
-    assert f"it is used at {used} inside the tape but was never watched" in text and "tape.watch" in text
+    assert (
+        f"it is used at {used} inside the tape but was never watched" in text
+        and "tape.watch" in text
+    )
 
 
 def test_stop_gradient_an_op_without_gradient_a_cast_and_stop_recording():
@@ -231,7 +237,9 @@ def test_errors_while_tracing_point_at_the_users_line_without_tracer_frames():
         y = x * 2.0
         return y @ x
 
-    line = broken.__wrapped__.__code__.co_firstlineno + 3 if hasattr(broken, "__wrapped__") else None
+    line = (
+        broken.__wrapped__.__code__.co_firstlineno + 3 if hasattr(broken, "__wrapped__") else None
+    )
     with pytest.raises(ValueError) as raised:
         broken(tt.constant([1.0, 2.0]))
     frames = traceback.extract_tb(raised.value.__traceback__)
@@ -239,9 +247,11 @@ def test_errors_while_tracing_point_at_the_users_line_without_tracer_frames():
     assert last.filename.endswith("test_diagnostics.py") and last.line == "return y @ x"
     assert f"(at test_diagnostics.py:{line})" in str(raised.value)
     library = os.path.dirname(tt.__file__)
-    inner = frames[[f.name for f in frames].index("broken"):]
+    inner = frames[[f.name for f in frames].index("broken") :]
     assert not any(f.filename.startswith(library) for f in inner)
-    assert "raised while tt.function traced broken" in "".join(traceback.format_exception(raised.value))
+    assert "raised while tt.function traced broken" in "".join(
+        traceback.format_exception(raised.value)
+    )
 
 
 def test_retrace_log_uses_the_logging_module(caplog):

@@ -13,8 +13,8 @@ import pytest
 
 import tracer as tt
 import tracer.backprop
-from runtime.straight_line import source, straight_line
 from runtime.interpreter import evaluate
+from runtime.straight_line import source, straight_line
 from tests.test_gradients import ALL_CASES
 
 
@@ -22,7 +22,9 @@ def _first_order(function, inputs, op_path):
     with tt.GradientTape() as tape:
         tape.watch(inputs)
         value = function(*inputs)
-        loss = tt.reduce_sum(tt.math.real(value)) if value.dtype.is_complex else tt.reduce_sum(value)
+        loss = (
+            tt.reduce_sum(tt.math.real(value)) if value.dtype.is_complex else tt.reduce_sum(value)
+        )
     if not op_path:
         return tape.gradient(loss, inputs, unconnected_gradients="zero")
     with tt.GradientTape():  # a recording tape sends the gradient through the op path
@@ -49,7 +51,9 @@ def test_straight_line_gradients_equal_the_op_path_bit_for_bit(name, monkeypatch
     slow = _first_order(function, inputs, op_path=True)
     assert op_path_runs
     for got, want in zip(fast, slow):
-        np.testing.assert_array_equal(tt.convert_to_tensor(got).numpy(), tt.convert_to_tensor(want).numpy())
+        np.testing.assert_array_equal(
+            tt.convert_to_tensor(got).numpy(), tt.convert_to_tensor(want).numpy()
+        )
 
 
 def test_straight_line_code_is_readable_and_drops_values_after_their_last_use():
@@ -62,8 +66,12 @@ def test_straight_line_code_is_readable_and_drops_values_after_their_last_use():
     x = tt.constant([0.1, 0.2, 0.3], dtype=tt.float64)
     graph = tt.function(f, backend="interpreter").get_concrete_function(x).stages["deduplicated"]
     text = source(graph)
-    assert text.startswith("def run(v0):") and "k_sin(" in text and "k_exp(" in text and "del " in text
-    np.testing.assert_array_equal(straight_line(graph)(x.numpy())[0], evaluate(graph, [x.numpy()])[0])
+    assert (
+        text.startswith("def run(v0):") and "k_sin(" in text and "k_exp(" in text and "del " in text
+    )
+    np.testing.assert_array_equal(
+        straight_line(graph)(x.numpy())[0], evaluate(graph, [x.numpy()])[0]
+    )
     expected = np.exp(x.numpy()) * (np.cos(x.numpy()) + np.sin(x.numpy()))
     np.testing.assert_allclose(straight_line(graph)(x.numpy())[0], expected, rtol=1e-14)
 
@@ -153,7 +161,11 @@ def test_integer_scalars_wrap_on_overflow_without_a_warning(recwarn):
     TensorFlow's does and as numpy's ufuncs do, not warn as numpy's scalar arithmetic does."""
     big = tt.constant(2**31 - 1, dtype=tt.int32) * 1  # a numpy scalar, not a 0-d array
     assert not isinstance(big._value, np.ndarray)
-    assert (big + 1).numpy() == -(2**31) and (big * 2).numpy() == -2 and (-big - 2).numpy() == 2**31 - 1
+    assert (
+        (big + 1).numpy() == -(2**31)
+        and (big * 2).numpy() == -2
+        and (-big - 2).numpy() == 2**31 - 1
+    )
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
@@ -166,7 +178,7 @@ def test_source_lines_stay_right_for_code_objects_that_come_and_go(monkeypatch):
     x = tt.constant(1.0)
     with tt.GradientTape() as tape:
         tape.watch(x)
-        ys = [eval(compile("x * 3.0", f"cell{i}.py", "eval"), {"x": x}) for i in range(50)]  # noqa: S307
+        ys = [eval(compile("x * 3.0", f"cell{i}.py", "eval"), {"x": x}) for i in range(50)]
     assert [y._node.location for y in ys] == [(f"cell{i}.py", 1) for i in range(50)]
 
 

@@ -372,8 +372,11 @@ def test_iteration_stops_at_the_end():
     assert len(rows) == 2
 
 
-@pytest.mark.parametrize("index", [1.0, (0, 1.5), "a", tt.constant(1.0), tt.constant([0, 1])],
-                         ids=["float", "float-in-tuple", "str", "float-tensor", "vector-tensor"])
+@pytest.mark.parametrize(
+    "index",
+    [1.0, (0, 1.5), "a", tt.constant(1.0), tt.constant([0, 1])],
+    ids=["float", "float-in-tuple", "str", "float-tensor", "vector-tensor"],
+)
 def test_indexing_with_a_non_integer_raises_type_error(index):
     t = tt.constant(np.zeros((3, 2)))
     with pytest.raises(TypeError) as info:

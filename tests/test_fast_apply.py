@@ -16,7 +16,6 @@ import pytest
 
 import tracer as tt
 from tests.test_gradients import ALL_CASES
-from tracer.ir import Node
 from tracer.ops import core
 
 pytestmark = pytest.mark.skipif(core.fast_apply is None, reason="the C op path was not built here")
@@ -65,13 +64,18 @@ def _record_two_orders(function, inputs):
 
 def _saved_values(tape):
     rec = tape._recording_state
-    return [None if k not in rec.saved else [t._value for t in rec.saved[k]] for k in range(len(rec.order))]
+    return [
+        None if k not in rec.saved else [t._value for t in rec.saved[k]]
+        for k in range(len(rec.order))
+    ]
 
 
 def _assert_same_bits(got, want):
     assert len(got) == len(want)
     for a, b in zip(got, want):
-        np.testing.assert_array_equal(tt.convert_to_tensor(a).numpy(), tt.convert_to_tensor(b).numpy())
+        np.testing.assert_array_equal(
+            tt.convert_to_tensor(a).numpy(), tt.convert_to_tensor(b).numpy()
+        )
 
 
 @pytest.mark.parametrize("name", sorted(ALL_CASES))
@@ -169,7 +173,9 @@ def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
     x = tt.constant([1.0, 2.0])
     assert tt.multiply.__name__ == "mul" and tt.sin.__name__ == "sin"
     assert str(inspect.signature(tt.multiply)) == "(x, y, name=None)"
-    np.testing.assert_array_equal(tt.multiply(x, 3.0, name="m").numpy(), [3.0, 6.0])  # through Python
+    np.testing.assert_array_equal(
+        tt.multiply(x, 3.0, name="m").numpy(), [3.0, 6.0]
+    )  # through Python
     np.testing.assert_array_equal(tt.sin(x, name="s").numpy(), np.sin(x.numpy()))
     np.testing.assert_array_equal(x.__mul__(2.0).numpy(), [2.0, 4.0])  # bound as a method
     np.testing.assert_array_equal(type(x).__mul__(x, x).numpy(), [1.0, 4.0])

@@ -163,8 +163,15 @@ def test_fusion_makes_the_loss_and_its_gradient_two_loops_over_x():
     assert concrete.ir("optimized").count("= fused") == 2
     y, g = f(x)
     v = x.numpy()
-    np.testing.assert_allclose(float(y), np.sum(np.sin(v) * np.exp(-v * v) + np.tanh(v) * v), rtol=1e-12)
-    expected = np.cos(v) * np.exp(-v * v) - 2 * v * np.sin(v) * np.exp(-v * v) + np.tanh(v) + v * (1 - np.tanh(v) ** 2)
+    np.testing.assert_allclose(
+        float(y), np.sum(np.sin(v) * np.exp(-v * v) + np.tanh(v) * v), rtol=1e-12
+    )
+    expected = (
+        np.cos(v) * np.exp(-v * v)
+        - 2 * v * np.sin(v) * np.exp(-v * v)
+        + np.tanh(v)
+        + v * (1 - np.tanh(v) ** 2)
+    )
     np.testing.assert_allclose(g.numpy(), expected, rtol=1e-10)
 
 
@@ -198,10 +205,21 @@ def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
     assert "fused[kernel=k_reduce_sum_sin" in optimized
     assert "seed0" in concrete.ir("grad")
     assert concrete.ir("pruned").count("\n") <= traced.count("\n")
-    assert "test_function.py:" in concrete.c_source() and "int tracer_run(char **args)" in concrete.c_source()
+    assert (
+        "test_function.py:" in concrete.c_source()
+        and "int tracer_run(char **args)" in concrete.c_source()
+    )
     assert concrete.graphviz().startswith("digraph loss_and_grad {")
     dumped = sorted(p.name.split(".", 2)[2] for p in tmp_path.iterdir())
-    assert dumped == ["c", "deduplicated.ir", "grad.ir", "optimized.ir", "pruned.ir", "simplified.ir", "traced.ir"]
+    assert dumped == [
+        "c",
+        "deduplicated.ir",
+        "grad.ir",
+        "optimized.ir",
+        "pruned.ir",
+        "simplified.ir",
+        "traced.ir",
+    ]
     with pytest.raises(ValueError, match="unknown stage"):
         concrete.ir("nonsense")
 
@@ -222,9 +240,13 @@ def test_grad_and_value_and_grad_compose_with_each_other_and_with_function():
     assert float(tt.grad(tt.grad(f))(2.0)) == 12.0
     assert float(tt.function(tt.grad(f))(tt.constant(2.0))) == 12.0
     assert float(tt.grad(tt.function(f))(tt.constant(2.0))) == 12.0
-    value, (gx, gy) = tt.value_and_grad(lambda x, y: x * y + x, argnums=(0, 1))(tt.constant(3.0), tt.constant(4.0))
+    value, (gx, gy) = tt.value_and_grad(lambda x, y: x * y + x, argnums=(0, 1))(
+        tt.constant(3.0), tt.constant(4.0)
+    )
     assert (float(value), float(gx), float(gy)) == (15.0, 5.0, 3.0)
-    assert float(tt.grad(lambda x, y: x * 2.0, argnums=1)(tt.constant(1.0), tt.constant(5.0))) == 0.0
+    assert (
+        float(tt.grad(lambda x, y: x * 2.0, argnums=1)(tt.constant(1.0), tt.constant(5.0))) == 0.0
+    )
 
 
 def test_a_compiled_function_under_an_eager_tape_is_differentiable():
@@ -322,7 +344,11 @@ def test_large_loops_run_on_every_core_and_still_agree_with_numpy():
     if build.threads():
         assert "#pragma omp parallel for simd reduction(+:acc)" in source
         assert "#pragma omp parallel for simd\n" in source
-    small = tt.function(lambda x: tt.sin(x) * 2.0).get_concrete_function(tt.constant([1.0, 2.0])).c_source()
+    small = (
+        tt.function(lambda x: tt.sin(x) * 2.0)
+        .get_concrete_function(tt.constant([1.0, 2.0]))
+        .c_source()
+    )
     assert "parallel" not in small  # small loops stay on one core
 
 
@@ -353,7 +379,9 @@ def test_compiled_calls_take_scalars_views_and_shared_inputs_as_numpy_would():
         return x * 2.0 + tt.reduce_sum(y), x
 
     a = np.arange(6.0).reshape(2, 3)
-    scalar = tt.sin(tt.constant(np.pi / 2, dtype=tt.float64)) * 15.0  # 0-d results are numpy scalars
+    scalar = (
+        tt.sin(tt.constant(np.pi / 2, dtype=tt.float64)) * 15.0
+    )  # 0-d results are numpy scalars
     assert not isinstance(scalar._value, np.ndarray)
     view = tt.transpose(tt.constant(a))  # an eager transpose is a strided view
     assert not view._value.flags.c_contiguous

@@ -10,8 +10,8 @@ import pytest
 import tracer as tt
 from tests.gradcheck import check_first_order, check_second_order
 from tracer.ops.array_ops import SLICE_GRAD
-from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.core import apply
+from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.registry import OPS
 
 rng = np.random.default_rng(20261121)
@@ -31,7 +31,9 @@ def away_from_zero(*shape):
 
 def distinct(*shape):
     """Values with no ties, so max/min/maximum have a unique winner at every element."""
-    return rng.permutation(np.arange(int(np.prod(shape)), dtype=np.float64)).reshape(shape) * 0.37 - 1
+    return (
+        rng.permutation(np.arange(int(np.prod(shape)), dtype=np.float64)).reshape(shape) * 0.37 - 1
+    )
 
 
 CONDITION = tt.constant(rng.random((3, 4)) > 0.5)
@@ -88,9 +90,14 @@ CASES = {
     "cumsum": (lambda x: tt.math.cumsum(x, axis=1, exclusive=True) ** 2, [normal(2, 4)]),
     "cumprod": (lambda x: tt.math.cumprod(x, axis=0, reverse=True), [away_from_zero(3, 2)]),
     "reduce_prod": (lambda x: tt.reduce_prod(x, axis=[0, 2]), [away_from_zero(2, 3, 2)]),
-    "call": (tt.function(lambda x, y: tt.sin(x) * y + tt.reduce_sum(x * x)), [normal(3), normal(2, 3)]),
+    "call": (
+        tt.function(lambda x, y: tt.sin(x) * y + tt.reduce_sum(x * x)),
+        [normal(3), normal(2, 3)],
+    ),
     "scatter_add": (
-        lambda u: apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2,
+        lambda u: (
+            apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2
+        ),
         [normal(3, 2)],
     ),
 }
@@ -106,7 +113,10 @@ COMPOSITES = {
     "gelu": (tt.nn.gelu, [normal(5)]),
     "gelu_tanh": (lambda x: tt.nn.gelu(x, approximate=True), [normal(5)]),
     "l2_loss": (tt.nn.l2_loss, [normal(2, 3)]),
-    "clip_by_value": (lambda x: tt.clip_by_value(x, -0.5, 0.7) * x, [np.array([-1.2, -0.3, 0.1, 0.6, 0.9, 2.0])]),
+    "clip_by_value": (
+        lambda x: tt.clip_by_value(x, -0.5, 0.7) * x,
+        [np.array([-1.2, -0.3, 0.1, 0.6, 0.9, 2.0])],
+    ),
     "softmax_cross_entropy": (
         lambda z, x: tt.nn.softmax_cross_entropy_with_logits(z, x),
         [rng.dirichlet(np.ones(4), 3), normal(3, 4)],
@@ -120,11 +130,26 @@ COMPOSITES = {
         [rng.random((2, 3)), normal(2, 3) * 3],
     ),
     "stack_unstack": (lambda x: tt.stack(tt.unstack(x, axis=1)[::-1], axis=0) ** 2, [normal(2, 3)]),
-    "expand_squeeze": (lambda x: tt.squeeze(tt.expand_dims(x, 1) * x[:, None, :], 1), [normal(2, 3)]),
-    "matmul_transpose_a": (lambda a, b: tt.matmul(a, b, transpose_a=True), [normal(2, 4, 3), normal(4, 5)]),
-    "matmul_transpose_b": (lambda a, b: tt.matmul(a, b, transpose_b=True), [normal(3, 4), normal(2, 5, 4)]),
-    "matmul_transpose_both": (lambda a, b: tt.matmul(a, b, transpose_a=True, transpose_b=True), [normal(4, 3), normal(5, 4)]),
-    "matmul_of_transposes": (lambda a, b: tt.matmul(tt.transpose(a), b) + tt.matmul(a, tt.transpose(b)), [normal(3, 3), normal(3, 3)]),
+    "expand_squeeze": (
+        lambda x: tt.squeeze(tt.expand_dims(x, 1) * x[:, None, :], 1),
+        [normal(2, 3)],
+    ),
+    "matmul_transpose_a": (
+        lambda a, b: tt.matmul(a, b, transpose_a=True),
+        [normal(2, 4, 3), normal(4, 5)],
+    ),
+    "matmul_transpose_b": (
+        lambda a, b: tt.matmul(a, b, transpose_b=True),
+        [normal(3, 4), normal(2, 5, 4)],
+    ),
+    "matmul_transpose_both": (
+        lambda a, b: tt.matmul(a, b, transpose_a=True, transpose_b=True),
+        [normal(4, 3), normal(5, 4)],
+    ),
+    "matmul_of_transposes": (
+        lambda a, b: tt.matmul(tt.transpose(a), b) + tt.matmul(a, tt.transpose(b)),
+        [normal(3, 3), normal(3, 3)],
+    ),
     "one_hot_weighting": (lambda x: tt.one_hot([2, 0], 3, dtype=tt.float64) * x, [normal(2, 3)]),
 }
 
@@ -154,7 +179,9 @@ def test_every_primitive_has_a_case():
     assert sorted(set(OPS) - covered) == []
     assert sorted(covered - set(OPS)) == []
     for name, op in OPS.items():
-        assert (op.grad is None) == (name in NO_GRADIENT or name in CREATION | COMPILER_INTERNAL), name
+        assert (op.grad is None) == (name in NO_GRADIENT or name in CREATION | COMPILER_INTERNAL), (
+            name
+        )
 
 
 ALL_CASES = {**CASES, **COMPOSITES}
@@ -208,7 +235,9 @@ def test_maximum_and_minimum_ties_go_to_the_first_argument():
 def test_reduce_max_splits_ties_equally():
     (g,) = _grad(lambda x: tt.reduce_max(x), [[3.0, 1.0, 3.0], [3.0, 0.0, 2.0]])
     np.testing.assert_allclose(g, [[1 / 3, 0, 1 / 3], [1 / 3, 0, 0]])
-    (g,) = _grad(lambda x: tt.reduce_sum(tt.reduce_max(x, axis=1)), [[3.0, 1.0, 3.0], [0.0, 2.0, 1.0]])
+    (g,) = _grad(
+        lambda x: tt.reduce_sum(tt.reduce_max(x, axis=1)), [[3.0, 1.0, 3.0], [0.0, 2.0, 1.0]]
+    )
     np.testing.assert_allclose(g, [[0.5, 0, 0.5], [0, 1, 0]])
 
 
@@ -230,17 +259,25 @@ def test_pow_gradient_with_respect_to_the_exponent_is_zero_for_nonpositive_base(
 
 
 def test_stable_forms_stay_finite_at_extremes():
-    (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.softmax(x) * [1.0, 2.0, 3.0]), [1000.0, 0.0, -1000.0])
+    (g,) = _grad(
+        lambda x: tt.reduce_sum(tt.nn.softmax(x) * [1.0, 2.0, 3.0]), [1000.0, 0.0, -1000.0]
+    )
     assert np.all(np.isfinite(g))
-    np.testing.assert_allclose(tt.nn.log_softmax(tt.constant([1000.0, 0.0])).numpy(), [0.0, -1000.0])
+    np.testing.assert_allclose(
+        tt.nn.log_softmax(tt.constant([1000.0, 0.0])).numpy(), [0.0, -1000.0]
+    )
     x = tt.constant([-np.inf, -np.inf])
     assert tt.math.reduce_logsumexp(x).numpy() == -np.inf
     (g,) = _grad(lambda x: tt.math.reduce_logsumexp(x), [0.0, -np.inf])
     np.testing.assert_array_equal(g, [1.0, 0.0])
     (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.softplus(x)), [-1000.0, 0.0, 1000.0])
     np.testing.assert_allclose(g, [0.0, 0.5, 1.0])
-    (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.sigmoid_cross_entropy_with_logits(tt.zeros(3, tt.float64), x)),
-                 [-800.0, 0.0, 800.0])
+    (g,) = _grad(
+        lambda x: tt.reduce_sum(
+            tt.nn.sigmoid_cross_entropy_with_logits(tt.zeros(3, tt.float64), x)
+        ),
+        [-800.0, 0.0, 800.0],
+    )
     np.testing.assert_allclose(g, [0.0, 0.5, 1.0])
     (g,) = _grad(lambda x: tt.reduce_sum(tt.nn.elu(x)), [-1000.0, 0.0, 1000.0])
     np.testing.assert_allclose(g, [0.0, 1.0, 1.0])

@@ -23,7 +23,9 @@ def test_every_primitive_has_a_numpy_kernel_and_a_shape_rule():
     for op in OPS.values():
         assert callable(op.infer), op.name
         assert op.grad is None or callable(op.grad), op.name
-        assert op.saves == ALL_INPUTS or all(slot == "out" or isinstance(slot, int) for slot in op.saves), op.name
+        assert op.saves == ALL_INPUTS or all(
+            slot == "out" or isinstance(slot, int) for slot in op.saves
+        ), op.name
 
 
 def test_tape_ir_golden():
@@ -117,7 +119,9 @@ def test_gradient_graph_is_reused_for_the_same_structure():
         rec = tape._recording_state
         prepared = gradient_graph(rec, [rec.tracked_node(y)], [rec.tracked_node(x)])
         grads.append(prepared.grad)
-        np.testing.assert_allclose(float(tape.gradient(y, x)), np.exp(value) * (value + 1), rtol=1e-6)
+        np.testing.assert_allclose(
+            float(tape.gradient(y, x)), np.exp(value) * (value + 1), rtol=1e-6
+        )
     assert grads[0] is grads[1]
 
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-import tracer.backprop
 import tracer as tt
+import tracer.backprop
 
 rng = np.random.default_rng(7)
 W = rng.standard_normal((4, 3))
@@ -104,7 +104,9 @@ def test_batch_jacobian_matches_per_example_jacobians():
         bj = tape.batch_jacobian(y, xt, experimental_use_pfor=use_pfor)
         assert bj.shape == (5, 2, 3)
         for i in range(5):
-            np.testing.assert_allclose(bj.numpy()[i], per_row_jacobian(lambda r: f(r[None])[0], x[i]), rtol=1e-12)
+            np.testing.assert_allclose(
+                bj.numpy()[i], per_row_jacobian(lambda r: f(r[None])[0], x[i]), rtol=1e-12
+            )
 
 
 def test_hessian_by_jacobian_of_a_gradient_and_by_nested_tapes():
@@ -137,16 +139,24 @@ def test_jacobian_can_itself_be_differentiated():
     g = outer.gradient(total, x)
     # sum of the jacobian = x0*(cos x0 + cos x1) + sin x0 + sin x1
     a, b = x.numpy()
-    np.testing.assert_allclose(g.numpy(), [np.cos(a) + np.cos(b) - a * np.sin(a) + np.cos(a), -a * np.sin(b) + np.cos(b)], rtol=1e-6)
+    np.testing.assert_allclose(
+        g.numpy(),
+        [np.cos(a) + np.cos(b) - a * np.sin(a) + np.cos(a), -a * np.sin(b) + np.cos(b)],
+        rtol=1e-6,
+    )
 
 
-def test_an_eager_jacobian_holds_its_seeds_as_a_constant_and_drops_the_products_with_their_zeros(monkeypatch):
+def test_an_eager_jacobian_holds_its_seeds_as_a_constant_and_drops_the_products_with_their_zeros(
+    monkeypatch,
+):
     """The vectorized gradient of tanh(W @ x + b) multiplies one-hot seeds into W: eagerly,
     as compiled, that GEMM becomes a broadcast product, with the GEMM's values."""
     graphs = []
     original = tracer.backprop.execute_gradient
-    monkeypatch.setattr("tracer.backprop.execute_gradient", lambda grad, inputs: graphs.append(grad.graph)
-                        or original(grad, inputs))
+    monkeypatch.setattr(
+        "tracer.backprop.execute_gradient",
+        lambda grad, inputs: graphs.append(grad.graph) or original(grad, inputs),
+    )
     w, b = rng.standard_normal((6, 5)), rng.standard_normal(6)
     x = tt.constant(rng.standard_normal(5))
     for step in range(2):  # the second step finds the simplified graph in the cache
@@ -169,8 +179,12 @@ def test_an_eager_jacobian_holds_its_seeds_as_a_constant_and_drops_the_products_
     elementwise = tape.jacobian(y, x)
     assert not any(node.attrs.get("one_hot_seeds") for node in graphs[-1].nodes)
     assert graphs[-1].inputs[0].attrs["name"] == "seed0" and graphs[-1].inputs[0].shape == (5, 5)
-    np.testing.assert_allclose(elementwise.numpy(), np.diag(np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())),
-                               rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(
+        elementwise.numpy(),
+        np.diag(np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())),
+        rtol=1e-14,
+        atol=1e-15,
+    )
 
 
 def test_eager_and_compiled_jacobians_agree_where_the_matrix_holds_nan_and_inf():

@@ -81,12 +81,16 @@ def test_none_gradients_leave_variables_alone():
 def test_gather_gradient_is_indexed_slices_accumulated_like_tensorflow():
     table = tt.Variable(np.arange(8.0).reshape(4, 2))
     with tt.GradientTape() as tape:
-        loss = tt.reduce_sum(tt.gather(table, [1, 3, 1]) * 2.0) + tt.reduce_sum(tt.gather(table, [[0], [1]]))
+        loss = tt.reduce_sum(tt.gather(table, [1, 3, 1]) * 2.0) + tt.reduce_sum(
+            tt.gather(table, [[0], [1]])
+        )
     grad = tape.gradient(loss, table)
     assert isinstance(grad, tt.IndexedSlices)
     assert sorted(grad.indices.numpy().tolist()) == [0, 1, 1, 1, 3]
     assert grad.values.shape == (5, 2) and grad.dense_shape.numpy().tolist() == [4, 2]
-    np.testing.assert_array_equal(tt.convert_to_tensor(grad).numpy(), [[1, 1], [5, 5], [0, 0], [2, 2]])
+    np.testing.assert_array_equal(
+        tt.convert_to_tensor(grad).numpy(), [[1, 1], [5, 5], [0, 0], [2, 2]]
+    )
     np.testing.assert_array_equal(tt.multiply(grad, 1.0).numpy(), [[1, 1], [5, 5], [0, 0], [2, 2]])
 
 

@@ -138,7 +138,10 @@ def _run(name):
     try:
         return subprocess.run(
             [sys.executable, str(SEEDS / name)],
-            cwd=REPO, capture_output=True, text=True, timeout=60,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     except subprocess.TimeoutExpired as e:
         return e
@@ -153,7 +156,9 @@ def runs():
 
 def _check_ran(proc):
     assert not isinstance(proc, subprocess.TimeoutExpired), f"timed out after 60 s: {proc.cmd}"
-    assert proc.returncode == 0, f"exit status {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert proc.returncode == 0, (
+        f"exit status {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    )
 
 
 def test_every_script_is_checked():
@@ -235,9 +240,7 @@ def test_unbuilt_model_watch_gives_nones():
 
 def test_batch_jacobian_value():
     ns = _namespace("s003_batch_jacobian.py")
-    np.testing.assert_allclose(
-        ns["batch_jacobian"].numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]]
-    )
+    np.testing.assert_allclose(ns["batch_jacobian"].numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]])
     assert ns["batch_jacobian"].dtype == tt.float32
 
 

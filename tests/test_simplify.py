@@ -22,7 +22,11 @@ def _input(name, shape):
 
 
 def _const(array, one_hot_seeds=False):
-    attrs = {"value": Literal(array), "one_hot_seeds": True} if one_hot_seeds else {"value": Literal(array)}
+    attrs = (
+        {"value": Literal(array), "one_hot_seeds": True}
+        if one_hot_seeds
+        else {"value": Literal(array)}
+    )
     return Node("const", (), attrs, array.shape, F64)
 
 
@@ -98,10 +102,14 @@ def test_a_matrix_times_a_diagonal_of_one_hot_seeds_becomes_a_column_scaling():
     assert "matmul" not in _ops(simplified)
 
 
-@pytest.mark.parametrize("constant", ["permutation", "scaled identity", "u varies along the rows", "unmarked"])
+@pytest.mark.parametrize(
+    "constant", ["permutation", "scaled identity", "u varies along the rows", "unmarked"]
+)
 def test_near_misses_of_one_hot_seeds_stay_matrix_products(constant):
     n = 4
-    array = {"permutation": np.eye(n)[::-1], "scaled identity": 2 * np.eye(n)}.get(constant, np.eye(n))
+    array = {"permutation": np.eye(n)[::-1], "scaled identity": 2 * np.eye(n)}.get(
+        constant, np.eye(n)
+    )
     u = _input("u", (n, n) if constant == "u varies along the rows" else (n,))
     w = _input("w", (n, 3))
     scaled = _node("mul", [_const(array, one_hot_seeds=constant != "unmarked"), u], (n, n))
@@ -140,7 +148,9 @@ def test_compiled_layer_jacobians_need_no_matmul_with_the_seeds_and_equal_eager(
     compiled = tt.function(_layer_jacobian)
     got = compiled(w, b, x, batched)
     # C's tanh and BLAS may differ from numpy's in the last bit; the rule itself is exact
-    np.testing.assert_allclose(got.numpy(), _layer_jacobian(w, b, x, batched).numpy(), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(
+        got.numpy(), _layer_jacobian(w, b, x, batched).numpy(), rtol=1e-14, atol=1e-15
+    )
     optimized = compiled.get_concrete_function(w, b, x, batched).stages["optimized"]
     assert sum(n.op == "matmul" for n in optimized.nodes) == 1  # the forward one
     dtanh = 1 - np.tanh(x.numpy() @ w.numpy().T + b.numpy()) ** 2

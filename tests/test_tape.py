@@ -483,7 +483,7 @@ def test_gradient_inside_a_non_persistent_context_stops_recording():
         assert tape in state.tapes
         dy = tape.gradient(y, x)
         assert tape not in state.tapes  # the tape stopped recording
-        after = x * x * x  # noqa: F841 - not recorded anywhere
+        after = x * x * x
         assert state.tapes == []
     assert_grad(dy, 6.0)
     assert "mul" not in tape.ir()
@@ -1310,8 +1310,10 @@ def test_batch_jacobian_unconnected_source_gives_zeros():
         y = x * 2.0
     assert_grad(g.batch_jacobian(y, z), np.zeros((2, 2, 1)))
     assert_grad(g.batch_jacobian(y, z, unconnected_gradients="none"), np.zeros((2, 2, 1)))
-    assert_grad(g.batch_jacobian(y, z, unconnected_gradients=tt.UnconnectedGradients.ZERO),
-                np.zeros((2, 2, 1)))
+    assert_grad(
+        g.batch_jacobian(y, z, unconnected_gradients=tt.UnconnectedGradients.ZERO),
+        np.zeros((2, 2, 1)),
+    )
 
 
 def test_batch_jacobian_is_vectorized(monkeypatch):

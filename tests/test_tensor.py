@@ -430,8 +430,10 @@ def test_binary_operators_broadcast_like_numpy(op):
     x = A if op is operator.pow else SIGNED_A
     assert_tensor(op(tt.constant(x), tt.constant(ROW)), op(x, ROW))
     column = np.array([[2.0], [0.5]])
-    assert_tensor(op(tt.constant(column), tt.constant(ROW if op is not operator.pow else A[0])),
-                  op(column, ROW if op is not operator.pow else A[0]))
+    assert_tensor(
+        op(tt.constant(column), tt.constant(ROW if op is not operator.pow else A[0])),
+        op(column, ROW if op is not operator.pow else A[0]),
+    )
     assert_tensor(op(tt.constant(x), tt.constant(1.75, dtype=tt.float64)), op(x, 1.75))
 
 

@@ -1,16 +1,14 @@
 """tracer: TensorFlow's GradientTape API, recorded as an IR that compiles to C.
 
-    import tracer as tt
-    x = tt.constant(3.0)
-    with tt.GradientTape() as tape:
-        tape.watch(x)
-        y = x * x
-    tape.gradient(y, x)   # 6.0
+import tracer as tt
+x = tt.constant(3.0)
+with tt.GradientTape() as tape:
+    tape.watch(x)
+    y = x * x
+tape.gradient(y, x)   # 6.0
 """
 
 from tracer import config, debugging, layers, math, nn, optimizers, random  # noqa: F401
-from tracer.explain import UnconnectedGradientError  # noqa: F401
-from tracer.function import RetraceLimitError  # noqa: F401
 from tracer import operators as _operators  # noqa: F401  (installs + - * / @ [] on tensors)
 from tracer.dtypes import (  # noqa: F401
     DType,
@@ -24,6 +22,14 @@ from tracer.dtypes import (  # noqa: F401
     int32,
     int64,
 )
+from tracer.explain import UnconnectedGradientError  # noqa: F401
+from tracer.function import (  # noqa: F401
+    Function,
+    RetraceLimitError,
+    TensorSpec,
+    function,
+)
+from tracer.indexed_slices import IndexedSlices  # noqa: F401
 from tracer.ops.array_ops import (  # noqa: F401
     broadcast_to,
     cast,
@@ -42,7 +48,6 @@ from tracer.ops.array_ops import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from tracer.indexed_slices import IndexedSlices  # noqa: F401
 from tracer.ops.array_ops import range_ as range  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot  # noqa: F401
 from tracer.ops.linalg_ops import matmul  # noqa: F401
@@ -50,8 +55,8 @@ from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
     add_n,
-    complex,
     clip_by_value,
+    complex,
     cos,
     divide,
     equal,
@@ -87,10 +92,9 @@ from tracer.ops.math_ops import (  # noqa: F401
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
 from tracer.ops.scan_ops import reduce_prod  # noqa: F401
 from tracer.ops.structure_ops import concat, stack, unstack  # noqa: F401
-from tracer.function import Function, TensorSpec, function  # noqa: F401
 from tracer.tape import GradientTape, UnconnectedGradients  # noqa: F401
-from tracer.transforms import grad, value_and_grad  # noqa: F401
 from tracer.tensor import Tensor, constant, convert_to_tensor, is_tensor_like  # noqa: F401
+from tracer.transforms import grad, value_and_grad  # noqa: F401
 from tracer.variable import Variable  # noqa: F401
 
 __version__ = "0.1.0"

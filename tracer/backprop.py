@@ -9,9 +9,9 @@ import numpy as np
 from runtime.interpreter import run_graph
 from runtime.straight_line import straight_line
 from tracer.context import numerics, state
+from tracer.indexed_slices import IndexedSlices
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS
-from tracer.indexed_slices import IndexedSlices
 from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
@@ -54,12 +54,17 @@ def gradient_graph(recording, target_nodes, source_nodes):
     )
     known = _recording_cache.get(key)
     if known is None:
-        pruned = prune(recording.graph(), [s for s in source_nodes if s is not None],
-                       [t for t in target_nodes if t is not None])
+        pruned = prune(
+            recording.graph(),
+            [s for s in source_nodes if s is not None],
+            [t for t in target_nodes if t is not None],
+        )
         structure = structure_key(pruned, target_nodes, source_nodes)
         grad = _gradient_cache.get(structure)
         if grad is None:
-            grad = _cache_put(_gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes))
+            grad = _cache_put(
+                _gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes)
+            )
         positions = [tracked[id(n)] for n in pruned.nodes]
         residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
         known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
@@ -113,7 +118,13 @@ def run_gradient(recording, prepared, seed_values):
 def execute_gradient(grad, inputs):
     """The values (Tensors) of `grad.graph`'s outputs for its input Tensors."""
     arrays = [t._value for t in inputs]
-    if state.tapes or state.paused or state.trace is not None or numerics.enabled or _any_symbolic(arrays):
+    if (
+        state.tapes
+        or state.paused
+        or state.trace is not None
+        or numerics.enabled
+        or _any_symbolic(arrays)
+    ):
         return execute_graph(grad.graph, inputs)
     if grad.straight_line is None:
         grad.eager_runs += 1

@@ -1,8 +1,8 @@
 """`python -m tracer`: doctor, ir and cache.
 
-    python -m tracer doctor                       what tracer can use here, and which backend "auto" picks
-    python -m tracer ir model.py:loss --args "f32[128,784], i32[128]" [--stage optimized|traced|...|c]
-    python -m tracer cache info | clear
+python -m tracer doctor                       what tracer can use here, and which backend "auto" picks
+python -m tracer ir model.py:loss --args "f32[128,784], i32[128]" [--stage optimized|traced|...|c]
+python -m tracer cache info | clear
 """
 
 import argparse
@@ -18,14 +18,24 @@ import numpy as np
 
 STAGES = ("traced", "pruned", "grad", "simplified", "deduplicated", "optimized", "c")
 _SPEC = re.compile(r"\s*(f16|f32|f64|i32|i64|bool|c64|c128)\[([\d,\s]*)\]\s*")
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64",
-           "bool": "bool", "c64": "complex64", "c128": "complex128"}
+_DTYPES = {
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "i32": "int32",
+    "i64": "int64",
+    "bool": "bool",
+    "c64": "complex64",
+    "c128": "complex128",
+}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tracer", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("doctor", help="check the C compiler, BLAS and cache; say which backend 'auto' uses")
+    commands.add_parser(
+        "doctor", help="check the C compiler, BLAS and cache; say which backend 'auto' uses"
+    )
     ir = commands.add_parser("ir", help="print a function's IR at a stage, or its C")
     ir.add_argument("target", help="SCRIPT.py:FUNCTION")
     ir.add_argument("--args", required=True, help='argument specs, e.g. "f32[3,4], f32[4]"')
@@ -37,27 +47,36 @@ def main(argv=None):
 
 
 def doctor(options):
+    import tracer as tt
     from codegen import build, cache
 
-    import tracer as tt
-
-    print(f"tracer {tt.__version__} on Python {platform.python_version()} ({platform.machine()}), numpy {np.__version__}")
+    print(
+        f"tracer {tt.__version__} on Python {platform.python_version()} ({platform.machine()}), numpy {np.__version__}"
+    )
     compiler = build.compiler()
     try:
         toolchain = build.toolchain(compiler)
     except build.CompilerUnavailable as error:
         print(f"C compiler: none that works ({error})")
-        print("backend='auto' will use: the numpy interpreter (every result is the same, only slower); "
-              "install a C compiler (gcc or clang) or set CC to compile")
+        print(
+            "backend='auto' will use: the numpy interpreter (every result is the same, only slower); "
+            "install a C compiler (gcc or clang) or set CC to compile"
+        )
         _print_cache(cache)
         return 0
     print(f"C compiler: {shutil.which(compiler) or compiler} ({toolchain['identity']})")
-    print(f"vector math (glibc libmvec): {'yes' if toolchain['vector_math'] else 'no (transcendental loops stay scalar)'}")
+    print(
+        f"vector math (glibc libmvec): {'yes' if toolchain['vector_math'] else 'no (transcendental loops stay scalar)'}"
+    )
     blas = build.blas()
-    print(f"BLAS: {'scipy-openblas32 in ' + blas[1] if blas else 'none (matmul compiles to C loops)'}")
+    print(
+        f"BLAS: {'scipy-openblas32 in ' + blas[1] if blas else 'none (matmul compiles to C loops)'}"
+    )
     ok = _test_kernel()
     _print_cache(cache)
-    print(f"backend='auto' will use: {'C (the test kernel compiled and ran correctly)' if ok else 'the numpy interpreter'}")
+    print(
+        f"backend='auto' will use: {'C (the test kernel compiled and ran correctly)' if ok else 'the numpy interpreter'}"
+    )
     return 0 if ok else 1
 
 
@@ -74,8 +93,10 @@ def _test_kernel():
         print(f"test kernel: failed: {type(error).__name__}: {error}")
         return False
     correct = np.allclose(got, np.sum(np.tanh(x @ w) * 2 + 1, axis=1), rtol=1e-12)
-    print(f"test kernel: compiled and ran in {time.perf_counter() - start:.2f} s, "
-          f"{'results match numpy' if correct else 'RESULTS DIFFER FROM NUMPY'}")
+    print(
+        f"test kernel: compiled and ran in {time.perf_counter() - start:.2f} s, "
+        f"{'results match numpy' if correct else 'RESULTS DIFFER FROM NUMPY'}"
+    )
     return correct
 
 
@@ -115,7 +136,7 @@ def parse_args(text):
         dims = tuple(int(d) for d in match.group(2).replace(" ", "").split(",") if d)
         tensors.append(tt.constant(np.ones(dims, dtype=_DTYPES[match.group(1)])))
     if not tensors:
-        raise SystemExit(f"ir: no argument specs in {text!r} (write e.g. \"f32[3,4], f32[4]\")")
+        raise SystemExit(f'ir: no argument specs in {text!r} (write e.g. "f32[3,4], f32[4]")')
     return tensors
 
 

@@ -32,9 +32,13 @@ def check_numerics(op, inputs, out, location):
     if not _inexact(out._value) or np.all(np.isfinite(out._value)):
         return
     kind = _describe(out._value)
-    phase = "the backward pass" if location is not None and len(location) > 2 else "the forward pass"
+    phase = (
+        "the backward pass" if location is not None and len(location) > 2 else "the forward pass"
+    )
     where = format_location(location) or "an unknown line"
-    bad = [k for k, t in enumerate(inputs) if _inexact(t._value) and not np.all(np.isfinite(t._value))]
+    bad = [
+        k for k, t in enumerate(inputs) if _inexact(t._value) and not np.all(np.isfinite(t._value))
+    ]
     if bad:
         cause = f"its input {bad[0]} already held {_describe(inputs[bad[0]]._value)}, so it came from earlier"
     else:

@@ -11,8 +11,16 @@ import numpy as np
 class DType:
     """One of tracer's element types. Interned: `as_dtype` returns the same object per type."""
 
-    __slots__ = ("name", "as_numpy_dtype", "_np", "is_floating", "is_integer", "is_complex", "is_bool",
-                 "is_differentiable")
+    __slots__ = (
+        "name",
+        "as_numpy_dtype",
+        "_np",
+        "is_floating",
+        "is_integer",
+        "is_complex",
+        "is_bool",
+        "is_differentiable",
+    )
 
     def __init__(self, name, np_dtype):
         self.name = name
@@ -24,7 +32,9 @@ class DType:
         self.is_integer = kind in "iu"
         self.is_complex = kind == "c"
         self.is_bool = kind == "b"
-        self.is_differentiable = kind in "fc"  # only real floating and complex values carry gradients
+        self.is_differentiable = (
+            kind in "fc"
+        )  # only real floating and complex values carry gradients
 
     @property
     def short_name(self):
@@ -54,7 +64,7 @@ float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
-bool = DType("bool", np.bool_)  # noqa: A001 - TensorFlow's name, reached as tt.bool
+bool = DType("bool", np.bool_)
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 

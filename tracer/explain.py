@@ -41,8 +41,10 @@ def why_none(tape, rec, targets, source):
     if not isinstance(source, TensorLike):
         return f"it is a {type(source).__name__}, not a Tensor or Variable"
     if not source.dtype.is_differentiable:
-        return (f"it has dtype {source.dtype.name}; gradients flow only through floating and complex "
-                "values (tt.cast it to a float type before the tape uses it)")
+        return (
+            f"it has dtype {source.dtype.name}; gradients flow only through floating and complex "
+            "values (tt.cast it to a float type before the tape uses it)"
+        )
     for target in targets:
         if isinstance(target, TensorLike) and not target.dtype.is_differentiable:
             return f"the target has dtype {target.dtype.name}; only floating and complex values have gradients"
@@ -62,21 +64,29 @@ def _unwatched(tape, rec, source):
     origin = getattr(source, "_origin", None)
     if origin is not None:
         name, location = origin
-        return (f"it is a Tensor computed from the Variable {name!r} at {_at(location)} (outside the tape), "
-                "not the Variable itself: the tape watches variables, so update it in place "
-                "(x.assign_add(1) rather than x = x + 1)")
+        return (
+            f"it is a Tensor computed from the Variable {name!r} at {_at(location)} (outside the tape), "
+            "not the Variable itself: the tape watches variables, so update it in place "
+            "(x.assign_add(1) rather than x = x + 1)"
+        )
     if isinstance(source, Variable):
         if not source.trainable:
             return "it is a Variable with trainable=False, which tapes do not watch; call tape.watch on it"
         if not tape._watch_accessed_variables:
-            return ("the tape was made with watch_accessed_variables=False and this variable was never "
-                    "passed to tape.watch")
-        return "this Variable was not read while the tape recorded, so the target cannot depend on it"
+            return (
+                "the tape was made with watch_accessed_variables=False and this variable was never "
+                "passed to tape.watch"
+            )
+        return (
+            "this Variable was not read while the tape recorded, so the target cannot depend on it"
+        )
     used = rec.events.first_untracked_use(source)
     if used is not None:
         return f"it is used at {_at(used)} inside the tape but was never watched: call tape.watch(x) first"
-    return ("it was not used while the tape recorded: it, or what uses it, was computed outside the "
-            "tape's context (or before tape.reset())")
+    return (
+        "it was not used while the tape recorded: it, or what uses it, was computed outside the "
+        "tape's context (or before tape.reset())"
+    )
 
 
 def _path_stops(rec, source_node, targets, target_nodes):
@@ -92,8 +102,10 @@ def _path_stops(rec, source_node, targets, target_nodes):
             return _cut_reason(cut)
     for node, location in rec.events.numpy_exits:
         if id(node) in reached:
-            return (f"the path from it leaves tracer at {_at(location)}: the value went through numpy there "
-                    "and came back as a constant; use tracer ops instead")
+            return (
+                f"the path from it leaves tracer at {_at(location)}: the value went through numpy there "
+                "and came back as a constant; use tracer ops instead"
+            )
     for cut in rec.events.blocked:
         if any(id(i) in reached for i in cut[2]):
             return _cut_reason(cut)
@@ -101,8 +113,10 @@ def _path_stops(rec, source_node, targets, target_nodes):
         if any(id(i) in reached for i in inputs):
             return _cut_reason(("stop_recording", None, inputs, location))
     if all(n is None for n in target_nodes):
-        return ("the target was not computed from anything the tape watched (it was computed outside the "
-                "tape's context, or from values the tape does not watch)")
+        return (
+            "the target was not computed from anything the tape watched (it was computed outside the "
+            "tape's context, or from values the tape does not watch)"
+        )
     return "the target does not depend on it"
 
 
@@ -113,8 +127,10 @@ def _cut_reason(cut):
     if op == "stop_gradient":
         return f"the path from it goes through tt.stop_gradient at {_at(location)}"
     if not dtype.is_differentiable:
-        return (f"the path from it goes through {op} at {_at(location)}, whose result has dtype "
-                f"{dtype.name}: gradients do not flow through integer or bool values")
+        return (
+            f"the path from it goes through {op} at {_at(location)}, whose result has dtype "
+            f"{dtype.name}: gradients do not flow through integer or bool values"
+        )
     return f"the path from it goes through {op} at {_at(location)}, which has no gradient"
 
 
@@ -126,4 +142,8 @@ def _name(source, position):
     name = getattr(source, "name", None)
     if isinstance(name, str):
         return name
-    return f"source {position} ({source.dtype.short_name}{list(source.shape)} tensor)" if isinstance(source, TensorLike) else f"source {position}"
+    return (
+        f"source {position} ({source.dtype.short_name}{list(source.shape)} tensor)"
+        if isinstance(source, TensorLike)
+        else f"source {position}"
+    )

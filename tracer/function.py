@@ -33,8 +33,14 @@ from tracer.ir.source import is_library_file
 from tracer.ops.call_ops import CALL, PackedFunction, packed_graph, unpack
 from tracer.ops.core import apply
 from tracer.passes.pipeline import run_pipeline
+from tracer.signature import (
+    argument_names,
+    check_signature,
+    difference,
+    is_tensor_argument,
+    signature,
+)
 from tracer.tensor import Tensor, TensorLike
-from tracer.signature import argument_names, check_signature, difference, is_tensor_argument, signature
 from tracer.tracing import Trace, tracing
 from tracer.variable import Variable
 
@@ -66,8 +72,14 @@ class RetraceLimitError(RuntimeError):
     """A tt.function was asked to trace more often than its max_retraces allows."""
 
 
-def function(func=None, input_signature=None, backend="auto", max_retraces=None, jit_compile=None,
-             reduce_retracing=False):
+def function(
+    func=None,
+    input_signature=None,
+    backend="auto",
+    max_retraces=None,
+    jit_compile=None,
+    reduce_retracing=False,
+):
     """Decorate `func` so that calls run a traced, optimized and compiled version of it.
 
     `max_retraces=N` makes the (N+1)-th retrace raise RetraceLimitError, listing what changed
@@ -77,8 +89,9 @@ def function(func=None, input_signature=None, backend="auto", max_retraces=None,
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if func is None:
-        return functools.partial(function, input_signature=input_signature, backend=backend,
-                                 max_retraces=max_retraces)
+        return functools.partial(
+            function, input_signature=input_signature, backend=backend, max_retraces=max_retraces
+        )
     return Function(func, input_signature, backend, max_retraces)
 
 
@@ -145,7 +158,9 @@ class Function:
     def cache_info(self):
         """hits and misses of the trace cache, its entries, and the seconds spent tracing,
         optimizing and compiling (a module found in the disk cache costs no compile time)."""
-        return CacheInfo(self._hits, self._tracing_count, len(self._concrete), round(self._compile_seconds, 6))
+        return CacheInfo(
+            self._hits, self._tracing_count, len(self._concrete), round(self._compile_seconds, 6)
+        )
 
     def _trace(self, args, kwargs):
         self._tracing_count += 1
@@ -174,9 +189,14 @@ class ConcreteFunction:
         self._structure = result
         flat = nest.flatten(result)
         self._tensor_positions = [k for k, leaf in enumerate(flat) if isinstance(leaf, TensorLike)]
-        self._returns_one_tensor = isinstance(result, TensorLike) and not isinstance(result, Variable)
+        self._returns_one_tensor = isinstance(result, TensorLike) and not isinstance(
+            result, Variable
+        )
         self._flat_result = flat
-        tensors = [flat[k]._read() if isinstance(flat[k], Variable) else flat[k] for k in self._tensor_positions]
+        tensors = [
+            flat[k]._read() if isinstance(flat[k], Variable) else flat[k]
+            for k in self._tensor_positions
+        ]
         self._variables = list(trace.variables.values())
         self._assigned = list(trace.assigned)
         self._gradient_graphs = list(trace.gradient_graphs)
@@ -206,7 +226,10 @@ class ConcreteFunction:
         """The graph at `stage` ('traced', 'pruned', 'grad', 'simplified', 'deduplicated',
         'optimized') as text; 'grad' lists the gradient graphs tape.gradient built."""
         if stage == "grad":
-            return "\n\n".join(format_graph(g) for g in self._gradient_graphs) or "# no tape.gradient call"
+            return (
+                "\n\n".join(format_graph(g) for g in self._gradient_graphs)
+                or "# no tape.gradient call"
+            )
         if stage not in self.stages:
             raise ValueError(f"unknown stage {stage!r}; the stages are {['grad', *self.stages]}")
         return format_graph(self.stages[stage])
@@ -226,7 +249,9 @@ class ConcreteFunction:
 
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
-        if self._returns_one_value and not (state.tapes or state.trace is not None or numerics.enabled):
+        if self._returns_one_value and not (
+            state.tapes or state.trace is not None or numerics.enabled
+        ):
             arrays = [t._value for t in tensors]
             if self._variables:
                 arrays += [v._value for v in self._variables]
@@ -245,7 +270,10 @@ class ConcreteFunction:
             results = [Tensor(a) for a in self._run_arrays(arrays)]
             if self._returns_one_tensor and not self._assigned:
                 return results[0]
-        outputs, updates = results[: len(self._tensor_positions)], results[len(self._tensor_positions) :]
+        outputs, updates = (
+            results[: len(self._tensor_positions)],
+            results[len(self._tensor_positions) :],
+        )
         for variable, value in zip(self._assigned, updates):
             if state.trace is not None:
                 state.trace.assign(variable, value)
@@ -278,8 +306,14 @@ class ConcreteFunction:
                 groups.setdefault(out.dtype, []).append(position)
             compile_graph = functools.partial(_compile_optimized, backend=self._backend)
             self._packed = [
-                (PackedFunction(packed_graph(graph, [graph.outputs[p] for p in positions]),
-                                f"{self.name}_{dtype.name}", compile_graph), positions)
+                (
+                    PackedFunction(
+                        packed_graph(graph, [graph.outputs[p] for p in positions]),
+                        f"{self.name}_{dtype.name}",
+                        compile_graph,
+                    ),
+                    positions,
+                )
                 for dtype, positions in groups.items()
             ]
         return self._packed
@@ -320,7 +354,9 @@ def _executable(graph, backend, name):
             raise
         if not _fallback_warned:
             _fallback_warned = True
-            warnings.warn(f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=4)
+            warnings.warn(
+                f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=4
+            )
         return InterpretedGraph(graph)
 
 

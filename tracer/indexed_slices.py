@@ -7,7 +7,6 @@ when densified; `tt.convert_to_tensor` (and any op given one) densifies it.
 
 import numpy as np
 
-
 from tracer.tensor import Tensor
 
 
@@ -61,6 +60,3 @@ class IndexedSlices:
             f"IndexedSlices(indices={self.indices.numpy()!r}, values=<{self.values.dtype.name}"
             f"{list(self.values.shape)}>, dense_shape={self._dense_shape})"
         )
-
-
-

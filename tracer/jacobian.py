@@ -40,7 +40,12 @@ def gradient_rows(rec, prepared, make_seeds, target, use_pfor, parallel_iteratio
 
     Returns, for each source, a Tensor [rows, *source.shape], or None where unconnected.
     """
-    if use_pfor and not parallel_iterations and state.trace is None and prepared.grad.seeds[0] is not None:
+    if (
+        use_pfor
+        and not parallel_iterations
+        and state.trace is None
+        and prepared.grad.seeds[0] is not None
+    ):
         constant_seeds = _with_constant_seeds(prepared, make_seeds, target)
         if constant_seeds is not None:
             return [_dense(g, batched=True) for g in run_gradient(rec, constant_seeds, [])]
@@ -48,13 +53,17 @@ def gradient_rows(rec, prepared, make_seeds, target, use_pfor, parallel_iteratio
     rows = seeds.shape[0]
     if not use_pfor:
         per_row = [run_gradient(rec, prepared, [Tensor(seed)]) for seed in seeds]
-        return [_stack([_dense(row[k]) for row in per_row]) for k in range(len(prepared.source_outputs))]
+        return [
+            _stack([_dense(row[k]) for row in per_row]) for k in range(len(prepared.source_outputs))
+        ]
     chunk = rows if not parallel_iterations else max(1, int(parallel_iterations))
     parts = []
     for start in range(0, rows, chunk):
         block = seeds[start : start + chunk]
         batched = _vectorized(prepared, block.shape[0])
-        parts.append([_dense(g, batched=True) for g in run_gradient(rec, batched, [_seed_tensor(block)])])
+        parts.append(
+            [_dense(g, batched=True) for g in run_gradient(rec, batched, [_seed_tensor(block)])]
+        )
     return [
         None if parts[0][k] is None else structure_ops.concat([p[k] for p in parts], 0)
         for k in range(len(prepared.source_outputs))
@@ -108,7 +117,9 @@ def _with_constant_seeds(prepared, make_seeds, target):
         graph = with_outputs([i for i in graph.inputs if i is not seed_input], graph.outputs)
         reads_seeds = any(node.attrs.get("one_hot_seeds") for node in graph.nodes)
         grad.with_constant_seeds[key] = (
-            None if reads_seeds else GradientGraph(graph, [None], batched.residuals, batched.source_outputs)
+            None
+            if reads_seeds
+            else GradientGraph(graph, [None], batched.residuals, batched.source_outputs)
         )
     cached = grad.with_constant_seeds[key]
     return None if cached is None else PreparedGradient(cached, prepared.residual_sources)
@@ -141,4 +152,6 @@ def per_example_rows(shape, dtype):
     """Seeds for batch_jacobian: row j is 1 at element j of every example of `shape` [b, ...]."""
     batch, per_example = shape[0], int(np.prod(shape[1:]))
     eye = np.eye(per_example, dtype=dtype.as_numpy_dtype)
-    return np.broadcast_to(eye[:, None, :], (per_example, batch, per_example)).reshape((per_example,) + tuple(shape))
+    return np.broadcast_to(eye[:, None, :], (per_example, batch, per_example)).reshape(
+        (per_example,) + tuple(shape)
+    )

@@ -40,7 +40,9 @@ def get_activation(activation):
         return ACTIVATIONS[activation]
     except KeyError:
         names = ", ".join(repr(k) for k in ACTIVATIONS if k)
-        raise ValueError(f"unknown activation {activation!r}; use a callable or one of {names}") from None
+        raise ValueError(
+            f"unknown activation {activation!r}; use a callable or one of {names}"
+        ) from None
 
 
 class Layer:
@@ -127,6 +129,3 @@ class Sequential(Layer):
 
 def _snake_case(name):
     return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
-
-
-

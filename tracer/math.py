@@ -2,16 +2,13 @@
 
 from tracer.ops.array_ops import cast  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin  # noqa: F401
-from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
 from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
     add_n,
+    clip_by_value,
     complex,
     conj,
-    imag,
-    real,
-    clip_by_value,
     cos,
     divide,
     equal,
@@ -19,9 +16,10 @@ from tracer.ops.math_ops import (  # noqa: F401
     exp,
     floordiv,
     floormod,
-    is_finite,
     greater,
     greater_equal,
+    imag,
+    is_finite,
     less,
     less_equal,
     log,
@@ -37,6 +35,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     negative,
     not_equal,
     pow,
+    real,
     rsqrt,
     sigmoid,
     sign,
@@ -48,5 +47,6 @@ from tracer.ops.math_ops import (  # noqa: F401
     tan,
     tanh,
 )
+from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
 from tracer.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401

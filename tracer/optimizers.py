@@ -51,7 +51,11 @@ class SGD(Optimizer):
             return
         velocity = self._slot(variable, lambda value: [np.zeros_like(value)])
         velocity[0] = self.momentum * velocity[0] - self.learning_rate * grad
-        step = self.momentum * velocity[0] - self.learning_rate * grad if self.nesterov else velocity[0]
+        step = (
+            self.momentum * velocity[0] - self.learning_rate * grad
+            if self.nesterov
+            else velocity[0]
+        )
         variable._value = variable._value + step
 
     def _sparse_update(self, grad, variable):

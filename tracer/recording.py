@@ -21,7 +21,17 @@ class Recording:
     `gradient` looks its graph up without pruning or walking nodes.
     """
 
-    __slots__ = ("nodes", "saved", "tracked", "outside", "order", "signature", "watched", "variables", "events")
+    __slots__ = (
+        "nodes",
+        "saved",
+        "tracked",
+        "outside",
+        "order",
+        "signature",
+        "watched",
+        "variables",
+        "events",
+    )
 
     def __init__(self):
         self.nodes = []
@@ -61,7 +71,9 @@ class Recording:
         position = tracked[id(node)] = len(self.order)
         self.order.append(node)
         attrs = tuple(node.attrs.items()) if node.attrs else ()
-        self.signature.append((node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched))
+        self.signature.append(
+            (node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched)
+        )
         return position
 
     def graph(self):

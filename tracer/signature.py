@@ -16,7 +16,9 @@ from tracer.variable import Variable
 
 
 def is_tensor_argument(value):
-    return (isinstance(value, TensorLike) and not isinstance(value, Variable)) or isinstance(value, np.ndarray)
+    return (isinstance(value, TensorLike) and not isinstance(value, Variable)) or isinstance(
+        value, np.ndarray
+    )
 
 
 def signature(args, kwargs):
@@ -36,7 +38,9 @@ def _describe(value):
     try:
         hash(value)
     except TypeError:
-        raise TypeError(f"tt.function arguments must be tensors, variables or hashable values, not {type(value).__name__}") from None
+        raise TypeError(
+            f"tt.function arguments must be tensors, variables or hashable values, not {type(value).__name__}"
+        ) from None
     return ("value", type(value).__name__, value)
 
 
@@ -49,7 +53,11 @@ def difference(key, cached):
         return sum(a != b for a, b in zip(new, old)) + abs(len(new) - len(old))
 
     old = list(_leaf_descriptions(min(reversed(list(cached)), key=distance)))  # ties: the latest
-    changes = [f"argument {k}: {_leaf_text(a)} -> {_leaf_text(b)}" for k, (a, b) in enumerate(zip(old, new)) if a != b]
+    changes = [
+        f"argument {k}: {_leaf_text(a)} -> {_leaf_text(b)}"
+        for k, (a, b) in enumerate(zip(old, new))
+        if a != b
+    ]
     if len(old) != len(new):
         changes.append(f"{len(old)} -> {len(new)} arguments")
     return "; ".join(changes) or "a different argument structure"
@@ -106,9 +114,13 @@ def _name_leaves(prefix, value, names):
 def check_signature(specs, args):
     flat = nest.flatten(list(args))
     if len(flat) != len(specs):
-        raise TypeError(f"the input_signature has {len(specs)} tensors, the call passes {len(flat)} arguments")
+        raise TypeError(
+            f"the input_signature has {len(specs)} tensors, the call passes {len(flat)} arguments"
+        )
     for k, (spec, value) in enumerate(zip(specs, flat)):
         shape = tuple(getattr(value, "shape", np.shape(value)))
         dtype = as_dtype(value.dtype) if hasattr(value, "dtype") else None
         if shape != spec.shape or (dtype is not None and dtype != spec.dtype):
-            raise ValueError(f"argument {k} is {getattr(dtype, 'name', '?')}{list(shape)}, the input_signature says {spec!r}")
+            raise ValueError(
+                f"argument {k} is {getattr(dtype, 'name', '?')}{list(shape)}, the input_signature says {spec!r}"
+            )

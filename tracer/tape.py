@@ -13,20 +13,22 @@ import warnings
 from tracer import jacobian as jacobians
 from tracer import nest
 from tracer.backprop import gradient_graph, ones_seed, run_gradient
-from tracer.recording import Recording
 from tracer.config import settings
 from tracer.context import state
 from tracer.explain import UnconnectedGradientError, explain
 from tracer.ir import Node, format_nodes, user_location
 from tracer.ops import array_ops
+from tracer.recording import Recording
 from tracer.tensor import Tensor, TensorLike, _from_python
 from tracer.variable import Variable
+
 
 class UnconnectedGradients(enum.Enum):
     """What `gradient` gives for a source the target does not depend on: None, or zeros."""
 
     NONE = "none"
     ZERO = "zero"
+
 
 class GradientTape:
     """Records operations for automatic differentiation.
@@ -45,7 +47,9 @@ class GradientTape:
         self._recording_state = None  # a Recording; None before entry and after a one-shot gradient
         self._recording = False
         self._released_variables = ()
-        self._released = None  # after a one-shot gradient: the recording without its values, for explain
+        self._released = (
+            None  # after a one-shot gradient: the recording without its values, for explain
+        )
 
     # --- recording ----------------------------------------------------------------------
 
@@ -134,8 +138,13 @@ class GradientTape:
 
     # --- differentiation ----------------------------------------------------------------
 
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(
+        self,
+        target,
+        sources,
+        output_gradients=None,
+        unconnected_gradients=UnconnectedGradients.NONE,
+    ):
         """The gradient of `target` (summed over its elements and over nested targets) with
         respect to each of `sources`, in the structure of `sources`."""
         rec = self._start_differentiation("gradient")
@@ -144,7 +153,9 @@ class GradientTape:
         flat_sources = _source_list(sources)
         seeds = _seeds(flat_targets, output_gradients)
         grad = gradient_graph(
-            rec, [rec.tracked_node(t) for t in flat_targets], [rec.tracked_node(s) for s in flat_sources]
+            rec,
+            [rec.tracked_node(t) for t in flat_targets],
+            [rec.tracked_node(s) for s in flat_sources],
         )
         grads = run_gradient(rec, grad, seeds)
         if settings.strict_gradients and unconnected is UnconnectedGradients.NONE and None in grads:
@@ -166,8 +177,14 @@ class GradientTape:
             return "# nothing recorded: the tape was never entered"
         return explain(self, rec, target, sources)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+    def jacobian(
+        self,
+        target,
+        sources,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
         """d target[i...] / d source[j...] for each source, shaped target.shape + source.shape.
 
         Vectorized by default: the gradient graph runs once for all rows of the jacobian.
@@ -177,9 +194,17 @@ class GradientTape:
         unconnected = UnconnectedGradients(unconnected_gradients)
         target = _target_tensor(target)
         flat_sources = _source_list(sources)
-        prepared = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources])
-        rows = jacobians.gradient_rows(rec, prepared, jacobians.one_hot_rows, target, experimental_use_pfor,
-                                       parallel_iterations)
+        prepared = gradient_graph(
+            rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources]
+        )
+        rows = jacobians.gradient_rows(
+            rec,
+            prepared,
+            jacobians.one_hot_rows,
+            target,
+            experimental_use_pfor,
+            parallel_iterations,
+        )
         self._finish_differentiation()
         results = []
         for source, row in zip(flat_sources, rows):
@@ -191,8 +216,14 @@ class GradientTape:
                 results.append(array_ops.reshape(row, shape))
         return nest.pack_sequence_as(sources, results)
 
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(
+        self,
+        target,
+        source,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
         """Per-example jacobians, shaped [b, y1.., x1..], for target[i] depending only on source[i]."""
         self._check_loop_allowed(experimental_use_pfor, "batch_jacobian")
         target = _target_tensor(target)
@@ -215,8 +246,14 @@ class GradientTape:
             # NOTE: TensorFlow returns zeros here even for unconnected_gradients='none'.
             self._finish_differentiation()
             return array_ops.zeros(shape, source.dtype)
-        (rows,) = jacobians.gradient_rows(rec, prepared, jacobians.per_example_rows, target, experimental_use_pfor,
-                                          parallel_iterations)
+        (rows,) = jacobians.gradient_rows(
+            rec,
+            prepared,
+            jacobians.per_example_rows,
+            target,
+            experimental_use_pfor,
+            parallel_iterations,
+        )
         self._finish_differentiation()
         # rows: [y, b, x...] -> [b, y, x...] -> [b, y1.., x1..]
         perm = (1, 0) + tuple(range(2, rows.ndim))
@@ -246,6 +283,7 @@ class GradientTape:
             self._released.saved = {}  # the values go; the structure stays for explain
             self._recording_state = None
 
+
 def _input_node(tensor):
     """The node a watched tensor is traced from: its own if a tape made it, else a new input."""
     node = tensor._node
@@ -254,12 +292,14 @@ def _input_node(tensor):
         tensor._node = node
     return node
 
+
 def _target_tensor(target):
     if isinstance(target, Variable):
         return Tensor(target._value, target._node)
     if not isinstance(target, TensorLike):
         raise ValueError(f"the target must be a Tensor or Variable, got {type(target).__name__}")
     return target
+
 
 def _source_list(sources):
     flat = nest.flatten(sources)
@@ -269,6 +309,7 @@ def _source_list(sources):
                 f"sources must be Tensors or Variables, got {type(s).__name__} ({s!r})"
             )
     return flat
+
 
 def _seeds(targets, output_gradients):
     if output_gradients is None:
@@ -283,9 +324,12 @@ def _seeds(targets, output_gradients):
             continue
         g = g._read() if isinstance(g, TensorLike) else Tensor(_from_python(g, target.dtype))
         if g.shape != target.shape:
-            raise ValueError(f"an output gradient has shape {g.shape}, its target shape {target.shape}")
+            raise ValueError(
+                f"an output gradient has shape {g.shape}, its target shape {target.shape}"
+            )
         seeds.append(g)
     return seeds
+
 
 def _fill_unconnected(grads, sources, unconnected):
     if unconnected is UnconnectedGradients.NONE:

@@ -62,7 +62,9 @@ class TensorLike:
     def _scalar(self):
         value = self._read()._concrete_value()
         if value.size != 1:
-            raise TypeError(f"only tensors with one element convert to a Python scalar, not shape {self.shape}")
+            raise TypeError(
+                f"only tensors with one element convert to a Python scalar, not shape {self.shape}"
+            )
         return value.reshape(()).item() if isinstance(value, np.ndarray) else value
 
     __hash__ = None  # `==` is elementwise, as in TensorFlow 2, so tensors cannot be dict keys
@@ -80,8 +82,12 @@ class Tensor(TensorLike):
     def __init__(self, value, node=None):
         self._value = value
         self._node = node
-        self._origin = None  # (variable name, location) when computed from a Variable outside a tape
-        self._cut = None  # (op, dtype, tracked input nodes, location) where a gradient path to it stopped
+        self._origin = (
+            None  # (variable name, location) when computed from a Variable outside a tape
+        )
+        self._cut = (
+            None  # (op, dtype, tracked input nodes, location) where a gradient path to it stopped
+        )
 
     def _read(self):
         return self
@@ -164,8 +170,14 @@ def _from_python(value, dtype):
         array = np.asarray(value)
         if dtype is None:
             dtype = _python_dtype(array)
-    if array.dtype.kind == "f" and dtype.is_integer and not np.all(np.isfinite(array) & (array == np.round(array))):
-        raise TypeError(f"cannot convert {value!r} to a tensor of dtype {dtype.name} without losing its value")
+    if (
+        array.dtype.kind == "f"
+        and dtype.is_integer
+        and not np.all(np.isfinite(array) & (array == np.round(array)))
+    ):
+        raise TypeError(
+            f"cannot convert {value!r} to a tensor of dtype {dtype.name} without losing its value"
+        )
     return np.array(array, dtype=dtype.as_numpy_dtype)
 
 
@@ -219,8 +231,10 @@ def constant(value, dtype=None, shape=None, name=None):
     >>> tt.constant(0.5, shape=(2,)).numpy()
     array([0.5, 0.5], dtype=float32)
     """
-    array = convert_to_tensor(value, dtype).numpy() if is_tensor_like(value) else _from_python(
-        value, None if dtype is None else as_dtype(dtype)
+    array = (
+        convert_to_tensor(value, dtype).numpy()
+        if is_tensor_like(value)
+        else _from_python(value, None if dtype is None else as_dtype(dtype))
     )
     array = np.asarray(array)
     if shape is not None:
@@ -230,5 +244,7 @@ def constant(value, dtype=None, shape=None, name=None):
         elif array.size == int(np.prod(shape)):
             array = array.reshape(shape)
         else:
-            raise TypeError(f"cannot make a tensor of shape {shape} from a value of shape {array.shape}")
+            raise TypeError(
+                f"cannot make a tensor of shape {shape} from a value of shape {array.shape}"
+            )
     return Tensor(array)

@@ -30,7 +30,9 @@ class Variable(TensorLike):
         self.name = f"{name or 'Variable'}:0"
         self.trainable = bool(trainable)
         self._unique_id = next(_construction_order)
-        self._node = Node("variable", (), {"name": self.name}, self._value.shape, value.dtype, user_location())
+        self._node = Node(
+            "variable", (), {"name": self.name}, self._value.shape, value.dtype, user_location()
+        )
 
     @property
     def shape(self):
@@ -81,9 +83,13 @@ class Variable(TensorLike):
         """`value` as a Tensor of this variable's dtype and shape, or a clear error."""
         tensor = convert_to_tensor(value, self.dtype if not isinstance(value, TensorLike) else None)
         if tensor.dtype != self.dtype:
-            raise TypeError(f"{method}: {self.name} has dtype {self.dtype.name}, the value {tensor.dtype.name}")
+            raise TypeError(
+                f"{method}: {self.name} has dtype {self.dtype.name}, the value {tensor.dtype.name}"
+            )
         if tensor.shape != self.shape:
-            raise ValueError(f"{method}: {self.name} has shape {self.shape}, the value shape {tensor.shape}")
+            raise ValueError(
+                f"{method}: {self.name} has shape {self.shape}, the value shape {tensor.shape}"
+            )
         return tensor
 
     def __repr__(self):

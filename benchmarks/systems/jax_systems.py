@@ -12,7 +12,9 @@ def mlp(d):
     def loss(params, x, y):
         w1, b1, w2, b2 = params
         logits = jax.nn.relu(x @ w1 + b1) @ w2 + b2
-        return jnp.mean(jax.nn.logsumexp(logits, axis=1) - jnp.take_along_axis(logits, y[:, None], axis=1)[:, 0])
+        return jnp.mean(
+            jax.nn.logsumexp(logits, axis=1) - jnp.take_along_axis(logits, y[:, None], axis=1)[:, 0]
+        )
 
     step = jax.jit(jax.value_and_grad(loss))
 
@@ -60,4 +62,13 @@ def to_numpy(value):
     return np.asarray(jax.block_until_ready(value))
 
 
-BUILDERS = {"jax-jit": {"B2": mlp, "B3": fused, "B4": jacobian(False), "B4b": jacobian(True), "B5": hessian, "B7": scalar}}
+BUILDERS = {
+    "jax-jit": {
+        "B2": mlp,
+        "B3": fused,
+        "B4": jacobian(False),
+        "B4b": jacobian(True),
+        "B5": hessian,
+        "B7": scalar,
+    }
+}

@@ -86,5 +86,14 @@ def scalar_grad(d):
     return lambda: np.float32(2.0) * x
 
 
-BUILDERS = {"numpy": {"B1": chain, "B2": mlp, "B3": fused, "B4": jacobian, "B4b": batch_jacobian,
-                      "B5": hessian, "B7": scalar_grad}}
+BUILDERS = {
+    "numpy": {
+        "B1": chain,
+        "B2": mlp,
+        "B3": fused,
+        "B4": jacobian,
+        "B4b": batch_jacobian,
+        "B5": hessian,
+        "B7": scalar_grad,
+    }
+}

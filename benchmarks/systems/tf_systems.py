@@ -26,7 +26,10 @@ def mlp(compiled):
 
         def step(x, y):
             with tf.GradientTape() as tape:
-                logits = tf.matmul(tf.nn.relu(tf.matmul(x, params[0]) + params[1]), params[2]) + params[3]
+                logits = (
+                    tf.matmul(tf.nn.relu(tf.matmul(x, params[0]) + params[1]), params[2])
+                    + params[3]
+                )
                 loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
             return [loss, *tape.gradient(loss, params)]
 
@@ -58,7 +61,11 @@ def jacobian(compiled, batched=False):
         def jac(x):
             with tf.GradientTape() as tape:
                 tape.watch(x)
-                y = tf.tanh(tf.matmul(x, w, transpose_b=True) + b) if batched else tf.tanh(tf.linalg.matvec(w, x) + b)
+                y = (
+                    tf.tanh(tf.matmul(x, w, transpose_b=True) + b)
+                    if batched
+                    else tf.tanh(tf.linalg.matvec(w, x) + b)
+                )
             return tape.batch_jacobian(y, x) if batched else tape.jacobian(y, x)
 
         run = tf.function(jac) if compiled else jac
@@ -107,8 +114,14 @@ def to_numpy(value):
 
 
 def _for(compiled):
-    table = {"B2": mlp(compiled), "B3": fused(compiled), "B4": jacobian(compiled), "B4b": jacobian(compiled, True),
-             "B5": hessian(compiled), "B7": scalar(compiled)}
+    table = {
+        "B2": mlp(compiled),
+        "B3": fused(compiled),
+        "B4": jacobian(compiled),
+        "B4b": jacobian(compiled, True),
+        "B5": hessian(compiled),
+        "B7": scalar(compiled),
+    }
     if not compiled:
         table["B1"] = chain
     return table

@@ -72,8 +72,15 @@ def eager():
 
         return run
 
-    return {"B1": chain, "B2": mlp, "B3": fused, "B4": lambda d: jacobian_of(d, False),
-            "B4b": lambda d: jacobian_of(d, True), "B5": hessian_of, "B7": scalar}
+    return {
+        "B1": chain,
+        "B2": mlp,
+        "B3": fused,
+        "B4": lambda d: jacobian_of(d, False),
+        "B4b": lambda d: jacobian_of(d, True),
+        "B5": hessian_of,
+        "B7": scalar,
+    }
 
 
 def compiled():

@@ -103,8 +103,15 @@ def scalar_grad(compiled):
 
 
 def _for(compiled):
-    return {"B1": chain(compiled), "B2": mlp(compiled), "B3": fused(compiled), "B4": jacobian(compiled),
-            "B4b": jacobian(compiled, batched=True), "B5": hessian(compiled), "B7": scalar_grad(compiled)}
+    return {
+        "B1": chain(compiled),
+        "B2": mlp(compiled),
+        "B3": fused(compiled),
+        "B4": jacobian(compiled),
+        "B4b": jacobian(compiled, batched=True),
+        "B5": hessian(compiled),
+        "B7": scalar_grad(compiled),
+    }
 
 
 BUILDERS = {"tracer-eager": _for(False), "tracer-compiled": _for(True)}

@@ -6,16 +6,16 @@ model": gradients of a Dense layer's loss with respect to its trainable variable
 
 import tracer as tf
 
-layer = tf.layers.Dense(2, activation='relu')
-x = tf.constant([[1., 2., 3.]])
+layer = tf.layers.Dense(2, activation="relu")
+x = tf.constant([[1.0, 2.0, 3.0]])
 
 with tf.GradientTape() as tape:
-  # Forward pass
-  y = layer(x)
-  loss = tf.reduce_mean(y**2)
+    # Forward pass
+    y = layer(x)
+    loss = tf.reduce_mean(y**2)
 
 # Calculate gradients with respect to every trainable variable
 grad = tape.gradient(loss, layer.trainable_variables)
 
 for var, g in zip(layer.trainable_variables, grad):
-  print(f'{var.name}, shape: {g.shape}')
+    print(f"{var.name}, shape: {g.shape}")

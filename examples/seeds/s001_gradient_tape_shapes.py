@@ -6,13 +6,13 @@ the gradient with respect to each source has the shape of the source.
 
 import tracer as tf
 
-w = tf.Variable(tf.random.normal((3, 2)), name='w')
-b = tf.Variable(tf.zeros(2, dtype=tf.float32), name='b')
-x = [[1., 2., 3.]]
+w = tf.Variable(tf.random.normal((3, 2)), name="w")
+b = tf.Variable(tf.zeros(2, dtype=tf.float32), name="b")
+x = [[1.0, 2.0, 3.0]]
 
 with tf.GradientTape(persistent=True) as tape:
-  y = x @ w + b
-  loss = tf.reduce_mean(y**2)
+    y = x @ w + b
+    loss = tf.reduce_mean(y**2)
 
 [dl_dw, dl_db] = tape.gradient(loss, [w, b])
 

@@ -4,12 +4,11 @@ through an integer or string": an int32 source gets a None gradient."""
 import tracer as tf
 
 # The x0 variable has an `int` dtype.
-x = tf.Variable([[2, 2],
-                 [2, 2]])
+x = tf.Variable([[2, 2], [2, 2]])
 
 with tf.GradientTape() as tape:
-  # The path to x1 is blocked by the `int` dtype here.
-  y = tf.cast(x, tf.float32)
-  y = tf.reduce_sum(x)
+    # The path to x1 is blocked by the `int` dtype here.
+    y = tf.cast(x, tf.float32)
+    y = tf.reduce_sum(x)
 
 print(tape.gradient(y, x))

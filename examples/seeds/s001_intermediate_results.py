@@ -6,9 +6,9 @@ import tracer as tf
 x = tf.constant(3.0)
 
 with tf.GradientTape() as tape:
-  tape.watch(x)
-  y = x * x
-  z = y * y
+    tape.watch(x)
+    y = x * x
+    z = y * y
 
 # Use the tape to compute the gradient of z with respect to the
 # intermediate value y.

@@ -5,9 +5,9 @@ import tracer as tf
 
 x = tf.constant([1, 3.0])
 with tf.GradientTape(persistent=True) as tape:
-  tape.watch(x)
-  y = x * x
-  z = y * y
+    tape.watch(x)
+    y = x * x
+    z = y * y
 
 print(tape.gradient(z, x).numpy())  # 108.0 (4 * x**3 at x = 3)
 print(tape.gradient(y, x).numpy())  # 6.0 (2 * x)

@@ -4,9 +4,9 @@ None": a target that is not connected to the source."""
 import tracer as tf
 
 # When a target is not connected to a source you will get a gradient of None.
-x = tf.Variable(2.)
-y = tf.Variable(3.)
+x = tf.Variable(2.0)
+y = tf.Variable(3.0)
 
 with tf.GradientTape() as tape:
-  z = y * y
+    z = y * y
 print(tape.gradient(z, x))

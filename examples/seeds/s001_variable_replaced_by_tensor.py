@@ -10,8 +10,8 @@ import tracer as tf
 x = tf.Variable(2.0)
 
 for epoch in range(2):
-  with tf.GradientTape() as tape:
-    y = x+1
+    with tf.GradientTape() as tape:
+        y = x + 1
 
-  print(type(x).__name__, ":", tape.gradient(y, x))
-  x = x + 1   # This should be `x.assign_add(1)`
+    print(type(x).__name__, ":", tape.gradient(y, x))
+    x = x + 1  # This should be `x.assign_add(1)`

@@ -13,10 +13,10 @@ import tracer as tf
 
 x = tf.constant(3.0)
 with tf.GradientTape() as g:
-  with tf.GradientTape() as gg:
-    gg.watch(x)
-    y = x * x
-  dy_dx = gg.gradient(y, x)     # Will compute to 6.0
+    with tf.GradientTape() as gg:
+        gg.watch(x)
+        y = x * x
+    dy_dx = gg.gradient(y, x)  # Will compute to 6.0
 d2y_dx2 = g.gradient(dy_dx, x)  # Will compute to 2.0 (TF 1.x); None in TF 2.x
 
 np.testing.assert_allclose(dy_dx.numpy(), 6.0)

@@ -7,9 +7,9 @@ import tracer as tf
 
 x = tf.constant(3.0)
 with tf.GradientTape(persistent=True) as g:
-  g.watch(x)
-  y = x * x
-  z = y * y
+    g.watch(x)
+    y = x * x
+    z = y * y
 dz_dx = g.gradient(z, x)  # 108.0 (4*x^3 at x = 3)
 dy_dx = g.gradient(y, x)  # 6.0
 del g  # Drop the reference to the tape

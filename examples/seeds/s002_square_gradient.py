@@ -8,8 +8,8 @@ import tracer as tf
 
 x = tf.constant(3.0)
 with tf.GradientTape() as g:
-  g.watch(x)
-  y = x * x
-dy_dx = g.gradient(y, x) # Will compute to 6.0
+    g.watch(x)
+    y = x * x
+dy_dx = g.gradient(y, x)  # Will compute to 6.0
 
 np.testing.assert_allclose(dy_dx.numpy(), 6.0)

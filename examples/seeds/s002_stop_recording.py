@@ -12,18 +12,18 @@ import numpy as np
 import tracer as tf
 
 model = tf.layers.Dense(2)
-inputs = tf.constant([[1., 2., 3.]])
+inputs = tf.constant([[1.0, 2.0, 3.0]])
 
 
 def compute_loss(model):
-  return tf.reduce_mean(model(inputs) ** 2)
+    return tf.reduce_mean(model(inputs) ** 2)
 
 
 with tf.GradientTape(persistent=True) as t:
-  loss = compute_loss(model)
-  with t.stop_recording():
-    # The gradient computation below is not traced, saving memory.
-    grads = t.gradient(loss, model.variables)
+    loss = compute_loss(model)
+    with t.stop_recording():
+        # The gradient computation below is not traced, saving memory.
+        grads = t.gradient(loss, model.variables)
 
 kernel, bias = (v.numpy() for v in model.variables)
 x = inputs.numpy()

@@ -10,9 +10,9 @@ import numpy as np
 import tracer as tf
 
 with tf.GradientTape() as g:
-  x = tf.constant([[1., 2.], [3., 4.]], dtype=tf.float32)
-  g.watch(x)
-  y = x * x
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]], dtype=tf.float32)
+    g.watch(x)
+    y = x * x
 batch_jacobian = g.batch_jacobian(y, x)
 # batch_jacobian is [[[2,  0], [0,  4]], [[6,  0], [0,  8]]]
 

@@ -10,11 +10,11 @@ import numpy as np
 import tracer as tf
 
 with tf.GradientTape() as g:
-  x  = tf.constant([1.0, 2.0])
-  g.watch(x)
-  y = x * x
+    x = tf.constant([1.0, 2.0])
+    g.watch(x)
+    y = x * x
 jacobian = g.jacobian(y, x)
 # jacobian value is [[2., 0.], [0., 4.]]
 
-np.testing.assert_allclose(jacobian.numpy(), [[2., 0.], [0., 4.]])
+np.testing.assert_allclose(jacobian.numpy(), [[2.0, 0.0], [0.0, 4.0]])
 assert jacobian.shape == (2, 2)

@@ -15,24 +15,24 @@ w = tf.Variable(2.0)
 
 
 def loss_fn():
-  return w * w
+    return w * w
 
 
 def other_loss_fn():
-  return 3.0 * w
+    return 3.0 * w
 
 
 with tf.GradientTape() as t:
-  loss = loss_fn()
+    loss = loss_fn()
 with tf.GradientTape() as t:
-  loss += other_loss_fn()
+    loss += other_loss_fn()
 grad_two_tapes = t.gradient(loss, w)  # Only differentiates other_loss_fn, not loss_fn
 
 # The following is equivalent to the above
 with tf.GradientTape() as t:
-  loss = loss_fn()
-  t.reset()
-  loss += other_loss_fn()
+    loss = loss_fn()
+    t.reset()
+    loss += other_loss_fn()
 grad_reset = t.gradient(loss, w)  # Only differentiates other_loss_fn, not loss_fn
 
 np.testing.assert_allclose(grad_two_tapes.numpy(), 3.0)

@@ -12,9 +12,9 @@ w = tf.Variable(2.0)
 k = 1.0
 
 with tf.GradientTape() as t:
-  loss = w * w
-  if loss > k:
-    t.reset()
+    loss = w * w
+    if loss > k:
+        t.reset()
 
 grad = t.gradient(loss, w)
 assert grad is None, grad

@@ -9,7 +9,7 @@ import tracer as tf
 
 x = tf.constant(3.0)
 with tf.GradientTape() as g:
-  g.watch(x)
-  y = x * x
+    g.watch(x)
+    y = x * x
 dy_dx = g.gradient(y, x)
 print(dy_dx)

@@ -9,7 +9,7 @@ import tracer as tf
 
 x = tf.constant(4.0)
 with tf.GradientTape() as tape:
-  with tape.stop_recording():
-    y = x ** 2
+    with tape.stop_recording():
+        y = x**2
 dy_dx = tape.gradient(y, x)
 print(dy_dx)

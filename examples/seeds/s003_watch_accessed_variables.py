@@ -9,11 +9,10 @@ import tracer as tf
 
 x = tf.Variable(2.0)
 w = tf.Variable(5.0)
-with tf.GradientTape(
-    watch_accessed_variables=False, persistent=True) as tape:
-  tape.watch(x)
-  y = x ** 2  # Gradients will be available for `x`.
-  z = w ** 3  # No gradients will be available as `w` isn't being watched.
+with tf.GradientTape(watch_accessed_variables=False, persistent=True) as tape:
+    tape.watch(x)
+    y = x**2  # Gradients will be available for `x`.
+    z = w**3  # No gradients will be available as `w` isn't being watched.
 dy_dx = tape.gradient(y, x)
 print(dy_dx)
 # No gradients will be available as `w` isn't being watched.

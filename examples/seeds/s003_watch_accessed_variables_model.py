@@ -9,19 +9,19 @@ line (put back as in TensorFlow's page), and the seed leaves `inputs` undefined 
 
 import tracer as tf
 
-inputs = tf.constant([[1., 2., 3.]])
+inputs = tf.constant([[1.0, 2.0, 3.0]])
 
 a = tf.layers.Dense(32)
 b = tf.layers.Dense(32)
 
 with tf.GradientTape(watch_accessed_variables=False) as tape:
-  tape.watch(a.variables)  # Since `a.build` has not been called at this point
-                           # `a.variables` will return an empty list and the
-                           # tape will not be watching anything.
-  result = b(a(inputs))
-  grads = tape.gradient(result, a.variables)  # The result of this computation will be
-                                              # a list of `None`s since a's variables
-                                              # are not being watched.
+    tape.watch(a.variables)  # Since `a.build` has not been called at this point
+    # `a.variables` will return an empty list and the
+    # tape will not be watching anything.
+    result = b(a(inputs))
+    grads = tape.gradient(result, a.variables)  # The result of this computation will be
+    # a list of `None`s since a's variables
+    # are not being watched.
 
 assert len(a.variables) == 2, a.variables
 assert grads == [None, None], grads

@@ -17,11 +17,13 @@ def f(x, y):
             output = tf.multiply(output, x)
     return output
 
+
 def grad(x, y):
     with tf.GradientTape() as t:
         t.watch(x)
         out = f(x, y)
     return t.gradient(out, x)
+
 
 x = tf.convert_to_tensor(2.0)
 

@@ -3,7 +3,7 @@ gradient computed inside an outer tape's context is itself differentiable."""
 
 import tracer as tf
 
-x = tf.Variable(1.0) # Create a Tensorflow variable initialized to 1.0
+x = tf.Variable(1.0)  # Create a Tensorflow variable initialized to 1.0
 with tf.GradientTape() as t:
     with tf.GradientTape() as t2:
         y = x * x * x

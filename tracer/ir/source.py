@@ -4,7 +4,10 @@ import os
 import sys
 
 _LIBRARY_DIRS = tuple(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep + package + os.sep
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    + os.sep
+    + package
+    + os.sep
     for package in ("tracer", "runtime", "codegen")
 )
 

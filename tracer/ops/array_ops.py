@@ -109,7 +109,9 @@ def reshape(tensor, shape, name=None):
         known = int(np.prod([d for d in shape if d != -1]))
         size = int(np.prod(x.shape))
         if shape.count(-1) > 1 or known == 0 or size % known:
-            raise ValueError(f"reshape: cannot reshape a tensor of shape {x.shape} into shape {shape}")
+            raise ValueError(
+                f"reshape: cannot reshape a tensor of shape {x.shape} into shape {shape}"
+            )
         shape = tuple(size // known if d == -1 else d for d in shape)
     if shape == x.shape:
         return x
@@ -146,7 +148,9 @@ def squeeze(input, axis=None, name=None):
         axes = set(shapes.normalize_axes(axis, x.ndim))
         bad = [a for a in sorted(axes) if x.shape[a] != 1]
         if bad:
-            raise ValueError(f"squeeze: axis {bad[0]} of shape {x.shape} has size {x.shape[bad[0]]}, not 1")
+            raise ValueError(
+                f"squeeze: axis {bad[0]} of shape {x.shape} has size {x.shape[bad[0]]}, not 1"
+            )
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
@@ -202,7 +206,9 @@ def canonical_index(key, shape):
         else:
             position = int(item)
             if not -shape[axis] <= position < shape[axis]:
-                raise IndexError(f"index {position} is out of bounds for axis {axis} with size {shape[axis]}")
+                raise IndexError(
+                    f"index {position} is out of bounds for axis {axis} with size {shape[axis]}"
+                )
             result.append(position % shape[axis])
             axis += 1
     return tuple(result)
@@ -217,7 +223,9 @@ def fill(dims, value, name=None):
     from tracer.tensor import convert_to_tensor
 
     value = convert_to_tensor(value)
-    return apply(FILL, (), {"shape": _shape_tuple(dims), "dtype": value.dtype, "value": value.numpy().item()})
+    return apply(
+        FILL, (), {"shape": _shape_tuple(dims), "dtype": value.dtype, "value": value.numpy().item()}
+    )
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
@@ -247,7 +255,9 @@ def shape(input, out_type=dtypes.int32, name=None):
 def size(input, out_type=dtypes.int32, name=None):
     from tracer.tensor import Tensor
 
-    return Tensor(np.array(int(np.prod(as_tensor(input).shape)), dtype=as_dtype(out_type).as_numpy_dtype))
+    return Tensor(
+        np.array(int(np.prod(as_tensor(input).shape)), dtype=as_dtype(out_type).as_numpy_dtype)
+    )
 
 
 def range_(start, limit=None, delta=1, dtype=None, name=None):

@@ -56,7 +56,9 @@ def _call_grad(node, g, *inputs):
     for dtype in {i.dtype for i in node.inputs if i.dtype.is_differentiable}:
         vjp, positions = function.vjp(dtype)
         packed = apply(CALL, tuple(inputs) + (g,), {"function": vjp})
-        for position, part in zip(positions, unpack(packed, [node.inputs[p].shape for p in positions])):
+        for position, part in zip(
+            positions, unpack(packed, [node.inputs[p].shape for p in positions])
+        ):
             grads[position] = part
     return tuple(grads)
 
@@ -76,7 +78,9 @@ def unpack(packed, shapes):
         size = 1
         for d in shape:
             size *= d
-        parts.append(array_ops.reshape(array_ops.getitem(packed, slice(start, start + size)), shape))
+        parts.append(
+            array_ops.reshape(array_ops.getitem(packed, slice(start, start + size)), shape)
+        )
         start += size
     return parts
 
@@ -90,15 +94,22 @@ def packed_graph(graph, outputs):
 
 def _build_vjp(function, dtype):
     graph = function.graph
-    inputs = [Tensor(None, Node("input", (), {"name": f"x{k}"}, n.shape, n.dtype)) for k, n in enumerate(graph.inputs)]
+    inputs = [
+        Tensor(None, Node("input", (), {"name": f"x{k}"}, n.shape, n.dtype))
+        for k, n in enumerate(graph.inputs)
+    ]
     (out,) = graph.outputs
     cotangent = Tensor(None, Node("input", (), {"name": "cotangent"}, out.shape, out.dtype))
     positions = [k for k, n in enumerate(graph.inputs) if n.dtype == dtype]
     with GradientTape() as tape:
         tape.watch([inputs[p] for p in positions])
         (value,) = execute_graph(graph, inputs)
-    grads = tape.gradient(value, [inputs[p] for p in positions], output_gradients=[cotangent],
-                          unconnected_gradients="zero")
+    grads = tape.gradient(
+        value,
+        [inputs[p] for p in positions],
+        output_gradients=[cotangent],
+        unconnected_gradients="zero",
+    )
     with no_recording():
         packed = pack([array_ops.cast(g, dtype) for g in grads])
     vjp_graph = with_outputs([t._node for t in inputs] + [cotangent._node], [graph_node_of(packed)])

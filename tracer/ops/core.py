@@ -1,18 +1,18 @@
 """`apply`: the one path every op takes, eager or symbolic, recorded or not.
 
-    shape, dtype = op.infer(attrs, *inputs)   # validate; clear errors name the user's line
-    eager:    value = runtime kernel(*input arrays, **attrs)
-    symbolic: a new IR node
-    then, for every recording tape that tracks an input: record the node and what the
-    op's gradient rule needs (`op.saves`), nothing more.
+shape, dtype = op.infer(attrs, *inputs)   # validate; clear errors name the user's line
+eager:    value = runtime kernel(*input arrays, **attrs)
+symbolic: a new IR node
+then, for every recording tape that tracks an input: record the node and what the
+op's gradient rule needs (`op.saves`), nothing more.
 """
 
 import sys
 
 from runtime.kernels import KERNELS
+from tracer import dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
-from tracer import dtypes
 from tracer.ir import Literal, Node, format_location, source, user_location
 from tracer.ops import convert
 from tracer.ops.registry import ALL_INPUTS, OUT, OpDef
@@ -165,8 +165,14 @@ def _record(op, inputs, attrs, out, shape, dtype):
             continue
         node = out._node
         if node is None:
-            node = out._node = Node(op.name, tuple([t._node or node_of(t) for t in inputs]), attrs, shape, dtype,
-                                    location)
+            node = out._node = Node(
+                op.name,
+                tuple([t._node or node_of(t) for t in inputs]),
+                attrs,
+                shape,
+                dtype,
+                location,
+            )
         saves = op.saves
         if not saves:
             saved = ()
@@ -219,10 +225,23 @@ def configure_fast_apply(module, python_apply):
 
 def fast_apply_arguments(python_apply):
     return dict(
-        Tensor=Tensor, Node=Node, Recording=Recording, OpDef=OpDef, state=state, numerics=numerics,
-        inferred=_INFERRED, kernels=KERNELS, codes=source._CODES, locations=source._LOCATIONS,
-        user_location=user_location, node_of=node_of, python_apply=python_apply, python_unary=_apply_unary,
-        python_binary=_apply_binary, dtypes_by_numpy=dtypes.BY_NUMPY, scalar_constants=convert._SCALAR_CONSTANTS,
+        Tensor=Tensor,
+        Node=Node,
+        Recording=Recording,
+        OpDef=OpDef,
+        state=state,
+        numerics=numerics,
+        inferred=_INFERRED,
+        kernels=KERNELS,
+        codes=source._CODES,
+        locations=source._LOCATIONS,
+        user_location=user_location,
+        node_of=node_of,
+        python_apply=python_apply,
+        python_unary=_apply_unary,
+        python_binary=_apply_binary,
+        dtypes_by_numpy=dtypes.BY_NUMPY,
+        scalar_constants=convert._SCALAR_CONSTANTS,
         OUT=OUT,
     )
 
@@ -233,7 +252,16 @@ def _op_function(op, function, arity):
 
 fast_apply = _load_fast_apply()
 if fast_apply is None:
-    apply, apply_unary, apply_binary, op_function = _apply, _apply_unary, _apply_binary, _op_function
+    apply, apply_unary, apply_binary, op_function = (
+        _apply,
+        _apply_unary,
+        _apply_binary,
+        _op_function,
+    )
 else:
-    apply, apply_unary, apply_binary = fast_apply.apply, fast_apply.apply_unary, fast_apply.apply_binary
+    apply, apply_unary, apply_binary = (
+        fast_apply.apply,
+        fast_apply.apply_unary,
+        fast_apply.apply_binary,
+    )
     op_function = fast_apply.op_function

@@ -31,7 +31,11 @@ def _matmul_grad(node, g, a, b):
 
 def matmul_attrs(transpose_a, transpose_b):
     """The matmul node's attributes: only the flags that are set, so plain products print plainly."""
-    return {name: True for name, flag in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if flag}
+    return {
+        name: True
+        for name, flag in (("transpose_a", transpose_a), ("transpose_b", transpose_b))
+        if flag
+    }
 
 
 def _mm(a, b, transpose_a, transpose_b):

@@ -53,7 +53,9 @@ def _mul_grad(node, g, x, y):
 
 
 def _div_grad(node, g, x, y):
-    return unbroadcast(g / _conj(y), _shape(node, 0)), unbroadcast(g * _conj(-x / y / y), _shape(node, 1))
+    return unbroadcast(g / _conj(y), _shape(node, 0)), unbroadcast(
+        g * _conj(-x / y / y), _shape(node, 1)
+    )
 
 
 def _mul_no_nan_grad(node, g, x, y):
@@ -92,7 +94,9 @@ def _select_grads(node, g, x_wins):
 
 
 def _mod_grad(node, g, x, y):
-    return unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g) * floordiv(x, y), _shape(node, 1))
+    return unbroadcast(g, _shape(node, 0)), unbroadcast(
+        negative(g) * floordiv(x, y), _shape(node, 1)
+    )
 
 
 def _select_grad(node, g, condition):
@@ -266,7 +270,7 @@ logical_or = _binary_op(LOGICAL["logical_or"])
 logical_not = _unary_op(LOGICAL["logical_not"])
 
 negative = _unary_op(NEG)
-abs = _unary_op(ABS)  # noqa: A001 - TensorFlow's name
+abs = _unary_op(ABS)
 sign = _unary_op(SIGN)
 exp = _unary_op(EXP)
 log = _unary_op(LOG)
@@ -286,7 +290,7 @@ softplus = _unary_op(SOFTPLUS)
 relu = _unary_op(RELU)
 
 
-def complex(real, imag, name=None):  # noqa: A001 - TensorFlow's name
+def complex(real, imag, name=None):
     """real + i * imag: float32 parts give complex64, float64 parts complex128."""
     return apply(COMPLEX, as_tensors(real, imag), {})
 
@@ -299,7 +303,7 @@ def divide(x, y, name=None):
     return apply(DIV, (x, y), {})
 
 
-def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
+def pow(x, y, name=None):
     return apply(POW, as_tensors(x, y), {})
 
 

@@ -23,7 +23,9 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 def softmax(logits, axis=-1, name=None):
     x = as_tensor(logits)
-    shifted = math_ops.exp(x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True)))
+    shifted = math_ops.exp(
+        x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
+    )
     return shifted / reduction_ops.reduce_sum(shifted, axis, keepdims=True)
 
 
@@ -62,7 +64,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """-sum(labels * log_softmax(logits)) over `axis`; the gradient flows into labels too."""
     labels, logits = as_tensors(labels, logits)
     if labels.shape != logits.shape:
-        raise ValueError(f"labels shape {labels.shape} and logits shape {logits.shape} must be equal")
+        raise ValueError(
+            f"labels shape {labels.shape} and logits shape {logits.shape} must be equal"
+        )
     return math_ops.negative(reduction_ops.reduce_sum(labels * log_softmax(logits, axis), axis))
 
 
@@ -76,8 +80,10 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
             f"labels shape {labels.shape} must equal logits shape {logits.shape} without its last axis"
         )
     classes = logits.shape[-1]
-    if labels._value is not None and labels._value.size and (
-        labels._value.min() < 0 or labels._value.max() >= classes
+    if (
+        labels._value is not None
+        and labels._value.size
+        and (labels._value.min() < 0 or labels._value.max() >= classes)
     ):
         raise ValueError(f"labels must lie in [0, {classes}), got {labels.numpy()}")
     picked = index_ops.one_hot(labels, classes, dtype=logits.dtype)
@@ -89,7 +95,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     so that the gradient at x = 0 is sigmoid(0) - z."""
     labels, logits = as_tensors(labels, logits)
     if labels.shape != logits.shape:
-        raise ValueError(f"labels shape {labels.shape} and logits shape {logits.shape} must be equal")
+        raise ValueError(
+            f"labels shape {labels.shape} and logits shape {logits.shape} must be equal"
+        )
     positive = logits >= 0.0
     relu_logits = math_ops.where(positive, logits, 0.0)
     neg_abs = math_ops.where(positive, math_ops.negative(logits), logits)

@@ -80,4 +80,3 @@ def unbroadcast(g, shape):
     stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
     summed = reduce_sum(g, tuple(range(lead)) + stretched, keepdims=True)
     return array_ops.reshape(summed, shape)
-

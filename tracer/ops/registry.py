@@ -37,5 +37,7 @@ def primitive(name, infer, grad=None, saves=(), elementwise=False):
     """Declare primitive `name`; `grad=None` means no gradient flows through it."""
     if name in OPS:
         raise ValueError(f"op {name!r} is declared twice")
-    OPS[name] = OpDef(name, infer, grad, saves if saves == ALL_INPUTS else tuple(saves), elementwise)
+    OPS[name] = OpDef(
+        name, infer, grad, saves if saves == ALL_INPUTS else tuple(saves), elementwise
+    )
     return OPS[name]

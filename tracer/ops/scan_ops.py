@@ -27,7 +27,9 @@ def _cumsum_grad(node, g):
 def _cumprod_grad(node, g, x, out):
     """TensorFlow's rule: cumsum(g * out, reversed) / x (not defined where x is 0)."""
     attrs = node.attrs
-    summed = cumsum(g * math_ops._conj(out), attrs["axis"], attrs["exclusive"], not attrs["reverse"])
+    summed = cumsum(
+        g * math_ops._conj(out), attrs["axis"], attrs["exclusive"], not attrs["reverse"]
+    )
     return (summed / math_ops._conj(x),)
 
 
@@ -41,7 +43,9 @@ def _reduce_prod_grad(node, g, x):
     left = cumprod(rows, 0, exclusive=True)
     right = cumprod(rows, 0, exclusive=True, reverse=True)
     product_of_others = array_ops.reshape(left * right, tuple(shape[a] for a in perm))
-    product_of_others = array_ops.transpose(product_of_others, tuple(int(p) for p in np.argsort(perm)))
+    product_of_others = array_ops.transpose(
+        product_of_others, tuple(int(p) for p in np.argsort(perm))
+    )
     kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
     return (array_ops.reshape(g, kept) * math_ops._conj(product_of_others),)
 

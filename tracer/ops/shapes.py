@@ -137,7 +137,9 @@ def matmul(attrs, a, b):
     m, k, k2, n = matmul_dims(attrs, a.shape, b.shape)
     if k != k2:
         flags = "".join(f", {f}" for f in ("transpose_a", "transpose_b") if attrs.get(f))
-        raise ValueError(f"inner dimensions differ: a is {a.shape} and b is {b.shape}{flags} ({k} != {k2})")
+        raise ValueError(
+            f"inner dimensions differ: a is {a.shape} and b is {b.shape}{flags} ({k} != {k2})"
+        )
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     return batch + (m, n), dtype
 

@@ -82,7 +82,9 @@ def _roots(graph):
             roots.add(id(node))
         elif is_fusible(node) and (
             id(node) in outputs
-            or any(not is_fusible(c) and c.op not in REDUCTIONS for c in consumers.get(id(node), ()))
+            or any(
+                not is_fusible(c) and c.op not in REDUCTIONS for c in consumers.get(id(node), ())
+            )
             or _broadcast_into_more(node, consumers)
         ):
             roots.add(id(node))
@@ -90,9 +92,15 @@ def _roots(graph):
     while changed:  # a reshape that reorders elements must read a stored value
         changed = False
         for node in graph.nodes:
-            if node.op == "reshape" and (id(node) in roots or _reaches_root(node, consumers, roots)):
+            if node.op == "reshape" and (
+                id(node) in roots or _reaches_root(node, consumers, roots)
+            ):
                 (source,) = node.inputs
-                if is_fusible(source) and id(source) not in roots and not only_unit_axes_change(source.shape, node.shape):
+                if (
+                    is_fusible(source)
+                    and id(source) not in roots
+                    and not only_unit_axes_change(source.shape, node.shape)
+                ):
                     roots.add(id(source))
                     changed = True
     return roots
@@ -165,13 +173,17 @@ def _fused_node(root, roots, mapping):
                 stack.extend(missing)
                 continue
             inputs = tuple(body[id(i)] for i in node.inputs)
-            body[id(node)] = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
+            body[id(node)] = Node(
+                node.op, inputs, node.attrs, node.shape, node.dtype, node.location
+            )
         elif node.op == "const" and not node.shape and "value" in node.attrs:
             body[id(node)] = node  # scalar literals stay in the body
         else:
             source = mapping.get(id(node), node)
             if id(source) not in params:
-                params[id(source)] = Node("input", (), {"name": f"p{len(external)}"}, node.shape, node.dtype)
+                params[id(source)] = Node(
+                    "input", (), {"name": f"p{len(external)}"}, node.shape, node.dtype
+                )
                 external.append(source)
             body[id(node)] = params[id(source)]
         stack.pop()

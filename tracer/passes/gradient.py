@@ -18,9 +18,9 @@ rule's cotangent for an input that leads to no source costs nothing at run time.
 
 import collections
 
+from tracer import dtypes
 from tracer.context import location_override, no_recording
 from tracer.ir import Graph, Node, backward_location, topological_closure
-from tracer import dtypes
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import OPS, OUT, saved_slots
@@ -40,8 +40,16 @@ class GradientGraph:
     gradient graph serves every forward graph of the same structure.
     """
 
-    __slots__ = ("graph", "seeds", "residuals", "source_outputs", "vectorized", "with_constant_seeds",
-                 "straight_line", "eager_runs")
+    __slots__ = (
+        "graph",
+        "seeds",
+        "residuals",
+        "source_outputs",
+        "vectorized",
+        "with_constant_seeds",
+        "straight_line",
+        "eager_runs",
+    )
 
     def __init__(self, graph, seeds, residuals, source_outputs):
         self.graph = graph
@@ -85,7 +93,10 @@ def build_gradient(forward, targets, sources):
                 continue
             op = OPS[node.op]
             slots = saved_slots(op, node)
-            saved = [_residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)]
+            saved = [
+                _residual(node, position[id(node)], kept, k, residuals)
+                for k, kept in enumerate(slots)
+            ]
             with location_override(backward_location(node.location, node.op)):
                 input_cotangents = op.grad(node, g, *saved)
             for inp, ct in zip(node.inputs, input_cotangents):

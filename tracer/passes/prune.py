@@ -17,10 +17,16 @@ from tracer.ir import Graph
 
 
 def prune(graph, sources, targets):
-    leaves = {id(n) for n in graph.inputs}  # watched values: where gradients start, never pass through
+    leaves = {
+        id(n) for n in graph.inputs
+    }  # watched values: where gradients start, never pass through
     reached = {id(s) for s in sources}
     for node in graph.nodes:
-        if id(node) not in reached and id(node) not in leaves and any(id(i) in reached for i in node.inputs):
+        if (
+            id(node) not in reached
+            and id(node) not in leaves
+            and any(id(i) in reached for i in node.inputs)
+        ):
             reached.add(id(node))
     needed = {id(t) for t in targets if id(t) in reached}
     kept = []
@@ -32,5 +38,8 @@ def prune(graph, sources, targets):
     kept.reverse()
     inputs = [s for s in sources if id(s) in needed]
     kept_inputs = {id(s) for s in inputs}
-    return Graph(inputs, inputs + [n for n in kept if id(n) not in kept_inputs],
-                 [t for t in targets if id(t) in needed])
+    return Graph(
+        inputs,
+        inputs + [n for n in kept if id(n) not in kept_inputs],
+        [t for t in targets if id(t) in needed],
+    )

@@ -31,7 +31,9 @@ from runtime.kernels import KERNELS
 from tracer.ir import Literal, Node
 from tracer.ir.rewrite import rebuild
 
-FOLD_LIMIT = 4096  # fold constants up to this many elements (as tracing does); larger ones stay computed
+FOLD_LIMIT = (
+    4096  # fold constants up to this many elements (as tracing does); larger ones stay computed
+)
 
 
 def simplify(graph):
@@ -72,8 +74,14 @@ def _fold(node):
         return None
     with np.errstate(all="ignore"):
         result = np.asarray(KERNELS[node.op](*values, **node.attrs))
-    return Node("const", (), {"value": Literal(result.astype(node.dtype.as_numpy_dtype))},
-                node.shape, node.dtype, node.location)
+    return Node(
+        "const",
+        (),
+        {"value": Literal(result.astype(node.dtype.as_numpy_dtype))},
+        node.shape,
+        node.dtype,
+        node.location,
+    )
 
 
 def _same(node, candidate):
@@ -172,7 +180,11 @@ def _identity_if_same(node):
 def _pow(node):
     x, y = node.inputs
     if _is(y, 2) and _literal(y).ndim == 0:
-        return Node("mul", (x, x), {}, node.shape, node.dtype, node.location) if x.shape == node.shape else None
+        return (
+            Node("mul", (x, x), {}, node.shape, node.dtype, node.location)
+            if x.shape == node.shape
+            else None
+        )
     if _is(y, 1):
         return _same(node, x)
     return None
@@ -247,11 +259,18 @@ def _one_hot_product(node, operands, flags):
     n, middle, columns = seed_shape[0], seed_shape[1:-1], node.shape[1]
     # product[i, m..., x] = u[m..., i] * w[i, x], then merged back to the node's rows
     u = _broadcast(node, u, seed_shape[1:])
-    u = _new(node, "transpose", (u,), (n,) + middle, perm=(len(middle),) + tuple(range(len(middle))))
+    u = _new(
+        node, "transpose", (u,), (n,) + middle, perm=(len(middle),) + tuple(range(len(middle)))
+    )
     u = _new(node, "reshape", (u,), (n,) + middle + (1,), shape=(n,) + middle + (1,))
     w = _transposed(node, b) if flags[1] else b
-    w = _new(node, "reshape", (w,), (n,) + (1,) * len(middle) + (columns,),
-             shape=(n,) + (1,) * len(middle) + (columns,))
+    w = _new(
+        node,
+        "reshape",
+        (w,),
+        (n,) + (1,) * len(middle) + (columns,),
+        shape=(n,) + (1,) * len(middle) + (columns,),
+    )
     product = _new(node, "mul", (u, w), (n,) + middle + (columns,))
     return _same(node, _new(node, "reshape", (product,), node.shape, shape=node.shape))
 
@@ -264,12 +283,18 @@ def _scaled_seeds(node):
         return None
     for seeds, u in (node.inputs, node.inputs[::-1]):
         array = _literal(seeds) if seeds.attrs.get("one_hot_seeds") else None
-        if array is None or seeds.shape != node.shape or array.ndim < 2 or array.shape[0] != array.shape[-1]:
+        if (
+            array is None
+            or seeds.shape != node.shape
+            or array.ndim < 2
+            or array.shape[0] != array.shape[-1]
+        ):
             continue
         if len(u.shape) == array.ndim and u.shape[0] != 1:
             continue
-        eye = np.eye(array.shape[0], dtype=array.dtype).reshape((array.shape[0],) + (1,) * (array.ndim - 2)
-                                                                + (array.shape[0],))
+        eye = np.eye(array.shape[0], dtype=array.dtype).reshape(
+            (array.shape[0],) + (1,) * (array.ndim - 2) + (array.shape[0],)
+        )
         if np.array_equal(array, np.broadcast_to(eye, array.shape)):
             if len(u.shape) == array.ndim:
                 u = _new(node, "reshape", (u,), u.shape[1:], shape=u.shape[1:])

@@ -32,7 +32,9 @@ def vectorize(graph, batched_inputs, batch_size):
     inputs = []
     for node in graph.inputs:
         if any(node is b for b in batched_inputs):
-            new = Node(node.op, (), node.attrs, (batch_size,) + node.shape, node.dtype, node.location)
+            new = Node(
+                node.op, (), node.attrs, (batch_size,) + node.shape, node.dtype, node.location
+            )
             batched[id(node)] = Tensor(None, new)
             inputs.append(new)
         else:
@@ -123,7 +125,9 @@ def _matmul(node, args, flags, size):
         _, k, n = b.shape
         columns = array_ops.reshape(array_ops.transpose(b, (1, 0, 2)), (k, size * n))
         product = apply(OPS["matmul"], (a, columns), attrs)
-        return array_ops.transpose(array_ops.reshape(product, (product.shape[0], size, n)), (1, 0, 2))
+        return array_ops.transpose(
+            array_ops.reshape(product, (product.shape[0], size, n)), (1, 0, 2)
+        )
     return apply(OPS["matmul"], tuple(_aligned(node, args, flags)), attrs)
 
 
