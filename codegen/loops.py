@@ -11,22 +11,11 @@ accumulators.
 """
 
 import collections
-import os
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.expressions import C_EXPRESSIONS
-
-
-def format_location(location):
-    """`file.py:14 (grad of log)`, as the IR printer writes it (codegen does not import tracer)."""
-    if location is None:
-        return ""
-    text = f"{os.path.basename(location[0])}:{location[1]}"
-    return f"{text} ({location[2]})" if len(location) > 2 else text
-
-
-REDUCTIONS = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
+from codegen.forms import C_FORMS, Expression, Reduction, View, tag
+from tracer.ir.source import format_location
 
 
 class LoopNest:
@@ -45,9 +34,9 @@ PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more tha
 
 class Nest:
     def __init__(self, loops, statements, store, accumulator=None, reduced_loops=(), column=None):
-        self.parallel = (
-            ""  # "outer": the outermost loop runs on every core; "reduction": the sum does
-        )
+        # "outer": the outermost loop runs on every core; "reduction": the sum does;
+        # "blocks": the blocks of a long kept innermost axis do
+        self.parallel = ""
         self.loops = loops  # [(index name, extent)] outside the accumulator
         self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
         self.statements = statements  # [(C statement, comment)]
@@ -60,9 +49,6 @@ Accumulator = collections.namedtuple("Accumulator", "type init step result simd"
 # A reduction's kept innermost axis, looped inside the reduced axes in blocks of `block`
 # elements, each block with its array of accumulators.
 Column = collections.namedtuple("Column", "index extent block")
-# Sums and products may be vectorized (reassociated) by the compiler; max and min keep
-# numpy's order-dependent NaN rule, so their loops stay sequential.
-SIMD_REDUCTION = {"reduce_sum": "reduction(+:acc)", "reduce_prod": "reduction(*:acc)"}
 
 
 class Emitter:
@@ -100,14 +86,19 @@ class Emitter:
 
     def _operands(self, node, index_map):
         """The (node, index map) pairs whose values `node` at `index_map` is computed from."""
-        if id(node) in self.params or node.op == "const":
+        if id(node) in self.params or node.op == "const" or self._reads_flat(node):
             return []
-        if node.op == "reshape" and id(node.inputs[0]) in self.params:
-            return []  # a stored value, read by flat offset
-        view = VIEWS.get(node.op)
-        if view is not None:
-            return [(node.inputs[0], view(node, index_map))]
+        form = C_FORMS[node.op]
+        if isinstance(form, View):
+            return [(node.inputs[0], form.index_map(node, index_map))]
         return [(i, broadcast_map(index_map, node.shape, i.shape)) for i in node.inputs]
+
+    def _reads_flat(self, node):
+        """A view of a stored value that reads it by flat offset (a reshape of a buffer)."""
+        form = C_FORMS.get(node.op)
+        return (
+            isinstance(form, View) and form.flat_when_stored and id(node.inputs[0]) in self.params
+        )
 
     def _compute(self, node, index_map, operands):
         if id(node) in self.params:
@@ -115,14 +106,16 @@ class Emitter:
             return self._load(name, node, offset(index_map, node.shape))
         if node.op == "const":
             return literal(node.attrs["value"].array.item(), node.dtype)
-        if node.op == "reshape" and id(node.inputs[0]) in self.params:
+        if self._reads_flat(node):
             name, source = self.params[id(node.inputs[0])]
             return self._load(name, source, offset(index_map, node.shape))
-        if node.op in VIEWS:
+        form = C_FORMS[node.op]
+        if isinstance(form, View):
             return operands[0]
-        first = node.inputs[1] if node.op == "select" else node.inputs[0]
-        expression = C_EXPRESSIONS[node.op](first.dtype, node.dtype, *operands)
-        return self._temporary(node, expression)
+        if not isinstance(form, Expression):
+            raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
+        typed = node.inputs[form.operand].dtype
+        return self._temporary(node, form.render(typed, node.dtype, *operands))
 
     def _load(self, name, node, flat):
         return self._temporary(
@@ -149,59 +142,6 @@ def _key(node, index_map):
     return (id(node), tuple(a.key() for a in index_map))
 
 
-def _broadcast_view(node, index_map):
-    return broadcast_map(index_map, node.shape, node.inputs[0].shape)
-
-
-def _transpose_view(node, index_map):
-    source = [None] * len(node.inputs[0].shape)
-    for k, p in enumerate(node.attrs["perm"]):
-        source[p] = index_map[k]
-    return tuple(source)
-
-
-def _reshape_view(node, index_map):
-    """A reshape that only adds or drops size-1 axes (others read stored values by offset)."""
-    kept = iter(a for a, d in zip(index_map, node.shape) if d != 1)
-    return tuple(Affine() if d == 1 else next(kept) for d in node.inputs[0].shape)
-
-
-def _slice_view(node, index_map):
-    return slice_source_map(node.attrs["index"], index_map, len(node.inputs[0].shape))
-
-
-def slice_source_map(index, out_map, source_rank):
-    """The index into a slice's source for the index `out_map` into its result."""
-    source, j = [], 0
-    for item in index:
-        if item is None:
-            j += 1
-        elif isinstance(item, tuple):
-            start, _, step = item
-            source.append(out_map[j] * step + start)
-            j += 1
-        else:
-            source.append(Affine(item))
-    source.extend(out_map[j:])
-    assert len(source) == source_rank
-    return tuple(source)
-
-
-VIEWS = {
-    "broadcast_to": _broadcast_view,
-    "transpose": _transpose_view,
-    "reshape": _reshape_view,
-    "slice": _slice_view,
-}
-
-ACCUMULATE = {
-    "reduce_sum": ("{acc} += {value};", "0"),
-    "reduce_prod": ("{acc} *= {value};", "1"),
-    "reduce_max": ("{acc} = tr_maximum_{tag}({acc}, {value});", "-INFINITY"),
-    "reduce_min": ("{acc} = tr_minimum_{tag}({acc}, {value});", "INFINITY"),
-}
-
-
 def _accumulator_type(dtype):
     """Sums and products of float32 accumulate in double; complex64 in complex double."""
     return {"float16": "double", "float32": "double", "complex64": "double _Complex"}.get(
@@ -209,13 +149,13 @@ def _accumulator_type(dtype):
     )
 
 
-def _integer_extremum(op, dtype):
-    bits = 32 if dtype.name == "int32" else 64
-    return f"INT{bits}_MIN" if op == "reduce_max" else f"INT{bits}_MAX"
-
-
 def identity_map(rank):
     return tuple(Affine.index(k) for k in range(rank))
+
+
+def loops_over(shape):
+    """One loop per axis of `shape`, outermost first: [(index name, extent)]."""
+    return [(INDEX[k], d) for k, d in enumerate(shape)]
 
 
 def fused_loop_nest(node, name, param_names, threads=False):
@@ -230,15 +170,14 @@ def fused_loop_nest(node, name, param_names, threads=False):
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
     emitter = Emitter(params)
     emitter.names = names
-    kernel = LoopNest(name, [], storage(node.dtype), _comment(node))
-    if root.op in REDUCTIONS:
+    kernel = LoopNest(name, [], storage(node.dtype), comment(node))
+    if isinstance(C_FORMS[root.op], Reduction):
         nest = _reduction_nest(emitter, root, node)
     else:
         index_map = identity_map(len(root.shape))
         value = emitter.value(root, index_map)
         store = f"out[{offset(index_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
-        loops = [(INDEX[k], d) for k, d in enumerate(root.shape)]
-        nest = Nest(loops, emitter.statements, store)
+        nest = Nest(loops_over(root.shape), emitter.statements, store)
     if threads:
         nest.parallel = _parallel_kind(nest)
     kernel.nests.append(nest)
@@ -286,15 +225,8 @@ def _reduction_nest(emitter, root, node):
         out_map = tuple(Affine() if k in axes else index_map[k] for k in range(len(source.shape)))
     else:
         out_map = tuple(index_map[k] for k in kept)
-    acc_type = (
-        _accumulator_type(root.dtype)
-        if root.op in ("reduce_sum", "reduce_prod")
-        else compute(root.dtype)
-    )
-    update, init = ACCUMULATE[root.op]
-    if root.dtype.is_integer and root.op in ("reduce_max", "reduce_min"):
-        init = _integer_extremum(root.op, root.dtype)
-    tag = {"float16": "f32", "float32": "f32"}.get(root.dtype.name, root.dtype.short_name)
+    form = C_FORMS[root.op]
+    acc_type = _accumulator_type(root.dtype) if form.wide else compute(root.dtype)
     column, acc = None, "acc"
     last = len(source.shape) - 1
     if axes and kept and kept[-1] == last:
@@ -310,10 +242,10 @@ def _reduction_nest(emitter, root, node):
         )
     accumulator = Accumulator(
         acc_type,
-        init,
-        update.format(acc=acc, value=value, tag=tag),
+        form.init(root.dtype),
+        form.step.format(acc=acc, value=value, tag=tag(root.dtype)),
         f"out[{offset(out_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){acc};",
-        SIMD_REDUCTION.get(root.op, "") if not root.dtype.is_complex else "",
+        form.simd if not root.dtype.is_complex else "",
     )
     return Nest(
         [(INDEX[k], source.shape[k]) for k in kept],
@@ -325,14 +257,15 @@ def _reduction_nest(emitter, root, node):
     )
 
 
-def copy_nest(source_name, source_shape, source_map, out_map, out_shape, dtype, loops):
+def copy_nest(source_name, source_shape, source_map, out_map, out_shape, loops):
     """One nest storing source[source_map] to out[out_map]: concat parts, tile, slice_grad."""
     load = f"{source_name}[{offset(source_map, source_shape).c(INDEX)}]"
     store = f"out[{offset(out_map, out_shape).c(INDEX)}] = {load};"
     return Nest(loops, [], store)
 
 
-def _comment(node):
+def comment(node):
+    """The comment above a kernel: what it computes, its type, and the user's line."""
     where = format_location(node.location)
     label = node.attrs["kernel"].name if node.op == "fused" else node.op
     return f"{label}: {node.dtype.short_name}{list(node.shape)}" + (f"  # {where}" if where else "")

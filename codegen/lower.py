@@ -10,23 +10,11 @@ inputs or constants are not computed in C; the plan says where the caller finds 
 import numpy as np
 
 from codegen import templates
-from codegen.affine import Affine, broadcast_map, offset
-from codegen.ctypes import compute, literal, storage
-from codegen.expressions import C_EXPRESSIONS
-from codegen.loops import (
-    INDEX,
-    REDUCTIONS,
-    VIEWS,
-    LoopNest,
-    Nest,
-    copy_nest,
-    format_location,
-    fused_loop_nest,
-    identity_map,
-    slice_source_map,
-)
+from codegen.ctypes import storage
+from codegen.forms import C_FORMS, LOOP_FORMS, LoopNests, NotCompiled, Template, View
+from codegen.loops import LoopNest, comment, fused_loop_nest
+from tracer.ir import LEAF_OPS, format_location
 
-LEAVES = ("input", "variable", "const")
 ALIGN = 64
 
 
@@ -53,7 +41,7 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
     aliases = {
         id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)
     }
-    computed = [n for n in graph.nodes if n.op not in LEAVES and id(n) not in aliases]
+    computed = [n for n in graph.nodes if n.op not in LEAF_OPS and id(n) not in aliases]
     constants = [
         n
         for n in graph.nodes
@@ -64,7 +52,7 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
         plan.constants.append(np.ascontiguousarray(node.attrs["value"].array))
     buffer_args = {}
     for out in graph.outputs:
-        if out.op in LEAVES or id(out) in buffer_args:
+        if out.op in LEAF_OPS or id(out) in buffer_args:
             continue
         buffer_args[id(out)] = len(plan.buffers)
         plan.buffers.append((out.shape, out.dtype.as_numpy_dtype))
@@ -103,7 +91,13 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
                 "comment": f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}",
             }
         )
-    prologue = templates.render("prologue.h.j2", title=title, blas=blas, vector_math=vector_math)
+    prologue = templates.render(
+        "prologue.h.j2",
+        title=title,
+        blas=blas,
+        vector_math=vector_math,
+        helpers=_helpers(graph, vector_math),
+    )
     plan.source = templates.render(
         "module.c.j2",
         prologue=prologue,
@@ -133,18 +127,16 @@ def _kernel_label(node):
 
 
 def _moves_no_data(node):
-    """A reshape of a stored (contiguous) value: its result is the same bytes, so it is an
-    alias of its input's buffer rather than a copy."""
-    if node.op == "reshape":
-        return True
-    if node.op != "fused":
-        return False
-    body = node.attrs["kernel"].body
-    return (
-        len(body.nodes) == 2
-        and body.nodes[1].op == "reshape"
-        and body.nodes[1].inputs[0] is body.inputs[0]
-    )
+    """A view that reads a stored (contiguous) value by flat offset, a reshape, standing alone
+    or as the whole body of a fused node: its result is the same bytes, so it is an alias of
+    its input's buffer rather than a copy."""
+    if node.op == "fused":
+        body = node.attrs["kernel"].body
+        if len(body.nodes) != 2 or body.nodes[1].inputs[0] is not body.inputs[0]:
+            return False
+        node = body.nodes[1]
+    form = C_FORMS.get(node.op)
+    return isinstance(form, View) and form.flat_when_stored
 
 
 def _source(node_id, aliases):
@@ -189,179 +181,37 @@ def _plan_workspace(computed, buffer_args, aliases):
 
 def _render_kernel(node, name, blas, threads):
     """(C text of the kernel function, whether it returns an error code)."""
-    # fused kernels, and any op that fusion normally folds into one when it stands alone
-    if node.op == "fused" or node.op in REDUCTIONS or node.op in C_EXPRESSIONS or node.op in VIEWS:
+    form = C_FORMS[node.op]
+    if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]
         kernel = fused_loop_nest(node, name, params, threads)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
         return templates.render("loops.c.j2", k=kernel), False
-    render = SPECIAL[node.op]
-    return render(node, name, blas)
+    if isinstance(form, Template):
+        context = form.context(node, blas)
+        text = templates.render(form.template, name=name, comment=comment(node), **context)
+        return text, form.returns_error
+    if isinstance(form, LoopNests):
+        params, nests = form.nests(node)
+        kernel = LoopNest(name, params, storage(node.dtype), comment(node))
+        kernel.nests = nests
+        return templates.render("loops.c.j2", k=kernel), False
+    reason = form.reason if isinstance(form, NotCompiled) else f"its C form is {form!r}"
+    raise TypeError(f"{node.op} has no C code: {reason}")
 
 
-def _comment(node):
-    return f"{node.op}: {node.dtype.short_name}{list(node.shape)}{_where(node, '  #')}"
+def _helpers(graph, vector_math):
+    """The prologue helpers the module's kernels call, each once, in the order of first use."""
+    found = {}
+    for node in _all_nodes(graph):
+        form = C_FORMS.get(node.op)
+        if form is not None:
+            found.update(form.helper_definitions(node, vector_math))
+    return list(found.values())
 
 
-def _loop_kernel(node, name, params, nests):
-    kernel = LoopNest(name, params, storage(node.dtype), _comment(node))
-    kernel.nests = nests
-    return templates.render("loops.c.j2", k=kernel), False
-
-
-def _matmul(node, name, blas):
-    a, b = node.inputs
-    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
-    m, k = (a.shape[-1], a.shape[-2]) if ta else a.shape[-2:]
-    n = b.shape[-2] if tb else b.shape[-1]
-    batch = node.shape[:-2]
-    index = identity_map(len(batch))
-    a_batch = _batch_offset(index, batch, a.shape[:-2])
-    b_batch = _batch_offset(index, batch, b.shape[:-2])
-    routine = {"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None
-    return templates.render(
-        "matmul.c.j2",
-        comment=_comment(node),
-        name=name,
-        T=storage(node.dtype),
-        batch_loops=[(INDEX[d], e) for d, e in enumerate(batch)],
-        m=m,
-        k=k,
-        n=n,
-        a_offset=a_batch.c(INDEX),
-        b_offset=b_batch.c(INDEX),
-        out_offset=offset(index, batch).c(INDEX),
-        blas=routine,
-        ta=ta,
-        tb=tb,
-    ), False
-
-
-def _batch_offset(index, out_batch, in_batch):
-    return offset(broadcast_map(index, out_batch, in_batch), in_batch)
-
-
-def _gather_like(template):
-    def render(node, name, blas):
-        axis = node.attrs["axis"]
-        data, indices = node.inputs
-        full = node.attrs["shape"] if "shape" in node.attrs else data.shape
-        return templates.render(
-            template,
-            comment=_comment(node),
-            name=name,
-            T=storage(node.dtype),
-            I=storage(indices.dtype),
-            outer=int(np.prod(full[:axis])),
-            size=full[axis],
-            inner=int(np.prod(full[axis + 1 :])),
-            count=int(np.prod(indices.shape)),
-            error=1,
-        ), True
-
-    return render
-
-
-def _scan(node, name, blas):
-    axis = node.attrs["axis"]
-    shape = node.shape
-    operator = "+" if node.op == "cumsum" else "*"
-    return templates.render(
-        "scan.c.j2",
-        comment=_comment(node),
-        name=name,
-        T=storage(node.dtype),
-        C=compute(node.dtype),
-        outer=int(np.prod(shape[:axis])),
-        n=shape[axis],
-        inner=int(np.prod(shape[axis + 1 :])),
-        identity="0" if node.op == "cumsum" else "1",
-        combine=f"acc {operator} ({compute(node.dtype)})x[at]",
-        exclusive=node.attrs["exclusive"],
-        reverse=node.attrs["reverse"],
-    ), False
-
-
-def _argreduce(node, name, blas):
-    (x,) = node.inputs
-    axis = node.attrs["axis"]
-    return templates.render(
-        "argreduce.c.j2",
-        comment=_comment(node),
-        name=name,
-        T=storage(x.dtype),
-        C=compute(x.dtype),
-        O=storage(node.dtype),
-        outer=int(np.prod(x.shape[:axis])),
-        n=x.shape[axis],
-        inner=int(np.prod(x.shape[axis + 1 :])),
-        compare=">" if node.op == "argmax" else "<",
-    ), False
-
-
-def _fill(node, name, blas):
-    index = identity_map(len(node.shape))
-    value = literal(node.attrs["value"], node.dtype)
-    store = f"out[{offset(index, node.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
-    return _loop_kernel(node, name, [], [Nest(_loops(node.shape), [], store)])
-
-
-def _concat(node, name, blas):
-    axis, start, nests, params = node.attrs["axis"], 0, [], []
-    for k, part in enumerate(node.inputs):
-        index = identity_map(len(part.shape))
-        shifted = tuple(a + start if d == axis else a for d, a in enumerate(index))
-        nests.append(
-            copy_nest(
-                f"p{k}", part.shape, index, shifted, node.shape, node.dtype, _loops(part.shape)
-            )
-        )
-        params.append((storage(part.dtype), f"p{k}"))
-        start += part.shape[axis]
-    return _loop_kernel(node, name, params, nests)
-
-
-def _slice_grad(node, name, blas):
-    (g,) = node.inputs
-    zero = Nest(
-        _loops(node.shape),
-        [],
-        f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = 0;",
-    )
-    index = identity_map(len(g.shape))
-    target = slice_source_map(node.attrs["index"], index, len(node.shape))
-    write = copy_nest("p0", g.shape, index, target, node.shape, node.dtype, _loops(g.shape))
-    return _loop_kernel(node, name, [(storage(g.dtype), "p0")], [zero, write])
-
-
-def _tile(node, name, blas):
-    (x,) = node.inputs
-    multiples, rank = node.attrs["multiples"], len(x.shape)
-    copies = [Affine.index(2 * d) for d in range(rank)]
-    within = [Affine.index(2 * d + 1) for d in range(rank)]
-    out_map = tuple(c * x.shape[d] + w for d, (c, w) in enumerate(zip(copies, within)))
-    loops = [
-        (INDEX[i], extent)
-        for i, extent in enumerate(e for d in range(rank) for e in (multiples[d], x.shape[d]))
-    ]
-    nest = copy_nest("p0", x.shape, tuple(within), out_map, node.shape, node.dtype, loops)
-    return _loop_kernel(node, name, [(storage(x.dtype), "p0")], [nest])
-
-
-def _loops(shape):
-    return [(INDEX[k], d) for k, d in enumerate(shape)]
-
-
-SPECIAL = {
-    "matmul": _matmul,
-    "gather": _gather_like("gather.c.j2"),
-    "scatter_add": _gather_like("scatter_add.c.j2"),
-    "cumsum": _scan,
-    "cumprod": _scan,
-    "argmax": _argreduce,
-    "argmin": _argreduce,
-    "fill": _fill,
-    "concat": _concat,
-    "slice_grad": _slice_grad,
-    "tile": _tile,
-}
+def _all_nodes(graph):
+    for node in graph.nodes:
+        yield node
+        if node.op == "fused":
+            yield from node.attrs["kernel"].body.nodes

@@ -1,5 +1,7 @@
 """The graph interpreter: one loop over the nodes in order."""
 
+from runtime.kernels import KERNELS
+
 
 def run_graph(graph, bindings, apply_node):
     """Evaluate `graph.outputs`.
@@ -17,12 +19,11 @@ def run_graph(graph, bindings, apply_node):
 
 def evaluate(graph, input_values):
     """Run `graph` on numpy values (one per graph input, in order) with the numpy kernels."""
-    from runtime.kernels import KERNELS
-
-    def apply_node(node, args):
-        if node.op == "const":
-            return node.attrs["value"].array
-        return KERNELS[node.op](*args, **node.attrs)
-
     bindings = {id(node): value for node, value in zip(graph.inputs, input_values)}
-    return run_graph(graph, bindings, apply_node)
+    return run_graph(graph, bindings, _apply_kernel)
+
+
+def _apply_kernel(node, args):
+    if node.op == "const":
+        return node.attrs["value"].array
+    return KERNELS[node.op](*args, **node.attrs)

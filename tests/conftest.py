@@ -5,3 +5,7 @@ import os
 import tempfile
 
 os.environ.setdefault("TRACER_CACHE_DIR", tempfile.mkdtemp(prefix="tracer-test-cache-"))
+
+import tracer.passes.pipeline
+
+tracer.passes.pipeline.VERIFY_EACH_PASS = True  # every pass's result goes through the verifier

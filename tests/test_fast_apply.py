@@ -167,6 +167,37 @@ def test_a_refused_configure_keeps_the_configuration_it_had(python_calls):
     assert python_calls == []  # the C path, with what it had before
 
 
+def test_at_import_the_c_path_is_checked_against_the_python_path():
+    from tracer.ops import fast_apply_check
+
+    assert fast_apply_check.difference(core.fast_apply.apply, core._apply) == ""
+
+
+def test_a_python_path_that_records_otherwise_is_noticed(monkeypatch):
+    """What a Python change the C file did not follow looks like: here, saved values in
+    another order."""
+    from tracer.ops import fast_apply_check
+    from tracer.recording import Recording
+
+    record = Recording.record
+    monkeypatch.setattr(
+        Recording, "record", lambda rec, node, saved: record(rec, node, saved[::-1])
+    )
+    assert "saved values differ" in fast_apply_check.difference(core.fast_apply.apply, core._apply)
+
+
+def test_a_c_path_built_for_other_classes_is_left_unused_with_a_warning(monkeypatch):
+    from tracer.ops import fast_apply_check
+
+    monkeypatch.setattr(fast_apply_check, "difference", lambda c, python: "the node differs")
+    try:
+        with pytest.warns(RuntimeWarning, match="built for another version .*the node differs"):
+            assert core._load_fast_apply() is None
+        assert core.fast_apply.set_enabled(True) is False  # it was left off
+    finally:
+        core.configure_fast_apply(core.fast_apply, core._apply)
+
+
 def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
     import inspect
 

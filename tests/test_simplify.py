@@ -21,13 +21,8 @@ def _input(name, shape):
     return Node("input", (), {"name": name}, shape, F64)
 
 
-def _const(array, one_hot_seeds=False):
-    attrs = (
-        {"value": Literal(array), "one_hot_seeds": True}
-        if one_hot_seeds
-        else {"value": Literal(array)}
-    )
-    return Node("const", (), attrs, array.shape, F64)
+def _const(array):
+    return Node("const", (), {"value": Literal(array)}, array.shape, F64)
 
 
 def _node(op, inputs, result_shape, **attrs):
@@ -72,16 +67,18 @@ def test_a_transpose_that_also_moves_a_unit_axis_of_the_input_is_left_alone():
     assert "transpose" in _ops(simplified)
 
 
-def _seeds(n, middle=()):
-    eye = np.eye(n).reshape((n,) + (1,) * len(middle) + (n,))
-    return np.ascontiguousarray(np.broadcast_to(eye, (n,) + middle + (n,)))
+def _seeds(shape, kind, start=0):
+    """A jacobian's seeds (tracer/ops/seed_ops.py): rows `start`... of an identity, per example
+    for kind per_example."""
+    attrs = {"shape": shape, "dtype": F64, "kind": kind, "start": start}
+    return Node("one_hot_seeds", (), attrs, shape, F64)
 
 
 @pytest.mark.parametrize("transpose_b", [False, True])
 @pytest.mark.parametrize("u_shape", [(2, 4), (4,), (1, 2, 4)])
 def test_one_hot_seed_rows_times_a_matrix_become_a_broadcast_product(u_shape, transpose_b):
     n, middle, columns = 4, (2,), 5
-    seeds = _const(_seeds(n, middle), one_hot_seeds=True)
+    seeds = _seeds((n,) + middle + (n,), "per_example")
     u = _input("u", u_shape)
     w = _input("w", (columns, n) if transpose_b else (n, columns))
     scaled = _node("mul", [seeds, u], (n,) + middle + (n,))
@@ -96,25 +93,34 @@ def test_one_hot_seed_rows_times_a_matrix_become_a_broadcast_product(u_shape, tr
 def test_a_matrix_times_a_diagonal_of_one_hot_seeds_becomes_a_column_scaling():
     n = 6
     a, v = _input("a", (n, n)), _input("v", (n,))
-    diagonal = _node("mul", [_const(np.eye(n), one_hot_seeds=True), v], (n, n))
+    diagonal = _node("mul", [_seeds((n, n), "full"), v], (n, n))
     out = _node("matmul", [a, diagonal], (n, n), transpose_a=True)
     simplified = _check([out], [a, v], [rng.standard_normal((n, n)), rng.standard_normal(n)])
     assert "matmul" not in _ops(simplified)
 
 
 @pytest.mark.parametrize(
-    "constant", ["permutation", "scaled identity", "u varies along the rows", "unmarked"]
+    "case",
+    [
+        "rows from a later start",
+        "u varies along the rows",
+        "a constant identity",
+        "examples of two axes",
+    ],
 )
-def test_near_misses_of_one_hot_seeds_stay_matrix_products(constant):
+def test_near_misses_of_one_hot_seeds_stay_matrix_products(case):
     n = 4
-    array = {"permutation": np.eye(n)[::-1], "scaled identity": 2 * np.eye(n)}.get(
-        constant, np.eye(n)
-    )
-    u = _input("u", (n, n) if constant == "u varies along the rows" else (n,))
-    w = _input("w", (n, 3))
-    scaled = _node("mul", [_const(array, one_hot_seeds=constant != "unmarked"), u], (n, n))
-    out = _node("matmul", [scaled, w], (n, 3))
-    simplified = _check([out], [u, w], [rng.standard_normal(u.shape), rng.standard_normal((n, 3))])
+    seeds = {
+        "rows from a later start": _seeds((n, n), "full", start=1),
+        "a constant identity": _const(np.eye(n)),
+        "examples of two axes": _seeds((2, 3, 2, 2), "per_example"),  # rows 0-1 of 4 per example
+    }.get(case, _seeds((n, n), "full"))
+    u = _input("u", (n, n) if case == "u varies along the rows" else (seeds.shape[-1],))
+    scaled = _node("mul", [seeds, u], seeds.shape)
+    rows = _node("reshape", [scaled], (12, 2), shape=(12, 2)) if len(seeds.shape) > 2 else scaled
+    w = _input("w", (rows.shape[1], 3))
+    out = _node("matmul", [rows, w], (rows.shape[0], 3))
+    simplified = _check([out], [u, w], [rng.standard_normal(u.shape), rng.standard_normal(w.shape)])
     assert "matmul" in _ops(simplified)
 
 

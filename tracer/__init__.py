@@ -6,11 +6,16 @@ with tt.GradientTape() as tape:
     tape.watch(x)
     y = x * x
 tape.gradient(y, x)   # 6.0
+
+The namespace holds the public API (`__all__`, what `dir(tracer)` lists); tracer's own
+modules are imported by their full path (`import tracer.ops.core`).
 """
 
-from tracer import config, debugging, layers, math, nn, optimizers, random  # noqa: F401
-from tracer import operators as _operators  # noqa: F401  (installs + - * / @ [] on tensors)
-from tracer.dtypes import (  # noqa: F401
+import sys as _sys
+
+from tracer import config, debugging, dtypes, layers, math, nn, optimizers, random
+from tracer import operators as _operators  # installs + - * / @ [] on tensors
+from tracer.dtypes import (
     DType,
     as_dtype,
     bool,
@@ -22,16 +27,10 @@ from tracer.dtypes import (  # noqa: F401
     int32,
     int64,
 )
-from tracer.explain import UnconnectedGradientError  # noqa: F401
-from tracer.function import (  # noqa: F401
-    Function,
-    RetraceLimitError,
-    TensorSpec,
-    function,
-)
-from tracer.indexed_slices import IndexedSlices  # noqa: F401
-from tracer.ops.array_ops import (  # noqa: F401
-    broadcast_to,
+from tracer.explain import UnconnectedGradientError
+from tracer.function import Function, RetraceLimitError, TensorSpec, function
+from tracer.indexed_slices import IndexedSlices
+from tracer.ops.array_ops import (
     cast,
     expand_dims,
     fill,
@@ -43,15 +42,15 @@ from tracer.ops.array_ops import (  # noqa: F401
     size,
     squeeze,
     stop_gradient,
-    tile,
     transpose,
     zeros,
     zeros_like,
 )
-from tracer.ops.array_ops import range_ as range  # noqa: F401
-from tracer.ops.index_ops import argmax, argmin, gather, one_hot  # noqa: F401
-from tracer.ops.linalg_ops import matmul  # noqa: F401
-from tracer.ops.math_ops import (  # noqa: F401
+from tracer.ops.array_ops import range_ as range
+from tracer.ops.broadcast_ops import broadcast_to, reduce_sum, tile
+from tracer.ops.index_ops import argmax, argmin, gather, one_hot
+from tracer.ops.linalg_ops import matmul
+from tracer.ops.math_ops import (
     abs,
     add,
     add_n,
@@ -89,12 +88,53 @@ from tracer.ops.math_ops import (  # noqa: F401
     tanh,
     where,
 )
-from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
-from tracer.ops.scan_ops import reduce_prod  # noqa: F401
-from tracer.ops.structure_ops import concat, stack, unstack  # noqa: F401
-from tracer.tape import GradientTape, UnconnectedGradients  # noqa: F401
-from tracer.tensor import Tensor, constant, convert_to_tensor, is_tensor_like  # noqa: F401
-from tracer.transforms import grad, value_and_grad  # noqa: F401
-from tracer.variable import Variable  # noqa: F401
+from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min
+from tracer.ops.scan_ops import reduce_prod
+from tracer.ops.structure_ops import concat, stack, unstack
+from tracer.tape import GradientTape, UnconnectedGradients
+from tracer.tensor import Tensor, constant, convert_to_tensor
+from tracer.transforms import grad, value_and_grad
+from tracer.variable import Variable
 
 __version__ = "0.1.0"
+
+__all__ = [
+    # modules
+    "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
+    # tensors, variables, dtypes
+    "DType", "IndexedSlices", "Tensor", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
+    "int64",
+    # differentiation and compiling
+    "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
+    "UnconnectedGradients", "function", "grad", "value_and_grad",
+    # ops
+    "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_value",
+    "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",
+    "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
+    "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
+    "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
+    "shape", "sigmoid", "sign", "sin", "size", "sqrt", "square", "squeeze", "stack",
+    "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
+    "zeros", "zeros_like",
+]  # fmt: skip
+
+# Importing tracer's own modules made them attributes of the package; they are not its API.
+for _name, _value in list(globals().items()):
+    if type(_value) is type(_sys) and _name not in __all__ and not _name.startswith("_"):
+        del globals()[_name]
+del _name, _value, _operators
+
+
+def __dir__():
+    return [*__all__, "__version__"]
+
+
+def __getattr__(name):
+    """`tracer.ops` and the like after `import tracer.ops.core`: a module imported by its full
+    path is reached through the package, as Python expects, without being part of the API."""
+    module = _sys.modules.get(f"{__name__}.{name}")
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return module

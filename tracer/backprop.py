@@ -6,12 +6,10 @@ values involved records the gradient computation, and higher orders follow.
 
 import numpy as np
 
-from runtime.interpreter import run_graph
 from runtime.straight_line import straight_line
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
-from tracer.ops.core import apply
-from tracer.ops.registry import OPS
+from tracer.ops.core import execute_graph
 from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
@@ -152,23 +150,6 @@ def _source_gradient(output, values):
     if isinstance(output, SparseOutput):
         return IndexedSlices(values[output.values], values[output.indices], output.dense_shape)
     return values[output]
-
-
-def execute_graph(graph, inputs):
-    """Run `graph` on Tensors through the normal op path (so tapes record it); outputs as Tensors."""
-    bindings = {id(node): value for node, value in zip(graph.inputs, inputs)}
-    saved_location = state.location
-    try:
-        return run_graph(graph, bindings, _apply_node)
-    finally:
-        state.location = saved_location
-
-
-def _apply_node(node, args):
-    if node.op == "const":
-        return Tensor(node.attrs["value"].array)
-    state.location = node.location
-    return apply(OPS[node.op], tuple(args), node.attrs)
 
 
 def ones_seed(target):

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-STAGES = ("traced", "pruned", "grad", "simplified", "deduplicated", "optimized", "c")
+from tracer.function import IR_STAGES
+
 _SPEC = re.compile(r"\s*(f16|f32|f64|i32|i64|bool|c64|c128)\[([\d,\s]*)\]\s*")
 _DTYPES = {
     "f16": "float16",
@@ -39,7 +40,7 @@ def main(argv=None):
     ir = commands.add_parser("ir", help="print a function's IR at a stage, or its C")
     ir.add_argument("target", help="SCRIPT.py:FUNCTION")
     ir.add_argument("--args", required=True, help='argument specs, e.g. "f32[3,4], f32[4]"')
-    ir.add_argument("--stage", default="optimized", choices=STAGES)
+    ir.add_argument("--stage", default=IR_STAGES[-1], choices=(*IR_STAGES, "c"))
     cache = commands.add_parser("cache", help="the on-disk cache of compiled modules")
     cache.add_argument("action", choices=("info", "clear"))
     options = parser.parse_args(argv)

@@ -27,12 +27,12 @@ import numpy as np
 
 from tracer import nest
 from tracer.context import numerics, state
+from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
 from tracer.dtypes import as_dtype
 from tracer.ir import format_graph, to_dot
 from tracer.ir.source import is_library_file
-from tracer.ops.call_ops import CALL, PackedFunction, packed_graph, unpack
 from tracer.ops.core import apply
-from tracer.passes.pipeline import run_pipeline
+from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
 from tracer.signature import (
     argument_names,
     check_signature,
@@ -47,6 +47,8 @@ from tracer.variable import Variable
 log = logging.getLogger("tracer.function")
 
 BACKENDS = ("auto", "c", "interpreter")
+GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
+IR_STAGES = (TRACED, GRAD, *STAGE_NAMES[1:])  # what ConcreteFunction.ir can print
 
 
 class TensorSpec:
@@ -84,15 +86,32 @@ def function(
 
     `max_retraces=N` makes the (N+1)-th retrace raise RetraceLimitError, listing what changed
     each time: a guard against signatures that vary by accident (a Python float argument
-    that changes every step, say).
+    that changes every step, say). `jit_compile`, as in TensorFlow: True insists on
+    compiled code (backend "c": no fallback to the interpreter), False runs the graph
+    without compiling it (backend "interpreter"), None leaves `backend` to decide.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    backend = _backend_for(jit_compile, backend)
+    if reduce_retracing:
+        raise ValueError(
+            "reduce_retracing=True is not supported yet: tracer traces static shapes; give "
+            "each shape you call with (its compiled code is cached per shape)"
+        )
     if func is None:
         return functools.partial(
             function, input_signature=input_signature, backend=backend, max_retraces=max_retraces
         )
     return Function(func, input_signature, backend, max_retraces)
+
+
+def _backend_for(jit_compile, backend):
+    if jit_compile is None:
+        return backend
+    wanted = "c" if jit_compile else "interpreter"
+    if backend not in ("auto", wanted):
+        raise ValueError(f"jit_compile={jit_compile} asks for backend {wanted!r}, not {backend!r}")
+    return wanted
 
 
 class Function:
@@ -203,7 +222,7 @@ class ConcreteFunction:
         self.stages = run_pipeline(trace.graph(tensors))
         self._backend = backend
         self._packed = None
-        self._executable = _executable(self.stages["optimized"], backend, name)
+        self._executable = _executable(self.stages.final, backend, name)
         self._run_arrays = self._executable.run
         # the hot path applies when the function returns one tensor and assigns no variable
         self._returns_one_value = self._returns_one_tensor and not self._assigned
@@ -214,7 +233,7 @@ class ConcreteFunction:
         """Write every stage's IR, and the C source, to `directory` (TRACER_DUMP)."""
         os.makedirs(directory, exist_ok=True)
         stem = os.path.join(directory, f"{_file_safe(self.name)}.{id(self):x}")
-        for stage in ("traced", "grad", *list(self.stages)[1:]):
+        for stage in IR_STAGES:
             with open(f"{stem}.{stage}.ir", "w") as handle:
                 handle.write(self.ir(stage) + "\n")
         source = getattr(self._executable, "c_source", None)
@@ -222,20 +241,25 @@ class ConcreteFunction:
             with open(f"{stem}.c", "w") as handle:
                 handle.write(source)
 
-    def ir(self, stage="optimized"):
-        """The graph at `stage` ('traced', 'pruned', 'grad', 'simplified', 'deduplicated',
-        'optimized') as text; 'grad' lists the gradient graphs tape.gradient built."""
-        if stage == "grad":
+    def ir(self, stage=None):
+        """The graph at `stage` (one of IR_STAGES; the last by default) as text; 'grad' lists
+        the gradient graphs tape.gradient built while tracing."""
+        if stage == GRAD:
             return (
                 "\n\n".join(format_graph(g) for g in self._gradient_graphs)
                 or "# no tape.gradient call"
             )
-        if stage not in self.stages:
-            raise ValueError(f"unknown stage {stage!r}; the stages are {['grad', *self.stages]}")
-        return format_graph(self.stages[stage])
+        return format_graph(self._stage(stage))
 
-    def graphviz(self, stage="optimized"):
-        return to_dot(self.stages[stage], name=self.name)
+    def graphviz(self, stage=None):
+        return to_dot(self._stage(stage), name=self.name)
+
+    def _stage(self, stage):
+        if stage is None:
+            return self.stages.final
+        if stage not in self.stages:
+            raise ValueError(f"unknown stage {stage!r}; the stages are {list(IR_STAGES)}")
+        return self.stages[stage]
 
     def c_source(self):
         source = getattr(self._executable, "c_source", None)
@@ -289,10 +313,10 @@ class ConcreteFunction:
         one node whose backward is the function's compiled vector-Jacobian product."""
         inputs = [t if isinstance(t, TensorLike) else Tensor(np.asarray(t)) for t in tensors]
         inputs += [v._read() for v in self._variables]
-        results = [None] * len(self.stages["deduplicated"].outputs)
+        results = [None] * len(self.stages.of_primitives.outputs)
         for function, positions in self._packed_functions():
             packed = apply(CALL, tuple(inputs), {"function": function})
-            shapes = [self.stages["deduplicated"].outputs[p].shape for p in positions]
+            shapes = [self.stages.of_primitives.outputs[p].shape for p in positions]
             for position, value in zip(positions, unpack(packed, shapes)):
                 results[position] = value
         return results
@@ -300,7 +324,7 @@ class ConcreteFunction:
     def _packed_functions(self):
         """[(PackedFunction, output positions)], one per output dtype (made once)."""
         if self._packed is None:
-            graph = self.stages["deduplicated"]
+            graph = self.stages.of_primitives
             groups = {}
             for position, out in enumerate(graph.outputs):
                 groups.setdefault(out.dtype, []).append(position)
@@ -326,14 +350,14 @@ class ConcreteFunction:
 
         inputs = [t if isinstance(t, TensorLike) else Tensor(np.asarray(t)) for t in tensors]
         inputs += [v._read() for v in self._variables]
-        return execute_graph(self.stages["deduplicated"], inputs)
+        return execute_graph(self.stages.of_primitives, inputs)
 
 
 _fallback_warned = False
 
 
 def _compile_optimized(graph, name, backend):
-    return _executable(run_pipeline(graph)["optimized"], backend, name)
+    return _executable(run_pipeline(graph).final, backend, name)
 
 
 def _executable(graph, backend, name):

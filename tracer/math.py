@@ -1,6 +1,7 @@
 """`tt.math`: elementwise math, as in `tf.math`."""
 
 from tracer.ops.array_ops import cast  # noqa: F401
+from tracer.ops.broadcast_ops import reduce_sum  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin  # noqa: F401
 from tracer.ops.math_ops import (  # noqa: F401
     abs,
@@ -48,5 +49,5 @@ from tracer.ops.math_ops import (  # noqa: F401
     tanh,
 )
 from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
-from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min, reduce_sum  # noqa: F401
+from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min  # noqa: F401
 from tracer.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401

@@ -200,7 +200,7 @@ class GradientTape:
         rows = jacobians.gradient_rows(
             rec,
             prepared,
-            jacobians.one_hot_rows,
+            "full",
             target,
             experimental_use_pfor,
             parallel_iterations,
@@ -249,7 +249,7 @@ class GradientTape:
         (rows,) = jacobians.gradient_rows(
             rec,
             prepared,
-            jacobians.per_example_rows,
+            "per_example",
             target,
             experimental_use_pfor,
             parallel_iterations,

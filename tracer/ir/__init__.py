@@ -1,7 +1,8 @@
 """The IR: graphs of nodes, their text and DOT printers."""
 
 from tracer.ir.dot import to_dot
-from tracer.ir.graph import LEAF_OPS, Graph, GraphAttribute, Literal, Node, topological_closure
+from tracer.ir.graph import LEAF_OPS, Graph, GraphAttribute, Node, topological_closure
+from tracer.ir.literal import Literal
 from tracer.ir.printer import format_graph, format_nodes
 from tracer.ir.source import backward_location, format_location, user_location
 

@@ -11,7 +11,7 @@ Leaf ops (no inputs): `input` (a graph parameter, `name` attribute), `variable`
 hold, printed without it).
 """
 
-import numpy as np
+from tracer.ir.printer import format_graph
 
 LEAF_OPS = frozenset({"input", "variable", "const"})
 
@@ -32,28 +32,6 @@ class Node:
         return f"<Node {self.op} {self.dtype.short_name}[{shape}]>"
 
 
-class Literal:
-    """A numpy array as a hashable, comparable attribute value (for `const` nodes)."""
-
-    __slots__ = ("array", "_key")
-
-    def __init__(self, array):
-        self.array = np.array(array)
-        self.array.flags.writeable = False
-        self._key = (self.array.dtype.str, self.array.shape, self.array.tobytes())
-
-    def __eq__(self, other):
-        return isinstance(other, Literal) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
-    def __repr__(self):
-        if self.array.ndim == 0:
-            return repr(self.array.item())
-        return np.array2string(self.array, separator=",", threshold=8).replace("\n", "")
-
-
 class GraphAttribute:
     """A graph used as a node attribute (a fused body, a called function): hashable and
     comparable by its printed text, so equal graphs make equal nodes."""
@@ -61,8 +39,6 @@ class GraphAttribute:
     __slots__ = ("graph", "name", "_key")
 
     def __init__(self, graph, name):
-        from tracer.ir.printer import format_graph
-
         self.graph = graph
         self.name = name
         self._key = format_graph(graph)
@@ -88,8 +64,6 @@ class Graph:
         self.outputs = tuple(outputs)
 
     def __repr__(self):
-        from tracer.ir.printer import format_graph
-
         return format_graph(self)
 
 

@@ -11,7 +11,7 @@ for values an eager tape saw but did not need to keep). `docs/ir.md` gives the g
 """
 
 from tracer.dtypes import DType
-from tracer.ir.graph import Literal
+from tracer.ir.literal import Literal
 from tracer.ir.source import format_location
 
 COMMENT_COLUMN = 44

@@ -1,4 +1,4 @@
-"""Rebuilding graphs node by node: the helper every rewriting pass uses."""
+"""Rebuilding graphs node by node: the helpers every rewriting pass uses."""
 
 from tracer.ir.graph import Graph, Node, topological_closure
 
@@ -11,14 +11,27 @@ def rebuild(graph, rewrite):
     """
     mapping = {}
     for node in graph.nodes:
-        inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
-        if any(a is not b for a, b in zip(inputs, node.inputs)):
-            node_now = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
-        else:
-            node_now = node
-        mapping[id(node)] = rewrite(node_now)
+        mapping[id(node)] = rewrite(_on_new_inputs(node, mapping))
     outputs = [mapping.get(id(o), o) for o in graph.outputs]
     return with_outputs(graph.inputs, outputs)
+
+
+def substitute(graph, replacements):
+    """The outputs of `graph` with the nodes in `replacements` (id(node) -> node) replaced,
+    and every node that reads a replaced one rebuilt on its replacement."""
+    mapping = dict(replacements)
+    for node in graph.nodes:
+        if id(node) not in mapping:
+            mapping[id(node)] = _on_new_inputs(node, mapping)
+    return [mapping.get(id(o), o) for o in graph.outputs]
+
+
+def _on_new_inputs(node, mapping):
+    """`node`, or a copy of it reading the nodes `mapping` gives for its inputs."""
+    inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
+    if all(a is b for a, b in zip(inputs, node.inputs)):
+        return node
+    return Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
 
 
 def with_outputs(inputs, outputs):

@@ -1,100 +1,106 @@
-"""Shape and data-movement ops: reshape, transpose, broadcast_to, slicing, cast, creation."""
+"""Shape and data-movement ops: reshape, transpose, cast, slicing, creation.
+
+Each primitive is declared once, with everything about it beside its public function: its
+gradient, batching and simplification rules, its numpy kernel and its C form (see
+`tracer/ops/registry.py`). `broadcast_to` and `tile`, whose gradients are sums, are in
+`broadcast_ops.py`.
+"""
 
 import numpy as np
 
+from codegen import forms
+from codegen.affine import Affine, offset
+from codegen.ctypes import compute, literal, storage
+from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
 from tracer import dtypes
 from tracer.dtypes import as_dtype
+from tracer.ir import match
 from tracer.ops import shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
-from tracer.ops.registry import primitive
+from tracer.ops.registry import primitive, unbatchable
+from tracer.tensor import Tensor, _from_python, convert_to_tensor
 
-# --- primitives -------------------------------------------------------------------------
+
+def shape_tuple(shape):
+    if hasattr(shape, "numpy"):
+        shape = shape.numpy()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def only_unit_axes_change(source_shape, target_shape):
+    """Whether a reshape only adds or drops axes of size 1 (its elements keep their order
+    along every other axis, so it is an index remap rather than a new layout)."""
+    return [d for d in source_shape if d != 1] == [d for d in target_shape if d != 1]
+
+
+# --- reshape ----------------------------------------------------------------------------
 
 
 def _reshape_grad(node, g):
     return (reshape(g, node.inputs[0].shape),)
 
 
-def _transpose_grad(node, g):
-    return (transpose(g, tuple(int(p) for p in np.argsort(node.attrs["perm"]))),)
+def _reshape_batch(node, args, flags, size):
+    return reshape(args[0], (size,) + node.attrs["shape"])
 
 
-def _broadcast_to_grad(node, g):
-    from tracer.ops.reduction_ops import unbroadcast
-
-    return (unbroadcast(g, node.inputs[0].shape),)
-
-
-def _cast_grad(node, g):
-    source = node.inputs[0].dtype
-    return (cast(g, source) if source.is_differentiable else None,)
-
-
-def _identity_grad(node, g):
-    return (g,)
-
-
-def _slice_grad(node, g):
-    return (apply(SLICE_GRAD, (g,), {"index": node.attrs["index"], "shape": node.inputs[0].shape}),)
+def _reshape_simplify(node):
+    """reshape(reshape(x)) => reshape(x); a reshape to x's own shape => x; and
+    reshape(transpose(reshape(x))), where the inner reshape only inserts unit axes and the
+    outer one only drops them, => transpose(x) (how x[:, None] and its gradient come back)."""
+    moved = _transpose_between_unit_axes(node)
+    if moved is not None:
+        return moved
+    (x,) = node.inputs
+    if x.op == "reshape":
+        x = x.inputs[0]
+    if x.shape == node.shape:
+        return match.same(node, x)
+    if x is node.inputs[0]:
+        return None
+    return match.derived(node, "reshape", (x,), node.shape, **node.attrs)
 
 
-def _slice_grad_grad(node, g):
-    return (apply(SLICE, (g,), {"index": node.attrs["index"]}),)
+def _transpose_between_unit_axes(node):
+    inner = node.inputs[0]
+    if inner.op != "transpose" or inner.inputs[0].op != "reshape":
+        return None
+    expanded = inner.inputs[0]
+    x = expanded.inputs[0]
+    if 1 in x.shape or 1 in node.shape:
+        return None
+    kept = [axis for axis, size in enumerate(expanded.shape) if size != 1]
+    if [expanded.shape[a] for a in kept] != list(x.shape):
+        return None
+    perm = tuple(kept.index(a) for a in inner.attrs["perm"] if expanded.shape[a] != 1)
+    if tuple(x.shape[a] for a in perm) != node.shape:
+        return None
+    if perm == tuple(range(len(perm))):
+        return match.same(node, x)
+    return match.derived(node, "transpose", (x,), node.shape, perm=perm)
 
 
-def _tile_grad(node, g):
-    """Sum the copies: view g as (m0, d0, m1, d1, ...) and reduce the m axes."""
-    from tracer.ops.reduction_ops import reduce_sum
-
-    shape = node.inputs[0].shape
-    split = tuple(d for pair in zip(node.attrs["multiples"], shape) for d in pair)
-    return (reduce_sum(reshape(g, split), tuple(range(0, 2 * len(shape), 2))),)
+def _reshape_view(node, index_map):
+    """A reshape that only adds or drops size-1 axes; other reshapes read a stored input by
+    flat offset (`flat_when_stored`), which fusion arranges (`needs_stored_input`)."""
+    kept = iter(a for a, d in zip(index_map, node.shape) if d != 1)
+    return tuple(Affine() if d == 1 else next(kept) for d in node.inputs[0].shape)
 
 
-def _infer_tile(attrs, x):
-    multiples = attrs["multiples"]
-    return tuple(d * m for d, m in zip(x.shape, multiples)), x.dtype
-
-
-def _infer_slice(attrs, x):
-    shape, axis = [], 0
-    for item in attrs["index"]:
-        if item is None:
-            shape.append(1)
-        elif isinstance(item, tuple):
-            shape.append(len(range(item[0], item[1], item[2])))
-            axis += 1
-        else:
-            axis += 1
-    return tuple(shape) + tuple(x.shape[axis:]), x.dtype
-
-
-def _infer_slice_grad(attrs, g):
-    return attrs["shape"], g.dtype
-
-
-RESHAPE = primitive("reshape", shapes.reshape, _reshape_grad)
-TRANSPOSE = primitive("transpose", shapes.transpose, _transpose_grad)
-BROADCAST_TO = primitive("broadcast_to", shapes.broadcast_to, _broadcast_to_grad)
-CAST = primitive("cast", shapes.cast, _cast_grad, elementwise=True)
-IDENTITY = primitive("identity", shapes.unary, _identity_grad, elementwise=True)
-STOP_GRADIENT = primitive("stop_gradient", shapes.unary, None, elementwise=True)
-SLICE = primitive("slice", _infer_slice, _slice_grad)
-SLICE_GRAD = primitive("slice_grad", _infer_slice_grad, _slice_grad_grad)
-FILL = primitive("fill", shapes.creation)
-TILE = primitive("tile", _infer_tile, _tile_grad)
-
-
-# --- public functions -------------------------------------------------------------------
-
-
-def _shape_tuple(shape):
-    if hasattr(shape, "numpy"):
-        shape = shape.numpy()
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+RESHAPE = primitive(
+    "reshape",
+    shapes.reshape,
+    grad=_reshape_grad,
+    fusion="view",
+    needs_stored_input=lambda node: not only_unit_axes_change(node.inputs[0].shape, node.shape),
+    batch=_reshape_batch,
+    simplify=_reshape_simplify,
+    kernel=lambda x, shape: np.reshape(x, shape),
+    c=forms.View(_reshape_view, flat_when_stored=True),
+)
 
 
 def reshape(tensor, shape, name=None):
@@ -104,7 +110,7 @@ def reshape(tensor, shape, name=None):
     (3, 2)
     """
     x = as_tensor(tensor)
-    shape = _shape_tuple(shape)
+    shape = shape_tuple(shape)
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1]))
         size = int(np.prod(x.shape))
@@ -116,20 +122,6 @@ def reshape(tensor, shape, name=None):
     if shape == x.shape:
         return x
     return apply(RESHAPE, (x,), {"shape": shape})
-
-
-def transpose(a, perm=None, conjugate=False, name=None):
-    x = as_tensor(a)
-    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(int(p) for p in perm)
-    return apply(TRANSPOSE, (x,), {"perm": perm})
-
-
-def broadcast_to(input, shape, name=None):
-    x = as_tensor(input)
-    shape = _shape_tuple(shape)
-    if shape == x.shape:
-        return x
-    return apply(BROADCAST_TO, (x,), {"shape": shape})
 
 
 def expand_dims(input, axis, name=None):
@@ -154,6 +146,131 @@ def squeeze(input, axis=None, name=None):
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
+# --- transpose --------------------------------------------------------------------------
+
+
+def _transpose_grad(node, g):
+    return (transpose(g, tuple(int(p) for p in np.argsort(node.attrs["perm"]))),)
+
+
+def _transpose_batch(node, args, flags, size):
+    return transpose(args[0], (0,) + tuple(p + 1 for p in node.attrs["perm"]))
+
+
+def _transpose_simplify(node):
+    """transpose[p](transpose[q](x)) => transpose[q∘p](x), or x when that is the identity."""
+    (x,) = node.inputs
+    perm = node.attrs["perm"]
+    if x.op == "transpose":
+        inner = x.attrs["perm"]
+        perm = tuple(inner[p] for p in perm)
+        x = x.inputs[0]
+    if perm == tuple(range(len(perm))):
+        return match.same(node, x)
+    if x is node.inputs[0]:
+        return None
+    return match.derived(node, "transpose", (x,), node.shape, perm=perm)
+
+
+def _transpose_view(node, index_map):
+    source = [None] * len(node.inputs[0].shape)
+    for k, p in enumerate(node.attrs["perm"]):
+        source[p] = index_map[k]
+    return tuple(source)
+
+
+TRANSPOSE = primitive(
+    "transpose",
+    shapes.transpose,
+    grad=_transpose_grad,
+    fusion="view",
+    batch=_transpose_batch,
+    simplify=_transpose_simplify,
+    kernel=lambda x, perm: np.transpose(x, perm),
+    c=forms.View(_transpose_view),
+)
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    x = as_tensor(a)
+    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(int(p) for p in perm)
+    return apply(TRANSPOSE, (x,), {"perm": perm})
+
+
+# --- cast, identity, stop_gradient -------------------------------------------------------
+
+
+def _cast_grad(node, g):
+    source = node.inputs[0].dtype
+    return (cast(g, source) if source.is_differentiable else None,)
+
+
+def same_as_input(node):
+    """An op that changes nothing here (a cast or broadcast to what it is) => its input."""
+    return match.same(node, node.inputs[0])
+
+
+def _cast_kernel(x, dtype):
+    return np.asarray(x).astype(dtype.as_numpy_dtype)
+
+
+def _cast_c(t, out, x):
+    if out.is_bool:
+        return f"({x} != 0)"
+    if out.is_integer and t.is_floating:
+        return f"tr_float_to_{out.short_name}((double)({x}))"
+    if t.is_complex and not out.is_complex:
+        return f"(({compute(out)})creal({x}))"
+    return f"(({compute(out)})({x}))"
+
+
+# numpy gives the smallest integer for values out of range (and NaN); C's cast would be undefined
+_FLOAT_TO_INTEGER = [
+    forms.Helper(
+        f"float_to_{tag}",
+        float=f"static inline {t} tr_float_to_{tag}(double x) {{ return (x >= {low} && x < {high})"
+        f" ? ({t})x : {t.upper()[:-2]}_MIN; }}",
+        typed=False,
+    )
+    for tag, t, low, high in (
+        ("i32", "int32_t", "-2147483648.0", "2147483648.0"),
+        ("i64", "int64_t", "-9223372036854775808.0", "9223372036854775808.0"),
+    )
+]
+
+CAST = primitive(
+    "cast",
+    shapes.cast,
+    grad=_cast_grad,
+    fusion="elementwise",
+    simplify=same_as_input,
+    kernel=_cast_kernel,
+    c=forms.Expression(_cast_c, helpers=_FLOAT_TO_INTEGER),
+)
+
+
+def _pass_through(t, out, x):
+    return f"({x})"
+
+
+IDENTITY = primitive(
+    "identity",
+    shapes.unary,
+    grad=lambda node, g: (g,),
+    fusion="elementwise",
+    simplify=same_as_input,
+    kernel=lambda x: x,
+    c=forms.Expression(_pass_through),
+)
+STOP_GRADIENT = primitive(
+    "stop_gradient",
+    shapes.unary,
+    fusion="elementwise",
+    kernel=lambda x: x,
+    c=forms.Expression(_pass_through),
+)
+
+
 def cast(x, dtype, name=None):
     """`x` converted to `dtype`; the gradient flows back only between floating/complex dtypes."""
     x = as_tensor(x)
@@ -170,6 +287,151 @@ def identity(input, name=None):
 def stop_gradient(input, name=None):
     """`input`, through which no gradient flows: tapes do not record it."""
     return apply(STOP_GRADIENT, (as_tensor(input),), {})
+
+
+# --- slice and its gradient ---------------------------------------------------------------
+#
+# A slice's `index` attribute is canonical (see `canonical_index`): per axis an int, a
+# (start, stop, step) triple as `slice.indices` gives it, or None for a new axis of size 1.
+
+
+def numpy_index(index):
+    """The numpy index for a canonical slice `index`."""
+    return tuple(
+        slice(item[0], None if item[1] < 0 else item[1], item[2])
+        if isinstance(item, tuple)
+        else item
+        for item in index
+    )
+
+
+def slice_source_map(index, out_map, source_rank):
+    """The index into a slice's source for the index `out_map` into its result."""
+    source, j = [], 0
+    for item in index:
+        if item is None:
+            j += 1
+        elif isinstance(item, tuple):
+            start, _, step = item
+            source.append(out_map[j] * step + start)
+            j += 1
+        else:
+            source.append(Affine(item))
+    source.extend(out_map[j:])
+    assert len(source) == source_rank
+    return tuple(source)
+
+
+def _is_reshape_index(index, source_shape):
+    """Whether a slice `index` keeps every element in order: full ranges with step 1, new
+    axes, and ints only on axes of size 1 (so the slice is a reshape)."""
+    axis = 0
+    for item in index:
+        if item is None:
+            continue
+        size = source_shape[axis]
+        if isinstance(item, tuple):
+            if item != (0, size, 1) and not (size == 0 and item[2] == 1):
+                return False
+        elif size != 1:
+            return False
+        axis += 1
+    return True
+
+
+def _infer_slice(attrs, x):
+    shape, axis = [], 0
+    for item in attrs["index"]:
+        if item is None:
+            shape.append(1)
+        elif isinstance(item, tuple):
+            shape.append(len(range(item[0], item[1], item[2])))
+            axis += 1
+        else:
+            axis += 1
+    return tuple(shape) + tuple(x.shape[axis:]), x.dtype
+
+
+def _slice_grad(node, g):
+    return (apply(SLICE_GRAD, (g,), {"index": node.attrs["index"], "shape": node.inputs[0].shape}),)
+
+
+def _slice_batch(node, args, flags, size):
+    return apply(SLICE, (args[0],), {"index": ((0, size, 1),) + node.attrs["index"]})
+
+
+def _slice_simplify(node):
+    """x[:, None] and x[0] of a size-1 axis move no data: they are reshapes."""
+    (x,) = node.inputs
+    if _is_reshape_index(node.attrs["index"], x.shape):
+        return match.derived(node, "reshape", (x,), node.shape, shape=node.shape)
+    return None
+
+
+SLICE = primitive(
+    "slice",
+    _infer_slice,
+    grad=_slice_grad,
+    fusion="view",
+    batch=_slice_batch,
+    simplify=_slice_simplify,
+    kernel=lambda x, index: np.asarray(x)[numpy_index(index)],
+    c=forms.View(
+        lambda node, out_map: slice_source_map(
+            node.attrs["index"], out_map, len(node.inputs[0].shape)
+        )
+    ),
+)
+
+
+def _slice_grad_grad(node, g):
+    return (apply(SLICE, (g,), {"index": node.attrs["index"]}),)
+
+
+def _slice_grad_batch(node, args, flags, size):
+    attrs = {
+        "index": ((0, size, 1),) + node.attrs["index"],
+        "shape": (size,) + node.attrs["shape"],
+    }
+    return apply(SLICE_GRAD, (args[0],), attrs)
+
+
+def _slice_grad_simplify(node):
+    (g,) = node.inputs
+    if _is_reshape_index(node.attrs["index"], node.attrs["shape"]):
+        return match.derived(node, "reshape", (g,), node.shape, shape=node.shape)
+    return None
+
+
+def _slice_grad_kernel(g, index, shape):
+    """Zeros of `shape` with `g` written where `slice` read from."""
+    out = np.zeros(shape, dtype=np.result_type(g))
+    out[numpy_index(index)] = g
+    return out
+
+
+def _slice_grad_nests(node):
+    (g,) = node.inputs
+    zero = Nest(
+        loops_over(node.shape),
+        [],
+        f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = 0;",
+    )
+    index = identity_map(len(g.shape))
+    target = slice_source_map(node.attrs["index"], index, len(node.shape))
+    write = copy_nest("p0", g.shape, index, target, node.shape, loops_over(g.shape))
+    return [(storage(g.dtype), "p0")], [zero, write]
+
+
+SLICE_GRAD = primitive(
+    "slice_grad",
+    lambda attrs, g: (attrs["shape"], g.dtype),
+    grad=_slice_grad_grad,
+    batch=_slice_grad_batch,
+    simplify=_slice_grad_simplify,
+    kernel=_slice_grad_kernel,
+    c=forms.LoopNests(_slice_grad_nests),
+)
 
 
 def canonical_index(key, shape):
@@ -219,21 +481,36 @@ def getitem(tensor, key):
     return apply(SLICE, (x,), {"index": canonical_index(key, x.shape)})
 
 
-def fill(dims, value, name=None):
-    from tracer.tensor import convert_to_tensor
+# --- fill and the constructors built on it ----------------------------------------------
 
+
+def _fill_nests(node):
+    value = literal(node.attrs["value"], node.dtype)
+    store = f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
+    return [], [Nest(loops_over(node.shape), [], store)]
+
+
+FILL = primitive(
+    "fill",
+    shapes.creation,
+    batch=unbatchable("makes its value from its attributes alone: nothing to batch"),
+    kernel=lambda shape, dtype, value: np.full(shape, value, dtype=dtype.as_numpy_dtype),
+    c=forms.LoopNests(_fill_nests),
+)
+
+
+def fill(dims, value, name=None):
     value = convert_to_tensor(value)
-    return apply(
-        FILL, (), {"shape": _shape_tuple(dims), "dtype": value.dtype, "value": value.numpy().item()}
-    )
+    attrs = {"shape": shape_tuple(dims), "dtype": value.dtype, "value": value.numpy().item()}
+    return apply(FILL, (), attrs)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return apply(FILL, (), {"shape": _shape_tuple(shape), "dtype": as_dtype(dtype), "value": 0})
+    return apply(FILL, (), {"shape": shape_tuple(shape), "dtype": as_dtype(dtype), "value": 0})
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    return apply(FILL, (), {"shape": _shape_tuple(shape), "dtype": as_dtype(dtype), "value": 1})
+    return apply(FILL, (), {"shape": shape_tuple(shape), "dtype": as_dtype(dtype), "value": 1})
 
 
 def zeros_like(input, dtype=None, name=None):
@@ -246,35 +523,22 @@ def ones_like(input, dtype=None, name=None):
     return ones(x.shape, dtype or x.dtype)
 
 
-def shape(input, out_type=dtypes.int32, name=None):
-    from tracer.tensor import Tensor
+# --- values known from shapes ---------------------------------------------------------------
 
+
+def shape(input, out_type=dtypes.int32, name=None):
     return Tensor(np.array(as_tensor(input).shape, dtype=as_dtype(out_type).as_numpy_dtype))
 
 
 def size(input, out_type=dtypes.int32, name=None):
-    from tracer.tensor import Tensor
-
-    return Tensor(
-        np.array(int(np.prod(as_tensor(input).shape)), dtype=as_dtype(out_type).as_numpy_dtype)
-    )
+    count = int(np.prod(as_tensor(input).shape))
+    return Tensor(np.array(count, dtype=as_dtype(out_type).as_numpy_dtype))
 
 
 def range_(start, limit=None, delta=1, dtype=None, name=None):
     """`tt.range`: like Python's range, as a tensor; the dtype follows the arguments (int32 or float32)."""
-    from tracer.tensor import Tensor, _from_python
-
     if limit is None:
         start, limit = 0, start
     values = [v.numpy() if hasattr(v, "numpy") else v for v in (start, limit, delta)]
     dtype = as_dtype(dtype) if dtype is not None else _from_python(values, None).dtype
     return Tensor(np.arange(*values).astype(as_dtype(dtype).as_numpy_dtype))
-
-
-def tile(input, multiples, name=None):
-    """`input` repeated `multiples[i]` times along axis i."""
-    x = as_tensor(input)
-    multiples = _shape_tuple(multiples)
-    if len(multiples) != x.ndim:
-        raise ValueError(f"tile: {len(multiples)} multiples for a tensor of rank {x.ndim}")
-    return apply(TILE, (x,), {"multiples": multiples})

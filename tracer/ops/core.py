@@ -8,14 +8,16 @@ op's gradient rule needs (`op.saves`), nothing more.
 """
 
 import sys
+import warnings
 
+from runtime.interpreter import run_graph
 from runtime.kernels import KERNELS
 from tracer import dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
 from tracer.ir import Literal, Node, format_location, source, user_location
-from tracer.ops import convert
-from tracer.ops.registry import ALL_INPUTS, OUT, OpDef
+from tracer.ops import convert, fast_apply_check
+from tracer.ops.registry import ALL_INPUTS, OPS, OUT, OpDef
 from tracer.recording import Recording
 from tracer.tensor import Tensor
 
@@ -30,11 +32,11 @@ def _apply(op, inputs, attrs):
     for t in inputs:
         value = t._value
         if value is None:
-            return _apply_symbolic(op, inputs, attrs)
+            return apply_symbolic(op, inputs, attrs)
         values.append(value)
     shape, dtype = _infer_eager(op, inputs, attrs)
     if state.trace is not None and _is_large(shape):
-        return _apply_symbolic(op, inputs, attrs)
+        return apply_symbolic(op, inputs, attrs)
     out = Tensor(KERNELS[op.name](*values, **attrs))
     if numerics.enabled:
         check_numerics(op, inputs, out, _location())
@@ -60,7 +62,7 @@ def _apply_binary(op, x, y):
     return apply(op, convert.as_tensors(x, y), {})
 
 
-def _apply_symbolic(op, inputs, attrs):
+def apply_symbolic(op, inputs, attrs):
     """`apply` while building a graph: a new IR node instead of a value."""
     shape, dtype = _infer(op, inputs, attrs)
     node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
@@ -183,6 +185,23 @@ def _record(op, inputs, attrs, out, shape, dtype):
         rec.record(node, saved)
 
 
+def execute_graph(graph, inputs):
+    """Run `graph` on Tensors through the normal op path (so tapes record it); outputs as Tensors."""
+    bindings = {id(node): value for node, value in zip(graph.inputs, inputs)}
+    saved_location = state.location
+    try:
+        return run_graph(graph, bindings, _apply_node)
+    finally:
+        state.location = saved_location
+
+
+def _apply_node(node, args):
+    if node.op == "const":
+        return Tensor(node.attrs["value"].array)
+    state.location = node.location
+    return apply(OPS[node.op], tuple(args), node.attrs)
+
+
 def _note_variable_origin(variable_node, out):
     """A result computed from a Variable outside any tape remembers it: `x = x + 1` turns a
     variable into a tensor that no tape watches, and tape.explain can then say so."""
@@ -208,13 +227,28 @@ def _carry_cut(inputs, out):
 
 
 def _load_fast_apply():
-    """The C module of the eager op path, configured; None where it was not built (the
-    extension is optional: without a compiler at install time, `_apply` does everything)."""
+    """The C module of the eager op path, configured and checked against `_apply`; None where
+    it was not built (the extension is optional: without a compiler at install time, `_apply`
+    does everything) or does not match this tracer (then with a warning)."""
     try:
         from tracer.ops import _fast_apply as module
     except ImportError:
         return None
-    configure_fast_apply(module, _apply)
+    try:
+        configure_fast_apply(module, _apply)
+        mismatch = fast_apply_check.difference(module.apply, _apply)
+    except TypeError as refused:
+        mismatch = str(refused)
+    if mismatch:
+        module.set_enabled(False)
+        warnings.warn(
+            f"tracer: the eager op path in C ({module.__file__}) was built for another version "
+            f"of tracer ({mismatch}); the Python path runs instead. Reinstall tracer "
+            "(pip install -e .) to rebuild it.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
     return module
 
 

@@ -1,11 +1,40 @@
 """Ops that index with tensors: gather (and its gradient, scatter_add), argmax, argmin, one_hot."""
 
+import numpy as np
+
+from codegen import forms
+from codegen.ctypes import compute, storage
 from tracer import dtypes
 from tracer.dtypes import as_dtype
-from tracer.ops import array_ops, shapes
+from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
-from tracer.ops.registry import primitive
+from tracer.ops.registry import NotVectorizable, primitive
+
+
+def _gather_c(template):
+    """The context of a gather-like template: rows of `params` (gather) or of the result
+    (scatter_add, whose shape is an attribute) picked by `indices` along `axis`; the C
+    function returns 1 for an index out of range."""
+
+    def context(node, blas):
+        axis = node.attrs["axis"]
+        data, indices = node.inputs
+        full = node.attrs["shape"] if "shape" in node.attrs else data.shape
+        return dict(
+            T=storage(node.dtype),
+            I=storage(indices.dtype),
+            outer=int(np.prod(full[:axis])),
+            size=full[axis],
+            inner=int(np.prod(full[axis + 1 :])),
+            count=int(np.prod(indices.shape)),
+            error=1,
+        )
+
+    return forms.Template(template, context, returns_error=True)
+
+
+# --- gather and scatter_add -------------------------------------------------------------
 
 
 def _infer_gather(attrs, params, indices):
@@ -17,30 +46,61 @@ def _infer_gather(attrs, params, indices):
     return params.shape[:axis] + tuple(indices.shape) + params.shape[axis + 1 :], params.dtype
 
 
-def _infer_scatter_add(attrs, updates, indices):
-    return attrs["shape"], updates.dtype
+def _gather_batch(node, args, flags, size):
+    if flags[1]:
+        raise NotVectorizable("gather with batched indices")
+    return apply(GATHER, tuple(args), {"axis": node.attrs["axis"] + 1})
 
 
-def _gather_grad(node, g, indices):
-    attrs = {"axis": node.attrs["axis"], "shape": node.inputs[0].shape}
-    return apply(SCATTER_ADD, (g, indices), attrs), None
+GATHER = primitive(
+    "gather",
+    _infer_gather,
+    grad=lambda node, g, indices: (
+        apply(
+            SCATTER_ADD, (g, indices), {"axis": node.attrs["axis"], "shape": node.inputs[0].shape}
+        ),
+        None,
+    ),
+    saves=(1,),
+    batch=_gather_batch,
+    kernel=lambda params, indices, axis: np.take(params, indices, axis=axis),
+    c=_gather_c("gather.c.j2"),
+)
 
 
-def _scatter_add_grad(node, g, indices):
-    return apply(GATHER, (g, indices), {"axis": node.attrs["axis"]}), None
+def _scatter_add_kernel(updates, indices, axis, shape):
+    """Zeros of `shape` (gather's params) with `updates` summed in at `indices` along `axis`.
+
+    `updates` is shaped like gather's result, params[:axis] + indices + params[axis+1:];
+    repeated indices add up.
+    """
+    updates, indices = np.asarray(updates), np.asarray(indices)
+    out = np.zeros(shape, dtype=updates.dtype)
+    index_axes = list(range(axis, axis + indices.ndim))
+    other_axes = [a for a in range(updates.ndim) if a not in index_axes]
+    np.add.at(np.moveaxis(out, axis, 0), indices, np.transpose(updates, index_axes + other_axes))
+    return out
 
 
-def _infer_arg(attrs, x):
-    axis = attrs["axis"]
-    if not 0 <= axis < len(x.shape):
-        raise ValueError(f"axis {axis} is out of range for a tensor of shape {x.shape}")
-    return x.shape[:axis] + x.shape[axis + 1 :], attrs["output_type"]
+def _scatter_add_batch(node, args, flags, size):
+    if flags[1]:
+        raise NotVectorizable("scatter_add with batched indices")
+    attrs = {"axis": node.attrs["axis"] + 1, "shape": (size,) + node.attrs["shape"]}
+    return apply(SCATTER_ADD, tuple(args), attrs)
 
 
-GATHER = primitive("gather", _infer_gather, _gather_grad, saves=(1,))
-SCATTER_ADD = primitive("scatter_add", _infer_scatter_add, _scatter_add_grad, saves=(1,))
-ARGMAX = primitive("argmax", _infer_arg)
-ARGMIN = primitive("argmin", _infer_arg)
+SCATTER_ADD = primitive(
+    "scatter_add",
+    lambda attrs, updates, indices: (attrs["shape"], updates.dtype),
+    grad=lambda node, g, indices: (
+        apply(GATHER, (g, indices), {"axis": node.attrs["axis"]}),
+        None,
+    ),
+    saves=(1,),
+    batch=_scatter_add_batch,
+    kernel=_scatter_add_kernel,
+    c=_gather_c("scatter_add.c.j2"),
+)
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
@@ -71,6 +131,51 @@ def _check_indices(indices, size):
         raise IndexError(f"gather: index {bad} is out of range [0, {size})")
 
 
+# --- argmax, argmin ---------------------------------------------------------------------
+
+
+def _infer_arg(attrs, x):
+    axis = attrs["axis"]
+    if not 0 <= axis < len(x.shape):
+        raise ValueError(f"axis {axis} is out of range for a tensor of shape {x.shape}")
+    return x.shape[:axis] + x.shape[axis + 1 :], attrs["output_type"]
+
+
+def _arg_c(compare):
+    """templates/argreduce.c.j2: the first extreme element; the first NaN wins, as in numpy."""
+
+    def context(node, blas):
+        (x,) = node.inputs
+        axis = node.attrs["axis"]
+        return dict(
+            T=storage(x.dtype),
+            C=compute(x.dtype),
+            O=storage(node.dtype),
+            outer=int(np.prod(x.shape[:axis])),
+            n=x.shape[axis],
+            inner=int(np.prod(x.shape[axis + 1 :])),
+            compare=compare,
+        )
+
+    return forms.Template("argreduce.c.j2", context)
+
+
+def _arg(name, numpy_arg, compare):
+    return primitive(
+        name,
+        _infer_arg,
+        batch=batching.shifted_axis("axis"),
+        kernel=lambda x, axis, output_type: numpy_arg(x, axis=axis).astype(
+            output_type.as_numpy_dtype
+        ),
+        c=_arg_c(compare),
+    )
+
+
+ARGMAX = _arg("argmax", np.argmax, ">")
+ARGMIN = _arg("argmin", np.argmin, "<")
+
+
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     x = as_tensor(input)
     (axis,) = shapes.normalize_axes(0 if axis is None else int(axis), x.ndim)
@@ -83,10 +188,11 @@ def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     return apply(ARGMIN, (x,), {"axis": axis, "output_type": as_dtype(output_type)})
 
 
+# --- one_hot (a composition) ------------------------------------------------------------
+
+
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """A new last axis of size `depth` with `on_value` at each index (default 1) and `off_value` (0)."""
-    from tracer.ops import math_ops
-
     indices = as_tensor(indices)
     dtype = as_dtype(dtype) if dtype is not None else dtypes.float32
     positions = array_ops.range_(int(depth), dtype=indices.dtype)

@@ -1,9 +1,17 @@
 """Matrix multiplication (batched, with numpy's broadcasting of the batch dimensions)."""
 
-from tracer.ops import math_ops, shapes
+import numpy as np
+
+from codegen import forms
+from codegen.affine import broadcast_map, offset
+from codegen.ctypes import storage
+from codegen.loops import INDEX, identity_map
+from tracer.ir import match
+from tracer.ops import array_ops, batching, seed_ops, shapes
+from tracer.ops.broadcast_ops import unbroadcast
 from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
-from tracer.ops.reduction_ops import unbroadcast
+from tracer.ops.math_ops import conj_if_complex
 from tracer.ops.registry import primitive
 
 
@@ -17,7 +25,7 @@ def _matmul_grad(node, g, a, b):
         A^T, B^T:   dA = B^H @ g^H        dB = g^H @ A^H
     """
     ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
-    a, b = math_ops._conj(a), math_ops._conj(b)
+    a, b = conj_if_complex(a), conj_if_complex(b)
     if not ta and not tb:
         da, db = _mm(g, b, False, True), _mm(a, g, True, False)
     elif ta and not tb:
@@ -27,6 +35,88 @@ def _matmul_grad(node, g, a, b):
     else:
         da, db = _mm(b, g, True, True), _mm(g, a, True, True)
     return unbroadcast(da, node.inputs[0].shape), unbroadcast(db, node.inputs[1].shape)
+
+
+def _matmul_batch(node, args, flags, size):
+    """A batch of products with one unbatched matrix is one product, not `size` small ones:
+    (B, m, k) @ (k, n) = ((B*m, k) @ (k, n)) reshaped; (m, k) @ (B, k, n) likewise through
+    (k, B*n)."""
+    a, b = args
+    attrs = node.attrs
+    if flags == [True, False] and a.ndim == 3 and b.ndim == 2 and not attrs.get("transpose_a"):
+        _, m, k = a.shape
+        product = apply(MATMUL, (array_ops.reshape(a, (size * m, k)), b), attrs)
+        return array_ops.reshape(product, (size, m, product.shape[-1]))
+    if flags == [False, True] and a.ndim == 2 and b.ndim == 3 and not attrs.get("transpose_b"):
+        _, k, n = b.shape
+        columns = array_ops.reshape(array_ops.transpose(b, (1, 0, 2)), (k, size * n))
+        product = apply(MATMUL, (a, columns), attrs)
+        return array_ops.transpose(
+            array_ops.reshape(product, (product.shape[0], size, n)), (1, 0, 2)
+        )
+    return apply(MATMUL, tuple(batching.aligned(node, args, flags)), attrs)
+
+
+def _swaps_last_two(perm):
+    rank = len(perm)
+    return rank >= 2 and perm == tuple(range(rank - 2)) + (rank - 1, rank - 2)
+
+
+def _fold_transposes(node):
+    """matmul(transpose(x), y) => matmul[transpose_a](x, y): BLAS reads the transpose in place."""
+    operands = list(node.inputs)
+    flags = [node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)]
+    for position in (0, 1):
+        operand = operands[position]
+        if operand.op == "transpose" and _swaps_last_two(operand.attrs["perm"]):
+            operands[position] = operand.inputs[0]
+            flags[position] = not flags[position]
+    if all(new is old for new, old in zip(operands, node.inputs)):
+        return None
+    return match.derived(node, "matmul", operands, node.shape, **matmul_attrs(*flags))
+
+
+def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
+    a = np.swapaxes(a, -1, -2) if transpose_a else a
+    return np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)
+
+
+def _matmul_c(node, blas):
+    """templates/matmul.c.j2: one GEMM per batch element, through the BLAS for float32 and
+    float64 when the module links it, else plain loops."""
+    a, b = node.inputs
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    m, k = (a.shape[-1], a.shape[-2]) if ta else a.shape[-2:]
+    n = b.shape[-2] if tb else b.shape[-1]
+    batch = node.shape[:-2]
+    index = identity_map(len(batch))
+    a_batch = offset(broadcast_map(index, batch, a.shape[:-2]), a.shape[:-2])
+    b_batch = offset(broadcast_map(index, batch, b.shape[:-2]), b.shape[:-2])
+    return dict(
+        T=storage(node.dtype),
+        batch_loops=[(INDEX[d], e) for d, e in enumerate(batch)],
+        m=m,
+        k=k,
+        n=n,
+        a_offset=a_batch.c(INDEX),
+        b_offset=b_batch.c(INDEX),
+        out_offset=offset(index, batch).c(INDEX),
+        blas={"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None,
+        ta=ta,
+        tb=tb,
+    )
+
+
+MATMUL = primitive(
+    "matmul",
+    shapes.matmul,
+    grad=_matmul_grad,
+    saves=(0, 1),
+    batch=_matmul_batch,
+    simplify=(_fold_transposes, seed_ops.product_with_seeds),
+    kernel=_matmul_kernel,
+    c=forms.Template("matmul.c.j2", _matmul_c, uses_blas=True),
+)
 
 
 def matmul_attrs(transpose_a, transpose_b):
@@ -40,9 +130,6 @@ def matmul_attrs(transpose_a, transpose_b):
 
 def _mm(a, b, transpose_a, transpose_b):
     return apply(MATMUL, (a, b), matmul_attrs(transpose_a, transpose_b))
-
-
-MATMUL = primitive("matmul", shapes.matmul, _matmul_grad, saves=(0, 1))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

@@ -1,298 +1,249 @@
 """Elementwise math: arithmetic, transcendental functions, comparisons and `where`.
 
-Each primitive's gradient rule sits beside its declaration. Binary rules sum their result
-back to each input's shape with `unbroadcast`.
+Each primitive is declared once, with everything about it beside its public function: the
+gradient rule (binary rules sum their result back to each input's shape with
+`unbroadcast`), simplifications, the numpy kernel, and the C expression with the prologue
+helpers it calls where numpy's semantics differ from C's (NaN in maximum, floor division and
+modulo, integer division by zero), so compiled code never hits undefined behaviour and
+agrees with the interpreter. All are elementwise, so their batching rule is the default one.
 """
 
+import math
+import operator
+
+import numpy as np
+
+from codegen import forms
+from codegen.ctypes import MATH_SUFFIX, compute
+from runtime.kernels import quiet
 from tracer import dtypes
+from tracer.ir import match
 from tracer.ops import array_ops, shapes
+from tracer.ops.broadcast_ops import unbroadcast
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply, apply_binary, apply_unary, op_function
-from tracer.ops.reduction_ops import unbroadcast
 from tracer.ops.registry import OUT, primitive
+
+
+def _unary(name, grad=None, saves=(), infer=shapes.unary_float, **record):
+    return primitive(name, infer, grad=grad, saves=saves, fusion="elementwise", **record)
+
+
+def _binary(name, grad=None, saves=(0, 1), infer=shapes.binary, **record):
+    return primitive(name, infer, grad=grad, saves=saves, fusion="elementwise", **record)
+
+
+def _unary_function(op):
+    def function(x, name=None):
+        return apply_unary(op, x)
+
+    function.__name__ = op.name
+    return op_function(op, function, 1)  # the same function; in C where the C op path is built
+
+
+def _binary_function(op):
+    def function(x, y, name=None):
+        return apply_binary(op, x, y)
+
+    function.__name__ = op.name
+    return op_function(op, function, 2)
 
 
 def _shape(node, position):
     return node.inputs[position].shape
 
 
-# --- gradient rules ---------------------------------------------------------------------
+def _infix(symbol):
+    """The C form `(x <symbol> y)`."""
+    return forms.Expression(lambda t, out, x, y: f"({x} {symbol} {y})")
 
 
-def _conj(x):
+def _arithmetic(python_operator, ufunc):
+    """A kernel that uses Python's operator on floating and complex values and the ufunc on
+    integers and bools.
+
+    On numpy scalars (what 0-d results are) the operator skips the ufunc machinery and runs
+    3x faster; on arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
+    on overflow quietly (TensorFlow's behaviour) where scalar arithmetic would warn.
+    """
+
+    def run(x, y):
+        return python_operator(x, y) if x.dtype.kind in "fc" else ufunc(x, y)
+
+    return run
+
+
+def _simd(name, arity=1):
+    """The declaration that lets loops calling libm's `name` vectorize (forms.vector_declaration)."""
+    if arity == 1:
+        return forms.vector_declaration(name)
+    return forms.Helper(
+        f"simd_{name}",
+        float=f"#pragma omp declare simd notinbranch\n$T {name}$f($T, $T);",
+        vector_math_only=True,
+    )
+
+
+# --- complex parts ----------------------------------------------------------------------
+
+
+def conj_if_complex(x):
     """The complex conjugate; real tensors pass through untouched (no node)."""
     return apply(CONJ, (x,), {}) if x.dtype.is_complex else x
 
 
-def _conj_grad(node, g):
-    return (_conj(g),)
-
-
-def _real_grad(node, g):
-    return (complex(g, 0),)
-
-
-def _imag_grad(node, g):
-    return (complex(0, g),)
-
-
-def _complex_grad(node, g):
-    return real(g), imag(g)
-
-
-def _add_grad(node, g):
-    return unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))
-
-
-def _sub_grad(node, g):
-    return unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g), _shape(node, 1))
-
-
-def _mul_grad(node, g, x, y):
-    return unbroadcast(g * _conj(y), _shape(node, 0)), unbroadcast(g * _conj(x), _shape(node, 1))
-
-
-def _div_grad(node, g, x, y):
-    return unbroadcast(g / _conj(y), _shape(node, 0)), unbroadcast(
-        g * _conj(-x / y / y), _shape(node, 1)
-    )
-
-
-def _mul_no_nan_grad(node, g, x, y):
-    dx = mul_no_nan(g, _conj(y))
-    dy = mul_no_nan(_conj(x), g)
-    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
-
-
-def _pow_grad(node, g, x, y, out):
-    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN."""
-    dx = g * _conj(y * pow(x, y - 1))
-    if x.dtype.is_complex:
-        nonzero = not_equal(x, 0)
-        safe_log = where(nonzero, log(where(nonzero, x, 1)), 0)
-    else:
-        safe_log = where(x > 0, log(where(x > 0, x, 1)), 0)
-    dy = g * _conj(out * safe_log)
-    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
-
-
-def _maximum_grad(node, g, x, y):
-    """Ties send the whole gradient to `x`, as TensorFlow does."""
-    return _select_grads(node, g, x >= y)
-
-
-def _minimum_grad(node, g, x, y):
-    return _select_grads(node, g, x <= y)
-
-
-def _select_grads(node, g, x_wins):
-    zero = array_ops.zeros((), g.dtype)
-    return (
-        unbroadcast(where(x_wins, g, zero), _shape(node, 0)),
-        unbroadcast(where(x_wins, zero, g), _shape(node, 1)),
-    )
-
-
-def _mod_grad(node, g, x, y):
-    return unbroadcast(g, _shape(node, 0)), unbroadcast(
-        negative(g) * floordiv(x, y), _shape(node, 1)
-    )
-
-
-def _select_grad(node, g, condition):
-    zero = array_ops.zeros((), g.dtype)
-    return (
-        None,
-        unbroadcast(where(condition, g, zero), _shape(node, 1)),
-        unbroadcast(where(condition, zero, g), _shape(node, 2)),
-    )
-
-
-def _neg_grad(node, g):
-    return (negative(g),)
-
-
-def _exp_grad(node, g, out):
-    return (g * _conj(out),)
-
-
-def _log_grad(node, g, x):
-    return (g / _conj(x),)
-
-
-def _log1p_grad(node, g, x):
-    return (g / _conj(1 + x),)
-
-
-def _sqrt_grad(node, g, out):
-    """Zero wherever the incoming gradient is zero, so `where(x > 0, sqrt(x), 0)` has no NaN."""
-    return (mul_no_nan(_conj(0.5 / out), g),)
-
-
-def _sin_grad(node, g, x):
-    return (g * _conj(cos(x)),)
-
-
-def _cos_grad(node, g, x):
-    return (negative(g * _conj(sin(x))),)
-
-
-def _tanh_grad(node, g, out):
-    return (g * _conj(1 - out * out),)
-
-
-def _sigmoid_grad(node, g, out):
-    return (g * _conj(out * (1 - out)),)
-
-
-def _softplus_grad(node, g, x):
-    return (g * sigmoid(x),)
-
-
-def _relu_grad(node, g, out):
-    """Zero at 0, as TensorFlow's ReluGrad; it keeps the output, not the input."""
-    return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
-
-
-def _rsqrt_grad(node, g, out):
-    return (g * _conj(-0.5 * out * out * out),)
-
-
-def _tan_grad(node, g, out):
-    return (g * _conj(1 + out * out),)
-
-
-def _erf_grad(node, g, x):
-    return (g * (1.1283791670955126 * exp(negative(x * x))),)  # 2 / sqrt(pi)
-
-
-def _abs_grad(node, g, x):
-    """sign(x) for reals; for complex x, TensorFlow's g * x / |x| (0 at x = 0)."""
-    if x.dtype.is_complex:
-        magnitude = abs(x)
-        unit = where(magnitude > 0, x / complex(where(magnitude > 0, magnitude, 1), 0), 0)
-        return (complex(g, 0) * unit,)
-    return (g * sign(x),)
-
-
-def _sign_grad(node, g):
-    return (array_ops.zeros_like(g),)
-
-
-# --- primitives -------------------------------------------------------------------------
-
-
-def _unary(name, grad, saves=(), infer=shapes.unary_float):
-    return primitive(name, infer, grad, saves, elementwise=True)
-
-
-def _binary(name, grad, saves=(0, 1), infer=shapes.binary):
-    return primitive(name, infer, grad, saves, elementwise=True)
-
-
-ADD = _binary("add", _add_grad, saves=())
-SUB = _binary("sub", _sub_grad, saves=())
-MUL = _binary("mul", _mul_grad)
-DIV = _binary("div", _div_grad)
-MUL_NO_NAN = _binary("mul_no_nan", _mul_no_nan_grad)
-POW = _binary("pow", _pow_grad, saves=(0, 1, OUT))
-MAXIMUM = _binary("maximum", _maximum_grad)
-MINIMUM = _binary("minimum", _minimum_grad)
-FLOORDIV = _binary("floordiv", None, saves=())
-MOD = _binary("mod", _mod_grad)
-COMPARISONS = {
-    name: _binary(name, None, saves=(), infer=shapes.comparison)
-    for name in ("greater", "greater_equal", "less", "less_equal", "equal", "not_equal")
-}
-LOGICAL = {
-    name: primitive(name, shapes.logical, elementwise=True)
-    for name in ("logical_and", "logical_or", "logical_not")
-}
-SELECT = primitive("select", shapes.select, _select_grad, saves=(0,), elementwise=True)
-
-NEG = _unary("neg", _neg_grad, infer=shapes.unary)
-ABS = _unary("abs", _abs_grad, saves=(0,), infer=shapes.magnitude)
-CONJ = _unary("conj", _conj_grad, infer=shapes.unary)
-REAL = _unary("real", _real_grad, infer=shapes.magnitude)
-IMAG = _unary("imag", _imag_grad, infer=shapes.magnitude)
-COMPLEX = _binary("complex", _complex_grad, saves=(), infer=shapes.make_complex)
-SIGN = _unary("sign", _sign_grad, infer=shapes.unary)
-EXP = _unary("exp", _exp_grad, saves=(OUT,))
-LOG = _unary("log", _log_grad, saves=(0,))
-LOG1P = _unary("log1p", _log1p_grad, saves=(0,))
-SQRT = _unary("sqrt", _sqrt_grad, saves=(OUT,))
-RSQRT = _unary("rsqrt", _rsqrt_grad, saves=(OUT,))
-TAN = _unary("tan", _tan_grad, saves=(OUT,))
-ERF = _unary("erf", _erf_grad, saves=(0,))
-SIN = _unary("sin", _sin_grad, saves=(0,))
-COS = _unary("cos", _cos_grad, saves=(0,))
-TANH = _unary("tanh", _tanh_grad, saves=(OUT,))
-SIGMOID = _unary("sigmoid", _sigmoid_grad, saves=(OUT,))
-SOFTPLUS = _unary("softplus", _softplus_grad, saves=(0,))
-RELU = _unary("relu", _relu_grad, saves=(OUT,), infer=shapes.unary)
-
-
-# --- public functions -------------------------------------------------------------------
-
-
-def _binary_op(op):
-    def function(x, y, name=None):
-        return apply_binary(op, x, y)
-
-    function.__name__ = op.name
-    return op_function(op, function, 2)  # the same function; in C where the C op path is built
-
-
-def _unary_op(op):
-    def function(x, name=None):
-        return apply_unary(op, x)
-
-    function.__name__ = op.name
-    return op_function(op, function, 1)
-
-
-add = _binary_op(ADD)
-subtract = _binary_op(SUB)
-multiply = _binary_op(MUL)
-mul_no_nan = _binary_op(MUL_NO_NAN)
-maximum = _binary_op(MAXIMUM)
-minimum = _binary_op(MINIMUM)
-floordiv = _binary_op(FLOORDIV)
-floormod = mod = _binary_op(MOD)
-greater = _binary_op(COMPARISONS["greater"])
-greater_equal = _binary_op(COMPARISONS["greater_equal"])
-less = _binary_op(COMPARISONS["less"])
-less_equal = _binary_op(COMPARISONS["less_equal"])
-equal = _binary_op(COMPARISONS["equal"])
-not_equal = _binary_op(COMPARISONS["not_equal"])
-logical_and = _binary_op(LOGICAL["logical_and"])
-logical_or = _binary_op(LOGICAL["logical_or"])
-logical_not = _unary_op(LOGICAL["logical_not"])
-
-negative = _unary_op(NEG)
-abs = _unary_op(ABS)
-sign = _unary_op(SIGN)
-exp = _unary_op(EXP)
-log = _unary_op(LOG)
-log1p = _unary_op(LOG1P)
-sqrt = _unary_op(SQRT)
-rsqrt = _unary_op(RSQRT)
-conj = _unary_op(CONJ)
-real = _unary_op(REAL)
-imag = _unary_op(IMAG)
-tan = _unary_op(TAN)
-erf = _unary_op(ERF)
-sin = _unary_op(SIN)
-cos = _unary_op(COS)
-tanh = _unary_op(TANH)
-sigmoid = _unary_op(SIGMOID)
-softplus = _unary_op(SOFTPLUS)
-relu = _unary_op(RELU)
+CONJ = _unary(
+    "conj",
+    lambda node, g: (conj_if_complex(g),),
+    infer=shapes.unary,
+    kernel=np.conjugate,
+    c=forms.Expression(lambda t, out, x: f"conj{MATH_SUFFIX[compute(t)]}({x})"),
+)
+REAL = _unary(
+    "real",
+    lambda node, g: (complex(g, 0),),
+    infer=shapes.magnitude,
+    kernel=np.real,
+    c=forms.Expression(lambda t, out, x: f"creal{MATH_SUFFIX[compute(t)]}({x})"),
+)
+IMAG = _unary(
+    "imag",
+    lambda node, g: (complex(0, g),),
+    infer=shapes.magnitude,
+    kernel=np.imag,
+    c=forms.Expression(lambda t, out, x: f"cimag{MATH_SUFFIX[compute(t)]}({x})"),
+)
+
+
+def _make_complex(re, im):
+    dtype = np.complex64 if np.result_type(re) == np.float32 else np.complex128
+    return np.asarray(re + 1j * np.asarray(im), dtype=dtype)
+
+
+COMPLEX = _binary(
+    "complex",
+    lambda node, g: (real(g), imag(g)),
+    saves=(),
+    infer=shapes.make_complex,
+    kernel=_make_complex,
+    c=forms.Expression(
+        lambda t, out, x, y: f"__builtin_complex(({compute(t)})({x}), ({compute(t)})({y}))"
+    ),
+)
+
+conj = _unary_function(CONJ)
+real = _unary_function(REAL)
+imag = _unary_function(IMAG)
 
 
 def complex(real, imag, name=None):
     """real + i * imag: float32 parts give complex64, float64 parts complex128."""
     return apply(COMPLEX, as_tensors(real, imag), {})
+
+
+# --- add, sub, mul, div -----------------------------------------------------------------
+
+
+def _add_simplify(node):
+    """x + (-0.0) => x. (x + 0 is x except for x = -0.0, so only a literal -0.0 keeps every
+    x's sign.)"""
+    x, y = node.inputs
+    zero = match.literal(y)
+    if zero is not None and np.all(zero == 0) and np.all(np.signbit(zero)):
+        return match.same(node, x)
+    return None
+
+
+ADD = _binary(
+    "add",
+    lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))),
+    saves=(),
+    simplify=_add_simplify,
+    kernel=_arithmetic(operator.add, np.add),
+    infix="+",
+    c=_infix("+"),
+)
+
+
+def _sub_simplify(node):
+    """x - (+0) => x, also for x = -0.0."""
+    x, y = node.inputs
+    zero = match.literal(y)
+    if zero is not None and np.all(zero == 0) and not np.any(np.signbit(zero)):
+        return match.same(node, x)
+    return None
+
+
+SUB = _binary(
+    "sub",
+    lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g), _shape(node, 1))),
+    saves=(),
+    simplify=_sub_simplify,
+    kernel=_arithmetic(operator.sub, np.subtract),
+    infix="-",
+    c=_infix("-"),
+)
+
+
+def _mul_grad(node, g, x, y):
+    return unbroadcast(g * conj_if_complex(y), _shape(node, 0)), unbroadcast(
+        g * conj_if_complex(x), _shape(node, 1)
+    )
+
+
+def _mul_simplify(node):
+    """x * 1 => x and 1 * x => x (bit for bit, NaN and -0.0 included)."""
+    x, y = node.inputs
+    if match.is_constant(y, 1):
+        return match.same(node, x)
+    if match.is_constant(x, 1):
+        return match.same(node, y)
+    return None
+
+
+MUL = _binary(
+    "mul",
+    _mul_grad,
+    simplify=_mul_simplify,
+    kernel=_arithmetic(operator.mul, np.multiply),
+    infix="*",
+    c=_infix("*"),
+)
+
+
+def _div_grad(node, g, x, y):
+    return (
+        unbroadcast(g / conj_if_complex(y), _shape(node, 0)),
+        unbroadcast(g * conj_if_complex(-x / y / y), _shape(node, 1)),
+    )
+
+
+def _div_simplify(node):
+    """x / 1 => x."""
+    x, y = node.inputs
+    return match.same(node, x) if match.is_constant(y, 1) else None
+
+
+# integer division as numpy does it: 0 for a zero divisor, and no overflow for MIN / -1
+_INTEGER_DIV = forms.Helper(
+    "div",
+    integer="static inline $T tr_div_$tag($T a, $T b) { return b == 0 ? 0 : (b == -1 ? -a : a / b); }",
+)
+
+DIV = _binary(
+    "div",
+    _div_grad,
+    simplify=_div_simplify,
+    kernel=quiet(np.true_divide),
+    c=forms.Expression(
+        lambda t, out, x, y: _INTEGER_DIV.call(t, x, y) if t.is_integer else f"({x} / {y})",
+        helpers=(_INTEGER_DIV,),
+    ),
+)
+
+add = _binary_function(ADD)
+subtract = _binary_function(SUB)
+multiply = _binary_function(MUL)
 
 
 def divide(x, y, name=None):
@@ -301,10 +252,6 @@ def divide(x, y, name=None):
     if x.dtype.is_integer and x.dtype is y.dtype:
         x, y = array_ops.cast(x, dtypes.float64), array_ops.cast(y, dtypes.float64)
     return apply(DIV, (x, y), {})
-
-
-def pow(x, y, name=None):
-    return apply(POW, as_tensors(x, y), {})
 
 
 def add_n(inputs, name=None):
@@ -318,20 +265,154 @@ def add_n(inputs, name=None):
     return total
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """`t` limited to [min, max]; the gradient passes where min <= t <= max."""
-    t = as_tensor(t)
-    return minimum(maximum(t, clip_value_min), clip_value_max)
-
-
-def is_finite(x, name=None):
-    x = as_tensor(x)
-    return logical_and(equal(x, x), less(abs(x), float("inf")))
-
-
 def square(x, name=None):
     x = as_tensor(x)
     return x * x
+
+
+# --- mul_no_nan -------------------------------------------------------------------------
+
+
+def _mul_no_nan_grad(node, g, x, y):
+    dx = mul_no_nan(g, conj_if_complex(y))
+    dy = mul_no_nan(conj_if_complex(x), g)
+    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
+
+
+@quiet
+def _mul_no_nan_kernel(x, y):
+    """x * y, but 0 wherever y is 0, even where x is inf or NaN."""
+    return np.where(y == 0, np.zeros((), np.result_type(x)), x * y)
+
+
+MUL_NO_NAN = _binary(
+    "mul_no_nan",
+    _mul_no_nan_grad,
+    kernel=_mul_no_nan_kernel,
+    c=forms.Expression(lambda t, out, x, y: f"(({y}) == 0 ? ({compute(t)})0 : ({x}) * ({y}))"),
+)
+mul_no_nan = _binary_function(MUL_NO_NAN)
+
+
+# --- pow --------------------------------------------------------------------------------
+
+
+def _pow_grad(node, g, x, y, out):
+    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN."""
+    dx = g * conj_if_complex(y * pow(x, y - 1))
+    if x.dtype.is_complex:
+        nonzero = not_equal(x, 0)
+        safe_log = where(nonzero, log(where(nonzero, x, 1)), 0)
+    else:
+        safe_log = where(x > 0, log(where(x > 0, x, 1)), 0)
+    dy = g * conj_if_complex(out * safe_log)
+    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
+
+
+def _pow_simplify(node):
+    """x ** 2 => x * x (numpy and libm give x*x exactly); x ** 1 => x."""
+    x, y = node.inputs
+    if match.is_constant(y, 2) and match.literal(y).ndim == 0:
+        if x.shape != node.shape:
+            return None
+        return match.derived(node, "mul", (x, x), node.shape)
+    if match.is_constant(y, 1):
+        return match.same(node, x)
+    return None
+
+
+@quiet
+def _pow_kernel(x, y):
+    if np.issubdtype(np.result_type(x), np.integer) and np.any(np.asarray(y) < 0):
+        raise ValueError("integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+_POW = forms.Helper(
+    "pow",
+    float="static inline $T tr_pow_$tag($T x, $T y) { return pow$f(x, y); }",
+    integer="""static inline $T tr_pow_$tag($T x, $T y) {
+    if (y < 0) return 0;
+    $T result = 1;
+    while (y) { if (y & 1) result *= x; x *= x; y >>= 1; }
+    return result;
+}""",
+    complex="static inline $T tr_pow_$tag($T x, $T y) { return cpow$f(x, y); }",
+    requires=(_simd("pow", arity=2),),
+)
+
+POW = _binary(
+    "pow",
+    _pow_grad,
+    saves=(0, 1, OUT),
+    simplify=_pow_simplify,
+    kernel=_pow_kernel,
+    c=forms.Expression(forms.helper_call(_POW), helpers=(_POW,)),
+)
+
+
+def pow(x, y, name=None):
+    return apply(POW, as_tensors(x, y), {})
+
+
+# --- maximum, minimum, where ------------------------------------------------------------
+
+
+def _select_grads(node, g, x_wins):
+    zero = array_ops.zeros((), g.dtype)
+    return (
+        unbroadcast(where(x_wins, g, zero), _shape(node, 0)),
+        unbroadcast(where(x_wins, zero, g), _shape(node, 1)),
+    )
+
+
+# NaN wins, as in numpy
+MAXIMUM_HELPER = forms.Helper(
+    "maximum",
+    float="static inline $T tr_maximum_$tag($T a, $T b) { return (a >= b || a != a) ? a : b; }",
+    integer="static inline $T tr_maximum_$tag($T a, $T b) { return a >= b ? a : b; }",
+)
+MINIMUM_HELPER = forms.Helper(
+    "minimum",
+    float="static inline $T tr_minimum_$tag($T a, $T b) { return (a <= b || a != a) ? a : b; }",
+    integer="static inline $T tr_minimum_$tag($T a, $T b) { return a <= b ? a : b; }",
+)
+
+MAXIMUM = _binary(
+    "maximum",
+    # ties send the whole gradient to `x`, as TensorFlow does
+    lambda node, g, x, y: _select_grads(node, g, x >= y),
+    kernel=np.maximum,
+    c=forms.Expression(forms.helper_call(MAXIMUM_HELPER), helpers=(MAXIMUM_HELPER,)),
+)
+MINIMUM = _binary(
+    "minimum",
+    lambda node, g, x, y: _select_grads(node, g, x <= y),
+    kernel=np.minimum,
+    c=forms.Expression(forms.helper_call(MINIMUM_HELPER), helpers=(MINIMUM_HELPER,)),
+)
+maximum = _binary_function(MAXIMUM)
+minimum = _binary_function(MINIMUM)
+
+
+def _select_grad(node, g, condition):
+    zero = array_ops.zeros((), g.dtype)
+    return (
+        None,
+        unbroadcast(where(condition, g, zero), _shape(node, 1)),
+        unbroadcast(where(condition, zero, g), _shape(node, 2)),
+    )
+
+
+SELECT = primitive(
+    "select",
+    shapes.select,
+    grad=_select_grad,
+    saves=(0,),
+    fusion="elementwise",
+    kernel=np.where,
+    c=forms.Expression(lambda t, out, c, x, y: f"({c} ? {x} : {y})", operand=1),
+)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -341,3 +422,379 @@ def where(condition, x=None, y=None, name=None):
     condition = as_tensor(condition)
     x, y = as_tensors(x, y)
     return apply(SELECT, (condition, x, y), {})
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """`t` limited to [min, max]; the gradient passes where min <= t <= max."""
+    t = as_tensor(t)
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+# --- floordiv, mod ----------------------------------------------------------------------
+
+_FLOORDIV = forms.Helper(
+    "floordiv",
+    float="""static inline $T tr_floordiv_$tag($T a, $T b) {
+    if (b == 0) return a / b;
+    $T mod = fmod$f(a, b), div = (a - mod) / b, result;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (div != 0) { result = floor$f(div); if (div - result > ($T)0.5) result += 1; }
+    else result = copysign$f(0, a / b);
+    return result;
+}""",
+    integer="""static inline $T tr_floordiv_$tag($T a, $T b) {
+    if (b == 0) return 0;
+    if (b == -1) return -a;
+    $T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    return q;
+}""",
+)
+_MOD = forms.Helper(
+    "mod",
+    float="""static inline $T tr_mod_$tag($T a, $T b) {
+    if (b == 0) return fmod$f(a, b);
+    $T mod = fmod$f(a, b);
+    if (mod != 0) { if ((b < 0) != (mod < 0)) mod += b; } else mod = copysign$f(0, b);
+    return mod;
+}""",
+    integer="""static inline $T tr_mod_$tag($T a, $T b) {
+    if (b == 0 || b == -1) return 0;
+    $T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}""",
+)
+
+FLOORDIV = _binary(
+    "floordiv",
+    saves=(),
+    kernel=quiet(np.floor_divide),
+    c=forms.Expression(forms.helper_call(_FLOORDIV), helpers=(_FLOORDIV,)),
+)
+MOD = _binary(
+    "mod",
+    lambda node, g, x, y: (
+        unbroadcast(g, _shape(node, 0)),
+        unbroadcast(negative(g) * floordiv(x, y), _shape(node, 1)),
+    ),
+    kernel=quiet(np.mod),
+    c=forms.Expression(forms.helper_call(_MOD), helpers=(_MOD,)),
+)
+floordiv = _binary_function(FLOORDIV)
+floormod = mod = _binary_function(MOD)
+
+
+# --- comparisons and logic (no gradients) ------------------------------------------------
+
+
+def _comparison(name, ufunc, symbol):
+    return _binary(name, saves=(), infer=shapes.comparison, kernel=ufunc, c=_infix(symbol))
+
+
+GREATER = _comparison("greater", np.greater, ">")
+GREATER_EQUAL = _comparison("greater_equal", np.greater_equal, ">=")
+LESS = _comparison("less", np.less, "<")
+LESS_EQUAL = _comparison("less_equal", np.less_equal, "<=")
+EQUAL = _comparison("equal", np.equal, "==")
+NOT_EQUAL = _comparison("not_equal", np.not_equal, "!=")
+greater = _binary_function(GREATER)
+greater_equal = _binary_function(GREATER_EQUAL)
+less = _binary_function(LESS)
+less_equal = _binary_function(LESS_EQUAL)
+equal = _binary_function(EQUAL)
+not_equal = _binary_function(NOT_EQUAL)
+
+LOGICAL_AND = _binary(
+    "logical_and", saves=(), infer=shapes.logical, kernel=np.logical_and, c=_infix("&&")
+)
+LOGICAL_OR = _binary(
+    "logical_or", saves=(), infer=shapes.logical, kernel=np.logical_or, c=_infix("||")
+)
+LOGICAL_NOT = _unary(
+    "logical_not",
+    infer=shapes.logical,
+    kernel=np.logical_not,
+    c=forms.Expression(lambda t, out, x: f"(!{x})"),
+)
+logical_and = _binary_function(LOGICAL_AND)
+logical_or = _binary_function(LOGICAL_OR)
+logical_not = _unary_function(LOGICAL_NOT)
+
+
+def is_finite(x, name=None):
+    x = as_tensor(x)
+    return logical_and(equal(x, x), less(abs(x), float("inf")))
+
+
+# --- neg, abs, sign ---------------------------------------------------------------------
+
+
+def _neg_simplify(node):
+    """-(-x) => x."""
+    (x,) = node.inputs
+    return x.inputs[0] if x.op == "neg" else None
+
+
+NEG = _unary(
+    "neg",
+    lambda node, g: (negative(g),),
+    infer=shapes.unary,
+    simplify=_neg_simplify,
+    kernel=np.negative,
+    c=forms.Expression(lambda t, out, x: f"(-{x})"),
+)
+
+
+def _abs_grad(node, g, x):
+    """sign(x) for reals; for complex x, TensorFlow's g * x / |x| (0 at x = 0)."""
+    if x.dtype.is_complex:
+        magnitude = abs(x)
+        unit = where(magnitude > 0, x / complex(where(magnitude > 0, magnitude, 1), 0), 0)
+        return (complex(g, 0) * unit,)
+    return (g * sign(x),)
+
+
+def _abs_c(t, out, x):
+    if t.is_complex:
+        return f"cabs{MATH_SUFFIX[compute(t)]}({x})"
+    if t.is_integer:
+        return f"(({x}) < 0 ? -({x}) : ({x}))"
+    return f"fabs{MATH_SUFFIX[compute(t)]}({x})"
+
+
+ABS = _unary(
+    "abs",
+    _abs_grad,
+    saves=(0,),
+    infer=shapes.magnitude,
+    kernel=np.abs,
+    c=forms.Expression(_abs_c),
+)
+
+# 0 at 0 and NaN at NaN for floats; z / |z| for complex z, as numpy
+_SIGN = forms.Helper(
+    "sign",
+    float="static inline $T tr_sign_$tag($T x) { return x > 0 ? ($T)1 : (x < 0 ? ($T)-1 : x); }",
+    complex="static inline $T tr_sign_$tag($T z) { return z == 0 ? z : z / cabs$f(z); }",
+)
+
+
+def _sign_c(t, out, x):
+    if t.is_integer:
+        return f"(({compute(t)})((({x}) > 0) - (({x}) < 0)))"
+    return _SIGN.call(t, x)
+
+
+SIGN = _unary(
+    "sign",
+    lambda node, g: (array_ops.zeros_like(g),),
+    infer=shapes.unary,
+    kernel=np.sign,
+    c=forms.Expression(_sign_c, helpers=(_SIGN,)),
+)
+
+negative = _unary_function(NEG)
+abs = _unary_function(ABS)
+sign = _unary_function(SIGN)
+
+
+# --- exponentials and logarithms --------------------------------------------------------
+
+EXP = _unary(
+    "exp",
+    lambda node, g, out: (g * conj_if_complex(out),),
+    saves=(OUT,),
+    kernel=quiet(np.exp),
+    c=forms.libm("exp", vectorized=True),
+)
+LOG = _unary(
+    "log",
+    lambda node, g, x: (g / conj_if_complex(x),),
+    saves=(0,),
+    kernel=quiet(np.log),
+    c=forms.libm("log", vectorized=True),
+)
+
+_LOG1P = forms.Helper(
+    "log1p",
+    float="static inline $T tr_log1p_$tag($T x) { return log1p$f(x); }",
+    complex="static inline $T tr_log1p_$tag($T z) { return clog$f(1 + z); }",
+    requires=(_simd("log1p"),),
+)
+
+LOG1P = _unary(
+    "log1p",
+    lambda node, g, x: (g / conj_if_complex(1 + x),),
+    saves=(0,),
+    kernel=quiet(np.log1p),
+    c=forms.Expression(forms.helper_call(_LOG1P), helpers=(_LOG1P,)),
+)
+
+
+def _sqrt_grad(node, g, out):
+    """Zero wherever the incoming gradient is zero, so `where(x > 0, sqrt(x), 0)` has no NaN."""
+    return (mul_no_nan(conj_if_complex(0.5 / out), g),)
+
+
+SQRT = _unary("sqrt", _sqrt_grad, saves=(OUT,), kernel=quiet(np.sqrt), c=forms.libm("sqrt"))
+
+
+@quiet
+def _rsqrt_kernel(x):
+    return (1 / np.sqrt(x)).astype(np.result_type(x), copy=False)
+
+
+_RSQRT = forms.Helper(
+    "rsqrt",
+    float="static inline $T tr_rsqrt_$tag($T x) { return ($T)1 / sqrt$f(x); }",
+    complex="static inline $T tr_rsqrt_$tag($T z) { return 1 / csqrt$f(z); }",
+)
+
+RSQRT = _unary(
+    "rsqrt",
+    lambda node, g, out: (g * conj_if_complex(-0.5 * out * out * out),),
+    saves=(OUT,),
+    kernel=_rsqrt_kernel,
+    c=forms.Expression(forms.helper_call(_RSQRT), helpers=(_RSQRT,)),
+)
+
+exp = _unary_function(EXP)
+log = _unary_function(LOG)
+log1p = _unary_function(LOG1P)
+sqrt = _unary_function(SQRT)
+rsqrt = _unary_function(RSQRT)
+
+
+# --- trigonometric and hyperbolic -------------------------------------------------------
+
+SIN = _unary(
+    "sin",
+    lambda node, g, x: (g * conj_if_complex(cos(x)),),
+    saves=(0,),
+    kernel=np.sin,
+    c=forms.libm("sin", vectorized=True),
+)
+COS = _unary(
+    "cos",
+    lambda node, g, x: (negative(g * conj_if_complex(sin(x))),),
+    saves=(0,),
+    kernel=np.cos,
+    c=forms.libm("cos", vectorized=True),
+)
+TAN = _unary(
+    "tan",
+    lambda node, g, out: (g * conj_if_complex(1 + out * out),),
+    saves=(OUT,),
+    kernel=quiet(np.tan),
+    c=forms.libm("tan", vectorized=True),
+)
+TANH = _unary(
+    "tanh",
+    lambda node, g, out: (g * conj_if_complex(1 - out * out),),
+    saves=(OUT,),
+    kernel=np.tanh,
+    c=forms.libm("tanh", vectorized=True),
+)
+
+sin = _unary_function(SIN)
+cos = _unary_function(COS)
+tan = _unary_function(TAN)
+tanh = _unary_function(TANH)
+
+
+# --- erf --------------------------------------------------------------------------------
+
+_erf_of_one = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf_kernel(x):
+    # NOTE: numpy has no erf; math.erf per element is exact to the last bit and fast enough
+    # for the interpreter (the compiled backend uses C's erf).
+    return np.asarray(_erf_of_one(x), dtype=np.result_type(x))
+
+
+ERF = _unary(
+    "erf",
+    lambda node, g, x: (g * (1.1283791670955126 * exp(negative(x * x))),),  # 2 / sqrt(pi)
+    saves=(0,),
+    kernel=_erf_kernel,
+    c=forms.libm("erf", vectorized=True),
+)
+erf = _unary_function(ERF)
+
+
+# --- activations ------------------------------------------------------------------------
+
+
+@quiet
+def _sigmoid_kernel(x):
+    if np.iscomplexobj(x):
+        return 1 / (1 + np.exp(-x))
+    # NOTE: exp(-|x|) never overflows, so neither branch makes inf/inf.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+_SIGMOID = forms.Helper(
+    "sigmoid",
+    float="static inline $T tr_sigmoid_$tag($T x) { $T e = exp$f(-fabs$f(x)); "
+    "return x >= 0 ? ($T)1 / (1 + e) : e / (1 + e); }",
+    complex="static inline $T tr_sigmoid_$tag($T z) { return 1 / (1 + cexp$f(-z)); }",
+    requires=(_simd("exp"),),
+)
+
+SIGMOID = _unary(
+    "sigmoid",
+    lambda node, g, out: (g * conj_if_complex(out * (1 - out)),),
+    saves=(OUT,),
+    kernel=_sigmoid_kernel,
+    c=forms.Expression(forms.helper_call(_SIGMOID), helpers=(_SIGMOID,)),
+)
+
+
+@quiet
+def _softplus_kernel(x):
+    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+
+_SOFTPLUS = forms.Helper(
+    "softplus",
+    float="static inline $T tr_softplus_$tag($T x) "
+    "{ return tr_maximum_$tag(x, 0) + log1p$f(exp$f(-fabs$f(x))); }",
+    requires=(MAXIMUM_HELPER, _simd("exp"), _simd("log1p")),
+)
+
+SOFTPLUS = _unary(
+    "softplus",
+    lambda node, g, x: (g * sigmoid(x),),
+    saves=(0,),
+    kernel=_softplus_kernel,
+    c=forms.Expression(forms.helper_call(_SOFTPLUS), helpers=(_SOFTPLUS,)),
+)
+
+
+def _relu_grad(node, g, out):
+    """Zero at 0, as TensorFlow's ReluGrad; it keeps the output, not the input."""
+    return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
+
+
+# NaN passes through, as numpy's maximum(x, 0) gives it
+_RELU = forms.Helper(
+    "relu",
+    float="static inline $T tr_relu_$tag($T x) { return (x >= 0 || x != x) ? x : ($T)0; }",
+    integer="static inline $T tr_relu_$tag($T x) { return x > 0 ? x : 0; }",
+)
+
+RELU = _unary(
+    "relu",
+    _relu_grad,
+    saves=(OUT,),
+    infer=shapes.unary,
+    kernel=lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    c=forms.Expression(forms.helper_call(_RELU), helpers=(_RELU,)),
+)
+
+sigmoid = _unary_function(SIGMOID)
+softplus = _unary_function(SOFTPLUS)
+relu = _unary_function(RELU)

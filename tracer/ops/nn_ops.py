@@ -5,6 +5,7 @@ so they are differentiable to any order and stay finite where TensorFlow's do.
 """
 
 from tracer.ops import array_ops, index_ops, math_ops, reduction_ops
+from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 
 
@@ -14,11 +15,11 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     x = as_tensor(input_tensor)
     peak = array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
     peak = math_ops.where(math_ops.is_finite(peak), peak, 0.0)
-    total = reduction_ops.reduce_sum(math_ops.exp(x - peak), axis, keepdims=True)
+    total = reduce_sum(math_ops.exp(x - peak), axis, keepdims=True)
     result = math_ops.log(total) + peak
     if keepdims:
         return result
-    return array_ops.reshape(result, reduction_ops.reduce_sum(x, axis).shape)
+    return array_ops.reshape(result, reduce_sum(x, axis).shape)
 
 
 def softmax(logits, axis=-1, name=None):
@@ -26,7 +27,7 @@ def softmax(logits, axis=-1, name=None):
     shifted = math_ops.exp(
         x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
     )
-    return shifted / reduction_ops.reduce_sum(shifted, axis, keepdims=True)
+    return shifted / reduce_sum(shifted, axis, keepdims=True)
 
 
 def log_softmax(logits, axis=-1, name=None):
@@ -57,7 +58,7 @@ def gelu(features, approximate=False, name=None):
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
     t = as_tensor(t)
-    return reduction_ops.reduce_sum(t * t) / 2.0
+    return reduce_sum(t * t) / 2.0
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -67,7 +68,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
         raise ValueError(
             f"labels shape {labels.shape} and logits shape {logits.shape} must be equal"
         )
-    return math_ops.negative(reduction_ops.reduce_sum(labels * log_softmax(logits, axis), axis))
+    return math_ops.negative(reduce_sum(labels * log_softmax(logits, axis), axis))
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -87,7 +88,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     ):
         raise ValueError(f"labels must lie in [0, {classes}), got {labels.numpy()}")
     picked = index_ops.one_hot(labels, classes, dtype=logits.dtype)
-    return math_ops.negative(reduction_ops.reduce_sum(picked * log_softmax(logits), -1))
+    return math_ops.negative(reduce_sum(picked * log_softmax(logits), -1))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):

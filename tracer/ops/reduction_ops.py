@@ -1,66 +1,76 @@
-"""Reductions, and `unbroadcast`, which sums a gradient back to an input's shape."""
+"""Reductions beyond the sum (in `broadcast_ops.py`): max, min and mean."""
 
-from tracer.ops import array_ops, shapes
+import numpy as np
+
+from codegen import forms
+from tracer.ops import array_ops, batching, math_ops, shapes
+from tracer.ops.broadcast_ops import reduce_attrs, reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.registry import OUT, primitive
 
 
-def _kept_shape(node):
-    """The reduced node's shape with the reduced axes kept as size 1."""
-    axes = node.attrs["axis"]
-    return tuple(1 if i in axes else d for i, d in enumerate(node.inputs[0].shape))
-
-
-def _reduce_sum_grad(node, g):
-    x_shape = node.inputs[0].shape
-    return (array_ops.broadcast_to(array_ops.reshape(g, _kept_shape(node)), x_shape),)
-
-
 def _reduce_extremum_grad(node, g, x, out):
     """TensorFlow's rule: the gradient is split equally between tied extrema."""
-    from tracer.ops import math_ops
-
-    kept = _kept_shape(node)
+    axes = node.attrs["axis"]
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     hits = array_ops.cast(math_ops.equal(x, array_ops.reshape(out, kept)), g.dtype)
-    count = reduce_sum(hits, node.attrs["axis"], keepdims=True)
+    count = reduce_sum(hits, axes, keepdims=True)
     return (math_ops.divide(hits, count) * array_ops.reshape(g, kept),)
 
 
-REDUCE_SUM = primitive("reduce_sum", shapes.reduction, _reduce_sum_grad)
-REDUCE_MAX = primitive("reduce_max", shapes.reduction, _reduce_extremum_grad, saves=(0, OUT))
-REDUCE_MIN = primitive("reduce_min", shapes.reduction, _reduce_extremum_grad, saves=(0, OUT))
+def _extremum_start(sign):
+    """The first value of a max (sign -1) or min (+1) accumulator, by dtype."""
+
+    def start(dtype):
+        if dtype.is_integer:
+            bits = 32 if dtype.name == "int32" else 64
+            return f"INT{bits}_MIN" if sign < 0 else f"INT{bits}_MAX"
+        return "-INFINITY" if sign < 0 else "INFINITY"
+
+    return start
 
 
-def _reduce(op, input_tensor, axis, keepdims):
-    x = as_tensor(input_tensor)
-    axes = shapes.normalize_axes(axis, x.ndim)
-    if not axes and not keepdims:
-        return x
-    return apply(op, (x,), {"axis": axes, "keepdims": bool(keepdims)})
+def _extremum(name, numpy_reduce, helper, sign):
+    """reduce_max (sign -1) or reduce_min (+1).
 
-
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    """Sum over `axis` (all axes when None).
-
-    >>> tt.reduce_sum(tt.ones((2, 3)), axis=1).numpy()
-    array([3., 3.], dtype=float32)
+    NOTE: max and min keep numpy's order-dependent NaN rule (the first NaN wins), so their
+    loops are not reassociated (no simd clause).
     """
-    return _reduce(REDUCE_SUM, input_tensor, axis, keepdims)
+    return primitive(
+        name,
+        shapes.reduction,
+        grad=_reduce_extremum_grad,
+        saves=(0, OUT),
+        fusion="reduction",
+        batch=batching.shifted_axis("axis"),
+        kernel=lambda x, axis, keepdims: numpy_reduce(x, axis=axis, keepdims=keepdims),
+        c=forms.Reduction(
+            f"{{acc}} = tr_{helper.name}_{{tag}}({{acc}}, {{value}});",
+            _extremum_start(sign),
+            helpers=(helper,),
+        ),
+    )
+
+
+REDUCE_MAX = _extremum("reduce_max", np.max, math_ops.MAXIMUM_HELPER, -1)
+REDUCE_MIN = _extremum("reduce_min", np.min, math_ops.MINIMUM_HELPER, +1)
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
-    return _reduce(REDUCE_MAX, input_tensor, axis, keepdims)
+    x = as_tensor(input_tensor)
+    attrs = reduce_attrs(x, axis, keepdims)
+    return x if attrs is None else apply(REDUCE_MAX, (x,), attrs)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
-    return _reduce(REDUCE_MIN, input_tensor, axis, keepdims)
+    x = as_tensor(input_tensor)
+    attrs = reduce_attrs(x, axis, keepdims)
+    return x if attrs is None else apply(REDUCE_MIN, (x,), attrs)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over `axis`; integer tensors give the integer (floor) mean, as in TensorFlow."""
-    from tracer.ops import math_ops
-
     x = as_tensor(input_tensor)
     axes = shapes.normalize_axes(axis, x.ndim)
     count = 1
@@ -70,13 +80,3 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     if x.dtype.is_integer:
         return math_ops.floordiv(total, count)
     return math_ops.divide(total, count)
-
-
-def unbroadcast(g, shape):
-    """Sum `g` over the axes that broadcasting added or stretched, giving a tensor of `shape`."""
-    if g.shape == shape:
-        return g
-    lead = len(g.shape) - len(shape)
-    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
-    summed = reduce_sum(g, tuple(range(lead)) + stretched, keepdims=True)
-    return array_ops.reshape(summed, shape)

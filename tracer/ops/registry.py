@@ -1,15 +1,41 @@
-"""The op registry: every primitive is declared once, here, as an `OpDef`.
+"""The op registry: every primitive is declared once, beside its public function, as an `OpDef`.
 
-An OpDef names the op, gives its shape-and-dtype rule (`infer(attrs, *inputs) -> (shape,
-dtype)`, raising ValueError/TypeError with a message for bad input), its gradient rule
-(`grad(node, g, *saved) -> one cotangent or None per input`, written with tracer's own ops so
-that it can be differentiated again), and what the eager tape must keep for that rule
-(`saves`: input positions, and/or OUT for the op's own result; or ALL_INPUTS). The numpy kernel lives in
-`runtime.kernels` under the same name.
+    SIN = primitive(
+        "sin", shapes.unary_float, grad=_sin_grad, saves=(0,), fusion="elementwise",
+        kernel=np.sin, c=forms.Expression(forms.libm("sin")),
+    )
+
+A declaration holds everything tracer knows about the op:
+
+- `infer(attrs, *inputs) -> (shape, dtype)`: the shape and dtype rule; it raises ValueError
+  or TypeError with a message for bad input.
+- `grad(node, g, *saved) -> one cotangent or None per input`, written with tracer's own ops so
+  that it can be differentiated again; None means no gradient flows through the op. `saves`
+  says what the eager tape keeps for it: input positions and/or OUT (the op's own result),
+  or ALL_INPUTS.
+- `jvp`: the forward-mode rule (room for it; the forward-mode issue fills it in).
+- `fusion`: "elementwise", "view" or "reduction" for ops the fusion pass folds into loops;
+  `needs_stored_input(node)` for a view that can only read a stored (contiguous) input.
+- `batch(node, args, flags, size)`: the batching rule of vectorized jacobians (elementwise
+  ops without one get `batching.elementwise`).
+- `simplify`: rewrites of nodes of this op (each `node -> new node or None`).
+- `kernel(*arrays, **attrs)`: the numpy kernel, registered in `runtime.kernels.KERNELS`;
+  `infix`: the Python operator straight-line code may use for floating inputs.
+- `c`: the C form (`codegen.forms`), registered in `codegen.forms.C_FORMS`.
+
+The layer tables stay in their layers (runtime/ and codegen/ import nothing of tracer's
+front end); only the declaration writes to them. `missing_pieces` names what a declaration
+lacks; tests/test_registry.py runs it over the catalogue.
 """
+
+from codegen.forms import C_FORMS, Expression, Form, Reduction, View
+from runtime.kernels import FLOATING_INFIX, KERNELS
 
 OUT = "out"
 ALL_INPUTS = "all inputs"  # `saves` for ops with any number of inputs that keep them all
+# the fusion kinds, and the C form each needs: fused loops compute such ops inside them
+FUSION_FORMS = {None: Form, "elementwise": Expression, "view": View, "reduction": Reduction}
+FUSION_KINDS = tuple(FUSION_FORMS)
 
 OPS = {}
 
@@ -20,24 +46,102 @@ def saved_slots(op, node):
 
 
 class OpDef:
-    __slots__ = ("name", "infer", "grad", "saves", "elementwise")
+    # NOTE: the C op path (fast_apply.c) reads `name`, `grad` and `saves` by slot offset.
+    __slots__ = (
+        "name",
+        "infer",
+        "grad",
+        "saves",
+        "jvp",
+        "fusion",
+        "needs_stored_input",
+        "batch",
+        "simplify",
+    )
 
-    def __init__(self, name, infer, grad, saves, elementwise):
+    def __init__(self, name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, simplify):
         self.name = name
         self.infer = infer
         self.grad = grad
         self.saves = saves
-        self.elementwise = elementwise
+        self.jvp = jvp
+        self.fusion = fusion
+        self.needs_stored_input = needs_stored_input
+        self.batch = batch
+        self.simplify = simplify
+
+    @property
+    def elementwise(self):
+        return self.fusion == "elementwise"
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
 
 
-def primitive(name, infer, grad=None, saves=(), elementwise=False):
-    """Declare primitive `name`; `grad=None` means no gradient flows through it."""
+def primitive(
+    name,
+    infer,
+    *,
+    kernel=None,
+    c=None,
+    grad=None,
+    saves=(),
+    jvp=None,
+    fusion=None,
+    needs_stored_input=None,
+    batch=None,
+    simplify=(),
+    infix=None,
+):
+    """Declare primitive `name` and register its kernel and C form; returns its OpDef.
+
+    A declaration that lacks a piece (`missing_pieces`) raises ValueError naming the op and
+    what it lacks, at import.
+    """
     if name in OPS:
         raise ValueError(f"op {name!r} is declared twice")
-    OPS[name] = OpDef(
-        name, infer, grad, saves if saves == ALL_INPUTS else tuple(saves), elementwise
-    )
-    return OPS[name]
+    if fusion not in FUSION_KINDS:
+        raise ValueError(f"op {name!r}: fusion must be one of {FUSION_KINDS}, not {fusion!r}")
+    if c is not None and not isinstance(c, Form):
+        raise TypeError(f"op {name!r}: its C form must be a codegen.forms form, not {c!r}")
+    saves = saves if saves == ALL_INPUTS else tuple(saves)
+    rules = simplify if isinstance(simplify, tuple) else (simplify,)
+    op = OpDef(name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules)
+    tables = [(OPS, op), (KERNELS, kernel), (C_FORMS, c), (FLOATING_INFIX, infix)]
+    for table, entry in tables:
+        if entry is not None:
+            table[name] = entry
+    missing = missing_pieces(op)
+    if missing:
+        for table, _ in tables:
+            table.pop(name, None)
+        raise ValueError(f"op {name!r} is declared without {' or '.join(missing)}")
+    return op
+
+
+class NotVectorizable(Exception):
+    """An op cannot be batched (here, or with these inputs); the caller loops instead."""
+
+
+def unbatchable(reason):
+    """The batching rule of an op that is never batched; `reason` says why (raised if asked)."""
+
+    def rule(node, args, flags, size):
+        raise NotVectorizable(f"{node.op} {reason}")
+
+    return rule
+
+
+def missing_pieces(op):
+    """What the declaration of `op` lacks, as words ([] when it is whole)."""
+    missing = []
+    if not callable(KERNELS.get(op.name)):
+        missing.append("a numpy kernel (kernel=)")
+    form = FUSION_FORMS[op.fusion]
+    if not isinstance(C_FORMS.get(op.name), form):
+        missing.append(f"a C form (c=forms.{form.__name__})" if op.fusion else "a C form (c=)")
+    if op.batch is None and not op.elementwise:
+        missing.append("a batching rule (batch=)")
+    if op.grad is None and op.saves:
+        missing.append("a gradient rule for the values it saves (grad=)")
+    return missing

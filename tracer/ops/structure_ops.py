@@ -1,6 +1,12 @@
 """Joining and splitting tensors: concat, stack, unstack."""
 
+import numpy as np
+
+from codegen import forms
+from codegen.ctypes import storage
+from codegen.loops import copy_nest, identity_map, loops_over
 from tracer.ops import array_ops, shapes
+from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive
@@ -30,7 +36,36 @@ def _concat_grad(node, g):
     return tuple(grads)
 
 
-CONCAT = primitive("concat", _infer_concat, _concat_grad)
+def _concat_batch(node, args, flags, size):
+    full = [
+        arg if is_batched else broadcast_to(arg, (size,) + arg.shape)
+        for arg, is_batched in zip(args, flags)
+    ]
+    return apply(CONCAT, tuple(full), {"axis": node.attrs["axis"] + 1})
+
+
+def _concat_nests(node):
+    """One copying nest per part, each writing at its offset along the axis."""
+    axis, start, nests, params = node.attrs["axis"], 0, [], []
+    for k, part in enumerate(node.inputs):
+        index = identity_map(len(part.shape))
+        shifted = tuple(a + start if d == axis else a for d, a in enumerate(index))
+        nests.append(
+            copy_nest(f"p{k}", part.shape, index, shifted, node.shape, loops_over(part.shape))
+        )
+        params.append((storage(part.dtype), f"p{k}"))
+        start += part.shape[axis]
+    return params, nests
+
+
+CONCAT = primitive(
+    "concat",
+    _infer_concat,
+    grad=_concat_grad,
+    batch=_concat_batch,
+    kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
+    c=forms.LoopNests(_concat_nests),
+)
 
 
 def concat(values, axis, name=None):

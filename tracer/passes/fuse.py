@@ -7,24 +7,27 @@ become one `fused` node, whose body is a small graph the backends run as one loo
     %4 = reduce_sum[axis=(0,)] %3               %1 = sin %0 ... %4 = reduce_sum %3
                                                 return %4
 
-Which values are stored (the kernel roots): graph outputs, reductions, fusible values that
+What fuses is what each op's record says (`OpDef.fusion`): elementwise ops and views are
+computed inside the kernels that read them, and a reduction ends a kernel. Which values are
+stored (the kernel roots): graph outputs, reductions, fusible values that
 a non-fusible op (matmul, gather, ...) reads, and computed values that are broadcast into
 a larger kernel. Every other elementwise value is recomputed inside each kernel that needs
 it instead of being stored: memory traffic, not arithmetic, bounds these loops, so a loss
 and its gradient over x take two loops over x.
 
-A reshape that does more than add or drop size-1 axes is fused only when it reads a
-stored value (then it is an index remap of a contiguous buffer); otherwise its input is
-made a root. Invariants: the result computes the same values; each fused body has one
+A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
+size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
+contiguous buffer); otherwise its input is made a root. Invariants: the result computes the same values; each fused body has one
 output; body inputs are `input` nodes standing for the fused node's inputs, in order.
 """
 
+import numpy as np
+
+from codegen import forms
+from runtime.interpreter import evaluate
 from tracer.ir import GraphAttribute, Node
 from tracer.ir.rewrite import with_outputs
-from tracer.ops.registry import OPS, primitive
-
-VIEW_OPS = frozenset({"broadcast_to", "transpose", "reshape", "slice"})
-REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
+from tracer.ops.registry import OPS, primitive, unbatchable
 
 
 class Kernel(GraphAttribute):
@@ -42,15 +45,43 @@ def _infer_fused(attrs, *inputs):
     return out.shape, out.dtype
 
 
-FUSED = primitive("fused", _infer_fused)
+def _fused_kernel(*inputs, kernel):
+    """The body run op by op (the compiled backend runs it as one loop)."""
+    with np.errstate(all="ignore"):
+        (result,) = evaluate(kernel.body, inputs)
+    return result
+
+
+FUSED = primitive(
+    "fused",
+    _infer_fused,
+    batch=unbatchable("is made after gradients and jacobians are built"),
+    kernel=_fused_kernel,
+    c=forms.FusedBody(),
+)
+
+
+def _fusion(node):
+    op = OPS.get(node.op)
+    return None if op is None else op.fusion
 
 
 def is_fusible(node):
-    return node.op in VIEW_OPS or (node.op in OPS and OPS[node.op].elementwise)
+    """Elementwise ops and views are computed inside the kernels that read them."""
+    return _fusion(node) in ("elementwise", "view")
 
 
-def only_unit_axes_change(source_shape, target_shape):
-    return [d for d in source_shape if d != 1] == [d for d in target_shape if d != 1]
+def _is_view(node):
+    return _fusion(node) == "view"
+
+
+def _is_reduction(node):
+    return _fusion(node) == "reduction"
+
+
+def _needs_stored_input(node):
+    op = OPS.get(node.op)
+    return op is not None and op.needs_stored_input is not None and op.needs_stored_input(node)
 
 
 def fuse(graph):
@@ -78,29 +109,23 @@ def _roots(graph):
     outputs = {id(o) for o in graph.outputs}
     roots = set()
     for node in graph.nodes:
-        if node.op in REDUCTIONS and any(is_fusible(i) for i in node.inputs):
+        if _is_reduction(node) and any(is_fusible(i) for i in node.inputs):
             roots.add(id(node))
         elif is_fusible(node) and (
             id(node) in outputs
-            or any(
-                not is_fusible(c) and c.op not in REDUCTIONS for c in consumers.get(id(node), ())
-            )
+            or any(not is_fusible(c) and not _is_reduction(c) for c in consumers.get(id(node), ()))
             or _broadcast_into_more(node, consumers)
         ):
             roots.add(id(node))
     changed = True
-    while changed:  # a reshape that reorders elements must read a stored value
+    while changed:  # a view that can only read a stored value (a reshape that reorders) gets one
         changed = False
         for node in graph.nodes:
-            if node.op == "reshape" and (
+            if _needs_stored_input(node) and (
                 id(node) in roots or _reaches_root(node, consumers, roots)
             ):
                 (source,) = node.inputs
-                if (
-                    is_fusible(source)
-                    and id(source) not in roots
-                    and not only_unit_axes_change(source.shape, node.shape)
-                ):
+                if is_fusible(source) and id(source) not in roots:
                     roots.add(id(source))
                     changed = True
     return roots
@@ -114,7 +139,7 @@ def _broadcast_into_more(node, consumers):
     tanh over 256 values, broadcast into a 256x256 kernel, would run 65536 times), so it is
     stored once instead. View ops cost nothing to repeat and stay fused.
     """
-    if node.op in VIEW_OPS:
+    if _is_view(node):
         return False
     size = _size(node.shape)
     readers = list(consumers.get(id(node), ()))
@@ -124,7 +149,7 @@ def _broadcast_into_more(node, consumers):
             continue
         if _size(reader.shape) > size:
             return True
-        if reader.op in VIEW_OPS:
+        if _is_view(reader):
             readers.extend(consumers.get(id(reader), ()))
     return False
 
@@ -199,5 +224,5 @@ def _kernel_name(body, root):
     for node in body.nodes:
         if node.op not in ("input", "const") and node.op not in ops:
             ops.append(node.op)
-    shape = "x".join(map(str, root.inputs[0].shape if root.op in REDUCTIONS else root.shape)) or "1"
+    shape = "x".join(map(str, root.inputs[0].shape if _is_reduction(root) else root.shape)) or "1"
     return "k_" + "_".join(ops[:6]) + f"_{shape}"

@@ -21,9 +21,11 @@ import collections
 from tracer import dtypes
 from tracer.context import location_override, no_recording
 from tracer.ir import Graph, Node, backward_location, topological_closure
+from tracer.ir.rewrite import substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import OPS, OUT, saved_slots
+from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 
 
@@ -70,8 +72,9 @@ def _symbolic_input(name, shape, dtype, location=None):
     return Tensor(None, Node("input", (), {"name": name}, shape, dtype, location))
 
 
-def build_gradient(forward, targets, sources):
-    """The gradient graph of `targets` (nodes, or None) with respect to `sources` (nodes, or None)."""
+def build_gradient(forward, targets, sources, sparse=True):
+    """The gradient graph of `targets` (nodes, or None) with respect to `sources` (nodes, or
+    None). With `sparse`, a cotangent that is a sum of rows stays rows (a SparseOutput)."""
     reachable = {id(n) for n in forward.nodes}
     cotangents = {}
     seeds = []
@@ -109,7 +112,7 @@ def build_gradient(forward, targets, sources):
         ct = cotangents.get(id(source)) if source is not None else None
         if ct is None:
             source_outputs.append(None)
-        elif _is_row_sum(ct):
+        elif sparse and _is_row_sum(ct):
             values, indices = _rows(ct)
             source_outputs.append(SparseOutput(len(outputs), len(outputs) + 1, ct.shape))
             outputs.extend((graph_node_of(values), graph_node_of(indices)))
@@ -144,7 +147,7 @@ def _accumulate(cotangents, node, ct):
 def _is_row_sum(ct):
     """Whether `ct` is `scatter_add` along axis 0: rows summed into zeros, kept sparse."""
     node = ct._node
-    return node is not None and node.op == "scatter_add" and node.attrs["axis"] == 0
+    return node is not None and node.op == index_ops.SCATTER_ADD.name and node.attrs["axis"] == 0
 
 
 def _rows(ct):
@@ -168,3 +171,32 @@ def _check_cotangent(node, inp, ct):
             f"the gradient rule of {node.op} gave a {ct.dtype.name}{list(ct.shape)} cotangent "
             f"for an input of {inp.dtype.name}{list(inp.shape)}"
         )
+
+
+def vjp_graph(forward, sources):
+    """The vector-Jacobian product of `forward` with respect to `sources` (some of its
+    inputs), as one graph: its inputs are forward's inputs and then one cotangent per output;
+    its outputs are the cotangents of `sources`, dense, zeros where unconnected. The values
+    the gradient rules need are forward's own nodes, computed in the same graph.
+    """
+    targets = list(forward.outputs)
+    pruned = prune(forward, sources, targets)
+    grad = build_gradient(pruned, targets, sources, sparse=False)
+    cotangents = [
+        Node("input", (), {"name": f"cotangent{k}"}, t.shape, t.dtype)
+        for k, t in enumerate(targets)
+    ]
+    bindings = {id(s): c for s, c in zip(grad.seeds, cotangents) if s is not None}
+    for node, position, slot in grad.residuals:
+        value = pruned.nodes[position]
+        kept = saved_slots(OPS[value.op], value)[slot]
+        bindings[id(node)] = value if kept == OUT else value.inputs[kept]
+    computed = substitute(grad.graph, bindings)
+    outputs = []
+    for source, position in zip(sources, grad.source_outputs):
+        if position is None:
+            zeros = {"shape": source.shape, "dtype": source.dtype, "value": 0}
+            outputs.append(Node("fill", (), zeros, source.shape, source.dtype))
+        else:
+            outputs.append(computed[position])
+    return with_outputs(list(forward.inputs) + cotangents, outputs)

@@ -1,31 +1,55 @@
 """The pass pipeline of `tt.function`: one flat list, run in order, each stage kept for dumps.
 
 The "traced" graph is what tracing produced (forward, and the gradient nodes that
-`tape.gradient` added where the function called it); "pruned" drops what no output needs;
-"optimized" is the graph the backends run.
+`tape.gradient` added where the function called it); each pass then makes the stage named
+beside it. The passes before `fuse` keep a graph of primitives, which runs through the op
+path (`Stages.of_primitives`); the last stage is the graph the backends run (`Stages.final`).
 """
 
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.dce import eliminate_dead_code
 from tracer.passes.fuse import fuse
 from tracer.passes.simplify import simplify
+from tracer.passes.verify import verify
 
+TRACED = "traced"
 PIPELINE = [
     ("pruned", eliminate_dead_code),
     ("simplified", simplify),
     ("deduplicated", eliminate_common_subexpressions),
     ("optimized", fuse),
 ]
+LOWERING_PASSES = (fuse,)  # passes whose graphs hold more than primitives
+STAGE_NAMES = (TRACED, *(name for name, _ in PIPELINE))
 
 
-def run_pipeline(traced, verify=None):
-    """{stage name: graph} for every stage, starting with 'traced'. `verify(graph)` runs
-    after each pass when given (the tests pass the verifier)."""
-    stages = {"traced": traced}
+class Stages(dict):
+    """{stage name: graph}, in pipeline order."""
+
+    @property
+    def final(self):
+        """The graph the backends run."""
+        return self[STAGE_NAMES[-1]]
+
+    @property
+    def of_primitives(self):
+        """The last graph made of primitives only: what an enclosing trace inlines."""
+        return self[_LAST_OF_PRIMITIVES]
+
+
+_LAST_OF_PRIMITIVES = [TRACED, *(n for n, p in PIPELINE if p not in LOWERING_PASSES)][-1]
+
+# The test suite sets this: every pass's result is then checked by the verifier.
+VERIFY_EACH_PASS = False
+
+
+def run_pipeline(traced):
+    """The Stages of `traced`: the traced graph, then each pass's result."""
+    stages = Stages({TRACED: traced})
     graph = traced
     for name, run_pass in PIPELINE:
         graph = run_pass(graph)
-        if verify is not None:
+        if VERIFY_EACH_PASS:
             verify(graph)
         stages[name] = graph
     return stages

@@ -2,20 +2,21 @@
 
 The IR's nodes have one output, so a call packs every output of one dtype into a flat
 vector; the function's results are slices of it. The gradient rule of a call is another
-call: of the function's vector-Jacobian product, traced and compiled once (on first need)
-and packed the same way. The backward recomputes the forward values it needs from the
-call's inputs instead of storing them (rematerialisation), which keeps what the tape holds
-to the inputs alone; and because it is itself a call, higher orders follow.
+call: of the function's vector-Jacobian product (`tracer.passes.gradient.vjp_graph`),
+compiled once (on first need) and packed the same way. The backward recomputes the forward
+values it needs from the call's inputs instead of storing them (rematerialisation), which
+keeps what the tape holds to the inputs alone; and because it is itself a call, higher
+orders follow.
 """
 
-from tracer.backprop import execute_graph
+from codegen import forms
 from tracer.context import no_recording
-from tracer.ir import GraphAttribute, Node
+from tracer.ir import GraphAttribute
 from tracer.ir.rewrite import with_outputs
 from tracer.ops import array_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
-from tracer.ops.registry import ALL_INPUTS, primitive
-from tracer.tape import GradientTape
+from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
+from tracer.passes.gradient import vjp_graph
 from tracer.tensor import Tensor
 
 
@@ -41,7 +42,11 @@ class PackedFunction(GraphAttribute):
         """The PackedFunction of (inputs, cotangent of the output) -> packed cotangents of
         the inputs of `dtype`, and those inputs' positions."""
         if dtype not in self._vjp:
-            self._vjp[dtype] = _build_vjp(self, dtype)
+            positions = [k for k, n in enumerate(self.graph.inputs) if n.dtype == dtype]
+            graph = vjp_graph(self.graph, [self.graph.inputs[p] for p in positions])
+            packed = packed_graph(graph, graph.outputs)
+            vjp = PackedFunction(packed, f"{self.name}_vjp", self.compile_graph)
+            self._vjp[dtype] = vjp, positions
         return self._vjp[dtype]
 
 
@@ -56,14 +61,21 @@ def _call_grad(node, g, *inputs):
     for dtype in {i.dtype for i in node.inputs if i.dtype.is_differentiable}:
         vjp, positions = function.vjp(dtype)
         packed = apply(CALL, tuple(inputs) + (g,), {"function": vjp})
-        for position, part in zip(
-            positions, unpack(packed, [node.inputs[p].shape for p in positions])
-        ):
+        shapes = [node.inputs[p].shape for p in positions]
+        for position, part in zip(positions, unpack(packed, shapes)):
             grads[position] = part
     return tuple(grads)
 
 
-CALL = primitive("call", _infer_call, _call_grad, saves=ALL_INPUTS)
+CALL = primitive(
+    "call",
+    _infer_call,
+    grad=_call_grad,
+    saves=ALL_INPUTS,
+    batch=unbatchable("runs a compiled function; a jacobian through it loops over its rows"),
+    kernel=lambda *inputs, function: function.run(inputs),
+    c=forms.NotCompiled("a compiled function called while tracing is inlined, not called"),
+)
 
 
 def pack(tensors):
@@ -78,9 +90,8 @@ def unpack(packed, shapes):
         size = 1
         for d in shape:
             size *= d
-        parts.append(
-            array_ops.reshape(array_ops.getitem(packed, slice(start, start + size)), shape)
-        )
+        part = array_ops.getitem(packed, slice(start, start + size))
+        parts.append(array_ops.reshape(part, shape))
         start += size
     return parts
 
@@ -90,27 +101,3 @@ def packed_graph(graph, outputs):
     with no_recording():
         packed = pack([Tensor(None, n) for n in outputs])
     return with_outputs(graph.inputs, [graph_node_of(packed)])
-
-
-def _build_vjp(function, dtype):
-    graph = function.graph
-    inputs = [
-        Tensor(None, Node("input", (), {"name": f"x{k}"}, n.shape, n.dtype))
-        for k, n in enumerate(graph.inputs)
-    ]
-    (out,) = graph.outputs
-    cotangent = Tensor(None, Node("input", (), {"name": "cotangent"}, out.shape, out.dtype))
-    positions = [k for k, n in enumerate(graph.inputs) if n.dtype == dtype]
-    with GradientTape() as tape:
-        tape.watch([inputs[p] for p in positions])
-        (value,) = execute_graph(graph, inputs)
-    grads = tape.gradient(
-        value,
-        [inputs[p] for p in positions],
-        output_gradients=[cotangent],
-        unconnected_gradients="zero",
-    )
-    with no_recording():
-        packed = pack([array_ops.cast(g, dtype) for g in grads])
-    vjp_graph = with_outputs([t._node for t in inputs] + [cotangent._node], [graph_node_of(packed)])
-    return PackedFunction(vjp_graph, f"{function.name}_vjp", function.compile_graph), positions

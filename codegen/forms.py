@@ -1,0 +1,185 @@
+"""How the code generator writes each primitive: its C form, one per op, in `C_FORMS`.
+
+The forms are declared by each op's record (in `tracer/ops/`, beside the op), which registers
+them here under the op's name; this layer reads nodes through their public attributes only.
+
+    Expression   an elementwise op: a C expression of its operands' values, and the prologue
+                 helpers it calls (each written into a module only where it is used)
+    View         a data-movement op fused loops read through: its input at a remapped index
+    Reduction    the accumulation that ends a fused loop nest
+    Template     a C function of its own, from a template in `templates/`
+    LoopNests    a C function of its own, made of loop nests (`templates/loops.c.j2`)
+    FusedBody    a fused node: its body as one loop nest
+    NotCompiled  an op whose nodes never reach the code generator, and why
+"""
+
+import string
+
+from codegen.ctypes import MATH_SUFFIX, compute
+
+C_FORMS = {}
+
+
+class Form:
+    """What every form answers: whether the module links the BLAS, and the prologue helpers
+    it calls, in their versions for the dtype of input `operand` (or of the node itself when
+    it has no inputs)."""
+
+    uses_blas = False
+    helpers = ()
+    operand = 0
+
+    def helper_definitions(self, node, vector_math):
+        """[(key, C text)] of the helpers a node of this form calls."""
+        dtype = node.inputs[self.operand].dtype if node.inputs else node.dtype
+        return [item for h in self.helpers for item in h.definitions(dtype, vector_math)]
+
+
+class Expression(Form):
+    """`render(t, out, *operands) -> C expression`, with `t` the dtype of input `operand` (the
+    first by default; `select` computes in its second input's type) and `out` the result's."""
+
+    def __init__(self, render, helpers=(), operand=0):
+        self.render = render
+        self.helpers = tuple(helpers)
+        self.operand = operand
+
+
+class View(Form):
+    """`index_map(node, out_map) -> the input's index map`. With `flat_when_stored`, a stored
+    (contiguous) input is read at the flat offset of the view's own index instead: a reshape."""
+
+    def __init__(self, index_map, flat_when_stored=False):
+        self.index_map = index_map
+        self.flat_when_stored = flat_when_stored
+
+
+class Reduction(Form):
+    """`step` accumulates `{value}` into `{acc}` (C text with those two names); `init(dtype)` is
+    the first value; `wide` accumulates float32 and float16 in double; `simd` is the OpenMP
+    reduction clause under which the loop may be reassociated ('' keeps it in order)."""
+
+    def __init__(self, step, init, wide=False, simd="", helpers=()):
+        self.step = step
+        self.init = init
+        self.wide = wide
+        self.simd = simd
+        self.helpers = tuple(helpers)
+
+
+class Template(Form):
+    """`context(node, blas) -> the template's values` (besides `name` and `comment`); with
+    `returns_error`, the function returns 0 or 1 for an index out of range."""
+
+    def __init__(self, template, context, returns_error=False, uses_blas=False):
+        self.template = template
+        self.context = context
+        self.returns_error = returns_error
+        self.uses_blas = uses_blas
+
+
+class LoopNests(Form):
+    """`nests(node) -> ([(C type, parameter name)], [codegen.loops.Nest])`."""
+
+    def __init__(self, nests):
+        self.nests = nests
+
+
+class FusedBody(Form):
+    """A fused node's body graph, written as one loop nest (codegen.loops.fused_loop_nest)."""
+
+
+class NotCompiled(Form):
+    def __init__(self, reason):
+        self.reason = reason
+
+
+LOOP_FORMS = (Expression, View, Reduction, FusedBody)  # what codegen.loops writes as a loop nest
+
+
+class Helper:
+    """C text the module prologue holds, in one version per type it is used with: a helper
+    function (`tr_maximum_f32`), or a declaration.
+
+    Each text is a `string.Template` for one class of types ('float', 'integer', 'complex'),
+    with $T the C type values are computed in, $f libm's suffix for it (`f` or nothing) and
+    $tag the type's tag in helper names. A class without a text does not use the helper.
+    `requires` lists helpers this one calls; `typed=False` gives one version for every type;
+    `vector_math_only` keeps it out of modules built without glibc's vector math.
+    """
+
+    def __init__(
+        self,
+        name,
+        float=None,
+        integer=None,
+        complex=None,
+        requires=(),
+        typed=True,
+        vector_math_only=False,
+    ):
+        self.name = name
+        self.texts = {
+            kind: string.Template(text)
+            for kind, text in (("float", float), ("integer", integer), ("complex", complex))
+            if text
+        }
+        self.requires = tuple(requires)
+        self.typed = typed
+        self.vector_math_only = vector_math_only
+
+    def call(self, dtype, *args):
+        """The C call of this helper's version for `dtype`."""
+        return f"tr_{self.name}_{tag(dtype)}({', '.join(args)})"
+
+    def definitions(self, dtype, vector_math=True):
+        """[(key, C text)] for `dtype`: what it requires first, then itself."""
+        kind = type_class(dtype)
+        if kind not in self.texts or (self.vector_math_only and not vector_math):
+            return []
+        found = [item for h in self.requires for item in h.definitions(dtype, vector_math)]
+        ctype = compute(dtype)
+        text = self.texts[kind].substitute(T=ctype, f=MATH_SUFFIX.get(ctype, ""), tag=tag(dtype))
+        key = (self.name, tag(dtype)) if self.typed else (self.name,)
+        return [*found, (key, text)]
+
+
+def vector_declaration(name):
+    """The declaration that lets loops calling libm's real `name` vectorize (glibc's libmvec
+    has vector versions of it): `#pragma omp declare simd` on `float namef(float)`."""
+    return Helper(
+        f"simd_{name}",
+        float=f"#pragma omp declare simd notinbranch\n$T {name}$f($T);",
+        vector_math_only=True,
+    )
+
+
+def helper_call(helper):
+    """An Expression render for ops that are one call of `helper`: tr_<name>_<tag>(args)."""
+    return lambda t, out, *args: helper.call(t, *args)
+
+
+def libm(name, vectorized=False):
+    """The Expression of an op that is libm's `name` (sinf, sin, csinf, csin by type); with
+    `vectorized`, loops of it vectorize through glibc's libmvec."""
+
+    def render(t, out, x):
+        function = f"c{name}" if t.is_complex else name
+        return f"{function}{MATH_SUFFIX[compute(t)]}({x})"
+
+    return Expression(render, helpers=(vector_declaration(name),) if vectorized else ())
+
+
+def type_class(dtype):
+    if dtype.is_complex:
+        return "complex"
+    if dtype.is_floating:
+        return "float"
+    return "integer" if dtype.is_integer else "bool"
+
+
+def tag(dtype):
+    """The type tag in helper names; float16 computes in float, so it shares float32's."""
+    return {"float16": "f32", "complex64": "c64", "complex128": "c128"}.get(
+        dtype.name, dtype.short_name
+    )

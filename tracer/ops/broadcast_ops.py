@@ -1,0 +1,147 @@
+"""Copies and their sums: broadcast_to, tile and reduce_sum, which are each other's gradients,
+and `unbroadcast`, which sums a gradient back to an input's shape."""
+
+import numpy as np
+
+from codegen import forms
+from codegen.affine import Affine, broadcast_map
+from codegen.ctypes import storage
+from codegen.loops import INDEX, copy_nest
+from runtime.kernels import same_type
+from tracer.ops import array_ops, batching, shapes
+from tracer.ops.convert import as_tensor
+from tracer.ops.core import apply
+from tracer.ops.registry import primitive
+
+
+def _kept_shape(node):
+    """A reduced node's input shape with the reduced axes kept as size 1."""
+    axes = node.attrs["axis"]
+    return tuple(1 if i in axes else d for i, d in enumerate(node.inputs[0].shape))
+
+
+def reduce_attrs(x, axis, keepdims):
+    """The attributes of a reduction of `x` over `axis` (None: every axis), or None when it
+    reduces nothing and keeps the shape (then it is `x` itself)."""
+    axes = shapes.normalize_axes(axis, x.ndim)
+    if not axes and not keepdims:
+        return None
+    return {"axis": axes, "keepdims": bool(keepdims)}
+
+
+# --- reduce_sum -------------------------------------------------------------------------
+
+
+def _reduce_sum_grad(node, g):
+    x_shape = node.inputs[0].shape
+    return (broadcast_to(array_ops.reshape(g, _kept_shape(node)), x_shape),)
+
+
+REDUCE_SUM = primitive(
+    "reduce_sum",
+    shapes.reduction,
+    grad=_reduce_sum_grad,
+    fusion="reduction",
+    batch=batching.shifted_axis("axis"),
+    kernel=lambda x, axis, keepdims: same_type(
+        np.result_type(x), np.sum(x, axis=axis, keepdims=keepdims)
+    ),
+    # sums may be reassociated (vectorized) by the compiler
+    c=forms.Reduction("{acc} += {value};", lambda dtype: "0", wide=True, simd="reduction(+:acc)"),
+)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Sum over `axis` (all axes when None).
+
+    >>> tt.reduce_sum(tt.ones((2, 3)), axis=1).numpy()
+    array([3., 3.], dtype=float32)
+    """
+    x = as_tensor(input_tensor)
+    attrs = reduce_attrs(x, axis, keepdims)
+    return x if attrs is None else apply(REDUCE_SUM, (x,), attrs)
+
+
+def unbroadcast(g, shape):
+    """Sum `g` over the axes that broadcasting added or stretched, giving a tensor of `shape`."""
+    if g.shape == shape:
+        return g
+    lead = len(g.shape) - len(shape)
+    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    summed = reduce_sum(g, tuple(range(lead)) + stretched, keepdims=True)
+    return array_ops.reshape(summed, shape)
+
+
+# --- broadcast_to ----------------------------------------------------------------------
+
+
+def _broadcast_to_batch(node, args, flags, size):
+    (x,) = batching.aligned(node, args, flags)
+    return broadcast_to(x, (size,) + node.attrs["shape"])
+
+
+BROADCAST_TO = primitive(
+    "broadcast_to",
+    shapes.broadcast_to,
+    grad=lambda node, g: (unbroadcast(g, node.inputs[0].shape),),
+    fusion="view",
+    batch=_broadcast_to_batch,
+    simplify=array_ops.same_as_input,
+    kernel=lambda x, shape: np.broadcast_to(x, shape),
+    c=forms.View(lambda node, out_map: broadcast_map(out_map, node.shape, node.inputs[0].shape)),
+)
+
+
+def broadcast_to(input, shape, name=None):
+    x = as_tensor(input)
+    shape = array_ops.shape_tuple(shape)
+    if shape == x.shape:
+        return x
+    return apply(BROADCAST_TO, (x,), {"shape": shape})
+
+
+# --- tile -------------------------------------------------------------------------------
+
+
+def _tile_grad(node, g):
+    """Sum the copies: view g as (m0, d0, m1, d1, ...) and reduce the m axes."""
+    shape = node.inputs[0].shape
+    split = tuple(d for pair in zip(node.attrs["multiples"], shape) for d in pair)
+    return (reduce_sum(array_ops.reshape(g, split), tuple(range(0, 2 * len(shape), 2))),)
+
+
+def _infer_tile(attrs, x):
+    multiples = attrs["multiples"]
+    return tuple(d * m for d, m in zip(x.shape, multiples)), x.dtype
+
+
+def _tile_nests(node):
+    """Loops over (copy, element) pairs of every axis, writing each element to every copy."""
+    (x,) = node.inputs
+    multiples, rank = node.attrs["multiples"], len(x.shape)
+    copies = [Affine.index(2 * d) for d in range(rank)]
+    within = [Affine.index(2 * d + 1) for d in range(rank)]
+    out_map = tuple(c * x.shape[d] + w for d, (c, w) in enumerate(zip(copies, within)))
+    extents = (e for d in range(rank) for e in (multiples[d], x.shape[d]))
+    loops = [(INDEX[i], extent) for i, extent in enumerate(extents)]
+    nest = copy_nest("p0", x.shape, tuple(within), out_map, node.shape, loops)
+    return [(storage(x.dtype), "p0")], [nest]
+
+
+TILE = primitive(
+    "tile",
+    _infer_tile,
+    grad=_tile_grad,
+    batch=lambda node, args, flags, size: tile(args[0], (1,) + node.attrs["multiples"]),
+    kernel=lambda x, multiples: np.tile(x, multiples),
+    c=forms.LoopNests(_tile_nests),
+)
+
+
+def tile(input, multiples, name=None):
+    """`input` repeated `multiples[i]` times along axis i."""
+    x = as_tensor(input)
+    multiples = array_ops.shape_tuple(multiples)
+    if len(multiples) != x.ndim:
+        raise ValueError(f"tile: {len(multiples)} multiples for a tensor of rank {x.ndim}")
+    return apply(TILE, (x,), {"multiples": multiples})

@@ -1,0 +1,81 @@
+"""The check, at import, that the eager op path in C records what the Python path records.
+
+`fast_apply.c` builds Tensors and Nodes slot by slot and writes a tape's Recording as
+`Recording.record` does. Its `configure` refuses classes whose slots differ from the ones it
+sets; this check covers the rest of what both paths must agree on (node fields, signature
+entries, saved values), by running one op under a tape through each path. A module built
+from another version of tracer (an editable install whose extension was not rebuilt) is
+then left unused, with a warning, instead of recording something else.
+"""
+
+import numpy as np
+
+from runtime.kernels import KERNELS
+from tracer import dtypes
+from tracer.context import state
+from tracer.ir import Node
+from tracer.ops import shapes
+from tracer.ops.registry import OUT, OpDef
+from tracer.recording import Recording
+from tracer.tensor import Tensor
+
+_PROBE = OpDef(
+    name="fast_apply_probe",
+    infer=shapes.unary,
+    grad=lambda node, g, x, out: (g,),
+    saves=(0, OUT),
+    jvp=None,
+    fusion=None,
+    needs_stored_input=None,
+    batch=None,
+    simplify=(),
+)
+
+
+class _Tape:
+    """What both paths read of a tape: its Recording."""
+
+    def __init__(self):
+        self._recording_state = Recording()
+
+
+def difference(c_apply, python_apply):
+    """'' when both paths record the same for a probe op on a watched tensor, else what differs."""
+    KERNELS[_PROBE.name] = np.negative
+    saved = state.tapes, state.location
+    try:
+        state.location = ("fast_apply_check", 0)
+        # the Python path runs first: the C path then finds the shape rule's answer remembered
+        python, c = _record_one(python_apply), _record_one(c_apply)
+    finally:
+        state.tapes, state.location = saved
+        del KERNELS[_PROBE.name]
+    for name, want, got in zip(("result", "node", "signature", "saved values"), python, c):
+        if want != got:
+            return f"the {name} differs: {got!r} where Python gives {want!r}"
+    return ""
+
+
+def _record_one(apply):
+    """What `apply` makes and records, with identities replaced by roles."""
+    x = Tensor(np.array([1.0, 2.0]))
+    x._node = Node("input", (), {}, (2,), dtypes.float64)
+    tape = _Tape()
+    rec = tape._recording_state
+    rec.watch_node(x._node)
+    state.tapes = [tape]
+    out = apply(_PROBE, (x,), {})
+    node = out._node
+    roles = {id(x): "input", id(out): "result"}
+    result = (type(out).__name__, out._value.tolist(), out._origin, out._cut)
+    node_fields = (
+        type(node).__name__,
+        node.op,
+        tuple(i is x._node for i in node.inputs),
+        node.attrs,
+        node.shape,
+        node.dtype,
+        node.location,
+    )
+    saved = {k: tuple(roles.get(id(t), repr(t)) for t in v) for k, v in rec.saved.items()}
+    return result, node_fields, list(rec.signature), saved

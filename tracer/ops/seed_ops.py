@@ -1,0 +1,151 @@
+"""The one-hot seeds of a jacobian, and the rule that drops their products with zeros.
+
+`tape.jacobian` runs the gradient graph once for all rows of the jacobian: its seeds are the
+rows of an identity, E[r, ...] = 1 at element r of the target and 0 elsewhere (kind
+"full"), or, for `batch_jacobian`, E[r, b, ...] = 1 at element r of every example b (kind
+"per_example"). `one_hot_seeds` makes rows `start` to `start + shape[0]` of them from its
+attributes alone, so no rows x size array is stored in a graph.
+
+A vectorized gradient multiplies the seeds by a cotangent u and contracts the product with
+a matrix w: a GEMM in which all but one term of every sum is a product with 0.
+`product_with_seeds`, one of matmul's simplifications, keeps that one term: row (i, ...)
+of the product is u[..., i] * w[i, :]. That is the GEMM's value for finite inputs, except
+that an exact zero may keep a sign the GEMM's sum of zeros would drop; and a NaN or Inf in w
+or u stays in the rows that depend on it instead of spreading through the zero terms. Only
+these seeds match: a user's own `eye * d` product stays a matmul.
+"""
+
+import numpy as np
+
+from codegen import forms
+from codegen.affine import offset
+from codegen.ctypes import storage
+from codegen.loops import INDEX, Nest, identity_map, loops_over
+from tracer.dtypes import as_dtype
+from tracer.ir import match
+from tracer.ops.registry import primitive, unbatchable
+
+KINDS = ("full", "per_example")
+
+
+def _infer_seeds(attrs):
+    if attrs["kind"] not in KINDS:
+        raise ValueError(f"the kind of seeds is one of {KINDS}, not {attrs['kind']!r}")
+    return attrs["shape"], attrs["dtype"]
+
+
+def _layout(shape, kind):
+    """The seeds' shape as (rows, [batch], elements of one target or example)."""
+    if kind == "per_example":
+        return (shape[0], shape[1], int(np.prod(shape[2:])))
+    return (shape[0], int(np.prod(shape[1:])))
+
+
+def _seeds_kernel(shape, dtype, kind, start):
+    layout = _layout(shape, kind)
+    ones = np.arange(layout[-1]) == (start + np.arange(layout[0]))[:, None]
+    if kind == "per_example":
+        ones = np.broadcast_to(ones[:, None, :], layout)
+    return ones.reshape(shape).astype(dtype.as_numpy_dtype)
+
+
+def _seeds_nests(node):
+    """One loop nest over the layout (row, [example], element) writing (start + row == element)."""
+    layout = _layout(node.shape, node.attrs["kind"])
+    value = f"({INDEX[0]} + {node.attrs['start']} == {INDEX[len(layout) - 1]})"
+    where = offset(identity_map(len(layout)), layout).c(INDEX)
+    return [], [Nest(loops_over(layout), [], f"out[{where}] = ({storage(node.dtype)}){value};")]
+
+
+ONE_HOT_SEEDS = primitive(
+    "one_hot_seeds",
+    _infer_seeds,
+    batch=unbatchable("makes its value from its attributes alone: nothing to batch"),
+    kernel=_seeds_kernel,
+    c=forms.LoopNests(_seeds_nests),
+)
+
+
+def seed_attrs(kind, target_shape, dtype, start, rows):
+    """The attributes of rows `start` to `start + rows` of the seeds of `kind` for a target of
+    `target_shape`."""
+    return {"shape": (rows, *target_shape), "dtype": as_dtype(dtype), "kind": kind, "start": start}
+
+
+def seed_count(kind, target_shape):
+    """How many rows the seeds of `kind` have: one per element of the target, or of one example."""
+    if kind == "per_example":
+        return int(np.prod(target_shape[1:]))
+    return int(np.prod(target_shape))
+
+
+# --- the rule ----------------------------------------------------------------------------
+
+
+def product_with_seeds(node):
+    """A 2-D matmul with seeds scaled by u as an operand => a broadcast mul: w @ diag(u) scales
+    w's columns; rows of seeds times w pick w's rows (see the module docstring)."""
+    a, b = node.inputs
+    if len(node.shape) != 2 or len(a.shape) != 2 or len(b.shape) != 2:
+        return None
+    transpose_a, transpose_b = (
+        node.attrs.get("transpose_a", False),
+        node.attrs.get("transpose_b", False),
+    )
+    seeds = _scaled_seeds(b)
+    if seeds is not None:  # b is 2-D, so these seeds are a square matrix: b = diag(u)
+        u = _broadcast(node, seeds[1], b.shape[1:])
+        w = _transposed(node, a) if transpose_a else a
+        return match.same(node, match.derived(node, "mul", (w, u), node.shape))
+    rows = a.inputs[0] if a.op == "reshape" and not transpose_a else a
+    seeds = _scaled_seeds(rows)
+    if seeds is None or (rows is not a and rows.shape[-1] != a.shape[1]):
+        return None
+    seed_shape, u = seeds[0].shape, seeds[1]
+    n, middle, columns = seed_shape[0], seed_shape[1:-1], node.shape[1]
+    # product[i, m..., x] = u[m..., i] * w[i, x], then merged back to the node's rows
+    u = _broadcast(node, u, seed_shape[1:])
+    perm = (len(middle),) + tuple(range(len(middle)))
+    u = match.derived(node, "transpose", (u,), (n,) + middle, perm=perm)
+    u = match.derived(node, "reshape", (u,), (n,) + middle + (1,), shape=(n,) + middle + (1,))
+    w = _transposed(node, b) if transpose_b else b
+    w_shape = (n,) + (1,) * len(middle) + (columns,)
+    w = match.derived(node, "reshape", (w,), w_shape, shape=w_shape)
+    product = match.derived(node, "mul", (u, w), (n,) + middle + (columns,))
+    return match.same(
+        node, match.derived(node, "reshape", (product,), node.shape, shape=node.shape)
+    )
+
+
+def _is_identity(seeds):
+    """Whether seeds E are E[i, ..., j] = (i == j), the same identity for every middle index
+    (every example's, and across axes of size 1)."""
+    shape, attrs = seeds.shape, seeds.attrs
+    if len(shape) < 2 or shape[0] != shape[-1] or attrs["start"] != 0:
+        return False
+    middle = shape[2:-1] if attrs["kind"] == "per_example" else shape[1:-1]
+    return all(d == 1 for d in middle)
+
+
+def _scaled_seeds(node):
+    """(E, u) when `node` is mul(E, u) or mul(u, E), E identity-like seeds (`_is_identity`)
+    and u not varying along E's first axis."""
+    if node.op != "mul":
+        return None
+    for seeds, u in (node.inputs, node.inputs[::-1]):
+        if seeds.op != "one_hot_seeds" or seeds.shape != node.shape or not _is_identity(seeds):
+            continue
+        if len(u.shape) == len(seeds.shape) and u.shape[0] != 1:
+            continue
+        if len(u.shape) == len(seeds.shape):
+            u = match.derived(node, "reshape", (u,), u.shape[1:], shape=u.shape[1:])
+        return seeds, u
+    return None
+
+
+def _broadcast(node, x, shape):
+    return x if x.shape == shape else match.derived(node, "broadcast_to", (x,), shape, shape=shape)
+
+
+def _transposed(node, x):
+    return match.derived(node, "transpose", (x,), x.shape[::-1], perm=(1, 0))
