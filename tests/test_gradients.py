@@ -63,6 +63,7 @@ CASES = {
     "sigmoid": (tt.sigmoid, [normal(4) * 3]),
     "softplus": (tt.nn.softplus, [normal(4) * 3]),
     "relu": (lambda x: tt.nn.relu(x) * x, [away_from_zero(5)]),
+    "softsign": (tt.nn.softsign, [normal(5) * 2]),
     "reshape": (lambda x: tt.reshape(x, (3, 2)) ** 2, [normal(2, 3)]),
     "transpose": (lambda x: tt.transpose(x, (2, 0, 1)) ** 2, [normal(2, 3, 4)]),
     "broadcast_to": (lambda x: tt.broadcast_to(x, (2, 3, 4)) ** 2, [normal(3, 1)]),

@@ -42,6 +42,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     sign,
     sin,
     softplus,
+    softsign,
     sqrt,
     square,
     subtract,

@@ -1,6 +1,6 @@
 """`tt.nn`: activations, softmaxes and losses, as in `tf.nn`."""
 
-from tracer.ops.math_ops import relu, sigmoid, softplus, tanh  # noqa: F401
+from tracer.ops.math_ops import relu, sigmoid, softplus, softsign, tanh  # noqa: F401
 from tracer.ops.nn_ops import (  # noqa: F401
     elu,
     gelu,

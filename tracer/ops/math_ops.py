@@ -798,3 +798,20 @@ RELU = _unary(
 sigmoid = _unary_function(SIGMOID)
 softplus = _unary_function(SOFTPLUS)
 relu = _unary_function(RELU)
+
+
+def _real_floating(attrs, x):
+    if not x.dtype.is_floating:
+        raise TypeError(f"expects a real floating tensor, got {x.dtype.name}")
+    return x.shape, x.dtype
+
+
+SOFTSIGN = _unary(
+    "softsign",
+    lambda node, g, x: (g / square(1 + abs(x)),),
+    saves=(0,),
+    infer=_real_floating,
+    kernel=lambda x: x / (1 + np.abs(x)),
+    c=forms.Expression(lambda t, out, x: f"({x} / (1 + fabs{MATH_SUFFIX[compute(t)]}({x})))"),
+)
+softsign = _unary_function(SOFTSIGN)
