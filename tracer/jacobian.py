@@ -71,12 +71,24 @@ def gradient_rows(rec, prepared, kind, target, use_pfor, parallel_iterations):
 
 
 def _seeds(kind, target, start, count):
-    """Rows `start` to `start + count` of the seeds, a value eagerly; while tracing always a
-    node, which lets the simplify pass drop the products with their zeros."""
+    """Rows `start` to `start + count` of the seeds: eagerly a value, kept for the next
+    jacobian of the same shape (a training loop asks again at every step); while tracing
+    always a node, which lets the simplify pass drop the products with their zeros."""
     attrs = seed_ops.seed_attrs(kind, target.shape, target.dtype, start, count)
-    if state.trace is None:
-        return apply(seed_ops.ONE_HOT_SEEDS, (), attrs)
-    return apply_symbolic(seed_ops.ONE_HOT_SEEDS, (), attrs)
+    if state.trace is not None:
+        return apply_symbolic(seed_ops.ONE_HOT_SEEDS, (), attrs)
+    key = tuple(attrs.values())
+    seeds = _EAGER_SEEDS.get(key)
+    if seeds is None:
+        seeds = apply(seed_ops.ONE_HOT_SEEDS, (), attrs)
+        if len(_EAGER_SEEDS) >= _EAGER_SEEDS_KEPT:
+            _EAGER_SEEDS.pop(next(iter(_EAGER_SEEDS)))
+        _EAGER_SEEDS[key] = seeds
+    return seeds
+
+
+_EAGER_SEEDS = {}  # seed attributes -> eager Tensor; the oldest goes first
+_EAGER_SEEDS_KEPT = 8
 
 
 def _vectorized(prepared, size):

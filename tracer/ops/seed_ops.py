@@ -43,10 +43,10 @@ def _layout(shape, kind):
 
 def _seeds_kernel(shape, dtype, kind, start):
     layout = _layout(shape, kind)
-    ones = np.arange(layout[-1]) == (start + np.arange(layout[0]))[:, None]
+    rows = np.eye(layout[0], layout[-1], k=start, dtype=dtype.as_numpy_dtype)
     if kind == "per_example":
-        ones = np.broadcast_to(ones[:, None, :], layout)
-    return ones.reshape(shape).astype(dtype.as_numpy_dtype)
+        rows = np.broadcast_to(rows[:, None, :], layout)
+    return rows.reshape(shape)
 
 
 def _seeds_nests(node):
