@@ -5,6 +5,8 @@ them here under the op's name; this layer reads nodes through their public attri
 
     Expression   an elementwise op: a C expression of its operands' values, and the prologue
                  helpers it calls (each written into a module only where it is used)
+    Generator    an op whose elements are a function of their index alone (a jacobian's
+                 seeds): computed inside the loops that read them, never stored
     View         a data-movement op fused loops read through: its input at a remapped index
     Reduction    the accumulation that ends a fused loop nest
     Template     a C function of its own, from a template in `templates/`
@@ -43,6 +45,14 @@ class Expression(Form):
         self.render = render
         self.helpers = tuple(helpers)
         self.operand = operand
+
+
+class Generator(Form):
+    """`render(node, index_map) -> C expression` of the element at `index_map` (Affine maps
+    of the loop indices, one per axis of the node)."""
+
+    def __init__(self, render):
+        self.render = render
 
 
 class View(Form):
@@ -94,7 +104,13 @@ class NotCompiled(Form):
         self.reason = reason
 
 
-LOOP_FORMS = (Expression, View, Reduction, FusedBody)  # what codegen.loops writes as a loop nest
+LOOP_FORMS = (
+    Expression,
+    Generator,
+    View,
+    Reduction,
+    FusedBody,
+)  # what codegen.loops writes as a loop nest
 
 
 class Helper:

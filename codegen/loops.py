@@ -14,7 +14,7 @@ import collections
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.forms import C_FORMS, Expression, Reduction, View, tag
+from codegen.forms import C_FORMS, Expression, Generator, Reduction, View, tag
 from tracer.ir.source import format_location
 
 
@@ -112,6 +112,8 @@ class Emitter:
         form = C_FORMS[node.op]
         if isinstance(form, View):
             return operands[0]
+        if isinstance(form, Generator):
+            return self._temporary(node, form.render(node, index_map))
         if not isinstance(form, Expression):
             raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
         typed = node.inputs[form.operand].dtype

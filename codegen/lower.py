@@ -132,9 +132,9 @@ def _moves_no_data(node):
     its input's buffer rather than a copy."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
-        if len(body.nodes) != 2 or body.nodes[1].inputs[0] is not body.inputs[0]:
+        (node,) = body.outputs
+        if len(body.nodes) != 2 or len(body.inputs) != 1 or node.inputs != body.inputs:
             return False
-        node = body.nodes[1]
     form = C_FORMS.get(node.op)
     return isinstance(form, View) and form.flat_when_stored
 

@@ -30,7 +30,10 @@ def _declare(name, **record):
     "record, piece",
     [
         ({"c": forms.Expression(lambda t, out, x: x), "fusion": "elementwise"}, "numpy kernel"),
-        ({"kernel": np.negative, "fusion": "elementwise"}, "C form (c=forms.Expression)"),
+        (
+            {"kernel": np.negative, "fusion": "elementwise"},
+            "C form (c=forms.Expression or forms.Generator)",
+        ),
         (
             {"kernel": np.negative, "c": forms.View(lambda n, m: m), "fusion": "elementwise"},
             "C form",

@@ -28,13 +28,18 @@ front end); only the declaration writes to them. `missing_pieces` names what a d
 lacks; tests/test_registry.py runs it over the catalogue.
 """
 
-from codegen.forms import C_FORMS, Expression, Form, Reduction, View
+from codegen.forms import C_FORMS, Expression, Form, Generator, Reduction, View
 from runtime.kernels import FLOATING_INFIX, KERNELS
 
 OUT = "out"
 ALL_INPUTS = "all inputs"  # `saves` for ops with any number of inputs that keep them all
-# the fusion kinds, and the C form each needs: fused loops compute such ops inside them
-FUSION_FORMS = {None: Form, "elementwise": Expression, "view": View, "reduction": Reduction}
+# the fusion kinds, and the C forms each takes: fused loops compute such ops inside them
+FUSION_FORMS = {
+    None: (Form,),
+    "elementwise": (Expression, Generator),
+    "view": (View,),
+    "reduction": (Reduction,),
+}
 FUSION_KINDS = tuple(FUSION_FORMS)
 
 OPS = {}
@@ -137,9 +142,10 @@ def missing_pieces(op):
     missing = []
     if not callable(KERNELS.get(op.name)):
         missing.append("a numpy kernel (kernel=)")
-    form = FUSION_FORMS[op.fusion]
-    if not isinstance(C_FORMS.get(op.name), form):
-        missing.append(f"a C form (c=forms.{form.__name__})" if op.fusion else "a C form (c=)")
+    forms = FUSION_FORMS[op.fusion]
+    if not isinstance(C_FORMS.get(op.name), forms):
+        kinds = " or ".join(f"forms.{form.__name__}" for form in forms)
+        missing.append(f"a C form (c={kinds})" if op.fusion else "a C form (c=)")
     if op.batch is None and not op.elementwise:
         missing.append("a batching rule (batch=)")
     if op.grad is None and op.saves:

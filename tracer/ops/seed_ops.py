@@ -4,7 +4,8 @@
 rows of an identity, E[r, ...] = 1 at element r of the target and 0 elsewhere (kind
 "full"), or, for `batch_jacobian`, E[r, b, ...] = 1 at element r of every example b (kind
 "per_example"). `one_hot_seeds` makes rows `start` to `start + shape[0]` of them from its
-attributes alone, so no rows x size array is stored in a graph.
+attributes alone, so no rows x size array is stored in a graph; in compiled code each element
+is computed where it is read.
 
 A vectorized gradient multiplies the seeds by a cotangent u and contracts the product with
 a matrix w: a GEMM in which all but one term of every sum is a product with 0.
@@ -19,8 +20,8 @@ import numpy as np
 
 from codegen import forms
 from codegen.affine import offset
-from codegen.ctypes import storage
-from codegen.loops import INDEX, Nest, identity_map, loops_over
+from codegen.ctypes import compute
+from codegen.loops import INDEX
 from tracer.dtypes import as_dtype
 from tracer.ir import match
 from tracer.ops.registry import primitive, unbatchable
@@ -49,20 +50,21 @@ def _seeds_kernel(shape, dtype, kind, start):
     return rows.reshape(shape)
 
 
-def _seeds_nests(node):
-    """One loop nest over the layout (row, [example], element) writing (start + row == element)."""
-    layout = _layout(node.shape, node.attrs["kind"])
-    value = f"({INDEX[0]} + {node.attrs['start']} == {INDEX[len(layout) - 1]})"
-    where = offset(identity_map(len(layout)), layout).c(INDEX)
-    return [], [Nest(loops_over(layout), [], f"out[{where}] = ({storage(node.dtype)}){value};")]
+def _seeds_c(node, index_map):
+    """(start + row == element), the element's position within its target or example."""
+    within = 2 if node.attrs["kind"] == "per_example" else 1
+    element = offset(index_map[within:], node.shape[within:]).c(INDEX)
+    row = (index_map[0] + node.attrs["start"]).c(INDEX)
+    return f"({compute(node.dtype)})({row} == {element})"
 
 
 ONE_HOT_SEEDS = primitive(
     "one_hot_seeds",
     _infer_seeds,
+    fusion="elementwise",
     batch=unbatchable("makes its value from its attributes alone: nothing to batch"),
     kernel=_seeds_kernel,
-    c=forms.LoopNests(_seeds_nests),
+    c=forms.Generator(_seeds_c),
 )
 
 
