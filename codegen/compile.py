@@ -1,21 +1,24 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
 from codegen import build
+from codegen.forms import C_FORMS
 from codegen.lower import lower
 from runtime.compiled import CompiledGraph
 
 
-def compile_graph(graph, name):
-    """A CompiledGraph for `graph`, built (or found in the cache) now."""
-    uses_blas = (
-        any(n.op == "matmul" for n in graph.nodes) and build.blas() is not None
-    )  # importing the BLAS costs 25 ms
+def compile_graph(graph, name, updates=None):
+    """A CompiledGraph for `graph`, built (or found in the cache) now. `updates` maps an
+    output position to the input it is the new value of (see `codegen.lower.lower`)."""
+    # NOTE: importing the BLAS costs 25 ms: only graphs with a product ask for it
+    uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
+    uses_blas = uses_blas and build.blas() is not None
     plan = lower(
         graph,
         title=_safe(name),
         blas=uses_blas,
         vector_math=build.vector_math(),
         threads=build.threads(),
+        updates=updates,
     )
     module, meta = build.load(plan.source, uses_blas)
     return CompiledGraph(module, plan, meta)

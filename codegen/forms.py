@@ -39,12 +39,24 @@ class Form:
 
 class Expression(Form):
     """`render(t, out, *operands) -> C expression`, with `t` the dtype of input `operand` (the
-    first by default; `select` computes in its second input's type) and `out` the result's."""
+    first by default; `select` computes in its second input's type) and `out` the result's.
+    A `guard` makes the kernel stop with an error where its condition holds."""
 
-    def __init__(self, render, helpers=(), operand=0):
+    def __init__(self, render, helpers=(), operand=0, guard=None):
         self.render = render
         self.helpers = tuple(helpers)
         self.operand = operand
+        self.guard = guard
+
+
+class Guard:
+    """`condition(t, out, *operands) -> C condition` under which an element is an error (None
+    when the types cannot err), the exception class the caller raises, and its message."""
+
+    def __init__(self, condition, exception, message):
+        self.condition = condition
+        self.exception = exception
+        self.message = message
 
 
 class Generator(Form):
@@ -78,13 +90,14 @@ class Reduction(Form):
 
 
 class Template(Form):
-    """`context(node, blas) -> the template's values` (besides `name` and `comment`); with
-    `returns_error`, the function returns 0 or 1 for an index out of range."""
+    """`context(node, blas) -> the template's values` (besides `name` and `comment`). With
+    `error(node) -> (exception class, message)`, the template's function returns `error`
+    (a value it is given) when its input is bad, 0 otherwise."""
 
-    def __init__(self, template, context, returns_error=False, uses_blas=False):
+    def __init__(self, template, context, error=None, uses_blas=False):
         self.template = template
         self.context = context
-        self.returns_error = returns_error
+        self.error = error
         self.uses_blas = uses_blas
 
 

@@ -14,7 +14,7 @@ import collections
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.forms import C_FORMS, Expression, Generator, Reduction, View, tag
+from codegen.forms import C_FORMS, LOOP_FORMS, Expression, Generator, Reduction, View, tag
 from tracer.ir.source import format_location
 
 
@@ -27,6 +27,10 @@ class LoopNest:
         self.out_type = out_type
         self.comment = comment
         self.nests = []  # [Nest]
+        self.loads = {}  # parameter name -> keys of the flat offsets it is read at
+        # it returns an error code (or 0): its loops have guards, and then run in order,
+        # on one thread (a loop that may return cannot be vectorized or shared)
+        self.returns_error = False
 
 
 PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more than it saves
@@ -52,13 +56,17 @@ Column = collections.namedtuple("Column", "index extent block")
 
 
 class Emitter:
-    """Builds the statements that compute body nodes at given index maps."""
+    """Builds the statements that compute body nodes at given index maps. `error(exception,
+    message) -> code` registers what a guard's failure raises (ModulePlan.error)."""
 
-    def __init__(self, params):
+    def __init__(self, params, error=None):
         self.params = params  # id(body input node) -> (C name, node)
+        self.error = error
         self.statements = []
         self.memo = {}
         self.names = {}  # id(body node) -> %k, for comments
+        self.guarded = False  # some statement returns an error code
+        self.loads = {}  # parameter name -> keys of the flat offsets it is read at
 
     def value(self, node, index_map):
         """The C expression (a temporary or a literal) of `node` at `index_map`.
@@ -117,9 +125,21 @@ class Emitter:
         if not isinstance(form, Expression):
             raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
         typed = node.inputs[form.operand].dtype
+        if form.guard is not None:
+            self._guard(node, form.guard, form.guard.condition(typed, node.dtype, *operands))
         return self._temporary(node, form.render(typed, node.dtype, *operands))
 
+    def _guard(self, node, guard, condition):
+        if condition is None:
+            return
+        where = format_location(node.location)
+        message = f"{node.op}: {guard.message}" + (f" (at {where})" if where else "")
+        code = self.error(guard.exception, message)
+        self.statements.append((f"if ({condition}) return {code};", f"{node.op} guard"))
+        self.guarded = True
+
     def _load(self, name, node, flat):
+        self.loads.setdefault(name, set()).add(flat.key())
         return self._temporary(
             node,
             f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]",
@@ -160,7 +180,7 @@ def loops_over(shape):
     return [(INDEX[k], d) for k, d in enumerate(shape)]
 
 
-def fused_loop_nest(node, name, param_names, threads=False):
+def fused_loop_nest(node, name, param_names, threads=False, error=None):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
@@ -170,7 +190,7 @@ def fused_loop_nest(node, name, param_names, threads=False):
     else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
         root, names = node, {}
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
-    emitter = Emitter(params)
+    emitter = Emitter(params, error)
     emitter.names = names
     kernel = LoopNest(name, [], storage(node.dtype), comment(node))
     if isinstance(C_FORMS[root.op], Reduction):
@@ -180,10 +200,27 @@ def fused_loop_nest(node, name, param_names, threads=False):
         value = emitter.value(root, index_map)
         store = f"out[{offset(index_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
         nest = Nest(loops_over(root.shape), emitter.statements, store)
-    if threads:
+    kernel.returns_error = emitter.guarded
+    kernel.loads = emitter.loads
+    if threads and not kernel.returns_error:
         nest.parallel = _parallel_kind(nest)
     kernel.nests.append(nest)
     return kernel
+
+
+def reads_only_own_element(node, source):
+    """Whether the loop kernel of `node` reads its input `source` only at the element it
+    writes (the same flat offset of a buffer of the same size), so that it may write its
+    result over `source`."""
+    if not isinstance(C_FORMS.get(node.op), LOOP_FORMS) or source.shape != node.shape:
+        return False
+    params = [f"p{k}" for k in range(len(node.inputs))]
+    kernel = fused_loop_nest(node, "probe", params, error=lambda exception, message: 0)
+    if kernel.nests[0].accumulator is not None:
+        return False
+    own = {offset(identity_map(len(node.shape)), node.shape).key()}
+    reads = [kernel.loads.get(p, set()) for p, i in zip(params, node.inputs) if i is source]
+    return all(keys <= own for keys in reads)
 
 
 def _parallel_kind(nest):

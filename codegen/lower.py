@@ -12,7 +12,7 @@ import numpy as np
 from codegen import templates
 from codegen.ctypes import storage
 from codegen.forms import C_FORMS, LOOP_FORMS, LoopNests, NotCompiled, Template, View
-from codegen.loops import LoopNest, comment, fused_loop_nest
+from codegen.loops import LoopNest, comment, fused_loop_nest, reads_only_own_element
 from tracer.ir import LEAF_OPS, format_location
 
 ALIGN = 64
@@ -27,68 +27,107 @@ class ModulePlan:
         self.input_shapes = []  # and their shapes
         self.constants = []  # numpy arrays passed after the inputs
         self.buffers = []  # (shape, numpy dtype) of the output buffers the caller allocates
-        self.outputs = []  # per graph output: ("buffer", k) | ("input", k) | ("constant", array)
+        # per graph output, where the caller finds it: ("buffer", k) an output buffer,
+        # ("input", k) a copy of input k after the run, ("input before", k) a copy of it
+        # before the run, ("updated", k) input k itself (written in place), ("constant", array)
+        self.outputs = []
+        self.updated_inputs = set()  # inputs the module writes (passed contiguous, unshared)
         self.workspace_bytes = 0
-        self.errors = {}  # return code -> message
+        self.errors = {}  # return code of tracer_run -> (exception class, message)
+
+    def error(self, exception, message):
+        """The return code that tells the caller to raise `exception(message)`."""
+        code = len(self.errors) + 1
+        self.errors[code] = (exception, message)
+        return code
 
 
-def lower(graph, title, blas=False, vector_math=False, threads=False):
+def lower(graph, title, blas=False, vector_math=False, threads=False, updates=None):
+    """The ModulePlan (C source and calling convention) of `graph`.
+
+    `updates` maps an output position to the position of the input it is the new value of
+    (a variable's): the module writes the value into that input's buffer, in place where it
+    safely can (`_written_in_place`), else by a copy after its last kernel. The caller
+    passes such inputs contiguous, of their dtype and not shared with anything else.
+    """
+    updates = dict(updates or {})
     plan = ModulePlan()
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
     plan.input_shapes = [n.shape for n in graph.inputs]
+    plan.updated_inputs = set(updates.values())
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     outputs = {id(o) for o in graph.outputs}
     aliases = {
         id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)
     }
     computed = [n for n in graph.nodes if n.op not in LEAF_OPS and id(n) not in aliases]
-    constants = [
-        n
-        for n in graph.nodes
-        if n.op == "const" and any(n is i for c in computed for i in c.inputs)
+    in_place = _written_in_place(graph, updates, computed, aliases)
+    copied = [
+        (graph.outputs[o], i)
+        for o, i in updates.items()
+        if graph.outputs[o] is not graph.inputs[i] and in_place.get(id(graph.outputs[o])) != i
     ]
-    for node in constants:
-        pointers[id(node)] = f"args[{len(graph.inputs) + len(plan.constants)}]"
-        plan.constants.append(np.ascontiguousarray(node.attrs["value"].array))
+    read = [i for c in computed for i in c.inputs] + [out for out, _ in copied]
+    for node in graph.nodes:
+        if node.op == "const" and any(node is r for r in read):
+            pointers[id(node)] = f"args[{len(graph.inputs) + len(plan.constants)}]"
+            plan.constants.append(np.ascontiguousarray(node.attrs["value"].array))
     buffer_args = {}
     for out in graph.outputs:
-        if out.op in LEAF_OPS or id(out) in buffer_args:
+        if out.op in LEAF_OPS or id(out) in buffer_args or id(out) in in_place:
             continue
         buffer_args[id(out)] = len(plan.buffers)
         plan.buffers.append((out.shape, out.dtype.as_numpy_dtype))
+    # an updated input that is the new value of another one (a swap) is copied first
+    snapshots = {}
+    for out, _ in copied:
+        position = _input_position(graph, out)
+        if position in plan.updated_inputs and id(out) not in snapshots:
+            snapshots[id(out)] = (position, len(plan.buffers))
+            plan.buffers.append((out.shape, out.dtype.as_numpy_dtype))
     first_output = len(graph.inputs) + len(plan.constants)
     for node_id, k in buffer_args.items():
         pointers[node_id] = f"args[{first_output + k}]"
-    workspace = _plan_workspace(computed, buffer_args, aliases)
+    for node_id, k in in_place.items():
+        pointers[node_id] = f"args[{k}]"
+    workspace = _plan_workspace(computed, {**buffer_args, **in_place}, aliases)
     plan.workspace_bytes = workspace.pop(None, 0)
     for node_id, at in workspace.items():
         pointers[node_id] = f"(workspace + {at})"
     for node_id in aliases:
         pointers[node_id] = pointers[id(_source(node_id, aliases))]
-    for out in graph.outputs:
-        if id(out) in buffer_args:
-            plan.outputs.append(("buffer", buffer_args[id(out)]))
-        elif out.op == "const":
-            plan.outputs.append(("constant", out.attrs["value"].array))
-        else:
-            plan.outputs.append(("input", next(k for k, n in enumerate(graph.inputs) if n is out)))
+    plan.outputs = [
+        _output(graph, k, out, buffer_args, in_place, updates)
+        for k, out in enumerate(graph.outputs)
+    ]
     kernels, steps = [], []
+    for node_id, (position, k) in snapshots.items():
+        out = next(o for o in graph.outputs if id(o) == node_id)
+        steps.append(
+            {
+                "call": f"memcpy(args[{first_output + k}], args[{position}], {_bytes(out)});",
+                "comment": f"the old value of input {position}",
+            }
+        )
     for position, node in enumerate(computed):
         name = f"k{position}_{_kernel_label(node)}"
-        text, returns_error = _render_kernel(node, name, blas, threads)
+        text, returns_error = _render_kernel(node, name, blas, threads, plan)
         kernels.append(text)
         args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
         call = f"{name}({', '.join(args + [f'({storage(node.dtype)} *)' + pointers[id(node)]])})"
-        if returns_error:
-            code = len(plan.errors) + 1
-            plan.errors[code] = f"{node.op}: an index is out of range" + _where(node)
-            call = f"if ({call}) return {code};"
+        if returns_error:  # the kernel returns a code of plan.errors, or 0
+            call = f"{{ const int error = {call}; if (error) return error; }}"
         else:
             call += ";"
+        steps.append({"call": call, "comment": _step_comment(node)})
+    for out, k in copied:
+        source = pointers[id(out)]
+        if id(out) in snapshots:
+            source = f"args[{first_output + snapshots[id(out)][1]}]"
         steps.append(
             {
-                "call": call,
-                "comment": f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}",
+                "call": f"memcpy(args[{k}], {source}, {_bytes(out)});",
+                "comment": f"the new value of input {k}",
             }
         )
     prologue = templates.render(
@@ -109,6 +148,61 @@ def lower(graph, title, blas=False, vector_math=False, threads=False):
         n_outputs=len(plan.buffers),
     )
     return plan
+
+
+def _bytes(node):
+    return max(1, int(np.prod(node.shape))) * node.dtype.as_numpy_dtype().itemsize
+
+
+def _input_position(graph, node):
+    return next((k for k, n in enumerate(graph.inputs) if n is node), None)
+
+
+def _output(graph, position, out, buffer_args, in_place, updates):
+    """Where the caller finds output `position` (see ModulePlan.outputs)."""
+    if position in updates:
+        return ("updated", updates[position])
+    if id(out) in buffer_args:
+        return ("buffer", buffer_args[id(out)])
+    if id(out) in in_place:  # a value written over an input: a copy of it, after the run
+        return ("input", in_place[id(out)])
+    if out.op == "const":
+        return ("constant", out.attrs["value"].array)
+    k = _input_position(graph, out)
+    # an input the module updates: its old value, copied before the run
+    return ("input before", k) if k in updates.values() else ("input", k)
+
+
+def _written_in_place(graph, updates, computed, aliases):
+    """id(node) -> input position, for the updated values the module writes straight into
+    their input's buffer: computed ones whose kernel comes after every other kernel that
+    reads the old value, and that read it, if at all, only at the element they write."""
+    step = {id(n): k for k, n in enumerate(computed)}
+    chosen = {}
+    for out_position, k in updates.items():
+        out, old = graph.outputs[out_position], graph.inputs[k]
+        if id(out) not in step or id(out) in chosen:
+            continue
+        readers = [n for n in computed if any(_is_or_aliases(i, old, aliases) for i in n.inputs)]
+        if any(step[id(r)] > step[id(out)] for r in readers):
+            continue
+        if any(r is out for r in readers):
+            through_alias = any(
+                i is not old and _is_or_aliases(i, old, aliases) for i in out.inputs
+            )
+            if through_alias or not reads_only_own_element(out, old):
+                continue
+        chosen[id(out)] = k
+    return chosen
+
+
+def _is_or_aliases(node, source, aliases):
+    """Whether `node` is `source` or a reshape of it that shares its buffer."""
+    return node is source or (id(node) in aliases and _source(id(node), aliases) is source)
+
+
+def _step_comment(node):
+    return f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}"
 
 
 def _where(node, prefix=" at"):
@@ -179,18 +273,22 @@ def _plan_workspace(computed, buffer_args, aliases):
     return offsets
 
 
-def _render_kernel(node, name, blas, threads):
+def _render_kernel(node, name, blas, threads, plan):
     """(C text of the kernel function, whether it returns an error code)."""
     form = C_FORMS[node.op]
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]
-        kernel = fused_loop_nest(node, name, params, threads)
+        kernel = fused_loop_nest(node, name, params, threads, plan.error)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
-        return templates.render("loops.c.j2", k=kernel), False
+        return templates.render("loops.c.j2", k=kernel), kernel.returns_error
     if isinstance(form, Template):
         context = form.context(node, blas)
+        if form.error is not None:
+            exception, message = form.error(node)
+            where = format_location(node.location)
+            context["error"] = plan.error(exception, message + (f" (at {where})" if where else ""))
         text = templates.render(form.template, name=name, comment=comment(node), **context)
-        return text, form.returns_error
+        return text, form.error is not None
     if isinstance(form, LoopNests):
         params, nests = form.nests(node)
         kernel = LoopNest(name, params, storage(node.dtype), comment(node))

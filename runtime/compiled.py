@@ -4,7 +4,8 @@ Each module gets its own call function, generated as Python text from its plan: 
 per argument slot, with no loops over the plan at call time. Inputs are taken from numpy
 without copies when they are already contiguous and of the right dtype (numpy scalars,
 what 0-d results are, are read in place too); outputs are allocated here and filled by
-the C code.
+the C code. Inputs the module updates (variables) are written in place; the caller passes
+them contiguous and unshared, and gets them back as the updated outputs.
 """
 
 import threading
@@ -42,9 +43,7 @@ def _call_function(module, plan):
         "empty": np.empty,
         "copy": np.array,
         "contiguous": np.ascontiguousarray,
-        "failed": lambda code: IndexError(
-            plan.errors.get(code, f"compiled code failed with code {code}")
-        ),
+        "failed": lambda code: _error(plan, code),
         "constants": constants,  # kept alive as long as the pointers to them
         "constant_pointers": [ffi.from_buffer(c) for c in constants],
     }
@@ -63,12 +62,10 @@ def _call_function(module, plan):
         )
         if shape == ():
             check = f"type(a{k}) is not t{k} and ({check})"
-        lines += [
-            f"    a{k} = arrays[{k}]",
-            f"    if {check}:",
-            f"        a{k} = contiguous(a{k}, d{k})",
-            f"    args[{k}] = from_buffer(a{k})",
-        ]
+        lines.append(f"    a{k} = arrays[{k}]")
+        if k not in plan.updated_inputs:  # written in place: the caller passes them as they must be
+            lines += [f"    if {check}:", f"        a{k} = contiguous(a{k}, d{k})"]
+        lines.append(f"    args[{k}] = from_buffer(a{k})")
     for k in range(n_constants):
         lines.append(f"    args[{n_inputs + k}] = constant_pointers[{k}]")
     first_buffer = n_inputs + n_constants
@@ -81,15 +78,26 @@ def _call_function(module, plan):
     if plan.workspace_bytes:
         lines.append(f"    workspace = empty({plan.workspace_bytes}, 'uint8')")
         lines.append(f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)")
-    lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
     results = []
     for k, (kind, where) in enumerate(plan.outputs):
         if kind == "buffer":
             results.append(f"b{where}")
         elif kind == "input":
             results.append(f"copy(a{where})")
+        elif kind == "input before":  # the old value of an input the run writes
+            lines.append(f"    old{k} = copy(a{where})")
+            results.append(f"old{k}")
+        elif kind == "updated":
+            results.append(f"a{where}")
         else:
             scope[f"c{k}"] = where
             results.append(f"copy(c{k})")
+    lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
     lines.append(f"    return [{', '.join(results)}]")
     return "\n".join(lines) + "\n", scope
+
+
+def _error(plan, code):
+    """The exception for return code `code` of the module (its plan says which)."""
+    exception, message = plan.errors.get(code, (RuntimeError, f"compiled code failed ({code})"))
+    return exception(message)

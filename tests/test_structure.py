@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import tracer as tt
-from tracer.function import IR_STAGES
+from tracer.concrete import IR_STAGES
 from tracer.passes import pipeline
 from tracer.passes.verify import VerificationError
 
@@ -73,7 +73,7 @@ FORBIDDEN = [
     ("codegen", ("tracer.ops", "tracer.passes", "tracer.tensor", "tracer.tape", "tracer.function")),
     ("tracer.ir", ("tracer.ops", "tracer.passes", "tracer.tensor", "runtime", "codegen")),
     ("tracer.ops", ("tracer.passes", "tracer.control", "tracer.tape", "tracer.backprop",
-                    "tracer.function", "tracer.jacobian", "tracer.tracing")),
+                    "tracer.function", "tracer.concrete", "tracer.jacobian", "tracer.tracing")),
     ("tracer.passes", ("tracer.control", "tracer.tape", "tracer.backprop", "tracer.function",
                        "tracer.jacobian")),
 ]  # fmt: skip

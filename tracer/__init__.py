@@ -28,7 +28,7 @@ from tracer.dtypes import (
     int64,
 )
 from tracer.explain import UnconnectedGradientError
-from tracer.function import Function, RetraceLimitError, TensorSpec, function
+from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops.array_ops import (
     cast,
@@ -91,6 +91,8 @@ from tracer.ops.math_ops import (
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min
 from tracer.ops.scan_ops import reduce_prod
 from tracer.ops.structure_ops import concat, stack, unstack
+from tracer.printing import print
+from tracer.signature import TensorSpec
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.tensor import Tensor, constant, convert_to_tensor
 from tracer.transforms import grad, value_and_grad
@@ -114,7 +116,7 @@ __all__ = [
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
+    "print", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
     "shape", "sigmoid", "sign", "sin", "size", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
     "zeros", "zeros_like",

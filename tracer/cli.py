@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from tracer.function import IR_STAGES
+from tracer.concrete import IR_STAGES
 
 _SPEC = re.compile(r"\s*(f16|f32|f64|i32|i64|bool|c64|c128)\[([\d,\s]*)\]\s*")
 _DTYPES = {

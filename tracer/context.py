@@ -14,6 +14,7 @@ class _State(threading.local):
         self.location = None  # when set, new nodes take this location instead of the caller's
         self.trace = None  # the tracing.Trace of the tt.function being traced, if any
         self.paused = []  # tapes inside their stop_recording() block
+        self.building = 0  # > 0 while tracer builds a graph of its own (building_graph())
 
 
 state = _State()
@@ -46,10 +47,25 @@ def location_override(location):
 
 
 @contextlib.contextmanager
-def no_recording():
-    """Nothing computed inside is recorded on any tape (used while building gradient graphs)."""
+def outside_trace():
+    """Ops inside run eagerly, outside any trace and tape (TensorFlow's init_scope): how a
+    Variable created while a function is traced gets its initial value."""
+    saved = state.trace, state.tapes, state.paused
+    state.trace, state.tapes, state.paused = None, [], []
+    try:
+        yield
+    finally:
+        state.trace, state.tapes, state.paused = saved
+
+
+@contextlib.contextmanager
+def building_graph():
+    """Ops inside build a graph of tracer's own (a gradient, a vectorized graph) from
+    symbolic tensors outside any trace; nothing is recorded on any tape."""
     saved, state.tapes = state.tapes, []
+    state.building += 1
     try:
         yield
     finally:
         state.tapes = saved
+        state.building -= 1

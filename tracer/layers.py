@@ -10,7 +10,9 @@ import numpy as np
 
 from tracer import nn
 from tracer import random as tt_random
+from tracer.dtypes import as_dtype
 from tracer.ops import math_ops
+from tracer.ops.array_ops import cast
 from tracer.ops.linalg_ops import matmul
 from tracer.tensor import convert_to_tensor
 from tracer.variable import Variable
@@ -46,14 +48,18 @@ def get_activation(activation):
 
 
 class Layer:
-    """A callable that builds its variables on first call."""
+    """A callable that builds its variables on first call. Its variables have `dtype`
+    (float32 by default), and floating inputs of another dtype are cast to it, as Keras does."""
 
-    def __init__(self, name=None):
+    def __init__(self, name=None, dtype=None):
         self.name = name or unique_layer_name(_snake_case(type(self).__name__))
+        self.dtype = as_dtype(dtype or "float32")
         self.built = False
 
     def __call__(self, inputs):
         inputs = convert_to_tensor(inputs)
+        if self.dtype is not None and inputs.dtype.is_floating and inputs.dtype != self.dtype:
+            inputs = cast(inputs, self.dtype)
         if not self.built:
             self.build(inputs.shape)
             self.built = True
@@ -79,8 +85,8 @@ class Dense(Layer):
     (1, 2)
     """
 
-    def __init__(self, units, activation=None, use_bias=True, name=None):
-        super().__init__(name)
+    def __init__(self, units, activation=None, use_bias=True, name=None, dtype=None):
+        super().__init__(name, dtype)
         self.units = int(units)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
@@ -89,11 +95,11 @@ class Dense(Layer):
     def build(self, input_shape):
         fan_in = input_shape[-1]
         limit = np.sqrt(6.0 / (fan_in + self.units))
-        self.kernel = Variable(
-            tt_random.uniform((fan_in, self.units), -limit, limit), name=f"{self.name}/kernel"
-        )
+        kernel = tt_random.uniform((fan_in, self.units), -limit, limit, dtype=self.dtype)
+        self.kernel = Variable(kernel, name=f"{self.name}/kernel")
         if self.use_bias:
-            self.bias = Variable(np.zeros(self.units, dtype=np.float32), name=f"{self.name}/bias")
+            zeros = np.zeros(self.units, dtype=self.dtype.as_numpy_dtype)
+            self.bias = Variable(zeros, name=f"{self.name}/bias")
 
     def call(self, inputs):
         y = matmul(inputs, self.kernel)
@@ -106,10 +112,11 @@ class Dense(Layer):
 
 
 class Sequential(Layer):
-    """Layers applied in order."""
+    """Layers applied in order (each casts its inputs to its own dtype)."""
 
-    def __init__(self, layers=(), name=None):
-        super().__init__(name)
+    def __init__(self, layers=(), name=None, dtype=None):
+        super().__init__(name, dtype)
+        self.dtype = None if dtype is None else self.dtype
         self.layers = list(layers)
 
     def add(self, layer):

@@ -1,85 +1,191 @@
-"""`tt.optimizers`: SGD (with momentum) and Adam, updating variables in place.
+"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, RMSprop and Adagrad, as Keras defines them.
 
-Updates are plain numpy on the variables' values: an optimizer step is not differentiated,
-and it runs outside any tape (as Keras optimizers do). A None gradient leaves its variable
-alone; an IndexedSlices gradient updates only its rows under SGD without momentum, and is
-made dense otherwise.
+Updates are written with tracer ops and `Variable.assign*`, so `apply_gradients` works
+eagerly and inside `tt.function`, where the whole update runs in the compiled code, in place.
+An update is not differentiated: no tape records an assign. Slot variables (momenta,
+moments) are created on a variable's first update, outside any trace, as TensorFlow does;
+the step count is a variable too (`iterations`), so compiled steps see it move. A None
+gradient leaves its variable alone; an IndexedSlices gradient updates only its rows under
+SGD without momentum (`Variable.scatter_sub`), and is made dense otherwise.
 """
 
-import numpy as np
-
+from tracer import dtypes
 from tracer.indexed_slices import IndexedSlices
+from tracer.ops import array_ops, math_ops
+from tracer.tensor import convert_to_tensor
+from tracer.variable import Variable
 
 
 class Optimizer:
-    def __init__(self, learning_rate):
+    def __init__(self, learning_rate, name):
         self.learning_rate = float(learning_rate)
-        self.iterations = 0
-        self._slots = {}  # id(variable) -> per-variable state
+        self.name = name
+        self.iterations = Variable(
+            0, trainable=False, name=f"{name}/iterations", dtype=dtypes.int64
+        )
+        self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
 
     def apply_gradients(self, grads_and_vars):
-        """Apply one update for each (gradient, variable) pair; returns the iteration count."""
+        """Apply one update for each (gradient, variable) pair; returns `iterations`."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
-        self.iterations += 1
+        for _, variable in pairs:
+            if not isinstance(variable, Variable):
+                raise TypeError(f"apply_gradients updates Variables, not {type(variable).__name__}")
+        self.iterations.assign_add(1)
         for grad, variable in pairs:
             if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
                 continue
-            self._dense_update(np.asarray(grad, dtype=variable._value.dtype), variable)
+            self._dense_update(convert_to_tensor(grad), variable, self._slots_of(variable))
         return self.iterations
 
-    def _slot(self, variable, make):
-        state = self._slots.get(id(variable))
-        if state is None or state[0] is not variable:
-            state = self._slots[id(variable)] = (variable, make(variable._value))
-        return state[1]
+    def variables(self):
+        """The optimizer's variables: `iterations`, then each variable's slots."""
+        slots = [v for _, named in self._slots.values() for v in named.values()]
+        return [self.iterations, *slots]
+
+    def get_slot(self, variable, name):
+        return self._slots_of(variable)[name]
+
+    def _slots_of(self, variable):
+        """The slots of `variable`, made on its first update (from constants, so that a
+        function traced for the first time may make them)."""
+        entry = self._slots.get(id(variable))
+        if entry is None or entry[0] is not variable:
+            named = {
+                slot: Variable(
+                    _filled(variable, start),
+                    trainable=False,
+                    name=f"{self.name}/{variable.name.split(':')[0]}/{slot}",
+                )
+                for slot, start in self._slot_starts().items()
+            }
+            entry = self._slots[id(variable)] = (variable, named)
+        return entry[1]
+
+    def _slot_starts(self):
+        """{slot name: its first value} of each variable."""
+        return {}
 
     def _sparse_update(self, grad, variable):
         return False
 
+    def _step(self, dtype):
+        """The number of this update (1 for the first), in `dtype`."""
+        return array_ops.cast(self.iterations, dtype)
+
+
+def _filled(variable, value):
+    """A maker (run outside any trace) of `value` in the variable's shape and dtype."""
+    return lambda: array_ops.fill(variable.shape, convert_to_tensor(value, variable.dtype))
+
 
 class SGD(Optimizer):
-    """v <- momentum * v - lr * g; x <- x + v (x <- x - lr * g without momentum)."""
+    """v <- momentum * v - lr * g; x <- x + v (Nesterov: x <- x + momentum * v - lr * g);
+    without momentum, x <- x - lr * g."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name=None):
-        super().__init__(learning_rate)
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
+        super().__init__(learning_rate, name)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
 
-    def _dense_update(self, grad, variable):
+    def _slot_starts(self):
+        return {"momentum": 0.0} if self.momentum else {}
+
+    def _dense_update(self, grad, variable, slots):
         if not self.momentum:
-            variable._value = variable._value - self.learning_rate * grad
+            variable.assign_sub(grad * self.learning_rate)
             return
-        velocity = self._slot(variable, lambda value: [np.zeros_like(value)])
-        velocity[0] = self.momentum * velocity[0] - self.learning_rate * grad
-        step = (
-            self.momentum * velocity[0] - self.learning_rate * grad
-            if self.nesterov
-            else velocity[0]
-        )
-        variable._value = variable._value + step
+        velocity = slots["momentum"]
+        velocity.assign(velocity * self.momentum - grad * self.learning_rate)
+        if self.nesterov:
+            variable.assign_add(velocity * self.momentum - grad * self.learning_rate)
+        else:
+            variable.assign_add(velocity)
 
     def _sparse_update(self, grad, variable):
         if self.momentum:
             return False
-        value = variable._value.copy()
-        rows = np.asarray(grad.values.numpy(), dtype=value.dtype)
-        np.subtract.at(value, grad.indices.numpy(), self.learning_rate * rows)
-        variable._value = value
+        rows = convert_to_tensor(grad.values, variable.dtype) * self.learning_rate
+        variable.scatter_sub(IndexedSlices(rows, grad.indices, variable.shape))
         return True
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba) with Keras's defaults and its epsilon placement."""
+    """Adam (Kingma & Ba) with Keras's defaults and its epsilon placement:
+    m <- b1 m + (1 - b1) g; v <- b2 v + (1 - b2) g^2;
+    x <- x - lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + epsilon)."""
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name=None):
-        super().__init__(learning_rate)
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):
+        super().__init__(learning_rate, name)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
-    def _dense_update(self, grad, variable):
-        moments = self._slot(variable, lambda value: [np.zeros_like(value), np.zeros_like(value)])
-        t = self.iterations
-        moments[0] = self.beta_1 * moments[0] + (1 - self.beta_1) * grad
-        moments[1] = self.beta_2 * moments[1] + (1 - self.beta_2) * grad * grad
-        rate = self.learning_rate * np.sqrt(1 - self.beta_2**t) / (1 - self.beta_1**t)
-        step = rate * moments[0] / (np.sqrt(moments[1]) + self.epsilon)
-        variable._value = (variable._value - step).astype(variable._value.dtype, copy=False)
+    def _slot_starts(self):
+        return {"m": 0.0, "v": 0.0}
+
+    def _dense_update(self, grad, variable, slots):
+        m, v = slots["m"], slots["v"]
+        t = self._step(variable.dtype)
+        m.assign(m * self.beta_1 + grad * (1 - self.beta_1))
+        v.assign(v * self.beta_2 + grad * grad * (1 - self.beta_2))
+        bias = math_ops.sqrt(1 - math_ops.pow(self.beta_2, t)) / (1 - math_ops.pow(self.beta_1, t))
+        variable.assign_sub(self.learning_rate * bias * m / (math_ops.sqrt(v) + self.epsilon))
+
+
+class RMSprop(Optimizer):
+    """Keras's RMSprop: v <- rho v + (1 - rho) g^2 (centered: minus the square of the mean
+    gradient); step = lr g / sqrt(v + epsilon), taken with momentum when it is given."""
+
+    def __init__(
+        self,
+        learning_rate=0.001,
+        rho=0.9,
+        momentum=0.0,
+        epsilon=1e-7,
+        centered=False,
+        name="RMSprop",
+    ):
+        super().__init__(learning_rate, name)
+        self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
+        self.centered = bool(centered)
+
+    def _slot_starts(self):
+        starts = {"velocity": 0.0}
+        if self.momentum:
+            starts["momentum"] = 0.0
+        if self.centered:
+            starts["average_gradient"] = 0.0
+        return starts
+
+    def _dense_update(self, grad, variable, slots):
+        velocity = slots["velocity"]
+        velocity.assign(velocity * self.rho + grad * grad * (1 - self.rho))
+        denominator = velocity + self.epsilon
+        if self.centered:
+            average = slots["average_gradient"]
+            average.assign(average * self.rho + grad * (1 - self.rho))
+            denominator = denominator - average * average
+        increment = grad * self.learning_rate / math_ops.sqrt(denominator)
+        if self.momentum:
+            momentum = slots["momentum"]
+            momentum.assign(momentum * self.momentum + increment)
+            increment = momentum
+        variable.assign_sub(increment)
+
+
+class Adagrad(Optimizer):
+    """Keras's Adagrad: a <- a + g^2 (from initial_accumulator_value); x <- x - lr g / sqrt(a + epsilon)."""
+
+    def __init__(
+        self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad"
+    ):
+        super().__init__(learning_rate, name)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+
+    def _slot_starts(self):
+        return {"accumulator": self.initial_accumulator_value}
+
+    def _dense_update(self, grad, variable, slots):
+        accumulator = slots["accumulator"]
+        accumulator.assign_add(grad * grad)
+        variable.assign_sub(grad * self.learning_rate / math_ops.sqrt(accumulator + self.epsilon))

@@ -1,8 +1,12 @@
-"""Signatures of tt.function calls: the cache key of a call, and what changed between two.
+"""Arguments of tt.function calls: which are tensors, the cache key of a call, and what
+changed between two.
 
-A key describes the argument structure and each leaf: ("tensor", shape, dtype) for tensors
-and numpy arrays, ("variable", id, shape, dtype) for variables (a different Variable object
-must not reuse another's trace), and ("value", type, value) for everything else.
+Tensor arguments are tracer Tensors, numpy arrays (any layout) and numpy scalars; every
+other leaf of the argument structure is a Python value, part of the key by value (a new
+value traces again, as in TensorFlow), and Variables by identity. A key describes the
+structure and each leaf: ("tensor", shape, dtype), ("variable", id, shape, dtype), or
+("value", type, value), where a float is keyed by its bits (0.0 and -0.0 differ; a NaN
+matches itself).
 """
 
 import inspect
@@ -15,10 +19,59 @@ from tracer.tensor import TensorLike
 from tracer.variable import Variable
 
 
+class TensorSpec:
+    """The shape and dtype of a tensor argument, for `input_signature` and
+    `get_concrete_function`."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape, dtype="float32", name=None):
+        if any(d is None for d in shape):
+            raise ValueError("TensorSpec: tracer traces static shapes; give every dimension")
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = as_dtype(dtype)
+        self.name = name
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, TensorSpec)
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+        )
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=tt.{self.dtype.name})"
+
+
 def is_tensor_argument(value):
-    return (isinstance(value, TensorLike) and not isinstance(value, Variable)) or isinstance(
-        value, np.ndarray
+    return (
+        isinstance(value, (np.ndarray, np.generic, TensorSpec))
+        or isinstance(value, TensorLike)
+        and not isinstance(value, Variable)
     )
+
+
+def spec_of(value):
+    """The TensorSpec of a tensor argument, or a TypeError naming what tracer cannot take."""
+    if isinstance(value, TensorSpec):
+        return value
+    try:
+        dtype = as_dtype(value.dtype)
+    except TypeError:
+        raise TypeError(
+            f"tracer has no dtype for {value.dtype} (an argument of dtype {value.dtype})"
+        ) from None
+    return TensorSpec(np.shape(value), dtype)
+
+
+def as_argument_array(value):
+    """The numpy value of a tensor argument (Tensors pass their array)."""
+    if isinstance(value, TensorLike):
+        return value._read()._concrete_value()
+    return np.asarray(value)
 
 
 def signature(args, kwargs):
@@ -34,7 +87,10 @@ def _describe(value):
     if isinstance(value, Variable):
         return ("variable", id(value), value.shape, value.dtype.name)
     if is_tensor_argument(value):
-        return ("tensor", tuple(value.shape), as_dtype(value.dtype).name)
+        spec = spec_of(value)
+        return ("tensor", spec.shape, spec.dtype.name)
+    if isinstance(value, float):
+        return ("value", "float", value.hex())  # by its bits: -0.0 is not 0.0, NaN is NaN
     try:
         hash(value)
     except TypeError:
@@ -82,19 +138,22 @@ def _leaf_text(leaf):
     if kind == "variable":
         return f"variable {leaf[3]}{list(leaf[2])} (id {leaf[1]:#x})"
     if kind == "value":
-        return repr(leaf[2])
+        return repr(float.fromhex(leaf[2])) if leaf[1] == "float" else repr(leaf[2])
     return repr(leaf)
+
+
+def bound_arguments(func, args, kwargs):
+    """[(parameter name, value)] of a call of `func` (arg0, arg1, ... where it has none)."""
+    try:
+        return list(inspect.signature(func).bind(*args, **kwargs).arguments.items())
+    except (TypeError, ValueError):
+        return [(f"arg{k}", a) for k, a in enumerate(args)] + list(kwargs.items())
 
 
 def argument_names(func, args, kwargs):
     """A readable name per flattened argument leaf: `x`, `xs_1`, `params_w`."""
-    try:
-        bound = inspect.signature(func).bind(*args, **kwargs)
-        named = list(bound.arguments.items())
-    except (TypeError, ValueError):
-        named = [(f"arg{k}", a) for k, a in enumerate(args)] + list(kwargs.items())
     names = {}
-    for name, value in named:
+    for name, value in bound_arguments(func, args, kwargs):
         _name_leaves(name, value, names)
     flat = nest.flatten((args, kwargs))
     return [names.get(id(leaf), f"arg{k}") for k, leaf in enumerate(flat)]
@@ -109,6 +168,23 @@ def _name_leaves(prefix, value, names):
             _name_leaves(f"{prefix}_{k}", item, names)
     else:
         names.setdefault(id(value), prefix)
+
+
+def describe_arguments(named):
+    """Lines `name: float32 Tensor, shape=(2, 3)` for [(name, value)] of a traced call,
+    tensors given as TensorSpecs."""
+    return [f"{name}: {_value_text(value)}" for name, value in named]
+
+
+def _value_text(value):
+    if isinstance(value, TensorSpec):
+        return f"{value.dtype.name} Tensor, shape={value.shape}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_value_text(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_value_text(v)}" for k, v in value.items()) + "}"
+    return f"{type(value).__name__} {value!r}"
 
 
 def check_signature(specs, args):

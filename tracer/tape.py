@@ -17,7 +17,7 @@ from tracer.config import settings
 from tracer.context import state
 from tracer.explain import UnconnectedGradientError, explain
 from tracer.ir import Node, format_nodes, user_location
-from tracer.ops import array_ops
+from tracer.ops import array_ops, math_ops
 from tracer.recording import Recording
 from tracer.tensor import Tensor, TensorLike, _from_python
 from tracer.variable import Variable
@@ -158,6 +158,9 @@ class GradientTape:
             [rec.tracked_node(s) for s in flat_sources],
         )
         grads = run_gradient(rec, grad, seeds)
+        grads = _seed_sources_that_are_targets(
+            rec, grads, flat_sources, nest.flatten(target), seeds
+        )
         if settings.strict_gradients and unconnected is UnconnectedGradients.NONE and None in grads:
             text = explain(self, rec, target, [s for s, g in zip(flat_sources, grads) if g is None])
             self._finish_differentiation()
@@ -329,6 +332,19 @@ def _seeds(targets, output_gradients):
             )
         seeds.append(g)
     return seeds
+
+
+def _seed_sources_that_are_targets(rec, grads, sources, targets, seeds):
+    """A source that is itself a target, and that the tape does not track, gets that target's
+    seed as its gradient, as in TensorFlow (`tape.gradient(v, v)` is 1 for a Variable `v`
+    the tape never read); a tracked one already has it from the gradient graph."""
+    for k, source in enumerate(sources):
+        if grads[k] is not None or rec.tracked_node(source) is not None:
+            continue
+        matching = [seed for target, seed in zip(targets, seeds) if target is source]
+        if matching:
+            grads[k] = matching[0] if len(matching) == 1 else math_ops.add_n(matching)
+    return grads
 
 
 def _fill_unconnected(grads, sources, unconnected):

@@ -95,8 +95,9 @@ class Tensor(TensorLike):
     def _concrete_value(self):
         if self._value is None:
             raise TypeError(
-                "this tensor is symbolic (it belongs to a graph being built) and has no value; "
-                "use its value only outside tt.function, or return it"
+                f"{self!r} is out of scope and cannot be used here: it is symbolic (it belongs "
+                "to a graph being built, a tt.function's trace) and has no value. Use the "
+                "function's return values to get values out of it."
             )
         return self._value
 

@@ -3,7 +3,9 @@
 While a `Trace` is current (`state.trace`), tensor arguments are symbolic inputs, ops add
 nodes instead of computing, and variables are graph inputs read at call time: reading one
 gives its current symbolic value, and `assign*` replaces that value and marks the variable
-for write-back. Python control flow runs once, at trace time, so it is unrolled.
+for write-back, so a read after an assign sees the new value (program order). `tt.print`
+calls are kept in order, with the tensors they print. Python control flow runs once, at
+trace time.
 """
 
 import contextlib
@@ -17,12 +19,14 @@ from tracer.tensor import Tensor
 class Trace:
     """The state of one tracing run: the inputs made so far and what variables hold now."""
 
-    def __init__(self):
+    def __init__(self, may_create_variables=True):
         self.inputs = []  # input nodes, in order of the flattened arguments
         self.variables = {}  # id(variable) -> variable, in order of first use
         self._values = {}  # id(variable) -> symbolic Tensor it holds now
         self.assigned = []  # variables assigned to, in order of first assignment
+        self.prints = []  # tt.print calls: (PrintCall, its tensors), in program order
         self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
+        self.may_create_variables = may_create_variables
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
@@ -42,10 +46,23 @@ class Trace:
             self.assigned.append(variable)
         self._values[id(variable)] = value
 
+    def print(self, call, tensors):
+        self.prints.append((call, list(tensors)))
+
+    def note_variable_creation(self):
+        if not self.may_create_variables:
+            raise ValueError(
+                "tt.function only supports singleton tt.Variables created on the first call. "
+                "Make sure the tt.Variable is only created once or created outside tt.function "
+                "(a function traced again, for new argument shapes or values, creates it again)."
+            )
+
     def graph(self, outputs):
-        """The traced graph: outputs, then the new values of assigned variables."""
-        out_nodes = [graph_node_of(t) for t in outputs]
-        out_nodes += [graph_node_of(self._values[id(v)]) for v in self.assigned]
+        """The traced graph: `outputs`, then the new values of assigned variables, then the
+        tensors of the prints."""
+        printed = [t for _, tensors in self.prints for t in tensors]
+        finals = [self._values[id(v)] for v in self.assigned]
+        out_nodes = [graph_node_of(t) for t in [*outputs, *finals, *printed]]
         inputs = self.inputs + [v._node for v in self.variables.values()]
         leaves = {id(n) for n in inputs}
         body = [n for n in topological_closure(out_nodes) if id(n) not in leaves]

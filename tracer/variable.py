@@ -1,11 +1,21 @@
-"""Variables: named, mutable state that tapes watch automatically when trainable."""
+"""Variables: named, mutable state that tapes watch automatically when trainable.
+
+Inside `tt.function`, a Variable is state of the compiled code: reads happen when the code
+runs, and `assign*` and `scatter_*` change it there, in program order (tracer/tracing.py).
+A Variable created while a function is traced is made outside the trace, from a value
+known then, as TensorFlow lifts it (`tf.init_scope`); only the first trace of a function
+may create one.
+"""
 
 import itertools
 
 import numpy as np
 
-from tracer.context import state
+from tracer.context import outside_trace, state
 from tracer.ir import Node, user_location
+from tracer.ops import math_ops
+from tracer.ops.core import apply
+from tracer.ops.index_ops import SCATTER_ADD
 from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
 
 _construction_order = itertools.count()
@@ -20,13 +30,19 @@ class Variable(TensorLike):
     ('x0:0', 3.0)
     """
 
-    __slots__ = ("_value", "_node", "name", "trainable", "_unique_id", "__weakref__")
+    # `_shared`: the current array has been handed out (a snapshot Tensor, `.numpy()`), so
+    # compiled code that updates the variable in place copies it first.
+    __slots__ = ("_value", "_node", "_shared", "name", "trainable", "_unique_id", "__weakref__")
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None):
-        if callable(initial_value):
-            initial_value = initial_value()
-        value = constant(initial_value, dtype)
+        if state.trace is not None:
+            state.trace.note_variable_creation()
+        with outside_trace():
+            if callable(initial_value):
+                initial_value = initial_value()
+            value = _initial_value(initial_value, dtype)
         self._value = np.array(value.numpy())
+        self._shared = False
         self.name = f"{name or 'Variable'}:0"
         self.trainable = bool(trainable)
         self._unique_id = next(_construction_order)
@@ -49,6 +65,7 @@ class Variable(TensorLike):
                     tape._watch_variable(self)
         if state.trace is not None:
             return state.trace.read(self)
+        self._shared = True
         return Tensor(self._value, self._node)
 
     def value(self):
@@ -63,21 +80,47 @@ class Variable(TensorLike):
             state.trace.assign(self, new)
         else:
             self._value = np.array(new.numpy(), dtype=self._value.dtype)
+            self._shared = False
         return self
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        from tracer.ops.math_ops import add
-
-        return self.assign(add(self._current(), self._checked(delta, "assign_add")))
+        return self.assign(math_ops.add(self._current(), self._checked(delta, "assign_add")))
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        from tracer.ops.math_ops import subtract
+        return self.assign(math_ops.subtract(self._current(), self._checked(delta, "assign_sub")))
 
-        return self.assign(subtract(self._current(), self._checked(delta, "assign_sub")))
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """Add `sparse_delta` (an IndexedSlices of rows) to the rows it names."""
+        return self.assign(math_ops.add(self._current(), self._rows(sparse_delta, "scatter_add")))
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """Subtract `sparse_delta` (an IndexedSlices of rows) from the rows it names."""
+        rows = self._rows(sparse_delta, "scatter_sub")
+        return self.assign(math_ops.subtract(self._current(), rows))
 
     def _current(self):
         """The value to update from: no tape watches or records an assign (as in TensorFlow)."""
         return state.trace.read(self) if state.trace is not None else Tensor(self._value)
+
+    def _rows(self, sparse_delta, method):
+        """The dense tensor of the rows `sparse_delta` holds (repeated rows add up)."""
+        values = getattr(sparse_delta, "values", None)
+        if values is None or not hasattr(sparse_delta, "indices"):
+            raise TypeError(
+                f"{method}: sparse_delta must be an IndexedSlices, not {sparse_delta!r}"
+            )
+        values = convert_to_tensor(values, self.dtype)
+        if not self.shape or values.shape[1:] != self.shape[1:]:
+            raise ValueError(
+                f"{method}: rows of shape {values.shape[1:]} do not fit {self.name} of shape "
+                f"{self.shape}"
+            )
+        indices = convert_to_tensor(sparse_delta.indices)
+        if indices.shape != values.shape[:1]:
+            raise ValueError(
+                f"{method}: {values.shape[0]} rows for {indices.shape} indices of {self.name}"
+            )
+        return apply(SCATTER_ADD, (values, indices), {"axis": 0, "shape": self.shape})
 
     def _checked(self, value, method):
         """`value` as a Tensor of this variable's dtype and shape, or a clear error."""
@@ -96,3 +139,15 @@ class Variable(TensorLike):
         value = self._value
         text = str(value[()]) if value.ndim == 0 else repr(value)
         return f"<tracer.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
+
+
+def _initial_value(initial_value, dtype):
+    """The initial value as an eager Tensor; one computed from a traced function's arguments
+    cannot be known outside the trace, as TensorFlow's lifting requires."""
+    if isinstance(initial_value, Tensor) and initial_value._value is None:
+        raise ValueError(
+            "a Variable created inside tt.function needs an initial value known outside it, not "
+            "one computed from the function's arguments; create the Variable outside the function "
+            "or from a constant"
+        )
+    return constant(initial_value, dtype)

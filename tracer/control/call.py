@@ -10,7 +10,7 @@ orders follow.
 """
 
 from codegen import forms
-from tracer.context import no_recording
+from tracer.context import building_graph
 from tracer.ir import GraphAttribute
 from tracer.ir.rewrite import with_outputs
 from tracer.ops import array_ops, structure_ops
@@ -98,6 +98,6 @@ def unpack(packed, shapes):
 
 def packed_graph(graph, outputs):
     """The graph computing `outputs` (nodes of `graph`, one dtype) packed into one vector."""
-    with no_recording():
+    with building_graph():
         packed = pack([Tensor(None, n) for n in outputs])
     return with_outputs(graph.inputs, [graph_node_of(packed)])

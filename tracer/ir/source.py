@@ -13,7 +13,8 @@ _LIBRARY_DIRS = tuple(
 
 
 def is_library_file(filename):
-    return filename.startswith(_LIBRARY_DIRS)
+    """tracer's own code, the code it generates (`<tracer compiled call>`, ...) included."""
+    return filename.startswith(_LIBRARY_DIRS) or filename.startswith("<tracer ")
 
 
 def user_location(frame=None, also_skip=()):

@@ -64,6 +64,8 @@ def _apply_binary(op, x, y):
 
 def apply_symbolic(op, inputs, attrs):
     """`apply` while building a graph: a new IR node instead of a value."""
+    if state.trace is None and not state.building:
+        _refuse_leaked(op, inputs)
     shape, dtype = _infer(op, inputs, attrs)
     node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
     out = Tensor(None, node)
@@ -72,6 +74,21 @@ def apply_symbolic(op, inputs, attrs):
     if state.paused:
         _note_paused_use(inputs, out)
     return out
+
+
+def _refuse_leaked(op, inputs):
+    """A symbolic tensor used where no graph is being built escaped a traced function
+    through a Python side channel (a global, a list): TensorFlow's error."""
+    for t in inputs:
+        if t._value is None:
+            where = format_location(_location())
+            raise TypeError(
+                f"{op.name}: {t!r} is out of scope and cannot be used here"
+                + (f" (at {where})" if where else "")
+                + ": it belongs to a tt.function's trace, which has ended. Use the function's "
+                "return values, not a tensor stored while it was traced (a global, a list, an "
+                "attribute), to get values out of it."
+            )
 
 
 def _infer(op, inputs, attrs):

@@ -12,26 +12,43 @@ from tracer.ops.core import apply
 from tracer.ops.registry import NotVectorizable, primitive
 
 
+def _indexed_shape(node):
+    """The shape the indices index: gather's params, or scatter_add's result (an attribute)."""
+    return node.attrs["shape"] if "shape" in node.attrs else node.inputs[0].shape
+
+
+def _out_of_range(name, size):
+    return f"{name}: an index is out of range [0, {size})"
+
+
+def _checked(name, indices, size):
+    """`indices`, or IndexError when one is out of range (negative ones included): the same
+    error in every backend, never a read or a write past the data."""
+    if indices.size and (indices.min() < 0 or indices.max() >= size):
+        raise IndexError(_out_of_range(name, size))
+    return indices
+
+
 def _gather_c(template):
     """The context of a gather-like template: rows of `params` (gather) or of the result
-    (scatter_add, whose shape is an attribute) picked by `indices` along `axis`; the C
-    function returns 1 for an index out of range."""
+    (scatter_add) picked by `indices` along `axis`; the C function returns `error` for an
+    index out of range."""
 
     def context(node, blas):
-        axis = node.attrs["axis"]
-        data, indices = node.inputs
-        full = node.attrs["shape"] if "shape" in node.attrs else data.shape
+        axis, full = node.attrs["axis"], _indexed_shape(node)
         return dict(
             T=storage(node.dtype),
-            I=storage(indices.dtype),
+            I=storage(node.inputs[1].dtype),
             outer=int(np.prod(full[:axis])),
             size=full[axis],
             inner=int(np.prod(full[axis + 1 :])),
-            count=int(np.prod(indices.shape)),
-            error=1,
+            count=int(np.prod(node.inputs[1].shape)),
         )
 
-    return forms.Template(template, context, returns_error=True)
+    def error(node):
+        return IndexError, _out_of_range(node.op, _indexed_shape(node)[node.attrs["axis"]])
+
+    return forms.Template(template, context, error=error)
 
 
 # --- gather and scatter_add -------------------------------------------------------------
@@ -63,7 +80,9 @@ GATHER = primitive(
     ),
     saves=(1,),
     batch=_gather_batch,
-    kernel=lambda params, indices, axis: np.take(params, indices, axis=axis),
+    kernel=lambda params, indices, axis: np.take(
+        params, _checked("gather", indices, params.shape[axis]), axis=axis
+    ),
     c=_gather_c("gather.c.j2"),
 )
 
@@ -74,7 +93,10 @@ def _scatter_add_kernel(updates, indices, axis, shape):
     `updates` is shaped like gather's result, params[:axis] + indices + params[axis+1:];
     repeated indices add up.
     """
-    updates, indices = np.asarray(updates), np.asarray(indices)
+    updates, indices = (
+        np.asarray(updates),
+        _checked("scatter_add", np.asarray(indices), shape[axis]),
+    )
     out = np.zeros(shape, dtype=updates.dtype)
     index_axes = list(range(axis, axis + indices.ndim))
     other_axes = [a for a in range(updates.ndim) if a not in index_axes]
@@ -138,6 +160,8 @@ def _infer_arg(attrs, x):
     axis = attrs["axis"]
     if not 0 <= axis < len(x.shape):
         raise ValueError(f"axis {axis} is out of range for a tensor of shape {x.shape}")
+    if x.shape[axis] == 0:
+        raise ValueError(f"axis {axis} of shape {x.shape} is empty: there is no extreme to find")
     return x.shape[:axis] + x.shape[axis + 1 :], attrs["output_type"]
 
 

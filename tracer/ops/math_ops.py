@@ -324,7 +324,7 @@ def _pow_simplify(node):
 @quiet
 def _pow_kernel(x, y):
     if np.issubdtype(np.result_type(x), np.integer) and np.any(np.asarray(y) < 0):
-        raise ValueError("integers to negative integer powers are not allowed")
+        raise ValueError("pow: integers to negative integer powers are not allowed")
     return np.power(x, y)
 
 
@@ -347,7 +347,15 @@ POW = _binary(
     saves=(0, 1, OUT),
     simplify=_pow_simplify,
     kernel=_pow_kernel,
-    c=forms.Expression(forms.helper_call(_POW), helpers=(_POW,)),
+    c=forms.Expression(
+        forms.helper_call(_POW),
+        helpers=(_POW,),
+        guard=forms.Guard(
+            lambda t, out, x, y: f"({y}) < 0" if t.is_integer else None,
+            ValueError,
+            "integers to negative integer powers are not allowed",
+        ),
+    ),
 )
 
 

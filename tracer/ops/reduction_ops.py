@@ -31,6 +31,16 @@ def _extremum_start(sign):
     return start
 
 
+def _identity(dtype, sign):
+    """What a max (sign -1) or min (+1) of nothing is: an empty axis gives it, as in TensorFlow
+    (and the C loops, which start from it)."""
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min if sign < 0 else np.iinfo(dtype).max
+    if dtype.kind == "b":
+        return sign > 0
+    return sign * np.inf
+
+
 def _extremum(name, numpy_reduce, helper, sign):
     """reduce_max (sign -1) or reduce_min (+1).
 
@@ -44,7 +54,9 @@ def _extremum(name, numpy_reduce, helper, sign):
         saves=(0, OUT),
         fusion="reduction",
         batch=batching.shifted_axis("axis"),
-        kernel=lambda x, axis, keepdims: numpy_reduce(x, axis=axis, keepdims=keepdims),
+        kernel=lambda x, axis, keepdims: numpy_reduce(
+            x, axis=axis, keepdims=keepdims, initial=_identity(x.dtype, sign)
+        ),
         c=forms.Reduction(
             f"{{acc}} = tr_{helper.name}_{{tag}}({{acc}}, {{value}});",
             _extremum_start(sign),

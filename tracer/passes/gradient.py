@@ -19,7 +19,7 @@ rule's cotangent for an input that leads to no source costs nothing at run time.
 import collections
 
 from tracer import dtypes
-from tracer.context import location_override, no_recording
+from tracer.context import building_graph, location_override
 from tracer.ir import Graph, Node, backward_location, topological_closure
 from tracer.ir.rewrite import substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
@@ -75,6 +75,11 @@ def _symbolic_input(name, shape, dtype, location=None):
 def build_gradient(forward, targets, sources, sparse=True):
     """The gradient graph of `targets` (nodes, or None) with respect to `sources` (nodes, or
     None). With `sparse`, a cotangent that is a sum of rows stays rows (a SparseOutput)."""
+    with building_graph():
+        return _build_gradient(forward, targets, sources, sparse)
+
+
+def _build_gradient(forward, targets, sources, sparse):
     reachable = {id(n) for n in forward.nodes}
     cotangents = {}
     seeds = []
@@ -89,23 +94,21 @@ def build_gradient(forward, targets, sources, sparse=True):
     position = {id(n): k for k, n in enumerate(forward.nodes)}
     residuals = []
     leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
-    with no_recording():
-        for node in reversed(forward.nodes):
-            g = cotangents.get(id(node))
-            if g is None or not node.inputs or id(node) in leaves:
-                continue
-            op = OPS[node.op]
-            slots = saved_slots(op, node)
-            saved = [
-                _residual(node, position[id(node)], kept, k, residuals)
-                for k, kept in enumerate(slots)
-            ]
-            with location_override(backward_location(node.location, node.op)):
-                input_cotangents = op.grad(node, g, *saved)
-            for inp, ct in zip(node.inputs, input_cotangents):
-                if ct is not None and id(inp) in reachable:
-                    _check_cotangent(node, inp, ct)
-                    _accumulate(cotangents, inp, ct)
+    for node in reversed(forward.nodes):
+        g = cotangents.get(id(node))
+        if g is None or not node.inputs or id(node) in leaves:
+            continue
+        op = OPS[node.op]
+        slots = saved_slots(op, node)
+        saved = [
+            _residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)
+        ]
+        with location_override(backward_location(node.location, node.op)):
+            input_cotangents = op.grad(node, g, *saved)
+        for inp, ct in zip(node.inputs, input_cotangents):
+            if ct is not None and id(inp) in reachable:
+                _check_cotangent(node, inp, ct)
+                _accumulate(cotangents, inp, ct)
 
     outputs, source_outputs = [], []
     for source in sources:

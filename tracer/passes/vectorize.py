@@ -13,7 +13,7 @@ what makes `jacobian` one pass over the gradient graph instead of a loop.
 An op that cannot be batched raises `NotVectorizable`; the caller then loops.
 """
 
-from tracer.context import location_override, no_recording
+from tracer.context import building_graph, location_override
 from tracer.ir import Graph, Node, topological_closure
 from tracer.ops import batching
 from tracer.ops.core import graph_node_of
@@ -34,7 +34,7 @@ def vectorize(graph, batched_inputs, batch_size):
             inputs.append(new)
         else:
             inputs.append(node)
-    with no_recording():
+    with building_graph():
         for node in graph.nodes:
             if id(node) in batched or not any(id(i) in batched for i in node.inputs):
                 continue

@@ -1,0 +1,328 @@
+"""ConcreteFunction: one traced signature of a `tt.function`, its graphs and how it runs.
+
+It runs one of three ways. Eagerly, with no tape recording and no trace: the executable
+(compiled C, or the numpy interpreter) runs on the arguments' arrays and the variables',
+writes the variables it assigns (in place, for the C backend), and the tt.print calls print.
+Under a recording tape: as one `call` op per output dtype, whose backward is the compiled
+vector-Jacobian product. Inside another trace (or with check_numerics on): its graph runs op
+by op, so the outer function optimizes across it.
+"""
+
+import functools
+import os
+import warnings
+
+import numpy as np
+
+from tracer import nest
+from tracer.context import numerics, state
+from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
+from tracer.ir import format_graph, to_dot
+from tracer.ops.core import apply, execute_graph
+from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
+from tracer.signature import as_argument_array, describe_arguments, is_tensor_argument
+from tracer.tensor import Tensor, TensorLike
+
+GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
+IR_STAGES = (TRACED, GRAD, *STAGE_NAMES[1:])  # what ConcreteFunction.ir can print
+
+
+class ConcreteFunction:
+    """One traced signature: its graphs at every stage and the executable that runs it.
+
+    Called with the arguments it was traced for (`f.get_concrete_function(x)(x)`), or with
+    just its tensor arguments, in order.
+    """
+
+    def __init__(self, name, trace, result, backend, arguments, named):
+        self.name = name
+        self._arguments = arguments  # the traced call's (args, kwargs), tensors as specs
+        self._named = named  # [(parameter name, value)] of that call, for printing
+        self._structure = result
+        flat = nest.flatten(result)
+        self._tensor_positions = [k for k, leaf in enumerate(flat) if isinstance(leaf, TensorLike)]
+        self._flat_result = flat
+        outputs = [flat[k] for k in self._tensor_positions]
+        self._returns_one_tensor = isinstance(result, TensorLike)
+        self._variables = list(trace.variables.values())
+        self._assigned = list(trace.assigned)
+        self._prints = trace.prints
+        self._gradient_graphs = list(trace.gradient_graphs)
+        n_inputs, n_outputs = len(trace.inputs), len(outputs)
+        # each assigned variable's output -> its variable's input, which the module updates
+        self._updates = {
+            n_outputs + j: n_inputs + _position(self._variables, v)
+            for j, v in enumerate(self._assigned)
+        }
+        self.stages = run_pipeline(trace.graph(outputs))
+        self._backend = backend
+        self._packed = None
+        self._executable = _executable(self.stages.final, backend, name, self._updates)
+        self._run_arrays = self._executable.run
+        # the hot path applies when the function returns one tensor and has no side effect
+        self._returns_one_value = (
+            self._returns_one_tensor and not self._assigned and not self._prints
+        )
+        if os.environ.get("TRACER_DUMP"):
+            self._dump(os.environ["TRACER_DUMP"])
+
+    # --- calling ------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        return self._call(self._tensor_arguments(args, kwargs))
+
+    def _tensor_arguments(self, args, kwargs):
+        """The tensor leaves of a call: the traced call's structure, or only its tensors."""
+        traced = nest.flatten(self._arguments)
+        expected = [leaf for leaf in traced if is_tensor_argument(leaf)]
+        flat = nest.flatten((args, kwargs))
+        if not kwargs and len(args) == len(expected) and len(flat) == len(expected):
+            given = list(args)
+        elif len(flat) == len(traced):
+            for k, (old, new) in enumerate(zip(traced, flat)):
+                if not is_tensor_argument(old) and (is_tensor_argument(new) or old != new):
+                    raise TypeError(
+                        f"{self.name}: argument {k} is {new!r}; this concrete function was "
+                        f"traced for {old!r}"
+                    )
+            given = [leaf for leaf in flat if is_tensor_argument(leaf)]
+        else:
+            raise TypeError(
+                f"{self.name}: this concrete function takes {len(expected)} tensor arguments "
+                f"(or the {len(traced)} arguments it was traced with), not {len(flat)}"
+            )
+        for k, (spec, value) in enumerate(zip(expected, given)):
+            if not is_tensor_argument(value) or tuple(np.shape(value)) != tuple(spec.shape):
+                raise TypeError(
+                    f"{self.name}: tensor argument {k} is {_describe(value)}; this concrete "
+                    f"function was traced for {spec!r}"
+                )
+        return given
+
+    def _call_with_tensors(self, tensors):
+        """`_call` for positional eager tensors: the hot path of a compiled function."""
+        if self._returns_one_value and not (
+            state.tapes or state.trace is not None or numerics.enabled
+        ):
+            arrays = [t._value for t in tensors]
+            if self._variables:
+                arrays += [v._value for v in self._variables]
+            return Tensor(self._run_arrays(arrays)[0])
+        return self._call(tensors)
+
+    def _call(self, tensors):
+        """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""
+        if state.trace is not None or numerics.enabled:
+            results = self._run_through_ops(tensors)
+        elif state.tapes:
+            results = self._run_as_one_op(tensors)
+        else:
+            results = [Tensor(a) for a in self._run_eagerly(tensors)]
+        outputs = results[: len(self._tensor_positions)]
+        finals = results[len(outputs) : len(outputs) + len(self._assigned)]
+        if state.trace is not None:
+            for variable, value in zip(self._assigned, finals):
+                state.trace.assign(variable, value)
+        elif state.tapes:
+            for variable, value in zip(self._assigned, finals):
+                variable._value, variable._shared = np.array(value.numpy()), False
+        self._print(results[len(outputs) + len(finals) :])
+        if self._returns_one_tensor:
+            return outputs[0]
+        flat = list(self._flat_result)
+        for position, value in zip(self._tensor_positions, outputs):
+            flat[position] = value
+        return nest.pack_sequence_as(self._structure, flat)
+
+    def _run_eagerly(self, tensors):
+        """The executable on the arguments' and variables' arrays; the assigned variables take
+        their new values (the compiled module writes them in place)."""
+        arrays = [t._value if type(t) is Tensor else as_argument_array(t) for t in tensors]
+        arrays += [v._value for v in self._variables]
+        for position in self._updates.values():
+            arrays[position] = _exclusive(self._variables[position - len(tensors)])
+        results = self._run_arrays(arrays)
+        first = len(self._tensor_positions)
+        for variable, value in zip(self._assigned, results[first:]):
+            variable._value = value
+        return results
+
+    def _print(self, values):
+        """Each tt.print call of the function, with its values, in program order."""
+        values = iter(values)
+        for call, tensors in self._prints:
+            printed = [next(values) for _ in tensors]
+            if state.trace is not None:
+                state.trace.print(call, printed)
+            else:
+                call.write([v.numpy() for v in printed])
+
+    def _run_as_one_op(self, tensors):
+        """Under a recording tape: one `call` op per output dtype, which the tape records as
+        one node whose backward is the function's compiled vector-Jacobian product."""
+        inputs = [t if isinstance(t, TensorLike) else Tensor(as_argument_array(t)) for t in tensors]
+        inputs += [v._read() for v in self._variables]
+        results = [None] * len(self.stages.of_primitives.outputs)
+        for function, positions in self._packed_functions():
+            packed = apply(CALL, tuple(inputs), {"function": function})
+            shapes = [self.stages.of_primitives.outputs[p].shape for p in positions]
+            for position, value in zip(positions, unpack(packed, shapes)):
+                results[position] = value
+        return results
+
+    def _packed_functions(self):
+        """[(PackedFunction, output positions)], one per output dtype (made once)."""
+        if self._packed is None:
+            graph = self.stages.of_primitives
+            groups = {}
+            for position, out in enumerate(graph.outputs):
+                groups.setdefault(out.dtype, []).append(position)
+            compile_graph = functools.partial(_compile_optimized, backend=self._backend)
+            self._packed = [
+                (
+                    PackedFunction(
+                        packed_graph(graph, [graph.outputs[p] for p in positions]),
+                        f"{self.name}_{dtype.name}",
+                        compile_graph,
+                    ),
+                    positions,
+                )
+                for dtype, positions in groups.items()
+            ]
+        return self._packed
+
+    def _run_through_ops(self, tensors):
+        """Inside another trace, inline the traced graph op by op, so the outer function
+        optimizes across the call; with check_numerics on, run it op by op on the
+        interpreter, so that the first op to make a NaN or Inf can be named."""
+        inputs = [t if isinstance(t, TensorLike) else Tensor(as_argument_array(t)) for t in tensors]
+        inputs += [v._read() for v in self._variables]
+        results = execute_graph(self.stages.of_primitives, inputs)
+        if state.trace is None:  # check_numerics, eagerly: the variables take their values
+            first = len(self._tensor_positions)
+            for variable, value in zip(self._assigned, results[first:]):
+                variable._value, variable._shared = np.array(value.numpy()), False
+        return results
+
+    # --- reading ------------------------------------------------------------------------
+
+    def pretty_printed_signature(self):
+        """The traced arguments and the results, as TensorFlow prints them."""
+        lines = [f"{self.name}({', '.join(name for name, _ in self._named)})", "  Args:"]
+        lines += [f"    {text}" for text in describe_arguments(self._named)]
+        lines.append("  Returns:")
+        outputs = self.stages.final.outputs[: len(self._tensor_positions)]
+        shown = iter(_Text(f"{o.dtype.name} Tensor, shape={o.shape}") for o in outputs)
+        leaves = [
+            next(shown) if isinstance(leaf, TensorLike) else leaf for leaf in self._flat_result
+        ]
+        returns = nest.pack_sequence_as(self._structure, leaves)
+        lines.append(f"    {returns}")
+        return "\n".join(lines)
+
+    def _dump(self, directory):
+        """Write every stage's IR, and the C source, to `directory` (TRACER_DUMP)."""
+        os.makedirs(directory, exist_ok=True)
+        stem = os.path.join(directory, f"{_file_safe(self.name)}.{id(self):x}")
+        for stage in IR_STAGES:
+            with open(f"{stem}.{stage}.ir", "w") as handle:
+                handle.write(self.ir(stage) + "\n")
+        source = getattr(self._executable, "c_source", None)
+        if source is not None:
+            with open(f"{stem}.c", "w") as handle:
+                handle.write(source)
+
+    def ir(self, stage=None):
+        """The graph at `stage` (one of IR_STAGES; the last by default) as text; 'grad' lists
+        the gradient graphs tape.gradient built while tracing."""
+        if stage == GRAD:
+            return (
+                "\n\n".join(format_graph(g) for g in self._gradient_graphs)
+                or "# no tape.gradient call"
+            )
+        return format_graph(self._stage(stage))
+
+    def graphviz(self, stage=None):
+        return to_dot(self._stage(stage), name=self.name)
+
+    def _stage(self, stage):
+        if stage is None:
+            return self.stages.final
+        if stage not in self.stages:
+            raise ValueError(f"unknown stage {stage!r}; the stages are {list(IR_STAGES)}")
+        return self.stages[stage]
+
+    def c_source(self):
+        source = getattr(self._executable, "c_source", None)
+        if source is None:
+            raise RuntimeError(f"{self.name} runs on the numpy interpreter: there is no C source")
+        return source
+
+    @property
+    def backend(self):
+        return self._executable.backend
+
+
+class _Text:
+    """Text shown as it is inside a printed structure."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def _exclusive(variable):
+    """The variable's array, fit to be written in place: contiguous, writeable and not handed
+    out (a snapshot Tensor, `.numpy()`); otherwise it gets a copy of its own first."""
+    value = variable._value
+    if variable._shared or not value.flags.c_contiguous or not value.flags.writeable:
+        value = variable._value = np.array(value)
+        variable._shared = False
+    return value
+
+
+def _position(items, item):
+    return next(k for k, other in enumerate(items) if other is item)
+
+
+def _describe(value):
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"{np.dtype(getattr(value.dtype, 'as_numpy_dtype', value.dtype)).name}{list(np.shape(value))}"
+    return repr(value)
+
+
+_fallback_warned = False
+
+
+def _compile_optimized(graph, name, backend):
+    return _executable(run_pipeline(graph).final, backend, name)
+
+
+def _executable(graph, backend, name, updates=None):
+    """Compile `graph` for `backend`; 'auto' falls back to the interpreter, with one warning,
+    when no C compiler works."""
+    global _fallback_warned
+    from runtime.executable import InterpretedGraph
+
+    if backend == "interpreter":
+        return InterpretedGraph(graph)
+    from codegen.build import CompilerUnavailable
+    from codegen.compile import compile_graph
+
+    try:
+        return compile_graph(graph, name, updates)
+    except CompilerUnavailable as error:
+        if backend == "c":
+            raise
+        if not _fallback_warned:
+            _fallback_warned = True
+            warnings.warn(
+                f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=5
+            )
+        return InterpretedGraph(graph)
+
+
+def _file_safe(name):
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64] or "function"
