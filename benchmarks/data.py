@@ -6,6 +6,8 @@ B3 fused elementwise: gradient of sum(sin(x)*exp(-x*x) + tanh(x)*x) on 4M float3
 B4 jacobian of tanh(W@x+b), 256 -> 256; B4b batch_jacobian of it over a batch of 64.
 B5 hessian of sum(sin(x)*x**2) over 100 variables.
 B7 per-call time of a compiled gradient of x*x at a scalar.
+B9 whole training step: the B2 MLP's loss, gradients and an Adam update of its 4 variables
+   (Keras's formula: lr 1e-3, betas 0.9 and 0.999, epsilon 1e-7), batch 128; B9b at batch 1.
 """
 
 import numpy as np
@@ -18,11 +20,34 @@ FULL = {
     "B4b": (64, 256),
     "B5": 100,
     "B7": 1,
+    "B9": (128, 784, 512, 10),
+    "B9b": (1, 784, 512, 10),
 }
-QUICK = {"B1": 20, "B2": (8, 16, 12, 4), "B3": 4096, "B4": 8, "B4b": (4, 8), "B5": 6, "B7": 1}
-WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7")
+QUICK = {
+    "B1": 20,
+    "B2": (8, 16, 12, 4),
+    "B3": 4096,
+    "B4": 8,
+    "B4b": (4, 8),
+    "B5": 6,
+    "B7": 1,
+    "B9": (8, 16, 12, 4),
+    "B9b": (1, 16, 12, 4),
+}
+WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b")
+ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # how closely each system must agree with the numpy reference before it is timed
-TOLERANCE = {"B1": 1e-4, "B2": 2e-3, "B3": 1e-4, "B4": 1e-4, "B4b": 1e-4, "B5": 1e-4, "B7": 1e-6}
+TOLERANCE = {
+    "B1": 1e-4,
+    "B2": 2e-3,
+    "B3": 1e-4,
+    "B4": 1e-4,
+    "B4b": 1e-4,
+    "B5": 1e-4,
+    "B7": 1e-6,
+    "B9": 2e-3,
+    "B9b": 2e-3,
+}
 
 
 def make(workload, quick):
@@ -30,7 +55,7 @@ def make(workload, quick):
     rng = np.random.default_rng(0)
     if workload == "B1":
         return {"ops": size, "x": np.float32(0.5)}
-    if workload == "B2":
+    if workload in ("B2", "B9", "B9b"):
         batch, n_in, hidden, classes = size
         return {
             "x": rng.standard_normal((batch, n_in)).astype(np.float32),

@@ -36,6 +36,8 @@ TITLES = {
     "B4b": "B4b batch_jacobian, batch 64",
     "B5": "B5 hessian, 100 variables",
     "B7": "B7 compiled scalar gradient, per call",
+    "B9": "B9 whole training step (B2 + Adam), batch 128",
+    "B9b": "B9b whole training step, batch 1",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 
@@ -93,7 +95,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats")
     parser.add_argument("--json", help="also write every result to this file")
-    parser.add_argument("--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8)")
+    parser.add_argument(
+        "--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b)"
+    )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
     )

@@ -171,3 +171,21 @@ def test_a_nan_in_the_matrix_stays_in_the_jacobian_rows_that_depend_on_it():
     w, b, x = tt.constant(w_values), tt.constant(np.zeros(n)), tt.constant(np.ones(n))
     jac = tt.function(_layer_jacobian)(w, b, x, False).numpy()
     assert np.isnan(jac[2]).all() and np.isfinite(np.delete(jac, 2, axis=0)).all()
+
+
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_a_product_over_an_inner_dimension_of_one_is_an_outer_product(
+    transpose_a, transpose_b, batch
+):
+    m, n = 3, 4
+    a = _input("a", batch + ((1, m) if transpose_a else (m, 1)))
+    b = _input("b", (n, 1) if transpose_b else (1, n))
+    attrs = {
+        k: True for k, flag in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if flag
+    }
+    out = _node("matmul", [a, b], batch + (m, n), **attrs)
+    values = [rng.standard_normal(a.shape), rng.standard_normal(b.shape)]
+    simplified = _check([out], [a, b], values)
+    assert "matmul" not in _ops(simplified) and "mul" in _ops(simplified)

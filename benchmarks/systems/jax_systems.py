@@ -1,8 +1,11 @@
 """JAX, with jax.jit around grad, jacrev and hessian (float32 on the CPU)."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+from data import ADAM
 
 
 def mlp(d):
@@ -21,6 +24,37 @@ def mlp(d):
     def run():
         value, grads = step(args, x, y)
         return [value, *grads]
+
+    return run
+
+
+def train_step(d):
+    """B9: value_and_grad and a hand-written Keras Adam in one jax.jit, the old state donated."""
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+    x, y = jnp.asarray(d["x"]), jnp.asarray(d["y"])
+    params = [jnp.asarray(d[k]) for k in ("w1", "b1", "w2", "b2")]
+    state = [params, [jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], 0]
+
+    def loss(params, x, y):
+        w1, b1_, w2, b2_ = params
+        logits = jax.nn.relu(x @ w1 + b1_) @ w2 + b2_
+        return jnp.mean(
+            jax.nn.logsumexp(logits, axis=1) - jnp.take_along_axis(logits, y[:, None], axis=1)[:, 0]
+        )
+
+    @functools.partial(jax.jit, donate_argnums=(0, 1, 2))
+    def step(params, ms, vs, t, x, y):
+        value, grads = jax.value_and_grad(loss)(params, x, y)
+        t = t + 1
+        rate = lr * jnp.sqrt(1 - b2**t) / (1 - b1**t)
+        ms = [b1 * m + (1 - b1) * g for m, g in zip(ms, grads)]
+        vs = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, grads)]
+        params = [p - rate * m / (jnp.sqrt(v) + eps) for p, m, v in zip(params, ms, vs)]
+        return value, params, ms, vs, t
+
+    def run():
+        value, *state[:] = step(*state, x, y)
+        return [value, *state[0]]
 
     return run
 
@@ -70,5 +104,7 @@ BUILDERS = {
         "B4b": jacobian(True),
         "B5": hessian,
         "B7": scalar,
+        "B9": train_step,
+        "B9b": train_step,
     }
 }

@@ -1,6 +1,7 @@
 """The hand-written numpy reference of every workload: forward and backward written out."""
 
 import numpy as np
+from data import ADAM
 
 
 def chain(d):
@@ -20,7 +21,10 @@ def chain(d):
 
 
 def mlp(d):
-    x, y, w1, b1, w2, b2 = (d[k] for k in ("x", "y", "w1", "b1", "w2", "b2"))
+    return _loss_and_grads(d["x"], d["y"], *(d[k] for k in ("w1", "b1", "w2", "b2")))
+
+
+def _loss_and_grads(x, y, w1, b1, w2, b2):
     batch = x.shape[0]
     rows = np.arange(batch)
 
@@ -37,6 +41,30 @@ def mlp(d):
         d_logits /= batch
         dh = (d_logits @ w2.T) * (h > 0)
         return [loss, x.T @ dh, dh.sum(axis=0), r.T @ d_logits, d_logits.sum(axis=0)]
+
+    return run
+
+
+def train_step(d):
+    """B9: the B2 step, then Adam on the 4 variables, in place; returns the loss and them."""
+    params = [d[k].copy() for k in ("w1", "b1", "w2", "b2")]
+    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
+    grads = _loss_and_grads(d["x"], d["y"], *params)
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+    step = [0]
+
+    def run():
+        loss, *gs = grads()
+        step[0] += 1
+        t = step[0]
+        rate = np.float32(lr * np.sqrt(1 - b2**t) / (1 - b1**t))
+        for p, g, (m, v) in zip(params, gs, moments):
+            m *= np.float32(b1)
+            m += np.float32(1 - b1) * g
+            v *= np.float32(b2)
+            v += np.float32(1 - b2) * g * g
+            p -= rate * m / (np.sqrt(v) + np.float32(eps))
+        return [loss, *params]
 
     return run
 
@@ -95,5 +123,7 @@ BUILDERS = {
         "B4b": batch_jacobian,
         "B5": hessian,
         "B7": scalar_grad,
+        "B9": train_step,
+        "B9b": train_step,
     }
 }

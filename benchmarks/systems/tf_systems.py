@@ -2,6 +2,7 @@
 
 import numpy as np
 import tensorflow as tf
+from data import ADAM
 
 
 def chain(d):
@@ -35,6 +36,39 @@ def mlp(compiled):
 
         run = tf.function(step) if compiled else step
         return lambda: run(x, y)
+
+    return build
+
+
+def train_step(compiled):
+    """B9: GradientTape and a hand-written Keras Adam with variable assignments."""
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+
+    def build(d):
+        x, y = tf.constant(d["x"]), tf.constant(d["y"])
+        params = [tf.Variable(d[k]) for k in ("w1", "b1", "w2", "b2")]
+        ms = [tf.Variable(tf.zeros_like(p)) for p in params]
+        vs = [tf.Variable(tf.zeros_like(p)) for p in params]
+        t = tf.Variable(0.0)
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                logits = (
+                    tf.matmul(tf.nn.relu(tf.matmul(x, params[0]) + params[1]), params[2])
+                    + params[3]
+                )
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            grads = tape.gradient(loss, params)
+            t.assign_add(1.0)
+            rate = lr * tf.sqrt(1 - b2**t) / (1 - b1**t)
+            for p, g, m, v in zip(params, grads, ms, vs):
+                m.assign(b1 * m + (1 - b1) * g)
+                v.assign(b2 * v + (1 - b2) * g * g)
+                p.assign_sub(rate * m / (tf.sqrt(v) + eps))
+            return loss
+
+        run = tf.function(step) if compiled else step
+        return lambda: [run(x, y), *params]
 
     return build
 
@@ -121,6 +155,8 @@ def _for(compiled):
         "B4b": jacobian(compiled, True),
         "B5": hessian(compiled),
         "B7": scalar(compiled),
+        "B9": train_step(compiled),
+        "B9b": train_step(compiled),
     }
     if not compiled:
         table["B1"] = chain

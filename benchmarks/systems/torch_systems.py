@@ -3,6 +3,7 @@
 import numpy as np
 import torch
 import torch.nn.functional as F
+from data import ADAM
 from torch.func import hessian, jacrev, vmap
 
 
@@ -55,6 +56,36 @@ def hessian_of(d):
     return lambda: hessian(lambda v: torch.sum(torch.sin(v) * v**2))(x)
 
 
+def train_step(compile_step):
+    """B9: autograd and a hand-written Keras Adam updating the parameters in place."""
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+
+    def build(d):
+        x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["y"]).long()
+        params = [torch.from_numpy(d[k].copy()).requires_grad_() for k in ("w1", "b1", "w2", "b2")]
+        ms = [torch.zeros_like(p) for p in params]
+        vs = [torch.zeros_like(p) for p in params]
+        t = torch.zeros(())  # a tensor, so that a compiled step is not specialized per step
+
+        def step(x, y):
+            w1, b1_, w2, b2_ = params
+            loss = F.cross_entropy(torch.relu(x @ w1 + b1_) @ w2 + b2_, y)
+            grads = torch.autograd.grad(loss, params)
+            with torch.no_grad():
+                t.add_(1)
+                rate = lr * torch.sqrt(1 - b2**t) / (1 - b1**t)
+                for p, g, m, v in zip(params, grads, ms, vs):
+                    m.mul_(b1).add_(g, alpha=1 - b1)
+                    v.mul_(b2).addcmul_(g, g, value=1 - b2)
+                    p.sub_(rate * m / (v.sqrt() + eps))
+            return loss
+
+        run = torch.compile(step) if compile_step else step
+        return lambda: [run(x, y), *params]
+
+    return build
+
+
 def eager():
     def mlp(d):
         step, args = mlp_step(d)
@@ -80,6 +111,8 @@ def eager():
         "B4b": lambda d: jacobian_of(d, True),
         "B5": hessian_of,
         "B7": scalar,
+        "B9": train_step(False),
+        "B9b": train_step(False),
     }
 
 
@@ -99,7 +132,7 @@ def compiled():
         x = torch.tensor(float(d["x"]))
         return lambda: run(x)
 
-    return {"B2": mlp, "B3": fused, "B7": scalar}
+    return {"B2": mlp, "B3": fused, "B7": scalar, "B9": train_step(True), "B9b": train_step(True)}
 
 
 def to_numpy(value):

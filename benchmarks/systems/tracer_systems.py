@@ -1,5 +1,7 @@
 """tracer, eager (GradientTape on numpy) and compiled (tt.function)."""
 
+from data import ADAM
+
 import tracer as tt
 
 
@@ -36,6 +38,28 @@ def mlp(compiled):
 
         run = tt.function(step) if compiled else step
         return lambda: run(x, y)
+
+    return build
+
+
+def train_step(compiled):
+    """B9: the B2 step and tt.optimizers.Adam, eager or as one compiled step."""
+
+    def build(d):
+        x, y = tt.constant(d["x"]), tt.constant(d["y"])
+        params = [tt.Variable(d[k]) for k in ("w1", "b1", "w2", "b2")]
+        w1, b1, w2, b2 = params
+        optimizer = tt.optimizers.Adam(**ADAM)
+
+        def step(x, y):
+            with tt.GradientTape() as tape:
+                logits = tt.matmul(tt.nn.relu(tt.matmul(x, w1) + b1), w2) + b2
+                loss = tt.reduce_mean(tt.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
+            return loss
+
+        run = tt.function(step) if compiled else step
+        return lambda: [run(x, y), *params]
 
     return build
 
@@ -111,6 +135,8 @@ def _for(compiled):
         "B4b": jacobian(compiled, batched=True),
         "B5": hessian(compiled),
         "B7": scalar_grad(compiled),
+        "B9": train_step(compiled),
+        "B9b": train_step(compiled),
     }
 
 

@@ -76,6 +76,28 @@ def _fold_transposes(node):
     return match.derived(node, "matmul", operands, node.shape, **matmul_attrs(*flags))
 
 
+def _outer_product(node):
+    """A product over an inner dimension of size 1 is an outer product: matmul(a[..., m, 1],
+    b[..., 1, n]) => mul(a, b), broadcast. One product per element, as the GEMM computes it
+    (alpha 1, beta 0), so the value is the same; and a mul fuses with what reads it (a
+    batch-1 weight gradient into the optimizer's update, never stored)."""
+    a, b = node.inputs
+    m, n = node.shape[-2:]
+    if len(a.shape) < 2 or len(b.shape) < 2 or a.shape[-2:].count(1) == 0:
+        return None
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    inner = a.shape[-2] if ta else a.shape[-1]
+    if inner != 1:
+        return None
+    column = a.shape[:-2] + (m, 1)
+    row = b.shape[:-2] + (1, n)
+    if ta:
+        a = match.derived(node, "reshape", (a,), column, shape=column)
+    if tb:
+        b = match.derived(node, "reshape", (b,), row, shape=row)
+    return match.same(node, match.derived(node, "mul", (a, b), node.shape))
+
+
 def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
     a = np.swapaxes(a, -1, -2) if transpose_a else a
     return np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)
@@ -113,7 +135,7 @@ MATMUL = primitive(
     grad=_matmul_grad,
     saves=(0, 1),
     batch=_matmul_batch,
-    simplify=(_fold_transposes, seed_ops.product_with_seeds),
+    simplify=(_fold_transposes, _outer_product, seed_ops.product_with_seeds),
     kernel=_matmul_kernel,
     c=forms.Template("matmul.c.j2", _matmul_c, uses_blas=True),
 )
