@@ -38,6 +38,7 @@ TITLES = {
     "B7": "B7 compiled scalar gradient, per call",
     "B9": "B9 whole training step (B2 + Adam), batch 128",
     "B9b": "B9b whole training step, batch 1",
+    "B9u": "B9u whole training step, batch 128, compiled for any batch size",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 
@@ -96,7 +97,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats")
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
-        "--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b)"
+        "--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u)"
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"

@@ -2,7 +2,9 @@
 
 An `Affine` is `constant + sum(coefficient * loop_index)`. Broadcasting, transposes,
 slices, size-1 reshapes and tile all map indices affinely, so a fused kernel reads every
-operand straight from its buffer, with no copies.
+operand straight from its buffer, with no copies. Coefficients and the constant are ints,
+or, for shapes with dimensions known only when the code runs, `tracer.ir.dims.Dim`
+polynomials, which print as C (`784*d0`).
 """
 
 
@@ -18,7 +20,7 @@ class Affine:
         return Affine(0, ((axis, 1),))
 
     def __add__(self, other):
-        if isinstance(other, int):
+        if not isinstance(other, Affine):  # an int, or a Dim
             return Affine(self.constant + other, self.terms)
         merged = dict(self.terms)
         for axis, c in other.terms:

@@ -15,6 +15,7 @@ import collections
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
 from codegen.forms import C_FORMS, LOOP_FORMS, Expression, Generator, Reduction, View, tag
+from tracer.ir import dims
 from tracer.ir.source import format_location
 
 
@@ -28,6 +29,7 @@ class LoopNest:
         self.comment = comment
         self.nests = []  # [Nest]
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
+        self.dim_params = ""  # `const int64_t d0, ` for each dimension known at run time
         # it returns an error code (or 0): its loops have guards, and then run in order,
         # on one thread (a loop that may return cannot be vectorized or shared)
         self.returns_error = False
@@ -41,6 +43,7 @@ class Nest:
         # "outer": the outermost loop runs on every core; "reduction": the sum does;
         # "blocks": the blocks of a long kept innermost axis do
         self.parallel = ""
+        self.parallel_if = ""  # an OpenMP if clause, where the size is known only at run time
         self.loops = loops  # [(index name, extent)] outside the accumulator
         self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
         self.statements = statements  # [(C statement, comment)]
@@ -52,7 +55,18 @@ class Nest:
 Accumulator = collections.namedtuple("Accumulator", "type init step result simd")
 # A reduction's kept innermost axis, looped inside the reduced axes in blocks of `block`
 # elements, each block with its array of accumulators.
-Column = collections.namedtuple("Column", "index extent block")
+Column = collections.namedtuple("Column", "index extent block blocked")
+
+
+def _column(index, extent):
+    """The Column of a kept innermost axis: one block when it is short, else equal blocks of
+    at most COLUMN_BLOCK (blocks of COLUMN_BLOCK, the last shorter, where its size is known
+    only when the code runs)."""
+    if isinstance(extent, dims.Dim):
+        return Column(index, extent, COLUMN_BLOCK, True)
+    blocks = max(1, -(-extent // COLUMN_BLOCK))
+    block = -(-extent // blocks)
+    return Column(index, extent, block, block < extent)
 
 
 class Emitter:
@@ -224,26 +238,33 @@ def reads_only_own_element(node, source):
 
 
 def _parallel_kind(nest):
-    iterations = 1
-    for _, extent in [*nest.loops, *nest.reduced_loops]:
-        iterations *= extent
+    """How the nest runs on threads (Nest.parallel), and for sizes known only when the code
+    runs, the OpenMP `if` clause that leaves small runs on one thread (Nest.parallel_if)."""
+    extents = [e for _, e in [*nest.loops, *nest.reduced_loops]]
     if nest.column:
-        iterations *= nest.column.extent
-    if iterations < PARALLEL_MIN:
+        extents.append(nest.column.extent)
+    iterations = dims.size(extents)
+    if _estimate(iterations) < PARALLEL_MIN:
         return ""
-    if nest.loops and nest.loops[0][1] >= 2:
+    if isinstance(iterations, dims.Dim):
+        nest.parallel_if = f" if({iterations} >= {PARALLEL_MIN})"
+    if nest.loops and _estimate(nest.loops[0][1]) >= 2:
         return "outer"
-    if not nest.loops and nest.column and nest.column.block < nest.column.extent:
+    if not nest.loops and nest.column and nest.column.blocked:
         return "blocks"
     if (
         not nest.loops
         and not nest.column
         and nest.accumulator is not None
         and nest.accumulator.simd
-        and nest.reduced_loops[0][1] >= 2
+        and _estimate(nest.reduced_loops[0][1]) >= 2
     ):
         return "reduction"
     return ""
+
+
+def _estimate(extent):
+    return extent.estimate() if isinstance(extent, dims.Dim) else extent
 
 
 COLUMN_BLOCK = 1024  # accumulators per block of a kept innermost axis: 8 KB of doubles, in L1
@@ -269,16 +290,9 @@ def _reduction_nest(emitter, root, node):
     column, acc = None, "acc"
     last = len(source.shape) - 1
     if axes and kept and kept[-1] == last:
-        blocks = max(1, -(-source.shape[last] // COLUMN_BLOCK))
-        column = Column(
-            INDEX[last], source.shape[last], -(-source.shape[last] // blocks)
-        )  # equal blocks
+        column = _column(INDEX[last], source.shape[last])
         kept = kept[:-1]
-        acc = (
-            f"acc[{column.index}]"
-            if column.block == column.extent
-            else f"acc[{column.index} - block_start]"
-        )
+        acc = f"acc[{column.index} - block_start]" if column.blocked else f"acc[{column.index}]"
     accumulator = Accumulator(
         acc_type,
         form.init(root.dtype),

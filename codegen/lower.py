@@ -13,7 +13,7 @@ from codegen import templates
 from codegen.ctypes import storage
 from codegen.forms import C_FORMS, LOOP_FORMS, LoopNests, NotCompiled, Template, View
 from codegen.loops import LoopNest, comment, fused_loop_nest, reads_only_own_element
-from tracer.ir import LEAF_OPS, format_location
+from tracer.ir import LEAF_OPS, dims, format_location, rewrite
 
 ALIGN = 64
 
@@ -32,7 +32,11 @@ class ModulePlan:
         # before the run, ("updated", k) input k itself (written in place), ("constant", array)
         self.outputs = []
         self.updated_inputs = set()  # inputs the module writes (passed contiguous, unshared)
-        self.workspace_bytes = 0
+        self.input_names = []  # for errors about the arguments
+        # dimensions known only at run time: (symbol, input position, axis it is read from);
+        # shapes then hold the symbol's name (or a Python expression of symbols) for them
+        self.dims = []
+        self.workspace_bytes = 0  # an int, or a Python expression of the dims
         self.errors = {}  # return code of tracer_run -> (exception class, message)
 
     def error(self, exception, message):
@@ -53,8 +57,13 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
     updates = dict(updates or {})
     plan = ModulePlan()
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
-    plan.input_shapes = [n.shape for n in graph.inputs]
+    plan.input_shapes = [_text_shape(n.shape) for n in graph.inputs]
+    plan.input_names = [n.attrs.get("name", f"input {k}") for k, n in enumerate(graph.inputs)]
     plan.updated_inputs = set(updates.values())
+    symbols = rewrite.symbols(graph)
+    plan.dims = [_where_read(graph, name) for name in symbols]
+    dim_params = "".join(f"const int64_t {name}, " for name in symbols)
+    dim_args = "".join(f"{name}, " for name in symbols)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     outputs = {id(o) for o in graph.outputs}
     aliases = {
@@ -77,23 +86,24 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
         if out.op in LEAF_OPS or id(out) in buffer_args or id(out) in in_place:
             continue
         buffer_args[id(out)] = len(plan.buffers)
-        plan.buffers.append((out.shape, out.dtype.as_numpy_dtype))
+        plan.buffers.append((_text_shape(out.shape), out.dtype.as_numpy_dtype))
     # an updated input that is the new value of another one (a swap) is copied first
     snapshots = {}
     for out, _ in copied:
         position = _input_position(graph, out)
         if position in plan.updated_inputs and id(out) not in snapshots:
             snapshots[id(out)] = (position, len(plan.buffers))
-            plan.buffers.append((out.shape, out.dtype.as_numpy_dtype))
+            plan.buffers.append((_text_shape(out.shape), out.dtype.as_numpy_dtype))
     first_output = len(graph.inputs) + len(plan.constants)
     for node_id, k in buffer_args.items():
         pointers[node_id] = f"args[{first_output + k}]"
     for node_id, k in in_place.items():
         pointers[node_id] = f"args[{k}]"
-    workspace = _plan_workspace(computed, {**buffer_args, **in_place}, aliases)
-    plan.workspace_bytes = workspace.pop(None, 0)
-    for node_id, at in workspace.items():
-        pointers[node_id] = f"(workspace + {at})"
+    placement, blocks = _plan_workspace(computed, {**buffer_args, **in_place}, aliases)
+    offsets, plan.workspace_bytes = _offsets(blocks)
+    names = list(offsets) if isinstance(offsets, dict) else offsets
+    for node_id, block in placement.items():
+        pointers[node_id] = f"(workspace + {names[block]})"
     for node_id in aliases:
         pointers[node_id] = pointers[id(_source(node_id, aliases))]
     plan.outputs = [
@@ -111,10 +121,11 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
         )
     for position, node in enumerate(computed):
         name = f"k{position}_{_kernel_label(node)}"
-        text, returns_error = _render_kernel(node, name, blas, threads, plan)
+        text, returns_error = _render_kernel(node, name, blas, threads, plan, dim_params)
         kernels.append(text)
         args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
-        call = f"{name}({', '.join(args + [f'({storage(node.dtype)} *)' + pointers[id(node)]])})"
+        out = f"({storage(node.dtype)} *)" + pointers[id(node)]
+        call = f"{name}({dim_args}{', '.join([*args, out])})"
         if returns_error:  # the kernel returns a code of plan.errors, or 0
             call = f"{{ const int error = {call}; if (error) return error; }}"
         else:
@@ -146,12 +157,31 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
         n_inputs=len(graph.inputs),
         n_constants=len(plan.constants),
         n_outputs=len(plan.buffers),
+        dims=symbols,
+        offsets=list(offsets.items()) if isinstance(offsets, dict) else [],
     )
     return plan
 
 
+def _text_shape(shape):
+    """A shape for the caller: ints, and Python expressions of the dims where unknown."""
+    return tuple(d if isinstance(d, int) else str(d) for d in shape)
+
+
+def _where_read(graph, name):
+    """(name, input position, axis) of an input axis whose size is the symbol `name`."""
+    symbol = dims.Dim.symbol(name)
+    for position, node in enumerate(graph.inputs):
+        for axis, size in enumerate(node.shape):
+            if size == symbol:
+                return (name, position, axis)
+    raise ValueError(f"the dimension {name} is the size of no input axis: it cannot be known")
+
+
 def _bytes(node):
-    return max(1, int(np.prod(node.shape))) * node.dtype.as_numpy_dtype().itemsize
+    """The bytes of a node's value (at least one element's): an int, or a Dim."""
+    size = dims.size(node.shape) * node.dtype.as_numpy_dtype().itemsize
+    return size if isinstance(size, dims.Dim) else max(size, node.dtype.as_numpy_dtype().itemsize)
 
 
 def _input_position(graph, node):
@@ -241,45 +271,68 @@ def _source(node_id, aliases):
     return node
 
 
-def _plan_workspace(computed, buffer_args, aliases):
-    """Offsets in the workspace for every computed value that is not an output.
+def _plan_workspace(computed, stored_elsewhere, aliases):
+    """The workspace blocks of every computed value not stored elsewhere: (id(node) -> block
+    number, [block size in bytes]).
 
     A block is reused once the last step reading its value (directly or through an alias)
-    has run; no step writes a block that one of its own inputs occupies.
+    has run, by a value it is large enough for (of the same size, where sizes are known only
+    at run time); no step writes a block that one of its own inputs occupies.
     """
     last_use = {}
     for step, node in enumerate(computed):
         for inp in node.inputs:
             source = _source(id(inp), aliases) if id(inp) in aliases else inp
             last_use[id(source)] = step
-    blocks = []  # [offset, size, busy until step]
-    offsets, end = {}, 0
+    blocks, busy = [], []  # block sizes, and the step after which each is free
+    placement = {}
     for step, node in enumerate(computed):
-        if id(node) in buffer_args:
+        if id(node) in stored_elsewhere:
             continue
-        size = max(1, int(np.prod(node.shape))) * node.dtype.as_numpy_dtype().itemsize
-        size = -(-size // ALIGN) * ALIGN
+        size = _bytes(node)
+        if isinstance(size, int):
+            size = -(-size // ALIGN) * ALIGN
         until = last_use.get(id(node), step)
-        for block in blocks:
-            if block[2] < step and block[1] >= size:
-                block[2] = until
-                offsets[id(node)] = block[0]
+        for k, block in enumerate(blocks):
+            fits = block == size or (
+                isinstance(block, int) and isinstance(size, int) and block >= size
+            )
+            if busy[k] < step and fits:
+                busy[k] = until
+                placement[id(node)] = k
                 break
         else:
-            blocks.append([end, size, until])
-            offsets[id(node)] = end
+            placement[id(node)] = len(blocks)
+            blocks.append(size)
+            busy.append(until)
+    return placement, blocks
+
+
+def _offsets(blocks):
+    """(offset of each block, workspace bytes): ints where every size is known; else C
+    names (w<k>, computed at the start of tracer_run) and a Python expression of the dims."""
+    if all(isinstance(size, int) for size in blocks):
+        offsets, end = [], 0
+        for size in blocks:
+            offsets.append(end)
             end += size
-    offsets[None] = end
-    return offsets
+        return offsets, end
+    offsets = {
+        f"w{k}": " + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0" for k in range(len(blocks))
+    }
+    total = " + ".join(f"align({s})" for s in blocks) or "0"
+    return offsets, total
 
 
-def _render_kernel(node, name, blas, threads, plan):
-    """(C text of the kernel function, whether it returns an error code)."""
+def _render_kernel(node, name, blas, threads, plan, dim_params):
+    """(C text of the kernel function, whether it returns an error code). Every kernel of a
+    module with dimensions known only at run time takes them first (`dim_params`)."""
     form = C_FORMS[node.op]
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]
         kernel = fused_loop_nest(node, name, params, threads, plan.error)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
+        kernel.dim_params = dim_params
         return templates.render("loops.c.j2", k=kernel), kernel.returns_error
     if isinstance(form, Template):
         context = form.context(node, blas)
@@ -287,12 +340,15 @@ def _render_kernel(node, name, blas, threads, plan):
             exception, message = form.error(node)
             where = format_location(node.location)
             context["error"] = plan.error(exception, message + (f" (at {where})" if where else ""))
-        text = templates.render(form.template, name=name, comment=comment(node), **context)
+        text = templates.render(
+            form.template, name=name, comment=comment(node), dim_params=dim_params, **context
+        )
         return text, form.error is not None
     if isinstance(form, LoopNests):
         params, nests = form.nests(node)
         kernel = LoopNest(name, params, storage(node.dtype), comment(node))
         kernel.nests = nests
+        kernel.dim_params = dim_params
         return templates.render("loops.c.j2", k=kernel), False
     reason = form.reason if isinstance(form, NotCompiled) else f"its C form is {form!r}"
     raise TypeError(f"{node.op} has no C code: {reason}")

@@ -34,9 +34,10 @@ def _call_function(module, plan):
     ffi = module.ffi
     n_inputs, n_constants = len(plan.input_dtypes), len(plan.constants)
     constants = [np.ascontiguousarray(c) for c in plan.constants]
+    n_args = n_inputs + n_constants + len(plan.buffers) + 1 + (1 if plan.dims else 0)
     scope = {
         "per_thread": threading.local(),  # one argument array per thread, so threads do not mix
-        "new_args": lambda: ffi.new(f"char *[{n_inputs + n_constants + len(plan.buffers) + 1}]"),
+        "new_args": lambda: ffi.new(f"char *[{n_args}]"),
         "from_buffer": ffi.from_buffer,
         "run": module.lib.tracer_run,
         "ndarray": np.ndarray,
@@ -55,24 +56,24 @@ def _call_function(module, plan):
         "        args = per_thread.args = new_args()",
     ]
     for k, (dtype, shape) in enumerate(zip(plan.input_dtypes, plan.input_shapes)):
-        scope[f"d{k}"] = np.dtype(dtype)
-        scope[f"t{k}"] = np.dtype(dtype).type
-        check = (
-            f"type(a{k}) is not ndarray or a{k}.dtype is not d{k} or not a{k}.flags.c_contiguous"
-        )
+        scope[f"dtype{k}"] = np.dtype(dtype)
+        scope[f"scalar{k}"] = np.dtype(dtype).type
+        check = f"type(a{k}) is not ndarray or a{k}.dtype is not dtype{k} or not a{k}.flags.c_contiguous"
         if shape == ():
-            check = f"type(a{k}) is not t{k} and ({check})"
+            check = f"type(a{k}) is not scalar{k} and ({check})"
         lines.append(f"    a{k} = arrays[{k}]")
         if k not in plan.updated_inputs:  # written in place: the caller passes them as they must be
-            lines += [f"    if {check}:", f"        a{k} = contiguous(a{k}, d{k})"]
+            lines += [f"    if {check}:", f"        a{k} = contiguous(a{k}, dtype{k})"]
         lines.append(f"    args[{k}] = from_buffer(a{k})")
+    if plan.dims:
+        lines += _dim_lines(plan, scope)
     for k in range(n_constants):
         lines.append(f"    args[{n_inputs + k}] = constant_pointers[{k}]")
     first_buffer = n_inputs + n_constants
     for k, (shape, dtype) in enumerate(plan.buffers):
-        scope[f"s{k}"], scope[f"bd{k}"] = shape, np.dtype(dtype)
+        scope[f"bd{k}"] = np.dtype(dtype)
         lines += [
-            f"    b{k} = empty(s{k}, bd{k})",
+            f"    b{k} = empty({_tuple_text(shape)}, bd{k})",
             f"    args[{first_buffer + k}] = from_buffer(b{k})",
         ]
     if plan.workspace_bytes:
@@ -95,6 +96,45 @@ def _call_function(module, plan):
     lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
     lines.append(f"    return [{', '.join(results)}]")
     return "\n".join(lines) + "\n", scope
+
+
+def _dim_lines(plan, scope):
+    """Lines that read the dims from the inputs' shapes, check every input's shape against
+    them, and pass them to the module (after the workspace)."""
+    scope["dims_array"] = threading.local()
+    scope["align"] = lambda n: -(-n // 64) * 64
+    scope["bad_shape"] = lambda k, shape: ValueError(
+        f"argument {plan.input_names[k]} has shape {tuple(shape)}; the compiled function takes "
+        f"{_expected(plan.input_shapes[k], plan)}"
+    )
+    scope["np"] = np
+    lines = [f"    {name} = a{position}.shape[{axis}]" for name, position, axis in plan.dims]
+    for k, shape in enumerate(plan.input_shapes):
+        lines += [
+            f"    if a{k}.shape != {_tuple_text(shape)}:",
+            f"        raise bad_shape({k}, a{k}.shape)",
+        ]
+    slot = len(plan.input_dtypes) + len(plan.constants) + len(plan.buffers) + 1
+    values = ", ".join(name for name, _, _ in plan.dims)
+    lines += [
+        "    try:",
+        "        sizes = dims_array.sizes",
+        "    except AttributeError:",
+        f"        sizes = dims_array.sizes = np.empty({len(plan.dims)}, np.int64)",
+        f"    sizes[:] = ({values},)",
+        f"    args[{slot}] = from_buffer(sizes)",
+    ]
+    return lines
+
+
+def _expected(shape, plan):
+    """A shape with its dims written as None, as the input signature gave them."""
+    names = {name for name, _, _ in plan.dims}
+    return str(tuple(None if d in names else d for d in shape))
+
+
+def _tuple_text(shape):
+    return "(" + "".join(f"{d}, " for d in shape) + ")"
 
 
 def _error(plan, code):

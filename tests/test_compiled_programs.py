@@ -23,8 +23,9 @@ OPTIMIZERS = {
 }
 
 
-def _train(optimizer_name, compiled, dtype, steps=100, batches=((16, 0),)):
-    """Train a Dense model with a step compiled or not; its weights and the step."""
+def _train(optimizer_name, compiled, dtype, steps=100, batches=((16, 0),), **function_options):
+    """Train a Dense model with a step compiled (with `function_options`) or not; its weights,
+    the optimizer and the step."""
     tt.random.set_seed(3)
     model = tt.layers.Sequential(
         [tt.layers.Dense(32, activation="relu", dtype=dtype), tt.layers.Dense(3, dtype=dtype)]
@@ -40,7 +41,7 @@ def _train(optimizer_name, compiled, dtype, steps=100, batches=((16, 0),)):
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
-    step = tt.function(train_step) if compiled else train_step
+    step = tt.function(train_step, **function_options) if compiled else train_step
     data = np.random.default_rng(0)
     for _ in range(steps):
         for size, _ in batches:
@@ -491,3 +492,151 @@ def test_reductions_of_an_empty_axis_agree_in_every_backend(reduce, dtype):
         )
     with pytest.raises(ValueError, match="is empty"):
         tt.argmax(x, axis=0)
+
+
+# --- shape-polymorphic compiled code ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["adam", "sgd_nesterov"])
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_one_trace_of_a_training_step_serves_every_batch_size(name, backend):
+    sizes = ((1, 0), (7, 0), (128, 0), (7, 0))
+    eager, _, _ = _train(name, compiled=False, dtype=np.float64, steps=3, batches=sizes)
+    specs = [tt.TensorSpec([None, 5], tt.float64), tt.TensorSpec([None], tt.int32)]
+    compiled, _, step = _train(
+        name, True, np.float64, steps=3, batches=sizes, input_signature=specs, backend=backend
+    )
+    assert step.experimental_get_tracing_count() == 1
+    for want, got in zip(eager, compiled):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
+
+
+def _polymorphic_program(x, labels, w):
+    """Elementwise math, products, reductions over the unknown axis, reshapes that merge it,
+    gathers and one-hots of per-example labels, slices of known axes, and shape values."""
+    h = tt.nn.relu(x @ w)
+    flat = tt.reshape(tt.concat([h, x[:, 1:]], axis=1), [-1])
+    rows = tt.reshape(flat, (-1, w.shape[1] + x.shape[1] - 1))
+    loss = tt.reduce_mean(tt.nn.sparse_softmax_cross_entropy_with_logits(labels, rows[:, :3]))
+    picked = tt.gather(tf_transpose(rows), labels, axis=1)
+    scale = tt.cast(tt.size(x), x.dtype) / tt.cast(tt.shape(x)[1], x.dtype)
+    return loss + tt.reduce_sum(picked) / scale, tt.reduce_max(rows, axis=0), tt.one_hot(labels, 3)
+
+
+def tf_transpose(t):
+    return tt.transpose(t)
+
+
+@pytest.mark.parametrize("batch", [0, 1, 5, 33])
+def test_polymorphic_code_agrees_with_eager_in_every_backend_at_every_size(batch):
+    specs = [
+        tt.TensorSpec([None, 4], tt.float64),
+        tt.TensorSpec([None], tt.int32),
+        tt.TensorSpec([4, 3], tt.float64),
+    ]
+    data = np.random.default_rng(batch)
+    args = [
+        tt.constant(data.standard_normal((batch, 4))),
+        tt.constant(data.integers(0, 3, batch).astype(np.int32)),
+        tt.constant(data.standard_normal((4, 3))),
+    ]
+    eager = _polymorphic_program(*args)
+    for backend in ("c", "interpreter"):
+        f = tt.function(_polymorphic_program, input_signature=specs, backend=backend)
+        if batch == 0:  # the mean of nothing and the max of nothing, as eager gives them
+            np.testing.assert_array_equal(f(*args)[1].numpy(), eager[1].numpy())
+            continue
+        for got, want in zip(f(*args), eager):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_gradients_of_polymorphic_code_to_second_order():
+    def value_and_grads(x, w):
+        with tt.GradientTape() as outer:
+            outer.watch(w)
+            with tt.GradientTape() as inner:
+                inner.watch(w)
+                y = tt.reduce_mean(tt.tanh(x @ w) ** 2)
+            g = inner.gradient(y, w)
+            g_norm = tt.reduce_sum(g * g)
+        return y, g, outer.gradient(g_norm, w)
+
+    specs = [tt.TensorSpec([None, 3], tt.float64), tt.TensorSpec([3, 2], tt.float64)]
+    compiled = tt.function(value_and_grads, input_signature=specs)
+    data = np.random.default_rng(1)
+    w = tt.constant(data.standard_normal((3, 2)))
+    for batch in (2, 9):
+        x = tt.constant(data.standard_normal((batch, 3)))
+        for got, want in zip(compiled(x, w), value_and_grads(x, w)):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+    assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_shape_errors_against_the_spec_name_the_argument_and_both_shapes():
+    f = tt.function(
+        lambda x, y: x * y[:, None],
+        input_signature=[tt.TensorSpec([None, 3]), tt.TensorSpec([None])],
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"argument x is float32\[4, 2\], the input_signature says float32\[None, 3\]",
+    ):
+        f(tt.ones((4, 2)), tt.ones((4,)))
+    with pytest.raises(
+        ValueError, match=r"argument y has shape \(5,\); the compiled function takes \(None,\)"
+    ):
+        f(tt.ones((4, 3)), tt.ones((5,)))  # the unknown batch sizes of x and y differ
+    with pytest.raises(
+        TypeError, match=r"argument y is 2.0, the input_signature says float32\[None\]"
+    ):
+        f(tt.ones((4, 3)), 2.0)
+
+
+def test_what_cannot_be_done_with_an_unknown_dimension_says_so_at_the_users_line():
+    def first_row(x):
+        return x[1:]
+
+    with pytest.raises(IndexError, match="only ':' can slice an axis of size d0"):
+        tt.function(first_row, input_signature=[tt.TensorSpec([None, 3])])(tt.ones((2, 3)))
+
+    def python_int(x):
+        return tt.zeros((int(x.shape[0]),))
+
+    with pytest.raises(TypeError, match="the dimension d0 is unknown until the function runs"):
+        tt.function(python_int, input_signature=[tt.TensorSpec([None])])(tt.ones((2,)))
+
+
+def test_reduce_retracing_traces_a_generalized_signature_after_a_changed_dimension(caplog):
+    f = tt.function(lambda x, s: tt.reduce_sum(x * s, axis=1), reduce_retracing=True)
+    with caplog.at_level("INFO", logger="tracer.function"):
+        for batch in (2, 3, 4, 5):
+            np.testing.assert_array_equal(
+                f(tt.constant(np.ones((batch, 3))), 2.0).numpy(), [6.0] * batch
+            )
+    assert f.experimental_get_tracing_count() == 2
+    assert "float64[2, 3] -> float64[None, 3]" in caplog.text and "reduce_retracing" in caplog.text
+    f(tt.constant(np.ones((4, 5))), 2.0)
+    assert f.experimental_get_tracing_count() == 3  # the other axis generalized too
+    f(tt.constant(np.ones((7, 9))), 2.0)
+    assert f.experimental_get_tracing_count() == 3
+    assert "shape=(None, None)" in f.pretty_printed_concrete_signatures()
+
+
+def test_polymorphic_code_on_a_tape_inside_another_trace_and_checking_numerics():
+    inner = tt.function(
+        lambda x: tt.reduce_mean(tt.sin(x) * x, axis=0),
+        input_signature=[tt.TensorSpec([None, 3], tt.float64)],
+    )
+    x = tt.constant(np.random.default_rng(2).random((4, 3)))
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.reduce_sum(inner(x))
+    expected = (np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())) / 4
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-12)
+    outer = tt.function(lambda x: inner(x) * 2.0)
+    np.testing.assert_allclose(outer(x).numpy(), 2 * np.mean(np.sin(x.numpy()) * x.numpy(), axis=0))
+    tt.debugging.enable_check_numerics()
+    try:
+        np.testing.assert_allclose(inner(x).numpy(), np.mean(np.sin(x.numpy()) * x.numpy(), axis=0))
+    finally:
+        tt.debugging.disable_check_numerics()

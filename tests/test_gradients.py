@@ -171,7 +171,7 @@ NO_GRADIENT = {
     "argmin": lambda x: tt.cast(tt.math.argmin(x), tt.float64),
 }
 
-CREATION = {"fill", "one_hot_seeds"}  # no inputs
+CREATION = {"dims_value", "fill", "one_hot_seeds"}  # no inputs
 COMPILER_INTERNAL = {"fused"}  # made by the fusion pass after differentiation
 
 

@@ -14,10 +14,11 @@ import warnings
 
 import numpy as np
 
+from runtime.executable import InterpretedGraph
 from tracer import nest
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
-from tracer.ir import format_graph, to_dot
+from tracer.ir import dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
 from tracer.signature import as_argument_array, describe_arguments, is_tensor_argument
@@ -56,7 +57,9 @@ class ConcreteFunction:
         }
         self.stages = run_pipeline(trace.graph(outputs))
         self._backend = backend
-        self._packed = None
+        self._packed = {}  # sizes of the unknown dimensions -> [(PackedFunction, positions)]
+        self._symbols = rewrite.symbols(self.stages.of_primitives)
+        self._specialized = {}  # sizes of the unknown dimensions -> the graph with them
         self._executable = _executable(self.stages.final, backend, name, self._updates)
         self._run_arrays = self._executable.run
         # the hot path applies when the function returns one tensor and has no side effect
@@ -162,23 +165,39 @@ class ConcreteFunction:
         one node whose backward is the function's compiled vector-Jacobian product."""
         inputs = [t if isinstance(t, TensorLike) else Tensor(as_argument_array(t)) for t in tensors]
         inputs += [v._read() for v in self._variables]
-        results = [None] * len(self.stages.of_primitives.outputs)
-        for function, positions in self._packed_functions():
+        graph, sizes = self._of_primitives(inputs)
+        results = [None] * len(graph.outputs)
+        for function, positions in self._packed_functions(graph, sizes):
             packed = apply(CALL, tuple(inputs), {"function": function})
-            shapes = [self.stages.of_primitives.outputs[p].shape for p in positions]
+            shapes = [graph.outputs[p].shape for p in positions]
             for position, value in zip(positions, unpack(packed, shapes)):
                 results[position] = value
         return results
 
-    def _packed_functions(self):
-        """[(PackedFunction, output positions)], one per output dtype (made once)."""
-        if self._packed is None:
-            graph = self.stages.of_primitives
+    def _of_primitives(self, inputs):
+        """The graph of primitives for `inputs` (with the sizes of its unknown dimensions put
+        in), and those sizes."""
+        if not self._symbols:
+            return self.stages.of_primitives, ()
+        graph = self.stages.of_primitives
+        env = {}
+        for node, tensor in zip(graph.inputs, inputs):
+            for size, given in zip(node.shape, tensor.shape):
+                if isinstance(size, dims.Dim) and size.symbols == [str(size)]:
+                    env[str(size)] = given
+        sizes = tuple(env[name] for name in self._symbols)
+        if sizes not in self._specialized:
+            self._specialized[sizes] = rewrite.specialize(graph, env)
+        return self._specialized[sizes], sizes
+
+    def _packed_functions(self, graph, sizes):
+        """[(PackedFunction, output positions)], one per output dtype (made once per sizes)."""
+        if sizes not in self._packed:
             groups = {}
             for position, out in enumerate(graph.outputs):
                 groups.setdefault(out.dtype, []).append(position)
             compile_graph = functools.partial(_compile_optimized, backend=self._backend)
-            self._packed = [
+            self._packed[sizes] = [
                 (
                     PackedFunction(
                         packed_graph(graph, [graph.outputs[p] for p in positions]),
@@ -189,7 +208,7 @@ class ConcreteFunction:
                 )
                 for dtype, positions in groups.items()
             ]
-        return self._packed
+        return self._packed[sizes]
 
     def _run_through_ops(self, tensors):
         """Inside another trace, inline the traced graph op by op, so the outer function
@@ -197,7 +216,7 @@ class ConcreteFunction:
         interpreter, so that the first op to make a NaN or Inf can be named."""
         inputs = [t if isinstance(t, TensorLike) else Tensor(as_argument_array(t)) for t in tensors]
         inputs += [v._read() for v in self._variables]
-        results = execute_graph(self.stages.of_primitives, inputs)
+        results = execute_graph(self._of_primitives(inputs)[0], inputs)
         if state.trace is None:  # check_numerics, eagerly: the variables take their values
             first = len(self._tensor_positions)
             for variable, value in zip(self._assigned, results[first:]):
@@ -212,7 +231,9 @@ class ConcreteFunction:
         lines += [f"    {text}" for text in describe_arguments(self._named)]
         lines.append("  Returns:")
         outputs = self.stages.final.outputs[: len(self._tensor_positions)]
-        shown = iter(_Text(f"{o.dtype.name} Tensor, shape={o.shape}") for o in outputs)
+        shown = iter(
+            _Text(f"{o.dtype.name} Tensor, shape={_shown_shape(o.shape)}") for o in outputs
+        )
         leaves = [
             next(shown) if isinstance(leaf, TensorLike) else leaf for leaf in self._flat_result
         ]
@@ -273,6 +294,11 @@ class _Text:
         return self.text
 
 
+def _shown_shape(shape):
+    """A shape as TensorFlow shows it: None for a dimension known only at run time."""
+    return tuple(None if isinstance(d, dims.Dim) else d for d in shape)
+
+
 def _exclusive(variable):
     """The variable's array, fit to be written in place: contiguous, writeable and not handed
     out (a snapshot Tensor, `.numpy()`); otherwise it gets a copy of its own first."""
@@ -300,14 +326,51 @@ def _compile_optimized(graph, name, backend):
     return _executable(run_pipeline(graph).final, backend, name)
 
 
+class _SpecializedInterpreter:
+    """The numpy interpreter for a graph with dimensions known only at run time: the graph
+    with the sizes of each call put in (checked against the inputs), kept per sizes."""
+
+    backend = "interpreter"
+
+    def __init__(self, graph):
+        self.graph = graph
+        self._by_sizes = {}
+        self._where = {
+            name: next(
+                (k, axis)
+                for k, node in enumerate(graph.inputs)
+                for axis, size in enumerate(node.shape)
+                if size == dims.Dim.symbol(name)
+            )
+            for name in rewrite.symbols(graph)
+        }
+
+    def run(self, arrays):
+        env = {name: np.shape(arrays[k])[axis] for name, (k, axis) in self._where.items()}
+        for node, array in zip(self.graph.inputs, arrays):
+            if tuple(np.shape(array)) != dims.substitute(node.shape, env):
+                expected = tuple(None if isinstance(d, dims.Dim) else d for d in node.shape)
+                raise ValueError(
+                    f"argument {node.attrs.get('name', '?')} has shape {np.shape(array)}; the "
+                    f"compiled function takes {expected}"
+                )
+        key = tuple(env.values())
+        run = self._by_sizes.get(key)
+        if run is None:
+            run = self._by_sizes[key] = InterpretedGraph(rewrite.specialize(self.graph, env)).run
+        return run(arrays)
+
+
 def _executable(graph, backend, name, updates=None):
     """Compile `graph` for `backend`; 'auto' falls back to the interpreter, with one warning,
     when no C compiler works."""
     global _fallback_warned
-    from runtime.executable import InterpretedGraph
+
+    def interpreted():
+        return _SpecializedInterpreter(graph) if rewrite.symbols(graph) else InterpretedGraph(graph)
 
     if backend == "interpreter":
-        return InterpretedGraph(graph)
+        return interpreted()
     from codegen.build import CompilerUnavailable
     from codegen.compile import compile_graph
 
@@ -321,7 +384,7 @@ def _executable(graph, backend, name, updates=None):
             warnings.warn(
                 f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=5
             )
-        return InterpretedGraph(graph)
+        return interpreted()
 
 
 def _file_safe(name):

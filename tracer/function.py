@@ -28,10 +28,12 @@ from tracer.config import settings
 from tracer.ir.source import is_library_file
 from tracer.signature import (
     TensorSpec,
+    accepts,
     argument_names,
     bound_arguments,
     check_signature,
     difference,
+    generalize,
     is_tensor_argument,
     signature,
     spec_of,
@@ -67,20 +69,24 @@ def function(
     compiled code (backend "c": no fallback to the interpreter), False runs the graph
     without compiling it (backend "interpreter"), None leaves `backend` to decide.
     `func` may be a function, a bound method, a functools.partial or any callable object.
+
+    `input_signature` (TensorSpecs, None for a dimension of any size) fixes what the function
+    is traced for; `reduce_retracing=True`, after a call retraces for a changed dimension,
+    traces a generalized signature with that dimension unknown. Either way one compiled
+    module then runs every size.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     backend = _backend_for(jit_compile, backend)
-    if reduce_retracing:
-        raise ValueError(
-            "reduce_retracing=True is not supported yet: tracer traces static shapes; give "
-            "each shape you call with (its compiled code is cached per shape)"
-        )
     if func is None:
         return functools.partial(
-            function, input_signature=input_signature, backend=backend, max_retraces=max_retraces
+            function,
+            input_signature=input_signature,
+            backend=backend,
+            max_retraces=max_retraces,
+            reduce_retracing=reduce_retracing,
         )
-    return Function(func, input_signature, backend, max_retraces)
+    return Function(func, input_signature, backend, max_retraces, reduce_retracing)
 
 
 def _backend_for(jit_compile, backend):
@@ -95,13 +101,19 @@ def _backend_for(jit_compile, backend):
 class Function:
     """A Python function traced and compiled per signature (what `tt.function` returns)."""
 
-    def __init__(self, python_function, input_signature, backend, max_retraces=None):
+    def __init__(
+        self, python_function, input_signature, backend, max_retraces=None, reduce_retracing=False
+    ):
         if not callable(python_function):
             raise TypeError(f"tt.function needs a callable, not {python_function!r}")
         functools.update_wrapper(self, python_function)
         self.__name__ = _name_of(python_function)
         self._python_function = python_function
         self._input_signature = None if input_signature is None else list(input_signature)
+        for spec in self._input_signature or ():
+            if not isinstance(spec, TensorSpec):
+                raise TypeError(f"an input_signature lists TensorSpecs, not {spec!r}")
+        self._reduce_retracing = bool(reduce_retracing)
         self._backend = backend
         self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
@@ -117,7 +129,7 @@ class Function:
         try:
             # NOTE: the fast path, for eager tensors passed by position: the key is their
             # shapes and dtypes, found without walking the arguments' structure.
-            key = _shape_key(args) if not kwargs and self._input_signature is None else None
+            key = _shape_key(args) if not kwargs else None
             if key is not None:
                 concrete = self._by_shape.get(key)
                 if concrete is not None:
@@ -136,16 +148,29 @@ class Function:
 
     def get_concrete_function(self, *args, **kwargs):
         """The traced function for these arguments (traced now if this signature is new);
-        tensors may be given as TensorSpecs."""
+        tensors may be given as TensorSpecs, with None for a dimension of any size."""
         if self._input_signature is not None:
-            check_signature(self._input_signature, args)
+            if kwargs:
+                raise TypeError(
+                    f"{self.__name__} has an input_signature: pass its arguments by position"
+                )
+            check_signature(
+                self._input_signature, args, argument_names(self._python_function, args, {})
+            )
+            args = nest.pack_sequence_as(list(args), self._input_signature)
         key = signature(args, kwargs)
-        concrete = self._concrete.get(key)
+        concrete = self._concrete.get(key) or self._accepting(key)
         if concrete is not None:
             self._hits += 1
             return concrete
+        generalized = self._generalized(args, kwargs) if self._reduce_retracing else None
+        if generalized is not None:
+            args, kwargs = generalized
+            key = signature(args, kwargs)
         if self._concrete:
             reason = difference(key, self._concrete)
+            if generalized is not None:
+                reason += " (traced with the changed dimensions unknown: reduce_retracing)"
             log.info("retracing %s: %s", self.__name__, reason)
             self._retrace_reasons.append(reason)
             if self._max_retraces is not None and len(self._retrace_reasons) > self._max_retraces:
@@ -160,6 +185,22 @@ class Function:
         self._compile_seconds += time.perf_counter() - start
         self._concrete[key] = concrete
         return concrete
+
+    def _accepting(self, key):
+        """A concrete function traced with unknown dimensions that takes arguments of `key`."""
+        for general, concrete in self._concrete.items():
+            if accepts(general, key):
+                return concrete
+        return None
+
+    def _generalized(self, args, kwargs):
+        """(args, kwargs) as TensorSpecs with None for each dimension that differs from the
+        latest traced call of the same structure; None when there is no such call."""
+        for concrete in reversed(list(self._concrete.values())):
+            generalized = generalize(concrete._arguments, (args, kwargs))
+            if generalized is not None:
+                return generalized
+        return None
 
     def experimental_get_tracing_count(self):
         return self._tracing_count
@@ -182,7 +223,9 @@ class Function:
         flat = nest.flatten((args, kwargs))
         specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]
         symbolic = [
-            trace.input(name, leaf.shape, leaf.dtype) if isinstance(leaf, TensorSpec) else leaf
+            trace.input(name, leaf.symbolic_shape(), leaf.dtype)
+            if isinstance(leaf, TensorSpec)
+            else leaf
             for name, leaf in zip(names, specs)
         ]
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)

@@ -15,22 +15,41 @@ import numpy as np
 
 from tracer import nest
 from tracer.dtypes import as_dtype
+from tracer.ir.dims import Dim
 from tracer.tensor import TensorLike
 from tracer.variable import Variable
 
 
 class TensorSpec:
     """The shape and dtype of a tensor argument, for `input_signature` and
-    `get_concrete_function`."""
+    `get_concrete_function`. A dimension given as None is unknown: the compiled code takes
+    any size there (every argument's unknown dimension on the same axis is the same size,
+    as a batch is)."""
 
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape, dtype="float32", name=None):
-        if any(d is None for d in shape):
-            raise ValueError("TensorSpec: tracer traces static shapes; give every dimension")
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        if any(d is not None and d < 0 for d in self.shape):
+            raise ValueError(f"TensorSpec: a dimension is None or >= 0, not {shape}")
         self.dtype = as_dtype(dtype)
         self.name = name
+
+    def symbolic_shape(self):
+        """The shape with each unknown dimension as its symbol: d<k> on axis k."""
+        return tuple(Dim.symbol(f"d{k}") if d is None else d for k, d in enumerate(self.shape))
+
+    def is_compatible_with(self, shape, dtype):
+        return (
+            as_dtype(dtype) == self.dtype
+            and len(shape) == len(self.shape)
+            and all(s is None or s == d for s, d in zip(self.shape, shape))
+        )
+
+    def generalized(self, other):
+        """This spec with None wherever `other` (of the same rank) has another size."""
+        shape = [a if a == b else None for a, b in zip(self.shape, other.shape)]
+        return TensorSpec(shape, self.dtype, self.name)
 
     def __eq__(self, other):
         return (
@@ -44,6 +63,10 @@ class TensorSpec:
 
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype=tt.{self.dtype.name})"
+
+    def text(self):
+        """`float32[None, 784]`, as errors and logs show it."""
+        return f"{self.dtype.name}[{', '.join(map(str, self.shape))}]"
 
 
 def is_tensor_argument(value):
@@ -77,6 +100,50 @@ def as_argument_array(value):
 def signature(args, kwargs):
     """A hashable key: the argument structure with each leaf described."""
     return _describe((args, kwargs))
+
+
+def accepts(general, key):
+    """Whether a concrete function traced for key `general` (tensor dimensions None where
+    unknown) takes a call of key `key`."""
+    if general[0] != key[0]:
+        return False
+    if general[0] == "tensor":
+        spec = TensorSpec(general[1], general[2])
+        return spec.is_compatible_with(key[1], key[2])
+    if general[0] in ("value", "variable"):
+        return general == key
+    if general[0] == "dict":
+        return len(general[1]) == len(key[1]) and all(
+            a[0] == b[0] and accepts(a[1], b[1]) for a, b in zip(general[1], key[1])
+        )
+    return len(general[1]) == len(key[1]) and all(accepts(a, b) for a, b in zip(general[1], key[1]))
+
+
+def generalize(traced, arguments):
+    """`arguments` (args, kwargs) as the call `traced` (args, kwargs with TensorSpecs) made
+    general: the same structure and values, each tensor a TensorSpec with None wherever its
+    shape differs; None when anything else differs (the structure, a value, a rank, a dtype)."""
+    if _describe(_skeleton(traced)) != _describe(_skeleton(arguments)):
+        return None
+    specs, changed = [], False
+    for old, new in zip(nest.flatten(traced), nest.flatten(arguments)):
+        if not isinstance(old, TensorSpec):
+            specs.append(new)
+            continue
+        new = spec_of(new)
+        if len(old.shape) != len(new.shape) or old.dtype != new.dtype:
+            return None
+        specs.append(old.generalized(new))
+        changed = changed or specs[-1].shape != old.shape
+    return nest.pack_sequence_as(arguments, specs) if changed else None
+
+
+def _skeleton(arguments):
+    """`arguments` with each tensor replaced by one marker: their structure and values."""
+    leaves = nest.flatten(arguments)
+    return nest.pack_sequence_as(
+        arguments, ["<tensor>" if is_tensor_argument(v) else v for v in leaves]
+    )
 
 
 def _describe(value):
@@ -187,16 +254,19 @@ def _value_text(value):
     return f"{type(value).__name__} {value!r}"
 
 
-def check_signature(specs, args):
+def check_signature(specs, args, names):
+    """Raise, naming the argument, the shape expected and the shape given, where `args` do
+    not fit the input signature `specs`."""
     flat = nest.flatten(list(args))
     if len(flat) != len(specs):
         raise TypeError(
             f"the input_signature has {len(specs)} tensors, the call passes {len(flat)} arguments"
         )
-    for k, (spec, value) in enumerate(zip(specs, flat)):
-        shape = tuple(getattr(value, "shape", np.shape(value)))
-        dtype = as_dtype(value.dtype) if hasattr(value, "dtype") else None
-        if shape != spec.shape or (dtype is not None and dtype != spec.dtype):
+    for name, spec, value in zip(names, specs, flat):
+        if not is_tensor_argument(value):
+            raise TypeError(f"argument {name} is {value!r}, the input_signature says {spec.text()}")
+        given = spec_of(value)
+        if not spec.is_compatible_with(given.shape, given.dtype):
             raise ValueError(
-                f"argument {k} is {getattr(dtype, 'name', '?')}{list(shape)}, the input_signature says {spec!r}"
+                f"argument {name} is {given.text()}, the input_signature says {spec.text()}"
             )

@@ -125,5 +125,6 @@ BUILDERS = {
         "B7": scalar_grad,
         "B9": train_step,
         "B9b": train_step,
+        "B9u": train_step,
     }
 }

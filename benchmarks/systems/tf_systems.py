@@ -40,8 +40,9 @@ def mlp(compiled):
     return build
 
 
-def train_step(compiled):
-    """B9: GradientTape and a hand-written Keras Adam with variable assignments."""
+def train_step(compiled, any_batch=False):
+    """B9: GradientTape and a hand-written Keras Adam with variable assignments (compiled
+    for any batch size with `any_batch`: B9u)."""
     lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
 
     def build(d):
@@ -67,7 +68,8 @@ def train_step(compiled):
                 p.assign_sub(rate * m / (tf.sqrt(v) + eps))
             return loss
 
-        run = tf.function(step) if compiled else step
+        specs = [tf.TensorSpec([None, x.shape[1]]), tf.TensorSpec([None], tf.int32)]
+        run = tf.function(step, input_signature=specs if any_batch else None) if compiled else step
         return lambda: [run(x, y), *params]
 
     return build
@@ -158,6 +160,8 @@ def _for(compiled):
         "B9": train_step(compiled),
         "B9b": train_step(compiled),
     }
+    if compiled:
+        table["B9u"] = train_step(compiled, any_batch=True)
     if not compiled:
         table["B1"] = chain
     return table

@@ -56,8 +56,9 @@ def hessian_of(d):
     return lambda: hessian(lambda v: torch.sum(torch.sin(v) * v**2))(x)
 
 
-def train_step(compile_step):
-    """B9: autograd and a hand-written Keras Adam updating the parameters in place."""
+def train_step(compile_step, dynamic=None):
+    """B9: autograd and a hand-written Keras Adam updating the parameters in place
+    (compiled for any batch size with `dynamic=True`: B9u)."""
     lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
 
     def build(d):
@@ -80,7 +81,7 @@ def train_step(compile_step):
                     p.sub_(rate * m / (v.sqrt() + eps))
             return loss
 
-        run = torch.compile(step) if compile_step else step
+        run = torch.compile(step, dynamic=dynamic) if compile_step else step
         return lambda: [run(x, y), *params]
 
     return build
@@ -132,7 +133,14 @@ def compiled():
         x = torch.tensor(float(d["x"]))
         return lambda: run(x)
 
-    return {"B2": mlp, "B3": fused, "B7": scalar, "B9": train_step(True), "B9b": train_step(True)}
+    return {
+        "B2": mlp,
+        "B3": fused,
+        "B7": scalar,
+        "B9": train_step(True),
+        "B9b": train_step(True),
+        "B9u": train_step(True, dynamic=True),
+    }
 
 
 def to_numpy(value):

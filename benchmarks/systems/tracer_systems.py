@@ -42,8 +42,9 @@ def mlp(compiled):
     return build
 
 
-def train_step(compiled):
-    """B9: the B2 step and tt.optimizers.Adam, eager or as one compiled step."""
+def train_step(compiled, any_batch=False):
+    """B9: the B2 step and tt.optimizers.Adam, eager or as one compiled step (for any batch
+    size with `any_batch`: B9u)."""
 
     def build(d):
         x, y = tt.constant(d["x"]), tt.constant(d["y"])
@@ -58,7 +59,8 @@ def train_step(compiled):
             optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
             return loss
 
-        run = tt.function(step) if compiled else step
+        specs = [tt.TensorSpec([None, x.shape[1]]), tt.TensorSpec([None], tt.int32)]
+        run = tt.function(step, input_signature=specs if any_batch else None) if compiled else step
         return lambda: [run(x, y), *params]
 
     return build
@@ -127,7 +129,7 @@ def scalar_grad(compiled):
 
 
 def _for(compiled):
-    return {
+    table = {
         "B1": chain(compiled),
         "B2": mlp(compiled),
         "B3": fused(compiled),
@@ -138,6 +140,9 @@ def _for(compiled):
         "B9": train_step(compiled),
         "B9b": train_step(compiled),
     }
+    if compiled:
+        table["B9u"] = train_step(compiled, any_batch=True)
+    return table
 
 
 BUILDERS = {"tracer-eager": _for(False), "tracer-compiled": _for(True)}

@@ -1,5 +1,6 @@
 """The IR: graphs of nodes, their text and DOT printers."""
 
+from tracer.ir import dims
 from tracer.ir.dot import to_dot
 from tracer.ir.graph import LEAF_OPS, Graph, GraphAttribute, Node, topological_closure
 from tracer.ir.literal import Literal
@@ -12,6 +13,7 @@ __all__ = [
     "GraphAttribute",
     "Literal",
     "Node",
+    "dims",
     "format_graph",
     "backward_location",
     "format_location",

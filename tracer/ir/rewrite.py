@@ -1,6 +1,7 @@
 """Rebuilding graphs node by node: the helpers every rewriting pass uses."""
 
-from tracer.ir.graph import Graph, Node, topological_closure
+from tracer.ir import dims
+from tracer.ir.graph import Graph, GraphAttribute, Node, topological_closure
 
 
 def rebuild(graph, rewrite):
@@ -39,3 +40,36 @@ def with_outputs(inputs, outputs):
     leaves = {id(n) for n in inputs}
     body = [n for n in topological_closure(outputs) if id(n) not in leaves]
     return Graph(inputs, list(inputs) + body, outputs)
+
+
+def specialize(graph, env):
+    """`graph` with its unknown dimensions given values (`env`: {symbol: int}): every shape
+    and attribute evaluated, fused bodies included."""
+    mapping = {}
+    for node in graph.nodes:
+        inputs = tuple(mapping[id(i)] for i in node.inputs)
+        attrs = {k: _specialized(v, env) for k, v in node.attrs.items()}
+        shape = dims.substitute(node.shape, env)
+        mapping[id(node)] = Node(node.op, inputs, attrs, shape, node.dtype, node.location)
+    return Graph(
+        [mapping[id(n)] for n in graph.inputs],
+        [mapping[id(n)] for n in graph.nodes],
+        [mapping[id(n)] for n in graph.outputs],
+    )
+
+
+def _specialized(value, env):
+    if isinstance(value, GraphAttribute):
+        return type(value)(specialize(value.graph, env), value.name)
+    return dims.substitute(value, env)
+
+
+def symbols(graph):
+    """The unknown dimensions `graph` mentions (shapes, attributes, fused bodies), sorted."""
+    found = set()
+    for node in graph.nodes:
+        found |= dims.symbols_of(node.shape) | dims.symbols_of(node.attrs)
+        for value in node.attrs.values():
+            if isinstance(value, GraphAttribute):
+                found |= set(symbols(value.graph))
+    return sorted(found, key=lambda name: int(name[1:]))

@@ -14,7 +14,7 @@ from codegen.ctypes import compute, literal, storage
 from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
 from tracer import dtypes
 from tracer.dtypes import as_dtype
-from tracer.ir import match
+from tracer.ir import dims, match
 from tracer.ops import shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
@@ -23,11 +23,12 @@ from tracer.tensor import Tensor, _from_python, convert_to_tensor
 
 
 def shape_tuple(shape):
+    """A shape as a tuple of ints (and of unknown dimensions, while tracing one)."""
     if hasattr(shape, "numpy"):
         shape = shape.numpy()
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+    if isinstance(shape, (int, np.integer, dims.Dim)):
+        shape = (shape,)
+    return tuple(d if isinstance(d, dims.Dim) else int(d) for d in shape)
 
 
 def only_unit_axes_change(source_shape, target_shape):
@@ -112,13 +113,16 @@ def reshape(tensor, shape, name=None):
     x = as_tensor(tensor)
     shape = shape_tuple(shape)
     if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1]))
-        size = int(np.prod(x.shape))
-        if shape.count(-1) > 1 or known == 0 or size % known:
+        known = dims.size([d for d in shape if d != -1])
+        try:
+            if shape.count(-1) > 1 or known == 0 or dims.size(x.shape) % known:
+                raise TypeError
+            missing = dims.size(x.shape) // known
+        except TypeError:
             raise ValueError(
                 f"reshape: cannot reshape a tensor of shape {x.shape} into shape {shape}"
-            )
-        shape = tuple(size // known if d == -1 else d for d in shape)
+            ) from None
+        shape = tuple(missing if d == -1 else d for d in shape)
     if shape == x.shape:
         return x
     return apply(RESHAPE, (x,), {"shape": shape})
@@ -345,7 +349,8 @@ def _infer_slice(attrs, x):
         if item is None:
             shape.append(1)
         elif isinstance(item, tuple):
-            shape.append(len(range(item[0], item[1], item[2])))
+            whole = isinstance(item[1], dims.Dim)  # the whole of an unknown axis
+            shape.append(item[1] if whole else len(range(item[0], item[1], item[2])))
             axis += 1
         else:
             axis += 1
@@ -458,13 +463,18 @@ def canonical_index(key, shape):
     for item in key:
         if item is Ellipsis:
             for _ in range(len(shape) - consumed):
-                result.append(slice(None).indices(shape[axis]))
+                result.append(_slice_range(slice(None), shape[axis]))
                 axis += 1
         elif item is None:
             result.append(None)
         elif isinstance(item, slice):
-            result.append(item.indices(shape[axis]))
+            result.append(_slice_range(item, shape[axis]))
             axis += 1
+        elif isinstance(shape[axis], dims.Dim):
+            raise IndexError(
+                f"an int cannot index axis {axis} of shape {shape}: its size is known only "
+                "when the function runs"
+            )
         else:
             position = int(item)
             if not -shape[axis] <= position < shape[axis]:
@@ -474,6 +484,18 @@ def canonical_index(key, shape):
             result.append(position % shape[axis])
             axis += 1
     return tuple(result)
+
+
+def _slice_range(item, size):
+    """(start, stop, step) of a slice of an axis of `size`: `slice.indices`, and for an axis
+    whose size is unknown while tracing, the whole axis."""
+    if not isinstance(size, dims.Dim):
+        return item.indices(size)
+    if item.start in (None, 0) and item.stop is None and item.step in (None, 1):
+        return (0, size, 1)
+    raise IndexError(
+        f"only ':' can slice an axis of size {size}, which is known only when the function runs"
+    )
 
 
 def getitem(tensor, key):
@@ -526,13 +548,51 @@ def ones_like(input, dtype=None, name=None):
 # --- values known from shapes ---------------------------------------------------------------
 
 
+def _dims_value_c(node, index_map):
+    """The element at `index_map`: the dimension itself, or one of a vector of them."""
+    values = node.attrs["values"]
+    if not node.shape:
+        return f"({compute(node.dtype)})({values[0]})"
+    table = ", ".join(str(v) for v in values)
+    return f"({compute(node.dtype)})((const int64_t[]){{{table}}})[{index_map[0].c(INDEX)}]"
+
+
+def _infer_dims_value(attrs):
+    values, vector = attrs["values"], attrs["vector"]
+    if not vector and len(values) != 1:
+        raise ValueError(f"a scalar holds one dimension, not {len(values)}")
+    return ((len(values),) if vector else ()), attrs["dtype"]
+
+
+DIMS_VALUE = primitive(
+    "dims_value",
+    _infer_dims_value,
+    fusion="elementwise",
+    batch=unbatchable("makes its value from its attributes alone: nothing to batch"),
+    kernel=lambda values, vector, dtype: np.array(
+        values if vector else values[0], dtype=dtype.as_numpy_dtype
+    ),
+    c=forms.Generator(_dims_value_c),
+)
+
+
+def dims_value(values, dtype, vector=False):
+    """Dimensions (ints, or polynomials of unknown ones) as a tensor of `dtype`: one scalar,
+    or a vector of them with `vector`; a constant when every one is known, else read when
+    the function runs."""
+    dtype, values = as_dtype(dtype), tuple(values)
+    if dims.is_known(values):
+        return Tensor(np.array(values if vector else values[0], dtype=dtype.as_numpy_dtype))
+    return apply(DIMS_VALUE, (), {"values": values, "vector": vector, "dtype": dtype})
+
+
 def shape(input, out_type=dtypes.int32, name=None):
-    return Tensor(np.array(as_tensor(input).shape, dtype=as_dtype(out_type).as_numpy_dtype))
+    """The shape of `input` as a tensor (its unknown dimensions read when the function runs)."""
+    return dims_value(as_tensor(input).shape, out_type, vector=True)
 
 
 def size(input, out_type=dtypes.int32, name=None):
-    count = int(np.prod(as_tensor(input).shape))
-    return Tensor(np.array(count, dtype=as_dtype(out_type).as_numpy_dtype))
+    return dims_value([dims.size(as_tensor(input).shape)], out_type)
 
 
 def range_(start, limit=None, delta=1, dtype=None, name=None):

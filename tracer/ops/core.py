@@ -15,7 +15,7 @@ from runtime.kernels import KERNELS
 from tracer import dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
-from tracer.ir import Literal, Node, format_location, source, user_location
+from tracer.ir import Literal, Node, dims, format_location, source, user_location
 from tracer.ops import convert, fast_apply_check
 from tracer.ops.registry import ALL_INPUTS, OPS, OUT, OpDef
 from tracer.recording import Recording
@@ -35,7 +35,7 @@ def _apply(op, inputs, attrs):
             return apply_symbolic(op, inputs, attrs)
         values.append(value)
     shape, dtype = _infer_eager(op, inputs, attrs)
-    if state.trace is not None and _is_large(shape):
+    if state.trace is not None and (_is_large(shape) or dims.symbols_of(attrs)):
         return apply_symbolic(op, inputs, attrs)
     out = Tensor(KERNELS[op.name](*values, **attrs))
     if numerics.enabled:
@@ -129,10 +129,10 @@ LARGE = 4096  # while tracing, results of more elements become graph nodes, not 
 
 
 def _is_large(shape):
-    size = 1
-    for d in shape:
-        size *= d
-    return size > LARGE
+    """Whether a result is better a node than a constant: it has many elements, or a number
+    known only when the function runs."""
+    size = dims.size(shape)
+    return isinstance(size, dims.Dim) or size > LARGE
 
 
 def _location():

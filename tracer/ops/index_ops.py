@@ -6,6 +6,7 @@ from codegen import forms
 from codegen.ctypes import compute, storage
 from tracer import dtypes
 from tracer.dtypes import as_dtype
+from tracer.ir import dims
 from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
@@ -39,10 +40,10 @@ def _gather_c(template):
         return dict(
             T=storage(node.dtype),
             I=storage(node.inputs[1].dtype),
-            outer=int(np.prod(full[:axis])),
+            outer=dims.size(full[:axis]),
             size=full[axis],
-            inner=int(np.prod(full[axis + 1 :])),
-            count=int(np.prod(node.inputs[1].shape)),
+            inner=dims.size(full[axis + 1 :]),
+            count=dims.size(node.inputs[1].shape),
         )
 
     def error(node):
@@ -175,9 +176,9 @@ def _arg_c(compare):
             T=storage(x.dtype),
             C=compute(x.dtype),
             O=storage(node.dtype),
-            outer=int(np.prod(x.shape[:axis])),
+            outer=dims.size(x.shape[:axis]),
             n=x.shape[axis],
-            inner=int(np.prod(x.shape[axis + 1 :])),
+            inner=dims.size(x.shape[axis + 1 :]),
             compare=compare,
         )
 

@@ -6,7 +6,7 @@ from codegen import forms
 from codegen.affine import broadcast_map, offset
 from codegen.ctypes import storage
 from codegen.loops import INDEX, identity_map
-from tracer.ir import match
+from tracer.ir import dims, match
 from tracer.ops import array_ops, batching, seed_ops, shapes
 from tracer.ops.broadcast_ops import unbroadcast
 from tracer.ops.convert import as_tensors
@@ -126,7 +126,17 @@ def _matmul_c(node, blas):
         blas={"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None,
         ta=ta,
         tb=tb,
+        lda=_at_least_one(m if ta else k),
+        ldb=_at_least_one(k if tb else n),
+        ldc=_at_least_one(n),
     )
+
+
+def _at_least_one(extent):
+    """A BLAS leading dimension: the row length, but at least 1 (for empty matrices)."""
+    if isinstance(extent, dims.Dim):
+        return f"({extent} > 1 ? {extent} : 1)"
+    return max(extent, 1)
 
 
 MATMUL = primitive(

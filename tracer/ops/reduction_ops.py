@@ -3,6 +3,7 @@
 import numpy as np
 
 from codegen import forms
+from tracer.ir import dims
 from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.broadcast_ops import reduce_attrs, reduce_sum
 from tracer.ops.convert import as_tensor
@@ -85,10 +86,10 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over `axis`; integer tensors give the integer (floor) mean, as in TensorFlow."""
     x = as_tensor(input_tensor)
     axes = shapes.normalize_axes(axis, x.ndim)
-    count = 1
-    for a in axes:
-        count *= x.shape[a]
+    count = dims.size([x.shape[a] for a in axes])
     total = reduce_sum(x, axes, keepdims)
+    if isinstance(count, dims.Dim):  # known when the function runs
+        count = array_ops.dims_value([count], x.dtype)
     if x.dtype.is_integer:
         return math_ops.floordiv(total, count)
     return math_ops.divide(total, count)

@@ -10,6 +10,7 @@ import numpy as np
 from codegen import forms
 from codegen.ctypes import compute, storage
 from runtime.kernels import same_type
+from tracer.ir import dims
 from tracer.ops import array_ops, batching, shapes
 from tracer.ops.broadcast_ops import reduce_attrs
 from tracer.ops.convert import as_tensor
@@ -47,9 +48,9 @@ def _scan_c(identity, operator):
         return dict(
             T=storage(node.dtype),
             C=compute(node.dtype),
-            outer=int(np.prod(shape[:axis])),
+            outer=dims.size(shape[:axis]),
             n=shape[axis],
-            inner=int(np.prod(shape[axis + 1 :])),
+            inner=dims.size(shape[axis + 1 :]),
             identity=identity,
             combine=f"acc {operator} ({compute(node.dtype)})x[at]",
             exclusive=node.attrs["exclusive"],
@@ -118,7 +119,7 @@ def _reduce_prod_grad(node, g, x):
     shape = x.shape
     others = tuple(a for a in range(len(shape)) if a not in axes)
     perm = axes + others
-    reduced = int(np.prod([shape[a] for a in axes]))
+    reduced = dims.size([shape[a] for a in axes])
     rows = array_ops.reshape(array_ops.transpose(x, perm), (reduced, -1))
     left = cumprod(rows, 0, exclusive=True)
     right = cumprod(rows, 0, exclusive=True, reverse=True)

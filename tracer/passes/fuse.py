@@ -25,7 +25,7 @@ import numpy as np
 
 from codegen import forms
 from runtime.interpreter import evaluate
-from tracer.ir import GraphAttribute, Node
+from tracer.ir import GraphAttribute, Node, dims
 from tracer.ir.rewrite import with_outputs
 from tracer.ops.registry import OPS, primitive, unbatchable
 
@@ -155,10 +155,9 @@ def _broadcast_into_more(node, consumers):
 
 
 def _size(shape):
-    size = 1
-    for d in shape:
-        size *= d
-    return size
+    """The number of elements, as a guess where dimensions are unknown (for decisions only)."""
+    size = dims.size(shape)
+    return size.estimate() if isinstance(size, dims.Dim) else size
 
 
 def _reaches_root(node, consumers, roots):

@@ -21,7 +21,7 @@ out), and a rule's result has the node's own shape and dtype.
 import numpy as np
 
 from runtime.kernels import KERNELS
-from tracer.ir import LEAF_OPS, Literal, Node, match
+from tracer.ir import LEAF_OPS, Literal, Node, dims, match
 from tracer.ir.rewrite import rebuild
 from tracer.ops.registry import OPS
 
@@ -62,7 +62,9 @@ def _fold(node):
     if node.op in LEAF_OPS or not node.inputs:
         return None
     values = [match.literal(i) for i in node.inputs]
-    if any(v is None for v in values) or int(np.prod(node.shape)) > FOLD_LIMIT:
+    if any(v is None for v in values) or not dims.is_known(node.shape):
+        return None
+    if dims.size(node.shape) > FOLD_LIMIT or dims.symbols_of(node.attrs):
         return None
     with np.errstate(all="ignore"):
         result = np.asarray(KERNELS[node.op](*values, **node.attrs))

@@ -1,0 +1,206 @@
+"""Dimensions known only when a compiled function runs: `TensorSpec([None, 784])`.
+
+An unknown dimension is a symbol, `d0` for an unknown size on axis 0 of an argument (every
+argument's axis 0 shares it, as a batch does); shapes computed from it are polynomials of
+such symbols with integer coefficients (`784*d0`, `d0 + 1`). A `Dim` behaves like an int
+where the answer does not depend on its value (arithmetic, equality, hashing) and raises
+where it does (`int(d)`, `d < 5`). A polynomial whose symbols cancel is an int again.
+
+    >>> d0 = Dim.symbol("d0")
+    >>> d0 * 28 * 28, (d0 * 784) // 784 == d0, d0 == 1
+    (784*d0, True, False)
+
+Symbols are assumed to be at least 1 where a decision needs a guess (`estimate`), and
+their text is valid C and Python (`d0`), which is how the code generator writes them.
+"""
+
+import numbers
+import re
+
+_NAME = re.compile(r"d[0-9]+\Z")
+
+
+class Dim:
+    """A polynomial of unknown dimensions: ((monomial, coefficient), ...), each monomial a
+    sorted tuple of symbol names (repeated for powers), none with coefficient 0."""
+
+    __slots__ = ("terms", "_hash")
+
+    def __init__(self, terms):
+        self.terms = terms
+        self._hash = hash(terms)
+
+    @staticmethod
+    def symbol(name):
+        if not _NAME.match(name):
+            raise ValueError(f"a dimension symbol is named d<k>, not {name!r}")
+        return Dim((((name,), 1),))
+
+    @property
+    def symbols(self):
+        return sorted({s for monomial, _ in self.terms for s in monomial})
+
+    def evaluate(self, env):
+        """The value for symbol values `env` ({name: int})."""
+        total = 0
+        for monomial, coefficient in self.terms:
+            product = coefficient
+            for name in monomial:
+                product *= env[name]
+            total += product
+        return total
+
+    def estimate(self, guess=256):
+        """A stand-in value, every symbol taken as `guess`: for decisions (fusion, threads)
+        that only need an idea of the size."""
+        return self.evaluate(dict.fromkeys(self.symbols, guess))
+
+    # --- arithmetic -----------------------------------------------------------------------
+
+    def __add__(self, other):
+        return _combine(self, _terms(other), 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _combine(self, _terms(other), -1)
+
+    def __rsub__(self, other):
+        return _combine(-self, _terms(other), 1)
+
+    def __neg__(self):
+        return _polynomial({m: -c for m, c in self.terms})
+
+    def __mul__(self, other):
+        product = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in _terms(other):
+                monomial = tuple(sorted(m1 + m2))
+                product[monomial] = product.get(monomial, 0) + c1 * c2
+        return _polynomial(product)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other):
+        """Exact division only: by an int that divides every coefficient, or by a monomial
+        that divides every term (reshape(x, (-1, 784)) of a (d0*784,) tensor)."""
+        if isinstance(other, numbers.Integral):
+            if other and all(c % other == 0 for _, c in self.terms):
+                return _polynomial({m: c // other for m, c in self.terms})
+        elif isinstance(other, Dim) and len(other.terms) == 1:
+            (divisor, scale), quotient = other.terms[0], {}
+            for monomial, coefficient in self.terms:
+                rest = list(monomial)
+                for name in divisor:
+                    if name not in rest:
+                        break
+                    rest.remove(name)
+                else:
+                    if coefficient % scale == 0:
+                        quotient[tuple(rest)] = coefficient // scale
+                        continue
+                break
+            else:
+                return _polynomial(quotient)
+        raise TypeError(f"{self} is not a multiple of {other}: the division depends on its value")
+
+    def __mod__(self, other):
+        """0 where `//` is exact; else the remainder depends on the value."""
+        self // other
+        return 0
+
+    # --- comparison -----------------------------------------------------------------------
+
+    def __eq__(self, other):
+        if isinstance(other, Dim):
+            return self.terms == other.terms
+        return False  # a polynomial of unknowns is no particular int
+
+    def __hash__(self):
+        return self._hash
+
+    def __bool__(self):
+        return True
+
+    def _unknown(self, *_):
+        raise TypeError(
+            f"the dimension {self} is unknown until the function runs: tracer cannot compare "
+            "or convert it while tracing"
+        )
+
+    __lt__ = __le__ = __gt__ = __ge__ = __int__ = __index__ = __float__ = _unknown
+
+    def __str__(self):
+        pieces = []
+        for monomial, coefficient in sorted(self.terms, key=lambda t: (-len(t[0]), t[0])):
+            magnitude = abs(coefficient)
+            factors = [str(magnitude)] if magnitude != 1 or not monomial else []
+            pieces.append((coefficient < 0, "*".join(factors + list(monomial))))
+        text = ("-" if pieces[0][0] else "") + pieces[0][1]
+        for negative, body in pieces[1:]:
+            text += (" - " if negative else " + ") + body
+        return f"({text})" if len(self.terms) > 1 else text
+
+    __repr__ = __str__
+
+
+def _terms(value):
+    if isinstance(value, Dim):
+        return value.terms
+    if isinstance(value, numbers.Integral):
+        return (((), int(value)),) if value else ()
+    return NotImplemented
+
+
+def _combine(dim, other_terms, sign):
+    if other_terms is NotImplemented:
+        return NotImplemented
+    total = dict(dim.terms)
+    for monomial, coefficient in other_terms:
+        total[monomial] = total.get(monomial, 0) + sign * coefficient
+    return _polynomial(total)
+
+
+def _polynomial(terms):
+    """A Dim for {monomial: coefficient}, or an int when no symbol remains."""
+    kept = tuple(sorted((m, c) for m, c in terms.items() if c))
+    if all(not monomial for monomial, _ in kept):
+        return sum(c for _, c in kept)
+    return Dim(kept)
+
+
+def is_known(shape):
+    """Whether every dimension of `shape` is an int."""
+    return not any(isinstance(d, Dim) for d in shape)
+
+
+def symbols_of(value):
+    """The symbol names in `value`: a Dim, an int, or tuples, lists and dicts of them."""
+    if isinstance(value, Dim):
+        return set(value.symbols)
+    if isinstance(value, (tuple, list)):
+        return set().union(*(symbols_of(v) for v in value)) if value else set()
+    if isinstance(value, dict):
+        return symbols_of(tuple(value.values()))
+    return set()
+
+
+def substitute(value, env):
+    """`value` with every Dim evaluated for `env` (tuples, lists and dicts looked into)."""
+    if isinstance(value, Dim):
+        return value.evaluate(env)
+    if isinstance(value, tuple):
+        return tuple(substitute(v, env) for v in value)
+    if isinstance(value, list):
+        return [substitute(v, env) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute(v, env) for k, v in value.items()}
+    return value
+
+
+def size(shape):
+    """The number of elements of `shape` (a Dim when it has unknown dimensions)."""
+    total = 1
+    for d in shape:
+        total = d * total
+    return total
