@@ -158,7 +158,11 @@ class Function:
                 self._input_signature, args, argument_names(self._python_function, args, {})
             )
             args = nest.pack_sequence_as(list(args), self._input_signature)
-        key = signature(args, kwargs)
+        try:
+            key = signature(args, kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.__name__}: {self._bad_argument(args, kwargs)}") from error
+
         concrete = self._concrete.get(key) or self._accepting(key)
         if concrete is not None:
             self._hits += 1
@@ -185,6 +189,16 @@ class Function:
         self._compile_seconds += time.perf_counter() - start
         self._concrete[key] = concrete
         return concrete
+
+    def _bad_argument(self, args, kwargs):
+        """What is wrong with the first argument the signature cannot take, named."""
+        names = argument_names(self._python_function, args, kwargs)
+        for name, leaf in zip(names, nest.flatten((args, kwargs))):
+            try:
+                signature((leaf,), {})
+            except TypeError as error:
+                return f"argument {name}: {error}"
+        return "the arguments' structure cannot be keyed (dict keys of mixed types?)"
 
     def _accepting(self, key):
         """A concrete function traced with unknown dimensions that takes arguments of `key`."""

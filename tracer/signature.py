@@ -162,7 +162,7 @@ def _describe(value):
         hash(value)
     except TypeError:
         raise TypeError(
-            f"tt.function arguments must be tensors, variables or hashable values, not {type(value).__name__}"
+            f"a {type(value).__name__} is not a tensor, a variable or a hashable value"
         ) from None
     return ("value", type(value).__name__, value)
 
