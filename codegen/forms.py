@@ -12,6 +12,8 @@ them here under the op's name; this layer reads nodes through their public attri
     Template     a C function of its own, from a template in `templates/`
     LoopNests    a C function of its own, made of loop nests (`templates/loops.c.j2`)
     FusedBody    a fused node: its body as one loop nest
+    Structured   an op holding graphs (a branch, a loop): C statements around their code
+    Projection   `get`, one result of a node of several: stored by that node's code
     NotCompiled  an op whose nodes never reach the code generator, and why
 """
 
@@ -110,6 +112,21 @@ class LoopNests(Form):
 
 class FusedBody(Form):
     """A fused node's body graph, written as one loop nest (codegen.loops.fused_loop_nest)."""
+
+
+class Structured(Form):
+    """An op holding graphs it runs (a branch, a loop): C statements in the entry point, not
+    a kernel. `emit(node, site) -> C statements`, written with what `site` (a
+    codegen.lower.StructuredSite) offers: the pointers of the node's inputs and results,
+    scratch storage, and the statements of a held graph run on given pointers."""
+
+    def __init__(self, emit):
+        self.emit = emit
+
+
+class Projection(Form):
+    """`get`: one result of a node of several. It is no code of its own: the code of that
+    node writes the result where the `get` node's readers find it."""
 
 
 class NotCompiled(Form):

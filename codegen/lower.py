@@ -5,15 +5,30 @@ non-scalar constants, its output buffers (allocated by the caller), and one work
 that holds every intermediate. The workspace is planned once: a buffer's block is reused
 by a later one as soon as the last kernel that reads it has run. Outputs that are graph
 inputs or constants are not computed in C; the plan says where the caller finds them.
+
+A structured op (a cond, a while loop) is C statements in `tracer_run` around the code of
+the graphs it holds, which is lowered the same way; their values and the op's results have
+blocks of their own for the whole run.
 """
+
+import itertools
 
 import numpy as np
 
 from codegen import templates
 from codegen.ctypes import storage
-from codegen.forms import C_FORMS, LOOP_FORMS, LoopNests, NotCompiled, Template, View
+from codegen.forms import (
+    C_FORMS,
+    LOOP_FORMS,
+    LoopNests,
+    NotCompiled,
+    Projection,
+    Structured,
+    Template,
+    View,
+)
 from codegen.loops import LoopNest, comment, fused_loop_nest, reads_only_own_element
-from tracer.ir import LEAF_OPS, dims, format_location, rewrite
+from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
 
 ALIGN = 64
 
@@ -62,14 +77,10 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
     plan.updated_inputs = set(updates.values())
     symbols = rewrite.symbols(graph)
     plan.dims = [_where_read(graph, name) for name in symbols]
-    dim_params = "".join(f"const int64_t {name}, " for name in symbols)
-    dim_args = "".join(f"{name}, " for name in symbols)
+    lowering = _Lowering(plan, blas, threads, symbols)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
-    outputs = {id(o) for o in graph.outputs}
-    aliases = {
-        id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)
-    }
-    computed = [n for n in graph.nodes if n.op not in LEAF_OPS and id(n) not in aliases]
+    aliases = _aliases(graph)
+    computed = _computed(graph, aliases)
     in_place = _written_in_place(graph, updates, computed, aliases)
     copied = [
         (graph.outputs[o], i)
@@ -79,8 +90,8 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
     read = [i for c in computed for i in c.inputs] + [out for out, _ in copied]
     for node in graph.nodes:
         if node.op == "const" and any(node is r for r in read):
-            pointers[id(node)] = f"args[{len(graph.inputs) + len(plan.constants)}]"
-            plan.constants.append(np.ascontiguousarray(node.attrs["value"].array))
+            lowering.pass_constant(node, pointers)
+    lowering.pass_nested_constants(graph)
     buffer_args = {}
     for out in graph.outputs:
         if out.op in LEAF_OPS or id(out) in buffer_args or id(out) in in_place:
@@ -99,48 +110,27 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
         pointers[node_id] = f"args[{first_output + k}]"
     for node_id, k in in_place.items():
         pointers[node_id] = f"args[{k}]"
-    placement, blocks = _plan_workspace(computed, {**buffer_args, **in_place}, aliases)
-    offsets, plan.workspace_bytes = _offsets(blocks)
-    names = list(offsets) if isinstance(offsets, dict) else offsets
-    for node_id, block in placement.items():
-        pointers[node_id] = f"(workspace + {names[block]})"
-    for node_id in aliases:
-        pointers[node_id] = pointers[id(_source(node_id, aliases))]
+    lowering.place(graph, computed, aliases, pointers, {**buffer_args, **in_place})
     plan.outputs = [
         _output(graph, k, out, buffer_args, in_place, updates)
         for k, out in enumerate(graph.outputs)
     ]
-    kernels, steps = [], []
+    steps = []
     for node_id, (position, k) in snapshots.items():
         out = next(o for o in graph.outputs if id(o) == node_id)
         steps.append(
-            {
-                "call": f"memcpy(args[{first_output + k}], args[{position}], {_bytes(out)});",
-                "comment": f"the old value of input {position}",
-            }
+            f"memcpy(args[{first_output + k}], args[{position}], {_bytes(out)});"
+            f"  /* the old value of input {position} */"
         )
-    for position, node in enumerate(computed):
-        name = f"k{position}_{_kernel_label(node)}"
-        text, returns_error = _render_kernel(node, name, blas, threads, plan, dim_params)
-        kernels.append(text)
-        args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
-        out = f"({storage(node.dtype)} *)" + pointers[id(node)]
-        call = f"{name}({dim_args}{', '.join([*args, out])})"
-        if returns_error:  # the kernel returns a code of plan.errors, or 0
-            call = f"{{ const int error = {call}; if (error) return error; }}"
-        else:
-            call += ";"
-        steps.append({"call": call, "comment": _step_comment(node)})
+    steps += lowering.steps(computed, pointers)
     for out, k in copied:
         source = pointers[id(out)]
         if id(out) in snapshots:
             source = f"args[{first_output + snapshots[id(out)][1]}]"
         steps.append(
-            {
-                "call": f"memcpy(args[{k}], {source}, {_bytes(out)});",
-                "comment": f"the new value of input {k}",
-            }
+            f"memcpy(args[{k}], {source}, {_bytes(out)});  /* the new value of input {k} */"
         )
+    offsets, plan.workspace_bytes = _offsets(lowering.blocks)
     prologue = templates.render(
         "prologue.h.j2",
         title=title,
@@ -151,16 +141,194 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
     plan.source = templates.render(
         "module.c.j2",
         prologue=prologue,
-        kernels=kernels,
+        kernels=lowering.kernels,
         steps=steps,
         title=title,
         n_inputs=len(graph.inputs),
         n_constants=len(plan.constants),
         n_outputs=len(plan.buffers),
         dims=symbols,
-        offsets=list(offsets.items()) if isinstance(offsets, dict) else [],
+        offsets=offsets,
     )
     return plan
+
+
+class _Lowering:
+    """What lowering one module accumulates: its kernels, its workspace blocks, and the C
+    statements of its graphs (the entry point's, and those structured ops hold)."""
+
+    def __init__(self, plan, blas, threads, symbols):
+        self.plan = plan
+        self.blas = blas
+        self.threads = threads
+        self.dim_params = "".join(f"const int64_t {name}, " for name in symbols)
+        self.dim_args = "".join(f"{name}, " for name in symbols)
+        self.kernels = []
+        self.blocks = []  # workspace block sizes, in bytes; block k starts at C offset w<k>
+        self.names = 0  # for the C names of kernels and of structured ops' locals
+        self.results = {}  # id(structured node) -> the pointers of its results
+        self.nested_constants = {}  # id(const node of a held graph) -> its pointer
+
+    def fresh(self, stem):
+        """A C name no other kernel or local of this module has."""
+        self.names += 1
+        return f"{stem}{self.names}"
+
+    def pass_constant(self, node, pointers):
+        """Pass the value of const `node` to the module as an argument."""
+        pointers[id(node)] = f"args[{len(self.plan.input_dtypes) + len(self.plan.constants)}]"
+        self.plan.constants.append(np.ascontiguousarray(node.attrs["value"].array))
+
+    def pass_nested_constants(self, graph):
+        """Pass the constants of the graphs structured ops hold (before the output buffers
+        are numbered: they come after the constants in args)."""
+        for node in all_nodes(graph):
+            for value in node.attrs.values():
+                if isinstance(value, Subgraph):
+                    for inner in value.graph.nodes:
+                        if inner.op == "const":
+                            self.pass_constant(inner, self.nested_constants)
+
+    def block(self, size):
+        """A workspace block of its own for the whole run: its pointer."""
+        self.blocks.append(_aligned(size))
+        return f"(workspace + w{len(self.blocks) - 1})"
+
+    def place(self, graph, computed, aliases, pointers, stored_elsewhere, kept=()):
+        """Pointers for every computed value of `graph` in workspace blocks (reused within
+        this graph once their values are dead), for aliases, and for the results of its
+        structured ops."""
+        structured = {id(n): None for n in computed if _is_structured(n)}
+        placement, blocks = _plan_workspace(
+            computed, {**stored_elsewhere, **structured}, aliases, kept
+        )
+        first = len(self.blocks)
+        self.blocks.extend(blocks)
+        for node_id, block in placement.items():
+            pointers[node_id] = f"(workspace + w{first + block})"
+        for node in computed:
+            if _is_structured(node):
+                self.results[id(node)] = self._result_pointers(graph, node, pointers)
+        for node in graph.nodes:
+            if isinstance(C_FORMS.get(node.op), Projection):
+                pointers[id(node)] = self.results[id(node.inputs[0])][node.attrs["index"]]
+        for node_id in aliases:
+            pointers[node_id] = pointers[id(_source(node_id, aliases))]
+
+    def _result_pointers(self, graph, node, pointers):
+        """Where a structured op writes each result: the buffer of a `get` of it that is an
+        output, else a block of its own."""
+        results = [None] * len(node.dtype.parts)
+        for reader in graph.nodes:
+            if reader.inputs and reader.inputs[0] is node and id(reader) in pointers:
+                results[reader.attrs["index"]] = (
+                    results[reader.attrs["index"]] or pointers[id(reader)]
+                )
+        for k, (shape, dtype) in enumerate(node.dtype.parts):
+            if results[k] is None:
+                results[k] = self.block(_bytes_of(shape, dtype))
+        return results
+
+    def region(self, graph, input_pointers):
+        """The C statements that compute `graph` (a graph a structured op holds) from values
+        at `input_pointers`, and the pointers of its outputs, which stay valid until the
+        statements run again."""
+        pointers = {id(n): p for n, p in zip(graph.inputs, input_pointers)}
+        for node in graph.nodes:
+            if node.op == "const":
+                pointers[id(node)] = self.nested_constants[id(node)]
+        aliases = _aliases(graph)
+        computed = _computed(graph, aliases)
+        kept = {id(o) for o in graph.outputs}
+        self.place(graph, computed, aliases, pointers, {}, kept)
+        return self.steps(computed, pointers), [pointers[id(o)] for o in graph.outputs]
+
+    def steps(self, computed, pointers):
+        """The C statements of `computed` (nodes in order), one kernel call or structured
+        op each."""
+        lines = []
+        for node in computed:
+            if _is_structured(node):
+                site = StructuredSite(self, node, pointers)
+                lines.append(f"/* {_step_comment(node)} */")
+                lines += C_FORMS[node.op].emit(node, site)
+                continue
+            name = self.fresh("k") + "_" + _kernel_label(node)
+            text, returns_error = _render_kernel(
+                node, name, self.blas, self.threads, self.plan, self.dim_params
+            )
+            self.kernels.append(text)
+            args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
+            out = f"({storage(node.dtype)} *)" + pointers[id(node)]
+            call = f"{name}({self.dim_args}{', '.join([*args, out])})"
+            if returns_error:  # the kernel returns a code of plan.errors, or 0
+                call = f"{{ const int error = {call}; if (error) return error; }}"
+            else:
+                call += ";"
+            lines.append(f"{call}  /* {_step_comment(node)} */")
+        return lines
+
+
+class StructuredSite:
+    """What the C form of a structured op (`forms.Structured`) writes its statements with."""
+
+    def __init__(self, lowering, node, pointers):
+        self._lowering = lowering
+        self._node = node
+        self._pointers = pointers
+
+    def input(self, k):
+        """The pointer (char *) of the node's input k."""
+        return self._pointers[id(self._node.inputs[k])]
+
+    def result(self, k):
+        """The pointer of the node's result k, which its statements write."""
+        return self._lowering.results[id(self._node)][k]
+
+    def scratch(self, shape, dtype):
+        """The pointer of a block of its own, of `shape` and `dtype`."""
+        return self._lowering.block(_bytes_of(shape, dtype))
+
+    def region(self, graph, input_pointers):
+        """(statements, output pointers) of a held graph run on values at `input_pointers`."""
+        return self._lowering.region(graph, input_pointers)
+
+    def fresh(self, stem):
+        return self._lowering.fresh(stem)
+
+    @staticmethod
+    def bytes(shape, dtype):
+        """The C expression of the bytes of a value of `shape` and `dtype`."""
+        return str(_bytes_of(shape, dtype))
+
+    @staticmethod
+    def storage(dtype):
+        return storage(dtype)
+
+
+def _is_structured(node):
+    return isinstance(C_FORMS.get(node.op), Structured)
+
+
+def _aliases(graph):
+    """id(node) -> input, for the views that move no data (not outputs: those are stored)."""
+    outputs = {id(o) for o in graph.outputs}
+    return {id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)}
+
+
+def _computed(graph, aliases):
+    """The nodes that are code: not leaves, aliases or projections."""
+    return [
+        n
+        for n in graph.nodes
+        if n.op not in LEAF_OPS
+        and id(n) not in aliases
+        and not isinstance(C_FORMS.get(n.op), Projection)
+    ]
+
+
+def _aligned(size):
+    return -(-size // ALIGN) * ALIGN if isinstance(size, int) else size
 
 
 def _text_shape(shape):
@@ -180,8 +348,13 @@ def _where_read(graph, name):
 
 def _bytes(node):
     """The bytes of a node's value (at least one element's): an int, or a Dim."""
-    size = dims.size(node.shape) * node.dtype.as_numpy_dtype().itemsize
-    return size if isinstance(size, dims.Dim) else max(size, node.dtype.as_numpy_dtype().itemsize)
+    return _bytes_of(node.shape, node.dtype)
+
+
+def _bytes_of(shape, dtype):
+    itemsize = dtype.as_numpy_dtype().itemsize
+    size = dims.size(shape) * itemsize
+    return size if isinstance(size, dims.Dim) else max(size, itemsize)
 
 
 def _input_position(graph, node):
@@ -232,7 +405,8 @@ def _is_or_aliases(node, source, aliases):
 
 
 def _step_comment(node):
-    return f"{node.op} {node.dtype.short_name}{list(node.shape)}{_where(node, ' #')}"
+    shape = "" if getattr(node.dtype, "is_tuple", False) else str(list(node.shape))
+    return f"{node.op} {node.dtype.short_name}{shape}{_where(node, ' #')}"
 
 
 def _where(node, prefix=" at"):
@@ -271,27 +445,28 @@ def _source(node_id, aliases):
     return node
 
 
-def _plan_workspace(computed, stored_elsewhere, aliases):
+def _plan_workspace(computed, stored_elsewhere, aliases, kept=()):
     """The workspace blocks of every computed value not stored elsewhere: (id(node) -> block
     number, [block size in bytes]).
 
     A block is reused once the last step reading its value (directly or through an alias)
     has run, by a value it is large enough for (of the same size, where sizes are known only
-    at run time); no step writes a block that one of its own inputs occupies.
+    at run time); no step writes a block that one of its own inputs occupies. The values in
+    `kept` live to the end.
     """
     last_use = {}
     for step, node in enumerate(computed):
         for inp in node.inputs:
             source = _source(id(inp), aliases) if id(inp) in aliases else inp
             last_use[id(source)] = step
+    for node_id in kept:
+        last_use[node_id] = len(computed)
     blocks, busy = [], []  # block sizes, and the step after which each is free
     placement = {}
     for step, node in enumerate(computed):
         if id(node) in stored_elsewhere:
             continue
-        size = _bytes(node)
-        if isinstance(size, int):
-            size = -(-size // ALIGN) * ALIGN
+        size = _aligned(_bytes(node))
         until = last_use.get(id(node), step)
         for k, block in enumerate(blocks):
             fits = block == size or (
@@ -309,17 +484,15 @@ def _plan_workspace(computed, stored_elsewhere, aliases):
 
 
 def _offsets(blocks):
-    """(offset of each block, workspace bytes): ints where every size is known; else C
-    names (w<k>, computed at the start of tracer_run) and a Python expression of the dims."""
+    """([(C name w<k> of block k's offset, its value)], workspace bytes): ints where every
+    size is known, else C expressions of the dims, and the workspace a Python expression."""
     if all(isinstance(size, int) for size in blocks):
-        offsets, end = [], 0
-        for size in blocks:
-            offsets.append(end)
-            end += size
-        return offsets, end
-    offsets = {
-        f"w{k}": " + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0" for k in range(len(blocks))
-    }
+        starts = [0, *itertools.accumulate(blocks)]
+        return [(f"w{k}", str(start)) for k, start in enumerate(starts[:-1])], starts[-1]
+    offsets = [
+        (f"w{k}", " + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0")
+        for k in range(len(blocks))
+    ]
     total = " + ".join(f"align({s})" for s in blocks) or "0"
     return offsets, total
 
@@ -357,15 +530,8 @@ def _render_kernel(node, name, blas, threads, plan, dim_params):
 def _helpers(graph, vector_math):
     """The prologue helpers the module's kernels call, each once, in the order of first use."""
     found = {}
-    for node in _all_nodes(graph):
+    for node in all_nodes(graph):
         form = C_FORMS.get(node.op)
         if form is not None:
             found.update(form.helper_definitions(node, vector_math))
     return list(found.values())
-
-
-def _all_nodes(graph):
-    for node in graph.nodes:
-        yield node
-        if node.op == "fused":
-            yield from node.attrs["kernel"].body.nodes

@@ -95,6 +95,32 @@ CASES = {
         tt.function(lambda x, y: tt.sin(x) * y + tt.reduce_sum(x * x)),
         [normal(3), normal(2, 3)],
     ),
+    # structured ops, inside compiled functions (eagerly, cond and while_loop are Python's)
+    "while": (
+        tt.function(
+            lambda x, w: tt.while_loop(
+                lambda i, s: i < 3,
+                lambda i, s: (i + 1, tt.sin(s * w) + s * s),
+                (0, x),
+                maximum_iterations=5,
+            )[1]
+        ),
+        [normal(3) * 0.5, normal(3)],
+    ),
+    "cond": (
+        tt.function(
+            lambda x, y: tt.cond(tt.reduce_sum(y) > 0.0, lambda: tt.sin(x) * y, lambda: x * x + y)
+        ),
+        [normal(3), np.abs(normal(2, 3))],
+    ),
+    "get": (
+        tt.function(
+            lambda x, y: (
+                tt.cond(tt.reduce_sum(y) < 0.0, lambda: (tt.exp(x), y), lambda: (x, y * y))[1] * x
+            )
+        ),
+        [normal(3), np.abs(normal(3))],
+    ),
     "scatter_add": (
         lambda u: (
             apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2

@@ -15,6 +15,7 @@ import sys as _sys
 
 from tracer import config, debugging, dtypes, layers, math, nn, optimizers, random
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
+from tracer.control.flow import cond, while_loop
 from tracer.dtypes import (
     DType,
     as_dtype,
@@ -107,6 +108,8 @@ __all__ = [
     "DType", "IndexedSlices", "Tensor", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
     "int64",
+    # control flow
+    "cond", "while_loop",
     # differentiation and compiling
     "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
     "UnconnectedGradients", "function", "grad", "value_and_grad",

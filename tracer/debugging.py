@@ -47,7 +47,11 @@ def check_numerics(op, inputs, out, location):
 
 
 def _inexact(value):
-    return value is not None and np.asarray(value).dtype.kind in "fc"
+    """Whether `value` is a floating array (a node with several results holds a tuple: its
+    results are checked where `get` takes them out)."""
+    return (
+        value is not None and not isinstance(value, tuple) and np.asarray(value).dtype.kind in "fc"
+    )
 
 
 def _describe(value):

@@ -22,6 +22,8 @@ class DType:
         "is_differentiable",
     )
 
+    is_tuple = False  # see tracer.ir.graph.TupleType
+
     def __init__(self, name, np_dtype):
         self.name = name
         self._np = np.dtype(np_dtype)
@@ -83,8 +85,9 @@ _SHORT_NAMES = {
 
 
 def as_dtype(value):
-    """The DType for a DType, a numpy dtype or type, or a name like 'float32'."""
-    if isinstance(value, DType):
+    """The DType for a DType, a numpy dtype or type, or a name like 'float32' (and the type of
+    a node of several results, a tracer.ir.TupleType, as it is)."""
+    if isinstance(value, DType) or getattr(value, "is_tuple", False):
         return value
     try:
         return BY_NUMPY[np.dtype(value)]

@@ -33,6 +33,9 @@ class Trace:
         self.inputs.append(node)
         return Tensor(None, node)
 
+    def made(self, node):
+        """Ops call this for each node they make (a SubTrace keeps them)."""
+
     def read(self, variable):
         key = id(variable)
         if key not in self._values:

@@ -2,7 +2,16 @@
 
 from tracer.ir import dims
 from tracer.ir.dot import to_dot
-from tracer.ir.graph import LEAF_OPS, Graph, GraphAttribute, Node, topological_closure
+from tracer.ir.graph import (
+    LEAF_OPS,
+    Graph,
+    GraphAttribute,
+    Node,
+    Subgraph,
+    TupleType,
+    all_nodes,
+    topological_closure,
+)
 from tracer.ir.literal import Literal
 from tracer.ir.printer import format_graph, format_nodes
 from tracer.ir.source import backward_location, format_location, user_location
@@ -13,6 +22,9 @@ __all__ = [
     "GraphAttribute",
     "Literal",
     "Node",
+    "Subgraph",
+    "TupleType",
+    "all_nodes",
     "dims",
     "format_graph",
     "backward_location",

@@ -1,7 +1,9 @@
-"""The IR: a flat graph of single-output nodes in topological order.
+"""The IR: a flat graph of nodes in topological order.
 
 A `Node` is one value: the op that makes it, its input nodes, hashable attributes, its
-static shape and dtype, and the user's source line that created it. A `Graph` lists the
+static shape and dtype, and the user's source line that created it. A node of several
+results (a loop's) has a `TupleType`, and `get` nodes take its results out. Structured
+ops (cond, while) hold the graphs they run as `Subgraph` attributes. A `Graph` lists the
 nodes in an order where every input comes before its uses, names which of them are the
 graph's inputs and which its outputs. Nodes carry no numbers; ids like `%3` are given
 only when a graph is printed.
@@ -28,15 +30,49 @@ class Node:
         self.location = location
 
     def __repr__(self):
+        if getattr(self.dtype, "is_tuple", False):
+            return f"<Node {self.op} {self.dtype.short_name}>"
         shape = ",".join(map(str, self.shape))
         return f"<Node {self.op} {self.dtype.short_name}[{shape}]>"
 
 
+class TupleType:
+    """The type of a node with several results (a while loop: its loop variables, its count of
+    iterations...): each result's (shape, dtype). Such a node's shape is (); `get` nodes
+    project its results out, and they are what other nodes read."""
+
+    __slots__ = ("parts",)
+    name = "tuple"
+    is_floating = is_integer = is_complex = is_bool = False
+    is_differentiable = True  # a tape records it; its results say which carry gradients
+    is_tuple = True
+
+    def __init__(self, parts):
+        self.parts = tuple((tuple(shape), dtype) for shape, dtype in parts)
+
+    @property
+    def short_name(self):
+        return (
+            "(" + ", ".join(f"{d.short_name}[{','.join(map(str, s))}]" for s, d in self.parts) + ")"
+        )
+
+    def __eq__(self, other):
+        return isinstance(other, TupleType) and self.parts == other.parts
+
+    def __hash__(self):
+        return hash(self.parts)
+
+    def __repr__(self):
+        return self.short_name
+
+
 class GraphAttribute:
-    """A graph used as a node attribute (a fused body, a called function): hashable and
-    comparable by its printed text, so equal graphs make equal nodes."""
+    """A graph used as a node attribute (a fused body, a branch, a called function): hashable
+    and comparable by its printed text, so equal graphs make equal nodes. `shown`: the
+    printer writes the graph under the node."""
 
     __slots__ = ("graph", "name", "_key")
+    shown = False
 
     def __init__(self, graph, name):
         self.graph = graph
@@ -53,6 +89,14 @@ class GraphAttribute:
         return self.name
 
 
+class Subgraph(GraphAttribute):
+    """A graph a structured op runs (a branch of a cond, the body of a loop): a program of its
+    own, which the pass pipeline optimizes with the graph that holds it."""
+
+    __slots__ = ()
+    shown = True
+
+
 class Graph:
     """An immutable graph: `nodes` in topological order, with `inputs` and `outputs` among them."""
 
@@ -67,8 +111,19 @@ class Graph:
         return format_graph(self)
 
 
-def topological_closure(outputs):
-    """Every node the `outputs` depend on, in topological order (inputs first)."""
+def all_nodes(graph):
+    """Every node of `graph` and of the graphs its nodes hold (fused bodies, branches, loop
+    bodies), outer nodes before the nodes they hold."""
+    for node in graph.nodes:
+        yield node
+        for value in node.attrs.values():
+            if isinstance(value, GraphAttribute):
+                yield from all_nodes(value.graph)
+
+
+def topological_closure(outputs, expand=None):
+    """Every node the `outputs` depend on, in topological order (inputs first). With
+    `expand`, the inputs of a node are followed only where `expand(node)` holds."""
     order, seen, stack = [], set(), [(node, False) for node in reversed(outputs)]
     while stack:
         node, expanded = stack.pop()
@@ -78,6 +133,9 @@ def topological_closure(outputs):
         if id(node) in seen:
             continue
         seen.add(id(node))
+        if expand is not None and not expand(node):
+            order.append(node)
+            continue
         stack.append((node, True))
         stack.extend((inp, False) for inp in reversed(node.inputs) if id(inp) not in seen)
     return order

@@ -18,6 +18,8 @@ COMMENT_COLUMN = 44
 
 
 def format_type(node):
+    if getattr(node.dtype, "is_tuple", False):
+        return node.dtype.short_name
     return f"{node.dtype.short_name}[{','.join(map(str, node.shape))}]"
 
 
@@ -62,12 +64,22 @@ def format_nodes(nodes, outputs=()):
                 lines.append(f"{names[id(inp)]}: {format_type(inp)} = const")
         names[id(node)] = f"%{len(names)}"
         lines.append(format_node(node, names))
-        if node.op == "fused":
-            body = format_graph(node.attrs["kernel"].body)
-            lines.extend("    " + line for line in body.splitlines())
+        lines.extend(_shown_graphs(node))
     if outputs:
         lines.append("return " + ", ".join(_operand(out, names) for out in outputs))
     return "\n".join(lines)
+
+
+def _shown_graphs(node):
+    """The graphs a node holds and shows, indented under it: a fused node's body as it is;
+    several (a cond's branches) each under its attribute's name."""
+    shown = [(k, v) for k, v in node.attrs.items() if getattr(v, "shown", False)]
+    lines = []
+    for name, attribute in shown:
+        if len(shown) > 1:
+            lines.append(f"  {name}:")
+        lines.extend("    " + line for line in format_graph(attribute.graph).splitlines())
+    return lines
 
 
 def format_graph(graph):

@@ -17,7 +17,7 @@ from tracer.context import numerics, state
 from tracer.debugging import check_numerics
 from tracer.ir import Literal, Node, dims, format_location, source, user_location
 from tracer.ops import convert, fast_apply_check
-from tracer.ops.registry import ALL_INPUTS, OPS, OUT, OpDef
+from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, OpDef
 from tracer.recording import Recording
 from tracer.tensor import Tensor
 
@@ -68,6 +68,8 @@ def apply_symbolic(op, inputs, attrs):
         _refuse_leaked(op, inputs)
     shape, dtype = _infer(op, inputs, attrs)
     node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
+    if state.trace is not None:
+        state.trace.made(node)
     out = Tensor(None, node)
     if state.tapes:
         _record(op, inputs, attrs, out, shape, dtype)
@@ -197,6 +199,8 @@ def _record(op, inputs, attrs, out, shape, dtype):
             saved = ()
         elif saves == ALL_INPUTS:
             saved = inputs
+        elif saves == ALL_INPUTS_AND_OUT:
+            saved = (*inputs, out)
         else:
             saved = tuple([out if slot == OUT else inputs[slot] for slot in saves])
         rec.record(node, saved)

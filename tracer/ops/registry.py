@@ -12,7 +12,10 @@ A declaration holds everything tracer knows about the op:
 - `grad(node, g, *saved) -> one cotangent or None per input`, written with tracer's own ops so
   that it can be differentiated again; None means no gradient flows through the op. `saves`
   says what the eager tape keeps for it: input positions and/or OUT (the op's own result),
-  or ALL_INPUTS.
+  or ALL_INPUTS (ALL_INPUTS_AND_OUT). An op with several results (a `TupleType` node)
+  gets `g` as a `tuple_ops.TupleCotangent`.
+- `narrow(node, used) -> node or None`: for an op with several results, the node without
+  the results no `get` reads (`used`: the indices read); dead-code elimination asks.
 - `jvp`: the forward-mode rule (room for it; the forward-mode issue fills it in).
 - `fusion`: "elementwise", "view" or "reduction" for ops the fusion pass folds into loops;
   `needs_stored_input(node)` for a view that can only read a stored (contiguous) input.
@@ -33,6 +36,7 @@ from runtime.kernels import FLOATING_INFIX, KERNELS
 
 OUT = "out"
 ALL_INPUTS = "all inputs"  # `saves` for ops with any number of inputs that keep them all
+ALL_INPUTS_AND_OUT = "all inputs and out"  # ... and their own result (a while loop's)
 # the fusion kinds, and the C forms each takes: fused loops compute such ops inside them
 FUSION_FORMS = {
     None: (Form,),
@@ -47,7 +51,11 @@ OPS = {}
 
 def saved_slots(op, node):
     """What `op` keeps for `node`: input positions and OUT, in the order its rule takes them."""
-    return tuple(range(len(node.inputs))) if op.saves == ALL_INPUTS else op.saves
+    if op.saves == ALL_INPUTS:
+        return tuple(range(len(node.inputs)))
+    if op.saves == ALL_INPUTS_AND_OUT:
+        return (*range(len(node.inputs)), OUT)
+    return op.saves
 
 
 class OpDef:
@@ -62,9 +70,22 @@ class OpDef:
         "needs_stored_input",
         "batch",
         "simplify",
+        "narrow",
     )
 
-    def __init__(self, name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, simplify):
+    def __init__(
+        self,
+        name,
+        infer,
+        grad,
+        saves,
+        jvp,
+        fusion,
+        needs_stored_input,
+        batch,
+        simplify,
+        narrow=None,
+    ):
         self.name = name
         self.infer = infer
         self.grad = grad
@@ -74,6 +95,7 @@ class OpDef:
         self.needs_stored_input = needs_stored_input
         self.batch = batch
         self.simplify = simplify
+        self.narrow = narrow
 
     @property
     def elementwise(self):
@@ -97,6 +119,7 @@ def primitive(
     batch=None,
     simplify=(),
     infix=None,
+    narrow=None,
 ):
     """Declare primitive `name` and register its kernel and C form; returns its OpDef.
 
@@ -109,9 +132,9 @@ def primitive(
         raise ValueError(f"op {name!r}: fusion must be one of {FUSION_KINDS}, not {fusion!r}")
     if c is not None and not isinstance(c, Form):
         raise TypeError(f"op {name!r}: its C form must be a codegen.forms form, not {c!r}")
-    saves = saves if saves == ALL_INPUTS else tuple(saves)
+    saves = saves if saves in (ALL_INPUTS, ALL_INPUTS_AND_OUT) else tuple(saves)
     rules = simplify if isinstance(simplify, tuple) else (simplify,)
-    op = OpDef(name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules)
+    op = OpDef(name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules, narrow)
     tables = [(OPS, op), (KERNELS, kernel), (C_FORMS, c), (FLOATING_INFIX, infix)]
     for table, entry in tables:
         if entry is not None:

@@ -1,15 +1,44 @@
-"""Dead-code elimination: drop every node no output depends on.
+"""Dead-code elimination: drop every node no output depends on, and the results of
+several-result nodes that nothing reads.
 
     %1 = sin %0
     %2 = exp %0        (unused)    =>    %1 = sin %0
     return %1                            return %1
 
-Invariants: inputs are kept, even unused ones (they are the calling convention); order is
-topological.
+A node of several results whose op can `narrow` (a while loop keeps the states of every
+iteration for its gradient) is made without the results no `get` reads, and the `get`s
+renumbered. Invariants: inputs are kept, even unused ones (they are the calling
+convention); order is topological.
 """
 
-from tracer.ir.rewrite import with_outputs
+from tracer.ir import Node
+from tracer.ir.rewrite import rebuild, with_outputs
+from tracer.ops.registry import OPS
 
 
 def eliminate_dead_code(graph):
-    return with_outputs(graph.inputs, graph.outputs)
+    graph = with_outputs(graph.inputs, graph.outputs)
+    read = {}  # id(node of several results) -> the indices its gets take
+    for node in graph.nodes:
+        if node.op == "get":
+            read.setdefault(id(node.inputs[0]), set()).add(node.attrs["index"])
+    renumbering = {}  # id(narrowed node) -> {old index: new index}
+
+    def narrow(node):
+        if node.op == "get":  # rebuilt on its source's new node already: renumber it
+            indices = renumbering.get(id(node.inputs[0]))
+            if indices is None:
+                return node
+            attrs = {**node.attrs, "index": indices[node.attrs["index"]]}
+            return Node("get", node.inputs, attrs, node.shape, node.dtype, node.location)
+        op = OPS.get(node.op)
+        if op is None or op.narrow is None or id(node) not in read:
+            return node
+        result = op.narrow(node, read[id(node)])
+        if result is None:
+            return node
+        narrowed, indices = result
+        renumbering[id(narrowed)] = indices
+        return narrowed
+
+    return rebuild(graph, narrow)

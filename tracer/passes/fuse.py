@@ -34,6 +34,7 @@ class Kernel(GraphAttribute):
     """A fused node's body graph (`kernel.body`), with its short deterministic name."""
 
     __slots__ = ()
+    shown = True
 
     @property
     def body(self):

@@ -25,6 +25,7 @@ from tracer.ir.rewrite import substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import OPS, OUT, saved_slots
+from tracer.ops.tuple_ops import TupleCotangent
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 
@@ -141,6 +142,8 @@ def _accumulate(cotangents, node, ct):
     existing = cotangents.get(id(node))
     if existing is None:
         cotangents[id(node)] = ct
+    elif isinstance(ct, TupleCotangent):
+        cotangents[id(node)] = existing.plus(ct)
     elif _is_row_sum(existing) and _is_row_sum(ct):
         cotangents[id(node)] = _concat_row_sums(existing, ct)
     else:
@@ -169,6 +172,8 @@ def _concat_row_sums(a, b):
 
 
 def _check_cotangent(node, inp, ct):
+    if isinstance(ct, TupleCotangent):
+        return  # its parts are checked where they are made (tuple_ops.TupleCotangent)
     if ct.shape != inp.shape or ct.dtype != inp.dtype:
         raise RuntimeError(
             f"the gradient rule of {node.op} gave a {ct.dtype.name}{list(ct.shape)} cotangent "

@@ -2,10 +2,13 @@
 
 The "traced" graph is what tracing produced (forward, and the gradient nodes that
 `tape.gradient` added where the function called it); each pass then makes the stage named
-beside it. The passes before `fuse` keep a graph of primitives, which runs through the op
+beside it. A pass runs on the graphs structured ops hold (a loop's body) before the graph
+that holds them, so a loop body is simplified and fused like any program. The passes before `fuse` keep a graph of primitives, which runs through the op
 path (`Stages.of_primitives`); the last stage is the graph the backends run (`Stages.final`).
 """
 
+from tracer.ir import Node, Subgraph
+from tracer.ir.rewrite import rebuild
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.dce import eliminate_dead_code
 from tracer.passes.fuse import fuse
@@ -48,8 +51,23 @@ def run_pipeline(traced):
     stages = Stages({TRACED: traced})
     graph = traced
     for name, run_pass in PIPELINE:
-        graph = run_pass(graph)
+        graph = run_nested(run_pass, graph)
         if VERIFY_EACH_PASS:
             verify(graph)
         stages[name] = graph
     return stages
+
+
+def run_nested(run_pass, graph):
+    """`run_pass` on the graphs held by `graph`'s nodes (at every depth), then on `graph`."""
+
+    def on_held_graphs(node):
+        held = {k: v for k, v in node.attrs.items() if isinstance(v, Subgraph)}
+        if not held:
+            return node
+        attrs = dict(node.attrs)
+        for key, value in held.items():
+            attrs[key] = Subgraph(run_nested(run_pass, value.graph), value.name)
+        return Node(node.op, node.inputs, attrs, node.shape, node.dtype, node.location)
+
+    return run_pass(rebuild(graph, on_held_graphs))

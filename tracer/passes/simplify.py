@@ -59,8 +59,8 @@ def _rewrite(node):
 
 
 def _fold(node):
-    if node.op in LEAF_OPS or not node.inputs:
-        return None
+    if node.op in LEAF_OPS or not node.inputs or node.dtype.is_tuple:
+        return None  # (a node of several results stays: its `get`s are what folds)
     values = [match.literal(i) for i in node.inputs]
     if any(v is None for v in values) or not dims.is_known(node.shape):
         return None

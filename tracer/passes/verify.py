@@ -1,10 +1,11 @@
 """The verifier: a graph is well formed, or a clear error says where it is not.
 
 Checks: every node's inputs come before it; every output is in the graph; every input is
-a leaf; and each node's shape and dtype are what its op's rule computes from its inputs.
+a leaf; each node's shape and dtype are what its op's rule computes from its inputs; and
+the same of every graph a node holds.
 """
 
-from tracer.ir import LEAF_OPS
+from tracer.ir import LEAF_OPS, GraphAttribute
 from tracer.ops.registry import OPS
 
 
@@ -21,9 +22,10 @@ def verify(graph):
         for inp in node.inputs:
             if id(inp) not in defined:
                 raise VerificationError(f"{node!r} uses {inp!r} before it is defined")
-        if node.op == "fused":
-            verify(node.attrs["kernel"].body)
-        elif node.op not in LEAF_OPS:
+        for value in node.attrs.values():
+            if isinstance(value, GraphAttribute):
+                verify(value.graph)
+        if node.op not in LEAF_OPS:
             shape, dtype = OPS[node.op].infer(node.attrs, *node.inputs)
             if shape != node.shape or dtype != node.dtype:
                 raise VerificationError(

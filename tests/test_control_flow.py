@@ -1,0 +1,325 @@
+"""tt.cond and tt.while_loop: TensorFlow's documented results, gradients against finite
+differences in float64 to second order, and eager = interpreter = C."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+BACKENDS = ["interpreter", "c"]
+rng = np.random.default_rng(20261123)
+
+
+# --- TensorFlow's documented examples --------------------------------------------------
+
+
+def test_while_loop_counts_to_ten_as_in_tensorflows_docs():
+    i = tt.constant(0)
+    r = tt.while_loop(lambda i: tt.less(i, 10), lambda i: (tt.add(i, 1),), [i])
+    assert r[0].numpy() == 10 and r[0].dtype == tt.int32
+
+
+Pair = collections.namedtuple("Pair", "j, k")
+
+
+def pairs():
+    """TensorFlow's example of nested loop variables."""
+    return tt.while_loop(
+        lambda i, p: i < 10,
+        lambda i, p: (i + 1, Pair((p.j + p.k), (p.j - p.k))),
+        (tt.constant(0), Pair(tt.constant(1), tt.constant(2))),
+    )
+
+
+def test_while_loop_with_a_nested_structure_as_in_tensorflows_docs():
+    for i, p in (pairs(), tt.function(pairs)()):
+        assert isinstance(p, Pair)
+        assert (i.numpy(), p.j.numpy(), p.k.numpy()) == (10, 32, 64)
+
+
+def test_cond_as_in_tensorflows_docs():
+    x, y = tt.constant(2), tt.constant(5)
+    r = tt.cond(tt.less(x, y), lambda: tt.multiply(x, 17), lambda: tt.add(y, 23))
+    assert r.numpy() == 34
+    f = tt.function(
+        lambda x, y: tt.cond(tt.less(x, y), lambda: tt.multiply(x, 17), lambda: tt.add(y, 23))
+    )
+    assert f(x, y).numpy() == 34 and f(tt.constant(7), y).numpy() == 28
+
+
+def test_maximum_iterations_stops_the_loop_first():
+    for run in (lambda f: f, tt.function):
+        loop = run(
+            lambda n: tt.while_loop(lambda i: i < n, lambda i: i + 1, [0], maximum_iterations=4)
+        )
+        assert loop(tt.constant(10))[0].numpy() == 4
+        assert loop(tt.constant(2))[0].numpy() == 2
+
+
+def test_a_single_loop_variable_comes_back_as_it_went_in():
+    assert tt.while_loop(lambda x: x < 5.0, lambda x: x * 2.0, 1.0).numpy() == 8.0
+    f = tt.function(lambda x: tt.while_loop(lambda x: x < 5.0, lambda x: x * 2.0, x))
+    out = f(tt.constant(1.0))
+    assert isinstance(out, tt.Tensor) and out.numpy() == 8.0
+
+
+# --- compiled: values and gradients ---------------------------------------------------
+
+
+def euler(x, w, steps=6):
+    """Explicit Euler on dx/dt = sin(w x) - x^3 / 4, then a quadratic loss."""
+
+    def body(i, s):
+        return i + 1, s + 0.1 * (tt.sin(w * s) - s * s * s / 4.0)
+
+    _, s = tt.while_loop(lambda i, s: i < steps, body, (0, x), maximum_iterations=steps)
+    return tt.reduce_sum(s * s)
+
+
+def branchy(x, w):
+    def body(i, s):
+        grown = tt.cond(tt.reduce_sum(s) > 1.0, lambda: s * w, lambda: tt.exp(s) * w)
+        return i + 1, grown + 0.5 * s
+
+    _, s = tt.while_loop(lambda i, s: i < 4, body, (0, x), maximum_iterations=4)
+    return tt.reduce_sum(tt.sin(s))
+
+
+def nested(x, w):
+    def outer(i, s):
+        _, t = tt.while_loop(
+            lambda j, t: j < i, lambda j, t: (j + 1, tt.tanh(t * w)), (0, s), maximum_iterations=3
+        )
+        return i + 1, t + s
+
+    _, s = tt.while_loop(lambda i, s: i < 3, outer, (0, x), maximum_iterations=3)
+    return tt.reduce_sum(s * x)
+
+
+FUNCTIONS = {"euler": euler, "branchy": branchy, "nested": nested}
+
+
+def _value_and_grads(f):
+    def run(x, w):
+        with tt.GradientTape() as tape:
+            tape.watch([x, w])
+            y = f(x, w)
+        return y, *tape.gradient(y, [x, w])
+
+    return run
+
+
+def _second(f):
+    """d/dw of <d f/dx, 1>: forward, reverse, then reverse again."""
+
+    def run(x, w):
+        with tt.GradientTape() as outer:
+            outer.watch(w)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = f(x, w)
+            z = tt.reduce_sum(inner.gradient(y, x))
+        return z, outer.gradient(z, w)
+
+    return run
+
+
+def _arguments():
+    x = tt.constant(rng.uniform(0.2, 0.9, 5))
+    w = tt.constant(rng.uniform(0.5, 1.5, 5))
+    return x, w
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_compiled_values_and_gradients_equal_eager_ones(name):
+    f = FUNCTIONS[name]
+    x, w = _arguments()
+    eager = [t.numpy() for t in _value_and_grads(f)(x, w)]
+    for backend in BACKENDS:
+        compiled = tt.function(_value_and_grads(f), backend=backend)(x, w)
+        for want, got in zip(eager, compiled):
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-14, err_msg=backend)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_gradients_match_finite_differences_to_second_order(name):
+    f = FUNCTIONS[name]
+    x, w = _arguments()
+    direction = rng.standard_normal(5)
+    eps = 1e-6
+    for backend in BACKENDS:
+        _, gx, gw = tt.function(_value_and_grads(f), backend=backend)(x, w)
+        shifted = [f(x + sign * eps * direction, w).numpy() for sign in (1.0, -1.0)]
+        numeric = (shifted[0] - shifted[1]) / (2 * eps)
+        np.testing.assert_allclose(np.dot(gx.numpy(), direction), numeric, rtol=1e-6)
+        _, hw = tt.function(_second(f), backend=backend)(x, w)
+        shifted = [_second(f)(x, w + sign * eps * direction)[0].numpy() for sign in (1.0, -1.0)]
+        numeric = (shifted[0] - shifted[1]) / (2 * eps)
+        np.testing.assert_allclose(np.dot(hw.numpy(), direction), numeric, rtol=1e-5)
+
+
+def test_the_compiled_loop_is_a_loop_not_unrolled():
+    x, w = _arguments()
+    short = tt.function(lambda x, w: euler(x, w, steps=3), backend="c")
+    long = tt.function(lambda x, w: euler(x, w, steps=300), backend="c")
+    sources = [f.get_concrete_function(x, w).c_source() for f in (short, long)]
+    assert all("for (" in s and "break;" in s for s in sources)
+    assert sources[0].count("/* fused") == sources[1].count("/* fused")
+    np.testing.assert_allclose(long(x, w).numpy(), euler(x, w, steps=300).numpy(), rtol=1e-12)
+
+
+def test_the_stacked_states_exist_only_when_a_gradient_reads_them():
+    x, w = _arguments()
+    forward = tt.function(euler).get_concrete_function(x, w)
+    assert "stacked=False" in forward.ir("optimized")
+    backward = tt.function(_value_and_grads(euler)).get_concrete_function(x, w)
+    assert "stacked=True" in backward.ir("optimized")
+
+
+def test_a_variable_read_in_the_body_gets_its_gradient():
+    w = tt.Variable([0.5, 1.5, -0.3], dtype=tt.float64)
+
+    def step(x):
+        with tt.GradientTape() as tape:
+            _, s = tt.while_loop(
+                lambda i, s: i < 3,
+                lambda i, s: (i + 1, tt.sin(s * w)),
+                (0, x),
+                maximum_iterations=3,
+            )
+            y = tt.reduce_sum(s)
+        return tape.gradient(y, w)
+
+    x = tt.constant([0.1, 0.2, 0.3], dtype=tt.float64)
+    want = step(x).numpy()
+    for backend in BACKENDS:
+        np.testing.assert_allclose(tt.function(step, backend=backend)(x).numpy(), want, rtol=1e-13)
+
+
+def test_variables_assigned_in_the_body_are_carried_by_the_loop():
+    def run(backend):
+        total = tt.Variable(0.0, dtype=tt.float64)
+        w = tt.Variable([1.0, 2.0], dtype=tt.float64)
+
+        def body(i):
+            total.assign_add(tt.reduce_sum(w))
+            w.assign(w * 0.5)
+            return i + 1
+
+        loop = lambda: tt.while_loop(lambda i: i < 3, body, [0])  # noqa: E731
+        (tt.function(loop, backend=backend) if backend else loop)()
+        return total.numpy(), w.numpy()
+
+    want = run(None)
+    assert want[0] == 3.0 + 1.5 + 0.75
+    for backend in BACKENDS:
+        got = run(backend)
+        assert got[0] == want[0] and np.array_equal(got[1], want[1])
+
+
+def test_a_training_loop_inside_one_compiled_function():
+    """SGD steps as a while loop over steps in one tt.function, against the eager loop."""
+
+    def train(backend):
+        w = tt.Variable([0.0, 0.0], dtype=tt.float64)
+        opt = tt.optimizers.SGD(0.1)
+        data = tt.constant([[1.0, 2.0], [3.0, -1.0]], dtype=tt.float64)
+        target = tt.constant([1.0, 0.5], dtype=tt.float64)
+
+        def step(i):
+            with tt.GradientTape() as tape:
+                loss = tt.reduce_sum((tt.matmul(data, w[:, None])[:, 0] - target) ** 2)
+            opt.apply_gradients([(tape.gradient(loss, w), w)])
+            return i + 1
+
+        loop = lambda: tt.while_loop(lambda i: i < 20, step, [0])  # noqa: E731
+        (tt.function(loop, backend=backend) if backend else loop)()
+        return w.numpy()
+
+    want = train(None)
+    for backend in BACKENDS:
+        np.testing.assert_allclose(train(backend), want, rtol=1e-13)
+
+
+def test_cond_with_a_predicate_known_when_tracing_traces_one_branch():
+    traced = []
+
+    def branch(name, value):
+        traced.append(name)
+        return value
+
+    f = tt.function(
+        lambda x: tt.cond(tt.constant(True), lambda: branch("true", x), lambda: branch("f", -x))
+    )
+    assert f(tt.constant(2.0)).numpy() == 2.0 and traced == ["true"]
+
+
+def test_cond_gradient_flows_through_the_branch_taken():
+    def g(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.cond(x > 0.0, lambda: x * x * x, lambda: tt.sin(x))
+        return tape.gradient(y, x)
+
+    for backend in BACKENDS:
+        f = tt.function(g, backend=backend)
+        assert f(tt.constant(2.0, tt.float64)).numpy() == 12.0
+        assert f(tt.constant(-1.0, tt.float64)).numpy() == np.cos(-1.0)
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+def test_a_loop_variable_that_changes_shape_is_named():
+    with pytest.raises(ValueError, match=r"loop variable 0 .* shape \(2,\), but has shape \(4,\)"):
+        tt.while_loop(lambda x: tt.size(x) < 8, lambda x: tt.concat([x, x], 0), [tt.ones(2)])
+    grown = tt.while_loop(
+        lambda x: tt.size(x) < 8,
+        lambda x: tt.concat([x, x], 0),
+        [tt.ones(2)],
+        shape_invariants=[[None]],
+    )
+    assert grown[0].shape == (8,)
+    f = tt.function(lambda x: tt.while_loop(lambda x: True, lambda x: tt.concat([x, x], 0), [x]))
+    with pytest.raises(ValueError, match=r"loop variable 0 .*test_control_flow.py"):
+        f(tt.ones(2))
+
+
+def test_a_loop_variable_that_changes_dtype_is_named():
+    with pytest.raises(TypeError, match="loop variable 1 .* int32 .* float32"):
+        tt.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, tt.cast(s, tt.float32)), (0, 1))
+
+
+def test_a_condition_that_is_not_a_boolean_scalar_is_refused():
+    with pytest.raises(TypeError, match="boolean scalar"):
+        tt.while_loop(lambda i: i, lambda i: i + 1, [0])
+    with pytest.raises(TypeError, match="boolean scalar"):
+        tt.function(lambda x: tt.cond(x, lambda: x, lambda: x))(tt.ones(2) > 0)
+
+
+def test_branches_of_different_shapes_are_refused_with_the_line():
+    f = tt.function(lambda x: tt.cond(x[0] > 0.0, lambda: x, lambda: x[:1]))
+    with pytest.raises(ValueError, match=r"different tensors at position 0: .*test_control_flow"):
+        f(tt.ones(3))
+
+
+def test_a_compiled_loop_gradient_without_maximum_iterations_says_what_to_add():
+    def g(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), (0, x))
+        return tape.gradient(y, x)
+
+    assert g(tt.constant(2.0)).numpy() == 4 * 2.0**3  # eagerly, Python's loop
+    with pytest.raises(ValueError, match="needs its maximum_iterations.*test_control_flow.py"):
+        tt.function(g)(tt.constant(2.0))
+
+
+def test_a_print_inside_a_compiled_loop_is_refused_clearly():
+    f = tt.function(
+        lambda x: tt.while_loop(lambda x: x < 3.0, lambda x: tt.print(x) or x + 1.0, [x])
+    )
+    with pytest.raises(NotImplementedError, match="tt.print inside a tt.while_loop body"):
+        f(tt.constant(0.0))

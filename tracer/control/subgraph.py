@@ -1,0 +1,190 @@
+"""Tracing a function that a structured op runs (a branch, a loop body) into a graph of its own.
+
+    x = ...                        # a value of the enclosing trace
+    def body(i, s):                # traced with symbolic inputs i, s
+        return i + 1, s * x        # x is read from outside: a capture
+
+    graph: %0 = input[name='i'], %1 = input[name='s'], %2 = input[name='capture0']  (x)
+           ... return %3, %4
+
+The nodes the function makes are the graph's; a value it reads from outside (a tensor of
+the enclosing trace, a variable's value) becomes an extra input of the graph, a capture,
+which the structured op takes as an input of its own: so a tape that tracks the value sees
+the op read it, and gradients reach it. Eager values (constants) stay inside, as literals.
+Variables: reading one reads it in the enclosing trace; assigning one inside gives its new
+value as an extra output (`Traced.assigned`), which the structured op carries out.
+"""
+
+import contextlib
+
+from tracer import nest
+from tracer.context import state
+from tracer.ir import Graph, Node, topological_closure
+from tracer.ops import convert
+from tracer.ops.core import graph_node_of
+from tracer.tensor import Tensor
+from tracer.tracing import Trace
+
+
+class Traced:
+    """A traced function: its graph (inputs: the arguments' leaves, then one per capture;
+    outputs: the leaves of its result, then the values of the variables it was asked for),
+    the outer nodes its captures stand for, the structure of its result, and the other
+    variables it assigned."""
+
+    def __init__(self, graph, n_arguments, captures, structure, n_results, assigned):
+        self.graph = graph
+        self.n_arguments = n_arguments
+        self.captures = captures
+        self.structure = structure
+        self.n_results = n_results
+        self.assigned = assigned
+
+    @property
+    def results(self):
+        """The output nodes of the function's own result."""
+        return self.graph.outputs[: self.n_results]
+
+    def with_captures(self, captures):
+        """The graph taking `captures` (a list of outer nodes including this one's) after its
+        arguments, in that order."""
+        arguments = self.graph.inputs[: self.n_arguments]
+        own = dict(zip(map(id, self.captures), self.graph.inputs[self.n_arguments :]))
+        inputs = [
+            own.get(id(c)) or Node("input", (), {"name": f"capture{k}"}, c.shape, c.dtype)
+            for k, c in enumerate(captures)
+        ]
+        leaves = {id(n) for n in self.graph.inputs}
+        body = [n for n in self.graph.nodes if id(n) not in leaves]
+        return Graph([*arguments, *inputs], [*arguments, *inputs, *body], self.graph.outputs)
+
+
+class SubTrace(Trace):
+    """The trace of a function a structured op runs, inside an enclosing trace (or inside a
+    gradient rule, where `outer` is None). `carried` maps a variable to the tensor that
+    holds its value inside (a loop variable), for variables a loop body assigns; `_values`
+    holds those assigned here."""
+
+    def __init__(self, outer, what):
+        super().__init__(may_create_variables=False)
+        self.outer = outer
+        self.what = what  # "a tt.while_loop body": for errors
+        self.carried = {}  # id(variable) -> Tensor
+        self.outer_tapes = list(state.tapes)
+        self.created = set()  # ids of the nodes made here
+        if outer is not None:
+            self.gradient_graphs = outer.gradient_graphs
+
+    def made(self, node):
+        self.created.add(id(node))
+
+    def read(self, variable):
+        key = id(variable)
+        self.variables[key] = variable
+        if key in self._values:
+            return self._values[key]
+        if key in self.carried:
+            return self.carried[key]
+        for tape in self.outer_tapes:  # read inside, the variable is read by the op outside
+            if tape._watch_accessed_variables and variable.trainable:
+                if variable.dtype.is_differentiable:
+                    tape._watch_variable(variable)
+        if self.outer is None:
+            raise ValueError(f"{self.what} reads the variable {variable.name} outside any trace")
+        return self.outer.read(variable)
+
+    def print(self, call, tensors):
+        raise NotImplementedError(
+            f"tt.print inside {self.what} in a tt.function is not supported yet: print the "
+            "values the op returns instead"
+        )
+
+    def note_variable_creation(self):
+        raise ValueError(
+            f"a tt.Variable cannot be created inside {self.what}: create it outside the "
+            "function, or before the loop or branch"
+        )
+
+    def input(self, name, shape, dtype):
+        """A symbolic argument (not an input of the enclosing function)."""
+        return Tensor(None, Node("input", (), {"name": name}, tuple(shape), dtype))
+
+
+def trace_function(fn, arguments, what, variables=(), carry=False):
+    """Trace `fn(*arguments)` into a `Traced`. `arguments`: a list or tuple of nested
+    structures of leaves with a shape and dtype (Tensors); `fn` returns a nested structure
+    of tensors (or of values `as_tensor` takes), or None. The values of `variables` at the
+    end are outputs after the result's; with `carry`, their values at the start are inputs
+    after the arguments' (a loop carries them)."""
+    flat = nest.flatten(list(arguments))
+    subtrace = SubTrace(state.trace, what)
+    inputs = [subtrace.input(f"arg{k}", leaf.shape, leaf.dtype) for k, leaf in enumerate(flat)]
+    if carry:
+        for k, variable in enumerate(variables):
+            carried = subtrace.input(f"variable{k}", variable.shape, variable.dtype)
+            subtrace.carried[id(variable)] = carried
+            inputs.append(carried)
+    with _current(subtrace), _carried_as_variables(variables if carry else (), inputs[len(flat) :]):
+        result = fn(*nest.pack_sequence_as(list(arguments), inputs[: len(flat)]))
+        leaves = [] if result is None else nest.flatten(result)
+        outputs = [convert.as_tensor(leaf) for leaf in leaves]
+        outputs += [subtrace.read(v) for v in variables]
+    others = [v for v in subtrace.assigned if all(v is not w for w in variables)]
+    out_nodes = [graph_node_of(t) for t in outputs]
+    argument_nodes = [t._node for t in inputs]
+    return _captured(subtrace, argument_nodes, out_nodes, result, len(leaves), others)
+
+
+def _captured(subtrace, arguments, outputs, structure, n_results, assigned):
+    """The Traced whose captures are the outer nodes that the nodes made here read."""
+    inner = subtrace.created | {id(n) for n in arguments}
+
+    def inside(node):
+        return id(node) in inner or (node.op == "const" and "value" in node.attrs)
+
+    closure = topological_closure(outputs, expand=inside)
+    order = [n for n in closure if inside(n)]
+    captures = [n for n in closure if not inside(n)]
+    mapping = {
+        id(c): Node("input", (), {"name": f"capture{k}"}, c.shape, c.dtype)
+        for k, c in enumerate(captures)
+    }
+    for node in order:
+        inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
+        if any(a is not b for a, b in zip(inputs, node.inputs)):
+            mapping[id(node)] = Node(
+                node.op, inputs, node.attrs, node.shape, node.dtype, node.location
+            )
+    inputs = [*arguments, *(mapping[id(c)] for c in captures)]
+    leaves = {id(n) for n in inputs}
+    body = [mapping.get(id(n), n) for n in order if id(n) not in leaves]
+    new_outputs = [mapping.get(id(o), o) for o in outputs]
+    graph = Graph(inputs, [*inputs, *body], new_outputs)
+    return Traced(graph, len(arguments), captures, structure, n_results, assigned)
+
+
+@contextlib.contextmanager
+def _carried_as_variables(variables, carried):
+    """Inside a loop body, a carried variable is its loop variable: tapes that watch the
+    variable (by its node) then watch the value the body reads, and differentiate with
+    respect to it."""
+    saved = [v._node for v in variables]
+    for variable, tensor in zip(variables, carried):
+        variable._node = tensor._node
+    try:
+        yield
+    finally:
+        for variable, node in zip(variables, saved):
+            variable._node = node
+
+
+@contextlib.contextmanager
+def _current(subtrace):
+    """Ops inside build the sub-graph: the subtrace is the current trace, and no tape of the
+    enclosing code records them (the structured op is what those tapes see)."""
+    saved = state.trace, state.tapes, state.paused, state.location
+    state.trace, state.tapes, state.paused, state.location = subtrace, [], [], None
+    try:
+        yield
+    finally:
+        state.trace, state.tapes, state.paused, state.location = saved
