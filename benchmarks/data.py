@@ -9,6 +9,9 @@ B7 per-call time of a compiled gradient of x*x at a scalar.
 B9 whole training step: the B2 MLP's loss, gradients and an Adam update of its 4 variables
    (Keras's formula: lr 1e-3, betas 0.9 and 0.999, epsilon 1e-7), batch 128; B9b at batch 1;
    B9u at batch 128 with the step compiled for any batch size (the batch dimension unknown).
+B10 loop gradient: explicit Euler on dx/dt = sin(theta x) - x^3 / 2 for 1,000 steps of 0.01
+   over a state of 256 floats, as a loop (tt.while_loop, lax.fori_loop, tf.while_loop);
+   the loss sum(x_T^2) / 2 and its gradients with respect to x_0 and theta.
 """
 
 import numpy as np
@@ -24,6 +27,7 @@ FULL = {
     "B9": (128, 784, 512, 10),
     "B9b": (1, 784, 512, 10),
     "B9u": (128, 784, 512, 10),
+    "B10": (256, 1000),
 }
 QUICK = {
     "B1": 20,
@@ -36,8 +40,9 @@ QUICK = {
     "B9": (8, 16, 12, 4),
     "B9b": (1, 16, 12, 4),
     "B9u": (8, 16, 12, 4),
+    "B10": (16, 20),
 }
-WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u")
+WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10")
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # how closely each system must agree with the numpy reference before it is timed
 TOLERANCE = {
@@ -51,6 +56,7 @@ TOLERANCE = {
     "B9": 2e-3,
     "B9b": 2e-3,
     "B9u": 2e-3,
+    "B10": 1e-3,
 }
 
 
@@ -88,4 +94,12 @@ def make(workload, quick):
         return {"x": rng.standard_normal(size).astype(np.float32)}
     if workload == "B7":
         return {"x": np.float32(3.0)}
+    if workload == "B10":
+        n, steps = size
+        return {
+            "x0": rng.uniform(-1.0, 1.0, n).astype(np.float32),
+            "theta": rng.uniform(0.5, 1.5, n).astype(np.float32),
+            "steps": steps,
+            "dt": 0.01,
+        }
     raise KeyError(workload)

@@ -90,6 +90,24 @@ def scalar(d):
     return lambda: run(x)
 
 
+def euler(d):
+    """B10: lax.fori_loop (a scan, with a static trip count) under value_and_grad, jitted."""
+    x0, theta, steps, dt = jnp.asarray(d["x0"]), jnp.asarray(d["theta"]), d["steps"], d["dt"]
+
+    def loss(x0, theta):
+        step = lambda i, x: x + dt * (jnp.sin(theta * x) - 0.5 * x * x * x)  # noqa: E731
+        x = jax.lax.fori_loop(0, steps, step, x0)
+        return 0.5 * jnp.sum(x * x)
+
+    run = jax.jit(jax.value_and_grad(loss, argnums=(0, 1)))
+
+    def call():
+        value, grads = run(x0, theta)
+        return [value, *grads]
+
+    return call
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -106,5 +124,6 @@ BUILDERS = {
         "B7": scalar,
         "B9": train_step,
         "B9b": train_step,
+        "B10": euler,
     }
 }

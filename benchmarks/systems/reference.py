@@ -114,6 +114,27 @@ def scalar_grad(d):
     return lambda: np.float32(2.0) * x
 
 
+def euler(d):
+    """B10: the states kept going forward, then the adjoint loop back through them."""
+    x0, theta, steps, dt = d["x0"], d["theta"], d["steps"], np.float32(d["dt"])
+    half = np.float32(0.5)
+
+    def run():
+        x, states = x0, []
+        for _ in range(steps):
+            states.append(x)
+            x = x + dt * (np.sin(theta * x) - half * x * x * x)
+        loss = half * np.sum(x * x)
+        g, g_theta = x, np.zeros_like(theta)
+        for x in reversed(states):
+            c = np.cos(theta * x)
+            g_theta = g_theta + g * dt * x * c
+            g = g * (np.float32(1) + dt * (theta * c - np.float32(1.5) * x * x))
+        return [loss, g, g_theta]
+
+    return run
+
+
 BUILDERS = {
     "numpy": {
         "B1": chain,
@@ -126,5 +147,6 @@ BUILDERS = {
         "B9": train_step,
         "B9b": train_step,
         "B9u": train_step,
+        "B10": euler,
     }
 }

@@ -143,6 +143,31 @@ def scalar(compiled):
     return build
 
 
+def euler(compiled):
+    """B10: tf.while_loop under a GradientTape (eagerly, a Python loop on the tape)."""
+
+    def build(d):
+        x0, theta = tf.constant(d["x0"]), tf.constant(d["theta"])
+        steps, dt = d["steps"], d["dt"]
+
+        def value_and_grads(x0, theta):
+            with tf.GradientTape() as tape:
+                tape.watch([x0, theta])
+                _, x = tf.while_loop(
+                    lambda i, x: i < steps,
+                    lambda i, x: (i + 1, x + dt * (tf.sin(theta * x) - 0.5 * x * x * x)),
+                    (tf.constant(0), x0),
+                    maximum_iterations=steps,
+                )
+                loss = 0.5 * tf.reduce_sum(x * x)
+            return [loss, *tape.gradient(loss, [x0, theta])]
+
+        run = tf.function(value_and_grads) if compiled else value_and_grads
+        return lambda: run(x0, theta)
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -159,6 +184,7 @@ def _for(compiled):
         "B7": scalar(compiled),
         "B9": train_step(compiled),
         "B9b": train_step(compiled),
+        "B10": euler(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

@@ -128,6 +128,31 @@ def scalar_grad(compiled):
     return build
 
 
+def euler(compiled):
+    """B10: tt.while_loop, eagerly a Python loop on the tape, compiled one loop in C."""
+
+    def build(d):
+        steps, dt = d["steps"], d["dt"]
+        x0, theta = tt.constant(d["x0"]), tt.constant(d["theta"])
+
+        def value_and_grads(x0, theta):
+            with tt.GradientTape() as tape:
+                tape.watch([x0, theta])
+                _, x = tt.while_loop(
+                    lambda i, x: i < steps,
+                    lambda i, x: (i + 1, x + dt * (tt.sin(theta * x) - 0.5 * x * x * x)),
+                    (0, x0),
+                    maximum_iterations=steps,
+                )
+                loss = 0.5 * tt.reduce_sum(x * x)
+            return [loss, *tape.gradient(loss, [x0, theta])]
+
+        run = tt.function(value_and_grads) if compiled else value_and_grads
+        return lambda: run(x0, theta)
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B1": chain(compiled),
@@ -139,6 +164,7 @@ def _for(compiled):
         "B7": scalar_grad(compiled),
         "B9": train_step(compiled),
         "B9b": train_step(compiled),
+        "B10": euler(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
