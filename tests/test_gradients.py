@@ -121,6 +121,10 @@ CASES = {
         ),
         [normal(3), np.abs(normal(3))],
     ),
+    "custom_gradient": (
+        lambda x, y: softplus_with_its_own_gradient(x * y) * x,
+        [normal(3), normal(3)],
+    ),
     "scatter_add": (
         lambda u: (
             apply(SCATTER_ADD, (u, tt.constant([1, 1, 0])), {"axis": 0, "shape": (3, 2)}) ** 2
@@ -128,6 +132,18 @@ CASES = {
         [normal(3, 2)],
     ),
 }
+
+
+@tt.custom_gradient
+def softplus_with_its_own_gradient(x):
+    """log(1 + e^x), whose gradient sigmoid(x) is written with tracer ops: differentiable."""
+    e = tt.exp(x)
+
+    def grad(upstream):
+        return upstream * (1 - 1 / (1 + e))
+
+    return tt.math.log(1 + e), grad
+
 
 # Compositions in tt.nn and tt.math: no rules of their own, checked the same way.
 COMPOSITES = {
@@ -198,7 +214,8 @@ NO_GRADIENT = {
 }
 
 CREATION = {"dims_value", "fill", "one_hot_seeds"}  # no inputs
-COMPILER_INTERNAL = {"fused"}  # made by the fusion pass after differentiation
+# made by the fusion pass after differentiation, and by eager tapes' custom gradients
+COMPILER_INTERNAL = {"fused", "custom_gradient_vjp"}
 
 
 def test_every_primitive_has_a_case():

@@ -15,6 +15,7 @@ import sys as _sys
 
 from tracer import config, debugging, dtypes, layers, math, nn, optimizers, random
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
+from tracer.control.custom import custom_gradient
 from tracer.control.flow import cond, while_loop
 from tracer.dtypes import (
     DType,
@@ -89,7 +90,7 @@ from tracer.ops.math_ops import (
     tanh,
     where,
 )
-from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min
+from tracer.ops.reduction_ops import clip_by_norm, reduce_max, reduce_mean, reduce_min
 from tracer.ops.scan_ops import reduce_prod
 from tracer.ops.structure_ops import concat, stack, unstack
 from tracer.printing import print
@@ -112,9 +113,9 @@ __all__ = [
     "cond", "while_loop",
     # differentiation and compiling
     "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
-    "UnconnectedGradients", "function", "grad", "value_and_grad",
+    "UnconnectedGradients", "custom_gradient", "function", "grad", "value_and_grad",
     # ops
-    "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_value",
+    "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",

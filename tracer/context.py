@@ -15,6 +15,7 @@ class _State(threading.local):
         self.trace = None  # the tracing.Trace of the tt.function being traced, if any
         self.paused = []  # tapes inside their stop_recording() block
         self.building = 0  # > 0 while tracer builds a graph of its own (building_graph())
+        self.watchers = []  # lists that variables append themselves to when read (watching())
 
 
 state = _State()
@@ -56,6 +57,17 @@ def outside_trace():
         yield
     finally:
         state.trace, state.tapes, state.paused = saved
+
+
+@contextlib.contextmanager
+def watching():
+    """The variables read inside, in order of reading (TensorFlow's VariableWatcher)."""
+    read = []
+    state.watchers.append(read)
+    try:
+        yield read
+    finally:
+        state.watchers.remove(read)
 
 
 @contextlib.contextmanager

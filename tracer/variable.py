@@ -59,6 +59,8 @@ class Variable(TensorLike):
         return self._node.dtype
 
     def _read(self):
+        for read in state.watchers:
+            read.append(self)
         if state.tapes and self.trainable and self._node.dtype.is_differentiable:
             for tape in state.tapes:
                 if tape._watch_accessed_variables:

@@ -216,11 +216,22 @@ def execute_graph(graph, inputs):
         state.location = saved_location
 
 
+class Results(tuple):
+    """The results (Tensors) of a node of several that its op's `expand` ran."""
+
+    __slots__ = ()
+
+
 def _apply_node(node, args):
     if node.op == "const":
         return Tensor(node.attrs["value"].array)
+    if args and type(args[0]) is Results:  # a `get` of them
+        return args[0][node.attrs["index"]]
     state.location = node.location
-    return apply(OPS[node.op], tuple(args), node.attrs)
+    op = OPS[node.op]
+    if op.expand is not None:
+        return op.expand(node, args)
+    return apply(op, tuple(args), node.attrs)
 
 
 def _note_variable_origin(variable_node, out):

@@ -93,3 +93,17 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     if x.dtype.is_integer:
         return math_ops.floordiv(total, count)
     return math_ops.divide(total, count)
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """`t` scaled down to an L2 norm (over `axes`, all by default) of at most `clip_norm`:
+    t * clip_norm / max(norm, clip_norm), as TensorFlow computes it.
+
+    >>> tt.clip_by_norm(tt.constant([3.0, 4.0]), 1.0).numpy()
+    array([0.6, 0.8], dtype=float32)
+    """
+    t = as_tensor(t)
+    norm = math_ops.sqrt(reduce_sum(t * t, axis=axes, keepdims=True))
+    if hasattr(clip_norm, "dtype"):
+        clip_norm = array_ops.cast(clip_norm, t.dtype)
+    return t * clip_norm / math_ops.maximum(norm, clip_norm)

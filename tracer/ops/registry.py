@@ -16,6 +16,10 @@ A declaration holds everything tracer knows about the op:
   gets `g` as a `tuple_ops.TupleCotangent`.
 - `narrow(node, used) -> node or None`: for an op with several results, the node without
   the results no `get` reads (`used`: the indices read); dead-code elimination asks.
+- `expand(node, tensors) -> Tensor, or core.Results of a node of several`: how the node runs
+  on Tensors through the op path (`core.execute_graph`) instead of by its kernel: an op
+  that runs the user's Python (a custom gradient's function) runs it there, so that the
+  tapes recording see its ops.
 - `jvp`: the forward-mode rule (room for it; the forward-mode issue fills it in).
 - `fusion`: "elementwise", "view" or "reduction" for ops the fusion pass folds into loops;
   `needs_stored_input(node)` for a view that can only read a stored (contiguous) input.
@@ -71,6 +75,7 @@ class OpDef:
         "batch",
         "simplify",
         "narrow",
+        "expand",
     )
 
     def __init__(
@@ -85,6 +90,7 @@ class OpDef:
         batch,
         simplify,
         narrow=None,
+        expand=None,
     ):
         self.name = name
         self.infer = infer
@@ -96,6 +102,7 @@ class OpDef:
         self.batch = batch
         self.simplify = simplify
         self.narrow = narrow
+        self.expand = expand
 
     @property
     def elementwise(self):
@@ -120,6 +127,7 @@ def primitive(
     simplify=(),
     infix=None,
     narrow=None,
+    expand=None,
 ):
     """Declare primitive `name` and register its kernel and C form; returns its OpDef.
 
@@ -134,7 +142,9 @@ def primitive(
         raise TypeError(f"op {name!r}: its C form must be a codegen.forms form, not {c!r}")
     saves = saves if saves in (ALL_INPUTS, ALL_INPUTS_AND_OUT) else tuple(saves)
     rules = simplify if isinstance(simplify, tuple) else (simplify,)
-    op = OpDef(name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules, narrow)
+    op = OpDef(
+        name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules, narrow, expand
+    )
     tables = [(OPS, op), (KERNELS, kernel), (C_FORMS, c), (FLOATING_INFIX, infix)]
     for table, entry in tables:
         if entry is not None:

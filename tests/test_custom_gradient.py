@@ -1,0 +1,191 @@
+"""tt.custom_gradient: TensorFlow's documented examples, variables, nested tapes (second
+order against finite differences in float64), jacobians, and eager = interpreter = C."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+BACKENDS = ["interpreter", "c"]
+
+
+@tt.custom_gradient
+def log1pexp(x):
+    e = tt.exp(x)
+
+    def grad(upstream):
+        return upstream * (1 - 1 / (1 + e))
+
+    return tt.math.log(1 + e), grad
+
+
+@tt.custom_gradient
+def clip_gradients(y):
+    def backward(dy):
+        return tt.clip_by_norm(dy, 0.5)
+
+    return y, backward
+
+
+def value_and_gradient(f):
+    def run(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return y, tape.gradient(y, x)
+
+    return run
+
+
+def test_log1pexp_has_the_stable_gradient_of_tensorflows_docs():
+    """At x = 100, the gradient is 1.0 (the composed ops would give NaN)."""
+    for run in [value_and_gradient(log1pexp)] + [
+        tt.function(value_and_gradient(log1pexp), backend=b) for b in BACKENDS
+    ]:
+        _, dy_dx = run(tt.constant(100.0))
+        assert dy_dx.numpy() == 1.0
+
+
+def test_gradient_clipping_as_in_the_advanced_autodiff_guide():
+    v = tt.Variable(2.0)
+    with tt.GradientTape() as t:
+        output = clip_gradients(v * v)
+    assert t.gradient(output, v).numpy() == 2.0  # the upstream 1 clipped to 0.5, times 2v
+
+    @tt.function
+    def step():
+        with tt.GradientTape() as t:
+            output = clip_gradients(v * v)
+        return t.gradient(output, v)
+
+    assert step().numpy() == 2.0
+
+
+def test_no_gradient_flows_into_the_ops_the_function_ran():
+    @tt.custom_gradient
+    def doubled_gradient(x):
+        return tt.sin(x), lambda upstream: 2.0 * upstream
+
+    x = tt.constant([0.3, 1.2], tt.float64)
+    for run in [value_and_gradient(doubled_gradient)] + [
+        tt.function(value_and_gradient(doubled_gradient), backend=b) for b in BACKENDS
+    ]:
+        y, g = run(x)
+        np.testing.assert_allclose(y.numpy(), np.sin(x.numpy()))
+        np.testing.assert_array_equal(g.numpy(), [2.0, 2.0])
+
+
+def test_second_order_through_a_differentiable_gradient_function():
+    """d2/dx2 log(1 + e^x) = sigmoid(x) (1 - sigmoid(x)), through grad's own ops."""
+
+    def second(x):
+        with tt.GradientTape() as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = log1pexp(x)
+            g = inner.gradient(y, x)
+        return g, outer.gradient(g, x)
+
+    x = tt.constant([-1.5, 0.2, 2.0], tt.float64)
+    s = 1 / (1 + np.exp(-x.numpy()))
+    for run in [second] + [tt.function(second, backend=b) for b in BACKENDS]:
+        g, h = run(x)
+        np.testing.assert_allclose(g.numpy(), s, rtol=1e-14)
+        np.testing.assert_allclose(h.numpy(), s * (1 - s), rtol=1e-13)
+
+
+def test_several_arguments_and_results():
+    @tt.custom_gradient
+    def product_and_sum(a, b):
+        def grad(d_product, d_sum):
+            return d_product * b + d_sum, d_product * a + d_sum
+
+        return [a * b, a + b], grad
+
+    a, b = tt.constant([1.0, 2.0], tt.float64), tt.constant([3.0, -1.0], tt.float64)
+
+    def run(a, b):
+        with tt.GradientTape() as tape:
+            tape.watch([a, b])
+            p, s = product_and_sum(a, b)
+            y = tt.reduce_sum(p * p) + tt.reduce_sum(3.0 * s)
+        return tape.gradient(y, [a, b])
+
+    want = [2 * a.numpy() * b.numpy() ** 2 + 3, 2 * b.numpy() * a.numpy() ** 2 + 3]
+    for f in [run] + [tt.function(run, backend=b) for b in BACKENDS]:
+        for got, expected in zip(f(a, b), want):
+            np.testing.assert_allclose(got.numpy(), expected, rtol=1e-14)
+
+
+def test_a_function_reading_variables_returns_their_gradients():
+    w = tt.Variable([2.0, -1.0], dtype=tt.float64)
+
+    @tt.custom_gradient
+    def scaled(x):
+        def grad(upstream, variables=None):
+            (v,) = variables
+            return upstream * 10.0, [upstream * x * 100.0]
+
+        return x * w, grad
+
+    x = tt.constant([1.0, 3.0], tt.float64)
+
+    def run(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(scaled(x))
+        return tape.gradient(y, [x, w])
+
+    for f in [run] + [tt.function(run, backend=b) for b in BACKENDS]:
+        gx, gw = f(x)
+        np.testing.assert_array_equal(gx.numpy(), [10.0, 10.0])
+        np.testing.assert_array_equal(gw.numpy(), [100.0, 300.0])
+
+
+def test_a_function_reading_variables_needs_a_variables_argument():
+    w = tt.Variable(2.0)
+
+    @tt.custom_gradient
+    def scaled(x):
+        return x * w, lambda upstream: upstream
+
+    with tt.GradientTape() as tape:
+        x = tt.constant(1.0)
+        tape.watch(x)
+        with pytest.raises(TypeError, match="keyword argument 'variables'"):
+            scaled(x)
+
+
+def test_a_wrong_number_of_gradients_is_named():
+    @tt.custom_gradient
+    def f(a, b):
+        return a * b, lambda upstream: upstream
+
+    a, b = tt.constant(1.0), tt.constant(2.0)
+    with tt.GradientTape() as tape:
+        tape.watch([a, b])
+        y = f(a, b)
+    with pytest.raises(ValueError, match=r"custom_gradient\(f\).*1 gradients for 2 arguments"):
+        tape.gradient(y, [a, b])
+
+
+@pytest.mark.parametrize("use_pfor", [True, False])
+def test_jacobians_use_the_custom_gradient(use_pfor):
+    x = tt.constant([-1.0, 0.5, 3.0], tt.float64)
+
+    def jacobian(x):
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = log1pexp(x) * x
+        return tape.jacobian(y, x, experimental_use_pfor=use_pfor)
+
+    s = 1 / (1 + np.exp(-x.numpy()))
+    want = np.diag(s * x.numpy() + np.log1p(np.exp(x.numpy())))
+    for run in [jacobian] + [tt.function(jacobian, backend=b) for b in BACKENDS]:
+        np.testing.assert_allclose(run(x).numpy(), want, rtol=1e-13)
+
+
+def test_without_a_tape_the_function_costs_nothing_extra():
+    y = log1pexp(tt.constant(0.0))
+    assert y.numpy() == np.float32(np.log(2.0))

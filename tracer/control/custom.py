@@ -1,0 +1,262 @@
+"""`tt.custom_gradient`: a function whose gradient is the one its author writes.
+
+    @tt.custom_gradient
+    def log1pexp(x):
+        e = tt.exp(x)
+        def grad(upstream):
+            return upstream * (1 - 1 / (1 + e))
+        return tt.math.log(1 + e), grad
+
+The decorated function's results pass through one `custom_gradient` node: its inputs are
+the results, the arguments and the variables the function read; its gradient with
+respect to the arguments and variables is what `grad` returns, and none flows into the
+ops that computed the results. The ops of the function are recorded as usual (as in
+TensorFlow), so `grad`, written with tracer ops on values the function computed, is
+itself differentiable: a tape outside sees how those values depend on the arguments.
+
+When it runs:
+- traced (inside tt.function): `grad` is traced once, with symbolic upstream gradients,
+  into a graph the node holds; the values it reads from the function are inputs of the
+  node, so compiled gradients of any order follow.
+- eagerly: `grad` runs when the gradient does, on eager tensors, through a
+  `custom_gradient_vjp` node (TensorFlow's eager behaviour); under an outer tape, the ops
+  it runs are recorded there.
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+from codegen import forms
+from tracer import nest
+from tracer.context import outside_trace, state, watching
+from tracer.control.subgraph import trace_function
+from tracer.ir import GraphAttribute, TupleType
+from tracer.ops import array_ops, broadcast_ops, convert, structure_ops
+from tracer.ops.core import Results, apply, execute_graph
+from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
+from tracer.ops.tuple_ops import TupleValue, get
+from tracer.tensor import Tensor
+
+
+def custom_gradient(f=None):
+    """Decorate `f`, which returns `(result, grad_fn)`: the result's gradient is `grad_fn`'s.
+
+    `grad_fn(*upstream)` gets one upstream gradient per tensor of the result and returns
+    one gradient per argument of `f` (a list, or a tensor for one argument; None for
+    none). When `f` reads variables, `grad_fn(*upstream, variables=...)` returns
+    `(argument gradients, variable gradients)`, as in TensorFlow.
+    """
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        return _call(f, args, kwargs)
+
+    return decorated
+
+
+class CustomGradient:
+    """A `custom_gradient` node's record of the user's function: its gradient function and
+    how the node's inputs are laid out. Compares by identity: each call is its own."""
+
+    __slots__ = ("grad_fn", "name", "structure", "arguments", "variables")
+
+    def __init__(self, grad_fn, name, structure, arguments, variables):
+        self.grad_fn = grad_fn
+        self.name = name
+        self.structure = structure  # of the function's result
+        self.arguments = arguments  # (shape, dtype) of each argument tensor
+        self.variables = variables
+
+    def __repr__(self):
+        return self.name
+
+    def gradients(self, upstream):
+        """The gradients `grad_fn` gives for `upstream` (one per result tensor): one per
+        argument, then one per variable, each a Tensor (zeros where it gave None)."""
+        packed = nest.pack_sequence_as(self.structure, list(upstream))
+        upstream = packed if isinstance(packed, (list, tuple)) else [packed]
+        if self.variables:
+            returned = self.grad_fn(*upstream, variables=self.variables)
+            if not isinstance(returned, (list, tuple)) or len(returned) != 2:
+                raise ValueError(
+                    f"the gradient function of {self.name} reads variables: it must return "
+                    "(gradients of the arguments, gradients of the variables)"
+                )
+            argument_grads, variable_grads = returned
+            variable_grads = list(variable_grads)
+            if len(variable_grads) != len(self.variables):
+                raise ValueError(
+                    f"the gradient function of {self.name} must return a gradient for each of "
+                    f"the {len(self.variables)} variables it reads, not {len(variable_grads)}"
+                )
+        else:
+            argument_grads, variable_grads = self.grad_fn(*upstream), []
+        if not isinstance(argument_grads, (list, tuple)):
+            argument_grads = [argument_grads]
+        argument_grads = list(argument_grads)
+        if len(argument_grads) != len(self.arguments):
+            raise ValueError(
+                f"the gradient function of {self.name} returned {len(argument_grads)} "
+                f"gradients for {len(self.arguments)} arguments"
+            )
+        expected = self.arguments + [(v.shape, v.dtype) for v in self.variables]
+        return [
+            self._checked(g, shape, dtype, k)
+            for k, (g, (shape, dtype)) in enumerate(zip(argument_grads + variable_grads, expected))
+        ]
+
+    def _checked(self, gradient, shape, dtype, position):
+        if gradient is None:
+            return array_ops.zeros(shape, dtype)
+        gradient = convert.as_tensor(gradient)
+        if tuple(gradient.shape) != tuple(shape):
+            raise ValueError(
+                f"the gradient function of {self.name} returned a gradient of shape "
+                f"{tuple(gradient.shape)} for input {position}, of shape {tuple(shape)}"
+            )
+        return gradient if gradient.dtype == dtype else array_ops.cast(gradient, dtype)
+
+
+def _call(f, args, kwargs):
+    with watching() as read:
+        result, grad_fn = f(*args, **kwargs)
+    if not state.tapes and state.trace is None and not state.building:
+        return result  # nothing can ask for the gradient: the values, as they are
+    name = f"custom_gradient({getattr(f, '__name__', 'function')})"
+    arguments = [convert.as_tensor(a) for a in nest.flatten((list(args), kwargs))]
+    variables = _variables_read(read, arguments)
+    if variables and not _takes_variables(grad_fn):
+        raise TypeError(
+            f"{name} reads the variables {', '.join(v.name for v in variables)}: its gradient "
+            "function must accept a keyword argument 'variables' (and return the gradients "
+            "of the arguments and of the variables)"
+        )
+    results = [convert.as_tensor(r) for r in nest.flatten(result)]
+    function = CustomGradient(
+        grad_fn, name, result, [(a.shape, a.dtype) for a in arguments], variables
+    )
+    inputs = [*results, *arguments, *(v._read() for v in variables)]
+    attrs = {"function": function, "counts": (len(results), len(arguments), len(variables))}
+    if state.trace is not None or state.building:
+        traced = trace_function(
+            lambda *upstream: function.gradients(upstream),
+            results,
+            f"the gradient function of {name}",
+        )
+        attrs["vjp"] = GraphAttribute(traced.graph, "vjp")
+        inputs += [Tensor(None, c) for c in traced.captures]
+    node = apply(CUSTOM_GRADIENT, tuple(inputs), attrs)
+    outputs = [get(node, k) for k in range(len(results))]
+    return nest.pack_sequence_as(result, outputs)
+
+
+def _variables_read(read, arguments):
+    """The trainable variables read, each once, that are not arguments."""
+    found = {}
+    for variable in read:
+        if variable.trainable and all(variable is not a for a in arguments):
+            found.setdefault(id(variable), variable)
+    return list(found.values())
+
+
+def _takes_variables(grad_fn):
+    try:
+        parameters = inspect.signature(grad_fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _infer_custom(attrs, *inputs):
+    n_results = attrs["counts"][0]
+    return (), TupleType([(t.shape, t.dtype) for t in inputs[:n_results]])
+
+
+def _custom_grad(node, g, *inputs):
+    n_results, n_arguments, n_variables = node.attrs["counts"]
+    upstream = [
+        g.parts[k] if g.parts[k] is not None else array_ops.zeros(shape, dtype)
+        for k, (shape, dtype) in enumerate(node.dtype.parts)
+    ]
+    vjp = node.attrs.get("vjp")
+    if vjp is not None:
+        captures = inputs[n_results + n_arguments + n_variables :]
+        grads = execute_graph(vjp.graph, [*upstream, *captures])
+    else:
+        function = node.attrs["function"]
+        parts = [*function.arguments, *((v.shape, v.dtype) for v in function.variables)]
+        vjp_node = apply(CUSTOM_VJP, tuple(upstream), {"function": function, "parts": tuple(parts)})
+        grads = [get(vjp_node, k) for k in range(len(parts))]
+    grads = [g if g.dtype.is_differentiable else None for g in grads]
+    extra = len(inputs) - n_results - len(grads)
+    return (None,) * n_results + tuple(grads) + (None,) * extra
+
+
+def _emit_custom(node, site):
+    """The forward of a custom gradient passes its results through."""
+    return [
+        f"memcpy({site.result(k)}, {site.input(k)}, {site.bytes(*part)});"
+        for k, part in enumerate(node.dtype.parts)
+    ]
+
+
+CUSTOM_GRADIENT = primitive(
+    "custom_gradient",
+    _infer_custom,
+    grad=_custom_grad,
+    saves=ALL_INPUTS,
+    batch=unbatchable("holds a gradient function of the user's"),
+    kernel=lambda *inputs, function, counts, vjp=None: TupleValue(inputs[: counts[0]]),
+    c=forms.Structured(_emit_custom),
+)
+
+
+def _vjp_kernel(*upstream, function, parts, rows=None):
+    """The user's gradient function, run on eager tensors (no tape records it here); with
+    `rows`, once per row of the upstream gradients (a vectorized jacobian's)."""
+    with outside_trace():
+        return TupleValue(_row_by_row(function, [Tensor(np.asarray(u)) for u in upstream], rows))
+
+
+def _vjp_expand(node, tensors):
+    """Through the op path: the user's function on the tensors, which tapes record."""
+    attrs = node.attrs
+    return Results(_row_by_row(attrs["function"], tensors, attrs.get("rows"), eager=False))
+
+
+def _row_by_row(function, upstream, rows, eager=True):
+    if rows is None:
+        grads = function.gradients(upstream)
+        return [g.numpy() for g in grads] if eager else grads
+    per_row = [function.gradients([u[r] for u in upstream]) for r in range(rows)]
+    stacked = [structure_ops.stack([row[k] for row in per_row]) for k in range(len(per_row[0]))]
+    return [g.numpy() for g in stacked] if eager else stacked
+
+
+def _vjp_batch(node, args, flags, size):
+    """A jacobian's rows, each through the user's function (which is written for one)."""
+    rows = [
+        a if batched else broadcast_ops.broadcast_to(a, (size, *a.shape))
+        for a, batched in zip(args, flags)
+    ]
+    return apply(CUSTOM_VJP, tuple(rows), {**node.attrs, "rows": size})
+
+
+def _infer_vjp(attrs, *upstream):
+    rows = attrs.get("rows")
+    parts = attrs["parts"] if rows is None else [((rows, *s), d) for s, d in attrs["parts"]]
+    return (), TupleType(parts)
+
+
+CUSTOM_VJP = primitive(
+    "custom_gradient_vjp",
+    _infer_vjp,
+    batch=_vjp_batch,
+    kernel=_vjp_kernel,
+    c=forms.NotCompiled("made only by eager tapes, whose gradients run in Python"),
+    expand=_vjp_expand,
+)
