@@ -13,8 +13,9 @@ modules are imported by their full path (`import tracer.ops.core`).
 
 import sys as _sys
 
-from tracer import config, debugging, dtypes, layers, math, nn, optimizers, random
+from tracer import autodiff, config, debugging, dtypes, layers, math, nn, optimizers, random
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
+from tracer.autodiff import jvp
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import cond, while_loop
 from tracer.dtypes import (
@@ -104,7 +105,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
+    "autodiff", "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Tensor", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
@@ -113,7 +114,7 @@ __all__ = [
     "cond", "while_loop",
     # differentiation and compiling
     "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
-    "UnconnectedGradients", "custom_gradient", "function", "grad", "value_and_grad",
+    "UnconnectedGradients", "custom_gradient", "function", "grad", "jvp", "value_and_grad",
     # ops
     "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",

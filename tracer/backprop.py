@@ -119,6 +119,7 @@ def execute_gradient(grad, inputs):
     if (
         state.tapes
         or state.paused
+        or state.accumulators
         or state.trace is not None
         or numerics.enabled
         or _any_symbolic(arrays)

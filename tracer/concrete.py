@@ -105,7 +105,7 @@ class ConcreteFunction:
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
         if self._returns_one_value and not (
-            state.tapes or state.trace is not None or numerics.enabled
+            state.tapes or state.trace is not None or numerics.enabled or state.accumulators
         ):
             arrays = [t._value for t in tensors]
             if self._variables:
@@ -115,7 +115,7 @@ class ConcreteFunction:
 
     def _call(self, tensors):
         """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""
-        if state.trace is not None or numerics.enabled:
+        if state.trace is not None or numerics.enabled or state.accumulators:
             results = self._run_through_ops(tensors)
         elif state.tapes:
             results = self._run_as_one_op(tensors)

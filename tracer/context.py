@@ -16,6 +16,7 @@ class _State(threading.local):
         self.paused = []  # tapes inside their stop_recording() block
         self.building = 0  # > 0 while tracer builds a graph of its own (building_graph())
         self.watchers = []  # lists that variables append themselves to when read (watching())
+        self.accumulators = []  # the active tt.autodiff.ForwardAccumulators, innermost last
 
 
 state = _State()

@@ -66,9 +66,13 @@ class Variable(TensorLike):
                 if tape._watch_accessed_variables:
                     tape._watch_variable(self)
         if state.trace is not None:
-            return state.trace.read(self)
-        self._shared = True
-        return Tensor(self._value, self._node)
+            tensor = state.trace.read(self)
+        else:
+            self._shared = True
+            tensor = Tensor(self._value, self._node)
+        for accumulator in state.accumulators:
+            accumulator.read_variable(self, tensor)
+        return tensor
 
     def value(self):
         """The current value as a Tensor (a snapshot: later assigns do not change it)."""

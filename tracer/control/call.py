@@ -16,6 +16,7 @@ from tracer.ir.rewrite import with_outputs
 from tracer.ops import array_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
+from tracer.ops.tangent_rules import TRANSPOSED_VJP
 from tracer.passes.gradient import vjp_graph
 from tracer.tensor import Tensor
 
@@ -72,6 +73,7 @@ CALL = primitive(
     _infer_call,
     grad=_call_grad,
     saves=ALL_INPUTS,
+    jvp=TRANSPOSED_VJP,
     batch=unbatchable("runs a compiled function; a jacobian through it loops over its rows"),
     kernel=lambda *inputs, function: function.run(inputs),
     c=forms.NotCompiled("a compiled function called while tracing is inlined, not called"),

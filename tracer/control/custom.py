@@ -36,6 +36,7 @@ from tracer.ir import GraphAttribute, TupleType
 from tracer.ops import array_ops, broadcast_ops, convert, structure_ops
 from tracer.ops.core import Results, apply, execute_graph
 from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
+from tracer.ops.tangent_rules import TRANSPOSED_VJP
 from tracer.ops.tuple_ops import TupleValue, get
 from tracer.tensor import Tensor
 
@@ -186,6 +187,8 @@ def _custom_grad(node, g, *inputs):
     if vjp is not None:
         captures = inputs[n_results + n_arguments + n_variables :]
         grads = execute_graph(vjp.graph, [*upstream, *captures])
+    elif state.tapes:  # eagerly, under a tape recording this rule (forward mode's): run it
+        grads = node.attrs["function"].gradients(upstream)
     else:
         function = node.attrs["function"]
         parts = [*function.arguments, *((v.shape, v.dtype) for v in function.variables)]
@@ -209,6 +212,7 @@ CUSTOM_GRADIENT = primitive(
     _infer_custom,
     grad=_custom_grad,
     saves=ALL_INPUTS,
+    jvp=TRANSPOSED_VJP,
     batch=unbatchable("holds a gradient function of the user's"),
     kernel=lambda *inputs, function, counts, vjp=None: TupleValue(inputs[: counts[0]]),
     c=forms.Structured(_emit_custom),

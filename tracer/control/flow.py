@@ -27,8 +27,9 @@ from tracer.control.subgraph import trace_function
 from tracer.ir import Node, Subgraph, TupleType, format_location, user_location
 from tracer.ir.rewrite import with_outputs
 from tracer.ops import array_ops, convert, index_ops
-from tracer.ops.core import apply_symbolic, execute_graph
+from tracer.ops.core import apply, apply_symbolic, execute_graph
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, primitive, unbatchable
+from tracer.ops.tangent_rules import TRANSPOSED_VJP
 from tracer.ops.tuple_ops import TupleValue, get
 from tracer.passes.gradient import vjp_graph
 from tracer.tensor import Tensor
@@ -306,7 +307,7 @@ def _while_grad(node, g, *saved):
             "its reverse, in storage of that many" + (f" (the loop at {where})" if where else "")
         )
     if not node.attrs["stacked"]:  # dropped as unused before a gradient asked: run it again
-        out = apply_symbolic(WHILE, inputs, {**node.attrs, "stacked": True})
+        out = apply(WHILE, inputs, {**node.attrs, "stacked": True})
     body = node.attrs["body"].graph
     parts = node.dtype.parts
     captures = inputs[n:]
@@ -413,6 +414,7 @@ WHILE = primitive(
     _infer_while,
     grad=_while_grad,
     saves=ALL_INPUTS_AND_OUT,
+    jvp=TRANSPOSED_VJP,
     batch=unbatchable("is a loop; a jacobian through it loops over its rows"),
     kernel=_while_kernel,
     c=forms.Structured(_emit_while),
@@ -563,6 +565,7 @@ COND = primitive(
     _infer_cond,
     grad=_cond_grad,
     saves=ALL_INPUTS,
+    jvp=TRANSPOSED_VJP,
     batch=unbatchable("branches; a jacobian through it loops over its rows"),
     kernel=_cond_kernel,
     c=forms.Structured(_emit_cond),

@@ -19,6 +19,7 @@ from tracer.ops import shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive, unbatchable
+from tracer.ops.tangent_rules import LINEAR
 from tracer.tensor import Tensor, _from_python, convert_to_tensor
 
 
@@ -95,6 +96,7 @@ RESHAPE = primitive(
     "reshape",
     shapes.reshape,
     grad=_reshape_grad,
+    jvp=LINEAR,
     fusion="view",
     needs_stored_input=lambda node: not only_unit_axes_change(node.inputs[0].shape, node.shape),
     batch=_reshape_batch,
@@ -187,6 +189,7 @@ TRANSPOSE = primitive(
     "transpose",
     shapes.transpose,
     grad=_transpose_grad,
+    jvp=LINEAR,
     fusion="view",
     batch=_transpose_batch,
     simplify=_transpose_simplify,
@@ -246,6 +249,7 @@ CAST = primitive(
     "cast",
     shapes.cast,
     grad=_cast_grad,
+    jvp=LINEAR,
     fusion="elementwise",
     simplify=same_as_input,
     kernel=_cast_kernel,
@@ -261,6 +265,7 @@ IDENTITY = primitive(
     "identity",
     shapes.unary,
     grad=lambda node, g: (g,),
+    jvp=LINEAR,
     fusion="elementwise",
     simplify=same_as_input,
     kernel=lambda x: x,
@@ -377,6 +382,7 @@ SLICE = primitive(
     "slice",
     _infer_slice,
     grad=_slice_grad,
+    jvp=LINEAR,
     fusion="view",
     batch=_slice_batch,
     simplify=_slice_simplify,
@@ -432,6 +438,7 @@ SLICE_GRAD = primitive(
     "slice_grad",
     lambda attrs, g: (attrs["shape"], g.dtype),
     grad=_slice_grad_grad,
+    jvp=LINEAR,
     batch=_slice_grad_batch,
     simplify=_slice_grad_simplify,
     kernel=_slice_grad_kernel,

@@ -12,6 +12,7 @@ from tracer.ops import array_ops, batching, shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive
+from tracer.ops.tangent_rules import LINEAR
 
 
 def _kept_shape(node):
@@ -41,6 +42,7 @@ REDUCE_SUM = primitive(
     "reduce_sum",
     shapes.reduction,
     grad=_reduce_sum_grad,
+    jvp=LINEAR,
     fusion="reduction",
     batch=batching.shifted_axis("axis"),
     kernel=lambda x, axis, keepdims: same_type(
@@ -84,6 +86,7 @@ BROADCAST_TO = primitive(
     "broadcast_to",
     shapes.broadcast_to,
     grad=lambda node, g: (unbroadcast(g, node.inputs[0].shape),),
+    jvp=LINEAR,
     fusion="view",
     batch=_broadcast_to_batch,
     simplify=array_ops.same_as_input,
@@ -132,6 +135,7 @@ TILE = primitive(
     "tile",
     _infer_tile,
     grad=_tile_grad,
+    jvp=LINEAR,
     batch=lambda node, args, flags, size: tile(args[0], (1,) + node.attrs["multiples"]),
     kernel=lambda x, multiples: np.tile(x, multiples),
     c=forms.LoopNests(_tile_nests),

@@ -49,6 +49,8 @@ def _apply(op, inputs, attrs):
                 break
     if state.paused:
         _note_paused_use(inputs, out)
+    if state.accumulators:
+        _accumulate_tangents(op, inputs, attrs, out)
     return out
 
 
@@ -75,7 +77,17 @@ def apply_symbolic(op, inputs, attrs):
         _record(op, inputs, attrs, out, shape, dtype)
     if state.paused:
         _note_paused_use(inputs, out)
+    if state.accumulators:
+        _accumulate_tangents(op, inputs, attrs, out)
     return out
+
+
+def _accumulate_tangents(op, inputs, attrs, out):
+    """Each forward accumulator gives `out` its tangent; while one computes it, only the
+    accumulators outside it are active (they see the tangent's ops: forward over forward)."""
+    accumulators = state.accumulators
+    for k, accumulator in enumerate(accumulators):
+        accumulator.propagate(op, inputs, attrs, out, accumulators[:k])
 
 
 def _refuse_leaked(op, inputs):

@@ -11,6 +11,7 @@ from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.registry import NotVectorizable, primitive
+from tracer.ops.tangent_rules import LINEAR
 
 
 def _indexed_shape(node):
@@ -80,6 +81,7 @@ GATHER = primitive(
         None,
     ),
     saves=(1,),
+    jvp=LINEAR,
     batch=_gather_batch,
     kernel=lambda params, indices, axis: np.take(
         params, _checked("gather", indices, params.shape[axis]), axis=axis
@@ -120,6 +122,7 @@ SCATTER_ADD = primitive(
         None,
     ),
     saves=(1,),
+    jvp=LINEAR,
     batch=_scatter_add_batch,
     kernel=_scatter_add_kernel,
     c=_gather_c("scatter_add.c.j2"),

@@ -13,6 +13,7 @@ from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
 from tracer.ops.math_ops import conj_if_complex
 from tracer.ops.registry import primitive
+from tracer.ops.tangent_rules import PRODUCT
 
 
 def _matmul_grad(node, g, a, b):
@@ -143,6 +144,7 @@ MATMUL = primitive(
     "matmul",
     shapes.matmul,
     grad=_matmul_grad,
+    jvp=PRODUCT,
     saves=(0, 1),
     batch=_matmul_batch,
     simplify=(_fold_transposes, _outer_product, seed_ops.product_with_seeds),

@@ -19,13 +19,16 @@ from runtime.kernels import quiet
 from tracer import dtypes
 from tracer.ir import match
 from tracer.ops import array_ops, shapes
-from tracer.ops.broadcast_ops import unbroadcast
+from tracer.ops.broadcast_ops import broadcast_to, unbroadcast
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply, apply_binary, apply_unary, op_function
 from tracer.ops.registry import OUT, primitive
+from tracer.ops.tangent_rules import DIAGONAL, LINEAR, PRODUCT, tangent_or_zeros
 
 
 def _unary(name, grad=None, saves=(), infer=shapes.unary_float, **record):
+    """An elementwise op of one input: its Jacobian is diagonal (`tangent_rules.DIAGONAL`)."""
+    record.setdefault("jvp", DIAGONAL if grad is not None else None)
     return primitive(name, infer, grad=grad, saves=saves, fusion="elementwise", **record)
 
 
@@ -102,6 +105,7 @@ CONJ = _unary(
 REAL = _unary(
     "real",
     lambda node, g: (complex(g, 0),),
+    jvp=LINEAR,
     infer=shapes.magnitude,
     kernel=np.real,
     c=forms.Expression(lambda t, out, x: f"creal{MATH_SUFFIX[compute(t)]}({x})"),
@@ -109,6 +113,7 @@ REAL = _unary(
 IMAG = _unary(
     "imag",
     lambda node, g: (complex(0, g),),
+    jvp=LINEAR,
     infer=shapes.magnitude,
     kernel=np.imag,
     c=forms.Expression(lambda t, out, x: f"cimag{MATH_SUFFIX[compute(t)]}({x})"),
@@ -123,6 +128,7 @@ def _make_complex(re, im):
 COMPLEX = _binary(
     "complex",
     lambda node, g: (real(g), imag(g)),
+    jvp=LINEAR,
     saves=(),
     infer=shapes.make_complex,
     kernel=_make_complex,
@@ -157,6 +163,7 @@ def _add_simplify(node):
 ADD = _binary(
     "add",
     lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))),
+    jvp=LINEAR,
     saves=(),
     simplify=_add_simplify,
     kernel=_arithmetic(operator.add, np.add),
@@ -177,6 +184,7 @@ def _sub_simplify(node):
 SUB = _binary(
     "sub",
     lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g), _shape(node, 1))),
+    jvp=LINEAR,
     saves=(),
     simplify=_sub_simplify,
     kernel=_arithmetic(operator.sub, np.subtract),
@@ -204,6 +212,7 @@ def _mul_simplify(node):
 MUL = _binary(
     "mul",
     _mul_grad,
+    jvp=PRODUCT,
     simplify=_mul_simplify,
     kernel=_arithmetic(operator.mul, np.multiply),
     infix="*",
@@ -216,6 +225,14 @@ def _div_grad(node, g, x, y):
         unbroadcast(g / conj_if_complex(y), _shape(node, 0)),
         unbroadcast(g * conj_if_complex(-x / y / y), _shape(node, 1)),
     )
+
+
+def _div_jvp(out, tx, ty, y):
+    """(tx - out ty) / y."""
+    if ty is None:
+        return tx / y
+    numerator = negative(out * ty) if tx is None else tx - out * ty
+    return numerator / y
 
 
 def _div_simplify(node):
@@ -233,6 +250,7 @@ _INTEGER_DIV = forms.Helper(
 DIV = _binary(
     "div",
     _div_grad,
+    jvp=lambda node, tangents, inputs, out: _div_jvp(out, *tangents, inputs[1]),
     simplify=_div_simplify,
     kernel=quiet(np.true_divide),
     c=forms.Expression(
@@ -288,6 +306,7 @@ def _mul_no_nan_kernel(x, y):
 MUL_NO_NAN = _binary(
     "mul_no_nan",
     _mul_no_nan_grad,
+    jvp=PRODUCT,
     kernel=_mul_no_nan_kernel,
     c=forms.Expression(lambda t, out, x, y: f"(({y}) == 0 ? ({compute(t)})0 : ({x}) * ({y}))"),
 )
@@ -300,13 +319,24 @@ mul_no_nan = _binary_function(MUL_NO_NAN)
 def _pow_grad(node, g, x, y, out):
     """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN."""
     dx = g * conj_if_complex(y * pow(x, y - 1))
-    if x.dtype.is_complex:
-        nonzero = not_equal(x, 0)
-        safe_log = where(nonzero, log(where(nonzero, x, 1)), 0)
-    else:
-        safe_log = where(x > 0, log(where(x > 0, x, 1)), 0)
-    dy = g * conj_if_complex(out * safe_log)
+    dy = g * conj_if_complex(out * _safe_log(x))
     return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
+
+
+def _pow_jvp(out, tx, ty, x, y):
+    """y x^(y-1) tx + x^y log(x) ty, with the gradient's safe log."""
+    terms = []
+    if tx is not None:
+        terms.append(tx * (y * pow(x, y - 1)))
+    if ty is not None:
+        terms.append(ty * (out * _safe_log(x)))
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _safe_log(x):
+    """log(x) where x > 0 (x != 0 for complex), else 0: TensorFlow's in the gradient of pow."""
+    positive = not_equal(x, 0) if x.dtype.is_complex else x > 0
+    return where(positive, log(where(positive, x, 1)), 0)
 
 
 def _pow_simplify(node):
@@ -344,6 +374,7 @@ _POW = forms.Helper(
 POW = _binary(
     "pow",
     _pow_grad,
+    jvp=lambda node, tangents, inputs, out: _pow_jvp(out, *tangents, *inputs),
     saves=(0, 1, OUT),
     simplify=_pow_simplify,
     kernel=_pow_kernel,
@@ -374,6 +405,12 @@ def _select_grads(node, g, x_wins):
     )
 
 
+def _winner_tangent(x_wins, tangents, inputs):
+    """The tangent of whichever input a maximum or minimum takes (ties: x, as the gradient)."""
+    tx, ty = (tangent_or_zeros(t, x) for t, x in zip(tangents, inputs))
+    return where(x_wins, tx, ty)
+
+
 # NaN wins, as in numpy
 MAXIMUM_HELPER = forms.Helper(
     "maximum",
@@ -390,12 +427,18 @@ MAXIMUM = _binary(
     "maximum",
     # ties send the whole gradient to `x`, as TensorFlow does
     lambda node, g, x, y: _select_grads(node, g, x >= y),
+    jvp=lambda node, tangents, inputs, out: _winner_tangent(
+        inputs[0] >= inputs[1], tangents, inputs
+    ),
     kernel=np.maximum,
     c=forms.Expression(forms.helper_call(MAXIMUM_HELPER), helpers=(MAXIMUM_HELPER,)),
 )
 MINIMUM = _binary(
     "minimum",
     lambda node, g, x, y: _select_grads(node, g, x <= y),
+    jvp=lambda node, tangents, inputs, out: _winner_tangent(
+        inputs[0] <= inputs[1], tangents, inputs
+    ),
     kernel=np.minimum,
     c=forms.Expression(forms.helper_call(MINIMUM_HELPER), helpers=(MINIMUM_HELPER,)),
 )
@@ -416,6 +459,7 @@ SELECT = primitive(
     "select",
     shapes.select,
     grad=_select_grad,
+    jvp=LINEAR,
     saves=(0,),
     fusion="elementwise",
     kernel=np.where,
@@ -474,6 +518,15 @@ _MOD = forms.Helper(
 }""",
 )
 
+
+def _mod_jvp(out, tx, ty, x, y):
+    """tx - floor(x / y) ty."""
+    if ty is None:
+        return broadcast_to(tx, out.shape)
+    term = ty * floordiv(x, y)
+    return negative(term) if tx is None else tx - term
+
+
 FLOORDIV = _binary(
     "floordiv",
     saves=(),
@@ -486,6 +539,7 @@ MOD = _binary(
         unbroadcast(g, _shape(node, 0)),
         unbroadcast(negative(g) * floordiv(x, y), _shape(node, 1)),
     ),
+    jvp=lambda node, tangents, inputs, out: _mod_jvp(out, *tangents, *inputs),
     kernel=quiet(np.mod),
     c=forms.Expression(forms.helper_call(_MOD), helpers=(_MOD,)),
 )
@@ -563,6 +617,15 @@ def _abs_grad(node, g, x):
     return (g * sign(x),)
 
 
+def _abs_jvp(node, tangents, inputs, out):
+    """sign(x) t; for complex x, Re(conj(x / |x|) t)."""
+    (t,), (x,) = tangents, inputs
+    if x.dtype.is_complex:
+        (unit,) = _abs_grad(node, array_ops.ones(out.shape, out.dtype), x)
+        return real(conj(unit) * t)
+    return t * sign(x)
+
+
 def _abs_c(t, out, x):
     if t.is_complex:
         return f"cabs{MATH_SUFFIX[compute(t)]}({x})"
@@ -574,6 +637,7 @@ def _abs_c(t, out, x):
 ABS = _unary(
     "abs",
     _abs_grad,
+    jvp=_abs_jvp,
     saves=(0,),
     infer=shapes.magnitude,
     kernel=np.abs,

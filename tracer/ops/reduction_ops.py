@@ -20,6 +20,16 @@ def _reduce_extremum_grad(node, g, x, out):
     return (math_ops.divide(hits, count) * array_ops.reshape(g, kept),)
 
 
+def _reduce_extremum_jvp(node, tangents, inputs, out):
+    """The tangent at the extremum (the mean of the tangents at tied extrema)."""
+    ((t,), (x,)) = tangents, inputs
+    axes = node.attrs["axis"]
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    hits = array_ops.cast(math_ops.equal(x, array_ops.reshape(out, kept)), t.dtype)
+    count = reduce_sum(hits, axes, keepdims=node.attrs["keepdims"])
+    return math_ops.divide(reduce_sum(hits * t, axes, keepdims=node.attrs["keepdims"]), count)
+
+
 def _extremum_start(sign):
     """The first value of a max (sign -1) or min (+1) accumulator, by dtype."""
 
@@ -52,6 +62,7 @@ def _extremum(name, numpy_reduce, helper, sign):
         name,
         shapes.reduction,
         grad=_reduce_extremum_grad,
+        jvp=_reduce_extremum_jvp,
         saves=(0, OUT),
         fusion="reduction",
         batch=batching.shifted_axis("axis"),

@@ -20,7 +20,10 @@ A declaration holds everything tracer knows about the op:
   on Tensors through the op path (`core.execute_graph`) instead of by its kernel: an op
   that runs the user's Python (a custom gradient's function) runs it there, so that the
   tapes recording see its ops.
-- `jvp`: the forward-mode rule (room for it; the forward-mode issue fills it in).
+- `jvp(node, tangents, inputs, out) -> the result's tangent`: the forward-mode rule, with
+  tracer ops (`tangent_rules.py` has the common ones: LINEAR, DIAGONAL, PRODUCT, and
+  TRANSPOSED_VJP for ops whose forward mode differentiates their gradient rule). Every op
+  with a gradient rule has one.
 - `fusion`: "elementwise", "view" or "reduction" for ops the fusion pass folds into loops;
   `needs_stored_input(node)` for a view that can only read a stored (contiguous) input.
 - `batch(node, args, flags, size)`: the batching rule of vectorized jacobians (elementwise
@@ -183,4 +186,6 @@ def missing_pieces(op):
         missing.append("a batching rule (batch=)")
     if op.grad is None and op.saves:
         missing.append("a gradient rule for the values it saves (grad=)")
+    if op.grad is not None and op.jvp is None:
+        missing.append("a forward-mode rule (jvp=; tangent_rules.py has the common ones)")
     return missing

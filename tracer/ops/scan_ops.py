@@ -17,6 +17,7 @@ from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.math_ops import conj_if_complex
 from tracer.ops.registry import OUT, primitive
+from tracer.ops.tangent_rules import LINEAR, TRANSPOSED_VJP
 
 
 def _infer_scan(attrs, x):
@@ -78,6 +79,7 @@ CUMSUM = primitive(
     "cumsum",
     _infer_scan,
     grad=_cumsum_grad,
+    jvp=LINEAR,
     batch=batching.shifted_axis("axis"),
     kernel=_scan_kernel(np.cumsum, 0),
     c=_scan_c("0", "+"),
@@ -86,6 +88,7 @@ CUMPROD = primitive(
     "cumprod",
     _infer_scan,
     grad=_cumprod_grad,
+    jvp=TRANSPOSED_VJP,
     saves=(0, OUT),
     batch=batching.shifted_axis("axis"),
     kernel=_scan_kernel(np.cumprod, 1),
@@ -135,6 +138,7 @@ REDUCE_PROD = primitive(
     "reduce_prod",
     shapes.reduction,
     grad=_reduce_prod_grad,
+    jvp=TRANSPOSED_VJP,
     saves=(0,),
     fusion="reduction",
     batch=batching.shifted_axis("axis"),

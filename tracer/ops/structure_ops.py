@@ -10,6 +10,7 @@ from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive
+from tracer.ops.tangent_rules import LINEAR
 
 
 def _infer_concat(attrs, *inputs):
@@ -62,6 +63,7 @@ CONCAT = primitive(
     "concat",
     _infer_concat,
     grad=_concat_grad,
+    jvp=LINEAR,
     batch=_concat_batch,
     kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
     c=forms.LoopNests(_concat_nests),

@@ -66,6 +66,7 @@ GET = primitive(
     "get",
     _infer_get,
     grad=_get_grad,
+    jvp=lambda node, tangents, inputs, out: tangents[0].parts[node.attrs["index"]],
     batch=lambda node, args, flags, size: apply(GET, (args[0],), node.attrs),
     kernel=lambda results, index: results[index],
     c=forms.Projection(),
