@@ -12,6 +12,8 @@ B9 whole training step: the B2 MLP's loss, gradients and an Adam update of its 4
 B10 loop gradient: explicit Euler on dx/dt = sin(theta x) - x^3 / 2 for 1,000 steps of 0.01
    over a state of 256 floats, as a loop (tt.while_loop, lax.fori_loop, tf.while_loop);
    the loss sum(x_T^2) / 2 and its gradients with respect to x_0 and theta.
+B12 Hessian-vector product of the B5 function, sum(sin(x) x^2) over 100 variables, along v:
+   forward over reverse (ForwardAccumulator around a tape, jax.jvp of jax.grad).
 """
 
 import numpy as np
@@ -28,6 +30,7 @@ FULL = {
     "B9b": (1, 784, 512, 10),
     "B9u": (128, 784, 512, 10),
     "B10": (256, 1000),
+    "B12": 100,
 }
 QUICK = {
     "B1": 20,
@@ -41,8 +44,9 @@ QUICK = {
     "B9b": (1, 16, 12, 4),
     "B9u": (8, 16, 12, 4),
     "B10": (16, 20),
+    "B12": 6,
 }
-WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10")
+WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12")
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # how closely each system must agree with the numpy reference before it is timed
 TOLERANCE = {
@@ -57,6 +61,7 @@ TOLERANCE = {
     "B9b": 2e-3,
     "B9u": 2e-3,
     "B10": 1e-3,
+    "B12": 1e-4,
 }
 
 
@@ -94,6 +99,11 @@ def make(workload, quick):
         return {"x": rng.standard_normal(size).astype(np.float32)}
     if workload == "B7":
         return {"x": np.float32(3.0)}
+    if workload == "B12":
+        return {
+            "x": rng.standard_normal(size).astype(np.float32),
+            "v": rng.standard_normal(size).astype(np.float32),
+        }
     if workload == "B10":
         n, steps = size
         return {

@@ -40,6 +40,7 @@ TITLES = {
     "B9b": "B9b whole training step, batch 1",
     "B9u": "B9u whole training step, batch 128, compiled for any batch size",
     "B10": "B10 loop gradient: 1,000 Euler steps of 256 floats, value and gradients",
+    "B12": "B12 Hessian-vector product of the B5 function, forward over reverse",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 SHOWS_FIRST_CALL = ("B10",)  # the first call includes tracing and compiling: reported too
@@ -99,7 +100,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats")
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
-        "--only", help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10)"
+        "--only",
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"

@@ -108,6 +108,14 @@ def euler(d):
     return call
 
 
+def hvp(d):
+    """B12: jax.jit(jax.jvp of jax.grad), forward over reverse."""
+    x, v = jnp.asarray(d["x"]), jnp.asarray(d["v"])
+    grad = jax.grad(lambda u: jnp.sum(jnp.sin(u) * u**2))
+    run = jax.jit(lambda x, v: jax.jvp(grad, (x,), (v,))[1])
+    return lambda: run(x, v)
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -125,5 +133,6 @@ BUILDERS = {
         "B9": train_step,
         "B9b": train_step,
         "B10": euler,
+        "B12": hvp,
     }
 }

@@ -135,6 +135,12 @@ def euler(d):
     return run
 
 
+def hvp(d):
+    """B12: the B5 Hessian is diagonal; its product with v, written out."""
+    x, v = d["x"], d["v"]
+    return lambda: (2 * np.sin(x) + 4 * x * np.cos(x) - x * x * np.sin(x)) * v
+
+
 BUILDERS = {
     "numpy": {
         "B1": chain,
@@ -148,5 +154,6 @@ BUILDERS = {
         "B9b": train_step,
         "B9u": train_step,
         "B10": euler,
+        "B12": hvp,
     }
 }

@@ -168,6 +168,25 @@ def euler(compiled):
     return build
 
 
+def hvp(compiled):
+    """B12: forward over reverse, tf.autodiff.ForwardAccumulator around a tape."""
+
+    def build(d):
+        def product(x, v):
+            with tf.autodiff.ForwardAccumulator(x, v) as accumulator:
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    y = tf.reduce_sum(tf.sin(x) * x**2)
+                g = tape.gradient(y, x)
+            return accumulator.jvp(g)
+
+        run = tf.function(product) if compiled else product
+        x, v = tf.constant(d["x"]), tf.constant(d["v"])
+        return lambda: run(x, v)
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -185,6 +204,7 @@ def _for(compiled):
         "B9": train_step(compiled),
         "B9b": train_step(compiled),
         "B10": euler(compiled),
+        "B12": hvp(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

@@ -113,6 +113,22 @@ def euler(compile_step):
     return build
 
 
+def hvp(compile_it):
+    """B12: torch.func.jvp of torch.func.grad, forward over reverse."""
+
+    def build(d):
+        x, v = torch.from_numpy(d["x"]), torch.from_numpy(d["v"])
+        grad = torch.func.grad(lambda u: torch.sum(torch.sin(u) * u**2))
+
+        def product(x, v):
+            return torch.func.jvp(grad, (x,), (v,))[1]
+
+        run = torch.compile(product) if compile_it else product
+        return lambda: run(x, v)
+
+    return build
+
+
 def eager():
     def mlp(d):
         step, args = mlp_step(d)
@@ -141,6 +157,7 @@ def eager():
         "B9": train_step(False),
         "B9b": train_step(False),
         "B10": euler(False),
+        "B12": hvp(False),
     }
 
 
@@ -168,6 +185,7 @@ def compiled():
         "B9b": train_step(True),
         "B9u": train_step(True, dynamic=True),
         "B10": euler(True),
+        "B12": hvp(True),
     }
 
 

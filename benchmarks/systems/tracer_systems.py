@@ -153,6 +153,25 @@ def euler(compiled):
     return build
 
 
+def hvp(compiled):
+    """B12: forward over reverse, a ForwardAccumulator around a tape."""
+
+    def build(d):
+        def product(x, v):
+            with tt.autodiff.ForwardAccumulator(x, v) as accumulator:
+                with tt.GradientTape() as tape:
+                    tape.watch(x)
+                    y = tt.reduce_sum(tt.sin(x) * x**2)
+                g = tape.gradient(y, x)
+            return accumulator.jvp(g)
+
+        run = tt.function(product) if compiled else product
+        x, v = tt.constant(d["x"]), tt.constant(d["v"])
+        return lambda: run(x, v)
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B1": chain(compiled),
@@ -165,6 +184,7 @@ def _for(compiled):
         "B9": train_step(compiled),
         "B9b": train_step(compiled),
         "B10": euler(compiled),
+        "B12": hvp(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
