@@ -167,6 +167,8 @@ class _Lowering:
         self.blocks = []  # workspace block sizes, in bytes; block k starts at C offset w<k>
         self.names = 0  # for the C names of kernels and of structured ops' locals
         self.results = {}  # id(structured node) -> the pointers of its results
+        self.scratch = {}  # id(structured node) -> the pointer of its scratch area
+        self.layouts = {}  # id(held graph) -> its _Layout, in its op's scratch area
         self.nested_constants = {}  # id(const node of a held graph) -> its pointer
 
     def fresh(self, stem):
@@ -194,54 +196,25 @@ class _Lowering:
         self.blocks.append(_aligned(size))
         return f"(workspace + w{len(self.blocks) - 1})"
 
-    def place(self, graph, computed, aliases, pointers, stored_elsewhere, kept=()):
-        """Pointers for every computed value of `graph` in workspace blocks (reused within
-        this graph once their values are dead), for aliases, and for the results of its
-        structured ops."""
-        structured = {id(n): None for n in computed if _is_structured(n)}
-        placement, blocks = _plan_workspace(
-            computed, {**stored_elsewhere, **structured}, aliases, kept
-        )
+    def place(self, graph, computed, aliases, pointers, stored_elsewhere):
+        """Pointers for the values of the module's graph in workspace blocks, and for those
+        of the graphs its structured ops hold (in each op's scratch area)."""
+        layout = _Layout(self, graph, computed, aliases, stored_elsewhere, kept=())
         first = len(self.blocks)
-        self.blocks.extend(blocks)
-        for node_id, block in placement.items():
-            pointers[node_id] = f"(workspace + w{first + block})"
-        for node in computed:
-            if _is_structured(node):
-                self.results[id(node)] = self._result_pointers(graph, node, pointers)
-        for node in graph.nodes:
-            if isinstance(C_FORMS.get(node.op), Projection):
-                pointers[id(node)] = self.results[id(node.inputs[0])][node.attrs["index"]]
-        for node_id in aliases:
-            pointers[node_id] = pointers[id(_source(node_id, aliases))]
+        self.blocks.extend(layout.blocks)
+        layout.assign(pointers, lambda k: f"(workspace + w{first + k})")
 
-    def _result_pointers(self, graph, node, pointers):
-        """Where a structured op writes each result: the buffer of a `get` of it that is an
-        output, else a block of its own."""
-        results = [None] * len(node.dtype.parts)
-        for reader in graph.nodes:
-            if reader.inputs and reader.inputs[0] is node and id(reader) in pointers:
-                results[reader.attrs["index"]] = (
-                    results[reader.attrs["index"]] or pointers[id(reader)]
-                )
-        for k, (shape, dtype) in enumerate(node.dtype.parts):
-            if results[k] is None:
-                results[k] = self.block(_bytes_of(shape, dtype))
-        return results
-
-    def region(self, graph, input_pointers):
+    def region(self, graph, input_pointers, base):
         """The C statements that compute `graph` (a graph a structured op holds) from values
-        at `input_pointers`, and the pointers of its outputs, which stay valid until the
-        statements run again."""
+        at `input_pointers`, with its values in the scratch area at `base`; and the pointers
+        of its outputs, valid until the statements run again or the op's step ends."""
+        layout = self.layouts[id(graph)]
         pointers = {id(n): p for n, p in zip(graph.inputs, input_pointers)}
         for node in graph.nodes:
             if node.op == "const":
                 pointers[id(node)] = self.nested_constants[id(node)]
-        aliases = _aliases(graph)
-        computed = _computed(graph, aliases)
-        kept = {id(o) for o in graph.outputs}
-        self.place(graph, computed, aliases, pointers, {}, kept)
-        return self.steps(computed, pointers), [pointers[id(o)] for o in graph.outputs]
+        layout.assign(pointers, lambda k: f"({base} + {layout.offsets[k]})")
+        return self.steps(layout.computed, pointers), [pointers[id(o)] for o in graph.outputs]
 
     def steps(self, computed, pointers):
         """The C statements of `computed` (nodes in order), one kernel call or structured
@@ -290,8 +263,11 @@ class StructuredSite:
         return self._lowering.block(_bytes_of(shape, dtype))
 
     def region(self, graph, input_pointers):
-        """(statements, output pointers) of a held graph run on values at `input_pointers`."""
-        return self._lowering.region(graph, input_pointers)
+        """(statements, output pointers) of a held graph run on values at `input_pointers`;
+        its values live in the op's scratch area, which its held graphs share (one runs at
+        a time) and which is free again after the op's step."""
+        base = self._lowering.scratch[id(self._node)]
+        return self._lowering.region(graph, input_pointers, base)
 
     def fresh(self, stem):
         return self._lowering.fresh(stem)
@@ -445,42 +421,134 @@ def _source(node_id, aliases):
     return node
 
 
-def _plan_workspace(computed, stored_elsewhere, aliases, kept=()):
-    """The workspace blocks of every computed value not stored elsewhere: (id(node) -> block
-    number, [block size in bytes]).
+class _Layout:
+    """Where the values of one graph live: blocks that a value takes from the step that
+    computes it to the last step that reads it (directly or through an alias), then frees
+    for a later value it is large enough for (of the same size, where sizes are known only
+    at run time). No step writes a block that one of its own inputs occupies.
 
-    A block is reused once the last step reading its value (directly or through an alias)
-    has run, by a value it is large enough for (of the same size, where sizes are known only
-    at run time); no step writes a block that one of its own inputs occupies. The values in
-    `kept` live to the end.
+    A structured op takes a block per result, and a scratch area for its step alone, in
+    which the graphs it holds lay out their own values (`_Layout`s of their own, planned
+    first, so that the area's size is known). Values in `kept` (a held graph's outputs)
+    live to the end; those `stored_elsewhere` (the module's output buffers) take no block.
     """
-    last_use = {}
-    for step, node in enumerate(computed):
-        for inp in node.inputs:
-            source = _source(id(inp), aliases) if id(inp) in aliases else inp
-            last_use[id(source)] = step
-    for node_id in kept:
-        last_use[node_id] = len(computed)
-    blocks, busy = [], []  # block sizes, and the step after which each is free
-    placement = {}
-    for step, node in enumerate(computed):
-        if id(node) in stored_elsewhere:
-            continue
-        size = _aligned(_bytes(node))
-        until = last_use.get(id(node), step)
+
+    def __init__(self, lowering, graph, computed, aliases, stored_elsewhere, kept):
+        self.lowering = lowering
+        self.graph = graph
+        self.computed = computed
+        self.aliases = aliases
+        self.stored_elsewhere = stored_elsewhere
+        last_use = {}
+        for step, node in enumerate(computed):
+            for value in node.inputs:
+                last_use[self._key(value)] = step
+        for output in kept:
+            last_use[self._key(output)] = len(computed)
+        requests = []  # (key, bytes, first step, last step)
+        for step, node in enumerate(computed):
+            if _is_structured(node):
+                for k, (shape, dtype) in enumerate(node.dtype.parts):
+                    key = (id(node), k)
+                    if not self._stored_elsewhere(node, k):
+                        requests.append(
+                            (key, _bytes_of(shape, dtype), step, last_use.get(key, step))
+                        )
+                size = self._scratch_size(lowering, node)
+                requests.append((("scratch", id(node)), size, step, step))
+            elif id(node) not in stored_elsewhere:
+                requests.append((id(node), _bytes(node), step, last_use.get(id(node), step)))
+        self.placement, self.blocks = _first_fit(requests)
+        self.offsets, self.size = _packed(self.blocks)
+
+    def _key(self, value):
+        """What a value's block is found by: the node, or for a `get`, (its op's node, index)."""
+        if id(value) in self.aliases:
+            value = _source(id(value), self.aliases)
+        if isinstance(C_FORMS.get(value.op), Projection):
+            return (id(value.inputs[0]), value.attrs["index"])
+        return id(value)
+
+    def _stored_elsewhere(self, node, k):
+        return any(
+            id(g) in self.stored_elsewhere and g.attrs["index"] == k
+            for g in self.graph.nodes
+            if g.inputs and g.inputs[0] is node and isinstance(C_FORMS.get(g.op), Projection)
+        )
+
+    @staticmethod
+    def _scratch_size(lowering, node):
+        """The scratch area of a structured op: the largest of its held graphs' layouts
+        (their sum, where sizes are known only at run time)."""
+        sizes = []
+        for value in node.attrs.values():
+            if isinstance(value, Subgraph):
+                graph = value.graph
+                aliases = _aliases(graph)
+                kept = [o for o in graph.outputs]
+                layout = _Layout(lowering, graph, _computed(graph, aliases), aliases, {}, kept)
+                lowering.layouts[id(graph)] = layout
+                sizes.append(layout.size)
+        if all(isinstance(size, int) for size in sizes):
+            return max(sizes, default=0)
+        return sum(sizes[1:], sizes[0])
+
+    def assign(self, pointers, block_pointer):
+        """Fill `pointers` (id(node) -> C pointer) for this graph's values, and the lowering's
+        result and scratch pointers of its structured ops."""
+        for key, block in self.placement.items():
+            if isinstance(key, int):
+                pointers[key] = block_pointer(block)
+        for node in self.computed:
+            if _is_structured(node):
+                results = []
+                for k in range(len(node.dtype.parts)):
+                    block = self.placement.get((id(node), k))
+                    results.append(block_pointer(block) if block is not None else None)
+                for g in self.graph.nodes:
+                    if g.inputs and g.inputs[0] is node and id(g) in pointers:
+                        results[g.attrs["index"]] = pointers[id(g)]  # an output buffer
+                self.lowering.results[id(node)] = results
+                scratch = self.placement[("scratch", id(node))]
+                self.lowering.scratch[id(node)] = block_pointer(scratch)
+        for node in self.graph.nodes:
+            if isinstance(C_FORMS.get(node.op), Projection):
+                results = self.lowering.results[id(node.inputs[0])]
+                pointers[id(node)] = results[node.attrs["index"]]
+        for node_id in self.aliases:
+            pointers[node_id] = pointers[id(_source(node_id, self.aliases))]
+
+
+def _first_fit(requests):
+    """{key: block} and the block sizes for requests (key, bytes, first step, last step) in
+    step order: each takes the first free block that fits, or a new one."""
+    blocks, busy, placement = [], [], {}
+    for key, size, step, until in requests:
+        size = _aligned(size)
         for k, block in enumerate(blocks):
             fits = block == size or (
                 isinstance(block, int) and isinstance(size, int) and block >= size
             )
             if busy[k] < step and fits:
                 busy[k] = until
-                placement[id(node)] = k
+                placement[key] = k
                 break
         else:
-            placement[id(node)] = len(blocks)
+            placement[key] = len(blocks)
             blocks.append(size)
             busy.append(until)
     return placement, blocks
+
+
+def _packed(blocks):
+    """(the offset of each block, the total): ints where every size is known, else C
+    expressions of the dims."""
+    if all(isinstance(size, int) for size in blocks):
+        starts = [0, *itertools.accumulate(blocks)]
+        return starts[:-1], starts[-1]
+    offsets = [" + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0" for k in range(len(blocks))]
+    total = sum((size + (ALIGN - 1) for size in blocks[1:]), blocks[0] + (ALIGN - 1))
+    return [f"({o})" for o in offsets], total  # (the total: a bound of the aligned sum)
 
 
 def _offsets(blocks):
