@@ -1,5 +1,8 @@
 """B8: memory of the B2 training step on an eager tape, non-persistent and persistent: the
 peak while recording and differentiating, and what the tape still holds after the step.
+B11: peak memory of the B10 gradient (1,000 Euler steps of 256 floats), compiled and eager,
+with every state kept for the reverse, and checkpointed: an outer loop over 40 segments of
+25 steps, each segment under tt.recompute_grad (its states are recomputed in the backward).
 
     python3 benchmarks/memory.py [--quick]
 """
@@ -47,9 +50,69 @@ def step(d, persistent):
     return {"peak_bytes": peak, "held_while_recorded": recorded, "held_after_step": held_by(tape)}
 
 
+def euler_gradient(d, segments):
+    """The B10 value and gradients; with `segments`, the loop split into that many
+    recomputed segments."""
+    steps, dt = d["steps"], d["dt"]
+
+    def run(first, count, x, theta):
+        _, x = tt.while_loop(
+            lambda i, x: i < count,
+            lambda i, x: (i + 1, x + dt * (tt.sin(theta * x) - 0.5 * x * x * x)),
+            (first, x),
+            maximum_iterations=count,
+        )
+        return x
+
+    def value_and_grads(x0, theta):
+        with tt.GradientTape() as tape:
+            tape.watch([x0, theta])
+            if segments is None:
+                x = run(0, steps, x0, theta)
+            else:
+                size = steps // segments
+                segment = tt.recompute_grad(lambda x, theta: run(0, size, x, theta))
+                _, x = tt.while_loop(
+                    lambda j, x: j < segments,
+                    lambda j, x: (j + 1, segment(x, theta)),
+                    (0, x0),
+                    maximum_iterations=segments,
+                )
+            loss = 0.5 * tt.reduce_sum(x * x)
+        return [loss, *tape.gradient(loss, [x0, theta])]
+
+    return value_and_grads
+
+
+def peak_bytes(run, *args):
+    run(*args)  # compiled (or warmed up) before measuring
+    tracemalloc.start()
+    run(*args)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def loop_memory(quick):
+    """B11: peak bytes of the B10 gradient, plain and checkpointed, compiled and eager."""
+    d = make("B10", quick)
+    segments = 4 if quick else 40
+    x0, theta = tt.constant(d["x0"]), tt.constant(d["theta"])
+    state = d["x0"].nbytes
+    report = {"steps": d["steps"], "segments": segments, "state_bytes": state}
+    for kind in ("compiled", "eager"):
+        for name, split in (("every state", None), ("checkpointed", segments)):
+            run = euler_gradient(d, split)
+            run = tt.function(run) if kind == "compiled" else run
+            report[f"{kind}, {name}"] = peak_bytes(run, x0, theta)
+    return report
+
+
 def main():
-    d = make("B2", "--quick" in sys.argv)
-    print(json.dumps({"non-persistent": step(d, False), "persistent": step(d, True)}))
+    quick = "--quick" in sys.argv
+    d = make("B2", quick)
+    results = {"non-persistent": step(d, False), "persistent": step(d, True)}
+    print(json.dumps({"B8": results, "B11": loop_memory(quick)}))
 
 
 if __name__ == "__main__":

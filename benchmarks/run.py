@@ -112,7 +112,7 @@ def main(argv=None):
         help="runs of the whole suite; each system keeps its fastest (default 3, 1 with --quick)",
     )
     options = parser.parse_args(argv)
-    chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8"]
+    chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8", "B11"]
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
     ]
@@ -172,8 +172,10 @@ def main(argv=None):
                 else r["status"] + ": " + r.get("detail", "")
             )
             print(f"  {name:32} {text}")
+    if "B8" in chosen or "B11" in chosen:
+        memory = run_script("memory.py", options.quick)
+        results["B8"], results["B11"] = memory.get("B8", memory), memory.get("B11", memory)
     if "B8" in chosen:
-        results["B8"] = run_script("memory.py", options.quick)
         print("\nB8 memory of the B2 step on an eager tape")
         for name, r in results["B8"].items():
             if "peak_bytes" in r:
@@ -181,10 +183,27 @@ def main(argv=None):
                     f"  {name:16} peak {r['peak_bytes'] / 1e6:.1f} MB, held while recorded "
                     f"{r['held_while_recorded'] / 1e6:.2f} MB, held after the step {r['held_after_step'] / 1e6:.2f} MB"
                 )
+    if "B11" in chosen:
+        print_loop_memory(results["B11"])
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
     return 0
+
+
+def print_loop_memory(report):
+    """B11: each peak in bytes and in states of the loop, against sqrt(steps) states."""
+    print("\nB11 peak memory of the B10 gradient, every state kept and checkpointed")
+    if "state_bytes" not in report:
+        print(f"  {report.get('status', 'failed')}: {report.get('detail', '')}")
+        return
+    state, steps = report["state_bytes"], report["steps"]
+    print(
+        f"  {steps} steps of a {state} B state; sqrt(steps) states = {steps**0.5 * state / 1e3:.1f} kB"
+    )
+    for name, peak in report.items():
+        if isinstance(peak, int) and "," in name:
+            print(f"  {name:26} peak {peak / 1e3:9.1f} kB = {peak / state:7.1f} states")
 
 
 def fastest(measured):

@@ -19,6 +19,7 @@ class CompiledGraph:
     def __init__(self, module, plan, meta):
         self.c_source = plan.source
         self.meta = meta
+        self.workspace_bytes = plan.workspace_bytes  # an int, or an expression of the dims
         self.call_source, scope = _call_function(module, plan)
         exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
         self.run = scope[

@@ -121,6 +121,10 @@ CASES = {
         ),
         [normal(3), np.abs(normal(3))],
     ),
+    "recompute": (
+        tt.function(lambda x, y: tt.recompute_grad(lambda a, b: tt.sin(a * b) * a)(x, y)),
+        [normal(3), normal(3)],
+    ),
     "custom_gradient": (
         lambda x, y: softplus_with_its_own_gradient(x * y) * x,
         [normal(3), normal(3)],

@@ -240,7 +240,7 @@ def _catalogue_jacobians(function, inputs, use_pfor):
 
 
 # cases of compiled functions, whose jacobians loop (structured ops have no batching rules)
-LOOPED_ONLY = ("call", "cond", "get", "while")
+LOOPED_ONLY = ("call", "cond", "get", "recompute", "while")
 
 
 @pytest.mark.parametrize("name", sorted(ALL_CASES))

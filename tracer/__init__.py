@@ -18,6 +18,7 @@ from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import cond, while_loop
+from tracer.control.recompute import recompute_grad
 from tracer.dtypes import (
     DType,
     as_dtype,
@@ -114,7 +115,8 @@ __all__ = [
     "cond", "while_loop",
     # differentiation and compiling
     "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
-    "UnconnectedGradients", "custom_gradient", "function", "grad", "jvp", "value_and_grad",
+    "UnconnectedGradients", "custom_gradient", "function", "grad", "jvp", "recompute_grad",
+    "value_and_grad",
     # ops
     "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",

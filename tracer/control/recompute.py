@@ -1,0 +1,139 @@
+"""`tt.recompute_grad`: gradient checkpointing. A tape keeps only the function's inputs; the
+backward pass computes the function again to differentiate it.
+
+Eagerly it is TensorFlow's construction: a custom gradient whose forward runs with no tape
+recording, and whose gradient function runs the function again under a tape of its own.
+
+Traced, the function is one `recompute` node holding its graph: the forward runs that
+graph, and the gradient rule is the graph's vector-Jacobian product, which computes the
+forward values it needs itself. The recomputed values are other nodes than the forward's,
+hidden inside the node, so no pass merges the two (TensorFlow's graph mode merges them,
+and saves nothing): in compiled code the forward's values live only during the node's
+step, and the gradient's during the backward.
+"""
+
+import contextlib
+import functools
+
+from codegen import forms
+from tracer import nest
+from tracer.context import state
+from tracer.control.custom import custom_gradient
+from tracer.control.flow import run_subgraph
+from tracer.control.subgraph import trace_function
+from tracer.ir import Subgraph, TupleType
+from tracer.ir.rewrite import with_outputs
+from tracer.ops import convert
+from tracer.ops.core import apply_symbolic, execute_graph
+from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
+from tracer.ops.tangent_rules import TRANSPOSED_VJP, tangent_or_zeros
+from tracer.ops.tuple_ops import TupleValue, get
+from tracer.passes.gradient import vjp_graph
+from tracer.tape import GradientTape
+from tracer.tensor import Tensor
+
+
+def recompute_grad(f):
+    """`f`, whose gradient recomputes it instead of keeping its intermediate values.
+
+    >>> block = tt.recompute_grad(lambda x: tt.tanh(tt.tanh(x)))
+    >>> x = tt.constant(0.5)
+    >>> with tt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = block(x)
+    >>> round(float(tape.gradient(y, x)), 4)
+    0.6413
+    """
+
+    @functools.wraps(f)
+    def recomputed(*args, **kwargs):
+        if state.trace is None and not state.building:
+            return _eager(f, args, kwargs)
+        return _traced(f, args, kwargs)
+
+    return recomputed
+
+
+def _eager(f, args, kwargs):
+    @custom_gradient
+    def checkpointed(*args):
+        with _no_recording():
+            result = f(*args, **kwargs)
+
+        def grad(*upstream, variables=None):
+            watched = list(args) + list(variables or [])
+            with GradientTape() as tape:
+                tape.watch(watched)
+                again = f(*args, **kwargs)
+            grads = tape.gradient(nest.flatten(again), watched, output_gradients=list(upstream))
+            if variables:
+                return grads[: len(args)], grads[len(args) :]
+            return grads
+
+        return result, grad
+
+    return checkpointed(*[convert.as_tensor(a) for a in args])
+
+
+@contextlib.contextmanager
+def _no_recording():
+    saved, state.tapes = state.tapes, []
+    try:
+        yield
+    finally:
+        state.tapes = saved
+
+
+def _traced(f, args, kwargs):
+    arguments = [convert.as_tensor(a) for a in args]
+    traced = trace_function(
+        lambda *a: f(*a, **kwargs), arguments, "a function of tt.recompute_grad"
+    )
+    if traced.assigned:
+        raise ValueError(
+            "a function of tt.recompute_grad assigns variables "
+            f"({', '.join(v.name for v in traced.assigned)}): its recomputation would assign "
+            "them again; assign outside it"
+        )
+    inputs = [*arguments, *(Tensor(None, c) for c in traced.captures)]
+    node = apply_symbolic(RECOMPUTE, tuple(inputs), {"function": Subgraph(traced.graph, "f")})
+    results = [get(node, k) for k in range(len(traced.graph.outputs))]
+    return nest.pack_sequence_as(traced.structure, results)
+
+
+def _infer(attrs, *inputs):
+    return (), TupleType([(o.shape, o.dtype) for o in attrs["function"].graph.outputs])
+
+
+def _grad(node, g, *inputs):
+    graph = node.attrs["function"].graph
+    outputs = [k for k, (_, dtype) in enumerate(node.dtype.parts) if dtype.is_differentiable]
+    sources = [k for k, x in enumerate(inputs) if x.dtype.is_differentiable]
+    restricted = with_outputs(graph.inputs, [graph.outputs[k] for k in outputs])
+    vjp = vjp_graph(restricted, [graph.inputs[k] for k in sources])
+    upstream = [tangent_or_zeros(g.parts[k], Tensor(None, graph.outputs[k])) for k in outputs]
+    grads = [None] * len(inputs)
+    for k, value in zip(sources, execute_graph(vjp, [*inputs, *upstream])):
+        grads[k] = value
+    return tuple(grads)
+
+
+def _emit(node, site):
+    """The held graph's code, its outputs copied to the results."""
+    graph = node.attrs["function"].graph
+    lines, outputs = site.region(graph, [site.input(k) for k in range(len(node.inputs))])
+    for k, (output, part) in enumerate(zip(outputs, node.dtype.parts)):
+        lines.append(f"memcpy({site.result(k)}, {output}, {site.bytes(*part)});")
+    return lines
+
+
+RECOMPUTE = primitive(
+    "recompute",
+    _infer,
+    grad=_grad,
+    jvp=TRANSPOSED_VJP,
+    saves=ALL_INPUTS,
+    batch=unbatchable("holds a function; a jacobian through it loops over its rows"),
+    kernel=lambda *inputs, function: TupleValue(run_subgraph(function, inputs)),
+    c=forms.Structured(_emit),
+)
