@@ -19,6 +19,7 @@ from tracer.autodiff import jvp
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import cond, while_loop
 from tracer.control.recompute import recompute_grad
+from tracer.control.vectorized_map import vectorized_map
 from tracer.dtypes import (
     DType,
     as_dtype,
@@ -116,7 +117,7 @@ __all__ = [
     # differentiation and compiling
     "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
     "UnconnectedGradients", "custom_gradient", "function", "grad", "jvp", "recompute_grad",
-    "value_and_grad",
+    "value_and_grad", "vectorized_map",
     # ops
     "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",

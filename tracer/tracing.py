@@ -36,6 +36,16 @@ class Trace:
     def made(self, node):
         """Ops call this for each node they make (a SubTrace keeps them)."""
 
+    def keeps_symbolic(self, inputs):
+        """Whether an op on these eager values is a node rather than computed now (a
+        SubTrace of eager code keeps values a tape records as inputs)."""
+        return False
+
+    def captures(self, tensor):
+        """Whether an eager tensor that a tape recorded enters the graph as itself (an
+        input) rather than as a constant."""
+        return False
+
     def read(self, variable):
         key = id(variable)
         if key not in self._values:

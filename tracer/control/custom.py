@@ -149,7 +149,7 @@ def _call(f, args, kwargs):
             f"the gradient function of {name}",
         )
         attrs["vjp"] = GraphAttribute(traced.graph, "vjp")
-        inputs += [Tensor(None, c) for c in traced.captures]
+        inputs += traced.capture_tensors()
     node = apply(CUSTOM_GRADIENT, tuple(inputs), attrs)
     outputs = [get(node, k) for k in range(len(results))]
     return nest.pack_sequence_as(result, outputs)

@@ -95,7 +95,7 @@ def _traced(f, args, kwargs):
             f"({', '.join(v.name for v in traced.assigned)}): its recomputation would assign "
             "them again; assign outside it"
         )
-    inputs = [*arguments, *(Tensor(None, c) for c in traced.captures)]
+    inputs = [*arguments, *traced.capture_tensors()]
     node = apply_symbolic(RECOMPUTE, tuple(inputs), {"function": Subgraph(traced.graph, "f")})
     results = [get(node, k) for k in range(len(traced.graph.outputs))]
     return nest.pack_sequence_as(traced.structure, results)

@@ -32,13 +32,20 @@ class Traced:
     the outer nodes its captures stand for, the structure of its result, and the other
     variables it assigned."""
 
-    def __init__(self, graph, n_arguments, captures, structure, n_results, assigned):
+    def __init__(self, graph, n_arguments, captures, structure, n_results, assigned, eager):
         self.graph = graph
         self.n_arguments = n_arguments
         self.captures = captures
         self.structure = structure
         self.n_results = n_results
         self.assigned = assigned
+        self._eager = eager  # id(capture) -> the eager Tensor it is, in eager code
+
+    def capture_tensors(self):
+        """The Tensors to pass for the captures: symbolic ones, or the eager values."""
+        return [
+            self._eager[id(c)] if id(c) in self._eager else Tensor(None, c) for c in self.captures
+        ]
 
     @property
     def results(self):
@@ -72,6 +79,7 @@ class SubTrace(Trace):
         self.carried = {}  # id(variable) -> Tensor
         self.outer_tapes = list(state.tapes)
         self.created = set()  # ids of the nodes made here
+        self.eager_values = {}  # id(node) -> eager Tensor: recorded values read from outside
         if outer is not None:
             self.gradient_graphs = outer.gradient_graphs
 
@@ -89,9 +97,24 @@ class SubTrace(Trace):
             if tape._watch_accessed_variables and variable.trainable:
                 if variable.dtype.is_differentiable:
                     tape._watch_variable(variable)
-        if self.outer is None:
-            raise ValueError(f"{self.what} reads the variable {variable.name} outside any trace")
+        if self.outer is None:  # eager code: the variable's value, as an input of the graph
+            return Tensor(variable._value, variable._node)
         return self.outer.read(variable)
+
+    def keeps_symbolic(self, inputs):
+        return self.outer is None and any(self._recorded(t) for t in inputs)
+
+    def captures(self, tensor):
+        if self.outer is None and self._recorded(tensor):
+            self.eager_values[id(tensor._node)] = tensor
+            return True
+        return False
+
+    @staticmethod
+    def _recorded(tensor):
+        """An eager value a tape records or watches (a variable's read value too)."""
+        node = tensor._node
+        return tensor._value is not None and node is not None and node.op != "const"
 
     def print(self, call, tensors):
         raise NotImplementedError(
@@ -160,7 +183,9 @@ def _captured(subtrace, arguments, outputs, structure, n_results, assigned):
     body = [mapping.get(id(n), n) for n in order if id(n) not in leaves]
     new_outputs = [mapping.get(id(o), o) for o in outputs]
     graph = Graph(inputs, [*inputs, *body], new_outputs)
-    return Traced(graph, len(arguments), captures, structure, n_results, assigned)
+    return Traced(
+        graph, len(arguments), captures, structure, n_results, assigned, subtrace.eager_values
+    )
 
 
 @contextlib.contextmanager

@@ -35,7 +35,10 @@ def _apply(op, inputs, attrs):
             return apply_symbolic(op, inputs, attrs)
         values.append(value)
     shape, dtype = _infer_eager(op, inputs, attrs)
-    if state.trace is not None and (_is_large(shape) or dims.symbols_of(attrs)):
+    trace = state.trace
+    if trace is not None and (
+        _is_large(shape) or dims.symbols_of(attrs) or trace.keeps_symbolic(inputs)
+    ):
         return apply_symbolic(op, inputs, attrs)
     out = Tensor(KERNELS[op.name](*values, **attrs))
     if numerics.enabled:
@@ -172,6 +175,8 @@ def graph_node_of(tensor):
     (or keep the literal constant node they have)."""
     node = tensor._node
     if tensor._value is None or (node is not None and node.op == "const" and "value" in node.attrs):
+        return node
+    if node is not None and state.trace is not None and state.trace.captures(tensor):
         return node
     return Node("const", (), {"value": Literal(tensor._value)}, tensor.shape, tensor.dtype)
 

@@ -1,0 +1,98 @@
+"""tt.vectorized_map: equal to stacking the function's results over the elements, eagerly
+and compiled, with gradients through it and per-example gradients inside it."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+BACKENDS = ["interpreter", "c"]
+rng = np.random.default_rng(11)
+
+
+def looped(fn, elems):
+    return tt.stack([fn(e) for e in elems])
+
+
+FUNCTIONS = {
+    "sum of squares": lambda r: tt.reduce_sum(r * r),
+    "softmax": lambda r: tt.nn.softmax(r * 2.0),
+    "outer product": lambda r: tt.matmul(r[:, None], r[None, :]),
+    "constant result": lambda r: tt.constant([1.0, 2.0], tt.float64),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_equals_the_loop_eagerly_and_compiled(name):
+    fn = FUNCTIONS[name]
+    elems = tt.constant(rng.standard_normal((5, 3)))
+    want = looped(fn, elems).numpy()
+    np.testing.assert_allclose(tt.vectorized_map(fn, elems).numpy(), want, rtol=1e-14)
+    for backend in BACKENDS:
+        run = tt.function(lambda e: tt.vectorized_map(fn, e), backend=backend)
+        np.testing.assert_allclose(run(elems).numpy(), want, rtol=1e-14)
+
+
+def test_nested_elements_and_results():
+    xs, ys = tt.constant(rng.standard_normal((4, 2))), tt.constant(rng.standard_normal((4,)))
+    out = tt.vectorized_map(
+        lambda e: {"scaled": e[0] * e[1], "norm": tt.reduce_sum(e[0] ** 2)}, (xs, ys)
+    )
+    np.testing.assert_allclose(out["scaled"].numpy(), xs.numpy() * ys.numpy()[:, None])
+    np.testing.assert_allclose(out["norm"].numpy(), np.sum(xs.numpy() ** 2, axis=1))
+
+
+def test_gradients_flow_through_it_to_elements_and_variables():
+    w = tt.Variable(rng.standard_normal((3, 2)))
+    xs = tt.constant(rng.standard_normal((4, 3)))
+
+    def loss(xs, mapped):
+        rows = (
+            tt.vectorized_map(lambda r: tt.tanh(tt.matmul(r[None, :], w))[0], xs)
+            if mapped
+            else tt.tanh(tt.matmul(xs, w))
+        )
+        return tt.reduce_sum(rows * rows)
+
+    def grads(xs, mapped=True):
+        with tt.GradientTape() as tape:
+            tape.watch(xs)
+            y = loss(xs, mapped)
+        return tape.gradient(y, [xs, w])
+
+    want = grads(xs, mapped=False)
+    for run in [grads] + [tt.function(grads, backend=b) for b in BACKENDS]:
+        for got, expected in zip(run(xs), want):
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-13)
+
+
+def test_per_example_gradients():
+    w = tt.Variable(rng.standard_normal((3, 2)))
+    xs = tt.constant(rng.standard_normal((6, 3)))
+
+    def example_gradient(x):
+        with tt.GradientTape() as tape:
+            y = tt.reduce_sum(tt.sin(tt.matmul(x[None, :], w)))
+        return tape.gradient(y, w)
+
+    want = looped(example_gradient, xs).numpy()
+    np.testing.assert_allclose(tt.vectorized_map(example_gradient, xs).numpy(), want, rtol=1e-13)
+    compiled = tt.function(lambda xs: tt.vectorized_map(example_gradient, xs))
+    np.testing.assert_allclose(compiled(xs).numpy(), want, rtol=1e-13)
+
+
+def test_an_op_without_a_batching_rule_falls_back_to_a_loop():
+    def fn(x):  # a while loop has no batching rule
+        return tt.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * x), (0, x))[1]
+
+    elems = tt.constant([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(tt.vectorized_map(fn, elems).numpy(), [1.0, 16.0, 81.0])
+    compiled = tt.function(lambda e: tt.vectorized_map(fn, e))
+    np.testing.assert_allclose(compiled(elems).numpy(), [1.0, 16.0, 81.0])
+    with pytest.raises(Exception, match="while"):
+        tt.function(lambda e: tt.vectorized_map(fn, e, fallback_to_while_loop=False))(elems)
+
+
+def test_elements_of_different_lengths_are_refused():
+    with pytest.raises(ValueError, match="same first dimension"):
+        tt.vectorized_map(lambda e: e[0], (tt.ones(3), tt.ones(4)))
