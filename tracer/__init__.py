@@ -100,6 +100,7 @@ from tracer.printing import print
 from tracer.signature import TensorSpec
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.tensor import Tensor, constant, convert_to_tensor
+from tracer.tensor_array import TensorArray
 from tracer.transforms import grad, value_and_grad
 from tracer.variable import Variable
 
@@ -109,7 +110,7 @@ __all__ = [
     # modules
     "autodiff", "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
     # tensors, variables, dtypes
-    "DType", "IndexedSlices", "Tensor", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "DType", "IndexedSlices", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
     "int64",
     # control flow

@@ -1,7 +1,8 @@
 """Nested structures (lists, tuples, namedtuples, dicts) flattened and rebuilt, as tf.nest does.
 
 Dicts flatten in sorted key order, so a structure and its flat list line up the same way
-every time.
+every time. An object with `_tensor_components()` (a TensorArray) flattens to those
+tensors and is rebuilt by its `_from_components(tensors)`.
 """
 
 
@@ -10,6 +11,8 @@ def _is_namedtuple(value):
 
 
 def flatten(structure):
+    if hasattr(structure, "_tensor_components"):
+        return list(structure._tensor_components())
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
@@ -25,6 +28,9 @@ def pack_sequence_as(structure, flat):
 
 
 def _pack(structure, leaves):
+    if hasattr(structure, "_tensor_components"):
+        count = len(structure._tensor_components())
+        return structure._from_components([next(leaves) for _ in range(count)])
     if isinstance(structure, dict):
         packed = {key: _pack(structure[key], leaves) for key in sorted(structure)}
         return type(structure)((key, packed[key]) for key in structure)

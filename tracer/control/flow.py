@@ -118,7 +118,7 @@ def _next_values(values, new, shape_invariants):
         value = convert.as_tensor(value)
         _check_loop_variable(k, old, value, invariant)
         tensors.append(value)
-    return nest.pack_sequence_as(values, tensors)
+    return nest.pack_sequence_as(list(new), tensors)
 
 
 def _shapes_of(structure, shapes):
@@ -151,6 +151,7 @@ def _check_loop_variable(k, old, value, invariant=None):
 
 
 def _traced_while(cond, body, values, limit):
+    values = _with_tensor_arrays_shaped(body, values)
     flat = nest.flatten(list(values))
     variables = []  # variables the body assigns: carried as loop variables too
     while True:
@@ -188,6 +189,47 @@ def _traced_while(cond, body, values, limit):
     for variable, value in zip(variables, results[len(flat) :]):
         state.trace.assign(variable, value)
     return nest.pack_sequence_as(values, results[: len(flat)])
+
+
+def _with_tensor_arrays_shaped(body, values):
+    """The loop variables, with each TensorArray that the loop writes before anything did
+    given storage of the shape the body writes (found by tracing the body once)."""
+    arrays = [v for v in _leaves_and_arrays(values) if hasattr(v, "_materialize_like")]
+    if all(a._tensor_components() or a._eager for a in arrays):
+        return values
+    written = []
+
+    def probe(*args):
+        result = body(*args)
+        result = [result] if len(values) == 1 and not isinstance(result, (list, tuple)) else result
+        written.extend(v for v in _leaves_and_arrays(result) if hasattr(v, "_materialize_like"))
+
+    trace_function(probe, values, "a tt.while_loop body")
+    shaped = dict(zip(map(id, arrays), (a._materialize_like(w) for a, w in zip(arrays, written))))
+    return _replace_arrays(values, shaped)
+
+
+def _leaves_and_arrays(structure):
+    """The leaves of `structure`, TensorArrays among them as themselves, in order."""
+    if hasattr(structure, "_tensor_components"):
+        return [structure]
+    if isinstance(structure, dict):
+        return [x for key in sorted(structure) for x in _leaves_and_arrays(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [x for item in structure for x in _leaves_and_arrays(item)]
+    return [structure]
+
+
+def _replace_arrays(structure, shaped):
+    if id(structure) in shaped:
+        return shaped[id(structure)]
+    if isinstance(structure, dict):
+        return type(structure)((k, _replace_arrays(v, shaped)) for k, v in structure.items())
+    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+        return type(structure)(*(_replace_arrays(v, shaped) for v in structure))
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_replace_arrays(v, shaped) for v in structure)
+    return structure
 
 
 def _loop_result(values, new):

@@ -1,0 +1,91 @@
+"""tt.TensorArray: TensorFlow's documented examples, loop outputs (eager and compiled), and
+gradients through them."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+BACKENDS = ["interpreter", "c"]
+
+
+def test_dynamic_size_as_in_tensorflows_docs():
+    ta = tt.TensorArray(tt.float32, size=0, dynamic_size=True, clear_after_read=False)
+    ta = ta.write(0, 10)
+    ta = ta.write(1, 20)
+    ta = ta.write(2, 30)
+    assert ta.read(0).numpy() == 10.0 and ta.read(1).numpy() == 20.0
+    np.testing.assert_array_equal(ta.stack().numpy(), [10.0, 20.0, 30.0])
+    assert ta.size().numpy() == 3
+
+
+def test_fibonacci_as_in_tensorflows_docs():
+    def fibonacci(n):
+        ta = tt.TensorArray(tt.float32, size=0, dynamic_size=True)
+        ta = ta.unstack([0.0, 1.0])
+        for i in range(2, n):
+            ta = ta.write(i, ta.read(i - 1) + ta.read(i - 2))
+        return ta.stack()
+
+    want = [0.0, 1.0, 1.0, 2.0, 3.0, 5.0, 8.0]
+    np.testing.assert_array_equal(fibonacci(7).numpy(), want)
+    np.testing.assert_array_equal(tt.function(fibonacci)(7).numpy(), want)
+
+
+def trajectory(x, steps=5):
+    """The states of a loop, collected in a TensorArray."""
+    states = tt.TensorArray(x.dtype, size=steps)
+
+    def body(i, states, s):
+        s = tt.sin(s) * 1.5 + 0.1
+        return i + 1, states.write(i, s), s
+
+    _, states, _ = tt.while_loop(
+        lambda i, states, s: i < steps, body, (0, states, x), maximum_iterations=steps
+    )
+    return states.stack()
+
+
+def test_loop_outputs_eagerly_and_compiled():
+    x = tt.constant([0.2, -0.4, 1.0], tt.float64)
+    want, s = [], x.numpy()
+    for _ in range(5):
+        s = np.sin(s) * 1.5 + 0.1
+        want.append(s)
+    for run in [trajectory] + [tt.function(trajectory, backend=b) for b in BACKENDS]:
+        np.testing.assert_allclose(run(x).numpy(), want, rtol=1e-14)
+
+
+def test_gradients_through_a_tensor_array_against_finite_differences():
+    x = tt.constant([0.2, -0.4, 1.0], tt.float64)
+    weights = tt.constant(np.arange(15.0).reshape(5, 3) / 10)
+
+    def loss(x):
+        return tt.reduce_sum(trajectory(x) * weights)
+
+    def grad(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = loss(x)
+        return tape.gradient(y, x)
+
+    v = np.array([1.0, -2.0, 0.5])
+    eps = 1e-6
+    numeric = (loss(x + eps * v).numpy() - loss(x - eps * v).numpy()) / (2 * eps)
+    for run in [grad] + [tt.function(grad, backend=b) for b in BACKENDS]:
+        np.testing.assert_allclose(np.dot(run(x).numpy(), v), numeric, rtol=1e-7)
+
+
+def test_errors_name_what_is_wrong():
+    ta = tt.TensorArray(tt.float32, size=2)
+    with pytest.raises(ValueError, match="not yet been written"):
+        ta.read(0)
+    with pytest.raises(ValueError, match="index 2 is out of range .* size 2"):
+        ta.write(2, 1.0)
+    with pytest.raises(TypeError, match="TensorArray of float32: cannot write a int32"):
+        ta.write(0, tt.constant(1))
+    written = ta.write(0, tt.ones(3))
+    with pytest.raises(ValueError, match=r"elements of shape \(3,\): cannot write .* \(2,\)"):
+        written.write(1, tt.ones(2))
+    with pytest.raises(ValueError, match="needs a size known when tracing"):
+        tt.function(lambda x: tt.TensorArray(tt.float32, size=None).write(x, 1.0).stack())(0)
