@@ -13,7 +13,18 @@ modules are imported by their full path (`import tracer.ops.core`).
 
 import sys as _sys
 
-from tracer import autodiff, config, debugging, dtypes, layers, math, nn, optimizers, random
+from tracer import (
+    autodiff,
+    autograph,
+    config,
+    debugging,
+    dtypes,
+    layers,
+    math,
+    nn,
+    optimizers,
+    random,
+)
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
 from tracer.control.custom import custom_gradient
@@ -108,7 +119,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
+    "autodiff", "autograph", "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",

@@ -22,7 +22,7 @@ import logging
 import time
 import types
 
-from tracer import nest
+from tracer import autograph, nest
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
 from tracer.ir.source import is_library_file
@@ -56,6 +56,7 @@ class RetraceLimitError(RuntimeError):
 def function(
     func=None,
     input_signature=None,
+    autograph=True,
     backend="auto",
     max_retraces=None,
     jit_compile=None,
@@ -74,6 +75,10 @@ def function(
     is traced for; `reduce_retracing=True`, after a call retraces for a changed dimension,
     traces a generalized signature with that dimension unknown. Either way one compiled
     module then runs every size.
+
+    With `autograph` (the default), the `if`, `while` and `for` statements of `func`'s own
+    source whose condition or iterable is a tensor become tt.cond and tt.while_loop
+    (tracer/autograph); with autograph=False, Python control flow runs once, at trace time.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -82,11 +87,12 @@ def function(
         return functools.partial(
             function,
             input_signature=input_signature,
+            autograph=autograph,
             backend=backend,
             max_retraces=max_retraces,
             reduce_retracing=reduce_retracing,
         )
-    return Function(func, input_signature, backend, max_retraces, reduce_retracing)
+    return Function(func, input_signature, backend, max_retraces, reduce_retracing, autograph)
 
 
 def _backend_for(jit_compile, backend):
@@ -102,13 +108,21 @@ class Function:
     """A Python function traced and compiled per signature (what `tt.function` returns)."""
 
     def __init__(
-        self, python_function, input_signature, backend, max_retraces=None, reduce_retracing=False
+        self,
+        python_function,
+        input_signature,
+        backend,
+        max_retraces=None,
+        reduce_retracing=False,
+        autograph=True,
     ):
         if not callable(python_function):
             raise TypeError(f"tt.function needs a callable, not {python_function!r}")
         functools.update_wrapper(self, python_function)
         self.__name__ = _name_of(python_function)
         self._python_function = python_function
+        self._autograph = bool(autograph)
+        self._converted = None  # the function autograph converted, made on the first trace
         self._input_signature = None if input_signature is None else list(input_signature)
         for spec in self._input_signature or ():
             if not isinstance(spec, TensorSpec):
@@ -190,6 +204,14 @@ class Function:
         self._concrete[key] = concrete
         return concrete
 
+    def _traced_function(self):
+        """What tracing runs: the Python function, converted by autograph unless it is off."""
+        if not self._autograph:
+            return self._python_function
+        if self._converted is None:
+            self._converted = autograph.convert(self._python_function)
+        return self._converted
+
     def _bad_argument(self, args, kwargs):
         """What is wrong with the first argument the signature cannot take, named."""
         names = argument_names(self._python_function, args, kwargs)
@@ -245,7 +267,7 @@ class Function:
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)
         try:
             with tracing(trace):
-                result = self._python_function(*symbolic_args, **symbolic_kwargs)
+                result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
                 result = _values_of_variables(result)
         except Exception as error:
             error.add_note(f"(raised while tt.function traced {self.__name__})")

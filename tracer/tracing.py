@@ -27,6 +27,7 @@ class Trace:
         self.prints = []  # tt.print calls: (PrintCall, its tensors), in program order
         self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
         self.may_create_variables = may_create_variables
+        self.nodes_made = 0  # (autograph warns about Python loops that unroll into many)
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
@@ -34,7 +35,8 @@ class Trace:
         return Tensor(None, node)
 
     def made(self, node):
-        """Ops call this for each node they make (a SubTrace keeps them)."""
+        """Ops call this for each node they make (a SubTrace also keeps them)."""
+        self.nodes_made += 1
 
     def keeps_symbolic(self, inputs):
         """Whether an op on these eager values is a node rather than computed now (a

@@ -84,6 +84,7 @@ class SubTrace(Trace):
             self.gradient_graphs = outer.gradient_graphs
 
     def made(self, node):
+        self.nodes_made += 1
         self.created.add(id(node))
 
     def read(self, variable):

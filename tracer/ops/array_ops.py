@@ -602,10 +602,30 @@ def size(input, out_type=dtypes.int32, name=None):
     return dims_value([dims.size(as_tensor(input).shape)], out_type)
 
 
+class SymbolicRange:
+    """`tt.range` of bounds known only when a traced function runs: no tensor (its length is
+    unknown), but what a `for` loop that tt.function converts runs over, as a while loop."""
+
+    def __init__(self, start, limit, delta, dtype):
+        self.start, self.limit, self.delta, self.dtype = start, limit, delta, dtype
+
+    def __iter__(self):
+        raise TypeError(
+            "tt.range of a tensor has no length to iterate over in Python: inside a tt.function, "
+            "a `for ... in tt.range(n)` statement of the function's own code becomes a loop "
+            "(autograph), unless autograph=False"
+        )
+
+
 def range_(start, limit=None, delta=1, dtype=None, name=None):
     """`tt.range`: like Python's range, as a tensor; the dtype follows the arguments (int32 or float32)."""
     if limit is None:
         start, limit = 0, start
-    values = [v.numpy() if hasattr(v, "numpy") else v for v in (start, limit, delta)]
+    bounds = (start, limit, delta)
+    if any(isinstance(v, Tensor) and v._value is None for v in bounds):
+        tensors = [as_tensor(v) for v in bounds]
+        dtype = as_dtype(dtype) if dtype is not None else tensors[1].dtype
+        return SymbolicRange(*(cast(t, dtype) for t in tensors), dtype)
+    values = [v.numpy() if hasattr(v, "numpy") else v for v in bounds]
     dtype = as_dtype(dtype) if dtype is not None else _from_python(values, None).dtype
     return Tensor(np.arange(*values).astype(as_dtype(dtype).as_numpy_dtype))

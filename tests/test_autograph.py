@@ -1,0 +1,203 @@
+"""Autograph: Python `if`, `while` and `for` on tensors inside tt.function become tt.cond and
+tt.while_loop; on Python values they stay Python. Values against plain Python and numpy,
+gradients against finite differences, and the errors that name the line."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+BACKENDS = ["interpreter", "c"]
+
+
+def collatz(n):
+    steps = 0
+    while n > 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps = steps + 1
+    return steps
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_while_and_an_if_on_tensors_become_one_loop(backend):
+    f = tt.function(collatz, backend=backend)
+    for n in (1, 6, 27, 97):
+        assert f(tt.constant(n)).numpy() == collatz(n)
+    assert f.experimental_get_tracing_count() == 1  # one trace serves every n
+    source = f.get_concrete_function(tt.constant(6)).ir("traced")
+    assert "while[" in source and "cond[" in source
+
+
+def absolute_sum(x):
+    if tt.reduce_sum(x) > 0:
+        return tt.reduce_sum(x * x)
+    return -tt.reduce_sum(tt.sin(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_if_that_returns_in_both_ways(backend):
+    f = tt.function(absolute_sum, backend=backend)
+    for values in ([1.0, 2.0], [-1.0, 0.5]):
+        x = tt.constant(values, tt.float64)
+        np.testing.assert_allclose(f(x).numpy(), absolute_sum(x).numpy())
+    assert f.experimental_get_tracing_count() == 1
+
+
+def euler(x, theta, n):
+    for _ in tt.range(n):
+        x = x + 0.05 * (tt.sin(theta * x) - 0.5 * x * x * x)
+    return tt.reduce_sum(x * x)
+
+
+def test_for_over_tt_range_of_a_python_int_is_one_compiled_loop_with_gradients():
+    x, theta = tt.constant(np.linspace(-1, 1, 6)), tt.constant(np.linspace(0.5, 1.5, 6))
+
+    def value_and_grad(x, theta):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = euler(x, theta, 200)
+        return y, tape.gradient(y, x)
+
+    want_y = euler(x, theta, 200).numpy()  # eagerly: Python's loop
+    v, eps = np.linspace(1, 2, 6), 1e-6
+    numeric = (euler(x + eps * v, theta, 200).numpy() - euler(x - eps * v, theta, 200).numpy()) / (
+        2 * eps
+    )
+    for backend in BACKENDS:
+        f = tt.function(value_and_grad, backend=backend)
+        y, g = f(x, theta)
+        np.testing.assert_allclose(y.numpy(), want_y, rtol=1e-12)
+        np.testing.assert_allclose(np.dot(g.numpy(), v), numeric, rtol=1e-6, atol=1e-9)
+    source = tt.function(value_and_grad, backend="c").get_concrete_function(x, theta).c_source()
+    assert source.count("k_sin") < 10 and "for (" in source  # a loop, not 200 copies
+
+
+def test_for_over_tt_range_of_a_tensor():
+    def squares(n):
+        total = 0
+        for i in tt.range(n):
+            total = total + i * i
+        return total
+
+    f = tt.function(squares)
+    for n in (0, 1, 5, 9):
+        assert f(tt.constant(n)).numpy() == sum(i * i for i in range(n))
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_for_over_the_rows_of_a_tensor():
+    def column_sums(m):
+        total = tt.zeros(3, tt.float64)
+        for row in m:
+            total = total + row
+        return total
+
+    m = tt.constant(np.arange(12.0).reshape(4, 3))
+    np.testing.assert_array_equal(tt.function(column_sums)(m).numpy(), m.numpy().sum(axis=0))
+
+
+def test_python_conditions_stay_python():
+    traced = []
+
+    def f(x, flag):
+        if flag:
+            traced.append("true")
+            y = x + 1
+        else:
+            traced.append("false")
+            y = x - 1
+        for k in range(3):  # a Python range: unrolled
+            y = y * 2
+        return y
+
+    g = tt.function(f)
+    assert g(tt.constant(1.0), True).numpy() == 16.0 and traced == ["true"]
+    assert g(tt.constant(1.0), False).numpy() == 0.0 and traced == ["true", "false"]
+
+
+def test_gradient_through_a_converted_if():
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            if x > 0.0:
+                y = x * x * x
+            else:
+                y = tt.sin(x)
+        return tape.gradient(y, x)
+
+    for backend in BACKENDS:
+        g = tt.function(f, backend=backend)
+        assert g(tt.constant(2.0, tt.float64)).numpy() == 12.0
+        assert g(tt.constant(-1.0, tt.float64)).numpy() == np.cos(-1.0)
+
+
+def test_autograph_false_leaves_python_control_flow():
+    f = tt.function(absolute_sum, autograph=False)
+    with pytest.raises(TypeError, match="symbolic"):
+        f(tt.constant([1.0]))
+
+
+def test_break_in_a_tensor_loop_names_the_line():
+    def f(n):
+        i = 0
+        while i < n:
+            if i > 3:
+                break
+            i = i + 1
+        return i
+
+    with pytest.raises(NotImplementedError, match=r"`while` at test_autograph.py:\d+ .*`break`"):
+        tt.function(f)(tt.constant(10))
+    assert int(tt.function(f)(7)) == 4  # a Python bound: Python's loop, with its break
+
+
+def test_a_variable_bound_in_one_branch_only_is_named():
+    def f(x):
+        if x > 0:
+            y = x
+        return y
+
+    with pytest.raises(
+        ValueError, match=r"'y' is bound in one branch of the `if` at test_autograph"
+    ):
+        tt.function(f)(tt.constant(1.0))
+
+
+def test_a_long_unrolled_python_loop_warns(caplog):
+    def f(x):
+        for k in range(600):
+            x = tt.sin(x) * 1.01 + x * 0.5
+        return x
+
+    with caplog.at_level(logging.WARNING, logger="tracer.autograph"):
+        tt.function(f)(tt.ones(3))
+    assert any("unrolled" in r.message and "tt.range" in r.message for r in caplog.records)
+    assert any("test_autograph.py" in r.getMessage() for r in caplog.records)
+
+
+def test_to_code_shows_the_converted_source():
+    code = tt.autograph.to_code(collatz)
+    assert "ag__.while_stmt" in code and "ag__.if_stmt" in code
+
+
+def test_methods_and_closures_are_converted():
+    scale = tt.constant(3.0)
+
+    class Model:
+        def __init__(self):
+            self.bias = tt.constant(1.0)
+
+        @tt.function
+        def __call__(self, x):
+            if tt.reduce_sum(x) > 0:
+                x = x * scale + self.bias
+            return x
+
+    model = Model()
+    np.testing.assert_array_equal(model(tt.constant([1.0, 2.0])).numpy(), [4.0, 7.0])
+    np.testing.assert_array_equal(model(tt.constant([-1.0, -2.0])).numpy(), [-1.0, -2.0])

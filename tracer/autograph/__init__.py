@@ -1,0 +1,116 @@
+"""Autograph: Python control flow on tensors in tt.function, converted from the source.
+
+`convert(f)` rewrites the `if`, `while` and `for` statements of `f`'s own source into calls
+that run each as Python when its condition is a Python value, and as tt.cond or
+tt.while_loop when it is a tensor known only when the function runs (transform.py, then
+operators.py). tt.function converts what it traces unless autograph=False. `to_code(f)`
+shows the converted source.
+"""
+
+import ast
+import functools
+import inspect
+import os
+import textwrap
+import types
+
+from tracer.autograph import operators
+from tracer.autograph.transform import RUNTIME, convert_function_def
+
+__all__ = ["convert", "to_code"]
+
+
+def convert(function):
+    """`function` with its control flow converted; itself when its source is not available
+    (a lambda, a builtin, code typed at a prompt) or has no `if`, `while` or `for`."""
+    if isinstance(function, functools.partial):
+        converted = convert(function.func)
+        return functools.partial(converted, *function.args, **function.keywords)
+    if inspect.ismethod(function):
+        return types.MethodType(convert(function.__func__), function.__self__)
+    converted = _converted_tree(function)
+    if converted is None:
+        return function
+    tree, definition = converted
+    return _build(function, tree, definition)
+
+
+def to_code(function):
+    """The source tt.function runs for `function`, after conversion."""
+    target = getattr(function, "python_function", function)
+    converted = _converted_tree(target)
+    if converted is None:
+        return textwrap.dedent(inspect.getsource(target))
+    return ast.unparse(converted[1])
+
+
+@functools.lru_cache(maxsize=256)
+def _source(code):
+    """(the dedented source of a code object's function, its first line), or None."""
+    try:
+        lines, first = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return None
+    return textwrap.dedent("".join(lines)), first
+
+
+def _converted_tree(function):
+    code = getattr(function, "__code__", None)
+    found = _source(code) if code is not None else None
+    if found is None:
+        return None
+    text, first = found
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+        return None  # a lambda
+    ast.increment_lineno(tree, first - 1)
+    definition = tree.body[0]
+    if not any(isinstance(n, (ast.If, ast.While, ast.For)) for n in ast.walk(definition)):
+        return None
+    where = os.path.basename(code.co_filename)
+    convert_function_def(definition, where)
+    return tree, definition
+
+
+def _build(function, tree, definition):
+    """The converted function: its code compiled inside a factory whose parameters are the
+    original's free variables (and the runtime), then given the original's closure cells,
+    globals and defaults."""
+    code = function.__code__
+    free = list(code.co_freevars)
+    factory = ast.FunctionDef(
+        name=f"{RUNTIME}factory",
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=name) for name in [RUNTIME, *free]],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        ),
+        body=[definition, ast.Return(ast.Name(id=definition.name, ctx=ast.Load()))],
+        decorator_list=[],
+        returns=None,
+        type_params=[],
+    )
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    compiled = compile(module, code.co_filename, "exec")
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    inner = next(
+        c
+        for c in factory_code.co_consts
+        if isinstance(c, types.CodeType) and c.co_name == definition.name
+    )
+    cells = dict(zip(free, function.__closure__ or ()))
+    cells[RUNTIME] = types.CellType(operators)
+    closure = tuple(cells[name] for name in inner.co_freevars)
+    converted = types.FunctionType(
+        inner, function.__globals__, function.__name__, function.__defaults__, closure
+    )
+    converted.__kwdefaults__ = function.__kwdefaults__
+    functools.update_wrapper(converted, function)
+    converted.__wrapped__ = function
+    return converted

@@ -1,0 +1,268 @@
+"""What converted code calls (as `ag__`): each statement runs as Python when its condition
+is a Python value (or an eager tensor), and as tt.cond / tt.while_loop when it is a tensor
+known only when the function runs.
+
+State that a tensor `if` or loop carries must be tensors (numbers are converted) defined on
+every path: a name first bound in one branch only, or inside a loop and used after it, is
+`UNDEFINED`, an object that says so, with the line, when it is used.
+"""
+
+import logging
+
+from tracer.context import state
+from tracer.control.flow import cond, while_loop
+from tracer.ops import convert, index_ops
+from tracer.ops.array_ops import SymbolicRange
+from tracer.tensor import Tensor, TensorLike
+
+log = logging.getLogger("tracer.autograph")
+
+# a Python loop that unrolls into more nodes than this in a traced graph gets a warning
+UNROLLED_NODES_WARNING = 2000
+_warned = set()  # the loops warned about (file:line), once each
+
+
+class Undefined:
+    """The value of a name not bound on the path taken (or on every path of a tensor `if`)."""
+
+    __slots__ = ("name", "where")
+
+    def __init__(self, name="a variable", where=""):
+        self.name = name
+        self.where = where
+
+    def _fail(self, *args, **kwargs):
+        raise NameError(
+            f"'{self.name}' is not defined on every path through the converted control flow"
+            + (f" at {self.where}" if self.where else "")
+            + ": bind it before the `if` or loop, or on both branches"
+        )
+
+    __getattr__ = __bool__ = __call__ = __iter__ = __index__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __neg__ = __getitem__ = __float__ = __int__ = _fail
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
+UNDEFINED = Undefined()
+
+
+def ld(scope, name):
+    """The value of `name` in `scope` (a function's locals()), or UNDEFINED."""
+    return scope.get(name, UNDEFINED)
+
+
+def _symbolic(value):
+    return isinstance(value, Tensor) and value._value is None
+
+
+# --- if --------------------------------------------------------------------------------------
+
+
+def if_stmt(test, true_fn, false_fn, names, values, where):
+    """`if test: ... else: ...`, which binds `names` (now `values`); their new values."""
+    if not _symbolic(test):
+        return true_fn(*values) if test else false_fn(*values)
+
+    def branch(function, side):
+        def run():
+            return [
+                _carried(value, name, where, f"the {side} branch of the `if`")
+                for name, value in zip(names, function(*values))
+            ]
+
+        return run
+
+    return tuple(cond(test, branch(true_fn, "true"), branch(false_fn, "false")))
+
+
+def if_return(test, true_fn, false_fn, true_values, false_values, where):
+    """`if test: ... return a` else: ... return b`: the value returned."""
+    if not _symbolic(test):
+        return true_fn(*true_values) if test else false_fn(*false_values)
+
+    def branch(function, values, side):
+        def run():
+            result = function(*values)
+            if result is None:
+                raise ValueError(
+                    f"the {side} branch of the `if` at {where} returns nothing, and its "
+                    "condition is a tensor: both branches must return tensors"
+                )
+            return result
+
+        return run
+
+    return cond(test, branch(true_fn, true_values, "true"), branch(false_fn, false_values, "false"))
+
+
+def _carried(value, name, where, what):
+    """`value` as a tensor a cond or loop can carry, or an error that names `name`."""
+    if isinstance(value, Undefined):
+        raise ValueError(
+            f"'{name}' is bound in one branch of the `if` at {where} only: with a tensor "
+            "condition, bind it before the `if` or in both branches"
+            if "branch" in what
+            else f"'{name}' must be bound before the loop at {where}"
+        )
+    if hasattr(value, "_tensor_components") or isinstance(value, TensorLike):
+        return value
+    try:
+        return convert.as_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"'{name}', set in {what} at {where}, is {type(value).__name__} {value!r}: with "
+            "a tensor condition it must be a tensor (or a number)"
+        ) from None
+
+
+# --- loops -----------------------------------------------------------------------------------
+
+
+def while_stmt(test_fn, body_fn, names, values, where):
+    """`while test: body`, which binds `names` (now `values`); their values after it."""
+    values = list(values)
+    start, iterations = _nodes_made(), 0
+    while True:
+        test = test_fn(*values)
+        if _symbolic(test):
+            return _tensor_loop(test_fn, body_fn, names, values, where, None)
+        if not test:
+            break
+        values = list(body_fn(*values))
+        iterations += 1
+    _check_unrolling(start, iterations, where)
+    return tuple(values)
+
+
+def for_stmt(iterable, body_fn, names, values, where):
+    """`for item in iterable: body`: over a tensor (or a tt.range of one), a loop;
+    over anything else, Python's."""
+    if isinstance(iterable, SymbolicRange):
+        return _range_loop(iterable, body_fn, names, values, where)
+    if isinstance(iterable, TensorLike) and state.trace is not None:
+        return _rows_loop(convert.as_tensor(iterable), body_fn, names, values, where)
+    values = list(values)
+    start, iterations = _nodes_made(), 0
+    for item in iterable:
+        values = list(body_fn(item, *values))
+        iterations += 1
+    _check_unrolling(start, iterations, where)
+    return tuple(values)
+
+
+def _rows_loop(tensor, body_fn, names, values, where):
+    """A loop over the rows of a tensor: one iteration per row, known in number."""
+    if not tensor.shape:
+        raise TypeError(f"the `for` at {where} iterates over a scalar tensor")
+    count = tensor.shape[0]
+    index = convert.as_tensor(0)
+
+    def test(i, *state):
+        return i < count
+
+    def body(i, *state):
+        return (i + 1, *body_fn(index_ops.gather(tensor, i), *state))
+
+    limit = count if isinstance(count, int) else None
+    return _tensor_loop(test, body, names, values, where, limit, first=index)
+
+
+def _range_loop(bounds, body_fn, names, values, where):
+    """A loop over tt.range(start, limit, delta) of tensors (delta > 0 counts up)."""
+
+    def test(i, *state):
+        return i < bounds.limit
+
+    def body(i, *state):
+        return (i + bounds.delta, *body_fn(i, *state))
+
+    return _tensor_loop(test, body, names, values, where, None, first=bounds.start)
+
+
+def _tensor_loop(test_fn, body_fn, names, values, where, limit, first=None):
+    """tt.while_loop over the names bound before the loop (the others are the body's own:
+    UNDEFINED after it); `first`, when given, is a counter the functions take first."""
+    carried = [k for k, v in enumerate(values) if not isinstance(v, Undefined)]
+    counter = [] if first is None else [first]
+
+    def full(state):
+        merged = [Undefined(name, where) for name in names]
+        for k, value in zip(carried, state):
+            merged[k] = value
+        return merged
+
+    def loop_test(*state):
+        return test_fn(*state[: len(counter)], *full(state[len(counter) :]))
+
+    def loop_body(*state):
+        head = state[: len(counter)]
+        result = list(body_fn(*head, *full(state[len(counter) :])))
+        head, rest = result[: len(counter)], result[len(counter) :]
+        return [*head, *(_carried(rest[k], names[k], where, "the loop") for k in carried)]
+
+    initial = [*counter, *(_carried(values[k], names[k], where, "the loop") for k in carried)]
+    final = while_loop(loop_test, loop_body, initial, maximum_iterations=limit)
+    return tuple(full(list(final)[len(counter) :]))
+
+
+# --- statements left as Python ---------------------------------------------------------------
+
+
+def python_test(test, kind, reason, where):
+    """The condition of an `if` or `while` left as Python (its body has `break`, `continue`
+    or `return`, or it has an `else`): a tensor known only when the function runs cannot
+    be one."""
+    if _symbolic(test):
+        raise NotImplementedError(
+            f"the `{kind}` at {where} has a tensor condition, and {reason}, which converted "
+            f"control flow does not support: make the condition a Python value, or write the "
+            f"{kind} without it (a flag in the loop's condition, say)"
+        )
+    return test
+
+
+def python_iterable(iterable, reason, where):
+    """The iterable of a `for` left as Python."""
+    if isinstance(iterable, SymbolicRange):
+        raise NotImplementedError(
+            f"the `for` at {where} runs over tt.range of a tensor, and {reason}, which "
+            "converted loops do not support: write the loop without it"
+        )
+    return iterable
+
+
+# --- unrolling ------------------------------------------------------------------------------
+
+
+def _nodes_made():
+    trace = state.trace
+    return trace.nodes_made if trace is not None else 0
+
+
+def _check_unrolling(start, iterations, where):
+    """A warning, once per loop, for a Python loop that unrolled into many graph nodes."""
+    made = _nodes_made() - start
+    if iterations > 1 and made > UNROLLED_NODES_WARNING and where not in _warned:
+        _warned.add(where)
+        log.warning(
+            "tracer: the Python loop at %s was unrolled into %d graph nodes (%d iterations); "
+            "iterate over tt.range(n) (or make its condition a tensor) to compile one loop",
+            where,
+            made,
+            iterations,
+        )
+
+
+__all__ = [
+    "UNDEFINED",
+    "for_stmt",
+    "if_return",
+    "if_stmt",
+    "ld",
+    "python_iterable",
+    "python_test",
+    "while_stmt",
+]

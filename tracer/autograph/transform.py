@@ -1,0 +1,347 @@
+"""The AST rewrite: `if`, `while` and `for` statements become calls of `operators`, which run
+them as Python or as tt.cond / tt.while_loop depending on what the condition is.
+
+    while i < n:                    def loop_test(i, s):
+        s = s * 2                       return i < n
+        i = i + 1            =>     def loop_body(i, s):
+                                        s = s * 2
+                                        i = i + 1
+                                        return (i, s)
+                                    (i, s) = ag__.while_stmt(loop_test, loop_body, ('i', 's'),
+                                                             (ag__.ld(locals(), 'i'), ...), 12)
+
+The state of a statement is the names its body assigns: each generated function takes them
+as parameters and returns them, and the call passes their values now (`ld` gives
+`UNDEFINED` for a name not yet bound). An `if` whose branches both end with `return`
+becomes `return ag__.if_return(...)`, after moving what follows an `if` that returns into
+its `else`. A statement whose body has `break`, `continue` or `return` elsewhere is left as
+it is, and its condition goes through `ag__.python_test`, which names the line if it is a
+tensor. Nested functions, lambdas and classes are left as they are.
+"""
+
+import ast
+
+RUNTIME = "ag__"
+
+
+def convert_function_def(definition, filename):
+    """`definition` (an ast.FunctionDef of code in `filename`) with its control flow
+    rewritten."""
+    definition.decorator_list = []
+    definition.body = _block(definition.body, _Context(filename))
+    return definition
+
+
+class _Context:
+    """Numbers for the generated functions' names, and "file:line" texts for errors."""
+
+    def __init__(self, filename):
+        self.filename = filename
+        self.count = 0
+
+    def __next__(self):
+        self.count += 1
+        return self.count
+
+    def at(self, line):
+        return ast.Constant(f"{self.filename}:{line}")
+
+
+def _block(statements, counter):
+    statements = _returns_as_else(list(statements))
+    converted = []
+    for statement in statements:
+        converted.extend(_statement(statement, counter))
+    return converted or [ast.Pass()]
+
+
+def _returns_as_else(statements):
+    """`if t: ...return` followed by more: the rest becomes the `if`'s `else`."""
+    for k, statement in enumerate(statements):
+        if (
+            isinstance(statement, ast.If)
+            and not statement.orelse
+            and _always_returns(statement.body)
+            and k + 1 < len(statements)
+        ):
+            statement.orelse = _returns_as_else(statements[k + 1 :])
+            return statements[: k + 1]
+    return statements
+
+
+def _always_returns(statements):
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _statement(statement, counter):
+    if isinstance(statement, ast.If):
+        return _if(statement, counter)
+    if isinstance(statement, ast.While):
+        return _while(statement, counter)
+    if isinstance(statement, ast.For):
+        return _for(statement, counter)
+    for field in ("body", "orelse", "finalbody"):
+        if isinstance(statement, (ast.With, ast.Try)) and getattr(statement, field, None):
+            setattr(statement, field, _block(getattr(statement, field), counter))
+    if isinstance(statement, ast.Try):
+        for handler in statement.handlers:
+            handler.body = _block(handler.body, counter)
+    return [statement]
+
+
+# --- if ---------------------------------------------------------------------------------
+
+
+def _if(statement, counter):
+    line = statement.lineno
+    if _always_returns(statement.body) and _always_returns(statement.orelse):
+        if _jumps(statement.body, returns=False) or _jumps(statement.orelse, returns=False):
+            return _left_as_python(statement, counter, "if")
+        n = next(counter)
+        true_fn = _function(
+            f"{RUNTIME}if_true_{n}", _assigned(statement.body), statement.body, counter
+        )
+        false_fn = _function(
+            f"{RUNTIME}if_false_{n}", _assigned(statement.orelse), statement.orelse, counter
+        )
+        call = _call(
+            "if_return",
+            statement.test,
+            _name(true_fn.name),
+            _name(false_fn.name),
+            _state(_assigned(statement.body)),
+            _state(_assigned(statement.orelse)),
+            counter.at(line),
+        )
+        return _located([true_fn, false_fn, ast.Return(call)], statement)
+    if _jumps(statement.body) or _jumps(statement.orelse):
+        return _left_as_python(statement, counter, "if")
+    names = _assigned(statement.body + statement.orelse)
+    n = next(counter)
+    true_fn = _function(f"{RUNTIME}if_true_{n}", names, statement.body, counter, returns=names)
+    false_fn = _function(f"{RUNTIME}if_false_{n}", names, statement.orelse, counter, returns=names)
+    call = _call(
+        "if_stmt",
+        statement.test,
+        _name(true_fn.name),
+        _name(false_fn.name),
+        _names(names),
+        _state(names),
+        counter.at(line),
+    )
+    return _located([true_fn, false_fn, _assign(names, call)], statement)
+
+
+# --- while and for ----------------------------------------------------------------------
+
+
+def _while(statement, counter):
+    if statement.orelse or _jumps(statement.body):
+        return _left_as_python(statement, counter, "while")
+    names = _assigned(statement.body)
+    n = next(counter)
+    test = _function(f"{RUNTIME}loop_test_{n}", names, [ast.Return(statement.test)], counter)
+    body = _function(f"{RUNTIME}loop_body_{n}", names, statement.body, counter, returns=names)
+    call = _call(
+        "while_stmt",
+        _name(test.name),
+        _name(body.name),
+        _names(names),
+        _state(names),
+        counter.at(statement.lineno),
+    )
+    return _located([test, body, _assign(names, call)], statement)
+
+
+def _for(statement, counter):
+    if statement.orelse or _jumps(statement.body):
+        return _left_as_python(statement, counter, "for")
+    names = [n for n in _assigned([statement]) if n]
+    n = next(counter)
+    item = f"{RUNTIME}item_{n}"
+    unpack = ast.Assign(targets=[statement.target], value=_name(item))
+    body = _function(
+        f"{RUNTIME}loop_body_{n}",
+        names,
+        [unpack, *statement.body],
+        counter,
+        returns=names,
+        first=item,
+    )
+    call = _call(
+        "for_stmt",
+        statement.iter,
+        _name(body.name),
+        _names(names),
+        _state(names),
+        counter.at(statement.lineno),
+    )
+    return _located([body, _assign(names, call)], statement)
+
+
+# --- what is left as Python -------------------------------------------------------------
+
+
+def _left_as_python(statement, counter, kind):
+    """A statement with break, continue or return in its body runs as Python; a tensor
+    condition gets a clear error."""
+    jump = _first_jump(statement.body + getattr(statement, "orelse", []))
+    reason = f"its body uses `{jump}`" if jump else "it has an `else` clause"
+    if isinstance(statement, (ast.If, ast.While)):
+        statement.test = _call(
+            "python_test",
+            statement.test,
+            ast.Constant(kind),
+            ast.Constant(reason),
+            counter.at(statement.lineno),
+        )
+    else:
+        statement.iter = _call(
+            "python_iterable", statement.iter, ast.Constant(reason), counter.at(statement.lineno)
+        )
+    statement.body = _block(statement.body, counter)
+    if getattr(statement, "orelse", None):
+        statement.orelse = _block(statement.orelse, counter)
+    return [statement]
+
+
+def _jumps(statements, loops=True, returns=True):
+    """Whether `statements` break or continue out of this loop (with `loops`), or return
+    (with `returns`)."""
+    return _first_jump(statements, loops, returns) is not None
+
+
+def _first_jump(statements, loops=True, returns=True):
+    for statement in statements:
+        for node in _walk_same_scope(statement):
+            if returns and isinstance(node, ast.Return):
+                return "return"
+            if (
+                loops
+                and isinstance(node, (ast.Break, ast.Continue))
+                and not _inside_loop(node, statement)
+            ):
+                return "break" if isinstance(node, ast.Break) else "continue"
+    return None
+
+
+def _inside_loop(target, root):
+    """Whether `target` is inside a loop nested in `root` (it jumps out of that one)."""
+
+    def search(node, in_loop):
+        if node is target:
+            return in_loop
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            found = search(child, in_loop or isinstance(child, (ast.For, ast.While)))
+            if found is not None:
+                return found
+        return None
+
+    return bool(search(root, isinstance(root, (ast.For, ast.While)) and root is not target))
+
+
+def _walk_same_scope(node):
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield from _walk_same_scope(child)
+
+
+# --- names and generated code ---------------------------------------------------------------
+
+
+def _assigned(statements):
+    """The names `statements` bind (assignments, loop targets, with-as, imports, defs), in
+    order of first binding; nested scopes excluded."""
+    names = []
+
+    def add(name):
+        if name not in names and not name.startswith(RUNTIME):
+            names.append(name)
+
+    for statement in statements:
+        for node in _walk_same_scope(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not statement:
+                add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    add((alias.asname or alias.name).split(".")[0])
+    return names
+
+
+def _function(name, parameters, body, counter, returns=None, first=None):
+    arguments = ([first] if first else []) + list(parameters)
+    statements = _block(list(body), counter) if body else [ast.Pass()]
+    if returns is not None:
+        statements = [*statements, ast.Return(_tuple(returns))]
+    return ast.FunctionDef(
+        name=name,
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=a) for a in arguments],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        ),
+        body=statements,
+        decorator_list=[],
+        returns=None,
+        type_params=[],
+    )
+
+
+def _name(name, store=False):
+    return ast.Name(id=name, ctx=ast.Store() if store else ast.Load())
+
+
+def _tuple(names, store=False):
+    return ast.Tuple(
+        elts=[_name(n, store) for n in names], ctx=ast.Store() if store else ast.Load()
+    )
+
+
+def _names(names):
+    return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
+
+
+def _state(names):
+    """(ag__.ld(locals(), 'a'), ...): each name's value now, or UNDEFINED."""
+    locals_call = ast.Call(func=_name("locals"), args=[], keywords=[])
+    return ast.Tuple(
+        elts=[_call("ld", locals_call, ast.Constant(n)) for n in names], ctx=ast.Load()
+    )
+
+
+def _call(operator, *args):
+    function = ast.Attribute(value=_name(RUNTIME), attr=operator, ctx=ast.Load())
+    return ast.Call(func=function, args=list(args), keywords=[])
+
+
+def _assign(names, value):
+    if not names:
+        return ast.Expr(value)
+    return ast.Assign(targets=[_tuple(names, store=True)], value=value)
+
+
+def _located(statements, original):
+    """The new statements, at the original's line (so errors and node locations name it)."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            if not hasattr(node, "lineno") or getattr(node, "lineno", None) is None:
+                node.lineno = original.lineno
+                node.col_offset = original.col_offset
+                node.end_lineno = original.end_lineno
+                node.end_col_offset = original.end_col_offset
+    return statements
