@@ -19,6 +19,7 @@ from tracer import (
     config,
     debugging,
     dtypes,
+    keras,
     layers,
     math,
     nn,
@@ -49,8 +50,10 @@ from tracer.indexed_slices import IndexedSlices
 from tracer.ops.array_ops import (
     cast,
     expand_dims,
+    eye,
     fill,
     identity,
+    linspace,
     ones,
     ones_like,
     reshape,
@@ -104,7 +107,7 @@ from tracer.ops.math_ops import (
     tanh,
     where,
 )
-from tracer.ops.reduction_ops import clip_by_norm, reduce_max, reduce_mean, reduce_min
+from tracer.ops.reduction_ops import clip_by_norm, norm, reduce_max, reduce_mean, reduce_min
 from tracer.ops.scan_ops import reduce_prod
 from tracer.ops.structure_ops import concat, stack, unstack
 from tracer.printing import print
@@ -119,7 +122,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "config", "debugging", "dtypes", "layers", "math", "nn", "optimizers", "random",
+    "autodiff", "autograph", "config", "debugging", "dtypes", "keras", "layers", "math", "nn", "optimizers", "random",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
@@ -131,7 +134,7 @@ __all__ = [
     "UnconnectedGradients", "custom_gradient", "function", "grad", "jvp", "recompute_grad",
     "value_and_grad", "vectorized_map",
     # ops
-    "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "clip_by_value",
+    "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",

@@ -204,6 +204,11 @@ class Function:
         self._concrete[key] = concrete
         return concrete
 
+    @property
+    def python_function(self):
+        """The function this one traces (TensorFlow's name)."""
+        return self._python_function
+
     def _traced_function(self):
         """What tracing runs: the Python function, converted by autograph unless it is off."""
         if not self._autograph:

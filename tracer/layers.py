@@ -100,6 +100,7 @@ class Dense(Layer):
         if self.use_bias:
             zeros = np.zeros(self.units, dtype=self.dtype.as_numpy_dtype)
             self.bias = Variable(zeros, name=f"{self.name}/bias")
+        self.built = True  # also when called directly, as Keras's dense.build([None, 2])
 
     def call(self, inputs):
         y = matmul(inputs, self.kernel)

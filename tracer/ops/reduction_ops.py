@@ -106,6 +106,29 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return math_ops.divide(total, count)
 
 
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """The vector norm of `tensor` over `axis` (all axes by default): "euclidean" (2),
+    1, or np.inf (the largest magnitude).
+
+    >>> float(tt.norm(tt.constant([3.0, 4.0])))
+    5.0
+    """
+    t = as_tensor(tensor)
+    keep = bool(keepdims)
+    magnitude = math_ops.abs(t)
+    if ord in ("euclidean", 2, 2.0, "fro"):
+        return math_ops.sqrt(
+            reduce_sum(
+                t * t if not t.dtype.is_complex else magnitude * magnitude, axis=axis, keepdims=keep
+            )
+        )
+    if ord in (1, 1.0):
+        return reduce_sum(magnitude, axis=axis, keepdims=keep)
+    if ord == np.inf:
+        return reduce_max(magnitude, axis=axis, keepdims=keep)
+    raise ValueError(f"norm: ord must be 'euclidean', 1, 2 or np.inf, not {ord!r}")
+
+
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t` scaled down to an L2 norm (over `axes`, all by default) of at most `clip_norm`:
     t * clip_norm / max(norm, clip_norm), as TensorFlow computes it.

@@ -1,0 +1,52 @@
+"""linspace, eye and norm (the ops the advanced-autodiff examples use), against numpy, with
+the gradient of norm against its analytic value; tt.keras's names for the layers."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+
+def test_linspace_and_eye_match_numpy():
+    np.testing.assert_allclose(
+        tt.linspace(-10.0, 10.0, 201).numpy(), np.linspace(-10, 10, 201), atol=2e-6
+    )
+    assert tt.linspace(0.0, 1.0, 5).dtype == tt.float32
+    np.testing.assert_array_equal(tt.eye(3).numpy(), np.eye(3))
+    np.testing.assert_array_equal(
+        tt.eye(2, 3, batch_shape=[4]).numpy(), np.broadcast_to(np.eye(2, 3), (4, 2, 3))
+    )
+
+    @tt.function
+    def spaced(a, b):
+        return tt.linspace(a, b, 4)
+
+    np.testing.assert_allclose(spaced(tt.constant(1.0), tt.constant(4.0)).numpy(), [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("ord_", ["euclidean", 1, np.inf])
+def test_norm_values_and_gradient(ord_):
+    x = tt.constant([[3.0, -4.0], [1.0, 2.0]], tt.float64)
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        n = tt.norm(x, ord=ord_, axis=1)
+    np.testing.assert_allclose(
+        n.numpy(), np.linalg.norm(x.numpy(), ord=2 if ord_ == "euclidean" else ord_, axis=1)
+    )
+    g = tape.gradient(n, x).numpy()
+    if ord_ == "euclidean":
+        np.testing.assert_allclose(g, x.numpy() / n.numpy()[:, None])
+    elif ord_ == 1:
+        np.testing.assert_allclose(g, np.sign(x.numpy()))
+    else:
+        np.testing.assert_allclose(g, [[0.0, -1.0], [0.0, 1.0]])
+
+
+def test_keras_layers_are_tracers_layers():
+    layer = tt.keras.layers.Dense(3, activation=tt.nn.relu)
+    layer.build([None, 2])
+    assert layer.built and layer.kernel.shape == (2, 3)
+    kernel = layer.kernel
+    layer(tt.ones((1, 2)))
+    assert layer.kernel is kernel  # built once
+    assert tt.keras.Sequential is tt.layers.Sequential
