@@ -68,8 +68,11 @@ def _converted_tree(function):
         return None  # a lambda
     ast.increment_lineno(tree, first - 1)
     definition = tree.body[0]
-    if not any(isinstance(n, (ast.If, ast.While, ast.For)) for n in ast.walk(definition)):
+    nodes = list(ast.walk(definition))
+    if not any(isinstance(n, (ast.If, ast.While, ast.For)) for n in nodes):
         return None
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in nodes):
+        return None  # names bound outside the function: its statements stay as they are
     where = os.path.basename(code.co_filename)
     convert_function_def(definition, where)
     return tree, definition
