@@ -89,3 +89,14 @@ def test_errors_name_what_is_wrong():
         written.write(1, tt.ones(2))
     with pytest.raises(ValueError, match="needs a size known when tracing"):
         tt.function(lambda x: tt.TensorArray(tt.float32, size=None).write(x, 1.0).stack())(0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_index_known_only_when_running_is_checked(backend):
+    def write_at(i):
+        return tt.TensorArray(tt.float32, size=3).write(i, 1.0).stack()
+
+    f = tt.function(write_at, backend=backend)
+    np.testing.assert_array_equal(f(tt.constant(1)).numpy(), [0.0, 1.0, 0.0])
+    with pytest.raises(IndexError, match=r"out of range \[0, 3\)"):
+        f(tt.constant(5))

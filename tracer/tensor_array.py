@@ -106,7 +106,9 @@ class TensorArray:
             more = array_ops.zeros((k + 1 - buffer.shape[0], *value.shape), self.dtype)
             buffer = structure_ops.concat([buffer, more], 0)
         rows = array_ops.range_(0, buffer.shape[0], dtype=dtypes.int32)
-        hit = math_ops.equal(rows, array_ops.cast(convert.as_tensor(index), dtypes.int32))
+        # the row at `index` (gather checks it is in range, when the function runs)
+        row = index_ops.gather(rows, array_ops.cast(convert.as_tensor(index), dtypes.int32))
+        hit = math_ops.equal(rows, row)
         mask = array_ops.reshape(hit, (buffer.shape[0],) + (1,) * len(value.shape))
         return self._with(buffer=math_ops.where(mask, value, buffer))
 
