@@ -142,18 +142,73 @@ def test_autograph_false_leaves_python_control_flow():
         f(tt.constant([1.0]))
 
 
-def test_break_in_a_tensor_loop_names_the_line():
+def count_until(n):
+    i = 0
+    while True:
+        i = i + 1
+        if i >= n:
+            break
+    return i
+
+
+def first_above(xs, limit):
+    found = -1
+    for i in tt.range(tt.size(xs)):
+        if xs[i] > limit:
+            found = i
+            break
+    return found
+
+
+def sum_even(items):
+    s = 0
+    for c in items:
+        if c % 2 > 0:
+            continue
+        s += c
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_break_and_continue_in_tensor_loops(backend):
+    assert tt.function(count_until, backend=backend)(tt.constant(7)).numpy() == 7
+    assert int(tt.function(count_until)(3)) == 3  # a Python bound: Python's loop
+    find = tt.function(first_above, backend=backend)
+    assert find(tt.constant([1.0, 5.0, 7.0]), tt.constant(4.0)).numpy() == 1
+    assert find(tt.constant([1.0, 2.0]), tt.constant(4.0)).numpy() == -1
+    items = [10, 12, 15, 20, 7]
+    assert tt.function(sum_even, backend=backend)(tt.constant(items)).numpy() == sum_even(items)
+
+
+def test_boolean_operators_on_tensors():
+    def f(n, limit):
+        i, s = 0, 0.0
+        while i < n and s < limit:
+            s = s + 1.5
+            i = i + 1
+        if not i > 2 or s > 100.0:
+            s = -s
+        return i, s
+
+    g = tt.function(f)
+    for n, limit in ((10, 5.0), (2, 5.0)):
+        want = f(n, limit)
+        got = g(tt.constant(n), tt.constant(limit))
+        assert (got[0].numpy(), got[1].numpy()) == want
+
+
+def test_return_inside_a_tensor_loop_names_the_line():
     def f(n):
         i = 0
         while i < n:
             if i > 3:
-                break
+                return i
             i = i + 1
         return i
 
-    with pytest.raises(NotImplementedError, match=r"`while` at test_autograph.py:\d+ .*`break`"):
+    with pytest.raises(NotImplementedError, match=r"`while` at test_autograph.py:\d+ .*`return`"):
         tt.function(f)(tt.constant(10))
-    assert int(tt.function(f)(7)) == 4  # a Python bound: Python's loop, with its break
+    assert int(tt.function(f)(7)) == 4  # a Python bound: Python's loop, with its return
 
 
 def test_a_variable_bound_in_one_branch_only_is_named():

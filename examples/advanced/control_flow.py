@@ -44,6 +44,20 @@ assert r.numpy() == 34
 
 # Python control flow on tensors, converted by tf.function
 @tf.function
+def sum_even(items):
+    s = 0
+    for c in items:
+        if c % 2 > 0:
+            continue
+        s += c
+    return s
+
+
+print(sum_even(tf.constant([10, 12, 15, 20])))
+assert sum_even(tf.constant([10, 12, 15, 20])).numpy() == 42
+
+
+@tf.function
 def collatz(n):
     steps = 0
     while n > 1:

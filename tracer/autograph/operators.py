@@ -13,6 +13,7 @@ from tracer.context import state
 from tracer.control.flow import cond, while_loop
 from tracer.ops import convert, index_ops
 from tracer.ops.array_ops import SymbolicRange
+from tracer.ops.math_ops import logical_and, logical_not, logical_or
 from tracer.tensor import Tensor, TensorLike
 
 log = logging.getLogger("tracer.autograph")
@@ -56,6 +57,39 @@ def ld(scope, name):
 
 def _symbolic(value):
     return isinstance(value, Tensor) and value._value is None
+
+
+# --- and, or, not -----------------------------------------------------------------------------
+
+
+def and_(*operands):
+    """`a and b and ...` (each operand a function giving its value): Python's, until a value
+    is a tensor known only when the function runs; from there, logical_and of the rest."""
+    value = operands[0]()
+    for k in range(1, len(operands)):
+        if _symbolic(value):
+            return logical_and(value, and_(*operands[k:]))
+        if not value:
+            return value
+        value = operands[k]()
+    return value
+
+
+def or_(*operands):
+    """`a or b or ...`, as `and_` does it."""
+    value = operands[0]()
+    for k in range(1, len(operands)):
+        if _symbolic(value):
+            return logical_or(value, or_(*operands[k:]))
+        if value:
+            return value
+        value = operands[k]()
+    return value
+
+
+def not_(value):
+    """`not value`: logical_not of a tensor known only when the function runs."""
+    return logical_not(value) if _symbolic(value) else not value
 
 
 # --- if --------------------------------------------------------------------------------------
@@ -137,23 +171,33 @@ def while_stmt(test_fn, body_fn, names, values, where):
     return tuple(values)
 
 
-def for_stmt(iterable, body_fn, names, values, where):
+def for_stmt(iterable, body_fn, names, values, where, extra_test=None):
     """`for item in iterable: body`: over a tensor (or a tt.range of one), a loop;
-    over anything else, Python's."""
+    over anything else, Python's. `extra_test(*values)`, when given, must hold for the next
+    iteration to run (a `break` sets a flag it reads)."""
     if isinstance(iterable, SymbolicRange):
-        return _range_loop(iterable, body_fn, names, values, where)
+        return _range_loop(iterable, body_fn, names, values, where, extra_test)
     if isinstance(iterable, TensorLike) and state.trace is not None:
-        return _rows_loop(convert.as_tensor(iterable), body_fn, names, values, where)
+        return _rows_loop(convert.as_tensor(iterable), body_fn, names, values, where, extra_test)
     values = list(values)
     start, iterations = _nodes_made(), 0
     for item in iterable:
+        if extra_test is not None:
+            go_on = extra_test(*values)
+            if _symbolic(go_on):
+                raise NotImplementedError(
+                    f"the `for` at {where} runs over a Python iterable and breaks under a "
+                    "tensor condition: iterate over tt.range(n) (or a tensor) instead"
+                )
+            if not go_on:
+                break
         values = list(body_fn(item, *values))
         iterations += 1
     _check_unrolling(start, iterations, where)
     return tuple(values)
 
 
-def _rows_loop(tensor, body_fn, names, values, where):
+def _rows_loop(tensor, body_fn, names, values, where, extra_test=None):
     """A loop over the rows of a tensor: one iteration per row, known in number."""
     if not tensor.shape:
         raise TypeError(f"the `for` at {where} iterates over a scalar tensor")
@@ -161,7 +205,7 @@ def _rows_loop(tensor, body_fn, names, values, where):
     index = convert.as_tensor(0)
 
     def test(i, *state):
-        return i < count
+        return _and_extra(i < count, extra_test, state)
 
     def body(i, *state):
         return (i + 1, *body_fn(index_ops.gather(tensor, i), *state))
@@ -170,16 +214,22 @@ def _rows_loop(tensor, body_fn, names, values, where):
     return _tensor_loop(test, body, names, values, where, limit, first=index)
 
 
-def _range_loop(bounds, body_fn, names, values, where):
+def _range_loop(bounds, body_fn, names, values, where, extra_test=None):
     """A loop over tt.range(start, limit, delta) of tensors (delta > 0 counts up)."""
 
     def test(i, *state):
-        return i < bounds.limit
+        return _and_extra(i < bounds.limit, extra_test, state)
 
     def body(i, *state):
         return (i + bounds.delta, *body_fn(i, *state))
 
     return _tensor_loop(test, body, names, values, where, None, first=bounds.start)
+
+
+def _and_extra(condition, extra_test, state):
+    if extra_test is None:
+        return condition
+    return logical_and(condition, convert.as_tensor(extra_test(*state)))
 
 
 def _tensor_loop(test_fn, body_fn, names, values, where, limit, first=None):
@@ -258,6 +308,9 @@ def _check_unrolling(start, iterations, where):
 
 __all__ = [
     "UNDEFINED",
+    "and_",
+    "not_",
+    "or_",
     "for_stmt",
     "if_return",
     "if_stmt",

@@ -14,9 +14,10 @@ The state of a statement is the names its body assigns: each generated function 
 as parameters and returns them, and the call passes their values now (`ld` gives
 `UNDEFINED` for a name not yet bound). An `if` whose branches both end with `return`
 becomes `return ag__.if_return(...)`, after moving what follows an `if` that returns into
-its `else`. A statement whose body has `break`, `continue` or `return` elsewhere is left as
-it is, and its condition goes through `ag__.python_test`, which names the line if it is a
-tensor. Nested functions, lambdas and classes are left as they are.
+its `else`. In a loop, `break` and `continue` become flags (`_flags_for_jumps`); a statement
+with `return` elsewhere is left as it is, and its condition goes through
+`ag__.python_test`, which names the line if it is a tensor. `and`, `or` and `not` become
+`ag__.and_`, `or_`, `not_`. Nested functions, lambdas and classes are left as they are.
 """
 
 import ast
@@ -28,8 +29,40 @@ def convert_function_def(definition, filename):
     """`definition` (an ast.FunctionDef of code in `filename`) with its control flow
     rewritten."""
     definition.decorator_list = []
+    definition.body = [_BooleanOperators().visit(s) for s in definition.body]
     definition.body = _block(definition.body, _Context(filename))
     return definition
+
+
+class _BooleanOperators(ast.NodeTransformer):
+    """`a and b`, `a or b` and `not a` become ag__.and_(lambda: a, lambda: b), ag__.or_(...)
+    and ag__.not_(a): Python's on Python values (`b` still evaluated only when needed),
+    logical ops on tensors known only when the function runs. Nested scopes stay as they
+    are."""
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+            return node  # a := inside would bind in the lambda
+        operator = "and_" if isinstance(node.op, ast.And) else "or_"
+        thunks = [_thunk(value) for value in node.values]
+        return ast.copy_location(_call(operator, *thunks), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("not_", node.operand), node)
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+def _thunk(expression):
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+    return ast.copy_location(ast.Lambda(args=arguments, body=expression), expression)
 
 
 class _Context:
@@ -143,47 +176,120 @@ def _if(statement, counter):
 
 
 def _while(statement, counter):
-    if statement.orelse or _jumps(statement.body):
+    if statement.orelse or _jumps(statement.body, loops=False):
         return _left_as_python(statement, counter, "while")
-    names = _assigned(statement.body)
     n = next(counter)
-    test = _function(f"{RUNTIME}loop_test_{n}", names, [ast.Return(statement.test)], counter)
-    body = _function(f"{RUNTIME}loop_body_{n}", names, statement.body, counter, returns=names)
+    before, body, stop = _flags_for_jumps(statement.body, n)
+    test = (
+        statement.test
+        if stop is None
+        else _call("and_", _thunk(_not(stop)), _thunk(statement.test))
+    )
+    names = _assigned(body)
+    loop_test = _function(f"{RUNTIME}loop_test_{n}", names, [ast.Return(test)], counter)
+    loop_body = _function(f"{RUNTIME}loop_body_{n}", names, body, counter, returns=names)
     call = _call(
         "while_stmt",
-        _name(test.name),
-        _name(body.name),
+        _name(loop_test.name),
+        _name(loop_body.name),
         _names(names),
         _state(names),
         counter.at(statement.lineno),
     )
-    return _located([test, body, _assign(names, call)], statement)
+    return _located([*before, loop_test, loop_body, _assign(names, call)], statement)
 
 
 def _for(statement, counter):
-    if statement.orelse or _jumps(statement.body):
+    if statement.orelse or _jumps(statement.body, loops=False):
         return _left_as_python(statement, counter, "for")
-    names = [n for n in _assigned([statement]) if n]
     n = next(counter)
+    before, body, stop = _flags_for_jumps(statement.body, n)
     item = f"{RUNTIME}item_{n}"
     unpack = ast.Assign(targets=[statement.target], value=_name(item))
-    body = _function(
-        f"{RUNTIME}loop_body_{n}",
-        names,
-        [unpack, *statement.body],
-        counter,
-        returns=names,
-        first=item,
+    names = _assigned([ast.For(target=statement.target, iter=statement.iter, body=body, orelse=[])])
+    loop_body = _function(
+        f"{RUNTIME}loop_body_{n}", names, [unpack, *body], counter, returns=names, first=item
     )
+    functions, extra = [loop_body], []
+    if stop is not None:  # the loop goes on while the break flag is unset
+        extra_test = _function(f"{RUNTIME}extra_test_{n}", names, [ast.Return(_not(stop))], counter)
+        functions.insert(0, extra_test)
+        extra = [_name(extra_test.name)]
     call = _call(
         "for_stmt",
         statement.iter,
-        _name(body.name),
+        _name(loop_body.name),
         _names(names),
         _state(names),
         counter.at(statement.lineno),
+        *extra,
     )
-    return _located([body, _assign(names, call)], statement)
+    return _located([*before, *functions, _assign(names, call)], statement)
+
+
+# --- break and continue, as flags -------------------------------------------------------------
+
+
+def _flags_for_jumps(body, n):
+    """(statements before the loop, the body without break and continue, the name of the
+    break flag or None). `break` sets a flag the loop's condition reads; `continue` sets one
+    for this iteration; the statements after either run only while neither is set."""
+    jumps = {type(j) for j in _loop_jumps(body)}
+    if not jumps:
+        return [], body, None
+    stop = f"{RUNTIME}break_{n}" if ast.Break in jumps else None
+    skip = f"{RUNTIME}continue_{n}" if ast.Continue in jumps else None
+    flags = [f for f in (stop, skip) if f]
+    before = [_set(stop, False)] if stop else []
+    body = _guarded(body, stop, skip, flags)
+    if skip:
+        body = [ast.copy_location(_set(skip, False), body[0]), *body]
+    return before, body, stop
+
+
+def _guarded(statements, stop, skip, flags):
+    out = []
+    for k, statement in enumerate(statements):
+        if isinstance(statement, ast.Break):
+            return [*out, ast.copy_location(_set(stop, True), statement)]
+        if isinstance(statement, ast.Continue):
+            return [*out, ast.copy_location(_set(skip, True), statement)]
+        if not _loop_jumps([statement]):
+            out.append(statement)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if getattr(statement, field, None):
+                setattr(statement, field, _guarded(getattr(statement, field), stop, skip, flags))
+        if isinstance(statement, ast.Try):
+            for handler in statement.handlers:
+                handler.body = _guarded(handler.body, stop, skip, flags)
+        out.append(statement)
+        rest = statements[k + 1 :]
+        if rest:
+            go_on = _not(_call("or_", *(_thunk(_name(f)) for f in flags)))
+            guard = ast.If(test=go_on, body=_guarded(rest, stop, skip, flags), orelse=[])
+            out.append(_located([ast.copy_location(guard, rest[0])], rest[0])[0])
+        return out
+    return out
+
+
+def _loop_jumps(statements):
+    """The break and continue statements of this loop (not of loops nested in it)."""
+    found = []
+    for statement in statements:
+        for node in _walk_same_scope(statement):
+            if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statement):
+                found.append(node)
+    return found
+
+
+def _set(name, value):
+    return ast.Assign(targets=[_name(name, store=True)], value=ast.Constant(value))
+
+
+def _not(value):
+    """ag__.not_(value): a flag's name, or an expression."""
+    return _call("not_", _name(value) if isinstance(value, str) else value)
 
 
 # --- what is left as Python -------------------------------------------------------------
@@ -266,7 +372,8 @@ def _assigned(statements):
     names = []
 
     def add(name):
-        if name not in names and not name.startswith(RUNTIME):
+        flag = name.startswith((f"{RUNTIME}break_", f"{RUNTIME}continue_"))
+        if name not in names and (flag or not name.startswith(RUNTIME)):
             names.append(name)
 
     for statement in statements:

@@ -18,7 +18,7 @@ from tracer.ir import dims, match
 from tracer.ops import shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
-from tracer.ops.registry import primitive, unbatchable
+from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tangent_rules import LINEAR
 from tracer.tensor import Tensor, _from_python, convert_to_tensor
 
@@ -506,7 +506,15 @@ def _slice_range(item, size):
 
 
 def getitem(tensor, key):
+    """`tensor[key]`; an integer tensor known only when the function runs (a loop's counter)
+    indexes the first axis through gather, which checks its range then."""
     x = as_tensor(tensor)
+    if isinstance(key, Tensor) and key._value is None:
+        if key.shape != () or not key.dtype.is_integer:
+            raise TypeError(
+                f"a tensor index must be an integer scalar, not {key.dtype.name}{list(key.shape)}"
+            )
+        return apply(OPS["gather"], (x, key), {"axis": 0})
     return apply(SLICE, (x,), {"index": canonical_index(key, x.shape)})
 
 
