@@ -51,7 +51,7 @@ class ModulePlan:
         # dimensions known only at run time: (symbol, input position, axis it is read from);
         # shapes then hold the symbol's name (or a Python expression of symbols) for them
         self.dims = []
-        self.workspace_bytes = 0  # an int, or a Python expression of the dims
+        self.workspace_bytes = 0  # an int, or a Dim (an expression of the dims)
         self.errors = {}  # return code of tracer_run -> (exception class, message)
 
     def error(self, exception, message):
@@ -130,7 +130,7 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
         steps.append(
             f"memcpy(args[{k}], {source}, {_bytes(out)});  /* the new value of input {k} */"
         )
-    offsets, plan.workspace_bytes = _offsets(lowering.blocks)
+    offsets, plan.workspace_bytes = _packed(lowering.blocks)
     prologue = templates.render(
         "prologue.h.j2",
         title=title,
@@ -148,7 +148,7 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
         n_constants=len(plan.constants),
         n_outputs=len(plan.buffers),
         dims=symbols,
-        offsets=offsets,
+        offsets=[(f"w{k}", offset) for k, offset in enumerate(offsets)],
     )
     return plan
 
@@ -541,28 +541,14 @@ def _first_fit(requests):
 
 
 def _packed(blocks):
-    """(the offset of each block, the total): ints where every size is known, else C
-    expressions of the dims."""
+    """(the offset of each block, the total): ints where every size is known; else C
+    expressions of the dims, and a bound of the total, a Dim (a C and Python expression)."""
     if all(isinstance(size, int) for size in blocks):
         starts = [0, *itertools.accumulate(blocks)]
         return starts[:-1], starts[-1]
     offsets = [" + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0" for k in range(len(blocks))]
     total = sum((size + (ALIGN - 1) for size in blocks[1:]), blocks[0] + (ALIGN - 1))
-    return [f"({o})" for o in offsets], total  # (the total: a bound of the aligned sum)
-
-
-def _offsets(blocks):
-    """([(C name w<k> of block k's offset, its value)], workspace bytes): ints where every
-    size is known, else C expressions of the dims, and the workspace a Python expression."""
-    if all(isinstance(size, int) for size in blocks):
-        starts = [0, *itertools.accumulate(blocks)]
-        return [(f"w{k}", str(start)) for k, start in enumerate(starts[:-1])], starts[-1]
-    offsets = [
-        (f"w{k}", " + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0")
-        for k in range(len(blocks))
-    ]
-    total = " + ".join(f"align({s})" for s in blocks) or "0"
-    return offsets, total
+    return [f"({o})" for o in offsets], total
 
 
 def _render_kernel(node, name, blas, threads, plan, dim_params):

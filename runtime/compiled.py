@@ -103,7 +103,6 @@ def _dim_lines(plan, scope):
     """Lines that read the dims from the inputs' shapes, check every input's shape against
     them, and pass them to the module (after the workspace)."""
     scope["dims_array"] = threading.local()
-    scope["align"] = lambda n: -(-n // 64) * 64
     scope["bad_shape"] = lambda k, shape: ValueError(
         f"argument {plan.input_names[k]} has shape {tuple(shape)}; the compiled function takes "
         f"{_expected(plan.input_shapes[k], plan)}"

@@ -37,7 +37,7 @@ class TensorArray:
         name=None,
     ):
         self.dtype = dtypes.as_dtype(dtype)
-        self._size = None if size is None else _static(size, "size")
+        self._size = None if size is None else convert.static_int(size)
         self._dynamic = bool(dynamic_size)
         self._element_shape = None if element_shape is None else tuple(element_shape)
         self._eager = state.trace is None and not state.building
@@ -96,7 +96,7 @@ class TensorArray:
         buffer = self._buffer
         if buffer is None:
             buffer = array_ops.zeros((self._known_size(), *value.shape), self.dtype)
-        k = _static(index, "index")
+        k = convert.static_int(index)
         if k is not None and k >= buffer.shape[0]:  # known now: grow, if it may
             if not self._dynamic:
                 raise ValueError(
@@ -187,7 +187,7 @@ class TensorArray:
         return constant(value, dtype=self.dtype)
 
     def _index(self, index, reading):
-        k = _static(index, "index") if self._eager else None
+        k = convert.static_int(index) if self._eager else None
         if k is None:
             return convert.as_tensor(index)
         size = len(self._elements)
@@ -221,13 +221,3 @@ class TensorArray:
 
     def __repr__(self):
         return f"<tracer.TensorArray dtype={self.dtype.name} size={self._size}>"
-
-
-def _static(value, what):
-    """A Python int for a size or index known now."""
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    tensor = convert.as_tensor(value)
-    if tensor._value is None:
-        return None
-    return int(tensor._value)

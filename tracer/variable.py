@@ -61,10 +61,8 @@ class Variable(TensorLike):
     def _read(self):
         for read in state.watchers:
             read.append(self)
-        if state.tapes and self.trainable and self._node.dtype.is_differentiable:
-            for tape in state.tapes:
-                if tape._watch_accessed_variables:
-                    tape._watch_variable(self)
+        if state.tapes:
+            self._watched_by(state.tapes)
         if state.trace is not None:
             tensor = state.trace.read(self)
         else:
@@ -73,6 +71,13 @@ class Variable(TensorLike):
         for accumulator in state.accumulators:
             accumulator.read_variable(self, tensor)
         return tensor
+
+    def _watched_by(self, tapes):
+        """The tapes among `tapes` that watch accessed variables start watching this one."""
+        if self.trainable and self._node.dtype.is_differentiable:
+            for tape in tapes:
+                if tape._watch_accessed_variables:
+                    tape._watch_variable(self)
 
     def value(self):
         """The current value as a Tensor (a snapshot: later assigns do not change it)."""

@@ -102,9 +102,15 @@ def if_stmt(test, true_fn, false_fn, names, values, where):
 
     def branch(function, side):
         def run():
+            results = list(zip(names, function(*values)))
+            for name, value in results:
+                if isinstance(value, Undefined):
+                    raise ValueError(
+                        f"'{name}' is bound in one branch of the `if` at {where} only: with a "
+                        "tensor condition, bind it before the `if` or in both branches"
+                    )
             return [
-                _carried(value, name, where, f"the {side} branch of the `if`")
-                for name, value in zip(names, function(*values))
+                _carried(v, name, where, f"the {side} branch of the `if`") for name, v in results
             ]
 
         return run
@@ -135,12 +141,7 @@ def if_return(test, true_fn, false_fn, true_values, false_values, where):
 def _carried(value, name, where, what):
     """`value` as a tensor a cond or loop can carry, or an error that names `name`."""
     if isinstance(value, Undefined):
-        raise ValueError(
-            f"'{name}' is bound in one branch of the `if` at {where} only: with a tensor "
-            "condition, bind it before the `if` or in both branches"
-            if "branch" in what
-            else f"'{name}' must be bound before the loop at {where}"
-        )
+        raise ValueError(f"'{name}' must be bound before {what} at {where}")
     if hasattr(value, "_tensor_components") or isinstance(value, TensorLike):
         return value
     try:

@@ -325,16 +325,13 @@ def _jumps(statements, loops=True, returns=True):
 
 
 def _first_jump(statements, loops=True, returns=True):
-    for statement in statements:
-        for node in _walk_same_scope(statement):
-            if returns and isinstance(node, ast.Return):
-                return "return"
-            if (
-                loops
-                and isinstance(node, (ast.Break, ast.Continue))
-                and not _inside_loop(node, statement)
-            ):
-                return "break" if isinstance(node, ast.Break) else "continue"
+    if returns and any(
+        isinstance(node, ast.Return) for s in statements for node in _walk_same_scope(s)
+    ):
+        return "return"
+    jumps = _loop_jumps(statements) if loops else []
+    if jumps:
+        return "break" if isinstance(jumps[0], ast.Break) else "continue"
     return None
 
 

@@ -179,10 +179,7 @@ def _infer_custom(attrs, *inputs):
 
 def _custom_grad(node, g, *inputs):
     n_results, n_arguments, n_variables = node.attrs["counts"]
-    upstream = [
-        g.parts[k] if g.parts[k] is not None else array_ops.zeros(shape, dtype)
-        for k, (shape, dtype) in enumerate(node.dtype.parts)
-    ]
+    upstream = g.dense(node, range(n_results))
     vjp = node.attrs.get("vjp")
     if vjp is not None:
         captures = inputs[n_results + n_arguments + n_variables :]

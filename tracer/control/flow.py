@@ -271,14 +271,14 @@ def _union(*lists):
 
 def _static_int(value, what):
     """A Python int (or None) for an argument that must be known when tracing."""
-    if value is None or isinstance(value, (int, np.integer)):
-        return None if value is None else int(value)
-    tensor = convert.as_tensor(value)
-    if tensor._value is None:
+    if value is None:
+        return None
+    known = convert.static_int(value)
+    if known is None:
         raise TypeError(
             f"tt.while_loop: {what} must be known when the loop is traced{_at_user_line()}"
         )
-    return int(tensor._value)
+    return known
 
 
 def _at_user_line():
@@ -358,7 +358,7 @@ def _while_grad(node, g, *saved):
     restricted = with_outputs(body.inputs, [body.outputs[j] for j in var_positions])
     sources = [body.inputs[j] for j in var_positions] + [body.inputs[n + k] for k in cap_positions]
     vjp = vjp_graph(restricted, sources)
-    finals = [_or_zeros(g.parts[j], parts[j]) for j in var_positions]
+    finals = g.dense(node, var_positions)
     stacked_parts = g.parts[n + 1 :]  # none when the forward loop was narrowed
     stack_cotangents = {
         j: stacked_parts[j] for j in var_positions if stacked_parts and stacked_parts[j] is not None
@@ -392,11 +392,6 @@ def _while_grad(node, g, *saved):
     for position, k in enumerate(cap_positions):
         grads[n + k] = sums[position]
     return tuple(grads)
-
-
-def _or_zeros(cotangent, part):
-    shape, dtype = part
-    return cotangent if cotangent is not None else array_ops.zeros(shape, dtype)
 
 
 def _emit_while(node, site):
@@ -568,7 +563,7 @@ def _cond_grad(node, g, pred, *captures):
     grads = [None] * len(node.inputs)
     if not out_positions or not cap_positions:
         return tuple(grads)
-    cotangents = [_or_zeros(g.parts[j], parts[j]) for j in out_positions]
+    cotangents = g.dense(node, out_positions)
     vjps = []
     for side in ("true", "false"):
         graph = node.attrs[side].graph

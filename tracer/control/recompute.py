@@ -12,12 +12,11 @@ and saves nothing): in compiled code the forward's values live only during the n
 step, and the gradient's during the backward.
 """
 
-import contextlib
 import functools
 
 from codegen import forms
 from tracer import nest
-from tracer.context import state
+from tracer.context import outside_trace, state
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import run_subgraph
 from tracer.control.subgraph import trace_function
@@ -26,11 +25,10 @@ from tracer.ir.rewrite import with_outputs
 from tracer.ops import convert
 from tracer.ops.core import apply_symbolic, execute_graph
 from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
-from tracer.ops.tangent_rules import TRANSPOSED_VJP, tangent_or_zeros
+from tracer.ops.tangent_rules import TRANSPOSED_VJP
 from tracer.ops.tuple_ops import TupleValue, get
 from tracer.passes.gradient import vjp_graph
 from tracer.tape import GradientTape
-from tracer.tensor import Tensor
 
 
 def recompute_grad(f):
@@ -57,7 +55,7 @@ def recompute_grad(f):
 def _eager(f, args, kwargs):
     @custom_gradient
     def checkpointed(*args):
-        with _no_recording():
+        with outside_trace():  # no tape records the forward
             result = f(*args, **kwargs)
 
         def grad(*upstream, variables=None):
@@ -73,15 +71,6 @@ def _eager(f, args, kwargs):
         return result, grad
 
     return checkpointed(*[convert.as_tensor(a) for a in args])
-
-
-@contextlib.contextmanager
-def _no_recording():
-    saved, state.tapes = state.tapes, []
-    try:
-        yield
-    finally:
-        state.tapes = saved
 
 
 def _traced(f, args, kwargs):
@@ -111,7 +100,7 @@ def _grad(node, g, *inputs):
     sources = [k for k, x in enumerate(inputs) if x.dtype.is_differentiable]
     restricted = with_outputs(graph.inputs, [graph.outputs[k] for k in outputs])
     vjp = vjp_graph(restricted, [graph.inputs[k] for k in sources])
-    upstream = [tangent_or_zeros(g.parts[k], Tensor(None, graph.outputs[k])) for k in outputs]
+    upstream = g.dense(node, outputs)
     grads = [None] * len(inputs)
     for k, value in zip(sources, execute_graph(vjp, [*inputs, *upstream])):
         grads[k] = value

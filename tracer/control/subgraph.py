@@ -94,10 +94,7 @@ class SubTrace(Trace):
             return self._values[key]
         if key in self.carried:
             return self.carried[key]
-        for tape in self.outer_tapes:  # read inside, the variable is read by the op outside
-            if tape._watch_accessed_variables and variable.trainable:
-                if variable.dtype.is_differentiable:
-                    tape._watch_variable(variable)
+        variable._watched_by(self.outer_tapes)  # read inside: read by the op, outside
         if self.outer is None:  # eager code: the variable's value, as an input of the graph
             return Tensor(variable._value, variable._node)
         return self.outer.read(variable)

@@ -1,5 +1,7 @@
 """Turning op arguments into Tensors, TensorFlow style."""
 
+import numpy as np
+
 from tracer.tensor import Tensor, _from_python, convert_to_tensor, is_tensor_like
 
 
@@ -55,3 +57,12 @@ def _convert(value, dtype):
 
 def as_tensor(value):
     return value if type(value) is Tensor else convert_to_tensor(value)
+
+
+def static_int(value):
+    """A Python int for a size or an index known now (an int, or a tensor with a value);
+    None for a tensor known only when a traced function runs."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    tensor = as_tensor(value)
+    return None if tensor._value is None else int(tensor._value)

@@ -12,6 +12,7 @@ import numpy as np
 from codegen import forms
 from tracer import dtypes
 from tracer.ir.graph import TupleType
+from tracer.ops.array_ops import zeros
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive
 
@@ -23,6 +24,13 @@ class TupleCotangent:
 
     def __init__(self, parts):
         self.parts = list(parts)
+
+    def dense(self, node, positions):
+        """The cotangents of results `positions` of `node`, zeros where none flowed."""
+        return [
+            part if (part := self.parts[k]) is not None else zeros(*node.dtype.parts[k])
+            for k in positions
+        ]
 
     def plus(self, other):
         """The sum of two cotangents of the same node (a None adds nothing)."""
