@@ -36,19 +36,20 @@ def literal(value, dtype):
     ctype = compute(dtype)
     if dtype.is_complex:
         value = complex(value)
-        return f"__builtin_complex(({_real_type(ctype)}){_float(value.real)}, ({_real_type(ctype)}){_float(value.imag)})"
+        return f"__builtin_complex(({_real_type(ctype)}){float_literal(value.real)}, ({_real_type(ctype)}){float_literal(value.imag)})"
     if dtype.is_bool:
         return "true" if bool(value) else "false"
     if dtype.is_integer:
         return f"(({ctype}){int(value)}LL)"
-    return f"(({ctype}){_float(float(value))})"
+    return f"(({ctype}){float_literal(float(value))})"
 
 
 def _real_type(ctype):
     return ctype.replace(" _Complex", "")
 
 
-def _float(value):
+def float_literal(value):
+    """A C literal (or macro) of the double `value`, NaN and infinities included."""
     if math.isnan(value):
         return "NAN"
     if math.isinf(value):

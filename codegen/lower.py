@@ -12,6 +12,7 @@ blocks of their own for the whole run.
 """
 
 import itertools
+import re
 
 import numpy as np
 
@@ -53,16 +54,40 @@ class ModulePlan:
         self.dims = []
         self.workspace_bytes = 0  # an int, or a Dim (an expression of the dims)
         self.errors = {}  # return code of tracer_run -> (exception class, message)
+        self.first_error = 0  # codes count up from first_error + 1
+        # the C text in parts, for an exported file to put together its own way
+        self.helpers = []  # prologue helpers the kernels call
+        self.kernels = []  # one static function each
+        self.steps = []  # the statements of the entry point
+        self.offsets = []  # (C name, offset) of each workspace block the steps use
+        self.symbols = []  # the dims' C names
 
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
-        code = len(self.errors) + 1
+        code = self.first_error + len(self.errors) + 1
         self.errors[code] = (exception, message)
         return code
 
 
-def lower(graph, title, blas=False, vector_math=False, threads=False, updates=None):
+def lower(
+    graph,
+    title,
+    blas=False,
+    vector_math=False,
+    threads=False,
+    updates=None,
+    names="",
+    cblas_guard=None,
+    first_error=0,
+    in_place=True,
+):
     """The ModulePlan (C source and calling convention) of `graph`.
+
+    For an exported file (`codegen.export`), `names` starts the name of every kernel, the
+    CBLAS calls are compiled only where the macro `cblas_guard` is defined (plain loops
+    otherwise), error codes start after `first_error`, and with `in_place` False updated
+    values are copied into their inputs after their kernels (no kernel then gets one
+    buffer as both a `restrict` input and its output, which strict compilers reject).
 
     `updates` maps an output position to the position of the input it is the new value of
     (a variable's): the module writes the value into that input's buffer, in place where it
@@ -71,17 +96,19 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
     """
     updates = dict(updates or {})
     plan = ModulePlan()
+    plan.first_error = first_error
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
     plan.input_shapes = [_text_shape(n.shape) for n in graph.inputs]
     plan.input_names = [n.attrs.get("name", f"input {k}") for k, n in enumerate(graph.inputs)]
     plan.updated_inputs = set(updates.values())
     symbols = rewrite.symbols(graph)
     plan.dims = [_where_read(graph, name) for name in symbols]
-    lowering = _Lowering(plan, blas, threads, symbols)
+    cblas = {"cblas": "cblas_" if cblas_guard else "scipy_cblas_", "cblas_guard": cblas_guard}
+    lowering = _Lowering(plan, blas, threads, symbols, names, cblas)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     aliases = _aliases(graph)
     computed = _computed(graph, aliases)
-    in_place = _written_in_place(graph, updates, computed, aliases)
+    in_place = _written_in_place(graph, updates, computed, aliases) if in_place else {}
     copied = [
         (graph.outputs[o], i)
         for o, i in updates.items()
@@ -131,24 +158,25 @@ def lower(graph, title, blas=False, vector_math=False, threads=False, updates=No
             f"memcpy(args[{k}], {source}, {_bytes(out)});  /* the new value of input {k} */"
         )
     offsets, plan.workspace_bytes = _packed(lowering.blocks)
+    used = set(re.findall(r"\bw\d+\b", "\n".join(steps)))
+    plan.offsets = [(f"w{k}", o) for k, o in enumerate(offsets) if f"w{k}" in used]
+    plan.helpers = _helpers(graph, vector_math)
+    plan.kernels, plan.steps, plan.symbols = lowering.kernels, steps, symbols
     prologue = templates.render(
-        "prologue.h.j2",
-        title=title,
-        blas=blas,
-        vector_math=vector_math,
-        helpers=_helpers(graph, vector_math),
+        "prologue.h.j2", title=title, blas=blas, vector_math=vector_math, helpers=plan.helpers
     )
     plan.source = templates.render(
         "module.c.j2",
         prologue=prologue,
-        kernels=lowering.kernels,
+        entry_point="int tracer_run",
+        kernels=plan.kernels,
         steps=steps,
         title=title,
         n_inputs=len(graph.inputs),
         n_constants=len(plan.constants),
         n_outputs=len(plan.buffers),
         dims=symbols,
-        offsets=[(f"w{k}", offset) for k, offset in enumerate(offsets)],
+        offsets=plan.offsets,
     )
     return plan
 
@@ -157,10 +185,13 @@ class _Lowering:
     """What lowering one module accumulates: its kernels, its workspace blocks, and the C
     statements of its graphs (the entry point's, and those structured ops hold)."""
 
-    def __init__(self, plan, blas, threads, symbols):
+    def __init__(self, plan, blas, threads, symbols, names, cblas):
         self.plan = plan
         self.blas = blas
         self.threads = threads
+        self.symbols = symbols
+        self.name_stem = names
+        self.cblas = cblas
         self.dim_params = "".join(f"const int64_t {name}, " for name in symbols)
         self.dim_args = "".join(f"{name}, " for name in symbols)
         self.kernels = []
@@ -174,7 +205,7 @@ class _Lowering:
     def fresh(self, stem):
         """A C name no other kernel or local of this module has."""
         self.names += 1
-        return f"{stem}{self.names}"
+        return f"{self.name_stem}{stem}{self.names}"
 
     def pass_constant(self, node, pointers):
         """Pass the value of const `node` to the module as an argument."""
@@ -227,9 +258,7 @@ class _Lowering:
                 lines += C_FORMS[node.op].emit(node, site)
                 continue
             name = self.fresh("k") + "_" + _kernel_label(node)
-            text, returns_error = _render_kernel(
-                node, name, self.blas, self.threads, self.plan, self.dim_params
-            )
+            text, returns_error = _render_kernel(node, name, self)
             self.kernels.append(text)
             args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
             out = f"({storage(node.dtype)} *)" + pointers[id(node)]
@@ -551,9 +580,25 @@ def _packed(blocks):
     return [f"({o})" for o in offsets], total
 
 
-def _render_kernel(node, name, blas, threads, plan, dim_params):
+def _render_kernel(node, name, lowering):
     """(C text of the kernel function, whether it returns an error code). Every kernel of a
-    module with dimensions known only at run time takes them first (`dim_params`)."""
+    module with dimensions known only at run time takes them first (`dim_params`); those it
+    does not read are marked used, for compilers that warn of unused parameters."""
+    text, returns_error = _kernel_text(node, name, lowering)
+    unread = [s for s in lowering.symbols if not re.search(rf"\b{s}\b", text.split("{", 1)[1])]
+    if unread:
+        header, body = text.split("{\n", 1)
+        text = f"{header}{{\n    {' '.join(f'(void){s};' for s in unread)}\n{body}"
+    return text, returns_error
+
+
+def _kernel_text(node, name, lowering):
+    blas, threads, plan, dim_params = (
+        lowering.blas,
+        lowering.threads,
+        lowering.plan,
+        lowering.dim_params,
+    )
     form = C_FORMS[node.op]
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]
@@ -568,7 +613,12 @@ def _render_kernel(node, name, blas, threads, plan, dim_params):
             where = format_location(node.location)
             context["error"] = plan.error(exception, message + (f" (at {where})" if where else ""))
         text = templates.render(
-            form.template, name=name, comment=comment(node), dim_params=dim_params, **context
+            form.template,
+            name=name,
+            comment=comment(node),
+            dim_params=dim_params,
+            **lowering.cblas,
+            **context,
         )
         return text, form.error is not None
     if isinstance(form, LoopNests):

@@ -19,7 +19,7 @@ def environment():
     folder = importlib.resources.files("templates")
     compiled = os.path.join(cache.cache_root(), ".templates")
     os.makedirs(compiled, mode=0o700, exist_ok=True)
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(folder)),
         bytecode_cache=jinja2.FileSystemBytecodeCache(compiled),
         undefined=jinja2.StrictUndefined,
@@ -28,7 +28,24 @@ def environment():
         keep_trailing_newline=True,
         autoescape=False,
     )
+    environment.filters["format_dim"] = lambda name: f"int64_t {name}"
+    environment.filters["c_string"] = _c_string
+    return environment
 
 
 def render(template, **values):
     return environment().get_template(template).render(**values)
+
+
+def _c_string(text):
+    """A C string literal of `text` (printable ASCII; other characters as octal escapes)."""
+    out = []
+    for byte in str(text).encode():
+        char = chr(byte)
+        if char in '"\\?':
+            out.append("\\" + char)
+        elif 32 <= byte < 127:
+            out.append(char)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'

@@ -45,6 +45,7 @@ from tracer.dtypes import (
     int64,
 )
 from tracer.explain import UnconnectedGradientError
+from tracer.export import ExportError, export_c
 from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops.array_ops import (
@@ -130,8 +131,8 @@ __all__ = [
     # control flow
     "cond", "while_loop",
     # differentiation and compiling
-    "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
-    "UnconnectedGradients", "custom_gradient", "function", "grad", "jvp", "recompute_grad",
+    "ExportError", "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
+    "UnconnectedGradients", "custom_gradient", "export_c", "function", "grad", "jvp", "recompute_grad",
     "value_and_grad", "vectorized_map",
     # ops
     "abs", "add", "add_n", "argmax", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",

@@ -2,6 +2,8 @@
 
 python -m tracer doctor                       what tracer can use here, and which backend "auto" picks
 python -m tracer ir model.py:loss --args "f32[128,784], i32[128]" [--stage optimized|traced|...|c]
+python -m tracer export model.py:step --args "f32[?,3], f64[]" --out DIR [--prefix NAME]
+                 [--vjp] [--jacobian] [--hessian] [--variables frozen|arguments] [--native]
 python -m tracer cache info | clear
 """
 
@@ -18,7 +20,7 @@ import numpy as np
 
 from tracer.concrete import IR_STAGES
 
-_SPEC = re.compile(r"\s*(f16|f32|f64|i32|i64|bool|c64|c128)\[([\d,\s]*)\]\s*")
+_SPEC = re.compile(r"\s*(f16|f32|f64|i32|i64|bool|c64|c128)\[([\d,\s?]*)\]\s*")
 _DTYPES = {
     "f16": "float16",
     "f32": "float32",
@@ -41,10 +43,24 @@ def main(argv=None):
     ir.add_argument("target", help="SCRIPT.py:FUNCTION")
     ir.add_argument("--args", required=True, help='argument specs, e.g. "f32[3,4], f32[4]"')
     ir.add_argument("--stage", default=IR_STAGES[-1], choices=(*IR_STAGES, "c"))
+    export = commands.add_parser(
+        "export", help="write a function (and derivatives) as standalone C: .h, .c, Makefile"
+    )
+    export.add_argument("target", help="SCRIPT.py:FUNCTION")
+    export.add_argument(
+        "--args", required=True, help='argument specs, ? for a size given at run time: "f32[?,3]"'
+    )
+    export.add_argument("--out", required=True, help="the directory to write to")
+    export.add_argument("--prefix", help="the C name of the function (default: its own)")
+    for kind in ("vjp", "jacobian", "hessian"):
+        export.add_argument(f"--{kind}", action="store_true", help=f"also export the {kind}")
+    export.add_argument("--variables", choices=("frozen", "arguments"))
+    export.add_argument("--native", action="store_true", help="-march=native in the Makefile")
     cache = commands.add_parser("cache", help="the on-disk cache of compiled modules")
     cache.add_argument("action", choices=("info", "clear"))
     options = parser.parse_args(argv)
-    return {"doctor": doctor, "ir": print_ir, "cache": cache_command}[options.command](options)
+    commands = {"doctor": doctor, "ir": print_ir, "export": export_command, "cache": cache_command}
+    return commands[options.command](options)
 
 
 def doctor(options):
@@ -110,14 +126,7 @@ def _print_cache(cache):
 def print_ir(options):
     import tracer as tt
 
-    path, _, name = options.target.rpartition(":")
-    if not path or not name:
-        raise SystemExit("ir: give the function as SCRIPT.py:FUNCTION")
-    spec = importlib.util.spec_from_file_location("tracer_cli_target", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    spec.loader.exec_module(module)
-    function = getattr(module, name)
+    function = _load(options.target, "ir")
     if not isinstance(function, tt.Function):
         function = tt.function(function, backend="c" if options.stage == "c" else "auto")
     concrete = function.get_concrete_function(*parse_args(options.args))
@@ -125,20 +134,57 @@ def print_ir(options):
     return 0
 
 
-def parse_args(text):
-    """Tensors of ones for specs like "f32[3,4], i32[]"."""
+def export_command(options):
     import tracer as tt
 
-    tensors = []
+    function = _load(options.target, "export")
+    derivatives = [kind for kind in ("vjp", "jacobian", "hessian") if getattr(options, kind)]
+    try:
+        paths = tt.export_c(
+            function,
+            parse_args(options.args),
+            options.out,
+            prefix=options.prefix,
+            derivatives=derivatives,
+            variables=options.variables,
+            native=options.native,
+        )
+    except tt.ExportError as error:
+        raise SystemExit(f"export: {error}") from None
+    print("\n".join(f"wrote {path}" for path in paths))
+    return 0
+
+
+def _load(target, command):
+    """The function `target` (SCRIPT.py:FUNCTION) names, its script run as a module."""
+    path, _, name = target.rpartition(":")
+    if not path or not name:
+        raise SystemExit(f"{command}: give the function as SCRIPT.py:FUNCTION")
+    spec = importlib.util.spec_from_file_location("tracer_cli_target", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(module)
+    if not hasattr(module, name):
+        raise SystemExit(f"{command}: {path} has no function {name!r}")
+    return getattr(module, name)
+
+
+def parse_args(text):
+    """TensorSpecs for specs like "f32[3,4], i32[], f64[?,3]" (? for a size known only at
+    run time)."""
+    import tracer as tt
+
+    specs = []
     for part in re.findall(r"[a-z0-9]+\[[^\]]*\]", text):
         match = _SPEC.fullmatch(part)
         if match is None:
-            raise SystemExit(f"ir: cannot read the argument spec {part!r} (write e.g. f32[3,4])")
-        dims = tuple(int(d) for d in match.group(2).replace(" ", "").split(",") if d)
-        tensors.append(tt.constant(np.ones(dims, dtype=_DTYPES[match.group(1)])))
-    if not tensors:
-        raise SystemExit(f'ir: no argument specs in {text!r} (write e.g. "f32[3,4], f32[4]")')
-    return tensors
+            raise SystemExit(f"cannot read the argument spec {part!r} (write e.g. f32[3,4])")
+        sizes = [d for d in match.group(2).replace(" ", "").split(",") if d]
+        shape = [None if d == "?" else int(d) for d in sizes]
+        specs.append(tt.TensorSpec(shape, getattr(tt, _DTYPES[match.group(1)])))
+    if not specs:
+        raise SystemExit(f'no argument specs in {text!r} (write e.g. "f32[3,4], f32[4]")')
+    return specs
 
 
 def cache_command(options):

@@ -283,6 +283,14 @@ class ConcreteFunction:
     def backend(self):
         return self._executable.backend
 
+    def export_c(self, directory, prefix=None, variables=None, native=False):
+        """Write this traced signature as standalone C: `prefix`.h, `prefix`.c and a
+        Makefile in `directory` (see `tt.export_c`). Returns the paths written."""
+        from tracer.export_entries import export_concretes
+
+        prefix = prefix or self.name
+        return export_concretes(directory, prefix, [(prefix, self)], variables, native)
+
 
 class _Text:
     """Text shown as it is inside a printed structure."""

@@ -18,20 +18,22 @@ import numpy as np
 
 from tracer import nest
 from tracer.context import state
+from tracer.ir import user_location
 from tracer.tensor import TensorLike
 
 
 class PrintCall:
     """One tt.print call: its inputs as a structure with tensors taken out, and how to write."""
 
-    __slots__ = ("structure", "output_stream", "sep", "end", "summarize")
+    __slots__ = ("structure", "output_stream", "sep", "end", "summarize", "location")
 
-    def __init__(self, structure, output_stream, sep, end, summarize):
+    def __init__(self, structure, output_stream, sep, end, summarize, location=None):
         self.structure = structure
         self.output_stream = output_stream
         self.sep = sep
         self.end = end
         self.summarize = summarize
+        self.location = location  # the user's (file, line), when traced
 
     def write(self, values):
         """Write the call with `values` (numpy arrays) in place of its tensors."""
@@ -67,6 +69,7 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
     )
     call = PrintCall(structure, output_stream or sys.stderr, sep, end, summarize)
     if state.trace is not None:
+        call.location = user_location()
         state.trace.print(call, tensors)
     else:
         call.write([t.numpy() for t in tensors])

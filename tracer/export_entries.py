@@ -1,0 +1,105 @@
+"""ConcreteFunctions as the entry points of one exported C file pair (`codegen.export`):
+their inputs and outputs named, their side effects checked (docs/export-c.md)."""
+
+import os
+
+from codegen.export import Entry, ExportError, export_sources, identifier
+from tracer.ir import format_location
+from tracer.tensor import TensorLike
+
+VARIABLE_MODES = ("frozen", "arguments")
+
+
+def export_concretes(directory, prefix, named, variables=None, native=False):
+    """Write ConcreteFunctions as the entry points of one file pair: `named` lists
+    (C name, ConcreteFunction); `ConcreteFunction.export_c` exports one."""
+    entries = [entry(identifier(name), concrete, variables) for name, concrete in named]
+    return write(directory, identifier(prefix), entries, native, "")
+
+
+def write(directory, prefix, entries, native, origin):
+    """Write the files of `entries` into `directory`: their paths."""
+    files = export_sources(prefix, entries, native=native, origin=origin)
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for file_name, text in files.items():
+        path = os.path.join(directory, file_name)
+        with open(path, "w") as handle:
+            handle.write(text)
+        paths.append(path)
+    return paths
+
+
+def entry(name, concrete, variables, summary=None, outputs=None):
+    """The codegen Entry of a ConcreteFunction, its side effects checked; its outputs named
+    `outputs`, or after the structure of its result."""
+    if variables not in (None, *VARIABLE_MODES):
+        raise ValueError(
+            f"export_c: variables is one of {VARIABLE_MODES} or None, not {variables!r}"
+        )
+    if concrete._prints:
+        where = format_location(concrete._prints[0][0].location)
+        raise ExportError(
+            f"{concrete.name} calls tt.print{' at ' + where if where else ''}: exported C has no "
+            "Python to print with; remove the call (or return the value) to export it"
+        )
+    graph = concrete.stages.final
+    n_arguments = len(graph.inputs) - len(concrete._variables)
+    taken = set()
+    input_names = []
+    for node in graph.inputs:
+        given = node.attrs.get("name", "arg")  # a variable's ends in ":0", as TensorFlow's
+        input_names.append(identifier(given[:-2] if given.endswith(":0") else given, taken))
+        taken.add(input_names[-1])
+    n_outputs = len(concrete._tensor_positions)
+    output_names = []
+    for leaf_name in (outputs or _output_names(concrete._structure))[:n_outputs]:
+        output_names.append(identifier(leaf_name, taken))
+        taken.add(output_names[-1])
+    frozen, updates = {}, {}
+    if concrete._variables:
+        if variables is None:
+            variable = concrete._variables[0]
+            where = format_location(variable._node.location)
+            raise ExportError(
+                f"{concrete.name} reads the variable {variable.name!r}"
+                f"{' (created at ' + where + ')' if where else ''}: export it with "
+                "variables='frozen' (its current value built into the C) or "
+                "variables='arguments' (an argument of the C function)"
+            )
+        if variables == "frozen":
+            if concrete._assigned:
+                variable = concrete._assigned[0]
+                raise ExportError(
+                    f"{concrete.name} assigns the variable {variable.name!r}: a frozen variable "
+                    "cannot change; export with variables='arguments'"
+                )
+            frozen = {n_arguments + k: v.numpy() for k, v in enumerate(concrete._variables)}
+        else:
+            updates = concrete._updates
+    if len(graph.outputs) > n_outputs + len(concrete._assigned):
+        raise ExportError(f"{concrete.name} has outputs exported C cannot place")
+    entry = Entry(name, graph, input_names, output_names, updates, frozen)
+    entry.summary = summary or f"{concrete.name}({', '.join(n for n, _ in concrete._named)})"
+    return entry
+
+
+def _output_names(structure):
+    """A name per tensor leaf of a function's result: `out` for one tensor, dict keys, or
+    `out0`, `out1`, ... by position (nested: `out0_1`)."""
+    if isinstance(structure, TensorLike):
+        return ["out"]
+    names = []
+
+    def visit(prefix, value):
+        if isinstance(value, dict):
+            for key in sorted(value):
+                visit(f"{prefix}_{key}" if prefix else str(key), value[key])
+        elif isinstance(value, (list, tuple)):
+            for k, item in enumerate(value):
+                visit(f"{prefix}_{k}" if prefix else f"out{k}", item)
+        elif isinstance(value, TensorLike):
+            names.append(prefix or "out")
+
+    visit("", structure)
+    return names
