@@ -101,7 +101,8 @@ def main(argv=None):
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
         "--only",
-        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12)",
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12; "
+        "B13,B14,B15 run together: exported C against CasADi)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -112,7 +113,7 @@ def main(argv=None):
         help="runs of the whole suite; each system keeps its fastest (default 3, 1 with --quick)",
     )
     options = parser.parse_args(argv)
-    chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8", "B11"]
+    chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8", "B11", "B13"]
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
     ]
@@ -185,10 +186,32 @@ def main(argv=None):
                 )
     if "B11" in chosen:
         print_loop_memory(results["B11"])
+    if {"B13", "B14", "B15"} & set(chosen):
+        results["export_c"] = run_export_c(options.quick)
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
     return 0
+
+
+def run_export_c(quick):
+    """B13-B15 (benchmarks/export_c.py): tracer's exported C and CasADi's generated C,
+    called from C programs; its table is printed as it is, its figures returned."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        out = os.path.join(directory, "export_c.json")
+        command = [sys.executable, os.path.join(HERE, "export_c.py"), "--json", out]
+        result = subprocess.run(
+            command + (["--quick"] if quick else []), capture_output=True, text=True, timeout=1800
+        )
+        print("\n" + result.stdout.strip())
+        if result.returncode != 0:
+            detail = (result.stderr.strip().splitlines() or ["no output"])[-1][:200]
+            print(f"  failed: {detail}")
+            return {"status": "failed", "detail": detail}
+        with open(out) as handle:
+            return json.load(handle)
 
 
 def print_loop_memory(report):

@@ -42,13 +42,16 @@ class Form:
 class Expression(Form):
     """`render(t, out, *operands) -> C expression`, with `t` the dtype of input `operand` (the
     first by default; `select` computes in its second input's type) and `out` the result's.
-    A `guard` makes the kernel stop with an error where its condition holds."""
+    A `guard` makes the kernel stop with an error where its condition holds. `costly` says it
+    calls a math library function (tens of cycles, where arithmetic takes one): fusion
+    stores such a value once rather than recompute it where it is cheap to keep."""
 
-    def __init__(self, render, helpers=(), operand=0, guard=None):
+    def __init__(self, render, helpers=(), operand=0, guard=None, costly=False):
         self.render = render
         self.helpers = tuple(helpers)
         self.operand = operand
         self.guard = guard
+        self.costly = costly
 
 
 class Guard:
@@ -205,15 +208,17 @@ def helper_call(helper):
     return lambda t, out, *args: helper.call(t, *args)
 
 
-def libm(name, vectorized=False):
+def libm(name, vectorized=False, costly=True):
     """The Expression of an op that is libm's `name` (sinf, sin, csinf, csin by type); with
-    `vectorized`, loops of it vectorize through glibc's libmvec."""
+    `vectorized`, loops of it vectorize through glibc's libmvec. sqrt is one instruction,
+    not `costly`."""
 
     def render(t, out, x):
         function = f"c{name}" if t.is_complex else name
         return f"{function}{MATH_SUFFIX[compute(t)]}({x})"
 
-    return Expression(render, helpers=(vector_declaration(name),) if vectorized else ())
+    helpers = (vector_declaration(name),) if vectorized else ()
+    return Expression(render, helpers=helpers, costly=costly)
 
 
 def type_class(dtype):

@@ -36,3 +36,6 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
     assert results["B8"]["non-persistent"]["held_after_step"] == 0
     assert results["B8"]["persistent"]["held_after_step"] > 0
     assert "B2 MLP step" in result.stdout and "x numpy" in result.stdout
+    exported = {row["workload"] for row in results["export_c"]["rows"]}
+    assert exported == {"B13", "B14", "B15"}
+    assert all(isinstance(row["tracer"], (int, float)) for row in results["export_c"]["rows"])

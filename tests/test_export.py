@@ -479,6 +479,12 @@ def test_the_robot_arm_example_builds_its_c_program_and_matches_tracer(tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "the C program's results match tracer's" in result.stdout
     assert (tmp_path / "libarm.a").exists() and (tmp_path / "arm_demo").exists()
+    # one TensorSpec passed for three parameters: each argument still has its own name
+    header = (tmp_path / "arm.h").read_text()
+    assert (
+        "int arm(const double *q, const double *qd, const double *tau, double *out, void *work);"
+        in header
+    )
 
 
 def simulate(x0, theta):

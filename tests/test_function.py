@@ -154,13 +154,40 @@ def loss_and_grad(x):
     return y, tape.gradient(y, x)
 
 
-def test_fusion_makes_the_loss_and_its_gradient_two_loops_over_x():
+def _libm_calls(source, names=("sin", "cos", "exp", "tanh")):
+    """How many times the kernels call each function (its vector declaration not counted)."""
+    return {
+        name: len(re.findall(rf"\b{name}\(", source))
+        - len(re.findall(rf" {name}\(double\);", source))
+        for name in names
+    }
+
+
+def test_fusion_makes_the_loss_and_its_gradient_two_loops_over_a_large_x():
+    """Past the caches, memory traffic bounds the loops: the loss and its gradient are two
+    loops over x, each computing what it needs."""
+    f = tt.function(loss_and_grad)
+    x = tt.constant(np.linspace(-2, 2, 200_003))
+    concrete = f.get_concrete_function(x)
+    loops_over_x = re.findall(r"for \(int64_t \w+ = 0; \w+ < 200003;", concrete.c_source())
+    assert len(loops_over_x) == 2
+    assert concrete.ir("optimized").count("= fused") == 2
+    assert _libm_calls(concrete.c_source()) == {"sin": 2, "cos": 1, "exp": 2, "tanh": 2}
+    _check_loss_and_grad(f, x)
+
+
+def test_costly_values_that_fit_in_the_caches_are_computed_once_for_both_loops():
+    """sin, exp and tanh of 1237 values are stored by a kernel each and read by the loss's
+    loop and the gradient's: computing them costs more than reading them back."""
     f = tt.function(loss_and_grad)
     x = tt.constant(np.linspace(-2, 2, 1237))
     concrete = f.get_concrete_function(x)
-    loops_over_x = re.findall(r"for \(int64_t \w+ = 0; \w+ < 1237;", concrete.c_source())
-    assert 1 <= len(loops_over_x) <= 2
-    assert concrete.ir("optimized").count("= fused") == 2
+    assert _libm_calls(concrete.c_source()) == {"sin": 1, "cos": 1, "exp": 1, "tanh": 1}
+    assert concrete.ir("optimized").count("= fused") == 5
+    _check_loss_and_grad(f, x)
+
+
+def _check_loss_and_grad(f, x):
     y, g = f(x)
     v = x.numpy()
     np.testing.assert_allclose(
@@ -202,7 +229,7 @@ def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
     concrete = f.get_concrete_function(tt.constant([0.5, 1.5]))
     traced, optimized = concrete.ir("traced"), concrete.ir("optimized")
     assert "= sin %0" in traced and "test_function.py:" in traced
-    assert "fused[kernel=k_reduce_sum_sin" in optimized
+    assert "fused[kernel=k_reduce_sum_" in optimized and "fused[kernel=k_sin_2]" in optimized
     assert "seed0" in concrete.ir("grad")
     assert concrete.ir("pruned").count("\n") <= traced.count("\n")
     assert (
@@ -394,3 +421,36 @@ def test_compiled_calls_take_scalars_views_and_shared_inputs_as_numpy_would():
     same_again = f(view, scalar)[1].numpy()
     same_again[0, 0] = 99.0  # an output that is an input is a copy: changing it changes neither
     assert view.numpy()[0, 0] == 0.0 and same.numpy()[0, 0] == 0.0
+
+
+def test_gradients_of_element_reads_are_summed_per_element_then_stacked():
+    """x[0] read three times and x[1] twice: one cotangent per element, stacked, instead of
+    five slice_grads of zeros added together; x[0:2] and x[2] of a longer x: one slice_grad
+    each."""
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.sin(x[0]) * x[1] + x[0] * x[0] + x[1] * tt.cos(x[0])
+        return tape.gradient(y, x)
+
+    x = np.array([0.3, -0.7])
+    compiled = tt.function(f)
+    got = compiled(tt.constant(x)).numpy()
+    a, b = x
+    want = [np.cos(a) * b + 2 * a - b * np.sin(a), np.sin(a) + np.cos(a)]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    grad_ir = compiled.get_concrete_function(tt.constant(x)).ir("simplified")
+    assert "slice_grad" not in grad_ir and grad_ir.count("= concat") == 1
+
+    def g(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(x[0:2] * x[0:2]) + x[2] * x[0]
+        return tape.gradient(y, x)
+
+    x = np.array([0.5, 2.0, -1.5, 4.0])
+    got = tt.function(g)(tt.constant(x)).numpy()
+    np.testing.assert_allclose(got, [2 * 0.5 - 1.5, 4.0, 0.5, 0.0], rtol=1e-14)
+    ir = tt.function(g).get_concrete_function(tt.constant(x)).ir("simplified")
+    assert ir.count("slice_grad") == 3  # x[0:2], x[2] and x[0]: one each

@@ -218,12 +218,16 @@ def bound_arguments(func, args, kwargs):
 
 
 def argument_names(func, args, kwargs):
-    """A readable name per flattened argument leaf: `x`, `xs_1`, `params_w`."""
+    """A readable name per flattened argument leaf: `x`, `xs_1`, `params_w`. One object
+    passed twice (`[spec] * 3`) gets each parameter's name in turn."""
     names = {}
     for name, value in bound_arguments(func, args, kwargs):
         _name_leaves(name, value, names)
     flat = nest.flatten((args, kwargs))
-    return [names.get(id(leaf), f"arg{k}") for k, leaf in enumerate(flat)]
+    return [
+        (names[id(leaf)].pop(0) if names.get(id(leaf)) else f"arg{k}")
+        for k, leaf in enumerate(flat)
+    ]
 
 
 def _name_leaves(prefix, value, names):
@@ -234,7 +238,7 @@ def _name_leaves(prefix, value, names):
         for k, item in enumerate(value):
             _name_leaves(f"{prefix}_{k}", item, names)
     else:
-        names.setdefault(id(value), prefix)
+        names.setdefault(id(value), []).append(prefix)
 
 
 def describe_arguments(named):

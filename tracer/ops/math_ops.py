@@ -381,6 +381,7 @@ POW = _binary(
     c=forms.Expression(
         forms.helper_call(_POW),
         helpers=(_POW,),
+        costly=True,
         guard=forms.Guard(
             lambda t, out, x, y: f"({y}) < 0" if t.is_integer else None,
             ValueError,
@@ -700,7 +701,7 @@ LOG1P = _unary(
     lambda node, g, x: (g / conj_if_complex(1 + x),),
     saves=(0,),
     kernel=quiet(np.log1p),
-    c=forms.Expression(forms.helper_call(_LOG1P), helpers=(_LOG1P,)),
+    c=forms.Expression(forms.helper_call(_LOG1P), helpers=(_LOG1P,), costly=True),
 )
 
 
@@ -709,7 +710,9 @@ def _sqrt_grad(node, g, out):
     return (mul_no_nan(conj_if_complex(0.5 / out), g),)
 
 
-SQRT = _unary("sqrt", _sqrt_grad, saves=(OUT,), kernel=quiet(np.sqrt), c=forms.libm("sqrt"))
+SQRT = _unary(
+    "sqrt", _sqrt_grad, saves=(OUT,), kernel=quiet(np.sqrt), c=forms.libm("sqrt", costly=False)
+)
 
 
 @quiet
@@ -821,7 +824,7 @@ SIGMOID = _unary(
     lambda node, g, out: (g * conj_if_complex(out * (1 - out)),),
     saves=(OUT,),
     kernel=_sigmoid_kernel,
-    c=forms.Expression(forms.helper_call(_SIGMOID), helpers=(_SIGMOID,)),
+    c=forms.Expression(forms.helper_call(_SIGMOID), helpers=(_SIGMOID,), costly=True),
 )
 
 
@@ -842,7 +845,7 @@ SOFTPLUS = _unary(
     lambda node, g, x: (g * sigmoid(x),),
     saves=(0,),
     kernel=_softplus_kernel,
-    c=forms.Expression(forms.helper_call(_SOFTPLUS), helpers=(_SOFTPLUS,)),
+    c=forms.Expression(forms.helper_call(_SOFTPLUS), helpers=(_SOFTPLUS,), costly=True),
 )
 
 

@@ -13,7 +13,9 @@ stored (the kernel roots): graph outputs, reductions, fusible values that
 a non-fusible op (matmul, gather, ...) reads, and computed values that are broadcast into
 a larger kernel. Every other elementwise value is recomputed inside each kernel that needs
 it instead of being stored: memory traffic, not arithmetic, bounds these loops, so a loss
-and its gradient over x take two loops over x.
+and its gradient over x take two loops over x. Except for a value that calls the math
+library (its C form is `costly`) and fits in the caches (STORED_COSTLY_BYTES): computing
+it costs more than keeping it, so several kernels that need it read it stored once.
 
 A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
 size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
@@ -60,6 +62,13 @@ FUSED = primitive(
     kernel=_fused_kernel,
     c=forms.FusedBody(),
 )
+
+
+# Values up to this size that call the math library are stored, not recomputed, when
+# several kernels read them: a second-level cache's worth, where reading a stored value back
+# costs a fraction of a libm call per element.
+STORED_COSTLY_BYTES = 1024 * 1024
+COSTLY_CONE = 16  # the most values the kernel of a stored costly value may recompute
 
 
 def _fusion(node):
@@ -118,6 +127,7 @@ def _roots(graph):
             or _broadcast_into_more(node, consumers)
         ):
             roots.add(id(node))
+    roots |= _shared_costly(graph, consumers, roots)
     changed = True
     while changed:  # a view that can only read a stored value (a reshape that reorders) gets one
         changed = False
@@ -130,6 +140,51 @@ def _roots(graph):
                     roots.add(id(source))
                     changed = True
     return roots
+
+
+def _shared_costly(graph, consumers, roots):
+    """ids of the costly values that more than one kernel would recompute, small enough to
+    keep. A stored value's kernel recomputes the values it reads that are not stored
+    themselves: one is stored only where those are few (COSTLY_CONE), or a chain of cheap
+    values between costly ones would be recomputed from its start in every kernel."""
+    kernels = {}  # id(node) -> ids of the kernels that compute it, if it is not stored
+    for node in reversed(graph.nodes):
+        found = set()
+        for consumer in consumers.get(id(node), ()):
+            if id(consumer) in roots:
+                found.add(id(consumer))
+            elif is_fusible(consumer):
+                found |= kernels[id(consumer)]
+        kernels[id(node)] = found
+    stored = set()
+    for node in graph.nodes:  # earliest first: a value stored ends the cones of later ones
+        if (
+            id(node) not in roots
+            and len(kernels[id(node)]) > 1
+            and _is_costly_and_small(node)
+            and _cone_size(node, roots | stored) <= COSTLY_CONE
+        ):
+            stored.add(id(node))
+    return stored
+
+
+def _cone_size(node, stored):
+    """How many fused values computing `node` takes (itself and the values it reads that
+    are not `stored`), counted up to COSTLY_CONE + 1."""
+    seen, stack = {id(node)}, [node]
+    while stack and len(seen) <= COSTLY_CONE:
+        for value in stack.pop().inputs:
+            if id(value) not in seen and id(value) not in stored and is_fusible(value):
+                seen.add(id(value))
+                stack.append(value)
+    return len(seen)
+
+
+def _is_costly_and_small(node):
+    form = forms.C_FORMS.get(node.op)
+    if not getattr(form, "costly", False) or not is_fusible(node):
+        return False
+    return _size(node.shape) * node.dtype.as_numpy_dtype().itemsize <= STORED_COSTLY_BYTES
 
 
 def _broadcast_into_more(node, consumers):

@@ -96,7 +96,7 @@ def _build_gradient(forward, targets, sources, sparse):
     residuals = []
     leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
     for node in reversed(forward.nodes):
-        g = cotangents.get(id(node))
+        g = _summed(cotangents, node)
         if g is None or not node.inputs or id(node) in leaves:
             continue
         op = OPS[node.op]
@@ -113,7 +113,7 @@ def _build_gradient(forward, targets, sources, sparse):
 
     outputs, source_outputs = [], []
     for source in sources:
-        ct = cotangents.get(id(source)) if source is not None else None
+        ct = _summed(cotangents, source) if source is not None else None
         if ct is None:
             source_outputs.append(None)
         elif sparse and _is_row_sum(ct):
@@ -140,14 +140,90 @@ def _residual(node, node_position, kept, slot, residuals):
 
 def _accumulate(cotangents, node, ct):
     existing = cotangents.get(id(node))
-    if existing is None:
+    if _is_slice_grad(ct):
+        sums = existing if isinstance(existing, _SliceSums) else _SliceSums(existing)
+        cotangents[id(node)] = sums.plus(ct)
+    elif isinstance(existing, _SliceSums):
+        existing.rest = ct if existing.rest is None else _accumulated(existing.rest, ct)
+    elif existing is None:
         cotangents[id(node)] = ct
-    elif isinstance(ct, TupleCotangent):
-        cotangents[id(node)] = existing.plus(ct)
-    elif _is_row_sum(existing) and _is_row_sum(ct):
-        cotangents[id(node)] = _concat_row_sums(existing, ct)
     else:
-        cotangents[id(node)] = math_ops.add(existing, ct)
+        cotangents[id(node)] = _accumulated(existing, ct)
+
+
+def _accumulated(existing, ct):
+    if isinstance(ct, TupleCotangent):
+        return existing.plus(ct)
+    if _is_row_sum(existing) and _is_row_sum(ct):
+        return _concat_row_sums(existing, ct)
+    return math_ops.add(existing, ct)
+
+
+class _SliceSums:
+    """A cotangent that slices' gradients add to: each slice's cotangents are summed before
+    they are spread into zeros of the whole shape (x[0] read five times and x[1] twice give
+    two slice_grads, not seven, and one add), and `rest` holds the others."""
+
+    __slots__ = ("parts", "rest")
+
+    def __init__(self, rest):
+        self.parts = {}  # (index, shape) -> the summed cotangent of that slice
+        self.rest = rest
+
+    def plus(self, ct):
+        node = ct._node
+        key = (node.attrs["index"], node.attrs["shape"])
+        part = Tensor(None, node.inputs[0])
+        self.parts[key] = part if key not in self.parts else self.parts[key] + part
+        return self
+
+    def total(self):
+        tiled = self._tiled_axis()
+        if tiled is not None:  # x[0], x[1], ..., x[n-1] read: their cotangents stacked
+            order = sorted(self.parts, key=lambda key: key[0][tiled])
+            return structure_ops.stack([self.parts[key] for key in order], axis=tiled)
+        spread = [
+            apply(array_ops.SLICE_GRAD, (part,), {"index": index, "shape": shape})
+            for (index, shape), part in self.parts.items()
+        ]
+        total = self.rest
+        for value in spread:
+            total = value if total is None else _accumulated(total, value)
+        return total
+
+    def _tiled_axis(self):
+        """The axis k where the parts are the slices x[..., i, ...] for every i of axis k,
+        taking all of every other axis (then they are a stack); else None."""
+        keys = list(self.parts)
+        (index, shape), *_ = keys
+        if self.rest is not None or any(len(i) != len(shape) or s != shape for i, s in keys):
+            return None
+        axes = [k for k, item in enumerate(index) if isinstance(item, int)]
+        if len(axes) != 1:
+            return None
+        (axis,) = axes
+        whole = [(0, size, 1) for size in shape]
+        positions = set()
+        for key_index, _ in keys:
+            rest = [item for k, item in enumerate(key_index) if k != axis]
+            if rest != whole[:axis] + whole[axis + 1 :] or not isinstance(key_index[axis], int):
+                return None
+            positions.add(key_index[axis])
+        return axis if positions == set(range(shape[axis])) else None
+
+
+def _is_slice_grad(ct):
+    return (
+        isinstance(ct, Tensor) and ct._node is not None and ct._node.op == array_ops.SLICE_GRAD.name
+    )
+
+
+def _summed(cotangents, node):
+    """The cotangent of `node`, its slices' parts added up."""
+    ct = cotangents.get(id(node))
+    if isinstance(ct, _SliceSums):
+        ct = cotangents[id(node)] = ct.total()
+    return ct
 
 
 def _is_row_sum(ct):
