@@ -89,7 +89,6 @@ def export_sources(prefix, entries, native=False, origin=""):
         symbols=symbols,
         errors=sorted(errors.items()),
         origin=origin,
-        align=ALIGN,
     )
     prologue = templates.render(
         "prologue.h.j2", title=prefix, blas=False, vector_math=False, helpers=list(helpers)
@@ -126,7 +125,6 @@ def _entry_context(entry, plan):
     """What export.c.j2 and export.h.j2 need of one entry point."""
     graph = entry.graph
     n_inputs, n_constants = len(graph.inputs), len(plan.constants)
-    first_buffer = n_inputs + n_constants
     slots, params, outputs, before, after, docs = [], [], [], [], [], []
     arrays = []  # (C name, C type, initializer) of the static arrays: constants, frozen inputs
     for k, node in enumerate(graph.inputs):
@@ -162,12 +160,13 @@ def _entry_context(entry, plan):
             source = slots[where]
         copy = f"memcpy({name}, {source}, {_c(_c_bytes(out))});"
         (before if kind == "input before" else after).append(copy)
-    extra = plan.workspace_bytes
+    work_bytes = _c(plan.workspace_bytes)
     for k, slot in enumerate(buffer_slots):
         if slot is None:  # a buffer no output names (an input's old value): in the workspace
             shape, dtype = plan.buffers[k]
-            buffer_slots[k] = f"((char *)work + {_c(extra)})"
-            extra = _aligned(extra) + _c_bytes_of(shape, dtype)
+            start = f"(({work_bytes} + {ALIGN - 1}) / {ALIGN} * {ALIGN})"
+            buffer_slots[k] = f"((char *)work + {start})"
+            work_bytes = f"({start} + {_c(_c_bytes_of(shape, dtype))})"
     slots += buffer_slots
     slots.append("(char *)work")
     if plan.symbols:
@@ -182,7 +181,7 @@ def _entry_context(entry, plan):
         slots=slots,
         before=before,
         after=after,
-        work_bytes=_c(extra),
+        work_bytes=work_bytes,
         run=templates.render(
             "module.c.j2",
             prologue="",
@@ -196,7 +195,6 @@ def _entry_context(entry, plan):
             dims=plan.symbols,
             offsets=plan.offsets,
         ),
-        first_buffer=first_buffer,
     )
 
 
@@ -263,10 +261,6 @@ def _c_bytes(node):
 def _c_bytes_of(shape, dtype):
     itemsize = np.dtype(getattr(dtype, "as_numpy_dtype", dtype)).itemsize
     return dims.size(shape) * itemsize
-
-
-def _aligned(size):
-    return (size + ALIGN - 1) // ALIGN * ALIGN if isinstance(size, int) else size + ALIGN - 1
 
 
 def _c(size):

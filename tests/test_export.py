@@ -517,3 +517,40 @@ def test_loops_and_branches_export_with_their_gradients(tmp_path):
             np.testing.assert_allclose(g, w, rtol=1e-12)
     source = (tmp_path / "simulate.c").read_text()
     assert "/* while (" in source and "/* cond (" in source  # a C loop, not 50 copies
+
+
+def test_variables_that_swap_values_are_exchanged_in_place(tmp_path):
+    """b's new value is a's old one: the old values are kept in the workspace, past the
+    blocks of the function's own values."""
+    a, b = tt.Variable([1.0, 2.0], name="a"), tt.Variable([5.0, 7.0], name="b")
+
+    def swap(x):
+        old = a.read_value()
+        a.assign(b)
+        b.assign(old)
+        return x * 2.0
+
+    tt.export_c(swap, [tt.TensorSpec([None], tt.float64)], str(tmp_path), variables="arguments")
+    main = "\n".join(
+        [
+            "#include <stdio.h>",
+            "#include <stdlib.h>",
+            '#include "swap.h"',
+            "int main(void) {",
+            "    const double x[3] = {1, 2, 3};",
+            "    float a[2] = {1, 2}, b[2] = {5, 7};",
+            "    double out[3];",
+            "    void *work = malloc(swap_work_size(3));",
+            "    if (swap(x, a, b, 3, out, work)) return 1;",
+            "    fwrite(a, 4, 2, stdout); fwrite(b, 4, 2, stdout); fwrite(out, 8, 3, stdout);",
+            "    free(work);",
+            "    return 0;",
+            "}",
+        ]
+    )
+    (tmp_path / "main.c").write_text(main + "\n")
+    flags = [*exported_c.SANITIZED, "-Wall", "-Wextra", "-Werror", "-pedantic"]
+    program = exported_c.build(str(tmp_path), "swap", flags, [str(tmp_path / "main.c")])
+    out = subprocess.run([program], capture_output=True, check=True).stdout
+    np.testing.assert_array_equal(np.frombuffer(out[:16], np.float32), [5, 7, 1, 2])
+    np.testing.assert_array_equal(np.frombuffer(out[16:], np.float64), [2, 4, 6])
