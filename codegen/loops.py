@@ -22,10 +22,10 @@ from tracer.ir.source import format_location
 class LoopNest:
     """What `templates/loops.c.j2` renders: one C function with one or more loop nests."""
 
-    def __init__(self, name, params, out_type, comment):
+    def __init__(self, name, params, outs, comment):
         self.name = name
         self.params = params  # [(C type, name)]
-        self.out_type = out_type
+        self.outs = outs  # [(C type, name)] of the arrays it writes
         self.comment = comment
         self.nests = []  # [Nest]
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
@@ -198,22 +198,29 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
-        root = body.outputs[0]
+        results = body.outputs  # several only for fuse.py's sibling values, of one shape
+        root = results[0]
         params = {id(p): (param_names[k], p) for k, p in enumerate(body.inputs)}
         names = {id(n): f"%{k}" for k, n in enumerate(n for n in body.nodes if n.op != "const")}
     else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
-        root, names = node, {}
+        root, names, results = node, {}, [node]
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
     emitter = Emitter(params, error)
     emitter.names = names
-    kernel = LoopNest(name, [], storage(node.dtype), comment(node))
+    outs = [
+        (storage(r.dtype), f"out{k}" if len(results) > 1 else "out") for k, r in enumerate(results)
+    ]
+    kernel = LoopNest(name, [], outs, comment(node))
     if isinstance(C_FORMS[root.op], Reduction):
         nest = _reduction_nest(emitter, root, node)
     else:
         index_map = identity_map(len(root.shape))
-        value = emitter.value(root, index_map)
-        store = f"out[{offset(index_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
-        nest = Nest(loops_over(root.shape), emitter.statements, store)
+        flat = offset(index_map, root.shape).c(INDEX)
+        stores = [
+            f"{out}[{flat}] = ({ctype}){emitter.value(result, index_map)};"
+            for result, (ctype, out) in zip(results, kernel.outs)
+        ]
+        nest = Nest(loops_over(root.shape), emitter.statements, " ".join(stores))
     kernel.returns_error = emitter.guarded
     kernel.loads = emitter.loads
     if threads and not kernel.returns_error:

@@ -261,8 +261,12 @@ class _Lowering:
             text, returns_error = _render_kernel(node, name, self)
             self.kernels.append(text)
             args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
-            out = f"({storage(node.dtype)} *)" + pointers[id(node)]
-            call = f"{name}({self.dim_args}{', '.join([*args, out])})"
+            if _has_results(node):  # a kernel of several values, each in its own block
+                parts = zip(node.dtype.parts, self.results[id(node)])
+                outs = [f"({storage(dtype)} *){pointer}" for (_, dtype), pointer in parts]
+            else:
+                outs = [f"({storage(node.dtype)} *)" + pointers[id(node)]]
+            call = f"{name}({self.dim_args}{', '.join([*args, *outs])})"
             if returns_error:  # the kernel returns a code of plan.errors, or 0
                 call = f"{{ const int error = {call}; if (error) return error; }}"
             else:
@@ -313,6 +317,12 @@ class StructuredSite:
 
 def _is_structured(node):
     return isinstance(C_FORMS.get(node.op), Structured)
+
+
+def _has_results(node):
+    """A node of several results: a structured op, or a kernel of sibling values
+    (tracer/passes/fuse.py), whose `get`s read its results' blocks."""
+    return getattr(node.dtype, "is_tuple", False)
 
 
 def _aliases(graph):
@@ -435,6 +445,8 @@ def _moves_no_data(node):
     its input's buffer rather than a copy."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
+        if len(body.outputs) != 1:
+            return False
         (node,) = body.outputs
         if len(body.nodes) != 2 or len(body.inputs) != 1 or node.inputs != body.inputs:
             return False
@@ -476,16 +488,17 @@ class _Layout:
             last_use[self._key(output)] = len(computed)
         requests = []  # (key, bytes, first step, last step)
         for step, node in enumerate(computed):
-            if _is_structured(node):
+            if _has_results(node):
                 for k, (shape, dtype) in enumerate(node.dtype.parts):
                     key = (id(node), k)
                     if not self._stored_elsewhere(node, k):
                         requests.append(
                             (key, _bytes_of(shape, dtype), step, last_use.get(key, step))
                         )
+            if _is_structured(node):
                 size = self._scratch_size(lowering, node)
                 requests.append((("scratch", id(node)), size, step, step))
-            elif id(node) not in stored_elsewhere:
+            elif not _has_results(node) and id(node) not in stored_elsewhere:
                 requests.append((id(node), _bytes(node), step, last_use.get(id(node), step)))
         self.placement, self.blocks = _first_fit(requests)
         self.offsets, self.size = _packed(self.blocks)
@@ -529,7 +542,7 @@ class _Layout:
             if isinstance(key, int):
                 pointers[key] = block_pointer(block)
         for node in self.computed:
-            if _is_structured(node):
+            if _has_results(node):
                 results = []
                 for k in range(len(node.dtype.parts)):
                     block = self.placement.get((id(node), k))
@@ -538,6 +551,7 @@ class _Layout:
                     if g.inputs and g.inputs[0] is node and id(g) in pointers:
                         results[g.attrs["index"]] = pointers[id(g)]  # an output buffer
                 self.lowering.results[id(node)] = results
+            if _is_structured(node):
                 scratch = self.placement[("scratch", id(node))]
                 self.lowering.scratch[id(node)] = block_pointer(scratch)
         for node in self.graph.nodes:
@@ -623,7 +637,7 @@ def _kernel_text(node, name, lowering):
         return text, form.error is not None
     if isinstance(form, LoopNests):
         params, nests = form.nests(node)
-        kernel = LoopNest(name, params, storage(node.dtype), comment(node))
+        kernel = LoopNest(name, params, [(storage(node.dtype), "out")], comment(node))
         kernel.nests = nests
         kernel.dim_params = dim_params
         return templates.render("loops.c.j2", k=kernel), False

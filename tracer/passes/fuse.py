@@ -20,7 +20,7 @@ it costs more than keeping it, so several kernels that need it read it stored on
 A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
 size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
 contiguous buffer); otherwise its input is made a root. Invariants: the result computes the same values; each fused body has one
-output; body inputs are `input` nodes standing for the fused node's inputs, in order.
+output (or, for sibling values, several of one shape, taken out by `get`); body inputs are `input` nodes standing for the fused node's inputs, in order.
 """
 
 import numpy as np
@@ -28,8 +28,10 @@ import numpy as np
 from codegen import forms
 from runtime.interpreter import evaluate
 from tracer.ir import GraphAttribute, Node, dims
+from tracer.ir.graph import TupleType
 from tracer.ir.rewrite import with_outputs
 from tracer.ops.registry import OPS, primitive, unbatchable
+from tracer.ops.tuple_ops import GET, TupleValue
 
 
 class Kernel(GraphAttribute):
@@ -44,15 +46,17 @@ class Kernel(GraphAttribute):
 
 
 def _infer_fused(attrs, *inputs):
-    (out,) = attrs["kernel"].body.outputs
-    return out.shape, out.dtype
+    outputs = attrs["kernel"].body.outputs
+    if len(outputs) > 1:
+        return (), TupleType([(out.shape, out.dtype) for out in outputs])
+    return outputs[0].shape, outputs[0].dtype
 
 
 def _fused_kernel(*inputs, kernel):
     """The body run op by op (the compiled backend runs it as one loop)."""
     with np.errstate(all="ignore"):
-        (result,) = evaluate(kernel.body, inputs)
-    return result
+        results = evaluate(kernel.body, inputs)
+    return results[0] if len(results) == 1 else TupleValue(results)
 
 
 FUSED = primitive(
@@ -95,11 +99,22 @@ def _needs_stored_input(node):
 
 
 def fuse(graph):
-    roots = _roots(graph)
+    roots, siblings = _roots(graph)
     mapping = {}  # id(original node) -> its node in the fused graph
     for node in graph.nodes:
+        if id(node) in mapping:  # computed with a sibling
+            continue
         if id(node) in roots:
-            mapping[id(node)] = _fused_node(node, roots, mapping)
+            group = siblings.get(id(node), [node])
+            fused = _fused_node(group, roots, mapping)
+            if len(group) == 1:
+                mapping[id(node)] = fused
+                continue
+            for k, member in enumerate(group):  # the kernel's results, taken out by `get`
+                attrs = {"index": k}
+                mapping[id(member)] = Node(
+                    GET.name, (fused,), attrs, member.shape, member.dtype, member.location
+                )
         elif not is_fusible(node):
             inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
             kept = node
@@ -139,7 +154,7 @@ def _roots(graph):
                 if is_fusible(source) and id(source) not in roots:
                     roots.add(id(source))
                     changed = True
-    return roots
+    return roots, _siblings(graph, roots)
 
 
 def _shared_costly(graph, consumers, roots):
@@ -166,6 +181,19 @@ def _shared_costly(graph, consumers, roots):
         ):
             stored.add(id(node))
     return stored
+
+
+def _siblings(graph, roots):
+    """id(node) -> its group, for the stored values of one shape and type that call the
+    math library on one value (sin(x) and cos(x)): one kernel computes the group, in one
+    loop, where a C compiler makes one `sincos` call of the two."""
+    groups = {}
+    for node in graph.nodes:
+        costly = getattr(forms.C_FORMS.get(node.op), "costly", False)
+        if id(node) in roots and costly and len(node.inputs) == 1:
+            key = (id(node.inputs[0]), node.shape, node.dtype)
+            groups.setdefault(key, []).append(node)
+    return {id(n): group for group in groups.values() if len(group) > 1 for n in group}
 
 
 def _cone_size(node, stored):
@@ -232,16 +260,20 @@ def _reaches_root(node, consumers, roots):
     return False
 
 
-def _fused_node(root, roots, mapping):
-    """The `fused` node computing `root` from stored values, with its body graph."""
+def _fused_node(group, roots, mapping):
+    """The `fused` node computing the values of `group` (one root, or siblings) from stored
+    values, with its body graph; of a TupleType where it computes several."""
     params, external, body = {}, [], {}
+    members = {id(root) for root in group}
 
     def internal(node):
-        return node is root or (is_fusible(node) and id(node) not in roots and node.op != "const")
+        return id(node) in members or (
+            is_fusible(node) and id(node) not in roots and node.op != "const"
+        )
 
     # Walk the nodes the root needs (an explicit stack: bodies can be thousands deep),
     # copying each after its inputs.
-    stack = [root]
+    stack = list(group)
     while stack:
         node = stack[-1]
         if id(node) in body:
@@ -268,9 +300,11 @@ def _fused_node(root, roots, mapping):
             body[id(node)] = params[id(source)]
         stack.pop()
     inputs = [params[id(s)] for s in external]
-    body_graph = with_outputs(inputs, [body[id(root)]])
+    body_graph = with_outputs(inputs, [body[id(root)] for root in group])
+    root = group[0]
     kernel = Kernel(body_graph, _kernel_name(body_graph, root))
-    return Node("fused", tuple(external), {"kernel": kernel}, root.shape, root.dtype, root.location)
+    shape, dtype = _infer_fused({"kernel": kernel})
+    return Node("fused", tuple(external), {"kernel": kernel}, shape, dtype, root.location)
 
 
 def _kernel_name(body, root):
