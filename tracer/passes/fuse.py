@@ -184,16 +184,34 @@ def _shared_costly(graph, consumers, roots):
 
 
 def _siblings(graph, roots):
-    """id(node) -> its group, for the stored values of one shape and type that call the
-    math library on one value (sin(x) and cos(x)): one kernel computes the group, in one
-    loop, where a C compiler makes one `sincos` call of the two."""
+    """id(node) -> its group, for the stored elementwise values of one shape and type whose
+    kernels read the same stored values (sin(x) and cos(x); the two columns of a stack): one
+    kernel computes the group, in one loop that reads its inputs once, computes what the
+    values share once, and where a C compiler makes one `sincos` call of a sin and a cos.
+    Kernels with the same inputs cannot depend on each other. Graph outputs stay alone."""
+    outputs = {id(o) for o in graph.outputs}
     groups = {}
     for node in graph.nodes:
-        costly = getattr(forms.C_FORMS.get(node.op), "costly", False)
-        if id(node) in roots and costly and len(node.inputs) == 1:
-            key = (id(node.inputs[0]), node.shape, node.dtype)
+        if id(node) in roots and id(node) not in outputs and is_fusible(node):
+            key = (_sources(node, roots), node.shape, node.dtype)
             groups.setdefault(key, []).append(node)
     return {id(n): group for group in groups.values() if len(group) > 1 for n in group}
+
+
+def _sources(root, roots):
+    """ids of the stored values and the leaves the kernel of `root` reads (as _fused_node
+    builds it: scalar literals are part of the body)."""
+    found, seen, stack = set(), {id(root)}, [root]
+    while stack:
+        for value in stack.pop().inputs:
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            if is_fusible(value) and id(value) not in roots and value.op != "const":
+                stack.append(value)
+            elif value.op != "const" or value.shape:
+                found.add(id(value))
+    return frozenset(found)
 
 
 def _cone_size(node, stored):
