@@ -19,8 +19,12 @@ it costs more than keeping it, so several kernels that need it read it stored on
 
 A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
 size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
-contiguous buffer); otherwise its input is made a root. Invariants: the result computes the same values; each fused body has one
-output (or, for sibling values, several of one shape, taken out by `get`); body inputs are `input` nodes standing for the fused node's inputs, in order.
+contiguous buffer); otherwise its input is made a root. Stored values of one shape whose
+kernels read the same stored values are siblings: one kernel computes them all.
+
+Invariants: the result computes the same values; each fused body has one output (or, for
+siblings, several of one shape, which `get` nodes take out); body inputs are `input` nodes
+standing for the fused node's inputs, in order.
 """
 
 import numpy as np
@@ -177,7 +181,7 @@ def _shared_costly(graph, consumers, roots):
             id(node) not in roots
             and len(kernels[id(node)]) > 1
             and _is_costly_and_small(node)
-            and _cone_size(node, roots | stored) <= COSTLY_CONE
+            and _cone_size(node, roots, stored) <= COSTLY_CONE
         ):
             stored.add(id(node))
     return stored
@@ -214,13 +218,14 @@ def _sources(root, roots):
     return frozenset(found)
 
 
-def _cone_size(node, stored):
+def _cone_size(node, roots, stored):
     """How many fused values computing `node` takes (itself and the values it reads that
     are not `stored`), counted up to COSTLY_CONE + 1."""
     seen, stack = {id(node)}, [node]
     while stack and len(seen) <= COSTLY_CONE:
         for value in stack.pop().inputs:
-            if id(value) not in seen and id(value) not in stored and is_fusible(value):
+            kept = id(value) in roots or id(value) in stored
+            if id(value) not in seen and not kept and is_fusible(value):
                 seen.add(id(value))
                 stack.append(value)
     return len(seen)
