@@ -16,7 +16,7 @@ import numpy as np
 from codegen import templates
 from codegen.ctypes import float_literal, storage
 from codegen.forms import C_FORMS, NotCompiled
-from codegen.lower import ALIGN, lower
+from codegen.lower import ALIGN, lower, text_shape
 from tracer.ir import LEAF_OPS, all_nodes, dims, format_location
 
 EXPORTED_DTYPES = ("float32", "float64", "complex64", "complex128", "int32", "int64", "bool")
@@ -148,7 +148,7 @@ def _entry_context(entry, plan):
         out = graph.outputs[position]
         kind, where = plan.outputs[position]
         outputs.append(f"{storage(out.dtype)} *{name}")
-        docs.append((name, _shape_text(out.dtype, _text_shape(out.shape)), "output"))
+        docs.append((name, _shape_text(out.dtype, text_shape(out.shape)), "output"))
         if kind == "buffer" and buffer_slots[where] is None:
             buffer_slots[where] = f"(char *){name}"
             continue
@@ -244,10 +244,6 @@ def _without_openmp(kernel):
     return "".join(
         line for line in kernel.splitlines(True) if not line.lstrip().startswith("#pragma omp")
     )
-
-
-def _text_shape(shape):
-    return tuple(d if isinstance(d, int) else str(d) for d in shape)
 
 
 def _shape_text(dtype, shape):

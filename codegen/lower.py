@@ -98,7 +98,7 @@ def lower(
     plan = ModulePlan()
     plan.first_error = first_error
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
-    plan.input_shapes = [_text_shape(n.shape) for n in graph.inputs]
+    plan.input_shapes = [text_shape(n.shape) for n in graph.inputs]
     plan.input_names = [n.attrs.get("name", f"input {k}") for k, n in enumerate(graph.inputs)]
     plan.updated_inputs = set(updates.values())
     symbols = rewrite.symbols(graph)
@@ -124,14 +124,14 @@ def lower(
         if out.op in LEAF_OPS or id(out) in buffer_args or id(out) in in_place:
             continue
         buffer_args[id(out)] = len(plan.buffers)
-        plan.buffers.append((_text_shape(out.shape), out.dtype.as_numpy_dtype))
+        plan.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
     # an updated input that is the new value of another one (a swap) is copied first
     snapshots = {}
     for out, _ in copied:
         position = _input_position(graph, out)
         if position in plan.updated_inputs and id(out) not in snapshots:
             snapshots[id(out)] = (position, len(plan.buffers))
-            plan.buffers.append((_text_shape(out.shape), out.dtype.as_numpy_dtype))
+            plan.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
     first_output = len(graph.inputs) + len(plan.constants)
     for node_id, k in buffer_args.items():
         pointers[node_id] = f"args[{first_output + k}]"
@@ -346,7 +346,7 @@ def _aligned(size):
     return -(-size // ALIGN) * ALIGN if isinstance(size, int) else size
 
 
-def _text_shape(shape):
+def text_shape(shape):
     """A shape for the caller: ints, and Python expressions of the dims where unknown."""
     return tuple(d if isinstance(d, int) else str(d) for d in shape)
 
@@ -607,21 +607,16 @@ def _render_kernel(node, name, lowering):
 
 
 def _kernel_text(node, name, lowering):
-    blas, threads, plan, dim_params = (
-        lowering.blas,
-        lowering.threads,
-        lowering.plan,
-        lowering.dim_params,
-    )
+    plan = lowering.plan
     form = C_FORMS[node.op]
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]
-        kernel = fused_loop_nest(node, name, params, threads, plan.error)
+        kernel = fused_loop_nest(node, name, params, lowering.threads, plan.error)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
-        kernel.dim_params = dim_params
+        kernel.dim_params = lowering.dim_params
         return templates.render("loops.c.j2", k=kernel), kernel.returns_error
     if isinstance(form, Template):
-        context = form.context(node, blas)
+        context = form.context(node, lowering.blas)
         if form.error is not None:
             exception, message = form.error(node)
             where = format_location(node.location)
@@ -630,7 +625,7 @@ def _kernel_text(node, name, lowering):
             form.template,
             name=name,
             comment=comment(node),
-            dim_params=dim_params,
+            dim_params=lowering.dim_params,
             **lowering.cblas,
             **context,
         )
@@ -639,7 +634,7 @@ def _kernel_text(node, name, lowering):
         params, nests = form.nests(node)
         kernel = LoopNest(name, params, [(storage(node.dtype), "out")], comment(node))
         kernel.nests = nests
-        kernel.dim_params = dim_params
+        kernel.dim_params = lowering.dim_params
         return templates.render("loops.c.j2", k=kernel), False
     reason = form.reason if isinstance(form, NotCompiled) else f"its C form is {form!r}"
     raise TypeError(f"{node.op} has no C code: {reason}")

@@ -7,6 +7,7 @@ jacobian or hessian asked for, each traced as a function of the same arguments t
 computes it with tapes. `codegen.export` writes the C.
 """
 
+import inspect
 import os
 
 from codegen.export import ExportError, identifier
@@ -79,8 +80,6 @@ def _one_output(name, concrete, kind):
 
 
 def _parameters(python):
-    import inspect
-
     return [p.name for p in inspect.signature(python).parameters.values()]
 
 
@@ -112,8 +111,8 @@ def _known_sizes(kind, signature, names):
 
 def _jacobian(python, name, signature, concrete):
     _one_output(name, concrete, "jacobian")
-    _known_sizes("jacobian", signature, _parameters(python))
     names = _parameters(python)
+    _known_sizes("jacobian", signature, names)
 
     def jacobian(*xs):
         with GradientTape(persistent=True) as tape:
@@ -147,8 +146,6 @@ _DERIVATIVE_BUILDERS = {"vjp": _vjp, "jacobian": _jacobian, "hessian": _hessian}
 def _named(wrapper, names):
     """`wrapper` (def wrapper(*xs)) with parameters `names`, so that the exported arguments
     are named as the user's."""
-    import inspect
-
     wrapper.__signature__ = inspect.Signature(
         [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names]
     )
