@@ -48,6 +48,7 @@ from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
 from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
+from tracer.ops import packing  # noqa: F401  (nested lists holding tensors pack into one)
 from tracer.ops.array_ops import (
     cast,
     expand_dims,

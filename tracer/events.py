@@ -16,7 +16,7 @@ class TapeEvents:
 
     def __init__(self):
         self.untracked_uses = {}  # id(tensor) -> (weak reference, location of its first use)
-        self.numpy_exits = []  # (node, location): a tracked value converted to numpy
+        self.numpy_exits = []  # (node, location, via): a tracked value converted to numpy
         self.blocked = []  # (op name, result dtype, tracked input nodes, location)
         self.paused_uses = []  # (tracked input nodes, location): used under stop_recording
 

@@ -100,7 +100,12 @@ def _path_stops(rec, source_node, targets, target_nodes):
         cut = getattr(target, "_cut", None)
         if cut is not None and any(id(i) in reached for i in cut[2]):
             return _cut_reason(cut)
-    for node, location in rec.events.numpy_exits:
+    for node, location, via in rec.events.numpy_exits:
+        if id(node) in reached and via == "tt.constant":
+            return (
+                f"the path from it ends at {_at(location)}: tt.constant made a constant of the value "
+                "there, as in TensorFlow; tt.convert_to_tensor or tt.stack keeps the gradient"
+            )
         if id(node) in reached:
             return (
                 f"the path from it leaves tracer at {_at(location)}: the value went through numpy there "

@@ -130,18 +130,25 @@ class Tensor(TensorLike):
 _NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
 
 
-def _note_numpy_exit(node):
-    """A tracked value converted to numpy: gradients cannot follow it (tape.explain says where)."""
+def _note_numpy_exit(node, via="numpy"):
+    """A tracked value converted to numpy (`via` numpy, or "tt.constant"): gradients cannot
+    follow it (tape.explain says where)."""
     from tracer.ir import user_location
 
     for tape in state.tapes:
         rec = tape._recording_state
         if id(node) in rec.tracked:
-            rec.events.numpy_exits.append((node, user_location(also_skip=(_NUMPY_DIR,))))
+            location = user_location(also_skip=(_NUMPY_DIR,))
+            rec.events.numpy_exits.append((node, location, via))
 
 
 def is_tensor_like(value):
     return isinstance(value, TensorLike)
+
+
+def holds_tensors(value):
+    """Whether the list or tuple `value` holds a tensor or Variable, at any depth."""
+    return any(is_tensor_like(v) for v in _leaves(value))
 
 
 def _python_dtype(array):
@@ -161,7 +168,7 @@ def _python_dtype(array):
 
 def _from_python(value, dtype):
     """A numpy array for a Python scalar, list or numpy value, with TensorFlow's default dtypes."""
-    if isinstance(value, (list, tuple)) and any(is_tensor_like(v) for v in _leaves(value)):
+    if isinstance(value, (list, tuple)) and holds_tensors(value):
         value = _materialize(value)
     if isinstance(value, (np.ndarray, np.generic)):
         array = value
@@ -179,6 +186,10 @@ def _from_python(value, dtype):
         raise TypeError(
             f"cannot convert {value!r} to a tensor of dtype {dtype.name} without losing its value"
         )
+    if array.dtype.kind in "iu" and dtype.is_integer and array.size:
+        limits = np.iinfo(dtype.as_numpy_dtype)
+        if array.min() < limits.min or array.max() > limits.max:
+            raise OverflowError(f"{value!r} does not fit in a tensor of dtype {dtype.name}")
     return np.array(array, dtype=dtype.as_numpy_dtype)
 
 
@@ -191,9 +202,22 @@ def _leaves(value):
 
 
 def _materialize(value):
+    """The values of the tensors in a nested list, for `tt.constant`, which makes a constant of
+    them as TensorFlow does (a tape notes where the gradient path ends)."""
     if isinstance(value, (list, tuple)):
         return [_materialize(v) for v in value]
-    return value.numpy() if is_tensor_like(value) else value
+    if not is_tensor_like(value):
+        return value
+    tensor = value._read()
+    if tensor._value is None:
+        raise TypeError(
+            f"tt.constant cannot hold {tensor!r}: it is symbolic (a value of the function being "
+            "traced), and a constant needs a value now; tt.convert_to_tensor or tt.stack packs "
+            "it into a tensor, and keeps its gradient"
+        )
+    if state.tapes and tensor._node is not None:
+        _note_numpy_exit(tensor._node, via="tt.constant")
+    return tensor._value
 
 
 def convert_to_tensor(value, dtype=None, name=None):
@@ -223,7 +247,18 @@ def convert_to_tensor(value, dtype=None, name=None):
         return convert_to_tensor(densify(), dtype)
     if isinstance(value, DType) or value is None:
         raise TypeError(f"cannot convert {value!r} to a tracer tensor")
+    if isinstance(value, (list, tuple)) and holds_tensors(value):
+        return _packing["pack"](value, dtype)
     return Tensor(_from_python(value, dtype))
+
+
+# The function that packs a nested list holding tensors into one tensor: packing records ops,
+# and ops build on this module, so tracer.ops.packing registers it here when it is imported.
+_packing = {}
+
+
+def register_packing(pack):
+    _packing["pack"] = pack
 
 
 def constant(value, dtype=None, shape=None, name=None):

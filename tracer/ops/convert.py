@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tracer.tensor import Tensor, _from_python, convert_to_tensor, is_tensor_like
+from tracer.tensor import Tensor, _from_python, convert_to_tensor, holds_tensors, is_tensor_like
 
 
 def as_tensors(*values):
@@ -22,12 +22,18 @@ def as_tensors(*values):
                 return x, _scalar_constant(y, x.dtype)
         elif type(y) is Tensor and type(x) in _PYTHON_SCALARS:
             return _scalar_constant(x, y.dtype), y
+    # a nested list holding tensors is packed first, and gives its dtype like a tensor
+    values = [convert_to_tensor(v) if _is_packable(v) else v for v in values]
     dtype = None
     for v in values:
         if is_tensor_like(v) or hasattr(v, "_densify"):
             dtype = v.dtype
             break
     return tuple(v if type(v) is Tensor else _convert(v, dtype) for v in values)
+
+
+def _is_packable(value):
+    return isinstance(value, (list, tuple)) and holds_tensors(value)
 
 
 _PYTHON_SCALARS = (float, int, bool)
