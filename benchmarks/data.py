@@ -14,6 +14,11 @@ B10 loop gradient: explicit Euler on dx/dt = sin(theta x) - x^3 / 2 for 1,000 st
    the loss sum(x_T^2) / 2 and its gradients with respect to x_0 and theta.
 B12 Hessian-vector product of the B5 function, sum(sin(x) x^2) over 100 variables, along v:
    forward over reverse (ForwardAccumulator around a tape, jax.jvp of jax.grad).
+B18 LSTM objective and its gradient (ADBench's: 2 layers of a diagonal LSTM over 1,024
+   characters of 14 symbols, the log-softmax loss of each next character), written as a Python
+   loop over the time steps: eager on a tape, and compiled (the loop unrolled).
+B18w the same with the loop over time steps a loop in the compiled program (tt.range,
+   tf.range under autograph, lax.scan).
 """
 
 import numpy as np
@@ -31,6 +36,8 @@ FULL = {
     "B9u": (128, 784, 512, 10),
     "B10": (256, 1000),
     "B12": 100,
+    "B18": (2, 1024, 14),
+    "B18w": (2, 1024, 14),
 }
 QUICK = {
     "B1": 20,
@@ -45,8 +52,12 @@ QUICK = {
     "B9u": (8, 16, 12, 4),
     "B10": (16, 20),
     "B12": 6,
+    "B18": (2, 8, 4),
+    "B18w": (2, 8, 4),
 }
-WORKLOADS = ("B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12")
+WORKLOADS = (
+    "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w"
+)  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # how closely each system must agree with the numpy reference before it is timed
 TOLERANCE = {
@@ -62,6 +73,8 @@ TOLERANCE = {
     "B9u": 2e-3,
     "B10": 1e-3,
     "B12": 1e-4,
+    "B18": 1e-4,
+    "B18w": 1e-4,
 }
 
 
@@ -111,5 +124,13 @@ def make(workload, quick):
             "theta": rng.uniform(0.5, 1.5, n).astype(np.float32),
             "steps": steps,
             "dt": 0.01,
+        }
+    if workload in ("B18", "B18w"):
+        layers, characters, symbols = size
+        return {
+            "main": rng.uniform(-1, 1, (2 * layers, 4 * symbols)).astype(np.float32),
+            "extra": rng.uniform(-1, 1, (3, symbols)).astype(np.float32),
+            "state": rng.uniform(-1, 1, (2 * layers, symbols)).astype(np.float32),
+            "sequence": np.eye(symbols, dtype=np.float32)[rng.integers(0, symbols, characters)],
         }
     raise KeyError(workload)

@@ -21,6 +21,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -41,9 +42,13 @@ TITLES = {
     "B9u": "B9u whole training step, batch 128, compiled for any batch size",
     "B10": "B10 loop gradient: 1,000 Euler steps of 256 floats, value and gradients",
     "B12": "B12 Hessian-vector product of the B5 function, forward over reverse",
+    "B18": "B18 LSTM objective and gradient, 2 layers x 1,023 steps, a Python loop (unrolled)",
+    "B18w": "B18w the B18 LSTM with its time steps one loop (tt.range, tf.range, lax.scan)",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
-SHOWS_FIRST_CALL = ("B10",)  # the first call includes tracing and compiling: reported too
+# the first call includes tracing and compiling (tracer's cache is empty: each worker gets a
+# fresh one), reported too
+SHOWS_FIRST_CALL = ("B10", "B18", "B18w")
 
 
 def run_worker(workload, system, quick):
@@ -51,7 +56,11 @@ def run_worker(workload, system, quick):
         ["--quick"] if quick else []
     )
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+        with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
+            environment = dict(os.environ, TRACER_CACHE_DIR=cache)
+            result = subprocess.run(
+                command, capture_output=True, text=True, timeout=900, env=environment
+            )
     except subprocess.TimeoutExpired:
         return {"status": "failed", "detail": "timed out"}
     if result.returncode != 0 or not result.stdout.strip():
@@ -101,7 +110,7 @@ def main(argv=None):
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
         "--only",
-        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12; "
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w; "
         "B13,B14,B15 run together: exported C against CasADi)",
     )
     parser.add_argument(

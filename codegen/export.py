@@ -187,13 +187,12 @@ def _entry_context(entry, plan):
             prologue="",
             entry_point=f"static int {entry.name}_run",
             kernels=[_without_openmp(k) for k in plan.kernels],
-            steps=plan.steps,
+            parts=plan.parts,
             title=entry.name,
             n_inputs=n_inputs,
             n_constants=n_constants,
             n_outputs=len(plan.buffers),
             dims=plan.symbols,
-            offsets=plan.offsets,
         ),
     )
 

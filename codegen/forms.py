@@ -74,11 +74,15 @@ class Generator(Form):
 
 class View(Form):
     """`index_map(node, out_map) -> the input's index map`. With `flat_when_stored`, a stored
-    (contiguous) input is read at the flat offset of the view's own index instead: a reshape."""
+    (contiguous) input is read at the flat offset of the view's own index instead: a reshape.
+    `block_offset(node)`, where given, is the element offset at which the view's result
+    starts when it is one contiguous block of a stored input (x[3], x[2:5] of a row-major
+    x), else None: such a view is a pointer into its input's buffer."""
 
-    def __init__(self, index_map, flat_when_stored=False):
+    def __init__(self, index_map, flat_when_stored=False, block_offset=None):
         self.index_map = index_map
         self.flat_when_stored = flat_when_stored
+        self.block_offset = block_offset
 
 
 class Reduction(Form):

@@ -58,8 +58,9 @@ class ModulePlan:
         # the C text in parts, for an exported file to put together its own way
         self.helpers = []  # prologue helpers the kernels call
         self.kernels = []  # one static function each
-        self.steps = []  # the statements of the entry point
-        self.offsets = []  # (C name, offset) of each workspace block the steps use
+        # the entry point's functions: [(C name and offset of each workspace block it
+        # uses, its statements)], one unless it is long (STATEMENTS_PER_FUNCTION)
+        self.parts = []
         self.symbols = []  # the dims' C names
 
     def error(self, exception, message):
@@ -142,26 +143,27 @@ def lower(
         _output(graph, k, out, buffer_args, in_place, updates)
         for k, out in enumerate(graph.outputs)
     ]
-    steps = []
+    groups = []  # the statements of the entry point, a list per step
     for node_id, (position, k) in snapshots.items():
         out = next(o for o in graph.outputs if id(o) == node_id)
-        steps.append(
-            f"memcpy(args[{first_output + k}], args[{position}], {_bytes(out)});"
-            f"  /* the old value of input {position} */"
+        groups.append(
+            [
+                f"memcpy(args[{first_output + k}], args[{position}], {_bytes(out)});"
+                f"  /* the old value of input {position} */"
+            ]
         )
-    steps += lowering.steps(computed, pointers)
+    groups += [lowering.steps([node], pointers) for node in computed]
     for out, k in copied:
         source = pointers[id(out)]
         if id(out) in snapshots:
             source = f"args[{first_output + snapshots[id(out)][1]}]"
-        steps.append(
-            f"memcpy(args[{k}], {source}, {_bytes(out)});  /* the new value of input {k} */"
+        groups.append(
+            [f"memcpy(args[{k}], {source}, {_bytes(out)});  /* the new value of input {k} */"]
         )
     offsets, plan.workspace_bytes = _packed(lowering.blocks)
-    used = set(re.findall(r"\bw\d+\b", "\n".join(steps)))
-    plan.offsets = [(f"w{k}", o) for k, o in enumerate(offsets) if f"w{k}" in used]
+    plan.parts = _parts(groups, [(f"w{k}", o) for k, o in enumerate(offsets)])
     plan.helpers = _helpers(graph, vector_math)
-    plan.kernels, plan.steps, plan.symbols = lowering.kernels, steps, symbols
+    plan.kernels, plan.symbols = lowering.kernel_texts(), symbols
     prologue = templates.render(
         "prologue.h.j2", title=title, blas=blas, vector_math=vector_math, helpers=plan.helpers
     )
@@ -170,15 +172,37 @@ def lower(
         prologue=prologue,
         entry_point="int tracer_run",
         kernels=plan.kernels,
-        steps=steps,
+        parts=plan.parts,
         title=title,
         n_inputs=len(graph.inputs),
         n_constants=len(plan.constants),
         n_outputs=len(plan.buffers),
         dims=symbols,
-        offsets=plan.offsets,
     )
     return plan
+
+
+# The most statements one C function of the entry point holds: compilers take time
+# superlinear in a function's size (an unrolled loop of 10^4 kernel calls in one function
+# took gcc minutes), so a longer entry point calls functions of this many statements each.
+STATEMENTS_PER_FUNCTION = 256
+
+
+def _parts(groups, offsets):
+    """[(the workspace offsets it uses, its statements)] of each function of the entry
+    point, from the statements of its steps (a step is never split)."""
+    parts, current = [], []
+    for group in groups:
+        if current and len(current) + len(group) > STATEMENTS_PER_FUNCTION:
+            parts.append(current)
+            current = []
+        current += group
+    parts.append(current)
+    result = []
+    for lines in parts:
+        used = set(re.findall(r"\bw\d+\b", "\n".join(lines)))
+        result.append(([(name, text) for name, text in offsets if name in used], lines))
+    return result
 
 
 class _Lowering:
@@ -194,7 +218,9 @@ class _Lowering:
         self.cblas = cblas
         self.dim_params = "".join(f"const int64_t {name}, " for name in symbols)
         self.dim_args = "".join(f"{name}, " for name in symbols)
-        self.kernels = []
+        self.kernels = []  # (C name, C text)
+        self.kernel_names = {}  # _kernel_key(node) -> (C name, returns an error code)
+        self.shared_kernels = set()  # the C names of the kernels called from several steps
         self.blocks = []  # workspace block sizes, in bytes; block k starts at C offset w<k>
         self.names = 0  # for the C names of kernels and of structured ops' locals
         self.results = {}  # id(structured node) -> the pointers of its results
@@ -257,9 +283,7 @@ class _Lowering:
                 lines.append(f"/* {_step_comment(node)} */")
                 lines += C_FORMS[node.op].emit(node, site)
                 continue
-            name = self.fresh("k") + "_" + _kernel_label(node)
-            text, returns_error = _render_kernel(node, name, self)
-            self.kernels.append(text)
+            name, returns_error = self.kernel(node)
             args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
             if _has_results(node):  # a kernel of several values, each in its own block
                 parts = zip(node.dtype.parts, self.results[id(node)])
@@ -273,6 +297,45 @@ class _Lowering:
                 call += ";"
             lines.append(f"{call}  /* {_step_comment(node)} */")
         return lines
+
+    def kernel(self, node):
+        """(C name, whether it returns an error code) of the kernel computing `node`: written
+        once for all the nodes that compute the same thing on other buffers (the steps of
+        an unrolled loop), so the C grows with the distinct kernels, not with the nodes.
+        A kernel that reports an error names its node's line, so it is never shared."""
+        key = _kernel_key(node)
+        known = self.kernel_names.get(key)
+        if known is not None:
+            self.shared_kernels.add(known[0])
+            return known
+        name = self.fresh("k") + "_" + _kernel_label(node)
+        text, returns_error = _render_kernel(node, name, self)
+        self.kernels.append((name, text))
+        if not returns_error:
+            self.kernel_names[key] = (name, returns_error)
+        return name, returns_error
+
+    def kernel_texts(self):
+        """The C text of each kernel; those called from several steps are not inlined."""
+        return [
+            re.sub(
+                rf"^static (\w+) {name}\(",
+                rf"static TR_NOINLINE \1 {name}(",
+                text,
+                count=1,
+                flags=re.M,
+            )
+            if name in self.shared_kernels
+            else text
+            for name, text in self.kernels
+        ]
+
+
+def _kernel_key(node):
+    """What a kernel's C depends on: the op, its attributes (a fused body compares by its
+    printed text) and the types of its inputs and result."""
+    inputs = tuple((i.shape, i.dtype) for i in node.inputs)
+    return node.op, tuple(node.attrs.items()), inputs, node.shape, node.dtype
 
 
 class StructuredSite:
@@ -440,18 +503,28 @@ def _kernel_label(node):
 
 
 def _moves_no_data(node):
-    """A view that reads a stored (contiguous) value by flat offset, a reshape, standing alone
-    or as the whole body of a fused node: its result is the same bytes, so it is an alias of
-    its input's buffer rather than a copy."""
+    """A view that reads a stored (contiguous) value by flat offset (a reshape), or that is
+    one contiguous block of it (x[t]), standing alone or as the whole body of a fused node:
+    its result is bytes of its input's buffer, so it is an alias into it rather than a copy."""
+    return _alias_offset(node) is not None
+
+
+def _alias_offset(node):
+    """The byte offset into its input's buffer of a view that moves no data, else None."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
         if len(body.outputs) != 1:
-            return False
+            return None
         (node,) = body.outputs
         if len(body.nodes) != 2 or len(body.inputs) != 1 or node.inputs != body.inputs:
-            return False
+            return None
     form = C_FORMS.get(node.op)
-    return isinstance(form, View) and form.flat_when_stored
+    if not isinstance(form, View):
+        return None
+    if form.flat_when_stored:
+        return 0
+    offset = form.block_offset(node) if form.block_offset is not None else None
+    return None if offset is None else offset * node.dtype.as_numpy_dtype().itemsize
 
 
 def _source(node_id, aliases):
@@ -558,8 +631,10 @@ class _Layout:
             if isinstance(C_FORMS.get(node.op), Projection):
                 results = self.lowering.results[id(node.inputs[0])]
                 pointers[id(node)] = results[node.attrs["index"]]
-        for node_id in self.aliases:
-            pointers[node_id] = pointers[id(_source(node_id, self.aliases))]
+        for node in self.graph.nodes:  # in order: an alias of an alias follows its source
+            if id(node) in self.aliases:
+                source, offset = pointers[id(node.inputs[0])], _alias_offset(node)
+                pointers[id(node)] = f"({source} + {offset})" if offset else source
 
 
 def _first_fit(requests):

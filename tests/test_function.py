@@ -464,3 +464,73 @@ def test_gradients_of_element_reads_are_summed_per_element_then_stacked():
     np.testing.assert_allclose(got, [2 * 0.5 - 1.5, 4.0, 0.5, 0.0], rtol=1e-14)
     ir = tt.function(g).get_concrete_function(tt.constant(x)).ir("simplified")
     assert ir.count("slice_grad") == 3  # x[0:2], x[2] and x[0]: one each
+
+
+def recurrence(xs, w):
+    """An unrolled recurrence as an LSTM cell's: c = c * sigmoid(w x_t) + tanh(x_t), with
+    tanh(c) read at every step; the loss and its gradient."""
+    with tt.GradientTape() as tape:
+        tape.watch(w)
+        c, total = tt.zeros_like(xs[0]), 0.0
+        for t in range(xs.shape[0]):
+            c = c * tt.sigmoid(w * xs[t]) + tt.tanh(xs[t])
+            total += tt.reduce_sum(tt.tanh(c) * xs[t])
+    return total, tape.gradient(total, w)
+
+
+def _numpy_recurrence(xs, w):
+    c, total, saved = np.zeros_like(xs[0]), 0.0, []
+    for x in xs:
+        gate = 1 / (1 + np.exp(-w * x))
+        saved.append((c, gate, x))
+        c = c * gate + np.tanh(x)
+        total += np.sum(np.tanh(c) * x)
+    d_w, d_c = np.zeros_like(w), np.zeros_like(w)
+    for old, gate, x in reversed(saved):
+        new = old * gate + np.tanh(x)
+        d_c = d_c + x * (1 - np.tanh(new) ** 2)
+        d_w += d_c * old * gate * (1 - gate) * x
+        d_c = d_c * gate
+    return total, d_w
+
+
+def test_an_unrolled_recurrence_compiles_to_c_linear_in_its_steps():
+    """Each step's cell state is read by the next step and by its own output: recomputed in
+    every kernel that reads it, the chain would make the C quadratic in the steps. Values
+    read by several kernels are stored once their computation grows past a bound, and the
+    rows x[t] of an input are pointers into it, so the steps share their kernels: the C
+    grows by the calls of a step, not by its kernels."""
+    rng = np.random.default_rng(0)
+    w = tt.constant(rng.uniform(-1, 1, 6))
+    sizes, kernels = {}, {}
+    for steps in (8, 16, 32):
+        xs = tt.constant(rng.uniform(-1, 1, (steps, 6)))
+        concrete = tt.function(recurrence).get_concrete_function(xs, w)
+        total, grad = concrete(xs, w)
+        expected_total, expected_grad = _numpy_recurrence(xs.numpy(), w.numpy())
+        np.testing.assert_allclose(float(total), expected_total, rtol=1e-12)
+        np.testing.assert_allclose(grad.numpy(), expected_grad, rtol=1e-10)
+        sizes[steps] = len(concrete.c_source())
+        kernels[steps] = len(re.findall(r"^static \w+ k\d+_", concrete.c_source(), re.M))
+    assert kernels[16] == kernels[32], kernels
+    per_step = [(sizes[16] - sizes[8]) / 8, (sizes[32] - sizes[16]) / 16]
+    assert per_step[1] < 1.1 * per_step[0], sizes
+
+
+def test_kernels_that_report_errors_are_not_shared_and_name_their_own_lines():
+    """Two gathers alike on different lines: each index check names its own line."""
+
+    def two_gathers(x, i, j):
+        a = tt.gather(x, i)
+        b = tt.gather(x, j)  # the line the error names
+        return a + b
+
+    f = tt.function(two_gathers, backend="c")
+    x = tt.constant(np.arange(4.0))
+    good, bad = tt.constant([1, 2]), tt.constant([1, 9])
+    np.testing.assert_array_equal(f(x, good, good).numpy(), [2.0, 4.0])
+    line = two_gathers.__code__.co_firstlineno + 2
+    with pytest.raises(Exception, match=rf"test_function.py:{line}\b"):
+        f(x, good, bad)
+    with pytest.raises(Exception, match=rf"test_function.py:{line - 1}\b"):
+        f(x, bad, good)

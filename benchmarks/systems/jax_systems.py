@@ -116,6 +116,61 @@ def hvp(d):
     return lambda: run(x, v)
 
 
+def lstm(looped):
+    """B18: jax.jit of value_and_grad with the Python loop over time steps (unrolled in the
+    trace); B18w: the time steps a lax.scan."""
+
+    def build(d):
+        args = [jnp.asarray(d[k]) for k in ("main", "extra", "state", "sequence")]
+        symbols = d["sequence"].shape[1]
+
+        def layer(weight, bias, hidden, cell, x):
+            gates = jnp.concatenate([x, hidden, x, hidden]) * weight + bias
+            forget, ingate, outgate = (
+                jax.nn.sigmoid(gates[k * symbols : (k + 1) * symbols]) for k in range(3)
+            )
+            cell = cell * forget + ingate * jnp.tanh(gates[3 * symbols :])
+            return outgate * jnp.tanh(cell), cell
+
+        def step_loss(main, extra, state, x, target):
+            x, new_state = x * extra[0], []
+            for i in range(state.shape[0] // 2):
+                hidden, cell = layer(
+                    main[2 * i], main[2 * i + 1], state[2 * i], state[2 * i + 1], x
+                )
+                new_state += [hidden, cell]
+                x = hidden
+            predicted = x * extra[1] + extra[2]
+            normalized = predicted - jnp.log(jnp.sum(jnp.exp(predicted)))
+            return jnp.sum(target * normalized), jnp.stack(new_state)
+
+        def objective(main, extra, state, sequence):
+            total = 0.0
+            if looped:
+
+                def scanned(state, pair):
+                    term, state = step_loss(main, extra, state, *pair)
+                    return state, term
+
+                _, terms = jax.lax.scan(scanned, state, (sequence[:-1], sequence[1:]))
+                total = jnp.sum(terms)
+            else:
+                for t in range(sequence.shape[0] - 1):
+                    term, state = step_loss(main, extra, state, sequence[t], sequence[t + 1])
+                    total += term
+            return -total / ((sequence.shape[0] - 1) * symbols)
+
+        run = jax.jit(jax.value_and_grad(objective, argnums=(0, 1)))
+
+        def call():
+            value, grads = run(*args)
+            return [value, *grads]
+
+        return call
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -134,5 +189,7 @@ BUILDERS = {
         "B9b": train_step,
         "B10": euler,
         "B12": hvp,
+        "B18": lstm(looped=False),
+        "B18w": lstm(looped=True),
     }
 }

@@ -141,6 +141,68 @@ def hvp(d):
     return lambda: (2 * np.sin(x) + 4 * x * np.cos(x) - x * x * np.sin(x)) * v
 
 
+def lstm(d):
+    """B18: the LSTM objective forward, then back through the steps by hand."""
+    main, extra, state, sequence = (d[k] for k in ("main", "extra", "state", "sequence"))
+    layers, symbols = main.shape[0] // 2, sequence.shape[1]
+    count = (sequence.shape[0] - 1) * symbols
+
+    def sigmoid(a):
+        return 1 / (1 + np.exp(-a))
+
+    def run():
+        hidden, cell = list(state[0::2]), list(state[1::2])
+        saved, total = [], 0.0
+        for t in range(sequence.shape[0] - 1):
+            x, steps = sequence[t] * extra[0], []
+            for i in range(layers):
+                inputs = np.concatenate([x, hidden[i], x, hidden[i]])
+                gates = inputs * main[2 * i] + main[2 * i + 1]
+                f, g_in, g_out = (sigmoid(gates[k * symbols : (k + 1) * symbols]) for k in range(3))
+                change = np.tanh(gates[3 * symbols :])
+                new_cell = cell[i] * f + g_in * change
+                squashed = np.tanh(new_cell)
+                steps.append((inputs, cell[i], f, g_in, g_out, change, squashed))
+                hidden[i], cell[i] = g_out * squashed, new_cell
+                x = hidden[i]
+            predicted = x * extra[1] + extra[2]
+            e = np.exp(predicted)
+            total += np.sum(sequence[t + 1] * (predicted - np.log(e.sum())))
+            saved.append((steps, x, e / e.sum()))
+        d_main, d_extra = np.zeros_like(main), np.zeros_like(extra)
+        d_hidden = [np.zeros(symbols, np.float32) for _ in range(layers)]
+        d_cell = [np.zeros(symbols, np.float32) for _ in range(layers)]
+        for t in reversed(range(sequence.shape[0] - 1)):
+            steps, top, softmax = saved[t]
+            d_norm = sequence[t + 1] * np.float32(-1.0 / count)
+            d_pred = d_norm - softmax * d_norm.sum()
+            d_extra[1] += d_pred * top
+            d_extra[2] += d_pred
+            d_x = d_pred * extra[1]
+            for i in reversed(range(layers)):
+                inputs, old_cell, f, g_in, g_out, change, squashed = steps[i]
+                d_h = d_x + d_hidden[i]
+                d_new_cell = d_cell[i] + d_h * g_out * (1 - squashed**2)
+                d_gates = np.concatenate(
+                    [
+                        d_new_cell * old_cell * f * (1 - f),
+                        d_new_cell * change * g_in * (1 - g_in),
+                        d_h * squashed * g_out * (1 - g_out),
+                        d_new_cell * g_in * (1 - change**2),
+                    ]
+                )
+                d_main[2 * i] += d_gates * inputs
+                d_main[2 * i + 1] += d_gates
+                d_inputs = d_gates * main[2 * i]
+                d_x = d_inputs[:symbols] + d_inputs[2 * symbols : 3 * symbols]
+                d_hidden[i] = d_inputs[symbols : 2 * symbols] + d_inputs[3 * symbols :]
+                d_cell[i] = d_new_cell * f
+            d_extra[0] += d_x * sequence[t]
+        return [-total / count, d_main, d_extra]
+
+    return run
+
+
 BUILDERS = {
     "numpy": {
         "B1": chain,
@@ -155,5 +217,7 @@ BUILDERS = {
         "B9u": train_step,
         "B10": euler,
         "B12": hvp,
+        "B18": lstm,
+        "B18w": lstm,
     }
 }

@@ -187,6 +187,51 @@ def hvp(compiled):
     return build
 
 
+def lstm(compiled, looped=False):
+    """B18: a Python loop over the time steps under a GradientTape (tf.function: unrolled in
+    the graph); B18w: a `for` over tf.range, which autograph makes a tf.while_loop."""
+
+    def build(d):
+        args = [tf.constant(d[k]) for k in ("main", "extra", "state", "sequence")]
+        symbols = d["sequence"].shape[1]
+
+        def layer(weight, bias, hidden, cell, x):
+            gates = tf.concat([x, hidden, x, hidden], 0) * weight + bias
+            forget, ingate, outgate = (
+                tf.sigmoid(gates[k * symbols : (k + 1) * symbols]) for k in range(3)
+            )
+            cell = cell * forget + ingate * tf.tanh(gates[3 * symbols :])
+            return outgate * tf.tanh(cell), cell
+
+        def step_loss(main, extra, state, sequence, t):
+            x, new_state = sequence[t] * extra[0], []
+            for i in range(len(state) // 2):
+                hidden, cell = layer(
+                    main[2 * i], main[2 * i + 1], state[2 * i], state[2 * i + 1], x
+                )
+                new_state += [hidden, cell]
+                x = hidden
+            predicted = x * extra[1] + extra[2]
+            normalized = predicted - tf.math.log(tf.reduce_sum(tf.exp(predicted)))
+            return tf.reduce_sum(sequence[t + 1] * normalized), new_state
+
+        def value_and_grads(main, extra, state, sequence):
+            with tf.GradientTape() as tape:
+                tape.watch([main, extra])
+                total, state = tf.constant(0.0), [state[i] for i in range(state.shape[0])]
+                steps = tf.range(sequence.shape[0] - 1) if looped else range(sequence.shape[0] - 1)
+                for t in steps:
+                    term, state = step_loss(main, extra, state, sequence, t)
+                    total += term
+                loss = -total / ((sequence.shape[0] - 1) * symbols)
+            return [loss, *tape.gradient(loss, [main, extra])]
+
+        run = tf.function(value_and_grads) if compiled else value_and_grads
+        return lambda: run(*args)
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -205,9 +250,11 @@ def _for(compiled):
         "B9b": train_step(compiled),
         "B10": euler(compiled),
         "B12": hvp(compiled),
+        "B18": lstm(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
+        table["B18w"] = lstm(compiled, looped=True)
     if not compiled:
         table["B1"] = chain
     return table

@@ -129,6 +129,52 @@ def hvp(compile_it):
     return build
 
 
+def lstm(compile_step):
+    """B18: a Python loop over the time steps under autograd; torch.compile compiles the
+    step, which the loop calls (compiling the whole loop would unroll it, as in B10)."""
+
+    def build(d):
+        main, extra, state, sequence = (
+            torch.from_numpy(d[k]) for k in ("main", "extra", "state", "sequence")
+        )
+        symbols = sequence.shape[1]
+
+        def layer(weight, bias, hidden, cell, x):
+            gates = torch.cat([x, hidden, x, hidden]) * weight + bias
+            forget, ingate, outgate = (
+                torch.sigmoid(gates[k * symbols : (k + 1) * symbols]) for k in range(3)
+            )
+            cell = cell * forget + ingate * torch.tanh(gates[3 * symbols :])
+            return outgate * torch.tanh(cell), cell
+
+        def step_loss(main, extra, state, x, target):
+            x, new_state = x * extra[0], []
+            for i in range(len(state) // 2):
+                hidden, cell = layer(
+                    main[2 * i], main[2 * i + 1], state[2 * i], state[2 * i + 1], x
+                )
+                new_state += [hidden, cell]
+                x = hidden
+            predicted = x * extra[1] + extra[2]
+            normalized = predicted - torch.log(torch.sum(torch.exp(predicted)))
+            return torch.sum(target * normalized), new_state
+
+        step = torch.compile(step_loss) if compile_step else step_loss
+
+        def value_and_grads(main, extra):
+            main, extra = main.detach().requires_grad_(), extra.detach().requires_grad_()
+            total, hidden_state = 0.0, list(state)
+            for t in range(sequence.shape[0] - 1):
+                term, hidden_state = step(main, extra, hidden_state, sequence[t], sequence[t + 1])
+                total = total + term
+            loss = -total / ((sequence.shape[0] - 1) * symbols)
+            return [loss, *torch.autograd.grad(loss, [main, extra])]
+
+        return lambda: value_and_grads(main, extra)
+
+    return build
+
+
 def eager():
     def mlp(d):
         step, args = mlp_step(d)
@@ -158,6 +204,7 @@ def eager():
         "B9b": train_step(False),
         "B10": euler(False),
         "B12": hvp(False),
+        "B18": lstm(False),
     }
 
 
@@ -186,6 +233,7 @@ def compiled():
         "B9u": train_step(True, dynamic=True),
         "B10": euler(True),
         "B12": hvp(True),
+        "B18": lstm(True),
     }
 
 

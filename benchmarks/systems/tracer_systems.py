@@ -172,6 +172,66 @@ def hvp(compiled):
     return build
 
 
+def lstm(compiled, looped=False):
+    """B18: the objective as a Python loop over the time steps on a tape (compiled, the loop
+    unrolled); B18w (`looped`): a `for` over tt.range, one loop in the compiled program."""
+
+    def build(d):
+        args = [tt.constant(d[k]) for k in ("main", "extra", "state", "sequence")]
+        symbols = d["sequence"].shape[1]
+
+        def layer(weight, bias, hidden, cell, x):
+            gates = tt.concat([x, hidden, x, hidden], 0) * weight + bias
+            forget, ingate, outgate = (
+                tt.sigmoid(gates[k * symbols : (k + 1) * symbols]) for k in range(3)
+            )
+            cell = cell * forget + ingate * tt.tanh(gates[3 * symbols :])
+            return outgate * tt.tanh(cell), cell
+
+        def predict(main, extra, state, x):
+            x, new_state = x * extra[0], []
+            for i in range(len(state) // 2):
+                hidden, cell = layer(
+                    main[2 * i], main[2 * i + 1], state[2 * i], state[2 * i + 1], x
+                )
+                new_state += [hidden, cell]
+                x = hidden
+            return x * extra[1] + extra[2], new_state
+
+        def step_loss(main, extra, state, sequence, t):
+            predicted, state = predict(main, extra, state, sequence[t])
+            normalized = predicted - tt.math.log(tt.reduce_sum(tt.exp(predicted)))
+            return tt.reduce_sum(sequence[t + 1] * normalized), state
+
+        def value_and_grads(main, extra, state, sequence):
+            with tt.GradientTape() as tape:
+                tape.watch([main, extra])
+                total, state = tt.constant(0.0), [state[i] for i in range(state.shape[0])]
+                for t in range(sequence.shape[0] - 1):
+                    term, state = step_loss(main, extra, state, sequence, t)
+                    total += term
+                loss = -total / ((sequence.shape[0] - 1) * symbols)
+            return [loss, *tape.gradient(loss, [main, extra])]
+
+        def value_and_grads_looped(main, extra, state, sequence):
+            with tt.GradientTape() as tape:
+                tape.watch([main, extra])
+                total, state = tt.constant(0.0), [state[i] for i in range(state.shape[0])]
+                for t in tt.range(sequence.shape[0] - 1):
+                    term, state = step_loss(main, extra, state, sequence, t)
+                    total += term
+                loss = -total / ((sequence.shape[0] - 1) * symbols)
+            return [loss, *tape.gradient(loss, [main, extra])]
+
+        if looped:
+            run = tt.function(value_and_grads_looped)
+        else:
+            run = tt.function(value_and_grads) if compiled else value_and_grads
+        return lambda: run(*args)
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B1": chain(compiled),
@@ -185,9 +245,11 @@ def _for(compiled):
         "B9b": train_step(compiled),
         "B10": euler(compiled),
         "B12": hvp(compiled),
+        "B18": lstm(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
+        table["B18w"] = lstm(compiled, looped=True)
     return table
 
 

@@ -378,6 +378,27 @@ def _slice_simplify(node):
     return None
 
 
+def _block_offset(node):
+    """The element offset of a slice that is one contiguous block of its input (single
+    positions, then one range of step 1, then whole axes), or None."""
+    shape = node.inputs[0].shape
+    if not all(isinstance(size, int) for size in shape):
+        return None
+    items = [item for item in node.attrs["index"] if item is not None]
+    items += [(0, size, 1) for size in shape[len(items) :]]
+    offset, spread = 0, False
+    for axis, item in enumerate(items):
+        start, stop, step = (item, item + 1, 1) if isinstance(item, int) else item
+        count = len(range(start, stop, step))
+        if spread and (start, count, step) != (0, shape[axis], 1):
+            return None
+        if count > 1 and step != 1:
+            return None
+        offset += start * int(np.prod(shape[axis + 1 :], dtype=np.int64))
+        spread = spread or count > 1
+    return offset
+
+
 SLICE = primitive(
     "slice",
     _infer_slice,
@@ -390,7 +411,8 @@ SLICE = primitive(
     c=forms.View(
         lambda node, out_map: slice_source_map(
             node.attrs["index"], out_map, len(node.inputs[0].shape)
-        )
+        ),
+        block_offset=_block_offset,
     ),
 )
 

@@ -15,7 +15,12 @@ a larger kernel. Every other elementwise value is recomputed inside each kernel 
 it instead of being stored: memory traffic, not arithmetic, bounds these loops, so a loss
 and its gradient over x take two loops over x. Except for a value that calls the math
 library (its C form is `costly`) and fits in the caches (STORED_COSTLY_BYTES): computing
-it costs more than keeping it, so several kernels that need it read it stored once.
+it costs more than keeping it, so several kernels that need it read it stored once. And
+except for a value several kernels read whose computation is long (SHARED_CONE) or, small,
+reads several other such values (RECURRENCE: an unrolled recurrence's state), which would
+otherwise be recomputed from the recurrence's start in every kernel. A contiguous block of
+a stored value (`x[t]`) is a root too: the C backend reads it through a pointer into that
+value, so kernels that read different blocks are the same code.
 
 A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
 size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
@@ -77,6 +82,14 @@ FUSED = primitive(
 # costs a fraction of a libm call per element.
 STORED_COSTLY_BYTES = 1024 * 1024
 COSTLY_CONE = 16  # the most values the kernel of a stored costly value may recompute
+# A value that several kernels read is stored when computing it takes more values than this:
+# a recurrence (the cell state of an LSTM step by step) recomputed from its start in every
+# kernel that reads a step would make the work and the C quadratic in the number of steps.
+SHARED_CONE = 32
+# A small value is stored when its computation reads this many others that several kernels
+# read (a recurrence's earlier states, not yet stored): each step's state is then stored
+# every few steps, in a pattern that repeats, so unrolled steps are alike and share kernels.
+RECURRENCE = 2
 
 
 def _fusion(node):
@@ -146,7 +159,8 @@ def _roots(graph):
             or _broadcast_into_more(node, consumers)
         ):
             roots.add(id(node))
-    roots |= _shared_costly(graph, consumers, roots)
+    roots |= {id(node) for node in graph.nodes if _is_block_of_stored(node, roots)}
+    roots |= _shared(graph, consumers, roots)
     changed = True
     while changed:  # a view that can only read a stored value (a reshape that reorders) gets one
         changed = False
@@ -161,11 +175,14 @@ def _roots(graph):
     return roots, _siblings(graph, roots)
 
 
-def _shared_costly(graph, consumers, roots):
-    """ids of the costly values that more than one kernel would recompute, small enough to
-    keep. A stored value's kernel recomputes the values it reads that are not stored
-    themselves: one is stored only where those are few (COSTLY_CONE), or a chain of cheap
-    values between costly ones would be recomputed from its start in every kernel."""
+def _shared(graph, consumers, roots):
+    """ids of the values that more than one kernel would recompute and that are better stored:
+    costly ones small enough to keep; small ones computed from RECURRENCE or more shared
+    values (a recurrence: each step's state is read by its own outputs and by the next step);
+    and any whose computation takes more than SHARED_CONE values. A stored value's kernel
+    recomputes the values it reads that are not stored themselves: a costly one is stored
+    only where those are few (COSTLY_CONE), or a chain of cheap values between costly ones
+    would be recomputed from its start in every kernel."""
     kernels = {}  # id(node) -> ids of the kernels that compute it, if it is not stored
     for node in reversed(graph.nodes):
         found = set()
@@ -177,14 +194,27 @@ def _shared_costly(graph, consumers, roots):
         kernels[id(node)] = found
     stored = set()
     for node in graph.nodes:  # earliest first: a value stored ends the cones of later ones
+        if id(node) in roots or len(kernels[id(node)]) < 2 or not is_fusible(node):
+            continue
+        cone = _cone(node, roots, stored, SHARED_CONE)
         if (
-            id(node) not in roots
-            and len(kernels[id(node)]) > 1
-            and _is_costly_and_small(node)
-            and _cone_size(node, roots, stored) <= COSTLY_CONE
+            len(cone) > SHARED_CONE
+            or (_is_small(node) and _shared_inside(cone - {id(node)}, kernels) >= RECURRENCE)
+            or (_is_costly(node) and _is_small(node) and len(cone) <= COSTLY_CONE)
         ):
             stored.add(id(node))
     return stored
+
+
+def _is_block_of_stored(node, roots):
+    """Whether `node` is a view that is one contiguous block of a stored value (x[t] of an
+    input): the C backend reads it through a pointer into that value, so the kernels that
+    read it are the same code whatever the block (the steps of an unrolled loop share them)."""
+    form = forms.C_FORMS.get(node.op)
+    if getattr(form, "block_offset", None) is None or form.block_offset(node) is None:
+        return False
+    (source,) = node.inputs
+    return not is_fusible(source) or id(source) in roots
 
 
 def _siblings(graph, roots):
@@ -197,6 +227,8 @@ def _siblings(graph, roots):
     groups = {}
     for node in graph.nodes:
         if id(node) in roots and id(node) not in outputs and is_fusible(node):
+            if _is_block_of_stored(node, roots):
+                continue  # a pointer into its source, not computed
             key = (_sources(node, roots), node.shape, node.dtype)
             groups.setdefault(key, []).append(node)
     return {id(n): group for group in groups.values() if len(group) > 1 for n in group}
@@ -218,23 +250,29 @@ def _sources(root, roots):
     return frozenset(found)
 
 
-def _cone_size(node, roots, stored):
-    """How many fused values computing `node` takes (itself and the values it reads that
-    are not `stored`), counted up to COSTLY_CONE + 1."""
+def _cone(node, roots, stored, limit):
+    """ids of the fused values computing `node` takes (itself and the values it reads that
+    are not `stored`), up to `limit` + 1 of them."""
     seen, stack = {id(node)}, [node]
-    while stack and len(seen) <= COSTLY_CONE:
+    while stack and len(seen) <= limit:
         for value in stack.pop().inputs:
             kept = id(value) in roots or id(value) in stored
             if id(value) not in seen and not kept and is_fusible(value):
                 seen.add(id(value))
                 stack.append(value)
-    return len(seen)
+    return seen
 
 
-def _is_costly_and_small(node):
-    form = forms.C_FORMS.get(node.op)
-    if not getattr(form, "costly", False) or not is_fusible(node):
-        return False
+def _shared_inside(cone, kernels):
+    return sum(1 for k in cone if len(kernels[k]) > 1)
+
+
+def _is_costly(node):
+    return getattr(forms.C_FORMS.get(node.op), "costly", False)
+
+
+def _is_small(node):
+    """Whether a value fits in the caches (STORED_COSTLY_BYTES): reading it back is cheap."""
     return _size(node.shape) * node.dtype.as_numpy_dtype().itemsize <= STORED_COSTLY_BYTES
 
 
