@@ -11,6 +11,8 @@ the graphs it holds, which is lowered the same way; their values and the op's re
 blocks of their own for the whole run.
 """
 
+import bisect
+import heapq
 import itertools
 import re
 
@@ -553,6 +555,10 @@ class _Layout:
         self.computed = computed
         self.aliases = aliases
         self.stored_elsewhere = stored_elsewhere
+        self.projections = {}  # id(node of several results) -> the `get`s of its results
+        for g in graph.nodes:
+            if isinstance(C_FORMS.get(g.op), Projection):
+                self.projections.setdefault(id(g.inputs[0]), []).append(g)
         last_use = {}
         for step, node in enumerate(computed):
             for value in node.inputs:
@@ -573,7 +579,7 @@ class _Layout:
                 requests.append((("scratch", id(node)), size, step, step))
             elif not _has_results(node) and id(node) not in stored_elsewhere:
                 requests.append((id(node), _bytes(node), step, last_use.get(id(node), step)))
-        self.placement, self.blocks = _first_fit(requests)
+        self.placement, self.blocks = _best_fit(requests)
         self.offsets, self.size = _packed(self.blocks)
 
     def _key(self, value):
@@ -587,8 +593,7 @@ class _Layout:
     def _stored_elsewhere(self, node, k):
         return any(
             id(g) in self.stored_elsewhere and g.attrs["index"] == k
-            for g in self.graph.nodes
-            if g.inputs and g.inputs[0] is node and isinstance(C_FORMS.get(g.op), Projection)
+            for g in self.projections.get(id(node), ())
         )
 
     @staticmethod
@@ -620,8 +625,8 @@ class _Layout:
                 for k in range(len(node.dtype.parts)):
                     block = self.placement.get((id(node), k))
                     results.append(block_pointer(block) if block is not None else None)
-                for g in self.graph.nodes:
-                    if g.inputs and g.inputs[0] is node and id(g) in pointers:
+                for g in self.projections.get(id(node), ()):
+                    if id(g) in pointers:
                         results[g.attrs["index"]] = pointers[id(g)]  # an output buffer
                 self.lowering.results[id(node)] = results
             if _is_structured(node):
@@ -637,24 +642,35 @@ class _Layout:
                 pointers[id(node)] = f"({source} + {offset})" if offset else source
 
 
-def _first_fit(requests):
+def _best_fit(requests):
     """{key: block} and the block sizes for requests (key, bytes, first step, last step) in
-    step order: each takes the first free block that fits, or a new one."""
-    blocks, busy, placement = [], [], {}
+    step order: each takes the smallest free block that fits (one of its size, where sizes
+    are known only at run time), or a new one. Blocks free again after their last step;
+    the work is n log n in the requests (an unrolled loop makes tens of thousands)."""
+    blocks, placement = [], {}
+    releases = []  # (last step, block) of the blocks in use
+    free = []  # (size, block) of the free blocks of known size, sorted
+    free_symbolic = {}  # size -> free blocks of that size, for sizes known at run time
     for key, size, step, until in requests:
         size = _aligned(size)
-        for k, block in enumerate(blocks):
-            fits = block == size or (
-                isinstance(block, int) and isinstance(size, int) and block >= size
-            )
-            if busy[k] < step and fits:
-                busy[k] = until
-                placement[key] = k
-                break
-        else:
-            placement[key] = len(blocks)
+        while releases and releases[0][0] < step:
+            _, k = heapq.heappop(releases)
+            if isinstance(blocks[k], int):
+                bisect.insort(free, (blocks[k], k))
+            else:
+                free_symbolic.setdefault(blocks[k], []).append(k)
+        k = None
+        if isinstance(size, int):
+            position = bisect.bisect_left(free, (size, -1))
+            if position < len(free):
+                k = free.pop(position)[1]
+        elif free_symbolic.get(size):
+            k = free_symbolic[size].pop()
+        if k is None:
+            k = len(blocks)
             blocks.append(size)
-            busy.append(until)
+        heapq.heappush(releases, (until, k))
+        placement[key] = k
     return placement, blocks
 
 

@@ -183,15 +183,19 @@ def _shared(graph, consumers, roots):
     recomputes the values it reads that are not stored themselves: a costly one is stored
     only where those are few (COSTLY_CONE), or a chain of cheap values between costly ones
     would be recomputed from its start in every kernel."""
-    kernels = {}  # id(node) -> ids of the kernels that compute it, if it is not stored
+    # id(node) -> ids of the kernels that compute it if it is not stored, two at most: what
+    # matters is whether several do, and whole sets would grow with a long chain's length
+    kernels = {}
     for node in reversed(graph.nodes):
         found = set()
         for consumer in consumers.get(id(node), ()):
+            if len(found) > 1:
+                break
             if id(consumer) in roots:
                 found.add(id(consumer))
             elif is_fusible(consumer):
                 found |= kernels[id(consumer)]
-        kernels[id(node)] = found
+        kernels[id(node)] = found if len(found) < 3 else set(sorted(found)[:2])
     stored = set()
     for node in graph.nodes:  # earliest first: a value stored ends the cones of later ones
         if id(node) in roots or len(kernels[id(node)]) < 2 or not is_fusible(node):
