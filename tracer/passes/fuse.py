@@ -89,7 +89,7 @@ SHARED_CONE = 32
 # A small value is stored when its computation reads this many others that several kernels
 # read (a recurrence's earlier states, not yet stored): each step's state is then stored
 # every few steps, in a pattern that repeats, so unrolled steps are alike and share kernels.
-RECURRENCE = 2
+RECURRENCE = 4
 
 
 def _fusion(node):
@@ -203,7 +203,10 @@ def _shared(graph, consumers, roots):
         cone = _cone(node, roots, stored, SHARED_CONE)
         if (
             len(cone) > SHARED_CONE
-            or (_is_small(node) and _shared_inside(cone - {id(node)}, kernels) >= RECURRENCE)
+            or (
+                _is_small(node, known=True)
+                and _shared_inside(cone - {id(node)}, kernels) >= RECURRENCE
+            )
             or (_is_costly(node) and _is_small(node) and len(cone) <= COSTLY_CONE)
         ):
             stored.add(id(node))
@@ -275,8 +278,11 @@ def _is_costly(node):
     return getattr(forms.C_FORMS.get(node.op), "costly", False)
 
 
-def _is_small(node):
-    """Whether a value fits in the caches (STORED_COSTLY_BYTES): reading it back is cheap."""
+def _is_small(node, known=False):
+    """Whether a value fits in the caches (STORED_COSTLY_BYTES): reading it back is cheap.
+    With `known`, a value whose size is known only at run time is not."""
+    if known and not all(isinstance(size, int) for size in node.shape):
+        return False
     return _size(node.shape) * node.dtype.as_numpy_dtype().itemsize <= STORED_COSTLY_BYTES
 
 
