@@ -184,6 +184,8 @@ def lower(
     return plan
 
 
+NOINLINE_FROM_CALLS = 8  # a kernel called from this many steps stays one function
+
 # The most statements one C function of the entry point holds: compilers take time
 # superlinear in a function's size (an unrolled loop of 10^4 kernel calls in one function
 # took gcc minutes), so a longer entry point calls functions of this many statements each.
@@ -222,7 +224,7 @@ class _Lowering:
         self.dim_args = "".join(f"{name}, " for name in symbols)
         self.kernels = []  # (C name, C text)
         self.kernel_names = {}  # _kernel_key(node) -> (C name, returns an error code)
-        self.shared_kernels = set()  # the C names of the kernels called from several steps
+        self.calls = {}  # C name of a kernel -> how many steps call it
         self.blocks = []  # workspace block sizes, in bytes; block k starts at C offset w<k>
         self.names = 0  # for the C names of kernels and of structured ops' locals
         self.results = {}  # id(structured node) -> the pointers of its results
@@ -308,17 +310,20 @@ class _Lowering:
         key = _kernel_key(node)
         known = self.kernel_names.get(key)
         if known is not None:
-            self.shared_kernels.add(known[0])
+            self.calls[known[0]] += 1
             return known
         name = self.fresh("k") + "_" + _kernel_label(node)
         text, returns_error = _render_kernel(node, name, self)
         self.kernels.append((name, text))
+        self.calls[name] = 1
         if not returns_error:
             self.kernel_names[key] = (name, returns_error)
         return name, returns_error
 
     def kernel_texts(self):
-        """The C text of each kernel; those called from several steps are not inlined."""
+        """The C text of each kernel; those called from many steps (NOINLINE_FROM_CALLS)
+        are not inlined. A few calls are left to the compiler: inlined into a small entry
+        point, kernels share registers instead of passing values through the workspace."""
         return [
             re.sub(
                 rf"^static (\w+) {name}\(",
@@ -327,7 +332,7 @@ class _Lowering:
                 count=1,
                 flags=re.M,
             )
-            if name in self.shared_kernels
+            if self.calls[name] >= NOINLINE_FROM_CALLS
             else text
             for name, text in self.kernels
         ]

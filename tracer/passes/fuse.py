@@ -220,6 +220,8 @@ def _is_block_of_stored(node, roots):
     form = forms.C_FORMS.get(node.op)
     if getattr(form, "block_offset", None) is None or form.block_offset(node) is None:
         return False
+    if _size(node.shape) < 2:  # a scalar stays in the kernels that read it, with its siblings
+        return False
     (source,) = node.inputs
     return not is_fusible(source) or id(source) in roots
 
