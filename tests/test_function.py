@@ -514,9 +514,9 @@ def test_an_unrolled_recurrence_compiles_to_c_linear_in_its_steps():
         kernels[steps] = len(
             re.findall(r"^static (?:TR_NOINLINE )?\w+ k\d+_", concrete.c_source(), re.M)
         )
-    assert kernels[16] == kernels[32], kernels
+    assert kernels[32] - kernels[16] < 16 / 2, kernels  # not a kernel or more per step
     per_step = [(sizes[16] - sizes[8]) / 8, (sizes[32] - sizes[16]) / 16]
-    assert per_step[1] < 1.1 * per_step[0], sizes
+    assert per_step[1] < 1.3 * per_step[0], sizes
 
 
 def test_kernels_that_report_errors_are_not_shared_and_name_their_own_lines():
@@ -536,3 +536,29 @@ def test_kernels_that_report_errors_are_not_shared_and_name_their_own_lines():
         f(x, good, bad)
     with pytest.raises(Exception, match=rf"test_function.py:{line - 1}\b"):
         f(x, bad, good)
+
+
+def test_a_long_sum_is_a_chain_of_kernels_of_bounded_inputs():
+    """A loss summed over 150 unrolled steps, and its gradient: one kernel would read all 150
+    terms (a C function of 150 parameters, which compilers take minutes over at 10^3). Kernels
+    read at most KERNEL_INPUTS stored values."""
+    from tracer.passes.fuse import KERNEL_INPUTS
+
+    def f(xs, w):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            total = 0.0
+            for t in range(xs.shape[0]):
+                total += tt.reduce_sum(tt.tanh(xs[t] * w[0]) * w[1])
+        return total, tape.gradient(total, w)
+
+    rng = np.random.default_rng(1)
+    xs, w = rng.uniform(-1, 1, (150, 5)), rng.uniform(-1, 1, (2, 5))
+    concrete = tt.function(f).get_concrete_function(tt.constant(xs), tt.constant(w))
+    parameters = [int(k) for k in re.findall(r"\*restrict p(\d+)", concrete.c_source())]
+    assert max(parameters) < KERNEL_INPUTS
+    squashed = np.tanh(xs * w[0])
+    total, grad = concrete(tt.constant(xs), tt.constant(w))
+    np.testing.assert_allclose(float(total), np.sum(squashed * w[1]), rtol=1e-12)
+    expected = [np.sum(xs * (1 - squashed**2) * w[1], axis=0), np.sum(squashed, axis=0)]
+    np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-12)

@@ -90,6 +90,7 @@ SHARED_CONE = 32
 # read (a recurrence's earlier states, not yet stored): each step's state is then stored
 # every few steps, in a pattern that repeats, so unrolled steps are alike and share kernels.
 RECURRENCE = 4
+KERNEL_INPUTS = 64  # the most stored values one kernel reads
 
 
 def _fusion(node):
@@ -161,6 +162,7 @@ def _roots(graph):
             roots.add(id(node))
     roots |= {id(node) for node in graph.nodes if _is_block_of_stored(node, roots)}
     roots |= _shared(graph, consumers, roots)
+    roots |= _bounded_inputs(graph, roots)
     changed = True
     while changed:  # a view that can only read a stored value (a reshape that reorders) gets one
         changed = False
@@ -210,6 +212,41 @@ def _shared(graph, consumers, roots):
             or (_is_costly(node) and _is_small(node) and len(cone) <= COSTLY_CONE)
         ):
             stored.add(id(node))
+    return stored
+
+
+def _bounded_inputs(graph, roots):
+    """ids of the values stored so that no kernel reads more than KERNEL_INPUTS stored
+    values: a sum of thousands of terms (a weight's gradient over an unrolled loop's steps)
+    would be one kernel of thousands of parameters, which compilers take minutes over.
+    Where a value would read too many, the input that brings the most is stored; the sum
+    becomes a chain of kernels alike, which the C backend writes once."""
+    reads, stored = {}, set()  # id(value computed in a kernel) -> ids of the stored values it reads
+
+    def gathered(node):
+        found = set()
+        for value in node.inputs:
+            if id(value) in reads and id(value) not in roots and id(value) not in stored:
+                found |= reads[id(value)]
+            elif value.op != "const" or value.shape:
+                found.add(id(value))
+        return found
+
+    for node in graph.nodes:
+        if not (is_fusible(node) or _is_reduction(node)):
+            continue
+        found = gathered(node)
+        while len(found) > KERNEL_INPUTS:
+            computed = [
+                v
+                for v in node.inputs
+                if id(v) in reads and id(v) not in roots and id(v) not in stored
+            ]
+            if not computed:
+                break
+            stored.add(id(max(computed, key=lambda v: len(reads[id(v)]))))
+            found = gathered(node)
+        reads[id(node)] = found
     return stored
 
 
