@@ -101,16 +101,17 @@ def _path_stops(rec, source_node, targets, target_nodes):
         if cut is not None and any(id(i) in reached for i in cut[2]):
             return _cut_reason(cut)
     for node, location, via in rec.events.numpy_exits:
-        if id(node) in reached and via == "tt.constant":
+        if id(node) not in reached:
+            continue
+        if via == "tt.constant":
             return (
                 f"the path from it ends at {_at(location)}: tt.constant made a constant of the value "
                 "there, as in TensorFlow; tt.convert_to_tensor or tt.stack keeps the gradient"
             )
-        if id(node) in reached:
-            return (
-                f"the path from it leaves tracer at {_at(location)}: the value went through numpy there "
-                "and came back as a constant; use tracer ops instead"
-            )
+        return (
+            f"the path from it leaves tracer at {_at(location)}: the value went through numpy there "
+            "and came back as a constant; use tracer ops instead"
+        )
     for cut in rec.events.blocked:
         if any(id(i) in reached for i in cut[2]):
             return _cut_reason(cut)

@@ -186,11 +186,17 @@ def _from_python(value, dtype):
         raise TypeError(
             f"cannot convert {value!r} to a tensor of dtype {dtype.name} without losing its value"
         )
-    if array.dtype.kind in "iu" and dtype.is_integer and array.size:
-        limits = np.iinfo(dtype.as_numpy_dtype)
+    target = dtype.as_numpy_dtype
+    if (
+        array.dtype.kind in "iu"
+        and dtype.is_integer
+        and array.size
+        and not np.can_cast(array.dtype, target)
+    ):
+        limits = np.iinfo(target)
         if array.min() < limits.min or array.max() > limits.max:
             raise OverflowError(f"{value!r} does not fit in a tensor of dtype {dtype.name}")
-    return np.array(array, dtype=dtype.as_numpy_dtype)
+    return np.array(array, dtype=target)
 
 
 def _leaves(value):

@@ -22,8 +22,10 @@ def as_tensors(*values):
                 return x, _scalar_constant(y, x.dtype)
         elif type(y) is Tensor and type(x) in _PYTHON_SCALARS:
             return _scalar_constant(x, y.dtype), y
-    # a nested list holding tensors is packed first, and gives its dtype like a tensor
-    values = [convert_to_tensor(v) if _is_packable(v) else v for v in values]
+    for v in values:  # a nested list holding tensors is packed first, and gives its dtype
+        if type(v) in _SEQUENCES and holds_tensors(v):
+            values = [convert_to_tensor(v) if _is_packable(v) else v for v in values]
+            break
     dtype = None
     for v in values:
         if is_tensor_like(v) or hasattr(v, "_densify"):
@@ -37,6 +39,7 @@ def _is_packable(value):
 
 
 _PYTHON_SCALARS = (float, int, bool)
+_SEQUENCES = (list, tuple)
 _SCALAR_CONSTANTS = {}  # (type, value, dtype) -> Tensor: the `2` of `x * 2`, converted once
 _SCALAR_CONSTANTS_LIMIT = 4096
 
