@@ -113,8 +113,9 @@ class Template(Form):
 class LoopNests(Form):
     """`nests(node) -> ([(C type, parameter name)], [codegen.loops.Nest])`."""
 
-    def __init__(self, nests):
+    def __init__(self, nests, helpers=()):
         self.nests = nests
+        self.helpers = tuple(helpers)
 
 
 class FusedBody(Form):

@@ -215,6 +215,10 @@ NO_GRADIENT = {
     "logical_not": lambda x: tt.cast(tt.logical_not(x > 0.0), tt.float64),
     "argmax": lambda x: tt.cast(tt.argmax(x), tt.float64),
     "argmin": lambda x: tt.cast(tt.math.argmin(x), tt.float64),
+    # its seed is an integer tensor: a draw is a constant of the other inputs
+    "stateless_random_uniform_unit": lambda x: tt.random.stateless_uniform(
+        [3], tt.cast(x[:2] * 1000.0, tt.int64), dtype=tt.float64
+    ),
 }
 
 CREATION = {"dims_value", "fill", "one_hot_seeds"}  # no inputs

@@ -1,14 +1,27 @@
 """`tt.random`: seeded normal and uniform tensors.
 
 `set_seed(s)` makes every later draw repeatable; an op-level `seed` picks a stream of its
-own within the global seed, as TensorFlow's two-level seeds do.
+own within the global seed, as TensorFlow's two-level seeds do. These draw with numpy when
+they are called: inside a `tt.function` that is once, while it is traced, and every call
+of the compiled function returns that same draw.
+
+`stateless_uniform` and `stateless_normal` are TensorFlow's stateless ops: the draw is a
+function of a seed tensor (and the shape), computed by an op, so a compiled function that
+takes the seed as an argument, or computes it from a step counter, draws anew whenever the
+seed changes. Their stream is tracer's own (`tracer/ops/random_ops.py`), not TensorFlow's.
 """
+
+import math
 
 import numpy as np
 
 from tracer import dtypes
 from tracer.dtypes import as_dtype
-from tracer.tensor import Tensor
+from tracer.ir import dims
+from tracer.ops import random_ops
+from tracer.ops.array_ops import cast
+from tracer.ops.math_ops import cos, log, minimum, sqrt
+from tracer.tensor import Tensor, convert_to_tensor
 
 _generator = np.random.default_rng()
 _global_seed = None
@@ -47,3 +60,133 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         return Tensor(rng.integers(int(minval), int(maxval), shape).astype(dtype.as_numpy_dtype))
     maxval = 1.0 if maxval is None else float(maxval)
     return Tensor(rng.uniform(float(minval), maxval, shape).astype(dtype.as_numpy_dtype))
+
+
+# --- stateless: the draw is a function of a seed tensor ------------------------------------
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+    """Uniform values in [minval, maxval) (maxval 1 by default for floating dtypes), a
+    function of `seed` (an int32 or int64 tensor of shape [2]) and `shape` alone.
+
+    Floating values are minval + u * (maxval - minval) for u in [0, 1) with 24 random bits
+    (float32), 53 (float64) or 11 (float16). Integer dtypes (int32, int64) need maxval:
+    minval + floor(u * (maxval - minval)) with a float64 u, clamped below maxval (so an int64
+    range wider than 2**53 is covered coarsely), for maxval - minval below 2**63.
+
+    >>> a = tt.random.stateless_uniform([3], seed=[1, 2])
+    >>> b = tt.random.stateless_uniform([3], seed=[1, 2])
+    >>> c = tt.random.stateless_uniform([3], seed=[1, 3])
+    >>> bool((a.numpy() == b.numpy()).all()), bool((a.numpy() == c.numpy()).any())
+    (True, False)
+    """
+    dtype = as_dtype(dtype)
+    shape = _stateless_shape(shape, "stateless_uniform")
+    seed = _stateless_seed(seed, "stateless_uniform")
+    if dtype.is_integer:
+        return _uniform_integers(shape, seed, minval, maxval, dtype)
+    if dtype.name not in random_ops.UNIT_BITS:
+        raise TypeError(
+            f"stateless_uniform: dtype must be float16, float32, float64, int32 or int64, "
+            f"not {dtype.name}"
+        )
+    unit = random_ops.uniform_unit(shape, seed, dtype)
+    if maxval is None:
+        maxval = 1
+    if _is_number(minval, 0) and _is_number(maxval, 1):
+        return unit
+    maxval = convert_to_tensor(maxval, dtype)
+    if _is_number(minval, 0):  # no add after the product: C contracts none into an fma
+        return unit * maxval
+    minval = convert_to_tensor(minval, dtype)
+    return unit * (maxval - minval) + minval  # TensorFlow's formula
+
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    """Normal values of `mean` and `stddev`, a function of `seed` (an int32 or int64 tensor
+    of shape [2]) and `shape` alone: Box–Muller's sqrt(-2 log(1 - u)) cos(2 pi v) over two
+    blocks of stateless_uniform's unit draws (float16 computes in float32).
+
+    >>> tt.random.stateless_normal([2, 3], seed=[7, 0], dtype=tt.float64).shape
+    (2, 3)
+    """
+    dtype = as_dtype(dtype)
+    if not dtype.is_floating:
+        raise TypeError(f"stateless_normal: dtype must be floating, not {dtype.name}")
+    shape = _stateless_shape(shape, "stateless_normal")
+    seed = _stateless_seed(seed, "stateless_normal")
+    work = dtypes.float32 if dtype == dtypes.float16 else dtype
+    unit = random_ops.uniform_unit((2, *shape), seed, work)
+    values = sqrt(-2.0 * log(1.0 - unit[0])) * cos(unit[1] * (2.0 * math.pi))
+    if not _is_number(stddev, 1):
+        values = values * convert_to_tensor(stddev, work)
+    if not _is_number(mean, 0):
+        values = values + convert_to_tensor(mean, work)
+    return cast(values, dtype)
+
+
+def _uniform_integers(shape, seed, minval, maxval, dtype):
+    """minval + floor(u * (maxval - minval)) in int64, where an int32 range always fits: the
+    product is truncated as it is (a cast, which C and numpy round alike), and clamped
+    below the span, which u * span reaches where rounding carries it up."""
+    if maxval is None:
+        raise ValueError(f"stateless_uniform: maxval must be given for {dtype.name} values")
+    if _is_number(minval) and _is_number(maxval):
+        if not minval < maxval:
+            raise ValueError(
+                f"stateless_uniform: minval ({minval}) must be less than maxval ({maxval})"
+            )
+        if maxval - minval >= 2**63:
+            raise ValueError(
+                f"stateless_uniform: maxval - minval must be less than 2**63, not "
+                f"{maxval} - ({minval})"
+            )
+    low = cast(convert_to_tensor(minval, dtype), dtypes.int64)
+    span = cast(convert_to_tensor(maxval, dtype), dtypes.int64) - low
+    unit = random_ops.uniform_unit(shape, seed, dtypes.float64)
+    steps = cast(unit * cast(span, dtypes.float64), dtypes.int64)
+    return cast(minimum(steps, span - 1) + low, dtype)
+
+
+def _stateless_seed(seed, function):
+    """The seed as a tensor, checked: int32 or int64, of shape [2]."""
+    seed = convert_to_tensor(seed)
+    if seed.dtype not in random_ops.SEED_DTYPES:
+        raise TypeError(f"{function}: seed must be an int32 or int64 tensor, not {seed.dtype.name}")
+    if tuple(seed.shape) != (2,):
+        raise ValueError(
+            f"{function}: seed must have shape [2] (two integers), not {list(seed.shape)}"
+        )
+    return seed
+
+
+def _stateless_shape(shape, function):
+    """`shape` as a tuple of dimensions: ints (and unknown dimensions while tracing); a
+    tensor must hold a value known while the function is traced."""
+    if isinstance(shape, Tensor):
+        if shape._value is None:
+            raise TypeError(
+                f"{function}: shape must be known when the function is traced, not a tensor "
+                "computed while it runs (use x.shape rather than tt.shape(x))"
+            )
+        shape = shape._value
+    if isinstance(shape, (int, np.integer, dims.Dim)) or np.ndim(shape) == 0:
+        shape = (shape,)
+    result = []
+    for d in shape:
+        if isinstance(d, dims.Dim):
+            result.append(d)
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)):
+            if d < 0:
+                raise ValueError(f"{function}: shape {list(shape)} has a negative dimension")
+            result.append(int(d))
+        else:
+            raise TypeError(f"{function}: shape must hold integers, not {d!r} (in {shape!r})")
+    return tuple(result)
+
+
+def _is_number(value, equal_to=None):
+    """Whether `value` is a Python or numpy number (equal to `equal_to`, where given)."""
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    return equal_to is None or value == equal_to
