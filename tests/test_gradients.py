@@ -198,6 +198,15 @@ COMPOSITES = {
         [normal(3, 3), normal(3, 3)],
     ),
     "one_hot_weighting": (lambda x: tt.one_hot([2, 0], 3, dtype=tt.float64) * x, [normal(2, 3)]),
+    "conv2d": (
+        lambda x, f: tt.nn.conv2d(x, f, [1, 2], "SAME", dilations=[2, 1]),
+        [normal(1, 4, 5, 2), normal(2, 3, 2, 3)],
+    ),
+    "max_pool2d": (lambda x: tt.nn.max_pool2d(x * x, 3, 2, "SAME"), [distinct(1, 5, 4, 2) + 1]),
+    "avg_pool2d": (
+        lambda x: tt.nn.avg_pool2d(x * x, [2, 3], [1, 2], "SAME", data_format="NCHW"),
+        [normal(1, 2, 3, 5)],
+    ),
 }
 
 # Primitives through which no gradient flows: the result is None, whatever the input.

@@ -1,5 +1,13 @@
-"""`tt.nn`: activations, softmaxes and losses, as in `tf.nn`."""
+"""`tt.nn`: activations, softmaxes, losses, convolution and pooling, as in `tf.nn`."""
 
+from tracer.ops.conv_ops import (  # noqa: F401
+    avg_pool,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool,
+    max_pool2d,
+)
 from tracer.ops.math_ops import relu, sigmoid, softplus, softsign, tanh  # noqa: F401
 from tracer.ops.nn_ops import (  # noqa: F401
     elu,

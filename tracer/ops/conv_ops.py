@@ -1,0 +1,405 @@
+"""Convolution and pooling, as compositions of tracer's primitives (no rules of their own).
+
+A convolution is lowered the im2col way: the input is padded (`concat` with zeros), each of
+the KH*KW filter taps reads one strided `slice` of it (a view), the taps are joined on the
+channel axis into patches (N, OH, OW, KH*KW*C), and one `matmul` with the filters reshaped to
+(KH*KW*C, C_out) gives the result:
+
+    conv2d(x, f) = reshape(concat([xp[:, i::sh, j::sw, :] for (i, j) in taps], -1), (M, K*C))
+                   @ reshape(f, (K*C, C_out))
+
+Pooling takes the same slices and combines them elementwise: a chain of `maximum` in
+window order for max pooling (a tie's gradient goes to the first maximum of the window,
+row-major, where TensorFlow's MaxPoolGrad sends it) and a sum divided by the number of
+input elements in each window for average pooling (TensorFlow's SAME divisor).
+
+Gradients, of every order, come from the primitives'. Names, arguments and semantics are
+TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-last and back.
+
+>>> x = tt.ones((1, 4, 4, 2))
+>>> tt.nn.conv2d(x, tt.ones((3, 3, 2, 5)), strides=1, padding="SAME").shape
+(1, 4, 4, 5)
+>>> tt.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID").shape
+(1, 2, 2, 2)
+"""
+
+import numpy as np
+
+from tracer.ir import dims, format_location, user_location
+from tracer.ops import array_ops, math_ops, structure_ops
+from tracer.ops.convert import as_tensor, as_tensors
+from tracer.ops.linalg_ops import matmul
+
+# data_format -> (position of the channel axis, permutation to channels-last, and back)
+_LAYOUTS = {
+    "NHWC": (3, None, None),
+    "NCHW": (1, (0, 2, 3, 1), (0, 3, 1, 2)),
+    "NWC": (2, None, None),
+    "NCW": (1, (0, 2, 1), (0, 2, 1)),
+}
+_PADDINGS = ("SAME", "VALID")
+
+
+def _fail(error, function, message):
+    """`error` for a bad argument of `tt.nn.<function>`, naming the user's line."""
+    where = format_location(user_location())
+    return error(f"tt.nn.{function}: {message}" + (f" (at {where})" if where else ""))
+
+
+# --- arguments -----------------------------------------------------------------------------
+
+
+def _check_layout(function, data_format, accepted):
+    if data_format not in accepted:
+        listed = " or ".join(repr(f) for f in accepted)
+        raise _fail(ValueError, function, f"data_format must be {listed}, got {data_format!r}")
+    return _LAYOUTS[data_format]
+
+
+def _window_values(function, argument, value, rank, channel_axis, default=None):
+    """The per-spatial-axis values of `strides`, `dilations` or `ksize`: an int, or a list of
+    1, `rank` or `rank + 2` ints (the last holding 1 for the batch and channel axes), as
+    TensorFlow takes them. All must be positive."""
+    if value is None:
+        value = default
+    values = [value] if isinstance(value, (int, np.integer)) else value
+    try:
+        if isinstance(values, str) or any(isinstance(v, str) for v in values):
+            raise TypeError
+        values = [int(v) for v in values]
+    except (TypeError, ValueError):
+        raise _fail(
+            TypeError, function, f"{argument} must be an int or a list of ints, got {value!r}"
+        ) from None
+    if len(values) == rank + 2:
+        kept = [v for axis, v in enumerate(values) if axis not in (0, channel_axis)]
+        if values[0] != 1 or values[channel_axis] != 1:
+            raise _fail(
+                ValueError,
+                function,
+                f"{argument} {values} must be 1 for the batch and channel axes",
+            )
+        values = kept
+    elif len(values) == 1:
+        values = values * rank
+    elif len(values) != rank:
+        raise _fail(
+            ValueError,
+            function,
+            f"{argument} must be an int or a list of 1, {rank} or {rank + 2} ints, got {value!r}",
+        )
+    if any(v <= 0 for v in values):
+        raise _fail(ValueError, function, f"{argument} must be positive, got {value!r}")
+    return tuple(values)
+
+
+def _padding(function, padding, rank, channel_axis, explicit=True):
+    """'SAME', 'VALID', or (for explicit padding) a (before, after) pair per spatial axis."""
+    if isinstance(padding, str):
+        if padding not in _PADDINGS:
+            raise _fail(ValueError, function, f"padding must be 'SAME' or 'VALID', got {padding!r}")
+        return padding
+    if not explicit:
+        raise _fail(TypeError, function, f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    form = f"'SAME', 'VALID' or a list of {rank + 2} [before, after] pairs"
+    try:
+        pairs = [tuple(int(v) for v in pair) for pair in padding]
+    except (TypeError, ValueError):
+        pairs = []
+    if len(pairs) != rank + 2 or any(len(pair) != 2 for pair in pairs):
+        raise _fail(ValueError, function, f"padding must be {form}, got {padding!r}")
+    if pairs[0] != (0, 0) or pairs[channel_axis] != (0, 0):
+        raise _fail(
+            ValueError,
+            function,
+            f"padding {padding!r} must be [0, 0] for the batch and channel axes",
+        )
+    if any(v < 0 for pair in pairs for v in pair):
+        raise _fail(ValueError, function, f"padding must not be negative, got {padding!r}")
+    return tuple(pair for axis, pair in enumerate(pairs) if axis not in (0, channel_axis))
+
+
+def _geometry(function, sizes, kernel, strides, dilations, padding):
+    """Per spatial axis: (pad before, pad after, output size)."""
+    result = []
+    for axis, (size, k, stride, dilation) in enumerate(zip(sizes, kernel, strides, dilations)):
+        span = (k - 1) * dilation + 1
+        if padding == "SAME":
+            out = -(-size // stride)
+            total = max((out - 1) * stride + span - size, 0)
+            before, after = total // 2, total - total // 2
+        else:
+            before, after = (0, 0) if padding == "VALID" else padding[axis]
+            padded = size + before + after
+            if padded < span:
+                raise _fail(
+                    ValueError,
+                    function,
+                    f"the window spans {span} elements along spatial axis {axis}, more than "
+                    f"the input's {size}" + (f" padded to {padded}" if padded != size else ""),
+                )
+            out = (padded - span) // stride + 1
+        result.append((before, after, out))
+    return result
+
+
+def _spatial_input(function, x, rank, layout, floating=True):
+    """Tensor `x` checked and transposed to channels-last; integers pass unless `floating`."""
+    if x.ndim != rank + 2:
+        raise _fail(
+            ValueError,
+            function,
+            f"input must have rank {rank + 2} (batch, {rank} spatial, channels), got shape {x.shape}",
+        )
+    if not (x.dtype.is_floating or (x.dtype.is_integer and not floating)):
+        kinds = "floating" if floating else "floating or integer"
+        raise _fail(TypeError, function, f"input must be {kinds}, not {x.dtype.name}")
+    _, to_last, _ = layout
+    x = x if to_last is None else array_ops.transpose(x, to_last)
+    if not dims.is_known(x.shape[1:]):
+        raise _fail(
+            ValueError,
+            function,
+            f"the spatial and channel sizes of the input must be known, got shape {x.shape}",
+        )
+    return x
+
+
+def _channels_first_again(result, layout):
+    _, _, back = layout
+    return result if back is None else array_ops.transpose(result, back)
+
+
+# --- windows -------------------------------------------------------------------------------
+
+
+def _pad(x, axis, before, after, edge):
+    """`x` padded along `axis` with zeros, or (`edge`) with copies of its first and last row."""
+    if not before and not after:
+        return x
+    lead = (slice(None),) * axis
+    if edge:
+        first = array_ops.getitem(x, lead + (slice(0, 1),))
+        last = array_ops.getitem(x, lead + (slice(-1, None),))
+        parts = [first] * before + [x] + [last] * after
+    else:
+        shape = list(x.shape)
+        parts = []
+        for count in (before, None, after):
+            if count is None:
+                parts.append(x)
+            elif count:
+                shape[axis] = count
+                parts.append(array_ops.zeros(tuple(shape), x.dtype))
+    return structure_ops.concat(parts, axis)
+
+
+def _taps(x, kernel, strides, dilations, geometry, edge=False):
+    """The KH*KW (or KW) strided slices of channels-last `x`, one per filter tap, in
+    row-major window order: tap t holds, at each output position, the input element that
+    the window's t-th position reads."""
+    for axis, (before, after, _) in enumerate(geometry, start=1):
+        x = _pad(x, axis, before, after, edge)
+    taps = [()]
+    for k, stride, dilation, (_, _, out) in zip(kernel, strides, dilations, geometry):
+        ranges = [
+            slice(i * dilation, i * dilation + (out - 1) * stride + 1, stride) for i in range(k)
+        ]
+        taps = [tap + (r,) for tap in taps for r in ranges]
+    return [array_ops.getitem(x, (slice(None),) + tap) for tap in taps]
+
+
+def _valid_counts(sizes, kernel, strides, geometry, dtype):
+    """How many input elements (not padding) each window holds, shaped (OH, OW, 1)."""
+    counts = np.ones((), dtype=np.int64)
+    for size, k, stride, (before, _, out) in zip(sizes, kernel, strides, geometry):
+        starts = np.arange(out) * stride - before
+        axis = np.minimum(starts + k, size) - np.maximum(starts, 0)
+        counts = np.multiply.outer(counts, axis)
+    return counts[..., None].astype(dtype.as_numpy_dtype)
+
+
+# --- convolution ---------------------------------------------------------------------------
+
+
+def _convolve(function, input, filters, strides, padding, data_format, dilations, rank):
+    layout = _check_layout(function, data_format, ("NHWC", "NCHW") if rank == 2 else ("NWC", "NCW"))
+    channel_axis = layout[0]
+    x, f = as_tensors(as_tensor(input), filters)  # a list of filters takes the input's dtype
+    x = _spatial_input(function, x, rank, layout, floating=False)
+    if f.ndim != rank + 2:
+        raise _fail(
+            ValueError,
+            function,
+            f"filters must have rank {rank + 2} ({rank} spatial, in_channels, out_channels), "
+            f"got shape {f.shape}",
+        )
+    if f.dtype != x.dtype:
+        raise _fail(
+            TypeError,
+            function,
+            f"input ({x.dtype.name}) and filters ({f.dtype.name}) must have the same dtype",
+        )
+    channels, group_channels, out_channels = x.shape[-1], f.shape[-2], f.shape[-1]
+    groups = channels // group_channels if group_channels else 0
+    if not groups or channels % group_channels or out_channels % groups:
+        raise _fail(
+            ValueError,
+            function,
+            f"the input's {channels} channels must be a multiple of the filters' in_channels "
+            f"({group_channels}; a multiple gives a grouped convolution, whose groups must "
+            f"divide out_channels {out_channels})",
+        )
+    strides = _window_values(function, "strides", strides, rank, channel_axis)
+    dilations = _window_values(function, "dilations", dilations, rank, channel_axis, default=1)
+    padding = _padding(function, padding, rank, channel_axis)
+    kernel = f.shape[:rank]
+    geometry = _geometry(function, x.shape[1:-1], kernel, strides, dilations, padding)
+    patches = structure_ops.concat(_taps(x, kernel, strides, dilations, geometry), -1)
+    out_shape = (x.shape[0], *(out for _, _, out in geometry))
+    rows = dims.size(out_shape)
+    taps = dims.size(kernel)
+    if groups == 1:
+        columns = array_ops.reshape(patches, (rows, taps * channels))
+        product = matmul(columns, array_ops.reshape(f, (taps * channels, out_channels)))
+    else:
+        product = _grouped_product(patches, f, rows, taps, groups)
+    result = array_ops.reshape(product, (*out_shape, out_channels))
+    return _channels_first_again(result, layout)
+
+
+def _grouped_product(patches, f, rows, taps, groups):
+    """One batched matmul over the groups: group g reads input channels [g*Cg, (g+1)*Cg) and
+    makes output channels [g*Og, (g+1)*Og), as TensorFlow's grouped convolution."""
+    group_channels, out_channels = f.shape[-2], f.shape[-1]
+    per_group = out_channels // groups
+    columns = array_ops.reshape(patches, (rows, taps, groups, group_channels))
+    columns = array_ops.reshape(
+        array_ops.transpose(columns, (2, 0, 1, 3)), (groups, rows, taps * group_channels)
+    )
+    weights = array_ops.reshape(f, (taps * group_channels, groups, per_group))
+    product = matmul(columns, array_ops.transpose(weights, (1, 0, 2)))  # (G, rows, per_group)
+    return array_ops.reshape(array_ops.transpose(product, (1, 0, 2)), (rows, out_channels))
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """The 2-D convolution (cross-correlation) of `input` (N, H, W, C), or (N, C, H, W) for
+    NCHW, with `filters` (KH, KW, C_in, C_out), as `tf.nn.conv2d`.
+
+    `strides` and `dilations`: an int or a list of 1, 2 or 4 ints; `padding`: 'SAME', 'VALID'
+    or explicit [[0, 0], [top, bottom], [left, right], [0, 0]] (in data_format's order). An
+    input with a multiple of C_in channels is a grouped convolution.
+
+    >>> tt.nn.conv2d(tt.ones((2, 5, 5, 3)), tt.ones((3, 3, 3, 4)), 2, "VALID").shape
+    (2, 2, 2, 4)
+    """
+    return _convolve("conv2d", input, filters, strides, padding, data_format, dilations, rank=2)
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
+    """The 1-D convolution of `input` (N, W, C), or (N, C, W) for NCW, with `filters`
+    (KW, C_in, C_out), as `tf.nn.conv1d`; `padding` is 'SAME' or 'VALID'.
+
+    >>> tt.nn.conv1d(tt.ones((2, 9, 3)), tt.ones((3, 3, 4)), 2, "SAME").shape
+    (2, 5, 4)
+    """
+    padding = _padding("conv1d", padding, 1, 1, explicit=False)
+    return _convolve("conv1d", input, filters, stride, padding, data_format, dilations, rank=1)
+
+
+# --- pooling -------------------------------------------------------------------------------
+
+
+def _pool_windows(function, input, ksize, strides, padding, data_format, maximum):
+    """The channels-last input, window sizes, strides and geometry of a 2-D pooling; max
+    pooling (`maximum`) also takes integers and explicit padding, as TensorFlow's."""
+    layout = _check_layout(function, data_format, ("NHWC", "NCHW"))
+    channel_axis = layout[0]
+    x = _spatial_input(function, as_tensor(input), 2, layout, floating=not maximum)
+    ksize = _window_values(function, "ksize", ksize, 2, channel_axis)
+    strides = _window_values(function, "strides", strides, 2, channel_axis)
+    padding = _padding(function, padding, 2, channel_axis, explicit=maximum)
+    if not isinstance(padding, str) and any(max(pair) >= k for pair, k in zip(padding, ksize)):
+        raise _fail(
+            ValueError,
+            function,
+            f"explicit padding {list(padding)} must be smaller than the window {list(ksize)}",
+        )
+    geometry = _geometry(function, x.shape[1:-1], ksize, strides, (1, 1), padding)
+    return x, ksize, strides, geometry, layout
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """The maximum over each window, as `tf.nn.max_pool2d`; `padding` may be explicit.
+
+    NOTE: padding never wins. The input is padded with copies of its border rows and
+    columns, and a window that reaches the padding also holds the border elements copied
+    there; a copy that comes first in window order passes a tie's gradient on to its
+    original. So the maximum, and where a tie's gradient goes (the window's first maximum,
+    row-major, as TensorFlow's MaxPoolGrad), are those of the window's input elements
+    alone, -inf and integers included.
+
+    >>> x = tt.constant([[1.0, 3.0], [3.0, 2.0]])[None, :, :, None]
+    >>> tt.nn.max_pool2d(x, 2, 1, "VALID").numpy().ravel()
+    array([3.], dtype=float32)
+    """
+    x, ksize, strides, geometry, layout = _pool_windows(
+        "max_pool2d", input, ksize, strides, padding, data_format, maximum=True
+    )
+    taps = _taps(x, ksize, strides, (1, 1), geometry, edge=True)
+    result = taps[0]
+    for tap in taps[1:]:
+        result = math_ops.maximum(result, tap)  # a tie keeps `result`: the first maximum
+    return _channels_first_again(result, layout)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """The mean over each window, as `tf.nn.avg_pool2d`: with 'SAME' padding a window is
+    divided by the number of input elements it holds, not by its size.
+
+    >>> x = tt.reshape(tt.range(9.0), (1, 3, 3, 1))
+    >>> tt.nn.avg_pool2d(x, 2, 1, "SAME").numpy().ravel()
+    array([2. , 3. , 3.5, 5. , 6. , 6.5, 6.5, 7.5, 8. ], dtype=float32)
+    """
+    x, ksize, strides, geometry, layout = _pool_windows(
+        "avg_pool2d", input, ksize, strides, padding, data_format, maximum=False
+    )
+    total = math_ops.add_n(_taps(x, ksize, strides, (1, 1), geometry))
+    counts = _valid_counts(x.shape[1:-1], ksize, strides, geometry, x.dtype)
+    if counts.size and (counts == counts.flat[0]).all():
+        counts = float(counts.flat[0])  # every window is whole: one scalar divisor
+    return _channels_first_again(total / counts, layout)
+
+
+def _by_rank(function, pool2d, input, ksize, strides, padding, data_format):
+    """`tf.nn.max_pool`/`avg_pool` for 1-D (N, W, C) and 2-D inputs: 1-D pooling is 2-D
+    pooling of the input with an axis of size 1 inserted before W."""
+    x = as_tensor(input)
+    if x.ndim == 4:
+        return pool2d(x, ksize, strides, padding, data_format or "NHWC")
+    if x.ndim != 3:
+        raise _fail(
+            ValueError, function, f"input must have rank 3 or 4 (1-D or 2-D pooling), got {x.shape}"
+        )
+    data_format = data_format or "NWC"
+    channel_axis = _check_layout(function, data_format, ("NWC", "NCW"))[0]
+    new_axis = 1 if data_format == "NWC" else 2
+    ksize = (1,) + _window_values(function, "ksize", ksize, 1, channel_axis)
+    strides = (1,) + _window_values(function, "strides", strides, 1, channel_axis)
+    if not isinstance(padding, str):
+        (pair,) = _padding(function, padding, 1, channel_axis)
+        padding = [[0, 0]] * 4
+        padding[new_axis + 1] = list(pair)
+    wide = array_ops.expand_dims(x, new_axis)
+    pooled = pool2d(wide, ksize, strides, padding, "NHWC" if data_format == "NWC" else "NCHW")
+    return array_ops.squeeze(pooled, new_axis)
+
+
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):
+    """`tf.nn.max_pool` for rank-3 (1-D pooling) and rank-4 (2-D) inputs."""
+    return _by_rank("max_pool", max_pool2d, input, ksize, strides, padding, data_format)
+
+
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
+    """`tf.nn.avg_pool` for rank-3 (1-D pooling) and rank-4 (2-D) inputs."""
+    return _by_rank("avg_pool", avg_pool2d, input, ksize, strides, padding, data_format)
