@@ -25,6 +25,7 @@ from tracer import (
     nn,
     optimizers,
     random,
+    train,
 )
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
@@ -48,6 +49,7 @@ from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
 from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
+from tracer.module import Module, name_scope
 from tracer.ops import packing  # noqa: F401  (nested lists holding tensors pack into one)
 from tracer.ops.array_ops import (
     cast,
@@ -124,9 +126,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "config", "debugging", "dtypes", "keras", "layers", "math", "nn", "optimizers", "random",
+    "autodiff", "autograph", "config", "debugging", "dtypes", "keras", "layers", "math", "nn", "optimizers", "random", "train",
     # tensors, variables, dtypes
-    "DType", "IndexedSlices", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
     "int64",
     # control flow
@@ -140,7 +142,7 @@ __all__ = [
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floordiv",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
-    "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
+    "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "print", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
     "shape", "sigmoid", "sign", "sin", "size", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",

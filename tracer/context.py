@@ -17,6 +17,7 @@ class _State(threading.local):
         self.building = 0  # > 0 while tracer builds a graph of its own (building_graph())
         self.watchers = []  # lists that variables append themselves to when read (watching())
         self.accumulators = []  # the active tt.autodiff.ForwardAccumulators, innermost last
+        self.name_scope = ""  # the prefix of new variables' names ("outer/inner/"), tt.name_scope
 
 
 state = _State()

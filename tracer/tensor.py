@@ -35,6 +35,19 @@ class TensorLike:
         value = np.asarray(tensor._concrete_value())
         return value if dtype is None else value.astype(dtype, copy=False)
 
+    def __format__(self, format_spec):
+        """`f"{loss:.4f}"`: the value formatted as numpy formats it (a format spec on a tensor
+        that is not a scalar is numpy's TypeError); an empty spec is `str`."""
+        if not format_spec:
+            return str(self)
+        tensor = self._read()
+        if tensor._value is None:
+            raise TypeError(
+                f"cannot format a symbolic tensor with {format_spec!r} inside a traced function: "
+                "its value is known only when the function runs; use tt.print, or return it"
+            )
+        return format(tensor._value, format_spec)
+
     def __float__(self):
         return float(self._scalar())
 

@@ -43,7 +43,7 @@ class Variable(TensorLike):
             value = _initial_value(initial_value, dtype)
         self._value = np.array(value.numpy())
         self._shared = False
-        self.name = f"{name or 'Variable'}:0"
+        self.name = f"{state.name_scope}{name or 'Variable'}:0"
         self.trainable = bool(trainable)
         self._unique_id = next(_construction_order)
         self._node = Node(

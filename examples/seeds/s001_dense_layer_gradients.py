@@ -1,12 +1,11 @@
 """Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [4], "Gradients w.r.t. a
-model": gradients of a Dense layer's loss with respect to its trainable variables.
-
-`tf.keras.layers.Dense` is `tf.layers.Dense` in tracer.
+model": gradients of a Dense layer's loss with respect to its trainable variables, as printed
+in the seed (only the import changed).
 """
 
 import tracer as tf
 
-layer = tf.layers.Dense(2, activation="relu")
+layer = tf.keras.layers.Dense(2, activation="relu")
 x = tf.constant([[1.0, 2.0, 3.0]])
 
 with tf.GradientTape() as tape:

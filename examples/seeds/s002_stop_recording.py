@@ -2,7 +2,7 @@
 `stop_recording`: a gradient computed inside the context of a persistent tape, but not traced.
 
 The seed leaves `model` and `compute_loss` undefined; here the model is a Dense layer
-(`tf.layers.Dense`, tracer's `tf.keras.layers.Dense`) and the loss the mean of its squared
+(`tf.keras.layers.Dense`) and the loss the mean of its squared
 output. The script checks the gradients against the closed form, and that the gradient
 computation was not recorded (its results have no gradient on the tape).
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 import tracer as tf
 
-model = tf.layers.Dense(2)
+model = tf.keras.layers.Dense(2)
 inputs = tf.constant([[1.0, 2.0, 3.0]])
 
 

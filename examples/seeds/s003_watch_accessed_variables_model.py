@@ -2,17 +2,16 @@
 `watch_accessed_variables=False`: watching `a.variables` before the layer is built watches
 nothing, so the gradients are a list of Nones.
 
-`tf.keras.layers.Dense` is `tf.layers.Dense` in tracer. The page's scrape dropped the `with`
-line (put back as in TensorFlow's page), and the seed leaves `inputs` undefined (here a
-(1, 3) constant). The script asserts the stated result.
+The page's scrape dropped the `with` line (put back as in TensorFlow's page), and the seed
+leaves `inputs` undefined (here a (1, 3) constant). The script asserts the stated result.
 """
 
 import tracer as tf
 
 inputs = tf.constant([[1.0, 2.0, 3.0]])
 
-a = tf.layers.Dense(32)
-b = tf.layers.Dense(32)
+a = tf.keras.layers.Dense(32)
+b = tf.keras.layers.Dense(32)
 
 with tf.GradientTape(watch_accessed_variables=False) as tape:
     tape.watch(a.variables)  # Since `a.build` has not been called at this point

@@ -1,0 +1,243 @@
+"""tt.keras.layers and tt.keras.Sequential: values against numpy, Keras's names, shapes and
+weight order, training-mode behaviour, and the same numbers eager and compiled."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+rng = np.random.default_rng(5)
+layers = tt.keras.layers
+
+
+def test_dense_computes_its_formula_and_names_weights_as_keras():
+    layer = layers.Dense(3, activation="tanh", name="proj")
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    y = layer(x)
+    kernel, bias = layer.get_weights()
+    assert [v.name for v in layer.weights] == ["proj/kernel:0", "proj/bias:0"]
+    assert kernel.shape == (5, 3) and not bias.any()
+    np.testing.assert_allclose(y.numpy(), np.tanh(x @ kernel + bias), rtol=1e-6)
+    limit = np.sqrt(6 / (5 + 3))  # Glorot uniform
+    assert np.all(np.abs(kernel) <= limit)
+    assert layer.count_params() == 18
+
+
+def test_layer_names_are_unique_per_class_in_snake_case():
+    class ConvProbe2D(layers.Layer):
+        pass
+
+    assert [ConvProbe2D().name for _ in range(2)] == ["conv_probe2d", "conv_probe2d_1"]
+    assert ConvProbe2D(name="mine").name == "mine"
+
+
+class Scaled(layers.Layer):
+    """A subclassed layer: a weight of its own made in build, a Dense made in __init__."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = layers.Dense(units, name="inner")
+
+    def build(self, input_shape):
+        self.scale = self.add_weight("scale", (1,), initializer="ones")
+        self.counter = self.add_weight("counter", (), dtype="int32", trainable=False)
+
+    def call(self, inputs):
+        self.counter.assign_add(1)
+        return self.inner(inputs) * self.scale
+
+
+def test_subclassed_layers_build_once_and_list_their_weights_before_their_layers():
+    layer = Scaled(2, name="scaled")
+    assert layer.weights == [] and not layer.built
+    x = tt.constant(rng.standard_normal((3, 4)), dtype=tt.float32)
+    layer(x)
+    layer(x)
+    assert [v.name for v in layer.weights] == [
+        "scaled/scale:0",
+        "scaled/counter:0",
+        "scaled/inner/kernel:0",  # the inner layer was built inside scaled's call
+        "scaled/inner/bias:0",
+    ]
+    assert [v.name for v in layer.trainable_weights] == [
+        "scaled/scale:0",
+        "scaled/inner/kernel:0",
+        "scaled/inner/bias:0",
+    ]
+    assert [v.name for v in layer.non_trainable_weights] == ["scaled/counter:0"]
+    assert int(layer.counter.numpy()) == 2
+    with tt.GradientTape() as tape:
+        loss = tt.reduce_sum(layer(x))
+    grads = tape.gradient(loss, layer.trainable_weights)
+    kernel, bias = layer.inner.kernel.numpy(), layer.inner.bias.numpy()
+    np.testing.assert_allclose(grads[0].numpy(), [np.sum(x.numpy() @ kernel + bias)], rtol=1e-5)
+
+
+def test_freezing_a_layer_stops_its_gradients_and_lists():
+    model = tt.keras.Sequential([layers.Dense(3), layers.Dense(1)])
+    x = tt.constant(rng.standard_normal((2, 4)), dtype=tt.float32)
+    model(x)
+    model.layers[0].trainable = False
+    assert len(model.trainable_variables) == 2 and len(model.non_trainable_variables) == 2
+    with tt.GradientTape() as tape:
+        y = tt.reduce_sum(model(x))
+    assert tape.gradient(y, model.layers[0].kernel) is None  # no longer watched
+    model.trainable = True
+    assert len(model.trainable_variables) == 4
+
+
+def test_sequential_keeps_its_layers_names_and_casts_inputs():
+    model = tt.keras.Sequential([layers.Dense(4, name="hidden"), layers.Dense(1, name="out")])
+    y = model(np.ones((2, 3)))  # float64 input, float32 layers
+    assert y.dtype == tt.float32 and y.shape == (2, 1)
+    assert [v.name for v in model.variables] == [
+        "hidden/kernel:0",
+        "hidden/bias:0",
+        "out/kernel:0",
+        "out/bias:0",
+    ]
+    assert tt.keras.models.Sequential is tt.keras.Sequential is tt.layers.Sequential
+    with pytest.raises(TypeError, match="Sequential.add takes a layer"):
+        model.add(3)
+
+
+def test_set_weights_checks_the_count():
+    layer = layers.Dense(2)
+    layer(np.ones((1, 2), np.float32))
+    layer.set_weights([np.eye(2), np.array([1.0, -1.0])])
+    np.testing.assert_array_equal(layer(np.ones((1, 2), np.float32)).numpy(), [[2.0, 0.0]])
+    with pytest.raises(ValueError, match="has 2 weights, given 1"):
+        layer.set_weights([np.eye(2)])
+
+
+def test_flatten_and_embedding():
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(layers.Flatten()(x).numpy(), x.reshape(2, 12))
+    embedding = layers.Embedding(10, 3)
+    ids = np.array([[1, 2], [2, 9]])
+    with tt.GradientTape() as tape:
+        out = embedding(ids)
+        table = embedding.embeddings.numpy()
+        loss = tt.reduce_sum(out)
+    np.testing.assert_array_equal(out.numpy(), table[ids])
+    assert np.all(np.abs(table) <= 0.05)
+    grad = tape.gradient(loss, embedding.embeddings)
+    assert isinstance(grad, tt.IndexedSlices)
+    dense = np.zeros((10, 3))
+    np.add.at(dense, grad.indices.numpy(), grad.values.numpy())
+    np.testing.assert_array_equal(dense[[1, 2, 9], 0], [1.0, 2.0, 1.0])
+
+
+def test_dropout_scales_what_it_keeps_and_is_the_identity_outside_training():
+    dropout = layers.Dropout(0.4, seed=7)
+    x = np.ones((200, 50), np.float32)
+    np.testing.assert_array_equal(dropout(x).numpy(), x)
+    first, second = dropout(x, training=True).numpy(), dropout(x, training=True).numpy()
+    assert set(np.unique(first)) == {0.0, np.float32(1 / 0.6)}
+    assert abs(np.mean(first == 0) - 0.4) < 0.02  # 10,000 draws: 5 standard deviations
+    assert not np.array_equal(first, second)  # a new mask per call
+
+
+def test_dropout_in_a_compiled_step_draws_a_new_mask_per_call_as_eager_does():
+    def run(compiled):
+        dropout = layers.Dropout(0.5, seed=3)
+
+        def call(x):
+            return dropout(x, training=True)
+
+        call = tt.function(call) if compiled else call
+        return [call(np.ones((4, 8), np.float32)).numpy() for _ in range(3)]
+
+    eager, compiled = run(False), run(True)
+    for got, want in zip(compiled, eager):
+        np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(compiled[0], compiled[1])
+
+
+def _conv_reference(x, kernel, stride):
+    kh, kw, _, _ = kernel.shape
+    n, h, w, _ = x.shape
+    rows, cols = (h - kh) // stride + 1, (w - kw) // stride + 1
+    out = np.zeros((n, rows, cols, kernel.shape[-1]))
+    for i in range(rows):
+        for j in range(cols):
+            patch = x[:, i * stride : i * stride + kh, j * stride : j * stride + kw, :]
+            out[:, i, j, :] = np.tensordot(patch, kernel, axes=3)
+    return out
+
+
+def test_conv2d_and_max_pooling_layers():
+    x = rng.standard_normal((2, 7, 7, 3)).astype(np.float32)
+    conv = layers.Conv2D(4, 3, strides=2, activation="relu", bias_initializer="ones")
+    y = conv(x)
+    kernel = conv.kernel.numpy()
+    assert kernel.shape == (3, 3, 3, 4) and y.shape == (2, 3, 3, 4)
+    np.testing.assert_allclose(
+        y.numpy(), np.maximum(_conv_reference(x, kernel, 2) + 1, 0), rtol=1e-5, atol=1e-5
+    )
+    pooled = layers.MaxPool2D(2)(x)
+    want = x[:, :6, :6].reshape(2, 3, 2, 3, 2, 3).max(axis=(2, 4))
+    np.testing.assert_array_equal(pooled.numpy(), want)
+    same = layers.Conv2D(2, (3, 3), padding="same")
+    assert same(x).shape == (2, 7, 7, 2)
+    with pytest.raises(ValueError, match="padding must be one of"):
+        layers.Conv2D(2, 3, padding="full")
+
+
+def test_a_small_convnet_trains_compiled_as_it_does_eagerly():
+    images = rng.standard_normal((8, 8, 8, 1)).astype(np.float32)
+    labels = rng.integers(0, 2, 8)
+
+    def train(compiled):
+        tt.random.set_seed(0)
+        model = tt.keras.Sequential(
+            [
+                layers.Conv2D(4, 3, activation="relu"),
+                layers.MaxPool2D(2),
+                layers.Flatten(),
+                layers.Dense(2),
+            ]
+        )
+        optimizer = tt.keras.optimizers.SGD(0.1)
+        loss_fn = tt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+        def step(x, y):
+            with tt.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        step = tt.function(step) if compiled else step
+        return [float(step(images, labels)) for _ in range(4)]
+
+    eager, compiled = train(False), train(True)
+    np.testing.assert_allclose(compiled, eager, rtol=1e-5)
+    assert compiled[-1] < compiled[0]
+
+
+class TwoLayers(tt.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = layers.Dense(4, activation="relu")
+        self.out = layers.Dense(1)
+
+    def call(self, inputs, training=False):
+        return self.out(self.hidden(inputs))
+
+
+def test_subclassed_models_nest_their_layers_names_and_refuse_fit():
+    model = TwoLayers()
+    x = rng.standard_normal((3, 2)).astype(np.float32)
+    y = model(x)
+    hidden = np.maximum(x @ model.hidden.kernel.numpy(), 0)  # biases start at zero
+    np.testing.assert_allclose(y.numpy(), hidden @ model.out.kernel.numpy(), rtol=1e-5)
+    prefix = model.name
+    assert [v.name for v in model.trainable_variables] == [
+        f"{prefix}/{model.hidden.name}/kernel:0",
+        f"{prefix}/{model.hidden.name}/bias:0",
+        f"{prefix}/{model.out.name}/kernel:0",
+        f"{prefix}/{model.out.name}/bias:0",
+    ]
+    with pytest.raises(NotImplementedError, match="no Model.fit"):
+        model.fit(x, y)

@@ -1,0 +1,176 @@
+"""`tt.keras.activations`: Keras's activation functions by their Keras names, composed of
+tracer's ops, so they are differentiable and compile under `tt.function`.
+
+>>> tt.keras.activations.get("relu")(tt.constant([-1.0, 2.0])).numpy()
+array([0., 2.], dtype=float32)
+
+`get(None)` is `linear`, as in Keras 3 (`tt.layers.get_activation` keeps its own table).
+"""
+
+from tracer.ops import array_ops, math_ops, nn_ops
+from tracer.ops.convert import as_tensor
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """max(x, 0), generalised as Keras's: values at or below `threshold` become
+    `negative_slope * (x - threshold)`, and the result is capped at `max_value`.
+
+    >>> relu(tt.constant([-2.0, 1.0, 9.0]), max_value=6.0).numpy()
+    array([0., 1., 6.], dtype=float32)
+    """
+    x = as_tensor(x)
+    if negative_slope and max_value is None and not threshold:
+        return leaky_relu(x, negative_slope)
+    if threshold:
+        y = math_ops.where(x > threshold, x, 0.0)
+    elif max_value == 6:
+        y, max_value = nn_ops.relu6(x), None
+    else:
+        y = math_ops.relu(x)
+    if max_value is not None:
+        y = math_ops.clip_by_value(y, 0.0, max_value)
+    if negative_slope:
+        y = y - negative_slope * math_ops.relu(threshold - x)
+    return y
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """x for x > 0, `negative_slope * x` otherwise (so the gradient at 0 is the slope, as
+    TensorFlow's)."""
+    x = as_tensor(x)
+    return math_ops.where(x > 0.0, x, negative_slope * x)
+
+
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return nn_ops.relu6(x)
+
+
+def elu(x, alpha=1.0):
+    """x for x > 0, `alpha * (exp(x) - 1)` otherwise."""
+    x = as_tensor(x)
+    # exp only sees x <= 0, so no inf reaches the gradient
+    return math_ops.where(x > 0.0, x, alpha * (math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0))
+
+
+def selu(x):
+    """`scale * elu(x, alpha)` with the self-normalising constants of Klambauer et al."""
+    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+
+
+def sigmoid(x):
+    return math_ops.sigmoid(x)
+
+
+def tanh(x):
+    return math_ops.tanh(x)
+
+
+def softplus(x):
+    """log(1 + exp(x))."""
+    return math_ops.softplus(x)
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    return math_ops.softsign(x)
+
+
+def silu(x):
+    """x * sigmoid(x), also called swish."""
+    x = as_tensor(x)
+    return x * math_ops.sigmoid(x)
+
+
+swish = silu
+
+
+def gelu(x, approximate=False):
+    """x * Phi(x) (the normal CDF); with `approximate`, the tanh form."""
+    return nn_ops.gelu(x, approximate=approximate)
+
+
+def mish(x):
+    """x * tanh(softplus(x))."""
+    x = as_tensor(x)
+    return x * math_ops.tanh(math_ops.softplus(x))
+
+
+def exponential(x):
+    return math_ops.exp(x)
+
+
+def linear(x):
+    """The identity (as a tensor)."""
+    return array_ops.identity(as_tensor(x))
+
+
+def softmax(x, axis=-1):
+    """exp(x) / sum(exp(x)) over `axis`."""
+    return nn_ops.softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    return nn_ops.log_softmax(x, axis=axis)
+
+
+# Keras's names; "swish" is an alias, so serialize(swish) gives "silu" as in Keras.
+_BY_NAME = {
+    fn.__name__: fn
+    for fn in (
+        relu,
+        leaky_relu,
+        relu6,
+        elu,
+        selu,
+        sigmoid,
+        tanh,
+        softplus,
+        softsign,
+        silu,
+        gelu,
+        mish,
+        exponential,
+        linear,
+        softmax,
+        log_softmax,
+    )
+}
+_ALIASES = {"swish": silu}
+
+
+def get(identifier):
+    """The activation function for a Keras name, a callable (returned as is) or None
+    (`linear`).
+
+    >>> tt.keras.activations.get("swish") is tt.keras.activations.silu
+    True
+    """
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        fn = _BY_NAME.get(identifier) or _ALIASES.get(identifier)
+        if fn is not None:
+            return fn
+    elif callable(identifier):
+        return identifier
+    names = ", ".join(repr(name) for name in sorted(_BY_NAME.keys() | _ALIASES.keys()))
+    raise ValueError(f"unknown activation {identifier!r}; use a callable, None or one of {names}")
+
+
+def serialize(activation):
+    """The Keras name of one of this module's activations.
+
+    >>> tt.keras.activations.serialize(tt.keras.activations.relu)
+    'relu'
+    """
+    for name, fn in _BY_NAME.items():
+        if fn is activation:
+            return name
+    raise ValueError(f"cannot serialize {activation!r}: it is not one of Keras's activations")
+
+
+__all__ = sorted(_BY_NAME.keys() | _ALIASES.keys() | {"get", "serialize"})

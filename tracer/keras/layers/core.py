@@ -1,0 +1,128 @@
+"""Keras's core layers: Dense, Flatten, Dropout, Embedding."""
+
+import math
+
+from tracer import random as tt_random
+from tracer.dtypes import as_dtype, int64
+from tracer.keras import activations
+from tracer.keras.layers.layer import Layer
+from tracer.ops import math_ops
+from tracer.ops.array_ops import cast, reshape
+from tracer.ops.index_ops import gather
+from tracer.ops.linalg_ops import matmul
+from tracer.tensor import convert_to_tensor
+from tracer.variable import Variable
+
+
+class Dense(Layer):
+    """`activation(inputs @ kernel + bias)`, with a Glorot-uniform kernel and a zero bias."""
+
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            "kernel", (input_shape[-1], self.units), initializer=self.kernel_initializer
+        )
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer)
+        self.built = True  # also when called directly, as Keras's dense.build([None, 2])
+
+    def call(self, inputs):
+        y = matmul(inputs, self.kernel)
+        if self.use_bias:
+            y = math_ops.add(y, self.bias)
+        return self.activation(y)
+
+
+class Flatten(Layer):
+    """Each example's values in one axis: (batch, ...) -> (batch, size)."""
+
+    def call(self, inputs):
+        size = math.prod(inputs.shape[1:])  # known also when the batch size is not
+        return reshape(inputs, (-1, size))
+
+
+class Dropout(Layer):
+    """With `training=True`, zeroes each value with probability `rate` and scales the rest by
+    1 / (1 - rate); otherwise the identity.
+
+    Masks are drawn with `tt.random.stateless_uniform` from a seed held in a variable of the
+    layer, moved on at each draw, so a compiled training step draws a new mask per call and
+    a checkpoint restores the stream.
+    """
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= float(rate) < 1:
+            raise ValueError(f"Dropout rate must be in [0, 1), not {rate}")
+        self.rate = float(rate)
+        self.noise_shape = noise_shape
+        self.seed = seed
+        self.seed_state = None
+
+    def build(self, input_shape):
+        start = self.seed if self.seed is not None else int(tt_random.uniform((), 0, 2**31, int64))
+        self.seed_state = Variable([start, 0], trainable=False, name="seed_state", dtype=int64)
+        self.built = True
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return inputs
+        shape = self._noise_shape(inputs.shape)
+        unit = tt_random.stateless_uniform(shape, seed=self.seed_state, dtype=inputs.dtype)
+        self.seed_state.assign_add([0, 1])
+        keep = cast(math_ops.greater_equal(unit, self.rate), inputs.dtype)
+        return inputs * keep / (1.0 - self.rate)
+
+    def _noise_shape(self, shape):
+        if self.noise_shape is None:
+            return shape
+        return tuple(d if n is None else int(n) for d, n in zip(shape, self.noise_shape))
+
+
+class Embedding(Layer):
+    """Rows of a (input_dim, output_dim) table, looked up by integer index; the table starts
+    uniform in [-0.05, 0.05] as in Keras, and its gradient is an IndexedSlices."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", **kwargs):
+        super().__init__(**kwargs)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        self.embeddings_initializer = embeddings_initializer
+        self.embeddings = None
+
+    def __call__(self, inputs, *args, **kwargs):
+        return super().__call__(_indices(inputs), *args, **kwargs)
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight(
+            "embeddings",
+            (self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+        )
+        self.built = True
+
+    def call(self, inputs):
+        return gather(self.embeddings, inputs)
+
+
+def _indices(inputs):
+    """Embedding's inputs as integers (Keras casts float indices)."""
+    tensor = convert_to_tensor(inputs)
+    if tensor.dtype.is_floating:
+        tensor = cast(tensor, as_dtype("int32"))
+    return tensor

@@ -1,0 +1,212 @@
+"""`tt.keras.layers.Layer`: a Module that builds its weights on its first call, as Keras's.
+
+What a Keras user relies on: a unique snake-case name per process (`dense`, `dense_1`), weights
+made by `add_weight` and named under the layer (`dense/kernel:0`, the layer's scope nested in
+the caller's: a layer built inside another layer's call is `outer/dense/kernel:0`), floating
+inputs cast to the layer's dtype, `training` passed to `call` only when `call` takes it, and
+weights listed in the order they were made, the layer's own before its sub-layers'. Setting
+`trainable` sets it on every weight below, so that tapes stop watching them too.
+"""
+
+import collections
+import functools
+import inspect
+import re
+
+import numpy as np
+
+from tracer.context import state
+from tracer.dtypes import as_dtype
+from tracer.keras import initializers
+from tracer.module import Module, name_scope
+from tracer.ops.array_ops import cast
+from tracer.tensor import TensorLike, convert_to_tensor
+from tracer.train import deferred
+from tracer.variable import Variable
+
+_name_counts = collections.Counter()
+
+
+def unique_layer_name(base):
+    count = _name_counts[base]
+    _name_counts[base] += 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+def to_snake_case(name):
+    """Keras's default layer name: `Dense` -> `dense`, `MaxPooling2D` -> `max_pooling2d`."""
+    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+class Layer(Module):
+    """Subclass it with `build(input_shape)` (make weights with `add_weight`) and
+    `call(inputs)`; calling the layer builds it once, then calls `call`.
+
+    >>> layer = tt.keras.layers.Dense(2, activation="relu")
+    >>> layer(tt.constant([[1.0, 2.0, 3.0]])).shape
+    (1, 2)
+    """
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        for shape_argument in ("input_shape", "input_dim"):  # Keras's: shapes are known at call
+            kwargs.pop(shape_argument, None)
+        if kwargs:
+            raise TypeError(
+                f"unexpected keyword arguments {sorted(kwargs)} for {type(self).__name__}"
+            )
+        self._own_weights = []  # first, so that a layer's own weights come before its sub-layers'
+        self._name = name or unique_layer_name(to_snake_case(type(self).__name__))
+        self._scope = name_scope(f"{state.name_scope}{self._name}/")
+        self._trainable = bool(trainable)
+        self._in_call = False
+        self.dtype = as_dtype(dtype or "float32")
+        self.built = False
+
+    def __call__(self, inputs, *args, **kwargs):
+        if _converts(inputs):
+            inputs = convert_to_tensor(inputs)
+            if inputs.dtype.is_floating and self.dtype is not None and inputs.dtype != self.dtype:
+                inputs = cast(inputs, self.dtype)
+        if "training" in kwargs and not _takes_training(type(self).call):
+            del kwargs["training"]
+        outer = self._enter_scope()
+        try:
+            if not self.built:
+                self.build(getattr(inputs, "shape", None))
+                self.built = True
+                if self in deferred.pending:
+                    deferred.restore_built(self)
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            self._leave_scope(outer)
+
+    def build(self, input_shape):
+        """Make the layer's weights for inputs of `input_shape` (none by default)."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        return inputs
+
+    def add_weight(
+        self,
+        name=None,
+        shape=(),
+        dtype=None,
+        initializer=None,
+        trainable=True,
+        **kwargs,
+    ):
+        """A new Variable of this layer, `name` under the layer's scope; the initializer is
+        Glorot-uniform for floating weights and zeros otherwise, as in Keras."""
+        dtype = as_dtype(dtype or self.dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        initializer = initializers.get(initializer)
+        shape = tuple(int(d) for d in shape)
+        outer = self._enter_scope()
+        try:
+            variable = Variable(
+                lambda: initializer(shape, dtype=dtype),
+                trainable=trainable and self._trainable,
+                name=name or "Variable",
+                dtype=dtype,
+            )
+        finally:
+            self._leave_scope(outer)
+        self._own_weights.append(variable)
+        return variable
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        value = bool(value)
+        for layer in (self, *self._sublayers()):
+            layer._trainable = value
+            for variable in layer._own_weights:
+                variable.trainable = value
+
+    @property
+    def variables(self):
+        """Every weight of the layer and its sub-layers (a list, as Keras gives)."""
+        return list(self._flatten(_is_variable))
+
+    weights = variables
+
+    @property
+    def trainable_variables(self):
+        return list(self._flatten(_is_trainable, descend=_trainable_layer))
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self):
+        trainable = {id(v) for v in self.trainable_variables}
+        return [v for v in self.variables if id(v) not in trainable]
+
+    non_trainable_weights = non_trainable_variables
+
+    def get_weights(self):
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        ours = self.weights
+        if len(weights) != len(ours):
+            raise ValueError(
+                f"set_weights: layer {self.name!r} has {len(ours)} weights, given {len(weights)}"
+            )
+        for variable, value in zip(ours, weights):
+            variable.assign(np.asarray(value, dtype=variable.dtype.as_numpy_dtype))
+
+    def count_params(self):
+        return int(sum(np.prod(v.shape, dtype=np.int64) for v in self.weights))
+
+    def _attributes(self):
+        """Keras's order: the weights and layers in the order they were set, not by name."""
+        return list(vars(self).values())
+
+    def _sublayers(self):
+        return [module for module in self.submodules if isinstance(module, Layer)]
+
+    def _enter_scope(self):
+        """Enter this layer's name scope, once however deeply its methods nest; returns what
+        `_leave_scope` restores (None when already inside)."""
+        if self._in_call:
+            return None
+        self._in_call = True
+        outer = state.name_scope
+        state.name_scope = f"{outer}{self._name}/"
+        return outer
+
+    def _leave_scope(self, outer):
+        if outer is not None:
+            state.name_scope = outer
+            self._in_call = False
+
+
+def _converts(inputs):
+    """Whether `inputs` is one array-like (not a structure of several inputs)."""
+    return isinstance(inputs, (TensorLike, np.ndarray, np.generic, int, float))
+
+
+@functools.cache
+def _takes_training(call):
+    parameters = inspect.signature(call).parameters
+    return "training" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
+def _is_variable(leaf):
+    return isinstance(leaf, Variable)
+
+
+def _is_trainable(leaf):
+    return isinstance(leaf, Variable) and leaf.trainable
+
+
+def _trainable_layer(module):
+    return not isinstance(module, Layer) or module.trainable

@@ -1,0 +1,427 @@
+"""`tt.keras.losses`: Keras's losses by their Keras names, composed of tracer's ops, so they
+are differentiable and compile under `tt.function`.
+
+>>> loss = tt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+>>> float(loss(tt.constant([0, 1]), tt.constant([[2.0, 0.0], [0.0, 2.0]])))  # doctest: +ELLIPSIS
+0.126928...
+
+The semantics are Keras 3's with TensorFlow's backend:
+
+- probabilities (`from_logits=False`) are clipped to [EPSILON, 1 - EPSILON] before their log;
+  categorical crossentropy first renormalises `y_pred` over the class axis, and the sparse
+  one renormalises after the clip (TensorFlow's backend: the log of the clipped
+  probabilities goes through a log-softmax);
+- binary crossentropy is the mean over the last axis, the categorical ones the sum;
+- a Loss object first squeezes or expands `y_true` and `y_pred` to the same rank (a last
+  axis of size 1), then weights the per-sample losses by `sample_weight` (squeezed or
+  expanded the same way, then broadcast), then reduces: "sum_over_batch_size" (or the older
+  "auto") divides the weighted sum by the number of per-sample losses, "sum" sums, "none"
+  (or None) keeps them.
+
+Where tracer differs: losses are computed in the dtype of `y_pred` (float32 for integer
+predictions), or in the Loss's `dtype` when one is given, where Keras 3 uses float32 unless
+told; and probabilities that came from a softmax or sigmoid are not traced back to their
+logits (Keras does that for outputs of its own activations).
+"""
+
+from tracer.dtypes import as_dtype
+from tracer.ir import dims
+from tracer.ops import array_ops, math_ops, nn_ops
+from tracer.ops.broadcast_ops import reduce_sum
+from tracer.ops.convert import as_tensor
+from tracer.ops.reduction_ops import reduce_mean
+
+EPSILON = 1e-7  # keras.backend.epsilon()
+
+# Keras 3's reductions, and TensorFlow 2's "auto", by the reduction each one means
+REDUCTIONS = {
+    "sum_over_batch_size": "sum_over_batch_size",
+    "auto": "sum_over_batch_size",
+    "sum": "sum",
+    "none": "none",
+    None: "none",
+}
+
+
+# --- the loss functions: one loss per sample, no weighting or reduction -------------------
+
+
+def mean_squared_error(y_true, y_pred):
+    """mean(square(y_true - y_pred), axis=-1).
+
+    >>> tt.keras.losses.mean_squared_error([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
+    array([0.5], dtype=float32)
+    """
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    return reduce_mean(math_ops.square(y_true - y_pred), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    """mean(abs(y_true - y_pred), axis=-1)."""
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    return reduce_mean(math_ops.abs(y_true - y_pred), axis=-1)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """-sum(y_true * log(p), axis) for one-hot (or soft) `y_true`, where p is
+    softmax(y_pred) with `from_logits`, else y_pred / sum(y_pred, axis) clipped to
+    [EPSILON, 1 - EPSILON]. `label_smoothing` s turns y_true into
+    y_true * (1 - s) + s / num_classes.
+
+    >>> tt.keras.losses.categorical_crossentropy([[0, 1]], [[0.5, 0.5]]).numpy()
+    array([0.6931472], dtype=float32)
+    """
+    y_true, y_pred = _as_floating(y_true, y_pred)
+    _check_same_shape(y_true, y_pred, "categorical_crossentropy")
+    if label_smoothing:
+        classes = _dimension(y_pred.shape[axis], y_pred.dtype)
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
+    if from_logits:
+        return nn_ops.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
+    probabilities = y_pred / reduce_sum(y_pred, axis, keepdims=True)
+    log_p = math_ops.log(math_ops.clip_by_value(probabilities, EPSILON, 1.0 - EPSILON))
+    return math_ops.negative(reduce_sum(y_true * log_p, axis))
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+    """categorical_crossentropy for integer class labels (of y_pred's shape without its last
+    axis, or with a last axis of size 1); float labels are truncated to integers.
+
+    >>> tt.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
+    array([0.6931472], dtype=float32)
+    """
+    y_pred = _floating(y_pred)
+    labels = as_tensor(y_true)
+    if axis not in (-1, y_pred.ndim - 1):
+        raise ValueError(f"sparse_categorical_crossentropy supports only axis=-1, not {axis}")
+    if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
+        labels = array_ops.squeeze(labels, axis=-1)
+    if not labels.dtype.is_integer:
+        labels = array_ops.cast(labels, "int64")
+    if not from_logits:
+        y_pred = math_ops.log(math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))
+    return nn_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """mean(-(y_true * log(p) + (1 - y_true) * log(1 - p)), axis), where p is y_pred clipped
+    to [EPSILON, 1 - EPSILON]; with `from_logits`, TensorFlow's stable
+    sigmoid_cross_entropy_with_logits (no clipping). `label_smoothing` s turns y_true into
+    y_true * (1 - s) + s / 2.
+
+    >>> tt.keras.losses.binary_crossentropy([[0.0, 1.0]], [[0.5, 0.5]]).numpy()
+    array([0.6931472], dtype=float32)
+    """
+    y_true, y_pred = _as_floating(y_true, y_pred)
+    _check_same_shape(y_true, y_pred, "binary_crossentropy")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        per_entry = nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
+    else:
+        p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        log_likelihood = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
+        per_entry = math_ops.negative(log_likelihood)
+    return reduce_mean(per_entry, axis=axis)
+
+
+# TensorFlow 2's short names (Keras 3 keeps them for `get` and as legacy aliases)
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+bce = BCE = binary_crossentropy
+
+
+# --- Loss objects: the function, then sample weights and the reduction ----------------------
+
+
+class Loss:
+    """Keras's loss base class: subclasses give `call(y_true, y_pred)`, the loss per sample;
+    calling the object weights those by `sample_weight` and applies `reduction`.
+
+    `dtype` (None: that of `y_pred`, float32 for integer predictions) is the dtype the loss
+    is computed in.
+    """
+
+    def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
+        if reduction not in REDUCTIONS:
+            allowed = ", ".join(repr(r) for r in REDUCTIONS)
+            raise ValueError(f"unknown loss reduction {reduction!r}; use one of {allowed}")
+        self.name = name or _snake_case(type(self).__name__)
+        self.reduction = reduction
+        self.dtype = None if dtype is None else as_dtype(dtype)
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        y_pred = as_tensor(y_pred)
+        if self.dtype is not None and y_pred.dtype != self.dtype:
+            y_pred = array_ops.cast(y_pred, self.dtype)
+        losses = self.call(y_true, y_pred)
+        return _reduce_weighted(losses, sample_weight, self.reduction)
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError(f"{type(self).__name__} must define call(y_true, y_pred)")
+
+    def get_config(self):
+        return {"name": self.name, "reduction": self.reduction}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class LossFunctionWrapper(Loss):
+    """A Loss whose per-sample losses are `fn(y_true, y_pred, **kwargs)`, after `y_true` and
+    `y_pred` are brought to the same rank."""
+
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        y_true, y_pred = _same_rank(as_tensor(y_true), as_tensor(y_pred))
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        return {**super().get_config(), **self._fn_kwargs}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r} reduction={self.reduction!r}>"
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    """mean(square(y_true - y_pred), axis=-1) per sample.
+
+    >>> float(tt.keras.losses.MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]))
+    0.5
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error", dtype=None):
+        super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    """mean(abs(y_true - y_pred), axis=-1) per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error", dtype=None):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    """categorical_crossentropy per sample, for one-hot (or soft) labels."""
+
+    def __init__(
+        self,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="categorical_crossentropy",
+        dtype=None,
+    ):
+        super().__init__(
+            categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
+        )
+        self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    """sparse_categorical_crossentropy per sample, for integer class labels.
+
+    >>> loss = tt.keras.losses.SparseCategoricalCrossentropy(reduction="none")
+    >>> loss([1, 0], [[0.5, 0.5], [0.5, 0.5]]).numpy()
+    array([0.6931472, 0.6931472], dtype=float32)
+    """
+
+    def __init__(
+        self,
+        from_logits=False,
+        reduction="sum_over_batch_size",
+        name="sparse_categorical_crossentropy",
+        dtype=None,
+    ):
+        super().__init__(
+            sparse_categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            from_logits=from_logits,
+        )
+        self.from_logits = from_logits
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    """binary_crossentropy per sample: the mean over the last axis."""
+
+    def __init__(
+        self,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="binary_crossentropy",
+        dtype=None,
+    ):
+        super().__init__(
+            binary_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
+        )
+        self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+def _reduce_weighted(losses, sample_weight=None, reduction="sum_over_batch_size"):
+    """Per-sample `losses` times `sample_weight` (brought to the same rank, then broadcast),
+    reduced as `reduction` says. "sum_over_batch_size" divides by the number of weighted
+    losses, whatever the weights are; a scalar is returned as it is."""
+    kind = REDUCTIONS[reduction]
+    losses = as_tensor(losses)
+    if sample_weight is not None:
+        weight = as_tensor(sample_weight)
+        if weight.dtype != losses.dtype:
+            weight = array_ops.cast(weight, losses.dtype)
+        losses, weight = _same_rank(losses, weight)
+        losses = losses * weight
+    if kind == "none" or losses.ndim == 0:
+        return losses
+    if kind == "sum" or dims.size(losses.shape) == 0:  # an empty batch gives 0, not NaN
+        return reduce_sum(losses)
+    return reduce_mean(losses)
+
+
+# --- get -------------------------------------------------------------------------------------
+
+_BY_NAME = {
+    **{
+        cls.__name__: cls
+        for cls in (
+            MeanSquaredError,
+            MeanAbsoluteError,
+            CategoricalCrossentropy,
+            SparseCategoricalCrossentropy,
+            BinaryCrossentropy,
+        )
+    },
+    **{
+        fn.__name__: fn
+        for fn in (
+            mean_squared_error,
+            mean_absolute_error,
+            categorical_crossentropy,
+            sparse_categorical_crossentropy,
+            binary_crossentropy,
+        )
+    },
+    **{"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "bce": bce, "BCE": bce},
+}
+
+
+def get(identifier):
+    """A loss for a Keras name (a class name gives an instance with default arguments, a
+    function name the function), a callable (returned as is) or None (None).
+
+    >>> tt.keras.losses.get("mse") is tt.keras.losses.mean_squared_error
+    True
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        found = _BY_NAME.get(identifier)
+    else:
+        found = identifier
+    if isinstance(found, type):
+        return found()
+    if callable(found):
+        return found
+    names = ", ".join(repr(name) for name in _BY_NAME)
+    raise ValueError(f"unknown loss {identifier!r}; use a callable, None or one of {names}")
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _floating(y_pred):
+    y_pred = as_tensor(y_pred)
+    return y_pred if y_pred.dtype.is_floating else array_ops.cast(y_pred, "float32")
+
+
+def _as_floating(y_true, y_pred):
+    """Both as tensors of y_pred's dtype (float32 when y_pred is not floating)."""
+    y_pred = _floating(y_pred)
+    y_true = as_tensor(y_true)
+    if y_true.dtype != y_pred.dtype:
+        y_true = array_ops.cast(y_true, y_pred.dtype)
+    return y_true, y_pred
+
+
+def _same_rank(x1, x2):
+    """Keras's squeeze_or_expand_to_same_rank: where the ranks differ by one and the longer
+    one ends in an axis of size 1, that axis is squeezed, except that a rank-1 partner is
+    expanded instead."""
+    if x1.ndim == x2.ndim + 1 and x1.shape[-1] == 1:
+        if x2.ndim == 1:
+            x2 = array_ops.expand_dims(x2, -1)
+        else:
+            x1 = array_ops.squeeze(x1, axis=-1)
+    elif x2.ndim == x1.ndim + 1 and x2.shape[-1] == 1:
+        if x1.ndim == 1:
+            x1 = array_ops.expand_dims(x1, -1)
+        else:
+            x2 = array_ops.squeeze(x2, axis=-1)
+    return x1, x2
+
+
+def _check_same_shape(y_true, y_pred, loss):
+    if y_true.shape != y_pred.shape:
+        raise ValueError(
+            f"{loss}: y_true shape {y_true.shape} and y_pred shape {y_pred.shape} must be equal"
+        )
+
+
+def _dimension(size, dtype):
+    """A dimension as a number for arithmetic with `dtype` tensors (read when the function
+    runs if it is unknown when tracing)."""
+    if isinstance(size, dims.Dim):
+        return array_ops.dims_value([size], dtype)
+    return float(size)
+
+
+def _snake_case(name):
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+__all__ = [
+    "BCE",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "Loss",
+    "MAE",
+    "MSE",
+    "MeanAbsoluteError",
+    "MeanSquaredError",
+    "SparseCategoricalCrossentropy",
+    "bce",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "get",
+    "mae",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "mse",
+    "sparse_categorical_crossentropy",
+]

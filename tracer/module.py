@@ -1,0 +1,167 @@
+"""`tt.Module` and `tt.name_scope`, as TensorFlow defines them.
+
+A Module finds its variables and sub-modules by walking its attributes, and the lists,
+tuples and dicts they hold, as `tf.Module` does: nothing is registered. The walk yields a
+module's own leaves first (its attributes in sorted name order, dict keys sorted), then
+each sub-module's, depth first; every object once, cycles included.
+
+`tt.name_scope("outer")` prefixes the names of the variables made inside (`outer/w:0`); a
+Module's `name_scope` is the scope it was made in plus its name, fixed at construction, and
+`Module.with_name_scope` enters it around a method.
+"""
+
+import functools
+import re
+
+from tracer.context import state
+from tracer.variable import Variable
+
+_SCOPE_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class name_scope:
+    """A context manager that prefixes new variables' names with `name/`; `as` gives the
+    full prefix. A name ending in "/" is absolute; "" is the root.
+
+    >>> with tt.name_scope("block") as scope:
+    ...     scope, tt.Variable(1.0, name="w").name
+    ('block/', 'block/w:0')
+    """
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"name_scope takes a string, not {type(name).__name__}")
+        if name and not _SCOPE_NAME.match(name):
+            raise ValueError(f"{name!r} is not a valid scope name")
+        self.name = name
+        self._saved = []
+
+    def __enter__(self):
+        current = state.name_scope
+        if not self.name or self.name.endswith("/"):
+            scope = self.name
+        else:
+            scope = f"{current}{self.name}/"
+        self._saved.append(current)
+        state.name_scope = scope
+        return scope
+
+    def __exit__(self, *exc_info):
+        state.name_scope = self._saved.pop()
+
+
+def camel_to_snake(name):
+    """TensorFlow's default module name: `MyModule` -> `my_module`, `MLP` -> `mlp`."""
+    return re.sub(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))", r"_\1", name).lower()
+
+
+class Module:
+    """A named container of variables and sub-modules, found through its attributes.
+
+    >>> class Linear(tt.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         with self.name_scope:
+    ...             self.w = tt.Variable(tt.ones((2, 2)), name="w")
+    >>> [v.name for v in Linear().variables]
+    ['linear/w:0']
+    """
+
+    def __init__(self, name=None):
+        if name is None:
+            name = camel_to_snake(type(self).__name__)
+        elif not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(
+                f"{name!r} is not a valid module name: module names must be valid Python "
+                "identifiers (e.g. a valid class name)"
+            )
+        self._name = name
+        with name_scope(name) as scope:
+            self._scope = name_scope(scope)
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def name_scope(self):
+        """The scope of this module's variables (`parent/name/`), entered with `with`."""
+        return self._scope
+
+    @property
+    def variables(self):
+        """The variables of this module and its sub-modules, each once."""
+        return tuple(self._flatten(_is_variable))
+
+    @property
+    def trainable_variables(self):
+        return tuple(self._flatten(lambda leaf: _is_variable(leaf) and leaf.trainable))
+
+    @property
+    def non_trainable_variables(self):
+        return tuple(self._flatten(lambda leaf: _is_variable(leaf) and not leaf.trainable))
+
+    @property
+    def submodules(self):
+        """Every module below this one (not itself), depth first."""
+        return tuple(self._flatten(lambda leaf: isinstance(leaf, Module)))
+
+    @classmethod
+    def with_name_scope(cls, method):
+        """Decorates a method to run inside the module's name scope."""
+
+        @functools.wraps(method)
+        def in_scope(self, *args, **kwargs):
+            with self.name_scope:
+                return method(self, *args, **kwargs)
+
+        return in_scope
+
+    def _attributes(self):
+        """The attribute values to walk, in order (TensorFlow's: sorted by name)."""
+        attributes = vars(self)
+        return [attributes[key] for key in sorted(attributes)]
+
+    def _flatten(self, predicate, descend=None):
+        """The leaves below this module for which `predicate` holds: its own first, then
+        each sub-module's (those `descend` accepts, when given)."""
+        seen = {id(self)}
+        pending = [self]
+        while pending:
+            module = pending.pop(0)
+            submodules = []
+            for leaf in _leaves(module._attributes()):
+                if id(leaf) in seen:
+                    continue
+                seen.add(id(leaf))
+                if predicate(leaf):
+                    yield leaf
+                if isinstance(leaf, Module) and (descend is None or descend(leaf)):
+                    submodules.append(leaf)
+            pending[:0] = submodules
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__} name={self._name!r}>"
+
+
+def _is_variable(leaf):
+    return isinstance(leaf, Variable)
+
+
+def _leaves(values):
+    """The objects held in `values`, through lists, tuples and dicts (keys sorted when they
+    can be)."""
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            yield from _leaves(value)
+        elif isinstance(value, dict):
+            yield from _leaves(value[key] for key in _sorted_keys(value))
+        else:
+            yield value
+
+
+def _sorted_keys(mapping):
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return list(mapping)

@@ -1,0 +1,209 @@
+"""`tt.train.Checkpoint`: save and restore the variables of models and optimizers.
+
+`save(prefix)` numbers checkpoints (`prefix-1`, `prefix-2`, ...) with the checkpoint's own
+`save_counter` and records them in the directory's list; `write(path)` writes exactly `path`.
+`restore(path)` assigns every saved value whose object path exists, after checking them all
+(a value whose shape or dtype differs from its variable's is an error that names both, and
+nothing is assigned); values for layers not built yet wait for their first call. `read` is
+`restore` without the save counter, for files made by `write`. The file format is in
+tracer/train/files.py.
+"""
+
+import os
+
+import numpy as np
+
+from tracer import dtypes
+from tracer.context import outside_trace
+from tracer.module import Module
+from tracer.optimizers import Optimizer
+from tracer.train import deferred, files, graph
+from tracer.variable import Variable
+
+SAVE_COUNTER = "save_counter"
+
+
+class Checkpoint:
+    """The objects to save, by name: `tt.train.Checkpoint(model=model, optimizer=optimizer)`.
+
+    >>> checkpoint = tt.train.Checkpoint(v=tt.Variable(1.0))
+    >>> path = checkpoint.save("/tmp/doc/ckpt")       # '/tmp/doc/ckpt-1'
+    """
+
+    def __init__(self, root=None, **kwargs):
+        objects = dict(kwargs) if root is None else {"root": root, **kwargs}
+        for name, obj in objects.items():
+            if not isinstance(obj, (Module, Optimizer, Variable, Checkpoint, list, tuple, dict)):
+                raise TypeError(
+                    f"Checkpoint: {name}={obj!r} is not something a checkpoint saves (a "
+                    "tt.Module or layer, an optimizer, a Variable, or a list or dict of them)"
+                )
+        self._objects = objects
+        self._save_counter = None
+
+    @property
+    def save_counter(self):
+        """How many times `save` has run (restored with the checkpoint); made on first use."""
+        if self._save_counter is None:
+            with outside_trace():
+                self._save_counter = Variable(
+                    0, trainable=False, name=SAVE_COUNTER, dtype=dtypes.int64
+                )
+        return self._save_counter
+
+    def _checkpoint_children(self):
+        counter = {SAVE_COUNTER: self._save_counter} if self._save_counter is not None else {}
+        return {**self._objects, **counter}
+
+    def write(self, file_prefix):
+        """Write the variables to `file_prefix` (the file `file_prefix.npz`); returns it."""
+        variables, optimizers = graph.walk(self)
+        arrays = {path: np.array(v.numpy()) for path, v in variables.items()}
+        for key, *_, slot in graph.slot_entries(variables, optimizers):
+            arrays[key] = np.array(slot.numpy())
+        return files.write(os.fspath(file_prefix), arrays)
+
+    def save(self, file_prefix):
+        """Write the next numbered checkpoint, `file_prefix-N`, and list it in its directory."""
+        self.save_counter.assign_add(1)
+        path = self.write(f"{os.fspath(file_prefix)}-{int(self.save_counter.numpy())}")
+        directory = os.path.dirname(os.path.abspath(path))
+        listed = [p for p in files.read_state(directory) if p != os.path.abspath(path)]
+        files.write_state(directory, [*listed, os.path.abspath(path)])
+        return path
+
+    def restore(self, save_path):
+        """Assign the saved values; `save_path` None (no checkpoint yet) restores nothing, and
+        its status's assertions fail, as TensorFlow's do."""
+        if save_path is None:
+            return LoadStatus(self, None, [], [])
+        self.save_counter  # noqa: B018  (made, so that the saved count has a variable to go to)
+        return _restore(self, files.read(os.fspath(save_path)), skip=())
+
+    def read(self, save_path):
+        """`restore` for a file made by `write`: the save counter is left as it is."""
+        return _restore(self, files.read(os.fspath(save_path)), skip=(SAVE_COUNTER,))
+
+
+def list_variables(ckpt_dir_or_file):
+    """[(path, shape)] of the values in a checkpoint (a path, or a directory: its latest)."""
+    values = files.read(_checkpoint_path(ckpt_dir_or_file))
+    return sorted((key, list(value.shape)) for key, value in values.items())
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The saved value at path `name`, as a numpy array."""
+    values = files.read(_checkpoint_path(ckpt_dir_or_file))
+    if name not in values:
+        raise ValueError(f"the checkpoint has no value {name!r}; it has {sorted(values)}")
+    return values[name]
+
+
+def _checkpoint_path(ckpt_dir_or_file):
+    path = os.fspath(ckpt_dir_or_file)
+    if not os.path.isdir(path):
+        return path
+    latest = files.latest_checkpoint(path)
+    if latest is None:
+        raise files.CheckpointError(f"no checkpoint listed in the directory {path!r}")
+    return latest
+
+
+class LoadStatus:
+    """What a restore matched: `assert_consumed()` fails when a saved value found no variable
+    (yet), `assert_existing_objects_matched()` when a variable of the checkpoint's objects got
+    no value."""
+
+    def __init__(self, checkpoint, values, unmatched, waiting):
+        self._checkpoint, self._values = checkpoint, values
+        self._unmatched, self._waiting = unmatched, waiting
+
+    def assert_consumed(self):
+        self._given()
+        waiting = [r.path for r in self._waiting if not r.done]
+        if self._unmatched or waiting:
+            raise AssertionError(
+                f"saved values not restored: {self._unmatched} matched no variable, "
+                f"{waiting} wait for their layers to be built"
+            )
+        return self.assert_existing_objects_matched()
+
+    def assert_existing_objects_matched(self):
+        self._given()
+        variables, _ = graph.walk(self._checkpoint)
+        missing = sorted(path for path in variables if path not in self._values)
+        if missing:
+            raise AssertionError(f"variables with no saved value: {missing}")
+        return self
+
+    def expect_partial(self):
+        return self
+
+    def _given(self):
+        if self._values is None:
+            raise AssertionError("no checkpoint was given (save_path=None): nothing was restored")
+
+
+def _restore(checkpoint, values, skip):
+    """Check every saved value against its variable, then assign them all."""
+    variables, optimizers = graph.walk(checkpoint)
+    assignments, waiting, unmatched = [], {}, []
+    for key in sorted(values):
+        if key in skip:
+            continue
+        value = values[key]
+        slot = graph.split_slot_path(key, optimizers)
+        path = slot[1] if slot else key
+        variable = variables.get(path)
+        if slot and slot[2] not in slot[0]._slot_starts():
+            unmatched.append(key)
+        elif variable is not None:
+            _check(variable, value, key)
+            assignments.append((variable, value, slot))
+        elif (owner := graph.unbuilt_owner(checkpoint, path)) is not None:
+            layer, below = owner
+            restoration = waiting.get((id(layer), below))
+            if restoration is None:
+                restoration = deferred.Restoration(below, _apply_waiting)
+                waiting[(id(layer), below)] = restoration
+                deferred.wait_for(layer, restoration)
+            if slot:
+                restoration.slots.append((slot[0], slot[2], value, key))
+            else:
+                restoration.value = value
+        else:
+            unmatched.append(key)
+    with outside_trace():
+        for variable, value, slot in assignments:
+            _assign(variable, value, slot)
+    return LoadStatus(checkpoint, values, unmatched, list(waiting.values()))
+
+
+def _assign(variable, value, slot):
+    target = variable if slot is None else slot[0]._slots_of(variable)[slot[2]]
+    target.assign(value)
+
+
+def _apply_waiting(layer, restoration):
+    """Assign a value that waited for `layer` to be built (checked first, like the others)."""
+    variable = graph.resolve(layer, restoration.path)
+    if variable is None:
+        return
+    if restoration.value is not None:
+        _check(variable, restoration.value, f"{layer.name}/{restoration.path}")
+    for _, _, value, key in restoration.slots:
+        _check(variable, value, key)
+    with outside_trace():
+        if restoration.value is not None:
+            variable.assign(restoration.value)
+        for optimizer, name, value, _ in restoration.slots:
+            optimizer._slots_of(variable)[name].assign(value)
+
+
+def _check(variable, value, key):
+    if tuple(value.shape) != tuple(variable.shape) or value.dtype != variable.dtype.as_numpy_dtype:
+        raise ValueError(
+            f"cannot restore {variable.name}: it has shape {tuple(variable.shape)} and dtype "
+            f"{variable.dtype.name}, the checkpoint's value {key!r} has shape "
+            f"{tuple(value.shape)} and dtype {value.dtype.name}"
+        )

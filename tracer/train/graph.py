@@ -1,0 +1,120 @@
+"""What a checkpoint saves and under which names: the variables reachable from its root.
+
+Objects are walked breadth first from the checkpoint's named children: a Module's attributes
+(public names sorted, then private ones), list and tuple items by position, dict items by
+key, an optimizer's `iterations`. The first path that reaches a variable names it
+(`model/layers/0/kernel`); each object is visited once. An optimizer's slot variables are
+named after the variable they belong to: `optimizer/slots/model/layers/0/kernel/m`.
+"""
+
+from tracer.module import Module
+from tracer.optimizers import Optimizer
+from tracer.variable import Variable
+
+SLOTS = "slots"
+
+
+def children(obj):
+    """(name, child) pairs of an object the walk goes through; nothing for others."""
+    if isinstance(obj, Optimizer):
+        return [("iterations", obj.iterations)]
+    if isinstance(obj, (list, tuple)):
+        return [(str(i), item) for i, item in enumerate(obj)]
+    if isinstance(obj, dict):
+        return [(str(key), obj[key]) for key in obj]
+    if isinstance(obj, Module):
+        attributes = vars(obj)
+    elif hasattr(obj, "_checkpoint_children"):  # a Checkpoint: the objects it was given
+        attributes = obj._checkpoint_children()
+    else:
+        return []
+    public = sorted(name for name in attributes if not name.startswith("_"))
+    private = sorted(name for name in attributes if name.startswith("_"))
+    return [(name, attributes[name]) for name in public + private]
+
+
+def child(obj, name):
+    """The child `name` of `obj`, or None."""
+    for key, value in children(obj):
+        if key == name:
+            return value
+    return None
+
+
+def walk(root):
+    """({path: Variable}, {path: Optimizer}) of everything reachable from `root`."""
+    variables, optimizers = {}, {}
+    seen = {id(root)}
+    frontier = [("", root)]
+    while frontier:
+        following = []
+        for path, obj in frontier:
+            for name, value in children(obj):
+                if id(value) in seen or not _walked(value):
+                    continue
+                seen.add(id(value))
+                value_path = f"{path}/{name}" if path else name
+                if isinstance(value, Variable):
+                    variables[value_path] = value
+                else:
+                    if isinstance(value, Optimizer):
+                        optimizers[value_path] = value
+                    following.append((value_path, value))
+        frontier = following
+    return variables, optimizers
+
+
+def slot_entries(variables, optimizers):
+    """[(saved path, optimizer, variable, slot name, slot variable)] of the slots of saved
+    variables."""
+    path_of = {id(v): path for path, v in variables.items()}
+    entries = []
+    for optimizer_path, optimizer in optimizers.items():
+        for variable, named in optimizer._slots.values():
+            variable_path = path_of.get(id(variable))
+            if variable_path is None:
+                continue
+            for name, slot in named.items():
+                key = f"{optimizer_path}/{SLOTS}/{variable_path}/{name}"
+                entries.append((key, optimizer, variable, name, slot))
+    return entries
+
+
+def split_slot_path(key, optimizers):
+    """(optimizer, variable path, slot name) when `key` names a slot, else None."""
+    for optimizer_path, optimizer in optimizers.items():
+        prefix = f"{optimizer_path}/{SLOTS}/"
+        if key.startswith(prefix) and key.count("/") > prefix.count("/"):
+            variable_path, _, name = key[len(prefix) :].rpartition("/")
+            return optimizer, variable_path, name
+    return None
+
+
+def unbuilt_owner(root, path):
+    """(layer, remaining path) when `path` ends below a layer not built yet: its variables
+    will exist after its first call; else None."""
+    obj = root
+    parts = path.split("/")
+    for position, name in enumerate(parts):
+        value = child(obj, name)
+        if value is None:
+            if getattr(obj, "built", True) is False:
+                return obj, "/".join(parts[position:])
+            return None
+        obj = value
+    return None
+
+
+def resolve(obj, path):
+    """The variable at `path` below `obj`, or None."""
+    for name in path.split("/"):
+        obj = child(obj, name)
+        if obj is None:
+            return None
+    return obj if isinstance(obj, Variable) else None
+
+
+def _walked(value):
+    return isinstance(value, (Variable, Module, Optimizer, list, tuple, dict)) or hasattr(
+        value, "_checkpoint_children"
+    )

@@ -1,0 +1,67 @@
+"""`tt.train.CheckpointManager`: numbered checkpoints in one directory, the oldest deleted
+past `max_to_keep`, the list kept in the directory so that a new process finds the latest."""
+
+import os
+
+from tracer.train import files
+
+
+class CheckpointManager:
+    """Saves `checkpoint` as `directory/checkpoint_name-N`, keeping the last `max_to_keep`
+    (all when None).
+
+    >>> manager = tt.train.CheckpointManager(checkpoint, "/tmp/run", max_to_keep=3)
+    >>> checkpoint.restore(manager.latest_checkpoint)   # nothing on the first run
+    """
+
+    def __init__(self, checkpoint, directory, max_to_keep, checkpoint_name="ckpt", init_fn=None):
+        if max_to_keep is not None and int(max_to_keep) < 1:
+            raise ValueError(f"max_to_keep must be at least 1 or None, not {max_to_keep}")
+        self._checkpoint = checkpoint
+        self._directory = os.path.abspath(os.fspath(directory))
+        self._max_to_keep = None if max_to_keep is None else int(max_to_keep)
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._init_fn = init_fn
+        os.makedirs(self._directory, exist_ok=True)
+        self._paths = [p for p in files.read_state(self._directory) if files.exists(p)]
+
+    @property
+    def directory(self):
+        return self._directory
+
+    @property
+    def checkpoints(self):
+        """The kept checkpoints, oldest first."""
+        return list(self._paths)
+
+    @property
+    def latest_checkpoint(self):
+        return self._paths[-1] if self._paths else None
+
+    def save(self, checkpoint_number=None):
+        """Write `checkpoint_name-N` (N: `checkpoint_number`, else the checkpoint's save
+        counter), delete the oldest past `max_to_keep`, and return the new path."""
+        counter = self._checkpoint.save_counter
+        counter.assign_add(1)
+        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
+        path = self._checkpoint.write(f"{self._prefix}-{number}")
+        self._paths = [p for p in self._paths if p != path] + [path]
+        stale = []
+        if self._max_to_keep is not None:
+            stale, self._paths = (
+                self._paths[: -self._max_to_keep],
+                self._paths[-self._max_to_keep :],
+            )
+        files.write_state(self._directory, self._paths)
+        for old in stale:  # after the list no longer names them
+            files.remove(old)
+        return path
+
+    def restore_or_initialize(self):
+        """Restore the latest checkpoint and return its path; with none, run `init_fn`."""
+        if self.latest_checkpoint is not None:
+            self._checkpoint.restore(self.latest_checkpoint)
+            return self.latest_checkpoint
+        if self._init_fn is not None:
+            self._init_fn()
+        return None
