@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from tests import catalogue
 from tests.gradcheck import check_first_order, check_second_order
 from tracer.ops.array_ops import SLICE_GRAD
 from tracer.ops.core import apply
@@ -231,6 +232,12 @@ NO_GRADIENT = {
 }
 
 CREATION = {"dims_value", "fill", "one_hot_seeds"}  # no inputs
+
+for _group in catalogue.groups():
+    CASES.update(getattr(_group, "CASES", {}))
+    COMPOSITES.update(getattr(_group, "COMPOSITES", {}))
+    NO_GRADIENT.update(getattr(_group, "NO_GRADIENT", {}))
+    CREATION |= getattr(_group, "CREATION", set())
 # made by the fusion pass after differentiation, and by eager tapes' custom gradients
 COMPILER_INTERNAL = {"fused", "custom_gradient_vjp"}
 
