@@ -12,20 +12,23 @@ import functools
 import hashlib
 import importlib.machinery
 import importlib.util
-import io
 import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 
 import cffi
+from cffi.recompiler import make_c_source
 
 from codegen import cache
+from codegen.errors import CompileError, CompilerUnavailable
 
 FLAGS = [
     "-O3",
@@ -53,12 +56,9 @@ TRACER_VERSION = "0.1.0"
 CDEF = "int tracer_run(char **args);"
 
 
-class CompilerUnavailable(RuntimeError):
-    """No working C compiler: tt.function(backend='auto') falls back to the interpreter."""
-
-
-class CompileError(RuntimeError):
-    """The compiler rejected generated code: a bug in tracer, reported with the compiler's words."""
+def compile_timeout():
+    """Seconds one compiler run may take (TRACER_COMPILE_TIMEOUT, default 600)."""
+    return float(os.environ.get("TRACER_COMPILE_TIMEOUT", 600))
 
 
 def compiler():
@@ -81,12 +81,8 @@ def toolchain(cc):
         raise CompilerUnavailable(f"no C compiler found at {cc!r}") from None
     stamp = f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"
     record_path = os.path.join(cache.cache_root(), "toolchains.json")
-    try:
-        with open(record_path) as handle:
-            records = json.load(handle)
-    except (OSError, ValueError):
-        records = {}
-    if set(records.get(stamp, ())) != {"identity", "vector_math", "threads"}:
+    records = _read_toolchains(record_path)
+    if stamp not in records:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(3) as pool:  # three compiler runs at once: 50 ms off a cold start
@@ -100,11 +96,38 @@ def toolchain(cc):
                 "vector_math": vector_math.result(),
                 "threads": threads.result(),
             }
-        staging = f"{record_path}.{os.getpid()}"
-        with open(staging, "w") as handle:
-            json.dump(records, handle, indent=1, sort_keys=True)
-        os.replace(staging, record_path)
+        cache.write_json(record_path, {"records": records, "sha256": _digest(records)})
     return records[stamp]
+
+
+_TOOLCHAIN_FIELDS = {"identity": str, "vector_math": bool, "threads": bool}
+
+
+def _read_toolchains(path):
+    """{stamp: record} from the toolchain file, or {} when it is missing or not sound (its
+    digest, its shape and every field's type are checked)."""
+    try:
+        with open(path, "rb") as handle:
+            stored = json.loads(handle.read().decode())
+        records = stored["records"]
+        if stored["sha256"] == _digest(records) and all(
+            set(record) == set(_TOOLCHAIN_FIELDS)
+            and all(isinstance(record[k], t) for k, t in _TOOLCHAIN_FIELDS.items())
+            for record in records.values()
+        ):
+            return records
+        reason = "its digest or fields do not match"
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
+        reason = f"{type(error).__name__}: {error}"
+    cache.log.warning("tracer: ignoring the damaged toolchain record %s (%s)", path, reason)
+    cache.remove(path)
+    return {}
+
+
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
 
 def compiler_identity(cc):
@@ -157,8 +180,8 @@ def _probe(cc, source_text, flags):
             os.path.join(directory, "probe.so"),
             *flags,
         ]
-        return subprocess.run(command, capture_output=True, timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
+        return run_compiler(command)[0] == 0
+    except (CompilerUnavailable, CompileError):
         return False
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -208,34 +231,42 @@ def cache_key(source, uses_blas):
 
 
 _loaded = {}  # key -> (module, meta): the in-process cache in front of the disk
+_key_locks = {}  # key -> the lock its build holds: one build per module in a process
+_key_locks_guard = threading.Lock()
 
 
 def load(source, uses_blas):
-    """The compiled module for `source` (building it unless cached) and its metadata."""
+    """The compiled module for `source` (building it unless cached) and its metadata. Threads
+    asking for the same module wait for one build."""
     key = cache_key(source, uses_blas)
-    if key in _loaded:
-        return _loaded[key]
-    found = cache.lookup(key)
+    found = _loaded.get(key)
     if found is not None:
-        meta = dict(found[1], cached=True)
-        module = _import(found[0], meta["name"])
-    else:
-        path, meta = cache.publish(key, functools.partial(_build, source, key, uses_blas))
-        meta = dict(meta, cached=False)
-        module = _import(path, meta["name"])
-    _loaded[key] = (module, meta)
-    return module, meta
+        return found
+    with _key_locks_guard:
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _loaded:
+            _loaded[key] = _load_from_disk(source, key, uses_blas)
+    return _loaded[key]
 
 
-def _build(source, key, uses_blas, directory):
+def _load_from_disk(source, key, uses_blas):
     name = f"_tracer_{key[:20]}"
+    found = cache.lookup(key, name)
+    if found is not None:
+        return _import(found[0], name), dict(found[1], cached=True)
+    build = functools.partial(_build, source, name, uses_blas)
+    path, meta = cache.publish(key, name, build)
+    return _import(path, name), dict(meta, cached=False)
+
+
+def _build(source, name, uses_blas, directory):
+    """Write the module's C (with cffi's wrapper) into `directory` and compile it; returns
+    the metadata of the build."""
     ffi = cffi.FFI()
     ffi.cdef(CDEF)
-    ffi.set_source(name, source)
     c_path = os.path.join(directory, "module.c")
-    with contextlib.redirect_stdout(io.StringIO()):  # cffi announces "generating ..."
-        ffi.emit_c_code(c_path)
-    library = name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+    make_c_source(ffi, name, source, c_path, verbose=False)
     includes = [f"-I{sysconfig.get_paths()['include']}"]
     libraries = ["-lmvec", "-lm"] if vector_math() else ["-lm"]
     if uses_blas:
@@ -248,21 +279,44 @@ def _build(source, key, uses_blas, directory):
         *includes,
         c_path,
         "-o",
-        os.path.join(directory, library),
+        os.path.join(directory, cache.library_name(name)),
         *libraries,
     ]
     start = time.perf_counter()
+    returncode, errors = run_compiler(command)
+    if returncode != 0:
+        raise CompileError(f"C compilation failed ({' '.join(command[:3])} ...):\n{errors[-4000:]}")
+    return {"compile_seconds": round(time.perf_counter() - start, 4)}
+
+
+def run_compiler(command):
+    """(exit status, stderr) of the compiler run as `command`, in a process group of its own:
+    a time-out (CompileError) or an interrupt ends the whole group, cc1 and the assembler too."""
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
     except OSError as error:
         raise CompilerUnavailable(
             f"the C compiler {command[0]!r} could not be run: {error}"
         ) from None
-    if result.returncode != 0:
-        raise CompileError(
-            f"C compilation failed ({' '.join(command[:3])} ...):\n{result.stderr[-4000:]}"
-        )
-    return library, {"name": name, "compile_seconds": round(time.perf_counter() - start, 4)}
+    try:
+        _, errors = process.communicate(timeout=compile_timeout())
+    except BaseException as error:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        if isinstance(error, subprocess.TimeoutExpired):
+            raise CompileError(
+                f"the C compiler ran past {compile_timeout():g} s (TRACER_COMPILE_TIMEOUT) and "
+                "was stopped"
+            ) from None
+        raise
+    return process.returncode, errors
 
 
 def _import(path, name):

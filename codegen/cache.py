@@ -1,32 +1,73 @@
-"""The on-disk cache of compiled modules: content-addressed, lock-free, safe against races.
+"""The on-disk cache of compiled modules: content-addressed, lock-free, trusting nothing it reads.
 
     $TRACER_CACHE_DIR (default ~/.cache/tracer, or $XDG_CACHE_HOME/tracer), mode 0700
       <key>/module.c         the C source
       <key>/<name>.so        the compiled module
-      <key>/meta.json        {"key", "name", "sha256" of the .so, "compile_seconds", ...}
+      <key>/meta.json        {"key", "name", "library", "sha256" of the .so, ...}, written last
+      .build-<pid>-<random>/ a build in progress (or of a process that died: removed later)
 
 The key hashes everything that changes the binary: the C source, the compiler's identity
 and version, the flags, tracer's version, the Python ABI and the CPU (the code is built
 for the machine it runs on). A module is built in a private temporary directory beside the
 entries and published by renaming that directory: two processes building the same module
-both succeed, and the loser of the race loads the winner's copy. An entry whose .so does
-not match its recorded hash is damaged: it is removed and built again.
+both succeed, and the loser of the race loads the winner's copy.
+
+Nothing read back is trusted. The directory must be the user's own and writable by no one
+else (as ssh treats a key file), or nothing is loaded from it. An entry is loaded only when
+its metadata parses, names the entry's key and the library its key implies, and the
+library's SHA-256 matches the metadata's; anything else (truncated, altered, of the wrong
+type, a directory where a file belongs) is removed with one log line and built again.
 """
 
 import hashlib
 import json
+import logging
 import os
 import shutil
+import stat
+import sysconfig
 import tempfile
+import time
+
+from codegen.errors import UnsafeCacheDirectory
+
+log = logging.getLogger("tracer.cache")
+
+STAGING_PREFIX = ".build-"
+STALE_STAGING_SECONDS = 24 * 3600  # a build this old is dead, whatever its pid says
+_checked_roots = set()
 
 
 def cache_root():
+    """The cache directory, made (mode 0700) if missing, and refused if it is not safe."""
     root = os.environ.get("TRACER_CACHE_DIR")
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(base, "tracer")
-    os.makedirs(root, mode=0o700, exist_ok=True)
+    if root not in _checked_roots:
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        check_private(root)
+        _checked_roots.add(root)
     return root
+
+
+def check_private(path):
+    """UnsafeCacheDirectory unless `path` is a directory of this user that no one else may
+    write to."""
+    info = os.stat(path)
+    problem = None
+    if not stat.S_ISDIR(info.st_mode):
+        problem = "it is not a directory"
+    elif hasattr(os, "getuid") and info.st_uid != os.getuid():
+        problem = f"it is owned by user id {info.st_uid}, not by this user ({os.getuid()})"
+    elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        problem = f"others can write to it (mode {stat.S_IMODE(info.st_mode):04o})"
+    if problem:
+        raise UnsafeCacheDirectory(
+            f"refusing the cache directory {path}: {problem}, so a module found there could "
+            "have been planted; use a directory of your own with mode 0700 (chmod 700 it), or "
+            "set TRACER_CACHE_DIR to one"
+        )
 
 
 def file_hash(path):
@@ -37,50 +78,121 @@ def file_hash(path):
     return digest.hexdigest()
 
 
-def lookup(key):
-    """(path of the .so, meta) of a sound entry for `key`, or None (a damaged one is removed)."""
+def library_name(name):
+    return name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+
+
+def lookup(key, name):
+    """(path of the .so, meta) of a sound entry for `key` whose module is `name`, or None
+    (an unsound one is removed)."""
     entry = os.path.join(cache_root(), key)
+    if not os.path.lexists(entry):
+        return None
     try:
-        with open(os.path.join(entry, "meta.json")) as handle:
-            meta = json.load(handle)
-        library = os.path.join(entry, meta["library"])
-        if file_hash(library) == meta["sha256"]:
-            return library, meta
-    except (OSError, ValueError, KeyError):
-        if not os.path.isdir(entry):
-            return None
-    shutil.rmtree(entry, ignore_errors=True)
+        with open(os.path.join(entry, "meta.json"), "rb") as handle:
+            meta = json.loads(handle.read().decode())
+        library = library_name(name)
+        fields = (meta.get("key"), meta.get("name"), meta.get("library"))
+        if fields == (key, name, library):
+            path = os.path.join(entry, library)
+            if file_hash(path) == meta.get("sha256"):
+                return path, meta
+        reason = "its metadata or library does not match"
+    except (OSError, ValueError, AttributeError) as error:  # unreadable, not JSON, not a dict
+        reason = f"{type(error).__name__}: {error}"
+    log.warning("tracer: removing the damaged cache entry %s (%s); building it again", key, reason)
+    remove(entry)
     return None
 
 
-def publish(key, build):
-    """Build into a private directory with `build(directory) -> (library file name, meta)`,
-    then publish it as the entry for `key`; returns (path of the .so, meta)."""
+def remove(path):
+    """Remove a file, a link or a directory tree, whichever `path` is."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def publish(key, name, build):
+    """Build into a private directory with `build(directory) -> meta`, then publish it as the
+    entry for `key`; returns (path of the .so, meta)."""
     root = cache_root()
-    staging = tempfile.mkdtemp(prefix=".build-", dir=root)
+    remove_dead_builds()
+    staging = tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=root)
     try:
-        library_name, meta = build(staging)
+        meta = build(staging)
+        library = library_name(name)
         meta = dict(
             meta,
             key=key,
-            library=library_name,
-            sha256=file_hash(os.path.join(staging, library_name)),
+            name=name,
+            library=library,
+            sha256=file_hash(os.path.join(staging, library)),
         )
-        with open(os.path.join(staging, "meta.json"), "w") as handle:
-            json.dump(meta, handle, indent=1, sort_keys=True)
+        write_json(os.path.join(staging, "meta.json"), meta)
         entry = os.path.join(root, key)
         try:
             os.rename(staging, entry)
-        except OSError:  # another process published it first: use theirs
+        except OSError:  # another process published it first (or a damaged entry is in the way)
             shutil.rmtree(staging, ignore_errors=True)
-            found = lookup(key)
+            found = lookup(key, name)
             if found is None:
                 raise
             return found
-        return os.path.join(entry, library_name), meta
+        return os.path.join(entry, library), meta
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def write_json(path, value):
+    """Write `value` as JSON to `path` through a temporary file and a rename (never half a file)."""
+    descriptor, staging = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(descriptor, "w") as handle:
+            json.dump(value, handle, indent=1, sort_keys=True)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)  # a directory in the file's place
+        os.replace(staging, path)
+    except BaseException:
+        remove(staging)
+        raise
+
+
+def dead_builds():
+    """Staging directories whose build is over: their process is gone, or they are old."""
+    root = cache_root()
+    found = []
+    for name in os.listdir(root):
+        if not name.startswith(STAGING_PREFIX):
+            continue
+        path = os.path.join(root, name)
+        pid = name[len(STAGING_PREFIX) :].split("-", 1)[0]
+        try:
+            age = time.time() - os.lstat(path).st_mtime
+        except OSError:
+            continue
+        if age > STALE_STAGING_SECONDS or not (pid.isdigit() and _alive(int(pid))):
+            found.append(path)
+    return found
+
+
+def remove_dead_builds():
+    for path in dead_builds():
+        remove(path)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def entries():

@@ -1,14 +1,17 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
 from codegen import build
+from codegen.errors import UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
 from runtime.compiled import CompiledGraph
+from tracer.ir import all_nodes, format_location
 
 
 def compile_graph(graph, name, updates=None):
     """A CompiledGraph for `graph`, built (or found in the cache) now. `updates` maps an
     output position to the input it is the new value of (see `codegen.lower.lower`)."""
+    _check_ranks(graph)
     # NOTE: importing the BLAS costs 25 ms: only graphs with a product ask for it
     uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
@@ -22,6 +25,19 @@ def compile_graph(graph, name, updates=None):
     )
     module, meta = build.load(plan.source, uses_blas)
     return CompiledGraph(module, plan, meta)
+
+
+MAX_RANK = 32  # loop nests index with codegen.loops.INDEX, twice as many for a tile's
+
+
+def _check_ranks(graph):
+    for node in all_nodes(graph):
+        if len(node.shape) > MAX_RANK:
+            where = f" at {format_location(node.location)}" if node.location else ""
+            raise UnsupportedGraph(
+                f"the C backend compiles tensors of rank up to {MAX_RANK}; {node.op}{where} "
+                f"makes one of rank {len(node.shape)}"
+            )
 
 
 def _safe(name):

@@ -120,7 +120,11 @@ def _test_kernel():
 def _print_cache(cache):
     entries = cache.entries()
     size = sum(size for _, size in entries)
-    print(f"cache: {cache.cache_root()} ({len(entries)} modules, {size / 1e6:.1f} MB)")
+    dead = len(cache.dead_builds())
+    print(
+        f"cache: {cache.cache_root()} ({len(entries)} modules, {size / 1e6:.1f} MB; "
+        f"{dead} unfinished builds of processes that ended)"
+    )
 
 
 def print_ir(options):
@@ -191,10 +195,14 @@ def cache_command(options):
     from codegen import cache
 
     if options.action == "clear":
-        entries = cache.entries()
+        entries, dead = cache.entries(), cache.dead_builds()
         for key, _ in entries:
             shutil.rmtree(os.path.join(cache.cache_root(), key), ignore_errors=True)
-        print(f"removed {len(entries)} modules from {cache.cache_root()}")
+        cache.remove_dead_builds()
+        print(
+            f"removed {len(entries)} modules and {len(dead)} unfinished builds from "
+            f"{cache.cache_root()}"
+        )
     else:
         _print_cache(cache)
     return 0

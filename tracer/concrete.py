@@ -327,7 +327,7 @@ def _describe(value):
     return repr(value)
 
 
-_fallback_warned = False
+_fallback_warned = set()  # the causes of falling back to the interpreter, each warned once
 
 
 def _compile_optimized(graph, name, backend):
@@ -370,27 +370,29 @@ class _SpecializedInterpreter:
 
 
 def _executable(graph, backend, name, updates=None):
-    """Compile `graph` for `backend`; 'auto' falls back to the interpreter, with one warning,
-    when no C compiler works."""
-    global _fallback_warned
+    """Compile `graph` for `backend`; 'auto' falls back to the interpreter when the module
+    cannot be built or loaded, with one warning for each cause (no compiler, a compile
+    error or time-out, an unsafe cache directory, ...)."""
 
     def interpreted():
         return _SpecializedInterpreter(graph) if rewrite.symbols(graph) else InterpretedGraph(graph)
 
     if backend == "interpreter":
         return interpreted()
-    from codegen.build import CompilerUnavailable
     from codegen.compile import compile_graph
+    from codegen.errors import BuildFailure
 
     try:
         return compile_graph(graph, name, updates)
-    except CompilerUnavailable as error:
+    except BuildFailure as error:
         if backend == "c":
             raise
-        if not _fallback_warned:
-            _fallback_warned = True
+        cause = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        if cause not in _fallback_warned:
+            _fallback_warned.add(cause)
             warnings.warn(
-                f"tracer: {error}; tt.function runs on the numpy interpreter instead", stacklevel=5
+                f"tracer: {cause}; tt.function runs {name} on the numpy interpreter instead",
+                stacklevel=5,
             )
         return interpreted()
 

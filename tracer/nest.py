@@ -6,6 +6,18 @@ tensors and is rebuilt by its `_from_components(tensors)`.
 """
 
 
+def sorted_keys(mapping):
+    """The keys of a dict in order; keys that cannot be ordered are a TypeError, as tf.nest's."""
+    try:
+        return sorted(mapping)
+    except TypeError:
+        kinds = sorted({type(key).__name__ for key in mapping})
+        raise TypeError(
+            f"a dict in a tracer structure must have keys that sort (all str, or all numbers); "
+            f"this one mixes {', '.join(kinds)}: {list(mapping)!r}"
+        ) from None
+
+
 def _is_namedtuple(value):
     return isinstance(value, tuple) and hasattr(value, "_fields")
 
@@ -14,7 +26,7 @@ def flatten(structure):
     if hasattr(structure, "_tensor_components"):
         return list(structure._tensor_components())
     if isinstance(structure, dict):
-        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
+        return [leaf for key in sorted_keys(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
@@ -32,7 +44,7 @@ def _pack(structure, leaves):
         count = len(structure._tensor_components())
         return structure._from_components([next(leaves) for _ in range(count)])
     if isinstance(structure, dict):
-        packed = {key: _pack(structure[key], leaves) for key in sorted(structure)}
+        packed = {key: _pack(structure[key], leaves) for key in sorted_keys(structure)}
         return type(structure)((key, packed[key]) for key in structure)
     if _is_namedtuple(structure):
         return type(structure)(*(_pack(item, leaves) for item in structure))

@@ -148,7 +148,7 @@ def _skeleton(arguments):
 
 def _describe(value):
     if isinstance(value, dict):
-        return ("dict", tuple((k, _describe(value[k])) for k in sorted(value)))
+        return ("dict", tuple((k, _describe(value[k])) for k in nest.sorted_keys(value)))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_describe(v) for v in value))
     if isinstance(value, Variable):
@@ -232,7 +232,7 @@ def argument_names(func, args, kwargs):
 
 def _name_leaves(prefix, value, names):
     if isinstance(value, dict):
-        for key in sorted(value):
+        for key in nest.sorted_keys(value):
             _name_leaves(f"{prefix}_{key}", value[key], names)
     elif isinstance(value, (list, tuple)):
         for k, item in enumerate(value):

@@ -189,6 +189,8 @@ def _from_python(value, dtype):
             dtype = as_dtype(array.dtype)
     else:
         array = np.asarray(value)
+        if array.dtype.kind in "OUSV":  # None, strings: numpy would hold objects, or give NaN
+            raise TypeError(f"cannot convert {value!r} to a tracer tensor")
         if dtype is None:
             dtype = _python_dtype(array)
     if (

@@ -682,5 +682,7 @@ def range_(start, limit=None, delta=1, dtype=None, name=None):
         dtype = as_dtype(dtype) if dtype is not None else tensors[1].dtype
         return SymbolicRange(*(cast(t, dtype) for t in tensors), dtype)
     values = [v.numpy() if hasattr(v, "numpy") else v for v in bounds]
+    if values[2] == 0:
+        raise ValueError("tt.range: delta must not be 0")
     dtype = as_dtype(dtype) if dtype is not None else _from_python(values, None).dtype
     return Tensor(np.arange(*values).astype(as_dtype(dtype).as_numpy_dtype))

@@ -1,0 +1,310 @@
+"""Builds under threads, a cache that trusts nothing it reads, compile failures and time-outs
+under backend="auto", and bad inputs: issue 18's cases, each a test."""
+
+import json
+import os
+import pathlib
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+REAL_CC = shutil.which("cc") or shutil.which("gcc")
+
+PROGRAM = textwrap.dedent(
+    """
+    import json, sys, warnings
+    import numpy as np
+    import tracer as tt
+
+    @tt.function(backend=sys.argv[1])
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.nn.relu(x) * tt.sin(x))
+        return y, tape.gradient(y, x)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y, g = f(tt.constant([0.5, -2.0, 10.0]))
+    concrete = f.get_concrete_function(tt.constant([0.5, -2.0, 10.0]))
+    meta = getattr(concrete._executable, "meta", {})
+    print(json.dumps({"y": float(y), "g": g.numpy().tolist(), "backend": concrete.backend,
+                      "cached": meta.get("cached"), "warnings": [str(w.message) for w in caught]}))
+    """
+)
+X = np.array([0.5, -2.0, 10.0], np.float32)
+WANT_Y = float(np.sum(np.maximum(X, 0) * np.sin(X)))
+WANT_G = ((X > 0) * (np.sin(X) + X * np.cos(X))).tolist()
+
+
+def run(cache, backend="c", env=None, program=PROGRAM):
+    environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", program, backend],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+
+
+def result(completed):
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "Traceback" not in completed.stderr, completed.stderr[-3000:]
+    out = json.loads(completed.stdout)
+    np.testing.assert_allclose(out["y"], WANT_Y, rtol=1e-6)
+    np.testing.assert_allclose(out["g"], WANT_G, rtol=1e-6)
+    return out
+
+
+@pytest.fixture(scope="module")
+def populated(tmp_path_factory):
+    """A cache holding the program's module, its toolchain record and compiled templates."""
+    cache = tmp_path_factory.mktemp("populated") / "cache"
+    assert result(run(cache))["cached"] is False
+    return cache
+
+
+def _damaged_copy(populated, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(populated, cache)
+    cache.chmod(0o700)
+    return cache
+
+
+def _targets(cache):
+    (entry,) = [p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    return {
+        "library": next(entry.glob("*.so")),
+        "meta": entry / "meta.json",
+        "toolchain": cache / "toolchains.json",
+        "template": sorted((cache / ".templates").iterdir())[0],
+    }
+
+
+def _damage(path, kind):
+    data = path.read_bytes()
+    if kind == "missing":
+        path.unlink()
+    elif kind == "directory":
+        path.unlink()
+        path.mkdir()
+        (path / "inside").write_text("x")
+    else:
+        damaged = {
+            "truncated": data[: len(data) // 3],
+            "zeroed": bytes(len(data)),
+            "garbage": os.urandom(len(data)),
+            "flipped": data[: len(data) // 2]
+            + bytes([data[len(data) // 2] ^ 0x10])
+            + data[len(data) // 2 + 1 :],
+            "json list": b"[]",
+            "wrong types": json.dumps(
+                {"key": 5, "name": [], "library": {}, "sha256": None, "records": "x"}
+            ).encode(),
+        }[kind]
+        path.write_bytes(damaged)
+
+
+DAMAGES = (
+    [
+        ("library", kind)
+        for kind in ("truncated", "zeroed", "garbage", "flipped", "missing", "directory")
+    ]
+    + [
+        (target, kind)
+        for target in ("meta", "toolchain")
+        for kind in ("truncated", "garbage", "flipped", "json list", "wrong types", "directory")
+    ]
+    + [("template", kind) for kind in ("truncated", "garbage", "flipped", "directory")]
+)
+
+
+@pytest.mark.parametrize("target, kind", DAMAGES)
+def test_every_kind_of_cache_damage_is_repaired_in_the_next_call(populated, tmp_path, target, kind):
+    cache = _damaged_copy(populated, tmp_path)
+    _damage(_targets(cache)[target], kind)
+    if target == "template":  # templates are read when C is rendered: make the module again
+        for entry in cache.iterdir():
+            if entry.is_dir() and not entry.name.startswith("."):
+                shutil.rmtree(entry)
+    out = result(run(cache))  # the right numbers, no exception
+    assert out["backend"] == "c" and not out["warnings"]
+    assert out["cached"] is (target == "toolchain")  # a damaged module is built again
+    again = result(run(cache))
+    assert again["cached"] is True  # repaired: the next process loads it
+
+
+def test_builds_of_processes_that_died_are_counted_and_removed(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    dead = cache / ".build-999999999-abc"  # no such process
+    dead.mkdir()
+    (dead / "module.c").write_text("int x;")
+    alive = cache / f".build-{os.getpid()}-def"  # this process: still building
+    alive.mkdir()
+    env = dict(os.environ, TRACER_CACHE_DIR=str(cache))
+    info = subprocess.run(
+        [sys.executable, "-m", "tracer", "cache", "info"], env=env, capture_output=True, text=True
+    )
+    assert "1 unfinished builds" in info.stdout, info.stdout + info.stderr
+    result(run(cache))  # a build removes the dead one
+    assert not dead.exists() and alive.exists()
+    dead.mkdir()
+    cleared = subprocess.run(
+        [sys.executable, "-m", "tracer", "cache", "clear"], env=env, capture_output=True, text=True
+    )
+    assert "1 modules and 1 unfinished builds" in cleared.stdout, cleared.stdout
+    assert not dead.exists()
+
+
+def test_a_cache_others_can_write_is_refused_and_auto_falls_back(tmp_path):
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o777)
+    forced = run(cache, "c")
+    assert forced.returncode != 0
+    assert "UnsafeCacheDirectory" in forced.stderr and "others can write to it" in forced.stderr
+    out = result(run(cache, "auto"))
+    assert out["backend"] == "interpreter" and len(out["warnings"]) == 1
+    assert "refusing the cache directory" in out["warnings"][0]
+    assert not any(p.name.endswith(".so") for p in cache.rglob("*"))  # nothing built there
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown needs root")
+def test_a_cache_owned_by_another_user_is_refused(tmp_path):
+    cache = tmp_path / "foreign"
+    cache.mkdir(mode=0o700)
+    os.chown(cache, 12345, 12345)
+    forced = run(cache, "c")
+    assert forced.returncode != 0 and "owned by user id 12345" in forced.stderr
+
+
+def _compiler(tmp_path, body):
+    """A `cc` that runs `body` (sh) when asked to build a module, and the real compiler
+    otherwise (version banner, probes)."""
+    wrapper = tmp_path / "cc"
+    wrapper.write_text(
+        f'#!/bin/sh\ncase "$*" in *module.c*)\n{body}\n;;\nesac\nexec {REAL_CC} "$@"\n'
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    return str(wrapper)
+
+
+def test_a_compile_error_falls_back_under_auto_with_one_warning_naming_it(tmp_path):
+    cc = _compiler(tmp_path, "echo \"error: unsupported masking for 'vmovsh'\" >&2\nexit 1")
+    out = result(run(tmp_path / "cache", "auto", env={"CC": cc}))
+    assert out["backend"] == "interpreter" and len(out["warnings"]) == 1
+    assert "CompileError" in out["warnings"][0]
+    forced = run(tmp_path / "cache", "c", env={"CC": cc})
+    assert forced.returncode != 0 and "vmovsh" in forced.stderr
+
+
+def test_a_compile_past_its_time_limit_ends_the_compiler_and_its_children(tmp_path):
+    pids = tmp_path / "pids"
+    cc = _compiler(tmp_path, f"sleep 300 &\necho $! >> {pids}\nsleep 300")
+    start = time.perf_counter()
+    out = result(run(tmp_path / "cache", "auto", env={"CC": cc, "TRACER_COMPILE_TIMEOUT": "2"}))
+    assert time.perf_counter() - start < 60
+    assert out["backend"] == "interpreter" and "ran past 2 s" in out["warnings"][0]
+    for pid in map(int, pids.read_text().split()):  # the compiler's child is gone too
+        for _ in range(50):
+            if not _running(pid):
+                break
+            time.sleep(0.1)
+        assert not _running(pid)
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+THREADS_PROGRAM = textwrap.dedent(
+    """
+    import sys, threading
+    import numpy as np
+    import tracer as tt
+
+    results = {}
+
+    def work(k):
+        f = tt.function(lambda x: tt.reduce_sum(tt.sin(x) * float(k)), backend="c")
+        same = tt.function(lambda x: tt.reduce_sum(tt.cos(x)), backend="c")
+        x = tt.constant(np.linspace(0, 1, 5))
+        results[k] = (float(f(x)), float(same(x)), id(same.get_concrete_function(x)._executable.meta))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    x = np.linspace(0, 1, 5)
+    assert all(abs(results[k][0] - k * np.sin(x).sum()) < 1e-12 for k in range(6)), results
+    assert all(abs(results[k][1] - np.cos(x).sum()) < 1e-12 for k in range(6)), results
+    assert len({results[k][2] for k in range(6)}) == 1  # one build of the shared function
+    print("the program's own output")
+    """
+)
+
+
+def test_threads_compiling_at_once_keep_the_program_s_stdout(tmp_path):
+    for attempt in range(3):
+        completed = run(tmp_path / f"cache{attempt}", program=THREADS_PROGRAM)
+        assert completed.returncode == 0, completed.stderr[-3000:]
+        assert completed.stdout == "the program's own output\n"
+        assert "Traceback" not in completed.stderr
+
+
+def test_bad_inputs_give_clear_errors_or_the_right_number():
+    with pytest.raises(TypeError, match="cannot convert None"):
+        tt.constant(1.0) + None
+    with pytest.raises(TypeError, match="cannot convert 'x'"):
+        tt.multiply(tt.constant(1.0), "x")
+    with pytest.raises(ValueError, match="delta must not be 0"):
+        tt.range(0, 10, 0)
+    with pytest.raises(TypeError, match="keys that sort.*int, str"):
+        tt.function(lambda d: d[1] + d["a"])({1: tt.constant(1.0), "a": tt.constant(2.0)})
+    with pytest.raises(OverflowError, match="does not fit"):
+        tt.constant(1) + 2**31
+    # an empty reduce_max is the identity of max, as in TensorFlow, eager and compiled
+    empty = tt.zeros((0,))
+    assert float(tt.reduce_max(empty)) == -np.inf
+    assert float(tt.function(tt.reduce_max, backend="c")(empty)) == -np.inf
+
+    reciprocal = tt.function(lambda s: tt.constant(1.0) / s, backend="c")
+    assert float(reciprocal(0.0)) == np.inf and float(reciprocal(-0.0)) == -np.inf
+
+
+def test_a_rank_the_c_backend_cannot_compile_falls_back_or_says_so():
+    from codegen.errors import UnsupportedGraph
+
+    x = tt.ones([1] * 33)
+    with pytest.raises(UnsupportedGraph, match="rank up to 32.*rank 33"):
+        tt.function(lambda x: x * 2.0, backend="c")(x)
+    with pytest.warns(UserWarning, match="UnsupportedGraph"):
+        y = tt.function(lambda x: x * 2.0)(x)
+    assert y.shape == x.shape and float(tt.reduce_sum(y)) == 2.0
+
+
+def test_out_of_range_gather_indices_are_an_error_in_every_backend():
+    params, indices = tt.constant([1.0, 2.0, 3.0]), tt.constant([0, 5])
+    for backend in ("c", "interpreter"):
+        with pytest.raises(IndexError, match=r"out of range \[0, 3\)"):
+            tt.function(tt.gather, backend=backend)(params, indices)
+    with pytest.raises(Exception, match="5"):
+        tt.gather(params, indices)
