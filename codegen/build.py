@@ -201,9 +201,49 @@ def blas():
     )
 
 
+def sanitizers():
+    """The sanitizers TRACER_SANITIZE names ("address,undefined"), or "" for none."""
+    value = os.environ.get("TRACER_SANITIZE", "").strip()
+    if value and not all(part.isalpha() for part in value.split(",")):
+        raise ValueError(f"TRACER_SANITIZE={value!r}: give sanitizer names, as 'address,undefined'")
+    return value
+
+
 def _flags():
     flags = FLAGS + (VECTOR_MATH_FLAGS if vector_math() else [])
-    return flags + ["-fopenmp"] if threads() else flags
+    flags = flags + ["-fopenmp"] if threads() else flags
+    if sanitizers():  # every report is fatal, with a usable stack
+        flags = [f for f in flags if f != "-O3"] + [
+            "-O1",
+            "-g",
+            "-fno-omit-frame-pointer",
+            f"-fsanitize={sanitizers()}",
+            "-fno-sanitize-recover=all",
+        ]
+    return flags
+
+
+def sanitized_extension(source_path, name):
+    """The path of the CPython extension `name` (its init function PyInit_<name>) built from
+    `source_path` with the TRACER_SANITIZE sanitizers, through the cache."""
+    with open(source_path, "rb") as handle:
+        source = handle.read()
+    key = hashlib.sha256(source + " ".join(_flags()).encode() + _cpu().encode()).hexdigest()
+    found = cache.lookup(key, name)
+    if found is not None:
+        return found[0]
+
+    def build(directory):
+        output = os.path.join(directory, cache.library_name(name))
+        include = f"-I{sysconfig.get_paths()['include']}"
+        returncode, errors = run_compiler(
+            [compiler(), *_flags(), include, source_path, "-o", output]
+        )
+        if returncode != 0:
+            raise CompileError(f"building {source_path} with sanitizers failed:\n{errors[-4000:]}")
+        return {}
+
+    return cache.publish(key, name, build)[0]
 
 
 def _cpu():

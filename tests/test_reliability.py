@@ -308,3 +308,58 @@ def test_out_of_range_gather_indices_are_an_error_in_every_backend():
             tt.function(tt.gather, backend=backend)(params, indices)
     with pytest.raises(Exception, match="5"):
         tt.gather(params, indices)
+
+
+SANITIZED_PROGRAM = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import tracer as tt
+
+    x = tt.constant(np.linspace(-1, 1, 12).reshape(3, 4))
+    with tt.GradientTape() as tape:  # the eager op path in C
+        tape.watch(x)
+        y = tt.reduce_sum(tt.tanh(x @ tt.transpose(x)) @ tt.gather(x, [0, 2, 1]))
+    assert tape.gradient(y, x).shape == (3, 4)
+    f = tt.function(lambda x: tt.reduce_sum(tt.sin(x) * tt.gather(x, [2, 0, 1])), backend="c")
+    assert abs(float(f(x)) - np.sum(np.sin(x.numpy()) * x.numpy()[[2, 0, 1]])) < 1e-12
+    try:
+        tt.function(tt.gather, backend="c")(x, tt.constant([7]))
+    except IndexError:
+        pass
+    print(sys.modules["tracer.ops._fast_apply"].__file__)
+    """
+)
+
+
+def _sanitizer_runtimes():
+    cc = REAL_CC or "gcc"
+    found = [
+        subprocess.run(
+            [cc, f"-print-file-name={lib}"], capture_output=True, text=True
+        ).stdout.strip()
+        for lib in ("libasan.so", "libubsan.so")
+    ]
+    return found if all(os.path.isabs(path) for path in found) else None
+
+
+@pytest.mark.skipif(_sanitizer_runtimes() is None, reason="the compiler has no sanitizer runtimes")
+def test_tracer_sanitize_builds_modules_and_the_eager_path_with_sanitizers(tmp_path):
+    cache = tmp_path / "cache"
+    completed = run(
+        cache,
+        program=SANITIZED_PROGRAM,
+        env={
+            "TRACER_SANITIZE": "address,undefined",
+            "LD_PRELOAD": ":".join(_sanitizer_runtimes()),
+            "ASAN_OPTIONS": "detect_leaks=0",
+        },
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "runtime error" not in completed.stderr and "AddressSanitizer" not in completed.stderr
+    assert completed.stdout.strip().startswith(str(cache))  # the sanitized eager path
+    libraries = list(cache.glob("*/*.so"))
+    assert len(libraries) >= 3  # the eager path and two compiled functions
+    for library in libraries:
+        symbols = subprocess.run(["nm", "-D", str(library)], capture_output=True, text=True).stdout
+        assert "__asan" in symbols and "__ubsan" in symbols, library

@@ -7,6 +7,7 @@ then, for every recording tape that tracks an input: record the node and what th
 op's gradient rule needs (`op.saves`), nothing more.
 """
 
+import os
 import sys
 import warnings
 
@@ -280,7 +281,9 @@ def _load_fast_apply():
     it was not built (the extension is optional: without a compiler at install time, `_apply`
     does everything) or does not match this tracer (then with a warning)."""
     try:
-        from tracer.ops import _fast_apply as module
+        module = _sanitized_fast_apply() if os.environ.get("TRACER_SANITIZE") else None
+        if module is None:
+            from tracer.ops import _fast_apply as module
     except ImportError:
         return None
     try:
@@ -298,6 +301,24 @@ def _load_fast_apply():
             stacklevel=2,
         )
         return None
+    return module
+
+
+def _sanitized_fast_apply():
+    """fast_apply.c built with the TRACER_SANITIZE sanitizers (docs/reliability.md)."""
+    import importlib.machinery
+    import importlib.util
+
+    from codegen import build
+
+    source = os.path.join(os.path.dirname(__file__), "fast_apply.c")
+    path = build.sanitized_extension(source, "_fast_apply")
+    name = f"{__package__}._fast_apply"
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    module = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(name, path, loader=loader)
+    )
+    loader.exec_module(module)
     return module
 
 
