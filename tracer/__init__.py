@@ -72,7 +72,9 @@ from tracer.ops.array_ops import (
 )
 from tracer.ops.array_ops import range_ as range
 from tracer.ops.broadcast_ops import broadcast_to, reduce_sum, tile
+from tracer.ops.einsum_ops import einsum
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot
+from tracer.ops.layout_ops import pad, reverse, roll
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.math_ops import (
     abs,
@@ -112,8 +114,24 @@ from tracer.ops.math_ops import (
     tanh,
     where,
 )
-from tracer.ops.reduction_ops import clip_by_norm, norm, reduce_max, reduce_mean, reduce_min
+from tracer.ops.reduction_ops import (
+    clip_by_global_norm,
+    clip_by_norm,
+    norm,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+)
 from tracer.ops.scan_ops import reduce_prod
+from tracer.ops.scatter_nd_ops import (
+    gather_nd,
+    scatter_nd,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+)
+from tracer.ops.segment_ops import bincount
+from tracer.ops.sort_ops import argsort, sort
 from tracer.ops.structure_ops import concat, stack, unstack
 from tracer.printing import print
 from tracer.signature import TensorSpec
@@ -148,6 +166,10 @@ __all__ = [
     "shape", "sigmoid", "sign", "sin", "size", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
     "zeros", "zeros_like",
+    "einsum",
+    "argsort", "clip_by_global_norm", "pad", "reverse", "roll", "sort",
+    "bincount", "gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
+    "tensor_scatter_nd_update",
 ]  # fmt: skip
 
 # Importing tracer's own modules made them attributes of the package; they are not its API.

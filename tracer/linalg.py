@@ -1,3 +1,27 @@
 """`tt.linalg`: linear algebra, as in `tf.linalg`."""
 
+from tracer.ops.array_ops import eye  # noqa: F401
+from tracer.ops.decomposition_ops import eigh, qr, svd  # noqa: F401
+from tracer.ops.einsum_ops import einsum  # noqa: F401
+from tracer.ops.factorization_ops import (  # noqa: F401
+    cholesky,
+    cholesky_solve,
+    det,
+    inv,
+    logdet,
+    slogdet,
+    solve,
+    triangular_solve,
+)
 from tracer.ops.linalg_ops import matmul  # noqa: F401
+from tracer.ops.matrix_ops import (  # noqa: F401
+    adjoint,
+    band_part,
+    diag,
+    diag_part,
+    matrix_transpose,
+    matvec,
+    set_diag,
+    trace,
+)
+from tracer.ops.reduction_ops import norm  # noqa: F401

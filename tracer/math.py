@@ -52,3 +52,17 @@ from tracer.ops.math_ops import (  # noqa: F401
 from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
 from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min  # noqa: F401
 from tracer.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
+from tracer.ops.segment_ops import (  # noqa: F401
+    bincount,
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sum,
+)
+from tracer.ops.sort_ops import top_k  # noqa: F401

@@ -20,3 +20,4 @@ from tracer.ops.nn_ops import (  # noqa: F401
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 )
+from tracer.ops.sort_ops import top_k  # noqa: F401

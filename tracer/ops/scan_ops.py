@@ -3,6 +3,18 @@
 reduce_prod's gradient at element i is the product of all the other elements. Dividing the
 product by x_i fails at zeros; TensorFlow's way, kept here, multiplies the exclusive
 cumulative products from the left and from the right instead, which is exact with zeros.
+
+cumprod's gradient divides by nothing either (TensorFlow's rule, cumsum(g * y, reversed) / x,
+is wrong where x is 0, at the first order already): for y_j = x_0 ... x_j,
+
+    dx_i = sum_{j >= i} g_j prod_{k <= j, k != i} x_k = E_i * R_i
+    E_i  = x_0 ... x_{i-1}                   (the exclusive cumprod)
+    R_i  = sum_{j >= i} g_j x_{i+1} ... x_j  (R_i = g_i + x_{i+1} R_{i+1})
+
+and the recurrence R is summed by doubling (log2(n) steps of shifted products and sums),
+so the gradient is made of cumprod, mul, add, slices and pads: exact at every order, zeros
+included. Along an axis whose size is known only when the function runs, the division is
+kept.
 """
 
 import numpy as np
@@ -11,12 +23,12 @@ from codegen import forms
 from codegen.ctypes import compute, storage
 from runtime.kernels import same_type
 from tracer.ir import dims
-from tracer.ops import array_ops, batching, shapes
+from tracer.ops import array_ops, batching, layout_ops, shapes
 from tracer.ops.broadcast_ops import reduce_attrs
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.math_ops import conj_if_complex
-from tracer.ops.registry import OUT, primitive
+from tracer.ops.registry import primitive
 from tracer.ops.tangent_rules import LINEAR, TRANSPOSED_VJP
 
 
@@ -66,13 +78,56 @@ def _cumsum_grad(node, g):
     return (cumsum(g, attrs["axis"], attrs["exclusive"], not attrs["reverse"]),)
 
 
-def _cumprod_grad(node, g, x, out):
-    """TensorFlow's rule: cumsum(g * out, reversed) / x (not defined where x is 0)."""
+def _cumprod_grad(node, g, x):
+    """E * R (the module's docstring); an exclusive cumprod leaves out the j = i term:
+    R_i = sum_{j > i} g_j x_{i+1} ... x_{j-1}. A reverse one runs the other way."""
+    axis, exclusive, reverse = (node.attrs[k] for k in ("axis", "exclusive", "reverse"))
+    size = x.shape[axis]
+    if isinstance(size, dims.Dim):
+        return (_cumprod_grad_by_division(node, g, x),)
+    x = conj_if_complex(x)
+    before = conj_if_complex(cumprod(x, axis, exclusive=True, reverse=reverse))
+    after = _next(x, axis, 1, reverse)
+    weights = _next(g, axis, 1, reverse) if exclusive else g
+    return (before * _weighted_sums(weights, after, axis, size, reverse),)
+
+
+def _cumprod_grad_by_division(node, g, x):
+    """TensorFlow's rule, for axes of unknown size: cumsum(g * out, reversed) / x (NaN
+    where x is 0)."""
     attrs = node.attrs
+    out = cumprod(x, attrs["axis"], attrs["exclusive"], attrs["reverse"])
     summed = cumsum(
         g * conj_if_complex(out), attrs["axis"], attrs["exclusive"], not attrs["reverse"]
     )
-    return (summed / conj_if_complex(x),)
+    return summed / conj_if_complex(x)
+
+
+def _next(t, axis, by, reverse):
+    """t_{i+by} at i (t_{i-by} when `reverse`), zero past the end."""
+    size = t.shape[axis]
+    if by >= size:
+        return array_ops.zeros(t.shape, t.dtype)
+    lead = tuple((0, d, 1) for d in t.shape[:axis])
+    kept = (by, size, 1) if not reverse else (0, size - by, 1)
+    part = apply(array_ops.SLICE, (t,), {"index": lead + (kept,)})
+    paddings = tuple(
+        ((by, 0) if reverse else (0, by)) if a == axis else (0, 0) for a in range(t.ndim)
+    )
+    return apply(layout_ops.PAD, (part,), {"paddings": paddings, "mode": "CONSTANT", "value": 0})
+
+
+def _weighted_sums(g, a, axis, size, reverse):
+    """W_i = sum_{j >= i} g_j a_i ... a_{j-1} (j <= i and a_i ... a_{j+1} when `reverse`),
+    by doubling: after the step of span s, W_i holds the terms j < i + s and A_i the
+    product a_i ... a_{i+s-1}; W_i += A_i W_{i+s} and A_i *= A_{i+s} double s."""
+    total, product, span = g, a, 1
+    while span < size:
+        total = total + product * _next(total, axis, span, reverse)
+        if 2 * span < size:
+            product = product * _next(product, axis, span, reverse)
+        span *= 2
+    return total
 
 
 CUMSUM = primitive(
@@ -89,7 +144,7 @@ CUMPROD = primitive(
     _infer_scan,
     grad=_cumprod_grad,
     jvp=TRANSPOSED_VJP,
-    saves=(0, OUT),
+    saves=(0,),
     batch=batching.shifted_axis("axis"),
     kernel=_scan_kernel(np.cumprod, 1),
     c=_scan_c("1", "*"),

@@ -1,0 +1,54 @@
+"""Catalogue cases of pad, reverse, roll, sort, argsort, top_k, clip_by_global_norm, and of
+cumprod and reduce_prod where their inputs hold zeros."""
+
+import numpy as np
+
+import tracer as tt
+
+rng = np.random.default_rng(5150)
+
+
+def _normal(*shape):
+    return rng.standard_normal(shape)
+
+
+def _distinct(*shape):
+    """No ties and gaps of at least 0.3: sorting is smooth around these points."""
+    count = int(np.prod(shape))
+    return (rng.permutation(count) * 0.3 - 1.0 + rng.uniform(0, 0.05, count)).reshape(shape)
+
+
+def _clipped(a, b):
+    clipped, norm = tt.clip_by_global_norm([a, None, b], 1.5)
+    return tt.concat([clipped[0], tt.reshape(clipped[2], [-1]), tt.reshape(norm, [1])], 0)
+
+
+CASES = {
+    "pad": (lambda x: tt.pad(x, [[1, 2], [0, 1]], constant_values=0.5) ** 2, [_normal(2, 3)]),
+    "reverse": (lambda x: tt.reverse(x, [0, -1]) * x, [_normal(2, 3)]),
+}
+
+COMPOSITES = {
+    "pad_reflect": (lambda x: tt.pad(x, [[2, 1], [1, 2]], "REFLECT") ** 2, [_normal(3, 4)]),
+    "pad_symmetric": (
+        lambda x: tt.pad(x, [[0, 2], [3, 1]], "SYMMETRIC") * tt.reduce_sum(x),
+        [_normal(2, 3)],
+    ),
+    "roll": (lambda x: tt.roll(x, [1, -2, 1], [0, 1, 0]) * x, [_normal(3, 4)]),
+    "sort": (lambda x: tt.sort(x, axis=0) * x, [_distinct(4, 3)]),
+    "sort_descending": (lambda x: tt.sort(x, direction="DESCENDING") ** 2, [_distinct(2, 5)]),
+    "top_k": (lambda x: tt.math.top_k(x, 2).values ** 2, [_distinct(3, 4)]),
+    "clip_by_global_norm": (_clipped, [_normal(3) + 1.0, _normal(2, 2)]),
+    "cumprod_with_zeros": (
+        lambda x: tt.math.cumprod(x, axis=1, exclusive=True, reverse=True) * x,
+        [np.array([[0.0, 2.0, 0.0, 3.0], [1.5, 0.0, -2.0, 0.5]])],
+    ),
+    "reduce_prod_with_zeros": (
+        lambda x: tt.reduce_prod(x, axis=1),
+        [np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 3.0], [1.0, -2.0, 0.5]])],
+    ),
+}
+
+NO_GRADIENT = {
+    "argsort": lambda x: tt.cast(tt.argsort(x, direction="DESCENDING"), tt.float64),
+}

@@ -1,0 +1,374 @@
+"""Moving elements to new places: pad, reverse and roll, with TensorFlow's semantics.
+
+    pad      a primitive: CONSTANT, REFLECT and SYMMETRIC padding, written in C as one
+             function of loop nests (the interior copied in, then the border filled: with
+             the constant, or axis by axis from the values already in place). Its gradient
+             is a slice (CONSTANT), or the slice of the interior plus each border's mirror
+             image added back onto the positions it copied (REFLECT, SYMMETRIC).
+    reverse  a primitive view: the index map i -> n - 1 - i, so it fuses into the loop that
+             reads it, as x[::-1] does; its gradient is the same reverse.
+    roll     a composition: one gather per rolled axis with the indices (i - shift) mod n,
+             whose gradient is a scatter_add (one op each way, and a shift may be a tensor
+             known only when the function runs).
+
+NOTE: the fused loops read a view through an affine index map, which cannot say "the
+constant outside the interior" or "the mirror image past the edge"; so pad is a stored
+value, computed by its own kernel, and its gradient (a slice) is the part that fuses.
+"""
+
+import numpy as np
+
+from codegen import forms
+from codegen.affine import offset
+from codegen.ctypes import literal, storage
+from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
+from tracer import dtypes
+from tracer.ir import dims, match
+from tracer.ops import array_ops, batching, index_ops, math_ops, shapes
+from tracer.ops.convert import as_tensor
+from tracer.ops.core import apply
+from tracer.ops.registry import primitive
+from tracer.ops.tangent_rules import LINEAR, tangent_or_zeros
+from tracer.tensor import Tensor, is_tensor_like
+
+PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
+
+
+# --- pad --------------------------------------------------------------------------------
+
+
+def _infer_pad(attrs, x):
+    paddings = attrs["paddings"]
+    if len(paddings) != len(x.shape):
+        raise ValueError(
+            f"paddings has {len(paddings)} rows, but the tensor of shape {x.shape} has "
+            f"{len(x.shape)} axes"
+        )
+    return tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, paddings)), x.dtype
+
+
+def _pad_kernel(x, paddings, mode, value=0):
+    if mode == "CONSTANT":
+        return np.pad(x, paddings, mode="constant", constant_values=value)
+    return np.pad(x, paddings, mode=mode.lower())
+
+
+def _axis_slice(x, axis, start, stop):
+    """x[..., start:stop, ...] along `axis`."""
+    index = tuple((0, d, 1) for d in x.shape[:axis]) + ((start, stop, 1),)
+    return apply(array_ops.SLICE, (x,), {"index": index})
+
+
+def _zero_pad(x, axis, before, after):
+    paddings = tuple((before, after) if a == axis else (0, 0) for a in range(x.ndim))
+    return apply(PAD, (x,), {"paddings": paddings, "mode": "CONSTANT", "value": 0})
+
+
+def _mirror_fold(g, axis, lo, hi, size, mode):
+    """The gradient of one axis of a mirror pad: the interior of `g`, plus its two borders
+    reversed and added onto the positions they were copied from (REFLECT skips the edge
+    element, SYMMETRIC repeats it)."""
+    edge = 1 if mode == "REFLECT" else 0
+    total = _axis_slice(g, axis, lo, lo + size)
+    if lo:
+        left = reverse(_axis_slice(g, axis, 0, lo), [axis])
+        total = total + _zero_pad(left, axis, edge, size - edge - lo)
+    if hi:
+        right = reverse(_axis_slice(g, axis, lo + size, lo + size + hi), [axis])
+        total = total + _zero_pad(right, axis, size - edge - hi, edge)
+    return total
+
+
+def _pad_grad(node, g):
+    paddings, mode = node.attrs["paddings"], node.attrs["mode"]
+    shape = node.inputs[0].shape
+    if mode == "CONSTANT":
+        index = tuple((lo, lo + d, 1) for d, (lo, _) in zip(shape, paddings))
+        return (apply(array_ops.SLICE, (g,), {"index": index}),)
+    for axis, (d, (lo, hi)) in enumerate(zip(shape, paddings)):
+        if lo or hi:
+            g = _mirror_fold(g, axis, lo, hi, d, mode)
+    return (g,)
+
+
+def _pad_jvp(node, tangents, inputs, out):
+    """Linear in the tensor; the border of a constant pad carries no tangent."""
+    attrs = dict(node.attrs, value=0) if "value" in node.attrs else node.attrs
+    return apply(PAD, (tangent_or_zeros(tangents[0], inputs[0]),), attrs)
+
+
+def _pad_batch(node, args, flags, size):
+    attrs = dict(node.attrs, paddings=((0, 0),) + node.attrs["paddings"])
+    return apply(PAD, (args[0],), attrs)
+
+
+def _pad_nests(node):
+    """The interior copied from the input; then the border: the constant everywhere first
+    (CONSTANT), or, axis after axis, each border's mirror image read from `out` itself,
+    over the whole padded extent of the axes done before and the interior of the rest."""
+    (x,) = node.inputs
+    paddings, mode = node.attrs["paddings"], node.attrs["mode"]
+    index = identity_map(len(x.shape))
+    interior = tuple(i + lo for i, (lo, _) in zip(index, paddings))
+    nests = []
+    if mode == "CONSTANT":
+        value = f"({storage(node.dtype)}){literal(node.attrs['value'], node.dtype)}"
+        store = f"out[{offset(index, node.shape).c(INDEX)}] = {value};"
+        nests.append(Nest(loops_over(node.shape), [], store))
+    nests.append(copy_nest("p0", x.shape, index, interior, node.shape, loops_over(x.shape)))
+    if mode == "CONSTANT":
+        return [(storage(x.dtype), "p0")], nests
+    edge = 1 if mode == "REFLECT" else 0
+    for axis, (lo, hi) in enumerate(paddings):
+        size = x.shape[axis]
+        for start, extent, mirror in (
+            (0, lo, 2 * lo - 1 + edge),  # out[j] = out[2 lo - 1 + edge - j]
+            (lo + size, hi, 2 * (lo + size) - 1 - edge),  # the same about the right edge
+        ):
+            if not extent:
+                continue
+            extents = [*node.shape[:axis], extent, *x.shape[axis + 1 :]]
+            target = (*index[:axis], index[axis] + start, *interior[axis + 1 :])
+            source = (*index[:axis], index[axis] * -1 + (mirror - start), *interior[axis + 1 :])
+            nests.append(
+                copy_nest("out", node.shape, source, target, node.shape, loops_over(extents))
+            )
+    return [(storage(x.dtype), "p0")], nests
+
+
+PAD = primitive(
+    "pad",
+    _infer_pad,
+    grad=_pad_grad,
+    jvp=_pad_jvp,
+    batch=_pad_batch,
+    kernel=_pad_kernel,
+    c=forms.LoopNests(_pad_nests),
+)
+
+
+def _static_paddings(paddings, x):
+    """`paddings` as ((before, after), ...) of ints, one pair per axis of `x`, or a clear error."""
+    if isinstance(paddings, Tensor):
+        if paddings._value is None:
+            raise ValueError(
+                "pad: paddings must be known when the function is traced, not a tensor "
+                "computed when it runs"
+            )
+        paddings = paddings._value
+    array = np.asarray(paddings)
+    if array.size == 0 and x.ndim == 0:
+        array = array.reshape(0, 2)
+    if array.ndim != 2 or array.shape[1] != 2 or array.shape[0] != x.ndim:
+        raise ValueError(
+            f"pad: paddings must have shape [{x.ndim}, 2] (a [before, after] pair per axis of "
+            f"the tensor of shape {x.shape}), got shape {list(array.shape)}"
+        )
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"pad: paddings must be integers, got {array.dtype}")
+    pairs = tuple((int(lo), int(hi)) for lo, hi in array)
+    for axis, pair in enumerate(pairs):
+        if min(pair) < 0:
+            raise ValueError(
+                f"pad: paddings must be non-negative, got {list(pair)} for axis {axis}"
+            )
+    return pairs
+
+
+def _check_mirror(x, pairs, mode):
+    """TensorFlow's bounds: REFLECT pads less than the axis' size, SYMMETRIC no more."""
+    for axis, (pair, size) in enumerate(zip(pairs, x.shape)):
+        if pair == (0, 0):
+            continue
+        if isinstance(size, dims.Dim):
+            raise ValueError(
+                f"pad: axis {axis} of shape {x.shape} is known only when the function runs, "
+                f"and {mode} padding needs its size"
+            )
+        limit, rule = (size - 1, "less than") if mode == "REFLECT" else (size, "at most")
+        if max(pair) > limit:
+            raise ValueError(
+                f"pad: {mode} paddings must be {rule} the size of the axis: axis {axis} has "
+                f"size {size}, paddings {list(pair)}"
+            )
+
+
+def _constant_value(value, x):
+    """constant_values as a Python scalar of x's dtype, or a scalar Tensor known only when
+    the function runs."""
+    if is_tensor_like(value):
+        c = as_tensor(value)
+        if c.dtype != x.dtype:
+            raise TypeError(
+                f"pad: constant_values has dtype {c.dtype.name}, the tensor {x.dtype.name}"
+            )
+    else:
+        c = Tensor(np.asarray(_scalar_in(value, x.dtype)))
+    if c.shape != ():
+        raise ValueError(f"pad: constant_values must be a scalar, got shape {c.shape}")
+    return c if c._value is None else c._value.item()
+
+
+def _scalar_in(value, dtype):
+    array = np.asarray(value)
+    converted = array.astype(dtype.as_numpy_dtype)
+    if array.dtype.kind == "f" and dtype.is_integer and not np.all(converted == array):
+        raise TypeError(f"pad: constant_values {value!r} cannot be converted to {dtype.name}")
+    return converted
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """`tensor` with `paddings[d] = [before, after]` elements added on each side of axis d.
+
+    CONSTANT fills them with `constant_values`; REFLECT mirrors the tensor about its edge
+    elements (paddings less than the axis' size); SYMMETRIC mirrors it including the edge
+    (paddings at most the axis' size). `mode` is case-insensitive.
+
+    >>> tt.pad(tt.constant([1, 2, 3]), [[2, 1]], "REFLECT").numpy()
+    array([3, 2, 1, 2, 3, 2], dtype=int32)
+    """
+    x = as_tensor(tensor)
+    mode_name = str(mode).upper()
+    if mode_name not in PAD_MODES:
+        raise ValueError(
+            f'pad: mode must be one of "CONSTANT", "REFLECT" or "SYMMETRIC", got {mode!r}'
+        )
+    pairs = _static_paddings(paddings, x)
+    padded = [axis for axis, pair in enumerate(pairs) if pair != (0, 0)]
+    for axis in padded:
+        if isinstance(x.shape[axis], dims.Dim):
+            raise ValueError(
+                f"pad: axis {axis} of shape {x.shape} is known only when the function runs; "
+                "only axes of known size can be padded"
+            )
+    if mode_name != "CONSTANT":
+        _check_mirror(x, pairs, mode_name)
+        return apply(PAD, (x,), {"paddings": pairs, "mode": mode_name}) if padded else x
+    value = _constant_value(constant_values, x)
+    if not padded:
+        return x
+    if isinstance(value, Tensor):  # known only when the function runs
+        inside = apply(PAD, (array_ops.ones(x.shape, dtypes.bool),), _constant_attrs(pairs, False))
+        filled = apply(PAD, (x,), _constant_attrs(pairs, 0))
+        # TensorFlow's PadV2 gives constant_values no gradient
+        return math_ops.where(inside, filled, array_ops.stop_gradient(value))
+    return apply(PAD, (x,), _constant_attrs(pairs, value))
+
+
+def _constant_attrs(pairs, value):
+    return {"paddings": pairs, "mode": "CONSTANT", "value": value}
+
+
+# --- reverse ----------------------------------------------------------------------------
+
+
+def _reverse_view(node, out_map):
+    shape, axes = node.inputs[0].shape, node.attrs["axis"]
+    return tuple(
+        out_map[a] * -1 + (shape[a] - 1) if a in axes else out_map[a] for a in range(len(shape))
+    )
+
+
+def _reverse_simplify(node):
+    """reverse[a](reverse[a](x)) => x."""
+    (x,) = node.inputs
+    if x.op == "reverse" and x.attrs["axis"] == node.attrs["axis"]:
+        return match.same(node, x.inputs[0])
+    return None
+
+
+REVERSE = primitive(
+    "reverse",
+    shapes.unary,
+    grad=lambda node, g: (apply(REVERSE, (g,), node.attrs),),
+    jvp=LINEAR,
+    fusion="view",
+    batch=batching.shifted_axis("axis"),
+    simplify=_reverse_simplify,
+    kernel=lambda x, axis: np.flip(x, axis),
+    c=forms.View(_reverse_view),
+)
+
+
+def _int_list(value, what, function):
+    """A list of Python ints from an int, a sequence or a tensor known now."""
+    if isinstance(value, Tensor):
+        if value._value is None:
+            raise ValueError(f"{function}: {what} must be known when the function is traced")
+        value = value._value
+    array = np.asarray(value)
+    if array.ndim > 1 or (array.size and not np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{function}: {what} must be an int or a list of ints, got {value!r}")
+    return [int(v) for v in array.reshape(-1)]
+
+
+def _axis_in_range(axis, ndim, function):
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{function}: axis {axis} is out of range for a tensor of rank {ndim}")
+    return axis % ndim
+
+
+def reverse(tensor, axis, name=None):
+    """`tensor` with the order of its elements reversed along each axis in `axis`.
+
+    >>> tt.reverse(tt.constant([[1, 2, 3], [4, 5, 6]]), [1]).numpy()
+    array([[3, 2, 1],
+           [6, 5, 4]], dtype=int32)
+    """
+    x = as_tensor(tensor)
+    axes = [_axis_in_range(a, x.ndim, "reverse") for a in _int_list(axis, "axis", "reverse")]
+    repeated = sorted({a for a in axes if axes.count(a) > 1})
+    if repeated:
+        raise ValueError(f"reverse: axis {repeated[0]} is given more than once")
+    axes = tuple(sorted(a for a in axes if x.shape[a] != 1))
+    return apply(REVERSE, (x,), {"axis": axes}) if axes else x
+
+
+# --- roll (a composition) ---------------------------------------------------------------
+
+
+def roll(input, shift, axis, name=None):
+    """`input` with its elements shifted `shift` places along `axis` (ints, or lists of
+    the same length; elements past the end come back at the start, and shifts of one axis
+    named twice add up). A shift may be a tensor; the axes must be known.
+
+    >>> tt.roll(tt.constant([0, 1, 2, 3, 4]), shift=2, axis=0).numpy()
+    array([3, 4, 0, 1, 2], dtype=int32)
+    """
+    x = as_tensor(input)
+    axes = [_axis_in_range(a, x.ndim, "roll") for a in _int_list(axis, "axis", "roll")]
+    shift_tensor = isinstance(shift, Tensor) and shift._value is None
+    if shift_tensor:
+        shifts = array_ops.reshape(shift, [-1])
+        count = shifts.shape[0]
+    else:
+        shifts = _int_list(shift, "shift", "roll")
+        count = len(shifts)
+    if count != len(axes):
+        raise ValueError(
+            f"roll: shift and axis must have the same length, got {count} shift(s) and "
+            f"{len(axes)} axis(es)"
+        )
+    totals = {}
+    for k, axis in enumerate(axes):
+        term = shifts[k]
+        totals[axis] = term if axis not in totals else totals[axis] + term
+    for axis, total in sorted(totals.items()):
+        size = x.shape[axis]
+        if isinstance(size, dims.Dim):
+            raise ValueError(
+                f"roll: axis {axis} of shape {x.shape} is known only when the function runs"
+            )
+        if size == 0:
+            continue
+        positions = np.arange(size, dtype=np.int64)
+        if shift_tensor:
+            indices = math_ops.floormod(
+                Tensor(positions) - array_ops.cast(total, dtypes.int64), size
+            )
+        elif total % size:
+            indices = Tensor((positions - total) % size)
+        else:
+            continue
+        x = apply(index_ops.GATHER, (x, indices), {"axis": axis})
+    return x
