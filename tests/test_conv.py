@@ -405,3 +405,19 @@ def test_bad_arguments_raise_naming_the_argument_and_the_line(case):
     message = str(info.value)
     for part in ["tt.nn.", "test_conv.py:", *parts]:
         assert part in message, f"{part!r} not in {message!r}"
+
+
+def test_depthwise_conv2d_convolves_each_channel_with_its_own_filters():
+    rng = np.random.default_rng(4)
+    x, f = rng.standard_normal((2, 5, 6, 3)), rng.standard_normal((3, 3, 3, 2))
+    got = tt.nn.depthwise_conv2d(tt.constant(x), tt.constant(f), 1, "VALID").numpy()
+    want = np.zeros((2, 3, 4, 6))
+    for c in range(3):
+        for m in range(2):
+            for i in range(3):
+                for j in range(4):
+                    patch = x[:, i : i + 3, j : j + 3, c]
+                    want[:, i, j, c * 2 + m] = np.sum(patch * f[:, :, c, m], axis=(1, 2))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="filter must have rank 4"):
+        tt.nn.depthwise_conv2d(tt.constant(x), tt.constant(f[0]), 1, "VALID")

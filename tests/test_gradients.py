@@ -208,6 +208,10 @@ COMPOSITES = {
         lambda x: tt.nn.avg_pool2d(x * x, [2, 3], [1, 2], "SAME", data_format="NCHW"),
         [normal(1, 2, 3, 5)],
     ),
+    "depthwise_conv2d": (
+        lambda x, f: tt.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME"),
+        [normal(1, 4, 5, 2), normal(2, 2, 2, 2)],
+    ),
 }
 
 # Primitives through which no gradient flows: the result is None, whatever the input.

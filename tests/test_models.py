@@ -118,3 +118,12 @@ def test_training_example_learns_the_spirals():
     losses, train_accuracy, test_accuracy = example.train(steps=300, log_every=100)
     assert losses[0] > 1.0 and losses[-1] < 0.05 and losses == sorted(losses, reverse=True)
     assert train_accuracy > 0.97 and test_accuracy > 0.95
+
+
+def test_cnn_example_learns_the_generated_images():
+    path = pathlib.Path(__file__).parent.parent / "examples" / "train_cnn.py"
+    spec = importlib.util.spec_from_file_location("train_cnn", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    losses, accuracy = example.train(steps=60, log_every=20)
+    assert losses[0] < 1.0 and losses[-1] < 0.1 and accuracy > 0.95

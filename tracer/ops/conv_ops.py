@@ -296,6 +296,31 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _convolve("conv2d", input, filters, strides, padding, data_format, dilations, rank=2)
 
 
+def depthwise_conv2d(
+    input, filter, strides, padding, data_format="NHWC", dilations=None, name=None
+):
+    """Each input channel convolved with its own `channel_multiplier` filters, as
+    `tf.nn.depthwise_conv2d`: `filter` is (KH, KW, C, M) and output channel c * M + m is input
+    channel c convolved with filter[:, :, c, m]. A grouped convolution with one group per
+    input channel.
+
+    >>> tt.nn.depthwise_conv2d(tt.ones((1, 4, 4, 3)), tt.ones((3, 3, 3, 2)), 1, "SAME").shape
+    (1, 4, 4, 6)
+    """
+    f = as_tensor(filter)
+    if f.ndim != 4:
+        raise _fail(
+            ValueError,
+            "depthwise_conv2d",
+            f"filter must have rank 4 (KH, KW, in_channels, channel_multiplier), got {f.shape}",
+        )
+    kh, kw, channels, multiplier = f.shape
+    grouped = array_ops.reshape(f, (kh, kw, 1, channels * multiplier))
+    return _convolve(
+        "depthwise_conv2d", input, grouped, strides, padding, data_format, dilations, rank=2
+    )
+
+
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
     """The 1-D convolution of `input` (N, W, C), or (N, C, W) for NCW, with `filters`
     (KW, C_in, C_out), as `tf.nn.conv1d`; `padding` is 'SAME' or 'VALID'.
