@@ -19,6 +19,12 @@ B18 LSTM objective and its gradient (ADBench's: 2 layers of a diagonal LSTM over
    loop over the time steps: eager on a tape, and compiled (the loop unrolled).
 B18w the same with the loop over time steps a loop in the compiled program (tt.range,
    tf.range under autograph, lax.scan).
+B19 CNN step: conv 3x3 32 (SAME, relu) -> max pool 2x2 -> conv 3x3 64 (SAME, relu) -> max pool
+   2x2 -> flatten -> dense 10, softmax cross-entropy with integer labels, batch 64 of 28x28x1
+   float32 NHWC images; the loss and the gradients of all 6 parameters, compiled.
+B20 GP marginal likelihood: the negative log marginal likelihood of a GP with an RBF kernel on
+   512 1-D points (float64), K = s2 exp(-(xi-xj)^2 / (2 l^2)) + n2 I, through a Cholesky
+   factor and cholesky_solve, and its gradient w.r.t. (log l, log s2, log n2).
 """
 
 import numpy as np
@@ -38,6 +44,8 @@ FULL = {
     "B12": 100,
     "B18": (2, 1024, 14),
     "B18w": (2, 1024, 14),
+    "B19": (64, 28, 32, 64, 10),  # batch, image side, channels of the two convs, classes
+    "B20": 512,
 }
 QUICK = {
     "B1": 20,
@@ -54,9 +62,12 @@ QUICK = {
     "B12": 6,
     "B18": (2, 8, 4),
     "B18w": (2, 8, 4),
+    "B19": (4, 8, 4, 8, 10),
+    "B20": 16,
 }
 WORKLOADS = (
-    "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w"
+    "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
+    "B19", "B20",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # how closely each system must agree with the numpy reference before it is timed
@@ -75,6 +86,8 @@ TOLERANCE = {
     "B12": 1e-4,
     "B18": 1e-4,
     "B18w": 1e-4,
+    "B19": 2e-3,
+    "B20": 1e-6,
 }
 
 
@@ -132,5 +145,26 @@ def make(workload, quick):
             "extra": rng.uniform(-1, 1, (3, symbols)).astype(np.float32),
             "state": rng.uniform(-1, 1, (2 * layers, symbols)).astype(np.float32),
             "sequence": np.eye(symbols, dtype=np.float32)[rng.integers(0, symbols, characters)],
+        }
+    if workload == "B19":
+        batch, side, c1, c2, classes = size
+        flat = (side // 4) * (side // 4) * c2
+        return {
+            "x": rng.standard_normal((batch, side, side, 1)).astype(np.float32),
+            "y": rng.integers(0, classes, batch).astype(np.int32),
+            "w1": (rng.standard_normal((3, 3, 1, c1)) / 3).astype(np.float32),
+            "b1": np.full(c1, 0.01, np.float32),
+            "w2": (rng.standard_normal((3, 3, c1, c2)) / np.sqrt(9 * c1)).astype(np.float32),
+            "b2": np.full(c2, 0.01, np.float32),
+            "w3": (rng.standard_normal((flat, classes)) / np.sqrt(flat)).astype(np.float32),
+            "b3": np.zeros(classes, np.float32),
+        }
+    if workload == "B20":
+        x = np.sort(rng.uniform(-3.0, 3.0, size))
+        return {
+            "x": x,
+            "y": np.sin(2 * x) + 0.3 * rng.standard_normal(size),
+            # log lengthscale, log signal variance, log noise variance
+            "params": np.log(np.array([0.7, 1.3, 0.1])),
         }
     raise KeyError(workload)

@@ -44,11 +44,13 @@ TITLES = {
     "B12": "B12 Hessian-vector product of the B5 function, forward over reverse",
     "B18": "B18 LSTM objective and gradient, 2 layers x 1,023 steps, a Python loop (unrolled)",
     "B18w": "B18w the B18 LSTM with its time steps one loop (tt.range, tf.range, lax.scan)",
+    "B19": "B19 CNN step: 2 x (conv 3x3 SAME, relu, max pool 2x2), dense 10, batch 64 of 28x28x1",
+    "B20": "B20 GP negative log marginal likelihood (RBF, 512 points, float64) and its gradient",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 # the first call includes tracing and compiling (tracer's cache is empty: each worker gets a
 # fresh one), reported too
-SHOWS_FIRST_CALL = ("B10", "B18", "B18w")
+SHOWS_FIRST_CALL = ("B10", "B18", "B18w", "B19", "B20")
 
 
 def run_worker(workload, system, quick):
@@ -110,7 +112,7 @@ def main(argv=None):
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
         "--only",
-        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w; "
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
         "B13,B14,B15 run together: exported C against CasADi)",
     )
     parser.add_argument(

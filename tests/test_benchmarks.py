@@ -35,12 +35,15 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
     for workload, systems in (
         ("B18", ("tracer-eager", "tracer-compiled")),
         ("B18w", ("tracer-compiled",)),
+        ("B19", ("tracer-eager", "tracer-compiled")),
+        ("B20", ("tracer-eager", "tracer-compiled")),
     ):
         assert results[workload]["numpy"]["status"] == "ok"
         for system in systems:
             assert results[workload][system]["status"] == "ok", (workload, system)
             assert results[workload][system]["error"] <= 1e-4
             assert results[workload][system]["first_call_seconds"] > 0
+        assert results[workload]["torch-eager"]["status"] in ("ok", "skipped", "n/a")
     assert results["B6"]["tracer warm (second process)"]["status"] == "ok"
     assert results["B8"]["non-persistent"]["held_after_step"] == 0
     assert results["B8"]["persistent"]["held_after_step"] > 0

@@ -171,6 +171,57 @@ def lstm(looped):
     return build
 
 
+def cnn(d):
+    """B19: lax.conv_general_dilated and lax.reduce_window (NHWC), value_and_grad, jitted."""
+    x, y = jnp.asarray(d["x"]), jnp.asarray(d["y"])
+    params = [jnp.asarray(d[k]) for k in ("w1", "b1", "w2", "b2", "w3", "b3")]
+    numbers = ("NHWC", "HWIO", "NHWC")
+
+    def pool(h):
+        return jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+    def loss(params, x, y):
+        w1, b1, w2, b2, w3, b3 = params
+        h = jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=numbers)
+        h = pool(jax.nn.relu(h + b1))
+        h = jax.lax.conv_general_dilated(h, w2, (1, 1), "SAME", dimension_numbers=numbers)
+        h = pool(jax.nn.relu(h + b2))
+        logits = h.reshape(h.shape[0], -1) @ w3 + b3
+        return jnp.mean(
+            jax.nn.logsumexp(logits, axis=1) - jnp.take_along_axis(logits, y[:, None], axis=1)[:, 0]
+        )
+
+    step = jax.jit(jax.value_and_grad(loss))
+
+    def run():
+        value, grads = step(params, x, y)
+        return [value, *grads]
+
+    return run
+
+
+def gp(d):
+    """B20: jnp.linalg.cholesky and jax.scipy.linalg.cho_solve under value_and_grad, jitted,
+    in float64 (x64 is switched on here only: the other workloads stay float32)."""
+    jax.config.update("jax_enable_x64", True)
+    x, y, params = (jnp.asarray(d[k], jnp.float64) for k in ("x", "y", "params"))
+    n = x.shape[0]
+
+    def nll(params, x, y):
+        squared = (x[:, None] - x[None, :]) ** 2
+        kernel = jnp.exp(params[1]) * jnp.exp(-squared / (2 * jnp.exp(2 * params[0])))
+        chol = jnp.linalg.cholesky(kernel + jnp.exp(params[2]) * jnp.eye(n))
+        alpha = jax.scipy.linalg.cho_solve((chol, True), y)
+        return 0.5 * y @ alpha + jnp.sum(jnp.log(jnp.diag(chol))) + 0.5 * n * np.log(2 * np.pi)
+
+    step = jax.jit(jax.value_and_grad(nll))
+
+    def run():
+        return list(step(params, x, y))
+
+    return run
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -191,5 +242,7 @@ BUILDERS = {
         "B12": hvp,
         "B18": lstm(looped=False),
         "B18w": lstm(looped=True),
+        "B19": cnn,
+        "B20": gp,
     }
 }

@@ -203,6 +203,105 @@ def lstm(d):
     return run
 
 
+def _conv_same(x, w):
+    """A 3x3 SAME convolution (NHWC, HWIO) as one matmul of the 9 shifted copies of x; the
+    copies are returned too, for the backward pass."""
+    n, h, wd, c = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    columns = np.stack(
+        [padded[:, i : i + h, j : j + wd, :] for i in range(3) for j in range(3)], axis=3
+    ).reshape(n * h * wd, 9 * c)
+    return (columns @ w.reshape(9 * c, -1)).reshape(n, h, wd, -1), columns
+
+
+def _conv_same_input_grad(g, w, shape):
+    n, h, wd, c = shape
+    d_columns = (g.reshape(n * h * wd, -1) @ w.reshape(9 * c, -1).T).reshape(n, h, wd, 9, c)
+    padded = np.zeros((n, h + 2, wd + 2, c), g.dtype)
+    for k in range(9):
+        i, j = divmod(k, 3)
+        padded[:, i : i + h, j : j + wd, :] += d_columns[:, :, :, k, :]
+    return padded[:, 1:-1, 1:-1, :]
+
+
+def _pool(x):
+    """2x2 max pooling, stride 2, and where each window's maximum came from."""
+    n, h, wd, c = x.shape
+    windows = x.reshape(n, h // 2, 2, wd // 2, 2, c)
+    out = windows.max(axis=(2, 4))
+    return out, windows == out[:, :, None, :, None, :]
+
+
+def _pool_grad(g, mask):
+    n, h2, _, w2, _, c = mask.shape
+    return (mask * g[:, :, None, :, None, :]).reshape(n, 2 * h2, 2 * w2, c)
+
+
+def cnn(d):
+    """B19: the CNN forward, then back through it by hand (a window's tie would share its
+    gradient, but ties only happen at relu's zeros, whose gradient is zero anyway)."""
+    x, y = d["x"], d["y"]
+    w1, b1, w2, b2, w3, b3 = (d[k] for k in ("w1", "b1", "w2", "b2", "w3", "b3"))
+    batch, rows = x.shape[0], np.arange(x.shape[0])
+
+    def run():
+        h1, cols1 = _conv_same(x, w1)
+        r1 = np.maximum(h1 + b1, 0)
+        p1, mask1 = _pool(r1)
+        h2, cols2 = _conv_same(p1, w2)
+        r2 = np.maximum(h2 + b2, 0)
+        p2, mask2 = _pool(r2)
+        flat = p2.reshape(batch, -1)
+        logits = flat @ w3 + b3
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        loss = np.mean(np.log(total[:, 0]) - shifted[rows, y])
+        d_logits = e / total
+        d_logits[rows, y] -= 1
+        d_logits /= batch
+        d_r2 = _pool_grad((d_logits @ w3.T).reshape(p2.shape), mask2) * (r2 > 0)
+        d_w2 = (cols2.T @ d_r2.reshape(-1, d_r2.shape[-1])).reshape(w2.shape)
+        d_p1 = _conv_same_input_grad(d_r2, w2, p1.shape)
+        d_r1 = _pool_grad(d_p1, mask1) * (r1 > 0)
+        d_w1 = (cols1.T @ d_r1.reshape(-1, d_r1.shape[-1])).reshape(w1.shape)
+        return [
+            loss,
+            d_w1,
+            d_r1.sum(axis=(0, 1, 2)),
+            d_w2,
+            d_r2.sum(axis=(0, 1, 2)),
+            flat.T @ d_logits,
+            d_logits.sum(axis=0),
+        ]
+
+    return run
+
+
+def gp(d):
+    """B20: the GP's negative log marginal likelihood and, with W = K^-1 - alpha alpha^T, its
+    gradient 0.5 tr(W dK/dtheta) for each hyperparameter."""
+    x, y, params = d["x"], d["y"], d["params"]
+    squared = (x[:, None] - x[None, :]) ** 2
+    n = x.shape[0]
+
+    def run():
+        lengthscale2, signal, noise = np.exp(2 * params[0]), np.exp(params[1]), np.exp(params[2])
+        kernel = signal * np.exp(-squared / (2 * lengthscale2))
+        chol = np.linalg.cholesky(kernel + noise * np.eye(n))
+        chol_inv = np.linalg.inv(chol)
+        k_inv = chol_inv.T @ chol_inv
+        alpha = k_inv @ y
+        nll = 0.5 * y @ alpha + np.sum(np.log(np.diag(chol))) + 0.5 * n * np.log(2 * np.pi)
+        w = k_inv - np.outer(alpha, alpha)
+        grad = 0.5 * np.array(
+            [np.sum(w * kernel * squared) / lengthscale2, np.sum(w * kernel), noise * np.trace(w)]
+        )
+        return [nll, grad]
+
+    return run
+
+
 BUILDERS = {
     "numpy": {
         "B1": chain,
@@ -219,5 +318,7 @@ BUILDERS = {
         "B12": hvp,
         "B18": lstm,
         "B18w": lstm,
+        "B19": cnn,
+        "B20": gp,
     }
 }

@@ -232,6 +232,60 @@ def lstm(compiled, looped=False):
     return build
 
 
+def cnn(compiled):
+    """B19: tf.nn.conv2d and tf.nn.max_pool2d (NHWC) on a GradientTape, the loss and 6
+    gradients."""
+
+    def build(d):
+        x, y = tf.constant(d["x"]), tf.constant(d["y"])
+        params = [tf.Variable(d[k]) for k in ("w1", "b1", "w2", "b2", "w3", "b3")]
+        w1, b1, w2, b2, w3, b3 = params
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(tf.nn.conv2d(x, w1, 1, "SAME") + b1)
+                h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+                h = tf.nn.relu(tf.nn.conv2d(h, w2, 1, "SAME") + b2)
+                h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+                logits = tf.matmul(tf.reshape(h, (h.shape[0], -1)), w3) + b3
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            return [loss, *tape.gradient(loss, params)]
+
+        run = tf.function(step) if compiled else step
+        return lambda: run(x, y)
+
+    return build
+
+
+def gp(compiled):
+    """B20: tf.linalg.cholesky and tf.linalg.cholesky_solve on a GradientTape (float64)."""
+
+    def build(d):
+        x, y, params = tf.constant(d["x"]), tf.constant(d["y"][:, None]), tf.constant(d["params"])
+        n = d["x"].shape[0]
+        eye = tf.eye(n, dtype=tf.float64)
+        offset = 0.5 * n * np.log(2 * np.pi)
+
+        def value_and_grad(params, x, y):
+            squared = tf.square(x[:, None] - x[None, :])
+            with tf.GradientTape() as tape:
+                tape.watch(params)
+                kernel = tf.exp(params[1]) * tf.exp(-squared / (2 * tf.exp(2 * params[0])))
+                chol = tf.linalg.cholesky(kernel + tf.exp(params[2]) * eye)
+                alpha = tf.linalg.cholesky_solve(chol, y)
+                nll = (
+                    0.5 * tf.reduce_sum(y * alpha)
+                    + tf.reduce_sum(tf.math.log(tf.linalg.diag_part(chol)))
+                    + offset
+                )
+            return [nll, tape.gradient(nll, params)]
+
+        run = tf.function(value_and_grad) if compiled else value_and_grad
+        return lambda: run(params, x, y)
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -251,6 +305,8 @@ def _for(compiled):
         "B10": euler(compiled),
         "B12": hvp(compiled),
         "B18": lstm(compiled),
+        "B19": cnn(compiled),
+        "B20": gp(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

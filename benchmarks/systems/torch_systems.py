@@ -175,6 +175,64 @@ def lstm(compile_step):
     return build
 
 
+def cnn(compile_step):
+    """B19: F.conv2d and F.max_pool2d in NCHW (the NHWC images and HWIO filters transposed
+    once, outside the timed step; the filters' gradients handed back as HWIO views, and the
+    pooled maps flattened in NHWC order, as the dense layer's weights expect)."""
+
+    def build(d):
+        x = torch.from_numpy(d["x"]).permute(0, 3, 1, 2).contiguous()
+        y = torch.from_numpy(d["y"]).long()
+        params = [
+            torch.from_numpy(d[k]).permute(3, 2, 0, 1).contiguous() if k in ("w1", "w2")
+            else torch.from_numpy(d[k].copy())
+            for k in ("w1", "b1", "w2", "b2", "w3", "b3")
+        ]  # fmt: skip
+        params = [p.requires_grad_() for p in params]
+
+        def step(x, y, w1, b1, w2, b2, w3, b3):
+            h = F.max_pool2d(torch.relu(F.conv2d(x, w1, b1, padding="same")), 2)
+            h = F.max_pool2d(torch.relu(F.conv2d(h, w2, b2, padding="same")), 2)
+            logits = h.permute(0, 2, 3, 1).reshape(h.shape[0], -1) @ w3 + b3
+            loss = F.cross_entropy(logits, y)
+            return [loss, *torch.autograd.grad(loss, [w1, b1, w2, b2, w3, b3])]
+
+        run = torch.compile(step) if compile_step else step
+
+        def call():
+            loss, g1, gb1, g2, *rest = run(x, y, *params)
+            return [loss, g1.permute(2, 3, 1, 0), gb1, g2.permute(2, 3, 1, 0), *rest]
+
+        return call
+
+    return build
+
+
+def gp(compile_step):
+    """B20: torch.linalg.cholesky and torch.cholesky_solve under autograd (float64)."""
+
+    def build(d):
+        x, params = torch.from_numpy(d["x"]), torch.from_numpy(d["params"])
+        y = torch.from_numpy(d["y"][:, None])
+        n = x.shape[0]
+        eye = torch.eye(n, dtype=torch.float64)
+        offset = 0.5 * n * np.log(2 * np.pi)
+
+        def value_and_grad(params, x, y):
+            params = params.detach().requires_grad_()
+            squared = (x[:, None] - x[None, :]) ** 2
+            kernel = torch.exp(params[1]) * torch.exp(-squared / (2 * torch.exp(2 * params[0])))
+            chol = torch.linalg.cholesky(kernel + torch.exp(params[2]) * eye)
+            alpha = torch.cholesky_solve(y, chol)
+            nll = 0.5 * torch.sum(y * alpha) + torch.sum(torch.log(torch.diagonal(chol))) + offset
+            return [nll, *torch.autograd.grad(nll, [params])]
+
+        run = torch.compile(value_and_grad) if compile_step else value_and_grad
+        return lambda: run(params, x, y)
+
+    return build
+
+
 def eager():
     def mlp(d):
         step, args = mlp_step(d)
@@ -205,6 +263,8 @@ def eager():
         "B10": euler(False),
         "B12": hvp(False),
         "B18": lstm(False),
+        "B19": cnn(False),
+        "B20": gp(False),
     }
 
 
@@ -234,6 +294,8 @@ def compiled():
         "B10": euler(True),
         "B12": hvp(True),
         "B18": lstm(True),
+        "B19": cnn(True),
+        "B20": gp(True),
     }
 
 

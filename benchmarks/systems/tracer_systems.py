@@ -1,5 +1,6 @@
 """tracer, eager (GradientTape on numpy) and compiled (tt.function)."""
 
+import numpy as np
 from data import ADAM
 
 import tracer as tt
@@ -232,6 +233,66 @@ def lstm(compiled, looped=False):
     return build
 
 
+def cnn(compiled):
+    """B19: tt.nn.conv2d and tt.nn.max_pool2d (NHWC) on a tape, the loss and 6 gradients."""
+
+    def build(d):
+        x, y = tt.constant(d["x"]), tt.constant(d["y"])
+        params = [tt.Variable(d[k]) for k in ("w1", "b1", "w2", "b2", "w3", "b3")]
+        w1, b1, w2, b2, w3, b3 = params
+
+        def step(x, y):
+            with tt.GradientTape() as tape:
+                h = tt.nn.relu(tt.nn.conv2d(x, w1, 1, "SAME") + b1)
+                h = tt.nn.max_pool2d(h, 2, 2, "VALID")
+                h = tt.nn.relu(tt.nn.conv2d(h, w2, 1, "SAME") + b2)
+                h = tt.nn.max_pool2d(h, 2, 2, "VALID")
+                logits = tt.matmul(tt.reshape(h, (h.shape[0], -1)), w3) + b3
+                loss = tt.reduce_mean(tt.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            return [loss, *tape.gradient(loss, params)]
+
+        run = tt.function(step) if compiled else step
+        return lambda: run(x, y)
+
+    return build
+
+
+def gp(compiled):
+    """B20: the GP's negative log marginal likelihood through tt.linalg.cholesky and
+    cholesky_solve, and its gradient w.r.t. the 3 log hyperparameters (float64)."""
+
+    def build(d):
+        x, y = tt.constant(d["x"]), tt.constant(d["y"][:, None])
+        params = tt.constant(d["params"])
+        n = d["x"].shape[0]
+        eye = tt.constant(np.eye(n))
+        offset = 0.5 * n * np.log(2 * np.pi)
+
+        def value_and_grad(params, x, y):
+            squared = tt.square(x[:, None] - x[None, :])
+            with tt.GradientTape() as tape:
+                tape.watch(params)
+                lengthscale2, signal, noise = (
+                    tt.exp(2 * params[0]),
+                    tt.exp(params[1]),
+                    tt.exp(params[2]),
+                )
+                kernel = signal * tt.exp(-squared / (2 * lengthscale2)) + noise * eye
+                chol = tt.linalg.cholesky(kernel)
+                alpha = tt.linalg.cholesky_solve(chol, y)
+                nll = (
+                    0.5 * tt.reduce_sum(y * alpha)
+                    + tt.reduce_sum(tt.math.log(tt.linalg.diag_part(chol)))
+                    + offset
+                )
+            return [nll, tape.gradient(nll, params)]
+
+        run = tt.function(value_and_grad) if compiled else value_and_grad
+        return lambda: run(params, x, y)
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B1": chain(compiled),
@@ -246,6 +307,8 @@ def _for(compiled):
         "B10": euler(compiled),
         "B12": hvp(compiled),
         "B18": lstm(compiled),
+        "B19": cnn(compiled),
+        "B20": gp(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
