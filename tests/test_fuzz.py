@@ -45,6 +45,28 @@ UNARY = {
     "concat_self": (lambda x: tt.concat([x, x * 2.0], axis=0) if x.ndim else x, True),
     "expand": (lambda x: tt.expand_dims(x, 0), True),
     "softmax": (lambda x: tt.nn.softmax(x) if x.ndim else x, True),
+    "gather_rows": (
+        lambda x: tt.gather(x, [0, 0, 1][: x.shape[0]]) if x.ndim and x.shape[0] else x,
+        True,
+    ),
+    "gram": (lambda x: tt.matmul(x, x, transpose_b=True) if x.ndim >= 2 else x, True),
+    "cumsum": (lambda x: tt.math.cumsum(x, axis=-1, reverse=True) if x.ndim else x, True),
+    "cumprod": (lambda x: tt.math.cumprod(x, axis=0, exclusive=True) if x.ndim else x, True),
+    "reverse": (lambda x: tt.reverse(x, [0]) if x.ndim else x, True),
+    "pad": (lambda x: tt.pad(x, [[1, 2]] + [[0, 0]] * (x.ndim - 1)) if x.ndim else x, True),
+    "sort": (lambda x: tt.sort(x) if x.ndim else x, False),
+    "clip": (lambda x: tt.clip_by_value(x, -1.0, 1.0), False),
+    "segment_sum": (
+        lambda x: (
+            tt.math.unsorted_segment_sum(
+                x, tt.constant([i % 2 for i in range(x.shape[0])], tt.int32), 2
+            )
+            if x.ndim
+            else x
+        ),
+        True,
+    ),
+    "outer_einsum": (lambda x: tt.einsum("...i,...j->...ij", x, x) if x.ndim else x, True),
 }
 # name -> (function of two tensors that broadcast, smooth everywhere on finite inputs)
 BINARY = {

@@ -363,3 +363,28 @@ def test_tracer_sanitize_builds_modules_and_the_eager_path_with_sanitizers(tmp_p
     for library in libraries:
         symbols = subprocess.run(["nm", "-D", str(library)], capture_output=True, text=True).stdout
         assert "__asan" in symbols and "__ubsan" in symbols, library
+
+
+def test_what_the_fuzzer_found_stays_fixed():
+    # a compiled function returned a gradient's IndexedSlices holding its trace's tensors
+    params = tt.constant(np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+    def rows_gradient(p):
+        with tt.GradientTape() as tape:
+            tape.watch(p)
+            y = tt.reduce_sum(tt.gather(p, [1, 1]) * 3.0)
+        return tape.gradient(y, p)
+
+    for backend in ("interpreter", "c"):
+        grad = tt.function(rows_gradient, backend=backend)(params)
+        assert isinstance(grad, tt.IndexedSlices)
+        np.testing.assert_array_equal(grad.numpy(), [[0.0, 0.0], [6.0, 6.0]])
+    # an exclusive scan along an empty axis
+    empty = tt.constant(np.zeros((0, 3)))
+    assert tt.math.cumprod(empty, axis=0, exclusive=True).shape == (0, 3)
+    # the gradient of a gather of rows of width 0
+    thin = tt.constant(np.zeros((2, 0)))
+    with tt.GradientTape() as tape:
+        tape.watch(thin)
+        y = tt.reduce_sum(tt.gather(thin, [0]))
+    assert tape.gradient(y, thin, unconnected_gradients="zero").shape == (2, 0)

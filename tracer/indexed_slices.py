@@ -39,6 +39,15 @@ class IndexedSlices:
     def dtype(self):
         return self.values.dtype
 
+    def _tensor_components(self):
+        """Its tensors, for structures (tf.nest's view of a composite tensor): a compiled
+        function returns an IndexedSlices as its values and indices, rebuilt after the call."""
+        return (self.values, self.indices)
+
+    def _from_components(self, tensors):
+        values, indices = tensors
+        return IndexedSlices(values, indices, self._dense_shape)
+
     def _densify(self):
         from tracer.ops.core import apply
         from tracer.ops.index_ops import SCATTER_ADD

@@ -44,7 +44,7 @@ def _scan_kernel(accumulate, identity):
         if reverse:
             x = np.flip(x, axis)
         out = accumulate(x, axis=axis, dtype=x.dtype)
-        if exclusive:
+        if exclusive and x.shape[axis]:  # an empty axis has nothing to shift
             first = np.full_like(np.take(out, [0], axis=axis), identity)
             rest = np.take(out, np.arange(x.shape[axis] - 1), axis=axis)
             out = np.concatenate([first, rest], axis=axis)

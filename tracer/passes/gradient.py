@@ -20,7 +20,7 @@ import collections
 
 from tracer import dtypes
 from tracer.context import building_graph, location_override
-from tracer.ir import Graph, Node, backward_location, topological_closure
+from tracer.ir import Graph, Node, backward_location, dims, topological_closure
 from tracer.ir.rewrite import substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
@@ -235,7 +235,8 @@ def _is_row_sum(ct):
 def _rows(ct):
     """The (values [N, ...], indices [N]) of a row sum, with the indices flattened."""
     updates, indices = (Tensor(None, n) for n in ct._node.inputs)
-    rows = array_ops.reshape(updates, (-1,) + tuple(ct.shape[1:]))
+    count = dims.size(indices.shape)  # not -1: rows of size 0 leave it undetermined
+    rows = array_ops.reshape(updates, (count, *ct.shape[1:]))
     return rows, array_ops.reshape(array_ops.cast(indices, dtypes.int64), (-1,))
 
 
