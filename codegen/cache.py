@@ -19,6 +19,7 @@ library's SHA-256 matches the metadata's; anything else (truncated, altered, of 
 type, a directory where a file belongs) is removed with one log line and built again.
 """
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -110,10 +111,8 @@ def remove(path):
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)
     else:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        except FileNotFoundError:
-            pass
 
 
 def publish(key, name, build):

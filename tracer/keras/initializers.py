@@ -18,6 +18,7 @@ import numpy as np
 
 from tracer import random as tt_random
 from tracer.dtypes import as_dtype
+from tracer.keras.lookup import instance_or_callable
 from tracer.tensor import Tensor, is_tensor_like
 
 # the standard deviation of a unit normal truncated to [-2, 2], which VarianceScaling divides
@@ -314,12 +315,7 @@ def get(identifier):
         found = _from_values(np.asarray(identifier))
     else:
         found = identifier
-    if isinstance(found, type):
-        return found()
-    if callable(found):
-        return found
-    names = ", ".join(repr(name) for name in _BY_NAME)
-    raise ValueError(f"unknown initializer {identifier!r}; use a callable, None or one of {names}")
+    return instance_or_callable(found, identifier, _BY_NAME, "initializer")
 
 
 def _from_values(values):

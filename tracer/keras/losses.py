@@ -26,6 +26,7 @@ logits (Keras does that for outputs of its own activations).
 
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
+from tracer.keras.lookup import instance_or_callable
 from tracer.ops import array_ops, math_ops, nn_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
@@ -344,12 +345,7 @@ def get(identifier):
         found = _BY_NAME.get(identifier)
     else:
         found = identifier
-    if isinstance(found, type):
-        return found()
-    if callable(found):
-        return found
-    names = ", ".join(repr(name) for name in _BY_NAME)
-    raise ValueError(f"unknown loss {identifier!r}; use a callable, None or one of {names}")
+    return instance_or_callable(found, identifier, _BY_NAME, "loss")
 
 
 # --- helpers ---------------------------------------------------------------------------------
