@@ -113,7 +113,7 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
-        "B13,B14,B15 run together: exported C against CasADi)",
+        "B13,B14,B15 run together: exported C against CasADi; B21 data-parallel steps on MPI)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -124,7 +124,9 @@ def main(argv=None):
         help="runs of the whole suite; each system keeps its fastest (default 3, 1 with --quick)",
     )
     options = parser.parse_args(argv)
-    chosen = options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8", "B11", "B13"]
+    chosen = (
+        options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8", "B11", "B13", "B21"]
+    )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
     ]
@@ -199,6 +201,9 @@ def main(argv=None):
         print_loop_memory(results["B11"])
     if {"B13", "B14", "B15"} & set(chosen):
         results["export_c"] = run_export_c(options.quick)
+    if "B21" in chosen:
+        results["B21"] = run_script("distributed.py", options.quick)
+        print_distributed(results["B21"])
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
@@ -223,6 +228,29 @@ def run_export_c(quick):
             return {"status": "failed", "detail": detail}
         with open(out) as handle:
             return json.load(handle)
+
+
+def print_distributed(report):
+    """B21: each step's time on 1 and 2 processes, and what the allreduce costs in it."""
+    print("\nB21 data-parallel B2 and B9 steps (global batch split over the processes, MPI)")
+    if report.get("status") != "ok":
+        print(f"  {report.get('status')}: {report.get('detail', '')}")
+        return
+    for processes, r in report["processes"].items():
+        if r.get("status") == "failed":
+            print(f"  {processes} process(es): failed: {r['detail']}")
+            continue
+        steps = "; ".join(
+            f"{name} {r[f'{name} seconds'] * 1e3:.3f} ms (without the allreduce "
+            f"{r[f'{name} local seconds'] * 1e3:.3f} ms: the reduction is "
+            f"{1 - r[f'{name} local seconds'] / r[f'{name} seconds']:.0%} of the step)"
+            for name in ("B2", "B9")
+        )
+        print(
+            f"  {processes} process(es), batch {r['batch_per_process']} each: {steps}; "
+            f"grouped_allreduce of {r['allreduce floats']} floats alone "
+            f"{r['allreduce seconds'] * 1e3:.3f} ms"
+        )
 
 
 def print_loop_memory(report):

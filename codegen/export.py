@@ -15,7 +15,7 @@ import numpy as np
 
 from codegen import templates
 from codegen.ctypes import float_literal, storage
-from codegen.forms import C_FORMS, NotCompiled
+from codegen.forms import C_FORMS, HostCall, NotCompiled
 from codegen.lower import ALIGN, lower, text_shape
 from tracer.ir import LEAF_OPS, all_nodes, dims, format_location
 
@@ -114,6 +114,12 @@ def _check(entry):
         if node.op not in LEAF_OPS and (form is None or isinstance(form, NotCompiled)):
             reason = f": {form.reason}" if form is not None else ""
             raise ExportError(f"{entry.name}: {node.op}{_where(node)} has no C form{reason}")
+        if isinstance(form, HostCall):
+            raise ExportError(
+                f"{entry.name}: {node.op}{_where(node)} calls back into Python, which exported "
+                "C does not have; export the function without it (the gradients, say) and "
+                "combine its results in the C program (with MPI_Allreduce, say)"
+            )
 
 
 def _where(node):
@@ -193,6 +199,7 @@ def _entry_context(entry, plan):
             n_constants=n_constants,
             n_outputs=len(plan.buffers),
             dims=plan.symbols,
+            n_host_calls=0,  # (refused by _check: exported C has no Python to call)
         ),
     )
 

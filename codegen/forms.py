@@ -14,6 +14,7 @@ them here under the op's name; this layer reads nodes through their public attri
     FusedBody    a fused node: its body as one loop nest
     Structured   an op holding graphs (a branch, a loop): C statements around their code
     Projection   `get`, one result of a node of several: stored by that node's code
+    HostCall     an op the module hands back to Python (a collective between processes)
     NotCompiled  an op whose nodes never reach the code generator, and why
 """
 
@@ -135,6 +136,17 @@ class Structured(Form):
 class Projection(Form):
     """`get`: one result of a node of several. It is no code of its own: the code of that
     node writes the result where the `get` node's readers find it."""
+
+
+class HostCall(Form):
+    """An op the compiled module hands back to Python: `function(node) -> (name, options)`
+    names a function registered in `runtime.host.HOST_FUNCTIONS`. The module copies the
+    node's input into its result's buffer and calls it (through a C function pointer the
+    caller passes) to update that buffer in place; exported C, which has no Python, refuses
+    such ops."""
+
+    def __init__(self, function):
+        self.function = function
 
 
 class NotCompiled(Form):

@@ -23,6 +23,7 @@ from codegen.ctypes import storage
 from codegen.forms import (
     C_FORMS,
     LOOP_FORMS,
+    HostCall,
     LoopNests,
     NotCompiled,
     Projection,
@@ -64,6 +65,10 @@ class ModulePlan:
         # uses, its statements)], one unless it is long (STATEMENTS_PER_FUNCTION)
         self.parts = []
         self.symbols = []  # the dims' C names
+        # the Python functions the module calls back (HostCall ops): (name, options, numpy
+        # dtype of the buffer, error code); the caller passes a pointer to each one's C
+        # function pointer after the dims (or the workspace), in this order
+        self.host_calls = []
 
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
@@ -180,6 +185,7 @@ def lower(
         n_constants=len(plan.constants),
         n_outputs=len(plan.buffers),
         dims=symbols,
+        n_host_calls=len(plan.host_calls),
     )
     return plan
 
@@ -282,6 +288,9 @@ class _Lowering:
         op each."""
         lines = []
         for node in computed:
+            if isinstance(C_FORMS[node.op], HostCall):
+                lines.append(self.host_call(node, pointers))
+                continue
             if _is_structured(node):
                 site = StructuredSite(self, node, pointers)
                 lines.append(f"/* {_step_comment(node)} */")
@@ -301,6 +310,22 @@ class _Lowering:
                 call += ";"
             lines.append(f"{call}  /* {_step_comment(node)} */")
         return lines
+
+    def host_call(self, node, pointers):
+        """The statement that hands `node` to its Python function (a HostCall form)."""
+        name, options = C_FORMS[node.op].function(node)
+        where = format_location(node.location)
+        code = self.plan.error(
+            RuntimeError,
+            f"{node.op}: its Python function failed" + (f" (at {where})" if where else ""),
+        )
+        slot = len(self.plan.host_calls)
+        self.plan.host_calls.append((name, options, node.dtype.as_numpy_dtype, code))
+        source, target = pointers[id(node.inputs[0])], pointers[id(node)]
+        return (
+            f"{{ const int error = TR_HOST({slot})({source}, {target}, {_bytes(node)}); "
+            f"if (error) return error; }}  /* {_step_comment(node)} */"
+        )
 
     def kernel(self, node):
         """(C name, whether it returns an error code) of the kernel computing `node`: written

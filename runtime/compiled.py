@@ -12,6 +12,8 @@ import threading
 
 import numpy as np
 
+from runtime import host
+
 
 class CompiledGraph:
     backend = "c"
@@ -35,7 +37,11 @@ def _call_function(module, plan):
     ffi = module.ffi
     n_inputs, n_constants = len(plan.input_dtypes), len(plan.constants)
     constants = [np.ascontiguousarray(c) for c in plan.constants]
-    n_args = n_inputs + n_constants + len(plan.buffers) + 1 + (1 if plan.dims else 0)
+    first_host = n_inputs + n_constants + len(plan.buffers) + 1 + (1 if plan.dims else 0)
+    n_args = first_host + len(plan.host_calls)
+    callbacks = [host.callback(ffi, *call) for call in plan.host_calls]
+    # a pointer to each callback's C function pointer, as the module reads it
+    holders = [ffi.new("int(*[1])(void *, void *, int64_t)", [c]) for c in callbacks]
     scope = {
         "per_thread": threading.local(),  # one argument array per thread, so threads do not mix
         "new_args": lambda: ffi.new(f"char *[{n_args}]"),
@@ -48,6 +54,8 @@ def _call_function(module, plan):
         "failed": lambda code: _error(plan, code),
         "constants": constants,  # kept alive as long as the pointers to them
         "constant_pointers": [ffi.from_buffer(c) for c in constants],
+        "host_pointers": [ffi.cast("char *", h) for h in holders],
+        "host_holders": (callbacks, holders),  # kept alive as long as the pointers to them
     }
     lines = [
         "def call(arrays):",
@@ -80,6 +88,8 @@ def _call_function(module, plan):
     if plan.workspace_bytes:
         lines.append(f"    workspace = empty({plan.workspace_bytes}, 'uint8')")
         lines.append(f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)")
+    for k in range(len(plan.host_calls)):
+        lines.append(f"    args[{first_host + k}] = host_pointers[{k}]")
     results = []
     for k, (kind, where) in enumerate(plan.outputs):
         if kind == "buffer":
@@ -138,6 +148,10 @@ def _tuple_text(shape):
 
 
 def _error(plan, code):
-    """The exception for return code `code` of the module (its plan says which)."""
+    """The exception for return code `code` of the module (its plan says which), or the one
+    a Python function it called back raised."""
+    raised = host.take_error()
+    if raised is not None:
+        return raised
     exception, message = plan.errors.get(code, (RuntimeError, f"compiled code failed ({code})"))
     return exception(message)

@@ -51,3 +51,9 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
     exported = {row["workload"] for row in results["export_c"]["rows"]}
     assert exported == {"B13", "B14", "B15"}
     assert all(isinstance(row["tracer"], (int, float)) for row in results["export_c"]["rows"])
+    assert results["B21"]["status"] in ("ok", "skipped")  # skipped without the mpi extra
+    if results["B21"]["status"] == "ok":
+        for processes in ("1", "2"):
+            row = results["B21"]["processes"][processes]
+            assert row["B9 seconds"] > 0 and row["allreduce seconds"] > 0, row
+            assert row["batch_per_process"] == 8 // int(processes)

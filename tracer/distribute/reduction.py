@@ -1,0 +1,82 @@
+"""Reducing one flat buffer in place over the processes, and the check that every process
+passes the same tensors: what the eager collectives and the allreduce op share."""
+
+import zlib
+
+import numpy as np
+
+from tracer.distribute.process import communicator, mpi
+
+
+class ReduceOp:
+    """How values from every process combine."""
+
+    def __init__(self, name, mpi_name):
+        self.name = name
+        self.mpi_name = mpi_name
+
+    def __repr__(self):
+        return f"tracer.distribute.{self.name}"
+
+
+Average = ReduceOp("Average", "SUM")  # the sum, divided by the number of processes
+Sum = ReduceOp("Sum", "SUM")
+Min = ReduceOp("Min", "MIN")
+Max = ReduceOp("Max", "MAX")
+Product = ReduceOp("Product", "PROD")
+REDUCED_AS_FLOAT32 = {np.dtype(np.float16)}  # MPI has no float16 type: reduced in float32
+
+
+def reduce_in_place(fused, op, prescale_factor, postscale_factor):
+    MPI = mpi()
+    comm = communicator()
+    if op is Average and fused.dtype.kind not in "fc":
+        raise TypeError(
+            f"allreduce: the Average of {fused.dtype} tensors is not a {fused.dtype}; use "
+            "op=Sum and divide where you need to"
+        )
+    if fused.dtype == np.bool_:
+        raise TypeError("allreduce: bool tensors cannot be reduced; cast them to a number")
+    if prescale_factor != 1.0:
+        fused *= prescale_factor
+    if comm.size > 1 and fused.size:
+        comm.Allreduce(MPI.IN_PLACE, fused, op=getattr(MPI, op.mpi_name))
+    scale = postscale_factor / comm.size if op is Average else postscale_factor
+    if scale != 1.0:
+        fused *= scale
+
+
+def check_same_everywhere(what, arrays):
+    """Raise ValueError on every process unless all pass the same shapes and dtypes: one
+    reduction of (crc, -crc) by MAX, whose two results agree only if every crc does."""
+    MPI = mpi()
+    comm = communicator()
+    if comm.size == 1:
+        return
+    signature = _signature(arrays)
+    sent = np.array([signature, -signature], np.int64)
+    got = np.empty(2, np.int64)
+    comm.Allreduce(sent, got, op=MPI.MAX)
+    if got[0] != -got[1]:
+        everyone = comm.allgather([(a.shape, a.dtype.str) for a in arrays])
+        raise ValueError(
+            f"{what}: the processes passed different tensors (shapes and dtypes by rank: "
+            f"{described(everyone)})"
+        )
+
+
+_signatures = {}
+
+
+def _signature(arrays):
+    key = tuple((a.shape, a.dtype.str) for a in arrays)
+    found = _signatures.get(key)
+    if found is None:
+        if len(_signatures) > 4096:  # shapes that change every step: keep the table small
+            _signatures.clear()
+        found = _signatures[key] = zlib.crc32(repr(key).encode())
+    return found
+
+
+def described(per_rank):
+    return "; ".join(f"rank {k}: {value}" for k, value in enumerate(per_rank))
