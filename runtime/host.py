@@ -1,7 +1,8 @@
 """Python functions that compiled modules call back (the C form `codegen.forms.HostCall`).
 
-`HOST_FUNCTIONS[name](array, **options)` updates the flat numpy array `array` in place. An
-exception it raises is kept here, the module returns the call's error code, and the caller
+`HOST_FUNCTIONS[name](source, target, **options)` computes the flat numpy array `target`
+from `source` (a read-only flat array of the same size and dtype, or `target` itself when
+the module passes one buffer for both). An exception it raises is kept here, the module returns the call's error code, and the caller
 raises that same exception (`take_error`), as if the function had been called from Python.
 """
 
@@ -14,17 +15,16 @@ _raised = threading.local()  # the exception of the last failed callback, per th
 
 
 def callback(ffi, name, options, dtype, error_code):
-    """A cffi callback `int(void *source, void *target, int64_t bytes)` that copies
-    source to target (unless they are one buffer) and runs the host function on target."""
+    """A cffi callback `int(void *source, void *target, int64_t bytes)` that runs the host
+    function on the two buffers as numpy arrays."""
     function = HOST_FUNCTIONS[name]
     dtype = np.dtype(dtype)
 
     def call(source, target, size):
         try:
             out = np.frombuffer(ffi.buffer(target, size), dtype)
-            if source != target:
-                out[...] = np.frombuffer(ffi.buffer(source, size), dtype)
-            function(out, **options)
+            given = out if source == target else np.frombuffer(ffi.buffer(source, size), dtype)
+            function(given, out, **options)
             return 0
         except BaseException as error:
             _raised.error = error

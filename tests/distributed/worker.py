@@ -175,7 +175,7 @@ def op():
         y = hvd.allreduce(x)
     out["tangent"] = accumulator.jvp(y).numpy()
 
-    def failing(array, op):
+    def failing(source, target, op):
         raise ArithmeticError("failed on purpose in the callback")
 
     saved, host.HOST_FUNCTIONS[graph_ops.HOST_FUNCTION] = (

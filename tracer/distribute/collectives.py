@@ -23,7 +23,7 @@ from tracer.distribute.reduction import (
     Sum,
     check_same_everywhere,
     described,
-    reduce_in_place,
+    reduce_into,
 )
 from tracer.indexed_slices import IndexedSlices
 from tracer.tensor import Tensor, TensorLike, convert_to_tensor
@@ -72,7 +72,7 @@ def grouped_allreduce(
     results = [None] * len(arrays)
     for dtype, positions in _by_dtype(arrays).items():
         fused = _fused([arrays[k] for k in positions], dtype)
-        reduce_in_place(fused, op, prescale_factor, postscale_factor)
+        reduce_into(fused, fused, op, prescale_factor, postscale_factor)
         for k, view in zip(positions, _views(fused, [arrays[k] for k in positions], dtype)):
             results[k] = Tensor(view)
     return results

@@ -14,6 +14,7 @@ import numpy as np
 from codegen import forms
 from runtime.host import HOST_FUNCTIONS
 from tracer.distribute import reduction
+from tracer.distribute.process import communicator
 from tracer.ops import array_ops, structure_ops
 from tracer.ops.batching import elementwise
 from tracer.ops.core import apply
@@ -26,15 +27,15 @@ OPS = {
 }
 
 
-def reduce_flat(array, op):
-    """Combine the flat `array` over the processes, in place (the host function)."""
-    reduction.check_same_everywhere("allreduce", [array])
-    if array.dtype in reduction.REDUCED_AS_FLOAT32:
-        wire = array.astype(np.float32)
-        reduction.reduce_in_place(wire, OPS[op], 1.0, 1.0)
-        array[...] = wire
+def reduce_flat(source, target, op):
+    """The flat `source` combined over the processes, into `target` (the host function)."""
+    reduction.check_same_everywhere("allreduce", [source])
+    if target.dtype in reduction.REDUCED_AS_FLOAT32:
+        wire = source.astype(np.float32)
+        reduction.reduce_into(wire, wire, OPS[op])
+        target[...] = wire
     else:
-        reduction.reduce_in_place(array, OPS[op], 1.0, 1.0)
+        reduction.reduce_into(source, target, OPS[op])
 
 
 HOST_FUNCTIONS[HOST_FUNCTION] = reduce_flat
@@ -51,9 +52,10 @@ def _infer(attrs, x):
 
 
 def _kernel(x, op):
-    out = np.array(x, copy=True).reshape(-1)
-    reduce_flat(out, op)
-    return out.reshape(np.shape(x))
+    x = np.ascontiguousarray(x)
+    out = np.empty_like(x)
+    reduce_flat(x.reshape(-1), out.reshape(-1), op)
+    return out
 
 
 def _linear(node, name):
@@ -93,7 +95,12 @@ def grouped_allreduce_traced(tensors, op, prescale_factor=1.0, postscale_factor=
     """`tensors` of a trace combined with one allreduce node per dtype: each dtype's tensors
     flattened and concatenated (which fusion writes straight into one buffer), reduced, and
     sliced back to their shapes (views of the result). Tensors with a dimension known only
-    at run time are reduced each on its own."""
+    at run time are reduced each on its own. A job of one process needs no reduction: its
+    graph holds none."""
+    for t in tensors:
+        reduction.check_reducible(t.dtype.as_numpy_dtype, op)
+    if communicator().size == 1:
+        return [_scaled(t, prescale_factor * postscale_factor) for t in tensors]
     groups = {}
     for k, t in enumerate(tensors):
         packable = all(isinstance(d, int) for d in t.shape)

@@ -27,23 +27,36 @@ Product = ReduceOp("Product", "PROD")
 REDUCED_AS_FLOAT32 = {np.dtype(np.float16)}  # MPI has no float16 type: reduced in float32
 
 
-def reduce_in_place(fused, op, prescale_factor, postscale_factor):
+def check_reducible(dtype, op):
+    """TypeError unless `op` combines values of the numpy `dtype` into that dtype."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_ or dtype.kind not in "iufc":
+        raise TypeError(f"allreduce combines numbers, not {dtype} values; cast them first")
+    if op is Average and dtype.kind not in "fc":
+        raise TypeError(
+            f"allreduce: the Average of {dtype} tensors is not a {dtype}; use op=Sum and "
+            "divide where you need to"
+        )
+
+
+def reduce_into(source, target, op, prescale_factor=1.0, postscale_factor=1.0):
+    """`source` combined over the processes, written to `target` (a flat array of its
+    size and dtype, or `source` itself: in place). MPI reads one and writes the other, so a
+    reduction into another buffer costs no copy of its own."""
     MPI = mpi()
     comm = communicator()
-    if op is Average and fused.dtype.kind not in "fc":
-        raise TypeError(
-            f"allreduce: the Average of {fused.dtype} tensors is not a {fused.dtype}; use "
-            "op=Sum and divide where you need to"
-        )
-    if fused.dtype == np.bool_:
-        raise TypeError("allreduce: bool tensors cannot be reduced; cast them to a number")
+    check_reducible(target.dtype, op)
     if prescale_factor != 1.0:
-        fused *= prescale_factor
-    if comm.size > 1 and fused.size:
-        comm.Allreduce(MPI.IN_PLACE, fused, op=getattr(MPI, op.mpi_name))
+        np.multiply(source, prescale_factor, out=target, casting="same_kind")
+        source = target
+    if comm.size > 1 and target.size:
+        sent = MPI.IN_PLACE if source is target else source
+        comm.Allreduce(sent, target, op=getattr(MPI, op.mpi_name))
+    elif source is not target:
+        target[...] = source
     scale = postscale_factor / comm.size if op is Average else postscale_factor
     if scale != 1.0:
-        fused *= scale
+        target *= scale
 
 
 def check_same_everywhere(what, arrays):
