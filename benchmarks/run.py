@@ -113,7 +113,7 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
-        "B13,B14,B15 run together: exported C against CasADi; B21 data-parallel steps on MPI)",
+        "B13,B14,B15 run together: exported C against CasADi; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -125,7 +125,9 @@ def main(argv=None):
     )
     options = parser.parse_args(argv)
     chosen = (
-        options.only.split(",") if options.only else [*WORKLOADS, "B6", "B8", "B11", "B13", "B21"]
+        options.only.split(",")
+        if options.only
+        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B21", "B22"]
     )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
@@ -201,6 +203,9 @@ def main(argv=None):
         print_loop_memory(results["B11"])
     if {"B13", "B14", "B15"} & set(chosen):
         results["export_c"] = run_export_c(options.quick)
+    if "B22" in chosen:
+        results["B22"] = run_script("compile_time.py", options.quick)
+        print_compile_time(results["B22"])
     if "B21" in chosen:
         results["B21"] = run_script("distributed.py", options.quick)
         print_distributed(results["B21"])
@@ -228,6 +233,29 @@ def run_export_c(quick):
             return {"status": "failed", "detail": detail}
         with open(out) as handle:
             return json.load(handle)
+
+
+def print_compile_time(report):
+    """B22: the first call of the chain, cold and warm, and later calls, per N."""
+    print(
+        "\nB22 compile time: N layers tanh(x @ W), value and gradients; first call in a new process"
+    )
+    if report.get("status") == "failed":
+        print(f"  failed: {report.get('detail', '')}")
+        return
+    names = ["tracer", "tracer-tiered", "tracer warm (second process)", "jax-jit", "tf-function"]
+    for n, row in report.items():
+        cells = []
+        for name in names:
+            r = row.get(name, {})
+            if r.get("status") != "ok":
+                cells.append(f"{name} {r.get('status', 'n/a')}")
+                continue
+            text = f"{name} {r['first_seconds']:.3f} s"
+            if "c_ready_seconds" in r:
+                text += f" (C from {r['c_ready_seconds']:.2f} s)"
+            cells.append(f"{text}, later {r['later_seconds'] * 1e3:.3f} ms")
+        print(f"  N={n}: " + "; ".join(cells))
 
 
 def print_distributed(report):

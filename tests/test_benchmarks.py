@@ -51,6 +51,12 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
     exported = {row["workload"] for row in results["export_c"]["rows"]}
     assert exported == {"B13", "B14", "B15"}
     assert all(isinstance(row["tracer"], (int, float)) for row in results["export_c"]["rows"])
+    for n in ("2", "5"):
+        row = results["B22"][n]
+        for system in ("tracer", "tracer-tiered", "tracer warm (second process)"):
+            assert row[system]["status"] == "ok", (n, system, row[system])
+            assert row[system]["error"] <= 1e-3 and row[system]["first_seconds"] > 0
+        assert row["tracer-tiered"]["backend"] == "c"
     assert results["B21"]["status"] in ("ok", "skipped")  # skipped without the mpi extra
     if results["B21"]["status"] == "ok":
         for processes in ("1", "2"):

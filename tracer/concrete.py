@@ -10,14 +10,13 @@ by op, so the outer function optimizes across it.
 
 import functools
 import os
-import warnings
 
 import numpy as np
 
-from runtime.executable import InterpretedGraph
 from tracer import nest
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
+from tracer.executables import compile_optimized, executable
 from tracer.ir import dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
@@ -60,7 +59,9 @@ class ConcreteFunction:
         self._packed = {}  # sizes of the unknown dimensions -> [(PackedFunction, positions)]
         self._symbols = rewrite.symbols(self.stages.of_primitives)
         self._specialized = {}  # sizes of the unknown dimensions -> the graph with them
-        self._executable = _executable(self.stages.final, backend, name, self._updates)
+        self._executable = executable(
+            self.stages.final, backend, name, self._updates, on_ready=self._compiled
+        )
         self._run_arrays = self._executable.run
         # the hot path applies when the function returns one tensor and has no side effect
         self._returns_one_value = (
@@ -68,6 +69,10 @@ class ConcreteFunction:
         )
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
+
+    def _compiled(self, run):
+        """The tiered backend's module is built: later calls run it."""
+        self._run_arrays = run
 
     # --- calling ------------------------------------------------------------------------
 
@@ -196,7 +201,7 @@ class ConcreteFunction:
             groups = {}
             for position, out in enumerate(graph.outputs):
                 groups.setdefault(out.dtype, []).append(position)
-            compile_graph = functools.partial(_compile_optimized, backend=self._backend)
+            compile_graph = functools.partial(compile_optimized, backend=self._backend)
             self._packed[sizes] = [
                 (
                     PackedFunction(
@@ -325,76 +330,6 @@ def _describe(value):
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         return f"{np.dtype(getattr(value.dtype, 'as_numpy_dtype', value.dtype)).name}{list(np.shape(value))}"
     return repr(value)
-
-
-_fallback_warned = set()  # the causes of falling back to the interpreter, each warned once
-
-
-def _compile_optimized(graph, name, backend):
-    return _executable(run_pipeline(graph).final, backend, name)
-
-
-class _SpecializedInterpreter:
-    """The numpy interpreter for a graph with dimensions known only at run time: the graph
-    with the sizes of each call put in (checked against the inputs), kept per sizes."""
-
-    backend = "interpreter"
-
-    def __init__(self, graph):
-        self.graph = graph
-        self._by_sizes = {}
-        self._where = {
-            name: next(
-                (k, axis)
-                for k, node in enumerate(graph.inputs)
-                for axis, size in enumerate(node.shape)
-                if size == dims.Dim.symbol(name)
-            )
-            for name in rewrite.symbols(graph)
-        }
-
-    def run(self, arrays):
-        env = {name: np.shape(arrays[k])[axis] for name, (k, axis) in self._where.items()}
-        for node, array in zip(self.graph.inputs, arrays):
-            if tuple(np.shape(array)) != dims.substitute(node.shape, env):
-                expected = tuple(None if isinstance(d, dims.Dim) else d for d in node.shape)
-                raise ValueError(
-                    f"argument {node.attrs.get('name', '?')} has shape {np.shape(array)}; the "
-                    f"compiled function takes {expected}"
-                )
-        key = tuple(env.values())
-        run = self._by_sizes.get(key)
-        if run is None:
-            run = self._by_sizes[key] = InterpretedGraph(rewrite.specialize(self.graph, env)).run
-        return run(arrays)
-
-
-def _executable(graph, backend, name, updates=None):
-    """Compile `graph` for `backend`; 'auto' falls back to the interpreter when the module
-    cannot be built or loaded, with one warning for each cause (no compiler, a compile
-    error or time-out, an unsafe cache directory, ...)."""
-
-    def interpreted():
-        return _SpecializedInterpreter(graph) if rewrite.symbols(graph) else InterpretedGraph(graph)
-
-    if backend == "interpreter":
-        return interpreted()
-    from codegen.compile import compile_graph
-    from codegen.errors import BuildFailure
-
-    try:
-        return compile_graph(graph, name, updates)
-    except BuildFailure as error:
-        if backend == "c":
-            raise
-        cause = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-        if cause not in _fallback_warned:
-            _fallback_warned.add(cause)
-            warnings.warn(
-                f"tracer: {cause}; tt.function runs {name} on the numpy interpreter instead",
-                stacklevel=5,
-            )
-        return interpreted()
 
 
 def _file_safe(name):

@@ -44,7 +44,7 @@ from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")
 
-BACKENDS = ("auto", "c", "interpreter")
+BACKENDS = ("auto", "c", "interpreter", "tiered")
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses entries compile_seconds")
 
@@ -70,6 +70,11 @@ def function(
     compiled code (backend "c": no fallback to the interpreter), False runs the graph
     without compiling it (backend "interpreter"), None leaves `backend` to decide.
     `func` may be a function, a bound method, a functools.partial or any callable object.
+
+    `backend`: "auto" compiles to C (and falls back to the numpy interpreter, with a
+    warning, where it cannot); "c" insists on C; "interpreter" never compiles; "tiered" runs
+    the first calls on the interpreter while a thread compiles, and C from the call after
+    the module is ready (the first result without waiting for the C compiler).
 
     `input_signature` (TensorSpecs, None for a dimension of any size) fixes what the function
     is traced for; `reduce_retracing=True`, after a call retraces for a changed dimension,

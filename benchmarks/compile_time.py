@@ -1,0 +1,178 @@
+"""B22: what users wait on first. A chain of N layers x = tanh(x @ W_i) on (64, 64) float32,
+its loss sum(x) and the gradients of all W_i, compiled; for N = 10, 100, 500, 2000: the
+first call in a fresh process with an empty cache, the first call in a second process
+(tracer's cache warm), and later calls. tracer as tt.function does by default (the C
+module built before the first result) and with backend="tiered" (the interpreter at once,
+C when built in the background: the time to C is reported too), against jax.jit and
+tf.function. Each measurement is a new process; each result is checked against numpy.
+
+    python3 benchmarks/compile_time.py [--quick]      # prints JSON last
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SIZES = (10, 100, 500, 2000)
+QUICK_SIZES = (2, 5)
+LATER_CALLS = 20
+
+SETUP = """
+import sys, time, json
+t0 = time.perf_counter()
+{imports}
+import numpy as np
+t1 = time.perf_counter()
+N = {n}
+rng = np.random.default_rng(0)
+ws0 = [(rng.standard_normal((64, 64)) / 8).astype(np.float32) for _ in range(N)]
+x0 = rng.standard_normal((64, 64)).astype(np.float32)
+{build}
+t2 = time.perf_counter()
+loss, grads = run()
+t3 = time.perf_counter()
+{after_first}
+times = []
+for _ in range({later}):
+    s = time.perf_counter(); run(); times.append(time.perf_counter() - s)
+print(json.dumps({{"import_seconds": t1 - t0, "first_seconds": t3 - t2,
+    "later_seconds": sorted(times)[len(times) // 2], "loss": float(loss),
+    "grad_sums": [float(np.sum(np.asarray(g))) for g in grads], **extra}}))
+"""
+
+PROGRAMS = {
+    "tracer": (
+        "import tracer as tt",
+        """
+ws = [tt.Variable(w) for w in ws0]
+x = tt.constant(x0)
+@tt.function(backend=BACKEND)
+def step(x):
+    with tt.GradientTape() as tape:
+        y = x
+        for w in ws:
+            y = tt.tanh(y @ w)
+        loss = tt.reduce_sum(y)
+    return loss, tape.gradient(loss, ws)
+run = lambda: step(x)
+""",
+    ),
+    "jax-jit": (
+        "import jax, jax.numpy as jnp",
+        """
+ws = [jnp.asarray(w) for w in ws0]
+x = jnp.asarray(x0)
+def objective(ws, x):
+    y = x
+    for w in ws:
+        y = jnp.tanh(y @ w)
+    return jnp.sum(y)
+step = jax.jit(jax.value_and_grad(objective))
+run = lambda: jax.block_until_ready(step(ws, x))
+""",
+    ),
+    "tf-function": (
+        "import tensorflow as tf",
+        """
+ws = [tf.Variable(w) for w in ws0]
+x = tf.constant(x0)
+@tf.function
+def step(x):
+    with tf.GradientTape() as tape:
+        y = x
+        for w in ws:
+            y = tf.tanh(y @ w)
+        loss = tf.reduce_sum(y)
+    return loss, tape.gradient(loss, ws)
+run = lambda: [t.numpy() if hasattr(t, "numpy") else [g.numpy() for g in t] for t in step(x)]
+""",
+    ),
+}
+
+
+def program(system, n, backend="auto"):
+    imports, build = PROGRAMS[system]
+    after_first = "extra = {}"
+    if backend == "tiered":  # later calls are timed once the module is in use
+        after_first = (
+            "concrete = step.get_concrete_function(x)\n"
+            "concrete._executable.wait()\n"
+            "extra = {'c_ready_seconds': time.perf_counter() - t2, 'backend': concrete.backend}\n"
+            "run()"
+        )
+    build = build.replace("BACKEND", repr(backend))
+    return SETUP.format(
+        imports=imports, n=n, build=build, after_first=after_first, later=LATER_CALLS
+    )
+
+
+def reference(n):
+    """The loss and the sums of the gradients, in float64 numpy."""
+    rng = np.random.default_rng(0)
+    ws = [
+        (rng.standard_normal((64, 64)) / 8).astype(np.float32).astype(np.float64) for _ in range(n)
+    ]
+    ys = [rng.standard_normal((64, 64)).astype(np.float32).astype(np.float64)]
+    for w in ws:
+        ys.append(np.tanh(ys[-1] @ w))
+    g, sums = np.ones_like(ys[-1]), []
+    for k in reversed(range(n)):
+        gz = g * (1 - ys[k + 1] ** 2)
+        sums.append(np.sum(ys[k].T @ gz))
+        g = gz @ ws[k].T
+    return float(np.sum(ys[-1])), sums[::-1]
+
+
+def measure(code, env):
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900
+    )
+    if done.returncode != 0:
+        missing = "ModuleNotFoundError" in done.stderr
+        detail = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]
+        return {"status": "skipped" if missing else "failed", "detail": detail}
+    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def checked(result, n):
+    if result["status"] != "ok":
+        return result
+    loss, sums = reference(n)
+    error = max(
+        abs(result["loss"] - loss) / (abs(loss) + 1),
+        max(abs(a - b) / (abs(b) + 1) for a, b in zip(result.pop("grad_sums"), sums)),
+    )
+    if error > 1e-3:
+        return {"status": "wrong", "detail": f"differs from numpy by {error:.2g}"}
+    return {**result, "error": error}
+
+
+def main():
+    quick = "--quick" in sys.argv
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    base["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    base["JAX_PLATFORMS"] = "cpu"
+    report = {}
+    for n in QUICK_SIZES if quick else SIZES:
+        row = {}
+        for backend in ("auto", "tiered"):
+            name = "tracer" if backend == "auto" else "tracer-tiered"
+            with tempfile.TemporaryDirectory(prefix="tracer-b22-") as cache:
+                env = dict(base, TRACER_CACHE_DIR=cache)
+                row[name] = checked(measure(program("tracer", n, backend), env), n)
+                if backend == "auto":
+                    row["tracer warm (second process)"] = checked(
+                        measure(program("tracer", n), env), n
+                    )
+        for system in ("jax-jit", "tf-function"):
+            row[system] = checked(measure(program(system, n), base), n)
+        report[str(n)] = row
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
