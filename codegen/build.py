@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -255,10 +256,21 @@ def _cpu():
     return platform.machine() + hashlib.sha256(flags.encode()).hexdigest()[:12]
 
 
+# C's comments, or a string or character literal (kept: a comment marker may sit in one)
+_COMMENT_OR_LITERAL = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S)
+
+
+def code_of(source):
+    """`source` without its comments: what the compiler compiles. The cache key hashes this,
+    so moving the user's code to other lines (which only the comments name) reuses the
+    module; the C shown to the user (`c_source()`) is always the current text."""
+    return _COMMENT_OR_LITERAL.sub(lambda m: m.group(1) or " ", source)
+
+
 def cache_key(source, uses_blas):
     cc = compiler()
     parts = [
-        source,
+        code_of(source),
         compiler_identity(cc),
         " ".join(_flags()),
         TRACER_VERSION,

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -159,3 +160,30 @@ def test_auto_falls_back_to_the_interpreter_with_one_warning_when_no_compiler_wo
     assert abs(out["y"] - expected()[0]) < 1e-12
     forced = run(tmp_path / "cache", backend="c", compiler=missing)
     assert forced.returncode != 0 and "CompilerUnavailable" in forced.stderr
+
+
+def test_moving_the_code_to_other_lines_reuses_the_module_with_the_new_lines_shown(tmp_path):
+    """The key hashes the C without its comments, which are all that name the user's lines."""
+    program = PROGRAM + "print(json.dumps({'c': str(concrete.c_source())}))\n"
+
+    def run_file(text, name):
+        path = tmp_path / name
+        path.write_text(text)
+        env = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
+        done = subprocess.run(
+            [sys.executable, str(path), "c"], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        first, second = done.stdout.splitlines()[-2:]
+        return json.loads(first), json.loads(second)["c"]
+
+    line = next(k for k, text in enumerate(program.splitlines(), 1) if "y = tt.reduce_sum" in text)
+    out, c = run_file(program, "model.py")
+    assert out["cached"] is False and f"model.py:{line} " in c
+    moved, moved_c = run_file("# a comment\n\n\n" + program, "model.py")
+    assert moved["cached"] is True  # no compile
+    assert f"model.py:{line + 3} " in moved_c and f"model.py:{line} " not in moved_c
+    assert (moved["y"], moved["g"]) == (out["y"], out["g"])
+    changed, _ = run_file(program.replace("tt.sin(x) * x", "tt.sin(x) * x * 2.0"), "model.py")
+    assert changed["cached"] is False  # what the code computes is in the key
+    np.testing.assert_allclose(changed["y"], 2 * out["y"], rtol=1e-12)
