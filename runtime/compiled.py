@@ -85,9 +85,14 @@ def _call_function(module, plan):
             f"    b{k} = empty({_tuple_text(shape)}, bd{k})",
             f"    args[{first_buffer + k}] = from_buffer(b{k})",
         ]
-    if plan.workspace_bytes:
-        lines.append(f"    workspace = empty({plan.workspace_bytes}, 'uint8')")
-        lines.append(f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)")
+    if plan.workspace_bytes:  # kept per thread: fresh pages cost the kernel's zeroing each call
+        lines += [
+            f"    needed = {plan.workspace_bytes}",
+            "    workspace = per_thread.__dict__.get('workspace')",
+            "    if workspace is None or workspace.size < needed:",
+            "        workspace = per_thread.workspace = empty(needed, 'uint8')",
+            f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)",
+        ]
     for k in range(len(plan.host_calls)):
         lines.append(f"    args[{first_host + k}] = host_pointers[{k}]")
     results = []

@@ -659,3 +659,34 @@ def test_polymorphic_code_on_a_tape_inside_another_trace_and_checking_numerics()
         np.testing.assert_allclose(inner(x).numpy(), np.mean(np.sin(x.numpy()) * x.numpy(), axis=0))
     finally:
         tt.debugging.disable_check_numerics()
+
+
+def test_threads_calling_one_compiled_function_each_get_their_own_results():
+    """Each thread has its own argument array and workspace (kept between its calls)."""
+    import threading
+
+    @tt.function(input_signature=[tt.TensorSpec([None, 64], tt.float64)], backend="c")
+    def f(x):
+        h = tt.tanh(x @ tt.transpose(x) + 1.0)
+        return tt.reduce_sum(h * h, axis=1) + tt.reduce_max(x, axis=1)
+
+    def want(x):
+        h = np.tanh(x @ x.T + 1.0)
+        return np.sum(h * h, axis=1) + np.max(x, axis=1)
+
+    failures = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for k in range(40):
+            x = rng.normal(size=(1 + (seed * 7 + k * 13) % 90, 64))  # workspaces grow and shrink
+            got = f(tt.constant(x)).numpy()
+            if not np.allclose(got, want(x), rtol=1e-12, atol=1e-12):
+                failures.append((seed, k))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
