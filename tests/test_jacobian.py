@@ -264,3 +264,31 @@ def test_over_the_catalogue_vectorized_and_compiled_jacobians_equal_looped_ones(
             continue
         np.testing.assert_allclose(eager.numpy(), want.numpy(), rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(traced.numpy(), want.numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_a_compiled_looped_jacobian_is_one_loop_whatever_its_rows():
+    """With pfor off inside tt.function, the rows run in a while_loop: the C holds the gradient
+    graph once (its size does not grow with the rows), with the eager loop's values, for
+    several sources (an unconnected one, a gathered one) and for batch_jacobian."""
+    weights = rng.standard_normal((3, 2))
+
+    def jacobians(x, table):
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch([x, table])
+            rows = tt.gather(table, [2, 0, 2])
+            y = tt.sin(x) * tt.reduce_sum(x * x) + tt.reduce_sum(rows) * x
+            examples = tt.reshape(y[:6], (2, 3))
+            b = tt.tanh(examples @ weights) * tt.reduce_sum(examples, axis=1, keepdims=True)
+        j = tape.jacobian(y, [x, table, tt.constant(1.0)], experimental_use_pfor=False)
+        assert j[2] is None
+        return [*j[:2], tape.batch_jacobian(b, examples, experimental_use_pfor=False)]
+
+    sizes = {}
+    for n in (6, 60):
+        x, table = tt.constant(np.linspace(0.1, 1.0, n)), tt.constant(rng.standard_normal((4, 2)))
+        eager = jacobians(x, table)
+        compiled = tt.function(jacobians, backend="c")
+        for want, got in zip(eager, compiled(x, table)):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+        sizes[n] = len(compiled.get_concrete_function(x, table).c_source())
+    assert sizes[60] < 1.2 * sizes[6]  # unrolled, 10x the rows made about 10x the C

@@ -13,11 +13,12 @@ with the GEMM for finite values; a NaN or Inf stays in the rows that depend on i
 `seed_ops.py`), as in a compiled jacobian.
 """
 
-from tracer.backprop import PreparedGradient, run_gradient
+from tracer.backprop import PreparedGradient, SparseOutput, run_gradient
 from tracer.context import state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ir.rewrite import rebuild, with_outputs
-from tracer.ops import array_ops, seed_ops, structure_ops
+from tracer.ops import array_ops, index_ops, seed_ops, structure_ops
+from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.core import apply, apply_symbolic
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.registry import NotVectorizable
@@ -47,6 +48,8 @@ def gradient_rows(rec, prepared, kind, target, use_pfor, parallel_iterations):
         if in_graph is not None:
             return [_dense(g, batched=True) for g in run_gradient(rec, in_graph, [])]
     rows = seed_ops.seed_count(kind, target.shape)
+    if not use_pfor and state.trace is not None and rows > 1:
+        return _looped_in_trace(rec, prepared, kind, target, rows)
     if not use_pfor:
         per_row = [
             run_gradient(
@@ -68,6 +71,42 @@ def gradient_rows(rec, prepared, kind, target, use_pfor, parallel_iterations):
         None if parts[0][k] is None else structure_ops.concat([p[k] for p in parts], 0)
         for k in range(len(prepared.source_outputs))
     ]
+
+
+def _looped_in_trace(rec, prepared, kind, target, rows):
+    """The rows as one `while_loop` (as TensorFlow's jacobian with pfor off in a graph): the
+    compiled code holds the gradient graph once, whatever the number of rows, where one run
+    per row would grow with it. Each row is written into a TensorArray per source."""
+    from tracer.control.flow import while_loop
+    from tracer.tensor_array import TensorArray
+
+    connected = [k for k, out in enumerate(prepared.grad.source_outputs) if out is not None]
+
+    def body(i, *arrays):
+        grads = run_gradient(rec, prepared, [_seed_row(kind, target, i, rows)])
+        return (i + 1, *[a.write(i, _dense(grads[k])) for a, k in zip(arrays, connected)])
+
+    outputs = prepared.grad.graph.outputs
+    arrays = [
+        TensorArray(_dtype(prepared.grad.source_outputs[k], outputs), size=rows) for k in connected
+    ]
+    results = while_loop(lambda i, *_: i < rows, body, (0, *arrays), maximum_iterations=rows)
+    stacked = dict(zip(connected, (a.stack() for a in results[1:])))
+    return [stacked.get(k) for k in range(len(prepared.grad.source_outputs))]
+
+
+def _dtype(output, outputs):
+    """The dtype of a source's gradient, dense or IndexedSlices."""
+    return outputs[output.values if isinstance(output, SparseOutput) else output].dtype
+
+
+def _seed_row(kind, target, i, rows):
+    """Seed row `i` (a tensor) of `kind` for `target`: a one in the i-th element of the
+    target ("full"), or of each example ("per_example")."""
+    one = index_ops.one_hot(i, rows, dtype=target.dtype)
+    if kind == "per_example":
+        return broadcast_to(array_ops.reshape(one, target.shape[1:]), target.shape)
+    return array_ops.reshape(one, target.shape)
 
 
 def _seeds(kind, target, start, count):
