@@ -300,6 +300,12 @@ GRADIENT_CASES = {
         [rng.standard_normal((2, 7, 2)), rng.standard_normal((3, 2, 2))],
     ),
     "max_pool2d": (lambda x: tt.nn.max_pool2d(x * x, 3, 2, "SAME"), [distinct(1, 5, 6, 2) + 1]),
+    "conv2d_transpose_nchw_dilated": (
+        lambda y, f: tt.nn.conv2d_transpose(
+            tt.sin(y), f * f, (1, 2, 7, 6), [1, 1, 2, 2], "VALID", "NCHW", dilations=[1, 2]
+        ),
+        [rng.standard_normal((1, 3, 3, 2)), rng.standard_normal((2, 2, 2, 3))],
+    ),
     "avg_pool2d_nchw": (
         lambda x: tt.nn.avg_pool2d(x * x, [2, 3], 2, "SAME", data_format="NCHW"),
         [rng.standard_normal((1, 2, 5, 5))],
@@ -405,6 +411,63 @@ def test_bad_arguments_raise_naming_the_argument_and_the_line(case):
     message = str(info.value)
     for part in ["tt.nn.", "test_conv.py:", *parts]:
         assert part in message, f"{part!r} not in {message!r}"
+
+
+TRANSPOSE_CASES = [  # x's shape, f's shape, strides, padding, dilations, data_format
+    ((2, 7, 6, 3), (3, 2, 3, 4), [2, 1], "SAME", 1, "NHWC"),
+    ((1, 9, 8, 2), (3, 3, 2, 5), [2, 3], "VALID", 1, "NHWC"),
+    ((2, 8, 8, 3), (3, 3, 3, 2), 1, "SAME", 2, "NHWC"),
+    ((1, 6, 7, 2), (2, 3, 2, 3), [1, 2], [[0, 0], [1, 2], [0, 1], [0, 0]], 1, "NHWC"),
+    ((2, 3, 8, 7), (3, 3, 3, 4), [1, 1, 2, 2], "SAME", 1, "NCHW"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(TRANSPOSE_CASES)))
+def test_conv2d_transpose_is_the_gradient_of_conv2d_and_its_adjoint(case):
+    x_shape, f_shape, strides, padding, dilations, data_format = TRANSPOSE_CASES[case]
+    x, f = tt.constant(rng.standard_normal(x_shape)), tt.constant(rng.standard_normal(f_shape))
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.nn.conv2d(x, f, strides, padding, data_format, dilations)
+    g = tt.constant(rng.standard_normal(y.shape))
+    transposed = tt.nn.conv2d_transpose(g, f, x_shape, strides, padding, data_format, dilations)
+    assert transposed.shape == x_shape
+    want = tape.gradient(y, x, output_gradients=g).numpy()
+    np.testing.assert_allclose(transposed.numpy(), want, rtol=1e-12, atol=1e-12)
+    inner = np.sum(y.numpy() * g.numpy())  # <conv(x), g> = <x, conv_transpose(g)>
+    np.testing.assert_allclose(np.sum(x.numpy() * transposed.numpy()), inner, rtol=1e-12)
+
+
+def test_conv2d_transpose_matches_a_scatter_of_the_filters():
+    """Each input element adds its filter taps, strides apart: the definition, in loops."""
+    y, f = rng.standard_normal((2, 4, 3, 4)), rng.standard_normal((3, 3, 2, 4))
+    want = np.zeros((2, 7, 5, 2))  # SAME, stride 2 on 7 and 5: pads 1 before and after
+    for n, i, j in np.ndindex(2, 4, 3):
+        for di, dj in np.ndindex(3, 3):
+            row, col = 2 * i + di - 1, 2 * j + dj - 1
+            if 0 <= row < 7 and 0 <= col < 5:
+                want[n, row, col] += f[di, dj] @ y[n, i, j]
+    got = tt.nn.conv2d_transpose(tt.constant(y), tt.constant(f), [2, 7, 5, 2], 2, "SAME")
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    compiled = tt.function(lambda a, b: tt.nn.conv2d_transpose(a, b, [2, 7, 5, 2], 2, "SAME"))
+    np.testing.assert_allclose(compiled(tt.constant(y), tt.constant(f)).numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "output_shape, filters, parts",
+    [
+        ((2, 7), (3, 3, 2, 4), ["output_shape must be 4 sizes"]),
+        ((2, 9, 5, 2), (3, 3, 2, 4), ["makes spatial sizes (5, 3)", "(4, 3)"]),
+        ((2, 7, 5, 3), (3, 3, 2, 4), ["C_out (2)"]),
+        ((2, 7, 5, 2), (3, 3, 2, 5), ["C_in its 4 channels"]),
+    ],
+)
+def test_conv2d_transpose_bad_arguments_name_what_is_wrong(output_shape, filters, parts):
+    y = tt.constant(rng.standard_normal((2, 4, 3, 4)))
+    with pytest.raises(ValueError) as info:
+        tt.nn.conv2d_transpose(y, tt.constant(rng.standard_normal(filters)), output_shape, 2)
+    for part in ["tt.nn.conv2d_transpose", "test_conv.py:", *parts]:
+        assert part in str(info.value), (part, str(info.value))
 
 
 def test_depthwise_conv2d_convolves_each_channel_with_its_own_filters():

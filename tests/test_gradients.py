@@ -212,6 +212,10 @@ COMPOSITES = {
         lambda x, f: tt.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME"),
         [normal(1, 4, 5, 2), normal(2, 2, 2, 2)],
     ),
+    "conv2d_transpose": (
+        lambda y, f: tt.nn.conv2d_transpose(y * y, f, (1, 4, 5, 2), [2, 1], "SAME"),
+        [normal(1, 2, 5, 3), normal(2, 3, 2, 3)],
+    ),
 }
 
 # Primitives through which no gradient flows: the result is None, whatever the input.

@@ -5,6 +5,7 @@ from tracer.ops.conv_ops import (  # noqa: F401
     avg_pool2d,
     conv1d,
     conv2d,
+    conv2d_transpose,
     depthwise_conv2d,
     max_pool,
     max_pool2d,

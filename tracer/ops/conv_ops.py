@@ -296,6 +296,110 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _convolve("conv2d", input, filters, strides, padding, data_format, dilations, rank=2)
 
 
+def conv2d_transpose(
+    input,
+    filters,
+    output_shape,
+    strides,
+    padding="SAME",
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+):
+    """The transpose of `conv2d` (its gradient with respect to its input, a "deconvolution"),
+    as `tf.nn.conv2d_transpose`: `input` (N, H, W, C_in), `filters` (KH, KW, C_out, C_in),
+    a result of `output_shape` (N, OH, OW, C_out); both in data_format's order. `strides`,
+    `padding` and `dilations` are those of the conv2d it transposes, whose input has
+    `output_shape`.
+
+    Each input row times the filters gives every tap's contribution (one matmul); the taps
+    are spread `strides` apart and added at their offsets (col2im), and the padding cropped.
+
+    >>> tt.nn.conv2d_transpose(tt.ones((1, 2, 2, 3)), tt.ones((3, 3, 4, 3)), (1, 4, 4, 4), 2).shape
+    (1, 4, 4, 4)
+    """
+    function = "conv2d_transpose"
+    layout = _check_layout(function, data_format, ("NHWC", "NCHW"))
+    channel_axis, to_last, _ = layout
+    y, f = as_tensors(as_tensor(input), filters)
+    y = _spatial_input(function, y, 2, layout)
+    if f.ndim != 4 or f.dtype != y.dtype or f.shape[3] != y.shape[3]:
+        raise _fail(
+            ValueError if f.dtype == y.dtype else TypeError,
+            function,
+            f"filters must be (KH, KW, C_out, C_in) of the input's dtype with C_in its "
+            f"{y.shape[3]} channels; got shape {f.shape} ({f.dtype.name}) for an input of "
+            f"{y.dtype.name}",
+        )
+    wanted = _output_shape(function, output_shape, to_last)
+    if wanted[0] != y.shape[0] or wanted[3] != f.shape[2]:
+        raise _fail(
+            ValueError,
+            function,
+            f"output_shape {tuple(output_shape)} must have the input's batch ({y.shape[0]}) "
+            f"and the filters' C_out ({f.shape[2]}) channels",
+        )
+    strides = _window_values(function, "strides", strides, 2, channel_axis)
+    dilations = _window_values(function, "dilations", dilations, 2, channel_axis, default=1)
+    padding = _padding(function, padding, 2, channel_axis)
+    kernel = f.shape[:2]
+    geometry = _geometry(function, wanted[1:3], kernel, strides, dilations, padding)
+    if tuple(out for _, _, out in geometry) != tuple(y.shape[1:3]):
+        raise _fail(
+            ValueError,
+            function,
+            f"a conv2d of output_shape {tuple(output_shape)} makes spatial sizes "
+            f"{tuple(out for _, _, out in geometry)}, not the input's {tuple(y.shape[1:3])}",
+        )
+    batch, out_rows, out_cols, channels = y.shape
+    taps, out_channels = kernel[0] * kernel[1], f.shape[2]
+    rows = array_ops.reshape(y, (batch * out_rows * out_cols, channels))
+    weights = array_ops.reshape(f, (taps * out_channels, channels))
+    columns = array_ops.reshape(
+        matmul(rows, weights, transpose_b=True), (batch, out_rows, out_cols, taps, out_channels)
+    )
+    padded = [size + before + after for size, (before, after, _) in zip(wanted[1:3], geometry)]
+    total = None
+    for t in range(taps):
+        part = columns[:, :, :, t, :]
+        for axis, i in ((1, t // kernel[1]), (2, t % kernel[1])):
+            start = i * dilations[axis - 1]
+            part = _spread(part, axis, strides[axis - 1], start, padded[axis - 1])
+        total = part if total is None else math_ops.add(total, part)
+    (top, _, _), (left, _, _) = geometry
+    result = total[:, top : top + wanted[1], left : left + wanted[2], :]
+    return _channels_first_again(result, layout)
+
+
+def _output_shape(function, output_shape, to_last):
+    """`output_shape` as 4 ints, channels-last."""
+    if hasattr(output_shape, "numpy"):
+        output_shape = output_shape.numpy()
+    try:
+        shape = tuple(int(d) for d in np.asarray(output_shape).reshape(-1))
+    except (TypeError, ValueError):
+        shape = ()
+    if len(shape) != 4 or min(shape) < 0:
+        raise _fail(ValueError, function, f"output_shape must be 4 sizes, got {output_shape!r}")
+    return shape if to_last is None else tuple(shape[k] for k in to_last)
+
+
+def _spread(x, axis, stride, start, size):
+    """`x` along `axis` with its elements `stride` apart from position `start`, zeros
+    between and around them, `size` positions in all."""
+    count = x.shape[axis]
+    if stride > 1 and count > 1:
+        shape = list(x.shape)
+        apart = array_ops.reshape(x, (*shape[: axis + 1], 1, *shape[axis + 1 :]))
+        apart = _pad(apart, axis + 1, 0, stride - 1, edge=False)
+        shape[axis] = count * stride
+        lead = (slice(None),) * axis
+        x = array_ops.getitem(
+            array_ops.reshape(apart, tuple(shape)), lead + (slice(0, (count - 1) * stride + 1),)
+        )
+    return _pad(x, axis, start, size - start - x.shape[axis], edge=False)
+
+
 def depthwise_conv2d(
     input, filter, strides, padding, data_format="NHWC", dilations=None, name=None
 ):
