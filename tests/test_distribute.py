@@ -201,6 +201,23 @@ def test_shard_gives_every_process_as_many_items_and_covers_the_data(tmp_path):
 
 
 @needs_mpi
+def test_misuse_gets_a_clear_error(tmp_path):
+    (saved,), _ = run_job("errors", None, tmp_path)
+    expected = {
+        "aggregated_in_trace": "TypeError: DistributedOptimizer: backward_passes_per_step adds",
+        "broadcast_in_trace": "TypeError: broadcast_variables takes concrete tensors",
+        "average_of_ints": "TypeError: allreduce: the Average of int32 tensors",
+        "bools": "TypeError: allreduce combines numbers, not bool values",
+        "root_rank": "ValueError: broadcast: root_rank 3 is not a rank of a job of 1",
+        "scalar_gather": "ValueError: allgather: the tensor must have at least one axis",
+        "min_of_slices": "ValueError: allreduce: an IndexedSlices is summed or averaged, not Min",
+        "bad_op": "ValueError: allreduce: `op` is one of Average, Sum, Min, Max, Product",
+    }
+    for name, start in expected.items():
+        assert str(saved[name]).startswith(start), (name, str(saved[name]))
+
+
+@needs_mpi
 def test_one_process_trains_as_without_distribute(tmp_path):
     saved, _ = run_job("compiled", None, tmp_path)
     alone = worker.train("compiled", seed=100, distributed=False)

@@ -244,6 +244,38 @@ def shards():
     return out
 
 
+def errors():
+    """The message of each misuse, in one process."""
+    v = tt.Variable([1.0, 2.0])
+    aggregating = hvd.DistributedOptimizer(tt.optimizers.SGD(0.1), backward_passes_per_step=2)
+
+    def step():
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_sum(v * v)
+        aggregating.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+
+    cases = {
+        "aggregated_in_trace": tt.function(step),
+        "broadcast_in_trace": tt.function(lambda: hvd.broadcast_variables([v])),
+        "average_of_ints": lambda: hvd.allreduce(tt.constant([1, 2])),
+        "bools": lambda: hvd.allreduce(tt.constant([True]), op=hvd.Sum),
+        "root_rank": lambda: hvd.broadcast(tt.constant(1.0), root_rank=3),
+        "scalar_gather": lambda: hvd.allgather(tt.constant(1.0)),
+        "min_of_slices": lambda: hvd.allreduce(
+            tt.IndexedSlices(tt.constant([[1.0]]), tt.constant([0]), (2, 1)), op=hvd.Min
+        ),
+        "bad_op": lambda: hvd.allreduce(tt.constant(1.0), op="sum"),
+    }
+    out = {}
+    for name, call in cases.items():
+        try:
+            call()
+            out[name] = np.array("no error")
+        except (TypeError, ValueError) as error:
+            out[name] = np.array(f"{type(error).__name__}: {error}")
+    return out
+
+
 SCENARIOS = {
     "tape": lambda: train("tape"),
     "compiled": lambda: train("compiled"),
@@ -257,6 +289,7 @@ SCENARIOS = {
     "mismatch": mismatch,
     "failure": failure,
     "shards": shards,
+    "errors": errors,
     "size": lambda: {"size": np.array(hvd.size()), "rank": np.array(hvd.rank())},
 }
 

@@ -138,9 +138,10 @@ def allgather(tensor, name=None):
     """The tensors of every process, concatenated along their first axis in rank order; the
     first axis may differ between processes, the others may not."""
     comm = communicator()
-    array = np.ascontiguousarray(as_array(tensor, "allgather"))
+    array = as_array(tensor, "allgather")
     if array.ndim == 0:
         raise ValueError("allgather: the tensor must have at least one axis, to gather along")
+    array = np.ascontiguousarray(array)
     shapes = comm.allgather((array.shape, array.dtype.str))
     if any(s[1:] != array.shape[1:] or d != array.dtype.str for s, d in shapes):
         raise ValueError(

@@ -124,6 +124,8 @@ def DistributedOptimizer(
 
 
 class _Reduction:
+    """A DistributedOptimizer's reduction options and the state of its local aggregation."""
+
     def __init__(self, options, passes, average_passes):
         self.options = options
         self.passes = passes
@@ -141,6 +143,12 @@ class _Distributed:
         state = self._distributed
         grads = [g for g, _ in pairs]
         if state.passes > 1:
+            if collectives.is_symbolic(grads):
+                raise TypeError(
+                    "DistributedOptimizer: backward_passes_per_step adds gradients up between "
+                    "calls; call apply_gradients outside tt.function (a compiled function may "
+                    "return the gradients)"
+                )
             grads = self._aggregated(grads)
             if grads is None:
                 return self.iterations
