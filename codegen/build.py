@@ -257,7 +257,9 @@ def _cpu():
 
 
 # C's comments, or a string or character literal (kept: a comment marker may sit in one)
-_COMMENT_OR_LITERAL = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S)
+_COMMENT_OR_LITERAL = re.compile(
+    r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S
+)
 
 
 def code_of(source):
