@@ -210,12 +210,19 @@ class Helper:
         return [*found, (key, text)]
 
 
-def vector_declaration(name):
+def vector_declaration(name, arity=1):
     """The declaration that lets loops calling libm's real `name` vectorize (glibc's libmvec
-    has vector versions of it): `#pragma omp declare simd` on `float namef(float)`."""
+    has vector versions of it): `#pragma omp declare simd` on `float namef(float)`.
+
+    It also says the function is `const` (its result depends on its arguments only, as
+    -fno-math-errno makes libm's): the build's -fno-builtin-sin/cos hide that from GCC, which
+    then would not if-convert a loop with a select around such a call (sigmoid, softplus,
+    where) and left it scalar: the gradient of softplus(sin(x)) on 2^20 floats took 3.7 ms,
+    0.84 ms vectorized."""
+    parameters = ", ".join(["$T"] * arity)
     return Helper(
         f"simd_{name}",
-        float=f"#pragma omp declare simd notinbranch\n$T {name}$f($T);",
+        float=f"#pragma omp declare simd notinbranch\n__attribute__((const)) $T {name}$f({parameters});",
         vector_math_only=True,
     )
 

@@ -76,17 +76,6 @@ def _arithmetic(python_operator, ufunc):
     return run
 
 
-def _simd(name, arity=1):
-    """The declaration that lets loops calling libm's `name` vectorize (forms.vector_declaration)."""
-    if arity == 1:
-        return forms.vector_declaration(name)
-    return forms.Helper(
-        f"simd_{name}",
-        float=f"#pragma omp declare simd notinbranch\n$T {name}$f($T, $T);",
-        vector_math_only=True,
-    )
-
-
 # --- complex parts ----------------------------------------------------------------------
 
 
@@ -368,7 +357,7 @@ _POW = forms.Helper(
     return result;
 }""",
     complex="static inline $T tr_pow_$tag($T x, $T y) { return cpow$f(x, y); }",
-    requires=(_simd("pow", arity=2),),
+    requires=(forms.vector_declaration("pow", arity=2),),
 )
 
 POW = _binary(
@@ -693,7 +682,7 @@ _LOG1P = forms.Helper(
     "log1p",
     float="static inline $T tr_log1p_$tag($T x) { return log1p$f(x); }",
     complex="static inline $T tr_log1p_$tag($T z) { return clog$f(1 + z); }",
-    requires=(_simd("log1p"),),
+    requires=(forms.vector_declaration("log1p"),),
 )
 
 LOG1P = _unary(
@@ -816,7 +805,7 @@ _SIGMOID = forms.Helper(
     float="static inline $T tr_sigmoid_$tag($T x) { $T e = exp$f(-fabs$f(x)); "
     "return x >= 0 ? ($T)1 / (1 + e) : e / (1 + e); }",
     complex="static inline $T tr_sigmoid_$tag($T z) { return 1 / (1 + cexp$f(-z)); }",
-    requires=(_simd("exp"),),
+    requires=(forms.vector_declaration("exp"),),
 )
 
 SIGMOID = _unary(
@@ -837,7 +826,7 @@ _SOFTPLUS = forms.Helper(
     "softplus",
     float="static inline $T tr_softplus_$tag($T x) "
     "{ return tr_maximum_$tag(x, 0) + log1p$f(exp$f(-fabs$f(x))); }",
-    requires=(MAXIMUM_HELPER, _simd("exp"), _simd("log1p")),
+    requires=(MAXIMUM_HELPER, forms.vector_declaration("exp"), forms.vector_declaration("log1p")),
 )
 
 SOFTPLUS = _unary(
