@@ -5,6 +5,10 @@ it: about 0.15 s for a small module, where `ffi.compile()` spends most of 0.6 s 
 setuptools. Built with -O3 for this CPU (-march=native, part of the cache key) and without
 -ffast-math, so NaN, Inf and signed zeros behave as in numpy; -fno-math-errno only lets
 sqrt compile to one instruction, and -fwrapv gives integers numpy's wrap-around.
+-ffp-contract=off rounds every product as written, as numpy does: GNU C would otherwise fuse
+a * b + c into one multiply-add where it chooses, so that an expression computed in two
+kernels (a reduction's and its gradient's, which compares x with max(x)) could differ in its
+last bit.
 """
 
 import contextlib
@@ -39,6 +43,7 @@ FLAGS = [
     "-std=gnu11",
     "-fwrapv",
     "-fno-math-errno",
+    "-ffp-contract=off",
     "-w",
 ]
 # With glibc's libmvec, loops calling libm vectorize: `omp declare simd` in the prologue names

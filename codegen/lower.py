@@ -153,9 +153,10 @@ def lower(
     groups = []  # the statements of the entry point, a list per step
     for node_id, (position, k) in snapshots.items():
         out = next(o for o in graph.outputs if id(o) == node_id)
+        size = _value_bytes(out.shape, out.dtype)
         groups.append(
             [
-                f"memcpy(args[{first_output + k}], args[{position}], {_bytes(out)});"
+                f"memcpy(args[{first_output + k}], args[{position}], {size});"
                 f"  /* the old value of input {position} */"
             ]
         )
@@ -165,7 +166,10 @@ def lower(
         if id(out) in snapshots:
             source = f"args[{first_output + snapshots[id(out)][1]}]"
         groups.append(
-            [f"memcpy(args[{k}], {source}, {_bytes(out)});  /* the new value of input {k} */"]
+            [
+                f"memcpy(args[{k}], {source}, {_value_bytes(out.shape, out.dtype)});"
+                f"  /* the new value of input {k} */"
+            ]
         )
     offsets, plan.workspace_bytes = _packed(lowering.blocks)
     plan.parts = _parts(groups, [(f"w{k}", o) for k, o in enumerate(offsets)])
@@ -323,7 +327,8 @@ class _Lowering:
         self.plan.host_calls.append((name, options, node.dtype.as_numpy_dtype, code))
         source, target = pointers[id(node.inputs[0])], pointers[id(node)]
         return (
-            f"{{ const int error = TR_HOST({slot})({source}, {target}, {_bytes(node)}); "
+            f"{{ const int error = TR_HOST({slot})({source}, {target}, "
+            f"{_value_bytes(node.shape, node.dtype)}); "
             f"if (error) return error; }}  /* {_step_comment(node)} */"
         )
 
@@ -402,8 +407,9 @@ class StructuredSite:
 
     @staticmethod
     def bytes(shape, dtype):
-        """The C expression of the bytes of a value of `shape` and `dtype`."""
-        return str(_bytes_of(shape, dtype))
+        """The C expression of the bytes of a value of `shape` and `dtype`: 0 for a value of
+        no elements, whose caller's buffer may hold none (a block holds at least one item)."""
+        return str(_value_bytes(shape, dtype))
 
     @staticmethod
     def storage(dtype):
@@ -459,6 +465,11 @@ def _where_read(graph, name):
 def _bytes(node):
     """The bytes of a node's value (at least one element's): an int, or a Dim."""
     return _bytes_of(node.shape, node.dtype)
+
+
+def _value_bytes(shape, dtype):
+    """The bytes of a value itself (0 for no elements): what a copy of it moves."""
+    return dims.size(shape) * dtype.as_numpy_dtype().itemsize
 
 
 def _bytes_of(shape, dtype):

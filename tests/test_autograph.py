@@ -256,3 +256,16 @@ def test_methods_and_closures_are_converted():
     model = Model()
     np.testing.assert_array_equal(model(tt.constant([1.0, 2.0])).numpy(), [4.0, 7.0])
     np.testing.assert_array_equal(model(tt.constant([-1.0, -2.0])).numpy(), [-1.0, -2.0])
+
+
+def test_a_converted_function_is_not_converted_again():
+    """tt.function of tt.autograph.convert(f) (or convert twice) runs f's converted code once
+    converted, eagerly and compiled."""
+    converted = tt.autograph.convert(absolute_sum)
+    assert tt.autograph.convert(converted) is converted
+    for values in ([1.0, 2.0], [-1.0, 0.5]):
+        x = tt.constant(values, tt.float64)
+        want = absolute_sum(x).numpy()
+        np.testing.assert_allclose(converted(x).numpy(), want)
+        for backend in BACKENDS:
+            np.testing.assert_allclose(tt.function(converted, backend=backend)(x).numpy(), want)

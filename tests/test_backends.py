@@ -160,3 +160,23 @@ def test_sums_and_products_over_leading_axes_of_empty_arrays_are_numpy_s(shape):
     for reduce, numpy_reduce in ((tt.reduce_sum, np.sum), (tt.reduce_prod, np.prod)):
         got = tt.function(lambda x: reduce(x * 2.0, axis=0), backend="c")(tt.constant(data)).numpy()
         np.testing.assert_array_equal(got, numpy_reduce(data * 2.0, axis=0))
+
+
+def test_an_expression_computed_in_two_kernels_rounds_the_same_in_both():
+    """reduce_max's gradient finds the maximum again by comparing x with max(x), and compiled
+    code computes x = a * a + b * b once in the reduction's kernel and again in the
+    gradient's. Contracted to a fused multiply-add in one and not the other (GCC's default
+    in GNU C), the two differed in the last bit: no element of a column equalled its maximum,
+    and its gradient divided 0 by a count of 0."""
+    a, b = rng.standard_normal((2, 200, 3, 3))
+
+    def gradient(a, b):
+        with tt.GradientTape() as tape:
+            tape.watch(a)
+            y = tt.reduce_sum(tt.reduce_max(a * a + b * b, axis=-2))
+        return tape.gradient(y, a)
+
+    compiled = tt.function(gradient, backend="c")(a, b).numpy()
+    x = a * a + b * b
+    want = np.where(x == x.max(axis=-2, keepdims=True), 2 * a, 0.0)
+    np.testing.assert_allclose(compiled, want, rtol=1e-12, atol=0)

@@ -146,6 +146,37 @@ def test_singular_matrices_give_tensorflows_values_without_errors():
         assert solved[0, 0] == 1 and solved[1, 0] == -np.inf
 
 
+def _substitution(lower, b):
+    """x with lower x = b, one row after the other (what BLAS's trsm computes)."""
+    x = np.zeros_like(b)
+    for i in range(len(b)):
+        known = sum((lower[i, j] * x[j] for j in range(i)), np.zeros_like(b[i]))
+        x[i] = (b[i] - known) / lower[i, i]
+    return x
+
+
+def test_a_triangular_solve_takes_nan_and_inf_only_to_the_rows_that_depend_on_them(monkeypatch):
+    """As substitution does, eagerly (where np.linalg.solve's pivoting spread them to every
+    row), in C through BLAS and in plain C."""
+    a, b = general(4, 4), rng.standard_normal((4, 2))
+    a[2, 0], b[1, 1], a[0, 3] = np.inf, np.nan, np.nan  # the last above the diagonal: unread
+
+    def run(a, b):
+        return [
+            tt.linalg.triangular_solve(a, b),
+            tt.linalg.triangular_solve(tt.linalg.adjoint(a), b, lower=False, adjoint=True),
+        ]
+
+    want = _substitution(np.tril(a), b)
+    assert np.isfinite(want[:2, 0]).all() and np.isfinite(want[0]).all()
+    calls = [run, tt.function(run, backend="c")]
+    monkeypatch.setattr(build, "blas", lambda: None)
+    calls.append(tt.function(run, backend="c"))
+    for call in calls:
+        for got in call(a, b):
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
 def test_triangular_and_cholesky_solves_broadcast_batches_but_solve_does_not():
     a, b = general(3, 3), rng.standard_normal((2, 4, 3, 1))
     got = tt.linalg.triangular_solve(a, b).numpy()
@@ -438,6 +469,28 @@ def test_decompositions_in_plain_c_without_a_lapack(monkeypatch):
     compiled = tt.function(_decompositions, backend="c")
     _check_decompositions(compiled(*arrays), *arrays, 1e-10)
     assert "syevd" not in compiled.get_concrete_function(*arrays).c_source()
+
+
+@pytest.mark.parametrize("lapack", [True, False])
+def test_a_matrix_holding_nan_or_inf_decomposes_to_nan_in_every_backend(monkeypatch, lapack):
+    """numpy raises for it (svd) or gives values from its finite part (qr, eigh), LAPACKE
+    refuses a NaN: every backend gives NaN for each result of that matrix, and the other
+    matrices of the batch their own values."""
+    if not lapack:
+        monkeypatch.setattr(build, "blas", lambda: None)
+    arrays = [rng.standard_normal(shape) for shape in [(2, 5, 3), (2, 3, 5), (2, 4, 4)]]
+    for array, bad in zip(arrays, [np.nan, np.inf, -np.inf]):
+        array[0, -1, 0] = bad  # in the lower triangle, which eigh reads
+    for call in (_decompositions, tt.function(_decompositions, backend="c")):
+        results = call(*arrays)
+        for k, result in enumerate(results):
+            assert np.isnan(result.numpy()[0]).all(), k
+        _check_decompositions([t[1] for t in results], *(a[1] for a in arrays), 1e-10)
+    above = arrays[2][1].copy()
+    above[0, -1] = np.nan  # above the diagonal: not read
+    for eigh in (tt.linalg.eigh, tt.function(tt.linalg.eigh, backend="c")):
+        want = np.linalg.eigvalsh(above, UPLO="L")
+        np.testing.assert_allclose(eigh(above)[0].numpy(), want, rtol=1e-12)
 
 
 def test_svd_returns_tensorflows_order_and_v_not_its_transpose():

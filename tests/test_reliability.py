@@ -365,6 +365,46 @@ def test_tracer_sanitize_builds_modules_and_the_eager_path_with_sanitizers(tmp_p
         assert "__asan" in symbols and "__ubsan" in symbols, library
 
 
+EMPTY_LOOP_PROGRAM = textwrap.dedent(
+    """
+    import numpy as np
+    import tracer as tt
+
+    def grown(x):
+        body = lambda i, y: (i + 1, y + 0.1 * x)
+        _, y = tt.while_loop(lambda i, y: i < 2, body, (0, x), maximum_iterations=2)
+        return tt.cond(tt.reduce_sum(x) > 0.0, lambda: y * 2.0, lambda: tt.sin(y))
+
+    def value_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = grown(x)
+            total = tt.reduce_sum(y)
+        return y, tape.gradient(total, x)
+
+    y, g = tt.function(value_and_gradient, backend="c")(tt.constant(np.zeros((0, 3))))
+    assert y.shape == (0, 3) and g.shape == (0, 3)
+    """
+)
+
+
+@pytest.mark.skipif(_sanitizer_runtimes() is None, reason="the compiler has no sanitizer runtimes")
+def test_a_loop_and_a_cond_of_empty_tensors_copy_no_bytes_in_compiled_code(tmp_path):
+    """The fuzzer's find: their copies moved one element (a block's least size, not the
+    value's), past the end of the caller's empty buffers, which AddressSanitizer reports."""
+    completed = run(
+        tmp_path / "cache",
+        program=EMPTY_LOOP_PROGRAM,
+        env={
+            "TRACER_SANITIZE": "address,undefined",
+            "LD_PRELOAD": ":".join(_sanitizer_runtimes()),
+            "ASAN_OPTIONS": "detect_leaks=0",
+        },
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "AddressSanitizer" not in completed.stderr and "runtime error" not in completed.stderr
+
+
 def test_what_the_fuzzer_found_stays_fixed():
     # a compiled function returned a gradient's IndexedSlices holding its trace's tensors
     params = tt.constant(np.array([[1.0, 2.0], [3.0, 4.0]]))

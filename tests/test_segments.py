@@ -135,6 +135,55 @@ def test_repeated_coordinates_add_in_scatters_and_the_last_update_wins(backend):
     assert updated.dtype == np.int32
 
 
+def _scattered(tensor, indices, updates, combine):
+    """numpy's reference of a tensor scatter: a copy of `tensor`, the updates applied in
+    order at their coordinates."""
+    out = np.array(tensor, copy=True)
+    for index, update in zip(indices, updates):
+        out[tuple(index)] = combine(out[tuple(index)], update)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tensor_scatters_into_a_transposed_tensor(backend):
+    """A transpose is a view eagerly (not C-ordered): the scatter still lands in the result."""
+    indices, updates = [[0, 0], [1, 2], [0, 0]], np.array([5.0, 6.0, 7.0])
+    x = rng.standard_normal((3, 2))
+
+    def f(x):
+        t = tt.transpose(x)
+        return (
+            tt.tensor_scatter_nd_update(t, indices, updates),
+            tt.tensor_scatter_nd_add(t, indices, updates),
+            tt.tensor_scatter_nd_sub(t, indices, updates),
+        )
+
+    combines = [lambda old, new: new, np.add, np.subtract]
+    for got, combine in zip(_run(f, backend)(x), combines):
+        np.testing.assert_array_equal(got.numpy(), _scattered(x.T, indices, updates, combine))
+
+
+@pytest.mark.parametrize("scatter", ["scatter_nd", "tensor_scatter_nd_add"])
+def test_a_scatter_read_by_a_small_loop_compiles_in_order(scatter):
+    """gather_nd, a scatter at repeated rows, and a transpose of its result: GCC 12 at -O3
+    once moved the transpose's (fully unrolled `omp simd`) loads before the scatter's
+    stores, inlined into one entry point, and read 0 for a row the scatter had filled."""
+    x = np.array([[0.5, -0.9, -1.8]])
+    rows = np.array([[0], [2], [0]], np.int32)
+
+    def f(x):
+        updates = tt.gather_nd(x, [[0], [0], [0]])
+        if scatter == "scatter_nd":
+            scattered = tt.scatter_nd(rows, updates, [4, 3])
+        else:
+            scattered = tt.tensor_scatter_nd_add(tt.zeros([4, 3], tt.float64), rows, updates)
+        return tt.transpose(scattered)
+
+    want = np.zeros((4, 3))
+    np.add.at(want, rows[:, 0], np.repeat(x, 3, axis=0))
+    np.testing.assert_array_equal(tt.function(f, backend="c")(x).numpy(), want.T)
+
+
 def test_tensor_scatter_nd_update_gradients_are_tensorflows():
     """The replaced positions pass no gradient to `tensor`; each update gets the cotangent
     at its coordinates, even an update a later duplicate overwrote (TensorFlow's rule)."""

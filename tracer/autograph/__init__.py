@@ -19,10 +19,17 @@ from tracer.autograph.transform import RUNTIME, convert_function_def
 
 __all__ = ["convert", "to_code"]
 
+# NOTE: a converted function's code points at the original's source, which a second
+# conversion would read and convert again, around the first one's runtime name
+_CONVERTED = "_tracer_autograph_converted"
+
 
 def convert(function):
     """`function` with its control flow converted; itself when its source is not available
-    (a lambda, a builtin, code typed at a prompt) or has no `if`, `while` or `for`."""
+    (a lambda, a builtin, code typed at a prompt), has no `if`, `while` or `for`, or is
+    converted already."""
+    if getattr(function, _CONVERTED, False):
+        return function
     if isinstance(function, functools.partial):
         converted = convert(function.func)
         return functools.partial(converted, *function.args, **function.keywords)
@@ -116,4 +123,5 @@ def _build(function, tree, definition):
     converted.__kwdefaults__ = function.__kwdefaults__
     functools.update_wrapper(converted, function)
     converted.__wrapped__ = function
+    setattr(converted, _CONVERTED, True)
     return converted

@@ -11,6 +11,10 @@ formulas written with tracer ops (so every order follows); eigh's forward mode h
 of its own, qr's and svd's differentiate their gradient rules (TRANSPOSED_VJP), which cover
 the same shapes as TensorFlow's gradients.
 
+A matrix holding a NaN or an infinity (in the part the op reads: eigh's lower triangle)
+gives NaN for all of its results, in every backend: the iterations of LAPACK (and of the
+plain C) are undefined there, where numpy raises, or returns values from the finite part.
+
 Vectors are defined up to sign (and within repeated eigen- or singular values, up to a
 rotation): backends may return different signs, so functions of them should not depend on
 one (reconstructions, projections, squares). TensorFlow's gradients divide by differences
@@ -57,6 +61,20 @@ def _reciprocal_gaps(values):
     gradient would sum such terms to cancel, and lose every digit."""
     gaps = array_ops.expand_dims(values, -2) - array_ops.expand_dims(values, -1)
     return where(band_mask(gaps.shape, 0, 0), 0.0, _safe_reciprocal(gaps))
+
+
+def _finite_part(x, read=None):
+    """(x with every matrix holding a NaN or Inf, in its part `read`, replaced by zeros; the
+    mask of those matrices, over the batch axes), for kernels that give them NaN results."""
+    bad = ~np.isfinite(x if read is None else read).all(axis=(-2, -1))
+    return np.where(bad[..., None, None], 0, x), bad
+
+
+def _nan_where(bad, results):
+    """`results` (each batched like the mask `bad`) with NaN in the matrices `bad` marks."""
+    return TupleValue(
+        [np.where(bad.reshape(bad.shape + (1,) * (r.ndim - bad.ndim)), np.nan, r) for r in results]
+    )
 
 
 def _eps(dtype):
@@ -138,8 +156,9 @@ def _qr_grad(node, g, a):
 
 @quiet
 def _qr_kernel(x, full_matrices):
+    x, bad = _finite_part(x)
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
-    return TupleValue([q, r])
+    return _nan_where(bad, [q, r])
 
 
 def _qr_c(node, blas):
@@ -219,8 +238,9 @@ def _eigh_jvp(node, tangents, inputs, out):
 
 @quiet
 def _eigh_kernel(x):
+    x, bad = _finite_part(x, read=np.tril(x))
     e, v = np.linalg.eigh(x, UPLO="L")
-    return TupleValue([e, v])
+    return _nan_where(bad, [e, v])
 
 
 EIGH = primitive(
@@ -312,10 +332,11 @@ def _svd_grad(node, g, a):
 
 @quiet
 def _svd_kernel(x, full_matrices, compute_uv):
+    x, bad = _finite_part(x)
     if not compute_uv:
-        return TupleValue([np.linalg.svd(x, compute_uv=False)])
+        return _nan_where(bad, [np.linalg.svd(x, compute_uv=False)])
     u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
-    return TupleValue([s, u, np.swapaxes(vh, -1, -2)])
+    return _nan_where(bad, [s, u, np.swapaxes(vh, -1, -2)])
 
 
 def _svd_c(node, blas):

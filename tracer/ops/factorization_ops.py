@@ -278,19 +278,26 @@ def _triangular_solve_jvp(node, tangents, inputs, out):
 
 @quiet
 def _triangular_solve_kernel(a, b, lower, adjoint):
-    """np.linalg.solve on the triangle; by substitution where a diagonal holds a zero, which
-    gives TensorFlow's inf and NaN where np.linalg.solve would raise."""
+    """np.linalg.solve on the triangle where every value is finite and the diagonal has no
+    zero; otherwise substitution, as BLAS's trsm and the plain C compute it: a zero on the
+    diagonal gives TensorFlow's inf and NaN where np.linalg.solve would raise, and a NaN or
+    Inf reaches only the rows that depend on it (np.linalg.solve's pivoting would spread it
+    to every row)."""
     a = np.tril(a) if lower else np.triu(a)
     if adjoint:
         a = np.swapaxes(a, -1, -2)
-    if np.all(np.diagonal(a, axis1=-2, axis2=-1) != 0):
+    diagonal = np.diagonal(a, axis1=-2, axis2=-1)
+    if np.all(diagonal != 0) and np.isfinite(a).all() and np.isfinite(b).all():
         return np.linalg.solve(a, b)
     n = a.shape[-1]
-    x = np.zeros_like(b)
+    # NOTE: the diagonal stays out of the products (an infinite a_ii times the unknown x_i,
+    # still 0, would be NaN), and the products are elementwise: no BLAS skips a zero factor
+    off_diagonal = np.where(np.eye(n, dtype=bool), 0, a)
+    x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
     rows = range(n) if lower != adjoint else range(n - 1, -1, -1)
     for i in rows:
-        known = a[..., i : i + 1, :] @ x  # the unknown x_i is 0 here, and later rows too
-        x[..., i, :] = (b[..., i, :] - known[..., 0, :]) / a[..., i, i : i + 1]
+        known = np.sum(off_diagonal[..., i, :, None] * x, axis=-2)
+        x[..., i, :] = (b[..., i, :] - known) / diagonal[..., i, None]
     return x
 
 

@@ -267,8 +267,10 @@ def _scatter_nd_kernel(indices, updates, shape, batch_dims):
 
 def _tensor_scatter_kernel(op, combine):
     scatter = _scatter_kernel(op, "tensor", combine)
+    # NOTE: a C-ordered copy: the scatter writes through a reshaped view of it, and a copy
+    # in the tensor's own order (a transpose's, say) would reshape into another copy
     return lambda tensor, indices, updates, batch_dims: scatter(
-        np.array(tensor, copy=True), indices, updates, batch_dims
+        np.array(tensor, copy=True, order="C"), indices, updates, batch_dims
     )
 
 
