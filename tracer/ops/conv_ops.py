@@ -1,17 +1,17 @@
-"""Convolution and pooling, as compositions of tracer's primitives (no rules of their own).
+"""Convolution and pooling, TensorFlow's functions over the window primitives of
+`tracer/ops/window_ops.py` (im2col and its transpose, the max selection and its transpose).
 
-A convolution is lowered the im2col way: the input is padded (`concat` with zeros), each of
-the KH*KW filter taps reads one strided `slice` of it (a view), the taps are joined on the
-channel axis into patches (N, OH, OW, KH*KW*C), and one `matmul` with the filters reshaped to
-(KH*KW*C, C_out) gives the result:
+A convolution is one matmul of patches: each output position's window (the KH*KW taps of
+C channels, zero padding included) is a row, and the filters reshaped to (KH*KW*C, C_out)
+the other operand:
 
-    conv2d(x, f) = reshape(concat([xp[:, i::sh, j::sw, :] for (i, j) in taps], -1), (M, K*C))
-                   @ reshape(f, (K*C, C_out))
+    conv2d(x, f) = reshape(extract_patches(x), (M, KH*KW*C)) @ reshape(f, (KH*KW*C, C_out))
 
-Pooling takes the same slices and combines them elementwise: a chain of `maximum` in
-window order for max pooling (a tie's gradient goes to the first maximum of the window,
-row-major, where TensorFlow's MaxPoolGrad sends it) and a sum divided by the number of
-input elements in each window for average pooling (TensorFlow's SAME divisor).
+so its gradient is two GEMMs and one col2im (`sum_patches`); `conv2d_transpose` is the
+GEMM and the col2im alone. Max pooling selects each window's first largest element, and its
+gradient sends the cotangent there (TensorFlow's MaxPoolGrad); average pooling sums the
+patches and divides by the number of input elements in each window (TensorFlow's SAME
+divisor). 1-D convolution and pooling are the 2-D ones with an axis of size 1.
 
 Gradients, of every order, come from the primitives'. Names, arguments and semantics are
 TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-last and back.
@@ -26,9 +26,11 @@ TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-l
 import numpy as np
 
 from tracer.ir import dims, format_location, user_location
-from tracer.ops import array_ops, math_ops, structure_ops
+from tracer.ops import array_ops
+from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
+from tracer.ops.window_ops import extract_patches, sum_patches, window_attrs, window_max
 
 # data_format -> (position of the channel axis, permutation to channels-last, and back)
 _LAYOUTS = {
@@ -173,40 +175,23 @@ def _channels_first_again(result, layout):
 # --- windows -------------------------------------------------------------------------------
 
 
-def _pad(x, axis, before, after, edge):
-    """`x` padded along `axis` with zeros, or (`edge`) with copies of its first and last row."""
-    if not before and not after:
-        return x
-    lead = (slice(None),) * axis
-    if edge:
-        first = array_ops.getitem(x, lead + (slice(0, 1),))
-        last = array_ops.getitem(x, lead + (slice(-1, None),))
-        parts = [first] * before + [x] + [last] * after
-    else:
-        shape = list(x.shape)
-        parts = []
-        for count in (before, None, after):
-            if count is None:
-                parts.append(x)
-            elif count:
-                shape[axis] = count
-                parts.append(array_ops.zeros(tuple(shape), x.dtype))
-    return structure_ops.concat(parts, axis)
+def _attrs(sizes, kernel, strides, dilations, geometry):
+    """The window ops' attributes for a 2-D (or, with an axis of size 1 first, 1-D)
+    geometry."""
+    lead = (1,) * (2 - len(sizes))
+    return window_attrs(
+        lead + tuple(sizes),
+        lead + tuple(out for _, _, out in geometry),
+        lead + tuple(kernel),
+        lead + tuple(strides),
+        lead + tuple(dilations),
+        (0,) * len(lead) + tuple(before for before, _, _ in geometry),
+    )
 
 
-def _taps(x, kernel, strides, dilations, geometry, edge=False):
-    """The KH*KW (or KW) strided slices of channels-last `x`, one per filter tap, in
-    row-major window order: tap t holds, at each output position, the input element that
-    the window's t-th position reads."""
-    for axis, (before, after, _) in enumerate(geometry, start=1):
-        x = _pad(x, axis, before, after, edge)
-    taps = [()]
-    for k, stride, dilation, (_, _, out) in zip(kernel, strides, dilations, geometry):
-        ranges = [
-            slice(i * dilation, i * dilation + (out - 1) * stride + 1, stride) for i in range(k)
-        ]
-        taps = [tap + (r,) for tap in taps for r in ranges]
-    return [array_ops.getitem(x, (slice(None),) + tap) for tap in taps]
+def _image(x):
+    """Channels-last `x` as a 2-D image: (N, W, C) gets an axis of size 1 for H."""
+    return x if x.ndim == 4 else array_ops.expand_dims(x, 1)
 
 
 def _valid_counts(sizes, kernel, strides, geometry, dtype):
@@ -255,7 +240,8 @@ def _convolve(function, input, filters, strides, padding, data_format, dilations
     padding = _padding(function, padding, rank, channel_axis)
     kernel = f.shape[:rank]
     geometry = _geometry(function, x.shape[1:-1], kernel, strides, dilations, padding)
-    patches = structure_ops.concat(_taps(x, kernel, strides, dilations, geometry), -1)
+    attrs = _attrs(x.shape[1:-1], kernel, strides, dilations, geometry)
+    patches = extract_patches(_image(x), attrs)
     out_shape = (x.shape[0], *(out for _, _, out in geometry))
     rows = dims.size(out_shape)
     taps = dims.size(kernel)
@@ -312,8 +298,8 @@ def conv2d_transpose(
     `padding` and `dilations` are those of the conv2d it transposes, whose input has
     `output_shape`.
 
-    Each input row times the filters gives every tap's contribution (one matmul); the taps
-    are spread `strides` apart and added at their offsets (col2im), and the padding cropped.
+    Each input row times the filters gives every tap's contribution (one matmul), and each
+    output element sums the contributions that land on it (col2im, `sum_patches`).
 
     >>> tt.nn.conv2d_transpose(tt.ones((1, 2, 2, 3)), tt.ones((3, 3, 4, 3)), (1, 4, 4, 4), 2).shape
     (1, 4, 4, 4)
@@ -356,19 +342,10 @@ def conv2d_transpose(
     rows = array_ops.reshape(y, (batch * out_rows * out_cols, channels))
     weights = array_ops.reshape(f, (taps * out_channels, channels))
     columns = array_ops.reshape(
-        matmul(rows, weights, transpose_b=True), (batch, out_rows, out_cols, taps, out_channels)
+        matmul(rows, weights, transpose_b=True), (batch, out_rows, out_cols, taps * out_channels)
     )
-    padded = [size + before + after for size, (before, after, _) in zip(wanted[1:3], geometry)]
-    total = None
-    for t in range(taps):
-        part = columns[:, :, :, t, :]
-        for axis, i in ((1, t // kernel[1]), (2, t % kernel[1])):
-            start = i * dilations[axis - 1]
-            part = _spread(part, axis, strides[axis - 1], start, padded[axis - 1])
-        total = part if total is None else math_ops.add(total, part)
-    (top, _, _), (left, _, _) = geometry
-    result = total[:, top : top + wanted[1], left : left + wanted[2], :]
-    return _channels_first_again(result, layout)
+    attrs = _attrs(wanted[1:3], kernel, strides, dilations, geometry)
+    return _channels_first_again(sum_patches(columns, attrs), layout)
 
 
 def _output_shape(function, output_shape, to_last):
@@ -382,22 +359,6 @@ def _output_shape(function, output_shape, to_last):
     if len(shape) != 4 or min(shape) < 0:
         raise _fail(ValueError, function, f"output_shape must be 4 sizes, got {output_shape!r}")
     return shape if to_last is None else tuple(shape[k] for k in to_last)
-
-
-def _spread(x, axis, stride, start, size):
-    """`x` along `axis` with its elements `stride` apart from position `start`, zeros
-    between and around them, `size` positions in all."""
-    count = x.shape[axis]
-    if stride > 1 and count > 1:
-        shape = list(x.shape)
-        apart = array_ops.reshape(x, (*shape[: axis + 1], 1, *shape[axis + 1 :]))
-        apart = _pad(apart, axis + 1, 0, stride - 1, edge=False)
-        shape[axis] = count * stride
-        lead = (slice(None),) * axis
-        x = array_ops.getitem(
-            array_ops.reshape(apart, tuple(shape)), lead + (slice(0, (count - 1) * stride + 1),)
-        )
-    return _pad(x, axis, start, size - start - x.shape[axis], edge=False)
 
 
 def depthwise_conv2d(
@@ -461,12 +422,9 @@ def _pool_windows(function, input, ksize, strides, padding, data_format, maximum
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """The maximum over each window, as `tf.nn.max_pool2d`; `padding` may be explicit.
 
-    NOTE: padding never wins. The input is padded with copies of its border rows and
-    columns, and a window that reaches the padding also holds the border elements copied
-    there; a copy that comes first in window order passes a tie's gradient on to its
-    original. So the maximum, and where a tie's gradient goes (the window's first maximum,
-    row-major, as TensorFlow's MaxPoolGrad), are those of the window's input elements
-    alone, -inf and integers included.
+    Padding never wins: the maximum, and where a tie's gradient goes (the window's first
+    maximum, row-major, as TensorFlow's MaxPoolGrad), are those of the window's input
+    elements alone, -inf and integers included; a NaN is the maximum of its window.
 
     >>> x = tt.constant([[1.0, 3.0], [3.0, 2.0]])[None, :, :, None]
     >>> tt.nn.max_pool2d(x, 2, 1, "VALID").numpy().ravel()
@@ -475,11 +433,8 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     x, ksize, strides, geometry, layout = _pool_windows(
         "max_pool2d", input, ksize, strides, padding, data_format, maximum=True
     )
-    taps = _taps(x, ksize, strides, (1, 1), geometry, edge=True)
-    result = taps[0]
-    for tap in taps[1:]:
-        result = math_ops.maximum(result, tap)  # a tie keeps `result`: the first maximum
-    return _channels_first_again(result, layout)
+    attrs = _attrs(x.shape[1:-1], ksize, strides, (1, 1), geometry)
+    return _channels_first_again(window_max(x, attrs), layout)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
@@ -493,7 +448,10 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     x, ksize, strides, geometry, layout = _pool_windows(
         "avg_pool2d", input, ksize, strides, padding, data_format, maximum=False
     )
-    total = math_ops.add_n(_taps(x, ksize, strides, (1, 1), geometry))
+    attrs = _attrs(x.shape[1:-1], ksize, strides, (1, 1), geometry)
+    patches = extract_patches(x, attrs)
+    taps = ksize[0] * ksize[1]
+    total = reduce_sum(array_ops.reshape(patches, (*patches.shape[:3], taps, x.shape[3])), 3)
     counts = _valid_counts(x.shape[1:-1], ksize, strides, geometry, x.dtype)
     if counts.size and (counts == counts.flat[0]).all():
         counts = float(counts.flat[0])  # every window is whole: one scalar divisor
