@@ -428,3 +428,14 @@ def test_what_the_fuzzer_found_stays_fixed():
         tape.watch(thin)
         y = tt.reduce_sum(tt.gather(thin, [0]))
     assert tape.gradient(y, thin, unconnected_gradients="zero").shape == (2, 0)
+    # the gradient of a product over an empty axis: ones, of the input's shape
+    with tt.GradientTape() as tape:
+        tape.watch(empty)
+        y = tt.reduce_sum(tt.reduce_prod(empty, axis=0))
+    assert tape.gradient(y, empty).shape == (0, 3)
+    # adding a complex zero literal (the simplifier read its sign with np.signbit)
+    z = tt.complex(tt.constant([1.5, -2.0], tt.float64), tt.constant([0.5, 1.0], tt.float64))
+    for zero in (complex(0.0, 0.0), complex(-0.0, -0.0)):
+        for backend in ("interpreter", "c"):
+            got = tt.function(lambda z: z + tt.constant(zero, tt.complex128), backend=backend)(z)
+            np.testing.assert_array_equal(got.numpy(), z.numpy() + zero)

@@ -139,12 +139,20 @@ def complex(real, imag, name=None):
 # --- add, sub, mul, div -----------------------------------------------------------------
 
 
+def _zero_signs(zero):
+    """The sign bits of a literal's zeros (of their real and imaginary parts, for complex)."""
+    zero = np.asarray(zero)
+    if np.iscomplexobj(zero):
+        return np.concatenate([np.signbit(zero.real).ravel(), np.signbit(zero.imag).ravel()])
+    return np.signbit(zero)
+
+
 def _add_simplify(node):
     """x + (-0.0) => x. (x + 0 is x except for x = -0.0, so only a literal -0.0 keeps every
     x's sign.)"""
     x, y = node.inputs
     zero = match.literal(y)
-    if zero is not None and np.all(zero == 0) and np.all(np.signbit(zero)):
+    if zero is not None and np.all(zero == 0) and np.all(_zero_signs(zero)):
         return match.same(node, x)
     return None
 
@@ -165,7 +173,7 @@ def _sub_simplify(node):
     """x - (+0) => x, also for x = -0.0."""
     x, y = node.inputs
     zero = match.literal(y)
-    if zero is not None and np.all(zero == 0) and not np.any(np.signbit(zero)):
+    if zero is not None and np.all(zero == 0) and not np.any(_zero_signs(zero)):
         return match.same(node, x)
     return None
 

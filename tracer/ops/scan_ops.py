@@ -178,7 +178,8 @@ def _reduce_prod_grad(node, g, x):
     others = tuple(a for a in range(len(shape)) if a not in axes)
     perm = axes + others
     reduced = dims.size([shape[a] for a in axes])
-    rows = array_ops.reshape(array_ops.transpose(x, perm), (reduced, -1))
+    kept_size = dims.size([shape[a] for a in others])  # NOTE: not -1, ambiguous for size 0
+    rows = array_ops.reshape(array_ops.transpose(x, perm), (reduced, kept_size))
     left = cumprod(rows, 0, exclusive=True)
     right = cumprod(rows, 0, exclusive=True, reverse=True)
     product_of_others = array_ops.reshape(left * right, tuple(shape[a] for a in perm))
