@@ -172,7 +172,7 @@ def _valid(attrs):
 
 def _first_max(x, attrs):
     """(the tap each window selects: its first largest image element, the first NaN; the
-    taps' slices of the padded x).
+    taps' slices of the padded x; the taps of x stacked, (taps, N, OH, OW, C)).
 
     NOTE: arithmetic on masks, not np.where or masked assignment, which branch per element
     and run 10x slower on masks without a pattern."""
@@ -185,16 +185,19 @@ def _first_max(x, attrs):
     masked = [tap if v.all() else np.where(v, tap, lowest) for tap, v in zip(taps, valid)]
     best = functools.reduce(np.maximum, masked)
     nan = np.isnan(best) if floating else None
-    chosen = np.zeros(best.shape, np.int64)
+    if nan is not None and not nan.any():
+        nan = None
+    index = np.uint8 if len(taps) < 256 else np.int64
+    chosen = np.zeros(best.shape, index)
     found = np.zeros(best.shape, bool)
     for t, (tap, v) in enumerate(zip(taps, valid)):
         holds = tap == best
-        if floating:
+        if nan is not None:
             holds |= nan & np.isnan(tap)
-        holds &= v & ~found
-        chosen += holds * t
+        holds &= ~found if v.all() else v & ~found
+        chosen += holds.astype(index) * index(t)
         found |= holds
-    return chosen, slices
+    return chosen.astype(np.int64), slices, taps
 
 
 def _masked(values, mask):
@@ -206,16 +209,18 @@ def _masked(values, mask):
 
 
 def _gather_kernel(x, v, **attrs):
-    chosen, slices = _first_max(np.asarray(x), attrs)
-    padded, _ = _padded_taps(np.asarray(v), attrs)
-    taps = np.stack([padded[:, rows, columns] for rows, columns in slices])
+    x, v = np.asarray(x), np.asarray(v)
+    chosen, slices, taps = _first_max(x, attrs)
+    if v is not x:  # max pooling gathers from x itself
+        padded, _ = _padded_taps(v, attrs)
+        taps = np.stack([padded[:, rows, columns] for rows, columns in slices])
     positions = chosen.reshape(-1) * chosen.size + np.arange(chosen.size)
     return taps.reshape(-1)[positions].reshape(chosen.shape)
 
 
 def _scatter_kernel(x, g, **attrs):
     x, g = np.asarray(x), np.asarray(g)
-    chosen, slices = _first_max(x, attrs)
+    chosen, slices, _ = _first_max(x, attrs)
     padded, _ = _padded_taps(np.zeros(np.shape(x), g.dtype), attrs)
     for t, (rows, columns) in enumerate(slices):
         padded[:, rows, columns] += _masked(g, chosen == t)
