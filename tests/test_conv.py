@@ -486,3 +486,73 @@ def test_depthwise_conv2d_convolves_each_channel_with_its_own_filters():
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="filter must have rank 4"):
         tt.nn.depthwise_conv2d(tt.constant(x), tt.constant(f[0]), 1, "VALID")
+
+
+def reference_patches(x, sizes, strides, rates, padding):
+    """Each window's elements, rows then columns then channels (0 in the padding)."""
+    rows_of, cols_of = windows(x, sizes, strides, rates, padding)
+    out = np.zeros(
+        (x.shape[0], len(rows_of), len(cols_of), len(rows_of[0]) * len(cols_of[0]) * x.shape[3]),
+        x.dtype,
+    )
+    for i, j in np.ndindex(*out.shape[1:3]):
+        parts = []
+        for r in rows_of[i]:
+            for c in cols_of[j]:
+                parts.append(x[:, r, c] if r >= 0 and c >= 0 else np.zeros_like(x[:, 0, 0]))
+        out[:, i, j] = np.concatenate(parts, axis=-1)
+    return out
+
+
+def test_extract_patches_gives_tensorflows_documented_patches():
+    """The examples of tf.image.extract_patches' documentation: 3x3 patches 5 apart of a
+    10x10 image holding 1..100, without and with rates of 2."""
+    n = 10
+    images = [[[[x * n + y + 1] for y in range(n)] for x in range(n)]]
+    got = tt.image.extract_patches(images, [1, 3, 3, 1], [1, 5, 5, 1], [1, 1, 1, 1], "VALID")
+    np.testing.assert_array_equal(
+        got.numpy()[0],
+        [
+            [[1, 2, 3, 11, 12, 13, 21, 22, 23], [6, 7, 8, 16, 17, 18, 26, 27, 28]],
+            [[51, 52, 53, 61, 62, 63, 71, 72, 73], [56, 57, 58, 66, 67, 68, 76, 77, 78]],
+        ],
+    )
+    got = tt.image.extract_patches(images, [1, 3, 3, 1], [1, 5, 5, 1], [1, 2, 2, 1], "VALID")
+    np.testing.assert_array_equal(
+        got.numpy()[0, :, :, :3], [[[1, 3, 5], [6, 8, 10]], [[51, 53, 55], [56, 58, 60]]]
+    )
+
+
+@pytest.mark.parametrize("backend", ["eager", "interpreter", "c"])
+@pytest.mark.parametrize(
+    "sizes, strides, rates, padding",
+    [([2, 3], [1, 2], [1, 1], "SAME"), ([3, 2], [2, 1], [2, 1], "SAME"), ([2, 2], 3, 2, "VALID")],
+)
+def test_extract_patches_matches_the_reference(sizes, strides, rates, padding, backend):
+    for dtype in (np.float64, np.int32):
+        x = (rng.standard_normal((2, 7, 6, 3)) * 10).astype(dtype)
+        want = reference_patches(
+            x,
+            sizes,
+            [strides] * 2 if isinstance(strides, int) else strides,
+            [rates] * 2 if isinstance(rates, int) else rates,
+            padding,
+        )
+        patches = lambda x: tt.image.extract_patches(x, sizes, strides, rates, padding)  # noqa: E731
+        run = patches if backend == "eager" else tt.function(patches, backend=backend)
+        got = run(tt.constant(x))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_extract_patches_bad_arguments_name_the_function_and_the_line():
+    for call, parts in [
+        (lambda: tt.image.extract_patches(X, [1, 2, 2, 2], 1, 1, "SAME"), ["sizes", "batch"]),
+        (lambda: tt.image.extract_patches(X, 2, 1, 1, [[0, 0]] * 4), ["padding"]),
+        (lambda: tt.image.extract_patches(X[0], 2, 1, 1, "SAME"), ["rank 4"]),
+        (lambda: tt.image.extract_patches(X, 2, 0, 1, "SAME"), ["strides", "positive"]),
+    ]:
+        with pytest.raises((ValueError, TypeError)) as info:
+            call()
+        for part in ["tt.image.extract_patches", "test_conv.py:", *parts]:
+            assert part in str(info.value), (part, str(info.value))

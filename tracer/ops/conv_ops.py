@@ -30,7 +30,8 @@ from tracer.ops import array_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
-from tracer.ops.window_ops import extract_patches, sum_patches, window_attrs, window_max
+from tracer.ops.window_ops import extract_patches as _patches
+from tracer.ops.window_ops import sum_patches, window_attrs, window_max
 
 # data_format -> (position of the channel axis, permutation to channels-last, and back)
 _LAYOUTS = {
@@ -43,9 +44,11 @@ _PADDINGS = ("SAME", "VALID")
 
 
 def _fail(error, function, message):
-    """`error` for a bad argument of `tt.nn.<function>`, naming the user's line."""
+    """`error` for a bad argument of `tt.nn.<function>` (or of `tt.<module.function>`),
+    naming the user's line."""
     where = format_location(user_location())
-    return error(f"tt.nn.{function}: {message}" + (f" (at {where})" if where else ""))
+    qualified = f"tt.{function}" if "." in function else f"tt.nn.{function}"
+    return error(f"{qualified}: {message}" + (f" (at {where})" if where else ""))
 
 
 # --- arguments -----------------------------------------------------------------------------
@@ -241,7 +244,7 @@ def _convolve(function, input, filters, strides, padding, data_format, dilations
     kernel = f.shape[:rank]
     geometry = _geometry(function, x.shape[1:-1], kernel, strides, dilations, padding)
     attrs = _attrs(x.shape[1:-1], kernel, strides, dilations, geometry)
-    patches = extract_patches(_image(x), attrs)
+    patches = _patches(_image(x), attrs)
     out_shape = (x.shape[0], *(out for _, _, out in geometry))
     rows = dims.size(out_shape)
     taps = dims.size(kernel)
@@ -361,6 +364,27 @@ def _output_shape(function, output_shape, to_last):
     return shape if to_last is None else tuple(shape[k] for k in to_last)
 
 
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """Each window of `images` (N, H, W, C) as one row of its elements, as
+    `tf.image.extract_patches`: the result is (N, OH, OW, KH*KW*C), the window's rows, then
+    its columns, then the channels; `sizes` (KH, KW), `strides` and `rates` (dilations) are
+    an int or a list of 1, 2 or 4 ints, `padding` 'SAME' (zeros) or 'VALID'.
+
+    >>> images = tt.reshape(tt.range(1, 17), (1, 4, 4, 1))
+    >>> tt.image.extract_patches(images, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID")[0, 0, 1].numpy()
+    array([3, 4, 7, 8], dtype=int32)
+    """
+    function = "image.extract_patches"
+    layout = _LAYOUTS["NHWC"]
+    x = _spatial_input(function, as_tensor(images), 2, layout, floating=False)
+    kernel = _window_values(function, "sizes", sizes, 2, 3)
+    strides = _window_values(function, "strides", strides, 2, 3)
+    rates = _window_values(function, "rates", rates, 2, 3)
+    padding = _padding(function, padding, 2, 3, explicit=False)
+    geometry = _geometry(function, x.shape[1:-1], kernel, strides, rates, padding)
+    return _patches(x, _attrs(x.shape[1:-1], kernel, strides, rates, geometry))
+
+
 def depthwise_conv2d(
     input, filter, strides, padding, data_format="NHWC", dilations=None, name=None
 ):
@@ -449,7 +473,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
         "avg_pool2d", input, ksize, strides, padding, data_format, maximum=False
     )
     attrs = _attrs(x.shape[1:-1], ksize, strides, (1, 1), geometry)
-    patches = extract_patches(x, attrs)
+    patches = _patches(x, attrs)
     taps = ksize[0] * ksize[1]
     total = reduce_sum(array_ops.reshape(patches, (*patches.shape[:3], taps, x.shape[3])), 3)
     counts = _valid_counts(x.shape[1:-1], ksize, strides, geometry, x.dtype)
