@@ -405,6 +405,22 @@ def test_top_k_in_c_and_its_gradient():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64])
+@pytest.mark.parametrize("k", [1, 3, 7, 60, 64])
+def test_top_k_selects_without_sorting_whole_lines_and_keeps_the_stable_order(k, dtype):
+    """k well below the line's 64 entries selects (a heap in C, a partition eagerly); every
+    backend gives numpy's stable descending order's first k, ties, NaN and infinities
+    included."""
+    x = _awkward((3, 64, 2), dtype)
+    x = np.swapaxes(x, 1, 2).copy()  # lines along the last axis, ties across them
+    order = _numpy_argsort(x, -1, "DESCENDING")[..., :k]
+    assert_both(
+        lambda t: list(tt.math.top_k(t, k)),
+        [x],
+        [np.take_along_axis(x, order, -1), order.astype(np.int32)],
+    )
+
+
 # --- cumsum, cumprod, reduce_prod ---------------------------------------------------------
 
 

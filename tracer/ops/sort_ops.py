@@ -6,6 +6,9 @@ TensorFlow's TopKV2 does). NaN is greater than every number, +inf included, and 
 equal to one another: ascending puts them last, descending (and top_k) first. That is
 numpy's order, which tracer's kernel and C code share exactly.
 
+With `count`, the primitive gives each line's first `count` positions only: top_k's k, a
+partial selection (a heap in C, a partition in numpy) instead of a sort of the whole line.
+
 sort and top_k take the values at the sorted positions with one gather from the flattened
 tensor, through positions the primitive gives as flat offsets (`flat=True`), so that their
 gradient is gather's: each value's cotangent goes back to the position it came from.
@@ -38,9 +41,14 @@ RUN = 16  # the C sort's runs sorted by insertion before merging
 def _infer_argsort(attrs, x):
     if x.dtype.is_bool or x.dtype.is_complex:
         raise TypeError(f"values must be real numbers (integer or floating), got {x.dtype.name}")
-    if not 0 <= attrs["axis"] < len(x.shape):
-        raise ValueError(f"axis {attrs['axis']} is out of range for a tensor of shape {x.shape}")
-    return x.shape, attrs["output_type"]
+    axis, count = attrs["axis"], attrs.get("count")
+    if not 0 <= axis < len(x.shape):
+        raise ValueError(f"axis {axis} is out of range for a tensor of shape {x.shape}")
+    if count is None:
+        return x.shape, attrs["output_type"]
+    if not 0 <= count <= x.shape[axis]:
+        raise ValueError(f"count {count} is not in [0, {x.shape[axis]}], the axis' size")
+    return (*x.shape[:axis], count, *x.shape[axis + 1 :]), attrs["output_type"]
 
 
 def _stable_order(x, axis, direction):
@@ -52,15 +60,51 @@ def _stable_order(x, axis, direction):
     return x.shape[axis] - 1 - np.flip(flipped, axis)
 
 
-def _argsort_kernel(x, axis, direction, flat, output_type):
+def _first_of_order(x, axis, direction, count):
+    """The first `count` positions of each line's stable order, without sorting whole lines:
+    a partition finds each line's count-th key, the keys up to it (ties included, a few more
+    where NaN and inf share a key) are the candidates, and only they are sorted."""
+    n = x.shape[axis]
+    lines = np.moveaxis(x, axis, -1).reshape(-1, n)
+    if np.issubdtype(x.dtype, np.floating):
+        key = lines if direction == "ASCENDING" else -lines
+        key = np.where(np.isnan(lines), np.inf if direction == "ASCENDING" else -np.inf, key)
+    else:
+        key = lines if direction == "ASCENDING" else -lines.astype(np.float64)
+    kth = np.partition(key, count - 1, axis=-1)[:, count - 1 : count]
+    rows, columns = np.nonzero(key <= kth)  # by line, then by position
+    per_line = np.bincount(rows, minlength=len(lines))
+    within = np.arange(len(rows)) - np.repeat(np.cumsum(per_line) - per_line, per_line)
+    # candidates in position order, each line padded at its end with values that sort last
+    # among equals (stability puts them after every real one)
+    pad = np.nan if direction == "ASCENDING" else -np.inf
+    if not np.issubdtype(x.dtype, np.floating):
+        info = np.iinfo(x.dtype)
+        pad = info.max if direction == "ASCENDING" else info.min
+    values = np.full((len(lines), per_line.max()), pad, x.dtype)
+    positions = np.zeros(values.shape, np.int64)
+    values[rows, within] = lines[rows, columns]
+    positions[rows, within] = columns
+    chosen = _stable_order(values, -1, direction)[:, :count]
+    order = np.take_along_axis(positions, chosen, -1)
+    shape = np.moveaxis(x, axis, -1).shape[:-1] + (count,)
+    return np.moveaxis(order.reshape(shape), -1, axis)
+
+
+def _argsort_kernel(x, axis, direction, flat, output_type, count=None):
     x = np.asarray(x)
-    order = _stable_order(x, axis, direction)
+    if count is not None and 0 < count and 8 * count < x.shape[axis] and x.size:
+        order = _first_of_order(x, axis, direction, count)
+    else:
+        order = _stable_order(x, axis, direction)
+        if count is not None:
+            order = np.take(order, np.arange(count), axis=axis)
     if flat:  # the offset of each element in the flattened tensor
         strides = contiguous_strides(x.shape)
         grid = np.indices(x.shape, sparse=True, dtype=np.int64) if x.ndim else []
         order = sum(
             (order if k == axis else grid[k]) * strides[k] for k in range(x.ndim)
-        ) + np.zeros(x.shape, np.int64)
+        ) + np.zeros(order.shape, np.int64)
     return np.asarray(order).astype(output_type.as_numpy_dtype)
 
 
@@ -77,12 +121,15 @@ def _argsort_c(node, blas):
     """templates/argsort.c.j2: per line, a stable merge sort of (value, position) pairs."""
     (x,) = node.inputs
     axis = node.attrs["axis"]
+    count = node.attrs.get("count")
     return dict(
         T=storage(x.dtype),
         C=compute(x.dtype),
         O=storage(node.dtype),
         outer=dims.size(x.shape[:axis]),
         n=x.shape[axis],
+        count=x.shape[axis] if count is None else count,
+        select=count is not None and count < x.shape[axis],
         inner=dims.size(x.shape[axis + 1 :]),
         run=RUN,
         before=_before(x.dtype, node.attrs["direction"]),
@@ -146,8 +193,12 @@ def _sortable(values, axis, function, argument="values"):
     return x, position % x.ndim
 
 
-def _flat_order(x, axis, direction):
+def _flat_order(x, axis, direction, count=None):
+    """The flat offsets of `x`'s elements in sorted order along `axis`; with `count`, of the
+    first `count` of each line only (a partial selection in C)."""
     attrs = {"axis": axis, "direction": direction, "flat": True, "output_type": dtypes.int64}
+    if count is not None:
+        attrs["count"] = count
     return apply(ARGSORT, (x,), attrs)
 
 
@@ -213,8 +264,6 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
             f"top_k: input must have at least k={count} entries along its last axis, it has {size}"
         )
     x, axis = _sortable(x, -1, "top_k", "input")
-    order = _flat_order(x, axis, "DESCENDING")
-    if count < size:
-        order = order[..., :count]
+    order = _flat_order(x, axis, "DESCENDING", count if count < size else None)
     positions = math_ops.floormod(order, size) if size else order
     return TopKV2(_take(x, order), array_ops.cast(positions, as_dtype(index_type)))
