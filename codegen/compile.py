@@ -1,7 +1,7 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
 from codegen import build
-from codegen.errors import UnsupportedGraph
+from codegen.errors import CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
 from runtime.compiled import CompiledGraph
@@ -10,11 +10,27 @@ from tracer.ir import all_nodes, format_location
 
 def compile_graph(graph, name, updates=None):
     """A CompiledGraph for `graph`, built (or found in the cache) now. `updates` maps an
-    output position to the input it is the new value of (see `codegen.lower.lower`)."""
+    output position to the input it is the new value of (see `codegen.lower.lower`).
+
+    On a compiler not yet probed, the first build assumes it has every feature
+    (`build.toolchain_assumed`): success confirms it, a CompileError probes and builds again.
+    """
     _check_ranks(graph)
     # NOTE: importing the BLAS costs 25 ms: only graphs with a product ask for it
     uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
+    if not build.toolchain_assumed():
+        return _built(graph, name, updates, uses_blas)
+    try:
+        compiled = _built(graph, name, updates, uses_blas)
+    except CompileError:
+        build.probe_toolchain()
+        return _built(graph, name, updates, uses_blas)
+    build.confirm_toolchain()
+    return compiled
+
+
+def _built(graph, name, updates, uses_blas):
     plan = lower(
         graph,
         title=_safe(name),

@@ -100,6 +100,44 @@ def test_a_second_process_reuses_the_module_without_compiling(tmp_path, logging_
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
 
 
+def test_a_new_cache_builds_its_first_module_with_one_compiler_run(tmp_path, logging_compiler):
+    """No probes: the first build assumes OpenMP and vector math, and its success records
+    them for later processes."""
+    compiler, log = logging_compiler
+    cache = tmp_path / "cache"
+    first = run(cache, compiler=compiler)
+    assert first.returncode == 0, first.stderr
+    (built,) = compilations(log)
+    assert "-fopenmp" in built.split() and "-lmvec" in built.split() and "probe" not in built
+    (record,) = json.loads((cache / "toolchains.json").read_text())["records"].values()
+    assert record["threads"] is True and record["vector_math"] is True
+
+
+def test_a_first_build_that_fails_on_an_assumed_feature_probes_and_builds_again(tmp_path):
+    """A compiler without OpenMP: the build that assumed it fails, the probes find out, and
+    the module is built again without it: the right values from C, no warning."""
+    log = tmp_path / "compiler.log"
+    wrapper = tmp_path / "cc"
+    real = shutil.which("cc") or shutil.which("gcc")
+    wrapper.write_text(
+        f'#!/bin/sh\necho "$@" >> {log}\n'
+        'for a in "$@"; do [ "$a" = "-fopenmp" ] && { echo "no OpenMP" >&2; exit 1; }; done\n'
+        f'exec {real} "$@"\n'
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    cache = tmp_path / "cache"
+    result = run(cache, compiler=wrapper)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["backend"] == "c" and out["warnings"] == []
+    y, g = expected()
+    assert abs(out["y"] - y) < 1e-12 and max(abs(a - b) for a, b in zip(out["g"], g)) < 1e-12
+    (record,) = json.loads((cache / "toolchains.json").read_text())["records"].values()
+    assert record["threads"] is False and record["vector_math"] is True
+    modules = [line for line in compilations(log) if "_tracer_" in line]
+    assert len(modules) == 2 and "-fopenmp" not in modules[1].split()
+
+
 def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, logging_compiler):
     compiler, log = logging_compiler
     cache = tmp_path / "cache"
