@@ -113,7 +113,7 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
-        "B13,B14,B15 run together: exported C against CasADi; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain)",
+        "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -127,7 +127,7 @@ def main(argv=None):
     chosen = (
         options.only.split(",")
         if options.only
-        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B21", "B22"]
+        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B21", "B22"]
     )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
@@ -203,6 +203,9 @@ def main(argv=None):
         print_loop_memory(results["B11"])
     if {"B13", "B14", "B15"} & set(chosen):
         results["export_c"] = run_export_c(options.quick)
+    if "B16" in chosen:
+        results["B16"] = run_script("cheap_gradient.py", options.quick)
+        print_cheap_gradient(results["B16"])
     if "B22" in chosen:
         results["B22"] = run_script("compile_time.py", options.quick)
         print_compile_time(results["B22"])
@@ -233,6 +236,26 @@ def run_export_c(quick):
             return {"status": "failed", "detail": detail}
         with open(out) as handle:
             return json.load(handle)
+
+
+def print_cheap_gradient(report):
+    """B16: value-and-gradient time over forward time, per workload and compiled system."""
+    print("\nB16 cheap-gradient ratio: value and gradient / forward alone, compiled")
+    if report.get("status") == "failed":
+        print(f"  failed: {report.get('detail', '')}")
+        return
+    for system, result in report.items():
+        if result["status"] != "ok":
+            print(f"  {system:12} {result['status']}: {result.get('detail', '')}")
+            continue
+        cells = [
+            f"{name} {w['ratio']:.2f}x ({w['forward_seconds'] * 1e3:.3f} -> "
+            f"{w['value_and_grad_seconds'] * 1e3:.3f} ms)"
+            if w["status"] == "ok"
+            else f"{name} {w['status']}"
+            for name, w in result["workloads"].items()
+        ]
+        print(f"  {system:12} " + "; ".join(cells))
 
 
 def print_compile_time(report):

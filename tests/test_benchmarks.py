@@ -51,6 +51,12 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
     exported = {row["workload"] for row in results["export_c"]["rows"]}
     assert exported == {"B13", "B14", "B15"}
     assert all(isinstance(row["tracer"], (int, float)) for row in results["export_c"]["rows"])
+    tracer = results["B16"]["tracer"]
+    assert tracer["status"] == "ok", tracer
+    for name in ("mlp", "elementwise", "rnn"):
+        workload = tracer["workloads"][name]
+        assert workload["status"] == "ok" and workload["ratio"] > 0, (name, workload)
+    assert results["B16"]["jax-jit"]["status"] in ("ok", "skipped")
     for n in ("2", "5"):
         row = results["B22"][n]
         for system in ("tracer", "tracer-tiered", "tracer warm (second process)"):
