@@ -250,6 +250,7 @@ def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
     dumped = sorted(p.name.split(".", 2)[2] for p in tmp_path.iterdir())
     assert dumped == [
         "c",
+        "contracted.ir",
         "deduplicated.ir",
         "grad.ir",
         "optimized.ir",

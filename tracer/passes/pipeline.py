@@ -9,6 +9,7 @@ path (`Stages.of_primitives`); the last stage is the graph the backends run (`St
 
 from tracer.ir import Node, Subgraph
 from tracer.ir.rewrite import rebuild
+from tracer.passes.contract import contract_products
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.dce import eliminate_dead_code
 from tracer.passes.fuse import fuse
@@ -20,6 +21,7 @@ PIPELINE = [
     ("pruned", eliminate_dead_code),
     ("simplified", simplify),
     ("deduplicated", eliminate_common_subexpressions),
+    ("contracted", contract_products),
     ("optimized", fuse),
 ]
 LOWERING_PASSES = (fuse,)  # passes whose graphs hold more than primitives

@@ -1,0 +1,129 @@
+"""Sums of matrix products as one product over the joined inner dimension.
+
+    %5 = matmul[transpose_a=True] %h1, %g1
+    %6 = matmul[transpose_a=True] %h2, %g2        %c = concat[axis=0] %h1, %h2, %h3
+    %7 = matmul[transpose_a=True] %h3, %g3   =>   %d = concat[axis=0] %g1, %g2, %g3
+    %8 = add %5, %6                               %9 = matmul[transpose_a=True] %c, %d
+    %9 = add %8, %7
+
+A weight's gradient in an unrolled recurrence is such a sum over the time steps, h_t^T g_t
+with the batch as the inner dimension: as many small GEMMs (each with its call and thread
+hand-off) and an add reading as many (M, N) results. One GEMM over the joined inner
+dimension does the same arithmetic at full speed and writes one result.
+
+The sum is a tree of `add` nodes, each read by the tree alone, over 2-D products of the
+same flags, shape and dtype, each read by the tree alone; other terms stay added. It is
+rewritten only where copying the operands into the joined ones moves fewer elements than
+the results it no longer writes and reads (so `x @ W + h @ U` with large W and U stays).
+The GEMM adds in its own order, so unlike `simplify`'s rules this pass is not bit for bit:
+the values agree to rounding.
+"""
+
+from tracer.ir import Node, dims
+from tracer.ir.rewrite import with_outputs
+from tracer.ops.linalg_ops import matmul_attrs
+
+
+def contract_products(graph):
+    uses = {}
+    for node in graph.nodes:
+        for i in node.inputs:
+            uses[id(i)] = uses.get(id(i), 0) + 1
+    for o in graph.outputs:
+        uses[id(o)] = uses.get(id(o), 0) + 2  # an output is read outside: never absorbed
+
+    def only_in_tree(node, root):
+        return uses.get(id(node), 0) == 1 and node.shape == root.shape and node.dtype == root.dtype
+
+    # adds inside a larger tree (read once, by an add of their shape): the root rewrites them
+    inner = {
+        id(i)
+        for n in graph.nodes
+        if n.op == "add"
+        for i in n.inputs
+        if i.op == "add" and only_in_tree(i, n)
+    }
+    mapping = {}
+    for node in graph.nodes:
+        new = None
+        if node.op == "add" and id(node) not in inner:
+            new = _contracted(node, only_in_tree, mapping)
+        if new is None:
+            inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
+            new = node
+            if any(a is not b for a, b in zip(inputs, node.inputs)):
+                new = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
+        mapping[id(node)] = new
+    return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
+
+
+def _terms(root, only_in_tree):
+    """The terms of the add tree at `root` (through adds read by the tree alone)."""
+    terms, stack = [], list(reversed(root.inputs))
+    while stack:
+        node = stack.pop()
+        if node.op == "add" and only_in_tree(node, root):
+            stack.extend(reversed(node.inputs))
+        else:
+            terms.append(node)
+    return terms
+
+
+def _key(node, only_in_tree, root):
+    """What products must share to be joined (None for a term that is no such product)."""
+    if node.op != "matmul" or not only_in_tree(node, root) or len(node.shape) != 2:
+        return None
+    a, b = node.inputs
+    if len(a.shape) != 2 or len(b.shape) != 2 or not dims.is_known(a.shape + b.shape):
+        return None
+    flags = (node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False))
+    return flags, node.shape, node.dtype
+
+
+def _contracted(root, only_in_tree, mapping):
+    terms = _terms(root, only_in_tree)
+    groups = {}
+    for term in terms:
+        key = _key(term, only_in_tree, root)
+        if key is not None:
+            groups.setdefault(key, []).append(term)
+    joined = {
+        key: products for key, products in groups.items() if len(products) > 1 and _saves(products)
+    }
+    if not joined:
+        return None
+    summed = []
+    for term in terms:
+        key = _key(term, only_in_tree, root)
+        if key in joined:
+            if term is joined[key][0]:
+                summed.append(_joined(joined[key], key[0], mapping, root))
+        else:
+            summed.append(mapping.get(id(term), term))
+    total = summed[0]
+    for term in summed[1:]:
+        total = Node("add", (total, term), {}, root.shape, root.dtype, root.location)
+    return total
+
+
+def _saves(products):
+    """Whether copying the operands moves fewer elements than the results saved (each
+    product but one written, and read by the add)."""
+    copied = sum(dims.size(p.inputs[0].shape) + dims.size(p.inputs[1].shape) for p in products)
+    return copied < 2 * (len(products) - 1) * dims.size(products[0].shape)
+
+
+def _joined(products, flags, mapping, root):
+    """One matmul of the products' operands joined along the inner dimension."""
+    transpose_a, transpose_b = flags
+    a_axis, b_axis = (0 if transpose_a else 1), (1 if transpose_b else 0)
+    operands = []
+    for position, axis in ((0, a_axis), (1, b_axis)):
+        parts = tuple(mapping.get(id(p.inputs[position]), p.inputs[position]) for p in products)
+        shape = list(parts[0].shape)
+        shape[axis] = sum(part.shape[axis] for part in parts)
+        operands.append(
+            Node("concat", parts, {"axis": axis}, tuple(shape), parts[0].dtype, root.location)
+        )
+    attrs = matmul_attrs(transpose_a, transpose_b)
+    return Node("matmul", tuple(operands), attrs, root.shape, root.dtype, root.location)
