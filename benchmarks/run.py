@@ -113,7 +113,7 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
-        "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain)",
+        "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -127,7 +127,7 @@ def main(argv=None):
     chosen = (
         options.only.split(",")
         if options.only
-        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B21", "B22"]
+        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22"]
     )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
@@ -206,6 +206,9 @@ def main(argv=None):
     if "B16" in chosen:
         results["B16"] = run_script("cheap_gradient.py", options.quick)
         print_cheap_gradient(results["B16"])
+    if "B17" in chosen:
+        results["B17"] = run_script("size_scaling.py", options.quick)
+        print_size_scaling(results["B17"])
     if "B22" in chosen:
         results["B22"] = run_script("compile_time.py", options.quick)
         print_compile_time(results["B22"])
@@ -256,6 +259,25 @@ def print_cheap_gradient(report):
             for name, w in result["workloads"].items()
         ]
         print(f"  {system:12} " + "; ".join(cells))
+
+
+def print_size_scaling(report):
+    """B17: ns per element of the elementwise gradient at each size, against the bound."""
+    print("\nB17 elementwise gradient (B3's function) by size, compiled, ns per element")
+    if report.get("status") == "failed":
+        print(f"  failed: {report.get('detail', '')}")
+        return
+    print(f"  bandwidth bound {report['bound_ns_per_element']:.3f} ns (read x, write the gradient)")
+    for n, row in report.items():
+        if n == "bound_ns_per_element":
+            continue
+        cells = [
+            f"{system} {r['ns_per_element']:.3f} ns"
+            if r["status"] == "ok"
+            else f"{system} {r['status']}"
+            for system, r in row.items()
+        ]
+        print(f"  n={int(n):>8}: " + "; ".join(cells))
 
 
 def print_compile_time(report):

@@ -57,6 +57,10 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
         workload = tracer["workloads"][name]
         assert workload["status"] == "ok" and workload["ratio"] > 0, (name, workload)
     assert results["B16"]["jax-jit"]["status"] in ("ok", "skipped")
+    assert results["B17"]["bound_ns_per_element"] > 0
+    for n in ("1000", "10000"):
+        assert results["B17"][n]["tracer"]["status"] == "ok", results["B17"][n]
+        assert results["B17"][n]["tracer"]["ns_per_element"] > 0
     for n in ("2", "5"):
         row = results["B22"][n]
         for system in ("tracer", "tracer-tiered", "tracer warm (second process)"):
