@@ -5,6 +5,8 @@ a process of its own; results are checked against numpy before they are timed.
     python3 benchmarks/run.py                 # the full sizes (a few minutes)
     python3 benchmarks/run.py --quick         # tiny sizes, a smoke test
     python3 benchmarks/run.py --json out.json --only B2,B3
+    python3 benchmarks/run.py --only B2,B3 --threads 1    # each worker on one core, pools of 1
+    python3 benchmarks/run.py --only B2,B3 --contended    # another process keeps a core busy
 
 Prints one table of times, each with its ratio to the numpy reference, and for tracer the
 ratio to the best peer (< 1 means tracer is faster).
@@ -53,15 +55,40 @@ SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 SHOWS_FIRST_CALL = ("B10", "B18", "B18w", "B19", "B20")
 
 
+# --threads N: the workers' thread pools (OpenMP, OpenBLAS, XLA's and PyTorch's through
+# their affinity) and the cores they may run on
+THREADS = {"count": None}
+
+
+def _thread_environment(environment):
+    count = THREADS["count"]
+    if count is None:
+        return environment
+    names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    return dict(environment, **dict.fromkeys(names, str(count)))
+
+
+def _on_cores():
+    """Run the worker on the first `--threads` cores (as `taskset -c 0-(N-1)`)."""
+    count = THREADS["count"]
+    if count is not None:
+        os.sched_setaffinity(0, range(count))
+
+
 def run_worker(workload, system, quick):
     command = [sys.executable, os.path.join(HERE, "worker.py"), workload, system] + (
         ["--quick"] if quick else []
     )
     try:
         with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
-            environment = dict(os.environ, TRACER_CACHE_DIR=cache)
+            environment = _thread_environment(dict(os.environ, TRACER_CACHE_DIR=cache))
             result = subprocess.run(
-                command, capture_output=True, text=True, timeout=900, env=environment
+                command,
+                capture_output=True,
+                text=True,
+                timeout=900,
+                env=environment,
+                preexec_fn=_on_cores,
             )
     except subprocess.TimeoutExpired:
         return {"status": "failed", "detail": "timed out"}
@@ -123,7 +150,37 @@ def main(argv=None):
         type=int,
         help="runs of the whole suite; each system keeps its fastest (default 3, 1 with --quick)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="run each worker on this many cores with thread pools of that size (default: all)",
+    )
+    parser.add_argument(
+        "--contended",
+        action="store_true",
+        help="keep one core busy with another process while measuring (a loaded machine)",
+    )
     options = parser.parse_args(argv)
+    THREADS["count"] = options.threads
+    busy = _busy_process() if options.contended else None
+    try:
+        return _run(options)
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+
+
+def _busy_process():
+    """A process that keeps one core busy (pinned to the last one) until it is killed."""
+
+    def last_core():
+        os.sched_setaffinity(0, [max(os.sched_getaffinity(0))])
+
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=last_core)
+
+
+def _run(options):
     chosen = (
         options.only.split(",")
         if options.only
@@ -140,6 +197,8 @@ def main(argv=None):
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
         "quick": options.quick,
         "rounds": rounds,
+        "threads": options.threads,
+        "contended": options.contended,
     }
     every_round = {w: {s: [] for s in systems} for w in workloads}
     bounds, startups = [], []

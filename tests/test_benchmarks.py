@@ -73,3 +73,39 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
             row = results["B21"]["processes"][processes]
             assert row["B9 seconds"] > 0 and row["allreduce seconds"] > 0, row
             assert row["batch_per_process"] == 8 // int(processes)
+
+
+def test_the_suite_runs_on_one_core_and_under_load(tmp_path):
+    """--threads 1 pins each worker to one core with pools of one thread; --contended keeps
+    a core busy with another process, which is gone when the suite ends."""
+    out = tmp_path / "results.json"
+    command = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        "--quick",
+        "--only",
+        "B2",
+        "--systems",
+        "numpy,tracer-compiled",
+        "--threads",
+        "1",
+        "--contended",
+        "--json",
+        str(out),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    results = json.loads(out.read_text())
+    assert results["threads"] == 1 and results["contended"] is True
+    assert results["B2"]["tracer-compiled"]["status"] == "ok"
+    assert results["B2"]["tracer-compiled"]["error"] <= 1e-3
+    assert not any(b"while True: pass" in line for line in _command_lines())
+
+
+def _command_lines():
+    """Every process's command line (processes that end meanwhile are skipped)."""
+    for path in pathlib.Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            yield path.read_bytes()
+        except OSError:
+            continue
