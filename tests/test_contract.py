@@ -84,3 +84,18 @@ def test_only_products_of_the_same_flags_and_shape_join_and_other_terms_stay_add
     want = p.T @ q + m + r.T @ s + m @ m
     got = tt.function(mixed, backend="c")(p, q, r, s, m).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_terms_that_broadcast_into_the_sum_are_added_after_the_joined_product():
+    """Two (1, 40) rows first in the tree's order: each partial sum must still have the
+    sum's shape (adding the rows first would make a (1, 40) partial sum)."""
+    p, q, r, s = (rng.standard_normal((3, 40)) for _ in range(4))
+    row1, row2 = rng.standard_normal((2, 1, 40))
+
+    def broadcast(p, q, r, s, row1, row2):
+        products = tt.matmul(p, q, transpose_a=True) + tt.matmul(r, s, transpose_a=True)
+        return row1 + (row2 + products)
+
+    assert ops(broadcast, p, q, r, s, row1, row2)["concat"] == 2
+    got = tt.function(broadcast, backend="c")(p, q, r, s, row1, row2).numpy()
+    np.testing.assert_allclose(got, row1 + row2 + p.T @ q + r.T @ s, rtol=1e-12)

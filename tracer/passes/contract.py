@@ -92,14 +92,14 @@ def _contracted(root, only_in_tree, mapping):
     }
     if not joined:
         return None
-    summed = []
-    for term in terms:
-        key = _key(term, only_in_tree, root)
-        if key in joined:
-            if term is joined[key][0]:
-                summed.append(_joined(joined[key], key[0], mapping, root))
-        else:
-            summed.append(mapping.get(id(term), term))
+    # NOTE: the joined products first: they have the sum's shape, so every partial sum does
+    # too, whatever the other terms broadcast from
+    summed = [_joined(products, key[0], mapping, root) for key, products in joined.items()]
+    summed += [
+        mapping.get(id(term), term)
+        for term in terms
+        if _key(term, only_in_tree, root) not in joined
+    ]
     total = summed[0]
     for term in summed[1:]:
         total = Node("add", (total, term), {}, root.shape, root.dtype, root.location)
