@@ -17,9 +17,9 @@ checked against the other system's, or numpy's forward value, before it is timed
 """
 
 import json
-import os
-import subprocess
 import sys
+
+from programs import environment, run_program
 
 CALLS = 30
 QUICK_CALLS = 3
@@ -129,16 +129,9 @@ def measure(system, workload, quick):
         calls=QUICK_CALLS if quick else CALLS,
         workload=workload,
     )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["JAX_PLATFORMS"] = "cpu"
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1800
-    )
-    if done.returncode != 0:
-        missing = "ModuleNotFoundError" in done.stderr
-        detail = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        return {"status": "skipped" if missing else "failed", "detail": detail}
-    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])[workload]}
+    result = run_program(code, environment(), timeout=1800)
+    measured = result.pop(workload, {})  # the program reports {workload: figures}
+    return {**result, **measured}
 
 
 def checked(results):

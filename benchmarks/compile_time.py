@@ -10,12 +10,11 @@ tf.function. Each measurement is a new process; each result is checked against n
 """
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+from programs import environment, run_program
 
 SIZES = (10, 100, 500, 2000)
 QUICK_SIZES = (2, 5)
@@ -127,17 +126,6 @@ def reference(n):
     return float(np.sum(ys[-1])), sums[::-1]
 
 
-def measure(code, env):
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900
-    )
-    if done.returncode != 0:
-        missing = "ModuleNotFoundError" in done.stderr
-        detail = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        return {"status": "skipped" if missing else "failed", "detail": detail}
-    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
-
-
 def checked(result, n):
     if result["status"] != "ok":
         return result
@@ -153,9 +141,7 @@ def checked(result, n):
 
 def main():
     quick = "--quick" in sys.argv
-    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    base["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    base["JAX_PLATFORMS"] = "cpu"
+    base = environment(TF_CPP_MIN_LOG_LEVEL="3")
     report = {}
     for n in QUICK_SIZES if quick else SIZES:
         row = {}
@@ -163,13 +149,13 @@ def main():
             name = "tracer" if backend == "auto" else "tracer-tiered"
             with tempfile.TemporaryDirectory(prefix="tracer-b22-") as cache:
                 env = dict(base, TRACER_CACHE_DIR=cache)
-                row[name] = checked(measure(program("tracer", n, backend), env), n)
+                row[name] = checked(run_program(program("tracer", n, backend), env), n)
                 if backend == "auto":
                     row["tracer warm (second process)"] = checked(
-                        measure(program("tracer", n), env), n
+                        run_program(program("tracer", n), env), n
                     )
         for system in ("jax-jit", "tf-function"):
-            row[system] = checked(measure(program(system, n), base), n)
+            row[system] = checked(run_program(program(system, n), base), n)
         report[str(n)] = row
     print(json.dumps(report))
 

@@ -10,9 +10,9 @@ cost of a call, large ones the loop's throughput and where threads start to pay.
 """
 
 import json
-import os
-import subprocess
 import sys
+
+from programs import environment, run_program
 
 SIZES = (10**3, 10**4, 10**5, 10**6, 10**7)
 QUICK_SIZES = (10**3, 10**4)
@@ -57,19 +57,11 @@ grad = lambda: jax.block_until_ready(step(x))
 
 
 def measure(system, n):
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["JAX_PLATFORMS"] = "cpu"
-    code = PROGRAM.format(n=n, system=SYSTEMS[system])
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900
-    )
-    if done.returncode != 0:
-        missing = "ModuleNotFoundError" in done.stderr
-        detail = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        return {"status": "skipped" if missing else "failed", "detail": detail}
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_program(PROGRAM.format(n=n, system=SYSTEMS[system]), environment())
+    if result["status"] != "ok":
+        return result
     status = "ok" if result["error"] <= 1e-4 else f"wrong: differs by {result['error']:.2g}"
-    return {"status": status, "ns_per_element": result["seconds"] / n * 1e9, **result}
+    return {**result, "status": status, "ns_per_element": result["seconds"] / n * 1e9}
 
 
 def bound_ns_per_element():
