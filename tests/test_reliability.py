@@ -343,18 +343,21 @@ def _sanitizer_runtimes():
     return found if all(os.path.isabs(path) for path in found) else None
 
 
+def _run_sanitized(cache, program):
+    """`program` in a new process with TRACER_SANITIZE=address,undefined, the runtimes
+    preloaded (Python itself is not built with them)."""
+    env = {
+        "TRACER_SANITIZE": "address,undefined",
+        "LD_PRELOAD": ":".join(_sanitizer_runtimes()),
+        "ASAN_OPTIONS": "detect_leaks=0",
+    }
+    return run(cache, program=program, env=env)
+
+
 @pytest.mark.skipif(_sanitizer_runtimes() is None, reason="the compiler has no sanitizer runtimes")
 def test_tracer_sanitize_builds_modules_and_the_eager_path_with_sanitizers(tmp_path):
     cache = tmp_path / "cache"
-    completed = run(
-        cache,
-        program=SANITIZED_PROGRAM,
-        env={
-            "TRACER_SANITIZE": "address,undefined",
-            "LD_PRELOAD": ":".join(_sanitizer_runtimes()),
-            "ASAN_OPTIONS": "detect_leaks=0",
-        },
-    )
+    completed = _run_sanitized(cache, SANITIZED_PROGRAM)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "runtime error" not in completed.stderr and "AddressSanitizer" not in completed.stderr
     assert completed.stdout.strip().startswith(str(cache))  # the sanitized eager path
@@ -392,15 +395,7 @@ EMPTY_LOOP_PROGRAM = textwrap.dedent(
 def test_a_loop_and_a_cond_of_empty_tensors_copy_no_bytes_in_compiled_code(tmp_path):
     """The fuzzer's find: their copies moved one element (a block's least size, not the
     value's), past the end of the caller's empty buffers, which AddressSanitizer reports."""
-    completed = run(
-        tmp_path / "cache",
-        program=EMPTY_LOOP_PROGRAM,
-        env={
-            "TRACER_SANITIZE": "address,undefined",
-            "LD_PRELOAD": ":".join(_sanitizer_runtimes()),
-            "ASAN_OPTIONS": "detect_leaks=0",
-        },
-    )
+    completed = _run_sanitized(tmp_path / "cache", EMPTY_LOOP_PROGRAM)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "AddressSanitizer" not in completed.stderr and "runtime error" not in completed.stderr
 
