@@ -554,3 +554,16 @@ def test_variables_that_swap_values_are_exchanged_in_place(tmp_path):
     out = subprocess.run([program], capture_output=True, check=True).stdout
     np.testing.assert_array_equal(np.frombuffer(out[:16], np.float32), [5, 7, 1, 2])
     np.testing.assert_array_equal(np.frombuffer(out[16:], np.float64), [2, 4, 6])
+
+
+def pooled(x):
+    return tt.nn.max_pool2d(x, 2, 2, "VALID") * 2.0
+
+
+def test_pooling_of_zero_channels_exports_as_iso_c(tmp_path):
+    """The window kernels keep per-channel arrays of at least one element: ISO C has no
+    arrays of size 0, and the strict build (-pedantic -Werror) refuses them."""
+    x = np.zeros((1, 4, 4, 0), np.float32)
+    calls = [exported_c.Call("pooled", [x], [np.zeros((1, 2, 2, 0), np.float32)])]
+    (results,) = _export_and_run(tmp_path, pooled, [tt.TensorSpec([1, 4, 4, 0], tt.float32)], calls)
+    assert results[0].size == 0
