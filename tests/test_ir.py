@@ -6,6 +6,7 @@ import tracer as tt
 from runtime.kernels import KERNELS
 from tracer.backprop import gradient_graph
 from tracer.ir import Graph, Node, format_graph, to_dot
+from tracer.ir.graph import topological_closure
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS
 from tracer.passes.prune import prune
 
@@ -137,3 +138,43 @@ def test_values_from_outside_the_tape_are_declared_as_const_at_first_use():
         "%2: f32[1,2] = matmul %1, %0",
     ]
     assert y.shape == (1, 2)
+
+
+class _Stub:
+    """A node of a random graph: its inputs alone."""
+
+    def __init__(self, inputs, number):
+        self.inputs = inputs
+        self.number = number
+
+
+def _depth_first(outputs, expand=None):
+    """The plain recursive order: each node after its inputs, inputs in order."""
+    order, seen = [], set()
+
+    def visit(node):
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if expand is None or expand(node):
+            for i in node.inputs:
+                visit(i)
+        order.append(node)
+
+    for o in outputs:
+        visit(o)
+    return order
+
+
+def test_topological_closure_is_the_depth_first_order_on_random_graphs():
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        nodes = []
+        for number in range(int(rng.integers(1, 30))):
+            count = int(rng.integers(0, 4)) if nodes else 0
+            inputs = tuple(nodes[int(k)] for k in rng.integers(0, max(len(nodes), 1), count))
+            nodes.append(_Stub(inputs, number))
+        outputs = [nodes[int(k)] for k in rng.integers(0, len(nodes), int(rng.integers(1, 4)))]
+        expand = (lambda node: node.number % 3 != 0) if trial % 2 else None
+        got = [n.number for n in topological_closure(outputs, expand)]
+        assert got == [n.number for n in _depth_first(outputs, expand)], trial
