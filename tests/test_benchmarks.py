@@ -9,20 +9,21 @@ import sys
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def test_the_suite_runs_on_tiny_sizes(tmp_path):
+def run_suite(tmp_path, *options):
+    """(the completed `run.py --quick` with `options`, its JSON results)."""
     out = tmp_path / "results.json"
-    command = [
-        sys.executable,
-        str(REPO / "benchmarks" / "run.py"),
-        "--quick",
-        "--json",
-        str(out),
-        "--systems",
-        "numpy,tracer-eager,tracer-compiled,torch-eager",
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    command = [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--json", str(out)]
+    result = subprocess.run(
+        command + list(options), capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
-    results = json.loads(out.read_text())
+    return result, json.loads(out.read_text())
+
+
+def test_the_suite_runs_on_tiny_sizes(tmp_path):
+    result, results = run_suite(
+        tmp_path, "--systems", "numpy,tracer-eager,tracer-compiled,torch-eager"
+    )
     for workload in ("B1", "B2", "B3", "B4", "B4b", "B5", "B7"):
         row = results[workload]
         assert row["numpy"]["status"] == "ok"
@@ -78,11 +79,8 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
 def test_the_suite_runs_on_one_core_and_under_load(tmp_path):
     """--threads 1 pins each worker to one core with pools of one thread; --contended keeps
     a core busy with another process, which is gone when the suite ends."""
-    out = tmp_path / "results.json"
-    command = [
-        sys.executable,
-        str(REPO / "benchmarks" / "run.py"),
-        "--quick",
+    _, results = run_suite(
+        tmp_path,
         "--only",
         "B2",
         "--systems",
@@ -90,12 +88,7 @@ def test_the_suite_runs_on_one_core_and_under_load(tmp_path):
         "--threads",
         "1",
         "--contended",
-        "--json",
-        str(out),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    results = json.loads(out.read_text())
+    )
     assert results["threads"] == 1 and results["contended"] is True
     assert results["B2"]["tracer-compiled"]["status"] == "ok"
     assert results["B2"]["tracer-compiled"]["error"] <= 1e-3

@@ -12,7 +12,7 @@ def rebuild(graph, rewrite):
     """
     mapping = {}
     for node in graph.nodes:
-        mapping[id(node)] = rewrite(_on_new_inputs(node, mapping))
+        mapping[id(node)] = rewrite(on_new_inputs(node, mapping))
     outputs = [mapping.get(id(o), o) for o in graph.outputs]
     return with_outputs(graph.inputs, outputs)
 
@@ -23,11 +23,11 @@ def substitute(graph, replacements):
     mapping = dict(replacements)
     for node in graph.nodes:
         if id(node) not in mapping:
-            mapping[id(node)] = _on_new_inputs(node, mapping)
+            mapping[id(node)] = on_new_inputs(node, mapping)
     return [mapping.get(id(o), o) for o in graph.outputs]
 
 
-def _on_new_inputs(node, mapping):
+def on_new_inputs(node, mapping):
     """`node`, or a copy of it reading the nodes `mapping` gives for its inputs."""
     inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
     if all(a is b for a, b in zip(inputs, node.inputs)):

@@ -113,7 +113,8 @@ def _infer_scatter(attrs, x, g):
 
 
 def _padded_taps(x, attrs):
-    """(x padded with zeros, [(rows, columns) slices of the padded x, one per tap])."""
+    """(x padded with zeros, [(rows, columns) slices of the padded x, one per tap]); x itself
+    where no window reaches past it (the sums write into the zeros their callers pass)."""
     (bh, bw), (oh, ow), (sh, sw), (dh, dw) = (
         attrs["before"],
         attrs["out"],
@@ -123,8 +124,10 @@ def _padded_taps(x, attrs):
     kh, kw = attrs["kernel"]
     height = max(bh + x.shape[1], (oh - 1) * sh + (kh - 1) * dh + 1)
     width = max(bw + x.shape[2], (ow - 1) * sw + (kw - 1) * dw + 1)
-    padded = np.zeros((x.shape[0], height, width, x.shape[3]), x.dtype)
-    padded[:, bh : bh + x.shape[1], bw : bw + x.shape[2]] = x
+    padded = x  # no padding: the taps are views of x itself
+    if (bh, bw, height, width) != (0, 0, *x.shape[1:3]):
+        padded = np.zeros((x.shape[0], height, width, x.shape[3]), x.dtype)
+        padded[:, bh : bh + x.shape[1], bw : bw + x.shape[2]] = x
     slices = [
         (
             slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),

@@ -20,7 +20,7 @@ the values agree to rounding.
 """
 
 from tracer.ir import Node, dims
-from tracer.ir.rewrite import with_outputs
+from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.linalg_ops import matmul_attrs
 
 
@@ -48,12 +48,7 @@ def contract_products(graph):
         new = None
         if node.op == "add" and id(node) not in inner:
             new = _contracted(node, only_in_tree, mapping)
-        if new is None:
-            inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
-            new = node
-            if any(a is not b for a, b in zip(inputs, node.inputs)):
-                new = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
-        mapping[id(node)] = new
+        mapping[id(node)] = on_new_inputs(node, mapping) if new is None else new
     return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
 
 
@@ -82,9 +77,9 @@ def _key(node, only_in_tree, root):
 
 def _contracted(root, only_in_tree, mapping):
     terms = _terms(root, only_in_tree)
+    keys = [_key(term, only_in_tree, root) for term in terms]
     groups = {}
-    for term in terms:
-        key = _key(term, only_in_tree, root)
+    for term, key in zip(terms, keys):
         if key is not None:
             groups.setdefault(key, []).append(term)
     joined = {
@@ -95,11 +90,7 @@ def _contracted(root, only_in_tree, mapping):
     # NOTE: the joined products first: they have the sum's shape, so every partial sum does
     # too, whatever the other terms broadcast from
     summed = [_joined(products, key[0], mapping, root) for key, products in joined.items()]
-    summed += [
-        mapping.get(id(term), term)
-        for term in terms
-        if _key(term, only_in_tree, root) not in joined
-    ]
+    summed += [mapping.get(id(term), term) for term, key in zip(terms, keys) if key not in joined]
     total = summed[0]
     for term in summed[1:]:
         total = Node("add", (total, term), {}, root.shape, root.dtype, root.location)

@@ -38,7 +38,7 @@ from codegen import forms
 from runtime.interpreter import evaluate
 from tracer.ir import GraphAttribute, Node, dims
 from tracer.ir.graph import TupleType
-from tracer.ir.rewrite import with_outputs
+from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tuple_ops import GET, TupleValue
 
@@ -134,11 +134,7 @@ def fuse(graph):
                     GET.name, (fused,), attrs, member.shape, member.dtype, member.location
                 )
         elif not is_fusible(node):
-            inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
-            kept = node
-            if any(a is not b for a, b in zip(inputs, node.inputs)):
-                kept = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
-            mapping[id(node)] = kept
+            mapping[id(node)] = on_new_inputs(node, mapping)
         # other fusible nodes are recomputed inside the kernels that read them
     return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
 
