@@ -303,6 +303,21 @@ def sanitized_extension(source_path, name):
     return cache.publish(key, name, build)[0]
 
 
+def load_sanitized_extension(source_path, qualified_name):
+    """The CPython extension `qualified_name` (a.b._name) built from `source_path` with the
+    TRACER_SANITIZE sanitizers (docs/reliability.md), imported."""
+    import importlib.machinery
+    import importlib.util
+
+    path = sanitized_extension(source_path, qualified_name.rsplit(".", 1)[-1])
+    loader = importlib.machinery.ExtensionFileLoader(qualified_name, path)
+    module = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(qualified_name, path, loader=loader)
+    )
+    loader.exec_module(module)
+    return module
+
+
 def _cpu():
     try:
         with open("/proc/cpuinfo") as handle:

@@ -1,11 +1,17 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
+import os
+
 from codegen import build
 from codegen.errors import CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
+from runtime import fast_call
 from runtime.compiled import CompiledGraph
 from tracer.ir import all_nodes, format_location
+
+if os.environ.get("TRACER_SANITIZE"):  # the compiled call path in C, with the sanitizers too
+    fast_call.use(build.load_sanitized_extension(fast_call.SOURCE, "runtime._fast_call"))
 
 
 def compile_graph(graph, name, updates=None):

@@ -21,8 +21,13 @@ class CompiledGraph:
     def __init__(self, module, plan, meta):
         self.c_source = plan.source
         self.meta = meta
+        self.plan = plan
         self.workspace_bytes = plan.workspace_bytes  # an int, or an expression of the dims
-        self.call_source, scope = _call_function(module, plan)
+        self.constants = [np.ascontiguousarray(c) for c in plan.constants]
+        entry_point = module.ffi.addressof(module.lib, "tracer_run")
+        self.run_address = int(module.ffi.cast("uintptr_t", entry_point))  # for fast_call.c
+        self.error = lambda code: _error(plan, code)
+        self.call_source, scope = _call_function(module, plan, self.constants, self.error)
         exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
         self.run = scope[
             "call"
@@ -32,11 +37,10 @@ class CompiledGraph:
         return self.run(arrays)
 
 
-def _call_function(module, plan):
+def _call_function(module, plan, constants, error):
     """The text of `call(arrays) -> list of output arrays` for `plan`, and its global names."""
     ffi = module.ffi
     n_inputs, n_constants = len(plan.input_dtypes), len(plan.constants)
-    constants = [np.ascontiguousarray(c) for c in plan.constants]
     first_host = n_inputs + n_constants + len(plan.buffers) + 1 + (1 if plan.dims else 0)
     n_args = first_host + len(plan.host_calls)
     callbacks = [host.callback(ffi, *call) for call in plan.host_calls]
@@ -51,7 +55,7 @@ def _call_function(module, plan):
         "empty": np.empty,
         "copy": np.array,
         "contiguous": np.ascontiguousarray,
-        "failed": lambda code: _error(plan, code),
+        "failed": error,
         "constants": constants,  # kept alive as long as the pointers to them
         "constant_pointers": [ffi.from_buffer(c) for c in constants],
         "host_pointers": [ffi.cast("char *", h) for h in holders],

@@ -13,12 +13,13 @@ import os
 
 import numpy as np
 
+from runtime import fast_call
 from tracer import nest
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
 from tracer.executables import compile_optimized, executable
 from tracer.ir import dims, format_graph, rewrite, to_dot
-from tracer.ops.core import apply, execute_graph
+from tracer.ops.core import apply, execute_graph, new_tensor
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
 from tracer.signature import as_argument_array, describe_arguments, is_tensor_argument
 from tracer.tensor import Tensor, TensorLike
@@ -67,12 +68,28 @@ class ConcreteFunction:
         self._returns_one_value = (
             self._returns_one_tensor and not self._assigned and not self._prints
         )
+        self._fast = self._fast_entry(self._executable)  # that path in C, or None
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
 
-    def _compiled(self, run):
+    def _compiled(self, built):
         """The tiered backend's module is built: later calls run it."""
-        self._run_arrays = run
+        self._fast = self._fast_entry(built)
+        self._run_arrays = built.run
+
+    def _fast_entry(self, built):
+        """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
+        no tape, trace, forward accumulator or numerics check active, as `_call_with_tensors`
+        requires."""
+        if not self._returns_one_value or built.backend != "c":
+            return None
+        guards = [
+            (state, "tapes"),
+            (state, "trace"),
+            (state, "accumulators"),
+            (numerics, "enabled"),
+        ]
+        return fast_call.entry(built, Tensor, self._variables, "_value", guards, new_tensor)
 
     # --- calling ------------------------------------------------------------------------
 

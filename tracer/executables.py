@@ -59,7 +59,7 @@ def executable(graph, backend, name, updates=None, on_ready=None):
     interpreter when the module cannot be built or loaded, with one warning for each cause:
     no compiler, a compile error or time-out, an unsafe cache directory, ...), the
     interpreter, or both in turn ("tiered": the interpreter at once, while a thread builds
-    the module; `on_ready(run)` is called with the module's run function once it is built)."""
+    the module; `on_ready(built)` is called with the module's executable once it is built)."""
     if backend == "interpreter":
         return _interpreted(graph)
     if backend == "tiered":
@@ -109,7 +109,7 @@ class Tiered:
         built = executable(graph, "auto", name, updates)
         self._current, self.run = built, built.run
         if self._on_ready is not None:
-            self._on_ready(built.run)
+            self._on_ready(built)
 
     @property
     def backend(self):

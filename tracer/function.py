@@ -138,7 +138,8 @@ class Function:
         self._concrete = {}  # signature -> ConcreteFunction
         self._by_shape = {}  # (shape, dtype) of each positional tensor -> ConcreteFunction
         self._tracing_count = 0
-        self._hits = 0
+        self._hits = 0  # besides the calls the entries in C ran
+        self._fast = None
         self._compile_seconds = 0.0
         self._retrace_reasons = []
 
@@ -146,6 +147,11 @@ class Function:
         if settings.run_functions_eagerly:
             return self._python_function(*args, **kwargs)
         try:
+            fast = self._fast  # the last signature called, whose call path is in C
+            if fast is not None and not kwargs:
+                result = fast(args)
+                if result is not None:  # None: not its signature, or a tape records
+                    return result
             # NOTE: the fast path, for eager tensors passed by position: the key is their
             # shapes and dtypes, found without walking the arguments' structure.
             key = _shape_key(args) if not kwargs else None
@@ -155,6 +161,7 @@ class Function:
                     self._hits += 1
                 else:
                     concrete = self._by_shape[key] = self.get_concrete_function(*args)
+                self._fast = concrete._fast
                 return concrete._call_with_tensors(args)
             concrete = self.get_concrete_function(*args, **kwargs)
             leaves = nest.flatten((args, kwargs))
@@ -258,8 +265,12 @@ class Function:
     def cache_info(self):
         """hits and misses of the trace cache, its entries, and the seconds spent tracing,
         optimizing and compiling (a module found in the disk cache costs no compile time)."""
+        fast_hits = sum(c._fast.hits for c in self._concrete.values() if c._fast is not None)
         return CacheInfo(
-            self._hits, self._tracing_count, len(self._concrete), round(self._compile_seconds, 6)
+            self._hits + fast_hits,
+            self._tracing_count,
+            len(self._concrete),
+            round(self._compile_seconds, 6),
         )
 
     def _trace(self, args, kwargs):

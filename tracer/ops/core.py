@@ -306,20 +306,10 @@ def _load_fast_apply():
 
 def _sanitized_fast_apply():
     """fast_apply.c built with the TRACER_SANITIZE sanitizers (docs/reliability.md)."""
-    import importlib.machinery
-    import importlib.util
-
-    from codegen import build
+    from codegen.build import load_sanitized_extension
 
     source = os.path.join(os.path.dirname(__file__), "fast_apply.c")
-    path = build.sanitized_extension(source, "_fast_apply")
-    name = f"{__package__}._fast_apply"
-    loader = importlib.machinery.ExtensionFileLoader(name, path)
-    module = importlib.util.module_from_spec(
-        importlib.util.spec_from_file_location(name, path, loader=loader)
-    )
-    loader.exec_module(module)
-    return module
+    return load_sanitized_extension(source, f"{__package__}._fast_apply")
 
 
 def configure_fast_apply(module, python_apply):
@@ -356,11 +346,12 @@ def _op_function(op, function, arity):
 
 fast_apply = _load_fast_apply()
 if fast_apply is None:
-    apply, apply_unary, apply_binary, op_function = (
+    apply, apply_unary, apply_binary, op_function, new_tensor = (
         _apply,
         _apply_unary,
         _apply_binary,
         _op_function,
+        Tensor,
     )
 else:
     apply, apply_unary, apply_binary = (
@@ -369,3 +360,4 @@ else:
         fast_apply.apply_binary,
     )
     op_function = fast_apply.op_function
+    new_tensor = fast_apply.tensor  # Tensor(value), built in C

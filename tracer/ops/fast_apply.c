@@ -14,6 +14,7 @@
  *     apply_unary(op, x)           # _apply_unary: apply(op, (as_tensor(x),), {})
  *     apply_binary(op, x, y)       # _apply_binary: apply(op, as_tensors(x, y), {})
  *     op_function(op, function, n) # `function`, an op's public function, as a C callable
+ *     tensor(value)                # Tensor(value)
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
  * Objects are built as their Python __init__ would build them (every slot set), from
@@ -930,6 +931,15 @@ op_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)function;
 }
 
+/* Tensor(value), as `tensor(value)`: for callers that build many (a compiled call's result). */
+static PyObject *
+tensor(PyObject *module, PyObject *value)
+{
+    if (!configured)
+        return not_configured();
+    return new_tensor(Py_NewRef(value));
+}
+
 static PyObject *
 set_enabled(PyObject *module, PyObject *flag)
 {
@@ -953,6 +963,7 @@ static PyMethodDef methods[] = {
      "apply_binary(op, x, y): as tracer.ops.core._apply_binary."},
     {"op_function", (PyCFunction)(void (*)(void))op_function, METH_FASTCALL,
      "op_function(op, python_function, arity): the op's function as a C callable (see OpFunction)."},
+    {"tensor", tensor, METH_O, "tensor(value): Tensor(value), built in C."},
     {"set_enabled", set_enabled, METH_O, "Turn the C path on or off (off: every call goes to Python); returns the old setting."},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,421 @@
+/* The call of a compiled function in C, for the case a program repeats.
+ *
+ * runtime/compiled.py generates a Python function per module that fills the module's
+ * argument array and calls it; that function is the definition of a call. An `Entry` does
+ * the same for one traced signature when nothing but the arrays can change from call to
+ * call: the arguments are tensors whose arrays have the traced shapes and dtypes, C-ordered;
+ * the module has no sizes known only at run time, no Python callbacks and writes no input;
+ * the function returns one tensor. Anything else (another shape, a list, a tape recording)
+ * returns None before anything is computed, and the caller takes the Python path.
+ *
+ *     Entry(run, arguments, n_arguments, variables, value_name, inputs, constants, buffers,
+ *           result, workspace_bytes, guards, empty, wrap, failed)
+ *     entry(args) -> wrap(the result array), or None
+ *
+ * run: the address of the module's `tracer_run`. arguments: the class each of the
+ * n_arguments positional arguments must be exactly; its attribute `value_name` is the
+ * array (or numpy scalar).
+ * variables: objects whose `value_name` arrays follow the arguments. inputs: (format,
+ * shape) of every argument and variable, as numpy's buffer protocol gives them. constants:
+ * the module's constant arrays. buffers: (shape, dtype) of each output buffer, allocated by
+ * calling `empty(shape, dtype)`; `result` is the index of the one returned. guards: (object,
+ * attribute) pairs that must all be falsy (no tape recording, no trace, ...). failed(code):
+ * the exception for a nonzero return code of the module.
+ *
+ * The GIL is released while the module runs, as cffi's call does; the workspace is kept
+ * between calls (fresh pages cost the kernel's zeroing) and taken by one call at a time.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INTERFACE 1     /* Entry's arguments: runtime/fast_call.py refuses a module of another */
+#define MAX_INPUTS 64   /* a signature with more takes the Python path */
+#define MAX_NDIM 32
+#define FORMAT_SIZE 16
+
+typedef int (*run_function)(char **args);
+
+typedef struct {
+    char format[FORMAT_SIZE];
+    int ndim;
+    Py_ssize_t shape[MAX_NDIM];
+} InputSpec;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    run_function run;
+    PyTypeObject *argument_type;
+    Py_ssize_t n_arguments, n_inputs, n_constants, n_buffers, result;
+    PyObject *variables, *value_name, *buffers, *guards, *empty, *wrap, *failed;
+    InputSpec *specs;
+    Py_buffer *constants;     /* views held for the entry's life: their pointers do not move */
+    size_t workspace_bytes;
+    char *spare_workspace;    /* NULL while a call holds it */
+    Py_ssize_t hits;
+} Entry;
+
+static void
+release_constants(Entry *entry)
+{
+    if (entry->constants == NULL)
+        return;
+    for (Py_ssize_t k = 0; k < entry->n_constants; k++)
+        if (entry->constants[k].obj != NULL)
+            PyBuffer_Release(&entry->constants[k]);
+    PyMem_Free(entry->constants);
+    entry->constants = NULL;
+}
+
+static int
+read_specs(Entry *entry, PyObject *inputs)
+{
+    if (!PyTuple_Check(inputs) || PyTuple_GET_SIZE(inputs) != entry->n_inputs) {
+        PyErr_SetString(PyExc_TypeError, "Entry: inputs must be a tuple of (format, shape), one per argument and variable");
+        return -1;
+    }
+    entry->specs = PyMem_Calloc(entry->n_inputs ? entry->n_inputs : 1, sizeof(InputSpec));
+    if (entry->specs == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < entry->n_inputs; k++) {
+        const char *format;
+        PyObject *shape;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(inputs, k), "sO!", &format, &PyTuple_Type, &shape))
+            return -1;
+        InputSpec *spec = &entry->specs[k];
+        if (strlen(format) >= FORMAT_SIZE || PyTuple_GET_SIZE(shape) > MAX_NDIM) {
+            PyErr_SetString(PyExc_ValueError, "Entry: an input's format or rank is too large");
+            return -1;
+        }
+        strcpy(spec->format, format);
+        spec->ndim = (int)PyTuple_GET_SIZE(shape);
+        for (int d = 0; d < spec->ndim; d++) {
+            spec->shape[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+            if (spec->shape[d] == -1 && PyErr_Occurred())
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+hold_constants(Entry *entry, PyObject *constants)
+{
+    entry->n_constants = PyTuple_GET_SIZE(constants);
+    entry->constants = PyMem_Calloc(entry->n_constants ? entry->n_constants : 1, sizeof(Py_buffer));
+    if (entry->constants == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < entry->n_constants; k++)
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(constants, k), &entry->constants[k], PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+    return 0;
+}
+
+static PyObject *entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+static PyObject *
+entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"run", "arguments", "n_arguments", "variables", "value_name", "inputs", "constants", "buffers",
+                            "result", "workspace_bytes", "guards", "empty", "wrap", "failed", NULL};
+    unsigned long long run;
+    PyObject *argument_type, *variables, *value_name, *inputs, *constants, *buffers, *guards, *empty, *wrap,
+        *failed;
+    Py_ssize_t n_arguments, result, workspace_bytes;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!nO!UO!O!O!nnO!OOO:Entry", names, &run, &PyType_Type,
+                                     &argument_type, &n_arguments, &PyTuple_Type, &variables, &value_name,
+                                     &PyTuple_Type, &inputs, &PyTuple_Type, &constants, &PyTuple_Type, &buffers,
+                                     &result, &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed))
+        return NULL;
+    Py_ssize_t n_inputs = n_arguments + PyTuple_GET_SIZE(variables);
+    if (run == 0 || n_arguments < 0 || n_inputs > MAX_INPUTS || workspace_bytes < 0 || result < 0 ||
+        result >= PyTuple_GET_SIZE(buffers)) {
+        PyErr_SetString(PyExc_ValueError, "Entry: a null function, too many inputs or no such result buffer");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(guards); k++) {
+        PyObject *guard = PyTuple_GET_ITEM(guards, k);
+        if (!PyTuple_Check(guard) || PyTuple_GET_SIZE(guard) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(guard, 1))) {
+            PyErr_SetString(PyExc_TypeError, "Entry: each guard is (object, attribute name)");
+            return NULL;
+        }
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(buffers); k++) {
+        PyObject *buffer = PyTuple_GET_ITEM(buffers, k);
+        if (!PyTuple_Check(buffer) || PyTuple_GET_SIZE(buffer) != 2) {
+            PyErr_SetString(PyExc_TypeError, "Entry: each buffer is (shape, dtype)");
+            return NULL;
+        }
+    }
+    Entry *entry = (Entry *)type->tp_alloc(type, 0);
+    if (entry == NULL)
+        return NULL;
+    entry->vectorcall = (vectorcallfunc)entry_call;
+    entry->run = (run_function)(uintptr_t)run;
+    entry->argument_type = (PyTypeObject *)Py_NewRef(argument_type);
+    entry->n_arguments = n_arguments;
+    entry->n_inputs = n_inputs;
+    entry->n_buffers = PyTuple_GET_SIZE(buffers);
+    entry->result = result;
+    entry->variables = Py_NewRef(variables);
+    entry->value_name = Py_NewRef(value_name);
+    entry->buffers = Py_NewRef(buffers);
+    entry->guards = Py_NewRef(guards);
+    entry->empty = Py_NewRef(empty);
+    entry->wrap = Py_NewRef(wrap);
+    entry->failed = Py_NewRef(failed);
+    entry->workspace_bytes = (size_t)workspace_bytes;
+    if (read_specs(entry, inputs) < 0 || hold_constants(entry, constants) < 0) {
+        Py_DECREF(entry);
+        return NULL;
+    }
+    return (PyObject *)entry;
+}
+
+static int
+entry_traverse(Entry *entry, visitproc visit, void *arg)
+{
+    Py_VISIT(entry->argument_type);
+    Py_VISIT(entry->variables);
+    Py_VISIT(entry->buffers);
+    Py_VISIT(entry->guards);
+    Py_VISIT(entry->empty);
+    Py_VISIT(entry->wrap);
+    Py_VISIT(entry->failed);
+    return 0;
+}
+
+static int
+entry_clear(Entry *entry)
+{
+    Py_CLEAR(entry->argument_type);
+    Py_CLEAR(entry->variables);
+    Py_CLEAR(entry->value_name);
+    Py_CLEAR(entry->buffers);
+    Py_CLEAR(entry->guards);
+    Py_CLEAR(entry->empty);
+    Py_CLEAR(entry->wrap);
+    Py_CLEAR(entry->failed);
+    return 0;
+}
+
+static void
+entry_dealloc(Entry *entry)
+{
+    PyObject_GC_UnTrack(entry);
+    entry_clear(entry);
+    release_constants(entry);
+    PyMem_Free(entry->specs);
+    free(entry->spare_workspace);
+    Py_TYPE(entry)->tp_free((PyObject *)entry);
+}
+
+/* 1 when every guard's attribute is falsy, 0 when one is not, -1 on error. */
+static int
+guards_pass(Entry *entry)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(entry->guards); k++) {
+        PyObject *guard = PyTuple_GET_ITEM(entry->guards, k);
+        PyObject *value = PyObject_GetAttr(PyTuple_GET_ITEM(guard, 0), PyTuple_GET_ITEM(guard, 1));
+        if (value == NULL)
+            return -1;
+        int truth = PyObject_IsTrue(value);
+        Py_DECREF(value);
+        if (truth != 0)
+            return truth < 0 ? -1 : 0;
+    }
+    return 1;
+}
+
+/* The array of input k held by `holder`, viewed as the spec says: 1 done, 0 it is not
+ * what the module was built for (nothing held), -1 error. */
+static int
+view_input(Entry *entry, Py_ssize_t k, PyObject *holder, Py_buffer *view)
+{
+    PyObject *value = PyObject_GetAttr(holder, entry->value_name);
+    if (value == NULL)
+        return -1;
+    int got = PyObject_CheckBuffer(value) && PyObject_GetBuffer(value, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0;
+    Py_DECREF(value);  /* the holder keeps it alive, and the view holds it too */
+    if (!got) {
+        PyErr_Clear();  /* not contiguous, not an array: the Python path converts it */
+        return 0;
+    }
+    const InputSpec *spec = &entry->specs[k];
+    int same = view->ndim == spec->ndim && view->format != NULL && strcmp(view->format, spec->format) == 0;
+    for (int d = 0; same && d < spec->ndim; d++)
+        same = view->shape[d] == spec->shape[d];
+    if (!same)
+        PyBuffer_Release(view);
+    return same;
+}
+
+static void
+release_views(Py_buffer *views, Py_ssize_t count)
+{
+    for (Py_ssize_t k = 0; k < count; k++)
+        PyBuffer_Release(&views[k]);
+}
+
+/* The output buffers, allocated, with their pointers in `slots`; NULL on error. */
+static PyObject *
+allocate_buffers(Entry *entry, char **slots)
+{
+    PyObject *arrays = PyTuple_New(entry->n_buffers);
+    if (arrays == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < entry->n_buffers; k++) {
+        PyObject *spec = PyTuple_GET_ITEM(entry->buffers, k);
+        PyObject *array = PyObject_Vectorcall(entry->empty, &PyTuple_GET_ITEM(spec, 0), 2, NULL);
+        if (array == NULL) {
+            Py_DECREF(arrays);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(arrays, k, array);
+        Py_buffer view;
+        if (PyObject_GetBuffer(array, &view, PyBUF_WRITABLE) < 0) {
+            Py_DECREF(arrays);
+            return NULL;
+        }
+        slots[k] = view.buf;  /* the array owns the memory; `arrays` keeps it */
+        PyBuffer_Release(&view);
+    }
+    return arrays;
+}
+
+static char *
+take_workspace(Entry *entry)
+{
+    char *workspace = entry->spare_workspace;
+    entry->spare_workspace = NULL;
+    if (workspace == NULL && entry->workspace_bytes)
+        workspace = malloc(entry->workspace_bytes);
+    return workspace;
+}
+
+static void
+give_back_workspace(Entry *entry, char *workspace)
+{
+    if (entry->spare_workspace == NULL)
+        entry->spare_workspace = workspace;
+    else
+        free(workspace);
+}
+
+static PyObject *
+entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL || !PyTuple_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "an Entry takes one tuple: the call's positional arguments");
+        return NULL;
+    }
+    PyObject *arguments = args[0];
+    if (PyTuple_GET_SIZE(arguments) != entry->n_arguments)
+        Py_RETURN_NONE;
+    for (Py_ssize_t k = 0; k < entry->n_arguments; k++)
+        if (Py_TYPE(PyTuple_GET_ITEM(arguments, k)) != entry->argument_type)
+            Py_RETURN_NONE;
+    int quiet = guards_pass(entry);
+    if (quiet <= 0)
+        return quiet < 0 ? NULL : Py_NewRef(Py_None);
+
+    Py_buffer views[MAX_INPUTS];
+    Py_ssize_t held = 0;
+    for (; held < entry->n_inputs; held++) {
+        PyObject *holder = held < entry->n_arguments ? PyTuple_GET_ITEM(arguments, held)
+                                                      : PyTuple_GET_ITEM(entry->variables, held - entry->n_arguments);
+        int viewed = view_input(entry, held, holder, &views[held]);
+        if (viewed <= 0) {
+            release_views(views, held);
+            return viewed < 0 ? NULL : Py_NewRef(Py_None);
+        }
+    }
+    Py_ssize_t n_slots = entry->n_inputs + entry->n_constants + entry->n_buffers + 1;
+    char *stack_slots[2 * MAX_INPUTS], **slots = stack_slots;
+    if (n_slots > 2 * MAX_INPUTS && (slots = PyMem_Malloc(n_slots * sizeof(char *))) == NULL) {
+        release_views(views, held);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < entry->n_inputs; k++)
+        slots[k] = views[k].buf;
+    for (Py_ssize_t k = 0; k < entry->n_constants; k++)
+        slots[entry->n_inputs + k] = entry->constants[k].buf;
+    PyObject *arrays = allocate_buffers(entry, slots + entry->n_inputs + entry->n_constants);
+    char *workspace = arrays == NULL ? NULL : take_workspace(entry);
+    PyObject *result = NULL;
+    if (arrays != NULL && (workspace != NULL || !entry->workspace_bytes)) {
+        slots[n_slots - 1] = workspace;
+        int code;
+        Py_BEGIN_ALLOW_THREADS
+        code = entry->run(slots);
+        Py_END_ALLOW_THREADS
+        give_back_workspace(entry, workspace);
+        if (code == 0) {
+            entry->hits++;
+            result = PyObject_CallOneArg(entry->wrap, PyTuple_GET_ITEM(arrays, entry->result));
+        } else {
+            PyObject *code_object = PyLong_FromLong(code);
+            PyObject *error = code_object ? PyObject_CallOneArg(entry->failed, code_object) : NULL;
+            Py_XDECREF(code_object);
+            if (error != NULL) {
+                PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+                Py_DECREF(error);
+            }
+        }
+    } else if (arrays != NULL) {
+        PyErr_NoMemory();
+    }
+    Py_XDECREF(arrays);
+    release_views(views, held);
+    if (slots != stack_slots)
+        PyMem_Free(slots);
+    return result;
+}
+
+static PyMemberDef entry_members[] = {
+    {"hits", T_PYSSIZET, offsetof(Entry, hits), READONLY, "calls this entry ran"},
+    {NULL},
+};
+
+static PyTypeObject Entry_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "runtime._fast_call.Entry",
+    .tp_basicsize = sizeof(Entry),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Entry, vectorcall),
+    .tp_doc = "One compiled signature's call path in C (see fast_call.c).",
+    .tp_new = entry_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_traverse = (traverseproc)entry_traverse,
+    .tp_clear = (inquiry)entry_clear,
+    .tp_dealloc = (destructor)entry_dealloc,
+    .tp_members = entry_members,
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_fast_call", "A compiled function's call path in C (see fast_call.c).", -1, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__fast_call(void)
+{
+    if (PyType_Ready(&Entry_type) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(module, "Entry", (PyObject *)&Entry_type) < 0 ||
+        PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

@@ -1,0 +1,101 @@
+"""A compiled function's call path in C (fast_call.c): where it applies, and its Entry.
+
+The generated Python function of runtime/compiled.py defines a call; for a signature a
+program calls again and again with arrays of the traced shapes and dtypes, an Entry does the
+same steps in C: about a microsecond less per call, which is most of a small function's
+time (benchmark B7). It applies to modules whose sizes are all known, that call no Python
+function, write no input and return one array. The extension is optional, as the eager op
+path in C is: where it was not built, every call takes the Python function.
+"""
+
+import os
+import warnings
+
+import numpy as np
+
+INTERFACE = 1  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
+
+
+SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
+
+
+def _load():
+    """The installed extension; under TRACER_SANITIZE none: codegen.compile builds one with
+    the sanitizers (`use`), as runtime may not import the builder."""
+    if os.environ.get("TRACER_SANITIZE"):
+        return None
+    try:
+        from runtime import _fast_call as module
+    except ImportError:
+        return None
+    return module if _matches(module) else None
+
+
+def _matches(module):
+    if getattr(module, "INTERFACE", None) == INTERFACE:
+        return True
+    warnings.warn(
+        f"tracer: the compiled call path in C ({module.__file__}) was built for another "
+        "version of tracer; the Python path runs instead. Reinstall tracer (pip install "
+        "-e .) to rebuild it.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return False
+
+
+def use(module):
+    """Make `module` (fast_call.c built another way) the extension entries are made with."""
+    global _extension
+    _extension = module if _matches(module) else None
+
+
+_extension = _load()
+
+
+def available():
+    return _extension is not None
+
+
+def entry(compiled, arguments, variables, value_name, guards, wrap):
+    """The Entry of `compiled` (a CompiledGraph) for calls with `arguments` positional
+    arguments of class `arguments`, whose attribute `value_name` holds the array, followed
+    by the arrays of `variables`; its result is `wrap(array)`. None where it does not apply;
+    calls then return None when any of `guards`' (object, attribute) pairs is truthy."""
+    plan = compiled.plan
+    if (
+        _extension is None
+        or plan.dims
+        or plan.host_calls
+        or plan.updated_inputs
+        or len(plan.outputs) != 1
+        or plan.outputs[0][0] != "buffer"
+        or not isinstance(plan.workspace_bytes, int)
+    ):
+        return None
+    n_arguments = len(plan.input_dtypes) - len(variables)
+    inputs = tuple(
+        (_buffer_format(dtype), tuple(shape))
+        for dtype, shape in zip(plan.input_dtypes, plan.input_shapes)
+    )
+    return _extension.Entry(
+        run=compiled.run_address,
+        arguments=arguments,
+        n_arguments=n_arguments,
+        variables=tuple(variables),
+        value_name=value_name,
+        inputs=inputs,
+        constants=tuple(compiled.constants),
+        buffers=tuple((tuple(shape), np.dtype(dtype)) for shape, dtype in plan.buffers),
+        result=plan.outputs[0][1],
+        workspace_bytes=plan.workspace_bytes,
+        guards=tuple(guards),
+        empty=np.empty,
+        wrap=wrap,
+        failed=compiled.error,
+    )
+
+
+def _buffer_format(dtype):
+    """The format numpy's buffer protocol gives arrays of `dtype` (what the Entry compares)."""
+    return memoryview(np.empty(0, dtype)).format

@@ -1,0 +1,215 @@
+"""A compiled function's call path in C (`runtime/fast_call.c`) gives what the Python call
+path gives, bit for bit, takes the common case, and steps aside for everything else."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import codegen.compile  # noqa: F401  (under TRACER_SANITIZE it puts the sanitized build in place)
+import tracer as tt
+from runtime import fast_call
+
+pytestmark = pytest.mark.skipif(not fast_call.available(), reason="runtime/fast_call.c not built")
+
+RNG = np.random.default_rng(7)
+W = RNG.standard_normal((6, 5)).astype(np.float32)  # a constant of the module
+
+
+def _mlp(x):
+    h = tt.tanh(tt.matmul(x, W))
+    return tt.reduce_sum(tt.square(tt.matmul(h, tt.transpose(tt.constant(W)))) * x)
+
+
+def _value_and_grad_sum(x):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = _mlp(x)
+    return tape.gradient(y, x)
+
+
+CASES = {
+    "scalar gradient": (tt.grad(lambda x: x * x), [np.float32(3.0)]),
+    "matrix gradient, constants and a workspace": (
+        _value_and_grad_sum,
+        [RNG.standard_normal((4, 6)).astype(np.float32)],
+    ),
+    "two arguments, float64": (
+        lambda a, b: tt.matmul(a, b) + tt.sin(a[:, :1]),
+        [RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2))],
+    ),
+    "integers and a boolean result": (
+        lambda a, b: tt.greater(a * 2, b),
+        [np.arange(6, dtype=np.int32), np.full(6, 5, np.int32)],
+    ),
+    "complex": (
+        lambda z: z * tt.math.conj(z) + 1j,
+        [(RNG.standard_normal(5) + 1j * RNG.standard_normal(5)).astype(np.complex64)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_entry_gives_the_python_path_s_values(name):
+    python_function, arrays = CASES[name]
+    f = tt.function(python_function)
+    args = [tt.constant(a) for a in arrays]
+    reference = f.get_concrete_function(*args)(*args).numpy()  # the generated Python call
+    first = f(*args)
+    assert f._fast is not None
+    hits = f._fast.hits
+    second = f(*args)
+    assert f._fast.hits == hits + 1  # the entry ran it
+    for result in (first, second):
+        assert type(result) is tt.Tensor and result.dtype == tt.as_dtype(reference.dtype)
+        np.testing.assert_array_equal(result.numpy(), reference)
+    assert result.numpy() is not first.numpy()  # a new array each call
+
+
+def test_a_workspace_and_constants_are_what_the_entry_passes():
+    f = tt.function(_value_and_grad_sum)
+    x = tt.constant(CASES["matrix gradient, constants and a workspace"][1][0])
+    plan = f.get_concrete_function(x)._executable.plan
+    assert plan.workspace_bytes > 0 and len(plan.constants) > 0
+
+
+def test_other_shapes_dtypes_and_layouts_take_the_python_path():
+    f = tt.function(lambda x: tt.reduce_sum(x * tt.range(x.shape[-1], dtype=x.dtype), axis=-1))
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    b = RNG.standard_normal((2, 5)).astype(np.float32)
+
+    def expected(v):
+        return np.sum(v * np.arange(v.shape[-1], dtype=v.dtype), axis=-1)
+
+    for value in (a, b, a, b, a.astype(np.float64)):
+        np.testing.assert_allclose(f(tt.constant(value)).numpy(), expected(value), rtol=1e-6)
+    transposed = tt.transpose(tt.constant(np.ascontiguousarray(a.T)))  # equal to a, maybe a view
+    np.testing.assert_allclose(f(transposed).numpy(), expected(a), rtol=1e-6)
+    np.testing.assert_allclose(f(a).numpy(), expected(a), rtol=1e-6)  # a numpy array, not a Tensor
+    assert f.experimental_get_tracing_count() == 3  # (3, 4) and (2, 5) float32, (3, 4) float64
+
+
+def test_under_a_tape_the_call_is_recorded():
+    f = tt.function(lambda x: tt.reduce_sum(tt.sin(x) * x))
+    x = tt.constant(np.linspace(-1.0, 1.0, 5))
+    f(x), f(x)  # the entry is in place
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    g = tape.gradient(y, x)
+    v = np.linspace(-1.0, 1.0, 5)
+    np.testing.assert_allclose(g.numpy(), np.cos(v) * v + np.sin(v), rtol=1e-12)
+
+
+def test_inside_another_trace_and_with_check_numerics():
+    inner = tt.function(lambda x: tt.math.log(x))
+    x = tt.constant(np.array([1.0, 2.0]))
+    inner(x), inner(x)
+    outer = tt.function(lambda x: inner(x) * 2)
+    np.testing.assert_allclose(outer(x).numpy(), 2 * np.log([1.0, 2.0]))
+    tt.debugging.enable_check_numerics()
+    try:
+        with pytest.raises(tt.debugging.NumericsError, match="log made NaN"):
+            inner(tt.constant(np.array([-1.0, 2.0])))
+    finally:
+        tt.debugging.disable_check_numerics()
+    assert np.isnan(inner(tt.constant(np.array([-1.0, 2.0]))).numpy()[0])
+
+
+def test_variables_are_read_at_each_call():
+    v = tt.Variable(np.array([1.0, 2.0], np.float32))
+    f = tt.function(lambda x: x * v)
+    x = tt.constant(np.array([3.0, 4.0], np.float32))
+    np.testing.assert_array_equal(f(x).numpy(), [3.0, 8.0])
+    np.testing.assert_array_equal(f(x).numpy(), [3.0, 8.0])
+    assert f._fast is not None
+    v.assign([10.0, -1.0])
+    np.testing.assert_array_equal(f(x).numpy(), [30.0, -4.0])
+    v.assign_add([1.0, 1.0])
+    np.testing.assert_array_equal(f(x).numpy(), [33.0, 0.0])
+
+
+def test_a_module_s_error_is_the_python_path_s_error():
+    f = tt.function(lambda params, indices: tt.gather_nd(params, indices))
+    params = tt.constant(np.arange(5.0))
+    good, bad = tt.constant(np.array([[4], [0]])), tt.constant(np.array([[1], [7]]))
+    np.testing.assert_array_equal(f(params, good).numpy(), [4.0, 0.0])
+    np.testing.assert_array_equal(f(params, good).numpy(), [4.0, 0.0])
+    assert f._fast is not None
+    with pytest.raises(IndexError) as fast_error:
+        f(params, bad)
+    concrete = f.get_concrete_function(params, bad)
+    with pytest.raises(IndexError) as python_error:
+        concrete(params, bad)
+    assert str(fast_error.value) == str(python_error.value)
+    assert str(fast_error.value).startswith("gather_nd: an index in indices is out of range")
+    np.testing.assert_array_equal(f(params, good).numpy(), [4.0, 0.0])  # and it runs on
+
+
+def test_threads_calling_one_function_get_their_own_results():
+    f = tt.function(_value_and_grad_sum)
+    inputs = [RNG.standard_normal((4, 6)).astype(np.float32) for _ in range(8)]
+    expected = [f.get_concrete_function(tt.constant(a))(tt.constant(a)).numpy() for a in inputs]
+    failures = []
+
+    def work(k):
+        x = tt.constant(inputs[k])
+        for _ in range(300):
+            if not np.array_equal(f(x).numpy(), expected[k]):
+                failures.append(k)
+                return
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert f.cache_info().hits >= 8 * 300 - 8
+
+
+def test_cache_info_counts_the_entry_s_calls():
+    f = tt.function(lambda x: x + 1)
+    x = tt.constant(np.float32(1.0))
+    for _ in range(5):
+        f(x)
+    info = f.cache_info()
+    assert (info.hits, info.misses) == (4, 1)
+
+
+def test_without_the_extension_calls_take_the_python_path(monkeypatch):
+    monkeypatch.setattr(fast_call, "_extension", None)
+    f = tt.function(lambda x: tt.exp(x))
+    x = tt.constant(np.array([0.0, 1.0]))
+    np.testing.assert_allclose(f(x).numpy(), np.exp([0.0, 1.0]))
+    np.testing.assert_allclose(f(x).numpy(), np.exp([0.0, 1.0]))
+    assert f._fast is None
+
+
+def test_the_tiered_backend_switches_to_the_entry_once_built():
+    f = tt.function(lambda x: tt.tanh(x) * 3, backend="tiered")
+    x = tt.constant(np.linspace(-2, 2, 7))
+    np.testing.assert_allclose(f(x).numpy(), np.tanh(np.linspace(-2, 2, 7)) * 3, rtol=1e-12)
+    f.get_concrete_function(x)._executable.wait()
+    f(x)
+    assert f._fast is not None
+    np.testing.assert_allclose(f(x).numpy(), np.tanh(np.linspace(-2, 2, 7)) * 3, rtol=1e-12)
+
+
+def test_an_entry_refuses_what_it_cannot_call():
+    f = tt.function(lambda x: x * 2)
+    x = tt.constant(np.float32(2.0))
+    f(x), f(x)
+    with pytest.raises(TypeError, match="one tuple"):
+        f._fast(x)
+
+
+def test_an_extension_built_for_another_version_is_left_unused(monkeypatch):
+    extension = fast_call._extension
+    monkeypatch.setattr(extension, "INTERFACE", fast_call.INTERFACE + 1)
+    with pytest.warns(RuntimeWarning, match="built for another version of tracer"):
+        fast_call.use(extension)
+    assert not fast_call.available()
+    monkeypatch.setattr(extension, "INTERFACE", fast_call.INTERFACE)
+    fast_call.use(extension)
+    assert fast_call.available()
