@@ -36,6 +36,11 @@ class LoopNest:
 
 
 PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more than it saves
+# Iterations of the innermost work a thread takes at a time: threads share a loop in chunks
+# taken as each finishes its last, not in equal halves fixed in advance, so a thread that
+# starts late (a sleeping thread wakes in about 50 us here) or shares its core with another
+# process does less of the loop instead of holding the others at the end of it.
+SHARE = 8192
 
 
 class Nest:
@@ -44,6 +49,7 @@ class Nest:
         # "blocks": the blocks of a long kept innermost axis do
         self.parallel = ""
         self.parallel_if = ""  # an OpenMP if clause, where the size is known only at run time
+        self.schedule = ""  # the OpenMP schedule clause of "outer" and "blocks"
         self.loops = loops  # [(index name, extent)] outside the accumulator
         self.reduced_loops = reduced_loops  # [(index name, extent)] inside it
         self.statements = statements  # [(C statement, comment)]
@@ -256,8 +262,12 @@ def _parallel_kind(nest):
     if isinstance(iterations, dims.Dim):
         nest.parallel_if = f" if({iterations} >= {PARALLEL_MIN})"
     if nest.loops and _estimate(nest.loops[0][1]) >= 2:
+        nest.schedule = _dynamic(_estimate(iterations) // _estimate(nest.loops[0][1]))
         return "outer"
     if not nest.loops and nest.column and nest.column.blocked:
+        nest.schedule = _dynamic(
+            _estimate(iterations) * nest.column.block // _estimate(nest.column.extent)
+        )
         return "blocks"
     if (
         not nest.loops
@@ -268,6 +278,13 @@ def _parallel_kind(nest):
     ):
         return "reduction"
     return ""
+
+
+def _dynamic(work_per_iteration):
+    """The schedule clause that hands out about SHARE iterations of work at a time. Only
+    loops whose iterations are independent get it (a reduction over everything keeps equal
+    shares: which elements a partial sum holds must not depend on which thread came first)."""
+    return f" schedule(dynamic, {max(1, SHARE // max(1, work_per_iteration))})"
 
 
 def _estimate(extent):
