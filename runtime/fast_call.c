@@ -4,23 +4,26 @@
  * argument array and calls it; that function is the definition of a call. An `Entry` does
  * the same for one traced signature when nothing but the arrays can change from call to
  * call: the arguments are tensors whose arrays have the traced shapes and dtypes, C-ordered;
- * the module has no sizes known only at run time, no Python callbacks and writes no input;
- * the function returns one tensor. Anything else (another shape, a list, a tape recording)
- * returns None before anything is computed, and the caller takes the Python path.
+ * the module has no sizes known only at run time and no Python callbacks; the variables it
+ * writes hold arrays of their own; the function returns one tensor, or a flat list or tuple
+ * of them. Anything else (another shape, a snapshot of a variable, a tape recording) returns
+ * None before anything is computed, and the caller takes the Python path.
  *
- *     Entry(run, arguments, n_arguments, variables, value_name, inputs, constants, buffers,
- *           result, workspace_bytes, guards, empty, wrap, failed)
- *     entry(args) -> wrap(the result array), or None
+ *     Entry(run, arguments, n_arguments, variables, value_name, inputs, updated, shared_name,
+ *           constants, buffers, outputs, pack, workspace_bytes, guards, empty, wrap, failed)
+ *     entry(args) -> wrap(the output array), [wrap(...), ...], (wrap(...), ...), or None
  *
  * run: the address of the module's `tracer_run`. arguments: the class each of the
  * n_arguments positional arguments must be exactly; its attribute `value_name` is the
  * array (or numpy scalar).
  * variables: objects whose `value_name` arrays follow the arguments. inputs: (format,
- * shape) of every argument and variable, as numpy's buffer protocol gives them. constants:
- * the module's constant arrays. buffers: (shape, dtype) of each output buffer, allocated by
- * calling `empty(shape, dtype)`; `result` is the index of the one returned. guards: (object,
- * attribute) pairs that must all be falsy (no tape recording, no trace, ...). failed(code):
- * the exception for a nonzero return code of the module.
+ * shape) of every argument and variable, as numpy's buffer protocol gives them. updated: the
+ * positions among them of the variables the module writes in place; each must be writable
+ * and its attribute `shared_name` falsy (no snapshot holds its array). constants: the
+ * module's constant arrays. buffers: (shape, dtype) of each output buffer, allocated by
+ * calling `empty(shape, dtype)`; `outputs`: the buffers returned, as one value (pack 0), a
+ * list (1) or a tuple (2). guards: (object, attribute) pairs that must all be falsy (no tape
+ * recording, no trace, ...). failed(code): the exception for a nonzero return code.
  *
  * The GIL is released while the module runs, as cffi's call does; the workspace is kept
  * between calls (fresh pages cost the kernel's zeroing) and taken by one call at a time.
@@ -32,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INTERFACE 1     /* Entry's arguments: runtime/fast_call.py refuses a module of another */
+#define INTERFACE 2     /* Entry's arguments: runtime/fast_call.py refuses a module of another */
 #define MAX_INPUTS 64   /* a signature with more takes the Python path */
 #define MAX_NDIM 32
 #define FORMAT_SIZE 16
@@ -42,16 +45,20 @@ typedef int (*run_function)(char **args);
 typedef struct {
     char format[FORMAT_SIZE];
     int ndim;
+    int written;  /* the module writes it in place */
     Py_ssize_t shape[MAX_NDIM];
 } InputSpec;
+
+enum { PACK_ONE = 0, PACK_LIST = 1, PACK_TUPLE = 2 };
 
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     run_function run;
     PyTypeObject *argument_type;
-    Py_ssize_t n_arguments, n_inputs, n_constants, n_buffers, result;
-    PyObject *variables, *value_name, *buffers, *guards, *empty, *wrap, *failed;
+    Py_ssize_t n_arguments, n_inputs, n_constants, n_buffers;
+    PyObject *variables, *value_name, *shared_name, *buffers, *outputs, *guards, *empty, *wrap, *failed;
+    int pack;
     InputSpec *specs;
     Py_buffer *constants;     /* views held for the entry's life: their pointers do not move */
     size_t workspace_bytes;
@@ -121,40 +128,62 @@ hold_constants(Entry *entry, PyObject *constants)
 
 static PyObject *entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
+/* Each item of `indices` an int in [low, high): 0, or -1 with an error set. */
+static int
+check_indices(PyObject *indices, Py_ssize_t low, Py_ssize_t high, const char *what)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(indices); k++) {
+        Py_ssize_t index = PyLong_AsSsize_t(PyTuple_GET_ITEM(indices, k));
+        if (index == -1 && PyErr_Occurred())
+            return -1;
+        if (index < low || index >= high) {
+            PyErr_Format(PyExc_ValueError, "Entry: %s holds %zd, out of [%zd, %zd)", what, index, low, high);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+check_pairs(PyObject *items, const char *what)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(items); k++) {
+        PyObject *item = PyTuple_GET_ITEM(items, k);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_Format(PyExc_TypeError, "Entry: each item of %s is a pair", what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"run", "arguments", "n_arguments", "variables", "value_name", "inputs", "constants", "buffers",
-                            "result", "workspace_bytes", "guards", "empty", "wrap", "failed", NULL};
+    static char *names[] = {"run", "arguments", "n_arguments", "variables", "value_name", "inputs", "updated",
+                            "shared_name", "constants", "buffers", "outputs", "pack", "workspace_bytes", "guards",
+                            "empty", "wrap", "failed", NULL};
     unsigned long long run;
-    PyObject *argument_type, *variables, *value_name, *inputs, *constants, *buffers, *guards, *empty, *wrap,
-        *failed;
-    Py_ssize_t n_arguments, result, workspace_bytes;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!nO!UO!O!O!nnO!OOO:Entry", names, &run, &PyType_Type,
+    PyObject *argument_type, *variables, *value_name, *inputs, *updated, *shared_name, *constants, *buffers,
+        *outputs, *guards, *empty, *wrap, *failed;
+    Py_ssize_t n_arguments, workspace_bytes;
+    int pack;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!nO!UO!O!UO!O!O!inO!OOO:Entry", names, &run, &PyType_Type,
                                      &argument_type, &n_arguments, &PyTuple_Type, &variables, &value_name,
-                                     &PyTuple_Type, &inputs, &PyTuple_Type, &constants, &PyTuple_Type, &buffers,
-                                     &result, &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed))
+                                     &PyTuple_Type, &inputs, &PyTuple_Type, &updated, &shared_name, &PyTuple_Type,
+                                     &constants, &PyTuple_Type, &buffers, &PyTuple_Type, &outputs, &pack,
+                                     &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed))
         return NULL;
     Py_ssize_t n_inputs = n_arguments + PyTuple_GET_SIZE(variables);
-    if (run == 0 || n_arguments < 0 || n_inputs > MAX_INPUTS || workspace_bytes < 0 || result < 0 ||
-        result >= PyTuple_GET_SIZE(buffers)) {
-        PyErr_SetString(PyExc_ValueError, "Entry: a null function, too many inputs or no such result buffer");
+    if (run == 0 || n_arguments < 0 || n_inputs > MAX_INPUTS || workspace_bytes < 0 || pack < PACK_ONE ||
+        pack > PACK_TUPLE || (pack == PACK_ONE && PyTuple_GET_SIZE(outputs) != 1)) {
+        PyErr_SetString(PyExc_ValueError, "Entry: a null function, too many inputs, or outputs that do not pack");
         return NULL;
     }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(guards); k++) {
-        PyObject *guard = PyTuple_GET_ITEM(guards, k);
-        if (!PyTuple_Check(guard) || PyTuple_GET_SIZE(guard) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(guard, 1))) {
-            PyErr_SetString(PyExc_TypeError, "Entry: each guard is (object, attribute name)");
-            return NULL;
-        }
-    }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(buffers); k++) {
-        PyObject *buffer = PyTuple_GET_ITEM(buffers, k);
-        if (!PyTuple_Check(buffer) || PyTuple_GET_SIZE(buffer) != 2) {
-            PyErr_SetString(PyExc_TypeError, "Entry: each buffer is (shape, dtype)");
-            return NULL;
-        }
-    }
+    if (check_indices(updated, n_arguments, n_inputs, "updated") < 0 ||
+        check_indices(outputs, 0, PyTuple_GET_SIZE(buffers), "outputs") < 0 ||
+        check_pairs(guards, "guards") < 0 || check_pairs(buffers, "buffers") < 0)
+        return NULL;
     Entry *entry = (Entry *)type->tp_alloc(type, 0);
     if (entry == NULL)
         return NULL;
@@ -164,10 +193,12 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     entry->n_arguments = n_arguments;
     entry->n_inputs = n_inputs;
     entry->n_buffers = PyTuple_GET_SIZE(buffers);
-    entry->result = result;
     entry->variables = Py_NewRef(variables);
     entry->value_name = Py_NewRef(value_name);
+    entry->shared_name = Py_NewRef(shared_name);
     entry->buffers = Py_NewRef(buffers);
+    entry->outputs = Py_NewRef(outputs);
+    entry->pack = pack;
     entry->guards = Py_NewRef(guards);
     entry->empty = Py_NewRef(empty);
     entry->wrap = Py_NewRef(wrap);
@@ -177,6 +208,8 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         Py_DECREF(entry);
         return NULL;
     }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(updated); k++)
+        entry->specs[PyLong_AsSsize_t(PyTuple_GET_ITEM(updated, k))].written = 1;
     return (PyObject *)entry;
 }
 
@@ -186,6 +219,7 @@ entry_traverse(Entry *entry, visitproc visit, void *arg)
     Py_VISIT(entry->argument_type);
     Py_VISIT(entry->variables);
     Py_VISIT(entry->buffers);
+    Py_VISIT(entry->outputs);
     Py_VISIT(entry->guards);
     Py_VISIT(entry->empty);
     Py_VISIT(entry->wrap);
@@ -199,7 +233,9 @@ entry_clear(Entry *entry)
     Py_CLEAR(entry->argument_type);
     Py_CLEAR(entry->variables);
     Py_CLEAR(entry->value_name);
+    Py_CLEAR(entry->shared_name);
     Py_CLEAR(entry->buffers);
+    Py_CLEAR(entry->outputs);
     Py_CLEAR(entry->guards);
     Py_CLEAR(entry->empty);
     Py_CLEAR(entry->wrap);
@@ -240,16 +276,24 @@ guards_pass(Entry *entry)
 static int
 view_input(Entry *entry, Py_ssize_t k, PyObject *holder, Py_buffer *view)
 {
+    const InputSpec *spec = &entry->specs[k];
+    if (spec->written) {  /* a snapshot shares its array: the Python path copies it first */
+        PyObject *shared = PyObject_GetAttr(holder, entry->shared_name);
+        int truth = shared == NULL ? -1 : PyObject_IsTrue(shared);
+        Py_XDECREF(shared);
+        if (truth != 0)
+            return truth < 0 ? -1 : 0;
+    }
     PyObject *value = PyObject_GetAttr(holder, entry->value_name);
     if (value == NULL)
         return -1;
-    int got = PyObject_CheckBuffer(value) && PyObject_GetBuffer(value, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (spec->written ? PyBUF_WRITABLE : 0);
+    int got = PyObject_CheckBuffer(value) && PyObject_GetBuffer(value, view, flags) == 0;
     Py_DECREF(value);  /* the holder keeps it alive, and the view holds it too */
     if (!got) {
         PyErr_Clear();  /* not contiguous, not an array: the Python path converts it */
         return 0;
     }
-    const InputSpec *spec = &entry->specs[k];
     int same = view->ndim == spec->ndim && view->format != NULL && strcmp(view->format, spec->format) == 0;
     for (int d = 0; same && d < spec->ndim; d++)
         same = view->shape[d] == spec->shape[d];
@@ -289,6 +333,27 @@ allocate_buffers(Entry *entry, char **slots)
         PyBuffer_Release(&view);
     }
     return arrays;
+}
+
+/* The function's result: the output buffers wrapped, one, or in a list or a tuple. */
+static PyObject *
+wrap_outputs(Entry *entry, PyObject *arrays)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(entry->outputs);
+    if (entry->pack == PACK_ONE)
+        return PyObject_CallOneArg(entry->wrap, PyTuple_GET_ITEM(arrays, PyLong_AsSsize_t(PyTuple_GET_ITEM(entry->outputs, 0))));
+    PyObject *result = entry->pack == PACK_LIST ? PyList_New(count) : PyTuple_New(count);
+    for (Py_ssize_t k = 0; result != NULL && k < count; k++) {
+        PyObject *array = PyTuple_GET_ITEM(arrays, PyLong_AsSsize_t(PyTuple_GET_ITEM(entry->outputs, k)));
+        PyObject *tensor = PyObject_CallOneArg(entry->wrap, array);
+        if (tensor == NULL)
+            Py_CLEAR(result);
+        else if (entry->pack == PACK_LIST)
+            PyList_SET_ITEM(result, k, tensor);
+        else
+            PyTuple_SET_ITEM(result, k, tensor);
+    }
+    return result;
 }
 
 static char *
@@ -360,7 +425,7 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
         give_back_workspace(entry, workspace);
         if (code == 0) {
             entry->hits++;
-            result = PyObject_CallOneArg(entry->wrap, PyTuple_GET_ITEM(arrays, entry->result));
+            result = wrap_outputs(entry, arrays);
         } else {
             PyObject *code_object = PyLong_FromLong(code);
             PyObject *error = code_object ? PyObject_CallOneArg(entry->failed, code_object) : NULL;

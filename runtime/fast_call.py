@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-INTERFACE = 1  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
+INTERFACE = 2  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
 
 
 SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
@@ -57,27 +57,36 @@ def available():
     return _extension is not None
 
 
-def entry(compiled, arguments, variables, value_name, guards, wrap):
-    """The Entry of `compiled` (a CompiledGraph) for calls with `arguments` positional
-    arguments of class `arguments`, whose attribute `value_name` holds the array, followed
-    by the arrays of `variables`; its result is `wrap(array)`. None where it does not apply;
-    calls then return None when any of `guards`' (object, attribute) pairs is truthy."""
+PACKS = {"one": 0, "list": 1, "tuple": 2}
+
+
+def entry(compiled, arguments, variables, names, guards, wrap, n_outputs, pack):
+    """The Entry of `compiled` (a CompiledGraph) for calls with positional arguments of class
+    `arguments`, whose attribute `names[0]` holds the array, followed by the arrays of
+    `variables`; those the module writes must have their attribute `names[1]` false (no
+    snapshot shares the array). The first `n_outputs` outputs are the result, as `pack` says
+    ("one", "list" or "tuple" of `wrap(array)`); the rest must be the variables written in
+    place. None where it does not apply; calls return None when any of `guards`' (object,
+    attribute) pairs is truthy."""
     plan = compiled.plan
+    results, finals = plan.outputs[:n_outputs], plan.outputs[n_outputs:]
+    n_arguments = len(plan.input_dtypes) - len(variables)
     if (
         _extension is None
         or plan.dims
         or plan.host_calls
-        or plan.updated_inputs
-        or len(plan.outputs) != 1
-        or plan.outputs[0][0] != "buffer"
+        or any(kind != "buffer" for kind, _ in results)
+        or any(kind != "updated" for kind, _ in finals)
+        or {where for _, where in finals} != set(plan.updated_inputs)
+        or any(position < n_arguments for position in plan.updated_inputs)
         or not isinstance(plan.workspace_bytes, int)
     ):
         return None
-    n_arguments = len(plan.input_dtypes) - len(variables)
     inputs = tuple(
         (_buffer_format(dtype), tuple(shape))
         for dtype, shape in zip(plan.input_dtypes, plan.input_shapes)
     )
+    value_name, shared_name = names
     return _extension.Entry(
         run=compiled.run_address,
         arguments=arguments,
@@ -85,9 +94,12 @@ def entry(compiled, arguments, variables, value_name, guards, wrap):
         variables=tuple(variables),
         value_name=value_name,
         inputs=inputs,
+        updated=tuple(sorted(plan.updated_inputs)),
+        shared_name=shared_name,
         constants=tuple(compiled.constants),
         buffers=tuple((tuple(shape), np.dtype(dtype)) for shape, dtype in plan.buffers),
-        result=plan.outputs[0][1],
+        outputs=tuple(where for _, where in results),
+        pack=PACKS[pack],
         workspace_bytes=plan.workspace_bytes,
         guards=tuple(guards),
         empty=np.empty,

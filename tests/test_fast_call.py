@@ -213,3 +213,97 @@ def test_an_extension_built_for_another_version_is_left_unused(monkeypatch):
     monkeypatch.setattr(extension, "INTERFACE", fast_call.INTERFACE)
     fast_call.use(extension)
     assert fast_call.available()
+
+
+def _training_step(with_extension, monkeypatch):
+    """A compiled Adam step on two variables, returning its loss, made with or without the
+    extension; returns (step, variables)."""
+    if not with_extension:
+        monkeypatch.setattr(fast_call, "_extension", None)
+    w = tt.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    b = tt.Variable(np.zeros(3, np.float32))
+    optimizer = tt.keras.optimizers.Adam(0.05)
+
+    @tt.function
+    def step(x, y):
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_mean(tt.square(tt.tanh(tt.matmul(x, w) + b) - y))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+        return loss
+
+    step(tt.constant(np.zeros((5, 4), np.float32)), tt.constant(np.zeros((5, 3), np.float32)))
+    monkeypatch.undo()
+    return step, (w, b)
+
+
+def test_a_training_step_writes_its_variables_as_the_python_path_does(monkeypatch):
+    x = tt.constant(RNG.standard_normal((5, 4)).astype(np.float32))
+    y = tt.constant(RNG.standard_normal((5, 3)).astype(np.float32))
+    fast, fast_variables = _training_step(True, monkeypatch)
+    slow, slow_variables = _training_step(False, monkeypatch)
+    assert fast._fast is not None and slow._fast is None
+    for _ in range(5):
+        assert float(fast(x, y)) == float(slow(x, y))
+    assert fast._fast.hits >= 5
+    for v, u in zip(fast_variables, slow_variables):
+        np.testing.assert_array_equal(v.numpy(), u.numpy())
+
+
+def test_a_snapshot_of_a_variable_keeps_its_value(monkeypatch):
+    x = tt.constant(RNG.standard_normal((5, 4)).astype(np.float32))
+    y = tt.constant(RNG.standard_normal((5, 3)).astype(np.float32))
+    step, (w, _) = _training_step(True, monkeypatch)
+    step(x, y)
+    snapshot = w.value()  # shares w's array until w is written: the Python path copies it
+    before = snapshot.numpy().copy()
+    hits = step._fast.hits
+    step(x, y)
+    assert step._fast.hits == hits  # the Python path took that call
+    np.testing.assert_array_equal(snapshot.numpy(), before)
+    step(x, y)
+    assert step._fast.hits == hits + 1  # w's array is its own again
+    np.testing.assert_array_equal(snapshot.numpy(), before)
+    assert not np.array_equal(w.numpy(), before)  # (.numpy() shares it: the next call copies)
+
+
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_flat_lists_and_tuples_of_tensors(kind):
+    f = tt.function(lambda a, b: kind([a * b, tt.reduce_sum(a), tt.cast(b > 0, tt.int32)]))
+    a = tt.constant(RNG.standard_normal(4))
+    b = tt.constant(RNG.standard_normal(4))
+    reference = f.get_concrete_function(a, b)(a, b)
+    for _ in range(2):
+        result = f(a, b)
+        assert type(result) is kind and len(result) == 3
+        for got, want in zip(result, reference):
+            assert type(got) is tt.Tensor
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert f._fast is not None and f._fast.hits == 1  # the first call found the signature
+
+
+def test_other_structures_take_the_python_path():
+    nested = tt.function(lambda a: [a * 2, [a + 1]])
+    named = tt.function(lambda a: {"double": a * 2})
+    a = tt.constant(np.arange(3.0))
+    for _ in range(2):
+        first, (second,) = nested(a)
+        np.testing.assert_array_equal(first.numpy(), [0.0, 2.0, 4.0])
+        np.testing.assert_array_equal(second.numpy(), [1.0, 2.0, 3.0])
+        np.testing.assert_array_equal(named(a)["double"].numpy(), [0.0, 2.0, 4.0])
+    assert nested._fast is None and named._fast is None
+
+
+def test_a_returned_variable_is_not_its_array():
+    v = tt.Variable(np.array([1.0, 2.0]))
+
+    @tt.function
+    def bump(x):
+        v.assign_add(x)
+        return v
+
+    x = tt.constant(np.array([1.0, 1.0]))
+    first = bump(x)
+    second = bump(x)
+    np.testing.assert_array_equal(first.numpy(), [2.0, 3.0])  # not changed by the second call
+    np.testing.assert_array_equal(second.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])

@@ -79,9 +79,10 @@ class ConcreteFunction:
 
     def _fast_entry(self, built):
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
-        no tape, trace, forward accumulator or numerics check active, as `_call_with_tensors`
-        requires."""
-        if not self._returns_one_value or built.backend != "c":
+        no tape, trace, forward accumulator or numerics check active (what `_call` runs
+        otherwise), no tt.print, a result of one tensor or a flat list or tuple of them."""
+        pack = self._pack()
+        if pack is None or self._prints or built.backend != "c":
             return None
         guards = [
             (state, "tapes"),
@@ -89,7 +90,21 @@ class ConcreteFunction:
             (state, "accumulators"),
             (numerics, "enabled"),
         ]
-        return fast_call.entry(built, Tensor, self._variables, "_value", guards, new_tensor)
+        n_outputs = len(self._tensor_positions)
+        names = ("_value", "_shared")
+        return fast_call.entry(
+            built, Tensor, self._variables, names, guards, new_tensor, n_outputs, pack
+        )
+
+    def _pack(self):
+        """How the result is built from its tensors: "one", "list" or "tuple"; None for any
+        other structure."""
+        if self._returns_one_tensor:
+            return "one"
+        items = self._structure
+        if type(items) in (list, tuple) and items and all(isinstance(t, TensorLike) for t in items):
+            return type(items).__name__
+        return None
 
     # --- calling ------------------------------------------------------------------------
 
