@@ -36,7 +36,7 @@
 #include <string.h>
 
 #define INTERFACE 2     /* Entry's arguments: runtime/fast_call.py refuses a module of another */
-#define MAX_INPUTS 64   /* a signature with more takes the Python path */
+#define STACK_SLOTS 64  /* argument arrays up to this size live on the C stack */
 #define MAX_NDIM 32
 #define FORMAT_SIZE 16
 
@@ -175,9 +175,9 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                                      &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed))
         return NULL;
     Py_ssize_t n_inputs = n_arguments + PyTuple_GET_SIZE(variables);
-    if (run == 0 || n_arguments < 0 || n_inputs > MAX_INPUTS || workspace_bytes < 0 || pack < PACK_ONE ||
+    if (run == 0 || n_arguments < 0 || workspace_bytes < 0 || pack < PACK_ONE ||
         pack > PACK_TUPLE || (pack == PACK_ONE && PyTuple_GET_SIZE(outputs) != 1)) {
-        PyErr_SetString(PyExc_ValueError, "Entry: a null function, too many inputs, or outputs that do not pack");
+        PyErr_SetString(PyExc_ValueError, "Entry: a null function, or outputs that do not pack");
         return NULL;
     }
     if (check_indices(updated, n_arguments, n_inputs, "updated") < 0 ||
@@ -392,22 +392,28 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
     if (quiet <= 0)
         return quiet < 0 ? NULL : Py_NewRef(Py_None);
 
-    Py_buffer views[MAX_INPUTS];
+    Py_ssize_t n_slots = entry->n_inputs + entry->n_constants + entry->n_buffers + 1;
+    Py_buffer stack_views[STACK_SLOTS], *views = stack_views;
+    char *stack_slots[STACK_SLOTS], **slots = stack_slots;
+    if (n_slots > STACK_SLOTS) {
+        views = PyMem_Malloc(entry->n_inputs * sizeof(Py_buffer));
+        slots = PyMem_Malloc(n_slots * sizeof(char *));
+        if (views == NULL || slots == NULL) {
+            PyMem_Free(views);
+            PyMem_Free(slots);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *result = NULL;
     Py_ssize_t held = 0;
     for (; held < entry->n_inputs; held++) {
         PyObject *holder = held < entry->n_arguments ? PyTuple_GET_ITEM(arguments, held)
                                                       : PyTuple_GET_ITEM(entry->variables, held - entry->n_arguments);
         int viewed = view_input(entry, held, holder, &views[held]);
         if (viewed <= 0) {
-            release_views(views, held);
-            return viewed < 0 ? NULL : Py_NewRef(Py_None);
+            result = viewed < 0 ? NULL : Py_NewRef(Py_None);
+            goto done;
         }
-    }
-    Py_ssize_t n_slots = entry->n_inputs + entry->n_constants + entry->n_buffers + 1;
-    char *stack_slots[2 * MAX_INPUTS], **slots = stack_slots;
-    if (n_slots > 2 * MAX_INPUTS && (slots = PyMem_Malloc(n_slots * sizeof(char *))) == NULL) {
-        release_views(views, held);
-        return PyErr_NoMemory();
     }
     for (Py_ssize_t k = 0; k < entry->n_inputs; k++)
         slots[k] = views[k].buf;
@@ -415,7 +421,6 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
         slots[entry->n_inputs + k] = entry->constants[k].buf;
     PyObject *arrays = allocate_buffers(entry, slots + entry->n_inputs + entry->n_constants);
     char *workspace = arrays == NULL ? NULL : take_workspace(entry);
-    PyObject *result = NULL;
     if (arrays != NULL && (workspace != NULL || !entry->workspace_bytes)) {
         slots[n_slots - 1] = workspace;
         int code;
@@ -439,9 +444,12 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
         PyErr_NoMemory();
     }
     Py_XDECREF(arrays);
+done:
     release_views(views, held);
-    if (slots != stack_slots)
+    if (slots != stack_slots) {
+        PyMem_Free(views);
         PyMem_Free(slots);
+    }
     return result;
 }
 

@@ -3,9 +3,10 @@
 The generated Python function of runtime/compiled.py defines a call; for a signature a
 program calls again and again with arrays of the traced shapes and dtypes, an Entry does the
 same steps in C: about a microsecond less per call, which is most of a small function's
-time (benchmark B7). It applies to modules whose sizes are all known, that call no Python
-function, write no input and return one array. The extension is optional, as the eager op
-path in C is: where it was not built, every call takes the Python function.
+time (benchmark B7), and more for a training step of many variables. It applies to modules
+whose sizes are all known, that call no Python function, write only variables and return
+their results in buffers of their own. The extension is optional, as the eager op path in
+C is: where it was not built, every call takes the Python function.
 """
 
 import os
@@ -14,8 +15,6 @@ import warnings
 import numpy as np
 
 INTERFACE = 2  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
-
-
 SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
 
 

@@ -307,3 +307,20 @@ def test_a_returned_variable_is_not_its_array():
     np.testing.assert_array_equal(first.numpy(), [2.0, 3.0])  # not changed by the second call
     np.testing.assert_array_equal(second.numpy(), [3.0, 4.0])
     np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])
+
+
+def test_a_step_of_many_variables_passes_them_all():
+    variables = [tt.Variable(np.full(3, float(k))) for k in range(80)]  # 80 inputs, 80 written
+
+    @tt.function
+    def step(x):
+        for v in variables:
+            v.assign_add(x)
+        return tt.add_n([tt.reduce_sum(v) for v in variables])
+
+    x = tt.constant(np.ones(3))
+    totals = [float(step(x)) for _ in range(3)]
+    assert step._fast is not None and step._fast.hits == 2
+    assert totals == [3 * sum(range(80)) + 3 * 80 * n for n in (1, 2, 3)]
+    for k, v in enumerate(variables):
+        np.testing.assert_array_equal(v.numpy(), np.full(3, k + 3.0))
