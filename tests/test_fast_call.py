@@ -324,3 +324,22 @@ def test_a_step_of_many_variables_passes_them_all():
     assert totals == [3 * sum(range(80)) + 3 * 80 * n for n in (1, 2, 3)]
     for k, v in enumerate(variables):
         np.testing.assert_array_equal(v.numpy(), np.full(3, k + 3.0))
+
+
+def test_run_functions_eagerly_bypasses_the_entry():
+    calls = []
+
+    def double(x):
+        calls.append(1)  # runs when traced, and at every call when run eagerly
+        return x * 2
+
+    f = tt.function(double)
+    x = tt.constant(np.array([1.0, 2.0]))
+    f(x), f(x)
+    assert f._fast is not None and len(calls) == 1
+    tt.config.run_functions_eagerly(True)
+    try:
+        np.testing.assert_array_equal(f(x).numpy(), [2.0, 4.0])
+    finally:
+        tt.config.run_functions_eagerly(False)
+    assert len(calls) == 2
