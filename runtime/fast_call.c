@@ -9,14 +9,15 @@
  * of them. Anything else (another shape, a snapshot of a variable, a tape recording) returns
  * None before anything is computed, and the caller takes the Python path.
  *
- *     Entry(run, arguments, n_arguments, variables, value_name, inputs, updated, shared_name,
+ *     Entry(run, arguments, pattern, variables, value_name, inputs, updated, shared_name,
  *           constants, buffers, outputs, pack, workspace_bytes, guards, empty, wrap, failed)
  *     entry(args) -> wrap(the output array), [wrap(...), ...], (wrap(...), ...), or None
  *
- * run: the address of the module's `tracer_run`. arguments: the class each of the
- * n_arguments positional arguments must be exactly; its attribute `value_name` is the
- * array (or numpy scalar).
- * variables: objects whose `value_name` arrays follow the arguments. inputs: (format,
+ * run: the address of the module's `tracer_run`. pattern: one item per positional argument,
+ * `arguments` (a class) where a tensor goes, whose type the argument must be exactly (its
+ * attribute `value_name` is the array, or numpy scalar), else the value it was traced with,
+ * which the argument must equal, of the same type. variables: objects whose `value_name`
+ * arrays follow the tensors' arrays. inputs: (format,
  * shape) of every argument and variable, as numpy's buffer protocol gives them. updated: the
  * positions among them of the variables the module writes in place; each must be writable
  * and its attribute `shared_name` falsy (no snapshot holds its array). constants: the
@@ -35,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INTERFACE 2     /* Entry's arguments: runtime/fast_call.py refuses a module of another */
+#define INTERFACE 3     /* Entry's arguments: runtime/fast_call.py refuses a module of another */
 #define STACK_SLOTS 64  /* argument arrays up to this size live on the C stack */
 #define MAX_NDIM 32
 #define FORMAT_SIZE 16
@@ -56,8 +57,9 @@ typedef struct {
     vectorcallfunc vectorcall;
     run_function run;
     PyTypeObject *argument_type;
-    Py_ssize_t n_arguments, n_inputs, n_constants, n_buffers;
-    PyObject *variables, *value_name, *shared_name, *buffers, *outputs, *guards, *empty, *wrap, *failed;
+    Py_ssize_t n_tensors, n_inputs, n_constants, n_buffers;
+    Py_ssize_t *positions;    /* the argument position of each tensor input */
+    PyObject *pattern, *variables, *value_name, *shared_name, *buffers, *outputs, *guards, *empty, *wrap, *failed;
     int pack;
     InputSpec *specs;
     Py_buffer *constants;     /* views held for the entry's life: their pointers do not move */
@@ -160,27 +162,30 @@ check_pairs(PyObject *items, const char *what)
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"run", "arguments", "n_arguments", "variables", "value_name", "inputs", "updated",
+    static char *names[] = {"run", "arguments", "pattern", "variables", "value_name", "inputs", "updated",
                             "shared_name", "constants", "buffers", "outputs", "pack", "workspace_bytes", "guards",
                             "empty", "wrap", "failed", NULL};
     unsigned long long run;
-    PyObject *argument_type, *variables, *value_name, *inputs, *updated, *shared_name, *constants, *buffers,
+    PyObject *argument_type, *pattern, *variables, *value_name, *inputs, *updated, *shared_name, *constants, *buffers,
         *outputs, *guards, *empty, *wrap, *failed;
-    Py_ssize_t n_arguments, workspace_bytes;
+    Py_ssize_t workspace_bytes;
     int pack;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!nO!UO!O!UO!O!O!inO!OOO:Entry", names, &run, &PyType_Type,
-                                     &argument_type, &n_arguments, &PyTuple_Type, &variables, &value_name,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!O!O!UO!O!UO!O!O!inO!OOO:Entry", names, &run, &PyType_Type,
+                                     &argument_type, &PyTuple_Type, &pattern, &PyTuple_Type, &variables, &value_name,
                                      &PyTuple_Type, &inputs, &PyTuple_Type, &updated, &shared_name, &PyTuple_Type,
                                      &constants, &PyTuple_Type, &buffers, &PyTuple_Type, &outputs, &pack,
                                      &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed))
         return NULL;
-    Py_ssize_t n_inputs = n_arguments + PyTuple_GET_SIZE(variables);
-    if (run == 0 || n_arguments < 0 || workspace_bytes < 0 || pack < PACK_ONE ||
+    Py_ssize_t n_tensors = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(pattern); k++)
+        n_tensors += PyTuple_GET_ITEM(pattern, k) == argument_type;
+    Py_ssize_t n_inputs = n_tensors + PyTuple_GET_SIZE(variables);
+    if (run == 0 || workspace_bytes < 0 || pack < PACK_ONE ||
         pack > PACK_TUPLE || (pack == PACK_ONE && PyTuple_GET_SIZE(outputs) != 1)) {
         PyErr_SetString(PyExc_ValueError, "Entry: a null function, or outputs that do not pack");
         return NULL;
     }
-    if (check_indices(updated, n_arguments, n_inputs, "updated") < 0 ||
+    if (check_indices(updated, n_tensors, n_inputs, "updated") < 0 ||
         check_indices(outputs, 0, PyTuple_GET_SIZE(buffers), "outputs") < 0 ||
         check_pairs(guards, "guards") < 0 || check_pairs(buffers, "buffers") < 0)
         return NULL;
@@ -190,7 +195,16 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     entry->vectorcall = (vectorcallfunc)entry_call;
     entry->run = (run_function)(uintptr_t)run;
     entry->argument_type = (PyTypeObject *)Py_NewRef(argument_type);
-    entry->n_arguments = n_arguments;
+    entry->n_tensors = n_tensors;
+    entry->pattern = Py_NewRef(pattern);
+    entry->positions = PyMem_Calloc(n_tensors ? n_tensors : 1, sizeof(Py_ssize_t));
+    if (entry->positions == NULL) {
+        Py_DECREF(entry);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0, t = 0; k < PyTuple_GET_SIZE(pattern); k++)
+        if (PyTuple_GET_ITEM(pattern, k) == argument_type)
+            entry->positions[t++] = k;
     entry->n_inputs = n_inputs;
     entry->n_buffers = PyTuple_GET_SIZE(buffers);
     entry->variables = Py_NewRef(variables);
@@ -217,6 +231,7 @@ static int
 entry_traverse(Entry *entry, visitproc visit, void *arg)
 {
     Py_VISIT(entry->argument_type);
+    Py_VISIT(entry->pattern);
     Py_VISIT(entry->variables);
     Py_VISIT(entry->buffers);
     Py_VISIT(entry->outputs);
@@ -231,6 +246,7 @@ static int
 entry_clear(Entry *entry)
 {
     Py_CLEAR(entry->argument_type);
+    Py_CLEAR(entry->pattern);
     Py_CLEAR(entry->variables);
     Py_CLEAR(entry->value_name);
     Py_CLEAR(entry->shared_name);
@@ -250,6 +266,7 @@ entry_dealloc(Entry *entry)
     entry_clear(entry);
     release_constants(entry);
     PyMem_Free(entry->specs);
+    PyMem_Free(entry->positions);
     free(entry->spare_workspace);
     Py_TYPE(entry)->tp_free((PyObject *)entry);
 }
@@ -375,6 +392,29 @@ give_back_workspace(Entry *entry, char *workspace)
         free(workspace);
 }
 
+/* 1 when `arguments` fit the pattern (tensors where tensors go, the traced values
+ * elsewhere), 0 when not, -1 on error. */
+static int
+matches_pattern(Entry *entry, PyObject *arguments)
+{
+    if (PyTuple_GET_SIZE(arguments) != PyTuple_GET_SIZE(entry->pattern))
+        return 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(arguments); k++) {
+        PyObject *argument = PyTuple_GET_ITEM(arguments, k), *expected = PyTuple_GET_ITEM(entry->pattern, k);
+        if (expected == (PyObject *)entry->argument_type) {
+            if (Py_TYPE(argument) != entry->argument_type)
+                return 0;
+        } else if (argument != expected) {
+            if (Py_TYPE(argument) != Py_TYPE(expected))
+                return 0;
+            int equal = PyObject_RichCompareBool(argument, expected, Py_EQ);
+            if (equal <= 0)
+                return equal;
+        }
+    }
+    return 1;
+}
+
 static PyObject *
 entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -383,11 +423,9 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
         return NULL;
     }
     PyObject *arguments = args[0];
-    if (PyTuple_GET_SIZE(arguments) != entry->n_arguments)
-        Py_RETURN_NONE;
-    for (Py_ssize_t k = 0; k < entry->n_arguments; k++)
-        if (Py_TYPE(PyTuple_GET_ITEM(arguments, k)) != entry->argument_type)
-            Py_RETURN_NONE;
+    int matches = matches_pattern(entry, arguments);
+    if (matches <= 0)
+        return matches < 0 ? NULL : Py_NewRef(Py_None);
     int quiet = guards_pass(entry);
     if (quiet <= 0)
         return quiet < 0 ? NULL : Py_NewRef(Py_None);
@@ -407,8 +445,8 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
     PyObject *result = NULL;
     Py_ssize_t held = 0;
     for (; held < entry->n_inputs; held++) {
-        PyObject *holder = held < entry->n_arguments ? PyTuple_GET_ITEM(arguments, held)
-                                                      : PyTuple_GET_ITEM(entry->variables, held - entry->n_arguments);
+        PyObject *holder = held < entry->n_tensors ? PyTuple_GET_ITEM(arguments, entry->positions[held])
+                                                    : PyTuple_GET_ITEM(entry->variables, held - entry->n_tensors);
         int viewed = view_input(entry, held, holder, &views[held]);
         if (viewed <= 0) {
             result = viewed < 0 ? NULL : Py_NewRef(Py_None);

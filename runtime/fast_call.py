@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-INTERFACE = 2  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
+INTERFACE = 3  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
 SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
 
 
@@ -59,17 +59,18 @@ def available():
 PACKS = {"one": 0, "list": 1, "tuple": 2}
 
 
-def entry(compiled, arguments, variables, names, guards, wrap, n_outputs, pack):
-    """The Entry of `compiled` (a CompiledGraph) for calls with positional arguments of class
-    `arguments`, whose attribute `names[0]` holds the array, followed by the arrays of
-    `variables`; those the module writes must have their attribute `names[1]` false (no
+def entry(compiled, arguments, pattern, variables, names, guards, wrap, n_outputs, pack):
+    """The Entry of `compiled` (a CompiledGraph) for calls whose positional arguments fit
+    `pattern`: `arguments` (a class) where a tensor goes, whose attribute `names[0]` holds the
+    array, else the value the argument must equal. The tensors' arrays are followed by those
+    of `variables`; those the module writes must have their attribute `names[1]` false (no
     snapshot shares the array). The first `n_outputs` outputs are the result, as `pack` says
     ("one", "list" or "tuple" of `wrap(array)`); the rest must be the variables written in
     place. None where it does not apply; calls return None when any of `guards`' (object,
     attribute) pairs is truthy."""
     plan = compiled.plan
     results, finals = plan.outputs[:n_outputs], plan.outputs[n_outputs:]
-    n_arguments = len(plan.input_dtypes) - len(variables)
+    n_tensors = sum(1 for item in pattern if item is arguments)
     if (
         _extension is None
         or plan.dims
@@ -77,7 +78,8 @@ def entry(compiled, arguments, variables, names, guards, wrap, n_outputs, pack):
         or any(kind != "buffer" for kind, _ in results)
         or any(kind != "updated" for kind, _ in finals)
         or {where for _, where in finals} != set(plan.updated_inputs)
-        or any(position < n_arguments for position in plan.updated_inputs)
+        or n_tensors + len(variables) != len(plan.input_dtypes)
+        or any(position < n_tensors for position in plan.updated_inputs)
         or not isinstance(plan.workspace_bytes, int)
     ):
         return None
@@ -89,7 +91,7 @@ def entry(compiled, arguments, variables, names, guards, wrap, n_outputs, pack):
     return _extension.Entry(
         run=compiled.run_address,
         arguments=arguments,
-        n_arguments=n_arguments,
+        pattern=tuple(pattern),
         variables=tuple(variables),
         value_name=value_name,
         inputs=inputs,

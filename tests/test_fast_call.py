@@ -343,3 +343,21 @@ def test_run_functions_eagerly_bypasses_the_entry():
     finally:
         tt.config.run_functions_eagerly(False)
     assert len(calls) == 2
+
+
+def test_python_values_among_the_arguments_must_be_the_traced_ones():
+    def scaled(x, scale, flip):
+        y = x * scale
+        return -y if flip else y
+
+    f = tt.function(scaled)
+    x = tt.constant(np.array([1.0, -2.0]))
+    calls = [(2.0, False), (2.0, False), (3.0, False), (2.0, True), (2, False), (2.0, False)]
+    for scale, flip in calls:
+        expected = x.numpy() * scale * (-1 if flip else 1)
+        np.testing.assert_array_equal(f(x, scale, flip).numpy(), expected)
+    assert f.experimental_get_tracing_count() == 4  # 2.0 and 2 are traced apart, as TensorFlow does
+    assert f._fast is not None and f._fast.hits == 1  # the second call (the last one switched)
+    np.testing.assert_array_equal(f(x, 2.0, False).numpy(), [2.0, -4.0])
+    assert f._fast.hits == 2
+    np.testing.assert_array_equal(f(x, scale=2.0, flip=False).numpy(), [2.0, -4.0])  # keywords

@@ -21,7 +21,12 @@ from tracer.executables import compile_optimized, executable
 from tracer.ir import dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph, new_tensor
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
-from tracer.signature import as_argument_array, describe_arguments, is_tensor_argument
+from tracer.signature import (
+    TensorSpec,
+    as_argument_array,
+    describe_arguments,
+    is_tensor_argument,
+)
 from tracer.tensor import Tensor, TensorLike
 
 GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
@@ -81,8 +86,8 @@ class ConcreteFunction:
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
         no tape, trace, forward accumulator or numerics check active (what `_call` runs
         otherwise), no tt.print, a result of one tensor or a flat list or tuple of them."""
-        pack = self._pack()
-        if pack is None or self._prints or built.backend != "c":
+        pack, pattern = self._pack(), self._pattern()
+        if pack is None or pattern is None or self._prints or built.backend != "c":
             return None
         guards = [
             (state, "tapes"),
@@ -93,8 +98,25 @@ class ConcreteFunction:
         n_outputs = len(self._tensor_positions)
         names = ("_value", "_shared")
         return fast_call.entry(
-            built, Tensor, self._variables, names, guards, new_tensor, n_outputs, pack
+            built, Tensor, pattern, self._variables, names, guards, new_tensor, n_outputs, pack
         )
+
+    def _pattern(self):
+        """What each positional argument of a call must be for the entry in C: `Tensor` for
+        a tensor, else the plain Python value it was traced with; None when the traced call
+        had keyword arguments or a structure (a list, a dict) among its arguments."""
+        args, kwargs = self._arguments
+        if kwargs:
+            return None
+        pattern = []
+        for value in args:
+            if isinstance(value, TensorSpec):
+                pattern.append(Tensor)
+            elif type(value) in (bool, int, float, str, type(None)):
+                pattern.append(value)
+            else:
+                return None
+        return pattern
 
     def _pack(self):
         """How the result is built from its tensors: "one", "list" or "tuple"; None for any

@@ -164,6 +164,8 @@ class Function:
                 self._fast = concrete._fast
                 return concrete._call_with_tensors(args)
             concrete = self.get_concrete_function(*args, **kwargs)
+            if not kwargs:
+                self._fast = concrete._fast
             leaves = nest.flatten((args, kwargs))
             return concrete._call([leaf for leaf in leaves if is_tensor_argument(leaf)])
         except Exception as error:
