@@ -407,6 +407,12 @@ matches_pattern(Entry *entry, PyObject *arguments)
         } else if (argument != expected) {
             if (Py_TYPE(argument) != Py_TYPE(expected))
                 return 0;
+            if (PyFloat_CheckExact(expected)) {  /* the bits, as the trace key: -0.0 is not 0.0, a NaN is itself */
+                double a = PyFloat_AS_DOUBLE(argument), b = PyFloat_AS_DOUBLE(expected);
+                if (memcmp(&a, &b, sizeof a) != 0)
+                    return 0;
+                continue;
+            }
             int equal = PyObject_RichCompareBool(argument, expected, Py_EQ);
             if (equal <= 0)
                 return equal;

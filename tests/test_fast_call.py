@@ -361,3 +361,15 @@ def test_python_values_among_the_arguments_must_be_the_traced_ones():
     np.testing.assert_array_equal(f(x, 2.0, False).numpy(), [2.0, -4.0])
     assert f._fast.hits == 2
     np.testing.assert_array_equal(f(x, scale=2.0, flip=False).numpy(), [2.0, -4.0])  # keywords
+
+
+def test_a_float_argument_is_matched_by_its_bits():
+    f = tt.function(lambda x, s: x / s)
+    one = tt.constant(1.0)
+    for _ in range(2):
+        assert float(f(one, 0.0)) == np.inf
+        assert float(f(one, -0.0)) == -np.inf  # equal to 0.0 in Python, traced apart
+    g = tt.function(lambda x, s: x * s)
+    for _ in range(3):
+        assert np.isnan(float(g(one, float("nan"))))
+    assert g.experimental_get_tracing_count() == 1 and g._fast.hits >= 1
