@@ -373,3 +373,23 @@ def test_a_float_argument_is_matched_by_its_bits():
     for _ in range(3):
         assert np.isnan(float(g(one, float("nan"))))
     assert g.experimental_get_tracing_count() == 1 and g._fast.hits >= 1
+
+
+def test_a_method_of_a_module_runs_through_the_entry():
+    class Scale(tt.Module):
+        def __init__(self, factor):
+            super().__init__()
+            self.factor = tt.Variable(factor)
+
+        @tt.function
+        def __call__(self, x):
+            return x * self.factor
+
+    first, second = Scale(2.0), Scale(-3.0)
+    x = tt.constant(np.array([1.0, 2.0], np.float32))
+    for _ in range(2):
+        np.testing.assert_array_equal(first(x).numpy(), [2.0, 4.0])
+        np.testing.assert_array_equal(second(x).numpy(), [-3.0, -6.0])  # another self
+    np.testing.assert_array_equal(first(x).numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(first(x).numpy(), [2.0, 4.0])
+    assert Scale.__call__._fast is not None and Scale.__call__._fast.hits >= 1

@@ -28,6 +28,7 @@ from tracer.signature import (
     is_tensor_argument,
 )
 from tracer.tensor import Tensor, TensorLike
+from tracer.variable import Variable
 
 GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
 IR_STAGES = (TRACED, GRAD, *STAGE_NAMES[1:])  # what ConcreteFunction.ir can print
@@ -103,8 +104,10 @@ class ConcreteFunction:
 
     def _pattern(self):
         """What each positional argument of a call must be for the entry in C: `Tensor` for
-        a tensor, else the plain Python value it was traced with; None when the traced call
-        had keyword arguments or a structure (a list, a dict) among its arguments."""
+        a tensor, else the value it was traced with (a number, a string, an object such as
+        the `self` of a method: the trace key holds it by value, so the entry compares it the
+        same way); None when the traced call had keyword arguments, or a structure (a list, a
+        dict) or a Variable among its arguments."""
         args, kwargs = self._arguments
         if kwargs:
             return None
@@ -112,10 +115,10 @@ class ConcreteFunction:
         for value in args:
             if isinstance(value, TensorSpec):
                 pattern.append(Tensor)
-            elif type(value) in (bool, int, float, str, type(None)):
-                pattern.append(value)
-            else:
+            elif isinstance(value, (list, tuple, dict, Variable, TensorLike)):
                 return None
+            else:
+                pattern.append(value)
         return pattern
 
     def _pack(self):
