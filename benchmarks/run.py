@@ -262,18 +262,10 @@ def _run(options):
         print_loop_memory(results["B11"])
     if {"B13", "B14", "B15"} & set(chosen):
         results["export_c"] = run_export_c(options.quick)
-    if "B16" in chosen:
-        results["B16"] = run_script("cheap_gradient.py", options.quick)
-        print_cheap_gradient(results["B16"])
-    if "B17" in chosen:
-        results["B17"] = run_script("size_scaling.py", options.quick)
-        print_size_scaling(results["B17"])
-    if "B22" in chosen:
-        results["B22"] = run_script("compile_time.py", options.quick)
-        print_compile_time(results["B22"])
-    if "B21" in chosen:
-        results["B21"] = run_script("distributed.py", options.quick)
-        print_distributed(results["B21"])
+    for workload, (script, show) in SCRIPTS.items():  # workloads with a script of their own
+        if workload in chosen:
+            results[workload] = run_script(script, options.quick)
+            show(results[workload])
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
@@ -445,6 +437,15 @@ def print_workload(workload, row, ops):
         if workload in SHOWS_FIRST_CALL and system not in ("numpy",):
             text += f"   first call {r['first_call_seconds']:.2f} s"
         print(text)
+
+
+# the workloads measured by a script of their own (each process per measurement inside it)
+SCRIPTS = {
+    "B16": ("cheap_gradient.py", print_cheap_gradient),
+    "B17": ("size_scaling.py", print_size_scaling),
+    "B22": ("compile_time.py", print_compile_time),
+    "B21": ("distributed.py", print_distributed),
+}
 
 
 if __name__ == "__main__":
