@@ -1,8 +1,10 @@
-"""Compiling C source into a loadable cffi (API mode) module, through the cache.
+"""Compiling C source into a shared library, through the cache, and loading it.
 
-cffi writes the module's C wrapper (`ffi.emit_c_code`) and one direct compiler call builds
-it: about 0.15 s for a small module, where `ffi.compile()` spends most of 0.6 s in
-setuptools. Built with -O3 for this CPU (-march=native, part of the cache key) and without
+The library is plain C (no Python.h: parsing it was 40% of a small module's compiler run)
+built by one direct compiler call, and loaded with cffi's ABI-level backend: its entry
+point `tracer_run` is called through libffi from the Python call path (0.08 µs more per
+call than an extension module's wrapper) and by address from `runtime/fast_call.c`. Built
+with -O3 for this CPU (-march=native, part of the cache key) and without
 -ffast-math, so NaN, Inf and signed zeros behave as in numpy; -fno-math-errno only lets
 sqrt compile to one instruction, and -fwrapv gives integers numpy's wrap-around.
 -ffp-contract=off rounds every product as written, as numpy does: GNU C would otherwise fuse
@@ -23,14 +25,12 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import sysconfig
 import tempfile
 import threading
 import time
 
-import cffi
-from cffi.recompiler import make_c_source
+import _cffi_backend
 
 from codegen import cache
 from codegen.errors import CompileError, CompilerUnavailable
@@ -59,7 +59,7 @@ VECTOR_MATH_FLAGS = [
     "-fno-builtin-cosf",
 ]
 TRACER_VERSION = "0.1.0"
-CDEF = "int tracer_run(char **args);"
+ENTRY_POINT = ("tracer_run", "int(*)(char **)")  # the name and C type of a module's entry
 
 
 def compile_timeout():
@@ -244,11 +244,22 @@ def _probe(cc, source_text, flags):
 
 @functools.lru_cache(maxsize=1)
 def blas():
-    """(include dir, lib dir, library name) of scipy-openblas32, or None if it is not installed."""
-    try:
-        import scipy_openblas32
-    except ImportError:
+    """(include dir, lib dir, library name) of scipy-openblas32, or None if it is not installed.
+
+    Read from the package's folder, as its get_include_dir, get_lib_dir and get_library
+    give them, without importing it (its import reads package metadata: 20 ms of a cold
+    first call); a folder laid out otherwise is asked through the package."""
+    spec = importlib.util.find_spec("scipy_openblas32")
+    if spec is None:
         return None
+    folder = (spec.submodule_search_locations or [""])[0]
+    include, lib = os.path.join(folder, "include"), os.path.join(folder, "lib")
+    with contextlib.suppress(OSError):
+        names = [n for n in os.listdir(lib) if n.startswith("libscipy_openblas")]
+        if len(names) == 1 and os.path.isfile(os.path.join(include, "cblas.h")):
+            return include, lib, os.path.splitext(names[0])[0][3:]
+    import scipy_openblas32
+
     return (
         scipy_openblas32.get_include_dir(),
         scipy_openblas32.get_lib_dir(),
@@ -286,12 +297,13 @@ def sanitized_extension(source_path, name):
     with open(source_path, "rb") as handle:
         source = handle.read()
     key = hashlib.sha256(source + " ".join(_flags()).encode() + _cpu().encode()).hexdigest()
-    found = cache.lookup(key, name)
+    library = name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+    found = cache.lookup(key, library)
     if found is not None:
         return found[0]
 
     def build(directory):
-        output = os.path.join(directory, cache.library_name(name))
+        output = os.path.join(directory, library)
         include = f"-I{sysconfig.get_paths()['include']}"
         returncode, errors = run_compiler(
             [compiler(), *_flags(), include, source_path, "-o", output]
@@ -300,15 +312,12 @@ def sanitized_extension(source_path, name):
             raise CompileError(f"building {source_path} with sanitizers failed:\n{errors[-4000:]}")
         return {}
 
-    return cache.publish(key, name, build)[0]
+    return cache.publish(key, library, build)[0]
 
 
 def load_sanitized_extension(source_path, qualified_name):
     """The CPython extension `qualified_name` (a.b._name) built from `source_path` with the
     TRACER_SANITIZE sanitizers (docs/reliability.md), imported."""
-    import importlib.machinery
-    import importlib.util
-
     path = sanitized_extension(source_path, qualified_name.rsplit(".", 1)[-1])
     loader = importlib.machinery.ExtensionFileLoader(qualified_name, path)
     module = importlib.util.module_from_spec(
@@ -347,8 +356,6 @@ def cache_key(source, uses_blas):
         compiler_identity(cc),
         " ".join(_flags()),
         TRACER_VERSION,
-        sys.implementation.cache_tag,
-        sysconfig.get_config_var("EXT_SUFFIX") or "",
         _cpu(),
         repr(blas() if uses_blas else None),
     ]
@@ -376,24 +383,22 @@ def load(source, uses_blas):
 
 
 def _load_from_disk(source, key, uses_blas):
-    name = f"_tracer_{key[:20]}"
-    found = cache.lookup(key, name)
+    library = f"_tracer_{key[:20]}.so"
+    found = cache.lookup(key, library)
     if found is not None:
-        return _import(found[0], name), dict(found[1], cached=True)
-    build = functools.partial(_build, source, name, uses_blas)
-    path, meta = cache.publish(key, name, build)
-    return _import(path, name), dict(meta, cached=False)
+        return Library(found[0]), dict(found[1], cached=True)
+    build = functools.partial(_build, source, library, uses_blas)
+    path, meta = cache.publish(key, library, build)
+    return Library(path), dict(meta, cached=False)
 
 
-def _build(source, name, uses_blas, directory):
-    """Write the module's C (with cffi's wrapper) into `directory` and compile it; returns
-    the metadata of the build."""
-    ffi = cffi.FFI()
-    ffi.cdef(CDEF)
+def _build(source, library, uses_blas, directory):
+    """Write the module's C into `directory` and compile it into the shared library
+    `library` there; returns the metadata of the build."""
     c_path = os.path.join(directory, "module.c")
-    make_c_source(ffi, name, source, c_path, verbose=False)
-    includes = [f"-I{sysconfig.get_paths()['include']}"]
-    libraries = ["-lmvec", "-lm"] if vector_math() else ["-lm"]
+    with open(c_path, "w") as handle:
+        handle.write(source)
+    includes, libraries = [], ["-lmvec", "-lm"] if vector_math() else ["-lm"]
     if uses_blas:
         include, lib, lib_name = blas()
         includes.append(f"-I{include}")
@@ -404,7 +409,7 @@ def _build(source, name, uses_blas, directory):
         *includes,
         c_path,
         "-o",
-        os.path.join(directory, cache.library_name(name)),
+        os.path.join(directory, library),
         *libraries,
     ]
     start = time.perf_counter()
@@ -444,13 +449,19 @@ def run_compiler(command):
     return process.returncode, errors
 
 
-def _import(path, name):
-    # NOTE: OpenMP's threads spin after each parallel loop by default, and then compete
-    # with OpenBLAS's threads in the matmul that follows (a batch_jacobian ran 2x slower).
-    # libgomp reads this when the first module loads it; a user's own setting wins.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    loader = importlib.machinery.ExtensionFileLoader(name, path)
-    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+class Library:
+    """A built module, loaded: `ffi` (cffi's backend, which parses C types without pycparser)
+    and `run`, its entry point as a cffi function pointer. Loaded modules stay loaded for
+    the process (`load` keeps each), as extension modules do: the C call path holds the
+    entry point's address."""
+
+    ffi = _cffi_backend.FFI()
+    _entry_type = ffi.typeof(ENTRY_POINT[1])
+
+    def __init__(self, path):
+        # NOTE: OpenMP's threads spin after each parallel loop by default, and then compete
+        # with OpenBLAS's threads in the matmul that follows (a batch_jacobian ran 2x slower).
+        # libgomp reads this when the first module loads it; a user's own setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        self._handle = _cffi_backend.load_library(path, os.RTLD_NOW | os.RTLD_LOCAL)
+        self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])

@@ -2,19 +2,19 @@
 
     $TRACER_CACHE_DIR (default ~/.cache/tracer, or $XDG_CACHE_HOME/tracer), mode 0700
       <key>/module.c         the C source
-      <key>/<name>.so        the compiled module
-      <key>/meta.json        {"key", "name", "library", "sha256" of the .so, ...}, written last
+      <key>/<library>        the compiled shared library (<name>.so)
+      <key>/meta.json        {"key", "library", "sha256" of the library, ...}, written last
       .build-<pid>-<random>/ a build in progress (or of a process that died: removed later)
 
 The key hashes everything that changes the binary: the C source, the compiler's identity
-and version, the flags, tracer's version, the Python ABI and the CPU (the code is built
+and version, the flags, tracer's version and the CPU (the code is built
 for the machine it runs on). A module is built in a private temporary directory beside the
 entries and published by renaming that directory: two processes building the same module
 both succeed, and the loser of the race loads the winner's copy.
 
 Nothing read back is trusted. The directory must be the user's own and writable by no one
 else (as ssh treats a key file), or nothing is loaded from it. An entry is loaded only when
-its metadata parses, names the entry's key and the library its key implies, and the
+its metadata parses, names the entry's key and the library its caller asks for, and the
 library's SHA-256 matches the metadata's; anything else (truncated, altered, of the wrong
 type, a directory where a file belongs) is removed with one log line and built again.
 """
@@ -26,7 +26,6 @@ import logging
 import os
 import shutil
 import stat
-import sysconfig
 import tempfile
 import time
 
@@ -79,22 +78,16 @@ def file_hash(path):
     return digest.hexdigest()
 
 
-def library_name(name):
-    return name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
-
-
-def lookup(key, name):
-    """(path of the .so, meta) of a sound entry for `key` whose module is `name`, or None
-    (an unsound one is removed)."""
+def lookup(key, library):
+    """(path of the library, meta) of a sound entry for `key` whose library file is named
+    `library`, or None (an unsound one is removed)."""
     entry = os.path.join(cache_root(), key)
     if not os.path.lexists(entry):
         return None
     try:
         with open(os.path.join(entry, "meta.json"), "rb") as handle:
             meta = json.loads(handle.read().decode())
-        library = library_name(name)
-        fields = (meta.get("key"), meta.get("name"), meta.get("library"))
-        if fields == (key, name, library):
+        if (meta.get("key"), meta.get("library")) == (key, library):
             path = os.path.join(entry, library)
             if file_hash(path) == meta.get("sha256"):
                 return path, meta
@@ -115,19 +108,18 @@ def remove(path):
             os.unlink(path)
 
 
-def publish(key, name, build):
-    """Build into a private directory with `build(directory) -> meta`, then publish it as the
-    entry for `key`; returns (path of the .so, meta)."""
+def publish(key, library, build):
+    """Build into a private directory with `build(directory) -> meta` (which writes the file
+    `library` there), then publish it as the entry for `key`; returns (path of the library,
+    meta)."""
     root = cache_root()
     remove_dead_builds()
     staging = tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=root)
     try:
         meta = build(staging)
-        library = library_name(name)
         meta = dict(
             meta,
             key=key,
-            name=name,
             library=library,
             sha256=file_hash(os.path.join(staging, library)),
         )
@@ -137,7 +129,7 @@ def publish(key, name, build):
             os.rename(staging, entry)
         except OSError:  # another process published it first (or a damaged entry is in the way)
             shutil.rmtree(staging, ignore_errors=True)
-            found = lookup(key, name)
+            found = lookup(key, library)
             if found is None:
                 raise
             return found

@@ -24,8 +24,7 @@ class CompiledGraph:
         self.plan = plan
         self.workspace_bytes = plan.workspace_bytes  # an int, or an expression of the dims
         self.constants = [np.ascontiguousarray(c) for c in plan.constants]
-        entry_point = module.ffi.addressof(module.lib, "tracer_run")
-        self.run_address = int(module.ffi.cast("uintptr_t", entry_point))  # for fast_call.c
+        self.run_address = int(module.ffi.cast("uintptr_t", module.run))  # for fast_call.c
         self.error = lambda code: _error(plan, code)
         self.call_source, scope = _call_function(module, plan, self.constants, self.error)
         exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
@@ -50,7 +49,7 @@ def _call_function(module, plan, constants, error):
         "per_thread": threading.local(),  # one argument array per thread, so threads do not mix
         "new_args": lambda: ffi.new(f"char *[{n_args}]"),
         "from_buffer": ffi.from_buffer,
-        "run": module.lib.tracer_run,
+        "run": module.run,
         "ndarray": np.ndarray,
         "empty": np.empty,
         "copy": np.array,

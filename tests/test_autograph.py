@@ -269,3 +269,23 @@ def test_a_converted_function_is_not_converted_again():
         np.testing.assert_allclose(converted(x).numpy(), want)
         for backend in BACKENDS:
             np.testing.assert_allclose(tt.function(converted, backend=backend)(x).numpy(), want)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    ['"""an unterminated string\n', "def another(x, flag):\n    if flag:\n        return x\n", ""],
+    ids=["unterminated", "another function", "emptied"],
+)
+def test_a_function_whose_file_was_edited_since_import_runs_unconverted(tmp_path, edit):
+    import importlib.util
+    import linecache
+
+    path = tmp_path / "edited_module.py"
+    path.write_text("def step(x, flag):\n    if flag:\n        return x * 2.0\n    return -x\n")
+    spec = importlib.util.spec_from_file_location("edited_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.write_text(edit)  # the function's line no longer holds it
+    linecache.checkcache(str(path))
+    f = tt.function(module.step)
+    assert f(tt.constant(3.0), True).numpy() == 6.0  # its own code, not the file's new text
