@@ -188,6 +188,38 @@ def test_an_eager_jacobian_holds_its_seeds_as_a_constant_and_drops_the_products_
     )
 
 
+def test_an_eager_hessian_of_elementwise_functions_makes_one_product_of_the_seeds_size(
+    monkeypatch,
+):
+    """B5's hessian: the seeds factor out of every elementwise product of the vectorized
+    gradient (tracer/ops/seed_ops.py), so one op makes a rows x size array; the values are
+    the compiled ones and the analytic ones."""
+    graphs = []
+    original = tracer.backprop.execute_gradient
+    monkeypatch.setattr(
+        "tracer.backprop.execute_gradient",
+        lambda grad, inputs: graphs.append(grad.graph) or original(grad, inputs),
+    )
+
+    def hessian(x):
+        with tt.GradientTape() as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = tt.reduce_sum(tt.sin(x) * x**2)
+            g = inner.gradient(y, x)
+        return outer.jacobian(g, x)
+
+    x = rng.uniform(-3, 3, 7)
+    want = np.diag((2 - x**2) * np.sin(x) + 4 * x * np.cos(x))
+    for _ in range(2):  # the second call finds the simplified graph in the cache
+        eager = hessian(tt.constant(x)).numpy()
+        np.testing.assert_allclose(eager, want, rtol=1e-13, atol=1e-14)
+        big = [n for n in graphs[-1].nodes if n.shape == (7, 7) and n.op != "input"]
+        assert [n.op for n in big] == ["mul"]
+    np.testing.assert_allclose(tt.function(hessian)(tt.constant(x)).numpy(), eager, rtol=1e-14)
+
+
 def test_eager_and_compiled_jacobians_agree_where_the_matrix_holds_nan_and_inf():
     w, b = rng.standard_normal((4, 3)), rng.standard_normal(4)
     w[1, 2], w[3, 0] = np.nan, np.inf

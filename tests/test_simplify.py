@@ -124,6 +124,40 @@ def test_near_misses_of_one_hot_seeds_stay_matrix_products(case):
     assert "matmul" in _ops(simplified)
 
 
+@pytest.mark.parametrize("kind", ["full", "per_example"])
+def test_one_hot_seeds_factor_out_of_elementwise_products_negations_and_sums(kind):
+    """(E a) b - (-(c E)) * d => E ((a b) - (-c d)): one product of the seeds' size, not five."""
+    n = 4
+    shape = (n, n) if kind == "full" else (n, 3, n)
+    seeds = _seeds(shape, kind)
+    a, b, c, d = (_input(name, shape[1:]) for name in "abcd")
+    left = _node("mul", [_node("mul", [seeds, a], shape), b], shape)
+    right = _node("mul", [_node("neg", [_node("mul", [c, seeds], shape)], shape), d], shape)
+    out = _node("sub", [left, right], shape)
+    values = [rng.standard_normal(shape[1:]) for _ in range(4)]
+    simplified = _check([out], [a, b, c, d], values)
+    big = [node.op for node in simplified.nodes if node.shape == shape]
+    assert sorted(big) == ["mul", "one_hot_seeds"]
+
+
+@pytest.mark.parametrize(
+    "case", ["a sum with a value of its own", "seeds of two starts", "a factor of full size"]
+)
+def test_seeds_stay_where_they_do_not_factor_out(case):
+    n = 4
+    seeds, later = _seeds((n, n), "full"), _seeds((n, n), "full", start=1)
+    a, b = _input("a", (n,)), _input("b", (n, n) if case == "a factor of full size" else (n,))
+    product = _node("mul", [seeds, a], (n, n))
+    if case == "a sum with a value of its own":
+        out = _node("add", [product, b], (n, n))
+    elif case == "seeds of two starts":
+        out = _node("add", [product, _node("mul", [later, b], (n, n))], (n, n))
+    else:
+        out = _node("mul", [product, b], (n, n))
+    simplified = _check([out], [a, b], [rng.standard_normal(a.shape), rng.standard_normal(b.shape)])
+    assert simplified.outputs[0].op == out.op and simplified.outputs[0].inputs[0] is product
+
+
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
 def test_a_users_own_diagonal_product_compiles_to_eagers_values_even_with_inf():
     def f(d, w):

@@ -8,7 +8,9 @@ for `batch_jacobian`.
 
 In one eager run, the seeds are a node of the vectorized graph, which is then simplified
 as a compiled jacobian is: the products with the one-hot seeds' zeros go (a 256x256 GEMM
-becomes a broadcast multiply), and the result is cached with the gradient graph. It agrees
+becomes a broadcast multiply), the seeds factor out of elementwise products (one rows x
+size product where there were one per op), and the result is cached with the gradient
+graph. It agrees
 with the GEMM for finite values; a NaN or Inf stays in the rows that depend on it (see
 `seed_ops.py`), as in a compiled jacobian.
 """
@@ -44,9 +46,8 @@ def gradient_rows(rec, prepared, kind, target, use_pfor, parallel_iterations):
         and state.trace is None
         and prepared.grad.seeds[0] is not None
     ):
-        in_graph = _with_seeds_in_graph(prepared, kind, target)
-        if in_graph is not None:
-            return [_dense(g, batched=True) for g in run_gradient(rec, in_graph, [])]
+        in_graph, seed_values = _with_seeds_in_graph(prepared, kind, target)
+        return [_dense(g, batched=True) for g in run_gradient(rec, in_graph, seed_values)]
     rows = seed_ops.seed_count(kind, target.shape)
     if not use_pfor and state.trace is not None and rows > 1:
         return _looped_in_trace(rec, prepared, kind, target, rows)
@@ -152,28 +153,37 @@ def _vectorized(prepared, size):
 
 
 def _with_seeds_in_graph(prepared, kind, target):
-    """`prepared` vectorized over all of its seeds, which are a node of it, and simplified;
-    None when the simplified graph still reads the seeds (it would make a rows x size array
-    at every run: they are then fed as an input, as in a chunked run)."""
+    """`prepared` vectorized over all of its seeds and simplified with the seeds a node of
+    it (their products with zeros drop, they factor out of elementwise products: see
+    seed_ops.py), and the seeds' value to feed it: None when the simplified graph no longer
+    reads them, else the eager seeds (as a node, it would make a rows x size array at every
+    run)."""
     grad = prepared.grad
     key = (kind, target.shape)
+    rows = seed_ops.seed_count(kind, target.shape)
     if key not in grad.with_constant_seeds:
-        rows = seed_ops.seed_count(kind, target.shape)
         batched = _vectorized(prepared, rows).grad
         (seed_input,) = batched.seeds
         attrs = seed_ops.seed_attrs(kind, target.shape, target.dtype, 0, rows)
         seeds = apply_symbolic(seed_ops.ONE_HOT_SEEDS, (), attrs)._node
         graph = rebuild(batched.graph, lambda node: seeds if node is seed_input else node)
         graph = eliminate_common_subexpressions(simplify(graph))
-        graph = with_outputs([i for i in graph.inputs if i is not seed_input], graph.outputs)
-        reads_seeds = any(node.op == seed_ops.ONE_HOT_SEEDS.name for node in graph.nodes)
-        grad.with_constant_seeds[key] = (
-            None
-            if reads_seeds
-            else GradientGraph(graph, [None], batched.residuals, batched.source_outputs)
+        if any(_is_seeds(node, seeds) for node in graph.nodes):  # fed, as in a chunked run
+            graph = rebuild(graph, lambda node: seed_input if _is_seeds(node, seeds) else node)
+            fed = [seed_input]
+        else:
+            graph = with_outputs([i for i in graph.inputs if i is not seed_input], graph.outputs)
+            fed = [None]
+        grad.with_constant_seeds[key] = GradientGraph(
+            graph, fed, batched.residuals, batched.source_outputs
         )
     cached = grad.with_constant_seeds[key]
-    return None if cached is None else PreparedGradient(cached, prepared.residual_sources)
+    seed_values = [] if cached.seeds[0] is None else [_seeds(kind, target, 0, rows)]
+    return PreparedGradient(cached, prepared.residual_sources), seed_values
+
+
+def _is_seeds(node, seeds):
+    return node.op == seeds.op and node.shape == seeds.shape and node.attrs == seeds.attrs
 
 
 def _dense(gradient, batched=False):

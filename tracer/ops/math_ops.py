@@ -18,7 +18,7 @@ from codegen.ctypes import MATH_SUFFIX, compute
 from runtime.kernels import quiet
 from tracer import dtypes
 from tracer.ir import match
-from tracer.ops import array_ops, shapes
+from tracer.ops import array_ops, seed_ops, shapes
 from tracer.ops.broadcast_ops import broadcast_to, unbroadcast
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply, apply_binary, apply_unary, op_function
@@ -162,7 +162,7 @@ ADD = _binary(
     lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))),
     jvp=LINEAR,
     saves=(),
-    simplify=_add_simplify,
+    simplify=(_add_simplify, seed_ops.seeds_out_of_sum),
     kernel=_arithmetic(operator.add, np.add),
     infix="+",
     c=_infix("+"),
@@ -183,7 +183,7 @@ SUB = _binary(
     lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(negative(g), _shape(node, 1))),
     jvp=LINEAR,
     saves=(),
-    simplify=_sub_simplify,
+    simplify=(_sub_simplify, seed_ops.seeds_out_of_sum),
     kernel=_arithmetic(operator.sub, np.subtract),
     infix="-",
     c=_infix("-"),
@@ -210,7 +210,7 @@ MUL = _binary(
     "mul",
     _mul_grad,
     jvp=PRODUCT,
-    simplify=_mul_simplify,
+    simplify=(_mul_simplify, seed_ops.seeds_out_of_mul),
     kernel=_arithmetic(operator.mul, np.multiply),
     infix="*",
     c=_infix("*"),
@@ -600,7 +600,7 @@ NEG = _unary(
     "neg",
     lambda node, g: (negative(g),),
     infer=shapes.unary,
-    simplify=_neg_simplify,
+    simplify=(_neg_simplify, seed_ops.seeds_out_of_neg),
     kernel=np.negative,
     c=forms.Expression(lambda t, out, x: f"(-{x})"),
 )

@@ -14,6 +14,15 @@ of the product is u[..., i] * w[i, :]. That is the GEMM's value for finite input
 that an exact zero may keep a sign the GEMM's sum of zeros would drop; and a NaN or Inf in w
 or u stays in the rows that depend on it instead of spreading through the zero terms. Only
 these seeds match: a user's own `eye * d` product stays a matmul.
+
+A jacobian of elementwise functions multiplies the seeds by one value after another, each
+product rows x size: (E * a) * b, -(E * a), E * a + E * c. The seeds factor out
+(`seeds_out_of_mul`, `seeds_out_of_neg`, `seeds_out_of_sum`, simplifications of mul, neg,
+add and sub): E * (a * b), E * (-a), E * (a + c), so the values in between are of the
+target's size and only the last product is rows x size (B5's hessian: 14 such products,
+then one). As E is 0 or 1 this is the same value for finite results, except that a zero may
+take another sign (0 * (a + c) is -0.0 where 0 * a + 0 * c is +0.0); where a * b or a + c
+overflows, or is NaN, the rows that read it are NaN instead of zero, as above.
 """
 
 import numpy as np
@@ -23,8 +32,9 @@ from codegen.affine import offset
 from codegen.ctypes import compute
 from codegen.loops import INDEX
 from tracer.dtypes import as_dtype
-from tracer.ir import match
+from tracer.ir import dims, match
 from tracer.ops.registry import primitive, unbatchable
+from tracer.ops.shapes import broadcast_shapes
 
 KINDS = ("full", "per_example")
 
@@ -151,3 +161,60 @@ def _broadcast(node, x, shape):
 
 def _transposed(node, x):
     return match.derived(node, "transpose", (x,), x.shape[::-1], perm=(1, 0))
+
+
+# --- factoring the seeds out of elementwise products ---------------------------------------
+
+
+def seeds_out_of_mul(node):
+    """(E * a) * b => E * (a * b), where a * b is smaller than the product."""
+    for product, b in (node.inputs, node.inputs[::-1]):
+        factored = _seeds_times(product)
+        if factored is not None:
+            seeds, a = factored
+            return _factored(node, seeds, "mul", a, b)
+    return None
+
+
+def seeds_out_of_neg(node):
+    """-(E * a) => E * (-a)."""
+    factored = _seeds_times(node.inputs[0])
+    if factored is None:
+        return None
+    seeds, a = factored
+    negated = match.derived(node, "neg", (a,), a.shape)
+    return match.same(node, match.derived(node, "mul", (seeds, negated), node.shape))
+
+
+def seeds_out_of_sum(node):
+    """E * a + E * c => E * (a + c), and so for sub, with the same seeds E."""
+    left, right = (_seeds_times(x) for x in node.inputs)
+    if left is None or right is None or not _same_seeds(left[0], right[0]):
+        return None
+    return _factored(node, left[0], node.op, left[1], right[1])
+
+
+def _seeds_times(node):
+    """(E, a) when `node` is E * a or a * E, a real floating product of `node`'s shape with
+    seeds E of that shape; else None."""
+    if node.op != "mul" or not node.dtype.is_floating:
+        return None
+    for seeds, a in (node.inputs, node.inputs[::-1]):
+        if seeds.op == "one_hot_seeds" and seeds.shape == node.shape:
+            return seeds, a
+    return None
+
+
+def _same_seeds(e, f):
+    return e is f or (e.shape == f.shape and e.attrs == f.attrs)
+
+
+def _factored(node, seeds, op, a, b):
+    """E * (a `op` b) at `node`'s place, when a `op` b is smaller than `node`; else None."""
+    if not (dims.is_known(node.shape) and dims.is_known(a.shape) and dims.is_known(b.shape)):
+        return None
+    inner_shape = broadcast_shapes(a.shape, b.shape)
+    if dims.size(inner_shape) >= dims.size(node.shape):
+        return None
+    inner = match.derived(node, op, (a, b), inner_shape)
+    return match.same(node, match.derived(node, "mul", (seeds, inner), node.shape))

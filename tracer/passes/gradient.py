@@ -60,7 +60,7 @@ class GradientGraph:
         self.residuals = residuals
         self.source_outputs = source_outputs
         self.vectorized = {}  # batch size -> this graph vectorized over that many seeds
-        self.with_constant_seeds = {}  # (seed maker, shape) -> vectorized over its seeds, held as a constant
+        self.with_constant_seeds = {}  # (seed kind, target shape) -> vectorized over all its seeds, simplified
         self.straight_line = None  # the graph as straight-line numpy, made when it runs again
         self.eager_runs = 0  # runs on eager values before straight_line was made
 
