@@ -252,12 +252,12 @@ def blas():
     spec = importlib.util.find_spec("scipy_openblas32")
     if spec is None:
         return None
-    folder = (spec.submodule_search_locations or [""])[0]
-    include, lib = os.path.join(folder, "include"), os.path.join(folder, "lib")
-    with contextlib.suppress(OSError):
-        names = [n for n in os.listdir(lib) if n.startswith("libscipy_openblas")]
-        if len(names) == 1 and os.path.isfile(os.path.join(include, "cblas.h")):
-            return include, lib, os.path.splitext(names[0])[0][3:]
+    for folder in spec.submodule_search_locations or ():
+        include, lib = os.path.join(folder, "include"), os.path.join(folder, "lib")
+        with contextlib.suppress(OSError):
+            names = [n for n in os.listdir(lib) if n.startswith("libscipy_openblas")]
+            if len(names) == 1 and os.path.isfile(os.path.join(include, "cblas.h")):
+                return include, lib, os.path.splitext(names[0])[0][3:]
     import scipy_openblas32
 
     return (

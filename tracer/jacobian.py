@@ -10,9 +10,8 @@ In one eager run, the seeds are a node of the vectorized graph, which is then si
 as a compiled jacobian is: the products with the one-hot seeds' zeros go (a 256x256 GEMM
 becomes a broadcast multiply), the seeds factor out of elementwise products (one rows x
 size product where there were one per op), and the result is cached with the gradient
-graph. It agrees
-with the GEMM for finite values; a NaN or Inf stays in the rows that depend on it (see
-`seed_ops.py`), as in a compiled jacobian.
+graph. It agrees with the GEMM for finite values; a NaN or Inf stays in the rows that
+depend on it (see `seed_ops.py`), as in a compiled jacobian.
 """
 
 from tracer.backprop import PreparedGradient, SparseOutput, run_gradient
@@ -155,9 +154,9 @@ def _vectorized(prepared, size):
 def _with_seeds_in_graph(prepared, kind, target):
     """`prepared` vectorized over all of its seeds and simplified with the seeds a node of
     it (their products with zeros drop, they factor out of elementwise products: see
-    seed_ops.py), and the seeds' value to feed it: None when the simplified graph no longer
-    reads them, else the eager seeds (as a node, it would make a rows x size array at every
-    run)."""
+    seed_ops.py), and the values to feed it: none when the simplified graph no longer reads
+    the seeds, else the eager seeds (as a node, they would make a rows x size array at
+    every run)."""
     grad = prepared.grad
     key = (kind, target.shape)
     rows = seed_ops.seed_count(kind, target.shape)
