@@ -10,8 +10,8 @@ import contextlib
 import enum
 import warnings
 
+from tracer import collector, nest
 from tracer import jacobian as jacobians
-from tracer import nest
 from tracer.backprop import gradient_graph, ones_seed, run_gradient
 from tracer.config import settings
 from tracer.context import state
@@ -70,12 +70,14 @@ class GradientTape:
             self._recording_state = Recording()
         state.tapes.append(self)
         self._recording = True
+        collector.pause()
 
     def _pop(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
         state.tapes.remove(self)
         self._recording = False
+        collector.resume()
 
     def watch(self, tensor):
         """Ensure that `tensor` (a Tensor, a Variable, or a nested structure of them) is traced."""
@@ -138,6 +140,7 @@ class GradientTape:
 
     # --- differentiation ----------------------------------------------------------------
 
+    @collector.paused
     def gradient(
         self,
         target,
@@ -180,6 +183,7 @@ class GradientTape:
             return "# nothing recorded: the tape was never entered"
         return explain(self, rec, target, sources)
 
+    @collector.paused
     def jacobian(
         self,
         target,
@@ -219,6 +223,7 @@ class GradientTape:
                 results.append(array_ops.reshape(row, shape))
         return nest.pack_sequence_as(sources, results)
 
+    @collector.paused
     def batch_jacobian(
         self,
         target,

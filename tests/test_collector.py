@@ -1,0 +1,106 @@
+"""The cyclic garbage collector is paused while tapes record or differentiate
+(tracer/collector.py), and restored as it was when the last one stops."""
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+
+@pytest.fixture(autouse=True)
+def collector_on():
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_a_recording_tape_pauses_the_collector_until_the_last_tape_stops():
+    x = tt.constant(2.0)
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        assert not gc.isenabled()
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x
+        assert not gc.isenabled()  # the outer tape still records
+        with outer.stop_recording():
+            assert gc.isenabled()  # no tape records here
+        g = inner.gradient(y, x)
+    assert gc.isenabled()
+    assert outer.gradient(g, x).numpy() == 2.0
+
+
+def test_differentiation_runs_with_the_collector_paused():
+    seen = []
+
+    @tt.custom_gradient
+    def square(x):
+        def grad(upstream):
+            seen.append(gc.isenabled())
+            return upstream * 2 * x
+
+        return x * x, grad
+
+    x = tt.constant(3.0)
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = square(x)
+    assert gc.isenabled()
+    assert tape.gradient(y, x).numpy() == 6.0
+    assert tape.jacobian(y, x).numpy() == 6.0
+    assert seen and not any(seen) and gc.isenabled()
+
+
+def test_the_collector_stays_as_the_user_left_it_and_comes_back_after_an_error():
+    gc.disable()
+    with tt.GradientTape():
+        pass
+    assert not gc.isenabled()  # it was off before the tape: it stays off
+    gc.enable()
+    with pytest.raises(ValueError, match="inside"), tt.GradientTape():
+        raise ValueError("raised inside the tape")
+    assert gc.isenabled()
+
+
+def test_tapes_in_two_threads_keep_it_paused_until_both_stop():
+    started, release = threading.Barrier(2), threading.Event()
+    states = []
+
+    def worker():
+        with tt.GradientTape():
+            started.wait()
+            release.wait()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    with tt.GradientTape():
+        started.wait()
+    states.append(gc.isenabled())  # the other thread's tape still records
+    release.set()
+    thread.join()
+    states.append(gc.isenabled())
+    assert states == [False, True]
+
+
+def test_cycles_made_inside_a_tape_are_collected_after_it():
+    class Cycle:
+        pass
+
+    x = tt.constant(np.ones(3))
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        garbage = Cycle()
+        garbage.me = garbage
+        alive = weakref.ref(garbage)
+        del garbage
+        y = tt.reduce_sum(x * x)
+    assert alive() is not None  # a cycle waits for the collector, which was paused
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0, 2.0])
+    gc.collect()
+    assert alive() is None

@@ -1,0 +1,55 @@
+"""Python's cyclic garbage collector, paused while a tape records or differentiates.
+
+A tape records a few Python objects per op (its node, the node's inputs, the result, the
+values the gradient rule keeps), all alive until the tape is done with them. The collector
+counts such objects as they survive, and every time their number grows by a quarter of
+what lived before it walks everything alive (a full collection): an eager LSTM of 52,000
+recorded ops (B18) spent 0.5-0.8 s of its 1.2 s per step there, finding nothing, since a
+tape's records hold no reference cycles; building a gradient graph of as many nodes, the
+first time, walked them all again several times (the step's first call 3.4 -> 1.8-2.7 s).
+So while any tape records or differentiates, in any thread, the collector is off, and it
+is back on when the last one stops (if it was on before the first). Acyclic garbage is freed at once as always; reference cycles that the user's code
+makes inside a tape are collected after it. A program that keeps one tape recording for
+its whole run has no automatic collection meanwhile: `gc.collect()` still works.
+"""
+
+import functools
+import gc
+import threading
+
+_lock = threading.Lock()
+_recording = 0  # tapes recording now, in every thread
+_resume = False  # whether the collector was on when the first of them started
+
+
+def pause():
+    """A tape starts recording: the collector stops if this is the only one."""
+    global _recording, _resume
+    with _lock:
+        if _recording == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _recording += 1
+
+
+def resume():
+    """A tape stops recording: the collector goes on again if it was the last one."""
+    global _recording
+    with _lock:
+        _recording -= 1
+        if _recording == 0 and _resume:
+            gc.enable()
+
+
+def paused(method):
+    """`method`, run with the collector paused (a tape's gradient, jacobian, ...)."""
+
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        pause()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            resume()
+
+    return run
