@@ -104,3 +104,15 @@ def test_cycles_made_inside_a_tape_are_collected_after_it():
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0, 2.0])
     gc.collect()
     assert alive() is None
+
+
+def test_tracing_a_function_runs_with_the_collector_paused():
+    seen = []
+
+    @tt.function
+    def double(x):
+        seen.append(gc.isenabled())  # Python code runs while the function is traced
+        return x * 2.0
+
+    assert double(tt.constant(1.5)).numpy() == 3.0
+    assert seen == [False] and gc.isenabled()

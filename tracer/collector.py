@@ -7,8 +7,9 @@ what lived before it walks everything alive (a full collection): an eager LSTM o
 recorded ops (B18) spent 0.5-0.8 s of its 1.2 s per step there, finding nothing, since a
 tape's records hold no reference cycles; building a gradient graph of as many nodes, the
 first time, walked them all again several times (the step's first call 3.4 -> 1.8-2.7 s).
-So while any tape records or differentiates, in any thread, the collector is off, and it
-is back on when the last one stops (if it was on before the first). Acyclic garbage is freed at once as always; reference cycles that the user's code
+So while any tape records or differentiates, or a tt.function traces and compiles (B18
+unrolled, 256 steps: the Python part 4.2 -> 3.1 s), in any thread, the collector is off,
+and it is back on when the last one stops (if it was on before the first). Acyclic garbage is freed at once as always; reference cycles that the user's code
 makes inside a tape are collected after it. A program that keeps one tape recording for
 its whole run has no automatic collection meanwhile: `gc.collect()` still works.
 """

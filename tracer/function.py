@@ -22,7 +22,7 @@ import logging
 import time
 import types
 
-from tracer import autograph, nest
+from tracer import autograph, collector, nest
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
 from tracer.ir.source import is_library_file
@@ -275,6 +275,7 @@ class Function:
             round(self._compile_seconds, 6),
         )
 
+    @collector.paused  # tracing and compiling build graphs of many objects, as tapes do
     def _trace(self, args, kwargs):
         self._tracing_count += 1
         trace = Trace(may_create_variables=self._tracing_count == 1)
