@@ -33,7 +33,7 @@ import time
 import _cffi_backend
 
 from codegen import cache
-from codegen.errors import CompileError, CompilerUnavailable
+from codegen.errors import CompileError, CompilerUnavailable, LoadError
 
 FLAGS = [
     "-O3",
@@ -253,13 +253,16 @@ def blas():
     if spec is None:
         return None
     for folder in spec.submodule_search_locations or ():
+        folder = os.path.abspath(folder)  # the library's path is written into the module
         include, lib = os.path.join(folder, "include"), os.path.join(folder, "lib")
         with contextlib.suppress(OSError):
             names = [n for n in os.listdir(lib) if n.startswith("libscipy_openblas")]
             if len(names) == 1 and os.path.isfile(os.path.join(include, "cblas.h")):
                 return include, lib, os.path.splitext(names[0])[0][3:]
-    import scipy_openblas32
-
+    try:
+        import scipy_openblas32
+    except ImportError:
+        return None
     return (
         scipy_openblas32.get_include_dir(),
         scipy_openblas32.get_lib_dir(),
@@ -386,7 +389,13 @@ def _load_from_disk(source, key, uses_blas):
     library = f"_tracer_{key[:20]}.so"
     found = cache.lookup(key, library)
     if found is not None:
-        return Library(found[0]), dict(found[1], cached=True)
+        try:
+            return Library(found[0]), dict(found[1], cached=True)
+        except LoadError as error:  # sound by its digest, yet it does not load: built again
+            cache.log.warning(
+                "tracer: removing the cache entry %s (%s); building it again", key, error
+            )
+            cache.remove(os.path.dirname(found[0]))
     build = functools.partial(_build, source, library, uses_blas)
     path, meta = cache.publish(key, library, build)
     return Library(path), dict(meta, cached=False)
@@ -463,5 +472,11 @@ class Library:
         # with OpenBLAS's threads in the matmul that follows (a batch_jacobian ran 2x slower).
         # libgomp reads this when the first module loads it; a user's own setting wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        self._handle = _cffi_backend.load_library(path, os.RTLD_NOW | os.RTLD_LOCAL)
-        self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])
+        # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
+        # unmap code that a thread still runs (calls release the GIL)
+        flags = os.RTLD_NOW | os.RTLD_LOCAL | os.RTLD_NODELETE
+        try:
+            self._handle = _cffi_backend.load_library(path, flags)
+            self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])
+        except (OSError, AttributeError) as error:  # a noexec cache, a library gone missing
+            raise LoadError(f"the compiled module {path} could not be loaded: {error}") from None

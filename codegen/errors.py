@@ -15,6 +15,11 @@ class CompileError(BuildFailure):
     compiler's words."""
 
 
+class LoadError(BuildFailure):
+    """A built module could not be loaded (a cache on a file system that forbids running
+    code, a library it links gone missing)."""
+
+
 class UnsafeCacheDirectory(BuildFailure):
     """The cache directory is not the user's own, or others can write to it: modules found
     there could have been planted, so none is loaded from it."""

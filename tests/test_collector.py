@@ -2,6 +2,7 @@
 (tracer/collector.py), and restored as it was when the last one stops."""
 
 import gc
+import os
 import threading
 import weakref
 
@@ -102,8 +103,35 @@ def test_cycles_made_inside_a_tape_are_collected_after_it():
         y = tt.reduce_sum(x * x)
     assert alive() is not None  # a cycle waits for the collector, which was paused
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0, 2.0])
-    gc.collect()
+    assert gc.isenabled()
+    kept = []
+    while alive() is not None and len(kept) < 100_000:  # until the collector runs by itself
+        kept.append([])
     assert alive() is None
+
+
+def test_a_child_forked_while_another_thread_records_collects_again():
+    started, release = threading.Barrier(2), threading.Event()
+
+    def worker():
+        with tt.GradientTape():
+            started.wait()
+            release.wait()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    started.wait()
+    pid = os.fork()
+    if pid == 0:  # the child: the worker thread and its tape are not here
+        code = 0 if gc.isenabled() else 1
+        with tt.GradientTape():
+            code |= 0 if not gc.isenabled() else 2
+        code |= 0 if gc.isenabled() else 4
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    release.set()
+    thread.join()
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_tracing_a_function_runs_with_the_collector_paused():

@@ -1,6 +1,7 @@
 """Builds under threads, a cache that trusts nothing it reads, compile failures and time-outs
 under backend="auto", and bad inputs: issue 18's cases, each a test."""
 
+import hashlib
 import json
 import os
 import pathlib
@@ -144,6 +145,41 @@ def test_every_kind_of_cache_damage_is_repaired_in_the_next_call(populated, tmp_
     assert out["cached"] is (target == "toolchain")  # a damaged module is built again
     again = result(run(cache))
     assert again["cached"] is True  # repaired: the next process loads it
+
+
+def test_a_library_that_matches_its_digest_but_does_not_load_is_built_again(populated, tmp_path):
+    cache = _damaged_copy(populated, tmp_path)
+    targets = _targets(cache)
+    targets["library"].write_bytes(b"\x7fELF, but not a shared library")
+    meta = json.loads(targets["meta"].read_text())
+    meta["sha256"] = hashlib.sha256(targets["library"].read_bytes()).hexdigest()
+    targets["meta"].write_text(json.dumps(meta))  # as a planted entry would be
+    completed = run(cache)
+    out = result(completed)
+    assert out["backend"] == "c" and out["cached"] is False and not out["warnings"]
+    assert "does not load" in completed.stderr or "could not be loaded" in completed.stderr
+    assert result(run(cache))["cached"] is True
+
+
+def test_a_module_that_cannot_be_loaded_falls_back_under_auto_and_raises_under_c(monkeypatch):
+    from codegen import build
+    from codegen.errors import LoadError
+
+    def refuse(self, path):
+        raise LoadError(f"the compiled module {path} could not be loaded: noexec")
+
+    monkeypatch.setattr(build.Library, "__init__", refuse)
+    monkeypatch.setattr(build, "_loaded", {})
+
+    def f(x):
+        return tt.reduce_sum(tt.sin(x) * x * 1.25)  # a module of its own
+
+    x = tt.constant(X.astype(np.float64))
+    with pytest.warns(UserWarning, match="could not be loaded"):
+        y = tt.function(f, backend="auto")(x)
+    assert abs(float(y) - float(np.sum(np.sin(X.astype(np.float64)) * X * 1.25))) < 1e-12
+    with pytest.raises(LoadError, match="noexec"):
+        tt.function(f, backend="c")(x)
 
 
 def test_builds_of_processes_that_died_are_counted_and_removed(tmp_path):

@@ -11,14 +11,17 @@ So while any tape records or differentiates, or a tt.function traces and compile
 unrolled, 256 steps: the Python part 4.2 -> 3.1 s), in any thread, the collector is off,
 and it is back on when the last one stops (if it was on before the first). Acyclic garbage is freed at once as always; reference cycles that the user's code
 makes inside a tape are collected after it. A program that keeps one tape recording for
-its whole run has no automatic collection meanwhile: `gc.collect()` still works.
+its whole run, or threads whose tapes always overlap, have no automatic collection
+meanwhile: `gc.collect()` still works. A `gc.disable()` inside a tape is undone when the
+last tape stops, if the collector was on before the first.
 """
 
 import functools
 import gc
+import os
 import threading
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # reentrant: a finalizer may run tracer code while it is held
 _recording = 0  # tapes recording now, in every thread
 _resume = False  # whether the collector was on when the first of them started
 
@@ -37,9 +40,22 @@ def resume():
     """A tape stops recording: the collector goes on again if it was the last one."""
     global _recording
     with _lock:
-        _recording -= 1
+        _recording = max(0, _recording - 1)  # 0 after a fork (below), whatever was open
         if _recording == 0 and _resume:
             gc.enable()
+
+
+def _after_fork_in_child():
+    """A child process has only the thread that forked: tapes that other threads were
+    recording never stop there, so it starts with none and the collector as it was."""
+    global _lock, _recording
+    _lock, _recording = threading.RLock(), 0
+    if _resume:
+        gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def paused(method):

@@ -75,9 +75,11 @@ class GradientTape:
     def _pop(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        state.tapes.remove(self)
-        self._recording = False
-        collector.resume()
+        try:
+            state.tapes.remove(self)
+        finally:  # the collector comes back even for a tape popped in a wrong place
+            self._recording = False
+            collector.resume()
 
     def watch(self, tensor):
         """Ensure that `tensor` (a Tensor, a Variable, or a nested structure of them) is traced."""
