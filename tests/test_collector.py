@@ -1,6 +1,7 @@
 """The cyclic garbage collector is paused while tapes record or differentiate
 (tracer/collector.py), and restored as it was when the last one stops."""
 
+import contextlib
 import gc
 import os
 import threading
@@ -69,9 +70,10 @@ def test_the_collector_stays_as_the_user_left_it_and_comes_back_after_an_error()
     assert gc.isenabled()
 
 
-def test_tapes_in_two_threads_keep_it_paused_until_both_stop():
+@contextlib.contextmanager
+def _recording_in_another_thread():
+    """A thread whose tape records from when this is entered until it is left."""
     started, release = threading.Barrier(2), threading.Event()
-    states = []
 
     def worker():
         with tt.GradientTape():
@@ -80,13 +82,20 @@ def test_tapes_in_two_threads_keep_it_paused_until_both_stop():
 
     thread = threading.Thread(target=worker)
     thread.start()
-    with tt.GradientTape():
-        started.wait()
-    states.append(gc.isenabled())  # the other thread's tape still records
-    release.set()
-    thread.join()
-    states.append(gc.isenabled())
-    assert states == [False, True]
+    started.wait()
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_tapes_in_two_threads_keep_it_paused_until_both_stop():
+    with _recording_in_another_thread():
+        with tt.GradientTape():
+            pass
+        recording_elsewhere = gc.isenabled()  # the other thread's tape still records
+    assert recording_elsewhere is False and gc.isenabled()
 
 
 def test_cycles_made_inside_a_tape_are_collected_after_it():
@@ -111,26 +120,15 @@ def test_cycles_made_inside_a_tape_are_collected_after_it():
 
 
 def test_a_child_forked_while_another_thread_records_collects_again():
-    started, release = threading.Barrier(2), threading.Event()
-
-    def worker():
-        with tt.GradientTape():
-            started.wait()
-            release.wait()
-
-    thread = threading.Thread(target=worker)
-    thread.start()
-    started.wait()
-    pid = os.fork()
-    if pid == 0:  # the child: the worker thread and its tape are not here
-        code = 0 if gc.isenabled() else 1
-        with tt.GradientTape():
-            code |= 0 if not gc.isenabled() else 2
-        code |= 0 if gc.isenabled() else 4
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    release.set()
-    thread.join()
+    with _recording_in_another_thread():
+        pid = os.fork()
+        if pid == 0:  # the child: the other thread and its tape are not here
+            code = 0 if gc.isenabled() else 1
+            with tt.GradientTape():
+                code |= 0 if not gc.isenabled() else 2
+            code |= 0 if gc.isenabled() else 4
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
 
 
