@@ -474,7 +474,7 @@ class Library:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
-        flags = os.RTLD_NOW | os.RTLD_LOCAL | os.RTLD_NODELETE
+        flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
         try:
             self._handle = _cffi_backend.load_library(path, flags)
             self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])

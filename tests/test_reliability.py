@@ -182,6 +182,42 @@ def test_a_module_that_cannot_be_loaded_falls_back_under_auto_and_raises_under_c
         tt.function(f, backend="c")(x)
 
 
+EXIT_WHILE_THREADS_RUN = textwrap.dedent(
+    """
+    import sys, threading, time
+    import numpy as np
+    import tracer as tt
+
+    @tt.function(backend="c")
+    def f(x):
+        for _ in range(20):
+            x = tt.sin(x) * 1.0001
+        return tt.reduce_sum(x)
+
+    x = tt.constant(np.random.default_rng(0).random(2_000_000))
+    f(x)
+
+    def loop():
+        while True:
+            f(x)
+
+    for _ in range(4):
+        threading.Thread(target=loop, daemon=True).start()
+    time.sleep(0.3)
+    print("exiting", flush=True)
+    """
+)
+
+
+def test_the_process_exits_cleanly_while_daemon_threads_run_compiled_code(tmp_path):
+    """Modules stay mapped until the process is gone (RTLD_NODELETE): freeing a library's
+    handle at exit unmapped code that daemon threads were running (a crash in 3 of 9 runs)."""
+    for _ in range(4):
+        completed = run(tmp_path / "cache", program=EXIT_WHILE_THREADS_RUN)
+        assert completed.returncode == 0, (completed.returncode, completed.stderr[-2000:])
+        assert completed.stdout.strip() == "exiting"
+
+
 def test_builds_of_processes_that_died_are_counted_and_removed(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
