@@ -14,6 +14,8 @@ graph. It agrees with the GEMM for finite values; a NaN or Inf stays in the rows
 depend on it (see `seed_ops.py`), as in a compiled jacobian.
 """
 
+import functools
+
 from tracer.backprop import PreparedGradient, SparseOutput, run_gradient
 from tracer.context import state
 from tracer.indexed_slices import IndexedSlices
@@ -167,8 +169,9 @@ def _with_seeds_in_graph(prepared, kind, target):
         seeds = apply_symbolic(seed_ops.ONE_HOT_SEEDS, (), attrs)._node
         graph = rebuild(batched.graph, lambda node: seeds if node is seed_input else node)
         graph = eliminate_common_subexpressions(simplify(graph))
-        if any(_is_seeds(node, seeds) for node in graph.nodes):  # fed, as in a chunked run
-            graph = rebuild(graph, lambda node: seed_input if _is_seeds(node, seeds) else node)
+        is_seeds = functools.partial(seed_ops.same_seeds, seeds)
+        if any(map(is_seeds, graph.nodes)):  # fed, as in a chunked run
+            graph = rebuild(graph, lambda node: seed_input if is_seeds(node) else node)
             fed = [seed_input]
         else:
             graph = with_outputs([i for i in graph.inputs if i is not seed_input], graph.outputs)
@@ -179,10 +182,6 @@ def _with_seeds_in_graph(prepared, kind, target):
     cached = grad.with_constant_seeds[key]
     seed_values = [] if cached.seeds[0] is None else [_seeds(kind, target, 0, rows)]
     return PreparedGradient(cached, prepared.residual_sources), seed_values
-
-
-def _is_seeds(node, seeds):
-    return node.op == seeds.op and node.shape == seeds.shape and node.attrs == seeds.attrs
 
 
 def _dense(gradient, batched=False):

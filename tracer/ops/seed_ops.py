@@ -189,7 +189,7 @@ def seeds_out_of_neg(node):
 def seeds_out_of_sum(node):
     """E * a + E * c => E * (a + c), and so for sub, with the same seeds E."""
     left, right = (_seeds_times(x) for x in node.inputs)
-    if left is None or right is None or not _same_seeds(left[0], right[0]):
+    if left is None or right is None or not same_seeds(left[0], right[0]):
         return None
     return _factored(node, left[0], node.op, left[1], right[1])
 
@@ -205,8 +205,9 @@ def _seeds_times(node):
     return None
 
 
-def _same_seeds(e, f):
-    return e is f or (e.shape == f.shape and e.attrs == f.attrs)
+def same_seeds(e, f):
+    """Whether nodes `e` and `f` make the same seeds (one node, or two equal ones)."""
+    return e is f or (e.op == f.op and e.shape == f.shape and e.attrs == f.attrs)
 
 
 def _factored(node, seeds, op, a, b):
