@@ -13,6 +13,7 @@ Leaf ops (no inputs): `input` (a graph parameter, `name` attribute), `variable`
 hold, printed without it).
 """
 
+from tracer.collector import untrack_node
 from tracer.ir.printer import format_graph
 
 LEAF_OPS = frozenset({"input", "variable", "const"})
@@ -28,6 +29,7 @@ class Node:
         self.shape = shape
         self.dtype = dtype
         self.location = location
+        untrack_node(self)  # when it cannot be part of a reference cycle (tracer/collector.py)
 
     def __repr__(self):
         if getattr(self.dtype, "is_tuple", False):

@@ -305,13 +305,22 @@ def stop_gradient(input, name=None):
 
 
 def numpy_index(index):
-    """The numpy index for a canonical slice `index`."""
-    return tuple(
-        slice(item[0], None if item[1] < 0 else item[1], item[2])
-        if isinstance(item, tuple)
-        else item
-        for item in index
-    )
+    """The numpy index for a canonical slice `index` (remembered: slice kernels run it at
+    every step of an eager loop)."""
+    found = _NUMPY_INDEXES.get(index)
+    if found is None:
+        found = tuple(
+            slice(item[0], None if item[1] < 0 else item[1], item[2])
+            if isinstance(item, tuple)
+            else item
+            for item in index
+        )
+        if len(_NUMPY_INDEXES) < _INDEXES_LIMIT:
+            _NUMPY_INDEXES[index] = found
+    return found
+
+
+_NUMPY_INDEXES = {}  # canonical index -> numpy index
 
 
 def slice_source_map(index, out_map, source_rank):
@@ -537,7 +546,31 @@ def getitem(tensor, key):
                 f"a tensor index must be an integer scalar, not {key.dtype.name}{list(key.shape)}"
             )
         return apply(OPS["gather"], (x, key), {"axis": 0})
-    return apply(SLICE, (x,), {"index": canonical_index(key, x.shape)})
+    return apply(SLICE, (x,), {"index": _remembered_index(key, x.shape)})
+
+
+_INDEXES = {}  # (an int or a slice's (start, stop, step), shape) -> its canonical index
+_INDEXES_LIMIT = 10_000
+
+
+def _remembered_index(key, shape):
+    """`canonical_index(key, shape)`, remembered for a key of one int or one slice of ints:
+    an eager loop indexes the same way at every step (B18: 15,000 slices a call)."""
+    kind = type(key)
+    if kind is int:
+        remembered = (key, shape)
+    elif kind is slice and all(
+        type(v) is int or v is None for v in (key.start, key.stop, key.step)
+    ):
+        remembered = ((key.start, key.stop, key.step), shape)
+    else:
+        return canonical_index(key, shape)
+    index = _INDEXES.get(remembered)
+    if index is None:
+        index = canonical_index(key, shape)
+        if len(_INDEXES) < _INDEXES_LIMIT:
+            _INDEXES[remembered] = index
+    return index
 
 
 # --- fill and the constructors built on it ----------------------------------------------

@@ -16,11 +16,14 @@ from runtime.kernels import KERNELS
 from tracer import dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
-from tracer.ir import Literal, Node, dims, format_location, source, user_location
+from tracer.ir import Literal, Node, TupleType, dims, format_location, source, user_location
 from tracer.ops import convert, fast_apply_check
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, OpDef
 from tracer.recording import Recording
 from tracer.tensor import Tensor
+
+# the C op path (fast_apply.c), once loaded and checked at the end of this module
+fast_apply = None
 
 
 def _apply(op, inputs, attrs):
@@ -183,6 +186,12 @@ def graph_node_of(tensor):
 
 
 def _record(op, inputs, attrs, out, shape, dtype):
+    if (
+        fast_apply is not None
+        and op.saves != ALL_INPUTS_AND_OUT
+        and fast_apply.record(op, inputs, attrs, out, shape, dtype)
+    ):
+        return  # recorded in C, as below (fast_apply.c's record)
     location = None
     for tape in state.tapes:
         rec = tape._recording_state
@@ -288,7 +297,7 @@ def _load_fast_apply():
         return None
     try:
         configure_fast_apply(module, _apply)
-        mismatch = fast_apply_check.difference(module.apply, _apply)
+        mismatch = fast_apply_check.difference(module, _apply)
     except TypeError as refused:
         mismatch = str(refused)
     if mismatch:
@@ -337,6 +346,7 @@ def fast_apply_arguments(python_apply):
         dtypes_by_numpy=dtypes.BY_NUMPY,
         scalar_constants=convert._SCALAR_CONSTANTS,
         OUT=OUT,
+        acyclic_classes=(Literal, dims.Dim, TupleType, dtypes.DType),
     )
 
 

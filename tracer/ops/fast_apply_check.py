@@ -3,7 +3,8 @@
 `fast_apply.c` builds Tensors and Nodes slot by slot and writes a tape's Recording as
 `Recording.record` does. Its `configure` refuses classes whose slots differ from the ones it
 sets; this check covers the rest of what both paths must agree on (node fields, signature
-entries, saved values), by running one op under a tape through each path. A module built
+entries, saved values), by running one op under a tape through each path, without attributes
+and with them (the Python path records those through the C module's `record`). A module built
 from another version of tracer (an editable install whose extension was not rebuilt) is
 then left unused, with a warning, instead of recording something else.
 """
@@ -39,24 +40,32 @@ class _Tape:
         self._recording_state = Recording()
 
 
-def difference(c_apply, python_apply):
-    """'' when both paths record the same for a probe op on a watched tensor, else what differs."""
-    KERNELS[_PROBE.name] = np.negative
+def difference(module, python_apply):
+    """'' when both paths record the same for a probe op on a watched tensor, without
+    attributes (module.apply) and with them (`python_apply`, recording through
+    module.record), else what differs."""
+    KERNELS[_PROBE.name] = lambda x, **attrs: np.negative(x)
     saved = state.tapes, state.location
     try:
         state.location = ("fast_apply_check", 0)
-        # the Python path runs first: the C path then finds the shape rule's answer remembered
-        python, c = _record_one(python_apply), _record_one(c_apply)
+        for attrs in ({}, {"probe": (1, (2, None))}):
+            was = module.set_enabled(False)  # Python alone: `_record` records in C when on
+            try:
+                # the Python path runs first: the C path then finds the shape rule's answer remembered
+                python = _record_one(python_apply, attrs)
+            finally:
+                module.set_enabled(was)
+            c = _record_one(module.apply, attrs)
+            for name, want, got in zip(("result", "node", "signature", "saved values"), python, c):
+                if want != got:
+                    return f"the {name} differs: {got!r} where Python gives {want!r}"
     finally:
         state.tapes, state.location = saved
         del KERNELS[_PROBE.name]
-    for name, want, got in zip(("result", "node", "signature", "saved values"), python, c):
-        if want != got:
-            return f"the {name} differs: {got!r} where Python gives {want!r}"
     return ""
 
 
-def _record_one(apply):
+def _record_one(apply, attrs):
     """What `apply` makes and records, with identities replaced by roles."""
     x = Tensor(np.array([1.0, 2.0]))
     x._node = Node("input", (), {}, (2,), dtypes.float64)
@@ -64,7 +73,7 @@ def _record_one(apply):
     rec = tape._recording_state
     rec.watch_node(x._node)
     state.tapes = [tape]
-    out = apply(_PROBE, (x,), {})
+    out = apply(_PROBE, (x,), dict(attrs))
     node = out._node
     roles = {id(x): "input", id(out): "result"}
     result = (type(out).__name__, out._value.tolist(), out._origin, out._cut)
