@@ -481,6 +481,45 @@ def test_gradients_of_element_reads_are_summed_per_element_then_stacked():
     assert ir.count("slice_grad") == 3  # x[0:2], x[2] and x[0]: one each
 
 
+def test_gradients_of_ranges_that_cover_a_vector_are_concatenated():
+    """An LSTM's gates: four ranges of one product, end to end, read apart: one concat of
+    their cotangents, not four slice_grads of zeros added together, in every backend; ranges
+    that leave a gap or overlap keep their slice_grads."""
+
+    def gates(z, w):
+        with tt.GradientTape() as tape:
+            tape.watch(z)
+            g = z * w
+            f, i, o, c = (g[k * 3 : (k + 1) * 3] for k in (2, 0, 3, 1))  # out of order
+            y = tt.reduce_sum(tt.sigmoid(f) * tt.tanh(c) + tt.sigmoid(i) * o * o)
+        return tape.gradient(y, z)
+
+    rng = np.random.default_rng(3)
+    z, w = rng.normal(size=12), rng.normal(size=12)
+    f, i, o, c = (np.split(z * w, 4)[k] for k in (2, 0, 3, 1))
+    sf, si = 1 / (1 + np.exp(-f)), 1 / (1 + np.exp(-i))
+    parts = {2: sf * (1 - sf) * np.tanh(c), 0: si * (1 - si) * o * o, 3: 2 * si * o}
+    parts[1] = sf * (1 - np.tanh(c) ** 2)
+    want = np.concatenate([parts[k] for k in range(4)]) * w
+    for backend in ("eager", "interpreter", "c"):
+        run = gates if backend == "eager" else tt.function(gates, backend=backend)
+        got = run(tt.constant(z), tt.constant(w)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=backend)
+    ir = tt.function(gates).get_concrete_function(tt.constant(z), tt.constant(w)).ir("grad")
+    assert "slice_grad" not in ir and ir.count("= concat") == 1
+
+    def gap(z):
+        with tt.GradientTape() as tape:
+            tape.watch(z)
+            y = tt.reduce_sum(z[0:4] * z[0:4]) + tt.reduce_sum(tt.sin(z[5:12]))
+        return tape.gradient(y, z)
+
+    got = tt.function(gap)(tt.constant(z)).numpy()
+    np.testing.assert_allclose(got, np.r_[2 * z[:4], 0.0, np.cos(z[5:])], rtol=1e-14)
+    ir = tt.function(gap).get_concrete_function(tt.constant(z)).ir("grad")
+    assert ir.count("slice_grad") == 2
+
+
 def recurrence(xs, w):
     """An unrolled recurrence as an LSTM cell's: c = c * sigmoid(w x_t) + tanh(x_t), with
     tanh(c) read at every step; the loss and its gradient."""

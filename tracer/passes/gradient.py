@@ -178,10 +178,10 @@ class _SliceSums:
         return self
 
     def total(self):
-        tiled = self._tiled_axis()
-        if tiled is not None:  # x[0], x[1], ..., x[n-1] read: their cotangents stacked
-            order = sorted(self.parts, key=lambda key: key[0][tiled])
-            return structure_ops.stack([self.parts[key] for key in order], axis=tiled)
+        tiling = self._tiling()
+        if tiling is not None:  # the slices cover x along one axis: their cotangents joined
+            join, axis, order = tiling
+            return join([self.parts[key] for key in order], axis=axis)
         spread = [
             apply(array_ops.SLICE_GRAD, (part,), {"index": index, "shape": shape})
             for (index, shape), part in self.parts.items()
@@ -191,25 +191,35 @@ class _SliceSums:
             total = value if total is None else _accumulated(total, value)
         return total
 
-    def _tiled_axis(self):
-        """The axis k where the parts are the slices x[..., i, ...] for every i of axis k,
-        taking all of every other axis (then they are a stack); else None."""
+    def _tiling(self):
+        """(join, axis, the parts' keys in order) when the parts cover x exactly along one
+        axis, taking all of every other: x[..., i, ...] for every i (stacked), or ranges
+        x[..., a:b, ...] of step 1 end to end (concatenated: an LSTM's gates read from one
+        product, 4 zero-filled writes and 3 adds become one concat); else None."""
         keys = list(self.parts)
-        (index, shape), *_ = keys
+        shape = keys[0][1]
         if self.rest is not None or any(len(i) != len(shape) or s != shape for i, s in keys):
             return None
-        axes = [k for k, item in enumerate(index) if isinstance(item, int)]
-        if len(axes) != 1:
+        whole = [(0, size, 1) for size in shape]
+        axes = {k for index, _ in keys for k, item in enumerate(index) if item != whole[k]}
+        if len(axes) != 1 or not isinstance(shape[min(axes)], int):
             return None
         (axis,) = axes
-        whole = [(0, size, 1) for size in shape]
-        positions = set()
-        for key_index, _ in keys:
-            rest = [item for k, item in enumerate(key_index) if k != axis]
-            if rest != whole[:axis] + whole[axis + 1 :] or not isinstance(key_index[axis], int):
+        items = [index[axis] for index, _ in keys]
+        if all(isinstance(item, int) for item in items):
+            if set(items) != set(range(shape[axis])):
                 return None
-            positions.add(key_index[axis])
-        return axis if positions == set(range(shape[axis])) else None
+            return structure_ops.stack, axis, sorted(keys, key=lambda key: key[0][axis])
+        if not all(isinstance(item, tuple) and item[2] == 1 for item in items):
+            return None
+        order = sorted(keys, key=lambda key: key[0][axis][0])
+        end = 0
+        for index, _ in order:
+            start, stop, _ = index[axis]
+            if start != end or not (isinstance(stop, int) and stop > start):
+                return None
+            end = stop
+        return (structure_ops.concat, axis, order) if end == shape[axis] else None
 
 
 def _is_slice_grad(ct):
