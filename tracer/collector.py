@@ -17,10 +17,11 @@ last tape stops, if the collector was on before the first.
 
 What survives a tape until the collector resumes is walked once then, by the collection of
 its youngest generation (B18: 300,000 objects, 0.2 s a step). So the records that cannot be
-part of a cycle are `untracked` as they are made: a tape's signature entries (tuples of
-names, numbers and shapes), and every graph node that holds only numbers, strings, arrays,
-shapes and dtypes and reads only such nodes (`untrack_node`; fast_apply.c says why no cycle
-can pass through one). A node holding a function (a custom gradient's) stays tracked.
+part of a cycle are untracked: every graph node made in Python that holds only numbers,
+strings, arrays, shapes and dtypes and reads only such nodes (`untrack_node`, from
+Node.__init__), and on a tape of over 4,096 nodes, the nodes and signature entries it
+records (fast_apply.c says why no cycle can pass through them, and why not on small tapes).
+A node holding a function (a custom gradient's) stays tracked.
 """
 
 import functools
@@ -29,12 +30,8 @@ import os
 import threading
 
 try:
-    from tracer.ops._fast_apply import untrack_node, untracked
+    from tracer.ops._fast_apply import untrack_node
 except ImportError:  # the extension is optional (or built for an older tracer)
-
-    def untracked(record):
-        """`record` itself: without the C extension, the collector walks it."""
-        return record
 
     def untrack_node(node):
         """Nothing: without the C extension, the collector walks every node."""

@@ -4,7 +4,6 @@
 fast path of `tracer/ops/fast_apply.c`, which keeps these same fields); `gradient` reads it.
 """
 
-from tracer.collector import untracked
 from tracer.events import TapeEvents
 from tracer.ir import Graph
 
@@ -67,16 +66,13 @@ class Recording:
                 number = outside.get(id(inp))
                 if number is None:
                     number = outside[id(inp)] = len(outside)
-                position = untracked(("outside", number, inp.shape, inp.dtype.name))
+                position = ("outside", number, inp.shape, inp.dtype.name)
             entries.append(position)
         position = tracked[id(node)] = len(self.order)
         self.order.append(node)
-        attrs = untracked(tuple(map(untracked, node.attrs.items()))) if node.attrs else ()
-        entries = untracked(tuple(entries))
+        attrs = tuple(node.attrs.items()) if node.attrs else ()
         self.signature.append(
-            untracked(
-                (node.op, entries, attrs, node.shape, node.dtype.name, node.location, watched)
-            )
+            (node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched)
         )
         return position
 

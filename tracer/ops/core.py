@@ -346,7 +346,7 @@ def fast_apply_arguments(python_apply):
         dtypes_by_numpy=dtypes.BY_NUMPY,
         scalar_constants=convert._SCALAR_CONSTANTS,
         OUT=OUT,
-        acyclic_classes=(Literal, dims.Dim, TupleType, dtypes.DType),
+        acyclic_classes=(dtypes.DType, Literal, dims.Dim, TupleType),  # the commonest first
     )
 
 

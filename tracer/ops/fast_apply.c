@@ -267,6 +267,24 @@ untrack_node(PyObject *module, PyObject *node)
     Py_RETURN_NONE;
 }
 
+/* A tape's records are untracked once it holds LARGE_TAPE nodes: those it has, in one pass,
+ * then each as it is recorded. Untracking costs ~50 ns an op (B1's 200-op tape: +5%), more
+ * than the collector then spends on a small tape's records, still in its caches; a large
+ * tape's, walked once after it (B18: 300,000 objects, 0.2 s), cost far more. */
+#define LARGE_TAPE 4096
+
+/* The recording's nodes (in the order tracked: inputs first) and signature entries, untracked
+ * where they cannot be part of a reference cycle. */
+static void
+untrack_records(PyObject *rec)
+{
+    PyObject *order = SLOT(rec, rec_order), *signature = SLOT(rec, rec_signature);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++)
+        untrack_if_acyclic(PyList_GET_ITEM(order, i));
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(signature); i++)
+        acyclic(PyList_GET_ITEM(signature, i), 0);
+}
+
 /* A new instance of a slotted class, as object.__new__ makes it: every slot unset. */
 static PyObject *
 allocate(PyTypeObject *type)
@@ -305,7 +323,6 @@ new_node(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *shape, PyObj
     SLOT(node, node_shape) = Py_NewRef(shape);
     SLOT(node, node_dtype) = Py_NewRef(dtype);
     SLOT(node, node_location) = Py_NewRef(location);
-    untrack_if_acyclic(node);
     return node;
 }
 
@@ -380,7 +397,7 @@ caller_location(void)
     return PyObject_CallOneArg(user_location, (PyObject *)start);
 }
 
-/* tuple(attrs.items()), untracked with its items (a signature entry's attributes), or NULL. */
+/* tuple(attrs.items()) (a signature entry's attributes), or NULL. */
 static PyObject *
 attribute_items(PyObject *attrs)
 {
@@ -397,16 +414,13 @@ attribute_items(PyObject *attrs)
             Py_CLEAR(items);
             break;
         }
-        PyObject_GC_UnTrack(item);
         PyTuple_SET_ITEM(items, i++, item);
     }
-    if (items != NULL)
-        PyObject_GC_UnTrack(items);
     return items;
 }
 
-/* Recording._track(node, None): number the node and append its signature entry, which the
- * garbage collector does not walk (see `untracked`).
+/* Recording._track(node, None): number the node and append its signature entry; on a large
+ * tape, both untracked (see untrack_records).
  * Returns its position on the tape (a new reference), or NULL on error. */
 static PyObject *
 track(PyObject *rec, PyObject *node, PyObject *node_id)
@@ -437,8 +451,6 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
             PyObject *dtype_name = number == NULL ? NULL : PyObject_GetAttr(SLOT(input, node_dtype), s_name);
             entry = dtype_name == NULL ? NULL
                                        : PyTuple_Pack(4, s_outside, number, SLOT(input, node_shape), dtype_name);
-            if (entry != NULL)
-                PyObject_GC_UnTrack(entry);
             Py_XDECREF(number);
             Py_XDECREF(dtype_name);
         }
@@ -460,16 +472,20 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
                                           dtype_name, SLOT(node, node_location), Py_None);
     Py_XDECREF(attr_items);
     Py_XDECREF(dtype_name);
-    PyObject_GC_UnTrack(entries);
     Py_DECREF(entries);
-    if (signature_entry != NULL)
-        PyObject_GC_UnTrack(signature_entry);
     if (signature_entry == NULL || PyList_Append(SLOT(rec, rec_signature), signature_entry) < 0) {
         Py_XDECREF(signature_entry);
         Py_DECREF(position);
         return NULL;
     }
     Py_DECREF(signature_entry);
+    Py_ssize_t size = PyList_GET_SIZE(order);
+    if (size == LARGE_TAPE) {
+        untrack_records(rec);
+    } else if (size > LARGE_TAPE) {
+        untrack_if_acyclic(node);
+        acyclic(signature_entry, 0);  /* held by the signature list */
+    }
     return position;
 error:
     Py_DECREF(entries);
@@ -1113,20 +1129,6 @@ tensor(PyObject *module, PyObject *value)
     return new_tensor(Py_NewRef(value));
 }
 
-/* untracked(tuple): the tuple, no longer walked by the garbage collector. For tuples that
- * cannot be part of a reference cycle: the collector found nothing in them, but walked each
- * of a tape's per-op records when it resumed after the tape (B18: 0.2 s a step). */
-static PyObject *
-untracked(PyObject *module, PyObject *tuple)
-{
-    if (!PyTuple_CheckExact(tuple)) {
-        PyErr_SetString(PyExc_TypeError, "untracked takes a tuple");
-        return NULL;
-    }
-    PyObject_GC_UnTrack(tuple);
-    return Py_NewRef(tuple);
-}
-
 static PyObject *
 set_enabled(PyObject *module, PyObject *flag)
 {
@@ -1155,7 +1157,6 @@ static PyMethodDef methods[] = {
      "record(op, inputs, attrs, out, shape, dtype): record as _record does, if the C path can; whether it did."},
     {"untrack_node", untrack_node, METH_O,
      "untrack_node(node): the collector no longer walks `node` if it cannot be part of a reference cycle."},
-    {"untracked", untracked, METH_O, "untracked(tuple): the tuple, which the garbage collector no longer walks."},
     {"set_enabled", set_enabled, METH_O, "Turn the C path on or off (off: every call goes to Python); returns the old setting."},
     {NULL, NULL, 0, NULL},
 };
