@@ -8,7 +8,9 @@ the C path does take the common case: a recorded eager loop makes no Python call
 
 import contextlib
 import copy
+import sys
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -197,6 +199,27 @@ def test_a_c_path_built_for_other_classes_is_left_unused_with_a_warning(monkeypa
         assert core.fast_apply.set_enabled(True) is False  # it was left off
     finally:
         core.configure_fast_apply(core.fast_apply, core._apply)
+
+
+def test_a_c_path_built_before_ops_with_attributes_recorded_in_c_is_left_unused(monkeypatch):
+    """An extension built from an older fast_apply.c (no `record`) is refused at import."""
+    real = core.fast_apply
+    older = types.SimpleNamespace(
+        **{name: getattr(real, name) for name in dir(real) if name not in ("record", "__dict__")}
+    )
+    monkeypatch.setitem(sys.modules, "tracer.ops._fast_apply", older)
+    monkeypatch.setattr(sys.modules["tracer.ops"], "_fast_apply", older)
+    try:
+        with pytest.warns(RuntimeWarning, match="built for another version .*record"):
+            assert core._load_fast_apply() is None
+        assert core._record_in_c is None and real.set_enabled(True) is False
+    finally:
+        core.configure_fast_apply(real, core._apply)
+    with tt.GradientTape() as tape:  # back in use
+        x = tt.constant([1.0, 2.0, 3.0])
+        tape.watch(x)
+        y = tt.reduce_sum(x[1:] * x[1:])
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 4.0, 6.0])
 
 
 def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():

@@ -19,9 +19,9 @@ What survives a tape until the collector resumes is walked once then, by the col
 its youngest generation (B18: 300,000 objects, 0.2 s a step). So the records that cannot be
 part of a cycle are untracked: every graph node made in Python that holds only numbers,
 strings, arrays, shapes and dtypes and reads only such nodes (`untrack_node`, from
-Node.__init__), and on a tape of over 4,096 nodes, the nodes and signature entries it
-records (fast_apply.c says why no cycle can pass through them, and why not on small tapes).
-A node holding a function (a custom gradient's) stays tracked.
+Node.__init__), and when a tape of 4,096 nodes or more stops, the nodes and signature
+entries it recorded (`untrack_records`; fast_apply.c says why no cycle can pass through
+them). A node holding a function (a custom gradient's) stays tracked.
 """
 
 import functools
@@ -29,12 +29,20 @@ import gc
 import os
 import threading
 
-try:
-    from tracer.ops._fast_apply import untrack_node
-except ImportError:  # the extension is optional (or built for an older tracer)
 
-    def untrack_node(node):
-        """Nothing: without the C extension, the collector walks every node."""
+def untrack_node(node):
+    """Nothing, until `untrack_with` gives the C module's (without it, the collector walks
+    every node)."""
+
+
+def untrack_records(recording):
+    """Nothing, until `untrack_with` gives the C module's."""
+
+
+def untrack_with(node_function, records_function):
+    """Untrack through these functions of the C op path (tracer.ops.core's, once checked)."""
+    global untrack_node, untrack_records
+    untrack_node, untrack_records = node_function, records_function
 
 
 _lock = threading.RLock()  # reentrant: a finalizer may run tracer code while it is held

@@ -79,6 +79,7 @@ class GradientTape:
             state.tapes.remove(self)
         finally:  # the collector comes back even for a tape popped in a wrong place
             self._recording = False
+            collector.untrack_records(self._recording_state)
             collector.resume()
 
     def watch(self, tensor):

@@ -13,7 +13,7 @@ Leaf ops (no inputs): `input` (a graph parameter, `name` attribute), `variable`
 hold, printed without it).
 """
 
-from tracer.collector import untrack_node
+from tracer import collector
 from tracer.ir.printer import format_graph
 
 LEAF_OPS = frozenset({"input", "variable", "const"})
@@ -29,7 +29,8 @@ class Node:
         self.shape = shape
         self.dtype = dtype
         self.location = location
-        untrack_node(self)  # when it cannot be part of a reference cycle (tracer/collector.py)
+        # NOTE: never changed after this: the collector may stop walking it (tracer/collector.py)
+        collector.untrack_node(self)
 
     def __repr__(self):
         if getattr(self.dtype, "is_tuple", False):

@@ -13,7 +13,7 @@ import warnings
 
 from runtime.interpreter import run_graph
 from runtime.kernels import KERNELS
-from tracer import dtypes
+from tracer import collector, dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
 from tracer.ir import Literal, Node, TupleType, dims, format_location, source, user_location
@@ -24,6 +24,7 @@ from tracer.tensor import Tensor
 
 # the C op path (fast_apply.c), once loaded and checked at the end of this module
 fast_apply = None
+_record_in_c = None  # its `record`, from when it is configured (the check at import uses it)
 
 
 def _apply(op, inputs, attrs):
@@ -187,9 +188,9 @@ def graph_node_of(tensor):
 
 def _record(op, inputs, attrs, out, shape, dtype):
     if (
-        fast_apply is not None
+        _record_in_c is not None
         and op.saves != ALL_INPUTS_AND_OUT
-        and fast_apply.record(op, inputs, attrs, out, shape, dtype)
+        and _record_in_c(op, inputs, attrs, out, shape, dtype)
     ):
         return  # recorded in C, as below (fast_apply.c's record)
     location = None
@@ -298,9 +299,12 @@ def _load_fast_apply():
     try:
         configure_fast_apply(module, _apply)
         mismatch = fast_apply_check.difference(module, _apply)
-    except TypeError as refused:
+        untracking = module.untrack_node, module.untrack_records
+    except (TypeError, AttributeError) as refused:  # AttributeError: a function it lacks
         mismatch = str(refused)
     if mismatch:
+        global _record_in_c
+        _record_in_c = None
         module.set_enabled(False)
         warnings.warn(
             f"tracer: the eager op path in C ({module.__file__}) was built for another version "
@@ -310,6 +314,7 @@ def _load_fast_apply():
             stacklevel=2,
         )
         return None
+    collector.untrack_with(*untracking)
     return module
 
 
@@ -322,8 +327,11 @@ def _sanitized_fast_apply():
 
 
 def configure_fast_apply(module, python_apply):
-    """Give the C path what it reads, and the Python function it hands other calls to."""
+    """Give the C path what it reads, and the Python function it hands other calls to; and
+    `_record` the module's `record`."""
+    global _record_in_c
     module.configure(**fast_apply_arguments(python_apply))
+    _record_in_c = module.record
 
 
 def fast_apply_arguments(python_apply):

@@ -15,6 +15,9 @@
  *     apply_binary(op, x, y)       # _apply_binary: apply(op, as_tensors(x, y), {})
  *     op_function(op, function, n) # `function`, an op's public function, as a C callable
  *     tensor(value)                # Tensor(value)
+ *     record(op, inputs, attrs, out, shape, dtype)  # _record's work for the Python path
+ *     untrack_node(node)           # the collector stops walking an acyclic node
+ *     untrack_records(recording)   # ... and a large tape's records, when it stops
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
  * Objects are built as their Python __init__ would build them (every slot set), from
@@ -50,7 +53,7 @@ static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
 static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
 static int configured = 0, enabled = 0;
-static PyObject *acyclic_classes;  /* classes whose instances reach no tracked object (see untrack_if_acyclic) */
+static PyObject *acyclic_classes;  /* classes reaching no tracked object (see untrack_if_acyclic) */
 
 static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_shape, *s_dtype,
     *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable;
@@ -203,6 +206,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
  * generation when the collector resumes after a tape walked every node the tape recorded
  * (B18: 52,000 nodes, 0.1 s of a 0.5 s step). */
 
+static int recording_is_whole(PyObject *rec);
+
 /* Whether `value` reaches no object that could lead back to it; untracks the tuples in it. */
 static int
 acyclic(PyObject *value, int depth)
@@ -267,22 +272,26 @@ untrack_node(PyObject *module, PyObject *node)
     Py_RETURN_NONE;
 }
 
-/* A tape's records are untracked once it holds LARGE_TAPE nodes: those it has, in one pass,
- * then each as it is recorded. Untracking costs ~50 ns an op (B1's 200-op tape: +5%), more
- * than the collector then spends on a small tape's records, still in its caches; a large
- * tape's, walked once after it (B18: 300,000 objects, 0.2 s), cost far more. */
+/* untrack_records(recording): when a tape stops, the nodes it recorded (in the order tracked:
+ * inputs first) and its signature entries, untracked where they cannot be part of a
+ * reference cycle; on tapes of LARGE_TAPE nodes or more. One pass costs ~30 ns a node. The
+ * collector's walk of a small tape's records, still in the caches, costs less; a large
+ * tape's (B18: 300,000 objects, 0.2 s) far more. */
 #define LARGE_TAPE 4096
 
-/* The recording's nodes (in the order tracked: inputs first) and signature entries, untracked
- * where they cannot be part of a reference cycle. */
-static void
-untrack_records(PyObject *rec)
+static PyObject *
+untrack_records(PyObject *module, PyObject *rec)
 {
+    if (!configured || Py_TYPE(rec) != Recording_type || !recording_is_whole(rec))
+        Py_RETURN_NONE;
     PyObject *order = SLOT(rec, rec_order), *signature = SLOT(rec, rec_signature);
+    if (PyList_GET_SIZE(order) < LARGE_TAPE)
+        Py_RETURN_NONE;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(order); i++)
         untrack_if_acyclic(PyList_GET_ITEM(order, i));
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(signature); i++)
         acyclic(PyList_GET_ITEM(signature, i), 0);
+    Py_RETURN_NONE;
 }
 
 /* A new instance of a slotted class, as object.__new__ makes it: every slot unset. */
@@ -419,8 +428,7 @@ attribute_items(PyObject *attrs)
     return items;
 }
 
-/* Recording._track(node, None): number the node and append its signature entry; on a large
- * tape, both untracked (see untrack_records).
+/* Recording._track(node, None): number the node and append its signature entry.
  * Returns its position on the tape (a new reference), or NULL on error. */
 static PyObject *
 track(PyObject *rec, PyObject *node, PyObject *node_id)
@@ -479,13 +487,6 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
         return NULL;
     }
     Py_DECREF(signature_entry);
-    Py_ssize_t size = PyList_GET_SIZE(order);
-    if (size == LARGE_TAPE) {
-        untrack_records(rec);
-    } else if (size > LARGE_TAPE) {
-        untrack_if_acyclic(node);
-        acyclic(signature_entry, 0);  /* held by the signature list */
-    }
     return position;
 error:
     Py_DECREF(entries);
@@ -1155,6 +1156,8 @@ static PyMethodDef methods[] = {
     {"tensor", tensor, METH_O, "tensor(value): Tensor(value), built in C."},
     {"record", (PyCFunction)(void (*)(void))record_python, METH_FASTCALL,
      "record(op, inputs, attrs, out, shape, dtype): record as _record does, if the C path can; whether it did."},
+    {"untrack_records", untrack_records, METH_O,
+     "untrack_records(recording): a large tape's records, untracked where no reference cycle can pass."},
     {"untrack_node", untrack_node, METH_O,
      "untrack_node(node): the collector no longer walks `node` if it cannot be part of a reference cycle."},
     {"set_enabled", set_enabled, METH_O, "Turn the C path on or off (off: every call goes to Python); returns the old setting."},
