@@ -358,8 +358,22 @@ def _is_reshape_index(index, source_shape):
 
 
 def _infer_slice(attrs, x):
+    """The slice's shape (remembered: an eager loop slices alike at every step)."""
+    key = (attrs["index"], x.shape)
+    shape = _SLICE_SHAPES.get(key)
+    if shape is None:
+        shape = _slice_shape(attrs["index"], x)
+        if len(_SLICE_SHAPES) < _INDEXES_LIMIT:
+            _SLICE_SHAPES[key] = shape
+    return shape, x.dtype
+
+
+_SLICE_SHAPES = {}  # (canonical index, input shape) -> the slice's shape
+
+
+def _slice_shape(index, x):
     shape, axis = [], 0
-    for item in attrs["index"]:
+    for item in index:
         if item is None:
             shape.append(1)
         elif isinstance(item, tuple):
@@ -368,7 +382,7 @@ def _infer_slice(attrs, x):
             axis += 1
         else:
             axis += 1
-    return tuple(shape) + tuple(x.shape[axis:]), x.dtype
+    return tuple(shape) + tuple(x.shape[axis:])
 
 
 def _slice_grad(node, g):

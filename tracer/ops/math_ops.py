@@ -801,11 +801,16 @@ erf = _unary_function(ERF)
 
 @quiet
 def _sigmoid_kernel(x):
-    if np.iscomplexobj(x):
+    if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
     # NOTE: exp(-|x|) never overflows, so neither branch makes inf/inf.
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    d = 1 + e
+    if x.ndim == 0:
+        return np.asarray(1 / d if x >= 0 else e / d)
+    out = e / d  # x < 0; then 1 / (1 + e) where x >= 0, without np.where's third array
+    np.divide(1, d, out=out, where=x >= 0)
+    return out
 
 
 _SIGMOID = forms.Helper(
