@@ -472,6 +472,11 @@ class Library:
         # with OpenBLAS's threads in the matmul that follows (a batch_jacobian ran 2x slower).
         # libgomp reads this when the first module loads it; a user's own setting wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # NOTE: OpenBLAS's threads spin 2^28 cycles (~0.1 s) after each GEMM by default, on
+        # the cores the OpenMP loops after it want (B19's window loops ran 1.5-2.5x slower
+        # than alone); 2^18 (~0.1 ms) still spans the gaps between back-to-back GEMMs. The
+        # modules' OpenBLAS reads it when the first module loads it (docs/semantics.md).
+        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
