@@ -422,3 +422,20 @@ def test_matrix_ops_refuse_bad_arguments_naming_them():
         tt.linalg.matvec(tt.ones((2, 2)), tt.constant(1.0))
     with pytest.raises(ValueError, match="matrix_transpose: `a` must be"):
         tt.linalg.matrix_transpose(tt.ones(3))
+
+
+@pytest.mark.parametrize("dtype, atol", [(np.float64, 1e-9), (np.float32, 2e-3)])
+def test_a_few_outputs_over_long_columns_are_summed_in_chunks_in_c(dtype, atol):
+    """a^T b with a (20000, 9) and b (20000, 32), a convolution's weight gradient: the module
+    sums rows in chunks on the cores instead of calling the BLAS (linalg_ops._split_k); the
+    values are numpy's (entries of size ~140), the bits the same at every call."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(20000, 9)).astype(dtype)
+    b = rng.normal(size=(20000, 32)).astype(dtype)
+    product = tt.function(lambda a, b: tt.matmul(a, b, transpose_a=True), backend="c")
+    got = [product(a, b).numpy() for _ in range(5)]
+    np.testing.assert_allclose(got[0], a.T.astype(np.float64) @ b, rtol=0, atol=atol)
+    assert all(np.array_equal(g, got[0]) for g in got) and got[0].dtype == dtype
+    assert "partial[" in product.get_concrete_function(a, b).c_source()
+    small = tt.function(lambda a, b: tt.matmul(a, b, transpose_a=True), backend="c")
+    assert "partial[" not in small.get_concrete_function(a[:100], b[:100]).c_source()
