@@ -436,6 +436,17 @@ def test_a_few_outputs_over_long_columns_are_summed_in_chunks_in_c(dtype, atol):
     got = [product(a, b).numpy() for _ in range(5)]
     np.testing.assert_allclose(got[0], a.T.astype(np.float64) @ b, rtol=0, atol=atol)
     assert all(np.array_equal(g, got[0]) for g in got) and got[0].dtype == dtype
-    assert "partial[" in product.get_concrete_function(a, b).c_source()
+    assert "ordered" in product.get_concrete_function(a, b).c_source()
     small = tt.function(lambda a, b: tt.matmul(a, b, transpose_a=True), backend="c")
-    assert "partial[" not in small.get_concrete_function(a[:100], b[:100]).c_source()
+    assert "ordered" not in small.get_concrete_function(a[:100], b[:100]).c_source()
+
+    specs = [tt.TensorSpec([None, 3], dtype), tt.TensorSpec(a.shape, dtype)]
+
+    @tt.function(backend="c", input_signature=specs + [tt.TensorSpec(b.shape, dtype)])
+    def with_a_size_known_when_it_runs(x, a, b):  # every kernel then takes the sizes
+        return x * 2.0, tt.matmul(a, b, transpose_a=True)
+
+    x = np.ones((4, 3), dtype)
+    doubled, same = with_a_size_known_when_it_runs(x, a, b)
+    np.testing.assert_array_equal(same.numpy(), got[0])
+    np.testing.assert_array_equal(doubled.numpy(), 2 * x)

@@ -226,7 +226,7 @@ THREAD_TIMEOUT = textwrap.dedent(
 
     def blas_loaded():
         with open("/proc/self/maps") as maps:
-            return "libscipy_openblas" in maps.read().replace("openblas64", "")
+            return "scipy_openblas32/lib/libscipy_openblas" in maps.read()
 
     before = blas_loaded()
     matmul = tt.function(lambda a, b: tt.matmul(a, b), backend="c")
