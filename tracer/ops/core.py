@@ -290,6 +290,7 @@ def _load_fast_apply():
     """The C module of the eager op path, configured and checked against `_apply`; None where
     it was not built (the extension is optional: without a compiler at install time, `_apply`
     does everything) or does not match this tracer (then with a warning)."""
+    global _record_in_c
     try:
         module = _sanitized_fast_apply() if os.environ.get("TRACER_SANITIZE") else None
         if module is None:
@@ -303,7 +304,6 @@ def _load_fast_apply():
     except (TypeError, AttributeError) as refused:  # AttributeError: a function it lacks
         mismatch = str(refused)
     if mismatch:
-        global _record_in_c
         _record_in_c = None
         module.set_enabled(False)
         warnings.warn(
