@@ -1,8 +1,8 @@
 """The eager fast paths give the values of the plain op path.
 
-- A gradient with no tape watching runs its graph, from its second run on, as straight-line
-  numpy (`runtime/straight_line.py`); with a tape recording, it runs op by op through `apply`.
-  Both give the same bits, for every op of the catalogue.
+- A gradient with no tape watching runs its graph as a straight-line program of numpy
+  kernels (`runtime/straight_line.py`, in C or its Python loop); with a tape recording, it runs
+  op by op through `apply`. Both give the same bits, for every op of the catalogue.
 - A tape's signature finds its cached gradient graph; tapes that differ in an op, a shape,
   a dtype, the wiring or the sources do not share one.
 - Python scalars in `x * 2` are converted once and shared, keeping their sign and dtype.
@@ -44,8 +44,6 @@ def test_straight_line_gradients_equal_the_op_path_bit_for_bit(name, monkeypatch
         return original(graph, inputs)
 
     monkeypatch.setattr(tracer.backprop, "execute_graph", counting)
-    _first_order(function, inputs, op_path=False)  # a graph's first run goes op by op
-    op_path_runs.clear()
     fast = _first_order(function, inputs, op_path=False)
     # a custom gradient's function is new at each call: its tape's graph is built each time
     assert not op_path_runs or name == "custom_gradient"
@@ -193,3 +191,118 @@ def test_straight_line_takes_a_graph_that_lists_an_input_twice():
     got = straight_line(graph)(values, values)
     np.testing.assert_array_equal(got[0], np.sin(values))
     np.testing.assert_array_equal(got[1], values)
+
+
+def _programs():
+    """The straight-line program's implementations here: C where it was built, and Python."""
+    import runtime.straight_line as module
+
+    built = [] if module.Program is module.PythonProgram else [module.Program]
+    return [*built, module.PythonProgram]
+
+
+def _wide_graph():
+    def f(x):
+        parts = [tt.sin(x) * float(k) for k in range(20)]  # a concat of 20: more than C's stack
+        y = tt.concat(parts, 0)
+        return tt.reduce_sum(y, axis=0, keepdims=True) + tt.constant(2.0, tt.float64) - x, y
+
+    x = tt.constant([[0.1, 0.2], [0.3, 0.4]], dtype=tt.float64)
+    function = tt.function(f, backend="interpreter")
+    return function.get_concrete_function(x).stages["deduplicated"], x.numpy()
+
+
+@pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
+def test_straight_line_programs_give_the_interpreters_bits(program, monkeypatch):
+    import runtime.straight_line as module
+
+    monkeypatch.setattr(module, "Program", program)
+    graph, x = _wide_graph()
+    run = straight_line(graph)
+    assert type(run) is program
+    for got, want in zip(run(x), evaluate(graph, [x])):
+        np.testing.assert_array_equal(got, want)
+    assert np.asarray(run(x)[1]).shape == (40, 2)
+
+
+@pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
+def test_a_kernel_error_in_a_straight_line_program_propagates_and_leaks_nothing(program):
+    import sys
+
+    calls = []
+
+    def failing(a):
+        calls.append(a)
+        if len(calls) == 2:
+            raise FloatingPointError("the second call fails")
+        return a + 1.0
+
+    value = np.ones(3)
+    run = program(
+        3,
+        (0,),
+        (),
+        ((failing, (0,), (), None, 1, ()), (np.negative, (1,), (), None, 2, (1,))),
+        (2,),
+    )
+    before = sys.getrefcount(value)
+    np.testing.assert_array_equal(run(value)[0], -2.0 * value)
+    with pytest.raises(FloatingPointError, match="second call"):
+        run(value)
+    calls.clear()
+    assert sys.getrefcount(value) == before
+    np.testing.assert_array_equal(run(value)[0], -2.0 * value)
+
+
+@pytest.mark.skipif(len(_programs()) == 1, reason="the straight-line program in C was not built")
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ((2, (0,), (), ((np.negative, (5,), (), None, 1, ()),), (1,)), "outside"),
+        ((2, (0,), (), ((np.negative, (1,), (), None, 1, ()),), (1,)), "holds no value"),
+        (
+            (
+                3,
+                (0,),
+                (),
+                ((np.negative, (0,), (), None, 1, (0,)), (np.exp, (0,), (), None, 2, ())),
+                (2,),
+            ),
+            "holds no value",
+        ),
+        ((2, (0,), (), ((np.negative, (0,), (), None, 1, (1,)),), (1,)), "at the end"),
+        (
+            (2, (0,), (), ((np.sum, (0,), (0,), ("axis", "keepdims"), 1, ()),), (1,)),
+            "differ in number",
+        ),
+        ((2, (0,), (), ((np.sum, (0,), (0,), None, 1, ()),), (1,)), "without names"),
+        ((2, (0,), (), ((np.negative, (0,), (), None, -1, ()),), (1,)), "outside"),
+        ((2, (0,), (), ((3, (0,), (), None, 1, ()),), (1,)), "not callable"),
+        ((2, (0,), (), ((np.negative, (0,)),), (1,)), "6 items"),
+    ],
+)
+def test_the_program_in_c_refuses_a_malformed_program(arguments, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        _programs()[0](*arguments)
+
+
+def test_the_program_in_c_is_built_where_this_install_built_the_extensions():
+    import tracer.ops.core
+
+    if tracer.ops.core.fast_apply is not None:  # the eager op path in C was built, so was this
+        assert len(_programs()) == 2
+
+
+def test_a_straight_line_extension_of_another_interface_is_refused_with_a_warning(monkeypatch):
+    import types
+
+    import runtime.straight_line as module
+
+    monkeypatch.setattr(module, "Program", module.Program)  # restored after the test
+    stale = types.SimpleNamespace(INTERFACE=module.INTERFACE + 1, __file__="stale.so", Program=None)
+    with pytest.warns(RuntimeWarning, match="built for another version"):
+        module.use(stale)
+    assert module.Program is module.PythonProgram
+    graph, x = _wide_graph()
+    for got, want in zip(straight_line(graph)(x), evaluate(graph, [x])):
+        np.testing.assert_array_equal(got, want)

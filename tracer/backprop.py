@@ -4,8 +4,11 @@ Execution goes through `apply`, the path every op takes, so an outer tape that t
 values involved records the gradient computation, and higher orders follow.
 """
 
+import os
+
 import numpy as np
 
+from runtime import straight_line as straight_line_program
 from runtime.straight_line import straight_line
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
@@ -13,6 +16,13 @@ from tracer.ops.core import execute_graph
 from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
+
+if os.environ.get("TRACER_SANITIZE"):  # the straight-line program in C, with the sanitizers too
+    from codegen.build import load_sanitized_extension
+
+    straight_line_program.use(
+        load_sanitized_extension(straight_line_program.SOURCE, "runtime._straight_line")
+    )
 
 
 class PreparedGradient:
@@ -126,16 +136,8 @@ def execute_gradient(grad, inputs):
     ):
         return execute_graph(grad.graph, inputs)
     if grad.straight_line is None:
-        grad.eager_runs += 1
-        if grad.eager_runs < STRAIGHT_LINE_FROM_RUN:
-            return execute_graph(grad.graph, inputs)
         grad.straight_line = straight_line(grad.graph)
     return [Tensor(v) for v in grad.straight_line(*arrays)]
-
-
-# Generating a graph's straight-line code costs about two runs of it through the op path,
-# which a gradient taken once (a tape whose structure changes every step) never wins back.
-STRAIGHT_LINE_FROM_RUN = 2
 
 
 def _any_symbolic(arrays):

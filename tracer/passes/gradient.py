@@ -51,7 +51,6 @@ class GradientGraph:
         "vectorized",
         "with_constant_seeds",
         "straight_line",
-        "eager_runs",
     )
 
     def __init__(self, graph, seeds, residuals, source_outputs):
@@ -61,8 +60,7 @@ class GradientGraph:
         self.source_outputs = source_outputs
         self.vectorized = {}  # batch size -> this graph vectorized over that many seeds
         self.with_constant_seeds = {}  # (seed kind, target shape) -> vectorized over all its seeds, simplified
-        self.straight_line = None  # the graph as straight-line numpy, made when it runs again
-        self.eager_runs = 0  # runs on eager values before straight_line was made
+        self.straight_line = None  # the graph as straight-line numpy, made when it first runs
 
 
 class SparseOutput(collections.namedtuple("SparseOutput", "values indices dense_shape")):

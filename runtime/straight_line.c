@@ -1,0 +1,323 @@
+/* A graph's straight-line program, run in C: one kernel call per step, no interpreter loop.
+ *
+ *     Program(n_slots, input_slots, constants, steps, output_slots)
+ *     program(*arrays) -> [array, ...]
+ *
+ * Values live in `n_slots` numbered slots. input_slots: the slot of each positional argument,
+ * or -1 for an argument not read (an input the graph lists twice is read from its first
+ * position). constants: (slot, value) pairs, set before the first step. steps: tuples
+ * (function, in_slots, attribute_values, attribute_names, out_slot, dead_slots): the step
+ * calls `function(*slots[in_slots], **dict(zip(attribute_names, attribute_values)))` into
+ * `out_slot` and then empties `dead_slots` (values past their last use). attribute_names is
+ * None or a tuple of strings, the keyword names of a vectorcall. output_slots: the slots of
+ * the returned list.
+ *
+ * runtime/straight_line.py makes the tuples from a graph and runs the same program in Python
+ * where this extension was not built. The constructor checks that every slot is in range and
+ * that every step reads only slots that hold a value at that point, so a run reads no empty
+ * slot; a step's exception empties every slot and propagates.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+
+#define INTERFACE 1   /* Program's arguments: runtime/straight_line.py refuses a module of another */
+#define STACK_ARGS 16 /* a step with up to this many arguments passes them on the C stack */
+
+typedef struct {
+    PyObject *function;         /* borrowed from `steps`, which the program holds */
+    PyObject *attribute_values; /* a tuple, borrowed */
+    PyObject *attribute_names;  /* NULL or a tuple, borrowed */
+    Py_ssize_t n_in, n_dead, out;
+    Py_ssize_t *in, *dead;      /* into the program's `indexes` */
+} Step;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *steps, *constants;
+    Py_ssize_t n_slots, n_inputs, n_constants, n_steps, n_outputs;
+    Py_ssize_t *input_slots, *constant_slots, *output_slots, *indexes;
+    Step *program;
+} Program;
+
+static void
+program_dealloc(Program *self)
+{
+    Py_XDECREF(self->steps);
+    Py_XDECREF(self->constants);
+    PyMem_Free(self->input_slots);
+    PyMem_Free(self->constant_slots);
+    PyMem_Free(self->output_slots);
+    PyMem_Free(self->indexes);
+    PyMem_Free(self->program);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The slots of a tuple of ints into `out`, each checked in [lowest, n_slots). */
+static int
+read_slots(PyObject *tuple, Py_ssize_t lowest, Py_ssize_t n_slots, Py_ssize_t *out, const char *what)
+{
+    if (!PyTuple_Check(tuple)) {
+        PyErr_Format(PyExc_TypeError, "Program: %s must be a tuple of slots", what);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
+        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, k));
+        if (slot == -1 && PyErr_Occurred())
+            return -1;
+        if (slot < lowest || slot >= n_slots) {
+            PyErr_Format(PyExc_ValueError, "Program: slot %zd of %s is outside 0..%zd", slot,
+                         what, n_slots - 1);
+            return -1;
+        }
+        out[k] = slot;
+    }
+    return 0;
+}
+
+static Py_ssize_t
+tuple_size(PyObject *object, const char *what)
+{
+    if (!PyTuple_Check(object)) {
+        PyErr_Format(PyExc_TypeError, "Program: %s must be a tuple", what);
+        return -1;
+    }
+    return PyTuple_GET_SIZE(object);
+}
+
+/* Parse one step tuple into `step`, taking its slot indexes from `*next`; `alive` says which
+ * slots hold a value before the step, and is updated to after it. */
+static int
+parse_step(PyObject *item, Step *step, Py_ssize_t **next, Py_ssize_t n_slots, char *alive)
+{
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 6) {
+        PyErr_SetString(PyExc_TypeError, "Program: each step must be a tuple of 6 items");
+        return -1;
+    }
+    PyObject *in = PyTuple_GET_ITEM(item, 1), *dead = PyTuple_GET_ITEM(item, 5);
+    step->function = PyTuple_GET_ITEM(item, 0);
+    step->attribute_values = PyTuple_GET_ITEM(item, 2);
+    step->attribute_names = PyTuple_GET_ITEM(item, 3);
+    if (!PyCallable_Check(step->function)) {
+        PyErr_SetString(PyExc_TypeError, "Program: a step's function is not callable");
+        return -1;
+    }
+    if ((step->n_in = tuple_size(in, "a step's inputs")) < 0 ||
+        (step->n_dead = tuple_size(dead, "a step's dead slots")) < 0 ||
+        tuple_size(step->attribute_values, "a step's attribute values") < 0)
+        return -1;
+    if (step->attribute_names == Py_None) {
+        step->attribute_names = NULL;
+        if (PyTuple_GET_SIZE(step->attribute_values) != 0) {
+            PyErr_SetString(PyExc_ValueError, "Program: attribute values without names");
+            return -1;
+        }
+    }
+    else if (tuple_size(step->attribute_names, "a step's attribute names") !=
+             PyTuple_GET_SIZE(step->attribute_values)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "Program: attribute names and values differ in number");
+        return -1;
+    }
+    step->in = *next;
+    step->dead = *next + step->n_in;
+    *next += step->n_in + step->n_dead;
+    step->out = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 4));
+    if (step->out == -1 && PyErr_Occurred())
+        return -1;
+    if (step->out < 0 || step->out >= n_slots) {
+        PyErr_Format(PyExc_ValueError, "Program: output slot %zd is outside 0..%zd", step->out, n_slots - 1);
+        return -1;
+    }
+    if (read_slots(in, 0, n_slots, step->in, "a step's inputs") < 0 ||
+        read_slots(dead, 0, n_slots, step->dead, "a step's dead slots") < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < step->n_in; k++)
+        if (!alive[step->in[k]]) {
+            PyErr_Format(PyExc_ValueError, "Program: a step reads slot %zd, which holds no value", step->in[k]);
+            return -1;
+        }
+    alive[step->out] = 1;
+    for (Py_ssize_t k = 0; k < step->n_dead; k++)
+        alive[step->dead[k]] = 0;
+    return 0;
+}
+
+static PyObject *program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+static PyObject *
+program_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t n_slots;
+    PyObject *input_slots, *constants, *steps, *output_slots;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "Program takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "nO!O!O!O!:Program", &n_slots, &PyTuple_Type, &input_slots,
+                          &PyTuple_Type, &constants, &PyTuple_Type, &steps, &PyTuple_Type, &output_slots))
+        return NULL;
+    if (n_slots < 0) {
+        PyErr_SetString(PyExc_ValueError, "Program: n_slots must be at least 0");
+        return NULL;
+    }
+    Program *self = (Program *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = program_call;
+    self->n_slots = n_slots;
+    self->steps = Py_NewRef(steps);
+    self->constants = Py_NewRef(constants);
+    self->n_inputs = PyTuple_GET_SIZE(input_slots);
+    self->n_constants = PyTuple_GET_SIZE(constants);
+    self->n_steps = PyTuple_GET_SIZE(steps);
+    self->n_outputs = PyTuple_GET_SIZE(output_slots);
+    Py_ssize_t n_indexes = 0;
+    for (Py_ssize_t k = 0; k < self->n_steps; k++) {
+        PyObject *item = PyTuple_GET_ITEM(steps, k);
+        if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 6 && PyTuple_Check(PyTuple_GET_ITEM(item, 1)) &&
+            PyTuple_Check(PyTuple_GET_ITEM(item, 5)))
+            n_indexes += PyTuple_GET_SIZE(PyTuple_GET_ITEM(item, 1)) + PyTuple_GET_SIZE(PyTuple_GET_ITEM(item, 5));
+    }
+    char *alive = PyMem_Calloc(n_slots + 1, 1);
+    self->input_slots = PyMem_Calloc(self->n_inputs + 1, sizeof(Py_ssize_t));
+    self->constant_slots = PyMem_Calloc(self->n_constants + 1, sizeof(Py_ssize_t));
+    self->output_slots = PyMem_Calloc(self->n_outputs + 1, sizeof(Py_ssize_t));
+    self->indexes = PyMem_Calloc(n_indexes + 1, sizeof(Py_ssize_t));
+    self->program = PyMem_Calloc(self->n_steps + 1, sizeof(Step));
+    if (alive == NULL || self->input_slots == NULL || self->constant_slots == NULL ||
+        self->output_slots == NULL || self->indexes == NULL || self->program == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (read_slots(input_slots, -1, n_slots, self->input_slots, "input_slots") < 0)
+        goto fail;
+    for (Py_ssize_t k = 0; k < self->n_inputs; k++)
+        if (self->input_slots[k] >= 0)
+            alive[self->input_slots[k]] = 1;
+    for (Py_ssize_t k = 0; k < self->n_constants; k++) {
+        PyObject *pair = PyTuple_GET_ITEM(constants, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "Program: each constant must be a (slot, value) pair");
+            goto fail;
+        }
+        PyObject *slot = PyTuple_Pack(1, PyTuple_GET_ITEM(pair, 0));
+        int failed = slot == NULL || read_slots(slot, 0, n_slots, &self->constant_slots[k], "constants") < 0;
+        Py_XDECREF(slot);
+        if (failed)
+            goto fail;
+        alive[self->constant_slots[k]] = 1;
+    }
+    Py_ssize_t *next = self->indexes;
+    for (Py_ssize_t k = 0; k < self->n_steps; k++)
+        if (parse_step(PyTuple_GET_ITEM(steps, k), &self->program[k], &next, n_slots, alive) < 0)
+            goto fail;
+    if (read_slots(output_slots, 0, n_slots, self->output_slots, "output_slots") < 0)
+        goto fail;
+    for (Py_ssize_t k = 0; k < self->n_outputs; k++)
+        if (!alive[self->output_slots[k]]) {
+            PyErr_Format(PyExc_ValueError, "Program: output slot %zd holds no value at the end",
+                         self->output_slots[k]);
+            goto fail;
+        }
+    PyMem_Free(alive);
+    return (PyObject *)self;
+fail:
+    PyMem_Free(alive);
+    Py_DECREF(self);
+    return NULL;
+}
+
+static void
+clear_slots(PyObject **slots, Py_ssize_t n_slots)
+{
+    for (Py_ssize_t k = 0; k < n_slots; k++)
+        Py_CLEAR(slots[k]);
+    PyMem_Free(slots);
+}
+
+static PyObject *
+program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Program *self = (Program *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != self->n_inputs || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError, "a straight-line program takes %zd positional arguments (%zd given)",
+                     self->n_inputs, nargs);
+        return NULL;
+    }
+    PyObject **slots = PyMem_Calloc(self->n_slots + 1, sizeof(PyObject *));
+    if (slots == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < self->n_inputs; k++)
+        if (self->input_slots[k] >= 0 && slots[self->input_slots[k]] == NULL)
+            slots[self->input_slots[k]] = Py_NewRef(args[k]);
+    for (Py_ssize_t k = 0; k < self->n_constants; k++)
+        Py_XSETREF(slots[self->constant_slots[k]],
+                   Py_NewRef(PyTuple_GET_ITEM(PyTuple_GET_ITEM(self->constants, k), 1)));
+    PyObject *stack[STACK_ARGS];
+    for (Py_ssize_t k = 0; k < self->n_steps; k++) {
+        const Step *step = &self->program[k];
+        Py_ssize_t n_attributes = PyTuple_GET_SIZE(step->attribute_values);
+        Py_ssize_t n_args = step->n_in + n_attributes;
+        PyObject **call_args = n_args <= STACK_ARGS ? stack : PyMem_Malloc(n_args * sizeof(PyObject *));
+        if (call_args == NULL) {
+            clear_slots(slots, self->n_slots);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t j = 0; j < step->n_in; j++)
+            call_args[j] = slots[step->in[j]];
+        for (Py_ssize_t j = 0; j < n_attributes; j++)
+            call_args[step->n_in + j] = PyTuple_GET_ITEM(step->attribute_values, j);
+        PyObject *result = PyObject_Vectorcall(step->function, call_args, step->n_in, step->attribute_names);
+        if (call_args != stack)
+            PyMem_Free(call_args);
+        if (result == NULL) {
+            clear_slots(slots, self->n_slots);
+            return NULL;
+        }
+        Py_XSETREF(slots[step->out], result);
+        for (Py_ssize_t j = 0; j < step->n_dead; j++)
+            Py_CLEAR(slots[step->dead[j]]);
+    }
+    PyObject *outputs = PyList_New(self->n_outputs);
+    if (outputs != NULL)
+        for (Py_ssize_t k = 0; k < self->n_outputs; k++)
+            PyList_SET_ITEM(outputs, k, Py_NewRef(slots[self->output_slots[k]]));
+    clear_slots(slots, self->n_slots);
+    return outputs;
+}
+
+static PyTypeObject ProgramType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "runtime._straight_line.Program",
+    .tp_doc = "A graph's straight-line program (see runtime/straight_line.c).",
+    .tp_basicsize = sizeof(Program),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = program_new,
+    .tp_dealloc = (destructor)program_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Program, vectorcall),
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_straight_line", "A graph's straight-line program in C (see straight_line.c).",
+    -1, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__straight_line(void)
+{
+    if (PyType_Ready(&ProgramType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0 ||
+        PyModule_AddObjectRef(module, "Program", (PyObject *)&ProgramType) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
