@@ -204,7 +204,9 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
-        results = body.outputs  # several only for fuse.py's sibling values, of one shape
+        # several only for fuse.py's siblings: values of one shape, or a reduction over every
+        # axis and values of its input's shape
+        results = body.outputs
         root = results[0]
         params = {id(p): (param_names[k], p) for k, p in enumerate(body.inputs)}
         names = {id(n): f"%{k}" for k, n in enumerate(n for n in body.nodes if n.op != "const")}
@@ -218,7 +220,12 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None):
     ]
     kernel = LoopNest(name, [], outs, comment(node))
     if isinstance(C_FORMS[root.op], Reduction):
-        nest = _reduction_nest(emitter, root, node)
+        index_map = identity_map(len(root.inputs[0].shape))
+        flat = offset(index_map, root.inputs[0].shape).c(INDEX)
+        for result, (ctype, out) in zip(results[1:], kernel.outs[1:]):  # inside the sum's loop
+            value = emitter.value(result, index_map)
+            emitter.statements.append((f"{out}[{flat}] = ({ctype}){value};", None))
+        nest = _reduction_nest(emitter, root, kernel.outs[0][1])
     else:
         index_map = identity_map(len(root.shape))
         flat = offset(index_map, root.shape).c(INDEX)
@@ -294,7 +301,7 @@ def _estimate(extent):
 COLUMN_BLOCK = 1024  # accumulators per block of a kept innermost axis: 8 KB of doubles, in L1
 
 
-def _reduction_nest(emitter, root, node):
+def _reduction_nest(emitter, root, out):
     """The nest of a reduction root. When the innermost axis is kept (a sum over rows, as a
     bias gradient is), it becomes the innermost loop, with one accumulator per element:
     the reads are then contiguous and the loop vectorizes; each element still accumulates
@@ -321,7 +328,7 @@ def _reduction_nest(emitter, root, node):
         acc_type,
         form.init(root.dtype),
         form.step.format(acc=acc, value=value, tag=tag(root.dtype)),
-        f"out[{offset(out_map, root.shape).c(INDEX)}] = ({storage(node.dtype)}){acc};",
+        f"{out}[{offset(out_map, root.shape).c(INDEX)}] = ({storage(root.dtype)}){acc};",
         form.simd if not root.dtype.is_complex else "",
     )
     return Nest(

@@ -12,9 +12,9 @@ computed inside the kernels that read them, and a reduction ends a kernel. Which
 stored (the kernel roots): graph outputs, reductions, fusible values that
 a non-fusible op (matmul, gather, ...) reads, and computed values that are broadcast into
 a larger kernel. Every other elementwise value is recomputed inside each kernel that needs
-it instead of being stored: memory traffic, not arithmetic, bounds these loops, so a loss
-and its gradient over x take two loops over x. Except for a value that calls the math
-library (its C form is `costly`) and fits in the caches (STORED_COSTLY_BYTES): computing
+it instead of being stored: memory traffic, not arithmetic, bounds these loops. Except for
+a value that calls the math library (its C form is `costly`) and fits in the caches
+(STORED_COSTLY_BYTES): computing
 it costs more than keeping it, so several kernels that need it read it stored once. And
 except for a value several kernels read whose computation is long (SHARED_CONE) or, small,
 reads several other such values (RECURRENCE: an unrolled recurrence's state), which would
@@ -25,19 +25,22 @@ value, so kernels that read different blocks are the same code.
 A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
 size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
 contiguous buffer); otherwise its input is made a root. Stored values of one shape whose
-kernels read the same stored values are siblings: one kernel computes them all.
+kernels read the same stored values are siblings: one kernel computes them all. So are a
+reduction over every axis and the values of its input's shape that read the same stored
+values (inputs and constants aside): a loss and its gradient over x are one loop over x.
 
 Invariants: the result computes the same values; each fused body has one output (or, for
-siblings, several of one shape, which `get` nodes take out); body inputs are `input` nodes
-standing for the fused node's inputs, in order.
+siblings, several of one shape, or a full reduction first and values of its input's shape,
+which `get` nodes take out); body inputs are `input` nodes standing for the fused node's
+inputs, in order.
 """
 
 import numpy as np
 
 from codegen import forms
 from runtime.interpreter import evaluate
-from tracer.ir import GraphAttribute, Node, dims
-from tracer.ir.graph import TupleType
+from tracer.ir import Graph, GraphAttribute, Node, dims
+from tracer.ir.graph import LEAF_OPS, TupleType
 from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tuple_ops import GET, TupleValue
@@ -273,12 +276,55 @@ def _siblings(graph, roots):
                 continue  # a pointer into its source, not computed
             key = (_sources(node, roots), node.shape, node.dtype)
             groups.setdefault(key, []).append(node)
-    return {id(n): group for group in groups.values() if len(group) > 1 for n in group}
+    siblings = {id(n): group for group in groups.values() if len(group) > 1 for n in group}
+    siblings.update(_reduction_siblings(graph, roots, siblings))
+    return siblings
 
 
-def _sources(root, roots):
-    """ids of the stored values and the leaves the kernel of `root` reads (as _fused_node
-    builds it: scalar literals are part of the body)."""
+def _reduction_siblings(graph, roots, siblings):
+    """id(node) -> its group, for a reduction over every axis and the elementwise values of
+    its input's shape computed from the same stored values (leaves aside): a loss and its
+    gradient, sum(f(x)) and f'(x), in one loop that computes what they share once, instead
+    of two that each call the math library. The reduction comes first in its group; graph
+    outputs may be in it (the kernel writes them to their buffers). Stored values other than
+    leaves (inputs, constants) that one reads must be read by the other, so that neither
+    kernel depends on the other."""
+    by_shape = {}  # (shape, stored values read, leaves aside) -> elementwise roots
+    for node in graph.nodes:
+        if id(node) in roots and id(node) not in siblings and is_fusible(node):
+            if not _is_block_of_stored(node, roots):
+                key = (node.shape, _sources(node, roots, leaves=False))
+                by_shape.setdefault(key, []).append(node)
+    groups = {}
+    for node in graph.nodes:
+        if id(node) not in roots or id(node) in siblings or not _is_full_reduction(node):
+            continue
+        key = (node.inputs[0].shape, _sources(node, roots, leaves=False))
+        group, read = [node], set(_sources(node, roots))
+        for member in by_shape.pop(key, ()):
+            more = read | _sources(member, roots)
+            if len(more) <= KERNEL_INPUTS:  # the leaves they read differ
+                group.append(member)
+                read = more
+        if len(group) > 1:
+            groups.update((id(m), group) for m in group)
+    return groups
+
+
+def _is_full_reduction(node):
+    axes = node.attrs.get("axis")
+    return (
+        _is_reduction(node)
+        and axes is not None
+        and set(axes) == set(range(len(node.inputs[0].shape)))
+        and node.inputs[0].shape
+        and is_fusible(node.inputs[0])
+    )
+
+
+def _sources(root, roots, leaves=True):
+    """ids of the stored values and (with `leaves`) the leaves the kernel of `root` reads (as
+    _fused_node builds it: scalar literals are part of the body)."""
     found, seen, stack = set(), {id(root)}, [root]
     while stack:
         for value in stack.pop().inputs:
@@ -287,7 +333,7 @@ def _sources(root, roots):
             seen.add(id(value))
             if is_fusible(value) and id(value) not in roots and value.op != "const":
                 stack.append(value)
-            elif value.op != "const" or value.shape:
+            elif value.op not in LEAF_OPS or (leaves and (value.op != "const" or value.shape)):
                 found.add(id(value))
     return frozenset(found)
 
@@ -378,8 +424,9 @@ def _fused_node(group, roots, mapping):
         )
 
     # Walk the nodes the root needs (an explicit stack: bodies can be thousands deep),
-    # copying each after its inputs.
-    stack = list(group)
+    # copying each after its inputs, first inputs first: `computed` is then in the order
+    # topological_closure gives, without a second walk.
+    stack, computed = list(reversed(group)), []
     while stack:
         node = stack[-1]
         if id(node) in body:
@@ -388,14 +435,16 @@ def _fused_node(group, roots, mapping):
         if internal(node):
             missing = [i for i in node.inputs if id(i) not in body]
             if missing:
-                stack.extend(missing)
+                stack.extend(reversed(missing))
                 continue
             inputs = tuple(body[id(i)] for i in node.inputs)
-            body[id(node)] = Node(
+            body[id(node)] = copy = Node(
                 node.op, inputs, node.attrs, node.shape, node.dtype, node.location
             )
+            computed.append(copy)
         elif node.op == "const" and not node.shape and "value" in node.attrs:
             body[id(node)] = node  # scalar literals stay in the body
+            computed.append(node)
         else:
             source = mapping.get(id(node), node)
             if id(source) not in params:
@@ -406,7 +455,8 @@ def _fused_node(group, roots, mapping):
             body[id(node)] = params[id(source)]
         stack.pop()
     inputs = [params[id(s)] for s in external]
-    body_graph = with_outputs(inputs, [body[id(root)] for root in group])
+    outputs = [body[id(root)] for root in group]
+    body_graph = Graph(inputs, inputs + computed, outputs)
     root = group[0]
     kernel = Kernel(body_graph, _kernel_name(body_graph, root))
     shape, dtype = _infer_fused({"kernel": kernel})
