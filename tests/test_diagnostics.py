@@ -260,3 +260,24 @@ def test_retrace_log_uses_the_logging_module(caplog):
         f(tt.constant(1.0))
         f(tt.constant(1.0, dtype=tt.float64))
     assert any("float32[] -> float64[]" in r.getMessage() for r in caplog.records)
+
+
+def test_gradient_nodes_carry_the_forward_line_and_their_sums_the_gradients_line():
+    """A rule's nodes point at the forward op's line ("grad of ..."); the sums of a value's
+    cotangents, at the line that asked for the gradient."""
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            forward_line = sys._getframe().f_lineno + 1
+            y = tt.reduce_sum(tt.sin(x) * x)
+        gradient_line = sys._getframe().f_lineno + 1
+        g = tape.gradient(y, x)
+        return g, forward_line, gradient_line
+
+    concrete = tt.function(f, backend="interpreter").get_concrete_function(tt.constant([0.5]))
+    _, forward_line, gradient_line = f(tt.constant([0.5]))
+    grad = concrete.ir("grad")
+    assert f"test_diagnostics.py:{forward_line} (grad of sin)" in grad
+    sums = [line for line in grad.splitlines() if "= add " in line]
+    assert sums and all(f"test_diagnostics.py:{gradient_line}" in line for line in sums)

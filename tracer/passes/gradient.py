@@ -19,8 +19,8 @@ rule's cotangent for an input that leads to no source costs nothing at run time.
 import collections
 
 from tracer import dtypes
-from tracer.context import building_graph, location_override
-from tracer.ir import Graph, Node, backward_location, dims, topological_closure
+from tracer.context import building_graph, location_override, state
+from tracer.ir import Graph, Node, backward_location, dims, topological_closure, user_location
 from tracer.ir.rewrite import substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
@@ -74,7 +74,9 @@ def _symbolic_input(name, shape, dtype, location=None):
 def build_gradient(forward, targets, sources, sparse=True):
     """The gradient graph of `targets` (nodes, or None) with respect to `sources` (nodes, or
     None). With `sparse`, a cotangent that is a sum of rows stays rows (a SparseOutput)."""
-    with building_graph():
+    # NOTE: the sums of cotangents take the line that asked for the gradient, found once
+    # here rather than by a walk up the stack for each of them
+    with building_graph(), location_override(state.location or user_location()):
         return _build_gradient(forward, targets, sources, sparse)
 
 
@@ -93,6 +95,7 @@ def _build_gradient(forward, targets, sources, sparse):
     position = {id(n): k for k, n in enumerate(forward.nodes)}
     residuals = []
     leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
+    outer = state.location
     for node in reversed(forward.nodes):
         g = _summed(cotangents, node)
         if g is None or not node.inputs or id(node) in leaves:
@@ -102,8 +105,11 @@ def _build_gradient(forward, targets, sources, sparse):
         saved = [
             _residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)
         ]
-        with location_override(backward_location(node.location, node.op)):
+        state.location = backward_location(node.location, node.op)
+        try:
             input_cotangents = op.grad(node, g, *saved)
+        finally:
+            state.location = outer
         for inp, ct in zip(node.inputs, input_cotangents):
             if ct is not None and id(inp) in reachable:
                 _check_cotangent(node, inp, ct)
