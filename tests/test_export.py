@@ -567,3 +567,25 @@ def test_pooling_of_zero_channels_exports_as_iso_c(tmp_path):
     calls = [exported_c.Call("pooled", [x], [np.zeros((1, 2, 2, 0), np.float32)])]
     (results,) = _export_and_run(tmp_path, pooled, [tt.TensorSpec([1, 4, 4, 0], tt.float32)], calls)
     assert results[0].size == 0
+
+
+def loss_and_gradient(x):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.reduce_sum(tt.sin(x) * tt.exp(-x * x) + tt.tanh(x) * x)
+    return y, tape.gradient(y, x)
+
+
+def test_a_loss_and_its_gradient_in_one_loop_export_and_match_tracer(tmp_path):
+    """Past the caches the loss (a sum over every element) and its gradient are one kernel of
+    two results; the exported entry point writes both, as tracer computes them."""
+    x = np.linspace(-2.0, 2.0, 300_001)
+    compiled = tt.function(loss_and_gradient)
+    concrete = compiled.get_concrete_function(tt.constant(x))
+    assert "(f64[], f64[300001]) = fused[kernel=k_reduce_sum_" in concrete.ir("optimized")
+    y, g = compiled(tt.constant(x))
+    calls = [exported_c.Call("loss_and_gradient", [x], [y.numpy(), g.numpy()])]
+    signature = [tt.TensorSpec([300_001], tt.float64)]
+    ((got_y, got_g),) = _export_and_run(tmp_path, loss_and_gradient, signature, calls)
+    np.testing.assert_allclose(got_y, y.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got_g, g.numpy(), rtol=1e-12, atol=1e-14)  # libm and libmvec
