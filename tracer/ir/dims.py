@@ -176,13 +176,21 @@ def is_known(shape):
 
 def symbols_of(value):
     """The symbol names in `value`: a Dim, an int, or tuples, lists and dicts of them."""
+    found = set()
+    _collect_symbols(value, found)
+    return found
+
+
+def _collect_symbols(value, found):
     if isinstance(value, Dim):
-        return set(value.symbols)
-    if isinstance(value, (tuple, list)):
-        return set().union(*(symbols_of(v) for v in value)) if value else set()
-    if isinstance(value, dict):
-        return symbols_of(tuple(value.values()))
-    return set()
+        found.update(value.symbols)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            if type(item) is not int:  # most are: a shape's sizes
+                _collect_symbols(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect_symbols(item, found)
 
 
 def substitute(value, env):

@@ -66,10 +66,18 @@ def _specialized(value, env):
 
 def symbols(graph):
     """The unknown dimensions `graph` mentions (shapes, attributes, fused bodies), sorted."""
+    return sorted(_symbols(graph), key=lambda name: int(name[1:]))
+
+
+def _symbols(graph):
     found = set()
     for node in graph.nodes:
-        found |= dims.symbols_of(node.shape) | dims.symbols_of(node.attrs)
+        found |= dims.symbols_of(node.shape)
         for value in node.attrs.values():
-            if isinstance(value, GraphAttribute):
-                found |= set(symbols(value.graph))
-    return sorted(found, key=lambda name: int(name[1:]))
+            if isinstance(value, GraphAttribute):  # its graph's, found once for all callers
+                if value.symbols is None:
+                    value.symbols = frozenset(_symbols(value.graph))
+                found |= value.symbols
+            else:
+                found |= dims.symbols_of(value)
+    return found
