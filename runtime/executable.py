@@ -6,8 +6,9 @@ from runtime.straight_line import straight_line
 class InterpretedGraph:
     """The numpy interpreter as an executable: the fallback, and the oracle of the C backend.
 
-    It runs the graph as straight-line Python (the interpreter's kernels in the interpreter's
-    order, without its per-node dispatch)."""
+    It runs the graph as a straight-line program (runtime/straight_line.py: the interpreter's
+    kernels in the interpreter's order, without its per-node dispatch); a fused node's body
+    is one too (tracer/passes/fuse.py's Kernel.program)."""
 
     backend = "interpreter"
 

@@ -702,3 +702,20 @@ def test_a_loss_and_a_variables_new_value_in_one_loop():
         value = np.tanh(value) * 0.5
         np.testing.assert_allclose(v.numpy(), value, rtol=1e-12)
     assert step.get_concrete_function().ir("optimized").count("= fused") == 1
+
+
+def test_the_interpreter_runs_each_fused_body_as_a_program_made_once():
+    """The numpy backend runs a fused node's body as a straight-line program, made at its
+    first run and kept with the kernel; its values are the C backend's."""
+    x = tt.constant(np.linspace(-2.0, 2.0, 11))
+    interpreted = tt.function(loss_and_grad, backend="interpreter")
+    first = interpreted(x)
+    final = interpreted.get_concrete_function(x).stages.final
+    kernels = [node.attrs["kernel"] for node in final.nodes if node.op == "fused"]
+    programs = [kernel.program() for kernel in kernels]
+    assert kernels and all(kernel.program() is p for kernel, p in zip(kernels, programs))
+    second = interpreted(x)
+    compiled = tt.function(loss_and_grad)(x)
+    for a, b, c in zip(first, second, compiled):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13)

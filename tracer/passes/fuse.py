@@ -38,7 +38,7 @@ inputs, in order.
 import numpy as np
 
 from codegen import forms
-from runtime.interpreter import evaluate
+from runtime.straight_line import straight_line
 from tracer.ir import Graph, GraphAttribute, Node, dims
 from tracer.ir.graph import LEAF_OPS, TupleType
 from tracer.ir.rewrite import on_new_inputs, with_outputs
@@ -49,12 +49,19 @@ from tracer.ops.tuple_ops import GET, TupleValue
 class Kernel(GraphAttribute):
     """A fused node's body graph (`kernel.body`), with its short deterministic name."""
 
-    __slots__ = ()
+    __slots__ = ("_program",)
     shown = True
 
     @property
     def body(self):
         return self.graph
+
+    def program(self):
+        """The body as a straight-line program of numpy kernels, made at its first run."""
+        program = getattr(self, "_program", None)
+        if program is None:
+            program = self._program = straight_line(self.graph)
+        return program
 
 
 def _infer_fused(attrs, *inputs):
@@ -67,7 +74,7 @@ def _infer_fused(attrs, *inputs):
 def _fused_kernel(*inputs, kernel):
     """The body run op by op (the compiled backend runs it as one loop)."""
     with np.errstate(all="ignore"):
-        results = evaluate(kernel.body, inputs)
+        results = kernel.program()(*inputs)
     return results[0] if len(results) == 1 else TupleValue(results)
 
 
