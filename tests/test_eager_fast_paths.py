@@ -306,3 +306,21 @@ def test_a_straight_line_extension_of_another_interface_is_refused_with_a_warnin
     graph, x = _wide_graph()
     for got, want in zip(straight_line(graph)(x), evaluate(graph, [x])):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
+def test_a_straight_line_program_called_with_the_wrong_number_of_arrays_says_so(program):
+    run = program(2, (0,), (), ((np.negative, (0,), (), None, 1, ()),), (1,))
+    np.testing.assert_array_equal(run(np.ones(2))[0], -np.ones(2))
+    for arrays in ((), (np.ones(2), np.ones(2))):
+        with pytest.raises(TypeError, match=r"takes 1 positional arguments \(\d given\)"):
+            run(*arrays)
+
+
+def test_the_text_of_a_program_names_every_argument_position():
+    from tracer.ir import Graph, Node
+
+    x = Node("input", (), {"name": "x"}, (2,), tt.float64)
+    y = Node("sin", (x,), {}, (2,), tt.float64)
+    text = source(Graph([x, x], [x, y], [y, x]))
+    assert text.startswith("def run(v0, _1):") and "v1 = k_sin(v0)" in text

@@ -306,12 +306,14 @@ def _reduction_siblings(graph, roots, siblings):
     for node in graph.nodes:
         if id(node) not in roots or id(node) in siblings or not _is_full_reduction(node):
             continue
+        if not _vectorizes(node) or _may_fail(node, roots):
+            continue
         key = (node.inputs[0].shape, _sources(node, roots, leaves=False))
         group, read = [node], set(_sources(node, roots))
         for member in by_shape.pop(key, ()):
             more = read | _sources(member, roots)
-            if len(more) <= KERNEL_INPUTS:  # the leaves they read differ
-                group.append(member)
+            if len(more) <= KERNEL_INPUTS and not _may_fail(member, roots):
+                group.append(member)  # the leaves they read differ
                 read = more
         if len(group) > 1:
             groups.update((id(m), group) for m in group)
@@ -327,6 +329,31 @@ def _is_full_reduction(node):
         and node.inputs[0].shape
         and is_fusible(node.inputs[0])
     )
+
+
+def _vectorizes(reduction):
+    """Whether the reduction's loop is vectorized and shared by threads: its values may add
+    up in any order (not max and min, whose first NaN wins, nor complex values). Values that
+    join it lose their own loop's vectors and threads where it has none."""
+    return bool(forms.C_FORMS[reduction.op].simd) and not reduction.dtype.is_complex
+
+
+def _may_fail(root, roots):
+    """Whether the kernel of `root` checks its elements (an integer pow's negative exponent):
+    such a loop runs in order on one thread, and so would every value that joined it."""
+    seen, stack = {id(root)}, [root]
+    while stack:
+        node = stack.pop()
+        guard = getattr(forms.C_FORMS.get(node.op), "guard", None)
+        if guard is not None:
+            typed = node.inputs[forms.C_FORMS[node.op].operand].dtype
+            if guard.condition(typed, node.dtype, *("x" for _ in node.inputs)) is not None:
+                return True
+        for value in node.inputs:
+            if id(value) not in seen and is_fusible(value) and id(value) not in roots:
+                seen.add(id(value))
+                stack.append(value)
+    return False
 
 
 def _sources(root, roots, leaves=True):
