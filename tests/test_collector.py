@@ -191,6 +191,27 @@ def test_a_large_tape_leaves_the_collector_almost_nothing_to_walk_when_it_stops(
 
 
 @needs_fast_apply
+def test_a_large_tapes_records_are_untracked_while_it_records():
+    """Below 4,096 records the collector's walk of a tape costs less than untracking it; at
+    4,096 the records made so far are untracked at once, and each later one as it is made
+    (while it is in the caches): the tape has nothing left to untrack when it stops."""
+    x = tt.constant(np.linspace(0.0, 1.0, 14))
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        h = x
+        for step in range(1500):  # three records a step
+            h = h + tt.sin(x) * 0.001
+            if step == 1000:
+                assert any(gc.is_tracked(n) for n in tape._recording_state.order)
+        recording = tape._recording_state
+        assert len(recording.order) > 4096
+        assert not any(gc.is_tracked(n) for n in recording.order)
+        assert not any(gc.is_tracked(entry) for entry in recording.signature)
+    slope = 1.0 + 1500 * 0.001 * np.cos(x.numpy())
+    np.testing.assert_allclose(tape.gradient(h, x).numpy(), slope, rtol=1e-12)
+
+
+@needs_fast_apply
 def test_nodes_that_hold_a_function_and_the_nodes_after_them_stay_tracked():
     x = tt.constant(np.ones(3))
 
