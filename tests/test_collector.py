@@ -195,16 +195,18 @@ def test_a_large_tapes_records_are_untracked_while_it_records():
     """Below 4,096 records the collector's walk of a tape costs less than untracking it; at
     4,096 the records made so far are untracked at once, and each later one as it is made
     (while it is in the caches): the tape has nothing left to untrack when it stops."""
-    x = tt.constant(np.linspace(0.0, 1.0, 14))
+    x, z = tt.constant(np.linspace(0.0, 1.0, 14)), tt.constant(2.0)
     with tt.GradientTape() as tape:
         tape.watch(x)
-        h = x
+        h = (x * 1.0) * 1.0  # 3 records: 4,095 after 1,364 steps
         for step in range(1500):  # three records a step
+            if len(tape._recording_state.order) == 4095:
+                tape.watch(z)  # the 4,096th record made by Python
             h = h + tt.sin(x) * 0.001
             if step == 1000:
                 assert any(gc.is_tracked(n) for n in tape._recording_state.order)
         recording = tape._recording_state
-        assert len(recording.order) > 4096
+        assert recording.order[4095] is z._node
         assert not any(gc.is_tracked(n) for n in recording.order)
         assert not any(gc.is_tracked(entry) for entry in recording.signature)
     slope = 1.0 + 1500 * 0.001 * np.cos(x.numpy())

@@ -31,6 +31,7 @@ class Recording:
         "watched",
         "variables",
         "events",
+        "untracked",
     )
 
     def __init__(self):
@@ -43,6 +44,9 @@ class Recording:
         self.watched = []  # input and variable nodes, in order of watching
         self.variables = {}  # Variable._unique_id -> Variable
         self.events = TapeEvents()  # what tape.explain needs beyond the graph
+        # how many of the first records the collector no longer walks (fast_apply.c untracks
+        # a large tape's records as it records them)
+        self.untracked = 0
 
     def record(self, node, saved):
         """Track op `node`, keeping `saved` for its gradient rule."""

@@ -33,7 +33,7 @@
 /* Slot offsets of the classes the path reads and builds. */
 static Py_ssize_t tensor_value, tensor_node, tensor_origin, tensor_cut;
 static Py_ssize_t node_op, node_inputs, node_attrs, node_shape, node_dtype, node_location;
-static Py_ssize_t rec_nodes, rec_saved, rec_tracked, rec_outside, rec_order, rec_signature;
+static Py_ssize_t rec_nodes, rec_saved, rec_tracked, rec_outside, rec_order, rec_signature, rec_untracked;
 static Py_ssize_t opdef_name, opdef_grad, opdef_saves;
 static Py_ssize_t numerics_enabled;
 
@@ -137,7 +137,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "OUT"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants, &OUT};
-    enum { CLASS_COUNT = 4, OBJECT_COUNT = 14, OFFSET_COUNT = 20 };
+    enum { CLASS_COUNT = 4, OBJECT_COUNT = 14, OFFSET_COUNT = 21 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -160,7 +160,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         {node, "attrs", &node_attrs}, {node, "shape", &node_shape}, {node, "dtype", &node_dtype},
         {node, "location", &node_location}, {recording, "nodes", &rec_nodes}, {recording, "saved", &rec_saved},
         {recording, "tracked", &rec_tracked}, {recording, "outside", &rec_outside}, {recording, "order", &rec_order},
-        {recording, "signature", &rec_signature}, {opdef, "name", &opdef_name}, {opdef, "grad", &opdef_grad},
+        {recording, "signature", &rec_signature}, {recording, "untracked", &rec_untracked},
+        {opdef, "name", &opdef_name}, {opdef, "grad", &opdef_grad},
         {opdef, "saves", &opdef_saves}, {Py_TYPE(new_objects[1]), "enabled", &numerics_enabled},
     };
     Py_ssize_t offsets[OFFSET_COUNT];
@@ -275,31 +276,41 @@ untrack_node(PyObject *module, PyObject *node)
 /* The nodes a tape recorded (in the order tracked: inputs first) and its signature entries,
  * untracked where they cannot be part of a reference cycle; on tapes of LARGE_TAPE nodes or
  * more. The collector's walk of a small tape's records, still in the caches, costs less;
- * a large tape's (B18: 300,000 objects, 0.2 s) far more. `track` untracks the first
- * LARGE_TAPE records when the tape reaches that many, and each later one as it records it,
- * while it is in the caches (~50 ns; a pass when the tape stops took 31 ms for B18's 52,000
- * records, ~600 ns each); untrack_records, when a tape stops, takes what other paths
- * recorded (Python's Recording.record) and returns at once on records already untracked. */
+ * a large tape's (B18: 300,000 objects, 0.2 s) far more. `track` untracks the records made
+ * since the last time (Recording.untracked counts those done) once the tape has LARGE_TAPE:
+ * each record as it is made, in the caches (~50 ns; a pass when the tape stopped took 31 ms
+ * for B18's 52,000 records, ~600 ns each); untrack_records, when a tape stops, takes those
+ * made after the last C record (Python's Recording.record, watch). */
 #define LARGE_TAPE 4096
 
 static void
-untrack_range(PyObject *rec, Py_ssize_t start, Py_ssize_t stop)
+untrack_since(PyObject *rec)
 {
     PyObject *order = SLOT(rec, rec_order), *signature = SLOT(rec, rec_signature);
-    for (Py_ssize_t i = start; i < stop && i < PyList_GET_SIZE(order); i++)
+    Py_ssize_t start = PyLong_AsSsize_t(SLOT(rec, rec_untracked)), stop = PyList_GET_SIZE(order);
+    if (start < 0) {  /* not a count this module wrote: start over */
+        PyErr_Clear();
+        start = 0;
+    }
+    if (stop < LARGE_TAPE || start >= stop)
+        return;
+    PyObject *done = PyLong_FromSsize_t(stop);
+    if (done == NULL) {
+        PyErr_Clear();  /* the records stay tracked: the collector walks them */
+        return;
+    }
+    for (Py_ssize_t i = start; i < stop; i++)
         untrack_if_acyclic(PyList_GET_ITEM(order, i));
     for (Py_ssize_t i = start; i < stop && i < PyList_GET_SIZE(signature); i++)
         acyclic(PyList_GET_ITEM(signature, i), 0);
+    Py_SETREF(SLOT(rec, rec_untracked), done);
 }
 
 static PyObject *
 untrack_records(PyObject *module, PyObject *rec)
 {
-    if (!configured || Py_TYPE(rec) != Recording_type || !recording_is_whole(rec))
-        Py_RETURN_NONE;
-    Py_ssize_t count = PyList_GET_SIZE(SLOT(rec, rec_order));
-    if (count >= LARGE_TAPE)
-        untrack_range(rec, 0, count);
+    if (configured && Py_TYPE(rec) == Recording_type && recording_is_whole(rec))
+        untrack_since(rec);
     Py_RETURN_NONE;
 }
 
@@ -496,9 +507,8 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
         return NULL;
     }
     Py_DECREF(signature_entry);
-    Py_ssize_t recorded = PyList_GET_SIZE(order);
-    if (configured && recorded >= LARGE_TAPE)  /* the first LARGE_TAPE at once, then each */
-        untrack_range(rec, recorded == LARGE_TAPE ? 0 : recorded - 1, recorded);
+    if (configured)
+        untrack_since(rec);
     return position;
 error:
     Py_DECREF(entries);
@@ -686,7 +696,8 @@ recording_is_whole(PyObject *rec)
         if (dict == NULL || !PyDict_CheckExact(dict) || list == NULL || !PyList_CheckExact(list))
             return 0;
     }
-    return 1;
+    PyObject *untracked = SLOT(rec, rec_untracked);
+    return untracked != NULL && PyLong_CheckExact(untracked);
 }
 
 /* The Recordings of `tapes` when each tracks an input of the op: 1, and `recordings` filled;
