@@ -189,3 +189,35 @@ def test_jacobians_use_the_custom_gradient(use_pfor):
 def test_without_a_tape_the_function_costs_nothing_extra():
     y = log1pexp(tt.constant(0.0))
     assert y.numpy() == np.float32(np.log(2.0))
+
+
+def test_the_gradient_caches_keep_few_custom_gradient_functions_alive():
+    """Each call makes a new gradient function, which no later tape finds again: the caches
+    keep the last few (a persistent tape may differentiate twice), not one per call with
+    what each captured."""
+    import gc
+    import weakref
+
+    captured = []
+
+    @tt.custom_gradient
+    def double(x):
+        activation = np.ones(1000)  # what a user's gradient function keeps
+
+        def grad(dy):
+            return dy * 2.0 * activation[0]
+
+        captured.append(weakref.ref(grad))
+        return x * 2.0, grad
+
+    x = tt.constant(np.linspace(0.0, 1.0, 5))
+    for _ in range(30):
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(double(x) * x)
+        first, second = tape.gradient(y, x), tape.gradient(y, x)  # the second finds the first's
+        np.testing.assert_allclose(first.numpy(), 4.0 * x.numpy(), rtol=1e-12)
+        np.testing.assert_array_equal(second.numpy(), first.numpy())
+        del tape, y
+    gc.collect()
+    assert sum(ref() is not None for ref in captured) <= 4

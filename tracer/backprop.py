@@ -4,6 +4,7 @@ Execution goes through `apply`, the path every op takes, so an outer tape that t
 values involved records the gradient computation, and higher orders follow.
 """
 
+import collections
 import os
 
 import numpy as np
@@ -46,6 +47,13 @@ _CACHE_SIZE = 256
 _gradient_cache = {}  # structure_key of a pruned graph -> GradientGraph
 _recording_cache = {}  # tape signature, targets, sources -> PreparedGradient
 
+# A custom gradient's function is new at every call (its CustomGradient compares by
+# identity), so an entry that holds one is found again only for the same tape (a persistent
+# tape differentiated twice), while it keeps the function and what it captured alive: up to
+# 256 captured activations. At most _CUSTOM_KEPT such entries stay in each cache.
+_CUSTOM_KEPT = 4
+_custom_entries = collections.deque()  # (cache, key) of such entries, oldest first
+
 
 def gradient_graph(recording, target_nodes, source_nodes):
     """Prune the tape to the paths from sources to targets, and build (or reuse) its gradient graph.
@@ -76,6 +84,11 @@ def gradient_graph(recording, target_nodes, source_nodes):
         positions = [tracked[id(n)] for n in pruned.nodes]
         residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
         known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
+        if any(node.op == "custom_gradient" for node in pruned.nodes):
+            _custom_entries.extend([(_gradient_cache, structure), (_recording_cache, key)])
+            while len(_custom_entries) > 2 * _CUSTOM_KEPT:
+                cache, stale = _custom_entries.popleft()
+                cache.pop(stale, None)
     if state.trace is not None:
         state.trace.gradient_graphs.append(known.grad.graph)
     return known
