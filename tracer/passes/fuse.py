@@ -39,7 +39,7 @@ import numpy as np
 
 from codegen import forms
 from runtime.straight_line import straight_line
-from tracer.ir import Graph, GraphAttribute, Node, dims
+from tracer.ir import GraphAttribute, Node, dims
 from tracer.ir.graph import LEAF_OPS, TupleType
 from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.registry import OPS, primitive, unbatchable
@@ -458,9 +458,8 @@ def _fused_node(group, roots, mapping):
         )
 
     # Walk the nodes the root needs (an explicit stack: bodies can be thousands deep),
-    # copying each after its inputs, first inputs first: `computed` is then in the order
-    # topological_closure gives, without a second walk.
-    stack, computed = list(reversed(group)), []
+    # copying each after its inputs.
+    stack = list(group)
     while stack:
         node = stack[-1]
         if id(node) in body:
@@ -469,16 +468,14 @@ def _fused_node(group, roots, mapping):
         if internal(node):
             missing = [i for i in node.inputs if id(i) not in body]
             if missing:
-                stack.extend(reversed(missing))
+                stack.extend(missing)
                 continue
             inputs = tuple(body[id(i)] for i in node.inputs)
-            body[id(node)] = copy = Node(
+            body[id(node)] = Node(
                 node.op, inputs, node.attrs, node.shape, node.dtype, node.location
             )
-            computed.append(copy)
         elif node.op == "const" and not node.shape and "value" in node.attrs:
             body[id(node)] = node  # scalar literals stay in the body
-            computed.append(node)
         else:
             source = mapping.get(id(node), node)
             if id(source) not in params:
@@ -489,8 +486,7 @@ def _fused_node(group, roots, mapping):
             body[id(node)] = params[id(source)]
         stack.pop()
     inputs = [params[id(s)] for s in external]
-    outputs = [body[id(root)] for root in group]
-    body_graph = Graph(inputs, inputs + computed, outputs)
+    body_graph = with_outputs(inputs, [body[id(root)] for root in group])
     root = group[0]
     kernel = Kernel(body_graph, _kernel_name(body_graph, root))
     shape, dtype = _infer_fused({"kernel": kernel})
