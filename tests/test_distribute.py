@@ -175,7 +175,9 @@ def test_tensors_that_differ_between_processes_are_an_error_on_every_process(tmp
 def test_an_error_in_one_process_ends_the_whole_job(tmp_path):
     _, done = run_job("failure", 2, tmp_path, check=False)  # TIMEOUT bounds a hang
     assert done.returncode != 0
-    assert "RuntimeError: process 1 failed on purpose" in done.stderr + done.stdout
+    # the reason comes first: the launcher may cut what a process wrote last
+    said = done.stderr + done.stdout
+    assert "process 1 of 2 failed: RuntimeError: process 1 failed on purpose" in said
 
 
 @needs_mpi

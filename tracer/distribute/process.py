@@ -12,6 +12,8 @@ against MPI's polling: the MLP example's step ran 40x slower on 2 processes of 2
 import ctypes
 import os
 import sys
+import time
+from traceback import format_exception_only
 
 INSTALL = "pip install 'tracer[mpi]'"  # installs mpi4py and mpich
 
@@ -88,11 +90,27 @@ def _loaded_openblas():
 
 
 def _abort_job(kind, value, traceback):
-    """Print the error as Python would, then end every process of the job."""
+    """Say which process failed and why, print the error as Python would, then end every
+    process of the job.
+
+    The launcher forwards each process's output through a pipe, and MPI_Abort tears the
+    job down at once: the last lines written could be lost (a traceback cut before its
+    message, one run in a few under load). So the one-line reason comes first, and the
+    launcher gets a moment to forward the rest before the abort."""
+    comm = _job.comm
+    sys.stderr.write(
+        f"tracer.distribute: process {comm.rank} of {comm.size} failed: "
+        f"{''.join(format_exception_only(kind, value)).strip()}\n"
+    )
+    sys.stderr.flush()
     _abort_job.previous(kind, value, traceback)
     sys.stderr.flush()
     sys.stdout.flush()
-    _job.comm.Abort(1)
+    time.sleep(ABORT_GRACE)
+    comm.Abort(1)
+
+
+ABORT_GRACE = 0.2  # seconds the launcher has to forward a failed process's last output
 
 
 def shutdown():
