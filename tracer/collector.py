@@ -19,9 +19,10 @@ What survives a tape until the collector resumes is walked once then, by the col
 its youngest generation (B18: 300,000 objects, 0.2 s a step). So the records that cannot be
 part of a cycle are untracked: every graph node made in Python that holds only numbers,
 strings, arrays, shapes and dtypes and reads only such nodes (`untrack_node`, from
-Node.__init__), and when a tape of 4,096 nodes or more stops, the nodes and signature
-entries it recorded (`untrack_records`; fast_apply.c says why no cycle can pass through
-them). A node holding a function (a custom gradient's) stays tracked.
+Node.__init__), and, once a tape has 4,096 records, the nodes and signature entries it
+records, as the C op path records them and what is left when the tape stops
+(`untrack_records`; fast_apply.c says why no cycle can pass through them). A node holding a
+function (a custom gradient's) stays tracked.
 """
 
 import functools

@@ -287,12 +287,15 @@ static void
 untrack_since(PyObject *rec)
 {
     PyObject *order = SLOT(rec, rec_order), *signature = SLOT(rec, rec_signature);
-    Py_ssize_t start = PyLong_AsSsize_t(SLOT(rec, rec_untracked)), stop = PyList_GET_SIZE(order);
+    Py_ssize_t stop = PyList_GET_SIZE(order);
+    if (stop < LARGE_TAPE)
+        return;  /* a small tape is left to the collector */
+    Py_ssize_t start = PyLong_AsSsize_t(SLOT(rec, rec_untracked));
     if (start < 0) {  /* not a count this module wrote: start over */
         PyErr_Clear();
         start = 0;
     }
-    if (stop < LARGE_TAPE || start >= stop)
+    if (start >= stop)
         return;
     PyObject *done = PyLong_FromSsize_t(stop);
     if (done == NULL) {

@@ -14,8 +14,8 @@ a non-fusible op (matmul, gather, ...) reads, and computed values that are broad
 a larger kernel. Every other elementwise value is recomputed inside each kernel that needs
 it instead of being stored: memory traffic, not arithmetic, bounds these loops. Except for
 a value that calls the math library (its C form is `costly`) and fits in the caches
-(STORED_COSTLY_BYTES): computing
-it costs more than keeping it, so several kernels that need it read it stored once. And
+(STORED_COSTLY_BYTES): computing it costs more than keeping it, so several kernels that
+need it read it stored once. And
 except for a value several kernels read whose computation is long (SHARED_CONE) or, small,
 reads several other such values (RECURRENCE: an unrolled recurrence's state), which would
 otherwise be recomputed from the recurrence's start in every kernel. A contiguous block of
@@ -296,18 +296,29 @@ def _reduction_siblings(graph, roots, siblings):
     outputs may be in it (the kernel writes them to their buffers). Stored values other than
     leaves (inputs, constants) that one reads must be read by the other, so that neither
     kernel depends on the other."""
+    reductions = [
+        node
+        for node in graph.nodes
+        if id(node) in roots
+        and id(node) not in siblings
+        and _is_full_reduction(node)
+        and _vectorizes(node)
+        and not _may_fail(node, roots)
+    ]
+    shapes = {node.inputs[0].shape for node in reductions}
     by_shape = {}  # (shape, stored values read, leaves aside) -> elementwise roots
     for node in graph.nodes:
-        if id(node) in roots and id(node) not in siblings and is_fusible(node):
-            if not _is_block_of_stored(node, roots):
-                key = (node.shape, _sources(node, roots, leaves=False))
-                by_shape.setdefault(key, []).append(node)
+        if (
+            node.shape in shapes
+            and id(node) in roots
+            and id(node) not in siblings
+            and is_fusible(node)
+            and not _is_block_of_stored(node, roots)
+        ):
+            key = (node.shape, _sources(node, roots, leaves=False))
+            by_shape.setdefault(key, []).append(node)
     groups = {}
-    for node in graph.nodes:
-        if id(node) not in roots or id(node) in siblings or not _is_full_reduction(node):
-            continue
-        if not _vectorizes(node) or _may_fail(node, roots):
-            continue
+    for node in reductions:
         key = (node.inputs[0].shape, _sources(node, roots, leaves=False))
         group, read = [node], set(_sources(node, roots))
         for member in by_shape.pop(key, ()):
