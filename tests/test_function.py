@@ -1,5 +1,6 @@
 """tt.function: tracing per signature, variables, structures, stages, fusion, and transforms."""
 
+import json
 import logging
 import re
 
@@ -578,6 +579,35 @@ def test_an_unrolled_recurrence_compiles_to_c_linear_in_its_steps():
     assert kernels[32] - kernels[16] < 16 / 2, kernels  # not a kernel or more per step
     per_step = [(sizes[16] - sizes[8]) / 8, (sizes[32] - sizes[16]) / 16]
     assert per_step[1] < 1.3 * per_step[0], sizes
+
+
+def test_a_long_module_compiles_as_translation_units_at_once(tmp_path, monkeypatch):
+    """A module whose entry point has many parts is compiled in several translation units at
+    once (each with its share of the parts and the kernels they call, unit 0 with the entry
+    point), linked into one library that computes what the one-file build computes."""
+    from codegen import build
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(build, "_units", lambda source: 3)
+    rng = np.random.default_rng(2)
+    xs, w = tt.constant(rng.uniform(-1, 1, (120, 6))), tt.constant(rng.uniform(-1, 1, 6))
+    concrete = tt.function(recurrence).get_concrete_function(xs, w)
+    (meta,) = [json.loads(p.read_text()) for p in tmp_path.rglob("meta.json")]
+    assert meta["units"] == 3
+    total, grad = concrete(xs, w)
+    expected_total, expected_grad = _numpy_recurrence(xs.numpy(), w.numpy())
+    np.testing.assert_allclose(float(total), expected_total, rtol=1e-12)
+    np.testing.assert_allclose(grad.numpy(), expected_grad, rtol=1e-10)
+
+    source = concrete.c_source()
+    units = build.unit_sources(source, 3)
+    parts = re.findall(r"^TR_PART TR_CALLS_ONLY int (\w+)\(", source, re.M)
+    assert len(parts) >= 3
+    for name in parts:  # each part is defined in exactly one unit
+        defined = [f"TR_CALLS_ONLY int {name}(" in unit for unit in units]
+        assert defined.count(True) == 1, name
+    assert ["int tracer_run(char **args) {" in unit for unit in units] == [True, False, False]
+    assert all(len(unit) < 0.8 * len(source) for unit in units)
 
 
 def test_kernels_that_report_errors_are_not_shared_and_name_their_own_lines():

@@ -6,7 +6,8 @@ import tracer as tt
 from runtime.kernels import KERNELS
 from tracer.backprop import gradient_graph
 from tracer.ir import Graph, Node, format_graph, to_dot
-from tracer.ir.graph import topological_closure
+from tracer.ir.graph import GraphAttribute, topological_closure
+from tracer.ir.literal import Literal
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS
 from tracer.passes.prune import prune
 
@@ -178,3 +179,25 @@ def test_topological_closure_is_the_depth_first_order_on_random_graphs():
         expand = (lambda node: node.number % 3 != 0) if trial % 2 else None
         got = [n.number for n in topological_closure(outputs, expand)]
         assert got == [n.number for n in _depth_first(outputs, expand)], trial
+
+
+def test_graph_attributes_are_equal_exactly_when_their_graphs_compute_the_same():
+    """Held graphs (fused bodies, branches) compare by structure: the same ops on the same
+    inputs with equal attributes are equal (and hash alike) whatever the node objects; a
+    constant that differs only in the middle, which the printed text shortens to its ends,
+    makes them differ."""
+
+    def scaled(values, op="mul"):
+        x = Node("input", (), {"name": "x"}, (20,), tt.float64)
+        c = Node("const", (), {"value": Literal(values)}, (20,), tt.float64)
+        out = Node(op, (x, c), {}, (20,), tt.float64)
+        return GraphAttribute(Graph([x], [x, c, out], [out]), "body")
+
+    first = np.arange(20.0)
+    middle = first.copy()
+    middle[10] = 100.0
+    assert scaled(first) == scaled(first.copy())
+    assert hash(scaled(first)) == hash(scaled(first.copy()))
+    assert format_graph(scaled(first).graph) == format_graph(scaled(middle).graph)
+    assert scaled(first) != scaled(middle)
+    assert scaled(first) != scaled(first, op="add")

@@ -71,23 +71,24 @@ class TupleType:
 
 class GraphAttribute:
     """A graph used as a node attribute (a fused body, a branch, a called function): hashable
-    and comparable by its printed text, so equal graphs make equal nodes. `shown`: the
-    printer writes the graph under the node."""
+    and comparable by its structure (`structure_key`), so equal graphs make equal nodes.
+    `shown`: the printer writes the graph under the node."""
 
-    __slots__ = ("graph", "name", "_key", "symbols")
+    __slots__ = ("graph", "name", "_key", "_hash", "symbols")
     shown = False
 
     def __init__(self, graph, name):
         self.graph = graph
         self.name = name
-        self._key = format_graph(graph)
+        self._key = structure_key(graph)
+        self._hash = hash(self._key)  # a tuple does not keep its hash, and nodes ask often
         self.symbols = None  # the unknown dimensions its graph mentions (rewrite.symbols)
 
     def __eq__(self, other):
-        return type(other) is type(self) and self._key == other._key
+        return type(other) is type(self) and self._hash == other._hash and self._key == other._key
 
     def __hash__(self):
-        return hash(self._key)
+        return self._hash
 
     def __repr__(self):
         return self.name
@@ -113,6 +114,31 @@ class Graph:
 
     def __repr__(self):
         return format_graph(self)
+
+
+def structure_key(graph):
+    """A hashable value that two graphs share when they compute the same thing the same way:
+    each node's op, attributes, input positions, type and source line, in order, and the
+    positions of the outputs. A value read from outside the nodes (as the printer declares
+    a `const` line for it) counts by its type, or by its value where it holds one. Compared
+    as values, as common-subexpression elimination compares attributes: unlike the printed
+    text, which shortens a long constant, two different constants never match."""
+    positions, entries = {}, []
+
+    def position(node):
+        if node not in positions:  # from outside the nodes
+            entries.append(("outside", node.attrs.get("value"), node.shape, node.dtype))
+            positions[node] = len(positions)
+        return positions[node]
+
+    for node in graph.nodes:
+        inputs = tuple(position(i) for i in node.inputs)
+        entries.append(
+            (node.op, inputs, tuple(node.attrs.items()), node.shape, node.dtype, node.location)
+        )
+        positions[node] = len(positions)
+    outputs = tuple(position(o) for o in graph.outputs)
+    return tuple(entries), outputs
 
 
 def all_nodes(graph):

@@ -103,9 +103,18 @@ RECURRENCE = 4
 KERNEL_INPUTS = 64  # the most stored values one kernel reads
 
 
+_FUSION = {}  # op name -> its fusion kind (an op is declared once, and never removed)
+
+
 def _fusion(node):
-    op = OPS.get(node.op)
-    return None if op is None else op.fusion
+    try:
+        return _FUSION[node.op]
+    except KeyError:
+        op = OPS.get(node.op)
+        if op is None:
+            return None
+        _FUSION[node.op] = op.fusion
+        return op.fusion
 
 
 def is_fusible(node):
