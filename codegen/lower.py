@@ -214,8 +214,8 @@ def _parts(groups, offsets):
     parts.append(current)
     result = []
     for lines in parts:
-        used = set(re.findall(r"\bw\d+\b", "\n".join(lines)))
-        result.append(([(name, text) for name, text in offsets if name in used], lines))
+        used = sorted({int(k) for k in re.findall(r"\bw(\d+)\b", "\n".join(lines))})
+        result.append(([offsets[k] for k in used if k < len(offsets)], lines))
     return result
 
 

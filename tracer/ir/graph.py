@@ -141,14 +141,17 @@ def structure_key(graph):
     return tuple(entries), outputs
 
 
-def all_nodes(graph):
+def all_nodes(graph, seen=None):
     """Every node of `graph` and of the graphs its nodes hold (fused bodies, branches, loop
-    bodies), outer nodes before the nodes they hold."""
+    bodies), outer nodes before the nodes they hold; a held graph that several nodes share
+    (the kernel of an unrolled loop's steps) once."""
+    seen = set() if seen is None else seen
     for node in graph.nodes:
         yield node
         for value in node.attrs.values():
-            if isinstance(value, GraphAttribute):
-                yield from all_nodes(value.graph)
+            if isinstance(value, GraphAttribute) and id(value) not in seen:
+                seen.add(id(value))  # the object: equal graphs have nodes of their own
+                yield from all_nodes(value.graph, seen)
 
 
 def topological_closure(outputs, expand=None):
