@@ -429,9 +429,8 @@ def _build(source, library, uses_blas, directory):
                 [compiler(), *_flags(), *includes, f"-DTR_UNITS={units}", f"-DTR_UNIT={u}", "-c"]
                 + [unit_path, "-o", object_path]
             )
-        with concurrent.futures.ThreadPoolExecutor(units) as pool:
-            for future in [pool.submit(_compile, command) for command in commands]:
-                future.result()
+        for command, (returncode, errors) in zip(commands, run_compilers(commands)):
+            _check_compiled(command, returncode, errors)
         _compile([compiler(), *_flags(), *temporary[1::2], "-o", output, *libraries])
         for path in temporary:
             os.remove(path)
@@ -448,14 +447,17 @@ UNIT_BYTES = 1 << 18
 MAX_UNITS = 8
 
 
+_UNIT_BLOCK = re.compile(r"^#if TR_IN_UNIT\((\d+), (\d+)\)$", re.M)
+
+
 def _units(source):
-    if len(source) < 2 * UNIT_BYTES:
+    """How many translation units to compile `source` in: one per core and per UNIT_BYTES,
+    and no more than the parts of its entry point (a module of one part has one unit)."""
+    parts = len(_UNIT_BLOCK.findall(source)) - 1  # the entry point's block is not a part
+    if len(source) < 2 * UNIT_BYTES or parts < 2:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cores or 1, MAX_UNITS, len(source) // UNIT_BYTES))
-
-
-_UNIT_BLOCK = re.compile(r"#if TR_IN_UNIT\((\d+), (\d+)\)")
+    return max(1, min(cores or 1, MAX_UNITS, len(source) // UNIT_BYTES, parts))
 
 
 def unit_sources(source, units):
@@ -481,7 +483,10 @@ def unit_sources(source, units):
 
 
 def _compile(command):
-    returncode, errors = run_compiler(command)
+    _check_compiled(command, *run_compiler(command))
+
+
+def _check_compiled(command, returncode, errors):
     if returncode != 0:
         raise CompileError(f"C compilation failed ({' '.join(command[:3])} ...):\n{errors[-4000:]}")
 
@@ -489,8 +494,48 @@ def _compile(command):
 def run_compiler(command):
     """(exit status, stderr) of the compiler run as `command`, in a process group of its own:
     a time-out (CompileError) or an interrupt ends the whole group, cc1 and the assembler too."""
+    (result,) = run_compilers([command])
+    return result
+
+
+def run_compilers(commands):
+    """[(exit status, stderr)] of the compilers run as `commands`, all at once, each in a
+    process group of its own: a time-out (CompileError), an interrupt or a failed one ends
+    every group still running, cc1 and the assembler too."""
+    processes = []
+    pool = concurrent.futures.ThreadPoolExecutor(len(commands))  # each reads one's pipes
     try:
-        process = subprocess.Popen(
+        for command in commands:
+            processes.append(_start_compiler(command))
+        waits = {pool.submit(p.communicate, timeout=compile_timeout()): p for p in processes}
+        for wait in concurrent.futures.as_completed(waits):
+            wait.result()  # a time-out raises here
+            if waits[wait].returncode != 0:
+                break  # one failed: what the others make is of no use
+        for process in processes:
+            if process.returncode is None:
+                _stop(process)
+        errors = [wait.result()[1] for wait in waits]  # each has ended, and is reaped
+        return [(process.returncode, text) for process, text in zip(processes, errors)]
+    except BaseException as error:
+        for process in processes:
+            _stop(process)
+        pool.shutdown(wait=True)  # the pipes close as the processes end
+        for process in processes:
+            process.wait()
+        if isinstance(error, subprocess.TimeoutExpired):
+            raise CompileError(
+                f"the C compiler ran past {compile_timeout():g} s (TRACER_COMPILE_TIMEOUT) and "
+                "was stopped"
+            ) from None
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
+def _start_compiler(command):
+    try:
+        return subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -501,19 +546,11 @@ def run_compiler(command):
         raise CompilerUnavailable(
             f"the C compiler {command[0]!r} could not be run: {error}"
         ) from None
-    try:
-        _, errors = process.communicate(timeout=compile_timeout())
-    except BaseException as error:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        if isinstance(error, subprocess.TimeoutExpired):
-            raise CompileError(
-                f"the C compiler ran past {compile_timeout():g} s (TRACER_COMPILE_TIMEOUT) and "
-                "was stopped"
-            ) from None
-        raise
-    return process.returncode, errors
+
+
+def _stop(process):
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 class Library:

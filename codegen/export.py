@@ -76,6 +76,7 @@ def export_sources(prefix, entries, native=False, origin=""):
             cblas_guard=macro,
             first_error=len(errors),
             in_place=False,
+            compact_calls=False,  # every call written out, however many: a file to read
         )
         errors.update({code: message for code, (_, message) in plan.errors.items()})
         helpers.update(dict.fromkeys(plan.helpers))
@@ -91,7 +92,12 @@ def export_sources(prefix, entries, native=False, origin=""):
         origin=origin,
     )
     prologue = templates.render(
-        "prologue.h.j2", title=prefix, blas=False, vector_math=False, helpers=list(helpers)
+        "prologue.h.j2",
+        title=prefix,
+        blas=False,
+        vector_math=False,
+        helpers=list(helpers),
+        compact=False,
     )
     return {
         f"{prefix}.h": templates.render("export.h.j2", **values),

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from codegen import templates
+from codegen import compact, templates
 from codegen.ctypes import storage
 from codegen.forms import (
     C_FORMS,
@@ -33,6 +33,7 @@ from codegen.forms import (
 )
 from codegen.loops import LoopNest, comment, fused_loop_nest, reads_only_own_element
 from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
+from tracer.ir.graph import attribute_key
 
 ALIGN = 64
 
@@ -88,6 +89,7 @@ def lower(
     cblas_guard=None,
     first_error=0,
     in_place=True,
+    compact_calls=True,
 ):
     """The ModulePlan (C source and calling convention) of `graph`.
 
@@ -101,6 +103,9 @@ def lower(
     (a variable's): the module writes the value into that input's buffer, in place where it
     safely can (`_written_in_place`), else by a copy after its last kernel. The caller
     passes such inputs contiguous, of their dtype and not shared with anything else.
+
+    With `compact_calls`, an entry point of many kernel calls has them in tables
+    (codegen/compact.py); an exported file writes each call out.
     """
     updates = dict(updates or {})
     plan = ModulePlan()
@@ -172,11 +177,18 @@ def lower(
             ]
         )
     offsets, plan.workspace_bytes = _packed(lowering.blocks)
-    plan.parts = _parts(groups, [(f"w{k}", o) for k, o in enumerate(offsets)])
+    signatures = {} if compact_calls and compact.worthwhile(groups) else None
+    plan.parts = _parts(groups, offsets, signatures)
     plan.helpers = _helpers(graph, vector_math)
-    plan.kernels, plan.symbols = lowering.kernel_texts(), symbols
+    plan.kernels = lowering.kernel_texts() + compact.step_functions(signatures or {})
+    plan.symbols = symbols
     prologue = templates.render(
-        "prologue.h.j2", title=title, blas=blas, vector_math=vector_math, helpers=plan.helpers
+        "prologue.h.j2",
+        title=title,
+        blas=blas,
+        vector_math=vector_math,
+        helpers=plan.helpers,
+        compact=bool(signatures),
     )
     plan.source = templates.render(
         "module.c.j2",
@@ -202,9 +214,11 @@ NOINLINE_FROM_CALLS = 8  # a kernel called from this many steps stays one functi
 STATEMENTS_PER_FUNCTION = 256
 
 
-def _parts(groups, offsets):
-    """[(the workspace offsets it uses, its statements)] of each function of the entry
-    point, from the statements of its steps (a step is never split)."""
+def _parts(groups, offsets, signatures=None):
+    """[(the workspace offsets it uses, as (name, C text), its statements)] of each function
+    of the entry point, from the statements of its steps (a step is never split). With
+    `signatures` (a dict), kernel calls are compacted (codegen/compact.py) and the kernels
+    so called recorded there."""
     parts, current = [], []
     for group in groups:
         if current and len(current) + len(group) > STATEMENTS_PER_FUNCTION:
@@ -214,8 +228,10 @@ def _parts(groups, offsets):
     parts.append(current)
     result = []
     for lines in parts:
+        if signatures is not None:
+            lines = compact.compacted(lines, offsets, signatures)
         used = sorted({int(k) for k in re.findall(r"\bw(\d+)\b", "\n".join(lines))})
-        result.append(([offsets[k] for k in used if k < len(offsets)], lines))
+        result.append(([(f"w{k}", offsets[k]) for k in used if k < len(offsets)], lines))
     return result
 
 
@@ -301,18 +317,24 @@ class _Lowering:
                 lines += C_FORMS[node.op].emit(node, site)
                 continue
             name, returns_error = self.kernel(node)
-            args = [f"({_pointer_type(i)})" + pointers[id(i)] for i in node.inputs]
+            operands = [(_pointer_type(i), pointers[id(i)]) for i in node.inputs]
             if _has_results(node):  # a kernel of several values, each in its own block
                 parts = zip(node.dtype.parts, self.results[id(node)])
-                outs = [f"({storage(dtype)} *){pointer}" for (_, dtype), pointer in parts]
+                operands += [(f"{storage(dtype)} *", pointer) for (_, dtype), pointer in parts]
             else:
-                outs = [f"({storage(node.dtype)} *)" + pointers[id(node)]]
-            call = f"{name}({self.dim_args}{', '.join([*args, *outs])})"
+                operands.append((f"{storage(node.dtype)} *", pointers[id(node)]))
+            call = f"{name}({self.dim_args}{', '.join(f'({t}){p}' for t, p in operands)})"
+            comment = _step_comment(node)
             if returns_error:  # the kernel returns a code of plan.errors, or 0
-                call = f"{{ const int error = {call}; if (error) return error; }}"
-            else:
-                call += ";"
-            lines.append(f"{call}  /* {_step_comment(node)} */")
+                lines.append(
+                    f"{{ const int error = {call}; if (error) return error; }}  /* {comment} */"
+                )
+            elif self.dim_args:
+                lines.append(f"{call};  /* {comment} */")
+            else:  # a call that codegen/compact.py may write with its operands in a table
+                lines.append(
+                    compact.KernelCall(f"{call};  /* {comment} */", name, operands, comment)
+                )
         return lines
 
     def host_call(self, node, pointers):
@@ -370,9 +392,10 @@ class _Lowering:
 
 def _kernel_key(node):
     """What a kernel's C depends on: the op, its attributes (a fused body compares by its
-    printed text) and the types of its inputs and result."""
+    structure) and the types of its inputs and result."""
     inputs = tuple((i.shape, i.dtype) for i in node.inputs)
-    return node.op, tuple(node.attrs.items()), inputs, node.shape, node.dtype
+    attrs = tuple((k, attribute_key(v)) for k, v in node.attrs.items())
+    return node.op, attrs, inputs, node.shape, node.dtype
 
 
 class StructuredSite:

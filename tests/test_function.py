@@ -610,6 +610,35 @@ def test_a_long_module_compiles_as_translation_units_at_once(tmp_path, monkeypat
     assert all(len(unit) < 0.8 * len(source) for unit in units)
 
 
+def test_a_long_entry_point_calls_its_kernels_from_tables(monkeypatch):
+    """From COMPACT_FROM kernel calls on, runs of calls are loops over tables of steps (each
+    row a kernel's step function and where its operands are: workspace blocks, inputs and
+    rows of inputs at byte offsets); a kernel that reports errors stays a statement between
+    runs, and still names its line."""
+    from codegen import compact
+
+    monkeypatch.setattr(compact, "COMPACT_FROM", 1)
+
+    def checked(xs, w, i):
+        total, grad = recurrence(xs, w)
+        picked = tt.gather(w, i)  # the line the error names
+        return total + tt.reduce_sum(picked), grad
+
+    rng = np.random.default_rng(3)
+    xs, w = tt.constant(rng.uniform(-1, 1, (40, 6))), tt.constant(rng.uniform(-1, 1, 6))
+    f = tt.function(checked)
+    total, grad = f(xs, w, tt.constant([1, 4]))
+    expected_total, expected_grad = _numpy_recurrence(xs.numpy(), w.numpy())
+    np.testing.assert_allclose(float(total), expected_total + w.numpy()[[1, 4]].sum(), rtol=1e-12)
+    np.testing.assert_allclose(grad.numpy(), expected_grad, rtol=1e-10)
+    source = f.get_concrete_function(xs, w, tt.constant([1, 4])).c_source()
+    assert source.count("TR_STEPS(") >= 2 and "_step(char **args" in source
+    assert re.search(r"\{ const int error = k\d+_gather", source)
+    line = checked.__code__.co_firstlineno + 2
+    with pytest.raises(Exception, match=rf"test_function.py:{line}\b"):
+        f(xs, w, tt.constant([1, 9]))
+
+
 def test_kernels_that_report_errors_are_not_shared_and_name_their_own_lines():
     """Two gathers alike on different lines: each index check names its own line."""
 

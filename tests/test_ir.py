@@ -201,3 +201,25 @@ def test_graph_attributes_are_equal_exactly_when_their_graphs_compute_the_same()
     assert format_graph(scaled(first).graph) == format_graph(scaled(middle).graph)
     assert scaled(first) != scaled(middle)
     assert scaled(first) != scaled(first, op="add")
+
+
+def test_attributes_that_differ_only_in_a_zeros_sign_keep_their_nodes_apart():
+    """-0.0 == 0.0 in Python, not in what a kernel computes with it (1 / x): common-
+    subexpression elimination, held graphs and kernels compare float attributes by their
+    type and digits too."""
+    from tracer.passes.cse import eliminate_common_subexpressions
+
+    def fill(value):
+        return Node(
+            "fill", (), {"shape": (2,), "dtype": tt.float32, "value": value}, (2,), tt.float32
+        )
+
+    positive, negative = fill(0.0), fill(-0.0)
+    both = Node("sub", (positive, negative), {}, (2,), tt.float32)
+    graph = Graph([], [positive, negative, both], [both])
+    assert len(eliminate_common_subexpressions(graph).nodes) == 3
+    same = Node("sub", (positive, fill(0.0)), {}, (2,), tt.float32)
+    assert len(eliminate_common_subexpressions(Graph([], [*same.inputs, same], [same])).nodes) == 2
+    assert GraphAttribute(Graph([], [positive], [positive]), "a") != GraphAttribute(
+        Graph([], [negative], [negative]), "b"
+    )

@@ -330,6 +330,33 @@ def test_a_compile_past_its_time_limit_ends_the_compiler_and_its_children(tmp_pa
         assert not _running(pid)
 
 
+def test_compilers_run_at_once_end_together_when_one_fails_or_runs_past_its_limit(
+    tmp_path, monkeypatch
+):
+    """A module's translation units compile at once (codegen.build.run_compilers): a unit
+    that fails ends the others at once, their children too; past the time limit, all end."""
+    from codegen import build
+    from codegen.errors import CompileError
+
+    pids = tmp_path / "pids"
+    slow = ["sh", "-c", f"sleep 300 & echo $! >> {pids}; sleep 300"]
+    start = time.perf_counter()
+    (ok, _), (failed, errors), (stopped, _) = build.run_compilers(
+        [["true"], ["sh", "-c", "sleep 0.2; echo 'error: no' >&2; exit 3"], slow]
+    )
+    assert time.perf_counter() - start < 30
+    assert (ok, failed, stopped) == (0, 3, -9) and "error: no" in errors
+    monkeypatch.setenv("TRACER_COMPILE_TIMEOUT", "1")
+    with pytest.raises(CompileError, match="ran past 1 s"):
+        build.run_compilers([slow, slow])
+    for pid in map(int, pids.read_text().split()):  # the compilers' children are gone too
+        for _ in range(50):
+            if not _running(pid):
+                break
+            time.sleep(0.1)
+        assert not _running(pid)
+
+
 def _running(pid):
     try:
         with open(f"/proc/{pid}/stat") as handle:

@@ -13,6 +13,8 @@ Leaf ops (no inputs): `input` (a graph parameter, `name` attribute), `variable`
 hold, printed without it).
 """
 
+import numpy as np
+
 from tracer import collector
 from tracer.ir.printer import format_graph
 
@@ -116,13 +118,24 @@ class Graph:
         return format_graph(self)
 
 
+def attribute_key(value):
+    """A node attribute as nodes and graphs compare it: a float by its type and digits too,
+    since -0.0 == 0.0 (and 1.0 == 1) in Python but not in what a kernel computes with it."""
+    if type(value) is tuple:
+        return tuple(attribute_key(v) for v in value)
+    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        return type(value), repr(value)
+    return value
+
+
 def structure_key(graph):
     """A hashable value that two graphs share when they compute the same thing the same way:
     each node's op, attributes, input positions, type and source line, in order, and the
     positions of the outputs. A value read from outside the nodes (as the printer declares
-    a `const` line for it) counts by its type, or by its value where it holds one. Compared
-    as values, as common-subexpression elimination compares attributes: unlike the printed
-    text, which shortens a long constant, two different constants never match."""
+    a `const` line for it) counts by its type, or by its value where it holds one.
+    Attributes compare as common-subexpression elimination compares them (`attribute_key`):
+    unlike the printed text, which shortens a long constant, two different constants never
+    match."""
     positions, entries = {}, []
 
     def position(node):
@@ -133,9 +146,8 @@ def structure_key(graph):
 
     for node in graph.nodes:
         inputs = tuple(position(i) for i in node.inputs)
-        entries.append(
-            (node.op, inputs, tuple(node.attrs.items()), node.shape, node.dtype, node.location)
-        )
+        attrs = tuple((k, attribute_key(v)) for k, v in node.attrs.items())
+        entries.append((node.op, inputs, attrs, node.shape, node.dtype, node.location))
         positions[node] = len(positions)
     outputs = tuple(position(o) for o in graph.outputs)
     return tuple(entries), outputs

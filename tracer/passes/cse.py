@@ -7,6 +7,7 @@
 Constants with equal values merge too. Inputs and variables never merge.
 """
 
+from tracer.ir.graph import attribute_key
 from tracer.ir.rewrite import rebuild
 
 
@@ -19,7 +20,7 @@ def eliminate_common_subexpressions(graph):
         key = (
             node.op,
             tuple(id(i) for i in node.inputs),
-            tuple(sorted(node.attrs.items(), key=lambda item: item[0])),
+            tuple(sorted((k, attribute_key(v)) for k, v in node.attrs.items())),
             node.shape,
             node.dtype,
         )
