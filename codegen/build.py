@@ -429,7 +429,9 @@ def _build(source, library, uses_blas, directory):
                 [compiler(), *_flags(), *includes, f"-DTR_UNITS={units}", f"-DTR_UNIT={u}", "-c"]
                 + [unit_path, "-o", object_path]
             )
-        for command, (returncode, errors) in zip(commands, run_compilers(commands)):
+        results = list(zip(commands, run_compilers(commands)))
+        # the unit that failed first, not one stopped because of it (killed: status < 0)
+        for command, (returncode, errors) in sorted(results, key=lambda r: r[1][0] < 0):
             _check_compiled(command, returncode, errors)
         _compile([compiler(), *_flags(), *temporary[1::2], "-o", output, *libraries])
         for path in temporary:
@@ -519,10 +521,11 @@ def run_compilers(commands):
         return [(process.returncode, text) for process, text in zip(processes, errors)]
     except BaseException as error:
         for process in processes:
-            _stop(process)
+            if process.returncode is None:  # not reaped: its group is its own still
+                _stop(process)
         pool.shutdown(wait=True)  # the pipes close as the processes end
         for process in processes:
-            process.wait()
+            process.communicate()  # reaped, its pipes closed
         if isinstance(error, subprocess.TimeoutExpired):
             raise CompileError(
                 f"the C compiler ran past {compile_timeout():g} s (TRACER_COMPILE_TIMEOUT) and "
@@ -549,7 +552,7 @@ def _start_compiler(command):
 
 
 def _stop(process):
-    with contextlib.suppress(ProcessLookupError):
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
 
 

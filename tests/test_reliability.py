@@ -357,6 +357,26 @@ def test_compilers_run_at_once_end_together_when_one_fails_or_runs_past_its_limi
         assert not _running(pid)
 
 
+def test_the_error_of_a_failed_unit_is_reported_not_that_of_one_it_stopped(monkeypatch):
+    """Units stopped because another failed (killed, status < 0) say nothing: the error
+    raised is the failed unit's, whatever their order."""
+    from codegen import build
+    from codegen.errors import CompileError
+
+    run_compilers = build.run_compilers
+
+    def units_fail(commands):
+        if len(commands) == 1:  # the compiler's probes
+            return run_compilers(commands)
+        return [(-9, ""), (1, "unit1.c:3: error: the cause")]
+
+    monkeypatch.setattr(build, "_units", lambda source: 2)
+    monkeypatch.setattr(build, "run_compilers", units_fail)
+    f = tt.function(lambda x: tt.sin(x) * 3.25 + 0.125, backend="c")
+    with pytest.raises(CompileError, match="the cause"):
+        f(tt.constant(np.arange(7.0)))
+
+
 def _running(pid):
     try:
         with open(f"/proc/{pid}/stat") as handle:
