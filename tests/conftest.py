@@ -1,11 +1,20 @@
 """Test-wide settings: compiled modules go to a private cache, so tests start cold and leave
-the user's cache alone."""
+the user's cache alone; the cache is removed when the run ends (TRACER_CACHE_DIR set in the
+environment keeps its own, to look at the modules)."""
 
 import os
+import shutil
 import tempfile
 
-os.environ.setdefault("TRACER_CACHE_DIR", tempfile.mkdtemp(prefix="tracer-test-cache-"))
+_PRIVATE_CACHE = None
+if "TRACER_CACHE_DIR" not in os.environ:
+    _PRIVATE_CACHE = os.environ["TRACER_CACHE_DIR"] = tempfile.mkdtemp(prefix="tracer-test-cache-")
 
-import tracer.passes.pipeline
+import tracer.passes.pipeline  # noqa: E402 (after the cache is chosen)
 
 tracer.passes.pipeline.VERIFY_EACH_PASS = True  # every pass's result goes through the verifier
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _PRIVATE_CACHE is not None:  # ~40 MB a run, in /tmp
+        shutil.rmtree(_PRIVATE_CACHE, ignore_errors=True)
