@@ -25,6 +25,8 @@ from tracer.ops.linalg_ops import matmul_attrs
 
 
 def contract_products(graph):
+    if not any(node.op == "matmul" for node in graph.nodes):
+        return graph  # no products to join (most of an unrolled loop's graph: a walk less)
     uses = {}
     for node in graph.nodes:
         for i in node.inputs:
@@ -43,12 +45,15 @@ def contract_products(graph):
         for i in n.inputs
         if i.op == "add" and only_in_tree(i, n)
     }
-    mapping = {}
+    mapping, contracted = {}, False
     for node in graph.nodes:
         new = None
         if node.op == "add" and id(node) not in inner:
             new = _contracted(node, only_in_tree, mapping)
+        contracted = contracted or new is not None
         mapping[id(node)] = on_new_inputs(node, mapping) if new is None else new
+    if not contracted:
+        return graph
     return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
 
 

@@ -22,6 +22,8 @@ def eliminate_dead_code(graph):
     for node in graph.nodes:
         if node.op == "get":
             read.setdefault(id(node.inputs[0]), set()).add(node.attrs["index"])
+    if not any(id(node) in read and _narrows(node) for node in graph.nodes):
+        return graph  # nothing to narrow: a rebuild would make the same graph again
     renumbering = {}  # id(narrowed node) -> {old index: new index}
 
     def narrow(node):
@@ -42,3 +44,8 @@ def eliminate_dead_code(graph):
         return narrowed
 
     return rebuild(graph, narrow)
+
+
+def _narrows(node):
+    op = OPS.get(node.op)
+    return op is not None and op.narrow is not None
