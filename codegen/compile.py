@@ -2,8 +2,8 @@
 
 import os
 
-from codegen import build
-from codegen.errors import CompileError, UnsupportedGraph
+from codegen import build, plans
+from codegen.errors import BuildFailure, CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
 from runtime import fast_call
@@ -14,9 +14,11 @@ if os.environ.get("TRACER_SANITIZE"):  # the compiled call path in C, with the s
     fast_call.use(build.load_sanitized_extension(fast_call.SOURCE, "runtime._fast_call"))
 
 
-def compile_graph(graph, name, updates=None):
+def compile_graph(graph, name, updates=None, plan_key=None):
     """A CompiledGraph for `graph`, built (or found in the cache) now. `updates` maps an
-    output position to the input it is the new value of (see `codegen.lower.lower`).
+    output position to the input it is the new value of (see `codegen.lower.lower`). With
+    a `plan_key` (`codegen.plans.plan_key` of the graph as traced), its plan is stored for
+    `compile_stored`.
 
     On a compiler not yet probed, the first build assumes it has every feature
     (`build.toolchain_assumed`): success confirms it, a CompileError probes and builds again.
@@ -26,14 +28,37 @@ def compile_graph(graph, name, updates=None):
     uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
     if not build.toolchain_assumed():
-        return _built(graph, name, updates, uses_blas)
-    try:
         compiled = _built(graph, name, updates, uses_blas)
-    except CompileError:
-        build.probe_toolchain()
-        return _built(graph, name, updates, uses_blas)
-    build.confirm_toolchain()
+    else:
+        try:
+            compiled = _built(graph, name, updates, uses_blas)
+        except CompileError:
+            build.probe_toolchain()
+            compiled = _built(graph, name, updates, uses_blas)
+        else:
+            build.confirm_toolchain()
+    if plan_key is not None:
+        plans.store(plan_key, compiled.plan, uses_blas)
     return compiled
+
+
+def compile_stored(plan_key):
+    """The CompiledGraph of the plan stored under `plan_key` (its module loaded from the
+    cache, or built again from the plan's source), or None when there is no sound plan
+    or its module cannot be built."""
+    if build.toolchain_assumed():  # no module was built with this compiler yet
+        return None
+    restored = plans.restore(plan_key)
+    if restored is None:
+        return None
+    plan, uses_blas = restored
+    if uses_blas and build.blas() is None:
+        return None
+    try:
+        module, meta = build.load(plan.source, uses_blas)
+    except BuildFailure:
+        return None
+    return CompiledGraph(module, plan, meta)
 
 
 def _built(graph, name, updates, uses_blas):

@@ -118,12 +118,14 @@ def _test_kernel():
 
 
 def _print_cache(cache):
-    entries = cache.entries()
-    size = sum(size for _, size in entries)
+    from codegen import plans
+
+    entries, stored = cache.entries(), plans.entries()
+    size = sum(size for _, size in entries) + sum(os.path.getsize(p) for p in stored)
     dead = len(cache.dead_builds())
     print(
-        f"cache: {cache.cache_root()} ({len(entries)} modules, {size / 1e6:.1f} MB; "
-        f"{dead} unfinished builds of processes that ended)"
+        f"cache: {cache.cache_root()} ({len(entries)} modules and {len(stored)} stored plans, "
+        f"{size / 1e6:.1f} MB; {dead} unfinished builds of processes that ended)"
     )
 
 
@@ -192,16 +194,18 @@ def parse_args(text):
 
 
 def cache_command(options):
-    from codegen import cache
+    from codegen import cache, plans
 
     if options.action == "clear":
-        entries, dead = cache.entries(), cache.dead_builds()
+        entries, stored, dead = cache.entries(), plans.entries(), cache.dead_builds()
         for key, _ in entries:
             shutil.rmtree(os.path.join(cache.cache_root(), key), ignore_errors=True)
+        for path in stored:
+            cache.remove(path)
         cache.remove_dead_builds()
         print(
-            f"removed {len(entries)} modules and {len(dead)} unfinished builds from "
-            f"{cache.cache_root()}"
+            f"removed {len(entries)} modules, {len(stored)} stored plans and {len(dead)} "
+            f"unfinished builds from {cache.cache_root()}"
         )
     else:
         _print_cache(cache)

@@ -17,7 +17,12 @@ from runtime import fast_call
 from tracer import nest
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
-from tracer.executables import compile_optimized, executable
+from tracer.executables import (
+    compile_optimized,
+    executable,
+    stored_executable,
+    traced_plan_key,
+)
 from tracer.ir import dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph, new_tensor
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
@@ -61,13 +66,14 @@ class ConcreteFunction:
             n_outputs + j: n_inputs + _position(self._variables, v)
             for j, v in enumerate(self._assigned)
         }
-        self.stages = run_pipeline(trace.graph(outputs))
+        self._traced = trace.graph(outputs)
         self._backend = backend
         self._packed = {}  # sizes of the unknown dimensions -> [(PackedFunction, positions)]
-        self._symbols = rewrite.symbols(self.stages.of_primitives)
         self._specialized = {}  # sizes of the unknown dimensions -> the graph with them
-        self._executable = executable(
-            self.stages.final, backend, name, self._updates, on_ready=self._compiled
+        # a plan stored by an earlier process for this very graph skips the passes
+        plan_key = traced_plan_key(self._traced, backend, name, self._updates)
+        self._executable = (plan_key and stored_executable(plan_key)) or executable(
+            self.stages.final, backend, name, self._updates, self._compiled, plan_key
         )
         self._run_arrays = self._executable.run
         # the hot path applies when the function returns one tensor and has no side effect
@@ -77,6 +83,16 @@ class ConcreteFunction:
         self._fast = self._fast_entry(self._executable)  # that path in C, or None
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
+
+    @functools.cached_property
+    def stages(self):
+        """The traced graph and each pass's result (`tracer.passes.pipeline.Stages`); run
+        when first asked for where the module came from a stored plan."""
+        return run_pipeline(self._traced)
+
+    @functools.cached_property
+    def _symbols(self):
+        return rewrite.symbols(self.stages.of_primitives)
 
     def _compiled(self, built):
         """The tiered backend's module is built: later calls run it."""
@@ -292,7 +308,7 @@ class ConcreteFunction:
         lines = [f"{self.name}({', '.join(name for name, _ in self._named)})", "  Args:"]
         lines += [f"    {text}" for text in describe_arguments(self._named)]
         lines.append("  Returns:")
-        outputs = self.stages.final.outputs[: len(self._tensor_positions)]
+        outputs = self._traced.outputs[: len(self._tensor_positions)]
         shown = iter(
             _Text(f"{o.dtype.name} Tensor, shape={_shown_shape(o.shape)}") for o in outputs
         )

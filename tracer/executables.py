@@ -54,21 +54,22 @@ class _SpecializedInterpreter:
         return run(arrays)
 
 
-def executable(graph, backend, name, updates=None, on_ready=None):
+def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None):
     """What runs `graph` for `backend`: the compiled module ("c"; "auto" falls back to the
     interpreter when the module cannot be built or loaded, with one warning for each cause:
     no compiler, a compile error or time-out, an unsafe cache directory, ...), the
     interpreter, or both in turn ("tiered": the interpreter at once, while a thread builds
-    the module; `on_ready(built)` is called with the module's executable once it is built)."""
+    the module; `on_ready(built)` is called with the module's executable once it is built).
+    A compiled module's plan is stored under `plan_key` (see `stored_executable`)."""
     if backend == "interpreter":
         return _interpreted(graph)
     if backend == "tiered":
-        return Tiered(graph, name, updates, on_ready)
+        return Tiered(graph, name, updates, on_ready, plan_key)
     from codegen.compile import compile_graph
     from codegen.errors import BuildFailure
 
     try:
-        return compile_graph(graph, name, updates)
+        return compile_graph(graph, name, updates, plan_key)
     except BuildFailure as error:
         if backend == "c":
             raise
@@ -80,6 +81,33 @@ def executable(graph, backend, name, updates=None, on_ready=None):
                 stacklevel=5,
             )
         return _interpreted(graph)
+
+
+def traced_plan_key(traced, backend, name, updates):
+    """The key under which the plan of the graph `traced` is stored (`codegen.plans`), or
+    None: the interpreter stores none, and a graph with no digest or an unusable cache has
+    no key."""
+    if backend == "interpreter":
+        return None
+    from codegen import plans
+    from codegen.errors import BuildFailure
+
+    try:
+        return plans.plan_key(traced, name, updates)
+    except (BuildFailure, OSError):  # no compiler, an unsafe cache: the build will say
+        return None
+
+
+def stored_executable(plan_key):
+    """The compiled module of a plan a previous process stored, with its module in the
+    cache: the passes and the lowering are skipped. None when there is none."""
+    from codegen.compile import compile_stored
+    from codegen.errors import BuildFailure
+
+    try:
+        return compile_stored(plan_key)
+    except (BuildFailure, OSError):
+        return None
 
 
 def _interpreted(graph):
@@ -94,19 +122,21 @@ class Tiered:
     values (tests/test_backends.py holds the two to that), so a program's first results come
     without waiting for the C compiler. `wait()` waits for the build."""
 
-    def __init__(self, graph, name, updates, on_ready):
+    def __init__(self, graph, name, updates, on_ready, plan_key=None):
         self._interpreted = _interpreted(graph)
         self._current = self._interpreted
         self.run = self._interpreted.run
         self._on_ready = on_ready
         self._thread = threading.Thread(
-            target=self._build, args=(graph, name, updates), name=f"tracer build of {name}"
+            target=self._build,
+            args=(graph, name, updates, plan_key),
+            name=f"tracer build of {name}",
         )
         self._thread.daemon = True  # a program that ends before its build does is not held
         self._thread.start()
 
-    def _build(self, graph, name, updates):
-        built = executable(graph, "auto", name, updates)
+    def _build(self, graph, name, updates, plan_key):
+        built = executable(graph, "auto", name, updates, plan_key=plan_key)
         self._current, self.run = built, built.run
         if self._on_ready is not None:
             self._on_ready(built)

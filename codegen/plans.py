@@ -1,0 +1,258 @@
+"""Stored plans: what a second process needs to call a compiled module without running the
+passes and the lowering again.
+
+A compiled function's module is cached by its C source (codegen/cache.py), but the source
+is known only after the pass pipeline and the lowering, which on a large traced graph
+take seconds (B18's 148,000 nodes: ~7 s of a 10.6 s start with the module cached). So
+beside the module the cache keeps the lowered plan (`codegen.lower.ModulePlan`: the
+source, the argument and output layout, the constants, the error messages), under a key
+taken from the traced graph itself (`tracer.ir.digest`), the function's name, the values
+of the module's updates, the toolchain's features and tracer's own code:
+
+    $TRACER_CACHE_DIR/.plans/<key>   "tracer-plan 1", the SHA-256 of the rest, a JSON
+                                     header and the source and constants' bytes
+
+A plan is stored only where it is plain data: no dimensions known only at run time, no
+Python function called back, errors of Python's built-in exception classes. Nothing read
+back is trusted: a file whose digest, header or any field does not check is removed with
+one log line, and the function is compiled the usual way.
+"""
+
+import builtins
+import functools
+import hashlib
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from codegen import build, cache
+from codegen.lower import ModulePlan
+from tracer.ir.digest import graph_digest
+
+MAGIC = b"tracer-plan 1\n"
+_OUTPUT_KINDS = ("buffer", "input", "input before", "updated")
+_PACKAGES = ("tracer", "codegen", "runtime", "templates")
+
+
+def plan_key(traced, name, updates):
+    """The key of the plan of `traced` compiled as `name` with `updates`, or None when the
+    graph has no digest (an attribute with no stable form)."""
+    digest = graph_digest(traced)
+    if digest is None:
+        return None
+    parts = [
+        digest,
+        str(name),
+        repr(sorted((updates or {}).items())),
+        repr((build.vector_math(), build.threads(), build.blas() is not None)),
+        code_version(),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def code_version():
+    """A digest of tracer's own code (every file of its packages) and of the Python and
+    numpy it runs on: a plan is what this code made of a graph."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256(f"{sys.version_info[:2]} {np.__version__}".encode())
+    for package in _PACKAGES:
+        for folder, subfolders, files in sorted(os.walk(os.path.join(root, package))):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith((".py", ".j2", ".c", ".h")):
+                    path = os.path.join(folder, name)
+                    digest.update(os.path.relpath(path, root).encode() + b"\0")
+                    digest.update(cache.file_hash(path).encode())
+    return digest.hexdigest()
+
+
+def _folder():
+    folder = os.path.join(cache.cache_root(), ".plans")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return folder
+
+
+def entries():
+    """The paths of the stored plans, for `python -m tracer cache info | clear`."""
+    folder = _folder()
+    return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if not n.startswith(".")]
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def store(key, plan, uses_blas):
+    """Keep `plan` under `key` when it is plain data (see the module's docstring)."""
+    if plan.dims or plan.host_calls:
+        return
+    errors = []
+    for code, (exception, message) in plan.errors.items():
+        builtin = getattr(builtins, exception.__name__, None) is exception
+        if not (builtin and issubclass(exception, Exception)):
+            return
+        errors.append([code, exception.__name__, message])
+    blobs = [plan.source.encode()]
+
+    def array(value):
+        value = np.array(value, order="C")  # (ascontiguousarray makes a 0-d array 1-d)
+        if value.dtype.kind not in "biufc":
+            raise TypeError
+        blobs.append(value.tobytes())
+        return {"dtype": value.dtype.str, "shape": list(value.shape), "blob": len(blobs) - 1}
+
+    try:
+        header = {
+            "key": key,
+            "uses_blas": bool(uses_blas),
+            "input_dtypes": [np.dtype(d).str for d in plan.input_dtypes],
+            "input_shapes": [list(s) for s in plan.input_shapes],
+            "input_names": list(plan.input_names),
+            "constants": [array(c) for c in plan.constants],
+            "buffers": [[list(shape), np.dtype(d).str] for shape, d in plan.buffers],
+            "outputs": [
+                ["constant", array(where)] if kind == "constant" else [kind, where]
+                for kind, where in plan.outputs
+            ],
+            "updated_inputs": sorted(plan.updated_inputs),
+            "workspace_bytes": plan.workspace_bytes,
+            "errors": errors,
+            "first_error": plan.first_error,
+        }
+        sizes = [len(b) for b in blobs]
+        text = json.dumps(dict(header, blobs=sizes)).encode()
+    except (TypeError, ValueError):  # a value that is not plain data (a Dim, an object array)
+        return
+    body = b"".join([text, b"\n", *blobs])
+    content = MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    try:
+        _write(key, content)
+    except OSError as error:  # a full disk: the module is built, the next process compiles
+        cache.log.warning("tracer: the plan %s was not stored (%s)", key, error)
+
+
+def _write(key, content):
+    folder = _folder()
+    descriptor, staging = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+        os.replace(staging, os.path.join(folder, key))
+    except BaseException:
+        cache.remove(staging)
+        raise
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+class _Unsound(ValueError):
+    pass
+
+
+def restore(key):
+    """(ModulePlan, uses_blas) stored under `key`, or None (an unsound file is removed)."""
+    path = os.path.join(_folder(), key)
+    try:
+        with open(path, "rb") as handle:
+            content = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return _unsound(path, f"{type(error).__name__}: {error}")
+    try:
+        return _parse(content, key)
+    except (_Unsound, ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        return _unsound(path, f"{type(error).__name__}: {error}")
+
+
+def _unsound(path, reason):
+    cache.log.warning("tracer: removing the damaged stored plan %s (%s)", path, reason)
+    cache.remove(path)
+    return None
+
+
+def _parse(content, key):
+    digest_end = len(MAGIC) + 64
+    if not content.startswith(MAGIC) or content[digest_end : digest_end + 1] != b"\n":
+        raise _Unsound("not a stored plan")
+    body = content[digest_end + 1 :]
+    if hashlib.sha256(body).hexdigest().encode() != content[len(MAGIC) : digest_end]:
+        raise _Unsound("its digest does not match")
+    text, _, data = body.partition(b"\n")
+    header = json.loads(text.decode())
+    _check(type(header) is dict and header.get("key") == key, "it is stored under another key")
+    sizes = header["blobs"]
+    _check(_is_list(sizes, int) and all(s >= 0 for s in sizes), "bad blob sizes")
+    _check(sum(sizes) == len(data), "its length does not match")
+    starts = np.cumsum([0, *sizes]).tolist()
+    blobs = [data[starts[k] : starts[k + 1]] for k in range(len(sizes))]
+
+    def array(entry):
+        dtype, shape = _dtype(entry["dtype"]), _shape(entry["shape"])
+        raw = blobs[entry["blob"]]
+        _check(len(raw) == dtype.itemsize * int(np.prod(shape, dtype=np.int64)), "bad array")
+        return np.frombuffer(raw, dtype).reshape(shape).copy()
+
+    plan = ModulePlan()
+    plan.source = blobs[0].decode()
+    plan.input_dtypes = [_dtype(d) for d in header["input_dtypes"]]
+    plan.input_shapes = [_shape(s) for s in header["input_shapes"]]
+    plan.input_names = header["input_names"]
+    _check(_is_list(plan.input_names, str), "bad input names")
+    _check(len(plan.input_shapes) == len(plan.input_dtypes) == len(plan.input_names), "inputs")
+    plan.constants = [array(c) for c in header["constants"]]
+    plan.buffers = [(_shape(shape), _dtype(d)) for shape, d in header["buffers"]]
+    n_inputs = len(plan.input_dtypes)
+    for kind, where in header["outputs"]:
+        if kind == "constant":
+            plan.outputs.append((kind, array(where)))
+        else:
+            bound = len(plan.buffers) if kind == "buffer" else n_inputs
+            _check(kind in _OUTPUT_KINDS and _index(where, bound), "bad output")
+            plan.outputs.append((kind, where))
+    plan.updated_inputs = set(header["updated_inputs"])
+    _check(all(_index(k, n_inputs) for k in plan.updated_inputs), "bad updated inputs")
+    plan.workspace_bytes = header["workspace_bytes"]
+    plan.first_error = header["first_error"]
+    _check(_index(plan.workspace_bytes, 1 << 62) and _index(plan.first_error, 1 << 30), "sizes")
+    for code, name, message in header["errors"]:
+        exception = getattr(builtins, name, None)
+        _check(
+            _index(code, 1 << 31)
+            and isinstance(exception, type)
+            and issubclass(exception, Exception)
+            and type(message) is str,
+            "bad error",
+        )
+        plan.errors[code] = (exception, message)
+    _check(type(header["uses_blas"]) is bool, "bad flag")
+    return plan, header["uses_blas"]
+
+
+def _check(condition, reason):
+    if not condition:
+        raise _Unsound(reason)
+
+
+def _is_list(value, kind):
+    return type(value) is list and all(type(v) is kind for v in value)
+
+
+def _index(value, bound):
+    return type(value) is int and 0 <= value < bound
+
+
+def _shape(value):
+    _check(_is_list(value, int) and all(d >= 0 for d in value), "bad shape")
+    return tuple(value)
+
+
+def _dtype(text):
+    _check(type(text) is str, "bad dtype")
+    dtype = np.dtype(text)
+    _check(dtype.kind in "biufc", "bad dtype")
+    return dtype
