@@ -34,9 +34,9 @@ def compile_graph(graph, name, updates=None, plan_key=None):
             compiled = _built(graph, name, updates, uses_blas)
         except CompileError:
             build.probe_toolchain()
-            compiled = _built(graph, name, updates, uses_blas)
-        else:
-            build.confirm_toolchain()
+            # built with what the probes found, not with the features `plan_key` assumed
+            return _built(graph, name, updates, uses_blas)
+        build.confirm_toolchain()
     if plan_key is not None:
         plans.store(plan_key, compiled.plan, uses_blas)
     return compiled

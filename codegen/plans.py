@@ -19,27 +19,33 @@ one log line, and the function is compiled the usual way.
 """
 
 import builtins
-import functools
 import hashlib
 import json
 import os
-import sys
+import stat
 import tempfile
 
 import numpy as np
 
 from codegen import build, cache
 from codegen.lower import ModulePlan
+from codegen.version import CODE_VERSION
 from tracer.ir.digest import graph_digest
+from tracer.ir.dims import Dim
 
 MAGIC = b"tracer-plan 1\n"
 _OUTPUT_KINDS = ("buffer", "input", "input before", "updated")
-_PACKAGES = ("tracer", "codegen", "runtime", "templates")
+# A plan holds its constants' bytes; a function that closes over large arrays (a model's
+# weights, new at every run) would fill the cache with plans never found again: it is
+# compiled the usual way in every process instead.
+MAX_CONSTANT_BYTES = 1 << 22
 
 
 def plan_key(traced, name, updates):
     """The key of the plan of `traced` compiled as `name` with `updates`, or None when the
     graph has no digest (an attribute with no stable form)."""
+    if any(type(d) is Dim for node in traced.inputs for d in node.shape):
+        return None  # dimensions known only at run time: such plans are not stored
     digest = graph_digest(traced)
     if digest is None:
         return None
@@ -48,38 +54,32 @@ def plan_key(traced, name, updates):
         str(name),
         repr(sorted((updates or {}).items())),
         repr((build.vector_math(), build.threads(), build.blas() is not None)),
-        code_version(),
+        CODE_VERSION,
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def code_version():
-    """A digest of tracer's own code (every file of its packages) and of the Python and
-    numpy it runs on: a plan is what this code made of a graph."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = hashlib.sha256(f"{sys.version_info[:2]} {np.__version__}".encode())
-    for package in _PACKAGES:
-        for folder, subfolders, files in sorted(os.walk(os.path.join(root, package))):
-            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith((".py", ".j2", ".c", ".h")):
-                    path = os.path.join(folder, name)
-                    digest.update(os.path.relpath(path, root).encode() + b"\0")
-                    digest.update(cache.file_hash(path).encode())
-    return digest.hexdigest()
-
-
 def _folder():
     folder = os.path.join(cache.cache_root(), ".plans")
+    if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
+        cache.log.warning("tracer: removing %s, which is not a directory", folder)
+        cache.remove(folder)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     return folder
 
 
 def entries():
-    """The paths of the stored plans, for `python -m tracer cache info | clear`."""
+    """The paths of the stored plans, for `python -m tracer cache info`."""
     folder = _folder()
     return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if not n.startswith(".")]
+
+
+def clear():
+    """Remove every stored plan (and any write a process left half done); returns how many
+    plans there were."""
+    count = len(entries())
+    cache.remove(_folder())
+    return count
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -102,6 +102,8 @@ def store(key, plan, uses_blas):
         if value.dtype.kind not in "biufc":
             raise TypeError
         blobs.append(value.tobytes())
+        if sum(map(len, blobs[1:])) > MAX_CONSTANT_BYTES:
+            raise ValueError
         return {"dtype": value.dtype.str, "shape": list(value.shape), "blob": len(blobs) - 1}
 
     try:
@@ -124,7 +126,7 @@ def store(key, plan, uses_blas):
         }
         sizes = [len(b) for b in blobs]
         text = json.dumps(dict(header, blobs=sizes)).encode()
-    except (TypeError, ValueError):  # a value that is not plain data (a Dim, an object array)
+    except (TypeError, ValueError):  # not plain data (a Dim, an object array), or too large
         return
     body = b"".join([text, b"\n", *blobs])
     content = MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
@@ -157,6 +159,8 @@ def restore(key):
     """(ModulePlan, uses_blas) stored under `key`, or None (an unsound file is removed)."""
     path = os.path.join(_folder(), key)
     try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a directory, a link, a pipe: no read
+            return _unsound(path, "it is not a file")
         with open(path, "rb") as handle:
             content = handle.read()
     except FileNotFoundError:
@@ -165,7 +169,16 @@ def restore(key):
         return _unsound(path, f"{type(error).__name__}: {error}")
     try:
         return _parse(content, key)
-    except (_Unsound, ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+    except (
+        _Unsound,
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        RecursionError,  # JSON nested deeper than Python's stack
+    ) as error:
         return _unsound(path, f"{type(error).__name__}: {error}")
 
 
@@ -193,6 +206,7 @@ def _parse(content, key):
 
     def array(entry):
         dtype, shape = _dtype(entry["dtype"]), _shape(entry["shape"])
+        _check(_index(entry["blob"], len(blobs)) and entry["blob"] > 0, "bad blob")
         raw = blobs[entry["blob"]]
         _check(len(raw) == dtype.itemsize * int(np.prod(shape, dtype=np.int64)), "bad array")
         return np.frombuffer(raw, dtype).reshape(shape).copy()
@@ -247,7 +261,7 @@ def _index(value, bound):
 
 
 def _shape(value):
-    _check(_is_list(value, int) and all(d >= 0 for d in value), "bad shape")
+    _check(_is_list(value, int) and all(0 <= d < 1 << 40 for d in value), "bad shape")
     return tuple(value)
 
 

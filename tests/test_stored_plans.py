@@ -5,6 +5,7 @@ used, and a damaged one is removed and made again."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -40,7 +41,7 @@ PROGRAM = textwrap.dedent(
     y, g = f(x, w)
     concrete = f.get_concrete_function(x, w)
     print(json.dumps({"y": float(y), "g": g.numpy().tolist(), "backend": concrete.backend,
-                      "passes_ran": "stages" in vars(concrete), "ir": concrete.ir()}))
+                      "passes_ran": concrete._stages is not None, "ir": concrete.ir()}))
     """
 )
 
@@ -143,7 +144,9 @@ def test_a_damaged_plan_is_removed_and_made_again(tmp_path, kind):
     assert not repaired["passes_ran"]
 
 
-def test_the_same_function_traced_again_in_a_process_finds_its_plan():
+def test_the_same_function_traced_again_in_a_process_finds_its_plan(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))  # not a plan of an earlier run
+
     def loss(x):
         return tt.reduce_sum(tt.exp(-x * x) * tt.sin(x))
 
@@ -152,8 +155,8 @@ def test_the_same_function_traced_again_in_a_process_finds_its_plan():
     want = np.sum(np.exp(-x * x) * np.sin(x))
     np.testing.assert_allclose(first(x).numpy(), want, rtol=1e-12)
     np.testing.assert_allclose(second(x).numpy(), want, rtol=1e-12)
-    assert "stages" in vars(first.get_concrete_function(x))
-    assert "stages" not in vars(second.get_concrete_function(x))
+    assert first.get_concrete_function(x)._stages is not None
+    assert second.get_concrete_function(x)._stages is None  # no pass ran
 
 
 def test_no_plan_is_stored_for_dimensions_known_only_at_run_time():
@@ -168,7 +171,9 @@ def test_no_plan_is_stored_for_dimensions_known_only_at_run_time():
     assert len(plans.entries()) == before
 
 
-def test_a_plan_that_calls_python_or_raises_a_class_of_its_own_is_not_stored(tmp_path):
+def test_a_plan_that_calls_python_or_raises_a_class_of_its_own_is_not_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+
     class Mine(ValueError):
         pass
 
@@ -223,3 +228,75 @@ def test_a_plan_that_cannot_be_written_leaves_the_compiled_function_working(monk
     x = np.linspace(-1, 3, 9)
     np.testing.assert_allclose(f(x).numpy(), 2.75)
     assert f.get_concrete_function(x).backend == "c"
+
+
+def test_a_plans_folder_that_is_not_a_folder_is_repaired(tmp_path):
+    run(tmp_path)
+    shutil.rmtree(tmp_path / ".plans")
+    (tmp_path / ".plans").write_text("in the way")
+    again, errors = run(tmp_path)
+    assert again["passes_ran"] and "which is not a directory" in errors
+    assert len(stored(tmp_path)) == 1 and not run(tmp_path)[0]["passes_ran"]
+
+
+@pytest.mark.parametrize("kind", ["deep json", "huge shape", "blob of the source"])
+def test_a_plan_with_a_valid_digest_and_a_hostile_header_is_refused(tmp_path, monkeypatch, kind):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    plan = ModulePlan()
+    plan.source = "int tracer_run(char **args) { return 0; }"
+    plan.constants = [np.arange(3.0)]
+    key = "b" * 64
+    plans.store(key, plan, False)
+    (path,) = plans.entries()
+    body = open(path, "rb").read()[79:]
+    header, _, blobs = body.partition(b"\n")
+    fields = json.loads(header)
+    if kind == "deep json":
+        header = b"[" * 100_000 + b"]" * 100_000
+    elif kind == "huge shape":
+        fields["constants"][0]["shape"] = [2**70]
+        header = json.dumps(fields).encode()
+    else:
+        fields["constants"][0]["blob"] = 0
+        header = json.dumps(fields).encode()
+    new_body = header + b"\n" + blobs
+    digest = plans.hashlib.sha256(new_body).hexdigest().encode()
+    open(path, "wb").write(plans.MAGIC + digest + b"\n" + new_body)
+    assert plans.restore(key) is None  # refused, not raised
+    assert not plans.entries()  # and removed
+
+
+TIERED = textwrap.dedent(
+    """
+    import numpy as np
+    import tracer as tt
+
+    f = tt.function(lambda x: tt.tanh(x) * 3, backend="tiered")
+    x = tt.constant(np.linspace(-2, 2, 7))
+    first = f(x).numpy()
+    executable = f.get_concrete_function(x)._executable
+    executable.wait()
+    print(executable.backend, float(np.abs(first - np.tanh(x.numpy()) * 3).max()))
+    """
+)
+
+
+def test_tiered_runs_its_interpreter_first_in_every_process(tmp_path):
+    environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path), PYTHONPATH=str(REPO))
+    for _ in range(2):  # the second process finds the plan the first one's build stored
+        out = subprocess.run(
+            [sys.executable, "-c", TIERED], env=environment, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        backend, error = out.stdout.split()
+        assert backend == "c" and float(error) < 1e-12
+    assert len(stored(tmp_path)) == 1
+
+
+def test_a_plan_holding_large_constants_is_not_stored():
+    plan = ModulePlan()
+    plan.source = "int tracer_run(char **args) { return 0; }"
+    plan.constants = [np.zeros(plans.MAX_CONSTANT_BYTES // 8 + 1)]
+    before = len(plans.entries())
+    plans.store("c" * 64, plan, False)
+    assert len(plans.entries()) == before

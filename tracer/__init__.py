@@ -13,6 +13,7 @@ modules are imported by their full path (`import tracer.ops.core`).
 
 import sys as _sys
 
+import codegen.version  # noqa: F401 (tracer's files as imported: the key of stored plans)
 from tracer import (
     autodiff,
     autograph,

@@ -197,14 +197,13 @@ def cache_command(options):
     from codegen import cache, plans
 
     if options.action == "clear":
-        entries, stored, dead = cache.entries(), plans.entries(), cache.dead_builds()
+        entries, dead = cache.entries(), cache.dead_builds()
         for key, _ in entries:
             shutil.rmtree(os.path.join(cache.cache_root(), key), ignore_errors=True)
-        for path in stored:
-            cache.remove(path)
+        stored = plans.clear()
         cache.remove_dead_builds()
         print(
-            f"removed {len(entries)} modules, {len(stored)} stored plans and {len(dead)} "
+            f"removed {len(entries)} modules, {stored} stored plans and {len(dead)} "
             f"unfinished builds from {cache.cache_root()}"
         )
     else:

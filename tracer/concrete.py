@@ -67,12 +67,13 @@ class ConcreteFunction:
             for j, v in enumerate(self._assigned)
         }
         self._traced = trace.graph(outputs)
+        self._stages = self._unknown = None  # made when first asked for (`stages`)
         self._backend = backend
         self._packed = {}  # sizes of the unknown dimensions -> [(PackedFunction, positions)]
         self._specialized = {}  # sizes of the unknown dimensions -> the graph with them
         # a plan stored by an earlier process for this very graph skips the passes
         plan_key = traced_plan_key(self._traced, backend, name, self._updates)
-        self._executable = (plan_key and stored_executable(plan_key)) or executable(
+        self._executable = (plan_key and stored_executable(plan_key, backend)) or executable(
             self.stages.final, backend, name, self._updates, self._compiled, plan_key
         )
         self._run_arrays = self._executable.run
@@ -84,15 +85,20 @@ class ConcreteFunction:
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
 
-    @functools.cached_property
+    @property
     def stages(self):
         """The traced graph and each pass's result (`tracer.passes.pipeline.Stages`); run
         when first asked for where the module came from a stored plan."""
-        return run_pipeline(self._traced)
+        if self._stages is None:
+            self._stages = run_pipeline(self._traced)
+        return self._stages
 
-    @functools.cached_property
+    @property
     def _symbols(self):
-        return rewrite.symbols(self.stages.of_primitives)
+        """The unknown dimensions of the graph (run-time sizes)."""
+        if self._unknown is None:
+            self._unknown = rewrite.symbols(self.stages.of_primitives)
+        return self._unknown
 
     def _compiled(self, built):
         """The tiered backend's module is built: later calls run it."""

@@ -98,9 +98,12 @@ def traced_plan_key(traced, backend, name, updates):
         return None
 
 
-def stored_executable(plan_key):
-    """The compiled module of a plan a previous process stored, with its module in the
-    cache: the passes and the lowering are skipped. None when there is none."""
+def stored_executable(plan_key, backend):
+    """The compiled module of a plan an earlier process stored: the passes and the lowering
+    are skipped. None when there is none, and for "tiered", whose interpreter runs the
+    optimized graph from the first call (the passes run; its build stores the plan)."""
+    if backend == "tiered":
+        return None
     from codegen.compile import compile_stored
     from codegen.errors import BuildFailure
 
