@@ -76,7 +76,7 @@ def apply_symbolic(op, inputs, attrs):
     """`apply` while building a graph: a new IR node instead of a value."""
     if state.trace is None and not state.building:
         _refuse_leaked(op, inputs)
-    shape, dtype = _infer(op, inputs, attrs)
+    shape, dtype = _infer_symbolic(op, inputs, attrs)
     node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
     if state.trace is not None:
         state.trace.made(node)
@@ -145,6 +145,23 @@ def _infer_eager(op, inputs, attrs):
 
 
 _INFERRED_LIMIT = 10_000
+
+
+_INFERRED_SYMBOLIC = {}  # the same, keyed by each input's shape and tracer dtype
+
+
+def _infer_symbolic(op, inputs, attrs):
+    """`op.infer` while building a graph, remembered as `_infer_eager` does: an unrolled
+    loop, and the gradient graph of one, ask the same question at every step."""
+    if attrs or len(inputs) > 2:
+        return _infer(op, inputs, attrs)
+    key = (op, *[(t.shape, t.dtype) for t in inputs])
+    known = _INFERRED_SYMBOLIC.get(key)
+    if known is None:
+        known = _infer(op, inputs, attrs)
+        if len(_INFERRED_SYMBOLIC) < _INFERRED_LIMIT:
+            _INFERRED_SYMBOLIC[key] = known
+    return known
 
 
 LARGE = 4096  # while tracing, results of more elements become graph nodes, not baked-in constants
