@@ -13,10 +13,11 @@ from runtime import straight_line as straight_line_program
 from runtime.straight_line import straight_line
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
-from tracer.ops.core import execute_graph
+from tracer.ops.core import execute_graph, inline_graph
 from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
+from tracer.tracing import Trace
 
 if os.environ.get("TRACER_SANITIZE"):  # the straight-line program in C, with the sanitizers too
     from codegen.build import load_sanitized_extension
@@ -139,14 +140,10 @@ def run_gradient(recording, prepared, seed_values):
 def execute_gradient(grad, inputs):
     """The values (Tensors) of `grad.graph`'s outputs for its input Tensors."""
     arrays = [t._value for t in inputs]
-    if (
-        state.tapes
-        or state.paused
-        or state.accumulators
-        or state.trace is not None
-        or numerics.enabled
-        or _any_symbolic(arrays)
-    ):
+    watched = state.tapes or state.paused or state.accumulators or numerics.enabled
+    if type(state.trace) is Trace and not watched:
+        return inline_graph(grad.graph, inputs)
+    if watched or state.trace is not None or _any_symbolic(arrays):
         return execute_graph(grad.graph, inputs)
     if grad.straight_line is None:
         grad.straight_line = straight_line(grad.graph)

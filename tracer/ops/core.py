@@ -261,6 +261,42 @@ def execute_graph(graph, inputs):
         state.location = saved_location
 
 
+def inline_graph(graph, inputs):
+    """What `execute_graph` makes of `graph` inside a function's trace, made directly: each
+    node copied with its inputs replaced, without running its op's shape rule and making a
+    Tensor per node (a gradient graph's nodes already have their shapes; B18's has 100,000).
+    Only where nothing watches the ops (no tape, accumulator or numerics check) and every
+    node is a plain op; otherwise through `execute_graph`."""
+    trace = state.trace
+    bound = {id(node): tensor for node, tensor in zip(graph.inputs, inputs)}
+    for node in graph.nodes:
+        op = OPS.get(node.op)
+        if (op is None and node.op != "const" and id(node) not in bound) or (
+            op is not None and op.expand is not None
+        ):
+            return execute_graph(graph, inputs)
+    made = {id(node): graph_node_of(tensor) for node, tensor in zip(graph.inputs, inputs)}
+    for node in graph.nodes:
+        if id(node) in made:
+            continue
+        if node.op == "const":
+            made[id(node)] = node
+            continue
+        inputs = tuple([made[id(i)] for i in node.inputs])
+        copy = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
+        trace.made(copy)
+        made[id(node)] = copy
+    results = []
+    for out in graph.outputs:
+        if id(out) in bound:
+            results.append(bound[id(out)])
+        elif out.op == "const":
+            results.append(Tensor(out.attrs["value"].array))
+        else:
+            results.append(Tensor(None, made[id(out)]))
+    return results
+
+
 class Results(tuple):
     """The results (Tensors) of a node of several that its op's `expand` ran."""
 
