@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+import tracer.passes.pipeline
 
 
 def test_traces_once_per_signature_and_reuses_it():
@@ -804,3 +805,34 @@ def test_the_interpreter_runs_each_fused_body_as_a_program_made_once():
     for a, b, c in zip(first, second, compiled):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
         np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-13)
+
+
+def test_a_gradient_of_eager_values_inside_a_function_is_a_value_the_function_can_read():
+    @tt.function
+    def f(a):
+        x = tt.constant(3.0)
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x + tt.sin(x)
+        g = tape.gradient(y, x)
+        assert g.numpy() == pytest.approx(6 + np.cos(3.0), rel=1e-6)  # read while tracing
+        return a + g
+
+    np.testing.assert_allclose(f(tt.constant(1.0)).numpy(), 7 + np.cos(3.0), rtol=1e-6)
+
+
+def test_a_seed_of_another_dtype_inside_a_function_is_the_op_paths_error(monkeypatch):
+    # the error comes from tracing, not from the verifier the test suite runs after each pass
+    monkeypatch.setattr(tracer.passes.pipeline, "VERIFY_EACH_PASS", False)
+
+    @tt.function
+    def f(x, seed):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        return tape.gradient(y, x, output_gradients=seed)
+
+    x = tt.constant(np.array([1.0, 2.0, 3.0], np.float32))
+    with pytest.raises(TypeError, match="different dtypes"):
+        f(x, tt.constant(np.ones(3, np.float64)))
+    np.testing.assert_allclose(f(x, tt.constant(np.ones(3, np.float32))).numpy(), [2, 4, 6])

@@ -262,38 +262,62 @@ def execute_graph(graph, inputs):
 
 
 def inline_graph(graph, inputs):
-    """What `execute_graph` makes of `graph` inside a function's trace, made directly: each
-    node copied with its inputs replaced, without running its op's shape rule and making a
-    Tensor per node (a gradient graph's nodes already have their shapes; B18's has 100,000).
-    Only where nothing watches the ops (no tape, accumulator or numerics check) and every
-    node is a plain op; otherwise through `execute_graph`."""
-    trace = state.trace
-    bound = {id(node): tensor for node, tensor in zip(graph.inputs, inputs)}
+    """What `execute_graph` makes of `graph` inside a function's trace, made directly: a
+    node that reads a symbolic value is copied with its inputs replaced, without running
+    its op's shape rule again (a gradient graph's nodes have their shapes; B18's has
+    100,000); a node of eager values only goes through the op path as before (computed now,
+    a value the function can read). Only where nothing watches the ops (no tape,
+    accumulator or numerics check), every node is a plain op and every input has the shape
+    and dtype the graph was built for (a seed of another dtype: the op path's error);
+    otherwise through `execute_graph`."""
+    for node, tensor in zip(graph.inputs, inputs):
+        if tensor.dtype is not node.dtype or tensor.shape != node.shape:
+            return execute_graph(graph, inputs)
     for node in graph.nodes:
         op = OPS.get(node.op)
-        if (op is None and node.op != "const" and id(node) not in bound) or (
-            op is not None and op.expand is not None
-        ):
+        if op is not None and op.expand is not None:
             return execute_graph(graph, inputs)
-    made = {id(node): graph_node_of(tensor) for node, tensor in zip(graph.inputs, inputs)}
-    for node in graph.nodes:
-        if id(node) in made:
-            continue
-        if node.op == "const":
-            made[id(node)] = node
-            continue
-        inputs = tuple([made[id(i)] for i in node.inputs])
-        copy = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
-        trace.made(copy)
-        made[id(node)] = copy
+    trace = state.trace
+    bound = {id(node): tensor for node, tensor in zip(graph.inputs, inputs)}
+    values = {k: t for k, t in bound.items() if t._value is not None}  # id -> eager Tensor
+    made = {k: t._node for k, t in bound.items() if t._value is None}  # id -> graph node
+
+    def node_of(key):  # an eager value read by a graph node: a constant (or a capture)
+        made[key] = graph_node_of(values[key])
+        return made[key]
+
+    saved_location = state.location
+    try:
+        for node in graph.nodes:
+            key = id(node)
+            if key in bound:
+                continue
+            if node.op == "const":  # a value for the op path, itself for graph nodes
+                values[key], made[key] = Tensor(node.attrs["value"].array), node
+                continue
+            ids = [id(i) for i in node.inputs]
+            if all(map(values.__contains__, ids)):
+                result = _apply_node(node, [values[k] for k in ids])
+                if type(result) is Tensor and result._value is None:
+                    made[key] = result._node
+                else:
+                    values[key] = result
+                continue
+            inputs = tuple([made[k] if k in made else node_of(k) for k in ids])
+            copy = Node(node.op, inputs, node.attrs, node.shape, node.dtype, node.location)
+            trace.made(copy)
+            made[key] = copy
+    finally:
+        state.location = saved_location
     results = []
     for out in graph.outputs:
-        if id(out) in bound:
-            results.append(bound[id(out)])
-        elif out.op == "const":
-            results.append(Tensor(out.attrs["value"].array))
+        key = id(out)
+        if key in bound:
+            results.append(bound[key])
+        elif key in values:
+            results.append(values[key])
         else:
-            results.append(Tensor(None, made[id(out)]))
+            results.append(Tensor(None, made[key]))
     return results
 
 
