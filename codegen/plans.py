@@ -96,14 +96,15 @@ def store(key, plan, uses_blas):
             return
         errors.append([code, exception.__name__, message])
     blobs = [plan.source.encode()]
+    constant_bytes = 0
 
     def array(value):
+        nonlocal constant_bytes
         value = np.array(value, order="C")  # (ascontiguousarray makes a 0-d array 1-d)
-        if value.dtype.kind not in "biufc":
-            raise TypeError
-        blobs.append(value.tobytes())
-        if sum(map(len, blobs[1:])) > MAX_CONSTANT_BYTES:
+        constant_bytes += value.nbytes
+        if value.dtype.kind not in "biufc" or constant_bytes > MAX_CONSTANT_BYTES:
             raise ValueError
+        blobs.append(value.tobytes())
         return {"dtype": value.dtype.str, "shape": list(value.shape), "blob": len(blobs) - 1}
 
     try:
