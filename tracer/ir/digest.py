@@ -90,12 +90,8 @@ def _type(dtype):
     if type(dtype) is DType:
         return dtype.name
     if type(dtype) is TupleType:
-        return tuple((tuple(_shape_form(s)), d.name) for s, d in dtype.parts)
+        return tuple((_form(s, None), d.name) for s, d in dtype.parts)
     raise _NoStableForm
-
-
-def _shape_form(shape):
-    return [("dim", d.terms) if type(d) is Dim else d for d in shape]
 
 
 _PLAIN = (int, str, bool, type(None), type(Ellipsis))

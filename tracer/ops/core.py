@@ -122,6 +122,8 @@ def _infer(op, inputs, attrs):
 
 
 _INFERRED = {}  # (op, shape and numpy dtype of each input) -> (shape, dtype), for ops without attributes
+_INFERRED_SYMBOLIC = {}  # the same while building graphs, keyed by the tracer dtypes
+_INFERRED_LIMIT = 10_000
 
 
 def _infer_eager(op, inputs, attrs):
@@ -137,17 +139,7 @@ def _infer_eager(op, inputs, attrs):
         second = inputs[1]._value
         key = (op, first.shape, first.dtype, second.shape, second.dtype)
     known = _INFERRED.get(key)
-    if known is None:
-        known = _infer(op, inputs, attrs)
-        if len(_INFERRED) < _INFERRED_LIMIT:
-            _INFERRED[key] = known
-    return known
-
-
-_INFERRED_LIMIT = 10_000
-
-
-_INFERRED_SYMBOLIC = {}  # the same, keyed by each input's shape and tracer dtype
+    return known if known is not None else _remember(_INFERRED, key, op, inputs)
 
 
 def _infer_symbolic(op, inputs, attrs):
@@ -157,10 +149,14 @@ def _infer_symbolic(op, inputs, attrs):
         return _infer(op, inputs, attrs)
     key = (op, *[(t.shape, t.dtype) for t in inputs])
     known = _INFERRED_SYMBOLIC.get(key)
-    if known is None:
-        known = _infer(op, inputs, attrs)
-        if len(_INFERRED_SYMBOLIC) < _INFERRED_LIMIT:
-            _INFERRED_SYMBOLIC[key] = known
+    return known if known is not None else _remember(_INFERRED_SYMBOLIC, key, op, inputs)
+
+
+def _remember(table, key, op, inputs):
+    """The rule's answer for an attribute-free op, kept in `table` (up to a limit)."""
+    known = _infer(op, inputs, {})
+    if len(table) < _INFERRED_LIMIT:
+        table[key] = known
     return known
 
 
