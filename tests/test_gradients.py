@@ -246,8 +246,8 @@ for _group in catalogue.groups():
     COMPOSITES.update(getattr(_group, "COMPOSITES", {}))
     NO_GRADIENT.update(getattr(_group, "NO_GRADIENT", {}))
     CREATION |= getattr(_group, "CREATION", set())
-# made by the fusion pass after differentiation, and by eager tapes' custom gradients
-COMPILER_INTERNAL = {"fused", "custom_gradient_vjp"}
+# made by the lowering passes after differentiation, and by eager tapes' custom gradients
+COMPILER_INTERNAL = {"fused", "custom_gradient_vjp", "patch_product", "patch_weights"}
 
 
 def test_every_primitive_has_a_case():

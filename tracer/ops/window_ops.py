@@ -143,7 +143,8 @@ def _crop(padded, attrs):
     return padded[:, bh : bh + h, bw : bw + w]
 
 
-def _extract_kernel(x, **attrs):
+def patches_of(x, **attrs):
+    """The numpy patches of `x` (extract_patches' kernel; the direct convolutions' too)."""
     padded, slices = _padded_taps(np.asarray(x), attrs)
     taps = [padded[:, rows, columns] for rows, columns in slices]
     return np.stack(taps, axis=3).reshape(*taps[0].shape[:3], len(taps) * padded.shape[3])
@@ -290,7 +291,7 @@ EXTRACT_PATCHES = primitive(
     grad=lambda node, g: (apply(SUM_PATCHES, (g,), node.attrs),),
     jvp=LINEAR,
     batch=_fold_batch,
-    kernel=_extract_kernel,
+    kernel=patches_of,
     c=_template("extract"),
 )
 

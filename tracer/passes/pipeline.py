@@ -10,6 +10,7 @@ path (`Stages.of_primitives`); the last stage is the graph the backends run (`St
 from tracer.ir import Node, Subgraph
 from tracer.ir.rewrite import rebuild
 from tracer.passes.contract import contract_products
+from tracer.passes.convolve import direct_convolutions
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.dce import eliminate_dead_code
 from tracer.passes.fuse import fuse
@@ -22,9 +23,10 @@ PIPELINE = [
     ("simplified", simplify),
     ("deduplicated", eliminate_common_subexpressions),
     ("contracted", contract_products),
+    ("convolved", direct_convolutions),
     ("optimized", fuse),
 ]
-LOWERING_PASSES = (fuse,)  # passes whose graphs hold more than primitives
+LOWERING_PASSES = (direct_convolutions, fuse)  # passes whose graphs hold more than primitives
 STAGE_NAMES = (TRACED, *(name for name, _ in PIPELINE))
 
 

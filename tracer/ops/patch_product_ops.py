@@ -1,0 +1,155 @@
+"""Direct convolution: the products of an image's patches, computed from the image itself.
+
+A convolution is traced as `matmul(reshape(extract_patches(x)), w)` (tracer/ops/conv_ops.py),
+whose gradients are `matmul[transpose_a](patches, g)` and `sum_patches(g @ w^T)`: in C that
+writes every window's elements to memory (9 times the image for a 3x3 filter) for BLAS to
+read and pack again. After differentiation, `tracer/passes/convolve.py` replaces them with
+these two ops, which read the windows in place:
+
+    patch_product(x, w)     (N*OH*OW, M): patches(x) @ w, w of shape (KH*KW*C, M)
+    patch_weights(x, g)     (chunks, KH*KW*C, M): patches(x)^T @ g, g of shape (N*OH*OW, M),
+                            summed over each of `chunks` runs of output rows (then added
+                            in chunk order by a reduce_sum: the same bits at every call)
+
+x is an image (N, H, W, C) that every window lies inside (the pass pads it first), and the
+attributes are the window ops' geometry (`window_ops.window_attrs`, `before` 0). A
+convolution's input gradient at stride 1 is the patch product of the padded cotangent with
+the filters flipped and transposed.
+
+They exist only in the compiled pipeline's lowering stages, never on a tape: no gradient
+rule. In C (templates/patch_product.c.j2) each is a loop nest over blocks of outputs held in
+registers: 7 output positions by 2 vectors of channels for the product, 6 patch columns by
+4 vectors for the weights, each block summing over its taps and channels (its pixels) with
+one multiply-add per element read.
+"""
+
+import numpy as np
+
+from codegen import forms
+from codegen.ctypes import compute, storage
+from codegen.loops import PARALLEL_MIN
+from tracer.ops.registry import primitive, unbatchable
+from tracer.ops.window_ops import patches_of
+
+UNBATCHED = unbatchable("is made after gradients and jacobians are built")
+# bytes of the patch_weights partial sums: the chunks are as many as fit, at most CHUNKS
+PARTIAL_BYTES = 4 << 20
+CHUNKS = 16
+
+
+def _check_image(attrs, x):
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = (
+        attrs["kernel"],
+        attrs["strides"],
+        attrs["dilations"],
+        attrs["out"],
+    )
+    reach = ((oh - 1) * sh + (kh - 1) * dh + 1, (ow - 1) * sw + (kw - 1) * dw + 1)
+    if len(x.shape) != 4 or tuple(x.shape[1:3]) != attrs["sizes"] or attrs["before"] != (0, 0):
+        raise ValueError(f"the image must be (N, {attrs['sizes']}, C) unpadded, got {x.shape}")
+    if reach[0] > x.shape[1] or reach[1] > x.shape[2]:
+        raise ValueError(f"the windows reach {reach}, past the image {x.shape}")
+    return x.shape[0] * oh * ow, kh * kw * x.shape[3]
+
+
+def _infer_product(attrs, x, w):
+    rows, depth = _check_image(attrs, x)
+    if len(w.shape) != 2 or w.shape[0] != depth or w.dtype != x.dtype:
+        raise ValueError(f"the filters must be ({depth}, M) of {x.dtype.name}, got {w.shape}")
+    return (rows, w.shape[1]), x.dtype
+
+
+def _infer_weights(attrs, x, g):
+    rows, depth = _check_image(attrs, x)
+    if len(g.shape) != 2 or g.shape[0] != rows or g.dtype != x.dtype:
+        raise ValueError(f"the cotangent must be ({rows}, M) of {x.dtype.name}, got {g.shape}")
+    return (attrs["chunks"], depth, g.shape[1]), x.dtype
+
+
+def _itemsize(dtype):
+    return np.dtype(dtype.as_numpy_dtype).itemsize
+
+
+def weight_chunks(rows, depth, width, dtype):
+    """How many partial sums patch_weights makes over `rows` rows (of images' output rows)."""
+    fits = PARTIAL_BYTES // max(1, depth * width * _itemsize(dtype))
+    return max(1, min(CHUNKS, rows, fits))
+
+
+def _columns(x, attrs):
+    window = {k: v for k, v in attrs.items() if k != "chunks"}
+    patches = patches_of(x, **window)
+    return patches.reshape(-1, patches.shape[-1])
+
+
+def _product_kernel(x, w, **attrs):
+    return _columns(np.asarray(x), attrs) @ np.asarray(w)
+
+
+def _weights_kernel(x, g, **attrs):
+    x, g = np.asarray(x), np.asarray(g)
+    columns = _columns(x, attrs)
+    rows, chunks, width = x.shape[0] * attrs["out"][0], attrs["chunks"], attrs["out"][1]
+    parts = []
+    for c in range(chunks):
+        first, last = c * rows // chunks * width, (c + 1) * rows // chunks * width
+        parts.append(columns[first:last].T @ g[first:last])
+    return np.stack(parts)
+
+
+# the register blocks: output positions by lanes of output channels (the product), patch
+# columns by lanes (the weights); 14 and 24 accumulators of 64-byte vectors
+PRODUCT_BLOCK = (7, 128)
+WEIGHTS_BLOCK = (6, 256)
+
+
+def _context(part):
+    def context(node, blas):
+        x = node.inputs[0]
+        attrs = node.attrs
+        positions, lane_bytes = PRODUCT_BLOCK if part == "product" else WEIGHTS_BLOCK
+        width = node.shape[-1]
+        lanes = min(width, lane_bytes // _itemsize(node.dtype))
+        (kh, kw), out = attrs["kernel"], attrs["out"]
+        depth = kh * kw * x.shape[3]
+        block = min(positions, out[1] if part == "product" else depth)
+        return dict(
+            part=part,
+            T=storage(node.dtype),
+            C=compute(node.dtype),
+            madd="TR_MADDF" if node.dtype.name == "float32" else "TR_MADD",
+            n=x.shape[0],
+            height=x.shape[1],
+            width=x.shape[2],
+            channels=x.shape[3],
+            kernel=attrs["kernel"],
+            strides=attrs["strides"],
+            dilations=attrs["dilations"],
+            out=out,
+            m=width,
+            depth=depth,
+            chunks=attrs.get("chunks", 1),
+            block=block,
+            lanes=lanes,
+            work=node.shape[-1] * depth * x.shape[0] * out[0] * out[1],
+            parallel_min=PARALLEL_MIN,
+        )
+
+    return forms.Template("patch_product.c.j2", context)
+
+
+PATCH_PRODUCT = primitive(
+    "patch_product",
+    _infer_product,
+    batch=UNBATCHED,
+    kernel=_product_kernel,
+    c=_context("product"),
+)
+
+PATCH_WEIGHTS = primitive(
+    "patch_weights",
+    _infer_weights,
+    batch=UNBATCHED,
+    kernel=_weights_kernel,
+    c=_context("weights"),
+)

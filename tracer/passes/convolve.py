@@ -1,0 +1,192 @@
+"""Direct convolutions: the products of patches become products that read the image.
+
+    %p = extract_patches[g] %x                 %x' = pad %x        (when a window reaches past x)
+    %c = reshape %p                    =>      %y = patch_product[g'] %x', %w
+    %y = matmul %c, %w                         %dw = reduce_sum[axis=0] (patch_weights[g'] %x', %dy)
+    %dw = matmul[transpose_a] %c, %dy
+    %dx = sum_patches[g] (reshape (matmul[transpose_b] %dy, %w))
+                                       =>      %dx = reshape (patch_product[g''] (pad %dy), %w'')
+
+A convolution and its two gradients are three GEMMs over its patches, the image copied
+once per tap (tracer/ops/conv_ops.py); tracer/ops/patch_product_ops.py computes the same
+sums from the image in place. The input gradient at stride 1 is a convolution of the
+cotangent, padded by the filter's reach less the padding, with the filters flipped and
+their channel axes swapped (g''); at other strides it stays a GEMM and a col2im.
+
+This is a lowering pass (after it the graph holds ops without gradients). It rewrites
+float32 and float64 products of known shape that are not empty (`conv2d_transpose` at stride
+1 too: its forward is the input gradient's pattern). The sums are added in another order
+than the GEMM's, with one rounding per multiply-add: the values agree to rounding.
+"""
+
+from tracer.ir import match
+from tracer.ir.rewrite import on_new_inputs, with_outputs
+from tracer.ops.patch_product_ops import weight_chunks
+
+FLOATING = ("float32", "float64")
+
+
+def direct_convolutions(graph):
+    if not any(node.op in ("extract_patches", "sum_patches") for node in graph.nodes):
+        return graph
+    readers = {}
+    for node in graph.nodes:
+        for i in node.inputs:
+            readers[id(i)] = readers.get(id(i), 0) + 1
+    for o in graph.outputs:
+        readers[id(o)] = readers.get(id(o), 0) + 1
+    padded = {}  # (id(image), paddings) -> its pad node: the forward and weight gradient share it
+    mapping = {}  # id(node) -> its node in the new graph
+
+    def new(node):
+        return mapping.get(id(node), node)
+
+    # the patterns are matched on the graph as it was (its readers counted), and their
+    # replacements read the new graph's nodes
+    for node in graph.nodes:
+        replacement = None
+        if node.op == "matmul":
+            replacement = _product(node, new, padded)
+        elif node.op == "sum_patches":
+            replacement = _input_gradient(node, new, readers, padded)
+        mapping[id(node)] = replacement or on_new_inputs(node, mapping)
+    return with_outputs(graph.inputs, [new(o) for o in graph.outputs])
+
+
+def _static(*nodes):
+    return all(
+        n.dtype.name in FLOATING and all(isinstance(d, int) and d > 0 for d in n.shape)
+        for n in nodes
+    )
+
+
+def _patches_of(node):
+    """The extract_patches node whose patches `node` holds as (rows, columns), or None."""
+    if node.op != "reshape" or node.inputs[0].op != "extract_patches":
+        return None
+    patches = node.inputs[0]
+    rows = patches.shape[0] * patches.shape[1] * patches.shape[2]
+    return patches if node.shape == (rows, patches.shape[3]) else None
+
+
+def _window(attrs, image):
+    """The geometry on `image`, a padded image: `before` 0 (every window inside it)."""
+    return dict(attrs, sizes=tuple(image.shape[1:3]), before=(0, 0))
+
+
+def _pad(node, image, before, after, padded):
+    """`image` padded by `before` and `after` rows and columns (one node per image and
+    padding), or `image` itself."""
+    paddings = ((0, 0), (before[0], after[0]), (before[1], after[1]), (0, 0))
+    if paddings == ((0, 0),) * 4:
+        return image
+    key = (id(image), paddings)
+    if key not in padded:
+        shape = (
+            image.shape[0],
+            image.shape[1] + before[0] + after[0],
+            image.shape[2] + before[1] + after[1],
+            image.shape[3],
+        )
+        padded[key] = match.derived(
+            node, "pad", (image,), shape, paddings=paddings, mode="CONSTANT", value=0
+        )
+    return padded[key]
+
+
+def _padded_image(node, image, attrs, padded):
+    """`image` padded so that every window of `attrs` lies inside it."""
+    after = [
+        max(0, (out - 1) * stride + (k - 1) * dilation + 1 - size - before)
+        for out, stride, k, dilation, size, before in zip(
+            attrs["out"],
+            attrs["strides"],
+            attrs["kernel"],
+            attrs["dilations"],
+            attrs["sizes"],
+            attrs["before"],
+        )
+    ]
+    return _pad(node, image, attrs["before"], after, padded)
+
+
+def _product(node, new, padded):
+    """patches @ w => patch_product; patches^T @ g => the chunks of patch_weights, summed."""
+    a, b = node.inputs
+    patches = _patches_of(a)
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    if patches is None or tb or not _static(node, a, b):
+        return None
+    image = _padded_image(node, new(patches.inputs[0]), patches.attrs, padded)
+    b = new(b)
+    attrs = _window(patches.attrs, image)
+    if not ta:
+        return match.derived(node, "patch_product", (image, b), node.shape, **attrs)
+    chunks = weight_chunks(image.shape[0] * attrs["out"][0], *node.shape, node.dtype)
+    partial = (chunks, *node.shape)
+    parts = match.derived(node, "patch_weights", (image, b), partial, **attrs, chunks=chunks)
+    return match.derived(node, "reduce_sum", (parts,), node.shape, axis=(0,), keepdims=False)
+
+
+def _input_gradient(node, new, readers, padded):
+    """sum_patches(g @ w^T) at stride 1 => the patch product of g, padded, with w flipped."""
+    (columns,) = node.inputs
+    attrs = node.attrs
+    product = columns.inputs[0] if columns.op == "reshape" else None
+    if (
+        product is None
+        or product.op != "matmul"
+        or attrs["strides"] != (1, 1)
+        or readers.get(id(columns)) != 1
+        or readers.get(id(product)) != 1
+        or product.attrs.get("transpose_a", False)
+        or not _static(node, product, *product.inputs)
+    ):
+        return None
+    g, w = (new(i) for i in product.inputs)
+    (kh, kw), dilations, before = attrs["kernel"], attrs["dilations"], attrs["before"]
+    channels, width = node.shape[3], g.shape[1]
+    reach = [(k - 1) * d for k, d in zip((kh, kw), dilations)]
+    pad_before = [r - b for r, b in zip(reach, before)]
+    pad_after = [size - out + b for size, out, b in zip(attrs["sizes"], attrs["out"], before)]
+    if min(pad_before + pad_after) < 0 or product.shape != (g.shape[0], kh * kw * channels):
+        return None
+    image = _pad(
+        node,
+        match.derived(
+            node, "reshape", (g,), (*columns.shape[:3], width), shape=(*columns.shape[:3], width)
+        ),
+        pad_before,
+        pad_after,
+        padded,
+    )
+    flipped = _flipped_filters(
+        node, w, product.attrs.get("transpose_b", False), kh, kw, channels, width
+    )
+    geometry = dict(attrs, sizes=tuple(image.shape[1:3]), out=tuple(node.shape[1:3]), before=(0, 0))
+    rows = (node.shape[0] * node.shape[1] * node.shape[2], channels)
+    result = match.derived(node, "patch_product", (image, flipped), rows, **geometry)
+    return match.derived(node, "reshape", (result,), node.shape, shape=node.shape)
+
+
+def _flipped_filters(node, w, transposed, kh, kw, channels, width):
+    """The filters of `g @ w^T` (w: (KH*KW*C, M), or (M, KH*KW*C) when `transposed` is
+    False) as the filters of the correlation of g: taps reversed, (KH*KW*M, C)."""
+    if transposed:
+        taps = match.derived(
+            node, "reshape", (w,), (kh, kw, channels, width), shape=(kh, kw, channels, width)
+        )
+        swapped = match.derived(
+            node, "transpose", (taps,), (kh, kw, width, channels), perm=(0, 1, 3, 2)
+        )
+    else:
+        taps = match.derived(
+            node, "reshape", (w,), (width, kh, kw, channels), shape=(width, kh, kw, channels)
+        )
+        swapped = match.derived(
+            node, "transpose", (taps,), (kh, kw, width, channels), perm=(1, 2, 0, 3)
+        )
+    flipped = match.derived(node, "reverse", (swapped,), swapped.shape, axis=(0, 1))
+    return match.derived(
+        node, "reshape", (flipped,), (kh * kw * width, channels), shape=(kh * kw * width, channels)
+    )
