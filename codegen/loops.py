@@ -237,7 +237,7 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None):
     kernel.returns_error = emitter.guarded
     kernel.loads = emitter.loads
     if threads and not kernel.returns_error:
-        nest.parallel = _parallel_kind(nest)
+        nest.parallel = parallel_kind(nest)
     kernel.nests.append(nest)
     return kernel
 
@@ -257,7 +257,7 @@ def reads_only_own_element(node, source):
     return all(keys <= own for keys in reads)
 
 
-def _parallel_kind(nest):
+def parallel_kind(nest):
     """How the nest runs on threads (Nest.parallel), and for sizes known only when the code
     runs, the OpenMP `if` clause that leaves small runs on one thread (Nest.parallel_if)."""
     extents = [e for _, e in [*nest.loops, *nest.reduced_loops]]

@@ -5,6 +5,8 @@ average's divisor, where a max-pool tie's gradient goes), all checked once again
 TensorFlow 2.21.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -274,6 +276,34 @@ def test_max_pool_of_minus_infinity_keeps_it_and_its_gradient():
     np.testing.assert_array_equal(y.numpy().ravel(), [-np.inf] * 4)
     g = _pool_gradient(x, lambda x: tt.nn.max_pool2d(x, 2, 1, "SAME"))
     np.testing.assert_array_equal(g.ravel(), [1.0, 1.0, 1.0, 1.0])  # each window's first
+
+
+@pytest.mark.parametrize("ksize, strides", [(2, 2), (3, 1)])
+def test_a_relu_mask_after_max_pooling_masks_the_pooled_cotangent(ksize, strides):
+    """select(relu'(h), window_max_scatter(h, g), 0) is simplified to a scatter of g masked
+    at the windows' maxima (tracer/ops/window_ops.mask_the_maxima): the same bits, with ties,
+    NaN, windows of negatives alone and overlapping windows (strides 1)."""
+    x = rng.standard_normal((2, 6, 6, 3))
+    x[0, :2, :2, 0] = -1.0  # a window of negatives: relu gives 0 everywhere in it
+    x[1, 2:4, 2:4, 1] = 0.5  # a tie
+    x[1, 0, 5, 2] = np.nan
+
+    def gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            h = tt.nn.max_pool2d(tt.nn.relu(x), ksize, strides, "VALID")
+            loss = tt.reduce_sum(
+                h * tt.constant(np.arange(h.shape[1] * h.shape[2] * 3.0).reshape(1, *h.shape[1:]))
+            )
+        return tape.gradient(loss, x)
+
+    compiled = tt.function(gradient)
+    np.testing.assert_array_equal(
+        compiled(tt.constant(x)).numpy(), gradient(tt.constant(x)).numpy()
+    )
+    simplified = compiled.get_concrete_function(tt.constant(x)).ir("simplified")
+    pooled = re.search(r"%(\d+): f64\[2,\d,\d,3\] = select", simplified)
+    assert pooled and re.search(rf"= window_max_scatter\[[^\]]*\] %\d+, %{pooled[1]}\b", simplified)
 
 
 # --- gradients: finite differences, two orders ---------------------------------------------

@@ -21,7 +21,7 @@ import numpy as np
 from codegen import forms
 from codegen.affine import offset
 from codegen.ctypes import literal, storage
-from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
+from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over, parallel_kind
 from tracer import dtypes
 from tracer.ir import dims, match
 from tracer.ops import array_ops, batching, index_ops, math_ops, shapes
@@ -103,21 +103,27 @@ def _pad_batch(node, args, flags, size):
 
 
 def _pad_nests(node):
-    """The interior copied from the input; then the border: the constant everywhere first
-    (CONSTANT), or, axis after axis, each border's mirror image read from `out` itself,
-    over the whole padded extent of the axes done before and the interior of the rest."""
+    """The interior copied from the input; then the border: the constant (CONSTANT), axis
+    after axis, over the interior of the axes done before and the whole padded extent of
+    the rest (each element written once); or, axis after axis, each border's mirror image
+    read from `out` itself, over the whole padded extent of the axes done before and the
+    interior of the rest."""
     (x,) = node.inputs
     paddings, mode = node.attrs["paddings"], node.attrs["mode"]
     index = identity_map(len(x.shape))
     interior = tuple(i + lo for i, (lo, _) in zip(index, paddings))
-    nests = []
+    nests = [copy_nest("p0", x.shape, index, interior, node.shape, loops_over(x.shape))]
     if mode == "CONSTANT":
         value = f"({storage(node.dtype)}){literal(node.attrs['value'], node.dtype)}"
-        store = f"out[{offset(index, node.shape).c(INDEX)}] = {value};"
-        nests.append(Nest(loops_over(node.shape), [], store))
-    nests.append(copy_nest("p0", x.shape, index, interior, node.shape, loops_over(x.shape)))
-    if mode == "CONSTANT":
-        return [(storage(x.dtype), "p0")], nests
+        for axis, (lo, hi) in enumerate(paddings):
+            for start, extent in ((0, lo), (lo + x.shape[axis], hi)):
+                if not extent:
+                    continue
+                extents = [*x.shape[:axis], extent, *node.shape[axis + 1 :]]
+                target = (*interior[:axis], index[axis] + start, *index[axis + 1 :])
+                store = f"out[{offset(target, node.shape).c(INDEX)}] = {value};"
+                nests.append(Nest(loops_over(extents), [], store))
+        return [(storage(x.dtype), "p0")], _on_threads(nests)
     edge = 1 if mode == "REFLECT" else 0
     for axis, (lo, hi) in enumerate(paddings):
         size = x.shape[axis]
@@ -133,7 +139,15 @@ def _pad_nests(node):
             nests.append(
                 copy_nest("out", node.shape, source, target, node.shape, loops_over(extents))
             )
-    return [(storage(x.dtype), "p0")], nests
+    return [(storage(x.dtype), "p0")], _on_threads(nests)
+
+
+def _on_threads(nests):
+    """The nests, large ones parallel over their outer loop: each writes every element of
+    its region once, and reads the input or regions earlier nests wrote."""
+    for nest in nests:
+        nest.parallel = parallel_kind(nest)
+    return nests
 
 
 PAD = primitive(

@@ -18,7 +18,7 @@ from codegen.ctypes import MATH_SUFFIX, compute
 from runtime.kernels import quiet
 from tracer import dtypes
 from tracer.ir import match
-from tracer.ops import array_ops, seed_ops, shapes
+from tracer.ops import array_ops, seed_ops, shapes, window_ops
 from tracer.ops.broadcast_ops import broadcast_to, unbroadcast
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply, apply_binary, apply_unary, op_function
@@ -460,6 +460,7 @@ SELECT = primitive(
     jvp=LINEAR,
     saves=(0,),
     fusion="elementwise",
+    simplify=window_ops.mask_the_maxima,
     kernel=np.where,
     c=forms.Expression(lambda t, out, c, x, y: f"({c} ? {x} : {y})", operand=1),
 )

@@ -97,22 +97,29 @@ def _weights_kernel(x, g, **attrs):
     return np.stack(parts)
 
 
-# the register blocks: output positions by lanes of output channels (the product), patch
-# columns by lanes (the weights); 14 and 24 accumulators of 64-byte vectors
-PRODUCT_BLOCK = (7, 128)
-WEIGHTS_BLOCK = (6, 256)
+# The register blocks, per CPU: with AVX-512 (32 vector registers of 64 bytes), and any
+# other (AVX2's 16 of 32 bytes): (preprocessor condition, output positions or patch columns,
+# bytes of output channels). 28 and 24 accumulators, then 12 and 12.
+BLOCKS = {
+    "product": (("defined(__AVX512F__)", 7, 256), (None, 6, 64)),
+    "weights": (("defined(__AVX512F__)", 6, 256), (None, 6, 64)),
+}
 
 
 def _context(part):
     def context(node, blas):
         x = node.inputs[0]
         attrs = node.attrs
-        positions, lane_bytes = PRODUCT_BLOCK if part == "product" else WEIGHTS_BLOCK
         width = node.shape[-1]
-        lanes = min(width, lane_bytes // _itemsize(node.dtype))
         (kh, kw), out = attrs["kernel"], attrs["out"]
         depth = kh * kw * x.shape[3]
-        block = min(positions, out[1] if part == "product" else depth)
+        configs = []
+        for condition, block, lane_bytes in BLOCKS[part]:
+            lanes = min(width, lane_bytes // _itemsize(node.dtype))
+            block = min(block, out[1] if part == "product" else depth)
+            configs.append((condition, block, lanes))
+        if len({config[1:] for config in configs}) == 1:
+            configs = [(None, *configs[0][1:])]
         return dict(
             part=part,
             T=storage(node.dtype),
@@ -129,9 +136,8 @@ def _context(part):
             m=width,
             depth=depth,
             chunks=attrs.get("chunks", 1),
-            block=block,
-            lanes=lanes,
-            work=node.shape[-1] * depth * x.shape[0] * out[0] * out[1],
+            configs=configs,
+            work=width * depth * x.shape[0] * out[0] * out[1],
             parallel_min=PARALLEL_MIN,
         )
 
