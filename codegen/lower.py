@@ -392,10 +392,13 @@ class _Lowering:
 
 def _kernel_key(node):
     """What a kernel's C depends on: the op, its attributes (a fused body compares by its
-    structure) and the types of its inputs and result."""
+    structure), the types of its inputs and result, and which inputs are one value (max
+    pooling's gather of x by x reads the maxima it finds)."""
     inputs = tuple((i.shape, i.dtype) for i in node.inputs)
     attrs = tuple((k, attribute_key(v)) for k, v in node.attrs.items())
-    return node.op, attrs, inputs, node.shape, node.dtype
+    first = {}
+    same = tuple(first.setdefault(id(i), k) for k, i in enumerate(node.inputs))
+    return node.op, attrs, inputs, same, node.shape, node.dtype
 
 
 class StructuredSite:

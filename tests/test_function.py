@@ -258,6 +258,7 @@ def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
     assert dumped == [
         "c",
         "contracted.ir",
+        "convolved.ir",
         "deduplicated.ir",
         "grad.ir",
         "optimized.ir",

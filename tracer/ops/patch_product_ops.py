@@ -11,10 +11,12 @@ these two ops, which read the windows in place:
                             summed over each of `chunks` runs of output rows (then added
                             in chunk order by a reduce_sum: the same bits at every call)
 
-x is an image (N, H, W, C) that every window lies inside (the pass pads it first), and the
-attributes are the window ops' geometry (`window_ops.window_attrs`, `before` 0). A
-convolution's input gradient at stride 1 is the patch product of the padded cotangent with
-the filters flipped and transposed.
+x is an image (N, H, W, C) and the attributes are the window ops' geometry
+(`window_ops.window_attrs`): the product reads padding where a window leaves the image; the
+weights' image holds every window (the pass pads it first, `before` 0). A convolution's
+input gradient at stride 1 is the patch product of the cotangent with the filters flipped
+and transposed, its windows reaching the filter's extent less the padding before the
+cotangent.
 
 They exist only in the compiled pipeline's lowering stages, never on a tape: no gradient
 rule. In C (templates/patch_product.c.j2) each is a loop nest over blocks of outputs held in
@@ -37,30 +39,32 @@ PARTIAL_BYTES = 4 << 20
 CHUNKS = 16
 
 
-def _check_image(attrs, x):
+def _check_image(attrs, x, padded):
+    """(rows of the patches, their columns) of image `x`; a `padded` image (the weights')
+    holds every window: no `before`, and the windows end inside it."""
     (kh, kw), (sh, sw), (dh, dw), (oh, ow) = (
         attrs["kernel"],
         attrs["strides"],
         attrs["dilations"],
         attrs["out"],
     )
+    if len(x.shape) != 4 or tuple(x.shape[1:3]) != attrs["sizes"]:
+        raise ValueError(f"the image must be (N, {attrs['sizes']}, C), got {x.shape}")
     reach = ((oh - 1) * sh + (kh - 1) * dh + 1, (ow - 1) * sw + (kw - 1) * dw + 1)
-    if len(x.shape) != 4 or tuple(x.shape[1:3]) != attrs["sizes"] or attrs["before"] != (0, 0):
-        raise ValueError(f"the image must be (N, {attrs['sizes']}, C) unpadded, got {x.shape}")
-    if reach[0] > x.shape[1] or reach[1] > x.shape[2]:
-        raise ValueError(f"the windows reach {reach}, past the image {x.shape}")
+    if padded and (attrs["before"] != (0, 0) or reach[0] > x.shape[1] or reach[1] > x.shape[2]):
+        raise ValueError(f"the windows ({reach} from {attrs['before']}) leave the image {x.shape}")
     return x.shape[0] * oh * ow, kh * kw * x.shape[3]
 
 
 def _infer_product(attrs, x, w):
-    rows, depth = _check_image(attrs, x)
+    rows, depth = _check_image(attrs, x, padded=False)
     if len(w.shape) != 2 or w.shape[0] != depth or w.dtype != x.dtype:
         raise ValueError(f"the filters must be ({depth}, M) of {x.dtype.name}, got {w.shape}")
     return (rows, w.shape[1]), x.dtype
 
 
 def _infer_weights(attrs, x, g):
-    rows, depth = _check_image(attrs, x)
+    rows, depth = _check_image(attrs, x, padded=True)
     if len(g.shape) != 2 or g.shape[0] != rows or g.dtype != x.dtype:
         raise ValueError(f"the cotangent must be ({rows}, M) of {x.dtype.name}, got {g.shape}")
     return (attrs["chunks"], depth, g.shape[1]), x.dtype
@@ -132,6 +136,7 @@ def _context(part):
             kernel=attrs["kernel"],
             strides=attrs["strides"],
             dilations=attrs["dilations"],
+            before=attrs["before"],
             out=out,
             m=width,
             depth=depth,

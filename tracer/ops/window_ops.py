@@ -316,6 +316,7 @@ def _template(part):
                     attrs["strides"], attrs["kernel"], attrs["dilations"]
                 )
             ),
+            pooling=part == "gather" and node.inputs[0] is node.inputs[1],
             tiles=attrs["before"] == (0, 0)
             and attrs["dilations"] == (1, 1)
             and attrs["strides"] == attrs["kernel"]

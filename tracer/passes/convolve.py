@@ -1,17 +1,18 @@
 """Direct convolutions: the products of patches become products that read the image.
 
-    %p = extract_patches[g] %x                 %x' = pad %x        (when a window reaches past x)
-    %c = reshape %p                    =>      %y = patch_product[g'] %x', %w
+    %p = extract_patches[g] %x
+    %c = reshape %p                    =>      %y = patch_product[g] %x, %w
     %y = matmul %c, %w                         %dw = reduce_sum[axis=0] (patch_weights[g'] %x', %dy)
-    %dw = matmul[transpose_a] %c, %dy
+    %dw = matmul[transpose_a] %c, %dy                  (%x' = pad %x, when a window leaves x)
     %dx = sum_patches[g] (reshape (matmul[transpose_b] %dy, %w))
-                                       =>      %dx = reshape (patch_product[g''] (pad %dy), %w'')
+                                       =>      %dx = reshape (patch_product[g''] %dy, %w'')
 
 A convolution and its two gradients are three GEMMs over its patches, the image copied
 once per tap (tracer/ops/conv_ops.py); tracer/ops/patch_product_ops.py computes the same
-sums from the image in place. The input gradient at stride 1 is a convolution of the
-cotangent, padded by the filter's reach less the padding, with the filters flipped and
-their channel axes swapped (g''); at other strides it stays a GEMM and a col2im.
+sums from the image in place (the product reads zeros where a window leaves the image; the
+weights' image is padded first). The input gradient at stride 1 is a convolution of the
+cotangent, its windows starting the filter's reach less the padding early, with the filters
+flipped and their channel axes swapped (g''); at other strides it stays a GEMM and a col2im.
 
 This is a lowering pass (after it the graph holds ops without gradients). It rewrites
 float32 and float64 products of known shape that are not empty (`conv2d_transpose` at stride
@@ -35,7 +36,7 @@ def direct_convolutions(graph):
             readers[id(i)] = readers.get(id(i), 0) + 1
     for o in graph.outputs:
         readers[id(o)] = readers.get(id(o), 0) + 1
-    padded = {}  # (id(image), paddings) -> its pad node: the forward and weight gradient share it
+    padded = {}  # (id(image), paddings) -> its pad node (one per image)
     mapping = {}  # id(node) -> its node in the new graph
 
     def new(node):
@@ -48,7 +49,7 @@ def direct_convolutions(graph):
         if node.op == "matmul":
             replacement = _product(node, new, padded)
         elif node.op == "sum_patches":
-            replacement = _input_gradient(node, new, readers, padded)
+            replacement = _input_gradient(node, new, readers)
         mapping[id(node)] = replacement or on_new_inputs(node, mapping)
     return with_outputs(graph.inputs, [new(o) for o in graph.outputs])
 
@@ -117,19 +118,19 @@ def _product(node, new, padded):
     ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
     if patches is None or tb or not _static(node, a, b):
         return None
-    image = _padded_image(node, new(patches.inputs[0]), patches.attrs, padded)
-    b = new(b)
-    attrs = _window(patches.attrs, image)
+    image, b = new(patches.inputs[0]), new(b)
     if not ta:
-        return match.derived(node, "patch_product", (image, b), node.shape, **attrs)
+        return match.derived(node, "patch_product", (image, b), node.shape, **patches.attrs)
+    image = _padded_image(node, image, patches.attrs, padded)
+    attrs = _window(patches.attrs, image)
     chunks = weight_chunks(image.shape[0] * attrs["out"][0], *node.shape, node.dtype)
     partial = (chunks, *node.shape)
     parts = match.derived(node, "patch_weights", (image, b), partial, **attrs, chunks=chunks)
     return match.derived(node, "reduce_sum", (parts,), node.shape, axis=(0,), keepdims=False)
 
 
-def _input_gradient(node, new, readers, padded):
-    """sum_patches(g @ w^T) at stride 1 => the patch product of g, padded, with w flipped."""
+def _input_gradient(node, new, readers):
+    """sum_patches(g @ w^T) at stride 1 => the patch product of g with w flipped."""
     (columns,) = node.inputs
     attrs = node.attrs
     product = columns.inputs[0] if columns.op == "reshape" else None
@@ -144,26 +145,24 @@ def _input_gradient(node, new, readers, padded):
     ):
         return None
     g, w = (new(i) for i in product.inputs)
-    (kh, kw), dilations, before = attrs["kernel"], attrs["dilations"], attrs["before"]
+    (kh, kw), dilations = attrs["kernel"], attrs["dilations"]
     channels, width = node.shape[3], g.shape[1]
-    reach = [(k - 1) * d for k, d in zip((kh, kw), dilations)]
-    pad_before = [r - b for r, b in zip(reach, before)]
-    pad_after = [size - out + b for size, out, b in zip(attrs["sizes"], attrs["out"], before)]
-    if min(pad_before + pad_after) < 0 or product.shape != (g.shape[0], kh * kw * channels):
+    if product.shape != (g.shape[0], kh * kw * channels):
         return None
-    image = _pad(
-        node,
-        match.derived(
-            node, "reshape", (g,), (*columns.shape[:3], width), shape=(*columns.shape[:3], width)
-        ),
-        pad_before,
-        pad_after,
-        padded,
-    )
+    # dx[h] is the sum over taps i of g[h + before - i * dilation] w[i]: the correlation of
+    # g with the taps reversed, its windows starting the filter's extent less `before` early
+    reach = [(k - 1) * d for k, d in zip((kh, kw), dilations)]
+    cotangent = (*columns.shape[:3], width)
+    image = match.derived(node, "reshape", (g,), cotangent, shape=cotangent)
     flipped = _flipped_filters(
         node, w, product.attrs.get("transpose_b", False), kh, kw, channels, width
     )
-    geometry = dict(attrs, sizes=tuple(image.shape[1:3]), out=tuple(node.shape[1:3]), before=(0, 0))
+    geometry = dict(
+        attrs,
+        sizes=tuple(cotangent[1:3]),
+        out=tuple(node.shape[1:3]),
+        before=tuple(r - b for r, b in zip(reach, attrs["before"])),
+    )
     rows = (node.shape[0] * node.shape[1] * node.shape[2], channels)
     result = match.derived(node, "patch_product", (image, flipped), rows, **geometry)
     return match.derived(node, "reshape", (result,), node.shape, shape=node.shape)
