@@ -6,6 +6,8 @@ multiple of 7, channels not a multiple of the vector lanes), strides, dilations 
 kind of padding; and the rewrite must happen where it applies, and only there.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -76,6 +78,40 @@ def test_conv1d_and_conv2d_transpose_compile_to_patch_products():
     compiled = tt.function(run, backend="c")
     _agree(compiled(*inputs), run(*inputs), 1e-10)
     assert "= patch_product" in compiled.get_concrete_function(*inputs).ir("optimized")
+
+
+EPILOGUES = {
+    "bias and relu": (lambda h, b: tt.nn.relu(h + b), "activation='relu'", True),
+    "bias first, then tanh": (lambda h, b: tt.tanh(b + h), "activation='tanh'", True),
+    "bias alone": (lambda h, b: h + b, None, True),
+    "relu alone": (lambda h, b: tt.nn.relu(h) * b, "activation='relu'", False),
+    # the sum read twice: the product adds the bias, the activation stays a loop
+    "the sum read again": (lambda h, b: tt.nn.relu(h + b) + (h + b), None, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EPILOGUES))
+def test_a_bias_and_activation_are_applied_as_the_product_stores(name):
+    """relu(conv2d(x, f) + b): the product adds the bias and applies the activation to
+    each output as it writes it (its op's own C form), where the sum has no other reader."""
+    epilogue, activation, bias_fused = EPILOGUES[name]
+    conv = _conv(1, "SAME")
+    inputs = [
+        tt.constant(rng.standard_normal(s).astype(np.float32))
+        for s in ((2, 6, 9, 3), (3, 3, 3, 20), (20,))
+    ]
+    run = derivatives(lambda x, f, b: epilogue(conv(x, f), b), 3)
+    compiled = tt.function(run)
+    _agree(compiled(*inputs), run(*inputs), 2e-4)
+    products = [
+        line
+        for line in compiled.get_concrete_function(*inputs).ir("optimized").splitlines()
+        if "= patch_product" in line
+    ]
+    forward = products[0]  # the first in order: the others are the second order's
+    assert (activation in forward) if activation else "activation" not in forward
+    operands = re.findall(r"%\d+", forward.split("] ", 1)[1].split("#")[0])
+    assert len(operands) == (3 if bias_fused else 2), forward
 
 
 def test_the_weight_gradient_is_the_same_at_every_call():

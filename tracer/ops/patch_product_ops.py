@@ -6,7 +6,9 @@ writes every window's elements to memory (9 times the image for a 3x3 filter) fo
 read and pack again. After differentiation, `tracer/passes/convolve.py` replaces them with
 these two ops, which read the windows in place:
 
-    patch_product(x, w)     (N*OH*OW, M): patches(x) @ w, w of shape (KH*KW*C, M)
+    patch_product(x, w)     (N*OH*OW, M): patches(x) @ w, w of shape (KH*KW*C, M);
+    patch_product(x, w, b)  with a bias b of shape (M,) added, and an `activation` (the name
+                            of a unary elementwise op) applied where the attribute is set
     patch_weights(x, g)     (chunks, KH*KW*C, M): patches(x)^T @ g, g of shape (N*OH*OW, M),
                             summed over each of `chunks` runs of output rows (then added
                             in chunk order by a reduce_sum: the same bits at every call)
@@ -29,7 +31,9 @@ import numpy as np
 
 from codegen import forms
 from codegen.ctypes import compute, storage
+from codegen.forms import C_FORMS
 from codegen.loops import PARALLEL_MIN
+from runtime.kernels import KERNELS
 from tracer.ops.registry import primitive, unbatchable
 from tracer.ops.window_ops import patches_of
 
@@ -56,10 +60,12 @@ def _check_image(attrs, x, padded):
     return x.shape[0] * oh * ow, kh * kw * x.shape[3]
 
 
-def _infer_product(attrs, x, w):
+def _infer_product(attrs, x, w, *bias):
     rows, depth = _check_image(attrs, x, padded=False)
     if len(w.shape) != 2 or w.shape[0] != depth or w.dtype != x.dtype:
         raise ValueError(f"the filters must be ({depth}, M) of {x.dtype.name}, got {w.shape}")
+    if bias and (tuple(bias[0].shape) != (w.shape[1],) or bias[0].dtype != x.dtype):
+        raise ValueError(f"the bias must be ({w.shape[1]},) of {x.dtype.name}, got {bias[0].shape}")
     return (rows, w.shape[1]), x.dtype
 
 
@@ -86,8 +92,11 @@ def _columns(x, attrs):
     return patches.reshape(-1, patches.shape[-1])
 
 
-def _product_kernel(x, w, **attrs):
-    return _columns(np.asarray(x), attrs) @ np.asarray(w)
+def _product_kernel(x, w, *bias, activation=None, **attrs):
+    product = _columns(np.asarray(x), attrs) @ np.asarray(w)
+    if bias:
+        product = KERNELS["add"](product, np.asarray(bias[0]))
+    return product if activation is None else KERNELS[activation](product)
 
 
 def _weights_kernel(x, g, **attrs):
@@ -126,6 +135,8 @@ def _context(part):
             configs = [(None, *configs[0][1:])]
         return dict(
             part=part,
+            bias=len(node.inputs) == 3,
+            value=_epilogue(node, "acc[r][l]", "bias[n0 + l]"),
             T=storage(node.dtype),
             C=compute(node.dtype),
             madd="TR_MADDF" if node.dtype.name == "float32" else "TR_MADD",
@@ -146,7 +157,29 @@ def _context(part):
             parallel_min=PARALLEL_MIN,
         )
 
-    return forms.Template("patch_product.c.j2", context)
+    return _Template("patch_product.c.j2", context)
+
+
+def _epilogue(node, value, bias):
+    """The C expression of an output: the sum `value`, plus the bias and through the
+    activation where the product has them, each written by its op's own C form."""
+    dtype = node.dtype
+    if len(node.inputs) == 3:
+        value = C_FORMS["add"].render(dtype, dtype, value, bias)
+    activation = node.attrs.get("activation")
+    if activation is not None:
+        value = C_FORMS[activation].render(dtype, dtype, f"({compute(dtype)})({value})")
+    return value
+
+
+class _Template(forms.Template):
+    """The template, and the prologue helpers of the activation it applies."""
+
+    def helper_definitions(self, node, vector_math):
+        activation = node.attrs.get("activation")
+        if activation is None:
+            return []
+        return C_FORMS[activation].helper_definitions(node, vector_math)
 
 
 PATCH_PRODUCT = primitive(

@@ -20,9 +20,11 @@ float32 and float64 products of known shape that are not empty (`conv2d_transpos
 than the GEMM's, with one rounding per multiply-add: the values agree to rounding.
 """
 
+from codegen.forms import C_FORMS, Expression
 from tracer.ir import match
 from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.patch_product_ops import weight_chunks
+from tracer.ops.registry import OPS
 
 FLOATING = ("float32", "float64")
 
@@ -50,6 +52,8 @@ def direct_convolutions(graph):
             replacement = _product(node, new, padded)
         elif node.op == "sum_patches":
             replacement = _input_gradient(node, new, readers)
+        elif node.op == "add" or _is_activation(node):
+            replacement = _with_epilogue(node, new, readers)
         mapping[id(node)] = replacement or on_new_inputs(node, mapping)
     return with_outputs(graph.inputs, [new(o) for o in graph.outputs])
 
@@ -127,6 +131,53 @@ def _product(node, new, padded):
     partial = (chunks, *node.shape)
     parts = match.derived(node, "patch_weights", (image, b), partial, **attrs, chunks=chunks)
     return match.derived(node, "reduce_sum", (parts,), node.shape, axis=(0,), keepdims=False)
+
+
+def _is_activation(node):
+    """A unary elementwise op of one type whose C form the product's store can apply."""
+    op, form = OPS.get(node.op), C_FORMS.get(node.op)
+    return (
+        len(node.inputs) == 1
+        and op is not None
+        and op.elementwise
+        and isinstance(form, Expression)
+        and form.guard is None
+        and node.dtype == node.inputs[0].dtype
+    )
+
+
+def _with_epilogue(node, new, readers):
+    """act(reshape(patches @ w) + b), or the sum or the activation alone => the product
+    computing it as it stores each output (`bias`, `activation`): the convolution's result
+    is written once, not written and read back by a loop that adds and activates."""
+    activation, inner = (node.op, node.inputs[0]) if node.op != "add" else (None, node)
+    bias, shaped = None, inner
+    if inner.op == "add" and (activation is None or readers.get(id(inner)) == 1):
+        for shaped, bias in (inner.inputs, inner.inputs[::-1]):
+            if shaped.op == "reshape" and bias.shape == shaped.shape[-1:]:
+                break
+        else:
+            return None
+    if (activation is None and bias is None) or shaped.op != "reshape":
+        return None
+    product = shaped.inputs[0]
+    if (
+        product.op != "matmul"
+        or product.attrs
+        or readers.get(id(shaped)) != 1
+        or readers.get(id(product)) != 1
+        or shaped.shape != inner.shape
+        or not _static(node, *product.inputs, *([bias] if bias is not None else []))
+    ):
+        return None
+    patches = _patches_of(product.inputs[0])
+    if patches is None:
+        return None
+    inputs = [new(patches.inputs[0]), new(product.inputs[1])]
+    inputs += [new(bias)] if bias is not None else []
+    attrs = dict(patches.attrs, **({"activation": activation} if activation else {}))
+    result = match.derived(node, "patch_product", inputs, product.shape, **attrs)
+    return match.derived(node, "reshape", (result,), node.shape, shape=node.shape)
 
 
 def _input_gradient(node, new, readers):
