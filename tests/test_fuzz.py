@@ -582,6 +582,10 @@ _CONVOLUTIONS = {
     "conv2d_dilated": lambda x: tt.nn.conv2d(
         x, _filter((2, 2, x.shape[3], 1), x.dtype), strides=1, padding="SAME", dilations=2
     ),
+    # filters that depend on x: its gradient holds the weight gradient's product
+    "conv2d_weighted_by_x": lambda x: tt.nn.conv2d(
+        x, _filter((2, 3, x.shape[3], 2), x.dtype) * tt.reduce_mean(x), strides=1, padding="SAME"
+    ),
     "conv2d_nchw": lambda x: tt.nn.conv2d(
         x, _filter((2, 1, x.shape[1], 2), x.dtype), 1, "SAME", data_format="NCHW"
     ),
