@@ -128,6 +128,7 @@ def lower(
         if graph.outputs[o] is not graph.inputs[i] and in_place.get(id(graph.outputs[o])) != i
     ]
     read = [i for c in computed for i in c.inputs] + [out for out, _ in copied]
+    read += [_source(id(i), aliases) for i in read if id(i) in aliases]  # a view of a const
     for node in graph.nodes:
         if node.op == "const" and any(node is r for r in read):
             lowering.pass_constant(node, pointers)

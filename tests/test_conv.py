@@ -306,6 +306,27 @@ def test_a_relu_mask_after_max_pooling_masks_the_pooled_cotangent(ksize, strides
     assert pooled and re.search(rf"= window_max_scatter\[[^\]]*\] %\d+, %{pooled[1]}\b", simplified)
 
 
+@pytest.mark.parametrize("zero", ["-0.0", "zeros_like"])
+def test_a_mask_with_another_zero_keeps_its_bits(zero):
+    """select(x > 0, scatter, -0.0) or a zero of the image's shape is not rewritten: the
+    pooled form would give +0 where the select gives -0, and mix shapes."""
+    x = tt.constant(rng.standard_normal((1, 4, 4, 2)))
+    dy = tt.constant(rng.standard_normal((1, 2, 2, 2)))
+
+    def masked(x, dy):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.nn.max_pool2d(x, 2, 2, "VALID")
+        other = tt.constant(-0.0, tt.float64) if zero == "-0.0" else tt.zeros_like(x)
+        return tt.where(x > 0, tape.gradient(y, x, output_gradients=dy), other)
+
+    want = masked(x, dy).numpy()
+    for backend in ("c", "interpreter"):
+        got = tt.function(masked, backend=backend)(x, dy).numpy()
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(got, want)
+
+
 # --- gradients: finite differences, two orders ---------------------------------------------
 
 

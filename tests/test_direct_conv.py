@@ -148,3 +148,67 @@ def test_integer_convolutions_keep_the_gemms():
     conv = tt.function(lambda x, f: tt.nn.conv2d(x, f, 1, "SAME"))
     np.testing.assert_array_equal(conv(x, f).numpy(), tt.nn.conv2d(x, f, 1, "SAME").numpy())
     assert "= patch_product" not in conv.get_concrete_function(x, f).ir("optimized")
+
+
+# --- found by a review: each failed before its fix --------------------------------------------
+
+
+def _all_backends_agree(function, *args, tolerance=1e-10):
+    want = function(*args)
+    for backend in ("c", "interpreter"):
+        _agree([tt.function(function, backend=backend)(*args)], [want], tolerance)
+
+
+def test_a_constant_cotangent_of_the_input_gradient():
+    """d sum(conv(x)) / dx: the cotangent is a constant, which the product reads through a
+    reshape (a view of a constant is passed to the module like the constant)."""
+    x, f = (tt.constant(rng.standard_normal(s)) for s in ((1, 5, 6, 2), (3, 3, 2, 3)))
+
+    def input_gradient(x, f):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = tt.reduce_sum(tt.nn.conv2d(x, f, 1, "SAME"))
+        return tape.gradient(loss, x)
+
+    _all_backends_agree(input_gradient, x, f)
+
+
+def test_padding_past_the_filter_keeps_the_input_gradient_a_gemm():
+    x, f, dy = (
+        tt.constant(rng.standard_normal(s)) for s in ((1, 4, 4, 2), (1, 1, 2, 3), (1, 6, 6, 3))
+    )
+
+    def input_gradient(x, f, dy):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.nn.conv2d(x, f, 1, [[0, 0], [1, 1], [1, 1], [0, 0]])
+        return tape.gradient(y, x, output_gradients=dy)
+
+    _all_backends_agree(input_gradient, x, f, dy)
+    ir = tt.function(input_gradient).get_concrete_function(x, f, dy).ir("optimized")
+    assert "= sum_patches" in ir
+
+
+def test_a_bias_along_another_axis_is_not_the_products():
+    """reshape(conv, (8, 6)) + b: the bias runs along 6 columns, not the conv's 3 channels."""
+    x = tt.constant(rng.standard_normal((1, 4, 4, 2)).astype(np.float32))
+    f = tt.constant(rng.standard_normal((3, 3, 2, 3)).astype(np.float32))
+    b = tt.constant(rng.standard_normal(6).astype(np.float32))
+    _all_backends_agree(
+        lambda x, f: tt.nn.relu(tt.reshape(tt.nn.conv2d(x, f, 1, "SAME"), (8, 6)) + b),
+        x,
+        f,
+        tolerance=1e-5,
+    )
+
+
+def test_a_batch_of_filters_keeps_the_gemm():
+    x = tt.constant(rng.standard_normal((1, 4, 5, 2)))
+    w, g = (tt.constant(rng.standard_normal(s)) for s in ((2, 18, 3), (2, 20, 3)))
+
+    def patches(x):
+        windows = tt.image.extract_patches(x, [1, 3, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+        return tt.reshape(windows, (20, 18))
+
+    _all_backends_agree(lambda x: tt.matmul(patches(x), w), x)
+    _all_backends_agree(lambda x: tt.matmul(patches(x), g, transpose_a=True), x)

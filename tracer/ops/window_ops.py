@@ -259,13 +259,21 @@ def _selection_jvp(node, tangents, inputs, out):
 
 def mask_the_maxima(node):
     """select(p(x), window_max_scatter(x, g), 0) => window_max_scatter(x, select(p(m), g, 0)),
-    m = window_max_gather(x, x), for an elementwise predicate p of x and scalar constants (a
-    relu's gradient after max pooling's). The scatter sends each window's g to the window's
-    largest element of x, whose value is the window's maximum: masking the pooled cotangent
-    by p of the maxima gives the same values, bit for bit, on the pooled shape (4 times fewer
-    elements for 2x2 windows), where the mask fuses with the loop that computes g."""
+    m = window_max_gather(x, x), for a scalar +0 and an elementwise predicate p of x and
+    scalar constants (a relu's gradient after max pooling's). The scatter sends each window's
+    g to the window's largest element of x, whose value is the window's maximum: masking the
+    pooled cotangent by p of the maxima gives the same values, bit for bit, on the pooled
+    shape (4 times fewer elements for 2x2 windows), where the mask fuses with the loop that
+    computes g. (A -0 or a full-shape zero would not be: they stay.)"""
     condition, scattered, other = node.inputs
-    if scattered.op != "window_max_scatter" or not match.is_constant(other, 0):
+    zero = match.literal(other)
+    if (
+        scattered.op != "window_max_scatter"
+        or other.shape != ()
+        or zero is None
+        or zero != 0
+        or np.signbit(zero)
+    ):
         return None
     x, g = scattered.inputs
     operands = condition.inputs

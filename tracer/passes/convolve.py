@@ -120,7 +120,7 @@ def _product(node, new, padded):
     a, b = node.inputs
     patches = _patches_of(a)
     ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
-    if patches is None or tb or not _static(node, a, b):
+    if patches is None or tb or len(b.shape) != 2 or not _static(node, a, b):
         return None
     image, b = new(patches.inputs[0]), new(b)
     if not ta:
@@ -154,16 +154,19 @@ def _with_epilogue(node, new, readers):
     bias, shaped = None, inner
     if inner.op == "add" and (activation is None or readers.get(id(inner)) == 1):
         for shaped, bias in (inner.inputs, inner.inputs[::-1]):
-            if shaped.op == "reshape" and bias.shape == shaped.shape[-1:]:
+            if shaped.op == "reshape" and len(bias.shape) == 1:
                 break
         else:
             return None
     if (activation is None and bias is None) or shaped.op != "reshape":
         return None
     product = shaped.inputs[0]
+    channels = product.shape[-1:]  # the bias is added along the product's columns
     if (
         product.op != "matmul"
         or product.attrs
+        or len(product.inputs[1].shape) != 2
+        or (bias is not None and (bias.shape != channels or shaped.shape[-1:] != channels))
         or readers.get(id(shaped)) != 1
         or readers.get(id(product)) != 1
         or shaped.shape != inner.shape
@@ -198,11 +201,14 @@ def _input_gradient(node, new, readers):
     g, w = (new(i) for i in product.inputs)
     (kh, kw), dilations = attrs["kernel"], attrs["dilations"]
     channels, width = node.shape[3], g.shape[1]
-    if product.shape != (g.shape[0], kh * kw * channels):
-        return None
     # dx[h] is the sum over taps i of g[h + before - i * dilation] w[i]: the correlation of
     # g with the taps reversed, its windows starting the filter's extent less `before` early
+    # (padding past the filter's extent would start them inside g: left to the GEMM)
     reach = [(k - 1) * d for k, d in zip((kh, kw), dilations)]
+    if product.shape != (g.shape[0], kh * kw * channels) or any(
+        b > r for b, r in zip(attrs["before"], reach)
+    ):
+        return None
     cotangent = (*columns.shape[:3], width)
     image = match.derived(node, "reshape", (g,), cotangent, shape=cotangent)
     flipped = _flipped_filters(
