@@ -22,9 +22,9 @@ cotangent.
 
 They exist only in the compiled pipeline's lowering stages, never on a tape: no gradient
 rule. In C (templates/patch_product.c.j2) each is a loop nest over blocks of outputs held in
-registers: 7 output positions by 2 vectors of channels for the product, 6 patch columns by
-4 vectors for the weights, each block summing over its taps and channels (its pixels) with
-one multiply-add per element read.
+registers (BLOCKS: with AVX-512, 7 output positions by 64 float32 channels for the product,
+6 patch columns by 64 for the weights), each block summing over its taps and channels (its
+pixels) with one multiply-add per element read.
 """
 
 import numpy as np
