@@ -393,12 +393,14 @@ class _Lowering:
 
 def _kernel_key(node):
     """What a kernel's C depends on: the op, its attributes (a fused body compares by its
-    structure), the types of its inputs and result, and which inputs are one value (max
-    pooling's gather of x by x reads the maxima it finds)."""
+    structure), the types of its inputs and result, and for a template, whose context sees
+    the node, which inputs are one value (max pooling's gather of x by x)."""
     inputs = tuple((i.shape, i.dtype) for i in node.inputs)
     attrs = tuple((k, attribute_key(v)) for k, v in node.attrs.items())
-    first = {}
-    same = tuple(first.setdefault(id(i), k) for k, i in enumerate(node.inputs))
+    same = ()
+    if isinstance(C_FORMS.get(node.op), Template):
+        first = {}
+        same = tuple(first.setdefault(id(i), k) for k, i in enumerate(node.inputs))
     return node.op, attrs, inputs, same, node.shape, node.dtype
 
 
