@@ -134,10 +134,12 @@ def _product(node, new, padded):
 
 
 def _is_activation(node):
-    """A unary elementwise op of one type whose C form the product's store can apply."""
+    """A unary elementwise op of one type and no attributes (the product's numpy kernel
+    calls its kernel on the values alone) whose C form the product's store can apply."""
     op, form = OPS.get(node.op), C_FORMS.get(node.op)
     return (
         len(node.inputs) == 1
+        and not node.attrs
         and op is not None
         and op.elementwise
         and isinstance(form, Expression)
