@@ -133,10 +133,14 @@ def _context(part):
             configs.append((condition, block, lanes))
         if len({config[1:] for config in configs}) == 1:
             configs = [(None, *configs[0][1:])]
+        store = {}
+        if part == "product":
+            store = dict(
+                bias=len(node.inputs) == 3, value=_epilogue(node, "acc[r][l]", "bias[n0 + l]")
+            )
         return dict(
             part=part,
-            bias=len(node.inputs) == 3,
-            value=_epilogue(node, "acc[r][l]", "bias[n0 + l]"),
+            **store,
             T=storage(node.dtype),
             C=compute(node.dtype),
             madd="TR_MADDF" if node.dtype.name == "float32" else "TR_MADD",
