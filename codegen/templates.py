@@ -1,10 +1,14 @@
 """Rendering the C templates in `templates/` with jinja2 (strict: an undefined name is an error).
 
-Compiled templates are kept in the tracer cache (`.templates/`): parsing and compiling them
-again would cost a process that finds its module in the cache 30 ms before its first result.
-jinja2 checks each template's source checksum, so an edited template is compiled afresh; and
-each file starts with the SHA-256 of the rest, checked before Python unmarshals it (a
-damaged marshal could crash the process, or load code that renders other C).
+Compiled templates are kept as Python keeps a package's bytecode: beside the templates, in
+`templates/__pycache__/` (or under `sys.pycache_prefix`, PYTHONPYCACHEPREFIX), compiled by the
+first process that renders C and read by every later one, whatever its module cache holds.
+Parsing and compiling the templates costs a process 40 ms before its first compiled result
+(the first call of a 10-layer chain: 0.155 -> 0.114 s). Where that folder cannot be written,
+or someone other than its owner could write to it, they are kept in the private tracer cache
+(`.templates/`) instead. jinja2 checks each template's source checksum, so an edited template
+is compiled afresh; and each file starts with the SHA-256 of the rest, checked before Python
+unmarshals it (a damaged marshal could crash the process, or load code that renders other C).
 """
 
 import functools
@@ -12,6 +16,8 @@ import hashlib
 import importlib.resources
 import io
 import os
+import stat
+import sys
 import tempfile
 
 import jinja2
@@ -65,12 +71,10 @@ class CheckedBytecodeCache(jinja2.BytecodeCache):
 
 @functools.lru_cache(maxsize=1)
 def environment():
-    folder = importlib.resources.files("templates")
-    compiled = os.path.join(cache.cache_root(), ".templates")
-    os.makedirs(compiled, mode=0o700, exist_ok=True)
+    folder = str(importlib.resources.files("templates"))
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
-        bytecode_cache=CheckedBytecodeCache(compiled),
+        loader=jinja2.FileSystemLoader(folder),
+        bytecode_cache=CheckedBytecodeCache(compiled_directory(folder)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -80,6 +84,39 @@ def environment():
     environment.filters["format_dim"] = lambda name: f"int64_t {name}"
     environment.filters["c_string"] = _c_string
     return environment
+
+
+def compiled_directory(folder):
+    """Where the compiled forms of the templates in `folder` are kept: beside them, if that
+    directory can be made and written, and belongs to this user or the templates' owner with
+    no one else allowed to write to it (then it is as trusted as the templates); otherwise the
+    private cache's `.templates/`."""
+    tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
+    if sys.pycache_prefix:
+        beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)
+    else:
+        beside = os.path.join(folder, "__pycache__", tag)
+    try:
+        if not os.path.isdir(beside):
+            os.makedirs(os.path.dirname(beside), exist_ok=True)
+            try:
+                os.mkdir(beside)
+                os.chmod(beside, 0o755)  # whatever the umask: group or others writing is refused
+            except FileExistsError:  # made by another process meanwhile
+                pass
+        info, owner = os.stat(beside), os.stat(folder).st_uid
+        if (
+            stat.S_ISDIR(info.st_mode)
+            and info.st_uid in (owner, os.getuid())
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            and os.access(beside, os.W_OK)
+        ):
+            return beside
+    except OSError:  # a read-only installation, ...
+        pass
+    private = os.path.join(cache.cache_root(), ".templates")
+    os.makedirs(private, mode=0o700, exist_ok=True)
+    return private
 
 
 def render(template, **values):

@@ -39,8 +39,8 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def run(cache, backend="c", compiler=None):
-    env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+def run(cache, backend="c", compiler=None, env=None):
+    env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO), **(env or {}))
     if compiler is not None:
         env["CC"] = str(compiler)
     result = subprocess.run(
@@ -152,20 +152,43 @@ def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, logging_compiler):
     assert abs(out["y"] - expected()[0]) < 1e-12
 
 
-def test_compiled_templates_are_kept_private_and_damaged_ones_are_compiled_again(tmp_path):
-    cache = tmp_path / "cache"
-    assert run(cache).returncode == 0
-    kept = sorted((cache / ".templates").iterdir())
-    assert kept and stat.S_IMODE((cache / ".templates").stat().st_mode) == 0o700
+def _compiled_templates(prefix):
+    """Where a process with PYTHONPYCACHEPREFIX=`prefix` keeps the compiled templates."""
+    import jinja2
+
+    tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
+    return prefix / str(REPO / "templates").lstrip(os.sep) / tag
+
+
+def test_compiled_templates_are_kept_beside_the_bytecode_and_damaged_ones_are_compiled_again(
+    tmp_path,
+):
+    cache, prefix = tmp_path / "cache", tmp_path / "pycache"
+    env = {"PYTHONPYCACHEPREFIX": str(prefix)}
+    assert run(cache, env=env).returncode == 0
+    kept = sorted(_compiled_templates(prefix).iterdir())
+    assert kept and not (cache / ".templates").exists()
+    assert stat.S_IMODE(_compiled_templates(prefix).stat().st_mode) == 0o755
     for path in kept:
         path.write_bytes(b"not jinja2 bytecode")
-    shutil.rmtree(next(p for p in cache.iterdir() if not p.name.startswith(".") and p.is_dir()))
-    shutil.rmtree(cache / ".plans")  # which holds the C too
-    again = run(cache)  # renders the C again from the damaged template cache
+    shutil.rmtree(cache)  # the module, its plan and the C: the C is rendered again
+    again = run(cache, env=env)  # from the damaged compiled templates
     assert again.returncode == 0, again.stderr
     out = json.loads(again.stdout)
     assert out["cached"] is False and abs(out["y"] - expected()[0]) < 1e-12
     assert all(path.read_bytes() != b"not jinja2 bytecode" for path in kept)
+    assert "damaged compiled template" in again.stderr
+
+
+def test_compiled_templates_go_to_the_private_cache_where_others_could_write_beside(tmp_path):
+    cache, prefix = tmp_path / "cache", tmp_path / "pycache"
+    shared = _compiled_templates(prefix)
+    shared.mkdir(parents=True)
+    shared.chmod(0o777)  # a planted compiled template there could render other C
+    assert run(cache, env={"PYTHONPYCACHEPREFIX": str(prefix)}).returncode == 0
+    assert not list(shared.iterdir())
+    kept = sorted((cache / ".templates").iterdir())
+    assert kept and stat.S_IMODE((cache / ".templates").stat().st_mode) == 0o700
 
 
 def test_two_processes_compiling_the_same_module_at_once_both_succeed(tmp_path):

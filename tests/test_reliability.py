@@ -49,6 +49,7 @@ WANT_G = ((X > 0) * (np.sin(X) + X * np.cos(X))).tolist()
 
 def run(cache, backend="c", env=None, program=PROGRAM):
     environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+    environment["PYTHONPYCACHEPREFIX"] = str(cache / ".pycache")  # the compiled templates too
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-c", program, backend],
@@ -90,7 +91,7 @@ def _targets(cache):
         "library": next(entry.glob("*.so")),
         "meta": entry / "meta.json",
         "toolchain": cache / "toolchains.json",
-        "template": sorted((cache / ".templates").iterdir())[0],
+        "template": sorted((cache / ".pycache").rglob("*.cache"))[0],
     }
 
 
