@@ -45,7 +45,11 @@ FLAGS = [
     "-fwrapv",
     "-fno-math-errno",
     "-ffp-contract=off",
-    "-w",
+    # the C library's names are declared by the module (codegen/libc.py): one used but not
+    # declared, or declared otherwise than the compiler knows it, stops the build
+    "-Werror=implicit-function-declaration",
+    "-Werror=builtin-declaration-mismatch",
+    "-pipe",  # the assembly passed through a pipe, not a file: 5% of a small module's build
 ]
 # With glibc's libmvec, loops calling libm vectorize: `omp declare simd` in the prologue names
 # the vector variants (accurate to 4 ulp, NaN and Inf handled), -fopenmp-simd honours the

@@ -94,7 +94,7 @@ def export_sources(prefix, entries, native=False, origin=""):
     prologue = templates.render(
         "prologue.h.j2",
         title=prefix,
-        blas=False,
+        libc=None,
         vector_math=False,
         helpers=list(helpers),
         compact=False,

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from codegen import compact, templates
+from codegen import compact, libc, templates
 from codegen.ctypes import storage
 from codegen.forms import (
     C_FORMS,
@@ -183,10 +183,13 @@ def lower(
     plan.helpers = _helpers(graph, vector_math)
     plan.kernels = lowering.kernel_texts() + compact.step_functions(signatures or {})
     plan.symbols = symbols
+    statements = (line for _, lines in plan.parts for line in lines)
+    used = [*plan.kernels, *plan.helpers]  # a kernel call calls no C library function
+    used += [line for line in statements if not isinstance(line, compact.KernelCall)]
     prologue = templates.render(
         "prologue.h.j2",
         title=title,
-        blas=blas,
+        libc=libc.declarations(used, blas),
         vector_math=vector_math,
         helpers=plan.helpers,
         compact=bool(signatures),
