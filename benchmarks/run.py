@@ -357,6 +357,7 @@ def print_compile_time(report):
     """B22: the first call of the chain, cold and warm, and later calls, per N."""
     print(
         "\nB22 compile time: N layers tanh(x @ W), value and gradients; first call in a new process"
+        " (after the import, timed apart)"
     )
     if report.get("status") == "failed":
         print(f"  failed: {report.get('detail', '')}")
@@ -369,7 +370,7 @@ def print_compile_time(report):
             if r.get("status") != "ok":
                 cells.append(f"{name} {r.get('status', 'n/a')}")
                 continue
-            text = f"{name} {r['first_seconds']:.3f} s"
+            text = f"{name} {r['first_seconds']:.3f} s (import {r['import_seconds']:.2f} s)"
             if "c_ready_seconds" in r:
                 text += f" (C from {r['c_ready_seconds']:.2f} s)"
             cells.append(f"{text}, later {r['later_seconds'] * 1e3:.3f} ms")

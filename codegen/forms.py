@@ -140,13 +140,15 @@ class Projection(Form):
 
 class HostCall(Form):
     """An op the compiled module hands back to Python: `function(node) -> (name, options)`
-    names a function registered in `runtime.host.HOST_FUNCTIONS`. The module copies the
-    node's input into its result's buffer and calls it (through a C function pointer the
-    caller passes) to update that buffer in place; exported C, which has no Python, refuses
-    such ops."""
+    names a function registered in `runtime.host.HOST_FUNCTIONS`. The module calls it
+    (through a C function pointer the caller passes) on the node's input and its result's
+    buffer, which it updates in place; with `reads_all`, on every input of the node (each of
+    a size known when compiled), to write the result. Exported C, which has no Python,
+    refuses such ops."""
 
-    def __init__(self, function):
+    def __init__(self, function, reads_all=False):
         self.function = function
+        self.reads_all = reads_all
 
 
 class NotCompiled(Form):

@@ -342,19 +342,31 @@ class _Lowering:
         return lines
 
     def host_call(self, node, pointers):
-        """The statement that hands `node` to its Python function (a HostCall form)."""
-        name, options = C_FORMS[node.op].function(node)
+        """The statement that hands `node` to its Python function (a HostCall form): on its
+        input, or with `reads_all` on an array of pointers to all its inputs."""
+        form = C_FORMS[node.op]
+        name, options = form.function(node)
         where = format_location(node.location)
         code = self.plan.error(
             RuntimeError,
             f"{node.op}: its Python function failed" + (f" (at {where})" if where else ""),
         )
         slot = len(self.plan.host_calls)
-        self.plan.host_calls.append((name, options, node.dtype.as_numpy_dtype, code))
-        source, target = pointers[id(node.inputs[0])], pointers[id(node)]
+        target = pointers[id(node)]
+        if form.reads_all:  # the inputs' pointers, then their sizes (known at run time too)
+            inputs = [(i.dtype.as_numpy_dtype, len(i.shape)) for i in node.inputs]
+            self.plan.host_calls.append(
+                (name, options, node.dtype.as_numpy_dtype, code, (inputs, dims.size(node.shape)))
+            )
+            sizes = ", ".join(str(d) for i in node.inputs for d in i.shape) or "0"
+            listed = [f"(void *)({pointers[id(i)]})" for i in node.inputs]
+            listed.append(f"(void *)(int64_t[]){{{sizes}}}")
+            source, size = f"(void *)(void *[]){{{', '.join(listed)}}}", len(node.inputs)
+        else:
+            self.plan.host_calls.append((name, options, node.dtype.as_numpy_dtype, code, None))
+            source, size = pointers[id(node.inputs[0])], _value_bytes(node.shape, node.dtype)
         return (
-            f"{{ const int error = TR_HOST({slot})({source}, {target}, "
-            f"{_value_bytes(node.shape, node.dtype)}); "
+            f"{{ const int error = TR_HOST({slot})({source}, {target}, {size}); "
             f"if (error) return error; }}  /* {_step_comment(node)} */"
         )
 

@@ -14,16 +14,36 @@ HOST_FUNCTIONS = {}
 _raised = threading.local()  # the exception of the last failed callback, per thread
 
 
-def callback(ffi, name, options, dtype, error_code):
+def callback(ffi, name, options, dtype, error_code, reads_all=None):
     """A cffi callback `int(void *source, void *target, int64_t bytes)` that runs the host
-    function on the two buffers as numpy arrays."""
+    function on the two buffers as numpy arrays. With `reads_all` ([(dtype, rank) of each
+    input], size of the result), `source` is an array of pointers to the inputs and then to
+    their sizes (int64, one after the other), `bytes` their count, and the function takes
+    the list of input arrays."""
     function = HOST_FUNCTIONS[name]
     dtype = np.dtype(dtype)
+    if reads_all is not None:
+        specs, size = reads_all
+        specs = [(np.dtype(d), rank) for d, rank in specs]
 
-    def call(source, target, size):
+    def call(source, target, size_or_count):
         try:
-            out = np.frombuffer(ffi.buffer(target, size), dtype)
-            given = out if source == target else np.frombuffer(ffi.buffer(source, size), dtype)
+            if reads_all is None:
+                out = np.frombuffer(ffi.buffer(target, size_or_count), dtype)
+                given = (
+                    out
+                    if source == target
+                    else np.frombuffer(ffi.buffer(source, size_or_count), dtype)
+                )
+            else:
+                pointers = ffi.cast("void **", source)
+                sizes = ffi.cast("int64_t *", pointers[len(specs)])
+                given, at = [], 0
+                for k, (input_dtype, rank) in enumerate(specs):
+                    shape = tuple(sizes[at + j] for j in range(rank))
+                    given.append(_array(ffi, pointers[k], shape, input_dtype))
+                    at += rank
+                out = _array(ffi, target, (size,), dtype)
             function(given, out, **options)
             return 0
         except BaseException as error:
@@ -31,6 +51,14 @@ def callback(ffi, name, options, dtype, error_code):
             return error_code
 
     return ffi.callback("int(void *, void *, int64_t)", call)
+
+
+def _array(ffi, pointer, shape, dtype):
+    """The array of `shape` at `pointer` (no elements: no read)."""
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0:
+        return np.empty(shape, dtype)
+    return np.frombuffer(ffi.buffer(pointer, count * dtype.itemsize), dtype).reshape(shape)
 
 
 def take_error():

@@ -2,6 +2,7 @@
 differences in float64 to second order, and eager = interpreter = C."""
 
 import collections
+import io
 
 import numpy as np
 import pytest
@@ -317,9 +318,90 @@ def test_a_compiled_loop_gradient_without_maximum_iterations_says_what_to_add():
         tt.function(g)(tt.constant(2.0))
 
 
-def test_a_print_inside_a_compiled_loop_is_refused_clearly():
-    f = tt.function(
-        lambda x: tt.while_loop(lambda x: x < 3.0, lambda x: tt.print(x) or x + 1.0, [x])
-    )
-    with pytest.raises(NotImplementedError, match="tt.print inside a tt.while_loop body"):
-        f(tt.constant(0.0))
+def _printing_program(out):
+    """Prints in a while loop, a `for` over tt.range, both branches of an `if` on a tensor
+    (one holding a loop), and around them; eagerly, Python's control flow."""
+
+    def program(x, n):
+        tt.print("start", x, n, output_stream=out)
+        i = tt.constant(0)
+        while i < n:
+            tt.print("while", i, x, output_stream=out)
+            x = x * 2.0
+            i += 1
+        for k in tt.range(2):
+            tt.print("for", k, [tt.reduce_sum(x), "text"], sep="|", output_stream=out)
+        k = tt.constant(0)  # bound in both branches
+        if tt.reduce_sum(x) > 10.0:
+            for k in tt.range(n):
+                tt.print("big", k, output_stream=out)
+        else:
+            tt.print("small", tt.reduce_max(x), output_stream=out)
+        tt.print("end", output_stream=out)
+        return x
+
+    return program
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prints_inside_compiled_loops_and_branches_run_at_each_iteration_in_order(backend):
+    eager_out, compiled_out = io.StringIO(), io.StringIO()
+    eager = _printing_program(eager_out)
+    compiled = tt.function(_printing_program(compiled_out), backend=backend)
+    for x, n in (([1.0, 2.0], 3), ([0.1, 0.2], 2), ([0.5, 0.5], 0)):
+        want = eager(tt.constant(x), tt.constant(n))
+        got = compiled(tt.constant(x), tt.constant(n))
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    concrete = compiled.get_concrete_function(tt.constant([1.0, 2.0]), tt.constant(3))
+    assert concrete.backend == backend
+    assert compiled_out.getvalue() == eager_out.getvalue()
+    assert compiled_out.getvalue().count("while") == 5 and "big 2" in compiled_out.getvalue()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_print_in_a_differentiated_loop_prints_once_per_forward_iteration(backend):
+    out = io.StringIO()
+
+    @tt.function(backend=backend)
+    def g(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for i in tt.range(4):
+                tt.print("step", i, y, output_stream=out)
+                y = tt.sin(y) * x
+        return y, tape.gradient(y, x)
+
+    x = 0.7
+    y, dy = g(tt.constant(x))
+    values, derivative = [x], 1.0  # y_{k+1} = sin(y_k) x: its value and derivative by x
+    for _ in range(4):
+        derivative = np.cos(values[-1]) * derivative * x + np.sin(values[-1])
+        values.append(np.sin(values[-1]) * x)
+    np.testing.assert_allclose([float(y), float(dy)], [values[-1], derivative], rtol=1e-6)
+    lines = out.getvalue().splitlines()
+    assert [line.split()[:2] for line in lines] == [["step", str(k)] for k in range(4)]
+    np.testing.assert_allclose([float(line.split()[2]) for line in lines], values[:4], rtol=1e-6)
+
+
+def test_a_print_of_a_size_known_only_at_run_time_inside_a_compiled_loop():
+    out = io.StringIO()
+
+    @tt.function(backend="c", input_signature=[tt.TensorSpec([None], tt.float32)])
+    def f(x):
+        for k in tt.range(2):
+            tt.print(k, x, tt.shape(x), output_stream=out)
+            x = x + 1.0
+        return x
+
+    f(tt.constant([1.0, 2.0, 3.0]))
+    f(tt.constant([5.0]))
+    assert out.getvalue() == "0 [1. 2. 3.] [3]\n1 [2. 3. 4.] [3]\n0 [5.] [1]\n1 [6.] [1]\n"
+
+
+def test_a_print_inside_a_loop_is_refused_by_the_export(tmp_path):
+    def f(x):
+        return tt.while_loop(lambda x: x < 3.0, lambda x: tt.print(x) or x + 1.0, [x])
+
+    with pytest.raises(tt.ExportError, match="calls tt.print at .*test_control_flow.py"):
+        tt.export_c(f, [tt.TensorSpec([], tt.float64)], str(tmp_path), prefix="f")

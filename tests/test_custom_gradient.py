@@ -221,3 +221,23 @@ def test_the_gradient_caches_keep_few_custom_gradient_functions_alive():
         del tape, y
     gc.collect()
     assert sum(ref() is not None for ref in captured) <= 4
+
+
+def test_a_print_inside_a_compiled_gradient_function_is_refused_clearly():
+    @tt.custom_gradient
+    def clipped(x):
+        def grad(g):
+            tt.print("upstream", g)
+            return tt.clip_by_value(g, -1.0, 1.0)
+
+        return tt.identity(x), grad
+
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = clipped(x) * 3.0
+        return tape.gradient(y, x)
+
+    assert float(f(tt.constant(2.0))) == 1.0  # eagerly the gradient function prints
+    with pytest.raises(NotImplementedError, match="tt.print inside the gradient function of"):
+        tt.function(f)(tt.constant(2.0))

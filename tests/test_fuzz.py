@@ -764,6 +764,7 @@ NOT_DRAWN = {
     "custom_gradient_vjp": "recorded by eager tapes alone (the eager run of custom_gradient)",
     "dims_value": "sizes known only when a function runs: the fuzzer's shapes are static",
     "one_hot_seeds": "the seeds of vectorized jacobians (tests/test_jacobian.py)",
+    "print": "a side effect: tests/test_control_flow.py compares what each backend prints",
 }
 
 

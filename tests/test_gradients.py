@@ -4,6 +4,8 @@ The table is checked against the op registry: a new primitive without a case her
 `test_every_primitive_has_a_case`.
 """
 
+import io
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,7 @@ from tracer.ops.array_ops import SLICE_GRAD
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.registry import OPS
+from tracer.printing import PRINT, TENSOR, PrintCall
 
 rng = np.random.default_rng(20261121)
 
@@ -232,12 +235,20 @@ NO_GRADIENT = {
     "logical_or": lambda x: tt.cast(tt.logical_or(x > 0.0, x < -1.0), tt.float64) * 2.0,
     "logical_not": lambda x: tt.cast(tt.logical_not(x > 0.0), tt.float64),
     "argmax": lambda x: tt.cast(tt.argmax(x), tt.float64),
+    "print": lambda x: tt.cast(_print_node(x), tt.float64),
     "argmin": lambda x: tt.cast(tt.math.argmin(x), tt.float64),
     # its seed is an integer tensor: a draw is a constant of the other inputs
     "stateless_random_uniform_unit": lambda x: tt.random.stateless_uniform(
         [3], tt.cast(x[:2] * 1000.0, tt.int64), dtype=tt.float64
     ),
 }
+
+
+def _print_node(x):
+    """The op of tt.print (which makes one only while tracing): prints x, and counts 41 + 1."""
+    call = PrintCall(["x:", TENSOR], io.StringIO(), " ", "\n", 3)
+    return apply(PRINT, (tt.constant(np.int64(41)), x), {"call": call})
+
 
 CREATION = {"dims_value", "fill", "one_hot_seeds"}  # no inputs
 

@@ -158,3 +158,16 @@ def test_a_checkpointed_loop_keeps_about_sqrt_steps_states():
     ]
     assert workspace[0] >= 400 * state
     assert workspace[1] <= (20 + 20 + 24) * state
+
+
+def test_a_print_inside_a_recomputed_function_is_refused_clearly():
+    def block(x):
+        tt.print("inside", x)
+        return tt.sin(x)
+
+    checkpointed = tt.recompute_grad(block)
+    f = tt.function(lambda x: checkpointed(x) * 2.0)
+    with pytest.raises(
+        NotImplementedError, match="tt.print inside a function of tt.recompute_grad"
+    ):
+        f(tt.constant(1.0))

@@ -1,6 +1,8 @@
 """tt.vectorized_map: equal to stacking the function's results over the elements, eagerly
 and compiled, with gradients through it and per-example gradients inside it."""
 
+import io
+
 import numpy as np
 import pytest
 
@@ -96,3 +98,19 @@ def test_an_op_without_a_batching_rule_falls_back_to_a_loop():
 def test_elements_of_different_lengths_are_refused():
     with pytest.raises(ValueError, match="same first dimension"):
         tt.vectorized_map(lambda e: e[0], (tt.ones(3), tt.ones(4)))
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_a_function_that_prints_or_assigns_runs_once_per_element_in_order(backend):
+    out, total = io.StringIO(), tt.Variable(0.0, dtype=tt.float64)
+
+    def f(row):
+        tt.print("row", row, output_stream=out)
+        total.assign_add(tt.reduce_sum(row))
+        return row * 2.0
+
+    x = np.arange(6.0).reshape(3, 2)
+    y = tt.function(lambda x: tt.vectorized_map(f, x), backend=backend)(tt.constant(x))
+    np.testing.assert_array_equal(y.numpy(), x * 2.0)
+    assert out.getvalue() == "row [0. 1.]\nrow [2. 3.]\nrow [4. 5.]\n"
+    assert float(total.numpy()) == 15.0

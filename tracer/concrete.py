@@ -58,7 +58,6 @@ class ConcreteFunction:
         self._returns_one_tensor = isinstance(result, TensorLike)
         self._variables = list(trace.variables.values())
         self._assigned = list(trace.assigned)
-        self._prints = trace.prints
         self._gradient_graphs = list(trace.gradient_graphs)
         n_inputs, n_outputs = len(trace.inputs), len(outputs)
         # each assigned variable's output -> its variable's input, which the module updates
@@ -78,9 +77,7 @@ class ConcreteFunction:
         )
         self._run_arrays = self._executable.run
         # the hot path applies when the function returns one tensor and has no side effect
-        self._returns_one_value = (
-            self._returns_one_tensor and not self._assigned and not self._prints
-        )
+        self._returns_one_value = self._returns_one_tensor and not self._assigned
         self._fast = self._fast_entry(self._executable)  # that path in C, or None
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
@@ -108,9 +105,9 @@ class ConcreteFunction:
     def _fast_entry(self, built):
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
         no tape, trace, forward accumulator or numerics check active (what `_call` runs
-        otherwise), no tt.print, a result of one tensor or a flat list or tuple of them."""
+        otherwise), a result of one tensor or a flat list or tuple of them."""
         pack, pattern = self._pack(), self._pattern()
-        if pack is None or pattern is None or self._prints or built.backend != "c":
+        if pack is None or pattern is None or built.backend != "c":
             return None
         guards = [
             (state, "tapes"),
@@ -213,7 +210,6 @@ class ConcreteFunction:
         elif state.tapes:
             for variable, value in zip(self._assigned, finals):
                 variable._value, variable._shared = np.array(value.numpy()), False
-        self._print(results[len(outputs) + len(finals) :])
         if self._returns_one_tensor:
             return outputs[0]
         flat = list(self._flat_result)
@@ -233,16 +229,6 @@ class ConcreteFunction:
         for variable, value in zip(self._assigned, results[first:]):
             variable._value = value
         return results
-
-    def _print(self, values):
-        """Each tt.print call of the function, with its values, in program order."""
-        values = iter(values)
-        for call, tensors in self._prints:
-            printed = [next(values) for _ in tensors]
-            if state.trace is not None:
-                state.trace.print(call, printed)
-            else:
-                call.write([v.numpy() for v in printed])
 
     def _run_as_one_op(self, tensors):
         """Under a recording tape: one `call` op per output dtype, which the tape records as

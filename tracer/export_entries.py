@@ -4,7 +4,7 @@ their inputs and outputs named, their side effects checked (docs/export-c.md).""
 import os
 
 from codegen.export import Entry, ExportError, export_sources, identifier
-from tracer.ir import format_location
+from tracer.ir import all_nodes, format_location
 from tracer.tensor import TensorLike
 
 VARIABLE_MODES = ("frozen", "arguments")
@@ -37,13 +37,14 @@ def entry(name, concrete, variables, summary=None, outputs=None):
         raise ValueError(
             f"export_c: variables is one of {VARIABLE_MODES} or None, not {variables!r}"
         )
-    if concrete._prints:
-        where = format_location(concrete._prints[0][0].location)
+    graph = concrete.stages.final
+    printed = next((n for n in all_nodes(graph) if n.op == "print"), None)
+    if printed is not None:
+        where = format_location(printed.attrs["call"].location)
         raise ExportError(
             f"{concrete.name} calls tt.print{' at ' + where if where else ''}: exported C has no "
             "Python to print with; remove the call (or return the value) to export it"
         )
-    graph = concrete.stages.final
     n_arguments = len(graph.inputs) - len(concrete._variables)
     taken = set()
     input_names = []

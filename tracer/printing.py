@@ -5,21 +5,31 @@
         tt.print("x:", x, "sum:", tt.reduce_sum(x))   # at every call, not at trace time
         return x * 2
 
-Eagerly it prints at once. While a function is traced, the call is kept in order with the
-tensors it prints (they become outputs of the compiled code), and each call of the compiled
-function prints them, in program order. As in TensorFlow, it writes to standard error by
-default, and tensors of more than 2 * summarize elements print their first and last
-`summarize` elements around `...`.
+Eagerly it prints at once. While a function is traced, the call becomes a `print` node,
+which prints when it runs: at every call of the compiled function, and at every iteration
+of a loop or in the branch taken, as TensorFlow's tf.print does in a tf.function. Compiled,
+the module calls the node's Python function back (codegen.forms.HostCall). As a side
+effect with no result, each node reads and writes a hidden variable, the print stream
+(`STREAM`, a count of the prints): that keeps the node alive through the passes (it
+assigns a variable, which every loop and branch carries out) and the prints in program
+order (each reads the count the one before wrote). As in TensorFlow, it writes to standard
+error by default, and tensors of more than 2 * summarize elements print their first and
+last `summarize` elements around `...`.
 """
 
 import sys
 
 import numpy as np
 
-from tracer import nest
+from codegen import forms
+from runtime.host import HOST_FUNCTIONS
+from tracer import dtypes, nest
 from tracer.context import state
 from tracer.ir import user_location
+from tracer.ops.core import apply
+from tracer.ops.registry import primitive, unbatchable
 from tracer.tensor import TensorLike
+from tracer.variable import Variable
 
 
 class PrintCall:
@@ -38,13 +48,13 @@ class PrintCall:
     def write(self, values):
         """Write the call with `values` (numpy arrays) in place of its tensors."""
         shown = iter(_Shown(_format(v, self.summarize)) for v in values)
-        leaves = [next(shown) if leaf is _TENSOR else leaf for leaf in nest.flatten(self.structure)]
+        leaves = [next(shown) if leaf is TENSOR else leaf for leaf in nest.flatten(self.structure)]
         parts = nest.pack_sequence_as(self.structure, leaves)
         text = self.sep.join(p.text if isinstance(p, _Shown) else str(p) for p in parts)
         self.output_stream.write(text + self.end)
 
 
-_TENSOR = object()  # where a tensor stands in a PrintCall's structure
+TENSOR = object()  # where a tensor stands in a PrintCall's structure
 
 
 class _Shown:
@@ -65,12 +75,13 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
     leaves = nest.flatten(list(inputs))
     tensors = [leaf._read() for leaf in leaves if isinstance(leaf, TensorLike)]
     structure = nest.pack_sequence_as(
-        list(inputs), [_TENSOR if isinstance(leaf, TensorLike) else leaf for leaf in leaves]
+        list(inputs), [TENSOR if isinstance(leaf, TensorLike) else leaf for leaf in leaves]
     )
     call = PrintCall(structure, output_stream or sys.stderr, sep, end, summarize)
     if state.trace is not None:
         call.location = user_location()
-        state.trace.print(call, tensors)
+        state.trace.check_print()
+        STREAM.assign(apply(PRINT, (STREAM._read(), *tensors), {"call": call}))
     else:
         call.write([t.numpy() for t in tensors])
 
@@ -82,3 +93,43 @@ def _format(value, summarize):
     threshold = sys.maxsize if summarize is None or summarize < 0 else 2 * summarize
     edges = max(summarize or 0, 1)
     return np.array2string(value, separator=" ", threshold=threshold, edgeitems=edges)
+
+
+def _infer(attrs, stream, *values):
+    return (), dtypes.int64
+
+
+def _kernel(stream, *values, call):
+    """Print, and count the print."""
+    call.write([np.asarray(v) for v in values])
+    return np.asarray(stream + 1, dtype=np.int64)
+
+
+def _print_from_c(values, out, call):
+    """The host function of the compiled module: the same, on the arrays it hands over."""
+    call.write(values[1:])
+    out[0] = values[0] + 1
+
+
+HOST_FUNCTION = "tracer.print"
+HOST_FUNCTIONS[HOST_FUNCTION] = _print_from_c
+
+PRINT = primitive(
+    "print",
+    _infer,
+    kernel=_kernel,
+    c=forms.HostCall(lambda node: (HOST_FUNCTION, {"call": node.attrs["call"]}), reads_all=True),
+    batch=unbatchable(
+        "(tt.print) prints each value as it is: print outside the vectorized function"
+    ),
+)
+
+# the print stream: each print node reads the count and writes it plus one (see above)
+STREAM = Variable(np.int64(0), trainable=False, name="tt.print stream")
+
+
+def refuse_prints(assigned, what, why):
+    """NotImplementedError if a function traced for `what` printed (`assigned`: the variables
+    it assigns), where its prints would be lost or repeated (`why`)."""
+    if any(v is STREAM for v in assigned):
+        raise NotImplementedError(f"tt.print inside {what} is not supported: {why}")

@@ -3,9 +3,9 @@
 While a `Trace` is current (`state.trace`), tensor arguments are symbolic inputs, ops add
 nodes instead of computing, and variables are graph inputs read at call time: reading one
 gives its current symbolic value, and `assign*` replaces that value and marks the variable
-for write-back, so a read after an assign sees the new value (program order). `tt.print`
-calls are kept in order, with the tensors they print. Python control flow runs once, at
-trace time.
+for write-back, so a read after an assign sees the new value (program order). A `tt.print`
+call is a node that assigns the print stream (tracer/printing.py). Python control flow runs
+once, at trace time.
 """
 
 import contextlib
@@ -24,7 +24,6 @@ class Trace:
         self.variables = {}  # id(variable) -> variable, in order of first use
         self._values = {}  # id(variable) -> symbolic Tensor it holds now
         self.assigned = []  # variables assigned to, in order of first assignment
-        self.prints = []  # tt.print calls: (PrintCall, its tensors), in program order
         self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
         self.may_create_variables = may_create_variables
         self.nodes_made = 0  # (autograph warns about Python loops that unroll into many)
@@ -61,8 +60,8 @@ class Trace:
             self.assigned.append(variable)
         self._values[id(variable)] = value
 
-    def print(self, call, tensors):
-        self.prints.append((call, list(tensors)))
+    def check_print(self):
+        """Raise if a tt.print cannot be a node of this trace."""
 
     def note_variable_creation(self):
         if not self.may_create_variables:
@@ -73,11 +72,9 @@ class Trace:
             )
 
     def graph(self, outputs):
-        """The traced graph: `outputs`, then the new values of assigned variables, then the
-        tensors of the prints."""
-        printed = [t for _, tensors in self.prints for t in tensors]
+        """The traced graph: `outputs`, then the new values of assigned variables."""
         finals = [self._values[id(v)] for v in self.assigned]
-        out_nodes = [graph_node_of(t) for t in [*outputs, *finals, *printed]]
+        out_nodes = [graph_node_of(t) for t in [*outputs, *finals]]
         inputs = self.inputs + [v._node for v in self.variables.values()]
         leaves = {id(n) for n in inputs}
         body = [n for n in topological_closure(out_nodes) if id(n) not in leaves]

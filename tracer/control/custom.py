@@ -29,7 +29,7 @@ import inspect
 import numpy as np
 
 from codegen import forms
-from tracer import nest
+from tracer import nest, printing
 from tracer.context import outside_trace, state, watching
 from tracer.control.subgraph import trace_function
 from tracer.ir import GraphAttribute, TupleType
@@ -147,6 +147,11 @@ def _call(f, args, kwargs):
             lambda *upstream: function.gradients(upstream),
             results,
             f"the gradient function of {name}",
+        )
+        printing.refuse_prints(
+            traced.assigned,
+            f"the gradient function of {name} in a tt.function",
+            "print the gradients it returns instead",
         )
         attrs["vjp"] = GraphAttribute(traced.graph, "vjp")
         inputs += traced.capture_tensors()

@@ -15,7 +15,7 @@ step, and the gradient's during the backward.
 import functools
 
 from codegen import forms
-from tracer import nest
+from tracer import nest, printing
 from tracer.context import outside_trace, state
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import run_subgraph
@@ -77,6 +77,11 @@ def _traced(f, args, kwargs):
     arguments = [convert.as_tensor(a) for a in args]
     traced = trace_function(
         lambda *a: f(*a, **kwargs), arguments, "a function of tt.recompute_grad"
+    )
+    printing.refuse_prints(
+        traced.assigned,
+        "a function of tt.recompute_grad",
+        "its recomputation for the gradient would print again; print outside it",
     )
     if traced.assigned:
         raise ValueError(

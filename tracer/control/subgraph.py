@@ -114,11 +114,12 @@ class SubTrace(Trace):
         node = tensor._node
         return tensor._value is not None and node is not None and node.op != "const"
 
-    def print(self, call, tensors):
-        raise NotImplementedError(
-            f"tt.print inside {self.what} in a tt.function is not supported yet: print the "
-            "values the op returns instead"
-        )
+    def check_print(self):
+        if self.outer is None:  # a gradient rule traced from eager code: no variable to carry
+            raise NotImplementedError(
+                f"tt.print inside {self.what} of eager code is not supported: print the "
+                "values the op returns instead"
+            )
 
     def note_variable_creation(self):
         raise ValueError(

@@ -37,6 +37,10 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     traced = trace_function(fn, [structure], "the function of tt.vectorized_map")
     arguments = traced.graph.inputs[: traced.n_arguments]
     try:
+        if traced.assigned:  # a side effect (a print, an assignment) happens once per element
+            raise NotVectorizable(
+                f"the function assigns {', '.join(v.name for v in traced.assigned)}"
+            )
         batched = vectorize(traced.graph, arguments, size)
     except NotVectorizable:
         if not fallback_to_while_loop:
