@@ -246,3 +246,21 @@ def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
         tt.multiply(x, x, x, x)
     assert copy.deepcopy({"act": tt.nn.relu})["act"] is tt.nn.relu
     assert weakref.ref(tt.sin)() is tt.sin
+
+
+def test_each_call_site_records_its_own_line_in_new_code_of_the_same_shape():
+    """The eager path remembers the lines of recent call sites by code object and
+    instruction: code made anew (a notebook cell run again, shifted by a few lines) gets its
+    own lines, not the remembered ones of the code it replaces."""
+    x = tt.constant(0.5)
+    for offset in (0, 5, 2):
+        source = "\n" * offset + "def f(x):\n    y = tt.sin(x)\n    return y * 2.0\n"
+        scope = {"tt": tt}
+        exec(compile(source, "<cell>", "exec"), scope)
+        for _ in range(3):  # the later calls find the remembered lines
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                scope["f"](x)
+            lines = tape.ir().splitlines()
+            assert lines[1].endswith(f"# <cell>:{offset + 2}"), lines
+            assert lines[2].endswith(f"# <cell>:{offset + 3}"), lines
