@@ -89,14 +89,16 @@ def environment():
 def compiled_directory(folder):
     """Where the compiled forms of the templates in `folder` are kept: beside them, if that
     directory can be made and written, and belongs to this user or the templates' owner with
-    no one else allowed to write to it (then it is as trusted as the templates); otherwise the
-    private cache's `.templates/`."""
+    no one else allowed to write to it (then it is as trusted as the templates), and Python
+    may write bytecode; otherwise the private cache's `.templates/`."""
     tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
     if sys.pycache_prefix:
         beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)
     else:
         beside = os.path.join(folder, "__pycache__", tag)
     try:
+        if sys.dont_write_bytecode:  # PYTHONDONTWRITEBYTECODE: nothing written beside the code
+            raise PermissionError(beside)
         if not os.path.isdir(beside):
             os.makedirs(os.path.dirname(beside), exist_ok=True)
             try:

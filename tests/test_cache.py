@@ -164,7 +164,7 @@ def test_compiled_templates_are_kept_beside_the_bytecode_and_damaged_ones_are_co
     tmp_path,
 ):
     cache, prefix = tmp_path / "cache", tmp_path / "pycache"
-    env = {"PYTHONPYCACHEPREFIX": str(prefix)}
+    env = {"PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": ""}
     assert run(cache, env=env).returncode == 0
     kept = sorted(_compiled_templates(prefix).iterdir())
     assert kept and not (cache / ".templates").exists()
@@ -180,12 +180,17 @@ def test_compiled_templates_are_kept_beside_the_bytecode_and_damaged_ones_are_co
     assert "damaged compiled template" in again.stderr
 
 
-def test_compiled_templates_go_to_the_private_cache_where_others_could_write_beside(tmp_path):
+@pytest.mark.parametrize("beside", ["writable by others", "no bytecode written"])
+def test_compiled_templates_go_to_the_private_cache_where_not_to_be_kept_beside(tmp_path, beside):
     cache, prefix = tmp_path / "cache", tmp_path / "pycache"
     shared = _compiled_templates(prefix)
     shared.mkdir(parents=True)
-    shared.chmod(0o777)  # a planted compiled template there could render other C
-    assert run(cache, env={"PYTHONPYCACHEPREFIX": str(prefix)}).returncode == 0
+    env = {"PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": ""}
+    if beside == "writable by others":
+        shared.chmod(0o777)  # a planted compiled template there could render other C
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    assert run(cache, env=env).returncode == 0
     assert not list(shared.iterdir())
     kept = sorted((cache / ".templates").iterdir())
     assert kept and stat.S_IMODE((cache / ".templates").stat().st_mode) == 0o700

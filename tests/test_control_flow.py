@@ -405,3 +405,65 @@ def test_a_print_inside_a_loop_is_refused_by_the_export(tmp_path):
 
     with pytest.raises(tt.ExportError, match="calls tt.print at .*test_control_flow.py"):
         tt.export_c(f, [tt.TensorSpec([], tt.float64)], str(tmp_path), prefix="f")
+
+
+def _nested_loops(out):
+    def f(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for i in tt.range(2):
+                for j in tt.range(2):
+                    tt.print("inner", i, j, output_stream=out)
+                    y = y * x
+                k = tt.constant(0)  # bound in both branches
+                if y > 0.0:
+                    for k in tt.range(1):
+                        tt.print("branch", i, output_stream=out)
+                        y = y + x
+        return y, tape.gradient(y, x)
+
+    return f
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_that_the_gradient_runs_again_do_not_print_again(backend):
+    """A loop inside a differentiated loop, a branch's loop, and a loop that a function
+    called under a tape, or differentiated from an outer function, runs: each prints once
+    per forward iteration, as eagerly."""
+    eager_out, compiled_out = io.StringIO(), io.StringIO()
+    x = tt.constant(0.5)
+    want = _nested_loops(eager_out)(x)
+    got = tt.function(_nested_loops(compiled_out), backend=backend)(x)
+    np.testing.assert_allclose([float(g) for g in got], [float(w) for w in want], rtol=1e-6)
+    assert compiled_out.getvalue() == eager_out.getvalue()
+    assert compiled_out.getvalue().count("inner") == 4
+
+    out = io.StringIO()
+
+    @tt.function(backend=backend)
+    def inner(x):
+        y = x
+        for i in tt.range(3):
+            tt.print("step", i, output_stream=out)
+            y = tt.sin(y) * x
+        return y
+
+    @tt.function(backend=backend)
+    def outer(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = inner(x)
+        return tape.gradient(y, x)
+
+    outer(x)
+    assert out.getvalue() == "step 0\nstep 1\nstep 2\n"
+    with tt.GradientTape() as tape:  # a compiled function on an eager tape: one `call` op
+        tape.watch(x)
+        y = inner(x)
+    assert out.getvalue() == "step 0\nstep 1\nstep 2\n" * 2
+    tape.gradient(y, x)
+    with tt.autodiff.ForwardAccumulator(x, tt.constant(1.0)) as accumulator:
+        y = inner(x)
+    accumulator.jvp(y)
+    assert out.getvalue() == "step 0\nstep 1\nstep 2\n" * 3

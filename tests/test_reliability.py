@@ -50,6 +50,7 @@ WANT_G = ((X > 0) * (np.sin(X) + X * np.cos(X))).tolist()
 def run(cache, backend="c", env=None, program=PROGRAM):
     environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
     environment["PYTHONPYCACHEPREFIX"] = str(cache / ".pycache")  # the compiled templates too
+    environment["PYTHONDONTWRITEBYTECODE"] = ""
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-c", program, backend],

@@ -6,6 +6,7 @@ import pytest
 
 import codegen.build
 import tracer as tt
+from tracer import executables
 
 
 def _model(backend, salt):
@@ -89,3 +90,18 @@ def test_tiered_under_a_tape_and_inside_another_function():
 def test_jit_compile_true_refuses_tiered():
     with pytest.raises(ValueError, match="asks for backend 'c'"):
         tt.function(lambda x: x, backend="tiered", jit_compile=True)
+
+
+def test_a_module_built_before_the_function_is_ready_takes_the_c_call_path(monkeypatch):
+    """The C call path is set up for the executable in use, not for the tiered wrapper (whose
+    module may be built before the function has finished setting itself up)."""
+    start = executables.Tiered.__init__
+
+    def built_at_once(self, *args, **kwargs):
+        start(self, *args, **kwargs)
+        self.wait()
+
+    monkeypatch.setattr(executables.Tiered, "__init__", built_at_once)
+    f = tt.function(lambda x: tt.reduce_sum(x * 2.5), backend="tiered")
+    x = tt.constant(np.arange(4.0))
+    assert float(f(x)) == 15.0 and f.get_concrete_function(x).backend == "c"

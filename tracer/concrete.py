@@ -14,10 +14,11 @@ import os
 import numpy as np
 
 from runtime import fast_call
-from tracer import nest
+from tracer import nest, printing
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
 from tracer.executables import (
+    Tiered,
     compile_optimized,
     executable,
     stored_executable,
@@ -106,6 +107,8 @@ class ConcreteFunction:
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
         no tape, trace, forward accumulator or numerics check active (what `_call` runs
         otherwise), a result of one tensor or a flat list or tuple of them."""
+        if isinstance(built, Tiered):  # the executable in use now
+            built = built.current
         pack, pattern = self._pack(), self._pattern()
         if pack is None or pattern is None or built.backend != "c":
             return None
@@ -261,23 +264,29 @@ class ConcreteFunction:
         return self._specialized[sizes], sizes
 
     def _packed_functions(self, graph, sizes):
-        """[(PackedFunction, output positions)], one per output dtype (made once per sizes)."""
+        """[(PackedFunction, output positions)], one per output dtype (made once per sizes).
+        The prints (tt.print) are the function's that computes the print stream's new value:
+        the others compute their values without printing them again."""
         if sizes not in self._packed:
             groups = {}
             for position, out in enumerate(graph.outputs):
                 groups.setdefault(out.dtype, []).append(position)
+            stream = len(self._tensor_positions) + next(
+                (k for k, v in enumerate(self._assigned) if v is printing.STREAM),
+                len(graph.outputs),
+            )
             compile_graph = functools.partial(compile_optimized, backend=self._backend)
-            self._packed[sizes] = [
-                (
-                    PackedFunction(
-                        packed_graph(graph, [graph.outputs[p] for p in positions]),
-                        f"{self.name}_{dtype.name}",
-                        compile_graph,
-                    ),
-                    positions,
+            self._packed[sizes] = []
+            for dtype, positions in groups.items():
+                outputs = [graph.outputs[p] for p in positions]
+                if stream not in positions:
+                    outputs = rewrite.bypassed(
+                        rewrite.with_outputs(graph.inputs, outputs), "print"
+                    ).outputs
+                function = PackedFunction(
+                    packed_graph(graph, outputs), f"{self.name}_{dtype.name}", compile_graph
                 )
-                for dtype, positions in groups.items()
-            ]
+                self._packed[sizes].append((function, positions))
         return self._packed[sizes]
 
     def _run_through_ops(self, tensors):

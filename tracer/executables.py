@@ -145,6 +145,11 @@ class Tiered:
             self._on_ready(built)
 
     @property
+    def current(self):
+        """The interpreter, or the compiled module once built."""
+        return self._current
+
+    @property
     def backend(self):
         return self._current.backend
 

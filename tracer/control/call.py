@@ -32,6 +32,9 @@ class PackedFunction(GraphAttribute):
         self._executable = None
         self._vjp = {}
 
+    def with_graph(self, graph):
+        return PackedFunction(graph, self.name, self.compile_graph)
+
     def run(self, arrays):
         """Execute on numpy arrays (the `call` kernel); compiled on first use."""
         if self._executable is None:

@@ -25,7 +25,7 @@ from tracer import dtypes, nest
 from tracer.context import state
 from tracer.control.subgraph import trace_function
 from tracer.ir import Node, Subgraph, TupleType, format_location, user_location
-from tracer.ir.rewrite import with_outputs
+from tracer.ir.rewrite import bypassed, with_outputs
 from tracer.ops import array_ops, convert, index_ops
 from tracer.ops.core import apply, apply_symbolic, execute_graph
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, primitive, unbatchable
@@ -349,7 +349,11 @@ def _while_grad(node, g, *saved):
             "its reverse, in storage of that many" + (f" (the loop at {where})" if where else "")
         )
     if not node.attrs["stacked"]:  # dropped as unused before a gradient asked: run it again
-        out = apply(WHILE, inputs, {**node.attrs, "stacked": True})
+        again = {
+            k: node.attrs[k].with_graph(bypassed(node.attrs[k].graph, "print"))
+            for k in ("cond", "body")
+        }
+        out = apply(WHILE, inputs, {**node.attrs, **again, "stacked": True})  # (it printed once)
     body = node.attrs["body"].graph
     parts = node.dtype.parts
     captures = inputs[n:]

@@ -8,7 +8,7 @@ makes it fall back to a loop over the elements, as TensorFlow's
 `fallback_to_while_loop=True` does (here a Python loop, unrolled when traced).
 """
 
-from tracer import nest
+from tracer import nest, printing
 from tracer.control.subgraph import trace_function
 from tracer.ops import array_ops, broadcast_ops, convert, structure_ops
 from tracer.ops.core import execute_graph
@@ -38,8 +38,12 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     arguments = traced.graph.inputs[: traced.n_arguments]
     try:
         if traced.assigned:  # a side effect (a print, an assignment) happens once per element
+            effects = [
+                "calls tt.print" if v is printing.STREAM else f"assigns {v.name}"
+                for v in traced.assigned
+            ]
             raise NotVectorizable(
-                f"the function assigns {', '.join(v.name for v in traced.assigned)}"
+                f"the function of tt.vectorized_map {' and '.join(effects)}, once per element"
             )
         batched = vectorize(traced.graph, arguments, size)
     except NotVectorizable:

@@ -86,6 +86,10 @@ class GraphAttribute:
         self._hash = hash(self._key)  # a tuple does not keep its hash, and nodes ask often
         self.symbols = None  # the unknown dimensions its graph mentions (rewrite.symbols)
 
+    def with_graph(self, graph):
+        """The same attribute holding `graph` instead."""
+        return type(self)(graph, self.name)
+
     def __eq__(self, other):
         return type(other) is type(self) and self._hash == other._hash and self._key == other._key
 

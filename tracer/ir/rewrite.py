@@ -1,7 +1,7 @@
 """Rebuilding graphs node by node: the helpers every rewriting pass uses."""
 
 from tracer.ir import dims
-from tracer.ir.graph import Graph, GraphAttribute, Node, topological_closure
+from tracer.ir.graph import Graph, GraphAttribute, Node, all_nodes, topological_closure
 
 
 def rebuild(graph, rewrite):
@@ -15,6 +15,29 @@ def rebuild(graph, rewrite):
         mapping[id(node)] = rewrite(on_new_inputs(node, mapping))
     outputs = [mapping.get(id(o), o) for o in graph.outputs]
     return with_outputs(graph.inputs, outputs)
+
+
+def bypassed(graph, op):
+    """`graph` without its `op` nodes, in the graphs its nodes hold too: each replaced by its
+    first input (for an effect whose result is a token, as `print`'s)."""
+    if not any(node.op == op for node in all_nodes(graph)):
+        return graph
+
+    def held(value):
+        if not isinstance(value, GraphAttribute):
+            return value
+        inner = bypassed(value.graph, op)
+        return value if inner is value.graph else value.with_graph(inner)
+
+    def rewrite(node):
+        if node.op == op:
+            return node.inputs[0]
+        attrs = {k: held(v) for k, v in node.attrs.items()}
+        if all(attrs[k] is v for k, v in node.attrs.items()):
+            return node
+        return Node(node.op, node.inputs, attrs, node.shape, node.dtype, node.location)
+
+    return rebuild(graph, rewrite)
 
 
 def substitute(graph, replacements):

@@ -21,7 +21,7 @@ import collections
 from tracer import dtypes
 from tracer.context import building_graph, location_override, state
 from tracer.ir import Graph, Node, backward_location, dims, topological_closure, user_location
-from tracer.ir.rewrite import substitute, with_outputs
+from tracer.ir.rewrite import bypassed, substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import OPS, OUT, saved_slots
@@ -276,8 +276,10 @@ def vjp_graph(forward, sources):
     """The vector-Jacobian product of `forward` with respect to `sources` (some of its
     inputs), as one graph: its inputs are forward's inputs and then one cotangent per output;
     its outputs are the cotangents of `sources`, dense, zeros where unconnected. The values
-    the gradient rules need are forward's own nodes, computed in the same graph.
+    the gradient rules need are forward's own nodes, computed in the same graph, without its
+    prints (tt.print): the forward pass printed them when it ran.
     """
+    forward = bypassed(forward, "print")
     targets = list(forward.outputs)
     pruned = prune(forward, sources, targets)
     grad = build_gradient(pruned, targets, sources, sparse=False)
