@@ -467,3 +467,22 @@ def test_loops_that_the_gradient_runs_again_do_not_print_again(backend):
         y = inner(x)
     accumulator.jvp(y)
     assert out.getvalue() == "step 0\nstep 1\nstep 2\n" * 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_looped_jacobian_through_a_loop_reads_the_loop_results_it_captures(backend):
+    """The jacobian's loop over rows reads the forward loop's stacked states: it captures
+    those results, not the forward loop's whole tuple (which C holds as separate blocks)."""
+
+    @tt.function(backend=backend)
+    def f(x):
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            step = lambda i, y: (i + 1, tt.sin(y) * 2.0)  # noqa: E731
+            y = tt.while_loop(lambda i, y: i < 2, step, [0, x], maximum_iterations=2)[1]
+        return tape.jacobian(y, x, experimental_use_pfor=False)
+
+    x = np.array([0.1, 0.2, 0.3])
+    inner = 2.0 * np.sin(x)
+    want = np.diag(2.0 * np.cos(inner) * 2.0 * np.cos(x))
+    np.testing.assert_allclose(f(tt.constant(x)).numpy(), want, rtol=1e-12)

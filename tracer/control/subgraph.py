@@ -162,6 +162,8 @@ def _captured(subtrace, arguments, outputs, structure, n_results, assigned):
     inner = subtrace.created | {id(n) for n in arguments}
 
     def inside(node):
+        if node.op == "get" and id(node.inputs[0]) not in inner:
+            return False  # a result of an outer op: captured itself, not the whole tuple
         return id(node) in inner or (node.op == "const" and "value" in node.attrs)
 
     closure = topological_closure(outputs, expand=inside)
