@@ -158,3 +158,27 @@ def test_forward_mode_through_compiled_loops_and_custom_gradients():
     for backend in BACKENDS:
         compiled = tt.function(lambda x, v: tt.jvp(f, [x], [v])[1], backend=backend)
         np.testing.assert_allclose(compiled(x, v).numpy(), numeric, rtol=1e-7)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_tangents_reach_loops_and_branches_through_the_values_they_capture(backend):
+    """A compiled loop or branch reads x as a capture (an input of its op in a Tensor of its
+    own): its tangent is x's, so y0 x^4 has the derivative 4 y0 x^3 (it was 0)."""
+
+    def f(x, y0):
+        with tt.autodiff.ForwardAccumulator(x, tt.constant(1.0)) as acc:
+            y = y0
+            for _ in tt.range(4):
+                y = y * x
+            z = tt.cond(x > 0.0, lambda: y0 * x * x, lambda: y0)
+            w = tt.while_loop(
+                lambda i, w: i < 3, lambda i, w: (i + 1, w + x), (0, x), maximum_iterations=5
+            )[1]
+        return acc.jvp([y, z, w])
+
+    x, y0 = 0.5, 2.0
+    want = [4 * y0 * x**3, 2 * y0 * x, 4.0]
+    eager = f(tt.constant(x), tt.constant(y0))
+    compiled = tt.function(f, backend=backend)(tt.constant(x), tt.constant(y0))
+    np.testing.assert_allclose([float(t) for t in eager], want, rtol=1e-6)
+    np.testing.assert_allclose([float(t) for t in compiled], want, rtol=1e-6)
