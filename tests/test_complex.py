@@ -94,3 +94,18 @@ def test_complex_second_order_through_nested_tapes():
         h = tt.math.real(g)
     # Re(conj(3 z^2)) = 3 (x^2 - y^2): gradient 6x - 6y i
     np.testing.assert_allclose(outer.gradient(h, z).numpy(), 6 * 0.3 - 6j * 0.4, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["eager", "interpreter", "c"])
+def test_complex_keeps_its_parts_as_they_are(backend):
+    """tt.complex(re, im) is re + i im with each part as given: a signed zero keeps its sign
+    and an infinite imaginary part leaves the real part alone (numpy's re + 1j * im makes it
+    NaN), as tf.complex."""
+    re = np.array([0.0, 1.0, -0.0, np.nan, 2.0])
+    im = np.array([-0.0, np.inf, 0.0, 2.0, -np.inf])
+    f = tt.complex if backend == "eager" else tt.function(tt.complex, backend=backend)
+    z = f(tt.constant(re), tt.constant(im)).numpy()
+    np.testing.assert_array_equal(z.real, re)
+    np.testing.assert_array_equal(z.imag, im)
+    assert np.signbit(z.real).tolist() == np.signbit(re).tolist()
+    assert np.signbit(z.imag).tolist() == np.signbit(im).tolist()

@@ -110,8 +110,12 @@ IMAG = _unary(
 
 
 def _make_complex(re, im):
+    """The parts as they are (re + 1j * im would make 1j * inf's real part NaN, and -0.0 0.0)."""
     dtype = np.complex64 if np.result_type(re) == np.float32 else np.complex128
-    return np.asarray(re + 1j * np.asarray(im), dtype=dtype)
+    re, im = np.broadcast_arrays(np.asarray(re), np.asarray(im))
+    out = np.empty(re.shape, dtype)
+    out.real, out.imag = re, im
+    return out
 
 
 COMPLEX = _binary(
