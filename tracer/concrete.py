@@ -271,9 +271,13 @@ class ConcreteFunction:
             groups = {}
             for position, out in enumerate(graph.outputs):
                 groups.setdefault(out.dtype, []).append(position)
-            stream = len(self._tensor_positions) + next(
-                (k for k, v in enumerate(self._assigned) if v is printing.STREAM),
-                len(graph.outputs),
+            stream = next(  # the print stream's output position, if the function prints
+                (
+                    len(self._tensor_positions) + k
+                    for k, v in enumerate(self._assigned)
+                    if v is printing.STREAM
+                ),
+                None,
             )
             compile_graph = functools.partial(compile_optimized, backend=self._backend)
             self._packed[sizes] = []
