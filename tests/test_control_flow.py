@@ -486,3 +486,26 @@ def test_a_looped_jacobian_through_a_loop_reads_the_loop_results_it_captures(bac
     inner = 2.0 * np.sin(x)
     want = np.diag(2.0 * np.cos(inner) * 2.0 * np.cos(x))
     np.testing.assert_allclose(f(tt.constant(x)).numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_gradient_of_a_looped_jacobian_reaches_the_loop_states_it_read(backend):
+    """d/dx sum(J) for J the jacobian of y = sin(x) x (one loop step), rows looped: the rows
+    read the loop's stacked states, whose cotangents must reach the loop (2 cos x - x sin x)."""
+
+    def f(x):
+        with tt.GradientTape() as outer:
+            outer.watch(x)
+            with tt.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                step = lambda i, y: (i + 1, tt.sin(y) * x)  # noqa: E731
+                y = tt.while_loop(lambda i, y: i < 1, step, [0, x], maximum_iterations=1)[1]
+            total = tt.reduce_sum(tape.jacobian(y, x, experimental_use_pfor=False))
+        return outer.gradient(total, x)
+
+    x = np.array([0.1, 0.2])
+    want = 2.0 * np.cos(x) - x * np.sin(x)
+    np.testing.assert_allclose(f(tt.constant(x)).numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(
+        tt.function(f, backend=backend)(tt.constant(x)).numpy(), want, rtol=1e-12
+    )

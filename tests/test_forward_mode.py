@@ -182,3 +182,27 @@ def test_tangents_reach_loops_and_branches_through_the_values_they_capture(backe
     compiled = tt.function(f, backend=backend)(tt.constant(x), tt.constant(y0))
     np.testing.assert_allclose([float(t) for t in eager], want, rtol=1e-6)
     np.testing.assert_allclose([float(t) for t in compiled], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_a_read_of_a_watched_variable_gives_its_tangent_to_the_read_alone(backend):
+    """After v.assign(y), reading v carries v's tangent; y itself, and a loop that reads y,
+    keep y's own (none): as eagerly."""
+    v = tt.Variable(1.0)
+
+    def f(x):
+        v.assign(1.0)
+        with tt.autodiff.ForwardAccumulator(v, tt.constant(1.0)) as accumulator:
+            y = x * 3.0
+            v.assign(y)
+            read = v.read_value() * 1.0
+            z = y * 2.0
+            w = tt.while_loop(
+                lambda i, s: i < 2, lambda i, s: (i + 1, s + y), [0, 0.0], maximum_iterations=2
+            )[1]
+        zero = tt.UnconnectedGradients.ZERO
+        return [accumulator.jvp(t, unconnected_gradients=zero) for t in (read, z, w)]
+
+    x = tt.constant(0.5)
+    assert [float(t) for t in f(x)] == [1.0, 0.0, 0.0]
+    assert [float(t) for t in tt.function(f, backend=backend)(x)] == [1.0, 0.0, 0.0]

@@ -48,16 +48,13 @@ class ForwardAccumulator:
                 f"ForwardAccumulator: {len(flat_primals)} primals but {len(flat_tangents)} tangents"
             )
         self._tangents = {}  # id(tensor) -> (tensor, its tangent); the tensor is kept alive
-        # id(node) -> (node, tangent) of symbolic tensors: a value of a trace may reach an op
-        # in another Tensor of the same node (a structured op's captures are such)
-        self._symbolic = {}
         self._variables = {}  # id(variable) -> (variable, its tangent)
         for primal, tangent in zip(flat_primals, flat_tangents):
             if isinstance(primal, Variable):
                 self._variables[id(primal)] = (primal, _checked(primal, tangent))
             else:
                 primal = convert.as_tensor(primal)
-                self._keep(primal, _checked(primal, tangent))
+                self._tangents[id(primal)] = (primal, _checked(primal, tangent))
 
     def __enter__(self):
         state.accumulators.append(self)
@@ -71,18 +68,7 @@ class ForwardAccumulator:
 
     def tangent_of(self, tensor):
         entry = self._tangents.get(id(tensor))
-        if entry is not None and entry[0] is tensor:
-            return entry[1]
-        node = getattr(tensor, "_node", None)
-        if node is not None and getattr(tensor, "_value", True) is None:
-            entry = self._symbolic.get(id(node))
-            return entry[1] if entry is not None and entry[0] is node else None
-        return None
-
-    def _keep(self, tensor, tangent):
-        self._tangents[id(tensor)] = (tensor, tangent)
-        if tensor._value is None and tensor._node is not None:
-            self._symbolic[id(tensor._node)] = (tensor._node, tangent)
+        return entry[1] if entry is not None and entry[0] is tensor else None
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The tangents of `primals` (a nested structure of tensors and variables)."""
@@ -105,7 +91,7 @@ class ForwardAccumulator:
         """A read of a watched variable carries its tangent."""
         entry = self._variables.get(id(variable))
         if entry is not None and entry[0] is variable:
-            self._keep(tensor, entry[1])
+            self._tangents[id(tensor)] = (tensor, entry[1])
 
     def propagate(self, op, inputs, attrs, out, outer):
         """Give `out`, the result of `op` on `inputs`, its tangent, computed with only the
@@ -124,7 +110,7 @@ class ForwardAccumulator:
         finally:
             state.accumulators = saved
         if tangent is not None:
-            self._keep(out, tangent)
+            self._tangents[id(out)] = (out, tangent)
 
 
 def jvp(f, primals, tangents):

@@ -33,8 +33,9 @@ class Trace:
         self.inputs.append(node)
         return Tensor(None, node)
 
-    def made(self, node):
-        """Ops call this for each node they make (a SubTrace also keeps them)."""
+    def made(self, node, inputs=()):
+        """Ops call this for each node they make, with the Tensors it reads (a SubTrace
+        also keeps them)."""
         self.nodes_made += 1
 
     def keeps_symbolic(self, inputs):

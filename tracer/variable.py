@@ -65,6 +65,8 @@ class Variable(TensorLike):
             self._watched_by(state.tapes)
         if state.trace is not None:
             tensor = state.trace.read(self)
+            if state.accumulators:  # a read of its own: after an assign, the value is another's
+                tensor = Tensor(tensor._value, tensor._node)
         else:
             self._shared = True
             tensor = Tensor(self._value, self._node)

@@ -23,7 +23,7 @@ from codegen import forms
 from runtime.straight_line import straight_line
 from tracer import dtypes, nest
 from tracer.context import state
-from tracer.control.subgraph import trace_function
+from tracer.control.subgraph import tensors_of, trace_function
 from tracer.ir import Node, Subgraph, TupleType, format_location, user_location
 from tracer.ir.rewrite import bypassed, with_outputs
 from tracer.ops import array_ops, convert, index_ops
@@ -183,7 +183,7 @@ def _traced_while(cond, body, values, limit):
         "maximum_iterations": limit,
         "stacked": limit is not None and any(t.dtype.is_differentiable for t in initial),
     }
-    inputs = [*initial, *(Tensor(None, c) for c in captures)]
+    inputs = [*initial, *tensors_of([traced_cond, traced_body], captures)]
     node = apply_symbolic(WHILE, tuple(inputs), attrs)
     results = [get(node, k) for k in range(len(initial))]
     for variable, value in zip(variables, results[len(flat) :]):
@@ -508,7 +508,7 @@ def _traced_cond(pred, true_fn, false_fn):
         "true": Subgraph(true.with_captures(captures), "true"),
         "false": Subgraph(false.with_captures(captures), "false"),
     }
-    node = apply_symbolic(COND, (pred, *(Tensor(None, c) for c in captures)), attrs)
+    node = apply_symbolic(COND, (pred, *tensors_of([true, false], captures)), attrs)
     results = [get(node, k) for k in range(len(true.graph.outputs))]
     for variable, value in zip(variables, results[true.n_results :]):
         state.trace.assign(variable, value)

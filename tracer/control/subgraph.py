@@ -22,6 +22,7 @@ from tracer.context import state
 from tracer.ir import Graph, Node, topological_closure
 from tracer.ops import convert
 from tracer.ops.core import graph_node_of
+from tracer.ops.tuple_ops import get
 from tracer.tensor import Tensor
 from tracer.tracing import Trace
 
@@ -32,20 +33,18 @@ class Traced:
     the outer nodes its captures stand for, the structure of its result, and the other
     variables it assigned."""
 
-    def __init__(self, graph, n_arguments, captures, structure, n_results, assigned, eager):
+    def __init__(self, graph, n_arguments, captures, structure, n_results, assigned, tensors):
         self.graph = graph
         self.n_arguments = n_arguments
         self.captures = captures
         self.structure = structure
         self.n_results = n_results
         self.assigned = assigned
-        self._eager = eager  # id(capture) -> the eager Tensor it is, in eager code
+        self._tensors = tensors  # id(capture) -> the Tensor the function read it as
 
     def capture_tensors(self):
-        """The Tensors to pass for the captures: symbolic ones, or the eager values."""
-        return [
-            self._eager[id(c)] if id(c) in self._eager else Tensor(None, c) for c in self.captures
-        ]
+        """The Tensors to pass for the captures."""
+        return tensors_of([self], self.captures)
 
     @property
     def results(self):
@@ -66,6 +65,18 @@ class Traced:
         return Graph([*arguments, *inputs], [*arguments, *inputs, *body], self.graph.outputs)
 
 
+def tensors_of(traced, captures):
+    """The Tensors to pass for `captures` (outer nodes) of the functions `traced`: those the
+    functions read them as (so that forward accumulators find their tangents; in eager
+    code, the eager values), or new ones."""
+    tensors = []
+    for capture in captures:
+        found = (t._tensors.get(id(capture)) for t in traced)
+        tensor = next((t for t in found if t is not None and t._node is capture), None)
+        tensors.append(tensor if tensor is not None else Tensor(None, capture))
+    return tensors
+
+
 class SubTrace(Trace):
     """The trace of a function a structured op runs, inside an enclosing trace (or inside a
     gradient rule, where `outer` is None). `carried` maps a variable to the tensor that
@@ -79,13 +90,16 @@ class SubTrace(Trace):
         self.carried = {}  # id(variable) -> Tensor
         self.outer_tapes = list(state.tapes)
         self.created = set()  # ids of the nodes made here
-        self.eager_values = {}  # id(node) -> eager Tensor: recorded values read from outside
+        self.read_outside = {}  # id(node) -> the Tensor of it, read from outside
         if outer is not None:
             self.gradient_graphs = outer.gradient_graphs
 
-    def made(self, node):
+    def made(self, node, inputs=()):
         self.nodes_made += 1
         self.created.add(id(node))
+        for tensor in inputs:
+            if tensor._node is not None and id(tensor._node) not in self.created:
+                self.read_outside.setdefault(id(tensor._node), tensor)
 
     def read(self, variable):
         key = id(variable)
@@ -104,7 +118,7 @@ class SubTrace(Trace):
 
     def captures(self, tensor):
         if self.outer is None and self._recorded(tensor):
-            self.eager_values[id(tensor._node)] = tensor
+            self.read_outside[id(tensor._node)] = tensor
             return True
         return False
 
@@ -168,25 +182,37 @@ def _captured(subtrace, arguments, outputs, structure, n_results, assigned):
 
     closure = topological_closure(outputs, expand=inside)
     order = [n for n in closure if inside(n)]
-    captures = [n for n in closure if not inside(n)]
+    outside = [n for n in closure if not inside(n)]
     mapping = {
         id(c): Node("input", (), {"name": f"capture{k}"}, c.shape, c.dtype)
-        for k, c in enumerate(captures)
+        for k, c in enumerate(outside)
     }
+    captures = [_made_outside(subtrace, c) if id(c) in inner else c for c in outside]
     for node in order:
         inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
         if any(a is not b for a, b in zip(inputs, node.inputs)):
             mapping[id(node)] = Node(
                 node.op, inputs, node.attrs, node.shape, node.dtype, node.location
             )
-    inputs = [*arguments, *(mapping[id(c)] for c in captures)]
+    inputs = [*arguments, *(mapping[id(c)] for c in outside)]
     leaves = {id(n) for n in inputs}
     body = [mapping.get(id(n), n) for n in order if id(n) not in leaves]
     new_outputs = [mapping.get(id(o), o) for o in outputs]
     graph = Graph(inputs, [*inputs, *body], new_outputs)
     return Traced(
-        graph, len(arguments), captures, structure, n_results, assigned, subtrace.eager_values
+        graph, len(arguments), captures, structure, n_results, assigned, subtrace.read_outside
     )
+
+
+def _made_outside(subtrace, node):
+    """`node`, a `get` of an outer op's results made inside, made again where the structured
+    op is: so that the tapes and accumulators outside see the capture come from that op."""
+    results = subtrace.read_outside.get(id(node.inputs[0]))
+    if results is None or results._node is not node.inputs[0]:
+        results = Tensor(None, node.inputs[0])
+    made = get(results, node.attrs["index"])
+    subtrace.read_outside[id(made._node)] = made
+    return made._node
 
 
 @contextlib.contextmanager

@@ -79,7 +79,7 @@ def apply_symbolic(op, inputs, attrs):
     shape, dtype = _infer_symbolic(op, inputs, attrs)
     node = Node(op.name, tuple(map(graph_node_of, inputs)), attrs, shape, dtype, _location())
     if state.trace is not None:
-        state.trace.made(node)
+        state.trace.made(node, inputs)
     out = Tensor(None, node)
     if state.tapes:
         _record(op, inputs, attrs, out, shape, dtype)
