@@ -509,3 +509,28 @@ def test_the_gradient_of_a_looped_jacobian_reaches_the_loop_states_it_read(backe
     np.testing.assert_allclose(
         tt.function(f, backend=backend)(tt.constant(x)).numpy(), want, rtol=1e-12
     )
+
+
+def test_a_loop_condition_that_prints_or_assigns_is_refused_when_compiled():
+    v = tt.Variable(0.0)
+
+    def printing(x):
+        def cond(i, y):
+            tt.print("cond", i)
+            return i < 2
+
+        return tt.while_loop(cond, lambda i, y: (i + 1, y * 2.0), [0, x], maximum_iterations=3)
+
+    def assigning(x):
+        def cond(i, y):
+            v.assign_add(1.0)
+            return i < 2
+
+        return tt.while_loop(cond, lambda i, y: (i + 1, y * 2.0), [0, x], maximum_iterations=3)
+
+    x = tt.constant(1.0)
+    assert float(assigning(x)[1]) == 4.0 and float(v.numpy()) == 3.0  # eagerly, Python's loop
+    with pytest.raises(NotImplementedError, match="calls tt.print: .*test_control_flow.py"):
+        tt.function(printing)(x)
+    with pytest.raises(NotImplementedError, match="assigns Variable:0: .*test_control_flow.py"):
+        tt.function(assigning)(x)

@@ -21,7 +21,7 @@ import numpy as np
 
 from codegen import forms
 from runtime.straight_line import straight_line
-from tracer import dtypes, nest
+from tracer import dtypes, nest, printing
 from tracer.context import state
 from tracer.control.subgraph import tensors_of, trace_function
 from tracer.ir import Node, Subgraph, TupleType, format_location, user_location
@@ -167,6 +167,20 @@ def _traced_while(cond, body, values, limit):
         if not new:
             break
         variables += new
+    graph = traced_cond.graph  # its outputs: the result, then the carried variables' values
+    assigned = [
+        v
+        for k, v in enumerate(variables)
+        if graph.outputs[traced_cond.n_results + k] is not graph.inputs[len(flat) + k]
+    ]
+    if assigned:  # the loop runs the condition for its result alone
+        effects = [
+            "calls tt.print" if v is printing.STREAM else f"assigns {v.name}" for v in assigned
+        ]
+        raise NotImplementedError(
+            f"the condition of tt.while_loop {' and '.join(effects)}: compiled, a condition "
+            f"gives its result alone; do that in the body{_at_user_line()}"
+        )
     initial = flat + [state.trace.read(v) for v in variables]
     (pred,) = traced_cond.results[:1] or (None,)
     if traced_cond.n_results != 1 or pred.shape != () or not pred.dtype.is_bool:
