@@ -109,3 +109,19 @@ def test_complex_keeps_its_parts_as_they_are(backend):
     np.testing.assert_array_equal(z.imag, im)
     assert np.signbit(z.real).tolist() == np.signbit(re).tolist()
     assert np.signbit(z.imag).tolist() == np.signbit(im).tolist()
+
+
+@pytest.mark.parametrize("backend", ["eager", "interpreter", "c"])
+def test_the_gradient_of_complex_sums_a_broadcast_part_back_to_its_shape(backend):
+    def f(re, im):
+        with tt.GradientTape() as tape:
+            tape.watch([re, im])
+            z = tt.complex(re, im)
+            loss = tt.reduce_sum(tt.math.real(z * tt.math.conj(z)))  # sum of re^2 + im^2
+        return tape.gradient(loss, [re, im])
+
+    f = f if backend == "eager" else tt.function(f, backend=backend)
+    re, im = tt.constant(1.5), tt.constant([0.5, -1.0, 2.0])
+    d_re, d_im = f(re, im)
+    np.testing.assert_allclose(d_re.numpy(), 3 * 2 * 1.5, rtol=1e-6)  # re meets 3 elements
+    np.testing.assert_allclose(d_im.numpy(), 2 * im.numpy(), rtol=1e-6)

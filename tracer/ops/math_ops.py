@@ -120,7 +120,10 @@ def _make_complex(re, im):
 
 COMPLEX = _binary(
     "complex",
-    lambda node, g: (real(g), imag(g)),
+    lambda node, g: (
+        unbroadcast(real(g), _shape(node, 0)),
+        unbroadcast(imag(g), _shape(node, 1)),
+    ),
     jvp=LINEAR,
     saves=(),
     infer=shapes.make_complex,
