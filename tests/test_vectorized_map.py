@@ -114,3 +114,20 @@ def test_a_function_that_prints_or_assigns_runs_once_per_element_in_order(backen
     np.testing.assert_array_equal(y.numpy(), x * 2.0)
     assert out.getvalue() == "row [0. 1.]\nrow [2. 3.]\nrow [4. 5.]\n"
     assert float(total.numpy()) == 15.0
+
+
+def test_forward_mode_reaches_what_the_function_reads_from_outside_eagerly_too():
+    """Eagerly, a value the function reads from outside is a constant of its traced graph:
+    under a ForwardAccumulator, tt.vectorized_map runs its loop, whose ops carry tangents."""
+    x = tt.constant([0.3, 0.5], dtype=tt.float64)
+    v = tt.constant([1.0, 0.5], dtype=tt.float64)
+
+    def f(x, v):
+        with tt.autodiff.ForwardAccumulator(x, v) as accumulator:
+            rows = tt.vectorized_map(lambda e: e * tt.reduce_sum(x), x * 2.0)
+            total = tt.reduce_sum(rows)  # 2 sum(x)^2
+        return accumulator.jvp(total)
+
+    want = 4.0 * float(np.sum(x.numpy())) * float(np.sum(v.numpy()))
+    assert abs(float(f(x, v)) - want) < 1e-12
+    assert abs(float(tt.function(f)(x, v)) - want) < 1e-12

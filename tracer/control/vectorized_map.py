@@ -9,6 +9,7 @@ makes it fall back to a loop over the elements, as TensorFlow's
 """
 
 from tracer import nest, printing
+from tracer.context import state
 from tracer.control.subgraph import trace_function
 from tracer.ops import array_ops, broadcast_ops, convert, structure_ops
 from tracer.ops.core import execute_graph
@@ -34,6 +35,10 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     (size,) = sizes
     elements = [array_ops.getitem(t, 0) for t in flat]  # (shapes and dtypes of one element)
     structure = nest.pack_sequence_as(elems, elements)
+    if state.accumulators and state.trace is None and not state.building:
+        # eagerly, a value fn reads from outside is a constant of the traced graph, and its
+        # tangent would be lost: under forward mode, the loop (whose eager ops carry them)
+        return _looped(fn, structure, flat, size)
     traced = trace_function(fn, [structure], "the function of tt.vectorized_map")
     arguments = traced.graph.inputs[: traced.n_arguments]
     try:
