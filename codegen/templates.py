@@ -11,6 +11,7 @@ is compiled afresh; and each file starts with the SHA-256 of the rest, checked b
 unmarshals it (a damaged marshal could crash the process, or load code that renders other C).
 """
 
+import contextlib
 import functools
 import hashlib
 import importlib.resources
@@ -87,38 +88,40 @@ def environment():
 
 
 def compiled_directory(folder):
-    """Where the compiled forms of the templates in `folder` are kept: beside them, if that
-    directory can be made and written, and belongs to this user or the templates' owner with
-    no one else allowed to write to it (then it is as trusted as the templates), and Python
-    may write bytecode; otherwise the private cache's `.templates/`."""
+    """Where the compiled forms of the templates in `folder` are kept: beside them (see
+    `_beside`) where Python may write bytecode; otherwise the private cache's `.templates/`."""
+    beside = None if sys.dont_write_bytecode else _beside(folder)
+    if beside is not None:
+        return beside
+    private = os.path.join(cache.cache_root(), ".templates")
+    os.makedirs(private, mode=0o700, exist_ok=True)
+    return private
+
+
+def _beside(folder):
+    """The folder beside the templates (under `sys.pycache_prefix` if set), made if missing,
+    when it can be written and belongs to this user or the templates' owner with no one else
+    allowed to write to it (then it is as trusted as the templates); else None."""
     tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
     if sys.pycache_prefix:
         beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)
     else:
         beside = os.path.join(folder, "__pycache__", tag)
     try:
-        if sys.dont_write_bytecode:  # PYTHONDONTWRITEBYTECODE: nothing written beside the code
-            raise PermissionError(beside)
         if not os.path.isdir(beside):
             os.makedirs(os.path.dirname(beside), exist_ok=True)
-            try:
+            with contextlib.suppress(FileExistsError):  # made by another process meanwhile
                 os.mkdir(beside)
                 os.chmod(beside, 0o755)  # whatever the umask: group or others writing is refused
-            except FileExistsError:  # made by another process meanwhile
-                pass
         info, owner = os.stat(beside), os.stat(folder).st_uid
-        if (
-            stat.S_ISDIR(info.st_mode)
-            and info.st_uid in (owner, os.getuid())
-            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-            and os.access(beside, os.W_OK)
-        ):
-            return beside
     except OSError:  # a read-only installation, ...
-        pass
-    private = os.path.join(cache.cache_root(), ".templates")
-    os.makedirs(private, mode=0o700, exist_ok=True)
-    return private
+        return None
+    trusted = (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid in (owner, os.getuid())
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+    return beside if trusted and os.access(beside, os.W_OK) else None
 
 
 def render(template, **values):

@@ -128,6 +128,11 @@ PRINT = primitive(
 STREAM = Variable(np.int64(0), trainable=False, name="tt.print stream")
 
 
+def side_effects(assigned):
+    """What assigning the variables `assigned` does, in words ("calls tt.print", "assigns v")."""
+    return " and ".join("calls tt.print" if v is STREAM else f"assigns {v.name}" for v in assigned)
+
+
 def refuse_prints(assigned, what, why):
     """NotImplementedError if a function traced for `what` printed (`assigned`: the variables
     it assigns), where its prints would be lost or repeated (`why`)."""

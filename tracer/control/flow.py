@@ -174,12 +174,9 @@ def _traced_while(cond, body, values, limit):
         if graph.outputs[traced_cond.n_results + k] is not graph.inputs[len(flat) + k]
     ]
     if assigned:  # the loop runs the condition for its result alone
-        effects = [
-            "calls tt.print" if v is printing.STREAM else f"assigns {v.name}" for v in assigned
-        ]
         raise NotImplementedError(
-            f"the condition of tt.while_loop {' and '.join(effects)}: compiled, a condition "
-            f"gives its result alone; do that in the body{_at_user_line()}"
+            f"the condition of tt.while_loop {printing.side_effects(assigned)}: compiled, a "
+            f"condition gives its result alone; do that in the body{_at_user_line()}"
         )
     initial = flat + [state.trace.read(v) for v in variables]
     (pred,) = traced_cond.results[:1] or (None,)

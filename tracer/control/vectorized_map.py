@@ -43,13 +43,8 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     arguments = traced.graph.inputs[: traced.n_arguments]
     try:
         if traced.assigned:  # a side effect (a print, an assignment) happens once per element
-            effects = [
-                "calls tt.print" if v is printing.STREAM else f"assigns {v.name}"
-                for v in traced.assigned
-            ]
-            raise NotVectorizable(
-                f"the function of tt.vectorized_map {' and '.join(effects)}, once per element"
-            )
+            effects = printing.side_effects(traced.assigned)
+            raise NotVectorizable(f"the function of tt.vectorized_map {effects}, once per element")
         batched = vectorize(traced.graph, arguments, size)
     except NotVectorizable:
         if not fallback_to_while_loop:
