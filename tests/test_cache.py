@@ -100,6 +100,50 @@ def test_a_second_process_reuses_the_module_without_compiling(tmp_path, logging_
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
 
 
+BLAS_PROGRAM = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    import tracer as tt
+
+    @tt.function(backend="c")
+    def f(a, b):
+        with tt.GradientTape() as tape:
+            tape.watch(a)
+            y = tt.reduce_sum(tt.tanh(a @ b))
+        return y, tape.gradient(y, a)
+
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal((30, 50))
+    y, g = f(tt.constant(a), tt.constant(b))
+    meta = f.get_concrete_function(tt.constant(a), tt.constant(b))._executable.meta
+    t = np.tanh(a @ b)
+    print(json.dumps({"cached": meta["cached"], "y": abs(float(y) - t.sum()),
+                      "g": float(np.abs(g.numpy() - (1 - t * t) @ b.T).max())}))
+    """
+)
+
+
+@pytest.mark.skipif(__import__("codegen.build").build.blas() is None, reason="no BLAS installed")
+def test_a_module_calling_the_blas_runs_when_built_and_when_loaded_by_another_process(tmp_path):
+    """On Linux the module is linked without the BLAS, which `Library` loads first: a
+    process that only loads the module from the cache must find the BLAS too."""
+    env = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path), PYTHONPATH=str(REPO))
+    for cached in (False, True):
+        done = subprocess.run(
+            [sys.executable, "-c", BLAS_PROGRAM],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+        )
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert out["cached"] is cached
+        assert out["y"] < 1e-9 and out["g"] < 1e-12
+
+
 def test_a_new_cache_builds_its_first_module_with_one_compiler_run(tmp_path, logging_compiler):
     """No probes: the first build assumes OpenMP and vector math, and its success records
     them for later processes."""
