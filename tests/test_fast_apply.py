@@ -120,6 +120,64 @@ def test_a_recorded_eager_loop_makes_no_python_call_after_its_first_step(python_
     np.testing.assert_array_equal(first.numpy(), second.numpy())
 
 
+def test_ops_with_attributes_take_the_c_path_after_their_first_sight(python_calls):
+    x = tt.constant(np.arange(12.0).reshape(3, 4))
+
+    def step():
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.transpose(tt.reshape(x, (4, 3)), (1, 0)) ** 2, axis=1)
+            z = tt.reduce_sum(y * tt.reduce_sum(x, axis=0, keepdims=True)[0, :3])
+        return z, tape.gradient(z, x)
+
+    first = step()
+    python_calls.clear()
+    second = step()
+    assert python_calls == []  # reshape, transpose, reduce_sum, getitem, pow, mul
+    with python_path_only():
+        slow = step()
+    for got in (second, slow):
+        _assert_same_bits(list(first), list(got))
+
+
+def test_remembered_shape_rules_tell_attributes_apart_by_type():
+    """1, 1.0 and True are equal keys in a dict: the remembered answers must not be shared."""
+    from runtime.kernels import KERNELS
+    from tracer import dtypes
+    from tracer.ops.registry import OpDef
+
+    probe = OpDef(
+        name="attribute_type_probe",
+        infer=lambda attrs, x: (x.shape, dtypes.as_dtype(type(np.ravel(attrs["value"])[0]))),
+        grad=lambda node, g, x: (None,),
+        saves=(),
+        jvp=None,
+        fusion=None,
+        needs_stored_input=None,
+        batch=None,
+        simplify=(),
+    )
+    KERNELS[probe.name] = lambda x, value: np.full(x.shape, value)
+    try:
+        x = tt.constant([1.0, 2.0])
+        for _ in range(2):  # the second round reads what the first remembered
+            with tt.GradientTape() as tape:
+                tape.watch(x)  # what the tape records has the dtype the rule gave
+                got = [core.apply(probe, (x,), {"value": v}) for v in (1, 1.0, True, [3], [2.5])]
+            # a non-differentiable dtype is noted as where the gradient's path is cut
+            recorded = [g._cut[1] if g._node is None else g._node.dtype for g in got]
+            assert recorded == [tt.int64, tt.float64, tt.bool] + [
+                tt.int64,  # a list is not remembered: its rule runs every time
+                tt.float64,
+            ]
+            assert [g.numpy().tolist() for g in got] == [[1, 1], [1.0, 1.0], [True, True]] + [
+                [3, 3],
+                [2.5, 2.5],
+            ]
+    finally:
+        del KERNELS[probe.name]
+
+
 def test_ops_the_c_path_leaves_to_python_still_do_all_they_did(python_calls):
     v = tt.Variable(2.0)
     c = tt.constant(3.0)

@@ -121,16 +121,17 @@ def _infer(op, inputs, attrs):
         raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
 
 
-_INFERRED = {}  # (op, shape and numpy dtype of each input) -> (shape, dtype), for ops without attributes
-_INFERRED_SYMBOLIC = {}  # the same while building graphs, keyed by the tracer dtypes
+# (op, shape and numpy dtype of each input[, _attribute_key(attrs)]) -> (shape, dtype)
+_INFERRED = {}
+_INFERRED_SYMBOLIC = {}  # the same for ops without attributes while building graphs
 _INFERRED_LIMIT = 10_000
 
 
 def _infer_eager(op, inputs, attrs):
-    """`op.infer`, remembered for attribute-free ops of one or two inputs: shape rules are
-    pure functions of the input shapes and dtypes, and eager loops ask the same question
-    at every step."""
-    if attrs or len(inputs) > 2:
+    """`op.infer`, remembered for ops of one or two inputs and hashable attributes: shape
+    rules are pure functions of the input shapes and dtypes and the attributes, and eager
+    loops ask the same question at every step. fast_apply.c reads the same table."""
+    if not 1 <= len(inputs) <= 2:
         return _infer(op, inputs, attrs)
     first = inputs[0]._value
     if len(inputs) == 1:
@@ -138,8 +139,27 @@ def _infer_eager(op, inputs, attrs):
     else:
         second = inputs[1]._value
         key = (op, first.shape, first.dtype, second.shape, second.dtype)
+    if attrs:
+        if not all(map(_plain, attrs.values())):
+            return _infer(op, inputs, attrs)
+        key = (*key, _attribute_key(attrs))
     known = _INFERRED.get(key)
-    return known if known is not None else _remember(_INFERRED, key, op, inputs)
+    return known if known is not None else _remember(_INFERRED, key, op, inputs, attrs)
+
+
+def _attribute_key(attrs):
+    """The attributes in a key: with each value's type, which tells 1 from 1.0 and True."""
+    return tuple([(name, type(value), value) for name, value in attrs.items()])
+
+
+_PLAIN = (int, float, str, type(None), dtypes.DType)
+
+
+def _plain(value):
+    """Whether an attribute is a number, a string, a dtype or a tuple of them: a value a
+    remembered key may hold (not a function or a graph, which it would keep alive, nor a
+    list or an array, which has no hash)."""
+    return isinstance(value, _PLAIN) or (type(value) is tuple and all(map(_plain, value)))
 
 
 def _infer_symbolic(op, inputs, attrs):
@@ -152,9 +172,9 @@ def _infer_symbolic(op, inputs, attrs):
     return known if known is not None else _remember(_INFERRED_SYMBOLIC, key, op, inputs)
 
 
-def _remember(table, key, op, inputs):
-    """The rule's answer for an attribute-free op, kept in `table` (up to a limit)."""
-    known = _infer(op, inputs, {})
+def _remember(table, key, op, inputs, attrs=None):
+    """The rule's answer for the op, kept in `table` (up to a limit)."""
+    known = _infer(op, inputs, attrs or {})
     if len(table) < _INFERRED_LIMIT:
         table[key] = known
     return known

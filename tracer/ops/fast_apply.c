@@ -2,7 +2,7 @@
  *
  * `tracer.ops.core._apply` is the definition of what applying an op does. This module
  * runs the same steps, writing the same objects, for the case an eager loop repeats:
- * one or two eager Tensors, no attributes, a shape rule already remembered, no trace,
+ * one or two eager Tensors, hashable attributes, a shape rule already remembered, no trace,
  * no paused tape, no numerics check, and every recording tape tracking an input of the
  * op. Anything else (a first sight of a shape, a symbolic input, a Variable, an op no
  * tape tracks) calls the Python function, before anything is computed. Python's for
@@ -839,11 +839,34 @@ fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thr
     return tracking_recordings(tapes, inputs, recordings);
 }
 
-/* The remembered (shape, dtype) of op on these values (borrowed), or NULL (error set or not). */
+/* ((name, type(value), value) for each attribute), as tracer.ops.core._attribute_key: the type
+ * tells 1 from 1.0 and True, which compare equal. New reference, or NULL with an error set. */
 static PyObject *
-inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count)
+attribute_key(PyObject *attrs)
 {
-    PyObject *key = PyTuple_New(1 + 2 * count);
+    PyObject *items = PyTuple_New(PyDict_GET_SIZE(attrs));
+    if (items == NULL)
+        return NULL;
+    Py_ssize_t position = 0, k = 0;
+    PyObject *name, *value;
+    while (PyDict_Next(attrs, &position, &name, &value)) {
+        PyObject *item = PyTuple_Pack(3, name, (PyObject *)Py_TYPE(value), value);
+        if (item == NULL) {
+            Py_DECREF(items);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(items, k++, item);
+    }
+    return items;
+}
+
+/* The remembered (shape, dtype) of op on these values with these attributes (borrowed), or
+ * NULL (error set or not: attributes that cannot be hashed are never remembered). */
+static PyObject *
+inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject *attrs)
+{
+    int with_attrs = PyDict_GET_SIZE(attrs) != 0;
+    PyObject *key = PyTuple_New(1 + 2 * count + with_attrs);
     if (key == NULL)
         return NULL;
     PyTuple_SET_ITEM(key, 0, Py_NewRef(op));
@@ -858,8 +881,18 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count)
         PyTuple_SET_ITEM(key, 1 + 2 * i, shape);
         PyTuple_SET_ITEM(key, 2 + 2 * i, dtype);
     }
+    if (with_attrs) {
+        PyObject *items = attribute_key(attrs);
+        if (items == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, 1 + 2 * count, items);
+    }
     PyObject *known = PyDict_GetItemWithError(inferred, key);
     Py_DECREF(key);
+    if (known == NULL && PyErr_ExceptionMatches(PyExc_TypeError))
+        PyErr_Clear(); /* an attribute that cannot be hashed: the Python path */
     if (known != NULL && !(PyTuple_Check(known) && PyTuple_GET_SIZE(known) == 2))
         return NULL;
     return known;
@@ -868,8 +901,7 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count)
 static int
 fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
 {
-    if (Py_TYPE(op) != OpDef_type || !PyTuple_CheckExact(inputs) || !PyDict_CheckExact(attrs) ||
-        PyDict_GET_SIZE(attrs) != 0)
+    if (Py_TYPE(op) != OpDef_type || !PyTuple_CheckExact(inputs) || !PyDict_CheckExact(attrs))
         return USE_PYTHON;
     Py_ssize_t count = PyTuple_GET_SIZE(inputs);
     if (count < 1 || count > 2)
@@ -888,7 +920,7 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     if (name == NULL || !PyUnicode_CheckExact(name) || grad == NULL || saves == NULL ||
         !(PyTuple_CheckExact(saves) || PyUnicode_CheckExact(saves)))
         return USE_PYTHON;
-    PyObject *known = inferred_shape(op, values, count);
+    PyObject *known = inferred_shape(op, values, count, attrs);
     if (known == NULL)
         return PyErr_Occurred() ? FAILED : USE_PYTHON;
     Py_INCREF(known);
@@ -911,7 +943,7 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
         Py_XINCREF(kernel);
     }
     if (outcome == DONE) {
-        PyObject *value = PyObject_Vectorcall(kernel, values, count, NULL);
+        PyObject *value = PyObject_VectorcallDict(kernel, values, count, PyDict_GET_SIZE(attrs) ? attrs : NULL);
         PyObject *out = value == NULL ? NULL : new_tensor(value);
         if (out != NULL && recordings.count != 0 &&
             record(op, inputs, attrs, out, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), &recordings,

@@ -357,7 +357,7 @@ def _pow_simplify(node):
 
 @quiet
 def _pow_kernel(x, y):
-    if np.issubdtype(np.result_type(x), np.integer) and np.any(np.asarray(y) < 0):
+    if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
         raise ValueError("pow: integers to negative integer powers are not allowed")
     return np.power(x, y)
 

@@ -25,6 +25,8 @@ take another sign (0 * (a + c) is -0.0 where 0 * a + 0 * c is +0.0); where a * b
 overflows, or is NaN, the rows that read it are NaN instead of zero, as above.
 """
 
+import math
+
 import numpy as np
 
 from codegen import forms
@@ -86,9 +88,7 @@ def seed_attrs(kind, target_shape, dtype, start, rows):
 
 def seed_count(kind, target_shape):
     """How many rows the seeds of `kind` have: one per element of the target, or of one example."""
-    if kind == "per_example":
-        return int(np.prod(target_shape[1:]))
-    return int(np.prod(target_shape))
+    return math.prod(target_shape[1:] if kind == "per_example" else target_shape)
 
 
 # --- the rule ----------------------------------------------------------------------------
