@@ -26,7 +26,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import sysconfig
 import tempfile
 import threading
@@ -283,25 +282,6 @@ def blas():
     )
 
 
-# NOTE: on Linux a module leaves the BLAS's names undefined, and `Library` loads the BLAS
-# first with its names global: the linker then does not read the 25 MB library, 4 ms of the
-# 65 ms build of a small module. Elsewhere the module is linked against it.
-BLAS_LOADED_FIRST = sys.platform.startswith("linux")
-
-
-@functools.lru_cache(maxsize=1)
-def _global_blas():
-    """The BLAS library, loaded with its names visible to the modules loaded after it."""
-    _, lib, name = blas()
-    path = os.path.join(lib, f"lib{name}.so")
-    try:
-        found = [f for f in os.listdir(lib) if f.startswith(f"lib{name}.")]
-        path = os.path.join(lib, found[0]) if found else path
-        return _cffi_backend.load_library(path, os.RTLD_NOW | os.RTLD_GLOBAL)
-    except OSError as error:
-        raise LoadError(f"the BLAS library {path} could not be loaded: {error}") from None
-
-
 def sanitizers():
     """The sanitizers TRACER_SANITIZE names ("address,undefined"), or "" for none."""
     value = os.environ.get("TRACER_SANITIZE", "").strip()
@@ -422,7 +402,7 @@ def _load_from_disk(source, key, uses_blas):
     found = cache.lookup(key, library)
     if found is not None:
         try:
-            return Library(found[0], uses_blas), dict(found[1], cached=True)
+            return Library(found[0]), dict(found[1], cached=True)
         except LoadError as error:  # sound by its digest, yet it does not load: built again
             cache.log.warning(
                 "tracer: removing the cache entry %s (%s); building it again", key, error
@@ -430,7 +410,7 @@ def _load_from_disk(source, key, uses_blas):
             cache.remove(os.path.dirname(found[0]))
     build = functools.partial(_build, source, library, uses_blas)
     path, meta = cache.publish(key, library, build)
-    return Library(path, uses_blas), dict(meta, cached=False)
+    return Library(path), dict(meta, cached=False)
 
 
 def _build(source, library, uses_blas, directory):
@@ -443,8 +423,7 @@ def _build(source, library, uses_blas, directory):
     if uses_blas:
         include, lib, lib_name = blas()
         includes.append(f"-I{include}")
-        if not BLAS_LOADED_FIRST:
-            libraries += [f"-L{lib}", f"-l{lib_name}", f"-Wl,-rpath,{lib}"]
+        libraries += [f"-L{lib}", f"-l{lib_name}", f"-Wl,-rpath,{lib}"]
     output = os.path.join(directory, library)
     units = _units(source)
     start = time.perf_counter()
@@ -597,7 +576,7 @@ class Library:
     ffi = _cffi_backend.FFI()
     _entry_type = ffi.typeof(ENTRY_POINT[1])
 
-    def __init__(self, path, uses_blas):
+    def __init__(self, path):
         # NOTE: OpenMP's threads spin after each parallel loop by default, and then compete
         # with OpenBLAS's threads in the matmul that follows (a batch_jacobian ran 2x slower).
         # libgomp reads this when the first module loads it; a user's own setting wins.
@@ -610,8 +589,6 @@ class Library:
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
-        if uses_blas and BLAS_LOADED_FIRST:
-            _global_blas()
         try:
             self._handle = _cffi_backend.load_library(path, flags)
             self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])

@@ -148,7 +148,7 @@ def test_remembered_shape_rules_tell_attributes_apart_by_type():
 
     probe = OpDef(
         name="attribute_type_probe",
-        infer=lambda attrs, x: (x.shape, dtypes.as_dtype(type(np.ravel(attrs["value"])[0]))),
+        infer=lambda attrs, x: (x.shape, dtypes.as_dtype(np.asarray(attrs["value"]).dtype)),
         grad=lambda node, g, x: (None,),
         saves=(),
         jvp=None,
@@ -157,25 +157,44 @@ def test_remembered_shape_rules_tell_attributes_apart_by_type():
         batch=None,
         simplify=(),
     )
-    KERNELS[probe.name] = lambda x, value: np.full(x.shape, value)
+    KERNELS[probe.name] = lambda x, value: np.full(x.shape, np.ravel(np.asarray(value))[0])
+    values = (1, 1.0, True, (1,), (1.0,), (True,), (np.float32(1),), [3], [2.5])
+    # a numpy scalar is not remembered, nor a list: their rules run every time
+    dtypes_of = [tt.int64, tt.float64, tt.bool] * 2 + [tt.float32, tt.int64, tt.float64]
     try:
         x = tt.constant([1.0, 2.0])
         for _ in range(2):  # the second round reads what the first remembered
             with tt.GradientTape() as tape:
                 tape.watch(x)  # what the tape records has the dtype the rule gave
-                got = [core.apply(probe, (x,), {"value": v}) for v in (1, 1.0, True, [3], [2.5])]
+                got = [core.apply(probe, (x,), {"value": v}) for v in values]
             # a non-differentiable dtype is noted as where the gradient's path is cut
             recorded = [g._cut[1] if g._node is None else g._node.dtype for g in got]
-            assert recorded == [tt.int64, tt.float64, tt.bool] + [
-                tt.int64,  # a list is not remembered: its rule runs every time
-                tt.float64,
-            ]
-            assert [g.numpy().tolist() for g in got] == [[1, 1], [1.0, 1.0], [True, True]] + [
-                [3, 3],
-                [2.5, 2.5],
-            ]
+            assert recorded == dtypes_of
+            assert [g.dtype for g in got] == dtypes_of
     finally:
         del KERNELS[probe.name]
+
+
+def test_attributes_new_at_every_call_leave_the_remembered_rules_of_other_ops(
+    python_calls, monkeypatch
+):
+    """A NaN attribute is never remembered (no key would equal it); past the table's limit
+    the oldest answers go, so a value that changes every step does not stop later ops'
+    rules from being remembered."""
+    x = tt.constant([1.0, 2.0])
+    padded = [tt.pad(x, [[1, 1]], constant_values=np.nan) for _ in range(3)]
+    assert np.isnan(padded[-1].numpy()[0])
+    assert not [key for key in core._INFERRED if key[0].name == "pad" and "nan" in repr(key)]
+    monkeypatch.setattr(core, "_INFERRED_LIMIT", 8)  # the table C reads too: not replaced
+    for step in range(20):  # fills the table many times over
+        tt.pad(x, [[1, 1]], constant_values=float(step))
+    y = tt.constant(np.ones(7))
+    z = tt.sin(y) * y  # remembered at first sight ...
+    python_calls.clear()
+    for _ in range(3):
+        z = tt.sin(y) * y
+    assert python_calls == []  # ... and found again
+    np.testing.assert_array_equal(z.numpy(), np.sin(np.ones(7)))
 
 
 def test_ops_the_c_path_leaves_to_python_still_do_all_they_did(python_calls):

@@ -167,7 +167,7 @@ def test_a_module_that_cannot_be_loaded_falls_back_under_auto_and_raises_under_c
     from codegen import build
     from codegen.errors import LoadError
 
-    def refuse(self, path, uses_blas):
+    def refuse(self, path):
         raise LoadError(f"the compiled module {path} could not be loaded: noexec")
 
     monkeypatch.setattr(build.Library, "__init__", refuse)

@@ -148,18 +148,26 @@ def _infer_eager(op, inputs, attrs):
 
 
 def _attribute_key(attrs):
-    """The attributes in a key: with each value's type, which tells 1 from 1.0 and True."""
-    return tuple([(name, type(value), value) for name, value in attrs.items()])
+    """The attributes in a key, as ((name, form), ...) (fast_apply.c builds the same)."""
+    return tuple([(name, _form(value)) for name, value in attrs.items()])
+
+
+def _form(value):
+    """`value` with the type of each of its parts, which tells 1 from 1.0 and True (equal
+    keys otherwise), also inside tuples: (type, value), or a tuple of forms."""
+    return tuple(map(_form, value)) if type(value) is tuple else (type(value), value)
 
 
 _PLAIN = (int, float, str, type(None), dtypes.DType)
 
 
 def _plain(value):
-    """Whether an attribute is a number, a string, a dtype or a tuple of them: a value a
-    remembered key may hold (not a function or a graph, which it would keep alive, nor a
-    list or an array, which has no hash)."""
-    return isinstance(value, _PLAIN) or (type(value) is tuple and all(map(_plain, value)))
+    """Whether an attribute is a number (not NaN, which no key would equal), a string, a
+    dtype or a tuple of them: a value a remembered key may hold (not a function or a graph,
+    which it would keep alive, nor a list or an array, which has no hash)."""
+    if type(value) is tuple:
+        return all(map(_plain, value))
+    return isinstance(value, _PLAIN) and value == value
 
 
 def _infer_symbolic(op, inputs, attrs):
@@ -173,10 +181,13 @@ def _infer_symbolic(op, inputs, attrs):
 
 
 def _remember(table, key, op, inputs, attrs=None):
-    """The rule's answer for the op, kept in `table` (up to a limit)."""
+    """The rule's answer for the op, kept in `table`; past its limit the oldest answer goes
+    (an attribute new at every call, a float that changes each step, does not stop the
+    answers of later ops from being kept)."""
     known = _infer(op, inputs, attrs or {})
-    if len(table) < _INFERRED_LIMIT:
-        table[key] = known
+    if len(table) >= _INFERRED_LIMIT:
+        table.pop(next(iter(table)))
+    table[key] = known
     return known
 
 

@@ -839,8 +839,29 @@ fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thr
     return tracking_recordings(tapes, inputs, recordings);
 }
 
-/* ((name, type(value), value) for each attribute), as tracer.ops.core._attribute_key: the type
- * tells 1 from 1.0 and True, which compare equal. New reference, or NULL with an error set. */
+/* tracer.ops.core._form: (type(value), value), or a tuple of the forms of a tuple's items;
+ * the types tell 1 from 1.0 and True, which compare equal. New reference, or NULL with an
+ * error set. */
+static PyObject *
+attribute_form(PyObject *value, int depth)
+{
+    if (!PyTuple_CheckExact(value))
+        return PyTuple_Pack(2, (PyObject *)Py_TYPE(value), value);
+    if (depth > 16) /* deeper than any attribute of the catalogue: not remembered */
+        return PyErr_Format(PyExc_TypeError, "fast_apply: an attribute nested too deep");
+    Py_ssize_t size = PyTuple_GET_SIZE(value);
+    PyObject *forms = PyTuple_New(size);
+    for (Py_ssize_t i = 0; forms != NULL && i < size; i++) {
+        PyObject *form = attribute_form(PyTuple_GET_ITEM(value, i), depth + 1);
+        if (form == NULL)
+            Py_CLEAR(forms);
+        else
+            PyTuple_SET_ITEM(forms, i, form);
+    }
+    return forms;
+}
+
+/* ((name, form of value) for each attribute), as tracer.ops.core._attribute_key. */
 static PyObject *
 attribute_key(PyObject *attrs)
 {
@@ -850,7 +871,9 @@ attribute_key(PyObject *attrs)
     Py_ssize_t position = 0, k = 0;
     PyObject *name, *value;
     while (PyDict_Next(attrs, &position, &name, &value)) {
-        PyObject *item = PyTuple_Pack(3, name, (PyObject *)Py_TYPE(value), value);
+        PyObject *form = attribute_form(value, 0);
+        PyObject *item = form == NULL ? NULL : PyTuple_Pack(2, name, form);
+        Py_XDECREF(form);
         if (item == NULL) {
             Py_DECREF(items);
             return NULL;
@@ -885,6 +908,8 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
         PyObject *items = attribute_key(attrs);
         if (items == NULL) {
             Py_DECREF(key);
+            if (PyErr_ExceptionMatches(PyExc_TypeError))
+                PyErr_Clear(); /* not remembered: the Python path */
             return NULL;
         }
         PyTuple_SET_ITEM(key, 1 + 2 * count, items);
