@@ -144,19 +144,12 @@ def test_remembered_shape_rules_tell_attributes_apart_by_type():
     """1, 1.0 and True are equal keys in a dict: the remembered answers must not be shared."""
     from runtime.kernels import KERNELS
     from tracer import dtypes
-    from tracer.ops.registry import OpDef
+    from tracer.ops.fast_apply_check import _PROBE
 
-    probe = OpDef(
-        name="attribute_type_probe",
-        infer=lambda attrs, x: (x.shape, dtypes.as_dtype(np.asarray(attrs["value"]).dtype)),
-        grad=lambda node, g, x: (None,),
-        saves=(),
-        jvp=None,
-        fusion=None,
-        needs_stored_input=None,
-        batch=None,
-        simplify=(),
-    )
+    probe = copy.copy(_PROBE)  # the import check's op, its rule reading the attribute's type
+    probe.name, probe.saves = "attribute_type_probe", ()
+    probe.infer = lambda attrs, x: (x.shape, dtypes.as_dtype(np.asarray(attrs["value"]).dtype))
+    probe.grad = lambda node, g, x: (None,)
     KERNELS[probe.name] = lambda x, value: np.full(x.shape, np.ravel(np.asarray(value))[0])
     values = (1, 1.0, True, (1,), (1.0,), (True,), (np.float32(1),), [3], [2.5])
     # a numpy scalar is not remembered, nor a list: their rules run every time

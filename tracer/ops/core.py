@@ -128,9 +128,9 @@ _INFERRED_LIMIT = 10_000
 
 
 def _infer_eager(op, inputs, attrs):
-    """`op.infer`, remembered for ops of one or two inputs and hashable attributes: shape
-    rules are pure functions of the input shapes and dtypes and the attributes, and eager
-    loops ask the same question at every step. fast_apply.c reads the same table."""
+    """`op.infer`, remembered for ops of one or two inputs and plain attributes (`_plain`):
+    shape rules are pure functions of the input shapes and dtypes and the attributes, and
+    eager loops ask the same question at every step. fast_apply.c reads the same table."""
     if not 1 <= len(inputs) <= 2:
         return _infer(op, inputs, attrs)
     first = inputs[0]._value

@@ -2,7 +2,8 @@
  *
  * `tracer.ops.core._apply` is the definition of what applying an op does. This module
  * runs the same steps, writing the same objects, for the case an eager loop repeats:
- * one or two eager Tensors, hashable attributes, a shape rule already remembered, no trace,
+ * one or two eager Tensors, plain attributes (numbers, strings, dtypes, tuples of them), a
+ * shape rule already remembered (tracer.ops.core._infer_eager), no trace,
  * no paused tape, no numerics check, and every recording tape tracking an input of the
  * op. Anything else (a first sight of a shape, a symbolic input, a Variable, an op no
  * tape tracks) calls the Python function, before anything is computed. Python's for
