@@ -190,6 +190,58 @@ def test_attributes_new_at_every_call_leave_the_remembered_rules_of_other_ops(
     np.testing.assert_array_equal(z.numpy(), np.sin(np.ones(7)))
 
 
+def test_threads_filling_the_table_of_remembered_rules_raise_nothing(monkeypatch):
+    monkeypatch.setattr(core, "_INFERRED_LIMIT", 64)  # full at once: every new rule evicts
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between the table's steps
+    x = tt.constant([1.0, 2.0])
+    errors, size = [], len(core._INFERRED)
+
+    def fill(base):
+        try:
+            for step in range(3000):
+                padded = tt.pad(x, [[1, 1]], constant_values=float(base + step))
+            assert padded.numpy().tolist() == [base + step, 1.0, 2.0, base + step]
+        except Exception as error:  # what a thread raised is the finding
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=fill, args=(k * 10**6,)) for k in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and len(core._INFERRED) <= max(size, 64)
+
+
+def test_an_attribute_whose_hash_fails_runs_on_the_python_path():
+    """Not a plain value, so never remembered: the C path, which hashes what it is given,
+    hands it to Python instead of raising."""
+
+    from runtime.kernels import KERNELS
+    from tracer.ops.fast_apply_check import _PROBE
+
+    class Unhashable:
+        def __hash__(self):
+            raise ValueError("no hash")
+
+    probe = copy.copy(_PROBE)  # the import check's op: -x, whose gradient rule passes g on
+    probe.name = "unhashable_attribute_probe"
+    KERNELS[probe.name] = lambda x, **attrs: np.negative(x)
+    try:
+        y = tt.constant([1.0, 2.0, 3.0])
+        for _ in range(2):
+            with tt.GradientTape() as tape:
+                tape.watch(y)
+                out = core.apply(probe, (y,), {"note": Unhashable()})
+            assert out.numpy().tolist() == [-1.0, -2.0, -3.0]
+            assert out._node.op == probe.name and out._node.inputs[0] is y._node
+    finally:
+        del KERNELS[probe.name]
+
+
 def test_ops_the_c_path_leaves_to_python_still_do_all_they_did(python_calls):
     v = tt.Variable(2.0)
     c = tt.constant(3.0)

@@ -9,6 +9,7 @@ op's gradient rule needs (`op.saves`), nothing more.
 
 import os
 import sys
+import threading
 import warnings
 
 from runtime.interpreter import run_graph
@@ -183,12 +184,17 @@ def _infer_symbolic(op, inputs, attrs):
 def _remember(table, key, op, inputs, attrs=None):
     """The rule's answer for the op, kept in `table`; past its limit the oldest answer goes
     (an attribute new at every call, a float that changes each step, does not stop the
-    answers of later ops from being kept)."""
+    answers of later ops from being kept). Threads evict one at a time (the C path reads
+    the tables without the lock: a read of a dict is atomic)."""
     known = _infer(op, inputs, attrs or {})
-    if len(table) >= _INFERRED_LIMIT:
-        table.pop(next(iter(table)))
-    table[key] = known
+    with _REMEMBERING:
+        if len(table) >= _INFERRED_LIMIT:
+            table.pop(next(iter(table)))
+        table[key] = known
     return known
+
+
+_REMEMBERING = threading.Lock()
 
 
 LARGE = 4096  # while tracing, results of more elements become graph nodes, not baked-in constants

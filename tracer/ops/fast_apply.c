@@ -885,7 +885,8 @@ attribute_key(PyObject *attrs)
 }
 
 /* The remembered (shape, dtype) of op on these values with these attributes (borrowed), or
- * NULL (error set or not: attributes that cannot be hashed are never remembered). */
+ * NULL (error set or not; never set by attributes that cannot be hashed, which are never
+ * remembered). */
 static PyObject *
 inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject *attrs)
 {
@@ -909,16 +910,15 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
         PyObject *items = attribute_key(attrs);
         if (items == NULL) {
             Py_DECREF(key);
-            if (PyErr_ExceptionMatches(PyExc_TypeError))
-                PyErr_Clear(); /* not remembered: the Python path */
+            PyErr_Clear(); /* not remembered: the Python path (which raises a real error again) */
             return NULL;
         }
         PyTuple_SET_ITEM(key, 1 + 2 * count, items);
     }
     PyObject *known = PyDict_GetItemWithError(inferred, key);
     Py_DECREF(key);
-    if (known == NULL && PyErr_ExceptionMatches(PyExc_TypeError))
-        PyErr_Clear(); /* an attribute that cannot be hashed: the Python path */
+    if (known == NULL && with_attrs)
+        PyErr_Clear(); /* an attribute whose hash fails (a list, ...): the Python path */
     if (known != NULL && !(PyTuple_Check(known) && PyTuple_GET_SIZE(known) == 2))
         return NULL;
     return known;
