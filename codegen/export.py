@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from codegen import templates
+from codegen import templates, units
 from codegen.ctypes import float_literal, storage
 from codegen.forms import C_FORMS, HostCall, NotCompiled
 from codegen.lower import ALIGN, lower, text_shape
@@ -198,7 +198,12 @@ def _entry_context(entry, plan):
             "module.c.j2",
             prologue="",
             entry_point=f"static int {entry.name}_run",
-            kernels=[_without_openmp(k) for k in plan.kernels],
+            layout=units.Layout(
+                plan.layout.declarations,
+                [(_without_openmp(k), at) for k, at in plan.layout.kernels],
+                plan.layout.parts,
+                plan.layout.entry,
+            ),
             parts=plan.parts,
             title=entry.name,
             n_inputs=n_inputs,

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from codegen import compact, libc, templates
+from codegen import compact, libc, templates, units
 from codegen.ctypes import storage
 from codegen.forms import (
     C_FORMS,
@@ -61,7 +61,8 @@ class ModulePlan:
         self.first_error = 0  # codes count up from first_error + 1
         # the C text in parts, for an exported file to put together its own way
         self.helpers = []  # prologue helpers the kernels call
-        self.kernels = []  # one static function each
+        self.kernels = []  # the C text of each kernel
+        self.layout = None  # where its blocks go when compiled in units (codegen/units.py)
         # the entry point's functions: [(C name and offset of each workspace block it
         # uses, its statements)], one unless it is long (STATEMENTS_PER_FUNCTION)
         self.parts = []
@@ -181,7 +182,11 @@ def lower(
     signatures = {} if compact_calls and compact.worthwhile(groups) else None
     plan.parts = _parts(groups, offsets, signatures)
     plan.helpers = _helpers(graph, vector_math)
-    plan.kernels = lowering.kernel_texts() + compact.step_functions(signatures or {})
+    steps = zip(
+        (f"{name}_step" for name in signatures or {}), compact.step_functions(signatures or {})
+    )
+    plan.layout = units.layout([*lowering.kernel_texts(), *steps], plan.parts)
+    plan.kernels = [text for text, _ in plan.layout.kernels]
     plan.symbols = symbols
     statements = (line for _, lines in plan.parts for line in lines)
     used = [*plan.kernels, *plan.helpers]  # a kernel call calls no C library function
@@ -198,7 +203,7 @@ def lower(
         "module.c.j2",
         prologue=prologue,
         entry_point="int tracer_run",
-        kernels=plan.kernels,
+        layout=plan.layout,
         parts=plan.parts,
         title=title,
         n_inputs=len(graph.inputs),
@@ -389,19 +394,23 @@ class _Lowering:
         return name, returns_error
 
     def kernel_texts(self):
-        """The C text of each kernel; those called from many steps (NOINLINE_FROM_CALLS)
-        are not inlined. A few calls are left to the compiler: inlined into a small entry
-        point, kernels share registers instead of passing values through the workspace."""
+        """(C name, C text) of each kernel; those called from many steps
+        (NOINLINE_FROM_CALLS) are not inlined. A few calls are left to the compiler: inlined
+        into a small entry point, kernels share registers instead of passing values through
+        the workspace."""
         return [
-            re.sub(
-                rf"^static (\w+) {name}\(",
-                rf"static TR_NOINLINE \1 {name}(",
-                text,
-                count=1,
-                flags=re.M,
+            (
+                name,
+                re.sub(
+                    rf"^static (\w+) {name}\(",
+                    rf"static TR_NOINLINE \1 {name}(",
+                    text,
+                    count=1,
+                    flags=re.M,
+                )
+                if self.calls[name] >= NOINLINE_FROM_CALLS
+                else text,
             )
-            if self.calls[name] >= NOINLINE_FROM_CALLS
-            else text
             for name, text in self.kernels
         ]
 

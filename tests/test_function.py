@@ -585,12 +585,12 @@ def test_an_unrolled_recurrence_compiles_to_c_linear_in_its_steps():
 
 def test_a_long_module_compiles_as_translation_units_at_once(tmp_path, monkeypatch):
     """A module whose entry point has many parts is compiled in several translation units at
-    once (each with its share of the parts and the kernels they call, unit 0 with the entry
-    point), linked into one library that computes what the one-file build computes."""
-    from codegen import build
+    once (each with its share of the parts and of the kernels in blocks, the last with the
+    entry point), linked into one library that computes what the one-file build computes."""
+    from codegen import units as module_units
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(build, "_units", lambda source: 3)
+    monkeypatch.setattr(module_units, "count", lambda source: 3)
     rng = np.random.default_rng(2)
     xs, w = tt.constant(rng.uniform(-1, 1, (120, 6))), tt.constant(rng.uniform(-1, 1, 6))
     concrete = tt.function(recurrence).get_concrete_function(xs, w)
@@ -602,14 +602,74 @@ def test_a_long_module_compiles_as_translation_units_at_once(tmp_path, monkeypat
     np.testing.assert_allclose(grad.numpy(), expected_grad, rtol=1e-10)
 
     source = concrete.c_source()
-    units = build.unit_sources(source, 3)
+    units = module_units.sources(source, 3)
     parts = re.findall(r"^TR_PART TR_CALLS_ONLY int (\w+)\(", source, re.M)
     assert len(parts) >= 3
     for name in parts:  # each part is defined in exactly one unit
         defined = [f"TR_CALLS_ONLY int {name}(" in unit for unit in units]
         assert defined.count(True) == 1, name
-    assert ["int tracer_run(char **args) {" in unit for unit in units] == [True, False, False]
+    assert ["int tracer_run(char **args) {" in unit for unit in units] == [False, False, True]
     assert all(len(unit) < 0.8 * len(source) for unit in units)
+
+
+def _numpy_chain(x, ws):
+    """sum(tanh(... tanh(x @ ws[0]) ... @ ws[-1])) and its gradients with respect to ws."""
+    ys = [x]
+    for w in ws:
+        ys.append(np.tanh(ys[-1] @ w))
+    upstream, grads = np.ones_like(ys[-1]), []
+    for k in reversed(range(len(ws))):
+        before = upstream * (1 - ys[k + 1] ** 2)
+        grads.insert(0, ys[k].T @ before)
+        upstream = before @ ws[k].T
+    return ys[-1].sum(), grads
+
+
+def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path, monkeypatch):
+    """A short module whose kernels are each called from many steps (B22's chain of layers)
+    compiles as two units on two cores: each such kernel defined in one unit and declared in
+    both, the entry point in one; its values are numpy's. A module whose kernels are each
+    called from one step (inlined into the entry point) stays one unit."""
+    from codegen import units as module_units
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    rng = np.random.default_rng(4)
+    ws = [tt.Variable(rng.standard_normal((16, 16)) / 4) for _ in range(12)]
+    x = tt.constant(rng.standard_normal((16, 16)))
+
+    def chain(x):
+        with tt.GradientTape() as tape:
+            y = x
+            for w in ws:
+                y = tt.tanh(y @ w)
+            loss = tt.reduce_sum(y)
+        return loss, tape.gradient(loss, ws)
+
+    concrete = tt.function(chain).get_concrete_function(x)
+    (meta,) = [json.loads(p.read_text()) for p in tmp_path.rglob("meta.json")]
+    assert meta["units"] == 2
+    loss, grads = concrete(x)
+    expected_loss, expected_grads = _numpy_chain(x.numpy(), [w.numpy() for w in ws])
+    np.testing.assert_allclose(float(loss), expected_loss, rtol=1e-12)
+    for grad, expected in zip(grads, expected_grads):
+        np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-10, atol=1e-12)
+
+    source = concrete.c_source()
+    units = module_units.sources(source, 2)
+    kernels = re.findall(r"^TR_PART TR_NOINLINE \w+ (\w+)\(", source, re.M)
+    assert len(kernels) >= 4
+    for name in kernels:
+        assert [f"TR_NOINLINE void {name}(" in unit for unit in units].count(True) == 1, name
+        assert all(re.search(rf"^TR_PART void {name}\(.*\);$", u, re.M) for u in units), name
+    assert ["int tracer_run(char **args) {" in unit for unit in units].count(True) == 1
+
+    def layer(x):
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_sum(tt.tanh(x @ ws[0]))
+        return loss, tape.gradient(loss, ws[0])
+
+    assert module_units.count(tt.function(layer).get_concrete_function(x).c_source()) == 1
 
 
 def test_a_long_entry_point_calls_its_kernels_from_tables(monkeypatch):

@@ -363,6 +363,7 @@ def test_the_error_of_a_failed_unit_is_reported_not_that_of_one_it_stopped(monke
     """Units stopped because another failed (killed, status < 0) say nothing: the error
     raised is the failed unit's, whatever their order."""
     from codegen import build
+    from codegen import units as module_units
     from codegen.errors import CompileError
 
     run_compilers = build.run_compilers
@@ -372,7 +373,7 @@ def test_the_error_of_a_failed_unit_is_reported_not_that_of_one_it_stopped(monke
             return run_compilers(commands)
         return [(-9, ""), (1, "unit1.c:3: error: the cause")]
 
-    monkeypatch.setattr(build, "_units", lambda source: 2)
+    monkeypatch.setattr(module_units, "count", lambda source: 2)
     monkeypatch.setattr(build, "run_compilers", units_fail)
     f = tt.function(lambda x: tt.sin(x) * 3.25 + 0.125, backend="c")
     with pytest.raises(CompileError, match="the cause"):

@@ -1,0 +1,112 @@
+"""How a module's C is split into translation units compiled at once.
+
+The module marks its blocks `#if TR_IN_UNIT(at, total)` ... `#endif`: the parts of a long
+entry point, each kernel that is not inlined where it is called (TR_NOINLINE: called from
+many steps), and the entry point, last. `at` is the middle of the block's share of the
+module's compile work and `total` all of it, in about a character of a kernel's C at -O3.
+Compiled as u units, a block goes to unit `at * u // total`; a kernel in a block is declared
+before every block, so that a part or a kernel in one unit can call it from another; what
+is in no block (the prologue, the kernels inlined where they are called, the step functions
+of compacted calls) is in every unit and compiled where it is used.
+
+Weights, measured with GCC 12 on B22's chain (gcc -O3 -c, a kernel at a time): a kernel's
+loop costs about 1 ms per 100 characters; a line of the entry point, which only calls
+kernels, about a sixth of that per character (60 calls, 8.4 KB: 11 ms). Each unit also costs
+the compiler's start (~15 ms: reading the prologue, setting up code generation) on a core
+that would otherwise wait, so a unit is given at least UNIT_WORK of work. B22's chain of 10
+layers (5 kernels called from 10 steps each, 47 ms in one unit) compiles in 37 ms as 2 units;
+a module whose kernels are each called from a few steps stays one unit; long modules (B18's
+10 MB, B22 at 500 layers) are split among every core.
+"""
+
+import itertools
+import os
+import re
+
+ENTRY_SHARE = 6  # a character of the entry point's calls: this share of a kernel's
+UNIT_WORK = 1800  # the least work (characters of kernel C) worth a unit of its own
+MAX_UNITS = 8
+
+BLOCK = re.compile(r"^#if TR_IN_UNIT\((\d+), (\d+)\)$", re.M)
+
+
+class Layout:
+    """Where each block of a module goes: `declarations` (C prototypes of the kernels in
+    blocks), `kernels` [(C text, (at, total), or None where it is in no block)], `parts`
+    [(at, total)] of the entry point's parts, and `entry` (at, total) of the entry point."""
+
+    def __init__(self, declarations, kernels, parts, entry):
+        self.declarations = declarations
+        self.kernels = kernels
+        self.parts = parts
+        self.entry = entry
+
+
+def layout(kernels, parts):
+    """The Layout of a module whose kernels are `kernels` [(C name, C text)] and whose entry
+    point has `parts` [(offsets, statements)]. A kernel whose definition reads
+    `static TR_NOINLINE <type> <name>(` goes in a block of its own, defined TR_PART (hidden,
+    not static, when compiled in units) and declared for every unit."""
+    declarations, texts, blocked = [], [], []  # blocked: the positions in texts of blocks
+    inlined = 0  # the work of the kernels in no block, compiled with the steps that call them
+    for name, text in kernels:
+        definition = re.search(
+            rf"^static TR_NOINLINE (\w+) {re.escape(name)}\(([^{{]*)\)\s*\{{", text, re.M
+        )
+        if definition is None:
+            texts.append(text)
+            inlined += len(text)
+            continue
+        declarations.append(f"TR_PART {definition[1]} {name}({definition[2]});")
+        start = definition.start()
+        blocked.append(len(texts))
+        texts.append(text[:start] + text[start:].replace("static ", "TR_PART ", 1))
+    calls = [sum(map(len, lines)) // ENTRY_SHARE for _, lines in parts]
+    # each block's work, in order: the entry point's parts where it has several (it then
+    # only calls them); the kernels in blocks; the entry point, last (often the largest: its
+    # calls and the kernels inlined into it)
+    work = list(calls) if len(parts) > 1 else []
+    work += [len(texts[k]) for k in blocked]
+    work.append(0 if len(parts) > 1 else calls[0] + inlined)
+    total = max(1, sum(work))
+    starts = itertools.accumulate([0, *work[:-1]])
+    # a block is placed by the middle of its work (in unit middle * units // total); the
+    # entry point that only calls its parts, with none, in the last unit
+    positions = [(min(start + w // 2, total - 1), total) for start, w in zip(starts, work)]
+    parts_at = positions[: len(work) - 1 - len(blocked)]
+    kernels_at = dict(zip(blocked, positions[len(parts_at) : -1]))
+    placed = [(text, kernels_at.get(k)) for k, text in enumerate(texts)]
+    return Layout(declarations, placed, parts_at, positions[-1])
+
+
+def count(source):
+    """How many translation units to compile `source` in: one per core and per UNIT_WORK of
+    its blocks' work, no more than its blocks (a module with one block has one unit)."""
+    blocks = [(int(start), int(total)) for start, total in BLOCK.findall(source)]
+    if len(blocks) < 2:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    work = max(total for _, total in blocks)
+    return max(1, min(cores or 1, MAX_UNITS, len(blocks), work // UNIT_WORK))
+
+
+def sources(source, units):
+    """The C of each of `units` translation units: `source` without the blocks that fall in
+    other units (`#if TR_IN_UNIT(at, total)` to its `#endif`), so that each compiler run
+    reads only its own share."""
+    lines = source.split("\n")
+    texts = []
+    for unit in range(units):
+        kept, skipping, depth = [], False, 0
+        for line in lines:
+            if skipping:
+                depth += line.startswith("#if") - line.startswith("#endif")
+                skipping = depth > 0
+                continue
+            block = BLOCK.fullmatch(line)
+            if block and int(block[1]) * units // int(block[2]) != unit:
+                skipping, depth = True, 1
+                continue
+            kept.append(line)
+        texts.append("\n".join(kept))
+    return texts
