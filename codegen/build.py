@@ -438,7 +438,7 @@ def _build(source, library, uses_blas, directory):
                 handle.write(text)
             temporary += [unit_path, object_path]
             commands.append(
-                [compiler(), *_flags(), *includes, f"-DTR_UNITS={units}", f"-DTR_UNIT={u}", "-c"]
+                [compiler(), *_flags(), *includes, f"-DTR_UNIT={u}", "-c"]
                 + [unit_path, "-o", object_path]
             )
         results = list(zip(commands, run_compilers(commands)))
@@ -453,19 +453,34 @@ def _build(source, library, uses_blas, directory):
 
 def _linked(command):
     """Run the compiler `command`, which links a module: with gold where ld.gold is found (a
-    small module's link 18 -> 15 ms: it reads the libraries faster), and where the linker
-    fails, again with the compiler's own, which this process then keeps."""
-    if not _gold_failed.is_set() and shutil.which("ld.gold"):
+    small module's link 1-3 ms faster: it reads the libraries faster), and where the linker
+    fails, again with the compiler's own, which is then kept for that gold (the cache's
+    `gold-failed` names it: later processes do not try it again)."""
+    gold = shutil.which("ld.gold")
+    if gold is not None and not _gold_failed(gold):
         returncode, errors = run_compiler([*command, "-fuse-ld=gold"])
         if returncode == 0 or not _LINKER_FAILED.search(errors):
             return _check_compiled(command, returncode, errors)
-        _gold_failed.set()
+        cache.write_json(_gold_record(), _stamp(gold)[1])
     _check_compiled(command, *run_compiler(command))
 
 
-_gold_failed = threading.Event()  # a link with gold failed in this process
-# what GCC's and Clang's drivers say where the linker failed or could not be run
-_LINKER_FAILED = re.compile(r"\bld\b|collect2|ld\.gold|fuse-ld")
+def _gold_record():
+    return os.path.join(cache.cache_root(), "gold-failed")
+
+
+def _gold_failed(gold):
+    """Whether a link with this gold (its path, size and modification time) failed. The
+    record can only turn gold off, so a damaged one costs a slower link, nothing else."""
+    try:
+        with open(_gold_record(), "rb") as handle:
+            return json.loads(handle.read().decode()) == _stamp(gold)[1]
+    except (OSError, ValueError):
+        return False
+
+
+# what the linker, GCC's and Clang's drivers say where the linker failed or could not run
+_LINKER_FAILED = re.compile(r"^(collect2: |\S*\bld(\.gold)?: )|fuse-ld|linker command failed", re.M)
 
 
 def _check_compiled(command, returncode, errors):

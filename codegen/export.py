@@ -198,9 +198,10 @@ def _entry_context(entry, plan):
             "module.c.j2",
             prologue="",
             entry_point=f"static int {entry.name}_run",
+            # one file: every kernel defined before it is called, none in a block
             layout=units.Layout(
-                plan.layout.declarations,
-                [(_without_openmp(k), at) for k, at in plan.layout.kernels],
+                [],
+                [(_without_openmp(kernel), None) for kernel, _ in plan.layout.kernels],
                 plan.layout.parts,
                 plan.layout.entry,
             ),

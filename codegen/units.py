@@ -1,22 +1,28 @@
 """How a module's C is split into translation units compiled at once.
 
-The module marks its blocks `#if TR_IN_UNIT(at, total)` ... `#endif`: the parts of a long
-entry point, each kernel that is not inlined where it is called (TR_NOINLINE: called from
-many steps), and the entry point, last. `at` is the middle of the block's share of the
-module's compile work and `total` all of it, in about a character of a kernel's C at -O3.
-Compiled as u units, a block goes to unit `at * u // total`; a kernel in a block is declared
-before every block, so that a part or a kernel in one unit can call it from another; what
-is in no block (the prologue, the kernels inlined where they are called, the step functions
-of compacted calls) is in every unit and compiled where it is used.
+The module marks its blocks `#if TR_IN_UNIT  /* work w at a of t */` ... `#endif`: the parts
+of a long entry point, each kernel that is not inlined where it is called (TR_NOINLINE:
+called from many steps), and the entry point, last. `w` is the block's estimated compile
+work (about a character of a kernel's C at -O3), `a` the middle of its share of the module's
+work and `t` all of it. Compiled as u units, a block goes to unit `a * u // t` and each
+unit's file holds only its own blocks (TR_IN_UNIT is 1: the cut is made here); a kernel in a
+block is declared before every block, so that a part or a kernel in one unit can call it
+from another; what is in no block (the prologue, the kernels inlined where they are called,
+the step functions of compacted calls) is in every unit and compiled where it is used. The
+numbers are in comments, so the cache key (the code without comments) does not change with
+the lengths of the user's file and line names that the weights count.
 
 Weights, measured with GCC 12 on B22's chain (gcc -O3 -c, a kernel at a time): a kernel's
 loop costs about 1 ms per 100 characters; a line of the entry point, which only calls
 kernels, about a sixth of that per character (60 calls, 8.4 KB: 11 ms). Each unit also costs
 the compiler's start (~15 ms: reading the prologue, setting up code generation) on a core
-that would otherwise wait, so a unit is given at least UNIT_WORK of work. B22's chain of 10
-layers (5 kernels called from 10 steps each, 47 ms in one unit) compiles in 37 ms as 2 units;
-a module whose kernels are each called from a few steps stays one unit; long modules (B18's
-10 MB, B22 at 500 layers) are split among every core.
+that would otherwise wait, so each unit more must take at least UNIT_GAIN off the largest
+unit's work: B22's chain of 10 layers (5 kernels called from 10
+steps each, 47 ms in one unit) compiles in 37 ms as 2 units; a module whose kernels are each
+called from a few steps (inlined into the entry point) stays one unit; long modules (B18's
+10 MB, B22 at 500 layers) are split among every core. A split counts the cores the process
+may run on, not their load: on a machine busy with other work, it costs the second unit's
+start (two cold builds at once on 2 cores: 11-19% slower than one unit each).
 """
 
 import itertools
@@ -24,16 +30,16 @@ import os
 import re
 
 ENTRY_SHARE = 6  # a character of the entry point's calls: this share of a kernel's
-UNIT_WORK = 1800  # the least work (characters of kernel C) worth a unit of its own
+UNIT_GAIN = 1200  # the least work (~10 ms of compiler) a unit more must take off the largest
 MAX_UNITS = 8
 
-BLOCK = re.compile(r"^#if TR_IN_UNIT\((\d+), (\d+)\)$", re.M)
+BLOCK = re.compile(r"^#if TR_IN_UNIT  /\* work (\d+) at (\d+) of (\d+) \*/$", re.M)
 
 
 class Layout:
     """Where each block of a module goes: `declarations` (C prototypes of the kernels in
-    blocks), `kernels` [(C text, (at, total), or None where it is in no block)], `parts`
-    [(at, total)] of the entry point's parts, and `entry` (at, total) of the entry point."""
+    blocks), `kernels` [(C text, the line opening its block, or None where it is in no
+    block)], `parts` [the line opening each part's block] and `entry` (the entry point's)."""
 
     def __init__(self, declarations, kernels, parts, entry):
         self.declarations = declarations
@@ -72,27 +78,35 @@ def layout(kernels, parts):
     starts = itertools.accumulate([0, *work[:-1]])
     # a block is placed by the middle of its work (in unit middle * units // total); the
     # entry point that only calls its parts, with none, in the last unit
-    positions = [(min(start + w // 2, total - 1), total) for start, w in zip(starts, work)]
-    parts_at = positions[: len(work) - 1 - len(blocked)]
-    kernels_at = dict(zip(blocked, positions[len(parts_at) : -1]))
+    markers = [
+        f"#if TR_IN_UNIT  /* work {w} at {min(start + w // 2, total - 1)} of {total} */"
+        for start, w in zip(starts, work)
+    ]
+    parts_at = markers[: len(work) - 1 - len(blocked)]
+    kernels_at = dict(zip(blocked, markers[len(parts_at) : -1]))
     placed = [(text, kernels_at.get(k)) for k, text in enumerate(texts)]
-    return Layout(declarations, placed, parts_at, positions[-1])
+    return Layout(declarations, placed, parts_at, markers[-1])
 
 
 def count(source):
-    """How many translation units to compile `source` in: one per core and per UNIT_WORK of
-    its blocks' work, no more than its blocks (a module with one block has one unit)."""
-    blocks = [(int(start), int(total)) for start, total in BLOCK.findall(source)]
-    if len(blocks) < 2:
-        return 1
+    """How many translation units to compile `source` in: one per core at most, no more
+    than its blocks or MAX_UNITS, and each unit more only where it takes at least UNIT_GAIN
+    off the largest unit's work."""
+    blocks = [tuple(map(int, block)) for block in BLOCK.findall(source)]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    work = max(total for _, total in blocks)
-    return max(1, min(cores or 1, MAX_UNITS, len(blocks), work // UNIT_WORK))
+    best, largest = 1, sum(work for work, _, _ in blocks)
+    for units in range(2, min(cores or 1, MAX_UNITS, len(blocks)) + 1):
+        loads = [0] * units
+        for work, at, total in blocks:
+            loads[at * units // total] += work
+        if max(loads) <= largest - UNIT_GAIN:
+            best, largest = units, max(loads)
+    return best
 
 
 def sources(source, units):
     """The C of each of `units` translation units: `source` without the blocks that fall in
-    other units (`#if TR_IN_UNIT(at, total)` to its `#endif`), so that each compiler run
+    other units (from their `#if TR_IN_UNIT` to its `#endif`), so that each compiler run
     reads only its own share."""
     lines = source.split("\n")
     texts = []
@@ -104,7 +118,7 @@ def sources(source, units):
                 skipping = depth > 0
                 continue
             block = BLOCK.fullmatch(line)
-            if block and int(block[1]) * units // int(block[2]) != unit:
+            if block and int(block[2]) * units // int(block[3]) != unit:
                 skipping, depth = True, 1
                 continue
             kept.append(line)

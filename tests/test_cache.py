@@ -185,6 +185,48 @@ def test_a_first_build_that_fails_on_an_assumed_feature_probes_and_builds_again(
     assert len(modules) == 2 and "-fopenmp" not in modules[1].split()
 
 
+def test_a_module_links_again_with_the_compilers_own_linker_where_gold_fails(
+    tmp_path, logging_compiler
+):
+    """A gold on PATH that fails: the link runs again without it and the module is right;
+    a later process does not try that gold. A compile error is not run twice, whatever its
+    paths are called."""
+    compiler, log = logging_compiler
+    broken = tmp_path / "bin" / "ld.gold"
+    broken.parent.mkdir()
+    broken.write_text('#!/bin/sh\necho "ld.gold: error: broken" >&2\nexit 1\n')
+    broken.chmod(broken.stat().st_mode | stat.S_IEXEC)
+    path = f"{broken.parent}{os.pathsep}{os.environ['PATH']}"
+    result = run(tmp_path / "cache", compiler=compiler, env={"PATH": path})
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["backend"] == "c" and out["warnings"] == []
+    y, g = expected()
+    assert abs(out["y"] - y) < 1e-12 and max(abs(a - b) for a, b in zip(out["g"], g)) < 1e-12
+    links = [line.split() for line in compilations(log) if "_tracer_" in line]
+    assert ["-fuse-ld=gold" in link for link in links] == [True, False]
+    for entry in (tmp_path / "cache").iterdir():  # the module, not the record of gold
+        if entry.is_dir() and not entry.name.startswith("."):
+            shutil.rmtree(entry)
+    log.write_text("")
+    again = run(tmp_path / "cache", compiler=compiler, env={"PATH": path})
+    assert again.returncode == 0 and json.loads(again.stdout)["cached"] is False
+    links = [line.split() for line in compilations(log) if "_tracer_" in line]
+    assert ["-fuse-ld=gold" in link for link in links] == [False]  # not tried again
+
+    from codegen import build
+    from codegen.errors import CompileError
+
+    source = "int tracer_run(char **args) { return undeclared; }\n"
+    log.write_text("")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CC", str(compiler))
+        patch.setenv("TRACER_CACHE_DIR", str(tmp_path / "ld"))  # "ld" in the error's paths
+        with pytest.raises(CompileError, match="undeclared"):
+            build.load(source, uses_blas=False)
+    assert len([line for line in compilations(log) if "_tracer_" in line]) == 1
+
+
 def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, logging_compiler):
     compiler, log = logging_compiler
     cache = tmp_path / "cache"
@@ -298,6 +340,10 @@ def test_moving_the_code_to_other_lines_reuses_the_module_with_the_new_lines_sho
     assert moved["cached"] is True  # no compile
     assert f"model.py:{line + 3} " in moved_c and f"model.py:{line} " not in moved_c
     assert (moved["y"], moved["g"]) == (out["y"], out["g"])
+    # lines of more digits, a longer file name: the C's comments are longer, nothing else
+    renamed, renamed_c = run_file("\n" * 100 + program, "a_much_longer_model_name.py")
+    assert renamed["cached"] is True
+    assert f"a_much_longer_model_name.py:{line + 100} " in renamed_c
     changed, _ = run_file(program.replace("tt.sin(x) * x", "tt.sin(x) * x * 2.0"), "model.py")
     assert changed["cached"] is False  # what the code computes is in the key
     np.testing.assert_allclose(changed["y"], 2 * out["y"], rtol=1e-12)
