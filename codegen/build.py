@@ -25,6 +25,7 @@ import platform
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sysconfig
 import tempfile
@@ -453,16 +454,18 @@ def _build(source, library, uses_blas, directory):
 
 def _linked(command):
     """Run the compiler `command`, which links a module: with gold where ld.gold is found (a
-    small module's link 1-3 ms faster: it reads the libraries faster), and where the linker
-    fails, again with the compiler's own, which is then kept for that gold (the cache's
-    `gold-failed` names it: later processes do not try it again)."""
+    small module's link 1-3 ms faster: it reads the libraries faster), and where gold's link
+    fails and the compiler's own linker's succeeds, with that one, recording that gold
+    (the cache's `gold-failed`: later processes do not try it again)."""
     gold = shutil.which("ld.gold")
-    if gold is not None and not _gold_failed(gold):
-        returncode, errors = run_compiler([*command, "-fuse-ld=gold"])
-        if returncode == 0 or not _LINKER_FAILED.search(errors):
-            return _check_compiled(command, returncode, errors)
-        cache.write_json(_gold_record(), _stamp(gold)[1])
+    if gold is None or _gold_failed(gold):
+        return _check_compiled(command, *run_compiler(command))
+    returncode, errors = run_compiler([*command, "-fuse-ld=gold"])
+    if returncode == 0 or not _LINKER_FAILED.search(errors):
+        return _check_compiled(command, returncode, errors)
     _check_compiled(command, *run_compiler(command))
+    with contextlib.suppress(OSError, CompilerUnavailable):  # a record not written: gold again
+        cache.write_json(_gold_record(), _stamp(gold)[1])
 
 
 def _gold_record():
@@ -471,21 +474,25 @@ def _gold_record():
 
 def _gold_failed(gold):
     """Whether a link with this gold (its path, size and modification time) failed. The
-    record can only turn gold off, so a damaged one costs a slower link, nothing else."""
+    record is read only where it is a plain file of a few bytes, and can only turn gold off:
+    a damaged one costs a slower link, nothing else."""
     try:
+        info = os.lstat(_gold_record())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 4096:
+            return False
         with open(_gold_record(), "rb") as handle:
             return json.loads(handle.read().decode()) == _stamp(gold)[1]
-    except (OSError, ValueError):
+    except (OSError, ValueError, CompilerUnavailable):
         return False
-
-
-# what the linker, GCC's and Clang's drivers say where the linker failed or could not run
-_LINKER_FAILED = re.compile(r"^(collect2: |\S*\bld(\.gold)?: )|fuse-ld|linker command failed", re.M)
 
 
 def _check_compiled(command, returncode, errors):
     if returncode != 0:
         raise CompileError(f"C compilation failed ({' '.join(command[:3])} ...):\n{errors[-4000:]}")
+
+
+# what the linker, GCC's and Clang's drivers say where the linker failed or could not run
+_LINKER_FAILED = re.compile(r"^(collect2: |\S*\bld(\.gold)?: )|fuse-ld|linker command failed", re.M)
 
 
 def run_compiler(command):

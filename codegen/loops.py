@@ -11,6 +11,7 @@ accumulators.
 """
 
 import collections
+import re
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
@@ -172,7 +173,7 @@ class Emitter:
         name = f"t{len(self.statements)}"
         text = f"const {compute(node.dtype)} {name} = {expression};"
         if note is None:
-            note = f"{self.names.get(id(node), '')} {node.op}  {format_location(node.location)}".strip()
+            note = f"{self.names.get(id(node), '')} {node.op}  {comment_location(node.location)}".strip()
         self.statements.append((text, note))
         return name
 
@@ -348,8 +349,18 @@ def copy_nest(source_name, source_shape, source_map, out_map, out_shape, loops):
     return Nest(loops, [], store)
 
 
+def comment_location(location):
+    """`format_location`'s text for a C comment: a file name's control characters made `?`
+    (a newline would start a line that the preprocessor or the split into units reads; the
+    name holds no `/`, so no `*/`)."""
+    return _CONTROL.sub("?", format_location(location))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def comment(node):
     """The comment above a kernel: what it computes, its type, and the user's line."""
-    where = format_location(node.location)
+    where = comment_location(node.location)
     label = node.attrs["kernel"].name if node.op == "fused" else node.op
     return f"{label}: {node.dtype.short_name}{list(node.shape)}" + (f"  # {where}" if where else "")

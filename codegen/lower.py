@@ -31,7 +31,13 @@ from codegen.forms import (
     Template,
     View,
 )
-from codegen.loops import LoopNest, comment, fused_loop_nest, reads_only_own_element
+from codegen.loops import (
+    LoopNest,
+    comment,
+    comment_location,
+    fused_loop_nest,
+    reads_only_own_element,
+)
 from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
 from tracer.ir.graph import attribute_key
 
@@ -584,7 +590,7 @@ def _step_comment(node):
 
 
 def _where(node, prefix=" at"):
-    where = format_location(node.location)
+    where = comment_location(node.location)
     return f"{prefix} {where}" if where else ""
 
 

@@ -3,7 +3,7 @@
 The module marks its blocks `#if TR_IN_UNIT  /* work w at a of t */` ... `#endif`: the parts
 of a long entry point, each kernel that is not inlined where it is called (TR_NOINLINE:
 called from many steps), and the entry point, last. `w` is the block's estimated compile
-work (about a character of a kernel's C at -O3), `a` the middle of its share of the module's
+work (about a character of a kernel's C at -O3, comments counted), `a` the middle of its share of the module's
 work and `t` all of it. Compiled as u units, a block goes to unit `a * u // t` and each
 unit's file holds only its own blocks (TR_IN_UNIT is 1: the cut is made here); a kernel in a
 block is declared before every block, so that a part or a kernel in one unit can call it
@@ -99,7 +99,7 @@ def count(source):
         loads = [0] * units
         for work, at, total in blocks:
             loads[at * units // total] += work
-        if max(loads) <= largest - UNIT_GAIN:
+        if max(loads) <= largest - UNIT_GAIN * (units - best):
             best, largest = units, max(loads)
     return best
 

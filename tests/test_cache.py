@@ -227,6 +227,47 @@ def test_a_module_links_again_with_the_compilers_own_linker_where_gold_fails(
     assert len([line for line in compilations(log) if "_tracer_" in line]) == 1
 
 
+def test_gold_is_not_blamed_for_a_link_that_fails_with_every_linker(tmp_path, monkeypatch):
+    """A library missing at the link: gold's link fails, the compiler's own too, and the
+    error is the link's; nothing records gold as failed."""
+    from codegen import build
+    from codegen.errors import CompileError
+
+    real = shutil.which("cc") or shutil.which("gcc")
+    wrapper = tmp_path / "cc"  # every link asks for a library that is not there
+    wrapper.write_text(
+        '#!/bin/sh\nfor a in "$@"; do [ "$a" = "-c" ] && exec ' + real + ' "$@"; done\n'
+        f'exec {real} "$@" -ltracer_no_such_library\n'
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(CompileError, match="tracer_no_such_library"):
+        build.load("int tracer_run(char **args) { (void)args; return 0; }\n", uses_blas=False)
+    assert not (tmp_path / "cache" / "gold-failed").exists()
+
+
+def test_a_record_of_gold_that_is_not_a_small_file_is_not_read(tmp_path):
+    """`gold-failed` as a pipe (a read would wait for ever) or a directory: the module
+    builds with gold, and the record is never trusted."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    os.mkfifo(cache / "gold-failed")
+    first = run(cache)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["backend"] == "c"
+    os.remove(cache / "gold-failed")
+    (cache / "gold-failed").mkdir()
+    for entry in cache.iterdir():  # the module again, not the record
+        if entry.is_dir() and not entry.name.startswith((".", "gold")):
+            shutil.rmtree(entry)
+    again = run(cache)
+    assert again.returncode == 0, again.stderr
+    out = json.loads(again.stdout)
+    y, g = expected()
+    assert out["cached"] is False and abs(out["y"] - y) < 1e-12
+
+
 def test_a_damaged_entry_is_detected_and_rebuilt(tmp_path, logging_compiler):
     compiler, log = logging_compiler
     cache = tmp_path / "cache"

@@ -672,6 +672,38 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
     assert module_units.count(tt.function(layer).get_concrete_function(x).c_source()) == 1
 
 
+def test_a_file_name_with_a_newline_stays_in_the_c_comments(tmp_path, monkeypatch):
+    """The user's file name is in the C's comments: its newline would start a line that
+    the split into units reads as `#if` or `#endif`. It comes out as `?`, and the module
+    compiled in units computes numpy's values."""
+    from codegen import units as module_units
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(module_units, "count", lambda source: 2)
+    rng = np.random.default_rng(5)
+    ws = [tt.Variable(rng.standard_normal((8, 8)) / 3) for _ in range(9)]
+    x = tt.constant(rng.standard_normal((8, 8)))
+    program = (
+        "def chain(x):\n"
+        "    with tt.GradientTape() as tape:\n"
+        "        y = x\n"
+        "        for w in ws:\n"
+        "            y = tt.tanh(y @ w)\n"
+        "        loss = tt.reduce_sum(y)\n"
+        "    return loss, tape.gradient(loss, ws)\n"
+    )
+    for name in ("model\n#if x.py", "model\n#endif x.py"):
+        scope = {"tt": tt, "ws": ws}
+        exec(compile(program, name, "exec"), scope)
+        concrete = tt.function(scope["chain"]).get_concrete_function(x)
+        loss, grads = concrete(x)
+        expected_loss, expected_grads = _numpy_chain(x.numpy(), [w.numpy() for w in ws])
+        np.testing.assert_allclose(float(loss), expected_loss, rtol=1e-12)
+        for grad, expected in zip(grads, expected_grads):
+            np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-10, atol=1e-12)
+        assert concrete.backend == "c" and name.replace("\n", "?") in concrete.c_source()
+
+
 def test_a_long_entry_point_calls_its_kernels_from_tables(monkeypatch):
     """From COMPACT_FROM kernel calls on, runs of calls are loops over tables of steps (each
     row a kernel's step function and where its operands are: workspace blocks, inputs and
