@@ -173,7 +173,8 @@ class Emitter:
         name = f"t{len(self.statements)}"
         text = f"const {compute(node.dtype)} {name} = {expression};"
         if note is None:
-            note = f"{self.names.get(id(node), '')} {node.op}  {comment_location(node.location)}".strip()
+            where = comment_location(node.location)
+            note = f"{self.names.get(id(node), '')} {node.op}  {where}".strip()
         self.statements.append((text, note))
         return name
 

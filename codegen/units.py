@@ -3,26 +3,27 @@
 The module marks its blocks `#if TR_IN_UNIT  /* work w at a of t */` ... `#endif`: the parts
 of a long entry point, each kernel that is not inlined where it is called (TR_NOINLINE:
 called from many steps), and the entry point, last. `w` is the block's estimated compile
-work (about a character of a kernel's C at -O3, comments counted), `a` the middle of its share of the module's
-work and `t` all of it. Compiled as u units, a block goes to unit `a * u // t` and each
-unit's file holds only its own blocks (TR_IN_UNIT is 1: the cut is made here); a kernel in a
-block is declared before every block, so that a part or a kernel in one unit can call it
-from another; what is in no block (the prologue, the kernels inlined where they are called,
-the step functions of compacted calls) is in every unit and compiled where it is used. The
-numbers are in comments, so the cache key (the code without comments) does not change with
-the lengths of the user's file and line names that the weights count.
+work (about a character of a kernel's C at -O3, comments counted), `a` the middle of its
+share of the module's work and `t` all of it. Compiled as u units, a block goes to unit
+`a * u // t`, and each unit's file holds only its own blocks (TR_IN_UNIT is 1: the cut is
+made here). A kernel in a block is declared before every block, so that a part or a kernel
+in one unit can call it from another; what is in no block (the prologue, the kernels
+inlined where they are called, the step functions of compacted calls) is in every unit and
+compiled where it is used. The numbers are in comments: the cache key hashes the code
+without comments, so the length of the user's file name and line numbers, which the
+weights count, does not change it.
 
 Weights, measured with GCC 12 on B22's chain (gcc -O3 -c, a kernel at a time): a kernel's
 loop costs about 1 ms per 100 characters; a line of the entry point, which only calls
 kernels, about a sixth of that per character (60 calls, 8.4 KB: 11 ms). Each unit also costs
 the compiler's start (~15 ms: reading the prologue, setting up code generation) on a core
 that would otherwise wait, so each unit more must take at least UNIT_GAIN off the largest
-unit's work: B22's chain of 10 layers (5 kernels called from 10
-steps each, 47 ms in one unit) compiles in 37 ms as 2 units; a module whose kernels are each
-called from a few steps (inlined into the entry point) stays one unit; long modules (B18's
-10 MB, B22 at 500 layers) are split among every core. A split counts the cores the process
-may run on, not their load: on a machine busy with other work, it costs the second unit's
-start (two cold builds at once on 2 cores: 11-19% slower than one unit each).
+unit's work. B22's chain of 10 layers (5 kernels called from 10 steps each, 47 ms in one
+unit) compiles in 37 ms as 2 units; a module whose kernels are each called from a few steps
+(inlined into the entry point) stays one unit; long modules (B18's 10 MB, B22 at 500 layers)
+are split among every core. A split counts the cores the process may run on, not their
+load: on a machine busy with other work it costs the second unit's start (two cold builds
+at once on 2 cores: 11-19% slower than one unit each).
 """
 
 import itertools
