@@ -198,12 +198,13 @@ def _entry_context(entry, plan):
             "module.c.j2",
             prologue="",
             entry_point=f"static int {entry.name}_run",
-            # one file: every kernel defined before it is called, none in a block
+            # one file: every kernel defined before it is called, none in a block, and no
+            # estimates of compile work
             layout=units.Layout(
                 [],
                 [(_without_openmp(kernel), None) for kernel, _ in plan.layout.kernels],
-                plan.layout.parts,
-                plan.layout.entry,
+                ["#if TR_IN_UNIT"] * len(plan.layout.parts),
+                "#if TR_IN_UNIT",
             ),
             parts=plan.parts,
             title=entry.name,

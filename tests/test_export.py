@@ -52,6 +52,9 @@ def test_the_catalogue_compiles_with_strict_c99_warnings_as_errors(catalogue):
     directory, _, _ = catalogue
     main = os.path.join(directory, "main.c")
     exported_c.build(directory, "ops", [*exported_c.STRICT, "-O2"], [main])
+    with open(os.path.join(directory, "ops.c")) as handle:
+        source = handle.read()
+    assert not re.search(r"TR_IN_UNIT .*work", source)  # the split's estimates: not here
 
 
 def test_the_catalogue_runs_under_address_and_undefined_sanitizers_as_the_interpreter(catalogue):
