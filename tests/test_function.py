@@ -612,6 +612,25 @@ def test_a_long_module_compiles_as_translation_units_at_once(tmp_path, monkeypat
     assert all(len(unit) < 0.8 * len(source) for unit in units)
 
 
+CHAIN = """
+def chain(x):
+    with tt.GradientTape() as tape:
+        y = x
+        for w in ws:
+            y = tt.tanh(y @ w)
+        loss = tt.reduce_sum(y)
+    return loss, tape.gradient(loss, ws)
+"""
+
+
+def _chain(ws, filename="<chain>"):
+    """x -> (sum(tanh(... tanh(x @ ws[0]) ... @ ws[-1])), its gradients), compiled from
+    CHAIN as a file of that name."""
+    scope = {"tt": tt, "ws": ws}
+    exec(compile(CHAIN, filename, "exec"), scope)
+    return scope["chain"]
+
+
 def _numpy_chain(x, ws):
     """sum(tanh(... tanh(x @ ws[0]) ... @ ws[-1])) and its gradients with respect to ws."""
     ys = [x]
@@ -637,16 +656,7 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
     rng = np.random.default_rng(4)
     ws = [tt.Variable(rng.standard_normal((16, 16)) / 4) for _ in range(12)]
     x = tt.constant(rng.standard_normal((16, 16)))
-
-    def chain(x):
-        with tt.GradientTape() as tape:
-            y = x
-            for w in ws:
-                y = tt.tanh(y @ w)
-            loss = tt.reduce_sum(y)
-        return loss, tape.gradient(loss, ws)
-
-    concrete = tt.function(chain).get_concrete_function(x)
+    concrete = tt.function(_chain(ws)).get_concrete_function(x)
     (meta,) = [json.loads(p.read_text()) for p in tmp_path.rglob("meta.json")]
     assert meta["units"] == 2
     loss, grads = concrete(x)
@@ -683,19 +693,8 @@ def test_a_file_name_with_a_newline_stays_in_the_c_comments(tmp_path, monkeypatc
     rng = np.random.default_rng(5)
     ws = [tt.Variable(rng.standard_normal((8, 8)) / 3) for _ in range(9)]
     x = tt.constant(rng.standard_normal((8, 8)))
-    program = (
-        "def chain(x):\n"
-        "    with tt.GradientTape() as tape:\n"
-        "        y = x\n"
-        "        for w in ws:\n"
-        "            y = tt.tanh(y @ w)\n"
-        "        loss = tt.reduce_sum(y)\n"
-        "    return loss, tape.gradient(loss, ws)\n"
-    )
     for name in ("model\n#if x.py", "model\n#endif x.py"):
-        scope = {"tt": tt, "ws": ws}
-        exec(compile(program, name, "exec"), scope)
-        concrete = tt.function(scope["chain"]).get_concrete_function(x)
+        concrete = tt.function(_chain(ws, name)).get_concrete_function(x)
         loss, grads = concrete(x)
         expected_loss, expected_grads = _numpy_chain(x.numpy(), [w.numpy() for w in ws])
         np.testing.assert_allclose(float(loss), expected_loss, rtol=1e-12)
