@@ -1,11 +1,13 @@
 """B22: what users wait on first. A chain of N layers x = tanh(x @ W_i) on (64, 64) float32,
 its loss sum(x) and the gradients of all W_i, compiled; for N = 10, 100, 500, 2000: the
 first call in a fresh process with an empty cache, the first call in a second process
-(tracer's cache warm), and later calls. tracer as tt.function does by default (the C
-module built before the first result) and with backend="tiered" (the interpreter at once,
-C when built in the background: the time to C is reported too), against jax.jit and
-tf.function. Each measurement is a new process (at small N, the median of REPEATS); each
-result is checked against numpy.
+(tracer's cache warm), the first call where the cache holds another function's module (the
+compiler's and the link's records are there: a changed function on a machine that has
+compiled before), and later calls. tracer as tt.function does by default (the C module
+built before the first result) and with backend="tiered" (the interpreter at once, C when
+built in the background: the time to C is reported too), against jax.jit and tf.function.
+Each measurement is a new process (at small N, the median of REPEATS); each result is
+checked against numpy.
 
     python3 benchmarks/compile_time.py [--quick]      # prints JSON last
 """
@@ -23,6 +25,7 @@ LATER_CALLS = 20
 # new processes per measurement, the median's taken: a first call of 0.1 s varies by 20%
 # from one process to the next on a shared machine
 REPEATS = {10: 5, 100: 3}
+NEW_MODULE = "tracer new module (cache of an earlier build)"
 
 SETUP = """
 import sys, time, json
@@ -100,6 +103,11 @@ run = lambda: [t.numpy() if hasattr(t, "numpy") else [g.numpy() for g in t] for 
 def program(system, n, backend="auto"):
     imports, build = PROGRAMS[system]
     after_first = "extra = {}"
+    if system == "tracer" and backend == "auto":  # how the module was linked, if it was built
+        after_first = (
+            "meta = getattr(step.get_concrete_function(x)._executable, 'meta', {})\n"
+            "extra = {'link': meta.get('link')}"
+        )
     if backend == "tiered":  # later calls are timed once the module is in use
         after_first = (
             "concrete = step.get_concrete_function(x)\n"
@@ -143,6 +151,15 @@ def checked(result, n):
     return {**result, "error": error}
 
 
+def new_module(n, base):
+    """The first call of the chain where the cache holds another function's module: what a
+    changed function costs on a machine that has compiled before."""
+    with tempfile.TemporaryDirectory(prefix="tracer-b22-") as cache:
+        env = dict(base, TRACER_CACHE_DIR=cache)
+        run_program(program("tracer", 2 if n != 2 else 3), env)
+        return run_program(program("tracer", n), env)
+
+
 def median(results):
     """The result of the median first call, or the first that is not ok."""
     bad = [r for r in results if r["status"] != "ok"]
@@ -169,6 +186,8 @@ def main():
                         row.setdefault("tracer warm (second process)", []).append(
                             checked(run_program(program("tracer", n), env), n)
                         )
+                if backend == "auto":
+                    row.setdefault(NEW_MODULE, []).append(checked(new_module(n, base), n))
             for system in ("jax-jit", "tf-function"):
                 row.setdefault(system, []).append(checked(run_program(program(system, n), base), n))
         report[str(n)] = {system: median(results) for system, results in row.items()}

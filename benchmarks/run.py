@@ -362,7 +362,14 @@ def print_compile_time(report):
     if report.get("status") == "failed":
         print(f"  failed: {report.get('detail', '')}")
         return
-    names = ["tracer", "tracer-tiered", "tracer warm (second process)", "jax-jit", "tf-function"]
+    names = [
+        "tracer",
+        "tracer-tiered",
+        "tracer warm (second process)",
+        "tracer new module (cache of an earlier build)",
+        "jax-jit",
+        "tf-function",
+    ]
     for n, row in report.items():
         cells = []
         for name in names:

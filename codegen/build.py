@@ -1,7 +1,8 @@
 """Compiling C source into a shared library, through the cache, and loading it.
 
 The library is plain C (no Python.h: parsing it was 40% of a small module's compiler run)
-built by one direct compiler call, and loaded with cffi's ABI-level backend: its entry
+compiled by the compiler (one run, or one per translation unit: codegen/units.py), linked by
+it or by gold directly (codegen/link.py), and loaded with cffi's ABI-level backend: its entry
 point `tracer_run` is called through libffi from the Python call path (0.08 µs more per
 call than an extension module's wrapper) and by address from `runtime/fast_call.c`. Built
 with -O3 for this CPU (-march=native, part of the cache key) and without
@@ -34,7 +35,7 @@ import time
 
 import _cffi_backend
 
-from codegen import cache
+from codegen import cache, link
 from codegen import units as module_units
 from codegen.errors import CompileError, CompilerUnavailable, LoadError
 
@@ -100,7 +101,7 @@ def _record_path():
 
 
 def _write_toolchains(records):
-    cache.write_json(_record_path(), {"records": records, "sha256": _digest(records)})
+    cache.write_sealed(_record_path(), records)
 
 
 @functools.lru_cache(maxsize=4)
@@ -174,29 +175,18 @@ _TOOLCHAIN_FIELDS = {"identity": str, "vector_math": bool, "threads": bool}
 
 def _read_toolchains(path):
     """{stamp: record} from the toolchain file, or {} when it is missing or not sound (its
-    digest, its shape and every field's type are checked)."""
-    try:
-        with open(path, "rb") as handle:
-            stored = json.loads(handle.read().decode())
-        records = stored["records"]
-        if stored["sha256"] == _digest(records) and all(
-            set(record) == set(_TOOLCHAIN_FIELDS)
-            and all(isinstance(record[k], t) for k, t in _TOOLCHAIN_FIELDS.items())
-            for record in records.values()
-        ):
-            return records
-        reason = "its digest or fields do not match"
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
-        reason = f"{type(error).__name__}: {error}"
-    cache.log.warning("tracer: ignoring the damaged toolchain record %s (%s)", path, reason)
+    digest, and every record's fields and their types, are checked)."""
+    records = cache.read_sealed(path)
+    if all(
+        isinstance(record, dict)
+        and set(record) == set(_TOOLCHAIN_FIELDS)
+        and all(isinstance(record[k], t) for k, t in _TOOLCHAIN_FIELDS.items())
+        for record in records.values()
+    ):
+        return records
+    cache.log.warning("tracer: ignoring the damaged toolchain record %s (its fields)", path)
     cache.remove(path)
     return {}
-
-
-def _digest(value):
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
 
 def compiler_identity(cc):
@@ -412,44 +402,122 @@ def _load_from_disk(source, key, uses_blas):
             cache.remove(os.path.dirname(found[0]))
     build = functools.partial(_build, source, library, uses_blas)
     path, meta = cache.publish(key, library, build)
-    return Library(path), dict(meta, cached=False)
+    try:
+        return Library(path), dict(meta, cached=False)
+    except LoadError as error:
+        if meta.get("link") != "direct":
+            raise
+        # gold's direct link made a module that does not load: the driver links from now on
+        cache.log.warning("tracer: %s; linking through the compiler from now on", error)
+        link.disable(_link_key(uses_blas))
+        cache.remove(os.path.dirname(path))
+        path, meta = cache.publish(key, library, build)
+        return Library(path), dict(meta, cached=False)
+
+
+def _libraries(uses_blas):
+    """The link arguments of a module: the C library's maths (and its vector variants), and
+    the BLAS where the module calls it."""
+    libraries = ["-lmvec", "-lm"] if vector_math() else ["-lm"]
+    if uses_blas:
+        _, lib, lib_name = blas()
+        libraries += [f"-L{lib}", f"-l{lib_name}", f"-Wl,-rpath,{lib}"]
+    return libraries
+
+
+def _link_key(uses_blas):
+    """The key of what a direct link (codegen/link.py) needs with this compiler, its flags
+    and a module's libraries."""
+    return link.key_of(_stamp(compiler())[1], _flags(), _libraries(uses_blas))
+
+
+def _gold():
+    """The path of ld.gold, unless there is none or it failed (`_linked`)."""
+    gold = shutil.which("ld.gold")
+    return None if gold is None or _gold_failed(gold) else gold
+
+
+def _libgcc():
+    """The path of the compiler's own static library, as it names it."""
+    command = [compiler(), "-print-libgcc-file-name"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return result.stdout.strip()
 
 
 def _build(source, library, uses_blas, directory):
     """Write the module's C into `directory` and compile it into the shared library
-    `library` there; returns the metadata of the build."""
+    `library` there (linked by gold directly where codegen/link.py knows how, else by the
+    compiler); returns the metadata of the build."""
     c_path = os.path.join(directory, "module.c")
     with open(c_path, "w") as handle:
         handle.write(source)
-    includes, libraries = [], ["-lmvec", "-lm"] if vector_math() else ["-lm"]
+    includes, libraries = [], _libraries(uses_blas)
     if uses_blas:
-        include, lib, lib_name = blas()
-        includes.append(f"-I{include}")
-        libraries += [f"-L{lib}", f"-l{lib_name}", f"-Wl,-rpath,{lib}"]
+        includes.append(f"-I{blas()[0]}")
     output = os.path.join(directory, library)
     units = module_units.count(source)
+    gold = None if sanitizers() else _gold()
+    key = _link_key(uses_blas) if gold is not None else None
+    known = link.record(key) if key is not None else None
+    direct = known if known is not None and "needed" in known else None
+    # where no record has what the driver links, its link names all of it (`link.learn`)
+    learning = ["-Wl,--no-as-needed"] if key is not None and known is None else []
     start = time.perf_counter()
-    if units == 1:
-        _linked([compiler(), *_flags(), *includes, c_path, "-o", output, *libraries])
+    linked = "driver"
+    if units == 1 and direct is None:  # compiled and linked by one compiler run
+        _linked([compiler(), *_flags(), *includes, c_path, "-o", output, *learning, *libraries])
     else:
-        commands, temporary = [], []
-        for u, text in enumerate(module_units.sources(source, units)):
-            unit_path, object_path = (os.path.join(directory, f"unit{u}{e}") for e in (".c", ".o"))
-            with open(unit_path, "w") as handle:
-                handle.write(text)
-            temporary += [unit_path, object_path]
-            commands.append(
-                [compiler(), *_flags(), *includes, f"-DTR_UNIT={u}", "-c"]
-                + [unit_path, "-o", object_path]
-            )
-        results = list(zip(commands, run_compilers(commands)))
-        # the unit that failed first, not one stopped because of it (killed: status < 0)
-        for command, (returncode, errors) in sorted(results, key=lambda r: r[1][0] < 0):
-            _check_compiled(command, returncode, errors)
-        _linked([compiler(), *_flags(), *temporary[1::2], "-o", output, *libraries])
+        objects, temporary = _objects(source, units, includes, directory)
+        if direct is not None and _linked_directly(gold, direct, objects, output, uses_blas):
+            linked = "direct"
+        else:
+            _linked([compiler(), *_flags(), *objects, "-o", output, *learning, *libraries])
+            if direct is not None:  # the driver links what gold alone did not
+                link.disable(key)
         for path in temporary:
             os.remove(path)
-    return {"compile_seconds": round(time.perf_counter() - start, 4), "units": units}
+    if learning:
+        link.learn(key, output, _libgcc())
+    return {
+        "compile_seconds": round(time.perf_counter() - start, 4),
+        "units": units,
+        "link": linked,
+    }
+
+
+def _objects(source, units, includes, directory):
+    """Compile `source` as `units` translation units at once: (the objects, every file
+    written)."""
+    commands, temporary = [], []
+    texts = [source] if units == 1 else module_units.sources(source, units)
+    for u, text in enumerate(texts):
+        unit_path, object_path = (os.path.join(directory, f"unit{u}{e}") for e in (".c", ".o"))
+        with open(unit_path, "w") as handle:
+            handle.write(text)
+        temporary += [unit_path, object_path]
+        unit = [] if units == 1 else [f"-DTR_UNIT={u}"]
+        commands.append(
+            [compiler(), *_flags(), *includes, *unit, "-c", unit_path, "-o", object_path]
+        )
+    results = list(zip(commands, run_compilers(commands)))
+    # the unit that failed first, not one stopped because of it (killed: status < 0)
+    for command, (returncode, errors) in sorted(results, key=lambda r: r[1][0] < 0):
+        _check_compiled(command, returncode, errors)
+    return temporary[1::2], temporary
+
+
+def _linked_directly(gold, direct, objects, output, uses_blas):
+    """Whether gold linked `objects` into `output` with what `direct` names."""
+    stubs = os.path.join(os.path.dirname(output), "stubs")
+    os.mkdir(stubs)
+    rpath = [blas()[1]] if uses_blas else []
+    try:
+        return run_compiler(link.command(gold, direct, objects, output, rpath, stubs))[0] == 0
+    finally:
+        cache.remove(stubs)
 
 
 def _linked(command):
@@ -457,8 +525,8 @@ def _linked(command):
     small module's link 1-3 ms faster: it reads the libraries faster), and where gold's link
     fails and the compiler's own linker's succeeds, with that one, recording that gold
     (the cache's `gold-failed`: later processes do not try it again)."""
-    gold = shutil.which("ld.gold")
-    if gold is None or _gold_failed(gold):
+    gold = _gold()
+    if gold is None:
         return _check_compiled(command, *run_compiler(command))
     returncode, errors = run_compiler([*command, "-fuse-ld=gold"])
     if returncode == 0 or not _LINKER_FAILED.search(errors):

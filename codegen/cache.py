@@ -153,6 +153,35 @@ def write_json(path, value):
         raise
 
 
+def write_sealed(path, records):
+    """Write the dict `records` to `path` with its digest, which `read_sealed` checks."""
+    write_json(path, {"records": records, "sha256": _digest(records)})
+
+
+def read_sealed(path):
+    """The records `write_sealed` wrote to `path`, or {} where there are none or they are
+    not sound (the file is then removed, with one log line): a record only speeds things up,
+    and its reader checks each one's fields too."""
+    try:
+        with open(path, "rb") as handle:
+            stored = json.loads(handle.read().decode())
+        records = stored["records"]
+        if isinstance(records, dict) and stored["sha256"] == _digest(records):
+            return records
+        reason = "its digest does not match"
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
+        reason = f"{type(error).__name__}: {error}"
+    log.warning("tracer: ignoring the damaged record %s (%s)", path, reason)
+    remove(path)
+    return {}
+
+
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
 def dead_builds():
     """Staging directories whose build is over: their process is gone, or they are old."""
     root = cache_root()

@@ -73,8 +73,11 @@ def logging_compiler(tmp_path):
 
 
 def compilations(log):
+    """The compiler's runs that compile or link (not its answers: --version, where its
+    libgcc.a is)."""
+    queries = ("--version", "-print-libgcc-file-name")
     return (
-        [line for line in log.read_text().splitlines() if "--version" not in line]
+        [line for line in log.read_text().splitlines() if not any(q in line for q in queries)]
         if log.exists()
         else []
     )

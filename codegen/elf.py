@@ -1,0 +1,120 @@
+"""The two things the direct link (codegen/link.py) needs from ELF files: the names a shared
+library depends on and its own name (its dynamic section's DT_NEEDED and DT_SONAME), and an
+empty shared library that carries only a name, for the linker to record as a dependency.
+
+32- and 64-bit, either byte order; read through section headers, as the linker reads them.
+"""
+
+import struct
+
+SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 3, 6, 11
+DT_NULL, DT_NEEDED, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT, DT_SONAME = 0, 1, 5, 6, 10, 11, 14
+ET_DYN = 3
+
+
+def _formats(ident):
+    """The struct formats of an ELF file whose first 16 bytes are `ident`."""
+    if (
+        len(ident) < 16
+        or ident[:4] != b"\x7fELF"
+        or ident[4] not in (1, 2)
+        or ident[5] not in (1, 2)
+    ):
+        raise ValueError("not an ELF file")
+    order, word = ("<" if ident[5] == 1 else ">"), ("Q" if ident[4] == 2 else "I")
+    return {
+        "order": order,
+        "header": f"{order}16sHHI{word * 3}IHHHHHH",
+        "section": f"{order}II{word * 4}II{word * 2}",
+        "dyn": order + ("qQ" if ident[4] == 2 else "iI"),
+        "symbol_size": 24 if ident[4] == 2 else 16,
+    }
+
+
+def names(path):
+    """(DT_SONAME or None, [DT_NEEDED, in order]) of the shared library at `path`."""
+    with open(path, "rb") as handle:
+        formats = _formats(handle.read(16))
+        handle.seek(0)
+        header = struct.unpack(formats["header"], handle.read(struct.calcsize(formats["header"])))
+        offset, size, count = header[6], header[11], header[12]
+        handle.seek(offset)
+        table = handle.read(size * count)
+        sections = [struct.unpack_from(formats["section"], table, i * size) for i in range(count)]
+        soname, needed = None, []
+        for section in sections:
+            if section[1] != SHT_DYNAMIC:
+                continue
+            strings = sections[section[6]]
+            handle.seek(strings[4])
+            text = handle.read(strings[5])
+            handle.seek(section[4])
+            entries = handle.read(section[5])
+            for tag, value in struct.iter_unpack(formats["dyn"], entries):
+                if tag == DT_NULL:
+                    break
+                if tag in (DT_NEEDED, DT_SONAME):
+                    name = text[value : text.index(b"\0", value)].decode()
+                    if tag == DT_NEEDED:
+                        needed.append(name)
+                    else:
+                        soname = name
+        return soname, needed
+
+
+def stub(like, soname):
+    """The bytes of a shared library named `soname` that defines nothing, for the machine of
+    the ELF file whose first 20 bytes are `like` (an object of the module it is linked into).
+    Linked with --no-as-needed, it gives the module a DT_NEEDED `soname`: the dynamic loader
+    then loads the real library by that name."""
+    formats = _formats(like[:16])
+    machine = struct.unpack_from(formats["order"] + "H", like, 18)[0]
+    symbol_size = formats["symbol_size"]
+    strings = b"\0" + soname.encode() + b"\0"
+    dynamic = b"".join(
+        struct.pack(formats["dyn"], tag, value)
+        for tag, value in (
+            (DT_SONAME, 1),
+            (DT_STRTAB, 0),
+            (DT_SYMTAB, 0),
+            (DT_STRSZ, len(strings)),
+            (DT_SYMENT, symbol_size),
+            (DT_NULL, 0),
+        )
+    )
+    section_names = b"\0.dynsym\0.dynstr\0.dynamic\0.shstrtab\0"
+    header_size = struct.calcsize(formats["header"])
+    body, offsets = b"", []
+    for part in (bytes(symbol_size), strings, dynamic, section_names):
+        body += bytes(-(header_size + len(body)) % 8)
+        offsets.append(header_size + len(body))
+        body += part
+    body += bytes(-(header_size + len(body)) % 8)
+    # name offset, type, flags (SHF_WRITE 1, SHF_ALLOC 2), address, offset, size, link,
+    # info, alignment, entry size
+    sections = [
+        (0,) * 10,
+        (1, SHT_DYNSYM, 2, 0, offsets[0], symbol_size, 2, 1, 8, symbol_size),
+        (9, SHT_STRTAB, 2, 0, offsets[1], len(strings), 0, 0, 1, 0),
+        (17, SHT_DYNAMIC, 3, 0, offsets[2], len(dynamic), 2, 0, 8, len(dynamic) // 6),
+        (26, SHT_STRTAB, 0, 0, offsets[3], len(section_names), 0, 0, 1, 0),
+    ]
+    section_size = struct.calcsize(formats["section"])
+    header = struct.pack(
+        formats["header"],
+        like[:16],
+        ET_DYN,
+        machine,
+        1,  # EV_CURRENT
+        0,  # no entry point
+        0,  # no program headers
+        header_size + len(body),
+        0,
+        header_size,
+        0,
+        0,
+        section_size,
+        len(sections),
+        len(sections) - 1,
+    )
+    return header + body + b"".join(struct.pack(formats["section"], *s) for s in sections)

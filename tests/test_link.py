@@ -1,0 +1,158 @@
+"""Direct links (codegen/link.py): a module linked by ld.gold with stubs for the libraries the
+driver links computes what the driver's link computes; what they need is learnt from the
+first driver link, and a record that is damaged, or that makes a link or a load fail, is
+not used again."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from codegen import build, cache, elf, link
+
+pytestmark = pytest.mark.skipif(shutil.which("ld.gold") is None, reason="direct links are gold's")
+
+# what the driver links besides the module's own libraries: libgcc's half-precision and
+# complex helpers, libm, and OpenMP's runtime (with -fopenmp)
+SOURCE = """
+double tanh(double);
+int tracer_run(char **args) {
+    const double *x = (const double *)args[0];
+    double *out = (double *)args[1];
+    _Float16 h = (_Float16)x[0];
+    out[0] = (double)h;
+    _Complex double z = __builtin_complex(x[1], x[2]) * __builtin_complex(x[2], x[%d]);
+    out[1] = __real__ z;
+    out[2] = __imag__ z;
+    out[3] = tanh(x[3]);
+    #pragma omp parallel for
+    for (int i = 0; i < 64; i++) out[4 + i] = 2 * x[4 + i];
+    return 0;
+}
+"""
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty cache, and no module loaded in this process before: each test builds."""
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(build, "_loaded", {})
+    return tmp_path / "cache"
+
+
+def built(variant):
+    """Build (or load) SOURCE's module `variant` (a different module for each), run it on
+    numbers, check every value against numpy; returns its metadata."""
+    module, meta = build.load(SOURCE % variant, uses_blas=False)
+    x = np.random.default_rng(variant).standard_normal(68)
+    out = np.zeros(68)
+    ffi = module.ffi
+    args = ffi.new("char *[2]", [ffi.cast("char *", a.ctypes.data) for a in (x, out)])
+    assert module.run(args) == 0
+    z = complex(x[1], x[2]) * complex(x[2], x[variant])
+    assert out[0] == float(np.float16(x[0]))
+    # libgcc's product may round its two sums with one multiply-add each
+    np.testing.assert_allclose(out[1:3], [z.real, z.imag], rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(out[3], np.tanh(x[3]), rtol=1e-15)
+    np.testing.assert_array_equal(out[4:], 2 * x[4:])
+    return meta
+
+
+def key():
+    return build._link_key(uses_blas=False)
+
+
+def test_the_first_module_links_through_the_driver_and_later_ones_directly(fresh_cache):
+    first = built(1)
+    assert first["link"] == "driver"
+    record = link.record(key())
+    assert record is not None and os.path.isabs(record["libgcc"])
+    # what the driver linked, every library named (--no-as-needed): C's, its maths, OpenMP's
+    library = fresh_cache / first["key"] / first["library"]
+    assert elf.names(library)[1] == record["needed"]
+    assert any(name.startswith("libm.") for name in record["needed"])
+    second = built(3)
+    assert second["link"] == "direct"
+    direct = fresh_cache / second["key"] / second["library"]
+    assert elf.names(direct)[1] == record["needed"]  # the stubs' names, in the driver's order
+    assert not (fresh_cache / second["key"] / "stubs").exists()
+
+
+def test_a_stub_is_a_library_of_that_name_that_defines_nothing(tmp_path):
+    built_object = tmp_path / "empty.o"
+    (tmp_path / "empty.c").write_text("int tracer_empty;\n")
+    assert (
+        build.run_compiler(
+            [build.compiler(), "-fPIC", "-c", str(tmp_path / "empty.c"), "-o", str(built_object)]
+        )[0]
+        == 0
+    )
+    stub = tmp_path / "libfound.so.7"
+    stub.write_bytes(elf.stub(built_object.read_bytes()[:20], "libfound.so.7"))
+    assert elf.names(stub) == ("libfound.so.7", [])
+    linked = tmp_path / "linked.so"
+    gold = [shutil.which("ld.gold"), "-shared", "-o", str(linked), str(built_object)]
+    assert build.run_compiler([*gold, "--no-as-needed", str(stub)])[0] == 0
+    assert elf.names(linked) == (None, ["libfound.so.7"])
+    with pytest.raises(ValueError, match="not an ELF file"):
+        elf.names(tmp_path / "empty.c")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"needed": ["../../elsewhere/libm.so.6"], "libgcc": "/"},  # a path, not a name
+        {"needed": ["libm.so.6"], "libgcc": "relative/libgcc.a"},
+        {"needed": "libm.so.6", "libgcc": "/"},
+        {"needed": ["libm.so.6"], "libgcc": "/", "extra": 1},
+    ],
+)
+def test_a_record_that_is_not_sound_is_not_used(fresh_cache, damage):
+    built(1)
+    cache.write_sealed(str(fresh_cache / "links.json"), {key(): damage})
+    assert link.record(key()) is None
+    assert built(3)["link"] == "driver"
+    assert "needed" in link.record(key())  # learnt again from that link
+
+
+def test_a_direct_link_that_fails_falls_back_to_the_driver_and_is_not_tried_again(fresh_cache):
+    built(1)
+    record = link.record(key())
+    not_an_archive = fresh_cache / "not-an-archive.a"
+    not_an_archive.write_text("not an archive\n")
+    cache.write_sealed(
+        str(fresh_cache / "links.json"), {key(): dict(record, libgcc=str(not_an_archive))}
+    )
+    assert built(3)["link"] == "driver"
+    assert cache.read_sealed(str(fresh_cache / "links.json"))[key()] == {"direct": False}
+    assert built(5)["link"] == "driver"
+
+
+def test_a_directly_linked_module_that_does_not_load_is_linked_again_by_the_driver(fresh_cache):
+    built(1)
+    record = link.record(key())
+    missing = dict(record, needed=[*record["needed"], "libtracer_no_such_library.so.9"])
+    cache.write_sealed(str(fresh_cache / "links.json"), {key(): missing})
+    assert built(3)["link"] == "driver"
+    assert link.record(key()) == {"direct": False}
+    assert built(5)["link"] == "driver"
+    assert cache.read_sealed(str(fresh_cache / "links.json"))[key()] == {"direct": False}
+
+
+@pytest.mark.skipif(build.blas() is None, reason="no BLAS installed")
+def test_a_module_calling_the_blas_links_directly_and_finds_it(fresh_cache):
+    import tracer as tt
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((20, 30)), rng.standard_normal((30, 10))
+    for power in (1, 2):  # the first learns, the second links directly
+
+        @tt.function(backend="c")
+        def f(a, b):
+            return tt.tanh(a @ b) ** power
+
+        got = f(tt.constant(a), tt.constant(b)).numpy()
+        np.testing.assert_allclose(got, np.tanh(a @ b) ** power, rtol=1e-12)
+        meta = f.get_concrete_function(tt.constant(a), tt.constant(b))._executable.meta
+        assert meta["link"] == ("driver" if power == 1 else "direct")
