@@ -400,19 +400,49 @@ def _load_from_disk(source, key, uses_blas):
                 "tracer: removing the cache entry %s (%s); building it again", key, error
             )
             cache.remove(os.path.dirname(found[0]))
-    build = functools.partial(_build, source, library, uses_blas)
+    gold = None if sanitizers() else _gold()
+    link_key = _link_key(uses_blas) if gold is not None else None
+    known = link.record(link_key) if link_key is not None else None
+    if link_key is None or known is not None:
+        return _built(source, key, library, uses_blas, gold, link_key, known)
+    # the first build under this key learns the link: where libgcc.a is, asked meanwhile
+    query = _start_compiler([compiler(), "-print-libgcc-file-name"])
+    try:
+        loaded, meta = _built(source, key, library, uses_blas, gold, link_key, known)
+    finally:
+        libgcc = _answer(query)
+    if meta["link"] == "driver":  # loaded: the loader found each library it names
+        link.learn(link_key, os.path.join(cache.cache_root(), key, library), libgcc)
+    return loaded, meta
+
+
+def _built(source, key, library, uses_blas, gold, link_key, known):
+    """Build the module and load it (see `_build`); a module gold linked directly that does
+    not load is built again, linked by the compiler, and direct links are turned off."""
+    build = functools.partial(_build, source, library, uses_blas, gold, link_key, known)
     path, meta = cache.publish(key, library, build)
     try:
         return Library(path), dict(meta, cached=False)
     except LoadError as error:
         if meta.get("link") != "direct":
             raise
-        # gold's direct link made a module that does not load: the driver links from now on
         cache.log.warning("tracer: %s; linking through the compiler from now on", error)
-        link.disable(_link_key(uses_blas))
+        link.disable(link_key)
         cache.remove(os.path.dirname(path))
+        build = functools.partial(_build, source, library, uses_blas, None, None, None)
         path, meta = cache.publish(key, library, build)
         return Library(path), dict(meta, cached=False)
+
+
+def _answer(query):
+    """What the compiler `query` printed, or "" where it failed."""
+    try:
+        out, _ = query.communicate(timeout=compile_timeout())
+    except subprocess.TimeoutExpired:
+        _stop(query)
+        query.communicate()
+        return ""
+    return out.strip() if query.returncode == 0 else ""
 
 
 def _libraries(uses_blas):
@@ -437,20 +467,12 @@ def _gold():
     return None if gold is None or _gold_failed(gold) else gold
 
 
-def _libgcc():
-    """The path of the compiler's own static library, as it names it."""
-    command = [compiler(), "-print-libgcc-file-name"]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return result.stdout.strip()
-
-
-def _build(source, library, uses_blas, directory):
+def _build(source, library, uses_blas, gold, link_key, known, directory):
     """Write the module's C into `directory` and compile it into the shared library
-    `library` there (linked by gold directly where codegen/link.py knows how, else by the
-    compiler); returns the metadata of the build."""
+    `library` there; returns the metadata of the build. It is linked by `gold` directly
+    where `known` (codegen/link.py's record under `link_key`) says how, else by the
+    compiler: with --no-as-needed where there is no record yet, so that `link.learn` finds
+    every library the compiler links named in the module."""
     c_path = os.path.join(directory, "module.c")
     with open(c_path, "w") as handle:
         handle.write(source)
@@ -459,12 +481,8 @@ def _build(source, library, uses_blas, directory):
         includes.append(f"-I{blas()[0]}")
     output = os.path.join(directory, library)
     units = module_units.count(source)
-    gold = None if sanitizers() else _gold()
-    key = _link_key(uses_blas) if gold is not None else None
-    known = link.record(key) if key is not None else None
     direct = known if known is not None and "needed" in known else None
-    # where no record has what the driver links, its link names all of it (`link.learn`)
-    learning = ["-Wl,--no-as-needed"] if key is not None and known is None else []
+    learning = ["-Wl,--no-as-needed"] if link_key is not None and known is None else []
     start = time.perf_counter()
     linked = "driver"
     if units == 1 and direct is None:  # compiled and linked by one compiler run
@@ -476,11 +494,9 @@ def _build(source, library, uses_blas, directory):
         else:
             _linked([compiler(), *_flags(), *objects, "-o", output, *learning, *libraries])
             if direct is not None:  # the driver links what gold alone did not
-                link.disable(key)
+                link.disable(link_key)
         for path in temporary:
             os.remove(path)
-    if learning:
-        link.learn(key, output, _libgcc())
     return {
         "compile_seconds": round(time.perf_counter() - start, 4),
         "units": units,
@@ -510,12 +526,16 @@ def _objects(source, units, includes, directory):
 
 
 def _linked_directly(gold, direct, objects, output, uses_blas):
-    """Whether gold linked `objects` into `output` with what `direct` names."""
+    """Whether gold linked `objects` into `output` with what `direct` names (a stub that
+    cannot be written, a gold gone missing: not linked, the compiler links)."""
     stubs = os.path.join(os.path.dirname(output), "stubs")
-    os.mkdir(stubs)
     rpath = [blas()[1]] if uses_blas else []
     try:
-        return run_compiler(link.command(gold, direct, objects, output, rpath, stubs))[0] == 0
+        os.mkdir(stubs)
+        command = link.command(gold, direct, objects, output, rpath, stubs)
+        return run_compiler(command)[0] == 0
+    except (OSError, CompilerUnavailable):
+        return False
     finally:
         cache.remove(stubs)
 

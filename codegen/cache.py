@@ -158,20 +158,28 @@ def write_sealed(path, records):
     write_json(path, {"records": records, "sha256": _digest(records)})
 
 
+SEALED_MAX_BYTES = 1 << 20
+
+
 def read_sealed(path):
     """The records `write_sealed` wrote to `path`, or {} where there are none or they are
     not sound (the file is then removed, with one log line): a record only speeds things up,
-    and its reader checks each one's fields too."""
+    and its reader checks each one's fields too. Only a regular file of at most
+    SEALED_MAX_BYTES is read (a pipe in its place would block the build)."""
     try:
-        with open(path, "rb") as handle:
-            stored = json.loads(handle.read().decode())
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > SEALED_MAX_BYTES:
+                raise ValueError("not a regular file of its size")
+            stored = json.loads(handle.read(SEALED_MAX_BYTES).decode())
         records = stored["records"]
         if isinstance(records, dict) and stored["sha256"] == _digest(records):
             return records
         reason = "its digest does not match"
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
         reason = f"{type(error).__name__}: {error}"
     log.warning("tracer: ignoring the damaged record %s (%s)", path, reason)
     remove(path)

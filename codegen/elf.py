@@ -1,14 +1,18 @@
-"""The two things the direct link (codegen/link.py) needs from ELF files: the names a shared
-library depends on and its own name (its dynamic section's DT_NEEDED and DT_SONAME), and an
-empty shared library that carries only a name, for the linker to record as a dependency.
+"""What the direct link (codegen/link.py) needs from ELF files: a shared library's own name,
+the names it depends on and whether it defines symbol versions (its dynamic section's
+DT_SONAME, DT_NEEDED and DT_VERDEF), and an empty shared library that carries only a name,
+for the linker to record as a dependency.
 
-32- and 64-bit, either byte order; read through section headers, as the linker reads them.
+32- and 64-bit, either byte order; read through section headers, as the linker reads them;
+a header that points outside the file is a ValueError, whatever its sizes claim.
 """
 
+import os
 import struct
 
 SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 3, 6, 11
 DT_NULL, DT_NEEDED, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT, DT_SONAME = 0, 1, 5, 6, 10, 11, 14
+DT_VERDEF = 0x6FFFFFFC
 ET_DYN = 3
 
 
@@ -32,34 +36,44 @@ def _formats(ident):
 
 
 def names(path):
-    """(DT_SONAME or None, [DT_NEEDED, in order]) of the shared library at `path`."""
+    """(DT_SONAME or None, [DT_NEEDED, in order], whether it has DT_VERDEF) of the shared
+    library at `path`."""
     with open(path, "rb") as handle:
-        formats = _formats(handle.read(16))
-        handle.seek(0)
-        header = struct.unpack(formats["header"], handle.read(struct.calcsize(formats["header"])))
-        offset, size, count = header[6], header[11], header[12]
-        handle.seek(offset)
-        table = handle.read(size * count)
-        sections = [struct.unpack_from(formats["section"], table, i * size) for i in range(count)]
-        soname, needed = None, []
+        size = os.fstat(handle.fileno()).st_size
+
+        def read(offset, length):
+            if offset < 0 or length < 0 or offset + length > size:
+                raise ValueError(f"{path}: a header points outside the file")
+            handle.seek(offset)
+            return handle.read(length)
+
+        formats = _formats(read(0, 16))
+        header = struct.unpack(formats["header"], read(0, struct.calcsize(formats["header"])))
+        offset, entry_size, count = header[6], header[11], header[12]
+        if entry_size < struct.calcsize(formats["section"]):
+            raise ValueError(f"{path}: no section headers")
+        table = read(offset, entry_size * count)
+        sections = [
+            struct.unpack_from(formats["section"], table, i * entry_size) for i in range(count)
+        ]
+        soname, needed, versioned = None, [], False
         for section in sections:
             if section[1] != SHT_DYNAMIC:
                 continue
             strings = sections[section[6]]
-            handle.seek(strings[4])
-            text = handle.read(strings[5])
-            handle.seek(section[4])
-            entries = handle.read(section[5])
+            text = read(strings[4], strings[5])
+            entries = read(section[4], section[5] - section[5] % struct.calcsize(formats["dyn"]))
             for tag, value in struct.iter_unpack(formats["dyn"], entries):
                 if tag == DT_NULL:
                     break
+                versioned = versioned or tag == DT_VERDEF
                 if tag in (DT_NEEDED, DT_SONAME):
                     name = text[value : text.index(b"\0", value)].decode()
                     if tag == DT_NEEDED:
                         needed.append(name)
                     else:
                         soname = name
-        return soname, needed
+        return soname, needed, versioned
 
 
 def stub(like, soname):

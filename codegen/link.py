@@ -1,16 +1,20 @@
 """Direct links: a module's objects linked by ld.gold itself, not through the compiler's
-driver, with the libraries the driver would link named by empty stubs.
+driver.
 
-The driver's link of a small module takes 15-17 ms: ~4 ms for the driver and collect2, ~8 ms
-for the linker reading the libraries' symbol tables (libc's alone 2 ms), which tells it only
-that the module may use them; the dynamic loader resolves every symbol when the module
-loads (RTLD_NOW), from the libraries the module names (DT_NEEDED). So what the driver links
-is learnt from one of its links, for a compiler, its flags and the libraries asked for: the
-first module built under them is linked through the driver with --no-as-needed (its
-DT_NEEDED then names every shared library the driver links), and the compiler names its
-own static library (libgcc.a: half-precision and complex helpers are linked into modules).
-The cache's `links.json` keeps that; each later link gives gold the objects, libgcc.a and
-one stub per name (codegen/elf.py): ~4 ms.
+The driver's link of a small module takes 15-17 ms: ~4 ms for the driver and collect2, the
+rest mostly the linker finding and reading the libraries' symbol tables. What the linker
+takes from a library is its name (DT_NEEDED: the dynamic loader resolves every symbol when
+the module loads, RTLD_NOW) and, where the library defines symbol versions, the version of
+each symbol the module calls: glibc keeps old versions of exp, log, pow, memcpy... and binds
+a reference without a version to the oldest (log(-1) is then +NaN, not numpy's -NaN). So
+what the driver links is learnt once for a compiler, its flags and the libraries asked for:
+the first module built under them is linked through the driver with --no-as-needed (its
+DT_NEEDED then names every shared library the driver links); once it has loaded, the
+process's mappings say which file the loader found for each name, and the compiler names
+its own static library (libgcc.a: half-precision and complex helpers are linked into
+modules). The cache's `links.json` keeps that. Later links give gold the objects, libgcc.a,
+the files of the libraries that define versions (C's, its maths, OpenMP's), and for the
+others (the BLAS) an empty library of that name (codegen/elf.py): 5-7 ms.
 
 What the driver's link has and a direct one lacks: the start files (crti/crtbeginS: the
 init/fini glue of C++ constructors and transactional memory, which modules do not use) and
@@ -29,8 +33,9 @@ import struct
 
 from codegen import cache, elf
 
-# a library's name as the dynamic loader looks it up: no directory
-_LIBRARY_NAME = re.compile(r"[A-Za-z0-9_.+-]+\Z")
+# a library's name as the dynamic loader looks it up: a file name, not a directory's
+_LIBRARY_NAME = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9_.+-]{1,128}\Z")
+_ELF_ERRORS = (OSError, ValueError, struct.error, IndexError, OverflowError)
 
 
 def key_of(compiler_stamp, flags, libraries):
@@ -41,29 +46,30 @@ def key_of(compiler_stamp, flags, libraries):
 
 def record(key):
     """What the cache knows of direct links under `key`: {"needed": [library names],
-    "libgcc": path}, {"direct": False} (they failed: the driver links), or None (not
-    learnt yet: the driver links, and `learn` records what it linked)."""
-    return _read().get(key)
+    "files": {name: path of the library gold reads}, "libgcc": path}, {"direct": False}
+    (they failed: the driver links), or None (not learnt yet, or not sound: the driver
+    links, and `learn` records what it linked)."""
+    found = cache.read_sealed(_path()).get(key)
+    return found if found is not None and _sound(found) else None
 
 
 def learn(key, library, libgcc):
-    """Record what the driver linked into `library` (linked with --no-as-needed) and the
-    path of libgcc.a, for the direct links under `key`; an answer that is not sound turns
-    them off."""
+    """Record, for the direct links under `key`, what the driver linked into `library`
+    (linked with --no-as-needed, and loaded in this process) and where libgcc.a is; an
+    answer that is not sound turns them off."""
     try:
-        record = {"needed": elf.names(library)[1], "libgcc": libgcc}
-    except (OSError, ValueError, struct.error, IndexError):  # not the ELF file it should be
-        record = {"direct": False}
-    records = _read()
-    records[key] = record if _sound(record) else {"direct": False}
-    _write(records)
+        needed = elf.names(library)[1]
+        mapped = _mapped_libraries(needed)
+        files = {name: mapped[name][0] for name in needed if mapped[name][1]}
+        found = {"needed": needed, "files": files, "libgcc": libgcc}
+    except (*_ELF_ERRORS, KeyError):  # not the ELF file it should be, or a name not loaded
+        found = {"direct": False}
+    _write(key, found if _sound(found) else {"direct": False})
 
 
 def disable(key):
     """Direct links under `key` failed where the driver's succeeded: not tried again."""
-    records = _read()
-    records[key] = {"direct": False}
-    _write(records)
+    _write(key, {"direct": False})
 
 
 def command(gold, found, objects, output, rpath, directory):
@@ -71,12 +77,14 @@ def command(gold, found, objects, output, rpath, directory):
     names; writes the stubs into `directory`. `rpath`: where the loader finds the BLAS."""
     with open(objects[0], "rb") as handle:
         like = handle.read(20)
-    stubs = []
+    libraries = []
     for name in found["needed"]:
-        path = os.path.join(directory, name)
-        with open(path, "wb") as handle:
-            handle.write(elf.stub(like, name))
-        stubs.append(path)
+        path = found["files"].get(name)
+        if path is None:
+            path = os.path.join(directory, name)
+            with open(path, "wb") as handle:
+                handle.write(elf.stub(like, name))
+        libraries.append(path)
     return [
         gold,
         "-shared",
@@ -88,36 +96,62 @@ def command(gold, found, objects, output, rpath, directory):
         *objects,
         found["libgcc"],
         "--no-as-needed",
-        *stubs,
+        *libraries,
         *[part for path in rpath for part in ("-rpath", path)],
     ]
 
 
-def _sound(record):
-    """Whether a record read back is one this module writes, its names plain file names and
-    its libgcc an existing file: anything else is not used."""
-    if record == {"direct": False}:
+def _mapped_libraries(names):
+    """{name: (path, whether it defines symbol versions)} of the shared libraries called
+    `names` (DT_SONAME) that this process has mapped (/proc/self/maps): the file of each is
+    its name or its name and more numbers (libgomp.so.1.0.0)."""
+    with open("/proc/self/maps") as handle:
+        fields = [line.split(None, 5) for line in handle]
+    paths = {f[5].strip() for f in fields if len(f) == 6}
+    found = {}
+    for path in sorted(paths):
+        if path.startswith("/") and os.path.basename(path).startswith(tuple(names)):
+            with contextlib.suppress(*_ELF_ERRORS):
+                soname, _, versioned = elf.names(path)
+                if soname in names:
+                    found.setdefault(soname, (path, versioned))
+    return found
+
+
+def _sound(found):
+    """Whether a record read back is one this module writes: its names plain file names, its
+    files and libgcc regular files, each file the library of its name."""
+    if found == {"direct": False}:
         return True
-    return (
-        isinstance(record, dict)
-        and set(record) == {"needed", "libgcc"}
-        and isinstance(record["needed"], list)
-        and all(isinstance(n, str) and _LIBRARY_NAME.match(n) for n in record["needed"])
-        and isinstance(record["libgcc"], str)
-        and os.path.isabs(record["libgcc"])
-        and os.path.isfile(record["libgcc"])
-    )
+    if not (
+        isinstance(found, dict)
+        and set(found) == {"needed", "files", "libgcc"}
+        and isinstance(found["needed"], list)
+        and all(isinstance(n, str) and _LIBRARY_NAME.match(n) for n in found["needed"])
+        and isinstance(found["files"], dict)
+        and set(found["files"]) <= set(found["needed"])
+        and all(_regular_file(path) for path in (found["libgcc"], *found["files"].values()))
+    ):
+        return False
+    try:
+        return all(elf.names(path)[0] == name for name, path in found["files"].items())
+    except _ELF_ERRORS:
+        return False
+
+
+def _regular_file(path):
+    try:
+        return isinstance(path, str) and os.path.isabs(path) and os.path.isfile(path)
+    except ValueError:  # a NUL in it
+        return False
 
 
 def _path():
     return os.path.join(cache.cache_root(), "links.json")
 
 
-def _read():
+def _write(key, found):
     records = cache.read_sealed(_path())
-    return {key: record for key, record in records.items() if _sound(record)}
-
-
-def _write(records):
-    with contextlib.suppress(OSError):  # not written: a later process probes again
+    records[key] = found
+    with contextlib.suppress(OSError):  # not written: a later build learns again
         cache.write_sealed(_path(), records)
