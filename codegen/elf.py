@@ -57,9 +57,8 @@ def names(path):
             struct.unpack_from(formats["section"], table, i * entry_size) for i in range(count)
         ]
         soname, needed, versioned = None, [], False
-        for section in sections:
-            if section[1] != SHT_DYNAMIC:
-                continue
+        dynamic = [s for s in sections if s[1] == SHT_DYNAMIC][:1]  # a file has one at most
+        for section in dynamic:
             strings = sections[section[6]]
             text = read(strings[4], strings[5])
             entries = read(section[4], section[5] - section[5] % struct.calcsize(formats["dyn"]))

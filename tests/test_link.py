@@ -124,6 +124,7 @@ def damaged(record):
         dict(record, needed=["."]),
         dict(record, needed=["l" * 300]),
         dict(record, needed="libm.so.6"),
+        dict(record, needed=record["needed"] * (link.MAX_LIBRARIES + 1)),  # a stub per name
         dict(record, libgcc="relative/libgcc.a"),
         dict(record, libgcc="/dev/null"),  # not a regular file
         dict(record, files={libm: record["files"][next(n for n in record["files"] if n != libm)]}),
@@ -216,3 +217,26 @@ def test_a_module_calling_the_blas_links_directly_and_finds_it(fresh_cache):
         np.testing.assert_allclose(got, np.tanh(a @ b) ** power, rtol=1e-12)
         meta = f.get_concrete_function(tt.constant(a), tt.constant(b))._executable.meta
         assert meta["link"] == ("driver" if power == 1 else "direct")
+
+
+def test_a_library_whose_file_is_not_named_after_it_is_found_by_its_name(
+    fresh_cache, tmp_path, monkeypatch
+):
+    """The loader maps libtrblas.so.0 from libtrblasp-r0.1.so (as Debian's OpenBLAS, or
+    glibc's libm-2.31.so before 2.34): the link is learnt all the same."""
+    lib, include = tmp_path / "lib", tmp_path / "include"
+    lib.mkdir()
+    include.mkdir()
+    (tmp_path / "blas.c").write_text("void trblas_nothing(void) {}\n")
+    real = lib / "libtrblasp-r0.1.so"
+    command = [build.compiler(), "-shared", "-fPIC", "-Wl,-soname,libtrblas.so.0"]
+    assert build.run_compiler([*command, "-o", str(real), str(tmp_path / "blas.c")])[0] == 0
+    os.symlink(real.name, lib / "libtrblas.so.0")
+    os.symlink("libtrblas.so.0", lib / "libtrblas.so")
+    monkeypatch.setattr(build, "blas", lambda: (str(include), str(lib), "trblas"))
+    source = (
+        "void trblas_nothing(void);\nint tracer_run(char **args) { trblas_nothing(); return %d; }\n"
+    )
+    links = [build.load(source % v, uses_blas=True)[1]["link"] for v in range(3)]
+    assert links == ["driver", "direct", "direct"]
+    assert "libtrblas.so.0" in link.record(build._link_key(True))["needed"]
