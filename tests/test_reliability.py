@@ -92,6 +92,7 @@ def _targets(cache):
         "library": next(entry.glob("*.so")),
         "meta": entry / "meta.json",
         "toolchain": cache / "toolchains.json",
+        "links": cache / "links.json",
         "template": sorted((cache / ".pycache").rglob("*.cache"))[0],
     }
 
@@ -130,6 +131,14 @@ DAMAGES = (
         for target in ("meta", "toolchain")
         for kind in ("truncated", "garbage", "flipped", "json list", "wrong types", "directory")
     ]
+    + [
+        pytest.param(
+            "links",
+            kind,
+            marks=pytest.mark.skipif(shutil.which("ld.gold") is None, reason="gold's record"),
+        )
+        for kind in ("truncated", "garbage", "flipped", "json list", "wrong types", "directory")
+    ]
     + [("template", kind) for kind in ("truncated", "garbage", "flipped", "directory")]
 )
 
@@ -138,7 +147,7 @@ DAMAGES = (
 def test_every_kind_of_cache_damage_is_repaired_in_the_next_call(populated, tmp_path, target, kind):
     cache = _damaged_copy(populated, tmp_path)
     _damage(_targets(cache)[target], kind)
-    if target == "template":  # templates are read when C is rendered: make the module again
+    if target in ("template", "links"):  # read when C is rendered, linked: make the module again
         for entry in cache.iterdir():
             if entry.is_dir() and (entry.name == ".plans" or not entry.name.startswith(".")):
                 shutil.rmtree(entry)
@@ -147,6 +156,9 @@ def test_every_kind_of_cache_damage_is_repaired_in_the_next_call(populated, tmp_
     assert out["cached"] is (target == "toolchain")  # a damaged module is built again
     again = result(run(cache))
     assert again["cached"] is True  # repaired: the next process loads it
+    if target == "links":  # learnt again from the link through the compiler
+        (record,) = json.loads((cache / "links.json").read_text())["records"].values()
+        assert "needed" in record
 
 
 def test_a_library_that_matches_its_digest_but_does_not_load_is_built_again(populated, tmp_path):
