@@ -527,14 +527,15 @@ def _objects(source, units, includes, directory):
 
 def _linked_directly(gold, direct, objects, output, uses_blas):
     """Whether gold linked `objects` into `output` with what `direct` names (a stub that
-    cannot be written, a gold gone missing: not linked, the compiler links)."""
+    cannot be written, objects that are not ELF, a gold gone missing: not linked, the
+    compiler links)."""
     stubs = os.path.join(os.path.dirname(output), "stubs")
     rpath = [blas()[1]] if uses_blas else []
     try:
         os.mkdir(stubs)
         command = link.command(gold, direct, objects, output, rpath, stubs)
         return run_compiler(command)[0] == 0
-    except (OSError, CompilerUnavailable):
+    except (OSError, ValueError, CompilerUnavailable):
         return False
     finally:
         cache.remove(stubs)

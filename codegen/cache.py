@@ -35,6 +35,7 @@ log = logging.getLogger("tracer.cache")
 
 STAGING_PREFIX = ".build-"
 STALE_STAGING_SECONDS = 24 * 3600  # a build this old is dead, whatever its pid says
+SEALED_MAX_BYTES = 1 << 20  # a record file (`read_sealed`) holds a few kB
 _checked_roots = set()
 
 
@@ -156,9 +157,6 @@ def write_json(path, value):
 def write_sealed(path, records):
     """Write the dict `records` to `path` with its digest, which `read_sealed` checks."""
     write_json(path, {"records": records, "sha256": _digest(records)})
-
-
-SEALED_MAX_BYTES = 1 << 20
 
 
 def read_sealed(path):
