@@ -19,8 +19,9 @@ layers, where the driver's link takes 16.
 
 What the driver's link has and a direct one lacks: the start files (crti/crtbeginS: the
 init/fini glue of C++ constructors and transactional memory, which modules do not use) and
-libc_nonshared.a (atexit and the like: modules call none); --as-needed, so a module names
-every library the driver links (libgomp loads with a module that runs no loop on threads).
+libc_nonshared.a (atexit and the like: modules call none). As with the driver, a module
+names only the libraries gold read that it calls (--as-needed); a stub, which defines
+nothing, is named always (the BLAS, whose module calls it).
 Where a direct link fails, or makes a module that does not load, the driver links and the
 record says so: direct links are not tried again under that key (codegen/build.py).
 """
@@ -79,14 +80,14 @@ def command(gold, found, objects, output, rpath, directory):
     names; writes the stubs into `directory`. `rpath`: where the loader finds the BLAS."""
     with open(objects[0], "rb") as handle:
         like = handle.read(20)
-    libraries = []
+    libraries = []  # in the driver's order, each with its own --as-needed state
     for name in found["needed"]:
         path = found["files"].get(name)
         if path is None:
             path = os.path.join(directory, name)
             with open(path, "wb") as handle:
                 handle.write(elf.stub(like, name))
-        libraries.append(path)
+        libraries += ["--as-needed" if name in found["files"] else "--no-as-needed", path]
     return [
         gold,
         "-shared",
@@ -97,7 +98,6 @@ def command(gold, found, objects, output, rpath, directory):
         output,
         *objects,
         found["libgcc"],
-        "--no-as-needed",
         *libraries,
         *[part for path in rpath for part in ("-rpath", path)],
     ]

@@ -77,7 +77,9 @@ def key():
     return build._link_key(uses_blas=False)
 
 
-def test_the_first_module_links_through_the_driver_and_later_ones_directly(fresh_cache):
+def test_the_first_module_links_through_the_driver_and_later_ones_directly(
+    fresh_cache, monkeypatch
+):
     first = built(1)
     assert first["link"] == "driver"
     record = link.record(key())
@@ -91,8 +93,16 @@ def test_the_first_module_links_through_the_driver_and_later_ones_directly(fresh
     second = built(3)
     assert second["link"] == "direct"
     direct = fresh_cache / second["key"] / second["library"]
-    assert elf.names(direct)[1] == record["needed"]  # in the driver's order
     assert not (fresh_cache / second["key"] / "stubs").exists()
+    # it names the libraries it calls, in the order the compiler's own link names them
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(fresh_cache.parent / "compilers"))
+    monkeypatch.setattr(build, "_loaded", {})
+    monkeypatch.setattr(build, "_gold", lambda: None)
+    third = built(3)
+    assert third["link"] == "driver"
+    by_compiler = fresh_cache.parent / "compilers" / third["key"] / third["library"]
+    assert elf.names(direct)[1] == elf.names(by_compiler)[1]
+    assert libm in elf.names(direct)[1]
 
 
 def test_a_stub_is_a_library_of_that_name_that_defines_nothing(tmp_path):
