@@ -57,21 +57,22 @@ def names(path):
             struct.unpack_from(formats["section"], table, i * entry_size) for i in range(count)
         ]
         soname, needed, versioned = None, [], False
-        dynamic = [s for s in sections if s[1] == SHT_DYNAMIC][:1]  # a file has one at most
-        for section in dynamic:
-            strings = sections[section[6]]
-            text = read(strings[4], strings[5])
-            entries = read(section[4], section[5] - section[5] % struct.calcsize(formats["dyn"]))
-            for tag, value in struct.iter_unpack(formats["dyn"], entries):
-                if tag == DT_NULL:
-                    break
-                versioned = versioned or tag == DT_VERDEF
-                if tag in (DT_NEEDED, DT_SONAME):
-                    name = text[value : text.index(b"\0", value)].decode()
-                    if tag == DT_NEEDED:
-                        needed.append(name)
-                    else:
-                        soname = name
+        dynamic = next((s for s in sections if s[1] == SHT_DYNAMIC), None)  # one at most
+        if dynamic is None:
+            return soname, needed, versioned
+        strings = sections[dynamic[6]]
+        text = read(strings[4], strings[5])
+        entries = read(dynamic[4], dynamic[5] - dynamic[5] % struct.calcsize(formats["dyn"]))
+        for tag, value in struct.iter_unpack(formats["dyn"], entries):
+            if tag == DT_NULL:
+                break
+            versioned = versioned or tag == DT_VERDEF
+            if tag in (DT_NEEDED, DT_SONAME):
+                name = text[value : text.index(b"\0", value)].decode()
+                if tag == DT_NEEDED:
+                    needed.append(name)
+                else:
+                    soname = name
         return soname, needed, versioned
 
 
