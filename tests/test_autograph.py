@@ -2,12 +2,18 @@
 tt.while_loop; on Python values they stay Python. Values against plain Python and numpy,
 gradients against finite differences, and the errors that name the line."""
 
+import ast
+import inspect
+import linecache
 import logging
+import textwrap
+import types
 
 import numpy as np
 import pytest
 
 import tracer as tt
+from tracer import autograph
 
 BACKENDS = ["interpreter", "c"]
 
@@ -289,3 +295,111 @@ def test_a_function_whose_file_was_edited_since_import_runs_unconverted(tmp_path
     linecache.checkcache(str(path))
     f = tt.function(module.step)
     assert f(tt.constant(3.0), True).numpy() == 6.0  # its own code, not the file's new text
+
+
+def _ends_in_no_ops(x):
+    if tt.reduce_sum(x) > 0:
+        y = x * 2.0
+    else:
+        y = -x
+        pass
+    return y
+    """a string statement after the return: no instruction comes from it"""
+
+
+def _ends_in_an_else_that_only_passes(x, log=None):
+    y = x
+    for _ in range(2):
+        y = y * 2.0
+    if log is not None:
+        log.append(y)
+    else:
+        pass
+
+
+def _ends_in_a_nested_function_and_a_long_expression(x):
+    def twice(v):
+        return v * 2.0
+
+    if tt.reduce_sum(x) > 0:
+        x = twice(x)
+    return tt.stack(
+        [
+            x,
+            -x,
+        ]
+    )
+
+
+def _no_ops_removed(node):
+    """`node` without the `pass` and string statements that end its blocks."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)  # a lambda's body is an expression
+        while (
+            isinstance(block, list)
+            and block
+            and (
+                isinstance(block[-1], ast.Pass)
+                or isinstance(block[-1], ast.Expr)
+                and isinstance(block[-1].value, ast.Constant)
+            )
+        ):
+            block.pop()
+    for child in ast.iter_child_nodes(node):
+        _no_ops_removed(child)
+    return node
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        _ends_in_no_ops,
+        _ends_in_an_else_that_only_passes,
+        _ends_in_a_nested_function_and_a_long_expression,
+        collatz,
+    ],
+)
+def test_the_source_read_from_instruction_positions_is_the_whole_function(function):
+    """Autograph ends a function at the last line its code comes from: the statements that
+    tokenizing its lines finds (inspect), less the `pass` and strings that end a block."""
+    text, first = autograph._source(function.__code__)
+    assert first == function.__code__.co_firstlineno
+    tokenized = textwrap.dedent(inspect.getsource(function))
+    got, want = (_no_ops_removed(ast.parse(t)) for t in (text, tokenized))
+    assert ast.dump(got) == ast.dump(want)
+
+
+def test_functions_ending_in_no_ops_convert_and_run():
+    for values in ([1.0, 2.0], [-1.0, -3.0]):
+        x, scale = tt.constant(values), 2.0 if sum(values) > 0 else -1.0
+        for backend in BACKENDS:
+            got = tt.function(_ends_in_no_ops, backend=backend)(x)
+            np.testing.assert_allclose(got.numpy(), scale * np.array(values))
+            stacked = tt.function(_ends_in_a_nested_function_and_a_long_expression, backend=backend)
+            doubled = np.array(values) * max(scale, 1.0)
+            np.testing.assert_allclose(stacked(x).numpy(), [doubled, -doubled])
+        log = []
+        assert autograph.convert(_ends_in_an_else_that_only_passes)(x, log) is None
+        np.testing.assert_allclose(log[0].numpy(), 4.0 * np.array(values))
+
+
+def test_every_function_of_tracer_is_found_whole():
+    """Over the library's own functions and methods: the source autograph reads is the one
+    tokenizing finds, less trailing `pass` and strings."""
+    import importlib
+    import pkgutil
+
+    codes = set()
+    for info in pkgutil.walk_packages(tt.__path__, "tracer."):
+        if info.name.endswith("__main__"):
+            continue
+        for value in vars(importlib.import_module(info.name)).values():
+            members = vars(value).values() if isinstance(value, type) else [value]
+            codes.update(m.__code__ for m in members if isinstance(m, types.FunctionType))
+    assert len(codes) > 500
+    for code in codes:
+        text, _ = autograph._source(code)
+        lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 :]
+        tokenized = textwrap.dedent("".join(inspect.getblock(lines)))
+        got, want = (_no_ops_removed(ast.parse(t)) for t in (text, tokenized))
+        assert ast.dump(got) == ast.dump(want), f"{code.co_filename}:{code.co_firstlineno}"

@@ -8,6 +8,7 @@ shows the converted source.
 """
 
 import ast
+import contextlib
 import functools
 import inspect
 import linecache
@@ -58,16 +59,39 @@ def _source(code):
     """(the dedented source of a code object's function, its first line), or None.
 
     Read from linecache as `inspect.getsourcelines` does, without its search of every
-    loaded module for the one that holds the code (20 ms in a fresh process)."""
+    loaded module for the one that holds the code (20 ms in a fresh process). The function
+    ends at the last line its instructions come from: finding its end by tokenizing, as
+    `inspect.getblock` does, took 4-5 ms of a process's first tt.function call (tokenize's
+    patterns compiled, then the lines tokenized in Python). Lines after that hold no code
+    (a `pass`, a string statement), so the function without them is the same function;
+    where they do not parse alone (an `else:` whose block holds only `pass`), the block is
+    found by tokenizing."""
     lines = linecache.getlines(code.co_filename)
     first = code.co_firstlineno
     if not 0 < first <= len(lines):
         return None
+    last = _last_line(code)
+    if first <= last <= len(lines):
+        text = textwrap.dedent("".join(lines[first - 1 : last]))
+        with contextlib.suppress(SyntaxError, ValueError):
+            ast.parse(text)
+            return text, first
     try:  # a file edited since it was imported may not hold the function at that line
         block = inspect.getblock(lines[first - 1 :])
     except (tokenize.TokenError, SyntaxError):
         return None
     return textwrap.dedent("".join(block)), first
+
+
+def _last_line(code):
+    """The last line that an instruction of `code`, or of a function, class or
+    comprehension defined in it, comes from (0 before Python 3.11, which keeps no
+    positions)."""
+    if not hasattr(code, "co_positions"):
+        return 0
+    ends = [end for _, end, _, _ in code.co_positions() if end is not None]
+    ends += [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    return max(ends, default=0)
 
 
 def _converted_tree(function):
