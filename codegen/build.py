@@ -418,7 +418,8 @@ def _load_from_disk(source, key, uses_blas):
 
 def _built(source, key, library, uses_blas, gold, link_key, known):
     """Build the module and load it (see `_build`); a module gold linked directly that does
-    not load is built again, linked by the compiler, and direct links are turned off."""
+    not load is built again, linked by the compiler, and where that one loads, direct links
+    are turned off."""
     build = functools.partial(_build, source, library, uses_blas, gold, link_key, known)
     path, meta = cache.publish(key, library, build)
     try:
@@ -426,12 +427,13 @@ def _built(source, key, library, uses_blas, gold, link_key, known):
     except LoadError as error:
         if meta.get("link") != "direct":
             raise
-        cache.log.warning("tracer: %s; linking through the compiler from now on", error)
-        link.disable(link_key)
+        cache.log.warning("tracer: %s; linking it through the compiler", error)
         cache.remove(os.path.dirname(path))
         build = functools.partial(_build, source, library, uses_blas, None, None, None)
         path, meta = cache.publish(key, library, build)
-        return Library(path), dict(meta, cached=False)
+        loaded = Library(path)  # where this fails too (a noexec cache), direct links stay on
+        link.disable(link_key)
+        return loaded, dict(meta, cached=False)
 
 
 def _answer(query):

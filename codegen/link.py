@@ -22,8 +22,9 @@ init/fini glue of C++ constructors and transactional memory, which modules do no
 libc_nonshared.a (atexit and the like: modules call none). As with the driver, a module
 names only the libraries gold read that it calls (--as-needed); a stub, which defines
 nothing, is named always (the BLAS, whose module calls it).
-Where a direct link fails, or makes a module that does not load, the driver links and the
-record says so: direct links are not tried again under that key (codegen/build.py).
+Where a direct link fails, or makes a module that does not load where the driver's link of
+it loads, the driver links and the record says so: direct links are not tried again under
+that key (codegen/build.py).
 """
 
 import contextlib
@@ -59,15 +60,19 @@ def record(key):
 def learn(key, library, libgcc):
     """Record, for the direct links under `key`, what the driver linked into `library`
     (linked with --no-as-needed, and loaded in this process) and where libgcc.a is; an
-    answer that is not sound turns them off."""
+    answer that is not sound turns them off. Where a library it names is mapped from no
+    file this process can read (replaced since it was loaded: "(deleted)"), nothing is
+    recorded: a later build learns again."""
     try:
         needed = elf.names(library)[1]
         mapped = _mapped_libraries(needed)
+    except _ELF_ERRORS:  # not the ELF file it should be, or no mappings to read
+        _write(key, {"direct": False})
+        return
+    if set(needed) <= set(mapped):
         files = {name: mapped[name][0] for name in needed if mapped[name][1]}
         found = {"needed": needed, "files": files, "libgcc": libgcc}
-    except (*_ELF_ERRORS, KeyError):  # not the ELF file it should be, or a name not loaded
-        found = {"direct": False}
-    _write(key, found if _sound(found) else {"direct": False})
+        _write(key, found if _sound(found) else {"direct": False})
 
 
 def disable(key):

@@ -211,6 +211,62 @@ def test_a_directly_linked_module_that_does_not_load_is_linked_again_by_the_driv
     assert cache.read_sealed(str(fresh_cache / "links.json"))[key()] == {"direct": False}
 
 
+def fake_blas(lib, name, file_name):
+    """Make the folder `lib` holding a library `file_name` whose DT_SONAME is
+    lib`name`.so.0 and which defines `name`_nothing, found by -l`name`; returns its path."""
+    lib.mkdir()
+    source = lib / "blas.c"
+    source.write_text(f"void {name}_nothing(void) {{}}\n")
+    real = lib / file_name
+    command = [build.compiler(), "-shared", "-fPIC", f"-Wl,-soname,lib{name}.so.0"]
+    assert build.run_compiler([*command, "-o", str(real), str(source)])[0] == 0
+    if file_name != f"lib{name}.so.0":
+        os.symlink(file_name, lib / f"lib{name}.so.0")
+    os.symlink(f"lib{name}.so.0", lib / f"lib{name}.so")
+    return real
+
+
+def test_a_module_that_loads_no_way_leaves_direct_links_on(fresh_cache, monkeypatch):
+    """Where no module loads (a cache on a noexec mount), the direct link is not what failed:
+    the error reaches the caller and direct links stay on for when modules load again."""
+    built(1)
+    record = link.record(key())
+
+    def refused(path):
+        raise build.LoadError(f"the compiled module {path} could not be loaded: noexec")
+
+    loads = build.Library
+    monkeypatch.setattr(build, "Library", refused)
+    with pytest.raises(build.LoadError, match="noexec"):
+        build.load(SOURCE % 3, uses_blas=False)
+    assert link.record(key()) == record
+    monkeypatch.setattr(build, "Library", loads)
+    assert built(5)["link"] == "direct"
+
+
+def test_a_library_replaced_since_it_was_loaded_is_learnt_again_later(
+    fresh_cache, tmp_path, monkeypatch
+):
+    """The loader maps a library this process loaded before its file was replaced (a package
+    upgraded meanwhile: "(deleted)" in the mappings): nothing is recorded, and a later build
+    learns the link again rather than turning direct links off."""
+    import ctypes
+
+    lib = tmp_path / "lib"
+    real = fake_blas(lib, "trrep", "libtrrep.so.0")
+    ctypes.CDLL(str(real))
+    replacement = real.read_bytes()
+    real.unlink()
+    real.write_bytes(replacement)
+    monkeypatch.setattr(build, "blas", lambda: (str(tmp_path), str(lib), "trrep"))
+    source = (
+        "void trrep_nothing(void);\nint tracer_run(char **args) { trrep_nothing(); return %d; }\n"
+    )
+    assert build.load(source % 1, uses_blas=True)[1]["link"] == "driver"
+    assert link.record(build._link_key(True)) is None
+    assert build.load(source % 2, uses_blas=True)[1]["link"] == "driver"
+
+
 @pytest.mark.skipif(build.blas() is None, reason="no BLAS installed")
 def test_a_module_calling_the_blas_links_directly_and_finds_it(fresh_cache):
     import tracer as tt
@@ -234,16 +290,9 @@ def test_a_library_whose_file_is_not_named_after_it_is_found_by_its_name(
 ):
     """The loader maps libtrblas.so.0 from libtrblasp-r0.1.so (as Debian's OpenBLAS, or
     glibc's libm-2.31.so before 2.34): the link is learnt all the same."""
-    lib, include = tmp_path / "lib", tmp_path / "include"
-    lib.mkdir()
-    include.mkdir()
-    (tmp_path / "blas.c").write_text("void trblas_nothing(void) {}\n")
-    real = lib / "libtrblasp-r0.1.so"
-    command = [build.compiler(), "-shared", "-fPIC", "-Wl,-soname,libtrblas.so.0"]
-    assert build.run_compiler([*command, "-o", str(real), str(tmp_path / "blas.c")])[0] == 0
-    os.symlink(real.name, lib / "libtrblas.so.0")
-    os.symlink("libtrblas.so.0", lib / "libtrblas.so")
-    monkeypatch.setattr(build, "blas", lambda: (str(include), str(lib), "trblas"))
+    lib = tmp_path / "lib"
+    fake_blas(lib, "trblas", "libtrblasp-r0.1.so")
+    monkeypatch.setattr(build, "blas", lambda: (str(tmp_path), str(lib), "trblas"))
     source = (
         "void trblas_nothing(void);\nint tracer_run(char **args) { trblas_nothing(); return %d; }\n"
     )
