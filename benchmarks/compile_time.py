@@ -6,8 +6,9 @@ compiler's and the link's records are there: a changed function on a machine tha
 compiled before), and later calls. tracer as tt.function does by default (the C module
 built before the first result) and with backend="tiered" (the interpreter at once, C when
 built in the background: the time to C is reported too), against jax.jit and tf.function.
-Each measurement is a new process (at small N, the median of REPEATS); each result is
-checked against numpy.
+Each measurement is a new process running the program from a file, as a user's script runs
+(benchmarks/programs.py: tf.function's autograph reads the function's source there, and not
+under `python -c`); at small N the median of REPEATS; each result is checked against numpy.
 
     python3 benchmarks/compile_time.py [--quick]      # prints JSON last
 """
