@@ -14,6 +14,7 @@ under `python -c`); at small N the median of REPEATS; each result is checked aga
 """
 
 import json
+import os
 import sys
 import tempfile
 
@@ -178,14 +179,14 @@ def main():
         for _ in range(1 if quick else REPEATS.get(n, 1)):
             for backend in ("auto", "tiered"):
                 name = "tracer" if backend == "auto" else "tracer-tiered"
-                with tempfile.TemporaryDirectory(prefix="tracer-b22-") as cache:
-                    env = dict(base, TRACER_CACHE_DIR=cache)
+                with tempfile.TemporaryDirectory(prefix="tracer-b22-") as work:
+                    env = dict(base, TRACER_CACHE_DIR=os.path.join(work, "cache"))
                     row.setdefault(name, []).append(
-                        checked(run_program(program("tracer", n, backend), env), n)
+                        checked(run_program(program("tracer", n, backend), env, folder=work), n)
                     )
-                    if backend == "auto":
+                    if backend == "auto":  # the same program from the same file
                         row.setdefault("tracer warm (second process)", []).append(
-                            checked(run_program(program("tracer", n), env), n)
+                            checked(run_program(program("tracer", n), env, folder=work), n)
                         )
                 if backend == "auto":
                     row.setdefault(NEW_MODULE, []).append(checked(new_module(n, base), n))

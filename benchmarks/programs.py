@@ -2,7 +2,6 @@
 compiled systems in fresh processes (compile_time.py, cheap_gradient.py, size_scaling.py)."""
 
 import contextlib
-import hashlib
 import json
 import os
 import subprocess
@@ -17,22 +16,23 @@ def environment(**extra):
     return {**env, "JAX_PLATFORMS": "cpu", **extra}
 
 
-def run_program(code, env, timeout=900):
+def run_program(code, env, timeout=900, folder=None):
     """{"status": "ok", **the JSON the program prints last}; "skipped" when a module is
     missing (a peer not installed), "failed" otherwise, with the error's last line.
 
     The program runs from a file, as users' programs do: tf.function's autograph (and
     tracer's) reads the source of the function it converts, and `python -c` has none (it
     took 40 ms off tf.function's first call of B22 at 10 layers, and skipped its conversion).
-    The same program runs from the same path, as a user's script does (tracer's stored plans
-    name the file of each node). The current folder stays importable, as with -c."""
-    folder = os.path.join(tempfile.gettempdir(), "tracer-programs")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, hashlib.sha256(code.encode()).hexdigest()[:16] + ".py")
-    with open(path, "w") as handle:
-        handle.write(code)
+    The file is `folder`/program.py where a folder is given (a program run again from the
+    same path, as a user's script is: tracer's stored plans name each node's file), else in
+    a folder of its own. The current folder stays importable, as with -c."""
     paths = [os.getcwd(), *filter(None, [env.get("PYTHONPATH")])]
-    try:
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="tracer-program-"))
+        path = os.path.join(folder, "program.py")
+        with open(path, "w") as handle:
+            handle.write(code)
         done = subprocess.run(
             [sys.executable, path],
             capture_output=True,
@@ -40,9 +40,6 @@ def run_program(code, env, timeout=900):
             env={**env, "PYTHONPATH": os.pathsep.join(paths)},
             timeout=timeout,
         )
-    finally:
-        with contextlib.suppress(OSError):
-            os.remove(path)
     if done.returncode != 0:
         missing = "ModuleNotFoundError" in done.stderr
         detail = (done.stderr.strip().splitlines() or ["no output"])[-1][:200]

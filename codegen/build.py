@@ -372,6 +372,10 @@ def cache_key(source, uses_blas):
 _loaded = {}  # key -> (module, meta): the in-process cache in front of the disk
 _key_locks = {}  # key -> the lock its build holds: one build per module in a process
 _key_locks_guard = threading.Lock()
+# link keys under which neither a direct nor a driver link made a module this process could
+# load (a cache on a noexec mount): it links through the compiler alone, and the record stays
+# for processes where modules load
+_UNLOADABLE = set()
 
 
 def load(source, uses_blas):
@@ -402,6 +406,8 @@ def _load_from_disk(source, key, uses_blas):
             cache.remove(os.path.dirname(found[0]))
     gold = None if sanitizers() else _gold()
     link_key = _link_key(uses_blas) if gold is not None else None
+    if link_key in _UNLOADABLE:
+        gold = link_key = None
     known = link.record(link_key) if link_key is not None else None
     if link_key is None or known is not None:
         return _built(source, key, library, uses_blas, gold, link_key, known)
@@ -419,7 +425,7 @@ def _load_from_disk(source, key, uses_blas):
 def _built(source, key, library, uses_blas, gold, link_key, known):
     """Build the module and load it (see `_build`); a module gold linked directly that does
     not load is built again, linked by the compiler, and where that one loads, direct links
-    are turned off."""
+    are turned off; where it does not either, this process links through the compiler."""
     build = functools.partial(_build, source, library, uses_blas, gold, link_key, known)
     path, meta = cache.publish(key, library, build)
     try:
@@ -431,7 +437,11 @@ def _built(source, key, library, uses_blas, gold, link_key, known):
         cache.remove(os.path.dirname(path))
         build = functools.partial(_build, source, library, uses_blas, None, None, None)
         path, meta = cache.publish(key, library, build)
-        loaded = Library(path)  # where this fails too (a noexec cache), direct links stay on
+        try:
+            loaded = Library(path)
+        except LoadError:  # no module loads (a noexec cache): not the direct link's fault
+            _UNLOADABLE.add(link_key)
+            raise
         link.disable(link_key)
         return loaded, dict(meta, cached=False)
 

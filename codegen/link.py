@@ -60,19 +60,23 @@ def record(key):
 def learn(key, library, libgcc):
     """Record, for the direct links under `key`, what the driver linked into `library`
     (linked with --no-as-needed, and loaded in this process) and where libgcc.a is; an
-    answer that is not sound turns them off. Where a library it names is mapped from no
-    file this process can read (replaced since it was loaded: "(deleted)"), nothing is
-    recorded: a later build learns again."""
+    answer that is not sound turns them off. Where a library it names is not found among
+    the files this process maps and a file named like it was replaced since it was loaded
+    ("(deleted)": a package upgraded meanwhile), nothing is recorded: a later build learns
+    again."""
     try:
         needed = elf.names(library)[1]
-        mapped = _mapped_libraries(needed)
+        mapped, deleted = _mapped_libraries(needed)
     except _ELF_ERRORS:  # not the ELF file it should be, or no mappings to read
         _write(key, {"direct": False})
         return
-    if set(needed) <= set(mapped):
+    missing = [name.split(".so")[0] for name in needed if name not in mapped]
+    if not missing:
         files = {name: mapped[name][0] for name in needed if mapped[name][1]}
         found = {"needed": needed, "files": files, "libgcc": libgcc}
         _write(key, found if _sound(found) else {"direct": False})
+    elif not any(file.startswith(stem) for stem in missing for file in deleted):
+        _write(key, {"direct": False})  # a library without the name it is loaded by
 
 
 def disable(key):
@@ -109,14 +113,15 @@ def command(gold, found, objects, output, rpath, directory):
 
 
 def _mapped_libraries(names):
-    """{name: (path, whether it defines symbol versions)} of the shared libraries called
-    `names` (DT_SONAME) that this process has mapped (/proc/self/maps). The files named
-    after a name (libm.so.6, libgomp.so.1.0.0) are read first, the others only for the
-    names still missing (libopenblasp-r0.3.21.so is libopenblas.so.0, libm-2.31.so
-    libm.so.6)."""
+    """({name: (path, whether it defines symbol versions)} of the shared libraries called
+    `names` (DT_SONAME) that this process has mapped (/proc/self/maps), the names of the
+    mapped files replaced since). The files named after a name (libm.so.6, libgomp.so.1.0.0) are
+    read first, the others only for the names still missing (libopenblasp-r0.3.21.so is
+    libopenblas.so.0, libm-2.31.so libm.so.6)."""
     with open("/proc/self/maps") as handle:
         fields = [line.split(None, 5) for line in handle]
     paths = sorted({f[5].strip() for f in fields if len(f) == 6 and f[5].startswith("/")})
+    deleted = [os.path.basename(p) for p in paths if p.endswith(" (deleted)")]
     named = [p for p in paths if os.path.basename(p).startswith(tuple(names))]
     found = {}
     for path in named + [p for p in paths if p not in named]:
@@ -126,7 +131,7 @@ def _mapped_libraries(names):
             soname, _, versioned = elf.names(path)
             if soname in names:
                 found.setdefault(soname, (path, versioned))
-    return found
+    return found, deleted
 
 
 def _sound(found):

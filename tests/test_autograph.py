@@ -331,6 +331,23 @@ def _ends_in_a_nested_function_and_a_long_expression(x):
     )
 
 
+def _returns_before_a_yield(n):
+    for _ in range(n):
+        n = n * 2
+    return n
+    yield  # unreachable, yet it makes the function a generator
+
+
+scale = 3.0
+
+
+def _annotates_after_returning(x):
+    if x > 0:
+        return x * scale  # noqa: F823 (this function's own unbound name, not the module's)
+    return -x
+    scale: float  # noqa: F842 (no instruction, yet it makes `scale` a local name)
+
+
 def _no_ops_removed(node):
     """`node` without the `pass` and string statements that end its blocks."""
     for name in ("body", "orelse", "finalbody"):
@@ -367,6 +384,36 @@ def test_the_source_read_from_instruction_positions_is_the_whole_function(functi
     tokenized = textwrap.dedent(inspect.getsource(function))
     got, want = (_no_ops_removed(ast.parse(t)) for t in (text, tokenized))
     assert ast.dump(got) == ast.dump(want)
+
+
+def test_a_function_read_to_its_last_instruction_is_not_tokenized(monkeypatch):
+    """Where the lines after the last instruction hold nothing that changes the function,
+    its text is read without tokenizing (inspect.getblock); where they make it another
+    function (a generator, another local name), it is tokenized."""
+
+    def tokenized(lines):
+        tokenized.calls += 1
+        return getblock(lines)
+
+    others = (_returns_before_a_yield, _annotates_after_returning)
+    whole = {f: textwrap.dedent(inspect.getsource(f)) for f in others}
+    getblock, tokenized.calls = inspect.getblock, 0
+    monkeypatch.setattr(inspect, "getblock", tokenized)
+    autograph._source.cache_clear()
+    for function in (
+        _ends_in_no_ops,
+        _ends_in_a_nested_function_and_a_long_expression,
+        _ends_in_an_else_that_only_passes,
+    ):
+        assert autograph._source(function.__code__) is not None
+    assert tokenized.calls == 0
+    for function in others:
+        assert autograph._source(function.__code__)[0] == whole[function]
+    assert tokenized.calls == 2
+    assert list(autograph.convert(_returns_before_a_yield)(3)) == []
+    assert autograph.convert(_annotates_after_returning)(-2.0) == 2.0
+    with pytest.raises(UnboundLocalError):
+        autograph.convert(_annotates_after_returning)(2.0)
 
 
 def test_functions_ending_in_no_ops_convert_and_run():

@@ -48,6 +48,7 @@ def fresh_cache(tmp_path, monkeypatch):
     """An empty cache, and no module loaded in this process before: each test builds."""
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(build, "_loaded", {})
+    monkeypatch.setattr(build, "_UNLOADABLE", set())
     return tmp_path / "cache"
 
 
@@ -228,20 +229,56 @@ def fake_blas(lib, name, file_name):
 
 def test_a_module_that_loads_no_way_leaves_direct_links_on(fresh_cache, monkeypatch):
     """Where no module loads (a cache on a noexec mount), the direct link is not what failed:
-    the error reaches the caller and direct links stay on for when modules load again."""
+    the error reaches the caller, this process links through the compiler alone from then
+    on (one build a module), and the record stays for processes where modules load."""
     built(1)
     record = link.record(key())
 
     def refused(path):
         raise build.LoadError(f"the compiled module {path} could not be loaded: noexec")
 
+    builds = []
+    monkeypatch.setattr(build, "_build", _counted(build._build, builds))
     loads = build.Library
     monkeypatch.setattr(build, "Library", refused)
-    with pytest.raises(build.LoadError, match="noexec"):
-        build.load(SOURCE % 3, uses_blas=False)
+    for variant in (3, 5):
+        builds.clear()
+        with pytest.raises(build.LoadError, match="noexec"):
+            build.load(SOURCE % variant, uses_blas=False)
+        assert builds == (["direct", "driver"] if variant == 3 else ["driver"])
     assert link.record(key()) == record
     monkeypatch.setattr(build, "Library", loads)
-    assert built(5)["link"] == "direct"
+    monkeypatch.setattr(build, "_UNLOADABLE", set())  # another process
+    assert built(7)["link"] == "direct"
+
+
+def _counted(build_function, links):
+    """`build_function` (codegen.build._build), noting in `links` how each build linked."""
+
+    def counted(*args, **kwargs):
+        meta = build_function(*args, **kwargs)
+        links.append(meta["link"])
+        return meta
+
+    return counted
+
+
+def test_a_library_loaded_by_a_name_it_does_not_carry_turns_direct_links_off(
+    fresh_cache, tmp_path, monkeypatch
+):
+    """A library built without a DT_SONAME is never found among the mapped files by the name
+    the module needs: learnt once as "no direct links", not at every build."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "blas.c").write_text("void trnos_nothing(void) {}\n")
+    command = [build.compiler(), "-shared", "-fPIC", "-o", str(lib / "libtrnos.so")]
+    assert build.run_compiler([*command, str(lib / "blas.c")])[0] == 0
+    monkeypatch.setattr(build, "blas", lambda: (str(tmp_path), str(lib), "trnos"))
+    source = (
+        "void trnos_nothing(void);\nint tracer_run(char **args) { trnos_nothing(); return %d; }\n"
+    )
+    assert build.load(source % 1, uses_blas=True)[1]["link"] == "driver"
+    assert link.record(build._link_key(True)) == {"direct": False}
 
 
 def test_a_library_replaced_since_it_was_loaded_is_learnt_again_later(

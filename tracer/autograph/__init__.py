@@ -8,7 +8,6 @@ shows the converted source.
 """
 
 import ast
-import contextlib
 import functools
 import inspect
 import linecache
@@ -62,10 +61,11 @@ def _source(code):
     loaded module for the one that holds the code (20 ms in a fresh process). The function
     ends at the last line its instructions come from: finding its end by tokenizing, as
     `inspect.getblock` does, took 4-5 ms of a process's first tt.function call (tokenize's
-    patterns compiled, then the lines tokenized in Python). Lines after that hold no code
-    (a `pass`, a string statement), so the function without them is the same function;
-    where they do not parse alone (an `else:` whose block holds only `pass`), the block is
-    found by tokenizing."""
+    patterns compiled, then the lines tokenized in Python). Lines after that hold no
+    reachable code; where they still make the function another (a `yield` after the last
+    `return` makes it a generator, an annotation `x: int` makes `x` local), where the text
+    up to it does not compile alone, and before Python 3.11, the block is found by
+    tokenizing."""
     lines = linecache.getlines(code.co_filename)
     first = code.co_firstlineno
     if not 0 < first <= len(lines):
@@ -73,8 +73,7 @@ def _source(code):
     last = _last_line(code)
     if first <= last <= len(lines):
         text = textwrap.dedent("".join(lines[first - 1 : last]))
-        with contextlib.suppress(SyntaxError, ValueError):
-            ast.parse(text)
+        if _same_function(text, code):
             return text, first
     try:  # a file edited since it was imported may not hold the function at that line
         block = inspect.getblock(lines[first - 1 :])
@@ -92,6 +91,31 @@ def _last_line(code):
     ends = [end for _, end, _, _ in code.co_positions() if end is not None]
     ends += [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
     return max(ends, default=0)
+
+
+_KIND_FLAGS = (
+    inspect.CO_GENERATOR
+    | inspect.CO_COROUTINE
+    | inspect.CO_ASYNC_GENERATOR
+    | inspect.CO_ITERABLE_COROUTINE
+)
+
+
+def _same_function(text, code):
+    """Whether `text` compiles to a function named as `code`'s with the same kind
+    (generator, coroutine) and the same arguments, locals and cells."""
+    try:
+        module = compile(text, code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    inner = [c for c in module.co_consts if isinstance(c, types.CodeType)]
+    return (
+        len(inner) == 1
+        and inner[0].co_name == code.co_name
+        and inner[0].co_varnames == code.co_varnames
+        and inner[0].co_cellvars == code.co_cellvars
+        and not (inner[0].co_flags ^ code.co_flags) & _KIND_FLAGS
+    )
 
 
 def _converted_tree(function):
