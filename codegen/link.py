@@ -115,9 +115,9 @@ def command(gold, found, objects, output, rpath, directory):
 def _mapped_libraries(names):
     """({name: (path, whether it defines symbol versions)} of the shared libraries called
     `names` (DT_SONAME) that this process has mapped (/proc/self/maps), the names of the
-    mapped files replaced since). The files named after a name (libm.so.6, libgomp.so.1.0.0) are
-    read first, the others only for the names still missing (libopenblasp-r0.3.21.so is
-    libopenblas.so.0, libm-2.31.so libm.so.6)."""
+    mapped files replaced since). The files named after a name (libm.so.6,
+    libgomp.so.1.0.0) are read first, the others only for the names still missing
+    (libopenblasp-r0.3.21.so is libopenblas.so.0, libm-2.31.so libm.so.6)."""
     with open("/proc/self/maps") as handle:
         fields = [line.split(None, 5) for line in handle]
     paths = sorted({f[5].strip() for f in fields if len(f) == 6 and f[5].startswith("/")})
