@@ -439,8 +439,9 @@ def _built(source, key, library, uses_blas, gold, link_key, known):
         path, meta = cache.publish(key, library, build)
         try:
             loaded = Library(path)
-        except LoadError:  # no module loads (a noexec cache): not the direct link's fault
-            _UNLOADABLE.add(link_key)
+        except LoadError as error:  # not the direct link's fault
+            if "undefined symbol" not in str(error):  # no module loads (a noexec cache)
+                _UNLOADABLE.add(link_key)
             raise
         link.disable(link_key)
         return loaded, dict(meta, cached=False)

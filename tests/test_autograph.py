@@ -6,6 +6,7 @@ import ast
 import inspect
 import linecache
 import logging
+import sys
 import textwrap
 import types
 
@@ -264,6 +265,28 @@ def test_methods_and_closures_are_converted():
     np.testing.assert_array_equal(model(tt.constant([-1.0, -2.0])).numpy(), [-1.0, -2.0])
 
 
+class _Scaler:
+    def __init__(self, factor):
+        self.__factor = factor
+
+    def scaled(self, x):
+        if tt.reduce_sum(x) > 0:
+            x = x * self.__factor
+        return x
+
+
+def test_a_method_reading_a_private_attribute_is_converted_in_its_class():
+    """`self.__factor` in a method is `self._Scaler__factor`: the converted code is compiled
+    inside a class of the same name, so its private names are the original's."""
+    scaler = _Scaler(3.0)
+    for values, factor in (([1.0, 2.0], 3.0), ([-1.0, -2.0], 1.0)):
+        x = tt.constant(values)
+        np.testing.assert_allclose(autograph.convert(scaler.scaled)(x).numpy(), factor * x.numpy())
+        for backend in BACKENDS:
+            got = tt.function(scaler.scaled, backend=backend)(x).numpy()
+            np.testing.assert_allclose(got, factor * np.array(values, np.float32))
+
+
 def test_a_converted_function_is_not_converted_again():
     """tt.function of tt.autograph.convert(f) (or convert twice) runs f's converted code once
     converted, eagerly and compiled."""
@@ -386,6 +409,7 @@ def test_the_source_read_from_instruction_positions_is_the_whole_function(functi
     assert ast.dump(got) == ast.dump(want)
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="instruction positions: Python 3.11")
 def test_a_function_read_to_its_last_instruction_is_not_tokenized(monkeypatch):
     """Where the lines after the last instruction hold nothing that changes the function,
     its text is read without tokenizing (inspect.getblock); where they make it another
@@ -431,18 +455,21 @@ def test_functions_ending_in_no_ops_convert_and_run():
 
 
 def test_every_function_of_tracer_is_found_whole():
-    """Over the library's own functions and methods (its modules `import tracer` loads:
-    importing the others would register their ops for the tests after): the source autograph
-    reads is the one tokenizing finds, less trailing `pass` and strings."""
-    import sys
+    """Over every function and method in the library's files (compiled here, not imported:
+    importing tracer.distribute would register its ops for the tests after): the source
+    autograph reads is the one tokenizing finds, less trailing `pass` and strings."""
+    import pathlib
+
+    def functions(code):
+        for inner in code.co_consts:
+            if isinstance(inner, types.CodeType):
+                if inner.co_flags & inspect.CO_NEWLOCALS and not inner.co_name.startswith("<"):
+                    yield inner
+                yield from functions(inner)
 
     codes = set()
-    for name, module in list(sys.modules.items()):
-        if name != "tracer" and not name.startswith("tracer."):
-            continue
-        for value in vars(module).values():
-            members = vars(value).values() if isinstance(value, type) else [value]
-            codes.update(m.__code__ for m in members if isinstance(m, types.FunctionType))
+    for path in pathlib.Path(tt.__file__).parent.rglob("*.py"):
+        codes.update(functions(compile(path.read_text(), str(path), "exec")))
     assert len(codes) > 500
     for code in codes:
         text, _ = autograph._source(code)

@@ -252,6 +252,17 @@ def test_a_module_that_loads_no_way_leaves_direct_links_on(fresh_cache, monkeypa
     assert built(7)["link"] == "direct"
 
 
+def test_a_module_missing_a_symbol_of_its_own_leaves_direct_links_on(fresh_cache):
+    """A module that does not load because it calls a function no library defines is its
+    own fault, not the process's: later modules still link directly."""
+    built(1)
+    missing = "void tr_no_such_function(void);\nint tracer_run(char **a) { tr_no_such_function(); return 0; }\n"
+    with pytest.raises(build.LoadError, match="undefined symbol"):
+        build.load(missing, uses_blas=False)
+    assert not build._UNLOADABLE
+    assert built(3)["link"] == "direct"
+
+
 def _counted(build_function, links):
     """`build_function` (codegen.build._build), noting in `links` how each build linked."""
 

@@ -15,6 +15,7 @@ import os
 import textwrap
 import tokenize
 import types
+import warnings
 
 from tracer.autograph import operators
 from tracer.autograph.transform import RUNTIME, convert_function_def
@@ -105,7 +106,9 @@ def _same_function(text, code):
     """Whether `text` compiles to a function named as `code`'s with the same kind
     (generator, coroutine) and the same arguments, locals and cells."""
     try:
-        module = compile(text, code.co_filename, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # the import showed them, at their lines
+            warnings.simplefilter("ignore")
+            module = compile(text, code.co_filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
     inner = [c for c in module.co_consts if isinstance(c, types.CodeType)]
@@ -146,6 +149,13 @@ def _converted_tree(function):
     return tree, definition
 
 
+def _owner_class(function):
+    """The name of the class whose body defines `function` (its private names, `__x`, are
+    that class's), or None."""
+    parts = function.__qualname__.split(".")
+    return parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else None
+
+
 def _build(function, tree, definition):
     """The converted function: its code compiled inside a factory whose parameters are the
     original's free variables (and the runtime), then given the original's closure cells,
@@ -166,10 +176,17 @@ def _build(function, tree, definition):
         returns=None,
         type_params=[],
     )
+    owner = _owner_class(function)
+    if owner is not None:  # in its class's body, `self.__x` is mangled as the original's
+        factory = ast.ClassDef(
+            name=owner, bases=[], keywords=[], body=[factory], decorator_list=[], type_params=[]
+        )
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
     compiled = compile(module, code.co_filename, "exec")
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    if owner is not None:
+        factory_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
     inner = next(
         c
         for c in factory_code.co_consts
