@@ -275,16 +275,34 @@ class _Scaler:
         return x
 
 
-def test_a_method_reading_a_private_attribute_is_converted_in_its_class():
+class _Tripled:
+    def scaled(self, x):
+        return x * 3.0
+
+
+class _Doubled(_Tripled):
+    def scaled(self, x):
+        if tt.reduce_sum(x) > 0:
+            x = super().scaled(x) * 2.0
+        return x
+
+
+@pytest.mark.parametrize(
+    "method, factor",
+    [(_Scaler(3.0).scaled, 3.0), (_Doubled().scaled, 6.0)],
+    ids=["private attribute", "super()"],
+)
+def test_methods_keep_their_private_names_and_super(method, factor):
     """`self.__factor` in a method is `self._Scaler__factor`: the converted code is compiled
-    inside a class of the same name, so its private names are the original's."""
-    scaler = _Scaler(3.0)
-    for values, factor in (([1.0, 2.0], 3.0), ([-1.0, -2.0], 1.0)):
+    inside a class of the same name. A converted `if` on a tensor runs its branches as
+    functions of their own, where `super()` alone would take the branch's first argument for
+    the instance: autograph names the class and the instance. (`factor`: where x > 0.)"""
+    for values, scale in (([1.0, 2.0], factor), ([-1.0, -2.0], 1.0)):
         x = tt.constant(values)
-        np.testing.assert_allclose(autograph.convert(scaler.scaled)(x).numpy(), factor * x.numpy())
+        np.testing.assert_allclose(autograph.convert(method)(x).numpy(), scale * x.numpy())
         for backend in BACKENDS:
-            got = tt.function(scaler.scaled, backend=backend)(x).numpy()
-            np.testing.assert_allclose(got, factor * np.array(values, np.float32))
+            got = tt.function(method, backend=backend)(x).numpy()
+            np.testing.assert_allclose(got, scale * np.array(values, np.float32))
 
 
 def test_a_converted_function_is_not_converted_again():

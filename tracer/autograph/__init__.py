@@ -144,9 +144,37 @@ def _converted_tree(function):
         return None
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in nodes):
         return None  # names bound outside the function: its statements stay as they are
+    if "__class__" in code.co_freevars:
+        _name_the_class_of_super(definition)
     where = os.path.basename(code.co_filename)
     convert_function_def(definition, where)
     return tree, definition
+
+
+def _name_the_class_of_super(definition):
+    """`super()` in the method `definition` written `super(__class__, self)`: its converted
+    branches and loop bodies are functions of their own, where `super()` without arguments
+    would look for their own first argument."""
+    arguments = [*definition.args.posonlyargs, *definition.args.args]
+    if not arguments:
+        return
+    pending = list(definition.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # a function of its own: its `super()` is its own
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "super"
+            and not node.args
+            and not node.keywords
+        ):
+            node.args = [
+                ast.Name(id="__class__", ctx=ast.Load()),
+                ast.Name(id=arguments[0].arg, ctx=ast.Load()),
+            ]
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def _owner_class(function):
