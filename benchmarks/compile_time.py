@@ -1,7 +1,8 @@
 """B22: what users wait on first. A chain of N layers x = tanh(x @ W_i) on (64, 64) float32,
 its loss sum(x) and the gradients of all W_i, compiled; for N = 10, 100, 500, 2000: the
 first call in a fresh process with an empty cache, the first call in a second process
-(tracer's cache warm), the first call where the cache holds another function's module (the
+(tracer's cache warm), the same with the program edited above the function and run from
+another folder (the stored plan's lines renamed), the first call where the cache holds another function's module (the
 compiler's and the link's records are there: a changed function on a machine that has
 compiled before), and later calls. tracer as tt.function does by default (the C module
 built before the first result) and with backend="tiered" (the interpreter at once, C when
@@ -28,6 +29,7 @@ LATER_CALLS = 20
 # from one process to the next on a shared machine
 REPEATS = {10: 5, 100: 3}
 NEW_MODULE = "tracer new module (cache of an earlier build)"
+MOVED = "tracer warm, code moved (lines added, another folder)"
 
 SETUP = """
 import sys, time, json
@@ -188,6 +190,8 @@ def main():
                         row.setdefault("tracer warm (second process)", []).append(
                             checked(run_program(program("tracer", n), env, folder=work), n)
                         )
+                        moved = "# an edit above the function\n" * 3 + program("tracer", n)
+                        row.setdefault(MOVED, []).append(checked(run_program(moved, env), n))
                 if backend == "auto":
                     row.setdefault(NEW_MODULE, []).append(checked(new_module(n, base), n))
             for system in ("jax-jit", "tf-function"):

@@ -24,8 +24,7 @@ def run_program(code, env, timeout=900, folder=None):
     tracer's) reads the source of the function it converts, and `python -c` has none (it
     took 40 ms off tf.function's first call of B22 at 10 layers, and skipped its conversion).
     The file is `folder`/program.py where a folder is given (a program run again from the
-    same path, as a user's script is: tracer's stored plans name each node's file), else in
-    a folder of its own. The current folder stays importable, as with -c."""
+    same path, as a user's script is), else in a folder of its own. The current folder stays importable, as with -c."""
     paths = [os.getcwd(), *filter(None, [env.get("PYTHONPATH")])]
     with contextlib.ExitStack() as stack:
         if folder is None:

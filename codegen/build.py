@@ -356,6 +356,12 @@ def code_of(source):
     return _COMMENT_OR_LITERAL.sub(lambda m: m.group(1) or " ", source)
 
 
+def rewrite_comments(source, rewrite):
+    """`source` with each comment replaced by `rewrite(comment)`: the code, and so the cache
+    key, stay the same."""
+    return _COMMENT_OR_LITERAL.sub(lambda m: m.group(1) or rewrite(m.group(0)), source)
+
+
 def cache_key(source, uses_blas):
     cc = compiler()
     parts = [

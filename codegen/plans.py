@@ -7,7 +7,15 @@ take seconds (B18's 148,000 nodes: ~7 s of a 10.6 s start with the module cached
 beside the module the cache keeps the lowered plan (`codegen.lower.ModulePlan`: the
 source, the argument and output layout, the constants, the error messages), under a key
 taken from the traced graph itself (`tracer.ir.digest`), the function's name, the values
-of the module's updates, the toolchain's features and tracer's own code:
+of the module's updates, the toolchain's features and tracer's own code.
+
+The key leaves out the user's lines, which only the C's comments and the error messages
+name: the plan keeps the `file.py:14` of each of the graph's places, and a process whose
+graph has them elsewhere (a line added above the function, the script run from another
+folder) gets the plan with those texts renamed, in the comments only (the code, and so the
+module, stay the same). Where a rename could not be exact (two places that read the same in
+the plan but not now, a file name with spaces or parentheses) the passes run as for a new
+graph.
 
     $TRACER_CACHE_DIR/.plans/<key>   "tracer-plan 1", the SHA-256 of the rest, a JSON
                                      header and the source and constants' bytes
@@ -22,16 +30,20 @@ import builtins
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
+from typing import NamedTuple
 
 import numpy as np
 
 from codegen import build, cache
+from codegen.loops import comment_location
 from codegen.lower import ModulePlan
 from codegen.version import CODE_VERSION
 from tracer.ir.digest import graph_digest
 from tracer.ir.dims import Dim
+from tracer.ir.source import format_location
 
 MAGIC = b"tracer-plan 1\n"
 _OUTPUT_KINDS = ("buffer", "input", "input before", "updated")
@@ -41,22 +53,28 @@ _OUTPUT_KINDS = ("buffer", "input", "input before", "updated")
 MAX_CONSTANT_BYTES = 1 << 22
 
 
+class PlanKey(NamedTuple):
+    name: str  # the plan's file name
+    places: tuple  # (file name, line) of each of the traced graph's places (tracer.ir.digest)
+
+
 def plan_key(traced, name, updates):
-    """The key of the plan of `traced` compiled as `name` with `updates`, or None when the
-    graph has no digest (an attribute with no stable form)."""
+    """The PlanKey of `traced` compiled as `name` with `updates`, or None when the graph has
+    no digest (an attribute with no stable form)."""
     if any(type(d) is Dim for node in traced.inputs for d in node.shape):
         return None  # dimensions known only at run time: such plans are not stored
     digest = graph_digest(traced)
     if digest is None:
         return None
     parts = [
-        digest,
+        digest.hex,
         str(name),
         repr(sorted((updates or {}).items())),
         repr((build.vector_math(), build.threads(), build.blas() is not None)),
         CODE_VERSION,
     ]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return PlanKey(key, tuple((os.path.basename(file), line) for file, line in digest.places))
 
 
 def _folder():
@@ -86,7 +104,8 @@ def clear():
 
 
 def store(key, plan, uses_blas):
-    """Keep `plan` under `key` when it is plain data (see the module's docstring)."""
+    """Keep `plan` under the PlanKey `key` when it is plain data (see the module's
+    docstring)."""
     if plan.dims or plan.host_calls:
         return
     errors = []
@@ -109,7 +128,8 @@ def store(key, plan, uses_blas):
 
     try:
         header = {
-            "key": key,
+            "key": key.name,
+            "places": [list(place) for place in key.places],
             "uses_blas": bool(uses_blas),
             "input_dtypes": [np.dtype(d).str for d in plan.input_dtypes],
             "input_shapes": [list(s) for s in plan.input_shapes],
@@ -132,9 +152,9 @@ def store(key, plan, uses_blas):
     body = b"".join([text, b"\n", *blobs])
     content = MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
     try:
-        _write(key, content)
+        _write(key.name, content)
     except OSError as error:  # a full disk: the module is built, the next process compiles
-        cache.log.warning("tracer: the plan %s was not stored (%s)", key, error)
+        cache.log.warning("tracer: the plan %s was not stored (%s)", key.name, error)
 
 
 def _write(key, content):
@@ -157,8 +177,9 @@ class _Unsound(ValueError):
 
 
 def restore(key):
-    """(ModulePlan, uses_blas) stored under `key`, or None (an unsound file is removed)."""
-    path = os.path.join(_folder(), key)
+    """(ModulePlan, uses_blas) stored under the PlanKey `key`, its places renamed to the
+    key's, or None (an unsound file is removed)."""
+    path = os.path.join(_folder(), key.name)
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):  # a directory, a link, a pipe: no read
             return _unsound(path, "it is not a file")
@@ -198,7 +219,11 @@ def _parse(content, key):
         raise _Unsound("its digest does not match")
     text, _, data = body.partition(b"\n")
     header = json.loads(text.decode())
-    _check(type(header) is dict and header.get("key") == key, "it is stored under another key")
+    _check(type(header) is dict and header.get("key") == key.name, "it is stored under another key")
+    places = header["places"]
+    _check(type(places) is list and len(places) == len(key.places), "bad places")
+    places = tuple(map(tuple, places))
+    _check(all(_is_place(p) for p in places), "bad places")
     sizes = header["blobs"]
     _check(_is_list(sizes, int) and all(s >= 0 for s in sizes), "bad blob sizes")
     _check(sum(sizes) == len(data), "its length does not match")
@@ -245,7 +270,43 @@ def _parse(content, key):
         )
         plan.errors[code] = (exception, message)
     _check(type(header["uses_blas"]) is bool, "bad flag")
-    return plan, header["uses_blas"]
+    plan = _moved(plan, places, key.places)
+    return None if plan is None else (plan, header["uses_blas"])
+
+
+# a place as comments and messages show it: after a space or `(`, not followed by a digit
+_PLACE = re.compile(r"(?<![^\s(])[^\s()#*/]+:[0-9]+(?![0-9])")
+
+
+def _moved(plan, places, new_places):
+    """`plan` with each of `places` named as the same place of `new_places` in the C's
+    comments and in the error messages, or None where that could not be exact."""
+    if places == new_places:
+        return plan
+    comments = _renames(places, new_places, comment_location)
+    messages = _renames(places, new_places, format_location)
+    if comments is None or messages is None:
+        return None
+    plan.source = build.rewrite_comments(plan.source, _renamer(comments))
+    rename = _renamer(messages)
+    plan.errors = {code: (kind, rename(text)) for code, (kind, text) in plan.errors.items()}
+    return plan
+
+
+def _renames(places, new_places, form):
+    """{old text: new text} of the places that moved, as `form` writes them, or None."""
+    renames = {}
+    for old, new in zip(map(form, places), map(form, new_places)):
+        if renames.setdefault(old, new) != new:
+            return None  # two places the plan names alike, apart now
+    renames = {old: new for old, new in renames.items() if old != new}
+    if not all(_PLACE.fullmatch(old) and _PLACE.fullmatch(new) for old, new in renames.items()):
+        return None
+    return renames
+
+
+def _renamer(renames):
+    return lambda text: _PLACE.sub(lambda m: renames.get(m.group(0), m.group(0)), text)
 
 
 def _check(condition, reason):
@@ -255,6 +316,10 @@ def _check(condition, reason):
 
 def _is_list(value, kind):
     return type(value) is list and all(type(v) is kind for v in value)
+
+
+def _is_place(value):
+    return len(value) == 2 and type(value[0]) is str and (type(value[1]) is int or value[1] is None)
 
 
 def _index(value, bound):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import plans
+from codegen import build, plans
 from codegen.lower import ModulePlan
 from tracer.ir import Graph, Literal, Node
 from tracer.ir.digest import graph_digest
@@ -179,7 +179,7 @@ def test_a_plan_that_calls_python_or_raises_a_class_of_its_own_is_not_stored(tmp
 
     plan = ModulePlan()
     plan.source = "int tracer_run(char **args) { return 0; }"
-    key = "a" * 64
+    key = plans.PlanKey("a" * 64, ())
     plan.host_calls = [("allreduce", {}, np.float32, 1)]
     plans.store(key, plan, False)
     plan.host_calls, plan.errors = [], {1: (Mine, "no")}
@@ -199,12 +199,30 @@ def _graph(value, location=("f.py", 3), attrs=None):
 
 
 def test_the_digest_is_the_same_for_the_same_graph_and_differs_for_any_change():
-    digest = graph_digest(_graph(2.0))
-    assert digest == graph_digest(_graph(2.0))
-    assert digest != graph_digest(_graph(3.0))
-    assert graph_digest(_graph(0.0)) != graph_digest(_graph(-0.0))
-    assert digest != graph_digest(_graph(2.0, location=("f.py", 4)))
+    digest = graph_digest(_graph(2.0)).hex
+    assert digest == graph_digest(_graph(2.0)).hex
+    assert digest != graph_digest(_graph(3.0)).hex
+    assert graph_digest(_graph(0.0)).hex != graph_digest(_graph(-0.0)).hex
     assert graph_digest(_graph(2.0, attrs={"k": 1})) != graph_digest(_graph(2.0, attrs={"k": 1.0}))
+
+
+def test_the_digest_numbers_the_users_lines_and_returns_them_beside_it():
+    moved = graph_digest(_graph(2.0, location=("/elsewhere/f.py", 40)))
+    assert moved.hex == graph_digest(_graph(2.0)).hex
+    assert moved.places == (("/elsewhere/f.py", 40),)
+    assert graph_digest(_graph(2.0)).places == (("f.py", 3),)
+    assert graph_digest(_graph(2.0, location=("f.py", 3, "grad of mul"))).hex != moved.hex
+
+    def two_lines(first, second):
+        x = Node("input", (), {"name": "x"}, (2,), tt.float32)
+        y = Node("neg", (x,), {}, (2,), tt.float32, first)
+        z = Node("exp", (y,), {}, (2,), tt.float32, second)
+        return graph_digest(Graph([x], [x, y, z], [z]))
+
+    apart, together = two_lines(("f.py", 3), ("f.py", 4)), two_lines(("f.py", 3), ("f.py", 3))
+    assert apart.hex != together.hex  # which nodes share a line is part of the structure
+    assert apart.hex == two_lines(("g.py", 9), ("f.py", 3)).hex
+    assert together.places == (("f.py", 3),)
 
 
 def test_a_graph_with_a_value_it_does_not_hold_has_no_digest():
@@ -245,7 +263,7 @@ def test_a_plan_with_a_valid_digest_and_a_hostile_header_is_refused(tmp_path, mo
     plan = ModulePlan()
     plan.source = "int tracer_run(char **args) { return 0; }"
     plan.constants = [np.arange(3.0)]
-    key = "b" * 64
+    key = plans.PlanKey("b" * 64, ())
     plans.store(key, plan, False)
     (path,) = plans.entries()
     body = open(path, "rb").read()[79:]
@@ -298,5 +316,112 @@ def test_a_plan_holding_large_constants_is_not_stored():
     plan.source = "int tracer_run(char **args) { return 0; }"
     plan.constants = [np.zeros(plans.MAX_CONSTANT_BYTES // 8 + 1)]
     before = len(plans.entries())
-    plans.store("c" * 64, plan, False)
+    plans.store(plans.PlanKey("c" * 64, ()), plan, False)
     assert len(plans.entries()) == before
+
+
+MOVABLE = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    import tracer as tt
+    {padding}
+    @tt.function
+    def f(x, w, k):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            y = tt.reduce_sum(tt.tanh(x @ w) * 2.0)
+        return y, tape.gradient(y, w), tt.pow(k, k)
+
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    w = np.linspace(0.5, -0.5, 8, dtype=np.float32).reshape(4, 2)
+    y, g, _ = f(x, w, np.array([2, 3], np.int32))
+    try:
+        f(x, w, np.array([2, -1], np.int32))
+        error = None
+    except ValueError as raised:
+        error = str(raised)
+    concrete = f.get_concrete_function(x, w, np.array([2, 3], np.int32))
+    print(json.dumps({{"y": float(y), "g": g.numpy().tolist(), "error": error,
+                      "passes_ran": concrete._stages is not None, "c": concrete.c_source()}}))
+    """
+)
+
+
+def run_from(folder, cache, name="moved.py", padding=0):
+    """MOVABLE run from `folder/name`, with `padding` lines above the function; its output
+    with the values checked and the line of the tape's block, the one the tanh is on."""
+    folder.mkdir(exist_ok=True)
+    program = MOVABLE.format(padding="#\n" * padding)
+    (folder / name).write_text(program)
+    environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+    completed = subprocess.run(
+        [sys.executable, name], env=environment, capture_output=True, text=True, cwd=folder
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    out = json.loads(completed.stdout)
+    x = np.linspace(-1, 1, 12).reshape(3, 4)
+    t = np.tanh(x @ np.linspace(0.5, -0.5, 8).reshape(4, 2))
+    np.testing.assert_allclose(out["y"], 2 * t.sum(), rtol=1e-5)
+    np.testing.assert_allclose(out["g"], x.T @ (2 * (1 - t**2)), rtol=1e-5, atol=1e-6)
+    lines = program.splitlines()
+    tanh_line = 1 + next(k for k, line in enumerate(lines) if "tt.tanh" in line)
+    pow_line = 1 + next(k for k, line in enumerate(lines) if "tt.pow" in line)
+    assert out["error"].endswith(f"(at {name}:{pow_line})")
+    return out, tanh_line
+
+
+def test_code_moved_to_other_lines_or_folders_runs_the_stored_plan_with_its_lines_renamed(
+    tmp_path,
+):
+    cache = tmp_path / "cache"
+    first, line = run_from(tmp_path / "a", cache)
+    assert first["passes_ran"] and len(stored(cache)) == 1
+    for folder, padding in [("b", 0), ("b", 3), ("c", 11)]:  # another path, other lines
+        moved, moved_line = run_from(tmp_path / folder, cache, padding=padding)
+        assert not moved["passes_ran"] and len(stored(cache)) == 1  # and the message: run_from
+        assert (
+            f"moved.py:{moved_line} " in moved["c"]
+            and f"moved.py:{moved_line} (grad of" in moved["c"]
+        )
+        if moved_line != line:
+            assert f"moved.py:{line} " not in moved["c"]
+        assert build.code_of(moved["c"]) == build.code_of(first["c"])  # the same module
+    renamed, _ = run_from(tmp_path / "d", cache, name="renamed.py", padding=2)
+    assert not renamed["passes_ran"] and "moved.py" not in renamed["c"]
+
+
+def test_a_restored_plan_renames_its_places_in_comments_and_messages_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    plan = ModulePlan()
+    plan.source = '/* f.py:3 */ int f_py_3 = 0; /* at f.py:30 (grad of exp) */ char *s = " f.py:3";'
+    plan.errors = {1: (ValueError, "pow: negative (at f.py:3)"), 2: (ValueError, "(at f.py:30)")}
+    key = plans.PlanKey("d" * 64, (("f.py", 3), ("f.py", 30)))
+    plans.store(key, plan, False)
+    restored, _ = plans.restore(plans.PlanKey(key.name, (("f.py", 5), ("g.py", 3))))
+    assert restored.source == (
+        '/* f.py:5 */ int f_py_3 = 0; /* at g.py:3 (grad of exp) */ char *s = " f.py:3";'
+    )
+    assert restored.errors == {
+        1: (ValueError, "pow: negative (at f.py:5)"),
+        2: (ValueError, "(at g.py:3)"),
+    }
+    assert plans.restore(key)[0].source == plan.source
+
+
+@pytest.mark.parametrize(
+    "then, now",
+    [
+        ((("f.py", 3), ("f.py", 3)), (("f.py", 3), ("f.py", 4))),  # one folder's f.py, another's
+        ((("my f.py", 3),), (("my f.py", 4),)),  # a name the comments do not delimit
+    ],
+)
+def test_places_that_cannot_be_renamed_exactly_leave_the_plan_unused(
+    tmp_path, monkeypatch, then, now
+):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    plan = ModulePlan()
+    plan.source = "int tracer_run(char **args) { return 0; }"
+    plans.store(plans.PlanKey("e" * 64, then), plan, False)
+    assert plans.restore(plans.PlanKey("e" * 64, now)) is None
+    assert plans.restore(plans.PlanKey("e" * 64, then))  # kept: it is sound

@@ -3,14 +3,21 @@ plan a compiled function stores beside its module (codegen/plans.py), so that a 
 process that traces the same graph skips the passes and the lowering.
 
 It covers what `structure_key` compares (each node's op, attributes, input positions,
-shape, type and source line, and the outputs), written in a form that does not depend on
-the process: a constant by its dtype, shape and bytes. An attribute of a type this module
-does not know (a Python function a node calls, an object of the user's) has no such form:
-the graph then has no digest, and its plan is not stored.
+shape and type, and the outputs), written in a form that does not depend on the process: a
+constant by its dtype, shape and bytes. An attribute of a type this module does not know
+(a Python function a node calls, an object of the user's) has no such form: the graph then
+has no digest, and its plan is not stored.
+
+The user's lines are not in the digest, only which nodes come from the same one: each
+distinct (file, line) is a numbered place, and the places are returned beside the digest.
+So the function moved to other lines, or its file to another folder, has the same digest,
+and its stored plan is used with the C's comments and the error messages renamed to the
+new places (codegen/plans.py); the passes do not read a line, only compare them.
 """
 
 import hashlib
 import marshal
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,23 +31,38 @@ class _NoStableForm(Exception):
     pass
 
 
+class Digest(NamedTuple):
+    hex: str  # SHA-256 of the structure, places numbered
+    places: tuple  # the (file, line) of each place, in the order of their numbers
+
+
+class _Walk:
+    """What a digest's walk keeps: the digest of each held graph met (by id), and the places
+    numbered across the graph and every graph it holds."""
+
+    def __init__(self):
+        self.graphs = {}
+        self.places = {}
+
+
 def graph_digest(graph):
-    """A SHA-256 hex digest of `graph`'s structure, or None when some attribute has no form
-    that is the same in every process."""
+    """The Digest of `graph`'s structure, or None when some attribute has no form that is the
+    same in every process."""
+    walk = _Walk()
     try:
-        return _digest(graph, {})
+        return Digest(_digest(graph, walk), tuple(walk.places))
     except _NoStableForm:
         return None
 
 
-def _digest(graph, held):
+def _digest(graph, walk):
     # marshal (format 2: no back-references, which would depend on object sharing) writes
     # the nested tuples of strings and integers 4x faster than repr
-    return hashlib.sha256(marshal.dumps(_graph_form(graph, held), 2)).hexdigest()
+    return hashlib.sha256(marshal.dumps(_graph_form(graph, walk), 2)).hexdigest()
 
 
-def _graph_form(graph, held):
-    """The graph as columns (op, inputs, attributes, numbered shape, type and source line of
+def _graph_form(graph, walk):
+    """The graph as columns (op, inputs, attributes, numbered shape, type and location of
     each node), then the outputs, the values read from outside its nodes and the tables."""
     nodes = graph.nodes
     positions = {node: k for k, node in enumerate(nodes)}
@@ -61,7 +83,7 @@ def _graph_form(graph, held):
     columns = (
         [node.op for node in nodes],
         inputs,
-        [_form(node.attrs, held) if node.attrs else () for node in nodes],
+        [_form(node.attrs, walk) if node.attrs else () for node in nodes],
         [shape_number(node.shape, len(shapes)) for node in nodes],
         [type_number(node.dtype, len(types)) for node in nodes],
         [location_number(node.location, len(locations)) for node in nodes],
@@ -69,11 +91,11 @@ def _graph_form(graph, held):
     outputs = tuple(_position(o, positions, outside) for o in graph.outputs)
     if any(n.op == "const" and "value" not in n.attrs for n in outside):
         raise _NoStableForm
-    captured = [(n.op, _form(n.attrs, held), _form(n.shape, held), _type(n.dtype)) for n in outside]
+    captured = [(n.op, _form(n.attrs, walk), _form(n.shape, walk), _type(n.dtype)) for n in outside]
     tables = (
-        [_form(shape, held) for shape in shapes],
+        [_form(shape, walk) for shape in shapes],
         [_type(dtype) for dtype in types],
-        [_form(location, held) for location in locations],
+        [_location(location, walk) for location in locations],
     )
     return columns, outputs, captured, tables
 
@@ -84,6 +106,19 @@ def _position(node, positions, outside):
         position = positions[node] = len(positions)
         outside.append(node)
     return position
+
+
+def _location(location, walk):
+    """A location as the number of its (file, line) place and what follows them ("grad of
+    log")."""
+    if location is None:
+        return None
+    if type(location) is not tuple or len(location) < 2:
+        raise _NoStableForm
+    file, line = location[:2]
+    if type(file) is not str or not (type(line) is int or line is None):
+        raise _NoStableForm  # (a frame's line is None where no line is known)
+    return walk.places.setdefault((file, line), len(walk.places)), _form(location[2:], walk)
 
 
 def _type(dtype):
@@ -97,7 +132,7 @@ def _type(dtype):
 _PLAIN = (int, str, bool, type(None), type(Ellipsis))
 
 
-def _form(value, held):
+def _form(value, walk):
     """`value` as nested tuples of strings and integers, the same in every process."""
     kind = type(value)
     if kind in _PLAIN:
@@ -105,9 +140,9 @@ def _form(value, held):
     if kind is float or kind is complex:
         return (kind.__name__, repr(value))
     if kind is tuple:
-        return tuple(_form(v, held) for v in value)
+        return tuple(_form(v, walk) for v in value)
     if kind is dict:  # a node's attributes
-        return tuple((k, _form(v, held)) for k, v in value.items())
+        return tuple((k, _form(v, walk)) for k, v in value.items())
     if kind is Literal:
         array = value.array
         if array.dtype.hasobject:
@@ -123,14 +158,14 @@ def _form(value, held):
     if kind is Dim:
         return ("dim", value.terms)
     if kind is slice:
-        return ("slice", _form(value.start, held), _form(value.stop, held), _form(value.step, held))
+        return ("slice", _form(value.start, walk), _form(value.stop, walk), _form(value.step, walk))
     if isinstance(value, np.generic) and not isinstance(value, np.object_):
         return ("scalar", value.dtype.str, value.tobytes().hex())
     if kind is np.dtype and not value.hasobject:
         return ("np.dtype", value.str)
     if isinstance(value, GraphAttribute):
-        digest = held.get(id(value))
+        digest = walk.graphs.get(id(value))
         if digest is None:
-            digest = held[id(value)] = _digest(value.graph, held)
+            digest = walk.graphs[id(value)] = _digest(value.graph, walk)
         return (kind.__name__, value.name, digest)
     raise _NoStableForm
