@@ -13,9 +13,9 @@ The key leaves out the user's lines, which only the C's comments and the error m
 name: the plan keeps the `file.py:14` of each of the graph's places, and a process whose
 graph has them elsewhere (a line added above the function, the script run from another
 folder) gets the plan with those texts renamed, in the comments only (the code, and so the
-module, stay the same). Where a rename could not be exact (two places that read the same in
-the plan but not now, a file name with spaces or parentheses) the passes run as for a new
-graph.
+module, stay the same). Which places read alike (an f.py of two folders, at one line) is
+part of the key. Where a rename could not be exact (a file name with spaces or parentheses)
+the passes run as for a new graph.
 
     $TRACER_CACHE_DIR/.plans/<key>   "tracer-plan 1", the SHA-256 of the rest, a JSON
                                      header and the source and constants' bytes
@@ -73,8 +73,11 @@ def plan_key(traced, name, updates):
         repr((build.vector_math(), build.threads(), build.blas() is not None)),
         CODE_VERSION,
     ]
-    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()
-    return PlanKey(key, tuple((os.path.basename(file), line) for file, line in digest.places))
+    places = tuple((os.path.basename(file), line) for file, line in digest.places)
+    # which places read alike in the comments (one f.py of two folders): a key of their own
+    texts = {}
+    parts.append(repr([texts.setdefault(format_location(p), len(texts)) for p in places]))
+    return PlanKey(hashlib.sha256("\0".join(parts).encode()).hexdigest(), places)
 
 
 def _folder():
@@ -295,13 +298,13 @@ def _moved(plan, places, new_places):
 
 def _renames(places, new_places, form):
     """{old text: new text} of the places that moved, as `form` writes them, or None."""
-    renames = {}
-    for old, new in zip(map(form, places), map(form, new_places)):
-        if renames.setdefault(old, new) != new:
-            return None  # two places the plan names alike, apart now
-    renames = {old: new for old, new in renames.items() if old != new}
+    pairs = [(form(old), form(new)) for old, new in zip(places, new_places)]
+    renames = {old: new for old, new in pairs if old != new}
     if not all(_PLACE.fullmatch(old) and _PLACE.fullmatch(new) for old, new in renames.items()):
         return None
+    rename = _renamer(renames)
+    if any(rename(old) != new for old, new in pairs):
+        return None  # a place's text holds another's: `my f.py:7` holds `f.py:7`
     return renames
 
 

@@ -112,6 +112,8 @@ def _damage(path, kind):
         path.write_bytes(signed(dict(fields, errors=[[1, "print", "x"]])))
     elif kind == "wrong length":
         path.write_bytes(signed(dict(fields, blobs=[s + 1 for s in fields["blobs"]])))
+    elif kind == "bad places":
+        path.write_bytes(signed(dict(fields, places=[["f.py", "3"]] * len(fields["places"]))))
     elif kind == "other key":
         path.write_bytes(signed(dict(fields, key="0" * 64)))
     else:
@@ -128,6 +130,7 @@ KINDS = (
     "output out of range",
     "not an exception",
     "wrong length",
+    "bad places",
     "other key",
 )
 
@@ -412,8 +415,10 @@ def test_a_restored_plan_renames_its_places_in_comments_and_messages_only(tmp_pa
 @pytest.mark.parametrize(
     "then, now",
     [
-        ((("f.py", 3), ("f.py", 3)), (("f.py", 3), ("f.py", 4))),  # one folder's f.py, another's
+        ((("f.py", 3), ("f.py", 3)), (("f.py", 3), ("f.py", 4))),  # two folders' f.py (the key
+        # tells them apart too: test_places_that_read_alike_are_part_of_the_key)
         ((("my f.py", 3),), (("my f.py", 4),)),  # a name the comments do not delimit
+        ((("my f.py", 7), ("f.py", 7)), (("my f.py", 7), ("f.py", 9))),  # one holds the other
     ],
 )
 def test_places_that_cannot_be_renamed_exactly_leave_the_plan_unused(
@@ -425,3 +430,25 @@ def test_places_that_cannot_be_renamed_exactly_leave_the_plan_unused(
     plans.store(plans.PlanKey("e" * 64, then), plan, False)
     assert plans.restore(plans.PlanKey("e" * 64, now)) is None
     assert plans.restore(plans.PlanKey("e" * 64, then))  # kept: it is sound
+
+
+def test_places_that_read_alike_are_part_of_the_key():
+    def key(first, second):
+        x = Node("input", (), {"name": "x"}, (2,), tt.float32)
+        y = Node("neg", (x,), {}, (2,), tt.float32, first)
+        z = Node("exp", (y,), {}, (2,), tt.float32, second)
+        return plans.plan_key(Graph([x], [x, y, z], [z]), "f", None)
+
+    apart = key(("a/f.py", 3), ("b/f.py", 4))
+    assert apart.name == key(("c/g.py", 30), ("b/f.py", 3)).name
+    assert apart.places == (("f.py", 3), ("f.py", 4))
+    assert key(("a/f.py", 3), ("b/f.py", 3)).name != apart.name  # both read `f.py:3`
+
+
+def test_a_move_that_cannot_be_renamed_runs_the_passes_and_stores_the_plan_again(tmp_path):
+    cache = tmp_path / "cache"
+    assert run_from(tmp_path / "a", cache, name="my moved.py")[0]["passes_ran"]
+    moved, line = run_from(tmp_path / "b", cache, name="my moved.py", padding=4)
+    assert moved["passes_ran"] and f"my moved.py:{line} " in moved["c"]  # and the message
+    assert len(stored(cache)) == 1
+    assert not run_from(tmp_path / "c", cache, name="my moved.py", padding=4)[0]["passes_ran"]
