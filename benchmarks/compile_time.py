@@ -1,8 +1,8 @@
 """B22: what users wait on first. A chain of N layers x = tanh(x @ W_i) on (64, 64) float32,
 its loss sum(x) and the gradients of all W_i, compiled; for N = 10, 100, 500, 2000: the
 first call in a fresh process with an empty cache, the first call in a second process
-(tracer's cache warm), the same with the program edited above the function and run from
-another folder (the stored plan's lines renamed), the first call where the cache holds another function's module (the
+(tracer's cache warm; also with backend="tiered"), the same with the program edited above
+the function and run from another folder (the stored plan's lines renamed), the first call where the cache holds another function's module (the
 compiler's and the link's records are there: a changed function on a machine that has
 compiled before), and later calls. tracer as tt.function does by default (the C module
 built before the first result) and with backend="tiered" (the interpreter at once, C when
@@ -30,6 +30,7 @@ LATER_CALLS = 20
 REPEATS = {10: 5, 100: 3}
 NEW_MODULE = "tracer new module (cache of an earlier build)"
 MOVED = "tracer warm, code moved (lines added, another folder)"
+TIERED_WARM = "tracer-tiered warm (second process)"
 
 SETUP = """
 import sys, time, json
@@ -192,6 +193,11 @@ def main():
                         )
                         moved = "# an edit above the function\n" * 3 + program("tracer", n)
                         row.setdefault(MOVED, []).append(checked(run_program(moved, env), n))
+                    else:
+                        again = program("tracer", n, backend)
+                        row.setdefault(TIERED_WARM, []).append(
+                            checked(run_program(again, env, folder=work), n)
+                        )
                 if backend == "auto":
                     row.setdefault(NEW_MODULE, []).append(checked(new_module(n, base), n))
             for system in ("jax-jit", "tf-function"):

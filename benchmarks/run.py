@@ -366,6 +366,7 @@ def print_compile_time(report):
         "tracer",
         "tracer-tiered",
         "tracer warm (second process)",
+        "tracer-tiered warm (second process)",
         "tracer warm, code moved (lines added, another folder)",
         "tracer new module (cache of an earlier build)",
         "jax-jit",

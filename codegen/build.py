@@ -384,8 +384,9 @@ _key_locks_guard = threading.Lock()
 _UNLOADABLE = set()
 
 
-def load(source, uses_blas):
-    """The compiled module for `source` (building it unless cached) and its metadata. Threads
+def load(source, uses_blas, build_missing=True):
+    """The compiled module for `source` (building it unless cached) and its metadata, or
+    with `build_missing` False None where it is not built yet (nothing is compiled). Threads
     asking for the same module wait for one build."""
     key = cache_key(source, uses_blas)
     found = _loaded.get(key)
@@ -395,11 +396,14 @@ def load(source, uses_blas):
         lock = _key_locks.setdefault(key, threading.Lock())
     with lock:
         if key not in _loaded:
-            _loaded[key] = _load_from_disk(source, key, uses_blas)
+            loaded = _load_from_disk(source, key, uses_blas, build_missing)
+            if loaded is None:
+                return None
+            _loaded[key] = loaded
     return _loaded[key]
 
 
-def _load_from_disk(source, key, uses_blas):
+def _load_from_disk(source, key, uses_blas, build_missing):
     library = f"_tracer_{key[:20]}.so"
     found = cache.lookup(key, library)
     if found is not None:
@@ -410,6 +414,8 @@ def _load_from_disk(source, key, uses_blas):
                 "tracer: removing the cache entry %s (%s); building it again", key, error
             )
             cache.remove(os.path.dirname(found[0]))
+    if not build_missing:
+        return None
     gold = None if sanitizers() else _gold()
     link_key = _link_key(uses_blas) if gold is not None else None
     if link_key in _UNLOADABLE:

@@ -42,10 +42,10 @@ def compile_graph(graph, name, updates=None, plan_key=None):
     return compiled
 
 
-def compile_stored(plan_key):
+def compile_stored(plan_key, build_missing=True):
     """The CompiledGraph of the plan stored under `plan_key` (its module loaded from the
-    cache, or built again from the plan's source), or None when there is no sound plan
-    or its module cannot be built."""
+    cache, or built again from the plan's source unless `build_missing` is False), or None
+    when there is no sound plan or its module cannot be built (or is not built)."""
     if build.toolchain_assumed():  # no module was built with this compiler yet
         return None
     restored = plans.restore(plan_key)
@@ -55,9 +55,12 @@ def compile_stored(plan_key):
     if uses_blas and build.blas() is None:
         return None
     try:
-        module, meta = build.load(plan.source, uses_blas)
+        loaded = build.load(plan.source, uses_blas, build_missing)
     except BuildFailure:
         return None
+    if loaded is None:
+        return None
+    module, meta = loaded
     return CompiledGraph(module, plan, meta)
 
 

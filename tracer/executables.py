@@ -100,17 +100,17 @@ def traced_plan_key(traced, backend, name, updates):
 
 def stored_executable(plan_key, backend):
     """The compiled module of a plan an earlier process stored: the passes and the lowering
-    are skipped. None when there is none, and for "tiered", whose interpreter runs the
-    optimized graph from the first call (the passes run; its build stores the plan)."""
-    if backend == "tiered":
-        return None
+    are skipped. None when there is none; for "tiered" also when the plan's module is not in
+    the cache, which its build would make the first call wait for (the interpreter runs the
+    optimized graph meanwhile: the passes run, and the build stores the plan)."""
     from codegen.compile import compile_stored
     from codegen.errors import BuildFailure
 
     try:
-        return compile_stored(plan_key)
+        built = compile_stored(plan_key, build_missing=backend != "tiered")
     except (BuildFailure, OSError):
         return None
+    return Tiered.built(built) if built is not None and backend == "tiered" else built
 
 
 def _interpreted(graph):
@@ -138,6 +138,13 @@ class Tiered:
         self._thread.daemon = True  # a program that ends before its build does is not held
         self._thread.start()
 
+    @classmethod
+    def built(cls, module):
+        """A Tiered whose module is built already (a stored plan's, found in the cache)."""
+        tiered = cls.__new__(cls)
+        tiered._current, tiered.run, tiered._thread = module, module.run, None
+        return tiered
+
     def _build(self, graph, name, updates, plan_key):
         built = executable(graph, "auto", name, updates, plan_key=plan_key)
         self._current, self.run = built, built.run
@@ -163,4 +170,5 @@ class Tiered:
         return getattr(self._current, "meta", {})
 
     def wait(self):
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
