@@ -1104,7 +1104,7 @@ def test_relu_keeps_only_its_output():
         h = x * 2.0
         y = tt.nn.relu(h)
         rec = tape._recording_state
-        saved = rec.saved[rec.tracked[id(y._node)]]
+        saved = rec.saved[rec.tracked[y._node]]
         assert len(saved) == 1
         assert saved[0] is y
         assert not any(s is h for s in saved)

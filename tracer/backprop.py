@@ -66,8 +66,8 @@ def gradient_graph(recording, target_nodes, source_nodes):
     tracked = recording.tracked
     key = (
         tuple(recording.signature),
-        tuple(None if t is None else tracked[id(t)] for t in target_nodes),
-        tuple(None if s is None else tracked[id(s)] for s in source_nodes),
+        tuple(None if t is None else tracked[t] for t in target_nodes),
+        tuple(None if s is None else tracked[s] for s in source_nodes),
     )
     known = _recording_cache.get(key)
     if known is None:
@@ -82,7 +82,7 @@ def gradient_graph(recording, target_nodes, source_nodes):
             grad = _cache_put(
                 _gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes)
             )
-        positions = [tracked[id(n)] for n in pruned.nodes]
+        positions = [tracked[n] for n in pruned.nodes]
         residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
         known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
         if any(node.op == "custom_gradient" for node in pruned.nodes):

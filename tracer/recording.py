@@ -37,8 +37,10 @@ class Recording:
     def __init__(self):
         self.nodes = []
         self.saved = {}  # position in `order` -> tensors the node's gradient rule needs
-        self.tracked = {}  # id(node) -> its position in `order`, for the nodes this tape can differentiate
-        self.outside = {}  # id(node) -> number, for untracked nodes that tracked ones read (kept alive by them)
+        # node -> its position in `order`, for the nodes this tape can differentiate (a Node
+        # hashes and compares by identity)
+        self.tracked = {}
+        self.outside = {}  # node -> number, for untracked nodes that tracked ones read
         self.order = []  # tracked nodes, watched and recorded, in the order they were tracked
         self.signature = []  # one entry per node of `order`; see the class docstring
         self.watched = []  # input and variable nodes, in order of watching
@@ -50,29 +52,29 @@ class Recording:
 
     def record(self, node, saved):
         """Track op `node`, keeping `saved` for its gradient rule."""
-        position = self.tracked.get(id(node))
+        position = self.tracked.get(node)
         if position is None:
             position = self._track(node, None)
             self.nodes.append(node)
         self.saved[position] = saved
 
     def watch_node(self, node):
-        if id(node) not in self.tracked:
-            self._track(node, ("watched", self.outside.get(id(node))))
+        if node not in self.tracked:
+            self._track(node, ("watched", self.outside.get(node)))
             self.watched.append(node)
 
     def _track(self, node, watched):
         tracked, outside = self.tracked, self.outside
         entries = []
         for inp in node.inputs:
-            position = tracked.get(id(inp))
+            position = tracked.get(inp)
             if position is None:
-                number = outside.get(id(inp))
+                number = outside.get(inp)
                 if number is None:
-                    number = outside[id(inp)] = len(outside)
+                    number = outside[inp] = len(outside)
                 position = ("outside", number, inp.shape, inp.dtype.name)
             entries.append(position)
-        position = tracked[id(node)] = len(self.order)
+        position = tracked[node] = len(self.order)
         self.order.append(node)
         attrs = tuple(node.attrs.items()) if node.attrs else ()
         self.signature.append(
@@ -86,4 +88,4 @@ class Recording:
     def tracked_node(self, tensor):
         """The node of `tensor` if this tape can differentiate with respect to it, else None."""
         node = tensor._node
-        return node if node is not None and id(node) in self.tracked else None
+        return node if node is not None and node in self.tracked else None

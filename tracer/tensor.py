@@ -150,7 +150,7 @@ def _note_numpy_exit(node, via="numpy"):
 
     for tape in state.tapes:
         rec = tape._recording_state
-        if id(node) in rec.tracked:
+        if node in rec.tracked:
             location = user_location(also_skip=(_NUMPY_DIR,))
             rec.events.numpy_exits.append((node, location, via))
 

@@ -248,7 +248,7 @@ def _record(op, inputs, attrs, out, shape, dtype):
         rec = tape._recording_state
         tracked = rec.tracked
         for t in inputs:
-            if id(t._node) in tracked:
+            if t._node in tracked:
                 break
         else:
             rec.events.note_untracked_use(inputs, _location)
@@ -257,7 +257,7 @@ def _record(op, inputs, attrs, out, shape, dtype):
         if location is None:
             location = state.location or user_location(sys._getframe(2))
         if op.grad is None or not dtype.is_differentiable:
-            sources = tuple(t._node for t in inputs if id(t._node) in tracked)
+            sources = tuple(t._node for t in inputs if t._node in tracked)
             cut = (op.name, dtype, sources, location)
             rec.events.blocked.append(cut)
             out._cut = cut
@@ -381,7 +381,7 @@ def _note_variable_origin(variable_node, out):
 def _note_paused_use(inputs, out):
     for tape in state.paused:
         rec = tape._recording_state
-        used = tuple(t._node for t in inputs if t._node is not None and id(t._node) in rec.tracked)
+        used = tuple(t._node for t in inputs if t._node is not None and t._node in rec.tracked)
         if used:
             cut = ("stop_recording", out.dtype, used, _location())
             rec.events.paused_uses.append((used, cut[3]))
@@ -463,6 +463,8 @@ def fast_apply_arguments(python_apply):
         python_binary=_apply_binary,
         dtypes_by_numpy=dtypes.BY_NUMPY,
         scalar_constants=convert._SCALAR_CONSTANTS,
+        # the shape and dtype of a numpy scalar, known from its type without asking it
+        scalar_forms={d._np.type: ((), d._np) for d in dtypes.BY_NUMPY.values()},
         OUT=OUT,
         acyclic_classes=(dtypes.DType, Literal, dims.Dim, TupleType),  # the commonest first
     )

@@ -53,6 +53,7 @@ static PyObject *python_unary;   /* tracer.ops.core._apply_unary */
 static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
 static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
+static PyObject *scalar_forms;      /* numpy scalar type -> (shape, dtype) of its values */
 static int configured = 0, enabled = 0;
 static PyObject *acyclic_classes;  /* classes reaching no tracked object (see untrack_if_acyclic) */
 
@@ -156,10 +157,12 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     PyTypeObject **classes[] = {&Tensor_type, &Node_type, &Recording_type, &OpDef_type};
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
-        "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "OUT"};
+        "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
+        "OUT"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
-                            &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants, &OUT};
-    enum { CLASS_COUNT = 4, OBJECT_COUNT = 14, OFFSET_COUNT = 21 };
+                            &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
+                            &scalar_forms, &OUT};
+    enum { CLASS_COUNT = 4, OBJECT_COUNT = 15, OFFSET_COUNT = 21 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -193,7 +196,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     for (int i = 2; i <= 5; i++)  /* inferred, kernels, codes, locations */
         if (!PyDict_CheckExact(new_objects[i]))
             return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[i]);
-    for (int i = 11; i <= 12; i++)  /* dtypes_by_numpy, scalar_constants */
+    for (int i = 11; i <= 13; i++)  /* dtypes_by_numpy, scalar_constants, scalar_forms */
         if (!PyDict_CheckExact(new_objects[i]))
             return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[i]);
     PyObject *new_acyclic = argument(kwargs, "acyclic_classes", 0);
@@ -389,18 +392,6 @@ node_or_null(PyObject *t)
     return node == Py_None ? NULL : node;
 }
 
-/* 1 if `node` is a key (by identity) of dict `table`, 0 if not, -1 on error. */
-static int
-has_node(PyObject *table, PyObject *node)
-{
-    PyObject *key = PyLong_FromVoidPtr(node);
-    if (key == NULL)
-        return -1;
-    int found = PyDict_Contains(table, key);
-    Py_DECREF(key);
-    return found;
-}
-
 /* tracer.ir.source.user_location for the calling frame: the remembered answer when the
  * walk meets only known code objects and a known instruction, else the Python function. */
 static PyObject *
@@ -493,7 +484,7 @@ attribute_items(PyObject *attrs)
 /* Recording._track(node, None): number the node and append its signature entry.
  * Returns its position on the tape (a new reference), or NULL on error. */
 static PyObject *
-track(PyObject *rec, PyObject *node, PyObject *node_id)
+track(PyObject *rec, PyObject *node)
 {
     PyObject *tracked = SLOT(rec, rec_tracked), *outside = SLOT(rec, rec_outside);
     PyObject *order = SLOT(rec, rec_order), *inputs = SLOT(node, node_inputs);
@@ -503,19 +494,16 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
         return NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *input = PyTuple_GET_ITEM(inputs, i);
-        PyObject *input_id = PyLong_FromVoidPtr(input);
-        if (input_id == NULL)
-            goto error;
-        PyObject *entry = PyDict_GetItemWithError(tracked, input_id);
+        PyObject *entry = PyDict_GetItemWithError(tracked, input);
         if (entry != NULL) {
             Py_INCREF(entry);
         } else if (!PyErr_Occurred()) {
-            PyObject *number = PyDict_GetItemWithError(outside, input_id);
+            PyObject *number = PyDict_GetItemWithError(outside, input);
             if (number != NULL) {
                 Py_INCREF(number);
             } else if (!PyErr_Occurred()) {
                 number = PyLong_FromSsize_t(PyDict_GET_SIZE(outside));
-                if (number != NULL && PyDict_SetItem(outside, input_id, number) < 0)
+                if (number != NULL && PyDict_SetItem(outside, input, number) < 0)
                     Py_CLEAR(number);
             }
             PyObject *dtype_name = number == NULL ? NULL : PyObject_GetAttr(SLOT(input, node_dtype), s_name);
@@ -524,13 +512,12 @@ track(PyObject *rec, PyObject *node, PyObject *node_id)
             Py_XDECREF(number);
             Py_XDECREF(dtype_name);
         }
-        Py_DECREF(input_id);
         if (entry == NULL)
             goto error;
         PyTuple_SET_ITEM(entries, i, entry);
     }
     PyObject *position = PyLong_FromSsize_t(PyList_GET_SIZE(order));
-    if (position == NULL || PyDict_SetItem(tracked, node_id, position) < 0 || PyList_Append(order, node) < 0) {
+    if (position == NULL || PyDict_SetItem(tracked, node, position) < 0 || PyList_Append(order, node) < 0) {
         Py_XDECREF(position);
         goto error;
     }
@@ -561,18 +548,14 @@ error:
 static int
 record_node(PyObject *rec, PyObject *node, PyObject *saved)
 {
-    PyObject *node_id = PyLong_FromVoidPtr(node);
-    if (node_id == NULL)
-        return -1;
-    PyObject *position = PyDict_GetItemWithError(SLOT(rec, rec_tracked), node_id);
+    PyObject *position = PyDict_GetItemWithError(SLOT(rec, rec_tracked), node);
     if (position != NULL) {
         Py_INCREF(position);
     } else if (!PyErr_Occurred()) {
-        position = track(rec, node, node_id);
+        position = track(rec, node);
         if (position != NULL && PyList_Append(SLOT(rec, rec_nodes), node) < 0)
             Py_CLEAR(position);
     }
-    Py_DECREF(node_id);
     if (position == NULL)
         return -1;
     int result = PyDict_SetItem(SLOT(rec, rec_saved), position, saved);
@@ -763,7 +746,7 @@ tracking_recordings(PyObject *tapes, PyObject *inputs, Recordings *recordings)
             for (Py_ssize_t i = 0; tracks == 0 && i < PyTuple_GET_SIZE(inputs); i++) {
                 PyObject *node = node_or_null(PyTuple_GET_ITEM(inputs, i));
                 if (node != NULL)
-                    tracks = has_node(SLOT(rec, rec_tracked), node);
+                    tracks = PyDict_Contains(SLOT(rec, rec_tracked), node);
             }
         }
         if (tracks <= 0) {
@@ -896,8 +879,14 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
         return NULL;
     PyTuple_SET_ITEM(key, 0, Py_NewRef(op));
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *shape = PyObject_GetAttr(values[i], s_shape);
-        PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttr(values[i], s_dtype);
+        PyObject *shape, *dtype, *form = PyDict_GetItemWithError(scalar_forms, (PyObject *)Py_TYPE(values[i]));
+        if (form != NULL && PyTuple_CheckExact(form) && PyTuple_GET_SIZE(form) == 2) {  /* a numpy scalar */
+            shape = Py_NewRef(PyTuple_GET_ITEM(form, 0));
+            dtype = Py_NewRef(PyTuple_GET_ITEM(form, 1));
+        } else {
+            shape = PyErr_Occurred() ? NULL : PyObject_GetAttr(values[i], s_shape);
+            dtype = shape == NULL ? NULL : PyObject_GetAttr(values[i], s_dtype);
+        }
         if (dtype == NULL) {
             Py_XDECREF(shape);
             Py_DECREF(key);
