@@ -386,3 +386,28 @@ def test_each_call_site_records_its_own_line_in_new_code_of_the_same_shape():
             lines = tape.ir().splitlines()
             assert lines[1].endswith(f"# <cell>:{offset + 2}"), lines
             assert lines[2].endswith(f"# <cell>:{offset + 3}"), lines
+
+
+@pytest.mark.parametrize("dtype", sorted(tt.dtypes.BY_NUMPY, key=str))
+def test_numpy_scalars_of_every_type_take_the_c_path_with_their_own_shape_and_dtype(
+    python_calls, dtype
+):
+    """The C path knows a numpy scalar's shape and dtype from its type (`scalar_forms`): a
+    wrong entry would give a tensor, or a recorded node, another dtype than its value's."""
+    op, reference = (
+        (tt.logical_not, np.logical_not) if dtype == bool else (tt.negative, np.negative)
+    )
+    x = tt.constant(np.array(3, dtype))
+    y = op(x)  # a 0-d result: a numpy scalar (and the op's shape rule remembered)
+    assert type(y.numpy()) is dtype.type
+    python_calls.clear()
+    z = op(y)
+    assert python_calls == []  # the C path
+    assert z.dtype == tt.as_dtype(dtype) and z.shape == () and z.numpy() == reference(y.numpy())
+    if tt.as_dtype(dtype).is_differentiable:
+        with tt.GradientTape() as tape:
+            tape.watch(y)
+            z = op(y)
+        assert python_calls == []
+        node = tape._recording_state.nodes[-1]
+        assert node.dtype == tt.as_dtype(dtype) and node.shape == ()

@@ -450,6 +450,7 @@ def fast_apply_arguments(python_apply):
         Node=Node,
         Recording=Recording,
         OpDef=OpDef,
+        DType=dtypes.DType,
         state=state,
         numerics=numerics,
         inferred=_INFERRED,

@@ -36,9 +36,10 @@ static Py_ssize_t tensor_value, tensor_node, tensor_origin, tensor_cut;
 static Py_ssize_t node_op, node_inputs, node_attrs, node_shape, node_dtype, node_location;
 static Py_ssize_t rec_nodes, rec_saved, rec_tracked, rec_outside, rec_order, rec_signature, rec_untracked;
 static Py_ssize_t opdef_name, opdef_grad, opdef_saves;
+static Py_ssize_t dtype_name_slot, dtype_differentiable_slot;
 static Py_ssize_t numerics_enabled;
 
-static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type;
+static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
 static PyObject *numerics;       /* tracer.context.numerics */
 static PyObject *inferred;       /* tracer.ops.core._INFERRED */
@@ -153,8 +154,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static const char *const tensor_slots[] = {"_value", "_node", "_origin", "_cut", "__weakref__"};
     static const char *const node_slots[] = {"op", "inputs", "attrs", "shape", "dtype", "location", "__weakref__"};
-    static const char *const class_names[] = {"Tensor", "Node", "Recording", "OpDef"};
-    PyTypeObject **classes[] = {&Tensor_type, &Node_type, &Recording_type, &OpDef_type};
+    static const char *const class_names[] = {"Tensor", "Node", "Recording", "OpDef", "DType"};
+    PyTypeObject **classes[] = {&Tensor_type, &Node_type, &Recording_type, &OpDef_type, &DType_type};
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
@@ -162,7 +163,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
                             &scalar_forms, &OUT};
-    enum { CLASS_COUNT = 4, OBJECT_COUNT = 15, OFFSET_COUNT = 21 };
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 15, OFFSET_COUNT = 23 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -177,6 +178,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
             return NULL;
     PyTypeObject *tensor = (PyTypeObject *)new_classes[0], *node = (PyTypeObject *)new_classes[1];
     PyTypeObject *recording = (PyTypeObject *)new_classes[2], *opdef = (PyTypeObject *)new_classes[3];
+    PyTypeObject *dtype = (PyTypeObject *)new_classes[4];
     if (check_slots(tensor, tensor_slots, 5) < 0 || check_slots(node, node_slots, 7) < 0)
         return NULL;
     struct { PyTypeObject *type; const char *name; Py_ssize_t *offset; } slots[OFFSET_COUNT] = {
@@ -188,6 +190,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         {recording, "signature", &rec_signature}, {recording, "untracked", &rec_untracked},
         {opdef, "name", &opdef_name}, {opdef, "grad", &opdef_grad},
         {opdef, "saves", &opdef_saves}, {Py_TYPE(new_objects[1]), "enabled", &numerics_enabled},
+        {dtype, "name", &dtype_name_slot}, {dtype, "is_differentiable", &dtype_differentiable_slot},
     };
     Py_ssize_t offsets[OFFSET_COUNT];
     for (int i = 0; i < OFFSET_COUNT; i++)
@@ -392,6 +395,16 @@ node_or_null(PyObject *t)
     return node == Py_None ? NULL : node;
 }
 
+/* dtype.name or dtype.is_differentiable (`offset`, `name`): a DType's slot read in place,
+ * another type's attribute (a TupleType's). New reference, or NULL with an error set. */
+static PyObject *
+dtype_attribute(PyObject *dtype, Py_ssize_t offset, PyObject *name)
+{
+    if (Py_TYPE(dtype) == DType_type && SLOT(dtype, offset) != NULL)
+        return Py_NewRef(SLOT(dtype, offset));
+    return PyObject_GetAttr(dtype, name);
+}
+
 /* tracer.ir.source.user_location for the calling frame: the remembered answer when the
  * walk meets only known code objects and a known instruction, else the Python function. */
 static PyObject *
@@ -506,7 +519,8 @@ track(PyObject *rec, PyObject *node)
                 if (number != NULL && PyDict_SetItem(outside, input, number) < 0)
                     Py_CLEAR(number);
             }
-            PyObject *dtype_name = number == NULL ? NULL : PyObject_GetAttr(SLOT(input, node_dtype), s_name);
+            PyObject *dtype_name =
+                number == NULL ? NULL : dtype_attribute(SLOT(input, node_dtype), dtype_name_slot, s_name);
             entry = dtype_name == NULL ? NULL
                                        : PyTuple_Pack(4, s_outside, number, SLOT(input, node_shape), dtype_name);
             Py_XDECREF(number);
@@ -522,7 +536,8 @@ track(PyObject *rec, PyObject *node)
         goto error;
     }
     PyObject *attr_items = attribute_items(SLOT(node, node_attrs));
-    PyObject *dtype_name = attr_items == NULL ? NULL : PyObject_GetAttr(SLOT(node, node_dtype), s_name);
+    PyObject *dtype_name =
+        attr_items == NULL ? NULL : dtype_attribute(SLOT(node, node_dtype), dtype_name_slot, s_name);
     PyObject *signature_entry =
         dtype_name == NULL ? NULL
                            : PyTuple_Pack(7, SLOT(node, node_op), entries, attr_items, SLOT(node, node_shape),
@@ -689,7 +704,7 @@ record_python(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (name == NULL || !PyUnicode_CheckExact(name) || grad == NULL || grad == Py_None || saves == NULL ||
         !(PyTuple_CheckExact(saves) || PyUnicode_CheckExact(saves)))
         Py_RETURN_FALSE;
-    PyObject *differentiable = PyObject_GetAttr(args[5], s_is_differentiable);
+    PyObject *differentiable = dtype_attribute(args[5], dtype_differentiable_slot, s_is_differentiable);
     int flows = differentiable == NULL ? -1 : PyObject_IsTrue(differentiable);
     Py_XDECREF(differentiable);
     if (flows <= 0)
@@ -813,7 +828,7 @@ fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thr
     }
     if (SLOT(op, opdef_grad) == Py_None)
         return 0;
-    PyObject *differentiable = PyObject_GetAttr(dtype, s_is_differentiable);
+    PyObject *differentiable = dtype_attribute(dtype, dtype_differentiable_slot, s_is_differentiable);
     if (differentiable == NULL)
         return -1;
     int flows = PyObject_IsTrue(differentiable);
