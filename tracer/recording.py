@@ -40,7 +40,9 @@ class Recording:
         # node -> its position in `order`, for the nodes this tape can differentiate (a Node
         # hashes and compares by identity)
         self.tracked = {}
-        self.outside = {}  # node -> number, for untracked nodes that tracked ones read
+        # node -> its signature entry ("outside", number, shape, dtype name), for untracked
+        # nodes that tracked ones read
+        self.outside = {}
         self.order = []  # tracked nodes, watched and recorded, in the order they were tracked
         self.signature = []  # one entry per node of `order`; see the class docstring
         self.watched = []  # input and variable nodes, in order of watching
@@ -60,7 +62,8 @@ class Recording:
 
     def watch_node(self, node):
         if node not in self.tracked:
-            self._track(node, ("watched", self.outside.get(node)))
+            entry = self.outside.get(node)
+            self._track(node, ("watched", None if entry is None else entry[1]))
             self.watched.append(node)
 
     def _track(self, node, watched):
@@ -69,10 +72,10 @@ class Recording:
         for inp in node.inputs:
             position = tracked.get(inp)
             if position is None:
-                number = outside.get(inp)
-                if number is None:
-                    number = outside[inp] = len(outside)
-                position = ("outside", number, inp.shape, inp.dtype.name)
+                position = outside.get(inp)
+                if position is None:
+                    position = ("outside", len(outside), inp.shape, inp.dtype.name)
+                    outside[inp] = position
             entries.append(position)
         position = tracked[node] = len(self.order)
         self.order.append(node)

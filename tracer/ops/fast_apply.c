@@ -508,23 +508,20 @@ track(PyObject *rec, PyObject *node)
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *input = PyTuple_GET_ITEM(inputs, i);
         PyObject *entry = PyDict_GetItemWithError(tracked, input);
+        if (entry == NULL && !PyErr_Occurred())
+            entry = PyDict_GetItemWithError(outside, input);
         if (entry != NULL) {
             Py_INCREF(entry);
-        } else if (!PyErr_Occurred()) {
-            PyObject *number = PyDict_GetItemWithError(outside, input);
-            if (number != NULL) {
-                Py_INCREF(number);
-            } else if (!PyErr_Occurred()) {
-                number = PyLong_FromSsize_t(PyDict_GET_SIZE(outside));
-                if (number != NULL && PyDict_SetItem(outside, input, number) < 0)
-                    Py_CLEAR(number);
-            }
+        } else if (!PyErr_Occurred()) {  /* an outside node read for the first time */
+            PyObject *number = PyLong_FromSsize_t(PyDict_GET_SIZE(outside));
             PyObject *dtype_name =
                 number == NULL ? NULL : dtype_attribute(SLOT(input, node_dtype), dtype_name_slot, s_name);
             entry = dtype_name == NULL ? NULL
                                        : PyTuple_Pack(4, s_outside, number, SLOT(input, node_shape), dtype_name);
             Py_XDECREF(number);
             Py_XDECREF(dtype_name);
+            if (entry != NULL && PyDict_SetItem(outside, input, entry) < 0)
+                Py_CLEAR(entry);
         }
         if (entry == NULL)
             goto error;
