@@ -394,12 +394,16 @@ def load(source, uses_blas, build_missing=True):
         return found
     with _key_locks_guard:
         lock = _key_locks.setdefault(key, threading.Lock())
-    with lock:
+    if not lock.acquire(blocking=build_missing):
+        return None  # another thread is building it: a caller that builds nothing does not wait
+    try:
         if key not in _loaded:
             loaded = _load_from_disk(source, key, uses_blas, build_missing)
             if loaded is None:
                 return None
             _loaded[key] = loaded
+    finally:
+        lock.release()
     return _loaded[key]
 
 

@@ -312,6 +312,41 @@ def test_a_python_path_that_records_otherwise_is_noticed(monkeypatch):
     assert "saved values differ" in fast_apply_check.difference(core.fast_apply, core._apply)
 
 
+def test_a_python_path_that_fills_the_untracked_inputs_table_otherwise_is_noticed(monkeypatch):
+    """The C path fills a tape's table of the untracked inputs it reads (`outside`) as the
+    Python path does; a C file that did not follow a change of that table is noticed."""
+    from tracer.ops import fast_apply_check
+    from tracer.recording import Recording
+
+    track = Recording._track
+
+    def shorter_entries(rec, node, watched):
+        position = track(rec, node, watched)
+        rec.outside.update({k: v[:2] + (None,) + v[3:] for k, v in rec.outside.items()})
+        return position
+
+    monkeypatch.setattr(Recording, "_track", shorter_entries)
+    difference = fast_apply_check.difference(core.fast_apply, core._apply)
+    assert difference.startswith("the ") and "differs" in difference  # the table, or its uses
+
+
+def test_a_c_path_whose_check_fails_is_left_unused_with_a_warning(monkeypatch):
+    """An extension built for another version may fail inside the check (a table it fills
+    otherwise, read back by the Python code): it is left unused, as one that differs."""
+    from tracer.ops import fast_apply_check
+
+    def failing(c, python):
+        raise TypeError("'int' object is not subscriptable")
+
+    monkeypatch.setattr(fast_apply_check, "difference", failing)
+    try:
+        with pytest.warns(RuntimeWarning, match="built for another version .*not subscriptable"):
+            assert core._load_fast_apply() is None
+        assert core.fast_apply.set_enabled(True) is False
+    finally:
+        core.configure_fast_apply(core.fast_apply, core._apply)
+
+
 def test_a_c_path_built_for_other_classes_is_left_unused_with_a_warning(monkeypatch):
     from tracer.ops import fast_apply_check
 

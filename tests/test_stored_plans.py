@@ -329,6 +329,25 @@ def test_tiered_runs_a_stored_plan_whose_module_is_cached_from_its_first_call(tm
     assert third["at_first"] == "interpreter" and third["passes_ran"]
 
 
+def test_a_load_that_builds_nothing_does_not_wait_for_another_threads_build(tmp_path, monkeypatch):
+    """Two tiered functions of one graph, the plan's module gone: the second's first call
+    runs on the interpreter while the first's thread builds, rather than wait for it."""
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    source = "int tracer_probe_not_built(void) { return 7; }"
+    key = build.cache_key(source, False)
+    lock = build._key_locks.setdefault(key, build.threading.Lock())
+    answers = []
+    asking = build.threading.Thread(
+        target=lambda: answers.append(build.load(source, False, build_missing=False)), daemon=True
+    )
+    with lock:  # another thread's build of this module, under way
+        asking.start()
+        asking.join(timeout=30)
+        assert not asking.is_alive() and answers == [None]  # it did not wait
+    assert build.load(source, False, build_missing=False) is None  # and nothing was built
+    assert not any(len(entry.name) == 64 for entry in tmp_path.iterdir())
+
+
 def test_a_plan_holding_large_constants_is_not_stored():
     plan = ModulePlan()
     plan.source = "int tracer_run(char **args) { return 0; }"

@@ -411,8 +411,8 @@ def _load_fast_apply():
         configure_fast_apply(module, _apply)
         mismatch = fast_apply_check.difference(module, _apply)
         untracking = module.untrack_node, module.untrack_records
-    except (TypeError, AttributeError) as refused:  # AttributeError: a function it lacks
-        mismatch = str(refused)
+    except Exception as refused:  # a function it lacks, a table it fills otherwise, ...
+        mismatch = f"{type(refused).__name__}: {refused}"
     if mismatch:
         _record_in_c = None
         module.set_enabled(False)

@@ -3,8 +3,10 @@
 `fast_apply.c` builds Tensors and Nodes slot by slot and writes a tape's Recording as
 `Recording.record` does. Its `configure` refuses classes whose slots differ from the ones it
 sets; this check covers the rest of what both paths must agree on (node fields, signature
-entries, saved values), by running one op under a tape through each path, without attributes
-and with them (the Python path records those through the C module's `record`). A module built
+entries, saved values, the table of untracked inputs), by running ops under a tape through
+each path, without attributes and with them (the Python path records those through the C
+module's `record`): a unary op on a watched tensor, then a binary one that reads an
+untracked input twice before the tape watches it. A module built
 from another version of tracer (an editable install whose extension was not rebuilt) is
 then left unused, with a warning, instead of recording something else.
 """
@@ -33,6 +35,20 @@ _PROBE = OpDef(
 )
 
 
+# x - c, where c is a value the tape does not track (its `outside` table)
+_BINARY_PROBE = OpDef(
+    name="fast_apply_binary_probe",
+    infer=shapes.binary,
+    grad=lambda node, g, x, c, out: (g, None),
+    saves=(0, OUT),
+    jvp=None,
+    fusion=None,
+    needs_stored_input=None,
+    batch=None,
+    simplify=(),
+)
+
+
 class _Tape:
     """What both paths read of a tape: its Recording."""
 
@@ -45,6 +61,7 @@ def difference(module, python_apply):
     attributes (module.apply) and with them (`python_apply`, recording through
     module.record), else what differs."""
     KERNELS[_PROBE.name] = lambda x, **attrs: np.negative(x)
+    KERNELS[_BINARY_PROBE.name] = lambda x, c, **attrs: np.subtract(x, c)
     saved = state.tapes, state.location
     try:
         state.location = ("fast_apply_check", 0)
@@ -56,12 +73,13 @@ def difference(module, python_apply):
             finally:
                 module.set_enabled(was)
             c = _record_one(module.apply, attrs)
-            for name, want, got in zip(("result", "node", "signature", "saved values"), python, c):
+            names = ("result", "node", "signature", "saved values", "untracked inputs' table")
+            for name, want, got in zip(names, python, c):
                 if want != got:
                     return f"the {name} differs: {got!r} where Python gives {want!r}"
     finally:
         state.tapes, state.location = saved
-        del KERNELS[_PROBE.name]
+        del KERNELS[_PROBE.name], KERNELS[_BINARY_PROBE.name]
     return ""
 
 
@@ -75,8 +93,12 @@ def _record_one(apply, attrs):
     state.tapes = [tape]
     out = apply(_PROBE, (x,), dict(attrs))
     node = out._node
+    c = Tensor(np.array([0.5, 0.25]))
+    c._node = Node("const", (), {}, (2,), dtypes.float64)
+    twice = apply(_BINARY_PROBE, (apply(_BINARY_PROBE, (out, c), dict(attrs)), c), dict(attrs))
+    rec.watch_node(c._node)  # watched after it was read: its outside number goes with it
     roles = {id(x): "input", id(out): "result"}
-    result = (type(out).__name__, out._value.tolist(), out._origin, out._cut)
+    result = (type(out).__name__, out._value.tolist(), out._origin, out._cut, twice._value.tolist())
     node_fields = (
         type(node).__name__,
         node.op,
@@ -87,4 +109,4 @@ def _record_one(apply, attrs):
         node.location,
     )
     saved = {k: tuple(roles.get(id(t), repr(t)) for t in v) for k, v in rec.saved.items()}
-    return result, node_fields, list(rec.signature), saved
+    return result, node_fields, list(rec.signature), saved, list(rec.outside.values())
