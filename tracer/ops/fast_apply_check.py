@@ -22,30 +22,26 @@ from tracer.ops.registry import OUT, OpDef
 from tracer.recording import Recording
 from tracer.tensor import Tensor
 
-_PROBE = OpDef(
-    name="fast_apply_probe",
-    infer=shapes.unary,
-    grad=lambda node, g, x, out: (g,),
-    saves=(0, OUT),
-    jvp=None,
-    fusion=None,
-    needs_stored_input=None,
-    batch=None,
-    simplify=(),
-)
+
+def _probe(name, infer, grad):
+    """An op of the check's own, saving its first input and its result."""
+    return OpDef(
+        name=name,
+        infer=infer,
+        grad=grad,
+        saves=(0, OUT),
+        jvp=None,
+        fusion=None,
+        needs_stored_input=None,
+        batch=None,
+        simplify=(),
+    )
 
 
+_PROBE = _probe("fast_apply_probe", shapes.unary, lambda node, g, x, out: (g,))
 # x - c, where c is a value the tape does not track (its `outside` table)
-_BINARY_PROBE = OpDef(
-    name="fast_apply_binary_probe",
-    infer=shapes.binary,
-    grad=lambda node, g, x, c, out: (g, None),
-    saves=(0, OUT),
-    jvp=None,
-    fusion=None,
-    needs_stored_input=None,
-    batch=None,
-    simplify=(),
+_BINARY_PROBE = _probe(
+    "fast_apply_binary_probe", shapes.binary, lambda node, g, x, c, out: (g, None)
 )
 
 
