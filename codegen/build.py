@@ -385,9 +385,10 @@ _UNLOADABLE = set()
 
 
 def load(source, uses_blas, build_missing=True):
-    """The compiled module for `source` (building it unless cached) and its metadata, or
-    with `build_missing` False None where it is not built yet (nothing is compiled). Threads
-    asking for the same module wait for one build."""
+    """The compiled module for `source` (building it unless cached) and its metadata. Threads
+    asking for the same module wait for one build. With `build_missing` False: None where
+    the module is not built yet or another thread is building it (nothing is compiled or
+    waited for)."""
     key = cache_key(source, uses_blas)
     found = _loaded.get(key)
     if found is not None:
