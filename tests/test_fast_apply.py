@@ -68,7 +68,7 @@ def _record_two_orders(function, inputs):
 def _saved_values(tape):
     rec = tape._recording_state
     return [
-        None if k not in rec.saved else [t._value for t in rec.saved[k]]
+        None if rec.saved[k] is None else [t._value for t in rec.saved[k]]
         for k in range(len(rec.order))
     ]
 

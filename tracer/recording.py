@@ -36,7 +36,7 @@ class Recording:
 
     def __init__(self):
         self.nodes = []
-        self.saved = {}  # position in `order` -> tensors the node's gradient rule needs
+        self.saved = []  # per node of `order`, the tensors its gradient rule needs (watched: None)
         # node -> its position in `order`, for the nodes this tape can differentiate (a Node
         # hashes and compares by identity)
         self.tracked = {}
@@ -79,6 +79,7 @@ class Recording:
             entries.append(position)
         position = tracked[node] = len(self.order)
         self.order.append(node)
+        self.saved.append(None)
         attrs = tuple(node.attrs.items()) if node.attrs else ()
         self.signature.append(
             (node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched)

@@ -291,7 +291,7 @@ class GradientTape:
         if not self._persistent:
             self._released_variables = self.watched_variables()
             self._released = self._recording_state
-            self._released.saved = {}  # the values go; the structure stays for explain
+            self._released.saved = []  # the values go; the structure stays for explain
             self._recording_state = None
 
 

@@ -55,6 +55,9 @@ static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
 static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
 static PyObject *scalar_forms;      /* numpy scalar type -> (shape, dtype) of its values */
+/* the attributes of every op applied without any (`tt.sin(x)`, `x * y`): one dict, which the
+ * nodes recorded share, as nothing changes a node's attributes after it is made */
+static PyObject *no_attributes;
 static int configured = 0, enabled = 0;
 static PyObject *acyclic_classes;  /* classes reaching no tracked object (see untrack_if_acyclic) */
 
@@ -528,7 +531,8 @@ track(PyObject *rec, PyObject *node)
         PyTuple_SET_ITEM(entries, i, entry);
     }
     PyObject *position = PyLong_FromSsize_t(PyList_GET_SIZE(order));
-    if (position == NULL || PyDict_SetItem(tracked, node, position) < 0 || PyList_Append(order, node) < 0) {
+    if (position == NULL || PyDict_SetItem(tracked, node, position) < 0 || PyList_Append(order, node) < 0 ||
+        PyList_Append(SLOT(rec, rec_saved), Py_None) < 0) {
         Py_XDECREF(position);
         goto error;
     }
@@ -570,9 +574,11 @@ record_node(PyObject *rec, PyObject *node, PyObject *saved)
     }
     if (position == NULL)
         return -1;
-    int result = PyDict_SetItem(SLOT(rec, rec_saved), position, saved);
+    Py_ssize_t index = PyLong_AsSsize_t(position);
     Py_DECREF(position);
-    return result;
+    if (index == -1 && PyErr_Occurred())
+        return -1;
+    return PyList_SetItem(SLOT(rec, rec_saved), index, Py_NewRef(saved));  /* checks the index */
 }
 
 /* What op's gradient rule keeps (`op.saves`): (), all inputs, or chosen inputs and OUT. */
@@ -727,12 +733,16 @@ record_python(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static int
 recording_is_whole(PyObject *rec)
 {
-    Py_ssize_t dicts[] = {rec_tracked, rec_outside, rec_saved}, lists[] = {rec_order, rec_signature, rec_nodes};
-    for (int i = 0; i < 3; i++) {
-        PyObject *dict = SLOT(rec, dicts[i]), *list = SLOT(rec, lists[i]);
-        if (dict == NULL || !PyDict_CheckExact(dict) || list == NULL || !PyList_CheckExact(list))
+    Py_ssize_t dicts[] = {rec_tracked, rec_outside};
+    Py_ssize_t lists[] = {rec_order, rec_signature, rec_nodes, rec_saved};
+    for (int i = 0; i < 2; i++)
+        if (SLOT(rec, dicts[i]) == NULL || !PyDict_CheckExact(SLOT(rec, dicts[i])))
             return 0;
-    }
+    for (int i = 0; i < 4; i++)
+        if (SLOT(rec, lists[i]) == NULL || !PyList_CheckExact(SLOT(rec, lists[i])))
+            return 0;
+    if (PyList_GET_SIZE(SLOT(rec, rec_saved)) != PyList_GET_SIZE(SLOT(rec, rec_order)))
+        return 0;
     PyObject *untracked = SLOT(rec, rec_untracked);
     return untracked != NULL && PyLong_CheckExact(untracked);
 }
@@ -1033,10 +1043,8 @@ apply_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!enabled || Py_TYPE(args[1]) != Tensor_type)
         return PyObject_Vectorcall(python_unary, args, 2, NULL);
     PyObject *inputs = PyTuple_Pack(1, args[1]);
-    PyObject *attrs = inputs == NULL ? NULL : PyDict_New();
-    PyObject *out = attrs == NULL ? NULL : apply_or(args[0], inputs, attrs, python_unary, args, 2);
+    PyObject *out = inputs == NULL ? NULL : apply_or(args[0], inputs, no_attributes, python_unary, args, 2);
     Py_XDECREF(inputs);
-    Py_XDECREF(attrs);
     return out;
 }
 
@@ -1098,10 +1106,8 @@ apply_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!enabled || x == NULL || y == NULL || Py_TYPE(x) != Tensor_type || Py_TYPE(y) != Tensor_type)
         return PyObject_Vectorcall(python_binary, args, 3, NULL);
     PyObject *inputs = PyTuple_Pack(2, x, y);
-    PyObject *attrs = inputs == NULL ? NULL : PyDict_New();
-    PyObject *out = attrs == NULL ? NULL : apply_or(args[0], inputs, attrs, python_binary, args, 3);
+    PyObject *out = inputs == NULL ? NULL : apply_or(args[0], inputs, no_attributes, python_binary, args, 3);
     Py_XDECREF(inputs);
-    Py_XDECREF(attrs);
     return out;
 }
 
@@ -1308,6 +1314,8 @@ PyInit__fast_apply(void)
     INTERN(s_outside, "outside");
     INTERN(s_variable, "variable");
 #undef INTERN
+    if ((no_attributes = PyDict_New()) == NULL)
+        return NULL;
     if (PyType_Ready(&OpFunction_type) < 0)
         return NULL;
     return PyModule_Create(&module_def);

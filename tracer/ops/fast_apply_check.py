@@ -104,5 +104,5 @@ def _record_one(apply, attrs):
         node.dtype,
         node.location,
     )
-    saved = {k: tuple(roles.get(id(t), repr(t)) for t in v) for k, v in rec.saved.items()}
+    saved = [None if v is None else tuple(roles.get(id(t), repr(t)) for t in v) for v in rec.saved]
     return result, node_fields, list(rec.signature), saved, list(rec.outside.values())
