@@ -589,6 +589,16 @@ saved_values(PyObject *op, PyObject *inputs, PyObject *out)
     if (!PyTuple_Check(saves))  /* ALL_INPUTS */
         return Py_NewRef(inputs);
     Py_ssize_t count = PyTuple_GET_SIZE(saves);
+    int in_order = count == PyTuple_GET_SIZE(inputs);  /* (0, 1) of a binary op: the inputs */
+    for (Py_ssize_t i = 0; in_order && i < count; i++) {
+        PyObject *slot = PyTuple_GET_ITEM(saves, i);
+        Py_ssize_t position = PyLong_CheckExact(slot) ? PyLong_AsSsize_t(slot) : -1;
+        if (position == -1)
+            PyErr_Clear();  /* not a position, or one past Py_ssize_t: the loop below says */
+        in_order = position == i;
+    }
+    if (in_order)
+        return Py_NewRef(inputs);
     PyObject *saved = PyTuple_New(count);
     for (Py_ssize_t i = 0; saved != NULL && i < count; i++) {
         PyObject *slot = PyTuple_GET_ITEM(saves, i);
