@@ -12,8 +12,9 @@ class Recording:
     """What one tape holds: recorded nodes in order, the values their gradient rules need,
     the watched leaves, the nodes it tracks (watched or recorded), and its `signature`.
 
-    The signature has one hashable entry per tracked node, in the order of tracking: its op,
-    attributes, shape, dtype and line, and each of its inputs, named by identity. A tracked
+    The signature has one hashable entry per tracked node, in the order of tracking, a flat
+    tuple: its op, attributes, shape, dtype and line, how it was watched (None for an op),
+    then each of its inputs, named by identity. A tracked
     input is its position; any other node is ("outside", k, shape, dtype), k numbering such
     nodes by first use; a watched node also names the outside number it had before it was
     watched, if any. So the signature fixes which node is which, as pruning and the gradient
@@ -82,7 +83,7 @@ class Recording:
         self.saved.append(None)
         attrs = tuple(node.attrs.items()) if node.attrs else ()
         self.signature.append(
-            (node.op, tuple(entries), attrs, node.shape, node.dtype.name, node.location, watched)
+            (node.op, attrs, node.shape, node.dtype.name, node.location, watched, *entries)
         )
         return position
 

@@ -502,11 +502,12 @@ attribute_items(PyObject *attrs)
 static PyObject *
 track(PyObject *rec, PyObject *node)
 {
+    enum { FIELDS = 6 };  /* op, attributes, shape, dtype name, location, watched; then the inputs */
     PyObject *tracked = SLOT(rec, rec_tracked), *outside = SLOT(rec, rec_outside);
     PyObject *order = SLOT(rec, rec_order), *inputs = SLOT(node, node_inputs);
     Py_ssize_t count = PyTuple_GET_SIZE(inputs);
-    PyObject *entries = PyTuple_New(count);
-    if (entries == NULL)
+    PyObject *signature_entry = PyTuple_New(FIELDS + count);
+    if (signature_entry == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *input = PyTuple_GET_ITEM(inputs, i);
@@ -528,35 +529,32 @@ track(PyObject *rec, PyObject *node)
         }
         if (entry == NULL)
             goto error;
-        PyTuple_SET_ITEM(entries, i, entry);
-    }
-    PyObject *position = PyLong_FromSsize_t(PyList_GET_SIZE(order));
-    if (position == NULL || PyDict_SetItem(tracked, node, position) < 0 || PyList_Append(order, node) < 0 ||
-        PyList_Append(SLOT(rec, rec_saved), Py_None) < 0) {
-        Py_XDECREF(position);
-        goto error;
+        PyTuple_SET_ITEM(signature_entry, FIELDS + i, entry);
     }
     PyObject *attr_items = attribute_items(SLOT(node, node_attrs));
     PyObject *dtype_name =
         attr_items == NULL ? NULL : dtype_attribute(SLOT(node, node_dtype), dtype_name_slot, s_name);
-    PyObject *signature_entry =
-        dtype_name == NULL ? NULL
-                           : PyTuple_Pack(7, SLOT(node, node_op), entries, attr_items, SLOT(node, node_shape),
-                                          dtype_name, SLOT(node, node_location), Py_None);
-    Py_XDECREF(attr_items);
-    Py_XDECREF(dtype_name);
-    Py_DECREF(entries);
-    if (signature_entry == NULL || PyList_Append(SLOT(rec, rec_signature), signature_entry) < 0) {
-        Py_XDECREF(signature_entry);
-        Py_DECREF(position);
-        return NULL;
+    if (dtype_name == NULL) {
+        Py_XDECREF(attr_items);
+        goto error;
+    }
+    PyObject *fields[FIELDS] = {Py_NewRef(SLOT(node, node_op)), attr_items, Py_NewRef(SLOT(node, node_shape)),
+                                dtype_name, Py_NewRef(SLOT(node, node_location)), Py_NewRef(Py_None)};
+    for (int k = 0; k < FIELDS; k++)
+        PyTuple_SET_ITEM(signature_entry, k, fields[k]);
+    PyObject *position = PyLong_FromSsize_t(PyList_GET_SIZE(order));
+    if (position == NULL || PyDict_SetItem(tracked, node, position) < 0 || PyList_Append(order, node) < 0 ||
+        PyList_Append(SLOT(rec, rec_saved), Py_None) < 0 ||
+        PyList_Append(SLOT(rec, rec_signature), signature_entry) < 0) {
+        Py_XDECREF(position);
+        goto error;
     }
     Py_DECREF(signature_entry);
     if (configured)
         untrack_since(rec);
     return position;
 error:
-    Py_DECREF(entries);
+    Py_DECREF(signature_entry);
     return NULL;
 }
 
