@@ -28,7 +28,8 @@ def held_by(tape):
         return 0
     arrays = {
         id(t._value): t._value
-        for saved in rec.saved.values()
+        for saved in rec.saved
+        if saved is not None  # a watched node's
         for t in saved
         if t._value is not None
     }

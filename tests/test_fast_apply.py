@@ -446,3 +446,26 @@ def test_numpy_scalars_of_every_type_take_the_c_path_with_their_own_shape_and_dt
         assert python_calls == []
         node = tape._recording_state.nodes[-1]
         assert node.dtype == tt.as_dtype(dtype) and node.shape == ()
+
+
+def test_ops_without_attributes_share_one_empty_dict_that_stays_empty():
+    """The C path gives every attribute-less node one shared dict (nothing changes a node's
+    attributes after it is made); the gradients, higher orders and a compiled function
+    built from such nodes leave it empty."""
+    x = tt.constant(np.linspace(0.1, 1.0, 4))
+    tt.sin(x) * x  # the shape rules remembered: the C path takes the ops below
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            y = tt.reduce_sum(tt.sin(x) * x)
+        g = inner.gradient(y, x)
+    outer.gradient(g, x)
+    nodes = [n for n in inner._released.nodes if n.op in ("sin", "mul")]
+    assert len(nodes) == 2 and nodes[0].attrs is nodes[1].attrs
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        z = tt.sin(x * 2.0)
+    assert z._node.attrs is nodes[0].attrs
+    tt.function(lambda v: tt.sin(v) * v)(x)
+    assert nodes[0].attrs == {}
