@@ -71,13 +71,12 @@ class Recording:
         tracked, outside = self.tracked, self.outside
         entries = []
         for inp in node.inputs:
-            position = tracked.get(inp)
-            if position is None:
-                position = outside.get(inp)
-                if position is None:
-                    position = ("outside", len(outside), inp.shape, inp.dtype.name)
-                    outside[inp] = position
-            entries.append(position)
+            entry = tracked.get(inp)  # its position
+            if entry is None:
+                entry = outside.get(inp)
+            if entry is None:  # an outside node read for the first time
+                entry = outside[inp] = ("outside", len(outside), inp.shape, inp.dtype.name)
+            entries.append(entry)
         position = tracked[node] = len(self.order)
         self.order.append(node)
         self.saved.append(None)
