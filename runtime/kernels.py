@@ -6,6 +6,8 @@ numpy's), never promote dtypes (the shape rules have already checked them), and 
 quietly: an invalid value gives NaN, as in TensorFlow, not a warning (`quiet`).
 """
 
+import operator
+
 import numpy as np
 
 KERNELS = {}
@@ -14,6 +16,12 @@ KERNELS = {}
 # knows its inputs are floating or complex (straight-line code, from its graph's dtypes)
 # writes `a * b` instead of calling the kernel.
 FLOATING_INFIX = {}
+
+# What those symbols compute, and by op name the function its kernel calls on floating and
+# complex values (`operator.mul` for `mul`): the straight-line program and the eager op path
+# in C call it directly.
+INFIX_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+FLOATING_KERNELS = {}
 
 
 def quiet(function):

@@ -22,16 +22,12 @@ run through the op path, so an eager gradient runs this way from its first run.
 """
 
 import itertools
-import operator
 import os
 import warnings
 
-from runtime.kernels import FLOATING_INFIX, KERNELS
+from runtime.kernels import FLOATING_INFIX, FLOATING_KERNELS, KERNELS
 
 INTERFACE = 1  # Program's arguments; straight_line.c's INTERFACE must match
-
-_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul}
-
 
 SOURCE = os.path.join(os.path.dirname(__file__), "straight_line.c")
 
@@ -122,8 +118,8 @@ def straight_line(graph):
 
 
 def _function(op, dtype):
-    if op in FLOATING_INFIX and _floating(dtype):
-        return _OPERATORS[FLOATING_INFIX[op]]
+    if op in FLOATING_KERNELS and _floating(dtype):
+        return FLOATING_KERNELS[op]
     return KERNELS[op]
 
 

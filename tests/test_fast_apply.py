@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import types
+import warnings
 import weakref
 
 import numpy as np
@@ -469,3 +470,42 @@ def test_ops_without_attributes_share_one_empty_dict_that_stays_empty():
     assert z._node.attrs is nodes[0].attrs
     tt.function(lambda v: tt.sin(v) * v)(x)
     assert nodes[0].attrs == {}
+
+
+@pytest.mark.parametrize("dtype", sorted((d for d in tt.dtypes.BY_NUMPY if d.kind != "b"), key=str))
+@pytest.mark.parametrize("op", [tt.add, tt.subtract, tt.multiply])
+def test_arithmetic_on_the_c_path_gives_the_python_paths_values_for_every_dtype(op, dtype):
+    """The C path calls an arithmetic op's Python operator itself on floating and complex
+    values (FLOATING_KERNELS) and the op's kernel otherwise: the same values, numpy types
+    and quiet integer overflow as the Python path, on 0-d values and arrays."""
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    big = info.max if info is not None else 3.25
+    for shape in [(), (3,)]:
+        x = tt.constant(np.full(shape, big, dtype))
+        y = tt.constant(np.full(shape, 2, dtype))
+        op(x, y)  # the shape rule remembered: the C path takes the next call
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fast = op(x, y).numpy()
+            with python_path_only():
+                slow = op(x, y).numpy()
+        assert type(fast) is type(slow) and fast.dtype == slow.dtype == dtype
+        np.testing.assert_array_equal(fast, slow)
+
+
+def test_the_c_path_calls_the_floating_kernel_on_floating_values_only(monkeypatch):
+    from runtime.kernels import FLOATING_KERNELS
+
+    calls = []
+
+    def counting(x, y):
+        calls.append(type(x))
+        return x * y
+
+    monkeypatch.setitem(FLOATING_KERNELS, "mul", counting)
+    for dtype in (np.float32, np.complex128, np.int32):
+        x = tt.constant(np.array([1.5, 2.0]).astype(dtype))
+        x * x  # the shape rule remembered
+        calls.clear()
+        np.testing.assert_array_equal((x * x).numpy(), x.numpy() * x.numpy())
+        assert calls == ([] if dtype is np.int32 else [np.ndarray])

@@ -64,6 +64,12 @@ def test_an_op_is_declared_once():
         _declare("sin", kernel=np.sin, c=forms.libm("sin"), fusion="elementwise")
 
 
+def test_an_infix_symbol_without_an_operator_is_refused_and_leaves_nothing():
+    with pytest.raises(ValueError, match=r"'power_like': infix must be one of .*'\*'.*not '\*\*'"):
+        _declare("power_like", kernel=np.power, c=forms.Expression(str), infix="**")
+    assert "power_like" not in OPS and "power_like" not in KERNELS
+
+
 def test_an_op_that_cannot_be_batched_says_why_when_a_jacobian_needs_it():
     op = _declare(
         "never_batched",

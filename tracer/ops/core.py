@@ -13,7 +13,7 @@ import threading
 import warnings
 
 from runtime.interpreter import run_graph
-from runtime.kernels import KERNELS
+from runtime.kernels import FLOATING_KERNELS, KERNELS
 from tracer import collector, dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
@@ -455,6 +455,7 @@ def fast_apply_arguments(python_apply):
         numerics=numerics,
         inferred=_INFERRED,
         kernels=KERNELS,
+        floating_kernels=FLOATING_KERNELS,
         codes=source._CODES,
         locations=source._LOCATIONS,
         user_location=user_location,

@@ -44,6 +44,7 @@ static PyObject *state;          /* tracer.context.state, a threading.local */
 static PyObject *numerics;       /* tracer.context.numerics */
 static PyObject *inferred;       /* tracer.ops.core._INFERRED */
 static PyObject *kernels;        /* runtime.kernels.KERNELS */
+static PyObject *floating_kernels; /* runtime.kernels.FLOATING_KERNELS */
 static PyObject *codes;          /* tracer.ir.source._CODES */
 static PyObject *locations;      /* tracer.ir.source._LOCATIONS */
 static PyObject *user_location;  /* tracer.ir.source.user_location */
@@ -162,11 +163,11 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
-        "OUT"};
+        "OUT", "floating_kernels"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
-                            &scalar_forms, &OUT};
-    enum { CLASS_COUNT = 5, OBJECT_COUNT = 15, OFFSET_COUNT = 23 };
+                            &scalar_forms, &OUT, &floating_kernels};
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 16, OFFSET_COUNT = 23 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -199,12 +200,11 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     for (int i = 0; i < OFFSET_COUNT; i++)
         if (slot_offset(slots[i].type, slots[i].name, &offsets[i]) < 0)
             return NULL;
-    for (int i = 2; i <= 5; i++)  /* inferred, kernels, codes, locations */
-        if (!PyDict_CheckExact(new_objects[i]))
-            return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[i]);
-    for (int i = 11; i <= 13; i++)  /* dtypes_by_numpy, scalar_constants, scalar_forms */
-        if (!PyDict_CheckExact(new_objects[i]))
-            return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[i]);
+    /* inferred, kernels, codes, locations, dtypes_by_numpy, scalar_constants, scalar_forms, floating_kernels */
+    static const int dicts[] = {2, 3, 4, 5, 11, 12, 13, 15};
+    for (size_t k = 0; k < sizeof dicts / sizeof *dicts; k++)
+        if (!PyDict_CheckExact(new_objects[dicts[k]]))
+            return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[dicts[k]]);
     PyObject *new_acyclic = argument(kwargs, "acyclic_classes", 0);
     if (new_acyclic == NULL)
         return NULL;
@@ -943,6 +943,21 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
     return known;
 }
 
+/* The kernel of op `name` whose result has DType `dtype` (borrowed; NULL, error set or not, when
+ * none): where the op's floating kernel is a Python operator and its values are floating or
+ * complex (its inputs have the result's dtype), that operator, which is what its kernel would
+ * call on them, without the kernel's Python frame. */
+static PyObject *
+kernel_of(PyObject *name, PyObject *dtype)
+{
+    if (Py_TYPE(dtype) == DType_type && SLOT(dtype, dtype_differentiable_slot) == Py_True) {
+        PyObject *kernel = PyDict_GetItemWithError(floating_kernels, name);
+        if (kernel != NULL || PyErr_Occurred())
+            return kernel;
+    }
+    return PyDict_GetItemWithError(kernels, name);
+}
+
 static int
 fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
 {
@@ -983,7 +998,7 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     }
     PyObject *kernel = NULL;
     if (outcome == 1) {
-        kernel = PyDict_GetItemWithError(kernels, name);
+        kernel = kernel_of(name, PyTuple_GET_ITEM(known, 1));
         outcome = kernel != NULL ? DONE : PyErr_Occurred() ? FAILED : USE_PYTHON;
         Py_XINCREF(kernel);
     }

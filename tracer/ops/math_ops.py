@@ -9,13 +9,12 @@ agrees with the interpreter. All are elementwise, so their batching rule is the 
 """
 
 import math
-import operator
 
 import numpy as np
 
 from codegen import forms
 from codegen.ctypes import MATH_SUFFIX, compute
-from runtime.kernels import quiet
+from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
 from tracer.ir import match
 from tracer.ops import array_ops, seed_ops, shapes, window_ops
@@ -66,14 +65,17 @@ def _infix(symbol):
 _INEXACT_SCALARS = frozenset({np.float16, np.float32, np.float64, np.complex64, np.complex128})
 
 
-def _arithmetic(python_operator, ufunc):
-    """A kernel that uses Python's operator on floating and complex values and the ufunc on
+def _arithmetic(symbol, ufunc):
+    """A kernel that uses Python's operator `symbol` on floating and complex values (the op's
+    FLOATING_KERNELS entry, which code knowing the dtype calls directly) and the ufunc on
     integers and bools.
 
     On numpy scalars (what 0-d results are) the operator skips the ufunc machinery and runs
     3x faster; on arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
     on overflow quietly (TensorFlow's behaviour) where scalar arithmetic would warn.
     """
+
+    python_operator = INFIX_OPERATORS[symbol]
 
     def run(x, y):
         if type(x) in _INEXACT_SCALARS or x.dtype.kind in "fc":
@@ -177,7 +179,7 @@ ADD = _binary(
     jvp=LINEAR,
     saves=(),
     simplify=(_add_simplify, seed_ops.seeds_out_of_sum),
-    kernel=_arithmetic(operator.add, np.add),
+    kernel=_arithmetic("+", np.add),
     infix="+",
     c=_infix("+"),
 )
@@ -198,7 +200,7 @@ SUB = _binary(
     jvp=LINEAR,
     saves=(),
     simplify=(_sub_simplify, seed_ops.seeds_out_of_sum),
-    kernel=_arithmetic(operator.sub, np.subtract),
+    kernel=_arithmetic("-", np.subtract),
     infix="-",
     c=_infix("-"),
 )
@@ -225,7 +227,7 @@ MUL = _binary(
     _mul_grad,
     jvp=PRODUCT,
     simplify=(_mul_simplify, seed_ops.seeds_out_of_mul),
-    kernel=_arithmetic(operator.mul, np.multiply),
+    kernel=_arithmetic("*", np.multiply),
     infix="*",
     c=_infix("*"),
 )

@@ -39,7 +39,7 @@ lacks; tests/test_registry.py runs it over the catalogue.
 """
 
 from codegen.forms import C_FORMS, Expression, Form, Generator, Reduction, View
-from runtime.kernels import FLOATING_INFIX, KERNELS
+from runtime.kernels import FLOATING_INFIX, FLOATING_KERNELS, INFIX_OPERATORS, KERNELS
 
 OUT = "out"
 ALL_INPUTS = "all inputs"  # `saves` for ops with any number of inputs that keep them all
@@ -148,7 +148,12 @@ def primitive(
     op = OpDef(
         name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules, narrow, expand
     )
+    if infix is not None and infix not in INFIX_OPERATORS:
+        raise ValueError(
+            f"op {name!r}: infix must be one of {tuple(INFIX_OPERATORS)}, not {infix!r}"
+        )
     tables = [(OPS, op), (KERNELS, kernel), (C_FORMS, c), (FLOATING_INFIX, infix)]
+    tables.append((FLOATING_KERNELS, INFIX_OPERATORS.get(infix)))
     for table, entry in tables:
         if entry is not None:
             table[name] = entry
