@@ -111,6 +111,49 @@ def test_tapes_of_one_structure_share_a_gradient_graph_and_others_do_not():
         assert entries() == count
 
 
+def test_tapes_that_differ_only_between_the_hashed_entries_keep_their_own_graphs():
+    """The cache key hashes a sample of a long tape's entries (TapeKey): two tapes that
+    differ in one unsampled op share a hash and must still be told apart."""
+
+    def chain(x, odd_one):
+        y = x
+        for k in range(60):
+            y = (tt.cos if k == odd_one else tt.sin)(y)
+        return y
+
+    def recorded(odd_one):
+        x = tt.constant(0.3, tt.float64)
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = chain(x, odd_one)
+        return tape, x, y
+
+    def key(tape, x, y):
+        tracked = tape._recording_state.tracked
+        return tracer.backprop.TapeKey(
+            tape._recording_state.signature, (tracked[y._node],), (tracked[x._node],)
+        )
+
+    sampled = set(range(60, -1, -(61 // tracer.backprop.TapeKey.SAMPLED + 1)))
+    odd_one = next(k for k in range(60) if k + 1 not in sampled)  # entry 0 is the watched x
+    plain, odd = recorded(None), recorded(odd_one)
+    assert hash(key(*plain)) == hash(key(*odd)) and key(*plain) != key(*odd)
+    tracer.backprop._recording_cache.clear()
+
+    def expected(odd_one):  # the chain rule in numpy
+        y, g = 0.3, 1.0
+        for k in range(60):
+            g *= -np.sin(y) if k == odd_one else np.cos(y)
+            y = np.cos(y) if k == odd_one else np.sin(y)
+        return g
+
+    for _ in range(2):  # the second time from the cache
+        for which in (None, odd_one):
+            tape, x, y = recorded(which)
+            np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected(which), rtol=1e-13)
+    assert len(tracer.backprop._recording_cache) == 2
+
+
 def test_one_tape_with_other_sources_gets_each_its_own_gradient():
     x, y = tt.constant(2.0), tt.constant(3.0)
     with tt.GradientTape(persistent=True) as tape:
