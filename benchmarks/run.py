@@ -6,6 +6,7 @@ a process of its own; results are checked against numpy before they are timed.
     python3 benchmarks/run.py --quick         # tiny sizes, a smoke test
     python3 benchmarks/run.py --json out.json --only B2,B3
     python3 benchmarks/run.py --only B2,B3 --threads 1    # each worker on one core, pools of 1
+    python3 benchmarks/run.py --only B2,B3 --threads 1,2  # the tables at 1, then at 2 cores
     python3 benchmarks/run.py --only B2,B3 --contended    # another process keeps a core busy
 
 Prints one table of times, each with its ratio to the numpy reference, and for tracer the
@@ -174,8 +175,9 @@ def main(argv=None):
     )
     parser.add_argument(
         "--threads",
-        type=int,
-        help="run each worker on this many cores with thread pools of that size (default: all)",
+        type=_thread_counts,
+        help="run each worker on this many cores with thread pools of that size (default: all); "
+        "several, comma-separated (1,2), measure the timed workloads at each",
     )
     parser.add_argument(
         "--contended",
@@ -183,7 +185,6 @@ def main(argv=None):
         help="keep one core busy with another process while measuring (a loaded machine)",
     )
     options = parser.parse_args(argv)
-    THREADS["count"] = options.threads
     busy = _busy_process() if options.contended else None
     try:
         return _run(options)
@@ -191,6 +192,13 @@ def main(argv=None):
         if busy is not None:
             busy.kill()
             busy.wait()
+
+
+def _thread_counts(text):
+    counts = [int(part) for part in text.split(",")]
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"thread counts must be positive, not {text!r}")
+    return counts
 
 
 def _busy_process():
@@ -222,43 +230,22 @@ def _run(options):
         "threads": options.threads,
         "contended": options.contended,
     }
-    every_round = {w: {s: [] for s in systems} for w in workloads}
-    bounds, startups = [], []
-    for number in range(1, rounds + 1):
-        print(f"round {number} of {rounds} ...", file=sys.stderr, flush=True)
+    counts = options.threads or [None]
+    startups = []  # B6's, measured in the rounds of the first thread count
+    for number, count in enumerate(counts):
+        THREADS["count"] = count
+        wanted = startups if number == 0 and "B6" in chosen else None
+        timed = measure(workloads, systems, rounds, options.quick, wanted)
+        if len(counts) > 1:
+            print(f"\n=== each worker on {count} core(s), thread pools of {count} ===")
+            results[str(count)] = timed
+        else:
+            results.update(timed)
         for workload in workloads:
-            for system in systems:
-                earlier = every_round[workload][system]
-                if (
-                    earlier and earlier[-1]["status"] != "ok"
-                ):  # skipped, n/a, wrong or failed: once is enough
-                    continue
-                earlier.append(run_worker(workload, system, options.quick))
+            ops = make(workload, options.quick).get("ops", 1) if workload == "B1" else 1
+            print_workload(workload, timed[workload], ops)
             if workload == "B3":
-                bounds.append(dram_bound_seconds(options.quick))
-        if "B6" in chosen:
-            startups.append(run_script("startup.py", options.quick))
-    for workload in workloads:
-        results[workload] = {s: fastest(r) for s, r in every_round[workload].items()}
-        for system, measured in every_round[workload].items():
-            results[workload][system]["round_seconds"] = [
-                r["seconds"] for r in measured if r["status"] == "ok"
-            ]
-        ops = make(workload, options.quick).get("ops", 1) if workload == "B1" else 1
-        print_workload(workload, results[workload], ops)
-        if workload == "B3":
-            bound, bandwidth = min(bounds)
-            results["B3 DRAM bound seconds"] = bound
-            compiled = results[workload].get("tracer-compiled", {})
-            distance = (
-                f", tracer compiled is {compiled['seconds'] / bound:.1f}x the bound"
-                if compiled.get("seconds")
-                else ""
-            )
-            print(
-                f"  DRAM bound: {bound * 1e3:.2f} ms (reading x and writing the gradient at "
-                f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){distance}"
-            )
+                print_dram_bound(timed)
     if "B6" in chosen:
         results["B6"] = fastest_startup(startups)
         print("\nB6 time to first result (a new process each)")
@@ -292,6 +279,52 @@ def _run(options):
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
     return 0
+
+
+def measure(workloads, systems, rounds, quick, startups):
+    """The timed workloads' rows, each system's fastest round with every round's seconds,
+    and B3's DRAM bound; in each round, B6's startup measurement is appended to `startups`
+    unless it is None."""
+    every_round = {w: {s: [] for s in systems} for w in workloads}
+    bounds = []
+    for number in range(1, rounds + 1):
+        print(f"round {number} of {rounds} ...", file=sys.stderr, flush=True)
+        for workload in workloads:
+            for system in systems:
+                earlier = every_round[workload][system]
+                if (
+                    earlier and earlier[-1]["status"] != "ok"
+                ):  # skipped, n/a, wrong or failed: once is enough
+                    continue
+                earlier.append(run_worker(workload, system, quick))
+            if workload == "B3":
+                bounds.append(dram_bound_seconds(quick))
+        if startups is not None:
+            startups.append(run_script("startup.py", quick))
+    timed = {}
+    for workload in workloads:
+        timed[workload] = {s: fastest(r) for s, r in every_round[workload].items()}
+        for system, measured in every_round[workload].items():
+            timed[workload][system]["round_seconds"] = [
+                r["seconds"] for r in measured if r["status"] == "ok"
+            ]
+    if bounds:
+        timed["B3 DRAM bound seconds"], timed["B3 copy bandwidth"] = min(bounds)
+    return timed
+
+
+def print_dram_bound(timed):
+    bound, bandwidth = timed["B3 DRAM bound seconds"], timed["B3 copy bandwidth"]
+    compiled = timed["B3"].get("tracer-compiled", {})
+    distance = (
+        f", tracer compiled is {compiled['seconds'] / bound:.1f}x the bound"
+        if compiled.get("seconds")
+        else ""
+    )
+    print(
+        f"  DRAM bound: {bound * 1e3:.2f} ms (reading x and writing the gradient at "
+        f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){distance}"
+    )
 
 
 def run_export_c(quick):

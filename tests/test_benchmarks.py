@@ -81,22 +81,26 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
             assert row["batch_per_process"] == 8 // int(processes)
 
 
-def test_the_suite_runs_on_one_core_and_under_load(tmp_path):
-    """--threads 1 pins each worker to one core with pools of one thread; --contended keeps
-    a core busy with another process, which is gone when the suite ends."""
-    _, results = run_suite(
+def test_the_suite_runs_on_one_core_and_two_and_under_load(tmp_path):
+    """--threads 1,2 measures each worker pinned to one core with pools of one thread, then
+    on two; --contended keeps a core busy with another process, which is gone when the
+    suite ends."""
+    result, results = run_suite(
         tmp_path,
         "--only",
         "B2",
         "--systems",
         "numpy,tracer-compiled",
         "--threads",
-        "1",
+        "1,2",
         "--contended",
     )
-    assert results["threads"] == 1 and results["contended"] is True
-    assert results["B2"]["tracer-compiled"]["status"] == "ok"
-    assert results["B2"]["tracer-compiled"]["error"] <= 1e-3
+    assert results["threads"] == [1, 2] and results["contended"] is True
+    for count in ("1", "2"):
+        assert results[count]["B2"]["tracer-compiled"]["status"] == "ok"
+        assert results[count]["B2"]["tracer-compiled"]["error"] <= 1e-3
+        assert f"each worker on {count} core(s)" in result.stdout
+    assert "B2" not in results  # only by thread count
     assert not any(b"while True: pass" in line for line in _command_lines())
 
 
