@@ -112,7 +112,7 @@ def test_tapes_of_one_structure_share_a_gradient_graph_and_others_do_not():
 
 
 def test_tapes_that_differ_only_between_the_hashed_entries_keep_their_own_graphs():
-    """The cache key hashes a sample of a long tape's entries (TapeKey): two tapes that
+    """The cache key hashes a sample of a long tape's entries (SampledKey): two tapes that
     differ in one unsampled op share a hash and must still be told apart."""
 
     def chain(x, odd_one):
@@ -130,13 +130,14 @@ def test_tapes_that_differ_only_between_the_hashed_entries_keep_their_own_graphs
 
     def key(tape, x, y):
         tracked = tape._recording_state.tracked
-        return tracer.backprop.TapeKey(
+        return tracer.backprop.tape_key(
             tape._recording_state.signature, (tracked[y._node],), (tracked[x._node],)
         )
 
-    sampled = set(range(60, -1, -(61 // tracer.backprop.TapeKey.SAMPLED + 1)))
+    sampled = set(range(60, -1, -(61 // tracer.backprop.SampledKey.SAMPLED + 1)))
     odd_one = next(k for k in range(60) if k + 1 not in sampled)  # entry 0 is the watched x
     plain, odd = recorded(None), recorded(odd_one)
+    assert type(key(*plain)) is tracer.backprop.SampledKey
     assert hash(key(*plain)) == hash(key(*odd)) and key(*plain) != key(*odd)
     tracer.backprop._recording_cache.clear()
 

@@ -46,7 +46,7 @@ class PreparedGradient:
 # reorder them: a hit then looks its key up once, and a tape's key is as long as the tape.
 _CACHE_SIZE = 256
 _gradient_cache = {}  # structure_key of a pruned graph -> GradientGraph
-_recording_cache = {}  # TapeKey -> PreparedGradient
+_recording_cache = {}  # tape_key(...) -> PreparedGradient
 
 # A custom gradient's function is new at every call (its CustomGradient compares by
 # identity), so an entry that holds one is found again only for the same tape (a persistent
@@ -64,14 +64,13 @@ def gradient_graph(recording, target_nodes, source_nodes):
     pruning, no walk over nodes), then by the structure of the pruned graph.
     """
     tracked = recording.tracked
-    key = TapeKey(
+    key = tape_key(
         recording.signature,
         tuple(None if t is None else tracked[t] for t in target_nodes),
         tuple(None if s is None else tracked[s] for s in source_nodes),
     )
     known = _recording_cache.get(key)
     if known is None:
-        key = key.kept()
         pruned = prune(
             recording.graph(),
             [s for s in source_nodes if s is not None],
@@ -96,38 +95,30 @@ def gradient_graph(recording, target_nodes, source_nodes):
     return known
 
 
-class TapeKey:
-    """A `_recording_cache` key: a tape's signature, and its targets' and sources' positions.
+def tape_key(signature, targets, sources):
+    """The `_recording_cache` key of a tape: its signature, and its targets' and sources'
+    positions; a long signature's key hashes a sample of its entries (`SampledKey`)."""
+    key = (tuple(signature), targets, sources)
+    return key if len(key[0]) <= SampledKey.SAMPLED else SampledKey(key)
 
-    The hash reads at most `SAMPLED` of the signature's entries, evenly spaced from the last
-    one; equality compares them all. A hit compares every entry anyway, and hashing all of
-    them too cost as much again: on a 200-op tape, a twelfth of `tape.gradient`. Tapes that
-    differ only between the sampled entries share a hash and are told apart by equality.
+
+class SampledKey(tuple):
+    """A key whose hash reads at most `SAMPLED` of its signature's entries, evenly spaced
+    from the last one; equality (a tuple's) compares them all.
+
+    A hit compares every entry anyway, and hashing all of them too cost as much again: on
+    a 200-op tape, a twelfth of `tape.gradient`. Tapes that differ only between the sampled
+    entries share a hash and are told apart by equality.
     """
 
     SAMPLED = 16
 
-    __slots__ = ("entries", "targets", "sources", "_hash")
-
-    def __init__(self, entries, targets, sources):
-        self.entries, self.targets, self.sources = entries, targets, sources
-        step = len(entries) // self.SAMPLED + 1
-        self._hash = hash((len(entries), targets, sources, *entries[::-step]))
-
-    def kept(self):
-        """This key with a copy of the entries, to be stored (a persistent tape records on)."""
-        return TapeKey(list(self.entries), self.targets, self.sources)
+    __slots__ = ()
 
     def __hash__(self):
-        return self._hash
-
-    def __eq__(self, other):
-        return (
-            type(other) is TapeKey
-            and self.entries == other.entries
-            and self.targets == other.targets
-            and self.sources == other.sources
-        )
+        entries, targets, sources = self
+        step = len(entries) // self.SAMPLED + 1
+        return hash((len(entries), targets, sources, *entries[::-step]))
 
 
 def _cache_put(cache, key, value):
