@@ -196,8 +196,8 @@ def main(argv=None):
 
 def _thread_counts(text):
     counts = [int(part) for part in text.split(",")]
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"thread counts must be positive, not {text!r}")
+    if min(counts) < 1 or len(set(counts)) < len(counts):
+        raise argparse.ArgumentTypeError(f"thread counts must be positive and distinct: {text!r}")
     return counts
 
 
@@ -227,10 +227,11 @@ def _run(options):
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
         "quick": options.quick,
         "rounds": rounds,
-        "threads": options.threads,
+        # one count as a number, as before several could be given
+        "threads": options.threads[0] if len(options.threads or ()) == 1 else options.threads,
         "contended": options.contended,
     }
-    counts = options.threads or [None]
+    counts = (options.threads or [None])[: None if workloads else 1]  # B6 alone: once
     startups = []  # B6's, measured in the rounds of the first thread count
     for number, count in enumerate(counts):
         THREADS["count"] = count

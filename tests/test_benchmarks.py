@@ -101,6 +101,8 @@ def test_the_suite_runs_on_one_core_and_two_and_under_load(tmp_path):
         assert results[count]["B2"]["tracer-compiled"]["error"] <= 1e-3
         assert f"each worker on {count} core(s)" in result.stdout
     assert "B2" not in results  # only by thread count
+    _, one = run_suite(tmp_path, "--only", "B2", "--systems", "numpy", "--threads", "1")
+    assert one["threads"] == 1 and one["B2"]["numpy"]["status"] == "ok"
     assert not any(b"while True: pass" in line for line in _command_lines())
 
 

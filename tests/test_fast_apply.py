@@ -384,6 +384,31 @@ def test_a_c_path_built_before_ops_with_attributes_recorded_in_c_is_left_unused(
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 4.0, 6.0])
 
 
+@pytest.mark.skipif(
+    bool(os.environ.get("TRACER_SANITIZE")), reason="the sanitized build is not the installed one"
+)
+@pytest.mark.parametrize("interface", [None, core.FAST_APPLY_INTERFACE + 1])
+def test_a_c_path_of_another_interface_is_left_unused(monkeypatch, interface):
+    """An extension built before configure took an argument ignores it (the behavioural
+    check cannot tell: it does what it did, more slowly); its INTERFACE tells."""
+    real = core.fast_apply
+    names = [name for name in dir(real) if name not in ("INTERFACE", "__dict__")]
+    other = types.SimpleNamespace(**{name: getattr(real, name) for name in names})
+    if interface is not None:
+        other.INTERFACE = interface
+    monkeypatch.setitem(sys.modules, "tracer.ops._fast_apply", other)
+    monkeypatch.setattr(sys.modules["tracer.ops"], "_fast_apply", other)
+    try:
+        with pytest.warns(
+            RuntimeWarning, match=f"built for another version .*interface is {interface}"
+        ):
+            assert core._load_fast_apply() is None
+        assert real.set_enabled(True) is False
+    finally:
+        core.configure_fast_apply(real, core._apply)
+    np.testing.assert_array_equal((tt.constant([1.5]) * 2.0).numpy(), [3.0])
+
+
 def test_op_functions_in_c_keep_the_python_functions_signature_and_behaviour():
     import inspect
 

@@ -396,6 +396,9 @@ def _carry_cut(inputs, out):
             return
 
 
+FAST_APPLY_INTERFACE = 1  # fast_apply.c's INTERFACE must match
+
+
 def _load_fast_apply():
     """The C module of the eager op path, configured and checked against `_apply`; None where
     it was not built (the extension is optional: without a compiler at install time, `_apply`
@@ -408,6 +411,9 @@ def _load_fast_apply():
     except ImportError:
         return None
     try:
+        interface = getattr(module, "INTERFACE", None)
+        if interface != FAST_APPLY_INTERFACE:
+            raise TypeError(f"its interface is {interface}, not {FAST_APPLY_INTERFACE}")
         configure_fast_apply(module, _apply)
         mismatch = fast_apply_check.difference(module, _apply)
         untracking = module.untrack_node, module.untrack_records

@@ -39,6 +39,11 @@ static Py_ssize_t opdef_name, opdef_grad, opdef_saves;
 static Py_ssize_t dtype_name_slot, dtype_differentiable_slot;
 static Py_ssize_t numerics_enabled;
 
+/* configure's arguments and what the module does with them: tracer/ops/core.py refuses a
+ * module of another (one that would ignore an argument it does not know, as `floating_kernels`
+ * was once new, passes the behavioural check while doing less than this file) */
+#define INTERFACE 1
+
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
 static PyObject *numerics;       /* tracer.context.numerics */
@@ -1341,5 +1346,8 @@ PyInit__fast_apply(void)
         return NULL;
     if (PyType_Ready(&OpFunction_type) < 0)
         return NULL;
-    return PyModule_Create(&module_def);
+    PyObject *module = PyModule_Create(&module_def);
+    if (module != NULL && PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0)
+        Py_CLEAR(module);
+    return module;
 }
