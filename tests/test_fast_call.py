@@ -393,3 +393,23 @@ def test_a_method_of_a_module_runs_through_the_entry():
     np.testing.assert_array_equal(first(x).numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(first(x).numpy(), [2.0, 4.0])
     assert Scale.__call__._fast is not None and Scale.__call__._fast.hits >= 1
+
+
+def test_many_inputs_and_outputs_alike_are_passed_in_loops():
+    """The call function takes a stretch of inputs of one dtype and shape, and makes a
+    stretch of output buffers alike, in one `for` each (its text, compiled when the module
+    loads, stays a few lines long); an input it copies to a C-ordered array stays alive
+    through the run."""
+    ws = [RNG.standard_normal((4, 4)).astype(np.float32) for _ in range(12)]
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    f = tt.function(lambda x, ws: [tt.tanh(tt.matmul(x, w)) for w in ws])
+    got = f(tt.constant(x), [tt.constant(w) for w in ws])
+    source = f.get_concrete_function(tt.constant(x), [tt.constant(w) for w in ws])
+    text = source._executable.call_source
+    assert "    for k in range(" in text and "for k, b in enumerate(bs" in text, text
+    assert len(text.splitlines()) < 40
+    for want, value in zip((np.tanh(x @ w) for w in ws), got):
+        np.testing.assert_allclose(value.numpy(), want, rtol=1e-5)
+    fortran = [np.asfortranarray(w) for w in ws]  # not C-ordered: copied by the call function
+    for want, value in zip((np.tanh(x @ w) for w in ws), f(x, fortran)):
+        np.testing.assert_allclose(value.numpy(), want, rtol=1e-5)
