@@ -223,15 +223,15 @@ def _run(options):
     rounds = options.rounds or (1 if options.quick else 3)
     from data import make
 
+    counts = (options.threads or [None])[: None if workloads else 1]  # B6 alone: once
     results = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
         "quick": options.quick,
         "rounds": rounds,
-        # one count as a number, as before several could be given
-        "threads": options.threads[0] if len(options.threads or ()) == 1 else options.threads,
+        # the counts measured at; one as a number, as before several could be given
+        "threads": counts[0] if len(counts) == 1 else counts,
         "contended": options.contended,
     }
-    counts = (options.threads or [None])[: None if workloads else 1]  # B6 alone: once
     startups = []  # B6's, measured in the rounds of the first thread count
     for number, count in enumerate(counts):
         THREADS["count"] = count

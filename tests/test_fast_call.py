@@ -400,7 +400,7 @@ def test_many_inputs_and_outputs_alike_are_passed_in_loops():
     stretch of output buffers alike, in one `for` each (its text, compiled when the module
     loads, stays a few lines long); an input it copies to a C-ordered array stays alive
     through the run."""
-    ws = [RNG.standard_normal((4, 4)).astype(np.float32) for _ in range(12)]
+    ws = [RNG.standard_normal((4, 4)).astype(np.float32) for _ in range(20)]
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     f = tt.function(lambda x, ws: [tt.tanh(tt.matmul(x, w)) for w in ws])
     got = f(tt.constant(x), [tt.constant(w) for w in ws])
