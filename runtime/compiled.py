@@ -3,10 +3,9 @@
 Each module gets its own call function, generated as Python text from its plan: a line or
 a few per argument slot, with no loops over the plan at call time, except over stretches of
 inputs (or buffers) alike, whose lines would cost more to compile at load than a loop costs
-a call (`RUN`). Inputs are taken from numpy
-without copies when they are already contiguous and of the right dtype (numpy scalars,
-what 0-d results are, are read in place too); outputs are allocated here and filled by
-the C code. Inputs the module updates (variables) are written in place; the caller passes
+a call (`RUN`). Inputs are taken from numpy without copies when they are already
+contiguous and of the right dtype (numpy scalars, what 0-d results are, are read in place
+too); outputs are allocated here and filled by the C code. Inputs the module updates (variables) are written in place; the caller passes
 them contiguous and unshared, and gets them back as the updated outputs.
 """
 
@@ -88,6 +87,47 @@ def _call_function(module, plan, constants, error):
         "    except AttributeError:",
         "        args = per_thread.args = new_args()",
     ]
+    lines += _input_lines(plan, scope)
+    if plan.dims:
+        lines += _dim_lines(plan, scope)
+    for k in range(n_constants):
+        lines.append(f"    args[{n_inputs + k}] = constant_pointers[{k}]")
+    first_buffer = n_inputs + n_constants
+    buffer_lines, buffer_names = _buffer_lines(plan, scope, first_buffer)
+    lines += buffer_lines
+    if plan.workspace_bytes:  # kept per thread: fresh pages cost the kernel's zeroing each call
+        lines += [
+            f"    needed = {plan.workspace_bytes}",
+            "    workspace = per_thread.__dict__.get('workspace')",
+            "    if workspace is None or workspace.size < needed:",
+            "        workspace = per_thread.workspace = empty(needed, 'uint8')",
+            f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)",
+        ]
+    for k in range(len(plan.host_calls)):
+        lines.append(f"    args[{first_host + k}] = host_pointers[{k}]")
+    results = []
+    for k, (kind, where) in enumerate(plan.outputs):
+        if kind == "buffer":
+            results.append(buffer_names[where])
+        elif kind == "input":
+            results.append(f"copy(a{where})")
+        elif kind == "input before":  # the old value of an input the run writes
+            lines.append(f"    old{k} = copy(a{where})")
+            results.append(f"old{k}")
+        elif kind == "updated":
+            results.append(f"a{where}")
+        else:
+            scope[f"c{k}"] = where
+            results.append(f"copy(c{k})")
+    lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
+    lines.append(f"    return [{', '.join(results)}]")
+    return "\n".join(lines) + "\n", scope
+
+
+def _input_lines(plan, scope):
+    """Lines that check each input, make it C-ordered of its dtype where it is not (inputs
+    updated in place excepted: their callers pass them so) and pass it to the module."""
+    lines = []
     inputs = list(zip(plan.input_dtypes, plan.input_shapes))
     named = {where for kind, where in plan.outputs if kind in ("input", "input before", "updated")}
     # inputs read once, where they are checked: no dims to read from them, not updated, not
@@ -128,12 +168,13 @@ def _call_function(module, plan, constants, error):
             lines += [f"    if {check}:", f"        a{k} = contiguous(a{k}, dtype{k})"]
         lines.append(f"    args[{k}] = from_buffer(a{k})")
         k += 1
-    if plan.dims:
-        lines += _dim_lines(plan, scope)
-    for k in range(n_constants):
-        lines.append(f"    args[{n_inputs + k}] = constant_pointers[{k}]")
-    first_buffer = n_inputs + n_constants
-    buffer_names = {}  # buffer -> how the lines below name it
+    return lines
+
+
+def _buffer_lines(plan, scope, first_buffer):
+    """Lines that make the output buffers and pass them to the module, and how they name
+    each buffer."""
+    lines, buffer_names = [], {}
     stretches = dict([] if plan.dims else _runs(plan.buffers, lambda buffer: buffer))
     k = 0
     while k < len(plan.buffers):
@@ -155,33 +196,7 @@ def _call_function(module, plan, constants, error):
         ]
         buffer_names[k] = f"b{k}"
         k += 1
-    if plan.workspace_bytes:  # kept per thread: fresh pages cost the kernel's zeroing each call
-        lines += [
-            f"    needed = {plan.workspace_bytes}",
-            "    workspace = per_thread.__dict__.get('workspace')",
-            "    if workspace is None or workspace.size < needed:",
-            "        workspace = per_thread.workspace = empty(needed, 'uint8')",
-            f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)",
-        ]
-    for k in range(len(plan.host_calls)):
-        lines.append(f"    args[{first_host + k}] = host_pointers[{k}]")
-    results = []
-    for k, (kind, where) in enumerate(plan.outputs):
-        if kind == "buffer":
-            results.append(buffer_names[where])
-        elif kind == "input":
-            results.append(f"copy(a{where})")
-        elif kind == "input before":  # the old value of an input the run writes
-            lines.append(f"    old{k} = copy(a{where})")
-            results.append(f"old{k}")
-        elif kind == "updated":
-            results.append(f"a{where}")
-        else:
-            scope[f"c{k}"] = where
-            results.append(f"copy(c{k})")
-    lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
-    lines.append(f"    return [{', '.join(results)}]")
-    return "\n".join(lines) + "\n", scope
+    return lines, buffer_names
 
 
 def _dim_lines(plan, scope):
