@@ -47,10 +47,11 @@ RUN = 16
 def _runs(items, alike):
     """(start, stop) of each stretch of at least RUN consecutive items that `alike` maps to
     one value other than None."""
+    keys = [alike(item) for item in items]
     runs, start = [], 0
-    for k in range(1, len(items) + 1):
-        if k == len(items) or alike(items[k]) is None or alike(items[k]) != alike(items[start]):
-            if k - start >= RUN and alike(items[start]) is not None:
+    for k in range(1, len(keys) + 1):
+        if k == len(keys) or keys[k] is None or keys[k] != keys[start]:
+            if k - start >= RUN and keys[start] is not None:
                 runs.append((start, k))
             start = k
     return runs

@@ -152,8 +152,13 @@ def primitive(
         raise ValueError(
             f"op {name!r}: infix must be one of {tuple(INFIX_OPERATORS)}, not {infix!r}"
         )
-    tables = [(OPS, op), (KERNELS, kernel), (C_FORMS, c), (FLOATING_INFIX, infix)]
-    tables.append((FLOATING_KERNELS, INFIX_OPERATORS.get(infix)))
+    tables = [
+        (OPS, op),
+        (KERNELS, kernel),
+        (C_FORMS, c),
+        (FLOATING_INFIX, infix),
+        (FLOATING_KERNELS, INFIX_OPERATORS.get(infix)),
+    ]
     for table, entry in tables:
         if entry is not None:
             table[name] = entry
