@@ -11,6 +11,7 @@ import numpy as np
 
 from runtime import straight_line as straight_line_program
 from runtime.straight_line import straight_line
+from tracer import collector
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops.core import execute_graph, inline_graph
@@ -71,27 +72,36 @@ def gradient_graph(recording, target_nodes, source_nodes):
     )
     known = _recording_cache.get(key)
     if known is None:
-        pruned = prune(
-            recording.graph(),
-            [s for s in source_nodes if s is not None],
-            [t for t in target_nodes if t is not None],
-        )
-        structure = structure_key(pruned, target_nodes, source_nodes)
-        grad = _gradient_cache.get(structure)
-        if grad is None:
-            grad = _cache_put(
-                _gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes)
-            )
-        positions = [tracked[n] for n in pruned.nodes]
-        residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
-        known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
-        if any(node.op == "custom_gradient" for node in pruned.nodes):
-            _custom_entries.extend([(_gradient_cache, structure), (_recording_cache, key)])
-            while len(_custom_entries) > 2 * _CUSTOM_KEPT:
-                cache, stale = _custom_entries.popleft()
-                cache.pop(stale, None)
+        known = _prepare(recording, key, target_nodes, source_nodes)
     if state.trace is not None:
         state.trace.gradient_graphs.append(known.grad.graph)
+    return known
+
+
+@collector.paused  # building runs every rule, making a graph as large as the tape
+def _prepare(recording, key, target_nodes, source_nodes):
+    """The tape's gradient, built (or found by the structure of its pruned graph) and
+    cached under `key`."""
+    tracked = recording.tracked
+    pruned = prune(
+        recording.graph(),
+        [s for s in source_nodes if s is not None],
+        [t for t in target_nodes if t is not None],
+    )
+    structure = structure_key(pruned, target_nodes, source_nodes)
+    grad = _gradient_cache.get(structure)
+    if grad is None:
+        grad = _cache_put(
+            _gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes)
+        )
+    positions = [tracked[n] for n in pruned.nodes]
+    residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
+    known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
+    if any(node.op == "custom_gradient" for node in pruned.nodes):
+        _custom_entries.extend([(_gradient_cache, structure), (_recording_cache, key)])
+        while len(_custom_entries) > 2 * _CUSTOM_KEPT:
+            cache, stale = _custom_entries.popleft()
+            cache.pop(stale, None)
     return known
 
 
@@ -172,8 +182,13 @@ def execute_gradient(grad, inputs):
     if watched or state.trace is not None or _any_symbolic(arrays):
         return execute_graph(grad.graph, inputs)
     if grad.straight_line is None:
-        grad.straight_line = straight_line(grad.graph)
+        grad.straight_line = _make_straight_line(grad.graph)
     return [Tensor(v) for v in grad.straight_line(*arrays)]
+
+
+@collector.paused  # a large gradient's program holds a tuple per step, as long-lived as it
+def _make_straight_line(graph):
+    return straight_line(graph)
 
 
 def _any_symbolic(arrays):

@@ -7,10 +7,14 @@ what lived before it walks everything alive (a full collection): an eager LSTM o
 recorded ops (B18) spent 0.5-0.8 s of its 1.2 s per step there, finding nothing, since a
 tape's records hold no reference cycles; building a gradient graph of as many nodes, the
 first time, walked them all again several times (the step's first call 3.4 -> 1.8-2.7 s).
-So while any tape records or differentiates, or a tt.function traces and compiles (B18
+So while any tape records, builds a gradient graph and its program (a tape's first
+gradient of its structure), computes a jacobian, or a tt.function traces and compiles (B18
 unrolled, 256 steps: the Python part 4.2 -> 3.1 s), in any thread, the collector is off,
-and it is back on when the last one stops (if it was on before the first). Acyclic garbage is freed at once as always; reference cycles that the user's code
-makes inside a tape are collected after it. A program that keeps one tape recording for
+and it is back on when the last one stops (if it was on before the first). A gradient
+found in the caches runs with the collector as the user left it: it makes few objects,
+and pausing cost a scalar gradient (B7 eager) 1.3 us of 17. Acyclic garbage is freed at
+once as always; reference cycles that the user's code makes inside a tape are collected
+after it. A program that keeps one tape recording for
 its whole run, or threads whose tapes always overlap, have no automatic collection
 meanwhile: `gc.collect()` still works. A `gc.disable()` inside a tape is undone when the
 last tape stops, if the collector was on before the first.

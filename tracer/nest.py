@@ -23,6 +23,9 @@ def _is_namedtuple(value):
 
 
 def flatten(structure):
+    kind = type(structure)
+    if kind is list or kind is tuple:  # the common case first: a tape's sources, targets
+        return [leaf for item in structure for leaf in flatten(item)]
     if hasattr(structure, "_tensor_components"):
         return list(structure._tensor_components())
     if isinstance(structure, dict):
@@ -40,6 +43,9 @@ def pack_sequence_as(structure, flat):
 
 
 def _pack(structure, leaves):
+    kind = type(structure)
+    if kind is list or kind is tuple:
+        return kind([_pack(item, leaves) for item in structure])
     if hasattr(structure, "_tensor_components"):
         count = len(structure._tensor_components())
         return structure._from_components([next(leaves) for _ in range(count)])

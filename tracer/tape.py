@@ -143,7 +143,6 @@ class GradientTape:
 
     # --- differentiation ----------------------------------------------------------------
 
-    @collector.paused
     def gradient(
         self,
         target,
