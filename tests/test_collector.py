@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from tracer import backprop
+from tracer import backprop, executables
 from tracer.ops import core
 
 
@@ -279,3 +279,25 @@ def test_a_cycle_through_a_custom_gradient_and_the_nodes_after_it_is_collected()
     del holder, f, tape
     gc.collect()
     assert alive() is None
+
+
+def test_a_functions_gradient_compiled_at_its_first_run_is_compiled_with_the_collector_paused(
+    monkeypatch,
+):
+    """A tt.function called on a tape is a `call` op whose vjp is compiled when the tape's
+    gradient program first runs it: outside the paused build, so the compile pauses too."""
+    seen = []
+    pipeline = executables.run_pipeline
+
+    def spy(graph):
+        seen.append(gc.isenabled())
+        return pipeline(graph)
+
+    monkeypatch.setattr(executables, "run_pipeline", spy)
+    f = tt.function(lambda v: tt.reduce_sum(tt.exp(v) * v), backend="interpreter")
+    x = tt.constant(np.array([1.0, 2.0]))
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.exp([1.0, 2.0]) * [2.0, 3.0])
+    assert len(seen) >= 2 and not any(seen) and gc.isenabled()

@@ -8,6 +8,7 @@ import pytest
 
 import tracer as tt
 from tests.gradcheck import check_first_order, check_second_order
+from tracer import nest
 
 
 def test_the_issue_example_gets_its_gradient():
@@ -168,3 +169,8 @@ def test_constant_of_a_symbolic_tensor_is_a_clear_error():
 
     with pytest.raises(TypeError, match="tt.constant cannot hold .* symbolic"):
         f(tt.constant(1.0))
+
+
+def test_packing_fewer_values_than_the_structure_has_leaves_is_a_value_error():
+    with pytest.raises(ValueError, match="more leaves than the 1 values"):
+        nest.pack_sequence_as([1, (2, {"a": 3})], [0])

@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector, paused while a tape records or differentiates.
+"""Python's cyclic garbage collector, paused while a tape records or a gradient is built.
 
 A tape records a few Python objects per op (its node, the node's inputs, the result, the
 values the gradient rule keeps), all alive until the tape is done with them. The collector
@@ -88,7 +88,7 @@ if hasattr(os, "register_at_fork"):
 
 
 def paused(method):
-    """`method`, run with the collector paused (a tape's gradient, jacobian, ...)."""
+    """`method`, run with the collector paused (building a gradient, a jacobian, a compile)."""
 
     @functools.wraps(method)
     def run(*args, **kwargs):

@@ -37,9 +37,12 @@ def flatten(structure):
 
 def pack_sequence_as(structure, flat):
     """`structure` with its leaves replaced, in order, by the items of `flat`."""
-    leaves = iter(flat)
-    result = _pack(structure, leaves)
-    return result
+    try:
+        return _pack(structure, iter(flat))
+    except StopIteration:
+        raise ValueError(
+            f"the structure has more leaves than the {len(flat)} values given to pack into it"
+        ) from None
 
 
 def _pack(structure, leaves):
@@ -53,7 +56,7 @@ def _pack(structure, leaves):
         packed = {key: _pack(structure[key], leaves) for key in sorted_keys(structure)}
         return type(structure)((key, packed[key]) for key in structure)
     if _is_namedtuple(structure):
-        return type(structure)(*(_pack(item, leaves) for item in structure))
+        return type(structure)(*[_pack(item, leaves) for item in structure])
     if isinstance(structure, (list, tuple)):
         return type(structure)(_pack(item, leaves) for item in structure)
     return next(leaves)

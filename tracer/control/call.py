@@ -10,6 +10,7 @@ orders follow.
 """
 
 from codegen import forms
+from tracer import collector
 from tracer.context import building_graph
 from tracer.ir import GraphAttribute
 from tracer.ir.rewrite import with_outputs
@@ -38,7 +39,7 @@ class PackedFunction(GraphAttribute):
     def run(self, arrays):
         """Execute on numpy arrays (the `call` kernel); compiled on first use."""
         if self._executable is None:
-            self._executable = self.compile_graph(self.graph, self.name)
+            self._executable = _compiled(self)
         (result,) = self._executable(list(arrays))
         return result
 
@@ -52,6 +53,11 @@ class PackedFunction(GraphAttribute):
             vjp = PackedFunction(packed, f"{self.name}_vjp", self.compile_graph)
             self._vjp[dtype] = vjp, positions
         return self._vjp[dtype]
+
+
+@collector.paused  # compiling builds graphs as large as the function's, as tracing does
+def _compiled(function):
+    return function.compile_graph(function.graph, function.name)
 
 
 def _infer_call(attrs, *inputs):
