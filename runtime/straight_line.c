@@ -12,6 +12,10 @@
  * None or a tuple of strings, the keyword names of a vectorcall. output_slots: the slots of
  * the returned list.
  *
+ * A step of Python's +, - or * whose operand is dead after it writes its result into that
+ * operand's array when the array is fresh (`in_place`): the same ufunc computes the same
+ * values, and a large eager gradient allocates and faults in far fewer new pages.
+ *
  * runtime/straight_line.py makes the tuples from a graph and runs the same program in Python
  * where this extension was not built. The constructor checks that every slot is in range and
  * that every step reads only slots that hold a value at that point, so a run reads no empty
@@ -28,9 +32,19 @@ typedef struct {
     PyObject *function;         /* borrowed from `steps`, which the program holds */
     PyObject *attribute_values; /* a tuple, borrowed */
     PyObject *attribute_names;  /* NULL or a tuple, borrowed */
+    PyObject *ufunc;            /* numpy's ufunc of a +, - or * step (module state), or NULL */
     Py_ssize_t n_in, n_dead, out;
     Py_ssize_t *in, *dead;      /* into the program's `indexes` */
 } Step;
+
+/* The operators whose steps may run in place, and their ufuncs (set at import). */
+#define N_ARITHMETIC 3
+static PyObject *arithmetic_operators[N_ARITHMETIC], *arithmetic_ufuncs[N_ARITHMETIC];
+static PyObject *ndarray_type, *out_keyword; /* numpy.ndarray; ("out",) */
+static PyObject *str_base, *str_nbytes, *str_dtype, *str_shape;
+
+/* Below this an array's memory comes back from the allocator's free lists anyway. */
+#define IN_PLACE_BYTES 65536
 
 typedef struct {
     PyObject_HEAD
@@ -120,6 +134,11 @@ parse_step(PyObject *item, Step *step, Py_ssize_t **next, Py_ssize_t n_slots, ch
             PyErr_SetString(PyExc_ValueError, "Program: attribute names and values differ in number");
         return -1;
     }
+    step->ufunc = NULL;
+    if (step->n_in == 2 && step->attribute_names == NULL)
+        for (int k = 0; k < N_ARITHMETIC; k++)
+            if (step->function == arithmetic_operators[k])
+                step->ufunc = arithmetic_ufuncs[k];
     step->in = *next;
     step->dead = *next + step->n_in;
     *next += step->n_in + step->n_dead;
@@ -142,6 +161,73 @@ parse_step(PyObject *item, Step *step, Py_ssize_t **next, Py_ssize_t n_slots, ch
     for (Py_ssize_t k = 0; k < step->n_dead; k++)
         alive[step->dead[k]] = 0;
     return 0;
+}
+
+/* Whether attribute `name` of `a` and of `b` compare equal (-1: an error). */
+static int
+same_attribute(PyObject *a, PyObject *b, PyObject *name)
+{
+    PyObject *x = PyObject_GetAttr(a, name), *y = x == NULL ? NULL : PyObject_GetAttr(b, name);
+    int same = y == NULL ? -1 : PyObject_RichCompareBool(x, y, Py_EQ);
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    return same;
+}
+
+/* Whether the ndarray `a` can take `a OP b`'s values in place: only its slot holds it (so no
+ * other value, view or caller sees it), it owns its memory, of at least IN_PLACE_BYTES, and
+ * the ndarray `b` has its dtype and its shape or shape (). -1: an error. */
+static int
+fresh_for(PyObject *a, PyObject *b)
+{
+    if (Py_REFCNT(a) != 1)
+        return 0;
+    PyObject *nbytes = PyObject_GetAttr(a, str_nbytes); /* first: most small steps end here */
+    int fresh = nbytes != NULL && PyLong_AsSsize_t(nbytes) >= IN_PLACE_BYTES;
+    Py_XDECREF(nbytes);
+    if (PyErr_Occurred())
+        return -1;
+    if (fresh) {
+        PyObject *base = PyObject_GetAttr(a, str_base);
+        if (base == NULL)
+            return -1;
+        fresh = base == Py_None;
+        Py_DECREF(base);
+    }
+    if (!fresh || (fresh = same_attribute(a, b, str_dtype)) != 1)
+        return fresh;
+    PyObject *shape = PyObject_GetAttr(b, str_shape);
+    if (shape == NULL)
+        return -1;
+    fresh = PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) == 0;
+    Py_DECREF(shape);
+    return fresh ? 1 : same_attribute(a, b, str_shape);
+}
+
+/* A +, - or * step's result written into an operand that dies with the step, or NULL with
+ * no error set where none can take it (the caller then calls the step's function). Both
+ * operands must be ndarrays, not subclasses (a scalar step returns at the first test). */
+static PyObject *
+in_place(const Step *step, PyObject *const *operands)
+{
+    if (Py_TYPE(operands[0]) != (PyTypeObject *)ndarray_type ||
+        Py_TYPE(operands[1]) != (PyTypeObject *)ndarray_type)
+        return NULL;
+    for (Py_ssize_t j = 0; j < 2; j++) {
+        int dead = 0;
+        for (Py_ssize_t k = 0; k < step->n_dead; k++)
+            dead |= step->dead[k] == step->in[j];
+        int fresh = dead ? fresh_for(operands[j], operands[1 - j]) : 0;
+        if (fresh == 1) {
+            PyObject *args[3] = {operands[0], operands[1], operands[j]};
+            PyObject *result = PyObject_Vectorcall(step->ufunc, args, 2, out_keyword);
+            if (result != NULL)
+                return result;
+        }
+        if (fresh != 0)
+            PyErr_Clear(); /* the step runs as written, and raises what it raises there */
+    }
+    return NULL;
 }
 
 static PyObject *program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames);
@@ -270,7 +356,9 @@ program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject 
             call_args[j] = slots[step->in[j]];
         for (Py_ssize_t j = 0; j < n_attributes; j++)
             call_args[step->n_in + j] = PyTuple_GET_ITEM(step->attribute_values, j);
-        PyObject *result = PyObject_Vectorcall(step->function, call_args, step->n_in, step->attribute_names);
+        PyObject *result = step->ufunc == NULL ? NULL : in_place(step, call_args);
+        if (result == NULL)
+            result = PyObject_Vectorcall(step->function, call_args, step->n_in, step->attribute_names);
         if (call_args != stack)
             PyMem_Free(call_args);
         if (result == NULL) {
@@ -306,10 +394,40 @@ static struct PyModuleDef module_def = {
     -1, NULL,
 };
 
+/* The operators of floating +, - and * steps (runtime.kernels.INFIX_OPERATORS) and numpy's
+ * ufuncs for them. */
+static int
+import_arithmetic(void)
+{
+    static const char *names[N_ARITHMETIC][2] = {{"add", "add"}, {"sub", "subtract"}, {"mul", "multiply"}};
+    PyObject *operator = PyImport_ImportModule("operator"), *numpy = PyImport_ImportModule("numpy");
+    int failed = operator == NULL || numpy == NULL;
+    for (int k = 0; k < N_ARITHMETIC && !failed; k++) {
+        arithmetic_operators[k] = PyObject_GetAttrString(operator, names[k][0]);
+        arithmetic_ufuncs[k] = PyObject_GetAttrString(numpy, names[k][1]);
+        failed = arithmetic_operators[k] == NULL || arithmetic_ufuncs[k] == NULL;
+    }
+    if (!failed) {
+        ndarray_type = PyObject_GetAttrString(numpy, "ndarray");
+        out_keyword = Py_BuildValue("(s)", "out");
+        str_base = PyUnicode_InternFromString("base");
+        str_nbytes = PyUnicode_InternFromString("nbytes");
+        str_dtype = PyUnicode_InternFromString("dtype");
+        str_shape = PyUnicode_InternFromString("shape");
+        failed = ndarray_type == NULL || !PyType_Check(ndarray_type) || out_keyword == NULL ||
+                 str_base == NULL || str_nbytes == NULL || str_dtype == NULL || str_shape == NULL;
+    }
+    Py_XDECREF(operator);
+    Py_XDECREF(numpy);
+    if (failed && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ImportError, "_straight_line: numpy.ndarray is not a type");
+    return failed ? -1 : 0;
+}
+
 PyMODINIT_FUNC
 PyInit__straight_line(void)
 {
-    if (PyType_Ready(&ProgramType) < 0)
+    if (PyType_Ready(&ProgramType) < 0 || import_arithmetic() < 0)
         return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL)

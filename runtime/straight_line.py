@@ -11,7 +11,9 @@ The values are the interpreter's, bit for bit: the same kernels, called in the s
 what those kernels do). What goes is the per-node work of the interpreter loop (looking
 nodes up, building argument lists), which is most of the time of an eager gradient on
 small tensors. Each value is dropped after its last use, so memory peaks no higher than in
-the interpreter.
+the interpreter; in C, a floating +, - or * writes its result into an operand that dies
+with it when nothing else holds that array (the same ufunc, the same bits, and no new
+array to fault in: B3's eager gradient 33 -> 28 ms).
 
 The program is a tuple of steps run by `Program` (straight_line.c, an optional extension
 like the eager op path in C), or by the same loop in Python where it was not built. Making

@@ -8,6 +8,9 @@
 - Python scalars in `x * 2` are converted once and shared, keeping their sign and dtype.
 """
 
+import operator
+import weakref
+
 import numpy as np
 import pytest
 
@@ -368,3 +371,117 @@ def test_the_text_of_a_program_names_every_argument_position():
     y = Node("sin", (x,), {}, (2,), tt.float64)
     text = source(Graph([x, x], [x, y], [y, x]))
     assert text.startswith("def run(v0, _1):") and "v1 = k_sin(v0)" in text
+
+
+def _c_program():
+    import runtime.straight_line as module
+
+    if module.Program is module.PythonProgram:
+        pytest.skip("the straight-line program in C is not built here")
+    return module.Program
+
+
+def _made(made, make):
+    """A step's function returning `make(a)`, remembered by a weak reference (no reference
+    that would keep the array from being fresh)."""
+
+    def run(a):
+        result = make(a)
+        made.append(weakref.ref(result))
+        return result
+
+    return run
+
+
+N = 20_000  # 160 KB of float64: large enough to be written in place
+
+
+@pytest.mark.parametrize(
+    "operator_, first_dead",
+    [(operator.add, True), (operator.sub, True), (operator.sub, False), (operator.mul, False)],
+)
+def test_a_dead_fresh_operand_takes_the_result_in_place_with_the_same_bits(operator_, first_dead):
+    import runtime.straight_line as module
+
+    made = []
+    fresh = _made(made, np.negative)
+    x = np.linspace(-2.0, 3.0, N)
+    operands = (1, 0) if first_dead else (0, 1)
+    steps = ((fresh, (0,), (), None, 1, ()), (operator_, operands, (), None, 2, (1,)))
+    got = _c_program()(3, (0,), (), steps, (2,))(x)[0]
+    want = module.PythonProgram(3, (0,), (), steps, (2,))(x)[0]
+    assert got is made[0]()  # the negated array, written over
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x, np.linspace(-2.0, 3.0, N))
+
+
+def _scalar_like(a):
+    return np.asarray(a[0])
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["caller's array", "a view", "another dtype", "broadcast to a larger shape", "0-d"],
+)
+def test_an_operand_that_is_not_fresh_or_does_not_fit_is_never_written(case):
+    """Each case runs in C and in Python with the same values, dtype and shape; the dead
+    operand's array (or what it views) keeps its values unless it was fresh."""
+    import runtime.straight_line as module
+
+    x = np.linspace(-2.0, 3.0, N)
+    x_before = x.copy()
+    kept = []
+
+    def held(a):  # fresh, but also held by the test
+        kept.append(np.negative(a))
+        return kept[-1]
+
+    if case == "caller's array":
+        n_slots, steps = 2, ((operator.add, (0, 0), (), None, 1, (0,)),)
+    elif case == "a view":
+        n_slots, steps = (
+            4,
+            (
+                (held, (0,), (), None, 1, ()),
+                (lambda a: a[::2], (1,), (), None, 2, ()),
+                (operator.mul, (2, 2), (), None, 3, (2,)),
+            ),
+        )
+    else:
+        make = {
+            "another dtype": lambda a: np.negative(a).astype(np.float32),
+            "broadcast to a larger shape": np.negative,
+            "0-d": _scalar_like,
+        }[case]
+        other = {"broadcast to a larger shape": lambda a: np.stack([a, a])}.get(case, np.exp)
+        n_slots, steps = (
+            4,
+            (
+                (make, (0,), (), None, 1, ()),
+                (other, (0,), (), None, 2, ()),
+                (operator.add, (1, 2), (), None, 3, (1,)),
+            ),
+        )
+    for program in (_c_program(), module.PythonProgram):
+        kept.clear()
+        got = program(n_slots, (0,), (), steps, (n_slots - 1,))(x)[0]
+        want = module.PythonProgram(n_slots, (0,), (), steps, (n_slots - 1,))(x)[0]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(x, x_before)
+        if case == "a view":
+            np.testing.assert_array_equal(kept[0], -x_before)
+
+
+def test_a_read_only_fresh_array_is_computed_as_written():
+    import runtime.straight_line as module
+
+    def read_only(a):
+        result = np.negative(a)
+        result.flags.writeable = False
+        return result
+
+    x = np.linspace(-2.0, 3.0, N)
+    steps = ((read_only, (0,), (), None, 1, ()), (operator.add, (1, 0), (), None, 2, (1,)))
+    got = _c_program()(3, (0,), (), steps, (2,))(x)[0]
+    np.testing.assert_array_equal(got, module.PythonProgram(3, (0,), (), steps, (2,))(x)[0])
