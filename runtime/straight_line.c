@@ -41,7 +41,8 @@ typedef struct {
 #define N_ARITHMETIC 3
 static PyObject *arithmetic_operators[N_ARITHMETIC], *arithmetic_ufuncs[N_ARITHMETIC];
 static PyObject *ndarray_type, *out_keyword; /* numpy.ndarray; ("out",) */
-static PyObject *str_base, *str_nbytes, *str_dtype, *str_shape;
+static PyObject *str_base, *str_nbytes, *str_dtype, *str_shape, *str_flags, *str_writeable, *str_c_contiguous;
+static PyObject *floating_dtypes; /* numpy's floating and complex dtypes, native byte order */
 
 /* Below this an array's memory comes back from the allocator's free lists anyway. */
 #define IN_PLACE_BYTES 65536
@@ -174,9 +175,38 @@ same_attribute(PyObject *a, PyObject *b, PyObject *name)
     return same;
 }
 
-/* Whether the ndarray `a` can take `a OP b`'s values in place: only its slot holds it (so no
- * other value, view or caller sees it), it owns its memory, of at least IN_PLACE_BYTES, and
- * the ndarray `b` has its dtype and its shape or shape (). -1: an error. */
+/* Whether `a.flags.<name>` is true (-1: an error). */
+static int
+flag(PyObject *a, PyObject *name)
+{
+    PyObject *flags = PyObject_GetAttr(a, str_flags);
+    PyObject *value = flags == NULL ? NULL : PyObject_GetAttr(flags, name);
+    int set = value == NULL ? -1 : PyObject_IsTrue(value);
+    Py_XDECREF(flags);
+    Py_XDECREF(value);
+    return set;
+}
+
+/* Whether `a`'s dtype is one of numpy's floating or complex dtypes in native byte order
+ * (-1: an error): those whose result dtype and values `out=` keeps. */
+static int
+floating_native(PyObject *a)
+{
+    PyObject *dtype = PyObject_GetAttr(a, str_dtype);
+    if (dtype == NULL)
+        return -1;
+    int found = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(floating_dtypes) && found == 0; k++)
+        found = PyObject_RichCompareBool(dtype, PyTuple_GET_ITEM(floating_dtypes, k), Py_EQ);
+    Py_DECREF(dtype);
+    return found;
+}
+
+/* Whether the ndarray `a` can take `a OP b`'s values in place, with the layout, dtype and
+ * bits `a OP b` has: only its slot holds it (so no other value, view or caller sees it), it
+ * owns its memory, of at least IN_PLACE_BYTES, writeable and C-contiguous, of a native
+ * floating or complex dtype; the ndarray `b` has that dtype and is 0-d, or C-contiguous of
+ * `a`'s shape. -1: an error (nothing written). */
 static int
 fresh_for(PyObject *a, PyObject *b)
 {
@@ -194,19 +224,32 @@ fresh_for(PyObject *a, PyObject *b)
         fresh = base == Py_None;
         Py_DECREF(base);
     }
-    if (!fresh || (fresh = same_attribute(a, b, str_dtype)) != 1)
+    if (fresh == 1)
+        fresh = flag(a, str_writeable);
+    if (fresh == 1)
+        fresh = flag(a, str_c_contiguous);
+    if (fresh == 1)
+        fresh = floating_native(a);
+    if (fresh == 1)
+        fresh = same_attribute(a, b, str_dtype);
+    if (fresh != 1)
         return fresh;
     PyObject *shape = PyObject_GetAttr(b, str_shape);
     if (shape == NULL)
         return -1;
-    fresh = PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) == 0;
+    int scalar = PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) == 0;
     Py_DECREF(shape);
-    return fresh ? 1 : same_attribute(a, b, str_shape);
+    if (scalar)
+        return 1;
+    fresh = same_attribute(a, b, str_shape);
+    return fresh == 1 ? flag(b, str_c_contiguous) : fresh;
 }
 
-/* A +, - or * step's result written into an operand that dies with the step, or NULL with
- * no error set where none can take it (the caller then calls the step's function). Both
- * operands must be ndarrays, not subclasses (a scalar step returns at the first test). */
+/* A +, - or * step's result written into an operand that dies with the step; NULL with no
+ * error set where none can take it (the caller then calls the step's function), NULL with
+ * the error where the ufunc raised (after writing, maybe: errstate, warnings as errors), as
+ * the step itself would have. Both operands must be ndarrays, not subclasses (a scalar step
+ * returns at the first test). */
 static PyObject *
 in_place(const Step *step, PyObject *const *operands)
 {
@@ -218,14 +261,12 @@ in_place(const Step *step, PyObject *const *operands)
         for (Py_ssize_t k = 0; k < step->n_dead; k++)
             dead |= step->dead[k] == step->in[j];
         int fresh = dead ? fresh_for(operands[j], operands[1 - j]) : 0;
+        if (fresh < 0)
+            return NULL;
         if (fresh == 1) {
             PyObject *args[3] = {operands[0], operands[1], operands[j]};
-            PyObject *result = PyObject_Vectorcall(step->ufunc, args, 2, out_keyword);
-            if (result != NULL)
-                return result;
+            return PyObject_Vectorcall(step->ufunc, args, 2, out_keyword);
         }
-        if (fresh != 0)
-            PyErr_Clear(); /* the step runs as written, and raises what it raises there */
     }
     return NULL;
 }
@@ -357,7 +398,7 @@ program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject 
         for (Py_ssize_t j = 0; j < n_attributes; j++)
             call_args[step->n_in + j] = PyTuple_GET_ITEM(step->attribute_values, j);
         PyObject *result = step->ufunc == NULL ? NULL : in_place(step, call_args);
-        if (result == NULL)
+        if (result == NULL && !PyErr_Occurred())
             result = PyObject_Vectorcall(step->function, call_args, step->n_in, step->attribute_names);
         if (call_args != stack)
             PyMem_Free(call_args);
@@ -394,6 +435,24 @@ static struct PyModuleDef module_def = {
     -1, NULL,
 };
 
+/* A tuple of numpy's floating and complex dtypes, native byte order. */
+static PyObject *
+native_floating(PyObject *numpy)
+{
+    static const char *names[] = {"float16", "float32", "float64", "longdouble",
+                                  "complex64", "complex128", "clongdouble"};
+    Py_ssize_t n = sizeof(names) / sizeof(names[0]);
+    PyObject *dtypes = PyTuple_New(n);
+    for (Py_ssize_t k = 0; dtypes != NULL && k < n; k++) {
+        PyObject *dtype = PyObject_CallMethod(numpy, "dtype", "s", names[k]);
+        if (dtype == NULL)
+            Py_CLEAR(dtypes);
+        else
+            PyTuple_SET_ITEM(dtypes, k, dtype);
+    }
+    return dtypes;
+}
+
 /* The operators of floating +, - and * steps (runtime.kernels.INFIX_OPERATORS) and numpy's
  * ufuncs for them. */
 static int
@@ -414,8 +473,14 @@ import_arithmetic(void)
         str_nbytes = PyUnicode_InternFromString("nbytes");
         str_dtype = PyUnicode_InternFromString("dtype");
         str_shape = PyUnicode_InternFromString("shape");
+        str_flags = PyUnicode_InternFromString("flags");
+        str_writeable = PyUnicode_InternFromString("writeable");
+        str_c_contiguous = PyUnicode_InternFromString("c_contiguous");
+        floating_dtypes = native_floating(numpy);
         failed = ndarray_type == NULL || !PyType_Check(ndarray_type) || out_keyword == NULL ||
-                 str_base == NULL || str_nbytes == NULL || str_dtype == NULL || str_shape == NULL;
+                 str_base == NULL || str_nbytes == NULL || str_dtype == NULL || str_shape == NULL ||
+                 str_flags == NULL || str_writeable == NULL || str_c_contiguous == NULL ||
+                 floating_dtypes == NULL;
     }
     Py_XDECREF(operator);
     Py_XDECREF(numpy);

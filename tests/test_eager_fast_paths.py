@@ -485,3 +485,50 @@ def test_a_read_only_fresh_array_is_computed_as_written():
     steps = ((read_only, (0,), (), None, 1, ()), (operator.add, (1, 0), (), None, 2, (1,)))
     got = _c_program()(3, (0,), (), steps, (2,))(x)[0]
     np.testing.assert_array_equal(got, module.PythonProgram(3, (0,), (), steps, (2,))(x)[0])
+
+
+@pytest.mark.parametrize(
+    "case", ["Fortran order", "non-native byte order", "strings", "a Fortran-order other"]
+)
+def test_a_step_in_place_keeps_the_layout_and_dtype_of_the_step_as_written(case):
+    """`out=` would keep the dead operand's layout and dtype where `a + b` chooses its own:
+    such steps are computed as written, with the Python loop's result exactly."""
+    import runtime.straight_line as module
+
+    shape = (200, 100)
+    make, other = {
+        "Fortran order": (
+            lambda a: np.asfortranarray(-a.reshape(shape)),
+            lambda a: a.reshape(shape),
+        ),
+        "non-native byte order": (lambda a: (-a).astype(">f8"), lambda a: a.astype(">f8")),
+        "strings": (lambda a: a.astype("U2"), lambda a: a.astype("U2")),
+        "a Fortran-order other": (
+            lambda a: -a.reshape(shape),
+            lambda a: a.reshape(shape).T.copy().T,
+        ),
+    }[case]
+    x = np.arange(float(N)) % 97
+    steps = (
+        (make, (0,), (), None, 1, ()),
+        (other, (0,), (), None, 2, ()),
+        (operator.add, (1, 2), (), None, 3, (1,)),
+    )
+    got = _c_program()(4, (0,), (), steps, (3,))(x)[0]
+    want = module.PythonProgram(4, (0,), (), steps, (3,))(x)[0]
+    assert got.dtype == want.dtype and got.flags.c_contiguous == want.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_floating_point_error_of_a_step_in_place_is_raised_as_the_step_raises_it():
+    import runtime.straight_line as module
+
+    y = np.full(N, 2.0)
+    y[0] = 1e200
+    steps = (
+        (np.negative, (0,), (), None, 1, ()),
+        (operator.mul, (1, 0), (), None, 2, (1,)),
+    )
+    for program in (_c_program(), module.PythonProgram):
+        with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+            program(3, (0,), (), steps, (2,))(y)
