@@ -153,7 +153,7 @@ class GradientTape:
         """The gradient of `target` (summed over its elements and over nested targets) with
         respect to each of `sources`, in the structure of `sources`."""
         rec = self._start_differentiation("gradient")
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        unconnected = _unconnected(unconnected_gradients)
         flat_targets = [_target_tensor(t) for t in nest.flatten(target)]
         flat_sources = _source_list(sources)
         seeds = _seeds(flat_targets, output_gradients)
@@ -200,7 +200,7 @@ class GradientTape:
         """
         self._check_loop_allowed(experimental_use_pfor, "jacobian")
         rec = self._start_differentiation("jacobian")
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        unconnected = _unconnected(unconnected_gradients)
         target = _target_tensor(target)
         flat_sources = _source_list(sources)
         prepared = gradient_graph(
@@ -249,7 +249,7 @@ class GradientTape:
                 f"({source.shape}) to match."
             )
         rec = self._start_differentiation("batch_jacobian")
-        UnconnectedGradients(unconnected_gradients)
+        _unconnected(unconnected_gradients)
         prepared = gradient_graph(rec, [rec.tracked_node(target)], [rec.tracked_node(source)])
         shape = target.shape + source.shape[1:]
         if prepared.source_outputs[0] is None:
@@ -301,6 +301,12 @@ def _input_node(tensor):
         node = Node("input", (), {}, tensor.shape, tensor.dtype, user_location())
         tensor._node = node
     return node
+
+
+def _unconnected(value):
+    """`UnconnectedGradients(value)` without the enum's lookup for a member (0.2 us of a
+    scalar gradient's 17)."""
+    return value if type(value) is UnconnectedGradients else UnconnectedGradients(value)
 
 
 def _target_tensor(target):
