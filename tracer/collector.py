@@ -14,9 +14,8 @@ and it is back on when the last one stops (if it was on before the first). A gra
 found in the caches runs with the collector as the user left it: it makes few objects,
 and pausing cost a scalar gradient (B7 eager) 1.3 us of 17. Acyclic garbage is freed at
 once as always; reference cycles that the user's code makes inside a tape are collected
-after it. A program that keeps one tape recording for
-its whole run, or threads whose tapes always overlap, have no automatic collection
-meanwhile: `gc.collect()` still works. A `gc.disable()` inside a tape is undone when the
+after it. A program that keeps one tape recording for its whole run, or threads whose
+tapes always overlap, have no automatic collection meanwhile: `gc.collect()` still works. A `gc.disable()` inside a tape is undone when the
 last tape stops, if the collector was on before the first.
 
 What survives a tape until the collector resumes is walked once then, by the collection of

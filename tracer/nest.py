@@ -58,5 +58,5 @@ def _pack(structure, leaves):
     if _is_namedtuple(structure):
         return type(structure)(*[_pack(item, leaves) for item in structure])
     if isinstance(structure, (list, tuple)):
-        return type(structure)(_pack(item, leaves) for item in structure)
+        return type(structure)([_pack(item, leaves) for item in structure])
     return next(leaves)
