@@ -164,33 +164,28 @@ parse_step(PyObject *item, Step *step, Py_ssize_t **next, Py_ssize_t n_slots, ch
     return 0;
 }
 
-/* Whether attribute `name` of `a` and of `b` compare equal (-1: an error). */
+/* Whether `a` is C-contiguous, and writeable too where `writeable` asks (-1: an error). */
 static int
-same_attribute(PyObject *a, PyObject *b, PyObject *name)
-{
-    PyObject *x = PyObject_GetAttr(a, name), *y = x == NULL ? NULL : PyObject_GetAttr(b, name);
-    int same = y == NULL ? -1 : PyObject_RichCompareBool(x, y, Py_EQ);
-    Py_XDECREF(x);
-    Py_XDECREF(y);
-    return same;
-}
-
-/* Whether `a.flags.<name>` is true (-1: an error). */
-static int
-flag(PyObject *a, PyObject *name)
+contiguous(PyObject *a, int writeable)
 {
     PyObject *flags = PyObject_GetAttr(a, str_flags);
-    PyObject *value = flags == NULL ? NULL : PyObject_GetAttr(flags, name);
-    int set = value == NULL ? -1 : PyObject_IsTrue(value);
-    Py_XDECREF(flags);
-    Py_XDECREF(value);
+    if (flags == NULL)
+        return -1;
+    PyObject *names[2] = {str_c_contiguous, str_writeable};
+    int set = 1;
+    for (int k = 0; k < 1 + writeable && set == 1; k++) {
+        PyObject *value = PyObject_GetAttr(flags, names[k]);
+        set = value == NULL ? -1 : PyObject_IsTrue(value);
+        Py_XDECREF(value);
+    }
+    Py_DECREF(flags);
     return set;
 }
 
-/* Whether `a`'s dtype is one of numpy's floating or complex dtypes in native byte order
- * (-1: an error): those whose result dtype and values `out=` keeps. */
+/* Whether `a`'s dtype is one of numpy's floating or complex dtypes in native byte order,
+ * those whose result dtype and values `out=` keeps, and `b`'s too (-1: an error). */
 static int
-floating_native(PyObject *a)
+floating_native_of_both(PyObject *a, PyObject *b)
 {
     PyObject *dtype = PyObject_GetAttr(a, str_dtype);
     if (dtype == NULL)
@@ -198,6 +193,11 @@ floating_native(PyObject *a)
     int found = 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(floating_dtypes) && found == 0; k++)
         found = PyObject_RichCompareBool(dtype, PyTuple_GET_ITEM(floating_dtypes, k), Py_EQ);
+    if (found == 1) {
+        PyObject *other = PyObject_GetAttr(b, str_dtype);
+        found = other == NULL ? -1 : PyObject_RichCompareBool(dtype, other, Py_EQ);
+        Py_XDECREF(other);
+    }
     Py_DECREF(dtype);
     return found;
 }
@@ -225,24 +225,21 @@ fresh_for(PyObject *a, PyObject *b)
         Py_DECREF(base);
     }
     if (fresh == 1)
-        fresh = flag(a, str_writeable);
+        fresh = contiguous(a, 1);
     if (fresh == 1)
-        fresh = flag(a, str_c_contiguous);
-    if (fresh == 1)
-        fresh = floating_native(a);
-    if (fresh == 1)
-        fresh = same_attribute(a, b, str_dtype);
+        fresh = floating_native_of_both(a, b);
     if (fresh != 1)
         return fresh;
-    PyObject *shape = PyObject_GetAttr(b, str_shape);
-    if (shape == NULL)
-        return -1;
-    int scalar = PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) == 0;
-    Py_DECREF(shape);
-    if (scalar)
-        return 1;
-    fresh = same_attribute(a, b, str_shape);
-    return fresh == 1 ? flag(b, str_c_contiguous) : fresh;
+    PyObject *a_shape = PyObject_GetAttr(a, str_shape), *b_shape = PyObject_GetAttr(b, str_shape);
+    if (a_shape == NULL || b_shape == NULL)
+        fresh = -1;
+    else if (PyTuple_Check(b_shape) && PyTuple_GET_SIZE(b_shape) == 0)
+        fresh = 1;
+    else if ((fresh = PyObject_RichCompareBool(a_shape, b_shape, Py_EQ)) == 1)
+        fresh = contiguous(b, 0);
+    Py_XDECREF(a_shape);
+    Py_XDECREF(b_shape);
+    return fresh;
 }
 
 /* A +, - or * step's result written into an operand that dies with the step; NULL with no
