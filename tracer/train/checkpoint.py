@@ -5,8 +5,10 @@
 `restore(path)` assigns every saved value whose object path exists, after checking them all
 (a value whose shape or dtype differs from its variable's is an error that names both, and
 nothing is assigned); values for layers not built yet wait for their first call. `read` is
-`restore` without the save counter, for files made by `write`. The file format is in
-tracer/train/files.py.
+`restore` without the save counter, for files made by `write`. A save that fails changes
+nothing: the save counter goes back, the directory's list is left as it was, and a file the
+save made is removed. The file format is in tracer/train/files.py; the names of objects in
+tracer/train/graph.py.
 """
 
 import os
@@ -32,6 +34,11 @@ class Checkpoint:
 
     def __init__(self, root=None, **kwargs):
         objects = dict(kwargs) if root is None else {"root": root, **kwargs}
+        if SAVE_COUNTER in objects:
+            raise ValueError(
+                f"Checkpoint: {SAVE_COUNTER!r} names the checkpoint's own save counter; give "
+                f"the object {objects[SAVE_COUNTER]!r} another name"
+            )
         for name, obj in objects.items():
             if not isinstance(obj, (Module, Optimizer, Variable, Checkpoint, list, tuple, dict)):
                 raise TypeError(
@@ -40,6 +47,7 @@ class Checkpoint:
                 )
         self._objects = objects
         self._save_counter = None
+        graph.walk(self)  # a name the checkpoint cannot store is an error here, not at save
 
     @property
     def save_counter(self):
@@ -65,11 +73,34 @@ class Checkpoint:
 
     def save(self, file_prefix):
         """Write the next numbered checkpoint, `file_prefix-N`, and list it in its directory."""
-        self.save_counter.assign_add(1)
-        path = self.write(f"{os.fspath(file_prefix)}-{int(self.save_counter.numpy())}")
+        path = f"{os.fspath(file_prefix)}-{int(self.save_counter.numpy()) + 1}"
         directory = os.path.dirname(os.path.abspath(path))
         listed = [p for p in files.read_state(directory) if p != os.path.abspath(path)]
-        files.write_state(directory, [*listed, os.path.abspath(path)])
+        return self._save_recorded(
+            path, lambda: files.write_state(directory, [*listed, os.path.abspath(path)])
+        )
+
+    def _save_recorded(self, path, record):
+        """Advance the save counter, write `path` and run `record()` (which lists it); when a
+        step fails, undo the others, so that a failed save changes nothing.
+
+        NOTE: a file already at `path` (a number saved again after a restore) is replaced
+        atomically once written; that replacement alone is not undone.
+        """
+        counter = self.save_counter
+        before = int(counter.numpy())
+        existed = files.exists(path)
+        written = False
+        counter.assign(before + 1)
+        try:
+            self.write(path)
+            written = True
+            record()
+        except BaseException:
+            counter.assign(before)
+            if written and not existed:
+                files.remove(path)
+            raise
         return path
 
     def restore(self, save_path):

@@ -5,23 +5,72 @@ Objects are walked breadth first from the checkpoint's named children: a Module'
 key, an optimizer's `iterations`. The first path that reaches a variable names it
 (`model/layers/0/kernel`); each object is visited once. An optimizer's slot variables are
 named after the variable they belong to: `optimizer/slots/model/layers/0/kernel/m`.
+
+Paths cannot collide: each name is escaped as TensorFlow escapes it (`.` -> `..`, `/` ->
+`.S`) before the names are joined with `/`, so `{'a/b': v}` saves `a.Sb` and `{'a': {'b':
+w}}` saves `a/b`. Dict keys must be strings, as in TensorFlow (`{1: v, '1': w}` would
+otherwise name two variables `1`), and a name holding a NUL character is refused (zip member
+names end at the first NUL). Both are a ValueError naming the object.
 """
+
+import re
 
 from tracer.module import Module
 from tracer.optimizers import Optimizer
 from tracer.variable import Variable
 
 SLOTS = "slots"
+_ESCAPED = re.compile(r"\.([.S])")
 
 
-def children(obj):
-    """(name, child) pairs of an object the walk goes through; nothing for others."""
+def escape(name):
+    """`name` as one segment of an object path, escaped as TensorFlow's
+    `escape_local_name` does, so that distinct names give distinct paths.
+
+    >>> escape("a/b"), escape("v.1")
+    ('a.Sb', 'v..1')
+    """
+    if "\x00" in name:
+        raise ValueError(
+            f"the name {name!r} holds a NUL character, which a checkpoint cannot store"
+        )
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"the name {name!r} is not valid Unicode text (UTF-8)") from None
+    return name.replace(".", "..").replace("/", ".S")
+
+
+def unescape(segment):
+    """The name that `escape` turned into `segment`."""
+    return _ESCAPED.sub(lambda match: "." if match[1] == "." else "/", segment)
+
+
+def children(obj, path=None):
+    """(escaped name, child) pairs of the objects a walk goes through below `obj` (at `path`,
+    for error messages)."""
+    try:
+        return [(escape(name), value) for name, value in _named(obj) if _walked(value)]
+    except ValueError as error:
+        where = "given to the checkpoint" if path is None else f"at {path!r}"
+        raise ValueError(f"cannot checkpoint the objects {where}: {error}") from None
+
+
+def _named(obj):
     if isinstance(obj, Optimizer):
         return [("iterations", obj.iterations)]
     if isinstance(obj, (list, tuple)):
         return [(str(i), item) for i, item in enumerate(obj)]
     if isinstance(obj, dict):
-        return [(str(key), obj[key]) for key in obj]
+        for key, value in obj.items():
+            if not isinstance(key, str) and _walked(value):
+                raise ValueError(
+                    f"the dict key {key!r} ({type(key).__name__}, holding a "
+                    f"{type(value).__name__}) is not a string; checkpoints name dict items by "
+                    "their string keys, as TensorFlow's do (use str keys, or keep the dict out "
+                    "of the checkpoint)"
+                )
+        return [(key, obj[key]) for key in obj if isinstance(key, str)]
     if isinstance(obj, Module):
         attributes = vars(obj)
     elif hasattr(obj, "_checkpoint_children"):  # a Checkpoint: the objects it was given
@@ -45,15 +94,15 @@ def walk(root):
     """({path: Variable}, {path: Optimizer}) of everything reachable from `root`."""
     variables, optimizers = {}, {}
     seen = {id(root)}
-    frontier = [("", root)]
+    frontier = [(None, root)]
     while frontier:
         following = []
         for path, obj in frontier:
-            for name, value in children(obj):
-                if id(value) in seen or not _walked(value):
+            for name, value in children(obj, path):
+                if id(value) in seen:
                     continue
                 seen.add(id(value))
-                value_path = f"{path}/{name}" if path else name
+                value_path = name if path is None else f"{path}/{name}"
                 if isinstance(value, Variable):
                     variables[value_path] = value
                 else:
@@ -75,7 +124,7 @@ def slot_entries(variables, optimizers):
             if variable_path is None:
                 continue
             for name, slot in named.items():
-                key = f"{optimizer_path}/{SLOTS}/{variable_path}/{name}"
+                key = f"{optimizer_path}/{SLOTS}/{variable_path}/{escape(name)}"
                 entries.append((key, optimizer, variable, name, slot))
     return entries
 
@@ -86,7 +135,7 @@ def split_slot_path(key, optimizers):
         prefix = f"{optimizer_path}/{SLOTS}/"
         if key.startswith(prefix) and key.count("/") > prefix.count("/"):
             variable_path, _, name = key[len(prefix) :].rpartition("/")
-            return optimizer, variable_path, name
+            return optimizer, variable_path, unescape(name)
     return None
 
 

@@ -1,7 +1,14 @@
 """`tt.train.CheckpointManager`: numbered checkpoints in one directory, the oldest deleted
-past `max_to_keep`, the list kept in the directory so that a new process finds the latest."""
+past `max_to_keep`, the list kept in the directory so that a new process finds the latest.
+
+The manager reads and deletes inside its directory only: the list's entries are confined to
+it (see tracer/train/files.py), and it deletes only files it names itself,
+`checkpoint_name-N.npz`, never another file a tampered list names.
+"""
 
 import os
+import re
+import warnings
 
 from tracer.train import files
 
@@ -17,10 +24,15 @@ class CheckpointManager:
     def __init__(self, checkpoint, directory, max_to_keep, checkpoint_name="ckpt", init_fn=None):
         if max_to_keep is not None and int(max_to_keep) < 1:
             raise ValueError(f"max_to_keep must be at least 1 or None, not {max_to_keep}")
+        if not files.plain_name(checkpoint_name):
+            raise ValueError(
+                f"checkpoint_name must be a file name without a directory, not {checkpoint_name!r}"
+            )
         self._checkpoint = checkpoint
         self._directory = os.path.abspath(os.fspath(directory))
         self._max_to_keep = None if max_to_keep is None else int(max_to_keep)
         self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._own = re.compile(re.escape(checkpoint_name) + r"-[0-9]+")
         self._init_fn = init_fn
         os.makedirs(self._directory, exist_ok=True)
         self._paths = [p for p in files.read_state(self._directory) if files.exists(p)]
@@ -40,21 +52,21 @@ class CheckpointManager:
 
     def save(self, checkpoint_number=None):
         """Write `checkpoint_name-N` (N: `checkpoint_number`, else the checkpoint's save
-        counter), delete the oldest past `max_to_keep`, and return the new path."""
-        counter = self._checkpoint.save_counter
-        counter.assign_add(1)
-        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
-        path = self._checkpoint.write(f"{self._prefix}-{number}")
-        self._paths = [p for p in self._paths if p != path] + [path]
+        counter), delete the oldest past `max_to_keep`, and return the new path. When the
+        save fails, the counter, the directory and its list are as they were."""
+        if checkpoint_number is None:
+            number = int(self._checkpoint.save_counter.numpy()) + 1
+        else:
+            number = int(checkpoint_number)
+        path = f"{self._prefix}-{number}"
+        kept = [p for p in self._paths if p != path] + [path]
         stale = []
         if self._max_to_keep is not None:
-            stale, self._paths = (
-                self._paths[: -self._max_to_keep],
-                self._paths[-self._max_to_keep :],
-            )
-        files.write_state(self._directory, self._paths)
+            stale, kept = kept[: -self._max_to_keep], kept[-self._max_to_keep :]
+        self._checkpoint._save_recorded(path, lambda: files.write_state(self._directory, kept))
+        self._paths = kept
         for old in stale:  # after the list no longer names them
-            files.remove(old)
+            self._delete(old)
         return path
 
     def restore_or_initialize(self):
@@ -65,3 +77,20 @@ class CheckpointManager:
         if self._init_fn is not None:
             self._init_fn()
         return None
+
+    def _delete(self, path):
+        """Delete a checkpoint past `max_to_keep`, when it is one of this manager's names.
+
+        NOTE: the save is already recorded, so a file that cannot be deleted is a warning,
+        not an error that would read as a failed save.
+        """
+        name = os.path.basename(path)
+        if os.path.dirname(path) != self._directory or not self._own.fullmatch(name):
+            return
+        try:
+            files.remove(path)
+        except OSError as error:
+            warnings.warn(
+                f"could not delete the old checkpoint {path + files.SUFFIX!r}: {error}",
+                stacklevel=3,
+            )
