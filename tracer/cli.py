@@ -9,18 +9,21 @@ python -m tracer cache info | clear
 
 import argparse
 import importlib.util
+import inspect
 import os
 import platform
 import re
 import shutil
 import sys
 import time
+import traceback
 
 import numpy as np
 
 from tracer.concrete import IR_STAGES
 
-_SPEC = re.compile(r"\s*(f16|f32|f64|i32|i64|bool|c64|c128)\[([\d,\s?]*)\]\s*")
+_SPEC = re.compile(r"\s*(\w+)\[([^\[\]]*)\]\s*")
+_SIZE = re.compile(r"\s*(\d+|\?)\s*")
 _DTYPES = {
     "f16": "float16",
     "f32": "float32",
@@ -33,22 +36,37 @@ _DTYPES = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose every error is one line, `PROG: error: MESSAGE`, exit
+    status 2 (`--help` shows the usage)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(str(message).split())}\n")
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tracer", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -m tracer", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser(
         "doctor", help="check the C compiler, BLAS and cache; say which backend 'auto' uses"
     )
     ir = commands.add_parser("ir", help="print a function's IR at a stage, or its C")
     ir.add_argument("target", help="SCRIPT.py:FUNCTION")
-    ir.add_argument("--args", required=True, help='argument specs, e.g. "f32[3,4], f32[4]"')
+    ir.add_argument(
+        "--args", required=True, type=parse_specs, help='argument specs, e.g. "f32[3,4], f32[4]"'
+    )
     ir.add_argument("--stage", default=IR_STAGES[-1], choices=(*IR_STAGES, "c"))
+    ir.set_defaults(error=ir.error)
     export = commands.add_parser(
         "export", help="write a function (and derivatives) as standalone C: .h, .c, Makefile"
     )
+    export.set_defaults(error=export.error)
     export.add_argument("target", help="SCRIPT.py:FUNCTION")
     export.add_argument(
-        "--args", required=True, help='argument specs, ? for a size given at run time: "f32[?,3]"'
+        "--args",
+        required=True,
+        type=parse_specs,
+        help='argument specs, ? for a size given at run time: "f32[?,3], f64[]"',
     )
     export.add_argument("--out", required=True, help="the directory to write to")
     export.add_argument("--prefix", help="the C name of the function (default: its own)")
@@ -132,65 +150,146 @@ def _print_cache(cache):
 def print_ir(options):
     import tracer as tt
 
-    function = _load(options.target, "ir")
+    function = _load(options)
     if not isinstance(function, tt.Function):
         function = tt.function(function, backend="c" if options.stage == "c" else "auto")
-    concrete = function.get_concrete_function(*parse_args(options.args))
-    print(concrete.c_source() if options.stage == "c" else concrete.ir(options.stage))
+    try:
+        concrete = function.get_concrete_function(*options.args)
+        text = concrete.c_source() if options.stage == "c" else concrete.ir(options.stage)
+    except Exception as error:  # the user's function: one line, as every error here
+        options.error(f"tracing {options.target} raised {_one_line(error)}")
+    print(text)
     return 0
 
 
 def export_command(options):
     import tracer as tt
 
-    function = _load(options.target, "export")
+    function = _load(options)
     derivatives = [kind for kind in ("vjp", "jacobian", "hessian") if getattr(options, kind)]
+    if os.path.exists(options.out) and not os.path.isdir(options.out):
+        options.error(f"argument --out: {options.out!r} is a file, not a directory")
     try:
         paths = tt.export_c(
             function,
-            parse_args(options.args),
+            options.args,
             options.out,
             prefix=options.prefix,
             derivatives=derivatives,
             variables=options.variables,
             native=options.native,
         )
-    except tt.ExportError as error:
-        raise SystemExit(f"export: {error}") from None
+    except ValueError as error:  # tt.ExportError: what cannot be exported, and why
+        options.error(str(error))
+    except OSError as error:
+        where = error.filename or options.out
+        options.error(f"argument --out: cannot write {where!r}: {error.strerror or error}")
+    except Exception as error:  # the user's function: one line, as every error here
+        options.error(f"tracing {options.target} raised {_one_line(error)}")
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
 
 
-def _load(target, command):
-    """The function `target` (SCRIPT.py:FUNCTION) names, its script run as a module."""
-    path, _, name = target.rpartition(":")
+def _load(options):
+    """The function `options.target` (SCRIPT.py:FUNCTION) names, its script run as a
+    module, and checked to take as many arguments as `options.args` gives."""
+    path, _, name = options.target.rpartition(":")
     if not path or not name:
-        raise SystemExit(f"{command}: give the function as SCRIPT.py:FUNCTION")
+        options.error(f"argument target: write SCRIPT.py:FUNCTION, not {options.target!r}")
+    if not os.path.isfile(path):
+        options.error(f"argument target: no script {path!r}")
     spec = importlib.util.spec_from_file_location("tracer_cli_target", path)
+    if spec is None:
+        options.error(f"argument target: {path!r} is not a Python script (SCRIPT.py)")
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    spec.loader.exec_module(module)
-    if not hasattr(module, name):
-        raise SystemExit(f"{command}: {path} has no function {name!r}")
-    return getattr(module, name)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # the script's own: its line, in one line
+        options.error(f"argument target: running {path} raised {_one_line(error, path)}")
+    function = getattr(module, name, None)
+    if not callable(function):
+        what = "no function" if function is None else "no function, but a value, named"
+        options.error(f"argument target: {path} has {what} {name!r}")
+    python = getattr(function, "python_function", function)
+    try:
+        signature = inspect.signature(python)
+    except (TypeError, ValueError):  # a callable with no signature to check
+        return function
+    try:
+        signature.bind(*options.args)
+    except TypeError as error:
+        count = len(options.args)
+        options.error(
+            f"argument --args: {count} spec{'s' if count != 1 else ''} for {name}{signature}: "
+            f"{error}"
+        )
+    return function
 
 
-def parse_args(text):
-    """TensorSpecs for specs like "f32[3,4], i32[], f64[?,3]" (? for a size known only at
-    run time)."""
+def _one_line(error, path=None):
+    """`error` as `Type: message (FILE:LINE)`, the line its traceback last has in `path`."""
+    where = ""
+    if path is not None and not isinstance(error, SyntaxError):  # (its message has the line)
+        frames = traceback.extract_tb(error.__traceback__)
+        lines = [f.lineno for f in frames if os.path.abspath(f.filename) == os.path.abspath(path)]
+        where = f" ({os.path.basename(path)}:{lines[-1]})" if lines else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+def parse_specs(text):
+    """TensorSpecs for a comma-separated list of specs like "f32[3,4], i32[], f64[?,3]":
+    a dtype (f16 f32 f64 i32 i64 bool c64 c128) and its sizes in brackets, separated by
+    commas, each an integer or ? (a size known only at run time). Anything else raises
+    argparse.ArgumentTypeError, naming the spec it cannot read."""
     import tracer as tt
 
+    example = '(write e.g. "f32[3,4], f64[?], i32[]")'
     specs = []
-    for part in re.findall(r"[a-z0-9]+\[[^\]]*\]", text):
+    for part in _split_specs(text):
         match = _SPEC.fullmatch(part)
         if match is None:
-            raise SystemExit(f"cannot read the argument spec {part!r} (write e.g. f32[3,4])")
-        sizes = [d for d in match.group(2).replace(" ", "").split(",") if d]
-        shape = [None if d == "?" else int(d) for d in sizes]
-        specs.append(tt.TensorSpec(shape, getattr(tt, _DTYPES[match.group(1)])))
-    if not specs:
-        raise SystemExit(f'no argument specs in {text!r} (write e.g. "f32[3,4], f32[4]")')
+            raise argparse.ArgumentTypeError(
+                f"cannot read the argument spec {part.strip()!r} {example}"
+            )
+        dtype, sizes = match.groups()
+        if dtype not in _DTYPES:
+            raise argparse.ArgumentTypeError(
+                f"cannot read the argument spec {part.strip()!r}: its dtype is one of "
+                f"{', '.join(_DTYPES)}, not {dtype!r}"
+            )
+        sizes = sizes.split(",") if sizes.strip() else []
+        if not all(_SIZE.fullmatch(size) for size in sizes):
+            raise argparse.ArgumentTypeError(
+                f"cannot read the argument spec {part.strip()!r}: its sizes are integers or ?, "
+                "separated by commas"
+            )
+        shape = [None if size.strip() == "?" else int(size) for size in sizes]
+        specs.append(tt.TensorSpec(shape, getattr(tt, _DTYPES[dtype])))
     return specs
+
+
+def _split_specs(text):
+    """`text` cut at the commas outside brackets (no part for an empty `text`); an empty
+    part or an unbalanced bracket raises argparse.ArgumentTypeError."""
+    if not text.strip():
+        return []  # (a function of no arguments)
+    parts, depth, start = [], 0, 0
+    for k, char in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth not in (0, 1):
+            raise argparse.ArgumentTypeError(f"unbalanced brackets in the argument specs {text!r}")
+        if char == "," and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:])
+    if depth:
+        raise argparse.ArgumentTypeError(f"unbalanced brackets in the argument specs {text!r}")
+    if any(not part.strip() for part in parts):
+        raise argparse.ArgumentTypeError(
+            f'an empty argument spec in {text!r} (write e.g. "f32[3,4], f64[?], i32[]")'
+        )
+    return parts
 
 
 def cache_command(options):

@@ -10,7 +10,7 @@ computes it with tapes. `codegen.export` writes the C.
 import inspect
 import os
 
-from codegen.export import ExportError, identifier
+from codegen.export import ExportError, prefix_name
 from tracer import nest
 from tracer.export_entries import entry, write
 from tracer.ir import dims
@@ -48,7 +48,7 @@ def export_c(
 
     python = function.python_function if isinstance(function, Function) else function
     name = getattr(python, "__name__", "function")
-    prefix = identifier(prefix or name)
+    prefix = prefix_name(prefix or name)  # the files' names too
     unknown = [d for d in derivatives if d not in DERIVATIVES]
     if unknown:
         raise ValueError(f"export_c: derivatives are {DERIVATIVES}, not {unknown}")
@@ -86,8 +86,12 @@ def _parameters(python):
 def _vjp(python, name, signature, concrete):
     output = _one_output(name, concrete, "vjp")
     shape = [None if isinstance(d, dims.Dim) else d for d in output.shape]
-    cotangent = TensorSpec(shape, output.dtype, name="dy")
     names = _parameters(python)
+    # the cotangent's name: dy, or dy_1, ... where an argument is dy
+    dy_name = next(
+        n for n in ("dy", *(f"dy_{k}" for k in range(1, len(names) + 1))) if n not in names
+    )
+    cotangent = TensorSpec(shape, output.dtype, name=dy_name)
 
     def vjp(*args):
         *xs, dy = args
@@ -96,7 +100,7 @@ def _vjp(python, name, signature, concrete):
             y = python(*xs)
         return tape.gradient(y, xs, output_gradients=dy, unconnected_gradients="zero")
 
-    return _named(vjp, [*names, "dy"]), [*signature, cotangent], [f"grad_{n}" for n in names]
+    return _named(vjp, [*names, dy_name]), [*signature, cotangent], [f"grad_{n}" for n in names]
 
 
 def _known_sizes(kind, signature, names):

@@ -3,7 +3,7 @@ their inputs and outputs named, their side effects checked (docs/export-c.md).""
 
 import os
 
-from codegen.export import Entry, ExportError, export_sources, identifier
+from codegen.export import Entry, ExportError, export_sources
 from tracer.ir import all_nodes, format_location
 from tracer.tensor import TensorLike
 
@@ -12,9 +12,10 @@ VARIABLE_MODES = ("frozen", "arguments")
 
 def export_concretes(directory, prefix, named, variables=None, native=False):
     """Write ConcreteFunctions as the entry points of one file pair: `named` lists
-    (C name, ConcreteFunction); `ConcreteFunction.export_c` exports one."""
-    entries = [entry(identifier(name), concrete, variables) for name, concrete in named]
-    return write(directory, identifier(prefix), entries, native, "")
+    (name, ConcreteFunction), each name made a C identifier (`codegen.export.identifier`);
+    `ConcreteFunction.export_c` exports one."""
+    entries = [entry(name, concrete, variables) for name, concrete in named]
+    return write(directory, prefix, entries, native, "")
 
 
 def write(directory, prefix, entries, native, origin):
@@ -46,17 +47,12 @@ def entry(name, concrete, variables, summary=None, outputs=None):
             "Python to print with; remove the call (or return the value) to export it"
         )
     n_arguments = len(graph.inputs) - len(concrete._variables)
-    taken = set()
-    input_names = []
+    input_names = []  # made C identifiers, each once, by codegen.export
     for node in graph.inputs:
-        given = node.attrs.get("name", "arg")  # a variable's ends in ":0", as TensorFlow's
-        input_names.append(identifier(given[:-2] if given.endswith(":0") else given, taken))
-        taken.add(input_names[-1])
+        given = str(node.attrs.get("name", "arg"))  # a variable's ends in ":0", as TF's
+        input_names.append(given[:-2] if given.endswith(":0") else given)
     n_outputs = len(concrete._tensor_positions)
-    output_names = []
-    for leaf_name in (outputs or _output_names(concrete._structure))[:n_outputs]:
-        output_names.append(identifier(leaf_name, taken))
-        taken.add(output_names[-1])
+    output_names = (outputs or _output_names(concrete._structure))[:n_outputs]
     frozen, updates = {}, {}
     if concrete._variables:
         if variables is None:
