@@ -155,7 +155,7 @@ def test_the_allreduce_op_in_every_backend_to_second_order(processes, tmp_path):
         np.testing.assert_allclose(got["tangent"], w_sum / processes, rtol=1e-12)
         assert str(got["callback_error"]) == "failed on purpose in the callback"
         assert str(got["export_error"]).startswith(
-            "ExportError: _lambda_: allreduce (at worker.py:"
+            "ExportError: <lambda>: allreduce (at worker.py:"
         )
         assert "calls back into Python" in str(got["export_error"])
 

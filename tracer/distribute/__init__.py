@@ -20,6 +20,7 @@ from tracer.distribute.collectives import (
     broadcast_variables,
     grouped_allreduce,
 )
+from tracer.distribute.departures import ProcessLeftError
 from tracer.distribute.gradients import DistributedGradientTape, DistributedOptimizer
 from tracer.distribute.process import (
     cross_rank,
@@ -41,6 +42,7 @@ __all__ = [
     "DistributedOptimizer",
     "Max",
     "Min",
+    "ProcessLeftError",
     "Product",
     "ReduceOp",
     "Sum",

@@ -11,16 +11,20 @@ grouped_allreduce go through the `allreduce` op instead (graph_ops.py), so that 
 runs them and tapes differentiate them; the other collectives run outside compiled code only.
 """
 
+import pickle
+
 import numpy as np
 
 from tracer.context import state
 from tracer.distribute import graph_ops
+from tracer.distribute.departures import wait
 from tracer.distribute.process import communicator
 from tracer.distribute.reduction import (
     REDUCED_AS_FLOAT32,
     Average,
     ReduceOp,
     Sum,
+    allgather_objects,
     check_same_everywhere,
     described,
     reduce_into,
@@ -142,7 +146,7 @@ def allgather(tensor, name=None):
     if array.ndim == 0:
         raise ValueError("allgather: the tensor must have at least one axis, to gather along")
     array = np.ascontiguousarray(array)
-    shapes = comm.allgather((array.shape, array.dtype.str))
+    shapes = allgather_objects((array.shape, array.dtype.str), "allgather")
     if any(s[1:] != array.shape[1:] or d != array.dtype.str for s, d in shapes):
         raise ValueError(
             "allgather: the processes' tensors differ in dtype or in shape past the first "
@@ -153,9 +157,8 @@ def allgather(tensor, name=None):
     if comm.size == 1:
         result[...] = array
     else:  # as bytes: every dtype, float16 and bool included, goes through unchanged
-        comm.Allgatherv(
-            array.view(np.uint8).reshape(-1), [result.view(np.uint8).reshape(-1), counts]
-        )
+        sent, received = array.view(np.uint8).reshape(-1), result.view(np.uint8).reshape(-1)
+        wait(comm.Iallgatherv(sent, [received, counts]), "allgather")
     return Tensor(result)
 
 
@@ -184,7 +187,7 @@ def _broadcast_arrays(arrays, root_rank, what):
     for dtype, positions in _by_dtype(arrays).items():
         fused = np.concatenate([arrays[k].reshape(-1) for k in positions]).astype(dtype)
         if comm.size > 1 and fused.size:
-            comm.Bcast(fused.view(np.uint8), root=root_rank)
+            wait(comm.Ibcast(fused.view(np.uint8), root=root_rank), what)
         start = 0
         for k in positions:
             results[k] = fused[start : start + arrays[k].size].reshape(arrays[k].shape)
@@ -194,9 +197,21 @@ def _broadcast_arrays(arrays, root_rank, what):
 
 def broadcast_object(obj, root_rank=0, name=None):
     """Any picklable Python object of process `root_rank`, on every process."""
-    return communicator().bcast(obj, root=root_rank)
+    comm = communicator()
+    if not 0 <= root_rank < comm.size:
+        raise ValueError(
+            f"broadcast_object: root_rank {root_rank} is not a rank of a job of {comm.size}"
+        )
+    root = comm.rank == root_rank
+    data = np.frombuffer(bytearray(pickle.dumps(obj)), np.uint8) if root else None
+    size = np.array([data.size if root else 0], np.int64)
+    wait(comm.Ibcast(size, root=root_rank), "broadcast_object")
+    if not root:
+        data = np.empty(int(size[0]), np.uint8)
+    wait(comm.Ibcast(data, root=root_rank), "broadcast_object")
+    return pickle.loads(data)
 
 
 def allgather_object(obj, name=None):
     """The list of every process's `obj` (picklable), in rank order."""
-    return communicator().allgather(obj)
+    return allgather_objects(obj, "allgather_object")

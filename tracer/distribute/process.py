@@ -1,7 +1,9 @@
 """The job's processes: MPI through mpi4py, set up by `init`.
 
 An uncaught exception in any process of a job of several aborts the whole job
-(`MPI_Abort`), so that the others do not wait forever in their next collective call.
+(`MPI_Abort`), so that the others do not wait forever in their next collective call; a
+process that ends otherwise (it returns, or calls sys.exit) makes those of the others that
+still wait for it raise ProcessLeftError (departures.py).
 
 Processes on one host share its cores: unless OMP_NUM_THREADS or OPENBLAS_NUM_THREADS
 say otherwise, `init` gives each process cores / (processes on the host) threads of
@@ -14,6 +16,8 @@ import os
 import sys
 import time
 from traceback import format_exception_only
+
+from tracer.distribute import departures
 
 INSTALL = "pip install 'tracer[mpi]'"  # installs mpi4py and mpich
 
@@ -54,9 +58,11 @@ def init(comm=None):
     _job.cross = comm.Split(color=_job.local.rank, key=comm.rank)
     if _job.local.size > 1:
         _share_cores(_job.local.size)
-    if comm.size > 1 and sys.excepthook is not _abort_job:
-        _abort_job.previous = sys.excepthook
-        sys.excepthook = _abort_job
+    if comm.size > 1:
+        departures.start(comm)
+        if sys.excepthook is not _abort_job:
+            _abort_job.previous = sys.excepthook
+            sys.excepthook = _abort_job
 
 
 def _share_cores(processes):
@@ -114,7 +120,10 @@ ABORT_GRACE = 0.2  # seconds the launcher has to forward a failed process's last
 
 
 def shutdown():
-    """Forget the job (MPI itself is finalized when the process exits)."""
+    """Leave the job: tell the other processes, wait until each has left or shut down too,
+    and forget the job (MPI itself is finalized when the process exits). A process that ends
+    without calling it leaves the same way at exit."""
+    departures.leave()
     if sys.excepthook is _abort_job:
         sys.excepthook = _abort_job.previous
     _job.comm = _job.local = _job.cross = None

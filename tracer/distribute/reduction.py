@@ -1,10 +1,14 @@
 """Reducing one flat buffer in place over the processes, and the check that every process
-passes the same tensors: what the eager collectives and the allreduce op share."""
+passes the same tensors: what the eager collectives and the allreduce op share. Every call
+is started non-blocking and waited for in departures.wait, which raises where a process
+has left the job instead of waiting for it forever."""
 
+import pickle
 import zlib
 
 import numpy as np
 
+from tracer.distribute.departures import wait
 from tracer.distribute.process import communicator, mpi
 
 
@@ -51,7 +55,7 @@ def reduce_into(source, target, op, prescale_factor=1.0, postscale_factor=1.0):
         source = target
     if comm.size > 1 and target.size:
         sent = MPI.IN_PLACE if source is target else source
-        comm.Allreduce(sent, target, op=getattr(MPI, op.mpi_name))
+        wait(comm.Iallreduce(sent, target, op=getattr(MPI, op.mpi_name)), "allreduce")
     elif source is not target:
         target[...] = source
     scale = postscale_factor / comm.size if op is Average else postscale_factor
@@ -69,13 +73,26 @@ def check_same_everywhere(what, arrays):
     signature = _signature(arrays)
     sent = np.array([signature, -signature], np.int64)
     got = np.empty(2, np.int64)
-    comm.Allreduce(sent, got, op=MPI.MAX)
+    wait(comm.Iallreduce(sent, got, op=MPI.MAX), what)
     if got[0] != -got[1]:
-        everyone = comm.allgather([(a.shape, a.dtype.str) for a in arrays])
+        everyone = allgather_objects([(a.shape, a.dtype.str) for a in arrays], what)
         raise ValueError(
             f"{what}: the processes passed different tensors (shapes and dtypes by rank: "
             f"{described(everyone)})"
         )
+
+
+def allgather_objects(obj, what):
+    """Every process's `obj` (picklable), in rank order: mpi4py's `allgather` of objects,
+    waited for in departures.wait (the sizes, then the pickles)."""
+    comm = communicator()
+    data = np.frombuffer(pickle.dumps(obj), np.uint8)
+    sizes = np.empty(comm.size, np.int64)
+    wait(comm.Iallgather(np.array([data.size], np.int64), sizes), what)
+    gathered = np.empty(int(sizes.sum()), np.uint8)
+    wait(comm.Iallgatherv(data, [gathered, sizes]), what)
+    ends = np.cumsum(sizes)
+    return [pickle.loads(gathered[end - size : end]) for size, end in zip(sizes, ends)]
 
 
 _signatures = {}
