@@ -41,9 +41,9 @@ class _Watch:
     """What this process knows of the processes that have left the job."""
 
     def __init__(self, comm):
-        from mpi4py import MPI  # (process.mpi checked it imports: this module imports no MPI)
+        from tracer.distribute.process import mpi
 
-        self.MPI = MPI
+        MPI = self.MPI = mpi()
         self.waitany = MPI.Request.Waitany
         self.comm = comm.Dup()  # the notices and the final barrier, apart from the user's calls
         self.rank, self.size = comm.rank, comm.size
