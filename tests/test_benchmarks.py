@@ -1,11 +1,14 @@
 """The benchmark suite runs, on tiny sizes, and every tracer result agrees with numpy (the
 worker checks each one before timing it). Timings are printed, never asserted."""
 
+import importlib.util
 import json
 import pathlib
 import shutil
 import subprocess
 import sys
+
+import pytest
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 NEW_MODULE = "tracer new module (cache of an earlier build)"  # benchmarks/compile_time.py
@@ -22,10 +25,10 @@ def run_suite(tmp_path, *options):
     return result, json.loads(out.read_text())
 
 
-def test_the_suite_runs_on_tiny_sizes(tmp_path):
-    result, results = run_suite(
-        tmp_path, "--systems", "numpy,tracer-eager,tracer-compiled,torch-eager"
-    )
+SYSTEMS = "numpy,tracer-eager,tracer-compiled,torch-eager"
+
+
+def _timed_checks(result, results):
     for workload in ("B1", "B2", "B3", "B4", "B4b", "B5", "B7"):
         row = results[workload]
         assert row["numpy"]["status"] == "ok"
@@ -35,6 +38,13 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
             assert row[system]["status"] == "ok", (workload, system, row[system])
             assert row[system]["error"] <= 1e-3 and row[system]["seconds"] > 0
         assert row["torch-eager"]["status"] in ("ok", "skipped", "n/a")
+    assert results["B6"]["tracer warm (second process)"]["status"] == "ok"
+    assert results["B8"]["non-persistent"]["held_after_step"] == 0
+    assert results["B8"]["persistent"]["held_after_step"] > 0
+    assert "B2 MLP step" in result.stdout and "x numpy" in result.stdout
+
+
+def _first_call_checks(result, results):
     for workload, systems in (
         ("B18", ("tracer-eager", "tracer-compiled")),
         ("B18w", ("tracer-compiled",)),
@@ -47,13 +57,15 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
             assert results[workload][system]["error"] <= 1e-4
             assert results[workload][system]["first_call_seconds"] > 0
         assert results[workload]["torch-eager"]["status"] in ("ok", "skipped", "n/a")
-    assert results["B6"]["tracer warm (second process)"]["status"] == "ok"
-    assert results["B8"]["non-persistent"]["held_after_step"] == 0
-    assert results["B8"]["persistent"]["held_after_step"] > 0
-    assert "B2 MLP step" in result.stdout and "x numpy" in result.stdout
+
+
+def _export_checks(result, results):
     exported = {row["workload"] for row in results["export_c"]["rows"]}
     assert exported == {"B13", "B14", "B15"}
     assert all(isinstance(row["tracer"], (int, float)) for row in results["export_c"]["rows"])
+
+
+def _gradient_checks(result, results):
     tracer = results["B16"]["tracer"]
     assert tracer["status"] == "ok", tracer
     for name in ("mlp", "elementwise", "rnn"):
@@ -64,6 +76,9 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
     for n in ("1000", "10000"):
         assert results["B17"][n]["tracer"]["status"] == "ok", results["B17"][n]
         assert results["B17"][n]["tracer"]["ns_per_element"] > 0
+
+
+def _compile_and_mpi_checks(result, results):
     for n in ("2", "5"):
         row = results["B22"][n]
         for system in ("tracer", "tracer-tiered", "tracer warm (second process)", NEW_MODULE):
@@ -79,6 +94,33 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path):
             row = results["B21"]["processes"][processes]
             assert row["B9 seconds"] > 0 and row["allreduce seconds"] > 0, row
             assert row["batch_per_process"] == 8 // int(processes)
+
+
+# The suite's workloads in parts that parallel test workers run at once; together, every
+# workload `run.py` runs by default.
+PARTS = {
+    "B1-B11": ("B1,B2,B3,B4,B4b,B5,B7,B6,B8,B11", _timed_checks),
+    "B9-B20": ("B9,B9b,B9u,B10,B12,B18,B18w,B19,B20", _first_call_checks),
+    "exported C": ("B13", _export_checks),
+    "B16-B17": ("B16,B17", _gradient_checks),
+    "B21-B22": ("B21,B22", _compile_and_mpi_checks),
+}
+SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22"}  # run.py's own list
+
+
+def test_the_parts_cover_every_workload_of_the_suite():
+    spec = importlib.util.spec_from_file_location("bench_data", REPO / "benchmarks" / "data.py")
+    data = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(data)
+    chosen = [w for workloads, _ in PARTS.values() for w in workloads.split(",")]
+    assert len(chosen) == len(set(chosen))
+    assert set(chosen) == set(data.WORKLOADS) | SCRIPT_WORKLOADS
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_the_suite_runs_on_tiny_sizes(tmp_path, part):
+    workloads, check = PARTS[part]
+    check(*run_suite(tmp_path, "--only", workloads, "--systems", SYSTEMS))
 
 
 def test_the_suite_runs_on_one_core_and_two_and_under_load(tmp_path):

@@ -520,9 +520,22 @@ def _run_sanitized(cache, program):
     return run(cache, program=program, env=env)
 
 
-@pytest.mark.skipif(_sanitizer_runtimes() is None, reason="the compiler has no sanitizer runtimes")
-def test_tracer_sanitize_builds_modules_and_the_eager_path_with_sanitizers(tmp_path):
-    cache = tmp_path / "cache"
+needs_sanitizers = pytest.mark.skipif(
+    _sanitizer_runtimes() is None, reason="the compiler has no sanitizer runtimes"
+)
+
+
+@pytest.fixture(scope="module")
+def sanitized_cache(tmp_path_factory):
+    """One cache for the sanitized programs: the eager path's sanitized build (most of their
+    time) is made once."""
+    return tmp_path_factory.mktemp("sanitized") / "cache"
+
+
+@pytest.mark.slow
+@needs_sanitizers
+def test_tracer_sanitize_builds_modules_and_the_eager_path_with_sanitizers(sanitized_cache):
+    cache = sanitized_cache
     completed = _run_sanitized(cache, SANITIZED_PROGRAM)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "runtime error" not in completed.stderr and "AddressSanitizer" not in completed.stderr
@@ -557,11 +570,12 @@ EMPTY_LOOP_PROGRAM = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(_sanitizer_runtimes() is None, reason="the compiler has no sanitizer runtimes")
-def test_a_loop_and_a_cond_of_empty_tensors_copy_no_bytes_in_compiled_code(tmp_path):
+@pytest.mark.slow
+@needs_sanitizers
+def test_a_loop_and_a_cond_of_empty_tensors_copy_no_bytes_in_compiled_code(sanitized_cache):
     """The fuzzer's find: their copies moved one element (a block's least size, not the
     value's), past the end of the caller's empty buffers, which AddressSanitizer reports."""
-    completed = _run_sanitized(tmp_path / "cache", EMPTY_LOOP_PROGRAM)
+    completed = _run_sanitized(sanitized_cache, EMPTY_LOOP_PROGRAM)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "AddressSanitizer" not in completed.stderr and "runtime error" not in completed.stderr
 

@@ -8,8 +8,6 @@ values are checked again here, in-process. The error cases the seeds document ar
 end.
 """
 
-import concurrent.futures
-import os
 import runpy
 import subprocess
 import sys
@@ -135,6 +133,8 @@ ALL_SCRIPTS = sorted(EXPECTED_OUTPUT) + sorted(ASSERTING_SCRIPTS)
 
 
 def _run(name):
+    """The script's completed subprocess (each test runs its own: parallel test workers share
+    them out)."""
     try:
         return subprocess.run(
             [sys.executable, str(SEEDS / name)],
@@ -145,13 +145,6 @@ def _run(name):
         )
     except subprocess.TimeoutExpired as e:
         return e
-
-
-@pytest.fixture(scope="module")
-def runs():
-    """Every script's completed subprocess, run concurrently once for the whole module."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return dict(zip(ALL_SCRIPTS, pool.map(_run, ALL_SCRIPTS)))
 
 
 def _check_ran(proc):
@@ -168,15 +161,15 @@ def test_every_script_is_checked():
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_OUTPUT))
-def test_script_prints_the_seed_output(runs, name):
-    proc = runs[name]
+def test_script_prints_the_seed_output(name):
+    proc = _run(name)
     _check_ran(proc)
     assert proc.stdout.splitlines() == _text(EXPECTED_OUTPUT[name]), proc.stderr
 
 
 @pytest.mark.parametrize("name", ASSERTING_SCRIPTS)
-def test_asserting_script_passes(runs, name):
-    proc = runs[name]
+def test_asserting_script_passes(name):
+    proc = _run(name)
     _check_ran(proc)
     assert proc.stdout == "", "asserting scripts print nothing"
 
