@@ -29,7 +29,7 @@ import stat
 import tempfile
 import time
 
-from codegen.errors import UnsafeCacheDirectory
+from codegen.errors import UnsafeCacheDirectory, UnusableCacheDirectory
 
 log = logging.getLogger("tracer.cache")
 
@@ -46,10 +46,31 @@ def cache_root():
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(base, "tracer")
     if root not in _checked_roots:
-        os.makedirs(root, mode=0o700, exist_ok=True)
+        try:
+            os.makedirs(root, mode=0o700, exist_ok=True)
+        except OSError as error:
+            raise UnusableCacheDirectory(_unusable(root, _why_not_made(root, error))) from error
         check_private(root)
+        # NOTE: access() answers for this user (root writes to a mode 0500 directory too)
+        if not os.access(root, os.W_OK | os.X_OK):
+            raise UnusableCacheDirectory(_unusable(root, "this user cannot write to it"))
         _checked_roots.add(root)
     return root
+
+
+def _why_not_made(root, error):
+    if isinstance(error, FileExistsError):
+        return "it exists and is not a directory"
+    if isinstance(error, NotADirectoryError):
+        return "a part of its path is a file, not a directory"
+    return f"it could not be made ({type(error).__name__}: {error.strerror or error})"
+
+
+def _unusable(root, reason):
+    return (
+        f"cannot use the cache directory {root}: {reason}; set TRACER_CACHE_DIR to a directory "
+        "of your own that can be written"
+    )
 
 
 def check_private(path):
@@ -115,7 +136,11 @@ def publish(key, library, build):
     meta)."""
     root = cache_root()
     remove_dead_builds()
-    staging = tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=root)
+    try:
+        staging = tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=root)
+    except OSError as error:  # made read-only, or removed, since it was checked
+        reason = f"a build directory could not be made ({type(error).__name__}: {error})"
+        raise UnusableCacheDirectory(_unusable(root, reason)) from error
     try:
         meta = build(staging)
         meta = dict(

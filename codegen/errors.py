@@ -25,5 +25,10 @@ class UnsafeCacheDirectory(BuildFailure):
     there could have been planted, so none is loaded from it."""
 
 
+class UnusableCacheDirectory(BuildFailure):
+    """The cache directory cannot be made or written to (a file in its place, a path under
+    a file, a read-only directory): nothing can be built there."""
+
+
 class UnsupportedGraph(BuildFailure):
     """The graph holds something the C backend does not compile (a tensor of too high a rank)."""

@@ -257,8 +257,15 @@ for _group in catalogue.groups():
     COMPOSITES.update(getattr(_group, "COMPOSITES", {}))
     NO_GRADIENT.update(getattr(_group, "NO_GRADIENT", {}))
     CREATION |= getattr(_group, "CREATION", set())
-# made by the lowering passes after differentiation, and by eager tapes' custom gradients
-COMPILER_INTERNAL = {"fused", "custom_gradient_vjp", "patch_product", "patch_weights"}
+# made by the lowering passes after differentiation, by eager tapes' custom gradients, and
+# by the gradient pass (check_indices: the rows of a gradient kept as tt.IndexedSlices)
+COMPILER_INTERNAL = {
+    "fused",
+    "custom_gradient_vjp",
+    "patch_product",
+    "patch_weights",
+    "check_indices",
+}
 
 
 def test_every_primitive_has_a_case():

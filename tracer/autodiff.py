@@ -27,6 +27,7 @@ from tracer.ops.registry import OPS, OUT, saved_slots
 from tracer.ops.tangent_rules import TRANSPOSED_VJP, zeros
 from tracer.ops.tuple_ops import TupleCotangent
 from tracer.tape import GradientTape, UnconnectedGradients
+from tracer.tensor import Tensor
 from tracer.variable import Variable
 
 __all__ = ["ForwardAccumulator"]
@@ -52,11 +53,22 @@ class ForwardAccumulator:
         for primal, tangent in zip(flat_primals, flat_tangents):
             if isinstance(primal, Variable):
                 self._variables[id(primal)] = (primal, _checked(primal, tangent))
-            else:
-                primal = convert.as_tensor(primal)
+            elif isinstance(primal, Tensor):
                 self._tangents[id(primal)] = (primal, _checked(primal, tangent))
+            else:
+                # NOTE: a tangent follows a tensor by identity; a value converted here is
+                # one no op of the user's will ever read (TensorFlow requires tensors too)
+                raise TypeError(
+                    f"ForwardAccumulator: primals must be tensors or variables, not "
+                    f"{type(primal).__name__} {primal!r}; convert it with tt.constant first "
+                    "and compute from that tensor"
+                )
+        self._recording = False
 
     def __enter__(self):
+        if self._recording:
+            raise ValueError("Accumulator is already recording.")
+        self._recording = True
         state.accumulators.append(self)
         _c_path.hold()
         return self
@@ -64,6 +76,7 @@ class ForwardAccumulator:
     def __exit__(self, *exc):
         state.accumulators.remove(self)
         _c_path.release()
+        self._recording = False
         return False
 
     def tangent_of(self, tensor):

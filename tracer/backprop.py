@@ -12,9 +12,10 @@ import numpy as np
 from runtime import straight_line as straight_line_program
 from runtime.straight_line import straight_line
 from tracer import collector
-from tracer.context import numerics, state
+from tracer.context import location_override, numerics, state
 from tracer.indexed_slices import IndexedSlices
-from tracer.ops.core import execute_graph, inline_graph
+from tracer.ops.core import apply, execute_graph, inline_graph
+from tracer.ops.index_ops import CHECK_INDICES
 from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
@@ -202,8 +203,20 @@ def _source_gradient(output, values):
     if output is None:
         return None
     if isinstance(output, SparseOutput):
-        return IndexedSlices(values[output.values], values[output.indices], output.dense_shape)
+        indices = values[output.indices]
+        if indices._value is None:
+            indices = _checked_rows(indices, output)
+        return IndexedSlices(values[output.values], indices, output.dense_shape)
     return values[output]
+
+
+def _checked_rows(indices, output):
+    """The row indices of a traced sparse gradient, through a `check_indices` node that
+    raises gather's IndexError for one out of range: the forward gather that would raise
+    may be dead code there (a function that returns only the gradient). An eager gradient's
+    indices are those the eager gather checked when it ran."""
+    with location_override(output.location):
+        return apply(CHECK_INDICES, (indices,), {"size": output.dense_shape[0]})
 
 
 def ones_seed(target):

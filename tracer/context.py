@@ -18,6 +18,7 @@ class _State(threading.local):
         self.watchers = []  # lists that variables append themselves to when read (watching())
         self.accumulators = []  # the active tt.autodiff.ForwardAccumulators, innermost last
         self.name_scope = ""  # the prefix of new variables' names ("outer/inner/"), tt.name_scope
+        self.refusing_assigns = None  # (construct, why) where assigns raise (refusing_assigns)
 
 
 state = _State()
@@ -83,3 +84,14 @@ def building_graph():
     finally:
         state.tapes = saved
         state.building -= 1
+
+
+@contextlib.contextmanager
+def refusing_assigns(construct, why):
+    """An eager `Variable.assign*` inside raises ValueError naming `construct` and saying
+    `why` (a function of tt.recompute_grad: its recomputation would assign again)."""
+    saved, state.refusing_assigns = state.refusing_assigns, (construct, why)
+    try:
+        yield
+    finally:
+        state.refusing_assigns = saved

@@ -193,25 +193,36 @@ def _from_python(value, dtype):
             raise TypeError(f"cannot convert {value!r} to a tracer tensor")
         if dtype is None:
             dtype = _python_dtype(array)
+    kind = array.dtype.kind
     if (
-        array.dtype.kind == "f"
+        kind == "f"
         and dtype.is_integer
         and not np.all(np.isfinite(array) & (array == np.round(array)))
     ):
         raise TypeError(
             f"cannot convert {value!r} to a tensor of dtype {dtype.name} without losing its value"
         )
+    if kind == "c" and not dtype.is_complex:
+        _refuse_complex(value, dtype)
     target = dtype.as_numpy_dtype
-    if (
-        array.dtype.kind in "iu"
-        and dtype.is_integer
-        and array.size
-        and not np.can_cast(array.dtype, target)
-    ):
+    if kind in "iu" and dtype.is_integer and array.size and not np.can_cast(array.dtype, target):
         limits = np.iinfo(target)
         if array.min() < limits.min or array.max() > limits.max:
             raise OverflowError(f"{value!r} does not fit in a tensor of dtype {dtype.name}")
     return np.array(array, dtype=target)
+
+
+def _refuse_complex(value, dtype):
+    """TensorFlow's TypeError for a complex value converted to a real dtype (`x * (1+2j)`
+    with a float32 `x`), where numpy would drop the imaginary part with a ComplexWarning."""
+    from tracer.ir import format_location, user_location
+
+    where = format_location(user_location())
+    raise TypeError(
+        f"cannot convert {value!r} to a tensor of dtype {dtype.name}: it is complex, and "
+        f"{dtype.name} has no imaginary part; compute in a complex dtype, or tt.cast a "
+        "complex tensor to drop its imaginary part" + (f" (at {where})" if where else "")
+    )
 
 
 def _leaves(value):

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from tracer.context import outside_trace, state
-from tracer.ir import Node, user_location
+from tracer.ir import Node, format_location, user_location
 from tracer.ops import math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
@@ -92,6 +92,8 @@ class Variable(TensorLike):
         if state.trace is not None:
             state.trace.assign(self, new)
         else:
+            if state.refusing_assigns is not None:
+                self._refuse_assign()
             self._value = np.array(new.numpy(), dtype=self._value.dtype)
             self._shared = False
         return self
@@ -136,8 +138,15 @@ class Variable(TensorLike):
         return apply(SCATTER_ADD, (values, indices), {"axis": 0, "shape": self.shape})
 
     def _checked(self, value, method):
-        """`value` as a Tensor of this variable's dtype and shape, or a clear error."""
-        tensor = convert_to_tensor(value, self.dtype if not isinstance(value, TensorLike) else None)
+        """`value` as a Tensor of this variable's dtype and shape, or a clear error. A numpy
+        value of another kind (int64 into float32, float into int32, complex into real) is
+        refused where the conversion would drop part of each number (`_check_kind`)."""
+        if isinstance(value, TensorLike):
+            tensor = convert_to_tensor(value)
+        else:
+            if isinstance(value, (np.ndarray, np.generic)):
+                self._check_kind(value.dtype, method)
+            tensor = convert_to_tensor(value, self.dtype)
         if tensor.dtype != self.dtype:
             raise TypeError(
                 f"{method}: {self.name} has dtype {self.dtype.name}, the value {tensor.dtype.name}"
@@ -147,6 +156,27 @@ class Variable(TensorLike):
                 f"{method}: {self.name} has shape {self.shape}, the value shape {tensor.shape}"
             )
         return tensor
+
+    def _refuse_assign(self):
+        construct, why = state.refusing_assigns
+        where = format_location(user_location())
+        raise ValueError(
+            f"{construct} assigns the variable {self.name}"
+            + (f" (at {where})" if where else "")
+            + f": {why}; assign outside it"
+        )
+
+    def _check_kind(self, dtype, method):
+        """TypeError for a numpy value whose conversion drops part of each number: complex
+        into a real or integer variable, floating point into an integer or bool one. Others
+        (int64 into float32, float64 into float32) are converted, as TensorFlow converts them."""
+        target = self._value.dtype.kind
+        if (dtype.kind == "c" and target != "c") or (dtype.kind == "f" and target in "iub"):
+            raise TypeError(
+                f"{method}: {self.name} has dtype {self.dtype.name}, the value is a numpy "
+                f"array of dtype {dtype}; convert it first (np.asarray(value, "
+                f"np.{self.dtype.name}) or tt.cast) if the cast is meant"
+            )
 
     def __repr__(self):
         value = self._value

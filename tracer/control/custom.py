@@ -32,13 +32,13 @@ from codegen import forms
 from tracer import nest, printing
 from tracer.context import outside_trace, state, watching
 from tracer.control.subgraph import trace_function
-from tracer.ir import GraphAttribute, TupleType
+from tracer.ir import GraphAttribute, TupleType, format_location, user_location
 from tracer.ops import array_ops, broadcast_ops, convert, structure_ops
 from tracer.ops.core import Results, apply, execute_graph
 from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
 from tracer.ops.tangent_rules import TRANSPOSED_VJP
 from tracer.ops.tuple_ops import TupleValue, get
-from tracer.tensor import Tensor
+from tracer.tensor import Tensor, convert_to_tensor, is_tensor_like
 
 
 def custom_gradient(f=None):
@@ -113,18 +113,27 @@ class CustomGradient:
     def _checked(self, gradient, shape, dtype, position):
         if gradient is None:
             return array_ops.zeros(shape, dtype)
+        if not is_tensor_like(gradient):  # a Python number or numpy value: of the input's dtype
+            gradient = convert_to_tensor(gradient, dtype)
         gradient = convert.as_tensor(gradient)
         if tuple(gradient.shape) != tuple(shape):
             raise ValueError(
                 f"the gradient function of {self.name} returned a gradient of shape "
                 f"{tuple(gradient.shape)} for input {position}, of shape {tuple(shape)}"
             )
-        return gradient if gradient.dtype == dtype else array_ops.cast(gradient, dtype)
+        if gradient.dtype == dtype:
+            return gradient
+        if dtype.is_differentiable:  # TensorFlow's error: a cast would hide the mistake
+            raise TypeError(
+                f"the gradient function of {self.name} returned a gradient of dtype "
+                f"{gradient.dtype.name} for input {position}, of dtype {dtype.name}"
+            )
+        return array_ops.cast(gradient, dtype)  # no gradient flows into it (_custom_grad)
 
 
 def _call(f, args, kwargs):
     with watching() as read:
-        result, grad_fn = f(*args, **kwargs)
+        result, grad_fn = _result_and_grad(f, f(*args, **kwargs))
     if not state.tapes and state.trace is None and not state.building:
         return result  # nothing can ask for the gradient: the values, as they are
     name = f"custom_gradient({getattr(f, '__name__', 'function')})"
@@ -158,6 +167,28 @@ def _call(f, args, kwargs):
     node = apply(CUSTOM_GRADIENT, tuple(inputs), attrs)
     outputs = [get(node, k) for k in range(len(results))]
     return nest.pack_sequence_as(result, outputs)
+
+
+def _result_and_grad(f, returned):
+    """(result, grad_fn) from what `f` returned, or a TypeError that names `f`, where it is
+    defined and the line that called it (unpacking a bare tensor would say only "too many
+    values to unpack", or iterate over its rows)."""
+    if isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1]):
+        return returned
+    if isinstance(returned, (tuple, list)):
+        kinds = ", ".join(type(r).__name__ for r in returned)
+        what = f"a {type(returned).__name__} of {len(returned)} ({kinds})"
+    else:
+        what = f"a {type(returned).__name__}"
+    code = getattr(f, "__code__", None)
+    defined = f" (defined at {format_location((code.co_filename, code.co_firstlineno))})"
+    called = format_location(user_location())
+    raise TypeError(
+        f"the function {getattr(f, '__qualname__', f)!r}{defined if code else ''} decorated "
+        f"with tt.custom_gradient must return a pair (output, grad_fn), with grad_fn the "
+        f"function that computes its gradient; it returned {what}"
+        + (f" (called at {called})" if called else "")
+    )
 
 
 def _variables_read(read, arguments):

@@ -16,7 +16,7 @@ import functools
 
 from codegen import forms
 from tracer import nest, printing
-from tracer.context import outside_trace, state
+from tracer.context import outside_trace, refusing_assigns, state
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import run_subgraph
 from tracer.control.subgraph import trace_function
@@ -52,15 +52,20 @@ def recompute_grad(f):
     return recomputed
 
 
+_REFUSED = ("a function of tt.recompute_grad", "its recomputation would assign it again")
+
+
 def _eager(f, args, kwargs):
     @custom_gradient
     def checkpointed(*args):
-        with outside_trace():  # no tape records the forward
+        # no tape records the forward; an assign raises before it changes the variable (the
+        # traced function refuses assigns too)
+        with outside_trace(), refusing_assigns(*_REFUSED):
             result = f(*args, **kwargs)
 
         def grad(*upstream, variables=None):
             watched = list(args) + list(variables or [])
-            with GradientTape() as tape:
+            with GradientTape() as tape, refusing_assigns(*_REFUSED):
                 tape.watch(watched)
                 again = f(*args, **kwargs)
             grads = tape.gradient(nest.flatten(again), watched, output_gradients=list(upstream))

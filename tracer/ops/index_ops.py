@@ -129,6 +129,33 @@ SCATTER_ADD = primitive(
 )
 
 
+# --- check_indices: the row indices of a sparse gradient ----------------------------------
+
+
+def _check_indices_c(node, blas):
+    return dict(
+        I=storage(node.dtype), size=node.attrs["size"], count=dims.size(node.inputs[0].shape)
+    )
+
+
+CHECK_INDICES = primitive(
+    "check_indices",
+    lambda attrs, indices: (indices.shape, indices.dtype),
+    batch=lambda node, args, flags, size: apply(CHECK_INDICES, tuple(args), node.attrs),
+    kernel=lambda indices, size: _checked("gather", indices, size),
+    c=forms.Template(
+        "check_indices.c.j2",
+        _check_indices_c,
+        error=lambda node: (IndexError, _out_of_range("gather", node.attrs["size"])),
+    ),
+)
+"""The indices of the rows of gather's gradient kept sparse (`tt.IndexedSlices`), passed
+through, or IndexError for one out of range. A traced gradient's rows go through it
+(`tracer.backprop`): where the forward gather is dead code (a compiled function that
+returns only the gradient), it raises at the call, with gather's message, as the forward
+would, rather than an IndexedSlices that fails only when densified."""
+
+
 def gather(params, indices, axis=None, batch_dims=0, name=None):
     """Slices of `params` at `indices` along `axis` (default 0).
 

@@ -63,8 +63,11 @@ class GradientGraph:
         self.straight_line = None  # the graph as straight-line numpy, made when it first runs
 
 
-class SparseOutput(collections.namedtuple("SparseOutput", "values indices dense_shape")):
-    """Positions in graph.outputs of a sparse cotangent's rows and row indices."""
+class SparseOutput(
+    collections.namedtuple("SparseOutput", "values indices dense_shape location", defaults=[None])
+):
+    """Positions in graph.outputs of a sparse cotangent's rows and row indices, and the
+    location of the gather whose gradient they are (where a traced gradient checks them)."""
 
 
 def _symbolic_input(name, shape, dtype, location=None):
@@ -122,7 +125,8 @@ def _build_gradient(forward, targets, sources, sparse):
             source_outputs.append(None)
         elif sparse and _is_row_sum(ct):
             values, indices = _rows(ct)
-            source_outputs.append(SparseOutput(len(outputs), len(outputs) + 1, ct.shape))
+            where = ct._node.location  # the gather's line, "grad of gather"
+            source_outputs.append(SparseOutput(len(outputs), len(outputs) + 1, ct.shape, where))
             outputs.extend((graph_node_of(values), graph_node_of(indices)))
         else:
             source_outputs.append(len(outputs))
