@@ -69,6 +69,8 @@ VECTOR_MATH_FLAGS = [
 ]
 TRACER_VERSION = "0.1.0"
 ENTRY_POINT = ("tracer_run", "int(*)(char **)")  # the name and C type of a module's entry
+# the variable a module's watched loops call back through (templates/watch.c.j2), and its type
+WATCH_VARIABLE = ("tracer_watch", "int(*)(void)")
 
 
 def compile_timeout():
@@ -704,3 +706,9 @@ class Library:
             self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])
         except (OSError, AttributeError) as error:  # a noexec cache, a library gone missing
             raise LoadError(f"the compiled module {path} could not be loaded: {error}") from None
+
+    def set_watch(self, function):
+        """Make `function` (a cffi `int(*)(void)`) the one the module's watched loops call
+        back (its plan's `watch`; runtime/interrupts.py)."""
+        name, ctype = WATCH_VARIABLE
+        self._handle.write_variable(self.ffi.typeof(ctype), name, function)

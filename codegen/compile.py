@@ -72,6 +72,7 @@ def _built(graph, name, updates, uses_blas):
         vector_math=build.vector_math(),
         threads=build.threads(),
         updates=updates,
+        watch=True,
     )
     module, meta = build.load(plan.source, uses_blas)
     return CompiledGraph(module, plan, meta)

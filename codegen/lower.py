@@ -38,6 +38,7 @@ from codegen.loops import (
     fused_loop_nest,
     reads_only_own_element,
 )
+from runtime import interrupts
 from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
 from tracer.ir.graph import attribute_key
 
@@ -77,6 +78,9 @@ class ModulePlan:
         # dtype of the buffer, error code); the caller passes a pointer to each one's C
         # function pointer after the dims (or the workspace), in this order
         self.host_calls = []
+        # whether its loops call back the runtime now and then, so that Ctrl-C stops them
+        # (runtime/interrupts.py): the caller sets the module's `tracer_watch`
+        self.watch = False
 
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
@@ -97,6 +101,7 @@ def lower(
     first_error=0,
     in_place=True,
     compact_calls=True,
+    watch=False,
 ):
     """The ModulePlan (C source and calling convention) of `graph`.
 
@@ -113,6 +118,10 @@ def lower(
 
     With `compact_calls`, an entry point of many kernel calls has them in tables
     (codegen/compact.py); an exported file writes each call out.
+
+    With `watch`, the loops that may run long call back the runtime now and then, where
+    Python's signal handlers run: Ctrl-C stops them (runtime/interrupts.py). Exported C,
+    which has no Python to call, has no such calls.
     """
     updates = dict(updates or {})
     plan = ModulePlan()
@@ -124,7 +133,7 @@ def lower(
     symbols = rewrite.symbols(graph)
     plan.dims = [_where_read(graph, name) for name in symbols]
     cblas = {"cblas": "cblas_" if cblas_guard else "scipy_cblas_", "cblas_guard": cblas_guard}
-    lowering = _Lowering(plan, blas, threads, symbols, names, cblas)
+    lowering = _Lowering(plan, blas, threads, symbols, names, cblas, watch)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     aliases = _aliases(graph)
     computed = _computed(graph, aliases)
@@ -188,6 +197,8 @@ def lower(
     signatures = {} if compact_calls and compact.worthwhile(groups) else None
     plan.parts = _parts(groups, offsets, signatures)
     plan.helpers = _helpers(graph, vector_math)
+    if plan.watch:
+        plan.helpers.append(_watch_helper())
     steps = zip(
         (f"{name}_step" for name in signatures or {}), compact.step_functions(signatures or {})
     )
@@ -254,8 +265,9 @@ class _Lowering:
     """What lowering one module accumulates: its kernels, its workspace blocks, and the C
     statements of its graphs (the entry point's, and those structured ops hold)."""
 
-    def __init__(self, plan, blas, threads, symbols, names, cblas):
+    def __init__(self, plan, blas, threads, symbols, names, cblas, watch):
         self.plan = plan
+        self.watching = watch
         self.blas = blas
         self.threads = threads
         self.symbols = symbols
@@ -292,6 +304,33 @@ class _Lowering:
                     for inner in value.graph.nodes:
                         if inner.op == "const":
                             self.pass_constant(inner, self.nested_constants)
+
+    def watch(self, node, count):
+        """(declarations, statement) with which the loop of `node`, whose iterations the C
+        variable `count` counts, calls back the runtime now and then (templates/watch.c.j2),
+        and returns when the answer is to stop; nothing where the module is not watched."""
+        if not self.watching:
+            return [], []
+        self.plan.watch = True
+        name, next_count = self.fresh("watch"), self.fresh("next")
+        where = format_location(node.location)
+        code = self.plan.error(
+            RuntimeError,
+            f"the compiled loop{f' at {where}' if where else ''} stopped: a Python signal "
+            "handler raised while it ran",
+        )
+        # NOTE: `next_count` is a local of its own, whose address nothing takes, so that the
+        # compiler keeps it in a register: the test is a comparison of two registers
+        return (
+            [
+                f"struct tr_watch {name} = TR_WATCH_START;",
+                f"int64_t {next_count} = TR_WATCH_FIRST;",
+            ],
+            [
+                f"if ({count} == {next_count} && "
+                f"({next_count} = tr_watch_tick(&{name}, {count})) < 0) return {code};"
+            ],
+        )
 
     def block(self, size):
         """A workspace block of its own for the whole run: its pointer."""
@@ -463,6 +502,13 @@ class StructuredSite:
 
     def fresh(self, stem):
         return self._lowering.fresh(stem)
+
+    def watch(self, count):
+        """(declarations, statement): the statement, first in each iteration of a loop that
+        may run long, whose iterations the C variable `count` counts (from 0), lets Ctrl-C
+        stop it (runtime/interrupts.py); both empty where the module is not watched
+        (exported C)."""
+        return self._lowering.watch(self._node, count)
 
     @staticmethod
     def bytes(shape, dtype):
@@ -829,6 +875,17 @@ def _kernel_text(node, name, lowering):
         return templates.render("loops.c.j2", k=kernel), False
     reason = form.reason if isinstance(form, NotCompiled) else f"its C form is {form!r}"
     raise TypeError(f"{node.op} has no C code: {reason}")
+
+
+def _watch_helper():
+    """The prologue's helper of watched loops (templates/watch.c.j2)."""
+    return templates.render(
+        "watch.c.j2",
+        seconds=interrupts.WATCH_SECONDS,
+        interval=round(interrupts.WATCH_SECONDS * 1e9),
+        stop=interrupts.STOP,
+        quiet=interrupts.QUIET,
+    )
 
 
 def _helpers(graph, vector_math):

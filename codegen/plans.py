@@ -147,6 +147,7 @@ def store(key, plan, uses_blas):
             "workspace_bytes": plan.workspace_bytes,
             "errors": errors,
             "first_error": plan.first_error,
+            "watch": plan.watch,
         }
         sizes = [len(b) for b in blobs]
         text = json.dumps(dict(header, blobs=sizes)).encode()
@@ -272,7 +273,8 @@ def _parse(content, key):
             "bad error",
         )
         plan.errors[code] = (exception, message)
-    _check(type(header["uses_blas"]) is bool, "bad flag")
+    plan.watch = header["watch"]
+    _check(type(header["uses_blas"]) is bool and type(plan.watch) is bool, "bad flag")
     plan = _moved(plan, places, key.places)
     return None if plan is None else (plan, header["uses_blas"])
 

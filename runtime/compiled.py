@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from runtime import host
+from runtime import host, interrupts
 
 
 class CompiledGraph:
@@ -25,6 +25,8 @@ class CompiledGraph:
         self.plan = plan
         self.workspace_bytes = plan.workspace_bytes  # an int, or an expression of the dims
         self.constants = [np.ascontiguousarray(c) for c in plan.constants]
+        if plan.watch:  # its long loops call back, so that Ctrl-C stops them
+            module.set_watch(interrupts.watch_function(module.ffi))
         self.run_address = int(module.ffi.cast("uintptr_t", module.run))  # for fast_call.c
         self.error = lambda code: _error(plan, code)
         self.call_source, scope = _call_function(module, plan, self.constants, self.error)
@@ -240,7 +242,12 @@ def _tuple_text(shape):
 
 def _error(plan, code):
     """The exception for return code `code` of the module (its plan says which), or the one
-    a Python function it called back raised."""
+    a Python function it called back raised: a signal handler that stopped a loop (Ctrl-C),
+    with a note naming the loop, or a host function."""
+    stopped = interrupts.take_error()
+    if stopped is not None:
+        stopped.add_note(plan.errors[code][1])
+        return stopped
     raised = host.take_error()
     if raised is not None:
         return raised

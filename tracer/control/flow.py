@@ -409,9 +409,14 @@ def _while_grad(node, g, *saved):
     return tuple(grads)
 
 
+# A loop of at most this many iterations runs as its iterations unrolled would, to the end:
+# only loops that may run longer are watched for Ctrl-C (runtime/interrupts.py).
+WATCHED_ABOVE = 64
+
+
 def _emit_while(node, site):
-    """for (count = 0; count < maximum_iterations; count++) { if (!cond) break; [stack the
-    state;] body; the body's results become the loop variables }"""
+    """for (count = 0; count < maximum_iterations; count++) { [watch;] if (!cond) break;
+    [stack the state;] body; the body's results become the loop variables }"""
     n = node.attrs["n_vars"]
     parts = node.dtype.parts
     count = site.fresh("count")
@@ -422,12 +427,15 @@ def _emit_while(node, site):
     for j in range(n):
         lines.append(f"    memcpy({variables[j]}, {site.input(j)}, {sizes[j]});")
     limit = node.attrs["maximum_iterations"]
+    declarations, watch = site.watch(count) if limit is None or limit > WATCHED_ABOVE else ([], [])
     lines.append(f"    int64_t {count} = 0;")
+    lines += ["    " + line for line in declarations]
     lines.append(
         f"    for (;; {count}++) {{"
         if limit is None
         else f"    for (; {count} < {limit}; {count}++) {{"
     )
+    lines += ["        " + line for line in watch]
     cond_lines, (pred,) = site.region(node.attrs["cond"].graph, [*variables, *captures])
     lines += ["        " + line for line in cond_lines]
     lines.append(f"        if (!*(const bool *){pred}) break;")
