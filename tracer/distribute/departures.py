@@ -40,10 +40,8 @@ ProcessLeftError.__module__ = "tracer.distribute"  # as it is exported, in trace
 class _Watch:
     """What this process knows of the processes that have left the job."""
 
-    def __init__(self, comm):
-        from tracer.distribute.process import mpi
-
-        MPI = self.MPI = mpi()
+    def __init__(self, comm, MPI):
+        self.MPI = MPI
         self.waitany = MPI.Request.Waitany
         self.comm = comm.Dup()  # the notices and the final barrier, apart from the user's calls
         self.rank, self.size = comm.rank, comm.size
@@ -79,10 +77,11 @@ class _Watch:
 _watch = None  # this process's _Watch, from init() (of a job of several) to leave()
 
 
-def start(comm):
-    """Watch for the processes of `comm` that leave (init() calls this)."""
+def start(comm, MPI):
+    """Watch for the processes of `comm` that leave (init() calls this, with mpi4py's `MPI`
+    that process.mpi imported)."""
     global _watch
-    _watch = _Watch(comm)
+    _watch = _Watch(comm, MPI)
 
 
 def wait(request, what):

@@ -59,7 +59,7 @@ def init(comm=None):
     if _job.local.size > 1:
         _share_cores(_job.local.size)
     if comm.size > 1:
-        departures.start(comm)
+        departures.start(comm, MPI)
         if sys.excepthook is not _abort_job:
             _abort_job.previous = sys.excepthook
             sys.excepthook = _abort_job
