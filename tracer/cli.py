@@ -23,7 +23,8 @@ import numpy as np
 from tracer.concrete import IR_STAGES
 
 _SPEC = re.compile(r"\s*(\w+)\[([^\[\]]*)\]\s*")
-_SIZE = re.compile(r"\s*(\d+|\?)\s*")
+_SIZE = re.compile(r"\s*([0-9]+|\?)\s*", re.ASCII)  # ASCII digits: int() reads others too
+_LARGEST_SIZE = 2**63 - 1  # an int64_t, as the exported C takes sizes
 _DTYPES = {
     "f16": "float16",
     "f32": "float32",
@@ -265,6 +266,10 @@ def parse_specs(text):
                 "separated by commas"
             )
         shape = [None if size.strip() == "?" else int(size) for size in sizes]
+        if any(size is not None and size > _LARGEST_SIZE for size in shape):
+            raise argparse.ArgumentTypeError(
+                f"cannot read the argument spec {part.strip()!r}: a size is at most 2**63-1"
+            )
         specs.append(tt.TensorSpec(shape, getattr(tt, _DTYPES[dtype])))
     return specs
 
