@@ -39,6 +39,7 @@ from codegen.loops import (
     reads_only_own_element,
 )
 from runtime import interrupts
+from tracer.errors import as_tf
 from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
 from tracer.ir.graph import attribute_key
 
@@ -85,7 +86,7 @@ class ModulePlan:
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
         code = self.first_error + len(self.errors) + 1
-        self.errors[code] = (exception, message)
+        self.errors[code] = (as_tf(exception), message)  # TensorFlow's class where it has one
         return code
 
 

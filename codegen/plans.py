@@ -41,6 +41,7 @@ from codegen import build, cache
 from codegen.loops import comment_location
 from codegen.lower import ModulePlan
 from codegen.version import CODE_VERSION
+from tracer.errors import as_tf, builtin_of
 from tracer.ir.digest import graph_digest
 from tracer.ir.dims import Dim
 from tracer.ir.source import format_location
@@ -113,6 +114,7 @@ def store(key, plan, uses_blas):
         return
     errors = []
     for code, (exception, message) in plan.errors.items():
+        exception = builtin_of(exception)  # the builtin class: loading converts it again
         builtin = getattr(builtins, exception.__name__, None) is exception
         if not (builtin and issubclass(exception, Exception)):
             return
@@ -272,7 +274,7 @@ def _parse(content, key):
             and type(message) is str,
             "bad error",
         )
-        plan.errors[code] = (exception, message)
+        plan.errors[code] = (as_tf(exception), message)
     plan.watch = header["watch"]
     _check(type(header["uses_blas"]) is bool and type(plan.watch) is bool, "bad flag")
     plan = _moved(plan, places, key.places)

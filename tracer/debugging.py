@@ -12,11 +12,17 @@ on the interpreter so that each op can be named). Off by default, and free when 
 import numpy as np
 
 from tracer.context import numerics
+from tracer.errors import InvalidArgumentError, mixed
 from tracer.ir.source import format_location
 
 
-class NumericsError(FloatingPointError):
-    """An op's result held NaN or Inf while check_numerics was on."""
+class NumericsError(mixed(InvalidArgumentError, FloatingPointError)):
+    """An op's result held NaN or Inf while check_numerics was on: TensorFlow's
+    InvalidArgumentError (as `tf.debugging.enable_check_numerics` raises), and a
+    FloatingPointError (as tracer raised before)."""
+
+    def __reduce__(self):
+        return type(self), self.args
 
 
 def enable_check_numerics():

@@ -258,6 +258,11 @@ def _value_text(value):
     return f"{type(value).__name__} {value!r}"
 
 
+class SignatureMismatchError(TypeError, ValueError):
+    """A tensor argument whose shape or dtype the input_signature does not take: TensorFlow's
+    TypeError, and the ValueError tracer raised before."""
+
+
 def check_signature(specs, args, names):
     """Raise, naming the argument, the shape expected and the shape given, where `args` do
     not fit the input signature `specs`."""
@@ -271,6 +276,6 @@ def check_signature(specs, args, names):
             raise TypeError(f"argument {name} is {value!r}, the input_signature says {spec.text()}")
         given = spec_of(value)
         if not spec.is_compatible_with(given.shape, given.dtype):
-            raise ValueError(
+            raise SignatureMismatchError(
                 f"argument {name} is {given.text()}, the input_signature says {spec.text()}"
             )

@@ -14,6 +14,11 @@ from tracer.context import state
 from tracer.dtypes import DType, as_dtype
 
 
+class SymbolicNumpyError(AttributeError, TypeError):
+    """`.numpy()` on a symbolic tensor: TensorFlow's AttributeError (its symbolic tensors
+    have no `numpy`), and the TypeError tracer raised before."""
+
+
 class TensorLike:
     """Operators and numpy interop shared by `Tensor` and `Variable`; subclasses give `_read()`."""
 
@@ -25,7 +30,12 @@ class TensorLike:
         return len(self.shape)
 
     def numpy(self):
-        value = self._read()._concrete_value()
+        tensor = self._read()
+        if tensor._value is None:
+            # NOTE: TensorFlow's symbolic tensors have no `numpy` (AttributeError); tracer
+            # raised TypeError before, so the error is both.
+            raise SymbolicNumpyError(tensor._symbolic_message())
+        value = tensor._value
         return value[()] if value.ndim == 0 else value
 
     def __array__(self, dtype=None, copy=None):
@@ -107,12 +117,15 @@ class Tensor(TensorLike):
 
     def _concrete_value(self):
         if self._value is None:
-            raise TypeError(
-                f"{self!r} is out of scope and cannot be used here: it is symbolic (it belongs "
-                "to a graph being built, a tt.function's trace) and has no value. Use the "
-                "function's return values to get values out of it."
-            )
+            raise TypeError(self._symbolic_message())
         return self._value
+
+    def _symbolic_message(self):
+        return (
+            f"{self!r} is out of scope and cannot be used here: it is symbolic (it belongs "
+            "to a graph being built, a tt.function's trace) and has no value. Use the "
+            "function's return values to get values out of it."
+        )
 
     @property
     def shape(self):

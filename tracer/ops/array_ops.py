@@ -14,6 +14,7 @@ from codegen.ctypes import compute, literal, storage
 from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
 from tracer import dtypes
 from tracer.dtypes import as_dtype
+from tracer.errors import InvalidArgumentError, as_tf, mixed
 from tracer.ir import dims, match
 from tracer.ops import shapes
 from tracer.ops.convert import as_tensor
@@ -121,7 +122,7 @@ def reshape(tensor, shape, name=None):
                 raise TypeError
             missing = dims.size(x.shape) // known
         except TypeError:
-            raise ValueError(
+            raise mixed(InvalidArgumentError, ValueError)(
                 f"reshape: cannot reshape a tensor of shape {x.shape} into shape {shape}"
             ) from None
         shape = tuple(missing if d == -1 else d for d in shape)
@@ -530,7 +531,7 @@ def canonical_index(key, shape):
         else:
             position = int(item)
             if not -shape[axis] <= position < shape[axis]:
-                raise IndexError(
+                raise as_tf(IndexError)(
                     f"index {position} is out of bounds for axis {axis} with size {shape[axis]}"
                 )
             result.append(position % shape[axis])

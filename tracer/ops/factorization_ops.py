@@ -15,7 +15,7 @@ CBLAS from the BLAS the module links (scipy-openblas32), or plain C where none i
 (exported C without `<PREFIX>_USE_LAPACKE`, a build without scipy-openblas32).
 
 Errors: a matrix that is not positive definite (cholesky, logdet) or exactly singular
-(solve, inv) raises np.linalg.LinAlgError, eagerly from the kernel and in compiled code
+(solve, inv) raises np.linalg.LinAlgError (also tt.errors.InvalidArgumentError), eagerly from the kernel and in compiled code
 through the kernel's error code, with the same message (compiled code adds the line).
 """
 
@@ -26,6 +26,7 @@ import numpy as np
 from codegen import forms
 from codegen.ctypes import MATH_SUFFIX, compute, storage
 from runtime.kernels import quiet
+from tracer.errors import as_tf
 from tracer.ir import dims
 from tracer.ops import array_ops, math_ops, shapes
 from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
@@ -218,7 +219,7 @@ def _cholesky_kernel(x):
     try:
         return np.linalg.cholesky(symmetric_from_lower(x))
     except LinAlgError:
-        raise LinAlgError(NOT_POSITIVE_DEFINITE) from None
+        raise as_tf(LinAlgError)(NOT_POSITIVE_DEFINITE) from None
 
 
 CHOLESKY = primitive(
@@ -392,7 +393,7 @@ def _solve_kernel(a, b, adjoint):
     try:
         return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b)
     except LinAlgError:
-        raise LinAlgError(NOT_INVERTIBLE) from None
+        raise as_tf(LinAlgError)(NOT_INVERTIBLE) from None
 
 
 SOLVE = primitive(

@@ -6,6 +6,7 @@ from codegen import forms
 from codegen.ctypes import compute, storage
 from tracer import dtypes
 from tracer.dtypes import as_dtype
+from tracer.errors import as_tf
 from tracer.ir import dims
 from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.convert import as_tensor
@@ -27,7 +28,7 @@ def _checked(name, indices, size):
     """`indices`, or IndexError when one is out of range (negative ones included): the same
     error in every backend, never a read or a write past the data."""
     if indices.size and (indices.min() < 0 or indices.max() >= size):
-        raise IndexError(_out_of_range(name, size))
+        raise as_tf(IndexError)(_out_of_range(name, size))
     return indices
 
 
@@ -181,7 +182,7 @@ def _check_indices(indices, size):
     low, high = int(indices._value.min()), int(indices._value.max())
     if low < 0 or high >= size:
         bad = low if low < 0 else high
-        raise IndexError(f"gather: index {bad} is out of range [0, {size})")
+        raise as_tf(IndexError)(f"gather: index {bad} is out of range [0, {size})")
 
 
 # --- argmax, argmin ---------------------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 
 from codegen import forms
 from codegen.ctypes import storage
+from tracer.errors import as_tf
 from tracer.ir import dims
 from tracer.ops import math_ops
 from tracer.ops.array_ops import shape_tuple, zeros_like
@@ -97,7 +98,7 @@ def _rows(op, what, indices, shape, batch_dims):
     for k, size in enumerate(sizes):
         column = coordinates[:, :, k]
         if column.size and (column.min() < 0 or column.max() >= size):
-            raise IndexError(out_of_range(op, what, shape, batch_dims, depth))
+            raise as_tf(IndexError)(out_of_range(op, what, shape, batch_dims, depth))
         rows = rows * size + column
     return rows.reshape(-1)
 

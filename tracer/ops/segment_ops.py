@@ -32,6 +32,7 @@ from codegen.ctypes import compute, literal, storage
 from runtime.kernels import quiet
 from tracer import dtypes
 from tracer.dtypes import as_dtype
+from tracer.errors import as_tf
 from tracer.ir import dims
 from tracer.ops import array_ops, math_ops
 from tracer.ops.convert import as_tensor, static_int
@@ -94,7 +95,7 @@ def _segment_kernel(op, ufunc, identity):
         ids = ids.reshape(batches, count).astype(np.int64)
         bad = ids >= num_segments if drop == "negative" else ids < 0
         if bad.any():
-            raise IndexError(out_of_range(op, num_segments, drop))
+            raise as_tf(IndexError)(out_of_range(op, num_segments, drop))
         kept = ids >= 0 if drop == "negative" else ids < num_segments
         out = np.full((batches * num_segments, *rest), identity(data.dtype), dtype=data.dtype)
         rows = (np.arange(batches, dtype=np.int64)[:, None] * num_segments + ids)[kept]
@@ -360,7 +361,9 @@ def _sorted(name, data, segment_ids):
             f"segment_ids[{k - 1}] = {values[k - 1]} (use unsorted_{name} for ids in any order)"
         )
     if values.size and values[0] < 0:
-        raise IndexError(f"{name}: segment ids must be >= 0, got segment_ids[0] = {values[0]}")
+        raise as_tf(IndexError)(
+            f"{name}: segment ids must be >= 0, got segment_ids[0] = {values[0]}"
+        )
     n = int(values[-1]) + 1 if values.size else 0
     return data, ids, n, np.bincount(values, minlength=n)
 

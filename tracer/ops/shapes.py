@@ -6,6 +6,7 @@ ValueError for shapes and TypeError for dtypes, with a message that names the va
 """
 
 from tracer import dtypes
+from tracer.errors import InvalidArgumentError, mixed
 
 
 def broadcast_shapes(*shapes):
@@ -105,7 +106,10 @@ def reduction(attrs, x):
 def reshape(attrs, x):
     shape = attrs["shape"]
     if _size(shape) != _size(x.shape):
-        raise ValueError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+        # TensorFlow: InvalidArgumentError eagerly, ValueError while tracing; this is both
+        raise mixed(InvalidArgumentError, ValueError)(
+            f"cannot reshape a tensor of shape {x.shape} into shape {shape}"
+        )
     return shape, x.dtype
 
 
