@@ -294,7 +294,15 @@ class Function:
                 result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
                 result = _values_of_variables(result)
         except Exception as error:
-            error.add_note(f"(raised while tt.function traced {self.__name__})")
+            note = f"(raised while tt.function traced {self.__name__})"
+            if note not in getattr(error, "__notes__", ()):  # once, where it calls itself
+                error.add_note(note)
+                if isinstance(error, RecursionError):
+                    error.add_note(
+                        f"tt.function {self.__name__} calls itself without end when traced: "
+                        "its base case must be chosen by a Python value, not a tensor (with a "
+                        "tensor condition both branches are traced, the recursive one too)"
+                    )
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)

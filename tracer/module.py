@@ -141,6 +141,10 @@ class Module:
             pending[:0] = submodules
 
     def __repr__(self):
+        # NOTE: a subclass whose __init__ skips Module.__init__ has no name (TensorFlow's
+        # `name` raises AttributeError too); its repr is still used, by retracing's messages.
+        if "_name" not in vars(self):
+            return object.__repr__(self)
         return f"<{type(self).__module__}.{type(self).__name__} name={self._name!r}>"
 
 

@@ -60,3 +60,39 @@ def _pack(structure, leaves):
     if isinstance(structure, (list, tuple)):
         return type(structure)([_pack(item, leaves) for item in structure])
     return next(leaves)
+
+
+def structure_difference(first, second):
+    """Where two nested structures differ (None where they match), as `tf.nest`'s
+    `assert_same_structure` compares them: the same containers of the same types, the same
+    dict keys, the same lengths; leaves match any leaf.
+
+    >>> structure_difference({"a": 1}, {"b": 1})
+    "a dict with keys ['a'] and one with keys ['b']"
+    """
+    kinds = (type(first), type(second))
+    containers = [
+        isinstance(x, (dict, list, tuple)) or hasattr(x, "_tensor_components")
+        for x in (first, second)
+    ]
+    if not any(containers):
+        return None
+    if kinds[0] is not kinds[1]:
+        return f"a {kinds[0].__name__} and a {kinds[1].__name__}"
+    if hasattr(first, "_tensor_components"):
+        if len(first._tensor_components()) != len(second._tensor_components()):
+            return f"two {kinds[0].__name__}s of different sizes"
+        return None
+    if isinstance(first, dict):
+        if set(first) != set(second):
+            return f"a dict with keys {sorted_keys(first)} and one with keys {sorted_keys(second)}"
+        pairs = [(first[key], second[key]) for key in sorted_keys(first)]
+    else:
+        if len(first) != len(second):
+            return f"a {kinds[0].__name__} of length {len(first)} and one of length {len(second)}"
+        pairs = zip(first, second)
+    for a, b in pairs:
+        difference = structure_difference(a, b)
+        if difference is not None:
+            return difference
+    return None

@@ -9,9 +9,10 @@ once, at trace time.
 """
 
 import contextlib
+import weakref
 
 from tracer.context import state
-from tracer.ir import Graph, Node, topological_closure
+from tracer.ir import Graph, Node, format_location, topological_closure
 from tracer.ops.core import graph_node_of
 from tracer.tensor import Tensor
 
@@ -27,6 +28,8 @@ class Trace:
         self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
         self.may_create_variables = may_create_variables
         self.nodes_made = 0  # (autograph warns about Python loops that unroll into many)
+        # the nodes made in the bodies and branches of structured ops (SubTraces) within
+        self.made_inside = weakref.WeakValueDictionary()  # id(node) -> node
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
@@ -79,7 +82,34 @@ class Trace:
         inputs = self.inputs + [v._node for v in self.variables.values()]
         leaves = {id(n) for n in inputs}
         body = [n for n in topological_closure(out_nodes) if id(n) not in leaves]
+        _check_in_scope(body, self.made_inside)
         return Graph(inputs, inputs + body, out_nodes)
+
+
+def _check_in_scope(body, made_inside):
+    """Raise where the function reads a tensor that a converted loop's body or a branch made
+    (kept in a Python list or attribute, it is of no iteration in particular; TensorFlow
+    raises its InaccessibleTensorError, a ValueError). Constants are the same anywhere."""
+    escaped = next(
+        (
+            n
+            for n in body
+            if n.op == "input" or (made_inside.get(id(n)) is n and n.op not in ("const", "get"))
+        ),
+        None,
+    )
+    if escaped is None:
+        return
+    if escaped.op == "input":  # an argument of a body's graph: the op that read it first
+        escaped = next((n for n in body if any(i is escaped for i in n.inputs)), escaped)
+    where = format_location(escaped.location)
+    raise ValueError(
+        f"a tensor made inside a loop's body or a branch (at {where or 'an unknown line'}) "
+        "is used outside it, kept in a Python list or object: a loop over a tensor or a "
+        "tensor condition runs as one op, whose body's tensors exist only within it. Carry "
+        "the value in a loop variable, or collect values in a tt.TensorArray (or loop over "
+        "a Python range to unroll the loop)"
+    )
 
 
 @contextlib.contextmanager

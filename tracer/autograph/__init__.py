@@ -8,6 +8,7 @@ shows the converted source.
 """
 
 import ast
+import copy
 import functools
 import inspect
 import linecache
@@ -190,6 +191,11 @@ def _build(function, tree, definition):
     globals and defaults."""
     code = function.__code__
     free = list(code.co_freevars)
+    # NOTE: defined in the factory under another name: under its own, the function's name
+    # would be a local of the factory, so a recursive call would call the converted function
+    # itself (not the tt.function the name is bound to) through a cell no closure provides.
+    definition = copy.copy(definition)
+    definition.name = f"{RUNTIME}converted"
     factory = ast.FunctionDef(
         name=f"{RUNTIME}factory",
         args=ast.arguments(
@@ -223,6 +229,7 @@ def _build(function, tree, definition):
     cells = dict(zip(free, function.__closure__ or ()))
     cells[RUNTIME] = types.CellType(operators)
     closure = tuple(cells[name] for name in inner.co_freevars)
+    inner = inner.replace(co_name=code.co_name, co_qualname=code.co_qualname)
     converted = types.FunctionType(
         inner, function.__globals__, function.__name__, function.__defaults__, closure
     )

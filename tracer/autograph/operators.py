@@ -11,6 +11,7 @@ import logging
 
 from tracer.context import state
 from tracer.control.flow import cond, while_loop
+from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ops import convert, index_ops
 from tracer.ops.array_ops import SymbolicRange
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
@@ -262,11 +263,18 @@ def _tensor_loop(test_fn, body_fn, names, values, where, limit, first=None):
 # --- statements left as Python ---------------------------------------------------------------
 
 
-def python_test(test, kind, reason, where):
+def python_test(test, kind, reason, where, unsupported_else=False):
     """The condition of an `if` or `while` left as Python (its body has `break`, `continue`
     or `return`, or it has an `else`): a tensor known only when the function runs cannot
     be one."""
     if _symbolic(test):
+        if unsupported_else:
+            raise OperatorNotAllowedInGraphError(
+                f"the `{kind}` at {where} has a tensor condition, and {reason}: converted "
+                "loops do not support a loop's `else` (nor does TensorFlow's autograph, which "
+                "runs such a function unconverted): set a flag where the loop breaks and test "
+                "it after the loop instead"
+            )
         raise NotImplementedError(
             f"the `{kind}` at {where} has a tensor condition, and {reason}, which converted "
             f"control flow does not support: make the condition a Python value, or write the "
@@ -275,12 +283,19 @@ def python_test(test, kind, reason, where):
     return test
 
 
-def python_iterable(iterable, reason, where):
+def python_iterable(iterable, reason, where, unsupported_else=False):
     """The iterable of a `for` left as Python."""
-    if isinstance(iterable, SymbolicRange):
-        raise NotImplementedError(
-            f"the `for` at {where} runs over tt.range of a tensor, and {reason}, which "
+    if isinstance(iterable, SymbolicRange) or (unsupported_else and _symbolic(iterable)):
+        error = OperatorNotAllowedInGraphError if unsupported_else else NotImplementedError
+        what = "tt.range of a tensor" if isinstance(iterable, SymbolicRange) else "a tensor"
+        raise error(
+            f"the `for` at {where} runs over {what}, and {reason}, which "
             "converted loops do not support: write the loop without it"
+            + (
+                " (set a flag where the loop breaks and test it after the loop)"
+                if unsupported_else
+                else ""
+            )
         )
     return iterable
 

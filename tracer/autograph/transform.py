@@ -71,6 +71,7 @@ class _Context:
     def __init__(self, filename):
         self.filename = filename
         self.count = 0
+        self.python_loops = []  # (kind, line, has `else`) of the loops left as Python around
 
     def __next__(self):
         self.count += 1
@@ -296,23 +297,45 @@ def _not(value):
 
 
 def _left_as_python(statement, counter, kind):
-    """A statement with break, continue or return in its body runs as Python; a tensor
+    """A statement with break, continue or return in its body, or a loop with an `else`
+    (which TensorFlow's autograph does not convert either), runs as Python; a tensor
     condition gets a clear error."""
     jump = _first_jump(statement.body + getattr(statement, "orelse", []))
-    reason = f"its body uses `{jump}`" if jump else "it has an `else` clause"
+    loop = counter.python_loops[-1] if counter.python_loops else None
+    unsupported_else = kind != "if" and bool(statement.orelse)
+    if unsupported_else:
+        reason = "it has an `else` clause"
+    elif jump in ("break", "continue") and kind == "if" and loop is not None and loop[2]:
+        reason = (
+            f"its body uses `{jump}` out of the `{loop[0]}` at line {loop[1]}, which has an "
+            "`else` clause"
+        )
+        unsupported_else = True
+    else:
+        reason = f"its body uses `{jump}`"
+    where = counter.at(statement.lineno)
     if isinstance(statement, (ast.If, ast.While)):
         statement.test = _call(
             "python_test",
             statement.test,
             ast.Constant(kind),
             ast.Constant(reason),
-            counter.at(statement.lineno),
+            where,
+            ast.Constant(unsupported_else),
         )
     else:
         statement.iter = _call(
-            "python_iterable", statement.iter, ast.Constant(reason), counter.at(statement.lineno)
+            "python_iterable",
+            statement.iter,
+            ast.Constant(reason),
+            where,
+            ast.Constant(unsupported_else),
         )
+    if kind != "if":
+        counter.python_loops.append((kind, statement.lineno, bool(statement.orelse)))
     statement.body = _block(statement.body, counter)
+    if kind != "if":
+        counter.python_loops.pop()
     if getattr(statement, "orelse", None):
         statement.orelse = _block(statement.orelse, counter)
     return [statement]
@@ -385,11 +408,26 @@ def _assigned(statements):
     return names
 
 
+def _deleted(statements):
+    """The names a `del` statement among `statements` unbinds (nested scopes excluded)."""
+    return {
+        target.id
+        for statement in statements
+        for node in _walk_same_scope(statement)
+        if isinstance(node, ast.Delete)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+
 def _function(name, parameters, body, counter, returns=None, first=None):
     arguments = ([first] if first else []) + list(parameters)
     statements = _block(list(body), counter) if body else [ast.Pass()]
     if returns is not None:
-        statements = [*statements, ast.Return(_tuple(returns))]
+        # NOTE: a name the body deletes (`del t`) is returned as UNDEFINED, not read unbound
+        deleted = _deleted(body)
+        result = _state(returns) if deleted & set(returns) else _tuple(returns)
+        statements = [*statements, ast.Return(result)]
     return ast.FunctionDef(
         name=name,
         args=ast.arguments(

@@ -537,10 +537,18 @@ def _traced_cond(pred, true_fn, false_fn):
 
 
 def _check_branches(true, false):
-    if true.n_results != false.n_results:
-        raise ValueError(
-            f"the branches of tt.cond return different structures: {true.n_results} and "
-            f"{false.n_results} tensors{_at_user_line()}"
+    # NOTE: the structures are compared before the tensors: branches returning dicts with
+    # other keys flatten to as many tensors, and the false branch's would come back under the
+    # true branch's keys. TensorFlow raises this TypeError (a list of another length too).
+    difference = nest.structure_difference(true.structure, false.structure)
+    if difference is None and true.n_results != false.n_results:
+        difference = f"{true.n_results} and {false.n_results} tensors"
+    if difference is not None:
+        raise TypeError(
+            "true_fn and false_fn arguments to tt.cond must have the same number, type, and "
+            f"overall structure of return values; they return {difference}"
+            f"\n  true_fn output: {_summary(true.structure)}"
+            f"\n  false_fn output: {_summary(false.structure)}{_at_user_line()}"
         )
     for k, (a, b) in enumerate(zip(true.graph.outputs, false.graph.outputs)):
         if a.dtype != b.dtype or a.shape != b.shape:
@@ -549,6 +557,23 @@ def _check_branches(true, false):
                 f"{a.dtype.name}{list(a.shape)} and {b.dtype.name}{list(b.shape)}"
                 f"{_at_user_line()}"
             )
+
+
+def _summary(structure):
+    """A branch's result, its tensors written as their dtype and shape."""
+    flat = [
+        f"{leaf.dtype.name}{list(leaf.shape)}" if hasattr(leaf, "dtype") else repr(leaf)
+        for leaf in nest.flatten(structure)
+    ]
+    try:
+        return repr(nest.pack_sequence_as(structure, [_Text(text) for text in flat]))
+    except Exception:  # a TensorArray rebuilt from text: described by its tensors alone
+        return f"{type(structure).__name__} of {', '.join(flat)}"
+
+
+class _Text(str):
+    def __repr__(self):
+        return str(self)
 
 
 def _infer_cond(attrs, pred, *captures):

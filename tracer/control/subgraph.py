@@ -93,10 +93,12 @@ class SubTrace(Trace):
         self.read_outside = {}  # id(node) -> the Tensor of it, read from outside
         if outer is not None:
             self.gradient_graphs = outer.gradient_graphs
+            self.made_inside = outer.made_inside
 
     def made(self, node, inputs=()):
         self.nodes_made += 1
         self.created.add(id(node))
+        self.made_inside[id(node)] = node
         for tensor in inputs:
             if tensor._node is not None and id(tensor._node) not in self.created:
                 self.read_outside.setdefault(id(tensor._node), tensor)

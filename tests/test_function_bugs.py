@@ -1,0 +1,229 @@
+"""Regressions from issue 46: tt.cond branches of other structures, a tt.Module whose
+__init__ skips Module's, a recursive tt.function, a tensor made in a loop and kept in a
+Python list, and `del` and `else` in converted loops. Each docstring gives what TensorFlow
+2.21 does with the same program (`tf` for `tt`); tracer matches it."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from tracer.errors import OperatorNotAllowedInGraphError
+
+# --- 1. tt.cond whose branches return other structures --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "true_fn, false_fn, difference",
+    [
+        (lambda x: {"a": x}, lambda x: {"b": x}, "keys ['a'] and one with keys ['b']"),
+        (lambda x: [x, x], lambda x: [x], "a list of length 2 and one of length 1"),
+        (lambda x: (x, [x]), lambda x: (x, (x,)), "a list and a tuple"),
+    ],
+    ids=["dict-keys", "list-lengths", "nested"],
+)
+def test_cond_branches_of_other_structures_raise(true_fn, false_fn, difference):
+    """TF: dicts with other keys, and (x, [x]) against (x, (x,)), raise
+    `TypeError: true_fn and false_fn arguments to tf.cond must have the same number, type,
+    and overall structure of return values.` (lists of other lengths: an AssertionError
+    `[2, 1]` from its internals). Before, dicts with other keys returned the false branch's
+    tensor under the true branch's key."""
+
+    @tt.function
+    def f(x):
+        return tt.cond(x > 0, lambda: true_fn(x), lambda: false_fn(x))
+
+    with pytest.raises(TypeError, match="same number, type, and overall structure") as info:
+        f(tt.constant(1.0))
+    assert difference in str(info.value)
+
+
+def test_cond_branches_of_the_same_structure_still_work():
+    """TF: {'a': 2.0, 'b': -1.0} for x = 1 and {'a': -1.0, 'b': 2.0} for x = -1."""
+
+    @tt.function
+    def f(x):
+        return tt.cond(x > 0, lambda: {"a": 2 * x, "b": -x}, lambda: {"b": -2 * x, "a": x})
+
+    assert {k: float(v) for k, v in f(tt.constant(1.0)).items()} == {"a": 2.0, "b": -1.0}
+    assert {k: float(v) for k, v in f(tt.constant(-1.0)).items()} == {"a": -1.0, "b": 2.0}
+
+
+def test_eager_cond_runs_the_chosen_branch_only():
+    """TF, eagerly: tf.cond(True, lambda: {'a': 1.0}, lambda: {'b': 1.0}) gives {'a': 1.0}:
+    only the chosen branch runs, so nothing compares the structures."""
+    result = tt.cond(tt.constant(True), lambda: {"a": 1.0}, lambda: {"b": 1.0})
+    assert list(result) == ["a"]
+
+
+# --- 2. a tt.Module subclass that does not call Module.__init__ ----------------------------
+
+
+class NoSuperInit(tt.Module):
+    def __init__(self, value):
+        self.v = tt.Variable(value)
+
+    @tt.function
+    def __call__(self, x):
+        return x * self.v
+
+
+def test_module_without_super_init_works_for_many_instances():
+    """TF: two instances are made, `variables` and `trainable_variables` find `v`, a
+    tf.function method gives 2.0 and 9.0 on the two, repr is object's
+    (`<__main__.M object at 0x...>`); only `name` and `name_scope` raise AttributeError.
+    Before, the second instance's call raised `AttributeError: '_name'` (repr in the
+    message that says why the function is traced again)."""
+    a, b = NoSuperInit(1.0), NoSuperInit(3.0)
+    assert float(a(tt.constant(2.0))) == 2.0
+    assert float(b(tt.constant(3.0))) == 9.0
+    assert len(a.trainable_variables) == len(b.variables) == 1
+    assert repr(a).startswith(f"<{__name__}.NoSuperInit object at 0x")
+    with pytest.raises(AttributeError):
+        _ = a.name
+
+
+# --- 3. a recursive tt.function -----------------------------------------------------------
+
+
+@tt.function
+def factorial(n):
+    if n == 0:
+        return tt.constant(1.0)
+    return n * factorial(n - 1)
+
+
+@tt.function
+def power(x, n):
+    if n == 0:
+        return tt.ones_like(x)
+    return x * power(x, n - 1)
+
+
+@tt.function
+def endless(x, n):
+    return tt.cond(n > 0, lambda: x * endless(x, n - 1), lambda: x)
+
+
+def test_recursion_on_a_python_value_traces():
+    """TF: factorial(3) with a Python int gives tf.Tensor(6.0); power(1.5, 3) gives 3.375
+    and its gradient 6.75. Before: KeyError 'factorial' (the converted function's own name
+    was a cell nothing filled)."""
+    assert float(factorial(3)) == 6.0
+    x = tt.constant(1.5)
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = power(x, 3)
+    np.testing.assert_allclose(float(y), 1.5**3, rtol=1e-6)
+    np.testing.assert_allclose(float(tape.gradient(y, x)), 3 * 1.5**2, rtol=1e-6)
+
+
+def test_recursion_on_a_tensor_names_the_function():
+    """TF: `StagingError` wrapping `RecursionError: maximum recursion depth exceeded` (both
+    branches of the tf.cond are traced, so the recursion has no end)."""
+    with pytest.raises(RecursionError) as info:
+        endless(tt.constant(2.0), tt.constant(2))
+    notes = info.value.__notes__
+    assert "tt.function endless calls itself without end when traced" in notes[-1]
+    assert len(notes) == 2  # once, not once per level
+
+
+# --- 4. a tensor made in a converted loop, kept in a Python list -----------------------------
+
+
+@tt.function
+def appended_in_tensor_loop(x):
+    out = []
+    for i in tt.range(3):
+        out.append(x * tt.cast(i, tt.float32))
+    return out
+
+
+@tt.function
+def appended_in_tensor_loop_from_outside_only(x):
+    out = []
+    for i in tt.range(3):
+        out.append(x * 2.0)
+    return out
+
+
+@tt.function
+def appended_in_python_loop(x):
+    out = []
+    for i in range(3):
+        out.append(x * i)
+    return tt.stack(out)
+
+
+@pytest.mark.parametrize("f", [appended_in_tensor_loop, appended_in_tensor_loop_from_outside_only])
+def test_tensor_loop_body_value_kept_in_a_list_raises(f):
+    """TF: `InaccessibleTensorError` (a ValueError): "<tf.Tensor 'while/mul:0' ...> is out
+    of scope and cannot be used here", for both. Before: KeyError <id> from the C lowering,
+    or (x * 2.0) a list of one tensor where Python's loop gives three."""
+    with pytest.raises(ValueError, match=r"made inside a loop's body .*test_function_bugs.py"):
+        f(tt.constant(2.0))
+
+
+def test_python_loop_appends_unroll():
+    """TF: tf.Tensor([0. 2. 4.]) (a Python range unrolls)."""
+    np.testing.assert_array_equal(appended_in_python_loop(tt.constant(2.0)).numpy(), [0, 2, 4])
+
+
+# --- 5. `del` and `else` in converted loops -------------------------------------------------
+
+
+@tt.function
+def deletes_in_loop(x):
+    for i in tt.range(3):
+        t = x * 2.0
+        x = x + t
+        del t
+    return x
+
+
+@tt.function
+def for_else_breaking_on_a_tensor(x):
+    for i in tt.range(5):
+        if x > 10.0:
+            break
+        x = x * 2.0
+    else:
+        x = x - 100.0
+    return x
+
+
+@tt.function
+def while_else(x):
+    while x < 100.0:
+        x = x * 2.0
+    else:
+        x = x - 1000.0
+    return x
+
+
+@tt.function
+def for_else_over_python_range(x):
+    for i in range(3):
+        x = x * 2.0
+    else:
+        x = x - 100.0
+    return x
+
+
+def test_del_in_a_tensor_loop():
+    """TF: tf.Tensor(27.0) (x triples 3 times). Before: UnboundLocalError for `t`."""
+    assert float(deletes_in_loop(tt.constant(1.0))) == 27.0
+
+
+@pytest.mark.parametrize("f", [for_else_breaking_on_a_tensor, while_else])
+def test_loop_else_with_a_tensor_raises(f):
+    """TF: autograph does not convert the function ("for/else statement not yet supported",
+    "while/else ..."), so it raises OperatorNotAllowedInGraphError (a TypeError) at the
+    tensor used as a Python bool or iterated. Before: NotImplementedError that `break` is
+    unsupported, which it is in a loop without `else`."""
+    with pytest.raises(OperatorNotAllowedInGraphError, match="`else` clause"):
+        f(tt.constant(1.0))
+
+
+def test_loop_else_on_python_values_runs_as_python():
+    """TF: tf.Tensor(-92.0) for a for/else over range(3)."""
+    assert float(for_else_over_python_range(tt.constant(1.0))) == -92.0
