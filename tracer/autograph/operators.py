@@ -24,6 +24,12 @@ UNROLLED_NODES_WARNING = 2000
 _warned = set()  # the loops warned about (file:line), once each
 
 
+class UndefinedNameError(NameError, ValueError):
+    """A name used where converted control flow left it unbound: Python's NameError, and the
+    ValueError TensorFlow's autograph raises there ("'y' must also be initialized in the else
+    branch")."""
+
+
 class Undefined:
     """The value of a name not bound on the path taken (or on every path of a tensor `if`)."""
 
@@ -34,7 +40,7 @@ class Undefined:
         self.where = where
 
     def _fail(self, *args, **kwargs):
-        raise NameError(
+        raise UndefinedNameError(
             f"'{self.name}' is not defined on every path through the converted control flow"
             + (f" at {self.where}" if self.where else "")
             + ": bind it before the `if` or loop, or on both branches"
@@ -96,27 +102,39 @@ def not_(value):
 # --- if --------------------------------------------------------------------------------------
 
 
-def if_stmt(test, true_fn, false_fn, names, values, where):
-    """`if test: ... else: ...`, which binds `names` (now `values`); their new values."""
+def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
+    """`if test: ... else: ...`, which binds `names` (now `values`); their new values. With a
+    tensor `test`, a name of `one_side` (bound in one branch only) that was not bound before
+    the `if` is that branch's own, as a loop body's own names are: UNDEFINED after it."""
     if not _symbolic(test):
         return true_fn(*values) if test else false_fn(*values)
+    carried = [
+        k
+        for k, (name, value) in enumerate(zip(names, values))
+        if not (name in one_side and isinstance(value, Undefined))
+    ]
 
     def branch(function, side):
         def run():
-            results = list(zip(names, function(*values)))
-            for name, value in results:
-                if isinstance(value, Undefined):
+            results = function(*values)
+            for k in carried:
+                if isinstance(results[k], Undefined):
                     raise ValueError(
-                        f"'{name}' is bound in one branch of the `if` at {where} only: with a "
-                        "tensor condition, bind it before the `if` or in both branches"
+                        f"'{names[k]}' is bound in one branch of the `if` at {where} only: "
+                        "with a tensor condition, bind it before the `if` or in both branches"
                     )
             return [
-                _carried(v, name, where, f"the {side} branch of the `if`") for name, v in results
+                _carried(results[k], names[k], where, f"the {side} branch of the `if`")
+                for k in carried
             ]
 
         return run
 
-    return tuple(cond(test, branch(true_fn, "true"), branch(false_fn, "false")))
+    outputs = iter(cond(test, branch(true_fn, "true"), branch(false_fn, "false")))
+    kept = set(carried)
+    return tuple(
+        next(outputs) if k in kept else Undefined(name, where) for k, name in enumerate(names)
+    )
 
 
 def if_return(test, true_fn, false_fn, true_values, false_values, where):

@@ -158,6 +158,8 @@ def _if(statement, counter):
     if _jumps(statement.body) or _jumps(statement.orelse):
         return _left_as_python(statement, counter, "if")
     names = _assigned(statement.body + statement.orelse)
+    in_body, in_orelse = set(_assigned(statement.body)), set(_assigned(statement.orelse))
+    one_side = [name for name in names if (name in in_body) != (name in in_orelse)]
     n = next(counter)
     true_fn = _function(f"{RUNTIME}if_true_{n}", names, statement.body, counter, returns=names)
     false_fn = _function(f"{RUNTIME}if_false_{n}", names, statement.orelse, counter, returns=names)
@@ -169,6 +171,7 @@ def _if(statement, counter):
         _names(names),
         _state(names),
         counter.at(line),
+        _names(one_side),
     )
     return _located([true_fn, false_fn, _assign(names, call)], statement)
 
