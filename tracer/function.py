@@ -38,7 +38,7 @@ from tracer.signature import (
     signature,
     spec_of,
 )
-from tracer.tensor import Tensor
+from tracer.tensor import Tensor, constant
 from tracer.tracing import Trace, tracing
 from tracer.variable import Variable
 
@@ -292,7 +292,7 @@ class Function:
         try:
             with tracing(trace):
                 result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
-                result = _values_of_variables(result)
+                result = _tensors_of_numbers(_values_of_variables(result))
         except Exception as error:
             note = f"(raised while tt.function traced {self.__name__})"
             if note not in getattr(error, "__notes__", ()):  # once, where it calls itself
@@ -317,6 +317,20 @@ def _values_of_variables(result):
         return result
     values = [leaf._read() if isinstance(leaf, Variable) else leaf for leaf in flat]
     return nest.pack_sequence_as(result, values)
+
+
+def _tensors_of_numbers(result):
+    """The result with each Python number (bool, int, float) made a constant tensor of its
+    default dtype, as TensorFlow returns them: `return 3` gives an int32 Tensor. Made while
+    tracing, the constant is an output of the graph, so a call does no more work for it."""
+    flat = nest.flatten(result)
+    if not any(isinstance(leaf, _NUMBERS) for leaf in flat):
+        return result
+    values = [constant(leaf) if isinstance(leaf, _NUMBERS) else leaf for leaf in flat]
+    return nest.pack_sequence_as(result, values)
+
+
+_NUMBERS = (bool, int, float)
 
 
 def _name_of(python_function):

@@ -7,7 +7,8 @@ from tracer.tensor import Tensor, _from_python, convert_to_tensor, holds_tensors
 
 def as_tensors(*values):
     """Tensors for `values`; those that are not tensors or variables (Python scalars, lists,
-    numpy arrays) take the dtype of the first one that is, as TensorFlow's operators do.
+    numpy arrays) take the dtype of the first one that is, as TensorFlow's operators do; when
+    none is, the first value's own dtype.
 
     >>> x, two = as_tensors(tt.constant(1.0, dtype=tt.float64), 2)
     >>> two.dtype
@@ -31,6 +32,12 @@ def as_tensors(*values):
         if is_tensor_like(v) or hasattr(v, "_densify"):
             dtype = v.dtype
             break
+    if dtype is None and values:
+        # NOTE: with no tensor among them, the first value's own dtype is the one the others
+        # take, as in TensorFlow's `args_to_matching_eager`: `maximum(0., [1, -1])` is float32
+        # and `maximum(1, 0.5)` refuses 0.5
+        first = _convert(values[0], None)
+        return (first, *(_convert(v, first.dtype) for v in values[1:]))
     return tuple(v if type(v) is Tensor else _convert(v, dtype) for v in values)
 
 

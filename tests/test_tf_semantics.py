@@ -1,0 +1,109 @@
+"""TensorFlow semantics that `import tracer as tt` must keep (issue 46), each checked against
+TensorFlow 2.21, whose output is quoted in the test's docstring."""
+
+import pytest
+
+import tracer as tt
+
+
+def _value(tensor, dtype):
+    assert isinstance(tensor, tt.Tensor), type(tensor)
+    assert tensor.dtype == dtype
+    return tensor.numpy().tolist()
+
+
+@pytest.mark.parametrize(
+    "number, dtype",
+    [(3, tt.int32), (2.5, tt.float32), (True, tt.bool)],
+)
+def test_function_returns_python_number_as_tensor(number, dtype):
+    """TF 2.21: `tf.function(lambda: 3)()` is `<tf.Tensor: shape=(), dtype=int32, numpy=3>`;
+    2.5 gives dtype=float32, True gives dtype=bool."""
+    f = tt.function(lambda: number)
+    for _ in range(2):  # the traced call and a later one
+        assert _value(f(), dtype) == number
+
+
+def test_function_returns_none_as_none():
+    """TF 2.21: a tf.function returning None returns None (NoneType)."""
+    assert tt.function(lambda: None)() is None
+
+
+def test_function_converts_numbers_inside_structures():
+    """TF 2.21, for `return (1, x, {"a": 2.0, "b": None}, [True, 3])` with x = 1.0:
+    (<tf.Tensor: dtype=int32, numpy=1>, <tf.Tensor: dtype=float32, numpy=1.0>,
+    {'a': <tf.Tensor: dtype=float32, numpy=2.0>, 'b': None},
+    [<tf.Tensor: dtype=bool, numpy=True>, <tf.Tensor: dtype=int32, numpy=3>])"""
+
+    @tt.function
+    def f(x):
+        return (1, x, {"a": 2.0, "b": None}, [True, 3])
+
+    for _ in range(2):
+        one, x, mapping, items = f(tt.constant(1.0))
+        assert _value(one, tt.int32) == 1
+        assert _value(x, tt.float32) == 1.0
+        assert _value(mapping["a"], tt.float32) == 2.0
+        assert mapping["b"] is None
+        assert _value(items[0], tt.bool) is True
+        assert _value(items[1], tt.int32) == 3
+
+
+def test_function_number_beside_tensor_and_under_tape():
+    """TF 2.21: `return x + 1, 7` with x = int32 1 gives
+    (<tf.Tensor: dtype=int32, numpy=2>, <tf.Tensor: dtype=int32, numpy=7>)."""
+
+    @tt.function
+    def f(x):
+        return x + 1, 7
+
+    assert [_value(t, tt.int32) for t in f(tt.constant(1))] == [2, 7]
+    assert [_value(t, tt.int32) for t in f(tt.constant(2))] == [3, 7]
+
+    x = tt.Variable(2.0)
+    with tt.GradientTape() as tape:
+        square, seven = tt.function(lambda v: (v * v, 7))(x)
+    assert _value(seven, tt.int32) == 7
+    assert float(tape.gradient(square, x)) == 4.0
+
+
+@pytest.mark.parametrize(
+    "op, x, y, dtype, expected",
+    [
+        (tt.maximum, 0.0, [1, -1], tt.float32, [1.0, 0.0]),
+        (tt.minimum, 0.0, [1, -1], tt.float32, [0.0, -1.0]),
+        (tt.add, 1.0, [1, 2], tt.float32, [2.0, 3.0]),
+        (tt.maximum, 0.0, (1, -1), tt.float32, [1.0, 0.0]),
+        (tt.multiply, 2.0, [[1, 2], [3, 4]], tt.float32, [[2.0, 4.0], [6.0, 8.0]]),
+        (tt.pow, 2.0, [1, 2], tt.float32, [2.0, 4.0]),
+        (tt.maximum, 0.0, 1, tt.float32, 1.0),
+        (tt.maximum, [1, 2], [3, 0], tt.int32, [3, 2]),
+    ],
+)
+def test_binary_op_converts_operands_to_first_dtype(op, x, y, dtype, expected):
+    """TF 2.21, with no tensor operand the first operand's dtype is the one the other takes:
+    tf.maximum(0., [1, -1]) -> float32 [1., 0.]; tf.minimum(0., [1, -1]) -> float32 [0., -1.];
+    tf.add(1.0, [1, 2]) -> float32 [2., 3.]; tf.maximum(0., (1, -1)) -> float32 [1., 0.];
+    tf.multiply(2.0, [[1, 2], [3, 4]]) -> float32 [[2., 4.], [6., 8.]];
+    tf.pow(2.0, [1, 2]) -> float32 [2., 4.]; tf.maximum(0., 1) -> float32 1.0;
+    tf.maximum([1, 2], [3, 0]) -> int32 [3, 2]."""
+    assert _value(op(x, y), dtype) == expected
+
+
+def test_binary_op_list_takes_tensor_dtype():
+    """TF 2.21: tf.maximum(tf.constant(0., tf.float64), [1, -1]) -> float64 [1., 0.];
+    tf.maximum(tf.constant([1., 2.]), [3, 0]) -> float32 [3., 2.]."""
+    assert _value(tt.maximum(tt.constant(0.0, tt.float64), [1, -1]), tt.float64) == [1.0, 0.0]
+    assert _value(tt.maximum(tt.constant([1.0, 2.0]), [3, 0]), tt.float32) == [3.0, 2.0]
+
+
+def test_binary_op_refuses_float_for_int_first_operand():
+    """TF 2.21: tf.maximum(1, 0.5) raises TypeError "Cannot convert 0.5 to EagerTensor of
+    dtype int32" (the int first operand fixes int32)."""
+    with pytest.raises(TypeError, match="0.5"):
+        tt.maximum(1, 0.5)
+
+
+def test_concat_of_lists_takes_first_dtype():
+    """TF 2.21: tf.concat([[1.5], [2]], 0) -> float32 [1.5, 2.]."""
+    assert _value(tt.concat([[1.5], [2]], 0), tt.float32) == [1.5, 2.0]
