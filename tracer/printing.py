@@ -80,7 +80,7 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
     call = PrintCall(structure, output_stream or sys.stderr, sep, end, summarize)
     if state.trace is not None:
         call.location = user_location()
-        state.trace.check_print()
+        state.trace.check_print(STREAM)
         STREAM.assign(apply(PRINT, (STREAM._read(), *tensors), {"call": call}))
     else:
         call.write([t.numpy() for t in tensors])

@@ -64,8 +64,9 @@ class Trace:
             self.assigned.append(variable)
         self._values[id(variable)] = value
 
-    def check_print(self):
-        """Raise if a tt.print cannot be a node of this trace."""
+    def check_print(self, stream):
+        """Raise if a tt.print cannot be a node of this trace (it reads and assigns the
+        variable `stream`)."""
 
     def note_variable_creation(self):
         if not self.may_create_variables:

@@ -163,10 +163,14 @@ def _traced_while(cond, body, values, limit):
             variables,
             True,
         )
+        if len(traced_cond.carried) == len(variables):  # (a condition that prints is refused)
+            # a tt.print in the body carried the print stream: the condition carries it too
+            traced_cond = traced_cond.with_carried(traced_body.carried[len(variables) :])
+        variables = traced_cond.carried
         new = _new_variables(variables, traced_cond.assigned + traced_body.assigned)
-        if not new:
+        if not new and len(traced_body.carried) == len(variables):
             break
-        variables += new
+        variables = variables + new
     graph = traced_cond.graph  # its outputs: the result, then the carried variables' values
     assigned = [
         v
@@ -510,17 +514,13 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 
 def _traced_cond(pred, true_fn, false_fn):
-    variables = []  # variables a branch assigns: results of both
-    while True:
-        branches = [
-            trace_function(fn, (), f"the {side} branch of tt.cond", variables)
-            for fn, side in ((true_fn, "true"), (false_fn, "false"))
-        ]
-        new = _new_variables(variables, [v for b in branches for v in b.assigned])
-        if not new:
-            break
-        variables += new
-    true, false = branches
+    branches = [
+        trace_function(fn, (), f"the {side} branch of tt.cond")
+        for fn, side in ((true_fn, "true"), (false_fn, "false"))
+    ]
+    # variables a branch assigns: results of both (each branch is traced once, as in TF)
+    variables = _new_variables([], [v for b in branches for v in b.assigned])
+    true, false = (b.with_variables(variables) for b in branches)
     _check_branches(true, false)
     captures = _union(true.captures, false.captures)
     attrs = {

@@ -33,14 +33,18 @@ class Traced:
     the outer nodes its captures stand for, the structure of its result, and the other
     variables it assigned."""
 
-    def __init__(self, graph, n_arguments, captures, structure, n_results, assigned, tensors):
+    def __init__(
+        self, graph, n_arguments, captures, structure, n_results, assigned, tensors, carried=()
+    ):
         self.graph = graph
         self.n_arguments = n_arguments
         self.captures = captures
         self.structure = structure
         self.n_results = n_results
         self.assigned = assigned
+        self.carried = list(carried)  # the variables carried in and out, in order
         self._tensors = tensors  # id(capture) -> the Tensor the function read it as
+        self._trace = None  # (subtrace, argument nodes, result nodes), for `with_variables`
 
     def capture_tensors(self):
         """The Tensors to pass for the captures."""
@@ -50,6 +54,48 @@ class Traced:
     def results(self):
         """The output nodes of the function's own result."""
         return self.graph.outputs[: self.n_results]
+
+    def with_variables(self, variables):
+        """This function (traced without carrying) with the values of `variables` at its end
+        as outputs after its result's, as if traced with them: a variable it did not assign
+        gives the value it holds outside. The function is not traced again."""
+        subtrace, arguments, results = self._trace
+        ends = [graph_node_of(subtrace.read(v)) for v in variables]
+        others = [v for v in self.assigned if all(v is not w for w in variables)]
+        traced = _captured(
+            subtrace, arguments, [*results, *ends], self.structure, self.n_results, others
+        )
+        traced._trace = self._trace
+        return traced
+
+    def with_carried(self, variables):
+        """This function (traced carrying `self.carried`), also carrying `variables`, which
+        it neither reads nor assigns: each is one more input after the arguments and the
+        carried ones, and the same node is its output at the end."""
+        if not variables:
+            return self
+        start = len(self.carried)
+        new = [
+            Node("input", (), {"name": f"variable{start + k}"}, v.shape, v.dtype)
+            for k, v in enumerate(variables)
+        ]
+        inputs = self.graph.inputs
+        n = self.n_arguments
+        graph = Graph(
+            [*inputs[:n], *new, *inputs[n:]],
+            [*inputs[:n], *new, *self.graph.nodes[n:]],
+            [*self.graph.outputs, *new],
+        )
+        return Traced(
+            graph,
+            n + len(new),
+            self.captures,
+            self.structure,
+            self.n_results,
+            self.assigned,
+            self._tensors,
+            [*self.carried, *variables],
+        )
 
     def with_captures(self, captures):
         """The graph taking `captures` (a list of outer nodes including this one's) after its
@@ -91,6 +137,8 @@ class SubTrace(Trace):
         self.outer_tapes = list(state.tapes)
         self.created = set()  # ids of the nodes made here
         self.read_outside = {}  # id(node) -> the Tensor of it, read from outside
+        self.carrying = None  # in a loop body: the variables carried, in order (a list)
+        self.carried_inputs = []  # their inputs
         if outer is not None:
             self.gradient_graphs = outer.gradient_graphs
             self.made_inside = outer.made_inside
@@ -130,12 +178,24 @@ class SubTrace(Trace):
         node = tensor._node
         return tensor._value is not None and node is not None and node.op != "const"
 
-    def check_print(self):
+    def check_print(self, stream):
         if self.outer is None:  # a gradient rule traced from eager code: no variable to carry
             raise NotImplementedError(
                 f"tt.print inside {self.what} of eager code is not supported: print the "
                 "values the op returns instead"
             )
+        self.outer.check_print(stream)  # an enclosing loop body carries it too
+        if self.carrying is not None and id(stream) not in self.carried:
+            self.carry(stream)  # (known now: no need to trace the loop again to carry it)
+
+    def carry(self, variable):
+        """Carry `variable` in and out of the loop whose body this traces: one more input."""
+        if id(variable) in self._values:
+            raise AssertionError(f"{variable.name} is carried after it was assigned")
+        tensor = self.input(f"variable{len(self.carrying)}", variable.shape, variable.dtype)
+        self.carried[id(variable)] = tensor
+        self.carrying.append(variable)
+        self.carried_inputs.append(tensor)
 
     def note_variable_creation(self):
         raise ValueError(
@@ -158,19 +218,24 @@ def trace_function(fn, arguments, what, variables=(), carry=False):
     subtrace = SubTrace(state.trace, what)
     inputs = [subtrace.input(f"arg{k}", leaf.shape, leaf.dtype) for k, leaf in enumerate(flat)]
     if carry:
-        for k, variable in enumerate(variables):
-            carried = subtrace.input(f"variable{k}", variable.shape, variable.dtype)
-            subtrace.carried[id(variable)] = carried
-            inputs.append(carried)
-    with _current(subtrace), _carried_as_variables(variables if carry else (), inputs[len(flat) :]):
-        result = fn(*nest.pack_sequence_as(list(arguments), inputs[: len(flat)]))
+        subtrace.carrying = []
+        for variable in variables:
+            subtrace.carry(variable)
+    carried = list(subtrace.carried_inputs)
+    with _current(subtrace), _carried_as_variables(variables if carry else (), carried):
+        result = fn(*nest.pack_sequence_as(list(arguments), inputs))
         leaves = [] if result is None else nest.flatten(result)
         outputs = [convert.as_tensor(leaf) for leaf in leaves]
+        # NOTE: a tt.print inside carries the print stream from then on (`check_print`)
+        variables = subtrace.carrying if carry else variables
         outputs += [subtrace.read(v) for v in variables]
-    others = [v for v in subtrace.assigned if all(v is not w for w in variables)]
     out_nodes = [graph_node_of(t) for t in outputs]
-    argument_nodes = [t._node for t in inputs]
-    return _captured(subtrace, argument_nodes, out_nodes, result, len(leaves), others)
+    others = [v for v in subtrace.assigned if all(v is not w for w in variables)]
+    argument_nodes = [t._node for t in [*inputs, *subtrace.carried_inputs]]
+    traced = _captured(subtrace, argument_nodes, out_nodes, result, len(leaves), others)
+    traced.carried = list(variables) if carry else []
+    traced._trace = (subtrace, argument_nodes, out_nodes[: len(leaves)])
+    return traced
 
 
 def _captured(subtrace, arguments, outputs, structure, n_results, assigned):
