@@ -1,9 +1,9 @@
 """Compiling C source into a shared library, through the cache, and loading it.
 
-The library is plain C (no Python.h: parsing it was 40% of a small module's compiler run)
-compiled by the compiler (one run, or one per translation unit: codegen/units.py), linked by
+The library is plain C (no Python.h, whose parsing would weigh on a small module's
+compiler run) compiled by the compiler (one run, or one per translation unit: codegen/units.py), linked by
 it or by gold directly (codegen/link.py), and loaded with cffi's ABI-level backend: its entry
-point `tracer_run` is called through libffi from the Python call path (0.08 µs more per
+point `tracer_run` is called through libffi from the Python call path (a little more per
 call than an extension module's wrapper) and by address from `runtime/fast_call.c`. Built
 with -O3 for this CPU (-march=native, part of the cache key) and without
 -ffast-math, so NaN, Inf and signed zeros behave as in numpy; -fno-math-errno only lets
@@ -28,7 +28,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import sysconfig
 import tempfile
 import threading
 import time
@@ -52,8 +51,8 @@ FLAGS = [
     # declared, or declared otherwise than the compiler knows it, stops the build
     "-Werror=implicit-function-declaration",
     "-Werror=builtin-declaration-mismatch",
-    "-pipe",  # the assembly passed through a pipe, not a file: 5% of a small module's build
-    "-fno-use-linker-plugin",  # no LTO: the linker need not load GCC's plugin (1-2 ms)
+    "-pipe",  # the assembly passed through a pipe, not a file: a faster small build
+    "-fno-use-linker-plugin",  # no LTO: the linker need not load GCC's plugin
 ]
 # With glibc's libmvec, loops calling libm vectorize: `omp declare simd` in the prologue names
 # the vector variants (accurate to 4 ulp, NaN and Inf handled), -fopenmp-simd honours the
@@ -120,7 +119,7 @@ def toolchain(cc):
     if stamp not in records:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(3) as pool:  # three compiler runs at once: 50 ms off a cold start
+        with ThreadPoolExecutor(3) as pool:  # three compiler runs at once, for a cold start
             identity = pool.submit(_identity, path)
             vector_math = pool.submit(
                 _probe, path, VECTOR_MATH_PROBE, [*VECTOR_MATH_FLAGS, "-lmvec", "-lm"]
@@ -140,7 +139,7 @@ def _current(cc):
     """The compiler's record; where there is none yet, the assumption that it has every
     feature (marked "assumed"), which the first module built confirms (`confirm_toolchain`)
     and a failed build replaces by probes (`probe_toolchain`): a healthy machine's first
-    build then runs the compiler once, not three times (0.13 s of a 0.3 s first call)."""
+    build then runs the compiler once, not three times."""
     path, stamp = _stamp(cc)
     record = _read_toolchains(_record_path()).get(stamp)
     if record is not None:
@@ -253,7 +252,7 @@ def blas():
     """(include dir, lib dir, library name) of scipy-openblas32, or None if it is not installed.
 
     Read from the package's folder, as its get_include_dir, get_lib_dir and get_library
-    give them, without importing it (its import reads package metadata: 20 ms of a cold
+    give them, without importing it (its import reads package metadata, slow in a cold
     first call); a folder laid out otherwise is asked through the package."""
     spec = importlib.util.find_spec("scipy_openblas32")
     if spec is None:
@@ -296,44 +295,6 @@ def _flags():
             "-fno-sanitize-recover=all",
         ]
     return flags
-
-
-def sanitized_extension(source_path, name):
-    """The path of the CPython extension `name` (its init function PyInit_<name>) built from
-    `source_path` with the TRACER_SANITIZE sanitizers, through the cache."""
-    if toolchain_assumed():  # a debugging build: no assumption, the probes' flags
-        probe_toolchain()
-    with open(source_path, "rb") as handle:
-        source = handle.read()
-    key = hashlib.sha256(source + " ".join(_flags()).encode() + _cpu().encode()).hexdigest()
-    library = name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
-    found = cache.lookup(key, library)
-    if found is not None:
-        return found[0]
-
-    def build(directory):
-        output = os.path.join(directory, library)
-        include = f"-I{sysconfig.get_paths()['include']}"
-        returncode, errors = run_compiler(
-            [compiler(), *_flags(), include, source_path, "-o", output]
-        )
-        if returncode != 0:
-            raise CompileError(f"building {source_path} with sanitizers failed:\n{errors[-4000:]}")
-        return {}
-
-    return cache.publish(key, library, build)[0]
-
-
-def load_sanitized_extension(source_path, qualified_name):
-    """The CPython extension `qualified_name` (a.b._name) built from `source_path` with the
-    TRACER_SANITIZE sanitizers (docs/reliability.md), imported."""
-    path = sanitized_extension(source_path, qualified_name.rsplit(".", 1)[-1])
-    loader = importlib.machinery.ExtensionFileLoader(qualified_name, path)
-    module = importlib.util.module_from_spec(
-        importlib.util.spec_from_file_location(qualified_name, path, loader=loader)
-    )
-    loader.exec_module(module)
-    return module
 
 
 def _cpu():
@@ -575,7 +536,7 @@ def _linked_directly(gold, direct, objects, output, uses_blas):
 
 def _linked(command):
     """Run the compiler `command`, which links a module: with gold where ld.gold is found (a
-    small module's link 1-3 ms faster: it reads the libraries faster), and where gold's link
+    small module's link is faster: it reads the libraries faster), and where gold's link
     fails and the compiler's own linker's succeeds, with that one, recording that gold
     (the cache's `gold-failed`: later processes do not try it again)."""
     gold = _gold()
@@ -690,12 +651,12 @@ class Library:
 
     def __init__(self, path):
         # NOTE: OpenMP's threads spin after each parallel loop by default, and then compete
-        # with OpenBLAS's threads in the matmul that follows (a batch_jacobian ran 2x slower).
+        # with OpenBLAS's threads in the matmul that follows (a batch_jacobian slowed down).
         # libgomp reads this when the first module loads it; a user's own setting wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        # NOTE: OpenBLAS's threads spin 2^28 cycles (~0.1 s) after each GEMM by default, on
-        # the cores the OpenMP loops after it want (B19's window loops ran 1.5-2.5x slower
-        # than alone); 2^18 (~0.1 ms) still spans the gaps between back-to-back GEMMs. The
+        # NOTE: OpenBLAS's threads spin 2^28 cycles after each GEMM by default, on the cores
+        # the OpenMP loops after it want; 2^18 still spans the gaps between back-to-back
+        # GEMMs. The
         # modules' OpenBLAS reads it when the first module loads it (docs/semantics.md).
         os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not

@@ -1,8 +1,8 @@
 """A long entry point's kernel calls, with their operands in a table: compile time of unrolled loops.
 
 An unrolled loop of 10^4 steps lowers to as many kernel calls, each passing 5 to 10
-pointers (`(const float *)(workspace + w1186)`): GCC spent 5 s of B18's first call (29,000
-calls on two cores) on code that only calls. From COMPACT_FROM calls on, a call whose
+pointers (`(const float *)(workspace + w1186)`), and GCC spends much of a first call's
+compile time on code that only calls. From COMPACT_FROM calls on, a call whose
 operands are all inputs, outputs or workspace blocks at known offsets becomes a row of its
 function's table of steps, and consecutive rows one loop:
 
@@ -16,7 +16,7 @@ function's table of steps, and consecutive rows one loop:
 `k44_step`, written once per kernel, finds each operand from a pair of `tr_operands` at its
 row's position (TR_OPERAND in the prologue: where the pointer starts, 0 for the workspace
 and k + 1 for args[k], and its byte offset there) and calls `k44`. GCC reads the tables as
-data: a statement per call took it ~0.1 ms each, even at -O0.
+data, where a statement per call costs it optimisation work, even at -O0.
 """
 
 import re

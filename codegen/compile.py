@@ -1,17 +1,12 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
-import os
-
 from codegen import build, plans
 from codegen.errors import BuildFailure, CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
-from runtime import fast_call
+from codegen.targets import C_MODULE
 from runtime.compiled import CompiledGraph
 from tracer.ir import all_nodes, format_location
-
-if os.environ.get("TRACER_SANITIZE"):  # the compiled call path in C, with the sanitizers too
-    fast_call.use(build.load_sanitized_extension(fast_call.SOURCE, "runtime._fast_call"))
 
 
 def compile_graph(graph, name, updates=None, plan_key=None):
@@ -24,7 +19,7 @@ def compile_graph(graph, name, updates=None, plan_key=None):
     (`build.toolchain_assumed`): success confirms it, a CompileError probes and builds again.
     """
     _check_ranks(graph)
-    # NOTE: importing the BLAS costs 25 ms: only graphs with a product ask for it
+    # NOTE: importing the BLAS is slow: only graphs with a product ask for it
     uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
     if not build.toolchain_assumed():
@@ -95,3 +90,6 @@ def _safe(name):
     """A user's function name as a C-comment- and file-name-safe identifier."""
     cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in str(name))[:64]
     return cleaned or "function"
+
+
+C_MODULE.implement(emitter=compile_graph)

@@ -17,9 +17,10 @@ import numpy as np
 
 from codegen import templates, units
 from codegen.ctypes import float_literal, storage
-from codegen.forms import C_FORMS, HostCall, NotCompiled
+from codegen.forms import HostCall, NotCompiled
 from codegen.libc import LIBRARY_NAMES, LIBRARY_PATTERN
 from codegen.lower import ALIGN, lower, text_shape
+from codegen.targets import EXPORTED_C
 from tracer.ir import LEAF_OPS, all_nodes, dims, format_location
 
 EXPORTED_DTYPES = ("float32", "float64", "complex64", "complex128", "int32", "int64", "bool")
@@ -173,6 +174,7 @@ def export_sources(prefix, entries, native=False, origin=""):
             first_error=len(errors),
             in_place=False,
             compact_calls=False,  # every call written out, however many: a file to read
+            target=EXPORTED_C,
         )
         errors.update({code: message for code, (_, message) in plan.errors.items()})
         helpers.update(dict.fromkeys(plan.helpers))
@@ -214,7 +216,7 @@ def _check(entry):
                     f"{entry.name}: {node.op}{_where(node)} computes {dtype.name} values; "
                     f"exported C holds {', '.join(EXPORTED_DTYPES)}"
                 )
-        form = C_FORMS.get(node.op)
+        form = EXPORTED_C.form_for(node.op)
         if node.op not in LEAF_OPS and (form is None or isinstance(form, NotCompiled)):
             reason = f": {form.reason}" if form is not None else ""
             raise ExportError(f"{entry.name}: {node.op}{_where(node)} has no C form{reason}")
@@ -440,3 +442,6 @@ def _c_bytes_of(shape, dtype):
 def _c(size):
     """A size (an int, or a Dim of the dims) as a C expression."""
     return f"(size_t)({size})"
+
+
+EXPORTED_C.implement(emitter=export_sources)

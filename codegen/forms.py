@@ -2,6 +2,9 @@
 
 The forms are declared by each op's record (in `tracer/ops/`, beside the op), which registers
 them here under the op's name; this layer reads nodes through their public attributes only.
+`C_FORMS` is the default table of both C targets (the C module and exported C,
+codegen/targets.py): `target.form_for(op)` gives a form registered for one target alone
+where there is one, and this table's otherwise.
 
     Expression   an elementwise op: a C expression of its operands' values, and the prologue
                  helpers it calls (each written into a module only where it is used)

@@ -1,8 +1,7 @@
 """The C library a module uses, declared in its prologue instead of read from the headers.
 
 <math.h>, <complex.h>, <stdlib.h>, <string.h> and <cblas.h> hold thousands of lines a module
-never calls: reading them was 15-20 ms of the 80-90 ms compiler run of a small module (B22's
-chain of 10 layers). A module's prologue declares the names its C uses, taken from the
+never calls, and reading them is a large part of a small module's compiler run. A module's prologue declares the names its C uses, taken from the
 tables below; the build makes a name used but not declared, and a declaration that differs
 from the compiler's own built-in one, errors (codegen/build.py), so a missing or mistyped
 entry stops the build instead of calling a function with the wrong type. The macros are the

@@ -1,8 +1,8 @@
 """Direct links: a module's objects linked by ld.gold itself, not through the compiler's
 driver.
 
-The driver's link of a small module takes 15-17 ms: ~4 ms for the driver and collect2, the
-rest mostly the linker finding and reading the libraries' symbol tables. What the linker
+The driver's link of a small module is mostly the driver, collect2 and the linker finding
+and reading the libraries' symbol tables. What the linker
 takes from a library is its name (DT_NEEDED: the dynamic loader resolves every symbol when
 the module loads, RTLD_NOW) and, where the library defines symbol versions, the version of
 each symbol the module calls: glibc keeps old versions of exp, log, pow, memcpy... and binds
@@ -14,8 +14,8 @@ process's mappings say which file the loader found for each name, and the compil
 its own static library (libgcc.a: half-precision and complex helpers are linked into
 modules). The cache's `links.json` keeps that. Later links give gold the objects, libgcc.a,
 the files of the libraries that define versions (C's, its maths, OpenMP's), and for the
-others (the BLAS) an empty library of that name (codegen/elf.py): 8 ms for B22's ten
-layers, where the driver's link takes 16.
+others (the BLAS) an empty library of that name (codegen/elf.py), with none of the
+driver's searching.
 
 What the driver's link has and a direct one lacks: the start files (crti/crtbeginS: the
 init/fini glue of C++ constructors and transactional memory, which modules do not use) and

@@ -15,7 +15,8 @@ import re
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.forms import C_FORMS, LOOP_FORMS, Expression, Generator, Reduction, View, tag
+from codegen.forms import LOOP_FORMS, Expression, Generator, Reduction, View, tag
+from codegen.targets import C_MODULE
 from tracer.ir import dims
 from tracer.ir.source import format_location
 
@@ -39,7 +40,7 @@ class LoopNest:
 PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more than it saves
 # Iterations of the innermost work a thread takes at a time: threads share a loop in chunks
 # taken as each finishes its last, not in equal halves fixed in advance, so a thread that
-# starts late (a sleeping thread wakes in about 50 us here) or shares its core with another
+# starts late (a sleeping thread takes a while to wake) or shares its core with another
 # process does less of the loop instead of holding the others at the end of it.
 SHARE = 8192
 
@@ -80,9 +81,10 @@ class Emitter:
     """Builds the statements that compute body nodes at given index maps. `error(exception,
     message) -> code` registers what a guard's failure raises (ModulePlan.error)."""
 
-    def __init__(self, params, error=None):
+    def __init__(self, params, error=None, target=C_MODULE):
         self.params = params  # id(body input node) -> (C name, node)
         self.error = error
+        self.form_for = target.form_for  # each body node's form
         self.statements = []
         self.memo = {}
         self.names = {}  # id(body node) -> %k, for comments
@@ -117,14 +119,14 @@ class Emitter:
         """The (node, index map) pairs whose values `node` at `index_map` is computed from."""
         if id(node) in self.params or node.op == "const" or self._reads_flat(node):
             return []
-        form = C_FORMS[node.op]
+        form = self.form_for(node.op)
         if isinstance(form, View):
             return [(node.inputs[0], form.index_map(node, index_map))]
         return [(i, broadcast_map(index_map, node.shape, i.shape)) for i in node.inputs]
 
     def _reads_flat(self, node):
         """A view of a stored value that reads it by flat offset (a reshape of a buffer)."""
-        form = C_FORMS.get(node.op)
+        form = self.form_for(node.op)
         return (
             isinstance(form, View) and form.flat_when_stored and id(node.inputs[0]) in self.params
         )
@@ -138,7 +140,7 @@ class Emitter:
         if self._reads_flat(node):
             name, source = self.params[id(node.inputs[0])]
             return self._load(name, source, offset(index_map, node.shape))
-        form = C_FORMS[node.op]
+        form = self.form_for(node.op)
         if isinstance(form, View):
             return operands[0]
         if isinstance(form, Generator):
@@ -202,8 +204,9 @@ def loops_over(shape):
     return [(INDEX[k], d) for k, d in enumerate(shape)]
 
 
-def fused_loop_nest(node, name, param_names, threads=False, error=None):
-    """The LoopNest of a `fused` node, or of a reduction reading a stored value directly."""
+def fused_loop_nest(node, name, param_names, threads=False, error=None, target=C_MODULE):
+    """The LoopNest of a `fused` node, or of a reduction reading a stored value directly,
+    each body node written in its form on `target`."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
         # several only for fuse.py's siblings: values of one shape, or a reduction over every
@@ -215,13 +218,13 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None):
     else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
         root, names, results = node, {}, [node]
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
-    emitter = Emitter(params, error)
+    emitter = Emitter(params, error, target)
     emitter.names = names
     outs = [
         (storage(r.dtype), f"out{k}" if len(results) > 1 else "out") for k, r in enumerate(results)
     ]
     kernel = LoopNest(name, [], outs, comment(node))
-    if isinstance(C_FORMS[root.op], Reduction):
+    if isinstance(target.form_for(root.op), Reduction):
         index_map = identity_map(len(root.inputs[0].shape))
         flat = offset(index_map, root.inputs[0].shape).c(INDEX)
         for result, (ctype, out) in zip(results[1:], kernel.outs[1:]):  # inside the sum's loop
@@ -244,14 +247,16 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None):
     return kernel
 
 
-def reads_only_own_element(node, source):
-    """Whether the loop kernel of `node` reads its input `source` only at the element it
-    writes (the same flat offset of a buffer of the same size), so that it may write its
-    result over `source`."""
-    if not isinstance(C_FORMS.get(node.op), LOOP_FORMS) or source.shape != node.shape:
+def reads_only_own_element(node, source, target=C_MODULE):
+    """Whether the loop kernel of `node` on `target` reads its input `source` only at the
+    element it writes (the same flat offset of a buffer of the same size), so that it may
+    write its result over `source`."""
+    if not isinstance(target.form_for(node.op), LOOP_FORMS) or source.shape != node.shape:
         return False
     params = [f"p{k}" for k in range(len(node.inputs))]
-    kernel = fused_loop_nest(node, "probe", params, error=lambda exception, message: 0)
+    kernel = fused_loop_nest(
+        node, "probe", params, error=lambda exception, message: 0, target=target
+    )
     if kernel.nests[0].accumulator is not None:
         return False
     own = {offset(identity_map(len(node.shape)), node.shape).key()}
@@ -318,7 +323,7 @@ def _reduction_nest(emitter, root, out):
         out_map = tuple(Affine() if k in axes else index_map[k] for k in range(len(source.shape)))
     else:
         out_map = tuple(index_map[k] for k in kept)
-    form = C_FORMS[root.op]
+    form = emitter.form_for(root.op)
     acc_type = _accumulator_type(root.dtype) if form.wide else compute(root.dtype)
     column, acc = None, "acc"
     last = len(source.shape) - 1

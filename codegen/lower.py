@@ -9,6 +9,10 @@ inputs or constants are not computed in C; the plan says where the caller finds 
 A structured op (a cond, a while loop) is C statements in `tracer_run` around the code of
 the graphs it holds, which is lowered the same way; their values and the op's results have
 blocks of their own for the whole run.
+
+Lowering is two steps: `plan_buffers` decides where every value lives (the arguments, the
+output buffers, the workspace blocks: `BufferPlan`), then `lower` renders the C of that
+placement, with each op's form as its target (codegen/targets.py) gives it.
 """
 
 import bisect
@@ -21,7 +25,6 @@ import numpy as np
 from codegen import compact, libc, templates, units
 from codegen.ctypes import storage
 from codegen.forms import (
-    C_FORMS,
     LOOP_FORMS,
     HostCall,
     LoopNests,
@@ -38,6 +41,7 @@ from codegen.loops import (
     fused_loop_nest,
     reads_only_own_element,
 )
+from codegen.targets import C_MODULE, EXPORTED_C
 from runtime import interrupts
 from tracer.errors import as_tf
 from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
@@ -90,6 +94,70 @@ class ModulePlan:
         return code
 
 
+class BufferPlan:
+    """Where the values of a graph lowered to one entry point live: `plan_buffers`'s result,
+    which `lower` renders.
+
+    `aliases` maps id(view that moves no data) -> the value it reads; `computed` lists the
+    nodes that are code, in order; `in_place` maps id(updated value) -> the input position
+    it is written into; `copied` lists (updated value, input position) copied after their
+    kernels; `constants` lists the const nodes passed as arguments (in order); `buffers`
+    the (shape, numpy dtype) of each output buffer the caller allocates, `buffer_args`
+    maps id(output) -> its buffer, `snapshots` id(output) -> (input position, buffer) of
+    an input's old value copied first; `outputs` where the caller finds each graph output
+    (ModulePlan.outputs); `layout` places the other values in workspace blocks, and
+    `held_layouts` (id(held graph) -> _Layout) those of the graphs structured ops hold.
+    """
+
+    def __init__(self, graph, updates, in_place, target):
+        self.aliases = _aliases(graph, target)
+        self.computed = _computed(graph, self.aliases, target)
+        computed, aliases = self.computed, self.aliases
+        self.in_place = (
+            _written_in_place(graph, updates, computed, aliases, target) if in_place else {}
+        )
+        self.copied = [
+            (graph.outputs[o], i)
+            for o, i in updates.items()
+            if graph.outputs[o] is not graph.inputs[i]
+            and self.in_place.get(id(graph.outputs[o])) != i
+        ]
+        read = [i for c in computed for i in c.inputs] + [out for out, _ in self.copied]
+        read += [_source(id(i), aliases) for i in read if id(i) in aliases]  # a view of a const
+        self.constants = [
+            node for node in graph.nodes if node.op == "const" and any(node is r for r in read)
+        ]
+        self.buffers = []
+        self.buffer_args = {}
+        for out in graph.outputs:
+            if out.op in LEAF_OPS or id(out) in self.buffer_args or id(out) in self.in_place:
+                continue
+            self.buffer_args[id(out)] = len(self.buffers)
+            self.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
+        # an updated input that is the new value of another one (a swap) is copied first
+        self.snapshots = {}
+        for out, _ in self.copied:
+            position = _input_position(graph, out)
+            if position in updates.values() and id(out) not in self.snapshots:
+                self.snapshots[id(out)] = (position, len(self.buffers))
+                self.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
+        self.outputs = [
+            _output(graph, k, out, self.buffer_args, self.in_place, updates)
+            for k, out in enumerate(graph.outputs)
+        ]
+        self.held_layouts = {}
+        stored_elsewhere = {**self.buffer_args, **self.in_place}
+        self.layout = _Layout(
+            graph, computed, aliases, stored_elsewhere, (), self.held_layouts, target
+        )
+
+
+def plan_buffers(graph, updates=None, in_place=True, target=C_MODULE):
+    """The BufferPlan of `graph`: where each value lives when `graph` is one C entry point
+    of `target`. `updates` and `in_place` are `lower`'s."""
+    return BufferPlan(graph, dict(updates or {}), in_place, target)
+
+
 def lower(
     graph,
     title,
@@ -103,8 +171,10 @@ def lower(
     in_place=True,
     compact_calls=True,
     watch=False,
+    target=C_MODULE,
 ):
-    """The ModulePlan (C source and calling convention) of `graph`.
+    """The ModulePlan (C source and calling convention) of `graph`, for `target` (the C
+    module, or exported C: the forms it gives each op are written).
 
     For an exported file (`codegen.export`), `names` starts the name of every kernel, the
     CBLAS calls are compiled only where the macro `cblas_guard` is defined (plain loops
@@ -125,6 +195,7 @@ def lower(
     which has no Python to call, has no such calls.
     """
     updates = dict(updates or {})
+    buffers = plan_buffers(graph, updates, in_place, target)
     plan = ModulePlan()
     plan.first_error = first_error
     plan.input_dtypes = [n.dtype.as_numpy_dtype for n in graph.inputs]
@@ -134,47 +205,21 @@ def lower(
     symbols = rewrite.symbols(graph)
     plan.dims = [_where_read(graph, name) for name in symbols]
     cblas = {"cblas": "cblas_" if cblas_guard else "scipy_cblas_", "cblas_guard": cblas_guard}
-    lowering = _Lowering(plan, blas, threads, symbols, names, cblas, watch)
+    lowering = _Lowering(plan, target, blas, threads, symbols, names, cblas, watch)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
-    aliases = _aliases(graph)
-    computed = _computed(graph, aliases)
-    in_place = _written_in_place(graph, updates, computed, aliases) if in_place else {}
-    copied = [
-        (graph.outputs[o], i)
-        for o, i in updates.items()
-        if graph.outputs[o] is not graph.inputs[i] and in_place.get(id(graph.outputs[o])) != i
-    ]
-    read = [i for c in computed for i in c.inputs] + [out for out, _ in copied]
-    read += [_source(id(i), aliases) for i in read if id(i) in aliases]  # a view of a const
-    for node in graph.nodes:
-        if node.op == "const" and any(node is r for r in read):
-            lowering.pass_constant(node, pointers)
+    for node in buffers.constants:
+        lowering.pass_constant(node, pointers)
     lowering.pass_nested_constants(graph)
-    buffer_args = {}
-    for out in graph.outputs:
-        if out.op in LEAF_OPS or id(out) in buffer_args or id(out) in in_place:
-            continue
-        buffer_args[id(out)] = len(plan.buffers)
-        plan.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
-    # an updated input that is the new value of another one (a swap) is copied first
-    snapshots = {}
-    for out, _ in copied:
-        position = _input_position(graph, out)
-        if position in plan.updated_inputs and id(out) not in snapshots:
-            snapshots[id(out)] = (position, len(plan.buffers))
-            plan.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
+    plan.buffers = list(buffers.buffers)
     first_output = len(graph.inputs) + len(plan.constants)
-    for node_id, k in buffer_args.items():
+    for node_id, k in buffers.buffer_args.items():
         pointers[node_id] = f"args[{first_output + k}]"
-    for node_id, k in in_place.items():
+    for node_id, k in buffers.in_place.items():
         pointers[node_id] = f"args[{k}]"
-    lowering.place(graph, computed, aliases, pointers, {**buffer_args, **in_place})
-    plan.outputs = [
-        _output(graph, k, out, buffer_args, in_place, updates)
-        for k, out in enumerate(graph.outputs)
-    ]
+    lowering.place(buffers, pointers)
+    plan.outputs = buffers.outputs
     groups = []  # the statements of the entry point, a list per step
-    for node_id, (position, k) in snapshots.items():
+    for node_id, (position, k) in buffers.snapshots.items():
         out = next(o for o in graph.outputs if id(o) == node_id)
         size = _value_bytes(out.shape, out.dtype)
         groups.append(
@@ -183,11 +228,11 @@ def lower(
                 f"  /* the old value of input {position} */"
             ]
         )
-    groups += [lowering.steps([node], pointers) for node in computed]
-    for out, k in copied:
+    groups += [lowering.steps([node], pointers) for node in buffers.computed]
+    for out, k in buffers.copied:
         source = pointers[id(out)]
-        if id(out) in snapshots:
-            source = f"args[{first_output + snapshots[id(out)][1]}]"
+        if id(out) in buffers.snapshots:
+            source = f"args[{first_output + buffers.snapshots[id(out)][1]}]"
         groups.append(
             [
                 f"memcpy(args[{k}], {source}, {_value_bytes(out.shape, out.dtype)});"
@@ -197,7 +242,7 @@ def lower(
     offsets, plan.workspace_bytes = _packed(lowering.blocks)
     signatures = {} if compact_calls and compact.worthwhile(groups) else None
     plan.parts = _parts(groups, offsets, signatures)
-    plan.helpers = _helpers(graph, vector_math)
+    plan.helpers = _helpers(graph, vector_math, target)
     if plan.watch:
         plan.helpers.append(_watch_helper())
     steps = zip(
@@ -266,8 +311,9 @@ class _Lowering:
     """What lowering one module accumulates: its kernels, its workspace blocks, and the C
     statements of its graphs (the entry point's, and those structured ops hold)."""
 
-    def __init__(self, plan, blas, threads, symbols, names, cblas, watch):
+    def __init__(self, plan, target, blas, threads, symbols, names, cblas, watch):
         self.plan = plan
+        self.target = target
         self.watching = watch
         self.blas = blas
         self.threads = threads
@@ -283,7 +329,7 @@ class _Lowering:
         self.names = 0  # for the C names of kernels and of structured ops' locals
         self.results = {}  # id(structured node) -> the pointers of its results
         self.scratch = {}  # id(structured node) -> the pointer of its scratch area
-        self.layouts = {}  # id(held graph) -> its _Layout, in its op's scratch area
+        self.layouts = {}  # id(held graph) -> its _Layout, in its op's scratch area (`place`)
         self.nested_constants = {}  # id(const node of a held graph) -> its pointer
 
     def fresh(self, stem):
@@ -338,13 +384,15 @@ class _Lowering:
         self.blocks.append(_aligned(size))
         return f"(workspace + w{len(self.blocks) - 1})"
 
-    def place(self, graph, computed, aliases, pointers, stored_elsewhere):
+    def place(self, buffers, pointers):
         """Pointers for the values of the module's graph in workspace blocks, and for those
-        of the graphs its structured ops hold (in each op's scratch area)."""
-        layout = _Layout(self, graph, computed, aliases, stored_elsewhere, kept=())
+        of the graphs its structured ops hold (in each op's scratch area), as the BufferPlan
+        `buffers` places them."""
+        self.layouts = buffers.held_layouts
+        layout = buffers.layout
         first = len(self.blocks)
         self.blocks.extend(layout.blocks)
-        layout.assign(pointers, lambda k: f"(workspace + w{first + k})")
+        layout.assign(pointers, lambda k: f"(workspace + w{first + k})", self)
 
     def region(self, graph, input_pointers, base):
         """The C statements that compute `graph` (a graph a structured op holds) from values
@@ -355,7 +403,7 @@ class _Lowering:
         for node in graph.nodes:
             if node.op == "const":
                 pointers[id(node)] = self.nested_constants[id(node)]
-        layout.assign(pointers, lambda k: f"({base} + {layout.offsets[k]})")
+        layout.assign(pointers, lambda k: f"({base} + {layout.offsets[k]})", self)
         return self.steps(layout.computed, pointers), [pointers[id(o)] for o in graph.outputs]
 
     def steps(self, computed, pointers):
@@ -363,13 +411,14 @@ class _Lowering:
         op each."""
         lines = []
         for node in computed:
-            if isinstance(C_FORMS[node.op], HostCall):
+            form = self.target.form_for(node.op)
+            if isinstance(form, HostCall):
                 lines.append(self.host_call(node, pointers))
                 continue
-            if _is_structured(node):
+            if isinstance(form, Structured):
                 site = StructuredSite(self, node, pointers)
                 lines.append(f"/* {_step_comment(node)} */")
-                lines += C_FORMS[node.op].emit(node, site)
+                lines += form.emit(node, site)
                 continue
             name, returns_error = self.kernel(node)
             operands = [(_pointer_type(i), pointers[id(i)]) for i in node.inputs]
@@ -395,7 +444,7 @@ class _Lowering:
     def host_call(self, node, pointers):
         """The statement that hands `node` to its Python function (a HostCall form): on its
         input, or with `reads_all` on an array of pointers to all its inputs."""
-        form = C_FORMS[node.op]
+        form = self.target.form_for(node.op)
         name, options = form.function(node)
         where = format_location(node.location)
         code = self.plan.error(
@@ -426,7 +475,7 @@ class _Lowering:
         once for all the nodes that compute the same thing on other buffers (the steps of
         an unrolled loop), so the C grows with the distinct kernels, not with the nodes.
         A kernel that reports an error names its node's line, so it is never shared."""
-        key = _kernel_key(node)
+        key = _kernel_key(node, self.target)
         known = self.kernel_names.get(key)
         if known is not None:
             self.calls[known[0]] += 1
@@ -461,14 +510,14 @@ class _Lowering:
         ]
 
 
-def _kernel_key(node):
+def _kernel_key(node, target):
     """What a kernel's C depends on: the op, its attributes (a fused body compares by its
     structure), the types of its inputs and result, and for a template, whose context sees
     the node, which inputs are one value (max pooling's gather of x by x)."""
     inputs = tuple((i.shape, i.dtype) for i in node.inputs)
     attrs = tuple((k, attribute_key(v)) for k, v in node.attrs.items())
     same = ()
-    if isinstance(C_FORMS.get(node.op), Template):
+    if isinstance(target.form_for(node.op), Template):
         first = {}
         same = tuple(first.setdefault(id(i), k) for k, i in enumerate(node.inputs))
     return node.op, attrs, inputs, same, node.shape, node.dtype
@@ -522,8 +571,8 @@ class StructuredSite:
         return storage(dtype)
 
 
-def _is_structured(node):
-    return isinstance(C_FORMS.get(node.op), Structured)
+def _is_structured(node, target):
+    return isinstance(target.form_for(node.op), Structured)
 
 
 def _has_results(node):
@@ -532,20 +581,24 @@ def _has_results(node):
     return getattr(node.dtype, "is_tuple", False)
 
 
-def _aliases(graph):
+def _aliases(graph, target):
     """id(node) -> input, for the views that move no data (not outputs: those are stored)."""
     outputs = {id(o) for o in graph.outputs}
-    return {id(n): n.inputs[0] for n in graph.nodes if id(n) not in outputs and _moves_no_data(n)}
+    return {
+        id(n): n.inputs[0]
+        for n in graph.nodes
+        if id(n) not in outputs and _moves_no_data(n, target)
+    }
 
 
-def _computed(graph, aliases):
+def _computed(graph, aliases, target):
     """The nodes that are code: not leaves, aliases or projections."""
     return [
         n
         for n in graph.nodes
         if n.op not in LEAF_OPS
         and id(n) not in aliases
-        and not isinstance(C_FORMS.get(n.op), Projection)
+        and not isinstance(target.form_for(n.op), Projection)
     ]
 
 
@@ -603,7 +656,7 @@ def _output(graph, position, out, buffer_args, in_place, updates):
     return ("input before", k) if k in updates.values() else ("input", k)
 
 
-def _written_in_place(graph, updates, computed, aliases):
+def _written_in_place(graph, updates, computed, aliases, target):
     """id(node) -> input position, for the updated values the module writes straight into
     their input's buffer: computed ones whose kernel comes after every other kernel that
     reads the old value, and that read it, if at all, only at the element they write."""
@@ -620,7 +673,7 @@ def _written_in_place(graph, updates, computed, aliases):
             through_alias = any(
                 i is not old and _is_or_aliases(i, old, aliases) for i in out.inputs
             )
-            if through_alias or not reads_only_own_element(out, old):
+            if through_alias or not reads_only_own_element(out, old, target):
                 continue
         chosen[id(out)] = k
     return chosen
@@ -651,14 +704,14 @@ def _kernel_label(node):
     return node.op
 
 
-def _moves_no_data(node):
+def _moves_no_data(node, target):
     """A view that reads a stored (contiguous) value by flat offset (a reshape), or that is
     one contiguous block of it (x[t]), standing alone or as the whole body of a fused node:
     its result is bytes of its input's buffer, so it is an alias into it rather than a copy."""
-    return _alias_offset(node) is not None
+    return _alias_offset(node, target) is not None
 
 
-def _alias_offset(node):
+def _alias_offset(node, target):
     """The byte offset into its input's buffer of a view that moves no data, else None."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
@@ -667,7 +720,7 @@ def _alias_offset(node):
         (node,) = body.outputs
         if len(body.nodes) != 2 or len(body.inputs) != 1 or node.inputs != body.inputs:
             return None
-    form = C_FORMS.get(node.op)
+    form = target.form_for(node.op)
     if not isinstance(form, View):
         return None
     if form.flat_when_stored:
@@ -696,15 +749,15 @@ class _Layout:
     live to the end; those `stored_elsewhere` (the module's output buffers) take no block.
     """
 
-    def __init__(self, lowering, graph, computed, aliases, stored_elsewhere, kept):
-        self.lowering = lowering
+    def __init__(self, graph, computed, aliases, stored_elsewhere, kept, held_layouts, target):
         self.graph = graph
+        self.target = target
         self.computed = computed
         self.aliases = aliases
         self.stored_elsewhere = stored_elsewhere
         self.projections = {}  # id(node of several results) -> the `get`s of its results
         for g in graph.nodes:
-            if isinstance(C_FORMS.get(g.op), Projection):
+            if isinstance(target.form_for(g.op), Projection):
                 self.projections.setdefault(id(g.inputs[0]), []).append(g)
         last_use = {}
         for step, node in enumerate(computed):
@@ -721,8 +774,8 @@ class _Layout:
                         requests.append(
                             (key, _bytes_of(shape, dtype), step, last_use.get(key, step))
                         )
-            if _is_structured(node):
-                size = self._scratch_size(lowering, node)
+            if _is_structured(node, target):
+                size = self._scratch_size(node, held_layouts, target)
                 requests.append((("scratch", id(node)), size, step, step))
             elif not _has_results(node) and id(node) not in stored_elsewhere:
                 requests.append((id(node), _bytes(node), step, last_use.get(id(node), step)))
@@ -733,7 +786,7 @@ class _Layout:
         """What a value's block is found by: the node, or for a `get`, (its op's node, index)."""
         if id(value) in self.aliases:
             value = _source(id(value), self.aliases)
-        if isinstance(C_FORMS.get(value.op), Projection):
+        if isinstance(self.target.form_for(value.op), Projection):
             return (id(value.inputs[0]), value.attrs["index"])
         return id(value)
 
@@ -744,24 +797,26 @@ class _Layout:
         )
 
     @staticmethod
-    def _scratch_size(lowering, node):
+    def _scratch_size(node, held_layouts, target):
         """The scratch area of a structured op: the largest of its held graphs' layouts
-        (their sum, where sizes are known only at run time)."""
+        (their sum, where sizes are known only at run time); each layout is kept in
+        `held_layouts`."""
         sizes = []
         for value in node.attrs.values():
             if isinstance(value, Subgraph):
                 graph = value.graph
-                aliases = _aliases(graph)
+                aliases = _aliases(graph, target)
                 kept = [o for o in graph.outputs]
-                layout = _Layout(lowering, graph, _computed(graph, aliases), aliases, {}, kept)
-                lowering.layouts[id(graph)] = layout
+                computed = _computed(graph, aliases, target)
+                layout = _Layout(graph, computed, aliases, {}, kept, held_layouts, target)
+                held_layouts[id(graph)] = layout
                 sizes.append(layout.size)
         if all(isinstance(size, int) for size in sizes):
             return max(sizes, default=0)
         return sum(sizes[1:], sizes[0])
 
-    def assign(self, pointers, block_pointer):
-        """Fill `pointers` (id(node) -> C pointer) for this graph's values, and the lowering's
+    def assign(self, pointers, block_pointer, lowering):
+        """Fill `pointers` (id(node) -> C pointer) for this graph's values, and `lowering`'s
         result and scratch pointers of its structured ops."""
         for key, block in self.placement.items():
             if isinstance(key, int):
@@ -775,17 +830,17 @@ class _Layout:
                 for g in self.projections.get(id(node), ()):
                     if id(g) in pointers:
                         results[g.attrs["index"]] = pointers[id(g)]  # an output buffer
-                self.lowering.results[id(node)] = results
-            if _is_structured(node):
+                lowering.results[id(node)] = results
+            if _is_structured(node, self.target):
                 scratch = self.placement[("scratch", id(node))]
-                self.lowering.scratch[id(node)] = block_pointer(scratch)
+                lowering.scratch[id(node)] = block_pointer(scratch)
         for node in self.graph.nodes:
-            if isinstance(C_FORMS.get(node.op), Projection):
-                results = self.lowering.results[id(node.inputs[0])]
+            if isinstance(self.target.form_for(node.op), Projection):
+                results = lowering.results[id(node.inputs[0])]
                 pointers[id(node)] = results[node.attrs["index"]]
         for node in self.graph.nodes:  # in order: an alias of an alias follows its source
             if id(node) in self.aliases:
-                source, offset = pointers[id(node.inputs[0])], _alias_offset(node)
+                source, offset = pointers[id(node.inputs[0])], _alias_offset(node, self.target)
                 pointers[id(node)] = f"({source} + {offset})" if offset else source
 
 
@@ -846,10 +901,10 @@ def _render_kernel(node, name, lowering):
 
 def _kernel_text(node, name, lowering):
     plan = lowering.plan
-    form = C_FORMS[node.op]
+    form = lowering.target.form_for(node.op)
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]
-        kernel = fused_loop_nest(node, name, params, lowering.threads, plan.error)
+        kernel = fused_loop_nest(node, name, params, lowering.threads, plan.error, lowering.target)
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
         kernel.dim_params = lowering.dim_params
         return templates.render("loops.c.j2", k=kernel), kernel.returns_error
@@ -889,11 +944,15 @@ def _watch_helper():
     )
 
 
-def _helpers(graph, vector_math):
+def _helpers(graph, vector_math, target):
     """The prologue helpers the module's kernels call, each once, in the order of first use."""
     found = {}
     for node in all_nodes(graph):
-        form = C_FORMS.get(node.op)
+        form = target.form_for(node.op)
         if form is not None:
             found.update(form.helper_definitions(node, vector_math))
     return list(found.values())
+
+
+C_MODULE.implement(planner=plan_buffers)
+EXPORTED_C.implement(planner=plan_buffers)

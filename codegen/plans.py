@@ -3,7 +3,7 @@ passes and the lowering again.
 
 A compiled function's module is cached by its C source (codegen/cache.py), but the source
 is known only after the pass pipeline and the lowering, which on a large traced graph
-take seconds (B18's 148,000 nodes: ~7 s of a 10.6 s start with the module cached). So
+take most of a start whose module is cached. So
 beside the module the cache keeps the lowered plan (`codegen.lower.ModulePlan`: the
 source, the argument and output layout, the constants, the error messages), under a key
 taken from the traced graph itself (`tracer.ir.digest`), the function's name, the values

@@ -13,17 +13,14 @@ compiled where it is used. The numbers are in comments: the cache key hashes the
 without comments, so the length of the user's file name and line numbers, which the
 weights count, does not change it.
 
-Weights, measured with GCC 12 on B22's chain (gcc -O3 -c, a kernel at a time): a kernel's
-loop costs about 1 ms per 100 characters; a line of the entry point, which only calls
-kernels, about a sixth of that per character (60 calls, 8.4 KB: 11 ms). Each unit also costs
-the compiler's start (~15 ms: reading the prologue, setting up code generation) on a core
-that would otherwise wait, so each unit more must take at least UNIT_GAIN off the largest
-unit's work. B22's chain of 10 layers (5 kernels called from 10 steps each, 47 ms in one
-unit) compiles in 37 ms as 2 units; a module whose kernels are each called from a few steps
-(inlined into the entry point) stays one unit; long modules (B18's 10 MB, B22 at 500 layers)
-are split among every core. A split counts the cores the process may run on, not their
-load: on a machine busy with other work it costs the second unit's start (two cold builds
-at once on 2 cores: 11-19% slower than one unit each).
+The weights were measured with GCC, a kernel at a time: a kernel's loop costs about its
+length; a line of the entry point, which only calls kernels, a sixth of that per character
+(ENTRY_SHARE). Each unit also costs the compiler's start (reading the prologue, setting up
+code generation) on a core that would otherwise wait, so each unit more must take at least
+UNIT_GAIN off the largest unit's work. A module whose kernels are each called from a few
+steps (inlined into the entry point) stays one unit; long modules are split among every
+core. A split counts the cores the process may run on, not their load: on a machine busy
+with other work it costs the second unit's start.
 """
 
 import itertools
@@ -31,7 +28,7 @@ import os
 import re
 
 ENTRY_SHARE = 6  # a character of the entry point's calls: this share of a kernel's
-UNIT_GAIN = 1200  # the least work (~10 ms of compiler) a unit more must take off the largest
+UNIT_GAIN = 1200  # the least work (a compiler's start) a unit more must take off the largest
 MAX_UNITS = 8
 
 BLOCK = re.compile(r"^#if TR_IN_UNIT  /\* work (\d+) at (\d+) of (\d+) \*/$", re.M)

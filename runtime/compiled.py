@@ -40,9 +40,8 @@ class CompiledGraph:
 
 
 # Consecutive inputs (or buffers) alike that one `for` handles instead of a line group each:
-# compiling the generated text costs about 7 us a line (0.17 s for a 2,000-layer chain's
-# 12,000 lines, a third of its first call in a second process). From 16 on the loop costs a
-# call nothing measurable (at 8, 0.5 us of 5.2).
+# compiling the generated text costs by the line, a large part of a long chain's first call
+# in a second process. From 16 on the loop costs a call nothing measurable.
 RUN = 16
 
 

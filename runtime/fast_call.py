@@ -6,50 +6,15 @@ same steps in C: about a microsecond less per call, which is most of a small fun
 time (benchmark B7), and more for a training step of many variables. It applies to modules
 whose sizes are all known, that call no Python function, write only variables and return
 their results in buffers of their own. The extension is optional, as the eager op path in
-C is: where it was not built, every call takes the Python function.
+C is: where it was not built, every call takes the Python function (runtime/native.py
+loads it).
 """
-
-import os
-import warnings
 
 import numpy as np
 
-INTERFACE = 3  # the Entry arguments this module passes; fast_call.c's INTERFACE must match
-SOURCE = os.path.join(os.path.dirname(__file__), "fast_call.c")
+from runtime import native
 
-
-def _load():
-    """The installed extension; under TRACER_SANITIZE none: codegen.compile builds one with
-    the sanitizers (`use`), as runtime may not import the builder."""
-    if os.environ.get("TRACER_SANITIZE"):
-        return None
-    try:
-        from runtime import _fast_call as module
-    except ImportError:
-        return None
-    return module if _matches(module) else None
-
-
-def _matches(module):
-    if getattr(module, "INTERFACE", None) == INTERFACE:
-        return True
-    warnings.warn(
-        f"tracer: the compiled call path in C ({module.__file__}) was built for another "
-        "version of tracer; the Python path runs instead. Reinstall tracer (pip install "
-        "-e .) to rebuild it.",
-        RuntimeWarning,
-        stacklevel=3,
-    )
-    return False
-
-
-def use(module):
-    """Make `module` (fast_call.c built another way) the extension entries are made with."""
-    global _extension
-    _extension = module if _matches(module) else None
-
-
-_extension = _load()
+_extension = native.load("fast_call")
 
 
 def available():

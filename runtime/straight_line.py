@@ -16,53 +16,21 @@ with it when nothing else holds that array (the same ufunc, the same bits, and n
 array to fault in: B3's eager gradient 33 -> 28 ms).
 
 The program is a tuple of steps run by `Program` (straight_line.c, an optional extension
-like the eager op path in C), or by the same loop in Python where it was not built. Making
-it costs about 2 us a node, where generating and compiling Python text (what this module
-did before) cost 11: a 130,000-node gradient takes 0.25 s instead of 1.4 s, less than one
-run through the op path, so an eager gradient runs this way from its first run.
-`source(graph)` is the program as Python text, for reading.
+like the eager op path in C, loaded by runtime/native.py), or by the same loop in Python where
+it was not built. Making it costs about 2 us a node, where generating and compiling Python
+text (what this module did before) cost 11: a 130,000-node gradient takes 0.25 s instead of
+1.4 s, less than one run through the op path, so an eager gradient runs this way from its
+first run. `source(graph)` is the program as Python text, for reading.
 """
 
 import itertools
-import os
-import warnings
 
+from runtime import native
 from runtime.kernels import FLOATING_INFIX, FLOATING_KERNELS, KERNELS
-
-INTERFACE = 1  # Program's arguments; straight_line.c's INTERFACE must match
-
-SOURCE = os.path.join(os.path.dirname(__file__), "straight_line.c")
-
-
-def _load():
-    """The installed extension's Program; under TRACER_SANITIZE none: tracer.backprop builds
-    one with the sanitizers (`use`), as runtime may not import the builder."""
-    if os.environ.get("TRACER_SANITIZE"):
-        return None
-    try:
-        from runtime import _straight_line as module
-    except ImportError:
-        return None
-    return _program_of(module)
 
 
 def _program_of(module):
-    if getattr(module, "INTERFACE", None) == INTERFACE:
-        return module.Program
-    warnings.warn(
-        f"tracer: the straight-line program in C ({module.__file__}) was built for another "
-        "version of tracer; the Python loop runs instead. Reinstall tracer (pip install -e .) "
-        "to rebuild it.",
-        RuntimeWarning,
-        stacklevel=3,
-    )
-    return None
-
-
-def use(module):
-    """Run programs with `module` (straight_line.c built another way)."""
-    global Program
-    Program = _program_of(module) or PythonProgram
+    return PythonProgram if module is None else module.Program
 
 
 class PythonProgram:
@@ -97,7 +65,7 @@ class PythonProgram:
         return [slots[k] for k in self.output_slots]
 
 
-Program = _load() or PythonProgram
+Program = _program_of(native.load("straight_line"))
 
 
 def straight_line(graph):

@@ -289,9 +289,9 @@ def test_a_functions_gradient_compiled_at_its_first_run_is_compiled_with_the_col
     seen = []
     pipeline = executables.run_pipeline
 
-    def spy(graph):
+    def spy(graph, **options):
         seen.append(gc.isenabled())
-        return pipeline(graph)
+        return pipeline(graph, **options)
 
     monkeypatch.setattr(executables, "run_pipeline", spy)
     f = tt.function(lambda v: tt.reduce_sum(tt.exp(v) * v), backend="interpreter")

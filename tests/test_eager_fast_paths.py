@@ -340,21 +340,6 @@ def test_the_program_in_c_is_built_where_this_install_built_the_extensions():
         assert len(_programs()) == 2
 
 
-def test_a_straight_line_extension_of_another_interface_is_refused_with_a_warning(monkeypatch):
-    import types
-
-    import runtime.straight_line as module
-
-    monkeypatch.setattr(module, "Program", module.Program)  # restored after the test
-    stale = types.SimpleNamespace(INTERFACE=module.INTERFACE + 1, __file__="stale.so", Program=None)
-    with pytest.warns(RuntimeWarning, match="built for another version"):
-        module.use(stale)
-    assert module.Program is module.PythonProgram
-    graph, x = _wide_graph()
-    for got, want in zip(straight_line(graph)(x), evaluate(graph, [x])):
-        np.testing.assert_array_equal(got, want)
-
-
 @pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
 def test_a_straight_line_program_called_with_the_wrong_number_of_arrays_says_so(program):
     run = program(2, (0,), (), ((np.negative, (0,), (), None, 1, ()),), (1,))

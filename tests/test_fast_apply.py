@@ -8,7 +8,6 @@ the C path does take the common case: a recorded eager loop makes no Python call
 
 import contextlib
 import copy
-import os
 import sys
 import threading
 import types
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from runtime import native
 from tests.test_gradients import ALL_CASES
 from tracer.ops import core
 
@@ -331,6 +331,11 @@ def test_a_python_path_that_fills_the_untracked_inputs_table_otherwise_is_notice
     assert difference.startswith("the ") and "differs" in difference  # the table, or its uses
 
 
+def _accepted(module):
+    """What runtime.native makes of `module` as the eager op path, with core's check."""
+    return native.accept("fast_apply", module, core._fast_apply_difference)
+
+
 def test_a_c_path_whose_check_fails_is_left_unused_with_a_warning(monkeypatch):
     """An extension built for another version may fail inside the check (a table it fills
     otherwise, read back by the Python code): it is left unused, as one that differs."""
@@ -342,7 +347,7 @@ def test_a_c_path_whose_check_fails_is_left_unused_with_a_warning(monkeypatch):
     monkeypatch.setattr(fast_apply_check, "difference", failing)
     try:
         with pytest.warns(RuntimeWarning, match="built for another version .*not subscriptable"):
-            assert core._load_fast_apply() is None
+            assert _accepted(core.fast_apply) is None
         assert core.fast_apply.set_enabled(True) is False
     finally:
         core.configure_fast_apply(core.fast_apply, core._apply)
@@ -354,26 +359,21 @@ def test_a_c_path_built_for_other_classes_is_left_unused_with_a_warning(monkeypa
     monkeypatch.setattr(fast_apply_check, "difference", lambda c, python: "the node differs")
     try:
         with pytest.warns(RuntimeWarning, match="built for another version .*the node differs"):
-            assert core._load_fast_apply() is None
+            assert _accepted(core.fast_apply) is None
         assert core.fast_apply.set_enabled(True) is False  # it was left off
     finally:
         core.configure_fast_apply(core.fast_apply, core._apply)
 
 
-@pytest.mark.skipif(
-    bool(os.environ.get("TRACER_SANITIZE")), reason="the sanitized build is not the installed one"
-)
 def test_a_c_path_built_before_ops_with_attributes_recorded_in_c_is_left_unused(monkeypatch):
     """An extension built from an older fast_apply.c (no `record`) is refused at import."""
     real = core.fast_apply
     older = types.SimpleNamespace(
         **{name: getattr(real, name) for name in dir(real) if name not in ("record", "__dict__")}
     )
-    monkeypatch.setitem(sys.modules, "tracer.ops._fast_apply", older)
-    monkeypatch.setattr(sys.modules["tracer.ops"], "_fast_apply", older)
     try:
         with pytest.warns(RuntimeWarning, match="built for another version .*record"):
-            assert core._load_fast_apply() is None
+            assert _accepted(older) is None
         assert core._record_in_c is None and real.set_enabled(True) is False
     finally:
         core.configure_fast_apply(real, core._apply)
@@ -384,28 +384,19 @@ def test_a_c_path_built_before_ops_with_attributes_recorded_in_c_is_left_unused(
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 4.0, 6.0])
 
 
-@pytest.mark.skipif(
-    bool(os.environ.get("TRACER_SANITIZE")), reason="the sanitized build is not the installed one"
-)
-@pytest.mark.parametrize("interface", [None, core.FAST_APPLY_INTERFACE + 1])
+@pytest.mark.parametrize("interface", [None, native.INTERFACE + 1])
 def test_a_c_path_of_another_interface_is_left_unused(monkeypatch, interface):
     """An extension built before configure took an argument ignores it (the behavioural
-    check cannot tell: it does what it did, more slowly); its INTERFACE tells."""
+    check cannot tell: it does what it did, more slowly); its INTERFACE tells (runtime.native)."""
     real = core.fast_apply
     names = [name for name in dir(real) if name not in ("INTERFACE", "__dict__")]
     other = types.SimpleNamespace(**{name: getattr(real, name) for name in names})
     if interface is not None:
         other.INTERFACE = interface
-    monkeypatch.setitem(sys.modules, "tracer.ops._fast_apply", other)
-    monkeypatch.setattr(sys.modules["tracer.ops"], "_fast_apply", other)
-    try:
-        with pytest.warns(
-            RuntimeWarning, match=f"built for another version .*interface is {interface}"
-        ):
-            assert core._load_fast_apply() is None
-        assert real.set_enabled(True) is False
-    finally:
-        core.configure_fast_apply(real, core._apply)
+    with pytest.warns(
+        RuntimeWarning, match=f"built for another version .*interface is {interface}"
+    ):
+        assert _accepted(other) is None  # refused before its configure is called
     np.testing.assert_array_equal((tt.constant([1.5]) * 2.0).numpy(), [3.0])
 
 

@@ -6,7 +6,6 @@ import threading
 import numpy as np
 import pytest
 
-import codegen.compile  # noqa: F401  (under TRACER_SANITIZE it puts the sanitized build in place)
 import tracer as tt
 from runtime import fast_call
 
@@ -202,17 +201,6 @@ def test_an_entry_refuses_what_it_cannot_call():
     f(x), f(x)
     with pytest.raises(TypeError, match="one tuple"):
         f._fast(x)
-
-
-def test_an_extension_built_for_another_version_is_left_unused(monkeypatch):
-    extension = fast_call._extension
-    monkeypatch.setattr(extension, "INTERFACE", fast_call.INTERFACE + 1)
-    with pytest.warns(RuntimeWarning, match="built for another version of tracer"):
-        fast_call.use(extension)
-    assert not fast_call.available()
-    monkeypatch.setattr(extension, "INTERFACE", fast_call.INTERFACE)
-    fast_call.use(extension)
-    assert fast_call.available()
 
 
 def _training_step(with_extension, monkeypatch):

@@ -5,11 +5,9 @@ values involved records the gradient computation, and higher orders follow.
 """
 
 import collections
-import os
 
 import numpy as np
 
-from runtime import straight_line as straight_line_program
 from runtime.straight_line import straight_line
 from tracer import collector
 from tracer.context import location_override, numerics, state
@@ -20,13 +18,6 @@ from tracer.passes.gradient import SparseOutput, build_gradient
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 from tracer.tracing import Trace
-
-if os.environ.get("TRACER_SANITIZE"):  # the straight-line program in C, with the sanitizers too
-    from codegen.build import load_sanitized_extension
-
-    straight_line_program.use(
-        load_sanitized_extension(straight_line_program.SOURCE, "runtime._straight_line")
-    )
 
 
 class PreparedGradient:

@@ -88,7 +88,7 @@ class ConcreteFunction:
         """The traced graph and each pass's result (`tracer.passes.pipeline.Stages`); run
         when first asked for where the module came from a stored plan."""
         if self._stages is None:
-            self._stages = run_pipeline(self._traced)
+            self._stages = run_pipeline(self._traced, target=self._backend.target)
         return self._stages
 
     @property

@@ -25,6 +25,7 @@ import types
 from tracer import autograph, collector, nest
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
+from tracer.executables import BACKENDS, parse_backend
 from tracer.ir.source import is_library_file
 from tracer.signature import (
     TensorSpec,
@@ -43,8 +44,6 @@ from tracer.tracing import Trace, tracing
 from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")
-
-BACKENDS = ("auto", "c", "interpreter", "tiered")
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses entries compile_seconds")
 
@@ -85,9 +84,7 @@ def function(
     source whose condition or iterable is a tensor become tt.cond and tt.while_loop
     (tracer/autograph); with autograph=False, Python control flow runs once, at trace time.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    backend = _backend_for(jit_compile, backend)
+    backend = _backend_for(jit_compile, parse_backend(backend))
     if func is None:
         return functools.partial(
             function,
@@ -101,11 +98,14 @@ def function(
 
 
 def _backend_for(jit_compile, backend):
+    """The Backend `jit_compile` asks for, where it asks for one ("auto" gives way to it)."""
     if jit_compile is None:
         return backend
-    wanted = "c" if jit_compile else "interpreter"
-    if backend not in ("auto", wanted):
-        raise ValueError(f"jit_compile={jit_compile} asks for backend {wanted!r}, not {backend!r}")
+    wanted = BACKENDS["c" if jit_compile else "interpreter"]
+    if backend not in (BACKENDS["auto"], wanted):
+        raise ValueError(
+            f"jit_compile={jit_compile} asks for backend {wanted.name!r}, not {backend.name!r}"
+        )
     return wanted
 
 
@@ -133,7 +133,7 @@ class Function:
             if not isinstance(spec, TensorSpec):
                 raise TypeError(f"an input_signature lists TensorSpecs, not {spec!r}")
         self._reduce_retracing = bool(reduce_retracing)
-        self._backend = backend
+        self._backend = parse_backend(backend)
         self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
         self._by_shape = {}  # (shape, dtype) of each positional tensor -> ConcreteFunction

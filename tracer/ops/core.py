@@ -7,11 +7,10 @@ then, for every recording tape that tracks an input: record the node and what th
 op's gradient rule needs (`op.saves`), nothing more.
 """
 
-import os
 import sys
 import threading
-import warnings
 
+from runtime import native
 from runtime.interpreter import run_graph
 from runtime.kernels import FLOATING_KERNELS, KERNELS
 from tracer import collector, dtypes
@@ -396,50 +395,28 @@ def _carry_cut(inputs, out):
             return
 
 
-FAST_APPLY_INTERFACE = 1  # fast_apply.c's INTERFACE must match
-
-
-def _load_fast_apply():
-    """The C module of the eager op path, configured and checked against `_apply`; None where
-    it was not built (the extension is optional: without a compiler at install time, `_apply`
-    does everything) or does not match this tracer (then with a warning)."""
-    global _record_in_c
+def _fast_apply_difference(module):
+    """'' when the C op path, configured, records what `_apply` records (fast_apply_check),
+    else what differs: runtime.native then leaves it unused, and it is left off here."""
     try:
-        module = _sanitized_fast_apply() if os.environ.get("TRACER_SANITIZE") else None
-        if module is None:
-            from tracer.ops import _fast_apply as module
-    except ImportError:
-        return None
-    try:
-        interface = getattr(module, "INTERFACE", None)
-        if interface != FAST_APPLY_INTERFACE:
-            raise TypeError(f"its interface is {interface}, not {FAST_APPLY_INTERFACE}")
         configure_fast_apply(module, _apply)
-        mismatch = fast_apply_check.difference(module, _apply)
+        difference = fast_apply_check.difference(module, _apply)
         untracking = module.untrack_node, module.untrack_records
-    except Exception as refused:  # a function it lacks, a table it fills otherwise, ...
-        mismatch = f"{type(refused).__name__}: {refused}"
-    if mismatch:
-        _record_in_c = None
-        module.set_enabled(False)
-        warnings.warn(
-            f"tracer: the eager op path in C ({module.__file__}) was built for another version "
-            f"of tracer ({mismatch}); the Python path runs instead. Reinstall tracer "
-            "(pip install -e .) to rebuild it.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return None
-    collector.untrack_with(*untracking)
-    return module
+    except Exception:
+        _leave_off(module)
+        raise
+    if difference:
+        _leave_off(module)
+    else:
+        collector.untrack_with(*untracking)
+    return difference
 
 
-def _sanitized_fast_apply():
-    """fast_apply.c built with the TRACER_SANITIZE sanitizers (docs/reliability.md)."""
-    from codegen.build import load_sanitized_extension
-
-    source = os.path.join(os.path.dirname(__file__), "fast_apply.c")
-    return load_sanitized_extension(source, f"{__package__}._fast_apply")
+def _leave_off(module):
+    """Every call of `module` goes to the Python path, and `_record` records in Python."""
+    global _record_in_c
+    _record_in_c = None
+    module.set_enabled(False)
 
 
 def configure_fast_apply(module, python_apply):
@@ -482,7 +459,7 @@ def _op_function(op, function, arity):
     return function
 
 
-fast_apply = _load_fast_apply()
+fast_apply = native.load("fast_apply", _fast_apply_difference)
 if fast_apply is None:
     apply, apply_unary, apply_binary, op_function, new_tensor = (
         _apply,

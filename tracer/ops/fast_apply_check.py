@@ -8,7 +8,7 @@ each path, without attributes and with them (the Python path records those throu
 module's `record`): a unary op on a watched tensor, then a binary one that reads an
 untracked input twice before the tape watches it. A module built
 from another version of tracer (an editable install whose extension was not rebuilt) is
-then left unused, with a warning, instead of recording something else.
+then left unused, with a warning (runtime/native.py), instead of recording something else.
 """
 
 import numpy as np

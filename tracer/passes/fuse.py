@@ -13,7 +13,7 @@ stored (the kernel roots): graph outputs, reductions, fusible values that
 a non-fusible op (matmul, gather, ...) reads, and computed values that are broadcast into
 a larger kernel. Every other elementwise value is recomputed inside each kernel that needs
 it instead of being stored: memory traffic, not arithmetic, bounds these loops. Except for
-a value that calls the math library (its C form is `costly`) and fits in the caches
+a value that calls the math library (the target's cost hints say it is costly) and fits in the caches
 (STORED_COSTLY_BYTES): computing it costs more than keeping it, so several kernels that
 need it read it stored once. And
 except for a value several kernels read whose computation is long (SHARED_CONE) or, small,
@@ -38,6 +38,7 @@ inputs, in order.
 import numpy as np
 
 from codegen import forms
+from codegen.targets import C_MODULE
 from runtime.straight_line import straight_line
 from tracer.ir import GraphAttribute, Node, dims
 from tracer.ir.graph import LEAF_OPS, TupleType
@@ -135,8 +136,11 @@ def _needs_stored_input(node):
     return op is not None and op.needs_stored_input is not None and op.needs_stored_input(node)
 
 
-def fuse(graph):
-    roots, siblings = _roots(graph)
+def fuse(graph, target=C_MODULE):
+    """`graph` fused for `target` (a codegen.targets.Target), whose cost hints say which
+    values are costly, which views are pointers into their inputs, which reductions may be
+    reassociated and which kernels check their elements."""
+    roots, siblings = _roots(graph, target.cost_hints)
     mapping = {}  # id(original node) -> its node in the fused graph
     kernels = {}  # each distinct kernel, once: an unrolled loop's steps share theirs
     for node in graph.nodes:
@@ -159,7 +163,7 @@ def fuse(graph):
     return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
 
 
-def _roots(graph):
+def _roots(graph, hints):
     """ids of the nodes that become fused kernels (their values are stored)."""
     consumers = {}
     for node in graph.nodes:
@@ -176,8 +180,8 @@ def _roots(graph):
             or _broadcast_into_more(node, consumers)
         ):
             roots.add(id(node))
-    roots |= {id(node) for node in graph.nodes if _is_block_of_stored(node, roots)}
-    roots |= _shared(graph, consumers, roots)
+    roots |= {id(node) for node in graph.nodes if _is_block_of_stored(node, roots, hints)}
+    roots |= _shared(graph, consumers, roots, hints)
     roots |= _bounded_inputs(graph, roots)
     changed = True
     while changed:  # a view that can only read a stored value (a reshape that reorders) gets one
@@ -190,10 +194,10 @@ def _roots(graph):
                 if is_fusible(source) and id(source) not in roots:
                     roots.add(id(source))
                     changed = True
-    return roots, _siblings(graph, roots)
+    return roots, _siblings(graph, roots, hints)
 
 
-def _shared(graph, consumers, roots):
+def _shared(graph, consumers, roots, hints):
     """ids of the values that more than one kernel would recompute and that are better stored:
     costly ones small enough to keep; small ones computed from RECURRENCE or more shared
     values (a recurrence: each step's state is read by its own outputs and by the next step);
@@ -225,7 +229,7 @@ def _shared(graph, consumers, roots):
                 _is_small(node, known=True)
                 and _shared_inside(cone - {id(node)}, kernels) >= RECURRENCE
             )
-            or (_is_costly(node) and _is_small(node) and len(cone) <= COSTLY_CONE)
+            or (hints.is_costly(node) and _is_small(node) and len(cone) <= COSTLY_CONE)
         ):
             stored.add(id(node))
     return stored
@@ -266,12 +270,11 @@ def _bounded_inputs(graph, roots):
     return stored
 
 
-def _is_block_of_stored(node, roots):
+def _is_block_of_stored(node, roots, hints):
     """Whether `node` is a view that is one contiguous block of a stored value (x[t] of an
     input): the C backend reads it through a pointer into that value, so the kernels that
     read it are the same code whatever the block (the steps of an unrolled loop share them)."""
-    form = forms.C_FORMS.get(node.op)
-    if getattr(form, "block_offset", None) is None or form.block_offset(node) is None:
+    if hints.block_offset(node) is None:
         return False
     if _size(node.shape) < 2:  # a scalar stays in the kernels that read it, with its siblings
         return False
@@ -279,7 +282,7 @@ def _is_block_of_stored(node, roots):
     return not is_fusible(source) or id(source) in roots
 
 
-def _siblings(graph, roots):
+def _siblings(graph, roots, hints):
     """id(node) -> its group, for the stored elementwise values of one shape and type whose
     kernels read the same stored values (sin(x) and cos(x); the two columns of a stack): one
     kernel computes the group, in one loop that reads its inputs once, computes what the
@@ -289,16 +292,16 @@ def _siblings(graph, roots):
     groups = {}
     for node in graph.nodes:
         if id(node) in roots and id(node) not in outputs and is_fusible(node):
-            if _is_block_of_stored(node, roots):
+            if _is_block_of_stored(node, roots, hints):
                 continue  # a pointer into its source, not computed
             key = (_sources(node, roots), node.shape, node.dtype)
             groups.setdefault(key, []).append(node)
     siblings = {id(n): group for group in groups.values() if len(group) > 1 for n in group}
-    siblings.update(_reduction_siblings(graph, roots, siblings))
+    siblings.update(_reduction_siblings(graph, roots, siblings, hints))
     return siblings
 
 
-def _reduction_siblings(graph, roots, siblings):
+def _reduction_siblings(graph, roots, siblings, hints):
     """id(node) -> its group, for a reduction over every axis and the elementwise values of
     its input's shape computed from the same stored values (leaves aside): a loss and its
     gradient, sum(f(x)) and f'(x), in one loop that computes what they share once, instead
@@ -312,8 +315,8 @@ def _reduction_siblings(graph, roots, siblings):
         if id(node) in roots
         and id(node) not in siblings
         and _is_full_reduction(node)
-        and _vectorizes(node)
-        and not _may_fail(node, roots)
+        and _vectorizes(node, hints)
+        and not _may_fail(node, roots, hints)
     ]
     shapes = {node.inputs[0].shape for node in reductions}
     by_shape = {}  # (shape, stored values read, leaves aside) -> elementwise roots
@@ -323,7 +326,7 @@ def _reduction_siblings(graph, roots, siblings):
             and id(node) in roots
             and id(node) not in siblings
             and is_fusible(node)
-            and not _is_block_of_stored(node, roots)
+            and not _is_block_of_stored(node, roots, hints)
         ):
             key = (node.shape, _sources(node, roots, leaves=False))
             by_shape.setdefault(key, []).append(node)
@@ -333,7 +336,7 @@ def _reduction_siblings(graph, roots, siblings):
         group, read = [node], set(_sources(node, roots))
         for member in by_shape.pop(key, ()):
             more = read | _sources(member, roots)
-            if len(more) <= KERNEL_INPUTS and not _may_fail(member, roots):
+            if len(more) <= KERNEL_INPUTS and not _may_fail(member, roots, hints):
                 group.append(member)  # the leaves they read differ
                 read = more
         if len(group) > 1:
@@ -352,24 +355,21 @@ def _is_full_reduction(node):
     )
 
 
-def _vectorizes(reduction):
+def _vectorizes(reduction, hints):
     """Whether the reduction's loop is vectorized and shared by threads: its values may add
     up in any order (not max and min, whose first NaN wins, nor complex values). Values that
     join it lose their own loop's vectors and threads where it has none."""
-    return bool(forms.C_FORMS[reduction.op].simd) and not reduction.dtype.is_complex
+    return hints.reassociates(reduction) and not reduction.dtype.is_complex
 
 
-def _may_fail(root, roots):
+def _may_fail(root, roots, hints):
     """Whether the kernel of `root` checks its elements (an integer pow's negative exponent):
     such a loop runs in order on one thread, and so would every value that joined it."""
     seen, stack = {id(root)}, [root]
     while stack:
         node = stack.pop()
-        guard = getattr(forms.C_FORMS.get(node.op), "guard", None)
-        if guard is not None:
-            typed = node.inputs[forms.C_FORMS[node.op].operand].dtype
-            if guard.condition(typed, node.dtype, *("x" for _ in node.inputs)) is not None:
-                return True
+        if hints.may_fail(node):
+            return True
         for value in node.inputs:
             if id(value) not in seen and is_fusible(value) and id(value) not in roots:
                 seen.add(id(value))
@@ -408,10 +408,6 @@ def _cone(node, roots, stored, limit):
 
 def _shared_inside(cone, kernels):
     return sum(1 for k in cone if len(kernels[k]) > 1)
-
-
-def _is_costly(node):
-    return getattr(forms.C_FORMS.get(node.op), "costly", False)
 
 
 def _is_small(node, known=False):

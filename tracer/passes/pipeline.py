@@ -5,8 +5,14 @@ The "traced" graph is what tracing produced (forward, and the gradient nodes tha
 beside it. A pass runs on the graphs structured ops hold (a loop's body) before the graph
 that holds them, so a loop body is simplified and fused like any program. The passes before `fuse` keep a graph of primitives, which runs through the op
 path (`Stages.of_primitives`); the last stage is the graph the backends run (`Stages.final`).
+
+The pipeline runs for a target (codegen/targets.py): the passes in TARGETED_PASSES take it
+(`target=`), to ask it what the code of an op costs (fusion's cost hints).
 """
 
+import functools
+
+from codegen.targets import C_MODULE
 from tracer.ir import Node, Subgraph
 from tracer.ir.rewrite import rebuild
 from tracer.passes.contract import contract_products
@@ -27,6 +33,7 @@ PIPELINE = [
     ("optimized", fuse),
 ]
 LOWERING_PASSES = (direct_convolutions, fuse)  # passes whose graphs hold more than primitives
+TARGETED_PASSES = (fuse,)  # passes that take the target
 STAGE_NAMES = (TRACED, *(name for name, _ in PIPELINE))
 
 
@@ -50,11 +57,14 @@ _LAST_OF_PRIMITIVES = [TRACED, *(n for n, p in PIPELINE if p not in LOWERING_PAS
 VERIFY_EACH_PASS = False
 
 
-def run_pipeline(traced):
-    """The Stages of `traced`: the traced graph, then each pass's result."""
+def run_pipeline(traced, target=C_MODULE):
+    """The Stages of `traced` for `target` (a codegen.targets.Target): the traced graph, then
+    each pass's result."""
     stages = Stages({TRACED: traced})
     graph = traced
     for name, run_pass in PIPELINE:
+        if run_pass in TARGETED_PASSES:
+            run_pass = functools.partial(run_pass, target=target)
         graph = run_nested(run_pass, graph)
         if VERIFY_EACH_PASS:
             verify(graph)

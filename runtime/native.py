@@ -1,0 +1,209 @@
+"""tracer's CPython extensions: which there are, their one interface version, loading, builds.
+
+Three paths of tracer have a copy in C, each an optional extension module:
+
+    fast_apply     tracer.ops._fast_apply    the eager op path        tracer.ops.core._apply
+    fast_call      runtime._fast_call        a compiled function's    the Python function of
+                                             call                     runtime/compiled.py
+    straight_line  runtime._straight_line    a straight-line program  runtime.straight_line.
+                                                                      PythonProgram
+
+The Python function (last column) is the definition; the C file repeats it only where a
+benchmark shows the need, and a test holds the two to the same bits (docs/native-paths.md).
+
+Each extension exports `INTERFACE`, which must equal this module's: one number for the
+three, raised whenever any of them changes what it takes or does. An editable install whose
+extensions were not rebuilt then runs the Python paths, with one RuntimeWarning per
+extension, never a stale C copy. A missing extension (no compiler at install time) is
+silent: the Python paths are complete. A user may add its own check (`load(name, check)`):
+fast_apply's user runs both paths on probe ops; the check needs tracer's classes, which
+runtime may not import, so the check is the user's and the verdict is this module's.
+
+Under TRACER_SANITIZE (docs/reliability.md) the three are not imported but compiled from
+their sources with those sanitizers (`build`) into a directory of this user's, and imported
+from there; later processes find them built.
+"""
+
+import atexit
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import warnings
+from typing import NamedTuple
+
+INTERFACE = 4  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Extension(NamedTuple):
+    """One of tracer's extensions: its import name, its C file, what it is, what runs
+    where it is not used."""
+
+    module: str
+    source: str
+    role: str
+    instead: str
+
+
+EXTENSIONS = {
+    "fast_apply": Extension(
+        "tracer.ops._fast_apply",
+        os.path.join(_ROOT, "tracer", "ops", "fast_apply.c"),
+        "the eager op path in C",
+        "the Python path",
+    ),
+    "fast_call": Extension(
+        "runtime._fast_call",
+        os.path.join(_ROOT, "runtime", "fast_call.c"),
+        "the compiled call path in C",
+        "the Python path",
+    ),
+    "straight_line": Extension(
+        "runtime._straight_line",
+        os.path.join(_ROOT, "runtime", "straight_line.c"),
+        "the straight-line program in C",
+        "the Python loop",
+    ),
+}
+
+_loaded = {}  # name -> the extension module in use, or None
+_sanitized = {}  # name -> the extension built with TRACER_SANITIZE's sanitizers
+
+
+def load(name, check=None):
+    """The extension `name` (a key of EXTENSIONS) accepted for use (`accept`), or None where
+    it was not built or was refused. Found once per process: later calls return the first
+    answer, so a refused extension warns once.
+
+    >>> load("straight_line").INTERFACE == INTERFACE  # where it was built
+    True
+    """
+    if name not in _loaded:
+        module = _find(name)
+        _loaded[name] = None if module is None else accept(name, module, check)
+    return _loaded[name]
+
+
+def accept(name, module, check=None):
+    """`module` when it is the extension `name` of this tracer: its INTERFACE is INTERFACE
+    and `check(module)` returns '' (else what differs; an exception counts as a difference).
+    Otherwise None, with a RuntimeWarning that names the module, the difference and the cure."""
+    difference = _difference(module, check)
+    if not difference:
+        return module
+    extension = EXTENSIONS[name]
+    warnings.warn(
+        f"tracer: {extension.role} ({getattr(module, '__file__', module)}) was built for another "
+        f"version of tracer ({difference}); {extension.instead} runs instead. Reinstall tracer "
+        "(pip install -e .) to rebuild it.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return None
+
+
+def _difference(module, check):
+    interface = getattr(module, "INTERFACE", None)
+    if interface != INTERFACE:
+        return f"its interface is {interface}, not {INTERFACE}"
+    if check is None:
+        return ""
+    try:
+        return check(module)
+    except Exception as refused:  # a function it lacks, a table it fills otherwise, ...
+        return f"{type(refused).__name__}: {refused}"
+
+
+def _find(name):
+    """The module of extension `name`: built with TRACER_SANITIZE's sanitizers when that is
+    set, else the installed one; None where it was not built."""
+    sanitize = os.environ.get("TRACER_SANITIZE", "").strip()
+    if sanitize:
+        if not _sanitized:
+            for built, path in build(sanitize, _sanitized_directory()).items():
+                _sanitized[built] = _import_file(EXTENSIONS[built].module, path)
+        return _sanitized[name]
+    try:
+        return importlib.import_module(EXTENSIONS[name].module)
+    except ImportError:
+        return None
+
+
+def _sanitized_directory():
+    """Where the sanitized builds go: tracer-native-<uid> in the temporary directory, kept for
+    later processes, where it is this user's and no one else may write to it; else a new
+    private one, removed at exit (a directory another user made could hold planted code)."""
+    path = os.path.join(tempfile.gettempdir(), f"tracer-native-{os.getuid()}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    info = os.lstat(path)
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022:
+        return path
+    path = tempfile.mkdtemp(prefix="tracer-native-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def build(sanitize, directory):
+    """{name: path of the library} of every extension compiled into `directory` with the
+    sanitizers `sanitize` ("address,undefined"): each report fatal, with a usable stack.
+    The compiler is $CC, else cc or gcc; the three compile at once. A library's name holds
+    a hash of its source, the compiler and the flags: one already there is used again, and a
+    new one appears whole (written aside, then renamed), so processes may share `directory`.
+
+    >>> paths = build("address,undefined", tempfile.mkdtemp())
+    >>> sorted(paths) == sorted(EXTENSIONS)
+    True
+    """
+    if not all(part.isalpha() for part in sanitize.split(",")):
+        raise ValueError(
+            f"TRACER_SANITIZE={sanitize!r}: give sanitizer names, as 'address,undefined'"
+        )
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or "cc"
+    flags = ["-O1", "-g", "-fno-omit-frame-pointer", f"-fsanitize={sanitize}"]
+    flags += ["-fno-sanitize-recover=all", "-fPIC", "-shared"]
+    flags.append(f"-I{sysconfig.get_paths()['include']}")
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    paths, compilers = {}, {}
+    for name, extension in EXTENSIONS.items():
+        with open(extension.source, "rb") as handle:
+            key = hashlib.sha256(handle.read() + "\0".join([cc, *flags]).encode()).hexdigest()
+        short_name = extension.module.rsplit(".", 1)[-1]
+        paths[name] = os.path.join(directory, f"{short_name}-{key[:16]}{suffix}")
+        if not os.path.exists(paths[name]):
+            staging = f"{paths[name]}.{os.getpid()}.tmp"
+            command = [cc, *flags, extension.source, "-o", staging]
+            compilers[name] = subprocess.Popen(command, stderr=subprocess.PIPE, text=True), staging
+    errors = {name: process.communicate()[1] for name, (process, _) in compilers.items()}
+    failed = [name for name, (process, _) in compilers.items() if process.returncode != 0]
+    for name, (_, staging) in compilers.items():
+        if failed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staging)
+        else:
+            os.replace(staging, paths[name])
+    if failed:
+        raise RuntimeError(
+            f"building {EXTENSIONS[failed[0]].source} with -fsanitize={sanitize} failed:\n"
+            f"{errors[failed[0]][-4000:]}"
+        )
+    return paths
+
+
+def _import_file(qualified_name, path):
+    """The extension module at `path`, imported as `qualified_name` (in sys.modules: a later
+    `import` of that name finds this build, not the installed one)."""
+    spec = importlib.util.spec_from_file_location(qualified_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[qualified_name] = module
+    spec.loader.exec_module(module)
+    return module
