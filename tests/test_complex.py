@@ -125,3 +125,19 @@ def test_the_gradient_of_complex_sums_a_broadcast_part_back_to_its_shape(backend
     d_re, d_im = f(re, im)
     np.testing.assert_allclose(d_re.numpy(), 3 * 2 * 1.5, rtol=1e-6)  # re meets 3 elements
     np.testing.assert_allclose(d_im.numpy(), 2 * im.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", [None, "interpreter", "c"])
+def test_real_and_imag_of_a_float_tensor_differentiate_as_in_tensorflow(backend):
+    """TensorFlow 2.21: d real(x)/dx is ones and d imag(x)/dx is None for a float x."""
+
+    def grads(x):
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            real, imag = tt.math.real(x), tt.math.imag(x)
+        return tape.gradient(real, x), tape.gradient(imag, x)
+
+    run = grads if backend is None else tt.function(grads, backend=backend)
+    real, imag = run(tt.constant([1.0, -2.0], tt.float64))
+    np.testing.assert_array_equal(real.numpy(), [1.0, 1.0])
+    assert imag is None

@@ -7,7 +7,9 @@ elementwise ops, broadcasting binary ops, reductions, shape ops and products (`U
 algebra (`tt.linalg`, on well-conditioned matrices built from the data); scatter, gather and
 segment reductions; convolution and pooling; complex arithmetic, custom gradients,
 recompute_grad and a nested tt.function (test_the_steps_reach_every_primitive checks that
-their programs hold every primitive but those NOT_DRAWN explains). Inputs have random shapes
+their programs hold every primitive but those NOT_DRAWN explains). Elementwise primitives of
+one or two floating inputs also get a step each read from the catalogue
+(tests/fuzz_catalogue.py): a new one is drawn with no edit here. Inputs have random shapes
 (size-0 and size-1 axes, broadcasting) in float64, float32 or float16, holding NaN, Inf and
 signed zeros at times. Every step is valid for any input: a step that does not apply to a shape leaves its
 input as it is. A step is marked smooth when it is differentiable to second order at every
@@ -45,7 +47,7 @@ from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import tracer as tt  # noqa: E402
-from tests import fuzz_loops  # noqa: E402
+from tests import fuzz_catalogue, fuzz_loops  # noqa: E402
 from tests.gradcheck import check_first_order, check_second_order  # noqa: E402
 from tracer.cli import parse_specs  # noqa: E402
 from tracer.concrete import GRAD, TRACED  # noqa: E402
@@ -170,6 +172,10 @@ BINARY = {
         False,
     ),
 }
+# and one step per elementwise primitive of one or two floating inputs, from the catalogue
+CATALOGUE_UNARY, CATALOGUE_BINARY = fuzz_catalogue.steps(1), fuzz_catalogue.steps(2)
+UNARY.update(CATALOGUE_UNARY)
+BINARY.update(CATALOGUE_BINARY)
 
 
 # --- control flow --------------------------------------------------------------------------
@@ -617,6 +623,7 @@ CONVOLUTION = {
 }
 
 FAMILIES = {
+    "catalogue": {**CATALOGUE_UNARY, **CATALOGUE_BINARY},
     "control_flow": CONTROL_FLOW,
     "linear_algebra": LINEAR_ALGEBRA,
     "scatter_gather": SCATTER_GATHER,
@@ -780,8 +787,10 @@ NOT_DRAWN = {
 
 def test_the_steps_reach_every_primitive():
     """The traced programs of the steps, with their first and second derivatives, hold every
-    primitive of the catalogue but those of NOT_DRAWN: the fuzzer covers the catalogue, and
-    a new primitive needs a step (or a reason here)."""
+    primitive of the catalogue but those of NOT_DRAWN: the fuzzer covers the catalogue. A new
+    elementwise primitive of one or two floating inputs has its step from the catalogue
+    (tests/fuzz_catalogue.py); any other needs a step in a table here, or a reason in
+    NOT_DRAWN."""
     held = set()
     rng = np.random.default_rng(0)
     for shape in [(3, 3), (2, 3, 3, 2), (4,)]:

@@ -33,6 +33,7 @@ from tracer import (
 )
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
+from tracer.clipping import clip_by_global_norm, clip_by_norm
 from tracer.control.custom import custom_gradient
 from tracer.control.flow import cond, while_loop
 from tracer.control.recompute import recompute_grad
@@ -117,14 +118,7 @@ from tracer.ops.math_ops import (
     tanh,
     where,
 )
-from tracer.ops.reduction_ops import (
-    clip_by_global_norm,
-    clip_by_norm,
-    norm,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-)
+from tracer.ops.reduction_ops import norm, reduce_max, reduce_mean, reduce_min
 from tracer.ops.scan_ops import reduce_prod
 from tracer.ops.scatter_nd_ops import (
     gather_nd,

@@ -3,29 +3,28 @@
 A tape records a few Python objects per op (its node, the node's inputs, the result, the
 values the gradient rule keeps), all alive until the tape is done with them. The collector
 counts such objects as they survive, and every time their number grows by a quarter of
-what lived before it walks everything alive (a full collection): an eager LSTM of 52,000
-recorded ops (B18) spent 0.5-0.8 s of its 1.2 s per step there, finding nothing, since a
-tape's records hold no reference cycles; building a gradient graph of as many nodes, the
-first time, walked them all again several times (the step's first call 3.4 -> 1.8-2.7 s).
-So while any tape records, builds a gradient graph and its program (a tape's first
-gradient of its structure), computes a jacobian, or a tt.function traces and compiles (B18
-unrolled, 256 steps: the Python part 4.2 -> 3.1 s), in any thread, the collector is off,
-and it is back on when the last one stops (if it was on before the first). A gradient
-found in the caches runs with the collector as the user left it: it makes few objects,
-and pausing cost a scalar gradient (B7 eager) 1.3 us of 17. Acyclic garbage is freed at
-once as always; reference cycles that the user's code makes inside a tape are collected
-after it. A program that keeps one tape recording for its whole run, or threads whose
-tapes always overlap, have no automatic collection meanwhile: `gc.collect()` still works. A `gc.disable()` inside a tape is undone when the
-last tape stops, if the collector was on before the first.
+what lived before it walks everything alive (a full collection), finding nothing, since a
+tape's records hold no reference cycles; building a gradient graph of as many nodes walks
+them all again. So while any tape records, builds a gradient graph and its program (a
+tape's first gradient of its structure), computes a jacobian, or a tt.function traces and
+compiles, in any thread, the collector is off, and it is back on when the last one stops
+(if it was on before the first). A gradient found in the caches runs with the collector
+as the user left it: it makes few objects, so pausing would only add to its time.
+Acyclic garbage is freed at once as always; reference cycles that the user's code makes
+inside a tape are collected after it. A program that keeps one tape recording for its
+whole run, or threads whose tapes always overlap, have no automatic collection meanwhile:
+`gc.collect()` still works. A `gc.disable()` inside a tape is undone when the last tape
+stops, if the collector was on before the first.
 
 What survives a tape until the collector resumes is walked once then, by the collection of
-its youngest generation (B18: 300,000 objects, 0.2 s a step). So the records that cannot be
-part of a cycle are untracked: every graph node made in Python that holds only numbers,
-strings, arrays, shapes and dtypes and reads only such nodes (`untrack_node`, from
-Node.__init__), and, once a tape has 4,096 records, the nodes and signature entries it
-records, as the C op path records them and what is left when the tape stops
-(`untrack_records`; fast_apply.c says why no cycle can pass through them). A node holding a
-function (a custom gradient's) stays tracked.
+its youngest generation. So the records that cannot be part of a cycle are untracked:
+every graph node made in Python that holds only numbers, strings, arrays, shapes and
+dtypes and reads only such nodes (the C op path's `untrack_node`, which `untrack_with`
+installs as the IR's hook on Node.__init__), and, once a tape has 4,096 records, the nodes
+and signature entries it records, as the C op path records them and what is left when the
+tape stops (`untrack_records`; fast_apply.c says why no cycle can pass through them). A
+node holding a function (a custom gradient's) stays tracked. Measurements:
+benchmarks/RESULTS.md, "Measurements moved from docstrings".
 """
 
 import functools
@@ -33,10 +32,7 @@ import gc
 import os
 import threading
 
-
-def untrack_node(node):
-    """Nothing, until `untrack_with` gives the C module's (without it, the collector walks
-    every node)."""
+from tracer.ir import graph
 
 
 def untrack_records(recording):
@@ -44,9 +40,12 @@ def untrack_records(recording):
 
 
 def untrack_with(node_function, records_function):
-    """Untrack through these functions of the C op path (tracer.ops.core's, once checked)."""
-    global untrack_node, untrack_records
-    untrack_node, untrack_records = node_function, records_function
+    """Untrack through these functions of the C op path (tracer.ops.core's, once checked):
+    `node_function` becomes the IR's hook on every node made in Python (the IR sits below the
+    front end and imports none of it); until then the collector walks every node."""
+    global untrack_records
+    graph.on_node_made(node_function)
+    untrack_records = records_function
 
 
 _lock = threading.RLock()  # reentrant: a finalizer may run tracer code while it is held

@@ -18,6 +18,7 @@ import functools
 
 from tracer.backprop import PreparedGradient, SparseOutput, run_gradient
 from tracer.context import state
+from tracer.control.flow import while_loop
 from tracer.indexed_slices import IndexedSlices
 from tracer.ir.rewrite import rebuild, with_outputs
 from tracer.ops import array_ops, index_ops, seed_ops, structure_ops
@@ -29,6 +30,7 @@ from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.gradient import GradientGraph
 from tracer.passes.simplify import simplify
 from tracer.passes.vectorize import vectorize
+from tracer.tensor_array import TensorArray
 
 PFOR_HINT = (
     "\nEncountered an exception while vectorizing the jacobian computation. "
@@ -79,9 +81,6 @@ def _looped_in_trace(rec, prepared, kind, target, rows):
     """The rows as one `while_loop` (as TensorFlow's jacobian with pfor off in a graph): the
     compiled code holds the gradient graph once, whatever the number of rows, where one run
     per row would grow with it. Each row is written into a TensorArray per source."""
-    from tracer.control.flow import while_loop
-    from tracer.tensor_array import TensorArray
-
     connected = [k for k, out in enumerate(prepared.grad.source_outputs) if out is not None]
 
     def body(i, *arrays):

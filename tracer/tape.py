@@ -304,8 +304,8 @@ def _input_node(tensor):
 
 
 def _unconnected(value):
-    """`UnconnectedGradients(value)` without the enum's lookup for a member (0.2 us of a
-    scalar gradient's 17)."""
+    """`UnconnectedGradients(value)` without the enum's lookup for a member, which is a
+    visible part of a scalar gradient's time."""
     return value if type(value) is UnconnectedGradients else UnconnectedGradients(value)
 
 

@@ -8,7 +8,7 @@ still wait for it raise ProcessLeftError (departures.py).
 Processes on one host share its cores: unless OMP_NUM_THREADS or OPENBLAS_NUM_THREADS
 say otherwise, `init` gives each process cores / (processes on the host) threads of
 OpenMP and OpenBLAS. Left at one per core each, their threads spin against each other and
-against MPI's polling: the MLP example's step ran 40x slower on 2 processes of 2 cores.
+against MPI's polling, and a step slows down many times over.
 """
 
 import ctypes

@@ -57,7 +57,7 @@ def graph_digest(graph):
 
 def _digest(graph, walk):
     # marshal (format 2: no back-references, which would depend on object sharing) writes
-    # the nested tuples of strings and integers 4x faster than repr
+    # the nested tuples of strings and integers faster than repr does
     return hashlib.sha256(marshal.dumps(_graph_form(graph, walk), 2)).hexdigest()
 
 

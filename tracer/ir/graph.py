@@ -15,10 +15,26 @@ hold, printed without it).
 
 import numpy as np
 
-from tracer import collector
 from tracer.ir.printer import format_graph
 
 LEAF_OPS = frozenset({"input", "variable", "const"})
+
+
+def _keep_tracked(node):
+    """The hook until one is installed: Python's collector walks every node."""
+
+
+_node_made = _keep_tracked
+
+
+def on_node_made(hook):
+    """Call `hook(node)` at the end of every `Node.__init__` from now on.
+
+    The front end installs the collector's untracking here (`tracer.collector.untrack_with`),
+    so that the IR imports nothing of the front end.
+    """
+    global _node_made
+    _node_made = hook
 
 
 class Node:
@@ -32,7 +48,7 @@ class Node:
         self.dtype = dtype
         self.location = location
         # NOTE: never changed after this: the collector may stop walking it (tracer/collector.py)
-        collector.untrack_node(self)
+        _node_made(self)
 
     def __repr__(self):
         if getattr(self.dtype, "is_tuple", False):
@@ -177,7 +193,7 @@ def topological_closure(outputs, expand=None):
     # passes walk graphs of 10^5 nodes). A node popped while `pending` holds it is its own
     # entry to be emitted, pushed below its inputs when it was expanded: an entry that
     # visits it again can only lie further down, pushed before it was seen. The sets hold
-    # the nodes themselves (hashed by identity), not id()s: no int made per lookup, 25% less.
+    # the nodes themselves (hashed by identity), not id()s: no int made per lookup.
     order, seen, pending, stack = [], set(), set(), list(reversed(outputs))
     while stack:
         node = stack.pop()

@@ -570,7 +570,7 @@ _INDEXES_LIMIT = 10_000
 
 def _remembered_index(key, shape):
     """`canonical_index(key, shape)`, remembered for a key of one int or one slice of ints:
-    an eager loop indexes the same way at every step (B18: 15,000 slices a call)."""
+    an eager loop indexes the same way at every step."""
     kind = type(key)
     if kind is int:
         remembered = (key, shape)

@@ -145,12 +145,11 @@ SPLIT_K_CHUNKS = 16
 
 def _split_k(m, k, n, dtype):
     """Whether a^T b, a (k, m) and b (k, n) row-major, is a few outputs over long columns (a
-    convolution's weight gradient: 9 x 32 outputs over 50,176 rows in B19), which OpenBLAS
-    runs at a tenth of its speed (0.45 ms where chunks of rows summed on the cores take
-    0.11 ms): then the template reads each row of a and b once, in SPLIT_K_CHUNKS chunks
-    handed to the threads, each summing into its own accumulators (at most 8 KB of a
-    thread's stack), which are added to the result in chunk order (the same bits at every
-    call, whatever the threads)."""
+    convolution's weight gradient), which OpenBLAS runs far below its speed: then the
+    template reads each row of a and b once, in SPLIT_K_CHUNKS chunks handed to the
+    threads, each summing into its own accumulators (at most 8 KB of a thread's stack),
+    which are added to the result in chunk order (the same bits at every call, whatever the
+    threads)."""
     sizes = (m, k, n)
     return (
         dtype.name in ("float32", "float64")

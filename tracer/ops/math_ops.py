@@ -70,8 +70,8 @@ def _arithmetic(symbol, ufunc):
     FLOATING_KERNELS entry, which code knowing the dtype calls directly) and the ufunc on
     integers and bools.
 
-    On numpy scalars (what 0-d results are) the operator skips the ufunc machinery and runs
-    3x faster; on arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
+    On numpy scalars (what 0-d results are) the operator skips the ufunc machinery; on
+    arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
     on overflow quietly (TensorFlow's behaviour) where scalar arithmetic would warn.
     """
 
@@ -102,7 +102,7 @@ CONJ = _unary(
 )
 REAL = _unary(
     "real",
-    lambda node, g: (complex(g, 0),),
+    lambda node, g: (complex(g, 0) if node.inputs[0].dtype.is_complex else g,),
     jvp=LINEAR,
     infer=shapes.magnitude,
     kernel=np.real,
@@ -110,7 +110,7 @@ REAL = _unary(
 )
 IMAG = _unary(
     "imag",
-    lambda node, g: (complex(0, g),),
+    lambda node, g: (complex(0, g) if node.inputs[0].dtype.is_complex else None,),
     jvp=LINEAR,
     infer=shapes.magnitude,
     kernel=np.imag,

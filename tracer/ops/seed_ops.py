@@ -19,8 +19,7 @@ A jacobian of elementwise functions multiplies the seeds by one value after anot
 product rows x size: (E * a) * b, -(E * a), E * a + E * c. The seeds factor out
 (`seeds_out_of_mul`, `seeds_out_of_neg`, `seeds_out_of_sum`, simplifications of mul, neg,
 add and sub): E * (a * b), E * (-a), E * (a + c), so the values in between are of the
-target's size and only the last product is rows x size (B5's hessian: 14 such products,
-then one). As E is 0 or 1 this is the same value for finite results, except that a zero may
+target's size and only the last product is rows x size. As E is 0 or 1 this is the same value for finite results, except that a zero may
 take another sign (0 * (a + c) is -0.0 where 0 * a + 0 * c is +0.0); where a * b or a + c
 overflows, or is NaN, the rows that read it are NaN instead of zero, as above.
 """

@@ -183,7 +183,7 @@ def _first_max(x, attrs):
     taps' slices of the padded x; the taps of x stacked, (taps, N, OH, OW, C)).
 
     NOTE: arithmetic on masks, not np.where or masked assignment, which branch per element
-    and run 10x slower on masks without a pattern."""
+    and are slow on masks without a pattern."""
     padded, slices = _padded_taps(x, attrs)
     taps = np.stack([padded[:, rows, columns] for rows, columns in slices])  # contiguous
     valid = _valid(attrs)
