@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from data import WORKLOADS  # noqa: E402
+from programs import environment, run_program  # noqa: E402
 from systems import MODULES, PEERS  # noqa: E402
 
 TITLES = {
@@ -163,7 +164,8 @@ def main(argv=None):
     parser.add_argument(
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
-        "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain)",
+        "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
+        "B23 jacobian through a compiled loop, vectorized and row by row)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -214,7 +216,7 @@ def _run(options):
     chosen = (
         options.only.split(",")
         if options.only
-        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22"]
+        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23"]
     )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
@@ -276,6 +278,9 @@ def _run(options):
         if workload in chosen:
             results[workload] = run_script(script, options.quick)
             show(results[workload])
+    if "B23" in chosen:
+        results["B23"] = measure_loop_jacobian(options.quick)
+        print_loop_jacobian(results["B23"])
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
@@ -505,6 +510,63 @@ def print_workload(workload, row, ops):
         if "warm_first_call_seconds" in r:
             text += f", {r['warm_first_call_seconds']:.2f} s in a second process (caches warm)"
         print(text)
+
+
+# B23: the jacobian of the final state of a compiled loop with respect to its initial state,
+# run by a program of its own (a fresh compile cache); both ways must agree before timing
+LOOP_JACOBIAN = """
+import json, time
+import numpy as np
+import tracer as tt
+QUICK = {quick}
+size, steps, calls = (8, 5, 3) if QUICK else (256, 100, 20)
+rng = np.random.default_rng(0)
+x = tt.constant(rng.standard_normal(size) * 0.5)
+w = tt.constant(rng.standard_normal(size))
+
+def jacobian(x, w, use_pfor):
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        step = lambda i, s: (i + 1, tt.tanh(s * w) + 0.1 * s)
+        y = tt.while_loop(lambda i, s: i < steps, step, (0, x), maximum_iterations=steps)[1]
+    return tape.jacobian(y, x, experimental_use_pfor=use_pfor)
+
+def timed(run):
+    run()
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter(); run(); times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+runs = {{name: tt.function(lambda x, w, p=p: jacobian(x, w, p), backend="c")
+        for name, p in (("vectorized", True), ("row by row", False))}}
+values = {{name: run(x, w).numpy() for name, run in runs.items()}}
+error = float(np.max(np.abs(values["vectorized"] - values["row by row"])))
+assert error <= 1e-12, error
+report = {{name + "_seconds": timed(lambda run=run: run(x, w)) for name, run in runs.items()}}
+print(json.dumps({{"size": size, "steps": steps, "error": error, **report}}))
+"""
+
+
+def measure_loop_jacobian(quick):
+    """B23: the compiled jacobian through a loop, vectorized (one batched loop, pfor's default)
+    and row by row (experimental_use_pfor=False: a loop over the rows around the loop)."""
+    with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
+        env = _thread_environment(environment(TRACER_CACHE_DIR=cache))
+        return run_program(LOOP_JACOBIAN.format(quick=quick), env)
+
+
+def print_loop_jacobian(report):
+    if report["status"] != "ok":
+        print(f"\nB23 jacobian through a compiled loop: {report['status']}: {report['detail']}")
+        return
+    vectorized, looped = report["vectorized_seconds"], report["row by row_seconds"]
+    print(
+        f"\nB23 jacobian through a compiled loop ({report['steps']} steps of "
+        f"{report['size']} float64), tracer compiled\n"
+        f"  vectorized (one batched loop) {vectorized * 1e3:.3f} ms; row by row "
+        f"(experimental_use_pfor=False) {looped * 1e3:.3f} ms: {looped / vectorized:.1f}x"
+    )
 
 
 # the workloads measured by a script of their own (each process per measurement inside it)

@@ -22,13 +22,11 @@ is below a drawn limit or n. Updates are contractions or bounded steps, so value
 order one. `above(value, limit)` is `value > limit`; eagerly it records how far the value
 is from the limit, so that a test keeps finite differences off the edge of a branch.
 
-`Program.bounded` says, from the grammar alone, whether every loop the traced function
-holds has a maximum_iterations, which its compiled gradient needs
-(docs/control-flow-and-autodiff.md): autograph gives one to `for` over rows and over
-tt.range of a Python int, none to a `while` on a tensor or to `for` over tt.range of a
-tensor. A `while` on an eager counter runs as Python's loop when tracing, until a `break`
-flag set under a tensor condition makes its condition a tensor: from there it is a
-tt.while_loop without a bound (`_python_loop_turns_tensor`).
+Autograph gives a maximum_iterations to `for` over rows and over tt.range of a Python int,
+none to a `while` on a tensor or to `for` over tt.range of a tensor; a `while` on an eager
+counter runs as Python's loop when tracing, until a `break` flag set under a tensor
+condition makes its condition a tensor. Compiled gradients are compared for all of them
+(a loop without a bound replays its states, docs/control-flow-and-autodiff.md).
 """
 
 import collections
@@ -51,10 +49,7 @@ LOOPS = {
     "rows_input": ["for r{k} in x:"],
     "rows_carried": ["for r{k} in tt.stack([v, tt.sin(v)]):"],
 }
-UNBOUNDED = {"while_counter", "while_n", "range_n"}  # traced, a tt.while_loop with no bound
 WHILE = {"while_counter", "while_n", "while_python"}  # a counter, incremented first
-# the bounded kinds twice as often: more programs whose compiled gradients are compared
-LOOP_CHOICES = sorted(LOOPS) + sorted(set(LOOPS) - UNBOUNDED)
 
 SCALAR_UPDATES = [
     "a = tt.sin(a) * 0.9 + 0.1 * {s}",
@@ -78,20 +73,18 @@ TOP = Scope(["a", "tt.reduce_sum(v)", "tt.reduce_sum(x)"], ["v", "x[0]"], ["a", 
 
 # a `break` or `continue` in a loop's own body, under a condition on data or on the loop's
 # counter (`op`, `bound`; None for data)
-Jump = collections.namedtuple("Jump", ["kind", "op", "bound"])
-_HOLDS = {">=": lambda i, bound: i >= bound, "<": lambda i, bound: i < bound}
 
 Program = collections.namedtuple(
-    "Program", ["source", "value", "value_and_gradient", "bounded", "margins", "x", "n"]
+    "Program", ["source", "value", "value_and_gradient", "margins", "x", "n"]
 )
 
 
 @st.composite
 def programs(draw):
-    """A Program: its source, its two functions, whether its compiled gradient works, the
-    margins its eager runs record, and its inputs (x as a numpy array, n as an int)."""
+    """A Program: its source, its two functions, the margins its eager runs record, and its
+    inputs (x as a numpy array, n as an int)."""
     writer = _Writer(draw)
-    writer.block(0, TOP, counter=None, depth=0, traced=True)
+    writer.block(0, TOP, counter=None, depth=0)
     body = writer.lines
     source = "\n".join(
         [
@@ -117,7 +110,6 @@ def programs(draw):
         source,
         functions["value"],
         functions["value_and_gradient"],
-        not writer.unbounded,
         margins,
         x,
         draw(st.integers(0, 3)),
@@ -129,24 +121,19 @@ def _indented(lines, depth):
 
 
 class _Writer:
-    """Draws statements into `lines` (indented from 0), numbering loops; `unbounded` is set
-    when the traced function will hold a tt.while_loop with no maximum_iterations."""
+    """Draws statements into `lines` (indented from 0), numbering loops."""
 
     def __init__(self, draw):
         self.draw = draw
         self.lines = []
         self.loops = 0
-        self.unbounded = False
 
     def emit(self, indent, text):
         self.lines.append("    " * indent + text)
 
-    def block(self, indent, scope, counter, depth, traced):
-        """A block's statements (a loop's body when `depth` > 0); the jumps it holds.
-
-        `counter` names the enclosing loop's counter, which its conditions may compare;
-        `traced` says whether tracing reaches the block (a Python loop of no iterations
-        never runs its body)."""
+    def block(self, indent, scope, counter, depth):
+        """A block's statements (a loop's body when `depth` > 0). `counter` names the
+        enclosing loop's counter, which its conditions may compare."""
         draw = self.draw
         if depth == 0:
             kinds = draw(
@@ -159,35 +146,32 @@ class _Writer:
             kinds = draw(st.lists(st.sampled_from(choices), min_size=1, max_size=3))
             if "update" not in kinds:
                 kinds.insert(draw(st.integers(0, len(kinds))), "update")
-        jumps = []
+        jumped = False
         for kind in kinds:
             # NOTE: no loop after a jump: the statements after a `break` or `continue` run
             # under an `if` on the flags, and a loop's counter or target, first bound there,
             # fails (test_a_name_first_bound_after_a_tensor_break_converts)
-            if kind == "loop" and (depth >= 2 or jumps):
+            if kind == "loop" and (depth >= 2 or jumped):
                 kind = "update"
             if kind == "loop":
-                self.loop(indent, scope, depth, traced)
+                self.loop(indent, scope, depth)
             elif kind == "update":
                 self.emit(indent, self.update(scope))
             elif kind == "if":
-                self.emit(indent, f"if {self.condition(scope, counter)[0]}:")
+                self.emit(indent, f"if {self.condition(scope, counter)}:")
                 self.emit(indent + 1, self.update(scope))
                 if draw(st.booleans()):
                     self.emit(indent, "else:")
                     self.emit(indent + 1, self.update(scope))
             else:
-                text, op, bound = self.condition(scope, counter)
-                jump = Jump(draw(st.sampled_from(["break", "continue"])), op, bound)
-                self.emit(indent, f"if {text}:")
-                self.emit(indent + 1, jump.kind)
-                jumps.append(jump)
-        return jumps
+                self.emit(indent, f"if {self.condition(scope, counter)}:")
+                self.emit(indent + 1, draw(st.sampled_from(["break", "continue"])))
+                jumped = True
 
-    def loop(self, indent, scope, depth, traced):
+    def loop(self, indent, scope, depth):
         draw = self.draw
         self.loops += 1
-        k, kind, limit = self.loops, draw(st.sampled_from(LOOP_CHOICES)), draw(st.integers(0, 3))
+        k, kind, limit = self.loops, draw(st.sampled_from(sorted(LOOPS))), draw(st.integers(0, 3))
         for line in LOOPS[kind]:
             self.emit(indent, line.format(k=k, limit=limit))
         if kind.startswith("rows"):
@@ -203,12 +187,7 @@ class _Writer:
             inner = Scope([*scope.scalars, f"tt.cast({counter}, tt.float64)"], *scope[1:])
         if kind in WHILE:
             self.emit(indent + 1, f"{counter} = {counter} + 1")
-        body_traced = traced and not (kind == "while_python" and limit == 0)
-        jumps = self.block(indent + 1, inner, counter, depth + 1, body_traced)
-        if traced and (
-            kind in UNBOUNDED or kind == "while_python" and _python_loop_turns_tensor(limit, jumps)
-        ):
-            self.unbounded = True
+        self.block(indent + 1, inner, counter, depth + 1)
 
     def update(self, scope):
         draw = self.draw
@@ -218,35 +197,13 @@ class _Writer:
         )
 
     def condition(self, scope, counter):
-        """(the text of a condition, its counter comparison `op` and `bound`, or None twice
-        for a condition on data)."""
+        """The text of a condition: a comparison of the counter, or one on data."""
         draw = self.draw
         if counter is not None and draw(st.booleans()):
-            op, bound = draw(st.sampled_from(sorted(_HOLDS))), draw(st.integers(0, 3))
-            return f"{counter} {op} {bound}", op, bound
+            op, bound = draw(st.sampled_from([">=", "<"])), draw(st.integers(0, 3))
+            return f"{counter} {op} {bound}"
         limit = draw(st.integers(-150, 150)) / 100
-        return f"above({draw(st.sampled_from(scope.data))}, {limit})", None, None
-
-
-def _python_loop_turns_tensor(limit, jumps):
-    """Whether a `while` on an eager counter, below `limit` and incremented first, becomes a
-    tt.while_loop when traced: when a `break` flag is set under a tensor condition (a
-    condition on data, or any condition after a jump under one, since the statements after
-    a jump run under an `if` on the flags), the loop's condition reads it. Conditions on the
-    counter are Python's, and a `break` or `continue` under one leaves the rest of the
-    iteration untraced."""
-    for i in range(1, limit + 1):
-        under_tensor = False
-        for jump in jumps:
-            if under_tensor or jump.op is None:
-                if jump.kind == "break":
-                    return True
-                under_tensor = True
-            elif _HOLDS[jump.op](i, jump.bound):
-                if jump.kind == "break":
-                    return False
-                break  # continue: the rest of this iteration is Python's, not traced
-    return False
+        return f"above({draw(st.sampled_from(scope.data))}, {limit})"
 
 
 class _Source:

@@ -102,10 +102,11 @@ PARTS = {
     "B1-B11": ("B1,B2,B3,B4,B4b,B5,B7,B6,B8,B11", _timed_checks),
     "B9-B20": ("B9,B9b,B9u,B10,B12,B18,B18w,B19,B20", _first_call_checks),
     "exported C": ("B13", _export_checks),
-    "B16-B17": ("B16,B17", _gradient_checks),
+    "B16-B17": ("B16,B17,B23", _gradient_checks),
     "B21-B22": ("B21,B22", _compile_and_mpi_checks),
 }
-SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22"}  # run.py's own list
+# run.py's own list
+SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23"}
 
 
 def test_the_parts_cover_every_workload_of_the_suite():

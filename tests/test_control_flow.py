@@ -306,18 +306,6 @@ def test_branches_of_different_shapes_are_refused_with_the_line():
         f(tt.ones(3))
 
 
-def test_a_compiled_loop_gradient_without_maximum_iterations_says_what_to_add():
-    def g(x):
-        with tt.GradientTape() as tape:
-            tape.watch(x)
-            _, y = tt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), (0, x))
-        return tape.gradient(y, x)
-
-    assert g(tt.constant(2.0)).numpy() == 4 * 2.0**3  # eagerly, Python's loop
-    with pytest.raises(ValueError, match="needs its maximum_iterations.*test_control_flow.py"):
-        tt.function(g)(tt.constant(2.0))
-
-
 def _printing_program(out):
     """Prints in a while loop, a `for` over tt.range, both branches of an `if` on a tensor
     (one holding a loop), and around them; eagerly, Python's control flow."""

@@ -34,9 +34,13 @@ from tracer import (
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
 from tracer.clipping import clip_by_global_norm, clip_by_norm
+from tracer.control.branches import cond
+from tracer.control.case import case, switch_case
 from tracer.control.custom import custom_gradient
-from tracer.control.flow import cond, while_loop
+from tracer.control.folds import foldl, foldr
+from tracer.control.loops import while_loop
 from tracer.control.recompute import recompute_grad
+from tracer.control.scan import scan
 from tracer.control.vectorized_map import vectorized_map
 from tracer.dtypes import (
     DType,
@@ -148,7 +152,7 @@ __all__ = [
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
     "int64",
     # control flow
-    "cond", "while_loop",
+    "case", "cond", "foldl", "foldr", "scan", "switch_case", "while_loop",
     # differentiation and compiling
     "ExportError", "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
     "UnconnectedGradients", "custom_gradient", "export_c", "function", "grad", "jvp", "recompute_grad",

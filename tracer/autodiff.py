@@ -188,7 +188,8 @@ def _transposed_vjp(op, node, tangents, inputs, out):
         for term in terms[1:]:
             total = total + term
     grads = iter(tape.gradient(total, watched, unconnected_gradients=UnconnectedGradients.ZERO))
-    result = [next(grads) if u is not None else None for u in us]
+    # a tangent is dense: one that a gather read comes as the sparse rows of its gradient
+    result = [convert.as_tensor(next(grads)) if u is not None else None for u in us]
     return TupleCotangent(result) if node.dtype.is_tuple else result[0]
 
 

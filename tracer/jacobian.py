@@ -18,7 +18,7 @@ import functools
 
 from tracer.backprop import PreparedGradient, SparseOutput, run_gradient
 from tracer.context import state
-from tracer.control.flow import while_loop
+from tracer.control.loops import while_loop
 from tracer.indexed_slices import IndexedSlices
 from tracer.ir.rewrite import rebuild, with_outputs
 from tracer.ops import array_ops, index_ops, seed_ops, structure_ops

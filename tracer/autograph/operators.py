@@ -10,7 +10,8 @@ every path: a name first bound in one branch only, or inside a loop and used aft
 import logging
 
 from tracer.context import state
-from tracer.control.flow import cond, while_loop
+from tracer.control.branches import cond
+from tracer.control.loops import while_loop
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ops import convert, index_ops
 from tracer.ops.array_ops import SymbolicRange

@@ -18,13 +18,14 @@ from codegen import forms
 from tracer import nest, printing
 from tracer.context import outside_trace, refusing_assigns, state
 from tracer.control.custom import custom_gradient
-from tracer.control.flow import run_subgraph
+from tracer.control.region import run_subgraph
+from tracer.control.region_batching import batch_recompute
 from tracer.control.subgraph import trace_function
 from tracer.ir import Subgraph, TupleType
 from tracer.ir.rewrite import with_outputs
 from tracer.ops import convert
 from tracer.ops.core import apply_symbolic, execute_graph
-from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
+from tracer.ops.registry import ALL_INPUTS, primitive
 from tracer.ops.tangent_rules import TRANSPOSED_VJP
 from tracer.ops.tuple_ops import TupleValue, get
 from tracer.passes.gradient import vjp_graph
@@ -132,7 +133,7 @@ RECOMPUTE = primitive(
     grad=_grad,
     jvp=TRANSPOSED_VJP,
     saves=ALL_INPUTS,
-    batch=unbatchable("holds a function; a jacobian through it loops over its rows"),
+    batch=batch_recompute,
     kernel=lambda *inputs, function: TupleValue(run_subgraph(function, inputs)),
     c=forms.Structured(_emit),
 )

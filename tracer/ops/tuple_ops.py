@@ -13,7 +13,7 @@ from codegen import forms
 from tracer import dtypes
 from tracer.ir.graph import TupleType
 from tracer.ops.array_ops import zeros
-from tracer.ops.core import apply
+from tracer.ops.core import Results, apply
 from tracer.ops.registry import primitive
 
 
@@ -75,10 +75,18 @@ GET = primitive(
     _infer_get,
     grad=_get_grad,
     jvp=lambda node, tangents, inputs, out: tangents[0].parts[node.attrs["index"]],
-    batch=lambda node, args, flags, size: apply(GET, (args[0],), node.attrs),
+    batch=lambda node, args, flags, size: _get_batch(node, args),
     kernel=lambda results, index: results[index],
     c=forms.Projection(),
 )
+
+
+def _get_batch(node, args):
+    """A result of a batched node of several: the batched node's own, or, where its rule
+    gave its results one by one (`core.Results`, each with the batch axis), that one."""
+    if type(args[0]) is Results:
+        return args[0][node.attrs["index"]]
+    return apply(GET, (args[0],), node.attrs)
 
 
 def get(results, index):

@@ -1,0 +1,240 @@
+"""Batching rules of the region ops `while`, `cond` and `recompute`: a vectorized jacobian
+(or `tt.vectorized_map`) through a loop, a branch or a recomputed function runs one loop,
+branch or function on the whole batch, not one per row.
+
+    while[cond, body] (x: f32[3], w: f32[3])              while[cond', body'] (x: f32[B,3], w)
+    x batched by B                                   =>   cond', body': the held graphs with
+                                                          their batched values batched
+
+A held graph is batched by the vectorize pass itself (`passes/vectorize.py`), so regions
+nested in it batch by these same rules. The rules follow JAX's vmap and TensorFlow's pfor:
+
+- while, its condition not depending on the batch: one loop. A loop variable is batched
+  when it enters batched or the body makes it depend on a batched value (iterated to a
+  fixed point over the variables).
+- while, its condition depending on the batch: the loop runs while any row's condition
+  holds; a row whose condition failed keeps its values (`where(running, new, old)`) and
+  its count of iterations stops.
+- cond, its predicate not depending on the batch: one cond of the batched branches.
+- cond, its predicate depending on the batch: both branches run batched, and each row takes
+  its branch's values (`where`).
+- recompute: its function batched.
+
+A custom gradient has none: its gradient function is the user's Python, written for one
+row (a vectorized jacobian runs it row by row, `custom.CUSTOM_VJP`).
+
+A rule gives the node's results one by one (`core.Results`, which the rule of `get` takes
+apart), each with the batch axis: a loop's count and its unbatched variables broadcast.
+"""
+
+from tracer import dtypes
+from tracer.context import building_graph
+from tracer.ir import Node, Subgraph, format_location
+from tracer.ir.rewrite import with_outputs
+from tracer.ops import array_ops, broadcast_ops, convert, math_ops, reduction_ops
+from tracer.ops.core import Results, apply, apply_symbolic, execute_graph, graph_node_of
+from tracer.ops.registry import OPS, NotVectorizable
+from tracer.ops.tuple_ops import get
+from tracer.passes.vectorize import vectorize
+from tracer.tensor import Tensor
+
+# ops whose every run is seen outside (a row that runs a branch or an iteration it should
+# not would repeat it)
+SIDE_EFFECT_OPS = ("print",)
+
+
+def batch_while(node, args, flags, size):
+    """The batching rule of `while` (see the module's docstring): `args` are the loop's
+    initial variables then its captures, those marked in `flags` with a leading axis of
+    `size`; returns a node of several results, each with the batch axis.
+
+    Raises NotVectorizable where a held graph holds an op that cannot be batched (the
+    caller loops over the rows instead)."""
+    n = node.attrs["n_vars"]
+    captured = [k for k in range(n, len(args)) if flags[k]]
+    carried = _batched_variables(node, {j for j in range(n) if flags[j]}, captured, size)
+    cond, (runs_per_row,) = _batched_region(node.attrs["cond"].graph, carried + captured, size)
+    if runs_per_row:
+        return _per_row_loop(node, args, flags, captured, size)
+    body, batched = _batched_region(node.attrs["body"].graph, carried + captured, size)
+    body = _with_batched_outputs(body, batched, [j in carried for j in range(n)], size)
+    attrs = {**node.attrs, "cond": Subgraph(cond, "cond"), "body": Subgraph(body, "body")}
+    initial = [_tiled(a, size) if k in carried and not flags[k] else a for k, a in enumerate(args)]
+
+    loop = apply(OPS["while"], tuple(initial), attrs)
+    values = [_batched(get(loop, j), j in carried, size) for j in range(n)]
+    stacks = [_stack(get(loop, n + 1 + j), j in carried, size) for j in _stacked(node)]
+    return Results([*values, _tiled(get(loop, n), size), *stacks])
+
+
+def batch_cond(node, args, flags, size):
+    """The batching rule of `cond` (see the module's docstring): `args` are the predicate
+    then the captures, those marked in `flags` with a leading axis of `size`; returns a node
+    of several results, each with the batch axis.
+
+    Raises NotVectorizable where a branch holds an op that cannot be batched, or, with a
+    predicate that differs between rows (both branches run), one with a side effect."""
+    captured = [k for k in range(len(args) - 1) if flags[1 + k]]
+    branches = {}
+    for side in ("true", "false"):
+        graph, batched = _batched_region(node.attrs[side].graph, captured, size)
+        branches[side] = _with_batched_outputs(graph, batched, [True] * len(batched), size)
+    if not flags[0]:
+        attrs = {side: Subgraph(graph, side) for side, graph in branches.items()}
+        return apply(OPS["cond"], tuple(args), attrs)
+    for side in ("true", "false"):
+        why = "both branches run for every row"
+        _refuse_side_effects(node.attrs[side].graph, "a branch of a tt.cond", why)
+
+    pred, captures = args[0], args[1:]
+    true = execute_graph(branches["true"], captures)
+    false = execute_graph(branches["false"], captures)
+    return Results([math_ops.where(_along_batch(pred, t.ndim), t, f) for t, f in zip(true, false)])
+
+
+def batch_recompute(node, args, flags, size):
+    """The batching rule of `recompute` (tt.recompute_grad): one recompute node holding its
+    function batched, its results each with the batch axis."""
+    graph, batched = _batched_region(
+        node.attrs["function"].graph, [k for k, flag in enumerate(flags) if flag], size
+    )
+    graph = _with_batched_outputs(graph, batched, [True] * len(batched), size)
+    batched_node = apply(OPS["recompute"], tuple(args), {"function": Subgraph(graph, "f")})
+    return Results([get(batched_node, k) for k in range(len(graph.outputs))])
+
+
+def _batched_variables(node, carried, captured, size):
+    """The loop variables that are batched in every iteration: those in `carried`, and those
+    the body makes depend on a batched value, until no more do (at most one pass per
+    variable)."""
+    n = node.attrs["n_vars"]
+    body = node.attrs["body"].graph
+    while True:
+        _, batched = _batched_region(body, sorted(carried) + captured, size)
+        grown = carried | {j for j in range(n) if batched[j]}
+        if grown == carried:
+            return sorted(carried)
+        carried = grown
+
+
+def _per_row_loop(node, args, flags, captured, size):
+    """A loop whose condition differs between rows, as one loop over every variable batched,
+    and two more: whether each row still runs, and each row's count of iterations."""
+    n = node.attrs["n_vars"]
+    everything = list(range(n))
+    why = "the body runs again for the rows that have finished"
+    _refuse_side_effects(node.attrs["body"].graph, "a tt.while_loop body", why)
+    cond, _ = _batched_region(node.attrs["cond"].graph, everything + captured, size)
+    body, batched = _batched_region(node.attrs["body"].graph, everything + captured, size)
+    body = _with_batched_outputs(body, batched, [True] * n, size)
+    initial = [a if flags[k] else _tiled(a, size) for k, a in enumerate(args[:n])]
+    counters = [((size,), dtypes.bool), ((size,), dtypes.int64)]
+    inputs = [*_parts(initial), *counters, *_parts(args[n:])]
+
+    def step(tensors):
+        values, (running, count), captures = tensors[:n], tensors[n : n + 2], tensors[n + 2 :]
+        new = execute_graph(body, [*values, *captures])
+        kept = [math_ops.where(_along_batch(running, v.ndim), a, v) for a, v in zip(new, values)]
+        (still,) = execute_graph(cond, [*kept, *captures])
+        count = count + array_ops.cast(running, dtypes.int64)
+        return [*kept, math_ops.logical_and(running, still), count]
+
+    def any_running(tensors):
+        running = array_ops.cast(tensors[n], dtypes.int32)
+        return [math_ops.greater(reduction_ops.reduce_max(running), 0)]
+
+    attrs = {
+        **node.attrs,
+        "cond": Subgraph(_graph_of(inputs, any_running), "cond"),
+        "body": Subgraph(_graph_of(inputs, step), "body"),
+        "n_vars": n + 2,
+    }
+
+    captures = args[n:]
+    (running,) = execute_graph(cond, [*initial, *captures])
+    zero = apply_symbolic(array_ops.FILL, (), _zeros_attrs((size,), dtypes.int64))
+    loop = apply(OPS["while"], (*initial, running, zero, *captures), attrs)
+    finals = [get(loop, j) for j in range(n + 2)]
+    stacks = [_stack(get(loop, n + 3 + j), True, size) for j in _stacked(node)]
+    return Results([*finals[:n], finals[n + 1], *stacks])
+
+
+def _stacked(node):
+    """The positions of the variables whose stacked states the node gives (none, or all)."""
+    return range(node.attrs["n_vars"]) if node.attrs["stacked"] else range(0)
+
+
+def _stack(stack, batched, size):
+    """A loop's stack of a variable's states, [steps, B, ...] when batched, as [B, steps, ...]."""
+    if not batched:
+        return _tiled(stack, size)
+    return array_ops.transpose(stack, (1, 0, *range(2, stack.ndim)))
+
+
+def _batched_region(graph, positions, size):
+    """`graph` vectorized with its inputs at `positions` batched, and which of its outputs
+    came out batched (an output that does not depend on them stays the graph's own node)."""
+    vectorized = vectorize(graph, [graph.inputs[k] for k in positions], size)
+    batched = [new is not old for new, old in zip(vectorized.outputs, graph.outputs)]
+    return vectorized, batched
+
+
+def _with_batched_outputs(graph, batched, wanted, size):
+    """`graph` whose outputs marked in `wanted` all have the batch axis (those not yet
+    `batched` broadcast to it)."""
+    with building_graph():
+        outputs = [
+            graph_node_of(_tiled(Tensor(None, out), size)) if want and not done else out
+            for out, done, want in zip(graph.outputs, batched, wanted)
+        ]
+    return with_outputs(graph.inputs, outputs)
+
+
+def _graph_of(parts, build):
+    """The held graph of `build` (a list of Tensors -> a list of Tensors) over new inputs of
+    `parts` (shape, dtype)."""
+    inputs = [
+        Node("input", (), {"name": f"arg{k}"}, tuple(shape), dtype)
+        for k, (shape, dtype) in enumerate(parts)
+    ]
+    with building_graph():
+        outputs = build([Tensor(None, i) for i in inputs])
+        nodes = [graph_node_of(convert.as_tensor(t)) for t in outputs]
+    return with_outputs(inputs, nodes)
+
+
+def _parts(tensors):
+    return [(t.shape, t.dtype) for t in tensors]
+
+
+def _zeros_attrs(shape, dtype):
+    return {"shape": tuple(shape), "dtype": dtype, "value": 0}
+
+
+def _tiled(value, size):
+    """`value` (without the batch axis) once per row."""
+    return broadcast_ops.broadcast_to(array_ops.expand_dims(value, 0), (size, *value.shape))
+
+
+def _batched(value, batched, size):
+    return value if batched else _tiled(value, size)
+
+
+def _along_batch(mask, ndim):
+    """A [B] mask shaped [B, 1, ...] to select along the batch axis of values of `ndim` axes."""
+    return array_ops.reshape(mask, (mask.shape[0],) + (1,) * (ndim - 1)) if ndim > 1 else mask
+
+
+def _refuse_side_effects(graph, what, why):
+    """NotVectorizable if `graph` (or a graph it holds) has an op with a side effect, which
+    batching would run for rows that do not run it (`why`: how the batched op runs)."""
+    for node in graph.nodes:
+        if node.op in SIDE_EFFECT_OPS:
+            where = format_location(node.location)
+            raise NotVectorizable(
+                f"{what} has a side effect ({node.op}{' at ' + where if where else ''}): "
+                f"batched where rows differ, {why}; keep it out of the vectorized function"
+            )
+        for value in node.attrs.values():
+            if isinstance(value, Subgraph):
+                _refuse_side_effects(value.graph, what, why)
