@@ -3,7 +3,8 @@
 `convert(f)` rewrites the `if`, `while` and `for` statements of `f`'s own source into calls
 that run each as Python when its condition is a Python value, and as tt.cond or
 tt.while_loop when it is a tensor known only when the function runs (transform.py, then
-operators.py). tt.function converts what it traces unless autograph=False. `to_code(f)`
+operators.py); a `return` inside a loop is first rewritten as a flag and a value
+(returns.py). tt.function converts what it traces unless autograph=False. `to_code(f)`
 shows the converted source.
 """
 
@@ -19,6 +20,7 @@ import types
 import warnings
 
 from tracer.autograph import operators
+from tracer.autograph.returns import returns_as_flags
 from tracer.autograph.transform import RUNTIME, convert_function_def
 
 __all__ = ["convert", "to_code"]
@@ -148,6 +150,7 @@ def _converted_tree(function):
     if "__class__" in code.co_freevars:
         _name_the_class_of_super(definition)
     where = os.path.basename(code.co_filename)
+    returns_as_flags(definition)
     convert_function_def(definition, where)
     return tree, definition
 

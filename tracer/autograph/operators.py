@@ -4,17 +4,23 @@ known only when the function runs.
 
 State that a tensor `if` or loop carries must be tensors (numbers are converted) defined on
 every path: a name first bound in one branch only, or inside a loop and used after it, is
-`UNDEFINED`, an object that says so, with the line, when it is used.
+`UNDEFINED`, an object that says so, with the line, when it is used. The value a `return`
+inside a loop sets (returns.py) starts as `UNDEFINED_RETURN`: a tensor loop or `if` gives it
+a placeholder, zeros of the structure, dtypes and shapes its body returns (found by tracing
+the body once, as TensorFlow does), so that it can carry it.
 """
 
 import logging
 
+from tracer import nest
+from tracer.autograph.returns import VALUE
 from tracer.context import state
 from tracer.control.branches import cond
 from tracer.control.loops import while_loop
+from tracer.control.subgraph import trace_function
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ops import convert, index_ops
-from tracer.ops.array_ops import SymbolicRange
+from tracer.ops.array_ops import SymbolicRange, zeros
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
 from tracer.tensor import Tensor, TensorLike
 
@@ -56,6 +62,15 @@ class Undefined:
 
 
 UNDEFINED = Undefined()
+
+
+class UndefinedReturn(Undefined):
+    """The value a function returns, before a `return` inside a loop has set it."""
+
+    __slots__ = ()
+
+
+UNDEFINED_RETURN = UndefinedReturn("the return value")
 
 
 def ld(scope, name):
@@ -109,15 +124,25 @@ def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
     the `if` is that branch's own, as a loop body's own names are: UNDEFINED after it."""
     if not _symbolic(test):
         return true_fn(*values) if test else false_fn(*values)
+    if _return_unset(names, values):
+        branches = [lambda f=f: f(*values) for f in (true_fn, false_fn)]
+        values = _with_return_placeholder(names, values, branches, (), "a branch of an `if`")
     carried = [
         k
         for k, (name, value) in enumerate(zip(names, values))
-        if not (name in one_side and isinstance(value, Undefined))
+        if not (name in one_side and isinstance(value, Undefined) or _static(name, value))
     ]
+    returns = []  # (side, the value it leaves to return), for `_check_returned`
 
     def branch(function, side):
         def run():
             results = function(*values)
+            if VALUE in names:
+                k = names.index(VALUE)
+                _check_none(values[k], results[k], where)
+                if k in carried:
+                    returns.append((f"{side} branch", results[k]))
+                    _check_returned(returns, where)
             for k in carried:
                 if isinstance(results[k], Undefined):
                     raise ValueError(
@@ -134,34 +159,157 @@ def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
     outputs = iter(cond(test, branch(true_fn, "true"), branch(false_fn, "false")))
     kept = set(carried)
     return tuple(
-        next(outputs) if k in kept else Undefined(name, where) for k, name in enumerate(names)
+        next(outputs) if k in kept else _unbound(name, values[k], where)
+        for k, name in enumerate(names)
     )
 
 
-def if_return(test, true_fn, false_fn, true_values, false_values, where):
-    """`if test: ... return a` else: ... return b`: the value returned."""
+def _unbound(name, value, where):
+    """The value after a tensor `if` or loop of a name it does not carry (`value` before)."""
+    return value if name == VALUE else Undefined(name, where)
+
+
+def _static(name, value):
+    """Whether `value` of `name` is a return value that no tensor holds: None (`return` with
+    no value) or not set yet."""
+    return name == VALUE and (value is None or isinstance(value, Undefined))
+
+
+def _check_none(before, after, where):
+    """TensorFlow's ValueError where a return value goes from None to a value or back
+    through a tensor `if` or loop: one way returns nothing, another a value."""
+    if isinstance(before, Undefined) or isinstance(after, Undefined):
+        return
+    if (before is None) != (after is None):
+        raise ValueError(
+            f"the function returns nothing (None) on one way and a value on another, chosen "
+            f"by the tensor condition at {where}: return a tensor on every way"
+        )
+
+
+def if_return(test, true_fn, false_fn, true_values, false_values, where, from_loop=False):
+    """`if test: ... return a` else: ... return b`: the value returned. `from_loop`: the `if`
+    is returns.py's after a loop that returns (`test` and `a` are the loop's flag and value,
+    the `else` the rest of the function)."""
     if not _symbolic(test):
         return true_fn(*true_values) if test else false_fn(*false_values)
+    sides = ("inside the loop", "after the loop") if from_loop else ("true branch", "false branch")
+    results = []  # (side, the value it returns), for `_check_returned`
 
     def branch(function, values, side):
         def run():
             result = function(*values)
-            if result is None:
-                raise ValueError(
-                    f"the {side} branch of the `if` at {where} returns nothing, and its "
-                    "condition is a tensor: both branches must return tensors"
-                )
+            results.append((side, result))
+            if len(results) == 2 and (results[0][1] is None) != (results[1][1] is None):
+                none = results[0][0] if results[0][1] is None else results[1][0]
+                raise ValueError(_returns_nothing(none, where, from_loop))
+            _check_returned(results, where)
             return result
 
         return run
 
-    return cond(test, branch(true_fn, true_values, "true"), branch(false_fn, false_values, "false"))
+    return cond(
+        test, branch(true_fn, true_values, sides[0]), branch(false_fn, false_values, sides[1])
+    )
+
+
+def returned(flag, value):
+    """Whether a `return` inside a loop ran (`flag`, a tensor after a tensor loop): False
+    where the value is still undefined, as no `return` of the traced loop set it (nor the
+    flag, which it sets together with the value)."""
+    return False if isinstance(value, UndefinedReturn) else flag
+
+
+def _returns_nothing(side, where, from_loop):
+    if from_loop:
+        return (
+            f"the function returns nothing (None) {side} at {where}, and a value on another "
+            "way, chosen by a tensor: return a tensor on every way (TensorFlow: the else "
+            "branch must also have a return statement)"
+        )
+    return (
+        f"the {side} of the `if` at {where} returns nothing, and its condition is a tensor: "
+        "both branches must return tensors"
+    )
+
+
+def _check_returned(returned, where):
+    """A TypeError (TensorFlow's) where two ways of a tensor `if` or loop return values of
+    other structures or dtypes: `returned` holds (side, value) pairs."""
+    if len(returned) < 2:
+        return
+    (side_a, a), (side_b, b) = returned[:2]
+    if a is None or b is None:
+        return  # (one None and one value: a ValueError of its own)
+    difference = nest.structure_difference(a, b)
+    flat_a, flat_b = nest.flatten(a), nest.flatten(b)
+    if difference is None and len(flat_a) != len(flat_b):
+        difference = f"{len(flat_a)} and {len(flat_b)} values"
+    if difference is None:
+        for x, y in zip(flat_a, flat_b):
+            x, y = convert.as_tensor(x), convert.as_tensor(y)
+            if x.dtype != y.dtype:
+                difference = f"{x.dtype.name} and {y.dtype.name}"
+                break
+    if difference is not None:
+        raise TypeError(
+            f"the function returns values of different kinds on the ways the tensor "
+            f"condition at {where} chooses between ({side_a}: {_described(a)}; {side_b}: "
+            f"{_described(b)}; {difference}): return the same structure of tensors of the "
+            "same dtypes on every way"
+        )
+
+
+def _described(value):
+    leaves = [convert.as_tensor(leaf) for leaf in nest.flatten(value)]
+    text = [f"{t.dtype.name}{list(t.shape)}" for t in leaves]
+    if len(text) == 1 and not isinstance(value, (list, tuple, dict)):
+        return text[0]
+    return f"{type(value).__name__} of {', '.join(text)}"
+
+
+def _return_unset(names, values):
+    """Whether a statement's state holds the return value, not set yet (`UNDEFINED_RETURN`)."""
+    return VALUE in names and isinstance(values[names.index(VALUE)], UndefinedReturn)
+
+
+def _with_return_placeholder(names, values, ways, arguments, what):
+    """`values`, with the return value (`UNDEFINED_RETURN`, `_return_unset`) a placeholder
+    shaped as the value the first of `ways` to set it gives, when one does: each way (a
+    function of `arguments` giving a statement's new values) is traced, alone, until one
+    does. None where it is a `return` with no value."""
+    k = names.index(VALUE)
+    for way in ways:
+        like = _traced_alone(lambda *args, way=way: way(*args)[k], arguments, what)
+        if not isinstance(like, Undefined):
+            values = list(values)
+            values[k] = (
+                None
+                if like is None
+                else nest.pack_sequence_as(like, [_zeros_like(v) for v in nest.flatten(like)])
+            )
+            return tuple(values)
+    return values
+
+
+def _traced_alone(function, arguments, what):
+    """What `function(*arguments)` gives when traced into a graph of its own, left unused."""
+    found = []
+    trace_function(lambda *args: found.append(function(*args)), arguments, what)
+    return found[0]
+
+
+def _zeros_like(leaf):
+    leaf = convert.as_tensor(leaf)
+    return zeros(leaf.shape, leaf.dtype)
 
 
 def _carried(value, name, where, what):
     """`value` as a tensor a cond or loop can carry, or an error that names `name`."""
     if isinstance(value, Undefined):
         raise ValueError(f"'{name}' must be bound before {what} at {where}")
+    if name == VALUE and isinstance(value, (list, tuple, dict)):  # returned: any structure
+        return nest.pack_sequence_as(value, [convert.as_tensor(v) for v in nest.flatten(value)])
     if hasattr(value, "_tensor_components") or isinstance(value, TensorLike):
         return value
     try:
@@ -207,8 +355,8 @@ def for_stmt(iterable, body_fn, names, values, where, extra_test=None):
             go_on = extra_test(*values)
             if _symbolic(go_on):
                 raise NotImplementedError(
-                    f"the `for` at {where} runs over a Python iterable and breaks under a "
-                    "tensor condition: iterate over tt.range(n) (or a tensor) instead"
+                    f"the `for` at {where} runs over a Python iterable and breaks or returns "
+                    "under a tensor condition: iterate over tt.range(n) (or a tensor) instead"
                 )
             if not go_on:
                 break
@@ -256,27 +404,49 @@ def _and_extra(condition, extra_test, state):
 def _tensor_loop(test_fn, body_fn, names, values, where, limit, first=None):
     """tt.while_loop over the names bound before the loop (the others are the body's own:
     UNDEFINED after it); `first`, when given, is a counter the functions take first."""
-    carried = [k for k, v in enumerate(values) if not isinstance(v, Undefined)]
     counter = [] if first is None else [first]
 
-    def full(state):
-        merged = [Undefined(name, where) for name in names]
+    def carried_of(values):
+        return [
+            k
+            for k, (name, v) in enumerate(zip(names, values))
+            if not (isinstance(v, Undefined) or _static(name, v))
+        ]
+
+    def initial_of(carried):
+        return [*counter, *(_carried(values[k], names[k], where, "the loop") for k in carried)]
+
+    def full(state, carried):
+        merged = [_unbound(name, value, where) for name, value in zip(names, values)]
         for k, value in zip(carried, state):
             merged[k] = value
         return merged
 
+    def first_iteration(*state):  # traced alone, for the shape of the value it returns
+        head = state[: len(counter)]
+        return list(body_fn(*head, *full(state[len(counter) :], before)))[len(counter) :]
+
+    before = carried_of(values)
+    if _return_unset(names, values):
+        values = _with_return_placeholder(
+            names, values, [first_iteration], initial_of(before), "a loop body"
+        )
+    carried = carried_of(values)
+
     def loop_test(*state):
-        return test_fn(*state[: len(counter)], *full(state[len(counter) :]))
+        return test_fn(*state[: len(counter)], *full(state[len(counter) :], carried))
 
     def loop_body(*state):
         head = state[: len(counter)]
-        result = list(body_fn(*head, *full(state[len(counter) :])))
+        result = list(body_fn(*head, *full(state[len(counter) :], carried)))
         head, rest = result[: len(counter)], result[len(counter) :]
+        if VALUE in names:
+            _check_none(values[names.index(VALUE)], rest[names.index(VALUE)], where)
         return [*head, *(_carried(rest[k], names[k], where, "the loop") for k in carried)]
 
-    initial = [*counter, *(_carried(values[k], names[k], where, "the loop") for k in carried)]
+    initial = initial_of(carried)
     final = while_loop(loop_test, loop_body, initial, maximum_iterations=limit)
-    return tuple(full(list(final)[len(counter) :]))
+    return tuple(full(list(final)[len(counter) :], carried))
 
 
 # --- statements left as Python ---------------------------------------------------------------
@@ -343,6 +513,7 @@ def _check_unrolling(start, iterations, where):
 
 __all__ = [
     "UNDEFINED",
+    "UNDEFINED_RETURN",
     "and_",
     "not_",
     "or_",
@@ -352,5 +523,6 @@ __all__ = [
     "ld",
     "python_iterable",
     "python_test",
+    "returned",
     "while_stmt",
 ]

@@ -14,8 +14,9 @@ The state of a statement is the names its body assigns: each generated function 
 as parameters and returns them, and the call passes their values now (`ld` gives
 `UNDEFINED` for a name not yet bound). An `if` whose branches both end with `return`
 becomes `return ag__.if_return(...)`, after moving what follows an `if` that returns into
-its `else`. In a loop, `break` and `continue` become flags (`_flags_for_jumps`); a statement
-with `return` elsewhere is left as it is, and its condition goes through
+its `else`. In a loop, `break` and `continue` become flags (`_flags_for_jumps`), and so does
+a `return`, rewritten before as a flag, a value and a `break` (returns.py); a statement with
+`return` elsewhere is left as it is, and its condition goes through
 `ag__.python_test`, which names the line if it is a tensor. `and`, `or` and `not` become
 `ag__.and_`, `or_`, `not_`. Nested functions, lambdas and classes are left as they are.
 """
@@ -139,20 +140,19 @@ def _if(statement, counter):
         if _jumps(statement.body, returns=False) or _jumps(statement.orelse, returns=False):
             return _left_as_python(statement, counter, "if")
         n = next(counter)
-        true_fn = _function(
-            f"{RUNTIME}if_true_{n}", _assigned(statement.body), statement.body, counter
-        )
-        false_fn = _function(
-            f"{RUNTIME}if_false_{n}", _assigned(statement.orelse), statement.orelse, counter
-        )
+        # NOTE: the names before converting the branches, which adds jump flags to loops in them
+        in_body, in_orelse = _assigned(statement.body), _assigned(statement.orelse)
+        true_fn = _function(f"{RUNTIME}if_true_{n}", in_body, statement.body, counter)
+        false_fn = _function(f"{RUNTIME}if_false_{n}", in_orelse, statement.orelse, counter)
         call = _call(
             "if_return",
             statement.test,
             _name(true_fn.name),
             _name(false_fn.name),
-            _state(_assigned(statement.body)),
-            _state(_assigned(statement.orelse)),
+            _state(in_body),
+            _state(in_orelse),
             counter.at(line),
+            ast.Constant(getattr(statement, "returns_from_loop", False)),
         )
         return _located([true_fn, false_fn, ast.Return(call)], statement)
     if _jumps(statement.body) or _jumps(statement.orelse):
@@ -389,13 +389,18 @@ def _walk_same_scope(node):
 # --- names and generated code ---------------------------------------------------------------
 
 
+# the generated names that are state of a converted statement: break and continue flags, and
+# the flag and value of a `return` inside a loop (returns.py)
+_FLAGS = (f"{RUNTIME}break_", f"{RUNTIME}continue_", f"{RUNTIME}do_return", f"{RUNTIME}retval")
+
+
 def _assigned(statements):
     """The names `statements` bind (assignments, loop targets, with-as, imports, defs), in
     order of first binding; nested scopes excluded."""
     names = []
 
     def add(name):
-        flag = name.startswith((f"{RUNTIME}break_", f"{RUNTIME}continue_"))
+        flag = name.startswith(_FLAGS)
         if name not in names and (flag or not name.startswith(RUNTIME)):
             names.append(name)
 
