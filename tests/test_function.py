@@ -29,7 +29,7 @@ def test_traces_once_per_signature_and_reuses_it():
 
 
 def test_retracing_logs_what_changed(caplog):
-    @tt.function
+    @tt.function(reduce_retracing=False)  # one trace per size, as TensorFlow's default
     def f(x, n):
         return x + n
 
@@ -928,3 +928,44 @@ def test_a_seed_of_another_dtype_inside_a_function_is_the_op_paths_error(monkeyp
     with pytest.raises(TypeError, match="different dtypes"):
         f(x, tt.constant(np.ones(3, np.float64)))
     np.testing.assert_allclose(f(x, tt.constant(np.ones(3, np.float32))).numpy(), [2, 4, 6])
+
+
+def test_a_third_size_of_a_dimension_reuses_the_second_trace(caplog):
+    """Automatic dynamic shapes: the second size of a dimension traces it unknown, so every
+    later size runs the same module, with the values fixed shapes give."""
+
+    @tt.function
+    def f(x, w):
+        return tt.reduce_sum(tt.tanh(x @ w), axis=1)
+
+    w = tt.constant(np.random.default_rng(0).standard_normal((3, 2)))
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        for rows in (4, 5, 7, 1):
+            x = tt.constant(np.random.default_rng(rows).standard_normal((rows, 3)))
+            fixed = tt.function(f.python_function, reduce_retracing=False)
+            np.testing.assert_allclose(f(x, w).numpy(), fixed(x, w).numpy(), rtol=1e-12)
+    assert f.experimental_get_tracing_count() == 2
+    assert [r.getMessage() for r in caplog.records if "retracing f" in r.getMessage()] == [
+        "retracing f: argument 0: float64[4, 3] -> float64[None, 3] (the changed dimensions "
+        "became dynamic: a third size reuses this trace; reduce_retracing=False traces each size)"
+    ]
+    concrete = f.get_concrete_function(tt.TensorSpec([None, 3], tt.float64), w)
+    assert concrete.backend == "c"
+
+
+def test_a_function_that_needs_its_sizes_is_traced_for_each():
+    """A Python loop over a dimension cannot run with the size unknown: that call is traced
+    with its sizes known instead, and so is every later one."""
+
+    @tt.function
+    def f(x):
+        total = x[0]
+        for k in range(1, x.shape[0]):
+            total = total + x[k] * k
+        return total
+
+    for rows in (2, 3, 4):
+        x = np.arange(rows * 2, dtype=np.float64).reshape(rows, 2)
+        want = x[0] + sum(x[k] * k for k in range(1, rows))
+        np.testing.assert_allclose(f(tt.constant(x)).numpy(), want)
+    assert f.experimental_get_tracing_count() == 3

@@ -59,7 +59,7 @@ def function(
     backend="auto",
     max_retraces=None,
     jit_compile=None,
-    reduce_retracing=False,
+    reduce_retracing=None,
 ):
     """Decorate `func` so that calls run a traced, optimized and compiled version of it.
 
@@ -76,9 +76,12 @@ def function(
     the module is ready (the first result without waiting for the C compiler).
 
     `input_signature` (TensorSpecs, None for a dimension of any size) fixes what the function
-    is traced for; `reduce_retracing=True`, after a call retraces for a changed dimension,
-    traces a generalized signature with that dimension unknown. Either way one compiled
-    module then runs every size.
+    is traced for. Without one, a call that changes a dimension of a tensor argument traces
+    a generalized signature with that dimension unknown, so that one compiled module then
+    runs every size of it (automatic dynamic shapes, as PyTorch's compiler does): where the
+    function cannot be traced so (its Python code needs the size), it is traced for each
+    size, as before. `reduce_retracing=True` insists on the generalized trace (its errors
+    are raised), `reduce_retracing=False` traces each size (TensorFlow's default).
 
     With `autograph` (the default), the `if`, `while` and `for` statements of `func`'s own
     source whose condition or iterable is a tensor become tt.cond and tt.while_loop
@@ -118,7 +121,7 @@ class Function:
         input_signature,
         backend,
         max_retraces=None,
-        reduce_retracing=False,
+        reduce_retracing=None,
         autograph=True,
     ):
         if not callable(python_function):
@@ -132,7 +135,9 @@ class Function:
         for spec in self._input_signature or ():
             if not isinstance(spec, TensorSpec):
                 raise TypeError(f"an input_signature lists TensorSpecs, not {spec!r}")
-        self._reduce_retracing = bool(reduce_retracing)
+        # None: automatic dynamic shapes; True: always generalize; False: one trace per size
+        self._reduce_retracing = None if reduce_retracing is None else bool(reduce_retracing)
+        self._sizes_needed = False  # a generalized trace failed: the function needs its sizes
         self._backend = parse_backend(backend)
         self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
@@ -195,14 +200,22 @@ class Function:
         if concrete is not None:
             self._hits += 1
             return concrete
-        generalized = self._generalized(args, kwargs) if self._reduce_retracing else None
+        generalized = None
+        if self._reduce_retracing or self._reduce_retracing is None and not self._sizes_needed:
+            generalized = self._generalized(args, kwargs)
+        specific = args, kwargs
         if generalized is not None:
             args, kwargs = generalized
             key = signature(args, kwargs)
         if self._concrete:
             reason = difference(key, self._concrete)
             if generalized is not None:
-                reason += " (traced with the changed dimensions unknown: reduce_retracing)"
+                reason += (
+                    " (traced with the changed dimensions unknown: reduce_retracing)"
+                    if self._reduce_retracing
+                    else " (the changed dimensions became dynamic: a third size reuses this "
+                    "trace; reduce_retracing=False traces each size)"
+                )
             log.info("retracing %s: %s", self.__name__, reason)
             self._retrace_reasons.append(reason)
             if self._max_retraces is not None and len(self._retrace_reasons) > self._max_retraces:
@@ -213,10 +226,30 @@ class Function:
                     f"each retrace and what changed:\n{reasons}"
                 )
         start = time.perf_counter()
-        concrete = self._trace(args, kwargs)
+        try:
+            concrete = self._trace(args, kwargs)
+        except Exception as error:
+            if generalized is None or self._reduce_retracing:
+                raise
+            args, kwargs = specific
+            key, concrete = self._traced_with_sizes(args, kwargs, error)
         self._compile_seconds += time.perf_counter() - start
         self._concrete[key] = concrete
         return concrete
+
+    def _traced_with_sizes(self, args, kwargs, error):
+        """(key, concrete function) of the call traced with its sizes known, after a trace
+        with dimensions unknown failed (`error`): the function's Python code needs a size
+        (a loop over `x.shape[0]`, say). From then on it is traced for each size."""
+        self._tracing_count -= 1  # (the failed trace is not one the function has)
+        self._sizes_needed = True
+        log.info(
+            "retracing %s with the sizes known: traced with a dimension unknown, it raised %s: %s",
+            self.__name__,
+            type(error).__name__,
+            str(error).splitlines()[0] if str(error) else "",
+        )
+        return signature(args, kwargs), self._trace(args, kwargs)
 
     @property
     def python_function(self):
