@@ -146,11 +146,10 @@ def test_vectorized_jacobians_agree_with_row_by_row_ones(name):
         return tape.jacobian(y, x, experimental_use_pfor=vectorized)
 
     x = tt.constant(X)
-    want = jacobian(x, False).numpy()
+    want = jacobian(x, False).numpy()  # eagerly, row by row
     for backend in BACKENDS:
-        for vectorized in (True, False):
-            got = tt.function(lambda x: jacobian(x, vectorized), backend=backend)(x)
-            _compare([got], [want], f"{name} on {backend}, vectorized={vectorized}")
+        got = tt.function(lambda x: jacobian(x, True), backend=backend)(x)
+        _compare([got], [want], f"{name} on {backend}")
 
 
 def test_the_table_reaches_every_region_op():
