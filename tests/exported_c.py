@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-SANITIZED = ["-std=c99", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+# -O0: the sanitizers check every access as at -O1, and the catalogue compiles in a third
+# of the time
+SANITIZED = ["-std=c99", "-O0", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 
 
 def compiler():
