@@ -25,6 +25,13 @@ B19 CNN step: conv 3x3 32 (SAME, relu) -> max pool 2x2 -> conv 3x3 64 (SAME, rel
 B20 GP marginal likelihood: the negative log marginal likelihood of a GP with an RBF kernel on
    512 1-D points (float64), K = s2 exp(-(xi-xj)^2 / (2 l^2)) + n2 I, through a Cholesky
    factor and cholesky_solve, and its gradient w.r.t. (log l, log s2, log n2).
+B24 transformer block training step: one pre-layer-norm block (as GPT-2's), h = x + causal
+   multi-head self-attention of LN1(x) (Q, K and V from one dense layer, softmax of the scores
+   scaled by 1/sqrt(head width), an output dense layer), y = h + dense(gelu(dense(LN2(h)))) with
+   the MLP 4 times as wide and the exact (erf) GELU; layer norm written out from mean and
+   variance (epsilon 1e-5) with learned gamma and beta; the mean squared error of y against a
+   fixed target, the gradients of the 12 parameters and the B9 Adam update of each, float32;
+   batch 8, sequence 64, width 128, 4 heads. B24L: batch 32, sequence 128, width 256, 8 heads.
 """
 
 import numpy as np
@@ -46,6 +53,8 @@ FULL = {
     "B18w": (2, 1024, 14),
     "B19": (64, 28, 32, 64, 10),  # batch, image side, channels of the two convs, classes
     "B20": 512,
+    "B24": (8, 64, 128, 4),  # batch, sequence, width, heads
+    "B24L": (32, 128, 256, 8),
 }
 QUICK = {
     "B1": 20,
@@ -64,12 +73,20 @@ QUICK = {
     "B18w": (2, 8, 4),
     "B19": (4, 8, 4, 8, 10),
     "B20": 16,
+    "B24": (2, 8, 16, 2),
+    "B24L": (2, 8, 16, 2),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20",
+    "B19", "B20", "B24", "B24L",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+# B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
+BLOCK_PARAMS = (
+    "ln1_gamma", "ln1_beta", "w_qkv", "b_qkv", "w_o", "b_o",
+    "ln2_gamma", "ln2_beta", "w_1", "b_1", "w_2", "b_2",
+)  # fmt: skip
+LAYER_NORM_EPSILON = 1e-5
 # how closely each system must agree with the numpy reference before it is timed
 TOLERANCE = {
     "B1": 1e-4,
@@ -88,6 +105,8 @@ TOLERANCE = {
     "B18w": 1e-4,
     "B19": 2e-3,
     "B20": 1e-6,
+    "B24": 2e-3,
+    "B24L": 2e-3,
 }
 
 
@@ -167,4 +186,37 @@ def make(workload, quick):
             # log lengthscale, log signal variance, log noise variance
             "params": np.log(np.array([0.7, 1.3, 0.1])),
         }
+    if workload in ("B24", "B24L"):
+        return _block(rng, *size)
     raise KeyError(workload)
+
+
+def _block(rng, batch, seq, width, heads):
+    """B24's inputs: weights and biases normal at scale 0.02 (the gammas 1 plus that), the
+    causal mask as what is added to the attention scores (-1e9 above the diagonal)."""
+
+    def normal(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    shapes = {
+        "ln1_gamma": (width,),
+        "ln1_beta": (width,),
+        "w_qkv": (width, 3 * width),
+        "b_qkv": (3 * width,),
+        "w_o": (width, width),
+        "b_o": (width,),
+        "ln2_gamma": (width,),
+        "ln2_beta": (width,),
+        "w_1": (width, 4 * width),
+        "b_1": (4 * width,),
+        "w_2": (4 * width, width),
+        "b_2": (width,),
+    }
+    data = {name: normal(*shapes[name]) for name in BLOCK_PARAMS}
+    data["ln1_gamma"] += 1
+    data["ln2_gamma"] += 1
+    data["x"] = rng.standard_normal((batch, seq, width)).astype(np.float32)
+    data["target"] = rng.standard_normal((batch, seq, width)).astype(np.float32)
+    data["mask"] = np.triu(np.full((seq, seq), -1e9, np.float32), 1)
+    data["heads"] = heads
+    return data

@@ -8,6 +8,7 @@ a process of its own; results are checked against numpy before they are timed.
     python3 benchmarks/run.py --only B2,B3 --threads 1    # each worker on one core, pools of 1
     python3 benchmarks/run.py --only B2,B3 --threads 1,2  # the tables at 1, then at 2 cores
     python3 benchmarks/run.py --only B2,B3 --contended    # another process keeps a core busy
+    python3 benchmarks/run.py --only B2,B9 --loaded 4     # quiet, then with 4 busy processes
 
 Prints one table of times, each with its ratio to the numpy reference, and for tracer the
 ratio to the best peer (< 1 means tracer is faster).
@@ -19,6 +20,7 @@ one system's only measurement no longer decides a ratio. The JSON keeps every ro
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -29,6 +31,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import load  # noqa: E402
 from data import WORKLOADS  # noqa: E402
 from programs import environment, run_program  # noqa: E402
 from systems import MODULES, PEERS  # noqa: E402
@@ -50,11 +53,14 @@ TITLES = {
     "B18w": "B18w the B18 LSTM with its time steps one loop (tt.range, tf.range, lax.scan)",
     "B19": "B19 CNN step: 2 x (conv 3x3 SAME, relu, max pool 2x2), dense 10, batch 64 of 28x28x1",
     "B20": "B20 GP negative log marginal likelihood (RBF, 512 points, float64) and its gradient",
+    "B24": "B24 transformer block training step (pre-LN, causal attention, GELU MLP, MSE, Adam), "
+    "batch 8 x 64, width 128, 4 heads",
+    "B24L": "B24L transformer block training step, batch 32 x 128, width 256, 8 heads",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
 # the first call includes tracing and compiling (tracer's cache is empty: each worker gets a
 # fresh one), reported too
-SHOWS_FIRST_CALL = ("B10", "B18", "B18w", "B19", "B20")
+SHOWS_FIRST_CALL = ("B10", "B18", "B18w", "B19", "B20", "B24", "B24L")
 # ... and the first call of a second process, where the system keeps what it compiled on disk
 # (tracer's cache; torch.compile's C++ of its kernels): the workloads whose compile is long
 SHOWS_WARM_FIRST_CALL = ("B18",)
@@ -186,14 +192,17 @@ def main(argv=None):
         action="store_true",
         help="keep one core busy with another process while measuring (a loaded machine)",
     )
+    parser.add_argument(
+        "--loaded",
+        type=int,
+        metavar="N",
+        help="after the quiet run, measure the timed workloads again with N other busy "
+        "processes (numpy matmul loops and pure-Python loops, alternately), and print each "
+        "system's loaded / quiet ratio",
+    )
     options = parser.parse_args(argv)
-    busy = _busy_process() if options.contended else None
-    try:
+    with load.one_busy_core() if options.contended else contextlib.nullcontext():
         return _run(options)
-    finally:
-        if busy is not None:
-            busy.kill()
-            busy.wait()
 
 
 def _thread_counts(text):
@@ -201,15 +210,6 @@ def _thread_counts(text):
     if min(counts) < 1 or len(set(counts)) < len(counts):
         raise argparse.ArgumentTypeError(f"thread counts must be positive and distinct: {text!r}")
     return counts
-
-
-def _busy_process():
-    """A process that keeps one core busy (pinned to the last one) until it is killed."""
-
-    def last_core():
-        os.sched_setaffinity(0, [max(os.sched_getaffinity(0))])
-
-    return subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=last_core)
 
 
 def _run(options):
@@ -234,6 +234,8 @@ def _run(options):
         "threads": counts[0] if len(counts) == 1 else counts,
         "contended": options.contended,
     }
+    if options.loaded:
+        results["loaded"] = {"processes": options.loaded}
     startups = []  # B6's, measured in the rounds of the first thread count
     for number, count in enumerate(counts):
         THREADS["count"] = count
@@ -249,6 +251,18 @@ def _run(options):
             print_workload(workload, timed[workload], ops)
             if workload == "B3":
                 print_dram_bound(timed)
+        if options.loaded and workloads:
+            with load.busy_processes(options.loaded):
+                loaded = measure(workloads, systems, rounds, options.quick, None)
+            if len(counts) > 1:
+                results["loaded"][str(count)] = loaded
+            else:
+                results["loaded"].update(loaded)
+            print(f"\n=== with {options.loaded} other busy processes ===")
+            for workload in workloads:
+                ops = make(workload, options.quick).get("ops", 1) if workload == "B1" else 1
+                print_workload(workload, loaded[workload], ops)
+            print_loaded_ratios(workloads, timed, loaded)
     if "B6" in chosen:
         results["B6"] = fastest_startup(startups)
         print("\nB6 time to first result (a new process each)")
@@ -510,6 +524,27 @@ def print_workload(workload, row, ops):
         if "warm_first_call_seconds" in r:
             text += f", {r['warm_first_call_seconds']:.2f} s in a second process (caches warm)"
         print(text)
+
+
+def print_loaded_ratios(workloads, quiet, loaded):
+    """Each system's time with the other processes busy over its quiet time, and the same
+    ratio of the peer fastest when loaded, which tracer-compiled's should not exceed."""
+    print("\nloaded / quiet, each system's own times")
+    for workload in workloads:
+        ratios = {
+            system: loaded[workload][system]["seconds"] / r["seconds"]
+            for system, r in quiet[workload].items()
+            if r["status"] == "ok" and loaded[workload].get(system, {}).get("status") == "ok"
+        }
+        peers = [system for system in ratios if system in PEERS]
+        cells = [f"{system} {ratio:.2f}x" for system, ratio in ratios.items()]
+        print(f"  {workload:5} " + ", ".join(cells))
+        if "tracer-compiled" in ratios and peers:
+            fastest = min(peers, key=lambda system: loaded[workload][system]["seconds"])
+            print(
+                f"        tracer-compiled {ratios['tracer-compiled']:.2f}x against the fastest "
+                f"loaded peer's ({fastest}) {ratios[fastest]:.2f}x"
+            )
 
 
 # B23: the jacobian of the final state of a compiled loop with respect to its initial state,

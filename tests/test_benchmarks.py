@@ -51,12 +51,21 @@ def _first_call_checks(result, results):
         ("B19", ("tracer-eager", "tracer-compiled")),
         ("B20", ("tracer-eager", "tracer-compiled")),
     ):
-        assert results[workload]["numpy"]["status"] == "ok"
-        for system in systems:
-            assert results[workload][system]["status"] == "ok", (workload, system)
-            assert results[workload][system]["error"] <= 1e-4
-            assert results[workload][system]["first_call_seconds"] > 0
-        assert results[workload]["torch-eager"]["status"] in ("ok", "skipped", "n/a")
+        _check_first_call(results, workload, systems)
+
+
+def _transformer_checks(result, results):
+    for workload in ("B24", "B24L"):
+        _check_first_call(results, workload, ("tracer-eager", "tracer-compiled"))
+
+
+def _check_first_call(results, workload, systems):
+    assert results[workload]["numpy"]["status"] == "ok"
+    for system in systems:
+        assert results[workload][system]["status"] == "ok", (workload, system)
+        assert results[workload][system]["error"] <= 1e-4
+        assert results[workload][system]["first_call_seconds"] > 0
+    assert results[workload]["torch-eager"]["status"] in ("ok", "skipped", "n/a")
 
 
 def _export_checks(result, results):
@@ -101,6 +110,7 @@ def _compile_and_mpi_checks(result, results):
 PARTS = {
     "B1-B11": ("B1,B2,B3,B4,B4b,B5,B7,B6,B8,B11", _timed_checks),
     "B9-B20": ("B9,B9b,B9u,B10,B12,B18,B18w,B19,B20", _first_call_checks),
+    "B24": ("B24,B24L", _transformer_checks),
     "exported C": ("B13", _export_checks),
     "B16-B17": ("B16,B17,B23", _gradient_checks),
     "B21-B22": ("B21,B22", _compile_and_mpi_checks),
@@ -126,8 +136,8 @@ def test_the_suite_runs_on_tiny_sizes(tmp_path, part):
 
 def test_the_suite_runs_on_one_core_and_two_and_under_load(tmp_path):
     """--threads 1,2 measures each worker pinned to one core with pools of one thread, then
-    on two; --contended keeps a core busy with another process, which is gone when the
-    suite ends."""
+    on two; --contended keeps a core busy with another process, --loaded N measures again
+    beside N busy processes; the busy processes are gone when the suite ends."""
     result, results = run_suite(
         tmp_path,
         "--only",
@@ -144,9 +154,16 @@ def test_the_suite_runs_on_one_core_and_two_and_under_load(tmp_path):
         assert results[count]["B2"]["tracer-compiled"]["error"] <= 1e-3
         assert f"each worker on {count} core(s)" in result.stdout
     assert "B2" not in results  # only by thread count
-    _, one = run_suite(tmp_path, "--only", "B2", "--systems", "numpy", "--threads", "1")
+    result, one = run_suite(
+        tmp_path, "--only", "B2", "--systems", "numpy", "--threads", "1", "--loaded", "2"
+    )
     assert one["threads"] == 1 and one["B2"]["numpy"]["status"] == "ok"
-    assert not any(b"while True: pass" in line for line in _command_lines())
+    loaded = one["loaded"]
+    assert loaded["processes"] == 2 and loaded["B2"]["numpy"]["status"] == "ok"
+    quiet, busy = one["B2"]["numpy"]["seconds"], loaded["B2"]["numpy"]["seconds"]
+    assert f"B2    numpy {busy / quiet:.2f}x" in result.stdout
+    assert "=== with 2 other busy processes ===" in result.stdout
+    assert not any(b"while True" in line for line in _command_lines())
 
 
 def _command_lines():

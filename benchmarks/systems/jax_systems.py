@@ -1,11 +1,12 @@
 """JAX, with jax.jit around grad, jacrev and hessian (float32 on the CPU)."""
 
 import functools
+import math
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from data import ADAM
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
 
 
 def mlp(d):
@@ -28,9 +29,19 @@ def mlp(d):
     return run
 
 
+def _adam(params, ms, vs, t, grads):
+    """A hand-written Keras Adam step: the new parameters, moments and step count."""
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+    t = t + 1
+    rate = lr * jnp.sqrt(1 - b2**t) / (1 - b1**t)
+    ms = [b1 * m + (1 - b1) * g for m, g in zip(ms, grads)]
+    vs = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, grads)]
+    params = [p - rate * m / (jnp.sqrt(v) + eps) for p, m, v in zip(params, ms, vs)]
+    return params, ms, vs, t
+
+
 def train_step(d):
     """B9: value_and_grad and a hand-written Keras Adam in one jax.jit, the old state donated."""
-    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
     x, y = jnp.asarray(d["x"]), jnp.asarray(d["y"])
     params = [jnp.asarray(d[k]) for k in ("w1", "b1", "w2", "b2")]
     state = [params, [jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], 0]
@@ -45,12 +56,7 @@ def train_step(d):
     @functools.partial(jax.jit, donate_argnums=(0, 1, 2))
     def step(params, ms, vs, t, x, y):
         value, grads = jax.value_and_grad(loss)(params, x, y)
-        t = t + 1
-        rate = lr * jnp.sqrt(1 - b2**t) / (1 - b1**t)
-        ms = [b1 * m + (1 - b1) * g for m, g in zip(ms, grads)]
-        vs = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, grads)]
-        params = [p - rate * m / (jnp.sqrt(v) + eps) for p, m, v in zip(params, ms, vs)]
-        return value, params, ms, vs, t
+        return value, *_adam(params, ms, vs, t, grads)
 
     def run():
         value, *state[:] = step(*state, x, y)
@@ -222,6 +228,50 @@ def gp(d):
     return run
 
 
+def block_step(d):
+    """B24: the transformer block (layer norm from jnp.mean, jax.nn.softmax, jax.nn.gelu),
+    value_and_grad and the B9 Adam in one jax.jit, the old state donated."""
+    x, target, mask = (jnp.asarray(d[k]) for k in ("x", "target", "mask"))
+    heads = d["heads"]
+    params = [jnp.asarray(d[k]) for k in BLOCK_PARAMS]
+    state = [params, [jnp.zeros_like(p) for p in params], [jnp.zeros_like(p) for p in params], 0]
+
+    def layer_norm(x, gamma, beta):
+        mean = jnp.mean(x, axis=-1, keepdims=True)
+        variance = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+        return (x - mean) * jax.lax.rsqrt(variance + LAYER_NORM_EPSILON) * gamma + beta
+
+    def loss(params, x, target, mask):
+        g1, beta1, w_qkv, b_qkv, w_o, b_o, g2, beta2, w_1, b_1, w_2, b_2 = params
+        batch, seq, width = x.shape
+        size = width // heads
+
+        def split_heads(t):  # (batch * seq, width) -> (batch, heads, seq, size)
+            return t.reshape(batch, seq, heads, size).transpose(0, 2, 1, 3)
+
+        rows = x.reshape(batch * seq, width)
+        qkv = layer_norm(rows, g1, beta1) @ w_qkv + b_qkv
+        q, k, v = (split_heads(t) for t in jnp.split(qkv, 3, axis=1))
+        scores = q @ k.transpose(0, 1, 3, 2) * (1 / math.sqrt(size)) + mask
+        attended = jax.nn.softmax(scores, axis=-1) @ v
+        attended = attended.transpose(0, 2, 1, 3).reshape(batch * seq, width)
+        h = rows + attended @ w_o + b_o
+        u = layer_norm(h, g2, beta2) @ w_1 + b_1
+        y = h + jax.nn.gelu(u, approximate=False) @ w_2 + b_2
+        return jnp.mean(jnp.square(y - target.reshape(batch * seq, width)))
+
+    @functools.partial(jax.jit, donate_argnums=(0, 1, 2))
+    def step(params, ms, vs, t, x, target, mask):
+        value, grads = jax.value_and_grad(loss)(params, x, target, mask)
+        return value, *_adam(params, ms, vs, t, grads)
+
+    def run():
+        value, *state[:] = step(*state, x, target, mask)
+        return [value, *state[0]]
+
+    return run
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -244,5 +294,7 @@ BUILDERS = {
         "B18w": lstm(looped=True),
         "B19": cnn,
         "B20": gp,
+        "B24": block_step,
+        "B24L": block_step,
     }
 }

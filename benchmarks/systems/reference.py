@@ -1,7 +1,9 @@
 """The hand-written numpy reference of every workload: forward and backward written out."""
 
+import math
+
 import numpy as np
-from data import ADAM
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
 
 
 def chain(d):
@@ -48,8 +50,13 @@ def _loss_and_grads(x, y, w1, b1, w2, b2):
 def train_step(d):
     """B9: the B2 step, then Adam on the 4 variables, in place; returns the loss and them."""
     params = [d[k].copy() for k in ("w1", "b1", "w2", "b2")]
+    return _adam(params, _loss_and_grads(d["x"], d["y"], *params))
+
+
+def _adam(params, grads):
+    """Keras's Adam on `params`, in place, from `grads()`, which returns the loss and the
+    gradients of the parameters as they are now; returns the loss and the updated parameters."""
     moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
-    grads = _loss_and_grads(d["x"], d["y"], *params)
     lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
     step = [0]
 
@@ -302,6 +309,102 @@ def gp(d):
     return run
 
 
+def _layer_norm(x, gamma, beta):
+    """Layer norm over the rows of x, and what its backward pass needs."""
+    centred = x - x.mean(axis=1, keepdims=True)
+    inv_std = 1 / np.sqrt((centred * centred).mean(axis=1, keepdims=True) + LAYER_NORM_EPSILON)
+    normed = centred * inv_std
+    return normed * gamma + beta, (normed, inv_std)
+
+
+def _layer_norm_grad(g, gamma, saved):
+    """The gradients of x, gamma and beta: with n = (x - mean) / std, dx is
+    (dn - mean(dn) - n mean(dn n)) / std, the means over the row."""
+    normed, inv_std = saved
+    d_normed = g * gamma
+    d_x = inv_std * (
+        d_normed
+        - d_normed.mean(axis=1, keepdims=True)
+        - normed * (d_normed * normed).mean(axis=1, keepdims=True)
+    )
+    return d_x, (g * normed).sum(axis=0), g.sum(axis=0)
+
+
+def _block_loss_and_grads(d, params):
+    """B24's block forward on the (batch * seq, width) rows, then back through it by hand:
+    the loss and the gradients of `params` (BLOCK_PARAMS' order) as they are at the call."""
+    # NOTE: scipy is imported here only, so that the other workloads do not need it.
+    from scipy.special import erf
+
+    x, target, mask, heads = d["x"], d["target"], d["mask"], d["heads"]
+    batch, seq, width = x.shape
+    size = width // heads
+    scale = 1 / math.sqrt(size)  # a Python float, so that float32 stays float32
+    rows, target = x.reshape(-1, width), target.reshape(-1, width)
+
+    def split(t):  # (batch * seq, width) -> (batch, heads, seq, size)
+        return t.reshape(batch, seq, heads, size).transpose(0, 2, 1, 3)
+
+    def merge(t):  # the inverse of split
+        return t.transpose(0, 2, 1, 3).reshape(batch * seq, width)
+
+    def swap(t):  # the last two axes' transpose
+        return t.transpose(0, 1, 3, 2)
+
+    def run():
+        g1, beta1, w_qkv, b_qkv, w_o, b_o, g2, beta2, w_1, b_1, w_2, b_2 = params
+        a, saved1 = _layer_norm(rows, g1, beta1)
+        q, k, v = (split(t) for t in np.split(a @ w_qkv + b_qkv, 3, axis=1))
+        scores = (q @ swap(k)) * scale + mask
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        p = e / e.sum(axis=-1, keepdims=True)
+        attended = merge(p @ v)
+        h = rows + attended @ w_o + b_o
+        c, saved2 = _layer_norm(h, g2, beta2)
+        u = c @ w_1 + b_1
+        cdf = 0.5 * (1 + erf(u / math.sqrt(2)))
+        hidden = u * cdf
+        diff = h + hidden @ w_2 + b_2 - target
+        loss = np.mean(diff * diff)
+        d_y = diff * (2 / diff.size)
+        # gelu'(u) = cdf(u) + u pdf(u)
+        d_u = (d_y @ w_2.T) * (cdf + u * np.exp(-0.5 * u * u) / math.sqrt(2 * math.pi))
+        d_h2, d_g2, d_beta2 = _layer_norm_grad(d_u @ w_1.T, g2, saved2)
+        d_h = d_y + d_h2
+        d_attended = split(d_h @ w_o.T)
+        d_p = d_attended @ swap(v)
+        # softmax's backward; the masked scores have p = 0, so their gradient is 0
+        d_scores = p * (d_p - (d_p * p).sum(axis=-1, keepdims=True)) * scale
+        d_qkv = np.concatenate(
+            [merge(d_scores @ k), merge(swap(d_scores) @ q), merge(swap(p) @ d_attended)], axis=1
+        )
+        _, d_g1, d_beta1 = _layer_norm_grad(d_qkv @ w_qkv.T, g1, saved1)
+        return [
+            loss,
+            d_g1,
+            d_beta1,
+            a.T @ d_qkv,
+            d_qkv.sum(axis=0),
+            attended.T @ d_h,
+            d_h.sum(axis=0),
+            d_g2,
+            d_beta2,
+            c.T @ d_u,
+            d_u.sum(axis=0),
+            hidden.T @ d_y,
+            d_y.sum(axis=0),
+        ]
+
+    return run
+
+
+def block_step(d):
+    """B24: the transformer block's loss and gradients by hand, then Adam on its 12 parameters,
+    in place; returns the loss and them."""
+    params = [d[k].copy() for k in BLOCK_PARAMS]
+    return _adam(params, _block_loss_and_grads(d, params))
+
+
 BUILDERS = {
     "numpy": {
         "B1": chain,
@@ -320,5 +423,7 @@ BUILDERS = {
         "B18w": lstm,
         "B19": cnn,
         "B20": gp,
+        "B24": block_step,
+        "B24L": block_step,
     }
 }

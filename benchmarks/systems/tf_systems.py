@@ -1,8 +1,10 @@
 """TensorFlow: the eager GradientTape and tf.function around it."""
 
+import math
+
 import numpy as np
 import tensorflow as tf
-from data import ADAM
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
 
 
 def chain(d):
@@ -40,17 +42,33 @@ def mlp(compiled):
     return build
 
 
+def _adam(params):
+    """A hand-written Keras Adam with variable assignments: the function that updates the
+    variables `params` from their gradients."""
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+    ms = [tf.Variable(tf.zeros_like(p)) for p in params]
+    vs = [tf.Variable(tf.zeros_like(p)) for p in params]
+    t = tf.Variable(0.0)
+
+    def apply(grads):
+        t.assign_add(1.0)
+        rate = lr * tf.sqrt(1 - b2**t) / (1 - b1**t)
+        for p, g, m, v in zip(params, grads, ms, vs):
+            m.assign(b1 * m + (1 - b1) * g)
+            v.assign(b2 * v + (1 - b2) * g * g)
+            p.assign_sub(rate * m / (tf.sqrt(v) + eps))
+
+    return apply
+
+
 def train_step(compiled, any_batch=False):
     """B9: GradientTape and a hand-written Keras Adam with variable assignments (compiled
     for any batch size with `any_batch`: B9u)."""
-    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
 
     def build(d):
         x, y = tf.constant(d["x"]), tf.constant(d["y"])
         params = [tf.Variable(d[k]) for k in ("w1", "b1", "w2", "b2")]
-        ms = [tf.Variable(tf.zeros_like(p)) for p in params]
-        vs = [tf.Variable(tf.zeros_like(p)) for p in params]
-        t = tf.Variable(0.0)
+        adam = _adam(params)
 
         def step(x, y):
             with tf.GradientTape() as tape:
@@ -59,13 +77,7 @@ def train_step(compiled, any_batch=False):
                     + params[3]
                 )
                 loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
-            grads = tape.gradient(loss, params)
-            t.assign_add(1.0)
-            rate = lr * tf.sqrt(1 - b2**t) / (1 - b1**t)
-            for p, g, m, v in zip(params, grads, ms, vs):
-                m.assign(b1 * m + (1 - b1) * g)
-                v.assign(b2 * v + (1 - b2) * g * g)
-                p.assign_sub(rate * m / (tf.sqrt(v) + eps))
+            adam(tape.gradient(loss, params))
             return loss
 
         specs = [tf.TensorSpec([None, x.shape[1]]), tf.TensorSpec([None], tf.int32)]
@@ -286,6 +298,48 @@ def gp(compiled):
     return build
 
 
+def block_step(compiled):
+    """B24: the transformer block on a GradientTape (layer norm from tf.reduce_mean,
+    tf.nn.softmax, tf.nn.gelu) and the B9 Adam on its 12 variables."""
+
+    def build(d):
+        x, target, mask = (tf.constant(d[k]) for k in ("x", "target", "mask"))
+        params = [tf.Variable(d[k]) for k in BLOCK_PARAMS]
+        g1, beta1, w_qkv, b_qkv, w_o, b_o, g2, beta2, w_1, b_1, w_2, b_2 = params
+        adam = _adam(params)
+        batch, seq, width = d["x"].shape
+        heads = d["heads"]
+        size = width // heads
+
+        def layer_norm(x, gamma, beta):
+            mean = tf.reduce_mean(x, axis=-1, keepdims=True)
+            variance = tf.reduce_mean(tf.square(x - mean), axis=-1, keepdims=True)
+            return (x - mean) * tf.math.rsqrt(variance + LAYER_NORM_EPSILON) * gamma + beta
+
+        def split_heads(t):  # (batch * seq, width) -> (batch, heads, seq, size)
+            return tf.transpose(tf.reshape(t, (batch, seq, heads, size)), (0, 2, 1, 3))
+
+        def step(x, target, mask):
+            with tf.GradientTape() as tape:
+                rows = tf.reshape(x, (batch * seq, width))
+                qkv = tf.matmul(layer_norm(rows, g1, beta1), w_qkv) + b_qkv
+                q, k, v = (split_heads(t) for t in tf.split(qkv, 3, axis=1))
+                scores = tf.matmul(q, k, transpose_b=True) * (1 / math.sqrt(size)) + mask
+                attended = tf.matmul(tf.nn.softmax(scores, axis=-1), v)
+                attended = tf.reshape(tf.transpose(attended, (0, 2, 1, 3)), (batch * seq, width))
+                h = rows + tf.matmul(attended, w_o) + b_o
+                u = tf.matmul(layer_norm(h, g2, beta2), w_1) + b_1
+                y = h + tf.matmul(tf.nn.gelu(u, approximate=False), w_2) + b_2
+                loss = tf.reduce_mean(tf.square(y - tf.reshape(target, (batch * seq, width))))
+            adam(tape.gradient(loss, params))
+            return loss
+
+        run = tf.function(step) if compiled else step
+        return lambda: [run(x, target, mask), *params]
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -307,6 +361,8 @@ def _for(compiled):
         "B18": lstm(compiled),
         "B19": cnn(compiled),
         "B20": gp(compiled),
+        "B24": block_step(compiled),
+        "B24L": block_step(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

@@ -1,9 +1,11 @@
 """PyTorch: eager autograd, and torch.compile (Inductor, which emits C++ for the CPU)."""
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
-from data import ADAM
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
 from torch.func import hessian, jacrev, vmap
 
 
@@ -56,29 +58,39 @@ def hessian_of(d):
     return lambda: hessian(lambda v: torch.sum(torch.sin(v) * v**2))(x)
 
 
+def _adam(params):
+    """A hand-written Keras Adam: the function that updates `params` in place from their
+    gradients."""
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+    ms = [torch.zeros_like(p) for p in params]
+    vs = [torch.zeros_like(p) for p in params]
+    t = torch.zeros(())  # a tensor, so that a compiled step is not specialized per step
+
+    def apply(grads):
+        with torch.no_grad():
+            t.add_(1)
+            rate = lr * torch.sqrt(1 - b2**t) / (1 - b1**t)
+            for p, g, m, v in zip(params, grads, ms, vs):
+                m.mul_(b1).add_(g, alpha=1 - b1)
+                v.mul_(b2).addcmul_(g, g, value=1 - b2)
+                p.sub_(rate * m / (v.sqrt() + eps))
+
+    return apply
+
+
 def train_step(compile_step, dynamic=None):
     """B9: autograd and a hand-written Keras Adam updating the parameters in place
     (compiled for any batch size with `dynamic=True`: B9u)."""
-    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
 
     def build(d):
         x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["y"]).long()
         params = [torch.from_numpy(d[k].copy()).requires_grad_() for k in ("w1", "b1", "w2", "b2")]
-        ms = [torch.zeros_like(p) for p in params]
-        vs = [torch.zeros_like(p) for p in params]
-        t = torch.zeros(())  # a tensor, so that a compiled step is not specialized per step
+        adam = _adam(params)
 
         def step(x, y):
-            w1, b1_, w2, b2_ = params
-            loss = F.cross_entropy(torch.relu(x @ w1 + b1_) @ w2 + b2_, y)
-            grads = torch.autograd.grad(loss, params)
-            with torch.no_grad():
-                t.add_(1)
-                rate = lr * torch.sqrt(1 - b2**t) / (1 - b1**t)
-                for p, g, m, v in zip(params, grads, ms, vs):
-                    m.mul_(b1).add_(g, alpha=1 - b1)
-                    v.mul_(b2).addcmul_(g, g, value=1 - b2)
-                    p.sub_(rate * m / (v.sqrt() + eps))
+            w1, b1, w2, b2 = params
+            loss = F.cross_entropy(torch.relu(x @ w1 + b1) @ w2 + b2, y)
+            adam(torch.autograd.grad(loss, params))
             return loss
 
         run = torch.compile(step, dynamic=dynamic) if compile_step else step
@@ -233,6 +245,46 @@ def gp(compile_step):
     return build
 
 
+def block_step(compile_step):
+    """B24: the transformer block under autograd (layer norm from torch.mean, torch.softmax,
+    F.gelu's exact default) and the B9 Adam updating its 12 parameters in place."""
+
+    def build(d):
+        x, target, mask = (torch.from_numpy(d[k]) for k in ("x", "target", "mask"))
+        params = [torch.from_numpy(d[k].copy()).requires_grad_() for k in BLOCK_PARAMS]
+        adam = _adam(params)
+        batch, seq, width = x.shape
+        heads = d["heads"]
+        size = width // heads
+
+        def layer_norm(x, gamma, beta):
+            mean = torch.mean(x, dim=-1, keepdim=True)
+            variance = torch.mean(torch.square(x - mean), dim=-1, keepdim=True)
+            return (x - mean) * torch.rsqrt(variance + LAYER_NORM_EPSILON) * gamma + beta
+
+        def split_heads(t):  # (batch * seq, width) -> (batch, heads, seq, size)
+            return t.reshape(batch, seq, heads, size).transpose(1, 2)
+
+        def step(x, target, mask):
+            g1, beta1, w_qkv, b_qkv, w_o, b_o, g2, beta2, w_1, b_1, w_2, b_2 = params
+            rows = x.reshape(batch * seq, width)
+            qkv = layer_norm(rows, g1, beta1) @ w_qkv + b_qkv
+            q, k, v = (split_heads(t) for t in torch.split(qkv, width, dim=1))
+            scores = q @ k.transpose(2, 3) * (1 / math.sqrt(size)) + mask
+            attended = torch.softmax(scores, dim=-1) @ v
+            attended = attended.transpose(1, 2).reshape(batch * seq, width)
+            h = rows + attended @ w_o + b_o
+            y = h + F.gelu(layer_norm(h, g2, beta2) @ w_1 + b_1) @ w_2 + b_2
+            loss = torch.mean(torch.square(y - target.reshape(batch * seq, width)))
+            adam(torch.autograd.grad(loss, params))
+            return loss
+
+        run = torch.compile(step) if compile_step else step
+        return lambda: [run(x, target, mask), *params]
+
+    return build
+
+
 def eager():
     def mlp(d):
         step, args = mlp_step(d)
@@ -265,6 +317,8 @@ def eager():
         "B18": lstm(False),
         "B19": cnn(False),
         "B20": gp(False),
+        "B24": block_step(False),
+        "B24L": block_step(False),
     }
 
 
@@ -296,6 +350,8 @@ def compiled():
         "B18": lstm(True),
         "B19": cnn(True),
         "B20": gp(True),
+        "B24": block_step(True),
+        "B24L": block_step(True),
     }
 
 

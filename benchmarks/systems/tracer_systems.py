@@ -1,7 +1,9 @@
 """tracer, eager (GradientTape on numpy) and compiled (tt.function)."""
 
+import math
+
 import numpy as np
-from data import ADAM
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
 
 import tracer as tt
 
@@ -293,6 +295,50 @@ def gp(compiled):
     return build
 
 
+def block_step(compiled):
+    """B24: the transformer block on a tape (layer norm from tt.reduce_mean, tt.nn.softmax,
+    tt.nn.gelu) and tt.optimizers.Adam on its 12 variables, eager or as one compiled step.
+    The dense layers work on the (batch * seq, width) rows; the heads are a reshape and a
+    transpose, and Q, K and V are slices of one dense layer's output (tracer has no tt.split)."""
+
+    def build(d):
+        x, target, mask = (tt.constant(d[k]) for k in ("x", "target", "mask"))
+        params = [tt.Variable(d[k]) for k in BLOCK_PARAMS]
+        g1, beta1, w_qkv, b_qkv, w_o, b_o, g2, beta2, w_1, b_1, w_2, b_2 = params
+        batch, seq, width = d["x"].shape
+        heads = d["heads"]
+        size = width // heads
+        optimizer = tt.optimizers.Adam(**ADAM)
+
+        def layer_norm(x, gamma, beta):
+            mean = tt.reduce_mean(x, axis=-1, keepdims=True)
+            variance = tt.reduce_mean(tt.square(x - mean), axis=-1, keepdims=True)
+            return (x - mean) * tt.math.rsqrt(variance + LAYER_NORM_EPSILON) * gamma + beta
+
+        def split_heads(t):  # (batch * seq, width) -> (batch, heads, seq, size)
+            return tt.transpose(tt.reshape(t, (batch, seq, heads, size)), (0, 2, 1, 3))
+
+        def step(x, target, mask):
+            with tt.GradientTape() as tape:
+                rows = tt.reshape(x, (batch * seq, width))
+                qkv = tt.matmul(layer_norm(rows, g1, beta1), w_qkv) + b_qkv
+                q, k, v = (split_heads(qkv[:, i * width : (i + 1) * width]) for i in range(3))
+                scores = tt.matmul(q, k, transpose_b=True) * (1 / math.sqrt(size)) + mask
+                attended = tt.matmul(tt.nn.softmax(scores, axis=-1), v)
+                attended = tt.reshape(tt.transpose(attended, (0, 2, 1, 3)), (batch * seq, width))
+                h = rows + tt.matmul(attended, w_o) + b_o
+                u = tt.matmul(layer_norm(h, g2, beta2), w_1) + b_1
+                y = h + tt.matmul(tt.nn.gelu(u, approximate=False), w_2) + b_2
+                loss = tt.reduce_mean(tt.square(y - tt.reshape(target, (batch * seq, width))))
+            optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
+            return loss
+
+        run = tt.function(step) if compiled else step
+        return lambda: [run(x, target, mask), *params]
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B1": chain(compiled),
@@ -309,6 +355,8 @@ def _for(compiled):
         "B18": lstm(compiled),
         "B19": cnn(compiled),
         "B20": gp(compiled),
+        "B24": block_step(compiled),
+        "B24L": block_step(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
