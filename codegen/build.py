@@ -34,7 +34,7 @@ import time
 
 import _cffi_backend
 
-from codegen import cache, link
+from codegen import cache, link, thread_pools
 from codegen import units as module_units
 from codegen.errors import CompileError, CompilerUnavailable, LoadError
 
@@ -376,7 +376,7 @@ def _load_from_disk(source, key, uses_blas, build_missing):
     found = cache.lookup(key, library)
     if found is not None:
         try:
-            return Library(found[0]), dict(found[1], cached=True)
+            return Library(found[0], uses_blas), dict(found[1], cached=True)
         except LoadError as error:  # sound by its digest, yet it does not load: built again
             cache.log.warning(
                 "tracer: removing the cache entry %s (%s); building it again", key, error
@@ -409,7 +409,7 @@ def _built(source, key, library, uses_blas, gold, link_key, known):
     build = functools.partial(_build, source, library, uses_blas, gold, link_key, known)
     path, meta = cache.publish(key, library, build)
     try:
-        return Library(path), dict(meta, cached=False)
+        return Library(path, uses_blas), dict(meta, cached=False)
     except LoadError as error:
         if meta.get("link") != "direct":
             raise
@@ -418,7 +418,7 @@ def _built(source, key, library, uses_blas, gold, link_key, known):
         build = functools.partial(_build, source, library, uses_blas, None, None, None)
         path, meta = cache.publish(key, library, build)
         try:
-            loaded = Library(path)
+            loaded = Library(path, uses_blas)
         except LoadError as error:  # not the direct link's fault
             if "undefined symbol" not in str(error):  # no module loads (a noexec cache)
                 _UNLOADABLE.add(link_key)
@@ -649,16 +649,12 @@ class Library:
     ffi = _cffi_backend.FFI()
     _entry_type = ffi.typeof(ENTRY_POINT[1])
 
-    def __init__(self, path):
-        # NOTE: OpenMP's threads spin after each parallel loop by default, and then compete
-        # with OpenBLAS's threads in the matmul that follows (a batch_jacobian slowed down).
-        # libgomp reads this when the first module loads it; a user's own setting wins.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        # NOTE: OpenBLAS's threads spin 2^28 cycles after each GEMM by default, on the cores
-        # the OpenMP loops after it want; 2^18 still spans the gaps between back-to-back
-        # GEMMs. The
-        # modules' OpenBLAS reads it when the first module loads it (docs/semantics.md).
-        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
+    def __init__(self, path, uses_blas):
+        thread_pools.prepare()  # before the first module loads OpenMP, which reads its settings once
+        if uses_blas:
+            found = blas()
+            if found is not None:
+                thread_pools.blas_on_calling_thread(found[1], found[2])
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)

@@ -93,6 +93,7 @@ FUNCTIONS = {
     "qsort": "void qsort(void *, size_t, size_t, int (*)(const void *, const void *));",
     "memcpy": "void *memcpy(void *restrict, const void *restrict, size_t);",
     "memmove": "void *memmove(void *, const void *, size_t);",
+    "omp_get_max_threads": "int omp_get_max_threads(void);",
     "memset": "void *memset(void *, int, size_t);",
     "memcmp": "int memcmp(const void *, const void *, size_t);",
     **_cblas(),
@@ -112,7 +113,7 @@ MACROS = {
 HEADERS = "complex math stdlib string".split()
 
 # what the prologue's own macros (templates/prologue.h.j2) call
-PROLOGUE_MACROS = {"TR_MADDF": "fmaf", "TR_MADD": "fma"}
+PROLOGUE_MACROS = {"TR_MADDF": "fmaf", "TR_MADD": "fma", "TR_THREADS": "omp_get_max_threads"}
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -131,6 +132,8 @@ def declarations(texts, blas):
     lines += [line for name, line in FUNCTIONS.items() if name in used]
     lines.append("#else")
     lines += [f"#include <{header}.h>" for header in HEADERS]
+    if "omp_get_max_threads" in used:
+        lines += ["#ifdef _OPENMP", "#include <omp.h>", "#endif"]
     if blas:
         lines.append("#include <cblas.h>")
     lines.append("#endif")

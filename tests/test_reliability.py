@@ -180,7 +180,7 @@ def test_a_module_that_cannot_be_loaded_falls_back_under_auto_and_raises_under_c
     from codegen import build
     from codegen.errors import LoadError
 
-    def refuse(self, path):
+    def refuse(self, path, uses_blas):
         raise LoadError(f"the compiled module {path} could not be loaded: noexec")
 
     monkeypatch.setattr(build.Library, "__init__", refuse)
@@ -231,38 +231,6 @@ def test_the_process_exits_cleanly_while_daemon_threads_run_compiled_code(tmp_pa
         completed = run(tmp_path / "cache", program=EXIT_WHILE_THREADS_RUN)
         assert completed.returncode == 0, (completed.returncode, completed.stderr[-2000:])
         assert completed.stdout.strip() == "exiting"
-
-
-THREAD_TIMEOUT = textwrap.dedent(
-    """
-    import os
-    import numpy as np
-    import tracer as tt
-
-    def blas_loaded():
-        with open("/proc/self/maps") as maps:
-            return "scipy_openblas32/lib/libscipy_openblas" in maps.read()
-
-    before = blas_loaded()
-    matmul = tt.function(lambda a, b: tt.matmul(a, b), backend="c")
-    a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64) / 4096
-    np.testing.assert_allclose(matmul(a, a).numpy(), a @ a, rtol=1e-5)
-    print(before, blas_loaded(), os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
-    """
-)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
-def test_the_modules_openblas_is_loaded_with_a_short_spin_unless_the_user_set_one(
-    tmp_path, monkeypatch
-):
-    """OPENBLAS_THREAD_TIMEOUT=18 is in the environment before the first compiled module
-    loads the modules' OpenBLAS (which reads it then); a user's value is kept."""
-    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
-    chosen = run(tmp_path / "cache", program=THREAD_TIMEOUT)
-    assert chosen.stdout.split() == ["False", "True", "18"], chosen.stdout + chosen.stderr
-    kept = run(tmp_path / "cache", env={"OPENBLAS_THREAD_TIMEOUT": "25"}, program=THREAD_TIMEOUT)
-    assert kept.stdout.split() == ["False", "True", "25"], kept.stdout + kept.stderr
 
 
 def test_builds_of_processes_that_died_are_counted_and_removed(tmp_path):

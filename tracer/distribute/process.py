@@ -17,6 +17,7 @@ import sys
 import time
 from traceback import format_exception_only
 
+from codegen import thread_pools
 from tracer.distribute import departures
 
 INSTALL = "pip install 'tracer[mpi]'"  # installs mpi4py and mpich
@@ -66,10 +67,12 @@ def init(comm=None):
 
 
 def _share_cores(processes):
-    """Threads per process for OpenMP and the BLAS: this process's cores / `processes`,
+    """Threads per process for OpenMP and the BLAS: the cores this process may use (its
+    affinity mask and cgroup quota, codegen/thread_pools.py) / `processes`,
     where the user has not set them. The environment reaches libraries loaded later (the
-    compiled modules' OpenMP and BLAS); an OpenBLAS already loaded (numpy's) is told now."""
-    per_process = max(1, len(os.sched_getaffinity(0)) // processes)
+    compiled modules' OpenMP, whose threads also drive their BLAS); an OpenBLAS already
+    loaded (numpy's) is told now."""
+    per_process = max(1, thread_pools.usable_cores() // processes)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(name, str(per_process))
     for library in _loaded_openblas():

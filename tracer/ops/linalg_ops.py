@@ -116,6 +116,9 @@ def _matmul_c(node, blas):
     if not batch and ta and not tb and _split_k(m, k, n, node.dtype):
         chunks = min(SPLIT_K_CHUNKS, k // SPLIT_K_MIN_ROWS)
         return dict(T=storage(node.dtype), m=m, k=k, n=n, chunks=chunks, split_k=True)
+    gemms = 1
+    for extent in batch:
+        gemms = gemms * extent
     index = identity_map(len(batch))
     a_batch = offset(broadcast_map(index, batch, a.shape[:-2]), a.shape[:-2])
     b_batch = offset(broadcast_map(index, batch, b.shape[:-2]), b.shape[:-2])
@@ -130,12 +133,29 @@ def _matmul_c(node, blas):
         b_offset=b_batch.c(INDEX),
         out_offset=offset(index, batch).c(INDEX),
         blas={"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None,
+        gemms=gemms,
+        split_rows=_splits_rows(m, n),
+        parallel_min=GEMM_PARALLEL_MIN,
         ta=ta,
         tb=tb,
         lda=_at_least_one(m if ta else k),
         ldb=_at_least_one(k if tb else n),
         ldc=_at_least_one(n),
     )
+
+
+# multiply-adds below which a product (or a batch of them) stays on the calling thread: waking
+# the others costs more than they would save
+GEMM_PARALLEL_MIN = 1 << 20
+
+
+def _splits_rows(m, n):
+    """Whether the parts a product is cut into for the threads are rows of the output (else
+    columns): the longer side, so that the operand each part reads whole, and the BLAS
+    packs once per part, is the smaller one; an unknown size (a batch) is the longer."""
+    if isinstance(m, dims.Dim) or isinstance(n, dims.Dim):
+        return isinstance(m, dims.Dim)
+    return m >= n
 
 
 SPLIT_K_MAX_OUT = 1024  # outputs: m * n accumulators per chunk, 4-8 KB, in L1

@@ -1,0 +1,116 @@
+"""The threads compiled code runs on: one pool, OpenMP's, for tracer's loops and its matrix
+products alike, as large as the cores this process may really use, whose idle threads sleep
+instead of spinning.
+
+A machine that other processes share takes cores away from a pool for milliseconds at a
+time. Two pools that hand work to each other (OpenMP's and OpenBLAS's) then wait on the
+thread that has no core, and a spinning thread takes a core that the other processes, or
+the pool's own late thread, wanted. So:
+
+- the modules' BLAS (scipy-openblas32, not numpy's own) runs on the thread that calls it,
+  and a large product is cut into parts that tracer's threads take as they come free
+  (templates/matmul.c.j2): a thread held off its core takes fewer parts;
+- the pool has as many threads as the process may use cores: its affinity mask, and a
+  cgroup's CPU quota (a container limited to two cores of a larger machine);
+- idle threads sleep (OMP_WAIT_POLICY=PASSIVE).
+
+A user's own OMP_NUM_THREADS and OMP_WAIT_POLICY win. docs/threads.md has the rules'
+measurements. The MPI processes of a job on one node share its cores:
+tracer.distribute sets OMP_NUM_THREADS for that before the first module loads.
+"""
+
+import ctypes
+import math
+import os
+
+_state = {"prepared": False, "blas": None}
+
+
+def usable_cores():
+    """How many cores this process may run on at once: its affinity mask, bounded by its
+    cgroup's CPU quota where one is set."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    quota = cgroup_quota()
+    return max(1, min(cores or 1, math.ceil(quota) if quota else cores or 1))
+
+
+def cgroup_quota(root="/sys/fs/cgroup"):
+    """The CPU quota of this process's cgroup in cores (2.5 where it may use 250 ms each
+    100 ms), or None where none is set or none can be read (cgroup v2's cpu.max, v1's
+    cpu.cfs_quota_us over cpu.cfs_period_us)."""
+    for path, parse in (
+        (os.path.join(root, "cpu.max"), _cgroup2_quota),
+        (os.path.join(root, "cpu", "cpu.cfs_quota_us"), _cgroup1_quota),
+    ):
+        try:
+            with open(path) as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        return parse(text, os.path.dirname(path))
+    return None
+
+
+def _cgroup2_quota(text, _folder):
+    fields = text.split()
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    try:
+        quota, period = int(fields[0]), int(fields[1])
+    except ValueError:
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def _cgroup1_quota(text, folder):
+    try:
+        quota = int(text.strip())
+        with open(os.path.join(folder, "cpu.cfs_period_us")) as handle:
+            period = int(handle.read().strip())
+    except (OSError, ValueError):
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def prepare():
+    """Before the first compiled module loads OpenMP (which reads its environment once):
+    passive waiting, and a pool no larger than the cores the process may use, where the
+    user has not set them. Children inherit the variables, as they would the user's."""
+    if _state["prepared"]:
+        return
+    _state["prepared"] = True
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    cores = usable_cores()
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    if affinity is not None and cores < affinity:
+        os.environ.setdefault("OMP_NUM_THREADS", str(cores))
+
+
+def blas_on_calling_thread(folder, name):
+    """Make the modules' OpenBLAS (lib`name` in `folder`) run each call on the thread that
+    makes it, once per process, before the first module that links it loads it: loaded with
+    OPENBLAS_NUM_THREADS=1 (it then starts no threads of its own), or told so where it was
+    loaded before. The variable is set for the load alone, so that children, and numpy's
+    own OpenBLAS, keep theirs."""
+    if _state["blas"] is not None:
+        return
+    _state["blas"] = folder
+    paths = [os.path.join(folder, f"lib{name}{suffix}") for suffix in (".so", ".dylib")]
+    path = next((p for p in paths if os.path.isfile(p)), None)
+    if path is None:
+        return
+    previous = os.environ.get("OPENBLAS_NUM_THREADS")
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        library = ctypes.CDLL(path)
+    except OSError:
+        return
+    finally:
+        if previous is None:
+            del os.environ["OPENBLAS_NUM_THREADS"]
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = previous
+    for setter in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
+        if hasattr(library, setter):
+            getattr(library, setter)(1)
+            return

@@ -1,0 +1,172 @@
+"""One thread pool for compiled code (codegen/thread_pools.py): the modules' OpenBLAS on the
+calling thread, large products cut into parts for tracer's threads, a pool sized from the
+cores the process may use. Values against numpy in float64, and the same bits whatever the
+thread count."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import thread_pools
+from tracer.ops.linalg_ops import GEMM_PARALLEL_MIN
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("text", "cores"),
+    [("200000 100000\n", 2.0), ("150000 100000\n", 1.5), ("max 100000\n", None), ("x y", None)],
+)
+def test_a_cgroup_v2_quota_is_read_in_cores(tmp_path, text, cores):
+    (tmp_path / "cpu.max").write_text(text)
+    assert thread_pools.cgroup_quota(str(tmp_path)) == cores
+
+
+def test_a_cgroup_v1_quota_is_read_in_cores(tmp_path):
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("50000\n")
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert thread_pools.cgroup_quota(str(tmp_path)) == 0.5
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")  # no quota
+    assert thread_pools.cgroup_quota(str(tmp_path)) is None
+
+
+def test_no_cgroup_files_means_no_quota(tmp_path):
+    assert thread_pools.cgroup_quota(str(tmp_path)) is None
+
+
+def test_the_usable_cores_are_at_most_the_affinity_mask():
+    assert 1 <= thread_pools.usable_cores() <= len(os.sched_getaffinity(0))
+
+
+def _products(rng):
+    """(a, b, transpose_a, transpose_b): products of at least GEMM_PARALLEL_MIN multiply-adds,
+    cut along rows and along columns, with sides that are no multiple of 16, batched."""
+    shapes = [
+        ((300, 70), (70, 100), False, False),  # rows
+        ((70, 90), (90, 333), False, False),  # columns
+        ((70, 300), (100, 70), True, True),  # rows, both transposed
+        ((90, 70), (333, 70), False, True),  # columns, b transposed
+        ((3, 2, 40, 65), (2, 65, 90), False, False),  # a batch, broadcast
+        ((60, 1000), (60, 20), True, False),  # a transposed
+        ((5000, 8), (5000, 30), True, False),  # few outputs of long columns: summed in chunks
+    ]
+    for a_shape, b_shape, ta, tb in shapes:
+        yield rng.standard_normal(a_shape), rng.standard_normal(b_shape), ta, tb
+
+
+def _expected(a, b, ta, tb):
+    a = np.swapaxes(a, -1, -2) if ta else a
+    return np.matmul(a, np.swapaxes(b, -1, -2) if tb else b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_products_cut_into_parts_give_numpys_values(dtype):
+    rng = np.random.default_rng(0)
+    for a, b, ta, tb in _products(rng):
+        a, b = a.astype(dtype), b.astype(dtype)
+        want = _expected(a.astype(np.float64), b.astype(np.float64), ta, tb)
+        m, k = want.shape[-2], (a.shape[-2] if ta else a.shape[-1])
+        assert np.prod(want.shape) * k >= GEMM_PARALLEL_MIN, (a.shape, b.shape)
+        product = tt.function(
+            lambda a, b, ta=ta, tb=tb: tt.matmul(a, b, transpose_a=ta, transpose_b=tb),
+            backend="c",
+        )
+        tolerance = 1e-4 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(product(a, b).numpy(), want, rtol=tolerance, atol=tolerance)
+        assert m > 1
+
+
+def test_a_product_of_a_size_unknown_when_compiled_is_cut_along_it():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((200, 300))
+    product = tt.function(
+        lambda x: tt.matmul(x, w),
+        input_signature=[tt.TensorSpec([None, 200], tt.float64)],
+        backend="c",
+    )
+    for rows in (1, 17, 250):
+        x = rng.standard_normal((rows, 200))
+        np.testing.assert_allclose(product(x).numpy(), x @ w, rtol=1e-12, atol=1e-12)
+    source = product.get_concrete_function().c_source()
+    assert "schedule(dynamic, 1)" in source and "last - first" in source
+
+
+GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(
+    """
+    import ctypes, json, os
+    import numpy as np
+    import tracer as tt
+
+    rng = np.random.default_rng(2)
+    x = tt.constant(rng.standard_normal((256, 300)).astype(np.float32))
+    w = tt.Variable(rng.standard_normal((300, 200)).astype(np.float32) * 0.05)
+
+    @tt.function(backend="c")
+    def step(x):
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_sum(tt.tanh(tt.matmul(tt.tanh(tt.matmul(x, w)), w, transpose_b=True)))
+        return loss, tape.gradient(loss, w)
+
+    loss, gradient = step(x)
+    def openblas(fragment):
+        with open("/proc/self/maps") as maps:
+            paths = sorted({l.split()[-1] for l in maps if fragment in l})
+        return ctypes.CDLL(paths[0]) if paths else None
+    modules_blas = openblas("scipy_openblas32/lib/libscipy_openblas")
+    print(json.dumps({
+        "loss": float(loss), "gradient": gradient.numpy().tobytes().hex(),
+        "modules_blas_threads": modules_blas.scipy_openblas_get_num_threads(),
+        "wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+        "openblas_threads_variable": os.environ.get("OPENBLAS_NUM_THREADS"),
+    }))
+    """
+)
+
+
+def _run(program, tmp_path, **env):
+    environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
+    for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS"):
+        environment.pop(name, None)
+    environment.update(env)
+    completed = subprocess.run(
+        [sys.executable, "-c", program], env=environment, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return json.loads(completed.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_a_step_on_any_thread_count_agrees_and_the_blas_runs_on_the_calling_thread(tmp_path):
+    """A training step on 1, 2 and 5 threads gives numpy's loss, and the same bits in two
+    processes of the same thread count (each part of a product is the same call of the
+    BLAS whichever thread takes it); the modules' OpenBLAS runs on one thread, loaded so
+    without leaving OPENBLAS_NUM_THREADS to children; idle threads wait passively unless
+    the user says otherwise."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((256, 300)).astype(np.float32).astype(np.float64)
+    w = (rng.standard_normal((300, 200)).astype(np.float32) * 0.05).astype(np.float64)
+    h = np.tanh(x @ w)
+    z = h @ w.T
+    want = np.sum(np.tanh(z))
+    dz = 1 - np.tanh(z) ** 2
+    want_gradient = dz.T @ h + x.T @ ((dz @ w) * (1 - h**2))
+    for count in ("1", "2", "5"):
+        run = _run(GRADIENT_AT_THREAD_COUNTS, tmp_path, OMP_NUM_THREADS=count)
+        again = _run(GRADIENT_AT_THREAD_COUNTS, tmp_path, OMP_NUM_THREADS=count)
+        assert (run["loss"], run["gradient"]) == (again["loss"], again["gradient"])
+        np.testing.assert_allclose(run["loss"], want, rtol=1e-4)
+        gradient = np.frombuffer(bytes.fromhex(run["gradient"]), np.float32).reshape(300, 200)
+        np.testing.assert_allclose(gradient, want_gradient, rtol=1e-3, atol=1e-3)
+        assert run["modules_blas_threads"] == 1
+        assert run["wait_policy"] == "PASSIVE"
+        assert run["openblas_threads_variable"] is None
+    chosen = _run(GRADIENT_AT_THREAD_COUNTS, tmp_path, OMP_WAIT_POLICY="ACTIVE")
+    assert chosen["wait_policy"] == "ACTIVE"
