@@ -107,6 +107,27 @@ def test_input_signature_is_checked():
         f(tt.constant([1.0, 2.0, 3.0]))
 
 
+def test_a_signature_of_unknown_rank_takes_any_rank_and_traces_once_per_rank():
+    """TensorSpec(None, dtype), as in TensorFlow's tf.function guide: any rank, one trace per
+    rank with every dimension unknown; a concrete function of such a spec needs a rank."""
+
+    @tt.function(input_signature=[tt.TensorSpec(None, tt.float32)])
+    def f(x):
+        return tt.reduce_sum(x * x)
+
+    for shape in [(3,), (2, 3), (4, 5), (), (2, 1, 3), (7,)]:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 1.5
+        np.testing.assert_allclose(f(x).numpy(), np.sum(x * x), rtol=1e-6)
+    assert f.experimental_get_tracing_count() == 4  # ranks 1, 2, 0 and 3
+    with pytest.raises(TypeError, match="float32"):
+        f(np.ones(3))
+    with pytest.raises(TypeError, match="known rank"):
+        f.get_concrete_function()
+    concrete = f.get_concrete_function(tt.TensorSpec([None, 2], tt.float32))
+    assert float(concrete(np.ones((5, 2), np.float32))) == 10.0
+    assert tt.TensorSpec(None, tt.float32).text() == "float32[...]"
+
+
 def test_seed_examples_compiled_give_the_seed_values():
     @tt.function
     def square_gradient(x):
@@ -397,7 +418,7 @@ def test_large_loops_run_on_every_core_and_still_agree_with_numpy():
         .get_concrete_function(tt.constant([1.0, 2.0]))
         .c_source()
     )
-    assert "parallel" not in small  # small loops stay on one core
+    assert "omp parallel" not in small  # small loops stay on one core
 
 
 def test_rows_shared_in_chunks_give_the_same_bits_at_every_call():

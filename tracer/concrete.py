@@ -32,6 +32,7 @@ from tracer.signature import (
     as_argument_array,
     describe_arguments,
     is_tensor_argument,
+    spec_of,
 )
 from tracer.tensor import Tensor, TensorLike
 from tracer.variable import Variable
@@ -179,7 +180,7 @@ class ConcreteFunction:
                 f"(or the {len(traced)} arguments it was traced with), not {len(flat)}"
             )
         for k, (spec, value) in enumerate(zip(expected, given)):
-            if not is_tensor_argument(value) or tuple(np.shape(value)) != tuple(spec.shape):
+            if not is_tensor_argument(value) or not _fits(np.shape(value), spec_of(spec).shape):
                 raise TypeError(
                     f"{self.name}: tensor argument {k} is {_describe(value)}; this concrete "
                     f"function was traced for {spec!r}"
@@ -412,3 +413,9 @@ def _describe(value):
 
 def _file_safe(name):
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:64] or "function"
+
+
+def _fits(shape, traced):
+    """Whether a tensor of `shape` fits the shape a concrete function was traced for (None:
+    a dimension compiled for any size)."""
+    return len(shape) == len(traced) and all(t is None or t == d for d, t in zip(shape, traced))

@@ -181,8 +181,11 @@ class Function:
 
     def get_concrete_function(self, *args, **kwargs):
         """The traced function for these arguments (traced now if this signature is new);
-        tensors may be given as TensorSpecs, with None for a dimension of any size."""
+        tensors may be given as TensorSpecs, with None for a dimension of any size. With an
+        input_signature and no arguments, the function of that signature, as in TensorFlow."""
         if self._input_signature is not None:
+            if not args and not kwargs:
+                args = tuple(self._input_signature)
             if kwargs:
                 raise TypeError(
                     f"{self.__name__} has an input_signature: pass its arguments by position"
@@ -190,7 +193,14 @@ class Function:
             check_signature(
                 self._input_signature, args, argument_names(self._python_function, args, {})
             )
-            args = nest.pack_sequence_as(list(args), self._input_signature)
+            ranks = [spec_of(value).shape for value in nest.flatten(list(args))]
+            if any(shape is None for shape in ranks):
+                raise TypeError(
+                    f"{self.__name__}: tracer compiles for a known rank; give a tensor, or a "
+                    "TensorSpec with a shape, where the input_signature's rank is unknown"
+                )
+            specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
+            args = nest.pack_sequence_as(list(args), specs)
         try:
             key = signature(args, kwargs)
         except TypeError as error:

@@ -24,22 +24,30 @@ class TensorSpec:
     """The shape and dtype of a tensor argument, for `input_signature` and
     `get_concrete_function`. A dimension given as None is unknown: the compiled code takes
     any size there (every argument's unknown dimension on the same axis is the same size,
-    as a batch is)."""
+    as a batch is). A shape of None is an unknown rank: an input_signature with one takes
+    tensors of any rank, and the function is traced once per rank, every dimension unknown
+    (compiled code has a rank; TensorFlow's one graph of unknown rank has none)."""
 
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape, dtype="float32", name=None):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
-        if any(d is not None and d < 0 for d in self.shape):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        if any(d is not None and d < 0 for d in self.shape or ()):
             raise ValueError(f"TensorSpec: a dimension is None or >= 0, not {shape}")
         self.dtype = as_dtype(dtype)
         self.name = name
+
+    def of_rank(self, rank):
+        """This spec at `rank` (every dimension unknown) where its rank is unknown."""
+        return self if self.shape is not None else TensorSpec([None] * rank, self.dtype, self.name)
 
     def symbolic_shape(self):
         """The shape with each unknown dimension as its symbol: d<k> on axis k."""
         return tuple(Dim.symbol(f"d{k}") if d is None else d for k, d in enumerate(self.shape))
 
     def is_compatible_with(self, shape, dtype):
+        if self.shape is None:
+            return as_dtype(dtype) == self.dtype
         return (
             as_dtype(dtype) == self.dtype
             and len(shape) == len(self.shape)
@@ -65,7 +73,9 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype=tt.{self.dtype.name})"
 
     def text(self):
-        """`float32[None, 784]`, as errors and logs show it."""
+        """`float32[None, 784]`, as errors and logs show it (`float32[...]`: any rank)."""
+        if self.shape is None:
+            return f"{self.dtype.name}[...]"
         return f"{self.dtype.name}[{', '.join(map(str, self.shape))}]"
 
 
