@@ -181,6 +181,15 @@ COMPOSITES = {
         [rng.random((2, 3)), normal(2, 3) * 3],
     ),
     "stack_unstack": (lambda x: tt.stack(tt.unstack(x, axis=1)[::-1], axis=0) ** 2, [normal(2, 3)]),
+    "split": (
+        lambda x: tt.concat([p * (k + 1.0) for k, p in enumerate(tt.split(x, [2, -1], 1))], 1),
+        [normal(2, 5)],
+    ),
+    "moments": (lambda x: tt.stack(tt.nn.moments(x, axes=[0])) ** 2, [normal(4, 3)]),
+    "variance_std": (
+        lambda x: tt.math.reduce_variance(x, axis=1) * tt.math.reduce_std(x, axis=0)[:2],
+        [normal(2, 3)],
+    ),
     "expand_squeeze": (
         lambda x: tt.squeeze(tt.expand_dims(x, 1) * x[:, None, :], 1),
         [normal(2, 3)],

@@ -1,6 +1,7 @@
 """TensorFlow semantics that `import tracer as tt` must keep (issue 46), each checked against
 TensorFlow 2.21, whose output is quoted in the test's docstring."""
 
+import numpy as np
 import pytest
 
 import tracer as tt
@@ -107,3 +108,44 @@ def test_binary_op_refuses_float_for_int_first_operand():
 def test_concat_of_lists_takes_first_dtype():
     """TF 2.21: tf.concat([[1.5], [2]], 0) -> float32 [1.5, 2.]."""
     assert _value(tt.concat([[1.5], [2]], 0), tt.float32) == [1.5, 2.0]
+
+
+def test_split_cuts_as_tensorflow_does():
+    """tf.split(x, [1, -1, 2], axis=1) of a (4, 6) x: shapes [4, 1], [4, 3], [4, 2];
+    tf.split(x, 2): [2, 6] twice; 4 equal parts, two -1s, or sizes adding up to 5 raise
+    InvalidArgumentError."""
+    x = np.arange(24.0).reshape(4, 6)
+    parts = tt.split(x, [1, -1, 2], axis=1)
+    for part, want in zip(parts, np.split(x, [1, 4], axis=1)):
+        np.testing.assert_array_equal(part.numpy(), want)
+    assert [p.shape for p in tt.split(x, 2)] == [(2, 6), (2, 6)]
+    with pytest.raises(tt.errors.InvalidArgumentError, match="4 equal parts"):
+        tt.split(x, 4, axis=1)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="at most one -1"):
+        tt.split(x, [-1, -1], axis=1)
+    with pytest.raises(ValueError, match="add up to 5"):
+        tt.split(x, [2, 3], axis=1)
+
+
+def test_moments_variance_and_std_are_numpys_population_statistics():
+    """tf.nn.moments([[1., 2.], [3., 6.]], axes=[0]): [2. 4.] [1. 4.]; reduce_std of it on
+    axis 1: [0.5 1.5]; reduce_variance([1+2j, 3-1j]): 3.25, float64."""
+    m, v = tt.nn.moments(tt.constant([[1.0, 2.0], [3.0, 6.0]]), axes=[0])
+    assert m.numpy().tolist() == [2.0, 4.0] and v.numpy().tolist() == [1.0, 4.0]
+    assert tt.math.reduce_std(tt.constant([[1.0, 2.0], [3.0, 6.0]]), axis=1).numpy().tolist() == [
+        0.5,
+        1.5,
+    ]
+    variance = tt.math.reduce_variance(tt.constant([1 + 2j, 3 - 1j]))
+    assert variance.dtype == tt.float64 and float(variance) == 3.25
+    x = np.random.default_rng(3).standard_normal((5, 4, 3))
+    mean, variance = tt.nn.moments(x, axes=[0, 2])
+    np.testing.assert_allclose(mean.numpy(), x.mean(axis=(0, 2)), rtol=1e-12)
+    np.testing.assert_allclose(variance.numpy(), x.var(axis=(0, 2)), rtol=1e-12)
+    mean, variance = tt.nn.moments(x, axes=[1], keepdims=True)
+    assert mean.shape == variance.shape == (5, 1, 3)
+    np.testing.assert_allclose(tt.math.reduce_std(x, axis=1).numpy(), x.std(axis=1), rtol=1e-12)
+    z = x[..., 0] + 1j * x[..., 1]
+    variance = tt.math.reduce_variance(z)
+    assert variance.dtype == tt.float64
+    np.testing.assert_allclose(variance.numpy(), np.var(z), rtol=1e-12)

@@ -133,7 +133,7 @@ from tracer.ops.scatter_nd_ops import (
 )
 from tracer.ops.segment_ops import bincount
 from tracer.ops.sort_ops import argsort, sort
-from tracer.ops.structure_ops import concat, stack, unstack
+from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
 from tracer.signature import TensorSpec
 from tracer.tape import GradientTape, UnconnectedGradients
@@ -164,7 +164,7 @@ __all__ = [
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "print", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
-    "shape", "sigmoid", "sign", "sin", "size", "sqrt", "square", "squeeze", "stack",
+    "shape", "sigmoid", "sign", "sin", "size", "split", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
     "zeros", "zeros_like",
     "einsum",

@@ -50,7 +50,13 @@ from tracer.ops.math_ops import (  # noqa: F401
     tanh,
 )
 from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
-from tracer.ops.reduction_ops import reduce_max, reduce_mean, reduce_min  # noqa: F401
+from tracer.ops.reduction_ops import (  # noqa: F401
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_std,
+    reduce_variance,
+)
 from tracer.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from tracer.ops.segment_ops import (  # noqa: F401
     bincount,

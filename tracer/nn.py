@@ -22,4 +22,5 @@ from tracer.ops.nn_ops import (  # noqa: F401
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 )
+from tracer.ops.reduction_ops import moments  # noqa: F401
 from tracer.ops.sort_ops import top_k  # noqa: F401

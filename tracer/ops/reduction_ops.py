@@ -106,6 +106,40 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return math_ops.divide(total, count)
 
 
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance over `axis` (the mean of the squared distances from the mean, which
+    divides by the count), as TensorFlow's tf.math.reduce_variance; real for complex input."""
+    x = as_tensor(input_tensor)
+    deviations = math_ops.subtract(x, reduce_mean(x, axis, keepdims=True))
+    if x.dtype.is_complex:  # |d|^2 as re^2 + im^2: no square root to round
+        squared = math_ops.add(
+            math_ops.square(math_ops.real(deviations)), math_ops.square(math_ops.imag(deviations))
+        )
+    else:
+        squared = math_ops.square(deviations)
+    return reduce_mean(squared, axis, keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation over `axis`: the square root of reduce_variance."""
+    return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) over `axes`, as TensorFlow's tf.nn.moments (`shift` is accepted and
+    unused, as there). TensorFlow measures the distances from a mean behind stop_gradient;
+    that gives the same first derivatives but second derivatives without the mean's term,
+    so here the variance is differentiated whole: every order agrees with finite
+    differences."""
+    x = as_tensor(x)
+    mean = reduce_mean(x, axes, keepdims=True)
+    variance = reduce_mean(math_ops.square(math_ops.subtract(x, mean)), axes, keepdims=True)
+    if not keepdims:
+        kept = shapes.normalize_axes(axes, x.ndim)
+        mean, variance = (array_ops.squeeze(t, kept) for t in (mean, variance))
+    return mean, variance
+
+
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     """The vector norm of `tensor` over `axis` (all axes by default): "euclidean" (2),
     1, or np.inf (the largest magnitude).

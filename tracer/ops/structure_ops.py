@@ -1,10 +1,11 @@
-"""Joining and splitting tensors: concat, stack, unstack."""
+"""Joining and splitting tensors: concat, stack, unstack, split."""
 
 import numpy as np
 
 from codegen import forms
 from codegen.ctypes import storage
 from codegen.loops import copy_nest, identity_map, loops_over
+from tracer.errors import InvalidArgumentError, mixed
 from tracer.ops import array_ops, shapes
 from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.convert import as_tensors
@@ -106,3 +107,42 @@ def unstack(value, num=None, axis=0, name=None):
     (axis,) = shapes.normalize_axes(axis, x.ndim)
     lead = tuple(slice(None) for _ in range(axis))
     return [array_ops.getitem(x, lead + (i,)) for i in range(x.shape[axis])]
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    """`value` cut along `axis` into a list of tensors, as TensorFlow's tf.split: an integer
+    cuts it into that many equal parts (the axis must divide evenly), a list of sizes into
+    parts of those sizes, one of which may be -1 (what the others leave)."""
+    (x,) = as_tensors(value)
+    (axis,) = shapes.normalize_axes(int(axis), x.ndim)
+    extent = x.shape[axis]
+    if not isinstance(extent, int):
+        raise ValueError(f"split: axis {axis} has a size known only when the function runs")
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        count = int(num_or_size_splits)
+        if count < 1 or extent % count:
+            raise _bad_split(
+                f"split: axis {axis} of size {extent} cannot be cut into {count} equal parts"
+            )
+        sizes = [extent // count] * count
+    else:
+        sizes = [int(size) for size in np.asarray(num_or_size_splits).reshape(-1)]
+        unknown = [k for k, size in enumerate(sizes) if size == -1]
+        known = sum(size for size in sizes if size != -1)
+        if len(unknown) > 1 or any(size < -1 for size in sizes) or known > extent:
+            raise _bad_split(
+                f"split: sizes {sizes} do not cut axis {axis} of size {extent} "
+                "(sizes >= 0, at most one -1)"
+            )
+        if unknown:
+            sizes[unknown[0]] = extent - known
+        elif known != extent:
+            raise _bad_split(f"split: sizes {sizes} add up to {known}, not axis {axis}'s {extent}")
+    lead = tuple(slice(None) for _ in range(axis))
+    starts = np.cumsum([0, *sizes])
+    return [array_ops.getitem(x, lead + (slice(a, b),)) for a, b in zip(starts[:-1], starts[1:])]
+
+
+def _bad_split(message):
+    """TensorFlow's InvalidArgumentError, which is also a ValueError here."""
+    return mixed(InvalidArgumentError, ValueError)(message)
