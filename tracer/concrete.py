@@ -309,6 +309,18 @@ class ConcreteFunction:
 
     # --- reading ------------------------------------------------------------------------
 
+    def output_spec(self):
+        """The results' structure with a TensorSpec for each tensor (None for a dimension
+        known only when the function runs) and the other values as they are."""
+        outputs = iter(self._traced.outputs[: len(self._tensor_positions)])
+        leaves = []
+        for leaf in self._flat_result:
+            if isinstance(leaf, TensorLike):
+                output = next(outputs)
+                leaf = TensorSpec(_shown_shape(output.shape), output.dtype)
+            leaves.append(leaf)
+        return nest.pack_sequence_as(self._structure, leaves)
+
     def pretty_printed_signature(self):
         """The traced arguments and the results, as TensorFlow prints them."""
         lines = [f"{self.name}({', '.join(name for name, _ in self._named)})", "  Args:"]

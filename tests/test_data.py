@@ -1,0 +1,184 @@
+"""`tt.data.Dataset` against the outputs TensorFlow 2.21 gives for the same pipelines (quoted
+in each test's docstring, as tf.data's API documentation shows them)."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+Dataset = tt.data.Dataset
+
+
+def _listed(dataset):
+    return [_plain(element) for element in dataset.as_numpy_iterator()]
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return np.asarray(value).tolist()
+
+
+def test_range_batch_and_drop_remainder():
+    """range(8).batch(3): [0, 1, 2], [3, 4, 5], [6, 7]; with drop_remainder=True the last
+    goes; the element_spec's batch dimension is None, or 3 when the remainder is dropped."""
+    assert _listed(Dataset.range(8).batch(3)) == [[0, 1, 2], [3, 4, 5], [6, 7]]
+    assert _listed(Dataset.range(8).batch(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5]]
+    assert Dataset.range(8).batch(3).element_spec == tt.TensorSpec([None], tt.int64)
+    assert Dataset.range(8).batch(3, True).element_spec == tt.TensorSpec([3], tt.int64)
+    assert int(Dataset.range(8).batch(3).cardinality()) == 3
+    assert int(Dataset.range(8).batch(3, True).cardinality()) == 2
+    assert _listed(Dataset.range(2, 9, 3)) == [2, 5, 8]
+
+
+def test_from_tensor_slices_keeps_the_structure_and_tensorflows_dtypes():
+    """from_tensor_slices(([1, 2], [3., 4.])): (1, 3.0), (2, 4.0), int32 and float32; a
+    dict gives dicts; a list of lists is one tensor, sliced by rows."""
+    dataset = Dataset.from_tensor_slices(([1, 2], [3.0, 4.0]))
+    assert _listed(dataset) == [(1, 3.0), (2, 4.0)]
+    assert dataset.element_spec == (tt.TensorSpec([], tt.int32), tt.TensorSpec([], tt.float32))
+    first = next(iter(dataset))
+    assert isinstance(first[0], tt.Tensor) and first[1].dtype == tt.float32
+    features = Dataset.from_tensor_slices({"a": [1, 2], "b": [[1.0, 2.0], [3.0, 4.0]]})
+    assert _listed(features) == [{"a": 1, "b": [1.0, 2.0]}, {"a": 2, "b": [3.0, 4.0]}]
+    assert _listed(Dataset.from_tensor_slices([[1, 2], [3, 4]])) == [[1, 2], [3, 4]]
+    x = np.arange(6, dtype=np.float64).reshape(3, 2)
+    assert Dataset.from_tensor_slices(x).element_spec == tt.TensorSpec([2], tt.float64)
+    with pytest.raises(ValueError, match="leading sizes differ"):
+        Dataset.from_tensor_slices(([1, 2], [1, 2, 3]))
+
+
+def test_map_filter_and_the_calling_convention():
+    """range(5).map(lambda x: x * 2): [0, 2, 4, 6, 8]; a tuple element's components are
+    map_func's arguments; filter keeps the elements whose predicate is True."""
+    assert _listed(Dataset.range(5).map(lambda x: x * 2)) == [0, 2, 4, 6, 8]
+    pairs = Dataset.from_tensor_slices(([1.0, 2.0], [10.0, 20.0]))
+    assert _listed(pairs.map(lambda a, b: a + b)) == [11.0, 22.0]
+    assert _listed(Dataset.range(10).filter(lambda x: x % 3 == 0)) == [0, 3, 6, 9]
+    assert int(Dataset.range(10).filter(lambda x: x > 2).cardinality()) == -2  # UNKNOWN
+    mapped = Dataset.range(4).batch(2).map(lambda x: tt.cast(x, tt.float32) / 2.0)
+    assert mapped.element_spec == tt.TensorSpec([None], tt.float32)
+    assert _listed(mapped) == [[0.0, 0.5], [1.0, 1.5]]
+    with pytest.raises(TypeError, match="scalar bool"):
+        list(Dataset.range(3).filter(lambda x: x))
+    traces = []
+
+    def doubled(x):
+        traces.append(x)  # runs when traced, not for each element
+        return x * 2
+
+    assert _listed(Dataset.range(10).map(doubled)) == list(range(0, 20, 2))
+    assert len(traces) == 1
+
+
+def test_repeat_take_skip_enumerate_concatenate_zip():
+    """range(3).repeat(2): 0 1 2 0 1 2; take(2) and skip(2) of range(5); enumerate(start=5)
+    of [7, 8]: (5, 7), (6, 8); range(3) then range(10, 12); zip of range(3) and range(3, 6)
+    gives (0, 3), (1, 4), (2, 5); cardinalities -1 (INFINITE) and counts."""
+    assert _listed(Dataset.range(3).repeat(2)) == [0, 1, 2, 0, 1, 2]
+    assert int(Dataset.range(3).repeat().cardinality()) == tt.data.INFINITE_CARDINALITY
+    assert _listed(Dataset.range(3).repeat().take(7)) == [0, 1, 2, 0, 1, 2, 0]
+    assert _listed(Dataset.range(5).take(2)) == [0, 1]
+    assert _listed(Dataset.range(5).skip(2)) == [2, 3, 4]
+    assert int(Dataset.range(5).skip(2).cardinality()) == 3
+    assert _listed(Dataset.from_tensor_slices([7, 8]).enumerate(start=5)) == [(5, 7), (6, 8)]
+    assert _listed(Dataset.range(3).concatenate(Dataset.range(10, 12))) == [0, 1, 2, 10, 11]
+    zipped = Dataset.zip((Dataset.range(3), Dataset.range(3, 6)))
+    assert _listed(zipped) == [(0, 3), (1, 4), (2, 5)]
+    assert len(Dataset.zip((Dataset.range(3), Dataset.range(5)))) == 3
+    with pytest.raises(TypeError, match="infinite"):
+        len(Dataset.range(2).repeat())
+    assert _listed(Dataset.range(0).repeat()) == []  # an empty dataset forever: empty
+
+
+def test_shuffle_is_a_permutation_reproducible_with_a_seed_and_new_each_pass():
+    """shuffle with a buffer as large as the data permutes it; a seed makes the orders the
+    same in another process; reshuffle_each_iteration=False repeats the first order."""
+    dataset = Dataset.range(50).shuffle(50, seed=7)
+    first, second = _listed(dataset), _listed(dataset)
+    assert sorted(first) == list(range(50)) and first != list(range(50))
+    assert first != second  # a new order each pass
+    again = Dataset.range(50).shuffle(50, seed=7)
+    assert _listed(again) == first and _listed(again) == second
+    fixed = Dataset.range(50).shuffle(50, seed=3, reshuffle_each_iteration=False)
+    assert _listed(fixed) == _listed(fixed)
+    small = _listed(Dataset.range(100).shuffle(4, seed=1))
+    assert sorted(small) == list(range(100))
+    assert all(value <= position + 3 for position, value in enumerate(small))  # buffer of 4
+
+
+def test_unbatch_padded_batch_cache_and_reduce():
+    """batch(3).unbatch() gives back the elements; padded_batch of range(1, 5) mapped to
+    fill([x], x) and batched by 2: [[1, 0], [2, 2]] and [[3, 3, 3, 0], [4, 4, 4, 4]];
+    reduce sums them."""
+    assert _listed(Dataset.range(7).batch(3).unbatch()) == list(range(7))
+    ragged = Dataset.range(1, 5).map(lambda x: tt.fill([x], x))
+    assert _listed(ragged.padded_batch(2)) == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
+    assert _listed(ragged.padded_batch(2, padded_shapes=[5], padding_values=-1)) == [
+        [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]],
+        [[3, 3, 3, -1, -1], [4, 4, 4, 4, -1]],
+    ]
+    with pytest.raises(ValueError, match="padded_batch pads them"):
+        list(ragged.batch(2))
+    cached = Dataset.range(4).cache()
+    assert _listed(cached) == _listed(cached) == [0, 1, 2, 3]
+    total = Dataset.range(5).reduce(tt.constant(0, tt.int64), lambda state, x: state + x)
+    assert int(total) == 10
+
+
+def test_from_generator_checks_its_signature():
+    """from_generator(gen, output_signature=TensorSpec(shape=(), dtype=tf.int32)) of a
+    generator of 0, 1, 2 gives them; each pass calls the generator again."""
+
+    def count():
+        yield from range(3)
+
+    dataset = Dataset.from_generator(count, output_signature=tt.TensorSpec((), tt.int32))
+    assert _listed(dataset) == [0, 1, 2] and _listed(dataset) == [0, 1, 2]
+    assert dataset.element_spec == tt.TensorSpec((), tt.int32)
+    shaped = Dataset.from_generator(lambda: iter([[1, 2]]), tt.float32, output_shapes=(3,))
+    with pytest.raises(ValueError, match="does not fit"):
+        list(shaped)
+    pairs = Dataset.from_generator(
+        lambda: iter([(1, [2.0, 3.0])]),
+        output_signature=(tt.TensorSpec((), tt.int64), tt.TensorSpec((None,), tt.float32)),
+    )
+    assert _listed(pairs) == [(1, [2.0, 3.0])]
+    with pytest.raises(ValueError, match="structure"):
+        list(Dataset.from_generator(lambda: iter([1]), output_signature=pairs.element_spec))
+
+
+def test_a_training_loop_over_a_dataset_learns_as_the_same_loop_over_arrays():
+    """The loop of TensorFlow's training guides: from_tensor_slices((x, y)).shuffle().batch()
+    feeding a compiled step; the same batches from numpy give the same weights."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 3)).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.1
+    dataset = Dataset.from_tensor_slices((x, y)).shuffle(64, seed=4).batch(16)
+
+    def train(batches):
+        w, b = tt.Variable(np.zeros((3, 1), np.float32)), tt.Variable(np.zeros(1, np.float32))
+
+        @tt.function
+        def step(xb, yb):
+            with tt.GradientTape() as tape:
+                loss = tt.reduce_mean(tt.square(xb @ w + b - yb))
+            gw, gb = tape.gradient(loss, [w, b])
+            w.assign_sub(0.1 * gw)
+            b.assign_sub(0.1 * gb)
+            return loss
+
+        for _ in range(20):
+            for xb, yb in batches():
+                step(xb, yb)
+        return w.numpy(), b.numpy()
+
+    seeded = Dataset.from_tensor_slices((x, y)).shuffle(64, seed=4).batch(16)
+    orders = iter([list(seeded.as_numpy_iterator()) for _ in range(20)])  # the same orders
+    from_dataset = train(lambda: dataset)
+    from_arrays = train(lambda: [(np.array(a), np.array(b)) for a, b in next(orders)])
+    np.testing.assert_allclose(from_dataset[0], from_arrays[0], rtol=1e-6)
+    np.testing.assert_allclose(from_dataset[0][:, 0], [1.0, -2.0, 0.5], atol=0.05)
+    assert len(dataset) == 4

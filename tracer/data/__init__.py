@@ -1,0 +1,11 @@
+"""`tt.data`: TensorFlow's tf.data input pipelines (`tt.data.Dataset`), in Python, whose
+elements come out as tracer Tensors (tracer/data/dataset.py)."""
+
+from tracer.data import experimental
+from tracer.data.dataset import AUTOTUNE, Dataset
+from tracer.data.specs import INFINITE, UNKNOWN
+
+INFINITE_CARDINALITY = INFINITE
+UNKNOWN_CARDINALITY = UNKNOWN
+
+__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]

@@ -1,0 +1,164 @@
+"""`tt.data.Dataset`: an input pipeline as TensorFlow's tf.data builds one, in Python.
+
+A dataset is a recipe: iterating it (a Python `for`, `iter`, `as_numpy_iterator`) starts
+a new pass over its elements, so that `shuffle` reshuffles and `repeat` starts over as in
+TensorFlow. An element is a structure (a tensor, a tuple, a dict, nested) whose leaves
+come out as eager tracer Tensors; inside the pipeline they are numpy arrays, and functions
+given to `map` and `filter` see Tensors and run under `tt.function`, compiled once per
+element signature, as tf.data traces them.
+
+A Dataset holds the last stage of its pipeline (the sources in sources.py, the
+transformations in transforms.py; specs.py says what a stage is); each method returns a
+new Dataset around a new stage.
+"""
+
+import numpy as np
+
+from tracer import nest
+from tracer.data import sources, transforms
+from tracer.data.specs import INFINITE, UNKNOWN
+from tracer.tensor import constant
+
+AUTOTUNE = -1
+
+
+class Dataset:
+    """A pipeline's elements. Sources are static methods (`from_tensor_slices`,
+    `from_tensors`, `range`, `zip`, `from_generator`); transformations are methods that
+    return a new dataset and leave this one as it was."""
+
+    def __init__(self, stage):
+        self._stage = stage
+
+    # --- iterating ------------------------------------------------------------------------
+
+    def __iter__(self):
+        for element in self._stage.arrays():
+            yield nest.pack_sequence_as(element, [constant(a) for a in nest.flatten(element)])
+
+    def as_numpy_iterator(self):
+        """The elements with numpy arrays (and numpy scalars) as leaves."""
+        for element in self._stage.arrays():
+            yield nest.pack_sequence_as(
+                element, [a[()] if a.ndim == 0 else a for a in nest.flatten(element)]
+            )
+
+    def __len__(self):
+        count = self._stage.cardinality()
+        if count == INFINITE:
+            raise TypeError("the dataset is infinite")
+        if count == UNKNOWN:
+            raise TypeError("the dataset's length is unknown")
+        return count
+
+    def __bool__(self):
+        return True
+
+    def cardinality(self):
+        """How many elements, as an int64 scalar: INFINITE (-1) or UNKNOWN (-2) where it
+        cannot be told without iterating (after `filter`, `from_generator`)."""
+        return constant(np.int64(self._stage.cardinality()))
+
+    @property
+    def element_spec(self):
+        """The structure of TensorSpecs of an element: a dimension that differs between
+        elements (a last partial batch) is None."""
+        return self._stage.spec()
+
+    def __repr__(self):
+        return f"<{type(self._stage).__name__}Dataset element_spec={self.element_spec}>"
+
+    def reduce(self, initial_state, reduce_func):
+        """`reduce_func(state, element)` over every element, from `initial_state`."""
+        state = initial_state
+        for element in self:
+            state = reduce_func(state, element)
+        return state
+
+    # --- transformations ---------------------------------------------------------------------
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):  # fmt: skip
+        return Dataset(transforms.Batch(self._stage, batch_size, drop_remainder))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):  # fmt: skip
+        stage = transforms.PaddedBatch(
+            self._stage, batch_size, padded_shapes, padding_values, drop_remainder
+        )
+        return Dataset(stage)
+
+    def unbatch(self, name=None):
+        return Dataset(transforms.Unbatch(self._stage))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        return Dataset(transforms.Shuffle(self._stage, buffer_size, seed, reshuffle_each_iteration))
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        return Dataset(transforms.Map(self._stage, map_func))
+
+    def filter(self, predicate, name=None):
+        return Dataset(transforms.Filter(self._stage, predicate))
+
+    def repeat(self, count=None, name=None):
+        return Dataset(transforms.Repeat(self._stage, count))
+
+    def take(self, count, name=None):
+        return Dataset(transforms.Take(self._stage, count))
+
+    def skip(self, count, name=None):
+        return Dataset(transforms.Skip(self._stage, count))
+
+    def enumerate(self, start=0, name=None):
+        return Dataset(transforms.Enumerate(self._stage, start))
+
+    def concatenate(self, dataset, name=None):
+        return Dataset(transforms.Concatenate(self._stage, _stage_of(dataset)))
+
+    def cache(self, filename="", name=None):
+        if filename:
+            raise NotImplementedError(
+                "tt.data: cache keeps elements in memory only; cache(filename) writes no file"
+            )
+        return Dataset(transforms.Cache(self._stage))
+
+    def prefetch(self, buffer_size, name=None):
+        """The same elements: tracer's pipeline runs in the caller's thread, so there is
+        nothing to overlap (the argument is accepted as TensorFlow takes it)."""
+        return self
+
+    def with_options(self, options, name=None):
+        return self
+
+    # --- sources -------------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        return Dataset(sources.TensorSlices(tensors))
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        return Dataset(sources.Tensors(tensors))
+
+    @staticmethod
+    def range(*args, dtype="int64", name=None):
+        return Dataset(sources.Range(*args, dtype=dtype))
+
+    @staticmethod
+    def zip(*datasets, name=None):
+        """The datasets' elements side by side: `zip((a, b))`, or `zip(a, b)` as TensorFlow
+        2.21 also takes them."""
+        structure = datasets[0] if len(datasets) == 1 else datasets
+        stages = nest.pack_sequence_as(structure, [_stage_of(d) for d in nest.flatten(structure)])
+        return Dataset(sources.Zip(stages))
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None):  # fmt: skip
+        stage = sources.Generator(
+            generator, args or (), output_signature, output_types, output_shapes
+        )
+        return Dataset(stage)
+
+
+def _stage_of(dataset):
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"expected a tt.data.Dataset, not {type(dataset).__name__}")
+    return dataset._stage

@@ -1,0 +1,448 @@
+"""The stages that datasets' methods add to a pipeline (tracer/data/specs.py says what a stage
+is): batches, a shuffled order, mapped and filtered elements, repeats, slices of the
+sequence, numbering, concatenation, a cache."""
+
+import numpy as np
+
+from tracer import nest
+from tracer.data.sources import as_arrays
+from tracer.data.specs import INFINITE, UNKNOWN, combined_spec
+from tracer.signature import TensorSpec
+from tracer.tensor import constant
+
+
+class Batch:
+    """Consecutive elements stacked along a new leading axis; the last batch is smaller
+    unless `drop_remainder`."""
+
+    def __init__(self, upstream, batch_size, drop_remainder):
+        self._upstream, self._size = upstream, _positive("batch_size", batch_size)
+        self._drop = bool(drop_remainder)
+
+    def arrays(self):
+        for rows in _groups(self._upstream.arrays(), self._size, self._drop):
+            yield _stacked(rows, "batch")
+
+    def cardinality(self):
+        return _batches(self._upstream.cardinality(), self._size, self._drop)
+
+    def spec(self):
+        return _batched_spec(self._upstream.spec(), self._size if self._drop else None)
+
+
+class PaddedBatch:
+    """Batches whose elements are first padded to one shape: `padded_shapes` (None, or -1,
+    for a dimension padded to the batch's longest) or the batch's longest everywhere, with
+    `padding_values` (0 by default)."""
+
+    def __init__(self, upstream, batch_size, padded_shapes, padding_values, drop_remainder):
+        self._upstream, self._size = upstream, _positive("batch_size", batch_size)
+        self._drop = bool(drop_remainder)
+        self._shapes, self._values = padded_shapes, padding_values
+
+    def arrays(self):
+        for rows in _groups(self._upstream.arrays(), self._size, self._drop):
+            flat_rows = [nest.flatten(row) for row in rows]
+            count = len(flat_rows[0])
+            shapes = self._flat_shapes(rows[0], count)
+            values = [0] * count if self._values is None else nest.flatten(self._values)
+            leaves = [
+                _padded([row[k] for row in flat_rows], shape, value)
+                for k, (shape, value) in enumerate(zip(shapes, values))
+            ]
+            yield nest.pack_sequence_as(rows[0], leaves)
+
+    def _flat_shapes(self, structure, count):
+        return [None] * count if self._shapes is None else _flat_shapes(structure, self._shapes)
+
+    def cardinality(self):
+        return _batches(self._upstream.cardinality(), self._size, self._drop)
+
+    def spec(self):
+        spec = self._upstream.spec()
+        specs = nest.flatten(spec)
+        batch = self._size if self._drop else None
+        leaves = []
+        for s, shape in zip(specs, self._flat_shapes(spec, len(specs))):
+            known = shape if shape is not None else [None] * len(s.shape or ())
+            padded = tuple(None if d is None or d == -1 else int(d) for d in known)
+            leaves.append(TensorSpec((batch, *padded), s.dtype))
+        return nest.pack_sequence_as(spec, leaves)
+
+
+class Unbatch:
+    """Each element's rows as elements of their own."""
+
+    def __init__(self, upstream):
+        self._upstream = upstream
+
+    def arrays(self):
+        for element in self._upstream.arrays():
+            leaves = nest.flatten(element)
+            if any(leaf.ndim == 0 for leaf in leaves):
+                raise ValueError("unbatch: an element has a component without a leading axis")
+            for row in range(leaves[0].shape[0]):
+                yield nest.pack_sequence_as(element, [leaf[row] for leaf in leaves])
+
+    def cardinality(self):
+        return UNKNOWN
+
+    def spec(self):
+        spec = self._upstream.spec()
+        return nest.pack_sequence_as(
+            spec, [TensorSpec(s.shape[1:], s.dtype) for s in nest.flatten(spec)]
+        )
+
+
+class Shuffle:
+    """Elements drawn at random from a buffer of the next `buffer_size`, as TensorFlow
+    shuffles: a buffer at least as large as the dataset gives a uniform permutation. With a
+    seed the orders are the same in every process; each pass draws a new one unless
+    `reshuffle_each_iteration=False`."""
+
+    def __init__(self, upstream, buffer_size, seed, reshuffle_each_iteration):
+        self._upstream = upstream
+        self._buffer = _positive("buffer_size", buffer_size)
+        self._seeds = np.random.SeedSequence(seed)
+        self._reshuffle = bool(reshuffle_each_iteration)
+        self._passes = 0
+
+    def arrays(self):
+        spawn = self._seeds.spawn(1)[0] if self._reshuffle or not self._passes else None
+        if spawn is not None:
+            self._first = spawn
+        self._passes += 1
+        rng = np.random.default_rng(self._first)
+        buffer = []
+        for element in self._upstream.arrays():
+            buffer.append(element)
+            if len(buffer) == self._buffer:
+                yield _take_random(buffer, rng)
+        while buffer:
+            yield _take_random(buffer, rng)
+
+    def cardinality(self):
+        return self._upstream.cardinality()
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+def _take_random(buffer, rng):
+    """Remove and return a random element of `buffer` (the last one takes its place)."""
+    k = int(rng.integers(len(buffer)))
+    buffer[k], buffer[-1] = buffer[-1], buffer[k]
+    return buffer.pop()
+
+
+class Map:
+    """`map_func` of each element (its components as arguments where it is a tuple), run
+    as a `tt.function`: traced and compiled once per element signature. A function tracer
+    cannot compile (one whose result's shape depends on the element's values, as
+    `tt.fill([x], x)`) runs eagerly instead, with the same values."""
+
+    def __init__(self, upstream, map_func):
+        self._upstream = upstream
+        self._function = _TracedOrEager(map_func)
+
+    def arrays(self):
+        for element in self._upstream.arrays():
+            yield as_arrays(self._function(element))
+
+    def cardinality(self):
+        return self._upstream.cardinality()
+
+    def spec(self):
+        return self._function.spec(self._upstream.spec())
+
+
+class Filter:
+    """The elements for which `predicate` gives True (a scalar boolean)."""
+
+    def __init__(self, upstream, predicate):
+        self._upstream, self._function = upstream, _TracedOrEager(predicate)
+
+    def arrays(self):
+        for element in self._upstream.arrays():
+            kept = as_arrays(self._function(element))
+            if not isinstance(kept, np.ndarray) or kept.shape != () or kept.dtype != np.bool_:
+                raise TypeError(f"filter: the predicate gives {kept!r}, not a scalar bool")
+            if kept:
+                yield element
+
+    def cardinality(self):
+        return UNKNOWN
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class Repeat:
+    """The upstream elements `count` times over (forever where None or -1), each pass a new
+    one."""
+
+    def __init__(self, upstream, count):
+        self._upstream = upstream
+        self._count = None if count is None or int(count) == -1 else int(count)
+
+    def arrays(self):
+        done = 0
+        while self._count is None or done < self._count:
+            empty = True
+            for element in self._upstream.arrays():
+                empty = False
+                yield element
+            done += 1
+            if empty:  # an empty dataset repeated forever is empty, not a hang
+                return
+
+    def cardinality(self):
+        inner = self._upstream.cardinality()
+        if self._count is None:
+            return 0 if inner == 0 else (UNKNOWN if inner == UNKNOWN else INFINITE)
+        return inner * self._count if inner >= 0 else inner
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class Take:
+    """The first `count` elements (all of them where -1)."""
+
+    def __init__(self, upstream, count):
+        self._upstream, self._count = upstream, int(count)
+
+    def arrays(self):
+        if self._count == 0:
+            return
+        for k, element in enumerate(self._upstream.arrays()):
+            yield element
+            if k + 1 == self._count:
+                return
+
+    def cardinality(self):
+        inner = self._upstream.cardinality()
+        if self._count < 0:
+            return inner
+        if inner == INFINITE:
+            return self._count
+        return min(inner, self._count) if inner >= 0 else UNKNOWN
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class Skip:
+    """The elements after the first `count` (none where -1)."""
+
+    def __init__(self, upstream, count):
+        self._upstream, self._count = upstream, int(count)
+
+    def arrays(self):
+        if self._count < 0:
+            return
+        for k, element in enumerate(self._upstream.arrays()):
+            if k >= self._count:
+                yield element
+
+    def cardinality(self):
+        inner = self._upstream.cardinality()
+        if self._count < 0:
+            return 0
+        return max(inner - self._count, 0) if inner >= 0 else inner
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class Enumerate:
+    """(index, element) pairs, the index int64 from `start`."""
+
+    def __init__(self, upstream, start):
+        self._upstream, self._start = upstream, int(start)
+
+    def arrays(self):
+        for k, element in enumerate(self._upstream.arrays(), self._start):
+            yield (np.asarray(k, np.int64), element)
+
+    def cardinality(self):
+        return self._upstream.cardinality()
+
+    def spec(self):
+        return (TensorSpec((), "int64"), self._upstream.spec())
+
+
+class Concatenate:
+    """The upstream stage's elements, then `other`'s, which must have the same structure
+    and dtypes."""
+
+    def __init__(self, upstream, other):
+        first, second = upstream.spec(), other.spec()
+        if nest.structure_difference(first, second) is not None or any(
+            a.dtype != b.dtype for a, b in zip(nest.flatten(first), nest.flatten(second))
+        ):
+            raise TypeError(f"concatenate: elements {first} and {second} differ in kind")
+        self._stages = (upstream, other)
+
+    def arrays(self):
+        for stage in self._stages:
+            yield from stage.arrays()
+
+    def cardinality(self):
+        counts = [stage.cardinality() for stage in self._stages]
+        if INFINITE in counts:
+            return INFINITE
+        return UNKNOWN if UNKNOWN in counts else sum(counts)
+
+    def spec(self):
+        return combined_spec(*(stage.spec() for stage in self._stages))
+
+
+class Cache:
+    """The elements of the first complete pass, kept in memory and given again afterwards
+    (a pass left unfinished keeps nothing)."""
+
+    def __init__(self, upstream):
+        self._upstream, self._kept = upstream, None
+
+    def arrays(self):
+        if self._kept is not None:
+            yield from self._kept
+            return
+        seen = []
+        for element in self._upstream.arrays():
+            seen.append(element)
+            yield element
+        self._kept = seen
+
+    def cardinality(self):
+        return self._upstream.cardinality()
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+# --- shared pieces ------------------------------------------------------------------------
+
+
+def _positive(name, value):
+    value = int(value)
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return value
+
+
+def _groups(elements, size, drop_remainder):
+    group = []
+    for element in elements:
+        group.append(element)
+        if len(group) == size:
+            yield group
+            group = []
+    if group and not drop_remainder:
+        yield group
+
+
+def _batches(count, size, drop_remainder):
+    if count < 0:
+        return count
+    return count // size if drop_remainder else -(-count // size)
+
+
+def _stacked(rows, what):
+    """Rows of one structure stacked leaf by leaf; rows of different shapes are refused
+    (padded_batch pads them)."""
+    flat = [nest.flatten(row) for row in rows]
+    leaves = []
+    for k in range(len(flat[0])):
+        parts = [row[k] for row in flat]
+        shapes = {p.shape for p in parts}
+        if len(shapes) > 1:
+            raise ValueError(
+                f"{what}: elements of shapes {sorted(shapes)} cannot be stacked; "
+                "padded_batch pads them to one shape"
+            )
+        leaves.append(np.stack(parts))
+    return nest.pack_sequence_as(rows[0], leaves)
+
+
+def _batched_spec(spec, size):
+    return nest.pack_sequence_as(
+        spec,
+        [
+            TensorSpec(None if s.shape is None else (size, *s.shape), s.dtype)
+            for s in nest.flatten(spec)
+        ],
+    )
+
+
+def _flat_shapes(structure, shapes):
+    """`padded_shapes` leaf by leaf: one shape (a tuple or list of sizes) per component."""
+    if isinstance(structure, dict):
+        return [
+            s
+            for key in nest.sorted_keys(structure)
+            for s in _flat_shapes(structure[key], shapes[key])
+        ]
+    if isinstance(structure, tuple):
+        return [s for part, shape in zip(structure, shapes) for s in _flat_shapes(part, shape)]
+    return [None if shapes is None else list(np.asarray(shapes, dtype=object).reshape(-1))]
+
+
+def _padded(parts, shape, value):
+    """`parts` padded at the end of each axis to `shape` (None or -1: the longest) and
+    stacked."""
+    rank = parts[0].ndim
+    if any(p.ndim != rank for p in parts):
+        raise ValueError("padded_batch: the elements of a component differ in rank")
+    longest = [max(p.shape[axis] for p in parts) for axis in range(rank)]
+    target = [
+        longest[axis] if shape is None or shape[axis] in (None, -1) else int(shape[axis])
+        for axis in range(rank)
+    ]
+    for p in parts:
+        if any(size > want for size, want in zip(p.shape, target)):
+            raise ValueError(
+                f"padded_batch: an element of shape {p.shape} is larger than the padded "
+                f"shape {tuple(target)}"
+            )
+    out = np.full((len(parts), *target), np.asarray(value, parts[0].dtype), parts[0].dtype)
+    for k, p in enumerate(parts):
+        out[(k, *(slice(0, size) for size in p.shape))] = p
+    return out
+
+
+class _TracedOrEager:
+    """A user's function of elements: under `tt.function` until a trace fails where the
+    eager call succeeds, then eagerly from there on (the eager call's own error is the one
+    raised where both fail)."""
+
+    def __init__(self, python_function):
+        from tracer.function import function
+
+        self._python, self._traced, self._eager = python_function, function(python_function), False
+
+    def __call__(self, element):
+        if not self._eager:
+            try:
+                return _call(self._traced, element)
+            except (TypeError, ValueError):
+                result = _call(self._python, element)
+                self._eager = True
+                return result
+        return _call(self._python, element)
+
+    def spec(self, spec):
+        """The structure of TensorSpecs of the results for elements of `spec`; None for
+        every dimension where the function cannot be traced."""
+        arguments = spec if isinstance(spec, tuple) and not hasattr(spec, "_fields") else (spec,)
+        return self._traced.get_concrete_function(*arguments).output_spec()
+
+
+def _call(function, element):
+    """TensorFlow's calling convention: a tuple's components as the arguments, anything
+    else (a tensor, a dict) as the one argument."""
+    tensors = nest.pack_sequence_as(element, [constant(a) for a in nest.flatten(element)])
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return function(*tensors)
+    return function(tensors)
