@@ -243,7 +243,7 @@ def test_a_module_that_loads_no_way_leaves_direct_links_on(fresh_cache, monkeypa
     built(1)
     record = link.record(key())
 
-    def refused(path):
+    def refused(path, uses_blas):
         raise build.LoadError(f"the compiled module {path} could not be loaded: noexec")
 
     builds = []
