@@ -22,8 +22,10 @@ tracer.distribute sets OMP_NUM_THREADS for that before the first module loads.
 import ctypes
 import math
 import os
+import threading
 
 _state = {"prepared": False, "blas": None}
+_blas_lock = threading.Lock()  # modules load in several threads at once
 
 
 def usable_cores():
@@ -92,9 +94,13 @@ def blas_on_calling_thread(folder, name):
     OPENBLAS_NUM_THREADS=1 (it then starts no threads of its own), or told so where it was
     loaded before. The variable is set for the load alone, so that children, and numpy's
     own OpenBLAS, keep theirs."""
-    if _state["blas"] is not None:
-        return
-    _state["blas"] = folder
+    with _blas_lock:
+        if _state["blas"] is None:
+            _state["blas"] = folder
+            _load_on_one_thread(folder, name)
+
+
+def _load_on_one_thread(folder, name):
     paths = [os.path.join(folder, f"lib{name}{suffix}") for suffix in (".so", ".dylib")]
     path = next((p for p in paths if os.path.isfile(p)), None)
     if path is None:
