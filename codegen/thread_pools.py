@@ -31,9 +31,14 @@ _blas_lock = threading.Lock()  # modules load in several threads at once
 def usable_cores():
     """How many cores this process may run on at once: its affinity mask, bounded by its
     cgroup's CPU quota where one is set."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = _affinity() or os.cpu_count() or 1
     quota = cgroup_quota()
-    return max(1, min(cores or 1, math.ceil(quota) if quota else cores or 1))
+    return max(1, min(cores, math.ceil(quota))) if quota else cores
+
+
+def _affinity():
+    """The number of cores in this process's affinity mask (None where it cannot be read)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
 
 
 def cgroup_quota(root="/sys/fs/cgroup"):
@@ -82,8 +87,7 @@ def prepare():
         return
     _state["prepared"] = True
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    cores = usable_cores()
-    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    cores, affinity = usable_cores(), _affinity()
     if affinity is not None and cores < affinity:
         os.environ.setdefault("OMP_NUM_THREADS", str(cores))
 
