@@ -183,8 +183,11 @@ def test_variables_frozen_or_as_arguments_a_c_training_step_matches_tracers(tmp_
     assert "double *w, double *b" in signature and "double *out" in signature
     # the C step, three times on the same arrays, against tracer's eager step
     slots = _documented_arguments(header, "step")[3:-1]  # after x, w, b; before out
-    assert [role for _, _, _, role in slots] == ["input, read and written"] * len(slots) != []
-    main = _step_main([init_w, init_b], slots, x)
+    roles = {name: role for name, _, _, role in slots}
+    rate = [name for name in roles if "learning_rate" in name]
+    assert len(rate) == 1 and roles.pop(rate[0]) == "input"  # read, never written
+    assert list(roles.values()) == ["input, read and written"] * len(roles) != []
+    main = _step_main([init_w, init_b], slots, x, {rate[0]: 0.1})
     (tmp_path / "main.c").write_text(main)
     program = exported_c.build(
         str(tmp_path), "step", exported_c.SANITIZED, [str(tmp_path / "main.c")]
@@ -225,15 +228,17 @@ def _documented_arguments(header, entry):
     return found
 
 
-def _step_main(weights, slots, x):
-    """A C main that runs the exported step three times and writes the losses, w and b."""
+def _step_main(weights, slots, x, starts):
+    """A C main that runs the exported step three times and writes the losses, w and b; the
+    slots start at zero, those in `starts` at their value there."""
     lines = ["#include <stdio.h>", "#include <stdlib.h>", '#include "step.h"', "int main(void) {"]
     lines.append(f"    double x[] = {{{', '.join(v.hex() for v in x.ravel())}}};")
     lines.append(f"    double w[] = {{{', '.join(v.hex() for v in weights[0].ravel())}}};")
     lines.append(f"    double b[] = {{{', '.join(v.hex() for v in weights[1].ravel())}}};")
     arguments = ["x", "w", "b"]
-    for k, (_, dtype, size, _) in enumerate(slots):
-        lines.append(f"    {exported_c._ctype(dtype)} s{k}[{max(1, size)}] = {{0}};")
+    for k, (name, dtype, size, _) in enumerate(slots):
+        start = float(starts.get(name, 0.0)).hex()
+        lines.append(f"    {exported_c._ctype(dtype)} s{k}[{max(1, size)}] = {{{start}}};")
         arguments.append(f"s{k}")
     lines += [
         "    double loss[3];",

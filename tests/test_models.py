@@ -127,3 +127,24 @@ def test_cnn_example_learns_the_generated_images():
     spec.loader.exec_module(example)
     losses, accuracy = example.train(steps=60, log_every=20)
     assert losses[0] < 1.0 and losses[-1] < 0.1 and accuracy > 0.95
+
+
+def test_a_learning_rate_set_after_compiling_reaches_the_compiled_step():
+    """Keras's callbacks change `optimizer.learning_rate` between epochs; a step compiled
+    before the change must use the new rate, not the one it was traced with."""
+    v = tt.Variable([1.0, -2.0], dtype=tt.float64)
+    optimizer = tt.optimizers.SGD(0.1)
+
+    @tt.function
+    def step():
+        optimizer.apply_gradients([(_quadratic_grads(v), v)])
+
+    value = np.array([1.0, -2.0])
+    for rate in (0.1, 0.01, 0.25):
+        optimizer.learning_rate = rate
+        step()
+        value = value - rate * 2 * value * np.array([1.0, 3.0])
+        np.testing.assert_allclose(v.numpy(), value, rtol=1e-12)
+    optimizer.learning_rate.assign(0.5)
+    assert float(optimizer.learning_rate) == 0.5
+    assert step.experimental_get_tracing_count() == 1

@@ -4,12 +4,15 @@ Updates are written with tracer ops and `Variable.assign*`, so `apply_gradients`
 eagerly and inside `tt.function`, where the whole update runs in the compiled code, in place.
 An update is not differentiated: no tape records an assign. Slot variables (momenta,
 moments) are created on a variable's first update, outside any trace, as TensorFlow does;
-the step count is a variable too (`iterations`), so compiled steps see it move. A None
+the step count is a variable too (`iterations`), so compiled steps see it move, and so is
+the learning rate (`optimizer.learning_rate = 0.01` or `.assign(0.01)`, as Keras's callbacks
+do, reaches steps compiled before the change). A None
 gradient leaves its variable alone; an IndexedSlices gradient updates only its rows under
 SGD without momentum (`Variable.scatter_sub`), and is made dense otherwise.
 """
 
 from tracer import dtypes
+from tracer.context import state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops import array_ops, math_ops
 from tracer.tensor import convert_to_tensor
@@ -18,12 +21,28 @@ from tracer.variable import Variable
 
 class Optimizer:
     def __init__(self, learning_rate, name):
-        self.learning_rate = float(learning_rate)
         self.name = name
         self.iterations = Variable(
             0, trainable=False, name=f"{name}/iterations", dtype=dtypes.int64
         )
+        self._learning_rate = Variable(
+            float(learning_rate),
+            trainable=False,
+            name=f"{name}/learning_rate",
+            dtype=dtypes.float64,
+        )
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
+
+    @property
+    def learning_rate(self):
+        """The learning rate, a Variable (as Keras's), so that a compiled step reads its
+        current value. It is float64 (Keras's is float32) so that float64 models step with
+        exactly the rate given; float32 models get Keras's float32 rounding of it."""
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._learning_rate.assign(float(value))
 
     def apply_gradients(self, grads_and_vars):
         """Apply one update for each (gradient, variable) pair; returns `iterations`."""
@@ -69,6 +88,14 @@ class Optimizer:
     def _sparse_update(self, grad, variable):
         return False
 
+    def _rate(self, dtype):
+        """The learning rate in `dtype` (eagerly a numpy scalar: no op to run)."""
+        if state.trace is None:
+            return self._learning_rate.numpy().astype(dtype.as_numpy_dtype)
+        if dtype == self._learning_rate.dtype:
+            return self._learning_rate
+        return array_ops.cast(self._learning_rate, dtype)
+
     def _step(self, dtype):
         """The number of this update (1 for the first), in `dtype`."""
         return array_ops.cast(self.iterations, dtype)
@@ -93,19 +120,19 @@ class SGD(Optimizer):
 
     def _dense_update(self, grad, variable, slots):
         if not self.momentum:
-            variable.assign_sub(grad * self.learning_rate)
+            variable.assign_sub(grad * self._rate(variable.dtype))
             return
         velocity = slots["momentum"]
-        velocity.assign(velocity * self.momentum - grad * self.learning_rate)
+        velocity.assign(velocity * self.momentum - grad * self._rate(variable.dtype))
         if self.nesterov:
-            variable.assign_add(velocity * self.momentum - grad * self.learning_rate)
+            variable.assign_add(velocity * self.momentum - grad * self._rate(variable.dtype))
         else:
             variable.assign_add(velocity)
 
     def _sparse_update(self, grad, variable):
         if self.momentum:
             return False
-        rows = convert_to_tensor(grad.values, variable.dtype) * self.learning_rate
+        rows = convert_to_tensor(grad.values, variable.dtype) * self._rate(variable.dtype)
         variable.scatter_sub(IndexedSlices(rows, grad.indices, variable.shape))
         return True
 
@@ -128,7 +155,9 @@ class Adam(Optimizer):
         m.assign(m * self.beta_1 + grad * (1 - self.beta_1))
         v.assign(v * self.beta_2 + grad * grad * (1 - self.beta_2))
         bias = math_ops.sqrt(1 - math_ops.pow(self.beta_2, t)) / (1 - math_ops.pow(self.beta_1, t))
-        variable.assign_sub(self.learning_rate * bias * m / (math_ops.sqrt(v) + self.epsilon))
+        variable.assign_sub(
+            self._rate(variable.dtype) * bias * m / (math_ops.sqrt(v) + self.epsilon)
+        )
 
 
 class RMSprop(Optimizer):
@@ -164,7 +193,7 @@ class RMSprop(Optimizer):
             average = slots["average_gradient"]
             average.assign(average * self.rho + grad * (1 - self.rho))
             denominator = denominator - average * average
-        increment = grad * self.learning_rate / math_ops.sqrt(denominator)
+        increment = grad * self._rate(variable.dtype) / math_ops.sqrt(denominator)
         if self.momentum:
             momentum = slots["momentum"]
             momentum.assign(momentum * self.momentum + increment)
@@ -188,4 +217,6 @@ class Adagrad(Optimizer):
     def _dense_update(self, grad, variable, slots):
         accumulator = slots["accumulator"]
         accumulator.assign_add(grad * grad)
-        variable.assign_sub(grad * self.learning_rate / math_ops.sqrt(accumulator + self.epsilon))
+        variable.assign_sub(
+            grad * self._rate(variable.dtype) / math_ops.sqrt(accumulator + self.epsilon)
+        )
