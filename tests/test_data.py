@@ -182,3 +182,26 @@ def test_a_training_loop_over_a_dataset_learns_as_the_same_loop_over_arrays():
     np.testing.assert_allclose(from_dataset[0], from_arrays[0], rtol=1e-6)
     np.testing.assert_allclose(from_dataset[0][:, 0], [1.0, -2.0, 0.5], atol=0.05)
     assert len(dataset) == 4
+
+
+def test_batches_of_slices_are_gathered_as_stacking_would_give_them():
+    """`batch` gathers the rows of from_tensor_slices at once (also after a shuffle); a
+    `map` in between takes the element-by-element path: both give the same batches."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((23, 3)).astype(np.float32), np.arange(23)
+
+    def pipeline(identity_map):
+        dataset = tt.data.Dataset.from_tensor_slices({"x": x, "y": y}).shuffle(10, seed=4)
+        if identity_map:
+            dataset = dataset.map(lambda element: element)
+        return list(dataset.batch(5).as_numpy_iterator())
+
+    gathered, stacked = pipeline(False), pipeline(True)
+    assert [len(b["y"]) for b in gathered] == [5, 5, 5, 5, 3]
+    for a, b in zip(gathered, stacked, strict=True):
+        np.testing.assert_array_equal(a["x"], b["x"])
+        np.testing.assert_array_equal(a["y"], b["y"])
+    assert sorted(np.concatenate([b["y"] for b in gathered]).tolist()) == list(range(23))
+    plain = list(tt.data.Dataset.from_tensor_slices((x, y)).batch(8, drop_remainder=True))
+    assert len(plain) == 2
+    np.testing.assert_array_equal(plain[1][0].numpy(), x[8:16])

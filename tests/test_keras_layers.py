@@ -226,7 +226,7 @@ class TwoLayers(tt.keras.Model):
         return self.out(self.hidden(inputs))
 
 
-def test_subclassed_models_nest_their_layers_names_and_refuse_fit():
+def test_subclassed_models_nest_their_layers_names_and_need_compile_before_fit():
     model = TwoLayers()
     x = rng.standard_normal((3, 2)).astype(np.float32)
     y = model(x)
@@ -239,5 +239,5 @@ def test_subclassed_models_nest_their_layers_names_and_refuse_fit():
         f"{prefix}/{model.out.name}/kernel:0",
         f"{prefix}/{model.out.name}/bias:0",
     ]
-    with pytest.raises(NotImplementedError, match="no Model.fit"):
+    with pytest.raises(RuntimeError, match="must be compiled first"):
         model.fit(x, y)

@@ -220,3 +220,20 @@ class Adagrad(Optimizer):
         variable.assign_sub(
             grad * self._rate(variable.dtype) / math_ops.sqrt(accumulator + self.epsilon)
         )
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+
+
+def get(identifier):
+    """An optimizer for `Model.compile`: an Optimizer as is, or a new one with Keras's
+    defaults for its name ("adam", "sgd", "rmsprop", "adagrad"; any case)."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    found = _BY_NAME.get(identifier.lower()) if isinstance(identifier, str) else None
+    if found is None:
+        raise ValueError(
+            f"unknown optimizer {identifier!r}; use an optimizer object or one of "
+            f"{', '.join(repr(name) for name in _BY_NAME)}"
+        )
+    return found()

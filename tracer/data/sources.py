@@ -44,6 +44,11 @@ class TensorSlices:
         for row in range(self._count):
             yield nest.pack_sequence_as(self._structure, [leaf[row] for leaf in leaves])
 
+    def rows(self):
+        """(the sliced structure, the rows in the order this stage gives them): what lets
+        `batch` gather a batch's rows at once instead of stacking them one by one."""
+        return self._structure, iter(range(self._count))
+
     def cardinality(self):
         return self._count
 

@@ -20,6 +20,14 @@ class Batch:
         self._drop = bool(drop_remainder)
 
     def arrays(self):
+        sliced = _rows_of(self._upstream)
+        if sliced is not None:  # rows of from_tensor_slices: each batch gathered at once
+            structure, rows = sliced
+            leaves = nest.flatten(structure)
+            for group in _groups(rows, self._size, self._drop):
+                taken = np.array(group, dtype=np.intp)
+                yield nest.pack_sequence_as(structure, [leaf[taken] for leaf in leaves])
+            return
         for rows in _groups(self._upstream.arrays(), self._size, self._drop):
             yield _stacked(rows, "batch")
 
@@ -108,13 +116,25 @@ class Shuffle:
         self._passes = 0
 
     def arrays(self):
+        yield from self._shuffled(self._upstream.arrays())
+
+    def rows(self):
+        """The upstream's rows (see TensorSlices.rows), in the order `arrays` gives them."""
+        sliced = _rows_of(self._upstream)
+        if sliced is None:
+            return None
+        structure, rows = sliced
+        return structure, self._shuffled(rows)
+
+    def _shuffled(self, elements):
+        """`elements` in this pass's random order."""
         spawn = self._seeds.spawn(1)[0] if self._reshuffle or not self._passes else None
         if spawn is not None:
             self._first = spawn
         self._passes += 1
         rng = np.random.default_rng(self._first)
         buffer = []
-        for element in self._upstream.arrays():
+        for element in elements:
             buffer.append(element)
             if len(buffer) == self._buffer:
                 yield _take_random(buffer, rng)
@@ -126,6 +146,12 @@ class Shuffle:
 
     def spec(self):
         return self._upstream.spec()
+
+
+def _rows_of(stage):
+    """(structure, rows) where `stage` gives rows of a from_tensor_slices source, else None."""
+    rows = getattr(stage, "rows", None)
+    return rows() if rows is not None else None
 
 
 def _take_random(buffer, rng):

@@ -1,20 +1,23 @@
 """`tt.keras`: TensorFlow's keras names for what tracer has, so that Keras code runs with the
 import changed: `tt.keras.layers.Dense`, `tt.keras.Sequential`, `tt.keras.optimizers`, ...
 
-Not `Model.fit`: the training loop is the user's, with a tape, as in TensorFlow's guides.
+Keras's training API too: `Model.compile/fit/evaluate/predict` on one compiled step
+(tracer/keras/training.py), `tt.keras.metrics` and `tt.keras.callbacks`.
 """
 
 from tracer import optimizers
-from tracer.keras import activations, initializers, layers, losses, models
+from tracer.keras import activations, callbacks, initializers, layers, losses, metrics, models
 from tracer.keras.models import Model, Sequential
 
 __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "callbacks",
     "initializers",
     "layers",
     "losses",
+    "metrics",
     "models",
     "optimizers",
 ]

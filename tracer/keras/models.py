@@ -1,20 +1,52 @@
-"""`tt.keras.Model` for subclassing and `tt.keras.Sequential` (also under `tt.keras.models`)."""
+"""`tt.keras.Model` for subclassing and `tt.keras.Sequential` (also under `tt.keras.models`);
+`Model(inputs, outputs)` makes a functional model (`tracer.keras.functional`)."""
 
+import numpy as np
+
+from tracer.keras import summary
 from tracer.keras.layers.layer import Layer
+from tracer.keras.training import Trainer
+from tracer.tensor import constant
 
 
-class Model(Layer):
+class Model(Trainer, Layer):
     """A layer that holds layers: subclass it, make the layers in `__init__` and use them in
-    `call`, as TensorFlow's guides do. The training loop is the user's, with a tape."""
+    `call`, as TensorFlow's guides do; or give it `inputs` and `outputs` (`tt.keras.Input`
+    and layers called on it) for Keras's functional API."""
 
-    def compile(self, *args, **kwargs):
-        _no_keras_loop("compile")
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+            from tracer.keras.functional import Functional
 
-    def fit(self, *args, **kwargs):
-        _no_keras_loop("fit")
+            return super().__new__(Functional)  # Python then runs Functional.__init__
+        return super().__new__(cls)
 
-    def evaluate(self, *args, **kwargs):
-        _no_keras_loop("evaluate")
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False, layer_range=None):  # fmt: skip
+        """Print Keras's table of the layers (through `print_fn`, a function of one line)."""
+        for line in summary.summary_lines(self):
+            (print_fn or print)(line)
+
+    def _summary_rows(self):
+        """The summary's rows: the layers the model holds directly, in the order set."""
+        return summary.layer_rows(_direct_layers(self))
+
+    def save(self, filepath, overwrite=True, **kwargs):
+        """Keras 3's `.keras` file: the model's config and its weights, in one zip."""
+        from tracer.keras import saving
+
+        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Keras 3's `.weights.h5` file of the model's weights."""
+        from tracer.keras import saving
+
+        saving.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False):
+        """Set the weights from a `.weights.h5` or `.keras` file."""
+        from tracer.keras import saving
+
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
 
 class Sequential(Model):
@@ -26,13 +58,40 @@ class Sequential(Model):
         super().__init__(name=name, **kwargs)
         self.dtype = None
         self.layers = []
+        self._input_shape = None
         for layer in layers or ():
             self.add(layer)
 
     def add(self, layer):
+        """Append a layer; a `tt.keras.Input` (or a first layer given `input_shape`) fixes
+        the input shape, and the model builds at once for it, as Keras's does."""
+        if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
+            self._build_for((None, *layer.shape[1:]))
+            return
         if not callable(layer):
             raise TypeError(f"Sequential.add takes a layer, not {type(layer).__name__}")
         self.layers.append(layer)
+        first = getattr(layer, "_input_shape_argument", None)
+        if len(self.layers) == 1 and first is not None:
+            self._input_shape = first
+        if self._input_shape is not None:
+            self._build_for(self._input_shape)
+
+    def _build_for(self, input_shape):
+        """Build every layer for inputs of `input_shape` (batch axis None) by calling the
+        layers on zeros of one sample; the summary then shows a batch axis of None."""
+        self._input_shape = tuple(input_shape)
+        if not self.layers or any(d is None for d in self._input_shape[1:]):
+            return
+        outputs = constant(
+            np.zeros((1, *self._input_shape[1:]), self.layers[0].dtype.as_numpy_dtype)
+        )
+        for layer in self.layers:
+            layer._output_shape = None
+            outputs = layer(outputs, training=False) if isinstance(layer, Layer) else layer(outputs)
+            if isinstance(layer, Layer):
+                layer._output_shape = (None, *layer._output_shape[1:])
+        self.built = True
 
     def pop(self):
         return self.layers.pop()
@@ -40,6 +99,9 @@ class Sequential(Model):
     def build(self, input_shape):
         """Nothing to build: each layer builds itself on its first call."""
         self.built = True
+
+    def _summary_rows(self):
+        return summary.layer_rows(self.layers)
 
     def call(self, inputs, training=None):
         for layer in self.layers:
@@ -54,8 +116,20 @@ class Sequential(Model):
         return None
 
 
-def _no_keras_loop(method):
-    raise NotImplementedError(
-        f"tracer has no Model.{method}: write the loop with a tt.GradientTape and an optimizer "
-        "(examples/train_keras_style.py shows one, compiled and checkpointed)"
+def _direct_layers(model):
+    """The layers a model holds as attributes (or in lists of them), in the order set."""
+    found = []
+    for value in vars(model).values():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, Layer) and all(item is not f for f in found):
+                found.append(item)
+    return found
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """The model a `.keras` file holds (Keras 3's format, written by Keras or by tracer)."""
+    from tracer.keras import saving
+
+    return saving.load_model(
+        filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode
     )

@@ -34,9 +34,11 @@ def unique_layer_name(base):
 
 
 def to_snake_case(name):
-    """Keras's default layer name: `Dense` -> `dense`, `MaxPooling2D` -> `max_pooling2d`."""
+    """Keras's default layer name: `Dense` -> `dense`, `MaxPooling2D` -> `max_pooling2d`;
+    a private class `_Block` -> `private__block` (a scope name cannot start with "_")."""
     name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    name = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    return "private" + name if name.startswith("_") else name
 
 
 class Layer(Module):
@@ -49,8 +51,9 @@ class Layer(Module):
     """
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
-        for shape_argument in ("input_shape", "input_dim"):  # Keras's: shapes are known at call
-            kwargs.pop(shape_argument, None)
+        # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
+        # builds at once for inputs of that shape (batch axis unknown)
+        self._input_shape_argument = _input_shape_argument(kwargs)
         if kwargs:
             raise TypeError(
                 f"unexpected keyword arguments {sorted(kwargs)} for {type(self).__name__}"
@@ -62,6 +65,7 @@ class Layer(Module):
         self._in_call = False
         self.dtype = as_dtype(dtype or "float32")
         self.built = False
+        self._output_shape = None
 
     def __call__(self, inputs, *args, **kwargs):
         if _converts(inputs):
@@ -77,7 +81,10 @@ class Layer(Module):
                 self.built = True
                 if self in deferred.pending:
                     deferred.restore_built(self)
-            return self.call(inputs, *args, **kwargs)
+            outputs = self.call(inputs, *args, **kwargs)
+            if self._output_shape is None:  # what Model.summary() shows
+                self._output_shape = _shapes_of(outputs)
+            return outputs
         finally:
             self._leave_scope(outer)
 
@@ -185,6 +192,23 @@ class Layer(Module):
         if outer is not None:
             state.name_scope = outer
             self._in_call = False
+
+
+def _input_shape_argument(kwargs):
+    """The input shape (batch axis first, None) that `input_shape` or `input_dim` gave."""
+    shape, dim = kwargs.pop("input_shape", None), kwargs.pop("input_dim", None)
+    if shape is not None:
+        return (None, *(None if d is None else int(d) for d in shape))
+    if dim is not None:
+        return (None, int(dim))
+    return None
+
+
+def _shapes_of(outputs):
+    """The shape of an output, or a list of the shapes of several."""
+    if isinstance(outputs, (list, tuple)):
+        return [tuple(getattr(o, "shape", ())) for o in outputs]
+    return tuple(getattr(outputs, "shape", ()))
 
 
 def _converts(inputs):

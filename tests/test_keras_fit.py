@@ -1,0 +1,360 @@
+"""Keras's training API: `fit`, `evaluate`, `predict` and the `*_on_batch` methods against
+hand-written loops with a tape, step by step; Keras 3's logs, return values and summary."""
+
+import contextlib
+import importlib.util
+import io
+import pathlib
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+keras = tt.keras
+
+
+def _data(samples=40, features=3, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((samples, features)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    return x, y
+
+
+def _mlp(seed=1):
+    model = keras.Sequential([keras.layers.Dense(4, activation="tanh"), keras.layers.Dense(1)])
+    model(np.zeros((1, 3), np.float32))
+    rng = np.random.default_rng(seed)
+    model.set_weights(
+        [rng.standard_normal(w.shape).astype(np.float32) * 0.5 for w in model.get_weights()]
+    )
+    return model
+
+
+def _twin(model):
+    """A model of the same layers and weights, for the hand-written loop."""
+    twin = _mlp()
+    twin.set_weights(model.get_weights())
+    return twin
+
+
+def _hand_loop(model, x, y, batch_size, epochs, learning_rates, order=None, weights=None):
+    """Keras's fit written out: SGD on the mean squared error of each batch; returns each
+    epoch's loss (the batches' losses weighted by their sizes) and the weights."""
+    optimizer = tt.optimizers.SGD(learning_rates[0])
+    epoch_losses = []
+    for epoch in range(epochs):
+        optimizer.learning_rate = learning_rates[epoch]
+        rows = np.arange(len(x)) if order is None else order[epoch]
+        total, count = 0.0, 0
+        for start in range(0, len(x), batch_size):
+            batch = rows[start : start + batch_size]
+            with tt.GradientTape() as tape:
+                squared = tt.square(model(x[batch]) - y[batch])
+                per_sample = tt.reduce_mean(squared, axis=-1)
+                if weights is not None:
+                    per_sample = per_sample * weights[batch]
+                loss = tt.reduce_mean(per_sample)
+            variables = model.trainable_variables
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            total += float(loss) * len(batch)
+            count += len(batch)
+        epoch_losses.append(total / count)
+    return epoch_losses, model.get_weights()
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_fit_takes_the_same_steps_as_the_hand_written_loop(run_eagerly):
+    x, y = _data()
+    model = _mlp()
+    twin = _twin(model)
+    model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", run_eagerly=run_eagerly)
+    history = model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0)
+    losses, weights = _hand_loop(twin, x, y, 16, 3, [0.05] * 3)
+    np.testing.assert_allclose(history.history["loss"], losses, rtol=2e-5)
+    for got, want in zip(model.get_weights(), weights):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+    assert history.epoch == [0, 1, 2] and history.params["steps"] == 3
+    if not run_eagerly:  # one compiled step for the full batches, one generalized for any size
+        assert model.train_function.experimental_get_tracing_count() <= 2
+
+
+def test_shuffled_epochs_follow_numpys_global_seed():
+    x, y = _data()
+    model = _mlp()
+    twin = _twin(model)
+    model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    np.random.seed(7)
+    history = model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+    np.random.seed(7)
+    order = [np.random.permutation(len(x)) for _ in range(2)]
+    losses, weights = _hand_loop(twin, x, y, 16, 2, [0.05] * 2, order=order)
+    np.testing.assert_allclose(history.history["loss"], losses, rtol=2e-5)
+    np.testing.assert_allclose(model.get_weights()[0], weights[0], rtol=2e-5, atol=1e-6)
+
+
+def test_a_learning_rate_schedule_reaches_the_compiled_step():
+    x, y = _data()
+    model = _mlp()
+    twin = _twin(model)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    schedule = keras.callbacks.LearningRateScheduler(lambda epoch, rate: 0.1 / (epoch + 1))
+    history = model.fit(
+        x, y, batch_size=8, epochs=3, shuffle=False, verbose=0, callbacks=[schedule]
+    )
+    losses, weights = _hand_loop(twin, x, y, 8, 3, [0.1, 0.05, 0.1 / 3])
+    np.testing.assert_allclose(history.history["loss"], losses, rtol=2e-5)
+    np.testing.assert_allclose(model.get_weights()[2], weights[2], rtol=2e-5, atol=1e-6)
+    assert model.train_function.experimental_get_tracing_count() == 1
+
+
+def test_sample_and_class_weights_weigh_the_loss():
+    x, y = _data(32)
+    weights = np.linspace(0.5, 2.0, 32).astype(np.float32)
+    model = _mlp()
+    twin = _twin(model)
+    model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    history = model.fit(
+        x, y, sample_weight=weights, batch_size=16, epochs=2, shuffle=False, verbose=0
+    )
+    losses, _ = _hand_loop(twin, x, y, 16, 2, [0.05] * 2, weights=weights)
+    np.testing.assert_allclose(history.history["loss"], losses, rtol=2e-5)
+    # class weights: each sample weighs its class's weight
+    labels = np.arange(32) % 3
+    classifier = keras.Sequential([keras.layers.Dense(3)])
+    classifier.compile(
+        optimizer=keras.optimizers.SGD(0.0),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    plain = classifier.evaluate(x, labels, batch_size=32, verbose=0)
+    class_weight = {0: 1.0, 1: 0.0, 2: 3.0}
+    weighted = classifier.fit(
+        x, labels, class_weight=class_weight, batch_size=32, verbose=0, shuffle=False
+    )
+    logits = classifier.predict(x, verbose=0)
+    log_p = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    per_sample = -log_p[np.arange(32), labels]
+    expected = np.mean(per_sample * np.array([class_weight[c] for c in labels]))
+    np.testing.assert_allclose(weighted.history["loss"][0], expected, rtol=1e-5)
+    np.testing.assert_allclose(plain, per_sample.mean(), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"no weight for the classes \[2\]"):
+        classifier.fit(x, labels, class_weight={0: 1.0, 1: 1.0}, verbose=0)
+
+
+def test_validation_logs_evaluate_and_predict():
+    x, y = _data(40)
+    model = _mlp()
+    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse", metrics=["mae"])
+    history = model.fit(
+        x, y, batch_size=10, epochs=2, validation_split=0.25, shuffle=False, verbose=0
+    )
+    assert list(history.history) == ["loss", "mae", "val_loss", "val_mae"]
+    held_out_x, held_out_y = x[30:], y[30:]
+    predictions = model.predict(held_out_x, batch_size=4, verbose=0)
+    np.testing.assert_allclose(predictions, model(held_out_x).numpy(), rtol=1e-6)
+    mse = float(np.mean((predictions - held_out_y) ** 2))
+    mae = float(np.mean(np.abs(predictions - held_out_y)))
+    np.testing.assert_allclose(history.history["val_loss"][-1], mse, rtol=1e-5)
+    np.testing.assert_allclose(history.history["val_mae"][-1], mae, rtol=1e-5)
+    loss, mae_value = model.evaluate(held_out_x, held_out_y, batch_size=3, verbose=0)
+    np.testing.assert_allclose(
+        [loss, mae_value], [mse, mae], rtol=1e-5
+    )  # partial batches weigh less
+    assert model.evaluate(held_out_x, held_out_y, verbose=0, return_dict=True).keys() == {
+        "loss",
+        "mae",
+    }
+    only_loss = _mlp()
+    only_loss.compile(optimizer="sgd", loss="mse")
+    assert isinstance(only_loss.evaluate(x, y, verbose=0), float)
+    with_data = model.fit(
+        x[:30], y[:30], validation_data=(held_out_x, held_out_y), epochs=1, verbose=0
+    )
+    assert "val_loss" in with_data.history
+
+
+def test_accuracy_resolves_by_shape_and_matches_the_predictions():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((60, 4)).astype(np.float32)
+    labels = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0.5)
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+    model.compile(
+        optimizer="adam",
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    history = model.fit(x, labels, batch_size=20, epochs=5, verbose=0)
+    assert len(history.history["accuracy"]) == 5
+    loss, accuracy = model.evaluate(x, labels, verbose=0)
+    predicted = model.predict(x, verbose=0).argmax(axis=1)
+    assert accuracy == pytest.approx(np.mean(predicted == labels), abs=1e-6)
+    assert model.metrics_names == ["loss", "compile_metrics"]
+
+
+def test_datasets_and_generators_feed_fit_as_arrays_do():
+    x, y = _data(32)
+    reference = _mlp()
+    from_dataset, from_generator = _twin(reference), _twin(reference)
+    for model in (reference, from_dataset, from_generator):
+        model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    expected = reference.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    dataset = tt.data.Dataset.from_tensor_slices((x, y)).batch(8)
+    got = from_dataset.fit(dataset, epochs=2, verbose=0)
+    np.testing.assert_allclose(got.history["loss"], expected.history["loss"], rtol=1e-5)
+
+    def batches():
+        while True:
+            for start in range(0, 32, 8):
+                yield x[start : start + 8], y[start : start + 8]
+
+    got = from_generator.fit(batches(), steps_per_epoch=4, epochs=2, verbose=0)
+    np.testing.assert_allclose(got.history["loss"], expected.history["loss"], rtol=1e-5)
+    with pytest.raises(ValueError, match="batch_size"):
+        reference.fit(dataset, batch_size=8, verbose=0)
+
+
+def test_on_batch_methods_give_that_batchs_values():
+    x, y = _data(16)
+    model = _mlp()
+    twin = _twin(model)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    before = float(np.mean((twin(x).numpy() - y) ** 2))
+    assert model.test_on_batch(x, y)[0] == pytest.approx(before, rel=1e-5)
+    loss, _ = model.train_on_batch(x, y)
+    assert loss == pytest.approx(before, rel=1e-5)  # the loss before the step
+    _, weights = _hand_loop(twin, x, y, 16, 1, [0.1])
+    np.testing.assert_allclose(model.get_weights()[0], weights[0], rtol=1e-5, atol=1e-7)
+    after = float(np.mean((model(x).numpy() - y) ** 2))
+    assert model.train_on_batch(x, y, return_dict=True)["loss"] == pytest.approx(after, rel=1e-5)
+    np.testing.assert_allclose(model.predict_on_batch(x), model(x).numpy(), rtol=1e-6)
+
+
+class _CustomStep(keras.Model):
+    """Keras 3's guide to customizing fit: a subclass with its own train_step and trackers."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(1)
+        self.loss_tracker = keras.metrics.Mean(name="loss")
+        self.mae_metric = keras.metrics.MeanAbsoluteError(name="mae")
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, y = data
+        with tt.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = tt.reduce_mean(tt.square(y_pred - y))
+        variables = self.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        self.loss_tracker.update_state(loss)
+        self.mae_metric.update_state(y, y_pred)
+        return {"loss": self.loss_tracker.result(), "mae": self.mae_metric.result()}
+
+    @property
+    def metrics(self):
+        return [self.loss_tracker, self.mae_metric]
+
+
+def test_a_subclass_with_its_own_train_step_trains_compiled():
+    x, y = _data(32)
+    model = _CustomStep()
+    model.compile(optimizer=keras.optimizers.SGD(0.1))
+    history = model.fit(x, y, batch_size=32, epochs=30, verbose=0)
+    assert history.history["loss"][-1] < 0.05 * history.history["loss"][0]
+    assert set(history.history) == {"loss", "mae"}
+    assert model.train_function.experimental_get_tracing_count() == 1
+
+
+def test_early_stopping_ends_fit():
+    x, y = _data(16)
+    model = _mlp()
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")  # the loss never improves
+    stop = keras.callbacks.EarlyStopping(monitor="loss", patience=2)
+    history = model.fit(x, y, epochs=20, verbose=0, callbacks=[stop])
+    assert len(history.history["loss"]) == 3
+
+
+def test_verbose_two_prints_one_line_per_epoch():
+    x, y = _data(16)
+    model = _mlp()
+    model.compile(optimizer="sgd", loss="mse")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        model.fit(x, y, batch_size=8, epochs=2, verbose=2)
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
+    assert lines[1].startswith("2/2 - ") and " - loss: " in lines[1]
+
+
+def test_errors_name_what_was_wrong():
+    x, y = _data(16)
+    model = _mlp()
+    with pytest.raises(RuntimeError, match="must be compiled"):
+        model.fit(x, y, verbose=0)
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match=r"different numbers of samples: \[15, 16\]"):
+        model.fit(x, y[:15], verbose=0)
+    with pytest.raises(ValueError, match="unknown optimizer 'sgdd'"):
+        model.compile(optimizer="sgdd", loss="mse")
+    with pytest.raises(ValueError, match="validation_split"):
+        model.fit(x, y, validation_split=1.5, verbose=0)
+
+
+# Printed by TensorFlow 2.21's Keras 3 for the same model (`model.summary()`, stdout a pipe).
+KERAS_SUMMARY = """\
+Model: "sequential_keras"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ a_rather_long_convolution_laye… │ (None, 26, 26, 4)      │            40 │
+│ (Conv2D)                        │                        │               │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ flatten (Flatten)               │ (None, 2704)           │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ dense (Dense)                   │ (None, 10)             │        27,050 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 27,090 (105.82 KB)
+ Trainable params: 27,090 (105.82 KB)
+ Non-trainable params: 0 (0.00 B)"""
+
+
+def test_summary_prints_keras_table():
+    model = keras.Sequential(
+        [
+            keras.layers.Conv2D(
+                4, 3, name="a_rather_long_convolution_layer_name_here", input_shape=(28, 28, 1)
+            ),
+            keras.layers.Flatten(name="flatten"),
+            keras.layers.Dense(10, name="dense"),
+        ],
+        name="sequential_keras",
+    )
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "\n".join(lines) == KERAS_SUMMARY
+    unbuilt = keras.Sequential([keras.layers.Dense(2, name="d")], name="s")
+    lines = []
+    unbuilt.summary(print_fn=lines.append)
+    assert (
+        lines[4] == "│ d (Dense)                       │ ?                      │   0 (unbuilt) │"
+    )
+
+
+def test_the_keras_fit_example_trains_exports_and_its_c_program_agrees(tmp_path):
+    """examples/keras_fit/keras_fit.py: fit on a tt.data pipeline with callbacks, then the
+    model's forward pass and gradient in standalone C; main() checks the C program's
+    numbers against tracer's."""
+    path = (
+        pathlib.Path(__file__).resolve().parent.parent / "examples" / "keras_fit" / "keras_fit.py"
+    )
+    spec = importlib.util.spec_from_file_location("keras_fit_example", path)
+    example = importlib.util.module_from_spec(spec)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        spec.loader.exec_module(example)
+        accuracy = example.main(str(tmp_path))
+    assert accuracy > 0.9
+    assert "the C program agrees with tracer" in printed.getvalue()
+    log = (tmp_path / "training.csv").read_text().splitlines()
+    assert log[0].startswith("epoch,") and len(log) > 5

@@ -1,0 +1,184 @@
+"""What `Model.compile` keeps: the loss over the model's outputs, the compiled metrics, and
+class weights turned into sample weights.
+
+A model may have one output or several (a list, or a dict by name). One loss applies to
+every output; a list or dict of losses gives each output its own; `loss_weights` scales
+each output's loss in the total. With several outputs, each output's loss is also logged
+as `<output>_loss` and its metrics as `<output>_<metric>` (Keras 3's names); the metrics
+for several outputs come as a list of lists or a dict by output name.
+"""
+
+import numpy as np
+
+from tracer import nest
+from tracer.keras import losses
+from tracer.keras import metrics as metrics_module
+from tracer.keras.data_adapter import pack, unpack
+from tracer.ops import array_ops, math_ops
+from tracer.tensor import convert_to_tensor
+
+
+class CompileLoss:
+    """The total loss of a batch, and a tracker per output when there are several."""
+
+    def __init__(self, loss, loss_weights=None):
+        self._given, self._weights = loss, loss_weights
+        self._entries = None  # [(Loss, weight, tracker or None)] per output, made on first use
+        self.metrics = []
+
+    def __call__(self, y, y_pred, sample_weight=None, output_names=None):
+        outputs, names = _outputs(y_pred, output_names)
+        targets = _targets(y, names, len(outputs))
+        if self._entries is None:
+            self._build(names)
+        total = None
+        for (loss, weight, tracker), target, output in zip(self._entries, targets, outputs):
+            value = loss(target, output, sample_weight)
+            if tracker is not None:
+                tracker.update_state(value, sample_weight=batch_size(output))
+            term = value if weight == 1.0 else math_ops.multiply(value, weight)
+            total = term if total is None else math_ops.add(total, term)
+        return total
+
+    def _build(self, names):
+        count = len(names)
+        given = _per_output(self._given, names, "loss")
+        weights = _per_output(self._weights, names, "loss_weights") if self._weights else None
+        self._entries = []
+        for i, name in enumerate(names):
+            tracker = metrics_module.Mean(name=f"{name}_loss") if count > 1 else None
+            weight = 1.0 if weights is None else float(weights[i])
+            self._entries.append((_loss_object(given[i]), weight, tracker))
+            if tracker is not None:
+                self.metrics.append(tracker)
+
+
+class CompileMetrics:
+    """The metrics `compile` was given, resolved against the first batch's targets and
+    outputs (Keras's "accuracy" means binary, categorical or sparse accuracy by shape)."""
+
+    name = "compile_metrics"
+
+    def __init__(self, metrics=None, weighted_metrics=None):
+        self._given = (metrics, weighted_metrics)
+        self._entries = []  # (log name, metric, output index, weighted)
+        self.built = False
+
+    def build(self, y, y_pred, output_names=None):
+        outputs, names = _outputs(y_pred, output_names)
+        targets = _targets(y, names, len(outputs))
+        for given, weighted in zip(self._given, (False, True)):
+            if not given:
+                continue
+            per_output = [given] if len(outputs) == 1 else _per_output(given, names, "metrics")
+            for index, identifiers in enumerate(per_output):
+                if identifiers is None:
+                    continue
+                if not isinstance(identifiers, (list, tuple)):
+                    identifiers = [identifiers]
+                for identifier in identifiers:
+                    metric = metrics_module.resolve(identifier, targets[index], outputs[index])
+                    name = metric.name if len(outputs) == 1 else f"{names[index]}_{metric.name}"
+                    self._entries.append((name, metric, index, weighted))
+        self.built = True
+
+    def update_state(self, y, y_pred, sample_weight=None, output_names=None):
+        if not self.built:
+            self.build(y, y_pred, output_names)
+        outputs, names = _outputs(y_pred, output_names)
+        targets = _targets(y, names, len(outputs))
+        for _, metric, index, weighted in self._entries:
+            weight = sample_weight if weighted else None
+            metric.update_state(targets[index], outputs[index], sample_weight=weight)
+
+    def result(self):
+        return {name: metric.result() for name, metric, _, _ in self._entries}
+
+    def reset_state(self):
+        for _, metric, _, _ in self._entries:
+            metric.reset_state()
+
+    @property
+    def variables(self):
+        return [v for _, metric, _, _ in self._entries for v in metric.variables]
+
+
+def class_weighted(data, class_weight):
+    """The batch `(x, y, sample_weight)` with each sample's weight multiplied by the weight
+    of its class (the label, or the one-hot target's argmax)."""
+    x, y, sample_weight = unpack(data)
+    if y is None or len(nest.flatten(y)) != 1:
+        raise ValueError("class_weight needs a model with one output and its targets y")
+    labels = np.asarray(nest.flatten(y)[0])
+    if labels.ndim == 2 and labels.shape[1] > 1:
+        labels = labels.argmax(axis=1)
+    labels = labels.reshape(len(labels), -1)[:, 0].astype(np.int64)
+    missing = sorted(set(labels.tolist()) - set(int(k) for k in class_weight))
+    if missing:
+        raise ValueError(f"class_weight has no weight for the classes {missing} of the targets")
+    weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
+    if sample_weight is not None:
+        weights = weights * np.asarray(sample_weight, dtype=np.float32).reshape(len(weights))
+    return pack(x, y, weights)
+
+
+def _outputs(y_pred, output_names=None):
+    """(the outputs in order, their names): a dict's keys; for a list, the model's
+    `output_names` (a functional model's output layers) or `output_<i>`."""
+    if isinstance(y_pred, dict):
+        names = list(y_pred)
+        return [y_pred[name] for name in names], names
+    if isinstance(y_pred, (list, tuple)):
+        if output_names is not None and len(output_names) == len(y_pred):
+            return list(y_pred), list(output_names)
+        return list(y_pred), [f"output_{i}" for i in range(len(y_pred))]
+    return [y_pred], ["output"]
+
+
+def _targets(y, names, count):
+    if count == 1:
+        flat = nest.flatten(y) if isinstance(y, (list, tuple, dict)) else [y]
+        if len(flat) != 1:
+            raise ValueError(f"the model has one output, but y holds {len(flat)} targets")
+        return flat
+    if isinstance(y, dict):
+        missing = [name for name in names if name not in y]
+        if missing:
+            raise ValueError(f"y has no targets for the outputs {missing} (it has {sorted(y)})")
+        return [y[name] for name in names]
+    if not isinstance(y, (list, tuple)) or len(y) != count:
+        raise ValueError(f"the model has {count} outputs; give y as a list of {count} targets")
+    return list(y)
+
+
+def _per_output(given, names, what):
+    """`given` (one thing, a list, or a dict by output name) as a list over the outputs."""
+    if isinstance(given, dict):
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise ValueError(f"{what} names outputs {unknown} the model does not have {names}")
+        return [given.get(name) for name in names]
+    if isinstance(given, (list, tuple)) and len(names) > 1:
+        if len(given) != len(names):
+            raise ValueError(
+                f"{what} lists {len(given)} entries for a model with {len(names)} outputs"
+            )
+        return list(given)
+    return [given] * len(names)
+
+
+def _loss_object(identifier):
+    """A Loss object (Keras wraps a plain loss function to reduce it over the batch)."""
+    loss = losses.get(identifier)
+    if loss is None:
+        raise ValueError("a loss of None for an output that needs one")
+    if isinstance(loss, losses.Loss):
+        return loss
+    return losses.LossFunctionWrapper(loss, name=getattr(loss, "__name__", None))
+
+
+def batch_size(x):
+    """The number of samples of a batch (its first leaf's first axis, read when the step
+    runs): the weight of a batch in an epoch's mean loss, as in Keras 3."""
+    first = convert_to_tensor(nest.flatten(x)[0])
+    return array_ops.cast(array_ops.shape(first)[0], "float32")

@@ -1,0 +1,406 @@
+"""Keras's training API on tracer's compiled step: `Model.compile`, `fit`, `evaluate`,
+`predict`, `train_on_batch`, `test_on_batch`, `predict_on_batch`.
+
+`fit` runs `train_step` (the forward pass, the loss, the gradient, the optimizer's update
+and the metrics' updates) as one `tt.function`, so that a step is one call of one compiled
+C module, as the README's hand-written training step is. `evaluate` and `predict` compile
+`test_step` and `predict_step` the same way. A subclass that overrides `train_step` (or the
+others) has its own step compiled instead, as in Keras; `compile(run_eagerly=True)` runs
+the steps eagerly, `jit_compile=False` on the numpy interpreter.
+
+The order of callbacks and logs is Keras 3's: batch logs hold each metric's running value
+over the epoch so far, epoch logs the values at the epoch's end followed by the `val_`
+values of the validation pass, which runs after the epoch's last batch. Before its first
+step, a model that is not built yet is called once eagerly on the first batch, so that its
+weights (and the metrics that depend on the shapes of its outputs) exist before tracing.
+"""
+
+import warnings
+
+import numpy as np
+
+from tracer import nest, optimizers
+from tracer.function import function
+from tracer.keras import callbacks as callbacks_module
+from tracer.keras import data_adapter
+from tracer.keras import metrics as metrics_module
+from tracer.keras.compile_utils import CompileLoss, CompileMetrics, batch_size, class_weighted
+from tracer.tape import GradientTape
+
+BACKENDS = {True: "c", False: "interpreter", "auto": "auto", None: "auto"}
+
+
+class Trainer:
+    """The training methods of `tt.keras.Model` (a mixin: the model is `self`)."""
+
+    compiled = False
+    optimizer = None
+    stop_training = False
+
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        loss_weights=None,
+        metrics=None,
+        weighted_metrics=None,
+        run_eagerly=False,
+        steps_per_execution=1,
+        jit_compile="auto",
+        auto_scale_loss=True,
+    ):
+        """Choose the optimizer, loss and metrics that `fit` and `evaluate` use: names
+        ("adam", "mse", "accuracy") or objects, as Keras takes them."""
+        if jit_compile not in BACKENDS:
+            raise ValueError(f"jit_compile must be True, False or 'auto', not {jit_compile!r}")
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._compile_loss = None if loss is None else CompileLoss(loss, loss_weights)
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self._compile_metrics = (
+            CompileMetrics(metrics, weighted_metrics) if metrics or weighted_metrics else None
+        )
+        self.run_eagerly = bool(run_eagerly)
+        self.jit_compile = jit_compile
+        self._compile_config = {
+            "optimizer": optimizer,
+            "loss": loss,
+            "loss_weights": loss_weights,
+            "metrics": metrics,
+            "weighted_metrics": weighted_metrics,
+            "run_eagerly": run_eagerly,
+            "steps_per_execution": steps_per_execution,
+            "jit_compile": jit_compile,
+        }
+        self.train_function = self.test_function = self.predict_function = None
+        self.compiled = True
+
+    # --- what a step does (Keras's methods, for subclasses to override) ----------------------
+
+    def train_step(self, data):
+        """One optimizer step on one batch; returns the logs (each metric's value)."""
+        x, y, sample_weight = data_adapter.unpack(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=batch_size(x))
+        variables = self.trainable_variables
+        gradients = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(gradients, variables))
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = data_adapter.unpack(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = data_adapter.unpack(data)
+        return self(x, training=False)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss of `y_pred` against `y` (the sum over outputs, weighted)."""
+        if self._compile_loss is None:
+            raise ValueError(
+                "the model has no loss: give compile() a loss, or override compute_loss or "
+                "train_step"
+            )
+        return self._compile_loss(y, y_pred, sample_weight, self._output_names())
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight, self._output_names())
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        """{name: value} of every metric (the compiled metrics' each under its own name)."""
+        logs = {}
+        for metric in self.metrics:
+            result = metric.result()
+            if isinstance(result, dict):
+                logs.update(result)
+            else:
+                logs[metric.name] = result
+        return logs
+
+    @property
+    def metrics(self):
+        """The loss tracker and the compiled metrics (after compile), then the metrics the
+        model holds as attributes (a subclass's own trackers), as Keras lists them."""
+        found = []
+        if self.compiled:
+            found.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                found.append(self._compile_metrics)
+            if self._compile_loss is not None:
+                found.extend(self._compile_loss.metrics)
+        for value in vars(self).values():
+            if isinstance(value, metrics_module.Metric) and all(value is not m for m in found):
+                found.append(value)
+        return found
+
+    @property
+    def metrics_names(self):
+        return [metric.name for metric in self.metrics]
+
+    def _output_names(self):
+        """The names of the outputs, where the model has them (a functional model)."""
+        return getattr(self, "output_names", None)
+
+    def reset_metrics(self):
+        for metric in self.metrics:
+            metric.reset_state()
+
+    # --- the compiled steps -------------------------------------------------------------------
+
+    def make_train_function(self, force=False):
+        if self.train_function is None or force:
+            self.train_function = self._stepper(self.train_step)
+        return self.train_function
+
+    def make_test_function(self, force=False):
+        if self.test_function is None or force:
+            self.test_function = self._stepper(self.test_step)
+        return self.test_function
+
+    def make_predict_function(self, force=False):
+        if self.predict_function is None or force:
+            self.predict_function = self._stepper(self.predict_step)
+        return self.predict_function
+
+    def _stepper(self, step):
+        if getattr(self, "run_eagerly", False):
+            return step
+        return function(step, backend=BACKENDS[getattr(self, "jit_compile", "auto")])
+
+    def _build_on(self, data):
+        """Call the model once eagerly on a first batch, if it has no weights yet, and let
+        the compiled metrics see its outputs (they choose by shape)."""
+        x, y, _ = data_adapter.unpack(data)
+        needs_metrics = (
+            self.compiled
+            and self._compile_metrics is not None
+            and not self._compile_metrics.built
+            and y is not None
+        )
+        if self.built and not needs_metrics:
+            return
+        y_pred = self(x, training=False)
+        if needs_metrics:
+            self._compile_metrics.build(y, y_pred, self._output_names())
+
+    # --- fit, evaluate, predict ---------------------------------------------------------------
+
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        epochs=1,
+        verbose="auto",
+        callbacks=None,
+        validation_split=0.0,
+        validation_data=None,
+        shuffle=True,
+        class_weight=None,
+        sample_weight=None,
+        initial_epoch=0,
+        steps_per_epoch=None,
+        validation_steps=None,
+        validation_batch_size=None,
+        validation_freq=1,
+    ):
+        """Train for `epochs` epochs; returns the History (each epoch's logs)."""
+        self._check_compiled("fit")
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = data_adapter.split_for_validation(
+                x, y, sample_weight, validation_split
+            )
+        batches = data_adapter.adapter(
+            x, y, sample_weight, batch_size, steps_per_epoch, shuffle, "fit"
+        )
+        _check_verbosity(verbose)
+        callback_list = callbacks_module.CallbackList(
+            callbacks,
+            add_history=True,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=epochs,
+            steps=batches.steps,
+        )
+        self.stop_training = False
+        step = None
+        callback_list.on_train_begin()
+        training_logs = None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callback_list.on_epoch_begin(epoch)
+            logs = None
+            for index, data in enumerate(batches.batches()):
+                if class_weight is not None:
+                    data = class_weighted(data, class_weight)
+                if step is None:
+                    self._build_on(data)
+                    step = self.make_train_function()
+                callback_list.on_train_batch_begin(index)
+                logs = _floats(step(data))
+                callback_list.on_train_batch_end(index, logs)
+                if self.stop_training:
+                    break
+            if logs is None:
+                if batches.ran_out:
+                    warnings.warn(
+                        "fit: the input ran out of data; training stops. Make sure it can "
+                        "give steps_per_epoch * epochs batches (a dataset's repeat() helps).",
+                        stacklevel=2,
+                    )
+                    break
+                raise ValueError("fit: the training data has no batches")
+            epoch_logs = dict(logs)
+            if validation_data is not None and _validates(epoch, validation_freq):
+                val_x, val_y, val_weight = data_adapter.unpack(validation_data)
+                val_logs = self.evaluate(
+                    val_x,
+                    val_y,
+                    sample_weight=val_weight,
+                    batch_size=validation_batch_size or batch_size,
+                    steps=validation_steps,
+                    callbacks=callback_list,
+                    return_dict=True,
+                )
+                epoch_logs.update({f"val_{name}": value for name, value in val_logs.items()})
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
+            if self.stop_training:
+                break
+        callback_list.on_train_end(logs=training_logs)
+        return self.history
+
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        verbose="auto",
+        sample_weight=None,
+        steps=None,
+        callbacks=None,
+        return_dict=False,
+    ):
+        """The loss and metrics over the data: a scalar when there is only the loss, a list
+        in `metrics_names` order otherwise, or a dict with `return_dict`."""
+        self._check_compiled("evaluate")
+        batches = data_adapter.adapter(x, y, sample_weight, batch_size, steps, False, "evaluate")
+        if isinstance(callbacks, callbacks_module.CallbackList):
+            callback_list = callbacks  # fit's, for its validation pass
+        else:
+            _check_verbosity(verbose)
+            callback_list = callbacks_module.CallbackList(
+                callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1,
+                steps=batches.steps,
+            )  # fmt: skip
+        self.reset_metrics()
+        callback_list.on_test_begin()
+        logs = None
+        for index, data in enumerate(batches.batches()):
+            if self.test_function is None:
+                self._build_on(data)
+            step = self.make_test_function()
+            callback_list.on_test_batch_begin(index)
+            logs = _floats(step(data))
+            callback_list.on_test_batch_end(index, logs)
+        if logs is None:
+            raise ValueError("evaluate: the data has no batches")
+        callback_list.on_test_end(logs)
+        if return_dict:
+            return logs
+        values = list(logs.values())
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """The model's outputs for every sample of `x`, as numpy arrays (batches joined)."""
+        batches = data_adapter.adapter(x, None, None, batch_size, steps, False, "predict")
+        _check_verbosity(verbose)
+        callback_list = callbacks_module.CallbackList(
+            callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1,
+            steps=batches.steps,
+        )  # fmt: skip
+        callback_list.on_predict_begin()
+        outputs = []
+        for index, data in enumerate(batches.batches()):
+            step = self.make_predict_function()
+            callback_list.on_predict_batch_begin(index)
+            batch_outputs = _arrays(step(data))
+            outputs.append(batch_outputs)
+            callback_list.on_predict_batch_end(index, {"outputs": batch_outputs})
+        if not outputs:
+            raise ValueError("predict: the data has no batches")
+        callback_list.on_predict_end()
+        joined = [np.concatenate(parts) for parts in zip(*map(nest.flatten, outputs))]
+        return nest.pack_sequence_as(outputs[0], joined)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One optimizer step on one batch; the metrics are of this batch alone (Keras 3
+        resets them first)."""
+        self._check_compiled("train_on_batch")
+        data = data_adapter.pack(x, y, sample_weight)
+        if class_weight is not None:
+            data = class_weighted(data, class_weight)
+        self._build_on(data)
+        self.reset_metrics()
+        return _returned(_floats(self.make_train_function()(data)), return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        self._check_compiled("test_on_batch")
+        data = data_adapter.pack(x, y, sample_weight)
+        self._build_on(data)
+        self.reset_metrics()
+        return _returned(_floats(self.make_test_function()(data)), return_dict)
+
+    def predict_on_batch(self, x):
+        return _arrays(self.make_predict_function()((x,)))
+
+    def _check_compiled(self, method):
+        if not self.compiled:
+            raise RuntimeError(
+                f"{method}: the model must be compiled first: call "
+                "model.compile(optimizer, loss) (as in Keras)"
+            )
+
+
+def _check_verbosity(verbose):
+    """Refuse a verbosity Keras lacks; "auto" (a progress bar) reaches the callbacks as given."""
+    if verbose not in ("auto", 0, 1, 2):
+        raise ValueError(f"verbose must be 'auto', 0, 1 or 2, not {verbose!r}")
+
+
+def _validates(epoch, validation_freq):
+    """Whether the epoch (0-based) ends with a validation pass: every `validation_freq`
+    epochs, or those (1-based) listed."""
+    if isinstance(validation_freq, int):
+        return (epoch + 1) % validation_freq == 0
+    return epoch + 1 in validation_freq
+
+
+def _floats(logs):
+    """The step's logs as Python floats (what callbacks and History see)."""
+    return {name: _float(value) for name, value in logs.items()}
+
+
+def _float(value):
+    array = np.asarray(value)
+    return float(array) if array.size == 1 else array
+
+
+def _arrays(outputs):
+    return nest.pack_sequence_as(outputs, [np.asarray(o) for o in nest.flatten(outputs)])
+
+
+def _returned(logs, return_dict):
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
