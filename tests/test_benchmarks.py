@@ -105,6 +105,23 @@ def _compile_and_mpi_checks(result, results):
             assert row["batch_per_process"] == 8 // int(processes)
 
 
+def _keras_fit_checks(result, results):
+    """B25: tracer's fit ran both models; each peer ran or was skipped (not installed), and
+    whatever ran trained as tracer did (the same losses, within the script's tolerance)."""
+    for model in ("mlp", "cnn"):
+        row = results["B25"][model]
+        tracer = row["tracer"]
+        assert tracer["status"] == "ok", (model, tracer)
+        assert tracer["epoch_seconds"] > 0 and tracer["first_epoch_seconds"] > 0
+        assert len(tracer["losses"]) == 1 + results["B25"]["epochs"]
+        assert tracer["losses"][-1] < tracer["losses"][0]  # it learns
+        for system, r in row.items():
+            assert r["status"] in ("ok", "skipped"), (model, system, r)
+            if r["status"] == "ok" and system != "tracer":
+                assert r["loss_difference"]["first"] <= 1e-4, (model, system, r)
+    assert "B25 Keras fit" in result.stdout
+
+
 # The suite's workloads in parts that parallel test workers run at once; together, every
 # workload `run.py` runs by default.
 PARTS = {
@@ -114,9 +131,10 @@ PARTS = {
     "exported C": ("B13", _export_checks),
     "B16-B17": ("B16,B17,B23", _gradient_checks),
     "B21-B22": ("B21,B22", _compile_and_mpi_checks),
+    "B25": ("B25", _keras_fit_checks),
 }
 # run.py's own list
-SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23"}
+SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25"}
 
 
 def test_the_parts_cover_every_workload_of_the_suite():

@@ -329,7 +329,8 @@ def test_model_checkpoint_suffix_and_save_freq_errors():
         cb.ModelCheckpoint("a.weights")
     with pytest.raises(ValueError, match="Unrecognized save_freq: batch"):
         cb.ModelCheckpoint("a.keras", save_freq="batch")
-    cb.ModelCheckpoint("a.h5")  # the older format is still accepted for a whole model
+    with pytest.raises(ValueError, match=r"must end in `.keras`"):
+        cb.ModelCheckpoint("a.h5")  # Keras 2's format, which tracer does not write
 
 
 def test_model_checkpoint_save_freq_counts_batches_across_epochs():

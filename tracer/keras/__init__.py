@@ -7,9 +7,11 @@ Keras's training API too: `Model.compile/fit/evaluate/predict` on one compiled s
 
 from tracer import optimizers
 from tracer.keras import activations, callbacks, initializers, layers, losses, metrics, models
+from tracer.keras.functional import Input
 from tracer.keras.models import Model, Sequential
 
 __all__ = [
+    "Input",
     "Model",
     "Sequential",
     "activations",

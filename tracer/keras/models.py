@@ -83,9 +83,7 @@ class Sequential(Model):
         self._input_shape = tuple(input_shape)
         if not self.layers or any(d is None for d in self._input_shape[1:]):
             return
-        outputs = constant(
-            np.zeros((1, *self._input_shape[1:]), self.layers[0].dtype.as_numpy_dtype)
-        )
+        outputs = constant(np.zeros((1, *self._input_shape[1:]), _input_dtype(self.layers[0])))
         for layer in self.layers:
             layer._output_shape = None
             outputs = layer(outputs, training=False) if isinstance(layer, Layer) else layer(outputs)
@@ -114,6 +112,12 @@ class Sequential(Model):
     def _enter_scope(self):
         """Sequential adds no scope of its own to its layers' names."""
         return None
+
+
+def _input_dtype(layer):
+    """The dtype a layer takes its inputs in (float32 for a nested model, which has none)."""
+    dtype = getattr(layer, "dtype", None)
+    return dtype.as_numpy_dtype if dtype is not None else np.float32
 
 
 def _direct_layers(model):

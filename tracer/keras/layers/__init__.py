@@ -1,17 +1,53 @@
 """`tt.keras.layers`: Keras's layers, each a `tt.Module`, differentiable and compilable."""
 
+from tracer.keras.functional import InputLayer
 from tracer.keras.layers.convolutional import Conv2D, Convolution2D, MaxPool2D, MaxPooling2D
 from tracer.keras.layers.core import Dense, Dropout, Embedding, Flatten
 from tracer.keras.layers.layer import Layer
+from tracer.keras.layers.merging import (
+    Activation,
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Reshape,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 
 __all__ = [
+    "Activation",
+    "Add",
+    "Average",
+    "Concatenate",
     "Conv2D",
     "Convolution2D",
     "Dense",
     "Dropout",
     "Embedding",
     "Flatten",
+    "InputLayer",
     "Layer",
     "MaxPool2D",
     "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "Reshape",
+    "Subtract",
+    "add",
+    "average",
+    "concatenate",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]

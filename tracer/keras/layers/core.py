@@ -78,6 +78,7 @@ class Dropout(Layer):
     def build(self, input_shape):
         start = self.seed if self.seed is not None else int(tt_random.uniform((), 0, 2**31, int64))
         self.seed_state = Variable([start, 0], trainable=False, name="seed_state", dtype=int64)
+        self._seed_variables.append(self.seed_state)
         self.built = True
 
     def call(self, inputs, training=None):
@@ -106,7 +107,9 @@ class Embedding(Layer):
         self.embeddings = None
 
     def __call__(self, inputs, *args, **kwargs):
-        return super().__call__(_indices(inputs), *args, **kwargs)
+        if not hasattr(inputs, "_keras_history"):  # a KerasTensor: cast when the model runs
+            inputs = _indices(inputs)
+        return super().__call__(inputs, *args, **kwargs)
 
     def build(self, input_shape):
         self.embeddings = self.add_weight(

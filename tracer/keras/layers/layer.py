@@ -59,6 +59,7 @@ class Layer(Module):
                 f"unexpected keyword arguments {sorted(kwargs)} for {type(self).__name__}"
             )
         self._own_weights = []  # first, so that a layer's own weights come before its sub-layers'
+        self._seed_variables = []  # random-number state: variables, but not weights
         self._name = name or unique_layer_name(to_snake_case(type(self).__name__))
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
         self._trainable = bool(trainable)
@@ -72,11 +73,17 @@ class Layer(Module):
             inputs = convert_to_tensor(inputs)
             if inputs.dtype.is_floating and self.dtype is not None and inputs.dtype != self.dtype:
                 inputs = cast(inputs, self.dtype)
+        elif _holds_keras_tensors((inputs, args, kwargs)):
+            from tracer.keras.functional import call_symbolic  # (functional imports this module)
+
+            return call_symbolic(self, inputs, *args, **kwargs)
         if "training" in kwargs and not _takes_training(type(self).call):
             del kwargs["training"]
         outer = self._enter_scope()
         try:
             if not self.built:
+                # the shape the layer was built for: what Keras files record
+                self._build_input_shape = getattr(inputs, "shape", None)
                 self.build(getattr(inputs, "shape", None))
                 self.built = True
                 if self in deferred.pending:
@@ -141,7 +148,12 @@ class Layer(Module):
         """Every weight of the layer and its sub-layers (a list, as Keras gives)."""
         return list(self._flatten(_is_variable))
 
-    weights = variables
+    @property
+    def weights(self):
+        """The variables less random-number state (a Dropout's seed), as Keras 3's weights:
+        what get_weights, set_weights, count_params and Keras's files hold."""
+        seeds = {id(v) for layer in (self, *self._sublayers()) for v in layer._seed_variables}
+        return [v for v in self.variables if id(v) not in seeds]
 
     @property
     def trainable_variables(self):
@@ -154,7 +166,10 @@ class Layer(Module):
         trainable = {id(v) for v in self.trainable_variables}
         return [v for v in self.variables if id(v) not in trainable]
 
-    non_trainable_weights = non_trainable_variables
+    @property
+    def non_trainable_weights(self):
+        trainable = {id(v) for v in self.trainable_variables}
+        return [v for v in self.weights if id(v) not in trainable]
 
     def get_weights(self):
         return [v.numpy() for v in self.weights]
@@ -209,6 +224,16 @@ def _shapes_of(outputs):
     if isinstance(outputs, (list, tuple)):
         return [tuple(getattr(o, "shape", ())) for o in outputs]
     return tuple(getattr(outputs, "shape", ()))
+
+
+def _holds_keras_tensors(structure):
+    """Whether `structure` holds a KerasTensor (tt.keras.Input, or a layer called on one),
+    through lists, tuples and dicts: the layer is then called symbolically."""
+    if isinstance(structure, (list, tuple)):
+        return any(_holds_keras_tensors(item) for item in structure)
+    if isinstance(structure, dict):
+        return any(_holds_keras_tensors(item) for item in structure.values())
+    return hasattr(structure, "_keras_history")
 
 
 def _converts(inputs):

@@ -1,0 +1,143 @@
+"""Keras's layers that join tensors (Concatenate, Add, Subtract, Multiply, Average, Maximum,
+Minimum, and their functions `concatenate`, `add`, ...), and Activation and Reshape: what
+Keras's functional guide builds models with, where a KerasTensor has no arithmetic."""
+
+import functools
+import math
+
+from tracer.keras import activations
+from tracer.keras.layers.layer import Layer
+from tracer.ops import math_ops
+from tracer.ops.array_ops import reshape
+from tracer.ops.structure_ops import concat
+from tracer.tensor import convert_to_tensor
+
+
+class Merge(Layer):
+    """A layer of a list of tensors, joined elementwise by `_join` (a binary op, folded
+    over the list)."""
+
+    _join = None  # a function of two tensors
+    _arity = None  # the number of tensors it takes, when fixed
+
+    def call(self, inputs):
+        tensors = _tensors(inputs, self)
+        if self._arity is not None and len(tensors) != self._arity:
+            raise ValueError(
+                f"{type(self).__name__} layer {self.name!r} takes {self._arity} tensors, "
+                f"not {len(tensors)}"
+            )
+        return functools.reduce(type(self)._join, tensors)
+
+
+class Add(Merge):
+    """The sum of a list of tensors of one shape (or shapes that broadcast)."""
+
+    _join = staticmethod(math_ops.add)
+
+
+class Subtract(Merge):
+    """`inputs[0] - inputs[1]`."""
+
+    _join = staticmethod(math_ops.subtract)
+    _arity = 2
+
+
+class Multiply(Merge):
+    """The elementwise product of a list of tensors."""
+
+    _join = staticmethod(math_ops.multiply)
+
+
+class Maximum(Merge):
+    """The elementwise maximum of a list of tensors."""
+
+    _join = staticmethod(math_ops.maximum)
+
+
+class Minimum(Merge):
+    """The elementwise minimum of a list of tensors."""
+
+    _join = staticmethod(math_ops.minimum)
+
+
+class Average(Merge):
+    """The elementwise mean of a list of tensors."""
+
+    _join = staticmethod(math_ops.add)
+
+    def call(self, inputs):
+        return super().call(inputs) / float(len(_tensors(inputs, self)))
+
+
+class Concatenate(Layer):
+    """A list of tensors joined along `axis` (the last by default)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = int(axis)
+
+    def call(self, inputs):
+        return concat(_tensors(inputs, self), axis=self.axis)
+
+
+class Activation(Layer):
+    """`activation(inputs)`, the activation given by its Keras name or as a function."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+
+class Reshape(Layer):
+    """Each example reshaped to `target_shape` (the batch axis kept); one -1 in
+    `target_shape` takes the size that is left, as in Keras."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+        if sum(d == -1 for d in self.target_shape) > 1:
+            raise ValueError(f"Reshape: at most one -1 in target_shape {self.target_shape}")
+
+    def call(self, inputs):
+        target = self.target_shape
+        if -1 in target:  # then the batch axis cannot be -1 too: the size left is known
+            size = math.prod(inputs.shape[1:])
+            known = -math.prod(target)
+            target = tuple(size // known if d == -1 else d for d in target)
+        return reshape(inputs, (-1, *target))
+
+
+def _tensors(inputs, layer):
+    if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+        raise ValueError(
+            f"{type(layer).__name__} layer {layer.name!r} takes a list of at least 2 tensors"
+        )
+    return [convert_to_tensor(x) for x in inputs]
+
+
+def _functional(cls):
+    """Keras's function form of a merging layer: `add([a, b])` is `Add()([a, b])`."""
+
+    def merge(inputs, **kwargs):
+        return cls(**kwargs)(inputs)
+
+    merge.__name__ = merge.__qualname__ = cls.__name__.lower()
+    merge.__doc__ = f"`{cls.__name__}(**kwargs)(inputs)`."
+    return merge
+
+
+add = _functional(Add)
+subtract = _functional(Subtract)
+multiply = _functional(Multiply)
+maximum = _functional(Maximum)
+minimum = _functional(Minimum)
+average = _functional(Average)
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """`Concatenate(axis, **kwargs)(inputs)`."""
+    return Concatenate(axis=axis, **kwargs)(inputs)

@@ -1,0 +1,112 @@
+"""The `.keras` zip: `metadata.json`, `config.json` and `model.weights.h5`, as Keras 3 writes them.
+
+A `.keras` file is someone else's zip, so reading it never extracts anything to disk: the
+members are read into memory, each after its declared size is checked against a limit and
+against the bytes it takes in the zip (a decompression bomb declares far more than it stores).
+Members other than these three (Keras's `assets/`) are ignored.
+"""
+
+import json
+import os
+import zipfile
+
+CONFIG = "config.json"
+METADATA = "metadata.json"
+WEIGHTS = "model.weights.h5"
+
+# NOTE: limits on what a file may make tracer read into memory; a real config is kilobytes, a
+# real weights file what the model's parameters take.
+MAX_JSON_BYTES = 64 << 20
+MAX_WEIGHTS_BYTES = 16 << 30
+MAX_MEMBERS = 100_000
+# a member may declare at most this many times the bytes it stores, once past BOMB_FLOOR:
+# DEFLATE cannot pass ~1032:1, and Keras stores its members uncompressed
+MAX_EXPANSION = 1100
+BOMB_FLOOR = 1 << 20
+
+
+def write(file, metadata, config, weights):
+    """Write a `.keras` zip of the two JSON dicts and the weights file's bytes to `file` (an
+    open binary file). Members are stored uncompressed, in Keras's order."""
+    with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(METADATA, json.dumps(metadata))
+        archive.writestr(CONFIG, json.dumps(config))
+        archive.writestr(WEIGHTS, weights)
+
+
+def read(source, weights=True):
+    """`(metadata, config, weights bytes or None)` from a `.keras` zip (a path or an open
+    binary file); `weights=False` leaves the weights unread. Raises ValueError when the file
+    is not a zip, lacks `config.json` or `model.weights.h5`, or holds members too large."""
+    try:
+        archive = zipfile.ZipFile(source, "r")
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"{_label(source)} is not a .keras file (a zip): {error}") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise ValueError(f"{_label(source)} holds {len(infos)} members; refusing to read it")
+        members = {}
+        for info in infos:
+            if info.filename in members:
+                raise ValueError(f"{_label(source)} holds {info.filename!r} twice")
+            members[info.filename] = info
+        for name in (CONFIG, WEIGHTS):
+            if name not in members:
+                raise ValueError(_missing(source, name, members))
+        config = _json(archive, members[CONFIG], source)
+        metadata = _json(archive, members[METADATA], source) if METADATA in members else {}
+        data = _member(archive, members[WEIGHTS], MAX_WEIGHTS_BYTES, source) if weights else None
+    if not isinstance(config, dict):
+        raise ValueError(f"{_label(source)}: config.json holds no model config (a JSON object)")
+    return metadata, config, data
+
+
+def is_zip(path):
+    """Whether the file at `path` starts as a zip does (so `load_weights` can tell a `.keras`
+    file from an HDF5 one whatever its name)."""
+    with open(path, "rb") as file:
+        return file.read(4) == b"PK\x03\x04"
+
+
+def _missing(source, name, members):
+    if name == WEIGHTS and "model.weights.npz" in members:
+        return (
+            f"{_label(source)} holds its weights as model.weights.npz; tracer reads only "
+            "Keras's default, model.weights.h5"
+        )
+    return f"{_label(source)} is not a complete .keras file: it has no {name}"
+
+
+def _json(archive, info, source):
+    text = _member(archive, info, MAX_JSON_BYTES, source)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:  # RecursionError: absurdly deep nesting
+        raise ValueError(f"{_label(source)}: {info.filename} is not valid JSON ({error})") from None
+
+
+def _member(archive, info, limit, source):
+    size = info.file_size
+    if size > limit:
+        raise ValueError(
+            f"{_label(source)}: {info.filename} declares {size} bytes, more than the "
+            f"{limit} tracer reads (tracer.keras.saving.archive.MAX_*_BYTES)"
+        )
+    if size > BOMB_FLOOR and size > MAX_EXPANSION * info.compress_size:
+        raise ValueError(
+            f"{_label(source)}: {info.filename} declares {size} bytes but stores only "
+            f"{info.compress_size}; refusing a likely decompression bomb"
+        )
+    with archive.open(info, "r") as member:
+        data = member.read(limit + 1)  # zipfile also checks the size and the CRC
+    if len(data) > limit:
+        raise ValueError(f"{_label(source)}: {info.filename} is larger than it declares")
+    return data
+
+
+def _label(source):
+    if isinstance(source, (str, os.PathLike)):
+        return repr(os.fspath(source))
+    name = getattr(source, "name", None)
+    return repr(name) if isinstance(name, str) else "the file"

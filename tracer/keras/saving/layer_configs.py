@@ -1,0 +1,401 @@
+"""Keras 3 configs of tracer's layers: the entries of a `.keras` file's `config.json`.
+
+An entry names its class and holds the arguments that make the layer again:
+
+    {"module": "keras.layers", "class_name": "Dense", "registered_name": null,
+     "config": {"name": "dense", "trainable": true, "dtype": {...DTypePolicy...},
+                "units": 8, "activation": "relu", "kernel_initializer": {...}, ...},
+     "build_config": {"input_shape": [null, 4]}}
+
+`LAYERS` is the table of the layers tracer reads and writes. Reading refuses, with a
+ValueError naming it, any class the table lacks (unless the caller's `custom_objects` has it),
+any argument whose value would change what the layer computes and that tracer's layer does not
+take (`groups=2`, `mask_zero=true`), and anything that would run code from the file (Keras's
+`Lambda` layers and `__lambda__` functions), whatever `safe_mode` says. Options that only shape
+training (regularizers, constraints) are dropped with a warning.
+"""
+
+import dataclasses
+import inspect
+import warnings
+
+from tracer.keras import activations, initializers
+from tracer.keras.layers import convolutional, core
+from tracer.keras.layers.layer import Layer
+
+_COMMON = ("name", "trainable", "dtype")
+# Keras's options that only act during training: dropped (with a warning when set)
+_TRAINING_ONLY = (
+    "kernel_regularizer",
+    "bias_regularizer",
+    "activity_regularizer",
+    "embeddings_regularizer",
+    "kernel_constraint",
+    "bias_constraint",
+    "embeddings_constraint",
+)
+# Keras 2's argument that Keras 3 still reads and ignores
+_IGNORED = ("input_length",)
+_CODE_CLASSES = ("Lambda", "__lambda__", "TFOpLambda", "SlicingOpLambda")
+_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerSpec:
+    """How one Keras layer class maps to tracer's: `write(layer)` gives the config's
+    arguments after name, trainable and dtype, in Keras's order; `fixed` holds the arguments
+    tracer's layer supports only at one value."""
+
+    cls: type
+    write: object
+    fixed: dict = dataclasses.field(default_factory=dict)
+
+
+def _dense(layer):
+    return {
+        "units": layer.units,
+        "activation": _activation(layer),
+        "use_bias": layer.use_bias,
+        "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_unset("kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint"),
+    }
+
+
+def _conv2d(layer):
+    return {
+        "filters": layer.filters,
+        "kernel_size": list(layer.kernel_size),
+        "strides": list(layer.strides),
+        "padding": layer.padding.lower(),
+        "data_format": _DATA_FORMATS[layer.data_format],
+        "dilation_rate": list(layer.dilation_rate),
+        "groups": 1,
+        "activation": _activation(layer),
+        "use_bias": layer.use_bias,
+        "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_unset("kernel_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_unset("kernel_constraint", "bias_constraint"),
+    }
+
+
+def _max_pooling2d(layer):
+    return {
+        "pool_size": list(layer.pool_size),
+        "padding": layer.padding.lower(),
+        "strides": list(layer.strides),
+        "data_format": _DATA_FORMATS[layer.data_format],
+    }
+
+
+def _flatten(layer):
+    return {"data_format": "channels_last"}
+
+
+def _dropout(layer):
+    noise_shape = None if layer.noise_shape is None else list(layer.noise_shape)
+    return {"rate": layer.rate, "seed": layer.seed, "noise_shape": noise_shape}
+
+
+def _embedding(layer):
+    return {
+        "input_dim": layer.input_dim,
+        "output_dim": layer.output_dim,
+        "embeddings_initializer": _initializer(layer.embeddings_initializer, "RandomUniform"),
+        **_unset("embeddings_regularizer", "activity_regularizer", "embeddings_constraint"),
+        "mask_zero": False,
+    }
+
+
+def _unset(*keys):
+    """Keras's options that tracer's layers lack, written as Keras writes them when unset."""
+    return dict.fromkeys(keys)
+
+
+LAYERS = {
+    "Dense": LayerSpec(core.Dense, _dense),
+    "Conv2D": LayerSpec(convolutional.Conv2D, _conv2d, {"groups": 1}),
+    "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _max_pooling2d),
+    "Flatten": LayerSpec(core.Flatten, _flatten, {"data_format": "channels_last"}),
+    "Dropout": LayerSpec(core.Dropout, _dropout),
+    "Embedding": LayerSpec(core.Embedding, _embedding, {"mask_zero": False, "sparse": False}),
+}
+_ALIASES = {"Convolution2D": "Conv2D", "MaxPool2D": "MaxPooling2D"}
+_DATA_FORMATS = {"NHWC": "channels_last", "NCHW": "channels_first"}
+
+
+def layer_config(layer, input_shape=None):
+    """The Keras config entry of `layer` (`input_shape`, when known, becomes its
+    `build_config`). Raises ValueError for a layer Keras could not make again."""
+    cls = type(layer)
+    spec = next((s for s in LAYERS.values() if s.cls is cls), None)
+    if spec is not None:
+        arguments, module = spec.write(layer), "keras.layers"
+    elif hasattr(layer, "get_config"):  # a user's layer, or one of tracer's newer ones
+        arguments, module = layer.get_config(), _keras_module(cls)
+    else:
+        arguments, module = _attribute_arguments(layer), _keras_module(cls)
+    config = {"name": layer.name, "trainable": layer.trainable, "dtype": dtype_policy(layer)}
+    config.update((k, v) for k, v in arguments.items() if k not in _COMMON)
+    entry = {
+        "module": module,
+        "class_name": cls.__name__,
+        "config": config,
+        "registered_name": None if module.startswith("keras") else cls.__name__,
+    }
+    if input_shape is not None:
+        entry["build_config"] = {"input_shape": _json_shape(input_shape)}
+    return entry
+
+
+def make_layer(entry, custom_objects=None):
+    """The tracer layer a Keras config entry describes (unbuilt)."""
+    check_no_code(entry)
+    class_name, config = entry_class(entry), entry.get("config")
+    if not isinstance(config, dict):
+        raise ValueError(f"the config of layer {class_name} is not a JSON object")
+    custom_objects = custom_objects or {}
+    custom = custom_objects.get(class_name) or custom_objects.get(entry.get("registered_name"))
+    if custom is not None:
+        return custom.from_config(config) if hasattr(custom, "from_config") else custom(**config)
+    spec = LAYERS.get(_ALIASES.get(class_name, class_name))
+    cls = spec.cls if spec is not None else _tracer_layer(class_name, entry)
+    kwargs = _arguments(class_name, cls, config, spec.fixed if spec else {})
+    return cls(**kwargs)
+
+
+def entry_class(entry):
+    """The class name of a config entry, or ValueError when it is not an entry."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("class_name"), str):
+        raise ValueError(f"a layer config must be a JSON object with a class_name, not {entry!r}")
+    return entry["class_name"]
+
+
+def check_no_code(value, depth=0):
+    """Refuse a config that holds code (a Lambda layer, a serialized Python function)."""
+    if depth > 64:
+        raise ValueError("the config nests too deeply")
+    if isinstance(value, dict):
+        if value.get("class_name") in _CODE_CLASSES:
+            raise ValueError(
+                f"the file holds Python code ({value.get('class_name') or 'a function'}); "
+                "tracer never runs code from a file, whatever safe_mode says"
+            )
+        for item in value.values():
+            check_no_code(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            check_no_code(item, depth + 1)
+
+
+def dtype_policy(layer):
+    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none)."""
+    dtype = getattr(layer, "dtype", None)
+    name = getattr(dtype, "name", None) or "float32"
+    return {
+        "module": "keras",
+        "class_name": "DTypePolicy",
+        "config": {"name": name},
+        "registered_name": None,
+    }
+
+
+def dtype_name(value):
+    """A tracer dtype name from a config's `dtype` (a policy entry or a name)."""
+    if isinstance(value, dict):
+        value = (value.get("config") or {}).get("name")
+    if value is None:
+        return None
+    if value not in _DTYPES:
+        raise ValueError(f"the file uses dtype policy {value!r}; tracer reads {_DTYPES}")
+    return value
+
+
+def build(layer, input_shape):
+    """Build `layer` for inputs of `input_shape` (None for unknown sizes), in its name scope,
+    as its first call would."""
+    from tracer.train import deferred
+
+    outer = layer._enter_scope()
+    try:
+        layer.build(tuple(input_shape))
+        layer.built = True
+        if layer in deferred.pending:
+            deferred.restore_built(layer)
+    finally:
+        layer._leave_scope(outer)
+
+
+def _arguments(class_name, cls, config, fixed):
+    """The keyword arguments of `cls` from a layer's config."""
+    accepted = init_parameters(cls)
+    kwargs = {}
+    for key, value in config.items():
+        if key in fixed:
+            if value is not None and value != fixed[key]:
+                raise ValueError(
+                    f"the file's {class_name} layer {config.get('name')!r} has {key}={value!r}; "
+                    f"tracer's {class_name} supports only {key}={fixed[key]!r}"
+                )
+            if key not in accepted:
+                continue
+        if key in _IGNORED:
+            continue
+        if key in _TRAINING_ONLY:
+            if value is not None:
+                warnings.warn(
+                    f"layer {config.get('name')!r}: {key} is dropped (tracer's layers have none)",
+                    stacklevel=4,
+                )
+            continue
+        if key not in accepted:
+            if value not in (None, False, 0, [], {}):
+                raise ValueError(
+                    f"the file's {class_name} layer {config.get('name')!r} sets {key}={value!r}, "
+                    f"which tracer's {class_name} does not have"
+                )
+            continue
+        value = _argument(key, value)
+        if value is not None or not key.endswith("_initializer"):  # None: the layer's default
+            kwargs[key] = value
+    return kwargs
+
+
+def _argument(key, value):
+    if key == "dtype":
+        return dtype_name(value)
+    if key == "activation":
+        return _read_activation(value)
+    if key.endswith("_initializer"):
+        return _read_initializer(value)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def init_parameters(cls):
+    """The keyword arguments `cls(...)` takes, its base classes' included where `__init__`
+    passes `**kwargs` on."""
+    names = set()
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if init is None:
+            continue
+        parameters = inspect.signature(init).parameters.values()
+        names.update(p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD)
+        names.update(p.name for p in parameters if p.kind is p.KEYWORD_ONLY)
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return names - {"self"}
+
+
+def _keras_module(cls):
+    """Keras's module for tracer's own layers (Keras has a class of that name), the class's
+    module for a user's layer (read back through `custom_objects`)."""
+    from tracer.keras import layers
+
+    if cls.__module__.startswith("tracer.keras.layers") and cls.__name__ in layers.__all__:
+        return "keras.layers"
+    return cls.__module__
+
+
+def _attribute_arguments(layer):
+    """The arguments of a layer without `get_config`, Keras's way: each argument of its
+    constructor is the attribute of that name (`Concatenate(axis)` has `.axis`)."""
+    arguments = {}
+    for name in sorted(init_parameters(type(layer)) - set(_COMMON)):
+        if not hasattr(layer, name):
+            raise ValueError(
+                f"cannot save layer {layer.name!r}: tracer has no Keras config for "
+                f"{type(layer).__name__} (give the class a get_config method)"
+            )
+        value = getattr(layer, name)
+        if name == "activation":
+            value = _activation(layer)
+        arguments[name] = list(value) if isinstance(value, tuple) else value
+    return arguments
+
+
+def _tracer_layer(class_name, entry):
+    """A layer class of `tt.keras.layers` named `class_name` (merge layers and others added
+    after this table), or the ValueError that names what tracer lacks."""
+    from tracer.keras import layers
+
+    module = entry.get("module") or ""
+    cls = getattr(layers, class_name, None) if class_name in layers.__all__ else None
+    if module.startswith("keras") and isinstance(cls, type) and issubclass(cls, Layer):
+        return cls
+    raise ValueError(
+        f"the file holds a layer {class_name} that tracer does not have"
+        + (
+            ""
+            if module.startswith("keras")
+            else f" (from {module or 'an unnamed module'}: pass its class in custom_objects)"
+        )
+    )
+
+
+def _activation(layer):
+    try:
+        return activations.serialize(layer.activation)
+    except ValueError:
+        raise ValueError(
+            f"cannot save layer {layer.name!r}: its activation {layer.activation!r} is not one "
+            "of Keras's, so Keras could not make the layer again"
+        ) from None
+
+
+def _read_activation(value):
+    if isinstance(value, dict) and str(value.get("module", "")).startswith("keras"):
+        value = value.get("config")
+    if not isinstance(value, str):
+        raise ValueError(f"the file holds an activation tracer cannot read: {value!r}")
+    return activations.get(value)
+
+
+def _initializer(value, default):
+    """The Keras entry of an initializer argument (a name, an Initializer, ...)."""
+    found = initializers.get(value)
+    if isinstance(found, initializers.Initializer) and type(found).__name__ in (
+        cls.__name__ for cls in initializers._CLASSES
+    ):
+        name, config = type(found).__name__, found.get_config()
+    else:
+        warnings.warn(
+            f"initializer {value!r} has no Keras config; the file names {default}", stacklevel=4
+        )
+        name, config = default, {}
+    return {
+        "module": "keras.initializers",
+        "class_name": name,
+        "config": config,
+        "registered_name": None,
+    }
+
+
+def _read_initializer(value):
+    """A tracer initializer from a config's entry; only what layers start with before their
+    weights are loaded, so one tracer lacks falls back to the layer's default."""
+    if isinstance(value, str) or value is None:
+        return value if value is None or value in initializers._BY_NAME else None
+    if not isinstance(value, dict):
+        return None
+    cls = initializers._BY_NAME.get(value.get("class_name"))
+    config = value.get("config") if isinstance(value.get("config"), dict) else {}
+    if cls is None:
+        warnings.warn(
+            f"tracer has no initializer {value.get('class_name')!r}; the layer's default is "
+            "used (the loaded weights replace it)",
+            stacklevel=5,
+        )
+        return None
+    accepted = init_parameters(cls)
+    return cls(**{k: v for k, v in config.items() if k in accepted})
+
+
+def _json_shape(shape):
+    """A shape (or a list of shapes, for a layer that takes several inputs) for JSON."""
+    if shape and all(isinstance(d, (list, tuple)) for d in shape):
+        return [_json_shape(s) for s in shape]
+    return [None if d is None else int(d) for d in shape]
