@@ -1,10 +1,15 @@
-"""`python -m tracer`: doctor (with and without a C compiler), ir, cache."""
+"""`python -m tracer`: doctor (with and without a C compiler), ir, export, cache."""
 
 import os
 import pathlib
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+
+import tracer as tt
+from tests import exported_c
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -94,3 +99,43 @@ def test_cache_info_and_clear(tmp_path):
     cleared = tracer_cli("cache", "clear", tmp_path=tmp_path)
     assert "removed 1 modules" in cleared.stdout
     assert "(0 modules" in tracer_cli("cache", "info", tmp_path=tmp_path).stdout
+
+
+def test_export_of_a_keras_file_gives_c_that_matches_tensorflows_outputs(tmp_path):
+    """`python -m tracer export m.keras --derivatives vjp`: the forward pass of a model that
+    TensorFlow 2.21's Keras saved (tests/data/keras), as standalone C with its weights
+    built in; the C program's outputs are TensorFlow's for the stored inputs, and its vjp is
+    tracer's gradient."""
+    model_file = REPO / "tests" / "data" / "keras" / "mlp.keras"
+    done = tracer_cli(
+        "export", str(model_file), "--out", str(tmp_path / "c"), "--derivatives", "vjp",
+        tmp_path=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header = (tmp_path / "c" / "mlp.h").read_text()
+    assert "int mlp(const float *inputs_0, int64_t d0, float *out, void *work);" in header
+    stored = np.load(REPO / "tests" / "data" / "keras" / "mlp.npz")
+    x, y = stored["x"], stored["y"]
+    seed = np.ones_like(y)
+    calls = [
+        exported_c.Call("mlp", [x], [np.zeros_like(y)], dims=[len(x)]),
+        exported_c.Call("mlp_vjp", [x, seed], [np.zeros_like(x)], dims=[len(x)]),
+    ]
+    directory = str(tmp_path / "c")
+    with open(os.path.join(directory, "main.c"), "w") as handle:
+        handle.write(exported_c.main_source("mlp", calls, work_dims=[len(x)]))
+    program = exported_c.build(
+        directory, "mlp", ["-std=c99", "-O1"], [os.path.join(directory, "main.c")]
+    )
+    (outputs,), (gradient,) = exported_c.run(program, calls)
+    np.testing.assert_allclose(outputs, y, rtol=1e-5, atol=1e-6)
+    model = tt.keras.models.load_model(str(model_file))
+    inputs = tt.constant(x)
+    with tt.GradientTape() as tape:
+        tape.watch(inputs)
+        total = tt.reduce_sum(model(inputs))
+    np.testing.assert_allclose(gradient, tape.gradient(total, inputs).numpy(), rtol=1e-5, atol=1e-6)
+    refused = tracer_cli(
+        "export", str(tmp_path / "none.keras"), "--out", str(tmp_path), tmp_path=tmp_path
+    )
+    assert refused.returncode == 2 and "no file" in refused.stderr

@@ -4,6 +4,8 @@ python -m tracer doctor                       what tracer can use here, and whic
 python -m tracer ir model.py:loss --args "f32[128,784], i32[128]" [--stage optimized|traced|...|c]
 python -m tracer export model.py:step --args "f32[?,3], f64[]" --out DIR [--prefix NAME]
                  [--vjp] [--jacobian] [--hessian] [--variables frozen|arguments] [--native]
+python -m tracer export model.keras --out DIR [--derivatives vjp,jacobian] [--args ...]
+                 (a Keras model's forward pass, inputs as the file gives them unless --args)
 python -m tracer cache info | clear
 """
 
@@ -62,17 +64,23 @@ def main(argv=None):
         "export", help="write a function (and derivatives) as standalone C: .h, .c, Makefile"
     )
     export.set_defaults(error=export.error)
-    export.add_argument("target", help="SCRIPT.py:FUNCTION")
+    export.add_argument("target", help="SCRIPT.py:FUNCTION, or MODEL.keras")
     export.add_argument(
         "--args",
-        required=True,
         type=parse_specs,
-        help='argument specs, ? for a size given at run time: "f32[?,3], f64[]"',
+        help='argument specs, ? for a size given at run time: "f32[?,3], f64[]" (a .keras '
+        "model's default: its inputs, the batch size given at run time)",
     )
     export.add_argument("--out", required=True, help="the directory to write to")
     export.add_argument("--prefix", help="the C name of the function (default: its own)")
     for kind in ("vjp", "jacobian", "hessian"):
         export.add_argument(f"--{kind}", action="store_true", help=f"also export the {kind}")
+    export.add_argument(
+        "--derivatives",
+        type=_derivative_kinds,
+        default=(),
+        help="the derivatives to export too, by name: vjp,jacobian,hessian",
+    )
     export.add_argument("--variables", choices=("frozen", "arguments"))
     export.add_argument("--native", action="store_true", help="-march=native in the Makefile")
     cache = commands.add_parser("cache", help="the on-disk cache of compiled modules")
@@ -166,8 +174,18 @@ def print_ir(options):
 def export_command(options):
     import tracer as tt
 
-    function = _load(options)
-    derivatives = [kind for kind in ("vjp", "jacobian", "hessian") if getattr(options, kind)]
+    if options.target.endswith(".keras"):
+        function, options.args = _load_keras_model(options)
+        options.variables = options.variables or "frozen"  # the file's weights, in the C
+    elif options.args is None:
+        options.error("the following arguments are required: --args")
+    else:
+        function = _load(options)
+    derivatives = [
+        kind
+        for kind in ("vjp", "jacobian", "hessian")
+        if getattr(options, kind) or kind in options.derivatives
+    ]
     if os.path.exists(options.out) and not os.path.isdir(options.out):
         options.error(f"argument --out: {options.out!r} is a file, not a directory")
     try:
@@ -189,6 +207,55 @@ def export_command(options):
         options.error(f"tracing {options.target} raised {_one_line(error)}")
     print("\n".join(f"wrote {path}" for path in paths))
     return 0
+
+
+def _derivative_kinds(text):
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in ("vjp", "jacobian", "hessian")]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown derivatives {unknown}; choose from vjp, jacobian, hessian"
+        )
+    return kinds
+
+
+def _load_keras_model(options):
+    """(the forward pass of the model a .keras file holds, its argument specs): the
+    model's inputs with the batch size given at run time, unless --args says otherwise."""
+    from tracer.keras.models import load_model
+
+    if not os.path.isfile(options.target):
+        options.error(f"argument target: no file {options.target!r}")
+    try:
+        model = load_model(options.target, compile=False)
+    except (ValueError, OSError, ImportError) as error:  # what the file holds that cannot load
+        options.error(f"argument target: {options.target}: {_one_line(error)}")
+    specs = options.args if options.args is not None else _keras_input_specs(model, options)
+
+    def forward(*inputs):
+        return model(inputs[0] if len(inputs) == 1 else list(inputs), training=False)
+
+    stem = re.sub(r"\W", "_", os.path.basename(options.target)[: -len(".keras")])
+    forward.__name__ = stem if stem[:1].isalpha() else f"model_{stem}"
+    return forward, specs
+
+
+def _keras_input_specs(model, options):
+    """TensorSpecs of a loaded model's inputs, the batch axis unknown."""
+    from tracer.signature import TensorSpec
+
+    inputs = getattr(model, "inputs", None)
+    if inputs:  # a functional model's Inputs
+        return [TensorSpec([None, *t.shape[1:]], t.dtype) for t in inputs]
+    shape = getattr(model, "_input_shape", None)
+    if shape is None or any(d is None for d in shape[1:]):
+        options.error(
+            f"argument --args: {options.target} does not give its input shape; "
+            'say it, e.g. --args "f32[?,4]"'
+        )
+    first = model.layers[0] if getattr(model, "layers", None) else None
+    dtype = "int32" if type(first).__name__ == "Embedding" else "float32"  # indices
+    return [TensorSpec([None, *shape[1:]], dtype)]
 
 
 def _load(options):
