@@ -171,7 +171,8 @@ def main(argv=None):
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
-        "B23 jacobian through a compiled loop, vectorized and row by row)",
+        "B23 jacobian through a compiled loop, vectorized and row by row; "
+        "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -216,7 +217,7 @@ def _run(options):
     chosen = (
         options.only.split(",")
         if options.only
-        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23"]
+        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25"]
     )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
@@ -604,12 +605,50 @@ def print_loop_jacobian(report):
     )
 
 
+def print_keras_fit(report):
+    """B25: each system's median epoch and first epoch, tracer's over each peer's, and how
+    far each system's losses are from tracer's."""
+    print(
+        f"\nB25 Keras fit, seconds per epoch: the median of {report.get('epochs', '?')} epochs "
+        "after the first (batch 64, shuffle=False, Adam), each system's fastest of "
+        f"{report.get('rounds', '?')} rounds; the first epoch (tracing and compiling) apart"
+    )
+    if report.get("status") == "failed":
+        print(f"  failed: {report.get('detail', '')}")
+        return
+    for model, row in report.items():
+        if not isinstance(row, dict):
+            continue
+        print(f"  {model}:")
+        tracer = row.get("tracer", {})
+        for system, r in row.items():
+            if r["status"] not in ("ok", "wrong"):
+                print(f"    {system:14} {r['status']}: {r.get('detail', '')}")
+                continue
+            text = (
+                f"    {system:14} {r['epoch_seconds'] * 1e3:9.1f} ms/epoch   first epoch "
+                f"{r['first_epoch_seconds']:6.2f} s   loss {r['losses'][-1]:.5f}"
+            )
+            if system != "tracer" and tracer.get("status") == "ok":
+                text += (
+                    f"   tracer/this {tracer['epoch_seconds'] / r['epoch_seconds']:5.2f}x"
+                    f" (first epoch {tracer['first_epoch_seconds'] / r['first_epoch_seconds']:.2f}x)"
+                )
+            if "loss_difference" in r:
+                difference = r["loss_difference"]
+                text += f"   losses vs tracer {difference['first']:.1e}, {difference['last']:.1e}"
+            if r["status"] == "wrong":
+                text += "   WRONG"
+            print(text)
+
+
 # the workloads measured by a script of their own (each process per measurement inside it)
 SCRIPTS = {
     "B16": ("cheap_gradient.py", print_cheap_gradient),
     "B17": ("size_scaling.py", print_size_scaling),
     "B22": ("compile_time.py", print_compile_time),
     "B21": ("distributed.py", print_distributed),
+    "B25": ("keras_fit.py", print_keras_fit),
 }
 
 

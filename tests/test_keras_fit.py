@@ -358,3 +358,13 @@ def test_the_keras_fit_example_trains_exports_and_its_c_program_agrees(tmp_path)
     assert "the C program agrees with tracer" in printed.getvalue()
     log = (tmp_path / "training.csv").read_text().splitlines()
     assert log[0].startswith("epoch,") and len(log) > 5
+
+
+def test_build_makes_a_sequentials_weights_for_an_input_shape():
+    model = keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(2)])
+    model.build((None, 3))
+    assert [w.shape for w in model.get_weights()] == [(3, 4), (4,), (4, 2), (2,)]
+    assert model.layers[1]._output_shape == (None, 2)
+    x = np.ones((5, 3), np.float32)
+    kernel, bias, kernel2, bias2 = model.get_weights()
+    np.testing.assert_allclose(model(x).numpy(), (x @ kernel + bias) @ kernel2 + bias2, rtol=1e-6)

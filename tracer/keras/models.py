@@ -95,7 +95,12 @@ class Sequential(Model):
         return self.layers.pop()
 
     def build(self, input_shape):
-        """Nothing to build: each layer builds itself on its first call."""
+        """Build every layer for inputs of `input_shape` (Keras's `model.build((None, 3))`)."""
+        self._build_for((None, *input_shape[1:]))
+        self.built = True
+
+    def _build_on_first_call(self, input_shape):
+        """Nothing: on the first call each layer builds itself as the inputs reach it."""
         self.built = True
 
     def _summary_rows(self):

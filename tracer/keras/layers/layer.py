@@ -84,7 +84,7 @@ class Layer(Module):
             if not self.built:
                 # the shape the layer was built for: what Keras files record
                 self._build_input_shape = getattr(inputs, "shape", None)
-                self.build(getattr(inputs, "shape", None))
+                self._build_on_first_call(self._build_input_shape)
                 self.built = True
                 if self in deferred.pending:
                     deferred.restore_built(self)
@@ -98,6 +98,10 @@ class Layer(Module):
     def build(self, input_shape):
         """Make the layer's weights for inputs of `input_shape` (none by default)."""
         self.built = True
+
+    def _build_on_first_call(self, input_shape):
+        """What the first call builds (a Sequential lets its layers build as they run)."""
+        self.build(input_shape)
 
     def call(self, inputs, *args, **kwargs):
         return inputs
