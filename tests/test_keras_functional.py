@@ -8,13 +8,9 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from tracer.keras.functional import (
-    Functional,
-    Input,
-    InputLayer,
-    KerasTensor,
-    functional_structure,
-)
+from tracer.keras.functional import Functional, functional_structure
+from tracer.keras.keras_tensor import KerasTensor
+from tracer.keras.layers.input_layer import Input, InputLayer
 from tracer.keras.layers.merging import Add, Concatenate, Reshape, concatenate
 
 layers = tt.keras.layers
@@ -365,7 +361,9 @@ def test_layers_are_built_for_keras_shapes_with_none():
 def test_docstring_examples():
     import doctest
 
-    from tracer.keras import functional
+    from tracer.keras import functional, keras_tensor
+    from tracer.keras.layers import input_layer
 
-    result = doctest.testmod(functional, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+    for module in (functional, keras_tensor, input_layer):
+        result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

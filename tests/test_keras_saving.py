@@ -17,7 +17,7 @@ import pytest
 
 import tracer as tt
 from tracer.keras import saving
-from tracer.keras.functional import Input
+from tracer.keras.layers.input_layer import Input
 from tracer.keras.saving import archive, weights_file
 
 h5py = pytest.importorskip("h5py")  # a guard: the test extra installs h5py

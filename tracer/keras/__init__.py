@@ -6,8 +6,18 @@ Keras's training API too: `Model.compile/fit/evaluate/predict` on one compiled s
 """
 
 from tracer import optimizers
-from tracer.keras import activations, callbacks, initializers, layers, losses, metrics, models
-from tracer.keras.functional import Input
+from tracer.keras import (
+    activations,
+    callbacks,
+    functional,  # (functional and saving plug into Model when imported: extensions.py)
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    saving,
+)
+from tracer.keras.layers.input_layer import Input
 from tracer.keras.models import Model, Sequential
 
 __all__ = [
@@ -16,10 +26,12 @@ __all__ = [
     "Sequential",
     "activations",
     "callbacks",
+    "functional",
     "initializers",
     "layers",
     "losses",
     "metrics",
     "models",
     "optimizers",
+    "saving",
 ]

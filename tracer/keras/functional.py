@@ -27,164 +27,14 @@ import warnings
 from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
-from tracer.keras.layers.layer import Layer, unique_layer_name
+from tracer.keras import extensions
+from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node, inbound_nodes, node_of
+from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.models import Model
 from tracer.ops.array_ops import cast, expand_dims, squeeze
 from tracer.tensor import Tensor, convert_to_tensor
 from tracer.tracing import Trace, tracing
 from tracer.train import deferred
-
-# --- symbolic tensors and the calls that made them ---------------------------------------------
-
-KerasHistory = collections.namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
-Arguments = collections.namedtuple("Arguments", ["args", "kwargs"])
-
-
-class KerasTensor:
-    """A symbolic tensor: the shape (None where any size goes, the batch axis of an Input)
-    and dtype of a value that flows through a functional model, and the layer call that makes
-    it (`_keras_history`). It holds no value; layers called on it give more of them.
-
-    >>> tt.keras.Input(shape=(28, 28), name="image")
-    <KerasTensor shape=(None, 28, 28), dtype=float32, name=image>
-    """
-
-    __slots__ = ("shape", "dtype", "name", "_keras_history")
-
-    def __init__(self, shape, dtype="float32", name=None, history=None):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
-        self.dtype = as_dtype(dtype).name  # a string, as Keras 3's
-        self.name = name or unique_layer_name("keras_tensor")
-        self._keras_history = history
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    def __repr__(self):
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError(
-            f"{self!r} is symbolic: it has no value to convert. Call layers on it (for "
-            "arithmetic: tt.keras.layers.Add, Multiply, Concatenate, Activation), and call the "
-            "model made with tt.keras.Model(inputs, outputs) on real tensors"
-        )
-
-
-class Node:
-    """One call of a layer (`operation`) on KerasTensors: the arguments as given
-    (`arguments.args`, `arguments.kwargs`, KerasTensors in place), the KerasTensors among
-    them (`input_tensors`, flattened) and the KerasTensors it gave (`outputs`, flattened).
-    An Input's node has no arguments."""
-
-    __slots__ = ("operation", "arguments", "input_tensors", "outputs")
-
-    def __init__(self, operation, args=(), kwargs=None, outputs=()):
-        self.operation = operation
-        self.arguments = Arguments(tuple(args), dict(kwargs or {}))
-        leaves = nest.flatten(self.arguments)
-        self.input_tensors = [leaf for leaf in leaves if isinstance(leaf, KerasTensor)]
-        self.outputs = list(outputs)
-
-    @property
-    def is_input(self):
-        return not self.input_tensors
-
-    output_tensors = property(lambda self: self.outputs)
-
-    @property
-    def parent_nodes(self):
-        """The nodes that made this node's inputs."""
-        return [_node_of(tensor) for tensor in self.input_tensors]
-
-    def __repr__(self):
-        return f"<Node {self.operation.name}[{_inbound_nodes(self.operation).index(self)}]>"
-
-
-def _node_of(tensor):
-    layer, node_index, _ = tensor._keras_history
-    return layer._inbound_nodes[node_index]
-
-
-def _inbound_nodes(layer):
-    """`layer._inbound_nodes`, made empty on the layer's first symbolic call."""
-    nodes = getattr(layer, "_inbound_nodes", None)
-    if nodes is None:
-        nodes = layer._inbound_nodes = []
-    return nodes
-
-
-# --- Input -----------------------------------------------------------------------------------
-
-
-class InputLayer(Layer):
-    """The layer that holds a model's input: its node makes the KerasTensor `output`, of
-    shape `batch_shape`. `tt.keras.Input` makes one and returns its output. Called on a
-    tensor, it returns it unchanged (a Sequential may start with one)."""
-
-    def __init__(
-        self,
-        shape=None,
-        batch_size=None,
-        dtype=None,
-        sparse=None,
-        ragged=None,
-        batch_shape=None,
-        name=None,
-        optional=False,
-        **kwargs,
-    ):
-        for argument, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
-            if value:
-                raise NotImplementedError(f"tt.keras.Input: tracer has no {argument} inputs")
-        super().__init__(name=name or unique_layer_name("input_layer"), dtype=dtype, **kwargs)
-        self.batch_shape = _batch_shape(shape, batch_size, batch_shape)
-        tensor = KerasTensor(self.batch_shape, self.dtype, self.name, KerasHistory(self, 0, 0))
-        self._inbound_nodes = [Node(self, outputs=[tensor])]
-        self.built = True
-
-    @property
-    def output(self):
-        """The KerasTensor this layer holds."""
-        return self._inbound_nodes[0].outputs[0]
-
-    def get_config(self):
-        """Keras 3's config of an InputLayer."""
-        return {
-            "batch_shape": list(self.batch_shape),
-            "dtype": self.dtype.name,
-            "sparse": False,
-            "ragged": False,
-            "name": self.name,
-            "optional": False,
-        }
-
-
-def Input(shape=None, batch_size=None, dtype=None, batch_shape=None, name=None, **kwargs):
-    """A symbolic input of a functional model: a KerasTensor of shape `(batch_size, *shape)`
-    (the batch size None by default: any), or of `batch_shape`; None in `shape` is any size.
-
-    >>> tt.keras.Input(shape=(None, 3), dtype="int32").shape
-    (None, None, 3)
-    """
-    layer = InputLayer(shape, batch_size, dtype, batch_shape=batch_shape, name=name, **kwargs)
-    return layer.output
-
-
-def _batch_shape(shape, batch_size, batch_shape):
-    if batch_shape is not None:
-        if shape is not None or batch_size is not None:
-            raise ValueError("tt.keras.Input takes `shape` (and `batch_size`) or `batch_shape`")
-        return tuple(None if d is None else int(d) for d in batch_shape)
-    if shape is None:
-        raise ValueError(
-            "tt.keras.Input needs a `shape` (without the batch axis) or a `batch_shape`"
-        )
-    if isinstance(shape, int):
-        shape = (shape,)
-    return (batch_size, *shape)
-
 
 # --- a layer called on KerasTensors ------------------------------------------------------------
 
@@ -212,7 +62,7 @@ def call_symbolic(layer, *args, **kwargs):
                 f"layer {layer.name!r} ({type(layer).__name__}) returned {leaf!r} when called "
                 "on KerasTensors; a layer in a functional model returns tensors"
             )
-    node_index = len(_inbound_nodes(layer))
+    node_index = len(inbound_nodes(layer))
     tensors = [
         KerasTensor(_known(t.shape), t.dtype, history=KerasHistory(layer, node_index, i))
         for i, t in enumerate(nest.flatten(outputs))
@@ -482,9 +332,9 @@ class Functional(Model):
         tensor the call before gave (Keras's summary then has no "Connected to")."""
         if len(self._inputs) != 1:
             return False
-        chain = [_node_of(self._inputs[0]), *self._nodes]
+        chain = [node_of(self._inputs[0]), *self._nodes]
         return len({id(node.operation) for node in chain}) == len(chain) and all(
-            len(node.input_tensors) == 1 and _node_of(node.input_tensors[0]) is before
+            len(node.input_tensors) == 1 and node_of(node.input_tensors[0]) is before
             for before, node in zip(chain, chain[1:])
         )
 
@@ -522,7 +372,7 @@ def _map_graph(inputs, outputs):
     declared = {id(t) for t in inputs}
     order, first_met, done = [], {}, set()
     for output in outputs:
-        root = _node_of(output)
+        root = node_of(output)
         if id(root) in done:
             continue
         _check_reachable(output, output, declared)
@@ -536,7 +386,7 @@ def _map_graph(inputs, outputs):
                 done.add(id(node))
                 order.append(node)
                 continue
-            parent = _node_of(tensor)
+            parent = node_of(tensor)
             if id(parent) in done:
                 continue
             _check_reachable(tensor, output, declared)
@@ -559,7 +409,7 @@ def _map_graph(inputs, outputs):
 
 
 def _check_reachable(tensor, output, declared):
-    if _node_of(tensor).is_input and id(tensor) not in declared:
+    if node_of(tensor).is_input and id(tensor) not in declared:
         raise ValueError(
             f"tt.keras.Model: output {output.name!r} is not connected to the model's inputs: "
             f"it needs the Input {tensor.name!r}, which is not among them"
@@ -656,7 +506,7 @@ def functional_structure(model):
 
     def endpoint(tensor):
         layer, _, tensor_index = tensor._keras_history
-        return [layer.name, kept[id(_node_of(tensor))], tensor_index]
+        return [layer.name, kept[id(node_of(tensor))], tensor_index]
 
     layers = []
     for layer in model._layers:
@@ -691,3 +541,9 @@ def _to_lists(structure):
     if isinstance(structure, dict):
         return {key: _to_lists(value) for key, value in structure.items()}
     return structure
+
+
+# Layer.__call__ hands calls on KerasTensors here, and Model(inputs, outputs) makes a
+# Functional, without importing this module (tracer/keras/extensions.py).
+extensions.symbolic_call = call_symbolic
+extensions.functional_model = Functional

@@ -1,9 +1,11 @@
 """`tt.keras.Model` for subclassing and `tt.keras.Sequential` (also under `tt.keras.models`);
 `Model(inputs, outputs)` makes a functional model (`tracer.keras.functional`)."""
 
+import json
+
 import numpy as np
 
-from tracer.keras import summary
+from tracer.keras import extensions, summary
 from tracer.keras.layers.layer import Layer
 from tracer.keras.training import Trainer
 from tracer.tensor import constant
@@ -16,9 +18,8 @@ class Model(Trainer, Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
-            from tracer.keras.functional import Functional
-
-            return super().__new__(Functional)  # Python then runs Functional.__init__
+            # Python then runs Functional.__init__
+            return super().__new__(extensions.functional_model)
         return super().__new__(cls)
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False, layer_range=None):  # fmt: skip
@@ -32,21 +33,19 @@ class Model(Trainer, Layer):
 
     def save(self, filepath, overwrite=True, **kwargs):
         """Keras 3's `.keras` file: the model's config and its weights, in one zip."""
-        from tracer.keras import saving
+        extensions.saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
-        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+    def to_json(self, **kwargs):
+        """The model's Keras config as JSON: what a .keras file's config.json holds."""
+        return json.dumps(extensions.saving.model_configs.model_config(self), **kwargs)
 
     def save_weights(self, filepath, overwrite=True):
         """Keras 3's `.weights.h5` file of the model's weights."""
-        from tracer.keras import saving
-
-        saving.save_weights(self, filepath, overwrite=overwrite)
+        extensions.saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False):
         """Set the weights from a `.weights.h5` or `.keras` file."""
-        from tracer.keras import saving
-
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        extensions.saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
 
 class Sequential(Model):
@@ -137,8 +136,6 @@ def _direct_layers(model):
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     """The model a `.keras` file holds (Keras 3's format, written by Keras or by tracer)."""
-    from tracer.keras import saving
-
-    return saving.load_model(
+    return extensions.saving.load_model(
         filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode
     )

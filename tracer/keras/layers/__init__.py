@@ -1,8 +1,8 @@
 """`tt.keras.layers`: Keras's layers, each a `tt.Module`, differentiable and compilable."""
 
-from tracer.keras.functional import InputLayer
 from tracer.keras.layers.convolutional import Conv2D, Convolution2D, MaxPool2D, MaxPooling2D
 from tracer.keras.layers.core import Dense, Dropout, Embedding, Flatten
+from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.merging import (
     Activation,

@@ -8,7 +8,6 @@ weights listed in the order they were made, the layer's own before its sub-layer
 `trainable` sets it on every weight below, so that tapes stop watching them too.
 """
 
-import collections
 import functools
 import inspect
 import re
@@ -17,20 +16,13 @@ import numpy as np
 
 from tracer.context import state
 from tracer.dtypes import as_dtype
-from tracer.keras import initializers
+from tracer.keras import extensions, initializers
+from tracer.keras.naming import unique_layer_name
 from tracer.module import Module, name_scope
 from tracer.ops.array_ops import cast
 from tracer.tensor import TensorLike, convert_to_tensor
 from tracer.train import deferred
 from tracer.variable import Variable
-
-_name_counts = collections.Counter()
-
-
-def unique_layer_name(base):
-    count = _name_counts[base]
-    _name_counts[base] += 1
-    return base if count == 0 else f"{base}_{count}"
 
 
 def to_snake_case(name):
@@ -74,9 +66,7 @@ class Layer(Module):
             if inputs.dtype.is_floating and self.dtype is not None and inputs.dtype != self.dtype:
                 inputs = cast(inputs, self.dtype)
         elif _holds_keras_tensors((inputs, args, kwargs)):
-            from tracer.keras.functional import call_symbolic  # (functional imports this module)
-
-            return call_symbolic(self, inputs, *args, **kwargs)
+            return extensions.symbolic_call(self, inputs, *args, **kwargs)
         if "training" in kwargs and not _takes_training(type(self).call):
             del kwargs["training"]
         outer = self._enter_scope()

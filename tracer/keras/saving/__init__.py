@@ -12,10 +12,13 @@ and nothing in it is run. HDF5 needs h5py (`pip install 'tracer[keras]'`).
 """
 
 import datetime
+import importlib.metadata
 import io
 import os
+import sys
 import warnings
 
+from tracer.keras import extensions
 from tracer.keras.saving import archive, model_configs, weights_file
 
 # The Keras version whose format tracer writes (metadata.json's keras_version).
@@ -180,9 +183,14 @@ def _write(filepath, data, overwrite):
 
 
 def _tracer_version():
-    import tracer
-
-    return getattr(tracer, "__version__", "unknown")
+    """The installed tracer's version (metadata.json's tracer_version)."""
+    try:
+        return importlib.metadata.version("tracer")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "unknown"
 
 
 __all__ = ["load_model", "load_weights", "save_model", "save_weights"]
+
+
+extensions.saving = sys.modules[__name__]  # what Model.save and load_model use

@@ -163,13 +163,14 @@ def _build_sequential(model, shape):
 
 
 def _functional_config(model):
-    from tracer.keras import functional
+    from tracer.keras.functional import functional_structure
+    from tracer.keras.layers.input_layer import InputLayer
 
-    structure = functional.functional_structure(model)
+    structure = functional_structure(model)
     entries = []
     for item in structure["layers"]:
         layer = item["layer"]
-        if isinstance(layer, functional.InputLayer):
+        if isinstance(layer, InputLayer):
             entry = _input_layer(list(layer.batch_shape), layer.dtype.name, layer.name)
         elif _kind(layer) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
@@ -225,7 +226,7 @@ def _to_json(structure):
 
 
 def _functional_from_config(config, custom_objects):
-    from tracer.keras import functional as keras  # Input and Model, as tt.keras has them
+    from tracer.keras.models import Model
 
     entries = config.get("layers")
     if not isinstance(entries, list) or len(entries) > MAX_LAYERS:
@@ -238,7 +239,7 @@ def _functional_from_config(config, custom_objects):
         if not isinstance(name, str):
             raise ValueError(f"layer {entry_class(entry)} of the functional config has no name")
         if entry_class(entry) == "InputLayer":
-            tensors[(name, 0, 0)] = _make_input(keras, config_of, name)
+            tensors[(name, 0, 0)] = _make_input(config_of, name)
             continue
         if entry_class(entry) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
@@ -262,7 +263,7 @@ def _functional_from_config(config, custom_objects):
             raise ValueError(f"the functional config's layers {waiting} take tensors none makes")
     inputs = _resolve_history(config.get("input_layers"), tensors)
     outputs = _resolve_history(config.get("output_layers"), tensors)
-    return keras.Model(inputs, outputs, name=config.get("name"))
+    return Model(inputs, outputs, name=config.get("name"))
 
 
 @dataclasses.dataclass
@@ -350,7 +351,7 @@ def _history_key(history):
     return tuple(history)
 
 
-def _make_input(keras, config, name):
+def _make_input(config, name):
     shape = _batch_shape(config)
     if shape is None:
         raise ValueError(f"input {name!r} of the functional config has no shape")
@@ -360,7 +361,9 @@ def _make_input(keras, config, name):
     dtype = config.get("dtype") or "float32"
     if dtype not in ("int32", "int64", "bool"):
         dtype = layer_configs.dtype_name(dtype)
-    return keras.Input(batch_shape=tuple(_shape(shape)), dtype=dtype, name=name)
+    from tracer.keras.layers.input_layer import Input
+
+    return Input(batch_shape=tuple(_shape(shape)), dtype=dtype, name=name)
 
 
 # --- compile ------------------------------------------------------------------------------------

@@ -1,0 +1,74 @@
+"""`tt.keras.Input` and `tt.keras.layers.InputLayer`: the layer that holds a functional
+model's input, a KerasTensor of a given shape and dtype."""
+
+from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node
+from tracer.keras.layers.layer import Layer
+from tracer.keras.naming import unique_layer_name
+
+
+class InputLayer(Layer):
+    """The layer that holds a model's input: its node makes the KerasTensor `output`, of
+    shape `batch_shape`. `tt.keras.Input` makes one and returns its output. Called on a
+    tensor, it returns it unchanged (a Sequential may start with one)."""
+
+    def __init__(
+        self,
+        shape=None,
+        batch_size=None,
+        dtype=None,
+        sparse=None,
+        ragged=None,
+        batch_shape=None,
+        name=None,
+        optional=False,
+        **kwargs,
+    ):
+        for argument, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
+            if value:
+                raise NotImplementedError(f"tt.keras.Input: tracer has no {argument} inputs")
+        super().__init__(name=name or unique_layer_name("input_layer"), dtype=dtype, **kwargs)
+        self.batch_shape = _batch_shape(shape, batch_size, batch_shape)
+        tensor = KerasTensor(self.batch_shape, self.dtype, self.name, KerasHistory(self, 0, 0))
+        self._inbound_nodes = [Node(self, outputs=[tensor])]
+        self.built = True
+
+    @property
+    def output(self):
+        """The KerasTensor this layer holds."""
+        return self._inbound_nodes[0].outputs[0]
+
+    def get_config(self):
+        """Keras 3's config of an InputLayer."""
+        return {
+            "batch_shape": list(self.batch_shape),
+            "dtype": self.dtype.name,
+            "sparse": False,
+            "ragged": False,
+            "name": self.name,
+            "optional": False,
+        }
+
+
+def Input(shape=None, batch_size=None, dtype=None, batch_shape=None, name=None, **kwargs):
+    """A symbolic input of a functional model: a KerasTensor of shape `(batch_size, *shape)`
+    (the batch size None by default: any), or of `batch_shape`; None in `shape` is any size.
+
+    >>> tt.keras.Input(shape=(None, 3), dtype="int32").shape
+    (None, None, 3)
+    """
+    layer = InputLayer(shape, batch_size, dtype, batch_shape=batch_shape, name=name, **kwargs)
+    return layer.output
+
+
+def _batch_shape(shape, batch_size, batch_shape):
+    if batch_shape is not None:
+        if shape is not None or batch_size is not None:
+            raise ValueError("tt.keras.Input takes `shape` (and `batch_size`) or `batch_shape`")
+        return tuple(None if d is None else int(d) for d in batch_shape)
+    if shape is None:
+        raise ValueError(
+            "tt.keras.Input needs a `shape` (without the batch axis) or a `batch_shape`"
+        )
+    if isinstance(shape, int):
+        shape = (shape,)
+    return (batch_size, *shape)
