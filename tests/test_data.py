@@ -205,3 +205,30 @@ def test_batches_of_slices_are_gathered_as_stacking_would_give_them():
     plain = list(tt.data.Dataset.from_tensor_slices((x, y)).batch(8, drop_remainder=True))
     assert len(plain) == 2
     np.testing.assert_array_equal(plain[1][0].numpy(), x[8:16])
+
+
+def test_a_function_that_iterates_a_dataset_sees_a_new_pass_at_each_call():
+    """TensorFlow runs `for batch in dataset` inside a tf.function at every call; tracer's
+    pipelines run in Python, so such a function runs as Python at each call (with a
+    warning at the user's line) rather than keep one pass's elements as constants."""
+    dataset = tt.data.Dataset.from_tensor_slices(np.arange(6.0, dtype=np.float32))
+    dataset = dataset.shuffle(6, seed=1).batch(2)
+    total = tt.Variable(0.0)
+    firsts, sums = [], []
+
+    @tt.function
+    def accumulate():
+        for batch in dataset:
+            total.assign_add(tt.reduce_sum(batch * batch))
+            firsts.append(float(batch[0]))
+            sums.append(float(tt.reduce_sum(batch * batch)))
+            break
+
+    with pytest.warns(UserWarning, match=r"iterates a tt.data.Dataset at .*test_data.py:\d+"):
+        accumulate()
+    for _ in range(5):
+        accumulate()
+    assert len(set(firsts)) > 1  # each call drew a new shuffle
+    assert accumulate.experimental_get_tracing_count() == 1
+    assert len(sums) == 7  # the trace's pass, then one pass a call
+    assert total.numpy() == pytest.approx(sum(sums[1:]))  # what the six calls assigned

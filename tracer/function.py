@@ -21,6 +21,7 @@ import functools
 import logging
 import time
 import types
+import warnings
 
 from tracer import autograph, collector, nest
 from tracer.concrete import ConcreteFunction
@@ -147,9 +148,10 @@ class Function:
         self._fast = None
         self._compile_seconds = 0.0
         self._retrace_reasons = []
+        self._iterates_datasets = False  # set by a trace that iterated a tt.data.Dataset
 
     def __call__(self, *args, **kwargs):
-        if settings.run_functions_eagerly:
+        if settings.run_functions_eagerly or self._iterates_datasets:
             return self._python_function(*args, **kwargs)
         try:
             fast = self._fast  # the last signature called, whose call path is in C
@@ -166,9 +168,13 @@ class Function:
                     self._hits += 1
                 else:
                     concrete = self._by_shape[key] = self.get_concrete_function(*args)
+                    if self._iterates_datasets:  # found by this call's trace
+                        return self._python_function(*args, **kwargs)
                 self._fast = concrete._fast
                 return concrete._call_with_tensors(args)
             concrete = self.get_concrete_function(*args, **kwargs)
+            if self._iterates_datasets:  # found by this call's trace
+                return self._python_function(*args, **kwargs)
             if not kwargs:
                 self._fast = concrete._fast
             leaves = nest.flatten((args, kwargs))
@@ -347,9 +353,25 @@ class Function:
                         "tensor condition both branches are traced, the recursive one too)"
                     )
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
+        if trace.datasets_iterated:
+            self._run_as_python(trace.datasets_iterated[0])
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
         return ConcreteFunction(self.__name__, trace, result, self._backend, arguments, named)
+
+    def _run_as_python(self, location):
+        """From now on, run the Python function at each call: it iterates a tt.data.Dataset,
+        whose pipeline runs in Python, so that compiled code would hold one pass's elements
+        as constants (TensorFlow runs such a loop in its graph, at each call)."""
+        self._iterates_datasets = True
+        where = f" at {location[0]}:{location[1]}" if location else ""
+        warnings.warn(
+            f"tt.function {self.__name__} iterates a tt.data.Dataset{where}; tracer's datasets "
+            "run in Python, so it runs as Python at each call (each step's ops eagerly, new "
+            "elements each call). For compiled speed, iterate outside and pass each batch to "
+            "a tt.function step, as Model.fit does.",
+            stacklevel=5,  # the user's call: _run_as_python, _trace, get_concrete_function, __call__
+        )
 
 
 def _values_of_variables(result):

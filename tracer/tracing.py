@@ -28,6 +28,7 @@ class Trace:
         self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
         self.may_create_variables = may_create_variables
         self.nodes_made = 0  # (autograph warns about Python loops that unroll into many)
+        self.datasets_iterated = []  # (file, line) where the function iterated a tt.data.Dataset
         # the nodes made in the bodies and branches of structured ops (SubTraces) within
         self.made_inside = weakref.WeakValueDictionary()  # id(node) -> node
 

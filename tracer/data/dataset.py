@@ -15,8 +15,10 @@ new Dataset around a new stage.
 import numpy as np
 
 from tracer import nest
+from tracer.context import state
 from tracer.data import sources, transforms
 from tracer.data.specs import INFINITE, UNKNOWN
+from tracer.ir import user_location
 from tracer.tensor import constant
 
 AUTOTUNE = -1
@@ -33,11 +35,13 @@ class Dataset:
     # --- iterating ------------------------------------------------------------------------
 
     def __iter__(self):
+        _note_iteration()
         for element in self._stage.arrays():
             yield nest.pack_sequence_as(element, [constant(a) for a in nest.flatten(element)])
 
     def as_numpy_iterator(self):
         """The elements with numpy arrays (and numpy scalars) as leaves."""
+        _note_iteration()
         for element in self._stage.arrays():
             yield nest.pack_sequence_as(
                 element, [a[()] if a.ndim == 0 else a for a in nest.flatten(element)]
@@ -156,6 +160,13 @@ class Dataset:
             generator, args or (), output_signature, output_types, output_shapes
         )
         return Dataset(stage)
+
+
+def _note_iteration():
+    """Tell a function being traced that it iterates a dataset: tracer's pipelines run in
+    Python, so such a function runs as Python at each call (tracer/function.py)."""
+    if state.trace is not None:
+        state.trace.datasets_iterated.append(user_location())
 
 
 def _stage_of(dataset):
