@@ -30,6 +30,7 @@ from tracer import (
     nn,
     optimizers,
     random,
+    summary,
     train,
 )
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
@@ -147,7 +148,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "random", "train",
+    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "random", "summary", "train",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",

@@ -27,6 +27,7 @@ from tracer.keras.callbacks.history import History
 from tracer.keras.callbacks.lambda_callback import LambdaCallback
 from tracer.keras.callbacks.learning_rate import LearningRateScheduler, ReduceLROnPlateau
 from tracer.keras.callbacks.progbar_logger import ProgbarLogger
+from tracer.keras.callbacks.tensorboard import TensorBoard
 from tracer.keras.callbacks.terminate_on_nan import TerminateOnNaN
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "ModelCheckpoint",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "TensorBoard",
     "TerminateOnNaN",
 ]
 
