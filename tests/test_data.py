@@ -232,3 +232,41 @@ def test_a_function_that_iterates_a_dataset_sees_a_new_pass_at_each_call():
     assert accumulate.experimental_get_tracing_count() == 1
     assert len(sums) == 7  # the trace's pass, then one pass a call
     assert total.numpy() == pytest.approx(sum(sums[1:]))  # what the six calls assigned
+
+
+def test_cache_to_a_file_is_read_by_later_passes_and_pipelines(tmp_path):
+    """cache(filename): the first complete pass is written beside `filename`; a new
+    pipeline with the same filename reads the file instead of running its source."""
+    produced = []
+
+    def source():
+        for i in range(5):
+            produced.append(i)
+            yield np.float32(i), np.full(2, i, np.int64)
+
+    signature = (tt.TensorSpec([], tt.float32), tt.TensorSpec([2], tt.int64))
+
+    def pipeline():
+        dataset = tt.data.Dataset.from_generator(source, output_signature=signature)
+        return dataset.map(lambda a, b: (a * 2.0, b)).cache(str(tmp_path / "cache"))
+
+    first = list(pipeline().as_numpy_iterator())
+    assert produced == [0, 1, 2, 3, 4]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache.tracer-cache.npz"]
+    again = list(pipeline().as_numpy_iterator())  # a new pipeline: read from the file
+    assert produced == [0, 1, 2, 3, 4]
+    for (a, b), (c, d) in zip(first, again, strict=True):
+        assert a == c and np.array_equal(b, d) and b.dtype == d.dtype
+    assert [float(a) for a, _ in again] == [0.0, 2.0, 4.0, 6.0, 8.0]
+    unfinished = tt.data.Dataset.range(10).cache(str(tmp_path / "partial"))
+    next(iter(unfinished))
+    assert not (tmp_path / "partial.tracer-cache.npz").exists()
+    # a file that does not hold this pipeline's elements is refused, naming it
+    other = tt.data.Dataset.range(3).cache(str(tmp_path / "cache"))
+    with pytest.raises(ValueError, match="cache.tracer-cache.npz"):
+        list(other)
+    (tmp_path / "broken.tracer-cache.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="broken.tracer-cache.npz"):
+        list(tt.data.Dataset.range(3).cache(str(tmp_path / "broken")))
+    with pytest.raises(ValueError, match="does not exist"):
+        tt.data.Dataset.range(3).cache(str(tmp_path / "missing" / "cache"))

@@ -16,7 +16,7 @@ import numpy as np
 
 from tracer import nest
 from tracer.context import state
-from tracer.data import sources, transforms
+from tracer.data import file_cache, sources, transforms
 from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.ir import user_location
 from tracer.tensor import constant
@@ -118,10 +118,10 @@ class Dataset:
         return Dataset(transforms.Concatenate(self._stage, _stage_of(dataset)))
 
     def cache(self, filename="", name=None):
+        """The first complete pass's elements, given again by later passes: kept in memory,
+        or with a `filename` in a file beside it, which later programs read too."""
         if filename:
-            raise NotImplementedError(
-                "tt.data: cache keeps elements in memory only; cache(filename) writes no file"
-            )
+            return Dataset(file_cache.FileCache(self._stage, filename))
         return Dataset(transforms.Cache(self._stage))
 
     def prefetch(self, buffer_size, name=None):
