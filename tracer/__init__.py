@@ -86,6 +86,18 @@ from tracer.ops.einsum_ops import einsum
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot
 from tracer.ops.layout_ops import pad, reverse, roll
 from tracer.ops.linalg_ops import matmul
+from tracer.ops.math_composites import (
+    acosh,
+    asinh,
+    atanh,
+    cosh,
+    reduce_all,
+    reduce_any,
+    scalar_mul,
+    sinh,
+    tensordot,
+    truediv,
+)
 from tracer.ops.math_ops import (
     abs,
     add,
@@ -124,8 +136,9 @@ from tracer.ops.math_ops import (
     tanh,
     where,
 )
+from tracer.ops.nn_ops import reduce_logsumexp
 from tracer.ops.reduction_ops import norm, reduce_max, reduce_mean, reduce_min
-from tracer.ops.scan_ops import reduce_prod
+from tracer.ops.scan_ops import cumsum, reduce_prod
 from tracer.ops.scatter_nd_ops import (
     gather_nd,
     scatter_nd,
@@ -141,6 +154,7 @@ from tracer.signature import TensorSpec
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.tensor import Tensor, constant, convert_to_tensor
 from tracer.tensor_array import TensorArray
+from tracer.tensor_shape import TensorShape
 from tracer.transforms import grad, value_and_grad
 from tracer.variable import Variable
 
@@ -150,7 +164,7 @@ __all__ = [
     # modules
     "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "random", "summary", "train",
     # tensors, variables, dtypes
-    "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
     "int64",
     # control flow
@@ -173,6 +187,9 @@ __all__ = [
     "argsort", "clip_by_global_norm", "pad", "reverse", "roll", "sort",
     "bincount", "gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update",
+    # tf.math's functions that TensorFlow also has at its top level
+    "acosh", "asinh", "atanh", "cosh", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp",
+    "scalar_mul", "sinh", "tensordot", "truediv",
 ]  # fmt: skip
 
 # Importing tracer's own modules made them attributes of the package; they are not its API.

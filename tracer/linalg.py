@@ -14,6 +14,7 @@ from tracer.ops.factorization_ops import (  # noqa: F401
     triangular_solve,
 )
 from tracer.ops.linalg_ops import matmul  # noqa: F401
+from tracer.ops.math_composites import cross, tensordot  # noqa: F401
 from tracer.ops.matrix_ops import (  # noqa: F401
     adjoint,
     band_part,

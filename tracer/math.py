@@ -3,6 +3,28 @@
 from tracer.ops.array_ops import cast  # noqa: F401
 from tracer.ops.broadcast_ops import reduce_sum  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin  # noqa: F401
+from tracer.ops.math_composites import (  # noqa: F401
+    acosh,
+    asinh,
+    atanh,
+    cosh,
+    count_nonzero,
+    divide_no_nan,
+    is_inf,
+    is_nan,
+    l2_normalize,
+    log_sigmoid,
+    logical_xor,
+    reciprocal,
+    reduce_all,
+    reduce_any,
+    scalar_mul,
+    sinh,
+    squared_difference,
+    truediv,
+    xdivy,
+    xlogy,
+)
 from tracer.ops.math_ops import (  # noqa: F401
     abs,
     add,
@@ -49,7 +71,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     tan,
     tanh,
 )
-from tracer.ops.nn_ops import reduce_logsumexp  # noqa: F401
+from tracer.ops.nn_ops import log_softmax, reduce_logsumexp  # noqa: F401
 from tracer.ops.reduction_ops import (  # noqa: F401
     reduce_max,
     reduce_mean,

@@ -12,6 +12,7 @@ import numpy as np
 from tracer import dtypes
 from tracer.context import state
 from tracer.dtypes import DType, as_dtype
+from tracer.tensor_shape import TensorShape
 
 
 class SymbolicNumpyError(AttributeError, TypeError):
@@ -28,6 +29,10 @@ class TensorLike:
     @property
     def ndim(self):
         return len(self.shape)
+
+    def get_shape(self):
+        """The shape as a `tt.TensorShape` (TensorFlow's; unknown sizes are None)."""
+        return TensorShape(d if isinstance(d, int) else None for d in self.shape)
 
     def numpy(self):
         tensor = self._read()

@@ -1,0 +1,61 @@
+"""`tt.TensorShape`: TensorFlow's shape object, as `Tensor.get_shape()` gives it.
+
+A TensorShape is a tuple (of ints, None where a size is unknown), so it compares equal to
+the tuples `Tensor.shape` gives and works wherever they do, with TensorFlow's methods
+beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
+
+>>> tt.TensorShape([7, None])
+TensorShape([7, None])
+>>> tt.TensorShape([7, 10]) == (7, 10)
+True
+"""
+
+
+class TensorShape(tuple):
+    def __new__(cls, dims=()):
+        if dims is None:
+            raise ValueError("tracer's TensorShape has a known rank: give the dimensions")
+        return super().__new__(cls, (None if d is None else int(d) for d in dims))
+
+    @property
+    def rank(self):
+        return len(self)
+
+    ndims = rank
+
+    @property
+    def dims(self):
+        return list(self)
+
+    def as_list(self):
+        return list(self)
+
+    def is_fully_defined(self):
+        return all(d is not None for d in self)
+
+    def num_elements(self):
+        """The number of elements, or None where a size is unknown."""
+        if not self.is_fully_defined():
+            return None
+        count = 1
+        for d in self:
+            count *= d
+        return count
+
+    def concatenate(self, other):
+        return TensorShape([*self, *other])
+
+    def __getitem__(self, key):
+        item = super().__getitem__(key)
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __repr__(self):
+        return f"TensorShape({list(self)})"
+
+    def __str__(self):
+        return (
+            "("
+            + ", ".join("None" if d is None else str(d) for d in self)
+            + ("," if len(self) == 1 else "")
+            + ")"
+        )
