@@ -58,6 +58,15 @@ from tracer.dtypes import (
 )
 from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
+from tracer.framework import (
+    ensure_shape,
+    executing_eagerly,
+    get_static_value,
+    init_scope,
+    inside_function,
+    is_tensor,
+    rank,
+)
 from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
 from tracer.module import Module, name_scope
@@ -190,6 +199,9 @@ __all__ = [
     # tf.math's functions that TensorFlow also has at its top level
     "acosh", "asinh", "atanh", "cosh", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp",
     "scalar_mul", "sinh", "tensordot", "truediv",
+    # framework
+    "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
+    "is_tensor", "rank",
 ]  # fmt: skip
 
 # Importing tracer's own modules made them attributes of the package; they are not its API.

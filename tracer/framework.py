@@ -1,0 +1,75 @@
+"""TensorFlow's small framework functions: where code runs (`executing_eagerly`,
+`inside_function`, `init_scope`), what a value is (`is_tensor`, `rank`,
+`get_static_value`) and checks (`ensure_shape`).
+
+In a function being traced, `init_scope()` runs its block eagerly, outside the trace and
+any tape, as TensorFlow lifts it out of the function's graph: what a Variable's initial
+value and a cache filled once are made in. `get_static_value` gives a tensor's value where
+it is known without running the function (an eager tensor, a constant of the trace) and
+None otherwise, as TensorFlow's constant folding does for its simplest cases.
+"""
+
+import contextlib
+
+import numpy as np
+
+from tracer.context import outside_trace, state
+from tracer.signature import TensorSpec
+from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
+
+
+def executing_eagerly():
+    """True outside the tracing of a `tt.function`."""
+    return state.trace is None
+
+
+def inside_function():
+    """True while a `tt.function` is traced."""
+    return state.trace is not None
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Run the block eagerly, outside any function being traced and any tape."""
+    with outside_trace():
+        yield
+
+
+def is_tensor(x):
+    """Whether `x` is a tracer tensor or variable (not a numpy array or a Python number)."""
+    return isinstance(x, TensorLike)
+
+
+def rank(input, name=None):
+    """The number of axes, as an int32 scalar tensor."""
+    return constant(np.int32(convert_to_tensor(input).ndim))
+
+
+def get_static_value(tensor, partial=False):
+    """The value of `tensor` as a numpy array where it is known without running a traced
+    function (eager tensors, numbers, arrays; constants of a trace), else None."""
+    if not isinstance(tensor, TensorLike):
+        return np.asarray(tensor)
+    if isinstance(tensor, Tensor) and tensor._value is not None:
+        return np.asarray(tensor._value)
+    node = getattr(tensor, "_node", None)
+    if isinstance(tensor, Tensor) and node is not None and node.op == "const":
+        value = node.attrs.get("value")
+        return None if value is None else np.array(value.array)
+    if state.trace is None and not isinstance(tensor, Tensor):  # an eager Variable
+        return tensor.numpy()
+    return None
+
+
+def ensure_shape(x, shape, name=None):
+    """`x`, checked to have `shape` (None for any size); a ValueError naming both otherwise."""
+    x = convert_to_tensor(x)
+    spec = TensorSpec(shape, x.dtype)
+    known = tuple(d if isinstance(d, int) else None for d in x.shape)
+    compatible = spec.shape is None or (
+        len(known) == len(spec.shape)
+        and all(s is None or d is None or s == d for s, d in zip(spec.shape, known))
+    )
+    if not compatible:
+        raise ValueError(f"ensure_shape: the tensor's shape {known} is not compatible with {shape}")
+    return x
