@@ -20,6 +20,7 @@ import pytest
 import tracer as tt
 from runtime import native
 from tests.test_gradients import ALL_CASES
+from tracer.dtypes import BY_NUMPY
 from tracer.ops import core
 
 pytestmark = pytest.mark.skipif(core.fast_apply is None, reason="the C op path was not built here")
@@ -440,7 +441,7 @@ def test_each_call_site_records_its_own_line_in_new_code_of_the_same_shape():
             assert lines[2].endswith(f"# <cell>:{offset + 3}"), lines
 
 
-@pytest.mark.parametrize("dtype", sorted(tt.dtypes.BY_NUMPY, key=str))
+@pytest.mark.parametrize("dtype", sorted(BY_NUMPY, key=str))
 def test_numpy_scalars_of_every_type_take_the_c_path_with_their_own_shape_and_dtype(
     python_calls, dtype
 ):
@@ -488,7 +489,7 @@ def test_ops_without_attributes_share_one_empty_dict_that_stays_empty():
     assert nodes[0].attrs == {}
 
 
-@pytest.mark.parametrize("dtype", sorted((d for d in tt.dtypes.BY_NUMPY if d.kind != "b"), key=str))
+@pytest.mark.parametrize("dtype", sorted((d for d in BY_NUMPY if d.kind != "b"), key=str))
 @pytest.mark.parametrize("op", [tt.add, tt.subtract, tt.multiply])
 def test_arithmetic_on_the_c_path_gives_the_python_paths_values_for_every_dtype(op, dtype):
     """The C path calls an arithmetic op's Python operator itself on floating and complex

@@ -56,3 +56,9 @@ def test_ensure_shape_checks_and_names_both_shapes():
         tt.ensure_shape(x, [2, 4])
     with pytest.raises(ValueError, match="not compatible"):
         tt.ensure_shape(x, [None])
+
+
+def test_tf_dtypes_has_cast_beside_the_dtypes():
+    cast = tt.dtypes.cast(tt.constant([1.7, -2.2]), tt.dtypes.int32)
+    assert cast.dtype == tt.int32 and cast.numpy().tolist() == [1, -2]  # toward zero, as TF
+    assert tt.dtypes.float64 is tt.float64 and tt.dtypes.as_dtype("float32") is tt.float32

@@ -20,7 +20,6 @@ from tracer import (
     config,
     data,
     debugging,
-    dtypes,
     errors,
     image,
     keras,
@@ -33,6 +32,7 @@ from tracer import (
     summary,
     train,
 )
+from tracer import dtypes_api as dtypes  # tracer/dtypes.py with cast beside
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
 from tracer.clipping import clip_by_global_norm, clip_by_norm
