@@ -221,16 +221,7 @@ class Trainer:
         batches = data_adapter.adapter(
             x, y, sample_weight, batch_size, steps_per_epoch, shuffle, "fit"
         )
-        _check_verbosity(verbose)
-        callback_list = callbacks_module.CallbackList(
-            callbacks,
-            add_history=True,
-            add_progbar=verbose != 0,
-            model=self,
-            verbose=verbose,
-            epochs=epochs,
-            steps=batches.steps,
-        )
+        callback_list = self._callback_list(callbacks, verbose, epochs, batches.steps, True)
         self.stop_training = False
         step = None
         callback_list.on_train_begin()
@@ -297,11 +288,7 @@ class Trainer:
         if isinstance(callbacks, callbacks_module.CallbackList):
             callback_list = callbacks  # fit's, for its validation pass
         else:
-            _check_verbosity(verbose)
-            callback_list = callbacks_module.CallbackList(
-                callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1,
-                steps=batches.steps,
-            )  # fmt: skip
+            callback_list = self._callback_list(callbacks, verbose, 1, batches.steps)
         self.reset_metrics()
         callback_list.on_test_begin()
         logs = None
@@ -323,11 +310,7 @@ class Trainer:
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs for every sample of `x`, as numpy arrays (batches joined)."""
         batches = data_adapter.adapter(x, None, None, batch_size, steps, False, "predict")
-        _check_verbosity(verbose)
-        callback_list = callbacks_module.CallbackList(
-            callbacks, add_progbar=verbose != 0, model=self, verbose=verbose, epochs=1,
-            steps=batches.steps,
-        )  # fmt: skip
+        callback_list = self._callback_list(callbacks, verbose, 1, batches.steps)
         callback_list.on_predict_begin()
         outputs = []
         for index, data in enumerate(batches.batches()):
@@ -363,18 +346,27 @@ class Trainer:
     def predict_on_batch(self, x):
         return _arrays(self.make_predict_function()((x,)))
 
+    def _callback_list(self, callbacks, verbose, epochs, steps, add_history=False):
+        """The user's callbacks, then (as Keras adds them) a History for fit and a progress
+        bar unless verbose is 0; "auto" reaches them as given."""
+        if verbose not in ("auto", 0, 1, 2):
+            raise ValueError(f"verbose must be 'auto', 0, 1 or 2, not {verbose!r}")
+        return callbacks_module.CallbackList(
+            callbacks,
+            add_history=add_history,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=epochs,
+            steps=steps,
+        )
+
     def _check_compiled(self, method):
         if not self.compiled:
             raise RuntimeError(
                 f"{method}: the model must be compiled first: call "
                 "model.compile(optimizer, loss) (as in Keras)"
             )
-
-
-def _check_verbosity(verbose):
-    """Refuse a verbosity Keras lacks; "auto" (a progress bar) reaches the callbacks as given."""
-    if verbose not in ("auto", 0, 1, 2):
-        raise ValueError(f"verbose must be 'auto', 0, 1 or 2, not {verbose!r}")
 
 
 def _validates(epoch, validation_freq):
