@@ -57,7 +57,10 @@ TITLES = {
     "batch 8 x 64, width 128, 4 heads",
     "B24L": "B24L transformer block training step, batch 32 x 128, width 256, 8 heads",
 }
-SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", *PEERS)
+SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", "tracer-profiled", *PEERS)
+# tracer-profiled: tracer-compiled with a tt.profiler profile on, for the workloads whose
+# profiler overhead is measured (its ratio to tracer-compiled is printed beside it)
+PROFILED = ("B2", "B3", "B9")
 # the first call includes tracing and compiling (tracer's cache is empty: each worker gets a
 # fresh one), reported too
 SHOWS_FIRST_CALL = ("B10", "B18", "B18w", "B19", "B20", "B24", "B24L")
@@ -512,6 +515,8 @@ def print_workload(workload, row, ops):
     peers = [r["seconds"] for s, r in row.items() if s in PEERS and r["status"] == "ok"]
     best_peer = min(peers) if peers else None
     for system, r in row.items():
+        if system == "tracer-profiled" and workload not in PROFILED:
+            continue
         if r["status"] != "ok":
             print(f"  {system:16} {r['status']}{': ' + r['detail'] if r.get('detail') else ''}")
             continue
@@ -520,6 +525,9 @@ def print_workload(workload, row, ops):
             text += f"   {r['seconds'] / reference:7.2f}x numpy"
         if system.startswith("tracer") and best_peer:
             text += f"   {r['seconds'] / best_peer:7.2f}x best peer"
+        compiled = row.get("tracer-compiled", {})
+        if system == "tracer-profiled" and compiled.get("status") == "ok":
+            text += f"   {r['seconds'] / compiled['seconds']:7.2f}x tracer-compiled (profiler on)"
         if workload in SHOWS_FIRST_CALL and system not in ("numpy",):
             text += f"   first call {r['first_call_seconds']:.2f} s"
         if "warm_first_call_seconds" in r:

@@ -664,6 +664,13 @@ class Library:
         except (OSError, AttributeError) as error:  # a noexec cache, a library gone missing
             raise LoadError(f"the compiled module {path} could not be loaded: {error}") from None
 
+    def set_pointer(self, name, array):
+        """Point the module's `int64_t *` variable `name` at `array` (int64, contiguous, kept
+        alive by the caller), or at nothing (None)."""
+        ctype = self.ffi.typeof("int64_t *")
+        pointer = self.ffi.NULL if array is None else self.ffi.cast(ctype, array.ctypes.data)
+        self._handle.write_variable(ctype, name, pointer)
+
     def set_watch(self, function):
         """Make `function` (a cffi `int(*)(void)`) the one the module's watched loops call
         back (its plan's `watch`; runtime/interrupts.py)."""

@@ -1,19 +1,23 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
+import time
+
 from codegen import build, plans
 from codegen.errors import BuildFailure, CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
-from codegen.targets import C_MODULE
+from codegen.probes import ProbeTable
+from codegen.targets import C_MODULE, PROFILED_C
 from runtime.compiled import CompiledGraph
 from tracer.ir import all_nodes, format_location
 
 
-def compile_graph(graph, name, updates=None, plan_key=None):
+def compile_graph(graph, name, updates=None, plan_key=None, profiled=False):
     """A CompiledGraph for `graph`, built (or found in the cache) now. `updates` maps an
     output position to the input it is the new value of (see `codegen.lower.lower`). With
     a `plan_key` (`codegen.plans.plan_key` of the graph as traced), its plan is stored for
-    `compile_stored`.
+    `compile_stored`. `profiled`: each step of the module is timed, its `probes` say which
+    (the profiled C target, `compile_profiled`).
 
     On a compiler not yet probed, the first build assumes it has every feature
     (`build.toolchain_assumed`): success confirms it, a CompileError probes and builds again.
@@ -23,14 +27,14 @@ def compile_graph(graph, name, updates=None, plan_key=None):
     uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
     if not build.toolchain_assumed():
-        compiled = _built(graph, name, updates, uses_blas)
+        compiled = _built(graph, name, updates, uses_blas, profiled)
     else:
         try:
-            compiled = _built(graph, name, updates, uses_blas)
+            compiled = _built(graph, name, updates, uses_blas, profiled)
         except CompileError:
             build.probe_toolchain()
             # built with what the probes found, not with the features `plan_key` assumed
-            return _built(graph, name, updates, uses_blas)
+            return _built(graph, name, updates, uses_blas, profiled)
         build.confirm_toolchain()
     if plan_key is not None:
         plans.store(plan_key, compiled.plan, uses_blas)
@@ -59,7 +63,18 @@ def compile_stored(plan_key, build_missing=True):
     return CompiledGraph(module, plan, meta)
 
 
-def _built(graph, name, updates, uses_blas):
+def compile_profiled(graph, name, updates=None, plan_key=None):
+    """The profiled C target's module of `graph`: the C module's, each step between timing
+    probes (codegen/probes.py); a CompiledGraph whose `probes` say what each one times.
+    Its plan is not stored: the profiler builds it when a profile first runs the graph."""
+    return compile_graph(graph, name, updates, profiled=True)
+
+
+def _built(graph, name, updates, uses_blas, profiled):
+    """The CompiledGraph; its `render_seconds` say how long lowering took, `load_seconds`
+    how long loading took besides the compiler (the compile report shows them)."""
+    probes = ProbeTable(graph) if profiled else None
+    start = time.perf_counter()
     plan = lower(
         graph,
         title=_safe(name),
@@ -68,9 +83,16 @@ def _built(graph, name, updates, uses_blas):
         threads=build.threads(),
         updates=updates,
         watch=True,
+        target=C_MODULE if probes is None else PROFILED_C,
+        probes=probes,
     )
+    rendered = time.perf_counter()
     module, meta = build.load(plan.source, uses_blas)
-    return CompiledGraph(module, plan, meta)
+    loaded = time.perf_counter() - rendered
+    compiler = 0.0 if meta.get("cached") else meta.get("compile_seconds", 0.0)
+    compiled = CompiledGraph(module, plan, meta, probes and probes.probes)
+    compiled.render_seconds, compiled.load_seconds = rendered - start, max(loaded - compiler, 0.0)
+    return compiled
 
 
 MAX_RANK = 32  # loop nests index with codegen.loops.INDEX, twice as many for a tile's
@@ -93,3 +115,4 @@ def _safe(name):
 
 
 C_MODULE.implement(emitter=compile_graph)
+PROFILED_C.implement(emitter=compile_profiled)

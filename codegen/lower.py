@@ -41,7 +41,8 @@ from codegen.loops import (
     fused_loop_nest,
     reads_only_own_element,
 )
-from codegen.targets import C_MODULE, EXPORTED_C
+from codegen.probes import probe_helper
+from codegen.targets import C_MODULE, EXPORTED_C, PROFILED_C
 from runtime import interrupts
 from tracer.errors import as_tf
 from tracer.ir import LEAF_OPS, Subgraph, all_nodes, dims, format_location, rewrite
@@ -172,6 +173,7 @@ def lower(
     compact_calls=True,
     watch=False,
     target=C_MODULE,
+    probes=None,
 ):
     """The ModulePlan (C source and calling convention) of `graph`, for `target` (the C
     module, or exported C: the forms it gives each op are written).
@@ -205,7 +207,7 @@ def lower(
     symbols = rewrite.symbols(graph)
     plan.dims = [_where_read(graph, name) for name in symbols]
     cblas = {"cblas": "cblas_" if cblas_guard else "scipy_cblas_", "cblas_guard": cblas_guard}
-    lowering = _Lowering(plan, target, blas, threads, symbols, names, cblas, watch)
+    lowering = _Lowering(plan, target, blas, threads, symbols, names, cblas, watch, probes)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     for node in buffers.constants:
         lowering.pass_constant(node, pointers)
@@ -240,11 +242,14 @@ def lower(
             ]
         )
     offsets, plan.workspace_bytes = _packed(lowering.blocks)
+    compact_calls = compact_calls and probes is None
     signatures = {} if compact_calls and compact.worthwhile(groups) else None
     plan.parts = _parts(groups, offsets, signatures)
     plan.helpers = _helpers(graph, vector_math, target)
     if plan.watch:
         plan.helpers.append(_watch_helper())
+    if probes is not None:
+        plan.helpers.append(probe_helper())
     steps = zip(
         (f"{name}_step" for name in signatures or {}), compact.step_functions(signatures or {})
     )
@@ -291,12 +296,15 @@ def _parts(groups, offsets, signatures=None):
     of the entry point, from the statements of its steps (a step is never split). With
     `signatures` (a dict), kernel calls are compacted (codegen/compact.py) and the kernels
     so called recorded there."""
-    parts, current = [], []
+    parts, current, size = [], [], 0
     for group in groups:
-        if current and len(current) + len(group) > STATEMENTS_PER_FUNCTION:
+        # a profiled module's probes are not counted: it is split as the C module is
+        statements = len(group) - sum(line.startswith("TR_PROBE_") for line in group)
+        if current and size + statements > STATEMENTS_PER_FUNCTION:
             parts.append(current)
-            current = []
+            current, size = [], 0
         current += group
+        size += statements
     parts.append(current)
     result = []
     for lines in parts:
@@ -311,8 +319,9 @@ class _Lowering:
     """What lowering one module accumulates: its kernels, its workspace blocks, and the C
     statements of its graphs (the entry point's, and those structured ops hold)."""
 
-    def __init__(self, plan, target, blas, threads, symbols, names, cblas, watch):
+    def __init__(self, plan, target, blas, threads, symbols, names, cblas, watch, probes):
         self.plan = plan
+        self.probes = probes  # a ProbeTable where each step is timed, else None
         self.target = target
         self.watching = watch
         self.blas = blas
@@ -408,38 +417,50 @@ class _Lowering:
 
     def steps(self, computed, pointers):
         """The C statements of `computed` (nodes in order), one kernel call or structured
-        op each."""
+        op each; each between its probe's statements where the module is profiled."""
         lines = []
         for node in computed:
-            form = self.target.form_for(node.op)
-            if isinstance(form, HostCall):
-                lines.append(self.host_call(node, pointers))
+            if self.probes is None:
+                lines += self._step(node, pointers)[0]
                 continue
-            if isinstance(form, Structured):
-                site = StructuredSite(self, node, pointers)
-                lines.append(f"/* {_step_comment(node)} */")
-                lines += form.emit(node, site)
-                continue
-            name, returns_error = self.kernel(node)
-            operands = [(_pointer_type(i), pointers[id(i)]) for i in node.inputs]
-            if _has_results(node):  # a kernel of several values, each in its own block
-                parts = zip(node.dtype.parts, self.results[id(node)])
-                operands += [(f"{storage(dtype)} *", pointer) for (_, dtype), pointer in parts]
-            else:
-                operands.append((f"{storage(node.dtype)} *", pointers[id(node)]))
-            call = f"{name}({self.dim_args}{', '.join(f'({t}){p}' for t, p in operands)})"
-            comment = _step_comment(node)
-            if returns_error:  # the kernel returns a code of plan.errors, or 0
-                lines.append(
-                    f"{{ const int error = {call}; if (error) return error; }}  /* {comment} */"
-                )
-            elif self.dim_args:
-                lines.append(f"{call};  /* {comment} */")
-            else:  # a call that codegen/compact.py may write with its operands in a table
-                lines.append(
-                    compact.KernelCall(f"{call};  /* {comment} */", name, operands, comment)
-                )
+            probe = self.probes.open(node, self._probe_kind(node))
+            step, kernel = self._step(node, pointers)
+            lines += self.probes.close(probe, step, _step_comment(node), kernel)
         return lines
+
+    def _probe_kind(self, node):
+        form = self.target.form_for(node.op)
+        if isinstance(form, HostCall):
+            return "host"
+        if isinstance(form, Structured):
+            return "region"
+        return "blas" if getattr(form, "uses_blas", False) else "kernel"
+
+    def _step(self, node, pointers):
+        """(the C statements computing `node`, the C name of its kernel or None)."""
+        form = self.target.form_for(node.op)
+        if isinstance(form, HostCall):
+            return [self.host_call(node, pointers)], None
+        if isinstance(form, Structured):
+            site = StructuredSite(self, node, pointers)
+            return [f"/* {_step_comment(node)} */", *form.emit(node, site)], None
+        name, returns_error = self.kernel(node)
+        operands = [(_pointer_type(i), pointers[id(i)]) for i in node.inputs]
+        if _has_results(node):  # a kernel of several values, each in its own block
+            parts = zip(node.dtype.parts, self.results[id(node)])
+            operands += [(f"{storage(dtype)} *", pointer) for (_, dtype), pointer in parts]
+        else:
+            operands.append((f"{storage(node.dtype)} *", pointers[id(node)]))
+        call = f"{name}({self.dim_args}{', '.join(f'({t}){p}' for t, p in operands)})"
+        comment = _step_comment(node)
+        if returns_error:  # the kernel returns a code of plan.errors, or 0
+            return [
+                f"{{ const int error = {call}; if (error) return error; }}  /* {comment} */"
+            ], name
+        if self.dim_args:
+            return [f"{call};  /* {comment} */"], name
+        # a call that codegen/compact.py may write with its operands in a table
+        return [compact.KernelCall(f"{call};  /* {comment} */", name, operands, comment)], name
 
     def host_call(self, node, pointers):
         """The statement that hands `node` to its Python function (a HostCall form): on its
@@ -956,3 +977,4 @@ def _helpers(graph, vector_math, target):
 
 C_MODULE.implement(planner=plan_buffers)
 EXPORTED_C.implement(planner=plan_buffers)
+PROFILED_C.implement(planner=plan_buffers)

@@ -3,6 +3,7 @@
     INTERPRETER   the numpy interpreter (runtime/): an op's form is its numpy kernel
     C_MODULE      C compiled and loaded into this process (codegen/compile.py)
     EXPORTED_C    standalone C files for a program of the user's (codegen/export.py)
+    PROFILED_C    the C module with each step timed, for the profiler (codegen/probes.py)
 
 A target owns the form of each op (`form_for`), the cost hints the fusion pass reads
 (`cost_hints`), its buffer planner (`plan_buffers`) and its emitter (`emit`), so that the
@@ -127,6 +128,10 @@ class Target:
 C_MODULE = Target("c", C_FORMS, home="codegen.compile")
 # emit(prefix, entries, native=False, origin="") -> {file name: text}
 EXPORTED_C = Target("exported C", C_FORMS, home="codegen.export")
+# emit(graph, name, updates=None, plan_key=None) -> a CompiledGraph with `probes`; its forms
+# are the C module's, and fusion reads the C module's hints, so that a profile times the very
+# graph the C module runs
+PROFILED_C = Target("profiled C", C_FORMS, home="codegen.compile", hints_from=C_MODULE)
 # emit(graph, name, updates=None, plan_key=None) -> an executable (lists of arrays in, out).
 # NOTE: it fuses as the C module does, so that the oracle runs the very graph the C module
 # compiles (tests/test_backends.py holds the two to the same values)
@@ -134,4 +139,4 @@ INTERPRETER = Target(
     "interpreter", KERNELS, home="codegen.interpreted", hints_from=C_MODULE, builds_modules=False
 )
 
-TARGETS = (INTERPRETER, C_MODULE, EXPORTED_C)
+TARGETS = (INTERPRETER, C_MODULE, EXPORTED_C, PROFILED_C)

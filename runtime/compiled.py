@@ -17,16 +17,27 @@ from runtime import host, interrupts
 
 
 class CompiledGraph:
+    """A loaded module and its call function (`run`). A profiled module's (`probes`, a list of
+    codegen.probes.Probe) adds each step's time and count to `probe_totals` ([ns, calls] per
+    probe), and its events to the array `record_events` gives it."""
+
     backend = "c"
 
-    def __init__(self, module, plan, meta):
+    def __init__(self, module, plan, meta, probes=None):
         self.c_source = plan.source
         self.meta = meta
+        self.render_seconds = self.load_seconds = None  # set by its builder, where measured
         self.plan = plan
         self.workspace_bytes = plan.workspace_bytes  # an int, or an expression of the dims
         self.constants = [np.ascontiguousarray(c) for c in plan.constants]
         if plan.watch:  # its long loops call back, so that Ctrl-C stops them
             module.set_watch(interrupts.watch_function(module.ffi))
+        self.probes = probes
+        if probes is not None:
+            self._module = module
+            self.probe_totals = np.zeros((len(probes), 2), np.int64)
+            module.set_pointer(PROBE_TOTALS, self.probe_totals)
+            self._events = None
         self.run_address = int(module.ffi.cast("uintptr_t", module.run))  # for fast_call.c
         self.error = lambda code: _error(plan, code)
         self.call_source, scope = _call_function(module, plan, self.constants, self.error)
@@ -37,6 +48,16 @@ class CompiledGraph:
 
     def __call__(self, arrays):
         return self.run(arrays)
+
+    def record_events(self, events):
+        """Make the profiled module append each step's event to `events` (an int64 array:
+        count, capacity, then (probe, start, end) per event), or to nothing (None)."""
+        self._events = events  # kept alive while the module points at it
+        self._module.set_pointer(PROBE_EVENTS, events)
+
+
+# the variables of a profiled module's probes (codegen/probes.py)
+PROBE_TOTALS, PROBE_EVENTS = "tracer_probe_totals", "tracer_probe_events"
 
 
 # Consecutive inputs (or buffers) alike that one `for` handles instead of a line group each:

@@ -1,5 +1,6 @@
 """The numpy interpreter and the generated C agree on every op of the catalogue: values, first
-and second derivatives, traced into one compiled function per case.
+and second derivatives, traced into one compiled function per case. The profiled C target's
+module of each is the same C with probes around each step (tests/profiled_c.py).
 
 float64 results agree to 1e-10 and float32 results to 1e-5, relative, and both match eager mode.
 """
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from tests.profiled_c import assert_profiled_c_is_c_with_probes
 from tests.test_gradients import ALL_CASES
 
 rng = np.random.default_rng(11)
@@ -59,7 +61,10 @@ def test_interpreter_and_c_agree_on_values_and_two_orders_of_derivatives(name):
     compiled = tt.function(run, backend="c")
     interpreted = tt.function(run, backend="interpreter")
     c_results = compiled(*inputs)
-    assert compiled.get_concrete_function(*inputs).backend == "c"
+    concrete = compiled.get_concrete_function(*inputs)
+    assert concrete.backend == "c"
+    # the profiler's module (the profiled C target) is this code with probes around each step
+    assert_profiled_c_is_c_with_probes(concrete.stages.final)
     dtype = np.result_type(*[np.asarray(a) for a in args])
     _compare(c_results, interpreted(*inputs), dtype)
     _compare(c_results, eager, dtype)

@@ -509,3 +509,46 @@ def test_tensorboard_callback_functional_model_and_speed(tmp_path):
     ]
     speeds = [_array(t) for _, tag, _, t in _values(tmp_path / "train") if "per_second" in tag]
     assert all(speed > 0 for speed in speeds)
+
+
+def test_trace_export_writes_the_graph_and_each_nodes_time_for_tensorboard(tmp_path):
+    w = tt.Variable(np.linspace(-1, 1, 32).reshape(8, 4))
+
+    @tt.function
+    def traced_step(x):
+        h = tt.matmul(x, w)
+        return tt.reduce_sum(tt.tanh(h) * h)
+
+    x = np.ones((16, 8))
+    expected = float(traced_step(x))
+    writer = tt.summary.create_file_writer(str(tmp_path))
+    tt.summary.trace_on(graph=True, profiler=True)
+    assert [float(traced_step(x)) for _ in range(3)] == [expected] * 3
+    with writer.as_default():
+        tt.summary.trace_export("step_trace", step=7, profiler_outdir=str(tmp_path / "profile"))
+    accumulator = event_accumulator.EventAccumulator(str(tmp_path))
+    accumulator.Reload()
+    assert accumulator.Tags()["graph"] and accumulator.Tags()["run_metadata"] == ["step_trace"]
+    graph = accumulator.Graph()
+    final = traced_step.get_concrete_function(x).stages.final
+    assert [n.op for n in graph.node] == [n.op for n in final.nodes if n.op != "const"]
+    by_name = {n.name: n for n in graph.node}
+    (product,) = [n for n in graph.node if n.op == "matmul"]
+    assert [by_name[i].op for i in product.input] == ["input", "variable"]
+    assert product.name.startswith("traced_step/test_summary.py_line")
+    assert [d.size for d in product.attr["_output_shapes"].list.shape[0].dim] == [16, 4]
+    stats = accumulator.RunMetadata("step_trace").step_stats.dev_stats[0].node_stats
+    assert {s.node_name for s in stats} == {
+        n.name for n in graph.node if n.op in ("matmul", "fused")
+    }
+    assert all(s.all_end_rel_micros >= 0 for s in stats)
+    assert (tmp_path / "profile" / "step_trace.trace.json").exists()
+    # a graph alone, without times; and an export without trace_on writes nothing
+    tt.summary.trace_on(graph=True)
+    traced_step(x)
+    with writer.as_default(step=8):
+        tt.summary.trace_export("graph_only")
+        with pytest.warns(UserWarning, match="trace_on first"):
+            tt.summary.trace_export("nothing")
+    accumulator.Reload()
+    assert accumulator.Tags()["run_metadata"] == ["step_trace"]

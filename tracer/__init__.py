@@ -11,6 +11,7 @@ The namespace holds the public API (`__all__`, what `dir(tracer)` lists); tracer
 modules are imported by their full path (`import tracer.ops.core`).
 """
 
+import os as _os
 import sys as _sys
 
 import codegen.version  # noqa: F401 (tracer's files as imported: the key of stored plans)
@@ -28,6 +29,7 @@ from tracer import (
     math,
     nn,
     optimizers,
+    profiler,
     random,
     summary,
     train,
@@ -171,7 +173,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "random", "summary", "train",
+    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "summary", "train",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
@@ -203,6 +205,9 @@ __all__ = [
     "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
     "is_tensor", "rank",
 ]  # fmt: skip
+
+if _os.environ.get("TRACER_PROFILE"):  # the whole program profiled (docs/profiler.md)
+    profiler.profile_program(_os.environ["TRACER_PROFILE"])
 
 # Importing tracer's own modules made them attributes of the package; they are not its API.
 for _name, _value in list(globals().items()):

@@ -12,6 +12,7 @@ from runtime.straight_line import straight_line
 from tracer import collector
 from tracer.context import location_override, numerics, state
 from tracer.indexed_slices import IndexedSlices
+from tracer.ops import core
 from tracer.ops.core import apply, execute_graph, inline_graph
 from tracer.ops.index_ops import CHECK_INDICES
 from tracer.passes.gradient import SparseOutput, build_gradient
@@ -169,6 +170,7 @@ def execute_gradient(grad, inputs):
     """The values (Tensors) of `grad.graph`'s outputs for its input Tensors."""
     arrays = [t._value for t in inputs]
     watched = state.tapes or state.paused or state.accumulators or numerics.enabled
+    watched = watched or core.op_timer is not None  # the profiler times each op
     if type(state.trace) is Trace and not watched:
         return inline_graph(grad.graph, inputs)
     if watched or state.trace is not None or _any_symbolic(arrays):

@@ -1,4 +1,4 @@
-"""`python -m tracer`: doctor, ir and cache.
+"""`python -m tracer`: doctor, ir, export, report and cache.
 
 python -m tracer doctor                       what tracer can use here, and which backend "auto" picks
 python -m tracer ir model.py:loss --args "f32[128,784], i32[128]" [--stage optimized|traced|...|c]
@@ -6,6 +6,8 @@ python -m tracer export model.py:step --args "f32[?,3], f64[]" --out DIR [--pref
                  [--vjp] [--jacobian] [--hessian] [--variables frozen|arguments] [--native]
 python -m tracer export model.keras --out DIR [--derivatives vjp,jacobian] [--args ...]
                  (a Keras model's forward pass, inputs as the file gives them unless --args)
+python -m tracer report model.py:step --args "f32[3,4], f32[4]" --out report.html [--profile N]
+                 (the one-page compile report; --profile N times N calls on random arguments)
 python -m tracer cache info | clear
 """
 
@@ -83,10 +85,31 @@ def main(argv=None):
     )
     export.add_argument("--variables", choices=("frozen", "arguments"))
     export.add_argument("--native", action="store_true", help="-march=native in the Makefile")
+    report = commands.add_parser(
+        "report", help="write a function's one-page compile report: one self-contained HTML file"
+    )
+    report.set_defaults(error=report.error)
+    report.add_argument("target", help="SCRIPT.py:FUNCTION")
+    report.add_argument(
+        "--args", required=True, type=parse_specs, help='argument specs, e.g. "f32[3,4], f32[4]"'
+    )
+    report.add_argument("--out", required=True, help="the HTML file to write")
+    report.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        help="run the function N times on random arguments under the profiler, and show the times",
+    )
     cache = commands.add_parser("cache", help="the on-disk cache of compiled modules")
     cache.add_argument("action", choices=("info", "clear"))
     options = parser.parse_args(argv)
-    commands = {"doctor": doctor, "ir": print_ir, "export": export_command, "cache": cache_command}
+    commands = {
+        "doctor": doctor,
+        "ir": print_ir,
+        "export": export_command,
+        "report": report_command,
+        "cache": cache_command,
+    }
     return commands[options.command](options)
 
 
@@ -169,6 +192,60 @@ def print_ir(options):
         options.error(f"tracing {options.target} raised {_one_line(error)}")
     print(text)
     return 0
+
+
+def report_command(options):
+    import tracer as tt
+    from tracer.report import write_report
+
+    function = _load(options)
+    if not isinstance(function, tt.Function):
+        function = tt.function(function)
+    if options.profile is not None and options.profile < 1:
+        options.error(f"argument --profile: run the function at least once, not {options.profile}")
+    try:
+        function.get_concrete_function(*options.args)
+        profile = _profiled(function, options) if options.profile else None
+    except Exception as error:  # the user's function: one line, as every error here
+        options.error(f"tracing {options.target} raised {_one_line(error)}")
+    try:
+        write_report(function, options.out, profile=profile, args=options.args)
+    except OSError as error:
+        options.error(f"argument --out: cannot write {options.out!r}: {error.strerror or error}")
+    print(f"wrote {options.out}")
+    return 0
+
+
+def _profiled(function, options):
+    """The profile of `options.profile` calls of `function` on random arguments of the
+    specs' shapes (tracer.profiler)."""
+    if importlib.util.find_spec("tracer.profiler") is None:
+        options.error("argument --profile: this tracer has no profiler (tracer.profiler)")
+    from tracer import profiler
+
+    if any(size is None for spec in options.args for size in spec.shape):
+        options.error("argument --profile: give every size (no ?) to run the function")
+    generator = np.random.default_rng(0)
+    arguments = [_random(spec, generator) for spec in options.args]
+    with profiler.profile() as profile:
+        for _ in range(options.profile):
+            function(*arguments)
+    return profile
+
+
+def _random(spec, generator):
+    """An array of `spec`'s shape and dtype: normal values, small integers, or coin flips."""
+    dtype = np.dtype(spec.dtype.as_numpy_dtype)
+    shape = tuple(spec.shape)
+    if dtype.kind == "b":
+        return generator.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return generator.integers(0, 10, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (generator.standard_normal(shape) + 1j * generator.standard_normal(shape)).astype(
+            dtype
+        )
+    return generator.standard_normal(shape).astype(dtype)
 
 
 def export_command(options):

@@ -27,6 +27,8 @@ from tracer.executables import (
 from tracer.ir import dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph, new_tensor
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
+from tracer.profiler import state as profiling
+from tracer.report import write_report
 from tracer.signature import (
     TensorSpec,
     as_argument_array,
@@ -50,6 +52,7 @@ class ConcreteFunction:
 
     def __init__(self, name, trace, result, backend, arguments, named):
         self.name = name
+        self._function = None  # a weakref to the tt.function that traced it, which sets it
         self._arguments = arguments  # the traced call's (args, kwargs), tensors as specs
         self._named = named  # [(parameter name, value)] of that call, for printing
         self._structure = result
@@ -83,6 +86,7 @@ class ConcreteFunction:
         self._fast = self._fast_entry(self._executable)  # that path in C, or None
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
+        profiling.register(self)  # its calls go through a profile while one runs
 
     @property
     def stages(self):
@@ -102,7 +106,13 @@ class ConcreteFunction:
     def _compiled(self, built):
         """The tiered backend's module is built: later calls run it."""
         self._fast = self._fast_entry(built)
-        self._run_arrays = built.run
+        if profiling.active is None:
+            self._run_arrays = built.run
+
+    def _profile_with(self, profile):
+        """Run the calls through `profile` (a running tt.profiler Profile: the module built
+        with probes), or on the function's own executable again (None)."""
+        self._run_arrays = self._executable.run if profile is None else profile.runner(self)
 
     def _fast_entry(self, built):
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
@@ -118,6 +128,7 @@ class ConcreteFunction:
             (state, "trace"),
             (state, "accumulators"),
             (numerics, "enabled"),
+            (profiling, "active"),
         ]
         n_outputs = len(self._tensor_positions)
         names = ("_value", "_shared")
@@ -368,6 +379,12 @@ class ConcreteFunction:
         if stage not in self.stages:
             raise ValueError(f"unknown stage {stage!r}; the stages are {list(IR_STAGES)}")
         return self.stages[stage]
+
+    def report(self, path, profile=None):
+        """Write the one-page compile report of this signature to `path` (an HTML file: see
+        `tracer.report.write_report`, docs/report.md), with the times of `profile` (a
+        tt.profiler Profile) where given. Returns `path`."""
+        return write_report(self, path, profile=profile)
 
     def c_source(self):
         source = getattr(self._executable, "c_source", None)

@@ -22,12 +22,14 @@ import logging
 import time
 import types
 import warnings
+import weakref
 
 from tracer import autograph, collector, nest
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
 from tracer.executables import BACKENDS, parse_backend
 from tracer.ir.source import is_library_file
+from tracer.report import write_report
 from tracer.signature import (
     TensorSpec,
     accepts,
@@ -47,6 +49,9 @@ from tracer.variable import Variable
 log = logging.getLogger("tracer.function")
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses entries compile_seconds")
+# the seconds one signature took: running the Python function to trace it, then everything
+# else that made its ConcreteFunction (passes, lowering to C, the C compiler, loading)
+BuildTimes = collections.namedtuple("BuildTimes", "trace build")
 
 
 class RetraceLimitError(RuntimeError):
@@ -147,6 +152,7 @@ class Function:
         self._hits = 0  # besides the calls the entries in C ran
         self._fast = None
         self._compile_seconds = 0.0
+        self._build_times = {}  # ConcreteFunction -> BuildTimes, for the compile report
         self._retrace_reasons = []
         self._iterates_datasets = False  # set by a trace that iterated a tt.data.Dataset
 
@@ -306,6 +312,16 @@ class Function:
                 return generalized
         return None
 
+    def report(self, path, profile=None, args=None):
+        """Write the one-page compile report of this function to `path` (an HTML file; see
+        `tracer.report.write_report`): of the signature `args` gives, else of the latest
+        traced one. Returns `path`.
+
+            step(x)
+            step.report("step.html")
+        """
+        return write_report(self, path, profile=profile, args=args)
+
     def experimental_get_tracing_count(self):
         return self._tracing_count
 
@@ -338,6 +354,7 @@ class Function:
             for name, leaf in zip(names, specs)
         ]
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)
+        start = time.perf_counter()
         try:
             with tracing(trace):
                 result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
@@ -353,11 +370,15 @@ class Function:
                         "tensor condition both branches are traced, the recursive one too)"
                     )
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
+        traced = time.perf_counter()
         if trace.datasets_iterated:
             self._run_as_python(trace.datasets_iterated[0])
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
-        return ConcreteFunction(self.__name__, trace, result, self._backend, arguments, named)
+        concrete = ConcreteFunction(self.__name__, trace, result, self._backend, arguments, named)
+        self._build_times[concrete] = BuildTimes(traced - start, time.perf_counter() - traced)
+        concrete._function = weakref.ref(self)  # its compile report shows the retraces
+        return concrete
 
     def _run_as_python(self, location):
         """From now on, run the Python function at each call: it iterates a tt.data.Dataset,

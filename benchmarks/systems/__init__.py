@@ -10,6 +10,7 @@ MODULES = {
     "numpy": "systems.reference",
     "tracer-eager": "systems.tracer_systems",
     "tracer-compiled": "systems.tracer_systems",
+    "tracer-profiled": "systems.tracer_systems",
     "torch-eager": "systems.torch_systems",
     "torch-compile": "systems.torch_systems",
     "jax-jit": "systems.jax_systems",

@@ -364,4 +364,19 @@ def _for(compiled):
     return table
 
 
-BUILDERS = {"tracer-eager": _for(False), "tracer-compiled": _for(True)}
+def _profiled(build):
+    """A compiled workload run while a tt.profiler profile is on: its first call builds the
+    profiled module, and every call is timed step by step (the profiler's overhead)."""
+
+    def start(d):
+        tt.profiler.profile().start()
+        return build(d)
+
+    return start
+
+
+BUILDERS = {
+    "tracer-eager": _for(False),
+    "tracer-compiled": _for(True),
+    "tracer-profiled": {w: _profiled(b) for w, b in _for(True).items() if w in ("B2", "B3", "B9")},
+}

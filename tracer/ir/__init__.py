@@ -13,7 +13,7 @@ from tracer.ir.graph import (
     topological_closure,
 )
 from tracer.ir.literal import Literal
-from tracer.ir.printer import format_graph, format_nodes
+from tracer.ir.printer import format_graph, format_nodes, node_names
 from tracer.ir.source import backward_location, format_location, user_location
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "backward_location",
     "format_location",
     "format_nodes",
+    "node_names",
     "to_dot",
     "topological_closure",
     "user_location",

@@ -55,19 +55,38 @@ def format_nodes(nodes, outputs=()):
     """Lines for `nodes`; an operand not among them is declared as a `const` line at first use
     (from this graph's point of view it is a value that comes from outside)."""
     names, lines = {}, []
+    for node, declared in _in_print_order(nodes, outputs, names):
+        if declared:
+            lines.append(f"{names[id(node)]}: {format_type(node)} = const")
+            continue
+        lines.append(format_node(node, names))
+        lines.extend(_shown_graphs(node))
+    if outputs:
+        lines.append("return " + ", ".join(_operand(out, names) for out in outputs))
+    return "\n".join(lines)
+
+
+def node_names(graph):
+    """{id(node): '%k'}: the names `format_graph` gives the nodes of `graph` (the profiler
+    and the compile report name nodes as the printed IR does)."""
+    names = {}
+    for _ in _in_print_order(graph.nodes, graph.outputs, names):
+        pass
+    return names
+
+
+def _in_print_order(nodes, outputs, names):
+    """(node, whether it is an outside operand declared as `const`) of each printed line, in
+    order, naming each in `names` (id(node) -> '%k') as it comes."""
     for node in nodes:
         if _is_inline_literal(node) and node not in outputs:
             continue
         for inp in node.inputs:
             if id(inp) not in names and not _is_inline_literal(inp):
                 names[id(inp)] = f"%{len(names)}"
-                lines.append(f"{names[id(inp)]}: {format_type(inp)} = const")
+                yield inp, True
         names[id(node)] = f"%{len(names)}"
-        lines.append(format_node(node, names))
-        lines.extend(_shown_graphs(node))
-    if outputs:
-        lines.append("return " + ", ".join(_operand(out, names) for out in outputs))
-    return "\n".join(lines)
+        yield node, False
 
 
 def _shown_graphs(node):

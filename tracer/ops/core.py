@@ -24,6 +24,10 @@ from tracer.tensor import Tensor
 
 # the C op path (fast_apply.c), once loaded and checked at the end of this module
 fast_apply = None
+# while tt.profiler profiles: `op_timer(op, kernel, values, attrs)` runs each eager op's
+# kernel, timing it (`time_ops`)
+op_timer = None
+_fast_apply_was_enabled = None
 _record_in_c = None  # its `record`, from when it is configured (the check at import uses it)
 
 
@@ -45,7 +49,11 @@ def _apply(op, inputs, attrs):
         _is_large(shape) or dims.symbols_of(attrs) or trace.keeps_symbolic(inputs)
     ):
         return apply_symbolic(op, inputs, attrs)
-    out = Tensor(KERNELS[op.name](*values, **attrs))
+    kernel = KERNELS[op.name]
+    if op_timer is None:
+        out = Tensor(kernel(*values, **attrs))
+    else:
+        out = Tensor(op_timer(op, kernel, values, attrs))
     if numerics.enabled:
         check_numerics(op, inputs, out, _location())
     if state.tapes:
@@ -208,6 +216,19 @@ def _is_large(shape):
 
 def _location():
     return state.location or user_location()
+
+
+def time_ops(timer):
+    """Make `timer(op, kernel, values, attrs) -> the kernel's result` run the kernel of each
+    eager op (the profiler's), or stop (None). The C op path, which runs kernels itself, is
+    off meanwhile, and eager gradients run op by op (`timing_ops`)."""
+    global op_timer, _fast_apply_was_enabled
+    if fast_apply is not None:
+        if timer is not None and op_timer is None:
+            _fast_apply_was_enabled = fast_apply.set_enabled(False)
+        elif timer is None and op_timer is not None:
+            fast_apply.set_enabled(_fast_apply_was_enabled)
+    op_timer = timer
 
 
 def node_of(tensor):

@@ -11,6 +11,7 @@ The pipeline runs for a target (codegen/targets.py): the passes in TARGETED_PASS
 """
 
 import functools
+import time
 
 from codegen.targets import C_MODULE
 from tracer.ir import Node, Subgraph
@@ -38,7 +39,12 @@ STAGE_NAMES = (TRACED, *(name for name, _ in PIPELINE))
 
 
 class Stages(dict):
-    """{stage name: graph}, in pipeline order."""
+    """{stage name: graph}, in pipeline order; `seconds` maps each pass's stage name to the
+    seconds the pass took (the compile report shows them)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seconds = {}
 
     @property
     def final(self):
@@ -65,7 +71,9 @@ def run_pipeline(traced, target=C_MODULE):
     for name, run_pass in PIPELINE:
         if run_pass in TARGETED_PASSES:
             run_pass = functools.partial(run_pass, target=target)
+        start = time.perf_counter()
         graph = run_nested(run_pass, graph)
+        stages.seconds[name] = time.perf_counter() - start
         if VERIFY_EACH_PASS:
             verify(graph)
         stages[name] = graph

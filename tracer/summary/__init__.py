@@ -12,12 +12,14 @@
 
 The pieces, each in its module: records.py (framing and CRC32C), protobuf.py (the wire
 format), events.py (the messages), png.py (image encoding), writer.py (writers, the default
-writer and step), ops.py (the summary ops). See docs/summary.md.
+writer and step), ops.py (the summary ops), graphs.py and tracing.py (trace_on/trace_export:
+compiled functions' graphs, with their nodes' times). See docs/summary.md.
 """
 
 from types import SimpleNamespace
 
 from tracer.summary.ops import histogram, image, scalar, should_record_summaries, text
+from tracer.summary.tracing import trace_export, trace_off, trace_on
 from tracer.summary.writer import (
     SummaryWriter,
     create_file_writer,
@@ -42,4 +44,7 @@ __all__ = [
     "scalar",
     "should_record_summaries",
     "text",
+    "trace_export",
+    "trace_off",
+    "trace_on",
 ]

@@ -73,12 +73,15 @@ def summary_value(tag, tensor, plugin_name, description=None, content=b""):
     return message_field(1, value)
 
 
-def event(wall_time, step=0, summary=None):
-    """An `Event` at `wall_time` (seconds since the epoch) and `step`, holding `summary`."""
+def event(wall_time, step=0, summary=None, graph_def=None, tagged_run_metadata=None):
+    """An `Event` at `wall_time` (seconds since the epoch) and `step`, holding `summary`, a
+    serialized `graph_def` or a `tagged_run_metadata` message (summary/graphs.py)."""
     return (
         double_field(1, wall_time)
         + varint_field(2, step)
+        + (b"" if graph_def is None else message_field(4, graph_def))
         + (b"" if summary is None else message_field(5, summary))
+        + (b"" if tagged_run_metadata is None else message_field(8, tagged_run_metadata))
     )
 
 

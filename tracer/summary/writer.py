@@ -65,6 +65,10 @@ class SummaryWriter:
 
     def write(self, step, summary):
         """Write a `Summary` (bytes, events.summary_value) at `step`."""
+        self.write_event(events.event(time.time(), step, summary))
+
+    def write_event(self, event):
+        """Write an `Event` (bytes, events.event)."""
 
     def flush(self):
         """Write what is queued."""
@@ -100,8 +104,8 @@ class FileWriter(SummaryWriter):
         self.flush()
         _open_writers.add(self)
 
-    def write(self, step, summary):
-        record = records.frame(events.event(time.time(), step, summary))
+    def write_event(self, event):
+        record = records.frame(event)
         with self._lock:
             if self._file is None:
                 raise RuntimeError(f"the summary writer of {self.logdir!r} is closed")
