@@ -211,7 +211,8 @@ def test_histogram_buckets_hold_every_value():
 @pytest.mark.parametrize("jit_compile", [True, False])
 def test_summary_in_compiled_loop_writes_at_each_iteration(tmp_path, jit_compile):
     """A scalar in a `for i in tt.range(n)` loop of a tt.function: n events per call, each
-    with the values and the step (a variable) of its iteration; none at trace time."""
+    with the values and the step (a variable) of its iteration, tagged in the loop's name
+    scope as TF tags it; none at trace time."""
     step = tt.Variable(np.int64(10), trainable=False)
 
     @tt.function(jit_compile=jit_compile)
@@ -229,12 +230,12 @@ def test_summary_in_compiled_loop_writes_at_each_iteration(tmp_path, jit_compile
         run(tt.constant(3.0), tt.constant(2))
     got = [(s, t, _array(tensor).tolist()) for s, t, _, tensor in _values(logdir)]
     assert got == [
-        (10, "x", 0.0),
-        (11, "x", 2.0),
-        (12, "x", 4.0),
+        (10, "while/x", 0.0),
+        (11, "while/x", 2.0),
+        (12, "while/x", 4.0),
         (13, "hx", [[2.0, 2.0, 0.0], [2.0, 2.0, 3.0]]),
-        (13, "x", 0.0),
-        (14, "x", 3.0),
+        (13, "while/x", 0.0),
+        (14, "while/x", 3.0),
         (15, "hx", [[3.0, 3.0, 0.0], [3.0, 3.0, 3.0]]),
     ]
 
@@ -552,3 +553,58 @@ def test_trace_export_writes_the_graph_and_each_nodes_time_for_tensorboard(tmp_p
             tt.summary.trace_export("nothing")
     accumulator.Reload()
     assert accumulator.Tags()["run_metadata"] == ["step_trace"]
+
+
+TF_AUDIO_FILE = pathlib.Path(__file__).parent / "data" / "summary" / "tf_audio_and_scopes.v2"
+
+
+def _tf_events():
+    return list(event_file_loader.EventFileLoader(str(TF_AUDIO_FILE)).Load())[1:]
+
+
+def test_audio_events_are_tensorflows_bytes_but_the_wall_time(tmp_path):
+    clips = np.stack([np.sin(np.linspace(0, 20, 50)).reshape(25, 2) * s for s in (0.5, 1.0, 1.5)])
+    halves = (np.arange(-4, 5) + 0.5).reshape(1, 9, 1) / 2**15
+    with summary.create_file_writer(str(tmp_path)).as_default(step=6):
+        assert summary.audio("clips", clips.astype(np.float32), 8000, max_outputs=2)
+        summary.audio("halves", halves.astype(np.float32), 44100, step=7, description="halves")
+    ours = _events(str(tmp_path))
+    theirs = _tf_events()[:2]
+    for mine, tfs in zip(ours, theirs):
+        mine.wall_time = tfs.wall_time = 0
+        assert mine.SerializeToString() == tfs.SerializeToString()
+    clip = theirs[1].summary.value[0].tensor.string_val[0]
+    samples = np.frombuffer(clip[44:], "<i2")  # rounded half away from zero, as TF rounds
+    assert samples.tolist() == [-4, -3, -2, -1, 1, 2, 3, 4, 5]
+    with summary.create_file_writer(str(tmp_path / "bad")).as_default(step=0):
+        with pytest.raises(ValueError, match="clips \\[k, frames, channels\\]"):
+            summary.audio("bad", np.zeros((3, 4)), 8000)
+        with pytest.raises(ValueError, match="sample_rate"):
+            summary.audio("bad", np.zeros((1, 3, 1)), 0)
+        with pytest.raises(ValueError, match="Unknown encoding"):
+            summary.audio("bad", np.zeros((1, 3, 1)), 8000, encoding="mp3")
+
+
+def test_summaries_in_compiled_loops_and_branches_are_tagged_as_tensorflow_tags_them(tmp_path):
+    @tt.function
+    def scopes(n, x):
+        summary.scalar("top", 1.0)
+        for i in tt.range(n):
+            summary.scalar("l1", 1.0)
+            for j in tt.range(n):
+                summary.scalar("l2", 1.0)
+        if x > 0:
+            summary.scalar("in_cond", 1.0)
+        with tt.name_scope("s"):
+            for i in tt.range(n):
+                summary.scalar("scoped", 1.0)
+        tt.while_loop(lambda i: i < 1, lambda i: (summary.scalar("wl", 1.0), i + 1)[1], [0])
+        tt.while_loop(
+            lambda i: i < 1, lambda i: (summary.scalar("named", 1.0), i + 1)[1], [0], name="mine"
+        )
+
+    with summary.create_file_writer(str(tmp_path)).as_default(step=6):
+        scopes(tt.constant(1), tt.constant(1.0))
+    tags = [v.tag for e in _events(str(tmp_path)) for v in e.summary.value]
+    assert tags == [v.tag for e in _tf_events()[2:] for v in e.summary.value]
+    assert tags[1:3] == ["while/l1", "while/while/l2"]

@@ -31,6 +31,7 @@ class Trace:
         self.datasets_iterated = []  # (file, line) where the function iterated a tt.data.Dataset
         # the nodes made in the bodies and branches of structured ops (SubTraces) within
         self.made_inside = weakref.WeakValueDictionary()  # id(node) -> node
+        self.scopes_opened = set()  # the name scopes its loops and conds opened (`in_scope`)
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)

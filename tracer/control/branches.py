@@ -9,7 +9,15 @@ cond of the branches' gradients.
 from codegen import forms
 from tracer import nest
 from tracer.context import state
-from tracer.control.region import at_user_line, new_variables, run_subgraph, truth, union
+from tracer.control.region import (
+    at_user_line,
+    in_scope,
+    new_variables,
+    open_scope,
+    run_subgraph,
+    truth,
+    union,
+)
 from tracer.control.region_batching import batch_cond
 from tracer.control.subgraph import tensors_of, trace_function
 from tracer.ir import Node, Subgraph, TupleType
@@ -42,7 +50,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             f"the predicate of tt.cond must be a boolean scalar, not "
             f"{pred.dtype.name}{list(pred.shape)}{at_user_line()}"
         )
-    return _traced_cond(pred, true_fn, false_fn)
+    scope = open_scope("cond", name)
+    return _traced_cond(pred, in_scope(true_fn, scope), in_scope(false_fn, scope))
 
 
 def _traced_cond(pred, true_fn, false_fn):

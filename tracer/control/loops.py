@@ -30,9 +30,11 @@ from tracer.control.branches import cond
 from tracer.control.region import (
     assignments,
     at_user_line,
+    in_scope,
     indented,
     inputs_read,
     new_variables,
+    open_scope,
     run_subgraph,
     static_int,
     truth,
@@ -86,7 +88,8 @@ def while_loop(
     if state.trace is None and not state.building:
         result = _eager_while(cond, body, values, shape_invariants, limit)
     else:
-        result = _traced_while(cond, body, values, limit)
+        scope = open_scope("while", name)
+        result = _traced_while(in_scope(cond, scope), in_scope(body, scope), values, limit)
     return result[0] if single else result
 
 

@@ -22,6 +22,7 @@ for a new one.
 """
 
 from runtime.straight_line import straight_line
+from tracer.context import state
 from tracer.ir import format_location, topological_closure, user_location
 from tracer.ops import convert
 
@@ -67,6 +68,35 @@ def static_int(value, what):
             f"tt.while_loop: {what} must be known when the loop is traced{at_user_line()}"
         )
     return known
+
+
+def open_scope(kind, name=None):
+    """The name scope TensorFlow opens for a control-flow op of the graph being traced:
+    `name` or `kind` ("while", "cond") under the current scope, made unique among those the
+    graph opened ("while/", "while_1/", ...), so that summaries written in the op's graphs
+    (run `in_scope`) are tagged as TF tags them ("while/loss")."""
+    base = state.name_scope + (name or kind)
+    opened = state.trace.scopes_opened if state.trace is not None else set()
+    scope, count = base, 0
+    while scope in opened:
+        count += 1
+        scope = f"{base}_{count}"
+    opened.add(scope)
+    return scope + "/"
+
+
+def in_scope(fn, scope):
+    """`fn`, run with `scope` (from `open_scope`) as the name scope."""
+
+    def scoped(*args):
+        saved = state.name_scope
+        state.name_scope = scope
+        try:
+            return fn(*args)
+        finally:
+            state.name_scope = saved
+
+    return scoped
 
 
 def at_user_line():

@@ -21,7 +21,7 @@ from tracer import printing
 from tracer.context import state as trace_state
 from tracer.ir import user_location
 from tracer.ops.core import apply
-from tracer.summary import events, png
+from tracer.summary import events, png, wav
 from tracer.summary.writer import state
 from tracer.tensor import TensorLike
 
@@ -230,6 +230,43 @@ def _image(data, max_outputs):
     height, width = data.shape[1:3]
     strings = [str(width).encode(), str(height).encode(), *(png.encode(i) for i in images)]
     return events.string_tensor_proto(strings, (len(strings),)), "images"
+
+
+# audio
+
+
+def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, description=None):
+    """Write up to `max_outputs` clips of `data` [k, frames, channels], floats in [-1, 1],
+    at `sample_rate` Hz (a number), encoded as 16-bit WAV as TensorFlow's encode_wav
+    encodes them; shown by TensorBoard's audio dashboard."""
+    if encoding not in (None, "wav"):
+        raise ValueError(f"Unknown encoding: {encoding!r} (tt.summary.audio writes 'wav')")
+    rate = _value(sample_rate)
+    if isinstance(rate, TensorLike) or np.ndim(rate) != 0 or not float(rate) > 0:
+        raise ValueError(
+            f"tt.summary.audio: sample_rate must be a positive number known when the function "
+            f"is traced, got {sample_rate!r}"
+        )
+    encode = functools.partial(_audio, sample_rate=int(rate), max_outputs=max(0, int(max_outputs)))
+    return _summary(name, data, step, description, encode, _check_audio)
+
+
+# the audio plugin's content: AudioPluginData with encoding WAV (11)
+AUDIO_PLUGIN_CONTENT = b"\x10\x0b"
+
+
+def _check_audio(shape):
+    if len(shape) != 3:
+        raise ValueError(
+            "tt.summary.audio takes clips [k, frames, channels], not a tensor of shape "
+            f"{list(shape)}"
+        )
+
+
+def _audio(data, sample_rate, max_outputs):
+    clips = [wav.encode(clip, sample_rate) for clip in data[:max_outputs]]
+    strings = [part for clip in clips for part in (clip, b"")]  # each clip, and its label
+    return events.string_tensor_proto(strings, (len(clips), 2)), "audio", AUDIO_PLUGIN_CONTENT
 
 
 def keras_model(name, config, step=None):
