@@ -161,6 +161,7 @@ from tracer.ops.segment_ops import bincount
 from tracer.ops.sort_ops import argsort, sort
 from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
+from tracer.py_function import py_function
 from tracer.signature import TensorSpec
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.tensor import Tensor, constant, convert_to_tensor
@@ -190,7 +191,7 @@ __all__ = [
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
-    "print", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
+    "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "rsqrt",
     "shape", "sigmoid", "sign", "sin", "size", "split", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
     "zeros", "zeros_like",

@@ -43,7 +43,7 @@ from tracer.signature import (
     spec_of,
 )
 from tracer.tensor import Tensor, constant
-from tracer.tracing import Trace, tracing
+from tracer.tracing import RunsAsPython, Trace, tracing
 from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")
@@ -154,10 +154,12 @@ class Function:
         self._compile_seconds = 0.0
         self._build_times = {}  # ConcreteFunction -> BuildTimes, for the compile report
         self._retrace_reasons = []
-        self._iterates_datasets = False  # set by a trace that iterated a tt.data.Dataset
+        # set by a trace that found code tracer runs only as Python (a tt.data.Dataset
+        # iterated, a tt.py_function with results): the function runs as Python from then on
+        self._runs_as_python = False
 
     def __call__(self, *args, **kwargs):
-        if settings.run_functions_eagerly or self._iterates_datasets:
+        if settings.run_functions_eagerly or self._runs_as_python:
             return self._python_function(*args, **kwargs)
         try:
             fast = self._fast  # the last signature called, whose call path is in C
@@ -174,17 +176,19 @@ class Function:
                     self._hits += 1
                 else:
                     concrete = self._by_shape[key] = self.get_concrete_function(*args)
-                    if self._iterates_datasets:  # found by this call's trace
+                    if self._runs_as_python:  # found by this call's trace
                         return self._python_function(*args, **kwargs)
                 self._fast = concrete._fast
                 return concrete._call_with_tensors(args)
             concrete = self.get_concrete_function(*args, **kwargs)
-            if self._iterates_datasets:  # found by this call's trace
+            if self._runs_as_python:  # found by this call's trace
                 return self._python_function(*args, **kwargs)
             if not kwargs:
                 self._fast = concrete._fast
             leaves = nest.flatten((args, kwargs))
             return concrete._call([leaf for leaf in leaves if is_tensor_argument(leaf)])
+        except RunsAsPython:  # this call's trace found code that runs only as Python
+            return self._python_function(*args, **kwargs)
         except Exception as error:
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
@@ -359,6 +363,9 @@ class Function:
             with tracing(trace):
                 result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
                 result = _tensors_of_numbers(_values_of_variables(result))
+        except RunsAsPython as signal:
+            self._run_as_python(f"tt.function {self.__name__} {signal}")
+            raise
         except Exception as error:
             note = f"(raised while tt.function traced {self.__name__})"
             if note not in getattr(error, "__notes__", ()):  # once, where it calls itself
@@ -372,7 +379,14 @@ class Function:
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
         traced = time.perf_counter()
         if trace.datasets_iterated:
-            self._run_as_python(trace.datasets_iterated[0])
+            location = trace.datasets_iterated[0]
+            where = f" at {location[0]}:{location[1]}" if location else ""
+            self._run_as_python(
+                f"tt.function {self.__name__} iterates a tt.data.Dataset{where}; tracer's "
+                "datasets run in Python, so it runs as Python at each call (each step's ops "
+                "eagerly, new elements each call). For compiled speed, iterate outside and "
+                "pass each batch to a tt.function step, as Model.fit does."
+            )
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
         concrete = ConcreteFunction(self.__name__, trace, result, self._backend, arguments, named)
@@ -380,19 +394,17 @@ class Function:
         concrete._function = weakref.ref(self)  # its compile report shows the retraces
         return concrete
 
-    def _run_as_python(self, location):
-        """From now on, run the Python function at each call: it iterates a tt.data.Dataset,
-        whose pipeline runs in Python, so that compiled code would hold one pass's elements
-        as constants (TensorFlow runs such a loop in its graph, at each call)."""
-        self._iterates_datasets = True
-        where = f" at {location[0]}:{location[1]}" if location else ""
-        warnings.warn(
-            f"tt.function {self.__name__} iterates a tt.data.Dataset{where}; tracer's datasets "
-            "run in Python, so it runs as Python at each call (each step's ops eagerly, new "
-            "elements each call). For compiled speed, iterate outside and pass each batch to "
-            "a tt.function step, as Model.fit does.",
-            stacklevel=5,  # the user's call: _run_as_python, _trace, get_concrete_function, __call__
-        )
+    def _run_as_python(self, message):
+        """From now on, run the Python function at each call, with one warning saying why:
+        a trace found code that tracer runs only as Python (a tt.data.Dataset iterated, whose
+        pipeline would otherwise be one pass's constants; a tt.py_function with results,
+        whose shapes are known only when it runs). TensorFlow runs both in its graph."""
+        if self._runs_as_python:
+            return
+        self._runs_as_python = True
+        # at the user's call: past _run_as_python, _trace, the collector's wrapper,
+        # get_concrete_function and __call__
+        warnings.warn(message, stacklevel=6)
 
 
 def _values_of_variables(result):

@@ -17,6 +17,12 @@ from tracer.ops.core import graph_node_of
 from tracer.tensor import Tensor
 
 
+class RunsAsPython(Exception):
+    """Raised while a tt.function is traced by code that tracer runs only as Python (a
+    tt.py_function with results): the function then runs as Python at each call, and its
+    message, after the function's name, says why."""
+
+
 class Trace:
     """The state of one tracing run: the inputs made so far and what variables hold now."""
 
