@@ -686,6 +686,38 @@ abs = _unary_function(ABS)
 sign = _unary_function(SIGN)
 
 
+# --- floor, ceil, round: no gradient flows through them (TensorFlow's is None) ----------
+
+
+def _real_floating(attrs, x):
+    if not x.dtype.is_floating:
+        raise TypeError(f"expects a real floating tensor, got {x.dtype.name}")
+    return x.shape, x.dtype
+
+
+def _real_or_integer(attrs, x):
+    if not (x.dtype.is_floating or x.dtype.is_integer):
+        raise TypeError(f"expects a real floating or integer tensor, got {x.dtype.name}")
+    return x.shape, x.dtype
+
+
+def _rounding(name, kernel, libm_name, infer):
+    def render(t, out, x):
+        return f"{libm_name}{MATH_SUFFIX[compute(t)]}({x})" if t.is_floating else f"({x})"
+
+    return _unary(name, infer=infer, kernel=kernel, c=forms.Expression(render))
+
+
+FLOOR = _rounding("floor", np.floor, "floor", _real_floating)
+CEIL = _rounding("ceil", np.ceil, "ceil", _real_floating)
+# half to even, as TensorFlow's (banker's rounding); C's nearbyint in the default mode; an
+# integer tensor is its own rounding
+ROUND = _rounding("round", np.round, "nearbyint", _real_or_integer)
+floor = _unary_function(FLOOR)
+ceil = _unary_function(CEIL)
+round = _unary_function(ROUND)
+
+
 # --- exponentials and logarithms --------------------------------------------------------
 
 EXP = _unary(
@@ -748,7 +780,23 @@ RSQRT = _unary(
     c=forms.Expression(forms.helper_call(_RSQRT), helpers=(_RSQRT,)),
 )
 
+_EXPM1 = forms.Helper(
+    "expm1",
+    float="static inline $T tr_expm1_$tag($T x) { return expm1$f(x); }",
+    complex="static inline $T tr_expm1_$tag($T z) { return cexp$f(z) - 1; }",
+    requires=(forms.vector_declaration("expm1"),),
+)
+
+EXPM1 = _unary(
+    "expm1",
+    lambda node, g, out: (g * conj_if_complex(out + 1),),
+    saves=(OUT,),
+    kernel=quiet(np.expm1),
+    c=forms.Expression(forms.helper_call(_EXPM1), helpers=(_EXPM1,), costly=True),
+)
+
 exp = _unary_function(EXP)
+expm1 = _unary_function(EXPM1)
 log = _unary_function(LOG)
 log1p = _unary_function(LOG1P)
 sqrt = _unary_function(SQRT)
@@ -790,6 +838,33 @@ sin = _unary_function(SIN)
 cos = _unary_function(COS)
 tan = _unary_function(TAN)
 tanh = _unary_function(TANH)
+
+# the inverse functions: d asin = 1 / sqrt(1 - x^2), d acos = -1 / sqrt(1 - x^2),
+# d atan = 1 / (1 + x^2), as TensorFlow's gradients (NaN outside asin's and acos's domain)
+ASIN = _unary(
+    "asin",
+    lambda node, g, x: (g * conj_if_complex(rsqrt(1 - x * x)),),
+    saves=(0,),
+    kernel=quiet(np.arcsin),
+    c=forms.libm("asin", vectorized=True),
+)
+ACOS = _unary(
+    "acos",
+    lambda node, g, x: (negative(g * conj_if_complex(rsqrt(1 - x * x))),),
+    saves=(0,),
+    kernel=quiet(np.arccos),
+    c=forms.libm("acos", vectorized=True),
+)
+ATAN = _unary(
+    "atan",
+    lambda node, g, x: (g / conj_if_complex(1 + x * x),),
+    saves=(0,),
+    kernel=np.arctan,
+    c=forms.libm("atan", vectorized=True),
+)
+asin = _unary_function(ASIN)
+acos = _unary_function(ACOS)
+atan = _unary_function(ATAN)
 
 
 # --- erf --------------------------------------------------------------------------------
@@ -892,12 +967,6 @@ RELU = _unary(
 sigmoid = _unary_function(SIGMOID)
 softplus = _unary_function(SOFTPLUS)
 relu = _unary_function(RELU)
-
-
-def _real_floating(attrs, x):
-    if not x.dtype.is_floating:
-        raise TypeError(f"expects a real floating tensor, got {x.dtype.name}")
-    return x.shape, x.dtype
 
 
 SOFTSIGN = _unary(
