@@ -149,3 +149,36 @@ def test_moments_variance_and_std_are_numpys_population_statistics():
     variance = tt.math.reduce_variance(z)
     assert variance.dtype == tt.float64
     np.testing.assert_allclose(variance.numpy(), np.var(z), rtol=1e-12)
+
+
+def test_a_first_trace_that_makes_variables_is_made_again_as_in_tensorflow(capsys):
+    class Scaled(tt.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = None
+
+        @tt.function
+        def __call__(self, x):
+            print("tracing")
+            if self.v is None:
+                self.v = tt.Variable(2.0)
+            return self.v * x
+
+    m = Scaled()
+    assert float(m(tt.constant(1.0))) == 2.0
+    assert m.__call__.experimental_get_tracing_count() == 2  # TF 2.21: 2, "tracing" twice
+    assert float(m(tt.constant(3.0))) == 6.0
+    assert m.__call__.experimental_get_tracing_count() == 2
+    assert capsys.readouterr().out == "tracing\ntracing\n"
+
+
+def test_a_variable_made_at_every_call_is_refused_on_the_first_call():
+    @tt.function
+    def f(x):
+        v = tt.Variable(1.0)
+        return v + x
+
+    with pytest.raises(
+        ValueError, match="only supports singleton tt.Variables created on the first call"
+    ):
+        f(tt.constant(1.0))

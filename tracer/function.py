@@ -193,7 +193,7 @@ class Function:
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
     def __get__(self, instance, owner):
-        return self if instance is None else functools.partial(self, instance)
+        return self if instance is None else _BoundMethod(self, instance)
 
     def get_concrete_function(self, *args, **kwargs):
         """The traced function for these arguments (traced now if this signature is new);
@@ -377,6 +377,10 @@ class Function:
                         "tensor condition both branches are traced, the recursive one too)"
                     )
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
+        if trace.variables_created and trace.may_create_variables:
+            # as TensorFlow: a first trace that made variables is made again, where making
+            # one more is an error (each call would make a new one: not a singleton)
+            return self._trace(args, kwargs)
         traced = time.perf_counter()
         if trace.datasets_iterated:
             location = trace.datasets_iterated[0]
@@ -405,6 +409,15 @@ class Function:
         # at the user's call: past _run_as_python, _trace, the collector's wrapper,
         # get_concrete_function and __call__
         warnings.warn(message, stacklevel=6)
+
+
+class _BoundMethod(functools.partial):
+    """A tt.function method of an instance: called as partial calls (in C), and the
+    Function's attributes read through it (`m.step.experimental_get_tracing_count()`, as
+    TensorFlow's bound functions)."""
+
+    def __getattr__(self, name):
+        return getattr(self.func, name)
 
 
 def _values_of_variables(result):

@@ -33,6 +33,7 @@ class Trace:
         self.assigned = []  # variables assigned to, in order of first assignment
         self.gradient_graphs = []  # the gradient graphs tape.gradient built while tracing
         self.may_create_variables = may_create_variables
+        self.variables_created = 0  # tt.Variables made while it ran
         self.nodes_made = 0  # (autograph warns about Python loops that unroll into many)
         self.datasets_iterated = []  # (file, line) where the function iterated a tt.data.Dataset
         # the nodes made in the bodies and branches of structured ops (SubTraces) within
@@ -77,6 +78,9 @@ class Trace:
         variable `stream`)."""
 
     def note_variable_creation(self):
+        """A tt.Variable is being made while this trace runs: counted where the trace may
+        make variables (the first), else refused, as TensorFlow's singleton rule."""
+        self.variables_created += 1
         if not self.may_create_variables:
             raise ValueError(
                 "tt.function only supports singleton tt.Variables created on the first call. "
