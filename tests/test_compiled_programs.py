@@ -57,7 +57,9 @@ def test_a_compiled_training_step_gives_eagers_weights_after_100_steps(name):
     compiled, optimizer, step = _train(name, compiled=True, dtype=np.float64)
     for want, got in zip(eager, compiled):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
-    assert step.experimental_get_tracing_count() == 1
+    # the first trace made the model's weights and the optimizer's slots: as TensorFlow, it
+    # is made again with no variable made, and that trace serves every later call
+    assert step.experimental_get_tracing_count() == 2
     assert int(optimizer.iterations.numpy()) == 100
     source = step.get_concrete_function(
         tt.constant(np.zeros((16, 5))), tt.constant(np.zeros(16, np.int32))
@@ -197,11 +199,11 @@ def test_variables_made_while_tracing_are_lifted_and_only_on_the_first_trace():
     def g(x):
         return tt.Variable(1.0) * x
 
-    g(tt.constant(1.0))
+    # a variable made at every trace: refused at the first call, which traces again (as TF)
     with pytest.raises(
         ValueError, match="only supports singleton tt.Variables created on the first call"
     ):
-        g(tt.constant([1.0, 2.0]))
+        g(tt.constant(1.0))
 
     @tt.function
     def from_argument(x):
@@ -378,8 +380,8 @@ def test_print_prints_at_every_call_in_order(capsys, backend):
     f(tt.constant([1.0, 1.0]))
     f(tt.constant([0.5, 0.5]))
     captured = capsys.readouterr()
-    assert captured.err == "x: [1. 1.]\nx: [0.5 0.5]\n"
-    assert captured.out == "v: [2. 3.] sum: 5.0\nv: [2.5 3.5] sum: 6.0\n"
+    assert captured.err == "x: [1 1]\nx: [0.5 0.5]\n"  # as TensorFlow's tf.print
+    assert captured.out == "v: [2 3] sum: 5\nv: [2.5 3.5] sum: 6\n"
 
 
 def test_print_eagerly_and_summarized(capsys):
@@ -406,14 +408,18 @@ def test_pretty_printed_concrete_signatures():
 
     loss(tt.constant(np.ones((2, 3), np.float32)), tt.constant([1, 0]))
     text = loss.pretty_printed_concrete_signatures()
-    assert text.splitlines()[:5] == [
-        "loss(x, labels)",
-        "  Args:",
-        "    x: float32 Tensor, shape=(2, 3)",
-        "    labels: int32 Tensor, shape=(2,)",
-        "  Returns:",
+    # TensorFlow 2.21's text, with tracer's dtypes (tt.float32 where TensorFlow has tf.float32)
+    assert text.splitlines() == [
+        "Input Parameters:",
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2, 3), dtype=tt.float32, name=None)",
+        "  labels (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=tt.int32, name=None)",
+        "  scale (POSITIONAL_OR_KEYWORD): Literal[2.0]",
+        "Output Type:",
+        "  Tuple[TensorSpec(shape=(), dtype=tt.float32, name=None), "
+        "TensorSpec(shape=(2,), dtype=tt.int32, name=None)]",
+        "Captures:",
+        "  None",
     ]
-    assert "(float32 Tensor, shape=(), int32 Tensor, shape=(2,))" in text
 
 
 def test_a_tensor_leaked_out_of_a_trace_is_refused_where_it_is_used():
@@ -525,7 +531,7 @@ def test_one_trace_of_a_training_step_serves_every_batch_size(name, backend):
     compiled, _, step = _train(
         name, True, np.float64, steps=3, batches=sizes, input_signature=specs, backend=backend
     )
-    assert step.experimental_get_tracing_count() == 1
+    assert step.experimental_get_tracing_count() == 2  # the first made variables: traced again
     for want, got in zip(eager, compiled):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
 

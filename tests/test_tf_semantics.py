@@ -182,3 +182,68 @@ def test_a_variable_made_at_every_call_is_refused_on_the_first_call():
         ValueError, match="only supports singleton tt.Variables created on the first call"
     ):
         f(tt.constant(1.0))
+
+
+class _FruitType(tt.types.experimental.TraceType):
+    """A trace type of the user's: one trace per fruit class, whatever the instance."""
+
+    def __init__(self, fruit):
+        self.kind = type(fruit)
+        self.fruit = fruit
+
+    def is_subtype_of(self, other):
+        return type(other) is _FruitType and self.kind is other.kind
+
+    def most_specific_common_supertype(self, others):
+        return self if all(self == other for other in others) else None
+
+    def placeholder_value(self, placeholder_context=None):
+        return self.fruit
+
+    def __eq__(self, other):
+        return type(other) is _FruitType and self.kind is other.kind
+
+    def __hash__(self):
+        return hash(self.kind)
+
+
+class _Typed:
+    def __tf_tracing_type__(self, context):
+        return _FruitType(self)
+
+
+class _TypedApple(_Typed):
+    flavor = tt.constant([1, 2])
+
+
+class _TypedMango(_Typed):
+    flavor = tt.constant([3, 4])
+
+
+class _Apple:
+    flavor = tt.constant([1, 2])
+
+
+class _Mango:
+    flavor = tt.constant([3, 4])
+
+
+def test_a_trace_type_of_the_users_keys_the_traces_as_tensorflows_do(capsys):
+    @tt.function
+    def mixed(a, b):
+        print("tracing")
+        return a.flavor + b.flavor
+
+    # what TF 2.21 prints for the same calls: one trace per pair of types with a trace type,
+    # one per pair of objects without
+    for a, b in [
+        (_TypedApple, _TypedMango),
+        (_TypedApple, _TypedMango),
+        (_TypedMango, _TypedApple),
+    ]:
+        assert mixed(a(), b()).numpy().tolist() == [4, 6]
+    assert mixed.experimental_get_tracing_count() == 2
+    for _ in range(2):
+        assert mixed(_Apple(), _Mango()).numpy().tolist() == [4, 6]
+    assert mixed.experimental_get_tracing_count() == 4
+    assert capsys.readouterr().out == "tracing\n" * 4

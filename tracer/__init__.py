@@ -33,6 +33,7 @@ from tracer import (
     random,
     summary,
     train,
+    types,
 )
 from tracer import dtypes_api as dtypes  # tracer/dtypes.py with cast beside
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
@@ -179,7 +180,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "summary", "train",
+    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",

@@ -9,6 +9,7 @@ by op, so the outer function optimizes across it.
 """
 
 import functools
+import inspect
 import os
 
 import numpy as np
@@ -32,9 +33,9 @@ from tracer.report import write_report
 from tracer.signature import (
     TensorSpec,
     as_argument_array,
-    describe_arguments,
     is_tensor_argument,
     spec_of,
+    type_text,
 )
 from tracer.tensor import Tensor, TensorLike
 from tracer.variable import Variable
@@ -332,21 +333,65 @@ class ConcreteFunction:
             leaves.append(leaf)
         return nest.pack_sequence_as(self._structure, leaves)
 
-    def pretty_printed_signature(self):
-        """The traced arguments and the results, as TensorFlow prints them."""
-        lines = [f"{self.name}({', '.join(name for name, _ in self._named)})", "  Args:"]
-        lines += [f"    {text}" for text in describe_arguments(self._named)]
-        lines.append("  Returns:")
-        outputs = self._traced.outputs[: len(self._tensor_positions)]
-        shown = iter(
-            _Text(f"{o.dtype.name} Tensor, shape={_shown_shape(o.shape)}") for o in outputs
-        )
-        leaves = [
-            next(shown) if isinstance(leaf, TensorLike) else leaf for leaf in self._flat_result
+    def pretty_printed_signature(self, verbose=True):
+        """The traced arguments, the results and the captured variables, as TensorFlow
+        prints them (its `tf.` dtypes are tracer's `tt.`):
+
+            Input Parameters:
+              x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None,), dtype=tt.int32, name=None)
+            Output Type:
+              TensorSpec(shape=(None,), dtype=tt.int32, name=None)
+            Captures:
+              None
+
+        With `verbose=False`, one line: `(x: TensorSpec(...)) -> TensorSpec(...)`.
+        """
+        aliases = {}  # id(variable) -> alias_id, for the VariableSpecs of the arguments
+        parameters = [
+            (name, kind, type_text(value, aliases)) for name, kind, value in self._parameters()
         ]
-        returns = nest.pack_sequence_as(self._structure, leaves)
-        lines.append(f"    {returns}")
-        return "\n".join(lines)
+        output = type_text(self.output_spec(), aliases)
+        if not verbose:
+            return f"({', '.join(f'{name}: {text}' for name, _, text in parameters)}) -> {output}"
+        lines = ["Input Parameters:"]
+        lines += [f"  {name} ({kind}): {text}" for name, kind, text in parameters]
+        lines += ["Output Type:", f"  {output}", "Captures:"]
+        captured = [v for v in self._variables if id(v) not in aliases]
+        # NOTE: TensorFlow captures a variable as its resource handle, a scalar
+        lines += [
+            f"  {id(v)}: TensorSpec(shape=(), dtype=tt.resource, name=None)" for v in captured
+        ]
+        return "\n".join(lines if captured else [*lines, "  None"])
+
+    def _parameters(self):
+        """[(name, kind, value)] of the traced call, as TensorFlow lists its parameters:
+        defaults filled in, *args as `args_0`, `args_1` and **kwargs by name; a parameter
+        before *args is POSITIONAL_ONLY (it cannot be passed by name then)."""
+        unknown = [(name, "POSITIONAL_OR_KEYWORD", value) for name, value in self._named]
+        function = self._function() if self._function is not None else None
+        if function is None:
+            return unknown
+        try:
+            bound = inspect.signature(function.python_function).bind(
+                *self._arguments[0], **self._arguments[1]
+            )
+        except (TypeError, ValueError):  # a callable without a Python signature to bind to
+            return unknown
+        bound.apply_defaults()
+        kinds = {name: p.kind for name, p in bound.signature.parameters.items()}
+        by_position = inspect.Parameter.VAR_POSITIONAL in kinds.values()
+        parameters = []
+        for name, value in bound.arguments.items():
+            kind = kinds[name]
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                parameters += [(f"{name}_{k}", "POSITIONAL_ONLY", v) for k, v in enumerate(value)]
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                parameters += [(key, "KEYWORD_ONLY", value[key]) for key in sorted(value)]
+            elif by_position and kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                parameters.append((name, "POSITIONAL_ONLY", value))
+            else:
+                parameters.append((name, kind.name, value))
+        return parameters
 
     def _dump(self, directory):
         """Write every stage's IR, and the C source, to `directory` (TRACER_DUMP)."""
@@ -403,16 +448,6 @@ class ConcreteFunction:
 
         prefix = prefix or self.name
         return export_concretes(directory, prefix, [(prefix, self)], variables, native)
-
-
-class _Text:
-    """Text shown as it is inside a printed structure."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def __repr__(self):
-        return self.text
 
 
 def _shown_shape(shape):

@@ -41,6 +41,7 @@ from tracer.signature import (
     is_tensor_argument,
     signature,
     spec_of,
+    traced_value,
 )
 from tracer.tensor import Tensor, constant
 from tracer.tracing import RunsAsPython, Trace, tracing
@@ -331,7 +332,7 @@ class Function:
 
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Each traced signature: its arguments and its results, as TensorFlow prints them."""
-        return "\n\n".join(c.pretty_printed_signature() for c in self._concrete.values())
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete.values())
 
     def cache_info(self):
         """hits and misses of the trace cache, its entries, and the seconds spent tracing,
@@ -354,7 +355,7 @@ class Function:
         symbolic = [
             trace.input(name, leaf.symbolic_shape(), leaf.dtype)
             if isinstance(leaf, TensorSpec)
-            else leaf
+            else traced_value(leaf)
             for name, leaf in zip(names, specs)
         ]
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)

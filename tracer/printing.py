@@ -87,12 +87,44 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
 
 
 def _format(value, summarize):
+    """A value as TensorFlow's tf.print writes it: `[1 2 3]`, floats with the digits they
+    need (`0.744097471`), bools as 1 and 0, the middle of long axes as `...`."""
     value = np.asarray(value)
+    element = _element_format(value.dtype)
     if value.ndim == 0:
-        return str(value.item())
+        return element(value[()])
     threshold = sys.maxsize if summarize is None or summarize < 0 else 2 * summarize
-    edges = max(summarize or 0, 1)
-    return np.array2string(value, separator=" ", threshold=threshold, edgeitems=edges)
+    return np.array2string(
+        value,
+        max_line_width=sys.maxsize,
+        separator=" ",
+        threshold=threshold,
+        edgeitems=max(summarize or 0, 1),
+        formatter={"all": element},
+    )
+
+
+def _element_format(dtype):
+    """How tf.print writes one element of `dtype` (TensorFlow's C++ `SummarizeValue`)."""
+    if dtype.kind == "b":
+        return lambda v: "1" if v else "0"
+    if dtype.kind == "f":
+        return _shortest_float if dtype.itemsize <= 4 else _shortest_double
+    return str
+
+
+def _shortest_float(value):
+    """TensorFlow's `FloatToBuffer`: 6 significant digits, or 9 where 6 do not give the
+    float32 back (`0.744097471`, `1`, `1e-08`)."""
+    text = f"{value:.6g}"
+    return text if np.float32(text) == value else f"{value:.9g}"
+
+
+def _shortest_double(value):
+    """TensorFlow's `DoubleToBuffer`: 15 significant digits, or 17 where 15 do not give the
+    float64 back (`0.1`, `0.33333333333333331`)."""
+    text = f"{value:.15g}"
+    return text if float(text) == value else f"{value:.17g}"
 
 
 def _infer(attrs, stream, *values):

@@ -17,6 +17,7 @@ from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
 from tracer.tensor import TensorLike
+from tracer.types import PlaceholderContext, TracingContext
 from tracer.variable import Variable
 
 
@@ -70,7 +71,10 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype=tt.{self.dtype.name})"
+        """TensorFlow's text, with tracer's dtype: `TensorSpec(shape=(None,), dtype=tt.int32,
+        name=None)`; `shape=<unknown>` for an unknown rank."""
+        shape = "<unknown>" if self.shape is None else self.shape
+        return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name={self.name!r})"
 
     def text(self):
         """`float32[None, 784]`, as errors and logs show it (`float32[...]`: any rank)."""
@@ -122,6 +126,8 @@ def accepts(general, key):
         return spec.is_compatible_with(key[1], key[2])
     if general[0] in ("value", "variable"):
         return general == key
+    if general[0] == "trace type":  # a trace for a type serves its subtypes
+        return key[0] == "trace type" and (key[1] == general[1] or key[1].is_subtype_of(general[1]))
     if general[0] == "dict":
         return len(general[1]) == len(key[1]) and all(
             a[0] == b[0] and accepts(a[1], b[1]) for a, b in zip(general[1], key[1])
@@ -156,6 +162,20 @@ def _skeleton(arguments):
     )
 
 
+def _trace_type(value):
+    """The TraceType of an argument that defines `__tf_tracing_type__` (tracer/types.py),
+    else None."""
+    method = getattr(type(value), "__tf_tracing_type__", None)
+    return None if method is None else method(value, TracingContext())
+
+
+def traced_value(value):
+    """What a traced function sees for a non-tensor argument: its TraceType's placeholder
+    value where it has one, else the argument itself."""
+    trace_type = _trace_type(value)
+    return value if trace_type is None else trace_type.placeholder_value(PlaceholderContext())
+
+
 def _describe(value):
     if isinstance(value, dict):
         return ("dict", tuple((k, _describe(value[k])) for k in nest.sorted_keys(value)))
@@ -168,6 +188,9 @@ def _describe(value):
         return ("tensor", spec.shape, spec.dtype.name)
     if isinstance(value, float):
         return ("value", "float", value.hex())  # by its bits: -0.0 is not 0.0, NaN is NaN
+    trace_type = _trace_type(value)
+    if trace_type is not None:
+        return ("trace type", trace_type)
     try:
         hash(value)
     except TypeError:
@@ -198,7 +221,7 @@ def difference(key, cached):
 
 def _leaf_descriptions(key):
     kind = key[0]
-    if kind in ("tensor", "variable", "value"):
+    if kind in ("tensor", "variable", "value", "trace type"):
         yield key
     elif kind == "dict":
         for _, child in key[1]:
@@ -216,6 +239,8 @@ def _leaf_text(leaf):
         return f"variable {leaf[3]}{list(leaf[2])} (id {leaf[1]:#x})"
     if kind == "value":
         return repr(float.fromhex(leaf[2])) if leaf[1] == "float" else repr(leaf[2])
+    if kind == "trace type":
+        return repr(leaf[1])
     return repr(leaf)
 
 
@@ -251,21 +276,26 @@ def _name_leaves(prefix, value, names):
         names.setdefault(id(value), []).append(prefix)
 
 
-def describe_arguments(named):
-    """Lines `name: float32 Tensor, shape=(2, 3)` for [(name, value)] of a traced call,
-    tensors given as TensorSpecs."""
-    return [f"{name}: {_value_text(value)}" for name, value in named]
-
-
-def _value_text(value):
+def type_text(value, aliases):
+    """TensorFlow's text for the type of an argument or a result (tensors as TensorSpecs):
+    `TensorSpec(...)`, `VariableSpec(...)`, `List[...]`, `Tuple[...]`, `Dict[['k', ...]]`,
+    and `Literal[value]` for the other values. `aliases` maps id(variable) to its alias_id,
+    the order in which distinct variables appear; new ones are added."""
+    if isinstance(value, Variable):
+        alias = aliases.setdefault(id(value), len(aliases))
+        return (
+            f"VariableSpec(shape={value.shape}, dtype={value.dtype!r}, "
+            f"trainable={value.trainable}, alias_id={alias})"
+        )
     if isinstance(value, TensorSpec):
-        return f"{value.dtype.name} Tensor, shape={value.shape}"
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(_value_text(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+        return repr(value)
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {_value_text(v)}" for k, v in value.items()) + "}"
-    return f"{type(value).__name__} {value!r}"
+        items = (f"[{k!r}, {type_text(value[k], aliases)}]" for k in nest.sorted_keys(value))
+        return f"Dict[{', '.join(items)}]"
+    if isinstance(value, (list, tuple)):
+        kind = "List" if isinstance(value, list) else "Tuple"
+        return f"{kind}[{', '.join(type_text(v, aliases) for v in value)}]"
+    return f"Literal[{value!r}]"
 
 
 class SignatureMismatchError(TypeError, ValueError):

@@ -6,12 +6,14 @@ tape records it or watches it, so plain numpy-style use costs nothing extra.
 """
 
 import os
+import weakref
 
 import numpy as np
 
 from tracer import dtypes
 from tracer.context import state
 from tracer.dtypes import DType, as_dtype
+from tracer.ir import topological_closure
 from tracer.tensor_shape import TensorShape
 
 
@@ -99,7 +101,8 @@ class TensorLike:
 
 
 class Tensor(TensorLike):
-    """An immutable tensor. `str` and `repr` follow TensorFlow's eager tensors.
+    """An immutable tensor. `str` and `repr` are TensorFlow's, eager and symbolic (where a
+    traced function prints `Tensor("mul:0", shape=(None,), dtype=float32)`).
 
     >>> tt.constant([1.0, 2.0]) * 2
     <tracer.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
@@ -144,7 +147,8 @@ class Tensor(TensorLike):
 
     def __str__(self):
         if self._value is None:
-            return f"tracer.Tensor(<symbolic>, shape={self.shape}, dtype={self.dtype.name})"
+            name, shape = graph_name(self._node), self._shown_shape()
+            return f'Tensor("{name}", shape={shape}, dtype={self.dtype.name})'
         text = str(self._value)
         if "\n" in text:
             text = "\n" + text
@@ -152,10 +156,151 @@ class Tensor(TensorLike):
 
     def __repr__(self):
         if self._value is None:
-            return f"<tracer.Tensor: shape={self.shape}, dtype={self.dtype.name}, symbolic>"
+            return (
+                f"<tracer.Tensor '{graph_name(self._node)}' shape={self._shown_shape()} "
+                f"dtype={self.dtype.name}>"
+            )
         value = self._value
         text = str(value[()]) if value.ndim == 0 else repr(value)
+        if "\n" in text:  # TensorFlow starts a value of several lines on a line of its own
+            text = "\n" + text
         return f"<tracer.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
+
+    def _shown_shape(self):
+        """The shape as TensorFlow prints it: None for a size known only at run time."""
+        return tuple(d if isinstance(d, int) else None for d in self.shape)
+
+
+# TensorFlow's node name for the value of each tracer op whose TensorFlow op is named
+# otherwise (`Tensor("Sum:0", ...)`); the others print under tracer's name. Composite ops
+# (reduce_mean, softmax, square) print as the last primitive they are made of.
+_TF_NODE_NAMES = {
+    "abs": "Abs",
+    "argmax": "ArgMax",
+    "argmin": "ArgMin",
+    "broadcast_to": "BroadcastTo",
+    "cast": "Cast",
+    "const": "Const",
+    "cos": "Cos",
+    "cumprod": "Cumprod",
+    "cumsum": "Cumsum",
+    "div": "truediv",
+    "equal": "Equal",
+    "erf": "Erf",
+    "exp": "Exp",
+    "fill": "Fill",
+    "gather": "GatherV2",
+    "greater": "Greater",
+    "greater_equal": "GreaterEqual",
+    "identity": "Identity",
+    "less": "Less",
+    "less_equal": "LessEqual",
+    "log": "Log",
+    "log1p": "Log1p",
+    "logical_and": "LogicalAnd",
+    "logical_not": "LogicalNot",
+    "logical_or": "LogicalOr",
+    "matmul": "MatMul",
+    "maximum": "Maximum",
+    "minimum": "Minimum",
+    "neg": "Neg",
+    "not_equal": "NotEqual",
+    "pad": "Pad",
+    "reduce_max": "Max",
+    "reduce_min": "Min",
+    "reduce_prod": "Prod",
+    "reduce_sum": "Sum",
+    "relu": "Relu",
+    "reshape": "Reshape",
+    "reverse": "ReverseV2",
+    "rsqrt": "Rsqrt",
+    "select": "SelectV2",
+    "sigmoid": "Sigmoid",
+    "sign": "Sign",
+    "sin": "Sin",
+    "slice": "strided_slice",
+    "softplus": "Softplus",
+    "softsign": "Softsign",
+    "sqrt": "Sqrt",
+    "stop_gradient": "StopGradient",
+    "tan": "Tan",
+    "tanh": "Tanh",
+    "tile": "Tile",
+    "variable": "ReadVariableOp",
+}
+
+
+class _NodeNames:
+    """The names the nodes of one traced function print under, made unique as TensorFlow's
+    graphs make them (`mul`, `mul_1`; `Mul` after `mul` is `Mul_1`: case does not count)."""
+
+    def __init__(self, inputs=()):
+        self.names = weakref.WeakKeyDictionary()  # node -> its name
+        self.in_use = {}  # lower-cased name -> how many times it was asked for
+        for node in inputs:  # as TensorFlow's placeholders, made before any op
+            self.names[node] = self._unique(_base_name(node))
+
+    def name(self, node):
+        """The node's name, naming first the nodes it is computed from that have none.
+
+        NOTE: TensorFlow names a node when it is made; tracer's nodes carry no name, so they
+        are named when first printed, inputs first: the same names where the nodes printed
+        and those they read were made in that order (as in `print(x * 2 + 1)`).
+        """
+        if node not in self.names:
+            for each in topological_closure([node], expand=lambda n: n not in self.names):
+                if each not in self.names:
+                    self.names[each] = self._unique(_base_name(each))
+        return self.names[node]
+
+    def _unique(self, name):
+        """TensorFlow's `Graph.unique_name`: `name`, or `name_<k>` for the first free k."""
+        key = name.lower()
+        count = self.in_use.get(key, 0)
+        self.in_use[key] = count + 1
+        if count == 0:
+            return name
+        while f"{key}_{count}" in self.in_use:
+            count += 1
+        self.in_use[f"{key}_{count}"] = 1
+        return f"{name}_{count}"
+
+
+def _base_name(node):
+    """A node's name before it is made unique: an argument's name, TensorFlow's op name."""
+    if node.op == "input":
+        return node.attrs.get("name", "input")
+    return _TF_NODE_NAMES.get(node.op, node.op)
+
+
+# the names in each traced function (a Trace, or a loop body's or a branch's SubTrace)
+_NAMES_BY_TRACE = weakref.WeakKeyDictionary()
+
+
+def graph_name(node):
+    """A symbolic tensor's name as TensorFlow prints it: `x:0` for argument x, `mul_1:0` for
+    the second `mul` of its function, `while:2` for the first loop variable of a loop,
+    `cond/Identity_1:0` for the second result of a branch."""
+    index = 0
+    if node.op == "get":
+        node, index = node.inputs[0], node.attrs["index"]
+    name = _names_of(state.trace).name(node)
+    if node.op == "cond":  # TensorFlow's branches return their results through Identity ops
+        return f"{name}/Identity{f'_{index}' if index else ''}:0"
+    if node.op == "while":  # TensorFlow's loop yields its iteration count and bound first
+        return f"{name}:{index + 2}"
+    return f"{name}:{index}"
+
+
+def _names_of(trace):
+    """The names of the traced function `trace` (None: a tensor that escaped its trace,
+    named as if alone in a function)."""
+    if trace is None:
+        return _NodeNames()
+    names = _NAMES_BY_TRACE.get(trace)
+    if names is None:
+        names = _NAMES_BY_TRACE[trace] = _NodeNames(trace.inputs)
+    return names
 
 
 _NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
