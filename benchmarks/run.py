@@ -33,7 +33,6 @@ sys.path.insert(0, HERE)
 
 import load  # noqa: E402
 from data import WORKLOADS  # noqa: E402
-from programs import environment, run_program  # noqa: E402
 from systems import MODULES, PEERS  # noqa: E402
 
 TITLES = {
@@ -174,7 +173,7 @@ def main(argv=None):
         "--only",
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
-        "B23 jacobian through a compiled loop, vectorized and row by row; "
+        "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
         "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch)",
     )
     parser.add_argument(
@@ -299,6 +298,12 @@ def _run(options):
     if "B23" in chosen:
         results["B23"] = measure_loop_jacobian(options.quick)
         print_loop_jacobian(results["B23"])
+        if options.loaded:
+            with load.busy_processes(options.loaded):
+                results["loaded"]["B23"] = measure_loop_jacobian(options.quick)
+            condition = f", with {options.loaded} other busy processes"
+            print_loop_jacobian(results["loaded"]["B23"], condition)
+            print_loop_jacobian_loaded(results["B23"], results["loaded"]["B23"])
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(results, handle, indent=1)
@@ -319,6 +324,9 @@ def measure(workloads, systems, rounds, quick, startups):
                 if (
                     earlier and earlier[-1]["status"] != "ok"
                 ):  # skipped, n/a, wrong or failed: once is enough
+                    continue
+                if system == "tracer-profiled" and workload not in PROFILED:
+                    earlier.append({"status": "n/a"})  # (no worker process to say so)
                     continue
                 earlier.append(run_worker(workload, system, quick))
             if workload == "B3":
@@ -556,61 +564,75 @@ def print_loaded_ratios(workloads, quiet, loaded):
             )
 
 
-# B23: the jacobian of the final state of a compiled loop with respect to its initial state,
-# run by a program of its own (a fresh compile cache); both ways must agree before timing
-LOOP_JACOBIAN = """
-import json, time
-import numpy as np
-import tracer as tt
-QUICK = {quick}
-size, steps, calls = (8, 5, 3) if QUICK else (256, 100, 20)
-rng = np.random.default_rng(0)
-x = tt.constant(rng.standard_normal(size) * 0.5)
-w = tt.constant(rng.standard_normal(size))
-
-def jacobian(x, w, use_pfor):
-    with tt.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        step = lambda i, s: (i + 1, tt.tanh(s * w) + 0.1 * s)
-        y = tt.while_loop(lambda i, s: i < steps, step, (0, x), maximum_iterations=steps)[1]
-    return tape.jacobian(y, x, experimental_use_pfor=use_pfor)
-
-def timed(run):
-    run()
-    times = []
-    for _ in range(calls):
-        start = time.perf_counter(); run(); times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
-
-runs = {{name: tt.function(lambda x, w, p=p: jacobian(x, w, p), backend="c")
-        for name, p in (("vectorized", True), ("row by row", False))}}
-values = {{name: run(x, w).numpy() for name, run in runs.items()}}
-error = float(np.max(np.abs(values["vectorized"] - values["row by row"])))
-assert error <= 1e-12, error
-report = {{name + "_seconds": timed(lambda run=run: run(x, w)) for name, run in runs.items()}}
-print(json.dumps({{"size": size, "steps": steps, "error": error, **report}}))
-"""
-
-
 def measure_loop_jacobian(quick):
-    """B23: the compiled jacobian through a loop, vectorized (one batched loop, pfor's default)
-    and row by row (experimental_use_pfor=False: a loop over the rows around the loop)."""
-    with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
-        env = _thread_environment(environment(TRACER_CACHE_DIR=cache))
-        return run_program(LOOP_JACOBIAN.format(quick=quick), env)
-
-
-def print_loop_jacobian(report):
-    if report["status"] != "ok":
-        print(f"\nB23 jacobian through a compiled loop: {report['status']}: {report['detail']}")
-        return
-    vectorized, looped = report["vectorized_seconds"], report["row by row_seconds"]
-    print(
-        f"\nB23 jacobian through a compiled loop ({report['steps']} steps of "
-        f"{report['size']} float64), tracer compiled\n"
-        f"  vectorized (one batched loop) {vectorized * 1e3:.3f} ms; row by row "
-        f"(experimental_use_pfor=False) {looped * 1e3:.3f} ms: {looped / vectorized:.1f}x"
+    """B23 (benchmarks/loop_jacobian.py): the jacobian through a compiled loop, vectorized and
+    row by row, tracer and its peers each in a process of their own, on `--threads` cores."""
+    command = [sys.executable, os.path.join(HERE, "loop_jacobian.py")] + (
+        ["--quick"] if quick else []
     )
+    try:  # 12 processes: beside `--loaded` busy ones, more than a worker's 900 s
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=2400,
+            env=_thread_environment(dict(os.environ)),
+            preexec_fn=_on_cores,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "detail": "timed out"}
+    if done.returncode != 0 or not done.stdout.strip():
+        return {
+            "status": "failed",
+            "detail": (done.stderr.strip().splitlines() or ["no output"])[-1][:200],
+        }
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def print_loop_jacobian(report, condition=""):
+    """B23: each system's forms in ms, row by row over vectorized, tracer's over each form."""
+    print(
+        f"\nB23 jacobian through a compiled loop ({report.get('steps')} steps of "
+        f"{report.get('size')} float64){condition}: the median call, each form's fastest of "
+        f"{report.get('rounds')} rounds"
+    )
+    if "tracer" not in report:
+        print(f"  {report.get('status')}: {report.get('detail', '')}")
+        return
+    tracer = report["tracer"]
+    for system, r in report.items():
+        if not isinstance(r, dict):
+            continue
+        if r["status"] not in ("ok", "wrong"):
+            print(f"  {system:12} {r['status']}: {r.get('detail', '')}")
+            continue
+        cells = []
+        for form in ("vectorized", "row by row"):
+            if form not in r:
+                continue
+            text = f"{form} {r[form]['seconds'] * 1e3:9.3f} ms"
+            if system != "tracer" and tracer.get("status") == "ok":
+                text += f" (tracer/this {tracer[form]['seconds'] / r[form]['seconds']:5.2f}x)"
+            cells.append(text)
+        if "row by row" in r:
+            ratio = r["row by row"]["seconds"] / r["vectorized"]["seconds"]
+            cells.append(f"row by row / vectorized {ratio:.1f}x")
+        print(f"  {system:12} " + "; ".join(cells) + ("   WRONG" if r["status"] == "wrong" else ""))
+
+
+def print_loop_jacobian_loaded(quiet, loaded):
+    """B23: each system's form loaded over its quiet time."""
+    print("\nB23 loaded / quiet, each system's own times")
+    for system, r in quiet.items():
+        if not isinstance(r, dict) or r.get("status") != "ok":
+            continue
+        busy = loaded.get(system, {})
+        cells = [
+            f"{form} {busy[form]['seconds'] / r[form]['seconds']:.2f}x"
+            for form in ("vectorized", "row by row")
+            if form in r and busy.get("status") == "ok"
+        ]
+        print(f"  {system:12} " + (", ".join(cells) or busy.get("status", "n/a")))
 
 
 def print_keras_fit(report):
