@@ -286,8 +286,8 @@ def lower(
 NOINLINE_FROM_CALLS = 8  # a kernel called from this many steps stays one function
 
 # The most statements one C function of the entry point holds: compilers take time
-# superlinear in a function's size (an unrolled loop of 10^4 kernel calls in one function
-# took gcc minutes), so a longer entry point calls functions of this many statements each.
+# superlinear in a function's size (an unrolled loop's calls in one function take them
+# long), so a longer entry point calls functions of this many statements each.
 STATEMENTS_PER_FUNCTION = 256
 
 

@@ -2,8 +2,8 @@
 
 The generated Python function of runtime/compiled.py defines a call; for a signature a
 program calls again and again with arrays of the traced shapes and dtypes, an Entry does the
-same steps in C: about a microsecond less per call, which is most of a small function's
-time (benchmark B7), and more for a training step of many variables. It applies to modules
+same steps in C, without the Python function's per-call work, which is most of a small
+function's time, and more for a training step of many variables. It applies to modules
 whose sizes are all known, that call no Python function, write only variables and return
 their results in buffers of their own. The extension is optional, as the eager op path in
 C is: where it was not built, every call takes the Python function (runtime/native.py

@@ -13,14 +13,13 @@ nodes up, building argument lists), which is most of the time of an eager gradie
 small tensors. Each value is dropped after its last use, so memory peaks no higher than in
 the interpreter; in C, a floating +, - or * writes its result into an operand that dies
 with it when nothing else holds that array (the same ufunc, the same bits, and no new
-array to fault in: B3's eager gradient 33 -> 28 ms).
+array to fault in).
 
 The program is a tuple of steps run by `Program` (straight_line.c, an optional extension
 like the eager op path in C, loaded by runtime/native.py), or by the same loop in Python where
-it was not built. Making it costs about 2 us a node, where generating and compiling Python
-text (what this module did before) cost 11: a 130,000-node gradient takes 0.25 s instead of
-1.4 s, less than one run through the op path, so an eager gradient runs this way from its
-first run. `source(graph)` is the program as Python text, for reading.
+it was not built. Making it costs a fraction of generating and compiling Python text (what
+this module did before), less than one run through the op path, so an eager gradient runs
+this way from its first run. `source(graph)` is the program as Python text, for reading.
 """
 
 import itertools

@@ -62,13 +62,13 @@ def _source(code):
     """(the dedented source of a code object's function, its first line), or None.
 
     Read from linecache as `inspect.getsourcelines` does, without its search of every
-    loaded module for the one that holds the code (20 ms in a fresh process). The function
+    loaded module for the one that holds the code (slow in a fresh process). The function
     ends at the last line its instructions come from: finding its end by tokenizing, as
-    `inspect.getblock` does, took 4-5 ms of a process's first tt.function call (tokenize's
-    patterns compiled, then the lines tokenized in Python). Lines after that hold no
-    reachable code; where they still make the function another (a `yield` after the last
-    `return` makes it a generator, an annotation `x: int` makes `x` local), where the text
-    up to it does not compile alone, and before Python 3.11, the block is found by
+    `inspect.getblock` does, is a large part of a process's first tt.function call
+    (tokenize's patterns compiled, then the lines tokenized in Python). Lines after that
+    hold no reachable code; where they still make the function another (a `yield` after the
+    last `return` makes it a generator, an annotation `x: int` makes `x` local), where the
+    text up to it does not compile alone, and before Python 3.11, the block is found by
     tokenizing."""
     lines = linecache.getlines(code.co_filename)
     first = code.co_firstlineno

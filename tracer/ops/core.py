@@ -317,12 +317,12 @@ def execute_graph(graph, inputs):
 def inline_graph(graph, inputs):
     """What `execute_graph` makes of `graph` inside a function's trace, made directly: a
     node that reads a symbolic value is copied with its inputs replaced, without running
-    its op's shape rule again (a gradient graph's nodes have their shapes; B18's has
-    100,000); a node of eager values only goes through the op path as before (computed now,
-    a value the function can read). Only where nothing watches the ops (no tape,
-    accumulator or numerics check), every node is a plain op and every input has the shape
-    and dtype the graph was built for (a seed of another dtype: the op path's error);
-    otherwise through `execute_graph`."""
+    its op's shape rule again (a gradient graph's nodes have their shapes, and a large
+    gradient has very many nodes); a node of eager values only goes through the op path as
+    before (computed now, a value the function can read). Only where nothing watches the
+    ops (no tape, accumulator or numerics check), every node is a plain op and every input
+    has the shape and dtype the graph was built for (a seed of another dtype: the op path's
+    error); otherwise through `execute_graph`."""
     for node, tensor in zip(graph.inputs, inputs):
         if tensor.dtype is not node.dtype or tensor.shape != node.shape:
             return execute_graph(graph, inputs)

@@ -242,7 +242,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
  * list) stays tracked, and so does every node computed from it. Nodes are not changed after
  * they are made, which this relies on. Without this, the collection of the youngest
  * generation when the collector resumes after a tape walked every node the tape recorded
- * (B18: 52,000 nodes, 0.1 s of a 0.5 s step). */
+ * (a sizeable share of a step on a large tape). */
 
 static int recording_is_whole(PyObject *rec);
 
@@ -313,11 +313,11 @@ untrack_node(PyObject *module, PyObject *node)
 /* The nodes a tape recorded (in the order tracked: inputs first) and its signature entries,
  * untracked where they cannot be part of a reference cycle; on tapes of LARGE_TAPE nodes or
  * more. The collector's walk of a small tape's records, still in the caches, costs less;
- * a large tape's (B18: 300,000 objects, 0.2 s) far more. `track` untracks the records made
- * since the last time (Recording.untracked counts those done) once the tape has LARGE_TAPE:
- * each record as it is made, in the caches (~50 ns; a pass when the tape stopped took 31 ms
- * for B18's 52,000 records, ~600 ns each); untrack_records, when a tape stops, takes those
- * made after the last C record (Python's Recording.record, watch). */
+ * a large tape's far more. `track` untracks the records made since the last time
+ * (Recording.untracked counts those done) once the tape has LARGE_TAPE: each record as it
+ * is made, in the caches (far cheaper a record than a pass over the whole tape when it
+ * stops, out of the caches); untrack_records, when a tape stops, takes those made after
+ * the last C record (Python's Recording.record, watch). */
 #define LARGE_TAPE 4096
 
 static void
@@ -697,7 +697,8 @@ static PyObject *state_entry(PyObject *thread_state, PyObject *name);
  * ran (one with attributes, a first sight of a shape), done in C when it can be: when `out`
  * has no node yet, the op is differentiable and every recording tape tracks an input, it
  * records as the C path does and returns True; otherwise it records nothing and returns
- * False, and `_record` goes on in Python. B18 records 21,000 such ops (slices, concat) a step.
+ * False, and `_record` goes on in Python. An unrolled model records many such ops (slices,
+ * concat) a step.
  * A `saves` string is taken as ALL_INPUTS: `_record` keeps ALL_INPUTS_AND_OUT (a while loop's)
  * in Python. */
 static PyObject *

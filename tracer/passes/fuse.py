@@ -465,8 +465,9 @@ def _reaches_root(node, consumers, roots):
 
 def _fused_node(group, roots, mapping, kernels):
     """The `fused` node computing the values of `group` (one root, or siblings) from stored
-    values, with its body graph (the equal one in `kernels` where there is one: B18's 26,194
-    fused nodes hold 67 distinct bodies); of a TupleType where it computes several."""
+    values, with its body graph (the equal one in `kernels` where there is one: an unrolled
+    loop's many fused nodes share a few distinct bodies); of a TupleType where it computes
+    several."""
     params, external, body = {}, [], {}
     members = {id(root) for root in group}
 
