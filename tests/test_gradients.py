@@ -89,10 +89,6 @@ CASES = {
     "acos": (tt.math.acos, [rng.uniform(-0.9, 0.9, (4,))]),
     "atan": (tt.math.atan, [normal(4) * 2]),
     "expm1": (tt.math.expm1, [normal(4)]),
-    # no gradient flows through rounding (TF's is None): each times x keeps one that does
-    "floor": (lambda x: tt.math.floor(x) * x, [rng.uniform(0.1, 0.4, (4,)) + np.arange(4)]),
-    "ceil": (lambda x: tt.math.ceil(x) * x, [rng.uniform(0.1, 0.4, (4,)) - np.arange(4)]),
-    "round": (lambda x: tt.math.round(x) * x, [rng.uniform(-0.3, 0.3, (4,)) + np.arange(4)]),
     "erf": (tt.math.erf, [normal(5)]),
     "tile": (lambda x: tt.tile(x, [2, 3]) ** 2, [normal(2, 2)]),
     "gather": (lambda x: tt.gather(x, [[2, 0], [2, 2]], axis=1) ** 2, [normal(2, 3, 2)]),
@@ -163,6 +159,17 @@ def softplus_with_its_own_gradient(x):
 
 # Compositions in tt.nn and tt.math: no rules of their own, checked the same way.
 COMPOSITES = {
+    # rounding passes no gradient (TF's is None); times x, the product has one, and every
+    # backend computes the rounded values (away from the points where they jump)
+    "floor_times_x": (
+        lambda x: tt.math.floor(x) * x,
+        [rng.uniform(0.1, 0.4, (4,)) + np.arange(4)],
+    ),
+    "ceil_times_x": (lambda x: tt.math.ceil(x) * x, [rng.uniform(0.1, 0.4, (4,)) - np.arange(4)]),
+    "round_times_x": (
+        lambda x: tt.math.round(x) * x,
+        [rng.uniform(-0.3, 0.3, (4,)) + np.arange(4)],
+    ),
     "softmax": (lambda x: tt.nn.softmax(x, axis=0), [normal(3, 2) * 3]),
     "log_softmax": (tt.nn.log_softmax, [normal(2, 4) * 3]),
     "reduce_logsumexp": (lambda x: tt.math.reduce_logsumexp(x, axis=1), [normal(2, 3) * 3]),
@@ -242,6 +249,9 @@ COMPOSITES = {
 NO_GRADIENT = {
     "stop_gradient": tt.stop_gradient,
     "floordiv": lambda x: tt.math.floordiv(x, 2.0),
+    "floor": tt.math.floor,  # TF's gradients of rounding are None
+    "ceil": tt.math.ceil,
+    "round": tt.math.round,
     "greater": lambda x: tt.cast(x > 0.0, tt.float64),
     "greater_equal": lambda x: tt.cast(x >= 0.0, tt.float64),
     "less": lambda x: tt.cast(x < 0.0, tt.float64),
