@@ -52,8 +52,8 @@ from tracer.cli import parse_specs  # noqa: E402
 from tracer.concrete import GRAD, TRACED  # noqa: E402
 from tracer.ops.registry import OPS  # noqa: E402
 
-EXAMPLES = int(os.environ.get("TRACER_FUZZ_EXAMPLES", "30"))
-FAMILY_EXAMPLES = int(os.environ.get("TRACER_FUZZ_EXAMPLES", "20"))  # per family, in CI's time
+EXAMPLES = int(os.environ.get("TRACER_FUZZ_EXAMPLES", "20"))
+FAMILY_EXAMPLES = int(os.environ.get("TRACER_FUZZ_EXAMPLES", "12"))  # per family, in CI's time
 LONG_RUN = "TRACER_FUZZ_EXAMPLES" in os.environ
 
 
@@ -806,7 +806,7 @@ def test_the_steps_reach_every_primitive():
 
 # --- autograph's loops ------------------------------------------------------------------------
 
-LOOP_EXAMPLES = int(os.environ.get("TRACER_FUZZ_EXAMPLES", "20"))
+LOOP_EXAMPLES = int(os.environ.get("TRACER_FUZZ_EXAMPLES", "12"))
 
 
 def _finite_differences(function, x, n, step=1e-6):

@@ -135,15 +135,24 @@ KINDS = (
 )
 
 
+@pytest.fixture(scope="module")
+def cache_with_a_plan(tmp_path_factory):
+    """A cache in which a process stored the plan of PROGRAM (each test damages a copy)."""
+    cache = tmp_path_factory.mktemp("cache_with_a_plan")
+    run(cache)
+    return cache
+
+
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_damaged_plan_is_removed_and_made_again(tmp_path, kind):
-    run(tmp_path)
-    (path,) = stored(tmp_path)
+def test_a_damaged_plan_is_removed_and_made_again(tmp_path, kind, cache_with_a_plan):
+    cache = tmp_path / "cache"
+    shutil.copytree(cache_with_a_plan, cache, symlinks=True)
+    (path,) = stored(cache)
     _damage(path, kind)
-    again, errors = run(tmp_path)  # the right values: `run` checks them
+    again, errors = run(cache)  # the right values: `run` checks them
     assert again["passes_ran"]
     assert "removing the damaged stored plan" in errors
-    repaired, _ = run(tmp_path)
+    repaired, _ = run(cache)
     assert not repaired["passes_ran"]
 
 
