@@ -19,7 +19,9 @@ from runtime import host, interrupts
 class CompiledGraph:
     """A loaded module and its call function (`run`). A profiled module's (`probes`, a list of
     codegen.probes.Probe) adds each step's time and count to `probe_totals` ([ns, calls] per
-    probe), and its events to the array `record_events` gives it."""
+    probe), and its events to the array `record_events` gives it, once `claim_probes` made
+    the module's variables point at them: graphs of one C text share one loaded module, so
+    the profiler claims it before each run of its graph."""
 
     backend = "c"
 
@@ -36,7 +38,6 @@ class CompiledGraph:
         if probes is not None:
             self._module = module
             self.probe_totals = np.zeros((len(probes), 2), np.int64)
-            module.set_pointer(PROBE_TOTALS, self.probe_totals)
             self._events = None
         self.run_address = int(module.ffi.cast("uintptr_t", module.run))  # for fast_call.c
         self.error = lambda code: _error(plan, code)
@@ -53,7 +54,17 @@ class CompiledGraph:
         """Make the profiled module append each step's event to `events` (an int64 array:
         count, capacity, then (probe, start, end) per event), or to nothing (None)."""
         self._events = events  # kept alive while the module points at it
-        self._module.set_pointer(PROBE_EVENTS, events)
+        if getattr(self._module, "probes_claimed_by", None) is self:
+            self._module.set_pointer(PROBE_EVENTS, events)
+
+    def claim_probes(self):
+        """Point the loaded module's probe variables at this graph's arrays, where another
+        graph of the same C text (or nothing yet) had them."""
+        module = self._module
+        if getattr(module, "probes_claimed_by", None) is not self:
+            module.set_pointer(PROBE_TOTALS, self.probe_totals)
+            module.set_pointer(PROBE_EVENTS, self._events)
+            module.probes_claimed_by = self
 
 
 # the variables of a profiled module's probes (codegen/probes.py)

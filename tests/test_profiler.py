@@ -87,13 +87,48 @@ def test_the_table_lists_lines_nodes_and_kernels_most_time_first():
 
 def test_after_the_profile_calls_run_the_plain_module_again():
     concrete = dense_step.get_concrete_function(X)
-    with tt.profiler.profile():
+    with tt.profiler.profile() as prof:
         dense_step(X)
         assert concrete._run_arrays is not concrete._executable.run
-        with pytest.raises(RuntimeError, match="do not nest"):
-            tt.profiler.profile().start()
+        with pytest.raises(RuntimeError, match="running already"):
+            prof.start()
     assert state.active is None
     assert concrete._run_arrays is concrete._executable.run
+    with pytest.raises(RuntimeError, match="has stopped"):
+        prof.start()
+
+
+def test_an_inner_profile_takes_the_calls_until_it_stops():
+    dense_step(X)
+    with tt.profiler.profile() as outer:
+        dense_step(X)
+        with tt.profiler.profile() as inner:
+            for _ in range(2):
+                dense_step(X)
+        dense_step(X)
+    concrete = dense_step.get_concrete_function(X)
+    assert len(outer.record_of(concrete).calls) == 2 and len(inner.record_of(concrete).calls) == 2
+    assert all(int(n) == 2 for n in outer.record_of(concrete).totals[:, 1])
+    assert all(int(n) == 2 for n in inner.record_of(concrete).totals[:, 1])
+    assert state.active is None
+
+
+def test_functions_of_the_same_c_keep_their_own_figures():
+    def make():
+        @tt.function
+        def twin(x):
+            return tt.reduce_sum(tt.tanh(x) * x)
+
+        return twin
+
+    first, second = make(), make()  # one C text: one loaded module
+    x = np.linspace(0, 1, 100)
+    with tt.profiler.profile() as prof:
+        for _ in range(3):
+            first(x)
+        second(x)
+    counts = [prof.record_of(f.get_concrete_function(x)).totals[:, 1] for f in (first, second)]
+    assert [int(c.max()) for c in counts] == [3, 1]
 
 
 def _loop_function():

@@ -78,16 +78,19 @@ class Profile:
         self.stop()
 
     def start(self):
+        """Start profiling; a profile that runs already pauses until this one stops."""
+        if self.end_ns is not None:
+            raise RuntimeError("this tt.profiler profile has stopped; make a new one")
         state.start(self)
         self.start_ns = time.monotonic_ns()
         core.time_ops(self._time_op)
 
     def stop(self):
         """Stop profiling (the tables and the trace read what ran until now)."""
-        if state.active is not self:
+        if self.end_ns is not None or self.start_ns is None:
             return
-        core.time_ops(None)
-        state.stop()
+        state.stop(self)
+        core.time_ops(None if state.active is None else state.active._time_op)
         self.end_ns = time.monotonic_ns()
         for record in self.functions:
             record.finish()
@@ -119,10 +122,13 @@ class Profile:
                 self.functions.append(record)
         else:
             record = known[1]
-        run, events, calls = record._compiled.run, self.events, record.calls
+        compiled = record._compiled
+        run, events, calls = compiled.run, self.events, record.calls
+        claim = compiled.claim_probes if record.probes else lambda: None
         now, ident = time.monotonic_ns, threading.get_ident
 
         def timed(arrays):
+            claim()  # (another graph of the same C, or another profile, may hold the module)
             first = int(events[0])
             start = now()
             results = run(arrays)

@@ -7,7 +7,7 @@ between, with each node's measured time when asked, written for TensorBoard's gr
         tt.summary.trace_export("train_step", step=0)
 
 While the trace is on, a tt.profiler profile runs (so compiled functions run their modules
-with timing probes, and profiles do not nest with it). `trace_export` stops it and writes, to
+with timing probes; a profile started meanwhile takes the calls until it stops). `trace_export` stops it and writes, to
 the default writer, one `GraphDef` event holding the optimized graph of every function
 called (summary/graphs.py) and, with `profiler=True`, a `TaggedRunMetadata` event tagged
 `name` with each node's mean time a call; with `profiler_outdir`, the profile's Chrome trace
