@@ -168,7 +168,7 @@ class Profile:
                 attribution.add_lines(record, seconds)
         if concrete is None:
             for _, where, start, end, _ in self.eager:
-                key = None if where is None else tuple(where[:2])
+                key = attribution.line_key(where)
                 seconds[key] = seconds.get(key, 0.0) + (end - start) / 1e9
         return seconds
 
