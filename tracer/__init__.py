@@ -18,6 +18,7 @@ import codegen.version  # noqa: F401 (tracer's files as imported: the key of sto
 from tracer import (
     autodiff,
     autograph,
+    compat,
     config,
     data,
     debugging,
@@ -169,6 +170,7 @@ from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
 from tracer.py_function import py_function
 from tracer.signature import TensorSpec
+from tracer.symbolic_gradients import gradients
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.tensor import Tensor, constant, convert_to_tensor
 from tracer.tensor_array import TensorArray
@@ -180,7 +182,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "summary", "train", "types",
+    "autodiff", "autograph", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
@@ -189,7 +191,7 @@ __all__ = [
     "case", "cond", "foldl", "foldr", "scan", "switch_case", "while_loop",
     # differentiation and compiling
     "ExportError", "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
-    "UnconnectedGradients", "custom_gradient", "export_c", "function", "grad", "jvp", "recompute_grad",
+    "UnconnectedGradients", "custom_gradient", "export_c", "function", "grad", "gradients", "jvp", "recompute_grad",
     "value_and_grad", "vectorized_map",
     # ops
     "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",

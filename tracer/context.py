@@ -6,6 +6,7 @@ that another thread computes.
 
 import contextlib
 import threading
+import weakref
 
 
 class _State(threading.local):
@@ -19,9 +20,14 @@ class _State(threading.local):
         self.accumulators = []  # the active tt.autodiff.ForwardAccumulators, innermost last
         self.name_scope = ""  # the prefix of new variables' names ("outer/inner/"), tt.name_scope
         self.refusing_assigns = None  # (construct, why) where assigns raise (refusing_assigns)
+        self.graphs = []  # the tt.compat.v1 Graphs being built into, innermost last (graphs.py)
 
 
 state = _State()
+
+# the nodes of every tt.compat.v1 Graph (tracer/compat/v1/graphs.py): their tensors hash by
+# identity, as TensorFlow 1's graph tensors do (feed_dict's keys)
+graph_nodes = weakref.WeakSet()
 
 
 class NumericsCheck:

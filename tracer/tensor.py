@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from tracer import dtypes
-from tracer.context import state
+from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
 from tracer.ir import topological_closure
 from tracer.tensor_shape import TensorShape
@@ -97,7 +97,14 @@ class TensorLike:
             )
         return value.reshape(()).item() if isinstance(value, np.ndarray) else value
 
-    __hash__ = None  # `==` is elementwise, as in TensorFlow 2, so tensors cannot be dict keys
+    def __hash__(self):
+        """By identity for a tensor of a TensorFlow 1 graph, or inside one (tt.compat.v1:
+        `feed_dict`'s keys are placeholders); elsewhere `==` is elementwise, as in
+        TensorFlow 2, so tensors cannot be dict keys."""
+        node = getattr(self, "_node", None)
+        if not state.graphs and (node is None or node not in graph_nodes):
+            raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+        return id(self)
 
 
 class Tensor(TensorLike):

@@ -88,6 +88,16 @@ class Trace:
                 "(a function traced again, for new argument shapes or values, creates it again)."
             )
 
+    def restricted(self, inputs):
+        """A trace of the same ops and variables with only `inputs` as its inputs and no
+        assignments: what one `Session.run` of a TensorFlow 1 graph computes."""
+        view = Trace(may_create_variables=False)
+        view.inputs = list(inputs)
+        view.variables, view._values = dict(self.variables), dict(self._values)
+        view.gradient_graphs = list(self.gradient_graphs)
+        view.made_inside = self.made_inside
+        return view
+
     def graph(self, outputs):
         """The traced graph: `outputs`, then the new values of assigned variables."""
         finals = [self._values[id(v)] for v in self.assigned]

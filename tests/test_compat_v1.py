@@ -1,0 +1,165 @@
+"""TensorFlow 1's graph mode (tt.compat.v1) and tt.gradients: values against numpy, gradients
+against analytic derivatives and finite differences, and TensorFlow's errors."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from tracer.python.framework.ops import disable_eager_execution
+
+v1 = tt.compat.v1
+
+
+def _session_of(build):
+    graph = v1.Graph()
+    with graph.as_default():
+        built = build()
+    return v1.Session(graph=graph), built
+
+
+def test_placeholders_feed_a_graph_and_its_gradients():
+    def build():
+        x = v1.placeholder(tt.float64, shape=[3])
+        weights = tt.convert_to_tensor(np.array([1.0, 2.0, 3.0]))
+        y = tt.reduce_sum(tt.sin(x) * weights)
+        (dy,) = tt.gradients(y, [x])
+        return x, y, dy
+
+    session, (x, y, dy) = _session_of(build)
+    value = np.array([0.1, 0.2, 0.3])
+    out_y, out_dy = session.run((y, dy), feed_dict={x: value})
+    assert out_y == pytest.approx(np.sum(np.sin(value) * [1, 2, 3]), rel=1e-14)
+    np.testing.assert_allclose(out_dy, np.cos(value) * [1, 2, 3], rtol=1e-14)
+    assert isinstance(out_y, np.float64)  # a 0-d result is a numpy scalar, as TensorFlow 1's
+
+
+def test_a_tape_inside_a_graph_gives_a_symbolic_jacobian():
+    def build():
+        x = v1.placeholder(tt.float64, shape=[2])
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tt.stack([x[0] * x[1], tt.exp(x[0])])
+        return x, tape.jacobian(y, x, experimental_use_pfor=False)
+
+    session, (x, jacobian) = _session_of(build)
+    a, b = 0.5, -1.5
+    expected = np.array([[b, a], [np.exp(a), 0.0]])
+    np.testing.assert_allclose(session.run(jacobian, {x: [a, b]}), expected, rtol=1e-14)
+
+
+def test_a_while_loop_in_a_graph_is_differentiated():
+    def build():
+        x = v1.placeholder(tt.float64, shape=[])
+
+        def body(i, acc, count):
+            return i + 1, acc * x + tt.sin(acc), count + 2
+
+        _, acc, count = tt.while_loop(lambda i, acc, count: i < 4, body, [tt.constant(0), x, 0])
+        y = acc / tt.dtypes.cast(count, tt.float64)
+        return x, y, tt.gradients(y, x)[0]
+
+    session, (x, y, dy) = _session_of(build)
+
+    def reference(value):
+        acc = value
+        for _ in range(4):
+            acc = acc * value + np.sin(acc)
+        return acc / 8
+
+    point, step = 0.7, 1e-6
+    finite = (reference(point + step) - reference(point - step)) / (2 * step)
+    got_y, got_dy = session.run([y, dy], feed_dict={x: point})
+    assert got_y == pytest.approx(reference(point), rel=1e-14)
+    assert got_dy == pytest.approx(finite, rel=1e-7)
+
+
+def test_an_unknown_size_is_fed_any_size_by_one_compiled_run():
+    def build():
+        x = v1.placeholder(tt.float64, shape=[None])
+        return x, tt.reduce_sum(x * x)
+
+    session, (x, total) = _session_of(build)
+    for size in (2, 5, 9):
+        value = np.arange(size, dtype=np.float64)
+        assert session.run(total, feed_dict={x: value}) == np.sum(value * value)
+    assert len(session._runs) == 1
+
+
+def test_fetches_keep_their_structure_and_feeds_are_cast():
+    def build():
+        x = v1.placeholder(tt.float32, shape=[2], name="x")
+        return x, {"double": x * 2, "pair": (x + 1, tt.reduce_sum(x))}
+
+    session, (x, fetches) = _session_of(build)
+    out = session.run(fetches, feed_dict={x: [1, 2]})  # ints fed to a float32 placeholder
+    np.testing.assert_array_equal(out["double"], np.float32([2, 4]))
+    assert out["double"].dtype == np.float32
+    np.testing.assert_array_equal(out["pair"][0], [2, 3])
+    assert out["pair"][1] == 3
+
+
+def test_gradients_weigh_targets_and_fill_unconnected_ones():
+    @tt.function
+    def grads(x, z):
+        y = x * x
+        weighted = tt.gradients([y], [x, z], grad_ys=[tt.constant([1.0, 10.0])])
+        zero = tt.gradients(y, [z], unconnected_gradients="zero")
+        return weighted[0], weighted[1] is None, zero[0]
+
+    weighted, unconnected, zero = grads(tt.constant([3.0, 4.0]), tt.constant(5.0))
+    np.testing.assert_allclose(weighted.numpy(), [6.0, 80.0])
+    assert unconnected
+    assert zero.numpy() == 0.0
+
+
+def test_second_order_gradients_in_a_graph():
+    def build():
+        x = v1.placeholder(tt.float64, shape=[])
+        (dy,) = tt.gradients(x**4, x)
+        (ddy,) = tt.gradients(dy, x)
+        return x, ddy
+
+    session, (x, ddy) = _session_of(build)
+    assert session.run(ddy, {x: 1.5}) == pytest.approx(12 * 1.5**2, rel=1e-14)
+
+
+def test_errors_name_what_is_wrong():
+    def build():
+        x = v1.placeholder(tt.float64, shape=[3])
+        return x, x * 2
+
+    session, (x, y) = _session_of(build)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="must feed a value for placeholder"):
+        session.run(y)
+    with pytest.raises(ValueError, match=r"shape \(2,\).*which has shape \(3,\)"):
+        session.run(y, feed_dict={x: [1.0, 2.0]})
+    with pytest.raises(TypeError, match="not a placeholder"):
+        session.run(y, feed_dict={x: np.ones(3), 3: 1.0})
+    with pytest.raises(RuntimeError, match="not compatible with eager execution"):
+        v1.placeholder(tt.float32, shape=[1])
+    with pytest.raises(RuntimeError, match="eager execution is enabled"):
+        tt.gradients(tt.constant(1.0), tt.constant(1.0))
+    with pytest.raises(TypeError, match="unhashable"):
+        {tt.constant(1.0): 1}
+    _, (other_x, other_y) = _session_of(build)
+    with pytest.raises(ValueError, match="not an element of the session's graph"):
+        session.run(other_y, feed_dict={x: np.ones(3)})
+    session.close()
+    with pytest.raises(RuntimeError, match="closed Session"):
+        session.run(x, feed_dict={x: np.ones(3)})
+
+
+def test_disable_eager_execution_builds_into_the_default_graph():
+    try:
+        disable_eager_execution()
+        assert not tt.executing_eagerly()
+        x = v1.placeholder(tt.float64, shape=[2])
+        y = tt.reduce_prod(x)
+        assert v1.get_default_graph() is v1.Session().graph
+        with v1.Session() as session:
+            assert session.run(y, feed_dict={x: [3.0, 4.0]}) == 12.0
+    finally:
+        v1.enable_eager_execution()
+        v1.reset_default_graph()
+    assert tt.executing_eagerly()
+    assert tt.constant(2.0).numpy() == 2.0

@@ -1,0 +1,27 @@
+"""`tt.compat.v1`: TensorFlow 1's graph mode, as tracer runs it (tracer/compat/v1/graphs.py):
+build a `Graph` with placeholders, differentiate it with `gradients` or a tape, and
+`Session.run` what it computes for fed values, each distinct run compiled once."""
+
+from tracer.compat.v1.graphs import (
+    Graph,
+    disable_eager_execution,
+    enable_eager_execution,
+    get_default_graph,
+    placeholder,
+    reset_default_graph,
+)
+from tracer.compat.v1.sessions import Session
+from tracer.framework import executing_eagerly
+from tracer.symbolic_gradients import gradients
+
+__all__ = [
+    "Graph",
+    "Session",
+    "disable_eager_execution",
+    "enable_eager_execution",
+    "executing_eagerly",
+    "get_default_graph",
+    "gradients",
+    "placeholder",
+    "reset_default_graph",
+]

@@ -1,0 +1,156 @@
+"""TensorFlow 1's graphs: `tt.compat.v1.Graph`, `placeholder`, the default graph, and
+`disable_eager_execution`.
+
+A Graph is a trace that stays open (tracer/tracing.py): inside `graph.as_default()` ops add
+nodes to it, as they do while a `tt.function` is traced, tapes record them, and
+`tf.gradients` and `tape.gradient` give symbolic gradients. A placeholder is one of its
+inputs. `tt.compat.v1.Session` compiles what a `run` fetches from what it feeds.
+
+`disable_eager_execution()` makes the default graph current in the thread that calls it,
+so ops outside any `as_default` block build into it, as in TensorFlow 1 (which asks for it
+at the start of the program; other threads stay eager in tracer).
+"""
+
+import contextlib
+
+from tracer.context import graph_nodes, state
+from tracer.dtypes import as_dtype
+from tracer.ir import dims
+from tracer.tracing import Trace, tracing
+
+
+class _GraphTrace(Trace):
+    """A Graph's trace: the nodes made in it are known as a graph's (`context.graph_nodes`)."""
+
+    def input(self, name, shape, dtype):
+        tensor = super().input(name, shape, dtype)
+        graph_nodes.add(tensor._node)
+        return tensor
+
+    def made(self, node, inputs=()):
+        super().made(node, inputs)
+        graph_nodes.add(node)
+
+
+class Graph:
+    """A graph of ops, built inside `with graph.as_default():` and run by a Session."""
+
+    def __init__(self):
+        self._trace = _GraphTrace()
+        self._placeholders = []  # the input nodes `placeholder` made, in order
+        self._symbols = 0  # how many unknown dimensions its placeholders have
+        self._finalized = False
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Ops inside build into this graph (and `get_default_graph()` is it)."""
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        with tracing(self._trace):
+            state.graphs.append(self)
+            try:
+                yield self
+            finally:
+                state.graphs.pop()
+
+    def finalize(self):
+        """Refuse new ops from now on (as TensorFlow, which a Session may do)."""
+        self._finalized = True
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+    def _placeholder(self, dtype, shape, name):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        if shape is None:
+            raise ValueError(
+                "tt.compat.v1.placeholder needs a shape (a list of sizes, None for a size "
+                "given when the Session runs): tracer compiles each graph for a known rank"
+            )
+        sizes = []
+        for size in _as_sizes(shape):
+            if size is None:
+                sizes.append(dims.Dim.symbol(f"d{self._symbols}"))
+                self._symbols += 1
+            else:
+                sizes.append(size)
+        name = name or (
+            "Placeholder" + (f"_{len(self._placeholders)}" if self._placeholders else "")
+        )
+        tensor = self._trace.input(name, tuple(sizes), as_dtype(dtype))
+        self._placeholders.append(tensor._node)
+        return tensor
+
+
+def _as_sizes(shape):
+    try:
+        sizes = list(shape.as_list() if hasattr(shape, "as_list") else shape)
+    except TypeError:
+        sizes = [shape]
+    for size in sizes:
+        if size is not None and (not isinstance(size, int) or size < 0):
+            raise ValueError(f"a placeholder's shape holds sizes (int >= 0 or None), got {shape!r}")
+    return sizes
+
+
+class _EagerSwitch:
+    def __init__(self):
+        self.disabled = False
+        self.graph = None  # the default graph, made when first asked for
+
+
+_eager = _EagerSwitch()
+
+
+def default_graph():
+    """The process's default graph (made at the first call)."""
+    if _eager.graph is None:
+        _eager.graph = Graph()
+    return _eager.graph
+
+
+def get_default_graph():
+    """The graph of the innermost `as_default` block, else the process's default graph."""
+    return state.graphs[-1] if state.graphs else default_graph()
+
+
+def reset_default_graph():
+    """A new, empty default graph (outside any `as_default` block, as TensorFlow requires)."""
+    if len(state.graphs) > (1 if _eager.disabled else 0):
+        raise AssertionError(
+            "Do not use tt.compat.v1.reset_default_graph() inside a graph's as_default block"
+        )
+    _eager.graph = Graph()
+    if _eager.disabled:
+        state.trace = _eager.graph._trace
+        state.graphs[:] = [_eager.graph]
+
+
+def placeholder(dtype, shape=None, name=None):
+    """An input of the current graph, whose value each `Session.run` is fed."""
+    if not state.graphs:
+        raise RuntimeError(
+            "tt.compat.v1.placeholder() is not compatible with eager execution: make it "
+            "inside `with graph.as_default():` or after tt.compat.v1.disable_eager_execution()"
+        )
+    return state.graphs[-1]._placeholder(dtype, shape, name)
+
+
+def disable_eager_execution():
+    """From now on ops outside any graph build into the default graph, in this thread
+    (TensorFlow 1's graph mode)."""
+    _eager.disabled = True
+    if not state.graphs:
+        state.trace = default_graph()._trace
+        state.graphs.append(default_graph())
+
+
+def enable_eager_execution():
+    """Ops outside any graph run eagerly again (in this thread; the default graph stays)."""
+    if _eager.disabled and state.graphs and state.graphs[0] is _eager.graph:
+        state.graphs.pop(0)
+        if not state.graphs:
+            state.trace = None
+    _eager.disabled = False

@@ -1,0 +1,1 @@
+"""`tracer.python.framework`: see tracer/python/__init__.py."""
