@@ -163,3 +163,13 @@ def test_disable_eager_execution_builds_into_the_default_graph():
         v1.reset_default_graph()
     assert tt.executing_eagerly()
     assert tt.constant(2.0).numpy() == 2.0
+
+
+def test_ref_keys_a_dict_by_identity():
+    a, b = tt.constant([1.0, 2.0]), tt.constant([1.0, 2.0])
+    variable = tt.Variable(3.0)
+    table = {a.ref(): "a", b.ref(): "b", variable.ref(): "v"}
+    assert table[a.ref()] == "a" and table[b.ref()] == "b" and len(table) == 3
+    assert table[variable.ref()] == "v"
+    assert a.ref().deref() is a
+    assert a.ref() != b.ref()

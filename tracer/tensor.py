@@ -36,6 +36,11 @@ class TensorLike:
         """The shape as a `tt.TensorShape` (TensorFlow's; unknown sizes are None)."""
         return TensorShape(d if isinstance(d, int) else None for d in self.shape)
 
+    def ref(self):
+        """A hashable reference to this tensor or variable, by identity (dict keys, set
+        members); `.deref()` gives it back. As TensorFlow's `Tensor.ref()`."""
+        return Reference(self)
+
     def numpy(self):
         tensor = self._read()
         if tensor._value is None:
@@ -105,6 +110,27 @@ class TensorLike:
         if not state.graphs and (node is None or node not in graph_nodes):
             raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
         return id(self)
+
+
+class Reference:
+    """What `TensorLike.ref()` returns: equal and hashed by the identity of what it refers to."""
+
+    __slots__ = ("_referred",)
+
+    def __init__(self, referred):
+        self._referred = referred
+
+    def deref(self):
+        return self._referred
+
+    def __eq__(self, other):
+        return isinstance(other, Reference) and other._referred is self._referred
+
+    def __hash__(self):
+        return id(self._referred)
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._referred!r}>"
 
 
 class Tensor(TensorLike):

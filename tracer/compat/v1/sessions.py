@@ -13,7 +13,6 @@ import numpy as np
 from tracer import nest
 from tracer.compat.v1.graphs import get_default_graph
 from tracer.concrete import ConcreteFunction
-from tracer.context import outside_trace
 from tracer.errors import InvalidArgumentError
 from tracer.executables import BACKENDS
 from tracer.ir import dims, topological_closure
@@ -30,6 +29,7 @@ class Session:
     def __init__(self, target="", graph=None, config=None):
         self.graph = graph if graph is not None else get_default_graph()
         self._runs = {}  # (fetched nodes, fed placeholders) -> (ConcreteFunction, its feeds)
+        self._calls = {}  # ids of the fetched tensors and the feed's keys -> _Run
         self._closed = False
 
     def __enter__(self):
@@ -41,6 +41,7 @@ class Session:
     def close(self):
         self._closed = True
         self._runs.clear()
+        self._calls.clear()
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """The values of `fetches` (a tensor, or a list, tuple, dict or namedtuple of them)
@@ -49,64 +50,44 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         flat = nest.flatten(fetches)
+        feed_dict = feed_dict or {}
+        key = (*map(id, flat), None, *map(id, feed_dict))
+        run = self._calls.get(key)
+        if run is None or not run.made_for(flat, feed_dict):
+            run = self._calls[key] = self._prepare(flat, feed_dict)
+        results = run.function._run_eagerly(run.arguments(feed_dict))
+        values = [value[()] if value.ndim == 0 else value for value in results[: len(flat)]]
+        if isinstance(fetches, TensorLike):
+            return values[0]
+        if type(fetches) in (list, tuple) and len(fetches) == len(flat):  # flat already
+            return type(fetches)(values)
+        return nest.pack_sequence_as(fetches, values)
+
+    def _prepare(self, flat, feed_dict):
+        """The `_Run` of these fetches and feeds: its function is made at the first run that
+        fetches the same tensors and feeds the same placeholders."""
         for fetch in flat:
             if not isinstance(fetch, TensorLike):
                 raise TypeError(
                     f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}, must "
                     "be a tracer Tensor or Variable of the session's graph"
                 )
-        outputs = [self._fetched(fetch) for fetch in flat]
-        fed = self._fed(feed_dict or {})
-        function, feeds = self._function(outputs, fed)
-        arguments = [fed[id(node)][1] for node in feeds]
-        with outside_trace():
-            results = function._call(arguments)
-        values = [r.numpy() for r in nest.flatten(results)]
-        return nest.pack_sequence_as(fetches, values)
-
-    def _fetched(self, fetch):
-        if isinstance(fetch, Variable):
-            return self.graph._trace.read(fetch)
-        return fetch
-
-    def _fed(self, feed_dict):
-        """{id(placeholder node): (node, numpy value)}, each value checked against its
-        placeholder's dtype and shape."""
-        fed = {}
+        outputs = [self.graph._trace.read(f) if isinstance(f, Variable) else f for f in flat]
         placeholders = {id(node) for node in self.graph._placeholders}
-        for key, value in feed_dict.items():
+        fed = {}
+        for key in feed_dict:
             node = key._node if isinstance(key, Tensor) else None
             if node is None or id(node) not in placeholders:
                 raise TypeError(
                     f"The key {key!r} of feed_dict is not a placeholder of the session's "
                     "graph: tracer feeds placeholders (tt.compat.v1.placeholder) only"
                 )
-            array = np.asarray(value.numpy() if isinstance(value, TensorLike) else value)
-            wanted = node.dtype.as_numpy_dtype
-            if array.dtype != wanted:
-                if not np.can_cast(array.dtype, wanted, casting="same_kind"):
-                    raise ValueError(
-                        f"Cannot feed a value of dtype {array.dtype} for placeholder "
-                        f"{node.attrs['name']!r} of dtype {node.dtype.name}"
-                    )
-                array = array.astype(wanted)
-            if not _fits(array.shape, node.shape):
-                raise ValueError(
-                    f"Cannot feed value of shape {array.shape} for placeholder "
-                    f"{node.attrs['name']!r}, which has shape {_shown(node.shape)}"
-                )
-            fed[id(node)] = (node, array)
-        return fed
-
-    def _function(self, outputs, fed):
-        """The compiled function of this fetch and feed (made at its first run), and the
-        placeholders it reads, in the order of its arguments."""
-        key = (tuple(id(graph_node_of(t)) for t in outputs), tuple(sorted(fed)))
-        function = self._runs.get(key)
-        if function is None:
-            feeds, function = self._compile(outputs, fed)
-            self._runs[key] = function = (function, feeds)
-        return function
+            fed[id(node)] = (node, key)
+        signature = (tuple(id(graph_node_of(t)) for t in outputs), tuple(sorted(fed)))
+        if signature not in self._runs:
+            self._runs[signature] = self._compile(outputs, fed)
+        function, feeds = self._runs[signature]
+        return _Run(function, feeds, flat, feed_dict)
 
     def _compile(self, outputs, fed):
         trace = self.graph._trace
@@ -136,7 +117,7 @@ class Session:
                     "on an input made elsewhere: another graph, or a tt.function's trace)"
                 )
         specs = tuple(TensorSpec(_shown(n.shape), n.dtype, n.attrs["name"]) for n in feeds)
-        return feeds, ConcreteFunction(
+        function = ConcreteFunction(
             "session_run",
             trace.restricted(feeds),
             list(outputs),
@@ -144,6 +125,7 @@ class Session:
             (specs, {}),
             [(n.attrs["name"], spec) for n, spec in zip(feeds, specs)],
         )
+        return function, feeds
 
 
 def _fits(shape, traced):
@@ -154,3 +136,55 @@ def _fits(shape, traced):
 
 def _shown(shape):
     return tuple(None if isinstance(d, dims.Dim) else d for d in shape)
+
+
+class _Run:
+    """One kind of `Session.run`: its function, and the fetches and feed keys it was made
+    for (kept, so that the ids keying it stay theirs)."""
+
+    __slots__ = ("function", "feeds", "positions", "fetches", "fed")
+
+    def __init__(self, function, feeds, fetches, feed_dict):
+        self.function = function
+        self.feeds = feeds  # the placeholder nodes it reads, in the order of its arguments
+        self.fetches = fetches
+        self.fed = list(feed_dict)
+        # where each of `feeds` is among the feed_dict's values (its keys are in this order)
+        order = [key._node for key in feed_dict]
+        self.positions = [next(k for k, n in enumerate(order) if n is node) for node in feeds]
+
+    def made_for(self, fetches, feed_dict):
+        return all(a is b for a, b in zip(fetches, self.fetches)) and all(
+            a is b for a, b in zip(feed_dict, self.fed)
+        )
+
+    def arguments(self, feed_dict):
+        """The fed values as the function's arrays, each checked against its placeholder."""
+        arrays = []
+        values = list(feed_dict.values())
+        for node, position in zip(self.feeds, self.positions):
+            value = values[position]
+            array = value if type(value) is np.ndarray else _as_array(value)
+            if array.dtype != node.dtype.as_numpy_dtype:
+                array = _cast(array, node)
+            if array.shape != node.shape and not _fits(array.shape, node.shape):
+                raise ValueError(
+                    f"Cannot feed value of shape {array.shape} for placeholder "
+                    f"{node.attrs['name']!r}, which has shape {_shown(node.shape)}"
+                )
+            arrays.append(array)
+        return arrays
+
+
+def _as_array(value):
+    return np.asarray(value.numpy() if isinstance(value, TensorLike) else value)
+
+
+def _cast(array, node):
+    wanted = node.dtype.as_numpy_dtype
+    if not np.can_cast(array.dtype, wanted, casting="same_kind"):
+        raise ValueError(
+            f"Cannot feed a value of dtype {array.dtype} for placeholder "
+            f"{node.attrs['name']!r} of dtype {node.dtype.name}"
+        )
+    return array.astype(wanted)
