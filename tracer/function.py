@@ -42,6 +42,7 @@ from tracer.signature import (
     signature,
     spec_of,
     traced_value,
+    unknowns_agree,
 )
 from tracer.tensor import Tensor, constant
 from tracer.tracing import RunsAsPython, Trace, tracing
@@ -304,7 +305,7 @@ class Function:
     def _accepting(self, key):
         """A concrete function traced with unknown dimensions that takes arguments of `key`."""
         for general, concrete in self._concrete.items():
-            if accepts(general, key):
+            if accepts(general, key) and unknowns_agree(general, key):
                 return concrete
         return None
 

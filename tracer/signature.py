@@ -151,7 +151,43 @@ def generalize(traced, arguments):
             return None
         specs.append(old.generalized(new))
         changed = changed or specs[-1].shape != old.shape
-    return nest.pack_sequence_as(arguments, specs) if changed else None
+    if not changed:
+        return None
+    shapes = [np.shape(a) for a in nest.flatten(arguments) if is_tensor_argument(a)]
+    unknown = [s.shape for s in specs if isinstance(s, TensorSpec)]
+    if not _sizes_agree(zip(unknown, shapes)):
+        return None  # this call could not run the general trace: it is traced as it is
+    return nest.pack_sequence_as(arguments, specs)
+
+
+def unknowns_agree(general, key):
+    """Whether a call of key `key` gives every unknown dimension of the trace of key
+    `general` one size: the unknown dimensions on one axis are one symbol, d<axis>, the
+    same size in every argument (a batch)."""
+    return _sizes_agree(_tensor_shapes(general, key))
+
+
+def _tensor_shapes(general, key):
+    """(traced shape, called shape) of each tensor leaf of two keys of one structure."""
+    if general[0] == "tensor":
+        yield general[1], key[1]
+    elif general[0] == "dict":
+        for (_, a), (_, b) in zip(general[1], key[1]):
+            yield from _tensor_shapes(a, b)
+    elif general[0] not in ("value", "variable", "trace type"):
+        for a, b in zip(general[1], key[1]):
+            yield from _tensor_shapes(a, b)
+
+
+def _sizes_agree(pairs):
+    sizes = {}
+    for traced, called in pairs:
+        if traced is None or called is None:  # an unknown rank: traced once per rank
+            continue
+        for axis, (unknown, size) in enumerate(zip(traced, called)):
+            if unknown is None and sizes.setdefault(axis, size) != size:
+                return False
+    return True
 
 
 def _skeleton(arguments):
