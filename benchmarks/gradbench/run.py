@@ -14,7 +14,9 @@ also where GradBench's TensorFlow tool runs on tracer). The tools:
   tracer and nothing else (benchmarks/gradbench/rewrite.py makes that copy, outside the
   project);
 - `jax`, `pytorch`, `tensorflow`: GradBench's own tools, run by `--peers-python` where it
-  has those frameworks.
+  has those frameworks, with GradBench's timing wrapper waiting for JAX's asynchronous
+  results before it stops the clock (benchmarks/gradbench/rewrite.py: without it, JAX's
+  timings leave out the work).
 
 Each tool runs each function `min_runs` times or for `min_seconds` (the eval's options);
 the table gives the first run (a compile included, where the tool compiles at its first
@@ -34,7 +36,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.gradbench.driver import run_session  # noqa: E402
-from benchmarks.gradbench.rewrite import tensorflow_as_tracer  # noqa: E402
+from benchmarks.gradbench.rewrite import tensorflow_as_tracer, timed_to_completion  # noqa: E402
 
 EVALS = ["hello", "lse", "gmm", "lstm", "ht", "ba", "ode", "kmeans", "det", "llsq", "particle", "saddle"]  # fmt: skip
 PEERS = ("jax", "pytorch", "tensorflow")
@@ -90,7 +92,6 @@ def _eval_args(item):
 
 def _tool(tool, gradbench, work, args):
     """The command that runs `tool`, and the PYTHONPATH it needs."""
-    package = gradbench / "python" / "gradbench"
     if tool == "tracer":
         return [args.python, str(HERE / "tool.py")], [str(ROOT)]
     if tool == "tensorflow-as-tracer":
@@ -98,8 +99,9 @@ def _tool(tool, gradbench, work, args):
         script = overlay / "gradbench" / "tools" / "tensorflow" / "run.py"
         return [args.python, str(script)], [str(overlay), str(ROOT)]
     if tool in PEERS:  # run as a script: the eval's module names resolve in its directory
-        script = package / "gradbench" / "tools" / tool / "run.py"
-        return [args.peers_python, str(script)], [str(package)]
+        overlay = timed_to_completion(gradbench, work)
+        script = overlay / "gradbench" / "tools" / tool / "run.py"
+        return [args.peers_python, str(script)], [str(overlay)]
     raise SystemExit(f"unknown tool {tool!r}: tracer, tensorflow-as-tracer, {', '.join(PEERS)}")
 
 

@@ -1,6 +1,10 @@
 """tracer's GradBench tool: speaks GradBench's protocol on stdin and stdout.
 
-    python benchmarks/gradbench/tool.py   (started by benchmarks/gradbench/run.py)
+    python benchmarks/gradbench/tool.py [--multithreaded]   (started by run.py)
+
+Without `--multithreaded` (GradBench's default) it runs on one core, as GradBench's JAX
+tool does: the process keeps the first core of its affinity mask before tracer loads, and
+tracer sizes its threads by that mask (docs/threads.md).
 
 Each eval is a module of `tracer_tool/` named as the eval's module (`gmm`, `lse`, ...)
 whose functions take the eval's input (decoded JSON) and return `(output, timings)`:
@@ -10,6 +14,7 @@ of a module tracer's tool lacks answers `success: false`, as GradBench's protoco
 
 import importlib
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -48,6 +53,8 @@ def _module(name):
 
 
 def main():
+    if "--multithreaded" not in sys.argv[1:]:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     for line in sys.stdin:
         message = json.loads(line)
         print(json.dumps({"id": message["id"]} | respond(message)), flush=True)
