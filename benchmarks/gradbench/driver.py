@@ -62,8 +62,8 @@ def run_session(eval_command, tool_command, cwd, env, timeout):
     except BrokenPipeError:
         session.ended = "eval exited" if evaluator.poll() is not None else "tool exited"
     finally:
-        for process in (tool, evaluator):
-            _stop(process)
+        _stop(tool, wait=0 if session.ended == "timeout" else 10)
+        _stop(evaluator, wait=10)
     return session
 
 
@@ -123,13 +123,14 @@ def _next(lines, timeout):
         return None
 
 
-def _stop(process):
+def _stop(process, wait):
+    """Close the process's input, and kill it if it has not ended `wait` seconds later."""
     try:
         process.stdin.close()
     except OSError:
         pass
     try:
-        process.wait(timeout=10)
+        process.wait(timeout=wait)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
