@@ -522,3 +522,23 @@ def test_a_loop_condition_that_prints_or_assigns_is_refused_when_compiled():
         tt.function(printing)(x)
     with pytest.raises(NotImplementedError, match="assigns Variable:0: .*test_control_flow.py"):
         tt.function(assigning)(x)
+
+
+def test_a_gradient_loop_carries_no_cotangent_nobody_asked_for():
+    # the gradient with respect to w of a fold over a sequence: the reverse loop would also
+    # sum (and stack, each step) the sequence's cotangent; dead-code elimination drops both
+    # from that loop, which reads the forward loop's narrowed results
+    sequence = tt.constant(np.linspace(0.0, 1.0, 64))
+
+    @tt.function
+    def slope(w, sequence):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            total = tt.foldl(lambda acc, x: acc * 0.5 + w * x, sequence, initializer=w * 0.0)
+        return tape.gradient(total, w)
+
+    w = tt.constant(2.0, tt.float64)
+    expected = sum(x * 0.5 ** (63 - k) for k, x in enumerate(np.linspace(0.0, 1.0, 64)))
+    assert slope(w, sequence).numpy() == pytest.approx(expected, rel=1e-12)
+    optimized = slope.get_concrete_function(w, sequence).ir("optimized")
+    assert "f64[64,64]" not in optimized and "f64[64] = scatter_add" not in optimized

@@ -12,7 +12,7 @@ convention); order is topological.
 """
 
 from tracer.ir import Node
-from tracer.ir.rewrite import rebuild, with_outputs
+from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.registry import OPS
 
 
@@ -26,7 +26,7 @@ def eliminate_dead_code(graph):
         return graph  # nothing to narrow: a rebuild would make the same graph again
     renumbering = {}  # id(narrowed node) -> {old index: new index}
 
-    def narrow(node):
+    def narrow(original, node):  # `node`: `original` on its inputs' new nodes
         if node.op == "get":  # rebuilt on its source's new node already: renumber it
             indices = renumbering.get(id(node.inputs[0]))
             if indices is None:
@@ -34,16 +34,21 @@ def eliminate_dead_code(graph):
             attrs = {**node.attrs, "index": indices[node.attrs["index"]]}
             return Node("get", node.inputs, attrs, node.shape, node.dtype, node.location)
         op = OPS.get(node.op)
-        if op is None or op.narrow is None or id(node) not in read:
+        if op is None or op.narrow is None or id(original) not in read:
             return node
-        result = op.narrow(node, read[id(node)])
+        result = op.narrow(node, read[id(original)])
         if result is None:
             return node
         narrowed, indices = result
         renumbering[id(narrowed)] = indices
         return narrowed
 
-    return rebuild(graph, narrow)
+    # (as `rebuild`, keeping each original node: a loop that reads a narrowed loop's results
+    # is rebuilt on its new inputs before it is narrowed itself, as a gradient's loop is)
+    mapping = {}
+    for node in graph.nodes:
+        mapping[id(node)] = narrow(node, on_new_inputs(node, mapping))
+    return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
 
 
 def _narrows(node):

@@ -38,12 +38,11 @@ def _loss(main_params, extra_params, state, sequence):
 
     def step(carry, target):
         state, x, total = carry
-        target = tt.cast(target, tt.float64)
         ypred, state = _predict(main_params, extra_params, state, x)
         ynorm = ypred - tt.math.log(tt.reduce_sum(tt.exp(ypred)) + 2.0)
         return state, target, total + tt.reduce_sum(target * ynorm)
 
-    start = (state, tt.cast(sequence[0], tt.float64), tt.constant(0.0, tt.float64))
+    start = (state, sequence[0], tt.constant(0.0, tt.float64))
     _, _, total = tt.foldl(step, sequence[1:], initializer=start)
     return -total / float((sequence.shape[0] - 1) * sequence.shape[1])
 
@@ -65,14 +64,7 @@ def _gradient(main_params, extra_params, state, sequence):
 def _tensors(input):
     names = ("main_params", "extra_params", "state")
     params = [tt.constant(np.asarray(input[name], dtype=np.float64)) for name in names]
-    sequence = np.asarray(input["sequence"], dtype=np.float64)
-    # NOTE: the gradient loop of a fold carries (and stacks, per step) a cotangent for every
-    # floating tensor the body reads, the whole sequence included, though no one asks for
-    # it: quadratic in the sequence's length. The eval's sequence is bits; as integers it
-    # has no cotangent. Any other sequence stays float64 and is still right.
-    if np.array_equal(sequence, sequence.astype(np.int32)):
-        sequence = sequence.astype(np.int32)
-    return params + [tt.constant(sequence)]
+    return params + [tt.constant(np.asarray(input["sequence"], dtype=np.float64))]
 
 
 def objective(input):
