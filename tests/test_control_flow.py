@@ -542,3 +542,21 @@ def test_a_gradient_loop_carries_no_cotangent_nobody_asked_for():
     assert slope(w, sequence).numpy() == pytest.approx(expected, rel=1e-12)
     optimized = slope.get_concrete_function(w, sequence).ir("optimized")
     assert "f64[64,64]" not in optimized and "f64[64] = scatter_add" not in optimized
+
+
+def test_stop_gradient_inside_a_loop_body_stops_the_gradient():
+    @tt.function
+    def slopes(w, xs):
+        with tt.GradientTape() as tape:
+            tape.watch([w, xs])
+            y = tt.foldl(
+                lambda acc, x: acc + w * tt.stop_gradient(x) * x,
+                xs,
+                initializer=tt.constant(0.0, tt.float64),
+            )
+        return tape.gradient(y, [w, xs])
+
+    xs = np.arange(4.0)
+    dw, dxs = slopes(tt.constant(2.0, tt.float64), tt.constant(xs))
+    assert dw.numpy() == pytest.approx(np.sum(xs * xs))
+    np.testing.assert_allclose(dxs.numpy(), 2.0 * xs)  # only the factor not stopped

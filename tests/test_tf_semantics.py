@@ -247,3 +247,19 @@ def test_a_trace_type_of_the_users_keys_the_traces_as_tensorflows_do(capsys):
         assert mixed(_Apple(), _Mango()).numpy().tolist() == [4, 6]
     assert mixed.experimental_get_tracing_count() == 4
     assert capsys.readouterr().out == "tracing\n" * 4
+
+
+def test_logical_operators_on_bool_tensors():
+    """TF: `&`, `|`, `^`, `~` on tf.bool tensors are logical_and/or/xor/not."""
+    a, b = tt.constant([True, False, True, False]), tt.constant([True, True, False, False])
+    x, y = np.array([True, False, True, False]), np.array([True, True, False, False])
+    np.testing.assert_array_equal((a & b).numpy(), x & y)
+    np.testing.assert_array_equal((a | b).numpy(), x | y)
+    np.testing.assert_array_equal((a ^ b).numpy(), x ^ y)
+    np.testing.assert_array_equal((~a).numpy(), ~x)
+    np.testing.assert_array_equal((True & a).numpy(), x)
+    traced = tt.function(lambda p, q: ~(p > 0) | (q < 0) & (p < q))
+    p, q = np.array([1.0, -1.0, -2.0]), np.array([-1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(traced(p, q).numpy(), ~(p > 0) | (q < 0) & (p < q))
+    with pytest.raises(TypeError, match="logical, for tt.bool"):
+        tt.constant([1, 2]) & tt.constant([1, 3])

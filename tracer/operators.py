@@ -1,6 +1,7 @@
 """Python operators on tensors and variables, mapped to tracer's ops (`x + 1`, `x @ w`, `x[0]`)."""
 
-from tracer.ops import array_ops, linalg_ops, math_ops
+from tracer import dtypes
+from tracer.ops import array_ops, linalg_ops, math_composites, math_ops
 from tracer.tensor import TensorLike
 
 
@@ -22,6 +23,31 @@ def _equality(function, x, y, incompatible):
         return function(x, y)
     except ValueError:
         return constant(incompatible)
+
+
+def _logical(function, symbol):
+    """TensorFlow's `&`, `|`, `^` on bool tensors (on integers they are its bitwise ops,
+    which tracer does not have)."""
+
+    def operator(x, y):
+        for value in (x, y):
+            if isinstance(value, TensorLike) and value.dtype != dtypes.bool:
+                raise TypeError(
+                    f"`{symbol}` on tracer tensors is logical, for tt.bool tensors; got "
+                    f"{value.dtype.name} (bitwise operations on integers are not supported)"
+                )
+        return function(x, y)
+
+    return operator
+
+
+def _logical_not(x):
+    if x.dtype != dtypes.bool:
+        raise TypeError(
+            f"`~` on tracer tensors is logical not, for tt.bool tensors; got {x.dtype.name} "
+            "(bitwise inversion of integers is not supported)"
+        )
+    return math_ops.logical_not(x)
 
 
 def _reflected(function):
@@ -54,6 +80,13 @@ OPERATORS = {
     "__neg__": math_ops.negative,
     "__abs__": math_ops.abs,
     "__getitem__": array_ops.getitem,
+    "__and__": _logical(math_ops.logical_and, "&"),
+    "__rand__": _reflected(_logical(math_ops.logical_and, "&")),
+    "__or__": _logical(math_ops.logical_or, "|"),
+    "__ror__": _reflected(_logical(math_ops.logical_or, "|")),
+    "__xor__": _logical(math_composites.logical_xor, "^"),
+    "__rxor__": _reflected(_logical(math_composites.logical_xor, "^")),
+    "__invert__": _logical_not,
 }
 
 for _name, _function in OPERATORS.items():

@@ -104,6 +104,8 @@ def _build_gradient(forward, targets, sources, sparse):
         if g is None or not node.inputs or id(node) in leaves:
             continue
         op = OPS[node.op]
+        if op.grad is None:  # no gradient passes (stop_gradient): a tape never records such
+            continue  # an op, but a loop's body and a graph that tt.gradients reads hold them
         slots = saved_slots(op, node)
         saved = [
             _residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)
