@@ -129,17 +129,38 @@ def _table(rows, tools, gradbench):
     for (name, function, workload), results in by_eval.items():
         cells = [_cell(results.get(tool)) for tool in tools]
         lines.append(f"| {name} | {function} | {workload} | " + " | ".join(cells) + " |")
-    lines += ["", "| eval | " + " | ".join(tools) + " |", "|---|" + "---|" * len(tools)]
+    lines += [
+        "",
+        "Per eval: answers valid / evaluated; then the sums over its workloads of the medians "
+        "and of the first runs (ms), where every answer was valid.",
+        "",
+        "| eval | " + " | ".join(tools) + " |",
+        "|---|" + "---|" * len(tools),
+    ]
     summary = {}
     for name, tool, session in rows:
         valid = sum(e.valid is True for e in session.evaluations)
         text = f"{valid}/{len(session.evaluations)}"
         if session.ended != "ok":
             text += f" ({session.ended[:60]})"
+        elif valid and valid == len(session.evaluations):
+            medians, firsts = _sums(session.evaluations)
+            text += f": {medians:.4g} / {firsts:.4g}"
         summary.setdefault(name, {})[tool] = text
     for name, cells in summary.items():
         lines.append(f"| {name} | " + " | ".join(cells.get(t, "") for t in tools) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _sums(evaluations):
+    """(sum of the medians of the runs after the first, sum of the first runs), in ms."""
+    medians = firsts = 0.0
+    for evaluation in evaluations:
+        runs = [t / 1e6 for t in evaluation.timings_ns]
+        if runs:
+            firsts += runs[0]
+            medians += statistics.median(runs[1:]) if len(runs) > 1 else runs[0]
+    return medians, firsts
 
 
 def _cell(evaluation):
