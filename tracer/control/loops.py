@@ -470,7 +470,7 @@ def _capacity(initial):
 
 
 # The stacks of a loop with no maximum_iterations: at most this many iterations and bytes.
-STACK_ITERATIONS = 1024
+STACK_ITERATIONS = 65536
 
 
 STACK_BYTES = 64 * 2**20
