@@ -173,3 +173,22 @@ def test_ref_keys_a_dict_by_identity():
     assert table[variable.ref()] == "v"
     assert a.ref().deref() is a
     assert a.ref() != b.ref()
+
+
+def test_variables_are_read_when_the_session_runs_and_assigns_are_refused():
+    graph = v1.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tt.float64, [2])
+        w = tt.Variable(np.array([1.0, 2.0]))
+        y = tt.reduce_sum(w * x)
+        (dw,) = tt.gradients(y, [w])
+    session = v1.Session(graph=graph)
+    value, slope = session.run([y, dw], {x: [3.0, 4.0]})
+    assert value == 11.0
+    np.testing.assert_array_equal(slope, [3.0, 4.0])
+    w.assign([10.0, 20.0])  # eagerly, between runs
+    assert session.run(y, {x: [3.0, 4.0]}) == 110.0
+    with graph.as_default():
+        doubled = w.assign(w * 2)
+    with pytest.raises(NotImplementedError, match="assigns to variables"):
+        session.run(doubled, {x: [1.0, 1.0]})
