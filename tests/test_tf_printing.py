@@ -218,6 +218,31 @@ def test_print_summarizes_long_axes():
     )
 
 
+def test_print_of_complex_and_empty_values_is_tensorflows():
+    """TF 2.21 (run here): tf.print has no format for complex values and writes `?` for
+    each, three at most; an empty tensor whose first axis is not empty prints as `[`, a
+    line break per further axis and ` ...]`."""
+    ones = np.ones((2, 2)) * (1 + 1j)
+    assert printed(tt.constant(1.5 + 0j, tt.complex128)) == "?\n"
+    assert printed(tt.constant([1 + 2j, 3 - 4.5j], tt.complex64)) == "[? ?]\n"
+    assert printed(tt.constant(ones, tt.complex64)) == "[? ? ?...]\n"
+    assert printed(tt.constant([[1j]], tt.complex128)) == "[?]\n"
+    assert printed("a", tt.constant(2j, tt.complex64)) == "a ?\n"
+    assert printed(tt.zeros([2, 0])) == "[\n ...]\n"
+    assert printed(tt.zeros([2, 3, 0])) == "[\n\n ...]\n"
+    assert printed(tt.zeros([0, 3])) == "[]\n"
+    assert printed(tt.zeros([0, 0])) == "[]\n"
+
+    stream = io.StringIO()
+
+    @tt.function
+    def f(x):
+        tt.print(x, tt.zeros([2, 0]), output_stream=stream)
+
+    f(tt.constant([1j], tt.complex64))
+    assert stream.getvalue() == "[?] [\n ...]\n"
+
+
 def test_print_of_tensors_among_python_values():
     shown = printed("x:", tt.constant(1.0), [tt.constant(2.0), 3], {"a": tt.constant([1, 2])}, 0.5)
     assert shown == "x: 1 [2, 3] {'a': [1 2]} 0.5\n"

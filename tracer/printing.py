@@ -88,8 +88,16 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
 
 def _format(value, summarize):
     """A value as TensorFlow's tf.print writes it: `[1 2 3]`, floats with the digits they
-    need (`0.744097471`), bools as 1 and 0, the middle of long axes as `...`."""
+    need (`0.744097471`), bools as 1 and 0, the middle of long axes as `...`; complex
+    values as `?` (at most three, then `...`) and an empty array whose first axis is not
+    empty as `[`, a line break per further axis, ` ...]`, as TensorFlow prints them."""
     value = np.asarray(value)
+    if value.dtype.kind == "c":  # TensorFlow's tf.print has no format for complex values
+        if value.ndim == 0:
+            return "?"
+        return "[" + " ".join("?" * min(value.size, 3)) + ("..." if value.size > 3 else "") + "]"
+    if value.size == 0 and value.ndim > 1 and value.shape[0] > 0:
+        return "[" + "\n" * (value.ndim - 1) + " ...]"  # TensorFlow's text, as it writes it
     element = _element_format(value.dtype)
     if value.ndim == 0:
         return element(value[()])
