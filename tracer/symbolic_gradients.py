@@ -12,8 +12,7 @@ from tracer.context import state
 from tracer.ir import Graph, topological_closure
 from tracer.ops import array_ops
 from tracer.ops.core import execute_graph, graph_node_of
-from tracer.ops.registry import OPS, OUT, saved_slots
-from tracer.passes.gradient import build_gradient
+from tracer.passes.gradient import build_gradient, residual_node
 from tracer.passes.prune import prune
 from tracer.tape import UnconnectedGradients
 from tracer.tensor import Tensor, TensorLike, convert_to_tensor
@@ -55,10 +54,7 @@ def gradients(
     pruned = prune(forward, source_nodes, target_nodes)
     grad = build_gradient(pruned, target_nodes, source_nodes, sparse=False)
     inputs = [seed for seed, node in zip(seeds, grad.seeds) if node is not None]
-    for _, position, slot in grad.residuals:
-        value = pruned.nodes[position]
-        kept = saved_slots(OPS[value.op], value)[slot]
-        inputs.append(Tensor(None, value if kept == OUT else value.inputs[kept]))
+    inputs += [Tensor(None, residual_node(pruned, p, slot)) for _, p, slot in grad.residuals]
     values = execute_graph(grad.graph, inputs)
     results = []
     for source, position in zip(sources, grad.source_outputs):

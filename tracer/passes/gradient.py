@@ -278,6 +278,14 @@ def _check_cotangent(node, inp, ct):
         )
 
 
+def residual_node(forward, position, slot):
+    """The node of `forward` whose value a residual (position, slot) of its gradient graph
+    takes: the forward node's output, or the input its gradient rule keeps."""
+    node = forward.nodes[position]
+    kept = saved_slots(OPS[node.op], node)[slot]
+    return node if kept == OUT else node.inputs[kept]
+
+
 def vjp_graph(forward, sources):
     """The vector-Jacobian product of `forward` with respect to `sources` (some of its
     inputs), as one graph: its inputs are forward's inputs and then one cotangent per output;
@@ -295,9 +303,7 @@ def vjp_graph(forward, sources):
     ]
     bindings = {id(s): c for s, c in zip(grad.seeds, cotangents) if s is not None}
     for node, position, slot in grad.residuals:
-        value = pruned.nodes[position]
-        kept = saved_slots(OPS[value.op], value)[slot]
-        bindings[id(node)] = value if kept == OUT else value.inputs[kept]
+        bindings[id(node)] = residual_node(pruned, position, slot)
     computed = substitute(grad.graph, bindings)
     outputs = []
     for source, position in zip(sources, grad.source_outputs):
