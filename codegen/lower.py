@@ -649,11 +649,11 @@ def _bytes(node):
 
 def _value_bytes(shape, dtype):
     """The bytes of a value itself (0 for no elements): what a copy of it moves."""
-    return dims.size(shape) * dtype.as_numpy_dtype().itemsize
+    return dims.size(shape) * dtype.itemsize
 
 
 def _bytes_of(shape, dtype):
-    itemsize = dtype.as_numpy_dtype().itemsize
+    itemsize = dtype.itemsize
     size = dims.size(shape) * itemsize
     return size if isinstance(size, dims.Dim) else max(size, itemsize)
 
@@ -747,7 +747,7 @@ def _alias_offset(node, target):
     if form.flat_when_stored:
         return 0
     offset = form.block_offset(node) if form.block_offset is not None else None
-    return None if offset is None else offset * node.dtype.as_numpy_dtype().itemsize
+    return None if offset is None else offset * node.dtype.itemsize
 
 
 def _source(node_id, aliases):

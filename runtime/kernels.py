@@ -39,3 +39,9 @@ def quiet(function):
 def same_type(dtype, value):
     """`value` with the element type `dtype` (numpy returns float64 for some integer ops)."""
     return np.asarray(value, dtype=dtype)
+
+
+def element_array(value):
+    """`value`, or a 0-d array of it where indexing an object array (a tt.string tensor's)
+    gave the element itself: every tensor value is an array or a numpy scalar."""
+    return np.array(value, dtype=object) if type(value) is bytes else value

@@ -32,6 +32,7 @@ from tracer import (
     optimizers,
     profiler,
     random,
+    strings,
     summary,
     train,
     types,
@@ -59,6 +60,7 @@ from tracer.dtypes import (
     float64,
     int32,
     int64,
+    string,
 )
 from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
@@ -170,6 +172,7 @@ from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
 from tracer.py_function import py_function
 from tracer.signature import TensorSpec
+from tracer.strings import as_string
 from tracer.symbolic_gradients import gradients
 from tracer.tape import GradientTape, UnconnectedGradients
 from tracer.tensor import Tensor, constant, convert_to_tensor
@@ -182,11 +185,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "summary", "train", "types",
+    "autodiff", "autograph", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
-    "int64",
+    "int64", "string",
     # control flow
     "case", "cond", "foldl", "foldr", "scan", "switch_case", "while_loop",
     # differentiation and compiling
@@ -204,7 +207,7 @@ __all__ = [
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
     "zeros", "zeros_like",
     "einsum",
-    "argsort", "clip_by_global_norm", "pad", "reverse", "roll", "sort",
+    "argsort", "as_string", "clip_by_global_norm", "pad", "reverse", "roll", "sort",
     "bincount", "gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update",
     # tf.math's functions that TensorFlow also has at its top level

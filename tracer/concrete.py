@@ -18,8 +18,10 @@ from runtime import fast_call
 from tracer import nest, printing
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
+from tracer.errors import InvalidArgumentError
 from tracer.executables import (
     Tiered,
+    backend_for,
     compile_optimized,
     executable,
     stored_executable,
@@ -35,6 +37,7 @@ from tracer.signature import (
     as_argument_array,
     is_tensor_argument,
     spec_of,
+    type_annotation,
     type_text,
 )
 from tracer.tensor import Tensor, TensorLike
@@ -73,13 +76,13 @@ class ConcreteFunction:
         }
         self._traced = trace.graph(outputs)
         self._stages = self._unknown = None  # made when first asked for (`stages`)
-        self._backend = backend
+        self._backend = backend_for(self._traced, backend)
         self._packed = {}  # sizes of the unknown dimensions -> [(PackedFunction, positions)]
         self._specialized = {}  # sizes of the unknown dimensions -> the graph with them
         # a plan stored by an earlier process for this very graph skips the passes
-        plan_key = traced_plan_key(self._traced, backend, name, self._updates)
-        self._executable = (plan_key and stored_executable(plan_key, backend)) or executable(
-            self.stages.final, backend, name, self._updates, self._compiled, plan_key
+        plan_key = traced_plan_key(self._traced, self._backend, name, self._updates)
+        self._executable = (plan_key and stored_executable(plan_key, self._backend)) or executable(
+            self.stages.final, self._backend, name, self._updates, self._compiled, plan_key
         )
         self._run_arrays = self._executable.run
         # the hot path applies when the function returns one tensor and has no side effect
@@ -192,10 +195,19 @@ class ConcreteFunction:
                 f"(or the {len(traced)} arguments it was traced with), not {len(flat)}"
             )
         for k, (spec, value) in enumerate(zip(expected, given)):
-            if not is_tensor_argument(value) or not _fits(np.shape(value), spec_of(spec).shape):
+            spec = spec_of(spec)
+            if not is_tensor_argument(value) or not _fits(np.shape(value), spec.shape):
                 raise TypeError(
                     f"{self.name}: tensor argument {k} is {_describe(value)}; this concrete "
                     f"function was traced for {spec!r}"
+                )
+            if isinstance(value, TensorLike) and value.dtype != spec.dtype:
+                # NOTE: TensorFlow's error and words; numpy values and lists are converted
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"cannot compute {self.name} as input #{k}(zero-based) was expected to be "
+                    f"a {spec.dtype.name} tensor but is a {value.dtype.name} tensor",
                 )
         return given
 
@@ -333,6 +345,34 @@ class ConcreteFunction:
             leaves.append(leaf)
         return nest.pack_sequence_as(self._structure, leaves)
 
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.pretty_printed_signature(False)} at 0x{id(self):X}>"
+
+    @property
+    def function_type(self):
+        """The traced parameters and the results as an `inspect.Signature` annotated with
+        their specs, as TensorFlow's FunctionType (which is one): printed
+        `(x: TensorSpec(...)) -> TensorSpec(...)`."""
+        aliases = {}
+        kinds = inspect.Parameter
+        parameters = [
+            inspect.Parameter(
+                name, getattr(kinds, kind), annotation=type_annotation(value, aliases)
+            )
+            for name, kind, value in self._parameters()
+        ]
+        output = type_annotation(self.output_spec(), aliases)
+        return inspect.Signature(parameters, return_annotation=output)
+
+    @property
+    def inference_fn(self):
+        """The function called with its tensor arguments alone, in order (TensorFlow's
+        AtomicFunction, which its guides call directly)."""
+        return AtomicFunction(self)
+
     def pretty_printed_signature(self, verbose=True):
         """The traced arguments, the results and the captured variables, as TensorFlow
         prints them (its `tf.` dtypes are tracer's `tt.`):
@@ -448,6 +488,22 @@ class ConcreteFunction:
 
         prefix = prefix or self.name
         return export_concretes(directory, prefix, [(prefix, self)], variables, native)
+
+
+class AtomicFunction:
+    """A ConcreteFunction called with its tensor arguments alone, in order (its
+    `inference_fn`)."""
+
+    def __init__(self, concrete):
+        self._concrete = concrete
+
+    def __call__(self, *tensors):
+        concrete = self._concrete
+        return concrete._call(concrete._tensor_arguments(tensors, {}))
+
+    def __repr__(self):
+        concrete = self._concrete
+        return f"<AtomicFunction> {concrete.name}{concrete.pretty_printed_signature(False)}"
 
 
 def _shown_shape(shape):

@@ -20,6 +20,8 @@ class DType:
         "is_complex",
         "is_bool",
         "is_differentiable",
+        "is_string",
+        "itemsize",
     )
 
     is_tuple = False  # see tracer.ir.graph.TupleType
@@ -37,6 +39,8 @@ class DType:
         self.is_differentiable = (
             kind in "fc"
         )  # only real floating and complex values carry gradients
+        self.is_string = kind == "O"  # byte strings, held as Python bytes in object arrays
+        self.itemsize = self._np.itemsize  # bytes per element (a string's: its reference)
 
     @property
     def short_name(self):
@@ -69,8 +73,11 @@ int64 = DType("int64", np.int64)
 bool = DType("bool", np.bool_)
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
+# TensorFlow's tf.string: byte strings of any length, each element a Python `bytes` in a
+# numpy object array; they never reach C (docs/strings.md)
+string = DType("string", object)
 
-_ALL = (float16, float32, float64, int32, int64, bool, complex64, complex128)
+_ALL = (float16, float32, float64, int32, int64, bool, complex64, complex128, string)
 BY_NUMPY = {d._np: d for d in _ALL}
 _SHORT_NAMES = {
     "float16": "f16",
@@ -81,6 +88,7 @@ _SHORT_NAMES = {
     "bool": "bool",
     "complex64": "c64",
     "complex128": "c128",
+    "string": "str",
 }
 
 
@@ -89,6 +97,8 @@ def as_dtype(value):
     a node of several results, a tracer.ir.TupleType, as it is)."""
     if isinstance(value, DType) or getattr(value, "is_tuple", False):
         return value
+    if value is str or value is bytes or (isinstance(value, str) and value == "string"):
+        return string
     try:
         return BY_NUMPY[np.dtype(value)]
     except (KeyError, TypeError):

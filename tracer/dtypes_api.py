@@ -12,5 +12,6 @@ from tracer.dtypes import (  # noqa: F401
     float64,
     int32,
     int64,
+    string,
 )
 from tracer.ops.array_ops import cast  # noqa: F401

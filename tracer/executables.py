@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from codegen.interpreted import interpreted
 from codegen.targets import C_MODULE, INTERPRETER, Target
+from tracer.ir import holds_strings
 from tracer.passes.pipeline import run_pipeline
 
 _FALLBACK_WARNED = set()  # the causes of falling back to the interpreter, each warned once
@@ -50,9 +51,26 @@ def parse_backend(backend):
     return BACKENDS[backend]
 
 
+def backend_for(graph, backend):
+    """The Backend that runs `graph`: `backend`, but the interpreter for a graph that holds
+    tt.string values, which are Python bytes that C never holds (docs/strings.md), where
+    `backend` may fall back; `backend="c"` raises UnsupportedGraph for it."""
+    backend = parse_backend(backend)
+    if not backend.target.builds_modules or not holds_strings(graph):
+        return backend
+    if not backend.fallback:
+        from codegen.errors import UnsupportedGraph
+
+        raise UnsupportedGraph(
+            "the graph holds tt.string tensors, which are not compiled to C; "
+            "backend='auto' (the default) runs it on the numpy interpreter"
+        )
+    return BACKENDS["interpreter"]
+
+
 def compile_optimized(graph, name, backend):
     """The executable of `graph` after the pass pipeline, built now (a `call` op's)."""
-    backend = parse_backend(backend).built_now()
+    backend = backend_for(graph, backend).built_now()
     return executable(run_pipeline(graph, target=backend.target).final, backend, name)
 
 

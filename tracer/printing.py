@@ -23,6 +23,7 @@ import numpy as np
 
 from codegen import forms
 from runtime.host import HOST_FUNCTIONS
+from runtime.kernels import element_array
 from tracer import dtypes, nest
 from tracer.context import state
 from tracer.ir import user_location
@@ -47,7 +48,7 @@ class PrintCall:
 
     def write(self, values):
         """Write the call with `values` (numpy arrays) in place of its tensors."""
-        shown = iter(_Shown(_format(v, self.summarize)) for v in values)
+        shown = iter(_Shown(format_value(v, self.summarize)) for v in values)
         leaves = [next(shown) if leaf is TENSOR else leaf for leaf in nest.flatten(self.structure)]
         parts = nest.pack_sequence_as(self.structure, leaves)
         text = self.sep.join(p.text if isinstance(p, _Shown) else str(p) for p in parts)
@@ -86,12 +87,12 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
         call.write([t.numpy() for t in tensors])
 
 
-def _format(value, summarize):
-    """A value as TensorFlow's tf.print writes it: `[1 2 3]`, floats with the digits they
-    need (`0.744097471`), bools as 1 and 0, the middle of long axes as `...`; complex
+def format_value(value, summarize):
+    """A value as TensorFlow's tf.print (and tt.strings.format) writes it: `[1 2 3]`, floats
+    with the digits they need (`0.744097471`), bools as 1 and 0, strings quoted, the middle of long axes as `...`; complex
     values as `?` (at most three, then `...`) and an empty array whose first axis is not
     empty as `[`, a line break per further axis, ` ...]`, as TensorFlow prints them."""
-    value = np.asarray(value)
+    value = np.asarray(element_array(value))  # a string scalar's `.numpy()` is its bytes
     if value.dtype.kind == "c":  # TensorFlow's tf.print has no format for complex values
         if value.ndim == 0:
             return "?"
@@ -118,7 +119,32 @@ def _element_format(dtype):
         return lambda v: "1" if v else "0"
     if dtype.kind == "f":
         return _shortest_float if dtype.itemsize <= 4 else _shortest_double
+    if dtype.kind == "O":
+        return _quoted_string
     return str
+
+
+# C's escapes, as absl's Utf8SafeCEscape (which tf.print applies to strings) writes them
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "'": "\\'", "\\": "\\\\"}
+
+
+def _quoted_string(value):
+    """A tt.string element as tf.print writes it: in double quotes, with C's escapes for
+    quotes, backslashes and control characters, and UTF-8 text as it is. A byte that is not
+    UTF-8 is written `\\xff` (TensorFlow writes the raw byte, which a text stream cannot
+    take)."""
+    return '"' + "".join(map(_escaped, value.decode("utf-8", errors="surrogateescape"))) + '"'
+
+
+def _escaped(character):
+    code = ord(character)
+    if character in _ESCAPES:
+        return _ESCAPES[character]
+    if code < 0x20 or code == 0x7F:
+        return f"\\{code:03o}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as surrogateescape keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return character
 
 
 def _shortest_float(value):
@@ -157,6 +183,7 @@ HOST_FUNCTIONS[HOST_FUNCTION] = _print_from_c
 PRINT = primitive(
     "print",
     _infer,
+    strings=True,
     kernel=_kernel,
     c=forms.HostCall(lambda node: (HOST_FUNCTION, {"call": node.attrs["call"]}), reads_all=True),
     batch=unbatchable(

@@ -334,6 +334,24 @@ def type_text(value, aliases):
     return f"Literal[{value!r}]"
 
 
+class TypeAnnotation:
+    """The type of a parameter or a result as an annotation of an `inspect.Signature` (a
+    ConcreteFunction's `function_type`): shown as `type_text` writes it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def type_annotation(value, aliases):
+    """`type_text` of `value` as an annotation."""
+    return TypeAnnotation(type_text(value, aliases))
+
+
 class SignatureMismatchError(TypeError, ValueError):
     """A tensor argument whose shape or dtype the input_signature does not take: TensorFlow's
     TypeError, and the ValueError tracer raised before."""

@@ -10,6 +10,7 @@ import weakref
 
 import numpy as np
 
+from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
@@ -381,11 +382,20 @@ def _from_python(value, dtype):
         value = _materialize(value)
     if isinstance(value, (np.ndarray, np.generic)):
         array = value
+        if dtype is dtypes.string or array.dtype.kind in "OUS":
+            return _string_array(value, dtype)
         if dtype is None:
             dtype = as_dtype(array.dtype)
     else:
-        array = np.asarray(value)
-        if array.dtype.kind in "OUSV":  # None, strings: numpy would hold objects, or give NaN
+        if dtype is dtypes.string or isinstance(value, (str, bytes)):
+            return _string_array(value, dtype)
+        try:
+            array = np.asarray(value)
+        except UnicodeDecodeError:  # str and bytes that are not ASCII, in one list
+            return _string_array(value, dtype)
+        if array.dtype.kind in "US":
+            return _string_array(value, dtype)
+        if array.dtype.kind in "OV":  # None, mixed types: numpy would hold objects
             raise TypeError(f"cannot convert {value!r} to a tracer tensor")
         if dtype is None:
             dtype = _python_dtype(array)
@@ -406,6 +416,36 @@ def _from_python(value, dtype):
         if array.min() < limits.min or array.max() > limits.max:
             raise OverflowError(f"{value!r} does not fit in a tensor of dtype {dtype.name}")
     return np.array(array, dtype=target)
+
+
+def _string_array(value, dtype):
+    """The object array of a tt.string tensor: every element `bytes`, a `str` encoded as
+    UTF-8 (TensorFlow's strings are bytes; `.numpy()` gives them back as bytes)."""
+    if dtype is not None and dtype is not dtypes.string:
+        raise TypeError(
+            f"cannot convert {value!r} to a tensor of dtype {dtype.name}: it holds strings"
+        )
+    try:
+        array = np.array(value, dtype=object)
+    except ValueError:  # lists of different lengths
+        raise ValueError(
+            f"cannot convert {value!r} to a string tensor: its rows differ in length"
+        ) from None
+    flat = array.reshape(-1)
+    for k, item in enumerate(flat):
+        if isinstance(item, str):
+            flat[k] = item.encode()
+        elif isinstance(item, bytes):
+            flat[k] = bytes(item)  # a numpy bytes_ as plain bytes
+        elif dtype is None:  # TensorFlow's ValueError for a list of strings and numbers
+            raise ValueError(
+                f"cannot convert {value!r} to a tensor: it mixes strings and other values"
+            )
+        else:
+            raise TypeError(
+                f"cannot convert {value!r} to a string tensor: {item!r} is not a string"
+            )
+    return array
 
 
 def _refuse_complex(value, dtype):
@@ -500,7 +540,7 @@ def constant(value, dtype=None, shape=None, name=None):
         if is_tensor_like(value)
         else _from_python(value, None if dtype is None else as_dtype(dtype))
     )
-    array = np.asarray(array)
+    array = np.asarray(element_array(array))  # a string scalar's `.numpy()` is its bytes
     if shape is not None:
         shape = tuple(int(d) for d in shape)
         if array.size == 1:

@@ -189,6 +189,7 @@ def _emit_cond(node, site):
 COND = primitive(
     "cond",
     _infer_cond,
+    strings=True,
     grad=_cond_grad,
     saves=ALL_INPUTS,
     jvp=TRANSPOSED_VJP,

@@ -80,6 +80,7 @@ def _call_grad(node, g, *inputs):
 CALL = primitive(
     "call",
     _infer_call,
+    strings=True,
     grad=_call_grad,
     saves=ALL_INPUTS,
     jvp=TRANSPOSED_VJP,

@@ -463,9 +463,7 @@ def _replayed_state(node, k, stacks, stack_cotangents, captures):
 def _capacity(initial):
     """How many iterations' states a loop with no maximum_iterations stacks for its
     gradient: as many as fit in STACK_BYTES, at least one."""
-    size = sum(
-        int(np.prod(t.shape, dtype=np.int64)) * t.dtype.as_numpy_dtype().itemsize for t in initial
-    )
+    size = sum(int(np.prod(t.shape, dtype=np.int64)) * t.dtype.itemsize for t in initial)
     return max(1, min(STACK_ITERATIONS, STACK_BYTES // max(size, 1)))
 
 
@@ -526,6 +524,7 @@ def _emit_while(node, site):
 WHILE = primitive(
     "while",
     _infer_while,
+    strings=True,
     grad=_while_grad,
     saves=ALL_INPUTS_AND_OUT,
     jvp=TRANSPOSED_VJP,

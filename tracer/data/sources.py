@@ -20,7 +20,7 @@ def as_arrays(structure):
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
-    return np.asarray(constant(structure).numpy())
+    return np.asarray(constant(structure)._value)
 
 
 class TensorSlices:
@@ -138,7 +138,7 @@ class Generator:
         specs = nest.flatten(self._signature)
         for element in self._generator(*self._args):
             leaves = _leaves_like(self._signature, element)
-            arrays = [np.asarray(leaf, np.dtype(s.dtype.name)) for leaf, s in zip(leaves, specs)]
+            arrays = [_array(leaf, s.dtype) for leaf, s in zip(leaves, specs)]
             for array, spec in zip(arrays, specs):
                 if not spec.is_compatible_with(array.shape, spec.dtype):
                     raise ValueError(
@@ -185,3 +185,10 @@ def _signature_of(types, shapes):
         shapes = [None] * len(types) if shapes is None else shapes
         return tuple(_signature_of(t, s) for t, s in zip(types, shapes))
     return TensorSpec(None if shapes is None else tuple(shapes), types)
+
+
+def _array(value, dtype):
+    """A generated value as an array of `dtype` (strings as tt.string tensors hold them)."""
+    if dtype.is_string:
+        return np.asarray(constant(value, dtype=dtype)._value)
+    return np.asarray(value, dtype.as_numpy_dtype)

@@ -10,6 +10,7 @@ from tracer.ir.graph import (
     Subgraph,
     TupleType,
     all_nodes,
+    holds_strings,
     topological_closure,
 )
 from tracer.ir.literal import Literal
@@ -25,6 +26,7 @@ __all__ = [
     "Subgraph",
     "TupleType",
     "all_nodes",
+    "holds_strings",
     "dims",
     "format_graph",
     "backward_location",

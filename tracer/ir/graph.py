@@ -64,7 +64,7 @@ class TupleType:
 
     __slots__ = ("parts",)
     name = "tuple"
-    is_floating = is_integer = is_complex = is_bool = False
+    is_floating = is_integer = is_complex = is_bool = is_string = False
     is_differentiable = True  # a tape records it; its results say which carry gradients
     is_tuple = True
 
@@ -184,6 +184,16 @@ def all_nodes(graph, seen=None):
             if isinstance(value, GraphAttribute) and id(value) not in seen:
                 seen.add(id(value))  # the object: equal graphs have nodes of their own
                 yield from all_nodes(value.graph, seen)
+
+
+def holds_strings(graph):
+    """Whether a value of `graph`, or of a graph it holds, is a tt.string tensor (a loop's
+    or a branch's results included)."""
+    for node in all_nodes(graph):
+        parts = node.dtype.parts if node.dtype.is_tuple else (((), node.dtype),)
+        if any(dtype.is_string for _, dtype in parts):
+            return True
+    return False
 
 
 def topological_closure(outputs, expand=None):

@@ -108,7 +108,7 @@ def _wrap(text, width):
 
 def _count(variables):
     """(parameters, bytes) of `variables`."""
-    sizes = [(int(np.prod(v.shape)), v.dtype.as_numpy_dtype().itemsize) for v in variables]
+    sizes = [(int(np.prod(v.shape)), v.dtype.itemsize) for v in variables]
     return sum(n for n, _ in sizes), sum(n * b for n, b in sizes)
 
 

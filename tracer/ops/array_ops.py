@@ -12,6 +12,7 @@ from codegen import forms
 from codegen.affine import Affine, offset
 from codegen.ctypes import compute, literal, storage
 from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
+from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError, as_tf, mixed
@@ -96,6 +97,7 @@ def _reshape_view(node, index_map):
 RESHAPE = primitive(
     "reshape",
     shapes.reshape,
+    strings=True,
     grad=_reshape_grad,
     jvp=LINEAR,
     fusion="view",
@@ -189,6 +191,7 @@ def _transpose_view(node, index_map):
 TRANSPOSE = primitive(
     "transpose",
     shapes.transpose,
+    strings=True,
     grad=_transpose_grad,
     jvp=LINEAR,
     fusion="view",
@@ -265,6 +268,7 @@ def _pass_through(t, out, x):
 IDENTITY = primitive(
     "identity",
     shapes.unary,
+    strings=True,
     grad=lambda node, g: (g,),
     jvp=LINEAR,
     fusion="elementwise",
@@ -275,6 +279,7 @@ IDENTITY = primitive(
 STOP_GRADIENT = primitive(
     "stop_gradient",
     shapes.unary,
+    strings=True,
     fusion="elementwise",
     kernel=lambda x: x,
     c=forms.Expression(_pass_through),
@@ -426,12 +431,13 @@ def _block_offset(node):
 SLICE = primitive(
     "slice",
     _infer_slice,
+    strings=True,
     grad=_slice_grad,
     jvp=LINEAR,
     fusion="view",
     batch=_slice_batch,
     simplify=_slice_simplify,
-    kernel=lambda x, index: np.asarray(x)[numpy_index(index)],
+    kernel=lambda x, index: element_array(np.asarray(x)[numpy_index(index)]),
     c=forms.View(
         lambda node, out_map: slice_source_map(
             node.attrs["index"], out_map, len(node.inputs[0].shape)
@@ -600,6 +606,7 @@ def _fill_nests(node):
 FILL = primitive(
     "fill",
     shapes.creation,
+    strings=True,
     batch=unbatchable("makes its value from its attributes alone: nothing to batch"),
     kernel=lambda shape, dtype, value: np.full(shape, value, dtype=dtype.as_numpy_dtype),
     c=forms.LoopNests(_fill_nests),
@@ -608,8 +615,9 @@ FILL = primitive(
 
 def fill(dims, value, name=None):
     value = convert_to_tensor(value)
-    attrs = {"shape": shape_tuple(dims), "dtype": value.dtype, "value": value.numpy().item()}
-    return apply(FILL, (), attrs)
+    scalar = value.numpy()  # a string's is its bytes already
+    scalar = scalar if value.dtype.is_string else scalar.item()
+    return apply(FILL, (), {"shape": shape_tuple(dims), "dtype": value.dtype, "value": scalar})
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -638,11 +646,17 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return apply(FILL, (), {"shape": shape_tuple(shape), "dtype": as_dtype(dtype), "value": 0})
+    """Zeros of `dtype`; empty strings for tt.string, as in TensorFlow."""
+    dtype = as_dtype(dtype)
+    value = b"" if dtype.is_string else 0
+    return apply(FILL, (), {"shape": shape_tuple(shape), "dtype": dtype, "value": value})
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    return apply(FILL, (), {"shape": shape_tuple(shape), "dtype": as_dtype(dtype), "value": 1})
+    dtype = as_dtype(dtype)
+    if dtype.is_string:
+        raise TypeError("tt.ones has no string value: tt.fill(shape, text) makes a string tensor")
+    return apply(FILL, (), {"shape": shape_tuple(shape), "dtype": dtype, "value": 1})
 
 
 def zeros_like(input, dtype=None, name=None):

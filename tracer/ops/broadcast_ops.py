@@ -90,6 +90,7 @@ def _broadcast_to_batch(node, args, flags, size):
 BROADCAST_TO = primitive(
     "broadcast_to",
     shapes.broadcast_to,
+    strings=True,
     grad=lambda node, g: (unbroadcast(g, node.inputs[0].shape),),
     jvp=LINEAR,
     fusion="view",
@@ -139,6 +140,7 @@ def _tile_nests(node):
 TILE = primitive(
     "tile",
     _infer_tile,
+    strings=True,
     grad=_tile_grad,
     jvp=LINEAR,
     batch=lambda node, args, flags, size: tile(args[0], (1,) + node.attrs["multiples"]),

@@ -18,7 +18,7 @@ from tracer.context import numerics, state
 from tracer.debugging import check_numerics
 from tracer.ir import Literal, Node, TupleType, dims, format_location, source, user_location
 from tracer.ops import convert, fast_apply_check
-from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, OpDef
+from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, STRING_OPS, OpDef
 from tracer.recording import Recording
 from tracer.tensor import Tensor
 
@@ -123,10 +123,23 @@ def _refuse_leaked(op, inputs):
 
 def _infer(op, inputs, attrs):
     try:
+        if op.name not in STRING_OPS:
+            _refuse_strings(op, inputs)
         return op.infer(attrs, *inputs)
     except (ValueError, TypeError) as error:
         where = format_location(_location())
         raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
+
+
+def _refuse_strings(op, inputs):
+    """TypeError for a tt.string input to an op that computes on numbers (TensorFlow has no
+    kernel for it either: `s * 2`, `tt.reduce_sum(s)`, `tt.cast(s, tt.float32)`)."""
+    for t in inputs:
+        if getattr(t.dtype, "is_string", False):
+            raise TypeError(
+                "does not take string tensors (tt.strings has the string ops: join, length, "
+                "to_number, ...)"
+            )
 
 
 # (op, shape and numpy dtype of each input[, _attribute_key(attrs)]) -> (shape, dtype)

@@ -4,6 +4,7 @@ import numpy as np
 
 from codegen import forms
 from codegen.ctypes import compute, storage
+from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.dtypes import as_dtype
 from tracer.errors import as_tf
@@ -75,6 +76,7 @@ def _gather_batch(node, args, flags, size):
 GATHER = primitive(
     "gather",
     _infer_gather,
+    strings=True,
     grad=lambda node, g, indices: (
         apply(
             SCATTER_ADD, (g, indices), {"axis": node.attrs["axis"], "shape": node.inputs[0].shape}
@@ -84,8 +86,8 @@ GATHER = primitive(
     saves=(1,),
     jvp=LINEAR,
     batch=_gather_batch,
-    kernel=lambda params, indices, axis: np.take(
-        params, _checked("gather", indices, params.shape[axis]), axis=axis
+    kernel=lambda params, indices, axis: element_array(
+        np.take(params, _checked("gather", indices, params.shape[axis]), axis=axis)
     ),
     c=_gather_c("gather.c.j2"),
 )

@@ -294,6 +294,7 @@ def _reverse_simplify(node):
 REVERSE = primitive(
     "reverse",
     shapes.unary,
+    strings=True,
     grad=lambda node, g: (apply(REVERSE, (g,), node.attrs),),
     jvp=LINEAR,
     fusion="view",

@@ -65,7 +65,7 @@ def _infix(symbol):
 _INEXACT_SCALARS = frozenset({np.float16, np.float32, np.float64, np.complex64, np.complex128})
 
 
-def _arithmetic(symbol, ufunc):
+def _arithmetic(symbol, ufunc, on_strings=None):
     """A kernel that uses Python's operator `symbol` on floating and complex values (the op's
     FLOATING_KERNELS entry, which code knowing the dtype calls directly) and the ufunc on
     integers and bools.
@@ -73,6 +73,7 @@ def _arithmetic(symbol, ufunc):
     On numpy scalars (what 0-d results are) the operator skips the ufunc machinery; on
     arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
     on overflow quietly (TensorFlow's behaviour) where scalar arithmetic would warn.
+    `on_strings` is the kernel of tt.string tensors, for an op that takes them.
     """
 
     python_operator = INFIX_OPERATORS[symbol]
@@ -80,6 +81,8 @@ def _arithmetic(symbol, ufunc):
     def run(x, y):
         if type(x) in _INEXACT_SCALARS or x.dtype.kind in "fc":
             return python_operator(x, y)
+        if on_strings is not None and x.dtype.kind == "O":
+            return on_strings(x, y)
         return ufunc(x, y)
 
     return run
@@ -173,13 +176,20 @@ def _add_simplify(node):
     return None
 
 
+def _concatenate_strings(x, y):
+    """`+` of tt.string tensors: each pair of elements joined (an array also when 0-d, where
+    numpy's add of objects gives the bytes themselves)."""
+    return np.asarray(np.add(x, y), dtype=object)
+
+
 ADD = _binary(
     "add",
     lambda node, g: (unbroadcast(g, _shape(node, 0)), unbroadcast(g, _shape(node, 1))),
+    strings=True,
     jvp=LINEAR,
     saves=(),
     simplify=(_add_simplify, seed_ops.seeds_out_of_sum),
-    kernel=_arithmetic("+", np.add),
+    kernel=_arithmetic("+", np.add, on_strings=_concatenate_strings),
     infix="+",
     c=_infix("+"),
 )
@@ -472,6 +482,7 @@ def _select_grad(node, g, condition):
 SELECT = primitive(
     "select",
     shapes.select,
+    strings=True,
     grad=_select_grad,
     jvp=LINEAR,
     saves=(0,),
@@ -565,16 +576,18 @@ floormod = mod = _binary_function(MOD)
 # --- comparisons and logic (no gradients) ------------------------------------------------
 
 
-def _comparison(name, ufunc, symbol):
-    return _binary(name, saves=(), infer=shapes.comparison, kernel=ufunc, c=_infix(symbol))
+def _comparison(name, ufunc, symbol, strings=False):
+    return _binary(
+        name, saves=(), infer=shapes.comparison, kernel=ufunc, c=_infix(symbol), strings=strings
+    )
 
 
 GREATER = _comparison("greater", np.greater, ">")
 GREATER_EQUAL = _comparison("greater_equal", np.greater_equal, ">=")
 LESS = _comparison("less", np.less, "<")
 LESS_EQUAL = _comparison("less_equal", np.less_equal, "<=")
-EQUAL = _comparison("equal", np.equal, "==")
-NOT_EQUAL = _comparison("not_equal", np.not_equal, "!=")
+EQUAL = _comparison("equal", np.equal, "==", strings=True)
+NOT_EQUAL = _comparison("not_equal", np.not_equal, "!=", strings=True)
 greater = _binary_function(GREATER)
 greater_equal = _binary_function(GREATER_EQUAL)
 less = _binary_function(LESS)

@@ -32,6 +32,8 @@ A declaration holds everything tracer knows about the op:
 - `kernel(*arrays, **attrs)`: the numpy kernel, registered in `runtime.kernels.KERNELS`;
   `infix`: the Python operator straight-line code may use for floating inputs.
 - `c`: the C form (`codegen.forms`), registered in `codegen.forms.C_FORMS`.
+- `strings=True`: the op takes tt.string tensors (`STRING_OPS`); every other op refuses
+  them with a TypeError naming the op (tracer.ops.core).
 
 The layer tables stay in their layers (runtime/ and codegen/ import nothing of tracer's
 front end); only the declaration writes to them. `missing_pieces` names what a declaration
@@ -54,6 +56,7 @@ FUSION_FORMS = {
 FUSION_KINDS = tuple(FUSION_FORMS)
 
 OPS = {}
+STRING_OPS = set()  # the names of the ops that take tt.string tensors
 
 
 def saved_slots(op, node):
@@ -131,6 +134,7 @@ def primitive(
     infix=None,
     narrow=None,
     expand=None,
+    strings=False,
 ):
     """Declare primitive `name` and register its kernel and C form; returns its OpDef.
 
@@ -167,6 +171,8 @@ def primitive(
         for table, _ in tables:
             table.pop(name, None)
         raise ValueError(f"op {name!r} is declared without {' or '.join(missing)}")
+    if strings:
+        STRING_OPS.add(name)
     return op
 
 

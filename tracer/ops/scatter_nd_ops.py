@@ -178,6 +178,7 @@ def _gather_nd_batch(node, args, flags, size):
 GATHER_ND = primitive(
     "gather_nd",
     _infer_gather_nd,
+    strings=True,
     grad=lambda node, g, indices: (
         apply(
             SCATTER_ND,

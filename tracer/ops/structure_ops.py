@@ -63,6 +63,7 @@ def _concat_nests(node):
 CONCAT = primitive(
     "concat",
     _infer_concat,
+    strings=True,
     grad=_concat_grad,
     jvp=LINEAR,
     batch=_concat_batch,

@@ -73,6 +73,7 @@ def _infer_get(attrs, t):
 GET = primitive(
     "get",
     _infer_get,
+    strings=True,
     grad=_get_grad,
     jvp=lambda node, tangents, inputs, out: tangents[0].parts[node.attrs["index"]],
     batch=lambda node, args, flags, size: _get_batch(node, args),

@@ -415,7 +415,7 @@ def _is_small(node, known=False):
     With `known`, a value whose size is known only at run time is not."""
     if known and not all(isinstance(size, int) for size in node.shape):
         return False
-    return _size(node.shape) * node.dtype.as_numpy_dtype().itemsize <= STORED_COSTLY_BYTES
+    return _size(node.shape) * node.dtype.itemsize <= STORED_COSTLY_BYTES
 
 
 def _broadcast_into_more(node, consumers):

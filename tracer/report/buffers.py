@@ -106,5 +106,5 @@ def _described(key, by_id, names, block_size):
 
 def _bytes(shape, dtype):
     """The bytes of a value: an int, or its expression where a size is known at run time."""
-    size = dims.size(shape) * dtype.as_numpy_dtype().itemsize
+    size = dims.size(shape) * dtype.itemsize
     return size if isinstance(size, int) else str(size)

@@ -83,8 +83,13 @@ def write(path, arrays):
     target = path + SUFFIX
     directory = os.path.dirname(os.path.abspath(target))
     os.makedirs(directory, exist_ok=True)
-    for key in arrays:
+    for key, array in arrays.items():
         _check_key(key)
+        if np.asarray(array).dtype.kind not in NUMERIC_KINDS:  # a tt.string variable's
+            raise TypeError(
+                f"cannot save {key!r}: it holds strings, and checkpoints hold numbers and "
+                "bools (string variables are not saved yet)"
+            )
     index = {
         "format": FORMAT,
         "version": VERSION,

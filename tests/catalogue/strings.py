@@ -1,0 +1,29 @@
+"""The string ops (tracer/ops/string_ops.py): none has a gradient. Each case turns its float64
+argument into text with tt.strings.as_string and measures what the op made; the values
+themselves are checked against TensorFlow's outputs in tests/test_strings.py."""
+
+import tracer as tt
+
+
+def _length(strings):
+    return tt.cast(tt.strings.length(strings), tt.float64)
+
+
+def _text(x):
+    return tt.strings.as_string(x)
+
+
+NO_GRADIENT = {
+    "as_string": lambda x: _length(_text(x)),
+    "string_length": lambda x: _length(_text(x)) * 2.0,
+    "string_join": lambda x: _length(tt.strings.join([_text(x), _text(x)], separator="-")),
+    "reduce_join": lambda x: _length(tt.strings.reduce_join(_text(x), separator=",")),
+    "substr": lambda x: _length(tt.strings.substr(_text(x), 0, 3)),
+    "string_upper": lambda x: _length(tt.strings.upper(_text(x))),
+    "string_lower": lambda x: _length(tt.strings.lower(_text(x))),
+    "string_strip": lambda x: _length(tt.strings.strip(_text(x))),
+    "regex_full_match": lambda x: tt.cast(tt.strings.regex_full_match(_text(x), "-.*"), tt.float64),
+    "regex_replace": lambda x: _length(tt.strings.regex_replace(_text(x), "0", "")),
+    "string_to_number": lambda x: tt.strings.to_number(_text(x), tt.float64),
+    "string_format": lambda x: _length(tt.strings.format("x = {}", x)),
+}

@@ -1,0 +1,16 @@
+"""`tt.strings`: TensorFlow's `tf.strings` on tt.string tensors (docs/strings.md)."""
+
+from tracer.ops.string_ops import (  # noqa: F401
+    as_string,
+    format,
+    join,
+    length,
+    lower,
+    reduce_join,
+    regex_full_match,
+    regex_replace,
+    strip,
+    substr,
+    to_number,
+    upper,
+)
