@@ -22,11 +22,13 @@ from tracer.keras.layers.merging import (
     multiply,
     subtract,
 )
+from tracer.keras.layers.normalization import BatchNormalization, LayerNormalization
 
 __all__ = [
     "Activation",
     "Add",
     "Average",
+    "BatchNormalization",
     "Concatenate",
     "Conv2D",
     "Convolution2D",
@@ -36,6 +38,7 @@ __all__ = [
     "Flatten",
     "InputLayer",
     "Layer",
+    "LayerNormalization",
     "MaxPool2D",
     "MaxPooling2D",
     "Maximum",

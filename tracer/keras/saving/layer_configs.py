@@ -20,7 +20,7 @@ import inspect
 import warnings
 
 from tracer.keras import activations, initializers
-from tracer.keras.layers import convolutional, core
+from tracer.keras.layers import convolutional, core, normalization
 from tracer.keras.layers.layer import Layer
 
 _COMMON = ("name", "trainable", "dtype")
@@ -33,9 +33,14 @@ _TRAINING_ONLY = (
     "kernel_constraint",
     "bias_constraint",
     "embeddings_constraint",
+    "beta_regularizer",
+    "gamma_regularizer",
+    "beta_constraint",
+    "gamma_constraint",
 )
-# Keras 2's argument that Keras 3 still reads and ignores
-_IGNORED = ("input_length",)
+# Keras 2's argument that Keras 3 still reads and ignores; BatchNormalization's renorm
+# momentum, which acts only with renorm (refused unless false)
+_IGNORED = ("input_length", "renorm_momentum")
 _CODE_CLASSES = ("Lambda", "__lambda__", "TFOpLambda", "SlicingOpLambda")
 _DTYPES = ("float16", "bfloat16", "float32", "float64")
 
@@ -108,6 +113,45 @@ def _embedding(layer):
     }
 
 
+def _batch_normalization(layer):
+    return {
+        "axis": layer.axis,
+        "momentum": layer.momentum,
+        "epsilon": layer.epsilon,
+        **_normalization_weights(layer),
+        "moving_mean_initializer": _initializer(layer.moving_mean_initializer, "Zeros"),
+        "moving_variance_initializer": _initializer(layer.moving_variance_initializer, "Ones"),
+        **_unset("beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"),
+        "synchronized": False,
+        "renorm": False,
+        "renorm_clipping": None,
+        "renorm_momentum": 0.99,
+    }
+
+
+def _layer_normalization(layer):
+    return {
+        "axis": list(layer.axis),
+        "epsilon": layer.epsilon,
+        "center": layer.center,
+        "scale": layer.scale,
+        "rms_scaling": False,
+        "beta_initializer": _initializer(layer.beta_initializer, "Zeros"),
+        "gamma_initializer": _initializer(layer.gamma_initializer, "Ones"),
+        **_unset("beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"),
+    }
+
+
+def _normalization_weights(layer):
+    """center, scale and the initializers of beta and gamma, in BatchNormalization's order."""
+    return {
+        "center": layer.center,
+        "scale": layer.scale,
+        "beta_initializer": _initializer(layer.beta_initializer, "Zeros"),
+        "gamma_initializer": _initializer(layer.gamma_initializer, "Ones"),
+    }
+
+
 def _unset(*keys):
     """Keras's options that tracer's layers lack, written as Keras writes them when unset."""
     return dict.fromkeys(keys)
@@ -120,6 +164,14 @@ LAYERS = {
     "Flatten": LayerSpec(core.Flatten, _flatten, {"data_format": "channels_last"}),
     "Dropout": LayerSpec(core.Dropout, _dropout),
     "Embedding": LayerSpec(core.Embedding, _embedding, {"mask_zero": False, "sparse": False}),
+    "BatchNormalization": LayerSpec(
+        normalization.BatchNormalization,
+        _batch_normalization,
+        {"synchronized": False, "renorm": False, "renorm_clipping": None},
+    ),
+    "LayerNormalization": LayerSpec(
+        normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
+    ),
 }
 _ALIASES = {"Convolution2D": "Conv2D", "MaxPool2D": "MaxPooling2D"}
 _DATA_FORMATS = {"NHWC": "channels_last", "NCHW": "channels_first"}

@@ -1,0 +1,182 @@
+"""Keras's normalization layers: BatchNormalization and LayerNormalization.
+
+Both compute as Keras 3 does, so that their outputs agree with Keras's to float32 rounding:
+the variance is the mean of squared deviations from the mean (two passes, biased), and the
+output is `inputs * inv + (beta - mean * inv)` with `inv = gamma / sqrt(variance + epsilon)`.
+"""
+
+from tracer.keras.layers.layer import Layer
+from tracer.ops import math_ops
+from tracer.ops.array_ops import reshape
+from tracer.ops.reduction_ops import reduce_mean
+
+
+class BatchNormalization(Layer):
+    """Normalizes each feature along `axis` by the statistics of the batch while training and
+    by moving averages of them otherwise.
+
+    With `training=True` (and the layer trainable, as Keras 3 asks) the mean and biased
+    variance are taken over every axis but `axis`, and the moving statistics move towards
+    them: `moving = moving * momentum + batch * (1 - momentum)`. Inside `tt.function` these
+    updates are writes of the compiled function. Weights, in Keras's order: gamma and beta
+    (trainable, when `scale` and `center`), moving_mean and moving_variance (not trainable).
+    """
+
+    def __init__(
+        self,
+        axis=-1,
+        momentum=0.99,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        moving_mean_initializer="zeros",
+        moving_variance_initializer="ones",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.axis = _single_axis(axis)
+        self.momentum, self.epsilon = float(momentum), float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = beta_initializer
+        self.gamma_initializer = gamma_initializer
+        self.moving_mean_initializer = moving_mean_initializer
+        self.moving_variance_initializer = moving_variance_initializer
+        self.gamma = self.beta = self.moving_mean = self.moving_variance = None
+
+    def build(self, input_shape):
+        self._axes = _axes([self.axis], len(input_shape))
+        size = _sizes(input_shape, self._axes, type(self).__name__)
+        self.gamma, self.beta = _scale_and_offset(self, size)
+        self.moving_mean = self.add_weight(
+            "moving_mean", size, initializer=self.moving_mean_initializer, trainable=False
+        )
+        self.moving_variance = self.add_weight(
+            "moving_variance", size, initializer=self.moving_variance_initializer, trainable=False
+        )
+        self.built = True
+
+    def call(self, inputs, training=None):
+        ndim = len(inputs.shape)
+        if training and self.trainable:
+            reduced = [a for a in range(ndim) if a not in self._axes]
+            mean, variance = _moments(inputs, reduced)
+            self._update_moving_statistics(mean, variance)
+        else:
+            mean = _broadcastable(self.moving_mean, self._axes, ndim)
+            variance = _broadcastable(self.moving_variance, self._axes, ndim)
+        return _normalize(inputs, mean, variance, self, ndim)
+
+    def _update_moving_statistics(self, mean, variance):
+        """Move the moving statistics towards the batch's, as Keras 3 does."""
+        for moving, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
+            batch = reshape(batch, tuple(moving.shape))
+            moving.assign(moving * self.momentum + batch * (1.0 - self.momentum))
+
+
+class LayerNormalization(Layer):
+    """Normalizes each example by the mean and biased variance of its values along `axis`
+    (an int or a list of ints), then scales by gamma and shifts by beta, weights of the
+    normalized axes' shape. It acts the same in training and inference."""
+
+    def __init__(
+        self,
+        axis=-1,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [int(axis)]
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = beta_initializer
+        self.gamma_initializer = gamma_initializer
+        self.gamma = self.beta = None
+
+    def build(self, input_shape):
+        self._axes = _axes(self.axis, len(input_shape))
+        size = _sizes(input_shape, self._axes, type(self).__name__)
+        self.gamma, self.beta = _scale_and_offset(self, size)
+        self.built = True
+
+    def call(self, inputs):
+        mean, variance = _moments(inputs, self._axes)
+        return _normalize(inputs, mean, variance, self, len(inputs.shape))
+
+
+def _single_axis(axis):
+    """BatchNormalization's axis: one int (Keras 3 takes no list either)."""
+    if isinstance(axis, (list, tuple)):
+        raise ValueError(f"BatchNormalization takes one axis (an int), not {axis!r}")
+    return int(axis)
+
+
+def _axes(axis, ndim):
+    """`axis` (a list of ints, negative from the end) as sorted non-negative axes."""
+    axes = []
+    for a in axis:
+        if not -ndim <= int(a) < ndim:
+            raise ValueError(f"axis {a} is out of range for inputs of rank {ndim}")
+        axes.append(int(a) % ndim)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"axis {axis} names an axis twice")
+    return sorted(axes)
+
+
+def _sizes(input_shape, axes, layer_class):
+    """The shape of the weights: the input's sizes along `axes`, which must be known."""
+    sizes = tuple(input_shape[a] for a in axes)
+    if any(s is None for s in sizes):
+        raise ValueError(
+            f"{layer_class} needs the size of axis {axes} known when it builds; "
+            f"the input shape is {tuple(input_shape)}"
+        )
+    return sizes
+
+
+def _scale_and_offset(layer, size):
+    """gamma and beta of `layer` (None where `scale` or `center` is off), gamma first."""
+    gamma = beta = None
+    if layer.scale:
+        gamma = layer.add_weight("gamma", size, initializer=layer.gamma_initializer)
+    if layer.center:
+        beta = layer.add_weight("beta", size, initializer=layer.beta_initializer)
+    return gamma, beta
+
+
+def _moments(inputs, axes):
+    """Mean and biased variance over `axes`, kept as size-1 axes so that they broadcast; the
+    variance in two passes (mean of squared deviations), as Keras 3 computes it."""
+    mean = reduce_mean(inputs, axes, keepdims=True)
+    variance = reduce_mean(math_ops.square(math_ops.subtract(inputs, mean)), axes, keepdims=True)
+    return mean, variance
+
+
+def _broadcastable(weight, axes, ndim):
+    """`weight` (shaped like the normalized axes) reshaped to broadcast against the inputs;
+    as it is when those axes are the last ones."""
+    if axes == list(range(ndim - len(axes), ndim)):
+        return weight
+    shape = [1] * ndim
+    for a, size in zip(axes, weight.shape):
+        shape[a] = size
+    return reshape(weight, shape)
+
+
+def _normalize(inputs, mean, variance, layer, ndim):
+    """`inputs * inv + (beta - mean * inv)`, `inv = gamma / sqrt(variance + epsilon)`: Keras's
+    order of operations, so that float32 results round as Keras's do."""
+    inv = math_ops.rsqrt(math_ops.add(variance, layer.epsilon))
+    if layer.gamma is not None:
+        inv = math_ops.multiply(inv, _broadcastable(layer.gamma, layer._axes, ndim))
+    shift = math_ops.multiply(mean, inv)
+    if layer.beta is None:
+        offset = math_ops.negative(shift)
+    else:
+        offset = math_ops.subtract(_broadcastable(layer.beta, layer._axes, ndim), shift)
+    return math_ops.add(math_ops.multiply(inputs, inv), offset)
