@@ -263,3 +263,109 @@ def test_logical_operators_on_bool_tensors():
     np.testing.assert_array_equal(traced(p, q).numpy(), ~(p > 0) | (q < 0) & (p < q))
     with pytest.raises(TypeError, match="logical, for tt.bool"):
         tt.constant([1, 2]) & tt.constant([1, 3])
+
+
+def test_shape_is_a_tensor_shape_that_equals_tuples():
+    """TF 2.21: `tf.ones([7, 10]).shape` is `TensorShape([7, 10])`, equal to (7, 10)."""
+    x = tt.ones([7, 10])
+    assert repr(x.shape) == "TensorShape([7, 10])" and x.shape == (7, 10)
+    assert str(x.shape) == "(7, 10)" and x.shape[1:] == (10,) and x.shape.as_list() == [7, 10]
+    assert repr(tt.Variable([1.0, 2.0]).shape) == "TensorShape([2])"
+
+
+def test_a_tensor_leaked_from_another_function_raises_type_error():
+    """TF 2.21: a tensor kept in a global by one tf.function and used by another raises
+    TypeError (the guide's `captures_leaked_tensor`)."""
+    leaked = []
+
+    @tt.function
+    def leaky(a):
+        leaked.append(a + 1)
+        return a
+
+    @tt.function
+    def captures(b):
+        return b + leaked[0]
+
+    leaky(tt.constant(1))
+    with pytest.raises(TypeError, match="another tt.function's trace"):
+        captures(tt.constant(2))
+
+
+def test_each_instance_gets_its_own_function_and_first_trace_variables():
+    """TF 2.21: two tf.Module instances whose tf.function method applies each one's own
+    Adam optimizer both run (each creates its slots on its first trace); w is 1.0109999
+    after the two steps, and each instance's method traced twice."""
+    w, x, y = tt.Variable(1.0), tt.constant(2.0), tt.constant(3.0)
+
+    class TrainStep(tt.Module):
+        def __init__(self, optimizer):
+            self.optimizer = optimizer
+
+        @tt.function
+        def __call__(self, w, x, y):
+            with tt.GradientTape() as tape:
+                loss = tt.reduce_sum(tt.square(w * x - y))
+            self.optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+    first = TrainStep(tt.keras.optimizers.Adam(learning_rate=1e-2))
+    second = TrainStep(tt.keras.optimizers.Adam(learning_rate=1e-3))
+    first(w, x, y)
+    second(w, x, y)
+    assert np.float32(w.numpy()) == np.float32(1.0109999)
+    assert first.__call__.experimental_get_tracing_count() == 2
+    assert second.__call__.experimental_get_tracing_count() == 2
+
+
+def test_next_on_a_dataset_iterator_in_a_function_takes_each_element_once():
+    """TF 2.21: three calls of a tf.function printing next(iterator) of [1, 2, 3] print
+    1, 2 and 3 (the trace takes no element of its own)."""
+    taken = []
+
+    @tt.function
+    def consume(iterator):
+        taken.append(int(next(iterator)))
+
+    iterator = iter(tt.data.Dataset.from_tensor_slices([1, 2, 3]))
+    with pytest.warns(UserWarning, match="iterates a tt.data.Dataset"):
+        consume(iterator)
+    consume(iterator)
+    consume(iterator)
+    assert taken == [1, 2, 3]
+
+
+def test_a_concrete_function_of_unknown_rank():
+    """TF 2.21 prints `pow.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)` as
+    below (tf. dtypes); it squares tensors of any rank and refuses b=3 with TypeError."""
+    square = tt.function(lambda a, b: a**b).get_concrete_function(
+        a=tt.TensorSpec(None, tt.float32), b=2
+    )
+    assert str(square).splitlines() == [
+        "ConcreteFunction Input Parameters:",
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=<unknown>, dtype=tt.float32, name=None)",
+        "  b (POSITIONAL_OR_KEYWORD): Literal[2]",
+        "Output Type:",
+        "  TensorSpec(shape=<unknown>, dtype=tt.float32, name=None)",
+        "Captures:",
+        "  None",
+    ]
+    assert square(tt.constant(10.0)).numpy() == 100.0
+    assert square(tt.constant([[1.0, 3.0]])).numpy().tolist() == [[1.0, 9.0]]
+    with pytest.raises(TypeError):
+        square(tt.constant(10.0), b=3)
+
+
+def test_an_unused_gather_out_of_range_raises_nothing_in_a_function():
+    """TF 2.21: a tf.function whose unused tf.gather(x, [1]) is out of range for x of one
+    element returns x (`tf.Tensor([0.], ...)`): the op is pruned; used, it raises
+    InvalidArgumentError when the function runs, as eagerly."""
+
+    def unused(x):
+        tt.gather(x, [1])
+        return x
+
+    assert tt.function(unused)(tt.constant([0.0])).numpy().tolist() == [0.0]
+    with pytest.raises(tt.errors.InvalidArgumentError, match="out of range"):
+        unused(tt.constant([0.0]))
+    with pytest.raises(tt.errors.InvalidArgumentError, match="out of range"):
+        tt.function(lambda x: tt.gather(x, [1]))(tt.constant([0.0]))

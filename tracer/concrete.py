@@ -386,52 +386,12 @@ class ConcreteFunction:
 
         With `verbose=False`, one line: `(x: TensorSpec(...)) -> TensorSpec(...)`.
         """
-        aliases = {}  # id(variable) -> alias_id, for the VariableSpecs of the arguments
-        parameters = [
-            (name, kind, type_text(value, aliases)) for name, kind, value in self._parameters()
-        ]
-        output = type_text(self.output_spec(), aliases)
-        if not verbose:
-            return f"({', '.join(f'{name}: {text}' for name, _, text in parameters)}) -> {output}"
-        lines = ["Input Parameters:"]
-        lines += [f"  {name} ({kind}): {text}" for name, kind, text in parameters]
-        lines += ["Output Type:", f"  {output}", "Captures:"]
-        captured = [v for v in self._variables if id(v) not in aliases]
-        # NOTE: TensorFlow captures a variable as its resource handle, a scalar
-        lines += [
-            f"  {id(v)}: TensorSpec(shape=(), dtype=tt.resource, name=None)" for v in captured
-        ]
-        return "\n".join(lines if captured else [*lines, "  None"])
+        return signature_text(self._parameters(), self.output_spec(), self._variables, verbose)
 
     def _parameters(self):
-        """[(name, kind, value)] of the traced call, as TensorFlow lists its parameters:
-        defaults filled in, *args as `args_0`, `args_1` and **kwargs by name; a parameter
-        before *args is POSITIONAL_ONLY (it cannot be passed by name then)."""
-        unknown = [(name, "POSITIONAL_OR_KEYWORD", value) for name, value in self._named]
         function = self._function() if self._function is not None else None
-        if function is None:
-            return unknown
-        try:
-            bound = inspect.signature(function.python_function).bind(
-                *self._arguments[0], **self._arguments[1]
-            )
-        except (TypeError, ValueError):  # a callable without a Python signature to bind to
-            return unknown
-        bound.apply_defaults()
-        kinds = {name: p.kind for name, p in bound.signature.parameters.items()}
-        by_position = inspect.Parameter.VAR_POSITIONAL in kinds.values()
-        parameters = []
-        for name, value in bound.arguments.items():
-            kind = kinds[name]
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                parameters += [(f"{name}_{k}", "POSITIONAL_ONLY", v) for k, v in enumerate(value)]
-            elif kind is inspect.Parameter.VAR_KEYWORD:
-                parameters += [(key, "KEYWORD_ONLY", value[key]) for key in sorted(value)]
-            elif by_position and kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
-                parameters.append((name, "POSITIONAL_ONLY", value))
-            else:
-                parameters.append((name, kind.name, value))
-        return parameters
+        python_function = None if function is None else function.python_function
+        return call_parameters(python_function, self._arguments, self._named)
 
     def _dump(self, directory):
         """Write every stage's IR, and the C source, to `directory` (TRACER_DUMP)."""
@@ -488,6 +448,52 @@ class ConcreteFunction:
 
         prefix = prefix or self.name
         return export_concretes(directory, prefix, [(prefix, self)], variables, native)
+
+
+def signature_text(parameters, output, variables, verbose):
+    """A traced call's text as TensorFlow prints it: `parameters` as `call_parameters`
+    gives them, the `output` structure of specs, the `variables` the function reads."""
+    aliases = {}  # id(variable) -> alias_id, for the VariableSpecs of the arguments
+    texts = [(name, kind, type_text(value, aliases)) for name, kind, value in parameters]
+    output = type_text(output, aliases)
+    if not verbose:
+        return f"({', '.join(f'{name}: {text}' for name, _, text in texts)}) -> {output}"
+    lines = ["Input Parameters:"]
+    lines += [f"  {name} ({kind}): {text}" for name, kind, text in texts]
+    lines += ["Output Type:", f"  {output}", "Captures:"]
+    captured = [v for v in variables if id(v) not in aliases]
+    # NOTE: TensorFlow captures a variable as its resource handle, a scalar
+    lines += [f"  {id(v)}: TensorSpec(shape=(), dtype=tt.resource, name=None)" for v in captured]
+    return "\n".join(lines if captured else [*lines, "  None"])
+
+
+def call_parameters(python_function, arguments, named):
+    """[(name, kind, value)] of a traced call (`arguments`: its (args, kwargs)), as
+    TensorFlow lists its parameters: defaults filled in, *args as `args_0`, `args_1` and
+    **kwargs by name; a parameter before *args is POSITIONAL_ONLY (it cannot be passed by
+    name then). `named` ([(name, value)]) where the function has no signature to bind to."""
+    unknown = [(name, "POSITIONAL_OR_KEYWORD", value) for name, value in named]
+    if python_function is None:
+        return unknown
+    try:
+        bound = inspect.signature(python_function).bind(*arguments[0], **arguments[1])
+    except (TypeError, ValueError):  # a callable without a Python signature to bind to
+        return unknown
+    bound.apply_defaults()
+    kinds = {name: p.kind for name, p in bound.signature.parameters.items()}
+    by_position = inspect.Parameter.VAR_POSITIONAL in kinds.values()
+    parameters = []
+    for name, value in bound.arguments.items():
+        kind = kinds[name]
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            parameters += [(f"{name}_{k}", "POSITIONAL_ONLY", v) for k, v in enumerate(value)]
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            parameters += [(key, "KEYWORD_ONLY", value[key]) for key in sorted(value)]
+        elif by_position and kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            parameters.append((name, "POSITIONAL_ONLY", value))
+        else:
+            parameters.append((name, kind.name, value))
+    return parameters
 
 
 class AtomicFunction:

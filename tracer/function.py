@@ -25,6 +25,7 @@ import warnings
 import weakref
 
 from tracer import autograph, collector, nest
+from tracer.any_rank import AnyRankFunction, has_unknown_rank
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
 from tracer.executables import BACKENDS, parse_backend
@@ -159,6 +160,7 @@ class Function:
         # set by a trace that found code tracer runs only as Python (a tt.data.Dataset
         # iterated, a tt.py_function with results): the function runs as Python from then on
         self._runs_as_python = False
+        self._instances = None  # as a method: the Function of each instance (`__get__`)
 
     def __call__(self, *args, **kwargs):
         if settings.run_functions_eagerly or self._runs_as_python:
@@ -195,7 +197,37 @@ class Function:
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
     def __get__(self, instance, owner):
-        return self if instance is None else _BoundMethod(self, instance)
+        """The method of `instance`: a Function of its own per instance, as TensorFlow's,
+        so that each instance's first call may make its variables (two models, or two
+        optimizers' slots, each on its first trace) and counts its own traces."""
+        if instance is None:
+            return self
+        return _BoundMethod(self._for_instance(instance), instance)
+
+    def _for_instance(self, instance):
+        """The Function that runs this method for `instance` (this one for an instance that
+        no weak reference can point at)."""
+        if self._instances is None:
+            self._instances = {}  # id(instance) -> (weak reference, Function)
+        key = id(instance)
+        entry = self._instances.get(key)
+        if entry is not None and entry[0]() is instance:
+            return entry[1]
+        try:
+            reference = weakref.ref(instance, lambda _, key=key: self._instances.pop(key, None))
+        except TypeError:  # __slots__ without __weakref__
+            return self
+        own = Function(
+            self._python_function,
+            self._input_signature,
+            self._backend,
+            self._max_retraces,
+            self._reduce_retracing,
+            self._autograph,
+        )
+        own._converted = self._converted
+        self._instances[key] = (reference, own)
+        return own
 
     def get_concrete_function(self, *args, **kwargs):
         """The traced function for these arguments (traced now if this signature is new);
@@ -219,6 +251,8 @@ class Function:
                 )
             specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
             args = nest.pack_sequence_as(list(args), specs)
+        elif has_unknown_rank((args, kwargs)):
+            return AnyRankFunction(self, args, kwargs)
         try:
             key = signature(args, kwargs)
         except TypeError as error:
@@ -384,15 +418,6 @@ class Function:
             # one more is an error (each call would make a new one: not a singleton)
             return self._trace(args, kwargs)
         traced = time.perf_counter()
-        if trace.datasets_iterated:
-            location = trace.datasets_iterated[0]
-            where = f" at {location[0]}:{location[1]}" if location else ""
-            self._run_as_python(
-                f"tt.function {self.__name__} iterates a tt.data.Dataset{where}; tracer's "
-                "datasets run in Python, so it runs as Python at each call (each step's ops "
-                "eagerly, new elements each call). For compiled speed, iterate outside and "
-                "pass each batch to a tt.function step, as Model.fit does."
-            )
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
         concrete = ConcreteFunction(self.__name__, trace, result, self._backend, arguments, named)

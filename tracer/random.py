@@ -108,7 +108,7 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, na
     blocks of stateless_uniform's unit draws (float16 computes in float32).
 
     >>> tt.random.stateless_normal([2, 3], seed=[7, 0], dtype=tt.float64).shape
-    (2, 3)
+    TensorShape([2, 3])
     """
     dtype = as_dtype(dtype)
     if not dtype.is_floating:

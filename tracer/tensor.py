@@ -171,7 +171,10 @@ class Tensor(TensorLike):
 
     @property
     def shape(self):
-        return self._value.shape if self._value is not None else self._node.shape
+        """A TensorShape, as TensorFlow's (a tuple, so `x.shape == (2, 3)`); while a
+        function is traced, the graph's shape, whose unknown sizes are symbols."""
+        value = self._value
+        return self._node.shape if value is None else TensorShape.of_array(value.shape)
 
     @property
     def dtype(self):

@@ -1,8 +1,7 @@
 """`tt.TensorShape`: TensorFlow's shape object, as `Tensor.get_shape()` gives it.
 
 A TensorShape is a tuple (of ints, None where a size is unknown), so it compares equal to
-the tuples `Tensor.shape` gives and works wherever they do, with TensorFlow's methods
-beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
+tuples and works wherever they do, with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
 
 >>> tt.TensorShape([7, None])
 TensorShape([7, None])
@@ -12,10 +11,18 @@ True
 
 
 class TensorShape(tuple):
+    __slots__ = ()
+
     def __new__(cls, dims=()):
         if dims is None:
             raise ValueError("tracer's TensorShape has a known rank: give the dimensions")
         return super().__new__(cls, (None if d is None else int(d) for d in dims))
+
+    @classmethod
+    def of_array(cls, shape):
+        """The TensorShape of a numpy shape (ints already), made without checking them: what
+        an eager tensor's `.shape` gives."""
+        return tuple.__new__(cls, shape)
 
     @property
     def rank(self):

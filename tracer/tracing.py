@@ -16,10 +16,14 @@ from tracer.ir import Graph, Node, format_location, topological_closure
 from tracer.ops.core import graph_node_of
 from tracer.tensor import Tensor
 
+# the argument nodes of tt.function traces (a graph reading one of another trace read a
+# tensor leaked from that function)
+_FUNCTION_INPUTS = weakref.WeakSet()
+
 
 class RunsAsPython(Exception):
     """Raised while a tt.function is traced by code that tracer runs only as Python (a
-    tt.py_function with results): the function then runs as Python at each call, and its
+    tt.py_function with results, a tt.data.Dataset's next element): the function then runs as Python at each call, and its
     message, after the function's name, says why."""
 
 
@@ -35,7 +39,6 @@ class Trace:
         self.may_create_variables = may_create_variables
         self.variables_created = 0  # tt.Variables made while it ran
         self.nodes_made = 0  # (autograph warns about Python loops that unroll into many)
-        self.datasets_iterated = []  # (file, line) where the function iterated a tt.data.Dataset
         # the nodes made in the bodies and branches of structured ops (SubTraces) within
         self.made_inside = weakref.WeakValueDictionary()  # id(node) -> node
         self.scopes_opened = set()  # the name scopes its loops and conds opened (`in_scope`)
@@ -43,6 +46,8 @@ class Trace:
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
         self.inputs.append(node)
+        if type(self) is Trace:  # a function's argument, not a loop body's or a branch's
+            _FUNCTION_INPUTS.add(node)
         return Tensor(None, node)
 
     def made(self, node, inputs=()):
@@ -112,7 +117,8 @@ class Trace:
 def _check_in_scope(body, made_inside):
     """Raise where the function reads a tensor that a converted loop's body or a branch made
     (kept in a Python list or attribute, it is of no iteration in particular; TensorFlow
-    raises its InaccessibleTensorError, a ValueError). Constants are the same anywhere."""
+    raises its InaccessibleTensorError, a ValueError), or one of another function's trace
+    (TypeError). Constants are the same anywhere."""
     escaped = next(
         (
             n
@@ -123,6 +129,13 @@ def _check_in_scope(body, made_inside):
     )
     if escaped is None:
         return
+    if escaped in _FUNCTION_INPUTS:
+        # NOTE: TensorFlow's TypeError for a tensor of a function's trace that ended
+        raise TypeError(
+            "a tensor of another tt.function's trace, which has ended, is used here (kept "
+            "in a global, a list or an attribute while that function was traced): it has no "
+            "value outside it. Return it from that function, or pass it as an argument"
+        )
     if escaped.op == "input":  # an argument of a body's graph: the op that read it first
         escaped = next((n for n in body if any(i is escaped for i in n.inputs)), escaped)
     where = format_location(escaped.location)

@@ -17,6 +17,7 @@ from tracer.ops import math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
+from tracer.tensor_shape import TensorShape
 
 _construction_order = itertools.count()
 
@@ -52,7 +53,7 @@ class Variable(TensorLike):
 
     @property
     def shape(self):
-        return self._value.shape
+        return TensorShape.of_array(self._value.shape)
 
     @property
     def dtype(self):

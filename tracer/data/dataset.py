@@ -18,8 +18,9 @@ from tracer import nest
 from tracer.context import state
 from tracer.data import file_cache, sources, transforms
 from tracer.data.specs import INFINITE, UNKNOWN
-from tracer.ir import user_location
+from tracer.ir import format_location, user_location
 from tracer.tensor import constant
+from tracer.tracing import RunsAsPython
 
 AUTOTUNE = -1
 
@@ -35,17 +36,11 @@ class Dataset:
     # --- iterating ------------------------------------------------------------------------
 
     def __iter__(self):
-        _note_iteration()
-        for element in self._stage.arrays():
-            yield nest.pack_sequence_as(element, [constant(a) for a in nest.flatten(element)])
+        return _Iterator(self._stage.arrays(), constant)
 
     def as_numpy_iterator(self):
         """The elements with numpy arrays (and numpy scalars) as leaves."""
-        _note_iteration()
-        for element in self._stage.arrays():
-            yield nest.pack_sequence_as(
-                element, [a[()] if a.ndim == 0 else a for a in nest.flatten(element)]
-            )
+        return _Iterator(self._stage.arrays(), lambda a: a[()] if a.ndim == 0 else a)
 
     def __len__(self):
         count = self._stage.cardinality()
@@ -162,11 +157,32 @@ class Dataset:
         return Dataset(stage)
 
 
-def _note_iteration():
-    """Tell a function being traced that it iterates a dataset: tracer's pipelines run in
-    Python, so such a function runs as Python at each call (tracer/function.py)."""
-    if state.trace is not None:
-        state.trace.datasets_iterated.append(user_location())
+class _Iterator:
+    """A pass over a dataset's elements, each leaf made by `leaf(array)`.
+
+    Pulling an element while a tt.function is traced stops the trace before the element is
+    taken (RunsAsPython): tracer's pipelines run in Python, so such a function runs as
+    Python at each call (tracer/function.py), and its first call gets the first element,
+    as in TensorFlow, where the iterator is an op of the graph."""
+
+    def __init__(self, arrays, leaf):
+        self._arrays = arrays
+        self._leaf = leaf
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if state.trace is not None:
+            where = format_location(user_location())
+            raise RunsAsPython(
+                f"iterates a tt.data.Dataset{f' at {where}' if where else ''}; tracer's "
+                "datasets run in Python, so it runs as Python at each call (each step's ops "
+                "eagerly, new elements each call). For compiled speed, iterate outside and "
+                "pass each batch to a tt.function step, as Model.fit does."
+            )
+        element = next(self._arrays)
+        return nest.pack_sequence_as(element, [self._leaf(a) for a in nest.flatten(element)])
 
 
 def _stage_of(dataset):

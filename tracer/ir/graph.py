@@ -44,7 +44,8 @@ class Node:
         self.op = op
         self.inputs = inputs
         self.attrs = attrs
-        self.shape = shape
+        # a plain tuple (an eager tensor's `.shape` is a TensorShape, which digests refuse)
+        self.shape = shape if type(shape) is tuple else tuple(shape)
         self.dtype = dtype
         self.location = location
         # NOTE: never changed after this: the collector may stop walking it (tracer/collector.py)

@@ -6,7 +6,7 @@ is a `Functional` model that runs the recorded calls on real tensors.
     >>> hidden = tt.keras.layers.Dense(8, activation="relu")(inputs)
     >>> model = tt.keras.Model(inputs, tt.keras.layers.Dense(2)(hidden))
     >>> model.output_shape, model(tt.ones((3, 4))).shape
-    ((None, 2), (3, 2))
+    ((None, 2), TensorShape([3, 2]))
 
 The bookkeeping is Keras 3's, which its `.keras` files are written from: a KerasTensor's
 `_keras_history` is (layer, node index, tensor index), and each call of a layer on
@@ -149,7 +149,7 @@ class Functional(Model):
     >>> joined = tt.keras.layers.Dense(1)(tt.keras.layers.Concatenate()([a, b]))
     >>> model = tt.keras.Model({"a": a, "b": b}, joined)
     >>> model({"a": tt.ones((4, 2)), "b": tt.ones((4, 3))}).shape
-    (4, 1)
+    TensorShape([4, 1])
     """
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):

@@ -3,7 +3,7 @@
 
 >>> init = tt.keras.initializers.GlorotUniform(seed=1)
 >>> init((3, 2)).shape
-(3, 2)
+TensorShape([3, 2])
 
 Seeds, as in Keras 3 for a seeded initializer: an initializer made with `seed` gives the same
 values on every call (for the same shape and dtype), whatever `tt.random.set_seed` says, and

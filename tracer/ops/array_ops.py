@@ -113,7 +113,7 @@ def reshape(tensor, shape, name=None):
     """`tensor` with a new shape of the same size; one dimension may be -1.
 
     >>> tt.reshape(tt.ones((2, 3)), [3, -1]).shape
-    (3, 2)
+    TensorShape([3, 2])
     """
     x = as_tensor(tensor)
     shape = shape_tuple(shape)

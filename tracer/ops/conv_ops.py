@@ -18,9 +18,9 @@ TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-l
 
 >>> x = tt.ones((1, 4, 4, 2))
 >>> tt.nn.conv2d(x, tt.ones((3, 3, 2, 5)), strides=1, padding="SAME").shape
-(1, 4, 4, 5)
+TensorShape([1, 4, 4, 5])
 >>> tt.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID").shape
-(1, 2, 2, 2)
+TensorShape([1, 2, 2, 2])
 """
 
 import numpy as np
@@ -280,7 +280,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     input with a multiple of C_in channels is a grouped convolution.
 
     >>> tt.nn.conv2d(tt.ones((2, 5, 5, 3)), tt.ones((3, 3, 3, 4)), 2, "VALID").shape
-    (2, 2, 2, 4)
+    TensorShape([2, 2, 2, 4])
     """
     return _convolve("conv2d", input, filters, strides, padding, data_format, dilations, rank=2)
 
@@ -305,7 +305,7 @@ def conv2d_transpose(
     output element sums the contributions that land on it (col2im, `sum_patches`).
 
     >>> tt.nn.conv2d_transpose(tt.ones((1, 2, 2, 3)), tt.ones((3, 3, 4, 3)), (1, 4, 4, 4), 2).shape
-    (1, 4, 4, 4)
+    TensorShape([1, 4, 4, 4])
     """
     function = "conv2d_transpose"
     layout = _check_layout(function, data_format, ("NHWC", "NCHW"))
@@ -394,7 +394,7 @@ def depthwise_conv2d(
     input channel.
 
     >>> tt.nn.depthwise_conv2d(tt.ones((1, 4, 4, 3)), tt.ones((3, 3, 3, 2)), 1, "SAME").shape
-    (1, 4, 4, 6)
+    TensorShape([1, 4, 4, 6])
     """
     f = as_tensor(filter)
     if f.ndim != 4:
@@ -415,7 +415,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     (KW, C_in, C_out), as `tf.nn.conv1d`; `padding` is 'SAME' or 'VALID'.
 
     >>> tt.nn.conv1d(tt.ones((2, 9, 3)), tt.ones((3, 3, 4)), 2, "SAME").shape
-    (2, 5, 4)
+    TensorShape([2, 5, 4])
     """
     padding = _padding("conv1d", padding, 1, 1, explicit=False)
     return _convolve("conv1d", input, filters, stride, padding, data_format, dilations, rank=1)

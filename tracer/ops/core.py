@@ -125,10 +125,12 @@ def _infer(op, inputs, attrs):
     try:
         if op.name not in STRING_OPS:
             _refuse_strings(op, inputs)
-        return op.infer(attrs, *inputs)
+        shape, dtype = op.infer(attrs, *inputs)
     except (ValueError, TypeError) as error:
         where = format_location(_location())
         raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
+    # a plain tuple: a rule may give an input's `.shape`, an eager tensor's TensorShape
+    return (shape if type(shape) is tuple else tuple(shape)), dtype
 
 
 def _refuse_strings(op, inputs):

@@ -46,7 +46,7 @@ def einsum(equation, *inputs, **kwargs):
 
     >>> a, b = tt.ones((2, 3)), tt.ones((3, 4))
     >>> tt.einsum("ij,jk->ik", a, b).shape
-    (2, 4)
+    TensorShape([2, 4])
     >>> float(tt.einsum("ii", tt.eye(3)))  # the trace
     3.0
     """

@@ -173,13 +173,15 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     params = as_tensor(params)
     indices = as_tensor(indices)
     (axis,) = shapes.normalize_axes(0 if axis is None else int(axis), params.ndim)
-    _check_indices(indices, params.shape[axis])
+    _check_indices(params, indices, params.shape[axis])
     return apply(GATHER, (params, indices), {"axis": axis})
 
 
-def _check_indices(indices, size):
-    """Out-of-range indices raise here (TensorFlow raises InvalidArgumentError), never read past."""
-    if indices._value is None or indices._value.size == 0:
+def _check_indices(params, indices, size):
+    """Out-of-range indices raise here (TensorFlow raises InvalidArgumentError), never read
+    past. In a traced function (symbolic `params`) the op checks when it runs, as
+    TensorFlow's does: a gather whose result nothing uses is pruned, and raises nothing."""
+    if params._value is None or indices._value is None or indices._value.size == 0:
         return
     low, high = int(indices._value.min()), int(indices._value.max())
     if low < 0 or high >= size:

@@ -217,7 +217,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """The matrix product of the last two axes of `a` and `b`.
 
     >>> tt.matmul(tt.ones((2, 3)), tt.ones((3, 4))).shape
-    (2, 4)
+    TensorShape([2, 4])
     """
     a, b = as_tensors(a, b)
     return _mm(a, b, bool(transpose_a), bool(transpose_b))

@@ -132,6 +132,6 @@ def uniform_unit(shape, seed, dtype):
     shape [2] (or [..., 2]: one block of `shape` per pair); `shape` is a tuple of dimensions.
 
     >>> uniform_unit((3,), tt.constant([1, 2]), tt.float64).shape
-    (3,)
+    TensorShape([3])
     """
     return apply(STATELESS_RANDOM_UNIFORM_UNIT, (seed,), {"shape": tuple(shape), "dtype": dtype})

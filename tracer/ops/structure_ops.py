@@ -76,7 +76,7 @@ def concat(values, axis, name=None):
     """Join `values` along an existing axis.
 
     >>> tt.concat([tt.ones((2, 1)), tt.zeros((2, 2))], axis=1).shape
-    (2, 3)
+    TensorShape([2, 3])
     """
     tensors = as_tensors(*values)
     if not tensors:

@@ -39,7 +39,7 @@ class Layer(Module):
 
     >>> layer = tt.keras.layers.Dense(2, activation="relu")
     >>> layer(tt.constant([[1.0, 2.0, 3.0]])).shape
-    (1, 2)
+    TensorShape([1, 2])
     """
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
