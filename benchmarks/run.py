@@ -174,7 +174,8 @@ def main(argv=None):
         help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20; "
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
         "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
-        "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch)",
+        "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch; "
+        "B26 a new shape at every call: lse's 20 lengths in a row)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -219,7 +220,10 @@ def _run(options):
     chosen = (
         options.only.split(",")
         if options.only
-        else [*WORKLOADS, "B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25"]
+        else [
+            *WORKLOADS,
+            *("B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25", "B26"),
+        ]
     )
     systems = [
         s for s in (options.systems.split(",") if options.systems else SYSTEMS) if s in MODULES
@@ -295,6 +299,11 @@ def _run(options):
         if workload in chosen:
             results[workload] = run_script(script, options.quick)
             show(results[workload])
+            if options.loaded and workload in SCRIPTS_LOADED:
+                with load.busy_processes(options.loaded):
+                    results["loaded"][workload] = run_script(script, options.quick)
+                print(f"\n=== {workload} with {options.loaded} other busy processes ===")
+                show(results["loaded"][workload])
     if "B23" in chosen:
         results["B23"] = measure_loop_jacobian(options.quick)
         print_loop_jacobian(results["B23"])
@@ -672,6 +681,32 @@ def print_keras_fit(report):
             print(text)
 
 
+def print_retrace(report):
+    """B26: the total of 20 calls of lse and its gradient, a new length at each, and the
+    traces they made, per system; tracer's total over each peer's."""
+    print(
+        f"\nB26 a new shape at every call: logsumexp and its gradient at "
+        f"{len(report.get('sizes', []))} lengths in a row, a fresh process, an empty cache"
+    )
+    if report.get("status") == "failed":
+        print(f"  failed: {report.get('detail', '')}")
+        return
+    tracer = report.get("tracer", {})
+    for system, r in report.items():
+        if system == "sizes":
+            continue
+        if r["status"] != "ok":
+            print(f"  {system:14} {r['status']}: {r.get('detail', '')}")
+            continue
+        text = (
+            f"  {system:14} total {r['total_seconds']:7.3f} s   last ten "
+            f"{r['last_ten_seconds'] * 1e3:8.2f} ms   traces {r['traces']}"
+        )
+        if system != "tracer" and tracer.get("status") == "ok":
+            text += f"   tracer/this {tracer['total_seconds'] / r['total_seconds']:.3f}x"
+        print(text)
+
+
 # the workloads measured by a script of their own (each process per measurement inside it)
 SCRIPTS = {
     "B16": ("cheap_gradient.py", print_cheap_gradient),
@@ -679,7 +714,10 @@ SCRIPTS = {
     "B22": ("compile_time.py", print_compile_time),
     "B21": ("distributed.py", print_distributed),
     "B25": ("keras_fit.py", print_keras_fit),
+    "B26": ("retrace.py", print_retrace),
 }
+# those of them measured again beside the busy processes of --loaded
+SCRIPTS_LOADED = {"B26"}
 
 
 if __name__ == "__main__":

@@ -129,6 +129,18 @@ def _keras_fit_checks(result, results):
     assert "B25 Keras fit" in result.stdout
 
 
+def _retrace_checks(result, results):
+    """B26: tracer's calls at four new lengths gave numpy's values with at most two traces
+    (the second length makes the length symbolic); each peer ran or was skipped."""
+    report = results["B26"]
+    for system in ("tracer", "tracer-tiered"):
+        assert report[system]["status"] == "ok", (system, report[system])
+        assert report[system]["traces"] == 2 and report[system]["total_seconds"] > 0
+    for system in ("jax-jit", "tf-function"):
+        assert report[system]["status"] in ("ok", "skipped"), (system, report[system])
+    assert "B26 a new shape at every call" in result.stdout
+
+
 # The suite's workloads in parts that parallel test workers run at once; together, every
 # workload `run.py` runs by default.
 PARTS = {
@@ -139,9 +151,10 @@ PARTS = {
     "B16-B17": ("B16,B17,B23", _gradient_checks),
     "B21-B22": ("B21,B22", _compile_and_mpi_checks),
     "B25": ("B25", _keras_fit_checks),
+    "B26": ("B26", _retrace_checks),
 }
 # run.py's own list
-SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25"}
+SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25", "B26"}
 
 
 def test_the_parts_cover_every_workload_of_the_suite():
