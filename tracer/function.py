@@ -30,6 +30,7 @@ from tracer.concrete import ConcreteFunction
 from tracer.config import settings
 from tracer.executables import BACKENDS, parse_backend
 from tracer.ir.source import is_library_file
+from tracer.ops.array_ops import SymbolicRange
 from tracer.report import write_report
 from tracer.signature import (
     TensorSpec,
@@ -460,12 +461,19 @@ def _values_of_variables(result):
 def _tensors_of_numbers(result):
     """The result with each Python number (bool, int, float) made a constant tensor of its
     default dtype, as TensorFlow returns them: `return 3` gives an int32 Tensor. Made while
-    tracing, the constant is an output of the graph, so a call does no more work for it."""
+    tracing, the constant is an output of the graph, so a call does no more work for it.
+    A `tt.range` of bounds known when it runs is a tensor too, as TensorFlow's always is."""
     flat = nest.flatten(result)
-    if not any(isinstance(leaf, _NUMBERS) for leaf in flat):
+    if not any(isinstance(leaf, _NUMBERS + (SymbolicRange,)) for leaf in flat):
         return result
-    values = [constant(leaf) if isinstance(leaf, _NUMBERS) else leaf for leaf in flat]
+    values = [_as_result(leaf) for leaf in flat]
     return nest.pack_sequence_as(result, values)
+
+
+def _as_result(leaf):
+    if isinstance(leaf, _NUMBERS):
+        return constant(leaf)
+    return leaf._densify() if isinstance(leaf, SymbolicRange) else leaf
 
 
 _NUMBERS = (bool, int, float)

@@ -17,8 +17,9 @@ from tracer import dtypes
 from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError, as_tf, mixed
 from tracer.ir import dims, match
-from tracer.ops import shapes
+from tracer.ops import dim_values, shapes
 from tracer.ops.convert import as_tensor
+from tracer.ops.convert import as_tensors as convert_as_tensors
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tangent_rules import LINEAR
@@ -26,12 +27,30 @@ from tracer.tensor import Tensor, _from_python, convert_to_tensor
 
 
 def shape_tuple(shape):
-    """A shape as a tuple of ints (and of unknown dimensions, while tracing one)."""
+    """A shape as a tuple of ints (and of unknown dimensions, while tracing one: a symbolic
+    tensor computed from shapes gives them, as in `tt.ones([tt.shape(x)[0], 3])`)."""
+    if _is_symbolic(shape):
+        return dim_values.known_shape(shape)
     if hasattr(shape, "numpy"):
         shape = shape.numpy()
     if isinstance(shape, (int, np.integer, dims.Dim)):
         shape = (shape,)
-    return tuple(d if isinstance(d, dims.Dim) else int(d) for d in shape)
+    return tuple(_dimension(d) for d in shape)
+
+
+def _is_symbolic(value):
+    return isinstance(value, Tensor) and value._value is None
+
+
+def _dimension(d):
+    if isinstance(d, dims.Dim):
+        return d
+    if _is_symbolic(d):
+        known = dim_values.known_shape(d)
+        if len(known) != 1:
+            raise ValueError(f"a dimension is one number, not {len(known)}: {d!r}")
+        return known[0]
+    return int(d)
 
 
 def only_unit_axes_change(source_shape, target_shape):
@@ -732,6 +751,30 @@ class SymbolicRange:
             "a `for ... in tt.range(n)` statement of the function's own code becomes a loop "
             "(autograph), unless autograph=False"
         )
+
+    def _densify(self):
+        """The range as a tensor (what an op taking it sees), where its length is known from
+        shapes, as `tt.range(tt.shape(x)[0])`: a vector of that unknown length."""
+        start, limit, delta = (dim_values.dims_of(t) for t in (self.start, self.limit, self.delta))
+        if all(v is not None and v.ndim == 0 for v in (start, limit, delta)):
+            start, limit, delta = start[()], limit[()], delta[()]
+            if isinstance(start, (int, np.integer)) and delta == 1:
+                size = limit - int(start)
+                if dim_values.is_nonnegative(size):
+                    return _iota(size, self.dtype, int(start))
+        raise TypeError(
+            "tt.range of tensors is a tensor only where its length is known from shapes, "
+            "as in tt.range(tt.shape(x)[0]) (with delta 1): these bounds are computed when "
+            "the function runs. A `for ... in tt.range(n)` loop takes any bounds."
+        )
+
+
+def _iota(size, dtype, start):
+    """start, start + 1, ..., start + size - 1 (`size` possibly unknown) as a `dtype` tensor:
+    an exclusive running sum of ones."""
+    ones = apply(FILL, (), {"shape": (size,), "dtype": dtype, "value": 1})
+    counts = apply(OPS["cumsum"], (ones,), {"axis": 0, "exclusive": True, "reverse": False})
+    return counts if start == 0 else apply(OPS["add"], convert_as_tensors(counts, start), {})
 
 
 def range_(start, limit=None, delta=1, dtype=None, name=None):

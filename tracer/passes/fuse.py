@@ -520,4 +520,8 @@ def _kernel_name(body, root):
         if node.op not in ("input", "const") and node.op not in ops:
             ops.append(node.op)
     shape = "x".join(map(str, root.inputs[0].shape if _is_reduction(root) else root.shape)) or "1"
-    return "k_" + "_".join(ops[:6]) + f"_{shape}"
+    return "k_" + "_".join(ops[:6]) + f"_{shape.translate(_IN_NAMES)}"
+
+
+# a shape's text in a C name: `(d0 + 1)x3` as d0p1x3, `2*d0` as 2td0
+_IN_NAMES = str.maketrans({"+": "p", "-": "m", "*": "t", "/": "d", " ": None, "(": None, ")": None})

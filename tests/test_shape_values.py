@@ -1,0 +1,69 @@
+"""Shapes and ranges computed from the shapes of tensors inside a traced function
+(tracer/ops/dim_values.py): `tt.ones([tt.shape(x)[0], 3])` and `tt.range(tt.shape(x)[0])`
+keep an unknown size unknown, so one trace (one compiled module) serves every size, with
+the values numpy gives for each (issue 51)."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+ANY_LENGTH = [tt.TensorSpec([None], tt.float32)]
+LENGTHS = (5, 7, 1)
+
+
+def _each_length(function, backend="auto"):
+    traced = tt.function(function, input_signature=ANY_LENGTH, backend=backend)
+    results = [traced(tt.constant(np.arange(n, dtype=np.float32))).numpy() for n in LENGTHS]
+    assert traced.experimental_get_tracing_count() == 1
+    return results
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_shapes_made_from_a_shape_keep_its_unknown_size(backend):
+    ones = _each_length(lambda x: tt.ones([tt.shape(x)[0] * 2, 3]), backend)
+    assert [r.shape for r in ones] == [(10, 3), (14, 3), (2, 3)]
+    assert all(np.all(r == 1) for r in ones)
+    column = _each_length(lambda x: tt.reshape(x, [tt.shape(x)[0], -1]) * 2, backend)
+    for n, r in zip(LENGTHS, column):
+        np.testing.assert_array_equal(r, 2 * np.arange(n, dtype=np.float32)[:, None])
+    zeros = _each_length(lambda x: tt.zeros(tt.shape(x)[:1]) + tt.fill(tt.shape(x), 2.0), backend)
+    assert [r.tolist() for r in zeros] == [[2.0] * n for n in LENGTHS]
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_a_range_of_a_shape_is_a_tensor_of_that_unknown_length(backend):
+    ranges = _each_length(lambda x: tt.range(tt.shape(x)[0]), backend)
+    assert [r.tolist() for r in ranges] == [list(range(n)) for n in LENGTHS]
+    shifted = _each_length(lambda x: tt.range(2, tt.shape(x)[0] + 3), backend)
+    assert [r.tolist() for r in shifted] == [list(range(2, n + 3)) for n in LENGTHS]
+    weighted = _each_length(lambda x: x * tt.cast(tt.range(tt.size(x)), tt.float32), backend)
+    for n, r in zip(LENGTHS, weighted):
+        np.testing.assert_array_equal(r, np.arange(n) ** 2)
+
+
+def test_automatic_dynamic_shapes_keep_such_functions_to_two_traces():
+    """Without an input_signature: the second length makes the length unknown, and the
+    third reuses that trace (before, tt.ones(tt.shape(x)) refused the unknown length and the
+    function was traced again for every length)."""
+    traced = tt.function(
+        lambda x: (
+            tt.reduce_sum(tt.ones(tt.shape(x)) * x)
+            + tt.cast(tt.reduce_sum(tt.range(tt.shape(x)[0])), tt.float32)
+        )
+    )
+    for n in (4, 6, 9):
+        x = np.arange(n, dtype=np.float32)
+        assert traced(tt.constant(x)).numpy() == 2 * x.sum()
+    assert traced.experimental_get_tracing_count() == 2
+
+
+def test_shapes_computed_from_data_are_refused_clearly():
+    with pytest.raises(TypeError, match="must be known when the op is made"):
+        tt.function(lambda x: tt.ones([tt.cast(tt.reduce_sum(x), tt.int32)]))(
+            tt.constant([1.0, 2.0])
+        )
+    with pytest.raises(TypeError, match="known from shapes"):  # d0 - 1 could be negative
+        tt.function(lambda x: tt.range(tt.shape(x)[0] - 1), input_signature=ANY_LENGTH)(
+            tt.constant([1.0, 2.0])
+        )
