@@ -67,3 +67,51 @@ def test_shapes_computed_from_data_are_refused_clearly():
         tt.function(lambda x: tt.range(tt.shape(x)[0] - 1), input_signature=ANY_LENGTH)(
             tt.constant([1.0, 2.0])
         )
+
+
+SLICES = {
+    "differences": lambda x: x[1:] - x[:-1],
+    "last three": lambda x: x[-3:] * 2.0,
+    "first two": lambda x: x[:2] + 1.0,
+    "inside": lambda x: x[1:-1],
+}
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+@pytest.mark.parametrize("name", sorted(SLICES))
+def test_slices_of_an_unknown_axis_give_numpys_values_at_every_length(name, backend):
+    """A slice of step 1 with int bounds keeps the axis unknown; a length it cannot serve
+    (`x[1:]` of an empty x needs one element) is traced with its own sizes, as Python slices."""
+    function = SLICES[name]
+    traced = tt.function(function, backend=backend)
+    for n in (5, 7, 1, 0, 9, 2):
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal(traced(tt.constant(x)).numpy(), function(x))
+    # the first length, the general trace, and the lengths too short for it
+    short = {"differences": 1, "last three": 3, "first two": 2, "inside": 2}[name]
+    assert traced.experimental_get_tracing_count() == 2 + sum(n < short for n in (1, 0, 2))
+
+
+def test_the_gradient_through_slices_of_an_unknown_axis():
+    def loss(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            d = x[1:] - x[:-1]
+            y = tt.reduce_sum(d * d) + tt.reduce_sum(x[-2:] ** 3)
+        return y, tape.gradient(y, x)
+
+    traced = tt.function(loss, input_signature=[tt.TensorSpec([None], tt.float64)])
+    for n in (3, 6, 2, 1, 0):
+        x = np.linspace(0.1, 1.0, n)
+        d = x[1:] - x[:-1]
+        want = np.zeros(n)
+        want[1:] += 2 * d
+        want[:-1] -= 2 * d
+        want[-2:] += 3 * x[-2:] ** 2
+        y, g = traced(tt.constant(x))
+        assert y.numpy() == pytest.approx(np.sum(d * d) + np.sum(x[-2:] ** 3))
+        np.testing.assert_allclose(g.numpy(), want, rtol=1e-12)
+    assert traced.experimental_get_tracing_count() == 3  # the signature's, then 1 and 0
+    general = traced.get_concrete_function()
+    with pytest.raises(ValueError, match=r"\(d0 - 2\) >= 0 .* this call has d0 = 1"):
+        general(tt.constant(np.ones(1)))

@@ -66,6 +66,7 @@ class ConcreteFunction:
         outputs = [flat[k] for k in self._tensor_positions]
         self._returns_one_tensor = isinstance(result, TensorLike)
         self._variables = list(trace.variables.values())
+        self._requirements = list(trace.requirements)  # (Trace.require)
         self._assigned = list(trace.assigned)
         self._gradient_graphs = list(trace.gradient_graphs)
         n_inputs, n_outputs = len(trace.inputs), len(outputs)
@@ -211,8 +212,40 @@ class ConcreteFunction:
                 )
         return given
 
+    def admits(self, sizes):
+        """Whether a call whose unknown dimensions have `sizes` ({symbol: size}) gives every
+        polynomial this trace requires a value of at least 0 (sizes given as None, by
+        TensorSpecs rather than a call, are taken to do)."""
+        if sizes is None or None in sizes.values():
+            return sizes is not None
+        return all(size.evaluate(sizes) >= 0 for size in self._requirements)
+
+    def _check_sizes(self, tensors):
+        """Raise where the tensors' sizes are ones this trace cannot serve (its unknown
+        dimensions do not meet its requirements: `x[1:]` of an empty x)."""
+        sizes = {}
+        for node, tensor in zip(self._traced.inputs, tensors):
+            for size, given in zip(node.shape, np.shape(tensor)):
+                if (
+                    isinstance(size, dims.Dim)
+                    and len(size.symbols) == 1
+                    and size == dims.Dim.symbol(size.symbols[0])
+                ):
+                    sizes[size.symbols[0]] = given
+        unmet = [size for size in self._requirements if size.evaluate(sizes) < 0]
+        if unmet:
+            given = ", ".join(f"{name} = {value}" for name, value in sorted(sizes.items()))
+            raise ValueError(
+                f"{self.name}: this concrete function was traced with sizes unknown, for calls "
+                f"where {', '.join(f'{size} >= 0' for size in unmet)} (a slice such as x[1:] "
+                f"needs them); this call has {given}. Call the tt.function itself, which traces "
+                "such a call with its own sizes"
+            )
+
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
+        if self._requirements:
+            self._check_sizes(tensors)
         if self._returns_one_value and not (
             state.tapes or state.trace is not None or numerics.enabled or state.accumulators
         ):
@@ -224,6 +257,8 @@ class ConcreteFunction:
 
     def _call(self, tensors):
         """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""
+        if self._requirements:
+            self._check_sizes(tensors)
         if state.trace is not None or numerics.enabled or state.accumulators:
             results = self._run_through_ops(tensors)
         elif state.tapes:

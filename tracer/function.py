@@ -44,7 +44,7 @@ from tracer.signature import (
     signature,
     spec_of,
     traced_value,
-    unknowns_agree,
+    unknown_sizes,
 )
 from tracer.tensor import Tensor, constant
 from tracer.tracing import RunsAsPython, Trace, tracing
@@ -251,7 +251,15 @@ class Function:
                     "TensorSpec with a shape, where the input_signature's rank is unknown"
                 )
             specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
-            args = nest.pack_sequence_as(list(args), specs)
+            concrete = self._concrete.get(signature(specs, {}))
+            if concrete is None or concrete.admits(
+                unknown_sizes(signature(specs, {}), signature(args, {}))
+            ):
+                args = nest.pack_sequence_as(list(args), specs)
+            else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
+                args = nest.pack_sequence_as(
+                    list(args), [spec_of(a) for a in nest.flatten(list(args))]
+                )
         elif has_unknown_rank((args, kwargs)):
             return AnyRankFunction(self, args, kwargs)
         try:
@@ -267,6 +275,8 @@ class Function:
         if self._reduce_retracing or self._reduce_retracing is None and not self._sizes_needed:
             generalized = self._generalized(args, kwargs)
         specific = args, kwargs
+        if generalized is not None and signature(*generalized) in self._concrete:
+            generalized = None  # that trace needs sizes this call lacks (x[1:] of an empty x)
         if generalized is not None:
             args, kwargs = generalized
             key = signature(args, kwargs)
@@ -296,8 +306,16 @@ class Function:
                 raise
             args, kwargs = specific
             key, concrete = self._traced_with_sizes(args, kwargs, error)
-        self._compile_seconds += time.perf_counter() - start
         self._concrete[key] = concrete
+        if generalized is not None and not concrete.admits(
+            unknown_sizes(key, signature(*specific))
+        ):
+            log.info(
+                "tracing %s with this call's sizes: the general trace needs others", self.__name__
+            )
+            args, kwargs = specific
+            concrete = self._concrete[signature(args, kwargs)] = self._trace(args, kwargs)
+        self._compile_seconds += time.perf_counter() - start
         return concrete
 
     def _traced_with_sizes(self, args, kwargs, error):
@@ -340,8 +358,10 @@ class Function:
     def _accepting(self, key):
         """A concrete function traced with unknown dimensions that takes arguments of `key`."""
         for general, concrete in self._concrete.items():
-            if accepts(general, key) and unknowns_agree(general, key):
-                return concrete
+            if accepts(general, key):
+                sizes = unknown_sizes(general, key)
+                if sizes is not None and concrete.admits(sizes):
+                    return concrete
         return None
 
     def _generalized(self, args, kwargs):

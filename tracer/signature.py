@@ -155,16 +155,17 @@ def generalize(traced, arguments):
         return None
     shapes = [np.shape(a) for a in nest.flatten(arguments) if is_tensor_argument(a)]
     unknown = [s.shape for s in specs if isinstance(s, TensorSpec)]
-    if not _sizes_agree(zip(unknown, shapes)):
+    if _sizes(zip(unknown, shapes)) is None:
         return None  # this call could not run the general trace: it is traced as it is
     return nest.pack_sequence_as(arguments, specs)
 
 
-def unknowns_agree(general, key):
-    """Whether a call of key `key` gives every unknown dimension of the trace of key
-    `general` one size: the unknown dimensions on one axis are one symbol, d<axis>, the
-    same size in every argument (a batch)."""
-    return _sizes_agree(_tensor_shapes(general, key))
+def unknown_sizes(general, key):
+    """{symbol: size} of the unknown dimensions of the trace of key `general` in a call of
+    key `key`, or None where the call gives one of them two sizes: the unknown dimensions on
+    one axis are one symbol, d<axis>, the same size in every argument (a batch)."""
+    sizes = _sizes(_tensor_shapes(general, key))
+    return None if sizes is None else {f"d{axis}": size for axis, size in sizes.items()}
 
 
 def _tensor_shapes(general, key):
@@ -179,15 +180,17 @@ def _tensor_shapes(general, key):
             yield from _tensor_shapes(a, b)
 
 
-def _sizes_agree(pairs):
+def _sizes(pairs):
+    """{axis: size} of the unknown dimensions in (traced shape, called shape) pairs; None
+    where an axis gets two sizes."""
     sizes = {}
     for traced, called in pairs:
         if traced is None or called is None:  # an unknown rank: traced once per rank
             continue
         for axis, (unknown, size) in enumerate(zip(traced, called)):
             if unknown is None and sizes.setdefault(axis, size) != size:
-                return False
-    return True
+                return None
+    return sizes
 
 
 def _skeleton(arguments):

@@ -42,6 +42,9 @@ class Trace:
         # the nodes made in the bodies and branches of structured ops (SubTraces) within
         self.made_inside = weakref.WeakValueDictionary()  # id(node) -> node
         self.scopes_opened = set()  # the name scopes its loops and conds opened (`in_scope`)
+        # polynomials of the unknown dimensions that must not be negative in a call the
+        # trace serves (`x[1:]` on an axis of size d0: d0 - 1)
+        self.requirements = []
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
@@ -82,6 +85,12 @@ class Trace:
         """Raise if a tt.print cannot be a node of this trace (it reads and assigns the
         variable `stream`)."""
 
+    def require(self, size):
+        """Calls of this trace must make the polynomial `size` of unknown dimensions at
+        least 0 (a call that does not is traced with its own sizes)."""
+        if size not in self.requirements:
+            self.requirements.append(size)
+
     def note_variable_creation(self):
         """A tt.Variable is being made while this trace runs: counted where the trace may
         make variables (the first), else refused, as TensorFlow's singleton rule."""
@@ -101,6 +110,7 @@ class Trace:
         view.variables, view._values = dict(self.variables), dict(self._values)
         view.gradient_graphs = list(self.gradient_graphs)
         view.made_inside = self.made_inside
+        view.requirements = self.requirements
         return view
 
     def graph(self, outputs):

@@ -143,6 +143,10 @@ class SubTrace(Trace):
             self.gradient_graphs = outer.gradient_graphs
             self.made_inside = outer.made_inside
 
+    def require(self, size):
+        if self.outer is not None:  # (eager code's unknown dimensions: none)
+            self.outer.require(size)
+
     def made(self, node, inputs=()):
         self.nodes_made += 1
         self.created.add(id(node))

@@ -14,6 +14,7 @@ from codegen.ctypes import compute, literal, storage
 from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
 from runtime.kernels import element_array
 from tracer import dtypes
+from tracer.context import state
 from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError, as_tf, mixed
 from tracer.ir import dims, match
@@ -402,8 +403,9 @@ def _slice_shape(index, x):
         if item is None:
             shape.append(1)
         elif isinstance(item, tuple):
-            whole = isinstance(item[1], dims.Dim)  # the whole of an unknown axis
-            shape.append(item[1] if whole else len(range(item[0], item[1], item[2])))
+            start, stop, step = item
+            unknown = isinstance(start, dims.Dim) or isinstance(stop, dims.Dim)  # (step 1)
+            shape.append(stop - start if unknown else len(range(start, stop, step)))
             axis += 1
         else:
             axis += 1
@@ -565,15 +567,52 @@ def canonical_index(key, shape):
 
 
 def _slice_range(item, size):
-    """(start, stop, step) of a slice of an axis of `size`: `slice.indices`, and for an axis
-    whose size is unknown while tracing, the whole axis."""
+    """(start, stop, step) of a slice of an axis of `size`: `slice.indices`. On an axis whose
+    size is unknown while tracing, a slice of step 1 with int bounds (`x[1:]`, `x[-3:]`,
+    `x[:-1]`) gives bounds that are polynomials of the size (`_require_inside` says what
+    sizes they need)."""
     if not isinstance(size, dims.Dim):
         return item.indices(size)
-    if item.start in (None, 0) and item.stop is None and item.step in (None, 1):
-        return (0, size, 1)
+    bounds = (item.start, item.stop)
+    if item.step in (None, 1) and all(_is_int_or_none(b) for b in bounds):
+        start = _bound(item.start, size, 0)
+        stop = _bound(item.stop, size, size)
+        if all(isinstance(n, dims.Dim) or n >= 0 for n in _inside(start, stop, size)):
+            return (start, stop, 1)
     raise IndexError(
-        f"only ':' can slice an axis of size {size}, which is known only when the function runs"
+        f"only slices of step 1 with int bounds (x[1:], x[:-1]) can slice an axis of size "
+        f"{size}, which is known only when the function runs"
     )
+
+
+def _inside(start, stop, size):
+    """What must be at least 0 for a slice from `start` to `stop` of an axis of `size`."""
+    return (start, size - stop, stop - start)
+
+
+def _require_inside(index, shape):
+    """Require of the calls the trace being made serves (`Trace.require`) the sizes that
+    the canonical slice `index` of a tensor of `shape` needs: `x[1:]`, one element."""
+    axis = 0
+    for item in index:
+        if item is None:
+            continue
+        if isinstance(item, tuple) and isinstance(shape[axis], dims.Dim):
+            for size in _inside(item[0], item[1], shape[axis]):
+                if not dim_values.is_nonnegative(size):
+                    state.trace.require(size)
+        axis += 1
+
+
+def _is_int_or_none(value):
+    return value is None or isinstance(value, (int, np.integer))
+
+
+def _bound(value, size, default):
+    """A slice bound on an axis of unknown `size`: counted from the end where negative."""
+    if value is None:
+        return default
+    return int(value) if value >= 0 else size + int(value)
 
 
 def getitem(tensor, key):
@@ -586,7 +625,10 @@ def getitem(tensor, key):
                 f"a tensor index must be an integer scalar, not {key.dtype.name}{list(key.shape)}"
             )
         return apply(OPS["gather"], (x, key), {"axis": 0})
-    return apply(SLICE, (x,), {"index": _remembered_index(key, x.shape)})
+    index = _remembered_index(key, x.shape)
+    if state.trace is not None and not dims.is_known(x.shape):
+        _require_inside(index, x.shape)
+    return apply(SLICE, (x,), {"index": index})
 
 
 _INDEXES = {}  # (an int or a slice's (start, stop, step), shape) -> its canonical index
