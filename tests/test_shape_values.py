@@ -115,3 +115,28 @@ def test_the_gradient_through_slices_of_an_unknown_axis():
     general = traced.get_concrete_function()
     with pytest.raises(ValueError, match=r"\(d0 - 2\) >= 0 .* this call has d0 = 1"):
         general(tt.constant(np.ones(1)))
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_int_indices_of_an_unknown_axis_and_their_gradient(backend):
+    """x[0] and x[-1] on an axis of unknown size: one trace for every length that has the
+    element, the same values and gradient as numpy's; an empty x raises TensorFlow's
+    out-of-bounds error, as eagerly."""
+
+    def loss(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = x[0] * x[-1] * 3.0
+        return y, tape.gradient(y, x)
+
+    traced = tt.function(loss, input_signature=[tt.TensorSpec([None], tt.float64)], backend=backend)
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([2.0, 5.0]), np.array([4.0])):
+        want = np.zeros_like(x)
+        want[0] += 3.0 * x[-1]
+        want[-1] += 3.0 * x[0]
+        y, g = traced(tt.constant(x))
+        assert y.numpy() == 3.0 * x[0] * x[-1]
+        np.testing.assert_array_equal(g.numpy(), want)
+    assert traced.experimental_get_tracing_count() == 1
+    with pytest.raises(tt.errors.InvalidArgumentError, match="index 0 is out of bounds"):
+        traced(tt.constant(np.zeros(0)))

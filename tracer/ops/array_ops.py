@@ -550,11 +550,10 @@ def canonical_index(key, shape):
         elif isinstance(item, slice):
             result.append(_slice_range(item, shape[axis]))
             axis += 1
-        elif isinstance(shape[axis], dims.Dim):
-            raise IndexError(
-                f"an int cannot index axis {axis} of shape {shape}: its size is known only "
-                "when the function runs"
-            )
+        elif isinstance(shape[axis], dims.Dim):  # counted from the end where negative
+            position = int(item)
+            result.append(position if position >= 0 else shape[axis] + position)
+            axis += 1
         else:
             position = int(item)
             if not -shape[axis] <= position < shape[axis]:
@@ -592,13 +591,15 @@ def _inside(start, stop, size):
 
 def _require_inside(index, shape):
     """Require of the calls the trace being made serves (`Trace.require`) the sizes that
-    the canonical slice `index` of a tensor of `shape` needs: `x[1:]`, one element."""
+    the canonical slice `index` of a tensor of `shape` needs: `x[1:]` and `x[0]`, one
+    element; `x[-3:]`, three."""
     axis = 0
     for item in index:
         if item is None:
             continue
-        if isinstance(item, tuple) and isinstance(shape[axis], dims.Dim):
-            for size in _inside(item[0], item[1], shape[axis]):
+        if isinstance(shape[axis], dims.Dim):
+            start, stop = item[:2] if isinstance(item, tuple) else (item, item + 1)
+            for size in _inside(start, stop, shape[axis]):
                 if not dim_values.is_nonnegative(size):
                     state.trace.require(size)
         axis += 1
