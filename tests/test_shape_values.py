@@ -140,3 +140,25 @@ def test_int_indices_of_an_unknown_axis_and_their_gradient(backend):
     assert traced.experimental_get_tracing_count() == 1
     with pytest.raises(tt.errors.InvalidArgumentError, match="index 0 is out of bounds"):
         traced(tt.constant(np.zeros(0)))
+
+
+def test_a_for_over_a_tensor_or_a_range_of_unknown_length_is_one_loop():
+    @tt.function(input_signature=ANY_LENGTH)
+    def over_rows(x):
+        total = 0.0
+        for value in x:  # autograph: a loop over the rows, however many
+            total += value * value
+        return total
+
+    @tt.function(input_signature=ANY_LENGTH)
+    def over_range(x):
+        total = 0.0
+        for i in tt.range(tt.shape(x)[0]):
+            total += x[i]
+        return total
+
+    for n in LENGTHS:
+        x = np.arange(n, dtype=np.float32)
+        assert over_rows(tt.constant(x)).numpy() == np.sum(x * x)
+        assert over_range(tt.constant(x)).numpy() == np.sum(x)
+    assert over_rows.experimental_get_tracing_count() == 1

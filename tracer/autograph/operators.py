@@ -20,7 +20,7 @@ from tracer.control.loops import while_loop
 from tracer.control.subgraph import trace_function
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ops import convert, index_ops
-from tracer.ops.array_ops import SymbolicRange, zeros
+from tracer.ops.array_ops import SymbolicRange, shape, zeros
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
 from tracer.tensor import Tensor, TensorLike
 
@@ -371,10 +371,11 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None):
     if not tensor.shape:
         raise TypeError(f"the `for` at {where} iterates over a scalar tensor")
     count = tensor.shape[0]
+    bound = count if isinstance(count, int) else shape(tensor)[0]  # an unknown size, read then
     index = convert.as_tensor(0)
 
     def test(i, *state):
-        return _and_extra(i < count, extra_test, state)
+        return _and_extra(i < bound, extra_test, state)
 
     def body(i, *state):
         return (i + 1, *body_fn(index_ops.gather(tensor, i), *state))
