@@ -175,7 +175,8 @@ def main(argv=None):
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
         "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
         "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch; "
-        "B26 a new shape at every call: lse's 20 lengths in a row)",
+        "B26 a new shape at every call: lse's 20 lengths in a row; "
+        "B27 GradBench's gmm (d 20, k 10, n 1,000): first calls and steady gradient)",
     )
     parser.add_argument(
         "--systems", help=f"comma-separated systems (default: all of {', '.join(SYSTEMS)})"
@@ -222,7 +223,7 @@ def _run(options):
         if options.only
         else [
             *WORKLOADS,
-            *("B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25", "B26"),
+            *("B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25", "B26", "B27"),
         ]
     )
     systems = [
@@ -707,6 +708,35 @@ def print_retrace(report):
         print(text)
 
 
+def print_gmm_first_call(report):
+    """B27: each system's first objective, first gradient and steady gradient; tracer's
+    over each peer's."""
+    sizes = report.get("sizes", {})
+    print(
+        f"\nB27 GradBench's gmm (d {sizes.get('d')}, k {sizes.get('k')}, n {sizes.get('n')}), "
+        "compiled, a fresh process with an empty cache"
+    )
+    if report.get("status") == "failed":
+        print(f"  failed: {report.get('detail', '')}")
+        return
+    tracer = report.get("tracer", {})
+    fields = ("first_objective_seconds", "first_gradient_seconds", "steady_gradient_seconds")
+    for system, r in report.items():
+        if system == "sizes":
+            continue
+        if r["status"] != "ok":
+            print(f"  {system:12} {r['status']}: {r.get('detail', '')}")
+            continue
+        text = (
+            f"  {system:12} first objective {r[fields[0]]:6.3f} s   first gradient "
+            f"{r[fields[1]]:6.3f} s   steady gradient {r[fields[2]] * 1e3:7.3f} ms"
+        )
+        if system != "tracer" and tracer.get("status") == "ok":
+            ratios = " / ".join(f"{tracer[f] / r[f]:.2f}x" for f in fields)
+            text += f"   tracer/this {ratios}"
+        print(text)
+
+
 # the workloads measured by a script of their own (each process per measurement inside it)
 SCRIPTS = {
     "B16": ("cheap_gradient.py", print_cheap_gradient),
@@ -715,9 +745,10 @@ SCRIPTS = {
     "B21": ("distributed.py", print_distributed),
     "B25": ("keras_fit.py", print_keras_fit),
     "B26": ("retrace.py", print_retrace),
+    "B27": ("gmm_first_call.py", print_gmm_first_call),
 }
 # those of them measured again beside the busy processes of --loaded
-SCRIPTS_LOADED = {"B26"}
+SCRIPTS_LOADED = {"B26", "B27"}
 
 
 if __name__ == "__main__":

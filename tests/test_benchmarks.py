@@ -141,6 +141,18 @@ def _retrace_checks(result, results):
     assert "B26 a new shape at every call" in result.stdout
 
 
+def _gmm_first_call_checks(result, results):
+    """B27: tracer's gmm ran (tiny sizes) and timed both first calls; each peer ran and
+    agreed with it, or was skipped."""
+    report = results["B27"]
+    tracer = report["tracer"]
+    assert tracer["status"] == "ok", tracer
+    assert tracer["first_objective_seconds"] > 0 and tracer["steady_gradient_seconds"] > 0
+    for system in ("jax-jit", "tf-function"):
+        assert report[system]["status"] in ("ok", "skipped"), (system, report[system])
+    assert "B27 GradBench's gmm" in result.stdout
+
+
 # The suite's workloads in parts that parallel test workers run at once; together, every
 # workload `run.py` runs by default.
 PARTS = {
@@ -152,9 +164,12 @@ PARTS = {
     "B21-B22": ("B21,B22", _compile_and_mpi_checks),
     "B25": ("B25", _keras_fit_checks),
     "B26": ("B26", _retrace_checks),
+    "B27": ("B27", _gmm_first_call_checks),
 }
 # run.py's own list
-SCRIPT_WORKLOADS = {"B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25", "B26"}
+SCRIPT_WORKLOADS = {
+    *("B6", "B8", "B11", "B13", "B16", "B17", "B21", "B22", "B23", "B25", "B26", "B27")
+}
 
 
 def test_the_parts_cover_every_workload_of_the_suite():
