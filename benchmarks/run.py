@@ -689,23 +689,14 @@ def print_retrace(report):
         f"\nB26 a new shape at every call: logsumexp and its gradient at "
         f"{len(report.get('sizes', []))} lengths in a row, a fresh process, an empty cache"
     )
-    if report.get("status") == "failed":
-        print(f"  failed: {report.get('detail', '')}")
-        return
-    tracer = report.get("tracer", {})
-    for system, r in report.items():
-        if system == "sizes":
-            continue
-        if r["status"] != "ok":
-            print(f"  {system:14} {r['status']}: {r.get('detail', '')}")
-            continue
-        text = (
-            f"  {system:14} total {r['total_seconds']:7.3f} s   last ten "
-            f"{r['last_ten_seconds'] * 1e3:8.2f} ms   traces {r['traces']}"
-        )
-        if system != "tracer" and tracer.get("status") == "ok":
-            text += f"   tracer/this {tracer['total_seconds'] / r['total_seconds']:.3f}x"
-        print(text)
+    _print_systems(
+        report,
+        lambda r: (
+            f"total {r['total_seconds']:7.3f} s   last ten {r['last_ten_seconds'] * 1e3:8.2f} ms"
+            f"   traces {r['traces']}"
+        ),
+        ("total_seconds",),
+    )
 
 
 def print_gmm_first_call(report):
@@ -716,24 +707,33 @@ def print_gmm_first_call(report):
         f"\nB27 GradBench's gmm (d {sizes.get('d')}, k {sizes.get('k')}, n {sizes.get('n')}), "
         "compiled, a fresh process with an empty cache"
     )
+    _print_systems(
+        report,
+        lambda r: (
+            f"first objective {r['first_objective_seconds']:6.3f} s   first gradient "
+            f"{r['first_gradient_seconds']:6.3f} s   steady gradient "
+            f"{r['steady_gradient_seconds'] * 1e3:7.3f} ms"
+        ),
+        ("first_objective_seconds", "first_gradient_seconds", "steady_gradient_seconds"),
+    )
+
+
+def _print_systems(report, row, ratios):
+    """One line per system of a script's report (its other entries, as "sizes", skipped):
+    `row(result)`, and for a peer tracer's `ratios` fields over its own."""
     if report.get("status") == "failed":
         print(f"  failed: {report.get('detail', '')}")
         return
     tracer = report.get("tracer", {})
-    fields = ("first_objective_seconds", "first_gradient_seconds", "steady_gradient_seconds")
     for system, r in report.items():
-        if system == "sizes":
+        if not isinstance(r, dict) or "status" not in r:
             continue
         if r["status"] != "ok":
-            print(f"  {system:12} {r['status']}: {r.get('detail', '')}")
+            print(f"  {system:14} {r['status']}: {r.get('detail', '')}")
             continue
-        text = (
-            f"  {system:12} first objective {r[fields[0]]:6.3f} s   first gradient "
-            f"{r[fields[1]]:6.3f} s   steady gradient {r[fields[2]] * 1e3:7.3f} ms"
-        )
+        text = f"  {system:14} {row(r)}"
         if system != "tracer" and tracer.get("status") == "ok":
-            ratios = " / ".join(f"{tracer[f] / r[f]:.2f}x" for f in fields)
-            text += f"   tracer/this {ratios}"
+            text += "   tracer/this " + " / ".join(f"{tracer[f] / r[f]:.3f}x" for f in ratios)
         print(text)
 
 

@@ -223,15 +223,8 @@ class ConcreteFunction:
     def _check_sizes(self, tensors):
         """Raise where the tensors' sizes are ones this trace cannot serve (its unknown
         dimensions do not meet its requirements: `x[1:]` of an empty x)."""
-        sizes = {}
-        for node, tensor in zip(self._traced.inputs, tensors):
-            for size, given in zip(node.shape, np.shape(tensor)):
-                if (
-                    isinstance(size, dims.Dim)
-                    and len(size.symbols) == 1
-                    and size == dims.Dim.symbol(size.symbols[0])
-                ):
-                    sizes[size.symbols[0]] = given
+        shapes = [node.shape for node in self._traced.inputs]
+        sizes = dims.sizes_given(shapes, [np.shape(t) for t in tensors])
         unmet = [size for size in self._requirements if size.evaluate(sizes) < 0]
         if unmet:
             given = ", ".join(f"{name} = {value}" for name, value in sorted(sizes.items()))
@@ -244,11 +237,11 @@ class ConcreteFunction:
 
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
-        if self._requirements:
-            self._check_sizes(tensors)
         if self._returns_one_value and not (
             state.tapes or state.trace is not None or numerics.enabled or state.accumulators
         ):
+            if self._requirements:
+                self._check_sizes(tensors)
             arrays = [t._value for t in tensors]
             if self._variables:
                 arrays += [v._value for v in self._variables]
@@ -313,11 +306,7 @@ class ConcreteFunction:
         if not self._symbols:
             return self.stages.of_primitives, ()
         graph = self.stages.of_primitives
-        env = {}
-        for node, tensor in zip(graph.inputs, inputs):
-            for size, given in zip(node.shape, tensor.shape):
-                if isinstance(size, dims.Dim) and size.symbols == [str(size)]:
-                    env[str(size)] = given
+        env = dims.sizes_given([n.shape for n in graph.inputs], [t.shape for t in inputs])
         sizes = tuple(env[name] for name in self._symbols)
         if sizes not in self._specialized:
             self._specialized[sizes] = rewrite.specialize(graph, env)

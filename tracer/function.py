@@ -251,10 +251,9 @@ class Function:
                     "TensorSpec with a shape, where the input_signature's rank is unknown"
                 )
             specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
-            concrete = self._concrete.get(signature(specs, {}))
-            if concrete is None or concrete.admits(
-                unknown_sizes(signature(specs, {}), signature(args, {}))
-            ):
+            general = signature(specs, {})
+            concrete = self._concrete.get(general)
+            if concrete is None or concrete.admits(unknown_sizes(general, signature(args, {}))):
                 args = nest.pack_sequence_as(list(args), specs)
             else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
                 args = nest.pack_sequence_as(

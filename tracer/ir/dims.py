@@ -206,6 +206,17 @@ def substitute(value, env):
     return value
 
 
+def sizes_given(shapes, given):
+    """{symbol: size} of the unknown dimensions that stand alone in `shapes` (d0, not
+    d0 + 1), read from the `given` shapes of the same ranks (a call's arguments)."""
+    env = {}
+    for shape, actual in zip(shapes, given):
+        for dimension, value in zip(shape, actual):
+            if isinstance(dimension, Dim) and dimension.symbols == [str(dimension)]:
+                env[str(dimension)] = value
+    return env
+
+
 def size(shape):
     """The number of elements of `shape` (a Dim when it has unknown dimensions)."""
     total = 1

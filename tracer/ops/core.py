@@ -137,7 +137,7 @@ def _refuse_strings(op, inputs):
     """TypeError for a tt.string input to an op that computes on numbers (TensorFlow has no
     kernel for it either: `s * 2`, `tt.reduce_sum(s)`, `tt.cast(s, tt.float32)`)."""
     for t in inputs:
-        if getattr(t.dtype, "is_string", False):
+        if t.dtype.is_string:
             raise TypeError(
                 "does not take string tensors (tt.strings has the string ops: join, length, "
                 "to_number, ...)"

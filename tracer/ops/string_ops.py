@@ -233,11 +233,12 @@ def _compiled(pattern):
         raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
 
 
-REGEX_FULL_MATCH = _string_op(
-    "regex_full_match",
-    _elementwise_to(dtypes.bool),
-    lambda x, pattern: _each(lambda s: _compiled(pattern).fullmatch(s) is not None, x, dtype=bool),
-)
+def _full_match_kernel(x, pattern):
+    compiled = _compiled(pattern)
+    return _each(lambda s: compiled.fullmatch(s) is not None, x, dtype=bool)
+
+
+REGEX_FULL_MATCH = _string_op("regex_full_match", _elementwise_to(dtypes.bool), _full_match_kernel)
 
 
 def regex_full_match(input, pattern, name=None):
