@@ -1,8 +1,10 @@
 """Gradients of compiled `tt.while_loop`s without `maximum_iterations`, as TensorFlow gives.
 
-A loop with no bound stacks the states of its first iterations (as many as fit a budget,
-`loops.STACK_ITERATIONS` at most); the reverse recomputes a later state from the last one
-stored. Tests shrink the budget so both paths run: the values must not depend on it.
+A loop with no bound stacks its states in a fixed number of rows (as many as fit a budget,
+`loops.STACK_ITERATIONS` at most): when the rows are full, every other one is dropped and
+the loop stacks every second iteration from then on, and so on; the reverse recomputes a
+state that is not held from the row before it. Tests shrink the budget so that the rows
+halve many times: the values must not depend on it.
 """
 
 import numpy as np
@@ -14,7 +16,7 @@ from tracer.control import loops
 BACKENDS = ["c", "interpreter"]
 
 
-@pytest.fixture(params=[1024, 1], ids=lambda n: f"capacity{n}")
+@pytest.fixture(params=[1024, 2], ids=lambda n: f"capacity{n}")
 def capacity(request, monkeypatch):
     monkeypatch.setattr(loops, "STACK_ITERATIONS", request.param)
     return request.param
@@ -138,11 +140,45 @@ def test_forward_mode_through_a_loop_without_a_bound(capacity):
         np.testing.assert_allclose(compiled(x, v).numpy(), numeric, rtol=1e-7)
 
 
-def test_the_compiled_loop_stacks_only_its_first_iterations(monkeypatch):
-    """The C stores a state only while the stack has room: a loop longer than the capacity
-    writes nothing past it (the reverse recomputes those states)."""
-    monkeypatch.setattr(loops, "STACK_ITERATIONS", 3)
-    concrete = tt.function(power_gradient, backend="c").get_concrete_function(
-        tt.TensorSpec([], tt.float32)
-    )
-    assert "< 3) {" in concrete.c_source()
+def recurrence(x, n):
+    """n iterations of a vector state: the state, its gradient (of a weighted sum) and that
+    gradient's derivative along a direction."""
+    weights = tt.constant([1.0, -0.5, 2.0], tt.float64)
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            _, y = tt.while_loop(
+                lambda i, y: i < n, lambda i, y: (i + 1, tt.sin(y) * x + 0.3), (0, x)
+            )
+            total = tt.reduce_sum(y * weights)
+        gradient = inner.gradient(total, x)
+        along = tt.reduce_sum(gradient * weights)
+    return y, gradient, outer.gradient(along, x, unconnected_gradients="zero")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_many_times_longer_than_their_stacks_have_every_gradient(backend, monkeypatch):
+    """Stacks of two rows, the fewest there are, and loops of up to 37 iterations: the rows
+    halve up to five times (the stride reaches 32), and every state the reverse needs is
+    recomputed from the right row: values and two orders of derivatives as eagerly."""
+    monkeypatch.setattr(loops, "STACK_ITERATIONS", 2)
+    x = tt.constant([0.9, -0.4, 0.6], tt.float64)
+    compiled = tt.function(recurrence, backend=backend)
+    for n in (0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 37):
+        eager = [t.numpy() for t in recurrence(x, n)]
+        got = [t.numpy() for t in compiled(x, tt.constant(n))]
+        for g, e in zip(got, eager):
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-14, err_msg=f"{n} iterations")
+    assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_the_stacks_of_a_loop_without_a_bound_have_a_power_of_two_rows_within_the_budget():
+    """64 MiB of rows (65,536 at most), rounded down to a power of two so that they halve
+    evenly, and never fewer than two: a loop whose state is larger than the budget still
+    stacks two."""
+    spec = tt.TensorSpec
+    assert loops._capacity([spec([], tt.float64)]) == 65536
+    assert loops._capacity([spec([1000], tt.float32)]) == 16384  # 16,777 rows fit
+    assert loops._capacity([spec([3, 1000], tt.float32), spec([], tt.int32)]) == 4096  # 5,590
+    assert loops._capacity([spec([2**25], tt.float64)]) == 2  # none fits

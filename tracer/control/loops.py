@@ -8,17 +8,23 @@ The interpreter runs the graphs in a Python loop; the C backend writes a real `f
 their code.
 
     while (inputs: loop variables, captures; results: the variables' final values, the
-           count of iterations, and the stack of each variable's value at the start of
-           every iteration, `capacity` of them)
+           count of iterations, then, where a gradient reads them, the stack of each
+           variable's values at the start of the iterations, `capacity` rows, and the
+           stride: the stacks hold the iterations 0, stride, 2 stride, ...)
 
 The gradient of a loop is a loop: the reverse replays the iterations backwards from the
 stacked states, running the body's vector-Jacobian product once per iteration; being
 itself a while loop, it has a gradient too, to any order. The stacks exist only where a
-gradient reads them: dead-code elimination drops them otherwise (`_narrow_while`). Their
-capacity is `maximum_iterations` where the loop has one; a loop without one stacks the
-first iterations that fit a fixed budget, and its reverse recomputes the state of any later
-iteration from the last one stored (`_replayed_state`), so a compiled loop of any length
-has a gradient, as in TensorFlow.
+gradient reads them: dead-code elimination drops them otherwise (`_narrow_while`).
+
+Their capacity is `maximum_iterations` where the loop has one: every iteration is stacked
+(the stride is 1). A loop without one has a fixed budget of rows (`_capacity`, a power of
+two); when an iteration finds them full, every other row is dropped and the stride doubles,
+so the stacks always hold evenly spaced iterations over the whole run, and the reverse
+recomputes a state that is not held by running the body on from the row before it
+(`_replayed_state`). A loop of any length has a gradient, compiled as eagerly, in memory
+that does not grow with its length; the body runs about `stride / 2` extra times per
+iteration, where stride is the smallest power of two with length <= capacity * stride.
 """
 
 import numpy as np
@@ -26,7 +32,6 @@ import numpy as np
 from codegen import forms
 from tracer import dtypes, nest, printing
 from tracer.context import state
-from tracer.control.branches import cond
 from tracer.control.region import (
     assignments,
     at_user_line,
@@ -302,7 +307,13 @@ def _infer_while(attrs, *inputs):
     parts = [(v.shape, v.dtype) for v in variables] + [((), dtypes.int64)]
     if attrs["stacked"]:
         parts += [((attrs["capacity"], *v.shape), v.dtype) for v in variables]
+        parts.append(((), dtypes.int64))  # the stride
     return (), TupleType(parts)
+
+
+def stride_index(n_vars):
+    """The position of a stacked loop's stride among its results."""
+    return 2 * n_vars + 1
 
 
 def _while_kernel(*inputs, cond, body, n_vars, maximum_iterations, capacity, stacked):
@@ -310,16 +321,23 @@ def _while_kernel(*inputs, cond, body, n_vars, maximum_iterations, capacity, sta
     stacks = []
     if stacked:
         stacks = [np.zeros((capacity, *np.shape(v)), np.asarray(v).dtype) for v in variables]
-    count = 0
+    count, stride = 0, 1
     while maximum_iterations is None or count < maximum_iterations:
         (pred,) = run_subgraph(cond, [*variables, *captures])
         if not pred:
             break
-        for stack, value in zip(stacks if count < capacity else (), variables):
-            stack[count] = value
+        if stacks and count % stride == 0:
+            row = count // stride
+            if row == capacity:  # full (only without maximum_iterations): keep the even rows
+                for stack in stacks:
+                    stack[: capacity // 2] = stack[::2]
+                stride, row = 2 * stride, row // 2
+            for stack, value in zip(stacks, variables):
+                stack[row] = value
         variables = run_subgraph(body, [*variables, *captures])
         count += 1
-    return TupleValue([*variables, np.int64(count), *stacks])
+    strides = [np.int64(stride)] if stacked else []
+    return TupleValue([*variables, np.int64(count), *stacks, *strides])
 
 
 def _narrow_while(node, used):
@@ -329,7 +347,9 @@ def _narrow_while(node, used):
     n = node.attrs["n_vars"]
     cond, body = node.attrs["cond"].graph, node.attrs["body"].graph
     stacked = node.attrs["stacked"] and any(k > n for k in used)
-    kept = {k if k < n else k - n - 1 for k in used if k != n} | inputs_read(cond, cond.outputs)
+    counts = (n, stride_index(n))  # (the count and the stride: no variable's)
+    kept = {k if k < n else k - n - 1 for k in used if k not in counts}
+    kept |= inputs_read(cond, cond.outputs)
     while True:
         more = kept | inputs_read(body, [body.outputs[j] for j in kept if j < n])
         if more == kept:
@@ -359,11 +379,11 @@ def _narrow_while(node, used):
     narrowed = Node(node.op, inputs, attrs, shape, dtype, node.location)
     m = len(variables)
     renumbered = {j: new for new, j in enumerate(variables)}
-    indices = {n: m}
+    indices = {n: m, stride_index(n): stride_index(m)}
     for k in used:
         if k < n:
             indices[k] = renumbered[k]
-        elif k > n:
+        elif k not in counts:
             indices[k] = m + 1 + renumbered[k - n - 1]
     return narrowed, indices
 
@@ -395,12 +415,16 @@ def _while_grad(node, g, *saved):
     ]
     count = get(out, n)
     stacks = [get(out, n + 1 + j) for j in range(n)]
+    stride = get(out, stride_index(n))
     sums = [array_ops.zeros(captures[k].shape, captures[k].dtype) for k in cap_positions]
-    state_at = _stored_state if node.attrs["maximum_iterations"] is not None else _replayed_state
+    bounded = node.attrs["maximum_iterations"] is not None
 
     def backward_body(k, cotangents, sums):
         k = k - 1
-        states, extra = state_at(node, k, stacks, stack_cotangents, captures)
+        if bounded:  # every iteration stacked
+            states, extra = _stored_state(k, stacks, stack_cotangents)
+        else:
+            states, extra = _replayed_state(node, k, stride, stacks, stack_cotangents, captures)
         results = execute_graph(vjp, [*states, *captures, *cotangents])
         cotangents = results[: len(var_positions)]
         for position, j in enumerate(var_positions):
@@ -423,7 +447,7 @@ def _while_grad(node, g, *saved):
     return tuple(grads)
 
 
-def _stored_state(node, k, stacks, stack_cotangents, captures):
+def _stored_state(k, stacks, stack_cotangents):
     """The loop variables at the start of iteration `k`, and the cotangents that reached
     them through the stacks (None where none did), read from the stacks."""
     states = [index_ops.gather(stack, k) for stack in stacks]
@@ -431,43 +455,33 @@ def _stored_state(node, k, stacks, stack_cotangents, captures):
     return states, extra
 
 
-def _replayed_state(node, k, stacks, stack_cotangents, captures):
-    """As `_stored_state`, for a loop with no maximum_iterations: its stacks hold the first
-    `capacity` iterations' states, and a later one is recomputed by running the body on from
-    the last one stored (so the gradient is right however long the loop ran, at a cost that
-    grows with the square of the iterations past the capacity)."""
-    last = node.attrs["capacity"] - 1
+def _replayed_state(node, k, stride, stacks, stack_cotangents, captures):
+    """As `_stored_state`, for a loop with no maximum_iterations, whose stacks hold every
+    `stride`-th iteration: the state of iteration `k` is the body run `k mod stride` times
+    from the row of the iteration before it that is held."""
     body = node.attrs["body"].graph
-    reached = [c for c in stack_cotangents if c is not None]
-
-    def stored():
-        index = math_ops.minimum(k, last)
-        return [index_ops.gather(s, index) for s in stacks], [
-            index_ops.gather(c, index) for c in reached
-        ]
-
-    def replayed():
-        steps = k - last
-        _, states = while_loop(
-            lambda j, states: j < steps,
-            lambda j, states: (j + 1, execute_graph(body, [*states, *captures])),
-            (array_ops.zeros((), k.dtype), [index_ops.gather(s, last) for s in stacks]),
-        )
-        return states, [array_ops.zeros(c.shape[1:], c.dtype) for c in reached]
-
-    states, extra = cond(k <= last, stored, replayed)
-    extra = iter(extra)
-    return states, [None if c is None else next(extra) for c in stack_cotangents]
+    row = k // stride
+    steps = k - row * stride
+    _, states = while_loop(
+        lambda j, states: j < steps,
+        lambda j, states: (j + 1, execute_graph(body, [*states, *captures])),
+        (array_ops.zeros((), k.dtype), [index_ops.gather(s, row) for s in stacks]),
+    )
+    held = math_ops.equal(steps, 0)  # a row's cotangent reaches the iteration it holds
+    extra = [None if c is None else index_ops.gather(c, row) for c in stack_cotangents]
+    extra = [None if c is None else math_ops.where(held, c, array_ops.zeros_like(c)) for c in extra]
+    return states, extra
 
 
 def _capacity(initial):
-    """How many iterations' states a loop with no maximum_iterations stacks for its
-    gradient: as many as fit in STACK_BYTES, at least one."""
+    """How many rows the stacks of a loop with no maximum_iterations have: as many as fit
+    in STACK_BYTES, rounded down to a power of two (the rows halve when full), at least two."""
     size = sum(int(np.prod(t.shape, dtype=np.int64)) * t.dtype.itemsize for t in initial)
-    return max(1, min(STACK_ITERATIONS, STACK_BYTES // max(size, 1)))
+    rows = max(2, min(STACK_ITERATIONS, STACK_BYTES // max(size, 1)))
+    return 1 << (rows.bit_length() - 1)
 
 
-# The stacks of a loop with no maximum_iterations: at most this many iterations and bytes.
+# The stacks of a loop with no maximum_iterations: at most this many rows and bytes.
 STACK_ITERATIONS = 65536
 
 
@@ -484,7 +498,7 @@ def _emit_while(node, site):
     [stack the state;] body; the body's results become the loop variables }"""
     n = node.attrs["n_vars"]
     parts = node.dtype.parts
-    count = site.fresh("count")
+    count, stride = site.fresh("count"), site.fresh("stride")
     variables = [site.result(j) for j in range(n)]
     captures = [site.input(k) for k in range(n, len(node.inputs))]
     sizes = [site.bytes(*parts[j]) for j in range(n)]
@@ -494,6 +508,8 @@ def _emit_while(node, site):
     limit = node.attrs["maximum_iterations"]
     declarations, watch = site.watch(count) if limit is None or limit > WATCHED_ABOVE else ([], [])
     lines.append(f"    int64_t {count} = 0;")
+    if node.attrs["stacked"]:
+        lines.append(f"    int64_t {stride} = 1;")
     lines += ["    " + line for line in declarations]
     lines.append(
         f"    for (;; {count}++) {{"
@@ -505,20 +521,45 @@ def _emit_while(node, site):
     lines += ["        " + line for line in cond_lines]
     lines.append(f"        if (!*(const bool *){pred}) break;")
     if node.attrs["stacked"]:
-        copies = [
-            f"memcpy({site.result(n + 1 + j)} + {count} * {sizes[j]}, {variables[j]}, {sizes[j]});"
-            for j in range(n)
-        ]
-        if limit is None:  # the stacks hold the first `capacity` iterations (_replayed_state)
-            copies = [f"if ({count} < {node.attrs['capacity']}) {{", *indented(copies), "}"]
-        lines += indented(copies, 2)
+        lines += indented(_stacking(node, site, count, stride, variables, sizes), 2)
     body_lines, outputs = site.region(node.attrs["body"].graph, [*variables, *captures])
     lines += ["        " + line for line in body_lines]
     lines += ["        " + line for line in assignments(site, variables, outputs, parts[:n])]
     lines.append("    }")
     lines.append(f"    *(int64_t *){site.result(n)} = {count};")
+    if node.attrs["stacked"]:
+        lines.append(f"    *(int64_t *){site.result(stride_index(n))} = {stride};")
     lines.append("}")
     return lines
+
+
+def _stacking(node, site, count, stride, variables, sizes):
+    """The C that stores the loop variables in their stacks at the start of an iteration:
+    at row `count` with maximum_iterations; without it, every `stride`-th iteration, the
+    even rows kept and the stride doubled when the rows are full (see the module's
+    docstring)."""
+    n = node.attrs["n_vars"]
+    stacks = [site.result(n + 1 + j) for j in range(n)]
+    if node.attrs["maximum_iterations"] is not None:
+        return [
+            f"memcpy({s} + {count} * {z}, {v}, {z});" for s, v, z in zip(stacks, variables, sizes)
+        ]
+    capacity = node.attrs["capacity"]
+    row, i = site.fresh("row"), site.fresh("i")
+    halving = [f"memcpy({s} + {i} * {z}, {s} + 2 * {i} * {z}, {z});" for s, z in zip(stacks, sizes)]
+    return [
+        f"if ({count} % {stride} == 0) {{",
+        f"    int64_t {row} = {count} / {stride};",
+        f"    if ({row} == {capacity}) {{",
+        f"        for (int64_t {i} = 1; {i} < {capacity // 2}; {i}++) {{",
+        *indented(halving, 3),
+        "        }",
+        f"        {stride} *= 2;",
+        f"        {row} = {capacity // 2};",
+        "    }",
+        *[f"    memcpy({s} + {row} * {z}, {v}, {z});" for s, v, z in zip(stacks, variables, sizes)],
+        "}",
+    ]
 
 
 WHILE = primitive(

@@ -64,7 +64,7 @@ def batch_while(node, args, flags, size):
     loop = apply(OPS["while"], tuple(initial), attrs)
     values = [_batched(get(loop, j), j in carried, size) for j in range(n)]
     stacks = [_stack(get(loop, n + 1 + j), j in carried, size) for j in _stacked(node)]
-    return Results([*values, _tiled(get(loop, n), size), *stacks])
+    return Results([*values, _tiled(get(loop, n), size), *stacks, *_stride(node, loop, n, size)])
 
 
 def batch_cond(node, args, flags, size):
@@ -156,12 +156,20 @@ def _per_row_loop(node, args, flags, captured, size):
     loop = apply(OPS["while"], (*initial, running, zero, *captures), attrs)
     finals = [get(loop, j) for j in range(n + 2)]
     stacks = [_stack(get(loop, n + 3 + j), True, size) for j in _stacked(node)]
-    return Results([*finals[:n], finals[n + 1], *stacks])
+    return Results([*finals[:n], finals[n + 1], *stacks, *_stride(node, loop, n + 2, size)])
 
 
 def _stacked(node):
     """The positions of the variables whose stacked states the node gives (none, or all)."""
     return range(node.attrs["n_vars"]) if node.attrs["stacked"] else range(0)
+
+
+def _stride(node, loop, n_vars, size):
+    """[the stride of the stacks of `loop` (of `n_vars` variables), broadcast to the batch]
+    where `node` gives stacks, else []: one for every row, as the rows share the stacks."""
+    if not node.attrs["stacked"]:
+        return []
+    return [_tiled(get(loop, 2 * n_vars + 1), size)]
 
 
 def _stack(stack, batched, size):
