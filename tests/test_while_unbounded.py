@@ -182,3 +182,24 @@ def test_the_stacks_of_a_loop_without_a_bound_have_a_power_of_two_rows_within_th
     assert loops._capacity([spec([1000], tt.float32)]) == 16384  # 16,777 rows fit
     assert loops._capacity([spec([3, 1000], tt.float32), spec([], tt.int32)]) == 4096  # 5,590
     assert loops._capacity([spec([2**25], tt.float64)]) == 2  # none fits
+
+
+def test_a_mapped_gradient_through_loops_of_each_rows_length_is_each_rows_gradient(monkeypatch):
+    """tt.vectorized_map of a gradient through a loop whose length depends on the row, with
+    stacks of two rows: each row's gradient as alone (the map runs the rows one by one: the
+    reverse reads a stack at each row's own iteration, a gather that does not batch)."""
+    monkeypatch.setattr(loops, "STACK_ITERATIONS", 2)
+
+    def gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            _, y = tt.while_loop(
+                lambda i, y: y < 50.0, lambda i, y: (i + 1, y * 1.3 + tt.sin(y)), (0, x)
+            )
+        return tape.gradient(y, x)
+
+    xs = tt.constant([0.2, 1.7, 3.0, 40.0], tt.float64)  # 17, 14, 14 and 1 iterations
+    alone = [gradient(x).numpy() for x in xs]
+    for backend in BACKENDS:
+        batched = tt.function(lambda xs: tt.vectorized_map(gradient, xs), backend=backend)(xs)
+        np.testing.assert_allclose(batched.numpy(), alone, rtol=1e-12)
