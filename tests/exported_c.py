@@ -13,6 +13,8 @@ STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 # -O0: the sanitizers check every access as at -O1, and the catalogue compiles in a third
 # of the time
 SANITIZED = ["-std=c99", "-O0", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+# AddressSanitizer alone: every access checked, in a third of the time UBSan's checks add
+ADDRESS_SANITIZED = ["-std=c99", "-O0", "-g", "-fsanitize=address"]
 
 
 def compiler():

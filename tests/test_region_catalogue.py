@@ -3,15 +3,22 @@ gradients and what is built on them) works in every backend with the same number
 first and second derivatives, forward mode, and vectorized jacobians.
 
 Each construct is a function of one float64 vector. Eager mode runs Python's control flow;
-`tt.function` on the interpreter and in C runs the region ops. Eager, interpreter and C must
-agree to 1e-10 (relative), and the first derivative must match central differences.
+`tt.function` on the interpreter and in C runs the region ops, and `tt.export_c`'s C, called
+from a C program built with AddressSanitizer, runs them too. Eager, interpreter, C and
+exported C must agree to 1e-10 (relative), and the first derivative must match central
+differences.
 """
+
+import os
 
 import numpy as np
 import pytest
 
 import tracer as tt
+from tests import exported_c
 from tests.test_backends import derivatives
+from tracer.control import loops
+from tracer.export_entries import export_concretes
 from tracer.ops.registry import OPS
 
 X = np.array([0.3, -0.7, 0.5])
@@ -150,6 +157,49 @@ def test_vectorized_jacobians_agree_with_row_by_row_ones(name):
     for backend in BACKENDS:
         got = tt.function(lambda x: jacobian(x, True), backend=backend)(x)
         _compare([got], [want], f"{name} on {backend}")
+
+
+def _jacobian(function):
+    def vectorized(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = function(x)
+        return tape.jacobian(y, x)
+
+    return vectorized
+
+
+def test_exported_c_gives_the_values_derivatives_jvps_and_jacobians_of_every_construct(
+    tmp_path, monkeypatch
+):
+    """Each construct's values with two orders of derivatives, its jvp and its vectorized
+    jacobian, exported as the entry points of one C file, compiled with AddressSanitizer
+    (every read and write of a loop's stacks checked, their rows halved: two rows for a
+    loop without a bound) and called from C: the numbers eager mode gives."""
+    monkeypatch.setattr(loops, "STACK_ITERATIONS", 2)
+    x, v = tt.constant(X), tt.constant(V)
+    named, calls, expected = [], [], []
+    for name, function in sorted(CONSTRUCTS.items()):
+        programs = {
+            "values": (derivatives(function, 1), [x]),
+            "jvp": (lambda x, v, f=function: tt.jvp(f, [x], [v])[1], [x, v]),
+            "jacobian": (_jacobian(function), [x]),
+        }
+        for kind, (program, inputs) in programs.items():
+            want = program(*inputs)
+            want = [t.numpy() for t in (want if isinstance(want, (list, tuple)) else [want])]
+            concrete = tt.function(program).get_concrete_function(*inputs)
+            named.append((f"{name}_{kind}", concrete))
+            calls.append(exported_c.Call(f"{name}_{kind}", [t.numpy() for t in inputs], want))
+            expected.append(want)
+    directory = str(tmp_path)
+    export_concretes(directory, "regions", named)
+    main = os.path.join(directory, "main.c")
+    with open(main, "w") as handle:
+        handle.write(exported_c.main_source("regions", calls))
+    program = exported_c.build(directory, "regions", exported_c.ADDRESS_SANITIZED, [main])
+    for call, got, want in zip(calls, exported_c.run(program, calls), expected):
+        _compare(got, want, f"{call.function} in exported C")
 
 
 def test_the_table_reaches_every_region_op():
