@@ -25,10 +25,11 @@ def run_suite(tmp_path, *options):
     return result, json.loads(out.read_text())
 
 
-SYSTEMS = "numpy,tracer-eager,tracer-compiled"
-# the first part also runs a peer (not installed here: its worker says "skipped") and the
-# profiler's system; the others leave them out, whose workers would only start and say so
-MORE_SYSTEMS = ",tracer-profiled,torch-eager"
+SYSTEMS = "tracer-eager,tracer-compiled"
+# the first part also runs numpy's timings, a peer (not installed here: its worker says
+# "skipped") and the profiler's system; the others leave them out (each worker checks its
+# results against numpy's whatever the systems)
+MORE_SYSTEMS = ",numpy,tracer-profiled,torch-eager"
 
 
 def _timed_checks(result, results):
@@ -68,7 +69,6 @@ def _transformer_checks(result, results):
 
 
 def _check_first_call(results, workload, systems):
-    assert results[workload]["numpy"]["status"] == "ok"
     for system in systems:
         assert results[workload][system]["status"] == "ok", (workload, system)
         assert results[workload][system]["error"] <= 1e-4
