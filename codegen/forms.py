@@ -130,10 +130,16 @@ class Structured(Form):
     """An op holding graphs it runs (a branch, a loop): C statements in the entry point, not
     a kernel. `emit(node, site) -> C statements`, written with what `site` (a
     codegen.lower.StructuredSite) offers: the pointers of the node's inputs and results,
-    scratch storage, and the statements of a held graph run on given pointers."""
+    scratch storage, and the statements of a held graph run on given pointers.
 
-    def __init__(self, emit):
+    `carried(node) -> {attribute: [(output, input), ...]}` names, for a held graph, the
+    outputs that the op copies back to the storage of one of its inputs after each run (a
+    loop's next variables): the lowering writes such an output straight into that storage
+    where that is safe, and the copy is then of a value onto itself, which `emit` skips."""
+
+    def __init__(self, emit, carried=None):
         self.emit = emit
+        self.carried = carried or (lambda node: {})
 
 
 class Projection(Form):

@@ -339,6 +339,9 @@ class _Lowering:
         self.results = {}  # id(structured node) -> the pointers of its results
         self.scratch = {}  # id(structured node) -> the pointer of its scratch area
         self.layouts = {}  # id(held graph) -> its _Layout, in its op's scratch area (`place`)
+        # id(node) of the held graphs' values written over an input (`_Layout.written_over`):
+        # their kernels' pointers are not `restrict` (see `kernel`)
+        self.written_over = set()
         self.nested_constants = {}  # id(const node of a held graph) -> its pointer
 
     def fresh(self, stem):
@@ -409,6 +412,9 @@ class _Lowering:
         of its outputs, valid until the statements run again or the op's step ends."""
         layout = self.layouts[id(graph)]
         pointers = {id(n): p for n, p in zip(graph.inputs, input_pointers)}
+        for node_id, k in layout.written_over.items():  # (Structured.carried)
+            pointers[node_id] = input_pointers[k]
+            self.written_over.add(node_id)
         for node in graph.nodes:
             if node.op == "const":
                 pointers[id(node)] = self.nested_constants[id(node)]
@@ -444,7 +450,7 @@ class _Lowering:
         if isinstance(form, Structured):
             site = StructuredSite(self, node, pointers)
             return [f"/* {_step_comment(node)} */", *form.emit(node, site)], None
-        name, returns_error = self.kernel(node)
+        name, returns_error = self.kernel(node, id(node) in self.written_over)
         operands = [(_pointer_type(i), pointers[id(i)]) for i in node.inputs]
         if _has_results(node):  # a kernel of several values, each in its own block
             parts = zip(node.dtype.parts, self.results[id(node)])
@@ -491,18 +497,26 @@ class _Lowering:
             f"if (error) return error; }}  /* {_step_comment(node)} */"
         )
 
-    def kernel(self, node):
+    def kernel(self, node, written_over=False):
         """(C name, whether it returns an error code) of the kernel computing `node`: written
         once for all the nodes that compute the same thing on other buffers (the steps of
         an unrolled loop), so the C grows with the distinct kernels, not with the nodes.
-        A kernel that reports an error names its node's line, so it is never shared."""
-        key = _kernel_key(node, self.target)
+        A kernel that reports an error names its node's line, so it is never shared.
+
+        A kernel `written_over` one of its inputs has no `restrict` pointers: with them, a
+        compiler that inlines it into a loop may keep that input's value from an earlier
+        iteration in a register (a store through one `restrict` pointer is not expected
+        to change what another reads)."""
+        key = (_kernel_key(node, self.target), written_over)
         known = self.kernel_names.get(key)
         if known is not None:
             self.calls[known[0]] += 1
             return known
         name = self.fresh("k") + "_" + _kernel_label(node)
         text, returns_error = _render_kernel(node, name, self)
+        if written_over:  # (its signature: the line that declares `name`)
+            declaration = re.compile(rf"^static .*\b{name}\(.*$", re.M)
+            text = declaration.sub(lambda m: m.group(0).replace("*restrict ", "*"), text, 1)
         self.kernels.append((name, text))
         self.calls[name] = 1
         if not returns_error:
@@ -700,6 +714,15 @@ def _written_in_place(graph, updates, computed, aliases, target):
     return chosen
 
 
+def _written_over(graph, pairs, computed, aliases, target):
+    """id(output) -> input position, for the (output, input) `pairs` of a held graph whose
+    output can be written straight over its input's storage (`_written_in_place`'s rule),
+    where no other output is that input, whose old value the op copies after the run."""
+    passed_on = {id(_source(id(o), aliases) if id(o) in aliases else o) for o in graph.outputs}
+    pairs = {out: k for out, k in pairs if id(graph.inputs[k]) not in passed_on}
+    return _written_in_place(graph, pairs, computed, aliases, target)
+
+
 def _is_or_aliases(node, source, aliases):
     """Whether `node` is `source` or a reshape of it that shares its buffer."""
     return node is source or (id(node) in aliases and _source(id(node), aliases) is source)
@@ -767,11 +790,15 @@ class _Layout:
     A structured op takes a block per result, and a scratch area for its step alone, in
     which the graphs it holds lay out their own values (`_Layout`s of their own, planned
     first, so that the area's size is known). Values in `kept` (a held graph's outputs)
-    live to the end; those `stored_elsewhere` (the module's output buffers) take no block.
+    live to the end; those `stored_elsewhere` (the module's output buffers, a held graph's
+    outputs `written_over` the storage of its inputs) take no block.
     """
 
     def __init__(self, graph, computed, aliases, stored_elsewhere, kept, held_layouts, target):
         self.graph = graph
+        # id(output of a held graph) -> the position of the input whose storage it is written
+        # over (Structured.carried)
+        self.written_over = {}
         self.target = target
         self.computed = computed
         self.aliases = aliases
@@ -823,13 +850,16 @@ class _Layout:
         (their sum, where sizes are known only at run time); each layout is kept in
         `held_layouts`."""
         sizes = []
-        for value in node.attrs.values():
+        carried = target.form_for(node.op).carried(node)
+        for key, value in node.attrs.items():
             if isinstance(value, Subgraph):
                 graph = value.graph
                 aliases = _aliases(graph, target)
                 kept = [o for o in graph.outputs]
                 computed = _computed(graph, aliases, target)
-                layout = _Layout(graph, computed, aliases, {}, kept, held_layouts, target)
+                over = _written_over(graph, carried.get(key, ()), computed, aliases, target)
+                layout = _Layout(graph, computed, aliases, over, kept, held_layouts, target)
+                layout.written_over = over
                 held_layouts[id(graph)] = layout
                 sizes.append(layout.size)
         if all(isinstance(size, int) for size in sizes):

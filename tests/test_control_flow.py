@@ -560,3 +560,31 @@ def test_stop_gradient_inside_a_loop_body_stops_the_gradient():
     dw, dxs = slopes(tt.constant(2.0, tt.float64), tt.constant(xs))
     assert dw.numpy() == pytest.approx(np.sum(xs * xs))
     np.testing.assert_allclose(dxs.numpy(), 2.0 * xs)  # only the factor not stopped
+
+
+def test_a_loop_body_that_updates_its_state_elementwise_writes_it_in_place():
+    """The body's new state is computed straight over the loop variable's storage, so no
+    iteration copies the state (2,048 bytes here); where the new state is a matrix product,
+    which reads every element of the old one, it is computed aside. Values as numpy's."""
+    w = np.linspace(-1.0, 1.0, 256)
+    matrix = np.eye(256) * 0.5 + np.eye(256, k=1) * 0.25
+
+    def elementwise(x):
+        return tt.while_loop(lambda i, s: i < 10, lambda i, s: (i + 1, tt.tanh(s * w) + s), (0, x))
+
+    def mixing(x):
+        body = lambda i, s: (i + 1, tt.linalg.matvec(matrix, tt.sin(s) + s))  # noqa: E731
+        return tt.while_loop(lambda i, s: i < 10, body, (0, x))
+
+    x = np.linspace(0.0, 1.0, 256)
+    want_elementwise, want_mixing = x.copy(), x.copy()
+    for _ in range(10):
+        want_elementwise = np.tanh(want_elementwise * w) + want_elementwise
+        want_mixing = matrix @ (np.sin(want_mixing) + want_mixing)
+    for function, want in ((elementwise, want_elementwise), (mixing, want_mixing)):
+        compiled = tt.function(function, backend="c")
+        np.testing.assert_allclose(compiled(tt.constant(x))[1].numpy(), want, rtol=1e-13)
+    source = tt.function(elementwise, backend="c").get_concrete_function(x).c_source()
+    start = source.index("for (;", source.index("int tracer_run"))
+    loop = source[start : source.index("*(int64_t *)", start)]  # to the count's store
+    assert "k" in loop and ", 2048);" not in loop, loop

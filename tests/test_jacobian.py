@@ -221,6 +221,9 @@ def test_an_eager_hessian_of_elementwise_functions_makes_one_product_of_the_seed
 
 
 def test_eager_and_compiled_jacobians_agree_where_the_matrix_holds_nan_and_inf():
+    # values of its own, whatever ran before: where tanh nears 1, its derivative 1 - t^2
+    # loses digits, and a tanh that differs by an ulp fails the 1e-14 comparison below
+    rng = np.random.default_rng(223)
     w, b = rng.standard_normal((4, 3)), rng.standard_normal(4)
     w[1, 2], w[3, 0] = np.nan, np.inf
 

@@ -533,6 +533,12 @@ def _emit_while(node, site):
     return lines
 
 
+def _variables_written_back(node):
+    """(output, input) of the body: each output is the next value of the input's loop
+    variable, which the C may write straight over the variable (codegen.forms.Structured)."""
+    return [(j, j) for j in range(node.attrs["n_vars"])]
+
+
 def _stacking(node, site, count, stride, variables, sizes):
     """The C that stores the loop variables in their stacks at the start of an iteration:
     at row `count` with maximum_iterations; without it, every `stride`-th iteration, the
@@ -571,6 +577,6 @@ WHILE = primitive(
     jvp=TRANSPOSED_VJP,
     batch=batch_while,
     kernel=_while_kernel,
-    c=forms.Structured(_emit_while),
+    c=forms.Structured(_emit_while, carried=lambda node: {"body": _variables_written_back(node)}),
     narrow=_narrow_while,
 )
