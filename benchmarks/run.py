@@ -1,6 +1,7 @@
 """The benchmark suite: every workload on tracer (eager and compiled), the hand-written numpy
 reference, and TensorFlow, JAX and PyTorch when they are installed. Each measurement runs in
-a process of its own; results are checked against numpy before they are timed.
+a process of its own (with --quick, each system's measurements share one: a smoke test,
+whose timings matter not); results are checked against numpy before they are timed.
 
     python3 benchmarks/run.py                 # the full sizes (a few minutes)
     python3 benchmarks/run.py --quick         # tiny sizes, a smoke test
@@ -112,9 +113,41 @@ def run_worker(workload, system, quick):
     return result
 
 
-def _worker_result(command, environment):
+def run_workers_quick(workloads, system):
+    """{workload: result} of `system` on `workloads` in one worker process with one empty
+    cache (--quick), and B18's first call again in a second process with that cache."""
+    command = [sys.executable, os.path.join(HERE, "worker.py"), ",".join(workloads), system]
+    with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
+        environment = dict(os.environ, TRACER_CACHE_DIR=cache)
+        environment["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "torchinductor")
+        lines = _worker_lines([*command, "--quick"], _thread_environment(environment))
+        if len(lines) != len(workloads):  # it failed on the next one: each alone says which
+            return {}
+        results = dict(zip(workloads, lines))
+        for workload in SHOWS_WARM_FIRST_CALL:
+            result = results.get(workload)
+            if result and result["status"] == "ok" and system in CACHES_ON_DISK:
+                warm = _worker_result(
+                    [*command[:2], workload, system, "--quick", "--first-call-only"],
+                    _thread_environment(environment),
+                )
+                if warm["status"] == "ok":
+                    result["warm_first_call_seconds"] = warm["first_call_seconds"]
+    return results
+
+
+def _worker_lines(command, environment):
+    """The JSON lines a worker printed, [] where it failed or timed out."""
+    result = _run_worker(command, environment)
+    if result is None or result.returncode != 0:
+        return []
+    return [json.loads(line) for line in result.stdout.strip().splitlines()]
+
+
+def _run_worker(command, environment):
+    """The completed worker process, None where it timed out."""
     try:
-        result = subprocess.run(
+        return subprocess.run(
             command,
             capture_output=True,
             text=True,
@@ -123,6 +156,12 @@ def _worker_result(command, environment):
             preexec_fn=_on_cores,
         )
     except subprocess.TimeoutExpired:
+        return None
+
+
+def _worker_result(command, environment):
+    result = _run_worker(command, environment)
+    if result is None:
         return {"status": "failed", "detail": "timed out"}
     if result.returncode != 0 or not result.stdout.strip():
         return {
@@ -328,6 +367,12 @@ def measure(workloads, systems, rounds, quick, startups):
     bounds = []
     for number in range(1, rounds + 1):
         print(f"round {number} of {rounds} ...", file=sys.stderr, flush=True)
+        measured = {}  # (workload, system) -> result, of the --quick processes
+        if quick:
+            for system in systems:
+                chosen = [w for w in workloads if system != "tracer-profiled" or w in PROFILED]
+                results = run_workers_quick(chosen, system) if chosen else {}
+                measured.update(((w, system), r) for w, r in results.items())
         for workload in workloads:
             for system in systems:
                 earlier = every_round[workload][system]
@@ -338,7 +383,8 @@ def measure(workloads, systems, rounds, quick, startups):
                 if system == "tracer-profiled" and workload not in PROFILED:
                     earlier.append({"status": "n/a"})  # (no worker process to say so)
                     continue
-                earlier.append(run_worker(workload, system, quick))
+                result = measured.get((workload, system))
+                earlier.append(result or run_worker(workload, system, quick))
             if workload == "B3":
                 bounds.append(dram_bound_seconds(quick))
         if startups is not None:

@@ -2,6 +2,10 @@
 then time it (warm-up, then the median of repeated runs). Prints one JSON line.
 
     python3 benchmarks/worker.py B2 tracer-compiled [--quick] [--first-call-only]
+
+With --quick, several workloads may be named (B2,B3,B9): each is measured in turn, in this
+process, and prints its line (the suite's smoke test starts one process per system, not
+one per measurement).
 """
 
 import argparse
@@ -34,11 +38,12 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--first-call-only", action="store_true")
     options = parser.parse_args()
-    print(
-        json.dumps(
-            measure(options.workload, options.system, options.quick, options.first_call_only)
-        )
-    )
+    workloads = options.workload.split(",")
+    if len(workloads) > 1 and not options.quick:
+        parser.error("several workloads are measured in one process only with --quick")
+    for workload in workloads:
+        result = measure(workload, options.system, options.quick, options.first_call_only)
+        print(json.dumps(result), flush=True)
 
 
 def measure(workload, system, quick, first_call_only=False):
