@@ -284,6 +284,12 @@ def lower(
 
 
 NOINLINE_FROM_CALLS = 8  # a kernel called from this many steps stays one function
+# A module whose kernels' C (comments left out, so that the user's file names do not count)
+# is at least this long keeps every kernel a function of its own, which codegen/units.py may
+# compile in another translation unit, on another core (benchmarks/RESULTS.md, "Kernels
+# spread"). Below it, a module's compile is short, and the kernels few steps call are inlined.
+SPREAD_KERNELS_ABOVE = 4000
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 # The most statements one C function of the entry point holds: compilers take time
 # superlinear in a function's size (an unrolled loop's calls in one function take them
@@ -527,7 +533,10 @@ class _Lowering:
         """(C name, C text) of each kernel; those called from many steps
         (NOINLINE_FROM_CALLS) are not inlined. A few calls are left to the compiler: inlined
         into a small entry point, kernels share registers instead of passing values through
-        the workspace."""
+        the workspace. In a long module (SPREAD_KERNELS_ABOVE) none is inlined, but for
+        exported C, one file its user compiles."""
+        code = (COMMENT.sub("", text) for _, text in self.kernels)
+        spread = self.target is not EXPORTED_C and sum(map(len, code)) >= SPREAD_KERNELS_ABOVE
         return [
             (
                 name,
@@ -538,7 +547,7 @@ class _Lowering:
                     count=1,
                     flags=re.M,
                 )
-                if self.calls[name] >= NOINLINE_FROM_CALLS
+                if spread or self.calls[name] >= NOINLINE_FROM_CALLS
                 else text,
             )
             for name, text in self.kernels

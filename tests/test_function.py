@@ -703,6 +703,49 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
     assert module_units.count(tt.function(layer).get_concrete_function(x).c_source()) == 1
 
 
+def test_a_long_module_of_kernels_each_called_once_compiles_in_two_units(tmp_path, monkeypatch):
+    """A module whose kernels' C is long (codegen.lower.SPREAD_KERNELS_ABOVE), though each
+    kernel is called from one step only, keeps them functions of their own, which two units
+    compile at once on two cores; its value is eager mode's and its gradient matches
+    central differences."""
+    from codegen import units as module_units
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((30, 40)), rng.standard_normal((40, 20))
+
+    def loss(x, y):
+        a = tt.tanh(x) * 2.0 + tt.exp(-x * x)
+        b = tt.reduce_sum(tt.sin(a) * a, axis=0)
+        c = tt.matmul(a, y) + b[:20]
+        d = tt.reduce_max(tt.nn.relu(c) - tt.sigmoid(c), axis=1)
+        return tt.reduce_sum(tt.math.log1p(tt.abs(d))) + tt.reduce_mean(tt.sqrt(tt.abs(b) + 1.0))
+
+    def value_and_gradients(x, y):
+        with tt.GradientTape() as tape:
+            tape.watch([x, y])
+            value = loss(x, y)
+        return value, tape.gradient(value, [x, y])
+
+    xt, yt = tt.constant(x), tt.constant(y)
+    concrete = tt.function(value_and_gradients).get_concrete_function(xt, yt)
+    source = concrete.c_source()
+    assert len(re.findall(r"^TR_PART TR_NOINLINE \w+ (k\d+\w*)\(", source, re.M)) >= 10
+    (meta,) = [json.loads(p.read_text()) for p in tmp_path.rglob("meta.json")]
+    assert meta["units"] == 2
+    value, (gx, gy) = concrete(xt, yt)
+    assert float(value) == pytest.approx(float(loss(xt, yt)), rel=1e-12)  # eagerly
+    eps = 1e-6
+    for array, gradient, index in ((x, gx, (3, 5)), (y, gy, (7, 2))):
+        step = np.zeros_like(array)
+        step[index] = eps
+        plus = [tt.constant(x + step), yt] if array is x else [xt, tt.constant(y + step)]
+        minus = [tt.constant(x - step), yt] if array is x else [xt, tt.constant(y - step)]
+        numeric = (float(loss(*plus)) - float(loss(*minus))) / (2 * eps)
+        assert gradient.numpy()[index] == pytest.approx(numeric, rel=1e-6, abs=1e-9)
+
+
 def test_a_file_name_with_a_newline_stays_in_the_c_comments(tmp_path, monkeypatch):
     """The user's file name is in the C's comments: its newline would start a line that
     the split into units reads as `#if` or `#endif`. It comes out as `?`, and the module
