@@ -3,15 +3,47 @@ a graph on the numpy interpreter, sizes known only at run time put in at each ca
 
 import numpy as np
 
+from codegen.forms import C_FORMS, Template
 from codegen.targets import INTERPRETER
 from runtime.executable import InterpretedGraph
-from tracer.ir import dims, rewrite
+from tracer.ir import dims, format_location, rewrite
 
 
 def interpreted(graph, name=None, updates=None, plan_key=None):
     """The interpreter's executable of `graph` (the other arguments are the C module's
     emitter's, which the interpreter needs not)."""
-    return SpecializedInterpreter(graph) if rewrite.symbols(graph) else InterpretedGraph(graph)
+    if rewrite.symbols(graph):
+        return SpecializedInterpreter(graph)
+    return InterpretedGraph(graph, naming_the_line)
+
+
+def naming_the_line(node, function):
+    """`function` (the kernel of `node`), or where the node's op checks its inputs' values
+    (its C form reports an error: an index out of range, a matrix that is not positive
+    definite), a function that adds the user's line to that error, as the C module's
+    message has it: `gather: an index is out of range [0, 3) (at model.py:14)`."""
+    where = format_location(node.location)
+    reported = _reported_error(node)
+    if not where or reported is None:
+        return function
+
+    def run(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except reported as error:
+            raise type(error)(f"{error} (at {where})") from None
+
+    return run
+
+
+def _reported_error(node):
+    """The exception class the C template of `node` reports a bad input value with (its
+    kernel raises it, or TensorFlow's class made from it, `tracer.errors.as_tf`), or None.
+    (An elementwise op's guard is checked inside a fused kernel, which is not named yet.)"""
+    form = C_FORMS.get(node.op)
+    if isinstance(form, Template) and form.error is not None:
+        return form.error(node)[0]
+    return None
 
 
 class SpecializedInterpreter:
@@ -45,7 +77,8 @@ class SpecializedInterpreter:
         key = tuple(env.values())
         run = self._by_sizes.get(key)
         if run is None:
-            run = self._by_sizes[key] = InterpretedGraph(rewrite.specialize(self.graph, env)).run
+            specialized = rewrite.specialize(self.graph, env)
+            run = self._by_sizes[key] = InterpretedGraph(specialized, naming_the_line).run
         return run(arrays)
 
 

@@ -8,13 +8,13 @@ class InterpretedGraph:
 
     It runs the graph as a straight-line program (runtime/straight_line.py: the interpreter's
     kernels in the interpreter's order, without its per-node dispatch); a fused node's body
-    is one too (tracer/passes/fuse.py's Kernel.program)."""
+    is one too (tracer/passes/fuse.py's Kernel.program). `located` is straight_line's."""
 
     backend = "interpreter"
 
-    def __init__(self, graph):
+    def __init__(self, graph, located=None):
         self.graph = graph
-        run = straight_line(graph)
+        run = straight_line(graph, located)
         self.run = lambda arrays: run(*arrays)
 
     def __call__(self, arrays):

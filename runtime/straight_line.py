@@ -67,9 +67,11 @@ class PythonProgram:
 Program = _program_of(native.load("straight_line"))
 
 
-def straight_line(graph):
+def straight_line(graph, located=None):
     """A function taking the values of `graph.inputs` positionally, returning a list of the
-    values of `graph.outputs`."""
+    values of `graph.outputs`. `located(node, function)`, where given, is what a node's step
+    calls instead of its op's kernel `function` (the interpreter's executables name the
+    user's line in the errors of kernels that check their inputs' values)."""
     plan = _plan(graph)
     functions = {}  # (op, dtype of the first input) -> the step's function
     steps = []
@@ -79,6 +81,8 @@ def straight_line(graph):
         function = functions.get(key)
         if function is None:
             function = functions[key] = _function(op, key[1])
+        if located is not None:
+            function = located(node, function)
         if attrs:
             steps.append((function, inputs, tuple(attrs.values()), tuple(attrs), out, dead))
         else:

@@ -439,6 +439,28 @@ def test_out_of_range_gather_indices_are_an_error_in_every_backend():
         tt.gather(params, indices)
 
 
+def test_a_compiled_functions_value_error_names_the_users_line_in_every_backend():
+    """An index out of range and a matrix that is not positive definite, found when the
+    function runs: the C module and the interpreter both name the line of the op."""
+
+    def picked(p, i):
+        return tt.gather(p, i) * 2.0
+
+    def factor(a):
+        return tt.linalg.cholesky(a) + 1.0
+
+    cases = [
+        (picked, (tt.constant([1.0, 2.0, 3.0]), tt.constant([0, 5])), IndexError),
+        (factor, (tt.constant([[1.0, 2.0], [2.0, 1.0]]),), np.linalg.LinAlgError),
+    ]
+    for function, args, kind in cases:
+        where = f"(at test_reliability.py:{function.__code__.co_firstlineno + 1})"
+        for backend in ("c", "interpreter"):
+            with pytest.raises(kind) as raised:
+                tt.function(function, backend=backend)(*args)
+            assert where in str(raised.value), (backend, str(raised.value))
+
+
 SANITIZED_PROGRAM = textwrap.dedent(
     """
     import sys
