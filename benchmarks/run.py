@@ -90,50 +90,51 @@ def _on_cores():
         os.sched_setaffinity(0, range(count))
 
 
+WORKER = os.path.join(HERE, "worker.py")
+
+
 def run_worker(workload, system, quick):
-    command = [sys.executable, os.path.join(HERE, "worker.py"), workload, system] + (
-        ["--quick"] if quick else []
-    )
+    command = [sys.executable, WORKER, workload, system] + (["--quick"] if quick else [])
     with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
-        # every system's first call with an empty compile cache: tracer's, and the C++
-        # of torch.compile's kernels (kept in /tmp/torchinductor_<user> otherwise, where
-        # a run before this one left B18's: 4.1 s first calls instead of 33.7 s)
-        inductor = os.path.join(cache, "torchinductor")
-        environment = dict(os.environ, TRACER_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=inductor)
-        environment = _thread_environment(environment)
+        environment = _worker_environment(cache)
         result = _worker_result(command, environment)
-        if (
-            result["status"] == "ok"
-            and workload in SHOWS_WARM_FIRST_CALL
-            and system in CACHES_ON_DISK
-        ):
-            warm = _worker_result([*command, "--first-call-only"], environment)
-            if warm["status"] == "ok":
-                result["warm_first_call_seconds"] = warm["first_call_seconds"]
+        _add_warm_first_call(result, workload, system, command, environment)
     return result
 
 
 def run_workers_quick(workloads, system):
     """{workload: result} of `system` on `workloads` in one worker process with one empty
     cache (--quick), and B18's first call again in a second process with that cache."""
-    command = [sys.executable, os.path.join(HERE, "worker.py"), ",".join(workloads), system]
     with tempfile.TemporaryDirectory(prefix="tracer-bench-cache-") as cache:
-        environment = dict(os.environ, TRACER_CACHE_DIR=cache)
-        environment["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "torchinductor")
-        lines = _worker_lines([*command, "--quick"], _thread_environment(environment))
+        environment = _worker_environment(cache)
+        command = [sys.executable, WORKER, ",".join(workloads), system, "--quick"]
+        lines = _worker_lines(command, environment)
         if len(lines) != len(workloads):  # it failed on the next one: each alone says which
             return {}
         results = dict(zip(workloads, lines))
-        for workload in SHOWS_WARM_FIRST_CALL:
-            result = results.get(workload)
-            if result and result["status"] == "ok" and system in CACHES_ON_DISK:
-                warm = _worker_result(
-                    [*command[:2], workload, system, "--quick", "--first-call-only"],
-                    _thread_environment(environment),
-                )
-                if warm["status"] == "ok":
-                    result["warm_first_call_seconds"] = warm["first_call_seconds"]
+        for workload, result in results.items():
+            alone = [sys.executable, WORKER, workload, system, "--quick"]
+            _add_warm_first_call(result, workload, system, alone, environment)
     return results
+
+
+def _worker_environment(cache):
+    """The environment of a worker whose compile caches are in `cache`: every system's first
+    call with an empty one, tracer's and the C++ of torch.compile's kernels (kept in
+    /tmp/torchinductor_<user> otherwise, where a run before this one left B18's: 4.1 s first
+    calls instead of 33.7 s)."""
+    inductor = os.path.join(cache, "torchinductor")
+    environment = dict(os.environ, TRACER_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=inductor)
+    return _thread_environment(environment)
+
+
+def _add_warm_first_call(result, workload, system, command, environment):
+    """Where the workload shows it, the first call of `command` in a second process whose
+    caches the first one filled, as `result["warm_first_call_seconds"]`."""
+    if result["status"] == "ok" and workload in SHOWS_WARM_FIRST_CALL and system in CACHES_ON_DISK:
+        warm = _worker_result([*command, "--first-call-only"], environment)
+        if warm["status"] == "ok":
+            result["warm_first_call_seconds"] = warm["first_call_seconds"]
 
 
 def _worker_lines(command, environment):

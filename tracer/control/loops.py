@@ -415,13 +415,13 @@ def _while_grad(node, g, *saved):
     ]
     count = get(out, n)
     stacks = [get(out, n + 1 + j) for j in range(n)]
-    stride = get(out, stride_index(n))
     sums = [array_ops.zeros(captures[k].shape, captures[k].dtype) for k in cap_positions]
     bounded = node.attrs["maximum_iterations"] is not None
+    stride = None if bounded else get(out, stride_index(n))  # (bounded: every iteration)
 
     def backward_body(k, cotangents, sums):
         k = k - 1
-        if bounded:  # every iteration stacked
+        if bounded:
             states, extra = _stored_state(k, stacks, stack_cotangents)
         else:
             states, extra = _replayed_state(node, k, stride, stacks, stack_cotangents, captures)
@@ -468,9 +468,13 @@ def _replayed_state(node, k, stride, stacks, stack_cotangents, captures):
         (array_ops.zeros((), k.dtype), [index_ops.gather(s, row) for s in stacks]),
     )
     held = math_ops.equal(steps, 0)  # a row's cotangent reaches the iteration it holds
-    extra = [None if c is None else index_ops.gather(c, row) for c in stack_cotangents]
-    extra = [None if c is None else math_ops.where(held, c, array_ops.zeros_like(c)) for c in extra]
-    return states, extra
+    return states, [None if c is None else _where_held(held, c, row) for c in stack_cotangents]
+
+
+def _where_held(held, stack_cotangent, row):
+    """The cotangent of stack row `row` where the iteration is the one it holds, else 0."""
+    value = index_ops.gather(stack_cotangent, row)
+    return math_ops.where(held, value, array_ops.zeros_like(value))
 
 
 def _capacity(initial):
