@@ -13,65 +13,22 @@ unmarshals it (a damaged marshal could crash the process, or load code that rend
 
 import contextlib
 import functools
-import hashlib
 import importlib.resources
-import io
 import os
 import stat
 import sys
-import tempfile
-
-import jinja2
 
 from codegen import cache
-
-DIGEST_SIZE = 32
-
-
-class CheckedBytecodeCache(jinja2.BytecodeCache):
-    """A file per compiled template in `directory`, checked against its digest; a file that
-    fails the check is removed (with one log line) and the template compiled again."""
-
-    def __init__(self, directory):
-        self.directory = directory
-
-    def _path(self, bucket):
-        return os.path.join(self.directory, f"{bucket.key}.cache")
-
-    def load_bytecode(self, bucket):
-        path = self._path(bucket)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            return
-        except OSError as error:  # a directory in the file's place, ...
-            data = f"{type(error).__name__}".encode()
-        digest, body = data[:DIGEST_SIZE], data[DIGEST_SIZE:]
-        if len(digest) == DIGEST_SIZE and hashlib.sha256(body).digest() == digest:
-            bucket.load_bytecode(io.BytesIO(body))
-            return
-        cache.log.warning("tracer: removing the damaged compiled template %s", path)
-        cache.remove(path)
-
-    def dump_bytecode(self, bucket):
-        body = io.BytesIO()
-        bucket.write_bytecode(body)
-        data = body.getvalue()
-        path = self._path(bucket)
-        descriptor, staging = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
-        try:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(hashlib.sha256(data).digest() + data)
-            if os.path.isdir(path):
-                cache.remove(path)
-            os.replace(staging, path)
-        except OSError:  # a cache that cannot be written only costs the next process time
-            cache.remove(staging)
 
 
 @functools.lru_cache(maxsize=1)
 def environment():
+    """The jinja2 environment of the templates (jinja2 is imported here, at the first C a
+    process renders, not when tracer is imported)."""
+    import jinja2
+
+    from codegen.template_cache import CheckedBytecodeCache
+
     folder = str(importlib.resources.files("templates"))
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
@@ -102,6 +59,8 @@ def _beside(folder):
     """The folder beside the templates (under `sys.pycache_prefix` if set), made if missing,
     when it can be written and belongs to this user or the templates' owner with no one else
     allowed to write to it (then it is as trusted as the templates); else None."""
+    import jinja2
+
     tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
     if sys.pycache_prefix:
         beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)

@@ -11,6 +11,7 @@ The namespace holds the public API (`__all__`, what `dir(tracer)` lists); tracer
 modules are imported by their full path (`import tracer.ops.core`).
 """
 
+import importlib as _importlib
 import os as _os
 import sys as _sys
 
@@ -24,8 +25,6 @@ from tracer import (
     debugging,
     errors,
     image,
-    keras,
-    layers,
     linalg,
     math,
     nn,
@@ -232,9 +231,17 @@ def __dir__():
     return [*__all__, "__version__"]
 
 
+# API modules imported at their first use, not with tracer (Keras' layers, models and
+# files are a fifth of the import's time, which every program would otherwise pay)
+_IMPORTED_WHEN_USED = ("keras", "layers")
+
+
 def __getattr__(name):
-    """`tracer.ops` and the like after `import tracer.ops.core`: a module imported by its full
-    path is reached through the package, as Python expects, without being part of the API."""
+    """`tt.keras` at its first use; and `tracer.ops` and the like after `import
+    tracer.ops.core`: a module imported by its full path is reached through the package, as
+    Python expects, without being part of the API."""
+    if name in _IMPORTED_WHEN_USED:
+        return _importlib.import_module(f"{__name__}.{name}")
     module = _sys.modules.get(f"{__name__}.{name}")
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,7 +31,6 @@ from tracer.ir import dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph, new_tensor
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
 from tracer.profiler import state as profiling
-from tracer.report import write_report
 from tracer.signature import (
     TensorSpec,
     as_argument_array,
@@ -453,6 +452,8 @@ class ConcreteFunction:
         """Write the one-page compile report of this signature to `path` (an HTML file: see
         `tracer.report.write_report`, docs/report.md), with the times of `profile` (a
         tt.profiler Profile) where given. Returns `path`."""
+        from tracer.report import write_report  # (jinja2 and the page: only when asked)
+
         return write_report(self, path, profile=profile)
 
     def c_source(self):

@@ -31,7 +31,6 @@ from tracer.config import settings
 from tracer.executables import BACKENDS, parse_backend
 from tracer.ir.source import is_library_file
 from tracer.ops.array_ops import SymbolicRange
-from tracer.report import write_report
 from tracer.signature import (
     TensorSpec,
     accepts,
@@ -380,6 +379,8 @@ class Function:
             step(x)
             step.report("step.html")
         """
+        from tracer.report import write_report  # (jinja2 and the page: only when asked)
+
         return write_report(self, path, profile=profile, args=args)
 
     def experimental_get_tracing_count(self):

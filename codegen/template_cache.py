@@ -1,0 +1,55 @@
+"""The compiled templates' files, for jinja2: each starts with the SHA-256 of the rest,
+checked before Python unmarshals it (codegen/templates.py says where the files are kept)."""
+
+import hashlib
+import io
+import os
+import tempfile
+
+import jinja2
+
+from codegen import cache
+
+DIGEST_SIZE = 32
+
+
+class CheckedBytecodeCache(jinja2.BytecodeCache):
+    """A file per compiled template in `directory`, checked against its digest; a file that
+    fails the check is removed (with one log line) and the template compiled again."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def _path(self, bucket):
+        return os.path.join(self.directory, f"{bucket.key}.cache")
+
+    def load_bytecode(self, bucket):
+        path = self._path(bucket)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            return
+        except OSError as error:  # a directory in the file's place, ...
+            data = f"{type(error).__name__}".encode()
+        digest, body = data[:DIGEST_SIZE], data[DIGEST_SIZE:]
+        if len(digest) == DIGEST_SIZE and hashlib.sha256(body).digest() == digest:
+            bucket.load_bytecode(io.BytesIO(body))
+            return
+        cache.log.warning("tracer: removing the damaged compiled template %s", path)
+        cache.remove(path)
+
+    def dump_bytecode(self, bucket):
+        body = io.BytesIO()
+        bucket.write_bytecode(body)
+        data = body.getvalue()
+        path = self._path(bucket)
+        descriptor, staging = tempfile.mkstemp(prefix=".tmp-", dir=self.directory)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(hashlib.sha256(data).digest() + data)
+            if os.path.isdir(path):
+                cache.remove(path)
+            os.replace(staging, path)
+        except OSError:  # a cache that cannot be written only costs the next process time
+            cache.remove(staging)
