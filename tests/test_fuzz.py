@@ -782,6 +782,7 @@ NOT_DRAWN = {
     "dims_value": "sizes known only when a function runs: the fuzzer's shapes are static",
     "one_hot_seeds": "the seeds of vectorized jacobians (tests/test_jacobian.py)",
     "print": "a side effect: tests/test_control_flow.py compares what each backend prints",
+    "py_function_result": "runs Python: tests/test_py_function.py runs it in each backend",
 }
 # the fuzzer's programs compute on numbers; tests/test_strings.py checks the string ops
 NOT_DRAWN |= {name: "an op of tt.string tensors" for name in string_cases.NO_GRADIENT}

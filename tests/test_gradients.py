@@ -284,14 +284,17 @@ for _group in catalogue.groups():
     COMPOSITES.update(getattr(_group, "COMPOSITES", {}))
     NO_GRADIENT.update(getattr(_group, "NO_GRADIENT", {}))
     CREATION |= getattr(_group, "CREATION", set())
-# made by the lowering passes after differentiation, by eager tapes' custom gradients, and
-# by the gradient pass (check_indices: the rows of a gradient kept as tt.IndexedSlices)
+# made by the lowering passes after differentiation, by eager tapes' custom gradients, by
+# the gradient pass (check_indices: the rows of a gradient kept as tt.IndexedSlices), and
+# by a traced tt.py_function with results (a tape recording it runs the function as Python:
+# tests/test_py_function.py)
 COMPILER_INTERNAL = {
     "fused",
     "custom_gradient_vjp",
     "patch_product",
     "patch_weights",
     "check_indices",
+    "py_function_result",
 }
 
 

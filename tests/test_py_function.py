@@ -1,5 +1,7 @@
 """tt.py_function: TensorFlow 2.21's outputs for the same calls, eagerly and in tt.function."""
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -87,21 +89,81 @@ def test_compiled_without_results_it_runs_at_every_call_iteration_and_branch_tak
     assert f.get_concrete_function(tt.constant(1), tt.constant(2)).backend == "c"
 
 
-def test_compiled_with_results_the_function_runs_as_python_at_each_call():
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_compiled_with_results_func_runs_once_per_call_in_the_compiled_code(backend):
+    """TF's guide: a tf.function calling a py_function prints `Tracing.` once, and the
+    py_function's `Executing eagerly.` once per call (the first call too). The results
+    have the shapes of the traced call's run, and the rest of the function compiles."""
+    events = []
+
+    @tt.py_function(Tout=[tt.float64, tt.int32])
+    def split(x, k):
+        events.append("func")
+        return x * k, tt.shape(x)
+
+    @tt.function(backend=backend)
+    def f(x, k):
+        events.append("trace")
+        scaled, shape = split(x, k)
+        return tt.reduce_sum(scaled**2) + tt.cast(shape[0], tt.float64)
+
+    x = np.array([1.0, -2.0, 3.0])
+    for k in (2.0, 2.0, -1.5):
+        got = f(tt.constant(x), tt.constant(np.float64(k)))
+        np.testing.assert_allclose(got.numpy(), np.sum((x * k) ** 2) + 3.0, rtol=1e-12)
+    assert events == ["trace", "func", "func", "func"]
+    concrete = f.get_concrete_function(tt.constant(x), tt.constant(np.float64(1.0)))
+    assert concrete.backend == backend
+    assert "py_function_result" in {n.op for n in concrete.stages.final.nodes}
+
+
+def test_results_whose_shape_changes_run_the_function_as_python_from_that_call(caplog):
+    """Compiled code holds the traced shapes; a call whose results come back in another
+    shape finishes as Python, with `func` run once all the same, and so do later calls."""
     calls = []
 
     @tt.function
-    def g(v):
-        out = tt.py_function(lambda t: calls.append(1) or t * 2, inp=[v], Tout=tt.float32)
-        return out + 1
+    def total(n):
+        r = tt.py_function(
+            lambda n: calls.append(int(n)) or np.arange(int(n), dtype=np.float32),
+            inp=[n],
+            Tout=tt.float32,
+        )
+        return tt.reduce_sum(r) * 2.0
 
-    with pytest.warns(
-        UserWarning, match=r"g calls tt.py_function with results at .*test_py_function.py:\d+"
-    ) as warned:
-        first = g(tt.constant([1.0, 2.0]))
-    assert warned[0].filename == __file__  # at the user's call
-    np.testing.assert_array_equal(first.numpy(), [3.0, 5.0])  # TF's values
-    np.testing.assert_array_equal(g(tt.constant([1.0, 3.0])).numpy(), [3.0, 7.0])
-    assert len(calls) == 2  # each call, none at trace time
+    with caplog.at_level(logging.WARNING, logger="tracer"):
+        got = [float(total(tt.constant(n))) for n in (3, 3, 5, 4)]
+    assert got == [6.0, 6.0, 20.0, 12.0]
+    assert calls == [3, 3, 5, 4]
+    [notice] = caplog.records
+    assert "shape (5,) in this call and (3,) when traced" in notice.getMessage()
+    assert total.experimental_get_tracing_count() == 1
+
+
+def test_under_a_tape_in_a_loop_or_from_specs_the_function_runs_as_python(caplog):
+    """Where the results' shapes cannot be known from the call being traced, or a tape
+    must record `func`'s ops, the tt.function runs as Python (TF's values, gradients)."""
+    square = tt.py_function(Tout=tt.float32)(lambda t: t * t)
+
+    @tt.function
+    def f(x):
+        return square(x) + 1.0
+
+    x = tt.constant([1.0, 3.0])
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 6.0])
+    np.testing.assert_array_equal(f(x).numpy(), [2.0, 10.0])  # and compiled without a tape
+
+    @tt.function
+    def in_a_loop(x):
+        for _ in tt.range(2):
+            x = square(x)
+        return x
+
+    with caplog.at_level(logging.WARNING, logger="tracer"):
+        np.testing.assert_array_equal(in_a_loop(tt.constant([2.0])).numpy(), [16.0])
+    assert "not known while it is traced" in caplog.records[0].getMessage()
     with pytest.raises(RunsAsPython, match="runs as Python at each call"):
-        g.get_concrete_function(tt.constant([1.0]))
+        in_a_loop.get_concrete_function(tt.TensorSpec([1], tt.float32))

@@ -5,7 +5,9 @@ Gradients are checked against analytic derivatives, in float64 where tolerances 
 
 import contextlib
 import gc
+import logging
 import re
+import subprocess
 import sys
 import threading
 import warnings
@@ -914,22 +916,51 @@ def test_assign_add_keeps_the_variable_watched():
         x.assign_add(1.0)
 
 
-def test_watching_an_int_tensor_warns_and_gives_none():
+def test_watching_an_int_tensor_logs_a_warning_and_gives_none(caplog):
+    """TensorFlow logs this (WARNING:tensorflow:The dtype of the watched tensor must be
+    floating ...) rather than warn; so does tracer, on tt.get_logger()'s child."""
     x = tt.constant(3)
     with tt.GradientTape() as tape:
-        with pytest.warns(Warning, match="int32"):
+        with caplog.at_level(logging.WARNING, logger="tracer"):
             tape.watch(x)
         y = x * x
     assert tape.gradient(y, x) is None
+    [record] = caplog.records
+    assert record.name == "tracer.tape" and record.levelno == logging.WARNING
+    assert "must be floating" in record.getMessage() and "int32" in record.getMessage()
 
 
-def test_watching_an_int_variable_warns():
+def test_watching_an_int_variable_logs_a_warning(caplog):
     v = tt.Variable([1, 2], dtype=tt.int64)
     with tt.GradientTape() as tape:
-        with pytest.warns(Warning, match="int64"):
+        with caplog.at_level(logging.WARNING, logger="tracer"):
             tape.watch(v)
         y = v + v
     assert tape.gradient(y, v) is None
+    assert "int64" in caplog.records[0].getMessage()
+
+
+def test_the_log_writes_tensorflow_s_lines_to_stderr_until_its_level_is_raised():
+    """With logging not configured, tracer's log lines read as TensorFlow's do
+    (`WARNING:tensorflow:...`), on standard error as it is when written; setLevel silences."""
+    program = """
+import io, sys
+import tracer as tt
+sys.stderr = io.StringIO()
+with tt.GradientTape() as tape:
+    tape.watch(tt.constant(3))
+tt.get_logger().setLevel("ERROR")
+with tt.GradientTape() as tape:
+    tape.watch(tt.constant(4))
+sys.__stdout__.write(sys.stderr.getvalue())
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "WARNING:tracer.tape:The dtype of the watched tensor must be floating or complex "
+        "(e.g. tt.float32), got int32: its gradients will be None\n"
+    )
+    assert tt.get_logger() is logging.getLogger("tracer")
 
 
 def test_watching_a_float_tensor_does_not_warn():

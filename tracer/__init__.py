@@ -74,6 +74,7 @@ from tracer.framework import (
 )
 from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
+from tracer.logs import get_logger
 from tracer.module import Module, name_scope
 from tracer.ops import packing  # noqa: F401  (nested lists holding tensors pack into one)
 from tracer.ops.array_ops import (
@@ -214,7 +215,7 @@ __all__ = [
     "scalar_mul", "sinh", "tensordot", "truediv",
     # framework
     "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
-    "is_tensor", "rank",
+    "is_tensor", "rank", "get_logger",
 ]  # fmt: skip
 
 if _os.environ.get("TRACER_PROFILE"):  # the whole program profiled (docs/profiler.md)

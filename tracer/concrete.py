@@ -27,10 +27,11 @@ from tracer.executables import (
     stored_executable,
     traced_plan_key,
 )
-from tracer.ir import dims, format_graph, rewrite, to_dot
+from tracer.ir import all_nodes, dims, format_graph, rewrite, to_dot
 from tracer.ops.core import apply, execute_graph, new_tensor
 from tracer.passes.pipeline import STAGE_NAMES, TRACED, run_pipeline
 from tracer.profiler import state as profiling
+from tracer.py_function import RESULT
 from tracer.signature import (
     TensorSpec,
     as_argument_array,
@@ -40,6 +41,7 @@ from tracer.signature import (
     type_text,
 )
 from tracer.tensor import Tensor, TensorLike
+from tracer.tracing import RunsAsPython
 from tracer.variable import Variable
 
 GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
@@ -75,6 +77,8 @@ class ConcreteFunction:
             for j, v in enumerate(self._assigned)
         }
         self._traced = trace.graph(outputs)
+        # a tt.py_function with results: a tape recording a call runs the Python function
+        self._calls_python = any(n.op == RESULT.name for n in all_nodes(self._traced))
         self._stages = self._unknown = None  # made when first asked for (`stages`)
         self._backend = backend_for(self._traced, backend)
         self._packed = {}  # sizes of the unknown dimensions -> [(PackedFunction, positions)]
@@ -251,6 +255,11 @@ class ConcreteFunction:
         """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""
         if self._requirements:
             self._check_sizes(tensors)
+        if self._calls_python and state.trace is None and (state.tapes or state.accumulators):
+            raise RunsAsPython(
+                "differentiates a tt.py_function with results: the tape records the ops "
+                "`func` runs, as Python (call the tt.function itself, not a concrete one)"
+            )
         if state.trace is not None or numerics.enabled or state.accumulators:
             results = self._run_through_ops(tensors)
         elif state.tapes:

@@ -21,7 +21,6 @@ import functools
 import logging
 import time
 import types
-import warnings
 import weakref
 
 from tracer import autograph, collector, nest
@@ -31,10 +30,12 @@ from tracer.config import settings
 from tracer.executables import BACKENDS, parse_backend
 from tracer.ir.source import is_library_file
 from tracer.ops.array_ops import SymbolicRange
+from tracer.py_function import ResultsChangedShape
 from tracer.signature import (
     TensorSpec,
     accepts,
     argument_names,
+    as_argument_array,
     bound_arguments,
     check_signature,
     difference,
@@ -45,7 +46,7 @@ from tracer.signature import (
     traced_value,
     unknown_sizes,
 )
-from tracer.tensor import Tensor, constant
+from tracer.tensor import Tensor, TensorLike, constant
 from tracer.tracing import RunsAsPython, Trace, tracing
 from tracer.variable import Variable
 
@@ -191,7 +192,9 @@ class Function:
                 self._fast = concrete._fast
             leaves = nest.flatten((args, kwargs))
             return concrete._call([leaf for leaf in leaves if is_tensor_argument(leaf)])
-        except RunsAsPython:  # this call's trace found code that runs only as Python
+        except RunsAsPython as signal:  # this call found code that runs only as Python
+            if isinstance(signal, ResultsChangedShape):  # in its run: from now on too
+                self._run_as_python(f"tt.function {self.__name__} {signal}")
             return self._python_function(*args, **kwargs)
         except Exception as error:
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
@@ -415,6 +418,13 @@ class Function:
             for name, leaf in zip(names, specs)
         ]
         symbolic_args, symbolic_kwargs = nest.pack_sequence_as((args, kwargs), symbolic)
+        # the call's own values, while it is traced (a tt.py_function's results take their
+        # shapes from a run on them: Trace.values_in_call)
+        trace.call_values = {
+            id(value._node): as_argument_array(leaf)
+            for leaf, spec, value in zip(flat, specs, symbolic)
+            if isinstance(spec, TensorSpec) and _has_value(leaf)
+        }
         start = time.perf_counter()
         try:
             with tracing(trace):
@@ -434,6 +444,8 @@ class Function:
                         "tensor condition both branches are traced, the recursive one too)"
                     )
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
+        finally:
+            trace.call_values = None
         if trace.variables_created and trace.may_create_variables:
             # as TensorFlow: a first trace that made variables is made again, where making
             # one more is an error (each call would make a new one: not a singleton)
@@ -447,16 +459,14 @@ class Function:
         return concrete
 
     def _run_as_python(self, message):
-        """From now on, run the Python function at each call, with one warning saying why:
+        """From now on, run the Python function at each call, with one log line saying why:
         a trace found code that tracer runs only as Python (a tt.data.Dataset iterated, whose
         pipeline would otherwise be one pass's constants; a tt.py_function with results,
         whose shapes are known only when it runs). TensorFlow runs both in its graph."""
         if self._runs_as_python:
             return
         self._runs_as_python = True
-        # at the user's call: past _run_as_python, _trace, the collector's wrapper,
-        # get_concrete_function and __call__
-        warnings.warn(message, stacklevel=6)
+        log.warning("%s", message)  # a notice of speed: logged, as TensorFlow's retraces are
 
 
 class _BoundMethod(functools.partial):
@@ -466,6 +476,14 @@ class _BoundMethod(functools.partial):
 
     def __getattr__(self, name):
         return getattr(self.func, name)
+
+
+def _has_value(argument):
+    """Whether a tensor argument has a value now (not a spec, nor a symbolic tensor of an
+    enclosing trace)."""
+    if isinstance(argument, TensorSpec):
+        return False
+    return not isinstance(argument, TensorLike) or argument._read()._value is not None
 
 
 def _values_of_variables(result):

@@ -7,21 +7,28 @@ runs, so the result has their gradient (TF: "once-differentiable"). Its results 
 converted to `Tout`: Python and numpy values to that dtype, while a tensor of another dtype
 is an error (InvalidArgumentError, as TF raises).
 
-In a traced function:
-
-- with no results (`Tout=[]`), the call becomes a node that runs `func` each time the
-  compiled code runs there, at every call, iteration and branch taken, in program order: the
-  mechanism of `tt.print` (tracer/printing.py), whose host call hands `func` the inputs'
-  values as tensors. TF's "exit hatch" for Python side effects in a tf.function.
-- with results, whose shapes TF leaves unknown until `func` runs, the function runs as
-  Python at each call instead of compiled (one warning says so), which gives TF's values;
-  `get_concrete_function` raises, as there is no compiled signature (docs/semantics.md).
+In a traced function, the call becomes a node that runs `func` each time the compiled code
+runs there, at every call, iteration and branch taken, in program order: the mechanism of
+`tt.print` (tracer/printing.py), whose host call hands `func` the inputs' values as tensors.
+TF's "exit hatch" for Python side effects in a tf.function. With results (TF leaves their
+shapes unknown until `func` runs), compiled code needs their shapes, so the trace runs
+`func` once on the values of the call being traced (`Trace.values_in_call`); the first run
+of the compiled code takes those results instead of calling `func` again, so `func` runs
+once per call, as in TF. A result node per `Tout` entry (`py_function_result`) reads what
+the call left. Where that cannot be done, the function runs as Python at each call instead
+(one log line says why): in a loop body or branch, traced from specs, with a tape or
+forward accumulator recording, or string results; and from the call whose results change
+shape, as compiled code cannot hold them.
 """
 
 import functools
+import threading
 
 import numpy as np
 
+from codegen import forms
+from runtime.host import HOST_FUNCTIONS
+from tracer import dtypes as dtypes_module
 from tracer import printing
 from tracer.context import state
 from tracer.dtypes import as_dtype
@@ -29,6 +36,7 @@ from tracer.errors import InvalidArgumentError
 from tracer.ir import format_location, user_location
 from tracer.ops import convert
 from tracer.ops.core import apply
+from tracer.ops.registry import primitive, unbatchable
 from tracer.tensor import Tensor, TensorLike
 from tracer.tracing import RunsAsPython
 
@@ -51,21 +59,155 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     dtypes = [as_dtype(d) for d in Tout] if several else [as_dtype(Tout)]
     if state.trace is not None:
         if dtypes:
-            where = format_location(user_location())
-            raise RunsAsPython(
-                f"calls tt.py_function with results{f' at {where}' if where else ''}: their "
-                "shapes are known only when it runs, so the function runs as Python at each "
-                "call (TF runs it in its graph). A tt.py_function with Tout=[] compiles."
-            )
-        call = _SideEffect(func)
-        state.trace.check_print(printing.STREAM)
-        tensors = [t._read() for t in inputs]
-        printing.STREAM.assign(
-            apply(printing.PRINT, (printing.STREAM._read(), *tensors), {"call": call})
-        )
+            return _traced_with_results(func, inputs, dtypes, several)
+        _add_call_node(_SideEffect(func), inputs)
         return []
-    results = _results(func(*inputs), dtypes, several, func)
+    replayed = _REPLAYED.pop(_replay_key(func), None)  # a call compiled code could not finish
+    if replayed is not None and _same_arrays(replayed[0], [t.numpy() for t in inputs]):
+        results = [convert.as_tensor(value) for value in replayed[1]]
+    else:
+        results = _results(func(*inputs), dtypes, several, func)
     return results if several else results[0]
+
+
+def _add_call_node(call, inputs):
+    """The print node that runs `call` (its `write`) where the compiled code gets there."""
+    state.trace.check_print(printing.STREAM)
+    tensors = [t._read() for t in inputs]
+    stream = apply(printing.PRINT, (printing.STREAM._read(), *tensors), {"call": call})
+    printing.STREAM.assign(stream)
+    return stream
+
+
+def _traced_with_results(func, inputs, dtypes, several):
+    """The result nodes of a traced call of `func` with results (see the module's text)."""
+    where = format_location(user_location())
+    at = f" at {where}" if where else ""
+    if state.tapes or state.accumulators:
+        raise RunsAsPython(
+            f"differentiates a tt.py_function with results{at}: the tape records the ops "
+            "`func` runs, so the function runs as Python at each call"
+        )
+    if any(d is dtypes_module.string for d in dtypes):
+        raise RunsAsPython(
+            f"calls tt.py_function with tt.string results{at}, which compiled code does not "
+            "hold, so the function runs as Python at each call"
+        )
+    values = state.trace.values_in_call(inputs, (printing.PRINT.name, RESULT.name))
+    if values is None:
+        raise RunsAsPython(
+            f"calls tt.py_function with results{at} where the call's values are not known "
+            "while it is traced (in a loop body or branch, from specs, or after a side "
+            "effect): the shapes of its results are known only when it runs, so the "
+            "function runs as Python at each call"
+        )
+    call = _CallWithResults(func, dtypes, several, where)
+    results = call.first_run(values)
+    stream = _add_call_node(call, inputs)
+    nodes = [
+        apply(RESULT, (stream,), {"call": call, "index": k, "shape": r.shape, "dtype": d})
+        for k, (r, d) in enumerate(zip(results, dtypes))
+    ]
+    return nodes if several else nodes[0]
+
+
+class ResultsChangedShape(RunsAsPython):
+    """A compiled tt.py_function's results came back in other shapes than when traced."""
+
+
+# func's code -> (input values, results) of a compiled call stopped by ResultsChangedShape:
+# the call run again as Python takes these instead of running `func` twice (by its code: a
+# lambda written in the call is a new function each time the Python function runs)
+_REPLAYED = {}
+
+
+def _replay_key(func):
+    return getattr(func, "__code__", func)
+
+
+class _CallWithResults:
+    """A compiled `tt.py_function` with results: the `call` of its print node, which runs
+    `func` and keeps the results, per thread, for the result nodes to take."""
+
+    def __init__(self, func, dtypes, several, where):
+        self.func = func
+        self.dtypes = dtypes
+        self.several = several
+        self.where = where
+        self.traced_run = None  # (input values, results) of the run while traced
+        self.shapes = None
+        self.kept = threading.local()
+
+    def first_run(self, values):
+        """Run `func` on the values of the call being traced: the results' shapes."""
+        results = self._run(values)
+        self.traced_run = (values, results)
+        self.shapes = [r.shape for r in results]
+        return results
+
+    def _run(self, values):
+        tensors = [Tensor(np.array(v)) for v in values]
+        results = _results(self.func(*tensors), self.dtypes, self.several, self.func)
+        return [np.asarray(r.numpy()) for r in results]
+
+    def write(self, values):
+        traced, self.traced_run = self.traced_run, None
+        if traced is not None and _same_arrays(traced[0], values):
+            results = traced[1]  # the traced call's run: func ran for this call already
+        else:
+            results = self._run(values)
+        changed = [(k, r.shape) for k, r in enumerate(results) if r.shape != self.shapes[k]]
+        if changed:
+            _REPLAYED[_replay_key(self.func)] = ([np.array(v) for v in values], results)
+            k, shape = changed[0]
+            raise ResultsChangedShape(
+                f"calls tt.py_function at {self.where}, whose result {k} has shape {shape} "
+                f"in this call and {self.shapes[k]} when traced: compiled code holds one "
+                "shape, so the function runs as Python at each call from now on"
+            )
+        self.kept.results = results
+
+    def result(self, index):
+        return self.kept.results[index]
+
+
+def _same_arrays(a, b):
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.array_equal(x, y) for x, y in zip(a, b)
+    )
+
+
+def _infer_result(attrs, stream):
+    return attrs["shape"], attrs["dtype"]
+
+
+def _result_kernel(stream, *, call, index, shape, dtype):
+    return call.result(index)
+
+
+def _result_from_c(values, out, call, index):
+    """The host function of the compiled module: the result into its buffer."""
+    out[...] = call.result(index).reshape(-1)
+
+
+RESULT_HOST_FUNCTION = "tracer.py_function_result"
+HOST_FUNCTIONS[RESULT_HOST_FUNCTION] = _result_from_c
+
+# one result of a compiled tt.py_function: what the run of its print node (the stream it
+# read) left
+RESULT = primitive(
+    "py_function_result",
+    _infer_result,
+    kernel=_result_kernel,
+    c=forms.HostCall(
+        lambda node: (
+            RESULT_HOST_FUNCTION,
+            {"call": node.attrs["call"], "index": node.attrs["index"]},
+        ),
+        reads_all=True,
+    ),
+    batch=unbatchable("(a tt.py_function's result) runs Python: call it outside"),
+)
 
 
 class _SideEffect:

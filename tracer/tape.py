@@ -8,7 +8,7 @@ it through the normal op path, so an enclosing tape records that computation too
 
 import contextlib
 import enum
-import warnings
+import logging
 
 from tracer import collector, nest
 from tracer import jacobian as jacobians
@@ -21,6 +21,8 @@ from tracer.ops import array_ops, math_ops
 from tracer.recording import Recording
 from tracer.tensor import Tensor, TensorLike, _from_python
 from tracer.variable import Variable
+
+log = logging.getLogger(__name__)
 
 
 class UnconnectedGradients(enum.Enum):
@@ -93,10 +95,10 @@ class GradientTape:
                     "tracer.Variable; convert it with tt.constant first"
                 )
             if not t.dtype.is_differentiable:
-                warnings.warn(
-                    f"The dtype of the watched tensor must be floating or complex (e.g. tt.float32), "
-                    f"got {t.dtype.name}: its gradients will be None",
-                    stacklevel=2,
+                log.warning(  # as TensorFlow logs it
+                    "The dtype of the watched tensor must be floating or complex (e.g. "
+                    "tt.float32), got %s: its gradients will be None",
+                    t.dtype.name,
                 )
                 continue
             if isinstance(t, Variable):

@@ -13,7 +13,7 @@ import weakref
 
 from tracer.context import state
 from tracer.ir import Graph, Node, format_location, topological_closure
-from tracer.ops.core import graph_node_of
+from tracer.ops.core import execute_graph, graph_node_of
 from tracer.tensor import Tensor
 
 # the argument nodes of tt.function traces (a graph reading one of another trace read a
@@ -45,6 +45,9 @@ class Trace:
         # polynomials of the unknown dimensions that must not be negative in a call the
         # trace serves (`x[1:]` on an axis of size d0: d0 - 1)
         self.requirements = []
+        # id(input node) -> the value of that argument in the call being traced (None when
+        # traced from specs): what `values_in_call` computes from
+        self.call_values = None
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
@@ -80,6 +83,38 @@ class Trace:
         if all(v is not variable for v in self.assigned):
             self.assigned.append(variable)
         self._values[id(variable)] = value
+
+    def values_in_call(self, tensors, refused_ops):
+        """The numpy values `tensors` (symbolic, of this trace) take in the call being
+        traced, computed now from that call's arguments and the variables' values; None
+        where they cannot be: a trace from specs, a value read through a node of
+        `refused_ops` (a side effect), or one that fails to compute here (sizes known only
+        symbolically). A SubTrace (a loop body, a branch) has no such values."""
+        if self.call_values is None or type(self) is not Trace:
+            return None
+        outputs = [graph_node_of(t) for t in tensors]
+        nodes = topological_closure(outputs)
+        variables = {id(v._node): v for v in self.variables.values()}
+        leaves, values = [], []
+        for node in nodes:
+            if node.op in refused_ops:
+                return None
+            if node.op == "input" or node.op == "variable":
+                value = (
+                    self.call_values.get(id(node))
+                    if node.op == "input"
+                    else getattr(variables.get(id(node)), "_value", None)
+                )
+                if value is None:
+                    return None
+                leaves.append(node)
+                values.append(Tensor(value))
+        try:
+            with tracing(None):
+                computed = execute_graph(Graph(leaves, nodes, outputs), values)
+        except Exception:  # where it cannot compute now, the caller says why
+            return None
+        return [t.numpy() for t in computed]
 
     def check_print(self, stream):
         """Raise if a tt.print cannot be a node of this trace (it reads and assigns the
