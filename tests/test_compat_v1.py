@@ -175,7 +175,7 @@ def test_ref_keys_a_dict_by_identity():
     assert a.ref() != b.ref()
 
 
-def test_variables_are_read_when_the_session_runs_and_assigns_are_refused():
+def test_variables_are_read_when_the_session_runs():
     graph = v1.Graph()
     with graph.as_default():
         x = v1.placeholder(tt.float64, [2])
@@ -188,7 +188,74 @@ def test_variables_are_read_when_the_session_runs_and_assigns_are_refused():
     np.testing.assert_array_equal(slope, [3.0, 4.0])
     w.assign([10.0, 20.0])  # eagerly, between runs
     assert session.run(y, {x: [3.0, 4.0]}) == 110.0
+
+
+def test_an_assign_is_an_op_that_assigns_in_the_runs_that_fetch_it():
+    """TensorFlow 1: `v.assign(x)` is an op whose result is the new value; a run that
+    fetches it (or a tensor computed from it) assigns, and one that does not leaves the
+    variable as it was. A read written after an assign reads its result (the order TF 2's
+    automatic control dependencies give); a fetch of the variable is its value."""
+    graph = v1.Graph()
     with graph.as_default():
+        x = v1.placeholder(tt.float64, [2])
+        w = tt.Variable(np.array([1.0, 2.0]))
+        y = tt.reduce_sum(w * x)  # before any assign
         doubled = w.assign(w * 2)
-    with pytest.raises(NotImplementedError, match="assigns to variables"):
-        session.run(doubled, {x: [1.0, 1.0]})
+        step = w.assign_sub(0.5 * x)  # reads w after `doubled`: a run of it doubles first
+        total_after_step = tt.reduce_sum(step)
+        reset = w.assign([1.0, 1.0])  # of a constant
+    session = v1.Session(graph=graph)
+    assert session.run(y, {x: [3.0, 4.0]}) == 11.0
+    np.testing.assert_array_equal(session.run(doubled), [2.0, 4.0])
+    np.testing.assert_array_equal(w.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(session.run(doubled), [4.0, 8.0])
+    np.testing.assert_array_equal(session.run(w), [4.0, 8.0])  # no assign
+    assert session.run(total_after_step, {x: [2.0, 2.0]}) == 22.0  # (8 - 1) + (16 - 1)
+    np.testing.assert_array_equal(w.numpy(), [7.0, 15.0])
+    assert session.run(y, {x: [1.0, 1.0]}) == 22.0
+    np.testing.assert_array_equal(session.run(reset), [1.0, 1.0])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 1.0])
+
+
+def test_an_optimizer_in_a_graph_gives_the_op_that_applies_its_updates():
+    """As TensorFlow 1's `minimize`: a run of the op applies one step (None as its value),
+    with Adam's slots read after their assigns, as the same steps taken eagerly."""
+    target = np.array([1.0, -2.0, 0.5])
+    graph = v1.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tt.float64, [3])
+        w = tt.Variable(np.zeros(3))
+        loss = tt.reduce_sum((w * w - x) ** 2)
+        optimizer = tt.optimizers.Adam(0.1)
+        train = optimizer.apply_gradients(zip(tt.gradients(loss, [w]), [w]))
+        together = tt.group(train, loss)
+    session = v1.Session(graph=graph)
+    eager_w, eager_optimizer = tt.Variable(np.zeros(3)), tt.optimizers.Adam(0.1)
+    w.assign([0.3, 0.2, 0.1])
+    eager_w.assign([0.3, 0.2, 0.1])
+    for fetch in (train, train, together):
+        assert session.run(fetch, {x: target}) is None
+        with tt.GradientTape() as tape:
+            eager_loss = tt.reduce_sum((eager_w * eager_w - target) ** 2)
+        eager_optimizer.apply_gradients([(tape.gradient(eager_loss, eager_w), eager_w)])
+        np.testing.assert_allclose(w.numpy(), eager_w.numpy(), rtol=1e-12)
+    assert optimizer.iterations.numpy() == 3
+    assert session.run([loss, train], {x: target})[1] is None
+    assert tt.group(tt.constant(1.0)) is None  # eagerly: nothing to group
+
+
+def test_side_effects_that_no_run_would_fetch_are_refused_in_a_graph():
+    w = tt.Variable(1.0)
+
+    @tt.function
+    def bump():
+        w.assign_add(1.0)
+        return w * 1.0
+
+    graph = v1.Graph()
+    with graph.as_default():
+        with pytest.raises(ValueError, match="assigned by a tt.function called in a"):
+            bump()
+        with pytest.raises(ValueError, match="tt.print, tt.summary and tt.py_function"):
+            tt.print("w:", w)
+    assert w.numpy() == 1.0

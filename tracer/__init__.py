@@ -67,6 +67,7 @@ from tracer.framework import (
     ensure_shape,
     executing_eagerly,
     get_static_value,
+    group,
     init_scope,
     inside_function,
     is_tensor,
@@ -215,7 +216,7 @@ __all__ = [
     "scalar_mul", "sinh", "tensordot", "truediv",
     # framework
     "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
-    "is_tensor", "rank", "get_logger",
+    "is_tensor", "rank", "get_logger", "group",
 ]  # fmt: skip
 
 if _os.environ.get("TRACER_PROFILE"):  # the whole program profiled (docs/profiler.md)

@@ -13,6 +13,7 @@ import contextlib
 
 import numpy as np
 
+from tracer import nest
 from tracer.context import outside_trace, state
 from tracer.signature import TensorSpec
 from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
@@ -73,3 +74,10 @@ def ensure_shape(x, shape, name=None):
     if not compatible:
         raise ValueError(f"ensure_shape: the tensor's shape {known} is not compatible with {shape}")
     return x
+
+
+def group(*inputs, name=None):
+    """TensorFlow's `tf.group`. Eagerly and in a tt.function ops run in program order, so
+    there is nothing to group: None. In a tt.compat.v1 graph, an op whose Session.run runs
+    `inputs` (tensors, variables and ops; the assigns among them)."""
+    return None if state.trace is None else state.trace.group(nest.flatten(list(inputs)))

@@ -45,7 +45,8 @@ class Optimizer:
         self._learning_rate.assign(float(value))
 
     def apply_gradients(self, grads_and_vars):
-        """Apply one update for each (gradient, variable) pair; returns `iterations`."""
+        """Apply one update for each (gradient, variable) pair; returns `iterations` (in a
+        tt.compat.v1 graph, the op a Session.run fetches to apply them, as TensorFlow 1)."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         for _, variable in pairs:
             if not isinstance(variable, Variable):
@@ -55,6 +56,10 @@ class Optimizer:
             if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
                 continue
             self._dense_update(convert_to_tensor(grad), variable, self._slots_of(variable))
+        if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
+            updates = state.trace.group([*self.variables(), *(v for _, v in pairs)])
+            if updates is not None:
+                return updates
         return self.iterations
 
     def variables(self):

@@ -116,6 +116,17 @@ class Trace:
             return None
         return [t.numpy() for t in computed]
 
+    def assign_in_program(self, variable, value):
+        """`variable.assign(value)` written in the traced code: assigned in program order
+        (`assign`); the assign returns the variable, as TensorFlow 2's does."""
+        self.assign(variable, value)
+        return variable
+
+    def group(self, inputs):
+        """`tt.group(*inputs)` in this trace: None, as ops run in program order here (a
+        TensorFlow 1 graph gives an op that a Session.run fetches)."""
+        return None
+
     def check_print(self, stream):
         """Raise if a tt.print cannot be a node of this trace (it reads and assigns the
         variable `stream`)."""

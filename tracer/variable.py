@@ -91,12 +91,11 @@ class Variable(TensorLike):
     def assign(self, value, use_locking=None, name=None, read_value=True):
         new = self._checked(value, "assign")
         if state.trace is not None:
-            state.trace.assign(self, new)
-        else:
-            if state.refusing_assigns is not None:
-                self._refuse_assign()
-            self._value = np.array(new.numpy(), dtype=self._value.dtype)
-            self._shared = False
+            return state.trace.assign_in_program(self, new)
+        if state.refusing_assigns is not None:
+            self._refuse_assign()
+        self._value = np.array(new.numpy(), dtype=self._value.dtype)
+        self._shared = False
         return self
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):

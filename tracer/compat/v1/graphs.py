@@ -15,12 +15,55 @@ import contextlib
 
 from tracer.context import graph_nodes, state
 from tracer.dtypes import as_dtype
-from tracer.ir import dims
+from tracer.ir import Node, dims, user_location
+from tracer.ops.core import graph_node_of
+from tracer.tensor import Tensor
 from tracer.tracing import Trace, tracing
+from tracer.variable import Variable
 
 
 class _GraphTrace(Trace):
-    """A Graph's trace: the nodes made in it are known as a graph's (`context.graph_nodes`)."""
+    """A Graph's trace: the nodes made in it are known as a graph's (`context.graph_nodes`).
+
+    `v.assign(x)` is an op, as in TensorFlow 1: its result (the new value) is a node of its
+    own (`assignments`), and a Session.run that needs it assigns the variable. A read of the
+    variable written after the assign reads that result, so a run that needs the read
+    assigns too (the order TensorFlow 2's automatic control dependencies give; TensorFlow 1
+    leaves it open); a fetch of the variable itself is its value when the run starts."""
+
+    def __init__(self):
+        super().__init__()
+        self.assignments = {}  # id(node) -> the variable that node's value is assigned to
+
+    def assign_in_program(self, variable, value):
+        # a node of its own, the assign op's result (of a constant too, which an op on
+        # eager values would compute at once)
+        node = Node(
+            "identity", (graph_node_of(value),), {}, value.shape, value.dtype, user_location()
+        )
+        self.made(node)
+        self.assignments[id(node)] = variable
+        result = Tensor(None, node)
+        super().assign(variable, result)
+        return result
+
+    def group(self, inputs):
+        return Operation([self.read(t) if isinstance(t, Variable) else t for t in inputs])
+
+    def assign(self, variable, value):
+        raise ValueError(
+            f"{variable.name} is assigned by a tt.function called in a tt.compat.v1 graph: "
+            "its assignment would run at no Session.run in particular. Assign it with "
+            "v.assign in the graph (an op a Session.run fetches), or call the function "
+            "eagerly"
+        )
+
+    def check_print(self, stream):
+        raise ValueError(
+            "tt.print, tt.summary and tt.py_function without results cannot be ops of a "
+            "tt.compat.v1 graph (TensorFlow 1 runs them only when a Session.run fetches "
+            "them): print or write the values a Session.run fetches"
+        )
 
     def input(self, name, shape, dtype):
         tensor = super().input(name, shape, dtype)
@@ -30,6 +73,20 @@ class _GraphTrace(Trace):
     def made(self, node, inputs=()):
         super().made(node, inputs)
         graph_nodes.add(node)
+
+
+class Operation:
+    """A TensorFlow 1 op with no value (`tt.group`'s, an optimizer's update in a graph): a
+    Session.run that fetches it runs what it groups (the assigns among them) and gives
+    None for it."""
+
+    __slots__ = ("inputs",)
+
+    def __init__(self, inputs):
+        flat = []
+        for item in inputs:
+            flat.extend(item.inputs if isinstance(item, Operation) else [item])
+        self.inputs = flat
 
 
 class Graph:

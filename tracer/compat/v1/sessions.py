@@ -11,11 +11,12 @@ need are not computed. Results come back as numpy values, as TensorFlow 1's do.
 import numpy as np
 
 from tracer import nest
-from tracer.compat.v1.graphs import get_default_graph
+from tracer.compat.v1.graphs import Operation, get_default_graph
 from tracer.concrete import ConcreteFunction
+from tracer.dtypes import int32
 from tracer.errors import InvalidArgumentError
 from tracer.executables import BACKENDS
-from tracer.ir import dims, topological_closure
+from tracer.ir import Literal, Node, dims, topological_closure
 from tracer.ops.core import graph_node_of
 from tracer.signature import TensorSpec
 from tracer.tensor import Tensor, TensorLike
@@ -56,8 +57,11 @@ class Session:
         if run is None or not run.made_for(flat, feed_dict):
             run = self._calls[key] = self._prepare(flat, feed_dict)
         results = run.function._run_eagerly(run.arguments(feed_dict))
-        values = [value[()] if value.ndim == 0 else value for value in results[: len(flat)]]
-        if isinstance(fetches, TensorLike):
+        values = [
+            None if isinstance(fetch, Operation) else value[()] if value.ndim == 0 else value
+            for fetch, value in zip(flat, results)
+        ]
+        if isinstance(fetches, (TensorLike, Operation)):
             return values[0]
         if type(fetches) in (list, tuple) and len(fetches) == len(flat):  # flat already
             return type(fetches)(values)
@@ -67,12 +71,17 @@ class Session:
         """The `_Run` of these fetches and feeds: its function is made at the first run that
         fetches the same tensors and feeds the same placeholders."""
         for fetch in flat:
-            if not isinstance(fetch, TensorLike):
+            if not isinstance(fetch, (TensorLike, Operation)):
                 raise TypeError(
                     f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}, must "
-                    "be a tracer Tensor or Variable of the session's graph"
+                    "be a tracer Tensor, Variable or op (tt.group) of the session's graph"
                 )
-        outputs = [self.graph._trace.read(f) if isinstance(f, Variable) else f for f in flat]
+        # a variable fetched is its value when the run starts; an op's place holds a
+        # constant, and what it runs follows the fetches
+        outputs = [_fetched_tensor(f) for f in flat]
+        outputs += [
+            t for f in flat if isinstance(f, Operation) for t in map(_fetched_tensor, f.inputs)
+        ]
         placeholders = {id(node) for node in self.graph._placeholders}
         fed = {}
         for key in feed_dict:
@@ -91,13 +100,9 @@ class Session:
 
     def _compile(self, outputs, fed):
         trace = self.graph._trace
-        if trace.assigned:
-            raise NotImplementedError(
-                "a tt.compat.v1 graph that assigns to variables cannot run in a Session yet: "
-                "tracer's TensorFlow 1 graphs compute values from placeholders and variables"
-            )
         nodes = [graph_node_of(t) for t in outputs]
-        needed = [n for n in topological_closure(nodes) if n.op == "input"]
+        closure = topological_closure(nodes)
+        needed = [n for n in closure if n.op == "input"]
         placeholders = {id(node) for node in self.graph._placeholders}
         variables = {id(v._node) for v in trace.variables.values()}
         feeds = []
@@ -117,15 +122,33 @@ class Session:
                     "on an input made elsewhere: another graph, or a tt.function's trace)"
                 )
         specs = tuple(TensorSpec(_shown(n.shape), n.dtype, n.attrs["name"]) for n in feeds)
+        run = trace.restricted(feeds)
+        for node in closure:  # the assign ops the fetches need: the run assigns (the last)
+            variable = trace.assignments.get(id(node))
+            if variable is not None:
+                run.assign(variable, Tensor(None, node))
         function = ConcreteFunction(
             "session_run",
-            trace.restricted(feeds),
+            run,
             list(outputs),
             BACKENDS["auto"],
             (specs, {}),
             [(n.attrs["name"], spec) for n, spec in zip(feeds, specs)],
         )
         return function, feeds
+
+
+def _fetched_tensor(fetch):
+    if isinstance(fetch, Variable):
+        return Tensor(None, fetch._node)
+    if isinstance(fetch, Operation):
+        return _OPERATION_PLACE
+    return fetch
+
+
+# what an op's place among the fetches computes: one constant node, so that runs of the same
+# fetches find the same function
+_OPERATION_PLACE = Tensor(None, Node("const", (), {"value": Literal(np.int32(0))}, (), int32))
 
 
 def _fits(shape, traced):
