@@ -57,14 +57,18 @@ FLAGS = [
 # With glibc's libmvec, loops calling libm vectorize: `omp declare simd` in the prologue names
 # the vector variants (accurate to 4 ulp, NaN and Inf handled), -fopenmp-simd honours the
 # pragmas (and nothing else of OpenMP), and GCC must not merge sin and cos into sincos,
-# which has no vector variant. With OpenMP, large loop nests also run on every core
-# (-fopenmp: the `parallel for` pragmas the lowering puts on them).
+# which has no vector variant. Nor may it treat exp as its builtin: a loop whose exp
+# argument is a select (tr_exp's range shift, tracer/ops/math_ops.py) then stays scalar,
+# where the declaration's `const` lets it vectorize. With OpenMP, large loop nests also run
+# on every core (-fopenmp: the `parallel for` pragmas the lowering puts on them).
 VECTOR_MATH_FLAGS = [
     "-fopenmp-simd",
     "-fno-builtin-sin",
     "-fno-builtin-cos",
     "-fno-builtin-sinf",
     "-fno-builtin-cosf",
+    "-fno-builtin-exp",
+    "-fno-builtin-expf",
 ]
 TRACER_VERSION = "0.1.0"
 ENTRY_POINT = ("tracer_run", "int(*)(char **)")  # the name and C type of a module's entry

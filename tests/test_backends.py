@@ -185,3 +185,30 @@ def test_an_expression_computed_in_two_kernels_rounds_the_same_in_both():
     x = a * a + b * b
     want = np.where(x == x.max(axis=-2, keepdims=True), 2 * a, 0.0)
     np.testing.assert_allclose(compiled, want, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_sigmoid_and_softplus_where_exp_is_subnormal_or_zero_match_numpy(dtype):
+    """glibc's vector exp takes a slow path below -87 (float) or -708 (double), and the C
+    form shifts such arguments into its fast range (tr_exp): the values stay numpy's, to a
+    few ulps, and to a few of the smallest subnormals where they are subnormal; NaN, -inf
+    and +inf come through; a causal mask's -1e9 gives 0."""
+    info = np.finfo(dtype)
+    low = -87.0 if dtype == np.float32 else -708.0
+    x = np.concatenate(
+        [
+            np.linspace(low - 20.0, low + 3.0, 4001),  # the subnormal results and the bound
+            [-1e9, -1e30, -np.inf, np.inf, np.nan, 0.0, -1.0, 80.0, 700.0 * (dtype == np.float64)],
+            -np.geomspace(1e-3, 1e3, 64),
+        ]
+    ).astype(dtype)
+    for op in (tt.exp, tt.nn.sigmoid, tt.nn.softplus):
+        want = op(tt.constant(x)).numpy()  # eagerly: numpy's
+        for backend in ("c", "interpreter"):
+            got = tt.function(op, backend=backend)(tt.constant(x)).numpy()
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            np.testing.assert_allclose(
+                got, want, rtol=8 * info.eps, atol=4 * info.smallest_subnormal, err_msg=backend
+            )
+    zeros = np.array([-1e9, low - 60.0, -np.inf], dtype)  # below where exp is subnormal
+    assert tt.function(tt.exp, backend="c")(tt.constant(zeros)).numpy().tolist() == [0.0] * 3

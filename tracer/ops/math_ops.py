@@ -733,12 +733,29 @@ round = _unary_function(ROUND)
 
 # --- exponentials and logarithms --------------------------------------------------------
 
+# glibc's vector exp leaves its fast path, for a scalar call per lane, for the whole vector
+# where an argument's result is subnormal or zero (below -87 in float, -708 in double): a
+# causal mask's -1e9 in a softmax made each such exp ten times slower. There the helper takes
+# exp(x + 64) * exp(-64) (x + 64 is exact there; the product rounds once more), with the
+# argument kept in the fast range, where exp gives 0 anyway. (`sizeof` picks the bound.)
+_EXP = forms.Helper(
+    "exp",
+    float="static inline $T tr_exp_$tag($T x) {"
+    " const $T low = sizeof($T) == 4 ? ($T)-87 : ($T)-708;"
+    " const $T shift = x < low ? ($T)64 : 0;"
+    " const $T scale = x < low ? ($T)1.6038108905486378e-28 : 1;"
+    " $T arg = x + shift; arg = arg < low ? low : arg;"
+    " return exp$f(arg) * scale; }",
+    complex="static inline $T tr_exp_$tag($T z) { return cexp$f(z); }",
+    requires=(forms.vector_declaration("exp"),),
+)
+
 EXP = _unary(
     "exp",
     lambda node, g, out: (g * conj_if_complex(out),),
     saves=(OUT,),
     kernel=quiet(np.exp),
-    c=forms.libm("exp", vectorized=True),
+    c=forms.Expression(forms.helper_call(_EXP), helpers=(_EXP,), costly=True),
 )
 LOG = _unary(
     "log",
@@ -920,10 +937,10 @@ def _sigmoid_kernel(x):
 
 _SIGMOID = forms.Helper(
     "sigmoid",
-    float="static inline $T tr_sigmoid_$tag($T x) { $T e = exp$f(-fabs$f(x)); "
+    float="static inline $T tr_sigmoid_$tag($T x) { $T e = tr_exp_$tag(-fabs$f(x)); "
     "return x >= 0 ? ($T)1 / (1 + e) : e / (1 + e); }",
     complex="static inline $T tr_sigmoid_$tag($T z) { return 1 / (1 + cexp$f(-z)); }",
-    requires=(forms.vector_declaration("exp"),),
+    requires=(_EXP,),
 )
 
 SIGMOID = _unary(
@@ -943,8 +960,8 @@ def _softplus_kernel(x):
 _SOFTPLUS = forms.Helper(
     "softplus",
     float="static inline $T tr_softplus_$tag($T x) "
-    "{ return tr_maximum_$tag(x, 0) + log1p$f(exp$f(-fabs$f(x))); }",
-    requires=(MAXIMUM_HELPER, forms.vector_declaration("exp"), forms.vector_declaration("log1p")),
+    "{ return tr_maximum_$tag(x, 0) + log1p$f(tr_exp_$tag(-fabs$f(x))); }",
+    requires=(MAXIMUM_HELPER, _EXP, forms.vector_declaration("log1p")),
 )
 
 SOFTPLUS = _unary(
