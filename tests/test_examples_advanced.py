@@ -1,6 +1,8 @@
-"""The advanced-autodiff examples under examples/advanced/ (TensorFlow's guide and API
-examples with only the import changed) run as scripts and assert the values TensorFlow
-documents; here each runs in a subprocess, as a user would run it."""
+"""The examples under examples/advanced/ are the project's own programs for the behaviours
+TensorFlow's advanced-autodiff guide documents (custom gradients, controlling what the tape
+records, forward mode, higher-order gradients, jacobians, control flow; modules.py follows
+its modules guide), each asserting the documented values; here each runs in a subprocess,
+as a user would run it."""
 
 import subprocess
 import sys

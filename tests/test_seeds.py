@@ -1,11 +1,12 @@
-"""The seed documents' code examples, as scripts under examples/seeds/, checked against the seeds.
+"""The project's examples under examples/seeds/: one script for each behaviour that the seed
+documents show in a code example, each checked against the output or values that seed shows.
 
-Every script is run in a subprocess (as a user would run it). Scripts whose seed shows printed
-output must print exactly that output (with `tf.Tensor` printed as `tracer.Tensor`, and
-`ResourceVariable`/`EagerTensor` as `Variable`/`Tensor`). Scripts whose seed states values only
-in comments or asserts assert those values themselves, print nothing, and must exit 0; their
-values are checked again here, in-process. The error cases the seeds document are tested at the
-end.
+Every script is run in a subprocess (as a user would run it). Scripts for an example whose seed
+shows printed output must print exactly that output (with `tf.Tensor` printed as
+`tracer.Tensor`, and `ResourceVariable`/`EagerTensor` as `Variable`/`Tensor`). Scripts for an
+example whose seed states its values only in comments or asserts assert those values
+themselves, print nothing, and must exit 0; their values are checked again here, in-process.
+The error cases the seeds document are tested at the end.
 """
 
 import runpy
@@ -27,7 +28,7 @@ def _text(s):
     return textwrap.dedent(s).strip("\n").splitlines()
 
 
-# script -> the output the seed shows for it (tf.Tensor -> tracer.Tensor, type names adjusted).
+# script -> the output the seed shows for its example (tf.Tensor -> tracer.Tensor, type names adjusted).
 EXPECTED_OUTPUT = {
     # 000: the current tf.GradientTape reference page
     "s000_square_gradient.py": """
@@ -108,8 +109,8 @@ EXPECTED_OUTPUT = {
     """,
 }
 
-# Scripts whose seed states its values only in comments or asserts: they assert them and
-# print nothing.
+# Scripts for examples whose seed states the values only in comments or asserts: they assert
+# them and print nothing.
 ASSERTING_SCRIPTS = [
     "s002_square_gradient.py",
     "s002_nested_tapes.py",
@@ -184,75 +185,75 @@ def _namespace(name):
 
 @pytest.mark.parametrize("name", ["s002_square_gradient.py"])
 def test_square_gradient_value(name):
-    np.testing.assert_allclose(_namespace(name)["dy_dx"].numpy(), 6.0)
+    np.testing.assert_allclose(_namespace(name)["slope"].numpy(), 6.0)
 
 
 def test_nested_tapes_outer_not_watching_gives_none():
     ns = _namespace("s002_nested_tapes.py")
-    np.testing.assert_allclose(ns["dy_dx"].numpy(), 6.0)
-    assert ns["d2y_dx2"] is None  # TF 2.x: the outer tape does not watch x
+    np.testing.assert_allclose(ns["slope"].numpy(), 6.0)
+    assert ns["curvature"] is None  # TF 2.x: the outer tape does not watch x
 
 
 @pytest.mark.parametrize("name", ["s002_persistent_tape.py", "s004_persistent_tape.py"])
 def test_persistent_tape_values(name):
     ns = _namespace(name)
-    np.testing.assert_allclose(ns["dz_dx"].numpy(), 108.0)
-    np.testing.assert_allclose(ns["dy_dx"].numpy(), 6.0)
+    np.testing.assert_allclose(ns["grad_fourth"].numpy(), 108.0)
+    np.testing.assert_allclose(ns["grad_square"].numpy(), 6.0)
 
 
 @pytest.mark.parametrize("name", ["s002_reset.py", "s003_reset.py"])
 def test_reset_differentiates_only_the_second_loss(name):
     ns = _namespace(name)
-    np.testing.assert_allclose(ns["grad_two_tapes"].numpy(), 3.0)
-    np.testing.assert_allclose(ns["grad_reset"].numpy(), 3.0)
-    np.testing.assert_allclose(ns["loss"].numpy(), 4.0 + 6.0)
+    np.testing.assert_allclose(ns["slope_second_tape"].numpy(), 3.0)
+    np.testing.assert_allclose(ns["slope_reset"].numpy(), 3.0)
+    np.testing.assert_allclose(ns["total"].numpy(), 4.0 + 6.0)
 
 
 @pytest.mark.parametrize("name", ["s002_reset_in_control_flow.py", "s003_reset_in_control_flow.py"])
 def test_reset_in_control_flow(name):
     ns = _namespace(name)
-    assert ns["grad"] is None
+    assert ns["slope"] is None
 
 
 def test_stop_recording_gradients():
     ns = _namespace("s002_stop_recording.py")
-    kernel, bias = (v.numpy() for v in ns["model"].variables)
+    kernel, bias = (v.numpy() for v in ns["layer"].variables)
     x = np.array([[1.0, 2.0, 3.0]], dtype=np.float32)
     dl_dy = x @ kernel + bias  # d mean(y**2)/dy = 2y/2 for y of shape (1, 2)
-    np.testing.assert_allclose(ns["grads"][0].numpy(), x.T @ dl_dy, rtol=1e-5)
-    np.testing.assert_allclose(ns["grads"][1].numpy(), dl_dy[0], rtol=1e-5)
-    assert ns["t"].gradient(ns["grads"], ns["model"].variables) == [None, None]
+    np.testing.assert_allclose(ns["layer_grads"][0].numpy(), x.T @ dl_dy, rtol=1e-5)
+    np.testing.assert_allclose(ns["layer_grads"][1].numpy(), dl_dy[0], rtol=1e-5)
+    assert ns["tape"].gradient(ns["layer_grads"], ns["layer"].variables) == [None, None]
 
 
 def test_unbuilt_model_watch_gives_nones():
     ns = _namespace("s003_watch_accessed_variables_model.py")
-    assert [v.shape for v in ns["a"].variables] == [(3, 32), (32,)]
-    assert ns["grads"] == [None, None]
-    assert ns["result"].shape == (1, 32)
+    assert [v.shape for v in ns["first"].variables] == [(3, 32), (32,)]
+    assert ns["first_grads"] == [None, None]
+    assert ns["output"].shape == (1, 32)
 
 
 def test_batch_jacobian_value():
     ns = _namespace("s003_batch_jacobian.py")
-    np.testing.assert_allclose(ns["batch_jacobian"].numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]])
-    assert ns["batch_jacobian"].dtype == tt.float32
+    np.testing.assert_allclose(ns["per_row"].numpy(), [[[2, 0], [0, 4]], [[6, 0], [0, 8]]])
+    assert ns["per_row"].dtype == tt.float32
 
 
 def test_jacobian_value():
     ns = _namespace("s003_jacobian.py")
-    np.testing.assert_allclose(ns["jacobian"].numpy(), [[2.0, 0.0], [0.0, 4.0]])
-    assert ns["jacobian"].dtype == tt.float32
+    np.testing.assert_allclose(ns["jac"].numpy(), [[2.0, 0.0], [0.0, 4.0]])
+    assert ns["jac"].dtype == tt.float32
 
 
 def test_gradient_of_sum_and_intermediate():
     ns = _namespace("s004_gradient_of_sum.py")
-    np.testing.assert_array_equal(ns["dz_dx"].numpy(), np.full((2, 2), 8.0))
+    np.testing.assert_array_equal(ns["grad_wrt_ones"].numpy(), np.full((2, 2), 8.0))
     ns = _namespace("s004_intermediate_gradient.py")
-    np.testing.assert_array_equal(ns["dz_dy"].numpy(), 8.0)
+    np.testing.assert_array_equal(ns["grad_wrt_total"].numpy(), 8.0)
 
 
 def test_control_flow_gradients():
     ns = _namespace("s004_control_flow.py")
-    grad, x = ns["grad"], ns["x"]
+    grad, x = ns["slope"], ns["two"]
     np.testing.assert_array_equal(grad(x, 6).numpy(), 12.0)  # x**3 -> 3 x**2
     np.testing.assert_array_equal(grad(x, 4).numpy(), 4.0)  # x**2 -> 2 x
     np.testing.assert_array_equal(grad(x, 5).numpy(), 12.0)  # also x**3
@@ -260,8 +261,8 @@ def test_control_flow_gradients():
 
 def test_higher_order_through_variable():
     ns = _namespace("s004_higher_order.py")
-    np.testing.assert_array_equal(ns["dy_dx"].numpy(), 3.0)
-    np.testing.assert_array_equal(ns["d2y_dx2"].numpy(), 6.0)
+    np.testing.assert_array_equal(ns["first_derivative"].numpy(), 3.0)
+    np.testing.assert_array_equal(ns["second_derivative"].numpy(), 6.0)
 
 
 # --- the errors the seeds document -------------------------------------------------------------

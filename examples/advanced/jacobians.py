@@ -1,81 +1,81 @@
-"""TensorFlow's advanced autodiff guide, "Jacobians" and "Batch Jacobian", with only the
-import changed (the plots left out): a scalar source, a layer's kernel as the source, a
-Hessian of a layer's kernel, and batch jacobians against the full jacobian."""
+"""Jacobians from a GradientTape, with the shapes TensorFlow's advanced-autodiff guide
+documents for the same sizes.
+
+* A scalar source: the jacobian of a vector of sigmoids with respect to one shift is one
+  derivative per element, s (1 - s).
+* A layer's kernel as the source: the jacobian has the target's shape followed by the
+  kernel's, and summing it over the target's axes gives tape.gradient.
+* A Hessian: the jacobian of a gradient with respect to the same kernel, symmetric once
+  flattened to a square matrix.
+* tape.batch_jacobian: for a batch whose rows do not mix, the per-example jacobian equals
+  the full jacobian summed over its second batch axis.
+"""
 
 import numpy as np
 
-import tracer as tf
+import tracer as tt
 
-# scalar source
-x = tf.linspace(-10.0, 10.0, 200 + 1)
-delta = tf.Variable(0.0)
+BATCH, IN, HIDDEN, OUT = 7, 5, 8, 6
 
-with tf.GradientTape() as tape:
-    y = tf.nn.sigmoid(x + delta)
 
-dy_dx = tape.jacobian(y, delta)
-print(y.shape)
-print(dy_dx.shape)
-assert y.shape == (201,) and dy_dx.shape == (201,)
+def max_abs_diff(a, b):
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
 
-# tensor source
-x = tf.random.normal([7, 5])
-layer = tf.keras.layers.Dense(10, activation=tf.nn.relu)
 
-with tf.GradientTape(persistent=True) as tape:
-    y = layer(x)
+# one scalar source, many targets
+grid = tt.linspace(-10.0, 10.0, 201)
+shift = tt.Variable(0.0)
+with tt.GradientTape() as tape:
+    curve = tt.nn.sigmoid(grid + shift)
+d_curve = tape.jacobian(curve, shift)
+assert curve.shape == (201,) and d_curve.shape == (201,)
+s64 = 1.0 / (1.0 + np.exp(-np.linspace(-10.0, 10.0, 201)))
+np.testing.assert_allclose(d_curve.numpy(), s64 * (1.0 - s64), rtol=1e-4, atol=1e-7)
 
-print(y.shape)
-print(layer.kernel.shape)
-j = tape.jacobian(y, layer.kernel)
-print(j.shape)
-g = tape.gradient(y, layer.kernel)
-print("g.shape:", g.shape)
+# a kernel as the source
+batch = tt.random.normal([BATCH, IN], seed=21)
+wide = tt.keras.layers.Dense(10, activation=tt.nn.relu)
+with tt.GradientTape(persistent=True) as tape:
+    activations = wide(batch)
+jac = tape.jacobian(activations, wide.kernel)
+grad = tape.gradient(activations, wide.kernel)
+assert activations.shape == (BATCH, 10) and wide.kernel.shape == (IN, 10)
+assert jac.shape == (BATCH, 10, IN, 10)
+assert max_abs_diff(grad, tt.reduce_sum(jac, axis=[0, 1])) < 1e-3
 
-j_sum = tf.reduce_sum(j, axis=[0, 1])
-delta = tf.reduce_max(abs(g - j_sum)).numpy()
-assert delta < 1e-3
-print("delta:", delta)
-assert j.shape == (7, 10, 5, 10)
 
-# Hessian of a layer's kernel
-x = tf.random.normal([7, 5])
-layer1 = tf.keras.layers.Dense(8, activation=tf.nn.relu)
-layer2 = tf.keras.layers.Dense(6, activation=tf.nn.relu)
+# the Hessian of a two-layer loss with respect to the first kernel
+def two_layer_loss(first, second, x):
+    return tt.reduce_mean(second(first(x)) ** 2)
 
-with tf.GradientTape() as t2:
-    with tf.GradientTape() as t1:
-        x = layer1(x)
-        x = layer2(x)
-        loss = tf.reduce_mean(x**2)
 
-    g = t1.gradient(loss, layer1.kernel)
+first = tt.keras.layers.Dense(HIDDEN, activation=tt.nn.relu)
+second = tt.keras.layers.Dense(OUT, activation=tt.nn.relu)
+batch = tt.random.normal([BATCH, IN], seed=22)
+with tt.GradientTape() as outer:
+    with tt.GradientTape() as inner:
+        loss = two_layer_loss(first, second, batch)
+    grad = inner.gradient(loss, first.kernel)
+hessian = outer.jacobian(grad, first.kernel)
+assert first.kernel.shape == (IN, HIDDEN)
+assert hessian.shape == (IN, HIDDEN, IN, HIDDEN)
+size = IN * HIDDEN
+square = tt.reshape(hessian, [size, size]).numpy()
+np.testing.assert_allclose(square, square.T, atol=1e-5)
 
-h = t2.jacobian(g, layer1.kernel)
-print(f"layer.kernel.shape: {layer1.kernel.shape}")
-print(f"h.shape: {h.shape}")
-assert h.shape == (5, 8, 5, 8)
-n_params = tf.reduce_prod(layer1.kernel.shape)
-h_mat = tf.reshape(h, [n_params, n_params])
-np.testing.assert_allclose(h_mat.numpy(), h_mat.numpy().T, atol=1e-5)  # a Hessian is symmetric
-
-# batch jacobian
-x = tf.random.normal([7, 5])
-layer1 = tf.keras.layers.Dense(8, activation=tf.nn.elu)
-layer2 = tf.keras.layers.Dense(6, activation=tf.nn.elu)
-
-with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-    tape.watch(x)
-    y = layer1(x)
-    y = layer2(y)
-
-print(y.shape)
-j = tape.jacobian(y, x)
-print(j.shape)
-j_sum = tf.reduce_sum(j, axis=2)
-print(j_sum.shape)
-jb = tape.batch_jacobian(y, x)
-print(jb.shape)
-error = tf.reduce_max(abs(jb - j_sum))
-assert error < 1e-3
-print(error.numpy())
+# per-example jacobians of a smooth two-layer network
+first = tt.keras.layers.Dense(HIDDEN, activation=tt.nn.elu)
+second = tt.keras.layers.Dense(OUT, activation=tt.nn.elu)
+batch = tt.random.normal([BATCH, IN], seed=23)
+with tt.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+    tape.watch(batch)
+    outputs = second(first(batch))
+full = tape.jacobian(outputs, batch)
+per_example = tape.batch_jacobian(outputs, batch)
+assert outputs.shape == (BATCH, OUT)
+assert full.shape == (BATCH, OUT, BATCH, IN)
+assert per_example.shape == (BATCH, OUT, IN)
+summed = tt.reduce_sum(full, axis=2)
+assert summed.shape == (BATCH, OUT, IN)
+assert max_abs_diff(per_example, summed) < 1e-3
+print("jacobians: ok")

@@ -1,105 +1,112 @@
-"""TensorFlow's "Introduction to modules, layers and models" guide, with only the import
-changed (and a temporary directory for the checkpoint): tf.Module's variables, submodules
-and names, a checkpoint written and restored into a new model, and a Keras-style model
-subclass. Each assert holds the value TensorFlow 2.21 prints for the same cell."""
+"""Modules, checkpoints and a Keras-style model, as TensorFlow's modules guide describes them.
+
+* tt.Module finds the variables its attributes hold: `trainable_variables` leaves out a
+  variable made with trainable=False, and a variable's name gets the ":0" suffix.
+* A module's own variables come first, then its submodules', and attributes are visited
+  in sorted order of their names, not in the order they were set. A module with no name
+  given takes its class name in snake_case.
+* tt.train.Checkpoint writes the variables under their attribute paths; restoring the file
+  into a freshly built model gives back the same weights and outputs.
+* A tt.keras.Model subclass lists its layers' variables in the order the layers were set,
+  each layer's kernel before its bias.
+"""
 
 import os
 import tempfile
 
-import tracer as tf
+import numpy as np
+
+import tracer as tt
 
 
-class SimpleModule(tf.Module):
+class Affine(tt.Module):
+    """slope * x + offset, where only the slope would be trained."""
+
+    def __init__(self, slope, offset, name=None):
+        super().__init__(name=name)
+        self.slope = tt.Variable(slope, name="slope")
+        self.offset = tt.Variable(offset, trainable=False, name="offset")
+
+    def __call__(self, x):
+        return self.slope * x + self.offset
+
+
+for slope, offset, x in [(5.0, 5.0, 5.0), (-2.0, 0.5, 3.0)]:
+    affine = Affine(slope, offset, name="affine")
+    assert float(affine(tt.constant(x))) == slope * x + offset  # 30 for the first case
+assert affine.name == "affine"
+assert [v.name for v in affine.trainable_variables] == ["slope:0"]
+assert [v.name for v in affine.variables] == ["offset:0", "slope:0"]  # sorted by attribute
+
+
+class ReluLinear(tt.Module):
+    def __init__(self, n_in, n_out, relu=True, name=None):
+        super().__init__(name=name)
+        # set weight first: the module still lists bias first
+        self.weight = tt.Variable(tt.random.normal([n_in, n_out]), name="weight")
+        self.bias = tt.Variable(tt.random.normal([n_out]), name="bias")
+        self.relu = relu
+
+    def __call__(self, x):
+        z = tt.matmul(x, self.weight) + self.bias
+        return tt.nn.relu(z) if self.relu else z
+
+
+class TwoLayerNet(tt.Module):
     def __init__(self, name=None):
         super().__init__(name=name)
-        self.a_variable = tf.Variable(5.0, name="train_me")
-        self.non_trainable_variable = tf.Variable(5.0, trainable=False, name="do_not_train_me")
+        self.hidden = ReluLinear(3, 4)
+        self.head = ReluLinear(4, 2, relu=False)
 
     def __call__(self, x):
-        return self.a_variable * x + self.non_trainable_variable
+        return self.head(self.hidden(x))
 
 
-simple_module = SimpleModule(name="simple")
-print(simple_module(tf.constant(5.0)))
-print("trainable variables:", simple_module.trainable_variables)
-print("all variables:", simple_module.variables)
-assert float(simple_module(tf.constant(5.0))) == 30.0
-assert [v.name for v in simple_module.trainable_variables] == ["train_me:0"]
-assert [v.name for v in simple_module.variables] == ["train_me:0", "do_not_train_me:0"]
-
-
-class Dense(tf.Module):
-    def __init__(self, in_features, out_features, name=None):
-        super().__init__(name=name)
-        self.w = tf.Variable(tf.random.normal([in_features, out_features]), name="w")
-        self.b = tf.Variable(tf.zeros([out_features]), name="b")
-
-    def __call__(self, x):
-        y = tf.matmul(x, self.w) + self.b
-        return tf.nn.relu(y)
-
-
-class SequentialModule(tf.Module):
-    def __init__(self, name=None):
-        super().__init__(name=name)
-        self.dense_1 = Dense(in_features=3, out_features=3)
-        self.dense_2 = Dense(in_features=3, out_features=2)
-
-    def __call__(self, x):
-        x = self.dense_1(x)
-        return self.dense_2(x)
-
-
-my_model = SequentialModule(name="the_model")
-print("Model results:", my_model(tf.constant([[2.0, 2.0, 2.0]])))
-print("Submodules:", my_model.submodules)
-for var in my_model.variables:
-    print(var, "\n")
-assert my_model.submodules == (my_model.dense_1, my_model.dense_2)
-assert [m.name for m in my_model.submodules] == ["dense", "dense"]
-assert [(v.name, v.shape) for v in my_model.variables] == [
-    ("b:0", (3,)),
-    ("w:0", (3, 3)),
-    ("b:0", (2,)),
-    ("w:0", (3, 2)),
+net = TwoLayerNet()
+probe = tt.constant([[1.0, -0.5, 2.0]])
+assert net.name == "two_layer_net"
+assert net.submodules == (net.head, net.hidden)  # "head" sorts before "hidden"
+assert [m.name for m in net.submodules] == ["relu_linear", "relu_linear"]
+assert [(v.name, v.shape) for v in net.variables] == [
+    ("bias:0", (2,)),
+    ("weight:0", (4, 2)),
+    ("bias:0", (4,)),
+    ("weight:0", (3, 4)),
 ]
 
-# Saving weights
-chkp_path = os.path.join(tempfile.mkdtemp(), "my_checkpoint")
-checkpoint = tf.train.Checkpoint(model=my_model)
-checkpoint.write(chkp_path)
-print(tf.train.list_variables(chkp_path))
-assert [name for name, _ in tf.train.list_variables(chkp_path)] == [
-    "model/dense_1/b",  # TensorFlow adds "/.ATTRIBUTES/VARIABLE_VALUE" to each name
-    "model/dense_1/w",
-    "model/dense_2/b",
-    "model/dense_2/w",
-]
+# write a checkpoint, then load it into a second, differently initialised net
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "net_weights")
+    tt.train.Checkpoint(net=net).write(path)
+    # TensorFlow also lists its object graph, and ends each variable's key with
+    # "/.ATTRIBUTES/VARIABLE_VALUE"; tracer lists the attribute paths only
+    assert tt.train.list_variables(path) == [
+        ("net/head/bias", [2]),
+        ("net/head/weight", [4, 2]),
+        ("net/hidden/bias", [4]),
+        ("net/hidden/weight", [3, 4]),
+    ]
+    twin = TwoLayerNet()
+    assert not np.array_equal(twin.head.weight.numpy(), net.head.weight.numpy())
+    tt.train.Checkpoint(net=twin).restore(path)
 
-new_model = SequentialModule()
-new_checkpoint = tf.train.Checkpoint(model=new_model)
-new_checkpoint.restore(chkp_path)
-
-# Should be the same result as above
-result = new_model(tf.constant([[2.0, 2.0, 2.0]]))
-print(result)
-assert (result.numpy() == my_model(tf.constant([[2.0, 2.0, 2.0]])).numpy()).all()
+for mine, theirs in zip(twin.variables, net.variables):
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+np.testing.assert_array_equal(twin(probe).numpy(), net(probe).numpy())
 
 
-# Keras models
-class MySequentialModel(tf.keras.Model):
-    def __init__(self, name=None, **kwargs):
+class TinyMLP(tt.keras.Model):
+    def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.dense_1 = tf.keras.layers.Dense(3, activation="relu")
-        self.dense_2 = tf.keras.layers.Dense(2)
+        self.hidden = tt.keras.layers.Dense(3, activation="relu")
+        self.head = tt.keras.layers.Dense(2)
 
     def call(self, x):
-        x = self.dense_1(x)
-        return self.dense_2(x)
+        return self.head(self.hidden(x))
 
 
-my_sequential_model = MySequentialModel(name="the_model")
-print("Model results:", my_sequential_model(tf.constant([[2.0, 2.0, 2.0]])))
-print(my_sequential_model.variables)
-assert my_sequential_model(tf.constant([[2.0, 2.0, 2.0]])).shape == (1, 2)
-assert [v.shape for v in my_sequential_model.variables] == [(3, 3), (3,), (3, 2), (2,)]
+mlp = TinyMLP()
+assert mlp(tt.constant([[2.0, 2.0, 2.0]])).shape == (1, 2)
+# Keras keeps the order the layers were set in: hidden, then head
+assert [v.shape for v in mlp.variables] == [(3, 3), (3,), (3, 2), (2,)]
+print("modules and checkpoints: ok")

@@ -1,15 +1,17 @@
-"""Seed 000_d39a0e4e55900ac5.txt (the current `tf.GradientTape` reference page), section on
-nested tapes: a second derivative from two nested tapes that both watch x."""
+"""Higher derivatives from nested tapes: an outer and an inner tape both watch the same
+constant, giving the first and second derivative of its square (seed 000, nested tapes)."""
 
-import tracer as tf
+import tracer as tt
 
-x = tf.constant(5.0)
-with tf.GradientTape() as g:
-    g.watch(x)
-    with tf.GradientTape() as gg:
-        gg.watch(x)
-        y = x * x
-    dy_dx = gg.gradient(y, x)  # dy_dx = 2 * x
-d2y_dx2 = g.gradient(dy_dx, x)  # d2y_dx2 = 2
-print(dy_dx)
-print(d2y_dx2)
+point = tt.constant(5.0)
+with tt.GradientTape() as outer:
+    outer.watch(point)
+    with tt.GradientTape() as inner:
+        inner.watch(point)
+        area = point * point
+    # Taken while `outer` still records, so it can be differentiated again.
+    first = inner.gradient(area, point)
+second = outer.gradient(first, point)
+
+for derivative in (first, second):
+    print(derivative)

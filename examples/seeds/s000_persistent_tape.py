@@ -1,14 +1,13 @@
-"""Seed 000_d39a0e4e55900ac5.txt (the current `tf.GradientTape` reference page), section on
-persistent tapes: two gradient() calls on one persistent tape."""
+"""A persistent tape answers more than one gradient() call over the same recording (seed 000,
+the section on persistent tapes)."""
 
-import tracer as tf
+import tracer as tt
 
-x = tf.constant(3.0)
-with tf.GradientTape(persistent=True) as g:
-    g.watch(x)
-    y = x * x
-    z = y * y
-dz_dx = g.gradient(z, x)  # (4*x^3 at x = 3)
-print(dz_dx)
-dy_dx = g.gradient(y, x)
-print(dy_dx)
+point = tt.constant(3.0)
+with tt.GradientTape(persistent=True) as tape:
+    tape.watch(point)
+    second_power = point * point
+    fourth_power = second_power * second_power
+
+for target in (fourth_power, second_power):
+    print(tape.gradient(target, point))

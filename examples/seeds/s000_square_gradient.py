@@ -1,11 +1,15 @@
-"""Seed 000_d39a0e4e55900ac5.txt (the current `tf.GradientTape` reference page), first example:
-the gradient of y = x * x at x = 3.0, with `watch` on a constant."""
+"""The slope of a square at 3.0, from a tape told to watch a constant: the opening example of
+seed 000 (the current `tf.GradientTape` reference page)."""
 
-import tracer as tf
+import tracer as tt
 
-x = tf.constant(3.0)
-with tf.GradientTape() as g:
-    g.watch(x)
-    y = x * x
-dy_dx = g.gradient(y, x)
-print(dy_dx)
+
+def slope_of_square(at):
+    point = tt.constant(at)
+    with tt.GradientTape() as tape:
+        tape.watch(point)  # constants are not watched unless asked
+        area = point * point
+    return tape.gradient(area, point)
+
+
+print(slope_of_square(3.0))

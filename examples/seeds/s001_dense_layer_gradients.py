@@ -1,20 +1,15 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [4], "Gradients w.r.t. a
-model": gradients of a Dense layer's loss with respect to its trainable variables, as printed
-in the seed (only the import changed).
-"""
+"""Gradients of a cost with respect to all trainable variables of a Keras-style Dense layer,
+listed by variable name (seed 001, the autodiff guide notebook, cell In [4], gradients with
+respect to a model)."""
 
-import tracer as tf
+import tracer as tt
 
-layer = tf.keras.layers.Dense(2, activation="relu")
-x = tf.constant([[1.0, 2.0, 3.0]])
+dense = tt.keras.layers.Dense(2, activation="relu")
+batch = tt.constant([[1.0, 2.0, 3.0]])
 
-with tf.GradientTape() as tape:
-    # Forward pass
-    y = layer(x)
-    loss = tf.reduce_mean(y**2)
+with tt.GradientTape() as tape:
+    cost = tt.reduce_mean(tt.square(dense(batch)))
 
-# Calculate gradients with respect to every trainable variable
-grad = tape.gradient(loss, layer.trainable_variables)
-
-for var, g in zip(layer.trainable_variables, grad):
-    print(f"{var.name}, shape: {g.shape}")
+params = dense.trainable_variables
+for param, param_grad in zip(params, tape.gradient(cost, params)):
+    print(param.name + ", shape:", param_grad.shape)

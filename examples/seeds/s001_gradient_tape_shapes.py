@@ -1,21 +1,20 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [3], "Gradient tapes":
-the gradient with respect to each source has the shape of the source.
+"""Each gradient has the shape of the source it was taken with respect to (seed 001, the
+autodiff guide notebook, cell In [3], "Gradient tapes").
 
-`w` starts from random values, so, as in the seed, only the shapes are printed.
+The weights start random, so only shapes are printed.
 """
 
-import tracer as tf
+import tracer as tt
 
-w = tf.Variable(tf.random.normal((3, 2)), name="w")
-b = tf.Variable(tf.zeros(2, dtype=tf.float32), name="b")
-x = [[1.0, 2.0, 3.0]]
+weights = tt.Variable(tt.random.normal((3, 2)), name="weights")
+offset = tt.Variable(tt.zeros(2), name="offset")
+row = tt.constant([[1.0, 2.0, 3.0]])
 
-with tf.GradientTape(persistent=True) as tape:
-    y = x @ w + b
-    loss = tf.reduce_mean(y**2)
+with tt.GradientTape() as tape:
+    prediction = tt.matmul(row, weights) + offset
+    cost = tt.reduce_mean(tt.square(prediction))
 
-[dl_dw, dl_db] = tape.gradient(loss, [w, b])
+weights_grad, offset_grad = tape.gradient(cost, [weights, offset])
 
-# The gradient w.r.t. each source has the shape of the source:
-print(w.shape)
-print(dl_dw.shape)
+print(weights.shape)
+print(weights_grad.shape)

@@ -1,14 +1,11 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [19], "3. Took gradients
-through an integer or string": an int32 source gets a None gradient."""
+"""An integer variable gets no gradient: integer values are not differentiable (seed 001, the
+autodiff guide notebook, cell In [19], the third cause of a None gradient)."""
 
-import tracer as tf
+import tracer as tt
 
-# The x0 variable has an `int` dtype.
-x = tf.Variable([[2, 2], [2, 2]])
+counts = tt.Variable([[2, 2], [2, 2]])  # int32
 
-with tf.GradientTape() as tape:
-    # The path to x1 is blocked by the `int` dtype here.
-    y = tf.cast(x, tf.float32)
-    y = tf.reduce_sum(x)
+with tt.GradientTape() as tape:
+    total = tt.reduce_sum(counts)
 
-print(tape.gradient(y, x))
+print(tape.gradient(total, counts))

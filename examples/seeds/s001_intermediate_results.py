@@ -1,16 +1,13 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [15], "Intermediate
-results": the gradient of z with respect to the intermediate value y."""
+"""A gradient taken with respect to a value computed on the tape rather than its input (seed
+001, the autodiff guide notebook, cell In [15], intermediate results)."""
 
-import tracer as tf
+import tracer as tt
 
-x = tf.constant(3.0)
+start = tt.constant(3.0)
+with tt.GradientTape() as tape:
+    tape.watch(start)
+    middle = start * start
+    end = middle * middle
 
-with tf.GradientTape() as tape:
-    tape.watch(x)
-    y = x * x
-    z = y * y
-
-# Use the tape to compute the gradient of z with respect to the
-# intermediate value y.
-# dz_dx = 2 * y, where y = x ** 2
-print(tape.gradient(z, y).numpy())
+# d(end)/d(middle) = 2 * middle = 18 at start = 3.
+print(tape.gradient(end, middle).numpy())

@@ -1,20 +1,15 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [18], "2. Did calculations
-outside of TensorFlow": a numpy step breaks the gradient path."""
+"""A step done in NumPy cuts the recorded path, so the gradient is None (seed 001, the autodiff
+guide notebook, cell In [18], the second cause of a None gradient)."""
 
 import numpy as np
 
-import tracer as tf
+import tracer as tt
 
-x = tf.Variable([[1.0, 2.0], [3.0, 4.0]], dtype=tf.float32)
+grid = tt.Variable([[1.0, 2.0], [3.0, 4.0]])
 
-with tf.GradientTape() as tape:
-    x2 = x**2
+with tt.GradientTape() as tape:
+    squares = grid**2
+    column_means = np.mean(squares, axis=0)  # a NumPy array: the tape sees nothing here
+    overall = tt.reduce_mean(column_means)
 
-    # This step is calculated with NumPy
-    y = np.mean(x2, axis=0)
-
-    # Like most ops, reduce_mean will cast the NumPy array to a constant tensor
-    # using `tf.convert_to_tensor`.
-    y = tf.reduce_mean(y, axis=0)
-
-print(tape.gradient(y, x))
+print(tape.gradient(overall, grid))

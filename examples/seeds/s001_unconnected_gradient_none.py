@@ -1,12 +1,12 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [20], "Getting a gradient of
-None": a target that is not connected to the source."""
+"""A gradient with respect to a variable the result does not depend on is None (seed 001, the
+autodiff guide notebook, cell In [20], getting a gradient of None)."""
 
-import tracer as tf
+import tracer as tt
 
-# When a target is not connected to a source you will get a gradient of None.
-x = tf.Variable(2.0)
-y = tf.Variable(3.0)
+unused = tt.Variable(2.0)
+used = tt.Variable(3.0)
 
-with tf.GradientTape() as tape:
-    z = y * y
-print(tape.gradient(z, x))
+with tt.GradientTape() as tape:
+    result = used * used
+
+print(tape.gradient(result, unused))

@@ -1,17 +1,17 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [17], "1. Replaced a variable
-with a tensor": after `x = x + 1`, x is a Tensor and is no longer watched.
+"""Rebinding a variable's name to `variable + 1` leaves a plain tensor, which later tapes do
+not watch (seed 001, the autodiff guide notebook, cell In [17], the first cause of a None
+gradient).
 
-tracer's type names are `Variable` and `Tensor` where TensorFlow prints `ResourceVariable`
-and `EagerTensor`.
+tracer's type names are `Variable` and `Tensor` where TensorFlow prints `ResourceVariable` and
+`EagerTensor`.
 """
 
-import tracer as tf
+import tracer as tt
 
-x = tf.Variable(2.0)
+counter = tt.Variable(2.0)
 
-for epoch in range(2):
-    with tf.GradientTape() as tape:
-        y = x + 1
-
-    print(type(x).__name__, ":", tape.gradient(y, x))
-    x = x + 1  # This should be `x.assign_add(1)`
+for _ in range(2):
+    with tt.GradientTape() as tape:
+        bumped = counter + 1.0
+    print(type(counter).__name__, ":", tape.gradient(bumped, counter))
+    counter = bumped  # from here on a Tensor; `counter.assign_add(1.0)` would keep the Variable

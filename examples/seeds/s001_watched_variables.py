@@ -1,31 +1,24 @@
-"""Seed 001_a6690b526758e3cb.txt (autodiff guide notebook), cell In [13], "Controlling what the
-tape watches": which sources get gradients, and GradientTape.watched_variables."""
+"""What a tape watches on its own: trainable variables only, not a non-trainable variable nor a
+tensor; `watched_variables()` names them (seed 001, the autodiff guide notebook, cell In [13],
+controlling what the tape watches)."""
 
-import tracer as tf
+import tracer as tt
 
-# You can list the variables being watched by the tape using the GradientTape.watched_variables method:
-x = tf.constant(3.0)
-with tf.GradientTape() as tape:
-    tape.watch(x)
-    y = x**2
-# dy = 2x * dx
-dy_dx = tape.gradient(y, x)
-print(dy_dx.numpy())
+three = tt.constant(3.0)
+with tt.GradientTape() as tape:
+    tape.watch(three)
+    nine = three**2
+print(tape.gradient(nine, three).numpy())
 
-# A trainable variable
-x0 = tf.Variable(3.0, name="x0")
-# Not trainable
-x1 = tf.Variable(3.0, name="x1", trainable=False)
-# Not a Variable: A variable + tensor returns a tensor.
-x2 = tf.Variable(2.0, name="x2") + 1.0
-# Not a variable
-x3 = tf.constant(3.0, name="x3")
+candidates = [
+    tt.Variable(3.0, name="x0"),  # trainable: watched
+    tt.Variable(3.0, name="x1", trainable=False),  # not trainable
+    tt.Variable(2.0, name="x2") + 1.0,  # a sum is a plain tensor
+    tt.constant(3.0, name="x3"),  # a tensor as well
+]
+with tt.GradientTape() as tape:
+    total = sum(c**2 for c in candidates[:3])  # x3 is only a gradient source
 
-with tf.GradientTape() as tape:
-    y = (x0**2) + (x1**2) + (x2**2)
-
-grad = tape.gradient(y, [x0, x1, x2, x3])
-
-for g in grad:
-    print(g)
-print([var.name for var in tape.watched_variables()])
+for grad in tape.gradient(total, candidates):
+    print(grad)
+print([variable.name for variable in tape.watched_variables()])

@@ -1,23 +1,25 @@
-"""Seed 002_7eeabeffb04482a9.txt (TF 1.x-era `tf.GradientTape` API page), nested tapes.
+"""Nested tapes where only the inner one watches the constant (seed 002, the TF 1.x-era
+`GradientTape` page, nested tapes).
 
-In this old example only the inner tape watches x. The seed's comment says the second
-derivative "will compute to 2.0", but in TensorFlow 2.x (the contract, API.md "Details that
-follow TensorFlow 2.x") an outer tape differentiates the inner gradient only if it watches x
-itself, so d2y_dx2 is None. The script asserts the TF 2.x values: dy_dx == 6.0 and
-d2y_dx2 is None.
+The seed expects a second derivative of 2.0 from this setup. tracer follows TensorFlow 2.x
+(API.md, "Details that follow TensorFlow 2.x"): the outer tape never watched the constant, so
+its gradient is None. The script asserts a first derivative of 6.0 and a None second one.
 """
 
-import numpy as np
+import tracer as tt
 
-import tracer as tf
 
-x = tf.constant(3.0)
-with tf.GradientTape() as g:
-    with tf.GradientTape() as gg:
-        gg.watch(x)
-        y = x * x
-    dy_dx = gg.gradient(y, x)  # Will compute to 6.0
-d2y_dx2 = g.gradient(dy_dx, x)  # Will compute to 2.0 (TF 1.x); None in TF 2.x
+def slope_of_square(point):
+    with tt.GradientTape() as inner:
+        inner.watch(point)
+        area = point * point
+    return inner.gradient(area, point)
 
-np.testing.assert_allclose(dy_dx.numpy(), 6.0)
-assert d2y_dx2 is None, d2y_dx2
+
+point = tt.constant(3.0)
+with tt.GradientTape() as outer:  # never told to watch `point`
+    slope = slope_of_square(point)
+curvature = outer.gradient(slope, point)
+
+assert slope.numpy() == 6.0, slope
+assert curvature is None, curvature

@@ -1,18 +1,18 @@
-"""Seed 002_7eeabeffb04482a9.txt (TF 1.x-era `tf.GradientTape` API page), persistent tapes:
-two gradient() calls, then `del g`. The values are stated in comments; the script asserts them."""
+"""Two gradients from one persistent tape, after which the tape is dropped (seed 002, the TF
+1.x-era `GradientTape` page, persistent tapes). The seed states the values in comments; the
+script asserts them."""
 
-import numpy as np
+import tracer as tt
 
-import tracer as tf
+point = tt.constant(3.0)
+with tt.GradientTape(persistent=True) as tape:
+    tape.watch(point)
+    squared = point * point
+    fourth = squared * squared
 
-x = tf.constant(3.0)
-with tf.GradientTape(persistent=True) as g:
-    g.watch(x)
-    y = x * x
-    z = y * y
-dz_dx = g.gradient(z, x)  # 108.0 (4*x^3 at x = 3)
-dy_dx = g.gradient(y, x)  # 6.0
-del g  # Drop the reference to the tape
+grad_fourth = tape.gradient(fourth, point)  # 4 * 3**3
+grad_square = tape.gradient(squared, point)  # 2 * 3
+del tape  # a persistent tape keeps its recording until it is released
 
-np.testing.assert_allclose(dz_dx.numpy(), 108.0)
-np.testing.assert_allclose(dy_dx.numpy(), 6.0)
+assert grad_fourth.numpy() == 108.0, grad_fourth
+assert grad_square.numpy() == 6.0, grad_square

@@ -1,39 +1,43 @@
-"""Seed 002_7eeabeffb04482a9.txt (TF 1.x-era `tf.GradientTape` API page), method `reset`:
-two equivalent blocks, a second tape context versus `t.reset()` inside one context.
+"""`reset()` inside one tape context does what closing it and opening a new tape does: only
+what comes after is differentiated (seed 002, the TF 1.x-era `GradientTape` page, method
+`reset`).
 
-The seed leaves `loss_fn`, `other_loss_fn` and the gradient's sources (`...`) undefined;
-here they are a loss of w * w (gradient 4.0 at w = 2) and a loss of 3 * w (gradient 3.0),
-so "only differentiates other_loss_fn, not loss_fn" means a gradient of 3.0, not 7.0.
+The seed leaves both losses abstract; here they are w * w (slope 4.0 at w = 2) and 3 * w
+(slope 3.0), so a slope of 3.0 rather than 7.0 shows the first loss was forgotten.
 """
 
-import numpy as np
+import tracer as tt
 
-import tracer as tf
-
-w = tf.Variable(2.0)
+weight = tt.Variable(2.0)
 
 
-def loss_fn():
-    return w * w
+def quadratic():
+    return weight * weight
 
 
-def other_loss_fn():
-    return 3.0 * w
+def linear():
+    return 3.0 * weight
 
 
-with tf.GradientTape() as t:
-    loss = loss_fn()
-with tf.GradientTape() as t:
-    loss += other_loss_fn()
-grad_two_tapes = t.gradient(loss, w)  # Only differentiates other_loss_fn, not loss_fn
+def slope_with_second_tape():
+    with tt.GradientTape() as tape:
+        total = quadratic()
+    with tt.GradientTape() as tape:
+        total = total + linear()
+    return total, tape.gradient(total, weight)
 
 
-# The following is equivalent to the above
-with tf.GradientTape() as t:
-    loss = loss_fn()
-    t.reset()
-    loss += other_loss_fn()
-grad_reset = t.gradient(loss, w)  # Only differentiates other_loss_fn, not loss_fn
+def slope_with_reset():
+    with tt.GradientTape() as tape:
+        total = quadratic()
+        tape.reset()
+        total = total + linear()
+    return total, tape.gradient(total, weight)
 
-np.testing.assert_allclose(grad_two_tapes.numpy(), 3.0)
-np.testing.assert_allclose(grad_reset.numpy(), 3.0)
+
+_, slope_second_tape = slope_with_second_tape()
+total, slope_reset = slope_with_reset()
+
+assert total.numpy() == 10.0, total
+assert slope_second_tape.numpy() == 3.0, slope_second_tape
+assert slope_reset.numpy() == 3.0, slope_reset

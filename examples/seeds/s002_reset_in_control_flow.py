@@ -1,20 +1,24 @@
-"""Seed 002_7eeabeffb04482a9.txt (TF 1.x-era `tf.GradientTape` API page), method `reset`:
-resetting inside control flow (`if loss > k: t.reset()`).
+"""A tape reset from inside an `if`, where leaving the context is not an option (seed 002, the
+TF 1.x-era `GradientTape` page, method `reset`).
 
-The seed's fragment leaves `loss` (`...`) and `k` undefined; here loss = w * w = 4.0 and
-k = 1.0, so the tape is reset, and the gradient of the loss recorded before the reset is
-None (the reset tape recorded nothing).
+The seed leaves the loss and the threshold abstract; here the loss is w * w = 4.0. Above a
+threshold of 10.0 nothing happens and the slope is 4.0; above 1.0 the tape is reset, and the
+loss, recorded before the reset, has no gradient.
 """
 
-import tracer as tf
+import tracer as tt
 
-w = tf.Variable(2.0)
-k = 1.0
+weight = tt.Variable(2.0)
 
-with tf.GradientTape() as t:
-    loss = w * w
-    if loss > k:
-        t.reset()
 
-grad = t.gradient(loss, w)
-assert grad is None, grad
+def slope_after_check(threshold):
+    with tt.GradientTape() as tape:
+        penalty = weight * weight
+        if penalty > threshold:
+            tape.reset()
+    return tape.gradient(penalty, weight)
+
+
+assert slope_after_check(10.0).numpy() == 4.0
+slope = slope_after_check(1.0)
+assert slope is None, slope

@@ -1,15 +1,13 @@
-"""Seed 002_7eeabeffb04482a9.txt (TF 1.x-era `tf.GradientTape` API page), first example:
-the gradient of y = x * x at x = 3.0. The seed only states the value in a comment, so the
+"""The slope of a watched constant's square at 3.0 is 6.0 (seed 002, the TF 1.x-era
+`GradientTape` page, its first example). The seed gives the value only in a comment, so the
 script asserts it."""
 
-import numpy as np
+import tracer as tt
 
-import tracer as tf
+three = tt.constant(3.0)
+with tt.GradientTape() as tape:
+    tape.watch(three)
+    nine = tt.multiply(three, three)
+slope = tape.gradient(nine, three)
 
-x = tf.constant(3.0)
-with tf.GradientTape() as g:
-    g.watch(x)
-    y = x * x
-dy_dx = g.gradient(y, x)  # Will compute to 6.0
-
-np.testing.assert_allclose(dy_dx.numpy(), 6.0)
+assert slope.numpy() == 6.0, slope

@@ -1,33 +1,32 @@
-"""Seed 002_7eeabeffb04482a9.txt (TF 1.x-era `tf.GradientTape` API page), method
-`stop_recording`: a gradient computed inside the context of a persistent tape, but not traced.
+"""Gradients taken inside `stop_recording()` of a persistent tape are not themselves recorded
+(seed 002, the TF 1.x-era `GradientTape` page, method `stop_recording`).
 
-The seed leaves `model` and `compute_loss` undefined; here the model is a Dense layer
-(`tf.keras.layers.Dense`) and the loss the mean of its squared
-output. The script checks the gradients against the closed form, and that the gradient
-computation was not recorded (its results have no gradient on the tape).
+The seed leaves the model and its loss abstract; here they are a Dense layer and the mean of
+its squared outputs. The script checks the gradients against a hand-derived formula, and that
+the tape cannot differentiate them.
 """
 
 import numpy as np
 
-import tracer as tf
+import tracer as tt
 
-model = tf.keras.layers.Dense(2)
-inputs = tf.constant([[1.0, 2.0, 3.0]])
-
-
-def compute_loss(model):
-    return tf.reduce_mean(model(inputs) ** 2)
+layer = tt.keras.layers.Dense(2)
+batch = tt.constant([[1.0, 2.0, 3.0]])
 
 
-with tf.GradientTape(persistent=True) as t:
-    loss = compute_loss(model)
-    with t.stop_recording():
-        # The gradient computation below is not traced, saving memory.
-        grads = t.gradient(loss, model.variables)
+def mean_square_output(dense):
+    return tt.reduce_mean(tt.square(dense(batch)))
 
-kernel, bias = (v.numpy() for v in model.variables)
-x = inputs.numpy()
-dl_dy = 2 * (x @ kernel + bias) / 2  # d mean(y**2) / dy for y of shape (1, 2)
-np.testing.assert_allclose(grads[0].numpy(), x.T @ dl_dy, rtol=1e-5)
-np.testing.assert_allclose(grads[1].numpy(), dl_dy.sum(axis=0), rtol=1e-5)
-assert t.gradient(grads, model.variables) == [None, None]
+
+with tt.GradientTape(persistent=True) as tape:
+    cost = mean_square_output(layer)
+    with tape.stop_recording():
+        layer_grads = tape.gradient(cost, layer.variables)
+
+# The cost averages y**2 over two outputs, so d(cost)/dy = y.
+inputs = batch.numpy()
+kernel, bias = (v.numpy() for v in layer.variables)
+outputs = inputs @ kernel + bias
+np.testing.assert_allclose(layer_grads[0].numpy(), inputs.T @ outputs, rtol=1e-5)
+np.testing.assert_allclose(layer_grads[1].numpy(), outputs[0], rtol=1e-5)
+assert tape.gradient(layer_grads, layer.variables) == [None, None]

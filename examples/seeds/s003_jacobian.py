@@ -1,20 +1,17 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), method `jacobian`: the jacobian
-of y = x * x. The value is stated in a comment; the script asserts it.
-
-The page's scrape lost the indentation of the `with` body; it is put back as in TensorFlow's
-page.
-"""
+"""The jacobian of an elementwise square of [1.0, 2.0] is diagonal, [[2, 0], [0, 4]] (seed 003,
+the TF 2.4 `tf.GradientTape` page, method `jacobian`). The seed gives the value in a comment;
+the script asserts it."""
 
 import numpy as np
 
-import tracer as tf
+import tracer as tt
 
-with tf.GradientTape() as g:
-    x = tf.constant([1.0, 2.0])
-    g.watch(x)
-    y = x * x
-jacobian = g.jacobian(y, x)
-# jacobian value is [[2., 0.], [0., 4.]]
+pair = tt.constant([1.0, 2.0])
+with tt.GradientTape() as tape:
+    tape.watch(pair)
+    squares = pair * pair
 
-np.testing.assert_allclose(jacobian.numpy(), [[2.0, 0.0], [0.0, 4.0]])
-assert jacobian.shape == (2, 2)
+jac = tape.jacobian(squares, pair)
+
+np.testing.assert_array_equal(jac.numpy(), np.diag([2.0, 4.0]))
+assert jac.shape == (2, 2)

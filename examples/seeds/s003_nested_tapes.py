@@ -1,18 +1,20 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), nested tapes: a second
-derivative from two nested tapes that both watch x.
+"""First and second derivatives of a square at 5.0 from two nested tapes that both watch the
+input (seed 003, the TF 2.4 `tf.GradientTape` page, nested tapes)."""
 
-The page's scrape dropped the two `with` lines; they are put back as in seed 000.
-"""
+import tracer as tt
 
-import tracer as tf
 
-x = tf.constant(5.0)
-with tf.GradientTape() as g:
-    g.watch(x)
-    with tf.GradientTape() as gg:
-        gg.watch(x)
-        y = x * x
-    dy_dx = gg.gradient(y, x)  # dy_dx = 2 * x
-d2y_dx2 = g.gradient(dy_dx, x)  # d2y_dx2 = 2
-print(dy_dx)
-print(d2y_dx2)
+def first_and_second_derivative(at):
+    point = tt.constant(at)
+    with tt.GradientTape() as outer:
+        outer.watch(point)
+        with tt.GradientTape() as inner:
+            inner.watch(point)
+            area = point * point
+        slope = inner.gradient(area, point)  # recorded by `outer`
+    return slope, outer.gradient(slope, point)
+
+
+slope, curvature = first_and_second_derivative(5.0)
+print(slope)
+print(curvature)

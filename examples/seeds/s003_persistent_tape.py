@@ -1,18 +1,19 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), persistent tapes: two
-gradient() calls on one persistent tape.
+"""One persistent tape, two gradient() calls: x**4 and x**2 at 3.0 (seed 003, the TF 2.4
+`tf.GradientTape` page, persistent tapes)."""
 
-The page's scrape dropped the `with` line and the `dy_dx = g.gradient(y, x)` line; they are
-put back as in seed 000.
-"""
+import tracer as tt
 
-import tracer as tf
 
-x = tf.constant(3.0)
-with tf.GradientTape(persistent=True) as g:
-    g.watch(x)
-    y = x * x
-    z = y * y
-dz_dx = g.gradient(z, x)  # (4*x^3 at x = 3)
-print(dz_dx)
-dy_dx = g.gradient(y, x)
-print(dy_dx)
+def record_powers(at):
+    point = tt.constant(at)
+    tape = tt.GradientTape(persistent=True)
+    with tape:
+        tape.watch(point)
+        square = point * point
+        powers = {"fourth": square * square, "second": square}
+    return tape, point, powers
+
+
+tape, point, powers = record_powers(3.0)
+print(tape.gradient(powers["fourth"], point))
+print(tape.gradient(powers["second"], point))

@@ -1,39 +1,30 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), method `reset`: two
-equivalent blocks, a second tape context versus `t.reset()` inside one context.
+"""Clearing a tape with `reset()` matches starting a fresh tape: the loss recorded before it is
+not differentiated (seed 003, the TF 2.4 `tf.GradientTape` page, method `reset`).
 
-The page's scrape dropped the second block's `with` line (put back). The seed leaves
-`loss_fn`, `other_loss_fn` and the gradient's sources (`...`) undefined; here they are a loss
-of w * w (gradient 4.0 at w = 2) and a loss of 3 * w (gradient 3.0), so "only differentiates
-other_loss_fn, not loss_fn" means a gradient of 3.0, not 7.0.
+The seed leaves both losses abstract; here they are w * w (slope 4.0 at w = 2) and 3 * w
+(slope 3.0), so a slope of 3.0, not 7.0, shows that the first one was dropped.
 """
 
-import numpy as np
+import tracer as tt
 
-import tracer as tf
+weight = tt.Variable(2.0)
+parts = (lambda: weight * weight, lambda: 3.0 * weight)
 
-w = tf.Variable(2.0)
+# A new tape for the second part.
+with tt.GradientTape() as tape:
+    total = parts[0]()
+with tt.GradientTape() as tape:
+    total = total + parts[1]()
+slope_second_tape = tape.gradient(total, weight)
 
+# One tape, cleared between the parts.
+with tt.GradientTape() as tape:
+    total = parts[0]()
+    for part in parts[1:]:
+        tape.reset()  # forget what was recorded so far
+        total = total + part()
+slope_reset = tape.gradient(total, weight)
 
-def loss_fn():
-    return w * w
-
-
-def other_loss_fn():
-    return 3.0 * w
-
-
-with tf.GradientTape() as t:
-    loss = loss_fn()
-with tf.GradientTape() as t:
-    loss += other_loss_fn()
-grad_two_tapes = t.gradient(loss, w)  # Only differentiates other_loss_fn, not loss_fn
-
-# The following is equivalent to the above
-with tf.GradientTape() as t:
-    loss = loss_fn()
-    t.reset()
-    loss += other_loss_fn()
-grad_reset = t.gradient(loss, w)  # Only differentiates other_loss_fn, not loss_fn
-
-np.testing.assert_allclose(grad_two_tapes.numpy(), 3.0)
-np.testing.assert_allclose(grad_reset.numpy(), 3.0)
+assert total.numpy() == 10.0, total
+assert slope_second_tape.numpy() == 3.0, slope_second_tape
+assert slope_reset.numpy() == 3.0, slope_reset

@@ -1,20 +1,23 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), method `reset`: resetting
-inside control flow (`if loss > k: t.reset()`).
+"""`reset()` called from a branch inside the tape's context, where the context cannot be left
+(seed 003, the TF 2.4 `tf.GradientTape` page, method `reset`).
 
-The page's scrape lost the indentation (put back). The seed's fragment leaves `loss` (`...`)
-and `k` undefined; here loss = w * w = 4.0 and k = 1.0, so the tape is reset, and the
-gradient of the loss recorded before the reset is None (the reset tape recorded nothing).
+The seed leaves the loss and the threshold abstract; here a helper resets the tape when the
+loss w * w = 4.0 exceeds 1.0, so the loss recorded before the reset has no gradient.
 """
 
-import tracer as tf
+import tracer as tt
 
-w = tf.Variable(2.0)
-k = 1.0
 
-with tf.GradientTape() as t:
-    loss = w * w
-    if loss > k:
-        t.reset()
+def square_and_maybe_reset(tape, value, limit):
+    loss = value * value
+    if loss > limit:
+        tape.reset()
+    return loss
 
-grad = t.gradient(loss, w)
-assert grad is None, grad
+
+weight = tt.Variable(2.0)
+with tt.GradientTape() as tape:
+    loss = square_and_maybe_reset(tape, weight, limit=1.0)
+
+slope = tape.gradient(loss, weight)
+assert slope is None, slope

@@ -1,15 +1,12 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), first example: the gradient of
-y = x * x at x = 3.0.
+"""The derivative of a square at 3.0, from a tape that watches a constant (seed 003, the TF 2.4
+`tf.GradientTape` page, its first example)."""
 
-The page's scrape dropped the `with` line and the `gradient` call; they are put back as in
-the same example in seed 000.
-"""
+import tracer as tt
 
-import tracer as tf
+point = tt.constant(3.0)
+tape = tt.GradientTape()
+with tape:
+    tape.watch(point)
+    area = tt.square(point)
 
-x = tf.constant(3.0)
-with tf.GradientTape() as g:
-    g.watch(x)
-    y = x * x
-dy_dx = g.gradient(y, x)
-print(dy_dx)
+print(tape.gradient(area, point))

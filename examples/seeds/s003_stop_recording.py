@@ -1,15 +1,12 @@
-"""Seed 003_787b89f0f120e7e4.txt (TF 2.4 `tf.GradientTape` page), method `stop_recording`:
-what is computed inside `stop_recording()` is not recorded, so its gradient is None.
+"""What runs inside `stop_recording()` is left off the tape, so it has no gradient (seed 003,
+the TF 2.4 `tf.GradientTape` page, method `stop_recording`)."""
 
-The page's scrape dropped the `with tf.GradientTape() as tape:` line and the `gradient`
-call; they are put back as in TensorFlow's page.
-"""
+import tracer as tt
 
-import tracer as tf
-
-x = tf.constant(4.0)
-with tf.GradientTape() as tape:
+four = tt.constant(4.0)
+with tt.GradientTape() as tape:
+    tape.watch(four)
     with tape.stop_recording():
-        y = x**2
-dy_dx = tape.gradient(y, x)
-print(dy_dx)
+        sixteen = four**2
+
+print(tape.gradient(sixteen, four))

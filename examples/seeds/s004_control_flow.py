@@ -1,31 +1,30 @@
-"""Seed 004_b8d273961b668fdb.txt (older eager-mode tutorial), "Recording control flow": Python
-`for`/`if` around tape-recorded ops.
+"""Python loops and branches around recorded operations: the tape sees only the operations that
+actually ran (seed 004, the older eager-mode tutorial, "Recording control flow").
 
-The seed has a typo: `return output` is indented inside the `for` loop, so f would return
-1.0 after the first iteration and both gradients would be None, contradicting the asserted
-values 12.0 and 4.0. This is the intended version, with `return` after the loop. (The
-stray `</pre>` after the last assert in the seed is HTML debris and is dropped.)
+In the seed the `return` sits inside the loop by mistake, which would make both gradients None
+instead of the 12.0 and 4.0 it asserts; here the product is returned after the loop.
 """
 
-import tracer as tf
+import tracer as tt
 
 
-def f(x, y):
-    output = 1.0
-    for i in range(y):
-        if i > 1 and i < 5:
-            output = tf.multiply(output, x)
-    return output
+def repeated_product(base, steps):
+    """base multiplied in once for each of the steps numbered 2, 3 and 4 that run."""
+    product = 1.0
+    for step in range(steps):
+        if step in (2, 3, 4):
+            product = tt.multiply(product, base)
+    return product
 
 
-def grad(x, y):
-    with tf.GradientTape() as t:
-        t.watch(x)
-        out = f(x, y)
-    return t.gradient(out, x)
+def slope(point, steps):
+    with tt.GradientTape() as tape:
+        tape.watch(point)
+        value = repeated_product(point, steps)
+    return tape.gradient(value, point)
 
 
-x = tf.convert_to_tensor(2.0)
+two = tt.convert_to_tensor(2.0)
 
-assert grad(x, 6).numpy() == 12.0
-assert grad(x, 4).numpy() == 4.0
+assert slope(two, 6).numpy() == 12.0  # two**3: 3 * 2**2
+assert slope(two, 4).numpy() == 4.0  # two**2: 2 * 2

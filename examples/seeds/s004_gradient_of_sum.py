@@ -1,21 +1,16 @@
-"""Seed 004_b8d273961b668fdb.txt (older eager-mode tutorial), "Gradient tapes": the derivative
-of z = (sum x)^2 with respect to x = ones((2, 2)) is 8.0 everywhere.
+"""The derivative of (sum of x)**2 with respect to a (2, 2) tensor of ones is 2 * 4 = 8.0 in
+every entry (seed 004, the older eager-mode tutorial, "Gradient tapes").
 
-The seed's `assert` is at the same indentation as the inner `for`, an IndentationError; it
-is written inside the inner loop, as intended. `tf.enable_eager_execution()` (TF 1.x setup)
-is not needed: tracer is always eager.
+tracer always runs eagerly; the seed's TF 1.x setup call is not needed.
 """
 
-import tracer as tf
+import tracer as tt
 
-x = tf.ones((2, 2))
-with tf.GradientTape() as t:
-    t.watch(x)
-    y = tf.reduce_sum(x)
-    z = tf.multiply(y, y)
+ones = tt.ones((2, 2))
+with tt.GradientTape() as tape:
+    tape.watch(ones)
+    total_squared = tt.square(tt.reduce_sum(ones))
 
-# Derivative of z with respect to the original input tensor x
-dz_dx = t.gradient(z, x)
-for i in [0, 1]:
-    for j in [0, 1]:
-        assert dz_dx[i][j].numpy() == 8.0
+grad_wrt_ones = tape.gradient(total_squared, ones)
+
+assert grad_wrt_ones.numpy().tolist() == [[8.0, 8.0], [8.0, 8.0]], grad_wrt_ones

@@ -1,16 +1,15 @@
-"""Seed 004_b8d273961b668fdb.txt (older eager-mode tutorial), "Higher-order gradients": a
-gradient computed inside an outer tape's context is itself differentiable."""
+"""A gradient taken while an outer tape records can itself be differentiated, giving the second
+derivative of x**3 at 1.0 (seed 004, the older eager-mode tutorial, "Higher-order
+gradients")."""
 
-import tracer as tf
+import tracer as tt
 
-x = tf.Variable(1.0)  # Create a Tensorflow variable initialized to 1.0
-with tf.GradientTape() as t:
-    with tf.GradientTape() as t2:
-        y = x * x * x
-    # Compute the gradient inside the 't' context manager
-    # which means the gradient computation is differentiable as well.
-    dy_dx = t2.gradient(y, x)
-d2y_dx2 = t.gradient(dy_dx, x)
+start = tt.Variable(1.0)
+with tt.GradientTape() as outer:
+    with tt.GradientTape() as inner:
+        cube = start**3
+    first_derivative = inner.gradient(cube, start)  # still inside `outer`
+second_derivative = outer.gradient(first_derivative, start)
 
-assert dy_dx.numpy() == 3.0
-assert d2y_dx2.numpy() == 6.0
+assert first_derivative.numpy() == 3.0, first_derivative
+assert second_derivative.numpy() == 6.0, second_derivative

@@ -1,15 +1,14 @@
-"""Seed 004_b8d273961b668fdb.txt (older eager-mode tutorial), "Gradient tapes": the derivative of
-z with respect to the intermediate value y = sum(x)."""
+"""A gradient with respect to an intermediate value: d(s**2)/ds = 8.0 for s, the sum of a (2, 2)
+tensor of ones (seed 004, the older eager-mode tutorial, "Gradient tapes")."""
 
-import tracer as tf
+import tracer as tt
 
-x = tf.ones((2, 2))
-with tf.GradientTape() as t:
-    t.watch(x)
-    y = tf.reduce_sum(x)
-    z = tf.multiply(y, y)
+ones = tt.ones((2, 2))
+with tt.GradientTape() as tape:
+    tape.watch(ones)
+    total = tt.reduce_sum(ones)  # kept by name, to differentiate with respect to it
+    total_squared = total**2
 
-# Use the tape to compute the derivative of z with respect to the
-# intermediate value y.
-dz_dy = t.gradient(z, y)
-assert dz_dy.numpy() == 8.0
+grad_wrt_total = tape.gradient(total_squared, total)
+
+assert grad_wrt_total.numpy() == 8.0, grad_wrt_total
