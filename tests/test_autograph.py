@@ -513,3 +513,28 @@ def test_every_function_of_tracer_is_found_whole():
         tokenized = textwrap.dedent("".join(inspect.getblock(lines)))
         got, want = (_no_ops_removed(ast.parse(t)) for t in (text, tokenized))
         assert ast.dump(got) == ast.dump(want), f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def test_a_conditional_expression_on_a_tensor_is_a_cond_with_its_gradient():
+    """TensorFlow's autograph converts `a if c else b` with a tensor `c` to tf.cond; tracer
+    did not, and the branch's tensor escaped the trace (a confusing "out of scope")."""
+
+    @tt.function
+    def clipped_square(x, limit):
+        y = x * x if x < limit else limit * x
+        return y + (1.0 if limit > 0 else -1.0)  # a Python condition stays Python's
+
+    for x, want, slope in [(1.5, 1.5**2 + 1.0, 3.0), (3.0, 2.0 * 3.0 + 1.0, 2.0)]:
+        value = tt.constant(x)
+        with tt.GradientTape() as tape:
+            tape.watch(value)
+            got = clipped_square(value, 2.0)
+        assert got.numpy() == pytest.approx(want)
+        assert tape.gradient(got, value).numpy() == pytest.approx(slope)
+    assert clipped_square.experimental_get_tracing_count() == 1
+
+    @tt.function
+    def inside(x):  # no statement to convert: the `and` alone is rewritten
+        return tt.cast(x > 0.0 and not x > 1.0, tt.float32)
+
+    assert [float(inside(tt.constant(v))) for v in (-1.0, 0.5, 2.0)] == [0.0, 1.0, 0.0]

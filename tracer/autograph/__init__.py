@@ -143,7 +143,7 @@ def _converted_tree(function):
     ast.increment_lineno(tree, first - 1)
     definition = tree.body[0]
     nodes = list(ast.walk(definition))
-    if not any(isinstance(n, (ast.If, ast.While, ast.For)) for n in nodes):
+    if not any(_converted_construct(n) for n in nodes):
         return None
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in nodes):
         return None  # names bound outside the function: its statements stay as they are
@@ -241,3 +241,11 @@ def _build(function, tree, definition):
     converted.__wrapped__ = function
     setattr(converted, _CONVERTED, True)
     return converted
+
+
+def _converted_construct(node):
+    """Whether `node` is something the conversion rewrites: control flow statements, and the
+    expressions that branch (`a if c else b`, `and`, `or`, `not`)."""
+    if isinstance(node, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
+        return True
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)

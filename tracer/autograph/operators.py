@@ -115,6 +115,15 @@ def not_(value):
     return logical_not(value) if _symbolic(value) else not value
 
 
+def if_exp(test, true_fn, false_fn):
+    """`a if test else b` (each side a function giving its value): Python's on a Python
+    test; on a tensor known only when the function runs, tt.cond of the two sides, as
+    TensorFlow's autograph converts it."""
+    if not _symbolic(test):
+        return true_fn() if test else false_fn()
+    return cond(test, true_fn, false_fn)
+
+
 # --- if --------------------------------------------------------------------------------------
 
 

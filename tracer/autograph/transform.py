@@ -18,7 +18,7 @@ its `else`. In a loop, `break` and `continue` become flags (`_flags_for_jumps`),
 a `return`, rewritten before as a flag, a value and a `break` (returns.py); a statement with
 `return` elsewhere is left as it is, and its condition goes through
 `ag__.python_test`, which names the line if it is a tensor. `and`, `or` and `not` become
-`ag__.and_`, `or_`, `not_`. Nested functions, lambdas and classes are left as they are.
+`ag__.and_`, `or_`, `not_`, and `a if c else b` `ag__.if_exp`. Nested functions, lambdas and classes are left as they are.
 """
 
 import ast
@@ -38,8 +38,16 @@ def convert_function_def(definition, filename):
 class _BooleanOperators(ast.NodeTransformer):
     """`a and b`, `a or b` and `not a` become ag__.and_(lambda: a, lambda: b), ag__.or_(...)
     and ag__.not_(a): Python's on Python values (`b` still evaluated only when needed),
-    logical ops on tensors known only when the function runs. Nested scopes stay as they
-    are."""
+    logical ops on tensors known only when the function runs. A conditional expression
+    `a if c else b` becomes ag__.if_exp(c, lambda: a, lambda: b): tt.cond on a tensor `c`.
+    Nested scopes stay as they are."""
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+            return node  # a := inside would bind in the lambda
+        call = _call("if_exp", node.test, _thunk(node.body), _thunk(node.orelse))
+        return ast.copy_location(call, node)
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
