@@ -115,14 +115,16 @@ class ResultsChangedShape(RunsAsPython):
     """A compiled tt.py_function's results came back in other shapes than when traced."""
 
 
-# func's code -> (input values, results) of a compiled call stopped by ResultsChangedShape:
-# the call run again as Python takes these instead of running `func` twice (by its code: a
-# lambda written in the call is a new function each time the Python function runs)
+# where func's code is -> (input values, results) of a compiled call stopped by
+# ResultsChangedShape: the call run again as Python takes these instead of running `func`
+# twice. Keyed by the code's place: a lambda written in the call is a new function each time
+# the Python function runs, and the trace ran autograph's copy of it (other code, same place)
 _REPLAYED = {}
 
 
 def _replay_key(func):
-    return getattr(func, "__code__", func)
+    code = getattr(func, "__code__", None)
+    return func if code is None else (code.co_filename, code.co_firstlineno, code.co_name)
 
 
 class _CallWithResults:
