@@ -3,12 +3,12 @@ first and second derivatives must agree, and match finite differences in float64
 
 Programs are chains of steps drawn from tables that together cover the op catalogue:
 elementwise ops, broadcasting binary ops, reductions, shape ops and products (`UNARY`,
-`BINARY`); control flow (tt.cond, tt.while_loop, and autograph's `if` and `for`); linear
-algebra (`tt.linalg`, on well-conditioned matrices built from the data); scatter, gather and
-segment reductions; convolution and pooling; complex arithmetic, custom gradients,
-recompute_grad and a nested tt.function (test_the_steps_reach_every_primitive checks that
-their programs hold every primitive but those NOT_DRAWN explains). Elementwise primitives of
-one or two floating inputs also get a step each read from the catalogue
+`BINARY`); control flow (tt.cond, tt.switch_case, tt.while_loop, and autograph's `if` and
+`for`); linear algebra (`tt.linalg`, on well-conditioned matrices built from the data);
+scatter, gather and segment reductions; convolution and pooling; complex arithmetic, custom
+gradients, recompute_grad and a nested tt.function (test_the_steps_reach_every_primitive
+checks that their programs hold every primitive but those NOT_DRAWN explains). Elementwise
+primitives of one or two floating inputs also get a step each read from the catalogue
 (tests/fuzz_catalogue.py): a new one is drawn with no edit here. Inputs have random shapes
 (size-0 and size-1 axes, broadcasting) in float64, float32 or float16, holding NaN, Inf and
 signed zeros at times. Every step is valid for any input: a step that does not apply to a shape leaves its
@@ -193,6 +193,13 @@ def _cond_piecewise(x):
     return tt.cond(tt.reduce_sum(x) > 0.0, lambda: tt.sin(x) * 2.0, lambda: x * x - 1.0)
 
 
+def _switch_piecewise(x):
+    """Three pieces, chosen by the sign of sum(x) and whether it exceeds 1."""
+    total = tt.reduce_sum(x)
+    index = tt.cast(total > 0.0, tt.int32) + tt.cast(total > 1.0, tt.int32)
+    return tt.switch_case(index, [lambda: x * x - 1.0, lambda: tt.sin(x) * 2.0, lambda: tt.exp(-x)])
+
+
 def _while_fixed(x):
     _, y = tt.while_loop(
         lambda i, y: i < 3, lambda i, y: (i + 1, tt.sin(y) * 0.9), (0, x), maximum_iterations=3
@@ -261,10 +268,17 @@ def _autograph_if(x):
 # into NaN where the eager tape, which never recorded the other branch, has no term at all
 # (docs/control-flow-and-autodiff.md). With non-finite inputs, programs with these steps are
 # held to eager mode's value only (the interpreter and C still agree on everything).
-BRANCHING = {"cond_same_function", "cond_piecewise", "while_with_cond", "autograph_if"}
+BRANCHING = {
+    "cond_same_function",
+    "cond_piecewise",
+    "switch_piecewise",
+    "while_with_cond",
+    "autograph_if",
+}
 CONTROL_FLOW = {
     "cond_same_function": (_cond_same_function, True),
     "cond_piecewise": (_cond_piecewise, False),
+    "switch_piecewise": (_switch_piecewise, False),
     "while_fixed": (_while_fixed, True),
     "while_accumulates": (_while_accumulates, True),
     "while_data_count": (_while_data_count, False),

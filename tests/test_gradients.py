@@ -121,6 +121,15 @@ CASES = {
         ),
         [normal(3), np.abs(normal(2, 3))],
     ),
+    "switch": (
+        tt.function(
+            lambda x, y: tt.switch_case(
+                tt.cast(tt.reduce_sum(y) > 3.0, tt.int32) + 1,
+                [lambda: x * y, lambda: tt.sin(x) * y, lambda: x * x + y],
+            )
+        ),
+        [normal(3), np.abs(normal(2, 3))],
+    ),
     "get": (
         tt.function(
             lambda x, y: (

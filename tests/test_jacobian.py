@@ -275,7 +275,7 @@ def _catalogue_jacobians(function, inputs, use_pfor):
 
 
 # cases of compiled functions, whose jacobians loop (structured ops have no batching rules)
-LOOPED_ONLY = ("call", "cond", "get", "recompute", "while")
+LOOPED_ONLY = ("call", "cond", "get", "recompute", "switch", "while")
 
 
 @pytest.mark.parametrize("name", sorted(ALL_CASES))

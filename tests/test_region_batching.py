@@ -212,6 +212,19 @@ def _branch_per_element(x):
     return tt.cond(tt.reduce_sum(x) > 1.0, lambda: tt.sin(x) * 3.0, lambda: x * x)
 
 
+def _switch_per_element(x):
+    """Index 0, 1, 2 or out of range (the last branch) by the element's sum."""
+    index = tt.cast(tt.floor(tt.reduce_sum(x)), tt.int32)
+    return tt.switch_case(index, [lambda: x * 2.0, lambda: tt.sin(x), lambda: -x, lambda: x * x])
+
+
+def _case_per_element(x):
+    total = tt.reduce_sum(x)
+    return tt.case(
+        [(total > 3.0, lambda: tt.exp(x)), (total > 1.0, lambda: x * 3.0)], default=lambda: -x
+    )
+
+
 SHARED = tt.constant(np.array([0.5, -1.0]))
 
 
@@ -241,6 +254,8 @@ MAPPED = {
     "per-element loop, bounded below the end": _doubling_until(2),
     "per-element loop, unbounded": _doubling_until(None),
     "per-element branch": _branch_per_element,
+    "per-element switch_case": _switch_per_element,
+    "per-element case": _case_per_element,
     "shared branch": _branch_on_a_shared_value,
     "loop in a per-element branch": _loop_in_a_branch_per_element,
     "recomputed function": tt.recompute_grad(lambda e: tt.tanh(e * e) * tt.reduce_sum(e)),

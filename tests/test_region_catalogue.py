@@ -93,7 +93,7 @@ CONSTRUCTS = {
     "switch_case": _switch_case,
 }
 # the region op each construct's traced graph holds (those built on others hold theirs)
-REGION_OPS = {"while", "cond", "recompute", "custom_gradient"}
+REGION_OPS = {"while", "cond", "switch", "recompute", "custom_gradient"}
 
 
 def _compare(got, want, what):

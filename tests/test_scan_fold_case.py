@@ -464,3 +464,56 @@ def test_case_and_switch_case_refuse_bad_arguments_clearly():
         tt.switch_case(tt.constant(0), {0: f17, 2: f23})
     with pytest.raises(ValueError, match="branch_fns holds no branch"):
         tt.switch_case(tt.constant(0), [])
+
+
+def test_a_multi_way_branch_is_one_switch_node_and_a_c_switch():
+    """tt.case and tt.switch_case with run-time predicates make one `switch` node holding
+    every branch (not a chain of conds); the C module branches with a C `switch`."""
+
+    def both(x, i):
+        total = tt.reduce_sum(x)
+        chosen = tt.case(
+            [(total > 2.0, lambda: x * 2.0), (total > 0.0, lambda: tt.sin(x))],
+            default=lambda: tt.exp(x),
+        )
+        alone = tt.switch_case(i, [lambda: x * 0.5])  # one branch: it runs, whatever i is
+        return chosen + alone + tt.switch_case(i, [lambda: x, lambda: x * x, lambda: tt.cos(x)])
+
+    run = tt.function(both, backend="c")
+    concrete = run.get_concrete_function(tt.constant(np.ones(3)), tt.constant(0))
+    ops = [node.op for node in concrete.stages["traced"].nodes]
+    assert ops.count("switch") == 2 and "cond" not in ops
+    assert concrete.c_source().count("switch (*") == 2
+    x = rng.uniform(-1.0, 1.0, 3)
+    for scale, index in ((3.0, 0), (1.0, 1), (-1.0, 2), (1.0, 7), (-5.0, -1)):
+        total = np.sum(scale + x * 0.1)
+        value = scale + x * 0.1
+        first = value * 2.0 if total > 2.0 else np.sin(value) if total > 0.0 else np.exp(value)
+        second = [value, value * value, np.cos(value)][index if 0 <= index < 3 else 2]
+        for backend in BACKENDS:
+            got = tt.function(both, backend=backend)(tt.constant(value), tt.constant(index))
+            np.testing.assert_allclose(got.numpy(), first + value * 0.5 + second, rtol=1e-14)
+
+
+def test_a_branch_node_drops_the_results_and_operands_nothing_reads():
+    """Dead code inside branches: a result no one reads leaves every branch, and with it
+    the operand only that result read (cond, switch and recompute alike)."""
+    y = tt.constant(rng.uniform(size=3))
+
+    def f(x, z):
+        first, unused = tt.cond(
+            tt.reduce_sum(x) > 0.0, lambda: (x * 2.0, tt.exp(z)), lambda: (x, tt.sin(z))
+        )
+        kept, dropped = tt.recompute_grad(lambda a, b: (tt.tanh(a), tt.cos(b)))(x, z)
+        return first + kept
+
+    concrete = tt.function(f).get_concrete_function(y, y)
+    optimized = concrete.stages["optimized"]
+    for node in optimized.nodes:
+        if node.op in ("cond", "recompute"):
+            assert len(node.dtype.parts) == 1 and len(node.inputs) <= 2
+    ir = concrete.ir("optimized")
+    assert "exp" not in ir and "sin" not in ir and "cos" not in ir
+    for backend in BACKENDS:
+        got = tt.function(f, backend=backend)(y, y).numpy()
+        np.testing.assert_allclose(got, y.numpy() * 2.0 + np.tanh(y.numpy()), rtol=1e-14)

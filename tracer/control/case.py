@@ -1,11 +1,14 @@
-"""`tt.case` and `tt.switch_case`: TensorFlow's multi-way branches, as a chain of `tt.cond`s.
+"""`tt.case` and `tt.switch_case`: TensorFlow's multi-way branches, as one `switch` node.
 
-    case([(p0, f0), (p1, f1)], default)  =  cond(p0, f0, lambda: cond(p1, f1, default))
-    switch_case(i, [f0, f1, f2])         =  cond(i == 0, f0, lambda: cond(i == 1, f1, f2))
+    switch_case(i, [f0, f1, f2])          =  switch[f0, f1, f2](i)    (outside [0, 3): f2)
+    case([(p0, f0), (p1, f1)], default)   =  switch[f0, f1, default](the first k with pk,
+                                                                      else 2)
 
 A predicate or index known when the call is made (eagerly, or a constant while tracing)
-runs only the chosen function, as `tt.cond` does; unknown ones become nested `cond` ops,
-whose gradients and compiled code are `cond`'s.
+runs only the chosen function, as `tt.cond` does (a known false predicate drops its pair,
+a known true one ends the list). Unknown ones make one `switch`, a branch region
+(branching.py) whose gradient, batching and compiled code (a C `switch`) are those of every
+branch.
 
 TensorFlow checks two things when the graph runs: with `exclusive=True`, that at most one
 predicate is true, and, without a default, that one is. Here both raise TensorFlow's
@@ -14,11 +17,12 @@ function with predicates known only at run time there is no check: the first tru
 predicate wins, and with none true (no default) the last pair's function runs.
 """
 
-from tracer import dtypes
-from tracer.control.branches import cond
-from tracer.control.region import at_user_line
+from tracer import dtypes, nest
+from tracer.control.branching import SWITCH, check_same_results, traced_branches
+from tracer.control.region import at_user_line, in_scope, open_scope
 from tracer.errors import InvalidArgumentError, mixed
 from tracer.ops import convert, math_ops
+from tracer.tensor import convert_to_tensor
 
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name=None):
@@ -52,7 +56,19 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name=None):
                 f"{_described(known)}{at_user_line()}"
             )
         default, predicates, fns = fns[-1], predicates[:-1], fns[:-1]
-    result = _chain(predicates, fns, default)()
+    unknown = []
+    for predicate, fn, truth in zip(predicates, fns, known):
+        if truth is True:  # the pairs after it are never reached
+            default = fn
+            break
+        if truth is None:
+            unknown.append((predicate, fn))
+    if unknown:
+        result = _switch(
+            _first_true([p for p, _ in unknown]), [*(f for _, f in unknown), default], "case", name
+        )
+    else:
+        result = default()
     return result if strict else _unpacked(result)
 
 
@@ -78,22 +94,47 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     known = convert.static_int(index)
     if known is not None:
         return (fns[known] if 0 <= known < len(fns) else default)()
-    predicates = [math_ops.equal(index, k) for k in range(len(fns))]
-    if default is fns[-1]:  # the last branch is the default: one test fewer
-        predicates, fns = predicates[:-1], fns[:-1]
-    return _chain(predicates, fns, default)()
+    if default is not fns[-1]:  # the last branch runs outside [0, n): default is it
+        fns = [*fns, default]
+    if len(fns) == 1:  # whatever the index
+        return fns[0]()
+    return _switch(index, fns, "switch_case", name)
 
 
-def _chain(predicates, fns, default):
-    """A function running the first fn whose predicate holds, else default: nested conds."""
-    chained = default
-    for predicate, fn in reversed(list(zip(predicates, fns))):
-        chained = _cond_of(predicate, fn, chained)
-    return chained
+def _switch(index, fns, kind, name):
+    """`fns[index]()` (the last outside [0, len(fns))) as one traced switch node."""
+    scope = open_scope(kind, name)
+    named = [(f"branch{k}", in_scope(fn, scope)) for k, fn in enumerate(fns)]
+    results, first = traced_branches(
+        SWITCH, index, named, f"{{name}} of tt.{kind}", lambda traced: _check_branches(traced, kind)
+    )
+    if first.structure is None:
+        return None
+    return nest.pack_sequence_as(first.structure, results)
 
 
-def _cond_of(predicate, true_fn, false_fn):
-    return lambda: cond(predicate, true_fn, false_fn)
+def _check_branches(traced, kind):
+    first = traced[0]
+    for k, other in enumerate(traced[1:], 1):
+        difference = nest.structure_difference(first.structure, other.structure)
+        if difference is None and first.n_results != other.n_results:
+            difference = f"{first.n_results} and {other.n_results} tensors"
+        if difference is not None:
+            raise TypeError(
+                f"the branches of tt.{kind} must have the same number, type, and overall "
+                f"structure of return values; branches 0 and {k} return {difference}"
+                f"{at_user_line()}"
+            )
+    check_same_results(traced, f"tt.{kind}")
+
+
+def _first_true(predicates):
+    """The position of the first true predicate, len(predicates) when none is: an int32
+    scalar computed when the graph runs."""
+    index = convert_to_tensor(len(predicates), dtypes.int32)
+    for k in reversed(range(len(predicates))):
+        index = math_ops.where(predicates[k], convert_to_tensor(k, dtypes.int32), index)
+    return index
 
 
 def _pairs(pred_fn_pairs):

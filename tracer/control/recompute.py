@@ -4,8 +4,8 @@ backward pass computes the function again to differentiate it.
 Eagerly it is TensorFlow's construction: a custom gradient whose forward runs with no tape
 recording, and whose gradient function runs the function again under a tape of its own.
 
-Traced, the function is one `recompute` node holding its graph: the forward runs that
-graph, and the gradient rule is the graph's vector-Jacobian product, which computes the
+Traced, the function is one `recompute` node holding its graph, a branch region of one
+branch (branching.py): the forward runs that graph, and the gradient rule is the graph's vector-Jacobian product, which computes the
 forward values it needs itself. The recomputed values are other nodes than the forward's,
 hidden inside the node, so no pass merges the two (TensorFlow's graph mode merges them,
 and saves nothing): in compiled code the forward's values live only during the node's
@@ -14,21 +14,15 @@ step, and the gradient's during the backward.
 
 import functools
 
-from codegen import forms
 from tracer import nest, printing
 from tracer.context import outside_trace, refusing_assigns, state
+from tracer.control.branching import RECOMPUTE
 from tracer.control.custom import custom_gradient
-from tracer.control.region import run_subgraph
-from tracer.control.region_batching import batch_recompute
 from tracer.control.subgraph import trace_function
-from tracer.ir import Subgraph, TupleType
-from tracer.ir.rewrite import with_outputs
+from tracer.ir import Subgraph
 from tracer.ops import convert
-from tracer.ops.core import apply_symbolic, execute_graph
-from tracer.ops.registry import ALL_INPUTS, primitive
-from tracer.ops.tangent_rules import TRANSPOSED_VJP
-from tracer.ops.tuple_ops import TupleValue, get
-from tracer.passes.gradient import vjp_graph
+from tracer.ops.core import apply_symbolic
+from tracer.ops.tuple_ops import get
 from tracer.tape import GradientTape
 
 
@@ -99,41 +93,3 @@ def _traced(f, args, kwargs):
     node = apply_symbolic(RECOMPUTE, tuple(inputs), {"function": Subgraph(traced.graph, "f")})
     results = [get(node, k) for k in range(len(traced.graph.outputs))]
     return nest.pack_sequence_as(traced.structure, results)
-
-
-def _infer(attrs, *inputs):
-    return (), TupleType([(o.shape, o.dtype) for o in attrs["function"].graph.outputs])
-
-
-def _grad(node, g, *inputs):
-    graph = node.attrs["function"].graph
-    outputs = [k for k, (_, dtype) in enumerate(node.dtype.parts) if dtype.is_differentiable]
-    sources = [k for k, x in enumerate(inputs) if x.dtype.is_differentiable]
-    restricted = with_outputs(graph.inputs, [graph.outputs[k] for k in outputs])
-    vjp = vjp_graph(restricted, [graph.inputs[k] for k in sources])
-    upstream = g.dense(node, outputs)
-    grads = [None] * len(inputs)
-    for k, value in zip(sources, execute_graph(vjp, [*inputs, *upstream])):
-        grads[k] = value
-    return tuple(grads)
-
-
-def _emit(node, site):
-    """The held graph's code, its outputs copied to the results."""
-    graph = node.attrs["function"].graph
-    lines, outputs = site.region(graph, [site.input(k) for k in range(len(node.inputs))])
-    for k, (output, part) in enumerate(zip(outputs, node.dtype.parts)):
-        lines.append(f"memcpy({site.result(k)}, {output}, {site.bytes(*part)});")
-    return lines
-
-
-RECOMPUTE = primitive(
-    "recompute",
-    _infer,
-    grad=_grad,
-    jvp=TRANSPOSED_VJP,
-    saves=ALL_INPUTS,
-    batch=batch_recompute,
-    kernel=lambda *inputs, function: TupleValue(run_subgraph(function, inputs)),
-    c=forms.Structured(_emit),
-)

@@ -23,7 +23,7 @@ for a new one.
 
 from runtime.straight_line import straight_line
 from tracer.context import state
-from tracer.ir import format_location, topological_closure, user_location
+from tracer.ir import Subgraph, format_location, topological_closure, user_location
 from tracer.ops import convert
 
 
@@ -115,6 +115,18 @@ def run_subgraph(subgraph, values):
             _RUNNERS.clear()
         run = _RUNNERS[subgraph] = straight_line(subgraph.graph)
     return run(*values)
+
+
+def held(attrs):
+    """The (name, Subgraph) pairs of a region node's attributes, in order (a branch node's
+    branches in the order its selector counts them)."""
+    return [(key, value) for key, value in attrs.items() if isinstance(value, Subgraph)]
+
+
+def selectors(attrs):
+    """How many inputs of a branch node (branching.py) select its branch: 1 with several
+    branches, 0 with one."""
+    return 1 if len(held(attrs)) > 1 else 0
 
 
 def inputs_read(graph, outputs):

@@ -1,6 +1,6 @@
-"""Batching rules of the region ops `while`, `cond` and `recompute`: a vectorized jacobian
-(or `tt.vectorized_map`) through a loop, a branch or a recomputed function runs one loop,
-branch or function on the whole batch, not one per row.
+"""Batching rules of the region ops `while` and the branches (`cond`, `switch`,
+`recompute`): a vectorized jacobian (or `tt.vectorized_map`) through a loop, a branch or a
+recomputed function runs one loop, branch or function on the whole batch, not one per row.
 
     while[cond, body] (x: f32[3], w: f32[3])              while[cond', body'] (x: f32[B,3], w)
     x batched by B                                   =>   cond', body': the held graphs with
@@ -15,10 +15,10 @@ nested in it batch by these same rules. The rules follow JAX's vmap and TensorFl
 - while, its condition depending on the batch: the loop runs while any row's condition
   holds; a row whose condition failed keeps its values (`where(running, new, old)`) and
   its count of iterations stops.
-- cond, its predicate not depending on the batch: one cond of the batched branches.
-- cond, its predicate depending on the batch: both branches run batched, and each row takes
-  its branch's values (`where`).
-- recompute: its function batched.
+- a branch, its selector not depending on the batch (or none, recompute's): one node of
+  the batched branches.
+- a branch, its selector depending on the batch: every branch runs batched, and each row
+  takes its branch's values (`where`).
 
 A custom gradient has none: its gradient function is the user's Python, written for one
 row (a vectorized jacobian runs it row by row, `custom.CUSTOM_VJP`).
@@ -29,6 +29,7 @@ apart), each with the batch axis: a loop's count and its unbatched variables bro
 
 from tracer import dtypes
 from tracer.context import building_graph
+from tracer.control.region import held, selectors
 from tracer.ir import Node, Subgraph, format_location
 from tracer.ir.rewrite import with_outputs
 from tracer.ops import array_ops, broadcast_ops, convert, math_ops, reduction_ops
@@ -67,40 +68,42 @@ def batch_while(node, args, flags, size):
     return Results([*values, _tiled(get(loop, n), size), *stacks, *_stride(node, loop, n, size)])
 
 
-def batch_cond(node, args, flags, size):
-    """The batching rule of `cond` (see the module's docstring): `args` are the predicate
-    then the captures, those marked in `flags` with a leading axis of `size`; returns a node
-    of several results, each with the batch axis.
+_MADE_BY = {"cond": "a tt.cond", "switch": "a tt.case or tt.switch_case"}
+
+
+def batch_branch(node, args, flags, size):
+    """The batching rule of the branch ops `cond`, `switch` and `recompute` (see the
+    module's docstring): `args` are the selector, if any, then the operands, those marked
+    in `flags` with a leading axis of `size`; returns the node's results one by one, each
+    with the batch axis.
 
     Raises NotVectorizable where a branch holds an op that cannot be batched, or, with a
-    predicate that differs between rows (both branches run), one with a side effect."""
-    captured = [k for k in range(len(args) - 1) if flags[1 + k]]
+    selector that differs between rows (every branch runs), one with a side effect."""
+    k = selectors(node.attrs)
+    operands = [i for i in range(len(args) - k) if flags[k + i]]
     branches = {}
-    for side in ("true", "false"):
-        graph, batched = _batched_region(node.attrs[side].graph, captured, size)
-        branches[side] = _with_batched_outputs(graph, batched, [True] * len(batched), size)
-    if not flags[0]:
-        attrs = {side: Subgraph(graph, side) for side, graph in branches.items()}
-        return apply(OPS["cond"], tuple(args), attrs)
-    for side in ("true", "false"):
-        why = "both branches run for every row"
-        _refuse_side_effects(node.attrs[side].graph, "a branch of a tt.cond", why)
-
-    pred, captures = args[0], args[1:]
-    true = execute_graph(branches["true"], captures)
-    false = execute_graph(branches["false"], captures)
-    return Results([math_ops.where(_along_batch(pred, t.ndim), t, f) for t, f in zip(true, false)])
-
-
-def batch_recompute(node, args, flags, size):
-    """The batching rule of `recompute` (tt.recompute_grad): one recompute node holding its
-    function batched, its results each with the batch axis."""
-    graph, batched = _batched_region(
-        node.attrs["function"].graph, [k for k, flag in enumerate(flags) if flag], size
-    )
-    graph = _with_batched_outputs(graph, batched, [True] * len(batched), size)
-    batched_node = apply(OPS["recompute"], tuple(args), {"function": Subgraph(graph, "f")})
-    return Results([get(batched_node, k) for k in range(len(graph.outputs))])
+    for name, subgraph in held(node.attrs):
+        graph, batched = _batched_region(subgraph.graph, operands, size)
+        graph = _with_batched_outputs(graph, batched, [True] * len(batched), size)
+        branches[name] = subgraph.with_graph(graph)
+    if k == 0 or not flags[0]:
+        batched_node = apply(OPS[node.op], tuple(args), branches)
+        return Results([get(batched_node, j) for j in range(len(node.dtype.parts))])
+    for subgraph in branches.values():
+        why = "every branch runs for every row"
+        _refuse_side_effects(subgraph.graph, f"a branch of {_MADE_BY[node.op]}", why)
+    selector, values = args[0], args[1:]
+    runs = [execute_graph(subgraph.graph, values) for subgraph in branches.values()]
+    if selector.dtype.is_bool:
+        taken = [selector]
+    else:  # the last branch where no other's index matches
+        taken = [math_ops.equal(selector, position) for position in range(len(runs) - 1)]
+    chosen = runs[-1]
+    for mask, run in reversed(list(zip(taken, runs))):
+        chosen = [
+            math_ops.where(_along_batch(mask, t.ndim), t, other) for t, other in zip(run, chosen)
+        ]
+    return Results(chosen)
 
 
 def _batched_variables(node, carried, captured, size):
