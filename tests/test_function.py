@@ -1033,3 +1033,70 @@ def test_a_function_that_needs_its_sizes_is_traced_for_each():
         want = x[0] + sum(x[k] * k for k in range(1, rows))
         np.testing.assert_allclose(f(tt.constant(x)).numpy(), want)
     assert f.experimental_get_tracing_count() == 3
+
+
+def test_a_method_with_an_input_signature_is_called_and_traced_through_its_instance():
+    """TensorFlow's pattern `class M(tf.Module)` with `@tf.function(input_signature=...)` on
+    a method: the call and `m.method.get_concrete_function(...)` bind the instance, which
+    the signature does not list."""
+
+    class Scaled(tt.Module):
+        def __init__(self, scale):
+            super().__init__()
+            self.scale = tt.Variable(scale)
+
+        @tt.function(input_signature=[tt.TensorSpec([None], tt.float32)])
+        def __call__(self, x):
+            return x * self.scale
+
+        @tt.function(input_signature=[tt.TensorSpec(None, tt.float32)])
+        def any_rank(self, x):
+            return x + self.scale
+
+    two, three = Scaled(2.0), Scaled(3.0)
+    x = tt.constant([1.0, 2.0])
+    np.testing.assert_allclose(two(x).numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(three(x).numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(two.any_rank(tt.constant([[1.0]])).numpy(), [[3.0]])
+    concrete = two.__call__.get_concrete_function()
+    assert concrete.output_spec() == tt.TensorSpec([None], tt.float32)
+    np.testing.assert_allclose(concrete(x).numpy(), [2.0, 4.0])
+    scalar = three.any_rank.get_concrete_function(tt.TensorSpec([], tt.float32))
+    np.testing.assert_allclose(scalar(tt.constant(1.0)).numpy(), 4.0)
+    with pytest.raises(TypeError, match="input_signature"):
+        two(tt.constant([[1.0]]))
+
+
+def test_a_function_of_unknown_sizes_calls_another_of_unknown_sizes():
+    """The inner function is traced for the outer's unknown sizes, and what its slice needs of
+    them becomes the outer's requirement: a call that does not meet it is traced with its
+    own sizes (an empty x gives an empty x[1:], as in TensorFlow)."""
+
+    @tt.function(input_signature=[tt.TensorSpec([None, 3], tt.float32)])
+    def inner(x):
+        return x[1:] * 2.0
+
+    @tt.function(input_signature=[tt.TensorSpec([None, 3], tt.float32)])
+    def outer(x):
+        return inner(x) + 1.0
+
+    for rows in (4, 2, 1, 0):
+        x = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+        np.testing.assert_allclose(outer(tt.constant(x)).numpy(), x[1:] * 2.0 + 1.0)
+
+
+def test_a_custom_gradient_of_unknown_sizes_compiles_under_a_tape():
+    """A tuple-valued node (a custom gradient's) keeps its results' sizes when the graph is
+    specialized for a call: its C declares no unknown dimension it lacks (backend="c" has
+    no interpreter to fall back on)."""
+
+    @tt.custom_gradient
+    def clipped(y):
+        return y, lambda dy: tt.clip_by_norm(dy, 0.5)
+
+    f = tt.function(clipped, input_signature=[tt.TensorSpec([None], tt.float32)], backend="c")
+    v = tt.Variable(2.0)
+    with tt.GradientTape() as tape:
+        out = f(tt.constant([3.0, 4.0]) * v)
+    np.testing.assert_allclose(out.numpy(), [6.0, 8.0])
+    np.testing.assert_allclose(tape.gradient(out, v).numpy(), 0.5 * (3.0 + 4.0) / np.sqrt(2.0))

@@ -228,7 +228,15 @@ class ConcreteFunction:
         dimensions do not meet its requirements: `x[1:]` of an empty x)."""
         shapes = [node.shape for node in self._traced.inputs]
         sizes = dims.sizes_given(shapes, [np.shape(t) for t in tensors])
-        unmet = [size for size in self._requirements if size.evaluate(sizes) < 0]
+        needed = [size.evaluate(sizes) for size in self._requirements]
+        for size in needed:  # in an enclosing trace of unknown sizes: its calls require them
+            if isinstance(size, dims.Dim) and state.trace is not None:
+                state.trace.require(size)
+        unmet = [
+            size
+            for size, value in zip(self._requirements, needed)
+            if not isinstance(value, dims.Dim) and value < 0
+        ]
         if unmet:
             given = ", ".join(f"{name} = {value}" for name, value in sorted(sizes.items()))
             raise ValueError(

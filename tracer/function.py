@@ -162,6 +162,7 @@ class Function:
         # iterated, a tt.py_function with results): the function runs as Python from then on
         self._runs_as_python = False
         self._instances = None  # as a method: the Function of each instance (`__get__`)
+        self._is_method = False  # an instance's Function: called with the instance first
 
     def __call__(self, *args, **kwargs):
         if settings.run_functions_eagerly or self._runs_as_python:
@@ -229,6 +230,7 @@ class Function:
             self._autograph,
         )
         own._converted = self._converted
+        own._is_method = True
         self._instances[key] = (reference, own)
         return own
 
@@ -237,15 +239,17 @@ class Function:
         tensors may be given as TensorSpecs, with None for a dimension of any size. With an
         input_signature and no arguments, the function of that signature, as in TensorFlow."""
         if self._input_signature is not None:
+            # a method's Function is called with its instance first (`_BoundMethod`), which
+            # the input_signature does not list
+            instance, args = (args[:1], args[1:]) if self._is_method else ((), args)
             if not args and not kwargs:
                 args = tuple(self._input_signature)
             if kwargs:
                 raise TypeError(
                     f"{self.__name__} has an input_signature: pass its arguments by position"
                 )
-            check_signature(
-                self._input_signature, args, argument_names(self._python_function, args, {})
-            )
+            names = argument_names(self._python_function, (*instance, *args), {})
+            check_signature(self._input_signature, args, names[len(instance) :])
             ranks = [spec_of(value).shape for value in nest.flatten(list(args))]
             if any(shape is None for shape in ranks):
                 raise TypeError(
@@ -253,14 +257,18 @@ class Function:
                     "TensorSpec with a shape, where the input_signature's rank is unknown"
                 )
             specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
-            general = signature(specs, {})
+            general = signature([*instance, *specs], {})
             concrete = self._concrete.get(general)
-            if concrete is None or concrete.admits(unknown_sizes(general, signature(args, {}))):
-                args = nest.pack_sequence_as(list(args), specs)
+            given = signature([*instance, *args], {})
+            if concrete is None or concrete.admits(unknown_sizes(general, given)):
+                args = [*instance, *nest.pack_sequence_as(list(args), specs)]
             else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
-                args = nest.pack_sequence_as(
-                    list(args), [spec_of(a) for a in nest.flatten(list(args))]
-                )
+                args = [
+                    *instance,
+                    *nest.pack_sequence_as(
+                        list(args), [spec_of(a) for a in nest.flatten(list(args))]
+                    ),
+                ]
         elif has_unknown_rank((args, kwargs)):
             return AnyRankFunction(self, args, kwargs)
         try:
@@ -476,6 +484,11 @@ class _BoundMethod(functools.partial):
 
     def __getattr__(self, name):
         return getattr(self.func, name)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The instance's concrete function for these arguments (TensorFlow's
+        `model.method.get_concrete_function(spec)`)."""
+        return self.func.get_concrete_function(*self.args, *args, **kwargs)
 
 
 def _has_value(argument):

@@ -101,7 +101,9 @@ def spec_of(value):
         raise TypeError(
             f"tracer has no dtype for {value.dtype} (an argument of dtype {value.dtype})"
         ) from None
-    return TensorSpec(np.shape(value), dtype)
+    # a dimension known only when an enclosing function runs is one of any size here
+    shape = [None if isinstance(d, Dim) else d for d in np.shape(value)]
+    return TensorSpec(shape, dtype)
 
 
 def as_argument_array(value):

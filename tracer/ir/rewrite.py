@@ -67,13 +67,16 @@ def with_outputs(inputs, outputs):
 
 def specialize(graph, env):
     """`graph` with its unknown dimensions given values (`env`: {symbol: int}): every shape
-    and attribute evaluated, fused bodies included."""
+    (a tuple-valued node's results' too) and attribute evaluated, fused bodies included."""
     mapping = {}
     for node in graph.nodes:
         inputs = tuple(mapping[id(i)] for i in node.inputs)
         attrs = {k: _specialized(v, env) for k, v in node.attrs.items()}
         shape = dims.substitute(node.shape, env)
-        mapping[id(node)] = Node(node.op, inputs, attrs, shape, node.dtype, node.location)
+        dtype = node.dtype
+        if getattr(dtype, "is_tuple", False):  # its results' shapes too
+            dtype = type(dtype)([(dims.substitute(s, env), d) for s, d in dtype.parts])
+        mapping[id(node)] = Node(node.op, inputs, attrs, shape, dtype, node.location)
     return Graph(
         [mapping[id(n)] for n in graph.inputs],
         [mapping[id(n)] for n in graph.nodes],
