@@ -186,7 +186,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "strings", "summary", "train", "types",
+    "autodiff", "autograph", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
@@ -235,7 +235,7 @@ def __dir__():
 
 # API modules imported at their first use, not with tracer (Keras' layers, models and
 # files are a fifth of the import's time, which every program would otherwise pay)
-_IMPORTED_WHEN_USED = ("keras", "layers")
+_IMPORTED_WHEN_USED = ("keras", "layers", "saved_model")
 
 
 def __getattr__(name):
