@@ -124,7 +124,7 @@ def test_a_model_loaded_gives_its_values_gradients_and_training_steps(tmp_path):
     for a, b in zip(mine, theirs):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-7)
 
-    losses = [float(loaded.train(x, y)) for _ in range(3)]
+    losses = [float(loaded.train(x, y)), *(float(loaded.train(x=x, y=y)) for _ in range(2))]
     want_losses = [float(model.train(tt.constant(x), tt.constant(y))) for _ in range(3)]
     np.testing.assert_allclose(losses, want_losses, rtol=1e-6)
     assert int(loaded.steps.numpy()) == 3
@@ -159,7 +159,8 @@ def _saved(tmp_path):
 
 
 def _rewritten(path, program, arrays):
-    raw = np.frombuffer(json.dumps(program).encode(), np.uint8)
+    text = program if isinstance(program, str) else json.dumps(program)
+    raw = np.frombuffer(text.encode(), np.uint8)
     files.write(path, {"program": raw, **arrays})
 
 
@@ -186,14 +187,18 @@ TAMPERED = {
     "a reference to nothing": lambda p: p["objects"][0]["attributes"].update(
         extra={"function": 42}
     ),
+    "a name of Python's": lambda p: p["objects"][0]["attributes"].update(__class__={"object": 0}),
+    "JSON nested past any limit": lambda p: (
+        json.dumps(p)[:-1] + ', "deep": ' + "[" * 5000 + "]" * 5000 + "}"
+    ),
 }
 
 
 @pytest.mark.parametrize("damage", sorted(TAMPERED))
 def test_a_tampered_saved_model_is_refused_whole(tmp_path, damage):
     path, program, arrays = _saved(tmp_path)
-    TAMPERED[damage](program)
-    _rewritten(path, program, arrays)
+    text = TAMPERED[damage](program)  # (a damage made in the JSON's text returns it)
+    _rewritten(path, text if isinstance(text, str) else program, arrays)
     with pytest.raises(tt.saved_model.SavedModelError, match="saved_model.npz"):
         tt.saved_model.load(str(tmp_path))
 

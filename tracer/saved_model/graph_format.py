@@ -102,7 +102,7 @@ def _encode_dim(dim):
 def _encode_value(value, arrays):
     if value is None or isinstance(value, (bool, str)):
         return value
-    if isinstance(value, int) and type(value) is int:
+    if type(value) is int:
         return value
     if type(value) is float:
         return value if np.isfinite(value) else {"t": "float", "v": repr(value)}

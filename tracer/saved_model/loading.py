@@ -7,8 +7,8 @@ value of the kind its place needs; each graph is checked by graph_format.decode;
 concrete function's inputs and outputs must be the specs and variables it names. Anything
 else is a `SavedModelError` naming the file and what is wrong.
 
-A loaded function is a `LoadedFunction`: called, it picks the saved concrete function whose
-specs the arguments fit and runs its graph, compiled as a `tt.function` of those specs (on
+A loaded function is a `LoadedFunction`: called (tensors by position, or by their
+parameters' names), it picks the saved concrete function whose specs the arguments fit and runs its graph, compiled as a `tt.function` of those specs (on
 its first call), reading and assigning the loaded variables. Under a tape, its gradient is
 that of the graph's ops, a custom gradient's held gradient graph included.
 """
@@ -55,7 +55,10 @@ def load(export_dir, tags=None, options=None):
             f"tt.saved_model.load: {error}".replace("checkpoint", "file")
         ) from None
     program = _program(arrays.pop(PROGRAM, None), path)
-    return _Loader(program, arrays, path).root()
+    try:
+        return _Loader(program, arrays, path).root()
+    except RecursionError:
+        raise SavedModelError(f"{path}.npz: its program is nested too deep") from None
 
 
 def _program(raw, path):
@@ -63,7 +66,7 @@ def _program(raw, path):
         raise SavedModelError(f"{path}.npz holds no SavedModel program")
     try:
         program = json.loads(raw.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise SavedModelError(f"{path}.npz: its program is not JSON ({error})") from None
     if not isinstance(program, dict) or program.get("format") != FORMAT:
         raise SavedModelError(f"{path}.npz is not a SavedModel of tracer's")
@@ -132,12 +135,11 @@ class LoadedFunction:
         self._concrete = concrete
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            raise TypeError(f"{self.__name__} (loaded): pass its arguments by position")
-        arguments = nest.flatten(list(args))
         for concrete in self._concrete:
-            if concrete.accepts(arguments):
+            arguments = concrete.by_position(args, kwargs)
+            if arguments is not None and concrete.accepts(arguments):
                 return concrete(arguments)
+        arguments = nest.flatten([list(args), kwargs])
         saved = "; ".join(concrete.describe() for concrete in self._concrete) or "none"
         given = ", ".join(_describe(a) for a in arguments)
         raise TypeError(
@@ -157,20 +159,19 @@ class LoadedSignature:
         self._function = function
 
     def __call__(self, *args, **kwargs):
-        (concrete,) = self._function._concrete[:1] or (None,)
-        if kwargs:
-            missing = [name for name in concrete.names[len(args) :] if name not in kwargs]
-            if missing or len(args) + len(kwargs) != len(concrete.names):
-                raise TypeError(
-                    f"{self._function.__name__} (a loaded signature) takes the arguments "
-                    f"{concrete.names}, not {sorted(kwargs)}"
-                )
-            args = [*args, *(kwargs[name] for name in concrete.names[len(args) :])]
-        result = self._function(*args)
+        result = self._function(*args, **kwargs)
         if isinstance(result, dict):
             return result
         flat = result if isinstance(result, (list, tuple)) else [result]
         return {f"output_{k}": value for k, value in enumerate(flat)}
+
+
+def _attribute_name(name):
+    """Whether a loaded object may take `name` from a file: an identifier that is neither
+    Python's (`__class__`; `__call__` is a saved function's) nor the object's own."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return False
+    return name == "__call__" or not (name.startswith("__") or hasattr(LoadedObject, name))
 
 
 class _Loader:
@@ -189,7 +190,7 @@ class _Loader:
         for obj, entry in zip(self._objects, program["objects"]):
             attributes = self._expect(entry, dict, "an object").get("attributes")
             for name, reference in self._expect(attributes, dict, "an object").items():
-                if not isinstance(name, str) or not name.isidentifier() or name == "signatures":
+                if not _attribute_name(name):
                     raise SavedModelError(f"{path}.npz: {name!r} cannot name an attribute")
                 setattr(obj, name, self._resolve(reference, 0))
         signatures = self._expect(program.get("signatures", {}), dict, "the signatures")
@@ -327,6 +328,17 @@ class LoadedConcrete:
         if len(self.names) != len(self.specs) or not all(isinstance(n, str) for n in self.names):
             raise SavedModelError(f"{what}: its arguments' names are not one per argument")
 
+    def by_position(self, args, kwargs):
+        """The tensor arguments in order, those in `kwargs` by their names; None where the
+        names are not this function's."""
+        arguments = nest.flatten(list(args))
+        if not kwargs:
+            return arguments
+        rest = self.names[len(arguments) :]
+        if sorted(kwargs) != sorted(rest):
+            return None
+        return arguments + [kwargs[name] for name in rest]
+
     def accepts(self, arguments):
         if len(arguments) != len(self.specs):
             return False
@@ -355,7 +367,7 @@ class LoadedConcrete:
         return _packed(self.structure, leaves)
 
     def describe(self):
-        return ", ".join(repr(spec) for spec in self.specs)
+        return ", ".join(f"{name}: {spec!r}" for name, spec in zip(self.names, self.specs))
 
 
 def _spec(data, what):
