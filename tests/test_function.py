@@ -1100,3 +1100,18 @@ def test_a_custom_gradient_of_unknown_sizes_compiles_under_a_tape():
         out = f(tt.constant([3.0, 4.0]) * v)
     np.testing.assert_allclose(out.numpy(), [6.0, 8.0])
     np.testing.assert_allclose(tape.gradient(out, v).numpy(), 0.5 * (3.0 + 4.0) / np.sqrt(2.0))
+
+
+def test_an_input_signature_takes_unknown_dimensions_of_different_sizes_in_one_call():
+    """TensorSpec([None]) twice: TensorFlow takes x and y of any sizes. tracer's trace takes
+    an axis's unknown dimensions as one size (a batch's); a call that gives them two is
+    traced with its own sizes, not refused, and calls of one size share the general trace."""
+
+    @tt.function(input_signature=[tt.TensorSpec([None]), tt.TensorSpec([None])])
+    def f(x, y):
+        return tt.reduce_sum(x) * 10.0 + tt.reduce_sum(y)
+
+    for n, m in ((3, 5), (4, 4), (6, 6), (2, 7)):
+        x, y = np.arange(n, dtype=np.float32), np.ones(m, np.float32)
+        assert float(f(x, y)) == x.sum() * 10.0 + m
+    assert f.experimental_get_tracing_count() == 3  # (3, 5), the general one, (2, 7)

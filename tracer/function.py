@@ -259,8 +259,10 @@ class Function:
             specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
             general = signature([*instance, *specs], {})
             concrete = self._concrete.get(general)
-            given = signature([*instance, *args], {})
-            if concrete is None or concrete.admits(unknown_sizes(general, given)):
+            sizes = unknown_sizes(general, signature([*instance, *args], {}))
+            # None: the call gives the unknown dimensions of one axis two sizes (the trace
+            # takes them as one size, a batch's)
+            if sizes is not None and (concrete is None or concrete.admits(sizes)):
                 args = [*instance, *nest.pack_sequence_as(list(args), specs)]
             else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
                 args = [
