@@ -240,3 +240,22 @@ def test_every_op_and_region_of_the_catalogues_survives_a_save_and_load(tmp_path
         assert len(got) == len(want) > 0, name
         for a, b in zip(got, want):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+def test_a_keras_model_is_saved_with_its_call_and_serving_signature(tmp_path):
+    """As TensorFlow saves a Keras model: its call in inference mode (dropout off) for a batch
+    of any size, and the `serving_default` signature."""
+    keras = tt.keras
+    model = keras.Sequential(
+        [keras.layers.Dense(4, activation="relu"), keras.layers.Dropout(0.5), keras.layers.Dense(2)]
+    )
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    want = model(x, training=False).numpy()
+    tt.saved_model.save(model, str(tmp_path))
+    loaded = tt.saved_model.load(str(tmp_path))
+    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(loaded(x[:1]).numpy(), want[:1], rtol=1e-6)
+    served = loaded.signatures["serving_default"](x)
+    np.testing.assert_allclose(served["output_0"].numpy(), want, rtol=1e-6)
+    assert len(loaded.trainable_variables) == 4
+    assert not hasattr(loaded, "_build_input_shape")  # a tuple of numbers: nothing tracked

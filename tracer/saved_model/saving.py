@@ -26,6 +26,7 @@ import numpy as np
 
 from tracer import nest
 from tracer.function import Function
+from tracer.function import function as tt_function
 from tracer.ir import GraphAttribute
 from tracer.ir.rewrite import rebuild
 from tracer.module import Module
@@ -56,6 +57,8 @@ def save(obj, export_dir, signatures=None, options=None):
         )
     saver = _Saver(getattr(options, "experimental_custom_gradients", True))
     saver.object(obj, "root")
+    if signatures is None and saver.keras_call(obj) is not None:  # TensorFlow's default
+        signatures = saver.keras_call(obj)
     named = _signature_functions(signatures)
     program = {
         "format": FORMAT,
@@ -108,6 +111,7 @@ class _Saver:
         self.arrays = {}
         self._indices = {}  # id(object) -> its index in its table
         self._held = []  # what the indices' ids belong to, kept alive while saving
+        self._keras_calls = {}  # id(layer) -> its call as a tt.function (`keras_call`)
 
     def object(self, obj, path):
         """The reference of `obj` (None for something no SavedModel tracks)."""
@@ -119,10 +123,12 @@ class _Saver:
             return {"object": self._module(obj, path)}
         if isinstance(obj, (list, tuple)):
             kind = "tuple" if isinstance(obj, tuple) else "list"
-            return {kind: [self.object(v, f"{path}[{k}]") for k, v in enumerate(obj)]}
+            items = [self.object(v, f"{path}[{k}]") for k, v in enumerate(obj)]
+            return {kind: items} if any(i is not None for i in items) else None
         if isinstance(obj, dict) and all(isinstance(key, str) for key in obj):
-            return {"dict": [[key, self.object(v, f"{path}[{key!r}]")] for key, v in obj.items()]}
-        return None
+            pairs = [[key, self.object(v, f"{path}[{key!r}]")] for key, v in obj.items()]
+            return {"dict": pairs} if any(i is not None for _, i in pairs) else None
+        return None  # (a container of nothing tracked is not saved either)
 
     def _module(self, module, path):
         known = self._indices.get(id(module))
@@ -136,11 +142,21 @@ class _Saver:
         for name, member in inspect.getmembers(type(module)):
             if isinstance(member, Function):
                 members[name] = getattr(module, name)  # the method bound to this instance
+        if "__call__" not in members and self.keras_call(module) is not None:
+            members["__call__"] = self.keras_call(module)
         for name in sorted(members):
             reference = self.object(members[name], f"{path}.{name}")
             if reference is not None and (name == "__call__" or not name.startswith("__")):
                 entry["attributes"][name] = reference
         return index
+
+    def keras_call(self, layer):
+        """A Keras layer or model built for one input: its call in inference mode as a
+        tt.function of its input shape, the batch of any size, as TensorFlow saves a Keras
+        model's call; None for anything else."""
+        if id(layer) not in self._keras_calls:
+            self._keras_calls[id(layer)] = _keras_call(layer)
+        return self._keras_calls[id(layer)]
 
     def _variable(self, variable):
         known = self._indices.get(id(variable))
@@ -212,6 +228,21 @@ def _argument_names(concrete, count):
         ]
         names += [name] if len(tensors) == 1 else [f"{name}_{k}" for k in range(len(tensors))]
     return names if len(names) == count else [f"input_{k}" for k in range(count)]
+
+
+def _keras_call(layer):
+    shape = getattr(layer, "_build_input_shape", None)
+    if not callable(getattr(layer, "call", None)) or not isinstance(shape, tuple) or not shape:
+        return None
+    if not all(d is None or type(d) is int for d in shape):
+        return None  # a model of several inputs: its calls are not saved
+
+    def serve(inputs):
+        return layer(inputs, training=False)
+
+    serve.__name__ = "__call__"
+    spec = TensorSpec([None, *shape[1:]], getattr(layer, "dtype", None) or "float32")
+    return tt_function(serve, input_signature=[spec])
 
 
 def _concrete_functions(fn):
