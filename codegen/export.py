@@ -179,7 +179,7 @@ def export_sources(prefix, entries, native=False, origin=""):
         errors.update({code: message for code, (_, message) in plan.errors.items()})
         helpers.update(dict.fromkeys(plan.helpers))
         rendered.append(_entry_context(entry, name, plan, statics))
-    symbols = sorted({s for r in rendered for s in r["symbols"]}, key=lambda s: int(s[1:]))
+    symbols = sorted({s for r in rendered for s in r["symbols"]}, key=dims.symbol_order)
     values = dict(
         prefix=prefix,
         guard=re.sub(r"\W", "_", prefix.upper()) + "_H",

@@ -1102,16 +1102,52 @@ def test_a_custom_gradient_of_unknown_sizes_compiles_under_a_tape():
     np.testing.assert_allclose(tape.gradient(out, v).numpy(), 0.5 * (3.0 + 4.0) / np.sqrt(2.0))
 
 
-def test_an_input_signature_takes_unknown_dimensions_of_different_sizes_in_one_call():
-    """TensorSpec([None]) twice: TensorFlow takes x and y of any sizes. tracer's trace takes
-    an axis's unknown dimensions as one size (a batch's); a call that gives them two is
-    traced with its own sizes, not refused, and calls of one size share the general trace."""
+def test_unknown_dimensions_of_different_sizes_in_one_call_get_one_trace(caplog):
+    """TensorSpec([None]) twice: TensorFlow takes x and y of any sizes in one graph. tracer's
+    trace takes an axis's unknown dimensions as one size (a batch's) until a call gives them
+    two: from then on each argument's are its own, so that one trace takes every call, with
+    an input_signature or with the dimensions made dynamic by retracing."""
 
     @tt.function(input_signature=[tt.TensorSpec([None]), tt.TensorSpec([None])])
     def f(x, y):
         return tt.reduce_sum(x) * 10.0 + tt.reduce_sum(y)
 
-    for n, m in ((3, 5), (4, 4), (6, 6), (2, 7)):
-        x, y = np.arange(n, dtype=np.float32), np.ones(m, np.float32)
-        assert float(f(x, y)) == x.sum() * 10.0 + m
-    assert f.experimental_get_tracing_count() == 3  # (3, 5), the general one, (2, 7)
+    @tt.function
+    def g(x, y):
+        return tt.reduce_sum(x) * 10.0 + tt.reduce_sum(y)
+
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        for n, m in ((4, 4), (3, 5), (6, 6), (2, 7), (9, 1)):
+            x, y = np.arange(n, dtype=np.float32), np.ones(m, np.float32)
+            assert float(f(x, y)) == x.sum() * 10.0 + m
+            assert float(g(tt.constant(x), tt.constant(y))) == x.sum() * 10.0 + m
+    assert f.experimental_get_tracing_count() == 2  # (4, 4) shared, then one per argument
+    assert g.experimental_get_tracing_count() == 2  # (4, 4), then one per argument
+    concrete = f.get_concrete_function()
+    assert [str(d) for n in concrete.stages["traced"].inputs for d in n.shape] == ["d0_0", "d0_1"]
+    assert (
+        sum(
+            "each argument's unknown dimensions are its own" in r.getMessage()
+            for r in caplog.records
+        )
+        == 2
+    )
+
+
+def test_unknown_dimensions_the_function_combines_stay_shared():
+    """x * y[:, None] needs x's and y's batches equal: with them per argument the trace
+    fails, so they stay one symbol, and a call of two batch sizes is traced with its sizes
+    and raises what the op raises, naming the shapes."""
+    f = tt.function(
+        lambda x, y: x * y[:, None],
+        input_signature=[tt.TensorSpec([None, 3]), tt.TensorSpec([None])],
+    )
+    np.testing.assert_allclose(f(tt.ones((4, 3)), tt.ones((4,))).numpy(), np.ones((4, 3)))
+    with pytest.raises(ValueError, match=r"shapes \(4, 3\) and \(5, 1\) cannot be broadcast"):
+        f(tt.ones((4, 3)), tt.ones((5,)))
+    np.testing.assert_allclose(f(tt.ones((6, 3)), tt.ones((6,))).numpy(), np.ones((6, 3)))
+    assert [str(d) for n in f.get_concrete_function().stages["traced"].inputs for d in n.shape] == [
+        "d0",
+        "3",
+        "d0",
+    ]

@@ -39,6 +39,7 @@ from tracer.signature import (
     spec_of,
     type_annotation,
     type_text,
+    unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike
 from tracer.tracing import RunsAsPython
@@ -214,6 +215,17 @@ class ConcreteFunction:
                     f"a {spec.dtype.name} tensor but is a {value.dtype.name} tensor",
                 )
         return given
+
+    def sizes_in(self, general, key):
+        """{symbol: size} of this trace's unknown dimensions (it was traced for the key
+        `general`) in a call of key `key`; None where the call gives a symbol that every
+        argument shares two sizes."""
+        per_argument = any(
+            isinstance(d, dims.Dim) and "_" in str(d)
+            for node in self._traced.inputs
+            for d in node.shape
+        )
+        return unknown_sizes(general, key, per_argument)
 
     def admits(self, sizes):
         """Whether a call whose unknown dimensions have `sizes` ({symbol: size}) gives every

@@ -18,6 +18,7 @@ reads and assigns are state of the compiled code (tracer/concrete.py runs it).
 
 import collections
 import functools
+import itertools
 import logging
 import time
 import types
@@ -148,6 +149,10 @@ class Function:
         # None: automatic dynamic shapes; True: always generalize; False: one trace per size
         self._reduce_retracing = None if reduce_retracing is None else bool(reduce_retracing)
         self._sizes_needed = False  # a generalized trace failed: the function needs its sizes
+        # a call gave one axis's unknown dimensions two sizes: from then on each tensor
+        # argument's unknown dimensions are its own (TensorSpec.symbolic_shape)
+        self._per_argument = False
+        self._shared_dims_needed = False  # a trace with them per argument failed: never again
         self._backend = parse_backend(backend)
         self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
@@ -238,6 +243,7 @@ class Function:
         """The traced function for these arguments (traced now if this signature is new);
         tensors may be given as TensorSpecs, with None for a dimension of any size. With an
         input_signature and no arguments, the function of that signature, as in TensorFlow."""
+        called = args, kwargs
         if self._input_signature is not None:
             # a method's Function is called with its instance first (`_BoundMethod`), which
             # the input_signature does not list
@@ -259,9 +265,13 @@ class Function:
             specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
             general = signature([*instance, *specs], {})
             concrete = self._concrete.get(general)
-            sizes = unknown_sizes(general, signature([*instance, *args], {}))
-            # None: the call gives the unknown dimensions of one axis two sizes (the trace
-            # takes them as one size, a batch's)
+            given = signature([*instance, *args], {})
+            sizes = unknown_sizes(general, given, self._per_argument)  # None: an axis, 2 sizes
+            if sizes is None and not self._shared_dims_needed:
+                self._per_arguments_from_now(general)
+                concrete, sizes = None, unknown_sizes(general, given, True)
+            elif concrete is not None:
+                sizes = concrete.sizes_in(general, given)
             if sizes is not None and (concrete is None or concrete.admits(sizes)):
                 args = [*instance, *nest.pack_sequence_as(list(args), specs)]
             else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
@@ -313,13 +323,21 @@ class Function:
         try:
             concrete = self._trace(args, kwargs)
         except Exception as error:
-            if generalized is None or self._reduce_retracing:
+            if self._per_argument:
+                # with each argument's own unknown dimensions: the function combines them (x
+                # * y of two batches), so they are shared again, and a call that gives them
+                # two sizes is traced with its sizes
+                self._per_argument, self._shared_dims_needed = False, True
+                args, kwargs = _with_specs(called)
+                key, concrete = self._traced_with_sizes(args, kwargs, error)
+            elif generalized is None or self._reduce_retracing:
                 raise
-            args, kwargs = specific
-            key, concrete = self._traced_with_sizes(args, kwargs, error)
+            else:
+                args, kwargs = specific
+                key, concrete = self._traced_with_sizes(args, kwargs, error)
         self._concrete[key] = concrete
         if generalized is not None and not concrete.admits(
-            unknown_sizes(key, signature(*specific))
+            concrete.sizes_in(key, signature(*specific))
         ):
             log.info(
                 "tracing %s with this call's sizes: the general trace needs others", self.__name__
@@ -328,6 +346,11 @@ class Function:
             concrete = self._concrete[signature(args, kwargs)] = self._trace(args, kwargs)
         self._compile_seconds += time.perf_counter() - start
         return concrete
+
+    def _own_dims(self, position):
+        """The argument index that names the unknown dimensions of tensor argument
+        `position` (None while every argument shares them)."""
+        return position if self._per_argument else None
 
     def _traced_with_sizes(self, args, kwargs, error):
         """(key, concrete function) of the call traced with its sizes known, after a trace
@@ -369,20 +392,35 @@ class Function:
     def _accepting(self, key):
         """A concrete function traced with unknown dimensions that takes arguments of `key`."""
         for general, concrete in self._concrete.items():
-            if accepts(general, key):
-                sizes = unknown_sizes(general, key)
-                if sizes is not None and concrete.admits(sizes):
-                    return concrete
+            if accepts(general, key) and concrete.admits(concrete.sizes_in(general, key)):
+                return concrete
         return None
 
     def _generalized(self, args, kwargs):
         """(args, kwargs) as TensorSpecs with None for each dimension that differs from the
         latest traced call of the same structure; None when there is no such call."""
         for concrete in reversed(list(self._concrete.values())):
-            generalized = generalize(concrete._arguments, (args, kwargs))
+            generalized = generalize(concrete._arguments, (args, kwargs), self._per_argument)
+            if generalized is None and not (self._per_argument or self._shared_dims_needed):
+                generalized = generalize(concrete._arguments, (args, kwargs), True)
+                if generalized is not None:  # general only with an axis's sizes apart
+                    self._per_arguments_from_now(signature(*generalized))
             if generalized is not None:
                 return generalized
         return None
+
+    def _per_arguments_from_now(self, general):
+        """A call gave the unknown dimensions of one axis two sizes: trace `general` (a key)
+        again, and every later trace, with each tensor argument's unknown dimensions its
+        own (the trace of shared ones stays for the calls it was made for)."""
+        if not self._per_argument:
+            log.info(
+                "%s: a call gives one axis's unknown dimensions two sizes; from now on each "
+                "argument's unknown dimensions are its own",
+                self.__name__,
+            )
+        self._per_argument = True
+        self._concrete.pop(general, None)
 
     def report(self, path, profile=None, args=None):
         """Write the one-page compile report of this function to `path` (an HTML file; see
@@ -421,8 +459,9 @@ class Function:
         names = argument_names(self._python_function, args, kwargs)
         flat = nest.flatten((args, kwargs))
         specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]
+        tensors = itertools.count()
         symbolic = [
-            trace.input(name, leaf.symbolic_shape(), leaf.dtype)
+            trace.input(name, leaf.symbolic_shape(self._own_dims(next(tensors))), leaf.dtype)
             if isinstance(leaf, TensorSpec)
             else traced_value(leaf)
             for name, leaf in zip(names, specs)
@@ -491,6 +530,13 @@ class _BoundMethod(functools.partial):
         """The instance's concrete function for these arguments (TensorFlow's
         `model.method.get_concrete_function(spec)`)."""
         return self.func.get_concrete_function(*self.args, *args, **kwargs)
+
+
+def _with_specs(call):
+    """A call's (args, kwargs) with each tensor as its TensorSpec (its own sizes)."""
+    flat = nest.flatten(call)
+    specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]
+    return nest.pack_sequence_as(call, specs)
 
 
 def _has_value(argument):

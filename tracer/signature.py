@@ -42,9 +42,11 @@ class TensorSpec:
         """This spec at `rank` (every dimension unknown) where its rank is unknown."""
         return self if self.shape is not None else TensorSpec([None] * rank, self.dtype, self.name)
 
-    def symbolic_shape(self):
-        """The shape with each unknown dimension as its symbol: d<k> on axis k."""
-        return tuple(Dim.symbol(f"d{k}") if d is None else d for k, d in enumerate(self.shape))
+    def symbolic_shape(self, argument=None):
+        """The shape with each unknown dimension as its symbol: d<k> on axis k, shared by
+        every argument; d<k>_<argument> where each tensor argument has its own."""
+        own = "" if argument is None else f"_{argument}"
+        return tuple(Dim.symbol(f"d{k}{own}") if d is None else d for k, d in enumerate(self.shape))
 
     def is_compatible_with(self, shape, dtype):
         if self.shape is None:
@@ -137,10 +139,12 @@ def accepts(general, key):
     return len(general[1]) == len(key[1]) and all(accepts(a, b) for a, b in zip(general[1], key[1]))
 
 
-def generalize(traced, arguments):
+def generalize(traced, arguments, per_argument=False):
     """`arguments` (args, kwargs) as the call `traced` (args, kwargs with TensorSpecs) made
     general: the same structure and values, each tensor a TensorSpec with None wherever its
-    shape differs; None when anything else differs (the structure, a value, a rank, a dtype)."""
+    shape differs; None when anything else differs (the structure, a value, a rank, a dtype),
+    or, unless the trace gives each argument its own unknown dimensions (`per_argument`),
+    when the call gives one axis's unknown dimensions two sizes."""
     if _describe(_skeleton(traced)) != _describe(_skeleton(arguments)):
         return None
     specs, changed = [], False
@@ -157,15 +161,24 @@ def generalize(traced, arguments):
         return None
     shapes = [np.shape(a) for a in nest.flatten(arguments) if is_tensor_argument(a)]
     unknown = [s.shape for s in specs if isinstance(s, TensorSpec)]
-    if _sizes(zip(unknown, shapes)) is None:
+    if not per_argument and _sizes(zip(unknown, shapes)) is None:
         return None  # this call could not run the general trace: it is traced as it is
     return nest.pack_sequence_as(arguments, specs)
 
 
-def unknown_sizes(general, key):
+def unknown_sizes(general, key, per_argument=False):
     """{symbol: size} of the unknown dimensions of the trace of key `general` in a call of
-    key `key`, or None where the call gives one of them two sizes: the unknown dimensions on
-    one axis are one symbol, d<axis>, the same size in every argument (a batch)."""
+    key `key`. The unknown dimensions on one axis are one symbol, d<axis>, the same size in
+    every argument (a batch): None where the call gives one of them two sizes; or, in a
+    trace `per_argument`, d<axis>_<j> for tensor argument j."""
+    if per_argument:
+        return {
+            f"d{axis}_{j}": size
+            for j, (traced, called) in enumerate(_tensor_shapes(general, key))
+            if traced is not None and called is not None
+            for axis, (unknown, size) in enumerate(zip(traced, called))
+            if unknown is None
+        }
     sizes = _sizes(_tensor_shapes(general, key))
     return None if sizes is None else {f"d{axis}": size for axis, size in sizes.items()}
 

@@ -1,7 +1,9 @@
 """Dimensions known only when a compiled function runs: `TensorSpec([None, 784])`.
 
 An unknown dimension is a symbol, `d0` for an unknown size on axis 0 of an argument (every
-argument's axis 0 shares it, as a batch does); shapes computed from it are polynomials of
+argument's axis 0 shares it, as a batch does; a function one of whose calls gave those two
+sizes has one per argument instead, `d0_1` for axis 0 of its tensor argument 1); shapes
+computed from it are polynomials of
 such symbols with integer coefficients (`784*d0`, `d0 + 1`). A `Dim` behaves like an int
 where the answer does not depend on its value (arithmetic, equality, hashing) and raises
 where it does (`int(d)`, `d < 5`). A polynomial whose symbols cancel is an int again.
@@ -17,7 +19,7 @@ their text is valid C and Python (`d0`), which is how the code generator writes 
 import numbers
 import re
 
-_NAME = re.compile(r"d[0-9]+\Z")
+_NAME = re.compile(r"d[0-9]+(_[0-9]+)?\Z")
 
 
 class Dim:
@@ -33,7 +35,7 @@ class Dim:
     @staticmethod
     def symbol(name):
         if not _NAME.match(name):
-            raise ValueError(f"a dimension symbol is named d<k>, not {name!r}")
+            raise ValueError(f"a dimension symbol is named d<k> or d<k>_<j>, not {name!r}")
         return Dim((((name,), 1),))
 
     @property
@@ -167,6 +169,11 @@ def _polynomial(terms):
     if all(not monomial for monomial, _ in kept):
         return sum(c for _, c in kept)
     return Dim(kept)
+
+
+def symbol_order(name):
+    """The sort key of a symbol's name: d2 before d10, d0 before d0_1 before d1."""
+    return tuple(int(part) for part in name[1:].split("_"))
 
 
 def is_known(shape):

@@ -92,7 +92,7 @@ def _specialized(value, env):
 
 def symbols(graph):
     """The unknown dimensions `graph` mentions (shapes, attributes, fused bodies), sorted."""
-    return sorted(_symbols(graph), key=lambda name: int(name[1:]))
+    return sorted(_symbols(graph), key=dims.symbol_order)
 
 
 def _symbols(graph):
