@@ -323,7 +323,7 @@ class Function:
         try:
             concrete = self._trace(args, kwargs)
         except Exception as error:
-            if self._per_argument:
+            if self._per_argument and _has_unknown_dims((args, kwargs)):
                 # with each argument's own unknown dimensions: the function combines them (x
                 # * y of two batches), so they are shared again, and a call that gives them
                 # two sizes is traced with its sizes
@@ -530,6 +530,13 @@ class _BoundMethod(functools.partial):
         """The instance's concrete function for these arguments (TensorFlow's
         `model.method.get_concrete_function(spec)`)."""
         return self.func.get_concrete_function(*self.args, *args, **kwargs)
+
+
+def _has_unknown_dims(call):
+    return any(
+        isinstance(leaf, TensorSpec) and leaf.shape is not None and None in leaf.shape
+        for leaf in nest.flatten(call)
+    )
 
 
 def _with_specs(call):
