@@ -51,9 +51,11 @@ def test_the_lines_times_add_up_to_the_measured_time_and_the_values_are_the_modu
     assert len(record.calls) == calls + 30
     lines = prof.line_seconds(concrete)
     whole = sum(lines.values())
-    # the first call's time is the profiled calls', less the last 30's measured from outside
+    # the first call's time is the profiled calls', less the last 30's measured from outside:
+    # the lines' time cannot exceed the wall time, and is most of it (the calls' Python and
+    # any time the process waits between calls on a busy machine are outside every probe)
     first = sum(end - start for start, end, *_ in record.calls[:calls]) / 1e9
-    assert abs((whole - first) - measured) <= 0.1 * measured
+    assert 0.5 * measured <= whole - first <= 1.05 * measured
     # each probe ran once a call, and the product, a BLAS call, is the most costly line
     assert all(int(n) == calls + 30 for n in record.totals[:, 1])
     matmul = (HERE, _line_of("# LINE: matmul"))
