@@ -67,6 +67,36 @@ def test_a_compiled_training_step_gives_eagers_weights_after_100_steps(name):
     assert "memcpy" not in source  # every variable, slots included, is updated in place
 
 
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_an_eager_update_on_arrays_gives_the_bits_of_the_update_in_ops(name, dtype):
+    """An eager update nothing records runs on the variables' numpy arrays; under a tape it
+    runs as tracer ops. Both give the same bits, of the variables and of every slot."""
+
+    def trained(recorded):
+        data = np.random.default_rng(5)
+        w = tt.Variable(data.standard_normal((5, 3)).astype(dtype))
+        b = tt.Variable(np.zeros(3, dtype))
+        cls, options = OPTIMIZERS[name]
+        optimizer = cls(**options)
+        for _ in range(6):
+            grads = [
+                tt.constant(data.standard_normal(shape).astype(dtype)) for shape in ((5, 3), (3,))
+            ]
+            if recorded:
+                with tt.GradientTape():
+                    optimizer.apply_gradients(zip(grads, [w, b]))
+            else:
+                optimizer.apply_gradients(zip(grads, [w, b]))
+        return [w.numpy(), b.numpy(), *(v.numpy() for v in optimizer.variables())]
+
+    on_arrays, in_ops = trained(False), trained(True)
+    assert len(on_arrays) == len(in_ops) >= 3  # (plain SGD has no slots)
+    for a, b in zip(on_arrays, in_ops):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
 def test_float32_steps_agree_to_float_tolerance():
     eager, _, _ = _train("sgd", compiled=False, dtype=np.float32)
     compiled, _, _ = _train("sgd", compiled=True, dtype=np.float32)

@@ -9,10 +9,19 @@ the learning rate (`optimizer.learning_rate = 0.01` or `.assign(0.01)`, as Keras
 do, reaches steps compiled before the change). A None
 gradient leaves its variable alone; an IndexedSlices gradient updates only its rows under
 SGD without momentum (`Variable.scatter_sub`), and is made dense otherwise.
+
+Each update is written once, on an arithmetic it is given (`_OPS` or `_ARRAYS`): tracer's
+ops and assigns wherever something records or compiles them (a trace, a tape, an
+accumulator, a numerics check), and numpy on the variables' arrays where nothing does, the
+usual eager step, which so runs a dozen numpy calls per variable instead of as many ops.
+The two compute the same operations in the same order on the same dtypes, so they give the
+same bits.
 """
 
+import numpy as np
+
 from tracer import dtypes
-from tracer.context import state
+from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops import array_ops, math_ops
 from tracer.tensor import convert_to_tensor
@@ -55,7 +64,12 @@ class Optimizer:
         for grad, variable in pairs:
             if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
                 continue
-            self._dense_update(convert_to_tensor(grad), variable, self._slots_of(variable))
+            grad = convert_to_tensor(grad)
+            slots = self._slots_of(variable)
+            if _unrecorded(grad, variable):
+                self._dense_update(grad._value, variable, slots, _ARRAYS)
+            else:
+                self._dense_update(grad, variable, slots, _OPS)
         if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
             updates = state.trace.group([*self.variables(), *(v for _, v in pairs)])
             if updates is not None:
@@ -101,9 +115,83 @@ class Optimizer:
             return self._learning_rate
         return array_ops.cast(self._learning_rate, dtype)
 
-    def _step(self, dtype):
+    def _step(self, dtype, on):
         """The number of this update (1 for the first), in `dtype`."""
-        return array_ops.cast(self.iterations, dtype)
+        return on.cast(self.iterations, dtype)
+
+
+class _Ops:
+    """The arithmetic of an update as tracer ops and assigns: traced, recorded, checked."""
+
+    sqrt = staticmethod(math_ops.sqrt)
+    pow = staticmethod(math_ops.pow)
+    cast = staticmethod(array_ops.cast)
+
+    @staticmethod
+    def read(variable):
+        return variable
+
+    @staticmethod
+    def assign(variable, value):
+        variable.assign(value)
+
+    @staticmethod
+    def assign_add(variable, delta):
+        variable.assign_add(delta)
+
+    @staticmethod
+    def assign_sub(variable, delta):
+        variable.assign_sub(delta)
+
+
+class _Arrays:
+    """The arithmetic of an update on the variables' numpy arrays, for an eager update that
+    nothing records (`_unrecorded`): each assign gives the variable a new array of its own,
+    as `Variable.assign` does eagerly."""
+
+    sqrt = staticmethod(np.sqrt)
+    pow = staticmethod(np.power)
+
+    @staticmethod
+    def cast(variable, dtype):
+        return variable._value.astype(dtype.as_numpy_dtype)
+
+    @staticmethod
+    def read(variable):
+        return variable._value
+
+    @staticmethod
+    def assign(variable, value):
+        variable._value = np.array(value, dtype=variable._value.dtype)
+        variable._shared = False
+
+    @classmethod
+    def assign_add(cls, variable, delta):
+        cls.assign(variable, variable._value + delta)
+
+    @classmethod
+    def assign_sub(cls, variable, delta):
+        cls.assign(variable, variable._value - delta)
+
+
+_OPS, _ARRAYS = _Ops(), _Arrays()
+
+
+def _unrecorded(grad, variable):
+    """Whether the update of `variable` by the eager `grad` may run on numpy arrays: nothing
+    traces, records or checks it, and the gradient has the variable's dtype and shape (else
+    the ops raise their errors)."""
+    return (
+        state.trace is None
+        and not state.building
+        and not state.tapes
+        and not state.accumulators
+        and state.refusing_assigns is None
+        and not numerics.enabled
+        and grad._value is not None
+        and grad.dtype == variable.dtype
+        and grad.shape == variable.shape
+    )
 
 
 def _filled(variable, value):
@@ -123,16 +211,17 @@ class SGD(Optimizer):
     def _slot_starts(self):
         return {"momentum": 0.0} if self.momentum else {}
 
-    def _dense_update(self, grad, variable, slots):
+    def _dense_update(self, grad, variable, slots, on):
+        rate = self._rate(variable.dtype)
         if not self.momentum:
-            variable.assign_sub(grad * self._rate(variable.dtype))
+            on.assign_sub(variable, grad * rate)
             return
         velocity = slots["momentum"]
-        velocity.assign(velocity * self.momentum - grad * self._rate(variable.dtype))
+        on.assign(velocity, on.read(velocity) * self.momentum - grad * rate)
         if self.nesterov:
-            variable.assign_add(velocity * self.momentum - grad * self._rate(variable.dtype))
+            on.assign_add(variable, on.read(velocity) * self.momentum - grad * rate)
         else:
-            variable.assign_add(velocity)
+            on.assign_add(variable, on.read(velocity))
 
     def _sparse_update(self, grad, variable):
         if self.momentum:
@@ -154,14 +243,15 @@ class Adam(Optimizer):
     def _slot_starts(self):
         return {"m": 0.0, "v": 0.0}
 
-    def _dense_update(self, grad, variable, slots):
+    def _dense_update(self, grad, variable, slots, on):
         m, v = slots["m"], slots["v"]
-        t = self._step(variable.dtype)
-        m.assign(m * self.beta_1 + grad * (1 - self.beta_1))
-        v.assign(v * self.beta_2 + grad * grad * (1 - self.beta_2))
-        bias = math_ops.sqrt(1 - math_ops.pow(self.beta_2, t)) / (1 - math_ops.pow(self.beta_1, t))
-        variable.assign_sub(
-            self._rate(variable.dtype) * bias * m / (math_ops.sqrt(v) + self.epsilon)
+        t = self._step(variable.dtype, on)
+        on.assign(m, on.read(m) * self.beta_1 + grad * (1 - self.beta_1))
+        on.assign(v, on.read(v) * self.beta_2 + grad * grad * (1 - self.beta_2))
+        bias = on.sqrt(1 - on.pow(self.beta_2, t)) / (1 - on.pow(self.beta_1, t))
+        on.assign_sub(
+            variable,
+            self._rate(variable.dtype) * bias * on.read(m) / (on.sqrt(on.read(v)) + self.epsilon),
         )
 
 
@@ -190,20 +280,20 @@ class RMSprop(Optimizer):
             starts["average_gradient"] = 0.0
         return starts
 
-    def _dense_update(self, grad, variable, slots):
+    def _dense_update(self, grad, variable, slots, on):
         velocity = slots["velocity"]
-        velocity.assign(velocity * self.rho + grad * grad * (1 - self.rho))
-        denominator = velocity + self.epsilon
+        on.assign(velocity, on.read(velocity) * self.rho + grad * grad * (1 - self.rho))
+        denominator = on.read(velocity) + self.epsilon
         if self.centered:
             average = slots["average_gradient"]
-            average.assign(average * self.rho + grad * (1 - self.rho))
-            denominator = denominator - average * average
-        increment = grad * self._rate(variable.dtype) / math_ops.sqrt(denominator)
+            on.assign(average, on.read(average) * self.rho + grad * (1 - self.rho))
+            denominator = denominator - on.read(average) * on.read(average)
+        increment = grad * self._rate(variable.dtype) / on.sqrt(denominator)
         if self.momentum:
             momentum = slots["momentum"]
-            momentum.assign(momentum * self.momentum + increment)
-            increment = momentum
-        variable.assign_sub(increment)
+            on.assign(momentum, on.read(momentum) * self.momentum + increment)
+            increment = on.read(momentum)
+        on.assign_sub(variable, increment)
 
 
 class Adagrad(Optimizer):
@@ -219,11 +309,12 @@ class Adagrad(Optimizer):
     def _slot_starts(self):
         return {"accumulator": self.initial_accumulator_value}
 
-    def _dense_update(self, grad, variable, slots):
+    def _dense_update(self, grad, variable, slots, on):
         accumulator = slots["accumulator"]
-        accumulator.assign_add(grad * grad)
-        variable.assign_sub(
-            grad * self._rate(variable.dtype) / math_ops.sqrt(accumulator + self.epsilon)
+        on.assign_add(accumulator, grad * grad)
+        on.assign_sub(
+            variable,
+            grad * self._rate(variable.dtype) / on.sqrt(on.read(accumulator) + self.epsilon),
         )
 
 
