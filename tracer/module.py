@@ -130,7 +130,7 @@ class Module:
         while pending:
             module = pending.pop(0)
             submodules = []
-            for leaf in _leaves(module._attributes()):
+            for leaf in held_objects(module._attributes()):
                 if id(leaf) in seen:
                     continue
                 seen.add(id(leaf))
@@ -152,14 +152,14 @@ def _is_variable(leaf):
     return isinstance(leaf, Variable)
 
 
-def _leaves(values):
+def held_objects(values):
     """The objects held in `values`, through lists, tuples and dicts (keys sorted when they
-    can be)."""
+    can be): what a module walks (and a loaded SavedModel object)."""
     for value in values:
         if isinstance(value, (list, tuple)):
-            yield from _leaves(value)
+            yield from held_objects(value)
         elif isinstance(value, dict):
-            yield from _leaves(value[key] for key in _sorted_keys(value))
+            yield from held_objects(value[key] for key in _sorted_keys(value))
         else:
             yield value
 

@@ -21,6 +21,7 @@ import numpy as np
 from tracer import nest
 from tracer.context import outside_trace
 from tracer.function import function as tt_function
+from tracer.module import held_objects
 from tracer.ops.core import execute_graph
 from tracer.saved_model import graph_format
 from tracer.saved_model.graph_format import SavedModelError
@@ -106,7 +107,7 @@ def _reachable(obj, predicate):
     while pending:
         current = pending.pop(0)
         values = [vars(current)[key] for key in sorted(vars(current)) if key != "signatures"]
-        for leaf in _leaves(values):
+        for leaf in held_objects(values):
             if id(leaf) in seen:
                 continue
             seen.add(id(leaf))
@@ -114,16 +115,6 @@ def _reachable(obj, predicate):
                 yield leaf
             if isinstance(leaf, LoadedObject):
                 pending.append(leaf)
-
-
-def _leaves(values):
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            yield from _leaves(value)
-        elif isinstance(value, dict):
-            yield from _leaves(value[key] for key in sorted(value))
-        else:
-            yield value
 
 
 class LoadedFunction:
