@@ -188,6 +188,9 @@ TAMPERED = {
         extra={"function": 42}
     ),
     "a name of Python's": lambda p: p["objects"][0]["attributes"].update(__class__={"object": 0}),
+    "arguments that are not the parameters": lambda p: p["functions"][0]["concrete"][0].update(
+        arguments={"y": {"tensor": 0}}
+    ),
     "JSON nested past any limit": lambda p: (
         json.dumps(p)[:-1] + ', "deep": ' + "[" * 5000 + "]" * 5000 + "}"
     ),
@@ -259,3 +262,35 @@ def test_a_keras_model_is_saved_with_its_call_and_serving_signature(tmp_path):
     np.testing.assert_allclose(served["output_0"].numpy(), want, rtol=1e-6)
     assert len(loaded.trainable_variables) == 4
     assert not hasattr(loaded, "_build_input_shape")  # a tuple of numbers: nothing tracked
+
+
+class Flagged(tt.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = tt.Variable(3.0)
+
+    @tt.function
+    def apply(self, x, training=False, *, shift=1.0):
+        return x * self.scale + shift if training else x + shift
+
+
+def test_a_loaded_function_binds_its_python_arguments_as_the_original_did(tmp_path):
+    """Each trace is saved with the Python values it was traced for (defaults filled in); a
+    loaded call is bound to the function's parameters and runs the trace of its values."""
+    model = Flagged()
+    x = tt.constant([1.0, 2.0])
+    model.apply(x)
+    model.apply(x, True)
+    model.apply(x, training=True, shift=0.0)
+    tt.saved_model.save(model, str(tmp_path))
+    loaded = tt.saved_model.load(str(tmp_path))
+    np.testing.assert_allclose(loaded.apply(x).numpy(), [2.0, 3.0])
+    np.testing.assert_allclose(loaded.apply(x, training=False).numpy(), [2.0, 3.0])
+    np.testing.assert_allclose(loaded.apply(x, True).numpy(), [4.0, 7.0])
+    np.testing.assert_allclose(loaded.apply(x=x, training=True, shift=0.0).numpy(), [3.0, 6.0])
+    with pytest.raises(TypeError, match=r"was saved for .*training=True.*called with"):
+        loaded.apply(x, training=True, shift=2.0)  # never traced with that shift
+    with pytest.raises(TypeError, match="unexpected argument 'bias'"):
+        loaded.apply(x, bias=1.0)
+    with pytest.raises(TypeError, match="missing the argument 'x'"):
+        loaded.apply(training=True)

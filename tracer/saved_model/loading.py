@@ -121,13 +121,18 @@ class LoadedFunction:
     """A saved `tt.function`: called with tensors (or numbers and arrays), it runs the saved
     concrete function their dtypes and shapes fit."""
 
-    def __init__(self, name, concrete):
+    def __init__(self, name, concrete, parameters):
         self.__name__ = name
         self._concrete = concrete
+        self._parameters = parameters  # [{"name", "kind", "default"}], or None: by tensors
 
     def __call__(self, *args, **kwargs):
+        values = None if self._parameters is None else self._bind(args, kwargs)
         for concrete in self._concrete:
-            arguments = concrete.by_position(args, kwargs)
+            if values is None:
+                arguments = concrete.by_position(args, kwargs)
+            else:
+                arguments = concrete.matching(values)
             if arguments is not None and concrete.accepts(arguments):
                 return concrete(arguments)
         arguments = nest.flatten([list(args), kwargs])
@@ -138,8 +143,35 @@ class LoadedFunction:
             f"with ({given})"
         )
 
+    def _bind(self, args, kwargs):
+        """{parameter name: value} of a call, as Python binds it (saved defaults filled in)."""
+        names = [p["name"] for p in self._parameters]
+        positional = [p["name"] for p in self._parameters if p["kind"] in _POSITIONAL]
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{self.__name__} (loaded) takes {len(positional)} positional arguments, "
+                f"{len(args)} were given"
+            )
+        values = dict(zip(positional, args))
+        for key, value in kwargs.items():
+            if key not in names or key in values:
+                raise TypeError(f"{self.__name__} (loaded) got an unexpected argument {key!r}")
+            values[key] = value
+        for parameter in self._parameters:
+            if parameter["name"] not in values:
+                if parameter["default"] is None:
+                    raise TypeError(
+                        f"{self.__name__} (loaded) is missing the argument {parameter['name']!r}"
+                    )
+                values[parameter["name"]] = parameter["default"]["value"]
+        return values
+
     def __repr__(self):
         return f"<LoadedFunction {self.__name__}>"
+
+
+_POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+_KINDS = (*_POSITIONAL, "KEYWORD_ONLY")
 
 
 class LoadedSignature:
@@ -227,13 +259,16 @@ class _Loader:
         name = entry.get("name")
         if not isinstance(name, str):
             raise SavedModelError(f"{self._path}.npz: function {k} has no name")
+        parameters = entry.get("parameters")
+        if parameters is not None:
+            parameters = [_parameter(p, f"{self._path}.npz: {name}") for p in parameters]
         concrete = [
-            self._concrete(c, f"{self._path}.npz: {name}, signature {j}")
+            self._concrete(c, f"{self._path}.npz: {name}, signature {j}", parameters)
             for j, c in enumerate(self._expect(entry.get("concrete"), list, name))
         ]
-        return LoadedFunction(name, concrete)
+        return LoadedFunction(name, concrete, parameters)
 
-    def _concrete(self, entry, what):
+    def _concrete(self, entry, what, parameters):
         entry = self._expect(entry, dict, what)
         graph = graph_format.decode(entry.get("graph"), self._arrays, what)
         specs = [_spec(s, what) for s in self._expect(entry.get("specs"), list, what)]
@@ -248,7 +283,12 @@ class _Loader:
         leaves = [_leaf(leaf, what) for leaf in self._expect(entry.get("leaves"), list, what)]
         structure = _structure(entry.get("structure"), len(leaves), what, 0)
         names = entry.get("names") or [f"input_{k}" for k in range(len(specs))]
-        concrete = LoadedConcrete(graph, specs, variables, assigned, leaves, structure, names)
+        arguments = None
+        if parameters is not None:
+            arguments = _arguments(entry.get("arguments"), parameters, len(specs), what)
+        concrete = LoadedConcrete(
+            graph, specs, variables, assigned, leaves, structure, names, arguments
+        )
         concrete.check(what)
         return concrete
 
@@ -286,9 +326,10 @@ class _Loader:
 class LoadedConcrete:
     """One saved concrete function: its graph and what its inputs and outputs are."""
 
-    def __init__(self, graph, specs, variables, assigned, leaves, structure, names):
+    def __init__(self, graph, specs, variables, assigned, leaves, structure, names, arguments):
         self.graph = graph
         self.specs = specs
+        self.arguments = arguments  # {parameter name: {"tensor": k} or {"value": v}}, or None
         self.variables = variables
         self.assigned = assigned
         self.leaves = leaves
@@ -330,6 +371,21 @@ class LoadedConcrete:
             return None
         return arguments + [kwargs[name] for name in rest]
 
+    def matching(self, values):
+        """The tensor arguments of a call bound to its parameters (`values`), in order; None
+        where a Python value differs from the one this function was traced with."""
+        tensors = [None] * len(self.specs)
+        for name, saved in self.arguments.items():
+            value = values[name]
+            if "tensor" in saved:
+                tensors[saved["tensor"]] = value
+            elif isinstance(value, TensorLike) or (type(value), value) != (
+                type(saved["value"]),
+                saved["value"],
+            ):
+                return None
+        return tensors
+
     def accepts(self, arguments):
         if len(arguments) != len(self.specs):
             return False
@@ -358,7 +414,41 @@ class LoadedConcrete:
         return _packed(self.structure, leaves)
 
     def describe(self):
-        return ", ".join(f"{name}: {spec!r}" for name, spec in zip(self.names, self.specs))
+        if self.arguments is None:
+            return ", ".join(f"{name}: {spec!r}" for name, spec in zip(self.names, self.specs))
+        return ", ".join(
+            f"{name}: {self.specs[saved['tensor']]!r}"
+            if "tensor" in saved
+            else f"{name}={saved['value']!r}"
+            for name, saved in self.arguments.items()
+        )
+
+
+def _parameter(data, what):
+    """A saved parameter, checked: {"name", "kind", "default": None or {"value": v}}."""
+    if not isinstance(data, dict) or set(data) != {"name", "kind", "default"}:
+        raise SavedModelError(f"{what}: a parameter is not a name, kind and default")
+    name, kind, default = data["name"], data["kind"], data["default"]
+    if not isinstance(name, str) or not name.isidentifier() or kind not in _KINDS:
+        raise SavedModelError(f"{what}: {name!r} ({kind!r}) is not a parameter")
+    if default is not None and "value" not in _leaf(default, what):
+        raise SavedModelError(f"{what}: the default of {name} is not a plain value")
+    return data
+
+
+def _arguments(data, parameters, n_tensors, what):
+    """A concrete function's {parameter name: {"tensor": k} or {"value": v}}, checked: one
+    entry per parameter, each tensor once."""
+    if not isinstance(data, dict) or sorted(data) != sorted(p["name"] for p in parameters):
+        raise SavedModelError(f"{what}: its arguments are not its function's parameters")
+    positions = []
+    for saved in data.values():
+        _leaf(saved, what)
+        if "tensor" in saved:
+            positions.append(saved["tensor"])
+    if sorted(positions) != list(range(n_tensors)):
+        raise SavedModelError(f"{what}: its arguments are not its tensors, each once")
+    return data
 
 
 def _spec(data, what):

@@ -25,6 +25,7 @@ import os
 import numpy as np
 
 from tracer import nest
+from tracer.concrete import call_parameters
 from tracer.function import Function
 from tracer.function import function as tt_function
 from tracer.ir import GraphAttribute
@@ -187,11 +188,21 @@ class _Saver:
         self._held.append(fn)
         entry = {"name": getattr(fn, "__name__", None) or fn.name, "concrete": []}
         self.functions.append(entry)
+        python_function = getattr(own, "python_function", None)
+        bound = 1 if own is not fn and getattr(fn, "args", ()) else 0  # (a method: its instance)
+        parameters = _parameters(python_function, bound)
         for concrete in _concrete_functions(fn):
             try:
-                entry["concrete"].append(self._concrete(concrete))
+                saved = self._concrete(concrete)
             except TypeError as error:
                 raise TypeError(f"tt.saved_model.save: cannot save {path}: {error}") from None
+            arguments = _arguments(concrete, python_function, parameters, bound)
+            if arguments is None:
+                parameters = None  # (a value no file holds: calls match tensors alone)
+            saved["arguments"] = arguments
+            entry["concrete"].append(saved)
+        if parameters is not None:
+            entry["parameters"] = parameters
         return index
 
     def _concrete(self, concrete):
@@ -243,6 +254,58 @@ def _keras_call(layer):
     serve.__name__ = "__call__"
     spec = TensorSpec([None, *shape[1:]], getattr(layer, "dtype", None) or "float32")
     return tt_function(serve, input_signature=[spec])
+
+
+def _parameters(python_function, bound):
+    """[{"name", "kind", "default"}] of the function's parameters after the `bound` first (a
+    method's instance), a default kept where it is a plain value; None where a call of the
+    loaded function cannot be bound to them (no Python signature, *args or **kwargs)."""
+    if python_function is None:
+        return None
+    try:
+        parameters = list(inspect.signature(python_function).parameters.values())[bound:]
+    except (TypeError, ValueError):
+        return None
+    described = []
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            return None
+        default = parameter.default
+        described.append(
+            {
+                "name": parameter.name,
+                "kind": parameter.kind.name,
+                "default": None
+                if default is parameter.empty or not _is_plain(default)
+                else {"value": default},
+            }
+        )
+    return described
+
+
+def _arguments(concrete, python_function, parameters, bound):
+    """{parameter name: {"tensor": k} (the k-th tensor argument) or {"value": v}} of the call
+    the concrete function was traced for; None where a parameter holds anything else."""
+    if parameters is None:
+        return None
+    tensors = [leaf for leaf in nest.flatten(concrete._arguments) if isinstance(leaf, TensorSpec)]
+    given = call_parameters(python_function, concrete._arguments, concrete._named)[bound:]
+    arguments = {}
+    for name, _, value in given:
+        if isinstance(value, TensorSpec):
+            position = next((k for k, t in enumerate(tensors) if t is value), None)
+            if position is None:
+                return None
+            arguments[name] = {"tensor": position}
+        elif _is_plain(value):
+            arguments[name] = {"value": value}
+        else:
+            return None
+    return arguments
+
+
+def _is_plain(value):
+    return value is None or type(value) in (bool, int, float, str)
 
 
 def _concrete_functions(fn):
