@@ -10,7 +10,7 @@ do, reaches steps compiled before the change). A None
 gradient leaves its variable alone; an IndexedSlices gradient updates only its rows under
 SGD without momentum (`Variable.scatter_sub`), and is made dense otherwise.
 
-Each update is written once, on an arithmetic it is given (`_OPS` or `_ARRAYS`): tracer's
+Each update is written once, on an arithmetic it is given (`_Ops` or `_Arrays`): tracer's
 ops and assigns wherever something records or compiles them (a trace, a tape, an
 accumulator, a numerics check), and numpy on the variables' arrays where nothing does, the
 usual eager step, which so runs a dozen numpy calls per variable instead of as many ops.
@@ -67,9 +67,9 @@ class Optimizer:
             grad = convert_to_tensor(grad)
             slots = self._slots_of(variable)
             if _unrecorded(grad, variable):
-                self._dense_update(grad._value, variable, slots, _ARRAYS)
+                self._dense_update(grad._value, variable, slots, _Arrays)
             else:
-                self._dense_update(grad, variable, slots, _OPS)
+                self._dense_update(grad, variable, slots, _Ops)
         if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
             updates = state.trace.group([*self.variables(), *(v for _, v in pairs)])
             if updates is not None:
@@ -172,9 +172,6 @@ class _Arrays:
     @classmethod
     def assign_sub(cls, variable, delta):
         cls.assign(variable, variable._value - delta)
-
-
-_OPS, _ARRAYS = _Ops(), _Arrays()
 
 
 def _unrecorded(grad, variable):

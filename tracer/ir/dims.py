@@ -3,10 +3,10 @@
 An unknown dimension is a symbol, `d0` for an unknown size on axis 0 of an argument (every
 argument's axis 0 shares it, as a batch does; a function one of whose calls gave those two
 sizes has one per argument instead, `d0_1` for axis 0 of its tensor argument 1); shapes
-computed from it are polynomials of
-such symbols with integer coefficients (`784*d0`, `d0 + 1`). A `Dim` behaves like an int
-where the answer does not depend on its value (arithmetic, equality, hashing) and raises
-where it does (`int(d)`, `d < 5`). A polynomial whose symbols cancel is an int again.
+computed from it are polynomials of such symbols with integer coefficients (`784*d0`,
+`d0 + 1`). A `Dim` behaves like an int where the answer does not depend on its value
+(arithmetic, equality, hashing) and raises where it does (`int(d)`, `d < 5`). A polynomial
+whose symbols cancel is an int again.
 
     >>> d0 = Dim.symbol("d0")
     >>> d0 * 28 * 28, (d0 * 784) // 784 == d0, d0 == 1
