@@ -14,6 +14,7 @@ from tests import catalogue
 from tests.gradcheck import check_first_order, check_second_order
 from tracer.ops.array_ops import SLICE_GRAD
 from tracer.ops.core import apply
+from tracer.ops.cross_entropy_ops import SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.registry import OPS
 from tracer.printing import PRINT, TENSOR, PrintCall
@@ -152,6 +153,19 @@ CASES = {
         ),
         [normal(3, 2)],
     ),
+    "sparse_softmax_cross_entropy": (
+        lambda x: tt.nn.sparse_softmax_cross_entropy_with_logits(tt.constant([0, 3, 1]), x),
+        [normal(3, 4) * 2],
+    ),
+    # the loss's gradient as a primitive, over two leading axes and int64 labels
+    "sparse_softmax_cross_entropy_backprop": (
+        lambda x: apply(
+            SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP,
+            (tt.constant(np.array([[2, 0, 1], [1, 1, 0]], np.int64)), x),
+            {},
+        ),
+        [normal(2, 3, 3) * 2],
+    ),
 }
 
 
@@ -195,10 +209,6 @@ COMPOSITES = {
     "softmax_cross_entropy": (
         lambda z, x: tt.nn.softmax_cross_entropy_with_logits(z, x),
         [rng.dirichlet(np.ones(4), 3), normal(3, 4)],
-    ),
-    "sparse_softmax_cross_entropy": (
-        lambda x: tt.nn.sparse_softmax_cross_entropy_with_logits(tt.constant([0, 3, 1]), x),
-        [normal(3, 4) * 2],
     ),
     "sigmoid_cross_entropy": (
         lambda z, x: tt.nn.sigmoid_cross_entropy_with_logits(z, x),

@@ -27,7 +27,7 @@ logits (Keras does that for outputs of its own activations).
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.keras.lookup import instance_or_callable
-from tracer.ops import array_ops, math_ops, nn_ops
+from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.reduction_ops import reduce_mean
@@ -101,7 +101,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         labels = array_ops.cast(labels, "int64")
     if not from_logits:
         y_pred = math_ops.log(math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))
-    return nn_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
+    return cross_entropy_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):

@@ -4,7 +4,7 @@ None of these needs a gradient rule of its own: their gradients come from the pr
 so they are differentiable to any order and stay finite where TensorFlow's do.
 """
 
-from tracer.ops import array_ops, index_ops, math_ops, reduction_ops
+from tracer.ops import array_ops, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 
@@ -69,26 +69,6 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
             f"labels shape {labels.shape} and logits shape {logits.shape} must be equal"
         )
     return math_ops.negative(reduce_sum(labels * log_softmax(logits, axis), axis))
-
-
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
-    """-log_softmax(logits)[labels] for integer class `labels` (shape = logits.shape[:-1])."""
-    labels, logits = as_tensor(labels), as_tensor(logits)
-    if not labels.dtype.is_integer:
-        raise TypeError(f"labels must be int32 or int64, got {labels.dtype.name}")
-    if labels.shape != logits.shape[:-1]:
-        raise ValueError(
-            f"labels shape {labels.shape} must equal logits shape {logits.shape} without its last axis"
-        )
-    classes = logits.shape[-1]
-    if (
-        labels._value is not None
-        and labels._value.size
-        and (labels._value.min() < 0 or labels._value.max() >= classes)
-    ):
-        raise ValueError(f"labels must lie in [0, {classes}), got {labels.numpy()}")
-    picked = index_ops.one_hot(labels, classes, dtype=logits.dtype)
-    return math_ops.negative(reduce_sum(picked * log_softmax(logits), -1))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):

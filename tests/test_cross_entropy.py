@@ -1,0 +1,120 @@
+"""tt.nn.sparse_softmax_cross_entropy_with_logits, one primitive (and its gradient another):
+values against scipy, TensorFlow's answers at infinite logits and bad labels, every backend,
+and batching over the labels.
+
+The catalogue (tests/test_gradients.py CASES) puts both primitives through derivatives of
+two orders, forward mode, jacobians and C export; these are what it does not reach.
+"""
+
+import numpy as np
+import pytest
+from scipy.special import log_softmax, softmax
+
+import tracer as tt
+
+BACKENDS = ["eager", "interpreter", "c"]
+loss_of = tt.nn.sparse_softmax_cross_entropy_with_logits
+
+
+def _run(backend, function, *args):
+    if backend == "eager":
+        return function(*args)
+    return tt.function(function, backend=backend)(*args)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loss_and_gradient_over_two_leading_axes_equal_scipy(backend):
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((2, 5, 7)) * 3
+    labels = rng.integers(0, 7, (2, 5))
+
+    def loss_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = loss_of(labels, x)
+            total = tt.reduce_sum(loss * 1.5)
+        return loss, tape.gradient(total, x)
+
+    loss, gradient = _run(backend, loss_and_gradient, tt.constant(logits))
+    expected = -np.take_along_axis(log_softmax(logits, -1), labels[..., None], -1)[..., 0]
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-12)
+    one_hot = np.eye(7)[labels]
+    np.testing.assert_allclose(gradient.numpy(), 1.5 * (softmax(logits, -1) - one_hot), atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_infinite_logits_give_tensorflows_answers(backend):
+    """TF 2.21: a -inf logit that is not the label's adds nothing (loss 1.3132616, its
+    gradient 0); a row holding +inf or NaN is NaN."""
+    logits = tt.constant([[0.0, -np.inf, 1.0], [np.inf, 0.0, 1.0], [np.nan, 0.0, 1.0]])
+
+    def loss_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = loss_of([0, 1, 1], x)
+        return loss, tape.gradient(loss, x)
+
+    loss, gradient = _run(backend, loss_and_gradient, logits)
+    np.testing.assert_allclose(loss.numpy()[0], 1.3132616, rtol=1e-6)
+    assert np.isnan(loss.numpy()[1:]).all()
+    np.testing.assert_allclose(gradient.numpy()[0], [-0.7310586, 0.0, 0.7310586], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("bad", [3, -1])
+def test_a_label_outside_the_classes_is_invalid_argument_error(backend, bad):
+    """TensorFlow raises InvalidArgumentError ("Received a label value of 3 which is outside
+    the valid range of [0, 3)"), eagerly and in tf.function; so does every backend here,
+    never reading past the row."""
+    with pytest.raises(tt.errors.InvalidArgumentError, match=r"valid range of \[0, 3\)"):
+        _run(backend, lambda x: loss_of(tt.constant([0, bad]), x), tt.zeros((2, 3))).numpy()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float16_logits_are_computed_in_float32(backend):
+    """TF 2.21 gives 1.407 (float16) for logits [1, 2, 3] and label 1."""
+    logits = tt.constant([[1.0, 2.0, 3.0]], tt.float16)
+    loss = _run(backend, lambda x: loss_of(tt.constant([1], tt.int64), x), logits)
+    assert loss.dtype == tt.float16
+    np.testing.assert_allclose(loss.numpy().astype(np.float64), 1.4076059644, rtol=1e-3)
+
+
+def test_labels_and_logits_batched_together_or_alone_equal_a_loop():
+    rng = np.random.default_rng(4)
+    logits = rng.standard_normal((4, 3, 5))
+    labels = rng.integers(0, 5, (4, 3)).astype(np.int32)
+
+    def loss_and_backprop(labels, logits):
+        with tt.GradientTape() as tape:
+            tape.watch(logits)
+            loss = tt.reduce_sum(loss_of(labels, logits) ** 2)
+        return loss, tape.gradient(loss, logits)
+
+    looped = [loss_and_backprop(tt.constant(a), tt.constant(b)) for a, b in zip(labels, logits)]
+    both = tt.vectorized_map(lambda ab: loss_and_backprop(*ab), (labels, logits))
+    labels_only = tt.vectorized_map(lambda a: loss_and_backprop(a, tt.constant(logits[0])), labels)
+    for k, (loss, gradient) in enumerate(looped):
+        np.testing.assert_allclose(both[0].numpy()[k], loss.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(both[1].numpy()[k], gradient.numpy(), rtol=1e-12)
+    single = loss_and_backprop(tt.constant(labels[2]), tt.constant(logits[0]))
+    np.testing.assert_allclose(labels_only[0].numpy()[2], single[0].numpy(), rtol=1e-12)
+    np.testing.assert_allclose(labels_only[1].numpy()[2], single[1].numpy(), rtol=1e-12)
+
+
+def test_shape_and_dtype_errors_name_the_shapes():
+    with pytest.raises(ValueError, match=r"labels shape \(3,\) must equal logits shape \(2, 4\)"):
+        loss_of(tt.constant([0, 1, 2]), tt.zeros((2, 4)))
+    with pytest.raises(TypeError, match="labels must be int32 or int64, got float32"):
+        loss_of(tt.constant([0.0, 1.0]), tt.zeros((2, 4)))
+    with pytest.raises(TypeError, match="logits must be a real floating tensor, got int32"):
+        loss_of(tt.constant([0, 1]), tt.zeros((2, 4), tt.int32))
+
+
+def test_an_eager_tape_records_the_loss_as_one_op():
+    """The reason it is a primitive: a training step's tape holds one node for the loss,
+    where the composition held about fourteen."""
+    logits = tt.Variable(np.zeros((4, 3), np.float32))
+    with tt.GradientTape() as tape:
+        loss_of([0, 1, 2, 0], logits)
+    ops = [line.split(" = ")[1].split()[0].split("[")[0] for line in tape.ir().splitlines()]
+    assert ops == ["variable", "const", "sparse_softmax_cross_entropy"]

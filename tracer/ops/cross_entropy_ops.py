@@ -1,0 +1,163 @@
+"""Softmax cross-entropy against integer labels, as one primitive with its gradient as another.
+
+Written with primitives, `-log_softmax(logits)[labels]` is about fourteen ops (a maximum,
+exp, sum, log, a one-hot of the labels...), and an eager training step records each of them
+and builds and runs the gradient of each. TensorFlow and PyTorch run one kernel for it;
+so does tracer:
+
+    sparse_softmax_cross_entropy(labels, logits)           log(sum(exp(x))) - x[label], per row
+    sparse_softmax_cross_entropy_backprop(labels, logits)  softmax(x) - one_hot(label)
+
+The first's gradient with respect to the logits is the second times the cotangent; the
+second's is the softmax's vector-Jacobian product `s * (v - sum(v * s))`, written with
+primitives, so every order of derivative follows. Both take the row's maximum out first,
+as TensorFlow's kernel does (a row holding +inf or NaN gives NaN, as there; a -inf logit
+other than the label's adds nothing), and compute in float32 for float16 logits. A label
+outside `[0, classes)` is InvalidArgumentError, TensorFlow's error, in every backend.
+"""
+
+import numpy as np
+
+from codegen import forms
+from codegen.ctypes import MATH_SUFFIX, compute, storage
+from runtime.kernels import quiet
+from tracer.errors import as_tf
+from tracer.ir import dims
+from tracer.ops import array_ops, nn_ops
+from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
+from tracer.ops.convert import as_tensor
+from tracer.ops.core import apply
+from tracer.ops.registry import primitive
+
+
+def _label_error(classes):
+    return f"received a label value outside the valid range of [0, {classes})"
+
+
+def _infer(attrs, labels, logits, backprop=False):
+    if not labels.dtype.is_integer:
+        raise TypeError(f"labels must be int32 or int64, got {labels.dtype.name}")
+    if not logits.dtype.is_floating:
+        raise TypeError(f"logits must be a real floating tensor, got {logits.dtype.name}")
+    if len(logits.shape) == 0 or tuple(labels.shape) != tuple(logits.shape[:-1]):
+        raise ValueError(
+            f"labels shape {labels.shape} must equal logits shape {logits.shape} without its last axis"
+        )
+    return (logits.shape if backprop else labels.shape), logits.dtype
+
+
+def _shifted_exp(labels, logits):
+    """(exp(x - peak), x - peak) in the compute type, after the labels' range check."""
+    classes = logits.shape[-1]
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        raise as_tf(IndexError)(_label_error(classes))
+    x = logits.astype(np.float32) if logits.dtype == np.float16 else logits
+    peak = np.max(x, axis=-1, keepdims=True, initial=-np.inf)
+    shifted = x - peak
+    return np.exp(shifted), shifted
+
+
+@quiet
+def _loss_kernel(labels, logits):
+    exps, shifted = _shifted_exp(labels, logits)
+    picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    return (np.log(exps.sum(axis=-1)) - picked).astype(logits.dtype)
+
+
+@quiet
+def _backprop_kernel(labels, logits):
+    exps, _ = _shifted_exp(labels, logits)
+    result = exps / exps.sum(axis=-1, keepdims=True)
+    np.put_along_axis(
+        result,
+        labels[..., None].astype(np.intp),
+        np.take_along_axis(result, labels[..., None].astype(np.intp), axis=-1) - 1,
+        axis=-1,
+    )
+    return result.astype(logits.dtype)
+
+
+def _c(backprop):
+    """templates/softmax_cross_entropy.c.j2: one pass for the maximum, one for the sum of
+    exponentials (accumulated in double), and one writing the row's result."""
+
+    def context(node, blas):
+        labels, logits = node.inputs
+        return dict(
+            T=storage(logits.dtype),
+            C=compute(logits.dtype),
+            I=storage(labels.dtype),
+            f=MATH_SUFFIX[compute(logits.dtype)],
+            rows=dims.size(labels.shape),
+            n=logits.shape[-1],
+            backprop=backprop,
+        )
+
+    def error(node):
+        return IndexError, _label_error(node.inputs[1].shape[-1])
+
+    return forms.Template("softmax_cross_entropy.c.j2", context, error=error)
+
+
+def _batch(op):
+    """Both inputs with the batch axis in front (the op works on any leading axes)."""
+
+    def rule(node, args, flags, size):
+        args = [
+            arg if batched else broadcast_to(arg, (size, *arg.shape))
+            for arg, batched in zip(args, flags)
+        ]
+        return apply(op(), tuple(args), {})
+
+    return rule
+
+
+def _softmax_vjp(logits, v):
+    """The softmax's vector-Jacobian product, which is also its Jacobian-vector product (the
+    Jacobian diag(s) - s s^T is symmetric)."""
+    s = nn_ops.softmax(logits)
+    return s * (v - reduce_sum(v * s, -1, keepdims=True))
+
+
+SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP = primitive(
+    "sparse_softmax_cross_entropy_backprop",
+    lambda attrs, labels, logits: _infer(attrs, labels, logits, backprop=True),
+    grad=lambda node, g, logits: (None, _softmax_vjp(logits, g)),
+    saves=(1,),
+    jvp=lambda node, tangents, inputs, out: _softmax_vjp(inputs[1], tangents[1]),
+    batch=_batch(lambda: SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP),
+    kernel=_backprop_kernel,
+    c=_c(backprop=True),
+)
+
+
+def _loss_grad(node, g, labels, logits):
+    backprop = apply(SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP, (labels, logits), {})
+    return None, array_ops.expand_dims(g, -1) * backprop
+
+
+def _loss_jvp(node, tangents, inputs, out):
+    backprop = apply(SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP, inputs, {})
+    return reduce_sum(backprop * tangents[1], -1)
+
+
+SPARSE_SOFTMAX_CROSS_ENTROPY = primitive(
+    "sparse_softmax_cross_entropy",
+    _infer,
+    grad=_loss_grad,
+    saves=(0, 1),
+    jvp=_loss_jvp,
+    batch=_batch(lambda: SPARSE_SOFTMAX_CROSS_ENTROPY),
+    kernel=_loss_kernel,
+    c=_c(backprop=False),
+)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """-log_softmax(logits)[labels] for integer class `labels` (shape = logits.shape[:-1]).
+
+    >>> tt.nn.sparse_softmax_cross_entropy_with_logits([0], [[0.0, 0.0]]).numpy()
+    array([0.6931472], dtype=float32)
+    """
+    labels, logits = as_tensor(labels), as_tensor(logits)
+    return apply(SPARSE_SOFTMAX_CROSS_ENTROPY, (labels, logits), {})
