@@ -46,35 +46,32 @@ def _infer(attrs, labels, logits, backprop=False):
     return (logits.shape if backprop else labels.shape), logits.dtype
 
 
-def _shifted_exp(labels, logits):
-    """(exp(x - peak), x - peak) in the compute type, after the labels' range check."""
+def _rows(labels, logits):
+    """(exp(x - peak), x - peak, labels) with one row per label, in the compute type, after
+    the labels' range check."""
     classes = logits.shape[-1]
+    labels = labels.reshape(-1)
     if labels.size and (labels.min() < 0 or labels.max() >= classes):
         raise as_tf(IndexError)(_label_error(classes))
-    x = logits.astype(np.float32) if logits.dtype == np.float16 else logits
-    peak = np.max(x, axis=-1, keepdims=True, initial=-np.inf)
-    shifted = x - peak
-    return np.exp(shifted), shifted
+    x = logits.reshape(-1, classes)
+    x = x.astype(np.float32) if x.dtype == np.float16 else x
+    shifted = x - np.max(x, axis=-1, keepdims=True, initial=-np.inf)
+    return np.exp(shifted), shifted, labels
 
 
 @quiet
 def _loss_kernel(labels, logits):
-    exps, shifted = _shifted_exp(labels, logits)
-    picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
-    return (np.log(exps.sum(axis=-1)) - picked).astype(logits.dtype)
+    exps, shifted, rows = _rows(labels, logits)
+    loss = np.log(exps.sum(axis=-1)) - shifted[np.arange(rows.size), rows]
+    return loss.astype(logits.dtype, copy=False).reshape(np.shape(labels))
 
 
 @quiet
 def _backprop_kernel(labels, logits):
-    exps, _ = _shifted_exp(labels, logits)
-    result = exps / exps.sum(axis=-1, keepdims=True)
-    np.put_along_axis(
-        result,
-        labels[..., None].astype(np.intp),
-        np.take_along_axis(result, labels[..., None].astype(np.intp), axis=-1) - 1,
-        axis=-1,
-    )
-    return result.astype(logits.dtype)
+    exps, _, rows = _rows(labels, logits)
+    exps /= exps.sum(axis=-1, keepdims=True)
+    exps[np.arange(rows.size), rows] -= 1
+    return exps.astype(logits.dtype, copy=False).reshape(np.shape(logits))
 
 
 def _c(backprop):
