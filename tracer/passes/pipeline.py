@@ -21,6 +21,7 @@ from tracer.passes.convolve import direct_convolutions
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.dce import eliminate_dead_code
 from tracer.passes.fuse import fuse
+from tracer.passes.reassociate import reassociate_products
 from tracer.passes.simplify import simplify
 from tracer.passes.verify import verify
 
@@ -30,6 +31,7 @@ PIPELINE = [
     ("simplified", simplify),
     ("deduplicated", eliminate_common_subexpressions),
     ("contracted", contract_products),
+    ("reassociated", reassociate_products),
     ("convolved", direct_convolutions),
     ("optimized", fuse),
 ]

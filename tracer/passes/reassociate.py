@@ -1,0 +1,74 @@
+"""Products of a large tensor and broadcast smaller ones: the smaller ones multiplied first.
+
+    %3 = mul %c, %t        (c: [256, 256], t: [256])
+    %4 = mul %3, %w        (w: [256])              =>   %5 = mul %t, %w      ([256])
+                                                        %4 = mul %c, %5      ([256, 256])
+
+A gradient is such a chain wherever a cotangent passes through elementwise ops that scale it
+by a value of fewer axes (a vectorized jacobian's cotangent rows, a bias's broadcast): as
+written, every factor is multiplied in at the size of the cotangent. Multiplied first, the
+small factors make one small product, and the large loop reads one operand less and
+multiplies once less per element (a jacobian's backward step through `tanh(s * w)`: three
+loads and two products per element become two and one).
+
+A product is regrouped only where the inner product is read by it alone (otherwise it is
+computed at full size anyway) and the small factors' product is smaller than the result.
+The product rounds in another order, so like `contract` this pass is not bit for bit: the
+values agree to rounding (XLA regroups products of constants the same way).
+"""
+
+from tracer.ir import Node, dims
+from tracer.ir.rewrite import on_new_inputs, with_outputs
+from tracer.ops.shapes import broadcast_shapes
+
+
+def reassociate_products(graph):
+    if not any(node.op == "mul" for node in graph.nodes):
+        return graph
+    uses = {}
+    for node in graph.nodes:
+        for i in node.inputs:
+            uses[id(i)] = uses.get(id(i), 0) + 1
+    for o in graph.outputs:
+        uses[id(o)] = uses.get(id(o), 0) + 2  # an output is read outside: computed anyway
+    mapping, regrouped = {}, False
+    for node in graph.nodes:
+        new = on_new_inputs(node, mapping)
+        if node.op == "mul":
+            grouped = _small_factors_first(node, new, uses)
+            regrouped = regrouped or grouped is not None
+            new = new if grouped is None else grouped
+        mapping[id(node)] = new
+    if not regrouped:
+        return graph
+    return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
+
+
+def _small_factors_first(node, new, uses):
+    """`a * (b * c)` for `new` = `(a * b) * c` (either side), or None where that saves nothing."""
+    size = _known_size(node.shape)
+    if size is None:
+        return None
+    for k in (0, 1):
+        inner, outer_factor = new.inputs[k], new.inputs[1 - k]
+        if inner.op != "mul" or uses.get(id(node.inputs[k]), 0) != 1:
+            continue
+        if inner.dtype != node.dtype or outer_factor.dtype != node.dtype:
+            continue
+        for j in (0, 1):
+            large, small = inner.inputs[j], inner.inputs[1 - j]
+            shape = _product_shape(small, outer_factor)
+            if shape is not None and _known_size(shape) < size:
+                factors = Node("mul", (small, outer_factor), {}, shape, node.dtype, node.location)
+                return Node("mul", (large, factors), {}, node.shape, node.dtype, node.location)
+    return None
+
+
+def _product_shape(x, y):
+    if _known_size(x.shape) is None or _known_size(y.shape) is None:
+        return None
+    return tuple(broadcast_shapes(x.shape, y.shape))
+
+
+def _known_size(shape):
+    return dims.size(shape) if dims.is_known(shape) else None
