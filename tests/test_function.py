@@ -284,6 +284,7 @@ def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
         "grad.ir",
         "optimized.ir",
         "pruned.ir",
+        "reassociated.ir",
         "simplified.ir",
         "traced.ir",
     ]
