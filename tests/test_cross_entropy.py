@@ -101,6 +101,19 @@ def test_labels_and_logits_batched_together_or_alone_equal_a_loop():
     np.testing.assert_allclose(labels_only[1].numpy()[2], single[1].numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_empty_batch_gives_an_empty_loss_and_gradient(backend):
+    def loss_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = loss_of(tt.zeros((0,), tt.int32), x)
+        return loss, tape.gradient(loss, x)
+
+    for classes in (3, 0):
+        loss, gradient = _run(backend, loss_and_gradient, tt.zeros((0, classes)))
+        assert loss.shape == (0,) and gradient.shape == (0, classes)
+
+
 def test_shape_and_dtype_errors_name_the_shapes():
     with pytest.raises(ValueError, match=r"labels shape \(3,\) must equal logits shape \(2, 4\)"):
         loss_of(tt.constant([0, 1, 2]), tt.zeros((2, 4)))

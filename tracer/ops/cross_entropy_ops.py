@@ -53,7 +53,7 @@ def _rows(labels, logits):
     labels = labels.reshape(-1)
     if labels.size and (labels.min() < 0 or labels.max() >= classes):
         raise as_tf(IndexError)(_label_error(classes))
-    x = logits.reshape(-1, classes)
+    x = logits.reshape(labels.size, classes)
     x = x.astype(np.float32) if x.dtype == np.float16 else x
     shifted = x - np.max(x, axis=-1, keepdims=True, initial=-np.inf)
     return np.exp(shifted), shifted, labels
