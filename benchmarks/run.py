@@ -172,9 +172,14 @@ def _worker_result(command, environment):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def run_script(name, quick):
+def run_script(name, quick, as_workers=False):
+    """The JSON the benchmark script `name` prints last; `as_workers`: on the workers' cores
+    and thread counts (--threads)."""
     command = [sys.executable, os.path.join(HERE, name)] + (["--quick"] if quick else [])
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    options = {}
+    if as_workers:
+        options = dict(env=_thread_environment(dict(os.environ)), preexec_fn=_on_cores)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900, **options)
     if result.returncode != 0:
         return {
             "status": "failed",
@@ -365,7 +370,7 @@ def measure(workloads, systems, rounds, quick, startups):
     and B3's DRAM bound; in each round, B6's startup measurement is appended to `startups`
     unless it is None."""
     every_round = {w: {s: [] for s in systems} for w in workloads}
-    bounds = []
+    bounds, vector_math = [], []
     for number in range(1, rounds + 1):
         print(f"round {number} of {rounds} ...", file=sys.stderr, flush=True)
         measured = {}  # (workload, system) -> result, of the --quick processes
@@ -388,6 +393,7 @@ def measure(workloads, systems, rounds, quick, startups):
                 earlier.append(result or run_worker(workload, system, quick))
             if workload == "B3":
                 bounds.append(dram_bound_seconds(quick))
+                vector_math.append(run_script("vector_math_bound.py", quick, as_workers=True))
         if startups is not None:
             startups.append(run_script("startup.py", quick))
     timed = {}
@@ -399,20 +405,33 @@ def measure(workloads, systems, rounds, quick, startups):
             ]
     if bounds:
         timed["B3 DRAM bound seconds"], timed["B3 copy bandwidth"] = min(bounds)
+        timed["B3 vector-math bound seconds"] = min(
+            (r["seconds"] for r in vector_math if r["status"] == "ok"), default=None
+        )
     return timed
 
 
 def print_dram_bound(timed):
+    """B3's two bounds (memory and the transcendental calls alone), and tracer's distance
+    to the larger."""
     bound, bandwidth = timed["B3 DRAM bound seconds"], timed["B3 copy bandwidth"]
+    calls = timed.get("B3 vector-math bound seconds")
     compiled = timed["B3"].get("tracer-compiled", {})
+    larger = max(bound, calls or 0.0)
     distance = (
-        f", tracer compiled is {compiled['seconds'] / bound:.1f}x the bound"
+        f"; tracer compiled is {compiled['seconds'] / larger:.2f}x the larger"
         if compiled.get("seconds")
+        else ""
+    )
+    vector = (
+        f", vector-math bound: {calls * 1e3:.2f} ms (tanh, sin, cos and exp alone: "
+        "benchmarks/vector_math_bound.py)"
+        if calls
         else ""
     )
     print(
         f"  DRAM bound: {bound * 1e3:.2f} ms (reading x and writing the gradient at "
-        f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){distance}"
+        f"{bandwidth / 1e9:.1f} GB/s, numpy's copy bandwidth){vector}{distance}"
     )
 
 

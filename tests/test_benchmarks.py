@@ -51,6 +51,8 @@ def _timed_checks(result, results):
     assert results["B8"]["non-persistent"]["held_after_step"] == 0
     assert results["B8"]["persistent"]["held_after_step"] > 0
     assert "B2 MLP step" in result.stdout and "x numpy" in result.stdout
+    # B3's two bounds: the copy's and the transcendental calls' alone
+    assert results["B3 vector-math bound seconds"] > 0 and "vector-math bound:" in result.stdout
 
 
 def _first_call_checks(result, results):
