@@ -206,6 +206,17 @@ def test_any_names_round_trip_or_are_refused_clearly(layout):
     assert len(saved) == len(variables) + 1  # one path each, and the save counter
 
 
+def test_an_object_named_self_round_trips(tmp_path):
+    """`self=` is a name like any other (hypothesis found it colliding with the method's own
+    parameter): saved and restored beside `root`."""
+    path = tt.train.Checkpoint(self=tt.Variable(2.0), root=tt.Variable(3.0)).save(
+        str(tmp_path / "ckpt")
+    )
+    named_self, root = tt.Variable(0.0), tt.Variable(0.0)
+    tt.train.Checkpoint(self=named_self, root=root).restore(path)
+    assert (float(named_self.numpy()), float(root.numpy())) == (2.0, 3.0)
+
+
 # 3. Only regular files are read, and no header allocates more than the file holds.
 
 

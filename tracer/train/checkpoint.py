@@ -32,7 +32,7 @@ class Checkpoint:
     >>> path = checkpoint.save("/tmp/doc/ckpt")       # '/tmp/doc/ckpt-1'
     """
 
-    def __init__(self, root=None, **kwargs):
+    def __init__(self, /, root=None, **kwargs):  # (any name may be an object's: `self=`)
         objects = dict(kwargs) if root is None else {"root": root, **kwargs}
         if SAVE_COUNTER in objects:
             raise ValueError(
