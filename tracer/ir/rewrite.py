@@ -50,6 +50,18 @@ def substitute(graph, replacements):
     return [mapping.get(id(o), o) for o in graph.outputs]
 
 
+def readers(graph):
+    """{id(node): how many places read it}: each input of each node, and each output of the
+    graph (read outside it). A rewrite that absorbs a node into its one reader asks for 1."""
+    counts = {}
+    for node in graph.nodes:
+        for i in node.inputs:
+            counts[id(i)] = counts.get(id(i), 0) + 1
+    for o in graph.outputs:
+        counts[id(o)] = counts.get(id(o), 0) + 1
+    return counts
+
+
 def on_new_inputs(node, mapping):
     """`node`, or a copy of it reading the nodes `mapping` gives for its inputs."""
     inputs = tuple(mapping.get(id(i), i) for i in node.inputs)

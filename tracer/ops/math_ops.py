@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
 from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
@@ -926,11 +926,18 @@ atan = _unary_function(ATAN)
 # --- erf --------------------------------------------------------------------------------
 
 _erf_of_one = np.frompyfunc(math.erf, 1, 1)
+ERF_OVER_ARRAYS_FROM = 64  # elements; below, math.erf on each costs less than the C call
 
 
 def _erf_kernel(x):
-    # NOTE: numpy has no erf; math.erf per element is exact to the last bit and fast enough
-    # for the interpreter (the compiled backend uses C's erf).
+    """numpy has no erf: C's (codegen/array_math.py, the compiled backend's erf) over an
+    array of float32 or float64 (float16 computed in float32), else math.erf per element."""
+    x = np.asarray(x)
+    if x.size >= ERF_OVER_ARRAYS_FROM and x.dtype.name in ("float16", "float32", "float64"):
+        wide = x.astype(np.float32) if x.dtype == np.float16 else x
+        result = array_math.apply("erf", wide)
+        if result is not None:
+            return result.astype(x.dtype, copy=False)
     return np.asarray(_erf_of_one(x), dtype=np.result_type(x))
 
 

@@ -20,19 +20,14 @@ the values agree to rounding.
 """
 
 from tracer.ir import Node, dims
-from tracer.ir.rewrite import on_new_inputs, with_outputs
+from tracer.ir.rewrite import on_new_inputs, readers, with_outputs
 from tracer.ops.linalg_ops import matmul_attrs
 
 
 def contract_products(graph):
     if not any(node.op == "matmul" for node in graph.nodes):
         return graph  # no products to join (most of an unrolled loop's graph: a walk less)
-    uses = {}
-    for node in graph.nodes:
-        for i in node.inputs:
-            uses[id(i)] = uses.get(id(i), 0) + 1
-    for o in graph.outputs:
-        uses[id(o)] = uses.get(id(o), 0) + 2  # an output is read outside: never absorbed
+    uses = readers(graph)  # an output is read outside too: never absorbed
 
     def only_in_tree(node, root):
         return uses.get(id(node), 0) == 1 and node.shape == root.shape and node.dtype == root.dtype

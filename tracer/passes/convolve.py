@@ -23,6 +23,7 @@ than the GEMM's, with one rounding per multiply-add: the values agree to roundin
 from codegen.forms import C_FORMS, Expression
 from tracer.ir import match
 from tracer.ir.rewrite import on_new_inputs, with_outputs
+from tracer.ir.rewrite import readers as read_counts  # (`readers` names the counts here)
 from tracer.ops.patch_product_ops import weight_chunks
 from tracer.ops.registry import OPS
 
@@ -32,12 +33,7 @@ FLOATING = ("float32", "float64")
 def direct_convolutions(graph):
     if not any(node.op in ("extract_patches", "sum_patches") for node in graph.nodes):
         return graph
-    readers = {}
-    for node in graph.nodes:
-        for i in node.inputs:
-            readers[id(i)] = readers.get(id(i), 0) + 1
-    for o in graph.outputs:
-        readers[id(o)] = readers.get(id(o), 0) + 1
+    readers = read_counts(graph)
     padded = {}  # (id(image), paddings) -> its pad node (one per image)
     mapping = {}  # id(node) -> its node in the new graph
 

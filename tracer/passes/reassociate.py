@@ -18,19 +18,14 @@ values agree to rounding (XLA regroups products of constants the same way).
 """
 
 from tracer.ir import Node, dims
-from tracer.ir.rewrite import on_new_inputs, with_outputs
+from tracer.ir.rewrite import on_new_inputs, readers, with_outputs
 from tracer.ops.shapes import broadcast_shapes
 
 
 def reassociate_products(graph):
     if not any(node.op == "mul" for node in graph.nodes):
         return graph
-    uses = {}
-    for node in graph.nodes:
-        for i in node.inputs:
-            uses[id(i)] = uses.get(id(i), 0) + 1
-    for o in graph.outputs:
-        uses[id(o)] = uses.get(id(o), 0) + 2  # an output is read outside: computed anyway
+    uses = readers(graph)  # an output is read outside too: computed anyway
     mapping, regrouped = {}, False
     for node in graph.nodes:
         new = on_new_inputs(node, mapping)
