@@ -1,12 +1,12 @@
 """libm functions numpy lacks, over whole arrays, for the eager kernels.
 
-numpy has no erf. Computed element by element in Python (`math.erf`), it costs about a
-hundred times what numpy's own functions do, and GELU's erf made most of an eager
-transformer step. A loop over the array, built as a compiled module is (the same flags,
-glibc's vector erf, the disk cache) and called through its entry point, costs what C's erf
-does. The first call on a machine builds the module (about a tenth of a second); later
-processes load it from the cache. Where no module can be built (no compiler, a cache that
-cannot hold it), `apply` says so with None and the caller keeps its own way.
+numpy has no erf. Computed element by element in Python (`math.erf`), it costs far more
+than numpy's own functions, and GELU's erf made most of an eager transformer step
+(benchmarks/RESULTS.md). A loop over the array, built as a compiled module is (the same
+flags, glibc's vector erf, the disk cache) and called through its entry point, costs what
+C's erf does. The first call on a machine builds the module; later processes load it from
+the cache. Where no module can be built (no compiler, a cache that cannot hold it), `apply`
+says so with None and the caller keeps its own way.
 """
 
 import threading

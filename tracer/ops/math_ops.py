@@ -487,8 +487,8 @@ SELECT_BY_BITS_FROM = 2048  # elements; below, np.where's one call costs less th
 def _select_kernel(condition, x, y):
     """np.where(condition, x, y), bit for bit, by masks where that is faster: numpy's where
     branches on each element, which an unpredictable condition (relu's gradient, a dropout
-    mask) makes about ten times the cost of ANDing each element's bits with a mask of the
-    condition (benchmarks/RESULTS.md)."""
+    mask) makes far costlier than ANDing each element's bits with a mask of the condition
+    (benchmarks/RESULTS.md)."""
     condition, x, y = np.asarray(condition), np.asarray(x), np.asarray(y)
     bits = _BITS.get(x.dtype.itemsize)
     if bits is None or condition.dtype != bool or x.dtype != y.dtype or x.dtype.kind not in "fiu":
