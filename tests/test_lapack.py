@@ -177,6 +177,20 @@ def test_a_triangular_solve_takes_nan_and_inf_only_to_the_rows_that_depend_on_th
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_a_large_triangular_solve_by_blocks_matches_scipy(lower, adjoint):
+    """Past 64 rows the eager kernel solves by blocks (two halves by recursion, the block
+    beside them through a product): scipy's solve_triangular's values, batched too."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((2, 201, 201)) / 15 + 3 * np.eye(201)
+    b = rng.standard_normal((201, 5))
+    x = tt.linalg.triangular_solve(a, b, lower=lower, adjoint=adjoint).numpy()
+    for k in range(2):
+        expected = scipy.linalg.solve_triangular(a[k], b, lower=lower, trans=2 if adjoint else 0)
+        np.testing.assert_allclose(x[k], expected, rtol=1e-12, atol=1e-12)
+
+
 def test_triangular_and_cholesky_solves_broadcast_batches_but_solve_does_not():
     a, b = general(3, 3), rng.standard_normal((2, 4, 3, 1))
     got = tt.linalg.triangular_solve(a, b).numpy()
