@@ -300,11 +300,11 @@ def _solve_triangle(a, b, lower):
 
 @quiet
 def _triangular_solve_kernel(a, b, lower, adjoint):
-    """np.linalg.solve on the triangle where every value is finite and the diagonal has no
-    zero; otherwise substitution, as BLAS's trsm and the plain C compute it: a zero on the
-    diagonal gives TensorFlow's inf and NaN where np.linalg.solve would raise, and a NaN or
-    Inf reaches only the rows that depend on it (np.linalg.solve's pivoting would spread it
-    to every row)."""
+    """The triangle solved by blocks (`_solve_triangle`) where every value is finite and the
+    diagonal has no zero; otherwise substitution, as BLAS's trsm and the plain C compute it:
+    a zero on the diagonal gives TensorFlow's inf and NaN where np.linalg.solve would raise,
+    and a NaN or Inf reaches only the rows that depend on it (np.linalg.solve's pivoting
+    would spread it to every row)."""
     a = np.tril(a) if lower else np.triu(a)
     if adjoint:
         a = np.swapaxes(a, -1, -2)
