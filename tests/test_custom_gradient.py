@@ -215,7 +215,7 @@ def test_the_gradient_caches_keep_few_custom_gradient_functions_alive():
         with tt.GradientTape(persistent=True) as tape:
             tape.watch(x)
             y = tt.reduce_sum(double(x) * x)
-        first, second = tape.gradient(y, x), tape.gradient(y, x)  # the second finds the first's
+        first, second = tape.gradient(y, x), tape.gradient(y, x)  # both eagerly
         np.testing.assert_allclose(first.numpy(), 4.0 * x.numpy(), rtol=1e-12)
         np.testing.assert_array_equal(second.numpy(), first.numpy())
         del tape, y

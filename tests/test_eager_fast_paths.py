@@ -1,8 +1,9 @@
 """The eager fast paths give the values of the plain op path.
 
-- A gradient with no tape watching runs its graph as a straight-line program of numpy
-  kernels (`runtime/straight_line.py`, in C or its Python loop); with a tape recording, it runs
-  op by op through `apply`. Both give the same bits, for every op of the catalogue.
+- A tape's first gradient of its structure runs the rules on its tensors; later ones run its
+  gradient graph, with no tape watching as a straight-line program of numpy kernels
+  (`runtime/straight_line.py`, in C or its Python loop), with a tape recording op by op
+  through `apply`. All three give the same bits, for every op of the catalogue.
 - A tape's signature finds its cached gradient graph; tapes that differ in an op, a shape,
   a dtype, the wiring or the sources do not share one.
 - Python scalars in `x * 2` are converted once and shared, keeping their sign and dtype.
@@ -35,27 +36,43 @@ def _first_order(function, inputs, op_path):
 
 
 @pytest.mark.parametrize("name", sorted(ALL_CASES))
-def test_straight_line_gradients_equal_the_op_path_bit_for_bit(name, monkeypatch):
+def test_eager_gradients_give_the_same_bits_by_every_path(name, monkeypatch):
+    """A tape's first gradient of its structure runs the rules on its tensors; the second
+    builds the gradient graph and runs it as straight-line numpy; with a tape recording, the
+    graph runs op by op. All three give the same bits."""
     function, args = ALL_CASES[name]
     inputs = [tt.constant(a, dtype=np.asarray(a).dtype) for a in args]
-    op_path_runs = []  # eager runs only: the `call` op builds its backward symbolically, op by op
-    original = tracer.backprop.execute_graph
+    tracer.backprop._seen_once.clear()
+    tracer.backprop._recording_cache.clear()
+    paths = []
+    for path in ("eager_gradient", "execute_gradient", "execute_graph"):
+        original = getattr(tracer.backprop, path)
 
-    def counting(graph, inputs):
-        if all(t._value is not None for t in inputs):
-            op_path_runs.append(graph)
-        return original(graph, inputs)
+        def counting(*arguments, _original=original, _path=path):
+            paths.append(_path)
+            return _original(*arguments)
 
-    monkeypatch.setattr(tracer.backprop, "execute_graph", counting)
+        monkeypatch.setattr(tracer.backprop, path, counting)
+    swept = _first_order(function, inputs, op_path=False)
+    # a gather's gradient reaches the user as IndexedSlices, which only the graph tells
+    with tt.GradientTape() as tape:
+        tape.watch(inputs)
+        function(*inputs)
+    gathers = any(node.op == "gather" for node in tape._recording_state.nodes)
+    assert paths[0] == ("execute_gradient" if gathers else "eager_gradient")
+    paths.clear()
     fast = _first_order(function, inputs, op_path=False)
-    # a custom gradient's function is new at each call: its tape's graph is built each time
-    assert not op_path_runs or name == "custom_gradient"
+    paths_of_fast = list(paths)
+    paths.clear()
     slow = _first_order(function, inputs, op_path=True)
-    assert op_path_runs
-    for got, want in zip(fast, slow):
-        np.testing.assert_array_equal(
-            tt.convert_to_tensor(got).numpy(), tt.convert_to_tensor(want).numpy()
-        )
+    # a custom gradient's function is new at each call, so its tape is new each time too
+    if name != "custom_gradient":
+        assert paths_of_fast == ["execute_gradient"]
+        assert paths == ["execute_gradient", "execute_graph"]
+    for got, want, other in zip(fast, slow, swept):
+        got, want, other = (tt.convert_to_tensor(t).numpy() for t in (got, want, other))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(other, want)
 
 
 def test_straight_line_code_is_readable_and_drops_values_after_their_last_use():
@@ -85,14 +102,52 @@ def _gradient_of(build, x):
     return tape.gradient(y, x)
 
 
+def test_a_tapes_first_gradient_builds_no_graph_and_the_second_builds_the_one_reused(
+    monkeypatch,
+):
+    built = []
+    original = tracer.backprop.build_gradient
+    monkeypatch.setattr(
+        tracer.backprop, "build_gradient", lambda *a, **k: built.append(1) or original(*a, **k)
+    )
+    tracer.backprop._seen_once.clear()
+    tracer.backprop._recording_cache.clear()
+    tracer.backprop._gradient_cache.clear()
+    for step, (value, expected_builds) in enumerate([(0.3, 0), (0.7, 1), (1.1, 1)]):
+        x = tt.constant([value, 2 * value], tt.float64)
+        grad = _gradient_of(lambda x: tt.reduce_sum(tt.sin(x) * x), x)
+        v = x.numpy()
+        np.testing.assert_allclose(grad.numpy(), np.cos(v) * v + np.sin(v), rtol=1e-15)
+        assert len(built) == expected_builds, step
+
+
+def test_an_outer_tape_records_an_eager_first_gradient():
+    """The rules run through `apply` on the tape's tensors, so an outer tape records them:
+    the second derivative of x sin(x) is 2 cos(x) - x sin(x)."""
+    tracer.backprop._seen_once.clear()
+    tracer.backprop._recording_cache.clear()
+    x = tt.constant([0.4, -1.3, 2.2], tt.float64)
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            y = tt.reduce_sum(x * tt.sin(x))
+        first = inner.gradient(y, x)
+    second = outer.gradient(first, x)
+    v = x.numpy()
+    np.testing.assert_allclose(first.numpy(), np.sin(v) + v * np.cos(v), rtol=1e-15)
+    np.testing.assert_allclose(second.numpy(), 2 * np.cos(v) - v * np.sin(v), rtol=1e-14)
+
+
 def test_tapes_of_one_structure_share_a_gradient_graph_and_others_do_not():
     def build(x, op=tt.sin, squared=False):
         return tt.reduce_sum(op(x) * (x if squared else 3.0))  # one line for every variant
 
-    def entries():
-        return len(tracer.backprop._recording_cache)
+    def entries():  # a tape's key, differentiated once (eagerly) or more (its graph cached)
+        return len(tracer.backprop._recording_cache) + len(tracer.backprop._seen_once)
 
     tracer.backprop._recording_cache.clear()
+    tracer.backprop._seen_once.clear()
     x = tt.constant([0.5, 1.5])
     # the same structure (ops, wiring, shapes, dtypes and lines), other values: one entry,
     # and each gradient uses its own values
@@ -143,6 +198,7 @@ def test_tapes_that_differ_only_between_the_hashed_entries_keep_their_own_graphs
     assert type(key(*plain)) is tracer.backprop.SampledKey
     assert hash(key(*plain)) == hash(key(*odd)) and key(*plain) != key(*odd)
     tracer.backprop._recording_cache.clear()
+    tracer.backprop._seen_once.clear()
 
     def expected(odd_one):  # the chain rule in numpy
         y, g = 0.3, 1.0
@@ -151,7 +207,7 @@ def test_tapes_that_differ_only_between_the_hashed_entries_keep_their_own_graphs
             y = np.cos(y) if k == odd_one else np.sin(y)
         return g
 
-    for _ in range(2):  # the second time from the cache
+    for _ in range(3):  # the first time eagerly, the second builds the graph, the third finds it
         for which in (None, odd_one):
             tape, x, y = recorded(which)
             np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected(which), rtol=1e-13)

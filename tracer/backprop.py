@@ -2,6 +2,12 @@
 
 Execution goes through `apply`, the path every op takes, so an outer tape that tracks the
 values involved records the gradient computation, and higher orders follow.
+
+A tape's structure seen for the first time is differentiated without a graph: its gradient
+rules run on its own tensors, as TensorFlow's and PyTorch's eager tapes do. Building the
+gradient graph costs several times that, and pays only when the graph runs again, so it is
+built the second time a tape of the same structure asks for its gradient (a training loop's
+second step), and every later step runs the cached graph.
 """
 
 import collections
@@ -12,10 +18,11 @@ from runtime.straight_line import straight_line
 from tracer import collector
 from tracer.context import location_override, numerics, state
 from tracer.indexed_slices import IndexedSlices
+from tracer.ir import user_location
 from tracer.ops import core
 from tracer.ops.core import apply, execute_graph, inline_graph
 from tracer.ops.index_ops import CHECK_INDICES
-from tracer.passes.gradient import SparseOutput, build_gradient
+from tracer.passes.gradient import SparseOutput, build_gradient, reverse_sweep, summed
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 from tracer.tracing import Trace
@@ -41,6 +48,7 @@ class PreparedGradient:
 _CACHE_SIZE = 256
 _gradient_cache = {}  # structure_key of a pruned graph -> GradientGraph
 _recording_cache = {}  # tape_key(...) -> PreparedGradient
+_seen_once = {}  # tape_key(...) -> None: differentiated once, eagerly, and not yet built
 
 # A custom gradient's function is new at every call (its CustomGradient compares by
 # identity), so an entry that holds one is found again only for the same tape (a persistent
@@ -50,25 +58,71 @@ _CUSTOM_KEPT = 4
 _custom_entries = collections.deque()  # (cache, key) of such entries, oldest first
 
 
-def gradient_graph(recording, target_nodes, source_nodes):
+def gradients(recording, target_nodes, source_nodes, seed_values):
+    """`tape.gradient`'s values: one Tensor (or None, when unconnected) per source.
+
+    Eager, the first time the tape's key is seen, the rules run on the tape's tensors
+    (`eager_gradient`); otherwise through the cached gradient graph (`gradient_graph`).
+    A tape that holds a `gather` always takes the graph: its gradient, a sum of rows,
+    reaches the user as IndexedSlices, which only the graph's structure tells apart. One
+    that holds a custom gradient is never remembered: its function is new at every call, so
+    its key never comes again, and remembering it would keep what the function captured.
+    """
+    key = _key(recording, target_nodes, source_nodes)
+    if key not in _recording_cache and state.trace is None and not state.building:
+        if key not in _seen_once:
+            swept = _swept(recording, source_nodes, target_nodes)
+            ops = {node.op for node in swept.nodes}
+            if "gather" not in ops:
+                if "custom_gradient" not in ops:
+                    _cache_put(_seen_once, key, None)
+                return eager_gradient(recording, swept, target_nodes, source_nodes, seed_values)
+        _seen_once.pop(key, None)
+    return run_gradient(
+        recording, gradient_graph(recording, target_nodes, source_nodes, key), seed_values
+    )
+
+
+def gradient_graph(recording, target_nodes, source_nodes, key=None):
     """Prune the tape to the paths from sources to targets, and build (or reuse) its gradient graph.
 
     Building runs every gradient rule symbolically; a training loop records the same
     structure every step, so graphs are cached: first by the tape's whole signature (no
     pruning, no walk over nodes), then by the structure of the pruned graph.
     """
-    tracked = recording.tracked
-    key = tape_key(
-        recording.signature,
-        tuple(None if t is None else tracked[t] for t in target_nodes),
-        tuple(None if s is None else tracked[s] for s in source_nodes),
-    )
+    key = key or _key(recording, target_nodes, source_nodes)
     known = _recording_cache.get(key)
     if known is None:
         known = _prepare(recording, key, target_nodes, source_nodes)
     if state.trace is not None:
         state.trace.gradient_graphs.append(known.grad.graph)
     return known
+
+
+def _key(recording, target_nodes, source_nodes):
+    tracked = recording.tracked
+    return tape_key(
+        recording.signature,
+        tuple(None if t is None else tracked[t] for t in target_nodes),
+        tuple(None if s is None else tracked[s] for s in source_nodes),
+    )
+
+
+@collector.paused  # the sweep makes a tensor or two per node, while the tape's are all alive
+def eager_gradient(recording, swept, target_nodes, source_nodes, seed_values):
+    """The gradients of a tape's targets with respect to its sources, by calling each gradient
+    rule of the graph `swept` (`_swept`) on the tensors the tape kept: every op runs at once,
+    and no graph is left behind."""
+    reachable = {id(n) for n in swept.nodes}
+    cotangents = {}
+    for target, seed in zip(target_nodes, seed_values):
+        if target is not None and id(target) in reachable:
+            known = cotangents.get(id(target))
+            cotangents[id(target)] = seed if known is None else known + seed
+    tracked, saved = recording.tracked, recording.saved
+    with location_override(state.location or user_location()):
+        reverse_sweep(swept, cotangents, lambda node, op: saved[tracked[node]], structured=False)
+    return [None if s is None else summed(cotangents, s) for s in source_nodes]
 
 
 @collector.paused  # building runs every rule, making a graph as large as the tape
@@ -190,6 +244,21 @@ def _any_symbolic(arrays):
         if a is None:
             return True
     return False
+
+
+def _swept(recording, source_nodes, target_nodes):
+    """The graph an eager gradient sweeps: the whole tape when the sources are exactly its
+    watched values (every node it recorded depends on one, so pruning would keep all that
+    reach a target, and the sweep passes over the others without a cotangent), else the tape
+    pruned."""
+    sources = {id(s) for s in source_nodes if s is not None}
+    if sources == {id(w) for w in recording.watched}:
+        return recording.graph()
+    return prune(
+        recording.graph(),
+        [s for s in source_nodes if s is not None],
+        [t for t in target_nodes if t is not None],
+    )
 
 
 def _source_gradient(output, values):

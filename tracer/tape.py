@@ -12,7 +12,7 @@ import logging
 
 from tracer import collector, nest
 from tracer import jacobian as jacobians
-from tracer.backprop import gradient_graph, ones_seed, run_gradient
+from tracer.backprop import gradient_graph, gradients, ones_seed
 from tracer.config import settings
 from tracer.context import state
 from tracer.explain import UnconnectedGradientError, explain
@@ -159,12 +159,12 @@ class GradientTape:
         flat_targets = [_target_tensor(t) for t in nest.flatten(target)]
         flat_sources = _source_list(sources)
         seeds = _seeds(flat_targets, output_gradients)
-        grad = gradient_graph(
+        grads = gradients(
             rec,
             [rec.tracked_node(t) for t in flat_targets],
             [rec.tracked_node(s) for s in flat_sources],
+            seeds,
         )
-        grads = run_gradient(rec, grad, seeds)
         grads = _seed_sources_that_are_targets(
             rec, grads, flat_sources, nest.flatten(target), seeds
         )

@@ -176,6 +176,12 @@ class Tensor(TensorLike):
         value = self._value
         return self._node.shape if value is None else TensorShape.of_array(value.shape)
 
+    def _dims(self):
+        """The shape as a plain tuple: what rules compare shapes with, where `.shape` would
+        make a TensorShape for each comparison."""
+        value = self._value
+        return self._node.shape if value is None else value.shape
+
     @property
     def dtype(self):
         if self._value is None:

@@ -220,7 +220,9 @@ def _custom_grad(node, g, *inputs):
     if vjp is not None:
         captures = inputs[n_results + n_arguments + n_variables :]
         grads = execute_graph(vjp.graph, [*upstream, *captures])
-    elif state.tapes:  # eagerly, under a tape recording this rule (forward mode's): run it
+    elif state.tapes or all(u._value is not None for u in upstream):
+        # eagerly (an eager gradient's sweep, or under a tape recording this rule): run it,
+        # where tapes and forward accumulators see its ops
         grads = node.attrs["function"].gradients(upstream)
     else:
         function = node.attrs["function"]

@@ -71,10 +71,11 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 
 def unbroadcast(g, shape):
     """Sum `g` over the axes that broadcasting added or stretched, giving a tensor of `shape`."""
-    if g.shape == shape:
+    dims = g._dims()
+    if dims == shape:
         return g
-    lead = len(g.shape) - len(shape)
-    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    lead = len(dims) - len(shape)
+    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and dims[lead + i] != 1)
     summed = reduce_sum(g, tuple(range(lead)) + stretched, keepdims=True)
     return array_ops.reshape(summed, shape)
 

@@ -150,18 +150,25 @@ _INFERRED_SYMBOLIC = {}  # the same for ops without attributes while building gr
 _INFERRED_LIMIT = 10_000
 
 
+_REMEMBERED_INPUTS = 8  # the most inputs of an op whose inference `_infer_eager` remembers
+
+
 def _infer_eager(op, inputs, attrs):
-    """`op.infer`, remembered for ops of one or two inputs and plain attributes (`_plain`):
-    shape rules are pure functions of the input shapes and dtypes and the attributes, and
-    eager loops ask the same question at every step. fast_apply.c reads the same table."""
-    if not 1 <= len(inputs) <= 2:
-        return _infer(op, inputs, attrs)
-    first = inputs[0]._value
-    if len(inputs) == 1:
+    """`op.infer`, remembered for ops of one to `_REMEMBERED_INPUTS` inputs and plain
+    attributes (`_plain`): shape rules are pure functions of the input shapes and dtypes and
+    the attributes, and eager loops ask the same question at every step. fast_apply.c reads
+    the same table (for one or two inputs, which it keys the same way)."""
+    count = len(inputs)
+    if count == 1:
+        first = inputs[0]._value
         key = (op, first.shape, first.dtype)
-    else:
-        second = inputs[1]._value
+    elif count == 2:
+        first, second = inputs[0]._value, inputs[1]._value
         key = (op, first.shape, first.dtype, second.shape, second.dtype)
+    elif 2 < count <= _REMEMBERED_INPUTS:
+        key = (op, *[part for t in inputs for part in (t._value.shape, t._value.dtype)])
+    else:
+        return _infer(op, inputs, attrs)
     if attrs:
         if not all(map(_plain, attrs.values())):
             return _infer(op, inputs, attrs)

@@ -16,24 +16,27 @@ from tracer.ops.tangent_rules import LINEAR
 
 def _infer_concat(attrs, *inputs):
     axis = attrs["axis"]
-    first = inputs[0]
+    dims = [tuple(t.shape) for t in inputs]  # each read once: an eager `.shape` is made anew
+    first = dims[0]
+    before, after = first[:axis], first[axis + 1 :]
     dtype = shapes.same_dtype(*inputs)
-    for other in inputs[1:]:
-        if len(other.shape) != len(first.shape) or any(
-            a != b for i, (a, b) in enumerate(zip(first.shape, other.shape)) if i != axis
-        ):
+    for other in dims[1:]:
+        if len(other) != len(first) or other[:axis] != before or other[axis + 1 :] != after:
             listed = ", ".join(str(t.shape) for t in inputs)
             raise ValueError(f"shapes {listed} differ outside axis {axis}")
-    size = sum(t.shape[axis] for t in inputs)
-    return first.shape[:axis] + (size,) + first.shape[axis + 1 :], dtype
+    size = sum(d[axis] for d in dims)
+    return before + (size,) + after, dtype
 
 
 def _concat_grad(node, g):
+    """Each part's cotangent is its range of `g`: slices in canonical form, as `g[:, a:b]`
+    would give them, made directly (concat's parts need no checking)."""
     axis, start, grads = node.attrs["axis"], 0, []
+    whole = tuple((0, size, 1) for size in node.shape[:axis])
     for inp in node.inputs:
         stop = start + inp.shape[axis]
-        index = tuple(slice(None) for _ in range(axis)) + (slice(start, stop),)
-        grads.append(array_ops.getitem(g, index))
+        index = (*whole, (start, stop, 1))
+        grads.append(apply(array_ops.SLICE, (g,), {"index": index}))
         start = stop
     return tuple(grads)
 

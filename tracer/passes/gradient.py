@@ -97,32 +97,16 @@ def _build_gradient(forward, targets, sources, sparse):
 
     position = {id(n): k for k, n in enumerate(forward.nodes)}
     residuals = []
-    leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
-    outer = state.location
-    for node in reversed(forward.nodes):
-        g = _summed(cotangents, node)
-        if g is None or not node.inputs or id(node) in leaves:
-            continue
-        op = OPS[node.op]
-        if op.grad is None:  # no gradient passes (stop_gradient): a tape never records such
-            continue  # an op, but a loop's body and a graph that tt.gradients reads hold them
-        slots = saved_slots(op, node)
-        saved = [
-            _residual(node, position[id(node)], kept, k, residuals) for k, kept in enumerate(slots)
-        ]
-        state.location = backward_location(node.location, node.op)
-        try:
-            input_cotangents = op.grad(node, g, *saved)
-        finally:
-            state.location = outer
-        for inp, ct in zip(node.inputs, input_cotangents):
-            if ct is not None and id(inp) in reachable:
-                _check_cotangent(node, inp, ct)
-                _accumulate(cotangents, inp, ct)
 
+    def saved(node, op):
+        at = position[id(node)]
+        slots = saved_slots(op, node)
+        return [_residual(node, at, kept, k, residuals) for k, kept in enumerate(slots)]
+
+    reverse_sweep(forward, cotangents, saved)
     outputs, source_outputs = [], []
     for source in sources:
-        ct = _summed(cotangents, source) if source is not None else None
+        ct = summed(cotangents, source) if source is not None else None
         if ct is None:
             source_outputs.append(None)
         elif sparse and _is_row_sum(ct):
@@ -141,6 +125,50 @@ def _build_gradient(forward, targets, sources, sparse):
     return GradientGraph(Graph(inputs, nodes, outputs), seed_nodes, residuals, source_outputs)
 
 
+def reverse_sweep(forward, cotangents, saved, structured=True):
+    """Call every node's gradient rule, from `forward`'s last node to its first, and add the
+    cotangents it gives its inputs into `cotangents` (id(node) -> cotangent; none means zero).
+
+    `saved(node, op)` gives the values the rule keeps (`OpDef.saves`): graph inputs when
+    building a gradient graph, the tape's own tensors when an eager gradient runs the rules
+    on them. With `structured`, cotangents are read as the nodes that made them, so that
+    slices' cotangents are summed before they are spread and gathers' stay sums of rows;
+    concrete cotangents are not (an outer tape's nodes are not this graph's), and a slice's
+    is summed with the others of the same slice by the sweep itself. A node's
+    cotangent is dropped once its rule has used it; the inputs' (the sources) stay.
+    """
+    reachable = {id(n) for n in forward.nodes}
+    leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
+    accumulate = _accumulate if structured else _added
+    outer = state.location
+    for node in reversed(forward.nodes):
+        key = id(node)
+        if key in leaves or not node.inputs:
+            continue
+        g = cotangents.pop(key, None)
+        if g is None:
+            continue
+        if type(g) is _SliceSums:
+            g = g.total()
+        op = OPS[node.op]
+        if op is array_ops.SLICE and not structured:
+            if id(node.inputs[0]) in reachable:
+                _slice_part(cotangents, node, g)
+            continue
+        if op.grad is None:  # no gradient passes (stop_gradient): a tape never records such
+            continue  # an op, but a loop's body and a graph that tt.gradients reads hold them
+        kept = saved(node, op)
+        state.location = backward_location(node.location, node.op)
+        try:
+            input_cotangents = op.grad(node, g, *kept)
+        finally:
+            state.location = outer
+        for inp, ct in zip(node.inputs, input_cotangents):
+            if ct is not None and id(inp) in reachable:
+                _check_cotangent(node, inp, ct)
+                accumulate(cotangents, inp, ct)
+
+
 def _residual(node, node_position, kept, slot, residuals):
     value = node if kept == OUT else node.inputs[kept]
     tensor = _symbolic_input(f"{node.op}.{slot}", value.shape, value.dtype, node.location)
@@ -148,11 +176,38 @@ def _residual(node, node_position, kept, slot, residuals):
     return tensor
 
 
+def _added(cotangents, node, ct):
+    """`_accumulate` for concrete cotangents: plain sums."""
+    key = id(node)
+    existing = cotangents.get(key)
+    if existing is None:
+        cotangents[key] = ct
+    elif isinstance(existing, _SliceSums):
+        existing.rest = ct if existing.rest is None else _plain_sum(existing.rest, ct)
+    else:
+        cotangents[key] = _plain_sum(existing, ct)
+
+
+def _plain_sum(existing, ct):
+    return existing.plus(ct) if isinstance(ct, TupleCotangent) else math_ops.add(existing, ct)
+
+
+def _slice_part(cotangents, node, g):
+    """A slice's cotangent `g`, concrete, kept as a part of its input's (`_SliceSums`), as
+    `_accumulate` keeps the slice_grad that the slice's rule would have made of it."""
+    x = node.inputs[0]
+    existing = cotangents.get(id(x))
+    sums = existing if isinstance(existing, _SliceSums) else _SliceSums(existing, _plain_sum)
+    cotangents[id(x)] = sums.plus((node.attrs["index"], x.shape), g)
+
+
 def _accumulate(cotangents, node, ct):
     existing = cotangents.get(id(node))
     if _is_slice_grad(ct):
-        sums = existing if isinstance(existing, _SliceSums) else _SliceSums(existing)
-        cotangents[id(node)] = sums.plus(ct)
+        sums = existing if isinstance(existing, _SliceSums) else _SliceSums(existing, _accumulated)
+        spread = ct._node
+        key = (spread.attrs["index"], spread.attrs["shape"])
+        cotangents[id(node)] = sums.plus(key, Tensor(None, spread.inputs[0]))
     elif isinstance(existing, _SliceSums):
         existing.rest = ct if existing.rest is None else _accumulated(existing.rest, ct)
     elif existing is None:
@@ -174,17 +229,17 @@ class _SliceSums:
     they are spread into zeros of the whole shape (x[0] read five times and x[1] twice give
     two slice_grads, not seven, and one add), and `rest` holds the others."""
 
-    __slots__ = ("parts", "rest")
+    __slots__ = ("parts", "rest", "sum")
 
-    def __init__(self, rest):
+    def __init__(self, rest, sum):
         self.parts = {}  # (index, shape) -> the summed cotangent of that slice
         self.rest = rest
+        self.sum = sum  # how two cotangents add up (`_accumulated`, or `_plain_sum`)
 
-    def plus(self, ct):
-        node = ct._node
-        key = (node.attrs["index"], node.attrs["shape"])
-        part = Tensor(None, node.inputs[0])
-        self.parts[key] = part if key not in self.parts else self.parts[key] + part
+    def plus(self, key, part):
+        """Add `part`, the cotangent of the slice `key` (index, shape of the whole)."""
+        parts = self.parts
+        parts[key] = part if key not in parts else parts[key] + part
         return self
 
     def total(self):
@@ -198,7 +253,7 @@ class _SliceSums:
         ]
         total = self.rest
         for value in spread:
-            total = value if total is None else _accumulated(total, value)
+            total = value if total is None else self.sum(total, value)
         return total
 
     def _tiling(self):
@@ -238,7 +293,7 @@ def _is_slice_grad(ct):
     )
 
 
-def _summed(cotangents, node):
+def summed(cotangents, node):
     """The cotangent of `node`, its slices' parts added up."""
     ct = cotangents.get(id(node))
     if isinstance(ct, _SliceSums):
@@ -271,7 +326,12 @@ def _concat_row_sums(a, b):
 def _check_cotangent(node, inp, ct):
     if isinstance(ct, TupleCotangent):
         return  # its parts are checked where they are made (tuple_ops.TupleCotangent)
-    if ct.shape != inp.shape or ct.dtype != inp.dtype:
+    value = ct._value  # read directly: `Tensor.shape` and `.dtype` make and look up objects
+    if value is None:
+        shape, same_dtype = ct._node.shape, ct._node.dtype is inp.dtype
+    else:
+        shape, same_dtype = value.shape, value.dtype == inp.dtype._np
+    if shape != inp.shape or not same_dtype:
         raise RuntimeError(
             f"the gradient rule of {node.op} gave a {ct.dtype.name}{list(ct.shape)} cotangent "
             f"for an input of {inp.dtype.name}{list(inp.shape)}"
