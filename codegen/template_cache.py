@@ -15,29 +15,25 @@ DIGEST_SIZE = 32
 
 class CheckedBytecodeCache(jinja2.BytecodeCache):
     """A file per compiled template in `directory`, checked against its digest; a file that
-    fails the check is removed (with one log line) and the template compiled again."""
+    fails the check is removed (with one log line) and the template compiled again. The
+    folders `read_first` are looked in before `directory` and never written: a file there
+    that fails the check is passed over."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, read_first=()):
         self.directory = directory
+        self.read_first = tuple(read_first)
 
-    def _path(self, bucket):
-        return os.path.join(self.directory, f"{bucket.key}.cache")
+    def _path(self, bucket, directory=None):
+        return os.path.join(directory or self.directory, f"{bucket.key}.cache")
 
     def load_bytecode(self, bucket):
+        for directory in self.read_first:
+            if _load(bucket, self._path(bucket, directory)) is True:
+                return
         path = self._path(bucket)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            return
-        except OSError as error:  # a directory in the file's place, ...
-            data = f"{type(error).__name__}".encode()
-        digest, body = data[:DIGEST_SIZE], data[DIGEST_SIZE:]
-        if len(digest) == DIGEST_SIZE and hashlib.sha256(body).digest() == digest:
-            bucket.load_bytecode(io.BytesIO(body))
-            return
-        cache.log.warning("tracer: removing the damaged compiled template %s", path)
-        cache.remove(path)
+        if _load(bucket, path) is False:
+            cache.log.warning("tracer: removing the damaged compiled template %s", path)
+            cache.remove(path)
 
     def dump_bytecode(self, bucket):
         body = io.BytesIO()
@@ -53,3 +49,20 @@ class CheckedBytecodeCache(jinja2.BytecodeCache):
             os.replace(staging, path)
         except OSError:  # a cache that cannot be written only costs the next process time
             cache.remove(staging)
+
+
+def _load(bucket, path):
+    """Load the compiled template at `path` into `bucket`: True, or None where there is none,
+    or False where the file fails its digest's check."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as error:  # a directory in the file's place, ...
+        data = f"{type(error).__name__}".encode()
+    digest, body = data[:DIGEST_SIZE], data[DIGEST_SIZE:]
+    if len(digest) == DIGEST_SIZE and hashlib.sha256(body).digest() == digest:
+        bucket.load_bytecode(io.BytesIO(body))
+        return True
+    return False

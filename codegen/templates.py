@@ -4,9 +4,11 @@ Compiled templates are kept as Python keeps a package's bytecode: beside the tem
 `templates/__pycache__/` (or under `sys.pycache_prefix`, PYTHONPYCACHEPREFIX), compiled by the
 first process that renders C and read by every later one, whatever its module cache holds.
 Parsing and compiling the templates would otherwise delay every process's first compiled
-result. Where that folder cannot be written,
-or someone other than its owner could write to it, they are kept in the private tracer cache
-(`.templates/`) instead. jinja2 checks each template's source checksum, so an edited template
+result. Where that folder cannot be written, or someone other than its owner could write to
+it, they are kept in the private tracer cache (`.templates/`) instead. Where Python writes
+no bytecode (PYTHONDONTWRITEBYTECODE), they are written to the private cache too, and those
+already beside the templates are still read first, as Python reads bytecode it may not
+write. jinja2 checks each template's source checksum, so an edited template
 is compiled afresh; and each file starts with the SHA-256 of the rest, checked before Python
 unmarshals it (a damaged marshal could crash the process, or load code that renders other C).
 """
@@ -32,7 +34,7 @@ def environment():
     folder = str(importlib.resources.files("templates"))
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
-        bytecode_cache=CheckedBytecodeCache(compiled_directory(folder)),
+        bytecode_cache=CheckedBytecodeCache(*compiled_directories(folder)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -44,21 +46,25 @@ def environment():
     return environment
 
 
-def compiled_directory(folder):
-    """Where the compiled forms of the templates in `folder` are kept: beside them (see
-    `_beside`) where Python may write bytecode; otherwise the private cache's `.templates/`."""
-    beside = None if sys.dont_write_bytecode else _beside(folder)
-    if beside is not None:
-        return beside
+def compiled_directories(folder):
+    """(where the compiled forms of the templates in `folder` are written, and folders only
+    read before it): beside them (see `_beside`) where Python may write bytecode; otherwise
+    the private cache's `.templates/`, after the folder beside them if it is there."""
+    if not sys.dont_write_bytecode:
+        beside = _beside(folder)
+        if beside is not None:
+            return beside, ()
     private = os.path.join(cache.cache_root(), ".templates")
     os.makedirs(private, mode=0o700, exist_ok=True)
-    return private
+    read_only = _beside(folder, make=False) if sys.dont_write_bytecode else None
+    return private, () if read_only is None else (read_only,)
 
 
-def _beside(folder):
-    """The folder beside the templates (under `sys.pycache_prefix` if set), made if missing,
-    when it can be written and belongs to this user or the templates' owner with no one else
-    allowed to write to it (then it is as trusted as the templates); else None."""
+def _beside(folder, make=True):
+    """The folder beside the templates (under `sys.pycache_prefix` if set), made if missing
+    (with `make`), when it belongs to this user or the templates' owner with no one else
+    allowed to write to it (then it is as trusted as the templates) and, with `make`, can be
+    written; else None."""
     import jinja2
 
     tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
@@ -67,7 +73,7 @@ def _beside(folder):
     else:
         beside = os.path.join(folder, "__pycache__", tag)
     try:
-        if not os.path.isdir(beside):
+        if make and not os.path.isdir(beside):
             os.makedirs(os.path.dirname(beside), exist_ok=True)
             with contextlib.suppress(FileExistsError):  # made by another process meanwhile
                 os.mkdir(beside)
@@ -80,7 +86,7 @@ def _beside(folder):
         and info.st_uid in (owner, os.getuid())
         and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
     )
-    return beside if trusted and os.access(beside, os.W_OK) else None
+    return beside if trusted and (not make or os.access(beside, os.W_OK)) else None
 
 
 def render(template, **values):

@@ -329,6 +329,33 @@ def test_compiled_templates_go_to_the_private_cache_where_not_to_be_kept_beside(
     assert kept and stat.S_IMODE((cache / ".templates").stat().st_mode) == 0o700
 
 
+def test_without_bytecode_the_compiled_templates_beside_are_read_and_never_written(tmp_path):
+    """Under PYTHONDONTWRITEBYTECODE, as Python reads bytecode it may not write: the compiled
+    templates beside the templates are used, a damaged one is passed over (and left), and
+    what is missing is compiled into the private cache."""
+    cache, prefix = tmp_path / "cache", tmp_path / "pycache"
+    env = {"PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": ""}
+    assert run(cache, env=env).returncode == 0
+    beside = _compiled_templates(prefix)
+    kept = {path: path.read_bytes() for path in beside.iterdir()}
+    assert len(kept) >= 2
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    shutil.rmtree(cache)
+    again = run(cache, env=env)
+    assert again.returncode == 0, again.stderr
+    assert {path: path.read_bytes() for path in beside.iterdir()} == kept
+    assert not list((cache / ".templates").iterdir())  # every one was found beside
+    damaged = sorted(kept)[0]
+    damaged.write_bytes(b"not jinja2 bytecode")
+    shutil.rmtree(cache)
+    third = run(cache, env=env)
+    assert third.returncode == 0, third.stderr
+    out = json.loads(third.stdout)
+    assert out["cached"] is False and abs(out["y"] - expected()[0]) < 1e-12
+    assert damaged.read_bytes() == b"not jinja2 bytecode"  # never written
+    assert [path.name for path in (cache / ".templates").iterdir()] == [damaged.name]
+
+
 def test_two_processes_compiling_the_same_module_at_once_both_succeed(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
