@@ -17,7 +17,7 @@ import pytest
 import scipy.linalg
 
 import tracer as tt
-from codegen import build
+from codegen import array_linalg, build
 from tests import exported_c
 
 rng = np.random.default_rng(77)
@@ -177,11 +177,15 @@ def test_a_triangular_solve_takes_nan_and_inf_only_to_the_rows_that_depend_on_th
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("way", ["trsm", "by blocks"])
 @pytest.mark.parametrize("lower", [True, False])
 @pytest.mark.parametrize("adjoint", [False, True])
-def test_a_large_triangular_solve_by_blocks_matches_scipy(lower, adjoint):
-    """Past 64 rows the eager kernel solves by blocks (two halves by recursion, the block
-    beside them through a product): scipy's solve_triangular's values, batched too."""
+def test_a_large_eager_triangular_solve_matches_scipy(lower, adjoint, way, monkeypatch):
+    """The eager kernel calls BLAS's trsm; where that cannot be built, past 64 rows it
+    solves by blocks (two halves by recursion, the block beside them through a product):
+    scipy's solve_triangular's values either way, batched too."""
+    if way == "by blocks":
+        monkeypatch.setattr(array_linalg, "triangular_solve", lambda *arguments: None)
     rng = np.random.default_rng(7)
     a = rng.standard_normal((2, 201, 201)) / 15 + 3 * np.eye(201)
     b = rng.standard_normal((201, 5))
@@ -189,6 +193,27 @@ def test_a_large_triangular_solve_by_blocks_matches_scipy(lower, adjoint):
     for k in range(2):
         expected = scipy.linalg.solve_triangular(a[k], b, lower=lower, trans=2 if adjoint else 0)
         np.testing.assert_allclose(x[k], expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.skipif(build.blas() is None, reason="no scipy-openblas32 to link")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_eager_triangular_solve_gives_the_compiled_codes_bits(dtype):
+    """Both call trsm: the eager kernel in column blocks on tracer's threads, the module in
+    one call."""
+    rng = np.random.default_rng(11)
+    for n, k in [(7, 3), (201, 130)]:
+        a = (rng.standard_normal((2, n, n)) / n + 2 * np.eye(n)).astype(dtype)
+        b = rng.standard_normal((n, k)).astype(dtype)
+        for lower, adjoint in [(True, False), (False, True)]:
+            eager = tt.linalg.triangular_solve(a, b, lower=lower, adjoint=adjoint)
+            compiled = tt.function(
+                lambda a, b: tt.linalg.triangular_solve(a, b, lower=lower, adjoint=adjoint),
+                backend="c",
+            )(tt.constant(a), tt.constant(b))
+            np.testing.assert_array_equal(eager.numpy(), compiled.numpy())
+            want = scipy.linalg.solve_triangular(a[1], b, lower=lower, trans=2 if adjoint else 0)
+            tolerance = 1e-4 if dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(eager.numpy()[1], want, rtol=tolerance, atol=tolerance)
 
 
 def test_triangular_and_cholesky_solves_broadcast_batches_but_solve_does_not():

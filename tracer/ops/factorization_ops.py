@@ -23,7 +23,7 @@ import collections
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_linalg, forms
 from codegen.ctypes import MATH_SUFFIX, compute, storage
 from runtime.kernels import quiet
 from tracer.errors import as_tf
@@ -300,11 +300,15 @@ def _solve_triangle(a, b, lower):
 
 @quiet
 def _triangular_solve_kernel(a, b, lower, adjoint):
-    """The triangle solved by blocks (`_solve_triangle`) where every value is finite and the
-    diagonal has no zero; otherwise substitution, as BLAS's trsm and the plain C compute it:
-    a zero on the diagonal gives TensorFlow's inf and NaN where np.linalg.solve would raise,
-    and a NaN or Inf reaches only the rows that depend on it (np.linalg.solve's pivoting
-    would spread it to every row)."""
+    """BLAS's trsm, as the compiled code calls it (codegen/array_linalg.py), for float32 and
+    float64. Where it cannot be built: the triangle solved by blocks (`_solve_triangle`)
+    where every value is finite and the diagonal has no zero; otherwise substitution, as
+    trsm and the plain C compute it: a zero on the diagonal gives TensorFlow's inf and NaN
+    where np.linalg.solve would raise, and a NaN or Inf reaches only the rows that depend on
+    it (np.linalg.solve's pivoting would spread it to every row)."""
+    solved = array_linalg.triangular_solve(np.asarray(a), np.asarray(b), lower, adjoint)
+    if solved is not None:
+        return solved
     a = np.tril(a) if lower else np.triu(a)
     if adjoint:
         a = np.swapaxes(a, -1, -2)
