@@ -42,7 +42,7 @@ import functools
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_windows, forms
 from codegen.ctypes import compute, storage
 from codegen.loops import PARALLEL_MIN
 from tracer.ir import Node, dims, match
@@ -148,7 +148,10 @@ def _crop(padded, attrs):
 
 
 def patches_of(x, **attrs):
-    """The numpy patches of `x` (extract_patches' kernel; the direct convolutions' too)."""
+    """The patches of `x` (extract_patches' kernel; the direct convolutions' too)."""
+    looped = array_windows.patches(np.asarray(x), attrs)  # in C, where it can be built
+    if looped is not None:
+        return looped
     padded, slices = _padded_taps(np.asarray(x), attrs)
     taps = [padded[:, rows, columns] for rows, columns in slices]
     return np.stack(taps, axis=3).reshape(*taps[0].shape[:3], len(taps) * padded.shape[3])
@@ -156,6 +159,9 @@ def patches_of(x, **attrs):
 
 def _sum_kernel(cols, **attrs):
     cols = np.asarray(cols)
+    looped = array_windows.summed_patches(cols, attrs)  # in C, where it can be built
+    if looped is not None:
+        return looped
     taps = len(_taps(attrs))
     image = np.zeros((cols.shape[0], *attrs["sizes"], cols.shape[3] // taps), cols.dtype)
     padded, slices = _padded_taps(image, attrs)
@@ -218,6 +224,9 @@ def _masked(values, mask):
 
 def _gather_kernel(x, v, **attrs):
     x, v = np.asarray(x), np.asarray(v)
+    looped = array_windows.gather(x, v, attrs)  # in C, where it can be built
+    if looped is not None:
+        return looped
     chosen, slices, taps = _first_max(x, attrs)
     if v is not x:  # max pooling gathers from x itself
         padded, _ = _padded_taps(v, attrs)
@@ -228,6 +237,9 @@ def _gather_kernel(x, v, **attrs):
 
 def _scatter_kernel(x, g, **attrs):
     x, g = np.asarray(x), np.asarray(g)
+    looped = array_windows.scatter(x, g, attrs)  # in C, where it can be built
+    if looped is not None:
+        return looped
     chosen, slices, _ = _first_max(x, attrs)
     padded, _ = _padded_taps(np.zeros(np.shape(x), g.dtype), attrs)
     for t, (rows, columns) in enumerate(slices):
