@@ -22,7 +22,7 @@ from tracer.ir import user_location
 from tracer.ops import core
 from tracer.ops.core import apply, execute_graph, inline_graph
 from tracer.ops.index_ops import CHECK_INDICES
-from tracer.passes.gradient import SparseOutput, build_gradient, reverse_sweep, summed
+from tracer.passes.gradient import Rows, SparseOutput, build_gradient, reverse_sweep, summed
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 from tracer.tracing import Trace
@@ -63,20 +63,17 @@ def gradients(recording, target_nodes, source_nodes, seed_values):
 
     Eager, the first time the tape's key is seen, the rules run on the tape's tensors
     (`eager_gradient`); otherwise through the cached gradient graph (`gradient_graph`).
-    A tape that holds a `gather` always takes the graph: its gradient, a sum of rows,
-    reaches the user as IndexedSlices, which only the graph's structure tells apart. One
-    that holds a custom gradient is never remembered: its function is new at every call, so
-    its key never comes again, and remembering it would keep what the function captured.
+    A tape that holds a custom gradient is never remembered: its function is new at every
+    call, so its key never comes again, and remembering it would keep what the function
+    captured.
     """
     key = _key(recording, target_nodes, source_nodes)
     if key not in _recording_cache and state.trace is None and not state.building:
         if key not in _seen_once:
             swept = _swept(recording, source_nodes, target_nodes)
-            ops = {node.op for node in swept.nodes}
-            if "gather" not in ops:
-                if "custom_gradient" not in ops:
-                    _cache_put(_seen_once, key, None)
-                return eager_gradient(recording, swept, target_nodes, source_nodes, seed_values)
+            if not any(node.op == "custom_gradient" for node in swept.nodes):
+                _cache_put(_seen_once, key, None)
+            return eager_gradient(recording, swept, target_nodes, source_nodes, seed_values)
         _seen_once.pop(key, None)
     return run_gradient(
         recording, gradient_graph(recording, target_nodes, source_nodes, key), seed_values
@@ -112,7 +109,8 @@ def _key(recording, target_nodes, source_nodes):
 def eager_gradient(recording, swept, target_nodes, source_nodes, seed_values):
     """The gradients of a tape's targets with respect to its sources, by calling each gradient
     rule of the graph `swept` (`_swept`) on the tensors the tape kept: every op runs at once,
-    and no graph is left behind."""
+    and no graph is left behind. A source's sum of rows (a gather's) is IndexedSlices, as
+    the graph gives it."""
     reachable = {id(n) for n in swept.nodes}
     cotangents = {}
     for target, seed in zip(target_nodes, seed_values):
@@ -122,7 +120,10 @@ def eager_gradient(recording, swept, target_nodes, source_nodes, seed_values):
     tracked, saved = recording.tracked, recording.saved
     with location_override(state.location or user_location()):
         reverse_sweep(swept, cotangents, lambda node, op: saved[tracked[node]], structured=False)
-    return [None if s is None else summed(cotangents, s) for s in source_nodes]
+    gradients = [None if s is None else summed(cotangents, s) for s in source_nodes]
+    return [
+        IndexedSlices(g.values, g.indices, g.shape) if type(g) is Rows else g for g in gradients
+    ]
 
 
 @collector.paused  # building runs every rule, making a graph as large as the tape

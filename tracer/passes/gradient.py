@@ -133,8 +133,9 @@ def reverse_sweep(forward, cotangents, saved, structured=True):
     building a gradient graph, the tape's own tensors when an eager gradient runs the rules
     on them. With `structured`, cotangents are read as the nodes that made them, so that
     slices' cotangents are summed before they are spread and gathers' stay sums of rows;
-    concrete cotangents are not (an outer tape's nodes are not this graph's), and a slice's
-    is summed with the others of the same slice by the sweep itself. A node's
+    concrete cotangents are not (an outer tape's nodes are not this graph's): the sweep
+    itself sums a slice's with the others of the same slice, and keeps a gather's rows apart
+    (`Rows`). A node's
     cotangent is dropped once its rule has used it; the inputs' (the sources) stay.
     """
     reachable = {id(n) for n in forward.nodes}
@@ -150,10 +151,17 @@ def reverse_sweep(forward, cotangents, saved, structured=True):
             continue
         if type(g) is _SliceSums:
             g = g.total()
+        g = _dense(g)
         op = OPS[node.op]
         if op is array_ops.SLICE and not structured:
             if id(node.inputs[0]) in reachable:
                 _slice_part(cotangents, node, g)
+            continue
+        if op is index_ops.GATHER and node.attrs["axis"] == 0 and not structured:
+            params = node.inputs[0]
+            if id(params) in reachable:
+                (indices,) = saved(node, op)
+                _added(cotangents, params, Rows.of_gather(g, indices, params.shape))
             continue
         if op.grad is None:  # no gradient passes (stop_gradient): a tape never records such
             continue  # an op, but a loop's body and a graph that tt.gradients reads hold them
@@ -189,7 +197,15 @@ def _added(cotangents, node, ct):
 
 
 def _plain_sum(existing, ct):
-    return existing.plus(ct) if isinstance(ct, TupleCotangent) else math_ops.add(existing, ct)
+    if isinstance(ct, TupleCotangent):
+        return existing.plus(ct)
+    if type(existing) is Rows and type(ct) is Rows:
+        return existing.joined(ct)
+    return math_ops.add(_dense(existing), _dense(ct))
+
+
+def _dense(ct):
+    return ct.dense() if type(ct) is Rows else ct
 
 
 def _slice_part(cotangents, node, g):
@@ -229,12 +245,12 @@ class _SliceSums:
     they are spread into zeros of the whole shape (x[0] read five times and x[1] twice give
     two slice_grads, not seven, and one add), and `rest` holds the others."""
 
-    __slots__ = ("parts", "rest", "sum")
+    __slots__ = ("parts", "rest", "add_up")
 
-    def __init__(self, rest, sum):
+    def __init__(self, rest, add_up):
         self.parts = {}  # (index, shape) -> the summed cotangent of that slice
         self.rest = rest
-        self.sum = sum  # how two cotangents add up (`_accumulated`, or `_plain_sum`)
+        self.add_up = add_up  # how two cotangents add up (`_accumulated`, or `_plain_sum`)
 
     def plus(self, key, part):
         """Add `part`, the cotangent of the slice `key` (index, shape of the whole)."""
@@ -253,7 +269,7 @@ class _SliceSums:
         ]
         total = self.rest
         for value in spread:
-            total = value if total is None else self.sum(total, value)
+            total = value if total is None else self.add_up(total, value)
         return total
 
     def _tiling(self):
@@ -310,9 +326,39 @@ def _is_row_sum(ct):
 def _rows(ct):
     """The (values [N, ...], indices [N]) of a row sum, with the indices flattened."""
     updates, indices = (Tensor(None, n) for n in ct._node.inputs)
+    return _flat_rows(updates, indices, ct.shape)
+
+
+def _flat_rows(updates, indices, shape):
+    """(values [N, ...], indices [N] int64) of the rows `updates` that a gather of `indices`
+    from a tensor of `shape` along axis 0 read."""
     count = dims.size(indices.shape)  # not -1: rows of size 0 leave it undetermined
-    rows = array_ops.reshape(updates, (count, *ct.shape[1:]))
+    rows = array_ops.reshape(updates, (count, *shape[1:]))
     return rows, array_ops.reshape(array_ops.cast(indices, dtypes.int64), (-1,))
+
+
+class Rows:
+    """A concrete cotangent that is a sum of rows (a gather's along axis 0): the rows and
+    their indices, kept apart as a gradient graph keeps its scatter_add of them, so that the
+    user gets IndexedSlices, two such sums join by concatenation (`_concat_row_sums`), and
+    the dense sum is made only where a dense cotangent or a rule needs it."""
+
+    __slots__ = ("values", "indices", "shape")
+
+    def __init__(self, values, indices, shape):
+        self.values, self.indices, self.shape = values, indices, shape
+
+    @classmethod
+    def of_gather(cls, g, indices, shape):
+        return cls(*_flat_rows(g, indices, shape), shape)
+
+    def joined(self, other):
+        values = structure_ops.concat([self.values, other.values], 0)
+        return Rows(values, structure_ops.concat([self.indices, other.indices], 0), self.shape)
+
+    def dense(self):
+        attrs = {"axis": 0, "shape": self.shape}
+        return apply(index_ops.SCATTER_ADD, (self.values, self.indices), attrs)
 
 
 def _concat_row_sums(a, b):
