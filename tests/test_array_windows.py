@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_windows
+from codegen import array_windows, build
+from codegen.errors import CompileError
 from tracer.ops import window_ops
 
 rng = np.random.default_rng(20261130)
@@ -106,3 +107,22 @@ def test_max_pooling_gradient_sends_each_windows_cotangent_to_its_maximum():
                     expected[n, 3 * i + r, 3 * j + s, c] = 2 * window[r, s]
     np.testing.assert_array_equal(pooled.numpy().max(), values.max())
     np.testing.assert_array_equal(grad, expected)
+
+
+def test_where_no_module_builds_the_numpy_kernels_answer(monkeypatch):
+    def failing(*arguments, **keywords):
+        raise CompileError("no compiler here")
+
+    monkeypatch.setattr(build, "load", failing)
+    monkeypatch.setattr(array_windows, "_built", {})
+    monkeypatch.setattr(array_windows, "_builders", [])
+    attrs = GEOMETRIES["padded, strided"]
+    x = _image(attrs, 5, np.float64)
+    array_windows.gather(x, x, attrs)
+    array_windows.wait()
+    assert array_windows.gather(x, x, attrs) is None
+    assert array_windows.patches(x, attrs) is None
+    pooled = window_ops._gather_kernel(x, x, **attrs)  # numpy's way
+    assert pooled.shape == (3, *attrs["out"], 5)
+    # window (0, 0) reads rows -1..1 and columns -1..0: inside, rows 0..1 of column 0
+    assert pooled[0, 0, 0, 0] == np.max(x[0, 0:2, 0, 0])

@@ -18,6 +18,7 @@ import scipy.linalg
 
 import tracer as tt
 from codegen import array_linalg, build
+from codegen.errors import CompileError
 from tests import exported_c
 
 rng = np.random.default_rng(77)
@@ -214,6 +215,18 @@ def test_the_eager_triangular_solve_gives_the_compiled_codes_bits(dtype):
             want = scipy.linalg.solve_triangular(a[1], b, lower=lower, trans=2 if adjoint else 0)
             tolerance = 1e-4 if dtype == np.float32 else 1e-12
             np.testing.assert_allclose(eager.numpy()[1], want, rtol=tolerance, atol=tolerance)
+
+
+def test_without_a_module_the_eager_triangular_solve_is_numpys(monkeypatch):
+    def failing(*arguments, **keywords):
+        raise CompileError("no compiler here")
+
+    monkeypatch.setattr(build, "load", failing)
+    monkeypatch.setattr(array_linalg, "_built", {})
+    a, b = np.tril(general(5, 5)) + 5 * np.eye(5), rng.standard_normal((5, 2))
+    assert array_linalg.triangular_solve(a, b, True, False) is None
+    got = tt.linalg.triangular_solve(a, b).numpy()
+    np.testing.assert_allclose(got, scipy.linalg.solve_triangular(a, b, lower=True), rtol=1e-12)
 
 
 def test_triangular_and_cholesky_solves_broadcast_batches_but_solve_does_not():

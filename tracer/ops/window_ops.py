@@ -35,7 +35,9 @@ instead, which finds each window's maximum once; of windows that tile the image,
 element (0 where not selected), with no zeroing pass first.
 
 Compiled, a convolution's GEMMs over the patches become products that read the image in
-place (tracer/passes/convolve.py, tracer/ops/patch_product_ops.py).
+place (tracer/passes/convolve.py, tracer/ops/patch_product_ops.py). Eagerly, the kernels
+below call loops over the windows in C (codegen/array_windows.py) once their module is
+built, with the same bits; the numpy code is their definition and the way until then.
 """
 
 import functools
