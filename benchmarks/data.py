@@ -32,6 +32,9 @@ B24 transformer block training step: one pre-layer-norm block (as GPT-2's), h = 
    variance (epsilon 1e-5) with learned gamma and beta; the mean squared error of y against a
    fixed target, the gradients of the 12 parameters and the B9 Adam update of each, float32;
    batch 8, sequence 64, width 128, 4 heads. B24L: batch 32, sequence 128, width 256, 8 heads.
+B28 text and numbers: 256 decimal numbers given as strings, parsed (to float64), 1,000 steps of
+   v <- 0.99 v + 0.01 sin(v) as a loop, then written back as text with 3 decimals; the sum of
+   the values and the total length of the text (strings through compiled code, issue 46).
 """
 
 import numpy as np
@@ -55,6 +58,7 @@ FULL = {
     "B20": 512,
     "B24": (8, 64, 128, 4),  # batch, sequence, width, heads
     "B24L": (32, 128, 256, 8),
+    "B28": (256, 1000),
 }
 QUICK = {
     "B1": 20,
@@ -75,10 +79,11 @@ QUICK = {
     "B20": 16,
     "B24": (2, 8, 16, 2),
     "B24L": (2, 8, 16, 2),
+    "B28": (8, 10),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L",
+    "B19", "B20", "B24", "B24L", "B28",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -107,6 +112,7 @@ TOLERANCE = {
     "B20": 1e-6,
     "B24": 2e-3,
     "B24L": 2e-3,
+    "B28": 1e-6,
 }
 
 
@@ -188,6 +194,10 @@ def make(workload, quick):
         }
     if workload in ("B24", "B24L"):
         return _block(rng, *size)
+    if workload == "B28":
+        n, steps = size
+        text = [f"{v:.4f}".encode() for v in rng.uniform(-2.0, 2.0, n)]
+        return {"lines": np.array(text, dtype=object), "steps": steps}
     raise KeyError(workload)
 
 

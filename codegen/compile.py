@@ -2,14 +2,14 @@
 
 import time
 
-from codegen import build, plans
+from codegen import build, plans, string_handles
 from codegen.errors import BuildFailure, CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
 from codegen.probes import ProbeTable
 from codegen.targets import C_MODULE, PROFILED_C
 from runtime.compiled import CompiledGraph
-from tracer.ir import all_nodes, format_location
+from tracer.ir import all_nodes, format_location, holds_strings
 
 
 def compile_graph(graph, name, updates=None, plan_key=None, profiled=False):
@@ -23,18 +23,21 @@ def compile_graph(graph, name, updates=None, plan_key=None, profiled=False):
     (`build.toolchain_assumed`): success confirms it, a CompileError probes and builds again.
     """
     _check_ranks(graph)
+    strings = None
+    if holds_strings(graph):
+        graph, strings = string_handles.with_handles(graph)
     # NOTE: importing the BLAS is slow: only graphs with a product ask for it
     uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
     if not build.toolchain_assumed():
-        compiled = _built(graph, name, updates, uses_blas, profiled)
+        compiled = _built(graph, name, updates, uses_blas, profiled, strings)
     else:
         try:
-            compiled = _built(graph, name, updates, uses_blas, profiled)
+            compiled = _built(graph, name, updates, uses_blas, profiled, strings)
         except CompileError:
             build.probe_toolchain()
             # built with what the probes found, not with the features `plan_key` assumed
-            return _built(graph, name, updates, uses_blas, profiled)
+            return _built(graph, name, updates, uses_blas, profiled, strings)
         build.confirm_toolchain()
     if plan_key is not None:
         plans.store(plan_key, compiled.plan, uses_blas)
@@ -70,9 +73,10 @@ def compile_profiled(graph, name, updates=None, plan_key=None):
     return compile_graph(graph, name, updates, profiled=True)
 
 
-def _built(graph, name, updates, uses_blas, profiled):
+def _built(graph, name, updates, uses_blas, profiled, strings=None):
     """The CompiledGraph; its `render_seconds` say how long lowering took, `load_seconds`
-    how long loading took besides the compiler (the compile report shows them)."""
+    how long loading took besides the compiler (the compile report shows them). `strings`:
+    the StringLayout of a graph whose strings are handles (codegen/string_handles.py)."""
     probes = ProbeTable(graph) if profiled else None
     start = time.perf_counter()
     plan = lower(
@@ -86,6 +90,7 @@ def _built(graph, name, updates, uses_blas, profiled):
         target=C_MODULE if probes is None else PROFILED_C,
         probes=probes,
     )
+    plan.strings = strings
     rendered = time.perf_counter()
     module, meta = build.load(plan.source, uses_blas)
     loaded = time.perf_counter() - rendered

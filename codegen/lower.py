@@ -87,6 +87,9 @@ class ModulePlan:
         # whether its loops call back the runtime now and then, so that Ctrl-C stops them
         # (runtime/interrupts.py): the caller sets the module's `tracer_watch`
         self.watch = False
+        # a runtime.string_table.StringLayout where the graph held tt.string values (its
+        # strings are handles in the module: codegen/string_handles.py), else None
+        self.strings = None
 
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
@@ -486,12 +489,13 @@ class _Lowering:
         )
         slot = len(self.plan.host_calls)
         target = pointers[id(node)]
-        if form.reads_all:  # the inputs' pointers, then their sizes (known at run time too)
+        if form.reads_all:  # the inputs' pointers, then their sizes and the result's (known
+            # at run time too)
             inputs = [(i.dtype.as_numpy_dtype, len(i.shape)) for i in node.inputs]
             self.plan.host_calls.append(
-                (name, options, node.dtype.as_numpy_dtype, code, (inputs, dims.size(node.shape)))
+                (name, options, node.dtype.as_numpy_dtype, code, (inputs, len(node.shape)))
             )
-            sizes = ", ".join(str(d) for i in node.inputs for d in i.shape) or "0"
+            sizes = ", ".join(str(d) for v in (*node.inputs, node) for d in v.shape) or "0"
             listed = [f"(void *)({pointers[id(i)]})" for i in node.inputs]
             listed.append(f"(void *)(int64_t[]){{{sizes}}}")
             source, size = f"(void *)(void *[]){{{', '.join(listed)}}}", len(node.inputs)

@@ -21,9 +21,10 @@ the passes run as for a new graph.
                                      header and the source and constants' bytes
 
 A plan is stored only where it is plain data: no dimensions known only at run time, no
-Python function called back, errors of Python's built-in exception classes. Nothing read
-back is trusted: a file whose digest, header or any field does not check is removed with
-one log line, and the function is compiled the usual way.
+Python function called back, no tt.string handles (their table is Python's), errors of
+Python's built-in exception classes. Nothing read back is trusted: a file whose digest,
+header or any field does not check is removed with one log line, and the function is
+compiled the usual way.
 """
 
 import builtins
@@ -110,7 +111,7 @@ def clear():
 def store(key, plan, uses_blas):
     """Keep `plan` under the PlanKey `key` when it is plain data (see the module's
     docstring)."""
-    if plan.dims or plan.host_calls:
+    if plan.dims or plan.host_calls or plan.strings is not None:
         return
     errors = []
     for code, (exception, message) in plan.errors.items():

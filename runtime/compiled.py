@@ -43,9 +43,8 @@ class CompiledGraph:
         self.error = lambda code: _error(plan, code)
         self.call_source, scope = _call_function(module, plan, self.constants, self.error)
         exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
-        self.run = scope[
-            "call"
-        ]  # run(arrays) -> output arrays; callers on a hot path hold on to it
+        # run(arrays) -> output arrays; callers on a hot path hold on to it
+        self.run = scope["call"] if plan.strings is None else plan.strings.wrap(scope["call"])
 
     def __call__(self, arrays):
         return self.run(arrays)

@@ -4,10 +4,10 @@ The generated Python function of runtime/compiled.py defines a call; for a signa
 program calls again and again with arrays of the traced shapes and dtypes, an Entry does the
 same steps in C, without the Python function's per-call work, which is most of a small
 function's time, and more for a training step of many variables. It applies to modules
-whose sizes are all known, that call no Python function, write only variables and return
-their results in buffers of their own. The extension is optional, as the eager op path in
-C is: where it was not built, every call takes the Python function (runtime/native.py
-loads it).
+whose sizes are all known, that call no Python function and hold no tt.string handles,
+write only variables and return their results in buffers of their own. The extension is
+optional, as the eager op path in C is: where it was not built, every call takes the
+Python function (runtime/native.py loads it).
 """
 
 import numpy as np
@@ -40,6 +40,7 @@ def entry(compiled, arguments, pattern, variables, names, guards, wrap, n_output
         _extension is None
         or plan.dims
         or plan.host_calls
+        or plan.strings is not None
         or any(kind != "buffer" for kind, _ in results)
         or any(kind != "updated" for kind, _ in finals)
         or {where for _, where in finals} != set(plan.updated_inputs)

@@ -6,6 +6,7 @@ the module passes one buffer for both). An exception it raises is kept here, the
 raises that same exception (`take_error`), as if the function had been called from Python.
 """
 
+import math
 import threading
 
 import numpy as np
@@ -17,13 +18,13 @@ _raised = threading.local()  # the exception of the last failed callback, per th
 def callback(ffi, name, options, dtype, error_code, reads_all=None):
     """A cffi callback `int(void *source, void *target, int64_t bytes)` that runs the host
     function on the two buffers as numpy arrays. With `reads_all` ([(dtype, rank) of each
-    input], size of the result), `source` is an array of pointers to the inputs and then to
-    their sizes (int64, one after the other), `bytes` their count, and the function takes
-    the list of input arrays."""
+    input], rank of the result), `source` is an array of pointers to the inputs and then to
+    their sizes and the result's (int64, one after the other), `bytes` the inputs' count,
+    and the function takes the list of input arrays (the result's buffer flat)."""
     function = HOST_FUNCTIONS[name]
     dtype = np.dtype(dtype)
     if reads_all is not None:
-        specs, size = reads_all
+        specs, result_rank = reads_all
         specs = [(np.dtype(d), rank) for d, rank in specs]
 
     def call(source, target, size_or_count):
@@ -43,6 +44,9 @@ def callback(ffi, name, options, dtype, error_code, reads_all=None):
                     shape = tuple(sizes[at + j] for j in range(rank))
                     given.append(_array(ffi, pointers[k], shape, input_dtype))
                     at += rank
+                size = 1
+                for j in range(result_rank):
+                    size *= sizes[at + j]
                 out = _array(ffi, target, (size,), dtype)
             function(given, out, **options)
             return 0
@@ -55,7 +59,7 @@ def callback(ffi, name, options, dtype, error_code, reads_all=None):
 
 def _array(ffi, pointer, shape, dtype):
     """The array of `shape` at `pointer` (no elements: no read)."""
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     if count == 0:
         return np.empty(shape, dtype)
     return np.frombuffer(ffi.buffer(pointer, count * dtype.itemsize), dtype).reshape(shape)

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen.errors import UnsupportedGraph
 
 
 def _values(tensor):
@@ -155,8 +154,10 @@ def test_string_ops_give_tensorflows_values(case):
     compute, expected = (AS_STRING + TEXT + FORMAT)[case]
     eager = compute()
     assert _values(eager) == expected
-    compiled = tt.function(compute)()  # traced: the numpy interpreter runs it
+    compiled = tt.function(compute)()  # strings alone: the numpy interpreter runs it
     assert compiled.dtype == eager.dtype and _values(compiled) == expected
+    in_c = tt.function(compute, backend="c")  # each op a step the module hands to Python
+    assert _values(in_c()) == expected and in_c.get_concrete_function().backend == "c"
 
 
 def test_string_op_errors_are_tensorflows():
@@ -201,7 +202,7 @@ def test_a_string_argument_traces_per_shape_not_per_value():
     assert traces == ['Tensor("a:0", shape=(), dtype=string)']
     concrete = double.get_concrete_function(tt.TensorSpec(shape=[], dtype=tt.string))
     assert concrete(tt.constant("c")).numpy() == b"cc"
-    assert concrete.backend == "interpreter"  # strings never reach C
+    assert concrete.backend == "interpreter"  # strings alone: compiled, C would only call back
     assert str(concrete.function_type) == (
         "(a: TensorSpec(shape=(), dtype=tt.string, name=None)) -> "
         "TensorSpec(shape=(), dtype=tt.string, name=None)"
@@ -280,9 +281,10 @@ def test_gradients_flow_around_strings_and_never_into_them(caplog):
     assert tape.gradient(lengths, words) is None
 
 
-def test_backend_c_refuses_a_graph_of_strings_clearly():
-    with pytest.raises(UnsupportedGraph, match="tt.string tensors, which are not compiled to C"):
-        tt.function(lambda s: s + "x", backend="c")(tt.constant("a"))
+def test_backend_c_compiles_a_graph_of_strings_alone():
+    appended = tt.function(lambda s: s + "x", backend="c")
+    assert appended(tt.constant("a")).numpy() == b"ax"
+    assert appended.get_concrete_function(tt.constant("b")).backend == "c"
     tiered = tt.function(lambda s: tt.reverse(s, [0]), backend="tiered")
     assert _values(tiered(tt.constant(["a", "b"]))) == [b"b", b"a"]
 

@@ -7,6 +7,7 @@ import threading
 import warnings
 from typing import NamedTuple
 
+from codegen import string_handles
 from codegen.interpreted import interpreted
 from codegen.targets import C_MODULE, INTERPRETER, Target
 from tracer.ir import holds_strings
@@ -52,20 +53,18 @@ def parse_backend(backend):
 
 
 def backend_for(graph, backend):
-    """The Backend that runs `graph`: `backend`, but the interpreter for a graph that holds
-    tt.string values, which are Python bytes that C never holds (docs/strings.md), where
-    `backend` may fall back; `backend="c"` raises UnsupportedGraph for it."""
+    """The Backend that runs `graph`: `backend`, but the interpreter, where `backend` may
+    fall back, for a graph that holds tt.string values and computes no numbers: compiled,
+    its every step would call Python back (docs/strings.md)."""
     backend = parse_backend(backend)
-    if not backend.target.builds_modules or not holds_strings(graph):
-        return backend
-    if not backend.fallback:
-        from codegen.errors import UnsupportedGraph
-
-        raise UnsupportedGraph(
-            "the graph holds tt.string tensors, which are not compiled to C; "
-            "backend='auto' (the default) runs it on the numpy interpreter"
-        )
-    return BACKENDS["interpreter"]
+    if (
+        backend.fallback
+        and backend.target.builds_modules
+        and holds_strings(graph)
+        and not string_handles.computes_numbers(graph)
+    ):
+        return BACKENDS["interpreter"]
+    return backend
 
 
 def compile_optimized(graph, name, backend):

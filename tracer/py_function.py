@@ -17,8 +17,9 @@ of the compiled code takes those results instead of calling `func` again, so `fu
 once per call, as in TF. A result node per `Tout` entry (`py_function_result`) reads what
 the call left. Where that cannot be done, the function runs as Python at each call instead
 (one log line says why): in a loop body or branch, traced from specs, with a tape or
-forward accumulator recording, or string results; and from the call whose results change
-shape, as compiled code cannot hold them.
+forward accumulator recording; and from the call whose results change shape, as compiled
+code cannot hold them. A string result is a handle in compiled code
+(codegen/string_handles.py).
 """
 
 import functools
@@ -28,7 +29,6 @@ import numpy as np
 
 from codegen import forms
 from runtime.host import HOST_FUNCTIONS
-from tracer import dtypes as dtypes_module
 from tracer import printing
 from tracer.context import state
 from tracer.dtypes import as_dtype
@@ -87,11 +87,6 @@ def _traced_with_results(func, inputs, dtypes, several):
         raise RunsAsPython(
             f"differentiates a tt.py_function with results{at}: the tape records the ops "
             "`func` runs, so the function runs as Python at each call"
-        )
-    if any(d is dtypes_module.string for d in dtypes):
-        raise RunsAsPython(
-            f"calls tt.py_function with tt.string results{at}, which compiled code does not "
-            "hold, so the function runs as Python at each call"
         )
     values = state.trace.values_in_call(inputs, (printing.PRINT.name, RESULT.name))
     if values is None:
@@ -203,6 +198,7 @@ RESULT = primitive(
     "py_function_result",
     _infer_result,
     kernel=_result_kernel,
+    strings=True,  # a tt.string result: a compiled module's handles (codegen/string_handles.py)
     c=forms.HostCall(
         lambda node: (
             RESULT_HOST_FUNCTION,

@@ -142,6 +142,19 @@ def euler(d):
     return run
 
 
+def text_and_numbers(d):
+    """B28: the lines parsed, the loop, the values' text with 3 decimals (C's %.3f)."""
+    lines, steps = d["lines"], d["steps"]
+
+    def run():
+        v = np.array([float(line) for line in lines])
+        for _ in range(steps):
+            v = 0.99 * v + 0.01 * np.sin(v)
+        return [np.sum(v), float(sum(len(b"%.3f" % x) for x in v))]
+
+    return run
+
+
 def hvp(d):
     """B12: the B5 Hessian is diagonal; its product with v, written out."""
     x, v = d["x"], d["v"]
@@ -425,5 +438,6 @@ BUILDERS = {
         "B20": gp,
         "B24": block_step,
         "B24L": block_step,
+        "B28": text_and_numbers,
     }
 }

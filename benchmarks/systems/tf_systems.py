@@ -346,6 +346,30 @@ def to_numpy(value):
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 
+def text_and_numbers(compiled):
+    """B28: tf.strings.to_number, a tf.while_loop, tf.strings.as_string and length."""
+
+    def build(d):
+        lines, steps = tf.constant(d["lines"]), d["steps"]
+
+        def parse_loop_write(lines):
+            def step(i, v):
+                return i + 1, 0.99 * v + 0.01 * tf.sin(v)
+
+            values = tf.strings.to_number(lines, tf.float64)
+            _, values = tf.while_loop(lambda i, v: i < steps, step, (0, values))
+            text = tf.strings.as_string(values, precision=3)
+            return [
+                tf.reduce_sum(values),
+                tf.cast(tf.reduce_sum(tf.strings.length(text)), tf.float64),
+            ]
+
+        run = tf.function(parse_loop_write) if compiled else parse_loop_write
+        return lambda: run(lines)
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B2": mlp(compiled),
@@ -363,6 +387,7 @@ def _for(compiled):
         "B20": gp(compiled),
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
+        "B28": text_and_numbers(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

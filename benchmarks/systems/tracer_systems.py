@@ -339,6 +339,30 @@ def block_step(compiled):
     return build
 
 
+def text_and_numbers(compiled):
+    """B28: tt.strings.to_number, a tt.while_loop, tt.strings.as_string and length."""
+
+    def build(d):
+        lines, steps = tt.constant(d["lines"]), d["steps"]
+
+        def parse_loop_write(lines):
+            def step(i, v):
+                return i + 1, 0.99 * v + 0.01 * tt.sin(v)
+
+            values = tt.strings.to_number(lines, tt.float64)
+            _, values = tt.while_loop(lambda i, v: i < steps, step, (0, values))
+            text = tt.strings.as_string(values, precision=3)
+            return [
+                tt.reduce_sum(values),
+                tt.cast(tt.reduce_sum(tt.strings.length(text)), tt.float64),
+            ]
+
+        run = tt.function(parse_loop_write) if compiled else parse_loop_write
+        return lambda: run(lines)
+
+    return build
+
+
 def _for(compiled):
     table = {
         "B1": chain(compiled),
@@ -357,6 +381,7 @@ def _for(compiled):
         "B20": gp(compiled),
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
+        "B28": text_and_numbers(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

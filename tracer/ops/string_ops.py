@@ -1,10 +1,10 @@
 """`tt.strings`: TensorFlow's string ops on tt.string tensors.
 
 A tt.string element is a Python `bytes` in a numpy object array (tracer/dtypes.py), so these
-ops run only in Python: eagerly, and in the numpy interpreter, which runs every traced
-graph that holds a string (tracer.executables.backend_for). None has a gradient, as in
-TensorFlow. docs/strings.md says what each one does where TensorFlow's documentation is
-silent, and where tracer differs.
+ops run only in Python: eagerly, in the numpy interpreter, and in a compiled module as steps
+it hands back to Python, on the strings its handles name (codegen/string_handles.py). None
+has a gradient, as in TensorFlow. docs/strings.md says what each one does where
+TensorFlow's documentation is silent, and where tracer differs.
 """
 
 import re
@@ -21,7 +21,8 @@ from tracer.ops.registry import primitive, unbatchable
 from tracer.printing import format_value
 
 _NOT_COMPILED = forms.NotCompiled(
-    "tt.string values are Python bytes: a graph holding one runs on the numpy interpreter"
+    "tt.string values are Python bytes: a compiled module runs this op in Python "
+    "(codegen/string_handles.py), and exported C holds no strings"
 )
 _UNBATCHED = unbatchable("tt.string values run in Python, one call per element")
 _UNITS = ("BYTE", "UTF8_CHAR")

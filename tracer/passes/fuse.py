@@ -38,12 +38,13 @@ inputs, in order.
 import numpy as np
 
 from codegen import forms
+from codegen.string_handles import computes_on_strings
 from codegen.targets import C_MODULE
 from runtime.straight_line import straight_line
 from tracer.ir import GraphAttribute, Node, dims
 from tracer.ir.graph import LEAF_OPS, TupleType
 from tracer.ir.rewrite import on_new_inputs, with_outputs
-from tracer.ops.registry import OPS, primitive, unbatchable
+from tracer.ops.registry import OPS, STRING_OPS, primitive, unbatchable
 from tracer.ops.tuple_ops import GET, TupleValue
 
 
@@ -119,8 +120,13 @@ def _fusion(node):
 
 
 def is_fusible(node):
-    """Elementwise ops and views are computed inside the kernels that read them."""
-    return _fusion(node) in ("elementwise", "view")
+    """Elementwise ops and views are computed inside the kernels that read them; not those
+    that compute on tt.string values (`==` or `+` of strings): a compiled module runs them
+    in Python (codegen/string_handles.py)."""
+    kind = _fusion(node)
+    if kind != "elementwise" and kind != "view":
+        return False
+    return node.op not in STRING_OPS or not computes_on_strings(node)
 
 
 def _is_view(node):
