@@ -23,12 +23,14 @@ def _compile(tmp_path, source, extra=()):
 
 def test_every_declaration_is_the_one_the_headers_give(tmp_path):
     headers = "".join(f"#include <{h}.h>\n" for h in ["stddef", *libc.HEADERS])
-    blas = "#include <cblas.h>\n" if build.blas() else ""
+    # LAPACKE's types as the module defines them, after the header's: the same, or an error
+    blas = "#include <cblas.h>\n#include <lapacke.h>\n" if build.blas() else ""
+    types = libc.LAPACKE_TYPES if blas else []
     declarations = [
         line for name, line in libc.FUNCTIONS.items() if blas or not name.startswith("scipy_")
     ]
     # a prototype that differs from the headers' is a conflicting redeclaration: an error
-    done = _compile(tmp_path, headers + blas + "\n".join(declarations) + "\n")
+    done = _compile(tmp_path, headers + blas + "\n".join(types + declarations) + "\n")
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(declarations) > 150
 
@@ -62,3 +64,15 @@ def test_a_name_used_but_not_declared_stops_the_build(tmp_path, monkeypatch):
 
     with pytest.raises(CompileError, match="fmodf"):
         tt.function(f, backend="c")(tt.constant(np.linspace(0.1, 1, 6, dtype=np.float32)))
+
+
+@pytest.mark.skipif(build.blas() is None, reason="no scipy-openblas32: factorizations are loops")
+def test_a_factorization_declares_lapacke_instead_of_its_header():
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    compiled = tt.function(tt.linalg.cholesky, backend="c")
+    np.testing.assert_allclose(compiled(tt.constant(a)).numpy(), np.linalg.cholesky(a), rtol=1e-14)
+    source = compiled.get_concrete_function(tt.constant(a)).c_source()
+    prologue = source.split("#else")[0]
+    assert "scipy_LAPACKE_dpotrf_work(int, char, lapack_int, double *, lapack_int);" in prologue
+    assert "typedef int32_t lapack_int;" in prologue
+    assert "lapacke.h" not in source.replace("#include <lapacke.h>\n#endif", "", 1)
