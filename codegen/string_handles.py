@@ -32,6 +32,7 @@ from tracer.ir import (
     Node,
     TupleType,
     all_nodes,
+    dims,
     format_location,
 )
 from tracer.ir.literal import Literal
@@ -83,11 +84,30 @@ def computes_on_strings(node):
     return node.op not in MOVES and touches_strings(node)
 
 
-def computes_numbers(graph):
-    """Whether a step of `graph` (or of a graph it holds) computes numbers, which compiled
-    code computes faster: a graph whose every step reads or makes strings would only call
-    Python back from C."""
-    return any(n.op not in LEAF_OPS and not touches_strings(n) for n in all_nodes(graph))
+# A graph that holds strings is compiled where its numbers are worth C: a loop of numbers,
+# or numeric steps of this many elements in all. Each step a module hands back to Python
+# costs about 10 us more than the interpreter's, a call with strings about 5 us more, and
+# the first call waits for the compiler; C saves about a nanosecond an element
+# (benchmarks/RESULTS.md, "Strings in compiled code").
+NUMBERS_WORTH_COMPILING = 1 << 14
+
+
+def numbers_worth_compiling(graph):
+    """Whether compiled code would compute enough of `graph`'s numbers (in the graphs it
+    holds too) to pay for the steps on strings it hands back to Python."""
+    elements = 0
+    for node in all_nodes(graph):
+        if node.op in LEAF_OPS or touches_strings(node):
+            continue
+        if node.op == "while":
+            return True
+        size = dims.size(node.shape) if not node.dtype.is_tuple else 1
+        if isinstance(size, dims.Dim):  # known when it runs: maybe large
+            return True
+        elements += size
+        if elements >= NUMBERS_WORTH_COMPILING:
+            return True
+    return False
 
 
 def with_handles(graph):

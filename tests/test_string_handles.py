@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from codegen.string_handles import NUMBERS_WORTH_COMPILING as STRING_GRAPHS_COMPILED_FROM
 from runtime.string_table import StringLayout, StringTable
 
 S = tt.strings
@@ -31,6 +32,28 @@ def _same(compiled, eager):
             np.testing.assert_allclose(c.numpy(), e.numpy(), rtol=1e-14)  # C's sin: 1 ulp
 
 
+def test_strings_are_compiled_where_their_numbers_are_worth_it():
+    def scaled(words, x):
+        return S.upper(words), tt.reduce_sum(tt.cast(S.length(words), tt.float32)) * x
+
+    def backend(x):
+        return tt.function(scaled).get_concrete_function(tt.constant(["a", "bc"]), x).backend
+
+    # a few numbers: each string step handed back to Python would cost more than C saves
+    assert backend(tt.constant([1.0, 2.0])) == "interpreter"
+    assert backend(tt.zeros([STRING_GRAPHS_COMPILED_FROM])) == "c"  # many numbers
+    assert backend(tt.TensorSpec([None], tt.float32)) == "c"  # maybe many: known when run
+
+    def looped(words, x):  # a loop of numbers
+        _, y = tt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tt.sin(y)), (0, x))
+        return S.upper(words), y
+
+    looping = tt.function(looped)
+    words, x = tt.constant(["a"]), tt.constant([0.5])
+    assert looping.get_concrete_function(words, x).backend == "c"
+    np.testing.assert_allclose(looping(words, x)[1].numpy(), np.sin(np.sin(np.sin(0.5))), 1e-6)
+
+
 def test_numbers_beside_strings_are_compiled_with_their_gradient():
     def weighted(x, words):
         with tt.GradientTape() as tape:
@@ -42,7 +65,7 @@ def test_numbers_beside_strings_are_compiled_with_their_gradient():
 
     x = tt.constant([0.5, -1.25, 2.0], tt.float64)
     words = tt.constant(["a", "bcd", "ef"])
-    (loss, grad, label), concrete = _c_function(weighted, x, words)
+    (loss, grad, label), concrete = _c_function(weighted, x, words, backend="c")
     lengths = np.array([1.0, 3.0, 2.0])
     xs = x.numpy()
     np.testing.assert_allclose(loss.numpy(), np.sum(lengths * np.sin(xs) * xs), rtol=1e-14)
@@ -79,7 +102,7 @@ def test_a_loop_that_makes_strings_and_numbers_each_step():
         return tt.while_loop(lambda i, text, total: i < n, body, (0, start, tt.zeros_like(x)))
 
     args = (tt.constant("s"), tt.constant(4), tt.constant([1.0, 0.5]))
-    (count, text, total), _ = _c_function(loop, *args)
+    (count, text, total), _ = _c_function(loop, *args, backend="c")
     assert count.numpy() == 4 and text.numpy() == b"s,0,1,2,3"
     np.testing.assert_array_equal(total.numpy(), (3 + 5 + 7 + 9) * np.array([1.0, 0.5]))
     _same((count, text, total), loop(*args))
@@ -90,7 +113,7 @@ def test_branches_choose_strings_in_compiled_code():
         label = tt.cond(tt.reduce_sum(x) > 0, lambda: tt.constant("pos"), lambda: S.lower("NEG"))
         return label, S.length(label) * 2
 
-    compiled = tt.function(labelled)
+    compiled = tt.function(labelled, backend="c")
     for values, expected in (([1.0, 2.0], b"pos"), ([-3.0, 1.0], b"neg")):
         label, twice = compiled(tt.constant(values))
         assert label.numpy() == expected and twice.numpy() == 6
@@ -100,7 +123,7 @@ def test_branches_choose_strings_in_compiled_code():
 def test_strings_of_a_size_known_at_run_time_share_one_module():
     traces = []
 
-    @tt.function(input_signature=[tt.TensorSpec([None], tt.string)])
+    @tt.function(input_signature=[tt.TensorSpec([None], tt.string)], backend="c")
     def sized(words):
         traces.append(1)
         return tt.reverse(S.upper(words), [0]), tt.reduce_sum(S.length(words)) + 1
@@ -120,7 +143,7 @@ def test_print_of_strings_from_compiled_code_is_the_eager_print():
     eager, compiled = io.StringIO(), io.StringIO()
     words, x = tt.constant(["a", 'b"c']), tt.constant([1.5, 2.0])
     shown(eager, words, x)
-    _c_function(lambda w, v: shown(compiled, w, v), words, x)
+    _c_function(lambda w, v: shown(compiled, w, v), words, x, backend="c")
     assert compiled.getvalue() == eager.getvalue() == 'words: ["a" "b\\"c"] x = [3 4]\n'
 
 
@@ -131,7 +154,7 @@ def test_py_function_given_strings_from_compiled_code():
     def f(words, x):
         return tt.py_function(counted, [S.strip(words)], tt.int32) * tt.cast(x, tt.int32)
 
-    result, _ = _c_function(f, tt.constant([" ab ", "c"]), tt.constant(3.0))
+    result, _ = _c_function(f, tt.constant([" ab ", "c"]), tt.constant(3.0), backend="c")
     assert result.numpy().tolist() == [6, 3]
 
 
@@ -139,7 +162,7 @@ def test_a_string_variable_updated_by_a_compiled_step():
     log = tt.Variable(tt.constant("start"))
     count = tt.Variable(0.0)
 
-    @tt.function
+    @tt.function(backend="c")
     def step(word):
         count.assign_add(1.0)
         log.assign(S.join([log, word], separator="+"))
@@ -152,7 +175,7 @@ def test_a_string_variable_updated_by_a_compiled_step():
 
 
 def test_calls_on_threads_keep_their_own_strings():
-    @tt.function
+    @tt.function(backend="c")
     def tagged(word, x):
         return S.join([word, S.as_string(x)], separator="="), x * 2
 
@@ -177,7 +200,7 @@ def test_calls_on_threads_keep_their_own_strings():
 
 
 def test_a_compiled_call_inside_a_compiled_calls_string_step():
-    inner = tt.function(lambda w, n: (S.upper(w), n + 1))
+    inner = tt.function(lambda w, n: (S.upper(w), n + 1), backend="c")
 
     def outer_python(words):
         upper, _ = inner(words, tt.constant(1))
@@ -186,7 +209,9 @@ def test_a_compiled_call_inside_a_compiled_calls_string_step():
     def outer(words, x):
         return tt.py_function(outer_python, [S.strip(words)], tt.string), x * 3
 
-    (marked, tripled), _ = _c_function(outer, tt.constant([" a", "b "]), tt.constant(2.0))
+    (marked, tripled), _ = _c_function(
+        outer, tt.constant([" a", "b "]), tt.constant(2.0), backend="c"
+    )
     assert marked.numpy().tolist() == [b"A!", b"B!"] and tripled.numpy() == 6.0
 
 

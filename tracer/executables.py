@@ -54,14 +54,14 @@ def parse_backend(backend):
 
 def backend_for(graph, backend):
     """The Backend that runs `graph`: `backend`, but the interpreter, where `backend` may
-    fall back, for a graph that holds tt.string values and computes no numbers: compiled,
-    its every step would call Python back (docs/strings.md)."""
+    fall back, for a graph that holds tt.string values and computes too few numbers for C
+    to pay for its steps on strings, which a module hands back to Python (docs/strings.md)."""
     backend = parse_backend(backend)
     if (
         backend.fallback
         and backend.target.builds_modules
         and holds_strings(graph)
-        and not string_handles.computes_numbers(graph)
+        and not string_handles.numbers_worth_compiling(graph)
     ):
         return BACKENDS["interpreter"]
     return backend
