@@ -160,6 +160,13 @@ class HostCall(Form):
         self.reads_all = reads_all
 
 
+def shown_op(node):
+    """The op a step's C comment and its profile name: a step a module hands back to Python
+    for another op (codegen/string_handles.py) names that op."""
+    hosted = node.attrs.get("hosted_op")
+    return f"{hosted} (in Python)" if hosted else node.op
+
+
 class NotCompiled(Form):
     def __init__(self, reason):
         self.reason = reason

@@ -33,6 +33,7 @@ from codegen.forms import (
     Structured,
     Template,
     View,
+    shown_op,
 )
 from codegen.loops import (
     LoopNest,
@@ -743,7 +744,7 @@ def _is_or_aliases(node, source, aliases):
 
 def _step_comment(node):
     shape = "" if getattr(node.dtype, "is_tuple", False) else str(list(node.shape))
-    return f"{node.op} {node.dtype.short_name}{shape}{_where(node, ' #')}"
+    return f"{shown_op(node)} {node.dtype.short_name}{shape}{_where(node, ' #')}"
 
 
 def _where(node, prefix=" at"):

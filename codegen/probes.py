@@ -18,6 +18,7 @@ profiler shares a kernel's time between the lines of its nodes.
 
 import numpy as np
 
+from codegen.forms import shown_op
 from tracer.ir import Subgraph, dims, node_names
 
 KINDS = ("kernel", "blas", "host", "region")
@@ -34,7 +35,7 @@ class Probe:
         self.kind = kind
         self.parent = parent
         self.node_name = name
-        self.op = node.op
+        self.op = shown_op(node)
         self.location = node.location
         self.label = None  # the step's comment in the C, set by `close`
         self.kernel = None  # the C name of its kernel, for a kernel's probe

@@ -156,7 +156,7 @@ def _node(node, inputs, constants):
                 "several results, which the C module cannot hand to Python"
             )
         attrs = {
-            "op": node.op,
+            "hosted_op": node.op,
             "attrs": tuple(sorted(node.attrs.items())),
             "strings": tuple(i.dtype.is_string for i in node.inputs),
             "string_result": node.dtype.is_string,
@@ -196,7 +196,7 @@ def _host_function(node):
     """The HOSTED step's callback and its options (runtime/string_table.py)."""
     attrs = node.attrs
     options = {
-        "op": attrs["op"],
+        "op": attrs["hosted_op"],
         "attrs": dict(attrs["attrs"]),
         "strings": attrs["strings"],
         "string_result": attrs["string_result"],

@@ -71,7 +71,9 @@ def test_numbers_beside_strings_are_compiled_with_their_gradient():
     np.testing.assert_allclose(loss.numpy(), np.sum(lengths * np.sin(xs) * xs), rtol=1e-14)
     np.testing.assert_allclose(grad.numpy(), lengths * (np.sin(xs) + xs * np.cos(xs)), rtol=1e-14)
     assert label.numpy().tolist() == [b"A:1.0", b"BCD:3.0", b"EF:2.0"]
-    assert "TR_HOST" in concrete.c_source()  # the string ops call Python back
+    source = concrete.c_source()
+    assert "TR_HOST" in source  # the string ops call Python back, each named in its comment
+    assert "string_upper (in Python)" in source and "as_string (in Python)" in source
     _same((loss, grad, label), weighted(x, words))
 
 
