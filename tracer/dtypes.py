@@ -74,7 +74,7 @@ bool = DType("bool", np.bool_)
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 # TensorFlow's tf.string: byte strings of any length, each element a Python `bytes` in a
-# numpy object array; they never reach C (docs/strings.md)
+# numpy object array; compiled code holds handles to them, never the bytes (docs/strings.md)
 string = DType("string", object)
 
 _ALL = (float16, float32, float64, int32, int64, bool, complex64, complex128, string)
