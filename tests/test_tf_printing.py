@@ -83,6 +83,42 @@ def test_unary_ops_print_tensorflows_op_names():
     ]
 
 
+def test_composite_ops_print_as_tensorflows_one_op():
+    # one op each in TensorFlow, several primitives in tracer: the primitives inside take
+    # no names, so the sum after the mean is `Sum`, as in TensorFlow's graph
+    def ops(x):
+        m = tt.math
+        return [
+            tt.reduce_mean(x), tt.square(x), tt.stack([x, x]), tt.nn.softmax(x),
+            tt.reduce_sum(x), tt.nn.log_softmax(x), tt.nn.relu6(x), tt.nn.elu(x), m.sinh(x),
+            m.reciprocal(x), m.squared_difference(x, x), m.is_nan(x), tt.reduce_any(m.is_nan(x)),
+            m.xlogy(x, x), m.divide_no_nan(x, x), m.cosh(x), m.asinh(x), m.acosh(x),
+            m.atanh(x), m.is_inf(x), tt.reduce_mean(x, name="avg"), tt.stack([x, x], axis=1),
+        ]  # fmt: skip
+
+    shown = [s.split('"')[1] for s in shown_while_traced(ops, tt.constant([1.0, 2.0]))]
+    assert shown == [
+        "Mean:0", "Square:0", "stack:0", "Softmax:0", "Sum:0", "LogSoftmax:0", "Relu6:0",
+        "Elu:0", "Sinh:0", "Reciprocal:0", "SquaredDifference:0", "IsNan:0", "Any:0",
+        "Xlogy:0", "div_no_nan:0", "Cosh:0", "Asinh:0", "Acosh:0", "Atanh:0", "IsInf:0",
+        "avg:0", "stack_1:0",
+    ]  # fmt: skip
+
+
+def test_a_symbolic_tensor_has_a_name_and_an_eager_one_has_none():
+    names = []
+
+    @tt.function
+    def f(x):
+        names.append((x.name, (x * 2).name, tt.reduce_mean(x).name))
+        return x
+
+    f(tt.constant([1.0]))
+    assert names == [("x:0", "mul:0", "Mean:0")]
+    with pytest.raises(AttributeError, match="Tensor.name is undefined when eager execution"):
+        getattr(tt.constant(1.0), "name")  # noqa: B009 (the attribute access is the test)
+
+
 def test_names_are_made_unique_per_function_as_tensorflow_does():
     def ops(x):
         b = x * 2

@@ -14,7 +14,6 @@ from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
-from tracer.ir import topological_closure
 from tracer.tensor_shape import TensorShape
 
 
@@ -183,6 +182,14 @@ class Tensor(TensorLike):
         return self._node.shape if value is None else value.shape
 
     @property
+    def name(self):
+        """A symbolic tensor's name in its traced function (`"Mean:0"`), as TensorFlow's;
+        an eager tensor has none (AttributeError, as TensorFlow's EagerTensor)."""
+        if self._value is not None:
+            raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+        return graph_name(self._node)
+
+    @property
     def dtype(self):
         if self._value is None:
             return self._node.dtype
@@ -216,7 +223,7 @@ class Tensor(TensorLike):
 
 # TensorFlow's node name for the value of each tracer op whose TensorFlow op is named
 # otherwise (`Tensor("Sum:0", ...)`); the others print under tracer's name. Composite ops
-# (reduce_mean, softmax, square) print as the last primitive they are made of.
+# (reduce_mean, softmax, square) print as TensorFlow's op (`COMPOSITE_NODES`).
 _TF_NODE_NAMES = {
     "abs": "Abs",
     "argmax": "ArgMax",
@@ -273,6 +280,13 @@ _TF_NODE_NAMES = {
 }
 
 
+# The value of a function that is one op in TensorFlow and several primitives in tracer
+# (tt.reduce_mean: a sum and a division) prints as TensorFlow's op (`Mean`), and the
+# primitives inside it take no names: node -> (TensorFlow's name, the nodes of the
+# function's tensor arguments), recorded while a function is traced (tracer/ops/op_names.py)
+COMPOSITE_NODES = weakref.WeakKeyDictionary()
+
+
 class _NodeNames:
     """The names the nodes of one traced function print under, made unique as TensorFlow's
     graphs make them (`mul`, `mul_1`; `Mul` after `mul` is `Mul_1`: case does not count)."""
@@ -291,10 +305,27 @@ class _NodeNames:
         and those they read were made in that order (as in `print(x * 2 + 1)`).
         """
         if node not in self.names:
-            for each in topological_closure([node], expand=lambda n: n not in self.names):
-                if each not in self.names:
-                    self.names[each] = self._unique(_base_name(each))
+            for each in self._unnamed(node):
+                self.names[each] = self._unique(_base_name(each))
         return self.names[node]
+
+    def _unnamed(self, node):
+        """The nodes without a name that `node` is computed from, `node` last, inputs first
+        (a composite op's from its arguments, past the primitives inside it)."""
+        order, seen, stack = [], set(), [(node, False)]
+        while stack:
+            each, expanded = stack.pop()
+            if expanded:
+                order.append(each)
+                continue
+            if each in self.names or id(each) in seen:
+                continue
+            seen.add(id(each))
+            stack.append((each, True))
+            composite = COMPOSITE_NODES.get(each)
+            inputs = each.inputs if composite is None else composite[1]
+            stack.extend((i, False) for i in reversed(inputs))
+        return order
 
     def _unique(self, name):
         """TensorFlow's `Graph.unique_name`: `name`, or `name_<k>` for the first free k."""
@@ -313,6 +344,9 @@ def _base_name(node):
     """A node's name before it is made unique: an argument's name, TensorFlow's op name."""
     if node.op == "input":
         return node.attrs.get("name", "input")
+    composite = COMPOSITE_NODES.get(node)
+    if composite is not None:
+        return composite[0]
     return _TF_NODE_NAMES.get(node.op, node.op)
 
 

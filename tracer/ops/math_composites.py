@@ -12,21 +12,25 @@ from tracer.ops import array_ops, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.linalg_ops import matmul
+from tracer.ops.op_names import tf_op
 from tracer.ops.structure_ops import stack
 
 
+@tf_op("Sinh")
 def sinh(x, name=None):
     """(exp(x) - exp(-x)) / 2."""
     x = as_tensor(x)
     return (math_ops.exp(x) - math_ops.exp(-x)) * 0.5
 
 
+@tf_op("Cosh")
 def cosh(x, name=None):
     """(exp(x) + exp(-x)) / 2."""
     x = as_tensor(x)
     return (math_ops.exp(x) + math_ops.exp(-x)) * 0.5
 
 
+@tf_op("Asinh")
 def asinh(x, name=None):
     """sign(x) log(|x| + sqrt(x^2 + 1)): odd, and exact for large negative x."""
     x = as_tensor(x)
@@ -34,28 +38,33 @@ def asinh(x, name=None):
     return math_ops.sign(x) * math_ops.log(magnitude + math_ops.sqrt(x * x + 1.0))
 
 
+@tf_op("Acosh")
 def acosh(x, name=None):
     """log(x + sqrt(x^2 - 1)), for x >= 1 (NaN below, as TensorFlow)."""
     x = as_tensor(x)
     return math_ops.log(x + math_ops.sqrt(x * x - 1.0))
 
 
+@tf_op("Atanh")
 def atanh(x, name=None):
     """log((1 + x) / (1 - x)) / 2, for |x| < 1."""
     x = as_tensor(x)
     return (math_ops.log1p(x) - math_ops.log1p(-x)) * 0.5
 
 
+@tf_op("Reciprocal")
 def reciprocal(x, name=None):
     x = as_tensor(x)
     return math_ops.divide(array_ops.ones_like(x), x)
 
 
+@tf_op("SquaredDifference")
 def squared_difference(x, y, name=None):
     """(x - y)^2, elementwise."""
     return math_ops.square(math_ops.subtract(x, y))
 
 
+@tf_op("div_no_nan")
 def divide_no_nan(x, y, name=None):
     """x / y, and 0 where y is 0."""
     x, y = as_tensor(x), as_tensor(y)
@@ -64,6 +73,7 @@ def divide_no_nan(x, y, name=None):
     return math_ops.where(zero, array_ops.zeros_like(x * safe), x / safe)
 
 
+@tf_op("Xlogy")
 def xlogy(x, y, name=None):
     """x log(y), and 0 where x is 0 (also where y is 0)."""
     x, y = as_tensor(x), as_tensor(y)
@@ -99,21 +109,25 @@ def logical_xor(x, y, name=None):
     )
 
 
+@tf_op("IsNan")
 def is_nan(x, name=None):
     x = as_tensor(x)
     return math_ops.not_equal(x, x)
 
 
+@tf_op("IsInf")
 def is_inf(x, name=None):
     x = as_tensor(x)
     return math_ops.logical_and(math_ops.logical_not(math_ops.is_finite(x)), math_ops.equal(x, x))
 
 
+@tf_op("Any")
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     flags = array_ops.cast(as_tensor(input_tensor), "int32")
     return math_ops.greater(reduction_ops.reduce_max(flags, axis=axis, keepdims=keepdims), 0)
 
 
+@tf_op("All")
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     flags = array_ops.cast(as_tensor(input_tensor), "int32")
     return math_ops.greater(reduction_ops.reduce_min(flags, axis=axis, keepdims=keepdims), 0)

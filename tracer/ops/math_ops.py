@@ -21,6 +21,7 @@ from tracer.ops import array_ops, seed_ops, shapes, window_ops
 from tracer.ops.broadcast_ops import broadcast_to, unbroadcast
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply, apply_binary, apply_unary, op_function
+from tracer.ops.op_names import tf_op
 from tracer.ops.registry import OUT, primitive
 from tracer.ops.tangent_rules import DIAGONAL, LINEAR, PRODUCT, tangent_or_zeros
 
@@ -306,6 +307,7 @@ def add_n(inputs, name=None):
     return total
 
 
+@tf_op("Square")
 def square(x, name=None):
     x = as_tensor(x)
     return x * x

@@ -7,6 +7,7 @@ so they are differentiable to any order and stay finite where TensorFlow's do.
 from tracer.ops import array_ops, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
+from tracer.ops.op_names import tf_op
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
@@ -22,6 +23,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return array_ops.reshape(result, reduce_sum(x, axis).shape)
 
 
+@tf_op("Softmax")
 def softmax(logits, axis=-1, name=None):
     x = as_tensor(logits)
     shifted = math_ops.exp(
@@ -30,17 +32,20 @@ def softmax(logits, axis=-1, name=None):
     return shifted / reduce_sum(shifted, axis, keepdims=True)
 
 
+@tf_op("LogSoftmax")
 def log_softmax(logits, axis=-1, name=None):
     x = as_tensor(logits)
     return x - reduce_logsumexp(x, axis, keepdims=True)
 
 
+@tf_op("Relu6")
 def relu6(features, name=None):
     """min(max(x, 0), 6), with TensorFlow's gradient: 0 at both corners."""
     x = as_tensor(features)
     return math_ops.where(x < 6.0, math_ops.relu(x), 6.0)
 
 
+@tf_op("Elu")
 def elu(features, name=None):
     """x for x > 0, exp(x) - 1 otherwise; exp only sees x <= 0, so no inf reaches the gradient."""
     x = as_tensor(features)

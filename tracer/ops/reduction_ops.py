@@ -8,6 +8,7 @@ from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.broadcast_ops import reduce_attrs, reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
+from tracer.ops.op_names import tf_op
 from tracer.ops.registry import OUT, primitive
 
 
@@ -93,6 +94,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     return x if attrs is None else apply(REDUCE_MIN, (x,), attrs)
 
 
+@tf_op("Mean")
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over `axis`; integer tensors give the integer (floor) mean, as in TensorFlow."""
     x = as_tensor(input_tensor)

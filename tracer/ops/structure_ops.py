@@ -10,6 +10,7 @@ from tracer.ops import array_ops, shapes
 from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.convert import as_tensors
 from tracer.ops.core import apply
+from tracer.ops.op_names import tf_op
 from tracer.ops.registry import primitive
 from tracer.ops.tangent_rules import LINEAR
 
@@ -90,6 +91,7 @@ def concat(values, axis, name=None):
     return apply(CONCAT, tensors, {"axis": axis})
 
 
+@tf_op("stack")
 def stack(values, axis=0, name=None):
     """Join same-shaped `values` along a new axis."""
     tensors = as_tensors(*values)
