@@ -33,7 +33,9 @@ A declaration holds everything tracer knows about the op:
   `infix`: the Python operator straight-line code may use for floating inputs.
 - `c`: the C form (`codegen.forms`), registered in `codegen.forms.C_FORMS`.
 - `strings=True`: the op takes tt.string tensors (`STRING_OPS`); every other op refuses
-  them with a TypeError naming the op (tracer.ops.core).
+  them with a TypeError naming the op (tracer.ops.core). In a compiled module, such an op
+  runs its kernel in Python on the strings, unless codegen/string_handles.py lists it
+  among the ops that only move elements (`MOVES`), which move handles in C.
 
 The layer tables stay in their layers (runtime/ and codegen/ import nothing of tracer's
 front end); only the declaration writes to them. `missing_pieces` names what a declaration
