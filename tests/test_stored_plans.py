@@ -359,7 +359,8 @@ def test_a_load_that_builds_nothing_does_not_wait_for_another_threads_build(tmp_
     assert not any(len(entry.name) == 64 for entry in tmp_path.iterdir())
 
 
-def test_a_plan_holding_large_constants_is_not_stored():
+def test_a_plan_holding_large_constants_is_not_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))  # (other workers store plans meanwhile)
     plan = ModulePlan()
     plan.source = "int tracer_run(char **args) { return 0; }"
     plan.constants = [np.zeros(plans.MAX_CONSTANT_BYTES // 8 + 1)]
