@@ -14,6 +14,7 @@ from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
+from tracer.ir import topological_closure
 from tracer.tensor_shape import TensorShape
 
 
@@ -305,27 +306,13 @@ class _NodeNames:
         and those they read were made in that order (as in `print(x * 2 + 1)`).
         """
         if node not in self.names:
-            for each in self._unnamed(node):
-                self.names[each] = self._unique(_base_name(each))
+            unnamed = topological_closure(
+                [node], expand=lambda n: n not in self.names, inputs=_shown_inputs
+            )
+            for each in unnamed:
+                if each not in self.names:
+                    self.names[each] = self._unique(_base_name(each))
         return self.names[node]
-
-    def _unnamed(self, node):
-        """The nodes without a name that `node` is computed from, `node` last, inputs first
-        (a composite op's from its arguments, past the primitives inside it)."""
-        order, seen, stack = [], set(), [(node, False)]
-        while stack:
-            each, expanded = stack.pop()
-            if expanded:
-                order.append(each)
-                continue
-            if each in self.names or id(each) in seen:
-                continue
-            seen.add(id(each))
-            stack.append((each, True))
-            composite = COMPOSITE_NODES.get(each)
-            inputs = each.inputs if composite is None else composite[1]
-            stack.extend((i, False) for i in reversed(inputs))
-        return order
 
     def _unique(self, name):
         """TensorFlow's `Graph.unique_name`: `name`, or `name_<k>` for the first free k."""
@@ -338,6 +325,13 @@ class _NodeNames:
             count += 1
         self.in_use[f"{key}_{count}"] = 1
         return f"{name}_{count}"
+
+
+def _shown_inputs(node):
+    """What a node is named after: a composite op's arguments, past the primitives inside
+    it (COMPOSITE_NODES), else its inputs."""
+    composite = COMPOSITE_NODES.get(node)
+    return node.inputs if composite is None else composite[1]
 
 
 def _base_name(node):

@@ -197,9 +197,10 @@ def holds_strings(graph):
     return False
 
 
-def topological_closure(outputs, expand=None):
+def topological_closure(outputs, expand=None, inputs=None):
     """Every node the `outputs` depend on, in topological order (inputs first). With
-    `expand`, the inputs of a node are followed only where `expand(node)` holds."""
+    `expand`, the inputs of a node are followed only where `expand(node)` holds; with
+    `inputs`, a node's inputs are `inputs(node)` instead of `node.inputs`."""
     # NOTE: a depth-first walk with the stack holding nodes alone (no tuple per step: the
     # passes walk graphs of 10^5 nodes). A node popped while `pending` holds it is its own
     # entry to be emitted, pushed below its inputs when it was expanded: an entry that
@@ -220,5 +221,6 @@ def topological_closure(outputs, expand=None):
             continue
         pending.add(node)
         stack.append(node)
-        stack.extend(inp for inp in reversed(node.inputs) if inp not in seen)
+        read = node.inputs if inputs is None else inputs(node)
+        stack.extend(inp for inp in reversed(read) if inp not in seen)
     return order

@@ -30,9 +30,9 @@ def tf_op(tf_name):
 
 
 def _record(tf_name, args, kwargs, result):
-    node = getattr(result, "_node", None)
-    if type(result) is not Tensor or result._value is not None or node is None:
+    if type(result) is not Tensor or result._value is not None or result._node is None:
         return
+    node = result._node
     arguments = [
         t._node
         for t in nest.flatten((list(args), kwargs))
