@@ -17,6 +17,7 @@ from tracer.ops.core import apply
 from tracer.ops.cross_entropy_ops import SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.registry import OPS
+from tracer.ops.softmax_ops import SOFTMAX_BACKPROP
 from tracer.printing import PRINT, TENSOR, PrintCall
 
 rng = np.random.default_rng(20261121)
@@ -166,6 +167,12 @@ CASES = {
         ),
         [normal(2, 3, 3) * 2],
     ),
+    "softmax": (lambda x: tt.nn.softmax(x), [normal(2, 3, 4) * 3]),
+    # the softmax's vector-Jacobian product as a primitive, at any y (not only a softmax's)
+    "softmax_backprop": (
+        lambda y, v: apply(SOFTMAX_BACKPROP, (y, v), {}),
+        [normal(2, 3), normal(2, 3)],
+    ),
 }
 
 
@@ -193,7 +200,7 @@ COMPOSITES = {
         lambda x: tt.math.round(x) * x,
         [rng.uniform(-0.3, 0.3, (4,)) + np.arange(4)],
     ),
-    "softmax": (lambda x: tt.nn.softmax(x, axis=0), [normal(3, 2) * 3]),
+    "softmax_axis_0": (lambda x: tt.nn.softmax(x, axis=0), [normal(3, 2) * 3]),
     "log_softmax": (tt.nn.log_softmax, [normal(2, 4) * 3]),
     "reduce_logsumexp": (lambda x: tt.math.reduce_logsumexp(x, axis=1), [normal(2, 3) * 3]),
     "reduce_mean": (lambda x: tt.reduce_mean(x * x, axis=0), [normal(3, 2)]),

@@ -270,6 +270,7 @@ _TF_NODE_NAMES = {
     "sign": "Sign",
     "sin": "Sin",
     "slice": "strided_slice",
+    "softmax": "Softmax",
     "softplus": "Softplus",
     "softsign": "Softsign",
     "sqrt": "Sqrt",

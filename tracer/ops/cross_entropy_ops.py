@@ -9,8 +9,8 @@ so does tracer:
     sparse_softmax_cross_entropy_backprop(labels, logits)  softmax(x) - one_hot(label)
 
 The first's gradient with respect to the logits is the second times the cotangent; the
-second's is the softmax's vector-Jacobian product `s * (v - sum(v * s))`, written with
-primitives, so every order of derivative follows. Both take the row's maximum out first,
+second's is the softmax's vector-Jacobian product `s * (v - sum(v * s))`, itself a primitive
+with its own gradient (tracer/ops/softmax_ops.py), so every order of derivative follows. Both take the row's maximum out first,
 as TensorFlow's kernel does (a row holding +inf or NaN gives NaN, as there; a -inf logit
 other than the label's adds nothing), and compute in float32 for float16 logits. A label
 outside `[0, classes)` is InvalidArgumentError, TensorFlow's error, in every backend.
@@ -23,8 +23,9 @@ from codegen.ctypes import MATH_SUFFIX, compute, storage
 from runtime.kernels import quiet
 from tracer.errors import as_tf
 from tracer.ir import dims
-from tracer.ops import array_ops, nn_ops
-from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
+from tracer.ops import array_ops, softmax_ops
+from tracer.ops.batching import any_leading_axes
+from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive
@@ -96,24 +97,10 @@ def _c(backprop):
     return forms.Template("softmax_cross_entropy.c.j2", context, error=error)
 
 
-def _batch(op):
-    """Both inputs with the batch axis in front (the op works on any leading axes)."""
-
-    def rule(node, args, flags, size):
-        args = [
-            arg if batched else broadcast_to(arg, (size, *arg.shape))
-            for arg, batched in zip(args, flags)
-        ]
-        return apply(op(), tuple(args), {})
-
-    return rule
-
-
 def _softmax_vjp(logits, v):
-    """The softmax's vector-Jacobian product, which is also its Jacobian-vector product (the
-    Jacobian diag(s) - s s^T is symmetric)."""
-    s = nn_ops.softmax(logits)
-    return s * (v - reduce_sum(v * s, -1, keepdims=True))
+    """The softmax's vector-Jacobian product at `logits`, which is also its Jacobian-vector
+    product."""
+    return softmax_ops.softmax_vjp(softmax_ops.softmax_last_axis(logits), v)
 
 
 SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP = primitive(
@@ -122,7 +109,7 @@ SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP = primitive(
     grad=lambda node, g, logits: (None, _softmax_vjp(logits, g)),
     saves=(1,),
     jvp=lambda node, tangents, inputs, out: _softmax_vjp(inputs[1], tangents[1]),
-    batch=_batch(lambda: SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP),
+    batch=any_leading_axes,
     kernel=_backprop_kernel,
     c=_c(backprop=True),
 )
@@ -144,7 +131,7 @@ SPARSE_SOFTMAX_CROSS_ENTROPY = primitive(
     grad=_loss_grad,
     saves=(0, 1),
     jvp=_loss_jvp,
-    batch=_batch(lambda: SPARSE_SOFTMAX_CROSS_ENTROPY),
+    batch=any_leading_axes,
     kernel=_loss_kernel,
     c=_c(backprop=False),
 )

@@ -1,10 +1,11 @@
 """Neural-network functions, composed of primitives in numerically stable forms.
 
 None of these needs a gradient rule of its own: their gradients come from the primitives',
-so they are differentiable to any order and stay finite where TensorFlow's do.
+so they are differentiable to any order and stay finite where TensorFlow's do. The softmax
+over the last axis is the exception: one primitive (tracer/ops/softmax_ops.py).
 """
 
-from tracer.ops import array_ops, math_ops, reduction_ops
+from tracer.ops import array_ops, math_ops, reduction_ops, softmax_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.op_names import tf_op
@@ -25,7 +26,12 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 @tf_op("Softmax")
 def softmax(logits, axis=-1, name=None):
+    """exp(x) / sum(exp(x)) over `axis`, the maximum taken out first: one primitive over the
+    last axis of a real floating tensor (tracer/ops/softmax_ops.py), composed otherwise."""
     x = as_tensor(logits)
+    rank = len(x.shape)
+    if x.dtype.is_floating and rank and isinstance(axis, int) and axis % rank == rank - 1:
+        return softmax_ops.softmax_last_axis(x)
     shifted = math_ops.exp(
         x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
     )
