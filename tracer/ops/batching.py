@@ -7,7 +7,7 @@ Elementwise ops without a rule of their own use `elementwise`; `tracer/passes/ve
 applies the rules.
 """
 
-from tracer.ops import array_ops, broadcast_ops
+from tracer.ops import array_ops
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS
 
@@ -33,7 +33,7 @@ def any_leading_axes(node, args, flags, size):
     """The rule of an op that works on any leading axes of its inputs alike (a softmax per
     row): the unbatched inputs broadcast along the batch axis, in front."""
     args = [
-        arg if batched else broadcast_ops.broadcast_to(arg, (size, *arg.shape))
+        arg if batched else apply(OPS["broadcast_to"], (arg,), {"shape": (size, *arg.shape)})
         for arg, batched in zip(args, flags)
     ]
     return apply(OPS[node.op], tuple(args), node.attrs)
