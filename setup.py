@@ -25,7 +25,13 @@ def _native_table():
 
 setup(
     ext_modules=[
-        Extension(extension.module, [os.path.relpath(extension.source, ROOT)], optional=True)
+        Extension(
+            extension.module,
+            [os.path.relpath(extension.source, ROOT)],
+            extra_compile_args=list(extension.flags),
+            extra_link_args=[f for f in extension.flags if f == "-fopenmp"],
+            optional=True,
+        )
         for extension in _native_table().values()
     ]
 )

@@ -675,6 +675,11 @@ class Library:
         pointer = self.ffi.NULL if array is None else self.ffi.cast(ctype, array.ctypes.data)
         self._handle.write_variable(ctype, name, pointer)
 
+    def set_table(self, name, address):
+        """Point the module's `void **` variable `name` at the table at `address`."""
+        ctype = self.ffi.typeof("void * *")
+        self._handle.write_variable(ctype, name, self.ffi.cast(ctype, address))
+
     def set_watch(self, function):
         """Make `function` (a cffi `int(*)(void)`) the one the module's watched loops call
         back (its plan's `watch`; runtime/interrupts.py)."""

@@ -2,26 +2,32 @@
 
 import time
 
-from codegen import build, plans, string_handles
+from codegen import build, conv_kernels, plans, string_handles
 from codegen.errors import BuildFailure, CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
 from codegen.probes import ProbeTable
 from codegen.targets import C_MODULE, PROFILED_C
+from runtime import installed_kernels
 from runtime.compiled import CompiledGraph
 from tracer.ir import all_nodes, format_location, holds_strings
 
 
-def compile_graph(graph, name, updates=None, plan_key=None, profiled=False):
+def compile_graph(graph, name, updates=None, plan_key=None, profiled=False, own_kernels=False):
     """A CompiledGraph for `graph`, built (or found in the cache) now. `updates` maps an
     output position to the input it is the new value of (see `codegen.lower.lower`). With
     a `plan_key` (`codegen.plans.plan_key` of the graph as traced), its plan is stored for
-    `compile_stored`. `profiled`: each step of the module is timed, its `probes` say which
-    (the profiled C target, `compile_profiled`).
+    `compile_stored`, unless the module calls the convolution kernels installed with
+    tracer (codegen/conv_kernels.py), as it does where they serve unless `own_kernels`.
+    `profiled`: each step of the module is timed, its `probes` say which (the profiled C
+    target, `compile_profiled`).
 
     On a compiler not yet probed, the first build assumes it has every feature
     (`build.toolchain_assumed`): success confirms it, a CompileError probes and builds again.
     """
+    if own_kernels:
+        with conv_kernels.own_kernels():
+            return compile_graph(graph, name, updates, plan_key, profiled)
     _check_ranks(graph)
     strings = None
     if holds_strings(graph):
@@ -39,7 +45,7 @@ def compile_graph(graph, name, updates=None, plan_key=None, profiled=False):
             # built with what the probes found, not with the features `plan_key` assumed
             return _built(graph, name, updates, uses_blas, profiled, strings)
         build.confirm_toolchain()
-    if plan_key is not None:
+    if plan_key is not None and not installed_kernels.uses(compiled.plan.source):
         plans.store(plan_key, compiled.plan, uses_blas)
     return compiled
 

@@ -113,6 +113,10 @@ class Template(Form):
         self.error = error
         self.uses_blas = uses_blas
 
+    def template_for(self, node):
+        """The template that writes `node`'s kernel."""
+        return self.template
+
 
 class LoopNests(Form):
     """`nests(node) -> ([(C type, parameter name)], [codegen.loops.Nest])`."""

@@ -980,7 +980,7 @@ def _kernel_text(node, name, lowering):
             where = format_location(node.location)
             context["error"] = plan.error(exception, message + (f" (at {where})" if where else ""))
         text = templates.render(
-            form.template,
+            form.template_for(node),
             name=name,
             comment=comment(node),
             dim_params=lowering.dim_params,

@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from runtime import host, interrupts
+from runtime import host, installed_kernels, interrupts
 
 
 class CompiledGraph:
@@ -34,6 +34,12 @@ class CompiledGraph:
         self.constants = [np.ascontiguousarray(c) for c in plan.constants]
         if plan.watch:  # its long loops call back, so that Ctrl-C stops them
             module.set_watch(interrupts.watch_function(module.ffi))
+        if installed_kernels.uses(
+            plan.source
+        ):  # it calls convolution kernels installed with tracer
+            if not installed_kernels.address():
+                raise RuntimeError("the module calls tracer's installed kernels, which are missing")
+            module.set_table(installed_kernels.VARIABLE, installed_kernels.address())
         self.probes = probes
         if probes is not None:
             self._module = module

@@ -1,28 +1,31 @@
 """tracer's CPython extensions: which there are, their one interface version, loading, builds.
 
-Three paths of tracer have a copy in C, each an optional extension module:
+Four paths of tracer have a copy in C, each an optional extension module:
 
     fast_apply     tracer.ops._fast_apply    the eager op path        tracer.ops.core._apply
     fast_call      runtime._fast_call        a compiled function's    the Python function of
                                              call                     runtime/compiled.py
     straight_line  runtime._straight_line    a straight-line program  runtime.straight_line.
                                                                       PythonProgram
+    conv_kernels   runtime._conv_kernels     convolution and pooling  each module's own
+                                             kernels for compiled     (templates/
+                                             modules                  patch_product.c.j2,
+                                                                      windows.c.j2)
 
-The Python function (last column) is the definition; the C file repeats it only where a
-benchmark shows the need, and a test holds the two to the same bits (docs/native-paths.md).
+The last column is the definition; the C file repeats it only where a benchmark shows the
+need, and a test holds the two to the same bits (docs/native-paths.md).
 
 Each extension exports `INTERFACE`, which must equal this module's: one number for the
-three, raised whenever any of them changes what it takes or does. An editable install whose
+four, raised whenever any of them changes what it takes or does. An editable install whose
 extensions were not rebuilt then runs the Python paths, with one RuntimeWarning per
 extension, never a stale C copy. A missing extension (no compiler at install time) is
 silent: the Python paths are complete. A user may add its own check (`load(name, check)`):
 fast_apply's user runs both paths on probe ops; the check needs tracer's classes, which
 runtime may not import, so the check is the user's and the verdict is this module's.
 
-Under TRACER_SANITIZE (docs/reliability.md) the three are not imported but compiled from
+Under TRACER_SANITIZE (docs/reliability.md) the four are not imported but compiled from
 their sources with those sanitizers (`build`) into a directory of this user's, and imported
-from there; later processes find them built.
-"""
+from there; later processes find them built."""
 
 import atexit
 import contextlib
@@ -30,6 +33,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -46,12 +50,13 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Extension(NamedTuple):
     """One of tracer's extensions: its import name, its C file, what it is, what runs
-    where it is not used."""
+    where it is not used, and the compiler's flags it needs besides Python's."""
 
     module: str
     source: str
     role: str
     instead: str
+    flags: tuple = ()
 
 
 EXTENSIONS = {
@@ -72,6 +77,15 @@ EXTENSIONS = {
         os.path.join(_ROOT, "runtime", "straight_line.c"),
         "the straight-line program in C",
         "the Python loop",
+    ),
+    # built for this CPU, with OpenMP and the rounding of the compiled modules
+    # (codegen/build.py's FLAGS), whose kernels it stands for
+    "conv_kernels": Extension(
+        "runtime._conv_kernels",
+        os.path.join(_ROOT, "runtime", "conv_kernels.c"),
+        "the convolution and pooling kernels installed with tracer",
+        "each module's own",
+        ("-O3", "-march=native", "-fopenmp", "-ffp-contract=off", "-fno-math-errno", "-fwrapv"),
     ),
 }
 
@@ -156,7 +170,7 @@ def _sanitized_directory():
 def build(sanitize, directory):
     """{name: path of the library} of every extension compiled into `directory` with the
     sanitizers `sanitize` ("address,undefined"): each report fatal, with a usable stack.
-    The compiler is $CC, else cc or gcc; the three compile at once. A library's name holds
+    The compiler is $CC, else cc or gcc; they compile at once. A library's name holds
     a hash of its source, the compiler and the flags: one already there is used again, and a
     new one appears whole (written aside, then renamed), so processes may share `directory`.
 
@@ -175,13 +189,15 @@ def build(sanitize, directory):
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     paths, compilers = {}, {}
     for name, extension in EXTENSIONS.items():
+        own = [f for f in extension.flags if not f.startswith("-O")]  # the sanitizers' -O1
         with open(extension.source, "rb") as handle:
-            key = hashlib.sha256(handle.read() + "\0".join([cc, *flags]).encode()).hexdigest()
+            text = handle.read() + _headers_of(extension.source)
+            key = hashlib.sha256(text + "\0".join([cc, *flags, *own]).encode()).hexdigest()
         short_name = extension.module.rsplit(".", 1)[-1]
         paths[name] = os.path.join(directory, f"{short_name}-{key[:16]}{suffix}")
         if not os.path.exists(paths[name]):
             staging = f"{paths[name]}.{os.getpid()}.tmp"
-            command = [cc, *flags, extension.source, "-o", staging]
+            command = [cc, *flags, *own, extension.source, "-o", staging]
             compilers[name] = subprocess.Popen(command, stderr=subprocess.PIPE, text=True), staging
     errors = {name: process.communicate()[1] for name, (process, _) in compilers.items()}
     failed = [name for name, (process, _) in compilers.items() if process.returncode != 0]
@@ -197,6 +213,18 @@ def build(sanitize, directory):
             f"{errors[failed[0]][-4000:]}"
         )
     return paths
+
+
+def _headers_of(source):
+    """The text of the headers beside `source` that it includes (`#include "x.h"`)."""
+    folder = os.path.dirname(source)
+    with open(source) as handle:
+        names = re.findall(r'^#include "([^"/]+)"', handle.read(), re.M)
+    texts = []
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            texts.append(handle.read())
+    return b"".join(texts)
 
 
 def _import_file(qualified_name, path):

@@ -1,10 +1,11 @@
-"""tracer's three extensions load from one place (runtime/native.py) under one interface
-version; a stale or missing one leaves its Python definition running, with one warning or
-none; and each C path gives its Python definition's bits.
+"""tracer's four extensions load from one place (runtime/native.py) under one interface
+version; a stale or missing one leaves its definition running, with one warning or none;
+and each C path gives its definition's bits.
 
 The detailed cross-checks live beside each path: tests/test_fast_apply.py (the eager op
 path), tests/test_fast_call.py (the compiled call), tests/test_eager_fast_paths.py (the
-straight-line program). Here, one case set runs through all three, each both ways.
+straight-line program). Here, one case set runs through the first three, each both ways; the installed convolution
+kernels' own cross-check is tests/test_installed_kernels.py.
 """
 
 import ast
@@ -14,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import types
 import warnings
 
@@ -42,7 +44,7 @@ def fresh_loader(monkeypatch):
 
 
 def test_the_table_names_each_extension_and_its_source():
-    assert sorted(native.EXTENSIONS) == ["fast_apply", "fast_call", "straight_line"]
+    assert sorted(native.EXTENSIONS) == ["conv_kernels", "fast_apply", "fast_call", "straight_line"]
     for extension in native.EXTENSIONS.values():
         with open(extension.source) as handle:
             source = handle.read()
@@ -105,7 +107,7 @@ def test_a_check_that_fails_or_raises_refuses_the_module_and_says_why():
         assert native.accept("straight_line", types.SimpleNamespace(), None) is None
 
 
-# without the extensions, or with all three refused: tracer runs, silently or with a warning each
+# without the extensions, or with all four refused: tracer runs, silently or with a warning each
 WITHOUT_PROGRAM = """
 import sys, warnings
 {setup}
@@ -120,22 +122,35 @@ with tt.GradientTape() as tape:
     y = tt.reduce_sum(tt.sin(x) * x)
 g = tape.gradient(y, x)
 f = tt.function(lambda v: v * 2.0 + 1.0)
+image = tt.constant(np.linspace(-1.0, 1.0, 2 * 6 * 6 * 3).reshape(2, 6, 6, 3))
+kernel = tt.constant(np.linspace(0.5, -0.5, 3 * 3 * 3 * 4).reshape(3, 3, 3, 4))
+@tt.function
+def cnn(image, kernel):  # compiled with the installed convolution kernels where they load
+    with tt.GradientTape() as tape:
+        tape.watch(kernel)
+        features = tt.nn.relu(tt.nn.conv2d(image, kernel, 1, "SAME"))
+        y = tt.reduce_sum(tt.nn.max_pool2d(features, 2, 2, "VALID") ** 2)
+    return y, tape.gradient(y, kernel)
+y2, g2 = cnn(image, kernel)
 print(core.fast_apply, fast_call._extension, straight_line.Program is straight_line.PythonProgram)
-print(repr([float(y), g.numpy().tolist(), f(x).numpy().tolist()]))  # exact: repr of floats
+print(repr([float(y), g.numpy().tolist(), f(x).numpy().tolist(), float(y2), g2.numpy().tolist()]))
 """
 HIDDEN = "\n".join(f"sys.modules[{e.module!r}] = None" for e in native.EXTENSIONS.values())
 
 
 def _run(setup, *options):
+    """The program after `setup`, in a new process with a cache of its own (a plan stored by
+    another process would skip the lowering, where the convolution kernels are loaded)."""
     program = WITHOUT_PROGRAM.format(setup=setup)
-    return subprocess.run(
-        [sys.executable, *options, "-c", program],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=ROOT, TRACER_SANITIZE=""),
-        timeout=300,
-    )
+    with tempfile.TemporaryDirectory() as cache:
+        return subprocess.run(
+            [sys.executable, *options, "-c", program],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=dict(os.environ, PYTHONPATH=ROOT, TRACER_SANITIZE="", TRACER_CACHE_DIR=cache),
+            timeout=300,
+        )
 
 
 def test_tracer_imports_and_runs_without_the_extensions():
@@ -143,7 +158,7 @@ def test_tracer_imports_and_runs_without_the_extensions():
     assert completed.returncode == 0, completed.stderr[-3000:]
     first, second = completed.stdout.splitlines()
     assert first == "None None True"  # every path in Python
-    y, g, f = ast.literal_eval(second)
+    y, g, f, _, _ = ast.literal_eval(second)
     x = np.array([0.5, 1.5])
     assert float(y) == pytest.approx(np.sum(np.sin(x) * x), rel=1e-15)
     np.testing.assert_allclose(np.array(g, float), np.cos(x) * x + np.sin(x), rtol=1e-15)
@@ -155,7 +170,7 @@ def test_extensions_of_another_interface_leave_the_same_values_with_a_warning_ea
     stale = "import runtime.native\nruntime.native.INTERFACE += 1"
     completed = _run(stale)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert completed.stderr.count("built for another version of tracer") == 3
+    assert completed.stderr.count("built for another version of tracer") == 4
     for extension in native.EXTENSIONS.values():
         assert extension.role in completed.stderr
     without = _run(HIDDEN)

@@ -3,6 +3,7 @@ target (codegen/targets.py) and a policy: whether to fall back to the numpy inte
 where the target cannot build, and whether to build in the background (the interpreter runs
 meanwhile)."""
 
+import functools
 import threading
 import warnings
 from typing import NamedTuple
@@ -10,6 +11,7 @@ from typing import NamedTuple
 from codegen import string_handles
 from codegen.interpreted import interpreted
 from codegen.targets import C_MODULE, INTERPRETER, Target
+from runtime import installed_kernels
 from tracer.ir import holds_strings
 from tracer.passes.pipeline import run_pipeline
 
@@ -73,21 +75,28 @@ def compile_optimized(graph, name, backend):
     return executable(run_pipeline(graph, target=backend.target).final, backend, name)
 
 
-def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None):
+def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None, own_kernels=False):
     """What runs `graph` for `backend` (a Backend or its string): the target's executable;
     with `fallback`, the interpreter where the target's module cannot be built or loaded,
     with one warning for each cause (no compiler, a compile error or time-out, an unsafe
     cache directory, ...); with `background_build`, both in turn (`Tiered`: the interpreter
     at once, while a thread builds the module; `on_ready(built)` is called with the module's
-    executable once it is built). A compiled module's plan is stored under `plan_key` (see
-    `stored_executable`)."""
+    executable once it is built). A module that calls the convolution kernels installed with
+    tracer (codegen/conv_kernels.py) runs at once, while a thread builds the same module with
+    kernels of its own, which run faster and give the same bits, and takes its place
+    (`Tiered` again); with `own_kernels`, the module with its own is built at once. A
+    compiled module's plan is stored under `plan_key` (see `stored_executable`)."""
     backend = parse_backend(backend)
-    if backend.background_build:
-        return Tiered(graph, name, updates, on_ready, plan_key, backend.built_now())
+    if backend.background_build:  # the interpreter answers: the module takes its own kernels
+        later = functools.partial(
+            executable, graph, backend.built_now(), name, updates, None, plan_key, True
+        )
+        return Tiered(interpreted(graph), later, name, on_ready)
     from codegen.errors import BuildFailure
 
     try:
-        return backend.target.emit(graph, name, updates, plan_key)
+        own = {"own_kernels": True} if own_kernels else {}
+        built = backend.target.emit(graph, name, updates, plan_key, **own)
     except BuildFailure as error:
         if not backend.fallback:
             raise
@@ -99,6 +108,21 @@ def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None)
                 stacklevel=5,
             )
         return interpreted(graph)
+    if not installed_kernels.uses(getattr(built, "c_source", None) or ""):
+        return built
+    own = functools.partial(_with_own_kernels, graph, backend.target, name, updates, plan_key)
+    return Tiered(built, own, name, on_ready)
+
+
+def _with_own_kernels(graph, target, name, updates, plan_key):
+    """The module of `graph` with its own convolution kernels; None where it cannot be built
+    (the module with the installed ones keeps running)."""
+    from codegen.errors import BuildFailure
+
+    try:
+        return target.emit(graph, name, updates, plan_key, own_kernels=True)
+    except BuildFailure:
+        return None
 
 
 def traced_plan_key(traced, backend, name, updates):
@@ -134,23 +158,21 @@ def stored_executable(plan_key, backend):
 
 
 class Tiered:
-    """The interpreter now, the compiled module once it is built.
+    """One executable now, a faster one once a thread builds it: the interpreter while the
+    compiled module builds (the tiered backend), or a module that calls the installed
+    convolution kernels while the one with its own builds.
 
-    A thread builds the module (with `backend`, which falls back as "auto" does: a failure
-    leaves the interpreter, with one warning); until it is ready, calls run on the
-    interpreter, which gives the same values (tests/test_backends.py holds the two to that),
-    so a program's first results come without waiting for the C compiler. `wait()` waits
-    for the build."""
+    Until the thread is done, calls run `now`, which gives the later executable's values
+    (tests/test_backends.py holds the interpreter and the module to that; the installed
+    kernels give the module's bits, tests/test_installed_kernels.py), so a program's first
+    results come without waiting for the C compiler. `later()` builds the other executable
+    (None: keep `now`); `on_ready(built)` is called with it. `wait()` waits for the build."""
 
-    def __init__(self, graph, name, updates, on_ready, plan_key=None, backend=BACKENDS["auto"]):
-        self._interpreted = interpreted(graph)
-        self._current = self._interpreted
-        self.run = self._interpreted.run
+    def __init__(self, now, later, name, on_ready=None):
+        self._current, self.run = now, now.run
         self._on_ready = on_ready
         self._thread = threading.Thread(
-            target=self._build,
-            args=(graph, name, updates, plan_key, backend),
-            name=f"tracer build of {name}",
+            target=self._build, args=(later,), name=f"tracer build of {name}"
         )
         self._thread.daemon = True  # a program that ends before its build does is not held
         self._thread.start()
@@ -162,15 +184,20 @@ class Tiered:
         tiered._current, tiered.run, tiered._thread = module, module.run, None
         return tiered
 
-    def _build(self, graph, name, updates, plan_key, backend):
-        built = executable(graph, backend, name, updates, plan_key=plan_key)
+    def _build(self, later):
+        built = later()
+        if built is None:
+            return
         self._current, self.run = built, built.run
         if self._on_ready is not None:
             self._on_ready(built)
 
+    def __call__(self, arrays):
+        return self.run(arrays)
+
     @property
     def current(self):
-        """The interpreter, or the compiled module once built."""
+        """The executable that runs now."""
         return self._current
 
     @property

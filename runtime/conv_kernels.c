@@ -1,0 +1,159 @@
+/* The convolution and pooling kernels of compiled modules, built once, when tracer is
+ * installed, for any geometry: a module calls these instead of compiling its own.
+ *
+ *     table() -> the address of a table of the kernels (KERNELS names them in its order),
+ *                or 0 where this CPU lacks an instruction set the build used, or has a
+ *                fused multiply-add where the build had none (or none where it had one)
+ *
+ * A convolution's patch products and pooling's window kernels were most of a CNN step's
+ * compile (templates/patch_product.c.j2 and windows.c.j2, specialised to each geometry).
+ * These loops are those templates' with the geometry read at run time: the same sums in the
+ * same order, the same multiply-adds, the same selections, so a module that calls them gives
+ * the bits of one that compiled its own (tests/test_installed_kernels.py holds them to it). Each
+ * output element's sum is its own, whichever register block computes it, so the blocks here
+ * are a few fixed sizes (codegen/conv_kernels.py says which nodes the table serves).
+ *
+ * The geometry `g` (int64): n, height, width, channels, kernel (2), strides (2), dilations
+ * (2), before (2), out (2), m (the product's output channels), chunks (the weights' partial
+ * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INTERFACE 4 /* runtime/native.py refuses a module of another */
+
+/* as the modules' prologue (templates/prologue.h.j2) */
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define TR_MADDF(a, b, c) fmaf(a, b, c)
+#define TR_MADD(a, b, c) fma(a, b, c)
+#else
+#define TR_MADDF(a, b, c) ((a) * (b) + (c))
+#define TR_MADD(a, b, c) ((a) * (b) + (c))
+#endif
+#define PARALLEL_MIN 131072 /* codegen.loops.PARALLEL_MIN */
+
+enum { N, H, W, C, KH, KW, SH, SW, DH, DW, BH, BW, OH, OW, M, CHUNKS, ACTIVATION, GEOMETRY };
+
+/* the register blocks, as tracer/ops/patch_product_ops.py's BLOCKS */
+#if defined(__AVX512F__)
+#define PRODUCT_ROWS 7
+#define WEIGHT_COLUMNS 6
+#define LANE_BYTES 256
+#else
+#define PRODUCT_ROWS 6
+#define WEIGHT_COLUMNS 6
+#define LANE_BYTES 64
+#endif
+#define MOST_CHANNELS 4096 /* the padding's zeros; codegen/conv_kernels.py keeps larger images out */
+
+static const float zeros_f32[MOST_CHANNELS];
+static const double zeros_f64[MOST_CHANNELS];
+
+/* A block's call, unrolled for a count of LANES output channels, half or a quarter of it
+   (the blocks of common channel counts), else for the `count` it is given. */
+#define LANE_CASES(CASE, ROWS)                                                                 \
+    do {                                                                                       \
+        if (count == LANES) CASE(ROWS, LANES);                                                 \
+        else if (count == LANES / 2) CASE(ROWS, LANES / 2);                                    \
+        else if (count == LANES / 4) CASE(ROWS, LANES / 4);                                    \
+        else CASE(ROWS, count);                                                                \
+    } while (0)
+
+static inline float relu_f32(float x) { return (x >= 0 || x != x) ? x : (float)0; }
+static inline double relu_f64(double x) { return (x >= 0 || x != x) ? x : (double)0; }
+
+#define T float
+#define NAME(name) name##_f32
+#define MADD TR_MADDF
+#define ZEROS zeros_f32
+#define LANES (LANE_BYTES / 4)
+#include "conv_kernels_typed.h"
+#undef T
+#undef NAME
+#undef MADD
+#undef ZEROS
+#undef LANES
+#undef PRODUCT_CASE
+#undef WEIGHTS_CASE
+
+#define T double
+#define NAME(name) name##_f64
+#define MADD TR_MADD
+#define ZEROS zeros_f64
+#define LANES (LANE_BYTES / 8)
+#include "conv_kernels_typed.h"
+
+/* The table, in the order of KERNELS (codegen/conv_kernels.py declares it alike). */
+typedef void (*kernel)(void);
+static const kernel kernels[] = {
+    (kernel)patch_product_f32,     (kernel)patch_product_f64,
+    (kernel)patch_weights_f32,     (kernel)patch_weights_f64,
+    (kernel)window_max_pool_f32,   (kernel)window_max_pool_f64,
+    (kernel)window_max_scatter_f32, (kernel)window_max_scatter_f64,
+};
+static const char *kernel_names =
+    "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
+    "window_max_pool_f32 window_max_pool_f64 window_max_scatter_f32 window_max_scatter_f64";
+
+/* Whether this CPU runs what the build used (-march=native where tracer was installed), and
+   multiplies and adds as modules built here do (with one rounding or two): else no table. */
+static int
+runs_here(void)
+{
+    __builtin_cpu_init();
+#if defined(__x86_64__) || defined(__i386__)
+#ifdef __AVX512F__
+    if (!__builtin_cpu_supports("avx512f")) return 0;
+#endif
+#ifdef __AVX2__
+    if (!__builtin_cpu_supports("avx2")) return 0;
+#endif
+#ifdef __AVX__
+    if (!__builtin_cpu_supports("avx")) return 0;
+#endif
+#ifdef __FMA__
+    if (!__builtin_cpu_supports("fma")) return 0;
+#else
+    if (__builtin_cpu_supports("fma")) return 0;
+#endif
+#endif
+    return 1;
+}
+
+static PyObject *
+table(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromVoidPtr(runs_here() ? (void *)kernels : NULL);
+}
+
+static PyMethodDef methods[] = {
+    {"table", table, METH_NOARGS,
+     "The address of the kernels' table, or 0 where this CPU cannot run them as built."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_conv_kernels",
+    "Convolution and pooling kernels for any geometry, built when tracer is installed "
+    "(see conv_kernels.c).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__conv_kernels(void)
+{
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) return NULL;
+    if (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0 ||
+        PyModule_AddIntConstant(module, "GEOMETRY", GEOMETRY) < 0 ||
+        PyModule_AddIntConstant(module, "MOST_CHANNELS", MOST_CHANNELS) < 0 ||
+        PyModule_AddStringConstant(module, "KERNELS", kernel_names) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

@@ -1,0 +1,309 @@
+/* The kernels of runtime/conv_kernels.c for one type: T (float or double), NAME(x) adds the
+ * type's suffix, MADD its multiply-add, ZEROS its padding, LANES its elements per block of
+ * output channels. Included once per type. Each loop nest is its template's
+ * (templates/patch_product.c.j2, templates/windows.c.j2) with the geometry read from g. */
+
+/* ---- patch_product ------------------------------------------------------------------- */
+
+/* A block of `rows` output positions by `count` output channels, summed in registers: the
+ * template's product_block. Inlined into callers that pass constants, so that the compiler
+ * unrolls and vectorizes it as it does the template's. */
+static inline __attribute__((always_inline)) void
+NAME(product_block)(const int64_t *g, const T *restrict x, const T *restrict w,
+                    const T *restrict bias, T *restrict out, int64_t b, int64_t oh,
+                    int64_t first_tap, int64_t last_tap, int64_t ow0, int64_t n0,
+                    const int64_t rows, const int64_t count)
+{
+    const int64_t width = g[W], channels = g[C], kw = g[KW], m = g[M];
+    T acc[PRODUCT_ROWS][LANES];
+#pragma GCC unroll 16
+    for (int64_t r = 0; r < rows; r++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) acc[r][l] = 0;
+    for (int64_t i = first_tap; i < last_tap; i++) {
+        const T *image_row = x + (b * g[H] + oh * g[SH] + i * g[DH] - g[BH]) * (width * channels);
+        for (int64_t j = 0; j < kw; j++) {
+            const T *at[PRODUCT_ROWS]; /* each position's pixel at tap (i, j), or padding */
+            for (int64_t r = 0; r < rows; r++) {
+                const int64_t column = (ow0 + r) * g[SW] + j * g[DW] - g[BW];
+                at[r] = column >= 0 && column < width ? image_row + column * channels : ZEROS;
+            }
+            const T *wt = w + (i * kw + j) * (channels * m) + n0;
+            for (int64_t c = 0; c < channels; c++) {
+#pragma GCC unroll 16
+                for (int64_t r = 0; r < rows; r++) {
+                    const T s = at[r][c];
+#pragma omp simd
+                    for (int64_t l = 0; l < count; l++) acc[r][l] = MADD(s, wt[c * m + l], acc[r][l]);
+                }
+            }
+        }
+    }
+    const int64_t o = (b * g[OH] + oh) * g[OW] + ow0;
+#pragma GCC unroll 16
+    for (int64_t r = 0; r < rows; r++) {
+        T *to = out + (o + r) * m + n0;
+        if (bias && g[ACTIVATION]) {
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = NAME(relu)(acc[r][l] + bias[n0 + l]);
+        } else if (bias) {
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = acc[r][l] + bias[n0 + l];
+        } else if (g[ACTIVATION]) {
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = NAME(relu)(acc[r][l]);
+        } else {
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = acc[r][l];
+        }
+    }
+}
+
+#define PRODUCT_CASE(ROWS, COUNT)                                                              \
+    NAME(product_block)(g, x, w, bias, out, b, oh, first_tap, last_tap, ow0, n0, ROWS, COUNT)
+
+/* The block sizes compiled: PRODUCT_ROWS positions or one, by the lanes LANE_CASES names. */
+static void NAME(product_blocks)(const int64_t *g, const T *restrict x, const T *restrict w,
+                                 const T *restrict bias, T *restrict out, int64_t b, int64_t oh,
+                                 int64_t first_tap, int64_t last_tap, int64_t ow0, int64_t n0,
+                                 int64_t rows, int64_t count)
+{
+    if (rows == PRODUCT_ROWS) {
+        LANE_CASES(PRODUCT_CASE, PRODUCT_ROWS);
+        return;
+    }
+    for (int64_t r = 0; r < rows; r++, ow0++) LANE_CASES(PRODUCT_CASE, 1);
+}
+
+static void NAME(patch_product)(const int64_t *g, const T *restrict x, const T *restrict w,
+                                const T *restrict bias, T *restrict out)
+{
+    const int64_t m = g[M], out_w = g[OW], rows_all = g[N] * g[OH];
+    const int64_t lanes = m < LANES ? m : LANES, blocks = (m + lanes - 1) / lanes;
+    const int64_t block = out_w < PRODUCT_ROWS ? out_w : PRODUCT_ROWS;
+    const int64_t work = m * g[KH] * g[KW] * g[C] * rows_all * out_w;
+#pragma omp parallel for collapse(2) schedule(static) if (work >= PARALLEL_MIN)
+    for (int64_t row = 0; row < rows_all; row++)
+        for (int64_t nb = 0; nb < blocks; nb++) {
+            const int64_t b = row / g[OH], oh = row % g[OH], n0 = nb * lanes;
+            /* the taps i whose image row is inside the image */
+            int64_t first_tap = 0, last_tap = g[KH];
+            while (first_tap < last_tap && oh * g[SH] + first_tap * g[DH] - g[BH] < 0) first_tap++;
+            while (last_tap > first_tap && oh * g[SH] + (last_tap - 1) * g[DH] - g[BH] >= g[H])
+                last_tap--;
+            const int64_t count = n0 + lanes <= m ? lanes : m % lanes;
+            int64_t ow0 = 0;
+            for (; ow0 + block <= out_w; ow0 += block)
+                NAME(product_blocks)(g, x, w, bias, out, b, oh, first_tap, last_tap, ow0, n0, block, count);
+            if (out_w % block)
+                NAME(product_blocks)(g, x, w, bias, out, b, oh, first_tap, last_tap, ow0, n0,
+                                     out_w % block, count);
+        }
+}
+
+/* ---- patch_weights ------------------------------------------------------------------- */
+
+/* `columns` patch columns from k0 by `count` output channels from n0, summed over the rows
+ * first .. last - 1 of the images' output rows: the template's weights_block */
+static inline __attribute__((always_inline)) void
+NAME(weights_block)(const int64_t *g, const T *restrict x, const T *restrict gr, T *restrict to,
+                    int64_t first, int64_t last, int64_t k0, int64_t n0, const int64_t columns,
+                    const int64_t count)
+{
+    const int64_t width = g[W], channels = g[C], kw = g[KW], m = g[M], out_w = g[OW];
+    int64_t off[WEIGHT_COLUMNS]; /* where column k0 + q reads, from a window's corner */
+    for (int64_t q = 0; q < columns; q++) {
+        const int64_t tap = (k0 + q) / channels, c = (k0 + q) % channels;
+        off[q] = ((tap / kw) * g[DH] * width + (tap % kw) * g[DW]) * channels + c;
+    }
+    T acc[WEIGHT_COLUMNS][LANES];
+#pragma GCC unroll 16
+    for (int64_t q = 0; q < columns; q++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) acc[q][l] = 0;
+    for (int64_t row = first; row < last; row++) {
+        const int64_t b = row / g[OH], oh = row % g[OH];
+        const T *image = x + (b * g[H] + oh * g[SH]) * (width * channels);
+        const T *grow = gr + row * (out_w * m) + n0;
+        for (int64_t ow = 0; ow < out_w; ow++) {
+            const T *at = image + ow * (g[SW] * channels);
+#pragma GCC unroll 16
+            for (int64_t q = 0; q < columns; q++) {
+                const T s = at[off[q]];
+#pragma omp simd
+                for (int64_t l = 0; l < count; l++) acc[q][l] = MADD(s, grow[ow * m + l], acc[q][l]);
+            }
+        }
+    }
+#pragma GCC unroll 16
+    for (int64_t q = 0; q < columns; q++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) to[(k0 + q) * m + n0 + l] = acc[q][l];
+}
+
+#define WEIGHTS_CASE(COLUMNS, COUNT)                                                           \
+    NAME(weights_block)(g, x, gr, to, first, last, k0, n0, COLUMNS, COUNT)
+
+/* The block sizes compiled: WEIGHT_COLUMNS columns or one, by the lanes LANE_CASES names. */
+static void NAME(weights_blocks)(const int64_t *g, const T *restrict x, const T *restrict gr,
+                                 T *restrict to, int64_t first, int64_t last, int64_t k0,
+                                 int64_t n0, int64_t columns, int64_t count)
+{
+    if (columns == WEIGHT_COLUMNS) {
+        LANE_CASES(WEIGHTS_CASE, WEIGHT_COLUMNS);
+        return;
+    }
+    for (int64_t q = 0; q < columns; q++, k0++) LANE_CASES(WEIGHTS_CASE, 1);
+}
+
+static void NAME(patch_weights)(const int64_t *g, const T *restrict x, const T *restrict gr,
+                                T *restrict out)
+{
+    const int64_t m = g[M], chunks = g[CHUNKS], rows_all = g[N] * g[OH];
+    const int64_t depth = g[KH] * g[KW] * g[C];
+    const int64_t lanes = m < LANES ? m : LANES, blocks = (m + lanes - 1) / lanes;
+    const int64_t block = depth < WEIGHT_COLUMNS ? depth : WEIGHT_COLUMNS;
+    const int64_t work = m * depth * rows_all * g[OW];
+#pragma omp parallel for collapse(3) schedule(static) if (work >= PARALLEL_MIN)
+    for (int64_t chunk = 0; chunk < chunks; chunk++)
+        for (int64_t kb = 0; kb < (depth + block - 1) / block; kb++)
+            for (int64_t nb = 0; nb < blocks; nb++) {
+                /* chunk: its run of the images' output rows, summed into its own partial */
+                const int64_t first = chunk * rows_all / chunks;
+                const int64_t last = (chunk + 1) * rows_all / chunks;
+                const int64_t k0 = kb * block, n0 = nb * lanes;
+                const int64_t count = n0 + lanes <= m ? lanes : m % lanes;
+                const int64_t columns = k0 + block <= depth ? block : depth % block;
+                NAME(weights_blocks)(g, x, gr, out + chunk * depth * m, first, last, k0, n0,
+                                     columns, count);
+            }
+}
+
+/* ---- window_max_gather (max pooling) and window_max_scatter ------------------------ */
+
+/* window (oh, ow)'s first largest element of each channel (the first NaN): its offset in x,
+ * into at[c], and its value, into best[c]; at[c] = -1 for a window of padding alone */
+static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_t b, int64_t oh,
+                                   int64_t ow, int64_t *restrict at, T *restrict best)
+{
+    const int64_t height = g[H], width = g[W], channels = g[C];
+    int found = 0;
+    for (int64_t i = 0; i < g[KH]; i++) {
+        const int64_t h = oh * g[SH] + i * g[DH] - g[BH];
+        if (h < 0 || h >= height) continue;
+        for (int64_t j = 0; j < g[KW]; j++) {
+            const int64_t w = ow * g[SW] + j * g[DW] - g[BW];
+            if (w < 0 || w >= width) continue;
+            const int64_t base = ((b * height + h) * width + w) * channels;
+            if (!found) {
+                for (int64_t c = 0; c < channels; c++) {
+                    best[c] = x[base + c];
+                    at[c] = base + c;
+                }
+                found = 1;
+                continue;
+            }
+#pragma omp simd
+            for (int64_t c = 0; c < channels; c++) {
+                const T e = x[base + c];
+                const int take = e > best[c] || (e != e && best[c] == best[c]);
+                best[c] = take ? e : best[c];
+                at[c] = take ? base + c : at[c];
+            }
+        }
+    }
+    if (!found)
+        for (int64_t c = 0; c < channels; c++) at[c] = -1;
+}
+
+static void NAME(window_max_pool)(const int64_t *g, const T *restrict x, T *restrict out)
+{
+    const int64_t channels = g[C], out_h = g[OH], out_w = g[OW];
+    const int64_t work = g[N] * out_h * out_w * channels * g[KH] * g[KW];
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+    for (int64_t r = 0; r < g[N] * out_h; r++) {
+        const int64_t b = r / out_h, oh = r % out_h;
+        int64_t at[MOST_CHANNELS];
+        T best[MOST_CHANNELS];
+        for (int64_t ow = 0; ow < out_w; ow++) {
+            NAME(first_max)(g, x, b, oh, ow, at, best);
+            T *to = out + (r * out_w + ow) * channels;
+            for (int64_t c = 0; c < channels; c++) to[c] = at[c] < 0 ? (T)0 : best[c];
+        }
+    }
+}
+
+static void NAME(window_max_scatter)(const int64_t *g, const T *restrict x, const T *restrict gr,
+                                     T *restrict out)
+{
+    const int64_t height = g[H], width = g[W], channels = g[C], out_h = g[OH], out_w = g[OW];
+    const int64_t kh = g[KH], kw = g[KW], sh = g[SH], sw = g[SW], dh = g[DH], dw = g[DW];
+    const int64_t bh = g[BH], bw = g[BW];
+    const int64_t work = g[N] * height * width * channels * kh * kw;
+    const int tiles = bh == 0 && bw == 0 && dh == 1 && dw == 1 && sh == kh && sw == kw &&
+                      out_h * sh == height && out_w * sw == width;
+    const int disjoint = sh >= (kh - 1) * dh + 1 && sw >= (kw - 1) * dw + 1;
+    if (tiles) { /* each window writes its elements, its largest its term, the others 0 */
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+        for (int64_t r = 0; r < g[N] * out_h; r++) {
+            const int64_t b = r / out_h, oh = r % out_h;
+            int64_t at[MOST_CHANNELS];
+            T best[MOST_CHANNELS];
+            for (int64_t ow = 0; ow < out_w; ow++) {
+                NAME(first_max)(g, x, b, oh, ow, at, best);
+                const T *from = gr + (r * out_w + ow) * channels;
+                for (int64_t i = 0; i < kh; i++)
+                    for (int64_t j = 0; j < kw; j++) {
+                        const int64_t base = ((b * height + oh * sh + i) * width + ow * sw + j) * channels;
+                        for (int64_t c = 0; c < channels; c++)
+                            out[base + c] = at[c] == base + c ? (T)((T)0 + from[c]) : (T)0;
+                    }
+            }
+        }
+    } else if (disjoint) { /* each element gets at most one term, written by its window */
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+        for (int64_t r = 0; r < g[N] * height; r++)
+            for (int64_t k = 0; k < width * channels; k++) out[r * width * channels + k] = 0;
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+        for (int64_t r = 0; r < g[N] * out_h; r++) {
+            const int64_t b = r / out_h, oh = r % out_h;
+            int64_t at[MOST_CHANNELS];
+            T best[MOST_CHANNELS];
+            for (int64_t ow = 0; ow < out_w; ow++) {
+                NAME(first_max)(g, x, b, oh, ow, at, best);
+                const T *from = gr + (r * out_w + ow) * channels;
+                for (int64_t c = 0; c < channels; c++)
+                    if (at[c] >= 0) out[at[c]] = (T)((T)0 + from[c]); /* 0 + g: never -0 */
+            }
+        }
+    } else { /* overlapping windows: each element gathers its terms from the windows reading it */
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+        for (int64_t r = 0; r < g[N] * height; r++) {
+            const int64_t b = r / height, h = r % height;
+            int64_t at[MOST_CHANNELS];
+            T best[MOST_CHANNELS];
+            for (int64_t w = 0; w < width; w++) {
+                const int64_t self = (r * width + w) * channels;
+                T *to = out + self;
+                for (int64_t c = 0; c < channels; c++) to[c] = 0;
+                for (int64_t i = 0; i < kh; i++) {
+                    const int64_t th = h + bh - i * dh;
+                    if (th < 0 || th % sh) continue;
+                    const int64_t oh = th / sh;
+                    if (oh >= out_h) continue;
+                    for (int64_t j = 0; j < kw; j++) {
+                        const int64_t tw = w + bw - j * dw;
+                        if (tw < 0 || tw % sw) continue;
+                        const int64_t ow = tw / sw;
+                        if (ow >= out_w) continue;
+                        NAME(first_max)(g, x, b, oh, ow, at, best);
+                        const T *from = gr + ((b * out_h + oh) * out_w + ow) * channels;
+                        /* adding 0 where another element is selected: exact (never -0) */
+                        for (int64_t c = 0; c < channels; c++)
+                            to[c] = (T)(to[c] + (at[c] == self + c ? from[c] : (T)0));
+                    }
+                }
+            }
+        }
+    }
+}

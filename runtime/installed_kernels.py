@@ -1,0 +1,58 @@
+"""The convolution and pooling kernels built when tracer is installed (runtime/conv_kernels.c),
+which compiled modules call instead of compiling their own: where their table is, and the
+variable through which a module reads it.
+
+A module that calls them declares `DECLARATION` in its prologue; the runtime points that
+variable at the table when it loads the module (runtime/compiled.py). codegen/conv_kernels.py
+decides which kernels a module takes from the table.
+"""
+
+from runtime import native
+
+# the table's order, as conv_kernels.c fills it
+KERNELS = (
+    "patch_product_f32",
+    "patch_product_f64",
+    "patch_weights_f32",
+    "patch_weights_f64",
+    "window_max_pool_f32",
+    "window_max_pool_f64",
+    "window_max_scatter_f32",
+    "window_max_scatter_f64",
+)
+GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
+MOST_CHANNELS = 4096  # the most channels of an image the kernels take
+VARIABLE = "tracer_conv_kernels"
+DECLARATION = f"""\
+/* the convolution and pooling kernels installed with tracer (runtime/conv_kernels.c): the
+   runtime points this at their table when it loads the module */
+#if defined(__GNUC__)
+__attribute__((weak))  /* one variable for all the module's translation units */
+#endif
+void **{VARIABLE};"""
+
+_address = []  # the table's address, once found
+
+
+def address():
+    """The table's address, or 0 where the extension was not built, was built for another
+    tracer, or cannot run on this CPU as it was built (another CPU's instructions, or another
+    rounding of multiply-adds than this CPU's modules have)."""
+    if not _address:
+        module = native.load("conv_kernels", _same_table)
+        _address.append(0 if module is None else module.table())
+    return _address[0]
+
+
+def uses(source):
+    """Whether the module of C `source` reads the table."""
+    return DECLARATION in source
+
+
+def _same_table(module):
+    """'' where `module` fills the table and reads the geometry as this file says."""
+    names = tuple(module.KERNELS.split())
+    shape = (module.GEOMETRY, module.MOST_CHANNELS)
+    if names != KERNELS or shape != (GEOMETRY, MOST_CHANNELS):
+        return f"its table holds {names}, for geometries of {shape[0]} and {shape[1]} channels"
+    return ""

@@ -1,0 +1,144 @@
+"""The convolution and pooling kernels installed with tracer (runtime/conv_kernels.c) give the
+bits of the kernels a module compiles from the templates, for the geometries they serve:
+strides, dilations, padding, tails of output positions and of channels, bias and relu,
+float32 and float64, each pooling scatter (tiles, disjoint, overlapping windows), NaN and
+infinities; and where they serve nothing, the module compiles its own."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import conv_kernels
+from codegen.compile import compile_graph
+from runtime import installed_kernels
+from tracer.executables import Tiered
+
+pytestmark = pytest.mark.skipif(
+    not conv_kernels.available(), reason="the installed kernels were not built here"
+)
+RNG = np.random.default_rng(7)
+
+
+def _cnn(strides, padding, dilations, pool, pool_strides, pool_padding, bias):
+    """value and gradients of a convolution, relu and max pooling, for the image and kernel"""
+
+    def run(image, kernel, b):
+        sources = [image, kernel, b] if bias else [image, kernel]
+        with tt.GradientTape() as tape:
+            tape.watch(sources)
+            features = tt.nn.conv2d(image, kernel, strides, padding, dilations=dilations)
+            features = tt.nn.relu(features + b if bias else features)
+            pooled = tt.nn.max_pool2d(features, pool, pool_strides, pool_padding)
+            y = tt.reduce_sum(pooled * pooled)
+        return [y, *tape.gradient(y, sources)]
+
+    return run
+
+
+CASES = {
+    # 5 output channels (no lane block of the table's sizes), 9 positions (a tail), disjoint
+    "same, float32, odd sizes": (
+        _cnn(1, "SAME", 1, 2, 2, "VALID", True),
+        [(2, 7, 9, 3), (3, 3, 3, 5), (5,)],
+        np.float32,
+    ),
+    # 40 channels: a full block and a quarter one in float64; overlapping pooling windows
+    "valid, stride 2, float64": (
+        _cnn(2, "VALID", 1, 3, 1, "SAME", False),
+        [(1, 11, 12, 2), (3, 3, 2, 40), (40,)],
+        np.float64,
+    ),
+    # dilated, 64 channels, pooling windows that tile the image
+    "dilated, float32, tiles": (
+        _cnn(1, "SAME", 2, 2, 2, "VALID", True),
+        [(2, 8, 8, 6), (3, 3, 6, 64), (64,)],
+        np.float32,
+    ),
+}
+
+
+def _with_and_without(function, arrays):
+    """The outputs of `function`'s optimized graph compiled with the installed kernels and
+    with its own, on `arrays`."""
+    traced = tt.function(function, backend="c").get_concrete_function(*map(tt.constant, arrays))
+    graph = traced.stages.final
+    installed = compile_graph(graph, "installed")
+    own = compile_graph(graph, "own", own_kernels=True)
+    assert installed_kernels.uses(installed.c_source)
+    assert not installed_kernels.uses(own.c_source)
+    return installed.run(list(arrays)), own.run(list(arrays))
+
+
+def _assert_same_bits(got, want):
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_installed_kernels_give_the_templates_bits(name):
+    function, shapes, dtype = CASES[name]
+    arrays = [RNG.standard_normal(shape).astype(dtype) for shape in shapes]
+    installed, own = _with_and_without(function, arrays)
+    _assert_same_bits(installed, own)
+    eager = [r.numpy() for r in function(*(tt.constant(a) for a in arrays))]
+    for a, b in zip(installed, eager, strict=True):  # and the eager numpy kernels' values
+        scale = np.max(np.abs(b))
+        tolerance = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(a, b, rtol=tolerance, atol=tolerance * scale)
+
+
+def test_pooling_with_nan_and_infinities_gives_the_templates_bits():
+    image = RNG.standard_normal((2, 6, 6, 3))
+    image[0, 1, 1, 0] = np.nan
+    image[1, 2, 3, 1] = np.inf
+    image[1, 4, 4, 2] = -np.inf
+
+    def pool_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            pooled = tt.nn.max_pool2d(x, 3, 2, "SAME")
+            weights = np.arange(math.prod(pooled.shape), dtype=np.float64)
+            y = tt.reduce_sum(pooled * weights.reshape(pooled.shape))
+        return pooled, tape.gradient(y, x)
+
+    installed, own = _with_and_without(pool_and_gradient, [image])
+    _assert_same_bits(installed, own)
+    assert np.isnan(installed[0][0, 0, 0, 0])
+
+
+def _source(function, *arrays):
+    inputs = [tt.constant(a) for a in arrays]
+    compiled = tt.function(function, backend="c")
+    compiled(*inputs)
+    return compiled.get_concrete_function(*inputs)._executable.c_source
+
+
+def test_a_node_the_table_does_not_serve_keeps_its_template():
+    x = RNG.standard_normal((1, 5, 5, 2)).astype(np.float32)
+    w = RNG.standard_normal((3, 3, 2, 4)).astype(np.float32)
+    # tanh is applied by the product as it stores each output: the table applies relu alone
+    source = _source(lambda x, w: tt.tanh(tt.nn.conv2d(x, w, 1, "SAME")), x, w)
+    assert "patch_product" in source and "installed with tracer" not in source
+    half = RNG.standard_normal((1, 4, 4, 2)).astype(np.float16)
+    source = _source(lambda x: tt.nn.max_pool2d(x, 2, 2, "VALID"), half)
+    assert "window_max_gather" in source and "installed with tracer" not in source
+
+
+def test_a_function_runs_the_installed_kernels_until_its_own_are_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))  # nothing built, no plan stored
+    function, shapes, dtype = CASES["same, float32, odd sizes"]
+    inputs = [tt.constant(RNG.standard_normal(shape).astype(dtype)) for shape in shapes]
+    compiled = tt.function(function, backend="c")
+    first = [r.numpy() for r in compiled(*inputs)]
+    tiered = compiled.get_concrete_function(*inputs)._executable
+    assert isinstance(tiered, Tiered)
+    tiered.wait()
+    assert not installed_kernels.uses(tiered.current.c_source)  # its own kernels, now
+    _assert_same_bits([r.numpy() for r in compiled(*inputs)], first)
+    # the plan stored for a later process is the module with its own kernels
+    later = tt.function(function, backend="c")
+    _assert_same_bits([r.numpy() for r in later(*inputs)], first)
+    assert not isinstance(later.get_concrete_function(*inputs)._executable, Tiered)
