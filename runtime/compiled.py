@@ -34,9 +34,8 @@ class CompiledGraph:
         self.constants = [np.ascontiguousarray(c) for c in plan.constants]
         if plan.watch:  # its long loops call back, so that Ctrl-C stops them
             module.set_watch(interrupts.watch_function(module.ffi))
-        if installed_kernels.uses(
-            plan.source
-        ):  # it calls convolution kernels installed with tracer
+        # a module that calls the convolution kernels installed with tracer reads their table
+        if installed_kernels.uses(plan.source):
             if not installed_kernels.address():
                 raise RuntimeError("the module calls tracer's installed kernels, which are missing")
             module.set_table(installed_kernels.VARIABLE, installed_kernels.address())

@@ -89,7 +89,13 @@ def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None,
     backend = parse_backend(backend)
     if backend.background_build:  # the interpreter answers: the module takes its own kernels
         later = functools.partial(
-            executable, graph, backend.built_now(), name, updates, None, plan_key, True
+            executable,
+            graph,
+            backend.built_now(),
+            name,
+            updates,
+            plan_key=plan_key,
+            own_kernels=True,
         )
         return Tiered(interpreted(graph), later, name, on_ready)
     from codegen.errors import BuildFailure
