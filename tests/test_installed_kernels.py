@@ -132,9 +132,11 @@ def test_a_function_runs_the_installed_kernels_until_its_own_are_built(tmp_path,
     function, shapes, dtype = CASES["same, float32, odd sizes"]
     inputs = [tt.constant(RNG.standard_normal(shape).astype(dtype)) for shape in shapes]
     compiled = tt.function(function, backend="c")
-    first = [r.numpy() for r in compiled(*inputs)]
     tiered = compiled.get_concrete_function(*inputs)._executable
-    assert isinstance(tiered, Tiered)
+    assert isinstance(tiered, Tiered) and tiered.building
+    # the second module's compiler waits for the first call, whose cores it would take
+    assert not tiered._thread.is_alive()
+    first = [r.numpy() for r in compiled(*inputs)]
     tiered.wait()
     assert not installed_kernels.uses(tiered.current.c_source)  # its own kernels, now
     _assert_same_bits([r.numpy() for r in compiled(*inputs)], first)

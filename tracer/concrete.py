@@ -127,7 +127,9 @@ class ConcreteFunction:
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
         no tape, trace, forward accumulator or numerics check active (what `_call` runs
         otherwise), a result of one tensor or a flat list or tuple of them."""
-        if isinstance(built, Tiered):  # the executable in use now
+        if isinstance(built, Tiered):  # the executable in use now, once it is the last
+            if built.building:  # (calls go through `Tiered.run` until then)
+                return None
             built = built.current
         pack, pattern = self._pack(), self._pattern()
         if pack is None or pattern is None or built.backend != "c":

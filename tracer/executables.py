@@ -117,7 +117,7 @@ def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None,
     if not installed_kernels.uses(getattr(built, "c_source", None) or ""):
         return built
     own = functools.partial(_with_own_kernels, graph, backend.target, name, updates, plan_key)
-    return Tiered(built, own, name, on_ready)
+    return Tiered(built, own, name, on_ready, after_first_run=True)
 
 
 def _with_own_kernels(graph, target, name, updates, plan_key):
@@ -172,16 +172,23 @@ class Tiered:
     (tests/test_backends.py holds the interpreter and the module to that; the installed
     kernels give the module's bits, tests/test_installed_kernels.py), so a program's first
     results come without waiting for the C compiler. `later()` builds the other executable
-    (None: keep `now`); `on_ready(built)` is called with it. `wait()` waits for the build."""
+    (None: keep `now`); `on_ready(built)` is called with it. The thread starts at once, or
+    with `after_first_run` once the first call has run (the compiler would slow that call
+    down, taking the cores its threads run on). `wait()` waits for the build."""
 
-    def __init__(self, now, later, name, on_ready=None):
+    def __init__(self, now, later, name, on_ready=None, after_first_run=False):
         self._current, self.run = now, now.run
         self._on_ready = on_ready
+        self._started = False
+        self._start_lock = threading.Lock()
         self._thread = threading.Thread(
             target=self._build, args=(later,), name=f"tracer build of {name}"
         )
         self._thread.daemon = True  # a program that ends before its build does is not held
-        self._thread.start()
+        if after_first_run:
+            self.run = self._run_first
+        else:
+            self._start()
 
     @classmethod
     def built(cls, module):
@@ -190,6 +197,21 @@ class Tiered:
         tiered._current, tiered.run, tiered._thread = module, module.run, None
         return tiered
 
+    def _run_first(self, arrays):
+        results = self._current.run(arrays)
+        self._start()
+        return results
+
+    def _start(self):
+        if self._thread is None:  # built already
+            return
+        with self._start_lock:
+            if self._started:
+                return
+            self._started = True
+            self.run = self._current.run
+            self._thread.start()
+
     def _build(self, later):
         built = later()
         if built is None:
@@ -197,6 +219,11 @@ class Tiered:
         self._current, self.run = built, built.run
         if self._on_ready is not None:
             self._on_ready(built)
+
+    @property
+    def building(self):
+        """Whether the later executable may still take the place of the current one."""
+        return self._thread is not None and (not self._started or self._thread.is_alive())
 
     def __call__(self, arrays):
         return self.run(arrays)
@@ -220,5 +247,7 @@ class Tiered:
         return getattr(self._current, "meta", {})
 
     def wait(self):
+        """Wait for the build (starting it where it waits for the first call)."""
+        self._start()
         if self._thread is not None:
             self._thread.join()
