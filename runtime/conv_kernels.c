@@ -21,8 +21,6 @@
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define INTERFACE 4 /* runtime/native.py refuses a module of another */
 
@@ -87,7 +85,7 @@ static inline double relu_f64(double x) { return (x >= 0 || x != x) ? x : (doubl
 #define LANES (LANE_BYTES / 8)
 #include "conv_kernels_typed.h"
 
-/* The table, in the order of KERNELS (codegen/conv_kernels.py declares it alike). */
+/* The table, in the order of KERNELS (runtime/installed_kernels.py names them alike). */
 typedef void (*kernel)(void);
 static const kernel kernels[] = {
     (kernel)patch_product_f32,     (kernel)patch_product_f64,
