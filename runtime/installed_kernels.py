@@ -7,6 +7,8 @@ variable at the table when it loads the module (runtime/compiled.py). codegen/co
 decides which kernels a module takes from the table.
 """
 
+import functools
+
 from runtime import native
 
 # the table's order, as conv_kernels.c fills it
@@ -31,17 +33,14 @@ __attribute__((weak))  /* one variable for all the module's translation units */
 #endif
 void **{VARIABLE};"""
 
-_address = []  # the table's address, once found
 
-
+@functools.cache
 def address():
     """The table's address, or 0 where the extension was not built, was built for another
     tracer, or cannot run on this CPU as it was built (another CPU's instructions, or another
     rounding of multiply-adds than this CPU's modules have)."""
-    if not _address:
-        module = native.load("conv_kernels", _same_table)
-        _address.append(0 if module is None else module.table())
-    return _address[0]
+    module = native.load("conv_kernels", _same_table)
+    return 0 if module is None else module.table()
 
 
 def uses(source):

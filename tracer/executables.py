@@ -203,7 +203,7 @@ class Tiered:
         return results
 
     def _start(self):
-        if self._thread is None:  # built already
+        if self._thread is None or self._started:  # built already, or building
             return
         with self._start_lock:
             if self._started:
