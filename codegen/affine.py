@@ -40,6 +40,10 @@ class Affine:
     def key(self):
         return (self.constant, self.terms)
 
+    def without(self, axes):
+        """This expression with the terms of `axes` left out: where their indices are 0."""
+        return Affine(self.constant, tuple((a, c) for a, c in self.terms if a not in axes))
+
 
 def contiguous_strides(shape):
     strides, step = [], 1

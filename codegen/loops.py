@@ -8,6 +8,11 @@ offset. A reduction root loops over its input with the kept axes outside and the
 axes inside, accumulating in a local (in double for float32 sums, like numpy's pairwise
 sums in accuracy); when the innermost axis is kept, it stays innermost, with an array of
 accumulators.
+
+Loops one directly inside the other that every read and write walks as one block (a copy
+of contiguous rows, a sum over a contiguous run of axes) are folded into one loop, and
+loops of one iteration dropped (`foldable_axes`): the same elements in the same order,
+with less C for the compiler to unroll and version.
 """
 
 import collections
@@ -90,6 +95,9 @@ class Emitter:
         self.names = {}  # id(body node) -> %k, for comments
         self.guarded = False  # some statement returns an error code
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
+        self.offsets = []  # the Affine offset of every read
+        self.folded = frozenset()  # axes whose loops fold into others: left out of offsets
+        self.indexed = False  # some statement names loop indices itself (a Generator's)
 
     def value(self, node, index_map):
         """The C expression (a temporary or a literal) of `node` at `index_map`.
@@ -144,6 +152,7 @@ class Emitter:
         if isinstance(form, View):
             return operands[0]
         if isinstance(form, Generator):
+            self.indexed = True
             return self._temporary(node, form.render(node, index_map))
         if not isinstance(form, Expression):
             raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
@@ -163,9 +172,10 @@ class Emitter:
 
     def _load(self, name, node, flat):
         self.loads.setdefault(name, set()).add(flat.key())
+        self.offsets.append(flat)
         return self._temporary(
             node,
-            f"({compute(node.dtype)}){name}[{flat.c(INDEX)}]",
+            f"({compute(node.dtype)}){name}[{flat.without(self.folded).c(INDEX)}]",
             note=f"{self.names.get(id(node), '')} read {name}".strip(),
         )
 
@@ -206,7 +216,23 @@ def loops_over(shape):
 
 def fused_loop_nest(node, name, param_names, threads=False, error=None, target=C_MODULE):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly,
-    each body node written in its form on `target`."""
+    each body node written in its form on `target`; written twice where a first writing
+    finds loops to fold (its statements hold the offsets without the folded axes' terms)."""
+    kernel, runs, offsets, indexed = _fused_loop_nest(
+        node, name, param_names, error, target, frozenset()
+    )
+    folded = frozenset() if indexed else foldable_axes(runs, offsets)
+    if folded:
+        kernel, *_ = _fused_loop_nest(node, name, param_names, error, target, folded)
+    if threads and not kernel.returns_error:
+        kernel.nests[0].parallel = parallel_kind(kernel.nests[0])
+    return kernel
+
+
+def _fused_loop_nest(node, name, param_names, error, target, folded):
+    """(the LoopNest with the loops of `folded` axes folded, its loops before folding as runs
+    of loops each directly inside the one before, every offset it reads or writes at, and
+    whether a statement names loop indices itself)."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
         # several only for fuse.py's siblings: values of one shape, or a reduction over every
@@ -220,31 +246,33 @@ def fused_loop_nest(node, name, param_names, threads=False, error=None, target=C
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
     emitter = Emitter(params, error, target)
     emitter.names = names
+    emitter.folded = folded
     outs = [
         (storage(r.dtype), f"out{k}" if len(results) > 1 else "out") for k, r in enumerate(results)
     ]
     kernel = LoopNest(name, [], outs, comment(node))
     if isinstance(target.form_for(root.op), Reduction):
         index_map = identity_map(len(root.inputs[0].shape))
-        flat = offset(index_map, root.inputs[0].shape).c(INDEX)
+        flat = offset(index_map, root.inputs[0].shape)
         for result, (ctype, out) in zip(results[1:], kernel.outs[1:]):  # inside the sum's loop
             value = emitter.value(result, index_map)
-            emitter.statements.append((f"{out}[{flat}] = ({ctype}){value};", None))
-        nest = _reduction_nest(emitter, root, kernel.outs[0][1])
+            store = f"{out}[{flat.without(folded).c(INDEX)}] = ({ctype}){value};"
+            emitter.statements.append((store, None))
+        nest, runs, sum_written = _reduction_nest(emitter, root, kernel.outs[0][1])
+        written = [sum_written, flat] if len(results) > 1 else [sum_written]
     else:
         index_map = identity_map(len(root.shape))
-        flat = offset(index_map, root.shape).c(INDEX)
+        flat = offset(index_map, root.shape)
         stores = [
-            f"{out}[{flat}] = ({ctype}){emitter.value(result, index_map)};"
+            f"{out}[{flat.without(folded).c(INDEX)}] = ({ctype}){emitter.value(result, index_map)};"
             for result, (ctype, out) in zip(results, kernel.outs)
         ]
-        nest = Nest(loops_over(root.shape), emitter.statements, " ".join(stores))
+        runs, written = [loops_over(root.shape)], [flat]
+        nest = Nest(fold(runs[0], folded), emitter.statements, " ".join(stores))
     kernel.returns_error = emitter.guarded
     kernel.loads = emitter.loads
-    if threads and not kernel.returns_error:
-        nest.parallel = parallel_kind(nest)
     kernel.nests.append(nest)
-    return kernel
+    return kernel, runs, emitter.offsets + written, emitter.indexed
 
 
 def reads_only_own_element(node, source, target=C_MODULE):
@@ -331,28 +359,95 @@ def _reduction_nest(emitter, root, out):
         column = _column(INDEX[last], source.shape[last])
         kept = kept[:-1]
         acc = f"acc[{column.index} - block_start]" if column.blocked else f"acc[{column.index}]"
+    written = offset(out_map, root.shape)
     accumulator = Accumulator(
         acc_type,
         form.init(root.dtype),
         form.step.format(acc=acc, value=value, tag=tag(root.dtype)),
-        f"{out}[{offset(out_map, root.shape).c(INDEX)}] = ({storage(root.dtype)}){acc};",
+        f"{out}[{written.without(emitter.folded).c(INDEX)}] = ({storage(root.dtype)}){acc};",
         form.simd if not root.dtype.is_complex else "",
     )
-    return Nest(
+    runs = [
         [(INDEX[k], source.shape[k]) for k in kept],
+        [(INDEX[k], source.shape[k]) for k in axes],
+    ]
+    nest = Nest(
+        fold(runs[0], emitter.folded),
         emitter.statements,
         None,
         accumulator,
-        [(INDEX[k], source.shape[k]) for k in axes],
+        fold(runs[1], emitter.folded),
         column,
     )
+    return nest, runs, written
 
 
 def copy_nest(source_name, source_shape, source_map, out_map, out_shape, loops):
     """One nest storing source[source_map] to out[out_map]: concat parts, tile, slice_grad."""
-    load = f"{source_name}[{offset(source_map, source_shape).c(INDEX)}]"
-    store = f"out[{offset(out_map, out_shape).c(INDEX)}] = {load};"
-    return Nest(loops, [], store)
+    read, written = offset(source_map, source_shape), offset(out_map, out_shape)
+    folded = foldable_axes([loops], [read, written])
+    load = f"{source_name}[{read.without(folded).c(INDEX)}]"
+    store = f"out[{written.without(folded).c(INDEX)}] = {load};"
+    return Nest(fold(loops, folded), [], store)
+
+
+def fill_nest(out_map, out_shape, value, loops):
+    """One nest storing the C expression `value` to out[out_map]: a pad's border, zeros."""
+    written = offset(out_map, out_shape)
+    folded = foldable_axes([loops], [written])
+    return Nest(fold(loops, folded), [], f"out[{written.without(folded).c(INDEX)}] = {value};")
+
+
+_AXIS = {name: k for k, name in enumerate(INDEX)}
+
+
+def foldable_axes(runs, offsets):
+    """The axes whose loops can go: `runs` are lists of loops [(INDEX[axis], extent)], each
+    loop directly inside the one before it, the first run outermost; `offsets` are the
+    Affine offsets of every read and write in them. A loop of one iteration goes (its index
+    is 0), unless it is the last of its run. Of the others, a loop folds into the next of
+    its run when, in every offset, its index's coefficient is the next one's times the next
+    one's extent: then `c_a*i_a + c_b*i_b` is `c_b*j` with `j = i_a*e_b + i_b`, one loop
+    over both extents' product (`fold`), visiting the same elements in the same order. Only
+    where the extents and coefficients are ints.
+
+    The outermost loop of a nest that may run on threads (PARALLEL_MIN iterations) stays
+    apart from the loop inside it: a parallel loop around a vector loop of known length
+    compiles in less time than OpenMP's `parallel for simd` over one loop, whose vector
+    loop's bounds (each thread's share) are known only at run time."""
+    terms = [dict(o.terms) for o in offsets]
+    threaded = _estimate(dims.size([e for run in runs for _, e in run])) >= PARALLEL_MIN
+    folded = set()
+    for position, run in enumerate(runs):
+        if not all(isinstance(extent, int) for _, extent in run):
+            continue
+        axes = [(_AXIS[name], extent) for name, extent in run]
+        looped = [(a, e) for a, e in axes if e != 1] or axes[-1:]
+        folded.update(a for a, e in axes if (a, e) not in looped)
+        pairs = list(zip(looped, looped[1:]))
+        if position == 0 and threaded:
+            pairs = pairs[1:]
+        for (outer, _), (inner, extent) in pairs:
+            if all(_foldable(t.get(outer, 0), t.get(inner, 0), extent) for t in terms):
+                folded.add(outer)
+    return frozenset(folded)
+
+
+def _foldable(outer, inner, extent):
+    return isinstance(outer, int) and isinstance(inner, int) and outer == inner * extent
+
+
+def fold(loops, folded):
+    """`loops` without those of `folded` axes, each loop that others fold into running over
+    the product of their extents."""
+    result, carried = [], 1
+    for name, extent in loops:
+        if _AXIS[name] in folded:
+            carried *= extent
+        else:
+            result.append((name, extent * carried))
+            carried = 1
+    return result
 
 
 def comment_location(location):

@@ -9,9 +9,9 @@ gradient, batching and simplification rules, its numpy kernel and its C form (se
 import numpy as np
 
 from codegen import forms
-from codegen.affine import Affine, offset
+from codegen.affine import Affine
 from codegen.ctypes import compute, literal, storage
-from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over
+from codegen.loops import INDEX, copy_nest, fill_nest, identity_map, loops_over
 from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.context import state
@@ -496,11 +496,7 @@ def _slice_grad_kernel(g, index, shape):
 
 def _slice_grad_nests(node):
     (g,) = node.inputs
-    zero = Nest(
-        loops_over(node.shape),
-        [],
-        f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = 0;",
-    )
+    zero = fill_nest(identity_map(len(node.shape)), node.shape, "0", loops_over(node.shape))
     index = identity_map(len(g.shape))
     target = slice_source_map(node.attrs["index"], index, len(node.shape))
     write = copy_nest("p0", g.shape, index, target, node.shape, loops_over(g.shape))
@@ -661,8 +657,8 @@ def _remembered_index(key, shape):
 
 def _fill_nests(node):
     value = literal(node.attrs["value"], node.dtype)
-    store = f"out[{offset(identity_map(len(node.shape)), node.shape).c(INDEX)}] = ({storage(node.dtype)}){value};"
-    return [], [Nest(loops_over(node.shape), [], store)]
+    value = f"({storage(node.dtype)}){value}"
+    return [], [fill_nest(identity_map(len(node.shape)), node.shape, value, loops_over(node.shape))]
 
 
 FILL = primitive(

@@ -19,9 +19,8 @@ value, computed by its own kernel, and its gradient (a slice) is the part that f
 import numpy as np
 
 from codegen import forms
-from codegen.affine import offset
 from codegen.ctypes import literal, storage
-from codegen.loops import INDEX, Nest, copy_nest, identity_map, loops_over, parallel_kind
+from codegen.loops import copy_nest, fill_nest, identity_map, loops_over, parallel_kind
 from tracer import dtypes
 from tracer.ir import dims, match
 from tracer.ops import array_ops, batching, index_ops, math_ops, shapes
@@ -121,8 +120,7 @@ def _pad_nests(node):
                     continue
                 extents = [*x.shape[:axis], extent, *node.shape[axis + 1 :]]
                 target = (*interior[:axis], index[axis] + start, *index[axis + 1 :])
-                store = f"out[{offset(target, node.shape).c(INDEX)}] = {value};"
-                nests.append(Nest(loops_over(extents), [], store))
+                nests.append(fill_nest(target, node.shape, value, loops_over(extents)))
         return [(storage(x.dtype), "p0")], _on_threads(nests)
     edge = 1 if mode == "REFLECT" else 0
     for axis, (lo, hi) in enumerate(paddings):

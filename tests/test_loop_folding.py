@@ -1,0 +1,165 @@
+"""Loops folded into one (codegen/loops.py `foldable_axes`): which loops fold, and that the
+compiled kernels whose loops fold give numpy's values, exactly where numpy's are exact."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen.affine import Affine, offset
+from codegen.loops import INDEX, PARALLEL_MIN, fold, foldable_axes, identity_map, loops_over
+from tracer.ir import dims
+
+rng = np.random.default_rng(7)
+
+
+def _offsets(*maps_and_shapes):
+    return [offset(index_map, shape) for index_map, shape in maps_and_shapes]
+
+
+def test_a_contiguous_copy_folds_into_one_loop():
+    shape = (3, 4, 5, 6)
+    index = identity_map(4)
+    loops = loops_over(shape)
+    folded = foldable_axes([loops], _offsets((index, shape), (index, shape)))
+    assert folded == {0, 1, 2}
+    assert fold(loops, folded) == [(INDEX[3], 360)]
+
+
+def test_a_nest_long_enough_for_threads_keeps_its_outer_loop_apart():
+    shape = (4, 512, 8, 16)  # 2^18 iterations: the outer loop may be shared by threads
+    index = identity_map(4)
+    loops = loops_over(shape)
+    folded = foldable_axes([loops], _offsets((index, shape), (index, shape)))
+    assert fold(loops, folded) == [(INDEX[0], 4), (INDEX[3], 512 * 8 * 16)]
+    assert PARALLEL_MIN <= 4 * 512 * 8 * 16
+
+
+def test_a_bias_broadcast_over_rows_folds_the_rows_only():
+    shape = (2, 5, 5, 8)
+    index = identity_map(4)
+    bias = (index[3],)
+    folded = foldable_axes([loops_over(shape)], _offsets((index, shape), (bias, (8,))))
+    assert folded == {0, 1}
+    assert fold(loops_over(shape), folded) == [(INDEX[2], 50), (INDEX[3], 8)]
+
+
+def test_a_transposed_read_folds_only_what_both_sides_walk_together():
+    shape = (4, 3, 2)  # out[i0, i1, i2] = x[i2, i0, i1], x of shape (2, 4, 3)
+    index = identity_map(3)
+    transposed = (index[2], index[0], index[1])
+    folded = foldable_axes([loops_over(shape)], _offsets((index, shape), (transposed, (2, 4, 3))))
+    assert folded == {0}  # i0 and i1 are contiguous in both; i2 is not
+
+
+def test_loops_of_one_iteration_go_but_each_run_keeps_a_loop():
+    shape = (1, 7, 1)
+    index = identity_map(3)
+    loops = loops_over(shape)
+    folded = foldable_axes([loops], _offsets((index, shape)))
+    assert fold(loops, folded) == [(INDEX[1], 7)]
+    ones = loops_over((1, 1))
+    assert fold(ones, foldable_axes([ones], _offsets((identity_map(2), (1, 1))))) == [(INDEX[1], 1)]
+
+
+def test_runs_fold_apart_and_sizes_known_only_at_run_time_do_not_fold():
+    shape = (2, 3, 4, 5)
+    index = identity_map(4)
+    offsets = _offsets((index, shape))
+    kept, reduced = loops_over(shape)[:2], loops_over(shape)[2:]
+    assert foldable_axes([kept, reduced], offsets) == {0, 2}  # never 1 into 2: other runs
+    loops = [(INDEX[0], dims.Dim.symbol("d0")), (INDEX[1], 3)]
+    assert foldable_axes([loops], [Affine(0, ((0, 3), (1, 1)))]) == frozenset()
+
+
+def _kernel_loops(c_source, name):
+    """The extents of the `for` loops of the kernel whose name contains `name`."""
+    body = re.search(rf"\bk\d+_{name}\w*\([^)]*\) \{{\n(.*?)\n\}}", c_source, re.S)
+    assert body is not None, f"no kernel {name} in the module"
+    return [int(e) for e in re.findall(r"for \(int64_t i\d+ = 0; i\d+ < (\d+);", body.group(1))]
+
+
+def test_a_compiled_pad_copies_rows_whole_and_gives_numpy_s_values():
+    x = rng.standard_normal((6, 5, 4, 3)).astype(np.float32)
+    paddings = [[0, 0], [1, 2], [2, 1], [0, 0]]
+    pad = tt.function(lambda x: tt.pad(x, paddings))
+    np.testing.assert_array_equal(pad(tt.constant(x)).numpy(), np.pad(x, paddings))
+    source = pad.get_concrete_function(tt.constant(x)).c_source()
+    # the interior's rows of 4 x 3 copied whole; each border's rows written whole
+    assert _kernel_loops(source, "pad") == [6, 5, 12, 6, 21, 6, 42, 6, 5, 6, 6, 5, 3]
+
+
+def test_compiled_sums_over_contiguous_axes_match_numpy():
+    x = rng.standard_normal((7, 6, 5, 9))
+
+    def sums(x):
+        return (
+            tt.reduce_sum(x, axis=[0, 1, 2]),  # the bias gradient's sum: one reduced loop
+            tt.reduce_sum(x, axis=[1, 2, 3]),
+            tt.reduce_max(x, axis=[2, 3]),
+            tt.reduce_sum(tt.reshape(x, (42, 45)) * 2.0),
+        )
+
+    compiled = tt.function(sums)
+    for got, want in zip(
+        compiled(tt.constant(x)),
+        (x.sum((0, 1, 2)), x.sum((1, 2, 3)), x.max((2, 3)), (2 * x).sum()),
+    ):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    source = compiled.get_concrete_function(tt.constant(x)).c_source()
+    assert re.search(r"i\d+ < 210;", source)  # the first sum's 7 * 6 * 5 reduced rows
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_copies_and_broadcasts_whose_loops_fold_give_numpy_s_bits(dtype):
+    x = rng.standard_normal((4, 3, 5, 2)).astype(dtype)
+    bias = rng.standard_normal(2).astype(dtype)
+
+    def f(x, bias):
+        return (
+            tt.tile(x, [1, 2, 1, 1]),
+            tt.concat([x, x * 2], axis=1),
+            x + bias,
+            tt.transpose(x, [1, 0, 2, 3]) * 3,
+            tt.zeros_like(x) + 1,
+        )
+
+    got = tt.function(f)(tt.constant(x), tt.constant(bias))
+    want = (
+        np.tile(x, [1, 2, 1, 1]),
+        np.concatenate([x, x * 2], axis=1),
+        x + bias,
+        np.transpose(x, [1, 0, 2, 3]) * dtype(3),
+        np.zeros_like(x) + 1,
+    )
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_a_slice_gradient_whose_rows_fold_matches_numpy():
+    x = tt.constant(rng.standard_normal((5, 4, 6)))
+
+    @tt.function
+    def gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(_square(x[1:4]))
+        return tape.gradient(y, x)
+
+    want = np.zeros((5, 4, 6))
+    want[1:4] = 2 * x.numpy()[1:4]
+    np.testing.assert_allclose(gradient(x).numpy(), want, rtol=1e-15)
+
+
+def _square(x):
+    return x * x
+
+
+def test_a_dimension_known_only_at_run_time_is_not_folded_and_values_hold():
+    spec = tt.TensorSpec([None, 3, 4], tt.float64)
+    f = tt.function(lambda x: tt.reduce_sum(x * 2.0, axis=[1, 2]), input_signature=[spec])
+    for rows in (2, 5):
+        x = rng.standard_normal((rows, 3, 4))
+        np.testing.assert_allclose(f(tt.constant(x)).numpy(), (2 * x).sum((1, 2)), rtol=1e-12)
+    assert f.experimental_get_tracing_count() == 1
