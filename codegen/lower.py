@@ -103,12 +103,14 @@ class BufferPlan:
     """Where the values of a graph lowered to one entry point live: `plan_buffers`'s result,
     which `lower` renders.
 
-    `aliases` maps id(view that moves no data) -> the value it reads; `computed` lists the
-    nodes that are code, in order; `in_place` maps id(updated value) -> the input position
-    it is written into; `copied` lists (updated value, input position) copied after their
-    kernels; `constants` lists the const nodes passed as arguments (in order); `buffers`
-    the (shape, numpy dtype) of each output buffer the caller allocates, `buffer_args`
-    maps id(output) -> its buffer, `snapshots` id(output) -> (input position, buffer) of
+    `aliases` maps id(view that moves no data) -> the value it reads (outputs among them
+    where the value is computed into the output's buffer: `_outputs_viewing`); `computed`
+    lists the nodes that are code, in order; `in_place` maps id(updated value) -> the input
+    position it is written into; `copied` lists (updated value, input position) copied
+    after their kernels; `constants` lists the const nodes passed as arguments (in order);
+    `buffers` the (shape, numpy dtype) of each output buffer the caller allocates,
+    `buffer_args` maps id(output), or id(the value an output views), -> its buffer,
+    `snapshots` id(output) -> (input position, buffer) of
     an input's old value copied first; `outputs` where the caller finds each graph output
     (ModulePlan.outputs); `layout` places the other values in workspace blocks, and
     `held_layouts` (id(held graph) -> _Layout) those of the graphs structured ops hold.
@@ -116,6 +118,8 @@ class BufferPlan:
 
     def __init__(self, graph, updates, in_place, target):
         self.aliases = _aliases(graph, target)
+        written_for = _outputs_viewing(graph, self.aliases, updates, target)
+        self.aliases.update({id(out): source for source, out in written_for})
         self.computed = _computed(graph, self.aliases, target)
         computed, aliases = self.computed, self.aliases
         self.in_place = (
@@ -139,6 +143,8 @@ class BufferPlan:
                 continue
             self.buffer_args[id(out)] = len(self.buffers)
             self.buffers.append((text_shape(out.shape), out.dtype.as_numpy_dtype))
+        for source, out in written_for:
+            self.buffer_args[id(source)] = self.buffer_args[id(out)]
         # an updated input that is the new value of another one (a swap) is copied first
         self.snapshots = {}
         for out, _ in self.copied:
@@ -638,6 +644,32 @@ def _aliases(graph, target):
         for n in graph.nodes
         if id(n) not in outputs and _moves_no_data(n, target)
     }
+
+
+def _outputs_viewing(graph, aliases, updates, target):
+    """[(value, output)] for the outputs that are views of all of a computed value's bytes
+    (a gradient reshaped to its variable's shape, say): the value is computed into the
+    output's buffer, and the output is an alias of it, instead of a copy after it. Not for
+    values that are outputs themselves or the new values of inputs."""
+    outputs = {id(o) for o in graph.outputs}
+    updated = {id(graph.outputs[k]) for k in updates}
+    found, sources = [], set()
+    for out in graph.outputs:
+        if id(out) in updated or id(out) in aliases or _alias_offset(out, target) != 0:
+            continue
+        (source, *_) = out.inputs
+        if (
+            id(source) in outputs
+            or id(source) in sources
+            or id(source) in aliases
+            or source.op in LEAF_OPS
+            or isinstance(target.form_for(source.op), Projection)
+            or dims.size(source.shape) != dims.size(out.shape)
+        ):
+            continue
+        sources.add(id(source))
+        found.append((source, out))
+    return found
 
 
 def _computed(graph, aliases, target):
