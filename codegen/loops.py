@@ -12,7 +12,8 @@ accumulators.
 Loops one directly inside the other that every read and write walks as one block (a copy
 of contiguous rows, a sum over a contiguous run of axes) are folded into one loop, and
 loops of one iteration dropped (`foldable_axes`): the same elements in the same order,
-with less C for the compiler to unroll and version.
+with less C for the compiler to unroll and version. Where an operand is read across the
+last two loops (a transpose), they run in tiles (`transposing_tile`).
 """
 
 import collections
@@ -63,6 +64,9 @@ class Nest:
         self.store = store  # C statement writing the result
         self.accumulator = accumulator  # an Accumulator, or None
         self.column = column  # a Column: the kept innermost axis, looped inside the reduced ones
+        # (outer block, inner block): the last two loops run in tiles of that many iterations
+        # of each (`transposing_tile`); None: row by row
+        self.tile = None
 
 
 Accumulator = collections.namedtuple("Accumulator", "type init step result simd")
@@ -269,6 +273,8 @@ def _fused_loop_nest(node, name, param_names, error, target, folded):
         ]
         runs, written = [loops_over(root.shape)], [flat]
         nest = Nest(fold(runs[0], folded), emitter.statements, " ".join(stores))
+        if not emitter.guarded:
+            nest.tile = transposing_tile(nest.loops, emitter.offsets)
     kernel.returns_error = emitter.guarded
     kernel.loads = emitter.loads
     kernel.nests.append(nest)
@@ -304,7 +310,10 @@ def parallel_kind(nest):
     if isinstance(iterations, dims.Dim):
         nest.parallel_if = f" if({iterations} >= {PARALLEL_MIN})"
     if nest.loops and _estimate(nest.loops[0][1]) >= 2:
-        nest.schedule = _dynamic(_estimate(iterations) // _estimate(nest.loops[0][1]))
+        shares = _estimate(nest.loops[0][1])
+        if nest.tile and len(nest.loops) == 2:  # the first loop is the outer tiles'
+            shares = -(-shares // nest.tile[0])
+        nest.schedule = _dynamic(_estimate(iterations) // shares)
         return "outer"
     if not nest.loops and nest.column and nest.column.blocked:
         nest.schedule = _dynamic(
@@ -388,7 +397,9 @@ def copy_nest(source_name, source_shape, source_map, out_map, out_shape, loops):
     folded = foldable_axes([loops], [read, written])
     load = f"{source_name}[{read.without(folded).c(INDEX)}]"
     store = f"out[{written.without(folded).c(INDEX)}] = {load};"
-    return Nest(fold(loops, folded), [], store)
+    nest = Nest(fold(loops, folded), [], store)
+    nest.tile = transposing_tile(nest.loops, [read])
+    return nest
 
 
 def fill_nest(out_map, out_shape, value, loops):
@@ -431,6 +442,44 @@ def foldable_axes(runs, offsets):
             if all(_foldable(t.get(outer, 0), t.get(inner, 0), extent) for t in terms):
                 folded.add(outer)
     return frozenset(folded)
+
+
+# A tile: TILE_COLUMNS elements next to each other in the operand read across the loops,
+# from each of TILE_ROWS rows a cache line or more apart. Rows whose stride is a power of two
+# bytes map to few cache sets; 16 of them still fit an L1's ways, where 32 did not
+# (benchmarks/RESULTS.md, "Transposes in tiles").
+TILE_COLUMNS = 64
+TILE_ROWS = 16
+_STRIDED = 16  # elements between an operand's reads along the inner loop: a cache line
+# elements of the last two loops below which their reads stay in the L1 cache row by row
+# (32 KB of float32): tiles then only cost their bounds' tests
+TILE_ABOVE = 8192
+
+
+def transposing_tile(loops, offsets):
+    """(outer block, inner block) for a nest whose last two loops read an operand across:
+    along the inner loop its elements are a cache line or more apart, along the outer one
+    next to each other (a transpose's read). Row by row, each inner loop then reads a line
+    per element and uses one element of it; in tiles, a tile's lines stay in the cache
+    until the tile's other columns use them. None where no operand is read so, or either
+    loop is too short to tile."""
+    if len(loops) < 2:
+        return None
+    (outer, outer_extent), (inner, inner_extent) = loops[-2:]
+    if not (
+        isinstance(outer_extent, int)
+        and isinstance(inner_extent, int)
+        and outer_extent >= TILE_ROWS
+        and inner_extent >= 2 * TILE_ROWS
+        and outer_extent * inner_extent >= TILE_ABOVE
+    ):
+        return None
+    for o in offsets:
+        terms = dict(o.terms)
+        across, along = terms.get(_AXIS[inner], 0), terms.get(_AXIS[outer], 0)
+        if isinstance(across, int) and abs(across) >= _STRIDED and along in (1, -1):
+            return (TILE_COLUMNS, TILE_ROWS)
+    return None
 
 
 def _foldable(outer, inner, extent):

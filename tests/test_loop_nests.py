@@ -1,5 +1,6 @@
-"""Loops folded into one (codegen/loops.py `foldable_axes`): which loops fold, and that the
-compiled kernels whose loops fold give numpy's values, exactly where numpy's are exact."""
+"""How codegen/loops.py shapes a kernel's loops: loops folded into one (`foldable_axes`) and
+transposing reads in tiles (`transposing_tile`): which loops fold or tile, and that the
+compiled kernels give numpy's values, exactly where numpy's are exact."""
 
 import re
 
@@ -8,7 +9,18 @@ import pytest
 
 import tracer as tt
 from codegen.affine import Affine, offset
-from codegen.loops import INDEX, PARALLEL_MIN, fold, foldable_axes, identity_map, loops_over
+from codegen.loops import (
+    INDEX,
+    PARALLEL_MIN,
+    TILE_ABOVE,
+    TILE_COLUMNS,
+    TILE_ROWS,
+    fold,
+    foldable_axes,
+    identity_map,
+    loops_over,
+    transposing_tile,
+)
 from tracer.ir import dims
 
 rng = np.random.default_rng(7)
@@ -163,3 +175,67 @@ def test_a_dimension_known_only_at_run_time_is_not_folded_and_values_hold():
         x = rng.standard_normal((rows, 3, 4))
         np.testing.assert_allclose(f(tt.constant(x)).numpy(), (2 * x).sum((1, 2)), rtol=1e-12)
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_a_transposing_read_tiles_the_last_two_loops_and_a_plain_one_does_not():
+    shape = (160, 96)  # out[i0, i1] = x[i1, i0], x of shape (96, 160)
+    index = identity_map(2)
+    transposed = _offsets(((index[1], index[0]), (96, 160)), (index, shape))
+    assert transposing_tile(loops_over(shape), transposed) == (TILE_COLUMNS, TILE_ROWS)
+    plain = _offsets((index, shape), (index, shape))
+    assert transposing_tile(loops_over(shape), plain) is None
+    assert transposing_tile(loops_over((160, 8)), transposed) is None  # too short to tile
+    small = _offsets(((index[1], index[0]), (48, 64)), (index, (64, 48)))
+    assert TILE_ABOVE > 64 * 48
+    assert transposing_tile(loops_over((64, 48)), small) is None  # in the L1 row by row
+
+
+def _tiles(source):
+    return re.findall(
+        r"for \(int64_t (i\d+)_tile = 0; \1_tile < (\d+); \1_tile \+= (\d+)\)", source
+    )
+
+
+@pytest.mark.parametrize(
+    "shape, perm",
+    [
+        ((512, 512), (1, 0)),  # rows a power of two bytes apart, the worst case for caches
+        ((137, 203), (1, 0)),  # tails in both loops
+        ((37, 203), (1, 0)),  # small enough to stay row by row
+        ((6, 140, 70), (0, 2, 1)),
+        ((3, 33, 5, 65), (3, 1, 2, 0)),
+        ((16, 300), (1, 0)),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.complex128])
+def test_compiled_transposes_in_tiles_give_numpy_s_values(shape, perm, dtype):
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    if np.iscomplexobj(x):
+        x = x + 1j * rng.standard_normal(shape)
+    f = tt.function(lambda x: tt.transpose(x, perm) * 2)
+    np.testing.assert_array_equal(f(tt.constant(x)).numpy(), np.transpose(x, perm) * dtype(2))
+    inner, outer = shape[perm[-1]], shape[perm[-2]]  # the last two loops' extents
+    tiled = bool(_tiles(f.get_concrete_function(tt.constant(x)).c_source()))
+    assert tiled == (inner >= 2 * TILE_ROWS and outer >= TILE_ROWS and inner * outer >= TILE_ABOVE)
+
+
+def test_a_transpose_s_gradient_in_tiles_matches_finite_differences():
+    x = tt.constant(rng.standard_normal((96, 160)))
+    w = tt.constant(rng.standard_normal((160, 96)))
+
+    @tt.function
+    def value_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.sin(tt.transpose(x)) * w)
+        return y, tape.gradient(y, x)
+
+    _, gradient = value_and_gradient(x)
+    assert _tiles(value_and_gradient.get_concrete_function(x).c_source())
+    np.testing.assert_allclose(gradient.numpy(), np.cos(x.numpy()) * w.numpy().T, rtol=1e-13)
+    step, v = 1e-6, x.numpy()
+    probe = np.zeros_like(v)
+    probe[3, 5] = step
+    up = value_and_gradient(tt.constant(v + probe))[0].numpy()
+    down = value_and_gradient(tt.constant(v - probe))[0].numpy()
+    assert abs((up - down) / (2 * step) - gradient.numpy()[3, 5]) < 1e-7
