@@ -41,10 +41,11 @@ def contract_products(graph):
         if i.op == "add" and only_in_tree(i, n)
     }
     mapping, contracted = {}, False
+    joins = {}  # (the parts' ids, axis) -> their concat: one for products sharing an operand
     for node in graph.nodes:
         new = None
         if node.op == "add" and id(node) not in inner:
-            new = _contracted(node, only_in_tree, mapping)
+            new = _contracted(node, only_in_tree, mapping, joins)
         contracted = contracted or new is not None
         mapping[id(node)] = on_new_inputs(node, mapping) if new is None else new
     if not contracted:
@@ -75,7 +76,7 @@ def _key(node, only_in_tree, root):
     return flags, node.shape, node.dtype
 
 
-def _contracted(root, only_in_tree, mapping):
+def _contracted(root, only_in_tree, mapping, joins):
     terms = _terms(root, only_in_tree)
     keys = [_key(term, only_in_tree, root) for term in terms]
     groups = {}
@@ -89,7 +90,7 @@ def _contracted(root, only_in_tree, mapping):
         return None
     # NOTE: the joined products first: they have the sum's shape, so every partial sum does
     # too, whatever the other terms broadcast from
-    summed = [_joined(products, key[0], mapping, root) for key, products in joined.items()]
+    summed = [_joined(products, key[0], mapping, root, joins) for key, products in joined.items()]
     summed += [mapping.get(id(term), term) for term, key in zip(terms, keys) if key not in joined]
     total = summed[0]
     for term in summed[1:]:
@@ -104,17 +105,21 @@ def _saves(products):
     return copied < 2 * (len(products) - 1) * dims.size(products[0].shape)
 
 
-def _joined(products, flags, mapping, root):
-    """One matmul of the products' operands joined along the inner dimension."""
+def _joined(products, flags, mapping, root, joins):
+    """One matmul of the products' operands joined along the inner dimension; a join of the
+    same parts as another's (the steps' cotangents, which both weights' gradients read) is
+    that one."""
     transpose_a, transpose_b = flags
     a_axis, b_axis = (0 if transpose_a else 1), (1 if transpose_b else 0)
     operands = []
     for position, axis in ((0, a_axis), (1, b_axis)):
         parts = tuple(mapping.get(id(p.inputs[position]), p.inputs[position]) for p in products)
-        shape = list(parts[0].shape)
-        shape[axis] = sum(part.shape[axis] for part in parts)
-        operands.append(
-            Node("concat", parts, {"axis": axis}, tuple(shape), parts[0].dtype, root.location)
-        )
+        key = (tuple(id(part) for part in parts), axis)
+        if key not in joins:
+            shape = list(parts[0].shape)
+            shape[axis] = sum(part.shape[axis] for part in parts)
+            attrs = {"axis": axis}
+            joins[key] = Node("concat", parts, attrs, tuple(shape), parts[0].dtype, root.location)
+        operands.append(joins[key])
     attrs = matmul_attrs(transpose_a, transpose_b)
     return Node("matmul", tuple(operands), attrs, root.shape, root.dtype, root.location)
