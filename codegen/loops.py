@@ -64,8 +64,9 @@ class Nest:
         self.store = store  # C statement writing the result
         self.accumulator = accumulator  # an Accumulator, or None
         self.column = column  # a Column: the kept innermost axis, looped inside the reduced ones
-        # (outer block, inner block): the last two loops run in tiles of that many iterations
-        # of each (`transposing_tile`); None: row by row
+        # (outer block, inner block): the last two loops (of `reduced_loops` where there is
+        # an accumulator) run in tiles of that many iterations of each (`transposing_tile`);
+        # None: row by row
         self.tile = None
 
 
@@ -264,6 +265,9 @@ def _fused_loop_nest(node, name, param_names, error, target, folded):
             emitter.statements.append((store, None))
         nest, runs, sum_written = _reduction_nest(emitter, root, kernel.outs[0][1])
         written = [sum_written, flat] if len(results) > 1 else [sum_written]
+        if nest.column is None and nest.accumulator.simd and not emitter.guarded:
+            # a sum that may be reassociated: in tiles, its terms add in another order
+            nest.tile = transposing_tile(nest.reduced_loops, emitter.offsets)
     else:
         index_map = identity_map(len(root.shape))
         flat = offset(index_map, root.shape)

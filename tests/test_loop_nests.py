@@ -239,3 +239,29 @@ def test_a_transpose_s_gradient_in_tiles_matches_finite_differences():
     up = value_and_gradient(tt.constant(v + probe))[0].numpy()
     down = value_and_gradient(tt.constant(v - probe))[0].numpy()
     assert abs((up - down) / (2 * step) - gradient.numpy()[3, 5]) < 1e-7
+
+
+def test_sums_that_read_across_run_in_tiles_and_maxima_keep_their_order():
+    x = rng.standard_normal((4, 128, 128))
+    w = rng.standard_normal((160, 160))
+
+    def sums(x, w):
+        return (
+            tt.reduce_sum((w + tt.transpose(w)) * 0.5 * w),  # a Cholesky gradient's sum
+            tt.reduce_sum(x * tt.transpose(x, [0, 2, 1]), axis=[1, 2]),  # kept: the batch
+        )
+
+    f = tt.function(sums)
+    got = f(tt.constant(x), tt.constant(w))
+    want = (((w + w.T) * 0.5 * w).sum(), (x * np.transpose(x, [0, 2, 1])).sum((1, 2)))
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-12)
+    tiles = _tiles(f.get_concrete_function(tt.constant(x), tt.constant(w)).c_source())
+    assert len(tiles) == 2 * 2  # both sums, each over two loops of tiles
+
+    # a maximum keeps its order (its first NaN wins): no tiles
+    v = rng.standard_normal((160, 160))
+    v[7, 90] = np.nan
+    peak = tt.function(lambda v: tt.reduce_max(tt.transpose(v) * 2.0))
+    assert np.isnan(peak(tt.constant(v)).numpy())
+    assert not _tiles(peak.get_concrete_function(tt.constant(v)).c_source())
