@@ -551,18 +551,25 @@ class _Lowering:
         return [
             (
                 name,
-                re.sub(
-                    rf"^static (\w+) {name}\(",
-                    rf"static TR_NOINLINE \1 {name}(",
-                    text,
-                    count=1,
-                    flags=re.M,
-                )
+                _not_inlined(name, text)
                 if spread or self.calls[name] >= NOINLINE_FROM_CALLS
                 else text,
             )
             for name, text in self.kernels
         ]
+
+
+_STATIC_DEFINITION = re.compile(r"^static (\w+) (\w+)\(", re.M)
+
+
+def _not_inlined(name, text):
+    """`text` with the definition of the function `name` marked TR_NOINLINE (one pattern
+    for every kernel: a pattern made for each name would be compiled for each)."""
+    for definition in _STATIC_DEFINITION.finditer(text):
+        if definition[2] == name:
+            start, end = definition.span()
+            return f"{text[:start]}static TR_NOINLINE {definition[1]} {name}({text[end:]}"
+    return text
 
 
 def _kernel_key(node, target):

@@ -32,6 +32,8 @@ UNIT_GAIN = 1200  # the least work (a compiler's start) a unit more must take of
 MAX_UNITS = 8
 
 BLOCK = re.compile(r"^#if TR_IN_UNIT  /\* work (\d+) at (\d+) of (\d+) \*/$", re.M)
+# a kernel's definition that `layout` puts in a block: its type, name and parameters
+_NOT_INLINED = re.compile(r"^static TR_NOINLINE (\w+) (\w+)\(([^{]*)\)\s*\{", re.M)
 
 
 class Layout:
@@ -54,14 +56,12 @@ def layout(kernels, parts):
     declarations, texts, blocked = [], [], []  # blocked: the positions in texts of blocks
     inlined = 0  # the work of the kernels in no block, compiled with the steps that call them
     for name, text in kernels:
-        definition = re.search(
-            rf"^static TR_NOINLINE (\w+) {re.escape(name)}\(([^{{]*)\)\s*\{{", text, re.M
-        )
+        definition = next((d for d in _NOT_INLINED.finditer(text) if d[2] == name), None)
         if definition is None:
             texts.append(text)
             inlined += len(text)
             continue
-        declarations.append(f"TR_PART {definition[1]} {name}({definition[2]});")
+        declarations.append(f"TR_PART {definition[1]} {name}({definition[3]});")
         start = definition.start()
         blocked.append(len(texts))
         texts.append(text[:start] + text[start:].replace("static ", "TR_PART ", 1))
