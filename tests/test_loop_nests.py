@@ -265,3 +265,27 @@ def test_sums_that_read_across_run_in_tiles_and_maxima_keep_their_order():
     peak = tt.function(lambda v: tt.reduce_max(tt.transpose(v) * 2.0))
     assert np.isnan(peak(tt.constant(v)).numpy())
     assert not _tiles(peak.get_concrete_function(tt.constant(v)).c_source())
+
+
+@pytest.mark.parametrize("shape", [(3, 50, 70), (200, 96)])
+def test_reversed_reads_fold_and_tile_with_negative_strides(shape):
+    x = rng.standard_normal(shape).astype(np.float32)
+    axes = list(range(len(shape)))
+    perm = axes[:-2] + axes[-2:][::-1]
+
+    def f(x):
+        return (
+            tt.reverse(x, axes) + 1.0,  # every stride -1: one loop, read backwards
+            tt.reverse(tt.transpose(x, perm), axes[-2:]) * 3.0,  # read across, backwards
+        )
+
+    compiled = tt.function(f)
+    got = compiled(tt.constant(x))
+    want = (np.flip(x) + 1.0, np.flip(np.transpose(x, perm), axes[-2:]) * np.float32(3.0))
+    for g, e in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), e)
+    source = compiled.get_concrete_function(tt.constant(x)).c_source()
+    size = int(np.prod(shape))
+    assert re.search(rf"i\d+ < {size};", source)  # the reversed copy, folded
+    if shape[-1] * shape[-2] >= TILE_ABOVE:
+        assert _tiles(source)
