@@ -49,6 +49,23 @@ def test_a_nonzero_scalar_and_a_negative_zero_are_picked_too():
         assert result.tobytes() == np.where(condition, x, other).tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(
+    "shapes", [((128, 64), (128, 64)), ((128, 1), (1, 64)), ((64,), (128, 64))]
+)
+def test_a_zero_y_gives_x_masked(dtype, shapes):
+    """y of zero bits (relu's gradient's 0.0): x's bits ANDed with the mask, nothing added;
+    a new array, whatever broadcasts."""
+    condition_shape, x_shape = shapes
+    condition = rng.random(condition_shape) > 0.5
+    x = _values(x_shape, dtype)
+    zero = np.zeros((), dtype)
+    expected = np.where(condition, x, zero)
+    result = _select_kernel(condition, x, zero)
+    assert result.dtype == expected.dtype and result.tobytes() == expected.tobytes()
+    assert not np.shares_memory(result, x)
+
+
 def test_relus_eager_gradient_is_the_mask_of_the_positive_inputs():
     x = tt.constant(rng.standard_normal((128, 512)).astype(np.float32))
     upstream = rng.standard_normal((128, 512)).astype(np.float32)
