@@ -16,6 +16,7 @@ import os as _os
 import sys as _sys
 
 import codegen.version  # noqa: F401 (tracer's files as imported: the key of stored plans)
+from runtime import allocator as _allocator
 from tracer import (
     autodiff,
     autograph,
@@ -181,6 +182,8 @@ from tracer.tensor_array import TensorArray
 from tracer.tensor_shape import TensorShape
 from tracer.transforms import grad, value_and_grad
 from tracer.variable import Variable
+
+_allocator.tune()  # before the user's first eager op: large arrays reuse the heap's pages
 
 __version__ = "0.1.0"
 
