@@ -9,6 +9,12 @@ less C; but the specialised kernels run faster, so tracer/executables.py builds 
 again with its own (`own_kernels`) in a thread, and swaps it in: the values do not change
 when it does. The plan stored for later processes is the second module's.
 
+Since that first module is built again anyway, the table serves the rest of a CNN's step where
+it can too (`array_kernel`): the zero padding of a SAME convolution's gradient, relu's
+gradient and a bias's gradient (a sum over the leading axes), which were most of the compiler's
+time left on the first call. Only such a module calls them (`serves_convolutions`): any other
+would be built twice for a kernel or two.
+
 The profiled target and exported C, which runs without tracer, keep the templates, as does
 every module where the table is missing or serves no such node: another dtype than float32
 and float64, a product's activation other than relu, a window gather other than max
@@ -16,12 +22,14 @@ pooling, more channels than the table's kernels take."""
 
 import contextlib
 import functools
+import math
 import threading
 
 from codegen import forms, thread_pools
 from codegen.ctypes import storage
 from codegen.targets import C_MODULE
 from runtime import installed_kernels
+from tracer.ir.literal import Literal
 
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 _lowering = threading.local()  # .own: the module being lowered in this thread writes its own
@@ -128,25 +136,135 @@ class _InstalledOrTemplate(forms.Template):
         served = self._served(node)
         if served is None:
             return self.default.context(node, blas)
-        kernel, geometry, params, arguments = served
-        T = storage(node.dtype)
-        types = [f"{T} *" if a == "out" else f"const {T} *" for a in arguments]
-        return dict(
-            kernel=kernel,
-            variable=installed_kernels.VARIABLE,
-            index=installed_kernels.KERNELS.index(kernel),
-            geometry=[str(value) for value in geometry],
-            params=[f"const {T} *restrict {p}" for p in params] + [f"{T} *restrict out"],
-            unused=[p for p in params if p not in arguments],
-            function_type=f"void (*)(const int64_t *, {', '.join(types)})",
-            arguments=["geometry", *arguments],
-        )
+        return _call_context(node, *served)
 
     def helper_definitions(self, node, vector_math):
         if self._served(node):
             return [("installed kernels", installed_kernels.DECLARATION)]
         return self.default.helper_definitions(node, vector_math)
 
+
+def _call_context(node, kernel, geometry, params, arguments):
+    """installed_kernel.c.j2's values for a kernel of `node` that calls the table's `kernel`
+    with `geometry`, taking `params` (the names of its inputs) and passing `arguments`."""
+    T = storage(node.dtype)
+    types = [f"{T} *" if a == "out" else f"const {T} *" for a in arguments]
+    return dict(
+        kernel=kernel,
+        variable=installed_kernels.VARIABLE,
+        index=installed_kernels.KERNELS.index(kernel),
+        geometry=[str(value) for value in geometry],
+        params=[f"const {T} *restrict {p}" for p in params] + [f"{T} *restrict out"],
+        unused=[p for p in params if p not in arguments],
+        function_type=f"void (*)(const int64_t *, {', '.join(types)})",
+        arguments=["geometry", *arguments],
+    )
+
+
+def serves_convolutions(nodes, target):
+    """Whether the module of `nodes` on `target` calls a convolution or pooling kernel of
+    the table: it is then built again with its own (tracer/executables.py), and the table's
+    `array_kernel`s serve it too."""
+    for node in nodes:
+        form = target.form_for(node.op)
+        if isinstance(form, _InstalledOrTemplate) and form._served(node):
+            return True
+    return False
+
+
+def array_kernel(node):
+    """installed_kernel.c.j2's values for the kernel of `node`, where the table's padding,
+    relu gradient or sum over leading axes computes it (runtime/array_kernels_typed.h): a
+    pad with +0, select(x > 0, y, 0) of one shape, or a reduce_sum over the leading axes;
+    float32 or float64, every size known. None otherwise."""
+    suffix = _SUFFIXES.get(node.dtype.name)
+    if suffix is None or not _known(node.shape) or not all(_known(i.shape) for i in node.inputs):
+        return None
+    for kind, geometry in _ARRAY_KINDS.get(node.op, ()):
+        found = geometry(node)
+        if found is not None:
+            return _call_context(node, f"{kind}_{suffix}", *found)
+    return None
+
+
+def _known(shape):
+    return all(isinstance(d, int) and d > 0 for d in shape)
+
+
+def _positive_zero(value):
+    return not isinstance(value, bool) and value == 0 and math.copysign(1.0, float(value)) > 0
+
+
+def _pad(node):
+    (x,) = node.inputs
+    paddings = node.attrs["paddings"]
+    if node.attrs["mode"] != "CONSTANT" or not _positive_zero(node.attrs.get("value", 0)):
+        return None
+    if len(x.shape) > installed_kernels.MOST_RANK or x.dtype != node.dtype:
+        return None
+    geometry = [len(x.shape), *x.shape, *(before for before, _ in paddings), *node.shape]
+    return geometry, ["p0"], ["p0", "out"]
+
+
+def _relu_gradient(node):
+    """select(x > 0, y, 0), x and y inputs of the node's shape (read through reshapes)."""
+    body = node.attrs["kernel"].body
+    ops = {n.op for n in body.nodes} - {"input", "const", "reshape"}
+    root = body.outputs[0]
+    if len(body.outputs) != 1 or ops != {"greater", "select"} or root.op != "select":
+        return None
+    condition, y, zero = root.inputs
+    if condition.op != "greater" or not _zero_constant(zero):
+        return None
+    x, other_zero = condition.inputs
+    x, y = _param(body, x), _param(body, y)
+    if not _zero_constant(other_zero) or x is None or y is None:
+        return None
+    if any(body.inputs[k].dtype != node.dtype for k in (x, y)):
+        return None
+    size = math.prod(node.shape)
+    if any(math.prod(node.inputs[k].shape) != size for k in (x, y)):
+        return None
+    params = [f"p{k}" for k in range(len(node.inputs))]
+    return [size], params, [f"p{x}", f"p{y}", "out"]
+
+
+def _zero_constant(node):
+    if node.op != "const" or node.shape != ():
+        return False
+    value = node.attrs["value"]
+    return _positive_zero(value.array.item() if isinstance(value, Literal) else value)
+
+
+def _param(body, node):
+    """The position among the body's inputs of the input `node` reads through reshapes, or
+    None where it reads anything else."""
+    while node.op == "reshape":
+        node = node.inputs[0]
+    for k, param in enumerate(body.inputs):
+        if param is node:
+            return k
+    return None
+
+
+def _leading_sum(node):
+    """A sum over the leading axes: each column's terms in the order of the rows."""
+    (x,) = node.inputs
+    axes = tuple(node.attrs["axis"])
+    if not 0 < len(axes) < len(x.shape) or axes != tuple(range(len(axes))):
+        return None
+    if x.dtype != node.dtype:
+        return None
+    rows = math.prod(x.shape[: len(axes)])
+    return [rows, math.prod(x.shape) // rows], ["p0"], ["p0", "out"]
+
+
+# op -> the table's kinds that may compute it, each with its geometry (or None)
+_ARRAY_KINDS = {
+    "pad": [("pad_zeros", _pad)],
+    "fused": [("select_positive", _relu_gradient)],
+    "reduce_sum": [("column_sums", _leading_sum)],
+}
 
 _KINDS = {
     "patch_product": ("patch_product", _product),

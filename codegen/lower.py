@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from codegen import compact, libc, templates, units
+from codegen import compact, conv_kernels, libc, templates, units
 from codegen.ctypes import storage
 from codegen.forms import (
     LOOP_FORMS,
@@ -218,6 +218,7 @@ def lower(
     plan.dims = [_where_read(graph, name) for name in symbols]
     cblas = {"cblas": "cblas_" if cblas_guard else "scipy_cblas_", "cblas_guard": cblas_guard}
     lowering = _Lowering(plan, target, blas, threads, symbols, names, cblas, watch, probes)
+    lowering.array_kernels = conv_kernels.serves_convolutions(all_nodes(graph), target)
     pointers = {id(n): f"args[{k}]" for k, n in enumerate(graph.inputs)}
     for node in buffers.constants:
         lowering.pass_constant(node, pointers)
@@ -338,6 +339,9 @@ class _Lowering:
     def __init__(self, plan, target, blas, threads, symbols, names, cblas, watch, probes):
         self.plan = plan
         self.probes = probes  # a ProbeTable where each step is timed, else None
+        # the table's padding, relu gradient and sums serve this module's kernels where they
+        # can (a module that calls its convolution kernels: codegen/conv_kernels.py)
+        self.array_kernels = False
         self.target = target
         self.watching = watch
         self.blas = blas
@@ -1005,6 +1009,16 @@ def _render_kernel(node, name, lowering):
 
 def _kernel_text(node, name, lowering):
     plan = lowering.plan
+    installed = conv_kernels.array_kernel(node) if lowering.array_kernels else None
+    if installed is not None:
+        text = templates.render(
+            "installed_kernel.c.j2",
+            name=name,
+            comment=comment(node),
+            dim_params=lowering.dim_params,
+            **installed,
+        )
+        return text, False
     form = lowering.target.form_for(node.op)
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
         params = [f"p{k}" for k in range(len(node.inputs))]

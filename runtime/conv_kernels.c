@@ -16,11 +16,15 @@
  * The geometry `g` (int64): n, height, width, channels, kernel (2), strides (2), dilations
  * (2), before (2), out (2), m (the product's output channels), chunks (the weights' partial
  * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
+ *
+ * Beside them, the padding, relu gradient and bias gradient of a CNN's step
+ * (array_kernels_typed.h), which take geometries of their own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #define INTERFACE 4 /* runtime/native.py refuses a module of another */
 
@@ -33,6 +37,8 @@
 #define TR_MADD(a, b, c) ((a) * (b) + (c))
 #endif
 #define PARALLEL_MIN 131072 /* codegen.loops.PARALLEL_MIN */
+#define COLUMN_BLOCK 1024   /* codegen.loops.COLUMN_BLOCK */
+#define MOST_RANK 8         /* codegen/conv_kernels.py pads no more axes */
 
 enum { N, H, W, C, KH, KW, SH, SW, DH, DW, BH, BW, OH, OW, M, CHUNKS, ACTIVATION, GEOMETRY };
 
@@ -70,6 +76,7 @@ static inline double relu_f64(double x) { return (x >= 0 || x != x) ? x : (doubl
 #define ZEROS zeros_f32
 #define LANES (LANE_BYTES / 4)
 #include "conv_kernels_typed.h"
+#include "array_kernels_typed.h"
 #undef T
 #undef NAME
 #undef MADD
@@ -84,6 +91,7 @@ static inline double relu_f64(double x) { return (x >= 0 || x != x) ? x : (doubl
 #define ZEROS zeros_f64
 #define LANES (LANE_BYTES / 8)
 #include "conv_kernels_typed.h"
+#include "array_kernels_typed.h"
 
 /* The table, in the order of KERNELS (runtime/installed_kernels.py names them alike). */
 typedef void (*kernel)(void);
@@ -92,10 +100,15 @@ static const kernel kernels[] = {
     (kernel)patch_weights_f32,     (kernel)patch_weights_f64,
     (kernel)window_max_pool_f32,   (kernel)window_max_pool_f64,
     (kernel)window_max_scatter_f32, (kernel)window_max_scatter_f64,
+    (kernel)pad_zeros_f32,         (kernel)pad_zeros_f64,
+    (kernel)select_positive_f32,   (kernel)select_positive_f64,
+    (kernel)column_sums_f32,       (kernel)column_sums_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
-    "window_max_pool_f32 window_max_pool_f64 window_max_scatter_f32 window_max_scatter_f64";
+    "window_max_pool_f32 window_max_pool_f64 window_max_scatter_f32 window_max_scatter_f64 "
+    "pad_zeros_f32 pad_zeros_f64 select_positive_f32 select_positive_f64 "
+    "column_sums_f32 column_sums_f64";
 
 /* Whether this CPU runs what the build used (-march=native where tracer was installed), and
    multiplies and adds as modules built here do (with one rounding or two): else no table. */
@@ -149,6 +162,7 @@ PyInit__conv_kernels(void)
     if (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0 ||
         PyModule_AddIntConstant(module, "GEOMETRY", GEOMETRY) < 0 ||
         PyModule_AddIntConstant(module, "MOST_CHANNELS", MOST_CHANNELS) < 0 ||
+        PyModule_AddIntConstant(module, "MOST_RANK", MOST_RANK) < 0 ||
         PyModule_AddStringConstant(module, "KERNELS", kernel_names) < 0) {
         Py_DECREF(module);
         return NULL;

@@ -1,6 +1,7 @@
 """The convolution and pooling kernels built when tracer is installed (runtime/conv_kernels.c),
-which compiled modules call instead of compiling their own: where their table is, and the
-variable through which a module reads it.
+with the padding, relu gradient and bias gradient around them, which compiled modules call
+instead of compiling their own: where their table is, and the variable through which a module
+reads it.
 
 A module that calls them declares `DECLARATION` in its prologue; the runtime points that
 variable at the table when it loads the module (runtime/compiled.py). codegen/conv_kernels.py
@@ -21,9 +22,16 @@ KERNELS = (
     "window_max_pool_f64",
     "window_max_scatter_f32",
     "window_max_scatter_f64",
+    "pad_zeros_f32",
+    "pad_zeros_f64",
+    "select_positive_f32",
+    "select_positive_f64",
+    "column_sums_f32",
+    "column_sums_f64",
 )
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take
+MOST_RANK = 8  # the most axes of an array pad_zeros takes
 VARIABLE = "tracer_conv_kernels"
 DECLARATION = f"""\
 /* the convolution and pooling kernels installed with tracer (runtime/conv_kernels.c): the
@@ -51,7 +59,10 @@ def uses(source):
 def _same_table(module):
     """'' where `module` fills the table and reads the geometry as this file says."""
     names = tuple(module.KERNELS.split())
-    shape = (module.GEOMETRY, module.MOST_CHANNELS)
-    if names != KERNELS or shape != (GEOMETRY, MOST_CHANNELS):
-        return f"its table holds {names}, for geometries of {shape[0]} and {shape[1]} channels"
+    shape = (module.GEOMETRY, module.MOST_CHANNELS, getattr(module, "MOST_RANK", None))
+    if names != KERNELS or shape != (GEOMETRY, MOST_CHANNELS, MOST_RANK):
+        return (
+            f"its table holds {names}, for geometries of {shape[0]}, {shape[1]} channels and "
+            f"{shape[2]} axes"
+        )
     return ""

@@ -144,3 +144,94 @@ def test_a_function_runs_the_installed_kernels_until_its_own_are_built(tmp_path,
     later = tt.function(function, backend="c")
     _assert_same_bits([r.numpy() for r in later(*inputs)], first)
     assert not isinstance(later.get_concrete_function(*inputs)._executable, Tiered)
+
+
+def _beside_a_convolution(function):
+    """`function` of arrays, in a module that also convolves (only such a module takes the
+    table's array kernels): its values, then a pooled convolution's sum."""
+
+    def run(image, *arrays):
+        kernel = tt.ones((3, 3, image.shape[3], 2), image.dtype)
+        features = tt.nn.max_pool2d(
+            tt.nn.relu(tt.nn.conv2d(image, kernel, 1, "SAME")), 2, 2, "VALID"
+        )
+        return [*function(*arrays), tt.reduce_sum(features)]
+
+    return run
+
+
+def _special(shape, dtype):
+    """Normal values with NaN, infinities and signed zeros among them."""
+    values = RNG.standard_normal(shape).astype(dtype).reshape(-1)
+    for k, special in enumerate((np.nan, np.inf, -np.inf, 0.0, -0.0)):
+        values[(7 * k + 3) % values.size] = special
+    return values.reshape(shape)
+
+
+def _array_kernels_case(function, arrays, kernels):
+    """`function`'s values on `arrays` in a module that convolves too, which calls the
+    table's `kernels`: the same bits as the module with kernels of its own."""
+    dtype = arrays[0].dtype
+    image = RNG.standard_normal((1, 6, 6, 2)).astype(dtype)
+    wrapped = _beside_a_convolution(function)
+    inputs = [tt.constant(a) for a in (image, *arrays)]
+    source = compile_graph(
+        tt.function(wrapped, backend="c").get_concrete_function(*inputs).stages.final, "installed"
+    ).c_source
+    suffix = "f32" if dtype == np.float32 else "f64"
+    for kernel in kernels:
+        assert f"{kernel}_{suffix}, installed with tracer" in source
+    installed, own = _with_and_without(wrapped, [image, *arrays])
+    _assert_same_bits(installed, own)
+    return installed[:-1]
+
+
+PADDINGS = [
+    ((2, 3), [[1, 2], [0, 3]]),
+    ((2, 5, 4, 3), [[0, 0], [1, 1], [2, 0], [0, 0]]),
+    ((3, 1, 2, 2, 3), [[0, 1], [2, 0], [0, 0], [1, 1], [0, 2]]),
+    ((7,), [[3, 0]]),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, paddings", PADDINGS)
+def test_the_tables_padding_gives_the_templates_bits(shape, paddings, dtype):
+    x = _special(shape, dtype)
+    (padded,) = _array_kernels_case(lambda x: [tt.pad(x, paddings)], [x], ["pad_zeros"])
+    assert padded.tobytes() == np.pad(x, paddings).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(5, 3), (4, 1100), (3, 7, 2049), (300, 512), (2, 1)])
+def test_the_tables_sums_over_leading_axes_give_the_templates_bits(shape, dtype):
+    def sums(x):
+        return [tt.reduce_sum(x, 0), tt.reduce_sum(x, list(range(len(x.shape) - 1)))]
+
+    x = RNG.standard_normal(shape).astype(dtype)
+    x.reshape(-1)[5 % x.size] = np.nan
+    rows, leading = _array_kernels_case(sums, [x], ["column_sums"])
+    # each column's terms added in the order of the rows, in double
+    want = x.astype(np.float64).reshape(shape[0], -1)
+    total = np.zeros(want.shape[1])
+    for row in want:
+        total += row
+    np.testing.assert_array_equal(rows, total.astype(dtype).reshape(shape[1:]))
+    wide = x.astype(np.float64).reshape(-1, shape[-1])
+    total = np.zeros(shape[-1])
+    for row in wide:
+        total += row
+    np.testing.assert_array_equal(leading, total.astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_tables_relu_gradient_gives_the_templates_bits(dtype):
+    def relu_gradient(x, y):  # as relu's rule writes it, of a relu output x stored before
+        zero = tt.zeros((), dtype)
+        return [tt.where(x > 0, y, zero), tt.where(x[0] > 0, y[1], zero)]
+
+    shape = (3, 70, 700)  # 147,000 elements: on the threads
+    x, y = _special(shape, dtype), _special(shape, dtype)
+    gradient, row = _array_kernels_case(relu_gradient, [x, y], ["select_positive"])
+    assert gradient.tobytes() == np.where(x > 0, y, dtype(0)).tobytes()
+    assert row.tobytes() == np.where(x[0] > 0, y[1], dtype(0)).tobytes()

@@ -1,0 +1,67 @@
+/* The kernels of runtime/conv_kernels.c that a CNN's step needs around its convolutions, for
+ * one type: T (float or double), NAME(x) adds the type's suffix. Included once per type.
+ *
+ * A module that calls the convolution kernels is built again with its own (codegen/
+ * conv_kernels.py), so the rest of its first build is worth as little compiler time as the
+ * convolutions' were. These three were most of that rest in a CNN's step: the zero padding
+ * of a SAME convolution's gradient, relu's gradient, and a bias's gradient (a sum over the
+ * leading axes). Each gives the bits of the module's own kernel: the first two compute
+ * nothing but copies and selections, and the sums add each column's terms in the order of
+ * the rows, in double, as codegen/loops.py's reductions over leading axes do.
+ *
+ * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
+ * and out's shape (r); select_positive: the element count; column_sums: rows, columns. */
+
+/* out: x inside zeros, x's rows copied whole (the last axis is contiguous in both). */
+static void NAME(pad_zeros)(const int64_t *g, const T *restrict x, T *restrict out)
+{
+    const int64_t rank = g[0];
+    const int64_t *in = g + 1, *before = g + 1 + rank, *shape = g + 1 + 2 * rank;
+    int64_t stride[MOST_RANK], total = 1, rows = 1, base = 0;
+    for (int64_t k = rank - 1; k >= 0; k--) {
+        stride[k] = total;
+        base += before[k] * total;
+        total *= shape[k];
+    }
+    for (int64_t k = 0; k + 1 < rank; k++) rows *= in[k];
+    const int64_t row = in[rank - 1];
+    memset(out, 0, (size_t)total * sizeof(T)); /* +0.0, all bits zero */
+#pragma omp parallel for schedule(static) if (total >= PARALLEL_MIN)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t at = base, rest = r;
+        for (int64_t k = rank - 2; k >= 0; k--) {
+            at += rest % in[k] * stride[k];
+            rest /= in[k];
+        }
+        memcpy(out + at, x + r * row, (size_t)row * sizeof(T));
+    }
+}
+
+/* relu's gradient, select(x > 0, y, 0): x may be out (no restrict). */
+static void NAME(select_positive)(const int64_t *g, const T *x, const T *y, T *out)
+{
+    const int64_t n = g[0];
+#pragma omp parallel for simd schedule(static) if (n >= PARALLEL_MIN)
+    for (int64_t i = 0; i < n; i++) out[i] = x[i] > 0 ? y[i] : (T)0;
+}
+
+/* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
+   threads. */
+static void NAME(column_sums)(const int64_t *g, const T *restrict x, T *restrict out)
+{
+    const int64_t rows = g[0], columns = g[1];
+    const int64_t blocks = (columns + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
+#pragma omp parallel for schedule(static) if (rows * columns >= PARALLEL_MIN && blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const int64_t first = b * COLUMN_BLOCK;
+        const int64_t count = columns - first < COLUMN_BLOCK ? columns - first : COLUMN_BLOCK;
+        double acc[COLUMN_BLOCK];
+        for (int64_t c = 0; c < count; c++) acc[c] = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            const T *row = x + r * columns + first;
+#pragma omp simd
+            for (int64_t c = 0; c < count; c++) acc[c] += row[c];
+        }
+        for (int64_t c = 0; c < count; c++) out[first + c] = (T)acc[c];
+    }
+}
