@@ -544,6 +544,16 @@ class _Lowering:
             self.kernel_names[key] = (name, returns_error)
         return name, returns_error
 
+    def shared_kernel(self, name, template, values):
+        """Write the function `name` (`template` with `values`) that kernels call, once, before
+        the kernel being written: a template's context names it (`shared_kernel`) where its
+        kernel calls it. Its calls are counted as a kernel's (`kernel_texts`)."""
+        if name in self.calls:
+            self.calls[name] += 1
+            return
+        self.kernels.append((name, templates.render(template, name=name, **self.cblas, **values)))
+        self.calls[name] = 1
+
     def kernel_texts(self):
         """(C name, C text) of each kernel; those called from many steps
         (NOINLINE_FROM_CALLS) are not inlined. A few calls are left to the compiler: inlined
@@ -1040,6 +1050,9 @@ def _kernel_text(node, name, lowering):
             **lowering.cblas,
             **context,
         )
+        shared = context.get("shared_kernel")
+        if shared is not None and re.search(rf"\b{shared[0]}\(", text):
+            lowering.shared_kernel(*shared)
         return text, form.error is not None
     if isinstance(form, LoopNests):
         params, nests = form.nests(node)

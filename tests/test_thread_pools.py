@@ -6,6 +6,7 @@ thread count."""
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -97,6 +98,41 @@ def test_a_product_of_a_size_unknown_when_compiled_is_cut_along_it():
         np.testing.assert_allclose(product(x).numpy(), x @ w, rtol=1e-12, atol=1e-12)
     source = product.get_concrete_function().c_source()
     assert "schedule(dynamic, 1)" in source and "last - first" in source
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
+    """The products of a module that are not batches call one function for their type
+    (templates/gemm_parts.c.j2), which cuts each as its own kernel did: rows or columns,
+    transposed or not, large enough for the threads or not."""
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((300, 700), (700, 257), (257, 700)))
+
+    def products(a, b, c):
+        return [
+            a @ b,
+            tt.matmul(a, c, transpose_b=True),
+            tt.matmul(b, a, transpose_a=True, transpose_b=True),
+            tt.matmul(c[:3], b[:, :5]),
+        ]
+
+    compiled = tt.function(products, backend="c")
+    got = [r.numpy() for r in compiled(a, b, c)]
+    want = [a @ b, a @ c.T, b.T @ a.T, c[:3] @ b[:, :5]]
+    tolerance = 1e-3 if dtype == np.float32 else 1e-11
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=tolerance, atol=tolerance)
+    source = compiled.get_concrete_function(a, b, c).c_source()
+    name = "tr_gemm_parts_" + ("s" if dtype == np.float32 else "d")
+    assert (
+        len(
+            re.findall(
+                rf"^static \w* ?void {name}\(|^TR_PART TR_NOINLINE void {name}\(", source, re.M
+            )
+        )
+        == 1
+    )
+    assert source.count(f"    {name}(") == 4  # one call in each product's kernel
 
 
 GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(

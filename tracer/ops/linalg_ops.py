@@ -107,7 +107,9 @@ def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
 def _matmul_c(node, blas):
     """templates/matmul.c.j2: one GEMM per batch element, through the BLAS for float32 and
     float64 when the module links it, else plain loops; a small product of long columns
-    summed in chunks on every core (`_split_k`)."""
+    summed in chunks on every core (`_split_k`). A product that is not a batch calls the
+    module's one function for its type (`shared_kernel`, templates/gemm_parts.c.j2), so that
+    the compiler makes the threads' parts of a product once, not once per product."""
     a, b = node.inputs
     ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
     m, k = (a.shape[-1], a.shape[-2]) if ta else a.shape[-2:]
@@ -119,6 +121,7 @@ def _matmul_c(node, blas):
     gemms = 1
     for extent in batch:
         gemms = gemms * extent
+    letter = {"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None
     index = identity_map(len(batch))
     a_batch = offset(broadcast_map(index, batch, a.shape[:-2]), a.shape[:-2])
     b_batch = offset(broadcast_map(index, batch, b.shape[:-2]), b.shape[:-2])
@@ -132,7 +135,7 @@ def _matmul_c(node, blas):
         a_offset=a_batch.c(INDEX),
         b_offset=b_batch.c(INDEX),
         out_offset=offset(index, batch).c(INDEX),
-        blas={"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None,
+        blas=letter,
         gemms=gemms,
         split_rows=_splits_rows(m, n),
         parallel_min=GEMM_PARALLEL_MIN,
@@ -141,6 +144,13 @@ def _matmul_c(node, blas):
         lda=_at_least_one(m if ta else k),
         ldb=_at_least_one(k if tb else n),
         ldc=_at_least_one(n),
+        shared_kernel=(
+            f"tr_gemm_parts_{letter}",
+            "gemm_parts.c.j2",
+            dict(T=storage(node.dtype), blas=letter, parallel_min=GEMM_PARALLEL_MIN),
+        )
+        if letter
+        else None,
     )
 
 
