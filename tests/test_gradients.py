@@ -16,6 +16,7 @@ from tracer.ops.array_ops import SLICE_GRAD
 from tracer.ops.core import apply
 from tracer.ops.cross_entropy_ops import SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP
 from tracer.ops.index_ops import SCATTER_ADD
+from tracer.ops.math_ops import SIGMOID_GRAD, TANH_GRAD
 from tracer.ops.registry import OPS
 from tracer.ops.softmax_ops import SOFTMAX_BACKPROP
 from tracer.printing import PRINT, TENSOR, PrintCall
@@ -67,6 +68,9 @@ CASES = {
     "cos": (tt.cos, [normal(4)]),
     "tanh": (tt.tanh, [normal(4)]),
     "sigmoid": (tt.sigmoid, [normal(4) * 3]),
+    # the gradients of sigmoid and tanh as primitives, of an output y and a cotangent g
+    "sigmoid_grad": (lambda y, g: apply(SIGMOID_GRAD, (y, g), {}), [normal(2, 3), normal(2, 3)]),
+    "tanh_grad": (lambda y, g: apply(TANH_GRAD, (y, g), {}), [normal(3), normal(2, 3)]),
     "softplus": (tt.nn.softplus, [normal(4) * 3]),
     "relu": (lambda x: tt.nn.relu(x) * x, [away_from_zero(5)]),
     "softsign": (tt.nn.softsign, [normal(5) * 2]),

@@ -16,13 +16,13 @@ from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
 from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
-from tracer.ir import match
+from tracer.ir import Literal, Node, match
 from tracer.ops import array_ops, seed_ops, shapes, window_ops
 from tracer.ops.broadcast_ops import broadcast_to, unbroadcast
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply, apply_binary, apply_unary, op_function
 from tracer.ops.op_names import tf_op
-from tracer.ops.registry import OUT, primitive
+from tracer.ops.registry import OPS, OUT, primitive
 from tracer.ops.tangent_rules import DIAGONAL, LINEAR, PRODUCT, tangent_or_zeros
 
 
@@ -886,7 +886,7 @@ TAN = _unary(
 )
 TANH = _unary(
     "tanh",
-    lambda node, g, out: (g * conj_if_complex(1 - out * out),),
+    lambda node, g, out: (_tanh_cotangent(out, g),),
     saves=(OUT,),
     kernel=np.tanh,
     c=forms.libm("tanh", vectorized=True),
@@ -980,7 +980,7 @@ _SIGMOID = forms.Helper(
 
 SIGMOID = _unary(
     "sigmoid",
-    lambda node, g, out: (g * conj_if_complex(out * (1 - out)),),
+    lambda node, g, out: (_sigmoid_cotangent(out, g),),
     saves=(OUT,),
     kernel=_sigmoid_kernel,
     c=forms.Expression(forms.helper_call(_SIGMOID), helpers=(_SIGMOID,), costly=True),
@@ -1030,6 +1030,95 @@ RELU = _unary(
 )
 
 sigmoid = _unary_function(SIGMOID)
+
+
+# --- sigmoid's and tanh's gradients, each one op ---------------------------------------
+# g * (y * (1 - y)) and g * (1 - y * y) of the output y, as TensorFlow's SigmoidGrad and
+# TanhGrad and PyTorch's sigmoid_backward and tanh_backward: an eager tape's backward pass
+# (an LSTM's, a gate at a time) runs one op for each instead of three. The same operations
+# in the same order, so the values of the three ops. Complex values keep the three (their
+# rules conjugate).
+
+
+def _sigmoid_cotangent(out, g):
+    if out.dtype.is_complex:
+        return g * conj_if_complex(out * (1 - out))
+    return apply(SIGMOID_GRAD, as_tensors(out, g), {})
+
+
+def _tanh_cotangent(out, g):
+    if out.dtype.is_complex:
+        return g * conj_if_complex(1 - out * out)
+    return apply(TANH_GRAD, as_tensors(out, g), {})
+
+
+def _real_binary(attrs, y, g):
+    """shapes.binary of an op defined on real floating values alone."""
+    _real_floating(attrs, y)
+    return shapes.binary(attrs, y, g)
+
+
+def _gate_grad_rules(name, kernel, slope, expression, derivative):
+    """The primitive `name` (y, g) -> g * f(y): `slope(y)` = f'(y) on tensors, its numpy
+    `kernel`, its C `expression` of (y, g), and `derivative(node, y, one)`: f(y) as IR nodes
+    at `node`'s place (`one` a constant 1)."""
+
+    def grad(node, ct, y, g):
+        return (
+            unbroadcast(ct * (g * slope(y)), y.shape),
+            unbroadcast(apply(OPS[name], (y, ct), {}), g.shape),
+        )
+
+    def jvp(node, tangents, inputs, out):
+        (ty, tg), (y, g) = tangents, inputs
+        terms = []
+        if tg is not None:
+            terms.append(apply(OPS[name], (y, tg), {}))
+        if ty is not None:
+            terms.append(ty * (g * slope(y)))
+        return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+    def apart_when_seeded(node):
+        """g * f(y) as the ops it stands for, where g holds a jacobian's seeds: the seeds'
+        rules (seed_ops.py) then take them out of the product."""
+        y, g = node.inputs
+        if not seed_ops.holds_seeds(g):
+            return None
+        one = Node(
+            "const", (), {"value": Literal(np.ones((), y.dtype.as_numpy_dtype))}, (), y.dtype
+        )
+        factor = match.derived(node, "mul", (g, derivative(node, y, one)), node.shape)
+        return match.same(node, factor)
+
+    return _binary(
+        name,
+        grad,
+        jvp=jvp,
+        infer=_real_binary,
+        simplify=apart_when_seeded,
+        kernel=kernel,
+        c=forms.Expression(lambda t, out, y, g: expression(y, g)),
+    )
+
+
+SIGMOID_GRAD = _gate_grad_rules(
+    "sigmoid_grad",
+    lambda y, g: g * (y * (1 - y)),
+    lambda y: 1 - 2 * y,
+    lambda y, g: f"({g} * ({y} * (1 - {y})))",
+    lambda node, y, one: match.derived(
+        node, "mul", (y, match.derived(node, "sub", (one, y), y.shape)), y.shape
+    ),
+)
+TANH_GRAD = _gate_grad_rules(
+    "tanh_grad",
+    lambda y, g: g * (1 - y * y),
+    lambda y: -2 * y,
+    lambda y, g: f"({g} * (1 - {y} * {y}))",
+    lambda node, y, one: match.derived(
+        node, "sub", (one, match.derived(node, "mul", (y, y), y.shape)), y.shape
+    ),
+)
 softplus = _unary_function(SOFTPLUS)
 relu = _unary_function(RELU)
 

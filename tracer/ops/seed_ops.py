@@ -193,6 +193,11 @@ def seeds_out_of_sum(node):
     return _factored(node, left[0], node.op, left[1], right[1])
 
 
+def holds_seeds(node):
+    """Whether `node` is a jacobian's seeds E, or E * a (what seeds_out_of_mul factors)."""
+    return node.op == "one_hot_seeds" or _seeds_times(node) is not None
+
+
 def _seeds_times(node):
     """(E, a) when `node` is E * a or a * E, a real floating product of `node`'s shape with
     seeds E of that shape; else None."""

@@ -1,0 +1,73 @@
+"""sigmoid's and tanh's gradients are one op each (sigmoid_grad, tanh_grad: TensorFlow's
+SigmoidGrad and TanhGrad), computing g * (y * (1 - y)) and g * (1 - y * y) in that order, so
+their values are the three ops' bit for bit, eager and compiled; complex values keep the
+three ops, whose rules conjugate."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+RNG = np.random.default_rng(11)
+
+
+def _gradient(function, x, g):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = function(x)
+    return tape.gradient(y, x, output_gradients=g)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh"])
+def test_the_gradients_give_the_three_ops_bits_eager_and_compiled(name, dtype):
+    x = (RNG.standard_normal((5, 7)) * 4).astype(dtype)
+    x[0, :3] = [np.nan, np.inf, -np.inf]
+    g = RNG.standard_normal((5, 7)).astype(dtype)
+    function = {"sigmoid": tt.sigmoid, "tanh": tt.tanh}[name]
+
+    def value_and_gradient(x, g):
+        return function(x), _gradient(function, x, g)
+
+    compiled = tt.function(value_and_gradient, backend="c")
+    assert f"{name}_grad" in compiled.get_concrete_function(x, g).ir("traced")
+    for y, gradient in (value_and_gradient(tt.constant(x), tt.constant(g)), compiled(x, g)):
+        y = y.numpy()  # each backend's own sigmoid or tanh may differ in the last bit
+        want = g * (y * (1 - y)) if name == "sigmoid" else g * (1 - y * y)
+        assert gradient.numpy().tobytes() == want.tobytes()
+
+
+def test_an_lstm_gate_records_one_gradient_op_per_gate():
+    x = tt.constant(RNG.standard_normal((3, 4)))
+
+    def gates(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.sigmoid(x) * tt.tanh(x))
+        return tape.gradient(y, x)
+
+    text = tt.function(gates).get_concrete_function(x).ir("traced")
+    assert text.count("sigmoid_grad") == 1 and text.count("tanh_grad") == 1
+    s, t = 1 / (1 + np.exp(-x.numpy())), np.tanh(x.numpy())
+    want = s * (1 - s) * t + s * (1 - t * t)
+    np.testing.assert_allclose(gates(x).numpy(), want, rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh"])
+def test_complex_values_keep_the_conjugating_rules(name):
+    z = tt.constant(RNG.standard_normal(4) + 1j * RNG.standard_normal(4))
+    g = tt.constant(RNG.standard_normal(4) + 1j * RNG.standard_normal(4))
+    function = {"sigmoid": tt.sigmoid, "tanh": tt.tanh}[name]
+    y = function(z).numpy()
+    slope = y * (1 - y) if name == "sigmoid" else 1 - y * y
+    np.testing.assert_allclose(
+        _gradient(function, z, g).numpy(), g.numpy() * np.conj(slope), rtol=1e-14
+    )
+
+
+def test_a_gate_gradient_of_integers_is_refused():
+    from tracer.ops.core import apply
+    from tracer.ops.math_ops import TANH_GRAD
+
+    with pytest.raises(TypeError, match="tanh_grad.*real floating.*int32"):
+        apply(TANH_GRAD, (tt.constant([1, 2]), tt.constant([1, 2])), {})
