@@ -535,6 +535,8 @@ class _Lowering:
             return known
         name = self.fresh("k") + "_" + _kernel_label(node)
         text, returns_error = _render_kernel(node, name, self)
+        if self.target is not EXPORTED_C and _light(node, self.target):
+            text = _marked_light(name, text)
         if written_over:  # (its signature: the line that declares `name`)
             declaration = re.compile(rf"^static .*\b{name}\(.*$", re.M)
             text = declaration.sub(lambda m: m.group(0).replace("*restrict ", "*"), text, 1)
@@ -574,6 +576,33 @@ class _Lowering:
 
 
 _STATIC_DEFINITION = re.compile(r"^static (\w+) (\w+)\(", re.M)
+
+# A loop kernel that reads, writes and loops over fewer elements than this is compiled at
+# -O1 (TR_LIGHT, templates/prologue.h.j2): it runs in microseconds at either level, and a
+# module of many such kernels (a small model's, a mixture's parameters) compiles in two
+# thirds of the time (benchmarks/RESULTS.md, "Light kernels at -O1").
+LIGHT_ELEMENTS = 4096
+
+
+def _light(node, target):
+    """Whether `node`'s kernel is a loop nest over fewer than LIGHT_ELEMENTS elements, every
+    size known."""
+    if not isinstance(target.form_for(node.op), (*LOOP_FORMS, LoopNests)):
+        return False
+    values = [node, *node.inputs]
+    if node.op == "fused":
+        values += node.attrs["kernel"].body.nodes
+    shapes = [v.shape for v in values]
+    return all(dims.is_known(s) for s in shapes) and max(map(dims.size, shapes)) < LIGHT_ELEMENTS
+
+
+def _marked_light(name, text):
+    """`text` with the definition of the function `name` marked TR_LIGHT (-O1)."""
+    for definition in _STATIC_DEFINITION.finditer(text):
+        if definition[2] == name:
+            start = definition.start()
+            return f"{text[:start]}TR_LIGHT\n{text[start:]}"
+    return text
 
 
 def _not_inlined(name, text):

@@ -1,0 +1,57 @@
+"""Loop kernels of few elements are compiled at -O1 (TR_LIGHT, codegen/lower.py's
+LIGHT_ELEMENTS), the others at -O3; their `omp simd` sums and vector maths still vectorize,
+so a module gives the same bits either way."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import lower
+
+RNG = np.random.default_rng(21)
+
+
+def _mixture(x, mu, w):
+    """Small kernels (the parameters') beside a large one (the points'), with exp, sums and
+    maxima."""
+    scores = -0.5 * tt.reduce_sum(tt.square(x[:, None, :] - mu[None, :, :]), axis=2)
+    top = tt.reduce_max(scores, axis=1, keepdims=True)
+    weights = tt.nn.softmax(w)
+    return tt.reduce_sum(tt.math.log(tt.reduce_sum(tt.exp(scores - top) * weights, axis=1)))
+
+
+def _value_and_gradients(x, mu, w):
+    with tt.GradientTape() as tape:
+        tape.watch([mu, w])
+        value = _mixture(x, mu, w)
+    return [value, *tape.gradient(value, [mu, w])]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_light_kernels_give_the_bits_of_minus_o3(monkeypatch, tmp_path, dtype):
+    x, mu, w = (RNG.standard_normal(s).astype(dtype) for s in ((600, 7), (9, 7), (9,)))
+    outputs, sources = [], []
+    for light in (lower.LIGHT_ELEMENTS, 0):
+        monkeypatch.setattr(lower, "LIGHT_ELEMENTS", light)
+        monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / str(light)))  # no stored plan
+        compiled = tt.function(_value_and_gradients, backend="c")
+        outputs.append([r.numpy() for r in compiled(x, mu, w)])
+        sources.append(compiled.get_concrete_function(x, mu, w).c_source())
+    assert "\nTR_LIGHT\n" in sources[0] and "\nTR_LIGHT\n" not in sources[1]
+    for a, b in zip(*outputs, strict=True):
+        assert a.tobytes() == b.tobytes()
+    eager = [r.numpy() for r in _value_and_gradients(*map(tt.constant, (x, mu, w)))]
+    tolerance = 1e-4 if dtype == np.float32 else 1e-10
+    for a, b in zip(outputs[0], eager, strict=True):
+        np.testing.assert_allclose(a, b, rtol=tolerance, atol=tolerance)
+
+
+def test_only_loop_kernels_of_few_elements_are_light():
+    x, mu, w = (RNG.standard_normal(s) for s in ((600, 7), (9, 7), (9,)))
+    source = tt.function(_value_and_gradients, backend="c").get_concrete_function(x, mu, w)
+    source = source.c_source()
+    light = source.split("\nTR_LIGHT\n")[1:]
+    assert light
+    for text in light:
+        definition = text.split("{", 1)[0]
+        assert "600x9" not in definition and "matmul" not in definition, definition
