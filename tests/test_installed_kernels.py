@@ -5,6 +5,9 @@ float32 and float64, each pooling scatter (tiles, disjoint, overlapping windows)
 infinities; and where they serve nothing, the module compiles its own."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -235,3 +238,35 @@ def test_the_tables_relu_gradient_gives_the_templates_bits(dtype):
     gradient, row = _array_kernels_case(relu_gradient, [x, y], ["select_positive"])
     assert gradient.tobytes() == np.where(x > 0, y, dtype(0)).tobytes()
     assert row.tobytes() == np.where(x[0] > 0, y[1], dtype(0)).tobytes()
+
+
+ENDS_WHILE_BUILDING = """
+import atexit, time
+import numpy as np
+import tracer as tt
+import codegen.build as build
+
+compilers = build.run_compilers
+def late(commands):  # the second module's compiler starts once the program has ended
+    time.sleep(0.5)
+    return compilers(commands)
+build.run_compilers = late
+atexit.register(time.sleep, 1.0)  # an exit that takes a while (other atexit work)
+x = tt.constant(np.ones((2, 8, 8, 3), np.float32))
+w = tt.constant(np.ones((3, 3, 3, 4), np.float32))
+conv = lambda x, w: tt.reduce_sum(tt.nn.max_pool2d(tt.nn.conv2d(x, w, 1, "SAME"), 2, 2, "VALID"))
+print(float(tt.function(conv)(x, w)))
+"""
+
+
+def test_a_program_that_ends_while_its_module_builds_exits_quietly(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", ENDS_WHILE_BUILDING],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TRACER_CACHE_DIR": str(tmp_path)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) == 2 * 4 * 4 * 4 * 27  # every window's largest sum of 27 ones
+    assert "Traceback" not in done.stderr, done.stderr

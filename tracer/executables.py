@@ -213,7 +213,12 @@ class Tiered:
             self._thread.start()
 
     def _build(self, later):
-        built = later()
+        try:
+            built = later()
+        except Exception:
+            if not threading.main_thread().is_alive():
+                return  # the program ended while it built (its exit stopped the compiler)
+            raise
         if built is None:
             return
         self._current, self.run = built, built.run
