@@ -119,7 +119,13 @@ def eager_gradient(recording, swept, target_nodes, source_nodes, seed_values):
             cotangents[id(target)] = seed if known is None else known + seed
     tracked, saved = recording.tracked, recording.saved
     with location_override(state.location or user_location()):
-        reverse_sweep(swept, cotangents, lambda node, op: saved[tracked[node]], structured=False)
+        reverse_sweep(
+            swept,
+            cotangents,
+            lambda node, op: saved[tracked[node]],
+            structured=False,
+            reachable=reachable,
+        )
     gradients = [None if s is None else summed(cotangents, s) for s in source_nodes]
     return [
         IndexedSlices(g.values, g.indices, g.shape) if type(g) is Rows else g for g in gradients

@@ -125,7 +125,7 @@ def _build_gradient(forward, targets, sources, sparse):
     return GradientGraph(Graph(inputs, nodes, outputs), seed_nodes, residuals, source_outputs)
 
 
-def reverse_sweep(forward, cotangents, saved, structured=True):
+def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
     """Call every node's gradient rule, from `forward`'s last node to its first, and add the
     cotangents it gives its inputs into `cotangents` (id(node) -> cotangent; none means zero).
 
@@ -137,32 +137,36 @@ def reverse_sweep(forward, cotangents, saved, structured=True):
     itself sums a slice's with the others of the same slice, and keeps a gather's rows apart
     (`Rows`). A node's
     cotangent is dropped once its rule has used it; the inputs' (the sources) stay.
+    `reachable`: the ids of `forward`'s nodes, where the caller has them already.
     """
-    reachable = {id(n) for n in forward.nodes}
+    reachable = reachable or {id(n) for n in forward.nodes}
     leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
     accumulate = _accumulate if structured else _added
     outer = state.location
+    pop = cotangents.pop
     for node in reversed(forward.nodes):
         key = id(node)
         if key in leaves or not node.inputs:
             continue
-        g = cotangents.pop(key, None)
+        g = pop(key, None)
         if g is None:
             continue
         if type(g) is _SliceSums:
             g = g.total()
-        g = _dense(g)
+        if type(g) is Rows:
+            g = g.dense()
         op = OPS[node.op]
-        if op is array_ops.SLICE and not structured:
-            if id(node.inputs[0]) in reachable:
-                _slice_part(cotangents, node, g)
-            continue
-        if op is index_ops.GATHER and node.attrs["axis"] == 0 and not structured:
-            params = node.inputs[0]
-            if id(params) in reachable:
-                (indices,) = saved(node, op)
-                _added(cotangents, params, Rows.of_gather(g, indices, params.shape))
-            continue
+        if not structured:
+            if op is array_ops.SLICE:
+                if id(node.inputs[0]) in reachable:
+                    _slice_part(cotangents, node, g)
+                continue
+            if op is index_ops.GATHER and node.attrs["axis"] == 0:
+                params = node.inputs[0]
+                if id(params) in reachable:
+                    (indices,) = saved(node, op)
+                    _added(cotangents, params, Rows.of_gather(g, indices, params.shape))
+                continue
         if op.grad is None:  # no gradient passes (stop_gradient): a tape never records such
             continue  # an op, but a loop's body and a graph that tt.gradients reads hold them
         kept = saved(node, op)
@@ -172,8 +176,17 @@ def reverse_sweep(forward, cotangents, saved, structured=True):
         finally:
             state.location = outer
         for inp, ct in zip(node.inputs, input_cotangents):
-            if ct is not None and id(inp) in reachable:
-                _check_cotangent(node, inp, ct)
+            if ct is None:
+                continue
+            key = id(inp)
+            if key not in reachable:
+                continue
+            value = getattr(ct, "_value", None)  # a concrete tensor of the input's own type
+            if value is None or value.shape != inp.shape or value.dtype != inp.dtype._np:
+                _check_cotangent(node, inp, ct)  # says what is wrong, if anything
+            if not structured and cotangents.get(key) is None:
+                cotangents[key] = ct  # (`_added`'s first case, without the call)
+            else:
                 accumulate(cotangents, inp, ct)
 
 
