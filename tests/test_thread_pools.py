@@ -135,6 +135,31 @@ def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
     assert source.count(f"    {name}(") == 4  # one call in each product's kernel
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_large_triangular_solve_cut_into_parts_gives_numpys_values(dtype):
+    """The right-hand sides of a large solve are cut into parts for the threads, as a
+    product's columns are: each column's solution is its own."""
+    rng = np.random.default_rng(6)
+    lower = np.tril(rng.standard_normal((2, 160, 160))) + 20 * np.eye(160)
+    rhs = rng.standard_normal((2, 160, 213))
+    lower, rhs = lower.astype(dtype), rhs.astype(dtype)
+    assert 160 * 160 * 213 >= GEMM_PARALLEL_MIN
+    tolerance = 1e-4 if dtype == np.float32 else 1e-12
+    for is_lower in (True, False):
+        for adjoint in (False, True):
+            a = lower if is_lower else np.swapaxes(lower, -1, -2)
+            solve = tt.function(
+                lambda a, b, is_lower=is_lower, adjoint=adjoint: tt.linalg.triangular_solve(
+                    a, b, lower=is_lower, adjoint=adjoint
+                ),
+                backend="c",
+            )
+            op = np.swapaxes(a, -1, -2) if adjoint else a
+            want = np.linalg.solve(op.astype(np.float64), rhs.astype(np.float64))
+            np.testing.assert_allclose(solve(a, rhs).numpy(), want, rtol=tolerance, atol=tolerance)
+    assert "X + first" in solve.get_concrete_function(a, rhs).c_source()
+
+
 GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(
     """
     import ctypes, json, os

@@ -32,7 +32,7 @@ from tracer.ops import array_ops, math_ops, shapes
 from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.core import apply
-from tracer.ops.linalg_ops import matmul
+from tracer.ops.linalg_ops import GEMM_PARALLEL_MIN, matmul
 from tracer.ops.matrix_ops import band_mask, band_part, diag_part, matrix_transpose
 from tracer.ops.registry import OPS, OUT, primitive
 from tracer.ops.tuple_ops import TupleCotangent, TupleValue, get, tuple_type
@@ -180,6 +180,7 @@ def _system_context(node, blas):
         lower=lower,
         # the triangular system op(A) is lower triangular: solved first row first
         forward=lower != adjoint,
+        parallel_min=GEMM_PARALLEL_MIN,
     )
 
 
