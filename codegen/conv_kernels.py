@@ -250,7 +250,7 @@ def _param(body, node):
 def _leading_sum(node):
     """A sum over the leading axes: each column's terms in the order of the rows."""
     (x,) = node.inputs
-    axes = tuple(node.attrs["axis"])
+    axes = tuple(node.attrs["axis"] or ())
     if not 0 < len(axes) < len(x.shape) or axes != tuple(range(len(axes))):
         return None
     if x.dtype != node.dtype:

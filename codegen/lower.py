@@ -1080,7 +1080,7 @@ def _kernel_text(node, name, lowering):
             **context,
         )
         shared = context.get("shared_kernel")
-        if shared is not None and re.search(rf"\b{shared[0]}\(", text):
+        if shared is not None and f" {shared[0]}(" in text:
             lowering.shared_kernel(*shared)
         return text, form.error is not None
     if isinstance(form, LoopNests):
