@@ -21,20 +21,24 @@ def prune(graph, sources, targets):
         id(n) for n in graph.inputs
     }  # watched values: where gradients start, never pass through
     reached = {id(s) for s in sources}
-    for node in graph.nodes:
-        if (
-            id(node) not in reached
-            and id(node) not in leaves
-            and any(id(i) in reached for i in node.inputs)
-        ):
-            reached.add(id(node))
+    for node in graph.nodes:  # (loops, not generators: a tape's graph has 10^5 nodes)
+        key = id(node)
+        if key in reached or key in leaves:
+            continue
+        for i in node.inputs:
+            if id(i) in reached:
+                reached.add(key)
+                break
     needed = {id(t) for t in targets if id(t) in reached}
     kept = []
     for node in reversed(graph.nodes):
-        if id(node) in needed:
+        key = id(node)
+        if key in needed:
             kept.append(node)
-            if id(node) not in leaves:
-                needed.update(id(i) for i in node.inputs if id(i) in reached)
+            if key not in leaves:
+                for i in node.inputs:
+                    if id(i) in reached:
+                        needed.add(id(i))
     kept.reverse()
     inputs = [s for s in sources if id(s) in needed]
     kept_inputs = {id(s) for s in inputs}
