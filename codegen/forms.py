@@ -92,7 +92,8 @@ class View(Form):
 class Reduction(Form):
     """`step` accumulates `{value}` into `{acc}` (C text with those two names); `init(dtype)` is
     the first value; `wide` accumulates float32 and float16 in double; `simd` is the OpenMP
-    reduction clause under which the loop may be reassociated ('' keeps it in order)."""
+    reduction clause of `{acc}` under which the loop may be reassociated ('' keeps it in
+    order)."""
 
     def __init__(self, step, init, wide=False, simd="", helpers=()):
         self.step = step

@@ -70,7 +70,9 @@ class Nest:
         self.tile = None
 
 
-Accumulator = collections.namedtuple("Accumulator", "type init step result simd")
+# `declaration` declares and sets each accumulator of a nest without a kept innermost axis;
+# `type` and `init` are those of the one accumulator array of a nest with one
+Accumulator = collections.namedtuple("Accumulator", "type init step result simd declaration")
 # A reduction's kept innermost axis, looped inside the reduced axes in blocks of `block`
 # elements, each block with its array of accumulators.
 Column = collections.namedtuple("Column", "index extent block blocked")
@@ -240,8 +242,8 @@ def _fused_loop_nest(node, name, param_names, error, target, folded):
     whether a statement names loop indices itself)."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
-        # several only for fuse.py's siblings: values of one shape, or a reduction over every
-        # axis and values of its input's shape
+        # several only for fuse.py's siblings: values of one shape, or reductions over every
+        # axis of one shape and values of that shape
         results = body.outputs
         root = results[0]
         params = {id(p): (param_names[k], p) for k, p in enumerate(body.inputs)}
@@ -259,12 +261,14 @@ def _fused_loop_nest(node, name, param_names, error, target, folded):
     if isinstance(target.form_for(root.op), Reduction):
         index_map = identity_map(len(root.inputs[0].shape))
         flat = offset(index_map, root.inputs[0].shape)
-        for result, (ctype, out) in zip(results[1:], kernel.outs[1:]):  # inside the sum's loop
+        sums = sum(1 for r in results if isinstance(target.form_for(r.op), Reduction))
+        for result, (ctype, out) in zip(results[sums:], kernel.outs[sums:]):  # inside the loop
             value = emitter.value(result, index_map)
             store = f"{out}[{flat.without(folded).c(INDEX)}] = ({ctype}){value};"
             emitter.statements.append((store, None))
-        nest, runs, sum_written = _reduction_nest(emitter, root, kernel.outs[0][1])
-        written = [sum_written, flat] if len(results) > 1 else [sum_written]
+        outs = [out for _, out in kernel.outs[:sums]]
+        nest, runs, sums_written = _reduction_nest(emitter, results[:sums], outs)
+        written = sums_written + ([flat] if len(results) > sums else [])
         if nest.column is None and nest.accumulator.simd and not emitter.guarded:
             # a sum that may be reassociated: in tiles, its terms add in another order
             nest.tile = transposing_tile(nest.reduced_loops, emitter.offsets)
@@ -349,36 +353,56 @@ def _estimate(extent):
 COLUMN_BLOCK = 1024  # accumulators per block of a kept innermost axis: 8 KB of doubles, in L1
 
 
-def _reduction_nest(emitter, root, out):
-    """The nest of a reduction root. When the innermost axis is kept (a sum over rows, as a
-    bias gradient is), it becomes the innermost loop, with one accumulator per element:
-    the reads are then contiguous and the loop vectorizes; each element still accumulates
-    in the order of the reduced indices, as numpy's sum over a leading axis does. A long
-    axis goes in blocks (COLUMN_BLOCK), which threads share when nothing else is kept."""
+def _reduction_nest(emitter, roots, outs):
+    """The nest of reduction `roots`, written to `outs`: one reduction, or several over every
+    axis of one shape (fuse.py's merged siblings), each with its accumulator in the same
+    loop. When the innermost axis is kept (a sum over rows, as a bias gradient is), it
+    becomes the innermost loop, with one accumulator per element: the reads are then
+    contiguous and the loop vectorizes; each element still accumulates in the order of the
+    reduced indices, as numpy's sum over a leading axis does. A long axis goes in blocks
+    (COLUMN_BLOCK), which threads share when nothing else is kept."""
+    root = roots[0]
     (source,) = root.inputs
     axes = root.attrs["axis"]
     index_map = identity_map(len(source.shape))
-    value = emitter.value(source, index_map)
     kept = [k for k in range(len(source.shape)) if k not in axes]
-    if root.attrs["keepdims"]:
-        out_map = tuple(Affine() if k in axes else index_map[k] for k in range(len(source.shape)))
-    else:
-        out_map = tuple(index_map[k] for k in kept)
-    form = emitter.form_for(root.op)
-    acc_type = _accumulator_type(root.dtype) if form.wide else compute(root.dtype)
-    column, acc = None, "acc"
+    column, names = None, ["acc"] if len(roots) == 1 else [f"acc{k}" for k in range(len(roots))]
     last = len(source.shape) - 1
     if axes and kept and kept[-1] == last:
         column = _column(INDEX[last], source.shape[last])
         kept = kept[:-1]
-        acc = f"acc[{column.index} - block_start]" if column.blocked else f"acc[{column.index}]"
-    written = offset(out_map, root.shape)
+        names = [f"acc[{column.index} - block_start]" if column.blocked else f"acc[{column.index}]"]
+    parts, written = [], []
+    for reduction, out, acc in zip(roots, outs, names):
+        value = emitter.value(reduction.inputs[0], index_map)
+        if reduction.attrs["keepdims"]:
+            out_map = tuple(
+                Affine() if k in axes else index_map[k] for k in range(len(source.shape))
+            )
+        else:
+            out_map = tuple(index_map[k] for k in range(len(source.shape)) if k not in axes)
+        form = emitter.form_for(reduction.op)
+        acc_type = _accumulator_type(reduction.dtype) if form.wide else compute(reduction.dtype)
+        written.append(offset(out_map, reduction.shape))
+        result = written[-1].without(emitter.folded).c(INDEX)
+        parts.append(
+            (
+                acc_type,
+                form.init(reduction.dtype),
+                form.step.format(acc=acc, value=value, tag=tag(reduction.dtype)),
+                f"{out}[{result}] = ({storage(reduction.dtype)}){acc};",
+                form.simd.format(acc=acc) if not reduction.dtype.is_complex else "",
+                f"{acc_type} {acc} = {form.init(reduction.dtype)};",
+            )
+        )
+    types, inits, steps, results, clauses, declarations = zip(*parts)
     accumulator = Accumulator(
-        acc_type,
-        form.init(root.dtype),
-        form.step.format(acc=acc, value=value, tag=tag(root.dtype)),
-        f"{out}[{written.without(emitter.folded).c(INDEX)}] = ({storage(root.dtype)}){acc};",
-        form.simd if not root.dtype.is_complex else "",
+        types[0],
+        inits[0],
+        " ".join(steps),
+        " ".join(results),
+        " ".join(clauses) if all(clauses) else "",
+        " ".join(declarations),
     )
     runs = [
         [(INDEX[k], source.shape[k]) for k in kept],

@@ -912,6 +912,99 @@ def test_values_keep_their_vectorized_loop_beside_a_reduction_that_has_none(case
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 1e-5)])
+@pytest.mark.parametrize("shape", [(400_003,), (600, 701)])  # past the caches: exp not stored
+def test_sums_over_the_same_elements_are_one_loop(dtype, rtol, shape):
+    """Reductions over every axis of one shape whose values read nothing computed after the
+    first of them are one kernel with an accumulator each: one loop nest reads the elements
+    once and calls exp once for all of them; the values are the interpreter's, eager
+    mode's and numpy's."""
+
+    def f(x, y, w, a):
+        k = tt.exp(-tt.square(x) / a)
+        return (
+            tt.reduce_sum(k * y),
+            tt.reduce_sum(k * tt.square(x) / a),
+            tt.reduce_prod(y * 0.001 + 1.0),
+            tt.reduce_sum(k * w),
+        )
+
+    rng = np.random.default_rng(3)
+    x, y, w = (tt.constant(rng.standard_normal(shape).astype(dtype)) for _ in range(3))
+    a = tt.constant(dtype(1.5))
+    compiled = tt.function(f)
+    concrete = compiled.get_concrete_function(x, y, w, a)
+    four = (
+        r"\((f32|f64)\[\], (f32|f64)\[\], (f32|f64)\[\], (f32|f64)\[\]\) = fused\[kernel=k_reduce_"
+    )
+    assert len(re.findall(four, concrete.ir("optimized"))) == 1
+    assert len(re.findall(r"= tr_exp_f(32|64)\(", concrete.c_source())) == 1
+    v, u, m = (t.numpy().astype(np.float64) for t in (x, y, w))
+    k = np.exp(-(v**2) / 1.5)
+    expected = [np.sum(k * u), np.sum(k * v**2 / 1.5), np.prod(u * 0.001 + 1.0), np.sum(k * m)]
+    for run in (compiled, tt.function(f, backend="interpreter"), f):
+        for got, want in zip(run(x, y, w, a), expected):
+            np.testing.assert_allclose(float(got), want, rtol=rtol * 10, atol=rtol * 10)
+
+
+def test_a_sum_that_reads_another_sum_is_not_in_its_loop():
+    """The second sum reads the first (a stored value computed after the first sum starts):
+    one kernel cannot compute both, so they stay two."""
+
+    @tt.function
+    def f(x):
+        total = tt.reduce_sum(tt.exp(x))
+        return total, tt.reduce_sum(x * total)
+
+    x = tt.constant(np.linspace(-1.0, 3.0, 200_000))
+    total, second = f(x)
+    optimized = f.get_concrete_function(x).ir("optimized")
+    assert optimized.count("f64[] = fused[kernel=k_reduce_sum_") == 2
+    v = x.numpy()
+    np.testing.assert_allclose(float(total), np.exp(v).sum(), rtol=1e-12)
+    np.testing.assert_allclose(float(second), np.sum(v * np.exp(v).sum()), rtol=1e-9)
+
+
+def test_gradients_with_respect_to_a_kernels_parameters_are_one_loop():
+    """The gradient of sum(b * exp(-d / a) * y) with respect to a and b: two sums over the
+    kernel matrix's elements, which the compiled step computes in one loop; the values are
+    the analytic ones, and the second-order gradient's the finite differences'."""
+    rng = np.random.default_rng(5)
+    points = rng.standard_normal(300)
+    d = tt.constant((points[:, None] - points[None, :]) ** 2)
+    y = tt.constant(rng.standard_normal((300, 300)))
+
+    def value(a, b):
+        return tt.reduce_sum(b * tt.exp(-d / a) * y)
+
+    @tt.function
+    def gradients(a, b):
+        with tt.GradientTape() as tape:
+            tape.watch([a, b])
+            f = value(a, b)
+        return tape.gradient(f, [a, b])
+
+    a, b = tt.constant(np.float64(1.3)), tt.constant(np.float64(0.7))
+    concrete = gradients.get_concrete_function(a, b)
+    two = r"\(f64\[[\d,]*\], f64\[[\d,]*\]\) = fused\[kernel=k_reduce_"
+    assert len(re.findall(two, concrete.ir("optimized"))) == 1
+    k, dd, yy = np.exp(-d.numpy() / 1.3), d.numpy(), y.numpy()
+    da, db = gradients(a, b)
+    np.testing.assert_allclose(float(da), np.sum(0.7 * k * dd / 1.3**2 * yy), rtol=1e-10)
+    np.testing.assert_allclose(float(db), np.sum(k * yy), rtol=1e-10)
+
+    @tt.function
+    def second(a, b):
+        with tt.GradientTape() as outer:
+            outer.watch(a)
+            da, _ = gradients(a, b)
+        return outer.gradient(da, a)
+
+    h = 1e-5
+    numeric = (float(gradients(a + h, b)[0]) - float(gradients(a - h, b)[0])) / (2 * h)
+    np.testing.assert_allclose(float(second(a, b)), numeric, rtol=1e-6)
+
+
 def test_a_value_that_reads_the_reduction_is_not_its_sibling():
     """softmax's normalization reads the sum: one kernel cannot compute both."""
 

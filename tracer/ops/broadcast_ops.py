@@ -54,7 +54,7 @@ REDUCE_SUM = primitive(
     batch=batching.shifted_axis("axis"),
     kernel=_reduce_sum_kernel,
     # sums may be reassociated (vectorized) by the compiler
-    c=forms.Reduction("{acc} += {value};", lambda dtype: "0", wide=True, simd="reduction(+:acc)"),
+    c=forms.Reduction("{acc} += {value};", lambda dtype: "0", wide=True, simd="reduction(+:{acc})"),
 )
 
 

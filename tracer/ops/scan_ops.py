@@ -202,7 +202,7 @@ REDUCE_PROD = primitive(
         np.result_type(x), np.prod(x, axis=axis, keepdims=keepdims)
     ),
     # products may be reassociated (vectorized) by the compiler
-    c=forms.Reduction("{acc} *= {value};", lambda dtype: "1", wide=True, simd="reduction(*:acc)"),
+    c=forms.Reduction("{acc} *= {value};", lambda dtype: "1", wide=True, simd="reduction(*:{acc})"),
 )
 
 

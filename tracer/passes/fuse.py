@@ -28,10 +28,13 @@ contiguous buffer); otherwise its input is made a root. Stored values of one sha
 kernels read the same stored values are siblings: one kernel computes them all. So are a
 reduction over every axis and the values of its input's shape that read the same stored
 values (inputs and constants aside): a loss and its gradient over x are one loop over x.
+And so are reductions over every axis of one shape that read only values computed before
+the first of them: a kernel matrix's gradients with respect to each of its parameters are
+one loop over its elements, with an accumulator each.
 
 Invariants: the result computes the same values; each fused body has one output (or, for
-siblings, several of one shape, or a full reduction first and values of its input's shape,
-which `get` nodes take out); body inputs are `input` nodes standing for the fused node's
+siblings, several of one shape, or full reductions of one shape first and values of that
+shape, which `get` nodes take out); body inputs are `input` nodes standing for the fused node's
 inputs, in order.
 """
 
@@ -336,7 +339,7 @@ def _reduction_siblings(graph, roots, siblings, hints):
         ):
             key = (node.shape, _sources(node, roots, leaves=False))
             by_shape.setdefault(key, []).append(node)
-    groups = {}
+    groups = []
     for node in reductions:
         key = (node.inputs[0].shape, _sources(node, roots, leaves=False))
         group, read = [node], set(_sources(node, roots))
@@ -345,9 +348,41 @@ def _reduction_siblings(graph, roots, siblings, hints):
             if len(more) <= KERNEL_INPUTS and not _may_fail(member, roots, hints):
                 group.append(member)  # the leaves they read differ
                 read = more
-        if len(group) > 1:
-            groups.update((id(m), group) for m in group)
-    return groups
+        groups.append(group)
+    return {
+        id(m): group for group in _merged(graph, groups, roots) if len(group) > 1 for m in group
+    }
+
+
+def _merged(graph, groups, roots):
+    """The groups of `_reduction_siblings` (each a reduction over every axis, then values
+    of its input's shape) with those over one shape merged where every value the merged
+    kernel reads comes before its first member in the graph: several sums over the same
+    elements (a kernel matrix's gradients with respect to each of its parameters) then
+    read those elements once and compute what they share once, one accumulator each. The
+    merged group holds its reductions first, then the other values. A value read by
+    the kernel cannot depend on a member, since it comes before all of them."""
+    position = {id(node): k for k, node in enumerate(graph.nodes)}
+    merged = {}  # (shape of the elements summed) -> [reductions, others, values read, first]
+    for group in groups:
+        reduction, others = group[0], group[1:]
+        read = set().union(*(_sources(member, roots) for member in group))
+        first = min(position[id(member)] for member in group)
+        key = reduction.inputs[0].shape
+        current = merged.get(key)
+        if current is not None:
+            reductions, values, sources, start = current
+            joined = sources | read
+            begin = min(start, first)
+            if len(joined) <= KERNEL_INPUTS and all(
+                position.get(value, begin) < begin for value in joined
+            ):
+                merged[key] = [reductions + [reduction], values + others, joined, begin]
+                continue
+            yield reductions + values
+        merged[key] = [[reduction], others, read, first]
+    for reductions, values, _, _ in merged.values():
+        yield reductions + values
 
 
 def _is_full_reduction(node):
