@@ -12,10 +12,10 @@ rng = np.random.default_rng(20261130)
 BACKENDS = ["interpreter", "c"]
 
 
-def products(function, *args):
-    """The shapes of the `mul` nodes of `function`'s regrouped graph, sorted."""
+def products(function, *args, ops=("mul",)):
+    """The shapes of the `ops` nodes (products) of `function`'s regrouped graph, sorted."""
     graph = tt.function(function, backend="interpreter").get_concrete_function(*args)
-    return sorted(n.shape for n in graph.stages["reassociated"].nodes if n.op == "mul")
+    return sorted(n.shape for n in graph.stages["reassociated"].nodes if n.op in ops)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -42,7 +42,7 @@ def test_a_jacobians_backward_step_through_tanh_scales_the_rows_once(backend):
             y = tt.tanh(x * w)
         return tape.jacobian(y, x)
 
-    shapes = products(jacobian, x, w)
+    shapes = products(jacobian, x, w, ops=("mul", "tanh_grad"))
     assert shapes.count((24, 24)) == 1  # the rows times one vector
     result = tt.function(jacobian, backend=backend)(x, w)
     np.testing.assert_allclose(result.numpy(), np.diag(w * (1 - np.tanh(x * w) ** 2)), atol=1e-15)
@@ -71,3 +71,26 @@ def test_factors_whose_product_is_full_size_stay():
         return (c * row) * column
 
     assert products(outer, c, row, column) == [(8, 4), (8, 4)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("gate", ["tanh", "sigmoid"])
+def test_a_gates_gradient_times_a_small_factor_scales_the_rows_once(backend, gate):
+    """`tanh_grad(y, g) * w` (g the cotangent rows, y and w vectors, as a jacobian's
+    backward step through a loop of `tanh(s * w)` has them) is g * tanh_grad(y, w): one
+    product at the rows' size; sigmoid's gradient alike."""
+    from tracer.ops.core import apply
+    from tracer.ops.math_ops import SIGMOID_GRAD, TANH_GRAD
+
+    y, w = rng.uniform(-0.9, 0.9, (2, 24))
+    g = rng.standard_normal((24, 24))
+    op = {"tanh": TANH_GRAD, "sigmoid": SIGMOID_GRAD}[gate]
+
+    def step(y, g, w):
+        return apply(op, (y, g), {}) * w
+
+    ops = ("mul", "tanh_grad", "sigmoid_grad")
+    assert products(step, y, g, w, ops=ops) == [(24,), (24, 24)]
+    slope = 1 - y * y if gate == "tanh" else y * (1 - y)
+    result = tt.function(step, backend=backend)(y, g, w)
+    np.testing.assert_allclose(result.numpy(), g * slope * w, rtol=1e-14)

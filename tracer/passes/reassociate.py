@@ -9,7 +9,9 @@ by a value of fewer axes (a vectorized jacobian's cotangent rows, a bias's broad
 written, every factor is multiplied in at the size of the cotangent. Multiplied first, the
 small factors make one small product, and the large loop reads one operand less and
 multiplies once less per element (a jacobian's backward step through `tanh(s * w)`: three
-loads and two products per element become two and one).
+loads and two products per element become two and one). tanh's and sigmoid's gradients
+(`tanh_grad(y, g)`, g * (1 - y * y)) are such products too: `tanh_grad(y, g) * w` becomes
+`g * tanh_grad(y, w)`.
 
 A product is regrouped only where the inner product is read by it alone (otherwise it is
 computed at full size anyway) and the small factors' product is smaller than the result.
@@ -20,6 +22,9 @@ values agree to rounding (XLA regroups products of constants the same way).
 from tracer.ir import Node, dims
 from tracer.ir.rewrite import on_new_inputs, readers, with_outputs
 from tracer.ops.shapes import broadcast_shapes
+
+# (y, g) -> g * f(y) (tracer/ops/math_ops.py): a product whose factor f(y) may be small
+GATE_GRADIENTS = ("sigmoid_grad", "tanh_grad")
 
 
 def reassociate_products(graph):
@@ -40,15 +45,23 @@ def reassociate_products(graph):
 
 
 def _small_factors_first(node, new, uses):
-    """`a * (b * c)` for `new` = `(a * b) * c` (either side), or None where that saves nothing."""
+    """`a * (b * c)` for `new` = `(a * b) * c` (either side), `g * gate(y, c)` for
+    `gate(y, g) * c`, or None where that saves nothing."""
     size = _known_size(node.shape)
     if size is None:
         return None
     for k in (0, 1):
         inner, outer_factor = new.inputs[k], new.inputs[1 - k]
-        if inner.op != "mul" or uses.get(id(node.inputs[k]), 0) != 1:
+        if inner.op not in ("mul", *GATE_GRADIENTS) or uses.get(id(node.inputs[k]), 0) != 1:
             continue
         if inner.dtype != node.dtype or outer_factor.dtype != node.dtype:
+            continue
+        if inner.op in GATE_GRADIENTS:
+            y, large = inner.inputs
+            shape = _product_shape(y, outer_factor)
+            if shape is not None and _known_size(shape) < size:
+                factors = Node(inner.op, (y, outer_factor), {}, shape, node.dtype, node.location)
+                return Node("mul", (large, factors), {}, node.shape, node.dtype, node.location)
             continue
         for j in (0, 1):
             large, small = inner.inputs[j], inner.inputs[1 - j]
