@@ -94,3 +94,50 @@ def test_a_gates_gradient_times_a_small_factor_scales_the_rows_once(backend, gat
     slope = 1 - y * y if gate == "tanh" else y * (1 - y)
     result = tt.function(step, backend=backend)(y, g, w)
     np.testing.assert_allclose(result.numpy(), g * slope * w, rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_a_common_large_factor_comes_out_of_a_sum(backend, op):
+    """`c * 0.1 + c * v` (c the rows, v a vector) is c * (0.1 + v): one product at the rows'
+    size, the sum over the vector's; `-` alike, and in either order of each product."""
+    c, v = rng.standard_normal((32, 16)), rng.standard_normal(16)
+    combine = {"add": np.add, "sub": np.subtract}[op]
+
+    def step(c, v):
+        return _combined(op, c * 0.1, v * c)
+
+    assert products(step, c, v) == [(32, 16)]
+    assert products(step, c, v, ops=(op,)) == [(16,)]
+    result = tt.function(step, backend=backend)(c, v)
+    np.testing.assert_allclose(result.numpy(), combine(c * 0.1, v * c), rtol=1e-13)
+
+
+def _combined(op, a, b):
+    return a + b if op == "add" else a - b
+
+
+@pytest.mark.parametrize("case", ["a product read twice", "full-size factors", "no common factor"])
+def test_sums_of_products_that_would_not_gain_stay(case):
+    c, d, v, w = (
+        rng.standard_normal((8, 4)),
+        rng.standard_normal((8, 4)),
+        rng.standard_normal(4),
+        rng.standard_normal(4),
+    )
+
+    def step(c, d, v, w):
+        if case == "a product read twice":
+            scaled = c * v
+            return scaled + c * w, scaled
+        if case == "full-size factors":
+            return c * d + c * (d * 2.0)
+        return c * v + d * w
+
+    full = [n for n in products(step, c, d, v, w, ops=("add",)) if n == (8, 4)]
+    assert full == [(8, 4)]  # the sum stays at full size
+    for got, want in zip(
+        tt.nest.flatten(tt.function(step, backend="c")(c, d, v, w)),
+        tt.nest.flatten(step(c, d, v, w)),
+    ):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-14)
