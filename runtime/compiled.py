@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from runtime import host, installed_kernels, interrupts
+from runtime import aligned, host, installed_kernels, interrupts
 
 
 class CompiledGraph:
@@ -109,7 +109,7 @@ def _call_function(module, plan, constants, error):
         "from_buffer": ffi.from_buffer,
         "run": module.run,
         "ndarray": np.ndarray,
-        "empty": np.empty,
+        "empty": aligned.allocator_for([*plan.buffers, ((plan.workspace_bytes,), "uint8")]),
         "copy": np.array,
         "contiguous": np.ascontiguousarray,
         "failed": error,
@@ -138,7 +138,7 @@ def _call_function(module, plan, constants, error):
             f"    needed = {plan.workspace_bytes}",
             "    workspace = per_thread.__dict__.get('workspace')",
             "    if workspace is None or workspace.size < needed:",
-            "        workspace = per_thread.workspace = empty(needed, 'uint8')",
+            "        workspace = per_thread.workspace = empty((needed,), 'uint8')",
             f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)",
         ]
     for k in range(len(plan.host_calls)):

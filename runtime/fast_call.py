@@ -12,7 +12,7 @@ Python function (runtime/native.py loads it).
 
 import numpy as np
 
-from runtime import native
+from runtime import aligned, native
 
 _extension = native.load("fast_call")
 
@@ -69,7 +69,7 @@ def entry(compiled, arguments, pattern, variables, names, guards, wrap, n_output
         pack=PACKS[pack],
         workspace_bytes=plan.workspace_bytes,
         guards=tuple(guards),
-        empty=np.empty,
+        empty=aligned.allocator_for(plan.buffers),
         wrap=wrap,
         failed=compiled.error,
     )

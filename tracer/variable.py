@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from runtime import aligned
 from tracer.context import outside_trace, state
 from tracer.ir import Node, format_location, user_location
 from tracer.ops import math_ops
@@ -42,7 +43,7 @@ class Variable(TensorLike):
             if callable(initial_value):
                 initial_value = initial_value()
             value = _initial_value(initial_value, dtype)
-        self._value = np.array(value.numpy())
+        self._value = aligned.copy(value.numpy())
         self._shared = False
         self.name = f"{state.name_scope}{name or 'Variable'}:0"
         self.trainable = bool(trainable)
@@ -94,7 +95,7 @@ class Variable(TensorLike):
             return state.trace.assign_in_program(self, new)
         if state.refusing_assigns is not None:
             self._refuse_assign()
-        self._value = np.array(new.numpy(), dtype=self._value.dtype)
+        self._value = aligned.copy(new.numpy(), self._value.dtype)
         self._shared = False
         return self
 
