@@ -585,3 +585,21 @@ def test_a_loss_and_its_gradient_in_one_loop_export_and_match_tracer(tmp_path):
     ((got_y, got_g),) = _export_and_run(tmp_path, loss_and_gradient, signature, calls)
     np.testing.assert_allclose(got_y, y.numpy(), rtol=1e-12)
     np.testing.assert_allclose(got_g, g.numpy(), rtol=1e-12, atol=1e-14)  # libm and libmvec
+
+
+def products_summed(x, y, w):
+    return tt.reduce_sum(x * y), tt.reduce_sum(x * w), tt.reduce_sum(y * w * 0.5)
+
+
+def test_sums_over_one_shape_export_as_one_loop_of_several_accumulators(tmp_path):
+    """The three sums are one kernel (tracer/passes/fuse.py, `_merged`) in exported C too,
+    which builds with the strict flags and runs under the sanitizers with numpy's sums."""
+    rng = np.random.default_rng(3)
+    x, y, w = (rng.standard_normal((40, 30)) for _ in range(3))
+    signature = [tt.TensorSpec([40, 30], tt.float64)] * 3
+    expected = [np.sum(x * y), np.sum(x * w), np.sum(y * w * 0.5)]
+    calls = [exported_c.Call("products_summed", [x, y, w], expected)]
+    (got,) = _export_and_run(tmp_path, products_summed, signature, calls)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    source = (tmp_path / "products_summed.c").read_text()
+    assert "acc0 += " in source and "acc2 += " in source
