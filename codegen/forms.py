@@ -229,8 +229,13 @@ class Helper:
         found = [item for h in self.requires for item in h.definitions(dtype, vector_math)]
         ctype = compute(dtype)
         text = self.texts[kind].substitute(T=ctype, f=MATH_SUFFIX.get(ctype, ""), tag=tag(dtype))
+        if text.startswith(INLINE):  # inlined into every kernel (TR_INLINE, the prologue's)
+            text = f"{INLINE} TR_INLINE{text[len(INLINE) :]}"
         key = (self.name, tag(dtype)) if self.typed else (self.name,)
         return [*found, (key, text)]
+
+
+INLINE = "static inline"  # how a helper function's text starts
 
 
 def vector_declaration(name, arity=1):

@@ -55,3 +55,28 @@ def test_only_loop_kernels_of_few_elements_are_light():
     for text in light:
         definition = text.split("{", 1)[0]
         assert "600x9" not in definition and "matmul" not in definition, definition
+
+
+def _gates(x):
+    return tt.tanh(x) * tt.sigmoid(x) + tt.exp(x) * 0.5 + tt.maximum(x, 0.1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_light_kernels_helpers_are_inlined_and_vectorized(monkeypatch, tmp_path, dtype):
+    """The helpers (tr_exp, tr_sigmoid, tr_maximum) are inlined into a light kernel too
+    (TR_INLINE): GCC inlines nothing into a function of another optimization level
+    otherwise, and the loop then called libm's scalar exp where -O3's calls the vector one,
+    a few elements in a thousand rounding otherwise."""
+    x = RNG.uniform(-20.0, 20.0, 2000).astype(dtype)
+    outputs = []
+    for light in (lower.LIGHT_ELEMENTS, 0):
+        monkeypatch.setattr(lower, "LIGHT_ELEMENTS", light)
+        monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / str(light)))
+        compiled = tt.function(_gates, backend="c")
+        outputs.append(compiled(x).numpy())
+        source = compiled.get_concrete_function(x).c_source()
+        assert ("\nTR_LIGHT\n" in source) == bool(light)
+        assert "static inline TR_INLINE " in source
+    assert outputs[0].tobytes() == outputs[1].tobytes()
+    eager = _gates(tt.constant(x)).numpy()
+    np.testing.assert_allclose(outputs[0], eager, rtol=1e-5 if dtype == np.float32 else 1e-13)
