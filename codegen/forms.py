@@ -186,6 +186,9 @@ LOOP_FORMS = (
 )  # what codegen.loops writes as a loop nest
 
 
+INLINE = "static inline"  # how a helper function's text starts
+
+
 class Helper:
     """C text the module prologue holds, in one version per type it is used with: a helper
     function (`tr_maximum_f32`), or a declaration.
@@ -233,9 +236,6 @@ class Helper:
             text = f"{INLINE} TR_INLINE{text[len(INLINE) :]}"
         key = (self.name, tag(dtype)) if self.typed else (self.name,)
         return [*found, (key, text)]
-
-
-INLINE = "static inline"  # how a helper function's text starts
 
 
 def vector_declaration(name, arity=1):
