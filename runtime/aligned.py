@@ -37,6 +37,8 @@ def copy(value, dtype=None):
     """A C-contiguous copy of the array `value` (as `dtype` where given), aligned as `empty`
     aligns."""
     value = np.asarray(value)
+    if value.nbytes < ALIGNED_FROM:  # numpy's own, as `empty` keeps it: one call, not three
+        return np.array(value, dtype=dtype)
     result = empty(value.shape, dtype or value.dtype)
     np.copyto(result, value, casting="unsafe")
     return result

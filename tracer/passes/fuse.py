@@ -348,25 +348,22 @@ def _reduction_siblings(graph, roots, siblings, hints):
             if len(more) <= KERNEL_INPUTS and not _may_fail(member, roots, hints):
                 group.append(member)  # the leaves they read differ
                 read = more
-        groups.append(group)
-    return {
-        id(m): group for group in _merged(graph, groups, roots) if len(group) > 1 for m in group
-    }
+        groups.append((group, read))
+    return {id(m): group for group in _merged(graph, groups) if len(group) > 1 for m in group}
 
 
-def _merged(graph, groups, roots):
-    """The groups of `_reduction_siblings` (each a reduction over every axis, then values
-    of its input's shape) with those over one shape merged where every value the merged
-    kernel reads comes before its first member in the graph: several sums over the same
-    elements (a kernel matrix's gradients with respect to each of its parameters) then
-    read those elements once and compute what they share once, one accumulator each. The
-    merged group holds its reductions first, then the other values. A value read by
-    the kernel cannot depend on a member, since it comes before all of them."""
+def _merged(graph, groups):
+    """The groups of `_reduction_siblings`, each (a reduction over every axis then values of
+    its input's shape, the ids of what they read), with those over one shape merged where
+    every value the merged kernel reads comes before its first member in the graph: several
+    sums over the same elements (a kernel matrix's gradients with respect to each of its
+    parameters) then read those elements once and compute what they share once, one
+    accumulator each. The merged group holds its reductions first, then the other values. A
+    value read by the kernel cannot depend on a member, since it comes before all of them."""
     position = {id(node): k for k, node in enumerate(graph.nodes)}
     merged = {}  # (shape of the elements summed) -> [reductions, others, values read, first]
-    for group in groups:
+    for group, read in groups:
         reduction, others = group[0], group[1:]
-        read = set().union(*(_sources(member, roots) for member in group))
         first = min(position[id(member)] for member in group)
         key = reduction.inputs[0].shape
         current = merged.get(key)
