@@ -289,19 +289,20 @@ def _fused_loop_nest(node, name, param_names, error, target, folded):
     return kernel, runs, emitter.offsets + written, emitter.indexed
 
 
-def reads_only_own_element(node, source, target=C_MODULE):
+def reads_only_own_element(node, source, target=C_MODULE, shape=None):
     """Whether the loop kernel of `node` on `target` reads its input `source` only at the
     element it writes (the same flat offset of a buffer of the same size), so that it may
-    write its result over `source`."""
-    if not isinstance(target.form_for(node.op), LOOP_FORMS) or source.shape != node.shape:
+    write its result over `source`. A kernel of several values gives their `shape`."""
+    shape = node.shape if shape is None else shape
+    if not isinstance(target.form_for(node.op), LOOP_FORMS) or source.shape != shape:
         return False
     params = [f"p{k}" for k in range(len(node.inputs))]
     kernel = fused_loop_nest(
         node, "probe", params, error=lambda exception, message: 0, target=target
     )
-    if kernel.nests[0].accumulator is not None:
+    if any(nest.accumulator is not None for nest in kernel.nests):
         return False
-    own = {offset(identity_map(len(node.shape)), node.shape).key()}
+    own = {offset(identity_map(len(shape)), shape).key()}
     reads = [kernel.loads.get(p, set()) for p, i in zip(params, node.inputs) if i is source]
     return all(keys <= own for keys in reads)
 

@@ -432,9 +432,10 @@ class _Lowering:
         of its outputs, valid until the statements run again or the op's step ends."""
         layout = self.layouts[id(graph)]
         pointers = {id(n): p for n, p in zip(graph.inputs, input_pointers)}
+        nodes = {id(n): n for n in graph.nodes}
         for node_id, k in layout.written_over.items():  # (Structured.carried)
             pointers[node_id] = input_pointers[k]
-            self.written_over.add(node_id)
+            self.written_over.add(id(_kernel_of_result(nodes[node_id], self.target)))
         for node in graph.nodes:
             if node.op == "const":
                 pointers[id(node)] = self.nested_constants[id(node)]
@@ -790,24 +791,54 @@ def _output(graph, position, out, buffer_args, in_place, updates):
 def _written_in_place(graph, updates, computed, aliases, target):
     """id(node) -> input position, for the updated values the module writes straight into
     their input's buffer: computed ones whose kernel comes after every other kernel that
-    reads the old value, and that read it, if at all, only at the element they write."""
+    reads the old value, and that read it, if at all, only at the element they write. A
+    result of a kernel of several values (`get`) is written over its input where its own
+    value reads that input: every other result reads the element from the same load, which
+    its store then follows."""
     step = {id(n): k for k, n in enumerate(computed)}
     chosen = {}
     for out_position, k in updates.items():
         out, old = graph.outputs[out_position], graph.inputs[k]
-        if id(out) not in step or id(out) in chosen:
+        kernel = _kernel_of_result(out, target)
+        if id(kernel) not in step or id(out) in chosen:
             continue
         readers = [n for n in computed if any(_is_or_aliases(i, old, aliases) for i in n.inputs)]
-        if any(step[id(r)] > step[id(out)] for r in readers):
+        if any(step[id(r)] > step[id(kernel)] for r in readers):
             continue
-        if any(r is out for r in readers):
+        if any(r is kernel for r in readers):
             through_alias = any(
-                i is not old and _is_or_aliases(i, old, aliases) for i in out.inputs
+                i is not old and _is_or_aliases(i, old, aliases) for i in kernel.inputs
             )
-            if through_alias or not reads_only_own_element(out, old, target):
+            if through_alias or not reads_only_own_element(kernel, old, target, out.shape):
+                continue
+            if kernel is not out and not _result_reads(kernel, out.attrs["index"], old):
                 continue
         chosen[id(out)] = k
     return chosen
+
+
+def _kernel_of_result(node, target):
+    """The fused kernel whose result `node` is (a `get` of a kernel of several values), or
+    `node` itself."""
+    if isinstance(target.form_for(node.op), Projection) and node.inputs[0].op == "fused":
+        return node.inputs[0]
+    return node
+
+
+def _result_reads(kernel, index, source):
+    """Whether result `index` of the fused `kernel` is computed from its input `source`."""
+    body = kernel.attrs["kernel"].body
+    params = {id(p) for p, i in zip(body.inputs, kernel.inputs) if i is source}
+    seen, stack = set(), [body.outputs[index]]
+    while stack:
+        node = stack.pop()
+        if id(node) in params:
+            return True
+        for value in node.inputs:
+            if id(value) not in seen:
+                seen.add(id(value))
+                stack.append(value)
+    return False
 
 
 def _written_over(graph, pairs, computed, aliases, target):

@@ -30,7 +30,9 @@ reduction over every axis and the values of its input's shape that read the same
 values (inputs and constants aside): a loss and its gradient over x are one loop over x.
 And so are reductions over every axis of one shape that read only values computed before
 the first of them: a kernel matrix's gradients with respect to each of its parameters are
-one loop over its elements, with an accumulator each.
+one loop over its elements, with an accumulator each. And so are stored elementwise values
+of one shape that only the last of them reads: an optimizer's new slots and the variable's
+update that reads them are one loop, made where the update was, that writes all three.
 
 Invariants: the result computes the same values; each fused body has one output (or, for
 siblings, several of one shape, or full reductions of one shape first and values of that
@@ -106,6 +108,8 @@ SHARED_CONE = 32
 # every few steps, in a pattern that repeats, so unrolled steps are alike and share kernels.
 RECURRENCE = 4
 KERNEL_INPUTS = 64  # the most stored values one kernel reads
+CHAINED_MEMBERS = 8  # the most values one kernel of chained siblings stores
+READERS_WALK = 32  # the most values looked at to find what reads a chained sibling
 
 
 _FUSION = {}  # op name -> its fusion kind (an op is declared once, and never removed)
@@ -149,11 +153,16 @@ def fuse(graph, target=C_MODULE):
     """`graph` fused for `target` (a codegen.targets.Target), whose cost hints say which
     values are costly, which views are pointers into their inputs, which reductions may be
     reassociated and which kernels check their elements."""
-    roots, siblings = _roots(graph, target.cost_hints)
+    consumers = _consumers(graph)
+    roots, siblings = _roots(graph, target.cost_hints, consumers)
+    chained = _chained_siblings(graph, roots, siblings, consumers, target.cost_hints)
+    siblings.update(chained)
+    # a chained group's kernel is made at its last member, when every value it reads is made
+    later = {id(member) for group in chained.values() for member in group[:-1]}
     mapping = {}  # id(original node) -> its node in the fused graph
     kernels = {}  # each distinct kernel, once: an unrolled loop's steps share theirs
     for node in graph.nodes:
-        if id(node) in mapping:  # computed with a sibling
+        if id(node) in mapping or id(node) in later:  # computed with a sibling
             continue
         if id(node) in roots:
             group = siblings.get(id(node), [node])
@@ -172,12 +181,17 @@ def fuse(graph, target=C_MODULE):
     return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
 
 
-def _roots(graph, hints):
-    """ids of the nodes that become fused kernels (their values are stored)."""
+def _consumers(graph):
+    """id(node) -> the nodes that read it."""
     consumers = {}
     for node in graph.nodes:
         for inp in node.inputs:
             consumers.setdefault(id(inp), []).append(node)
+    return consumers
+
+
+def _roots(graph, hints, consumers):
+    """ids of the nodes that become fused kernels (their values are stored)."""
     outputs = {id(o) for o in graph.outputs}
     roots = set()
     for node in graph.nodes:
@@ -380,6 +394,97 @@ def _merged(graph, groups):
         merged[key] = [[reduction], others, read, first]
     for reductions, values, _, _ in merged.values():
         yield reductions + values
+
+
+def _chained_siblings(graph, roots, siblings, consumers, hints):
+    """id(node) -> its group, for stored elementwise values of one shape and type that only
+    the last of them reads (an optimizer's update of a variable and its slots: the new slot
+    `m' = b*m + (1-b)*g` is stored, as the slot's value, and read by the variable's update
+    `x' = x - r*m'/(sqrt(v')+e)` alone): one kernel computes them all in one loop that reads
+    each input once, keeps in registers the values it also stores for the one that reads
+    them, and is one parallel loop instead of several. Graph outputs may be in it (each is
+    written to its buffer).
+
+    A group is a set of such values joined by what reads what, in which nothing but the
+    last (in graph order) is read by a kernel or op outside it: its kernel can then run at
+    the last, where `fuse` makes it, after what it reads and before what reads it. A
+    recurrence's states, which its later steps read, join in groups longer than
+    CHAINED_MEMBERS, which stay a kernel each (shared by the steps); nor may a group read
+    more than KERNEL_INPUTS stored values, as one kernel. The members come in graph order."""
+    values = {id(n): n for n in graph.nodes if _chains(n, roots, siblings, hints)}
+    readers, parent, inside = {}, {k: k for k in values}, {}
+
+    def find(k):
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for key, node in values.items():
+        readers[key] = _readers(node, consumers, roots, values, inside)
+        for r in readers[key] or ():
+            parent[find(r)] = find(key)
+    groups = {}
+    for key in values:  # in graph order
+        groups.setdefault(find(key), []).append(values[key])
+    chained = {}
+    for group in groups.values():
+        if 1 < len(group) <= CHAINED_MEMBERS and _chain_allowed(group, readers, roots, hints):
+            chained.update((id(m), group) for m in group)
+    return chained
+
+
+def _chains(node, roots, siblings, hints):
+    """Whether `node` may be in a chained group: a stored elementwise value computed by a
+    loop of its own (not a pointer into another value, nor one of other siblings)."""
+    return (
+        id(node) in roots
+        and id(node) not in siblings
+        and _fusion(node) == "elementwise"
+        and is_fusible(node)
+        and not _is_block_of_stored(node, roots, hints)
+    )
+
+
+def _readers(node, consumers, roots, values, inside):
+    """ids of the kernels (stored values) and other ops that read the stored value `node`,
+    directly or through values computed inside kernels, where all are `values` of its shape
+    and type, at most CHAINED_MEMBERS; else None (also where finding them takes more than
+    READERS_WALK values: a value that many computed values read is no optimizer slot).
+    `inside` keeps, by id, whether a value is computed inside the kernels that read it."""
+    found, seen, stack = set(), set(), [node]
+    while stack:
+        for consumer in consumers.get(id(stack.pop()), ()):
+            if id(consumer) in seen:
+                continue
+            if len(seen) == READERS_WALK:
+                return None
+            seen.add(id(consumer))
+            computed_inside = inside.get(id(consumer))
+            if computed_inside is None:
+                computed_inside = id(consumer) not in roots and is_fusible(consumer)
+                inside[id(consumer)] = computed_inside
+            if not computed_inside:
+                value = values.get(id(consumer))
+                if value is None or len(found) == CHAINED_MEMBERS:
+                    return None
+                if value.shape != node.shape or value.dtype != node.dtype:
+                    return None
+                found.add(id(consumer))
+            else:
+                stack.append(consumer)
+    return found
+
+
+def _chain_allowed(group, readers, roots, hints):
+    """Whether one kernel at the last member of `group` (in graph order) can compute it: the
+    others read by members alone, at most KERNEL_INPUTS stored values read, and no member's
+    kernel checking its elements (such a loop runs in order on one thread)."""
+    members = {id(m) for m in group}
+    if not all(readers[id(m)] is not None for m in group[:-1]):
+        return False
+    read = set().union(*(_sources(m, roots) for m in group)) - members
+    return len(read) <= KERNEL_INPUTS and not any(_may_fail(m, roots, hints) for m in group)
 
 
 def _is_full_reduction(node):
