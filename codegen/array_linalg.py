@@ -1,15 +1,17 @@
-"""BLAS's triangular solve over arrays, for the eager kernels.
+"""BLAS's triangular solve and LAPACK's Cholesky factorization over arrays, for the eager
+kernels.
 
 numpy has no triangular solve: np.linalg.solve factors the triangle again (LU, n^3 more
-work), and the blocks the eager kernel builds from matrix products still end in it. The
-compiled backend calls BLAS's trsm from scipy-openblas32; a module built as compiled
-modules are (the same flags, the disk cache), linking the same library and called through
-its entry point, gives the eager kernel that trsm, with the compiled code's values. The
-right-hand sides are cut into column blocks that tracer's threads solve at once (the
-modules' BLAS runs on the thread that calls it, codegen/thread_pools.py). The first call on
-a machine builds the module; later processes load it from the cache. Where none can be
-built (no compiler, no scipy-openblas32), `triangular_solve` says so with None and the
-caller keeps its own way.
+work), and the blocks the eager kernel builds from matrix products still end in it. Its
+Cholesky factorization copies each matrix into LAPACK's layout and back. The compiled
+backend calls BLAS's trsm and LAPACK's potrf from scipy-openblas32; a module built as
+compiled modules are (the same flags, the disk cache), linking the same library and called
+through its entry point, gives the eager kernels those, with the compiled code's values. The
+right-hand sides of a solve are cut into column blocks that tracer's threads solve at once
+(the modules' BLAS runs on the thread that calls it, codegen/thread_pools.py). The first
+call on a machine builds the module; later processes load it from the cache. Where none
+can be built (no compiler, no scipy-openblas32), `triangular_solve` and `cholesky` say so
+with None and the caller keeps its own way.
 """
 
 import threading
@@ -30,6 +32,12 @@ int tracer_run(char **args) {{
     const int64_t *sizes = (const int64_t *)args[2];
     const int64_t batch = sizes[0], n = sizes[1], k = sizes[2];
     const int lower = (int)sizes[3], adjoint = (int)sizes[4];
+    if (sizes[5]) {{  /* potrf of x's matrices, lower triangles with zeros above, in place */
+        for (int64_t b = 0; b < batch; b++)  /* row-major lower: column-major upper */
+            if (scipy_LAPACKE_{letter}potrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)n, x + b * n * n, (lapack_int)n) != 0)
+                return 1;
+        return 0;
+    }}
     const int64_t blocks = (k + {columns} - 1) / {columns};
     #pragma omp parallel for collapse(2) schedule(dynamic) if (n * n * k > 262144)
     for (int64_t b = 0; b < batch; b++)
@@ -64,11 +72,33 @@ def triangular_solve(a, b, lower, adjoint):
     matrices = np.ascontiguousarray(np.broadcast_to(a, batch + (n, n)))
     x = np.array(np.broadcast_to(b, batch + (n, k)), order="C")  # solved in place
     count = int(np.prod(batch, dtype=np.int64))
-    sizes = np.array([count, n, k, bool(lower), bool(adjoint)], np.int64)
+    sizes = np.array([count, n, k, bool(lower), bool(adjoint), 0], np.int64)
     if count and n and k:
-        pointers = [_ffi.cast("char *", v.ctypes.data) for v in (matrices, x, sizes)]
-        library.run(_ffi.new("char *[]", pointers))
+        _run(library, matrices, x, sizes)
     return x
+
+
+def cholesky(a):
+    """The lower-triangular factors of the symmetric matrices (..., n, n) whose lower
+    triangles `a` holds (float32 or float64), as the compiled backend computes them (zeros
+    above the diagonal); False where one is not positive definite; None where no module can
+    be built or for another dtype."""
+    letter = _LETTERS.get(a.dtype)
+    library = None if letter is None else _library(*letter)
+    if library is None:
+        return None
+    n = a.shape[-1]
+    factors = np.tril(a)  # a new C-contiguous array, factored in place
+    count = int(np.prod(a.shape[:-2], dtype=np.int64))
+    sizes = np.array([count, n, n, 1, 0, 1], np.int64)
+    if count and n and _run(library, factors, factors, sizes) != 0:
+        return False
+    return factors
+
+
+def _run(library, a, x, sizes):
+    pointers = [_ffi.cast("char *", v.ctypes.data) for v in (a, x, sizes)]
+    return library.run(_ffi.new("char *[]", pointers))
 
 
 def _library(letter, ctype):

@@ -229,6 +229,42 @@ def test_without_a_module_the_eager_triangular_solve_is_numpys(monkeypatch):
     np.testing.assert_allclose(got, scipy.linalg.solve_triangular(a, b, lower=True), rtol=1e-12)
 
 
+@pytest.mark.skipif(build.blas() is None, reason="no scipy-openblas32 to link")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_eager_cholesky_gives_the_compiled_codes_bits(dtype):
+    """Both call potrf on the lower triangle, the upper one ignored; numpy's factors to
+    rounding; a matrix that is not positive definite raises in both."""
+    rng = np.random.default_rng(13)
+    for shape in [(5, 5), (2, 3, 130, 130)]:
+        m = rng.standard_normal(shape)
+        a = (m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+        a[..., 0, -1] = 1e3  # above the diagonal: never read
+        eager = tt.linalg.cholesky(a).numpy()
+        compiled = tt.function(tt.linalg.cholesky, backend="c")(tt.constant(a)).numpy()
+        np.testing.assert_array_equal(eager, compiled)
+        want = np.linalg.cholesky(np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2))
+        tolerance = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(eager, want, rtol=tolerance, atol=tolerance)
+    indefinite = np.array([[1.0, 2.0], [2.0, 1.0]], dtype)
+    for run in (tt.linalg.cholesky, tt.function(tt.linalg.cholesky, backend="c")):
+        with pytest.raises(tt.errors.InvalidArgumentError, match="not positive definite"):
+            run(tt.constant(indefinite))
+
+
+def test_without_a_module_the_eager_cholesky_is_numpys(monkeypatch):
+    def failing(*arguments, **keywords):
+        raise CompileError("no compiler here")
+
+    monkeypatch.setattr(build, "load", failing)
+    monkeypatch.setattr(array_linalg, "_built", {})
+    m = general(6, 6)
+    a = m @ m.T + 6 * np.eye(6)
+    assert array_linalg.cholesky(a) is None
+    np.testing.assert_allclose(tt.linalg.cholesky(a).numpy(), np.linalg.cholesky(a), rtol=1e-12)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="not positive definite"):
+        tt.linalg.cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]))
+
+
 def test_triangular_and_cholesky_solves_broadcast_batches_but_solve_does_not():
     a, b = general(3, 3), rng.standard_normal((2, 4, 3, 1))
     got = tt.linalg.triangular_solve(a, b).numpy()

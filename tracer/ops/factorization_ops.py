@@ -217,10 +217,17 @@ def symmetric_from_lower(x):
 
 
 def _cholesky_kernel(x):
-    try:
-        return np.linalg.cholesky(symmetric_from_lower(x))
-    except LinAlgError:
-        raise as_tf(LinAlgError)(NOT_POSITIVE_DEFINITE) from None
+    """LAPACK's potrf as the compiled backend calls it, the same bits
+    (codegen/array_linalg.py), or numpy's factorization where that cannot be built."""
+    factors = array_linalg.cholesky(x)
+    if factors is None:
+        try:
+            return np.linalg.cholesky(symmetric_from_lower(x))
+        except LinAlgError:
+            factors = False
+    if factors is False:
+        raise as_tf(LinAlgError)(NOT_POSITIVE_DEFINITE)
+    return factors
 
 
 CHOLESKY = primitive(
