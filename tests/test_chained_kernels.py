@@ -135,3 +135,50 @@ def test_a_result_that_does_not_read_its_variable_is_copied_over_it():
     assert concrete.c_source().count("the new value of input") == 1
     np.testing.assert_array_equal(a.numpy(), x0 * 2.0)
     np.testing.assert_allclose(b.numpy(), b0 + x0 * 6.0 + a0, rtol=1e-15)
+
+
+def _random_program(rng):
+    """A step over three variables and an input of 64 elements: eight values, each an
+    elementwise op of earlier ones; some assigned to the variables (in a random order),
+    some returned. Stored values that later stored values read are what chains."""
+    ops = [
+        lambda a, b: a + b,
+        lambda a, b: a * b,
+        lambda a, b: a - 0.5 * b,
+        lambda a, b: tt.tanh(a) + b,
+        lambda a, b: tt.exp(-tt.square(a)) * b,
+    ]
+    plan = [(rng.integers(len(ops)), rng.integers(4 + k), rng.integers(4 + k)) for k in range(8)]
+    assigned = list(zip(rng.permutation(3), rng.choice(8, size=3, replace=False)))
+    returned = sorted(set(rng.choice(8, size=3).tolist()))
+
+    def step(variables, x):
+        values = [x, *(v.read_value() for v in variables)]
+        for op, a, b in plan:
+            values.append(ops[op](values[a], values[b]))
+        for variable, value in assigned:
+            variables[variable].assign(values[4 + value])
+        return [values[4 + k] for k in returned]
+
+    return step
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_steps_give_eager_values(seed):
+    """Random steps of stored values reading stored values, assigned to variables and
+    returned: the compiled step (chained where it can) gives eager mode's values, its
+    variables too, over two calls."""
+    rng = np.random.default_rng(seed)
+    step = _random_program(rng)
+    start = [rng.uniform(-1, 1, 64) for _ in range(3)]
+    x = tt.constant(rng.uniform(-1, 1, 64))
+    eager = [tt.Variable(v) for v in start]
+    compiled_variables = [tt.Variable(v) for v in start]
+    compiled = tt.function(lambda x: step(compiled_variables, x))
+    for _ in range(2):
+        want = step(eager, x)
+        got = compiled(x)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12)
+        for g, w in zip(compiled_variables, eager):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12)
