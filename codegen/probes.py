@@ -101,15 +101,16 @@ def _work(node):
 
 
 def _bytes_moved(node):
-    """Bytes of the node's inputs and result, or None where one's size is not known."""
+    """Bytes of the node's inputs and results (each of a kernel of several), or None where
+    one's size is not known."""
     total = 0
     for value in (*node.inputs, node):
-        if getattr(value.dtype, "is_tuple", False):
-            return None
-        size = dims.size(value.shape)
-        if not isinstance(size, int):
-            return None
-        total += size * np.dtype(value.dtype.as_numpy_dtype).itemsize
+        parts = value.dtype.parts if getattr(value.dtype, "is_tuple", False) else None
+        for shape, dtype in parts or [(value.shape, value.dtype)]:
+            size = dims.size(shape)
+            if not isinstance(size, int) or getattr(dtype, "is_tuple", False):
+                return None
+            total += size * np.dtype(dtype.as_numpy_dtype).itemsize
     return total
 
 

@@ -2,6 +2,7 @@
 read by the variable's update) are one kernel of several results (tracer/passes/fuse.py,
 `_chained_siblings`), written over the variables they update."""
 
+import json
 import re
 
 import numpy as np
@@ -135,6 +136,29 @@ def test_a_result_that_does_not_read_its_variable_is_copied_over_it():
     assert concrete.c_source().count("the new value of input") == 1
     np.testing.assert_array_equal(a.numpy(), x0 * 2.0)
     np.testing.assert_allclose(b.numpy(), b0 + x0 * 6.0 + a0, rtol=1e-15)
+
+
+def test_the_profiler_counts_every_result_of_a_kernel_of_several(tmp_path):
+    """The momentum and the weight are one kernel: the profiler's trace gives its line, its
+    nodes and the bytes it moves, the momentum's and the weight's writes included."""
+    w, m = tt.Variable(np.zeros(5000)), tt.Variable(np.zeros(5000))
+
+    @tt.function
+    def step(g):
+        m.assign(0.9 * m + g)
+        w.assign(w - 0.01 * m)
+
+    g = tt.constant(np.ones(5000))
+    step(g)
+    with tt.profiler.profile() as prof:
+        step(g)
+    with open(prof.export_chrome_trace(str(tmp_path / "trace.json"))) as file:
+        events = json.load(file)["traceEvents"]
+    (kernel,) = [e for e in events if e.get("cat") == "kernel"]
+    assert kernel["args"]["step"].startswith("fused (f64[5000], f64[5000])")
+    assert kernel["args"]["bytes"] == 5 * 5000 * 8  # reads g, m and w; writes m and w
+    np.testing.assert_allclose(m.numpy(), 1.9)
+    np.testing.assert_allclose(w.numpy(), -0.01 - 0.019)
 
 
 def _random_program(rng):
