@@ -11,6 +11,11 @@ the cache; until it is ready, and where none can be built, each function here sa
 None and the caller keeps its numpy kernel, which gives the same bits: no eager call waits
 for the compiler.
 
+Max pooling and its gradient (a gather of the image's own maxima, and the scatter) call the
+kernels installed with tracer instead (runtime/conv_kernels.c, through their table: the
+compiled modules' first kernels), which need no module and run faster, with the same
+selections and sums (tests/test_array_windows.py compares their bits with numpy's).
+
 The patches are copies; their sum adds tap by tap, as numpy does. Each max window selects
 its first largest image element, row-major, or its first NaN (padding never wins), as the
 numpy kernels do; the scatter adds tap by tap, so that an element several windows select
@@ -21,10 +26,12 @@ import threading
 
 import numpy as np
 
-from codegen import build
+from codegen import build, conv_kernels
 from codegen.errors import BuildFailure
+from runtime import installed_kernels
 
 _TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _SOURCE = """\
 /* tracer: max pooling's window ops over {T} images, any geometry (codegen/array_windows.py) */
 #include <stdint.h>
@@ -163,16 +170,50 @@ _builders = []  # the threads that build the modules
 
 def gather(x, v, attrs):
     """window_max_gather's values: v where x is largest in each window (N, OH, OW, C); None
-    where no module can be built, or for dtypes other than float32 and float64."""
-    out = _out(x, v, (x.shape[0], *attrs["out"], x.shape[3]))
+    where no module can be built, or for dtypes other than float32 and float64. Max
+    pooling (v is x) is the installed kernel's where the table is there."""
+    shape = (x.shape[0], *attrs["out"], x.shape[3])
+    if _same_array(x, v):
+        pooled = _installed("window_max_pool", shape, attrs, x)
+        if pooled is not None:
+            return pooled
+    out = _out(x, v, shape)
     return out if out is None else _run(x, v, out, attrs, 0)
 
 
 def scatter(x, g, attrs):
     """window_max_scatter's values: (N, H, W, C) zeros, each window's g added where x is
-    largest in it; None as for `gather`."""
+    largest in it; None as for `gather`. The installed kernel's where the table is there."""
+    scattered = _installed("window_max_scatter", x.shape, attrs, x, g)
+    if scattered is not None:
+        return scattered
     out = _out(x, g, x.shape)
     return out if out is None else _run(x, g, out, attrs, 1)
+
+
+def _same_array(x, v):
+    """Whether x and v are the same elements (max pooling gathers the image's own)."""
+    a, b = x.__array_interface__, v.__array_interface__
+    return all(a[key] == b[key] for key in ("data", "shape", "strides", "typestr"))
+
+
+def _installed(name, shape, attrs, *inputs):
+    """The installed kernel `name` (runtime/conv_kernels.c, the compiled modules' first
+    kernels: the same selections and sums, tap by tap) on `inputs` into a new array of
+    `shape`; None where the table is not there or takes no such image."""
+    x = inputs[0]
+    suffix = _SUFFIXES.get(x.dtype)
+    if suffix is None or any(i.dtype != x.dtype for i in inputs) or not conv_kernels.available():
+        return None
+    geometry = conv_kernels.window_geometry(x.shape, attrs)
+    if geometry is None:
+        return None
+    arrays = [np.array(geometry, np.int64), *(np.ascontiguousarray(i) for i in inputs)]
+    out = np.empty(shape, x.dtype)
+    parameters = ", ".join(["const int64_t *", *["const void *"] * len(inputs), "void *"])
+    kernel = installed_kernels.function(f"{name}_{suffix}", f"void (*)({parameters})")
+    kernel(*(installed_kernels.pointer(a) for a in (*arrays, out)))
+    return out
 
 
 def patches(x, attrs):

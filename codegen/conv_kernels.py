@@ -55,15 +55,27 @@ def available():
 
 def _image(node, image, height, width):
     """The geometry's image and window part, or None where the table takes no such image."""
-    channels = image.shape[3]
+    return image_geometry(image.shape, height, width, node.attrs)
+
+
+def image_geometry(shape, height, width, attrs):
+    """The geometry's image and window part for an image of `shape` (N, ., ., C) read as
+    `height` x `width` through the windows of `attrs` (tracer/ops/window_ops.py), or None
+    where the table takes no such image."""
+    channels = shape[3]
     if not isinstance(channels, int) or channels > installed_kernels.MOST_CHANNELS:
         return None
-    a = node.attrs
-    return [image.shape[0], height, width, channels, *a["kernel"], *a["strides"]] + [
-        *a["dilations"],
-        *a["before"],
-        *a["out"],
+    return [shape[0], height, width, channels, *attrs["kernel"], *attrs["strides"]] + [
+        *attrs["dilations"],
+        *attrs["before"],
+        *attrs["out"],
     ]
+
+
+def window_geometry(shape, attrs):
+    """The geometry of max pooling's gather or scatter on an image of `shape`, or None."""
+    image = image_geometry(shape, *attrs["sizes"], attrs)
+    return None if image is None else image + [0, 1, 0]
 
 
 def _product(node):
@@ -91,8 +103,8 @@ def _window(inputs, arguments):
     def geometry(node):
         if inputs == ["x", "v"] and node.inputs[0] is not node.inputs[1]:
             return None  # a gather of another tensor's values than the image's maxima
-        image = _image(node, node.inputs[0], *node.attrs["sizes"])
-        return None if image is None else (image + [0, 1, 0], inputs, arguments)
+        geometry = window_geometry(node.inputs[0].shape, node.attrs)
+        return None if geometry is None else (geometry, inputs, arguments)
 
     return geometry
 

@@ -5,10 +5,13 @@ reads it.
 
 A module that calls them declares `DECLARATION` in its prologue; the runtime points that
 variable at the table when it loads the module (runtime/compiled.py). codegen/conv_kernels.py
-decides which kernels a module takes from the table.
+decides which kernels a module takes from the table. Eager max pooling calls two of them
+directly (`function`, codegen/array_windows.py).
 """
 
 import functools
+
+import _cffi_backend
 
 from runtime import native
 
@@ -49,6 +52,23 @@ def address():
     rounding of multiply-adds than this CPU's modules have)."""
     module = native.load("conv_kernels", _same_table)
     return 0 if module is None else module.table()
+
+
+_ffi = _cffi_backend.FFI()
+
+
+def function(name, c_type):
+    """The table's kernel `name` as a cffi function of `c_type` (its C pointer type), for
+    the eager kernels; None where there is no table."""
+    if not address():
+        return None
+    table = _ffi.cast("void **", address())
+    return _ffi.cast(c_type, table[KERNELS.index(name)])
+
+
+def pointer(array):
+    """A C pointer to an array's first element, for `function`'s kernels."""
+    return _ffi.cast("void *", array.ctypes.data)
 
 
 def uses(source):

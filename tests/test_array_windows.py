@@ -1,13 +1,14 @@
 """codegen/array_windows.py: the window ops in C for the eager kernels (patches, their sum, and
-max pooling's two) give the numpy kernels' bits, over geometries with padding, strides,
-dilations and overlapping windows, and with ties, zeros of both signs, infinities and NaN;
-and max pooling's eager gradient through them against its definition."""
+max pooling's two, those through the installed table where it is there) give the numpy
+kernels' bits, over geometries with padding, strides, dilations and overlapping windows, and
+with ties, zeros of both signs, infinities and NaN; and max pooling's eager gradient through
+them against its definition."""
 
 import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_windows, build
+from codegen import array_windows, build, conv_kernels
 from codegen.errors import CompileError
 from tracer.ops import window_ops
 
@@ -59,8 +60,8 @@ def test_the_window_ops_in_c_give_the_numpy_kernels_bits(name, channels, dtype, 
     v = rng.standard_normal(x.shape).astype(dtype)
     g = rng.standard_normal((3, *attrs["out"], channels)).astype(dtype)
     g[0, 0, 0, 4], g[1, 0, 0, 0] = -0.0, np.inf
-    array_windows.gather(x, x, attrs)  # starts the module's build
-    array_windows.wait()
+    array_windows.patches(x, attrs)  # starts the module's build (max pooling's two
+    array_windows.wait()  # kernels are the installed table's, where it is there)
     taps = attrs["kernel"][0] * attrs["kernel"][1]
     cols = rng.standard_normal((3, *attrs["out"], taps * channels)).astype(dtype)
     cols[0, 0, 0, :3] = [-0.0, np.nan, -np.inf]
@@ -118,10 +119,15 @@ def test_where_no_module_builds_the_numpy_kernels_answer(monkeypatch):
     monkeypatch.setattr(array_windows, "_builders", [])
     attrs = GEOMETRIES["padded, strided"]
     x = _image(attrs, 5, np.float64)
-    array_windows.gather(x, x, attrs)
+    array_windows.patches(x, attrs)
     array_windows.wait()
-    assert array_windows.gather(x, x, attrs) is None
     assert array_windows.patches(x, attrs) is None
+    assert array_windows.gather(x, x * 2, attrs) is None
+    if conv_kernels.available():  # max pooling needs no module: the installed table's
+        pooled = array_windows.gather(x, x, attrs)
+        assert pooled[0, 0, 0, 0] == np.max(x[0, 0:2, 0, 0])
+    monkeypatch.setattr(conv_kernels, "available", lambda: False)
+    assert array_windows.gather(x, x, attrs) is None
     pooled = window_ops._gather_kernel(x, x, **attrs)  # numpy's way
     assert pooled.shape == (3, *attrs["out"], 5)
     # window (0, 0) reads rows -1..1 and columns -1..0: inside, rows 0..1 of column 0
