@@ -171,7 +171,8 @@ _builders = []  # the threads that build the modules
 def gather(x, v, attrs):
     """window_max_gather's values: v where x is largest in each window (N, OH, OW, C); None
     where no module can be built, or for dtypes other than float32 and float64. Max
-    pooling (v is x) is the installed kernel's where the table is there."""
+    pooling (v the image's own elements) is the installed kernel's where the table is
+    there."""
     shape = (x.shape[0], *attrs["out"], x.shape[3])
     if _same_array(x, v):
         pooled = _installed("window_max_pool", shape, attrs, x)
