@@ -57,9 +57,10 @@ def address():
 _ffi = _cffi_backend.FFI()
 
 
+@functools.cache
 def function(name, c_type):
     """The table's kernel `name` as a cffi function of `c_type` (its C pointer type), for
-    the eager kernels; None where there is no table."""
+    the eager kernels (cast once per process); None where there is no table."""
     if not address():
         return None
     table = _ffi.cast("void **", address())
