@@ -1,77 +1,207 @@
-"""libm functions numpy lacks, over whole arrays, for the eager kernels.
+"""Ops numpy lacks or runs as many passes, over whole arrays, for the eager kernels.
 
 numpy has no erf. Computed element by element in Python (`math.erf`), it costs far more
 than numpy's own functions, and GELU's erf made most of an eager transformer step
-(benchmarks/RESULTS.md). A loop over the array, built as a compiled module is (the same
-flags, glibc's vector erf, the disk cache) and called through its entry point, costs what
-C's erf does. The first call on a machine builds the module; later processes load it from
-the cache. Where no module can be built (no compiler, a cache that cannot hold it), `apply`
-says so with None and the caller keeps its own way.
+(benchmarks/RESULTS.md); GELU itself and its gradient, as numpy's passes, took five and ten
+times the time of one loop, and the softmax and its gradient, as numpy's maxima, sums and
+divisions over short rows, four times that of a loop per row.
+
+Each elementwise op here is one loop over the array of the op's own C form
+(`codegen.forms.C_FORMS`: the expression compiled kernels write, with its prologue helpers);
+the softmax and its vector-Jacobian product are templates/softmax.c.j2's loops with the
+rows' count and length read at run time (the same maximum, exp, sums and division, in the
+same order). The threads share whole blocks of elements, or whole rows, as compiled loops
+do, so no value depends on their number. The module is built as a compiled one is (the same
+flags, glibc's vector maths, the disk cache) and called through its entry point; one module
+per element type holds every function, so a process builds or loads it once. The first call
+on a machine builds it; later processes load it from the cache. Where no module can be built
+(no compiler, a cache that cannot hold it), `apply` says so with None and the caller keeps
+its own way.
 """
 
 import threading
 
 import numpy as np
 
-from codegen import build
-from codegen.ctypes import MATH_SUFFIX
+from codegen import build, units
+from codegen.ctypes import compute
 from codegen.errors import BuildFailure
+from codegen.forms import C_FORMS
+from codegen.loops import PARALLEL_MIN
 
-FUNCTIONS = ("erf",)  # what `apply` computes
-_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-_SOURCE = """\
-/* tracer: libm's {name}{f} over an array of {T} (codegen/array_math.py) */
+BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
+
+# the ops `apply` computes, and their operands' count (all of one shape): elementwise ones
+# through their C form, then the ones over the rows of the last axis; a module's entry point
+# takes an op by its position here
+ELEMENTWISE = {"erf": 1, "gelu": 1, "gelu_grad": 2}
+ROWS = {"softmax": 1, "softmax_backprop": 2}
+FUNCTIONS = {**ELEMENTWISE, **ROWS}
+_TYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
+_HEAD = """\
+/* tracer: eager ops over arrays of {T} (codegen/array_math.py) */
+#include <math.h>
 #include <stdint.h>
-{declaration}{T} {name}{f}({T});
+#if defined(__GNUC__)
+#define TR_INLINE __attribute__((always_inline))
+#else
+#define TR_INLINE
+#endif
+#define TR_IN_UNIT 1
+#ifdef TR_UNIT
+#define TR_PART __attribute__((visibility("hidden")))
+#else
+#define TR_PART static
+#endif
+"""
+_SIGNATURE = "TR_PART void f{index}(int64_t size, int64_t row, {parameters}, {T} *restrict out)"
+_ELEMENTWISE = """\
+{signature} {{
+    #pragma omp parallel for schedule(static) if(size >= {parallel_min})
+    for (int64_t start = 0; start < size; start += {block}) {{
+        const int64_t end = start + {block} < size ? start + {block} : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = ({T})({value});
+    }}
+}}
+"""
+_ROWS = """\
+{signature} {{
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= {parallel_min})
+    for (int64_t r = 0; r < rows; r++) {{
+{body}
+    }}
+}}
+"""
+# softmax.c.j2's row, of x0 (exp(x - max(x)) / sum(exp(x - max(x))))
+_SOFTMAX = """\
+        const {T} *restrict row = x0 + r * n;
+        {T} *restrict o = out + r * n;
+        {C} peak = -INFINITY;
+        #pragma omp simd reduction(max:peak)
+        for (int64_t j = 0; j < n; j++) peak = ({C})row[j] > peak ? ({C})row[j] : peak;
+        {C} total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) {{
+            const {C} e = {exp};
+            o[j] = ({T})e;
+            total += e;
+        }}
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = ({T})(({C})o[j] / total);"""
+# softmax.c.j2's backprop row, of y = x0 and v = x1 (y * (v - sum(v * y)))
+_SOFTMAX_BACKPROP = """\
+        const {T} *restrict yr = x0 + r * n, *restrict vr = x1 + r * n;
+        {C} dot = 0;
+        #pragma omp simd reduction(+:dot)
+        for (int64_t j = 0; j < n; j++) dot += ({C})vr[j] * ({C})yr[j];
+        {T} *restrict o = out + r * n;
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = ({T})(({C})yr[j] * (({C})vr[j] - dot));"""
+_ENTRY = """\
 int tracer_run(char **args) {{
-    const {T} *restrict x = (const {T} *)args[0];
-    {T} *restrict out = ({T} *)args[1];
-    const int64_t n = *(const int64_t *)args[2];
-    #pragma omp simd
-    for (int64_t i = 0; i < n; i++) out[i] = {name}{f}(x[i]);
+    const int64_t function = *(const int64_t *)args[0];
+    const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
+    switch (function) {{
+{cases}
+    }}
     return 0;
 }}
 """
 _ffi = build.Library.ffi
-_built = {}  # (name, C type) -> the loaded module, or None where it cannot be built
+_built = {}  # dtype name -> the loaded module, or None where it cannot be built
 _building = threading.Lock()
 
 
-def apply(name, x):
-    """libm's `name` (one of FUNCTIONS) of each element of the float32 or float64 array `x`,
-    as a new array of its shape and dtype; None where no module can be built."""
-    ctype = _TYPES.get(x.dtype)
-    if name not in FUNCTIONS or ctype is None:
-        raise ValueError(f"array_math computes {FUNCTIONS} of float32 or float64, not {name}")
-    library = _library(name, ctype)
+def apply(name, *arrays):
+    """The op `name` (one of FUNCTIONS) of the float32 or float64 arrays `arrays` (of one
+    shape and dtype, the rows' ops of rank 1 or more), as a new array of that shape and
+    dtype; None where no module can be built."""
+    first = arrays[0]
+    type_name = _TYPES.get(first.dtype)
+    if name not in FUNCTIONS or type_name is None:
+        raise ValueError(
+            f"array_math computes {tuple(FUNCTIONS)} of float32 or float64, not {name}"
+        )
+    if any(a.dtype != first.dtype or a.shape != first.shape for a in arrays):
+        raise ValueError(f"array_math's {name} takes arrays of one shape and dtype")
+    if name in ROWS and first.ndim == 0:
+        raise ValueError(f"array_math's {name} takes rows: arrays of rank 1 or more")
+    library = _library(type_name)
     if library is None:
         return None
-    x = np.ascontiguousarray(x)
-    out = np.empty_like(x)
-    count = np.array([x.size], np.int64)
-    pointers = [_ffi.cast("char *", a.ctypes.data) for a in (x, out, count)]
+    arrays = [np.asarray(a, order="C") for a in arrays]  # (ascontiguousarray makes 0-d 1-d)
+    out = np.empty_like(arrays[0])
+    row = first.shape[-1] if first.ndim else 1
+    head = np.array([list(FUNCTIONS).index(name), first.size, row], np.int64)
+    pointers = [_ffi.cast("char *", a.ctypes.data) for a in (head, head[1:], head[2:])]
+    pointers += [_ffi.cast("char *", a.ctypes.data) for a in (*arrays, out)]
     library.run(_ffi.new("char *[]", pointers))
     return out
 
 
-def _library(name, ctype):
-    key = (name, ctype)
-    if key not in _built:
+def _library(type_name):
+    if type_name not in _built:
         with _building:
-            if key not in _built:
-                _built[key] = _build(name, ctype)
-    return _built[key]
+            if type_name not in _built:
+                _built[type_name] = _build(type_name)
+    return _built[type_name]
 
 
-def _build(name, ctype):
-    vectorized = "#pragma omp declare simd notinbranch\n" if build.vector_math() else ""
-    source = _SOURCE.format(
-        name=name,
-        f=MATH_SUFFIX[ctype],
-        T=ctype,
-        declaration=vectorized + "__attribute__((const)) ",
+def source(dtype):
+    """The module's C for arrays of `dtype` (tracer's float32 or float64): each function in
+    a block of codegen/units.py's, so that its translation units compile at once."""
+    C = compute(dtype)
+    vector_math = build.vector_math()
+    helpers, declarations, functions, cases = {}, [], [], []
+    for index, (name, arity) in enumerate(FUNCTIONS.items()):
+        parameters = ", ".join(f"const {C} *restrict x{k}" for k in range(arity))
+        signature = _SIGNATURE.format(index=index, parameters=parameters, T=C)
+        declarations.append(signature + ";\n")
+        common = dict(signature=signature, T=C, parallel_min=PARALLEL_MIN)
+        if name in ELEMENTWISE:
+            form = C_FORMS[name]
+            value = form.render(dtype, dtype, *(f"x{k}[i]" for k in range(arity)))
+            functions.append(_ELEMENTWISE.format(value=value, block=BLOCK, **common))
+        else:
+            form = C_FORMS["exp"]
+            exp = form.render(dtype, dtype, f"({C})row[j] - peak")
+            body = (_SOFTMAX if name == "softmax" else _SOFTMAX_BACKPROP).format(T=C, C=C, exp=exp)
+            functions.append(_ROWS.format(body=body, **common))
+        for h in form.helpers:
+            helpers.update(h.definitions(dtype, vector_math))
+        arguments = "".join(f"(const {C} *)args[{3 + k}], " for k in range(arity))
+        cases.append(
+            f"    case {index}: f{index}(size, row, {arguments}({C} *)args[{3 + arity}]); break;"
+        )
+    blocks = [*functions, _ENTRY.format(cases="\n".join(cases))]
+    return "".join(
+        [
+            _HEAD.format(T=C),
+            *(text + "\n" for text in helpers.values()),
+            *declarations,
+            *_in_unit_blocks(blocks),
+        ]
     )
+
+
+def _in_unit_blocks(texts):
+    """`texts` each in a block of codegen/units.py's, weighed by its length; the last, the
+    entry point, which only calls the others, as units.py weighs such a text."""
+    works = [len(text) for text in texts[:-1]] + [len(texts[-1]) // units.ENTRY_SHARE]
+    total = sum(works)
+    start = 0
+    for text, work in zip(texts, works):
+        middle = min(start + work // 2, total - 1)
+        yield f"#if TR_IN_UNIT  /* work {work} at {middle} of {total} */\n{text}#endif\n"
+        start += work
+
+
+def _build(type_name):
+    from tracer import dtypes  # the forms' types; imported at the first build
+
     try:
-        return build.load(source, uses_blas=False)[0]
+        return build.load(source(dtypes.as_dtype(type_name)), uses_blas=False)[0]
     except BuildFailure:
         return None

@@ -74,9 +74,9 @@ def test_the_catalogue_runs_under_address_and_undefined_sanitizers_as_the_interp
     program = exported_c.build(directory, "ops", exported_c.SANITIZED, [main])
     for call, got, want in zip(calls, exported_c.run(program, calls), expected):
         tolerance = 1e-5 if call.function.endswith("f32") else 1e-10
-        for g, w in zip(got, want):
+        for g, w in zip(got, want):  # a float32 sum of terms near 1 that cancels is 1e-7 off
             np.testing.assert_allclose(
-                g, w, rtol=tolerance, atol=tolerance * 1e-3, err_msg=call.function
+                g, w, rtol=tolerance, atol=tolerance * 0.1, err_msg=call.function
             )
 
 

@@ -16,7 +16,7 @@ from tracer.ops.array_ops import SLICE_GRAD
 from tracer.ops.core import apply
 from tracer.ops.cross_entropy_ops import SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP
 from tracer.ops.index_ops import SCATTER_ADD
-from tracer.ops.math_ops import SIGMOID_GRAD, TANH_GRAD
+from tracer.ops.math_ops import GELU_GRAD, SIGMOID_GRAD, TANH_GRAD
 from tracer.ops.registry import OPS
 from tracer.ops.softmax_ops import SOFTMAX_BACKPROP
 from tracer.printing import PRINT, TENSOR, PrintCall
@@ -71,6 +71,8 @@ CASES = {
     # the gradients of sigmoid and tanh as primitives, of an output y and a cotangent g
     "sigmoid_grad": (lambda y, g: apply(SIGMOID_GRAD, (y, g), {}), [normal(2, 3), normal(2, 3)]),
     "tanh_grad": (lambda y, g: apply(TANH_GRAD, (y, g), {}), [normal(3), normal(2, 3)]),
+    "gelu": (tt.nn.gelu, [normal(5)]),
+    "gelu_grad": (lambda x, g: apply(GELU_GRAD, (x, g), {}), [normal(3) * 2, normal(2, 3)]),
     "softplus": (tt.nn.softplus, [normal(4) * 3]),
     "relu": (lambda x: tt.nn.relu(x) * x, [away_from_zero(5)]),
     "softsign": (tt.nn.softsign, [normal(5) * 2]),
@@ -210,7 +212,6 @@ COMPOSITES = {
     "reduce_mean": (lambda x: tt.reduce_mean(x * x, axis=0), [normal(3, 2)]),
     "relu6": (lambda x: tt.nn.relu6(x) * x, [rng.uniform(0.5, 5.5, 4) * rng.choice([-1, 1, 2], 4)]),
     "elu": (tt.nn.elu, [away_from_zero(5)]),
-    "gelu": (tt.nn.gelu, [normal(5)]),
     "gelu_tanh": (lambda x: tt.nn.gelu(x, approximate=True), [normal(5)]),
     "l2_loss": (tt.nn.l2_loss, [normal(2, 3)]),
     "clip_by_value": (

@@ -96,3 +96,29 @@ def test_other_axes_keep_the_composite_form_with_the_same_values():
         got = tt.nn.softmax(tt.constant(x), axis=axis).numpy()
         expected = np.moveaxis(reference(np.moveaxis(x, axis, -1)), -1, axis)
         np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eager_rows_run_the_templates_loops_and_numpys_where_no_module_can_be_built(
+    dtype, monkeypatch
+):
+    from codegen import array_math
+
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((8, 4, 64, 64)) * 3).astype(dtype)
+    x[0, 0, 0, 5:] = -1e9  # a causal mask's row
+    v = rng.standard_normal(x.shape).astype(dtype)
+    eager = [tt.nn.softmax(tt.constant(x)).numpy()]
+    eager.append(softmax_vjp(tt.constant(eager[0]), tt.constant(v)).numpy())
+    compiled = tt.function(
+        lambda x, v: (lambda y: (y, softmax_vjp(y, v)))(tt.nn.softmax(x)), backend="c"
+    )(x, v)
+    # rows of 64: GCC vectorizes the eager loops and the compiled ones alike
+    for got, want in zip(compiled, eager):
+        assert got.numpy().tobytes() == want.tobytes()
+    monkeypatch.setattr(array_math, "_built", {"float32": None, "float64": None})
+    numpys = tt.nn.softmax(tt.constant(x)).numpy()
+    numpys_vjp = softmax_vjp(tt.constant(eager[0]), tt.constant(v)).numpy()
+    ulps = 8 * np.finfo(dtype).eps
+    np.testing.assert_allclose(eager[0], numpys, rtol=ulps, atol=np.finfo(dtype).tiny)
+    np.testing.assert_allclose(eager[1], numpys_vjp, rtol=ulps, atol=ulps)

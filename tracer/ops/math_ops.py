@@ -1058,10 +1058,10 @@ def _real_binary(attrs, y, g):
     return shapes.binary(attrs, y, g)
 
 
-def _gate_grad_rules(name, kernel, slope, expression, derivative):
+def _gate_grad_rules(name, kernel, slope, expression, derivative, helpers=()):
     """The primitive `name` (y, g) -> g * f(y): `slope(y)` = f'(y) on tensors, its numpy
-    `kernel`, its C `expression` of (y, g), and `derivative(node, y, one)`: f(y) as IR nodes
-    at `node`'s place (`one` a constant 1)."""
+    `kernel`, its C `expression` of (y, g) (calling the prologue's `helpers`), and
+    `derivative(node, y, one)`: f(y) as IR nodes at `node`'s place (`one` a constant 1)."""
 
     def grad(node, ct, y, g):
         return (
@@ -1097,7 +1097,9 @@ def _gate_grad_rules(name, kernel, slope, expression, derivative):
         infer=_real_binary,
         simplify=apart_when_seeded,
         kernel=kernel,
-        c=forms.Expression(lambda t, out, y, g: expression(y, g)),
+        c=forms.Expression(
+            lambda t, out, y, g: expression(t, y, g), helpers=helpers, costly=bool(helpers)
+        ),
     )
 
 
@@ -1105,7 +1107,7 @@ SIGMOID_GRAD = _gate_grad_rules(
     "sigmoid_grad",
     lambda y, g: g * (y * (1 - y)),
     lambda y: 1 - 2 * y,
-    lambda y, g: f"({g} * ({y} * (1 - {y})))",
+    lambda t, y, g: f"({g} * ({y} * (1 - {y})))",
     lambda node, y, one: match.derived(
         node, "mul", (y, match.derived(node, "sub", (one, y), y.shape)), y.shape
     ),
@@ -1114,13 +1116,111 @@ TANH_GRAD = _gate_grad_rules(
     "tanh_grad",
     lambda y, g: g * (1 - y * y),
     lambda y: -2 * y,
-    lambda y, g: f"({g} * (1 - {y} * {y}))",
+    lambda t, y, g: f"({g} * (1 - {y} * {y}))",
     lambda node, y, one: match.derived(
         node, "sub", (one, match.derived(node, "mul", (y, y), y.shape)), y.shape
     ),
 )
 softplus = _unary_function(SOFTPLUS)
 relu = _unary_function(RELU)
+
+
+# --- GELU, and its gradient, each one op ------------------------------------------------
+# gelu(x) = x * P(x) and gelu_grad(x, g) = g * (P(x) + x * p(x)), with P the standard
+# normal's distribution function (1 + erf(x / sqrt(2))) / 2 and p its density
+# exp(-x^2 / 2) / sqrt(2 pi), as PyTorch's gelu and gelu_backward: written with primitives
+# (TensorFlow's way) an eager GELU ran five ops over the activations and its gradient about
+# ten. The gradient's own rule is `_gate_grad_rules`' with f = P + x p, f' = p * (2 - x^2),
+# so every order follows. Eager, each runs as one C loop of the compiled kernels' expression
+# (codegen/array_math.py).
+
+_SQRT_HALF = 0.7071067811865476  # 1 / sqrt(2)
+_DENSITY_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
+
+_GELU = forms.Helper(
+    "gelu",
+    float=f"static inline $T tr_gelu_$tag($T x) {{ return ($T)0.5 * x * (1 + erf$f(x * ($T){_SQRT_HALF})); }}",
+    requires=(forms.vector_declaration("erf"),),
+)
+_GELU_SLOPE = forms.Helper(
+    "gelu_slope",
+    float="static inline $T tr_gelu_slope_$tag($T x) {"
+    f" return ($T)0.5 * (1 + erf$f(x * ($T){_SQRT_HALF}))"
+    f" + x * (tr_exp_$tag(($T)-0.5 * x * x) * ($T){_DENSITY_SCALE}); }}",
+    requires=(forms.vector_declaration("erf"), _EXP),
+)
+
+
+def _normal_density(x):
+    return exp(-0.5 * x * x) * _DENSITY_SCALE
+
+
+def _over_arrays(name, *arrays):
+    """`array_math`'s loop of op `name` over same-shaped float arrays (float16 computed in
+    float32, as compiled code computes it), or None where it takes no such arrays or no
+    module can be built."""
+    dtype = arrays[0].dtype
+    if dtype.name not in ("float16", "float32", "float64") or len({a.shape for a in arrays}) > 1:
+        return None
+    wide = [a.astype(np.float32) for a in arrays] if dtype == np.float16 else arrays
+    found = array_math.apply(name, *wide)
+    return None if found is None else found.astype(dtype, copy=False)
+
+
+@quiet
+def _gelu_kernel(x):
+    """C's loop of the op's expression over the array; numpy's composite where there is
+    none."""
+    found = _over_arrays("gelu", x)
+    if found is not None:
+        return found
+    return (0.5 * x * (1 + _erf_kernel(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+
+@quiet
+def _gelu_grad_kernel(x, g):
+    found = _over_arrays("gelu_grad", x, g) if x.dtype == g.dtype else None
+    if found is not None:
+        return found
+    density = np.exp(-0.5 * x * x) * _DENSITY_SCALE
+    slope = 0.5 * (1 + _erf_kernel(x * _SQRT_HALF)) + x * density
+    return (g * slope).astype(np.result_type(x, g), copy=False)
+
+
+def _gelu_derivative(node, x, one):
+    """P(x) + x * p(x) as IR nodes at `node`'s place."""
+
+    def const(value):
+        literal = Literal(np.asarray(value, x.dtype.as_numpy_dtype))
+        return Node("const", (), {"value": literal}, (), x.dtype)
+
+    def derived(op, *inputs):
+        return match.derived(node, op, inputs, x.shape)
+
+    scaled = derived("mul", x, const(_SQRT_HALF))
+    distribution = derived("mul", const(0.5), derived("add", one, derived("erf", scaled)))
+    square = derived("mul", derived("mul", const(-0.5), x), x)
+    density = derived("mul", derived("exp", square), const(_DENSITY_SCALE))
+    return derived("add", distribution, derived("mul", x, density))
+
+
+GELU_GRAD = _gate_grad_rules(
+    "gelu_grad",
+    _gelu_grad_kernel,
+    lambda x: _normal_density(x) * (2 - x * x),
+    lambda t, x, g: f"({g} * {_GELU_SLOPE.call(t, x)})",
+    _gelu_derivative,
+    helpers=(_GELU_SLOPE,),
+)
+GELU = _unary(
+    "gelu",
+    lambda node, g, x: (apply(GELU_GRAD, (x, g), {}),),
+    saves=(0,),
+    infer=_real_floating,
+    kernel=_gelu_kernel,
+    c=forms.Expression(forms.helper_call(_GELU), helpers=(_GELU,), costly=True),
+)
+gelu = _unary_function(GELU)
 
 
 SOFTSIGN = _unary(

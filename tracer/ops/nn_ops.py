@@ -63,6 +63,8 @@ def gelu(features, approximate=False, name=None):
     if approximate:
         inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)  # sqrt(2 / pi)
         return 0.5 * x * (1.0 + math_ops.tanh(inner))
+    if x.dtype.is_floating:
+        return math_ops.gelu(x)  # one op each way (math_ops' GELU)
     return 0.5 * x * (1.0 + math_ops.erf(x * 0.7071067811865476))
 
 

@@ -15,12 +15,13 @@ The first's gradient is the second; the second's, written with primitives, follo
 `c * (v - s) - sum(c * y) * v`, so every order of derivative follows. A row holding NaN or
 +inf gives NaN throughout, and a row of -inf NaN, as the composite form and TensorFlow do.
 Other axes, and inputs that are not real floating tensors, keep the composite form
-(tracer/ops/nn_ops.py).
+(tracer/ops/nn_ops.py). Eager, float32 and float64 rows run the template's loops
+(codegen/array_math.py: numpy's maxima and sums over short rows took four times as long).
 """
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_math, forms
 from codegen.ctypes import compute, storage
 from codegen.forms import C_FORMS
 from codegen.loops import PARALLEL_MIN
@@ -46,14 +47,29 @@ def _infer(attrs, x, *v):
     return x.shape, x.dtype
 
 
+def _rows_in_c(name, *arrays):
+    """`array_math`'s loops of op `name` over the rows of float32 or float64 arrays of one
+    shape: the compiled template's; None where it takes no such arrays or no module can be
+    built."""
+    if arrays[0].dtype.name not in ("float32", "float64") or len({a.shape for a in arrays}) > 1:
+        return None
+    return array_math.apply(name, *arrays)
+
+
 @quiet
 def _softmax_kernel(x):
+    found = _rows_in_c("softmax", x)
+    if found is not None:
+        return found
     exps = np.exp(x - np.max(x, axis=-1, keepdims=True, initial=-np.inf))
     return exps / exps.sum(axis=-1, keepdims=True)
 
 
 @quiet
 def _backprop_kernel(y, v):
+    found = _rows_in_c("softmax_backprop", y, v) if y.dtype == v.dtype else None
+    if found is not None:
+        return found
     return y * (v - np.sum(v * y, axis=-1, keepdims=True))
 
 
