@@ -27,7 +27,6 @@ from codegen import build, units
 from codegen.ctypes import compute
 from codegen.errors import BuildFailure
 from codegen.forms import C_FORMS
-from codegen.loops import PARALLEL_MIN
 
 BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 
@@ -152,6 +151,8 @@ def _library(type_name):
 def source(dtype):
     """The module's C for arrays of `dtype` (tracer's float32 or float64): each function in
     a block of codegen/units.py's, so that its translation units compile at once."""
+    from codegen.loops import PARALLEL_MIN  # (codegen.loops imports tracer, which imports this)
+
     C = compute(dtype)
     vector_math = build.vector_math()
     helpers, declarations, functions, cases = {}, [], [], []
