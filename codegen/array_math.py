@@ -23,10 +23,11 @@ import threading
 
 import numpy as np
 
-from codegen import build, units
+from codegen import build, conv_kernels, units
 from codegen.ctypes import compute
 from codegen.errors import BuildFailure
 from codegen.forms import C_FORMS
+from runtime import installed_kernels
 
 BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 
@@ -206,3 +207,21 @@ def _build(type_name):
         return build.load(source(dtypes.as_dtype(type_name)), uses_blas=False)[0]
     except BuildFailure:
         return None
+
+
+def select_positive(x, y):
+    """relu's gradient, select(x > 0, y, 0), of float32 or float64 arrays of one shape,
+    through the kernel installed with tracer (runtime/array_kernels_typed.h: one loop, on
+    the threads for large arrays, where numpy compares, then selects through a mask); None
+    where its table is not there. A selection, so numpy's bits."""
+    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    if suffix is None or y.dtype != x.dtype or y.shape != x.shape or not conv_kernels.available():
+        return None
+    size = np.array([x.size], np.int64)
+    x, y = np.asarray(x, order="C"), np.asarray(y, order="C")
+    out = np.empty_like(x)
+    kernel = installed_kernels.function(
+        f"select_positive_{suffix}", "void (*)(const int64_t *, const void *, const void *, void *)"
+    )
+    kernel(*(installed_kernels.pointer(a) for a in (size, x, y, out)))
+    return out

@@ -187,7 +187,7 @@ def serves_convolutions(nodes, target):
 def array_kernel(node):
     """installed_kernel.c.j2's values for the kernel of `node`, where the table's padding,
     relu gradient or sum over leading axes computes it (runtime/array_kernels_typed.h): a
-    pad with +0, select(x > 0, y, 0) of one shape, or a reduce_sum over the leading axes;
+    pad with +0, relu_grad(x, y) (select(x > 0, y, 0)) of one shape, or a reduce_sum over the leading axes;
     float32 or float64, every size known. None otherwise."""
     suffix = _SUFFIXES.get(node.dtype.name)
     if suffix is None or not _known(node.shape) or not all(_known(i.shape) for i in node.inputs):
@@ -219,18 +219,26 @@ def _pad(node):
 
 
 def _relu_gradient(node):
-    """select(x > 0, y, 0), x and y inputs of the node's shape (read through reshapes)."""
+    """relu_grad(x, y), or select(x > 0, y, 0), x and y inputs of the node's shape (read
+    through reshapes)."""
     body = node.attrs["kernel"].body
     ops = {n.op for n in body.nodes} - {"input", "const", "reshape"}
     root = body.outputs[0]
-    if len(body.outputs) != 1 or ops != {"greater", "select"} or root.op != "select":
+    if len(body.outputs) != 1:
         return None
-    condition, y, zero = root.inputs
-    if condition.op != "greater" or not _zero_constant(zero):
+    if ops == {"relu_grad"} and root.op == "relu_grad":
+        x, y = root.inputs
+    elif ops == {"greater", "select"} and root.op == "select":
+        condition, y, zero = root.inputs
+        if condition.op != "greater" or not _zero_constant(zero):
+            return None
+        x, other_zero = condition.inputs
+        if not _zero_constant(other_zero):
+            return None
+    else:
         return None
-    x, other_zero = condition.inputs
     x, y = _param(body, x), _param(body, y)
-    if not _zero_constant(other_zero) or x is None or y is None:
+    if x is None or y is None:
         return None
     if any(body.inputs[k].dtype != node.dtype for k in (x, y)):
         return None

@@ -71,3 +71,35 @@ def test_a_gate_gradient_of_integers_is_refused():
 
     with pytest.raises(TypeError, match="tanh_grad.*real floating.*int32"):
         apply(TANH_GRAD, (tt.constant([1, 2]), tt.constant([1, 2])), {})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [7, 300_000])  # the second on the installed kernel's threads
+def test_relus_gradient_is_one_op_with_the_selections_bits(dtype, size):
+    x = (RNG.standard_normal(size) * 2).astype(dtype)
+    x[:5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
+    g = RNG.standard_normal(size).astype(dtype)
+    g[5:7] = [np.nan, np.inf]
+    want = np.where(np.maximum(x, 0) > 0, g, np.zeros((), dtype))  # TensorFlow's ReluGrad
+    compiled = tt.function(lambda x, g: _gradient(tt.nn.relu, x, g), backend="c")
+    assert "relu_grad" in compiled.get_concrete_function(x, g).ir("traced")
+    for got in (_gradient(tt.nn.relu, tt.constant(x), tt.constant(g)), compiled(x, g)):
+        assert got.numpy().tobytes() == want.tobytes()
+
+
+def test_relus_gradient_of_every_order_and_under_a_jacobian():
+    x = tt.constant(RNG.standard_normal((3, 4)))
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            y = tt.reduce_sum(tt.nn.relu(x) * x)
+        slope = inner.gradient(y, x)
+    positive = (x.numpy() > 0).astype(float)
+    np.testing.assert_array_equal(slope.numpy(), 2 * x.numpy() * positive)
+    np.testing.assert_array_equal(outer.gradient(slope, x).numpy(), 2 * positive)
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.nn.relu(x)
+    jacobian = tape.jacobian(y, x).numpy().reshape(12, 12)
+    np.testing.assert_array_equal(jacobian, np.diag(positive.ravel()))

@@ -16,7 +16,7 @@ from tracer.ops.array_ops import SLICE_GRAD
 from tracer.ops.core import apply
 from tracer.ops.cross_entropy_ops import SPARSE_SOFTMAX_CROSS_ENTROPY_BACKPROP
 from tracer.ops.index_ops import SCATTER_ADD
-from tracer.ops.math_ops import GELU_GRAD, SIGMOID_GRAD, TANH_GRAD
+from tracer.ops.math_ops import GELU_GRAD, RELU_GRAD, SIGMOID_GRAD, TANH_GRAD
 from tracer.ops.registry import OPS
 from tracer.ops.softmax_ops import SOFTMAX_BACKPROP
 from tracer.printing import PRINT, TENSOR, PrintCall
@@ -71,6 +71,7 @@ CASES = {
     # the gradients of sigmoid and tanh as primitives, of an output y and a cotangent g
     "sigmoid_grad": (lambda y, g: apply(SIGMOID_GRAD, (y, g), {}), [normal(2, 3), normal(2, 3)]),
     "tanh_grad": (lambda y, g: apply(TANH_GRAD, (y, g), {}), [normal(3), normal(2, 3)]),
+    "relu_grad": (lambda y, g: apply(RELU_GRAD, (y, g), {}), [away_from_zero(2, 3), normal(2, 3)]),
     "gelu": (tt.nn.gelu, [normal(5)]),
     "gelu_grad": (lambda x, g: apply(GELU_GRAD, (x, g), {}), [normal(3) * 2, normal(2, 3)]),
     "softplus": (tt.nn.softplus, [normal(4) * 3]),

@@ -14,6 +14,7 @@ import numpy as np
 
 from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
+from codegen.loops import PARALLEL_MIN
 from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
 from tracer.ir import Literal, Node, match
@@ -1009,7 +1010,10 @@ SOFTPLUS = _unary(
 
 
 def _relu_grad(node, g, out):
-    """Zero at 0, as TensorFlow's ReluGrad; it keeps the output, not the input."""
+    """Zero at 0, as TensorFlow's ReluGrad; it keeps the output, not the input. One op
+    (relu_grad) for real floating values."""
+    if out.dtype.is_floating and out.dtype == g.dtype:
+        return (apply(RELU_GRAD, (out, g), {}),)
     return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
 
 
@@ -1123,6 +1127,53 @@ TANH_GRAD = _gate_grad_rules(
 )
 softplus = _unary_function(SOFTPLUS)
 relu = _unary_function(RELU)
+
+
+# --- relu's gradient, one op ------------------------------------------------------------
+# relu_grad(y, g) = select(y > 0, g, 0), as TensorFlow's ReluGrad and PyTorch's
+# threshold_backward: an eager step ran a comparison into a mask, then a selection through
+# it, over every activation. A selection, so the bits of the two ops it replaces; its own
+# rule sends the cotangent through the same selection (none to y: its slope is 0 wherever
+# it has one), so every order follows.
+
+
+@quiet
+def _relu_grad_kernel(y, g):
+    """The selection by masks (`_select_kernel`); on the threads, the kernel installed with
+    tracer for it, where there are enough elements for its loop to run on them (alone, that
+    loop took 2-3 ns an element: benchmarks/RESULTS.md)."""
+    if y.shape == g.shape and y.size >= PARALLEL_MIN:  # (runtime/conv_kernels.c's too)
+        found = array_math.select_positive(y, g)
+        if found is not None:
+            return found
+    return _select_kernel(y > 0, g, np.zeros((), g.dtype))
+
+
+def _relu_grad_apart_when_seeded(node):
+    """select(y > 0, g, 0) as the ops it stands for where g holds a jacobian's seeds, as
+    relu's gradient was before it was one op."""
+    y, g = node.inputs
+    if not seed_ops.holds_seeds(g):
+        return None
+    zero = Node("const", (), {"value": Literal(np.zeros((), y.dtype.as_numpy_dtype))}, (), y.dtype)
+    positive = Node("greater", (y, zero), {}, y.shape, dtypes.bool, node.location)
+    return match.same(node, match.derived(node, "select", (positive, g, zero), node.shape))
+
+
+RELU_GRAD = _binary(
+    "relu_grad",
+    lambda node, c, y: (None, unbroadcast(apply(RELU_GRAD, (y, c), {}), _shape(node, 1))),
+    saves=(0,),
+    jvp=lambda node, tangents, inputs, out: apply(
+        RELU_GRAD, (inputs[0], tangent_or_zeros(tangents[1], inputs[1])), {}
+    ),
+    infer=_real_binary,
+    simplify=lambda node: (
+        _relu_grad_apart_when_seeded(node) or window_ops.mask_the_relus_maxima(node)
+    ),
+    kernel=_relu_grad_kernel,
+    c=forms.Expression(lambda t, out, y, g: f"({y} > 0 ? {g} : ({compute(t)})0)"),
+)
 
 
 # --- GELU, and its gradient, each one op ------------------------------------------------

@@ -308,6 +308,23 @@ def mask_the_maxima(node):
     return match.same(node, scatter)
 
 
+def mask_the_relus_maxima(node):
+    """relu_grad(x, window_max_scatter(x, g)) => window_max_scatter(x, relu_grad(m, g)),
+    m = window_max_gather(x, x): `mask_the_maxima` for relu's gradient as one op (the
+    selection is the same, so are the bits)."""
+    x, scattered = node.inputs
+    if scattered.op != "window_max_scatter" or scattered.inputs[0] is not x:
+        return None
+    g = scattered.inputs[1]
+    if x.dtype != g.dtype:
+        return None
+    maxima = match.derived(scattered, "window_max_gather", (x, x), g.shape, **scattered.attrs)
+    masked = match.derived(node, "relu_grad", (maxima, g), g.shape)
+    attrs = scattered.attrs
+    scatter = match.derived(scattered, "window_max_scatter", (x, masked), x.shape, **attrs)
+    return match.same(node, scatter)
+
+
 # --- C -------------------------------------------------------------------------------------
 
 
