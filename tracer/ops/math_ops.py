@@ -14,7 +14,6 @@ import numpy as np
 
 from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
-from codegen.loops import PARALLEL_MIN
 from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
 from tracer.ir import Literal, Node, match
@@ -1139,10 +1138,10 @@ relu = _unary_function(RELU)
 
 @quiet
 def _relu_grad_kernel(y, g):
-    """The selection by masks (`_select_kernel`); on the threads, the kernel installed with
-    tracer for it, where there are enough elements for its loop to run on them (alone, that
-    loop took 2-3 ns an element: benchmarks/RESULTS.md)."""
-    if y.shape == g.shape and y.size >= PARALLEL_MIN:  # (runtime/conv_kernels.c's too)
+    """The kernel installed with tracer for it (one vector loop, on the threads for 2^17
+    elements and more); else, and for arrays too small to pay for the call, the selection
+    by masks (`_select_kernel`)."""
+    if y.shape == g.shape and y.size >= SELECT_BY_BITS_FROM:
         found = array_math.select_positive(y, g)
         if found is not None:
             return found
