@@ -16,7 +16,8 @@ kernels installed with tracer instead (runtime/conv_kernels.c, through their tab
 compiled modules' first kernels), which need no module and run faster, with the same
 selections and sums (tests/test_array_windows.py compares their bits with numpy's).
 
-The patches are copies; their sum adds tap by tap, as numpy does. Each max window selects
+The patches are copies; their sum gathers, for each image element, the taps that read it,
+from 0 in the taps' order, as numpy's tap-by-tap additions sum it. Each max window selects
 its first largest image element, row-major, or its first NaN (padding never wins), as the
 numpy kernels do; the scatter adds tap by tap, so that an element several windows select
 sums their cotangents in the same order.
@@ -108,16 +109,20 @@ int tracer_run(char **args) {{
         return 0;
     }}
     if (mode == 3) {{ /* their sum: v the patches, out (N, H, W, C), tap by tap */
-        memset(out, 0, (__SIZE_TYPE__)(g[0] * H * W * C) * sizeof({T}));
-        for (int64_t t = 0; t < taps; t++) {{ /* a tap's windows read distinct elements */
-            #pragma omp parallel for if (windows * C > {parallel_min})
-            for (int64_t w = 0; w < windows; w++) {{
-                const int64_t ow = w % OW, oh = w / OW % OH, n = w / OW / OH;
-                const int64_t r = oh * g[8] + t / KW * g[10] - g[12];
-                const int64_t s = ow * g[9] + t % KW * g[11] - g[13];
-                if (r < 0 || r >= H || s < 0 || s >= W) continue;
-                {T} *to = out + ((n * H + r) * W + s) * C;
-                const {T} *from = v + (w * taps + t) * C;
+        /* each image element gathers the taps that read it, from 0 in the taps' order (the
+           numpy kernel's order): one pass over out, none over it per tap */
+        #pragma omp parallel for if (windows * C * taps > {parallel_min})
+        for (int64_t p = 0; p < g[0] * H * W; p++) {{
+            const int64_t s = p % W, r = p / W % H, n = p / W / H;
+            {T} *to = out + p * C;
+            for (int64_t c = 0; c < C; c++) to[c] = 0;
+            for (int64_t t = 0; t < taps; t++) {{
+                /* the window whose tap t reads (r, s): oh * SH = r + BH - i * DH, ... */
+                const int64_t a = r + g[12] - t / KW * g[10], b = s + g[13] - t % KW * g[11];
+                if (a < 0 || b < 0 || a % g[8] || b % g[9]) continue;
+                const int64_t oh = a / g[8], ow = b / g[9];
+                if (oh >= OH || ow >= OW) continue;
+                const {T} *from = v + (((n * OH + oh) * OW + ow) * taps + t) * C;
                 for (int64_t c = 0; c < C; c++) to[c] += from[c];
             }}
         }}
