@@ -15,8 +15,9 @@ The first's gradient is the second; the second's, written with primitives, follo
 `c * (v - s) - sum(c * y) * v`, so every order of derivative follows. A row holding NaN or
 +inf gives NaN throughout, and a row of -inf NaN, as the composite form and TensorFlow do.
 Other axes, and inputs that are not real floating tensors, keep the composite form
-(tracer/ops/nn_ops.py). Eager, float32 and float64 rows run the template's loops
-(codegen/array_math.py: numpy's maxima and sums over short rows took four times as long).
+(tracer/ops/nn_ops.py). Eager, float32 and float64 arrays of ROWS_IN_C_FROM elements or
+more run the template's loops (codegen/array_math.py: numpy's maxima and sums over short
+rows took twice as long), smaller ones numpy's.
 """
 
 import numpy as np
@@ -47,13 +48,19 @@ def _infer(attrs, x, *v):
     return x.shape, x.dtype
 
 
+# elements from which the eager softmax runs in C: a smaller one (a classifier's logits)
+# costs microseconds in numpy, and a program's first never waits for the module's build
+ROWS_IN_C_FROM = 16384
+
+
 def _rows_in_c(name, *arrays):
     """`array_math`'s loops of op `name` over the rows of float32 or float64 arrays of one
-    shape: the compiled template's; None where it takes no such arrays or no module can be
-    built."""
-    if arrays[0].dtype.name not in ("float32", "float64") or len({a.shape for a in arrays}) > 1:
+    shape, of ROWS_IN_C_FROM elements or more: the compiled template's; None where it takes
+    no such arrays or no module can be built."""
+    first = arrays[0]
+    if first.dtype.name not in ("float32", "float64") or len({a.shape for a in arrays}) > 1:
         return None
-    return array_math.apply(name, *arrays)
+    return array_math.apply(name, *arrays) if first.size >= ROWS_IN_C_FROM else None
 
 
 @quiet
