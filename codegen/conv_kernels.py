@@ -187,8 +187,8 @@ def serves_convolutions(nodes, target):
 def array_kernel(node):
     """installed_kernel.c.j2's values for the kernel of `node`, where the table's padding,
     relu gradient or sum over leading axes computes it (runtime/array_kernels_typed.h): a
-    pad with +0, relu_grad(x, y) (select(x > 0, y, 0)) of one shape, or a reduce_sum over the leading axes;
-    float32 or float64, every size known. None otherwise."""
+    pad with +0, relu_grad(x, y) or select(x > 0, y, 0) of one shape, or a reduce_sum over
+    the leading axes; float32 or float64, every size known. None otherwise."""
     suffix = _SUFFIXES.get(node.dtype.name)
     if suffix is None or not _known(node.shape) or not all(_known(i.shape) for i in node.inputs):
         return None

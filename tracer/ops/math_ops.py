@@ -1189,7 +1189,8 @@ _DENSITY_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
 
 _GELU = forms.Helper(
     "gelu",
-    float=f"static inline $T tr_gelu_$tag($T x) {{ return ($T)0.5 * x * (1 + erf$f(x * ($T){_SQRT_HALF})); }}",
+    float="static inline $T tr_gelu_$tag($T x) {"
+    f" return ($T)0.5 * x * (1 + erf$f(x * ($T){_SQRT_HALF})); }}",
     requires=(forms.vector_declaration("erf"),),
 )
 _GELU_SLOPE = forms.Helper(
