@@ -37,7 +37,10 @@ BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 ELEMENTWISE = {"erf": 1, "gelu": 1, "gelu_grad": 2}
 ROWS = {"softmax": 1, "softmax_backprop": 2}
 FUNCTIONS = {**ELEMENTWISE, **ROWS}
+_POSITIONS = {name: k for k, name in enumerate(FUNCTIONS)}
 _TYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
+# the macros the helpers and the units' blocks use, as templates/prologue.h.j2 defines them
+# (rendering that template would import jinja2 in every eager process)
 _HEAD = """\
 /* tracer: eager ops over arrays of {T} (codegen/array_math.py) */
 #include <math.h>
@@ -134,8 +137,9 @@ def apply(name, *arrays):
     arrays = [np.asarray(a, order="C") for a in arrays]  # (ascontiguousarray makes 0-d 1-d)
     out = np.empty_like(arrays[0])
     row = first.shape[-1] if first.ndim else 1
-    head = np.array([list(FUNCTIONS).index(name), first.size, row], np.int64)
-    pointers = [_ffi.cast("char *", a.ctypes.data) for a in (head, head[1:], head[2:])]
+    head = np.array([_POSITIONS[name], first.size, row], np.int64)
+    at = head.ctypes.data
+    pointers = [_ffi.cast("char *", at + 8 * k) for k in range(3)]
     pointers += [_ffi.cast("char *", a.ctypes.data) for a in (*arrays, out)]
     library.run(_ffi.new("char *[]", pointers))
     return out
@@ -217,11 +221,7 @@ def select_positive(x, y):
     suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
     if suffix is None or y.dtype != x.dtype or y.shape != x.shape or not conv_kernels.available():
         return None
-    size = np.array([x.size], np.int64)
     x, y = np.asarray(x, order="C"), np.asarray(y, order="C")
     out = np.empty_like(x)
-    kernel = installed_kernels.function(
-        f"select_positive_{suffix}", "void (*)(const int64_t *, const void *, const void *, void *)"
-    )
-    kernel(*(installed_kernels.pointer(a) for a in (size, x, y, out)))
+    installed_kernels.call(f"select_positive_{suffix}", np.array([x.size], np.int64), (x, y), out)
     return out

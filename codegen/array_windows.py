@@ -214,11 +214,9 @@ def _installed(name, shape, attrs, *inputs):
     geometry = conv_kernels.window_geometry(x.shape, attrs)
     if geometry is None:
         return None
-    arrays = [np.array(geometry, np.int64), *(np.ascontiguousarray(i) for i in inputs)]
     out = np.empty(shape, x.dtype)
-    parameters = ", ".join(["const int64_t *", *["const void *"] * len(inputs), "void *"])
-    kernel = installed_kernels.function(f"{name}_{suffix}", f"void (*)({parameters})")
-    kernel(*(installed_kernels.pointer(a) for a in (*arrays, out)))
+    arrays = [np.ascontiguousarray(i) for i in inputs]
+    installed_kernels.call(f"{name}_{suffix}", np.array(geometry, np.int64), arrays, out)
     return out
 
 

@@ -5,8 +5,8 @@ reads it.
 
 A module that calls them declares `DECLARATION` in its prologue; the runtime points that
 variable at the table when it loads the module (runtime/compiled.py). codegen/conv_kernels.py
-decides which kernels a module takes from the table. Eager max pooling calls two of them
-directly (`function`, codegen/array_windows.py).
+decides which kernels a module takes from the table. Eager max pooling calls two of them,
+and eager relu_grad a third, directly (`call`: codegen/array_windows.py, codegen/array_math.py).
 """
 
 import functools
@@ -70,6 +70,14 @@ def function(name, c_type):
 def pointer(array):
     """A C pointer to an array's first element, for `function`'s kernels."""
     return _ffi.cast("void *", array.ctypes.data)
+
+
+def call(name, geometry, inputs, out):
+    """Run the table's kernel `name` (its dtype's suffix included) on the int64 array
+    `geometry` and the C-contiguous arrays `inputs`, into `out` (the eager kernels' way)."""
+    parameters = ", ".join(["const int64_t *", *["const void *"] * len(inputs), "void *"])
+    kernel = function(name, f"void (*)({parameters})")
+    kernel(*(pointer(a) for a in (geometry, *inputs, out)))
 
 
 def uses(source):
