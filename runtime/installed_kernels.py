@@ -74,10 +74,11 @@ def pointer(array):
 
 def call(name, geometry, inputs, out):
     """Run the table's kernel `name` (its dtype's suffix included) on the int64 array
-    `geometry` and the C-contiguous arrays `inputs`, into `out` (the eager kernels' way)."""
+    `geometry` and the C-contiguous arrays `inputs` (None: a NULL pointer, the patch
+    product's absent bias), into `out` (the eager kernels' way)."""
     parameters = ", ".join(["const int64_t *", *["const void *"] * len(inputs), "void *"])
     kernel = function(name, f"void (*)({parameters})")
-    kernel(*(pointer(a) for a in (geometry, *inputs, out)))
+    kernel(*(_ffi.NULL if a is None else pointer(a) for a in (geometry, *inputs, out)))
 
 
 def uses(source):

@@ -70,7 +70,7 @@ def test_the_window_ops_in_c_give_the_numpy_kernels_bits(name, channels, dtype, 
         (window_ops._gather_kernel, array_windows.gather, (x, x)),
         (window_ops._scatter_kernel, array_windows.scatter, (x, g)),
         (window_ops.patches_of, array_windows.patches, (x,)),
-        (window_ops._sum_kernel, array_windows.summed_patches, (cols,)),
+        (window_ops.sum_patches_of, array_windows.summed_patches, (cols,)),
     ]:
         looped = looped_function(*arguments, attrs)
         assert looped is not None

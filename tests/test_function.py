@@ -280,6 +280,7 @@ def test_every_stage_prints_and_the_c_names_its_sources(tmp_path, monkeypatch):
         "c",
         "contracted.ir",
         "convolved.ir",
+        "decomposed.ir",
         "deduplicated.ir",
         "grad.ir",
         "optimized.ir",

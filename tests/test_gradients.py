@@ -258,10 +258,6 @@ COMPOSITES = {
         [normal(3, 3), normal(3, 3)],
     ),
     "one_hot_weighting": (lambda x: tt.one_hot([2, 0], 3, dtype=tt.float64) * x, [normal(2, 3)]),
-    "conv2d": (
-        lambda x, f: tt.nn.conv2d(x, f, [1, 2], "SAME", dilations=[2, 1]),
-        [normal(1, 4, 5, 2), normal(2, 3, 2, 3)],
-    ),
     "max_pool2d": (lambda x: tt.nn.max_pool2d(x * x, 3, 2, "SAME"), [distinct(1, 5, 4, 2) + 1]),
     "avg_pool2d": (
         lambda x: tt.nn.avg_pool2d(x * x, [2, 3], [1, 2], "SAME", data_format="NCHW"),
@@ -270,10 +266,6 @@ COMPOSITES = {
     "depthwise_conv2d": (
         lambda x, f: tt.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME"),
         [normal(1, 4, 5, 2), normal(2, 2, 2, 2)],
-    ),
-    "conv2d_transpose": (
-        lambda y, f: tt.nn.conv2d_transpose(y * y, f, (1, 4, 5, 2), [2, 1], "SAME"),
-        [normal(1, 2, 5, 3), normal(2, 3, 2, 3)],
     ),
 }
 

@@ -8,10 +8,12 @@ the other operand:
     conv2d(x, f) = reshape(extract_patches(x), (M, KH*KW*C)) @ reshape(f, (KH*KW*C, C_out))
 
 so its gradient is two GEMMs and one col2im (`sum_patches`); `conv2d_transpose` is the
-GEMM and the col2im alone. Max pooling selects each window's first largest element, and its
-gradient sends the cotangent there (TensorFlow's MaxPoolGrad); average pooling sums the
-patches and divides by the number of input elements in each window (TensorFlow's SAME
-divisor). 1-D convolution and pooling are the 2-D ones with an axis of size 1.
+GEMM and the col2im alone. They are the primitives of tracer/ops/convolution_ops.py, which
+run eagerly as one direct kernel each and compile as these products; a grouped convolution
+(`depthwise_conv2d`) is the products themselves. Max pooling selects each window's first
+largest element, and its gradient sends the cotangent there (TensorFlow's MaxPoolGrad);
+average pooling sums the patches and divides by the number of input elements in each window
+(TensorFlow's SAME divisor). 1-D convolution and pooling are the 2-D ones with an axis of size 1.
 
 Gradients, of every order, come from the primitives'. Names, arguments and semantics are
 TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-last and back.
@@ -26,12 +28,12 @@ TensorShape([1, 2, 2, 2])
 import numpy as np
 
 from tracer.ir import dims, format_location, user_location
-from tracer.ops import array_ops
+from tracer.ops import array_ops, convolution_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.window_ops import extract_patches as _patches
-from tracer.ops.window_ops import sum_patches, window_attrs, window_max
+from tracer.ops.window_ops import window_attrs, window_max
 
 # data_format -> (position of the channel axis, permutation to channels-last, and back)
 _LAYOUTS = {
@@ -244,16 +246,17 @@ def _convolve(function, input, filters, strides, padding, data_format, dilations
     kernel = f.shape[:rank]
     geometry = _geometry(function, x.shape[1:-1], kernel, strides, dilations, padding)
     attrs = _attrs(x.shape[1:-1], kernel, strides, dilations, geometry)
-    patches = _patches(_image(x), attrs)
-    out_shape = (x.shape[0], *(out for _, _, out in geometry))
-    rows = dims.size(out_shape)
-    taps = dims.size(kernel)
+    out_shape = (x.shape[0], *(out for _, _, out in geometry), out_channels)
     if groups == 1:
-        columns = array_ops.reshape(patches, (rows, taps * channels))
-        product = matmul(columns, array_ops.reshape(f, (taps * channels, out_channels)))
+        if rank == 1:  # filters (KW, C, M) as (1, KW, C, M)
+            f = array_ops.reshape(f, (*attrs["kernel"], channels, out_channels))
+        result = convolution_ops.conv2d(_image(x), f, attrs)
     else:
-        product = _grouped_product(patches, f, rows, taps, groups)
-    result = array_ops.reshape(product, (*out_shape, out_channels))
+        patches = _patches(_image(x), attrs)
+        rows, taps = dims.size(out_shape[:-1]), dims.size(kernel)
+        result = _grouped_product(patches, f, rows, taps, groups)
+    if tuple(result.shape) != out_shape:
+        result = array_ops.reshape(result, out_shape)
     return _channels_first_again(result, layout)
 
 
@@ -301,8 +304,8 @@ def conv2d_transpose(
     `padding` and `dilations` are those of the conv2d it transposes, whose input has
     `output_shape`.
 
-    Each input row times the filters gives every tap's contribution (one matmul), and each
-    output element sums the contributions that land on it (col2im, `sum_patches`).
+    Each input row times the filters gives every tap's contribution, and each output
+    element sums the contributions that land on it: `conv2d`'s input gradient.
 
     >>> tt.nn.conv2d_transpose(tt.ones((1, 2, 2, 3)), tt.ones((3, 3, 4, 3)), (1, 4, 4, 4), 2).shape
     TensorShape([1, 4, 4, 4])
@@ -340,15 +343,9 @@ def conv2d_transpose(
             f"a conv2d of output_shape {tuple(output_shape)} makes spatial sizes "
             f"{tuple(out for _, _, out in geometry)}, not the input's {tuple(y.shape[1:3])}",
         )
-    batch, out_rows, out_cols, channels = y.shape
-    taps, out_channels = kernel[0] * kernel[1], f.shape[2]
-    rows = array_ops.reshape(y, (batch * out_rows * out_cols, channels))
-    weights = array_ops.reshape(f, (taps * out_channels, channels))
-    columns = array_ops.reshape(
-        matmul(rows, weights, transpose_b=True), (batch, out_rows, out_cols, taps * out_channels)
-    )
     attrs = _attrs(wanted[1:3], kernel, strides, dilations, geometry)
-    return _channels_first_again(sum_patches(columns, attrs), layout)
+    result = convolution_ops.conv2d_backprop_input(y, f, attrs)
+    return _channels_first_again(result, layout)
 
 
 def _output_shape(function, output_shape, to_last):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_blas, forms
 from codegen.affine import broadcast_map, offset
 from codegen.ctypes import storage
 from codegen.loops import INDEX, PARALLEL_MIN, identity_map
@@ -100,6 +100,9 @@ def _outer_product(node):
 
 
 def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
+    small = array_blas.product(a, b, transpose_a, transpose_b)  # on this thread
+    if small is not None:
+        return small
     a = np.swapaxes(a, -1, -2) if transpose_a else a
     return np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)
 

@@ -20,6 +20,10 @@ A declaration holds everything tracer knows about the op:
   on Tensors through the op path (`core.execute_graph`) instead of by its kernel: an op
   that runs the user's Python (a custom gradient's function) runs it there, so that the
   tapes recording see its ops.
+- `decompose(node, tensors) -> Tensor`: the op written with other primitives, for an op that
+  runs as one kernel eagerly but whose compiled code is that of its parts: the pipeline's
+  first pass replaces its nodes with these (tracer/passes/decompose.py), so it needs no C
+  form of its own.
 - `jvp(node, tangents, inputs, out) -> the result's tangent`: the forward-mode rule, with
   tracer ops (`tangent_rules.py` has the common ones: LINEAR, DIAGONAL, PRODUCT, and
   TRANSPOSED_VJP for ops whose forward mode differentiates their gradient rule). Every op
@@ -84,6 +88,7 @@ class OpDef:
         "simplify",
         "narrow",
         "expand",
+        "decompose",
     )
 
     def __init__(
@@ -99,6 +104,7 @@ class OpDef:
         simplify,
         narrow=None,
         expand=None,
+        decompose=None,
     ):
         self.name = name
         self.infer = infer
@@ -111,6 +117,7 @@ class OpDef:
         self.simplify = simplify
         self.narrow = narrow
         self.expand = expand
+        self.decompose = decompose
 
     @property
     def elementwise(self):
@@ -136,6 +143,7 @@ def primitive(
     infix=None,
     narrow=None,
     expand=None,
+    decompose=None,
     strings=False,
 ):
     """Declare primitive `name` and register its kernel and C form; returns its OpDef.
@@ -152,7 +160,18 @@ def primitive(
     saves = saves if saves in (ALL_INPUTS, ALL_INPUTS_AND_OUT) else tuple(saves)
     rules = simplify if isinstance(simplify, tuple) else (simplify,)
     op = OpDef(
-        name, infer, grad, saves, jvp, fusion, needs_stored_input, batch, rules, narrow, expand
+        name,
+        infer,
+        grad,
+        saves,
+        jvp,
+        fusion,
+        needs_stored_input,
+        batch,
+        rules,
+        narrow,
+        expand,
+        decompose,
     )
     if infix is not None and infix not in INFIX_OPERATORS:
         raise ValueError(
@@ -197,7 +216,7 @@ def missing_pieces(op):
     if not callable(KERNELS.get(op.name)):
         missing.append("a numpy kernel (kernel=)")
     forms = FUSION_FORMS[op.fusion]
-    if not isinstance(C_FORMS.get(op.name), forms):
+    if op.decompose is None and not isinstance(C_FORMS.get(op.name), forms):
         kinds = " or ".join(f"forms.{form.__name__}" for form in forms)
         missing.append(f"a C form (c={kinds})" if op.fusion else "a C form (c=)")
     if op.batch is None and not op.elementwise:

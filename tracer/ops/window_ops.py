@@ -159,7 +159,8 @@ def patches_of(x, **attrs):
     return np.stack(taps, axis=3).reshape(*taps[0].shape[:3], len(taps) * padded.shape[3])
 
 
-def _sum_kernel(cols, **attrs):
+def sum_patches_of(cols, **attrs):
+    """The sums of patches `cols` (sum_patches' kernel; the convolutions' input gradient's too)."""
     cols = np.asarray(cols)
     looped = array_windows.summed_patches(cols, attrs)  # in C, where it can be built
     if looped is not None:
@@ -381,7 +382,7 @@ SUM_PATCHES = primitive(
     grad=lambda node, g: (apply(EXTRACT_PATCHES, (g,), node.attrs),),
     jvp=LINEAR,
     batch=_fold_batch,
-    kernel=_sum_kernel,
+    kernel=sum_patches_of,
     c=_template("sum"),
 )
 

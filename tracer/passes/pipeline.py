@@ -20,6 +20,7 @@ from tracer.passes.contract import contract_products
 from tracer.passes.convolve import direct_convolutions
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.dce import eliminate_dead_code
+from tracer.passes.decompose import decompose
 from tracer.passes.fuse import fuse
 from tracer.passes.reassociate import reassociate_products
 from tracer.passes.simplify import simplify
@@ -27,6 +28,7 @@ from tracer.passes.verify import verify
 
 TRACED = "traced"
 PIPELINE = [
+    ("decomposed", decompose),
     ("pruned", eliminate_dead_code),
     ("simplified", simplify),
     ("deduplicated", eliminate_common_subexpressions),

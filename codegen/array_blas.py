@@ -1,0 +1,100 @@
+"""Small matrix products for the eager kernels: one BLAS call on the calling thread.
+
+numpy's OpenBLAS computes a product of more than 2^18 multiply-adds on threads of its own,
+which then wait for the next product spinning (up to OpenBLAS's thread time-out, a tenth of
+a second), on the cores that tracer's next parallel loop wants: an eager convolution, GELU,
+a softmax. In an eager CNN step whose only numpy products were its dense layer's (2^21
+multiply-adds each), its convolutions took twice their time. A product of fewer than
+`ONE_THREAD_MACS` multiply-adds takes at most about a hundred microseconds on one core, so
+those that numpy would thread (from `NUMPY_THREADS_MACS`) are computed by the compiled
+modules' BLAS (scipy-openblas32, which runs each call on the thread that makes it:
+codegen/thread_pools.py), called through cffi, with nothing to compile; numpy's threads
+wake only for the products large enough to pay for them. Smaller products stay numpy's,
+which computes them on the calling thread with less overhead than a call through cffi.
+
+A product is routed by its sizes alone, so a given product always comes from the same
+library; the compiled modules call the same one, which makes their small products and the
+eager kernels' give the same bits.
+"""
+
+import functools
+import os
+
+import _cffi_backend
+import numpy as np
+
+from codegen import build, thread_pools
+
+NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
+ONE_THREAD_MACS = 1 << 22
+_ffi = _cffi_backend.FFI()
+_GEMM = "void (*)(int, int, int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
+_FUNCTIONS = {np.dtype(np.float32): ("sgemm", "float"), np.dtype(np.float64): ("dgemm", "double")}
+_ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
+
+
+def product(a, b, transpose_a, transpose_b):
+    """op(a) @ op(b) for 2-D arrays of one floating dtype (op: the transpose where asked)
+    when numpy would thread it, it is small enough for one thread, and the BLAS is there;
+    else None."""
+    names = _FUNCTIONS.get(a.dtype)
+    if names is None or b.dtype != a.dtype or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, k = a.shape[::-1] if transpose_a else a.shape
+    n = b.shape[0] if transpose_b else b.shape[1]
+    if not NUMPY_THREADS_MACS < m * n * k < ONE_THREAD_MACS:
+        return None
+    gemm = _gemm(*names)
+    if gemm is None:
+        return None
+    a, flag_a, lda = _operand(a, transpose_a)
+    b, flag_b, ldb = _operand(b, transpose_b)
+    out = np.empty((m, n), a.dtype)
+    pointer = _ffi.cast
+    gemm(
+        _ROW_MAJOR,
+        flag_a,
+        flag_b,
+        m,
+        n,
+        k,
+        1,
+        pointer("void *", a.ctypes.data),
+        lda,
+        pointer("void *", b.ctypes.data),
+        ldb,
+        0,
+        pointer("void *", out.ctypes.data),
+        n,
+    )
+    return out
+
+
+def _operand(x, transposed):
+    """(x in a layout the BLAS reads, its transpose flag, its leading dimension): a
+    column-major x is read as the row-major transpose it is."""
+    if not x.flags.c_contiguous and x.flags.f_contiguous:
+        x, transposed = x.T, not transposed
+    x = np.ascontiguousarray(x)
+    return x, _TRANSPOSE if transposed else _NO_TRANSPOSE, max(1, x.shape[1])
+
+
+@functools.cache
+def _gemm(function, ctype):
+    """The BLAS's gemm for `ctype`, as a cffi function; None where there is no BLAS."""
+    found = build.blas()
+    if found is None:
+        return None
+    _, folder, name = found
+    thread_pools.blas_on_calling_thread(folder, name)
+    for suffix in (".so", ".dylib"):
+        try:
+            library = _cffi_backend.load_library(
+                os.path.join(folder, f"lib{name}{suffix}"), os.RTLD_NOW | os.RTLD_LOCAL
+            )
+            return library.load_function(
+                _ffi.typeof(_GEMM.format(T=ctype)), f"scipy_cblas_{function}"
+            )
+        except (OSError, AttributeError):
+            continue
+    return None

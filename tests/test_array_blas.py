@@ -1,0 +1,73 @@
+"""The eager kernels' products on the calling thread (codegen/array_blas.py): the products
+numpy would thread and one core computes quickly, against numpy, with transposes and
+column-major or strided operands; the others left to numpy; and eager products that give
+the compiled code's bits.
+"""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import array_blas
+
+rng = np.random.default_rng(20261202)
+
+# (m, k, n): a dense layer's products in an eager CNN step, and others inside the band
+SHAPES = [(64, 3136, 10), (10, 64, 3136), (128, 512, 10), (100, 100, 100), (512, 128, 60)]
+
+
+def _matrix(rows, columns, dtype, layout):
+    if layout == "F":
+        return np.asfortranarray(rng.standard_normal((rows, columns)).astype(dtype))
+    if layout == "strided":  # every other column of a wider matrix
+        return rng.standard_normal((rows, 2 * columns)).astype(dtype)[:, ::2]
+    return rng.standard_normal((rows, columns)).astype(dtype)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_product_numpy_would_thread_is_computed_on_this_thread(shape, dtype, transposes, layout):
+    m, k, n = shape
+    ta, tb = transposes
+    a = _matrix(*((k, m) if ta else (m, k)), dtype, layout)
+    b = _matrix(*((n, k) if tb else (k, n)), dtype, layout)
+    got = array_blas.product(a, b, ta, tb)
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    assert got.dtype == dtype and got.shape == (m, n) and got.flags.c_contiguous
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)),  # numpy keeps it on one thread
+        (np.ones((300, 300)), np.ones((300, 300))),  # large enough for numpy's threads
+        (np.ones((64, 3136), np.float32), np.ones((3136, 10))),  # two dtypes
+        (np.ones((4, 64, 3136), np.float32), np.ones((3136, 10), np.float32)),  # a batch
+        (np.ones((64, 3136), np.int64), np.ones((3136, 10), np.int64)),
+    ],
+)
+def test_other_products_are_left_to_numpy(a, b):
+    assert array_blas.product(a, b, False, False) is None
+
+
+@pytest.mark.parametrize("shape", [(64, 3136, 10), (128, 512, 10)])
+def test_eager_products_give_the_compiled_products_bits(shape):
+    """Both are one call of the same BLAS (below the size where compiled code cuts a
+    product into parts for the threads)."""
+    m, k, n = shape
+    a = tt.constant(rng.standard_normal((m, k)).astype(np.float32))
+    b = tt.constant(rng.standard_normal((n, k)).astype(np.float32))
+
+    def products(a, b):
+        return [
+            tt.matmul(a, b, transpose_b=True),
+            tt.matmul(b, a, transpose_b=True),
+        ]
+
+    eager = products(a, b)
+    for got, want in zip(tt.function(products, backend="c")(a, b), eager):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
