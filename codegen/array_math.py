@@ -19,6 +19,7 @@ on a machine builds it; later processes load it from the cache. Where no module 
 its own way.
 """
 
+import math
 import threading
 
 import numpy as np
@@ -211,6 +212,22 @@ def _build(type_name):
         return build.load(source(dtypes.as_dtype(type_name)), uses_blas=False)[0]
     except BuildFailure:
         return None
+
+
+def leading_sums(x, leading):
+    """The sums of a float32 or float64 array over its `leading` first axes, through the
+    kernel installed with tracer (runtime/array_kernels_typed.h's column sums: each column's
+    terms in the order of the rows, in double, as compiled code sums over leading axes);
+    None where its table is not there. A bias's gradient in an eager CNN step: numpy's
+    pairwise sums over 50,176 rows of 32 columns take three times as long."""
+    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    if suffix is None or not 0 < leading < x.ndim or x.size == 0 or not conv_kernels.available():
+        return None
+    rows = math.prod(x.shape[:leading])
+    out = np.empty(x.shape[leading:], x.dtype)
+    geometry = np.array([rows, x.size // rows], np.int64)
+    installed_kernels.call(f"column_sums_{suffix}", geometry, (np.asarray(x, order="C"),), out)
+    return out
 
 
 def select_positive(x, y):

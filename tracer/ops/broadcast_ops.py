@@ -3,7 +3,7 @@ and `unbroadcast`, which sums a gradient back to an input's shape."""
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_math, forms
 from codegen.affine import Affine, broadcast_map
 from codegen.ctypes import storage
 from codegen.loops import INDEX, copy_nest
@@ -38,10 +38,19 @@ def _reduce_sum_grad(node, g):
     return (broadcast_to(array_ops.reshape(g, _kept_shape(node)), x_shape),)
 
 
+# elements from which a float sum over leading axes is the installed column sums' (compiled
+# code's order, in double; below, numpy's sum is as quick)
+LEADING_SUMS_FROM = 1 << 16
+
+
 def _reduce_sum_kernel(x, axis, keepdims):
     """np.sum's result (what it calls) without its Python wrapper, a large part of a small
-    sum's time."""
+    sum's time; a large float sum over leading axes (a bias's gradient) in C."""
     x = np.asarray(x)
+    if x.size >= LEADING_SUMS_FROM and axis == tuple(range(len(axis))):
+        summed = array_math.leading_sums(x, len(axis))
+        if summed is not None:
+            return summed.reshape((1,) * len(axis) + summed.shape) if keepdims else summed
     return same_type(x.dtype, np.add.reduce(x, axis=axis, keepdims=keepdims))
 
 

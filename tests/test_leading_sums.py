@@ -1,0 +1,42 @@
+"""Eager sums of large float arrays over their leading axes (a bias's gradient) through the
+installed column sums (codegen/array_math.py's `leading_sums`): the compiled code's order
+and bits, closer to the exact sum than float32 pairwise sums, and numpy's way elsewhere.
+"""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from tracer.ops import broadcast_ops
+
+rng = np.random.default_rng(20261203)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, axis", [((16, 28, 28, 32), [0, 1, 2]), ((300, 400), 0)])
+def test_large_sums_over_leading_axes_are_the_compiled_codes(shape, axis, dtype):
+    x = rng.standard_normal(shape).astype(dtype)
+    assert x.size >= broadcast_ops.LEADING_SUMS_FROM
+    eager = tt.reduce_sum(x, axis=axis)
+    columns = x.reshape(-1, eager.numpy().size).astype(np.float64)
+    in_order = np.cumsum(columns, axis=0)[-1].astype(dtype).reshape(eager.shape)
+    assert eager.dtype == dtype
+    # each column's terms added in the order of the rows, in double, rounded once
+    np.testing.assert_array_equal(eager.numpy(), in_order)
+    compiled = tt.function(lambda x: tt.reduce_sum(x, axis=axis), backend="c")(x)
+    np.testing.assert_array_equal(compiled.numpy(), eager.numpy())
+    kept = tt.reduce_sum(x, axis=axis, keepdims=True)
+    np.testing.assert_array_equal(kept.numpy(), eager.numpy().reshape(kept.shape))
+
+
+@pytest.mark.parametrize(
+    "x, axis",
+    [
+        (np.ones((16, 28, 28, 32), np.float32), (1, 2)),  # not the leading axes
+        (np.ones((10, 20), np.float32), 0),  # small: numpy's
+        (np.ones((300, 400), np.int32), 0),  # integers: numpy's
+        (np.ones((300, 400), np.float32), None),  # every axis: numpy's
+    ],
+)
+def test_other_sums_are_numpys(x, axis):
+    np.testing.assert_array_equal(tt.reduce_sum(x, axis=axis).numpy(), np.sum(x, axis=axis))
