@@ -230,6 +230,27 @@ def leading_sums(x, leading):
     return out
 
 
+def adam_update(x, m, v, grad, scalars):
+    """(m', v', x'): Adam's update of variable `x` with slots `m`, `v` and gradient `grad`
+    (float32 or float64 arrays of one shape), `scalars` (b1, c1, b2, c2, step, eps) in their
+    dtype, in one pass through the kernel installed with tracer, each operation rounded as
+    numpy's (the same bits); None where its table is not there."""
+    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    arrays = (x, m, v, grad)
+    if (
+        suffix is None
+        or any(a.dtype != x.dtype or a.shape != x.shape for a in arrays)
+        or not conv_kernels.available()
+    ):
+        return None
+    x, m, v, grad = (np.asarray(a, order="C") for a in arrays)
+    m_out, v_out, x_out = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    geometry = np.array([x.size], np.int64)
+    inputs = (x, m, v, grad, scalars, m_out, v_out)
+    installed_kernels.call(f"adam_update_{suffix}", geometry, inputs, x_out)
+    return m_out, v_out, x_out
+
+
 def select_positive(x, y):
     """relu's gradient, select(x > 0, y, 0), of float32 or float64 arrays of one shape,
     through the kernel installed with tracer (runtime/array_kernels_typed.h: one loop, on

@@ -7,7 +7,8 @@
  * of a SAME convolution's gradient, relu's gradient, and a bias's gradient (a sum over the
  * leading axes). Each gives the bits of the module's own kernel: the first two compute
  * nothing but copies and selections, and the sums add each column's terms in the order of
- * the rows, in double, as codegen/loops.py's reductions over leading axes do.
+ * the rows, in double, as codegen/loops.py's reductions over leading axes do. Beside them,
+ * Adam's update of a variable, for eager optimizers.
  *
  * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
  * and out's shape (r); select_positive: the element count; column_sums: rows, columns. */
@@ -72,3 +73,32 @@ static void NAME(column_sums)(const int64_t *g, const T *restrict x, T *restrict
         for (int64_t c = 0; c < count; c++) out[first + c] = (T)acc[c];
     }
 }
+
+/* Adam's update of one variable (tracer/optimizers.py, eager), as numpy computes it one
+   operation at a time, each rounded to T: m' = m b1 + g c1, v' = v b2 + (g g) c2,
+   x' = x - (step m') / (sqrt(v') + eps), the scalars s = (b1, c1, b2, c2, step, eps) already
+   in T; into new arrays (an eager assign gives a variable a new array). Two loops, as
+   select_positive's. */
+#define ADAM_STEP(i)                                                                           \
+    do {                                                                                       \
+        const T first = m[i] * b1 + grad[i] * c1;                                              \
+        const T second = v[i] * b2 + grad[i] * grad[i] * c2;                                   \
+        m_out[i] = first;                                                                      \
+        v_out[i] = second;                                                                     \
+        x_out[i] = x[i] - step * first / (SQRT(second) + eps);                                 \
+    } while (0)
+static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *restrict m,
+                              const T *restrict v, const T *restrict grad, const T *restrict s,
+                              T *restrict m_out, T *restrict v_out, T *restrict x_out)
+{
+    const int64_t n = g[0];
+    const T b1 = s[0], c1 = s[1], b2 = s[2], c2 = s[3], step = s[4], eps = s[5];
+    if (n >= PARALLEL_MIN) {
+#pragma omp parallel for simd schedule(static)
+        for (int64_t i = 0; i < n; i++) ADAM_STEP(i);
+    } else {
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) ADAM_STEP(i);
+    }
+}
+#undef ADAM_STEP

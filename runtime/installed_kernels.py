@@ -31,6 +31,8 @@ KERNELS = (
     "select_positive_f64",
     "column_sums_f32",
     "column_sums_f64",
+    "adam_update_f32",
+    "adam_update_f64",
 )
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take

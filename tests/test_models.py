@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from codegen import array_math
 
 
 def test_dense_names_build_and_values():
@@ -70,6 +71,43 @@ def test_adam_matches_a_numpy_reference():
         s = 0.999 * s + 0.001 * grad**2
         value = value - 0.1 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t) * m / (np.sqrt(s) + 1e-7)
     np.testing.assert_allclose(v.numpy(), value, rtol=1e-10)
+
+
+def _adam_steps(dtype, shape, one_pass, monkeypatch):
+    """A variable and its slots after three eager Adam steps, in one pass of the installed
+    kernel or one numpy operation at a time."""
+    if not one_pass:
+        monkeypatch.setattr(tt.optimizers.Adam, "_updated_in_one_pass", lambda *args: False)
+    rng = np.random.default_rng(7)
+    variable = tt.Variable(rng.standard_normal(shape).astype(dtype))
+    optimizer = tt.optimizers.Adam(0.01)
+    for _ in range(3):
+        optimizer.apply_gradients(
+            [(tt.constant(rng.standard_normal(shape).astype(dtype)), variable)]
+        )
+    return [
+        a.numpy()
+        for a in (variable, optimizer.get_slot(variable, "m"), optimizer.get_slot(variable, "v"))
+    ]
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (784, 512)])  # one thread, and the threads
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eager_adam_in_one_pass_gives_the_bits_of_its_operations(dtype, shape, monkeypatch):
+    one_pass = _adam_steps(dtype, shape, True, monkeypatch)
+    step_by_step = _adam_steps(dtype, shape, False, monkeypatch)
+    for got, want in zip(one_pass, step_by_step):
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_eager_adam_of_float16_takes_numpys_operations():
+    ones = np.ones(4, np.float16)
+    assert array_math.adam_update(ones, ones, ones, ones, ones[:1]) is None
+    before = tt.Variable(ones)
+    tt.optimizers.Adam(0.1).apply_gradients([(tt.constant(ones), before)])
+    assert before.dtype == tt.float16
+    np.testing.assert_allclose(before.numpy(), np.full(4, 0.9), rtol=3e-3)
 
 
 def test_none_gradients_leave_variables_alone():

@@ -20,6 +20,7 @@ same bits.
 
 import numpy as np
 
+from codegen import array_math
 from tracer import dtypes
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
@@ -165,6 +166,12 @@ class _Arrays:
         variable._value = np.array(value, dtype=variable._value.dtype)
         variable._shared = False
 
+    @staticmethod
+    def replace(variable, array):
+        """Give `variable` the new array `array` (of its dtype and shape), made for it."""
+        variable._value = array
+        variable._shared = False
+
     @classmethod
     def assign_add(cls, variable, delta):
         cls.assign(variable, variable._value + delta)
@@ -243,13 +250,33 @@ class Adam(Optimizer):
     def _dense_update(self, grad, variable, slots, on):
         m, v = slots["m"], slots["v"]
         t = self._step(variable.dtype, on)
+        if on is _Arrays and self._updated_in_one_pass(grad, variable, m, v, t):
+            return
         on.assign(m, on.read(m) * self.beta_1 + grad * (1 - self.beta_1))
         on.assign(v, on.read(v) * self.beta_2 + grad * grad * (1 - self.beta_2))
-        bias = on.sqrt(1 - on.pow(self.beta_2, t)) / (1 - on.pow(self.beta_1, t))
+        bias = self._bias(t, on)
         on.assign_sub(
             variable,
             self._rate(variable.dtype) * bias * on.read(m) / (on.sqrt(on.read(v)) + self.epsilon),
         )
+
+    def _bias(self, t, on):
+        return on.sqrt(1 - on.pow(self.beta_2, t)) / (1 - on.pow(self.beta_1, t))
+
+    def _updated_in_one_pass(self, grad, variable, m, v, t):
+        """The eager update on arrays as one loop in C over the variable and its slots (the
+        kernel installed with tracer), with the bits of the operations above; False where
+        it is not there (a dtype other than float32 and float64)."""
+        dtype = variable._value.dtype
+        step = self._rate(variable.dtype) * self._bias(t, _Arrays)
+        beta_1, beta_2 = self.beta_1, self.beta_2
+        scalars = np.array([beta_1, 1 - beta_1, beta_2, 1 - beta_2, step, self.epsilon], dtype)
+        updated = array_math.adam_update(variable._value, m._value, v._value, grad, scalars)
+        if updated is None:
+            return False
+        for target, value in zip((m, v, variable), updated):
+            _Arrays.replace(target, value)
+        return True
 
 
 class RMSprop(Optimizer):
