@@ -1,6 +1,8 @@
 """backend="tiered": the first calls on the interpreter while a thread builds the C module,
 C once it is built; the values are the same throughout."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -85,6 +87,32 @@ def test_tiered_under_a_tape_and_inside_another_function():
     np.testing.assert_allclose(
         float(outer(x)), 2 * np.sum(np.sin(x.numpy()) * x.numpy()), rtol=1e-6
     )
+
+
+class _Now:
+    run = staticmethod(lambda arrays: "now")
+
+
+@pytest.mark.parametrize(
+    "message, reported",
+    [
+        ("cannot schedule new futures after interpreter shutdown", False),  # the program ends
+        ("something else", True),
+    ],
+)
+def test_a_build_stopped_by_the_programs_exit_ends_quietly(message, reported, monkeypatch):
+    """A build thread that reaches the compilers while the program exits (Python's thread
+    pools then refuse work) ends without a traceback; any other error is reported."""
+    seen = []
+    monkeypatch.setattr(threading, "excepthook", lambda arguments: seen.append(arguments))
+
+    def later():
+        raise RuntimeError(message)
+
+    tiered = executables.Tiered(_Now(), later, "exiting")
+    tiered.wait()
+    assert tiered([]) == "now" and tiered.current.__class__ is _Now
+    assert [str(a.exc_value) for a in seen] == ([message] if reported else [])
 
 
 def test_jit_compile_true_refuses_tiered():

@@ -163,6 +163,15 @@ def stored_executable(plan_key, backend):
     return Tiered.built(built) if built is not None and background else built
 
 
+def _exiting(error):
+    """Whether `error` came from the program's exit, which a build thread outlived: the main
+    thread has ended, or it is ending and Python's thread pools take no more work (the
+    compilers' pipes are read by one, codegen/build.py)."""
+    if not threading.main_thread().is_alive():
+        return True
+    return isinstance(error, RuntimeError) and "after interpreter shutdown" in str(error)
+
+
 class Tiered:
     """One executable now, a faster one once a thread builds it: the interpreter while the
     compiled module builds (the tiered backend), or a module that calls the installed
@@ -215,8 +224,8 @@ class Tiered:
     def _build(self, later):
         try:
             built = later()
-        except Exception:
-            if not threading.main_thread().is_alive():
+        except Exception as error:
+            if _exiting(error):
                 return  # the program ended while it built (its exit stopped the compiler)
             raise
         if built is None:
