@@ -251,6 +251,19 @@ def adam_update(x, m, v, grad, scalars):
     return m_out, v_out, x_out
 
 
+def relu(x):
+    """numpy's maximum(x, 0) of a float32 or float64 array through the kernel installed with
+    tracer (one vector loop, on the threads for large arrays; the same selection, so the same
+    bits); None where its table is not there."""
+    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    if suffix is None or not conv_kernels.available():
+        return None
+    x = np.asarray(x, order="C")
+    out = np.empty_like(x)
+    installed_kernels.call(f"relu_values_{suffix}", np.array([x.size], np.int64), (x,), out)
+    return out
+
+
 def select_positive(x, y):
     """relu's gradient, select(x > 0, y, 0), of float32 or float64 arrays of one shape,
     through the kernel installed with tracer (runtime/array_kernels_typed.h: one loop, on

@@ -8,7 +8,7 @@
  * leading axes). Each gives the bits of the module's own kernel: the first two compute
  * nothing but copies and selections, and the sums add each column's terms in the order of
  * the rows, in double, as codegen/loops.py's reductions over leading axes do. Beside them,
- * Adam's update of a variable, for eager optimizers.
+ * relu and Adam's update of a variable, for eager kernels.
  *
  * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
  * and out's shape (r); select_positive: the element count; column_sums: rows, columns. */
@@ -52,6 +52,22 @@ static void NAME(select_positive)(const int64_t *g, const T *x, const T *y, T *o
         for (int64_t i = 0; i < n; i++) out[i] = x[i] > 0 ? y[i] : (T)0;
     }
 }
+
+/* relu as numpy's maximum(x, 0) gives it: x where x > 0 or NaN, else +0 (-0 too: the compiled
+   modules' relu keeps -0). Two loops, as select_positive's. */
+#define RELU_VALUE(v) ((v) > 0 || (v) != (v) ? (v) : (T)0)
+static void NAME(relu_values)(const int64_t *g, const T *restrict x, T *restrict out)
+{
+    const int64_t n = g[0];
+    if (n >= PARALLEL_MIN) {
+#pragma omp parallel for simd schedule(static)
+        for (int64_t i = 0; i < n; i++) out[i] = RELU_VALUE(x[i]);
+    } else {
+#pragma omp simd
+        for (int64_t i = 0; i < n; i++) out[i] = RELU_VALUE(x[i]);
+    }
+}
+#undef RELU_VALUE
 
 /* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
    threads. */

@@ -33,6 +33,8 @@ KERNELS = (
     "column_sums_f64",
     "adam_update_f32",
     "adam_update_f64",
+    "relu_values_f32",
+    "relu_values_f64",
 )
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take

@@ -87,6 +87,16 @@ def test_relus_gradient_is_one_op_with_the_selections_bits(dtype, size):
         assert got.numpy().tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [7, 3000, 300_000])  # numpy's; the installed kernel's; threads
+def test_eager_relu_gives_numpys_maximum_bits(dtype, size):
+    x = (RNG.standard_normal(size) * 2).astype(dtype)
+    tiny = np.finfo(dtype).tiny / 4
+    x[:7] = [np.nan, -np.nan, np.inf, -np.inf, -0.0, tiny, -tiny]
+    want = np.maximum(x, np.zeros((), dtype))
+    assert tt.nn.relu(tt.constant(x)).numpy().tobytes() == want.tobytes()
+
+
 def test_relus_gradient_of_every_order_and_under_a_jacobian():
     x = tt.constant(RNG.standard_normal((3, 4)))
     with tt.GradientTape() as outer:

@@ -1016,6 +1016,16 @@ def _relu_grad(node, g, out):
     return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
 
 
+def _relu_kernel(x):
+    """numpy's maximum(x, 0); from SELECT_BY_BITS_FROM float elements, the same selection in
+    the kernel installed with tracer (one vector loop, on the threads for 2^17 and more)."""
+    if x.size >= SELECT_BY_BITS_FROM:
+        found = array_math.relu(x)
+        if found is not None:
+            return found
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
 # NaN passes through, as numpy's maximum(x, 0) gives it
 _RELU = forms.Helper(
     "relu",
@@ -1028,7 +1038,7 @@ RELU = _unary(
     _relu_grad,
     saves=(OUT,),
     infer=shapes.unary,
-    kernel=lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    kernel=_relu_kernel,
     c=forms.Expression(forms.helper_call(_RELU), helpers=(_RELU,)),
 )
 
