@@ -53,21 +53,19 @@ static void NAME(select_positive)(const int64_t *g, const T *x, const T *y, T *o
     }
 }
 
-/* relu as numpy's maximum(x, 0) gives it: x where x > 0 or NaN, else +0 (-0 too: the compiled
-   modules' relu keeps -0). Two loops, as select_positive's. */
-#define RELU_VALUE(v) ((v) > 0 || (v) != (v) ? (v) : (T)0)
+/* relu as numpy's maximum(x, 0) gives it (and compiled modules do): x where x > 0 or NaN,
+   else +0. Two loops, as select_positive's. */
 static void NAME(relu_values)(const int64_t *g, const T *restrict x, T *restrict out)
 {
     const int64_t n = g[0];
     if (n >= PARALLEL_MIN) {
 #pragma omp parallel for simd schedule(static)
-        for (int64_t i = 0; i < n; i++) out[i] = RELU_VALUE(x[i]);
+        for (int64_t i = 0; i < n; i++) out[i] = NAME(relu)(x[i]);
     } else {
 #pragma omp simd
-        for (int64_t i = 0; i < n; i++) out[i] = RELU_VALUE(x[i]);
+        for (int64_t i = 0; i < n; i++) out[i] = NAME(relu)(x[i]);
     }
 }
-#undef RELU_VALUE
 
 /* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
    threads. */

@@ -68,8 +68,8 @@ static const double zeros_f64[MOST_CHANNELS];
         else CASE(ROWS, count);                                                                \
     } while (0)
 
-static inline float relu_f32(float x) { return (x >= 0 || x != x) ? x : (float)0; }
-static inline double relu_f64(double x) { return (x >= 0 || x != x) ? x : (double)0; }
+static inline float relu_f32(float x) { return (x > 0 || x != x) ? x : (float)0; }
+static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double)0; }
 
 #define T float
 #define NAME(name) name##_f32

@@ -89,12 +89,14 @@ def test_relus_gradient_is_one_op_with_the_selections_bits(dtype, size):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("size", [7, 3000, 300_000])  # numpy's; the installed kernel's; threads
-def test_eager_relu_gives_numpys_maximum_bits(dtype, size):
+def test_relu_gives_numpys_maximum_bits_eager_and_compiled(dtype, size):
     x = (RNG.standard_normal(size) * 2).astype(dtype)
     tiny = np.finfo(dtype).tiny / 4
     x[:7] = [np.nan, -np.nan, np.inf, -np.inf, -0.0, tiny, -tiny]
-    want = np.maximum(x, np.zeros((), dtype))
-    assert tt.nn.relu(tt.constant(x)).numpy().tobytes() == want.tobytes()
+    want = np.maximum(x, np.zeros((), dtype))  # NaN kept, -0 made +0
+    compiled = tt.function(lambda x: tt.nn.relu(x), backend="c")
+    for got in (tt.nn.relu(tt.constant(x)), compiled(x)):
+        assert got.numpy().tobytes() == want.tobytes()
 
 
 def test_relus_gradient_of_every_order_and_under_a_jacobian():

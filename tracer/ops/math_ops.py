@@ -1026,10 +1026,10 @@ def _relu_kernel(x):
     return np.maximum(x, np.zeros((), x.dtype))
 
 
-# NaN passes through, as numpy's maximum(x, 0) gives it
+# NaN passes through and -0 becomes +0, as numpy's maximum(x, 0) gives them
 _RELU = forms.Helper(
     "relu",
-    float="static inline $T tr_relu_$tag($T x) { return (x >= 0 || x != x) ? x : ($T)0; }",
+    float="static inline $T tr_relu_$tag($T x) { return (x > 0 || x != x) ? x : ($T)0; }",
     integer="static inline $T tr_relu_$tag($T x) { return x > 0 ? x : 0; }",
 )
 
