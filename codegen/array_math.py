@@ -246,7 +246,7 @@ def adam_update(x, m, v, grad, scalars):
     x, m, v, grad = (np.asarray(a, order="C") for a in arrays)
     m_out, v_out, x_out = np.empty_like(x), np.empty_like(x), np.empty_like(x)
     geometry = np.array([x.size], np.int64)
-    inputs = (x, m, v, grad, scalars, m_out, v_out)
+    inputs = (x, m, v, grad, scalars, m_out, v_out)  # the kernel writes its last two too
     installed_kernels.call(f"adam_update_{suffix}", geometry, inputs, x_out)
     return m_out, v_out, x_out
 
