@@ -79,22 +79,37 @@ def _operand(x, transposed):
     return x, _TRANSPOSE if transposed else _NO_TRANSPOSE, max(1, x.shape[1])
 
 
-@functools.cache
 def _gemm(function, ctype):
     """The BLAS's gemm for `ctype`, as a cffi function; None where there is no BLAS."""
+    return blas_function(f"scipy_cblas_{function}", _GEMM.format(T=ctype))
+
+
+@functools.cache
+def blas_function(name, signature):
+    """The function `name` of the compiled modules' BLAS (scipy-openblas32, loaded to run each
+    call on the calling thread), as a cffi function of the C type `signature` (pointers as
+    `void *`); None where there is no BLAS or no such function."""
     found = build.blas()
     if found is None:
         return None
-    _, folder, name = found
-    thread_pools.blas_on_calling_thread(folder, name)
+    _, folder, library_name = found
+    thread_pools.blas_on_calling_thread(folder, library_name)
     for suffix in (".so", ".dylib"):
         try:
             library = _cffi_backend.load_library(
-                os.path.join(folder, f"lib{name}{suffix}"), os.RTLD_NOW | os.RTLD_LOCAL
+                os.path.join(folder, f"lib{library_name}{suffix}"), os.RTLD_NOW | os.RTLD_LOCAL
             )
-            return library.load_function(
-                _ffi.typeof(_GEMM.format(T=ctype)), f"scipy_cblas_{function}"
-            )
+            return library.load_function(_ffi.typeof(signature), name)
         except (OSError, AttributeError):
             continue
     return None
+
+
+def pointer(at):
+    """A `void *` at the address `at` (an int), for the functions of `blas_function`."""
+    return _ffi.cast("void *", at)
+
+
+def address(function):
+    """The address of a cffi function, as an array for an installed kernel to read."""
+    return np.array([int(_ffi.cast("uintptr_t", function))], np.uintp)

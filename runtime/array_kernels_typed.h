@@ -8,7 +8,8 @@
  * leading axes). Each gives the bits of the module's own kernel: the first two compute
  * nothing but copies and selections, and the sums add each column's terms in the order of
  * the rows, in double, as codegen/loops.py's reductions over leading axes do. Beside them,
- * relu and Adam's update of a variable, for eager kernels.
+ * for the eager kernels: relu, Adam's update of a variable, and the BLAS's triangular solves
+ * of a batch in column blocks on the threads.
  *
  * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
  * and out's shape (r); select_positive: the element count; column_sums: rows, columns. */
@@ -116,3 +117,25 @@ static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *re
     }
 }
 #undef ADAM_STEP
+
+/* BLAS's triangular solves of a batch of systems op(A) X = B, in place in x, the right-hand
+   sides in blocks of g[5] columns handed to the threads (codegen/array_linalg.py); trsm for T
+   by its address in f[0] (the compiled modules' BLAS, which runs each call on the thread that
+   makes it). g: the count of systems, n, the right-hand sides k, whether A is the lower
+   triangle, whether op transposes it, the columns of a block. */
+typedef void (*NAME(trsm_call))(int, int, int, int, int, int, int, T, const T *, int, T *, int);
+static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const T *a, T *x)
+{
+    const int64_t count = g[0], n = g[1], k = g[2], columns = g[5];
+    const int uplo = g[3] ? 122 : 121, op = g[4] ? 112 : 111; /* CBLAS's enumerations */
+    const NAME(trsm_call) trsm = (NAME(trsm_call))f[0];
+    const int64_t blocks = (k + columns - 1) / columns;
+#pragma omp parallel for collapse(2) schedule(dynamic) if (n * n * k > 262144)
+    for (int64_t b = 0; b < count; b++)
+        for (int64_t c = 0; c < blocks; c++) {
+            const int64_t first = c * columns;
+            const int64_t width = k - first < columns ? k - first : columns;
+            trsm(101, 141, uplo, op, 131, (int)n, (int)width, (T)1, a + b * n * n, (int)n,
+                 x + b * n * k + first, (int)k);
+        }
+}

@@ -17,9 +17,9 @@
  * (2), before (2), out (2), m (the product's output channels), chunks (the weights' partial
  * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
  *
- * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and relu and
- * Adam's update of an eager optimizer's variable for eager kernels (array_kernels_typed.h),
- * which take geometries of their own.
+ * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
+ * kernels relu, Adam's update of an optimizer's variable and batches of triangular solves
+ * (array_kernels_typed.h), which take geometries of their own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -109,13 +109,14 @@ static const kernel kernels[] = {
     (kernel)column_sums_f32,       (kernel)column_sums_f64,
     (kernel)adam_update_f32,       (kernel)adam_update_f64,
     (kernel)relu_values_f32,       (kernel)relu_values_f64,
+    (kernel)triangular_solves_f32, (kernel)triangular_solves_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
     "window_max_pool_f32 window_max_pool_f64 window_max_scatter_f32 window_max_scatter_f64 "
     "pad_zeros_f32 pad_zeros_f64 select_positive_f32 select_positive_f64 "
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
-    "relu_values_f32 relu_values_f64";
+    "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64";
 
 /* Whether this CPU runs what the build used (-march=native where tracer was installed), and
    multiplies and adds as modules built here do (with one rounding or two): else no table. */

@@ -35,6 +35,8 @@ KERNELS = (
     "adam_update_f64",
     "relu_values_f32",
     "relu_values_f64",
+    "triangular_solves_f32",
+    "triangular_solves_f64",
 )
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take

@@ -218,7 +218,7 @@ def symmetric_from_lower(x):
 
 def _cholesky_kernel(x):
     """LAPACK's potrf as the compiled backend calls it, the same bits
-    (codegen/array_linalg.py), or numpy's factorization where that cannot be built."""
+    (codegen/array_linalg.py), or numpy's factorization where that library is not there."""
     factors = array_linalg.cholesky(x)
     if factors is None:
         try:
@@ -309,7 +309,7 @@ def _solve_triangle(a, b, lower):
 @quiet
 def _triangular_solve_kernel(a, b, lower, adjoint):
     """BLAS's trsm, as the compiled code calls it (codegen/array_linalg.py), for float32 and
-    float64. Where it cannot be built: the triangle solved by blocks (`_solve_triangle`)
+    float64. Where that library is not there: the triangle solved by blocks (`_solve_triangle`)
     where every value is finite and the diagonal has no zero; otherwise substitution, as
     trsm and the plain C compute it: a zero on the diagonal gives TensorFlow's inf and NaN
     where np.linalg.solve would raise, and a NaN or Inf reaches only the rows that depend on
