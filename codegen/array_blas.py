@@ -13,8 +13,8 @@ wake only for the products large enough to pay for them. Smaller products stay n
 which computes them on the calling thread with less overhead than a call through cffi.
 
 A product is routed by its sizes alone, so a given product always comes from the same
-library; the compiled modules call the same one, which makes their small products and the
-eager kernels' give the same bits.
+library; the compiled modules call the same one, in one call below 2^20 multiply-adds (their
+threads' parts above), where their products and the eager kernels' give the same bits.
 """
 
 import functools

@@ -18,11 +18,7 @@ import numpy as np
 from codegen import array_blas, conv_kernels
 from runtime import installed_kernels
 
-# dtype -> (BLAS's letter, the C type, the installed kernels' suffix)
-_LETTERS = {
-    np.dtype(np.float32): ("s", "float", "f32"),
-    np.dtype(np.float64): ("d", "double", "f64"),
-}
+_LETTERS = {np.dtype(np.float32): ("s", "float"), np.dtype(np.float64): ("d", "double")}
 COLUMNS_PER_THREAD = 64  # right-hand sides each thread takes at least
 _TRSM = "void (*)(int, int, int, int, int, int, int, {T}, void *, int, void *, int)"
 _POTRF = "int (*)(int, char, int, void *, int)"
@@ -37,7 +33,7 @@ def triangular_solve(a, b, lower, adjoint):
     names = _LETTERS.get(a.dtype)
     if names is None or b.dtype != a.dtype:
         return None
-    letter, ctype, suffix = names
+    letter, ctype = names
     trsm = array_blas.blas_function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))
     if trsm is None or not conv_kernels.available():
         return None
@@ -49,7 +45,7 @@ def triangular_solve(a, b, lower, adjoint):
     geometry = [count, n, k, bool(lower), bool(adjoint), COLUMNS_PER_THREAD]
     if count and n and k:
         installed_kernels.call(
-            f"triangular_solves_{suffix}",
+            f"triangular_solves_{installed_kernels.suffix(a.dtype)}",
             np.array(geometry, np.int64),
             (array_blas.address(trsm), matrices),
             x,
@@ -65,7 +61,7 @@ def cholesky(a):
     names = _LETTERS.get(a.dtype)
     if names is None:
         return None
-    letter = names[0]
+    letter, _ = names
     potrf = array_blas.blas_function(f"scipy_LAPACKE_{letter}potrf_work", _POTRF)
     if potrf is None:
         return None

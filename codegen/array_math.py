@@ -220,7 +220,7 @@ def leading_sums(x, leading):
     terms in the order of the rows, in double, as compiled code sums over leading axes);
     None where its table is not there. A bias's gradient in an eager CNN step: numpy's
     pairwise sums over 50,176 rows of 32 columns take three times as long."""
-    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or not 0 < leading < x.ndim or x.size == 0 or not conv_kernels.available():
         return None
     rows = math.prod(x.shape[:leading])
@@ -235,7 +235,7 @@ def adam_update(x, m, v, grad, scalars):
     (float32 or float64 arrays of one shape), `scalars` (b1, c1, b2, c2, step, eps) in their
     dtype, in one pass through the kernel installed with tracer, each operation rounded as
     numpy's (the same bits); None where its table is not there."""
-    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    suffix = installed_kernels.suffix(x.dtype)
     arrays = (x, m, v, grad)
     if (
         suffix is None
@@ -255,7 +255,7 @@ def relu(x):
     """numpy's maximum(x, 0) of a float32 or float64 array through the kernel installed with
     tracer (one vector loop, on the threads for large arrays; the same selection, so the same
     bits); None where its table is not there."""
-    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or not conv_kernels.available():
         return None
     x = np.asarray(x, order="C")
@@ -269,7 +269,7 @@ def select_positive(x, y):
     through the kernel installed with tracer (runtime/array_kernels_typed.h: one loop, on
     the threads for large arrays, where numpy compares, then selects through a mask); None
     where its table is not there. A selection, so numpy's bits."""
-    suffix = {"float32": "f32", "float64": "f64"}.get(x.dtype.name)
+    suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or y.dtype != x.dtype or y.shape != x.shape or not conv_kernels.available():
         return None
     x, y = np.asarray(x, order="C"), np.asarray(y, order="C")

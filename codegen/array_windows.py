@@ -32,7 +32,6 @@ from codegen.errors import BuildFailure
 from runtime import installed_kernels
 
 _TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _SOURCE = """\
 /* tracer: max pooling's window ops over {T} images, any geometry (codegen/array_windows.py) */
 #include <stdint.h>
@@ -208,7 +207,7 @@ def _installed(name, shape, attrs, *inputs):
     kernels: the same selections and sums, tap by tap) on `inputs` into a new array of
     `shape`; None where the table is not there or takes no such image."""
     x = inputs[0]
-    suffix = _SUFFIXES.get(x.dtype)
+    suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or any(i.dtype != x.dtype for i in inputs) or not conv_kernels.available():
         return None
     geometry = conv_kernels.window_geometry(x.shape, attrs)

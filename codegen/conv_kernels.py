@@ -31,7 +31,6 @@ from codegen.targets import C_MODULE
 from runtime import installed_kernels
 from tracer.ir.literal import Literal
 
-_SUFFIXES = {"float32": "f32", "float64": "f64"}
 _lowering = threading.local()  # .own: the module being lowered in this thread writes its own
 
 
@@ -135,7 +134,7 @@ class _InstalledOrTemplate(forms.Template):
         return self.default.uses_blas
 
     def _served(self, node):
-        suffix = _SUFFIXES.get(node.dtype.name)
+        suffix = installed_kernels.suffix(node.dtype)
         if suffix is None or getattr(_lowering, "own", False) or not available():
             return None
         found = self.geometry(node)
@@ -189,7 +188,7 @@ def array_kernel(node):
     relu gradient or sum over leading axes computes it (runtime/array_kernels_typed.h): a
     pad with +0, relu_grad(x, y) or select(x > 0, y, 0) of one shape, or a reduce_sum over
     the leading axes; float32 or float64, every size known. None otherwise."""
-    suffix = _SUFFIXES.get(node.dtype.name)
+    suffix = installed_kernels.suffix(node.dtype)
     if suffix is None or not _known(node.shape) or not all(_known(i.shape) for i in node.inputs):
         return None
     for kind, geometry in _ARRAY_KINDS.get(node.op, ()):

@@ -38,6 +38,7 @@ KERNELS = (
     "triangular_solves_f32",
     "triangular_solves_f64",
 )
+_SUFFIXES = {"float32": "f32", "float64": "f64"}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take
 MOST_RANK = 8  # the most axes of an array pad_zeros takes
@@ -71,6 +72,12 @@ def function(name, c_type):
         return None
     table = _ffi.cast("void **", address())
     return _ffi.cast(c_type, table[KERNELS.index(name)])
+
+
+def suffix(dtype):
+    """The suffix of the table's kernels for `dtype` (numpy's or tracer's, by its name): 'f32'
+    or 'f64'; None for any other dtype."""
+    return _SUFFIXES.get(dtype.name)
 
 
 def pointer(array):

@@ -41,9 +41,6 @@ from tracer.ops.registry import primitive
 from tracer.ops.tangent_rules import PRODUCT
 from tracer.ops.window_ops import extract_patches, patches_of, sum_patches, sum_patches_of
 
-_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
-
-
 # --- shapes --------------------------------------------------------------------------------
 
 
@@ -101,7 +98,7 @@ def _infer_filter_gradient(attrs, x, g):
 def _installed(dtype, *arrays):
     """The installed kernels' suffix for `dtype` where they can compute on `arrays` (not
     empty), else None."""
-    suffix = _SUFFIXES.get(dtype)
+    suffix = installed_kernels.suffix(dtype)
     if suffix is None or any(a.size == 0 for a in arrays) or not conv_kernels.available():
         return None
     return suffix
