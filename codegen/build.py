@@ -654,7 +654,6 @@ class Library:
     _entry_type = ffi.typeof(ENTRY_POINT[1])
 
     def __init__(self, path, uses_blas):
-        thread_pools.prepare()  # before the first module loads OpenMP, which reads its settings once
         if uses_blas:
             found = blas()
             if found is not None:
@@ -663,7 +662,8 @@ class Library:
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
         try:
-            self._handle = _cffi_backend.load_library(path, flags)
+            with thread_pools.loading_openmp():  # the first module loads it: it reads them once
+                self._handle = _cffi_backend.load_library(path, flags)
             self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])
         except (OSError, AttributeError) as error:  # a noexec cache, a library gone missing
             raise LoadError(f"the compiled module {path} could not be loaded: {error}") from None

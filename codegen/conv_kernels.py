@@ -48,8 +48,8 @@ def own_kernels():
 def available():
     """Whether the installed kernels' table can be used in this process (loaded after the
     thread pool's settings, which OpenMP reads once)."""
-    thread_pools.prepare()
-    return installed_kernels.address() != 0
+    with thread_pools.loading_openmp():
+        return installed_kernels.address() != 0
 
 
 def _image(node, image, height, width):

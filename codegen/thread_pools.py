@@ -1,6 +1,6 @@
 """The threads compiled code runs on: one pool, OpenMP's, for tracer's loops and its matrix
 products alike, as large as the cores this process may really use, whose idle threads sleep
-instead of spinning.
+(on a quiet machine, after a short spin).
 
 A machine that other processes share takes cores away from a pool for milliseconds at a
 time. Two pools that hand work to each other (OpenMP's and OpenBLAS's) then wait on the
@@ -12,18 +12,25 @@ the pool's own late thread, wanted. So:
   (templates/matmul.c.j2): a thread held off its core takes fewer parts;
 - the pool has as many threads as the process may use cores: its affinity mask, and a
   cgroup's CPU quota (a container limited to two cores of a larger machine);
-- idle threads sleep (OMP_WAIT_POLICY=PASSIVE).
+- idle threads sleep (OMP_WAIT_POLICY=PASSIVE), but for a short spin first
+  (GOMP_SPINCOUNT) where no other process wanted the cores when OpenMP loaded: waking a
+  sleeping thread takes a virtual machine's idle core a tenth of a millisecond, which every
+  parallel loop of a step paid.
 
-A user's own OMP_NUM_THREADS and OMP_WAIT_POLICY win. docs/threads.md has the rules'
-measurements. The MPI processes of a job on one node share its cores:
-tracer.distribute sets OMP_NUM_THREADS for that before the first module loads.
+A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win. docs/threads.md has
+the rules' measurements. The MPI processes of a job on one node share its cores:
+tracer.distribute sets OMP_NUM_THREADS for that, and no spin, before the first module loads.
 """
 
+import contextlib
 import ctypes
 import math
 import os
 import threading
 
+# the pause loop's iterations an idle thread of a quiet machine's pool waits before it
+# sleeps: about 0.1 ms (25 ns an iteration on an AMD EPYC; more on CPUs whose pause is longer)
+QUIET_SPIN_COUNT = 4000
 _state = {"prepared": False, "blas": None}
 _blas_lock = threading.Lock()  # modules load in several threads at once
 
@@ -79,17 +86,65 @@ def _cgroup1_quota(text, folder):
     return quota / period if quota > 0 and period > 0 else None
 
 
+def others_running(proc="/proc"):
+    """How many threads of other processes are ready to run at this moment: the kernel's
+    count of runnable threads (`proc`/loadavg) less this process's own; None where it
+    cannot be read."""
+    try:
+        with open(os.path.join(proc, "loadavg")) as handle:
+            running = int(handle.read().split()[3].split("/")[0])
+        folder = os.path.join(proc, "self", "task")
+        tasks = os.listdir(folder)
+    except (OSError, ValueError, IndexError):
+        return None
+    own = 0
+    for task in tasks:
+        try:
+            with open(os.path.join(folder, task, "stat")) as handle:
+                stat = handle.read()
+        except OSError:  # the thread has ended
+            continue
+        own += stat[stat.rfind(")") :].startswith(") R")  # its state: R, ready to run
+    return max(0, running - own)
+
+
+def machine_is_quiet():
+    """Whether the pool's threads and the threads of other processes ready to run now fit
+    the machine's cores (on a 2-core machine: no other thread ready to run)."""
+    others = others_running()
+    return others is not None and others + usable_cores() <= (os.cpu_count() or 1)
+
+
 def prepare():
     """Before the first compiled module loads OpenMP (which reads its environment once):
-    passive waiting, and a pool no larger than the cores the process may use, where the
-    user has not set them. Children inherit the variables, as they would the user's."""
+    passive waiting after a short spin where the machine is quiet now (no spin where it is
+    not), and a pool no larger than the cores the process may use, where the user has not
+    set them. Children inherit the variables, as they would the user's, but for the spin
+    (`loading_openmp`)."""
     if _state["prepared"]:
         return
     _state["prepared"] = True
+    chosen = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if not chosen and machine_is_quiet():
+        os.environ["GOMP_SPINCOUNT"] = _state["spin"] = str(QUIET_SPIN_COUNT)
     cores, affinity = usable_cores(), _affinity()
     if affinity is not None and cores < affinity:
         os.environ.setdefault("OMP_NUM_THREADS", str(cores))
+
+
+@contextlib.contextmanager
+def loading_openmp():
+    """Around a load that may load OpenMP: its settings in the environment while it reads
+    them (`prepare`); then the spin chosen from this moment's machine leaves the
+    environment, so that a child process judges its own moment."""
+    prepare()
+    try:
+        yield
+    finally:
+        spin = _state.pop("spin", None)
+        if spin is not None and os.environ.get("GOMP_SPINCOUNT") == spin:
+            del os.environ["GOMP_SPINCOUNT"]
 
 
 def blas_on_calling_thread(folder, name):

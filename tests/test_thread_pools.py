@@ -194,7 +194,7 @@ GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(
 
 def _run(program, tmp_path, **env):
     environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
-    for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS"):
+    for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_NUM_THREADS"):
         environment.pop(name, None)
     environment.update(env)
     completed = subprocess.run(
@@ -231,3 +231,72 @@ def test_a_step_on_any_thread_count_agrees_and_the_blas_runs_on_the_calling_thre
         assert run["openblas_threads_variable"] is None
     chosen = _run(GRADIENT_AT_THREAD_COUNTS, tmp_path, OMP_WAIT_POLICY="ACTIVE")
     assert chosen["wait_policy"] == "ACTIVE"
+
+
+def _proc(tmp_path, loadavg, stats):
+    (tmp_path / "loadavg").write_text(loadavg)
+    for task, stat in stats.items():
+        (tmp_path / "self" / "task" / task).mkdir(parents=True)
+        (tmp_path / "self" / "task" / task / "stat").write_text(stat)
+    return str(tmp_path)
+
+
+def test_the_threads_of_other_processes_ready_to_run_leave_out_this_processs_own(tmp_path):
+    """loadavg's runnable count less this process's threads in state R; a thread's name may
+    hold ') R' itself (the state follows its last parenthesis)."""
+    proc = _proc(
+        tmp_path,
+        "0.10 0.20 0.30 5/120 999\n",
+        {"11": "11 (python3) R 1 11 0", "12": "12 (a) R) S 1 11 0", "13": "13 (b) R 1 11 0"},
+    )
+    assert thread_pools.others_running(proc) == 3
+    assert thread_pools.others_running(str(tmp_path / "missing")) is None
+    (tmp_path / "loadavg").write_text("garbled\n")
+    assert thread_pools.others_running(proc) is None
+
+
+@pytest.fixture
+def fresh_pool_settings(monkeypatch):
+    """thread_pools as before the first load of OpenMP, with no setting of the user's (the
+    environment is restored afterwards)."""
+    monkeypatch.setattr(thread_pools, "_state", {"prepared": False, "blas": None})
+    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_idle_threads_spin_briefly_only_where_the_machine_was_quiet(fresh_pool_settings, quiet):
+    """Passive waiting always; on a quiet machine after QUIET_SPIN_COUNT spins, a setting
+    that leaves the environment once OpenMP has loaded (a child judges its own machine)."""
+    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: quiet)
+    with thread_pools.loading_openmp():
+        assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+        spin = os.environ.get("GOMP_SPINCOUNT")
+        assert spin == (str(thread_pools.QUIET_SPIN_COUNT) if quiet else None)
+    assert "GOMP_SPINCOUNT" not in os.environ
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+
+
+@pytest.mark.parametrize("name, value", [("OMP_WAIT_POLICY", "ACTIVE"), ("GOMP_SPINCOUNT", "7")])
+def test_a_users_wait_setting_wins_over_the_spin(fresh_pool_settings, name, value):
+    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: True)
+    fresh_pool_settings.setenv(name, value)
+    with thread_pools.loading_openmp():
+        pass
+    assert os.environ[name] == value
+    assert os.environ.get("GOMP_SPINCOUNT") == ("7" if name == "GOMP_SPINCOUNT" else None)
+
+
+def test_the_processes_of_a_job_sharing_a_node_never_spin(fresh_pool_settings):
+    """tracer.distribute divides the cores among a node's processes, and their idle threads
+    sleep at once (each other's threads want the cores)."""
+    from tracer.distribute import process
+
+    fresh_pool_settings.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    fresh_pool_settings.setattr(process, "_loaded_openblas", lambda: [])  # numpy's left alone
+    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: True)
+    process._share_cores(2)
+    with thread_pools.loading_openmp():
+        assert os.environ["GOMP_SPINCOUNT"] == "0"
+    assert os.environ["OMP_NUM_THREADS"] == str(max(1, thread_pools.usable_cores() // 2))

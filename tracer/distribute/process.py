@@ -69,12 +69,15 @@ def init(comm=None):
 def _share_cores(processes):
     """Threads per process for OpenMP and the BLAS: the cores this process may use (its
     affinity mask and cgroup quota, codegen/thread_pools.py) / `processes`,
-    where the user has not set them. The environment reaches libraries loaded later (the
+    where the user has not set them, and idle threads that never spin (codegen/thread_pools.py
+    spins a little on a quiet machine). The environment reaches libraries loaded later (the
     compiled modules' OpenMP, whose threads also drive their BLAS); an OpenBLAS already
     loaded (numpy's) is told now."""
     per_process = max(1, thread_pools.usable_cores() // processes)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(name, str(per_process))
+    # idle threads sleep at once: the job's other processes want the cores
+    os.environ.setdefault("GOMP_SPINCOUNT", "0")
     for library in _loaded_openblas():
         for setter in (
             "scipy_openblas_set_num_threads64_",
