@@ -661,8 +661,8 @@ class Library:
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
-        try:
-            with thread_pools.loading_openmp():  # the first module loads it: it reads them once
+        try:  # OpenMP reads its settings as the first module loads it
+            with thread_pools.loading_openmp():
                 self._handle = _cffi_backend.load_library(path, flags)
             self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])
         except (OSError, AttributeError) as error:  # a noexec cache, a library gone missing

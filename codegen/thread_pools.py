@@ -14,8 +14,8 @@ the pool's own late thread, wanted. So:
   cgroup's CPU quota (a container limited to two cores of a larger machine);
 - idle threads sleep (OMP_WAIT_POLICY=PASSIVE), but for a short spin first
   (GOMP_SPINCOUNT) where no other process wanted the cores when OpenMP loaded: waking a
-  sleeping thread takes a virtual machine's idle core a tenth of a millisecond, which every
-  parallel loop of a step paid.
+  sleeping thread is slow where its core has halted (a virtual machine's idle core), and
+  every parallel loop of a step paid it.
 
 A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win. docs/threads.md has
 the rules' measurements. The MPI processes of a job on one node share its cores:
@@ -29,7 +29,7 @@ import os
 import threading
 
 # the pause loop's iterations an idle thread of a quiet machine's pool waits before it
-# sleeps: about 0.1 ms (25 ns an iteration on an AMD EPYC; more on CPUs whose pause is longer)
+# sleeps: a tenth of a millisecond or more, by the CPU's pause (docs/threads.md, rule 3)
 QUIET_SPIN_COUNT = 4000
 _state = {"prepared": False, "blas": None}
 _blas_lock = threading.Lock()  # modules load in several threads at once
