@@ -291,6 +291,7 @@ def test_a_users_wait_setting_wins_over_the_spin(fresh_pool_settings, name, valu
 def test_the_processes_of_a_job_sharing_a_node_never_spin(fresh_pool_settings):
     """tracer.distribute divides the cores among a node's processes, and their idle threads
     sleep at once (each other's threads want the cores)."""
+    pytest.importorskip("mpi4py", reason="tracer.distribute needs mpi4py: pip install -e '.[mpi]'")
     from tracer.distribute import process
 
     fresh_pool_settings.delenv("OPENBLAS_NUM_THREADS", raising=False)
