@@ -110,7 +110,11 @@ def others_running(proc="/proc"):
 
 def machine_is_quiet():
     """Whether the pool's threads and the threads of other processes ready to run now fit
-    the machine's cores (on a 2-core machine: no other thread ready to run)."""
+    the machine's cores (on a 2-core machine: no other thread ready to run), and no cgroup
+    CPU quota is set (a quota counts a spinning thread's time as work, and throttles the
+    process once it is spent)."""
+    if cgroup_quota() is not None:
+        return False
     others = others_running()
     return others is not None and others + usable_cores() <= (os.cpu_count() or 1)
 

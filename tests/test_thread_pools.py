@@ -255,6 +255,21 @@ def test_the_threads_of_other_processes_ready_to_run_leave_out_this_processs_own
     assert thread_pools.others_running(proc) is None
 
 
+def test_a_quiet_machine_has_room_for_the_pool_and_no_cpu_quota(monkeypatch):
+    cores = os.cpu_count()
+    monkeypatch.setattr(thread_pools, "usable_cores", lambda: 2)
+    monkeypatch.setattr(thread_pools, "cgroup_quota", lambda: None)
+    monkeypatch.setattr(thread_pools, "others_running", lambda: cores - 2)
+    assert thread_pools.machine_is_quiet()
+    monkeypatch.setattr(thread_pools, "others_running", lambda: cores - 1)
+    assert not thread_pools.machine_is_quiet()
+    monkeypatch.setattr(thread_pools, "others_running", lambda: None)  # no /proc to read
+    assert not thread_pools.machine_is_quiet()
+    monkeypatch.setattr(thread_pools, "others_running", lambda: 0)
+    monkeypatch.setattr(thread_pools, "cgroup_quota", lambda: 2.0)
+    assert not thread_pools.machine_is_quiet()
+
+
 @pytest.fixture
 def fresh_pool_settings(monkeypatch):
     """thread_pools as before the first load of OpenMP, with no setting of the user's (the
