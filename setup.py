@@ -30,6 +30,7 @@ setup(
             [os.path.relpath(extension.source, ROOT)],
             extra_compile_args=list(extension.flags),
             extra_link_args=[f for f in extension.flags if f == "-fopenmp"],
+            libraries=list(extension.libraries),
             optional=True,
         )
         for extension in _native_table().values()

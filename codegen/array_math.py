@@ -11,24 +11,33 @@ Each elementwise op here is one loop over the array of the op's own C form
 the softmax and its vector-Jacobian product are templates/softmax.c.j2's loops with the
 rows' count and length read at run time (the same maximum, exp, sums and division, in the
 same order). The threads share whole blocks of elements, or whole rows, as compiled loops
-do, so no value depends on their number. The module is built as a compiled one is (the same
-flags, glibc's vector maths, the disk cache) and called through its entry point; one module
-per element type holds every function, so a process builds or loads it once. The first call
-on a machine builds it; later processes load it from the cache. Where no module can be built
-(no compiler, a cache that cannot hold it), `apply` says so with None and the caller keeps
-its own way.
+do, so no value depends on their number. One module per element type holds every function,
+called through its entry point.
+
+The loops are installed built: runtime/array_math.c compiles both types' modules, as
+`python -m codegen.array_math` writes them into runtime/array_math_loops.h, with the compiled
+modules' flags and glibc's vector maths, when tracer is installed, so that an eager step's
+first call waits for no compiler. Where that extension is missing (no compiler or no libmvec
+at install), was built from other loops than these (an editable install not rebuilt after
+a change here or in the forms) or cannot run on this CPU, the module is built as a compiled
+one is (the same flags, the disk cache) at the first call; later processes load it from the
+cache. Where neither can be had (no compiler, a cache that cannot hold it), `apply` says so
+with None and the caller keeps its own way.
 """
 
+import hashlib
 import math
+import os
+import sys
 import threading
 
 import numpy as np
 
-from codegen import build, conv_kernels, units
+from codegen import build, conv_kernels, thread_pools, units
 from codegen.ctypes import compute
 from codegen.errors import BuildFailure
 from codegen.forms import C_FORMS
-from runtime import installed_kernels
+from runtime import installed_kernels, native
 
 BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 
@@ -58,7 +67,7 @@ _HEAD = """\
 #define TR_PART static
 #endif
 """
-_SIGNATURE = "TR_PART void f{index}(int64_t size, int64_t row, {parameters}, {T} *restrict out)"
+_SIGNATURE = "TR_PART void {name}(int64_t size, int64_t row, {parameters}, {T} *restrict out)"
 _ELEMENTWISE = """\
 {signature} {{
     #pragma omp parallel for schedule(static) if(size >= {parallel_min})
@@ -114,8 +123,11 @@ int tracer_run(char **args) {{
 }}
 """
 _ffi = build.Library.ffi
-_built = {}  # dtype name -> the loaded module, or None where it cannot be built
-_building = threading.Lock()
+_entries = {}  # dtype name -> the loops' entry point (a cffi function), or None where none
+_finding = threading.Lock()
+LOOPS_HEADER = os.path.join(
+    os.path.dirname(native.EXTENSIONS["array_math"].source), "array_math_loops.h"
+)
 
 
 def apply(name, *arrays):
@@ -132,8 +144,8 @@ def apply(name, *arrays):
         raise ValueError(f"array_math's {name} takes arrays of one shape and dtype")
     if name in ROWS and first.ndim == 0:
         raise ValueError(f"array_math's {name} takes rows: arrays of rank 1 or more")
-    library = _library(type_name)
-    if library is None:
+    run = _entry(type_name)
+    if run is None:
         return None
     arrays = [np.asarray(a, order="C") for a in arrays]  # (ascontiguousarray makes 0-d 1-d)
     out = np.empty_like(arrays[0])
@@ -142,29 +154,85 @@ def apply(name, *arrays):
     at = head.ctypes.data
     pointers = [_ffi.cast("char *", at + 8 * k) for k in range(3)]
     pointers += [_ffi.cast("char *", a.ctypes.data) for a in (*arrays, out)]
-    library.run(_ffi.new("char *[]", pointers))
+    run(_ffi.new("char *[]", pointers))
     return out
 
 
-def _library(type_name):
-    if type_name not in _built:
-        with _building:
-            if type_name not in _built:
-                _built[type_name] = _build(type_name)
-    return _built[type_name]
+def _entry(type_name):
+    """The entry point of the loops for `type_name`: the installed ones, else a module's."""
+    if type_name not in _entries:
+        with _finding:
+            if type_name not in _entries:
+                _entries[type_name] = _installed_entry(type_name) or _built_entry(type_name)
+    return _entries[type_name]
 
 
-def source(dtype):
-    """The module's C for arrays of `dtype` (tracer's float32 or float64): each function in
-    a block of codegen/units.py's, so that its translation units compile at once."""
+def _installed_entry(type_name):
+    """The entry point of runtime/array_math.c's loops for `type_name`, or None where that
+    extension was not built, was built from other loops, or cannot run on this CPU."""
+    with thread_pools.loading_openmp():  # the extension links OpenMP, which reads its settings once
+        module = native.load("array_math", _same_loops)
+    address = module.entry(installed_kernels.suffix(np.dtype(type_name))) if module else 0
+    return _ffi.cast(build.ENTRY_POINT[1], address) if address else None
+
+
+def _same_loops(module):
+    """'' where `module` was built from the loops this file writes (native.load's check)."""
+    key = loops_key(loops_header_body())
+    if module.LOOPS_KEY != key:
+        return f"its loops are {module.LOOPS_KEY}, not {key} (python -m codegen.array_math)"
+    return ""
+
+
+def _built_entry(type_name):
+    from tracer import dtypes  # the forms' types; imported at the first build
+
+    try:
+        return build.load(source(dtypes.as_dtype(type_name)), uses_blas=False)[0].run
+    except BuildFailure:
+        return None
+
+
+def loops_header_body():
+    """Both types' modules, as compiled with glibc's vector maths, in one translation unit:
+    each entry point renamed array_math_run_ and the type's suffix."""
+    from tracer import dtypes
+
+    parts = []
+    for dtype in (dtypes.float32, dtypes.float64):
+        run = f"array_math_run_{installed_kernels.suffix(dtype)}"
+        parts.append(f"#define tracer_run {run}\n{source(dtype, True)}#undef tracer_run\n")
+    return "".join(parts)
+
+
+def loops_key(body):
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def loops_header():
+    """runtime/array_math_loops.h's text: `loops_header_body` and its key, LOOPS_KEY."""
+    body = loops_header_body()
+    return (
+        "/* codegen/array_math.py's loops for runtime/array_math.c, written by\n"
+        "   `python -m codegen.array_math`: not to be edited */\n"
+        f'{body}#define LOOPS_KEY "{loops_key(body)}"\n'
+    )
+
+
+def source(dtype, vector_math=None):
+    """The module's C for arrays of `dtype` (tracer's float32 or float64), calling glibc's
+    vector maths where `vector_math` (default: where the compiler has them): each function
+    in a block of codegen/units.py's, so that its translation units compile at once."""
     from codegen.loops import PARALLEL_MIN  # (codegen.loops imports tracer, which imports this)
 
     C = compute(dtype)
-    vector_math = build.vector_math()
+    vector_math = build.vector_math() if vector_math is None else vector_math
+    suffix = installed_kernels.suffix(dtype)
     helpers, declarations, functions, cases = {}, [], [], []
     for index, (name, arity) in enumerate(FUNCTIONS.items()):
         parameters = ", ".join(f"const {C} *restrict x{k}" for k in range(arity))
-        signature = _SIGNATURE.format(index=index, parameters=parameters, T=C)
+        function = f"{name}_{suffix}"
+        signature = _SIGNATURE.format(name=function, parameters=parameters, T=C)
         declarations.append(signature + ";\n")
         common = dict(signature=signature, T=C, parallel_min=PARALLEL_MIN)
         if name in ELEMENTWISE:
@@ -180,7 +248,7 @@ def source(dtype):
             helpers.update(h.definitions(dtype, vector_math))
         arguments = "".join(f"(const {C} *)args[{3 + k}], " for k in range(arity))
         cases.append(
-            f"    case {index}: f{index}(size, row, {arguments}({C} *)args[{3 + arity}]); break;"
+            f"    case {index}: {function}(size, row, {arguments}({C} *)args[{3 + arity}]); break;"
         )
     blocks = [*functions, _ENTRY.format(cases="\n".join(cases))]
     return "".join(
@@ -203,15 +271,6 @@ def _in_unit_blocks(texts):
         middle = min(start + work // 2, total - 1)
         yield f"#if TR_IN_UNIT  /* work {work} at {middle} of {total} */\n{text}#endif\n"
         start += work
-
-
-def _build(type_name):
-    from tracer import dtypes  # the forms' types; imported at the first build
-
-    try:
-        return build.load(source(dtypes.as_dtype(type_name)), uses_blas=False)[0]
-    except BuildFailure:
-        return None
 
 
 def leading_sums(x, leading):
@@ -276,3 +335,9 @@ def select_positive(x, y):
     out = np.empty_like(x)
     installed_kernels.call(f"select_positive_{suffix}", np.array([x.size], np.int64), (x, y), out)
     return out
+
+
+if __name__ == "__main__":  # python -m codegen.array_math: write the installed loops' header
+    with open(LOOPS_HEADER, "w") as handle:
+        handle.write(loops_header())
+    sys.stdout.write(f"wrote {LOOPS_HEADER}; pip install -e . builds it\n")

@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "runs_here.h"
+
 #define INTERFACE 4 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
@@ -117,31 +119,6 @@ static const char *kernel_names =
     "pad_zeros_f32 pad_zeros_f64 select_positive_f32 select_positive_f64 "
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
     "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64";
-
-/* Whether this CPU runs what the build used (-march=native where tracer was installed), and
-   multiplies and adds as modules built here do (with one rounding or two): else no table. */
-static int
-runs_here(void)
-{
-    __builtin_cpu_init();
-#if defined(__x86_64__) || defined(__i386__)
-#ifdef __AVX512F__
-    if (!__builtin_cpu_supports("avx512f")) return 0;
-#endif
-#ifdef __AVX2__
-    if (!__builtin_cpu_supports("avx2")) return 0;
-#endif
-#ifdef __AVX__
-    if (!__builtin_cpu_supports("avx")) return 0;
-#endif
-#ifdef __FMA__
-    if (!__builtin_cpu_supports("fma")) return 0;
-#else
-    if (__builtin_cpu_supports("fma")) return 0;
-#endif
-#endif
-    return 1;
-}
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

@@ -1,6 +1,7 @@
 """tracer's CPython extensions: which there are, their one interface version, loading, builds.
 
-Four paths of tracer have a copy in C, each an optional extension module:
+Four paths of tracer have a copy in C, and one set of eager loops is installed built, each an
+optional extension module:
 
     fast_apply     tracer.ops._fast_apply    the eager op path        tracer.ops.core._apply
     fast_call      runtime._fast_call        a compiled function's    the Python function of
@@ -11,19 +12,22 @@ Four paths of tracer have a copy in C, each an optional extension module:
                                              kernels for compiled     (templates/
                                              modules                  patch_product.c.j2,
                                                                       windows.c.j2)
+    array_math     runtime._array_math       eager erf, GELU and      codegen/array_math.py's
+                                             softmax loops            module, built at the
+                                                                      first call
 
 The last column is the definition; the C file repeats it only where a benchmark shows the
 need, and a test holds the two to the same bits (docs/native-paths.md).
 
 Each extension exports `INTERFACE`, which must equal this module's: one number for the
-four, raised whenever any of them changes what it takes or does. An editable install whose
+five, raised whenever any of them changes what it takes or does. An editable install whose
 extensions were not rebuilt then runs the Python paths, with one RuntimeWarning per
 extension, never a stale C copy. A missing extension (no compiler at install time) is
 silent: the Python paths are complete. A user may add its own check (`load(name, check)`):
 fast_apply's user runs both paths on probe ops; the check needs tracer's classes, which
 runtime may not import, so the check is the user's and the verdict is this module's.
 
-Under TRACER_SANITIZE (docs/reliability.md) the four are not imported but compiled from
+Under TRACER_SANITIZE (docs/reliability.md) the five are not imported but compiled from
 their sources with those sanitizers (`build`) into a directory of this user's, and imported
 from there; later processes find them built."""
 
@@ -50,13 +54,15 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Extension(NamedTuple):
     """One of tracer's extensions: its import name, its C file, what it is, what runs
-    where it is not used, and the compiler's flags it needs besides Python's."""
+    where it is not used, the compiler's flags it needs besides Python's, and the libraries
+    it links besides Python's."""
 
     module: str
     source: str
     role: str
     instead: str
     flags: tuple = ()
+    libraries: tuple = ()
 
 
 EXTENSIONS = {
@@ -86,6 +92,31 @@ EXTENSIONS = {
         "the convolution and pooling kernels installed with tracer",
         "each module's own",
         ("-O3", "-march=native", "-fopenmp", "-ffp-contract=off", "-fno-math-errno", "-fwrapv"),
+    ),
+    # the loops of codegen/array_math.py's modules, with those modules' flags and glibc's
+    # vector maths (codegen/build.py's FLAGS and VECTOR_MATH_FLAGS): without libmvec, no build
+    "array_math": Extension(
+        "runtime._array_math",
+        os.path.join(_ROOT, "runtime", "array_math.c"),
+        "the eager erf, GELU and softmax loops installed with tracer",
+        "a module built at the first call",
+        (
+            "-O3",
+            "-march=native",
+            "-std=gnu11",
+            "-fopenmp",
+            "-ffp-contract=off",
+            "-fno-math-errno",
+            "-fwrapv",
+            "-fopenmp-simd",
+            "-fno-builtin-sin",
+            "-fno-builtin-cos",
+            "-fno-builtin-sinf",
+            "-fno-builtin-cosf",
+            "-fno-builtin-exp",
+            "-fno-builtin-expf",
+        ),
+        ("mvec", "m"),
     ),
 }
 
@@ -197,7 +228,8 @@ def build(sanitize, directory):
         paths[name] = os.path.join(directory, f"{short_name}-{key[:16]}{suffix}")
         if not os.path.exists(paths[name]):
             staging = f"{paths[name]}.{os.getpid()}.tmp"
-            command = [cc, *flags, *own, extension.source, "-o", staging]
+            libraries = [f"-l{name}" for name in extension.libraries]
+            command = [cc, *flags, *own, extension.source, *libraries, "-o", staging]
             compilers[name] = subprocess.Popen(command, stderr=subprocess.PIPE, text=True), staging
     errors = {name: process.communicate()[1] for name, (process, _) in compilers.items()}
     failed = [name for name, (process, _) in compilers.items() if process.returncode != 0]

@@ -1,15 +1,22 @@
 """codegen/array_math.py: C's erf over whole arrays, the eager kernel's way for arrays of 64
 elements and more, against math.erf element by element (glibc's vector erf is within 4 ulp),
 special values, shapes and strides included; and erf's eager gradient at that size against
-its analytic value."""
+its analytic value; the same loops installed built with tracer (runtime/array_math.c) give a
+built module's bits and need no compiler."""
 
+import importlib.util
 import math
+import os
+import subprocess
+import sys
+import types
 
 import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_math
+from codegen import array_math, build
+from runtime import native
 from tracer.ops.math_ops import ERF_OVER_ARRAYS_FROM, _erf_kernel
 
 rng = np.random.default_rng(20261130)
@@ -55,3 +62,78 @@ def test_erfs_eager_gradient_over_a_large_array_is_its_analytic_value():
     expected = 2 / np.sqrt(np.pi) * np.exp(-(x.numpy() ** 2))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-14)
     np.testing.assert_allclose(y.numpy(), _reference(x.numpy()).sum(), rtol=1e-13)
+
+
+# ---- the loops installed with tracer (runtime/array_math.c) --------------------------------
+
+INSTALLED = importlib.util.find_spec("runtime._array_math") is not None
+
+
+def test_the_installed_loops_header_is_what_this_file_writes():
+    with open(array_math.LOOPS_HEADER) as handle:
+        assert handle.read() == array_math.loops_header(), "run python -m codegen.array_math"
+
+
+def test_the_extension_is_built_with_the_flags_of_the_modules_it_stands_for():
+    extension = native.EXTENSIONS["array_math"]
+    not_code = ("-W", "-shared", "-fPIC", "-pipe", "-fno-use-linker-plugin")
+    modules = [*build.FLAGS, *build.VECTOR_MATH_FLAGS, "-fopenmp"]
+    assert {f for f in modules if not f.startswith(not_code)} <= set(extension.flags)
+    assert "mvec" in extension.libraries
+
+
+def test_an_extension_built_from_other_loops_is_refused_with_the_cure():
+    stale = types.SimpleNamespace(LOOPS_KEY="0" * 16)
+    assert "python -m codegen.array_math" in array_math._same_loops(stale)
+    current = array_math.loops_key(array_math.loops_header_body())
+    assert array_math._same_loops(types.SimpleNamespace(LOOPS_KEY=current)) == ""
+
+
+@pytest.mark.skipif(not INSTALLED, reason="the extension was not built here")
+@pytest.mark.parametrize("type_name", ["float32", "float64"])
+def test_the_installed_loops_give_the_bits_of_a_module_built_from_them(type_name, monkeypatch):
+    installed = array_math._installed_entry(type_name)
+    assert installed is not None, "built from other loops or for another CPU: pip install -e ."
+    built = array_math._built_entry(type_name)
+    if built is None:
+        pytest.skip("no module can be built here")
+    shapes = [(5,), (3, 100), (64, 64), (2, 1), (8, 4, 64, 64), (300, 700), (1027,)]
+    for name, arity in array_math.FUNCTIONS.items():
+        for shape in shapes:  # tails of rows and of blocks, and loops on the threads
+            arrays = [(rng.standard_normal(shape) * 4).astype(type_name) for _ in range(arity)]
+            flat = arrays[0].reshape(-1)
+            flat[: len(SPECIAL)] = np.array(SPECIAL, type_name)[: flat.size]
+            results = []
+            for run in (installed, built):
+                monkeypatch.setitem(array_math._entries, type_name, run)
+                results.append(array_math.apply(name, *arrays).tobytes())
+            assert results[0] == results[1], (name, shape)
+
+
+@pytest.mark.skipif(not INSTALLED, reason="the extension was not built here")
+def test_eager_gelu_and_softmax_need_no_compiler_where_the_loops_are_installed(tmp_path):
+    program = (
+        "import numpy as np, tracer as tt\n"
+        "from codegen import array_math\n"
+        "x = np.linspace(-5.0, 5.0, 64 * 256, dtype=np.float32).reshape(64, 256)\n"
+        "g, s = tt.nn.gelu(tt.constant(x)).numpy(), tt.nn.softmax(tt.constant(x)).numpy()\n"
+        "assert array_math._entry('float32') is not None\n"
+        "np.save('gelu.npy', g); np.save('softmax.npy', s)\n"
+    )
+    environment = dict(os.environ, CC=str(tmp_path / "no-such-cc"), TRACER_CACHE_DIR=str(tmp_path))
+    completed = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    x = np.linspace(-5.0, 5.0, 64 * 256).reshape(64, 256)
+    gelu = 0.5 * x * (1 + _reference(x / np.sqrt(2)))
+    softmax = np.exp(x - x.max(-1, keepdims=True))
+    softmax /= softmax.sum(-1, keepdims=True)
+    # float32's 1 + erf(x / sqrt(2)) near x = -5 keeps an ulp of 1: x / 2 * 1.2e-7 apart
+    np.testing.assert_allclose(np.load(tmp_path / "gelu.npy"), gelu, rtol=2e-6, atol=4e-7)
+    np.testing.assert_allclose(np.load(tmp_path / "softmax.npy"), softmax, rtol=2e-6, atol=1e-12)
+    assert not list(tmp_path.rglob("*.so"))  # nothing was built

@@ -1,0 +1,221 @@
+/* codegen/array_math.py's loops for runtime/array_math.c, written by
+   `python -m codegen.array_math`: not to be edited */
+#define tracer_run array_math_run_f32
+/* tracer: eager ops over arrays of float (codegen/array_math.py) */
+#include <math.h>
+#include <stdint.h>
+#if defined(__GNUC__)
+#define TR_INLINE __attribute__((always_inline))
+#else
+#define TR_INLINE
+#endif
+#define TR_IN_UNIT 1
+#ifdef TR_UNIT
+#define TR_PART __attribute__((visibility("hidden")))
+#else
+#define TR_PART static
+#endif
+#pragma omp declare simd notinbranch
+__attribute__((const)) float erff(float);
+static inline TR_INLINE float tr_gelu_f32(float x) { return (float)0.5 * x * (1 + erff(x * (float)0.7071067811865476)); }
+#pragma omp declare simd notinbranch
+__attribute__((const)) float expf(float);
+static inline TR_INLINE float tr_exp_f32(float x) { const float low = sizeof(float) == 4 ? (float)-87 : (float)-708; const float shift = x < low ? (float)64 : 0; const float scale = x < low ? (float)1.6038108905486378e-28 : 1; float arg = x + shift; arg = arg < low ? low : arg; return expf(arg) * scale; }
+static inline TR_INLINE float tr_gelu_slope_f32(float x) { return (float)0.5 * (1 + erff(x * (float)0.7071067811865476)) + x * (tr_exp_f32((float)-0.5 * x * x) * (float)0.3989422804014327); }
+TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+#if TR_IN_UNIT  /* work 402 at 201 of 2923 */
+TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(erff(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 410 at 607 of 2923 */
+TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(tr_gelu_f32(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 457 at 1040 of 2923 */
+TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)((x1[i] * tr_gelu_slope_f32(x0[i])));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 863 at 1700 of 2923 */
+TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const float *restrict row = x0 + r * n;
+        float *restrict o = out + r * n;
+        float peak = -INFINITY;
+        #pragma omp simd reduction(max:peak)
+        for (int64_t j = 0; j < n; j++) peak = (float)row[j] > peak ? (float)row[j] : peak;
+        float total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) {
+            const float e = tr_exp_f32((float)row[j] - peak);
+            o[j] = (float)e;
+            total += e;
+        }
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = (float)((float)o[j] / total);
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 676 at 2470 of 2923 */
+TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const float *restrict yr = x0 + r * n, *restrict vr = x1 + r * n;
+        float dot = 0;
+        #pragma omp simd reduction(+:dot)
+        for (int64_t j = 0; j < n; j++) dot += (float)vr[j] * (float)yr[j];
+        float *restrict o = out + r * n;
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = (float)((float)yr[j] * ((float)vr[j] - dot));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 115 at 2865 of 2923 */
+int tracer_run(char **args) {
+    const int64_t function = *(const int64_t *)args[0];
+    const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
+    switch (function) {
+    case 0: erf_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 1: gelu_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 2: gelu_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 3: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 4: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    }
+    return 0;
+}
+#endif
+#undef tracer_run
+#define tracer_run array_math_run_f64
+/* tracer: eager ops over arrays of double (codegen/array_math.py) */
+#include <math.h>
+#include <stdint.h>
+#if defined(__GNUC__)
+#define TR_INLINE __attribute__((always_inline))
+#else
+#define TR_INLINE
+#endif
+#define TR_IN_UNIT 1
+#ifdef TR_UNIT
+#define TR_PART __attribute__((visibility("hidden")))
+#else
+#define TR_PART static
+#endif
+#pragma omp declare simd notinbranch
+__attribute__((const)) double erf(double);
+static inline TR_INLINE double tr_gelu_f64(double x) { return (double)0.5 * x * (1 + erf(x * (double)0.7071067811865476)); }
+#pragma omp declare simd notinbranch
+__attribute__((const)) double exp(double);
+static inline TR_INLINE double tr_exp_f64(double x) { const double low = sizeof(double) == 4 ? (double)-87 : (double)-708; const double shift = x < low ? (double)64 : 0; const double scale = x < low ? (double)1.6038108905486378e-28 : 1; double arg = x + shift; arg = arg < low ? low : arg; return exp(arg) * scale; }
+static inline TR_INLINE double tr_gelu_slope_f64(double x) { return (double)0.5 * (1 + erf(x * (double)0.7071067811865476)) + x * (tr_exp_f64((double)-0.5 * x * x) * (double)0.3989422804014327); }
+TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+#if TR_IN_UNIT  /* work 404 at 202 of 2958 */
+TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(erf(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 413 at 610 of 2958 */
+TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(tr_gelu_f64(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 461 at 1047 of 2958 */
+TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)((x1[i] * tr_gelu_slope_f64(x0[i])));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 876 at 1716 of 2958 */
+TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const double *restrict row = x0 + r * n;
+        double *restrict o = out + r * n;
+        double peak = -INFINITY;
+        #pragma omp simd reduction(max:peak)
+        for (int64_t j = 0; j < n; j++) peak = (double)row[j] > peak ? (double)row[j] : peak;
+        double total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) {
+            const double e = tr_exp_f64((double)row[j] - peak);
+            o[j] = (double)e;
+            total += e;
+        }
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = (double)((double)o[j] / total);
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 687 at 2497 of 2958 */
+TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const double *restrict yr = x0 + r * n, *restrict vr = x1 + r * n;
+        double dot = 0;
+        #pragma omp simd reduction(+:dot)
+        for (int64_t j = 0; j < n; j++) dot += (double)vr[j] * (double)yr[j];
+        double *restrict o = out + r * n;
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = (double)((double)yr[j] * ((double)vr[j] - dot));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 117 at 2899 of 2958 */
+int tracer_run(char **args) {
+    const int64_t function = *(const int64_t *)args[0];
+    const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
+    switch (function) {
+    case 0: erf_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 1: gelu_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 2: gelu_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 3: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 4: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    }
+    return 0;
+}
+#endif
+#undef tracer_run
+#define LOOPS_KEY "55abe43503f82b1f"
