@@ -1,20 +1,23 @@
-"""Small matrix products for the eager kernels: one BLAS call on the calling thread.
+"""Matrix products for the eager kernels through the compiled modules' BLAS.
 
 numpy's OpenBLAS computes a product of more than 2^18 multiply-adds on threads of its own,
 which then wait for the next product spinning (up to OpenBLAS's thread time-out, a tenth of
-a second), on the cores that tracer's next parallel loop wants: an eager convolution, GELU,
-a softmax. In an eager CNN step whose only numpy products were its dense layer's (2^21
-multiply-adds each), its convolutions took twice their time. A product of fewer than
-`ONE_THREAD_MACS` multiply-adds takes at most about a hundred microseconds on one core, so
-those that numpy would thread (from `NUMPY_THREADS_MACS`) are computed by the compiled
-modules' BLAS (scipy-openblas32, which runs each call on the thread that makes it:
-codegen/thread_pools.py), called through cffi, with nothing to compile; numpy's threads
-wake only for the products large enough to pay for them. Smaller products stay numpy's,
-which computes them on the calling thread with less overhead than a call through cffi.
+a second, on x86 without yielding), on the cores that tracer's next parallel loop wants: an
+eager convolution, GELU, a softmax, a triangular solve. In an eager CNN step whose only
+numpy products were its dense layer's (2^21 multiply-adds each), its convolutions took twice
+their time; in an eager GP step, its triangular solves after numpy's 512^3 product twice
+theirs. So the products numpy would thread (from `NUMPY_THREADS_MACS`) are computed by the
+compiled modules' BLAS (scipy-openblas32, which runs each call on the thread that makes it:
+codegen/thread_pools.py), called through cffi, with nothing to compile: below
+`ONE_THREAD_MACS` in one call on the calling thread (at most about a hundred microseconds
+on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
+templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
+compiled one has. Smaller products stay numpy's, which computes them on the calling thread
+with less overhead than a call through cffi; so do batches of products.
 
 A product is routed by its sizes alone, so a given product always comes from the same
-library; the compiled modules call the same one, in one call below 2^20 multiply-adds (their
-threads' parts above), where their products and the eager kernels' give the same bits.
+library; the compiled modules call the same one, in one call below 2^20 multiply-adds and in
+the same parts above, where their products and the eager kernels' give the same bits.
 """
 
 import functools
@@ -23,7 +26,8 @@ import os
 import _cffi_backend
 import numpy as np
 
-from codegen import build, thread_pools
+from codegen import build, conv_kernels, thread_pools
+from runtime import installed_kernels
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
 ONE_THREAD_MACS = 1 << 22
@@ -35,14 +39,16 @@ _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
 
 def product(a, b, transpose_a, transpose_b):
     """op(a) @ op(b) for 2-D arrays of one floating dtype (op: the transpose where asked)
-    when numpy would thread it, it is small enough for one thread, and the BLAS is there;
-    else None."""
+    when numpy would thread it and the BLAS is there (from ONE_THREAD_MACS, in parts on the
+    threads where the installed kernels are there too); else None."""
     names = _FUNCTIONS.get(a.dtype)
     if names is None or b.dtype != a.dtype or a.ndim != 2 or b.ndim != 2:
         return None
     m, k = a.shape[::-1] if transpose_a else a.shape
     n = b.shape[0] if transpose_b else b.shape[1]
-    if not NUMPY_THREADS_MACS < m * n * k < ONE_THREAD_MACS:
+    macs = m * n * k
+    in_parts = macs >= ONE_THREAD_MACS
+    if macs <= NUMPY_THREADS_MACS or (in_parts and not conv_kernels.available()):
         return None
     gemm = _gemm(*names)
     if gemm is None:
@@ -50,6 +56,16 @@ def product(a, b, transpose_a, transpose_b):
     a, flag_a, lda = _operand(a, transpose_a)
     b, flag_b, ldb = _operand(b, transpose_b)
     out = np.empty((m, n), a.dtype)
+    if in_parts:
+        transposes = [flag_a == _TRANSPOSE, flag_b == _TRANSPOSE]
+        geometry = [*transposes, m, n, k, lda, ldb, max(1, n), m >= n]  # linalg_ops' rows rule
+        installed_kernels.call(
+            f"gemm_parts_{installed_kernels.suffix(a.dtype)}",
+            np.array(geometry, np.int64),
+            (address(gemm), a, b),
+            out,
+        )
+        return out
     pointer = _ffi.cast
     gemm(
         _ROW_MAJOR,

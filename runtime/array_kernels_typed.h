@@ -8,8 +8,8 @@
  * leading axes). Each gives the bits of the module's own kernel: the first two compute
  * nothing but copies and selections, and the sums add each column's terms in the order of
  * the rows, in double, as codegen/loops.py's reductions over leading axes do. Beside them,
- * for the eager kernels: relu, Adam's update of a variable, and the BLAS's triangular solves
- * of a batch in column blocks on the threads.
+ * for the eager kernels: relu, Adam's update of a variable, the BLAS's triangular solves
+ * of a batch in column blocks on the threads, and the BLAS's products in parts on them.
  *
  * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
  * and out's shape (r); select_positive: the element count; column_sums: rows, columns. */
@@ -138,4 +138,37 @@ static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const 
             trsm(101, 141, uplo, op, 131, (int)n, (int)width, (T)1, a + b * n * n, (int)n,
                  x + b * n * k + first, (int)k);
         }
+}
+
+/* A product op(a) op(b) through the BLAS in parts on the threads, as a compiled module makes
+   it (templates/gemm_parts.c.j2: the same parts, so the same bits), for the eager products
+   that numpy would run on OpenBLAS's own threads (codegen/array_blas.py). g: whether op
+   transposes a, and b, m, n, k, lda, ldb, ldc, whether the parts are rows of the output
+   (else columns); gemm for T by its address in f[0] (the compiled modules' BLAS, which runs
+   each call on the thread that makes it). */
+typedef void (*NAME(gemm_call))(int, int, int, int, int, int, T, const T *, int, const T *, int,
+                                T, T *, int);
+static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const T *a, const T *b,
+                             T *out)
+{
+    const int ta = (int)g[0], tb = (int)g[1], split_rows = (int)g[8];
+    const int64_t m = g[2], n = g[3], k = g[4], lda = g[5], ldb = g[6], ldc = g[7];
+    const NAME(gemm_call) gemm = (NAME(gemm_call))f[0];
+    const int64_t extent = split_rows ? m : n;
+    const int64_t blocks = (extent + 15) / 16, most = blocks / 4 > 1 ? blocks / 4 : 1;
+    const int threaded = (double)m * n * k >= GEMM_PARALLEL_MIN;
+    const int64_t wanted = threaded ? 2 * THREADS() : 1;
+    const int64_t parts = wanted < most ? wanted : most;
+    const int op_a = ta ? 112 : 111, op_b = tb ? 112 : 111; /* CBLAS's enumerations */
+#pragma omp parallel for schedule(dynamic, 1) if (threaded)
+    for (int64_t part = 0; part < parts; part++) {
+        const int64_t first = part * blocks / parts * 16;
+        const int64_t last = part + 1 == parts ? extent : (part + 1) * blocks / parts * 16;
+        if (split_rows)
+            gemm(101, op_a, op_b, (int)(last - first), (int)n, (int)k, (T)1,
+                 a + first * (ta ? 1 : k), (int)lda, b, (int)ldb, (T)0, out + first * n, (int)ldc);
+        else
+            gemm(101, op_a, op_b, (int)m, (int)(last - first), (int)k, (T)1, a, (int)lda,
+                 b + first * (tb ? k : 1), (int)ldb, (T)0, out + first, (int)ldc);
+    }
 }

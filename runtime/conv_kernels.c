@@ -18,8 +18,8 @@
  * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
  *
  * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
- * kernels relu, Adam's update of an optimizer's variable and batches of triangular solves
- * (array_kernels_typed.h), which take geometries of their own.
+ * kernels relu, Adam's update of an optimizer's variable, batches of triangular solves and
+ * products in parts (array_kernels_typed.h), which take geometries of their own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,6 +28,13 @@
 #include <string.h>
 
 #include "runs_here.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#define THREADS() omp_get_max_threads() /* the threads a parallel loop may use now */
+#else
+#define THREADS() 1
+#endif
 
 #define INTERFACE 4 /* runtime/native.py refuses a module of another */
 
@@ -40,6 +47,7 @@
 #define TR_MADD(a, b, c) ((a) * (b) + (c))
 #endif
 #define PARALLEL_MIN 131072 /* codegen.loops.PARALLEL_MIN */
+#define GEMM_PARALLEL_MIN 1048576 /* tracer/ops/linalg_ops.py's GEMM_PARALLEL_MIN */
 #define COLUMN_BLOCK 1024   /* codegen.loops.COLUMN_BLOCK */
 #define MOST_RANK 8         /* codegen/conv_kernels.py pads no more axes */
 
@@ -112,13 +120,15 @@ static const kernel kernels[] = {
     (kernel)adam_update_f32,       (kernel)adam_update_f64,
     (kernel)relu_values_f32,       (kernel)relu_values_f64,
     (kernel)triangular_solves_f32, (kernel)triangular_solves_f64,
+    (kernel)gemm_parts_f32,        (kernel)gemm_parts_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
     "window_max_pool_f32 window_max_pool_f64 window_max_scatter_f32 window_max_scatter_f64 "
     "pad_zeros_f32 pad_zeros_f64 select_positive_f32 select_positive_f64 "
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
-    "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64";
+    "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64 "
+    "gemm_parts_f32 gemm_parts_f64";
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

@@ -37,6 +37,8 @@ KERNELS = (
     "relu_values_f64",
     "triangular_solves_f32",
     "triangular_solves_f64",
+    "gemm_parts_f32",
+    "gemm_parts_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)

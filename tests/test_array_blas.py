@@ -1,7 +1,8 @@
-"""The eager kernels' products on the calling thread (codegen/array_blas.py): the products
-numpy would thread and one core computes quickly, against numpy, with transposes and
-column-major or strided operands; the others left to numpy; and eager products that give
-the compiled code's bits.
+"""The eager kernels' products through the compiled modules' BLAS (codegen/array_blas.py): the
+products numpy would thread, on the calling thread where one core computes them quickly and
+in parts on tracer's threads above, against numpy, with transposes and column-major or
+strided operands; the others left to numpy; and eager products that give the compiled
+code's bits, in one call and in parts.
 """
 
 import numpy as np
@@ -44,7 +45,6 @@ def test_a_product_numpy_would_thread_is_computed_on_this_thread(shape, dtype, t
     "a, b",
     [
         (np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)),  # numpy keeps it on one thread
-        (np.ones((300, 300)), np.ones((300, 300))),  # large enough for numpy's threads
         (np.ones((64, 3136), np.float32), np.ones((3136, 10))),  # two dtypes
         (np.ones((4, 64, 3136), np.float32), np.ones((3136, 10), np.float32)),  # a batch
         (np.ones((64, 3136), np.int64), np.ones((3136, 10), np.int64)),
@@ -54,10 +54,33 @@ def test_other_products_are_left_to_numpy(a, b):
     assert array_blas.product(a, b, False, False) is None
 
 
-@pytest.mark.parametrize("shape", [(64, 3136, 10), (128, 512, 10)])
+# (m, k, n) from ONE_THREAD_MACS: cut into rows, into columns, into the fewest parts (one
+# block of 16 rows), and an eager MLP step's two products
+LARGE = [(512, 512, 512), (100, 300, 700), (2000, 64, 40), (16, 2048, 256), (128, 784, 512)]
+
+
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", LARGE)
+def test_a_large_product_is_computed_in_parts_on_the_threads(shape, dtype, transposes):
+    m, k, n = shape
+    assert m * n * k >= array_blas.ONE_THREAD_MACS
+    ta, tb = transposes
+    a = _matrix(*((k, m) if ta else (m, k)), dtype, "F" if tb else "C")
+    b = _matrix(*((n, k) if tb else (k, n)), dtype, "strided")
+    got = array_blas.product(a, b, ta, tb)
+    if got is None:
+        pytest.skip("the installed kernels were not built here")
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    assert got.dtype == dtype and got.shape == (m, n) and got.flags.c_contiguous
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
+
+
+@pytest.mark.parametrize("shape", [(64, 3136, 10), (128, 512, 10), *LARGE[:3]])
 def test_eager_products_give_the_compiled_products_bits(shape):
-    """Both are one call of the same BLAS (below the size where compiled code cuts a
-    product into parts for the threads)."""
+    """Both are one call of the same BLAS below the size where compiled code cuts a product
+    into parts for the threads, and the same parts above."""
     m, k, n = shape
     a = tt.constant(rng.standard_normal((m, k)).astype(np.float32))
     b = tt.constant(rng.standard_normal((n, k)).astype(np.float32))
