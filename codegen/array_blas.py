@@ -12,8 +12,9 @@ codegen/thread_pools.py), called through cffi, with nothing to compile: below
 `ONE_THREAD_MACS` in one call on the calling thread (at most about a hundred microseconds
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
-compiled one has. Smaller products stay numpy's, which computes them on the calling thread
-with less overhead than a call through cffi; so do batches of products.
+compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). Smaller
+products stay numpy's, which computes them on the calling thread with less overhead than a
+call through cffi, batches of them included.
 
 A product is routed by its sizes alone, so a given product always comes from the same
 library; the compiled modules call the same one, in one call below 2^20 multiply-adds and in
@@ -21,6 +22,7 @@ the same parts above, where their products and the eager kernels' give the same 
 """
 
 import functools
+import math
 import os
 
 import _cffi_backend
@@ -38,16 +40,23 @@ _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
 
 
 def product(a, b, transpose_a, transpose_b):
-    """op(a) @ op(b) for 2-D arrays of one floating dtype (op: the transpose where asked)
-    when numpy would thread it and the BLAS is there (from ONE_THREAD_MACS, in parts on the
-    threads where the installed kernels are there too); else None."""
+    """op(a) @ op(b) of arrays of one floating dtype (op: the transpose of the last two axes
+    where asked, batch axes broadcast) through the compiled modules' BLAS where numpy would
+    thread the products; else None (numpy's then, on the calling thread: a batch of small
+    products costs it less than calls through cffi would). A single product below
+    ONE_THREAD_MACS is one call on this thread; the others are the compiled code's parts on
+    the threads (the installed kernels' `gemm_parts`, where they are there)."""
     names = _FUNCTIONS.get(a.dtype)
-    if names is None or b.dtype != a.dtype or a.ndim != 2 or b.ndim != 2:
+    if names is None or b.dtype != a.dtype or a.ndim < 2 or b.ndim < 2:
         return None
-    m, k = a.shape[::-1] if transpose_a else a.shape
-    n = b.shape[0] if transpose_b else b.shape[1]
+    m, k = a.shape[:-3:-1] if transpose_a else a.shape[-2:]
+    n = b.shape[-2] if transpose_b else b.shape[-1]
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:  # numpy's product says what does not match
+        return None
     macs = m * n * k
-    in_parts = macs >= ONE_THREAD_MACS
+    in_parts = bool(batch) or macs >= ONE_THREAD_MACS
     if macs <= NUMPY_THREADS_MACS or (in_parts and not conv_kernels.available()):
         return None
     gemm = _gemm(*names)
@@ -55,14 +64,16 @@ def product(a, b, transpose_a, transpose_b):
         return None
     a, flag_a, lda = _operand(a, transpose_a)
     b, flag_b, ldb = _operand(b, transpose_b)
-    out = np.empty((m, n), a.dtype)
+    out = np.empty((*batch, m, n), a.dtype)
     if in_parts:
         transposes = [flag_a == _TRANSPOSE, flag_b == _TRANSPOSE]
-        geometry = [*transposes, m, n, k, lda, ldb, max(1, n), m >= n]  # linalg_ops' rows rule
+        rows = m >= n  # tracer/ops/linalg_ops.py's rule for the parts
+        geometry = [*transposes, m, n, k, lda, ldb, max(1, n), rows, math.prod(batch)]
+        offsets = (_offsets(a, batch), _offsets(b, batch))
         installed_kernels.call(
             f"gemm_parts_{installed_kernels.suffix(a.dtype)}",
             np.array(geometry, np.int64),
-            (address(gemm), a, b),
+            (address(gemm), *offsets, a, b),
             out,
         )
         return out
@@ -87,12 +98,22 @@ def product(a, b, transpose_a, transpose_b):
 
 
 def _operand(x, transposed):
-    """(x in a layout the BLAS reads, its transpose flag, its leading dimension): a
-    column-major x is read as the row-major transpose it is."""
-    if not x.flags.c_contiguous and x.flags.f_contiguous:
-        x, transposed = x.T, not transposed
+    """(x in a layout the BLAS reads: C-contiguous, its transpose flag, its leading
+    dimension): x whose matrices are column-major is read as the row-major transposes they
+    are."""
+    swapped = np.swapaxes(x, -1, -2)
+    if not x.flags.c_contiguous and swapped.flags.c_contiguous:
+        x, transposed = swapped, not transposed
     x = np.ascontiguousarray(x)
-    return x, _TRANSPOSE if transposed else _NO_TRANSPOSE, max(1, x.shape[1])
+    return x, _TRANSPOSE if transposed else _NO_TRANSPOSE, max(1, x.shape[-1])
+
+
+def _offsets(x, batch):
+    """Where each matrix of the batch `batch` starts in C-contiguous x, its batch axes
+    broadcast (int64 element offsets)."""
+    size = x.shape[-2] * x.shape[-1]
+    index = np.arange(math.prod(x.shape[:-2]), dtype=np.int64).reshape(x.shape[:-2])
+    return np.ascontiguousarray(np.broadcast_to(index, batch).reshape(-1) * size)
 
 
 def _gemm(function, ctype):

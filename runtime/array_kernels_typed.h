@@ -140,35 +140,40 @@ static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const 
         }
 }
 
-/* A product op(a) op(b) through the BLAS in parts on the threads, as a compiled module makes
-   it (templates/gemm_parts.c.j2: the same parts, so the same bits), for the eager products
-   that numpy would run on OpenBLAS's own threads (codegen/array_blas.py). g: whether op
-   transposes a, and b, m, n, k, lda, ldb, ldc, whether the parts are rows of the output
-   (else columns); gemm for T by its address in f[0] (the compiled modules' BLAS, which runs
-   each call on the thread that makes it). */
+/* Products op(a) op(b) through the BLAS, a batch of them, in parts on the threads, as a
+   compiled module makes them (templates/matmul.c.j2 and gemm_parts.c.j2: the same parts, so
+   the same bits), for the eager products that numpy would run on OpenBLAS's own threads or
+   on one (codegen/array_blas.py). g: whether op transposes a, and b, m, n, k, lda, ldb, ldc,
+   whether the parts are rows of the output (else columns), the count of products; gemm for
+   T by its address in f[0] (the compiled modules' BLAS, which runs each call on the thread
+   that makes it); product p reads a from a_at[p] and b from b_at[p], and writes out's p-th
+   m x n block. */
 typedef void (*NAME(gemm_call))(int, int, int, int, int, int, T, const T *, int, const T *, int,
                                 T, T *, int);
-static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const T *a, const T *b,
-                             T *out)
+static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const int64_t *a_at,
+                             const int64_t *b_at, const T *a, const T *b, T *out)
 {
     const int ta = (int)g[0], tb = (int)g[1], split_rows = (int)g[8];
-    const int64_t m = g[2], n = g[3], k = g[4], lda = g[5], ldb = g[6], ldc = g[7];
+    const int64_t m = g[2], n = g[3], k = g[4], lda = g[5], ldb = g[6], ldc = g[7], gemms = g[9];
     const NAME(gemm_call) gemm = (NAME(gemm_call))f[0];
     const int64_t extent = split_rows ? m : n;
     const int64_t blocks = (extent + 15) / 16, most = blocks / 4 > 1 ? blocks / 4 : 1;
-    const int threaded = (double)m * n * k >= GEMM_PARALLEL_MIN;
-    const int64_t wanted = threaded ? 2 * THREADS() : 1;
+    const int threaded = (double)gemms * m * n * k >= GEMM_PARALLEL_MIN;
+    const int64_t wanted = threaded ? (2 * THREADS() + gemms - 1) / gemms : 1;
     const int64_t parts = wanted < most ? wanted : most;
     const int op_a = ta ? 112 : 111, op_b = tb ? 112 : 111; /* CBLAS's enumerations */
-#pragma omp parallel for schedule(dynamic, 1) if (threaded)
-    for (int64_t part = 0; part < parts; part++) {
-        const int64_t first = part * blocks / parts * 16;
-        const int64_t last = part + 1 == parts ? extent : (part + 1) * blocks / parts * 16;
-        if (split_rows)
-            gemm(101, op_a, op_b, (int)(last - first), (int)n, (int)k, (T)1,
-                 a + first * (ta ? 1 : k), (int)lda, b, (int)ldb, (T)0, out + first * n, (int)ldc);
-        else
-            gemm(101, op_a, op_b, (int)m, (int)(last - first), (int)k, (T)1, a, (int)lda,
-                 b + first * (tb ? k : 1), (int)ldb, (T)0, out + first, (int)ldc);
-    }
+#pragma omp parallel for collapse(2) schedule(dynamic, 1) if (threaded)
+    for (int64_t p = 0; p < gemms; p++)
+        for (int64_t part = 0; part < parts; part++) {
+            const int64_t first = part * blocks / parts * 16;
+            const int64_t last = part + 1 == parts ? extent : (part + 1) * blocks / parts * 16;
+            const T *A = a + a_at[p], *B = b + b_at[p];
+            T *C = out + p * m * n;
+            if (split_rows)
+                gemm(101, op_a, op_b, (int)(last - first), (int)n, (int)k, (T)1,
+                     A + first * (ta ? 1 : k), (int)lda, B, (int)ldb, (T)0, C + first * n, (int)ldc);
+            else
+                gemm(101, op_a, op_b, (int)m, (int)(last - first), (int)k, (T)1, A, (int)lda,
+                     B + first * (tb ? k : 1), (int)ldb, (T)0, C + first, (int)ldc);
+        }
 }

@@ -46,7 +46,7 @@ def test_a_product_numpy_would_thread_is_computed_on_this_thread(shape, dtype, t
     [
         (np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)),  # numpy keeps it on one thread
         (np.ones((64, 3136), np.float32), np.ones((3136, 10))),  # two dtypes
-        (np.ones((4, 64, 3136), np.float32), np.ones((3136, 10), np.float32)),  # a batch
+        (np.ones((8, 4, 64, 64), np.float32), np.ones((8, 4, 64, 32), np.float32)),  # small
         (np.ones((64, 3136), np.int64), np.ones((3136, 10), np.int64)),
     ],
 )
@@ -75,6 +75,49 @@ def test_a_large_product_is_computed_in_parts_on_the_threads(shape, dtype, trans
     assert got.dtype == dtype and got.shape == (m, n) and got.flags.c_contiguous
     tolerance = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
+
+
+# (a's shape, b's shape): batches whose products numpy would thread, batch axes broadcast
+BATCHES = [
+    ((4, 64, 3136), (3136, 10)),
+    ((2, 8, 128, 32), (2, 8, 32, 128)),
+    ((3, 1, 200, 300), (1, 5, 300, 100)),
+    ((500, 600), (2, 600, 700)),
+]
+
+
+@pytest.mark.parametrize("layout", ["C", "transposed", "column-major"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", BATCHES)
+def test_a_batch_whose_products_numpy_would_thread_is_computed_on_tracers_threads(
+    shapes, dtype, layout
+):
+    a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    stored = [np.ascontiguousarray(np.swapaxes(x, -1, -2)) for x in (a, b)]
+    if layout == "transposed":  # the transposes stored, op transposing them back
+        got = array_blas.product(*stored, True, True)
+    elif layout == "column-major":  # the same values, each matrix read column-major
+        got = array_blas.product(*(np.swapaxes(x, -1, -2) for x in stored), False, False)
+    else:
+        got = array_blas.product(a, b, False, False)
+    if got is None:
+        pytest.skip("the installed kernels were not built here")
+    assert got.dtype == dtype and got.shape == want.shape and got.flags.c_contiguous
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
+
+
+def test_a_batch_gives_the_compiled_batchs_bits():
+    a = rng.standard_normal((2, 8, 128, 32)).astype(np.float32)
+    b = rng.standard_normal((2, 8, 128, 32)).astype(np.float32)
+
+    def scores(a, b):
+        return tt.matmul(a, b, transpose_b=True)
+
+    eager = scores(tt.constant(a), tt.constant(b)).numpy()
+    compiled = tt.function(scores, backend="c")(a, b).numpy()
+    assert eager.tobytes() == compiled.tobytes()
 
 
 @pytest.mark.parametrize("shape", [(64, 3136, 10), (128, 512, 10), *LARGE[:3]])

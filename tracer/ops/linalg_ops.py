@@ -158,7 +158,8 @@ def _matmul_c(node, blas):
 
 
 # multiply-adds below which a product (or a batch of them) stays on the calling thread: waking
-# the others costs more than they would save
+# the others costs more than they would save (runtime/conv_kernels.c's GEMM_PARALLEL_MIN
+# repeats it)
 GEMM_PARALLEL_MIN = 1 << 20
 
 
