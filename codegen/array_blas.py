@@ -147,6 +147,6 @@ def pointer(at):
     return _ffi.cast("void *", at)
 
 
-def address(function):
-    """The address of a cffi function, as an array for an installed kernel to read."""
-    return np.array([int(_ffi.cast("uintptr_t", function))], np.uintp)
+def address(*functions):
+    """The addresses of cffi functions, as an array for an installed kernel to read."""
+    return np.array([int(_ffi.cast("uintptr_t", f)) for f in functions], np.uintp)

@@ -4,7 +4,8 @@ kernels.
 numpy has no triangular solve: np.linalg.solve factors the triangle again (LU, n^3 more
 work), and the blocks the eager kernel builds from matrix products still end in it. Its
 Cholesky factorization copies each matrix into LAPACK's layout and back. The compiled
-backend calls BLAS's trsm and LAPACK's potrf from scipy-openblas32; the eager kernels call
+backend calls BLAS's trsm (trsv for one right-hand side) and LAPACK's potrf from
+scipy-openblas32; the eager kernels call
 the same functions of the same library, through cffi (codegen/array_blas.py), so their values
 are the compiled code's, with nothing to compile. The right-hand sides of a solve are cut
 into column blocks that tracer's threads solve at once, in a loop installed with tracer
@@ -21,6 +22,7 @@ from runtime import installed_kernels
 _LETTERS = {np.dtype(np.float32): ("s", "float"), np.dtype(np.float64): ("d", "double")}
 COLUMNS_PER_THREAD = 64  # right-hand sides each thread takes at least
 _TRSM = "void (*)(int, int, int, int, int, int, int, {T}, void *, int, void *, int)"
+_TRSV = "void (*)(int, int, int, int, int, void *, int, void *, int)"
 _POTRF = "int (*)(int, char, int, void *, int)"
 _COLUMN_MAJOR = 102  # LAPACK's layout
 
@@ -35,7 +37,8 @@ def triangular_solve(a, b, lower, adjoint):
         return None
     letter, ctype = names
     trsm = array_blas.blas_function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))
-    if trsm is None or not conv_kernels.available():
+    trsv = array_blas.blas_function(f"scipy_cblas_{letter}trsv", _TRSV)
+    if trsm is None or trsv is None or not conv_kernels.available():
         return None
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     n, k = b.shape[-2:]
@@ -47,7 +50,7 @@ def triangular_solve(a, b, lower, adjoint):
         installed_kernels.call(
             f"triangular_solves_{installed_kernels.suffix(a.dtype)}",
             np.array(geometry, np.int64),
-            (array_blas.address(trsm), matrices),
+            (array_blas.address(trsm, trsv), matrices),
             x,
         )
     return x

@@ -77,6 +77,10 @@ def _cblas():
             f"void scipy_cblas_{letter}trsm({side}, enum CBLAS_DIAG, int, int, {alpha}, "
             f"{data}, int, {out}, int);"
         )
+        table[f"scipy_cblas_{letter}trsv"] = (
+            f"void scipy_cblas_{letter}trsv(enum CBLAS_ORDER, enum CBLAS_UPLO, "
+            f"enum CBLAS_TRANSPOSE, enum CBLAS_DIAG, int, {data}, int, {out}, int);"
+        )
     return table
 
 

@@ -119,24 +119,31 @@ static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *re
 #undef ADAM_STEP
 
 /* BLAS's triangular solves of a batch of systems op(A) X = B, in place in x, the right-hand
-   sides in blocks of g[5] columns handed to the threads (codegen/array_linalg.py); trsm for T
-   by its address in f[0] (the compiled modules' BLAS, which runs each call on the thread that
-   makes it). g: the count of systems, n, the right-hand sides k, whether A is the lower
-   triangle, whether op transposes it, the columns of a block. */
+   sides in blocks of g[5] columns handed to the threads (codegen/array_linalg.py); trsm and
+   trsv for T by their addresses in f[0] and f[1] (the compiled modules' BLAS, which runs each
+   call on the thread that makes it): a single right-hand side is trsv's, as the compiled code
+   solves it (templates/triangular_solve.c.j2: trsm packs the whole triangle for it, four
+   times trsv's time). g: the count of systems, n, the right-hand sides k, whether A is the
+   lower triangle, whether op transposes it, the columns of a block. */
 typedef void (*NAME(trsm_call))(int, int, int, int, int, int, int, T, const T *, int, T *, int);
+typedef void (*NAME(trsv_call))(int, int, int, int, int, const T *, int, T *, int);
 static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const T *a, T *x)
 {
     const int64_t count = g[0], n = g[1], k = g[2], columns = g[5];
     const int uplo = g[3] ? 122 : 121, op = g[4] ? 112 : 111; /* CBLAS's enumerations */
     const NAME(trsm_call) trsm = (NAME(trsm_call))f[0];
+    const NAME(trsv_call) trsv = (NAME(trsv_call))f[1];
     const int64_t blocks = (k + columns - 1) / columns;
 #pragma omp parallel for collapse(2) schedule(dynamic) if (n * n * k > 262144)
     for (int64_t b = 0; b < count; b++)
         for (int64_t c = 0; c < blocks; c++) {
             const int64_t first = c * columns;
             const int64_t width = k - first < columns ? k - first : columns;
-            trsm(101, 141, uplo, op, 131, (int)n, (int)width, (T)1, a + b * n * n, (int)n,
-                 x + b * n * k + first, (int)k);
+            if (k == 1)
+                trsv(101, uplo, op, 131, (int)n, a + b * n * n, (int)n, x + b * n, 1);
+            else
+                trsm(101, 141, uplo, op, 131, (int)n, (int)width, (T)1, a + b * n * n, (int)n,
+                     x + b * n * k + first, (int)k);
         }
 }
 

@@ -137,3 +137,22 @@ def test_eager_products_give_the_compiled_products_bits(shape):
     eager = products(a, b)
     for got, want in zip(tt.function(products, backend="c")(a, b), eager):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(
+    "shapes, transposes",
+    [(((512, 1), (512, 1)), (False, True)), (((1, 40), (3, 1, 30)), (True, False))],
+)
+def test_an_eager_outer_product_is_numpys_and_the_compiled_codes_bits(dtype, shapes, transposes):
+    """A product over an inner dimension of 1 is a product per element (the GEMM's, and the
+    compiled code's mul)."""
+    a, b = ((rng.standard_normal(shape) * 7).astype(dtype) for shape in shapes)
+    ta, tb = transposes
+    eager = tt.matmul(tt.constant(a), tt.constant(b), transpose_a=ta, transpose_b=tb).numpy()
+    left, right = (np.swapaxes(x, -1, -2) if t else x for x, t in ((a, ta), (b, tb)))
+    assert eager.tobytes() == np.matmul(left, right).tobytes()
+    compiled = tt.function(
+        lambda a, b: tt.matmul(a, b, transpose_a=ta, transpose_b=tb), backend="c"
+    )(a, b)
+    assert compiled.numpy().tobytes() == eager.tobytes()

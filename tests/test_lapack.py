@@ -199,13 +199,13 @@ def test_a_large_eager_triangular_solve_matches_scipy(lower, adjoint, way, monke
 @pytest.mark.skipif(build.blas() is None, reason="no scipy-openblas32 to link")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_eager_triangular_solve_gives_the_compiled_codes_bits(dtype):
-    """Both call trsm: the eager kernel in column blocks on tracer's threads, the module in
-    one call."""
+    """Both call trsm (trsv for a single right-hand side): the eager kernel in column blocks
+    on tracer's threads, the module in parts."""
     rng = np.random.default_rng(11)
-    for n, k in [(7, 3), (201, 130)]:
+    for n, k in [(7, 3), (201, 130), (201, 1), (600, 1)]:
         a = (rng.standard_normal((2, n, n)) / n + 2 * np.eye(n)).astype(dtype)
         b = rng.standard_normal((n, k)).astype(dtype)
-        for lower, adjoint in [(True, False), (False, True)]:
+        for lower, adjoint in [(True, False), (False, True), (True, True), (False, False)]:
             eager = tt.linalg.triangular_solve(a, b, lower=lower, adjoint=adjoint)
             compiled = tt.function(
                 lambda a, b: tt.linalg.triangular_solve(a, b, lower=lower, adjoint=adjoint),

@@ -100,11 +100,14 @@ def _outer_product(node):
 
 
 def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
-    small = array_blas.product(a, b, transpose_a, transpose_b)  # on this thread
-    if small is not None:
-        return small
+    through_blas = array_blas.product(a, b, transpose_a, transpose_b)
+    if through_blas is not None:
+        return through_blas
     a = np.swapaxes(a, -1, -2) if transpose_a else a
-    return np.matmul(a, np.swapaxes(b, -1, -2) if transpose_b else b)
+    b = np.swapaxes(b, -1, -2) if transpose_b else b
+    if a.shape[-1] == 1 and a.dtype.kind in "fiu":  # an outer product: a product per element,
+        return a * b  # as the GEMM and the compiled mul (_outer_product) compute it
+    return np.matmul(a, b)
 
 
 def _matmul_c(node, blas):
