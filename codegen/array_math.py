@@ -341,3 +341,26 @@ if __name__ == "__main__":  # python -m codegen.array_math: write the installed 
     with open(LOOPS_HEADER, "w") as handle:
         handle.write(loops_header())
     sys.stdout.write(f"wrote {LOOPS_HEADER}; pip install -e . builds it\n")
+
+
+def select(condition, x, y):
+    """numpy's where(condition, x, y) for a bool `condition` and float32 or float64 `x` of its
+    shape, `y` of that shape or a scalar of x's dtype, through the kernel installed with tracer
+    (one loop, on the threads for large arrays, where numpy branches on each element or
+    masks its bits in four passes); None where its table is not there. A selection, so
+    numpy's bits."""
+    suffix = installed_kernels.suffix(x.dtype)
+    if (
+        suffix is None
+        or condition.dtype != np.bool_
+        or condition.shape != x.shape
+        or y.dtype != x.dtype
+        or y.shape not in ((), x.shape)
+        or not conv_kernels.available()
+    ):
+        return None
+    arrays = [np.asarray(a, order="C") for a in (condition, x, y)]
+    out = np.empty_like(arrays[1])
+    geometry = np.array([x.size, y.ndim != 0], np.int64)
+    installed_kernels.call(f"select_values_{suffix}", geometry, tuple(arrays), out)
+    return out

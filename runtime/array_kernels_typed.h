@@ -8,7 +8,7 @@
  * leading axes). Each gives the bits of the module's own kernel: the first two compute
  * nothing but copies and selections, and the sums add each column's terms in the order of
  * the rows, in double, as codegen/loops.py's reductions over leading axes do. Beside them,
- * for the eager kernels: relu, Adam's update of a variable, the BLAS's triangular solves
+ * for the eager kernels: relu, a select, Adam's update of a variable, the BLAS's triangular solves
  * of a batch in column blocks on the threads, and the BLAS's products in parts on them.
  *
  * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
@@ -67,6 +67,32 @@ static void NAME(relu_values)(const int64_t *g, const T *restrict x, T *restrict
         for (int64_t i = 0; i < n; i++) out[i] = NAME(relu)(x[i]);
     }
 }
+
+/* select(c, x, y) as numpy's where(c, x, y) gives it: x[i] where c[i] (a bool, one byte), else
+   y[i], or y[0] where g[1] is 0 (a scalar); selections, so numpy's bits. Two loops each, as
+   select_positive's. */
+#define SELECT_LOOP(OTHER)                                                                     \
+    do {                                                                                       \
+        if (n >= PARALLEL_MIN) {                                                               \
+            _Pragma("omp parallel for simd schedule(static)")                                  \
+            for (int64_t i = 0; i < n; i++) out[i] = c[i] ? x[i] : (OTHER);                     \
+        } else {                                                                               \
+            _Pragma("omp simd")                                                                \
+            for (int64_t i = 0; i < n; i++) out[i] = c[i] ? x[i] : (OTHER);                     \
+        }                                                                                      \
+    } while (0)
+static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, const T *restrict x,
+                                const T *restrict y, T *restrict out)
+{
+    const int64_t n = g[0];
+    if (g[1]) {
+        SELECT_LOOP(y[i]);
+    } else {
+        const T other = y[0];
+        SELECT_LOOP(other);
+    }
+}
+#undef SELECT_LOOP
 
 /* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
    threads. */

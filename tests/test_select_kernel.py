@@ -1,13 +1,14 @@
 """`tt.where`'s kernel (select): numpy's np.where bit for bit, also where it picks the bits
-through masks (large inputs of one fixed-width dtype), NaN payloads, signed zeros and
-broadcasting included; and relu's eager gradient, which is a select, against its
+through masks (large inputs of one fixed-width dtype) or in the loop installed with tracer
+(large float32 and float64 arrays, on the threads past 2^17 elements), NaN payloads, signed
+zeros and broadcasting included; and relu's eager gradient, which is a select, against its
 definition."""
 
 import numpy as np
 import pytest
 
 import tracer as tt
-from tracer.ops.math_ops import SELECT_BY_BITS_FROM, _select_kernel
+from tracer.ops.math_ops import SELECT_BY_BITS_FROM, SELECT_IN_ONE_LOOP_FROM, _select_kernel
 
 rng = np.random.default_rng(20261130)
 DTYPES = [np.float16, np.float32, np.float64, np.int8, np.uint8, np.int32, np.int64]
@@ -17,6 +18,10 @@ SHAPES = [  # condition, x, y
     ((64, 64), (), (64, 64)),
     ((64, 1), (1, 64), (64, 64)),
     ((SELECT_BY_BITS_FROM,), (SELECT_BY_BITS_FROM,), (SELECT_BY_BITS_FROM,)),
+    ((SELECT_IN_ONE_LOOP_FROM,), (SELECT_IN_ONE_LOOP_FROM,), ()),
+    ((512, 512), (512, 512), (512, 512)),  # on the threads
+    ((512, 512), (512, 512), ()),
+    ((512, 512), (512, 1), ()),  # broadcast: the masks'
     ((3,), (3,), ()),
 ]
 
@@ -74,3 +79,17 @@ def test_relus_eager_gradient_is_the_mask_of_the_positive_inputs():
         y = tt.nn.relu(x)
     gradient = tape.gradient(y, x, output_gradients=tt.constant(upstream)).numpy()
     np.testing.assert_array_equal(gradient, np.where(x.numpy() > 0, upstream, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_float_selects_take_the_installed_loop_where_it_is_built(dtype):
+    from codegen import array_math, conv_kernels
+
+    if not conv_kernels.available():
+        pytest.skip("the installed kernels were not built here")
+    condition = np.tril(np.ones((512, 512), bool))  # a Cholesky gradient's mask
+    x = _values((512, 512), dtype)
+    for y in (np.zeros((), dtype), _values((512, 512), dtype)):
+        found = array_math.select(condition, x, y)
+        assert found is not None and found.tobytes() == np.where(condition, x, y).tobytes()
+    assert array_math.select(condition, x, np.zeros((512, 1), dtype)) is None  # broadcast

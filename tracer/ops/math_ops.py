@@ -484,13 +484,15 @@ def _select_grad(node, g, condition):
 # the integer type of each width: a select picks an element's bits through it
 _BITS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 SELECT_BY_BITS_FROM = 2048  # elements; below, np.where's one call costs less than four
+SELECT_IN_ONE_LOOP_FROM = 16384  # elements; below, the masks cost less than a call through cffi
 
 
 def _select_kernel(condition, x, y):
     """np.where(condition, x, y), bit for bit, by masks where that is faster: numpy's where
     branches on each element, which an unpredictable condition (relu's gradient, a dropout
     mask) makes far costlier than ANDing each element's bits with a mask of the condition
-    (benchmarks/RESULTS.md)."""
+    (benchmarks/RESULTS.md). Large float arrays take one loop installed with tracer instead
+    (codegen/array_math.py's `select`: on the threads, one pass for the masks' four)."""
     condition, x, y = np.asarray(condition), np.asarray(x), np.asarray(y)
     bits = _BITS.get(x.dtype.itemsize)
     if bits is None or condition.dtype != bool or x.dtype != y.dtype or x.dtype.kind not in "fiu":
@@ -498,6 +500,10 @@ def _select_kernel(condition, x, y):
     shape = np.broadcast_shapes(condition.shape, x.shape, y.shape)
     if math.prod(shape) < SELECT_BY_BITS_FROM:
         return np.where(condition, x, y)
+    if math.prod(shape) >= SELECT_IN_ONE_LOOP_FROM:  # float32 and float64 of one shape
+        in_one_loop = array_math.select(condition, x, y)
+        if in_one_loop is not None:
+            return in_one_loop
     keep = np.negative(np.broadcast_to(condition, shape), dtype=bits)  # all ones where true
     result = np.bitwise_and(keep, x.view(bits))
     other = y.view(bits)
