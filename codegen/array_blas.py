@@ -33,6 +33,7 @@ from runtime import installed_kernels
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
 ONE_THREAD_MACS = 1 << 22
+INT_MAX = (1 << 31) - 1  # the largest size or leading dimension the BLAS's int takes
 _ffi = _cffi_backend.FFI()
 _GEMM = "void (*)(int, int, int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
 _FUNCTIONS = {np.dtype(np.float32): ("sgemm", "float"), np.dtype(np.float64): ("dgemm", "double")}
@@ -58,6 +59,8 @@ def product(a, b, transpose_a, transpose_b):
     macs = m * n * k
     in_parts = bool(batch) or macs >= ONE_THREAD_MACS
     if macs <= NUMPY_THREADS_MACS or (in_parts and not conv_kernels.available()):
+        return None
+    if max(m, n, k) > INT_MAX:  # the BLAS's sizes are C ints: numpy's product takes these
         return None
     gemm = _gemm(*names)
     if gemm is None:

@@ -156,3 +156,12 @@ def test_an_eager_outer_product_is_numpys_and_the_compiled_codes_bits(dtype, sha
         lambda a, b: tt.matmul(a, b, transpose_a=ta, transpose_b=tb), backend="c"
     )(a, b)
     assert compiled.numpy().tobytes() == eager.tobytes()
+
+
+def test_a_product_whose_sizes_overflow_the_blass_int_is_left_to_numpy():
+    """scipy-openblas32's sizes are 32-bit: 2^31 rows (a broadcast view, no memory) go to
+    numpy's product rather than wrap around."""
+    rows = np.broadcast_to(np.float32(1), (array_blas.INT_MAX + 1, 1))
+    assert array_blas.product(rows, np.ones((1, 4), np.float32), False, False) is None
+    batch = np.broadcast_to(np.float32(1), (2, array_blas.INT_MAX + 1, 1))
+    assert array_blas.product(batch, np.ones((1, 4), np.float32), False, False) is None
