@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_blas
+from codegen import array_blas, build
 
 rng = np.random.default_rng(20261202)
 
@@ -165,3 +165,31 @@ def test_a_product_whose_sizes_overflow_the_blass_int_is_left_to_numpy():
     assert array_blas.product(rows, np.ones((1, 4), np.float32), False, False) is None
     batch = np.broadcast_to(np.float32(1), (2, array_blas.INT_MAX + 1, 1))
     assert array_blas.product(batch, np.ones((1, 4), np.float32), False, False) is None
+
+
+def _calls(source, names):
+    return any(
+        name + "(" in line and "void" not in line for line in source.splitlines() for name in names
+    )
+
+
+def test_compiled_products_and_solves_past_a_c_int_use_the_plain_loops():
+    """A module's BLAS calls take C ints: sizes past 2^31 (traced from specs, nothing
+    allocated) are rendered as the plain loops, whose indices are int64."""
+    huge = array_blas.INT_MAX + 1
+    product = tt.function(lambda a, b: tt.matmul(a, b))
+    spec = tt.TensorSpec
+    source = product.get_concrete_function(
+        spec((huge, 2), tt.float32), spec((2, 4), tt.float32)
+    ).c_source()
+    assert not _calls(source, ["scipy_cblas_sgemm"])
+    solve = tt.function(lambda a, b: tt.linalg.triangular_solve(a, b))
+    source = solve.get_concrete_function(
+        spec((2, 2), tt.float32), spec((2, huge), tt.float32)
+    ).c_source()
+    assert not _calls(source, ["scipy_cblas_strsm", "scipy_cblas_strsv"])
+    if build.blas() is not None:  # and where they fit, the BLAS
+        source = solve.get_concrete_function(
+            spec((2, 2), tt.float32), spec((2, 3), tt.float32)
+        ).c_source()
+        assert _calls(source, ["scipy_cblas_strsm"])

@@ -23,7 +23,7 @@ import collections
 
 import numpy as np
 
-from codegen import array_linalg, forms
+from codegen import array_blas, array_linalg, forms
 from codegen.ctypes import MATH_SUFFIX, compute, storage
 from runtime.kernels import quiet
 from tracer.errors import as_tf
@@ -172,6 +172,8 @@ def lapack_context(node, blas, **values):
 def _system_context(node, blas):
     adjoint = node.attrs.get("adjoint", False)
     lower = node.attrs.get("lower", True)
+    if any(isinstance(size, int) and size > array_blas.INT_MAX for size in node.shape[-2:]):
+        blas = None  # the BLAS's sizes are C ints: the substitution's are int64
     return lapack_context(
         node,
         blas,
