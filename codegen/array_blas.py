@@ -52,15 +52,15 @@ def product(a, b, transpose_a, transpose_b):
         return None
     m, k = a.shape[:-3:-1] if transpose_a else a.shape[-2:]
     n = b.shape[-2] if transpose_b else b.shape[-1]
+    macs = m * n * k
+    if macs <= NUMPY_THREADS_MACS or not fits_ints(m, n, k):  # numpy's product takes these
+        return None
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:  # numpy's product says what does not match
         return None
-    macs = m * n * k
     in_parts = bool(batch) or macs >= ONE_THREAD_MACS
-    if macs <= NUMPY_THREADS_MACS or (in_parts and not conv_kernels.available()):
-        return None
-    if max(m, n, k) > INT_MAX:  # the BLAS's sizes are C ints: numpy's product takes these
+    if in_parts and not conv_kernels.available():
         return None
     gemm = _gemm(*names)
     if gemm is None:
@@ -98,6 +98,12 @@ def product(a, b, transpose_a, transpose_b):
         n,
     )
     return out
+
+
+def fits_ints(*sizes):
+    """Whether the BLAS can take `sizes` (its sizes and leading dimensions are C ints); an
+    unknown size (a symbolic dimension) is taken to fit."""
+    return all(not isinstance(size, int) or size <= INT_MAX for size in sizes)
 
 
 def _operand(x, transposed):

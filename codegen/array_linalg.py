@@ -5,9 +5,9 @@ numpy has no triangular solve: np.linalg.solve factors the triangle again (LU, n
 work), and the blocks the eager kernel builds from matrix products still end in it. Its
 Cholesky factorization copies each matrix into LAPACK's layout and back. The compiled
 backend calls BLAS's trsm (trsv for one right-hand side) and LAPACK's potrf from
-scipy-openblas32; the eager kernels call
-the same functions of the same library, through cffi (codegen/array_blas.py), so their values
-are the compiled code's, with nothing to compile. The right-hand sides of a solve are cut
+scipy-openblas32; the eager kernels call the same functions of the same library, through
+cffi (codegen/array_blas.py), so their values are the compiled code's, with nothing to
+compile. The right-hand sides of a solve are cut
 into column blocks that tracer's threads solve at once, in a loop installed with tracer
 (runtime/array_kernels_typed.h, `triangular_solves`: the modules' BLAS runs on the thread
 that calls it, codegen/thread_pools.py). Where the BLAS or the installed kernels are not

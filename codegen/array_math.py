@@ -337,12 +337,6 @@ def select_positive(x, y):
     return out
 
 
-if __name__ == "__main__":  # python -m codegen.array_math: write the installed loops' header
-    with open(LOOPS_HEADER, "w") as handle:
-        handle.write(loops_header())
-    sys.stdout.write(f"wrote {LOOPS_HEADER}; pip install -e . builds it\n")
-
-
 def select(condition, x, y):
     """numpy's where(condition, x, y) for a bool `condition` and float32 or float64 `x` of its
     shape, `y` of that shape or a scalar of x's dtype, through the kernel installed with tracer
@@ -364,3 +358,9 @@ def select(condition, x, y):
     geometry = np.array([x.size, y.ndim != 0], np.int64)
     installed_kernels.call(f"select_values_{suffix}", geometry, tuple(arrays), out)
     return out
+
+
+if __name__ == "__main__":  # python -m codegen.array_math: write the installed loops' header
+    with open(LOOPS_HEADER, "w") as handle:
+        handle.write(loops_header())
+    sys.stdout.write(f"wrote {LOOPS_HEADER}; pip install -e . builds it\n")

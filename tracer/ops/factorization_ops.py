@@ -172,8 +172,8 @@ def lapack_context(node, blas, **values):
 def _system_context(node, blas):
     adjoint = node.attrs.get("adjoint", False)
     lower = node.attrs.get("lower", True)
-    if any(isinstance(size, int) and size > array_blas.INT_MAX for size in node.shape[-2:]):
-        blas = None  # the BLAS's sizes are C ints: the substitution's are int64
+    if not array_blas.fits_ints(*node.shape[-2:]):
+        blas = None  # the substitution's indices are int64
     return lapack_context(
         node,
         blas,

@@ -127,8 +127,8 @@ def _matmul_c(node, blas):
     gemms = 1
     for extent in batch:
         gemms = gemms * extent
-    if any(isinstance(size, int) and size > array_blas.INT_MAX for size in (m, n, k)):
-        blas = None  # the BLAS's sizes are C ints: the plain loops' are int64
+    if not array_blas.fits_ints(m, n, k):
+        blas = None  # the plain loops' indices are int64
     letter = {"float32": "s", "float64": "d"}.get(node.dtype.name) if blas else None
     index = identity_map(len(batch))
     a_batch = offset(broadcast_map(index, batch, a.shape[:-2]), a.shape[:-2])

@@ -498,9 +498,10 @@ def _select_kernel(condition, x, y):
     if bits is None or condition.dtype != bool or x.dtype != y.dtype or x.dtype.kind not in "fiu":
         return np.where(condition, x, y)
     shape = np.broadcast_shapes(condition.shape, x.shape, y.shape)
-    if math.prod(shape) < SELECT_BY_BITS_FROM:
+    size = math.prod(shape)
+    if size < SELECT_BY_BITS_FROM:
         return np.where(condition, x, y)
-    if math.prod(shape) >= SELECT_IN_ONE_LOOP_FROM:  # float32 and float64 of one shape
+    if size >= SELECT_IN_ONE_LOOP_FROM:  # float32 and float64 of one shape
         in_one_loop = array_math.select(condition, x, y)
         if in_one_loop is not None:
             return in_one_loop
