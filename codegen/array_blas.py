@@ -24,6 +24,7 @@ the same parts above, where their products and the eager kernels' give the same 
 import functools
 import math
 import os
+from typing import NamedTuple
 
 import _cffi_backend
 import numpy as np
@@ -46,58 +47,114 @@ def product(a, b, transpose_a, transpose_b):
     thread the products; else None (numpy's then, on the calling thread: a batch of small
     products costs it less than calls through cffi would). A single product below
     ONE_THREAD_MACS is one call on this thread; the others are the compiled code's parts on
-    the threads (the installed kernels' `gemm_parts`, where they are there)."""
-    names = _FUNCTIONS.get(a.dtype)
-    if names is None or b.dtype != a.dtype or a.ndim < 2 or b.ndim < 2:
+    the threads (the installed kernels' `gemm_parts`, where they are there).
+
+    What a product's sizes, dtype and layouts decide is worked out once (`_plan`): an eager
+    step makes the same products every step, and working it out again cost more than a
+    small product's parts."""
+    if a.ndim < 2 or b.ndim < 2:
         return None
-    m, k = a.shape[:-3:-1] if transpose_a else a.shape[-2:]
-    n = b.shape[-2] if transpose_b else b.shape[-1]
+    plan = _plan(
+        a.dtype, b.dtype, a.shape, b.shape, transpose_a, transpose_b, _layout(a), _layout(b)
+    )
+    if plan is None:
+        return None
+    out = np.empty(plan.shape, a.dtype)
+    plan.run(_stored(a, plan.layouts[0]), _stored(b, plan.layouts[1]), out)
+    return out
+
+
+class _Plan(NamedTuple):
+    """A product's call: the result's shape, how each operand is read (`_stored`), and the
+    call that writes the product, given the operands so read and the result."""
+
+    shape: tuple
+    layouts: tuple
+    run: object
+
+
+@functools.lru_cache(maxsize=512)
+def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout_a, layout_b):
+    """The `_Plan` of a product of these operands, or None where numpy's product takes it:
+    another dtype, at most NUMPY_THREADS_MACS multiply-adds, sizes past the BLAS's ints,
+    batch axes that do not broadcast (numpy's product says what does not match), no BLAS,
+    or a batch or large product where the installed kernels are not there."""
+    names = _FUNCTIONS.get(dtype)
+    if names is None or other_dtype != dtype:
+        return None
+    m, k = a_shape[:-3:-1] if transpose_a else a_shape[-2:]
+    n = b_shape[-2] if transpose_b else b_shape[-1]
     macs = m * n * k
-    if macs <= NUMPY_THREADS_MACS or not fits_ints(m, n, k):  # numpy's product takes these
+    if macs <= NUMPY_THREADS_MACS or not fits_ints(m, n, k):
         return None
     try:
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:  # numpy's product says what does not match
+        batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    except ValueError:
         return None
     in_parts = bool(batch) or macs >= ONE_THREAD_MACS
-    if in_parts and not conv_kernels.available():
-        return None
     gemm = _gemm(*names)
-    if gemm is None:
+    if gemm is None or (in_parts and not conv_kernels.available()):
         return None
-    a, flag_a, lda = _operand(a, transpose_a)
-    b, flag_b, ldb = _operand(b, transpose_b)
-    out = np.empty((*batch, m, n), a.dtype)
-    if in_parts:
-        transposes = [flag_a == _TRANSPOSE, flag_b == _TRANSPOSE]
-        rows = m >= n  # tracer/ops/linalg_ops.py's rule for the parts
-        geometry = [*transposes, m, n, k, lda, ldb, max(1, n), rows, math.prod(batch)]
-        offsets = (_offsets(a, batch), _offsets(b, batch))
-        installed_kernels.call(
-            f"gemm_parts_{installed_kernels.suffix(a.dtype)}",
-            np.array(geometry, np.int64),
-            (address(gemm), *offsets, a, b),
-            out,
+    flag_a, lda = _read_as(a_shape, transpose_a, layout_a)
+    flag_b, ldb = _read_as(b_shape, transpose_b, layout_b)
+    shape = (*batch, m, n)
+    if not in_parts:
+        return _Plan(
+            shape, (layout_a, layout_b), _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb)
         )
-        return out
-    pointer = _ffi.cast
-    gemm(
-        _ROW_MAJOR,
-        flag_a,
-        flag_b,
-        m,
-        n,
-        k,
-        1,
-        pointer("void *", a.ctypes.data),
-        lda,
-        pointer("void *", b.ctypes.data),
-        ldb,
-        0,
-        pointer("void *", out.ctypes.data),
-        n,
+    geometry = [flag_a == _TRANSPOSE, flag_b == _TRANSPOSE, m, n, k, lda, ldb, max(1, n)]
+    geometry += [m >= n, math.prod(batch)]  # the parts' rule: tracer/ops/linalg_ops.py's
+    kernel = installed_kernels.function(
+        f"gemm_parts_{installed_kernels.suffix(dtype)}",
+        "void (*)(const int64_t *, const void *, const void *, const void *, const void *, "
+        "const void *, void *)",
     )
-    return out
+    fixed = (
+        np.array(geometry, np.int64),
+        address(gemm),
+        _offsets(a_shape, batch),
+        _offsets(b_shape, batch),
+    )
+    pointers = [pointer(x.ctypes.data) for x in fixed]
+
+    def run(a, b, out, fixed=fixed):  # `fixed` keeps the arrays that `pointers` point into
+        kernel(*pointers, pointer(a.ctypes.data), pointer(b.ctypes.data), pointer(out.ctypes.data))
+
+    return _Plan(shape, (layout_a, layout_b), run)
+
+
+def _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb):
+    """The product as one call of `gemm` on this thread."""
+
+    def run(a, b, out):  # the arrays stay referenced here while the BLAS reads them
+        at = [pointer(x.ctypes.data) for x in (a, b, out)]
+        gemm(_ROW_MAJOR, flag_a, flag_b, m, n, k, 1, at[0], lda, at[1], ldb, 0, at[2], n)
+
+    return run
+
+
+def _layout(x):
+    """How the BLAS reads x's matrices: "C" (as they are stored, C-contiguous), "T" (as the
+    row-major transposes that column-major matrices are) or "copy" (from a C-contiguous
+    copy)."""
+    if x.flags.c_contiguous:
+        return "C"
+    return "T" if np.swapaxes(x, -1, -2).flags.c_contiguous else "copy"
+
+
+def _stored(x, layout):
+    """x as `layout` (`_layout`) says the BLAS reads it: C-contiguous."""
+    if layout == "C":
+        return x
+    return np.swapaxes(x, -1, -2) if layout == "T" else np.ascontiguousarray(x)
+
+
+def _read_as(shape, transposed, layout):
+    """(the BLAS's transpose flag, the leading dimension) of an operand of `shape` that
+    op transposes where `transposed`, read as `layout` says."""
+    if layout == "T":
+        transposed, shape = not transposed, (*shape[:-2], shape[-1], shape[-2])
+    return _TRANSPOSE if transposed else _NO_TRANSPOSE, max(1, shape[-1])
 
 
 def fits_ints(*sizes):
@@ -106,22 +163,11 @@ def fits_ints(*sizes):
     return all(not isinstance(size, int) or size <= INT_MAX for size in sizes)
 
 
-def _operand(x, transposed):
-    """(x in a layout the BLAS reads: C-contiguous, its transpose flag, its leading
-    dimension): x whose matrices are column-major is read as the row-major transposes they
-    are."""
-    swapped = np.swapaxes(x, -1, -2)
-    if not x.flags.c_contiguous and swapped.flags.c_contiguous:
-        x, transposed = swapped, not transposed
-    x = np.ascontiguousarray(x)
-    return x, _TRANSPOSE if transposed else _NO_TRANSPOSE, max(1, x.shape[-1])
-
-
-def _offsets(x, batch):
-    """Where each matrix of the batch `batch` starts in C-contiguous x, its batch axes
-    broadcast (int64 element offsets)."""
-    size = x.shape[-2] * x.shape[-1]
-    index = np.arange(math.prod(x.shape[:-2]), dtype=np.int64).reshape(x.shape[:-2])
+def _offsets(shape, batch):
+    """Where each matrix of the batch `batch` starts in a C-contiguous array of `shape`, its
+    batch axes broadcast (int64 element offsets)."""
+    size = shape[-2] * shape[-1]
+    index = np.arange(math.prod(shape[:-2]), dtype=np.int64).reshape(shape[:-2])
     return np.ascontiguousarray(np.broadcast_to(index, batch).reshape(-1) * size)
 
 

@@ -5,6 +5,11 @@ strided operands; the others left to numpy; and eager products that give the com
 code's bits, in one call and in parts.
 """
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -193,3 +198,50 @@ def test_compiled_products_and_solves_past_a_c_int_use_the_plain_loops():
             spec((2, 2), tt.float32), spec((2, 3), tt.float32)
         ).c_source()
         assert _calls(source, ["scipy_cblas_strsm"])
+
+
+ON_ONE_THREAD = """
+import json
+import numpy as np
+import tracer as tt
+from codegen import array_blas
+
+rng = np.random.default_rng(3)
+found = {}
+# float64 1000 x 333 x 777: two parts of rows give other bits than one call
+for (m, k, n), dtype, names in [
+    ((1000, 333, 777), np.float64, ("dgemm", "double")),
+    ((128, 784, 512), np.float32, ("sgemm", "float")),
+]:
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    eager = tt.matmul(tt.constant(a), tt.constant(b)).numpy()
+    compiled = tt.function(lambda a, b: tt.matmul(a, b), backend="c")(a, b).numpy()
+    one_call = np.empty((m, n), dtype)
+    at = [array_blas.pointer(x.ctypes.data) for x in (a, b, one_call)]
+    array_blas._gemm(*names)(101, 111, 111, m, n, k, 1, at[0], k, at[1], n, 0, at[2], n)
+    found[str((m, k, n))] = [
+        eager.tobytes() == one_call.tobytes(),
+        compiled.tobytes() == one_call.tobytes(),
+        float(np.abs(eager - a.astype(np.float64) @ b).max() / np.abs(a @ b).max()),
+    ]
+print(json.dumps(found))
+"""
+
+
+def test_on_one_thread_a_large_product_is_one_call_of_the_blas(tmp_path):
+    """With a pool of one thread, eager and compiled products too large for one call on a
+    pool of two are one call of the BLAS (parts would each pack the operand they share
+    again, with no thread to share the work), and give that call's bits."""
+    if array_blas._gemm("sgemm", "float") is None:
+        pytest.skip("no BLAS here")
+    environment = dict(os.environ, OMP_NUM_THREADS="1", TRACER_CACHE_DIR=str(tmp_path))
+    completed = subprocess.run(
+        [sys.executable, "-c", ON_ONE_THREAD], env=environment, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    for shape, (eager_is_one_call, compiled_is_one_call, error) in json.loads(
+        completed.stdout
+    ).items():
+        assert eager_is_one_call and compiled_is_one_call, shape
+        assert error < 1e-5, shape
