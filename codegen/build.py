@@ -37,10 +37,12 @@ import _cffi_backend
 from codegen import cache, link, thread_pools
 from codegen import units as module_units
 from codegen.errors import CompileError, CompilerUnavailable, LoadError
+from runtime import native
 
 FLAGS = [
     "-O3",
     "-march=native",
+    *native.WIDE_VECTORS,  # the installed kernels' vector width: runtime/native.py says why
     "-fPIC",
     "-shared",
     "-std=gnu11",

@@ -37,6 +37,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import platform
 import re
 import shutil
 import stat
@@ -50,6 +51,18 @@ from typing import NamedTuple
 INTERFACE = 4  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# On x86, vectors of 512 bits wherever the CPU has them (AVX-512): the convolution kernels'
+# register blocks (7 positions by 64 float32 channels, tracer/ops/patch_product_ops.py's
+# BLOCKS) are sized for them, and GCC's tuning for Intel's AVX-512 CPUs prefers 256-bit
+# vectors, whose blocks then spill (half the speed). The compiled modules take the same flag
+# (codegen/build.py's FLAGS), so an installed kernel keeps the bits of a module's own.
+WIDE_VECTORS = (
+    ("-mprefer-vector-width=512",)
+    if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+    else ()
+)
 
 
 class Extension(NamedTuple):
@@ -91,7 +104,15 @@ EXTENSIONS = {
         os.path.join(_ROOT, "runtime", "conv_kernels.c"),
         "the convolution and pooling kernels installed with tracer",
         "each module's own",
-        ("-O3", "-march=native", "-fopenmp", "-ffp-contract=off", "-fno-math-errno", "-fwrapv"),
+        (
+            "-O3",
+            "-march=native",
+            *WIDE_VECTORS,
+            "-fopenmp",
+            "-ffp-contract=off",
+            "-fno-math-errno",
+            "-fwrapv",
+        ),
     ),
     # the loops of codegen/array_math.py's modules, with those modules' flags and glibc's
     # vector maths (codegen/build.py's FLAGS and VECTOR_MATH_FLAGS): without libmvec, no build
@@ -103,6 +124,7 @@ EXTENSIONS = {
         (
             "-O3",
             "-march=native",
+            *WIDE_VECTORS,
             "-std=gnu11",
             "-fopenmp",
             "-ffp-contract=off",
