@@ -171,6 +171,13 @@ def _offsets(shape, batch):
     return np.ascontiguousarray(np.broadcast_to(index, batch).reshape(-1) * size)
 
 
+def gemm(dtype):
+    """The BLAS's gemm for float32 or float64, as a cffi function (its C signature is
+    `_GEMM`'s); None for another dtype, or where there is no BLAS."""
+    names = _FUNCTIONS.get(np.dtype(dtype))
+    return None if names is None else _gemm(*names)
+
+
 def _gemm(function, ctype):
     """The BLAS's gemm for `ctype`, as a cffi function; None where there is no BLAS."""
     return blas_function(f"scipy_cblas_{function}", _GEMM.format(T=ctype))

@@ -7,10 +7,10 @@ Cholesky factorization copies each matrix into LAPACK's layout and back. The com
 backend calls BLAS's trsm (trsv for one right-hand side) and LAPACK's potrf from
 scipy-openblas32; the eager kernels call the same functions of the same library, through
 cffi (codegen/array_blas.py), so their values are the compiled code's, with nothing to
-compile. The right-hand sides of a solve are cut
-into column blocks that tracer's threads solve at once, in a loop installed with tracer
-(runtime/array_kernels_typed.h, `triangular_solves`: the modules' BLAS runs on the thread
-that calls it, codegen/thread_pools.py). Where the BLAS or the installed kernels are not
+compile. A solve's right-hand sides are cut into the compiled code's parts, which tracer's
+threads solve at once, each by halves of the triangle with a GEMM between them, in a loop
+installed with tracer (runtime/array_kernels_typed.h, `triangular_solves`: the modules' BLAS
+runs on the thread that calls it, codegen/thread_pools.py). Where the BLAS or the installed kernels are not
 there, `triangular_solve` and `cholesky` say so with None and the caller keeps its own way.
 """
 
@@ -20,7 +20,6 @@ from codegen import array_blas, conv_kernels
 from runtime import installed_kernels
 
 _LETTERS = {np.dtype(np.float32): ("s", "float"), np.dtype(np.float64): ("d", "double")}
-COLUMNS_PER_THREAD = 64  # right-hand sides each thread takes at least
 _TRSM = "void (*)(int, int, int, int, int, int, int, {T}, void *, int, void *, int)"
 _TRSV = "void (*)(int, int, int, int, int, void *, int, void *, int)"
 _POTRF = "int (*)(int, char, int, void *, int)"
@@ -38,19 +37,20 @@ def triangular_solve(a, b, lower, adjoint):
     letter, ctype = names
     trsm = array_blas.blas_function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))
     trsv = array_blas.blas_function(f"scipy_cblas_{letter}trsv", _TRSV)
-    if trsm is None or trsv is None or not conv_kernels.available():
+    gemm = array_blas.gemm(a.dtype)
+    if None in (trsm, trsv, gemm) or not conv_kernels.available():
         return None
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     n, k = b.shape[-2:]
     matrices = np.ascontiguousarray(np.broadcast_to(a, batch + (n, n)))
     x = np.array(np.broadcast_to(b, batch + (n, k)), order="C")  # solved in place
     count = int(np.prod(batch, dtype=np.int64))
-    geometry = [count, n, k, bool(lower), bool(adjoint), COLUMNS_PER_THREAD]
+    geometry = [count, n, k, bool(lower), bool(adjoint)]
     if count and n and k:
         installed_kernels.call(
             f"triangular_solves_{installed_kernels.suffix(a.dtype)}",
             np.array(geometry, np.int64),
-            (array_blas.address(trsm, trsv), matrices),
+            (array_blas.address(trsm, trsv, gemm), matrices),
             x,
         )
     return x

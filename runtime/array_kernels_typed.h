@@ -144,33 +144,70 @@ static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *re
 }
 #undef ADAM_STEP
 
-/* BLAS's triangular solves of a batch of systems op(A) X = B, in place in x, the right-hand
-   sides in blocks of g[5] columns handed to the threads (codegen/array_linalg.py); trsm and
-   trsv for T by their addresses in f[0] and f[1] (the compiled modules' BLAS, which runs each
-   call on the thread that makes it): a single right-hand side is trsv's, as the compiled code
-   solves it (templates/triangular_solve.c.j2: trsm packs the whole triangle for it, four
-   times trsv's time). g: the count of systems, n, the right-hand sides k, whether A is the
-   lower triangle, whether op transposes it, the columns of a block. */
+/* op(A) X = B in place, for A's n x width triangle and an n x width block X: the triangle cut
+   in halves of its rows down to SOLVE_BY_TRSM_ROWS, each half's right-hand sides updated by a
+   GEMM with the block off the diagonal (op(A)'s, A's own or the transpose of the one across
+   it): templates/solve_halves.c.j2's calls, so its bits. */
 typedef void (*NAME(trsm_call))(int, int, int, int, int, int, int, T, const T *, int, T *, int);
 typedef void (*NAME(trsv_call))(int, int, int, int, int, const T *, int, T *, int);
+typedef void (*NAME(gemm_call))(int, int, int, int, int, int, T, const T *, int, const T *, int,
+                                T, T *, int);
+static void NAME(solve_halves)(NAME(trsm_call) trsm, NAME(gemm_call) gemm, int lower,
+                               int adjoint, int n, int width, const T *a, int lda, T *x, int ldx)
+{
+    if (n <= SOLVE_BY_TRSM_ROWS) {
+        trsm(101, 141, lower ? 122 : 121, adjoint ? 112 : 111, 131, n, width, (T)1, a, lda, x,
+             ldx); /* CBLAS's enumerations */
+        return;
+    }
+    const int h = n / 2, op = adjoint ? 112 : 111;
+    const T *off = a + (lower ? (int64_t)h * lda : h), *second = a + (int64_t)h * lda + h;
+    T *top = x, *bottom = x + (int64_t)h * ldx;
+    if (lower != adjoint) {
+        NAME(solve_halves)(trsm, gemm, lower, adjoint, h, width, a, lda, top, ldx);
+        gemm(101, op, 111, n - h, width, h, (T)-1, off, lda, top, ldx, (T)1, bottom, ldx);
+        NAME(solve_halves)(trsm, gemm, lower, adjoint, n - h, width, second, lda, bottom, ldx);
+    } else {
+        NAME(solve_halves)(trsm, gemm, lower, adjoint, n - h, width, second, lda, bottom, ldx);
+        gemm(101, op, 111, h, width, n - h, (T)-1, off, lda, bottom, ldx, (T)1, top, ldx);
+        NAME(solve_halves)(trsm, gemm, lower, adjoint, h, width, a, lda, top, ldx);
+    }
+}
+
+/* BLAS's triangular solves of a batch of systems op(A) X = B, in place in x, as a compiled
+   module makes them (templates/triangular_solve.c.j2): the right-hand sides in parts of whole
+   blocks of 16 columns, two for each thread, which the threads take as they come free, each
+   part solved by halves (`solve_halves`); a single right-hand side is trsv's (trsm packs the
+   whole triangle for it, four times trsv's time). trsm, trsv and gemm for T by their addresses
+   in f[0], f[1] and f[2] (the compiled modules' BLAS, which runs each call on the thread that
+   makes it). g: the count of systems, n, the right-hand sides k, whether A is the lower
+   triangle, whether op transposes it. */
 static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const T *a, T *x)
 {
-    const int64_t count = g[0], n = g[1], k = g[2], columns = g[5];
-    const int uplo = g[3] ? 122 : 121, op = g[4] ? 112 : 111; /* CBLAS's enumerations */
+    const int64_t count = g[0], n = g[1], k = g[2];
+    const int lower = (int)g[3], adjoint = (int)g[4];
     const NAME(trsm_call) trsm = (NAME(trsm_call))f[0];
     const NAME(trsv_call) trsv = (NAME(trsv_call))f[1];
-    const int64_t blocks = (k + columns - 1) / columns;
-#pragma omp parallel for collapse(2) schedule(dynamic) if (n * n * k > 262144)
-    for (int64_t b = 0; b < count; b++)
-        for (int64_t c = 0; c < blocks; c++) {
-            const int64_t first = c * columns;
-            const int64_t width = k - first < columns ? k - first : columns;
-            if (k == 1)
-                trsv(101, uplo, op, 131, (int)n, a + b * n * n, (int)n, x + b * n, 1);
-            else
-                trsm(101, 141, uplo, op, 131, (int)n, (int)width, (T)1, a + b * n * n, (int)n,
-                     x + b * n * k + first, (int)k);
+    const NAME(gemm_call) gemm = (NAME(gemm_call))f[2];
+    if (k == 1) {
+        for (int64_t b = 0; b < count; b++)
+            trsv(101, lower ? 122 : 121, adjoint ? 112 : 111, 131, (int)n, a + b * n * n, (int)n,
+                 x + b * n, 1);
+        return;
+    }
+    const int threaded = THREADS() > 1 && (double)n * n * k >= GEMM_PARALLEL_MIN;
+    const int64_t blocks = (k + 15) / 16, most = blocks / 4 > 1 ? blocks / 4 : 1;
+    const int64_t wanted = threaded ? 2 * THREADS() : 1;
+    const int64_t parts = wanted < most ? wanted : most;
+    for (int64_t b = 0; b < count; b++) {
+#pragma omp parallel for schedule(dynamic, 1) if (threaded && parts > 1)
+        for (int64_t part = 0; part < parts; part++) {
+            const int64_t first = part * blocks / parts * 16;
+            const int64_t last = part + 1 == parts ? k : (part + 1) * blocks / parts * 16;
+            NAME(solve_halves)(trsm, gemm, lower, adjoint, (int)n, (int)(last - first),
+                               a + b * n * n, (int)n, x + b * n * k + first, (int)k);
         }
+    }
 }
 
 /* Products op(a) op(b) through the BLAS, a batch of them, in parts on the threads, as a
@@ -181,8 +218,6 @@ static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const 
    T by its address in f[0] (the compiled modules' BLAS, which runs each call on the thread
    that makes it); product p reads a from a_at[p] and b from b_at[p], and writes out's p-th
    m x n block. */
-typedef void (*NAME(gemm_call))(int, int, int, int, int, int, T, const T *, int, const T *, int,
-                                T, T *, int);
 static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const int64_t *a_at,
                              const int64_t *b_at, const T *a, const T *b, T *out)
 {

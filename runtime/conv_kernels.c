@@ -48,6 +48,7 @@
 #endif
 #define PARALLEL_MIN 131072 /* codegen.loops.PARALLEL_MIN */
 #define GEMM_PARALLEL_MIN 1048576 /* tracer/ops/linalg_ops.py's GEMM_PARALLEL_MIN */
+#define SOLVE_BY_TRSM_ROWS 64     /* tracer/ops/factorization_ops.py's SOLVE_BY_TRSM_ROWS */
 #define COLUMN_BLOCK 1024   /* codegen.loops.COLUMN_BLOCK */
 #define MOST_RANK 8         /* codegen/conv_kernels.py pads no more axes */
 

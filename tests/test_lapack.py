@@ -199,8 +199,9 @@ def test_a_large_eager_triangular_solve_matches_scipy(lower, adjoint, way, monke
 @pytest.mark.skipif(build.blas() is None, reason="no scipy-openblas32 to link")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_eager_triangular_solve_gives_the_compiled_codes_bits(dtype):
-    """Both call trsm (trsv for a single right-hand side): the eager kernel in column blocks
-    on tracer's threads, the module in parts."""
+    """Both make the same calls: trsv for a single right-hand side; else the same parts of
+    the right-hand sides on tracer's threads, each solved by halves of the triangle (trsm
+    below 64 rows, a GEMM between the halves)."""
     rng = np.random.default_rng(11)
     for n, k in [(7, 3), (201, 130), (201, 1), (600, 1)]:
         a = (rng.standard_normal((2, n, n)) / n + 2 * np.eye(n)).astype(dtype)

@@ -138,7 +138,8 @@ def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_large_triangular_solve_cut_into_parts_gives_numpys_values(dtype):
     """The right-hand sides of a large solve are cut into parts for the threads, as a
-    product's columns are: each column's solution is its own."""
+    product's columns are (each column's solution is its own), and each part is solved by
+    halves of the triangle."""
     rng = np.random.default_rng(6)
     lower = np.tril(rng.standard_normal((2, 160, 160))) + 20 * np.eye(160)
     rhs = rng.standard_normal((2, 160, 213))
@@ -157,7 +158,9 @@ def test_a_large_triangular_solve_cut_into_parts_gives_numpys_values(dtype):
             op = np.swapaxes(a, -1, -2) if adjoint else a
             want = np.linalg.solve(op.astype(np.float64), rhs.astype(np.float64))
             np.testing.assert_allclose(solve(a, rhs).numpy(), want, rtol=tolerance, atol=tolerance)
-    assert "X + first" in solve.get_concrete_function(a, rhs).c_source()
+    source = solve.get_concrete_function(a, rhs).c_source()
+    assert "X + first" in source
+    assert "tr_solve_halves_" in source  # 160 rows: two halves and a GEMM between them
 
 
 GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(

@@ -174,7 +174,7 @@ def _system_context(node, blas):
     lower = node.attrs.get("lower", True)
     if not array_blas.fits_ints(*node.shape[-2:]):
         blas = None  # the substitution's indices are int64
-    return lapack_context(
+    context = lapack_context(
         node,
         blas,
         k=node.shape[-1],
@@ -184,6 +184,16 @@ def _system_context(node, blas):
         forward=lower != adjoint,
         parallel_min=GEMM_PARALLEL_MIN,
     )
+    letter = context["letter"]
+    halves = dict(T=context["T"], letter=letter, base=SOLVE_BY_TRSM_ROWS)
+    context["shared_kernel"] = (f"tr_solve_halves_{letter}", "solve_halves.c.j2", halves)
+    return context
+
+
+# a triangle of at most these rows is trsm's; a larger one is solved by halves, a GEMM
+# between them (templates/solve_halves.c.j2; runtime/conv_kernels.c's SOLVE_BY_TRSM_ROWS
+# repeats it)
+SOLVE_BY_TRSM_ROWS = 64
 
 
 def lapack_template(template, context, error=None):
