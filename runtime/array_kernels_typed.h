@@ -227,7 +227,7 @@ static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const int64_t
     const int64_t extent = split_rows ? m : n;
     const int64_t blocks = (extent + 15) / 16, most = blocks / 4 > 1 ? blocks / 4 : 1;
     const int threaded = THREADS() > 1 && (double)gemms * m * n * k >= GEMM_PARALLEL_MIN;
-    const int64_t wanted = threaded ? (2 * THREADS() + gemms - 1) / gemms : 1;
+    const int64_t wanted = threaded ? (THREADS() + gemms - 1) / gemms : 1;
     const int64_t parts = wanted < most ? wanted : most;
     const int op_a = ta ? 112 : 111, op_b = tb ? 112 : 111; /* CBLAS's enumerations */
 #pragma omp parallel for collapse(2) schedule(dynamic, 1) if (threaded)
