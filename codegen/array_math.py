@@ -360,6 +360,49 @@ def select(condition, x, y):
     return out
 
 
+_ARITHMETIC = {"+": 0, "-": 1, "*": 2}  # the installed arithmetic_rows's operations
+
+
+def arithmetic(symbol, x, y):
+    """x op y (op: "+", "-" or "*") of float32 or float64 arrays, one of the result's shape
+    and the other of it too, or its last axis alone (a bias), its last axis of one (a
+    column) or one element, through the kernel installed with tracer (rows on the threads for
+    large arrays, where numpy's loop is one thread); None for other shapes, dtypes or layouts,
+    or where its table is not there. IEEE's operations one by one, so numpy's bits."""
+    suffix = installed_kernels.suffix(x.dtype)
+    if suffix is None or y.dtype != x.dtype or not conv_kernels.available():
+        return None
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    kinds = (_operand_kind(x, shape), _operand_kind(y, shape))
+    if None in kinds or 0 not in kinds:
+        return None
+    columns = shape[-1] if shape else 1
+    out = np.empty(shape, x.dtype)
+    if out.size:
+        geometry = np.array([_ARITHMETIC[symbol], out.size // columns, columns, *kinds], np.int64)
+        operands = (np.asarray(x), np.asarray(y))  # a numpy scalar has no address
+        installed_kernels.call(f"arithmetic_rows_{suffix}", geometry, operands, out)
+    return out
+
+
+def _operand_kind(x, shape):
+    """How an operand of arithmetic's result `shape` is read: 0 whole (its shape, stored in
+    C order), 1 one row (its last axis, the result's), 2 one column (the result's leading
+    axes, a last axis of one), 3 one element; None for anything else."""
+    if x.size == 1:
+        return 3
+    if not x.flags.c_contiguous or x.ndim > len(shape):
+        return None
+    padded = (1,) * (len(shape) - x.ndim) + x.shape
+    if padded == shape:
+        return 0
+    if padded[-1] == shape[-1] and x.size == shape[-1]:
+        return 1
+    if padded[-1] == 1 and padded[:-1] == shape[:-1]:
+        return 2
+    return None
+
+
 if __name__ == "__main__":  # python -m codegen.array_math: write the installed loops' header
     with open(LOOPS_HEADER, "w") as handle:
         handle.write(loops_header())

@@ -8,8 +8,9 @@
  * leading axes). Each gives the bits of the module's own kernel: the first two compute
  * nothing but copies and selections, and the sums add each column's terms in the order of
  * the rows, in double, as codegen/loops.py's reductions over leading axes do. Beside them,
- * for the eager kernels: relu, a select, Adam's update of a variable, the BLAS's triangular solves
- * of a batch in column blocks on the threads, and the BLAS's products in parts on them.
+ * for the eager kernels: relu, a select, +, - and * by rows, Adam's update of a variable, the
+ * BLAS's triangular solves of a batch in parts on the threads, and the BLAS's products in
+ * parts on them.
  *
  * Geometries (int64): pad_zeros: rank r, then x's shape (r), the zeros before each axis (r)
  * and out's shape (r); select_positive: the element count; column_sums: rows, columns. */
@@ -93,6 +94,43 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
     }
 }
 #undef SELECT_LOOP
+
+/* out = x op y (op +, - or * by g[0]: 0, 1, 2) for out of g[1] rows of g[2] columns, each of
+   x and y by its kind (g[3], g[4]): 0 out's shape, 1 one row (a bias), 2 one column, 3 one
+   element; rows on the threads from PARALLEL_MIN elements. IEEE's operations one by one, so
+   numpy's bits. */
+#define ARITHMETIC_ROW(A, B)                                                                   \
+    do {                                                                                       \
+        if (op == 0) {                                                                         \
+            _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) + (B);       \
+        } else if (op == 1) {                                                                  \
+            _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) - (B);       \
+        } else {                                                                               \
+            _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) * (B);       \
+        }                                                                                      \
+    } while (0)
+static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T *restrict y,
+                                  T *restrict out)
+{
+    const int op = (int)g[0];
+    const int64_t rows = g[1], columns = g[2], x_kind = g[3], y_kind = g[4];
+#pragma omp parallel for schedule(static) if (rows * columns >= PARALLEL_MIN)
+    for (int64_t r = 0; r < rows; r++) {
+        /* this row's x and y: their own row, the one row, or one element */
+        const T *a = x + (x_kind == 0 ? r * columns : x_kind == 2 ? r : 0);
+        const T *b = y + (y_kind == 0 ? r * columns : y_kind == 2 ? r : 0);
+        T *to = out + r * columns;
+        if (x_kind >= 2) {
+            const T first = a[0];
+            ARITHMETIC_ROW(first, b[c]);
+        } else if (y_kind >= 2) {
+            const T second = b[0];
+            ARITHMETIC_ROW(a[c], second);
+        } else
+            ARITHMETIC_ROW(a[c], b[c]);
+    }
+}
+#undef ARITHMETIC_ROW
 
 /* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
    threads. */

@@ -18,8 +18,9 @@
  * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
  *
  * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
- * kernels relu, a select, Adam's update of an optimizer's variable, batches of triangular
- * solves and products in parts (array_kernels_typed.h), which take geometries of their own.
+ * kernels relu, a select, +, - and * by rows, Adam's update of an optimizer's variable,
+ * batches of triangular solves and products in parts (array_kernels_typed.h), which take
+ * geometries of their own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -123,6 +124,7 @@ static const kernel kernels[] = {
     (kernel)triangular_solves_f32, (kernel)triangular_solves_f64,
     (kernel)gemm_parts_f32,        (kernel)gemm_parts_f64,
     (kernel)select_values_f32,     (kernel)select_values_f64,
+    (kernel)arithmetic_rows_f32,   (kernel)arithmetic_rows_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
@@ -130,7 +132,8 @@ static const char *kernel_names =
     "pad_zeros_f32 pad_zeros_f64 select_positive_f32 select_positive_f64 "
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
     "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64 "
-    "gemm_parts_f32 gemm_parts_f64 select_values_f32 select_values_f64";
+    "gemm_parts_f32 gemm_parts_f64 select_values_f32 select_values_f64 "
+    "arithmetic_rows_f32 arithmetic_rows_f64";
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

@@ -41,6 +41,8 @@ KERNELS = (
     "gemm_parts_f64",
     "select_values_f32",
     "select_values_f64",
+    "arithmetic_rows_f32",
+    "arithmetic_rows_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)

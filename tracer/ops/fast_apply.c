@@ -950,14 +950,42 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
     return known;
 }
 
-/* The kernel of op `name` whose result has DType `dtype` (borrowed; NULL, error set or not, when
- * none): where the op's floating kernel is a Python operator and its values are floating or
- * complex (its inputs have the result's dtype), that operator, which is what its kernel would
- * call on them, without the kernel's Python frame. */
-static PyObject *
-kernel_of(PyObject *name, PyObject *dtype)
+/* Results of at least this many elements take the op's kernel even where it has a floating
+ * operator: the kernel runs large arithmetic on the threads (tracer/ops/math_ops.py's
+ * ARITHMETIC_ON_THREADS_FROM, which tests/test_fast_apply.py holds this to). */
+#define LARGE_FLOATING_FROM 131072
+
+/* Whether `shape` (a tuple of ints) has at least LARGE_FLOATING_FROM elements. */
+static int
+large(PyObject *shape)
 {
-    if (Py_TYPE(dtype) == DType_type && SLOT(dtype, dtype_differentiable_slot) == Py_True) {
+    if (!PyTuple_CheckExact(shape))
+        return 0;
+    long long elements = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        PyObject *extent = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_CheckExact(extent))
+            return 0;
+        elements *= PyLong_AsLongLong(extent);
+        if (elements == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (elements >= LARGE_FLOATING_FROM || elements <= 0)
+            return elements >= LARGE_FLOATING_FROM;
+    }
+    return 0;
+}
+
+/* The kernel of op `name` whose result has `shape` and DType `dtype` (borrowed; NULL, error set
+ * or not, when none): where the op's floating kernel is a Python operator and its values are
+ * floating or complex (its inputs have the result's dtype), that operator, which is what its
+ * kernel would call on them, without the kernel's Python frame; but for a large result. */
+static PyObject *
+kernel_of(PyObject *name, PyObject *shape, PyObject *dtype)
+{
+    if (Py_TYPE(dtype) == DType_type && SLOT(dtype, dtype_differentiable_slot) == Py_True &&
+        !large(shape)) {
         PyObject *kernel = PyDict_GetItemWithError(floating_kernels, name);
         if (kernel != NULL || PyErr_Occurred())
             return kernel;
@@ -1005,7 +1033,7 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     }
     PyObject *kernel = NULL;
     if (outcome == 1) {
-        kernel = kernel_of(name, PyTuple_GET_ITEM(known, 1));
+        kernel = kernel_of(name, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1));
         outcome = kernel != NULL ? DONE : PyErr_Occurred() ? FAILED : USE_PYTHON;
         Py_XINCREF(kernel);
     }
@@ -1349,7 +1377,8 @@ PyInit__fast_apply(void)
     if (PyType_Ready(&OpFunction_type) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&module_def);
-    if (module != NULL && PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0)
+    if (module != NULL && (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0 ||
+                           PyModule_AddIntConstant(module, "LARGE_FLOATING_FROM", LARGE_FLOATING_FROM) < 0))
         Py_CLEAR(module);
     return module;
 }

@@ -14,6 +14,7 @@ import numpy as np
 
 from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
+from codegen.loops import PARALLEL_MIN
 from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
 from tracer.ir import Literal, Node, match
@@ -66,6 +67,9 @@ def _infix(symbol):
 _INEXACT_SCALARS = frozenset({np.float16, np.float32, np.float64, np.complex64, np.complex128})
 
 
+ARITHMETIC_ON_THREADS_FROM = PARALLEL_MIN  # elements: threads pay from there
+
+
 def _arithmetic(symbol, ufunc, on_strings=None):
     """A kernel that uses Python's operator `symbol` on floating and complex values (the op's
     FLOATING_KERNELS entry, which code knowing the dtype calls directly) and the ufunc on
@@ -74,13 +78,22 @@ def _arithmetic(symbol, ufunc, on_strings=None):
     On numpy scalars (what 0-d results are) the operator skips the ufunc machinery; on
     arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
     on overflow quietly (TensorFlow's behaviour) where scalar arithmetic would warn.
-    `on_strings` is the kernel of tt.string tensors, for an op that takes them.
+    `on_strings` is the kernel of tt.string tensors, for an op that takes them. From
+    ARITHMETIC_ON_THREADS_FROM elements, float32 and float64 +, - and * whose operands are
+    whole, a bias, a column or one element run on the threads, in the loop installed with
+    tracer (codegen/array_math.py's `arithmetic`: numpy's loop is one thread; the same bits).
     """
 
     python_operator = INFIX_OPERATORS[symbol]
 
     def run(x, y):
-        if type(x) in _INEXACT_SCALARS or x.dtype.kind in "fc":
+        if type(x) in _INEXACT_SCALARS:
+            return python_operator(x, y)
+        if x.dtype.kind in "fc":
+            if max(x.size, y.size) >= ARITHMETIC_ON_THREADS_FROM:
+                found = array_math.arithmetic(symbol, x, y)
+                if found is not None:
+                    return found
             return python_operator(x, y)
         if on_strings is not None and x.dtype.kind == "O":
             return on_strings(x, y)

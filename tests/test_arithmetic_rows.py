@@ -1,0 +1,90 @@
+"""Large float32 and float64 +, - and * in the loop installed with tracer, on the threads
+(codegen/array_math.py's `arithmetic`): numpy's bits for every way an operand is read (whole,
+a bias, a column, one element, on either side), NaN, infinities and signed zeros included;
+other shapes left to numpy; and eager ops that take it, through the C op path too."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import array_math, conv_kernels
+from runtime import native
+from tracer.ops.math_ops import ARITHMETIC_ON_THREADS_FROM
+
+rng = np.random.default_rng(20261201)
+LARGE = (512, 300)  # past ARITHMETIC_ON_THREADS_FROM: on the threads
+SHAPES = [  # x, y: whole, a bias, a column, one element, either side
+    (LARGE, LARGE),
+    (LARGE, (300,)),
+    ((300,), LARGE),
+    ((1, 300), LARGE),
+    (LARGE, (512, 1)),
+    ((512, 1), LARGE),
+    (LARGE, ()),
+    ((), LARGE),
+    ((1, 1), LARGE),
+    ((4, 64, 28, 32), (32,)),
+    ((7, 5), (7, 5)),  # small: one thread
+]
+installed = pytest.mark.skipif(not conv_kernels.available(), reason="no installed kernels here")
+
+
+def _values(shape, dtype):
+    values = rng.standard_normal(shape) * 1e3
+    flat = values.reshape(-1)
+    specials = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-310]
+    flat[: min(len(flat), len(specials))] = specials[: len(flat)]
+    return values.astype(dtype)
+
+
+@installed
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", SHAPES)
+@pytest.mark.parametrize("symbol, ufunc", [("+", np.add), ("-", np.subtract), ("*", np.multiply)])
+def test_the_installed_loop_gives_numpys_bits(symbol, ufunc, shapes, dtype):
+    x, y = (_values(shape, dtype) for shape in shapes)
+    with np.errstate(all="ignore"):
+        want = ufunc(x, y)
+    got = array_math.arithmetic(symbol, x, y)
+    assert got is not None and got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+@installed
+@pytest.mark.parametrize(
+    "x, y",
+    [
+        (np.ones((4, 64, 64), np.float32), np.ones((64, 64), np.float32)),  # a trailing block
+        (np.ones((512, 1), np.float32), np.ones((1, 300), np.float32)),  # neither whole
+        (np.ones(LARGE, np.float32)[:, ::2], np.ones((150,), np.float32)),  # strided
+        (np.ones(LARGE, np.float32), np.ones((300,), np.float64)),  # two dtypes
+        (np.ones(LARGE, np.complex64), np.ones((300,), np.complex64)),
+    ],
+)
+def test_other_operands_are_left_to_numpy(x, y):
+    assert array_math.arithmetic("+", x, y) is None
+
+
+def test_the_c_op_path_takes_the_kernel_from_the_same_size():
+    if native.load("fast_apply") is None:
+        pytest.skip("the C op path was not built here")
+    assert native.load("fast_apply").LARGE_FLOATING_FROM == ARITHMETIC_ON_THREADS_FROM
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_large_eager_bias_add_and_its_gradient_are_numpys(dtype):
+    """Through the C op path (tensors) and the Python one (a variable), on a tape."""
+    x = _values((64, 28, 28, 32), dtype)
+    x[np.isnan(x) | np.isinf(x)] = 1.0
+    b = _values((32,), dtype)
+    b[np.isnan(b) | np.isinf(b)] = 2.0
+    weights = tt.Variable(b)
+    for bias in (tt.constant(b), weights):
+        with tt.GradientTape() as tape:
+            tape.watch(bias)
+            out = tt.constant(x) * 2 + bias
+            loss = tt.reduce_sum(out * out)
+        assert out.numpy().tobytes() == (x * 2 + b).tobytes()
+        gradient = tape.gradient(loss, bias).numpy()
+        want = np.sum(2 * (x.astype(np.float64) * 2 + b), axis=(0, 1, 2))
+        np.testing.assert_allclose(gradient, want, rtol=1e-4 if dtype == np.float32 else 1e-10)
