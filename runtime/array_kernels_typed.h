@@ -182,7 +182,7 @@ static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *re
 }
 #undef ADAM_STEP
 
-/* op(A) X = B in place, for A's n x width triangle and an n x width block X: the triangle cut
+/* op(A) X = B in place, for A's n x n triangle and an n x width block X: the triangle cut
    in halves of its rows down to SOLVE_BY_TRSM_ROWS, each half's right-hand sides updated by a
    GEMM with the block off the diagonal (op(A)'s, A's own or the transpose of the one across
    it): templates/solve_halves.c.j2's calls, so its bits. */
