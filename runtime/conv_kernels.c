@@ -19,8 +19,9 @@
  *
  * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
  * kernels relu, a select, +, - and * by rows, Adam's update of an optimizer's variable,
- * batches of triangular solves and products in parts (array_kernels_typed.h), which take
- * geometries of their own.
+ * batches of triangular solves and products in parts (array_kernels_typed.h), and where the
+ * CPU has AVX-512 batches of small products (small_products_typed.h), which take geometries
+ * of their own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,6 +30,9 @@
 #include <string.h>
 
 #include "runs_here.h"
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -91,6 +95,24 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define LANES (LANE_BYTES / 4)
 #include "conv_kernels_typed.h"
 #include "array_kernels_typed.h"
+#if defined(__AVX512F__)
+#define V_TYPE __m512
+#define V_MASK __mmask16
+#define V_LANES 16
+#define V_ZERO _mm512_setzero_ps
+#define V_SET1 _mm512_set1_ps
+#define V_LOAD _mm512_loadu_ps
+#define V_STORE _mm512_storeu_ps
+#define V_MASK_LOAD _mm512_maskz_loadu_ps
+#define V_MASK_STORE _mm512_mask_storeu_ps
+#define V_FMA _mm512_fmadd_ps
+#define V_ADD _mm512_add_ps
+#define V_INDEX __m512i
+#define V_INDICES(step) _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(step))
+#define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, lanes, at, 4)
+#include "small_products_typed.h"
+#include "small_products_undef.h"
+#endif
 #undef T
 #undef NAME
 #undef SQRT
@@ -108,6 +130,27 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define LANES (LANE_BYTES / 8)
 #include "conv_kernels_typed.h"
 #include "array_kernels_typed.h"
+#if defined(__AVX512F__)
+#define V_TYPE __m512d
+#define V_MASK __mmask8
+#define V_LANES 8
+#define V_ZERO _mm512_setzero_pd
+#define V_SET1 _mm512_set1_pd
+#define V_LOAD _mm512_loadu_pd
+#define V_STORE _mm512_storeu_pd
+#define V_MASK_LOAD _mm512_maskz_loadu_pd
+#define V_MASK_STORE _mm512_mask_storeu_pd
+#define V_FMA _mm512_fmadd_pd
+#define V_ADD _mm512_add_pd
+#define V_INDEX __m256i
+#define V_INDICES(step) _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step))
+#define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask, lanes, at, 8)
+#include "small_products_typed.h"
+#include "small_products_undef.h"
+#else /* no AVX-512: the table's slots of these kernels are empty */
+#define small_products_f32 NULL
+#define small_products_f64 NULL
+#endif
 
 /* The table, in the order of KERNELS (runtime/installed_kernels.py names them alike). */
 typedef void (*kernel)(void);
@@ -125,6 +168,7 @@ static const kernel kernels[] = {
     (kernel)gemm_parts_f32,        (kernel)gemm_parts_f64,
     (kernel)select_values_f32,     (kernel)select_values_f64,
     (kernel)arithmetic_rows_f32,   (kernel)arithmetic_rows_f64,
+    (kernel)small_products_f32,    (kernel)small_products_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
@@ -133,7 +177,7 @@ static const char *kernel_names =
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
     "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64 "
     "gemm_parts_f32 gemm_parts_f64 select_values_f32 select_values_f64 "
-    "arithmetic_rows_f32 arithmetic_rows_f64";
+    "arithmetic_rows_f32 arithmetic_rows_f64 small_products_f32 small_products_f64";
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

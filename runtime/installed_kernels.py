@@ -43,6 +43,8 @@ KERNELS = (
     "select_values_f64",
     "arithmetic_rows_f32",
     "arithmetic_rows_f64",
+    "small_products_f32",
+    "small_products_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
@@ -73,11 +75,14 @@ _ffi = _cffi_backend.FFI()
 @functools.cache
 def function(name, c_type):
     """The table's kernel `name` as a cffi function of `c_type` (its C pointer type), for
-    the eager kernels (cast once per process); None where there is no table."""
+    the eager kernels (cast once per process); None where there is no table, or where the
+    table has no such kernel for this CPU (its slot is empty: the small products without
+    AVX-512)."""
     if not address():
         return None
     table = _ffi.cast("void **", address())
-    return _ffi.cast(c_type, table[KERNELS.index(name)])
+    slot = table[KERNELS.index(name)]
+    return None if slot == _ffi.NULL else _ffi.cast(c_type, slot)
 
 
 def suffix(dtype):

@@ -1,0 +1,18 @@
+/* The names small_products_typed.h's includer defined for one type, undefined for the next. */
+#undef V_TYPE
+#undef V_MASK
+#undef V_LANES
+#undef V_ZERO
+#undef V_SET1
+#undef V_LOAD
+#undef V_STORE
+#undef V_MASK_LOAD
+#undef V_MASK_STORE
+#undef V_FMA
+#undef V_ADD
+#undef V_INDEX
+#undef V_INDICES
+#undef V_GATHER
+#undef SMALL_ROWS
+#undef SMALL_VECTORS
+#undef SMALL_DEPTH

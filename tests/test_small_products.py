@@ -1,0 +1,148 @@
+"""Batches of small products through the installed kernel `small_products`
+(runtime/small_products_typed.h, codegen/array_blas.py's `_small_products`): against
+float64 numpy with every transpose, operands read through their strides (a head split off
+by a transpose, every other column, reversed batches, a broadcast batch), depths past one
+pass, rows and columns that fill no whole block; the same bits on one thread and on two;
+and what stays with the other routes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import array_blas
+from runtime import installed_kernels
+
+rng = np.random.default_rng(20261201)
+
+needs_kernel = pytest.mark.skipif(
+    installed_kernels.function("small_products_f32", "void *") is None,
+    reason="the installed small products need AVX-512",
+)
+
+# (batch, m, n, k): an attention's (heads of 64 x 32), ragged blocks, two passes of depth
+SIZES = [
+    ((8, 4), 64, 64, 32),
+    ((8, 4), 64, 32, 64),
+    ((3,), 5, 7, 3),
+    ((2, 3), 17, 49, 130),
+    ((2,), 9, 100, 257),
+    ((4,), 1, 1, 1),
+    ((3,), 33, 15, 1),
+]
+
+
+def _operand(batch, rows, columns, dtype, layout):
+    if layout == "C":
+        return rng.standard_normal((*batch, rows, columns)).astype(dtype)
+    if layout == "transposed":  # the last two axes swapped: column-major matrices
+        return np.swapaxes(rng.standard_normal((*batch, columns, rows)).astype(dtype), -1, -2)
+    if layout == "strided":  # every other column, the batch reversed
+        wide = rng.standard_normal((*batch, rows, 2 * columns)).astype(dtype)[..., ::2]
+        return wide[::-1]
+    if layout == "reversed":  # the rows and the columns in reverse: negative steps
+        return rng.standard_normal((*batch, rows, columns)).astype(dtype)[..., ::-1, ::-1]
+    if layout == "heads":  # (batch..., rows, heads, columns) with the heads moved forward
+        *outer, heads = batch
+        x = rng.standard_normal((*outer, rows, heads, columns)).astype(dtype)
+        return np.swapaxes(x, -3, -2)
+    assert layout == "broadcast"  # one matrix for the whole batch
+    return rng.standard_normal((*(1,) * len(batch), rows, columns)).astype(dtype)
+
+
+@needs_kernel
+@pytest.mark.parametrize("layout", ["C", "transposed", "strided", "reversed", "heads", "broadcast"])
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", SIZES)
+def test_a_batch_of_small_products_matches_numpy(size, dtype, transposes, layout):
+    batch, m, n, k = size
+    ta, tb = transposes
+    a = _operand(batch, *((k, m) if ta else (m, k)), dtype, layout)
+    b = _operand(
+        batch, *((n, k) if tb else (k, n)), dtype, "C" if layout == "broadcast" else layout
+    )
+    assert array_blas._small_products(
+        a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ta, tb
+    ), "the installed kernel takes it"
+    got = array_blas.product(a, b, ta, tb)
+    op_a = np.swapaxes(a, -1, -2) if ta else a
+    op_b = np.swapaxes(b, -1, -2) if tb else b
+    want = np.matmul(op_a.astype(np.float64), op_b.astype(np.float64))
+    assert got.dtype == dtype and got.shape == (*batch, m, n) and got.flags.c_contiguous
+    # each element a sum of k products: float32's rounding of each partial sum
+    scale = np.matmul(np.abs(op_a).astype(np.float64), np.abs(op_b).astype(np.float64))
+    epsilon = np.finfo(dtype).eps
+    assert np.all(np.abs(got - want) <= 2 * k * epsilon * scale + np.finfo(dtype).tiny)
+
+
+@needs_kernel
+def test_a_batch_of_small_products_through_a_tape_has_numpys_gradients():
+    q = rng.standard_normal((2, 3, 16, 8))
+    k = rng.standard_normal((2, 3, 16, 8))
+    x, y = tt.constant(q), tt.constant(k)
+    with tt.GradientTape() as tape:
+        tape.watch([x, y])
+        scores = tt.matmul(x, y, transpose_b=True)
+        loss = tt.reduce_sum(scores * scores)
+    dx, dy = tape.gradient(loss, [x, y])
+    s = q @ np.swapaxes(k, -1, -2)
+    np.testing.assert_allclose(scores.numpy(), s, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(dx.numpy(), 2 * s @ k, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dy.numpy(), 2 * np.swapaxes(s, -1, -2) @ q, rtol=1e-12, atol=1e-12)
+
+
+@needs_kernel
+def test_a_batch_of_small_products_has_the_same_bits_on_one_thread_and_on_two(tmp_path):
+    script = (
+        "import json, sys, numpy as np\n"
+        "from codegen import array_blas\n"
+        "rng = np.random.default_rng(7)\n"
+        "a = np.swapaxes(rng.standard_normal((8, 64, 4, 32)).astype(np.float32), 1, 2)\n"
+        "b = rng.standard_normal((8, 4, 64, 32)).astype(np.float32)\n"
+        "out = array_blas.product(a, b, False, True)\n"
+        "print(json.dumps(out.view(np.uint32).ravel().tolist()))\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    results = []
+    for threads in ("1", "2"):
+        environment = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=root)
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=environment, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        results.append(json.loads(done.stdout.splitlines()[-1]))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, dtype",
+    [
+        ((64, 64), (64, 32), np.float32),  # one product: numpy's
+        ((2, 64, 64), (2, 64, 65), np.float32),  # past 2^18 multiply-adds: the BLAS's parts
+        ((8, 4, 64, 64), (8, 4, 64, 32), np.int64),
+        ((2, 8, 8), (3, 8, 8), np.float32),  # batches that do not broadcast
+        ((2, 0, 8), (2, 8, 8), np.float32),  # an empty result
+    ],
+)
+def test_other_batches_take_the_other_routes(a_shape, b_shape, dtype):
+    a, b = np.ones(a_shape, dtype), np.ones(b_shape, dtype)
+    small = array_blas._small_products(
+        a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
+    )
+    assert small is None
+
+
+def test_a_column_step_past_an_int32_gathers_reach_is_left_to_the_other_routes():
+    a = np.ones((2, 4, 4), np.float32)
+    b = np.lib.stride_tricks.as_strided(  # columns 2^24 elements apart: a view, no memory
+        np.ones(1, np.float32), shape=(2, 4, 4), strides=(0, 4, 4 << 24)
+    )
+    small = array_blas._small_products(
+        a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
+    )
+    assert small is None
