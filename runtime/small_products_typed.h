@@ -10,7 +10,7 @@
  * operand is read through its strides as it is (no copy), the right operand packed once per
  * product into rows of up to three vectors, and each block of up to 8 rows x 3 vectors of
  * the result held in registers while the depth runs. Each result element is the sum of its
- * terms in the order of the depth, by fused multiply-adds (in passes of DEPTH terms, each
+ * terms in the order of the depth, by fused multiply-adds (in passes of SMALL_DEPTH terms, each
  * pass's sum added to the result), whichever block computes it: no value depends on the
  * threads.
  *
@@ -61,17 +61,8 @@ static inline __attribute__((always_inline)) void NAME(small_block)(
     }
 }
 
-/* a's rows one element apart (op(a) a transpose) are a constant step: one address for
-   the block's broadcasts */
 #define SMALL_BLOCK(ROWS, VECTORS)                                                             \
-    do {                                                                                       \
-        if (a_rows == 1)                                                                       \
-            NAME(small_block)(ROWS, VECTORS, depth, a, 1, a_columns, b, sliver, out, n,        \
-                              width, add);                                                     \
-        else                                                                                   \
-            NAME(small_block)(ROWS, VECTORS, depth, a, a_rows, a_columns, b, sliver, out, n,   \
-                              width, add);                                                     \
-    } while (0)
+    NAME(small_block)(ROWS, VECTORS, depth, a, a_rows, a_columns, b, sliver, out, n, width, add)
 #define SMALL_ROWS_CASE(ROWS)                                                                  \
     case ROWS:                                                                                 \
         if (vectors == 3) SMALL_BLOCK(ROWS, 3);                                                \
