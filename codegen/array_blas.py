@@ -12,9 +12,11 @@ codegen/thread_pools.py), called through cffi, with nothing to compile: below
 `ONE_THREAD_MACS` in one call on the calling thread (at most about a hundred microseconds
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
-compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). Smaller
+compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). A batch
+of products of at most 2^21 multiply-adds each is one call of the installed kernel
+`small_products` instead, where the CPU has it (codegen/small_products.py). Smaller single
 products stay numpy's, which computes them on the calling thread with less overhead than a
-call through cffi, batches of them included.
+call through cffi.
 
 A product is routed by its sizes alone, so a given product always comes from the same
 library; the compiled modules call the same one, in one call below 2^20 multiply-adds and in
@@ -29,7 +31,7 @@ from typing import NamedTuple
 import _cffi_backend
 import numpy as np
 
-from codegen import build, conv_kernels, thread_pools
+from codegen import build, conv_kernels, small_products, thread_pools
 from runtime import installed_kernels
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
@@ -39,16 +41,15 @@ _ffi = _cffi_backend.FFI()
 _GEMM = "void (*)(int, int, int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
 _FUNCTIONS = {np.dtype(np.float32): ("sgemm", "float"), np.dtype(np.float64): ("dgemm", "double")}
 _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
-_SMALL_MOST_STEP = 1 << 24  # elements: 48 of them fit a small_products gather's int32
 
 
 def product(a, b, transpose_a, transpose_b):
     """op(a) @ op(b) of arrays of one floating dtype (op: the transpose of the last two axes
-    where asked, batch axes broadcast) through the compiled modules' BLAS where numpy would
-    thread the products; else None (numpy's then, on the calling thread: a batch of small
-    products costs it less than calls through cffi would). A single product below
-    ONE_THREAD_MACS is one call on this thread; the others are the compiled code's parts on
-    the threads (the installed kernels' `gemm_parts`, where they are there).
+    where asked, batch axes broadcast): a batch of small products through the installed
+    `small_products` (`_small_products`), others through the compiled modules' BLAS where
+    numpy would thread them; else None (numpy's then, on the calling thread). A single
+    product below ONE_THREAD_MACS is one call on this thread; the others are the compiled
+    code's parts on the threads (the installed kernels' `gemm_parts`, where they are there).
 
     What a product's sizes, dtype and layouts decide is worked out once (`_plan`): an eager
     step makes the same products every step, and working it out again cost more than a
@@ -142,72 +143,27 @@ def _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb):
 
 @functools.lru_cache(maxsize=512)
 def _small_products(dtype, other_dtype, a_shape, b_shape, a_strides, b_strides, ta, tb):
-    """The call that computes a batch of small products of operands of these shapes and
-    strides (bytes) in one call of the installed kernel `small_products`
-    (runtime/small_products_typed.h: the operands read through their strides, no copy, the
-    batch on the threads), or None where the usual routes take it: another dtype, a single
-    product, more than NUMPY_THREADS_MACS multiply-adds a product (the BLAS's parts), an
-    empty result or sum, batch axes that do not broadcast, strides that are not whole
-    elements, or no such kernel (a CPU without AVX-512). numpy calls the BLAS once for each
-    matrix and copies a strided operand first: an attention's 32 products of 64 x 64 x 32
-    took it twice as long as PyTorch's batched product."""
-    suffix = installed_kernels.suffix(dtype)
-    if suffix is None or other_dtype != dtype:
+    """The call that computes the batch of products of operands of these shapes and strides
+    (bytes) in one call of the installed kernel `small_products` where
+    `codegen/small_products.py` takes it, else None. numpy calls the BLAS once for each matrix
+    and copies a strided operand first: an attention's 32 products of 64 x 64 x 32 took it
+    twice as long as PyTorch's batched product."""
+    if other_dtype != dtype or any(s % dtype.itemsize for s in (*a_strides, *b_strides)):
         return None
-    m, k = a_shape[:-3:-1] if ta else a_shape[-2:]
-    n = b_shape[-2] if tb else b_shape[-1]
-    try:
-        batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
-    except ValueError:
+    a_steps, b_steps = ([s // dtype.itemsize for s in x] for x in (a_strides, b_strides))
+    found = small_products.geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb)
+    if found is None:
         return None
-    count = math.prod(batch)
-    if count < 2 or m * n * k == 0 or m * n * k > NUMPY_THREADS_MACS:
-        return None
-    if any(s % dtype.itemsize for s in (*a_strides, *b_strides)):
-        return None
-    if max(abs(s) // dtype.itemsize for s in b_strides[-2:]) >= _SMALL_MOST_STEP:
-        return None  # the kernel gathers b's columns with int32 indices
-    kernel = installed_kernels.function(
-        f"small_products_{suffix}",
-        "int (*)(const int64_t *, const void *, const void *, const void *, const void *, void *)",
-    )
-    if kernel is None:
-        return None
-    a_rows, a_columns = (s // dtype.itemsize for s in a_strides[-2:])
-    b_rows, b_columns = (s // dtype.itemsize for s in b_strides[-2:])
-    if ta:
-        a_rows, a_columns = a_columns, a_rows
-    if tb:
-        b_rows, b_columns = b_columns, b_rows
-    fixed = (
-        np.array([m, n, k, count, a_rows, a_columns, b_rows, b_columns], np.int64),
-        _strided_offsets(a_shape, a_strides, batch, dtype.itemsize),
-        _strided_offsets(b_shape, b_strides, batch, dtype.itemsize),
-    )
-    geometry, a_at, b_at = (pointer(x.ctypes.data) for x in fixed)
-    shape = (*batch, m, n)
+    kernel, geometry, shape = found
+    geometry = np.array(geometry, np.int64)
+    at_geometry = pointer(geometry.ctypes.data)
 
-    def run(a, b, fixed=fixed):  # `fixed` keeps the arrays that the pointers point into
+    def run(a, b, geometry=geometry):  # `geometry` keeps the array `at_geometry` points into
         out = np.empty(shape, dtype)
-        at = [pointer(x.ctypes.data) for x in (a, b, out)]
-        if kernel(geometry, at[0], at[1], a_at, b_at, at[2]):
-            raise MemoryError("no memory to pack a batch of matrix products' operand")
+        kernel(at_geometry, *(pointer(x.ctypes.data) for x in (a, b, out)))
         return out
 
     return run
-
-
-def _strided_offsets(shape, strides, batch, itemsize):
-    """Where each matrix of the batch `batch` starts in an array of `shape` and `strides`
-    (bytes), its batch axes broadcast: int64 offsets in elements from its first element."""
-    offsets = np.zeros(batch, np.int64)
-    lead = len(shape) - 2
-    for axis in range(lead):
-        if shape[axis] > 1:
-            at = len(batch) - lead + axis
-            steps = np.arange(shape[axis], dtype=np.int64) * (strides[axis] // itemsize)
-            offsets += steps.reshape([-1 if d == at else 1 for d in range(len(batch))])
-    return np.ascontiguousarray(offsets.reshape(-1))
 
 
 def _layout(x):

@@ -15,19 +15,24 @@ gradient and a bias's gradient (a sum over the leading axes), which were most of
 time left on the first call. Only such a module calls them (`serves_convolutions`): any other
 would be built twice for a kernel or two.
 
-The profiled target and exported C, which runs without tracer, keep the templates, as does
-every module where the table is missing or serves no such node: another dtype than float32
-and float64, a product's activation other than relu, a window gather other than max
-pooling, more channels than the table's kernels take."""
+A batch of small matrix products is the table's `small_products` in every module that has
+the table, the profiled one too, never replaced by a template: eager products compute such
+a batch with it (codegen/small_products.py says which), and no template gives its bits.
+
+The profiled target and exported C, which runs without tracer, keep the templates of the
+convolutions, and exported C those of the products, as does every module where the table is
+missing or serves no such node: another dtype than float32 and float64, a product's
+activation other than relu, a window gather other than max pooling, more channels than the
+table's kernels take."""
 
 import contextlib
 import functools
 import math
 import threading
 
-from codegen import forms, thread_pools
+from codegen import forms, small_products, thread_pools
 from codegen.ctypes import storage
-from codegen.targets import C_MODULE
+from codegen.targets import C_MODULE, PROFILED_C
 from runtime import installed_kernels
 from tracer.ir.literal import Literal
 
@@ -111,14 +116,17 @@ def _window(inputs, arguments):
 class _InstalledOrTemplate(forms.Template):
     """An op's template form, whose kernel calls the installed one (`kind`) where the table
     serves the node (`geometry(node)`: the geometry's values, the kernel's parameters and the
-    call's arguments, or None)."""
+    call's arguments, or None). Where `own` (a convolution's or pooling's kernels), a module
+    built with kernels of its own (`own_kernels`) writes the template instead; else (the
+    small products, which no template of the module's matches bit for bit) both call it."""
 
     error = None
 
-    def __init__(self, op, kind, geometry):  # (Template's own would set `context`)
+    def __init__(self, op, kind, geometry, own=True):  # (Template's own would set `context`)
         self.op = op
         self.kind = kind
         self.geometry = geometry
+        self.own = own
 
     @property
     def default(self):
@@ -135,7 +143,7 @@ class _InstalledOrTemplate(forms.Template):
 
     def _served(self, node):
         suffix = installed_kernels.suffix(node.dtype)
-        if suffix is None or getattr(_lowering, "own", False) or not available():
+        if suffix is None or (self.own and getattr(_lowering, "own", False)) or not available():
             return None
         found = self.geometry(node)
         return None if found is None else (f"{self.kind}_{suffix}", *found)
@@ -178,7 +186,7 @@ def serves_convolutions(nodes, target):
     `array_kernel`s serve it too."""
     for node in nodes:
         form = target.form_for(node.op)
-        if isinstance(form, _InstalledOrTemplate) and form._served(node):
+        if isinstance(form, _InstalledOrTemplate) and form.own and form._served(node):
             return True
     return False
 
@@ -285,6 +293,26 @@ _ARRAY_KINDS = {
     "reduce_sum": [("column_sums", _leading_sum)],
 }
 
+
+def _small_products(node):
+    """A batch of products that eager products compute with the installed `small_products`
+    (codegen/small_products.py's rule, for C-contiguous operands): the same kernel, the same
+    bits."""
+    a, b = node.inputs
+    steps = [small_products.contiguous_steps(x.shape) for x in (a, b)]
+    if None in steps or a.dtype != node.dtype or b.dtype != node.dtype:
+        return None
+    found = small_products.geometry(
+        node.dtype.name,
+        a.shape,
+        b.shape,
+        *steps,
+        node.attrs.get("transpose_a", False),
+        node.attrs.get("transpose_b", False),
+    )
+    return None if found is None else (found[1], ["a", "b"], ["a", "b", "out"])
+
+
 _KINDS = {
     "patch_product": ("patch_product", _product),
     "patch_weights": ("patch_weights", _weights),
@@ -293,3 +321,8 @@ _KINDS = {
 }
 for _op, (_kind, _geometry) in _KINDS.items():
     C_MODULE.register_form(_op, _InstalledOrTemplate(_op, _kind, _geometry))
+# the profiled module times the products the C module computes (tests/profiled_c.py)
+for _target in (C_MODULE, PROFILED_C):
+    _target.register_form(
+        "matmul", _InstalledOrTemplate("matmul", "small_products", _small_products, own=False)
+    )

@@ -7,17 +7,17 @@
  * BLAS spends longer on each call's set-up and packing than on its multiply-adds, and
  * numpy's product, which calls it once per matrix, copies an operand that is a strided view
  * (a head split off by a transpose) first. Here one call computes the whole batch: each
- * operand is read through its strides as it is (no copy), the right operand packed once per
- * product into rows of up to three vectors, and each block of up to 8 rows x 3 vectors of
- * the result held in registers while the depth runs. Each result element is the sum of its
- * terms in the order of the depth, by fused multiply-adds (in passes of SMALL_DEPTH terms, each
- * pass's sum added to the result), whichever block computes it: no value depends on the
- * threads.
+ * operand is read through its strides as it is (no copy), the right operand packed on the
+ * stack a sliver at a time (up to three vectors of columns by up to SMALL_DEPTH rows), and
+ * each block of up to 8 rows x 3 vectors of the result held in registers while the depth
+ * runs. Each result element is the sum of its terms in the order of the depth, by fused
+ * multiply-adds (in passes of SMALL_DEPTH terms, each pass's sum added to the result),
+ * whichever block computes it: no value depends on the threads.
  *
- * Geometry (int64): m, n, k, the batch's size, then a's and b's steps in elements between
- * the rows and between the columns of op(a) (m x k) and op(b) (k x n); `a_at` and `b_at`
- * are each matrix's first element's offset (int64, elements), and out is C-contiguous
- * (batch, m, n). */
+ * Geometry (int64): m, n, k, then a's and b's steps in elements between the rows and between
+ * the columns of op(a) (m x k) and op(b) (k x n), the batch's rank r and
+ * shape (r), and a's and b's steps between the matrices along each batch axis (r each; 0
+ * where the operand is broadcast along it). out is C-contiguous (batch..., m, n). */
 
 #define SMALL_ROWS 8     /* rows of a register block */
 #define SMALL_VECTORS 3  /* vectors of a register block's row, and of a packed row */
@@ -89,24 +89,21 @@ static void NAME(small_any_block)(int rows, int vectors, int64_t depth, const T 
 #undef SMALL_ROWS_CASE
 #undef SMALL_BLOCK
 
-/* b's first `depth` rows, in slivers of `span` columns (whole vectors, at most
-   SMALL_VECTORS), each sliver's rows one after another, zeros past the last column: rows
-   copied where b's columns are contiguous, else each vector's columns gathered (a column
-   step that fits an int32 index a vector's times: codegen/array_blas.py refuses others). */
-static void NAME(small_pack)(int64_t depth, int64_t n, int64_t span, const T *b,
+/* A sliver of b: its first `depth` rows of its first `width` columns (at most `span`, whole
+   vectors), each row `span` elements after the last, zeros past the last column: copied
+   where b's columns are contiguous, else each vector's columns gathered (a column step
+   that fits an int32 index a vector's times: codegen/array_blas.py refuses others). */
+static void NAME(small_pack)(int64_t depth, int64_t width, int64_t span, const T *b,
                              int64_t b_rows, int64_t b_columns, T *restrict packed)
 {
     const V_INDEX lanes = V_INDICES((int32_t)b_columns);
-    for (int64_t j0 = 0; j0 < n; j0 += span, packed += depth * span) {
-        const int64_t width = n - j0 < span ? n - j0 : span;
-        for (int64_t p = 0; p < depth; p++)
-            for (int64_t v = 0; v < span / V_LANES; v++) {
-                const V_MASK mask = NAME(small_lanes)(width - v * V_LANES);
-                const T *from = b + p * b_rows + (j0 + v * V_LANES) * b_columns;
-                V_STORE(packed + p * span + v * V_LANES,
-                        b_columns == 1 ? V_MASK_LOAD(mask, from) : V_GATHER(mask, lanes, from));
-            }
-    }
+    for (int64_t p = 0; p < depth; p++)
+        for (int64_t v = 0; v < span / V_LANES; v++) {
+            const V_MASK mask = NAME(small_lanes)(width - v * V_LANES);
+            const T *from = b + p * b_rows + v * V_LANES * b_columns;
+            V_STORE(packed + p * span + v * V_LANES,
+                    b_columns == 1 ? V_MASK_LOAD(mask, from) : V_GATHER(mask, lanes, from));
+        }
 }
 
 /* The columns of a packed sliver for n columns: whole vectors, at most SMALL_VECTORS, as
@@ -119,49 +116,51 @@ static int64_t NAME(small_span)(int64_t n)
     return (vectors + slivers - 1) / slivers * V_LANES;
 }
 
-/* out (m x n, C-contiguous) = op(a) op(b), `packed` room for a pass of b. */
+/* out (m x n, C-contiguous) = op(a) op(b): for each pass of the depth and each sliver of
+   b's columns, the sliver packed (on the stack: at most SMALL_DEPTH x SMALL_VECTORS
+   vectors), then every block of rows against it. */
 static void NAME(small_product)(int64_t m, int64_t n, int64_t k, const T *a, int64_t a_rows,
                                 int64_t a_columns, const T *b, int64_t b_rows,
-                                int64_t b_columns, T *out, T *packed)
+                                int64_t b_columns, T *out)
 {
+    T packed[SMALL_DEPTH * SMALL_VECTORS * V_LANES] __attribute__((aligned(64)));
     const int64_t span = NAME(small_span)(n);
     if (k == 0) memset(out, 0, sizeof(T) * m * n);  /* an empty sum */
     for (int64_t p0 = 0; p0 < k; p0 += SMALL_DEPTH) {
         const int64_t depth = k - p0 < SMALL_DEPTH ? k - p0 : SMALL_DEPTH;
-        NAME(small_pack)(depth, n, span, b + p0 * b_rows, b_rows, b_columns, packed);
-        for (int64_t i0 = 0; i0 < m; i0 += SMALL_ROWS) {
-            const int rows = m - i0 < SMALL_ROWS ? (int)(m - i0) : SMALL_ROWS;
-            for (int64_t j0 = 0; j0 < n; j0 += span) {
-                const int64_t width = n - j0 < span ? n - j0 : span;
-                NAME(small_any_block)(rows, (int)((width + V_LANES - 1) / V_LANES), depth,
+        for (int64_t j0 = 0; j0 < n; j0 += span) {
+            const int64_t width = n - j0 < span ? n - j0 : span;
+            NAME(small_pack)(depth, width, span, b + p0 * b_rows + j0 * b_columns, b_rows,
+                             b_columns, packed);
+            for (int64_t i0 = 0; i0 < m; i0 += SMALL_ROWS)
+                NAME(small_any_block)(m - i0 < SMALL_ROWS ? (int)(m - i0) : SMALL_ROWS,
+                                      (int)((width + V_LANES - 1) / V_LANES), depth,
                                       a + i0 * a_rows + p0 * a_columns, a_rows, a_columns,
-                                      packed + j0 * depth, span, out + i0 * n + j0, n, width,
-                                      p0 > 0);
-            }
+                                      packed, span, out + i0 * n + j0, n, width, p0 > 0);
         }
     }
 }
 
-/* 0, or 1 where there was no memory to pack b in (out is then unfinished). */
-static int NAME(small_products)(const int64_t *g, const T *a, const T *b, const int64_t *a_at,
-                                const int64_t *b_at, T *out)
+static void NAME(small_products)(const int64_t *g, const T *a, const T *b, T *out)
 {
-    const int64_t m = g[0], n = g[1], k = g[2], batch = g[3];
-    const int64_t a_rows = g[4], a_columns = g[5], b_rows = g[6], b_columns = g[7];
-    const int64_t span = NAME(small_span)(n);
-    const int64_t room = (k < SMALL_DEPTH ? k : SMALL_DEPTH) * ((n + span - 1) / span) * span;
-    const int threaded = THREADS() > 1 && batch > 1 && (double)batch * m * n * k >= GEMM_PARALLEL_MIN;
-    int failed = 0;
-#pragma omp parallel if (threaded) reduction(| : failed)
-    {
-        T *packed = malloc(sizeof(T) * (room > 0 ? room : 1));
-        failed |= packed == NULL;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t s = 0; s < batch; s++)
-            if (packed != NULL)
-                NAME(small_product)(m, n, k, a + a_at[s], a_rows, a_columns, b + b_at[s],
-                                    b_rows, b_columns, out + s * m * n, packed);
-        free(packed);
+    const int64_t m = g[0], n = g[1], k = g[2];
+    const int64_t a_rows = g[3], a_columns = g[4], b_rows = g[5], b_columns = g[6];
+    const int64_t rank = g[7];
+    const int64_t *shape = g + 8, *a_steps = g + 8 + rank, *b_steps = g + 8 + 2 * rank;
+    int64_t batch = 1;
+    for (int64_t d = 0; d < rank; d++) batch *= shape[d];
+    const int threaded =
+        THREADS() > 1 && batch > 1 && (double)batch * m * n * k >= GEMM_PARALLEL_MIN;
+#pragma omp parallel for schedule(dynamic, 1) if (threaded)
+    for (int64_t s = 0; s < batch; s++) {
+        int64_t rest = s, a_at = 0, b_at = 0;
+        for (int64_t d = rank - 1; d >= 0; d--) {
+            const int64_t index = rest % shape[d];
+            rest /= shape[d];
+            a_at += index * a_steps[d];
+            b_at += index * b_steps[d];
+        }
+        NAME(small_product)(m, n, k, a + a_at, a_rows, a_columns, b + b_at, b_rows, b_columns,
+                            out + s * m * n);
     }
-    return failed;
 }

@@ -1,9 +1,10 @@
 """Batches of small products through the installed kernel `small_products`
-(runtime/small_products_typed.h, codegen/array_blas.py's `_small_products`): against
+(runtime/small_products_typed.h; codegen/small_products.py's rule): eager products against
 float64 numpy with every transpose, operands read through their strides (a head split off
-by a transpose, every other column, reversed batches, a broadcast batch), depths past one
-pass, rows and columns that fill no whole block; the same bits on one thread and on two;
-and what stays with the other routes."""
+by a transpose, every other column, reversed rows, columns and batches, a broadcast batch),
+depths past one pass, rows and columns that fill no whole block; gradients through a tape;
+the same bits on one thread and on two; compiled modules that call the same kernel and give
+the eager bits; and what stays with the other routes."""
 
 import json
 import os
@@ -123,7 +124,7 @@ def test_a_batch_of_small_products_has_the_same_bits_on_one_thread_and_on_two(tm
     "a_shape, b_shape, dtype",
     [
         ((64, 64), (64, 32), np.float32),  # one product: numpy's
-        ((2, 64, 64), (2, 64, 65), np.float32),  # past 2^18 multiply-adds: the BLAS's parts
+        ((2, 128, 128), (2, 128, 129), np.float32),  # past 2^21 multiply-adds: the BLAS's parts
         ((8, 4, 64, 64), (8, 4, 64, 32), np.int64),
         ((2, 8, 8), (3, 8, 8), np.float32),  # batches that do not broadcast
         ((2, 0, 8), (2, 8, 8), np.float32),  # an empty result
@@ -146,3 +147,20 @@ def test_a_column_step_past_an_int32_gathers_reach_is_left_to_the_other_routes()
         a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
     )
     assert small is None
+
+
+@needs_kernel
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True)])
+def test_a_compiled_batch_calls_the_same_kernel_and_gives_the_eager_bits(transposes):
+    ta, tb = transposes
+    a = rng.standard_normal((1, 3, 48, 24) if ta else (1, 3, 24, 48)).astype(np.float32)
+    b = rng.standard_normal((5, 1, 40, 48) if tb else (5, 1, 48, 40)).astype(np.float32)
+
+    def product(a, b):
+        return tt.matmul(a, b, transpose_a=ta, transpose_b=tb)
+
+    eager = product(tt.constant(a), tt.constant(b)).numpy()
+    function = tt.function(product, backend="c")
+    compiled = function(a, b).numpy()
+    assert "small_products_f32" in function.get_concrete_function(a, b).c_source()
+    assert eager.shape == (5, 3, 24, 40) and eager.tobytes() == compiled.tobytes()
