@@ -12,11 +12,11 @@ codegen/thread_pools.py), called through cffi, with nothing to compile: below
 `ONE_THREAD_MACS` in one call on the calling thread (at most about a hundred microseconds
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
-compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). A batch
-of products of at most 2^21 multiply-adds each is one call of the installed kernel
-`small_products` instead, where the CPU has it (codegen/small_products.py). Smaller single
-products stay numpy's, which computes them on the calling thread with less overhead than a
-call through cffi.
+compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). Where the
+CPU has AVX-512, products of up to 2^26 multiply-adds, and batches of smaller ones, are one
+call of the installed kernel `blocked_products` instead (codegen/blocked_products.py says
+which), as in compiled modules. Smaller single products stay numpy's, which computes them
+on the calling thread with less overhead than a call through cffi.
 
 A product is routed by its sizes alone, so a given product always comes from the same
 library; the compiled modules call the same one, in one call below 2^20 multiply-adds and in
@@ -31,7 +31,7 @@ from typing import NamedTuple
 import _cffi_backend
 import numpy as np
 
-from codegen import build, conv_kernels, small_products, thread_pools
+from codegen import blocked_products, build, conv_kernels, thread_pools
 from runtime import installed_kernels
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
@@ -45,9 +45,10 @@ _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
 
 def product(a, b, transpose_a, transpose_b):
     """op(a) @ op(b) of arrays of one floating dtype (op: the transpose of the last two axes
-    where asked, batch axes broadcast): a batch of small products through the installed
-    `small_products` (`_small_products`), others through the compiled modules' BLAS where
-    numpy would thread them; else None (numpy's then, on the calling thread). A single
+    where asked, batch axes broadcast): through the installed `blocked_products` where
+    codegen/blocked_products.py takes it (`_blocked_products`), else through the compiled
+    modules' BLAS where numpy would thread it; else None (numpy's then, on the calling
+    thread). A single
     product below ONE_THREAD_MACS is one call on this thread; the others are the compiled
     code's parts on the threads (the installed kernels' `gemm_parts`, where they are there).
 
@@ -56,12 +57,11 @@ def product(a, b, transpose_a, transpose_b):
     small product's parts."""
     if a.ndim < 2 or b.ndim < 2:
         return None
-    if a.ndim > 2 or b.ndim > 2:
-        small = _small_products(
-            a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, transpose_a, transpose_b
-        )
-        if small is not None:
-            return small(a, b)
+    blocked = _blocked_products(
+        a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, transpose_a, transpose_b
+    )
+    if blocked is not None:
+        return blocked(a, b)
     plan = _plan(
         a.dtype, b.dtype, a.shape, b.shape, transpose_a, transpose_b, _layout(a), _layout(b)
     )
@@ -142,16 +142,18 @@ def _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb):
 
 
 @functools.lru_cache(maxsize=512)
-def _small_products(dtype, other_dtype, a_shape, b_shape, a_strides, b_strides, ta, tb):
+def _blocked_products(dtype, other_dtype, a_shape, b_shape, a_strides, b_strides, ta, tb):
     """The call that computes the batch of products of operands of these shapes and strides
-    (bytes) in one call of the installed kernel `small_products` where
-    `codegen/small_products.py` takes it, else None. numpy calls the BLAS once for each matrix
+    (bytes) in one call of the installed kernel `blocked_products` where
+    `codegen/blocked_products.py` takes it, else None. numpy calls the BLAS once for each matrix
     and copies a strided operand first: an attention's 32 products of 64 x 64 x 32 took it
     twice as long as PyTorch's batched product."""
     if other_dtype != dtype or any(s % dtype.itemsize for s in (*a_strides, *b_strides)):
         return None
     a_steps, b_steps = ([s // dtype.itemsize for s in x] for x in (a_strides, b_strides))
-    found = small_products.geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb)
+    found = blocked_products.geometry(
+        dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from=ONE_THREAD_MACS
+    )
     if found is None:
         return None
     kernel, geometry, shape = found

@@ -15,9 +15,10 @@ gradient and a bias's gradient (a sum over the leading axes), which were most of
 time left on the first call. Only such a module calls them (`serves_convolutions`): any other
 would be built twice for a kernel or two.
 
-A batch of small matrix products is the table's `small_products` in every module that has
-the table, the profiled one too, never replaced by a template: eager products compute such
-a batch with it (codegen/small_products.py says which), and no template gives its bits.
+A matrix product that codegen/blocked_products.py gives the table's `blocked_products` (mid
+sizes, and batches of smaller ones) calls it in every module that has the table, the
+profiled one too, never replaced by a template: eager products compute it with that kernel,
+and no template gives its bits.
 
 The profiled target and exported C, which runs without tracer, keep the templates of the
 convolutions, and exported C those of the products, as does every module where the table is
@@ -30,7 +31,7 @@ import functools
 import math
 import threading
 
-from codegen import forms, small_products, thread_pools
+from codegen import blocked_products, forms, thread_pools
 from codegen.ctypes import storage
 from codegen.targets import C_MODULE, PROFILED_C
 from runtime import installed_kernels
@@ -118,7 +119,7 @@ class _InstalledOrTemplate(forms.Template):
     serves the node (`geometry(node)`: the geometry's values, the kernel's parameters and the
     call's arguments, or None). Where `own` (a convolution's or pooling's kernels), a module
     built with kernels of its own (`own_kernels`) writes the template instead; else (the
-    small products, which no template of the module's matches bit for bit) both call it."""
+    blocked products, which no template of the module's matches bit for bit) both call it."""
 
     error = None
 
@@ -294,23 +295,29 @@ _ARRAY_KINDS = {
 }
 
 
-def _small_products(node):
-    """A batch of products that eager products compute with the installed `small_products`
-    (codegen/small_products.py's rule, for C-contiguous operands): the same kernel, the same
+def _blocked_products(node):
+    """A product (or batch) that eager products compute with the installed `blocked_products`
+    (codegen/blocked_products.py's rule, for C-contiguous operands): the same kernel, the same
     bits."""
     a, b = node.inputs
-    steps = [small_products.contiguous_steps(x.shape) for x in (a, b)]
+    steps = [blocked_products.contiguous_steps(x.shape) for x in (a, b)]
     if None in steps or a.dtype != node.dtype or b.dtype != node.dtype:
         return None
-    found = small_products.geometry(
+    found = blocked_products.geometry(
         node.dtype.name,
         a.shape,
         b.shape,
         *steps,
         node.attrs.get("transpose_a", False),
         node.attrs.get("transpose_b", False),
+        threads_from=GEMM_PARALLEL_MIN,
     )
     return None if found is None else (found[1], ["a", "b"], ["a", "b", "out"])
+
+
+# multiply-adds from which a module's products are shared among the threads (tracer/ops/
+# linalg_ops.py's GEMM_PARALLEL_MIN: a compiled step's parallel loops find the pool awake)
+GEMM_PARALLEL_MIN = 1 << 20
 
 
 _KINDS = {
@@ -324,5 +331,5 @@ for _op, (_kind, _geometry) in _KINDS.items():
 # the profiled module times the products the C module computes (tests/profiled_c.py)
 for _target in (C_MODULE, PROFILED_C):
     _target.register_form(
-        "matmul", _InstalledOrTemplate("matmul", "small_products", _small_products, own=False)
+        "matmul", _InstalledOrTemplate("matmul", "blocked_products", _blocked_products, own=False)
     )

@@ -20,7 +20,7 @@
  * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
  * kernels relu, a select, +, - and * by rows, Adam's update of an optimizer's variable,
  * batches of triangular solves and products in parts (array_kernels_typed.h), and where the
- * CPU has AVX-512 batches of small products (small_products_typed.h), which take geometries
+ * CPU has AVX-512 batches of small products (blocked_products_typed.h), which take geometries
  * of their own.
  */
 #define PY_SSIZE_T_CLEAN
@@ -110,8 +110,8 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define V_INDEX __m512i
 #define V_INDICES(step) _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(step))
 #define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, lanes, at, 4)
-#include "small_products_typed.h"
-#include "small_products_undef.h"
+#include "blocked_products_typed.h"
+#include "blocked_products_undef.h"
 #endif
 #undef T
 #undef NAME
@@ -145,11 +145,11 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define V_INDEX __m256i
 #define V_INDICES(step) _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step))
 #define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask, lanes, at, 8)
-#include "small_products_typed.h"
-#include "small_products_undef.h"
+#include "blocked_products_typed.h"
+#include "blocked_products_undef.h"
 #else /* no AVX-512: the table's slots of these kernels are empty */
-#define small_products_f32 NULL
-#define small_products_f64 NULL
+#define blocked_products_f32 NULL
+#define blocked_products_f64 NULL
 #endif
 
 /* The table, in the order of KERNELS (runtime/installed_kernels.py names them alike). */
@@ -168,7 +168,7 @@ static const kernel kernels[] = {
     (kernel)gemm_parts_f32,        (kernel)gemm_parts_f64,
     (kernel)select_values_f32,     (kernel)select_values_f64,
     (kernel)arithmetic_rows_f32,   (kernel)arithmetic_rows_f64,
-    (kernel)small_products_f32,    (kernel)small_products_f64,
+    (kernel)blocked_products_f32,    (kernel)blocked_products_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
@@ -177,7 +177,7 @@ static const char *kernel_names =
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
     "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64 "
     "gemm_parts_f32 gemm_parts_f64 select_values_f32 select_values_f64 "
-    "arithmetic_rows_f32 arithmetic_rows_f64 small_products_f32 small_products_f64";
+    "arithmetic_rows_f32 arithmetic_rows_f64 blocked_products_f32 blocked_products_f64";
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

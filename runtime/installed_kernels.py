@@ -43,8 +43,8 @@ KERNELS = (
     "select_values_f64",
     "arithmetic_rows_f32",
     "arithmetic_rows_f64",
-    "small_products_f32",
-    "small_products_f64",
+    "blocked_products_f32",
+    "blocked_products_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)

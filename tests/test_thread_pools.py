@@ -104,9 +104,10 @@ def test_a_product_of_a_size_unknown_when_compiled_is_cut_along_it():
 def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
     """The products of a module that are not batches call one function for their type
     (templates/gemm_parts.c.j2), which cuts each as its own kernel did: rows or columns,
-    transposed or not, large enough for the threads or not."""
+    transposed or not, large enough for the threads or not (the first three past the
+    installed small products, codegen/blocked_products.py's MOST_MACS)."""
     rng = np.random.default_rng(5)
-    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((300, 700), (700, 257), (257, 700)))
+    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((600, 700), (700, 257), (257, 700)))
 
     def products(a, b, c):
         return [

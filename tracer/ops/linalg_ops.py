@@ -164,7 +164,7 @@ def _matmul_c(node, blas):
 
 # multiply-adds below which a product (or a batch of them) stays on the calling thread: waking
 # the others costs more than they would save (runtime/conv_kernels.c's GEMM_PARALLEL_MIN
-# repeats it)
+# and codegen/conv_kernels.py's repeat it)
 GEMM_PARALLEL_MIN = 1 << 20
 
 

@@ -1,10 +1,11 @@
-"""Batches of small products through the installed kernel `small_products`
-(runtime/small_products_typed.h; codegen/small_products.py's rule): eager products against
+"""Products and batches of small ones through the installed kernel `blocked_products`
+(runtime/blocked_products_typed.h; codegen/blocked_products.py's rule): eager products against
 float64 numpy with every transpose, operands read through their strides (a head split off
 by a transpose, every other column, reversed rows, columns and batches, a broadcast batch),
 depths past one pass, rows and columns that fill no whole block; gradients through a tape;
 the same bits on one thread and on two; compiled modules that call the same kernel and give
-the eager bits; and what stays with the other routes."""
+the eager bits; a single mid-sized product, eager and compiled; and what stays with the other
+routes."""
 
 import json
 import os
@@ -15,14 +16,15 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_blas
+from codegen import array_blas, conv_kernels
 from runtime import installed_kernels
+from tracer.ops.linalg_ops import GEMM_PARALLEL_MIN
 
 rng = np.random.default_rng(20261201)
 
 needs_kernel = pytest.mark.skipif(
-    installed_kernels.function("small_products_f32", "void *") is None,
-    reason="the installed small products need AVX-512",
+    installed_kernels.function("blocked_products_f32", "void *") is None,
+    reason="the installed blocked products need AVX-512",
 )
 
 # (batch, m, n, k): an attention's (heads of 64 x 32), ragged blocks, two passes of depth
@@ -60,14 +62,14 @@ def _operand(batch, rows, columns, dtype, layout):
 @pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("size", SIZES)
-def test_a_batch_of_small_products_matches_numpy(size, dtype, transposes, layout):
+def test_a_batch_of_blocked_products_matches_numpy(size, dtype, transposes, layout):
     batch, m, n, k = size
     ta, tb = transposes
     a = _operand(batch, *((k, m) if ta else (m, k)), dtype, layout)
     b = _operand(
         batch, *((n, k) if tb else (k, n)), dtype, "C" if layout == "broadcast" else layout
     )
-    assert array_blas._small_products(
+    assert array_blas._blocked_products(
         a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ta, tb
     ), "the installed kernel takes it"
     got = array_blas.product(a, b, ta, tb)
@@ -82,7 +84,7 @@ def test_a_batch_of_small_products_matches_numpy(size, dtype, transposes, layout
 
 
 @needs_kernel
-def test_a_batch_of_small_products_through_a_tape_has_numpys_gradients():
+def test_a_batch_of_blocked_products_through_a_tape_has_numpys_gradients():
     q = rng.standard_normal((2, 3, 16, 8))
     k = rng.standard_normal((2, 3, 16, 8))
     x, y = tt.constant(q), tt.constant(k)
@@ -98,7 +100,7 @@ def test_a_batch_of_small_products_through_a_tape_has_numpys_gradients():
 
 
 @needs_kernel
-def test_a_batch_of_small_products_has_the_same_bits_on_one_thread_and_on_two(tmp_path):
+def test_a_batch_of_blocked_products_has_the_same_bits_on_one_thread_and_on_two(tmp_path):
     script = (
         "import json, sys, numpy as np\n"
         "from codegen import array_blas\n"
@@ -123,8 +125,8 @@ def test_a_batch_of_small_products_has_the_same_bits_on_one_thread_and_on_two(tm
 @pytest.mark.parametrize(
     "a_shape, b_shape, dtype",
     [
-        ((64, 64), (64, 32), np.float32),  # one product: numpy's
-        ((2, 128, 128), (2, 128, 129), np.float32),  # past 2^21 multiply-adds: the BLAS's parts
+        ((64, 64), (64, 64), np.float32),  # one product of 2^18 multiply-adds: numpy's
+        ((2, 512, 512), (2, 512, 257), np.float32),  # past 2^26 multiply-adds: the BLAS's parts
         ((8, 4, 64, 64), (8, 4, 64, 32), np.int64),
         ((2, 8, 8), (3, 8, 8), np.float32),  # batches that do not broadcast
         ((2, 0, 8), (2, 8, 8), np.float32),  # an empty result
@@ -132,10 +134,10 @@ def test_a_batch_of_small_products_has_the_same_bits_on_one_thread_and_on_two(tm
 )
 def test_other_batches_take_the_other_routes(a_shape, b_shape, dtype):
     a, b = np.ones(a_shape, dtype), np.ones(b_shape, dtype)
-    small = array_blas._small_products(
+    blocked = array_blas._blocked_products(
         a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
     )
-    assert small is None
+    assert blocked is None
 
 
 def test_a_column_step_past_an_int32_gathers_reach_is_left_to_the_other_routes():
@@ -143,10 +145,10 @@ def test_a_column_step_past_an_int32_gathers_reach_is_left_to_the_other_routes()
     b = np.lib.stride_tricks.as_strided(  # columns 2^24 elements apart: a view, no memory
         np.ones(1, np.float32), shape=(2, 4, 4), strides=(0, 4, 4 << 24)
     )
-    small = array_blas._small_products(
+    blocked = array_blas._blocked_products(
         a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
     )
-    assert small is None
+    assert blocked is None
 
 
 @needs_kernel
@@ -162,5 +164,39 @@ def test_a_compiled_batch_calls_the_same_kernel_and_gives_the_eager_bits(transpo
     eager = product(tt.constant(a), tt.constant(b)).numpy()
     function = tt.function(product, backend="c")
     compiled = function(a, b).numpy()
-    assert "small_products_f32" in function.get_concrete_function(a, b).c_source()
+    assert "blocked_products_f32" in function.get_concrete_function(a, b).c_source()
     assert eager.shape == (5, 3, 24, 40) and eager.tobytes() == compiled.tobytes()
+
+
+@needs_kernel
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_single_product_past_numpys_threading_is_the_kernels_eager_and_compiled(
+    dtype, transposes
+):
+    ta, tb = transposes
+    m, k, n = 200, 300, 150  # 9 M multiply-adds: parts on the threads, by rows
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+
+    def product(a, b):
+        return tt.matmul(a, b, transpose_a=ta, transpose_b=tb)
+
+    assert array_blas._blocked_products(
+        a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ta, tb
+    ), "the installed kernel takes it"
+    eager = product(tt.constant(a), tt.constant(b)).numpy()
+    function = tt.function(product, backend="c")
+    compiled = function(a, b).numpy()
+    assert f"blocked_products_{'f32' if dtype == np.float32 else 'f64'}" in (
+        function.get_concrete_function(a, b).c_source()
+    )
+    assert eager.tobytes() == compiled.tobytes()
+    op_a, op_b = (a.T if ta else a), (b.T if tb else b)
+    want = op_a.astype(np.float64) @ op_b.astype(np.float64)
+    scale = np.abs(op_a).astype(np.float64) @ np.abs(op_b).astype(np.float64)
+    assert np.all(np.abs(eager - want) <= 2 * k * np.finfo(dtype).eps * scale)
+
+
+def test_compiled_products_share_the_threads_from_where_the_modules_blas_parts_do():
+    assert conv_kernels.GEMM_PARALLEL_MIN == GEMM_PARALLEL_MIN

@@ -1,4 +1,4 @@
-/* The names small_products_typed.h's includer defined for one type, undefined for the next. */
+/* The names blocked_products_typed.h's includer defined for one type, undefined for the next. */
 #undef V_TYPE
 #undef V_MASK
 #undef V_LANES
@@ -13,6 +13,6 @@
 #undef V_INDEX
 #undef V_INDICES
 #undef V_GATHER
-#undef SMALL_ROWS
-#undef SMALL_VECTORS
-#undef SMALL_DEPTH
+#undef BLOCK_ROWS
+#undef BLOCK_VECTORS
+#undef PASS_DEPTH

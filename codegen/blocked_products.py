@@ -1,0 +1,83 @@
+"""Which matrix products, and batches of them, the installed kernel `blocked_products`
+computes (runtime/blocked_products_typed.h: register blocks, AVX-512), and its geometry: one
+rule for eager products (codegen/array_blas.py) and compiled modules
+(codegen/conv_kernels.py), so that both give a product's bits."""
+
+import math
+
+import numpy as np
+
+from runtime import installed_kernels
+
+# multiply-adds a product up to which products are the kernel's, past which the BLAS's
+# parts (the kernel blocks no more than a pass of the depth: larger products lose)
+MOST_MACS = 1 << 26
+# a single product of no more multiply-adds is numpy's (eager) or one BLAS call (compiled):
+# a call through cffi costs more than the kernel saves
+MOST_MACS_LEFT_ALONE = 1 << 18
+# a single product of no more outputs is left alone too: a few outputs over long columns,
+# which the kernel's blocks cannot share among threads (compiled code sums them in chunks:
+# tracer/ops/linalg_ops.py's _split_k)
+FEWEST_OUTPUTS = 1024
+MOST_COLUMN_STEP = 1 << 24  # elements: 48 of them fit the kernel's int32 gather indices
+
+
+def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
+    """(the installed kernel `blocked_products` as a cffi function, its geometry, the result's
+    shape) for op(a) @ op(b) of operands of these shapes and steps (in elements, per axis),
+    on the pool's threads from `threads_from` multiply-adds in all (the same bits on any
+    number of threads), where the kernel computes it; else None: another dtype than float32 and float64, a
+    single product of at most MOST_MACS_LEFT_ALONE multiply-adds or FEWEST_OUTPUTS outputs,
+    an empty result or sum, more than MOST_MACS multiply-adds a product, batch axes that do
+    not broadcast, a size not known, b's column step past the kernel's gathers, or no such
+    kernel (a CPU without AVX-512). Eager products and compiled modules
+    (codegen/conv_kernels.py) route a product alike, so both give its bits."""
+    suffix = installed_kernels.suffix(np.dtype(dtype))
+    if suffix is None or not all(isinstance(d, int) for d in (*a_shape, *b_shape)):
+        return None
+    m, k = a_shape[:-3:-1] if ta else a_shape[-2:]
+    n = b_shape[-2] if tb else b_shape[-1]
+    try:
+        batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    except ValueError:
+        return None
+    alone = math.prod(batch) == 1
+    if not (MOST_MACS_LEFT_ALONE if alone else 0) < m * n * k <= MOST_MACS:
+        return None
+    if alone and m * n <= FEWEST_OUTPUTS:
+        return None
+    a_rows, a_columns = a_steps[-1:-3:-1] if ta else a_steps[-2:]
+    b_rows, b_columns = b_steps[-1:-3:-1] if tb else b_steps[-2:]
+    if max(abs(b_rows), abs(b_columns)) >= MOST_COLUMN_STEP:
+        return None  # the kernel gathers b's columns with int32 indices
+    kernel = installed_kernels.function(
+        f"blocked_products_{suffix}",
+        "void (*)(const int64_t *, const void *, const void *, void *)",
+    )
+    if kernel is None:
+        return None
+    values = [m, n, k, a_rows, a_columns, b_rows, b_columns, threads_from, len(batch), *batch]
+    values += _batch_steps(a_shape, a_steps, batch) + _batch_steps(b_shape, b_steps, batch)
+    return kernel, values, (*batch, m, n)
+
+
+def _batch_steps(shape, steps, batch):
+    """An operand's steps (elements) between its matrices along each axis of the broadcast
+    batch `batch`: 0 along an axis it lacks or has once."""
+    lead = len(shape) - 2
+    return [
+        steps[axis] if axis >= 0 and shape[axis] > 1 else 0
+        for axis in range(lead - len(batch), lead)
+    ]
+
+
+def contiguous_steps(shape):
+    """The steps (elements) along each axis of a C-contiguous array of `shape`, or None where
+    a size is not known."""
+    if not all(isinstance(d, int) for d in shape):
+        return None
+    steps, step = [], 1
+    for extent in reversed(shape):
+        steps.append(step)
+        step *= extent
+    return steps[::-1]
