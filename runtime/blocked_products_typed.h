@@ -28,14 +28,14 @@
 
 /* The mask of a vector's lanes that hold columns, where its first lane is `left` columns
    before a row's end: all lanes from a vector's width on, none at 0 or less. */
-static inline V_MASK NAME(blocked_lanes)(int64_t left)
+static inline V_MASK NAME(column_lanes)(int64_t left)
 {
     return left >= V_LANES ? (V_MASK)-1 : left > 0 ? (V_MASK)((1u << left) - 1) : (V_MASK)0;
 }
 
 /* out[rows x width] (+ where `add`) = a[rows x depth] b[depth x width], b packed (rows
    `sliver` elements apart, `vectors` vectors of them read, the first `width` written). */
-static inline __attribute__((always_inline)) void NAME(blocked_block)(
+static inline __attribute__((always_inline)) void NAME(register_block)(
     const int rows, const int vectors, int64_t depth, const T *restrict a, int64_t a_rows,
     int64_t a_columns, const T *restrict b, int64_t sliver, T *restrict out, int64_t n,
     int64_t width, int add)
@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void NAME(blocked_block)(
         b += sliver;
     }
     for (int v = 0; v < vectors; v++) {
-        const V_MASK mask = NAME(blocked_lanes)(width - v * V_LANES);
+        const V_MASK mask = NAME(column_lanes)(width - v * V_LANES);
         for (int i = 0; i < rows; i++) {
             T *at = out + i * n + v * V_LANES;
             V_TYPE value = sums[i][v];
@@ -64,19 +64,20 @@ static inline __attribute__((always_inline)) void NAME(blocked_block)(
     }
 }
 
-#define BLOCKED_BLOCK(ROWS, VECTORS)                                                             \
-    NAME(blocked_block)(ROWS, VECTORS, depth, a, a_rows, a_columns, b, sliver, out, n, width, add)
+#define REGISTER_BLOCK(ROWS, VECTORS)                                                          \
+    NAME(register_block)(ROWS, VECTORS, depth, a, a_rows, a_columns, b, sliver, out, n, width, \
+                         add)
 #define BLOCK_ROWS_CASE(ROWS)                                                                  \
     case ROWS:                                                                                 \
-        if (vectors == 3) BLOCKED_BLOCK(ROWS, 3);                                                \
-        else if (vectors == 2) BLOCKED_BLOCK(ROWS, 2);                                           \
-        else BLOCKED_BLOCK(ROWS, 1);                                                             \
+        if (vectors == 3) REGISTER_BLOCK(ROWS, 3);                                             \
+        else if (vectors == 2) REGISTER_BLOCK(ROWS, 2);                                        \
+        else REGISTER_BLOCK(ROWS, 1);                                                          \
         break;
 
 /* A block of `rows` (1 to 8) rows and `vectors` (1 to 3) vectors, unrolled for both. */
-static void NAME(blocked_any_block)(int rows, int vectors, int64_t depth, const T *a,
-                                  int64_t a_rows, int64_t a_columns, const T *b,
-                                  int64_t sliver, T *out, int64_t n, int64_t width, int add)
+static void NAME(any_register_block)(int rows, int vectors, int64_t depth, const T *a,
+                                     int64_t a_rows, int64_t a_columns, const T *b,
+                                     int64_t sliver, T *out, int64_t n, int64_t width, int add)
 {
     switch (rows) {
         BLOCK_ROWS_CASE(8)
@@ -90,19 +91,19 @@ static void NAME(blocked_any_block)(int rows, int vectors, int64_t depth, const 
     }
 }
 #undef BLOCK_ROWS_CASE
-#undef BLOCKED_BLOCK
+#undef REGISTER_BLOCK
 
 /* A sliver of b: its first `depth` rows of its first `width` columns (at most `span`, whole
    vectors), each row `span` elements after the last, zeros past the last column: copied
    where b's columns are contiguous, else each vector's columns gathered (a column step
-   that fits an int32 index a vector's times: codegen/array_blas.py refuses others). */
-static void NAME(blocked_pack)(int64_t depth, int64_t width, int64_t span, const T *b,
-                             int64_t b_rows, int64_t b_columns, T *restrict packed)
+   that fits an int32 index a vector's times: codegen/blocked_products.py refuses others). */
+static void NAME(pack_sliver)(int64_t depth, int64_t width, int64_t span, const T *b,
+                              int64_t b_rows, int64_t b_columns, T *restrict packed)
 {
     const V_INDEX lanes = V_INDICES((int32_t)b_columns);
     for (int64_t p = 0; p < depth; p++)
         for (int64_t v = 0; v < span / V_LANES; v++) {
-            const V_MASK mask = NAME(blocked_lanes)(width - v * V_LANES);
+            const V_MASK mask = NAME(column_lanes)(width - v * V_LANES);
             const T *from = b + p * b_rows + v * V_LANES * b_columns;
             V_STORE(packed + p * span + v * V_LANES,
                     b_columns == 1 ? V_MASK_LOAD(mask, from) : V_GATHER(mask, lanes, from));
@@ -112,7 +113,7 @@ static void NAME(blocked_pack)(int64_t depth, int64_t width, int64_t span, const
 /* The columns of a packed sliver for n columns: whole vectors, at most BLOCK_VECTORS, as
    many in each sliver (n = 64 is two of two vectors, not one of three and one of one, whose
    block would read a vector of b for each broadcast of a). */
-static int64_t NAME(blocked_span)(int64_t n)
+static int64_t NAME(sliver_span)(int64_t n)
 {
     const int64_t vectors = (n + V_LANES - 1) / V_LANES;
     const int64_t slivers = (vectors + BLOCK_VECTORS - 1) / BLOCK_VECTORS;
@@ -123,10 +124,10 @@ static int64_t NAME(blocked_span)(int64_t n)
    out (m x n, C-contiguous) = op(a) op(b): for each pass of the depth and each sliver of b's
    columns, the sliver packed (on the stack: at most PASS_DEPTH x BLOCK_VECTORS vectors),
    then every block of rows against it. */
-static void NAME(blocked_product)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
-                                int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
-                                int64_t b_columns, T *out, int64_t span, int64_t first,
-                                int64_t last)
+static void NAME(product_part)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
+                               int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
+                               int64_t b_columns, T *out, int64_t span, int64_t first,
+                               int64_t last)
 {
     T packed[PASS_DEPTH * BLOCK_VECTORS * V_LANES] __attribute__((aligned(64)));
     if (k == 0) /* an empty sum */
@@ -136,13 +137,13 @@ static void NAME(blocked_product)(int64_t top, int64_t bottom, int64_t n, int64_
         const int64_t depth = k - p0 < PASS_DEPTH ? k - p0 : PASS_DEPTH;
         for (int64_t j0 = first; j0 < last; j0 += span) {
             const int64_t width = last - j0 < span ? last - j0 : span;
-            NAME(blocked_pack)(depth, width, span, b + p0 * b_rows + j0 * b_columns, b_rows,
-                             b_columns, packed);
+            NAME(pack_sliver)(depth, width, span, b + p0 * b_rows + j0 * b_columns, b_rows,
+                              b_columns, packed);
             for (int64_t i0 = top; i0 < bottom; i0 += BLOCK_ROWS)
-                NAME(blocked_any_block)(bottom - i0 < BLOCK_ROWS ? (int)(bottom - i0) : BLOCK_ROWS,
-                                      (int)((width + V_LANES - 1) / V_LANES), depth,
-                                      a + i0 * a_rows + p0 * a_columns, a_rows, a_columns,
-                                      packed, span, out + i0 * n + j0, n, width, p0 > 0);
+                NAME(any_register_block)(bottom - i0 < BLOCK_ROWS ? (int)(bottom - i0) : BLOCK_ROWS,
+                                         (int)((width + V_LANES - 1) / V_LANES), depth,
+                                         a + i0 * a_rows + p0 * a_columns, a_rows, a_columns,
+                                         packed, span, out + i0 * n + j0, n, width, p0 > 0);
         }
     }
 }
@@ -160,7 +161,7 @@ static void NAME(blocked_products)(const int64_t *g, const T *a, const T *b, T *
     int64_t batch = 1;
     for (int64_t d = 0; d < rank; d++) batch *= shape[d];
     const int threaded = THREADS() > 1 && (double)batch * m * n * k >= (double)threads_from;
-    const int64_t span = NAME(blocked_span)(n);
+    const int64_t span = NAME(sliver_span)(n);
     const int by_rows = m >= n;
     const int64_t unit = by_rows ? BLOCK_ROWS : span, extent = by_rows ? m : n;
     const int64_t units = (extent + unit - 1) / unit;
@@ -178,8 +179,8 @@ static void NAME(blocked_products)(const int64_t *g, const T *a, const T *b, T *
         }
         const int64_t from = part * units / parts * unit;
         const int64_t to = part + 1 == parts ? extent : (part + 1) * units / parts * unit;
-        NAME(blocked_product)(by_rows ? from : 0, by_rows ? to : m, n, k, a + a_at, a_rows,
-                            a_columns, b + b_at, b_rows, b_columns, out + s * m * n, span,
-                            by_rows ? 0 : from, by_rows ? n : to);
+        NAME(product_part)(by_rows ? from : 0, by_rows ? to : m, n, k, a + a_at, a_rows,
+                           a_columns, b + b_at, b_rows, b_columns, out + s * m * n, span,
+                           by_rows ? 0 : from, by_rows ? n : to);
     }
 }

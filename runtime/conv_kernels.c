@@ -108,7 +108,9 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define V_FMA _mm512_fmadd_ps
 #define V_ADD _mm512_add_ps
 #define V_INDEX __m512i
-#define V_INDICES(step) _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(step))
+#define V_INDICES(step)                                                                        \
+    _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), \
+                       _mm512_set1_epi32(step))
 #define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, lanes, at, 4)
 #include "blocked_products_typed.h"
 #include "blocked_products_undef.h"
@@ -143,7 +145,8 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define V_FMA _mm512_fmadd_pd
 #define V_ADD _mm512_add_pd
 #define V_INDEX __m256i
-#define V_INDICES(step) _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step))
+#define V_INDICES(step)                                                                        \
+    _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step))
 #define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask, lanes, at, 8)
 #include "blocked_products_typed.h"
 #include "blocked_products_undef.h"
