@@ -15,9 +15,11 @@ kernels are not there, `triangular_solve` and `cholesky` say so with None and th
 keeps its own way.
 """
 
+import math
+
 import numpy as np
 
-from codegen import array_blas, conv_kernels
+from codegen import array_blas, blocked_products, conv_kernels
 from runtime import installed_kernels
 
 _LETTERS = {np.dtype(np.float32): ("s", "float"), np.dtype(np.float64): ("d", "double")}
@@ -35,17 +37,29 @@ def triangular_solve(a, b, lower, adjoint):
     names = _LETTERS.get(a.dtype)
     if names is None or b.dtype != a.dtype:
         return None
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    n, k = b.shape[-2:]
+    count = math.prod(batch)
+    if b.ndim == 2 and not any(step % b.itemsize for step in b.strides):
+        rhs, steps = b, (0, *(step // b.itemsize for step in b.strides))  # one for every system
+    else:
+        rhs, steps = np.ascontiguousarray(np.broadcast_to(b, batch + (n, k))), None
+    blocked = blocked_products.solve_geometry(a.dtype, count, n, k, lower, adjoint, steps)
+    if blocked is not None:  # a matrix of right-hand sides read through its strides
+        kernel, geometry = blocked
+        matrices = np.ascontiguousarray(np.broadcast_to(a, batch + (n, n)))
+        x = np.empty(batch + (n, k), a.dtype)
+        geometry = np.array(geometry, np.int64)
+        kernel(*(array_blas.pointer(y.ctypes.data) for y in (geometry, matrices, rhs, x)))
+        return x
     letter, ctype = names
     trsm = array_blas.blas_function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))
     trsv = array_blas.blas_function(f"scipy_cblas_{letter}trsv", _TRSV)
     gemm = array_blas.gemm(a.dtype)
     if None in (trsm, trsv, gemm) or not conv_kernels.available():
         return None
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    n, k = b.shape[-2:]
     matrices = np.ascontiguousarray(np.broadcast_to(a, batch + (n, n)))
     x = np.array(np.broadcast_to(b, batch + (n, k)), order="C")  # solved in place
-    count = int(np.prod(batch, dtype=np.int64))
     geometry = [count, n, k, bool(lower), bool(adjoint)]
     if count and n and k:
         installed_kernels.call(

@@ -360,11 +360,12 @@ def select(condition, x, y):
     return out
 
 
-_ARITHMETIC = {"+": 0, "-": 1, "*": 2}  # the installed arithmetic_rows's operations
+_ARITHMETIC = {"+": 0, "-": 1, "*": 2, "/": 3}  # the installed arithmetic_rows's operations
+_NEGATION = 4  # arithmetic_rows's -x
 
 
 def arithmetic(symbol, x, y):
-    """x op y (op: "+", "-" or "*") of float32 or float64 arrays, one of the result's shape
+    """x op y (op: "+", "-", "*" or "/") of float32 or float64 arrays, one of the result's shape
     and the other of it too, or its last axis alone (a bias), its last axis of one (a
     column) or one element, through the kernel installed with tracer (rows on the threads for
     large arrays, where numpy's loop is one thread); None for other shapes, dtypes or layouts,
@@ -382,6 +383,21 @@ def arithmetic(symbol, x, y):
         geometry = np.array([_ARITHMETIC[symbol], out.size // columns, columns, *kinds], np.int64)
         operands = (np.asarray(x), np.asarray(y))  # a numpy scalar has no address
         installed_kernels.call(f"arithmetic_rows_{suffix}", geometry, operands, out)
+    return out
+
+
+def negative(x):
+    """-x of a float32 or float64 array stored in C order, through arithmetic's installed
+    kernel (on the threads for large arrays); None for others, or where its table is not
+    there. numpy's bits."""
+    suffix = installed_kernels.suffix(x.dtype)
+    if suffix is None or not x.flags.c_contiguous or not conv_kernels.available():
+        return None
+    out = np.empty_like(x)
+    if out.size:
+        columns = x.shape[-1] if x.ndim else 1
+        geometry = np.array([_NEGATION, x.size // columns, columns, 0, 3], np.int64)
+        installed_kernels.call(f"arithmetic_rows_{suffix}", geometry, (x, x), out)
     return out
 
 

@@ -1,7 +1,9 @@
 """Which matrix products, and batches of them, the installed kernel `blocked_products`
-computes (runtime/blocked_products_typed.h: register blocks, AVX-512), and its geometry: one
-rule for eager products (codegen/array_blas.py) and compiled modules
-(codegen/conv_kernels.py), so that both give a product's bits."""
+computes (runtime/blocked_products_typed.h: register blocks, AVX-512), which triangular
+solves `blocked_solves` computes on those blocks (runtime/blocked_solves_typed.h), and their
+geometries: one rule for eager kernels (codegen/array_blas.py, codegen/array_linalg.py) and
+compiled modules (codegen/conv_kernels.py), so that both give a product's and a solve's
+bits."""
 
 import math
 
@@ -20,14 +22,21 @@ MOST_MACS_LEFT_ALONE = 1 << 18
 # tracer/ops/linalg_ops.py's _split_k)
 FEWEST_OUTPUTS = 1024
 MOST_COLUMN_STEP = 1 << 24  # elements: 48 of them fit the kernel's int32 gather indices
+# outputs from which a single outer product (a depth of one) is the kernel's, whatever its
+# multiply-adds (numpy writes it on one thread, through a general loop); it is elementwise
+# work, on the threads from as many outputs as elementwise loops (codegen/loops.py's
+# PARALLEL_MIN: tests/test_blocked_products.py holds them equal)
+FEWEST_OUTER_OUTPUTS = 1 << 14
+OUTER_THREADS_FROM = 1 << 17
 
 
 def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
     """(the installed kernel `blocked_products` as a cffi function, its geometry, the result's
     shape) for op(a) @ op(b) of operands of these shapes and steps (in elements, per axis),
     on the pool's threads from `threads_from` multiply-adds in all (the same bits on any
-    number of threads), where the kernel computes it; else None: another dtype than float32 and float64, a
-    single product of at most MOST_MACS_LEFT_ALONE multiply-adds or FEWEST_OUTPUTS outputs,
+    number of threads), where the kernel computes it; else None: another dtype than float32
+    and float64, a single product of at most MOST_MACS_LEFT_ALONE multiply-adds (but an outer
+    product of FEWEST_OUTER_OUTPUTS outputs or more) or FEWEST_OUTPUTS outputs,
     an empty result or sum, more than MOST_MACS multiply-adds a product, batch axes that do
     not broadcast, a size not known, b's column step past the kernel's gathers, or no such
     kernel (a CPU without AVX-512). Eager products and compiled modules
@@ -42,7 +51,11 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
     except ValueError:
         return None
     alone = math.prod(batch) == 1
-    if not (MOST_MACS_LEFT_ALONE if alone else 0) < m * n * k <= MOST_MACS:
+    if alone and k == 1:  # an outer product
+        fewest, threads_from = FEWEST_OUTER_OUTPUTS - 1, min(threads_from, OUTER_THREADS_FROM)
+    else:
+        fewest = MOST_MACS_LEFT_ALONE if alone else 0
+    if not fewest < m * n * k <= MOST_MACS:
         return None
     if alone and m * n <= FEWEST_OUTPUTS:
         return None
@@ -59,6 +72,33 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
     values = [m, n, k, a_rows, a_columns, b_rows, b_columns, threads_from, len(batch), *batch]
     values += _batch_steps(a_shape, a_steps, batch) + _batch_steps(b_shape, b_steps, batch)
     return kernel, values, (*batch, m, n)
+
+
+# right-hand sides below which a solve is the BLAS's (a single one is trsv's, whose dot
+# products run along the triangle's rows, where the kernel's vectors run along the columns)
+FEWEST_RIGHT_HAND_SIDES = 2
+
+
+def solve_geometry(dtype, count, n, k, lower, adjoint, b_steps=None):
+    """(the installed kernel `blocked_solves` as a cffi function, its geometry) for `count`
+    systems op(A) X = B of n x n triangles (C-contiguous) and n x k right-hand sides, their
+    steps (elements) between the systems, rows and columns `b_steps` (C-contiguous where
+    None), where the kernel solves them; else None: another dtype than float32 and float64,
+    fewer than FEWEST_RIGHT_HAND_SIDES right-hand sides, a size not known, or no such kernel
+    (a CPU without AVX-512)."""
+    suffix = installed_kernels.suffix(np.dtype(dtype))
+    if suffix is None or not all(isinstance(d, int) for d in (count, n, k)):
+        return None
+    if k < FEWEST_RIGHT_HAND_SIDES:
+        return None
+    kernel = installed_kernels.function(
+        f"blocked_solves_{suffix}",
+        "void (*)(const int64_t *, const void *, const void *, void *)",
+    )
+    if kernel is None:
+        return None
+    b_steps = [n * k, k, 1] if b_steps is None else list(b_steps)
+    return kernel, [count, n, k, int(bool(lower)), int(bool(adjoint)), *b_steps]
 
 
 def _batch_steps(shape, steps, batch):

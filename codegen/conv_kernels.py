@@ -16,12 +16,12 @@ time left on the first call. Only such a module calls them (`serves_convolutions
 would be built twice for a kernel or two.
 
 A matrix product that codegen/blocked_products.py gives the table's `blocked_products` (mid
-sizes, and batches of smaller ones) calls it in every module that has the table, the
-profiled one too, never replaced by a template: eager products compute it with that kernel,
-and no template gives its bits.
+sizes, and batches of smaller ones), and a triangular solve it gives `blocked_solves`, call
+them in every module that has the table, the profiled one too, never replaced by a template:
+eager kernels compute them with those kernels, and no template gives their bits.
 
 The profiled target and exported C, which runs without tracer, keep the templates of the
-convolutions, and exported C those of the products, as does every module where the table is
+convolutions, and exported C those of the products and solves, as does every module where the table is
 missing or serves no such node: another dtype than float32 and float64, a product's
 activation other than relu, a window gather other than max pooling, more channels than the
 table's kernels take."""
@@ -315,6 +315,20 @@ def _blocked_products(node):
     return None if found is None else (found[1], ["a", "b"], ["a", "b", "out"])
 
 
+def _blocked_solves(node):
+    """A triangular solve that eager kernels compute with the installed `blocked_solves`
+    (codegen/blocked_products.py's rule): the same kernel, the same bits."""
+    a, b = node.inputs
+    if a.dtype != node.dtype or b.dtype != node.dtype or a.shape[:-2] != b.shape[:-2]:
+        return None
+    n, k = b.shape[-2:]
+    count = math.prod(b.shape[:-2]) if _known(b.shape[:-2]) else None
+    found = blocked_products.solve_geometry(
+        node.dtype.name, count, n, k, node.attrs["lower"], node.attrs["adjoint"]
+    )
+    return None if found is None else (found[1], ["a", "rhs"], ["a", "rhs", "out"])
+
+
 # multiply-adds from which a module's products are shared among the threads (tracer/ops/
 # linalg_ops.py's GEMM_PARALLEL_MIN: a compiled step's parallel loops find the pool awake)
 GEMM_PARALLEL_MIN = 1 << 20
@@ -328,8 +342,13 @@ _KINDS = {
 }
 for _op, (_kind, _geometry) in _KINDS.items():
     C_MODULE.register_form(_op, _InstalledOrTemplate(_op, _kind, _geometry))
-# the profiled module times the products the C module computes (tests/profiled_c.py)
+# the profiled module times the products and solves the C module computes
+# (tests/profiled_c.py)
 for _target in (C_MODULE, PROFILED_C):
     _target.register_form(
         "matmul", _InstalledOrTemplate("matmul", "blocked_products", _blocked_products, own=False)
+    )
+    _target.register_form(
+        "triangular_solve",
+        _InstalledOrTemplate("triangular_solve", "blocked_solves", _blocked_solves, own=False),
     )

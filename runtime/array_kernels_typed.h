@@ -95,18 +95,22 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
 }
 #undef SELECT_LOOP
 
-/* out = x op y (op +, - or * by g[0]: 0, 1, 2) for out of g[1] rows of g[2] columns, each of
-   x and y by its kind (g[3], g[4]): 0 out's shape, 1 one row (a bias), 2 one column, 3 one
-   element; rows on the threads from PARALLEL_MIN elements. IEEE's operations one by one, so
-   numpy's bits. */
+/* out = x op y (op +, -, *, / by g[0]: 0, 1, 2, 3; 4: -x, y unread) for out of g[1] rows of
+   g[2] columns, each of x and y by its kind (g[3], g[4]): 0 out's shape, 1 one row (a bias),
+   2 one column, 3 one element; rows on the threads from PARALLEL_MIN elements. IEEE's
+   operations one by one, so numpy's bits. */
 #define ARITHMETIC_ROW(A, B)                                                                   \
     do {                                                                                       \
         if (op == 0) {                                                                         \
             _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) + (B);       \
         } else if (op == 1) {                                                                  \
             _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) - (B);       \
-        } else {                                                                               \
+        } else if (op == 2) {                                                                  \
             _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) * (B);       \
+        } else if (op == 3) {                                                                  \
+            _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = (A) / (B);       \
+        } else {                                                                               \
+            _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = -(A);            \
         }                                                                                      \
     } while (0)
 static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T *restrict y,

@@ -33,8 +33,9 @@ static inline V_MASK NAME(column_lanes)(int64_t left)
     return left >= V_LANES ? (V_MASK)-1 : left > 0 ? (V_MASK)((1u << left) - 1) : (V_MASK)0;
 }
 
-/* out[rows x width] (+ where `add`) = a[rows x depth] b[depth x width], b packed (rows
-   `sliver` elements apart, `vectors` vectors of them read, the first `width` written). */
+/* out[rows x width] = a[rows x depth] b[depth x width], b packed (rows `sliver` elements
+   apart, `vectors` vectors of them read, the first `width` written); where `add` is 1 the
+   product is added to out, where it is -1 subtracted from it. */
 static inline __attribute__((always_inline)) void NAME(register_block)(
     const int rows, const int vectors, int64_t depth, const T *restrict a, int64_t a_rows,
     int64_t a_columns, const T *restrict b, int64_t sliver, T *restrict out, int64_t n,
@@ -58,7 +59,8 @@ static inline __attribute__((always_inline)) void NAME(register_block)(
         for (int i = 0; i < rows; i++) {
             T *at = out + i * n + v * V_LANES;
             V_TYPE value = sums[i][v];
-            if (add) value = V_ADD(value, V_MASK_LOAD(mask, at));
+            if (add > 0) value = V_ADD(value, V_MASK_LOAD(mask, at));
+            else if (add < 0) value = V_SUB(V_MASK_LOAD(mask, at), value);
             V_MASK_STORE(at, mask, value);
         }
     }
@@ -74,10 +76,12 @@ static inline __attribute__((always_inline)) void NAME(register_block)(
         else REGISTER_BLOCK(ROWS, 1);                                                          \
         break;
 
-/* A block of `rows` (1 to 8) rows and `vectors` (1 to 3) vectors, unrolled for both. */
-static void NAME(any_register_block)(int rows, int vectors, int64_t depth, const T *a,
-                                     int64_t a_rows, int64_t a_columns, const T *b,
-                                     int64_t sliver, T *out, int64_t n, int64_t width, int add)
+/* A block of `rows` (1 to 8) rows and `vectors` (1 to 3) vectors, unrolled for both; inlined
+   into its caller (called from two, it was not, and B2's product ran slower:
+   benchmarks/RESULTS.md). */
+static inline __attribute__((always_inline)) void NAME(any_register_block)(
+    int rows, int vectors, int64_t depth, const T *a, int64_t a_rows, int64_t a_columns,
+    const T *b, int64_t sliver, T *out, int64_t n, int64_t width, int add)
 {
     switch (rows) {
         BLOCK_ROWS_CASE(8)
@@ -120,17 +124,19 @@ static int64_t NAME(sliver_span)(int64_t n)
     return (vectors + slivers - 1) / slivers * V_LANES;
 }
 
-/* Rows `top` to `bottom` and columns `first` to `last` (whole slivers of `span`, or to n) of
-   out (m x n, C-contiguous) = op(a) op(b): for each pass of the depth and each sliver of b's
-   columns, the sliver packed (on the stack: at most PASS_DEPTH x BLOCK_VECTORS vectors),
-   then every block of rows against it. */
-static void NAME(product_part)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
-                               int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
-                               int64_t b_columns, T *out, int64_t span, int64_t first,
-                               int64_t last)
+/* Rows `top` to `bottom` and columns `first` to `last` (whole slivers of `span`, or to its
+   end) of out (rows n elements apart) = op(a) op(b), or less it where `subtract` (each
+   pass's sum subtracted in turn): for each pass of the depth and each sliver of b's columns,
+   the sliver packed (on the stack: at most PASS_DEPTH x BLOCK_VECTORS vectors), then every
+   block of rows against it. Inlined into `product_part` and `product_less`, so that each
+   has its blocks' code for its own `subtract`. */
+static inline __attribute__((always_inline)) void NAME(product_passes)(
+    int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a, int64_t a_rows,
+    int64_t a_columns, const T *b, int64_t b_rows, int64_t b_columns, T *out, int64_t span,
+    int64_t first, int64_t last, const int subtract)
 {
     T packed[PASS_DEPTH * BLOCK_VECTORS * V_LANES] __attribute__((aligned(64)));
-    if (k == 0) /* an empty sum */
+    if (k == 0 && !subtract) /* an empty sum */
         for (int64_t i = top; i < bottom; i++)
             memset(out + i * n + first, 0, sizeof(T) * (last - first));
     for (int64_t p0 = 0; p0 < k; p0 += PASS_DEPTH) {
@@ -143,9 +149,30 @@ static void NAME(product_part)(int64_t top, int64_t bottom, int64_t n, int64_t k
                 NAME(any_register_block)(bottom - i0 < BLOCK_ROWS ? (int)(bottom - i0) : BLOCK_ROWS,
                                          (int)((width + V_LANES - 1) / V_LANES), depth,
                                          a + i0 * a_rows + p0 * a_columns, a_rows, a_columns,
-                                         packed, span, out + i0 * n + j0, n, width, p0 > 0);
+                                         packed, span, out + i0 * n + j0, n, width,
+                                         subtract ? -1 : p0 > 0);
         }
     }
+}
+
+/* `product_passes` into out. */
+static void NAME(product_part)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
+                               int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
+                               int64_t b_columns, T *out, int64_t span, int64_t first,
+                               int64_t last)
+{
+    NAME(product_passes)(top, bottom, n, k, a, a_rows, a_columns, b, b_rows, b_columns, out,
+                         span, first, last, 0);
+}
+
+/* `product_passes` subtracted from out (blocked_solves_typed.h's updates). */
+static void NAME(product_less)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
+                               int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
+                               int64_t b_columns, T *out, int64_t span, int64_t first,
+                               int64_t last)
+{
+    NAME(product_passes)(top, bottom, n, k, a, a_rows, a_columns, b, b_rows, b_columns, out,
+                         span, first, last, 1);
 }
 
 /* The batch's products, each cut into parts where the batch has fewer products than the

@@ -1,4 +1,5 @@
-/* The names blocked_products_typed.h's includer defined for one type, undefined for the next. */
+/* The names blocked_products_typed.h's includer and it defined for one type (blocked_solves_typed.h
+   reads them too), undefined for the next. */
 #undef V_TYPE
 #undef V_MASK
 #undef V_LANES
@@ -10,6 +11,9 @@
 #undef V_MASK_STORE
 #undef V_FMA
 #undef V_ADD
+#undef V_SUB
+#undef V_DIV
+#undef V_FNMADD
 #undef V_INDEX
 #undef V_INDICES
 #undef V_GATHER

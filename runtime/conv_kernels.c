@@ -18,10 +18,11 @@
  * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
  *
  * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
- * kernels relu, a select, +, - and * by rows, Adam's update of an optimizer's variable,
- * batches of triangular solves and products in parts (array_kernels_typed.h), and where the
- * CPU has AVX-512 batches of small products (blocked_products_typed.h), which take geometries
- * of their own.
+ * kernels relu, a select, +, -, *, / and negation by rows, Adam's update of an optimizer's
+ * variable, batches of triangular solves and products in parts (array_kernels_typed.h), and
+ * where the CPU has AVX-512 products and batches of them by register blocks
+ * (blocked_products_typed.h) and triangular solves on those blocks (blocked_solves_typed.h),
+ * which take geometries of their own.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -107,12 +108,16 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define V_MASK_STORE _mm512_mask_storeu_ps
 #define V_FMA _mm512_fmadd_ps
 #define V_ADD _mm512_add_ps
+#define V_SUB _mm512_sub_ps
+#define V_DIV _mm512_div_ps
+#define V_FNMADD _mm512_fnmadd_ps
 #define V_INDEX __m512i
 #define V_INDICES(step)                                                                        \
     _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), \
                        _mm512_set1_epi32(step))
 #define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, lanes, at, 4)
 #include "blocked_products_typed.h"
+#include "blocked_solves_typed.h"
 #include "blocked_products_undef.h"
 #endif
 #undef T
@@ -144,15 +149,21 @@ static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double
 #define V_MASK_STORE _mm512_mask_storeu_pd
 #define V_FMA _mm512_fmadd_pd
 #define V_ADD _mm512_add_pd
+#define V_SUB _mm512_sub_pd
+#define V_DIV _mm512_div_pd
+#define V_FNMADD _mm512_fnmadd_pd
 #define V_INDEX __m256i
 #define V_INDICES(step)                                                                        \
     _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step))
 #define V_GATHER(mask, lanes, at) _mm512_mask_i32gather_pd(_mm512_setzero_pd(), mask, lanes, at, 8)
 #include "blocked_products_typed.h"
+#include "blocked_solves_typed.h"
 #include "blocked_products_undef.h"
 #else /* no AVX-512: the table's slots of these kernels are empty */
 #define blocked_products_f32 NULL
 #define blocked_products_f64 NULL
+#define blocked_solves_f32 NULL
+#define blocked_solves_f64 NULL
 #endif
 
 /* The table, in the order of KERNELS (runtime/installed_kernels.py names them alike). */
@@ -171,7 +182,8 @@ static const kernel kernels[] = {
     (kernel)gemm_parts_f32,        (kernel)gemm_parts_f64,
     (kernel)select_values_f32,     (kernel)select_values_f64,
     (kernel)arithmetic_rows_f32,   (kernel)arithmetic_rows_f64,
-    (kernel)blocked_products_f32,    (kernel)blocked_products_f64,
+    (kernel)blocked_products_f32,  (kernel)blocked_products_f64,
+    (kernel)blocked_solves_f32,    (kernel)blocked_solves_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
@@ -180,7 +192,8 @@ static const char *kernel_names =
     "column_sums_f32 column_sums_f64 adam_update_f32 adam_update_f64 "
     "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64 "
     "gemm_parts_f32 gemm_parts_f64 select_values_f32 select_values_f64 "
-    "arithmetic_rows_f32 arithmetic_rows_f64 blocked_products_f32 blocked_products_f64";
+    "arithmetic_rows_f32 arithmetic_rows_f64 blocked_products_f32 blocked_products_f64 "
+    "blocked_solves_f32 blocked_solves_f64";
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

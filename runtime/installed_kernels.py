@@ -45,6 +45,8 @@ KERNELS = (
     "arithmetic_rows_f64",
     "blocked_products_f32",
     "blocked_products_f64",
+    "blocked_solves_f32",
+    "blocked_solves_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)

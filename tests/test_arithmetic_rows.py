@@ -1,7 +1,10 @@
-"""Large float32 and float64 +, - and * in the loop installed with tracer, on the threads
-(codegen/array_math.py's `arithmetic`): numpy's bits for every way an operand is read (whole,
-a bias, a column, one element, on either side), NaN, infinities and signed zeros included;
-other shapes left to numpy; and eager ops that take it, through the C op path too."""
+"""Large float32 and float64 +, -, *, / and negation in the loop installed with tracer, on the
+threads (codegen/array_math.py's `arithmetic` and `negative`): numpy's bits for every way an
+operand is read (whole, a bias, a column, one element, on either side), NaN, infinities,
+signed zeros and zero divisors included; other shapes left to numpy; and eager ops that take
+it, through the C op path too, a numpy scalar first among them."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -40,7 +43,10 @@ def _values(shape, dtype):
 @installed
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shapes", SHAPES)
-@pytest.mark.parametrize("symbol, ufunc", [("+", np.add), ("-", np.subtract), ("*", np.multiply)])
+@pytest.mark.parametrize(
+    "symbol, ufunc",
+    [("+", np.add), ("-", np.subtract), ("*", np.multiply), ("/", np.true_divide)],
+)
 def test_the_installed_loop_gives_numpys_bits(symbol, ufunc, shapes, dtype):
     x, y = (_values(shape, dtype) for shape in shapes)
     with np.errstate(all="ignore"):
@@ -63,6 +69,46 @@ def test_the_installed_loop_gives_numpys_bits(symbol, ufunc, shapes, dtype):
 )
 def test_other_operands_are_left_to_numpy(x, y):
     assert array_math.arithmetic("+", x, y) is None
+
+
+@installed
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [LARGE, (3, 0), ()])
+def test_the_installed_negation_gives_numpys_bits(shape, dtype):
+    x = np.asarray(_values(shape, dtype))
+    got = array_math.negative(x)
+    assert got is not None and got.dtype == dtype and got.shape == x.shape
+    assert got.tobytes() == np.negative(x).tobytes()
+    assert array_math.negative(np.ones(LARGE, dtype)[:, ::2]) is None  # strided: numpy's
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_eager_quotients_negations_and_scalar_first_products_are_numpys(dtype):
+    """Through the eager ops: the kernels take a numpy scalar as the first operand too, and
+    a zero divisor gives numpy's inf and NaN without a warning."""
+    x, y = _values(LARGE, dtype), _values(LARGE, dtype)
+    y[0, :3] = [0.0, -0.0, 0.0]
+    two = dtype(2.5)
+    tx, ty = tt.constant(x), tt.constant(y)
+    with np.errstate(all="ignore"):
+        want = {
+            "quotient": x / y,
+            "scalar quotient": two / y,
+            "scalar product": two * y,
+            "scalar difference": two - y,
+            "negation": -x,
+        }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = {
+            "quotient": tt.divide(tx, ty),
+            "scalar quotient": tt.divide(tt.constant(two), ty),
+            "scalar product": tt.constant(two) * ty,
+            "scalar difference": tt.constant(two) - ty,
+            "negation": -tx,
+        }
+    for name, value in got.items():
+        assert value.numpy().tobytes() == want[name].tobytes(), name
 
 
 def test_the_c_op_path_takes_the_kernel_from_the_same_size():

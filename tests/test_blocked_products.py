@@ -7,17 +7,14 @@ the same bits on one thread and on two; compiled modules that call the same kern
 the eager bits; a single mid-sized product, eager and compiled; and what stays with the other
 routes."""
 
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_blas, conv_kernels
+from codegen import array_blas, blocked_products, conv_kernels
+from codegen.loops import PARALLEL_MIN
 from runtime import installed_kernels
+from tests.thread_counts import results_on_one_thread_and_two
 from tracer.ops.linalg_ops import GEMM_PARALLEL_MIN
 
 rng = np.random.default_rng(20261201)
@@ -110,16 +107,8 @@ def test_a_batch_of_blocked_products_has_the_same_bits_on_one_thread_and_on_two(
         "out = array_blas.product(a, b, False, True)\n"
         "print(json.dumps(out.view(np.uint32).ravel().tolist()))\n"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    results = []
-    for threads in ("1", "2"):
-        environment = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=root)
-        done = subprocess.run(
-            [sys.executable, "-c", script], env=environment, capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr
-        results.append(json.loads(done.stdout.splitlines()[-1]))
-    assert results[0] == results[1]
+    one, two = results_on_one_thread_and_two(script)
+    assert one == two
 
 
 @pytest.mark.parametrize(
@@ -200,3 +189,38 @@ def test_a_single_product_past_numpys_threading_is_the_kernels_eager_and_compile
 
 def test_compiled_products_share_the_threads_from_where_the_modules_blas_parts_do():
     assert conv_kernels.GEMM_PARALLEL_MIN == GEMM_PARALLEL_MIN
+
+
+def test_outer_products_share_the_threads_from_where_elementwise_loops_do():
+    assert blocked_products.OUTER_THREADS_FROM == PARALLEL_MIN
+
+
+@needs_kernel
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "a_shape, b_shape, ta, tb, taken",
+    [
+        ((512, 1), (1, 384), False, False, True),
+        ((300, 1), (200, 1), False, True, True),
+        ((1, 100), (1, 100), True, False, False),  # 10^4 outputs: numpy's
+    ],
+)
+def test_an_outer_product_is_the_kernels_from_enough_outputs(
+    a_shape, b_shape, ta, tb, taken, dtype
+):
+    """A depth of one: each output one rounded product, numpy's bits, on the threads from
+    OUTER_THREADS_FROM outputs; compiled modules fuse it into a broadcast product, with the
+    same bits."""
+    a, b = (rng.standard_normal(shape).astype(dtype) for shape in (a_shape, b_shape))
+
+    def product(a, b):
+        return tt.matmul(a, b, transpose_a=ta, transpose_b=tb)
+
+    blocked = array_blas._blocked_products(
+        a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ta, tb
+    )
+    assert (blocked is not None) == taken
+    eager = product(tt.constant(a), tt.constant(b)).numpy()
+    want = (a.T if ta else a) @ (b.T if tb else b)
+    assert eager.tobytes() == want.tobytes()
+    assert tt.function(product, backend="c")(a, b).numpy().tobytes() == eager.tobytes()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import thread_pools
+from codegen import conv_kernels, thread_pools
 from tracer.ops.linalg_ops import GEMM_PARALLEL_MIN
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -137,10 +137,12 @@ def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_a_large_triangular_solve_cut_into_parts_gives_numpys_values(dtype):
+def test_a_large_triangular_solve_cut_into_parts_gives_numpys_values(dtype, monkeypatch):
     """The right-hand sides of a large solve are cut into parts for the threads, as a
     product's columns are (each column's solution is its own), and each part is solved by
-    halves of the triangle."""
+    halves of the triangle: the module's own template, as on a CPU without the installed
+    blocked solves (tests/test_blocked_solves.py has those)."""
+    monkeypatch.setattr(conv_kernels.blocked_products, "solve_geometry", lambda *args: None)
     rng = np.random.default_rng(6)
     lower = np.tril(rng.standard_normal((2, 160, 160))) + 20 * np.eye(160)
     rhs = rng.standard_normal((2, 160, 213))

@@ -9,6 +9,7 @@ agrees with the interpreter. All are elementwise, so their batching rule is the 
 """
 
 import math
+import operator
 
 import numpy as np
 
@@ -70,24 +71,32 @@ _INEXACT_SCALARS = frozenset({np.float16, np.float32, np.float64, np.complex64, 
 ARITHMETIC_ON_THREADS_FROM = PARALLEL_MIN  # elements: threads pay from there
 
 
+_OPERATORS = {**INFIX_OPERATORS, "/": operator.truediv}
+
+
 def _arithmetic(symbol, ufunc, on_strings=None):
-    """A kernel that uses Python's operator `symbol` on floating and complex values (the op's
-    FLOATING_KERNELS entry, which code knowing the dtype calls directly) and the ufunc on
-    integers and bools.
+    """A kernel that uses Python's operator `symbol` on floating and complex values (for +,
+    - and *, the op's FLOATING_KERNELS entry, which code knowing the dtype calls directly) and
+    the ufunc on integers and bools.
 
     On numpy scalars (what 0-d results are) the operator skips the ufunc machinery; on
     arrays it is the same ufunc. Integer scalars keep the ufunc, which wraps
     on overflow quietly (TensorFlow's behaviour) where scalar arithmetic would warn.
     `on_strings` is the kernel of tt.string tensors, for an op that takes them. From
-    ARITHMETIC_ON_THREADS_FROM elements, float32 and float64 +, - and * whose operands are
-    whole, a bias, a column or one element run on the threads, in the loop installed with
-    tracer (codegen/array_math.py's `arithmetic`: numpy's loop is one thread; the same bits).
+    ARITHMETIC_ON_THREADS_FROM elements, float32 and float64 +, -, * and / whose operands are
+    whole, a bias, a column or one element (a scalar first too) run on the threads, in the
+    loop installed with tracer (codegen/array_math.py's `arithmetic`: numpy's loop is one
+    thread; the same bits).
     """
 
-    python_operator = INFIX_OPERATORS[symbol]
+    python_operator = _OPERATORS[symbol]
 
     def run(x, y):
         if type(x) in _INEXACT_SCALARS:
+            if type(y) is np.ndarray and y.size >= ARITHMETIC_ON_THREADS_FROM:
+                found = array_math.arithmetic(symbol, x, y)
+                if found is not None:
+                    return found
             return python_operator(x, y)
         if x.dtype.kind in "fc":
             if max(x.size, y.size) >= ARITHMETIC_ON_THREADS_FROM:
@@ -289,7 +298,7 @@ DIV = _binary(
     _div_grad,
     jvp=lambda node, tangents, inputs, out: _div_jvp(out, *tangents, inputs[1]),
     simplify=_div_simplify,
-    kernel=quiet(np.true_divide),
+    kernel=quiet(_arithmetic("/", np.true_divide)),
     c=forms.Expression(
         lambda t, out, x, y: _INTEGER_DIV.call(t, x, y) if t.is_integer else f"({x} / {y})",
         helpers=(_INTEGER_DIV,),
@@ -674,12 +683,22 @@ def _neg_simplify(node):
     return x.inputs[0] if x.op == "neg" else None
 
 
+def _negative_kernel(x):
+    """-x: from ARITHMETIC_ON_THREADS_FROM elements of float32 or float64, on the threads
+    (codegen/array_math.py's `negative`: the same bits as numpy's one-thread loop)."""
+    if type(x) is np.ndarray and x.size >= ARITHMETIC_ON_THREADS_FROM:
+        found = array_math.negative(x)
+        if found is not None:
+            return found
+    return np.negative(x)
+
+
 NEG = _unary(
     "neg",
     lambda node, g: (negative(g),),
     infer=shapes.unary,
     simplify=(_neg_simplify, seed_ops.seeds_out_of_neg),
-    kernel=np.negative,
+    kernel=_negative_kernel,
     c=forms.Expression(lambda t, out, x: f"(-{x})"),
 )
 
