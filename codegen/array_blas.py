@@ -13,7 +13,7 @@ codegen/thread_pools.py), called through cffi, with nothing to compile: below
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
 compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). Where the
-CPU has AVX-512, products of up to 2^26 multiply-adds, and batches of smaller ones, are one
+CPU has AVX-512, products of up to 2^27 multiply-adds, and batches of smaller ones, are one
 call of the installed kernel `blocked_products` instead (codegen/blocked_products.py says
 which), as in compiled modules. Smaller single products stay numpy's, which computes them
 on the calling thread with less overhead than a call through cffi.

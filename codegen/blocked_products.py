@@ -13,7 +13,7 @@ from runtime import installed_kernels
 
 # multiply-adds a product up to which products are the kernel's, past which the BLAS's
 # parts (the kernel blocks no more than a pass of the depth: larger products lose)
-MOST_MACS = 1 << 26
+MOST_MACS = 1 << 27
 # a single product of no more multiply-adds is numpy's (eager) or one BLAS call (compiled):
 # a call through cffi costs more than the kernel saves
 MOST_MACS_LEFT_ALONE = 1 << 18

@@ -8,7 +8,7 @@
  * BLAS spends longer on each call's set-up and packing than on its multiply-adds, and
  * numpy's product, which calls it once per matrix, copies an operand that is a strided view
  * (a head split off by a transpose) first; and on the mid-sized products of a training step
- * (up to 2^26 multiply-adds) OpenBLAS's kernel ran slower than these blocks. One call
+ * (up to 2^27 multiply-adds) OpenBLAS's kernel ran slower than these blocks. One call
  * computes a whole batch: each operand is read through its strides as it is (no copy), the
  * right operand packed on the stack a sliver at a time (up to three vectors of columns by
  * up to PASS_DEPTH rows), and each block of up to 8 rows x 3 vectors of the result held in
@@ -25,6 +25,10 @@
 #define BLOCK_ROWS 8    /* rows of a register block */
 #define BLOCK_VECTORS 3 /* vectors of a register block's row, and of a packed row */
 #define PASS_DEPTH 256  /* the depth of a pass: a packed sliver stays in the L1 cache */
+/* the steps of the depth ahead of a block's that a's line is fetched for, where a's columns
+   are not contiguous (a transposed operand: its rows 4 KiB apart put each step's line on
+   a page of its own, which the hardware does not fetch ahead) */
+#define FETCH_AHEAD 8
 
 /* The mask of a vector's lanes that hold columns, where its first lane is `left` columns
    before a row's end: all lanes from a vector's width on, none at 0 or less. */
@@ -47,6 +51,8 @@ static inline __attribute__((always_inline)) void NAME(register_block)(
     for (int64_t p = 0; p < depth; p++) {
         V_TYPE row[BLOCK_VECTORS];
         for (int v = 0; v < vectors; v++) row[v] = V_LOAD(b + v * V_LANES);
+        if (a_columns != 1) /* a transposed: each step a new line, maybe a new page */
+            __builtin_prefetch(a + FETCH_AHEAD * a_columns);
         for (int i = 0; i < rows; i++) {
             const V_TYPE factor = V_SET1(a[i * a_rows]);
             for (int v = 0; v < vectors; v++) sums[i][v] = V_FMA(factor, row[v], sums[i][v]);

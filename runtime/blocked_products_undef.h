@@ -20,3 +20,4 @@
 #undef BLOCK_ROWS
 #undef BLOCK_VECTORS
 #undef PASS_DEPTH
+#undef FETCH_AHEAD

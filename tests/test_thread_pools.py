@@ -107,7 +107,7 @@ def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
     transposed or not, large enough for the threads or not (the first three past the
     installed small products, codegen/blocked_products.py's MOST_MACS)."""
     rng = np.random.default_rng(5)
-    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((600, 700), (700, 257), (257, 700)))
+    a, b, c = (rng.standard_normal(s).astype(dtype) for s in ((600, 900), (900, 257), (257, 900)))
 
     def products(a, b, c):
         return [
