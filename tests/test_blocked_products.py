@@ -224,3 +224,19 @@ def test_an_outer_product_is_the_kernels_from_enough_outputs(
     want = (a.T if ta else a) @ (b.T if tb else b)
     assert eager.tobytes() == want.tobytes()
     assert tt.function(product, backend="c")(a, b).numpy().tobytes() == eager.tobytes()
+
+
+@needs_kernel
+def test_a_module_that_calls_only_the_tables_products_is_not_built_again(tmp_path, monkeypatch):
+    """A module of its own kernels calls the table's products too: building it would make
+    the same module again, in a thread that holds a core while the first calls run."""
+    from tracer.executables import Tiered
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))  # nothing built, no plan stored
+    a = rng.standard_normal((4, 64, 32)).astype(np.float32)
+    b = rng.standard_normal((4, 32, 48)).astype(np.float32)
+    function = tt.function(lambda a, b: tt.tanh(tt.matmul(a, b)), backend="c")
+    executable = function.get_concrete_function(a, b)._executable
+    assert "blocked_products_f32" in executable.c_source
+    assert not isinstance(executable, Tiered)
+    np.testing.assert_allclose(function(a, b).numpy(), np.tanh(a @ b), rtol=1e-5, atol=1e-6)

@@ -8,11 +8,11 @@ import threading
 import warnings
 from typing import NamedTuple
 
-from codegen import string_handles
+from codegen import conv_kernels, string_handles
 from codegen.interpreted import interpreted
 from codegen.targets import C_MODULE, INTERPRETER, Target
 from runtime import installed_kernels
-from tracer.ir import holds_strings
+from tracer.ir import all_nodes, holds_strings
 from tracer.passes.pipeline import run_pipeline
 
 _FALLBACK_WARNED = set()  # the causes of falling back to the interpreter, each warned once
@@ -84,7 +84,10 @@ def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None,
     executable once it is built). A module that calls the convolution kernels installed with
     tracer (codegen/conv_kernels.py) runs at once, while a thread builds the same module with
     kernels of its own, which run faster and give the same bits, and takes its place
-    (`Tiered` again); with `own_kernels`, the module with its own is built at once. A
+    (`Tiered` again; not for a module that calls only the table's products and solves, which
+    a module of its own kernels calls too: that build would make the same module again,
+    holding the interpreter's lock and a core while the first calls run); with
+    `own_kernels`, the module with its own is built at once. A
     compiled module's plan is stored under `plan_key` (see `stored_executable`)."""
     backend = parse_backend(backend)
     if backend.background_build:  # the interpreter answers: the module takes its own kernels
@@ -116,6 +119,8 @@ def executable(graph, backend, name, updates=None, on_ready=None, plan_key=None,
         return interpreted(graph)
     if not installed_kernels.uses(getattr(built, "c_source", None) or ""):
         return built
+    if not conv_kernels.serves_convolutions(all_nodes(graph), backend.target):
+        return built  # the table's products alone: a module of its own kernels is this one
     own = functools.partial(_with_own_kernels, graph, backend.target, name, updates, plan_key)
     return Tiered(built, own, name, on_ready, after_first_run=True)
 
