@@ -114,7 +114,7 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
     geometry += [m >= n, math.prod(batch)]  # the parts' rule: tracer/ops/linalg_ops.py's
     kernel = installed_kernels.function(
         f"gemm_parts_{installed_kernels.suffix(dtype)}",
-        "void (*)(const int64_t *, const void *, const void *, const void *, const void *, "
+        "void (*)(const void *, const void *, const void *, const void *, const void *, "
         "const void *, void *)",
     )
     fixed = (
@@ -123,10 +123,10 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
         _offsets(a_shape, batch),
         _offsets(b_shape, batch),
     )
-    pointers = [pointer(x.ctypes.data) for x in fixed]
+    pointers = [installed_kernels.pointer(x) for x in fixed]  # (they keep `fixed` alive)
 
-    def run(a, b, out, fixed=fixed):  # `fixed` keeps the arrays that `pointers` point into
-        kernel(*pointers, pointer(a.ctypes.data), pointer(b.ctypes.data), pointer(out.ctypes.data))
+    def run(a, b, out):
+        kernel(*pointers, *(installed_kernels.pointer(x) for x in (a, b, out)))
 
     return _Plan(shape, (layout_a, layout_b), run)
 
@@ -135,7 +135,7 @@ def _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb):
     """The product as one call of `gemm` on this thread."""
 
     def run(a, b, out):  # the arrays stay referenced here while the BLAS reads them
-        at = [pointer(x.ctypes.data) for x in (a, b, out)]
+        at = [installed_kernels.pointer(x) for x in (a, b, out)]
         gemm(_ROW_MAJOR, flag_a, flag_b, m, n, k, 1, at[0], lda, at[1], ldb, 0, at[2], n)
 
     return run
@@ -157,12 +157,11 @@ def _blocked_products(dtype, other_dtype, a_shape, b_shape, a_strides, b_strides
     if found is None:
         return None
     kernel, geometry, shape = found
-    geometry = np.array(geometry, np.int64)
-    at_geometry = pointer(geometry.ctypes.data)
+    at_geometry = installed_kernels.pointer(np.array(geometry, np.int64))  # (keeps it alive)
 
-    def run(a, b, geometry=geometry):  # `geometry` keeps the array `at_geometry` points into
+    def run(a, b):
         out = np.empty(shape, dtype)
-        kernel(at_geometry, *(pointer(x.ctypes.data) for x in (a, b, out)))
+        kernel(at_geometry, *(installed_kernels.pointer(x) for x in (a, b, out)))
         return out
 
     return run

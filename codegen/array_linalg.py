@@ -50,7 +50,7 @@ def triangular_solve(a, b, lower, adjoint):
         matrices = np.ascontiguousarray(np.broadcast_to(a, batch + (n, n)))
         x = np.empty(batch + (n, k), a.dtype)
         geometry = np.array(geometry, np.int64)
-        kernel(*(array_blas.pointer(y.ctypes.data) for y in (geometry, matrices, rhs, x)))
+        kernel(*(installed_kernels.pointer(y) for y in (geometry, matrices, rhs, x)))
         return x
     letter, ctype = names
     trsm = array_blas.blas_function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))

@@ -251,7 +251,7 @@ def _run(x, v, out, attrs, mode):
         [n, *attrs["sizes"], channels, *(value for pair in pairs for value in pair)], np.int64
     )
     mode = np.array([mode], np.int64)
-    pointers = [_ffi.cast("char *", a.ctypes.data) for a in (x, v, out, geometry, mode)]
+    pointers = [_ffi.from_buffer(a) for a in (x, v, out, geometry, mode)]  # all C-contiguous
     if _library(_TYPES[x.dtype]).run(_ffi.new("char *[]", pointers)) != 0:
         return None  # no memory for the scatter's selections: the numpy kernel's way
     return out

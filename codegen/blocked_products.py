@@ -65,7 +65,7 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
         return None  # the kernel gathers b's columns with int32 indices
     kernel = installed_kernels.function(
         f"blocked_products_{suffix}",
-        "void (*)(const int64_t *, const void *, const void *, void *)",
+        "void (*)(const void *, const void *, const void *, void *)",
     )
     if kernel is None:
         return None
@@ -93,7 +93,7 @@ def solve_geometry(dtype, count, n, k, lower, adjoint, b_steps=None):
         return None
     kernel = installed_kernels.function(
         f"blocked_solves_{suffix}",
-        "void (*)(const int64_t *, const void *, const void *, void *)",
+        "void (*)(const void *, const void *, const void *, void *)",
     )
     if kernel is None:
         return None

@@ -12,6 +12,7 @@ and eager relu_grad a third, directly (`call`: codegen/array_windows.py, codegen
 import functools
 
 import _cffi_backend
+import numpy as np
 
 from runtime import native
 
@@ -49,6 +50,7 @@ KERNELS = (
     "blocked_solves_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
+_NUMPY_SUFFIXES = {np.dtype(name): value for name, value in _SUFFIXES.items()}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take
 MOST_RANK = 8  # the most axes of an array pad_zeros takes
@@ -89,22 +91,38 @@ def function(name, c_type):
 
 def suffix(dtype):
     """The suffix of the table's kernels for `dtype` (numpy's or tracer's, by its name): 'f32'
-    or 'f64'; None for any other dtype."""
-    return _SUFFIXES.get(dtype.name)
+    or 'f64'; None for any other dtype. A native numpy dtype is looked up as it is: numpy
+    makes its name anew at each ask, a microsecond and a half, on every eager kernel's call."""
+    found = _NUMPY_SUFFIXES.get(dtype)
+    return found if found is not None else _SUFFIXES.get(dtype.name)
 
 
 def pointer(array):
-    """A C pointer to an array's first element, for `function`'s kernels."""
-    return _ffi.cast("void *", array.ctypes.data)
+    """A C pointer to an array's first element, for `function`'s kernels: its buffer where
+    it is C-contiguous (cffi's from_buffer, which keeps the array alive, in a tenth of the
+    time numpy's `ctypes.data` takes: an eager step makes dozens of these calls), else its
+    address."""
+    try:
+        return _ffi.from_buffer(array)
+    except (TypeError, ValueError):  # not C-contiguous: a strided or broadcast view
+        return _ffi.cast("void *", array.ctypes.data)
+
+
+@functools.cache
+def _kernel_taking(name, count):
+    """The table's kernel `name` as a cffi function of a geometry, `count` inputs and an
+    output, each a `void *` (the same pointers in C: cffi passes an array's buffer, `char[]`,
+    to no other pointer type)."""
+    parameters = ", ".join(["const void *"] * (1 + count) + ["void *"])
+    return function(name, f"void (*)({parameters})")
 
 
 def call(name, geometry, inputs, out):
     """Run the table's kernel `name` (its dtype's suffix included) on the int64 array
     `geometry` and the C-contiguous arrays `inputs` (None: a NULL pointer, the patch
     product's absent bias), into `out` (the eager kernels' way)."""
-    parameters = ", ".join(["const int64_t *", *["const void *"] * len(inputs), "void *"])
-    kernel = function(name, f"void (*)({parameters})")
-    kernel(*(_ffi.NULL if a is None else pointer(a) for a in (geometry, *inputs, out)))
+    kernel = _kernel_taking(name, len(inputs))
+    kernel(*[_ffi.NULL if a is None else pointer(a) for a in (geometry, *inputs, out)])
 
 
 def uses(source):
