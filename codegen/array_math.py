@@ -4,7 +4,9 @@ numpy has no erf. Computed element by element in Python (`math.erf`), it costs f
 than numpy's own functions, and GELU's erf made most of an eager transformer step
 (benchmarks/RESULTS.md); GELU itself and its gradient, as numpy's passes, took five and ten
 times the time of one loop, and the softmax and its gradient, as numpy's maxima, sums and
-divisions over short rows, four times that of a loop per row.
+divisions over short rows, four times that of a loop per row; so did a classifier's sparse
+softmax cross-entropy and its gradient (`cross_entropy`, templates/softmax_cross_entropy.c.j2's
+rows, the labels passed as the element type).
 
 Each elementwise op here is one loop over the array of the op's own C form
 (`codegen.forms.C_FORMS`: the expression compiled kernels write, with its prologue helpers);
@@ -46,7 +48,10 @@ BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 # takes an op by its position here
 ELEMENTWISE = {"erf": 1, "gelu": 1, "gelu_grad": 2}
 ROWS = {"softmax": 1, "softmax_backprop": 2}
-FUNCTIONS = {**ELEMENTWISE, **ROWS}
+# over the rows of logits x0, with one label per row in x1 (as the element type): the loss
+# per row, or softmax minus the one-hot label (`cross_entropy`)
+LABELED_ROWS = {"cross_entropy": 2, "cross_entropy_backprop": 2}
+FUNCTIONS = {**ELEMENTWISE, **ROWS, **LABELED_ROWS}
 _POSITIONS = {name: k for k, name in enumerate(FUNCTIONS)}
 _TYPES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}
 # the macros the helpers and the units' blocks use, as templates/prologue.h.j2 defines them
@@ -103,6 +108,29 @@ _SOFTMAX = """\
         }}
         #pragma omp simd
         for (int64_t j = 0; j < n; j++) o[j] = ({T})(({C})o[j] / total);"""
+# softmax_cross_entropy.c.j2's row of logits x0 and label x1[r]: the row's maximum (NaN
+# propagated), the sum of exponentials in double, then log(sum) - (x[label] - max), or
+# exp(x - max) / sum less one at the label
+_CROSS_ENTROPY = """\
+        const {T} *restrict row = x0 + r * n;
+        const int64_t label = (int64_t)x1[r];
+        {C} peak = -INFINITY;
+        for (int64_t j = 0; j < n; j++) {{
+            const {C} v = ({C})row[j];
+            peak = (v > peak || v != v) ? v : peak;
+        }}
+        double total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) total += {exp};
+{tail}"""
+_CROSS_ENTROPY_LOSS = """\
+        out[r] = ({T})(({C})log(total) - (({C})row[label] - peak));"""
+_CROSS_ENTROPY_GRADIENT = """\
+        {T} *restrict o = out + r * n;
+        const {C} sum = ({C})total;
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = ({T})({exp} / sum);
+        o[label] = ({T})(({C})o[label] - 1);"""
 # softmax.c.j2's backprop row, of y = x0 and v = x1 (y * (v - sum(v * y)))
 _SOFTMAX_BACKPROP = """\
         const {T} *restrict yr = x0 + r * n, *restrict vr = x1 + r * n;
@@ -131,15 +159,14 @@ LOOPS_HEADER = os.path.join(
 
 
 def apply(name, *arrays):
-    """The op `name` (one of FUNCTIONS) of the float32 or float64 arrays `arrays` (of one
-    shape and dtype, the rows' ops of rank 1 or more), as a new array of that shape and
-    dtype; None where no module can be built."""
+    """The op `name` (one of ELEMENTWISE and ROWS; LABELED_ROWS are `cross_entropy`'s) of
+    the float32 or float64 arrays `arrays` (of one shape and dtype, the rows' ops of rank 1
+    or more), as a new array of that shape and dtype; None where no module can be built."""
     first = arrays[0]
     type_name = _TYPES.get(first.dtype)
-    if name not in FUNCTIONS or type_name is None:
-        raise ValueError(
-            f"array_math computes {tuple(FUNCTIONS)} of float32 or float64, not {name}"
-        )
+    if name not in FUNCTIONS or name in LABELED_ROWS or type_name is None:
+        names = tuple(n for n in FUNCTIONS if n not in LABELED_ROWS)
+        raise ValueError(f"array_math computes {names} of float32 or float64, not {name}")
     if any(a.dtype != first.dtype or a.shape != first.shape for a in arrays):
         raise ValueError(f"array_math's {name} takes arrays of one shape and dtype")
     if name in ROWS and first.ndim == 0:
@@ -155,6 +182,31 @@ def apply(name, *arrays):
     head = _ffi.from_buffer(np.array([_POSITIONS[name], first.size, row], np.int64))
     buffers = [_ffi.from_buffer(a) for a in (*arrays, out)]
     run(_ffi.new("char *[]", [head, head + 8, head + 16, *buffers]))
+    return out
+
+
+def cross_entropy(labels, logits, backprop):
+    """Softmax cross-entropy of float32 or float64 `logits` (rows on the last axis) against
+    integer `labels` in range, one per row, in one pass a row of the loops installed with
+    tracer (the compiled template's, softmax_cross_entropy.c.j2): the loss of each row, or
+    where `backprop` softmax less the one-hot labels; None where those loops were not
+    installed (a module built for these few rows would keep the first call waiting) or the
+    labels do not all fit the element type."""
+    type_name = _TYPES.get(logits.dtype)
+    classes = logits.shape[-1]
+    if type_name is None or classes > 1 << np.finfo(logits.dtype).nmant:
+        return None
+    if type_name not in _entries and _installed_entry(type_name) is None:
+        return None
+    run = _entry(type_name)
+    rows = np.ascontiguousarray(logits)
+    out = np.empty(logits.shape if backprop else labels.shape, logits.dtype)
+    if out.size:
+        name = "cross_entropy_backprop" if backprop else "cross_entropy"
+        head = _ffi.from_buffer(np.array([_POSITIONS[name], rows.size, classes], np.int64))
+        values = np.ascontiguousarray(labels, dtype=logits.dtype)  # exact: checked above
+        buffers = [_ffi.from_buffer(a) for a in (rows, values, out)]
+        run(_ffi.new("char *[]", [head, head + 8, head + 16, *buffers]))
     return out
 
 
@@ -242,7 +294,13 @@ def source(dtype, vector_math=None):
         else:
             form = C_FORMS["exp"]
             exp = form.render(dtype, dtype, f"({C})row[j] - peak")
-            body = (_SOFTMAX if name == "softmax" else _SOFTMAX_BACKPROP).format(T=C, C=C, exp=exp)
+            if name in LABELED_ROWS:
+                tail = _CROSS_ENTROPY_GRADIENT if name.endswith("backprop") else _CROSS_ENTROPY_LOSS
+                body = _CROSS_ENTROPY.format(T=C, C=C, exp=exp, tail=tail.format(T=C, C=C, exp=exp))
+            else:
+                body = (_SOFTMAX if name == "softmax" else _SOFTMAX_BACKPROP).format(
+                    T=C, C=C, exp=exp
+                )
             functions.append(_ROWS.format(body=body, **common))
         for h in form.helpers:
             helpers.update(h.definitions(dtype, vector_math))

@@ -27,7 +27,9 @@ TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
-#if TR_IN_UNIT  /* work 402 at 201 of 2923 */
+TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+#if TR_IN_UNIT  /* work 402 at 201 of 4747 */
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -37,7 +39,7 @@ TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 410 at 607 of 2923 */
+#if TR_IN_UNIT  /* work 410 at 607 of 4747 */
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -47,7 +49,7 @@ TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 457 at 1040 of 2923 */
+#if TR_IN_UNIT  /* work 457 at 1040 of 4747 */
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -57,7 +59,7 @@ TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 863 at 1700 of 2923 */
+#if TR_IN_UNIT  /* work 863 at 1700 of 4747 */
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -79,7 +81,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 676 at 2470 of 2923 */
+#if TR_IN_UNIT  /* work 676 at 2470 of 4747 */
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -94,7 +96,49 @@ TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restri
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 115 at 2865 of 2923 */
+#if TR_IN_UNIT  /* work 799 at 3207 of 4747 */
+TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const float *restrict row = x0 + r * n;
+        const int64_t label = (int64_t)x1[r];
+        float peak = -INFINITY;
+        for (int64_t j = 0; j < n; j++) {
+            const float v = (float)row[j];
+            peak = (v > peak || v != v) ? v : peak;
+        }
+        double total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) total += tr_exp_f32((float)row[j] - peak);
+        out[r] = (float)((float)log(total) - ((float)row[label] - peak));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 985 at 4099 of 4747 */
+TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const float *restrict row = x0 + r * n;
+        const int64_t label = (int64_t)x1[r];
+        float peak = -INFINITY;
+        for (int64_t j = 0; j < n; j++) {
+            const float v = (float)row[j];
+            peak = (v > peak || v != v) ? v : peak;
+        }
+        double total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) total += tr_exp_f32((float)row[j] - peak);
+        float *restrict o = out + r * n;
+        const float sum = (float)total;
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = (float)(tr_exp_f32((float)row[j] - peak) / sum);
+        o[label] = (float)((float)o[label] - 1);
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 155 at 4669 of 4747 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -104,6 +148,8 @@ int tracer_run(char **args) {
     case 2: gelu_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     case 3: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
     case 4: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 5: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 6: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     }
     return 0;
 }
@@ -136,7 +182,9 @@ TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, doub
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
-#if TR_IN_UNIT  /* work 404 at 202 of 2958 */
+TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+#if TR_IN_UNIT  /* work 404 at 202 of 4809 */
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -146,7 +194,7 @@ TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 413 at 610 of 2958 */
+#if TR_IN_UNIT  /* work 413 at 610 of 4809 */
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -156,7 +204,7 @@ TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, doub
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 461 at 1047 of 2958 */
+#if TR_IN_UNIT  /* work 461 at 1047 of 4809 */
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -166,7 +214,7 @@ TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 876 at 1716 of 2958 */
+#if TR_IN_UNIT  /* work 876 at 1716 of 4809 */
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -188,7 +236,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 687 at 2497 of 2958 */
+#if TR_IN_UNIT  /* work 687 at 2497 of 4809 */
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -203,7 +251,49 @@ TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restr
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 117 at 2899 of 2958 */
+#if TR_IN_UNIT  /* work 810 at 3246 of 4809 */
+TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const double *restrict row = x0 + r * n;
+        const int64_t label = (int64_t)x1[r];
+        double peak = -INFINITY;
+        for (int64_t j = 0; j < n; j++) {
+            const double v = (double)row[j];
+            peak = (v > peak || v != v) ? v : peak;
+        }
+        double total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) total += tr_exp_f64((double)row[j] - peak);
+        out[r] = (double)((double)log(total) - ((double)row[label] - peak));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 1000 at 4151 of 4809 */
+TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
+    const int64_t n = row, rows = n ? size / n : 0;
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t r = 0; r < rows; r++) {
+        const double *restrict row = x0 + r * n;
+        const int64_t label = (int64_t)x1[r];
+        double peak = -INFINITY;
+        for (int64_t j = 0; j < n; j++) {
+            const double v = (double)row[j];
+            peak = (v > peak || v != v) ? v : peak;
+        }
+        double total = 0;
+        #pragma omp simd reduction(+:total)
+        for (int64_t j = 0; j < n; j++) total += tr_exp_f64((double)row[j] - peak);
+        double *restrict o = out + r * n;
+        const double sum = (double)total;
+        #pragma omp simd
+        for (int64_t j = 0; j < n; j++) o[j] = (double)(tr_exp_f64((double)row[j] - peak) / sum);
+        o[label] = (double)((double)o[label] - 1);
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 158 at 4730 of 4809 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -213,9 +303,11 @@ int tracer_run(char **args) {
     case 2: gelu_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     case 3: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
     case 4: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 5: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 6: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     }
     return 0;
 }
 #endif
 #undef tracer_run
-#define LOOPS_KEY "55abe43503f82b1f"
+#define LOOPS_KEY "749ae94eddf6b02f"

@@ -52,6 +52,8 @@ def test_other_functions_and_types_are_refused_by_name():
         array_math.apply("lgamma", np.zeros(3))
     with pytest.raises(ValueError, match="float32 or float64"):
         array_math.apply("erf", np.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="not cross_entropy"):  # its labels: cross_entropy()
+        array_math.apply("cross_entropy", np.zeros((2, 3)), np.zeros((2, 3)))
 
 
 def test_erfs_eager_gradient_over_a_large_array_is_its_analytic_value():
@@ -98,7 +100,7 @@ def test_the_installed_loops_give_the_bits_of_a_module_built_from_them(type_name
     if built is None:
         pytest.skip("no module can be built here")
     shapes = [(5,), (3, 100), (64, 64), (2, 1), (8, 4, 64, 64), (300, 700), (1027,)]
-    for name, arity in array_math.FUNCTIONS.items():
+    for name, arity in {**array_math.ELEMENTWISE, **array_math.ROWS}.items():
         for shape in shapes:  # tails of rows and of blocks, and loops on the threads
             arrays = [(rng.standard_normal(shape) * 4).astype(type_name) for _ in range(arity)]
             flat = arrays[0].reshape(-1)
@@ -108,6 +110,16 @@ def test_the_installed_loops_give_the_bits_of_a_module_built_from_them(type_name
                 monkeypatch.setitem(array_math._entries, type_name, run)
                 results.append(array_math.apply(name, *arrays).tobytes())
             assert results[0] == results[1], (name, shape)
+    for shape in [(5,), (3, 100), (64, 10), (2, 1), (1000, 200)]:  # the labeled rows
+        logits = (rng.standard_normal(shape) * 4).astype(type_name)
+        logits.reshape(-1)[: len(SPECIAL)] = np.array(SPECIAL, type_name)[: logits.size]
+        labels = rng.integers(0, shape[-1], shape[:-1])
+        for backprop in (False, True):
+            results = []
+            for run in (installed, built):
+                monkeypatch.setitem(array_math._entries, type_name, run)
+                results.append(array_math.cross_entropy(labels, logits, backprop).tobytes())
+            assert results[0] == results[1], ("cross_entropy", shape, backprop)
 
 
 @pytest.mark.skipif(not INSTALLED, reason="the extension was not built here")

@@ -131,3 +131,38 @@ def test_an_eager_tape_records_the_loss_as_one_op():
         loss_of([0, 1, 2, 0], logits)
     ops = [line.split(" = ")[1].split()[0].split("[")[0] for line in tape.ir().splitlines()]
     assert ops == ["variable", "const", "sparse_softmax_cross_entropy"]
+
+
+@pytest.mark.parametrize("label_dtype", [np.int8, np.uint8, np.int32, np.int64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_installed_rows_give_scipys_values_and_numpys_path_to_rounding(dtype, label_dtype):
+    """The eager kernels' pass a row (codegen/array_math.py's `cross_entropy`, where the
+    loops are installed) against scipy in float64 and the numpy passes they stand for."""
+    from codegen import array_math
+    from tracer.ops import cross_entropy_ops
+
+    rng = np.random.default_rng(11)
+    logits = (rng.standard_normal((3, 40, 10)) * 4).astype(dtype)
+    labels = rng.integers(0, 10, (3, 40)).astype(label_dtype)
+    expected_loss = -np.take_along_axis(
+        log_softmax(logits.astype(np.float64), -1), labels[..., None].astype(np.int64), -1
+    )[..., 0]
+    expected_gradient = softmax(logits.astype(np.float64), -1) - np.eye(10)[labels]
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    for backprop, expected in ((False, expected_loss), (True, expected_gradient)):
+        installed = array_math.cross_entropy(labels, logits, backprop)
+        if installed is None:
+            pytest.skip("the eager loops were not installed here")
+        assert installed.dtype == dtype and installed.shape == expected.shape
+        np.testing.assert_allclose(installed, expected, rtol=tolerance, atol=tolerance)
+        kernel = cross_entropy_ops._backprop_kernel if backprop else cross_entropy_ops._loss_kernel
+        assert kernel(labels, logits).tobytes() == installed.tobytes()  # the eager kernel's
+        exps, shifted, rows = cross_entropy_ops._rows(labels, logits)
+        if backprop:
+            exps /= exps.sum(axis=-1, keepdims=True)
+            exps[np.arange(rows.size), rows] -= 1
+            numpy_path = exps.reshape(logits.shape)
+        else:
+            numpy_path = np.log(exps.sum(axis=-1)) - shifted[np.arange(rows.size), rows]
+            numpy_path = numpy_path.reshape(labels.shape)
+        np.testing.assert_allclose(installed, numpy_path, rtol=tolerance, atol=tolerance)
