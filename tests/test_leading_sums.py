@@ -13,7 +13,15 @@ rng = np.random.default_rng(20261203)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape, axis", [((16, 28, 28, 32), [0, 1, 2]), ((300, 400), 0)])
+@pytest.mark.parametrize(
+    "shape, axis",
+    [
+        ((16, 28, 28, 32), [0, 1, 2]),  # a bias of 32 channels
+        ((300, 400), 0),
+        ((14000, 10), 0),  # fewer columns than a vector
+        ((2000, 70), 0),  # a last vector of columns part full
+    ],
+)
 def test_large_sums_over_leading_axes_are_the_compiled_codes(shape, axis, dtype):
     x = rng.standard_normal(shape).astype(dtype)
     assert x.size >= broadcast_ops.LEADING_SUMS_FROM
