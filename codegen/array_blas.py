@@ -48,9 +48,9 @@ def product(a, b, transpose_a, transpose_b):
     where asked, batch axes broadcast): through the installed `blocked_products` where
     codegen/blocked_products.py takes it (`_blocked_products`), else through the compiled
     modules' BLAS where numpy would thread it; else None (numpy's then, on the calling
-    thread). A single
-    product below ONE_THREAD_MACS is one call on this thread; the others are the compiled
-    code's parts on the threads (the installed kernels' `gemm_parts`, where they are there).
+    thread). A single product below ONE_THREAD_MACS is one call on this thread; the others
+    are the compiled code's parts on the threads (the installed kernels' `gemm_parts`, where
+    they are there).
 
     What a product's sizes, dtype and layouts decide is worked out once (`_plan`): an eager
     step makes the same products every step, and working it out again cost more than a

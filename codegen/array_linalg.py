@@ -10,7 +10,9 @@ cffi (codegen/array_blas.py), so their values are the compiled code's, with noth
 compile. A solve's right-hand sides are cut into the compiled code's parts, which tracer's
 threads solve at once, each by halves of the triangle with a GEMM between them, in a loop
 installed with tracer (runtime/array_kernels_typed.h, `triangular_solves`: the modules' BLAS
-runs on the thread that calls it, codegen/thread_pools.py). Where the BLAS or the installed
+runs on the thread that calls it, codegen/thread_pools.py). Where the CPU has AVX-512, a
+solve of two right-hand sides or more is the installed `blocked_solves` instead, in compiled
+modules too (codegen/blocked_products.py's `solve_geometry`). Where the BLAS or the installed
 kernels are not there, `triangular_solve` and `cholesky` say so with None and the caller
 keeps its own way.
 """
@@ -40,13 +42,13 @@ def triangular_solve(a, b, lower, adjoint):
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     n, k = b.shape[-2:]
     count = math.prod(batch)
-    if b.ndim == 2 and not any(step % b.itemsize for step in b.strides):
-        rhs, steps = b, (0, *(step // b.itemsize for step in b.strides))  # one for every system
-    else:
-        rhs, steps = np.ascontiguousarray(np.broadcast_to(b, batch + (n, k))), None
+    # one matrix of right-hand sides for every system is read through its strides
+    shared = b.ndim == 2 and not any(step % b.itemsize for step in b.strides)
+    steps = (0, *(step // b.itemsize for step in b.strides)) if shared else None
     blocked = blocked_products.solve_geometry(a.dtype, count, n, k, lower, adjoint, steps)
-    if blocked is not None:  # a matrix of right-hand sides read through its strides
+    if blocked is not None:
         kernel, geometry = blocked
+        rhs = b if shared else np.ascontiguousarray(np.broadcast_to(b, batch + (n, k)))
         matrices = np.ascontiguousarray(np.broadcast_to(a, batch + (n, n)))
         x = np.empty(batch + (n, k), a.dtype)
         geometry = np.array(geometry, np.int64)

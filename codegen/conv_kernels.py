@@ -21,10 +21,10 @@ them in every module that has the table, the profiled one too, never replaced by
 eager kernels compute them with those kernels, and no template gives their bits.
 
 The profiled target and exported C, which runs without tracer, keep the templates of the
-convolutions, and exported C those of the products and solves, as does every module where the table is
-missing or serves no such node: another dtype than float32 and float64, a product's
-activation other than relu, a window gather other than max pooling, more channels than the
-table's kernels take."""
+convolutions, and exported C those of the products and solves, as does every module where
+the table is missing or serves no such node: another dtype than float32 and float64, a
+product's activation other than relu, a window gather other than max pooling, more channels
+than the table's kernels take."""
 
 import contextlib
 import functools

@@ -94,7 +94,8 @@ static void NAME(copy_columns)(int64_t n, int64_t first, int64_t last, const T *
     for (int64_t c0 = first; c0 < last; c0 += COPY_COLUMNS) {
         const int64_t c1 = last - c0 < COPY_COLUMNS ? last : c0 + COPY_COLUMNS;
         for (int64_t i = 0; i < n; i++)
-            for (int64_t c = c0; c < c1; c++) x[i * ldx + c - first] = b[i * b_rows + c * b_columns];
+            for (int64_t c = c0; c < c1; c++)
+                x[i * ldx + c - first] = b[i * b_rows + c * b_columns];
     }
 }
 

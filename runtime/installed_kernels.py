@@ -102,10 +102,9 @@ def pointer(array):
     it is C-contiguous (cffi's from_buffer, which keeps the array alive, in a tenth of the
     time numpy's `ctypes.data` takes: an eager step makes dozens of these calls), else its
     address."""
-    try:
+    if array.flags.c_contiguous:
         return _ffi.from_buffer(array)
-    except (TypeError, ValueError):  # not C-contiguous: a strided or broadcast view
-        return _ffi.cast("void *", array.ctypes.data)
+    return _ffi.cast("void *", array.ctypes.data)  # a strided or broadcast view
 
 
 @functools.cache
