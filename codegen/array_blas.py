@@ -8,7 +8,7 @@ numpy products were its dense layer's (2^21 multiply-adds each), its convolution
 their time; in an eager GP step, its triangular solves after numpy's 512^3 product twice
 theirs. So the products numpy would thread (from `NUMPY_THREADS_MACS`) are computed by the
 compiled modules' BLAS (scipy-openblas32, which runs each call on the thread that makes it:
-codegen/thread_pools.py), called through cffi, with nothing to compile: below
+runtime/thread_pools.py), called through cffi, with nothing to compile: below
 `ONE_THREAD_MACS` in one call on the calling thread (at most about a hundred microseconds
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
@@ -31,8 +31,8 @@ from typing import NamedTuple
 import _cffi_backend
 import numpy as np
 
-from codegen import blocked_products, build, conv_kernels, thread_pools
-from runtime import installed_kernels
+from codegen import blocked_products, build, conv_kernels
+from runtime import installed_kernels, thread_pools
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
 ONE_THREAD_MACS = 1 << 22

@@ -10,7 +10,7 @@ cffi (codegen/array_blas.py), so their values are the compiled code's, with noth
 compile. A solve's right-hand sides are cut into the compiled code's parts, which tracer's
 threads solve at once, each by halves of the triangle with a GEMM between them, in a loop
 installed with tracer (runtime/array_kernels_typed.h, `triangular_solves`: the modules' BLAS
-runs on the thread that calls it, codegen/thread_pools.py). Where the CPU has AVX-512, a
+runs on the thread that calls it, runtime/thread_pools.py). Where the CPU has AVX-512, a
 solve of two right-hand sides or more is the installed `blocked_solves` instead, in compiled
 modules too (codegen/blocked_products.py's `solve_geometry`). Where the BLAS or the installed
 kernels are not there, `triangular_solve` and `cholesky` say so with None and the caller

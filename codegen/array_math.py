@@ -35,7 +35,7 @@ import threading
 
 import numpy as np
 
-from codegen import build, conv_kernels, thread_pools, units
+from codegen import build, conv_kernels, units
 from codegen.ctypes import compute
 from codegen.errors import BuildFailure
 from codegen.forms import C_FORMS
@@ -222,8 +222,7 @@ def _entry(type_name):
 def _installed_entry(type_name):
     """The entry point of runtime/array_math.c's loops for `type_name`, or None where that
     extension was not built, was built from other loops, or cannot run on this CPU."""
-    with thread_pools.loading_openmp():  # the extension links OpenMP, which reads its settings once
-        module = native.load("array_math", _same_loops)
+    module = native.load("array_math", _same_loops)
     address = module.entry(installed_kernels.suffix(np.dtype(type_name))) if module else 0
     return _ffi.cast(build.ENTRY_POINT[1], address) if address else None
 

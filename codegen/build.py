@@ -34,10 +34,10 @@ import time
 
 import _cffi_backend
 
-from codegen import cache, link, thread_pools
+from codegen import cache, link
 from codegen import units as module_units
 from codegen.errors import CompileError, CompilerUnavailable, LoadError
-from runtime import native
+from runtime import native, thread_pools
 
 FLAGS = [
     "-O3",

@@ -31,7 +31,7 @@ import functools
 import math
 import threading
 
-from codegen import blocked_products, forms, thread_pools
+from codegen import blocked_products, forms
 from codegen.ctypes import storage
 from codegen.targets import C_MODULE, PROFILED_C
 from runtime import installed_kernels
@@ -52,10 +52,8 @@ def own_kernels():
 
 @functools.cache
 def available():
-    """Whether the installed kernels' table can be used in this process (loaded after the
-    thread pool's settings, which OpenMP reads once)."""
-    with thread_pools.loading_openmp():
-        return installed_kernels.address() != 0
+    """Whether the installed kernels' table can be used in this process."""
+    return installed_kernels.address() != 0
 
 
 def _image(node, image, height, width):

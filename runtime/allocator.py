@@ -12,7 +12,7 @@ benchmarks/RESULTS.md).
 
 Only on glibc, and not where the user has set the allocator's parameters themselves (the
 MALLOC_*_ variables, GLIBC_TUNABLES) or TRACER_MALLOC=system: theirs win, as their
-OMP_NUM_THREADS does (codegen/thread_pools.py).
+OMP_NUM_THREADS does (runtime/thread_pools.py).
 """
 
 import ctypes

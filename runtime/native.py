@@ -48,6 +48,8 @@ import tempfile
 import warnings
 from typing import NamedTuple
 
+from runtime import thread_pools
+
 INTERFACE = 4  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -149,13 +151,17 @@ _sanitized = {}  # name -> the extension built with TRACER_SANITIZE's sanitizers
 def load(name, check=None):
     """The extension `name` (a key of EXTENSIONS) accepted for use (`accept`), or None where
     it was not built or was refused. Found once per process: later calls return the first
-    answer, so a refused extension warns once.
+    answer, so a refused extension warns once. An extension that links OpenMP is imported
+    with the thread pool's settings in the environment (`thread_pools.loading_openmp`):
+    OpenMP reads them once, as whichever of tracer's libraries loads it first loads it.
 
     >>> load("straight_line").INTERFACE == INTERFACE  # where it was built
     True
     """
     if name not in _loaded:
-        module = _find(name)
+        links_openmp = "-fopenmp" in EXTENSIONS[name].flags
+        with thread_pools.loading_openmp() if links_openmp else contextlib.nullcontext():
+            module = _find(name)
         _loaded[name] = None if module is None else accept(name, module, check)
     return _loaded[name]
 

@@ -1,4 +1,4 @@
-"""One thread pool for compiled code (codegen/thread_pools.py): the modules' OpenBLAS on the
+"""One thread pool for compiled code (runtime/thread_pools.py): the modules' OpenBLAS on the
 calling thread, large products cut into parts for tracer's threads, a pool sized from the
 cores the process may use. Values against numpy in float64, and the same bits whatever the
 thread count."""
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import conv_kernels, thread_pools
+from codegen import conv_kernels
+from runtime import thread_pools
 from tracer.ops.linalg_ops import GEMM_PARALLEL_MIN
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -280,7 +281,8 @@ def test_a_quiet_machine_has_room_for_the_pool_and_no_cpu_quota(monkeypatch):
 def fresh_pool_settings(monkeypatch):
     """thread_pools as before the first load of OpenMP, with no setting of the user's (the
     environment is restored afterwards)."""
-    monkeypatch.setattr(thread_pools, "_state", {"prepared": False, "blas": None})
+    state = {"prepared": False, "blas": None, "spin": None, "loading": 0}
+    monkeypatch.setattr(thread_pools, "_state", state)
     for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
@@ -299,6 +301,65 @@ def test_idle_threads_spin_briefly_only_where_the_machine_was_quiet(fresh_pool_s
     assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
+def test_every_load_until_the_last_ends_sees_the_spin_chosen_at_the_first(fresh_pool_settings):
+    """The first load that may bring OpenMP in need not be the one that does (an extension
+    that was not built, a cached module): each later load, nested or in another thread,
+    sees the same spin, chosen once; a spin set meanwhile by someone else stays."""
+    quiet = iter([True, False])
+    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: next(quiet))
+    spin = str(thread_pools.QUIET_SPIN_COUNT)
+    with thread_pools.loading_openmp():
+        pass
+    assert "GOMP_SPINCOUNT" not in os.environ
+    with thread_pools.loading_openmp():
+        with thread_pools.loading_openmp():
+            assert os.environ["GOMP_SPINCOUNT"] == spin
+        assert os.environ["GOMP_SPINCOUNT"] == spin
+    assert "GOMP_SPINCOUNT" not in os.environ
+    fresh_pool_settings.setenv("GOMP_SPINCOUNT", "0")  # tracer.distribute's, say
+    with thread_pools.loading_openmp():
+        assert os.environ["GOMP_SPINCOUNT"] == "0"
+    assert os.environ["GOMP_SPINCOUNT"] == "0"
+
+
+OPENMP_AS_LOADED = textwrap.dedent(
+    """
+    import sys
+    from runtime import native, thread_pools
+
+    thread_pools.machine_is_quiet = lambda: sys.argv[2] == "quiet"
+    print(native.load(sys.argv[1]) is not None)
+    """
+)
+
+
+@pytest.mark.parametrize("quiet", ["quiet", "busy"])
+@pytest.mark.parametrize("extension", ["conv_kernels", "array_math"])
+def test_an_installed_extension_loads_openmp_with_the_pools_settings(tmp_path, extension, quiet):
+    """Whichever of tracer's paths loads OpenMP first (here an installed extension, as an
+    eager product's kernel does before any module is built), OpenMP starts with passive
+    waiting and the spin chosen from the machine (libgomp prints what it read under
+    OMP_DISPLAY_ENV). Before, an eager kernel that reached the table without the settings
+    left OpenMP its default: 300,000 spins, on a loaded machine too."""
+    environment = dict(os.environ, PYTHONPATH=str(REPO), OMP_DISPLAY_ENV="VERBOSE")
+    for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        environment.pop(name, None)
+    completed = subprocess.run(
+        [sys.executable, "-c", OPENMP_AS_LOADED, extension, quiet],
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    if completed.stdout.strip() != "True":
+        pytest.skip(f"the {extension} extension is not built here")
+    read = dict(re.findall(r"(OMP_WAIT_POLICY|GOMP_SPINCOUNT) = '(\w+)'", completed.stderr))
+    if "GOMP_SPINCOUNT" not in read:
+        pytest.skip("the OpenMP runtime is not GCC's libgomp")
+    spin = str(thread_pools.QUIET_SPIN_COUNT) if quiet == "quiet" else "0"
+    assert read == {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": spin}
+
+
 @pytest.mark.parametrize("name, value", [("OMP_WAIT_POLICY", "ACTIVE"), ("GOMP_SPINCOUNT", "7")])
 def test_a_users_wait_setting_wins_over_the_spin(fresh_pool_settings, name, value):
     fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: True)
@@ -312,7 +373,7 @@ def test_a_users_wait_setting_wins_over_the_spin(fresh_pool_settings, name, valu
 SHARED_NODE = textwrap.dedent(
     """
     import json, os
-    from codegen import thread_pools
+    from runtime import thread_pools
     from tracer.distribute import process
 
     process._loaded_openblas = lambda: []  # numpy's OpenBLAS left alone

@@ -17,7 +17,7 @@ import sys
 import time
 from traceback import format_exception_only
 
-from codegen import thread_pools
+from runtime import thread_pools
 from tracer.distribute import departures
 
 INSTALL = "pip install 'tracer[mpi]'"  # installs mpi4py and mpich
@@ -68,8 +68,8 @@ def init(comm=None):
 
 def _share_cores(processes):
     """Threads per process for OpenMP and the BLAS: the cores this process may use (its
-    affinity mask and cgroup quota, codegen/thread_pools.py) / `processes`,
-    where the user has not set them, and idle threads that never spin (codegen/thread_pools.py
+    affinity mask and cgroup quota, runtime/thread_pools.py) / `processes`,
+    where the user has not set them, and idle threads that never spin (runtime/thread_pools.py
     spins a little on a quiet machine). The environment reaches libraries loaded later (the
     compiled modules' OpenMP, whose threads also drive their BLAS); an OpenBLAS already
     loaded (numpy's) is told now."""

@@ -1,6 +1,7 @@
-"""The threads compiled code runs on: one pool, OpenMP's, for tracer's loops and its matrix
-products alike, as large as the cores this process may really use, whose idle threads sleep
-(on a quiet machine, after a short spin).
+"""The threads tracer's C code runs on (compiled modules and the installed eager kernels):
+one pool, OpenMP's, for tracer's loops and its matrix products alike, as large as the cores
+this process may really use, whose idle threads sleep (on a quiet machine, after a short
+spin).
 
 A machine that other processes share takes cores away from a pool for milliseconds at a
 time. Two pools that hand work to each other (OpenMP's and OpenBLAS's) then wait on the
@@ -20,6 +21,8 @@ the pool's own late thread, wanted. So:
 A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win. docs/threads.md has
 the rules' measurements. The MPI processes of a job on one node share its cores:
 tracer.distribute sets OMP_NUM_THREADS for that, and no spin, before the first module loads.
+Every load of a library of tracer's that links OpenMP goes through `loading_openmp`
+(runtime/native.py's extensions, codegen/build.py's modules).
 """
 
 import contextlib
@@ -29,10 +32,12 @@ import os
 import threading
 
 # the pause loop's iterations an idle thread of a quiet machine's pool waits before it
-# sleeps: a tenth of a millisecond or more, by the CPU's pause (docs/threads.md, rule 3)
-QUIET_SPIN_COUNT = 4000
-_state = {"prepared": False, "blas": None}
+# sleeps: a tenth of a millisecond on a CPU whose pause is short, a quarter on one whose
+# pause is long (docs/threads.md, rule 3)
+QUIET_SPIN_COUNT = 10000
+_state = {"prepared": False, "blas": None, "spin": None, "loading": 0}
 _blas_lock = threading.Lock()  # modules load in several threads at once
+_loading_lock = threading.Lock()
 
 
 def usable_cores():
@@ -120,18 +125,18 @@ def machine_is_quiet():
 
 
 def prepare():
-    """Before the first compiled module loads OpenMP (which reads its environment once):
-    passive waiting after a short spin where the machine is quiet now (no spin where it is
-    not), and a pool no larger than the cores the process may use, where the user has not
-    set them. Children inherit the variables, as they would the user's, but for the spin
-    (`loading_openmp`)."""
+    """Once, before OpenMP first loads (it reads its environment then): passive waiting, a
+    short spin first where the machine is quiet now (none where it is not), and a pool no
+    larger than the cores the process may use, where the user has not set them. Children
+    inherit the wait policy and the pool's size, as they would the user's; the spin is put
+    in the environment only around loads (`loading_openmp`)."""
     if _state["prepared"]:
         return
     _state["prepared"] = True
     chosen = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if not chosen and machine_is_quiet():
-        os.environ["GOMP_SPINCOUNT"] = _state["spin"] = str(QUIET_SPIN_COUNT)
+        _state["spin"] = str(QUIET_SPIN_COUNT)
     cores, affinity = usable_cores(), _affinity()
     if affinity is not None and cores < affinity:
         os.environ.setdefault("OMP_NUM_THREADS", str(cores))
@@ -139,16 +144,26 @@ def prepare():
 
 @contextlib.contextmanager
 def loading_openmp():
-    """Around a load that may load OpenMP: its settings in the environment while it reads
-    them (`prepare`); then the spin chosen from this moment's machine leaves the
-    environment, so that a child process judges its own moment."""
-    prepare()
+    """Around every load of a library that links OpenMP: `prepare`'s settings in the
+    environment while the load may read them. Which load brings OpenMP in first depends on
+    the program (an eager kernel, a compiled module, in any thread), so the spin chosen at
+    the first is put back for each until the last running one ends; it leaves the
+    environment then, so that a child process judges its own moment. A spin set meanwhile
+    by someone else (tracer.distribute's none) is left as it is."""
+    with _loading_lock:
+        prepare()
+        if _state["loading"] == 0 and _state["spin"] and "GOMP_SPINCOUNT" not in os.environ:
+            os.environ["GOMP_SPINCOUNT"] = _state["spin"]
+            _state["spin_set"] = True
+        _state["loading"] += 1
     try:
         yield
     finally:
-        spin = _state.pop("spin", None)
-        if spin is not None and os.environ.get("GOMP_SPINCOUNT") == spin:
-            del os.environ["GOMP_SPINCOUNT"]
+        with _loading_lock:
+            _state["loading"] -= 1
+            if _state["loading"] == 0 and _state.pop("spin_set", False):
+                if os.environ.get("GOMP_SPINCOUNT") == _state["spin"]:
+                    del os.environ["GOMP_SPINCOUNT"]
 
 
 def blas_on_calling_thread(folder, name):
