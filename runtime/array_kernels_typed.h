@@ -160,31 +160,42 @@ static void NAME(column_sums)(const int64_t *g, const T *restrict x, T *restrict
 /* Adam's update of one variable (tracer/optimizers.py, eager), as numpy computes it one
    operation at a time, each rounded to T: m' = m b1 + g c1, v' = v b2 + (g g) c2,
    x' = x - (step m') / (sqrt(v') + eps), the scalars s = (b1, c1, b2, c2, step, eps) already
-   in T; into new arrays (an eager assign gives a variable a new array). Two loops, as
-   select_positive's. */
-#define ADAM_STEP(i)                                                                           \
+   in T; into new arrays (an eager assign gives a variable a new array). In blocks of
+   ADAM_BLOCK elements: a block holding a gradient so small that its square's scaling falls
+   below the normal range (`NAME(tiny_gradients)`) takes the second moment made without
+   subnormals (`NAME(second_moment)`, conv_kernels.c: the same bits, at a third more time);
+   the others numpy's three operations. */
+#define ADAM_BLOCK 256
+#define ADAM_STEP(i, SECOND_MOMENT)                                                            \
     do {                                                                                       \
         const T first = m[i] * b1 + grad[i] * c1;                                              \
-        const T second = v[i] * b2 + grad[i] * grad[i] * c2;                                   \
+        const T second = SECOND_MOMENT(v[i], b2, grad[i], c2);                                 \
         m_out[i] = first;                                                                      \
         v_out[i] = second;                                                                     \
         x_out[i] = x[i] - step * first / (SQRT(second) + eps);                                 \
     } while (0)
+#define PLAIN_SECOND_MOMENT(v, b2, g, c2) ((v) * (b2) + (g) * (g) * (c2))
 static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *restrict m,
                               const T *restrict v, const T *restrict grad, const T *restrict s,
                               T *restrict m_out, T *restrict v_out, T *restrict x_out)
 {
     const int64_t n = g[0];
     const T b1 = s[0], c1 = s[1], b2 = s[2], c2 = s[3], step = s[4], eps = s[5];
-    if (n >= PARALLEL_MIN) {
-#pragma omp parallel for simd schedule(static)
-        for (int64_t i = 0; i < n; i++) ADAM_STEP(i);
-    } else {
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
+    for (int64_t start = 0; start < n; start += ADAM_BLOCK) {
+        const int64_t end = n - start < ADAM_BLOCK ? n : start + ADAM_BLOCK;
+        if (NAME(tiny_gradients)(grad + start, end - start)) {
 #pragma omp simd
-        for (int64_t i = 0; i < n; i++) ADAM_STEP(i);
+            for (int64_t i = start; i < end; i++) ADAM_STEP(i, NAME(second_moment));
+        } else {
+#pragma omp simd
+            for (int64_t i = start; i < end; i++) ADAM_STEP(i, PLAIN_SECOND_MOMENT);
+        }
     }
 }
 #undef ADAM_STEP
+#undef PLAIN_SECOND_MOMENT
+#undef ADAM_BLOCK
 
 /* op(A) X = B in place, for A's n x n triangle and an n x width block X: the triangle cut
    in halves of its rows down to SOLVE_BY_TRSM_ROWS, each half's right-hand sides updated by a

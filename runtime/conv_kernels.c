@@ -88,6 +88,64 @@ static const double zeros_f64[MOST_CHANNELS];
 static inline float relu_f32(float x) { return (x > 0 || x != x) ? x : (float)0; }
 static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double)0; }
 
+/* float's rounding of x, a double holding one float operation's exact result or its double
+   rounding (harmless for +, -, * and /: double has more than twice float's bits), found
+   without making a float subnormal: in float's normal range the conversion rounds; below
+   it, the nearest multiple of 2^-149 (ties to even) is found in double by adding and taking
+   away 1.5 x 2^-97, whose last bit is worth 2^-149. */
+static inline double float_grid(double x)
+{
+    const double magnitude = fabs(x);
+    const double subnormal = copysign((magnitude + 0x1.8p-97) - 0x1.8p-97, x);
+    /* chosen by masks, not branches: the conversion must see no value below the normal
+       range, and GCC converts nothing it may not (it would trap) inside a vector branch */
+    const uint64_t below = -(uint64_t)(magnitude < 0x1p-126);
+    uint64_t bits, subnormal_bits, normal_bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits &= ~below;
+    double kept, normal;
+    memcpy(&kept, &bits, sizeof kept);
+    normal = (double)(float)kept;
+    memcpy(&normal_bits, &normal, sizeof normal_bits);
+    memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
+    bits = (normal_bits & ~below) | (subnormal_bits & below);
+    double grid;
+    memcpy(&grid, &bits, sizeof grid);
+    return grid;
+}
+
+/* Adam's second moment v b2 + (g g) c2, each operation rounded to T as numpy's are. In
+   float, the square of a gradient under 2^-63 is subnormal, and the CPU takes a microcode
+   assist (a hundred cycles or more) for each vector instruction that makes or reads one: a
+   variable whose gradients had vanished was updated four times slower. So the square and
+   its scaling are made in double and rounded on float's grid there (`float_grid`). */
+static inline float second_moment_f32(float v, float b2, float g, float c2)
+{
+    const double scaled = float_grid(float_grid((double)g * g) * c2);
+    return (float)float_grid((double)(v * b2) + scaled);
+}
+static inline double second_moment_f64(double v, double b2, double g, double c2)
+{
+    return v * b2 + g * g * c2;
+}
+
+/* Whether any of `count` float gradients is nonzero and under 2^-48 (its square under
+   2^-96: scaled by Adam's 1 - b2 it nears float's subnormals), so that the block's second
+   moment is made by `second_moment_f32`. A prediction only: a block it misses is updated
+   exactly, more slowly. In double a square is subnormal under 2^-511: none predicted. */
+static inline int tiny_gradients_f32(const float *g, int64_t count)
+{
+    int found = 0;
+#pragma omp simd reduction(| : found)
+    for (int64_t i = 0; i < count; i++) found |= (g[i] != 0) & (fabsf(g[i]) < 0x1p-48f);
+    return found;
+}
+static inline int tiny_gradients_f64(const double *g, int64_t count)
+{
+    (void)g, (void)count;
+    return 0;
+}
+
 #define T float
 #define NAME(name) name##_f32
 #define SQRT sqrtf

@@ -101,6 +101,47 @@ def test_eager_adam_in_one_pass_gives_the_bits_of_its_operations(dtype, shape, m
         np.testing.assert_array_equal(got, want)
 
 
+def _adam_by_numpy(x, m, v, grad, scalars):
+    b1, c1, b2, c2, step, eps = scalars
+    first = m * b1 + grad * c1
+    second = v * b2 + grad * grad * c2
+    return first, second, x - step * first / (np.sqrt(second) + eps)
+
+
+@pytest.mark.parametrize("size", [300, 200_000])  # one thread, and the threads
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eager_adam_in_one_pass_keeps_numpys_bits_where_squares_are_subnormal(dtype, size):
+    """Gradients whose squares (scaled by 1 - b2) fall among the subnormals are made without
+    subnormals in float32 (a CPU's slow path), with numpy's bits all the same: over gradients
+    of every magnitude, signed zeros, subnormal gradients and slots, NaN and infinities,
+    squares that overflow, blocks with and without such gradients."""
+    rng = np.random.default_rng(11)
+    info = np.finfo(dtype)
+    exponents = rng.integers(-160 if dtype == np.float32 else -1100, 60, size)
+    grad = (rng.choice([-1.0, 1.0], size) * rng.uniform(1, 2, size) * 2.0**exponents).astype(dtype)
+    grad[size // 2 :] = rng.standard_normal(size - size // 2)  # blocks of normal gradients
+    special = [0.0, -0.0, np.nan, np.inf, -np.inf, info.smallest_subnormal, -info.tiny / 3]
+    special += [2.0**-63, -(2.0**-64), 2.0**-70, 2.0**-75 * 3, 1e20, 2.0**-48, 2.0**-49]
+    grad[: len(special)] = special
+    x = rng.standard_normal(size).astype(dtype)
+    m = (rng.standard_normal(size) * 2.0 ** rng.integers(-140, 0, size)).astype(dtype)
+    v = np.abs(rng.standard_normal(size) * 2.0 ** rng.integers(-140, 0, size)).astype(dtype)
+    m[-3:], v[-3:] = info.smallest_subnormal, info.tiny / 2
+    scalars = np.array([0.9, 1 - 0.9, 0.999, 1 - 0.999, 1e-3, 1e-7], dtype)
+    got = array_math.adam_update(x, m, v, grad, scalars)
+    if got is None:
+        pytest.skip("the kernels installed with tracer are not built here")
+    with np.errstate(all="ignore"):
+        want = _adam_by_numpy(x, m, v, grad, scalars)
+    scaled_squares = grad.astype(np.float64) ** 2 * (1 - 0.999)
+    assert np.sum((grad != 0) & (scaled_squares < info.tiny)) > size // 10  # the slow path's
+    same = np.uint32 if dtype == np.float32 else np.uint64
+    for got_part, want_part in zip(got, want):
+        np.testing.assert_array_equal(np.isnan(got_part), np.isnan(want_part))
+        numbers = ~np.isnan(want_part)
+        np.testing.assert_array_equal(got_part[numbers].view(same), want_part[numbers].view(same))
+
+
 def test_eager_adam_of_float16_takes_numpys_operations():
     ones = np.ones(4, np.float16)
     assert array_math.adam_update(ones, ones, ones, ones, ones[:1]) is None
