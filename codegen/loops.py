@@ -21,7 +21,7 @@ import re
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.forms import LOOP_FORMS, Expression, Generator, Reduction, View, tag
+from codegen.forms import LOOP_FORMS, Expression, Generator, Helper, Reduction, View, tag
 from codegen.targets import C_MODULE
 from tracer.ir import dims
 from tracer.ir.source import format_location
@@ -89,14 +89,69 @@ def _column(index, extent):
     return Column(index, extent, block, block < extent)
 
 
+# float's rounding of a double that holds one float operation's exact result (or its double
+# rounding, harmless for +, - and *: double has more than twice float's bits), found without
+# making a float subnormal: the conversion in float's normal range; below it the nearest
+# multiple of 2^-149 (ties to even), by adding and taking away 1.5 x 2^-97, whose last bit is
+# worth 2^-149. Chosen by masks: no conversion sees a value below the normal range, and GCC
+# vectorizes no conversion under a branch (it might trap).
+FLOAT_GRID = Helper(
+    "float_grid",
+    float="""static inline double tr_float_grid(double x) {
+    const double magnitude = fabs(x);
+    const double subnormal = copysign((magnitude + 0x1.8p-97) - 0x1.8p-97, x);
+    const unsigned long long below = -(unsigned long long)(magnitude < 0x1p-126);
+    unsigned long long bits, normal_bits, subnormal_bits;
+    double kept, normal, grid;
+    memcpy(&bits, &x, sizeof bits);
+    bits &= ~below;
+    memcpy(&kept, &bits, sizeof kept);
+    normal = (double)(float)kept;
+    memcpy(&normal_bits, &normal, sizeof normal_bits);
+    memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
+    bits = (normal_bits & ~below) | (subnormal_bits & below);
+    memcpy(&grid, &bits, sizeof grid);
+    return grid;
+}""",
+    typed=False,
+)
+# the float32 operations a square's value passes through on float's grid in double
+_ON_GRID = {"mul": "*", "add": "+", "sub": "-"}
+
+
+def squares_floats(node):
+    """Whether `node` squares a float32 value (x * x), which the modules compute on float's
+    grid in double (`Emitter`)."""
+    return node.op == "mul" and node.dtype.name == "float32" and node.inputs[0] is node.inputs[1]
+
+
+def squares_flow_on(nodes):
+    """Whether a float32 square among `nodes` flows into a product, sum or difference among
+    them, which float's grid then keeps clear of subnormals (a square read by anything else,
+    a mean of squares, becomes a float at once, and a subnormal one costs the same)."""
+    return any(
+        n.op in _ON_GRID and n.dtype.name == "float32" and any(map(squares_floats, n.inputs))
+        for n in nodes
+    )
+
+
 class Emitter:
     """Builds the statements that compute body nodes at given index maps. `error(exception,
-    message) -> code` registers what a guard's failure raises (ModulePlan.error)."""
+    message) -> code` registers what a guard's failure raises (ModulePlan.error).
 
-    def __init__(self, params, error=None, target=C_MODULE):
+    `on_grid`: a float32 square, and the products, sums and differences its value flows
+    into, are computed in double and rounded on float's grid there (FLOAT_GRID): the same
+    bits as float's operations, but no float subnormal is made where the square falls below
+    float's normal range (a CPU takes a microcode assist for each vector instruction that
+    makes or reads one). The value becomes a float again where anything else reads it. The
+    modules run such loops so only after a call met subnormals (templates/grid_mode.c.j2):
+    on every element they cost Adam's update of normal gradients a quarter more."""
+
+    def __init__(self, params, error=None, target=C_MODULE, on_grid=False):
         self.params = params  # id(body input node) -> (C name, node)
         self.error = error
         self.form_for = target.form_for  # each body node's form
+        self.on_grid = set() if on_grid else None  # the temporaries held in double
         self.statements = []
         self.memo = {}
         self.names = {}  # id(body node) -> %k, for comments
@@ -128,7 +183,11 @@ class Emitter:
             self.memo[key] = self._compute(
                 current, current_map, [self.memo[_key(n, m)] for n, m in needed]
             )
-        return self.memo[goal]
+        return self._as_float(self.memo[goal])
+
+    def _as_float(self, value):
+        """`value` as its node's type: a temporary on float's grid converted to float."""
+        return f"((float){value})" if self.on_grid and value in self.on_grid else value
 
     def _operands(self, node, index_map):
         """The (node, index map) pairs whose values `node` at `index_map` is computed from."""
@@ -163,6 +222,9 @@ class Emitter:
             return self._temporary(node, form.render(node, index_map))
         if not isinstance(form, Expression):
             raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
+        if self.on_grid is not None and self._stays_on_grid(node, operands):
+            return self._on_grid_temporary(node, operands)
+        operands = [self._as_float(o) for o in operands]
         typed = node.inputs[form.operand].dtype
         if form.guard is not None:
             self._guard(node, form.guard, form.guard.condition(typed, node.dtype, *operands))
@@ -185,6 +247,25 @@ class Emitter:
             f"({compute(node.dtype)}){name}[{flat.without(self.folded).c(INDEX)}]",
             note=f"{self.names.get(id(node), '')} read {name}".strip(),
         )
+
+    def _stays_on_grid(self, node, operands):
+        """Whether `node` is a float32 square, or a product, sum or difference of float32
+        values one of which is on float's grid."""
+        if node.dtype.name != "float32" or node.op not in _ON_GRID:
+            return False
+        if any(i.dtype.name != "float32" for i in node.inputs):
+            return False
+        return squares_floats(node) or any(o in self.on_grid for o in operands)
+
+    def _on_grid_temporary(self, node, operands):
+        a, b = (o if o in self.on_grid else f"(double){o}" for o in operands)
+        name = f"t{len(self.statements)}"
+        text = f"const double {name} = tr_float_grid({a} {_ON_GRID[node.op]} {b});"
+        where = comment_location(node.location)
+        note = f"{self.names.get(id(node), '')} {node.op}  {where}".strip()
+        self.statements.append((text, f"{note} (on float's grid)"))
+        self.on_grid.add(name)
+        return name
 
     def _temporary(self, node, expression, note=None):
         if node.dtype.name == "float16":
@@ -221,22 +302,25 @@ def loops_over(shape):
     return [(INDEX[k], d) for k, d in enumerate(shape)]
 
 
-def fused_loop_nest(node, name, param_names, threads=False, error=None, target=C_MODULE):
+def fused_loop_nest(
+    node, name, param_names, threads=False, error=None, target=C_MODULE, on_grid=False
+):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly,
-    each body node written in its form on `target`; written twice where a first writing
-    finds loops to fold (its statements hold the offsets without the folded axes' terms)."""
+    each body node written in its form on `target` (with `on_grid`, its float32 squares on
+    float's grid: Emitter); written twice where a first writing finds loops to fold (its
+    statements hold the offsets without the folded axes' terms)."""
     kernel, runs, offsets, indexed = _fused_loop_nest(
-        node, name, param_names, error, target, frozenset()
+        node, name, param_names, error, target, frozenset(), on_grid
     )
     folded = frozenset() if indexed else foldable_axes(runs, offsets)
     if folded:
-        kernel, *_ = _fused_loop_nest(node, name, param_names, error, target, folded)
+        kernel, *_ = _fused_loop_nest(node, name, param_names, error, target, folded, on_grid)
     if threads and not kernel.returns_error:
         kernel.nests[0].parallel = parallel_kind(kernel.nests[0])
     return kernel
 
 
-def _fused_loop_nest(node, name, param_names, error, target, folded):
+def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=False):
     """(the LoopNest with the loops of `folded` axes folded, its loops before folding as runs
     of loops each directly inside the one before, every offset it reads or writes at, and
     whether a statement names loop indices itself)."""
@@ -251,7 +335,7 @@ def _fused_loop_nest(node, name, param_names, error, target, folded):
     else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
         root, names, results = node, {}, [node]
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
-    emitter = Emitter(params, error, target)
+    emitter = Emitter(params, error, target, on_grid)
     emitter.names = names
     emitter.folded = folded
     outs = [

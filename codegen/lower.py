@@ -36,11 +36,14 @@ from codegen.forms import (
     shown_op,
 )
 from codegen.loops import (
+    FLOAT_GRID,
     LoopNest,
     comment,
     comment_location,
     fused_loop_nest,
     reads_only_own_element,
+    squares_floats,
+    squares_flow_on,
 )
 from codegen.probes import probe_helper
 from codegen.targets import C_MODULE, EXPORTED_C, PROFILED_C
@@ -1091,11 +1094,7 @@ def _kernel_text(node, name, lowering):
         return text, False
     form = lowering.target.form_for(node.op)
     if isinstance(form, LOOP_FORMS):  # a fused body, or an op fusion would fold into one
-        params = [f"p{k}" for k in range(len(node.inputs))]
-        kernel = fused_loop_nest(node, name, params, lowering.threads, plan.error, lowering.target)
-        kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
-        kernel.dim_params = lowering.dim_params
-        return templates.render("loops.c.j2", k=kernel), kernel.returns_error
+        return _loop_kernel_text(node, name, lowering)
     if isinstance(form, Template):
         context = form.context(node, lowering.blas)
         if form.error is not None:
@@ -1124,6 +1123,42 @@ def _kernel_text(node, name, lowering):
     raise TypeError(f"{node.op} has no C code: {reason}")
 
 
+def _loop_kernel_text(node, name, lowering):
+    """(C text of a loop kernel, whether it returns an error code): where the loops square a
+    float32 value in a module (not a profiled one, whose probes time one function a
+    kernel, nor exported C), the loops twice, numpy's operations and the squares on float's
+    grid, and the function that chooses between them by the CPU's status flags
+    (templates/grid_mode.c.j2)."""
+    params = [f"p{k}" for k in range(len(node.inputs))]
+
+    def written(kernel_name, on_grid=False):
+        kernel = fused_loop_nest(
+            node,
+            kernel_name,
+            params,
+            lowering.threads,
+            lowering.plan.error,
+            lowering.target,
+            on_grid,
+        )
+        kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
+        kernel.dim_params = lowering.dim_params
+        return kernel
+
+    kernel = written(name)
+    body = all_nodes(node.attrs["kernel"].body) if node.op == "fused" else [node]
+    if lowering.target is not C_MODULE or kernel.returns_error or not squares_flow_on(body):
+        return templates.render("loops.c.j2", k=kernel), kernel.returns_error
+    kernel.name = f"{name}_plain"  # the same loops under the name the chooser calls
+    plain = templates.render("loops.c.j2", k=kernel)
+    kernel.name = name
+    grid = templates.render("loops.c.j2", k=written(f"{name}_grid", on_grid=True))
+    dims = re.findall(r"(\w+), ", lowering.dim_params)
+    arguments = ", ".join([*dims, *params, *(out for _, out in kernel.outs)])
+    text = templates.render("grid_mode.c.j2", k=kernel, plain=plain, grid=grid, arguments=arguments)
+    return text, False
+
+
 def _watch_helper():
     """The prologue's helper of watched loops (templates/watch.c.j2)."""
     return templates.render(
@@ -1136,12 +1171,15 @@ def _watch_helper():
 
 
 def _helpers(graph, vector_math, target):
-    """The prologue helpers the module's kernels call, each once, in the order of first use."""
+    """The prologue helpers the module's kernels call, each once, in the order of first use
+    (a float32 square's rounding on float's grid: codegen/loops.py's Emitter)."""
     found = {}
     for node in all_nodes(graph):
         form = target.form_for(node.op)
         if form is not None:
             found.update(form.helper_definitions(node, vector_math))
+        if target is C_MODULE and squares_floats(node):  # grid_mode.c.j2's
+            found.update(FLOAT_GRID.definitions(node.dtype, vector_math))
     return list(found.values())
 
 

@@ -187,6 +187,45 @@ def test_an_expression_computed_in_two_kernels_rounds_the_same_in_both():
     np.testing.assert_allclose(compiled, want, rtol=1e-12, atol=0)
 
 
+def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path):
+    """A module's loops that square float32 values run numpy's operations until a call meets
+    subnormals, then the squares and the products and sums they flow into in double on
+    float's grid, making no subnormal (a CPU's slow path): the bits stay numpy's in both,
+    over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs, NaN,
+    infinities and overflow; a value read by anything else (a square root) is a float
+    again."""
+    rng = np.random.default_rng(5)
+    exponents = rng.integers(-160, 70, 20_000)
+    g = rng.choice([-1.0, 1.0], 20_000) * rng.uniform(1, 2, 20_000) * 2.0**exponents
+    g = g.astype(np.float32)
+    g[:10] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-40, 2.0**-63, 2.0**-75, 1e20]
+    v = np.abs(rng.standard_normal(20_000) * 2.0 ** rng.integers(-140, 0, 20_000))
+    v = v.astype(np.float32)
+    tiny = np.finfo(np.float32).tiny
+    assert np.sum((g != 0) & (np.abs(g.astype(np.float64)) ** 2 < tiny)) > 100
+
+    def second_moment(v, g):
+        second = v * 0.999 + g * g * 0.001
+        return second, g * g - v, tt.sqrt(second) + g * g
+
+    compiled = tt.function(second_moment, backend="c")
+    with np.errstate(over="ignore", invalid="ignore"):  # the squares that overflow
+        want = [r.numpy() for r in second_moment(tt.constant(v), tt.constant(g))]
+        calls = [compiled(tt.constant(v), tt.constant(g)) for _ in range(3)]
+    source = compiled.get_concrete_function(v, g).c_source()
+    assert "tr_float_grid(" in source and "_grid(" in source and "_plain(" in source
+    compiled.get_concrete_function(v, g).export_c(str(tmp_path), prefix="moment")
+    exported = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
+    assert "float_grid" not in exported  # exported C stays plain C99: numpy's operations
+    for got in calls:  # the first on numpy's operations, which meets the subnormals
+        for got_part, want_part in zip((r.numpy() for r in got), want):
+            np.testing.assert_array_equal(np.isnan(got_part), np.isnan(want_part))
+            numbers = ~np.isnan(want_part)
+            np.testing.assert_array_equal(
+                got_part[numbers].view(np.uint32), want_part[numbers].view(np.uint32)
+            )
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_exp_sigmoid_and_softplus_where_exp_is_subnormal_or_zero_match_numpy(dtype):
     """glibc's vector exp takes a slow path below -87 (float) or -708 (double), and the C

@@ -939,7 +939,9 @@ def test_sums_over_the_same_elements_are_one_loop(dtype, rtol, shape):
         r"\((f32|f64)\[\], (f32|f64)\[\], (f32|f64)\[\], (f32|f64)\[\]\) = fused\[kernel=k_reduce_"
     )
     assert len(re.findall(four, concrete.ir("optimized"))) == 1
-    assert len(re.findall(r"= tr_exp_f(32|64)\(", concrete.c_source())) == 1
+    # (a float32 square feeds the sums: its loops are also written on float's grid)
+    plain = re.sub(r"(?ms)^static void k\w+_grid\(.*?^}\n", "", concrete.c_source())
+    assert len(re.findall(r"= tr_exp_f(32|64)\(", plain)) == 1
     v, u, m = (t.numpy().astype(np.float64) for t in (x, y, w))
     k = np.exp(-(v**2) / 1.5)
     expected = [np.sum(k * u), np.sum(k * v**2 / 1.5), np.prod(u * 0.001 + 1.0), np.sum(k * m)]

@@ -67,7 +67,10 @@ def _row_key(page, line):
 
 
 def _kernel_names(c):
-    return re.findall(r"^static (?:TR_NOINLINE )?\w+ (k\d+_\w+)\(", c, flags=re.M)
+    """The kernels defined in `c`, once each (a kernel's versions on float's grid and not:
+    templates/grid_mode.c.j2)."""
+    names = re.findall(r"^(?:static|TR_PART) (?:TR_NOINLINE )?\w+ (k\d+_\w+)\(", c, flags=re.M)
+    return list(dict.fromkeys(re.sub(r"_(plain|grid)$", "", n) for n in names))
 
 
 def test_the_page_holds_the_source_with_each_lines_time_and_nodes(report):

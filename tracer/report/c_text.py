@@ -2,7 +2,8 @@
 its comments name.
 
 Lowering (codegen/lower.py) names each kernel `k<N>_<label>` (the label: a fused kernel's
-name without its `k_`, or the op), writes a comment with the user's line above each kernel
+name without its `k_`, or the op; a kernel whose loops are also written on float's grid has
+`_plain` and `_grid` versions before it), writes a comment with the user's line above each kernel
 and on each of its statements, and calls the kernels from the entry point in the order of
 the buffer plan's steps, each call with a comment `/* fused f32[14] # model.py:12 */`. So
 the calls, read in order, pair with the plan's computed nodes: that is how a kernel is
@@ -13,7 +14,7 @@ import re
 
 from tracer.report.locations import join_keys
 
-_DEFINITION = re.compile(r"^(?:static|TR_PART)\b[^(]*?\b(k\d+_\w+)\(")
+_DEFINITION = re.compile(r"^(?:static|TR_PART)\b[^(]*?\b(k\d+_\w+?)(?:_plain|_grid)?\(")
 _CALL = re.compile(r"\b(k\d+_\w+?)(?:_step)?\b\s*[(,]")
 
 
@@ -49,10 +50,10 @@ def read_c(source, locations):
     for text in source.splitlines():
         line = CLine(text)
         definition = _DEFINITION.match(text)
-        if definition:
+        if definition:  # (a kernel written twice, grid_mode.c.j2's, is one kernel)
             current = definition.group(1)
-            starts[current] = len(lines)
-            line.defines = True
+            line.defines = current not in starts
+            starts.setdefault(current, len(lines))
         elif current is None:  # the entry point (or the prologue): a call, or a table's row
             called = _CALL.search(text)
             line.calls = called.group(1) if called else None
