@@ -48,8 +48,6 @@ import tempfile
 import warnings
 from typing import NamedTuple
 
-from runtime import thread_pools
-
 INTERFACE = 4  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -159,6 +157,9 @@ def load(name, check=None):
     True
     """
     if name not in _loaded:
+        # (here, not above: setup.py reads this file alone, outside the package)
+        from runtime import thread_pools
+
         links_openmp = "-fopenmp" in EXTENSIONS[name].flags
         with thread_pools.loading_openmp() if links_openmp else contextlib.nullcontext():
             module = _find(name)

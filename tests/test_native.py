@@ -60,6 +60,24 @@ def test_the_table_names_each_extension_and_its_source():
         assert int(defined) == native.INTERFACE, extension.source
 
 
+def test_the_table_reads_alone_with_the_standard_library(tmp_path):
+    """setup.py reads runtime/native.py as a file of its own, in a build environment that
+    may hold neither numpy nor the package `runtime` (pip's isolated build): a top-level
+    import of anything else there breaks `pip install` on a fresh machine."""
+    program = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('table', {native.__file__!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "print(sorted(module.EXTENSIONS))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", program], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "conv_kernels" in completed.stdout
+
+
 @needs_all_built
 @pytest.mark.skipif(
     bool(os.environ.get("TRACER_SANITIZE")),
