@@ -94,7 +94,8 @@ def _column(index, extent):
 # making a float subnormal: the conversion in float's normal range; below it the nearest
 # multiple of 2^-149 (ties to even), by adding and taking away 1.5 x 2^-97, whose last bit is
 # worth 2^-149. Chosen by masks: no conversion sees a value below the normal range, and GCC
-# vectorizes no conversion under a branch (it might trap).
+# vectorizes no conversion under a branch (it might trap). The installed kernels' Adam update
+# rounds so too (runtime/conv_kernels.c's float_grid): each is held to numpy's bits by a test.
 FLOAT_GRID = Helper(
     "float_grid",
     float="""static inline double tr_float_grid(double x) {
@@ -145,7 +146,7 @@ class Emitter:
     float's normal range (a CPU takes a microcode assist for each vector instruction that
     makes or reads one). The value becomes a float again where anything else reads it. The
     modules run such loops so only after a call met subnormals (templates/grid_mode.c.j2):
-    on every element they cost Adam's update of normal gradients a quarter more."""
+    the doubles cost normal values more than they save (benchmarks/RESULTS.md)."""
 
     def __init__(self, params, error=None, target=C_MODULE, on_grid=False):
         self.params = params  # id(body input node) -> (C name, node)

@@ -42,7 +42,6 @@ from codegen.loops import (
     comment_location,
     fused_loop_nest,
     reads_only_own_element,
-    squares_floats,
     squares_flow_on,
 )
 from codegen.probes import probe_helper
@@ -1178,7 +1177,7 @@ def _helpers(graph, vector_math, target):
         form = target.form_for(node.op)
         if form is not None:
             found.update(form.helper_definitions(node, vector_math))
-        if target is C_MODULE and squares_floats(node):  # grid_mode.c.j2's
+        if target is C_MODULE and squares_flow_on([node]):  # a loop on the grid calls it
             found.update(FLOAT_GRID.definitions(node.dtype, vector_math))
     return list(found.values())
 

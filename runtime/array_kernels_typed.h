@@ -163,8 +163,8 @@ static void NAME(column_sums)(const int64_t *g, const T *restrict x, T *restrict
    in T; into new arrays (an eager assign gives a variable a new array). In blocks of
    ADAM_BLOCK elements: a block holding a gradient so small that its square's scaling falls
    below the normal range (`NAME(tiny_gradients)`) takes the second moment made without
-   subnormals (`NAME(second_moment)`, conv_kernels.c: the same bits, at a third more time);
-   the others numpy's three operations. */
+   subnormals (`NAME(second_moment)`, conv_kernels.c: the same bits, in slower double
+   vectors); the others numpy's three operations. */
 #define ADAM_BLOCK 256
 #define ADAM_STEP(i, SECOND_MOMENT)                                                            \
     do {                                                                                       \

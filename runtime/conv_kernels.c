@@ -116,9 +116,10 @@ static inline double float_grid(double x)
 
 /* Adam's second moment v b2 + (g g) c2, each operation rounded to T as numpy's are. In
    float, the square of a gradient under 2^-63 is subnormal, and the CPU takes a microcode
-   assist (a hundred cycles or more) for each vector instruction that makes or reads one: a
-   variable whose gradients had vanished was updated four times slower. So the square and
-   its scaling are made in double and rounded on float's grid there (`float_grid`). */
+   assist (a hundred cycles or more) for each vector instruction that makes or reads one,
+   which a variable whose gradients had vanished paid on every block. So the square and its
+   scaling are made in double and rounded on float's grid there (`float_grid`; a module's
+   loops round so too: codegen/loops.py's FLOAT_GRID). */
 static inline float second_moment_f32(float v, float b2, float g, float c2)
 {
     const double scaled = float_grid(float_grid((double)g * g) * c2);
