@@ -2,7 +2,9 @@
 them); the rest of the build is declared in pyproject.toml.
 
 Each is optional: where it cannot be built (no C compiler), the install goes on and tracer
-runs the Python path it repeats.
+runs the Python path it repeats. None links an OpenMP library: the ones with parallel loops
+define the entry points GCC calls themselves, and hand the loops to tracer's own pool
+(runtime/openmp_entries.h).
 """
 
 import importlib.util
@@ -29,7 +31,6 @@ setup(
             extension.module,
             [os.path.relpath(extension.source, ROOT)],
             extra_compile_args=list(extension.flags),
-            extra_link_args=[f for f in extension.flags if f == "-fopenmp"],
             libraries=list(extension.libraries),
             optional=True,
         )

@@ -27,6 +27,7 @@ import re
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import tempfile
 import threading
@@ -34,7 +35,7 @@ import time
 
 import _cffi_backend
 
-from codegen import cache, link
+from codegen import cache, elf, link
 from codegen import units as module_units
 from codegen.errors import CompileError, CompilerUnavailable, LoadError
 from runtime import native, thread_pools
@@ -289,9 +290,16 @@ def sanitizers():
     return value
 
 
+# With OpenMP, every unit of a module starts with the entry points its parallel loops call,
+# which hand them to tracer's pool (defined weak, so that the units' copies link as one)
+OPENMP_ENTRIES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime", "openmp_entries.h"
+)
+
+
 def _flags():
     flags = FLAGS + (VECTOR_MATH_FLAGS if vector_math() else [])
-    flags = flags + ["-fopenmp"] if threads() else flags
+    flags = flags + ["-fopenmp", "-include", OPENMP_ENTRIES] if threads() else flags
     if sanitizers():  # every report is fatal, with a usable stack
         flags = [f for f in flags if f != "-O3"] + [
             "-O1",
@@ -337,11 +345,19 @@ def cache_key(source, uses_blas):
         code_of(source),
         compiler_identity(cc),
         " ".join(_flags()),
+        _openmp_entries() if threads() else "",
         TRACER_VERSION,
         _cpu(),
         repr(blas() if uses_blas else None),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@functools.cache
+def _openmp_entries():
+    """The text of runtime/openmp_entries.h, which every module with OpenMP compiles."""
+    with open(OPENMP_ENTRIES) as handle:
+        return handle.read()
 
 
 _loaded = {}  # key -> (module, meta): the in-process cache in front of the disk
@@ -496,11 +512,27 @@ def _build(source, library, uses_blas, gold, link_key, known, directory):
                 link.disable(link_key)
         for path in temporary:
             os.remove(path)
+    _check_openmp_entries(output)
     return {
         "compile_seconds": round(time.perf_counter() - start, 4),
         "units": units,
         "link": linked,
     }
+
+
+def _check_openmp_entries(library):
+    """Refuse a module whose loops call an OpenMP entry point that runtime/openmp_entries.h
+    does not define: it would reach an OpenMP library that knows nothing of tracer's pool,
+    whose threads its other calls name."""
+    try:
+        missing = sorted(n for n in elf.undefined(library) if n.startswith(("GOMP_", "omp_")))
+    except (OSError, ValueError, struct.error) as error:
+        raise CompileError(f"the compiled module {library} could not be read: {error}") from None
+    if missing:
+        raise CompileError(
+            f"the compiled module calls OpenMP's {', '.join(missing)}, which tracer's thread "
+            "pool does not define (runtime/openmp_entries.h)"
+        )
 
 
 def _objects(source, units, includes, directory):
@@ -663,12 +695,20 @@ class Library:
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
-        try:  # OpenMP reads its settings as the first module loads it
-            with thread_pools.loading_openmp():
-                self._handle = _cffi_backend.load_library(path, flags)
+        try:
+            self._handle = _cffi_backend.load_library(path, flags)
+            self._attach_pool()
             self.run = self._handle.load_function(self._entry_type, ENTRY_POINT[0])
         except (OSError, AttributeError) as error:  # a noexec cache, a library gone missing
             raise LoadError(f"the compiled module {path} could not be loaded: {error}") from None
+
+    def _attach_pool(self):
+        """Hand the module's parallel loops to tracer's pool: its `tr_pool` (the OpenMP
+        entry points, runtime/openmp_entries.h) is the pool's table."""
+        table = native.pool_table() if threads() else 0
+        if table:
+            ctype = self.ffi.typeof("void *")
+            self._handle.write_variable(ctype, "tr_pool", self.ffi.cast(ctype, table))
 
     def set_pointer(self, name, array):
         """Point the module's `int64_t *` variable `name` at `array` (int64, contiguous, kept

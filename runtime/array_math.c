@@ -17,9 +17,10 @@
 #include <string.h>
 
 #include "array_math_loops.h"
+#include "openmp_entries.h" /* its parallel loops run on tracer's pool */
 #include "runs_here.h"
 
-#define INTERFACE 4 /* runtime/native.py refuses a module of another */
+#define INTERFACE 5 /* runtime/native.py refuses a module of another */
 
 static PyObject *
 entry(PyObject *self, PyObject *suffix)

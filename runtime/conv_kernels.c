@@ -35,6 +35,7 @@
 #include <immintrin.h>
 #endif
 
+#include "openmp_entries.h" /* its parallel loops run on tracer's pool */
 #ifdef _OPENMP
 #include <omp.h>
 #define THREADS() omp_get_max_threads() /* the threads a parallel loop may use now */
@@ -42,7 +43,7 @@
 #define THREADS() 1
 #endif
 
-#define INTERFACE 4 /* runtime/native.py refuses a module of another */
+#define INTERFACE 5 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)

@@ -1,7 +1,7 @@
 """tracer's CPython extensions: which there are, their one interface version, loading, builds.
 
-Four paths of tracer have a copy in C, and one set of eager loops is installed built, each an
-optional extension module:
+Four paths of tracer have a copy in C, one set of eager loops is installed built, and so is
+the thread pool, each an optional extension module:
 
     fast_apply     tracer.ops._fast_apply    the eager op path        tracer.ops.core._apply
     fast_call      runtime._fast_call        a compiled function's    the Python function of
@@ -15,24 +15,27 @@ optional extension module:
     array_math     runtime._array_math       eager erf, GELU and      codegen/array_math.py's
                                              softmax loops            module, built at the
                                                                       first call
+    thread_pool    runtime._thread_pool      the threads of every     each parallel loop on
+                                             parallel loop            the calling thread
 
 The last column is the definition; the C file repeats it only where a benchmark shows the
 need, and a test holds the two to the same bits (docs/native-paths.md).
 
 Each extension exports `INTERFACE`, which must equal this module's: one number for the
-five, raised whenever any of them changes what it takes or does. An editable install whose
+six, raised whenever any of them changes what it takes or does. An editable install whose
 extensions were not rebuilt then runs the Python paths, with one RuntimeWarning per
 extension, never a stale C copy. A missing extension (no compiler at install time) is
 silent: the Python paths are complete. A user may add its own check (`load(name, check)`):
 fast_apply's user runs both paths on probe ops; the check needs tracer's classes, which
 runtime may not import, so the check is the user's and the verdict is this module's.
 
-Under TRACER_SANITIZE (docs/reliability.md) the five are not imported but compiled from
+Under TRACER_SANITIZE (docs/reliability.md) the six are not imported but compiled from
 their sources with those sanitizers (`build`) into a directory of this user's, and imported
 from there; later processes find them built."""
 
 import atexit
 import contextlib
+import ctypes
 import hashlib
 import importlib
 import importlib.util
@@ -45,10 +48,11 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import warnings
 from typing import NamedTuple
 
-INTERFACE = 4  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
+INTERFACE = 5  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -90,6 +94,14 @@ EXTENSIONS = {
         os.path.join(_ROOT, "runtime", "fast_call.c"),
         "the compiled call path in C",
         "the Python path",
+    ),
+    # the threads of every parallel loop of tracer's (runtime/openmp_entries.h)
+    "thread_pool": Extension(
+        "runtime._thread_pool",
+        os.path.join(_ROOT, "runtime", "thread_pool.c"),
+        "tracer's thread pool",
+        "each parallel loop on the thread that calls it",
+        ("-O2", "-pthread"),
     ),
     "straight_line": Extension(
         "runtime._straight_line",
@@ -143,28 +155,56 @@ EXTENSIONS = {
 }
 
 _loaded = {}  # name -> the extension module in use, or None
+_pool = {"table": None}  # the address of the thread pool's table, once configured
+_pool_lock = threading.Lock()  # one configuration, whichever thread comes first
 _sanitized = {}  # name -> the extension built with TRACER_SANITIZE's sanitizers
 
 
 def load(name, check=None):
     """The extension `name` (a key of EXTENSIONS) accepted for use (`accept`), or None where
     it was not built or was refused. Found once per process: later calls return the first
-    answer, so a refused extension warns once. An extension that links OpenMP is imported
-    with the thread pool's settings in the environment (`thread_pools.loading_openmp`):
-    OpenMP reads them once, as whichever of tracer's libraries loads it first loads it.
+    answer, so a refused extension warns once. An extension with parallel loops (compiled
+    with -fopenmp) is handed tracer's thread pool (`pool_table`).
 
     >>> load("straight_line").INTERFACE == INTERFACE  # where it was built
     True
     """
     if name not in _loaded:
-        # (here, not above: setup.py reads this file alone, outside the package)
-        from runtime import thread_pools
-
-        links_openmp = "-fopenmp" in EXTENSIONS[name].flags
-        with thread_pools.loading_openmp() if links_openmp else contextlib.nullcontext():
-            module = _find(name)
+        module = _find(name)
         _loaded[name] = None if module is None else accept(name, module, check)
+        if _loaded[name] is not None and "-fopenmp" in EXTENSIONS[name].flags:
+            table = pool_table()
+            if table:  # its OpenMP entry points' (runtime/openmp_entries.h)
+                ctypes.c_void_p.in_dll(ctypes.CDLL(module.__file__), "tr_pool").value = table
     return _loaded[name]
+
+
+def pool_table():
+    """The address of the thread pool's function table (runtime/thread_pool.c), configured
+    by runtime/thread_pools.py's `settings` at the first call; 0 where the pool was not
+    built (each parallel loop then runs on the thread that calls it)."""
+    with _pool_lock:
+        if _pool["table"] is None:
+            pool = load("thread_pool")
+            if pool is not None:
+                pool.configure(*_pool_settings())
+            _pool["table"] = 0 if pool is None else pool.table()
+        return _pool["table"]
+
+
+def configure_pool():
+    """The pool configured by runtime/thread_pools.py's `settings` now, where it was
+    already (tracer.distribute's settings may come after the first parallel loop)."""
+    with _pool_lock:
+        if _pool["table"]:
+            load("thread_pool").configure(*_pool_settings())
+
+
+def _pool_settings():
+    # (here, not above: setup.py reads this file alone, outside the package)
+    from runtime import thread_pools
+
+    return thread_pools.settings()
 
 
 def accept(name, module, check=None):

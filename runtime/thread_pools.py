@@ -1,31 +1,31 @@
 """The threads tracer's C code runs on (compiled modules and the installed eager kernels):
-one pool, OpenMP's, for tracer's loops and its matrix products alike, as large as the cores
-this process may really use, whose idle threads sleep (on a quiet machine, after a short
-spin).
+one pool, tracer's own (runtime/thread_pool.c), for tracer's loops and its matrix products
+alike, as large as the cores this process may really use, whose idle threads sleep (on a
+quiet machine, after a short spin).
 
 A machine that other processes share takes cores away from a pool for milliseconds at a
-time. Two pools that hand work to each other (OpenMP's and OpenBLAS's) then wait on the
-thread that has no core, and a spinning thread takes a core that the other processes, or
-the pool's own late thread, wanted. So:
+time. Threads that wait on each other then wait on the one that has no core, and a
+spinning thread takes a core that the other processes, or the pool's own late thread,
+wanted. So:
 
 - the modules' BLAS (scipy-openblas32, not numpy's own) runs on the thread that calls it,
   and a large product is cut into parts that tracer's threads take as they come free
   (templates/matmul.c.j2): a thread held off its core takes fewer parts;
+- a loop's shares are claimed, not assigned: the calling thread runs the share of a
+  worker that has not come, and waits only for shares a worker has started;
 - the pool has as many threads as the process may use cores: its affinity mask, and a
   cgroup's CPU quota (a container limited to two cores of a larger machine);
-- idle threads sleep (OMP_WAIT_POLICY=PASSIVE), but for a short spin first
-  (GOMP_SPINCOUNT) where no other process wanted the cores when OpenMP loaded: waking a
-  sleeping thread is slow where its core has halted (a virtual machine's idle core), and
-  every parallel loop of a step paid it.
+- idle threads sleep, but for a short spin first where no other process wanted the cores
+  when the pool was configured: waking a sleeping thread is slow where its core has halted
+  (a virtual machine's idle core), and every parallel loop of a step paid it.
 
-A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win. docs/threads.md has
-the rules' measurements. The MPI processes of a job on one node share its cores:
-tracer.distribute sets OMP_NUM_THREADS for that, and no spin, before the first module loads.
-Every load of a library of tracer's that links OpenMP goes through `loading_openmp`
-(runtime/native.py's extensions, codegen/build.py's modules).
+A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win (read as OpenMP reads
+them). docs/threads.md has the rules' measurements. The MPI processes of a job on one node
+share its cores: tracer.distribute sets OMP_NUM_THREADS for that, and no spin, before the
+pool is configured. Every library of tracer's with parallel loops is handed the pool's table
+when it loads (runtime/native.py's `pool_table`: its extensions, codegen/build.py's modules).
 """
 
-import contextlib
 import ctypes
 import math
 import os
@@ -35,9 +35,12 @@ import threading
 # sleeps: a tenth of a millisecond on a CPU whose pause is short, a quarter on one whose
 # pause is long (docs/threads.md, rule 3)
 QUIET_SPIN_COUNT = 10000
-_state = {"prepared": False, "blas": None, "spin": None, "loading": 0}
+# the pauses a caller spins for the shares its workers have started, at the least, before it
+# sleeps: they run now, mostly for microseconds
+CALLER_SPIN_COUNT = 1000
+SPIN_ALWAYS = 1 << 62  # OMP_WAIT_POLICY=ACTIVE: an idle worker never sleeps
+_state = {"blas": None}
 _blas_lock = threading.Lock()  # modules load in several threads at once
-_loading_lock = threading.Lock()
 
 
 def usable_cores():
@@ -124,46 +127,34 @@ def machine_is_quiet():
     return others is not None and others + usable_cores() <= (os.cpu_count() or 1)
 
 
-def prepare():
-    """Once, before OpenMP first loads (it reads its environment then): passive waiting, a
-    short spin first where the machine is quiet now (none where it is not), and a pool no
-    larger than the cores the process may use, where the user has not set them. Children
-    inherit the wait policy and the pool's size, as they would the user's; the spin is put
-    in the environment only around loads (`loading_openmp`)."""
-    if _state["prepared"]:
-        return
-    _state["prepared"] = True
-    chosen = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    if not chosen and machine_is_quiet():
-        _state["spin"] = str(QUIET_SPIN_COUNT)
-    cores, affinity = usable_cores(), _affinity()
-    if affinity is not None and cores < affinity:
-        os.environ.setdefault("OMP_NUM_THREADS", str(cores))
+def settings():
+    """(threads, spin, wait_spin) for the pool: as many threads as usable cores, or the
+    user's OMP_NUM_THREADS; idle workers spin QUIET_SPIN_COUNT pauses before they sleep
+    where the machine is quiet now, none where it is not, or what the user's GOMP_SPINCOUNT
+    or OMP_WAIT_POLICY (ACTIVE: spin always; PASSIVE: sleep at once) say; a caller waiting
+    for the shares its workers have started spins at least CALLER_SPIN_COUNT."""
+    threads = _count(os.environ.get("OMP_NUM_THREADS", "").split(",")[0]) or usable_cores()
+    spin = _count(os.environ.get("GOMP_SPINCOUNT", ""), allow_zero=True)
+    policy = os.environ.get("OMP_WAIT_POLICY", "").strip().upper()
+    if spin is None:
+        if policy == "ACTIVE":
+            spin = SPIN_ALWAYS
+        elif policy == "PASSIVE":
+            spin = 0
+        else:
+            spin = QUIET_SPIN_COUNT if machine_is_quiet() else 0
+    return threads, spin, max(spin, CALLER_SPIN_COUNT)
 
 
-@contextlib.contextmanager
-def loading_openmp():
-    """Around every load of a library that links OpenMP: `prepare`'s settings in the
-    environment while the load may read them. Which load brings OpenMP in first depends on
-    the program (an eager kernel, a compiled module, in any thread), so the spin chosen at
-    the first is put back for each until the last running one ends; it leaves the
-    environment then, so that a child process judges its own moment. A spin set meanwhile
-    by someone else (tracer.distribute's none) is left as it is."""
-    with _loading_lock:
-        prepare()
-        if _state["loading"] == 0 and _state["spin"] and "GOMP_SPINCOUNT" not in os.environ:
-            os.environ["GOMP_SPINCOUNT"] = _state["spin"]
-            _state["spin_set"] = True
-        _state["loading"] += 1
-    try:
-        yield
-    finally:
-        with _loading_lock:
-            _state["loading"] -= 1
-            if _state["loading"] == 0 and _state.pop("spin_set", False):
-                if os.environ.get("GOMP_SPINCOUNT") == _state["spin"]:
-                    del os.environ["GOMP_SPINCOUNT"]
+def _count(text, allow_zero=False):
+    """The whole number `text` names (GOMP_SPINCOUNT's "infinite" is SPIN_ALWAYS), or None
+    where it names none."""
+    text = text.strip().lower()
+    if text == "infinite" and allow_zero:
+        return SPIN_ALWAYS
+    if not text.isdigit() or (int(text) == 0 and not allow_zero):
+        return None
+    return min(int(text), SPIN_ALWAYS)
 
 
 def blas_on_calling_thread(folder, name):

@@ -50,6 +50,7 @@ def test_the_table_names_each_extension_and_its_source():
         "fast_apply",
         "fast_call",
         "straight_line",
+        "thread_pool",
     ]
     for extension in native.EXTENSIONS.values():
         with open(extension.source) as handle:

@@ -172,6 +172,7 @@ GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(
     import ctypes, json, os
     import numpy as np
     import tracer as tt
+    from runtime import native
 
     rng = np.random.default_rng(2)
     x = tt.constant(rng.standard_normal((256, 300)).astype(np.float32))
@@ -192,20 +193,20 @@ GRADIENT_AT_THREAD_COUNTS = textwrap.dedent(
     print(json.dumps({
         "loss": float(loss), "gradient": gradient.numpy().tobytes().hex(),
         "modules_blas_threads": modules_blas.scipy_openblas_get_num_threads(),
-        "wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+        "pool": native.load("thread_pool").settings(),
         "openblas_threads_variable": os.environ.get("OPENBLAS_NUM_THREADS"),
     }))
     """
 )
 
 
-def _run(program, tmp_path, **env):
+def _run(program, tmp_path, args=(), **env):
     environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
     for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_NUM_THREADS"):
         environment.pop(name, None)
     environment.update(env)
     completed = subprocess.run(
-        [sys.executable, "-c", program], env=environment, capture_output=True, text=True
+        [sys.executable, "-c", program, *args], env=environment, capture_output=True, text=True
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     return json.loads(completed.stdout)
@@ -216,8 +217,8 @@ def test_a_step_on_any_thread_count_agrees_and_the_blas_runs_on_the_calling_thre
     """A training step on 1, 2 and 5 threads gives numpy's loss, and the same bits in two
     processes of the same thread count (each part of a product is the same call of the
     BLAS whichever thread takes it); the modules' OpenBLAS runs on one thread, loaded so
-    without leaving OPENBLAS_NUM_THREADS to children; idle threads wait passively unless
-    the user says otherwise."""
+    without leaving OPENBLAS_NUM_THREADS to children; the pool has the threads asked for,
+    and its idle threads spin always where the user says so."""
     rng = np.random.default_rng(2)
     x = rng.standard_normal((256, 300)).astype(np.float32).astype(np.float64)
     w = (rng.standard_normal((300, 200)).astype(np.float32) * 0.05).astype(np.float64)
@@ -234,10 +235,10 @@ def test_a_step_on_any_thread_count_agrees_and_the_blas_runs_on_the_calling_thre
         gradient = np.frombuffer(bytes.fromhex(run["gradient"]), np.float32).reshape(300, 200)
         np.testing.assert_allclose(gradient, want_gradient, rtol=1e-3, atol=1e-3)
         assert run["modules_blas_threads"] == 1
-        assert run["wait_policy"] == "PASSIVE"
+        assert run["pool"][0] == int(count)
         assert run["openblas_threads_variable"] is None
     chosen = _run(GRADIENT_AT_THREAD_COUNTS, tmp_path, OMP_WAIT_POLICY="ACTIVE")
-    assert chosen["wait_policy"] == "ACTIVE"
+    assert chosen["pool"][1] == thread_pools.SPIN_ALWAYS
 
 
 def _proc(tmp_path, loadavg, stats):
@@ -278,111 +279,88 @@ def test_a_quiet_machine_has_room_for_the_pool_and_no_cpu_quota(monkeypatch):
 
 
 @pytest.fixture
-def fresh_pool_settings(monkeypatch):
-    """thread_pools as before the first load of OpenMP, with no setting of the user's (the
-    environment is restored afterwards)."""
-    state = {"prepared": False, "blas": None, "spin": None, "loading": 0}
-    monkeypatch.setattr(thread_pools, "_state", state)
+def no_user_settings(monkeypatch):
+    """No thread setting of the user's (the environment is restored afterwards)."""
     for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
 
 
 @pytest.mark.parametrize("quiet", [True, False])
-def test_idle_threads_spin_briefly_only_where_the_machine_was_quiet(fresh_pool_settings, quiet):
-    """Passive waiting always; on a quiet machine after QUIET_SPIN_COUNT spins, a setting
-    that leaves the environment once OpenMP has loaded (a child judges its own machine)."""
-    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: quiet)
-    with thread_pools.loading_openmp():
-        assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
-        spin = os.environ.get("GOMP_SPINCOUNT")
-        assert spin == (str(thread_pools.QUIET_SPIN_COUNT) if quiet else None)
-    assert "GOMP_SPINCOUNT" not in os.environ
-    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+def test_idle_threads_spin_briefly_only_where_the_machine_is_quiet(no_user_settings, quiet):
+    """As many threads as usable cores; idle workers spin QUIET_SPIN_COUNT pauses on a quiet
+    machine, none on a busy one; a caller waits for its workers' shares with at least
+    CALLER_SPIN_COUNT."""
+    no_user_settings.setattr(thread_pools, "machine_is_quiet", lambda: quiet)
+    spin = thread_pools.QUIET_SPIN_COUNT if quiet else 0
+    wait = max(spin, thread_pools.CALLER_SPIN_COUNT)
+    assert thread_pools.settings() == (thread_pools.usable_cores(), spin, wait)
 
 
-def test_every_load_until_the_last_ends_sees_the_spin_chosen_at_the_first(fresh_pool_settings):
-    """The first load that may bring OpenMP in need not be the one that does (an extension
-    that was not built, a cached module): each later load, nested or in another thread,
-    sees the same spin, chosen once; a spin set meanwhile by someone else stays."""
-    quiet = iter([True, False])
-    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: next(quiet))
-    spin = str(thread_pools.QUIET_SPIN_COUNT)
-    with thread_pools.loading_openmp():
-        pass
-    assert "GOMP_SPINCOUNT" not in os.environ
-    with thread_pools.loading_openmp():
-        with thread_pools.loading_openmp():
-            assert os.environ["GOMP_SPINCOUNT"] == spin
-        assert os.environ["GOMP_SPINCOUNT"] == spin
-    assert "GOMP_SPINCOUNT" not in os.environ
-    fresh_pool_settings.setenv("GOMP_SPINCOUNT", "0")  # tracer.distribute's, say
-    with thread_pools.loading_openmp():
-        assert os.environ["GOMP_SPINCOUNT"] == "0"
-    assert os.environ["GOMP_SPINCOUNT"] == "0"
+@pytest.mark.parametrize(
+    "name, value, threads, spin",
+    [
+        ("OMP_WAIT_POLICY", "ACTIVE", None, thread_pools.SPIN_ALWAYS),
+        ("OMP_WAIT_POLICY", "passive", None, 0),
+        ("GOMP_SPINCOUNT", "7", None, 7),
+        ("GOMP_SPINCOUNT", "infinite", None, thread_pools.SPIN_ALWAYS),
+        ("OMP_NUM_THREADS", "3", 3, thread_pools.QUIET_SPIN_COUNT),
+        ("OMP_NUM_THREADS", "5,2", 5, thread_pools.QUIET_SPIN_COUNT),
+        ("OMP_NUM_THREADS", "0", None, thread_pools.QUIET_SPIN_COUNT),  # not a count: ignored
+        ("GOMP_SPINCOUNT", "many", None, thread_pools.QUIET_SPIN_COUNT),
+    ],
+)
+def test_a_users_thread_settings_win(no_user_settings, name, value, threads, spin):
+    no_user_settings.setattr(thread_pools, "machine_is_quiet", lambda: True)
+    no_user_settings.setenv(name, value)
+    wait = max(spin, thread_pools.CALLER_SPIN_COUNT)
+    assert thread_pools.settings() == (threads or thread_pools.usable_cores(), spin, wait)
 
 
-OPENMP_AS_LOADED = textwrap.dedent(
+POOL_AS_LOADED = textwrap.dedent(
     """
-    import sys
+    import ctypes, json, sys
     from runtime import native, thread_pools
 
     thread_pools.machine_is_quiet = lambda: sys.argv[2] == "quiet"
-    print(native.load(sys.argv[1]) is not None)
+    extension = native.load(sys.argv[1])
+    pool = native.load("thread_pool")
+    if extension is None or pool is None:
+        print(json.dumps(None))
+    else:
+        entries = ctypes.c_void_p.in_dll(ctypes.CDLL(extension.__file__), "tr_pool").value
+        print(json.dumps({"settings": pool.settings(), "attached": entries == pool.table()}))
     """
 )
 
 
 @pytest.mark.parametrize("quiet", ["quiet", "busy"])
 @pytest.mark.parametrize("extension", ["conv_kernels", "array_math"])
-def test_an_installed_extension_loads_openmp_with_the_pools_settings(tmp_path, extension, quiet):
-    """Whichever of tracer's paths loads OpenMP first (here an installed extension, as an
-    eager product's kernel does before any module is built), OpenMP starts with passive
-    waiting and the spin chosen from the machine (libgomp prints what it read under
-    OMP_DISPLAY_ENV). Before, an eager kernel that reached the table without the settings
-    left OpenMP its default: 300,000 spins, on a loaded machine too."""
-    environment = dict(os.environ, PYTHONPATH=str(REPO), OMP_DISPLAY_ENV="VERBOSE")
-    for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
-        environment.pop(name, None)
-    completed = subprocess.run(
-        [sys.executable, "-c", OPENMP_AS_LOADED, extension, quiet],
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    if completed.stdout.strip() != "True":
-        pytest.skip(f"the {extension} extension is not built here")
-    read = dict(re.findall(r"(OMP_WAIT_POLICY|GOMP_SPINCOUNT) = '(\w+)'", completed.stderr))
-    if "GOMP_SPINCOUNT" not in read:
-        pytest.skip("the OpenMP runtime is not GCC's libgomp")
-    spin = str(thread_pools.QUIET_SPIN_COUNT) if quiet == "quiet" else "0"
-    assert read == {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": spin}
-
-
-@pytest.mark.parametrize("name, value", [("OMP_WAIT_POLICY", "ACTIVE"), ("GOMP_SPINCOUNT", "7")])
-def test_a_users_wait_setting_wins_over_the_spin(fresh_pool_settings, name, value):
-    fresh_pool_settings.setattr(thread_pools, "machine_is_quiet", lambda: True)
-    fresh_pool_settings.setenv(name, value)
-    with thread_pools.loading_openmp():
-        pass
-    assert os.environ[name] == value
-    assert os.environ.get("GOMP_SPINCOUNT") == ("7" if name == "GOMP_SPINCOUNT" else None)
+def test_an_installed_extension_runs_its_loops_on_the_pool(tmp_path, extension, quiet):
+    """Whichever of tracer's libraries with parallel loops loads first (here an installed
+    extension, as an eager product's kernel does before any module is built), the pool is
+    configured then, with the spin chosen from the machine, and the library's OpenMP entry
+    points are handed its table."""
+    found = _run(POOL_AS_LOADED, tmp_path, (extension, quiet))
+    if found is None:
+        pytest.skip(f"the {extension} extension or the pool is not built here")
+    spin = thread_pools.QUIET_SPIN_COUNT if quiet == "quiet" else 0
+    assert found["settings"][1:3] == [spin, max(spin, thread_pools.CALLER_SPIN_COUNT)]
+    assert found["attached"]
 
 
 SHARED_NODE = textwrap.dedent(
     """
     import json, os
-    from runtime import thread_pools
+    from runtime import native, thread_pools
     from tracer.distribute import process
 
     process._loaded_openblas = lambda: []  # numpy's OpenBLAS left alone
     thread_pools.machine_is_quiet = lambda: True
+    native.pool_table()  # the pool configured before the job starts
     process._share_cores(2)
-    with thread_pools.loading_openmp():
-        spin = os.environ.get("GOMP_SPINCOUNT")
-    print(json.dumps({"spin": spin, "threads": os.environ["OMP_NUM_THREADS"],
-                      "cores": thread_pools.usable_cores()}))
+    threads, spin, _, _ = native.load("thread_pool").settings()
+    print(json.dumps({"spin": spin, "threads": threads, "cores": thread_pools.usable_cores()}))
     """
 )
 
@@ -393,5 +371,5 @@ def test_the_processes_of_a_job_sharing_a_node_never_spin(tmp_path):
     tracer.distribute registers its collective ops, which the fuzzer's catalogue test counts."""
     pytest.importorskip("mpi4py", reason="tracer.distribute needs mpi4py: pip install -e '.[mpi]'")
     found = _run(SHARED_NODE, tmp_path)
-    assert found["spin"] == "0"
-    assert found["threads"] == str(max(1, found["cores"] // 2))
+    assert found["spin"] == 0
+    assert found["threads"] == max(1, found["cores"] // 2)

@@ -17,7 +17,7 @@ import sys
 import time
 from traceback import format_exception_only
 
-from runtime import thread_pools
+from runtime import native, thread_pools
 from tracer.distribute import departures
 
 INSTALL = "pip install 'tracer[mpi]'"  # installs mpi4py and mpich
@@ -70,14 +70,15 @@ def _share_cores(processes):
     """Threads per process for OpenMP and the BLAS: the cores this process may use (its
     affinity mask and cgroup quota, runtime/thread_pools.py) / `processes`,
     where the user has not set them, and idle threads that never spin (runtime/thread_pools.py
-    spins a little on a quiet machine). The environment reaches libraries loaded later (the
-    compiled modules' OpenMP, whose threads also drive their BLAS); an OpenBLAS already
-    loaded (numpy's) is told now."""
+    spins a little on a quiet machine). The pool, whose threads also drive the compiled
+    modules' BLAS, reads the environment: now, where it runs already, else when it starts;
+    an OpenBLAS already loaded (numpy's) is told now."""
     per_process = max(1, thread_pools.usable_cores() // processes)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(name, str(per_process))
     # idle threads sleep at once: the job's other processes want the cores
     os.environ.setdefault("GOMP_SPINCOUNT", "0")
+    native.configure_pool()
     for library in _loaded_openblas():
         for setter in (
             "scipy_openblas_set_num_threads64_",

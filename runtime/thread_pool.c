@@ -1,0 +1,443 @@
+/* tracer's thread pool: the threads that run the parallel loops of compiled modules and of
+ * the installed kernels, whose OpenMP entry points (runtime/openmp_entries.h) hand each loop
+ * here.
+ *
+ *     configure(threads, spin, wait_spin)   the pool's size (the calling thread counted),
+ *                                           the pauses an idle worker spins before it
+ *                                           sleeps, and those a caller spins waiting for
+ *                                           the workers' last parts before it sleeps
+ *     settings() -> (threads, spin, wait_spin, workers started)
+ *     table() -> the address of the pool's function table (struct tr_pool_api)
+ *
+ * OpenMP's team meets at the end of every loop: the caller waits until each thread of the
+ * team has come, run its share and gone. Where other processes take the cores, a worker
+ * comes milliseconds late, and the caller waits for it with its own work long done. Here a
+ * loop's shares are claimed: the caller publishes the loop, wakes the workers, and takes
+ * shares itself; a worker takes what is left when it comes. The caller waits only for
+ * shares a worker has started, and runs a worker's share itself where that worker has not
+ * come. A static schedule's shares are its threads' (`omp_get_thread_num` names the share,
+ * so the loop is cut as OpenMP cuts it, whoever runs each); a dynamic schedule's workers
+ * claim its chunks, and the caller, having run out of chunks, closes the loop to late
+ * workers.
+ *
+ * One loop at a time has the pool; a loop started meanwhile in another thread, or inside a
+ * share (nested), runs whole on its own thread. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TR_POOL_ITSELF
+#include "openmp_entries.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define relax() _mm_pause() /* a spinning thread's pause: the core's other thread runs */
+#elif defined(__aarch64__)
+#define relax() __asm__ __volatile__("yield")
+#else
+#define relax() ((void)0)
+#endif
+
+#define INTERFACE 5 /* runtime/native.py refuses a module of another */
+#define MAX_SLOTS 0xffff
+
+/* a loop on the pool: its body and what it reads, its shares, and its chunks */
+struct team {
+    tr_body body;
+    void *data;
+    unsigned slots;  /* shares: what omp_get_num_threads says inside the loop */
+    bool every_slot; /* a static schedule (each share runs once), or seats at a dynamic one */
+    _Atomic long next;
+    long start, end, incr, step;
+    _Atomic int loop_state; /* a loop begun inside the body: 0 not set, 1 being set, 2 set */
+    _Atomic long ordered;   /* iterations (counted from 0) whose ordered sections have run */
+};
+
+/* the running thread's share, and its place in an ordered loop (iterations from 0) */
+static __thread struct {
+    struct team *team;
+    unsigned slot;
+    long ordered_first, ordered_last, ordered_at;
+} me;
+
+static struct {
+    int threads, workers;
+    long spin, wait_spin;
+    _Atomic uint32_t generation; /* raised for each loop: the workers' futex */
+    _Atomic uint64_t claims;     /* generation << 32 | shares << 16 | shares claimed */
+    _Atomic uint32_t finished;   /* shares finished: the caller's futex */
+    _Atomic int sleepers, caller_sleeps, busy;
+    pthread_mutex_t start_lock;
+    struct team team;
+} pool = {.threads = 1, .start_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static pthread_mutex_t atomic_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t seen)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word, int count)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+}
+
+/* a pause, or after `spin` of them the core for others: a waiter must not hold a core that
+   the thread it waits for needs */
+static void pause_or_yield(long *spun, long spin)
+{
+    if ((*spun)++ < spin)
+        relax();
+    else
+        sched_yield();
+}
+
+/* until `word` is no longer `seen`: `spin` pauses, then asleep on it, counted in `sleepers`
+   (whoever changes the word wakes it where that count is not 0) */
+static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, long spin,
+                            _Atomic int *sleepers)
+{
+    long spun = 0;
+    while (atomic_load_explicit(word, memory_order_acquire) == seen) {
+        if (spun++ < spin) {
+            relax();
+            continue;
+        }
+        atomic_fetch_add(sleepers, 1);
+        if (atomic_load(word) == seen) futex_wait(word, seen);
+        atomic_fetch_sub(sleepers, 1);
+        spun = 0;
+    }
+}
+
+/* a share of the loop of `generation`, where one is left */
+static bool claim(uint32_t generation, unsigned *slot)
+{
+    uint64_t seen = atomic_load_explicit(&pool.claims, memory_order_acquire);
+    for (;;) {
+        const unsigned claimed = seen & 0xffff, slots = (seen >> 16) & 0xffff;
+        if ((uint32_t)(seen >> 32) != generation || claimed >= slots) return false;
+        if (atomic_compare_exchange_weak_explicit(&pool.claims, &seen, seen + 1,
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+            *slot = claimed;
+            return true;
+        }
+    }
+}
+
+/* no more seats at the running dynamic loop: how many were taken */
+static unsigned close_seats(void)
+{
+    uint64_t seen = atomic_load(&pool.claims);
+    for (;;) {
+        const unsigned claimed = seen & 0xffff, slots = (seen >> 16) & 0xffff;
+        if (claimed >= slots) return slots;
+        if (atomic_compare_exchange_weak(&pool.claims, &seen, (seen & ~(uint64_t)0xffff) | slots))
+            return claimed;
+    }
+}
+
+static void run_share(struct team *team, unsigned slot)
+{
+    const struct team *outer = me.team;
+    const unsigned outer_slot = me.slot;
+    me.team = team;
+    me.slot = slot;
+    team->body(team->data);
+    me.team = (struct team *)outer;
+    me.slot = outer_slot;
+}
+
+static void *work(void *unused)
+{
+    (void)unused;
+    uint32_t seen = atomic_load(&pool.generation);
+    for (;;) {
+        wait_for_change(&pool.generation, seen, pool.spin, &pool.sleepers);
+        const uint32_t generation = atomic_load_explicit(&pool.generation, memory_order_acquire);
+        seen = generation;
+        unsigned slot;
+        while (claim(generation, &slot)) {
+            struct team *team = &pool.team;
+            const bool every_slot = team->every_slot; /* the team is the next loop's after */
+            run_share(team, slot);
+            atomic_fetch_add(&pool.finished, 1);
+            if (atomic_load(&pool.caller_sleeps)) futex_wake(&pool.finished, 1);
+            if (!every_slot) break;
+        }
+    }
+    return NULL;
+}
+
+/* the workers the pool's size wants and has not yet, with every signal blocked (signals
+   are the program's threads' to take) */
+static void start_workers(void)
+{
+    pthread_mutex_lock(&pool.start_lock);
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    while (pool.workers < pool.threads - 1) {
+        pthread_attr_t attributes;
+        pthread_t thread;
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        const int failed = pthread_create(&thread, &attributes, work, NULL);
+        pthread_attr_destroy(&attributes);
+        if (failed) break;
+        pool.workers++;
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    pthread_mutex_unlock(&pool.start_lock);
+}
+
+/* a forked child has the calling thread alone: its loops start workers of their own */
+static void forget_workers(void)
+{
+    pool.workers = 0;
+    atomic_store(&pool.busy, 0);
+    atomic_store(&pool.sleepers, 0);
+    atomic_store(&pool.caller_sleeps, 0);
+    pthread_mutex_init(&pool.start_lock, NULL);
+    pthread_mutex_init(&atomic_lock, NULL);
+}
+
+static void wait_for_shares(uint32_t shares)
+{
+    uint32_t finished;
+    while ((finished = atomic_load_explicit(&pool.finished, memory_order_acquire)) < shares)
+        wait_for_change(&pool.finished, finished, pool.wait_spin, &pool.caller_sleeps);
+}
+
+/* `loop` (set up by the caller) on the pool, in `slots` shares: false where the pool is
+   another thread's now, or this is a share of a loop already */
+static bool run_on_pool(const struct team *loop, unsigned slots)
+{
+    int free_ = 0;
+    if (me.team || !atomic_compare_exchange_strong(&pool.busy, &free_, 1)) return false;
+    if (pool.workers < pool.threads - 1) start_workers();
+    struct team *team = &pool.team;
+    team->body = loop->body;
+    team->data = loop->data;
+    team->slots = slots;
+    team->every_slot = loop->every_slot;
+    atomic_store_explicit(&team->next, atomic_load(&loop->next), memory_order_relaxed);
+    team->start = loop->start;
+    team->end = loop->end;
+    team->incr = loop->incr;
+    team->step = loop->step;
+    atomic_store_explicit(&team->loop_state, atomic_load(&loop->loop_state), memory_order_relaxed);
+    atomic_store_explicit(&team->ordered, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
+    const uint32_t generation = atomic_load(&pool.generation) + 1;
+    atomic_store_explicit(&pool.claims, (uint64_t)generation << 32 | (uint64_t)slots << 16,
+                          memory_order_release);
+    atomic_store(&pool.generation, generation);
+    if (atomic_load(&pool.sleepers)) futex_wake(&pool.generation, INT_MAX);
+    unsigned slot, claimed = slots;
+    if (team->every_slot) {
+        while (claim(generation, &slot)) {
+            run_share(team, slot);
+            atomic_fetch_add(&pool.finished, 1);
+        }
+    } else {
+        if (claim(generation, &slot)) {
+            run_share(team, slot);
+            atomic_fetch_add(&pool.finished, 1);
+        }
+        claimed = close_seats();
+    }
+    wait_for_shares(claimed);
+    atomic_store_explicit(&pool.busy, 0, memory_order_release);
+    return true;
+}
+
+static unsigned threads_for(unsigned asked)
+{
+    const unsigned threads = (unsigned)pool.threads;
+    return asked == 0 || asked > threads ? threads : asked;
+}
+
+static void parallel(tr_body body, void *data, unsigned threads)
+{
+    struct team loop = {.body = body, .data = data, .every_slot = true};
+    threads = threads_for(threads);
+    if (threads > 1 && run_on_pool(&loop, threads)) return;
+    loop.slots = 1;
+    run_share(&loop, 0);
+}
+
+static void set_loop(struct team *team, long start, long end, long incr, long chunk)
+{
+    atomic_store_explicit(&team->next, start, memory_order_relaxed);
+    team->start = start;
+    team->end = end;
+    team->incr = incr;
+    team->step = chunk * incr;
+    atomic_store_explicit(&team->ordered, 0, memory_order_relaxed);
+    atomic_store_explicit(&team->loop_state, 2, memory_order_release);
+}
+
+static void parallel_loop(tr_body body, void *data, unsigned threads, long start, long end,
+                          long incr, long chunk)
+{
+    struct team loop = {.body = body, .data = data, .every_slot = false};
+    set_loop(&loop, start, end, incr, chunk);
+    threads = threads_for(threads);
+    if (threads > 1 && run_on_pool(&loop, threads)) return;
+    loop.slots = 1;
+    run_share(&loop, 0);
+}
+
+static bool loop_next(long *first, long *last)
+{
+    struct team *team = me.team;
+    const long at = atomic_fetch_add(&team->next, team->step);
+    if (team->incr > 0 ? at >= team->end : at <= team->end) return false;
+    const long end = at + team->step;
+    *first = at;
+    *last = (team->incr > 0 ? end > team->end : end < team->end) ? team->end : end;
+    return true;
+}
+
+/* the loop a share's body begins: the first share to come sets it, the others wait */
+static void begin_loop(long start, long end, long incr, long chunk)
+{
+    struct team *team = me.team;
+    int unset = 0;
+    if (atomic_compare_exchange_strong(&team->loop_state, &unset, 1))
+        set_loop(team, start, end, incr, chunk);
+    else {
+        long spun = 0;
+        while (atomic_load_explicit(&team->loop_state, memory_order_acquire) != 2)
+            pause_or_yield(&spun, pool.wait_spin);
+    }
+}
+
+static bool loop_start(long start, long end, long incr, long chunk, long *first, long *last)
+{
+    begin_loop(start, end, incr, chunk);
+    return loop_next(first, last);
+}
+
+/* an ordered loop's chunk, done: the ordered sections pass on past its iterations (where
+   a section was skipped, the next chunk's may run all the same) */
+static void pass_ordered(struct team *team)
+{
+    if (me.ordered_last <= me.ordered_first) return;
+    long spun = 0;
+    while (atomic_load_explicit(&team->ordered, memory_order_acquire) < me.ordered_first)
+        pause_or_yield(&spun, pool.wait_spin);
+    if (atomic_load(&team->ordered) < me.ordered_last)
+        atomic_store_explicit(&team->ordered, me.ordered_last, memory_order_release);
+    me.ordered_first = me.ordered_last = 0;
+}
+
+static bool ordered_loop_next(long *first, long *last)
+{
+    struct team *team = me.team;
+    pass_ordered(team);
+    if (!loop_next(first, last)) return false;
+    me.ordered_first = me.ordered_at = (*first - team->start) / team->incr;
+    me.ordered_last = (*last - team->start) / team->incr;
+    return true;
+}
+
+static bool ordered_loop_start(long start, long end, long incr, long chunk, long *first,
+                               long *last)
+{
+    me.ordered_first = me.ordered_last = 0;
+    begin_loop(start, end, incr, chunk);
+    return ordered_loop_next(first, last);
+}
+
+static void ordered_start(void)
+{
+    long spun = 0;
+    while (atomic_load_explicit(&me.team->ordered, memory_order_acquire) != me.ordered_at)
+        pause_or_yield(&spun, pool.wait_spin);
+}
+
+static void ordered_end(void)
+{
+    me.ordered_at++;
+    atomic_store_explicit(&me.team->ordered, me.ordered_at, memory_order_release);
+}
+
+static void atomic_start(void) { pthread_mutex_lock(&atomic_lock); }
+static void atomic_end(void) { pthread_mutex_unlock(&atomic_lock); }
+static int max_threads(void) { return pool.threads; }
+static int num_threads(void) { return me.team ? (int)me.team->slots : 1; }
+static int thread_num(void) { return me.team ? (int)me.slot : 0; }
+
+static const struct tr_pool_api api = {
+    parallel,      parallel_loop, loop_start,   loop_next,  ordered_loop_start,
+    ordered_loop_next, ordered_start, ordered_end, atomic_start, atomic_end,
+    max_threads,   num_threads,   thread_num,
+};
+
+static PyObject *configure(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int threads;
+    long spin, wait_spin;
+    if (!PyArg_ParseTuple(args, "ill", &threads, &spin, &wait_spin)) return NULL;
+    if (threads < 1 || threads > MAX_SLOTS || spin < 0 || wait_spin < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "a pool of 1 to %d threads and spins of 0 pauses or more, not %d, %ld, %ld",
+                     MAX_SLOTS, threads, spin, wait_spin);
+        return NULL;
+    }
+    pool.threads = threads;
+    pool.spin = spin;
+    pool.wait_spin = wait_spin;
+    Py_RETURN_NONE;
+}
+
+static PyObject *settings(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return Py_BuildValue("(illi)", pool.threads, pool.spin, pool.wait_spin, pool.workers);
+}
+
+static PyObject *table(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromVoidPtr((void *)&api);
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS, "the pool's size and spins"},
+    {"settings", settings, METH_NOARGS, "(threads, spin, wait_spin, workers started)"},
+    {"table", table, METH_NOARGS, "the address of the pool's function table"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_thread_pool", "tracer's thread pool", -1, methods,
+    NULL,                  NULL,           NULL,                   NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__thread_pool(void)
+{
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) return NULL;
+    if (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    static bool forks_handled;
+    if (!forks_handled) forks_handled = pthread_atfork(NULL, NULL, forget_workers) == 0;
+    return module;
+}

@@ -1,0 +1,212 @@
+"""tracer's thread pool behind OpenMP's entry points (runtime/thread_pool.c,
+runtime/openmp_entries.h): each kind of loop GCC makes of tracer's pragmas runs every
+iteration once, shares as OpenMP cuts them, ordered sections in order, reductions whole;
+without the pool each loop runs whole on the calling thread; a module that calls another
+entry point is refused."""
+
+import ctypes
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+from codegen import build
+from codegen.errors import CompileError, CompilerUnavailable
+from runtime import native
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+LOOPS = r"""
+#include <complex.h>
+#include <omp.h>
+
+void shares(long n, int *share, int *team) {
+    #pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) { share[i] = omp_get_thread_num(); team[i] = omp_get_num_threads(); }
+}
+
+void dynamic(long n, long *hits) {
+    #pragma omp parallel for schedule(dynamic, 3)
+    for (long i = 0; i < n; i++) hits[i] += 1;
+}
+
+void dynamic_if(long n, int on, long *hits) {
+    #pragma omp parallel for collapse(2) schedule(dynamic, 1) if(on)
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < 3; j++) hits[i * 3 + j] += 1;
+}
+
+void ordered(long n, long *order) {
+    long at = 0;
+    #pragma omp parallel for schedule(dynamic, 1) ordered
+    for (long i = 0; i < n; i++) {
+        volatile double x = 0;
+        for (long r = 0; r < (i % 7) * 2000; r++) x += r;  /* uneven work before the section */
+        #pragma omp ordered
+        order[at++] = i;
+    }
+}
+
+double sum(long n, const double *x) {
+    double total = 0;
+    double _Complex imaginary = 0;
+    #pragma omp parallel for reduction(+:total) reduction(+:imaginary)
+    for (long i = 0; i < n; i++) { total += x[i]; imaginary += x[i] * I; }
+    return total - cimag(imaginary);
+}
+
+void nested(long n, int *inner) {
+    #pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) {
+        int team = 0;
+        #pragma omp parallel for reduction(+:team)
+        for (int j = 0; j < 4; j++) team += omp_get_num_threads();
+        inner[i] = team;
+    }
+}
+"""
+
+
+def _compiled(tmp_path, text, name="loops"):
+    """The shared library of C `text`, compiled as a module's C is, with OpenMP's entries."""
+    try:
+        if not build.threads():
+            pytest.skip("the C compiler here has no OpenMP")
+        compiler = build.compiler()
+    except CompilerUnavailable:
+        pytest.skip("no C compiler")
+    source, library = tmp_path / f"{name}.c", tmp_path / f"{name}.so"
+    source.write_text(text)
+    command = [compiler, "-O2", "-fPIC", "-shared", "-fopenmp", "-include"]
+    command += [build.OPENMP_ENTRIES, str(source), "-o", str(library)]
+    subprocess.run(command, check=True, capture_output=True)
+    return str(library)
+
+
+def _pointer(array):
+    return array.ctypes.data_as(ctypes.c_void_p)
+
+
+def _loops(path):
+    library = ctypes.CDLL(path)
+    library.sum.restype = ctypes.c_double
+    return library
+
+
+def _check_loops(library, threads):
+    """Every kind of loop, on a pool of `threads` (1: no pool), against what it must give."""
+    n = 100
+    share, team = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    library.shares(ctypes.c_long(n), _pointer(share), _pointer(team))
+    cut = [n // threads + (t < n % threads) for t in range(threads)]  # as OpenMP cuts it
+    assert share.tolist() == [t for t, size in enumerate(cut) for _ in range(size)]
+    assert set(team.tolist()) == {threads}
+    hits = np.zeros(1000, np.int64)
+    for _ in range(50):
+        library.dynamic(ctypes.c_long(1000), _pointer(hits))
+    assert set(hits.tolist()) == {50}
+    for on in (0, 1):
+        hits = np.zeros(3 * 40, np.int64)
+        library.dynamic_if(ctypes.c_long(40), ctypes.c_int(on), _pointer(hits))
+        assert set(hits.tolist()) == {1}
+    order = np.full(200, -1, np.int64)
+    library.ordered(ctypes.c_long(200), _pointer(order))
+    assert order.tolist() == list(range(200))
+    x = np.random.default_rng(0).standard_normal(100_000)
+    assert library.sum(ctypes.c_long(x.size), _pointer(x)) == pytest.approx(0.0, abs=1e-9)
+    inner = np.zeros(16, np.int32)
+    library.nested(ctypes.c_long(16), _pointer(inner))
+    assert set(inner.tolist()) == {4}  # a loop inside a share runs whole on its thread
+
+
+def test_without_the_pool_each_loop_runs_whole_on_the_calling_thread(tmp_path):
+    _check_loops(_loops(_compiled(tmp_path, LOOPS)), 1)
+
+
+ON_THE_POOL = textwrap.dedent(
+    """
+    import ctypes, os, sys
+    sys.path.insert(0, sys.argv[2])
+    from runtime import native
+    import test_openmp_entries as t
+
+    table = native.pool_table()
+    if not table:
+        print("no pool")
+        sys.exit(0)
+    library = t._loops(sys.argv[1])
+    ctypes.c_void_p.in_dll(library, "tr_pool").value = table
+    t._check_loops(library, 3)
+    child = os.fork()
+    if child == 0:  # the child's loops start workers of their own
+        t._check_loops(library, 3)
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    assert status == 0, status
+    print("checked")
+    """
+)
+
+
+def test_on_the_pool_every_loop_gives_what_openmp_would_and_after_a_fork(tmp_path):
+    """Three threads on any machine (more than it has cores, here: workers that come late);
+    the same checks in a forked child, whose pool starts its own workers."""
+    path = _compiled(tmp_path, LOOPS)
+    environment = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="3")
+    completed = subprocess.run(
+        [sys.executable, "-c", ON_THE_POOL, path, str(REPO / "tests")],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    if completed.stdout.strip() == "no pool":
+        pytest.skip("the thread pool is not built here")
+    assert completed.stdout.strip() == "checked"
+
+
+def test_loops_started_from_several_threads_at_once_each_run_whole(tmp_path):
+    """One loop has the pool at a time; the others run on their own threads meanwhile."""
+    table = native.pool_table()
+    if not table:
+        pytest.skip("the thread pool is not built here")
+    library = _loops(_compiled(tmp_path, LOOPS))
+    ctypes.c_void_p.in_dll(library, "tr_pool").value = table
+    arrays = [np.zeros(20_000, np.int64) for _ in range(4)]
+
+    def count(hits):
+        for _ in range(200):
+            library.dynamic(ctypes.c_long(hits.size), _pointer(hits))
+
+    workers = [threading.Thread(target=count, args=(hits,)) for hits in arrays]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert all(set(hits.tolist()) == {200} for hits in arrays)
+
+
+def test_a_module_that_calls_an_entry_point_the_pool_lacks_is_refused(tmp_path):
+    """omp_get_wtime is OpenMP's, not the pool's: the module would reach an OpenMP library
+    that knows nothing of the pool's threads."""
+    path = _compiled(tmp_path, "#include <omp.h>\ndouble now(void) { return omp_get_wtime(); }\n")
+    with pytest.raises(CompileError, match="omp_get_wtime"):
+        build._check_openmp_entries(path)
+    build._check_openmp_entries(_compiled(tmp_path, LOOPS, "fine"))  # every entry defined
+
+
+def test_the_pools_settings_are_checked():
+    pool = native.load("thread_pool")
+    if pool is None:
+        pytest.skip("the thread pool is not built here")
+    for wrong in ((0, 0, 0), (2, -1, 0), (2, 0, -5)):
+        with pytest.raises(ValueError, match="a pool of 1 to"):
+            pool.configure(*wrong)
+    threads, spin, wait_spin, _ = pool.settings()
+    assert threads >= 1 and 0 <= spin <= wait_spin
