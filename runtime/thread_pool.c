@@ -2,11 +2,12 @@
  * the installed kernels, whose OpenMP entry points (runtime/openmp_entries.h) hand each loop
  * here.
  *
- *     configure(threads, spin, wait_spin)   the pool's size (the calling thread counted),
- *                                           the pauses an idle worker spins before it
- *                                           sleeps, and those a caller spins waiting for
- *                                           the workers' last parts before it sleeps
- *     settings() -> (threads, spin, wait_spin, workers started)
+ *     configure(threads, spin, caller_spin, watch)
+ *         the pool's size (the calling thread counted); the pauses an idle worker spins
+ *         before it sleeps; at least those a caller spins waiting for the shares its
+ *         workers have started before it sleeps; with `watch`, the workers spin only while
+ *         the machine is quiet (`look_at_the_machine`)
+ *     settings() -> (threads, spin now, caller's spin now, workers started)
  *     table() -> the address of the pool's function table (struct tr_pool_api)
  *
  * OpenMP's team meets at the end of every loop: the caller waits until each thread of the
@@ -26,10 +27,12 @@
 #include <Python.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +50,7 @@
 
 #define INTERFACE 5 /* runtime/native.py refuses a module of another */
 #define MAX_SLOTS 0xffff
+#define LOOK_EVERY_NS 50000000 /* 50 ms */
 
 /* a loop on the pool: its body and what it reads, its shares, and its chunks */
 struct team {
@@ -69,7 +73,10 @@ static __thread struct {
 
 static struct {
     int threads, workers;
-    long spin, wait_spin;
+    long quiet_spin, caller_spin; /* as configured */
+    _Atomic long spin, wait_spin; /* now: a worker's, a caller's */
+    bool watch;
+    int64_t next_look; /* when the caller looks at the machine again (ns, monotonic) */
     _Atomic uint32_t generation; /* raised for each loop: the workers' futex */
     _Atomic uint64_t claims;     /* generation << 32 | shares << 16 | shares claimed */
     _Atomic uint32_t finished;   /* shares finished: the caller's futex */
@@ -92,9 +99,9 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 
 /* a pause, or after `spin` of them the core for others: a waiter must not hold a core that
    the thread it waits for needs */
-static void pause_or_yield(long *spun, long spin)
+static void pause_or_yield(long *spun, const _Atomic long *spin)
 {
-    if ((*spun)++ < spin)
+    if ((*spun)++ < atomic_load_explicit(spin, memory_order_relaxed))
         relax();
     else
         sched_yield();
@@ -102,12 +109,12 @@ static void pause_or_yield(long *spun, long spin)
 
 /* until `word` is no longer `seen`: `spin` pauses, then asleep on it, counted in `sleepers`
    (whoever changes the word wakes it where that count is not 0) */
-static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, long spin,
+static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, const _Atomic long *spin,
                             _Atomic int *sleepers)
 {
     long spun = 0;
     while (atomic_load_explicit(word, memory_order_acquire) == seen) {
-        if (spun++ < spin) {
+        if (spun++ < atomic_load_explicit(spin, memory_order_relaxed)) {
             relax();
             continue;
         }
@@ -161,7 +168,7 @@ static void *work(void *unused)
     (void)unused;
     uint32_t seen = atomic_load(&pool.generation);
     for (;;) {
-        wait_for_change(&pool.generation, seen, pool.spin, &pool.sleepers);
+        wait_for_change(&pool.generation, seen, &pool.spin, &pool.sleepers);
         const uint32_t generation = atomic_load_explicit(&pool.generation, memory_order_acquire);
         seen = generation;
         unsigned slot;
@@ -214,7 +221,46 @@ static void wait_for_shares(uint32_t shares)
 {
     uint32_t finished;
     while ((finished = atomic_load_explicit(&pool.finished, memory_order_acquire)) < shares)
-        wait_for_change(&pool.finished, finished, pool.wait_spin, &pool.caller_sleeps);
+        wait_for_change(&pool.finished, finished, &pool.wait_spin, &pool.caller_sleeps);
+}
+
+/* the spins for a machine that is quiet, or not: idle workers spin only where no other
+   process's thread is ready to run (the kernel's count in /proc/loadavg less this pool's
+   own: the caller, and the workers not asleep) and the pool's threads fit the cores */
+static void set_spins(bool quiet)
+{
+    const long spin = quiet ? pool.quiet_spin : 0;
+    atomic_store_explicit(&pool.spin, spin, memory_order_relaxed);
+    atomic_store_explicit(&pool.wait_spin, spin > pool.caller_spin ? spin : pool.caller_spin,
+                          memory_order_relaxed);
+}
+
+static bool machine_is_quiet(void)
+{
+    char text[128];
+    const int file = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (file < 0) return false;
+    const ssize_t length = read(file, text, sizeof text - 1);
+    close(file);
+    if (length <= 0) return false;
+    text[length] = 0;
+    long running;
+    if (sscanf(text, "%*s %*s %*s %ld/", &running) != 1) return false;
+    const long own = 1 + pool.workers - atomic_load(&pool.sleepers);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return running - own + pool.threads <= cores;
+}
+
+/* every LOOK_EVERY_NS, by the caller that has the pool: a machine whose other processes
+   came after the pool was configured stops its workers' spin within that time */
+static void look_at_the_machine(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    const int64_t at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    if (at < pool.next_look) return;
+    pool.next_look = at + LOOK_EVERY_NS;
+    set_spins(machine_is_quiet());
 }
 
 /* `loop` (set up by the caller) on the pool, in `slots` shares: false where the pool is
@@ -224,6 +270,7 @@ static bool run_on_pool(const struct team *loop, unsigned slots)
     int free_ = 0;
     if (me.team || !atomic_compare_exchange_strong(&pool.busy, &free_, 1)) return false;
     if (pool.workers < pool.threads - 1) start_workers();
+    if (pool.watch) look_at_the_machine();
     struct team *team = &pool.team;
     team->body = loop->body;
     team->data = loop->data;
@@ -318,7 +365,7 @@ static void begin_loop(long start, long end, long incr, long chunk)
     else {
         long spun = 0;
         while (atomic_load_explicit(&team->loop_state, memory_order_acquire) != 2)
-            pause_or_yield(&spun, pool.wait_spin);
+            pause_or_yield(&spun, &pool.wait_spin);
     }
 }
 
@@ -335,7 +382,7 @@ static void pass_ordered(struct team *team)
     if (me.ordered_last <= me.ordered_first) return;
     long spun = 0;
     while (atomic_load_explicit(&team->ordered, memory_order_acquire) < me.ordered_first)
-        pause_or_yield(&spun, pool.wait_spin);
+        pause_or_yield(&spun, &pool.wait_spin);
     if (atomic_load(&team->ordered) < me.ordered_last)
         atomic_store_explicit(&team->ordered, me.ordered_last, memory_order_release);
     me.ordered_first = me.ordered_last = 0;
@@ -363,7 +410,7 @@ static void ordered_start(void)
 {
     long spun = 0;
     while (atomic_load_explicit(&me.team->ordered, memory_order_acquire) != me.ordered_at)
-        pause_or_yield(&spun, pool.wait_spin);
+        pause_or_yield(&spun, &pool.wait_spin);
 }
 
 static void ordered_end(void)
@@ -387,18 +434,21 @@ static const struct tr_pool_api api = {
 static PyObject *configure(PyObject *self, PyObject *args)
 {
     (void)self;
-    int threads;
-    long spin, wait_spin;
-    if (!PyArg_ParseTuple(args, "ill", &threads, &spin, &wait_spin)) return NULL;
-    if (threads < 1 || threads > MAX_SLOTS || spin < 0 || wait_spin < 0) {
+    int threads, watch;
+    long spin, caller_spin;
+    if (!PyArg_ParseTuple(args, "illp", &threads, &spin, &caller_spin, &watch)) return NULL;
+    if (threads < 1 || threads > MAX_SLOTS || spin < 0 || caller_spin < 0) {
         PyErr_Format(PyExc_ValueError,
                      "a pool of 1 to %d threads and spins of 0 pauses or more, not %d, %ld, %ld",
-                     MAX_SLOTS, threads, spin, wait_spin);
+                     MAX_SLOTS, threads, spin, caller_spin);
         return NULL;
     }
     pool.threads = threads;
-    pool.spin = spin;
-    pool.wait_spin = wait_spin;
+    pool.quiet_spin = spin;
+    pool.caller_spin = caller_spin;
+    pool.watch = watch;
+    pool.next_look = 0;
+    set_spins(!watch || machine_is_quiet());
     Py_RETURN_NONE;
 }
 
@@ -406,7 +456,8 @@ static PyObject *settings(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return Py_BuildValue("(illi)", pool.threads, pool.spin, pool.wait_spin, pool.workers);
+    return Py_BuildValue("(illi)", pool.threads, atomic_load(&pool.spin),
+                         atomic_load(&pool.wait_spin), pool.workers);
 }
 
 static PyObject *table(PyObject *self, PyObject *unused)
@@ -418,7 +469,7 @@ static PyObject *table(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "the pool's size and spins"},
-    {"settings", settings, METH_NOARGS, "(threads, spin, wait_spin, workers started)"},
+    {"settings", settings, METH_NOARGS, "(threads, spin now, caller's spin now, workers)"},
     {"table", table, METH_NOARGS, "the address of the pool's function table"},
     {NULL, NULL, 0, NULL},
 };

@@ -15,9 +15,10 @@ wanted. So:
   worker that has not come, and waits only for shares a worker has started;
 - the pool has as many threads as the process may use cores: its affinity mask, and a
   cgroup's CPU quota (a container limited to two cores of a larger machine);
-- idle threads sleep, but for a short spin first where no other process wanted the cores
-  when the pool was configured: waking a sleeping thread is slow where its core has halted
-  (a virtual machine's idle core), and every parallel loop of a step paid it.
+- idle threads sleep, but for a short spin first while no other process wants the cores
+  (the pool looks at the machine every 50 ms): waking a sleeping thread is slow where its
+  core has halted (a virtual machine's idle core), and every parallel loop of a step paid
+  it.
 
 A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win (read as OpenMP reads
 them). docs/threads.md has the rules' measurements. The MPI processes of a job on one node
@@ -32,9 +33,9 @@ import os
 import threading
 
 # the pause loop's iterations an idle thread of a quiet machine's pool waits before it
-# sleeps: a tenth of a millisecond on a CPU whose pause is short, a quarter on one whose
+# sleeps: a third of a millisecond on a CPU whose pause is short, more on one whose
 # pause is long (docs/threads.md, rule 3)
-QUIET_SPIN_COUNT = 10000
+QUIET_SPIN_COUNT = 30000
 # the pauses a caller spins for the shares its workers have started, at the least, before it
 # sleeps: they run now, mostly for microseconds
 CALLER_SPIN_COUNT = 1000
@@ -94,56 +95,25 @@ def _cgroup1_quota(text, folder):
     return quota / period if quota > 0 and period > 0 else None
 
 
-def others_running(proc="/proc"):
-    """How many threads of other processes are ready to run at this moment: the kernel's
-    count of runnable threads (`proc`/loadavg) less this process's own; None where it
-    cannot be read."""
-    try:
-        with open(os.path.join(proc, "loadavg")) as handle:
-            running = int(handle.read().split()[3].split("/")[0])
-        folder = os.path.join(proc, "self", "task")
-        tasks = os.listdir(folder)
-    except (OSError, ValueError, IndexError):
-        return None
-    own = 0
-    for task in tasks:
-        try:
-            with open(os.path.join(folder, task, "stat")) as handle:
-                stat = handle.read()
-        except OSError:  # the thread has ended
-            continue
-        own += stat[stat.rfind(")") :].startswith(") R")  # its state: R, ready to run
-    return max(0, running - own)
-
-
-def machine_is_quiet():
-    """Whether the pool's threads and the threads of other processes ready to run now fit
-    the machine's cores (on a 2-core machine: no other thread ready to run), and no cgroup
-    CPU quota is set (a quota counts a spinning thread's time as work, and throttles the
-    process once it is spent)."""
-    if cgroup_quota() is not None:
-        return False
-    others = others_running()
-    return others is not None and others + usable_cores() <= (os.cpu_count() or 1)
-
-
 def settings():
-    """(threads, spin, wait_spin) for the pool: as many threads as usable cores, or the
-    user's OMP_NUM_THREADS; idle workers spin QUIET_SPIN_COUNT pauses before they sleep
-    where the machine is quiet now, none where it is not, or what the user's GOMP_SPINCOUNT
-    or OMP_WAIT_POLICY (ACTIVE: spin always; PASSIVE: sleep at once) say; a caller waiting
-    for the shares its workers have started spins at least CALLER_SPIN_COUNT."""
+    """(threads, spin, caller_spin, watch) for the pool (runtime/thread_pool.c's
+    `configure`): as many threads as usable cores, or the user's OMP_NUM_THREADS; idle
+    workers spin QUIET_SPIN_COUNT pauses before they sleep while the machine is quiet, and
+    none while it is not (`watch`: the pool looks at the machine again as it runs), or what
+    the user's GOMP_SPINCOUNT or OMP_WAIT_POLICY say (ACTIVE: spin always; PASSIVE: sleep at
+    once), always; where a cgroup CPU quota is set, no spin (the quota counts a spin as work
+    and throttles the process once it is spent). A caller waiting for the shares its
+    workers have started spins at least CALLER_SPIN_COUNT."""
     threads = _count(os.environ.get("OMP_NUM_THREADS", "").split(",")[0]) or usable_cores()
     spin = _count(os.environ.get("GOMP_SPINCOUNT", ""), allow_zero=True)
     policy = os.environ.get("OMP_WAIT_POLICY", "").strip().upper()
-    if spin is None:
-        if policy == "ACTIVE":
-            spin = SPIN_ALWAYS
-        elif policy == "PASSIVE":
-            spin = 0
-        else:
-            spin = QUIET_SPIN_COUNT if machine_is_quiet() else 0
-    return threads, spin, max(spin, CALLER_SPIN_COUNT)
+    if spin is None and policy in ("ACTIVE", "PASSIVE"):
+        spin = SPIN_ALWAYS if policy == "ACTIVE" else 0
+    if spin is None and cgroup_quota() is not None:
+        spin = 0
+    if spin is not None:
+        return threads, spin, CALLER_SPIN_COUNT, False
+    return threads, QUIET_SPIN_COUNT, CALLER_SPIN_COUNT, True
 
 
 def _count(text, allow_zero=False):

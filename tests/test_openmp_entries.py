@@ -17,7 +17,7 @@ import pytest
 
 from codegen import build
 from codegen.errors import CompileError, CompilerUnavailable
-from runtime import native
+from runtime import native, thread_pools
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -124,23 +124,47 @@ def _check_loops(library, threads):
     assert set(inner.tolist()) == {4}  # a loop inside a share runs whole on its thread
 
 
+def _on_the_pool(program, tmp_path, **env):
+    """What `program` (ON_THE_POOL_START and more) prints, run in a process of its own with
+    the loops' library and `env` (no wait setting of the user's)."""
+    path = _compiled(tmp_path, LOOPS)
+    environment = dict(os.environ, PYTHONPATH=str(REPO), **env)
+    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        environment.pop(name, None)
+    completed = subprocess.run(
+        [sys.executable, "-c", program, path, str(REPO / "tests")],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    if completed.stdout.strip() == "no pool":
+        pytest.skip("the thread pool is not built here")
+    return completed.stdout.strip()
+
+
 def test_without_the_pool_each_loop_runs_whole_on_the_calling_thread(tmp_path):
     _check_loops(_loops(_compiled(tmp_path, LOOPS)), 1)
 
 
-ON_THE_POOL = textwrap.dedent(
-    """
-    import ctypes, os, sys
-    sys.path.insert(0, sys.argv[2])
-    from runtime import native
-    import test_openmp_entries as t
+# a program's start: the loops' library (argv[1]) on the pool, or "no pool" printed
+ON_THE_POOL_START = """
+import ctypes, os, sys
+sys.path.insert(0, sys.argv[2])
+from runtime import native
+import test_openmp_entries as t
 
-    table = native.pool_table()
-    if not table:
-        print("no pool")
-        sys.exit(0)
-    library = t._loops(sys.argv[1])
-    ctypes.c_void_p.in_dll(library, "tr_pool").value = table
+table = native.pool_table()
+if not table:
+    print("no pool")
+    sys.exit(0)
+library = t._loops(sys.argv[1])
+ctypes.c_void_p.in_dll(library, "tr_pool").value = table
+"""
+
+ON_THE_POOL = ON_THE_POOL_START + textwrap.dedent(
+    """
     t._check_loops(library, 3)
     child = os.fork()
     if child == 0:  # the child's loops start workers of their own
@@ -156,19 +180,35 @@ ON_THE_POOL = textwrap.dedent(
 def test_on_the_pool_every_loop_gives_what_openmp_would_and_after_a_fork(tmp_path):
     """Three threads on any machine (more than it has cores, here: workers that come late);
     the same checks in a forked child, whose pool starts its own workers."""
-    path = _compiled(tmp_path, LOOPS)
-    environment = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="3")
-    completed = subprocess.run(
-        [sys.executable, "-c", ON_THE_POOL, path, str(REPO / "tests")],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    if completed.stdout.strip() == "no pool":
-        pytest.skip("the thread pool is not built here")
-    assert completed.stdout.strip() == "checked"
+    assert _on_the_pool(ON_THE_POOL, tmp_path, OMP_NUM_THREADS="3") == "checked"
+
+
+WATCHED = ON_THE_POOL_START + textwrap.dedent(
+    """
+    import subprocess, time
+    import numpy as np
+
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(2 * os.cpu_count())]
+    try:
+        time.sleep(0.5)
+        hits = np.zeros(1000, np.int64)
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:
+            library.dynamic(ctypes.c_long(hits.size), t._pointer(hits))
+        print(list(native.load("thread_pool").settings()[1:3]))
+    finally:
+        for process in busy:
+            process.kill()
+    """
+)
+
+
+def test_workers_stop_spinning_once_other_processes_want_the_cores(tmp_path):
+    """Other processes that come after the pool was configured (twice as many busy loops as
+    cores): within the loops of half a second the pool's workers sleep at once, and a caller
+    spins no more than CALLER_SPIN_COUNT."""
+    assert _on_the_pool(WATCHED, tmp_path) == str([0, thread_pools.CALLER_SPIN_COUNT])
 
 
 def test_loops_started_from_several_threads_at_once_each_run_whole(tmp_path):
@@ -205,7 +245,7 @@ def test_the_pools_settings_are_checked():
     pool = native.load("thread_pool")
     if pool is None:
         pytest.skip("the thread pool is not built here")
-    for wrong in ((0, 0, 0), (2, -1, 0), (2, 0, -5)):
+    for wrong in ((0, 0, 0, False), (2, -1, 0, False), (2, 0, -5, True)):
         with pytest.raises(ValueError, match="a pool of 1 to"):
             pool.configure(*wrong)
     threads, spin, wait_spin, _ = pool.settings()

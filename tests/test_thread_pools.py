@@ -241,41 +241,13 @@ def test_a_step_on_any_thread_count_agrees_and_the_blas_runs_on_the_calling_thre
     assert chosen["pool"][1] == thread_pools.SPIN_ALWAYS
 
 
-def _proc(tmp_path, loadavg, stats):
-    (tmp_path / "loadavg").write_text(loadavg)
-    for task, stat in stats.items():
-        (tmp_path / "self" / "task" / task).mkdir(parents=True)
-        (tmp_path / "self" / "task" / task / "stat").write_text(stat)
-    return str(tmp_path)
-
-
-def test_the_threads_of_other_processes_ready_to_run_leave_out_this_processs_own(tmp_path):
-    """loadavg's runnable count less this process's threads in state R; a thread's name may
-    hold ') R' itself (the state follows its last parenthesis)."""
-    proc = _proc(
-        tmp_path,
-        "0.10 0.20 0.30 5/120 999\n",
-        {"11": "11 (python3) R 1 11 0", "12": "12 (a) R) S 1 11 0", "13": "13 (b) R 1 11 0"},
-    )
-    assert thread_pools.others_running(proc) == 3
-    assert thread_pools.others_running(str(tmp_path / "missing")) is None
-    (tmp_path / "loadavg").write_text("garbled\n")
-    assert thread_pools.others_running(proc) is None
-
-
-def test_a_quiet_machine_has_room_for_the_pool_and_no_cpu_quota(monkeypatch):
-    cores = os.cpu_count()
-    monkeypatch.setattr(thread_pools, "usable_cores", lambda: 2)
-    monkeypatch.setattr(thread_pools, "cgroup_quota", lambda: None)
-    monkeypatch.setattr(thread_pools, "others_running", lambda: cores - 2)
-    assert thread_pools.machine_is_quiet()
-    monkeypatch.setattr(thread_pools, "others_running", lambda: cores - 1)
-    assert not thread_pools.machine_is_quiet()
-    monkeypatch.setattr(thread_pools, "others_running", lambda: None)  # no /proc to read
-    assert not thread_pools.machine_is_quiet()
-    monkeypatch.setattr(thread_pools, "others_running", lambda: 0)
+def test_under_a_cpu_quota_idle_workers_never_spin(monkeypatch):
+    """A quota counts a spin as work, and throttles the process once it is spent."""
+    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(thread_pools, "cgroup_quota", lambda: 2.0)
-    assert not thread_pools.machine_is_quiet()
+    monkeypatch.setattr(thread_pools, "usable_cores", lambda: 2)
+    assert thread_pools.settings() == (2, 0, thread_pools.CALLER_SPIN_COUNT, False)
 
 
 @pytest.fixture
@@ -286,15 +258,17 @@ def no_user_settings(monkeypatch):
     return monkeypatch
 
 
-@pytest.mark.parametrize("quiet", [True, False])
-def test_idle_threads_spin_briefly_only_where_the_machine_is_quiet(no_user_settings, quiet):
-    """As many threads as usable cores; idle workers spin QUIET_SPIN_COUNT pauses on a quiet
-    machine, none on a busy one; a caller waits for its workers' shares with at least
-    CALLER_SPIN_COUNT."""
-    no_user_settings.setattr(thread_pools, "machine_is_quiet", lambda: quiet)
-    spin = thread_pools.QUIET_SPIN_COUNT if quiet else 0
-    wait = max(spin, thread_pools.CALLER_SPIN_COUNT)
-    assert thread_pools.settings() == (thread_pools.usable_cores(), spin, wait)
+def test_idle_threads_spin_briefly_while_the_machine_is_quiet(no_user_settings):
+    """As many threads as usable cores; idle workers spin QUIET_SPIN_COUNT pauses, watched:
+    the pool spins only while the machine is quiet (tests/test_openmp_entries.py); a caller
+    waits for its workers' shares with at least CALLER_SPIN_COUNT."""
+    no_user_settings.setattr(thread_pools, "cgroup_quota", lambda: None)
+    assert thread_pools.settings() == (
+        thread_pools.usable_cores(),
+        thread_pools.QUIET_SPIN_COUNT,
+        thread_pools.CALLER_SPIN_COUNT,
+        True,
+    )
 
 
 @pytest.mark.parametrize(
@@ -311,10 +285,16 @@ def test_idle_threads_spin_briefly_only_where_the_machine_is_quiet(no_user_setti
     ],
 )
 def test_a_users_thread_settings_win(no_user_settings, name, value, threads, spin):
-    no_user_settings.setattr(thread_pools, "machine_is_quiet", lambda: True)
+    """A spin the user chose is kept whatever the machine (not watched)."""
+    no_user_settings.setattr(thread_pools, "cgroup_quota", lambda: None)
     no_user_settings.setenv(name, value)
-    wait = max(spin, thread_pools.CALLER_SPIN_COUNT)
-    assert thread_pools.settings() == (threads or thread_pools.usable_cores(), spin, wait)
+    watched = name not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT") or value == "many"
+    assert thread_pools.settings() == (
+        threads or thread_pools.usable_cores(),
+        spin,
+        thread_pools.CALLER_SPIN_COUNT,
+        watched,
+    )
 
 
 POOL_AS_LOADED = textwrap.dedent(
@@ -322,7 +302,6 @@ POOL_AS_LOADED = textwrap.dedent(
     import ctypes, json, sys
     from runtime import native, thread_pools
 
-    thread_pools.machine_is_quiet = lambda: sys.argv[2] == "quiet"
     extension = native.load(sys.argv[1])
     pool = native.load("thread_pool")
     if extension is None or pool is None:
@@ -334,18 +313,16 @@ POOL_AS_LOADED = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("quiet", ["quiet", "busy"])
 @pytest.mark.parametrize("extension", ["conv_kernels", "array_math"])
-def test_an_installed_extension_runs_its_loops_on_the_pool(tmp_path, extension, quiet):
+def test_an_installed_extension_runs_its_loops_on_the_pool(tmp_path, extension):
     """Whichever of tracer's libraries with parallel loops loads first (here an installed
     extension, as an eager product's kernel does before any module is built), the pool is
-    configured then, with the spin chosen from the machine, and the library's OpenMP entry
-    points are handed its table."""
-    found = _run(POOL_AS_LOADED, tmp_path, (extension, quiet))
+    configured then (OMP_NUM_THREADS=3: its size), and the library's OpenMP entry points are
+    handed its table."""
+    found = _run(POOL_AS_LOADED, tmp_path, (extension,), OMP_NUM_THREADS="3")
     if found is None:
         pytest.skip(f"the {extension} extension or the pool is not built here")
-    spin = thread_pools.QUIET_SPIN_COUNT if quiet == "quiet" else 0
-    assert found["settings"][1:3] == [spin, max(spin, thread_pools.CALLER_SPIN_COUNT)]
+    assert found["settings"][0] == 3
     assert found["attached"]
 
 
@@ -356,7 +333,6 @@ SHARED_NODE = textwrap.dedent(
     from tracer.distribute import process
 
     process._loaded_openblas = lambda: []  # numpy's OpenBLAS left alone
-    thread_pools.machine_is_quiet = lambda: True
     native.pool_table()  # the pool configured before the job starts
     process._share_cores(2)
     threads, spin, _, _ = native.load("thread_pool").settings()
