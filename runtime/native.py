@@ -194,7 +194,8 @@ def pool_table():
 
 def configure_pool():
     """The pool configured by runtime/thread_pools.py's `settings` now, where it was
-    already (tracer.distribute's settings may come after the first parallel loop)."""
+    already (tracer.distribute's settings, a program's thread count, may come after the
+    first parallel loop); its next loop uses them."""
     with _pool_lock:
         if _pool["table"]:
             load("thread_pool").configure(*_pool_settings())

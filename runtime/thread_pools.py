@@ -40,7 +40,7 @@ QUIET_SPIN_COUNT = 30000
 # sleeps: they run now, mostly for microseconds
 CALLER_SPIN_COUNT = 1000
 SPIN_ALWAYS = 1 << 62  # OMP_WAIT_POLICY=ACTIVE: an idle worker never sleeps
-_state = {"blas": None}
+_state = {"blas": None, "threads": 0}  # threads: the program's choice (0: none)
 _blas_lock = threading.Lock()  # modules load in several threads at once
 
 
@@ -97,14 +97,16 @@ def _cgroup1_quota(text, folder):
 
 def settings():
     """(threads, spin, caller_spin, watch) for the pool (runtime/thread_pool.c's
-    `configure`): as many threads as usable cores, or the user's OMP_NUM_THREADS; idle
+    `configure`): as many threads as usable cores, or the user's OMP_NUM_THREADS, or the
+    program's `choose_threads`; idle
     workers spin QUIET_SPIN_COUNT pauses before they sleep while the machine is quiet, and
     none while it is not (`watch`: the pool looks at the machine again as it runs), or what
     the user's GOMP_SPINCOUNT or OMP_WAIT_POLICY say (ACTIVE: spin always; PASSIVE: sleep at
     once), always; where a cgroup CPU quota is set, no spin (the quota counts a spin as work
     and throttles the process once it is spent). A caller waiting for the shares its
     workers have started spins at least CALLER_SPIN_COUNT."""
-    threads = _count(os.environ.get("OMP_NUM_THREADS", "").split(",")[0]) or usable_cores()
+    from_environment = _count(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
+    threads = _state["threads"] or from_environment or usable_cores()
     spin = _count(os.environ.get("GOMP_SPINCOUNT", ""), allow_zero=True)
     policy = os.environ.get("OMP_WAIT_POLICY", "").strip().upper()
     if spin is None and policy in ("ACTIVE", "PASSIVE"):
@@ -114,6 +116,18 @@ def settings():
     if spin is not None:
         return threads, spin, CALLER_SPIN_COUNT, False
     return threads, QUIET_SPIN_COUNT, CALLER_SPIN_COUNT, True
+
+
+def choose_threads(count):
+    """The pool's size as the program chooses it (tt.config.threading), over
+    OMP_NUM_THREADS and the usable cores; 0 for no choice. Read at the pool's next
+    configuration (runtime/native.py's `configure_pool`)."""
+    _state["threads"] = count
+
+
+def chosen_threads():
+    """The program's choice of the pool's size, 0 where it made none."""
+    return _state["threads"]
 
 
 def _count(text, allow_zero=False):

@@ -349,3 +349,38 @@ def test_the_processes_of_a_job_sharing_a_node_never_spin(tmp_path):
     found = _run(SHARED_NODE, tmp_path)
     assert found["spin"] == 0
     assert found["threads"] == max(1, found["cores"] // 2)
+
+
+def test_a_program_sizes_the_pool_as_tensorflows_threading_does():
+    """tt.config.threading.set_intra_op_parallelism_threads: the pool's size from the next
+    loop on (values as numpy's on one thread and back on the default); 0 is the default;
+    the inter-op count is recorded; a count that is not one is refused, naming the call."""
+    from runtime import native
+
+    threading = tt.config.threading
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((300, 400)), rng.standard_normal((400, 500))
+    product = tt.function(lambda a, b: tt.matmul(a, b), backend="c")
+    default = thread_pools.settings()[0]
+    try:
+        for count in (1, 3, 0):
+            threading.set_intra_op_parallelism_threads(count)
+            assert threading.get_intra_op_parallelism_threads() == count
+            np.testing.assert_allclose(product(a, b).numpy(), a @ b, rtol=1e-12, atol=1e-12)
+            pool = native.load("thread_pool")
+            if pool is not None:
+                assert pool.settings()[0] == (count or default)
+        threading.set_inter_op_parallelism_threads(4)
+        assert threading.get_inter_op_parallelism_threads() == 4
+        for wrong, error in (
+            (-1, ValueError),
+            (1 << 16, ValueError),
+            (2.0, TypeError),
+            (True, TypeError),
+        ):
+            with pytest.raises(error, match="set_intra_op_parallelism_threads: num_threads"):
+                threading.set_intra_op_parallelism_threads(wrong)
+        assert threading.get_intra_op_parallelism_threads() == 0
+    finally:
+        threading.set_intra_op_parallelism_threads(0)
+        threading.set_inter_op_parallelism_threads(0)

@@ -7,9 +7,20 @@ None (unless `unconnected_gradients='zero'` asked for zeros).
 `run_functions_eagerly(True)`, as TensorFlow's: every `tt.function` runs its Python function
 as it is, op by op, instead of its traced and compiled version (for debugging with print
 and pdb); `functions_run_eagerly()` says whether it is on.
+
+`threading.set_intra_op_parallelism_threads(n)`, as TensorFlow's: the threads of tracer's
+pool, which runs the parallel loops and matrix products of compiled and eager code alike
+(docs/threads.md); 0 for the default (the cores this process may use, or OMP_NUM_THREADS).
+Unlike TensorFlow's, it may be called at any time: the next parallel loop uses it.
+`set_inter_op_parallelism_threads(n)` is recorded and read back, and changes nothing:
+tracer runs one op, and one compiled function's steps, at a time.
 """
 
 import os
+
+from runtime import native, thread_pools
+
+MAX_THREADS = 0xFFFF  # the pool's bound (runtime/thread_pool.c)
 
 
 class _Settings:
@@ -30,3 +41,40 @@ def run_functions_eagerly(run_eagerly):
 
 def functions_run_eagerly():
     return settings.run_functions_eagerly
+
+
+def _thread_count(num_threads, name):
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int):
+        raise TypeError(f"{name}: num_threads must be an int, not {type(num_threads).__name__}")
+    if not 0 <= num_threads <= MAX_THREADS:
+        raise ValueError(
+            f"{name}: num_threads must be 0 (the default) to {MAX_THREADS}, not {num_threads}"
+        )
+    return num_threads
+
+
+class _Threading:
+    """`tt.config.threading` (the module's docstring says what each does)."""
+
+    inter_op_threads = 0
+
+    @staticmethod
+    def set_intra_op_parallelism_threads(num_threads):
+        name = "set_intra_op_parallelism_threads"
+        thread_pools.choose_threads(_thread_count(num_threads, name))
+        native.configure_pool()
+
+    @staticmethod
+    def get_intra_op_parallelism_threads():
+        return thread_pools.chosen_threads()
+
+    @classmethod
+    def set_inter_op_parallelism_threads(cls, num_threads):
+        cls.inter_op_threads = _thread_count(num_threads, "set_inter_op_parallelism_threads")
+
+    @classmethod
+    def get_inter_op_parallelism_threads(cls):
+        return cls.inter_op_threads
+
+
+threading = _Threading()
