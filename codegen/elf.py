@@ -7,6 +7,7 @@ for the linker to record as a dependency.
 a header that points outside the file is a ValueError, whatever its sizes claim.
 """
 
+import os
 import struct
 
 SHT_STRTAB, SHT_DYNAMIC, SHT_DYNSYM = 3, 6, 11
@@ -34,25 +35,25 @@ def _formats(ident):
     }
 
 
-def _sections(path):
-    """(the bytes of the file at `path`, its struct formats, its section headers)."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    formats = _formats(data[:16])
-    header_size = struct.calcsize(formats["header"])
-    header = struct.unpack(formats["header"], _part(path, data, 0, header_size))
+def _sections(handle, path):
+    """(a reader of the open file `handle` by offset and length, its struct formats, its
+    section headers): the file is read only where its headers point."""
+    size = os.fstat(handle.fileno()).st_size
+
+    def read(offset, length):
+        if offset < 0 or length < 0 or offset + length > size:
+            raise ValueError(f"{path}: a header points outside the file")
+        handle.seek(offset)
+        return handle.read(length)
+
+    formats = _formats(read(0, 16))
+    header = struct.unpack(formats["header"], read(0, struct.calcsize(formats["header"])))
     offset, entry_size, count = header[6], header[11], header[12]
     if entry_size < struct.calcsize(formats["section"]):
         raise ValueError(f"{path}: no section headers")
-    table = _part(path, data, offset, entry_size * count)
+    table = read(offset, entry_size * count)
     sections = [struct.unpack_from(formats["section"], table, i * entry_size) for i in range(count)]
-    return data, formats, sections
-
-
-def _part(path, data, offset, length):
-    if offset < 0 or length < 0 or offset + length > len(data):
-        raise ValueError(f"{path}: a header points outside the file")
-    return data[offset : offset + length]
+    return read, formats, sections
 
 
 def _string(text, offset):
@@ -62,15 +63,16 @@ def _string(text, offset):
 def names(path):
     """(DT_SONAME or None, [DT_NEEDED, in order], whether it has DT_VERDEF) of the shared
     library at `path`."""
-    data, formats, sections = _sections(path)
+    with open(path, "rb") as handle:
+        read, formats, sections = _sections(handle, path)
+        dynamic = next((s for s in sections if s[1] == SHT_DYNAMIC), None)  # one at most
+        if dynamic is None:
+            return None, [], False
+        strings = sections[dynamic[6]]
+        text = read(strings[4], strings[5])
+        entries = read(dynamic[4], dynamic[5] - dynamic[5] % struct.calcsize(formats["dyn"]))
     soname, needed, versioned = None, [], False
-    dynamic = next((s for s in sections if s[1] == SHT_DYNAMIC), None)  # one at most
-    if dynamic is None:
-        return soname, needed, versioned
-    strings = sections[dynamic[6]]
-    text = _part(path, data, strings[4], strings[5])
-    size = dynamic[5] - dynamic[5] % struct.calcsize(formats["dyn"])
-    for tag, value in struct.iter_unpack(formats["dyn"], _part(path, data, dynamic[4], size)):
+    for tag, value in struct.iter_unpack(formats["dyn"], entries):
         if tag == DT_NULL:
             break
         versioned = versioned or tag == DT_VERDEF
@@ -84,17 +86,18 @@ def names(path):
 def undefined(path):
     """The names of the symbols the shared library at `path` takes from others (its dynamic
     symbols that it does not define)."""
-    data, formats, sections = _sections(path)
-    table = next((s for s in sections if s[1] == SHT_DYNSYM), None)
-    if table is None:
-        return []
-    strings = sections[table[6]]
-    text = _part(path, data, strings[4], strings[5])
-    size = formats["symbol_size"]
+    with open(path, "rb") as handle:
+        read, formats, sections = _sections(handle, path)
+        table = next((s for s in sections if s[1] == SHT_DYNSYM), None)
+        if table is None:
+            return []
+        strings = sections[table[6]]
+        text = read(strings[4], strings[5])
+        size = formats["symbol_size"]
+        symbols = read(table[4], table[5] - table[5] % size)
     # st_name first; the section index (SHN_UNDEF 0) after name, info and other (64-bit) or
     # after name, value, size, info and other (32-bit)
     index_at = 6 if size == 24 else 14
-    symbols = _part(path, data, table[4], table[5] - table[5] % size)
     found = []
     for at in range(size, len(symbols), size):  # the first symbol is the null one
         name = struct.unpack_from(formats["order"] + "I", symbols, at)[0]

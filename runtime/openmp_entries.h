@@ -36,6 +36,12 @@ struct tr_pool_api {
 };
 
 #ifndef TR_POOL_ITSELF
+/* one pointer's test and one call each: at -O3 their fourteen bodies added some 20 ms to
+   every unit's compile, at -O0 about 6 (benchmarks/RESULTS.md) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("O0")
+#endif
 #define TR_ENTRY __attribute__((weak, visibility("hidden")))
 
 /* written by the loader once the library is loaded */
@@ -141,5 +147,8 @@ TR_ENTRY void GOMP_atomic_end(void)
 TR_ENTRY int omp_get_max_threads(void) { return tr_pool ? tr_pool->max_threads() : 1; }
 TR_ENTRY int omp_get_num_threads(void) { return tr_pool ? tr_pool->num_threads() : 1; }
 TR_ENTRY int omp_get_thread_num(void) { return tr_pool ? tr_pool->thread_num() : 0; }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 #endif
 #endif

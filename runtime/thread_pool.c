@@ -51,6 +51,7 @@
 #define INTERFACE 5 /* runtime/native.py refuses a module of another */
 #define MAX_SLOTS 0xffff
 #define LOOK_EVERY_NS 50000000 /* 50 ms */
+#define LOOK_SOON_NS 5000000   /* 5 ms */
 
 /* a loop on the pool: its body and what it reads, its shares, and its chunks */
 struct team {
@@ -251,16 +252,18 @@ static bool machine_is_quiet(void)
     return running - own + pool.threads <= cores;
 }
 
-/* every LOOK_EVERY_NS, by the caller that has the pool: a machine whose other processes
-   came after the pool was configured stops its workers' spin within that time */
+/* by the caller that has the pool, LOOK_EVERY_NS after a quiet look (other processes that
+   come later stop the workers' spin within that time) and LOOK_SOON_NS after a busy one
+   (the spin comes back soon after they end: the compiler that built a module, say) */
 static void look_at_the_machine(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
     const int64_t at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
     if (at < pool.next_look) return;
-    pool.next_look = at + LOOK_EVERY_NS;
-    set_spins(machine_is_quiet());
+    const bool quiet = machine_is_quiet();
+    pool.next_look = at + (quiet ? LOOK_EVERY_NS : LOOK_SOON_NS);
+    set_spins(quiet);
 }
 
 /* `loop` (set up by the caller) on the pool, in `slots` shares: false where the pool is
