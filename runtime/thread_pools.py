@@ -16,7 +16,7 @@ wanted. So:
 - the pool has as many threads as the process may use cores: its affinity mask, and a
   cgroup's CPU quota (a container limited to two cores of a larger machine);
 - idle threads sleep, but for a short spin first while no other process wants the cores
-  (the pool looks at the machine every 50 ms): waking a sleeping thread is slow where its
+  (the pool looks at the machine again as loops start, every 5 to 50 ms): waking a sleeping thread is slow where its
   core has halted (a virtual machine's idle core), and every parallel loop of a step paid
   it.
 
