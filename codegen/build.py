@@ -291,7 +291,7 @@ def sanitizers():
 
 
 # With OpenMP, every unit of a module starts with the entry points its parallel loops call,
-# which hand them to tracer's pool (defined weak, so that the units' copies link as one)
+# which hand them to tracer's pool (weak, so that the units' copies link as one; at -O0)
 OPENMP_ENTRIES = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime", "openmp_entries.h"
 )

@@ -1,11 +1,11 @@
 /* The OpenMP entry points that GCC's `parallel for` calls, in each library of tracer's that
  * runs parallel loops (a compiled module, the installed kernels), handed to tracer's own
  * pool (runtime/thread_pool.c) through `tr_pool`, the table of its functions, which the
- * library's loader writes (runtime/thread_pools.py's `pool_table`). Defined hidden, they
- * bind the library's calls to themselves when it is linked, whatever OpenMP library the
- * process has loaded; and weak, so that where each translation unit of a module has them
- * (codegen/build.py), the linker keeps one copy. Until `tr_pool` is written, or where the pool was not built, each
- * loop runs whole on the thread that calls it.
+ * library's loader writes (runtime/native.py's `pool_table`). Defined hidden, they bind
+ * the library's calls to themselves when it is linked, whatever OpenMP library the process
+ * has loaded; and weak, so that where each translation unit of a module has them
+ * (codegen/build.py), the linker keeps one copy. Until `tr_pool` is written, or where the
+ * pool was not built, each loop runs whole on the thread that calls it.
  *
  * What GCC makes of the loops tracer writes (a static or dynamic schedule, `ordered`, a
  * reduction) calls no entry point but these; codegen/build.py refuses a module that calls

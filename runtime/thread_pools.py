@@ -16,9 +16,9 @@ wanted. So:
 - the pool has as many threads as the process may use cores: its affinity mask, and a
   cgroup's CPU quota (a container limited to two cores of a larger machine);
 - idle threads sleep, but for a short spin first while no other process wants the cores
-  (the pool looks at the machine again as loops start, every 5 to 50 ms): waking a sleeping thread is slow where its
-  core has halted (a virtual machine's idle core), and every parallel loop of a step paid
-  it.
+  (the pool looks at the machine again as loops start, every 5 to 50 ms): waking a
+  sleeping thread is slow where its core has halted (a virtual machine's idle core), and
+  every parallel loop of a step paid it.
 
 A user's own OMP_NUM_THREADS, OMP_WAIT_POLICY and GOMP_SPINCOUNT win (read as OpenMP reads
 them). docs/threads.md has the rules' measurements. The MPI processes of a job on one node
@@ -98,13 +98,13 @@ def _cgroup1_quota(text, folder):
 def settings():
     """(threads, spin, caller_spin, watch) for the pool (runtime/thread_pool.c's
     `configure`): as many threads as usable cores, or the user's OMP_NUM_THREADS, or the
-    program's `choose_threads`; idle
-    workers spin QUIET_SPIN_COUNT pauses before they sleep while the machine is quiet, and
-    none while it is not (`watch`: the pool looks at the machine again as it runs), or what
-    the user's GOMP_SPINCOUNT or OMP_WAIT_POLICY say (ACTIVE: spin always; PASSIVE: sleep at
-    once), always; where a cgroup CPU quota is set, no spin (the quota counts a spin as work
-    and throttles the process once it is spent). A caller waiting for the shares its
-    workers have started spins at least CALLER_SPIN_COUNT."""
+    program's `choose_threads`; idle workers spin QUIET_SPIN_COUNT pauses before they sleep
+    while the machine is quiet, and none while it is not (`watch`: the pool looks at the
+    machine again as it runs), or what the user's GOMP_SPINCOUNT or OMP_WAIT_POLICY say
+    (ACTIVE: spin always; PASSIVE: sleep at once), always; where a cgroup CPU quota is set,
+    no spin (the quota counts a spin as work and throttles the process once it is spent). A
+    caller waiting for the shares its workers have started spins at least
+    CALLER_SPIN_COUNT."""
     from_environment = _count(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
     threads = _state["threads"] or from_environment or usable_cores()
     spin = _count(os.environ.get("GOMP_SPINCOUNT", ""), allow_zero=True)
