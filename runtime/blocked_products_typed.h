@@ -120,43 +120,53 @@ static void NAME(pack_sliver)(int64_t depth, int64_t width, int64_t span, const 
         }
 }
 
-/* The columns of a packed sliver for n columns: whole vectors, at most BLOCK_VECTORS, as
-   many in each sliver (n = 64 is two of two vectors, not one of three and one of one, whose
-   block would read a vector of b for each broadcast of a). */
-static int64_t NAME(sliver_span)(int64_t n)
+/* A run of columns is packed in the fewest slivers of at most BLOCK_VECTORS vectors whose
+   counts differ by at most one: 64 columns are two slivers of two vectors, not one of three
+   and one of one, whose block would read a vector of b for each broadcast of a; 256 are four
+   of three and two of two. The slivers of `vectors` vectors: */
+static inline int64_t NAME(slivers)(int64_t vectors)
 {
-    const int64_t vectors = (n + V_LANES - 1) / V_LANES;
-    const int64_t slivers = (vectors + BLOCK_VECTORS - 1) / BLOCK_VECTORS;
-    return (vectors + slivers - 1) / slivers * V_LANES;
+    return (vectors + BLOCK_VECTORS - 1) / BLOCK_VECTORS;
 }
 
-/* Rows `top` to `bottom` and columns `first` to `last` (whole slivers of `span`, or to its
-   end) of out (rows n elements apart) = op(a) op(b), or less it where `subtract` (each
-   pass's sum subtracted in turn): for each pass of the depth and each sliver of b's columns,
-   the sliver packed (on the stack: at most PASS_DEPTH x BLOCK_VECTORS vectors), then every
-   block of rows against it. Inlined into `product_part` and `product_less`, so that each
-   has its blocks' code for its own `subtract`. */
+/* The vectors of sliver `s` of `slivers`, for a run of `vectors`. */
+static inline int64_t NAME(sliver_vectors)(int64_t s, int64_t vectors, int64_t slivers)
+{
+    return vectors / slivers + (s < vectors % slivers);
+}
+
+/* Rows `top` to `bottom` and columns `first` (a vector's multiple) to `last` of out (rows n
+   elements apart) = op(a) op(b), or less it where `subtract` (each pass's sum subtracted in
+   turn): for each pass of the depth and each sliver of b's columns (`sliver_vectors`), the
+   sliver packed (on the stack: at most PASS_DEPTH x BLOCK_VECTORS vectors), then every block
+   of rows against it. Inlined into `product_part` and `product_less`, so that each has its
+   blocks' code for its own `subtract`. */
 static inline __attribute__((always_inline)) void NAME(product_passes)(
     int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a, int64_t a_rows,
-    int64_t a_columns, const T *b, int64_t b_rows, int64_t b_columns, T *out, int64_t span,
-    int64_t first, int64_t last, const int subtract)
+    int64_t a_columns, const T *b, int64_t b_rows, int64_t b_columns, T *out, int64_t first,
+    int64_t last, const int subtract)
 {
     T packed[PASS_DEPTH * BLOCK_VECTORS * V_LANES] __attribute__((aligned(64)));
+    const int64_t vectors = (last - first + V_LANES - 1) / V_LANES;
+    const int64_t slivers = NAME(slivers)(vectors);
     if (k == 0 && !subtract) /* an empty sum */
         for (int64_t i = top; i < bottom; i++)
             memset(out + i * n + first, 0, sizeof(T) * (last - first));
     for (int64_t p0 = 0; p0 < k; p0 += PASS_DEPTH) {
         const int64_t depth = k - p0 < PASS_DEPTH ? k - p0 : PASS_DEPTH;
-        for (int64_t j0 = first; j0 < last; j0 += span) {
+        int64_t j0 = first;
+        for (int64_t s = 0; s < slivers; s++) {
+            const int64_t sliver = NAME(sliver_vectors)(s, vectors, slivers);
+            const int64_t span = sliver * V_LANES;
             const int64_t width = last - j0 < span ? last - j0 : span;
             NAME(pack_sliver)(depth, width, span, b + p0 * b_rows + j0 * b_columns, b_rows,
                               b_columns, packed);
             for (int64_t i0 = top; i0 < bottom; i0 += BLOCK_ROWS)
                 NAME(any_register_block)(bottom - i0 < BLOCK_ROWS ? (int)(bottom - i0) : BLOCK_ROWS,
-                                         (int)((width + V_LANES - 1) / V_LANES), depth,
-                                         a + i0 * a_rows + p0 * a_columns, a_rows, a_columns,
-                                         packed, span, out + i0 * n + j0, n, width,
-                                         subtract ? -1 : p0 > 0);
+                                         (int)sliver, depth, a + i0 * a_rows + p0 * a_columns,
+                                         a_rows, a_columns, packed, span, out + i0 * n + j0, n,
+                                         width, subtract ? -1 : p0 > 0);
+            j0 += span;
         }
     }
 }
@@ -164,27 +174,26 @@ static inline __attribute__((always_inline)) void NAME(product_passes)(
 /* `product_passes` into out. */
 static void NAME(product_part)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
                                int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
-                               int64_t b_columns, T *out, int64_t span, int64_t first,
-                               int64_t last)
+                               int64_t b_columns, T *out, int64_t first, int64_t last)
 {
     NAME(product_passes)(top, bottom, n, k, a, a_rows, a_columns, b, b_rows, b_columns, out,
-                         span, first, last, 0);
+                         first, last, 0);
 }
 
 /* `product_passes` subtracted from out (blocked_solves_typed.h's updates). */
 static void NAME(product_less)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
                                int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
-                               int64_t b_columns, T *out, int64_t span, int64_t first,
-                               int64_t last)
+                               int64_t b_columns, T *out, int64_t first, int64_t last)
 {
     NAME(product_passes)(top, bottom, n, k, a, a_rows, a_columns, b, b_rows, b_columns, out,
-                         span, first, last, 1);
+                         first, last, 1);
 }
 
 /* The batch's products, each cut into parts where the batch has fewer products than the
-   pool has threads: along its longer side, in whole blocks of rows or slivers of columns (a
-   part packs the slivers it reads; cut by columns, it packs only its own); the parts handed
-   out one at a time. */
+   pool has threads: along its longer side, in whole blocks of rows or vectors of columns, as
+   evenly as those go (a part packs the slivers it reads; cut by columns, only its own, cut
+   into slivers of its own: 512 columns in two parts are 16 vectors each, where whole slivers
+   of three vectors were 15 and 17); the parts handed out one at a time. */
 static void NAME(blocked_products)(const int64_t *g, const T *a, const T *b, T *out)
 {
     const int64_t m = g[0], n = g[1], k = g[2];
@@ -194,9 +203,8 @@ static void NAME(blocked_products)(const int64_t *g, const T *a, const T *b, T *
     int64_t batch = 1;
     for (int64_t d = 0; d < rank; d++) batch *= shape[d];
     const int threaded = THREADS() > 1 && (double)batch * m * n * k >= (double)threads_from;
-    const int64_t span = NAME(sliver_span)(n);
     const int by_rows = m >= n;
-    const int64_t unit = by_rows ? BLOCK_ROWS : span, extent = by_rows ? m : n;
+    const int64_t unit = by_rows ? BLOCK_ROWS : V_LANES, extent = by_rows ? m : n;
     const int64_t units = (extent + unit - 1) / unit;
     const int64_t wanted = threaded ? (THREADS() + batch - 1) / batch : 1;
     const int64_t parts = wanted < units ? wanted : units;
@@ -213,7 +221,7 @@ static void NAME(blocked_products)(const int64_t *g, const T *a, const T *b, T *
         const int64_t from = part * units / parts * unit;
         const int64_t to = part + 1 == parts ? extent : (part + 1) * units / parts * unit;
         NAME(product_part)(by_rows ? from : 0, by_rows ? to : m, n, k, a + a_at, a_rows,
-                           a_columns, b + b_at, b_rows, b_columns, out + s * m * n, span,
+                           a_columns, b + b_at, b_rows, b_columns, out + s * m * n,
                            by_rows ? 0 : from, by_rows ? n : to);
     }
 }

@@ -63,18 +63,18 @@ static void NAME(solve_part)(int forward, int64_t n, int64_t width, const T *a, 
         NAME(solve_rows)(forward, n, width, a, a_rows, a_columns, x, ldx);
         return;
     }
-    const int64_t h = n / 2, span = NAME(sliver_span)(width);
+    const int64_t h = n / 2;
     const T *second = a + h * (a_rows + a_columns);
     T *top = x, *bottom = x + h * ldx;
     if (forward) {
         NAME(solve_part)(forward, h, width, a, a_rows, a_columns, top, ldx);
         NAME(product_less)(0, n - h, ldx, h, a + h * a_rows, a_rows, a_columns, top, ldx, 1,
-                           bottom, span, 0, width);
+                           bottom, 0, width);
         NAME(solve_part)(forward, n - h, width, second, a_rows, a_columns, bottom, ldx);
     } else {
         NAME(solve_part)(forward, n - h, width, second, a_rows, a_columns, bottom, ldx);
         NAME(product_less)(0, h, ldx, n - h, a + h * a_columns, a_rows, a_columns, bottom, ldx,
-                           1, top, span, 0, width);
+                           1, top, 0, width);
         NAME(solve_part)(forward, h, width, a, a_rows, a_columns, top, ldx);
     }
 }

@@ -97,7 +97,7 @@ def test_a_batch_of_blocked_products_through_a_tape_has_numpys_gradients():
 
 
 @needs_kernel
-def test_a_batch_of_blocked_products_has_the_same_bits_on_one_thread_and_on_two(tmp_path):
+def test_blocked_products_have_the_same_bits_on_one_thread_and_on_two(tmp_path):
     script = (
         "import json, sys, numpy as np\n"
         "from codegen import array_blas\n"
@@ -105,7 +105,9 @@ def test_a_batch_of_blocked_products_has_the_same_bits_on_one_thread_and_on_two(
         "a = np.swapaxes(rng.standard_normal((8, 64, 4, 32)).astype(np.float32), 1, 2)\n"
         "b = rng.standard_normal((8, 4, 64, 32)).astype(np.float32)\n"
         "out = array_blas.product(a, b, False, True)\n"
-        "print(json.dumps(out.view(np.uint32).ravel().tolist()))\n"
+        "left, right = (rng.standard_normal(s).astype(np.float32) for s in ((64, 300), (300, 600)))\n"
+        "cut = array_blas.product(left, right, False, False)  # in parts by columns\n"
+        "print(json.dumps([x.view(np.uint32).ravel().tolist() for x in (out, cut)]))\n"
     )
     one, two = results_on_one_thread_and_two(script)
     assert one == two
@@ -160,11 +162,16 @@ def test_a_compiled_batch_calls_the_same_kernel_and_gives_the_eager_bits(transpo
 @needs_kernel
 @pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "m, k, n",
+    # 9 M multiply-adds: parts on the threads, by rows; 11.5 M by columns, in parts whose
+    # vectors do not make whole slivers of three
+    [(200, 300, 150), (64, 300, 600)],
+)
 def test_a_single_product_past_numpys_threading_is_the_kernels_eager_and_compiled(
-    dtype, transposes
+    m, k, n, dtype, transposes
 ):
     ta, tb = transposes
-    m, k, n = 200, 300, 150  # 9 M multiply-adds: parts on the threads, by rows
     a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
     b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
 
