@@ -29,7 +29,7 @@ static void NAME(pad_zeros)(const int64_t *g, const T *restrict x, T *restrict o
     for (int64_t k = 0; k + 1 < rank; k++) rows *= in[k];
     const int64_t row = in[rank - 1];
     memset(out, 0, (size_t)total * sizeof(T)); /* +0.0, all bits zero */
-#pragma omp parallel for schedule(static) if (total >= PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (total >= ELEMENTS_PARALLEL_MIN)
     for (int64_t r = 0; r < rows; r++) {
         int64_t at = base, rest = r;
         for (int64_t k = rank - 2; k >= 0; k--) {
@@ -46,7 +46,7 @@ static void NAME(pad_zeros)(const int64_t *g, const T *restrict x, T *restrict o
 static void NAME(select_positive)(const int64_t *g, const T *x, const T *y, T *out)
 {
     const int64_t n = g[0];
-    if (n >= PARALLEL_MIN) {
+    if (n >= ELEMENTS_PARALLEL_MIN) {
 #pragma omp parallel for simd schedule(static)
         for (int64_t i = 0; i < n; i++) out[i] = x[i] > 0 ? y[i] : (T)0;
     } else {
@@ -60,7 +60,7 @@ static void NAME(select_positive)(const int64_t *g, const T *x, const T *y, T *o
 static void NAME(relu_values)(const int64_t *g, const T *restrict x, T *restrict out)
 {
     const int64_t n = g[0];
-    if (n >= PARALLEL_MIN) {
+    if (n >= ELEMENTS_PARALLEL_MIN) {
 #pragma omp parallel for simd schedule(static)
         for (int64_t i = 0; i < n; i++) out[i] = NAME(relu)(x[i]);
     } else {
@@ -74,7 +74,7 @@ static void NAME(relu_values)(const int64_t *g, const T *restrict x, T *restrict
    select_positive's. */
 #define SELECT_LOOP(OTHER)                                                                     \
     do {                                                                                       \
-        if (n >= PARALLEL_MIN) {                                                               \
+        if (n >= ELEMENTS_PARALLEL_MIN) {                                                      \
             _Pragma("omp parallel for simd schedule(static)")                                  \
             for (int64_t i = 0; i < n; i++) out[i] = c[i] ? x[i] : (OTHER);                     \
         } else {                                                                               \
@@ -97,7 +97,7 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
 
 /* out = x op y (op +, -, *, / by g[0]: 0, 1, 2, 3; 4: -x, y unread) for out of g[1] rows of
    g[2] columns, each of x and y by its kind (g[3], g[4]): 0 out's shape, 1 one row (a bias),
-   2 one column, 3 one element; rows on the threads from PARALLEL_MIN elements. IEEE's
+   2 one column, 3 one element; rows on the threads from ELEMENTS_PARALLEL_MIN elements. IEEE's
    operations one by one, so numpy's bits. */
 #define ARITHMETIC_ROW(A, B)                                                                   \
     do {                                                                                       \
@@ -118,7 +118,7 @@ static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T
 {
     const int op = (int)g[0];
     const int64_t rows = g[1], columns = g[2], x_kind = g[3], y_kind = g[4];
-#pragma omp parallel for schedule(static) if (rows * columns >= PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (rows * columns >= ELEMENTS_PARALLEL_MIN)
     for (int64_t r = 0; r < rows; r++) {
         /* this row's x and y: their own row, the one row, or one element */
         const T *a = x + (x_kind == 0 ? r * columns : x_kind == 2 ? r : 0);
@@ -137,15 +137,23 @@ static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T
 #undef ARITHMETIC_ROW
 
 /* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
-   threads. */
+   threads, of up to COLUMN_BLOCK columns, narrower where the threads would otherwise share
+   fewer blocks than they are (a bias's gradient of 512 columns: one block). */
 static void NAME(column_sums)(const int64_t *g, const T *restrict x, T *restrict out)
 {
     const int64_t rows = g[0], columns = g[1];
-    const int64_t blocks = (columns + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
-#pragma omp parallel for schedule(static) if (rows * columns >= PARALLEL_MIN && blocks > 1)
+    const int threaded = rows * columns >= ELEMENTS_PARALLEL_MIN && THREADS() > 1;
+    int64_t width = COLUMN_BLOCK;
+    if (threaded) {
+        const int64_t share = (columns + THREADS() - 1) / THREADS();
+        const int64_t whole = (share + COLUMN_STEP - 1) / COLUMN_STEP * COLUMN_STEP;
+        width = whole < width ? whole : width;
+    }
+    const int64_t blocks = (columns + width - 1) / width;
+#pragma omp parallel for schedule(static) if (threaded && blocks > 1)
     for (int64_t b = 0; b < blocks; b++) {
-        const int64_t first = b * COLUMN_BLOCK;
-        const int64_t count = columns - first < COLUMN_BLOCK ? columns - first : COLUMN_BLOCK;
+        const int64_t first = b * width;
+        const int64_t count = columns - first < width ? columns - first : width;
         double acc[COLUMN_BLOCK];
         for (int64_t c = 0; c < count; c++) acc[c] = 0;
         for (int64_t r = 0; r < rows; r++) {
@@ -181,7 +189,7 @@ static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *re
 {
     const int64_t n = g[0];
     const T b1 = s[0], c1 = s[1], b2 = s[2], c2 = s[3], step = s[4], eps = s[5];
-#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
+#pragma omp parallel for schedule(static) if (n >= ELEMENTS_PARALLEL_MIN)
     for (int64_t start = 0; start < n; start += ADAM_BLOCK) {
         const int64_t end = n - start < ADAM_BLOCK ? n : start + ADAM_BLOCK;
         if (NAME(tiny_gradients)(grad + start, end - start)) {

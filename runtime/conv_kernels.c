@@ -54,9 +54,14 @@
 #define TR_MADD(a, b, c) ((a) * (b) + (c))
 #endif
 #define PARALLEL_MIN 131072 /* codegen.loops.PARALLEL_MIN */
+/* elements from which the elementwise loops of array_kernels_typed.h run on the threads:
+   half PARALLEL_MIN, as their work an element is a load and a store (tracer/ops/math_ops.py's
+   ARITHMETIC_ON_THREADS_FROM) */
+#define ELEMENTS_PARALLEL_MIN 65536
 #define GEMM_PARALLEL_MIN 1048576 /* tracer/ops/linalg_ops.py's GEMM_PARALLEL_MIN */
 #define SOLVE_BY_TRSM_ROWS 64     /* tracer/ops/factorization_ops.py's SOLVE_BY_TRSM_ROWS */
 #define COLUMN_BLOCK 1024   /* codegen.loops.COLUMN_BLOCK */
+#define COLUMN_STEP 16      /* a narrower block of column_sums is whole 64-byte lines of float */
 #define MOST_RANK 8         /* codegen/conv_kernels.py pads no more axes */
 
 enum { N, H, W, C, KH, KW, SH, SW, DH, DW, BH, BW, OH, OW, M, CHUNKS, ACTIVATION, GEOMETRY };
@@ -283,6 +288,7 @@ PyInit__conv_kernels(void)
         PyModule_AddIntConstant(module, "GEOMETRY", GEOMETRY) < 0 ||
         PyModule_AddIntConstant(module, "MOST_CHANNELS", MOST_CHANNELS) < 0 ||
         PyModule_AddIntConstant(module, "MOST_RANK", MOST_RANK) < 0 ||
+        PyModule_AddIntConstant(module, "ELEMENTS_PARALLEL_MIN", ELEMENTS_PARALLEL_MIN) < 0 ||
         PyModule_AddStringConstant(module, "KERNELS", kernel_names) < 0) {
         Py_DECREF(module);
         return NULL;

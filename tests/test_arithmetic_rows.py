@@ -117,6 +117,12 @@ def test_the_c_op_path_takes_the_kernel_from_the_same_size():
     assert native.load("fast_apply").LARGE_FLOATING_FROM == ARITHMETIC_ON_THREADS_FROM
 
 
+def test_the_installed_loops_take_the_threads_from_the_same_size():
+    if not conv_kernels.available():
+        pytest.skip("the installed kernels were not built here")
+    assert native.load("conv_kernels").ELEMENTS_PARALLEL_MIN == ARITHMETIC_ON_THREADS_FROM
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_a_large_eager_bias_add_and_its_gradient_are_numpys(dtype):
     """Through the C op path (tensors) and the Python one (a variable), on a tape."""

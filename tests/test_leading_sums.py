@@ -20,6 +20,8 @@ rng = np.random.default_rng(20261203)
         ((300, 400), 0),
         ((14000, 10), 0),  # fewer columns than a vector
         ((2000, 70), 0),  # a last vector of columns part full
+        ((128, 512), 0),  # B2's bias: one block of columns, cut into one per thread
+        ((70, 1000), 0),  # cut per thread into whole lines, the last block narrower
     ],
 )
 def test_large_sums_over_leading_axes_are_the_compiled_codes(shape, axis, dtype):

@@ -953,7 +953,7 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
 /* Results of at least this many elements take the op's kernel even where it has a floating
  * operator: the kernel runs large arithmetic on the threads (tracer/ops/math_ops.py's
  * ARITHMETIC_ON_THREADS_FROM, which tests/test_fast_apply.py holds this to). */
-#define LARGE_FLOATING_FROM 131072
+#define LARGE_FLOATING_FROM 65536
 
 /* Whether `shape` (a tuple of ints) has at least LARGE_FLOATING_FROM elements. */
 static int

@@ -15,7 +15,6 @@ import numpy as np
 
 from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
-from codegen.loops import PARALLEL_MIN
 from runtime.kernels import INFIX_OPERATORS, quiet
 from tracer import dtypes
 from tracer.ir import Literal, Node, match
@@ -68,7 +67,10 @@ def _infix(symbol):
 _INEXACT_SCALARS = frozenset({np.float16, np.float32, np.float64, np.complex64, np.complex128})
 
 
-ARITHMETIC_ON_THREADS_FROM = PARALLEL_MIN  # elements: threads pay from there
+# elements from which float arithmetic runs in the loop installed with tracer, on the threads
+# (half codegen/loops.py's PARALLEL_MIN: an element is a load or two and a store; the
+# installed loops' ELEMENTS_PARALLEL_MIN and fast_apply.c's LARGE_FLOATING_FROM are this)
+ARITHMETIC_ON_THREADS_FROM = 1 << 16
 
 
 _OPERATORS = {**INFIX_OPERATORS, "/": operator.truediv}
@@ -1057,7 +1059,7 @@ def _relu_grad(node, g, out):
 
 def _relu_kernel(x):
     """numpy's maximum(x, 0); from SELECT_BY_BITS_FROM float elements, the same selection in
-    the kernel installed with tracer (one vector loop, on the threads for 2^17 and more)."""
+    the kernel installed with tracer (one vector loop, on the threads for 2^16 and more)."""
     if x.size >= SELECT_BY_BITS_FROM:
         found = array_math.relu(x)
         if found is not None:
@@ -1187,7 +1189,7 @@ relu = _unary_function(RELU)
 
 @quiet
 def _relu_grad_kernel(y, g):
-    """The kernel installed with tracer for it (one vector loop, on the threads for 2^17
+    """The kernel installed with tracer for it (one vector loop, on the threads for 2^16
     elements and more); else, and for arrays too small to pay for the call, the selection
     by masks (`_select_kernel`)."""
     if y.shape == g.shape and y.size >= SELECT_BY_BITS_FROM:
