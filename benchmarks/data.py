@@ -35,6 +35,10 @@ B24 transformer block training step: one pre-layer-norm block (as GPT-2's), h = 
 B28 text and numbers: 256 decimal numbers given as strings, parsed (to float64), 1,000 steps of
    v <- 0.99 v + 0.01 sin(v) as a loop, then written back as text with 3 decimals; the sum of
    the values and the total length of the text (strings through compiled code, issue 46).
+B29 a small training step as users write it: B9's step (Dense relu, Dense, sparse softmax
+   cross-entropy from logits, Adam) at batch 32 of 20 features, 64 hidden units and 10
+   classes, through each system's own layers, loss and optimizer (tt.keras and tf.keras;
+   torch.nn, F.cross_entropy and torch.optim.Adam): the per-op cost of an eager step.
 """
 
 import numpy as np
@@ -59,6 +63,7 @@ FULL = {
     "B24": (8, 64, 128, 4),  # batch, sequence, width, heads
     "B24L": (32, 128, 256, 8),
     "B28": (256, 1000),
+    "B29": (32, 20, 64, 10),
 }
 QUICK = {
     "B1": 20,
@@ -80,10 +85,11 @@ QUICK = {
     "B24": (2, 8, 16, 2),
     "B24L": (2, 8, 16, 2),
     "B28": (8, 10),
+    "B29": (4, 6, 5, 3),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L", "B28",
+    "B19", "B20", "B24", "B24L", "B28", "B29",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -113,6 +119,7 @@ TOLERANCE = {
     "B24": 2e-3,
     "B24L": 2e-3,
     "B28": 1e-6,
+    "B29": 2e-3,
 }
 
 
@@ -121,7 +128,7 @@ def make(workload, quick):
     rng = np.random.default_rng(0)
     if workload == "B1":
         return {"ops": size, "x": np.float32(0.5)}
-    if workload in ("B2", "B9", "B9b", "B9u"):
+    if workload in ("B2", "B9", "B9b", "B9u", "B29"):
         batch, n_in, hidden, classes = size
         return {
             "x": rng.standard_normal((batch, n_in)).astype(np.float32),

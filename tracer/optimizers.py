@@ -42,6 +42,7 @@ class Optimizer:
             dtype=dtypes.float64,
         )
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
+        self._update_scalars = {}
 
     @property
     def learning_rate(self):
@@ -61,7 +62,11 @@ class Optimizer:
         for _, variable in pairs:
             if not isinstance(variable, Variable):
                 raise TypeError(f"apply_gradients updates Variables, not {type(variable).__name__}")
-        self.iterations.assign_add(1)
+        if _nothing_records():
+            _Arrays.assign_add(self.iterations, 1)
+        else:
+            self.iterations.assign_add(1)
+        self._update_scalars = {}  # what every variable's eager update shares, by dtype
         for grad, variable in pairs:
             if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
                 continue
@@ -186,15 +191,23 @@ def _unrecorded(grad, variable):
     traces, records or checks it, and the gradient has the variable's dtype and shape (else
     the ops raise their errors)."""
     return (
+        _nothing_records()
+        and grad._value is not None
+        and grad.dtype == variable.dtype
+        and grad.shape == variable.shape
+    )
+
+
+def _nothing_records():
+    """Whether no trace, tape, accumulator or numerics check sees an assign made now, nor
+    refuses it: an update may then run on the variables' numpy arrays."""
+    return (
         state.trace is None
         and not state.building
         and not state.tapes
         and not state.accumulators
         and state.refusing_assigns is None
         and not numerics.enabled
-        and grad._value is not None
-        and grad.dtype == variable.dtype
-        and grad.shape == variable.shape
     )
 
 
@@ -266,11 +279,16 @@ class Adam(Optimizer):
     def _updated_in_one_pass(self, grad, variable, m, v, t):
         """The eager update on arrays as one loop in C over the variable and its slots (the
         kernel installed with tracer), with the bits of the operations above; False where
-        it is not there (a dtype other than float32 and float64)."""
-        dtype = variable._value.dtype
-        step = self._rate(variable.dtype) * self._bias(t, _Arrays)
-        beta_1, beta_2 = self.beta_1, self.beta_2
-        scalars = np.array([beta_1, 1 - beta_1, beta_2, 1 - beta_2, step, self.epsilon], dtype)
+        it is not there (a dtype other than float32 and float64). Its scalars are worked out
+        once a call of apply_gradients for each dtype: the step and the rate are the same
+        for every variable."""
+        scalars = self._update_scalars.get(variable.dtype)
+        if scalars is None:
+            step = self._rate(variable.dtype) * self._bias(t, _Arrays)
+            beta_1, beta_2 = self.beta_1, self.beta_2
+            values = [beta_1, 1 - beta_1, beta_2, 1 - beta_2, step, self.epsilon]
+            scalars = np.array(values, variable._value.dtype)
+            self._update_scalars[variable.dtype] = scalars
         updated = array_math.adam_update(variable._value, m._value, v._value, grad, scalars)
         if updated is None:
             return False

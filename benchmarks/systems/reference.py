@@ -439,5 +439,6 @@ BUILDERS = {
         "B24": block_step,
         "B24L": block_step,
         "B28": text_and_numbers,
+        "B29": train_step,  # B9's arithmetic, at B29's sizes
     }
 }

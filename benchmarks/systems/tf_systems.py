@@ -340,6 +340,33 @@ def block_step(compiled):
     return build
 
 
+def keras_step(compiled):
+    """B29: B9's step with tf.keras's Sequential, loss and Adam (eager, or a tf.function)."""
+
+    def build(d):
+        x, y = tf.constant(d["x"]), tf.constant(d["y"])
+        layers = tf.keras.layers
+        model = tf.keras.Sequential(
+            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
+        )
+        model(x)
+        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        optimizer = tf.keras.optimizers.Adam(**ADAM)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        run = tf.function(step) if compiled else step
+        return lambda: [run(x, y), *model.trainable_variables]
+
+    return build
+
+
 def to_numpy(value):
     if isinstance(value, (list, tuple)):
         return [to_numpy(v) for v in value]
@@ -388,6 +415,7 @@ def _for(compiled):
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
         "B28": text_and_numbers(compiled),
+        "B29": keras_step(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

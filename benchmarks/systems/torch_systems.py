@@ -319,6 +319,7 @@ def eager():
         "B20": gp(False),
         "B24": block_step(False),
         "B24L": block_step(False),
+        "B29": keras_style_step,
     }
 
 
@@ -353,6 +354,35 @@ def compiled():
         "B24": block_step(True),
         "B24L": block_step(True),
     }
+
+
+def keras_style_step(d):
+    """B29: B9's step as a PyTorch user writes it: nn.Sequential, F.cross_entropy,
+    torch.optim.Adam; returns the loss and the parameters as the others order them. PyTorch
+    adds epsilon to the bias-corrected root of v, Keras to the raw one: Keras's epsilon over
+    sqrt(1 - beta_2) makes the first step, which run.py checks, Keras's (the work of a step
+    does not depend on it)."""
+    n_in, hidden = d["w1"].shape
+    model = torch.nn.Sequential(
+        torch.nn.Linear(n_in, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, d["w2"].shape[1])
+    )
+    with torch.no_grad():
+        for layer, (w, b) in ((model[0], ("w1", "b1")), (model[2], ("w2", "b2"))):
+            layer.weight.copy_(torch.from_numpy(d[w].T.copy()))
+            layer.bias.copy_(torch.from_numpy(d[b]))
+    lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
+    first_step_eps = eps / math.sqrt(1 - b2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(b1, b2), eps=first_step_eps)
+    x, y = torch.from_numpy(d["x"]), torch.from_numpy(d["y"]).long()
+
+    def run():
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return [loss, model[0].weight.T, model[0].bias, model[2].weight.T, model[2].bias]
+
+    return run
 
 
 def to_numpy(value):

@@ -69,6 +69,34 @@ def train_step(compiled, any_batch=False):
     return build
 
 
+def keras_step(compiled):
+    """B29: B9's step as a Keras user writes it: a Sequential of two Dense layers, Keras's
+    loss and Adam, the variables from `trainable_variables` (eager, or the step compiled)."""
+
+    def build(d):
+        x, y = tt.constant(d["x"]), tt.constant(d["y"])
+        layers = tt.keras.layers
+        model = tt.keras.Sequential(
+            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
+        )
+        model(x)
+        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        optimizer = tt.keras.optimizers.Adam(**ADAM)
+        loss_fn = tt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+        def step(x, y):
+            with tt.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        run = tt.function(step) if compiled else step
+        return lambda: [run(x, y), *model.trainable_variables]
+
+    return build
+
+
 def fused(compiled):
     def build(d):
         def grad(x):
@@ -382,6 +410,7 @@ def _for(compiled):
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
         "B28": text_and_numbers(compiled),
+        "B29": keras_step(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

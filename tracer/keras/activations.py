@@ -108,6 +108,12 @@ def linear(x):
     return array_ops.identity(as_tensor(x))
 
 
+def applied(activation, y):
+    """`activation` of a layer's newly computed `y`: `y` itself where it is `linear` (a Dense
+    or Conv2D without activation records and runs no identity op, as Keras's linear is `y`)."""
+    return y if activation is linear else activation(y)
+
+
 def softmax(x, axis=-1):
     """exp(x) / sum(exp(x)) over `axis`."""
     return nn_ops.softmax(x, axis=axis)

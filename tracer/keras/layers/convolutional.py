@@ -79,7 +79,7 @@ class Conv2D(Layer):
         if self.use_bias:
             bias = self.bias if self.data_format == "NHWC" else reshape(self.bias, (-1, 1, 1))
             y = math_ops.add(y, bias)
-        return self.activation(y)
+        return activations.applied(self.activation, y)
 
 
 class MaxPooling2D(Layer):

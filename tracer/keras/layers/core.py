@@ -46,7 +46,7 @@ class Dense(Layer):
         y = matmul(inputs, self.kernel)
         if self.use_bias:
             y = math_ops.add(y, self.bias)
-        return self.activation(y)
+        return activations.applied(self.activation, y)
 
 
 class Flatten(Layer):

@@ -181,8 +181,9 @@ class Layer(Module):
         return int(sum(np.prod(v.shape, dtype=np.int64) for v in self.weights))
 
     def _attributes(self):
-        """Keras's order: the weights and layers in the order they were set, not by name."""
-        return list(vars(self).values())
+        """Keras's order: the weights and layers in the order they were set, not by name;
+        without the layer's own bookkeeping (`_BOOKKEEPING`), which holds neither."""
+        return [value for key, value in vars(self).items() if key not in _BOOKKEEPING]
 
     def _sublayers(self):
         return [module for module in self.submodules if isinstance(module, Layer)]
@@ -245,6 +246,25 @@ def _takes_training(call):
 
 def _is_variable(leaf):
     return isinstance(leaf, Variable)
+
+
+# what Layer.__init__ and __call__ set on a layer beside its weights: names, flags and
+# shapes, never a variable or a layer (a model's trainable variables, asked for twice a
+# step, walked the shapes' tuples)
+_BOOKKEEPING = frozenset(
+    {
+        "_input_shape_argument",
+        "_name",
+        "_scope",
+        "_trainable",
+        "_in_call",
+        "dtype",
+        "built",
+        "_output_shape",
+        "_build_input_shape",
+        "_input_shape",
+    }
+)
 
 
 def _is_trainable(leaf):
