@@ -32,7 +32,7 @@ import _cffi_backend
 import numpy as np
 
 from codegen import blocked_products, build, conv_kernels
-from runtime import installed_kernels, thread_pools
+from runtime import aligned, installed_kernels, thread_pools
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
 ONE_THREAD_MACS = 1 << 22
@@ -42,6 +42,10 @@ ONE_THREAD_MACS = 1 << 22
 # 128 x 512 x 10, 2^19.3, 18 -> 12 us)
 BLOCKS_THREADS_FROM = 1 << 19
 INT_MAX = (1 << 31) - 1  # the largest size or leading dimension the BLAS's int takes
+# multiply-adds up to which a single product (but an outer one) is numpy's on either route
+# (`_plan`'s and codegen/blocked_products.py's rules), found before their cached lookups,
+# which cost a small eager product as much as numpy's product itself
+_NUMPYS_MACS = min(NUMPY_THREADS_MACS, blocked_products.MOST_MACS_LEFT_ALONE)
 _ffi = _cffi_backend.FFI()
 _GEMM = "void (*)(int, int, int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
 _FUNCTIONS = {np.dtype(np.float32): ("sgemm", "float"), np.dtype(np.float64): ("dgemm", "double")}
@@ -62,6 +66,11 @@ def product(a, b, transpose_a, transpose_b):
     small product's parts."""
     if a.ndim < 2 or b.ndim < 2:
         return None
+    if a.ndim == 2 and b.ndim == 2:  # a single product small enough for numpy: no lookups
+        m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape
+        n = b.shape[0] if transpose_b else b.shape[1]
+        if k > 1 and m * n * k <= _NUMPYS_MACS:
+            return None
     blocked = _blocked_products(
         a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, transpose_a, transpose_b
     )
@@ -72,7 +81,7 @@ def product(a, b, transpose_a, transpose_b):
     )
     if plan is None:
         return None
-    out = np.empty(plan.shape, a.dtype)
+    out = aligned.empty(plan.shape, a.dtype)
     plan.run(_stored(a, plan.layouts[0]), _stored(b, plan.layouts[1]), out)
     return out
 
@@ -165,7 +174,7 @@ def _blocked_products(dtype, other_dtype, a_shape, b_shape, a_strides, b_strides
     at_geometry = installed_kernels.pointer(np.array(geometry, np.int64))  # (keeps it alive)
 
     def run(a, b):
-        out = np.empty(shape, dtype)
+        out = aligned.empty(shape, dtype)
         kernel(at_geometry, *(installed_kernels.pointer(x) for x in (a, b, out)))
         return out
 

@@ -27,6 +27,7 @@ cache. Where neither can be had (no compiler, a cache that cannot hold it), `app
 with None and the caller keeps its own way.
 """
 
+import functools
 import hashlib
 import math
 import os
@@ -39,7 +40,7 @@ from codegen import build, conv_kernels, units
 from codegen.ctypes import compute
 from codegen.errors import BuildFailure
 from codegen.forms import C_FORMS
-from runtime import installed_kernels, native
+from runtime import aligned, installed_kernels, native
 
 BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 
@@ -175,7 +176,7 @@ def apply(name, *arrays):
     if run is None:
         return None
     arrays = [np.asarray(a, order="C") for a in arrays]  # (ascontiguousarray makes 0-d 1-d)
-    out = np.empty_like(arrays[0])
+    out = aligned.empty(arrays[0].shape, arrays[0].dtype)
     row = first.shape[-1] if first.ndim else 1
     # the entry point's arguments: the function, the size and the row (an int64 each), then
     # the arrays' buffers (cffi's from_buffer: numpy's `ctypes.data` takes ten times as long)
@@ -346,25 +347,48 @@ def leading_sums(x, leading):
     return out
 
 
-def adam_update(x, m, v, grad, scalars):
-    """(m', v', x'): Adam's update of variable `x` with slots `m`, `v` and gradient `grad`
-    (float32 or float64 arrays of one shape), `scalars` (b1, c1, b2, c2, step, eps) in their
-    dtype, in one pass through the kernel installed with tracer, each operation rounded as
-    numpy's (the same bits); None where its table is not there."""
-    suffix = installed_kernels.suffix(x.dtype)
-    arrays = (x, m, v, grad)
-    if (
-        suffix is None
-        or any(a.dtype != x.dtype or a.shape != x.shape for a in arrays)
-        or not conv_kernels.available()
-    ):
+@functools.cache
+def adam_updates_run(dtype):
+    """The call that makes Adam's update of many variables of numpy `dtype` at once
+    (`adam_updates`'s kernel, installed with tracer), or None where its table is not there or
+    `dtype` is not float32 or float64 (found once: an eager step asks for each variable)."""
+    suffix = installed_kernels.suffix(dtype)
+    if suffix is None or not conv_kernels.available():
         return None
-    x, m, v, grad = (np.asarray(a, order="C") for a in arrays)
-    m_out, v_out, x_out = np.empty_like(x), np.empty_like(x), np.empty_like(x)
-    geometry = np.array([x.size], np.int64)
-    inputs = (x, m, v, grad, scalars, m_out, v_out)  # the kernel writes its last two too
-    installed_kernels.call(f"adam_update_{suffix}", geometry, inputs, x_out)
-    return m_out, v_out, x_out
+    return installed_kernels.function(
+        f"adam_updates_{suffix}", "void (*)(const void *, const void *, void *const *)"
+    )
+
+
+def adam_updates(updates, scalars):
+    """[(m', v', x')]: Adam's update of each (x, m, v, grad) of `updates` (a variable, its
+    slots and gradient: float32 or float64 arrays of one dtype and shape each), `scalars`
+    (b1, c1, b2, c2, step, eps) in that dtype, in one call of the kernel installed with
+    tracer, one pass over each variable, each operation rounded as numpy's (the same bits);
+    None where its table is not there or the arrays do not fit."""
+    run = adam_updates_run(scalars.dtype)
+    if run is None:
+        return None
+    for arrays in updates:
+        x = arrays[0]
+        for a in arrays:
+            if a.dtype != scalars.dtype or a.shape != x.shape:
+                return None
+    results, pointers, sizes = [], [], [len(updates)]
+    for arrays in updates:
+        arrays = [np.ascontiguousarray(a) for a in arrays]
+        shape, dtype = arrays[0].shape, arrays[0].dtype
+        outs = (
+            aligned.empty(shape, dtype),
+            aligned.empty(shape, dtype),
+            aligned.empty(shape, dtype),
+        )
+        results.append(outs)  # (m', v', x'): the kernel's pointers are x, m, v, grad, m', v', x'
+        pointers += [_ffi.from_buffer(a) for a in (*arrays, *outs)]
+        sizes.append(arrays[0].size)
+    geometry = np.array(sizes, np.int64)
+    run(_ffi.from_buffer(geometry), _ffi.from_buffer(scalars), _ffi.new("void *[]", pointers))
+    return results
 
 
 def relu(x):
@@ -375,7 +399,7 @@ def relu(x):
     if suffix is None or not conv_kernels.available():
         return None
     x = np.asarray(x, order="C")
-    out = np.empty_like(x)
+    out = aligned.empty(x.shape, x.dtype)
     installed_kernels.call(f"relu_values_{suffix}", np.array([x.size], np.int64), (x,), out)
     return out
 
@@ -389,7 +413,7 @@ def select_positive(x, y):
     if suffix is None or y.dtype != x.dtype or y.shape != x.shape or not conv_kernels.available():
         return None
     x, y = np.asarray(x, order="C"), np.asarray(y, order="C")
-    out = np.empty_like(x)
+    out = aligned.empty(x.shape, x.dtype)
     installed_kernels.call(f"select_positive_{suffix}", np.array([x.size], np.int64), (x, y), out)
     return out
 
@@ -411,7 +435,7 @@ def select(condition, x, y):
     ):
         return None
     arrays = [np.asarray(a, order="C") for a in (condition, x, y)]
-    out = np.empty_like(arrays[1])
+    out = aligned.empty(arrays[1].shape, arrays[1].dtype)
     geometry = np.array([x.size, y.ndim != 0], np.int64)
     installed_kernels.call(f"select_values_{suffix}", geometry, tuple(arrays), out)
     return out
@@ -435,7 +459,7 @@ def arithmetic(symbol, x, y):
     if None in kinds or 0 not in kinds:
         return None
     columns = shape[-1] if shape else 1
-    out = np.empty(shape, x.dtype)
+    out = aligned.empty(shape, x.dtype)
     if out.size:
         geometry = np.array([_ARITHMETIC[symbol], out.size // columns, columns, *kinds], np.int64)
         operands = (np.asarray(x), np.asarray(y))  # a numpy scalar has no address
@@ -450,7 +474,7 @@ def negative(x):
     suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or not x.flags.c_contiguous or not conv_kernels.available():
         return None
-    out = np.empty_like(x)
+    out = aligned.empty(x.shape, x.dtype)
     if out.size:
         columns = x.shape[-1] if x.ndim else 1
         geometry = np.array([_NEGATION, x.size // columns, columns, 0, 3], np.int64)

@@ -128,9 +128,10 @@ def test_eager_adam_in_one_pass_keeps_numpys_bits_where_squares_are_subnormal(dt
     v = np.abs(rng.standard_normal(size) * 2.0 ** rng.integers(-140, 0, size)).astype(dtype)
     m[-3:], v[-3:] = info.smallest_subnormal, info.tiny / 2
     scalars = np.array([0.9, 1 - 0.9, 0.999, 1 - 0.999, 1e-3, 1e-7], dtype)
-    got = array_math.adam_update(x, m, v, grad, scalars)
-    if got is None:
+    updated = array_math.adam_updates([(x, m, v, grad)], scalars)
+    if updated is None:
         pytest.skip("the kernels installed with tracer are not built here")
+    got = updated[0]
     with np.errstate(all="ignore"):
         want = _adam_by_numpy(x, m, v, grad, scalars)
     scaled_squares = grad.astype(np.float64) ** 2 * (1 - 0.999)
@@ -142,9 +143,39 @@ def test_eager_adam_in_one_pass_keeps_numpys_bits_where_squares_are_subnormal(dt
         np.testing.assert_array_equal(got_part[numbers].view(same), want_part[numbers].view(same))
 
 
+def _adam_of_many(one_pass, monkeypatch):
+    """Three variables of two dtypes, the first given twice in each call, after three eager
+    Adam steps: their values and slots."""
+    if not one_pass:
+        monkeypatch.setattr(tt.optimizers.Adam, "_updated_in_one_pass", lambda *args: False)
+    rng = np.random.default_rng(5)
+    kinds = [((3, 5), np.float32), ((4,), np.float64), ((7,), np.float32)]
+    variables = [tt.Variable(rng.standard_normal(s).astype(d)) for s, d in kinds]
+    optimizer = tt.optimizers.Adam(0.01)
+    for _ in range(3):
+        pairs = [
+            (tt.constant(rng.standard_normal(s).astype(d)), v)
+            for (s, d), v in zip(kinds, variables)
+        ]
+        pairs.append((tt.constant(rng.standard_normal((3, 5)).astype(np.float32)), variables[0]))
+        optimizer.apply_gradients(pairs)
+    slots = [optimizer.get_slot(v, name) for v in variables for name in ("m", "v")]
+    return [a.numpy() for a in (*variables, *slots)]
+
+
+def test_eager_adam_of_many_variables_in_one_call_gives_each_its_operations_bits(monkeypatch):
+    """The installed kernel updates every variable of a call at once, a variable given twice
+    once after the other, with the bits of numpy's operations one by one."""
+    together = _adam_of_many(True, monkeypatch)
+    one_by_one = _adam_of_many(False, monkeypatch)
+    for got, want in zip(together, one_by_one):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def test_eager_adam_of_float16_takes_numpys_operations():
     ones = np.ones(4, np.float16)
-    assert array_math.adam_update(ones, ones, ones, ones, ones[:1]) is None
+    assert array_math.adam_updates([(ones, ones, ones, ones)], ones[:1]) is None
     before = tt.Variable(ones)
     tt.optimizers.Adam(0.1).apply_gradients([(tt.constant(ones), before)])
     assert before.dtype == tt.float16

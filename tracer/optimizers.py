@@ -43,6 +43,7 @@ class Optimizer:
         )
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
         self._update_scalars = {}
+        self._one_pass = {}  # Adam's eager updates gathered for one call, by dtype
 
     @property
     def learning_rate(self):
@@ -66,7 +67,7 @@ class Optimizer:
             _Arrays.assign_add(self.iterations, 1)
         else:
             self.iterations.assign_add(1)
-        self._update_scalars = {}  # what every variable's eager update shares, by dtype
+        self._update_scalars = {}  # what every variable's eager update shares, by numpy dtype
         for grad, variable in pairs:
             if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
                 continue
@@ -190,11 +191,12 @@ def _unrecorded(grad, variable):
     """Whether the update of `variable` by the eager `grad` may run on numpy arrays: nothing
     traces, records or checks it, and the gradient has the variable's dtype and shape (else
     the ops raise their errors)."""
+    value = grad._value
     return (
         _nothing_records()
-        and grad._value is not None
-        and grad.dtype == variable.dtype
-        and grad.shape == variable.shape
+        and value is not None
+        and value.dtype == variable._value.dtype
+        and value.shape == variable._value.shape
     )
 
 
@@ -260,6 +262,15 @@ class Adam(Optimizer):
     def _slot_starts(self):
         return {"m": 0.0, "v": 0.0}
 
+    def apply_gradients(self, grads_and_vars):
+        """As Optimizer's; the eager updates on arrays (`_updated_in_one_pass`) are gathered
+        and made together at the end, in one call of the installed kernel for each dtype."""
+        self._one_pass = {}
+        try:
+            return super().apply_gradients(grads_and_vars)
+        finally:
+            self._run_one_pass()
+
     def _dense_update(self, grad, variable, slots, on):
         m, v = slots["m"], slots["v"]
         t = self._step(variable.dtype, on)
@@ -278,23 +289,36 @@ class Adam(Optimizer):
 
     def _updated_in_one_pass(self, grad, variable, m, v, t):
         """The eager update on arrays as one loop in C over the variable and its slots (the
-        kernel installed with tracer), with the bits of the operations above; False where
-        it is not there (a dtype other than float32 and float64). Its scalars are worked out
-        once a call of apply_gradients for each dtype: the step and the rate are the same
-        for every variable."""
-        scalars = self._update_scalars.get(variable.dtype)
+        kernel installed with tracer), with the bits of the operations above, gathered for
+        `_run_one_pass`; False where that kernel is not there (a dtype other than float32 and
+        float64). Its scalars are worked out once a call of apply_gradients for each dtype:
+        the step and the rate are the same for every variable."""
+        dtype = variable._value.dtype  # numpy's, whose hash is C's
+        if array_math.adam_updates_run(dtype) is None:
+            return False
+        scalars = self._update_scalars.get(dtype)
         if scalars is None:
             step = self._rate(variable.dtype) * self._bias(t, _Arrays)
             beta_1, beta_2 = self.beta_1, self.beta_2
             values = [beta_1, 1 - beta_1, beta_2, 1 - beta_2, step, self.epsilon]
-            scalars = np.array(values, variable._value.dtype)
-            self._update_scalars[variable.dtype] = scalars
-        updated = array_math.adam_update(variable._value, m._value, v._value, grad, scalars)
-        if updated is None:
-            return False
-        for target, value in zip((m, v, variable), updated):
-            _Arrays.replace(target, value)
+            self._update_scalars[dtype] = scalars = np.array(values, dtype)
+        if any(entry[0] is variable for entry in self._one_pass.get(dtype, ())):
+            self._run_one_pass()  # a variable given twice: its first update comes first
+        self._one_pass.setdefault(dtype, []).append((variable, m, v, grad))
         return True
+
+    def _run_one_pass(self):
+        """The gathered updates, in one call of the installed kernel for each dtype; each
+        variable and slot gets a new array, as an assign gives it."""
+        gathered, self._one_pass = self._one_pass, {}
+        for dtype, entries in gathered.items():
+            arrays = [(x._value, m._value, v._value, grad) for x, m, v, grad in entries]
+            updated = array_math.adam_updates(arrays, self._update_scalars[dtype])
+            if updated is None:  # the kernel was there when they were gathered
+                raise RuntimeError(f"Adam: the installed update of {dtype} refused them")
+            for (x, m, v, _), values in zip(entries, updated):
+                for target, value in zip((m, v, x), values):
+                    _Arrays.replace(target, value)
 
 
 class RMSprop(Optimizer):

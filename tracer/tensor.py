@@ -176,6 +176,13 @@ class Tensor(TensorLike):
         value = self._value
         return self._node.shape if value is None else TensorShape.of_array(value.shape)
 
+    @property
+    def ndim(self):
+        """The rank, without making the TensorShape `.shape` gives (Keras's losses ask for it
+        ten times a call)."""
+        value = self._value
+        return len(self._node.shape) if value is None else value.ndim
+
     def _dims(self):
         """The shape as a plain tuple: what rules compare shapes with, where `.shape` would
         make a TensorShape for each comparison."""

@@ -221,6 +221,8 @@ MATMUL = primitive(
 
 def matmul_attrs(transpose_a, transpose_b):
     """The matmul node's attributes: only the flags that are set, so plain products print plainly."""
+    if not (transpose_a or transpose_b):  # the plain product, an eager step's most common op
+        return {}
     return {
         name: True
         for name, flag in (("transpose_a", transpose_a), ("transpose_b", transpose_b))

@@ -98,8 +98,9 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over `axis`; integer tensors give the integer (floor) mean, as in TensorFlow."""
     x = as_tensor(input_tensor)
-    axes = shapes.normalize_axes(axis, x.ndim)
-    count = dims.size([x.shape[a] for a in axes])
+    shape = x.shape
+    axes = shapes.normalize_axes(axis, len(shape))
+    count = dims.size([shape[a] for a in axes])
     total = reduce_sum(x, axes, keepdims)
     if isinstance(count, dims.Dim):  # known when the function runs
         count = array_ops.dims_value([count], x.dtype)
