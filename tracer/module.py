@@ -156,10 +156,6 @@ def _is_variable(leaf):
     return isinstance(leaf, Variable)
 
 
-# attribute values that are neither a variable nor a module, nor hold one
-_ATOMS = frozenset({str, int, float, bool, bytes, type(None)})
-
-
 def held_objects(values):
     """The objects held in `values`, through lists, tuples and dicts (keys sorted when they
     can be), in order: what a module walks (and a loaded SavedModel object). A list built
@@ -169,10 +165,7 @@ def held_objects(values):
     stack.reverse()
     while stack:
         value = stack.pop()
-        kind = type(value)
-        if kind in _ATOMS:
-            found.append(value)
-        elif kind is list or kind is tuple or isinstance(value, (list, tuple)):
+        if isinstance(value, (list, tuple)):
             stack.extend(reversed(value))
         elif isinstance(value, dict):
             stack.extend(value[key] for key in reversed(_sorted_keys(value)))

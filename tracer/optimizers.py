@@ -42,8 +42,6 @@ class Optimizer:
             dtype=dtypes.float64,
         )
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
-        self._update_scalars = {}
-        self._one_pass = {}  # Adam's eager updates gathered for one call, by dtype
 
     @property
     def learning_rate(self):
@@ -67,7 +65,6 @@ class Optimizer:
             _Arrays.assign_add(self.iterations, 1)
         else:
             self.iterations.assign_add(1)
-        self._update_scalars = {}  # what every variable's eager update shares, by numpy dtype
         for grad, variable in pairs:
             if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
                 continue
@@ -265,7 +262,8 @@ class Adam(Optimizer):
     def apply_gradients(self, grads_and_vars):
         """As Optimizer's; the eager updates on arrays (`_updated_in_one_pass`) are gathered
         and made together at the end, in one call of the installed kernel for each dtype."""
-        self._one_pass = {}
+        self._update_scalars = {}  # what every variable's eager update shares, by numpy dtype
+        self._one_pass = {}  # the updates gathered, by numpy dtype
         try:
             return super().apply_gradients(grads_and_vars)
         finally:
