@@ -27,13 +27,49 @@ FLOATING_KERNELS = {}
 
 def quiet(function):
     """`function` with numpy's floating-point warnings off (NaN and Inf are results, not errors)."""
+    if _ERROR_MODES is None:  # a numpy without the context variable (before 2.0)
 
-    def run_quietly(*args, **attrs):
-        with np.errstate(all="ignore"):
-            return function(*args, **attrs)
+        def run_quietly(*args, **attrs):
+            with np.errstate(all="ignore"):
+                return function(*args, **attrs)
+
+    else:
+
+        def run_quietly(*args, **attrs):
+            token = _ERROR_MODES.set(_ignoring_errors())
+            try:
+                return function(*args, **attrs)
+            finally:
+                _ERROR_MODES.reset(token)
 
     run_quietly.__name__ = getattr(function, "__name__", "kernel")
     return run_quietly
+
+
+# numpy's error modes (numpy 2: a context variable holding its settings, which np.errstate
+# sets and resets); None where there is none
+try:
+    from numpy._core.umath import _extobj_contextvar as _ERROR_MODES
+    from numpy._core.umath import _make_extobj
+except ImportError:
+    _ERROR_MODES = None
+
+_IGNORING = {}  # numpy's settings -> the same settings with every error ignored
+_IGNORING_LIMIT = 16
+
+
+def _ignoring_errors():
+    """numpy's current settings with every floating-point error ignored: what np.errstate
+    (all="ignore") sets, made once for each settings object (np.errstate makes it anew on
+    every entry, which was most of a small kernel's time). The buffer size and error
+    callback stay the caller's."""
+    current = _ERROR_MODES.get()
+    ignoring = _IGNORING.get(current)
+    if ignoring is None:
+        if len(_IGNORING) >= _IGNORING_LIMIT:
+            _IGNORING.clear()
+        ignoring = _IGNORING[current] = _make_extobj(all="ignore")
+    return ignoring
 
 
 def same_type(dtype, value):

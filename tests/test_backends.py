@@ -251,3 +251,24 @@ def test_exp_sigmoid_and_softplus_where_exp_is_subnormal_or_zero_match_numpy(dty
             )
     zeros = np.array([-1e9, low - 60.0, -np.inf], dtype)  # below where exp is subnormal
     assert tt.function(tt.exp, backend="c")(tt.constant(zeros)).numpy().tolist() == [0.0] * 3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eager_sigmoid_is_the_two_sided_formula_bit_for_bit(dtype):
+    """Eager sigmoid is 1 / (1 + e) where x >= 0 and e / (1 + e) below, e = exp(-|x|) (the
+    C form's tr_sigmoid, on numpy's exp), computed by one division: the same bits as the
+    two branches selected, signed zeros, infinities and NaN included."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate(
+        [rng.standard_normal(997) * 30, [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30]]
+    ).astype(dtype)
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(x))
+        want = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(dtype)
+    for value in (x, x[:7], x.reshape(-1, 4)[:3]):  # prefixes of x: whole, 1-D, 2-D
+        got = tt.sigmoid(tt.constant(value)).numpy()
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want[: value.size].reshape(value.shape))
+    scalar = dtype(-3.0)
+    want_scalar = np.exp(scalar) / (1 + np.exp(scalar))
+    assert tt.sigmoid(tt.constant(scalar)).numpy() == want_scalar

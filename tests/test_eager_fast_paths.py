@@ -604,3 +604,28 @@ def test_a_floating_point_error_of_a_step_in_place_is_raised_as_the_step_raises_
     for program in (_c_program(), module.PythonProgram):
         with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
             program(3, (0,), (), steps, (2,))(y)
+
+
+def test_eager_kernels_ignore_the_users_floating_point_settings_and_keep_them():
+    """Kernels compute quietly (an overflow is inf, a log of a negative NaN: results, as in
+    TensorFlow) whatever numpy's error settings are, and leave those settings, the buffer
+    size included, as they found them."""
+    big = tt.constant(np.array([1000.0, -1.0, 0.0]))
+    old_settings, old_size = np.geterr(), np.getbufsize()
+    try:
+        np.seterr(all="raise")
+        np.setbufsize(16384)
+        for _ in range(2):  # the second time, the settings' quiet copy is remembered
+            assert np.isinf(tt.exp(big).numpy()[0])
+            assert np.isnan(tt.math.log(big).numpy()[1])
+            assert tt.sigmoid(-big).numpy()[0] == 0.0
+            assert np.geterr() == dict.fromkeys(old_settings, "raise")
+            assert np.getbufsize() == 16384
+        with pytest.raises(FloatingPointError):
+            np.exp(np.array([1000.0]))  # numpy's own call still raises
+        with np.errstate(over="warn"):
+            assert np.isinf(tt.exp(big).numpy()[0])
+            assert np.geterr()["over"] == "warn"
+    finally:
+        np.seterr(**old_settings)
+        np.setbufsize(old_size)

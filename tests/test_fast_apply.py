@@ -530,3 +530,28 @@ def test_the_c_path_calls_the_floating_kernel_on_floating_values_only(monkeypatc
         calls.clear()
         np.testing.assert_array_equal((x * x).numpy(), x.numpy() * x.numpy())
         assert calls == ([] if dtype is np.int32 else [np.ndarray])
+
+
+def test_ops_of_several_inputs_take_the_c_path_up_to_its_limit(python_calls):
+    """concat of up to MAX_INPUTS parts takes the C path after its first sight (an LSTM's
+    gates join four parts a step); more parts go to Python; both record the same."""
+    limit = core.fast_apply.MAX_INPUTS
+    assert limit == core._REMEMBERED_INPUTS  # the C path reads what _infer_eager remembers
+    parts = [tt.constant(np.arange(3.0) + k) for k in range(limit + 1)]
+
+    def step(count):
+        with tt.GradientTape() as tape:
+            tape.watch(parts[:count])
+            y = tt.reduce_sum(tt.concat(parts[:count], 0) ** 2)
+        return [y, *tape.gradient(y, parts[:count])], tape.ir()
+
+    for count, expected in ((4, []), (limit, []), (limit + 1, ["concat"])):
+        first, _ = step(count)
+        python_calls.clear()
+        second, ir = step(count)
+        assert python_calls == expected
+        with python_path_only():
+            slow, slow_ir = step(count)
+        assert ir == slow_ir
+        _assert_same_bits(second, slow)
+        _assert_same_bits(second[1:], [2 * p.numpy() for p in parts[:count]])

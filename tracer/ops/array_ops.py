@@ -622,13 +622,14 @@ def getitem(tensor, key):
                 f"a tensor index must be an integer scalar, not {key.dtype.name}{list(key.shape)}"
             )
         return apply(OPS["gather"], (x, key), {"axis": 0})
-    index = _remembered_index(key, x.shape)
+    index = _remembered_index(key, x._dims())
     if state.trace is not None and not dims.is_known(x.shape):
         _require_inside(index, x.shape)
     return apply(SLICE, (x,), {"index": index})
 
 
-_INDEXES = {}  # (an int or a slice's (start, stop, step), shape) -> its canonical index
+_INDEXES = {}  # (an int, shape) or (a slice's start, stop, step, shape) -> its canonical index
+_BOUNDS = frozenset({int, type(None)})  # the slice bounds whose index is remembered
 _INDEXES_LIMIT = 10_000
 
 
@@ -638,10 +639,11 @@ def _remembered_index(key, shape):
     kind = type(key)
     if kind is int:
         remembered = (key, shape)
-    elif kind is slice and all(
-        type(v) is int or v is None for v in (key.start, key.stop, key.step)
-    ):
-        remembered = ((key.start, key.stop, key.step), shape)
+    elif kind is slice:
+        start, stop, step = key.start, key.stop, key.step
+        if type(start) not in _BOUNDS or type(stop) not in _BOUNDS or type(step) not in _BOUNDS:
+            return canonical_index(key, shape)
+        remembered = (start, stop, step, shape)
     else:
         return canonical_index(key, shape)
     index = _INDEXES.get(remembered)

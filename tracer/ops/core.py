@@ -494,6 +494,7 @@ def fast_apply_arguments(python_apply):
         # the shape and dtype of a numpy scalar, known from its type without asking it
         scalar_forms={d._np.type: ((), d._np) for d in dtypes.BY_NUMPY.values()},
         OUT=OUT,
+        ALL_INPUTS=ALL_INPUTS,
         acyclic_classes=(dtypes.DType, Literal, dims.Dim, TupleType),  # the commonest first
     )
 

@@ -2,7 +2,7 @@
  *
  * `tracer.ops.core._apply` is the definition of what applying an op does. This module
  * runs the same steps, writing the same objects, for the case an eager loop repeats:
- * one or two eager Tensors, plain attributes (numbers, strings, dtypes, tuples of them), a
+ * one to MAX_INPUTS eager Tensors, plain attributes (numbers, strings, dtypes, tuples of them), a
  * shape rule already remembered (tracer.ops.core._infer_eager), no trace,
  * no paused tape, no numerics check, and every recording tape tracking an input of the
  * op. Anything else (a first sight of a shape, a symbolic input, a Variable, an op no
@@ -43,7 +43,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 5
+#define INTERFACE 6
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -57,6 +57,7 @@ static PyObject *user_location;  /* tracer.ir.source.user_location */
 static PyObject *node_of;        /* tracer.ops.core.node_of */
 static PyObject *python_apply;   /* tracer.ops.core._apply */
 static PyObject *OUT;            /* tracer.ops.registry.OUT */
+static PyObject *ALL_INPUTS;     /* tracer.ops.registry.ALL_INPUTS */
 static PyObject *python_unary;   /* tracer.ops.core._apply_unary */
 static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
@@ -169,11 +170,11 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
-        "OUT", "floating_kernels"};
+        "OUT", "floating_kernels", "ALL_INPUTS"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
-                            &scalar_forms, &OUT, &floating_kernels};
-    enum { CLASS_COUNT = 5, OBJECT_COUNT = 16, OFFSET_COUNT = 23 };
+                            &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS};
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 17, OFFSET_COUNT = 23 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -950,6 +951,10 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
     return known;
 }
 
+/* The most inputs of an op the C path takes (a concat of several parts): core.py's
+ * _REMEMBERED_INPUTS, the most whose inferred shapes are remembered. */
+#define MAX_INPUTS 8
+
 /* Results of at least this many elements take the op's kernel even where it has a floating
  * operator: the kernel runs large arithmetic on the threads (tracer/ops/math_ops.py's
  * ARITHMETIC_ON_THREADS_FROM, which tests/test_fast_apply.py holds this to). */
@@ -999,9 +1004,9 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     if (Py_TYPE(op) != OpDef_type || !PyTuple_CheckExact(inputs) || !PyDict_CheckExact(attrs))
         return USE_PYTHON;
     Py_ssize_t count = PyTuple_GET_SIZE(inputs);
-    if (count < 1 || count > 2)
+    if (count < 1 || count > MAX_INPUTS)
         return USE_PYTHON;
-    PyObject *values[2];
+    PyObject *values[MAX_INPUTS];
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *t = PyTuple_GET_ITEM(inputs, i);
         if (Py_TYPE(t) != Tensor_type)
@@ -1013,7 +1018,7 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     }
     PyObject *name = SLOT(op, opdef_name), *grad = SLOT(op, opdef_grad), *saves = SLOT(op, opdef_saves);
     if (name == NULL || !PyUnicode_CheckExact(name) || grad == NULL || saves == NULL ||
-        !(PyTuple_CheckExact(saves) || PyUnicode_CheckExact(saves)))
+        !(PyTuple_CheckExact(saves) || (PyUnicode_CheckExact(saves) && PyUnicode_Compare(saves, ALL_INPUTS) == 0)))
         return USE_PYTHON;
     PyObject *known = inferred_shape(op, values, count, attrs);
     if (known == NULL)
@@ -1378,7 +1383,8 @@ PyInit__fast_apply(void)
         return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module != NULL && (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0 ||
-                           PyModule_AddIntConstant(module, "LARGE_FLOATING_FROM", LARGE_FLOATING_FROM) < 0))
+                           PyModule_AddIntConstant(module, "LARGE_FLOATING_FROM", LARGE_FLOATING_FROM) < 0 ||
+                           PyModule_AddIntConstant(module, "MAX_INPUTS", MAX_INPUTS) < 0))
         Py_CLEAR(module);
     return module;
 }

@@ -1001,14 +1001,10 @@ erf = _unary_function(ERF)
 def _sigmoid_kernel(x):
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
-    # NOTE: exp(-|x|) never overflows, so neither branch makes inf/inf.
-    e = np.exp(-np.abs(x))
-    d = 1 + e
-    if x.ndim == 0:
-        return np.asarray(1 / d if x >= 0 else e / d)
-    out = e / d  # x < 0; then 1 / (1 + e) where x >= 0, without np.where's third array
-    np.divide(1, d, out=out, where=x >= 0)
-    return out
+    # 1 / (1 + e) where x >= 0 and e / (1 + e) below, e = exp(-|x|) (which never
+    # overflows): exp(min(x, 0)) is 1 and e on those sides, so one division gives both,
+    # with no selection (numpy's masked division cost more than the rest together)
+    return np.exp(np.minimum(x, 0)) / (1 + np.exp(-np.abs(x)))
 
 
 _SIGMOID = forms.Helper(
