@@ -555,3 +555,58 @@ def test_ops_of_several_inputs_take_the_c_path_up_to_its_limit(python_calls):
         assert ir == slow_ir
         _assert_same_bits(second, slow)
         _assert_same_bits(second[1:], [2 * p.numpy() for p in parts[:count]])
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_gradient_graphs_built_through_the_c_path_are_the_python_paths(name):
+    """Building a tape's gradient graph applies an op per cotangent; with both inputs
+    symbolic and the shape rule remembered, the C path makes the node: the same graph, ops,
+    attributes, shapes and lines, as the Python path builds, and the same values."""
+    from tracer.ir.printer import format_graph
+    from tracer.passes.gradient import build_gradient
+
+    function, args = ALL_CASES[name]
+    inputs = [tt.constant(a, dtype=np.asarray(a).dtype) for a in args]
+    with tt.GradientTape() as tape:
+        tape.watch(inputs)
+        loss = _sum(function(*inputs))
+    forward = tape._recording_state.graph()
+    targets, sources = [loss._node], [t._node for t in inputs]
+    built = []  # the Python path's (which remembers the shape rules), then the C path's
+    for path in (python_path_only, contextlib.nullcontext):
+        with path():
+            built.append(build_gradient(forward, targets, sources))  # one line for both
+    slow, fast = built
+    assert format_graph(fast.graph) == format_graph(slow.graph)
+    assert [n.location for n in fast.graph.nodes] == [n.location for n in slow.graph.nodes]
+    assert fast.source_outputs == slow.source_outputs
+    assert [r[1:] for r in fast.residuals] == [r[1:] for r in slow.residuals]
+
+
+def test_a_gradient_graph_of_remembered_ops_is_built_without_python_applies(monkeypatch):
+    """A tape's gradient graph built again (the caches emptied) after its ops' shape rules
+    were remembered: every op of the build takes the C path, and the graph gives the first,
+    eager gradient's bits."""
+    import tracer.backprop as backprop
+
+    x = tt.constant(np.linspace(-1.0, 1.0, 6).reshape(2, 3))
+
+    def step():
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = tt.reduce_sum(tt.sigmoid(x) * tt.tanh(x)[:, 1:2] * x)
+        return tape.gradient(loss, x).numpy()
+
+    eager = step()  # the rules on the tape's tensors
+    step()  # the graph built: its shape rules remembered
+    for cache in ("_recording_cache", "_gradient_cache", "_seen_once"):
+        monkeypatch.setattr(backprop, cache, {})
+    np.testing.assert_array_equal(step(), eager)
+    applied = []
+    symbolic = core.apply_symbolic
+    monkeypatch.setattr(
+        core, "apply_symbolic", lambda *a: applied.append(a[0].name) or symbolic(*a)
+    )
+    np.testing.assert_array_equal(step(), eager)  # built again, through the C path
+    assert applied == []
+    assert len(backprop._gradient_cache) == 1

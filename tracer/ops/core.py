@@ -202,12 +202,18 @@ def _plain(value):
 
 def _infer_symbolic(op, inputs, attrs):
     """`op.infer` while building a graph, remembered as `_infer_eager` does: an unrolled
-    loop, and the gradient graph of one, ask the same question at every step."""
-    if attrs or len(inputs) > 2:
+    loop, and the gradient graph of one, ask the same question at every step. Ops with
+    attributes are remembered outside traces only (a gradient graph tracer builds for an
+    eager tape: fast_apply.c reads the table for those), with plain attributes only."""
+    if len(inputs) > 2:
         return _infer(op, inputs, attrs)
     key = (op, *[(t.shape, t.dtype) for t in inputs])
+    if attrs:
+        if state.trace is not None or not all(map(_plain, attrs.values())):
+            return _infer(op, inputs, attrs)
+        key = (*key, _attribute_key(attrs))
     known = _INFERRED_SYMBOLIC.get(key)
-    return known if known is not None else _remember(_INFERRED_SYMBOLIC, key, op, inputs)
+    return known if known is not None else _remember(_INFERRED_SYMBOLIC, key, op, inputs, attrs)
 
 
 def _remember(table, key, op, inputs, attrs=None):
@@ -480,6 +486,7 @@ def fast_apply_arguments(python_apply):
         state=state,
         numerics=numerics,
         inferred=_INFERRED,
+        inferred_symbolic=_INFERRED_SYMBOLIC,
         kernels=KERNELS,
         floating_kernels=FLOATING_KERNELS,
         codes=source._CODES,

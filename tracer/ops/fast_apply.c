@@ -43,12 +43,13 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 6
+#define INTERFACE 7
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
 static PyObject *numerics;       /* tracer.context.numerics */
 static PyObject *inferred;       /* tracer.ops.core._INFERRED */
+static PyObject *inferred_symbolic; /* tracer.ops.core._INFERRED_SYMBOLIC */
 static PyObject *kernels;        /* runtime.kernels.KERNELS */
 static PyObject *floating_kernels; /* runtime.kernels.FLOATING_KERNELS */
 static PyObject *codes;          /* tracer.ir.source._CODES */
@@ -70,7 +71,8 @@ static int configured = 0, enabled = 0;
 static PyObject *acyclic_classes;  /* classes reaching no tracked object (see untrack_if_acyclic) */
 
 static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_shape, *s_dtype,
-    *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable;
+    *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable, *s_building,
+    *s_accumulators;
 
 /* Remembered answers (see thread_state_dict and known_scalar_constant); configure clears them. */
 static uint64_t cached_state_thread = 0;
@@ -170,11 +172,11 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
-        "OUT", "floating_kernels", "ALL_INPUTS"};
+        "OUT", "floating_kernels", "ALL_INPUTS", "inferred_symbolic"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
-                            &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS};
-    enum { CLASS_COUNT = 5, OBJECT_COUNT = 17, OFFSET_COUNT = 23 };
+                            &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS, &inferred_symbolic};
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 18, OFFSET_COUNT = 23 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -207,8 +209,9 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     for (int i = 0; i < OFFSET_COUNT; i++)
         if (slot_offset(slots[i].type, slots[i].name, &offsets[i]) < 0)
             return NULL;
-    /* inferred, kernels, codes, locations, dtypes_by_numpy, scalar_constants, scalar_forms, floating_kernels */
-    static const int dicts[] = {2, 3, 4, 5, 11, 12, 13, 15};
+    /* inferred, kernels, codes, locations, dtypes_by_numpy, scalar_constants, scalar_forms, floating_kernels,
+     * inferred_symbolic */
+    static const int dicts[] = {2, 3, 4, 5, 11, 12, 13, 15, 17};
     for (size_t k = 0; k < sizeof dicts / sizeof *dicts; k++)
         if (!PyDict_CheckExact(new_objects[dicts[k]]))
             return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[dicts[k]]);
@@ -905,9 +908,33 @@ attribute_key(PyObject *attrs)
     return items;
 }
 
+/* The (shape, dtype) `table` remembers under `key` (a new tuple, stolen, whose last item is
+ * left for the attributes' key where `attrs` has any), borrowed; or NULL (error set or not;
+ * never set by attributes that cannot be hashed, which are never remembered). */
+static PyObject *
+remembered_shape(PyObject *table, PyObject *key, PyObject *attrs)
+{
+    int with_attrs = PyDict_GET_SIZE(attrs) != 0;
+    if (with_attrs) {
+        PyObject *items = attribute_key(attrs);
+        if (items == NULL) {
+            Py_DECREF(key);
+            PyErr_Clear(); /* not remembered: the Python path (which raises a real error again) */
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, PyTuple_GET_SIZE(key) - 1, items);
+    }
+    PyObject *known = PyDict_GetItemWithError(table, key);
+    Py_DECREF(key);
+    if (known == NULL && with_attrs)
+        PyErr_Clear(); /* an attribute whose hash fails (a list, ...): the Python path */
+    if (known != NULL && !(PyTuple_CheckExact(known) && PyTuple_GET_SIZE(known) == 2))
+        return NULL;
+    return known;
+}
+
 /* The remembered (shape, dtype) of op on these values with these attributes (borrowed), or
- * NULL (error set or not; never set by attributes that cannot be hashed, which are never
- * remembered). */
+ * NULL, as remembered_shape. */
 static PyObject *
 inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject *attrs)
 {
@@ -933,22 +960,7 @@ inferred_shape(PyObject *op, PyObject *const *values, Py_ssize_t count, PyObject
         PyTuple_SET_ITEM(key, 1 + 2 * i, shape);
         PyTuple_SET_ITEM(key, 2 + 2 * i, dtype);
     }
-    if (with_attrs) {
-        PyObject *items = attribute_key(attrs);
-        if (items == NULL) {
-            Py_DECREF(key);
-            PyErr_Clear(); /* not remembered: the Python path (which raises a real error again) */
-            return NULL;
-        }
-        PyTuple_SET_ITEM(key, 1 + 2 * count, items);
-    }
-    PyObject *known = PyDict_GetItemWithError(inferred, key);
-    Py_DECREF(key);
-    if (known == NULL && with_attrs)
-        PyErr_Clear(); /* an attribute whose hash fails (a list, ...): the Python path */
-    if (known != NULL && !(PyTuple_Check(known) && PyTuple_GET_SIZE(known) == 2))
-        return NULL;
-    return known;
+    return remembered_shape(inferred, key, attrs);
 }
 
 /* The most inputs of an op the C path takes (a concat of several parts): core.py's
@@ -998,6 +1010,102 @@ kernel_of(PyObject *name, PyObject *shape, PyObject *dtype)
     return PyDict_GetItemWithError(kernels, name);
 }
 
+/* Tensor(None, node): a symbolic tensor. Steals `node`. */
+static PyObject *
+new_symbolic_tensor(PyObject *node)
+{
+    PyObject *tensor = new_tensor(Py_NewRef(Py_None));
+    if (tensor == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    Py_SETREF(SLOT(tensor, tensor_node), node);
+    return tensor;
+}
+
+/* Whether thread-state entry `name` is an empty list (1), something else (0), or missing (-1,
+ * error set). */
+static int
+empty_list_entry(PyObject *thread_state, PyObject *name)
+{
+    PyObject *value = state_entry(thread_state, name);
+    if (value == NULL)
+        return -1;
+    return PyList_CheckExact(value) && PyList_GET_SIZE(value) == 0;
+}
+
+/* The symbolic case the C path takes: while tracer builds a graph of its own (state.building:
+ * a gradient graph; no trace, no tape, no paused tape, no forward accumulator), an op of one
+ * or two symbolic tensors whose shape rule is remembered for these shapes, dtypes and
+ * attributes (core's _infer_symbolic, keyed as it keys them): a Node of the inputs' nodes
+ * at state.location (else the caller's line),
+ * untracked as Node.__init__'s hook untracks it, and a Tensor of it, what apply_symbolic
+ * makes. Building a large tape's gradient graph applies an op per cotangent; most are
+ * these. Anything else goes to Python. */
+static int
+symbolic_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(inputs);
+    if (count > 2)
+        return USE_PYTHON;
+    PyObject *name = SLOT(op, opdef_name);
+    if (name == NULL || !PyUnicode_CheckExact(name))
+        return USE_PYTHON;
+    PyObject *input_nodes[2];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *t = PyTuple_GET_ITEM(inputs, i);
+        if (Py_TYPE(t) != Tensor_type || SLOT(t, tensor_value) != Py_None)
+            return USE_PYTHON;  /* an eager input becomes a constant node: Python's graph_node_of */
+        input_nodes[i] = SLOT(t, tensor_node);
+        if (input_nodes[i] == NULL || Py_TYPE(input_nodes[i]) != Node_type)
+            return USE_PYTHON;
+    }
+    PyObject *thread_state = thread_state_dict();
+    PyObject *trace = thread_state == NULL ? NULL : state_entry(thread_state, s_trace);
+    PyObject *building = trace == NULL ? NULL : state_entry(thread_state, s_building);
+    if (building == NULL)
+        return FAILED;
+    int quiet = trace == Py_None && PyLong_CheckExact(building) && PyLong_AsLong(building) > 0;
+    for (int k = 0; quiet > 0 && k < 3; k++)
+        quiet = empty_list_entry(thread_state, k == 0 ? s_tapes : k == 1 ? s_paused : s_accumulators);
+    if (quiet <= 0)
+        return quiet < 0 ? FAILED : USE_PYTHON;
+    PyObject *key = PyTuple_New(1 + count + (PyDict_GET_SIZE(attrs) != 0));
+    if (key == NULL)
+        return FAILED;
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(op));
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *form = PyTuple_Pack(2, SLOT(input_nodes[i], node_shape), SLOT(input_nodes[i], node_dtype));
+        if (form == NULL) {
+            Py_DECREF(key);
+            return FAILED;
+        }
+        PyTuple_SET_ITEM(key, 1 + i, form);
+    }
+    PyObject *known = remembered_shape(inferred_symbolic, key, attrs);
+    if (known == NULL)
+        return PyErr_Occurred() ? FAILED : USE_PYTHON;
+    Py_INCREF(known);
+    PyObject *location = PyDict_GetItemWithError(thread_state, s_location);
+    int given = location == NULL ? -1 : PyObject_IsTrue(location);
+    if (location == NULL && !PyErr_Occurred())
+        PyErr_SetString(PyExc_AttributeError, "state.location");
+    location = given < 0 ? NULL : given ? Py_NewRef(location) : caller_location();
+    PyObject *nodes = location == NULL ? NULL : PyTuple_New(count);
+    for (Py_ssize_t i = 0; nodes != NULL && i < count; i++)
+        PyTuple_SET_ITEM(nodes, i, Py_NewRef(input_nodes[i]));
+    PyObject *node = nodes == NULL ? NULL
+                                   : new_node(name, nodes, attrs, PyTuple_GET_ITEM(known, 0),
+                                              PyTuple_GET_ITEM(known, 1), location);
+    Py_XDECREF(location);
+    Py_DECREF(known);
+    if (node == NULL)
+        return FAILED;
+    untrack_if_acyclic(node);
+    *result = new_symbolic_tensor(node);
+    return *result == NULL ? FAILED : DONE;
+}
+
 static int
 fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
 {
@@ -1013,7 +1121,9 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
             return USE_PYTHON;
         values[i] = SLOT(t, tensor_value);
         PyObject *node = SLOT(t, tensor_node);
-        if (values[i] == NULL || values[i] == Py_None || node == NULL || (node != Py_None && Py_TYPE(node) != Node_type))
+        if (values[i] == Py_None)
+            return symbolic_apply(op, inputs, attrs, result);
+        if (values[i] == NULL || node == NULL || (node != Py_None && Py_TYPE(node) != Node_type))
             return USE_PYTHON;
     }
     PyObject *name = SLOT(op, opdef_name), *grad = SLOT(op, opdef_grad), *saves = SLOT(op, opdef_saves);
@@ -1376,6 +1486,8 @@ PyInit__fast_apply(void)
     INTERN(s_recording_state, "_recording_state");
     INTERN(s_outside, "outside");
     INTERN(s_variable, "variable");
+    INTERN(s_building, "building");
+    INTERN(s_accumulators, "accumulators");
 #undef INTERN
     if ((no_attributes = PyDict_New()) == NULL)
         return NULL;

@@ -242,9 +242,10 @@ SUB = _binary(
 
 
 def _mul_grad(node, g, x, y):
-    return unbroadcast(g * conj_if_complex(y), _shape(node, 0)), unbroadcast(
-        g * conj_if_complex(x), _shape(node, 1)
-    )
+    if node.dtype.is_complex:  # (both inputs are, then: mul takes one dtype)
+        x, y = conj_if_complex(x), conj_if_complex(y)
+    x_node, y_node = node.inputs
+    return unbroadcast(g * y, x_node.shape), unbroadcast(g * x, y_node.shape)
 
 
 def _mul_simplify(node):

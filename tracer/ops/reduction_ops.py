@@ -5,9 +5,9 @@ import numpy as np
 from codegen import forms
 from tracer.ir import dims
 from tracer.ops import array_ops, batching, math_ops, shapes
-from tracer.ops.broadcast_ops import reduce_attrs, reduce_sum
+from tracer.ops.broadcast_ops import REDUCE_SUM, reduce_attrs, reduce_sum
 from tracer.ops.convert import as_tensor
-from tracer.ops.core import apply
+from tracer.ops.core import apply, apply_binary
 from tracer.ops.op_names import tf_op
 from tracer.ops.registry import OUT, primitive
 
@@ -98,14 +98,20 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over `axis`; integer tensors give the integer (floor) mean, as in TensorFlow."""
     x = as_tensor(input_tensor)
-    shape = x.shape
-    axes = shapes.normalize_axes(axis, len(shape))
-    count = dims.size([shape[a] for a in axes])
-    total = reduce_sum(x, axes, keepdims)
+    attrs = reduce_attrs(x, axis, keepdims)
+    if attrs is None:  # no axis reduced: each element its own mean
+        total, count = x, 1
+    else:
+        shape = x._dims()
+        total = apply(REDUCE_SUM, (x,), attrs)
+        count = dims.size([shape[a] for a in attrs["axis"]])
     if isinstance(count, dims.Dim):  # known when the function runs
         count = array_ops.dims_value([count], x.dtype)
-    if x.dtype.is_integer:
+    dtype = x.dtype
+    if dtype.is_integer:
         return math_ops.floordiv(total, count)
+    if dtype.is_floating:  # (math_ops.divide's own test, for integers, is not needed)
+        return apply_binary(math_ops.DIV, total, count)
     return math_ops.divide(total, count)
 
 
