@@ -50,3 +50,22 @@ def test_keras_layers_are_tracers_layers():
     layer(tt.ones((1, 2)))
     assert layer.kernel is kernel  # built once
     assert tt.keras.Sequential is tt.layers.Sequential
+
+
+@pytest.mark.parametrize(
+    "value, shape",
+    [
+        (np.float32(2.5), (3, 4)),  # a scalar, copied
+        (np.arange(3.0), (2, 3)),  # a row, copied
+        (np.arange(4, dtype=np.int32).reshape(4, 1), (2, 4, 5)),  # a column, copied
+        (np.arange(512, dtype=np.float32), (128, 512)),  # large: numpy's view
+        (np.array([b"ab", b"c"], dtype=object), (3, 2)),  # strings
+    ],
+)
+def test_broadcast_to_gives_numpys_values_small_results_copied(value, shape):
+    got = tt.broadcast_to(tt.constant(value), shape).numpy()
+    want = np.broadcast_to(value, shape)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    copied = np.prod(shape) < tt.ops.broadcast_ops.BROADCAST_COPIED_BELOW
+    assert got.flags.writeable == copied  # a copy of its own, or the read-only view

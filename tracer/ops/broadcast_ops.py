@@ -1,6 +1,8 @@
 """Copies and their sums: broadcast_to, tile and reduce_sum, which are each other's gradients,
 and `unbroadcast`, which sums a gradient back to an input's shape."""
 
+import math
+
 import numpy as np
 
 from codegen import array_math, forms
@@ -97,6 +99,19 @@ def _broadcast_to_batch(node, args, flags, size):
     return broadcast_to(x, (size,) + node.attrs["shape"])
 
 
+# results of fewer elements are copies: numpy's broadcast view takes longer to make than a
+# copy of that many elements (the same values; a view keeps a large result's memory)
+BROADCAST_COPIED_BELOW = 4096
+
+
+def _broadcast_to_kernel(x, shape):
+    if math.prod(shape) < BROADCAST_COPIED_BELOW:
+        out = np.empty(shape, x.dtype)
+        out[...] = x
+        return out
+    return np.broadcast_to(x, shape)
+
+
 BROADCAST_TO = primitive(
     "broadcast_to",
     shapes.broadcast_to,
@@ -106,7 +121,7 @@ BROADCAST_TO = primitive(
     fusion="view",
     batch=_broadcast_to_batch,
     simplify=array_ops.same_as_input,
-    kernel=lambda x, shape: np.broadcast_to(x, shape),
+    kernel=_broadcast_to_kernel,
     c=forms.View(lambda node, out_map: broadcast_map(out_map, node.shape, node.inputs[0].shape)),
 )
 
