@@ -2,13 +2,14 @@
  *
  * `tracer.ops.core._apply` is the definition of what applying an op does. This module
  * runs the same steps, writing the same objects, for the case an eager loop repeats:
- * one to MAX_INPUTS eager Tensors, plain attributes (numbers, strings, dtypes, tuples of them), a
- * shape rule already remembered (tracer.ops.core._infer_eager), no trace,
- * no paused tape, no numerics check, and every recording tape tracking an input of the
- * op. Anything else (a first sight of a shape, a symbolic input, a Variable, an op no
- * tape tracks) calls the Python function, before anything is computed. Python's for
- * loops and attribute lookups are most of an eager op's time on small tensors; here
- * they are pointer reads.
+ * one to MAX_INPUTS eager Tensors, plain attributes (numbers, strings, dtypes, tuples of them),
+ * a shape rule already remembered (tracer.ops.core._infer_eager), no trace, no paused tape,
+ * no numerics check, and every recording tape tracking an input of the op; and the case a
+ * gradient graph's build repeats (symbolic_apply: one or two symbolic tensors while tracer
+ * builds a graph of its own). Anything else (a first sight of a shape, a traced symbolic
+ * input, a Variable, an op no tape tracks) calls the Python function, before anything is
+ * computed. Python's for loops and attribute lookups are most of an eager op's time on
+ * small tensors; here they are pointer reads.
  *
  *     configure(**the classes, tables and helpers of tracer the path reads)
  *     apply(op, inputs, attrs)     # what _apply(op, inputs, attrs) returns
