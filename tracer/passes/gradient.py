@@ -272,7 +272,7 @@ class _SliceSums:
         return self
 
     def total(self):
-        tiling = self._tiling()
+        tiling = None if self.rest is not None else _tiling(tuple(self.parts))
         if tiling is not None:  # the slices cover x along one axis: their cotangents joined
             join, axis, order = tiling
             return join([self.parts[key] for key in order], axis=axis)
@@ -285,35 +285,50 @@ class _SliceSums:
             total = value if total is None else self.add_up(total, value)
         return total
 
-    def _tiling(self):
-        """(join, axis, the parts' keys in order) when the parts cover x exactly along one
-        axis, taking all of every other: x[..., i, ...] for every i (stacked), or ranges
-        x[..., a:b, ...] of step 1 end to end (concatenated: an LSTM's gates read from one
-        product, 4 zero-filled writes and 3 adds become one concat); else None."""
-        keys = list(self.parts)
-        shape = keys[0][1]
-        if self.rest is not None or any(len(i) != len(shape) or s != shape for i, s in keys):
+
+_TILINGS = {}  # the parts' keys, in order -> _tiling's answer for them
+_TILINGS_LIMIT = 4096
+
+
+def _tiling(keys):
+    """`_find_tiling(keys)`, remembered: an unrolled loop's gradient asks it for the same
+    slices at every step."""
+    known = _TILINGS.get(keys, _TILINGS)
+    if known is _TILINGS:
+        if len(_TILINGS) >= _TILINGS_LIMIT:
+            _TILINGS.clear()
+        known = _TILINGS[keys] = _find_tiling(keys)
+    return known
+
+
+def _find_tiling(keys):
+    """(join, axis, the parts' keys in order) when the parts cover x exactly along one
+    axis, taking all of every other: x[..., i, ...] for every i (stacked), or ranges
+    x[..., a:b, ...] of step 1 end to end (concatenated: an LSTM's gates read from one
+    product, 4 zero-filled writes and 3 adds become one concat); else None."""
+    shape = keys[0][1]
+    if any(len(i) != len(shape) or s != shape for i, s in keys):
+        return None
+    whole = [(0, size, 1) for size in shape]
+    axes = {k for index, _ in keys for k, item in enumerate(index) if item != whole[k]}
+    if len(axes) != 1 or not isinstance(shape[min(axes)], int):
+        return None
+    (axis,) = axes
+    items = [index[axis] for index, _ in keys]
+    if all(isinstance(item, int) for item in items):
+        if set(items) != set(range(shape[axis])):
             return None
-        whole = [(0, size, 1) for size in shape]
-        axes = {k for index, _ in keys for k, item in enumerate(index) if item != whole[k]}
-        if len(axes) != 1 or not isinstance(shape[min(axes)], int):
+        return structure_ops.stack, axis, sorted(keys, key=lambda key: key[0][axis])
+    if not all(isinstance(item, tuple) and item[2] == 1 for item in items):
+        return None
+    order = sorted(keys, key=lambda key: key[0][axis][0])
+    end = 0
+    for index, _ in order:
+        start, stop, _ = index[axis]
+        if start != end or not (isinstance(stop, int) and stop > start):
             return None
-        (axis,) = axes
-        items = [index[axis] for index, _ in keys]
-        if all(isinstance(item, int) for item in items):
-            if set(items) != set(range(shape[axis])):
-                return None
-            return structure_ops.stack, axis, sorted(keys, key=lambda key: key[0][axis])
-        if not all(isinstance(item, tuple) and item[2] == 1 for item in items):
-            return None
-        order = sorted(keys, key=lambda key: key[0][axis][0])
-        end = 0
-        for index, _ in order:
-            start, stop, _ = index[axis]
-            if start != end or not (isinstance(stop, int) and stop > start):
-                return None
-            end = stop
-        return (structure_ops.concat, axis, order) if end == shape[axis] else None
+        end = stop
+    return (structure_ops.concat, axis, order) if end == shape[axis] else None
 
 
 def _is_slice_grad(ct):
