@@ -484,12 +484,18 @@ def negative(x):
 
 def _result_shape(x_shape, y_shape):
     """The broadcast shape of arithmetic's operands; the larger one's at once where the other's
-    is the same or its last axis alone (a bias), where numpy's broadcast_shapes takes a
+    is the same, its last axis alone (a bias) or the same rank with ones where the larger
+    has other sizes (a column: a layer norm's mean), where numpy's broadcast_shapes takes a
     microsecond of an eager step's add."""
     if x_shape == y_shape or y_shape == x_shape[-1:]:
         return x_shape
     if x_shape == y_shape[-1:]:
         return y_shape
+    if len(x_shape) == len(y_shape):
+        if all(b == a or b == 1 for a, b in zip(x_shape, y_shape)):
+            return x_shape
+        if all(a == b or a == 1 for a, b in zip(x_shape, y_shape)):
+            return y_shape
     return np.broadcast_shapes(x_shape, y_shape)
 
 

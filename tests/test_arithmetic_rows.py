@@ -140,3 +140,16 @@ def test_a_large_eager_bias_add_and_its_gradient_are_numpys(dtype):
         gradient = tape.gradient(loss, bias).numpy()
         want = np.sum(2 * (x.astype(np.float64) * 2 + b), axis=(0, 1, 2))
         np.testing.assert_allclose(gradient, want, rtol=1e-4 if dtype == np.float32 else 1e-10)
+
+
+def test_the_result_shape_is_numpys_broadcast_shape():
+    shapes = [(), (1,), (5,), (1, 5), (4, 1), (4, 5), (3, 4, 5), (3, 1, 5), (1, 4, 1), (2, 1, 1)]
+    for x in shapes:
+        for y in shapes:
+            try:
+                want = np.broadcast_shapes(x, y)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    array_math._result_shape(x, y)
+                continue
+            assert array_math._result_shape(x, y) == want, (x, y)
