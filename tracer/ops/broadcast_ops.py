@@ -105,6 +105,8 @@ BROADCAST_COPIED_BELOW = 4096
 
 
 def _broadcast_to_kernel(x, shape):
+    """np.broadcast_to(x, shape)'s values: a copy of its own below BROADCAST_COPIED_BELOW
+    elements, numpy's read-only view from there."""
     if math.prod(shape) < BROADCAST_COPIED_BELOW:
         out = np.empty(shape, x.dtype)
         out[...] = x
