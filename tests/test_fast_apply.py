@@ -18,10 +18,13 @@ import numpy as np
 import pytest
 
 import tracer as tt
+import tracer.backprop as backprop
 from runtime import native
 from tests.test_gradients import ALL_CASES
 from tracer.dtypes import BY_NUMPY
+from tracer.ir.printer import format_graph
 from tracer.ops import core
+from tracer.passes.gradient import build_gradient
 
 pytestmark = pytest.mark.skipif(core.fast_apply is None, reason="the C op path was not built here")
 
@@ -562,8 +565,6 @@ def test_gradient_graphs_built_through_the_c_path_are_the_python_paths(name):
     """Building a tape's gradient graph applies an op per cotangent; with both inputs
     symbolic and the shape rule remembered, the C path makes the node: the same graph, ops,
     attributes, shapes and lines, as the Python path builds, and the same values."""
-    from tracer.ir.printer import format_graph
-    from tracer.passes.gradient import build_gradient
 
     function, args = ALL_CASES[name]
     inputs = [tt.constant(a, dtype=np.asarray(a).dtype) for a in args]
@@ -587,8 +588,6 @@ def test_a_gradient_graph_of_remembered_ops_is_built_without_python_applies(monk
     """A tape's gradient graph built again (the caches emptied) after its ops' shape rules
     were remembered: every op of the build takes the C path, and the graph gives the first,
     eager gradient's bits."""
-    import tracer.backprop as backprop
-
     x = tt.constant(np.linspace(-1.0, 1.0, 6).reshape(2, 3))
 
     def step():
