@@ -4,13 +4,20 @@ them); the rest of the build is declared in pyproject.toml.
 Each is optional: where it cannot be built (no C compiler), the install goes on and tracer
 runs the Python path it repeats. None links an OpenMP library: the ones with parallel loops
 define the entry points GCC calls themselves, and hand the loops to tracer's own pool
-(runtime/openmp_entries.h).
+(runtime/openmp_entries.h). Those entry points are also built alone, as an object that
+each compiled module links (runtime/openmp_entries.c): a module's translation units then do
+not compile them again each.
 """
 
 import importlib.util
 import os
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import BaseError, CCompilerError
+
+ENTRIES_SOURCE = os.path.join("runtime", "openmp_entries.c")
+ENTRIES_HEADER = os.path.join("runtime", "openmp_entries.h")
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
@@ -25,7 +32,41 @@ def _native_table():
     return module.EXTENSIONS
 
 
+class BuildExtensions(build_ext):
+    """The extensions, then the OpenMP entry points' object beside them (in the source tree
+    where they are built in place, as an editable install builds them). Optional as they
+    are: where it cannot be built, each module compiles the entry points itself."""
+
+    def run(self):
+        super().run()
+        self._entries_object()
+
+    def get_outputs(self):
+        built = [self._entries_target()] if os.path.isfile(self._entries_target()) else []
+        return [*super().get_outputs(), *built]
+
+    def _entries_target(self):
+        folder = os.path.dirname(self.get_ext_fullpath("runtime._thread_pool"))
+        return os.path.join(folder, "openmp_entries.o")
+
+    def _entries_object(self):
+        try:
+            # no LTO: modules link it without the compiler's plugin
+            (built,) = self.compiler.compile(
+                [ENTRIES_SOURCE],
+                output_dir=self.build_temp,
+                extra_postargs=["-fno-lto"],
+                depends=[ENTRIES_HEADER],
+            )
+            self.mkpath(os.path.dirname(self._entries_target()))
+            # stamped now: modules use it only while it is newer than the header
+            self.copy_file(built, self._entries_target(), preserve_times=False)
+        except (BaseError, CCompilerError, OSError) as error:  # as an optional extension's
+            self.warn(f"the OpenMP entry points' object was not built: {error}")
+
+
 setup(
+    cmdclass={"build_ext": BuildExtensions},
     ext_modules=[
         Extension(
             extension.module,
@@ -35,5 +76,5 @@ setup(
             optional=True,
         )
         for extension in _native_table().values()
-    ]
+    ],
 )

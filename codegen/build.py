@@ -290,16 +290,34 @@ def sanitizers():
     return value
 
 
-# With OpenMP, every unit of a module starts with the entry points its parallel loops call,
-# which hand them to tracer's pool (weak, so that the units' copies link as one; at -O0)
+# With OpenMP, a module defines the entry points its parallel loops call, which hand them to
+# tracer's pool: it links the object of them built with the extensions (setup.py), or where
+# there is none, every unit starts with them (weak, so that the units' copies link as one)
 OPENMP_ENTRIES = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime", "openmp_entries.h"
 )
+OPENMP_ENTRIES_OBJECT = os.path.join(os.path.dirname(OPENMP_ENTRIES), "openmp_entries.o")
+
+
+def entries_object():
+    """[the installed object of the OpenMP entry points] where a module links it: where
+    modules have threads and the object was built after the header (an object left from an
+    older header is not used), else []."""
+    return [OPENMP_ENTRIES_OBJECT] if threads() and _entries_object_current() else []
+
+
+@functools.cache
+def _entries_object_current():
+    try:
+        return os.stat(OPENMP_ENTRIES_OBJECT).st_mtime_ns >= os.stat(OPENMP_ENTRIES).st_mtime_ns
+    except OSError:
+        return False
 
 
 def _flags():
     flags = FLAGS + (VECTOR_MATH_FLAGS if vector_math() else [])
-    flags = flags + ["-fopenmp", "-include", OPENMP_ENTRIES] if threads() else flags
+    if threads():  # the entry points compiled again in every unit: a part of each unit's time
+        flags = flags + ["-fopenmp"] + ([] if entries_object() else ["-include", OPENMP_ENTRIES])
     if sanitizers():  # every report is fatal, with a usable stack
         flags = [f for f in flags if f != "-O3"] + [
             "-O1",
@@ -500,10 +518,15 @@ def _build(source, library, uses_blas, gold, link_key, known, directory):
     learning = ["-Wl,--no-as-needed"] if link_key is not None and known is None else []
     start = time.perf_counter()
     linked = "driver"
+    entries = entries_object()
     if units == 1 and direct is None:  # compiled and linked by one compiler run
-        _linked([compiler(), *_flags(), *includes, c_path, "-o", output, *learning, *libraries])
+        _linked(
+            [compiler(), *_flags(), *includes, c_path, *entries, "-o", output, *learning]
+            + libraries
+        )
     else:
         objects, temporary = _objects(source, units, includes, directory)
+        objects += entries
         if direct is not None and _linked_directly(gold, direct, objects, output, uses_blas):
             linked = "direct"
         else:

@@ -3,9 +3,11 @@
  * pool (runtime/thread_pool.c) through `tr_pool`, the table of its functions, which the
  * library's loader writes (runtime/native.py's `pool_table`). Defined hidden, they bind
  * the library's calls to themselves when it is linked, whatever OpenMP library the process
- * has loaded; and weak, so that where each translation unit of a module has them
- * (codegen/build.py), the linker keeps one copy. Until `tr_pool` is written, or where the
- * pool was not built, each loop runs whole on the thread that calls it.
+ * has loaded. A compiled module links them built once, as the object of
+ * runtime/openmp_entries.c (setup.py); where there is none, each of its translation units
+ * is compiled with this header, and they are weak so that the linker keeps one copy
+ * (codegen/build.py). Until `tr_pool` is written, or where the pool was not built, each
+ * loop runs whole on the thread that calls it.
  *
  * What GCC makes of the loops tracer writes (a static or dynamic schedule, `ordered`, a
  * reduction) calls no entry point but these; codegen/build.py refuses a module that calls

@@ -115,6 +115,17 @@ def test_the_first_module_links_through_the_driver_and_later_ones_directly(
     assert libm in elf.names(direct)[1]
 
 
+def test_a_module_compiles_the_entry_points_where_their_object_is_not_used(
+    fresh_cache, monkeypatch
+):
+    """Without the OpenMP entry points' object (not built, or older than its header), each
+    unit compiles them: the modules compute the same, linked by the driver and directly."""
+    monkeypatch.setattr(build, "entries_object", lambda: [])
+    assert "-include" in build._flags()
+    assert built(1)["link"] == "driver"
+    assert built(3)["link"] == "direct"
+
+
 def test_a_stub_is_a_library_of_that_name_that_defines_nothing(tmp_path):
     built_object = tmp_path / "empty.o"
     (tmp_path / "empty.c").write_text("int tracer_empty;\n")

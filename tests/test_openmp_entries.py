@@ -72,19 +72,26 @@ void nested(long n, int *inner) {
 """
 
 
-def _compiled(tmp_path, text, name="loops"):
-    """The shared library of C `text`, compiled as a module's C is, with OpenMP's entries."""
+def _compiled(tmp_path, text, name="loops", entries="header"):
+    """The shared library of C `text`, compiled as a module's C is, with OpenMP's entries:
+    compiled in (`entries` "header") or linked as the object built with the extensions
+    ("object")."""
     try:
         if not build.threads():
             pytest.skip("the C compiler here has no OpenMP")
         compiler = build.compiler()
     except CompilerUnavailable:
         pytest.skip("no C compiler")
+    if entries == "object" and not os.path.isfile(build.OPENMP_ENTRIES_OBJECT):
+        pytest.skip("the entry points' object was not built here")
     source, library = tmp_path / f"{name}.c", tmp_path / f"{name}.so"
     source.write_text(text)
-    command = [compiler, "-O2", "-fPIC", "-shared", "-fopenmp", "-include"]
-    command += [build.OPENMP_ENTRIES, str(source), "-o", str(library)]
-    subprocess.run(command, check=True, capture_output=True)
+    command = [compiler, "-O2", "-fPIC", "-shared", "-fopenmp", str(source)]
+    if entries == "header":
+        command[-1:-1] = ["-include", build.OPENMP_ENTRIES]
+    else:
+        command.append(build.OPENMP_ENTRIES_OBJECT)
+    subprocess.run([*command, "-o", str(library)], check=True, capture_output=True)
     return str(library)
 
 
@@ -124,10 +131,11 @@ def _check_loops(library, threads):
     assert set(inner.tolist()) == {4}  # a loop inside a share runs whole on its thread
 
 
-def _on_the_pool(program, tmp_path, **env):
+def _on_the_pool(program, tmp_path, entries="header", **env):
     """What `program` (ON_THE_POOL_START and more) prints, run in a process of its own with
-    the loops' library and `env` (no wait setting of the user's)."""
-    path = _compiled(tmp_path, LOOPS)
+    the loops' library (its entry points as `_compiled` takes them) and `env` (no wait
+    setting of the user's)."""
+    path = _compiled(tmp_path, LOOPS, entries=entries)
     environment = dict(os.environ, PYTHONPATH=str(REPO), **env)
     for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
         environment.pop(name, None)
@@ -144,8 +152,9 @@ def _on_the_pool(program, tmp_path, **env):
     return completed.stdout.strip()
 
 
-def test_without_the_pool_each_loop_runs_whole_on_the_calling_thread(tmp_path):
-    _check_loops(_loops(_compiled(tmp_path, LOOPS)), 1)
+@pytest.mark.parametrize("entries", ["header", "object"])
+def test_without_the_pool_each_loop_runs_whole_on_the_calling_thread(tmp_path, entries):
+    _check_loops(_loops(_compiled(tmp_path, LOOPS, entries=entries)), 1)
 
 
 # a program's start: the loops' library (argv[1]) on the pool, or "no pool" printed
@@ -177,10 +186,12 @@ ON_THE_POOL = ON_THE_POOL_START + textwrap.dedent(
 )
 
 
-def test_on_the_pool_every_loop_gives_what_openmp_would_and_after_a_fork(tmp_path):
+@pytest.mark.parametrize("entries", ["header", "object"])
+def test_on_the_pool_every_loop_gives_what_openmp_would_and_after_a_fork(tmp_path, entries):
     """Three threads on any machine (more than it has cores, here: workers that come late);
-    the same checks in a forked child, whose pool starts its own workers."""
-    assert _on_the_pool(ON_THE_POOL, tmp_path, OMP_NUM_THREADS="3") == "checked"
+    the same checks in a forked child, whose pool starts its own workers. The entry points
+    compiled into the library or linked as the installed object."""
+    assert _on_the_pool(ON_THE_POOL, tmp_path, entries, OMP_NUM_THREADS="3") == "checked"
 
 
 WATCHED = ON_THE_POOL_START + textwrap.dedent(
@@ -250,3 +261,37 @@ def test_the_pools_settings_are_checked():
             pool.configure(*wrong)
     threads, spin, wait_spin, _ = pool.settings()
     assert threads >= 1 and 0 <= spin <= wait_spin
+
+
+def test_modules_link_the_entry_points_object_while_it_is_newer_than_the_header(tmp_path):
+    """The object built with the extensions stands for the header in a module's link (no
+    unit compiles the header then); an object older than the header (the header edited, the
+    extensions not built again), or none, leaves each unit compiling the header."""
+    if not build.threads():
+        pytest.skip("the C compiler here has no OpenMP")
+    header, built = tmp_path / "openmp_entries.h", tmp_path / "openmp_entries.o"
+    header.write_text("")
+    built.write_bytes(b"")
+    made = os.stat(header).st_mtime_ns
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(build, "OPENMP_ENTRIES", str(header))
+            patch.setattr(build, "OPENMP_ENTRIES_OBJECT", str(built))
+            for seconds, used in ((1, True), (-1, False), (None, False)):
+                if seconds is None:
+                    built.unlink()
+                else:
+                    os.utime(built, ns=(made + seconds * 10**9,) * 2)
+                build._entries_object_current.cache_clear()
+                assert build.entries_object() == ([str(built)] if used else [])
+                assert ("-include" in build._flags()) is not used
+    finally:
+        build._entries_object_current.cache_clear()
+
+
+def test_where_the_extensions_are_built_so_is_the_entry_points_object():
+    """setup.py builds the object with the extensions: where the pool was built, modules
+    link the object (a build that dropped it would cost every unit the header again)."""
+    if native.load("thread_pool") is None or not build.threads():
+        pytest.skip("the extensions are not built here")
+    assert build.entries_object() == [build.OPENMP_ENTRIES_OBJECT]
