@@ -22,7 +22,8 @@ import re
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
 from codegen.forms import LOOP_FORMS, Expression, Generator, Helper, Reduction, View, tag
-from codegen.targets import C_MODULE
+from codegen.targets import C_MODULE, EXPORTED_C
+from runtime import native
 from tracer.ir import dims
 from tracer.ir.source import format_location
 
@@ -49,6 +50,17 @@ PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more tha
 # starts late (a sleeping thread takes a while to wake) or shares its core with another
 # process does less of the loop instead of holding the others at the end of it.
 SHARE = 8192
+# A short innermost loop (at most SHORT_LOOP iterations) of floating values whose body calls
+# libm runs over whole vectors of VECTOR_BYTES, its loads and stores past the extent masked
+# off (a load there reads 0, a store there is not made): GCC ends a loop of, say, 14 floats
+# with a vector of 8, one of 4 and two single calls of each function, where glibc's narrow
+# and scalar versions cost several times the wide one. The lanes past the extent compute on
+# zeros and are dropped (no floating operation traps; a loop with integer values, whose
+# division by zero would, runs to its extent). On x86 only, where the modules prefer 512-bit
+# vectors and the CPU masks loads and stores.
+SHORT_LOOP = 64
+VECTOR_BYTES = 64
+_MASKABLE = frozenset({"float16", "float32", "float64", "bool"})
 
 
 class Nest:
@@ -68,6 +80,9 @@ class Nest:
         # an accumulator) run in tiles of that many iterations of each (`transposing_tile`);
         # None: row by row
         self.tile = None
+        # the innermost loop's extent rounded up to whole vectors, where it runs so (short
+        # and calling libm: SHORT_LOOP); None: it runs to its extent
+        self.whole_vectors = None
 
 
 # `declaration` declares and sets each accumulator of a nest without a kept innermost axis;
@@ -148,8 +163,9 @@ class Emitter:
     modules run such loops so only after a call met subnormals (templates/grid_mode.c.j2):
     the doubles cost normal values more than they save (benchmarks/RESULTS.md)."""
 
-    def __init__(self, params, error=None, target=C_MODULE, on_grid=False):
+    def __init__(self, params, error=None, target=C_MODULE, on_grid=False, mask=None):
         self.params = params  # id(body input node) -> (C name, node)
+        self.mask = mask  # (index, extent): a load where index >= extent reads 0 (SHORT_LOOP)
         self.error = error
         self.form_for = target.form_for  # each body node's form
         self.on_grid = set() if on_grid else None  # the temporaries held in double
@@ -161,6 +177,7 @@ class Emitter:
         self.offsets = []  # the Affine offset of every read
         self.folded = frozenset()  # axes whose loops fold into others: left out of offsets
         self.indexed = False  # some statement names loop indices itself (a Generator's)
+        self.calls_libm = False  # some statement calls a math library function (`costly`)
 
     def value(self, node, index_map):
         """The C expression (a temporary or a literal) of `node` at `index_map`.
@@ -226,6 +243,7 @@ class Emitter:
         if self.on_grid is not None and self._stays_on_grid(node, operands):
             return self._on_grid_temporary(node, operands)
         operands = [self._as_float(o) for o in operands]
+        self.calls_libm = self.calls_libm or form.costly
         typed = node.inputs[form.operand].dtype
         if form.guard is not None:
             self._guard(node, form.guard, form.guard.condition(typed, node.dtype, *operands))
@@ -243,9 +261,12 @@ class Emitter:
     def _load(self, name, node, flat):
         self.loads.setdefault(name, set()).add(flat.key())
         self.offsets.append(flat)
+        read = f"{name}[{flat.without(self.folded).c(INDEX)}]"
+        if self.mask is not None:
+            read = f"({self.mask[0]} < {self.mask[1]} ? {read} : 0)"
         return self._temporary(
             node,
-            f"({compute(node.dtype)}){name}[{flat.without(self.folded).c(INDEX)}]",
+            f"({compute(node.dtype)}){read}",
             note=f"{self.names.get(id(node), '')} read {name}".strip(),
         )
 
@@ -298,6 +319,29 @@ def identity_map(rank):
     return tuple(Affine.index(k) for k in range(rank))
 
 
+def _dtypes(node):
+    """The dtypes of every value a fused node's body (or an op standing alone) computes."""
+    if node.op == "fused":
+        return [n.dtype for n in node.attrs["kernel"].body.nodes]
+    return [node.dtype, *(i.dtype for i in node.inputs)]
+
+
+def whole_vectors(loops, dtypes):
+    """The innermost of `loops` rounded up to whole vectors of the narrowest of `dtypes`,
+    where it is short and does not fill them and every value is floating or bool
+    (SHORT_LOOP), else None."""
+    if any(d.name not in _MASKABLE for d in dtypes) or not loops or not native.WIDE_VECTORS:
+        return None
+    sizes = [d.itemsize for d in dtypes if d.name in ("float32", "float64")]
+    if not sizes:
+        return None
+    lanes = VECTOR_BYTES // min(sizes)
+    extent = loops[-1][1]
+    if not isinstance(extent, int) or extent > SHORT_LOOP or extent % lanes == 0:
+        return None
+    return -(-extent // lanes) * lanes
+
+
 def loops_over(shape):
     """One loop per axis of `shape`, outermost first: [(index name, extent)]."""
     return [(INDEX[k], d) for k, d in enumerate(shape)]
@@ -316,15 +360,20 @@ def fused_loop_nest(
     folded = frozenset() if indexed else foldable_axes(runs, offsets)
     if folded:
         kernel, *_ = _fused_loop_nest(node, name, param_names, error, target, folded, on_grid)
+    if kernel.nests[0].whole_vectors is not None:  # written again, its loads and stores masked
+        kernel, *_ = _fused_loop_nest(
+            node, name, param_names, error, target, folded, on_grid, kernel.nests[0]
+        )
     if threads and not kernel.returns_error:
         kernel.nests[0].parallel = parallel_kind(kernel.nests[0])
     return kernel
 
 
-def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=False):
+def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=False, padded=None):
     """(the LoopNest with the loops of `folded` axes folded, its loops before folding as runs
     of loops each directly inside the one before, every offset it reads or writes at, and
-    whether a statement names loop indices itself)."""
+    whether a statement names loop indices itself). `padded`: the nest of an earlier writing
+    that runs over whole vectors (SHORT_LOOP), whose loads and stores this one masks."""
     if node.op == "fused":
         body = node.attrs["kernel"].body
         # several only for fuse.py's siblings: values of one shape, or reductions over every
@@ -336,7 +385,8 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
     else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
         root, names, results = node, {}, [node]
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
-    emitter = Emitter(params, error, target, on_grid)
+    mask = padded.loops[-1] if padded is not None else None
+    emitter = Emitter(params, error, target, on_grid, mask)
     emitter.names = names
     emitter.folded = folded
     outs = [
@@ -364,10 +414,16 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
             f"{out}[{flat.without(folded).c(INDEX)}] = ({ctype}){emitter.value(result, index_map)};"
             for result, (ctype, out) in zip(results, kernel.outs)
         ]
+        if mask is not None:
+            stores = [f"if ({mask[0]} < {mask[1]}) {store}" for store in stores]
         runs, written = [loops_over(root.shape)], [flat]
         nest = Nest(fold(runs[0], folded), emitter.statements, " ".join(stores))
         if not emitter.guarded:
             nest.tile = transposing_tile(nest.loops, emitter.offsets)
+        if padded is not None:
+            nest.whole_vectors = padded.whole_vectors
+        elif emitter.calls_libm and not (emitter.guarded or nest.tile) and target is not EXPORTED_C:
+            nest.whole_vectors = whole_vectors(nest.loops, _dtypes(node))
     kernel.returns_error = emitter.guarded
     kernel.loads = emitter.loads
     kernel.nests.append(nest)

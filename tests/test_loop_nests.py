@@ -12,15 +12,18 @@ from codegen.affine import Affine, offset
 from codegen.loops import (
     INDEX,
     PARALLEL_MIN,
+    SHORT_LOOP,
     TILE_ABOVE,
     TILE_COLUMNS,
     TILE_ROWS,
+    VECTOR_BYTES,
     fold,
     foldable_axes,
     identity_map,
     loops_over,
     transposing_tile,
 )
+from runtime import native
 from tracer.ir import dims
 
 rng = np.random.default_rng(7)
@@ -289,3 +292,65 @@ def test_reversed_reads_fold_and_tile_with_negative_strides(shape):
     assert re.search(rf"i\d+ < {size};", source)  # the reversed copy, folded
     if shape[-1] * shape[-2] >= TILE_ABOVE:
         assert _tiles(source)
+
+
+def _gates(x, w):
+    """Three sigmoids and a tanh of slices of one product, as an LSTM's gates: one fused
+    kernel of four results, each `x.shape[0] // 4` elements."""
+    gates = x * w
+    size = x.shape[0] // 4
+    parts = [gates[k * size : (k + 1) * size] for k in range(4)]
+    return [tt.sigmoid(p) for p in parts[:3]] + [tt.tanh(parts[3])]
+
+
+@pytest.mark.skipif(not native.WIDE_VECTORS, reason="whole vectors only where modules mask them")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [1, 7, 14, 17, 33])
+def test_a_short_loop_calling_libm_runs_over_whole_vectors_and_stores_its_elements_only(
+    dtype, size
+):
+    """A short loop calling libm runs to a whole number of vectors, its loads and stores past
+    the extent masked: the four results (neighbours in the module's workspace) are numpy's to
+    the functions' rounding, and each element is the one the same kernel gives in a long
+    loop of whole vectors (the same function at the same width)."""
+    lanes = VECTOR_BYTES // np.dtype(dtype).itemsize
+    x, w = (rng.standard_normal(4 * size).astype(dtype) * 3 for _ in range(2))
+    compiled = tt.function(_gates)
+    concrete = compiled.get_concrete_function(tt.constant(x), tt.constant(w))
+    whole = -(-size // lanes) * lanes
+    bound = re.escape(f"< {whole}; i0++)")
+    assert re.search(bound, concrete.c_source()) and f"i0 < {size} ?" in concrete.c_source()
+    got = [r.numpy() for r in compiled(tt.constant(x), tt.constant(w))]
+    gates = (x * w).reshape(4, size)
+    expected = [1 / (1 + np.exp(-g.astype(np.float64))) for g in gates[:3]] + [np.tanh(gates[3])]
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=4 * np.finfo(dtype).eps, atol=0)
+    # the same elements at the front of a long loop of whole vectors: the same bits
+    long = (SHORT_LOOP // lanes + 1) * lanes
+    xs, ws = (np.pad(a.reshape(4, size), ((0, 0), (0, long - size)), "wrap") for a in (x, w))
+    wide = tt.function(_gates)(tt.constant(xs.ravel()), tt.constant(ws.ravel()))
+    for g, v in zip(got, wide):
+        np.testing.assert_array_equal(g, v.numpy()[:size])
+
+
+@pytest.mark.parametrize(
+    "f, reason",
+    [
+        (lambda x: x * 3.0 + 1.0, "no libm call"),
+        (lambda x: tt.exp(tt.cast(tt.cast(x, tt.int32) // 2, tt.float32)), "integer values"),
+    ],
+)
+def test_a_short_loop_without_libm_or_with_integers_runs_to_its_extent(f, reason):
+    x = tt.constant(rng.standard_normal(14).astype(np.float32))
+    concrete = tt.function(f).get_concrete_function(x)
+    assert "i0 < 16" not in concrete.c_source(), reason
+    assert "i0 < 14" in concrete.c_source()
+    np.testing.assert_allclose(
+        concrete(x).numpy(), tt.function(f, backend="interpreter")(x).numpy(), rtol=1e-6
+    )
+
+
+def test_a_long_loop_calling_libm_runs_to_its_extent():
+    x = tt.constant(rng.standard_normal(SHORT_LOOP + 1).astype(np.float32))
+    source = tt.function(tt.tanh).get_concrete_function(x).c_source()
+    assert f"< {SHORT_LOOP + 1}; i0++)" in source and f"i0 < {SHORT_LOOP + 1} ?" not in source
