@@ -37,8 +37,10 @@ def test_an_unrolled_recurrence_sums_its_weight_gradient_in_one_product(backend)
     counts = ops(rnn_gradients, w, u, xs)
     # forward 2 per step, the state's cotangent 1 per step but the first, and one for each
     # weight's sum (the u-products of the steps join; the w-products of steps 1.. too); the
-    # steps' cotangents joined once for both sums
-    assert counts["matmul"] == 2 * 12 + 11 + 2 and counts["concat"] == 3
+    # steps' cotangents joined once for both sums, the states once; xs[0], xs[1], ... joined
+    # in order are xs itself, reshaped
+    assert counts["matmul"] == 2 * 12 + 11 + 2 and counts["concat"] == 2
+    assert counts["reshape"] == 1
     want = rnn_gradients(*(tt.constant(a) for a in (w, u, xs)))
     got = tt.function(rnn_gradients, backend=backend)(w, u, xs)
     for g, e in zip(got, want):
@@ -101,3 +103,25 @@ def test_terms_that_broadcast_into_the_sum_are_added_after_the_joined_product():
     assert ops(broadcast, p, q, r, s, row1, row2)["concat"] == 2
     got = tt.function(broadcast, backend="c")(p, q, r, s, row1, row2).numpy()
     np.testing.assert_allclose(got, row1 + row2 + p.T @ q + r.T @ s, rtol=1e-12)
+
+
+def test_rows_of_one_tensor_join_as_it_only_whole_and_in_order():
+    """x[0], x[1], ... x[n-1], in the graph's order (the order the sum reads them, here;
+    in an unrolled loop, the forward's), joined are x with its first two axes merged (no
+    copy); rows in another order, or one missing, leave a concat."""
+    x, g = rng.standard_normal((4, 3, 5)), rng.standard_normal((4, 3, 6))
+
+    def rows(x, g, order):
+        total = None
+        for t in order:
+            term = tt.matmul(x[t], g[t], transpose_a=True)
+            total = term if total is None else total + term
+        return total
+
+    for order, joined in (((0, 1, 2, 3), True), ((3, 2, 1, 0), False), ((0, 1, 3), False)):
+        f = lambda x, g, order=order: rows(x, g, order)  # noqa: E731
+        counts = ops(f, x, g)
+        assert counts.get("reshape", 0) == (2 if joined else 0), order
+        assert counts.get("concat", 0) == (0 if joined else 2), order
+        want = sum(x[t].T @ g[t] for t in order)
+        np.testing.assert_allclose(tt.function(f, backend="c")(x, g).numpy(), want, rtol=1e-12)

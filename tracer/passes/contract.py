@@ -9,7 +9,9 @@
 A weight's gradient in an unrolled recurrence is such a sum over the time steps, h_t^T g_t
 with the batch as the inner dimension: as many small GEMMs (each with its call and thread
 hand-off) and an add reading as many (M, N) results. One GEMM over the joined inner
-dimension does the same arithmetic at full speed and writes one result.
+dimension does the same arithmetic at full speed and writes one result. Operands that are
+the rows of one tensor in order (an unrolled loop's inputs xs[0], xs[1], ...) join as that
+tensor reshaped, with no copy.
 
 The sum is a tree of `add` nodes, each read by the tree alone, over 2-D products of the
 same flags, shape and dtype, each read by the tree alone; other terms stay added. It is
@@ -42,10 +44,11 @@ def contract_products(graph):
     }
     mapping, contracted = {}, False
     joins = {}  # (the parts' ids, axis) -> their concat: one for products sharing an operand
+    position = {id(node): k for k, node in enumerate(graph.nodes)}
     for node in graph.nodes:
         new = None
         if node.op == "add" and id(node) not in inner:
-            new = _contracted(node, only_in_tree, mapping, joins)
+            new = _contracted(node, only_in_tree, mapping, joins, position)
         contracted = contracted or new is not None
         mapping[id(node)] = on_new_inputs(node, mapping) if new is None else new
     if not contracted:
@@ -76,7 +79,12 @@ def _key(node, only_in_tree, root):
     return flags, node.shape, node.dtype
 
 
-def _contracted(root, only_in_tree, mapping, joins):
+def _contracted(root, only_in_tree, mapping, joins, position):
+    """The add tree at `root` with its products of one key joined, or None. Each group's
+    products are taken in the graph's order of their left operands (`position`): in an
+    unrolled loop's gradient, whose sums run from the last step back, the forward's order of
+    its states and of its inputs xs[t]. Two weights' sums then join the steps' cotangents in
+    the same order, once for both, and xs[0], xs[1], ... in order are xs (`_sliced_whole`)."""
     terms = _terms(root, only_in_tree)
     keys = [_key(term, only_in_tree, root) for term in terms]
     groups = {}
@@ -84,7 +92,9 @@ def _contracted(root, only_in_tree, mapping, joins):
         if key is not None:
             groups.setdefault(key, []).append(term)
     joined = {
-        key: products for key, products in groups.items() if len(products) > 1 and _saves(products)
+        key: sorted(products, key=lambda p: position.get(id(p.inputs[0]), -1))
+        for key, products in groups.items()
+        if len(products) > 1 and _saves(products)
     }
     if not joined:
         return None
@@ -118,8 +128,25 @@ def _joined(products, flags, mapping, root, joins):
         if key not in joins:
             shape = list(parts[0].shape)
             shape[axis] = sum(part.shape[axis] for part in parts)
-            attrs = {"axis": axis}
-            joins[key] = Node("concat", parts, attrs, tuple(shape), parts[0].dtype, root.location)
+            source = _sliced_whole(parts) if axis == 0 else None
+            if source is not None:  # its rows in order: the tensor itself, its axes merged
+                attrs, op, inputs = {"shape": tuple(shape)}, "reshape", (source,)
+            else:
+                attrs, op, inputs = {"axis": axis}, "concat", parts
+            joins[key] = Node(op, inputs, attrs, tuple(shape), parts[0].dtype, root.location)
         operands.append(joins[key])
     attrs = matmul_attrs(transpose_a, transpose_b)
     return Node("matmul", tuple(operands), attrs, root.shape, root.dtype, root.location)
+
+
+def _sliced_whole(parts):
+    """The tensor x where `parts` are x[0], x[1], ... x[n - 1], all of its leading axis in
+    order (an unrolled loop's inputs, xs[t]): joined along their first axis they are x with
+    its first two axes merged, a reshape that moves no data. None for other parts."""
+    source = parts[0].inputs[0] if parts[0].op == "slice" else None
+    if source is None or source.shape[:1] != (len(parts),):
+        return None
+    for k, part in enumerate(parts):
+        if part.op != "slice" or part.inputs[0] is not source or part.attrs["index"] != (k,):
+            return None
+    return source
