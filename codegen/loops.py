@@ -23,7 +23,6 @@ from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
 from codegen.forms import LOOP_FORMS, Expression, Generator, Helper, Reduction, View, tag
 from codegen.targets import C_MODULE, EXPORTED_C
-from runtime import native
 from tracer.ir import dims
 from tracer.ir.source import format_location
 
@@ -56,8 +55,9 @@ SHARE = 8192
 # with a vector of 8, one of 4 and two single calls of each function, where glibc's narrow
 # and scalar versions cost several times the wide one. The lanes past the extent compute on
 # zeros and are dropped (no floating operation traps; a loop with integer values, whose
-# division by zero would, runs to its extent). On x86 only, where the modules prefer 512-bit
-# vectors and the CPU masks loads and stores.
+# division by zero would, runs to its extent). Where the CPU masks vector loads and stores
+# (AVX-512: the prologue's TR_WHOLE_VECTORS); without, GCC leaves such a loop scalar, so it
+# runs to its extent there, its masks always true.
 SHORT_LOOP = 64
 VECTOR_BYTES = 64
 _MASKABLE = frozenset({"float16", "float32", "float64", "bool"})
@@ -263,7 +263,7 @@ class Emitter:
         self.offsets.append(flat)
         read = f"{name}[{flat.without(self.folded).c(INDEX)}]"
         if self.mask is not None:
-            read = f"({self.mask[0]} < {self.mask[1]} ? {read} : 0)"
+            read = f"(TR_LANE({self.mask[0]}, {self.mask[1]}) ? {read} : 0)"
         return self._temporary(
             node,
             f"({compute(node.dtype)}){read}",
@@ -330,7 +330,7 @@ def whole_vectors(loops, dtypes):
     """The innermost of `loops` rounded up to whole vectors of the narrowest of `dtypes`,
     where it is short and does not fill them and every value is floating or bool
     (SHORT_LOOP), else None."""
-    if any(d.name not in _MASKABLE for d in dtypes) or not loops or not native.WIDE_VECTORS:
+    if any(d.name not in _MASKABLE for d in dtypes) or not loops:
         return None
     sizes = [d.itemsize for d in dtypes if d.name in ("float32", "float64")]
     if not sizes:
@@ -415,7 +415,7 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
             for result, (ctype, out) in zip(results, kernel.outs)
         ]
         if mask is not None:
-            stores = [f"if ({mask[0]} < {mask[1]}) {store}" for store in stores]
+            stores = [f"if (TR_LANE({mask[0]}, {mask[1]})) {store}" for store in stores]
         runs, written = [loops_over(root.shape)], [flat]
         nest = Nest(fold(runs[0], folded), emitter.statements, " ".join(stores))
         if not emitter.guarded:

@@ -874,7 +874,7 @@ def test_a_full_reduction_and_values_of_its_inputs_shape_are_one_loop(
     # axis kept apart (codegen/loops.py, foldable_axes); a short one calling libm over whole
     # vectors of 8 doubles (SHORT_LOOP)
     size = int(np.prod(shape))
-    bounds = f"{size}|{shape[0]}|{-(-size // 8) * 8}"
+    bounds = rf"{size}|{shape[0]}|TR_WHOLE_VECTORS\({size}, {-(-size // 8) * 8}\)"
     outer = re.findall(rf"for \(int64_t \w+ = 0; \w+ < ({bounds});", concrete.c_source())
     assert len(outer) == (1 if grouped else 3)  # graph outputs alone are not siblings
     v, w = x.numpy(), y.numpy()
