@@ -65,17 +65,20 @@ MOVES = LEAF_OPS | frozenset(
 )
 
 
-def _parts(dtype):
-    return dtype.parts if dtype.is_tuple else (((), dtype),)
-
-
 def _is_string(dtype):
-    return any(d.is_string for _, d in _parts(dtype))
+    if not dtype.is_tuple:  # (asked for every node of a graph, by fusion: kept short)
+        return dtype.is_string
+    return any(d.is_string for _, d in dtype.parts)
 
 
 def touches_strings(node):
     """Whether `node` reads or makes a tt.string value."""
-    return _is_string(node.dtype) or any(_is_string(i.dtype) for i in node.inputs)
+    if _is_string(node.dtype):
+        return True
+    for value in node.inputs:
+        if _is_string(value.dtype):
+            return True
+    return False
 
 
 def computes_on_strings(node):
