@@ -223,3 +223,18 @@ def test_a_product_over_an_inner_dimension_of_one_is_an_outer_product(
     values = [rng.standard_normal(a.shape), rng.standard_normal(b.shape)]
     simplified = _check([out], [a, b], values)
     assert "matmul" not in _ops(simplified) and "mul" in _ops(simplified)
+
+
+def test_a_real_power_of_zero_is_one_nan_and_zero_included():
+    """x ** 0 is 1 for every real x (numpy's too: NaN ** 0 and 0 ** 0 are 1): no pow left (a
+    broadcast of one, folded); a complex power of zero stays a pow."""
+    x = _input("x", (6,))
+    out = _node("pow", [x, _const(np.array(0.0))], (6,))
+    values = [np.array([0.0, -0.0, -2.5, np.nan, np.inf, -np.inf])]
+    simplified = _check([out], [x], values)
+    assert _ops(simplified) == []
+    z = Node("input", (), {"name": "z"}, (2,), tt.complex128)
+    zero = Node("const", (), {"value": Literal(np.array(0j))}, (), tt.complex128)
+    power = Node("pow", (z, zero), {}, (2,), tt.complex128)
+    graph = Graph([z], [z, zero, power], [power])
+    assert [n.op for n in simplify(graph).nodes if n.op not in ("input", "const")] == ["pow"]

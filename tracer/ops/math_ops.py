@@ -390,7 +390,9 @@ def _safe_log(x):
 
 
 def _pow_simplify(node):
-    """x ** 2 => x * x (numpy and libm give x*x exactly); x ** 1 => x."""
+    """x ** 2 => x * x (numpy and libm give x*x exactly); x ** 1 => x; x ** 0 => 1 for real
+    and integer x (1 for every x, NaN and 0 included: a second derivative of x ** 2 has
+    it)."""
     x, y = node.inputs
     if match.is_constant(y, 2) and match.literal(y).ndim == 0:
         if x.shape != node.shape:
@@ -398,6 +400,10 @@ def _pow_simplify(node):
         return match.derived(node, "mul", (x, x), node.shape)
     if match.is_constant(y, 1):
         return match.same(node, x)
+    if match.is_constant(y, 0) and not node.dtype.is_complex and not node.dtype.is_string:
+        one = Literal(np.ones((), node.dtype.as_numpy_dtype))
+        one = Node("const", (), {"value": one}, (), node.dtype, node.location)
+        return match.derived(node, "broadcast_to", (one,), node.shape, shape=node.shape)
     return None
 
 
