@@ -308,6 +308,7 @@ def entries_object():
 
 @functools.cache
 def _entries_object_current():
+    """Whether the object is there and no older than the header it was built from."""
     try:
         return os.stat(OPENMP_ENTRIES_OBJECT).st_mtime_ns >= os.stat(OPENMP_ENTRIES).st_mtime_ns
     except OSError:
@@ -316,7 +317,7 @@ def _entries_object_current():
 
 def _flags():
     flags = FLAGS + (VECTOR_MATH_FLAGS if vector_math() else [])
-    if threads():  # the entry points compiled again in every unit: a part of each unit's time
+    if threads():  # without the entry points' object, every unit compiles them itself
         flags = flags + ["-fopenmp"] + ([] if entries_object() else ["-include", OPENMP_ENTRIES])
     if sanitizers():  # every report is fatal, with a usable stack
         flags = [f for f in flags if f != "-O3"] + [
