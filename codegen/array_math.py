@@ -447,10 +447,11 @@ _NEGATION = 4  # arithmetic_rows's -x
 
 def arithmetic(symbol, x, y):
     """x op y (op: "+", "-", "*" or "/") of float32 or float64 arrays, one of the result's shape
-    and the other of it too, or its last axis alone (a bias), its last axis of one (a
-    column) or one element, through the kernel installed with tracer (rows on the threads for
-    large arrays, where numpy's loop is one thread); None for other shapes, dtypes or layouts,
-    or where its table is not there. IEEE's operations one by one, so numpy's bits."""
+    and the other of it too, or its last axes alone (a bias; an attention mask over the
+    scores' last two), its last axis of one (a column) or one element, through the kernel
+    installed with tracer (rows on the threads for large arrays, where numpy's loop is one
+    thread); None for other shapes, dtypes or layouts, or where its table is not there.
+    IEEE's operations one by one, so numpy's bits."""
     suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or y.dtype != x.dtype or not conv_kernels.available():
         return None
@@ -458,7 +459,10 @@ def arithmetic(symbol, x, y):
     kinds = (_operand_kind(x, shape), _operand_kind(y, shape))
     if None in kinds or 0 not in kinds:
         return None
-    columns = shape[-1] if shape else 1
+    if 1 in kinds:  # a row of the bias's size: the result's last axes flattened
+        columns = (x if kinds[0] == 1 else y).size
+    else:
+        columns = shape[-1] if shape else 1
     out = aligned.empty(shape, x.dtype)
     if out.size:
         geometry = np.array([_ARITHMETIC[symbol], out.size // columns, columns, *kinds], np.int64)
@@ -501,8 +505,8 @@ def _result_shape(x_shape, y_shape):
 
 def _operand_kind(x, shape):
     """How an operand of arithmetic's result `shape` is read: 0 whole (its shape, stored in
-    C order), 1 one row (its last axis, the result's), 2 one column (the result's leading
-    axes, a last axis of one), 3 one element; None for anything else."""
+    C order), 1 one row (the result's last axes, ones before them), 2 one column (the
+    result's leading axes, a last axis of one), 3 one element; None for anything else."""
     if x.size == 1:
         return 3
     if not x.flags.c_contiguous or x.ndim > len(shape):
@@ -510,7 +514,8 @@ def _operand_kind(x, shape):
     padded = (1,) * (len(shape) - x.ndim) + x.shape
     if padded == shape:
         return 0
-    if padded[-1] == shape[-1] and x.size == shape[-1]:
+    leading = next(a for a, size in enumerate(padded) if size != 1)
+    if padded[leading:] == shape[leading:]:
         return 1
     if padded[-1] == 1 and padded[:-1] == shape[:-1]:
         return 2

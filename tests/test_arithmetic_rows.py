@@ -2,7 +2,8 @@
 threads (codegen/array_math.py's `arithmetic` and `negative`): numpy's bits for every way an
 operand is read (whole, a bias, a column, one element, on either side), NaN, infinities,
 signed zeros and zero divisors included; other shapes left to numpy; and eager ops that take
-it, through the C op path too, a numpy scalar first among them."""
+it, through the C op path too, a numpy scalar first among them. A bias is the result's last
+axes, one or more (an attention mask added to the scores)."""
 
 import warnings
 
@@ -27,6 +28,9 @@ SHAPES = [  # x, y: whole, a bias, a column, one element, either side
     ((), LARGE),
     ((1, 1), LARGE),
     ((4, 64, 28, 32), (32,)),
+    ((8, 4, 64, 64), (64, 64)),  # a trailing block: an attention mask over the scores
+    ((64, 64), (8, 4, 64, 64)),
+    ((8, 4, 64, 64), (1, 4, 64, 64)),
     ((7, 5), (7, 5)),  # small: one thread
 ]
 installed = pytest.mark.skipif(not conv_kernels.available(), reason="no installed kernels here")
@@ -60,7 +64,7 @@ def test_the_installed_loop_gives_numpys_bits(symbol, ufunc, shapes, dtype):
 @pytest.mark.parametrize(
     "x, y",
     [
-        (np.ones((4, 64, 64), np.float32), np.ones((64, 64), np.float32)),  # a trailing block
+        (np.ones((4, 64, 64), np.float32), np.ones((4, 1, 64), np.float32)),  # ones inside
         (np.ones((512, 1), np.float32), np.ones((1, 300), np.float32)),  # neither whole
         (np.ones(LARGE, np.float32)[:, ::2], np.ones((150,), np.float32)),  # strided
         (np.ones(LARGE, np.float32), np.ones((300,), np.float64)),  # two dtypes
