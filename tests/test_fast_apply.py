@@ -8,6 +8,7 @@ the C path does take the common case: a recorded eager loop makes no Python call
 
 import contextlib
 import copy
+import inspect
 import sys
 import threading
 import types
@@ -255,9 +256,31 @@ def test_ops_the_c_path_leaves_to_python_still_do_all_they_did(python_calls):
     assert "mul" in python_calls
     assert tape.gradient(untracked, c) is None
     assert "never watched" in tape.explain(untracked, [c])
+
+
+def test_a_variable_read_outside_any_tape_notes_its_origin_on_the_c_path_as_in_python(
+    python_calls,
+):
+    """`x = v * 1.0` outside a tape makes a Tensor that tape.explain traces back to the
+    Variable and the user's line: the C path notes what the Python path does."""
+    v = tt.Variable(2.0)
+    v * 1.0  # the first sight of the shape rule, in Python: remembered
     python_calls.clear()
-    moved = v * 1.0  # a Variable read outside any tape: the result notes its origin, in Python
-    assert python_calls == ["mul"] and moved._origin[0] == v.name
+    moved = v * 1.0  # the C path
+    line = inspect.currentframe().f_lineno - 1
+    assert python_calls == [] and moved._origin == (v.name, (__file__, line))
+    was = core.fast_apply.set_enabled(False)
+    try:
+        moved_in_python = v * 1.0
+        python_line = inspect.currentframe().f_lineno - 1
+    finally:
+        core.fast_apply.set_enabled(was)
+    assert python_calls == ["mul"]
+    assert moved_in_python._origin == (v.name, (__file__, python_line))
+    with tt.GradientTape() as tape:
+        y = moved * moved
+    assert tape.gradient(y, moved) is None
+    assert f"Variable {v.name!r} at test_fast_apply.py:{line}" in tape.explain(y, [moved])
 
 
 def test_shape_errors_on_the_c_path_name_the_users_line():

@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from tracer.tensor import Tensor, _from_python, convert_to_tensor, holds_tensors, is_tensor_like
+from tracer.tensor import (
+    Tensor,
+    TensorLike,
+    _from_python,
+    convert_to_tensor,
+    holds_tensors,
+    is_tensor_like,
+)
 
 
 def as_tensors(*values):
@@ -14,15 +21,22 @@ def as_tensors(*values):
     >>> two.dtype
     tt.float64
     """
-    if len(values) == 2:  # the common case, `x * 2` or `x * y`, without the general loop
+    if len(values) == 2:  # the common case, `x * 2`, `x * y` or `x @ w`, without the general loop
         x, y = values
+        if isinstance(x, TensorLike) and type(x) is not Tensor:  # a Variable, read
+            x = x._read()
+            if type(y) is Tensor:
+                return x, y
         if type(x) is Tensor:
             if type(y) is Tensor:
-                return values
+                return x, y
             if type(y) in _PYTHON_SCALARS:
                 return x, _scalar_constant(y, x.dtype)
+            if isinstance(y, TensorLike):
+                return x, y._read()
         elif type(y) is Tensor and type(x) in _PYTHON_SCALARS:
             return _scalar_constant(x, y.dtype), y
+        values = (x, y)
     for v in values:  # a nested list holding tensors is packed first, and gives its dtype
         if type(v) in _SEQUENCES and holds_tensors(v):
             values = [convert_to_tensor(v) if _is_packable(v) else v for v in values]

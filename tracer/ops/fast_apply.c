@@ -44,7 +44,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 7
+#define INTERFACE 8
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -652,18 +652,29 @@ release_recordings(Recordings *recordings)
     recordings->count = 0;
 }
 
+/* core._location(): `state.location or user_location()`. New reference, or NULL with an
+ * error set. */
+static PyObject *
+current_location(PyObject *thread_state)
+{
+    PyObject *location = PyDict_GetItemWithError(thread_state, s_location);
+    if (location == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_AttributeError, "state.location");
+        return NULL;
+    }
+    int given = PyObject_IsTrue(location);
+    if (given < 0)
+        return NULL;
+    return given ? Py_NewRef(location) : caller_location();
+}
+
 /* Record `out = op(*inputs)` on every tape (each tracks an input; checked before). */
 static int
 record(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *out, PyObject *shape, PyObject *dtype,
        Recordings *recordings, PyObject *thread_state)
 {
-    PyObject *location = PyDict_GetItemWithError(thread_state, s_location);
-    if (location == NULL)
-        return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_AttributeError, "state.location"), -1);
-    int given = PyObject_IsTrue(location);  /* `state.location or user_location(...)` */
-    if (given < 0)
-        return -1;
-    location = given ? Py_NewRef(location) : caller_location();
+    PyObject *location = current_location(thread_state);
     if (location == NULL)
         return -1;
     Py_ssize_t count = PyTuple_GET_SIZE(inputs);
@@ -831,10 +842,11 @@ thread_state_dict(void)
 }
 
 /* Before anything is computed: may the C path take this call? 1 yes (with the tracking
- * tapes' Recordings), 0 no, -1 on error. */
+ * tapes' Recordings, and outside any tape the node of the first Variable read, in
+ * `variable`, borrowed, or NULL), 0 no, -1 on error. */
 static int
 fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thread_state, PyObject *dtype,
-                  Recordings *recordings)
+                  Recordings *recordings, PyObject **variable)
 {
     PyObject *trace = state_entry(thread_state, s_trace), *paused = state_entry(thread_state, s_paused);
     if (trace == NULL || paused == NULL)
@@ -844,12 +856,14 @@ fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thr
     if (SLOT(numerics, numerics_enabled) != Py_False)
         return 0;
     if (PyList_GET_SIZE(tapes) == 0) {
-        /* a result computed from a Variable outside any tape notes where (for tape.explain) */
+        /* a result computed from a Variable outside any tape notes which and where (`note_origin`) */
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); i++) {
             PyObject *node = node_or_null(PyTuple_GET_ITEM(inputs, i));
             if (node != NULL && PyUnicode_Check(SLOT(node, node_op)) &&
-                PyUnicode_Compare(SLOT(node, node_op), s_variable) == 0)
-                return 0;
+                PyUnicode_Compare(SLOT(node, node_op), s_variable) == 0) {
+                *variable = node;
+                break;
+            }
         }
         return 1;
     }
@@ -1087,11 +1101,7 @@ symbolic_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **resul
     if (known == NULL)
         return PyErr_Occurred() ? FAILED : USE_PYTHON;
     Py_INCREF(known);
-    PyObject *location = PyDict_GetItemWithError(thread_state, s_location);
-    int given = location == NULL ? -1 : PyObject_IsTrue(location);
-    if (location == NULL && !PyErr_Occurred())
-        PyErr_SetString(PyExc_AttributeError, "state.location");
-    location = given < 0 ? NULL : given ? Py_NewRef(location) : caller_location();
+    PyObject *location = current_location(thread_state);
     PyObject *nodes = location == NULL ? NULL : PyTuple_New(count);
     for (Py_ssize_t i = 0; nodes != NULL && i < count; i++)
         PyTuple_SET_ITEM(nodes, i, Py_NewRef(input_nodes[i]));
@@ -1105,6 +1115,24 @@ symbolic_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **resul
     untrack_if_acyclic(node);
     *result = new_symbolic_tensor(node);
     return *result == NULL ? FAILED : DONE;
+}
+
+/* core._note_variable_origin: `out` computed from the Variable of `variable_node` outside any
+ * tape remembers its name and the user's line (tape.explain names them). */
+static int
+note_origin(PyObject *out, PyObject *variable_node, PyObject *thread_state)
+{
+    PyObject *attrs = SLOT(variable_node, node_attrs);
+    PyObject *name = PyDict_Check(attrs) ? PyDict_GetItemWithError(attrs, s_name) : NULL;
+    if (name == NULL)
+        return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_KeyError, "a variable node without a name"), -1);
+    PyObject *location = current_location(thread_state);
+    PyObject *origin = location == NULL ? NULL : PyTuple_Pack(2, name, location);
+    Py_XDECREF(location);
+    if (origin == NULL)
+        return -1;
+    Py_SETREF(SLOT(out, tensor_origin), origin);
+    return 0;
 }
 
 static int
@@ -1140,11 +1168,12 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
     PyObject *thread_state = thread_state_dict();
     PyObject *tapes = thread_state == NULL ? NULL : state_entry(thread_state, s_tapes);
     Recordings recordings = {0};
+    PyObject *variable = NULL;
     int outcome = FAILED;
     if (tapes != NULL) {
         Py_INCREF(tapes);
         outcome = PyList_Check(tapes) ? fast_path_applies(op, tapes, inputs, thread_state, PyTuple_GET_ITEM(known, 1),
-                                                          &recordings)
+                                                          &recordings, &variable)
                                       : USE_PYTHON;
     }
     PyObject *kernel = NULL;
@@ -1159,6 +1188,8 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
         if (out != NULL && recordings.count != 0 &&
             record(op, inputs, attrs, out, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), &recordings,
                    thread_state) < 0)
+            Py_CLEAR(out);
+        if (out != NULL && variable != NULL && note_origin(out, variable, thread_state) < 0)
             Py_CLEAR(out);
         *result = out;
         if (out == NULL)
