@@ -39,6 +39,9 @@ B29 a small training step as users write it: B9's step (Dense relu, Dense, spars
    cross-entropy from logits, Adam) at batch 32 of 20 features, 64 hidden units and 10
    classes, through each system's own layers, loss and optimizer (tt.keras and tf.keras;
    torch.nn, F.cross_entropy and torch.optim.Adam): the per-op cost of an eager step.
+B30 a small model's inference as users write it: B29's Sequential (Dense 64 relu, Dense 10)
+   called on the batch outside any tape, its logits (model(x); torch under no_grad): the
+   per-op cost of eager ops that read variables.
 """
 
 import numpy as np
@@ -64,6 +67,7 @@ FULL = {
     "B24L": (32, 128, 256, 8),
     "B28": (256, 1000),
     "B29": (32, 20, 64, 10),
+    "B30": (32, 20, 64, 10),
 }
 QUICK = {
     "B1": 20,
@@ -86,10 +90,11 @@ QUICK = {
     "B24L": (2, 8, 16, 2),
     "B28": (8, 10),
     "B29": (4, 6, 5, 3),
+    "B30": (4, 6, 5, 3),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L", "B28", "B29",
+    "B19", "B20", "B24", "B24L", "B28", "B29", "B30",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -120,6 +125,7 @@ TOLERANCE = {
     "B24L": 2e-3,
     "B28": 1e-6,
     "B29": 2e-3,
+    "B30": 1e-5,
 }
 
 
@@ -128,7 +134,7 @@ def make(workload, quick):
     rng = np.random.default_rng(0)
     if workload == "B1":
         return {"ops": size, "x": np.float32(0.5)}
-    if workload in ("B2", "B9", "B9b", "B9u", "B29"):
+    if workload in ("B2", "B9", "B9b", "B9u", "B29", "B30"):
         batch, n_in, hidden, classes = size
         return {
             "x": rng.standard_normal((batch, n_in)).astype(np.float32),

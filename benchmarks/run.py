@@ -58,6 +58,8 @@ TITLES = {
     "B24L": "B24L transformer block training step, batch 32 x 128, width 256, 8 heads",
     "B28": "B28 text and numbers: 256 numbers parsed from strings, a 1,000-step loop, written back",
     "B29": "B29 small Keras-style training step (Dense 64 relu, Dense 10, Adam), batch 32 of 20",
+    "B30": "B30 small Keras-style model's inference outside a tape (Dense 64 relu, Dense 10), "
+    "batch 32 of 20",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", "tracer-profiled", *PEERS)
 # tracer-profiled: tracer-compiled with a tt.profiler profile on, for the workloads whose
@@ -218,7 +220,7 @@ def main(argv=None):
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
         "--only",
-        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20,B24,B24L,B28,B29; "
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20,B24,B24L,B28,B29,B30; "
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
         "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
         "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch; "

@@ -47,6 +47,16 @@ def _loss_and_grads(x, y, w1, b1, w2, b2):
     return run
 
 
+def inference(d):
+    """B30: relu(x w1 + b1) w2 + b2, the logits."""
+
+    def run():
+        hidden = np.maximum(d["x"] @ d["w1"] + d["b1"], np.float32(0))
+        return hidden @ d["w2"] + d["b2"]
+
+    return run
+
+
 def train_step(d):
     """B9: the B2 step, then Adam on the 4 variables, in place; returns the loss and them."""
     params = [d[k].copy() for k in ("w1", "b1", "w2", "b2")]
@@ -440,5 +450,6 @@ BUILDERS = {
         "B24L": block_step,
         "B28": text_and_numbers,
         "B29": train_step,  # B9's arithmetic, at B29's sizes
+        "B30": inference,
     }
 }

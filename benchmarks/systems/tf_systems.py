@@ -340,6 +340,23 @@ def block_step(compiled):
     return build
 
 
+def keras_inference(compiled):
+    """B30: B29's tf.keras Sequential called on the batch outside any tape: its logits."""
+
+    def build(d):
+        x = tf.constant(d["x"])
+        layers = tf.keras.layers
+        model = tf.keras.Sequential(
+            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
+        )
+        model(x)
+        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        run = tf.function(lambda x: model(x)) if compiled else model
+        return lambda: run(x)
+
+    return build
+
+
 def keras_step(compiled):
     """B29: B9's step with tf.keras's Sequential, loss and Adam (eager, or a tf.function)."""
 
@@ -416,6 +433,7 @@ def _for(compiled):
         "B24L": block_step(compiled),
         "B28": text_and_numbers(compiled),
         "B29": keras_step(compiled),
+        "B30": keras_inference(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)

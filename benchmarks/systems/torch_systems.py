@@ -320,6 +320,7 @@ def eager():
         "B24": block_step(False),
         "B24L": block_step(False),
         "B29": keras_style_step,
+        "B30": keras_style_inference,
     }
 
 
@@ -381,6 +382,26 @@ def keras_style_step(d):
         loss.backward()
         optimizer.step()
         return [loss, model[0].weight.T, model[0].bias, model[2].weight.T, model[2].bias]
+
+    return run
+
+
+def keras_style_inference(d):
+    """B30: B29's nn.Sequential called on the batch under no_grad, as a PyTorch user runs a
+    model for inference: its logits."""
+    n_in, hidden = d["w1"].shape
+    model = torch.nn.Sequential(
+        torch.nn.Linear(n_in, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, d["w2"].shape[1])
+    )
+    with torch.no_grad():
+        for layer, (w, b) in ((model[0], ("w1", "b1")), (model[2], ("w2", "b2"))):
+            layer.weight.copy_(torch.from_numpy(d[w].T.copy()))
+            layer.bias.copy_(torch.from_numpy(d[b]))
+    x = torch.from_numpy(d["x"])
+
+    def run():
+        with torch.no_grad():
+            return model(x)
 
     return run
 

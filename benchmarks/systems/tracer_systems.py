@@ -97,6 +97,24 @@ def keras_step(compiled):
     return build
 
 
+def keras_inference(compiled):
+    """B30: B29's Sequential called on the batch outside any tape: its logits (eager, or the
+    call compiled)."""
+
+    def build(d):
+        x = tt.constant(d["x"])
+        layers = tt.keras.layers
+        model = tt.keras.Sequential(
+            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
+        )
+        model(x)
+        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        run = tt.function(lambda x: model(x)) if compiled else model
+        return lambda: run(x)
+
+    return build
+
+
 def fused(compiled):
     def build(d):
         def grad(x):
@@ -411,6 +429,7 @@ def _for(compiled):
         "B24L": block_step(compiled),
         "B28": text_and_numbers(compiled),
         "B29": keras_step(compiled),
+        "B30": keras_inference(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
