@@ -206,6 +206,8 @@ def test_a_handler_that_returns_lets_the_loop_go_on(alarm):
     runs = []
 
     def third_time_stops(signum, frame):
+        if len(runs) == 3:  # an alarm that came while the third ran, before the timer was off
+            return
         runs.append(signum)
         if len(runs) == 3:
             signal.setitimer(signal.ITIMER_REAL, 0)
