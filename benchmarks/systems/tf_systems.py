@@ -340,17 +340,24 @@ def block_step(compiled):
     return build
 
 
+def _sequential(d, x):
+    """B29's and B30's model: a Sequential of two Dense layers, built on `x`, with the data's
+    weights."""
+    layers = tf.keras.layers
+    model = tf.keras.Sequential(
+        [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
+    )
+    model(x)
+    model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+    return model
+
+
 def keras_inference(compiled):
     """B30: B29's tf.keras Sequential called on the batch outside any tape: its logits."""
 
     def build(d):
         x = tf.constant(d["x"])
-        layers = tf.keras.layers
-        model = tf.keras.Sequential(
-            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
-        )
-        model(x)
-        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        model = _sequential(d, x)
         run = tf.function(lambda x: model(x)) if compiled else model
         return lambda: run(x)
 
@@ -362,12 +369,7 @@ def keras_step(compiled):
 
     def build(d):
         x, y = tf.constant(d["x"]), tf.constant(d["y"])
-        layers = tf.keras.layers
-        model = tf.keras.Sequential(
-            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
-        )
-        model(x)
-        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        model = _sequential(d, x)
         optimizer = tf.keras.optimizers.Adam(**ADAM)
         loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 

@@ -357,12 +357,8 @@ def compiled():
     }
 
 
-def keras_style_step(d):
-    """B29: B9's step as a PyTorch user writes it: nn.Sequential, F.cross_entropy,
-    torch.optim.Adam; returns the loss and the parameters as the others order them. PyTorch
-    adds epsilon to the bias-corrected root of v, Keras to the raw one: Keras's epsilon over
-    sqrt(1 - beta_2) makes the first step, which run.py checks, Keras's (the work of a step
-    does not depend on it)."""
+def _sequential(d):
+    """B29's and B30's model: nn.Sequential of Linear, ReLU, Linear with the data's weights."""
     n_in, hidden = d["w1"].shape
     model = torch.nn.Sequential(
         torch.nn.Linear(n_in, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, d["w2"].shape[1])
@@ -371,6 +367,16 @@ def keras_style_step(d):
         for layer, (w, b) in ((model[0], ("w1", "b1")), (model[2], ("w2", "b2"))):
             layer.weight.copy_(torch.from_numpy(d[w].T.copy()))
             layer.bias.copy_(torch.from_numpy(d[b]))
+    return model
+
+
+def keras_style_step(d):
+    """B29: B9's step as a PyTorch user writes it: nn.Sequential, F.cross_entropy,
+    torch.optim.Adam; returns the loss and the parameters as the others order them. PyTorch
+    adds epsilon to the bias-corrected root of v, Keras to the raw one: Keras's epsilon over
+    sqrt(1 - beta_2) makes the first step, which run.py checks, Keras's (the work of a step
+    does not depend on it)."""
+    model = _sequential(d)
     lr, b1, b2, eps = (ADAM[k] for k in ("learning_rate", "beta_1", "beta_2", "epsilon"))
     first_step_eps = eps / math.sqrt(1 - b2)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(b1, b2), eps=first_step_eps)
@@ -389,14 +395,7 @@ def keras_style_step(d):
 def keras_style_inference(d):
     """B30: B29's nn.Sequential called on the batch under no_grad, as a PyTorch user runs a
     model for inference: its logits."""
-    n_in, hidden = d["w1"].shape
-    model = torch.nn.Sequential(
-        torch.nn.Linear(n_in, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, d["w2"].shape[1])
-    )
-    with torch.no_grad():
-        for layer, (w, b) in ((model[0], ("w1", "b1")), (model[2], ("w2", "b2"))):
-            layer.weight.copy_(torch.from_numpy(d[w].T.copy()))
-            layer.bias.copy_(torch.from_numpy(d[b]))
+    model = _sequential(d)
     x = torch.from_numpy(d["x"])
 
     def run():

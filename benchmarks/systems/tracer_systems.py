@@ -69,18 +69,25 @@ def train_step(compiled, any_batch=False):
     return build
 
 
+def _sequential(d, x):
+    """B29's and B30's model: a Sequential of two Dense layers, built on `x`, with the data's
+    weights."""
+    layers = tt.keras.layers
+    model = tt.keras.Sequential(
+        [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
+    )
+    model(x)
+    model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+    return model
+
+
 def keras_step(compiled):
     """B29: B9's step as a Keras user writes it: a Sequential of two Dense layers, Keras's
     loss and Adam, the variables from `trainable_variables` (eager, or the step compiled)."""
 
     def build(d):
         x, y = tt.constant(d["x"]), tt.constant(d["y"])
-        layers = tt.keras.layers
-        model = tt.keras.Sequential(
-            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
-        )
-        model(x)
-        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        model = _sequential(d, x)
         optimizer = tt.keras.optimizers.Adam(**ADAM)
         loss_fn = tt.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -103,12 +110,7 @@ def keras_inference(compiled):
 
     def build(d):
         x = tt.constant(d["x"])
-        layers = tt.keras.layers
-        model = tt.keras.Sequential(
-            [layers.Dense(d["w1"].shape[1], activation="relu"), layers.Dense(d["w2"].shape[1])]
-        )
-        model(x)
-        model.set_weights([d[k] for k in ("w1", "b1", "w2", "b2")])
+        model = _sequential(d, x)
         run = tt.function(lambda x: model(x)) if compiled else model
         return lambda: run(x)
 
