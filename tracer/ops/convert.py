@@ -25,8 +25,6 @@ def as_tensors(*values):
         x, y = values
         if isinstance(x, TensorLike) and type(x) is not Tensor:  # a Variable, read
             x = x._read()
-            if type(y) is Tensor:
-                return x, y
         if type(x) is Tensor:
             if type(y) is Tensor:
                 return x, y

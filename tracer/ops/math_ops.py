@@ -400,7 +400,7 @@ def _pow_simplify(node):
         return match.derived(node, "mul", (x, x), node.shape)
     if match.is_constant(y, 1):
         return match.same(node, x)
-    if match.is_constant(y, 0) and not node.dtype.is_complex and not node.dtype.is_string:
+    if match.is_constant(y, 0) and not node.dtype.is_complex:
         one = Literal(np.ones((), node.dtype.as_numpy_dtype))
         one = Node("const", (), {"value": one}, (), node.dtype, node.location)
         return match.derived(node, "broadcast_to", (one,), node.shape, shape=node.shape)

@@ -92,7 +92,7 @@ def _contracted(root, only_in_tree, mapping, joins, position):
         if key is not None:
             groups.setdefault(key, []).append(term)
     joined = {
-        key: sorted(products, key=lambda p: position.get(id(p.inputs[0]), -1))
+        key: sorted(products, key=lambda p: position[id(p.inputs[0])])
         for key, products in groups.items()
         if len(products) > 1 and _saves(products)
     }
