@@ -6,9 +6,9 @@ threshold (128 KB at first, rising to the largest block freed, at most 32 MB) as
 and hands the top of its heap back once more than its trim threshold (twice that) lies
 free there. An eager training step allocates and frees tens of megabytes of arrays of many
 sizes, so every step mapped and faulted in thousands of fresh zeroed pages. Fixing the
-thresholds (32 MB, the largest glibc's own rule reaches; 64 MB kept free at most) keeps
-those pages in the process from one step to the next (docs/memory.md; the figures are in
-benchmarks/RESULTS.md).
+thresholds (32 MB, the largest glibc's own rule reaches; 256 MB kept free at most, or a
+sixteenth of the machine's memory where that is less) keeps those pages in the process from
+one step to the next (docs/memory.md; the figures are in benchmarks/RESULTS.md).
 
 Only on glibc, and not where the user has set the allocator's parameters themselves (the
 MALLOC_*_ variables, GLIBC_TUNABLES) or TRACER_MALLOC=system: theirs win, as their
@@ -20,7 +20,10 @@ import os
 import sys
 
 MMAP_THRESHOLD = 32 << 20  # bytes: larger allocations are mapped pages of their own
-TRIM_THRESHOLD = 64 << 20  # bytes free at the heap's top before they go back to the system
+# bytes free at the heap's top before they go back to the system: a large transformer
+# step (B24L) frees some 200 MB of temporaries at its end, which 64 MB handed back
+TRIM_THRESHOLD = 256 << 20
+LEAST_TRIM_THRESHOLD = 64 << 20  # where a sixteenth of the machine's memory is less still
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameter numbers (malloc.h)
 _USERS_OWN = (
     "MALLOC_MMAP_THRESHOLD_",
@@ -42,12 +45,22 @@ def tune():
     if mallopt is None:
         return False
     _state["tuned"] = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
-        mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+        mallopt(_M_TRIM_THRESHOLD, trim_threshold())
     )
     return _state["tuned"]
 
 
 _state = {"tuned": None}
+
+
+def trim_threshold():
+    """TRIM_THRESHOLD, or a sixteenth of the machine's memory where that is less (at least
+    LEAST_TRIM_THRESHOLD): the memory a process may keep free for its next step."""
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return TRIM_THRESHOLD
+    return max(LEAST_TRIM_THRESHOLD, min(TRIM_THRESHOLD, memory // 16))
 
 
 def _allowed(environment):
