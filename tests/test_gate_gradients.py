@@ -88,7 +88,7 @@ def test_relus_gradient_is_one_op_with_the_selections_bits(dtype, size):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("size", [7, 3000, 300_000])  # numpy's; the installed kernel's; threads
+@pytest.mark.parametrize("size", [7, 3000, 40_000, 300_000])  # numpy's twice; installed; threads
 def test_relu_gives_numpys_maximum_bits_eager_and_compiled(dtype, size):
     x = (RNG.standard_normal(size) * 2).astype(dtype)
     tiny = np.finfo(dtype).tiny / 4

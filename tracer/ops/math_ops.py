@@ -1060,10 +1060,15 @@ def _relu_grad(node, g, out):
     return (where(out > 0, g, array_ops.zeros((), g.dtype)),)
 
 
+# elements from which relu runs in the kernel installed with tracer: below, numpy's maximum
+# costs less than the call through cffi
+RELU_INSTALLED_FROM = 1 << 15
+
+
 def _relu_kernel(x):
-    """numpy's maximum(x, 0); from SELECT_BY_BITS_FROM float elements, the same selection in
+    """numpy's maximum(x, 0); from RELU_INSTALLED_FROM float elements, the same selection in
     the kernel installed with tracer (one vector loop, on the threads for 2^16 and more)."""
-    if x.size >= SELECT_BY_BITS_FROM:
+    if x.size >= RELU_INSTALLED_FROM:
         found = array_math.relu(x)
         if found is not None:
             return found
