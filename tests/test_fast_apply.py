@@ -283,6 +283,91 @@ def test_a_variable_read_outside_any_tape_notes_its_origin_on_the_c_path_as_in_p
     assert f"Variable {v.name!r} at test_fast_apply.py:{line}" in tape.explain(y, [moved])
 
 
+@pytest.fixture
+def python_reads(monkeypatch):
+    """The names of the Variables that Variable._read (Python) reads."""
+    reads = []
+    read = tt.Variable._read
+
+    def counting(variable):
+        reads.append(variable.name)
+        return read(variable)
+
+    monkeypatch.setattr(tt.Variable, "_read", counting)
+    return reads
+
+
+def _variable_ops(v, m, y):
+    """Op functions given a Variable: binary either side, with a Python scalar, unary, and a
+    plain matmul of two Variables."""
+    return [tt.add(y, v), tt.subtract(v, y), v * 2.0, 2.0 - v, tt.sin(v), tt.matmul(m, m)]
+
+
+def test_op_functions_read_a_variable_outside_any_tape_in_c_as_python_reads_it(python_reads):
+    v = tt.Variable([1.0, -2.0], name="v")
+    m = tt.Variable([[1.0, 2.0], [3.0, 4.0]], name="m")
+    y = tt.constant([0.5, 4.0])
+    _variable_ops(v, m, y)  # the first sight of each shape rule, in Python: remembered
+    python_reads.clear()
+    v._shared = m._shared = False
+    got = _variable_ops(v, m, y)
+    assert python_reads == []
+    assert v._shared and m._shared  # handed out: compiled updates in place copy first
+    with python_path_only():
+        want = _variable_ops(v, m, y)
+    assert python_reads == ["v:0", "v:0", "v:0", "v:0", "v:0", "m:0", "m:0"]
+    vn, mn = v.numpy(), m.numpy()
+    expected = [y.numpy() + vn, vn - y.numpy(), vn * 2, 2 - vn, np.sin(vn), mn @ mn]
+    for a, b, value in zip(got, want, expected):
+        np.testing.assert_array_equal(a.numpy(), value)
+        np.testing.assert_array_equal(b.numpy(), value)
+        # the variable's name and the user's line: the helper's line of the op
+        assert a._origin == b._origin and a._origin[0] in ("v:0", "m:0")
+        assert a._origin[1][0] == __file__
+
+
+def test_variables_inside_tapes_watchers_accumulators_traces_and_subclasses_are_read_in_python(
+    python_reads,
+):
+    v = tt.Variable([1.0, -2.0], name="v")
+    y = tt.constant([0.5, 4.0])
+    with tt.GradientTape() as tape:
+        added = tt.add(y, v)
+    np.testing.assert_array_equal(tape.gradient(added, v).numpy(), [1.0, 1.0])
+    from tracer.context import watching
+
+    with watching() as read:
+        tt.sin(v)
+    assert read == [v]
+    with tt.autodiff.ForwardAccumulator(v, tt.constant([1.0, 1.0])) as accumulator:
+        product = v * 3.0
+    np.testing.assert_array_equal(accumulator.jvp(product).numpy(), [3.0, 3.0])
+    shifted = tt.function(lambda: tt.add(y, v))
+    np.testing.assert_array_equal(shifted().numpy(), [1.5, 2.0])
+    v.assign([2.0, 2.0])
+    np.testing.assert_array_equal(shifted().numpy(), [2.5, 6.0])  # read when it runs
+
+    class Named(tt.Variable):
+        pass
+
+    named = Named([1.0], name="named")
+    np.testing.assert_array_equal(tt.add(named, 1.0).numpy(), [2.0])
+    assert python_reads[:3] == ["v:0", "v:0", "v:0"] and python_reads[-1] == "named:0"
+
+
+def test_a_matmul_with_flags_or_a_name_takes_the_python_function():
+    a = tt.Variable([[1.0, 2.0], [3.0, 4.0]])
+    an = a.numpy()
+    assert str(inspect.signature(tt.matmul)) == (
+        "(a, b, transpose_a=False, transpose_b=False, name=None)"
+    )
+    np.testing.assert_array_equal(tt.matmul(a, a, transpose_b=True).numpy(), an @ an.T)
+    np.testing.assert_array_equal(tt.matmul(a, a, True).numpy(), an.T @ an)
+    np.testing.assert_array_equal(tt.matmul(a, a, name="p").numpy(), an @ an)
+    with pytest.raises(ValueError):
+        tt.matmul(a, 2.0)  # a scalar has no matrix axes, on either path
+
+
 def test_shape_errors_on_the_c_path_name_the_users_line():
     x = tt.constant([1.0, 2.0])
     x + x  # the rule for these shapes is remembered; other shapes still reach it

@@ -14,7 +14,7 @@ import numpy as np
 from runtime import aligned
 from tracer.context import outside_trace, state
 from tracer.ir import Node, format_location, user_location
-from tracer.ops import math_ops
+from tracer.ops import core, math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
@@ -183,6 +183,9 @@ class Variable(TensorLike):
         value = self._value
         text = str(value[()]) if value.ndim == 0 else repr(value)
         return f"<tracer.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
+
+
+core.read_variables(Variable)  # `tt.add(y, variable)` outside tapes reads it as `_read` does
 
 
 def _initial_value(initial_value, dtype):

@@ -510,6 +510,13 @@ def _op_function(op, function, arity):
     return function
 
 
+def read_variables(variable_class):
+    """Instances of `variable_class` given to an op function outside any tape are read in C
+    (fast_apply.c's read_outside), where the C op path is built."""
+    if fast_apply is not None:
+        fast_apply.read_variables(variable_class)
+
+
 fast_apply = native.load("fast_apply", _fast_apply_difference)
 if fast_apply is None:
     apply, apply_unary, apply_binary, op_function, new_tensor = (

@@ -15,6 +15,7 @@
  *     apply(op, inputs, attrs)     # what _apply(op, inputs, attrs) returns
  *     apply_unary(op, x)           # _apply_unary: apply(op, (as_tensor(x),), {})
  *     apply_binary(op, x, y)       # _apply_binary: apply(op, as_tensors(x, y), {})
+ *     read_variables(Variable)     # apply_unary and apply_binary read its instances outside tapes
  *     op_function(op, function, n) # `function`, an op's public function, as a C callable
  *     tensor(value)                # Tensor(value)
  *     record(op, inputs, attrs, out, shape, dtype)  # _record's work for the Python path
@@ -44,7 +45,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 8
+#define INTERFACE 9
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -73,7 +74,7 @@ static PyObject *acyclic_classes;  /* classes reaching no tracked object (see un
 
 static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_shape, *s_dtype,
     *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable, *s_building,
-    *s_accumulators;
+    *s_accumulators, *s_watchers;
 
 /* Remembered answers (see thread_state_dict and known_scalar_constant); configure clears them. */
 static uint64_t cached_state_thread = 0;
@@ -1235,6 +1236,64 @@ apply(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return apply_or(args[0], args[1], args[2], python_apply, args, 3);
 }
 
+/* ---- Variables read outside any tape ---------------------------------------------------------
+ * `tt.add(y, variable)` outside any tape reads the variable as Variable._read reads it there:
+ * a Tensor of its array and node, the variable marked shared (compiled code that updates it in
+ * place copies it first). read_variables(Variable) names the class and its slots; until then,
+ * and for a subclass, or inside a tape, a trace, a watching() block or a forward accumulator
+ * (where a read does more), Python reads it. */
+static PyTypeObject *Variable_type;
+static Py_ssize_t variable_value, variable_node, variable_shared;
+
+static PyObject *
+read_variables(PyObject *module, PyObject *cls)
+{
+    static const char *const names[] = {"_value", "_node", "_shared"};
+    Py_ssize_t offsets[3];
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "read_variables takes the Variable class");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        if (slot_offset((PyTypeObject *)cls, names[i], &offsets[i]) < 0)
+            return NULL;
+    Py_XSETREF(Variable_type, (PyTypeObject *)Py_NewRef(cls));
+    variable_value = offsets[0];
+    variable_node = offsets[1];
+    variable_shared = offsets[2];
+    Py_RETURN_NONE;
+}
+
+/* Variable._read() of `value` where no tape, trace, watcher or accumulator is active: a new
+ * reference; NULL with no error set where Python must read it (or `value` is no Variable),
+ * NULL with one on error. */
+static PyObject *
+read_outside(PyObject *value)
+{
+    if (Variable_type == NULL || Py_TYPE(value) != Variable_type)
+        return NULL;
+    PyObject *thread_state = thread_state_dict();
+    PyObject *trace = thread_state == NULL ? NULL : state_entry(thread_state, s_trace);
+    if (trace == NULL || trace != Py_None)
+        return NULL;
+    PyObject *const quiet_lists[] = {s_tapes, s_watchers, s_accumulators};
+    for (int k = 0; k < 3; k++)
+        if (empty_list_entry(thread_state, quiet_lists[k]) != 1)
+            return NULL;
+    PyObject *array = SLOT(value, variable_value), *node = SLOT(value, variable_node);
+    if (array == NULL || node == NULL || Py_TYPE(node) != Node_type)
+        return NULL;
+    PyObject *tensor = allocate(Tensor_type);
+    if (tensor == NULL)
+        return NULL;
+    SLOT(tensor, tensor_value) = Py_NewRef(array);
+    SLOT(tensor, tensor_node) = Py_NewRef(node);
+    SLOT(tensor, tensor_origin) = Py_NewRef(Py_None);
+    SLOT(tensor, tensor_cut) = Py_NewRef(Py_None);
+    Py_XSETREF(SLOT(value, variable_shared), Py_NewRef(Py_True));
+    return tensor;
+}
+
 /* apply_unary(op, x): apply(op, (as_tensor(x),), {}). */
 static PyObject *
 apply_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -1245,9 +1304,14 @@ apply_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (!configured)
         return not_configured();
-    if (!enabled || Py_TYPE(args[1]) != Tensor_type)
+    PyObject *read = enabled ? read_outside(args[1]) : NULL;
+    if (read == NULL && PyErr_Occurred())
+        return NULL;
+    PyObject *x = read != NULL ? read : args[1];
+    if (!enabled || Py_TYPE(x) != Tensor_type)
         return PyObject_Vectorcall(python_unary, args, 2, NULL);
-    PyObject *inputs = PyTuple_Pack(1, args[1]);
+    PyObject *inputs = PyTuple_Pack(1, x);
+    Py_XDECREF(read);
     PyObject *out = inputs == NULL ? NULL : apply_or(args[0], inputs, no_attributes, python_unary, args, 2);
     Py_XDECREF(inputs);
     return out;
@@ -1303,16 +1367,27 @@ apply_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (!configured)
         return not_configured();
-    PyObject *x = args[1], *y = args[2];
+    PyObject *read_x = enabled ? read_outside(args[1]) : NULL;
+    PyObject *read_y = enabled && !PyErr_Occurred() ? read_outside(args[2]) : NULL;
+    if (PyErr_Occurred()) {
+        Py_XDECREF(read_x);
+        Py_XDECREF(read_y);
+        return NULL;
+    }
+    PyObject *x = read_x != NULL ? read_x : args[1], *y = read_y != NULL ? read_y : args[2];
     if (enabled && Py_TYPE(x) == Tensor_type && Py_TYPE(y) != Tensor_type && is_python_scalar(y))
         y = known_scalar_constant(y, x);
     else if (enabled && Py_TYPE(y) == Tensor_type && Py_TYPE(x) != Tensor_type && is_python_scalar(x))
         x = known_scalar_constant(x, y);
-    if (!enabled || x == NULL || y == NULL || Py_TYPE(x) != Tensor_type || Py_TYPE(y) != Tensor_type)
-        return PyObject_Vectorcall(python_binary, args, 3, NULL);
-    PyObject *inputs = PyTuple_Pack(2, x, y);
-    PyObject *out = inputs == NULL ? NULL : apply_or(args[0], inputs, no_attributes, python_binary, args, 3);
-    Py_XDECREF(inputs);
+    PyObject *inputs = NULL;
+    if (enabled && x != NULL && y != NULL && Py_TYPE(x) == Tensor_type && Py_TYPE(y) == Tensor_type)
+        inputs = PyTuple_Pack(2, x, y);
+    Py_XDECREF(read_x);
+    Py_XDECREF(read_y);
+    if (inputs == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(python_binary, args, 3, NULL);
+    PyObject *out = apply_or(args[0], inputs, no_attributes, python_binary, args, 3);
+    Py_DECREF(inputs);
     return out;
 }
 
@@ -1485,6 +1560,8 @@ static PyMethodDef methods[] = {
      "apply_unary(op, x): as tracer.ops.core._apply_unary."},
     {"apply_binary", (PyCFunction)(void (*)(void))apply_binary, METH_FASTCALL,
      "apply_binary(op, x, y): as tracer.ops.core._apply_binary."},
+    {"read_variables", read_variables, METH_O,
+     "read_variables(Variable): apply_unary and apply_binary read its instances outside any tape."},
     {"op_function", (PyCFunction)(void (*)(void))op_function, METH_FASTCALL,
      "op_function(op, python_function, arity): the op's function as a C callable (see OpFunction)."},
     {"tensor", tensor, METH_O, "tensor(value): Tensor(value), built in C."},
@@ -1520,6 +1597,7 @@ PyInit__fast_apply(void)
     INTERN(s_variable, "variable");
     INTERN(s_building, "building");
     INTERN(s_accumulators, "accumulators");
+    INTERN(s_watchers, "watchers");
 #undef INTERN
     if ((no_attributes = PyDict_New()) == NULL)
         return NULL;

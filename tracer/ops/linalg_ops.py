@@ -10,7 +10,7 @@ from tracer.ir import dims, match
 from tracer.ops import array_ops, batching, seed_ops, shapes
 from tracer.ops.broadcast_ops import unbroadcast
 from tracer.ops.convert import as_tensors
-from tracer.ops.core import apply
+from tracer.ops.core import apply, op_function
 from tracer.ops.math_ops import conj_if_complex
 from tracer.ops.registry import primitive
 from tracer.ops.tangent_rules import PRODUCT
@@ -242,3 +242,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     """
     a, b = as_tensors(a, b)
     return _mm(a, b, bool(transpose_a), bool(transpose_b))
+
+
+# `matmul(a, b)`, a plain product (the attributes {}), without a Python frame where the C op
+# path is built; with flags or a name, the function above
+matmul = op_function(MATMUL, matmul, 2)
