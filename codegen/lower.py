@@ -538,7 +538,7 @@ class _Lowering:
             return known
         name = self.fresh("k") + "_" + _kernel_label(node)
         text, returns_error = _render_kernel(node, name, self)
-        if self.target is not EXPORTED_C and _light(node, self.target):
+        if self.target is not EXPORTED_C and _light(node, self.target) and not _squares(node):
             text = _marked_light(name, text)
         if written_over:  # (its signature: the line that declares `name`)
             declaration = re.compile(rf"^static .*\b{name}\(.*$", re.M)
@@ -597,6 +597,14 @@ def _light(node, target):
         values += node.attrs["kernel"].body.nodes
     shapes = [v.shape for v in values]
     return all(dims.is_known(s) for s in shapes) and max(map(dims.size, shapes)) < LIGHT_ELEMENTS
+
+
+def _squares(node):
+    """Whether `node`'s loops square a float32 value that flows on (codegen/loops.py's
+    squares_flow_on): a light one is then written at the module's level, not -O1, as the
+    two versions of a heavier one are."""
+    body = all_nodes(node.attrs["kernel"].body) if node.op == "fused" else [node]
+    return squares_flow_on(body)
 
 
 def _marked_light(name, text):
@@ -1127,7 +1135,9 @@ def _loop_kernel_text(node, name, lowering):
     float32 value in a module (not a profiled one, whose probes time one function a
     kernel, nor exported C), the loops twice, numpy's operations and the squares on float's
     grid, and the function that chooses between them by the CPU's status flags
-    (templates/grid_mode.c.j2)."""
+    (templates/grid_mode.c.j2). A light kernel (`_light`) is written once, numpy's
+    operations at the module's level: three functions cost its compile more than the
+    subnormals of a few thousand elements cost a call."""
     params = [f"p{k}" for k in range(len(node.inputs))]
 
     def written(kernel_name, on_grid=False):
@@ -1145,8 +1155,12 @@ def _loop_kernel_text(node, name, lowering):
         return kernel
 
     kernel = written(name)
-    body = all_nodes(node.attrs["kernel"].body) if node.op == "fused" else [node]
-    if lowering.target is not C_MODULE or kernel.returns_error or not squares_flow_on(body):
+    if (
+        lowering.target is not C_MODULE
+        or kernel.returns_error
+        or not _squares(node)
+        or _light(node, lowering.target)
+    ):
         return templates.render("loops.c.j2", k=kernel), kernel.returns_error
     kernel.name = f"{name}_plain"  # the same loops under the name the chooser calls
     plain = templates.render("loops.c.j2", k=kernel)

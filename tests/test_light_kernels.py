@@ -80,3 +80,26 @@ def test_a_light_kernels_helpers_are_inlined_and_vectorized(monkeypatch, tmp_pat
     assert outputs[0].tobytes() == outputs[1].tobytes()
     eager = _gates(tt.constant(x)).numpy()
     np.testing.assert_allclose(outputs[0], eager, rtol=1e-5 if dtype == np.float32 else 1e-13)
+
+
+def _second_moment(v, g):
+    return v * 0.999 + g * g * 0.001
+
+
+@pytest.mark.parametrize("size", [100, 20_000])
+def test_a_light_kernel_squaring_floats_is_written_once_at_the_modules_level(size):
+    """A kernel whose float32 squares flow into a sum is written twice, numpy's operations and
+    on float's grid, under a chooser (codegen/lower.py's _loop_kernel_text); a light one once,
+    numpy's operations, and not at -O1 (the chooser's versions are not either). The bits are
+    numpy's either way, subnormal squares included."""
+    g = (RNG.choice([-1.0, 1.0], size) * 2.0 ** RNG.integers(-80, 10, size)).astype(np.float32)
+    g[:4] = [0.0, -0.0, 1e-45, 2.0**-70]
+    v = np.abs(RNG.standard_normal(size)).astype(np.float32)
+    compiled = tt.function(_second_moment, backend="c")
+    got = compiled(v, g).numpy()
+    source = compiled.get_concrete_function(v, g).c_source()
+    light = size < lower.LIGHT_ELEMENTS
+    assert ("_grid(" in source and "_plain(" in source) == (not light)
+    assert "\nTR_LIGHT\n" not in source
+    want = _second_moment(tt.constant(v), tt.constant(g)).numpy()
+    assert got.tobytes() == want.tobytes()
