@@ -63,7 +63,8 @@ class Layer(Module):
     def __call__(self, inputs, *args, **kwargs):
         if _converts(inputs):
             inputs = convert_to_tensor(inputs)
-            if inputs.dtype.is_floating and self.dtype is not None and inputs.dtype != self.dtype:
+            dtype = inputs.dtype  # (interned: one object per type)
+            if dtype is not self.dtype and dtype.is_floating and self.dtype is not None:
                 inputs = cast(inputs, self.dtype)
         elif _holds_keras_tensors((inputs, args, kwargs)):
             return extensions.symbolic_call(self, inputs, *args, **kwargs)
