@@ -74,6 +74,28 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
     return kernel, values, (*batch, m, n)
 
 
+def run_time_rule(dtype, a_shape, b_shape, ta, tb, threads_from):
+    """For a single product of C-contiguous operands whose sizes a compiled module knows only
+    when it runs (a `TensorSpec(None)` or automatic dynamic dimension): (the C condition
+    under which `geometry` takes those sizes, the C expressions of its geometry), both of the
+    C variables m, n and k, so that the module computes it as a module built for those sizes
+    would, with the same bits; None where no sizes could be the kernel's (another dtype than
+    float32 and float64, a batch) or every size is known (`geometry` decides then)."""
+    if installed_kernels.suffix(np.dtype(dtype)) is None or len(a_shape) != 2 or len(b_shape) != 2:
+        return None
+    if all(isinstance(d, int) for d in (*a_shape, *b_shape)):
+        return None
+    fewest = f"(k == 1 ? {FEWEST_OUTER_OUTPUTS - 1} : {MOST_MACS_LEFT_ALONE})"
+    condition = (
+        f"{fewest} < (double)m * n * k && (double)m * n * k <= {MOST_MACS} && "
+        f"(double)m * n > {FEWEST_OUTPUTS} && {'k' if tb else 'n'} < {MOST_COLUMN_STEP}"
+    )
+    a_steps = ("1", "m") if ta else ("k", "1")  # between op(a)'s rows, and its columns
+    b_steps = ("1", "k") if tb else ("n", "1")
+    threads = f"(k == 1 ? {min(threads_from, OUTER_THREADS_FROM)} : {threads_from})"
+    return condition, ["m", "n", "k", *a_steps, *b_steps, threads, "0"]
+
+
 # right-hand sides below which a solve is the BLAS's (a single one is trsv's, whose dot
 # products run along the triangle's rows, where the kernel's vectors run along the columns)
 FEWEST_RIGHT_HAND_SIDES = 2

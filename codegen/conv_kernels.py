@@ -121,11 +121,13 @@ class _InstalledOrTemplate(forms.Template):
 
     error = None
 
-    def __init__(self, op, kind, geometry, own=True):  # (Template's own would set `context`)
+    def __init__(self, op, kind, geometry, own=True, run_time=None):
+        # (Template's own __init__ would set `context`)
         self.op = op
         self.kind = kind
         self.geometry = geometry
         self.own = own
+        self.run_time = run_time  # a node's sizes known when the module runs: see `_chosen`
 
     @property
     def default(self):
@@ -147,19 +149,47 @@ class _InstalledOrTemplate(forms.Template):
         found = self.geometry(node)
         return None if found is None else (f"{self.kind}_{suffix}", *found)
 
+    def _chosen(self, node):
+        """Where the node's sizes are known only when the module runs and some of them could be
+        the table's (`run_time(node)`: the C condition and geometry), the kernel that calls
+        the table's for those and the op's own for the others: (its kernel's name, the
+        condition, the geometry); else None."""
+        suffix = installed_kernels.suffix(node.dtype)
+        if self.run_time is None or suffix is None or not available():
+            return None
+        found = self.run_time(node)
+        return None if found is None else (f"{self.kind}_{suffix}", *found)
+
     def template_for(self, node):
-        return "installed_kernel.c.j2" if self._served(node) else self.default.template
+        if self._served(node):
+            return "installed_kernel.c.j2"
+        return "installed_at_run_time.c.j2" if self._chosen(node) else self.default.template
 
     def context(self, node, blas):
         served = self._served(node)
-        if served is None:
-            return self.default.context(node, blas)
-        return _call_context(node, *served)
+        if served is not None:
+            return _call_context(node, *served)
+        context = self.default.context(node, blas)
+        chosen = self._chosen(node)
+        if chosen is not None:
+            kernel, condition, geometry = chosen
+            context.update(
+                own_template=self.default.template,
+                kernel=kernel,
+                variable=installed_kernels.VARIABLE,
+                index=installed_kernels.KERNELS.index(kernel),
+                condition=condition,
+                geometry=geometry,
+            )
+        return context
 
     def helper_definitions(self, node, vector_math):
         if self._served(node):
             return [("installed kernels", installed_kernels.DECLARATION)]
-        return self.default.helper_definitions(node, vector_math)
+        own = self.default.helper_definitions(node, vector_math)
+        if self._chosen(node):
+            return [("installed kernels", installed_kernels.DECLARATION), *own]
+        return own
 
 
 def _call_context(node, kernel, geometry, params, arguments):
@@ -313,6 +343,23 @@ def _blocked_products(node):
     return None if found is None else (found[1], ["a", "b"], ["a", "b", "out"])
 
 
+def _blocked_products_at_run_time(node):
+    """A single product whose sizes the module knows only when it runs: codegen/
+    blocked_products.py's rule in C, so that where those sizes are the kernel's the module
+    gives the bits of one built for them."""
+    a, b = node.inputs
+    if a.dtype != node.dtype or b.dtype != node.dtype:
+        return None
+    return blocked_products.run_time_rule(
+        node.dtype.name,
+        a.shape,
+        b.shape,
+        node.attrs.get("transpose_a", False),
+        node.attrs.get("transpose_b", False),
+        threads_from=GEMM_PARALLEL_MIN,
+    )
+
+
 def _blocked_solves(node):
     """A triangular solve that eager kernels compute with the installed `blocked_solves`
     (codegen/blocked_products.py's rule): the same kernel, the same bits."""
@@ -344,7 +391,14 @@ for _op, (_kind, _geometry) in _KINDS.items():
 # (tests/profiled_c.py)
 for _target in (C_MODULE, PROFILED_C):
     _target.register_form(
-        "matmul", _InstalledOrTemplate("matmul", "blocked_products", _blocked_products, own=False)
+        "matmul",
+        _InstalledOrTemplate(
+            "matmul",
+            "blocked_products",
+            _blocked_products,
+            own=False,
+            run_time=_blocked_products_at_run_time,
+        ),
     )
     _target.register_form(
         "triangular_solve",

@@ -194,6 +194,94 @@ def test_a_single_product_past_numpys_threading_is_the_kernels_eager_and_compile
     assert np.all(np.abs(eager - want) <= 2 * k * np.finfo(dtype).eps * scale)
 
 
+@needs_kernel
+@pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "m, k, n",
+    [
+        (2, 300, 500),  # 1,000 outputs: the BLAS's
+        (3, 300, 500),  # 1,500 outputs, 450 K multiply-adds: the kernel's
+        (40, 6, 64),  # 15 K multiply-adds: the BLAS's
+        (128, 784, 512),  # B9u's first product: the kernel's, on the threads
+        (600, 500, 500),  # 150 M multiply-adds, past the kernel's: the BLAS's parts
+    ],
+)
+def test_a_product_of_sizes_known_when_the_module_runs_gives_the_bits_of_one_built_for_them(
+    m, k, n, dtype, transposes
+):
+    """A product whose sizes are `TensorSpec(None)` dimensions decides by the same rule as a
+    module built for its sizes (codegen/blocked_products.py's run_time_rule against
+    `geometry`) which kernel computes it, so both give the same bits on either side of each
+    of the rule's bounds."""
+    ta, tb = transposes
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+
+    def product(a, b):
+        return tt.matmul(a, b, transpose_a=ta, transpose_b=tb)
+
+    specs = [  # the rows and columns of the result unknown, the depth known
+        tt.TensorSpec([k, None] if ta else [None, k], dtype),
+        tt.TensorSpec([None, k] if tb else [k, None], dtype),
+    ]
+    dynamic = tt.function(product, input_signature=specs, backend="c")
+    source = dynamic.get_concrete_function(*specs).c_source()
+    assert f"blocked_products_{'f32' if dtype == np.float32 else 'f64'}" in source
+    fixed = tt.function(product, backend="c")
+    got, want = dynamic(a, b).numpy(), fixed(a, b).numpy()
+    assert got.tobytes() == want.tobytes()
+    op_a, op_b = (a.T if ta else a), (b.T if tb else b)
+    exact = op_a.astype(np.float64) @ op_b.astype(np.float64)
+    scale = np.abs(op_a).astype(np.float64) @ np.abs(op_b).astype(np.float64)
+    assert np.all(np.abs(got - exact) <= 2 * k * np.finfo(dtype).eps * scale)
+
+
+@needs_kernel
+@pytest.mark.parametrize("rows", [1, 3, 300])
+def test_a_gram_matrix_of_an_unknown_depth_gives_the_bits_of_one_built_for_it(rows):
+    """x^T x of 128 columns over rows known when the module runs: one row is an outer product
+    of 16,384 outputs (the kernel's from that many), three rows 49 K multiply-adds (the
+    BLAS's), 300 rows 4.9 M (the kernel's, on the threads)."""
+    x = rng.standard_normal((rows, 128)).astype(np.float32)
+
+    def gram(x):
+        return tt.matmul(x, x, transpose_a=True)
+
+    spec = tt.TensorSpec([None, 128])
+    dynamic = tt.function(gram, input_signature=[spec], backend="c")
+    assert "blocked_products_f32" in dynamic.get_concrete_function(spec).c_source()
+    got = dynamic(x).numpy()
+    assert got.tobytes() == tt.function(gram, backend="c")(x).numpy().tobytes()
+    exact = x.T.astype(np.float64) @ x.astype(np.float64)
+    scale = np.abs(x.T).astype(np.float64) @ np.abs(x).astype(np.float64)
+    assert np.all(np.abs(got - exact) <= 2 * rows * np.finfo(np.float32).eps * scale)
+
+
+def test_products_of_sizes_known_when_the_module_runs_that_the_kernel_never_takes_keep_theirs(
+    tmp_path,
+):
+    """A batch and integers have no call of the table; nor has exported C (plain C99)."""
+    table = f"{installed_kernels.VARIABLE}["
+    spec = tt.TensorSpec([None, 4, 4])
+    batch = tt.function(tt.matmul, input_signature=[spec, spec], backend="c")
+    assert table not in batch.get_concrete_function(spec, spec).c_source()
+    ints = tt.TensorSpec([None, 4], tt.int32)
+    integers = tt.function(tt.matmul, input_signature=[ints, tt.TensorSpec([4, 3], tt.int32)])
+    concrete = integers.get_concrete_function(ints, tt.TensorSpec([4, 3], tt.int32))
+    assert table not in concrete.c_source()
+    np.testing.assert_array_equal(
+        integers(np.ones((5, 4), np.int32), np.ones((4, 3), np.int32)).numpy(), np.full((5, 3), 4)
+    )
+    rows = tt.TensorSpec([None, 784])
+    weights = tt.TensorSpec([784, 512])
+    floats = tt.function(tt.matmul, input_signature=[rows, weights])
+    assert table in floats.get_concrete_function(rows, weights).c_source()
+    floats.get_concrete_function(rows, weights).export_c(str(tmp_path), prefix="product")
+    exported = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
+    assert "gemm" in exported and table not in exported
+
+
 def test_compiled_products_share_the_threads_from_where_the_modules_blas_parts_do():
     assert conv_kernels.GEMM_PARALLEL_MIN == GEMM_PARALLEL_MIN
 
