@@ -127,7 +127,7 @@ class _InstalledOrTemplate(forms.Template):
         self.kind = kind
         self.geometry = geometry
         self.own = own
-        self.run_time = run_time  # a node's sizes known when the module runs: see `_chosen`
+        self.run_time = run_time  # a product's rule for sizes known when it runs: `_chosen`
 
     @property
     def default(self):
@@ -163,7 +163,7 @@ class _InstalledOrTemplate(forms.Template):
     def template_for(self, node):
         if self._served(node):
             return "installed_kernel.c.j2"
-        return "installed_at_run_time.c.j2" if self._chosen(node) else self.default.template
+        return "blocked_product_at_run_time.c.j2" if self._chosen(node) else self.default.template
 
     def context(self, node, blas):
         served = self._served(node)
