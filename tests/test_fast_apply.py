@@ -9,6 +9,7 @@ the C path does take the common case: a recorded eager loop makes no Python call
 import contextlib
 import copy
 import inspect
+import re
 import sys
 import threading
 import types
@@ -248,14 +249,34 @@ def test_an_attribute_whose_hash_fails_runs_on_the_python_path():
         del KERNELS[probe.name]
 
 
-def test_ops_the_c_path_leaves_to_python_still_do_all_they_did(python_calls):
-    v = tt.Variable(2.0)
+def test_an_op_no_tape_tracks_takes_the_c_path_and_notes_what_python_notes(python_calls):
+    """Under tapes that track none of its inputs an op runs on the C path, which has
+    `_note_untracked` note the inputs' first untracked use (tape.explain names it) and pass
+    a cut gradient path on, as `_record` does."""
     c = tt.constant(3.0)
+    c * c  # the first sight of the shape rule, in Python: remembered
+    python_calls.clear()
+    explained = []
+    for c_path in (True, False):
+        with contextlib.nullcontext() if c_path else python_path_only():
+            with tt.GradientTape() as tape:
+                untracked = c * c  # no tape tracks c
+            assert tape.gradient(untracked, c) is None
+            explained.append(re.sub(r":\d+", ":N", tape.explain(untracked, [c])))
+        if c_path:
+            assert python_calls == []
+    assert "never watched" in explained[0] and explained[0] == explained[1]
+    x = tt.constant([1.5, 2.5])
     with tt.GradientTape() as tape:
-        untracked = c * c  # no tape tracks c: noted for tape.explain, in Python
-    assert "mul" in python_calls
-    assert tape.gradient(untracked, c) is None
-    assert "never watched" in tape.explain(untracked, [c])
+        tape.watch(x)
+        rounded = tt.cast(x, tt.int32)  # the gradient path is cut here
+    assert rounded._cut is not None
+    rounded * 2
+    python_calls.clear()
+    with tt.GradientTape():
+        doubled = rounded * 2
+    assert python_calls == [] and doubled._cut == rounded._cut
+    np.testing.assert_array_equal(doubled.numpy(), [2, 4])
 
 
 def test_a_variable_read_outside_any_tape_notes_its_origin_on_the_c_path_as_in_python(

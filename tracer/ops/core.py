@@ -436,6 +436,15 @@ def _note_paused_use(inputs, out):
             out._cut = cut
 
 
+def _note_untracked(inputs, out):
+    """What `_record` does where tapes record and none tracks an input of the op (the C op
+    path calls it then): each notes the inputs' first untracked use for tape.explain, and
+    `out` carries on a cut gradient path."""
+    for tape in state.tapes:
+        tape._recording_state.events.note_untracked_use(inputs, _location)
+    _carry_cut(inputs, out)
+
+
 def _carry_cut(inputs, out):
     """An op on a value whose gradient path was cut passes the cut on (for tape.explain)."""
     for t in inputs:
@@ -496,6 +505,7 @@ def fast_apply_arguments(python_apply):
         python_apply=python_apply,
         python_unary=_apply_unary,
         python_binary=_apply_binary,
+        note_untracked=_note_untracked,
         dtypes_by_numpy=dtypes.BY_NUMPY,
         scalar_constants=convert._SCALAR_CONSTANTS,
         # the shape and dtype of a numpy scalar, known from its type without asking it

@@ -63,6 +63,7 @@ static PyObject *OUT;            /* tracer.ops.registry.OUT */
 static PyObject *ALL_INPUTS;     /* tracer.ops.registry.ALL_INPUTS */
 static PyObject *python_unary;   /* tracer.ops.core._apply_unary */
 static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
+static PyObject *note_untracked; /* tracer.ops.core._note_untracked */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
 static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
 static PyObject *scalar_forms;      /* numpy scalar type -> (shape, dtype) of its values */
@@ -174,11 +175,12 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
-        "OUT", "floating_kernels", "ALL_INPUTS", "inferred_symbolic"};
+        "OUT", "floating_kernels", "ALL_INPUTS", "inferred_symbolic", "note_untracked"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
-                            &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS, &inferred_symbolic};
-    enum { CLASS_COUNT = 5, OBJECT_COUNT = 18, OFFSET_COUNT = 23 };
+                            &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS, &inferred_symbolic,
+                            &note_untracked};
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 19, OFFSET_COUNT = 23 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -753,7 +755,8 @@ record_python(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(tapes);
     Recordings recordings = {0};
     int tracks = tracking_recordings(tapes, inputs, &recordings);
-    int outcome = tracks <= 0 ? tracks : record(op, inputs, attrs, out, args[4], args[5], &recordings, thread_state);
+    int outcome = tracks == 1 ? record(op, inputs, attrs, out, args[4], args[5], &recordings, thread_state)
+                              : tracks < 0 ? -1 : 0;
     release_recordings(&recordings);
     Py_DECREF(tapes);
     if (outcome < 0)
@@ -779,13 +782,16 @@ recording_is_whole(PyObject *rec)
     return untracked != NULL && PyLong_CheckExact(untracked);
 }
 
-/* The Recordings of `tapes` when each tracks an input of the op: 1, and `recordings` filled;
- * 0 when some tape does not (or is not as expected); -1 on error. */
+/* The Recordings of `tapes` (at least one) when each tracks an input of the op: 1, and
+ * `recordings` filled; NONE_TRACKS when every tape is as expected and none tracks an input;
+ * 0 when some tape does and another does not, or one is not as expected; -1 on error. */
+enum { NONE_TRACKS = 2 };
 static int
 tracking_recordings(PyObject *tapes, PyObject *inputs, Recordings *recordings)
 {
     if (PyList_GET_SIZE(tapes) > MAX_TAPES)
         return 0;
+    Py_ssize_t tracking = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(tapes); k++) {
         PyObject *tape = Py_NewRef(PyList_GET_ITEM(tapes, k));
         PyObject *rec = PyObject_GetAttr(tape, s_recording_state);
@@ -795,20 +801,26 @@ tracking_recordings(PyObject *tapes, PyObject *inputs, Recordings *recordings)
             return -1;
         }
         recordings->recs[recordings->count++] = rec;
-        int tracks = 0;
-        if (Py_TYPE(rec) == Recording_type && recording_is_whole(rec)) {
-            for (Py_ssize_t i = 0; tracks == 0 && i < PyTuple_GET_SIZE(inputs); i++) {
-                PyObject *node = node_or_null(PyTuple_GET_ITEM(inputs, i));
-                if (node != NULL)
-                    tracks = PyDict_Contains(SLOT(rec, rec_tracked), node);
-            }
-        }
-        if (tracks <= 0) {
+        if (Py_TYPE(rec) != Recording_type || !recording_is_whole(rec)) {
             release_recordings(recordings);
-            return tracks;
+            return 0;
         }
+        int tracks = 0;
+        for (Py_ssize_t i = 0; tracks == 0 && i < PyTuple_GET_SIZE(inputs); i++) {
+            PyObject *node = node_or_null(PyTuple_GET_ITEM(inputs, i));
+            if (node != NULL)
+                tracks = PyDict_Contains(SLOT(rec, rec_tracked), node);
+        }
+        if (tracks < 0) {
+            release_recordings(recordings);
+            return -1;
+        }
+        tracking += tracks;
     }
-    return 1;
+    if (tracking == recordings->count)
+        return 1;
+    release_recordings(recordings);
+    return tracking == 0 ? NONE_TRACKS : 0;
 }
 
 /* A thread-state entry (borrowed), or NULL with an error set. */
@@ -844,7 +856,8 @@ thread_state_dict(void)
 
 /* Before anything is computed: may the C path take this call? 1 yes (with the tracking
  * tapes' Recordings, and outside any tape the node of the first Variable read, in
- * `variable`, borrowed, or NULL), 0 no, -1 on error. */
+ * `variable`, borrowed, or NULL), NONE_TRACKS yes where tapes record but none tracks an
+ * input (`note_untracked` notes the call then, as `_record` does), 0 no, -1 on error. */
 static int
 fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thread_state, PyObject *dtype,
                   Recordings *recordings, PyObject **variable)
@@ -868,16 +881,17 @@ fast_path_applies(PyObject *op, PyObject *tapes, PyObject *inputs, PyObject *thr
         }
         return 1;
     }
-    if (SLOT(op, opdef_grad) == Py_None)
-        return 0;
-    PyObject *differentiable = dtype_attribute(dtype, dtype_differentiable_slot, s_is_differentiable);
-    if (differentiable == NULL)
-        return -1;
-    int flows = PyObject_IsTrue(differentiable);
-    Py_DECREF(differentiable);
+    int tracking = tracking_recordings(tapes, inputs, recordings);
+    if (tracking != 1)
+        return tracking;
+    PyObject *differentiable = SLOT(op, opdef_grad) == Py_None
+                                   ? Py_NewRef(Py_False)
+                                   : dtype_attribute(dtype, dtype_differentiable_slot, s_is_differentiable);
+    int flows = differentiable == NULL ? -1 : PyObject_IsTrue(differentiable);
+    Py_XDECREF(differentiable);
     if (flows <= 0)
-        return flows;
-    return tracking_recordings(tapes, inputs, recordings);
+        release_recordings(recordings);
+    return flows;
 }
 
 /* tracer.ops.core._form: (type(value), value), or a tuple of the forms of a tuple's items;
@@ -1178,7 +1192,8 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
                                       : USE_PYTHON;
     }
     PyObject *kernel = NULL;
-    if (outcome == 1) {
+    const int untracked = outcome == NONE_TRACKS;
+    if (outcome == 1 || untracked) {
         kernel = kernel_of(name, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1));
         outcome = kernel != NULL ? DONE : PyErr_Occurred() ? FAILED : USE_PYTHON;
         Py_XINCREF(kernel);
@@ -1192,6 +1207,12 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
             Py_CLEAR(out);
         if (out != NULL && variable != NULL && note_origin(out, variable, thread_state) < 0)
             Py_CLEAR(out);
+        if (out != NULL && untracked) {
+            PyObject *noted = PyObject_CallFunctionObjArgs(note_untracked, inputs, out, NULL);
+            if (noted == NULL)
+                Py_CLEAR(out);
+            Py_XDECREF(noted);
+        }
         *result = out;
         if (out == NULL)
             outcome = FAILED;
