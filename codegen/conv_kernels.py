@@ -327,18 +327,15 @@ def _blocked_products(node):
     """A product (or batch) that eager products compute with the installed `blocked_products`
     (codegen/blocked_products.py's rule, for C-contiguous operands): the same kernel, the same
     bits."""
-    a, b = node.inputs
+    product = _product_of_its_dtype(node)
+    if product is None:
+        return None
+    a, b, ta, tb = product
     steps = [blocked_products.contiguous_steps(x.shape) for x in (a, b)]
-    if None in steps or a.dtype != node.dtype or b.dtype != node.dtype:
+    if None in steps:
         return None
     found = blocked_products.geometry(
-        node.dtype.name,
-        a.shape,
-        b.shape,
-        *steps,
-        node.attrs.get("transpose_a", False),
-        node.attrs.get("transpose_b", False),
-        threads_from=GEMM_PARALLEL_MIN,
+        node.dtype.name, a.shape, b.shape, *steps, ta, tb, threads_from=GEMM_PARALLEL_MIN
     )
     return None if found is None else (found[1], ["a", "b"], ["a", "b", "out"])
 
@@ -347,17 +344,22 @@ def _blocked_products_at_run_time(node):
     """A single product whose sizes the module knows only when it runs: codegen/
     blocked_products.py's rule in C, so that where those sizes are the kernel's the module
     gives the bits of one built for them."""
+    product = _product_of_its_dtype(node)
+    if product is None:
+        return None
+    a, b, ta, tb = product
+    return blocked_products.run_time_rule(
+        node.dtype.name, a.shape, b.shape, ta, tb, threads_from=GEMM_PARALLEL_MIN
+    )
+
+
+def _product_of_its_dtype(node):
+    """(a, b, transpose_a, transpose_b) of a matmul node whose operands have its dtype, else
+    None."""
     a, b = node.inputs
     if a.dtype != node.dtype or b.dtype != node.dtype:
         return None
-    return blocked_products.run_time_rule(
-        node.dtype.name,
-        a.shape,
-        b.shape,
-        node.attrs.get("transpose_a", False),
-        node.attrs.get("transpose_b", False),
-        threads_from=GEMM_PARALLEL_MIN,
-    )
+    return a, b, node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
 
 
 def _blocked_solves(node):

@@ -188,10 +188,7 @@ def test_a_single_product_past_numpys_threading_is_the_kernels_eager_and_compile
         function.get_concrete_function(a, b).c_source()
     )
     assert eager.tobytes() == compiled.tobytes()
-    op_a, op_b = (a.T if ta else a), (b.T if tb else b)
-    want = op_a.astype(np.float64) @ op_b.astype(np.float64)
-    scale = np.abs(op_a).astype(np.float64) @ np.abs(op_b).astype(np.float64)
-    assert np.all(np.abs(eager - want) <= 2 * k * np.finfo(dtype).eps * scale)
+    _assert_within_rounding(eager, a.T if ta else a, b.T if tb else b)
 
 
 @needs_kernel
@@ -231,10 +228,7 @@ def test_a_product_of_sizes_known_when_the_module_runs_gives_the_bits_of_one_bui
     fixed = tt.function(product, backend="c")
     got, want = dynamic(a, b).numpy(), fixed(a, b).numpy()
     assert got.tobytes() == want.tobytes()
-    op_a, op_b = (a.T if ta else a), (b.T if tb else b)
-    exact = op_a.astype(np.float64) @ op_b.astype(np.float64)
-    scale = np.abs(op_a).astype(np.float64) @ np.abs(op_b).astype(np.float64)
-    assert np.all(np.abs(got - exact) <= 2 * k * np.finfo(dtype).eps * scale)
+    _assert_within_rounding(got, a.T if ta else a, b.T if tb else b)
 
 
 @needs_kernel
@@ -253,9 +247,7 @@ def test_a_gram_matrix_of_an_unknown_depth_gives_the_bits_of_one_built_for_it(ro
     assert "blocked_products_f32" in dynamic.get_concrete_function(spec).c_source()
     got = dynamic(x).numpy()
     assert got.tobytes() == tt.function(gram, backend="c")(x).numpy().tobytes()
-    exact = x.T.astype(np.float64) @ x.astype(np.float64)
-    scale = np.abs(x.T).astype(np.float64) @ np.abs(x).astype(np.float64)
-    assert np.all(np.abs(got - exact) <= 2 * rows * np.finfo(np.float32).eps * scale)
+    _assert_within_rounding(got, x.T, x)
 
 
 def test_products_of_sizes_known_when_the_module_runs_that_the_kernel_never_takes_keep_theirs(
@@ -280,6 +272,15 @@ def test_products_of_sizes_known_when_the_module_runs_that_the_kernel_never_take
     floats.get_concrete_function(rows, weights).export_c(str(tmp_path), prefix="product")
     exported = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
     assert "gemm" in exported and table not in exported
+
+
+def _assert_within_rounding(got, op_a, op_b):
+    """`got` is op_a @ op_b to within the rounding of a sum of k products: 2 k eps times the
+    product of the magnitudes, element by element."""
+    exact = op_a.astype(np.float64) @ op_b.astype(np.float64)
+    scale = np.abs(op_a).astype(np.float64) @ np.abs(op_b).astype(np.float64)
+    k = op_a.shape[-1]
+    assert np.all(np.abs(got - exact) <= 2 * k * np.finfo(got.dtype).eps * scale)
 
 
 def test_compiled_products_share_the_threads_from_where_the_modules_blas_parts_do():
