@@ -4,12 +4,14 @@
  * runs the same steps, writing the same objects, for the case an eager loop repeats:
  * one to MAX_INPUTS eager Tensors, plain attributes (numbers, strings, dtypes, tuples of them),
  * a shape rule already remembered (tracer.ops.core._infer_eager), no trace, no paused tape,
- * no numerics check, and every recording tape tracking an input of the op; and the case a
- * gradient graph's build repeats (symbolic_apply: one or two symbolic tensors while tracer
- * builds a graph of its own). Anything else (a first sight of a shape, a traced symbolic
- * input, a Variable, an op no tape tracks) calls the Python function, before anything is
- * computed. Python's for loops and attribute lookups are most of an eager op's time on
- * small tensors; here they are pointer reads.
+ * no numerics check, and every recording tape tracking an input of the op, or none tracking
+ * any (core._note_untracked then notes the use, as `_record` does); an op function's Variable
+ * read outside any tape (read_outside); and the case a gradient graph's build repeats
+ * (symbolic_apply: one or two symbolic tensors while tracer builds a graph of its own).
+ * Anything else (a first sight of a shape, a traced symbolic input, a Variable inside a
+ * tape, tapes of which some track an input and some not) calls the Python function, before
+ * anything is computed. Python's for loops and attribute lookups are most of an eager op's
+ * time on small tensors; here they are pointer reads.
  *
  *     configure(**the classes, tables and helpers of tracer the path reads)
  *     apply(op, inputs, attrs)     # what _apply(op, inputs, attrs) returns
