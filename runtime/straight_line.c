@@ -25,7 +25,7 @@
 #include <Python.h>
 #include <stddef.h>
 
-#define INTERFACE 9   /* Program's arguments: runtime/native.py refuses a module of another */
+#define INTERFACE 10   /* Program's arguments: runtime/native.py refuses a module of another */
 #define STACK_ARGS 16 /* a step with up to this many arguments passes them on the C stack */
 
 typedef struct {

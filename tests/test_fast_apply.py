@@ -347,6 +347,36 @@ def test_op_functions_read_a_variable_outside_any_tape_in_c_as_python_reads_it(p
         assert a._origin[1][0] == __file__
 
 
+def test_a_variable_assigned_by_a_finalizer_during_the_c_read_gives_a_whole_value():
+    """Allocating the read's Tensor may collect garbage, and a finalizer may then assign the
+    variable, freeing its old array: the read must hold the value it takes, old or new, never
+    freed memory (which new arrays then reuse)."""
+    import gc
+
+    v = tt.Variable(np.arange(1000, dtype=np.float32))
+    tt.sin(v)  # the shape rule remembered: the next read is in C
+    later = []
+
+    class AssignsWhenCollected:
+        def __del__(self):
+            v.assign(np.full(1000, 7.0, np.float32))
+            later.extend(np.full(1000, 123.0, np.float32) for _ in range(10))
+
+    garbage = AssignsWhenCollected()
+    garbage.cycle = garbage
+    del garbage
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)  # a collection at the next allocation of a tracked object
+    try:
+        got = tt.sin(v).numpy()
+    finally:
+        gc.set_threshold(*threshold)
+    gc.collect()
+    old, new = np.sin(np.arange(1000, dtype=np.float32)), np.sin(np.full(1000, 7.0, np.float32))
+    assert np.array_equal(got, old) or np.array_equal(got, new)
+    np.testing.assert_array_equal(v.numpy(), 7.0)
+
+
 def test_variables_inside_tapes_watchers_accumulators_traces_and_subclasses_are_read_in_python(
     python_reads,
 ):

@@ -47,7 +47,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 9
+#define INTERFACE 10
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -1303,12 +1303,16 @@ read_outside(PyObject *value)
     for (int k = 0; k < 3; k++)
         if (empty_list_entry(thread_state, quiet_lists[k]) != 1)
             return NULL;
-    PyObject *array = SLOT(value, variable_value), *node = SLOT(value, variable_node);
-    if (array == NULL || node == NULL || Py_TYPE(node) != Node_type)
-        return NULL;
+    /* the Tensor first: allocating it may collect garbage, whose finalizers (or another
+       thread, while they hold no lock) may assign the variable and free its old array */
     PyObject *tensor = allocate(Tensor_type);
     if (tensor == NULL)
         return NULL;
+    PyObject *array = SLOT(value, variable_value), *node = SLOT(value, variable_node);
+    if (array == NULL || node == NULL || Py_TYPE(node) != Node_type) {
+        Py_DECREF(tensor); /* its slots still empty, which its dealloc skips */
+        return NULL;
+    }
     SLOT(tensor, tensor_value) = Py_NewRef(array);
     SLOT(tensor, tensor_node) = Py_NewRef(node);
     SLOT(tensor, tensor_origin) = Py_NewRef(Py_None);
