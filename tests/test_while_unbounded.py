@@ -203,3 +203,27 @@ def test_a_mapped_gradient_through_loops_of_each_rows_length_is_each_rows_gradie
     for backend in BACKENDS:
         batched = tt.function(lambda xs: tt.vectorized_map(gradient, xs), backend=backend)(xs)
         np.testing.assert_allclose(batched.numpy(), alone, rtol=1e-12)
+
+
+def halve_three_times(x):
+    """h * 0.5**3 by a loop without a bound, and its gradient with respect to x: 0.125."""
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        _, h = tt.while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, h * 0.5), (0, x))
+        total = tt.reduce_sum(h * h)
+    return h, tape.gradient(total, x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_without_a_bound_over_a_batch_of_any_size_and_its_gradient(backend):
+    """A loop variable whose batch is known only when the function runs: its stacks' rows
+    are budgeted for a stand-in size (the trace failed on the unknown size instead), and
+    each batch size gives the values of a function traced for it."""
+    spec = tt.TensorSpec([None, 3], tt.float64)
+    any_batch = tt.function(halve_three_times, input_signature=[spec], backend=backend)
+    for rows in (4, 1, 300):
+        x = tt.constant(np.arange(rows * 3, dtype=np.float64).reshape(rows, 3))
+        h, dx = any_batch(x)
+        np.testing.assert_array_equal(h.numpy(), x.numpy() * 0.125)
+        np.testing.assert_array_equal(dx.numpy(), 2 * x.numpy() * 0.125**2)
+    assert any_batch.experimental_get_tracing_count() == 1

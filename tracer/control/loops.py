@@ -24,7 +24,10 @@ so the stacks always hold evenly spaced iterations over the whole run, and the r
 recomputes a state that is not held by running the body on from the row before it
 (`_replayed_state`). A loop of any length has a gradient, compiled as eagerly, in memory
 that does not grow with its length; the body runs about `stride / 2` extra times per
-iteration, where stride is the smallest power of two with length <= capacity * stride.
+iteration, where stride is the smallest power of two with length <= capacity * stride. The
+budget is fixed while tracing: where a variable's size is known only when the function runs,
+each unknown dimension is counted as `Dim.estimate`'s stand-in (256), so the stacks of a
+larger one take that many times STACK_BYTES.
 """
 
 import numpy as np
@@ -47,7 +50,7 @@ from tracer.control.region import (
 )
 from tracer.control.region_batching import batch_while
 from tracer.control.subgraph import tensors_of, trace_function
-from tracer.ir import Node, Subgraph, TupleType
+from tracer.ir import Node, Subgraph, TupleType, dims
 from tracer.ir.rewrite import bypassed, with_outputs
 from tracer.ops import array_ops, convert, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, apply_symbolic, execute_graph
@@ -479,10 +482,17 @@ def _where_held(held, stack_cotangent, row):
 
 def _capacity(initial):
     """How many rows the stacks of a loop with no maximum_iterations have: as many as fit
-    in STACK_BYTES, rounded down to a power of two (the rows halve when full), at least two."""
-    size = sum(int(np.prod(t.shape, dtype=np.int64)) * t.dtype.itemsize for t in initial)
+    in STACK_BYTES, rounded down to a power of two (the rows halve when full), at least two.
+    A variable whose size is known only when the function runs (a `TensorSpec(None)`
+    dimension) is counted with each unknown dimension taken as `Dim.estimate`'s stand-in."""
+    size = sum(_estimated_size(t.shape) * t.dtype.itemsize for t in initial)
     rows = max(2, min(STACK_ITERATIONS, STACK_BYTES // max(size, 1)))
     return 1 << (rows.bit_length() - 1)
+
+
+def _estimated_size(shape):
+    size = dims.size(shape)
+    return size.estimate() if isinstance(size, dims.Dim) else int(size)
 
 
 # The stacks of a loop with no maximum_iterations: at most this many rows and bytes.
