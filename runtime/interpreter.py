@@ -27,6 +27,8 @@ def run_graph(graph, bindings, apply_node):
         for i in node.inputs:
             if last_reader[id(i)] == position:
                 env.pop(id(i), None)
+        if id(node) not in last_reader:  # read by nothing: computed for its effects alone
+            env.pop(id(node), None)
     return [env[id(out)] for out in graph.outputs]
 
 

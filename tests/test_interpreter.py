@@ -44,6 +44,24 @@ def test_each_value_is_dropped_after_its_last_reader_and_outputs_are_kept():
     assert most[0] <= 3
 
 
+def test_a_value_no_node_reads_is_dropped_at_once():
+    x = Node("input", (), {}, (), dtypes.float64, None)
+    unread = [Node("add_one", (x,), {}, (), dtypes.float64, None) for _ in range(20)]
+    out = Node("add_one", (x,), {}, (), dtypes.float64, None)
+    graph = Graph([x], [x, *unread, out], [out])
+    alive, most = [], [0]
+
+    def apply_node(node, args):
+        value = _Value(args[0].number + 1)
+        alive.append(weakref.ref(value))
+        most[0] = max(most[0], sum(ref() is not None for ref in alive))
+        return value
+
+    (result,) = run_graph(graph, {id(x): _Value(0)}, apply_node)
+    assert result.number == 1 and len(alive) == 21
+    assert most[0] == 1  # each unread value gone before the next is computed
+
+
 def test_a_gradient_run_op_by_op_under_a_recording_tape_has_the_same_values():
     x = tt.constant(np.linspace(-1.0, 1.0, 7))
     with tt.GradientTape() as outer:
