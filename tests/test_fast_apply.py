@@ -10,6 +10,7 @@ import contextlib
 import copy
 import inspect
 import re
+import subprocess
 import sys
 import threading
 import types
@@ -768,3 +769,80 @@ def test_a_gradient_graph_of_remembered_ops_is_built_without_python_applies(monk
     np.testing.assert_array_equal(step(), eager)  # built again, through the C path
     assert applied == []
     assert len(backprop._gradient_cache) == 1
+
+
+def test_tapes_added_while_the_c_path_reads_them_send_the_op_to_python():
+    """A tape's `_recording_state`, read in C, may run Python code that opens more tapes than
+    the C path holds: the op goes to the Python path (it wrote past its array of tapes)."""
+    from tracer.context import state
+
+    x = tt.constant([1.0, 2.0])
+    tt.sin(x)
+
+    class AddsTapes(tt.GradientTape):
+        armed = False
+
+        def __getattribute__(self, name):
+            if name == "_recording_state" and AddsTapes.armed:
+                AddsTapes.armed = False
+                state.tapes.extend([self] * 40)
+            return object.__getattribute__(self, name)
+
+    with AddsTapes(persistent=True) as tape:
+        tape.watch(x)
+        AddsTapes.armed = True
+        try:
+            y = tt.sin(x)
+            added = len(state.tapes)
+        finally:
+            del state.tapes[1:]
+        np.testing.assert_array_equal(y.numpy(), np.sin(x.numpy()))
+    assert added == 41
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), np.cos(x.numpy()))
+
+
+def test_a_location_whose_truth_replaces_it_is_held_while_read():
+    """state.location is read in C, and its truth may run Python code that replaces it: the
+    op notes the location it read, as the Python path does."""
+    from tracer.context import state
+
+    v = tt.Variable([1.0, 2.0], name="v")
+    tt.sin(v)
+
+    class ReplacedWhenAsked(tuple):
+        __slots__ = ()
+
+        def __bool__(self):
+            state.location = None
+            return True
+
+    origins = []
+    for path in (contextlib.nullcontext, python_path_only):
+        state.location = ReplacedWhenAsked(("f.py", 1))
+        try:
+            with path():
+                y = tt.sin(v)
+        finally:
+            state.location = None
+        other = ReplacedWhenAsked(("other.py", 99))  # would take a freed location's memory
+        origins.append(y._origin)
+        del other
+    assert origins[0] == origins[1] == ("v:0", ("f.py", 1))
+
+
+def test_a_graph_building_count_past_a_c_long_is_building():
+    """state.building, read in C as a count, may exceed a C long: the op is built, with no
+    error left set for the Python code after it (a fresh process: the first symbolic op)."""
+    code = """
+import tracer as tt
+from tracer.context import state
+from tracer.ir import Node
+from tracer.tensor import Tensor
+x = Tensor(None, Node("input", (), {}, (2,), tt.float32, None))
+state.building = 1 << 70
+y = tt.sin(x)
+print(y._node.op, y._node.inputs == (x._node,))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["sin", "True"]

@@ -668,10 +668,12 @@ current_location(PyObject *thread_state)
             PyErr_SetString(PyExc_AttributeError, "state.location");
         return NULL;
     }
+    Py_INCREF(location); /* its truth may run Python code that replaces state.location */
     int given = PyObject_IsTrue(location);
-    if (given < 0)
-        return NULL;
-    return given ? Py_NewRef(location) : caller_location();
+    if (given > 0)
+        return location;
+    Py_DECREF(location);
+    return given < 0 ? NULL : caller_location();
 }
 
 /* Record `out = op(*inputs)` on every tape (each tracks an input; checked before). */
@@ -802,6 +804,11 @@ tracking_recordings(PyObject *tapes, PyObject *inputs, Recordings *recordings)
             release_recordings(recordings);
             return -1;
         }
+        if (recordings->count == MAX_TAPES) { /* the getattr's Python code added tapes */
+            Py_DECREF(rec);
+            release_recordings(recordings);
+            return 0;
+        }
         recordings->recs[recordings->count++] = rec;
         if (Py_TYPE(rec) != Recording_type || !recording_is_whole(rec)) {
             release_recordings(recordings);
@@ -922,20 +929,32 @@ attribute_form(PyObject *value, int depth)
 static PyObject *
 attribute_key(PyObject *attrs)
 {
-    PyObject *items = PyTuple_New(PyDict_GET_SIZE(attrs));
+    const Py_ssize_t size = PyDict_GET_SIZE(attrs);
+    PyObject *items = PyTuple_New(size);
     if (items == NULL)
         return NULL;
     Py_ssize_t position = 0, k = 0;
     PyObject *name, *value;
-    while (PyDict_Next(attrs, &position, &name, &value)) {
+    /* the forms' allocations may collect garbage, whose finalizers may change the dict: its
+       entries are held while read, and a change of its size is an error, as in Python */
+    while (k < size && PyDict_Next(attrs, &position, &name, &value)) {
+        Py_INCREF(name);
+        Py_INCREF(value);
         PyObject *form = attribute_form(value, 0);
         PyObject *item = form == NULL ? NULL : PyTuple_Pack(2, name, form);
         Py_XDECREF(form);
+        Py_DECREF(name);
+        Py_DECREF(value);
         if (item == NULL) {
             Py_DECREF(items);
             return NULL;
         }
         PyTuple_SET_ITEM(items, k++, item);
+    }
+    if (k != size || PyDict_GET_SIZE(attrs) != size) {
+        Py_DECREF(items);
+        PyErr_SetString(PyExc_RuntimeError, "fast_apply: an op's attributes changed while read");
+        return NULL;
     }
     return items;
 }
@@ -1097,7 +1116,9 @@ symbolic_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **resul
     PyObject *building = trace == NULL ? NULL : state_entry(thread_state, s_building);
     if (building == NULL)
         return FAILED;
-    int quiet = trace == Py_None && PyLong_CheckExact(building) && PyLong_AsLong(building) > 0;
+    int overflow = 0;
+    const long level = PyLong_CheckExact(building) ? PyLong_AsLongAndOverflow(building, &overflow) : 0;
+    int quiet = trace == Py_None && (overflow > 0 || level > 0);
     for (int k = 0; quiet > 0 && k < 3; k++)
         quiet = empty_list_entry(thread_state, k == 0 ? s_tapes : k == 1 ? s_paused : s_accumulators);
     if (quiet <= 0)
