@@ -165,11 +165,17 @@ class HostCall(Form):
         self.reads_all = reads_all
 
 
+# the node of a step that a module hands back to Python for another op, on tt.string values
+# (codegen/string_handles.py makes it; the op it stands for is its attribute `hosted_op`)
+HOSTED = "strings_on_host"
+
+
 def shown_op(node):
-    """The op a step's C comment and its profile name: a step a module hands back to Python
-    for another op (codegen/string_handles.py) names that op."""
-    hosted = node.attrs.get("hosted_op")
-    return f"{hosted} (in Python)" if hosted else node.op
+    """The op a step's C comment and its profile name: a hosted step names the op it stands
+    for. Only that node's attribute, and only an op's name: any other node's attributes come
+    from the user's graph, or from a file (a SavedModel), and must not reach the C."""
+    hosted = node.attrs.get("hosted_op") if node.op == HOSTED else None
+    return f"{hosted} (in Python)" if isinstance(hosted, str) and hosted.isidentifier() else node.op
 
 
 class NotCompiled(Form):

@@ -679,8 +679,15 @@ def comment_location(location):
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+def comment_text(text):
+    """`text` safe inside a C comment: no `*/` to end it early (a hostile file's name or
+    attribute would then be code), no control character to start a line."""
+    return _CONTROL.sub("?", text).replace("*/", "*?")
+
+
 def comment(node):
     """The comment above a kernel: what it computes, its type, and the user's line."""
     where = comment_location(node.location)
     label = node.attrs["kernel"].name if node.op == "fused" else node.op
-    return f"{label}: {node.dtype.short_name}{list(node.shape)}" + (f"  # {where}" if where else "")
+    text = f"{label}: {node.dtype.short_name}{list(node.shape)}" + (f"  # {where}" if where else "")
+    return comment_text(text)

@@ -40,6 +40,7 @@ from codegen.loops import (
     LoopNest,
     comment,
     comment_location,
+    comment_text,
     fused_loop_nest,
     reads_only_own_element,
     squares_flow_on,
@@ -867,7 +868,7 @@ def _is_or_aliases(node, source, aliases):
 
 def _step_comment(node):
     shape = "" if getattr(node.dtype, "is_tuple", False) else str(list(node.shape))
-    return f"{shown_op(node)} {node.dtype.short_name}{shape}{_where(node, ' #')}"
+    return comment_text(f"{shown_op(node)} {node.dtype.short_name}{shape}{_where(node, ' #')}")
 
 
 def _where(node, prefix=" at"):

@@ -37,7 +37,7 @@ from tracer.ir import (
 )
 from tracer.ir.literal import Literal
 
-HOSTED = "strings_on_host"
+HOSTED = forms.HOSTED
 
 # The ops that give each element of their result from one element of an input (or a
 # literal that is no string), and the graph's leaves: on handles, they compute what they

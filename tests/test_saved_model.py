@@ -191,6 +191,9 @@ TAMPERED = {
     "arguments that are not the parameters": lambda p: p["functions"][0]["concrete"][0].update(
         arguments={"y": {"tensor": 0}}
     ),
+    "an attribute its op does not take": lambda p: _node_of(_first_graph(p), "get")["attrs"].update(
+        hosted_op="get */ int escaped; /*"
+    ),
     "JSON nested past any limit": lambda p: (
         json.dumps(p)[:-1] + ', "deep": ' + "[" * 5000 + "]" * 5000 + "}"
     ),
@@ -294,3 +297,23 @@ def test_a_loaded_function_binds_its_python_arguments_as_the_original_did(tmp_pa
         loaded.apply(x, bias=1.0)
     with pytest.raises(TypeError, match="missing the argument 'x'"):
         loaded.apply(training=True)
+
+
+def test_no_node_attribute_reaches_the_c_but_a_hosted_steps_op(tmp_path):
+    """A step's C comment names its op; only the node that hands a step back to Python
+    (codegen/string_handles.py) names another, and only by an op's name: an attribute of any
+    other node, which a hostile file could set, never reaches the C (a `*/` in it once ended
+    the comment, and what followed compiled and ran)."""
+    from codegen.forms import HOSTED, shown_op
+    from codegen.loops import comment_text
+    from tracer.ir import Node
+
+    def node(op, hosted):
+        return Node(op, (), {"hosted_op": hosted}, (), tt.float32, None)
+
+    escape = "x */ system(0); /*"
+    assert shown_op(node("matmul", escape)) == "matmul"
+    assert shown_op(node(HOSTED, escape)) == HOSTED
+    assert shown_op(node(HOSTED, "as_string")) == "as_string (in Python)"
+    assert "*/" not in comment_text("a */ b\n#define x")
+    assert "\n" not in comment_text("a */ b\n#define x")

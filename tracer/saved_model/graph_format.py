@@ -21,10 +21,13 @@ and each node's shape and dtype are worked out again by its op's own rule from i
 and attributes, and must be the ones stored. Anything else is a `SavedModelError`.
 """
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
 
+from runtime.kernels import KERNELS
 from tracer import dtypes
 from tracer.ir import GraphAttribute, Node, Subgraph, TupleType, format_location
 from tracer.ir.dims import Dim
@@ -196,6 +199,10 @@ def _decode_node(entry, nodes, arrays, what, depth):
         return Node("const", (), attrs, shape, dtype, location)
     if op in NOT_SAVED or op not in OPS:
         raise SavedModelError(f"{what}: not an op a saved graph may hold")
+    taken = _attributes_taken(op, len(inputs))
+    unknown = [] if taken is None else sorted(set(attrs) - taken)
+    if unknown:
+        raise SavedModelError(f"{what}: attributes its op does not take: {', '.join(unknown)}")
     try:
         inferred_shape, inferred_dtype = OPS[op].infer(attrs, *[Tensor(None, i) for i in inputs])
     except Exception as error:  # a rule refusing what the file says: the file is at fault
@@ -205,6 +212,20 @@ def _decode_node(entry, nodes, arrays, what, depth):
     if tuple(inferred_shape) != shape or not _same_type(inferred_dtype, dtype):
         raise SavedModelError(f"{what}: its shape or dtype is not the one its op gives")
     return Node(op, tuple(inputs), attrs, shape, dtype, location)
+
+
+@functools.cache
+def _attributes_taken(op, inputs):
+    """The attribute names op `op`'s kernel takes after `inputs` values (the interpreter calls
+    it with a node's input values, then its attributes as keywords), or None where it takes
+    any keyword."""
+    parameters = list(inspect.signature(KERNELS[op]).parameters.values())
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return None
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    variadic = any(p.kind == p.VAR_POSITIONAL for p in parameters)  # every input a value
+    values = positional if variadic else positional[:inputs]
+    return frozenset(p.name for p in parameters if p not in values and p.kind != p.VAR_POSITIONAL)
 
 
 def _holds(value, shape, dtype):
