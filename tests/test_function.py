@@ -1137,6 +1137,54 @@ def test_a_function_that_needs_its_sizes_is_traced_for_each():
     assert f.experimental_get_tracing_count() == 3
 
 
+def test_a_comparison_of_an_unknown_size_holds_only_for_the_calls_it_was_answered_for():
+    """`x.shape[0] == 1` on an unknown size answers false, as TensorFlow's None compares: the
+    trace then serves only calls where that is so, and a call of size 1 is traced with its
+    size (it took the other branch: the values of a different program)."""
+
+    @tt.function
+    def first_or_sum(x):
+        if x.shape[0] == 1:
+            return x[0] * 10.0
+        return tt.reduce_sum(x, 0)
+
+    for rows in (2, 3, 1, 4):
+        x = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3) + 1
+        want = x[0] * 10 if rows == 1 else x.sum(0)
+        np.testing.assert_array_equal(first_or_sum(x).numpy(), want)
+    assert first_or_sum.experimental_get_tracing_count() == 3  # 2, then unknown, then 1
+
+    squeezed = tt.function(lambda x: tt.squeeze(x))  # squeezes every axis of size 1
+    for rows in (2, 3, 1):
+        assert (
+            squeezed(np.ones((rows, 1), np.float32)).numpy().shape
+            == np.squeeze(np.ones((rows, 1))).shape
+        )
+
+    @tt.function
+    def product_or_scaled(x, y):
+        if x.shape[0] == y.shape[0]:
+            return x * y
+        return tt.reduce_sum(x) * y
+
+    for a, b in ((2, 2), (3, 3), (4, 5), (6, 6)):
+        x, y = np.arange(a, dtype=np.float32) + 1, np.arange(b, dtype=np.float32) + 1
+        want = x * y if a == b else x.sum() * y
+        np.testing.assert_array_equal(product_or_scaled(x, y).numpy(), want)
+
+    @tt.function
+    def largest_or_zeros(x):
+        if not x.shape[0]:
+            return tt.zeros([3])
+        return tt.reduce_max(x, 0)
+
+    for rows in (2, 3, 0):
+        want = np.zeros(3) if rows == 0 else np.ones(3)
+        np.testing.assert_array_equal(
+            largest_or_zeros(np.ones((rows, 3), np.float32)).numpy(), want
+        )
+
+
 def test_a_method_with_an_input_signature_is_called_and_traced_through_its_instance():
     """TensorFlow's pattern `class M(tf.Module)` with `@tf.function(input_signature=...)` on
     a method: the call and `m.method.get_concrete_function(...)` bind the instance, which

@@ -69,6 +69,7 @@ class ConcreteFunction:
         self._returns_one_tensor = isinstance(result, TensorLike)
         self._variables = list(trace.variables.values())
         self._requirements = list(trace.requirements)  # (Trace.require)
+        self._other_than_zero = list(trace.other_than_zero)  # (Trace.require_other_than_zero)
         self._assigned = list(trace.assigned)
         self._gradient_graphs = list(trace.gradient_graphs)
         n_inputs, n_outputs = len(trace.inputs), len(outputs)
@@ -235,29 +236,42 @@ class ConcreteFunction:
         TensorSpecs rather than a call, are taken to do)."""
         if sizes is None or None in sizes.values():
             return sizes is not None
-        return all(size.evaluate(sizes) >= 0 for size in self._requirements)
+        return all(size.evaluate(sizes) >= 0 for size in self._requirements) and all(
+            size.evaluate(sizes) != 0 for size in self._other_than_zero
+        )
 
     def _check_sizes(self, tensors):
         """Raise where the tensors' sizes are ones this trace cannot serve (its unknown
-        dimensions do not meet its requirements: `x[1:]` of an empty x)."""
+        dimensions do not meet its requirements: `x[1:]` of an empty x, or `x.shape[0] == 1`
+        answered as false)."""
         shapes = [node.shape for node in self._traced.inputs]
         sizes = dims.sizes_given(shapes, [np.shape(t) for t in tensors])
         needed = [size.evaluate(sizes) for size in self._requirements]
-        for size in needed:  # in an enclosing trace of unknown sizes: its calls require them
-            if isinstance(size, dims.Dim) and state.trace is not None:
-                state.trace.require(size)
+        nonzero = [size.evaluate(sizes) for size in self._other_than_zero]
+        if state.trace is not None:  # in an enclosing trace of unknown sizes: its calls need them
+            for size in needed:
+                if isinstance(size, dims.Dim):
+                    state.trace.require(size)
+            for size in nonzero:
+                if isinstance(size, dims.Dim):
+                    state.trace.require_other_than_zero(size)
         unmet = [
-            size
+            f"{size} >= 0"
             for size, value in zip(self._requirements, needed)
             if not isinstance(value, dims.Dim) and value < 0
+        ]
+        unmet += [
+            f"{size} != 0"
+            for size, value in zip(self._other_than_zero, nonzero)
+            if not isinstance(value, dims.Dim) and value == 0
         ]
         if unmet:
             given = ", ".join(f"{name} = {value}" for name, value in sorted(sizes.items()))
             raise ValueError(
                 f"{self.name}: this concrete function was traced with sizes unknown, for calls "
-                f"where {', '.join(f'{size} >= 0' for size in unmet)} (a slice such as x[1:] "
-                f"needs them); this call has {given}. Call the tt.function itself, which traces "
-                "such a call with its own sizes"
+                f"where {', '.join(unmet)} (a slice such as x[1:] needs the first kind, a "
+                f"comparison of a size answered as false the second); this call has {given}. "
+                "Call the tt.function itself, which traces such a call with its own sizes"
             )
 
     def _call_with_tensors(self, tensors):
@@ -265,7 +279,7 @@ class ConcreteFunction:
         if self._returns_one_value and not (
             state.tapes or state.trace is not None or numerics.enabled or state.accumulators
         ):
-            if self._requirements:
+            if self._requirements or self._other_than_zero:
                 self._check_sizes(tensors)
             arrays = [t._value for t in tensors]
             if self._variables:
@@ -275,7 +289,7 @@ class ConcreteFunction:
 
     def _call(self, tensors):
         """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""
-        if self._requirements:
+        if self._requirements or self._other_than_zero:
             self._check_sizes(tensors)
         if self._calls_python and state.trace is None and (state.tapes or state.accumulators):
             raise RunsAsPython(

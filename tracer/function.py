@@ -48,7 +48,7 @@ from tracer.signature import (
     unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike, constant
-from tracer.tracing import RunsAsPython, Trace, tracing
+from tracer.tracing import RunsAsPython, Trace, assumptions_unrecorded, tracing
 from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")
@@ -244,6 +244,7 @@ class Function:
         tensors may be given as TensorSpecs, with None for a dimension of any size. With an
         input_signature and no arguments, the function of that signature, as in TensorFlow."""
         called = args, kwargs
+        in_signature = None  # (the call's key, its arguments as specs) of a first signature trace
         if self._input_signature is not None:
             # a method's Function is called with its instance first (`_BoundMethod`), which
             # the input_signature does not list
@@ -272,15 +273,16 @@ class Function:
                 concrete, sizes = None, unknown_sizes(general, given, True)
             elif concrete is not None:
                 sizes = concrete.sizes_in(general, given)
+            as_given = [
+                *instance,
+                *nest.pack_sequence_as(list(args), [spec_of(a) for a in nest.flatten(list(args))]),
+            ]
             if sizes is not None and (concrete is None or concrete.admits(sizes)):
                 args = [*instance, *nest.pack_sequence_as(list(args), specs)]
+                # a first trace may find that it cannot serve these sizes: traced as given then
+                in_signature = (given, as_given) if concrete is None else None
             else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
-                args = [
-                    *instance,
-                    *nest.pack_sequence_as(
-                        list(args), [spec_of(a) for a in nest.flatten(list(args))]
-                    ),
-                ]
+                args = as_given
         elif has_unknown_rank((args, kwargs)):
             return AnyRankFunction(self, args, kwargs)
         try:
@@ -344,6 +346,15 @@ class Function:
             )
             args, kwargs = specific
             concrete = self._concrete[signature(args, kwargs)] = self._trace(args, kwargs)
+        if in_signature is not None and not concrete.admits(
+            concrete.sizes_in(key, in_signature[0])
+        ):
+            log.info(
+                "tracing %s with this call's sizes: the signature's trace needs others",
+                self.__name__,
+            )
+            as_given = in_signature[1]
+            concrete = self._concrete[signature(as_given, {})] = self._trace(as_given, {})
         self._compile_seconds += time.perf_counter() - start
         return concrete
 
@@ -502,7 +513,10 @@ class Function:
         traced = time.perf_counter()
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
-        concrete = ConcreteFunction(self.__name__, trace, result, self._backend, arguments, named)
+        with assumptions_unrecorded():  # (an enclosing trace's program makes none of them)
+            concrete = ConcreteFunction(
+                self.__name__, trace, result, self._backend, arguments, named
+            )
         self._build_times[concrete] = BuildTimes(traced - start, time.perf_counter() - traced)
         concrete._function = weakref.ref(self)  # its compile report shows the retraces
         return concrete

@@ -9,10 +9,11 @@ once, at trace time.
 """
 
 import contextlib
+import threading
 import weakref
 
 from tracer.context import state
-from tracer.ir import Graph, Node, format_location, topological_closure
+from tracer.ir import Graph, Node, dims, format_location, topological_closure
 from tracer.ops.core import execute_graph, graph_node_of
 from tracer.tensor import Tensor
 
@@ -45,6 +46,9 @@ class Trace:
         # polynomials of the unknown dimensions that must not be negative in a call the
         # trace serves (`x[1:]` on an axis of size d0: d0 - 1)
         self.requirements = []
+        # polynomials that must not be 0 in such a call: a comparison answered as if they were
+        # not (`x.shape[0] == 1` on an unknown d0: d0 - 1; tracer/ir/dims.py)
+        self.other_than_zero = []
         # id(input node) -> the value of that argument in the call being traced (None when
         # traced from specs): what `values_in_call` computes from
         self.call_values = None
@@ -134,8 +138,14 @@ class Trace:
     def require(self, size):
         """Calls of this trace must make the polynomial `size` of unknown dimensions at
         least 0 (a call that does not is traced with its own sizes)."""
-        if size not in self.requirements:
+        if not _listed(size, self.requirements):
             self.requirements.append(size)
+
+    def require_other_than_zero(self, size):
+        """Calls of this trace must not make the polynomial `size` 0 (a call that does is
+        traced with its own sizes)."""
+        if not _listed(size, self.other_than_zero):
+            self.other_than_zero.append(size)
 
     def note_variable_creation(self):
         """A tt.Variable is being made while this trace runs: counted where the trace may
@@ -157,6 +167,7 @@ class Trace:
         view.gradient_graphs = list(self.gradient_graphs)
         view.made_inside = self.made_inside
         view.requirements = self.requirements
+        view.other_than_zero = self.other_than_zero
         return view
 
     def graph(self, outputs):
@@ -202,6 +213,36 @@ def _check_in_scope(body, made_inside):
         "the value in a loop variable, or collect values in a tt.TensorArray (or loop over "
         "a Python range to unroll the loop)"
     )
+
+
+def _listed(size, sizes):
+    """Whether polynomial `size` is in `sizes`, compared by their terms: `==` of two different
+    polynomials is itself an assumption, which would be recorded."""
+    terms = size.terms if isinstance(size, dims.Dim) else size
+    return any((s.terms if isinstance(s, dims.Dim) else s) == terms for s in sizes)
+
+
+def _record_assumption(size):
+    """`dims.observe_assumptions`' callback: the function being traced (not tracer's own
+    work after it, `assumptions_unrecorded`) assumed `size` is not 0."""
+    if state.trace is not None and not getattr(_unrecorded, "depth", 0):
+        state.trace.require_other_than_zero(size)
+
+
+_unrecorded = threading.local()  # .depth: of assumptions_unrecorded blocks, in this thread
+dims.observe_assumptions(_record_assumption)
+
+
+@contextlib.contextmanager
+def assumptions_unrecorded():
+    """Comparisons of unknown dimensions within are tracer's own (a traced function's passes
+    and build, inside an enclosing trace), not the traced program's: none is recorded."""
+    depth = getattr(_unrecorded, "depth", 0)
+    _unrecorded.depth = depth + 1
+    try:
+        yield
+    finally:
+        _unrecorded.depth = depth
 
 
 @contextlib.contextmanager

@@ -147,6 +147,10 @@ class SubTrace(Trace):
         if self.outer is not None:  # (eager code's unknown dimensions: none)
             self.outer.require(size)
 
+    def require_other_than_zero(self, size):
+        if self.outer is not None:
+            self.outer.require_other_than_zero(size)
+
     def made(self, node, inputs=()):
         self.nodes_made += 1
         self.created.add(id(node))

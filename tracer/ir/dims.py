@@ -5,7 +5,11 @@ argument's axis 0 shares it, as a batch does; a function one of whose calls gave
 sizes has one per argument instead, `d0_1` for axis 0 of its tensor argument 1); shapes
 computed from it are polynomials of such symbols with integer coefficients (`784*d0`,
 `d0 + 1`). A `Dim` behaves like an int where the answer does not depend on its value
-(arithmetic, equality, hashing) and raises where it does (`int(d)`, `d < 5`). A polynomial
+(arithmetic, hashing, equality of equal polynomials) and raises where it does (`int(d)`,
+`d < 5`). Equality with another int or polynomial, and truth, answer as if the two differ
+(and the size is not 0), as TensorFlow's unknown dimension (None) compares: each such answer
+is an assumption, handed to the trace being made (`observe_assumptions`), so that a call whose
+sizes break it is traced with its own sizes (codegen reads no such answer). A polynomial
 whose symbols cancel is an int again.
 
     >>> d0 = Dim.symbol("d0")
@@ -114,14 +118,19 @@ class Dim:
     # --- comparison -----------------------------------------------------------------------
 
     def __eq__(self, other):
-        if isinstance(other, Dim):
-            return self.terms == other.terms
-        return False  # a polynomial of unknowns is no particular int
+        if isinstance(other, Dim) and self.terms == other.terms:
+            return True
+        if isinstance(other, (Dim, numbers.Integral)):
+            difference = self - other
+            if isinstance(difference, Dim):  # equal for some sizes: assumed not to be
+                _assumed_nonzero(difference)
+        return False
 
     def __hash__(self):
         return self._hash
 
     def __bool__(self):
+        _assumed_nonzero(self)  # a size assumed not to be 0
         return True
 
     def _unknown(self, *_):
@@ -144,6 +153,21 @@ class Dim:
         return f"({text})" if len(self.terms) > 1 else text
 
     __repr__ = __str__
+
+
+_observer = None  # what is told of each assumption (`observe_assumptions`)
+
+
+def observe_assumptions(callback):
+    """Have `callback(size)` called for each comparison answered as if polynomial `size` were
+    not 0 (tracer/tracing.py: it records it on the trace being made)."""
+    global _observer
+    _observer = callback
+
+
+def _assumed_nonzero(size):
+    if _observer is not None:
+        _observer(size)
 
 
 def _terms(value):
