@@ -157,6 +157,8 @@ EXTENSIONS = {
 _loaded = {}  # name -> the extension module in use, or None
 _pool = {"table": None}  # the address of the thread pool's table, once configured
 _pool_lock = threading.Lock()  # one configuration, whichever thread comes first
+_NOT_LOADED = object()
+_loading = threading.RLock()  # held while an extension is found (pool_table loads the pool's)
 _sanitized = {}  # name -> the extension built with TRACER_SANITIZE's sanitizers
 
 
@@ -169,14 +171,21 @@ def load(name, check=None):
     >>> load("straight_line").INTERFACE == INTERFACE  # where it was built
     True
     """
-    if name not in _loaded:
-        module = _find(name)
-        _loaded[name] = None if module is None else accept(name, module, check)
-        if _loaded[name] is not None and "-fopenmp" in EXTENSIONS[name].flags:
-            table = pool_table()
-            if table:  # its OpenMP entry points' (runtime/openmp_entries.h)
-                ctypes.c_void_p.in_dll(ctypes.CDLL(module.__file__), "tr_pool").value = table
-    return _loaded[name]
+    found = _loaded.get(name, _NOT_LOADED)
+    if found is not _NOT_LOADED:
+        return found
+    with _loading:  # one thread finds it; another sees it only once it has the pool
+        if name not in _loaded:
+            module = _find(name)
+            accepted = None if module is None else accept(name, module, check)
+            if accepted is not None and "-fopenmp" in EXTENSIONS[name].flags:
+                table = pool_table()
+                if table:  # its OpenMP entry points' (runtime/openmp_entries.h)
+                    ctypes.c_void_p.in_dll(ctypes.CDLL(module.__file__), "tr_pool").value = table
+            # published last: a parallel loop that started without the pool and found it in
+            # its next share's claim read a team it never joined (a crash)
+            _loaded[name] = accepted
+        return _loaded[name]
 
 
 def pool_table():

@@ -339,3 +339,26 @@ def test_build_compiles_every_extension_with_the_sanitizers(tmp_path):
     assert sorted(os.listdir(tmp_path)) == sorted(map(os.path.basename, paths.values()))
     with pytest.raises(ValueError, match="give sanitizer names"):
         native.build("address; rm -rf /", str(tmp_path))
+
+
+def test_an_extension_with_parallel_loops_is_found_by_other_threads_only_with_the_pool(
+    monkeypatch,
+):
+    """Configuring the pool runs Python code, during which another thread may look the
+    extension up: it must not find one whose loops do not yet have the pool (a loop that
+    started without it and found it at its next share's claim read a team it never joined,
+    and crashed)."""
+    name = next(n for n, e in native.EXTENSIONS.items() if "-fopenmp" in e.flags)
+    if native.load(name) is None or not native.pool_table():
+        pytest.skip("no extension with parallel loops, or no pool, was built here")
+    published_while_configuring = []
+    real_table = native.pool_table
+
+    def table():
+        published_while_configuring.append(name in native._loaded)
+        return real_table()
+
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.setattr(native, "pool_table", table)
+    assert native.load(name) is not None
+    assert published_while_configuring == [False]
