@@ -538,3 +538,41 @@ def test_a_conditional_expression_on_a_tensor_is_a_cond_with_its_gradient():
         return tt.cast(x > 0.0 and not x > 1.0, tt.float32)
 
     assert [float(inside(tt.constant(v))) for v in (-1.0, 0.5, 2.0)] == [0.0, 1.0, 0.0]
+
+
+def test_a_for_over_a_range_of_tensors_counts_down_as_pythons_range():
+    """tt.range with a negative delta, its bounds known only when the function runs, counts
+    down (it ran no iteration: the loop always asked i < limit); a delta known only then
+    takes its sign then, and one of 0 ends the loop where it would never end."""
+
+    @tt.function
+    def digits_reversed(x):
+        total = tt.constant(0.0)
+        for i in tt.range(tt.shape(x)[0] - 1, -1, -1):
+            total = total * 10.0 + tt.gather(x, i)
+        return total
+
+    for n in (2, 3, 4):
+        x = np.arange(1, n + 1, dtype=np.float32)
+        assert digits_reversed(x).numpy() == float("".join(str(int(v)) for v in x[::-1]))
+
+    @tt.function
+    def count(n, delta):
+        c = tt.constant(0)
+        for _ in tt.range(0, n, delta):
+            c += 1
+        return c
+
+    for n, delta in ((5, 1), (5, 2), (-5, -1), (-7, -3), (5, -1), (0, 3)):
+        assert count(tt.constant(n), tt.constant(delta)).numpy() == len(range(0, n, delta))
+    assert count(tt.constant(5), tt.constant(0)).numpy() == 0
+
+    @tt.function
+    def never_moves(n):
+        c = tt.constant(0)
+        for _ in tt.range(0, n, 0):
+            c += 1
+        return c
+
+    with pytest.raises(ValueError, match="delta must not be 0"):
+        never_moves(tt.constant(3))

@@ -19,7 +19,8 @@ from tracer.control.branches import cond
 from tracer.control.loops import while_loop
 from tracer.control.subgraph import trace_function
 from tracer.errors import OperatorNotAllowedInGraphError
-from tracer.ops import convert, index_ops
+from tracer.ir import dims
+from tracer.ops import convert, dim_values, index_ops
 from tracer.ops.array_ops import SymbolicRange, shape, zeros
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
 from tracer.tensor import Tensor, TensorLike
@@ -394,10 +395,26 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None):
 
 
 def _range_loop(bounds, body_fn, names, values, where, extra_test=None):
-    """A loop over tt.range(start, limit, delta) of tensors (delta > 0 counts up)."""
+    """A loop over tt.range(start, limit, delta) of tensors: up to the limit where delta > 0,
+    down to it where delta < 0, as Python's range. A delta known while tracing (a number) of
+    0 is tt.range's error; one known only when the function runs ends the loop at once where
+    it is 0 (TensorFlow raises: a compiled loop has no error to raise there)."""
+    delta = dim_values.dims_of(bounds.delta)
+    sign = None if delta is None or delta.ndim or isinstance(delta[()], dims.Dim) else delta[()]
+    if sign == 0:
+        raise ValueError(f"tt.range: delta must not be 0 (the `for` at {where})")
+
+    def before_limit(i):
+        if sign is not None:
+            return i < bounds.limit if sign > 0 else i > bounds.limit
+        zero = zeros((), bounds.dtype)
+        return logical_or(
+            logical_and(bounds.delta > zero, i < bounds.limit),
+            logical_and(bounds.delta < zero, i > bounds.limit),
+        )
 
     def test(i, *state):
-        return _and_extra(i < bounds.limit, extra_test, state)
+        return _and_extra(before_limit(i), extra_test, state)
 
     def body(i, *state):
         return (i + bounds.delta, *body_fn(i, *state))
