@@ -104,7 +104,10 @@ def _call_function(module, plan, constants, error):
     # a pointer to each callback's C function pointer, as the module reads it
     holders = [ffi.new("int(*[1])(void *, void *, int64_t)", [c]) for c in callbacks]
     scope = {
-        "per_thread": threading.local(),  # one argument array per thread, so threads do not mix
+        # one argument array (and workspace, and dims) per thread, so threads do not mix; taken
+        # out while a call runs, so that a call of the module from within it (a host call's
+        # Python function calling it again) makes its own instead of overwriting them
+        "per_thread": threading.local(),
         "new_args": lambda: ffi.new(f"char *[{n_args}]"),
         "from_buffer": ffi.from_buffer,
         "run": module.run,
@@ -120,14 +123,16 @@ def _call_function(module, plan, constants, error):
     }
     lines = [
         "def call(arrays):",
-        "    try:",
-        "        args = per_thread.args",
-        "    except AttributeError:",
-        "        args = per_thread.args = new_args()",
+        "    kept = per_thread.__dict__",
+        "    args = kept.pop('args', None)",
+        "    if args is None:",
+        "        args = new_args()",
     ]
+    returned = ["args"]  # what the call gives back to the thread when it ends
     lines += _input_lines(plan, scope)
     if plan.dims:
         lines += _dim_lines(plan, scope)
+        returned.append("sizes")
     for k in range(n_constants):
         lines.append(f"    args[{n_inputs + k}] = constant_pointers[{k}]")
     first_buffer = n_inputs + n_constants
@@ -136,11 +141,12 @@ def _call_function(module, plan, constants, error):
     if plan.workspace_bytes:  # kept per thread: fresh pages cost the kernel's zeroing each call
         lines += [
             f"    needed = {plan.workspace_bytes}",
-            "    workspace = per_thread.__dict__.get('workspace')",
+            "    workspace = kept.pop('workspace', None)",
             "    if workspace is None or workspace.size < needed:",
-            "        workspace = per_thread.workspace = empty((needed,), 'uint8')",
+            "        workspace = empty((needed,), 'uint8')",
             f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)",
         ]
+        returned.append("workspace")
     for k in range(len(plan.host_calls)):
         lines.append(f"    args[{first_host + k}] = host_pointers[{k}]")
     results = []
@@ -157,7 +163,9 @@ def _call_function(module, plan, constants, error):
         else:
             scope[f"c{k}"] = where
             results.append(f"copy(c{k})")
-    lines += ["    code = run(args)", "    if code:", "        raise failed(code)"]
+    lines += ["    try:", "        code = run(args)", "    finally:"]
+    lines += [f"        kept[{name!r}] = {name}" for name in returned]
+    lines += ["    if code:", "        raise failed(code)"]
     lines.append(f"    return [{', '.join(results)}]")
     return "\n".join(lines) + "\n", scope
 
@@ -240,7 +248,6 @@ def _buffer_lines(plan, scope, first_buffer):
 def _dim_lines(plan, scope):
     """Lines that read the dims from the inputs' shapes, check every input's shape against
     them, and pass them to the module (after the workspace)."""
-    scope["dims_array"] = threading.local()
     scope["bad_shape"] = lambda k, shape: ValueError(
         f"argument {plan.input_names[k]} has shape {tuple(shape)}; the compiled function takes "
         f"{_expected(plan.input_shapes[k], plan)}"
@@ -255,10 +262,9 @@ def _dim_lines(plan, scope):
     slot = len(plan.input_dtypes) + len(plan.constants) + len(plan.buffers) + 1
     values = ", ".join(name for name, _, _ in plan.dims)
     lines += [
-        "    try:",
-        "        sizes = dims_array.sizes",
-        "    except AttributeError:",
-        f"        sizes = dims_array.sizes = np.empty({len(plan.dims)}, np.int64)",
+        "    sizes = kept.pop('sizes', None)",
+        "    if sizes is None:",
+        f"        sizes = np.empty({len(plan.dims)}, np.int64)",
         f"    sizes[:] = ({values},)",
         f"    args[{slot}] = from_buffer(sizes)",
     ]

@@ -167,3 +167,30 @@ def test_under_a_tape_in_a_loop_or_from_specs_the_function_runs_as_python(caplog
     assert "not known while it is traced" in caplog.records[0].getMessage()
     with pytest.raises(RunsAsPython, match="runs as Python at each call"):
         in_a_loop.get_concrete_function(tt.TensorSpec([1], tt.float32))
+
+
+@pytest.mark.parametrize("n", [5, 1000])
+def test_a_compiled_function_called_again_from_its_own_py_function_keeps_its_call(n):
+    """A module's call keeps its arguments, workspace and sizes in per-thread arrays: a call
+    of the same function from within it (its py_function calling it again, on the same
+    thread) must not take them from the outer call, which reads them again after the
+    callback (its values were off by e, or the heap was corrupted)."""
+    again = [False]
+
+    def calls_f_again(x):
+        if again[0]:
+            again[0] = False
+            f(tt.constant(np.ones(n)))
+        return x
+
+    @tt.function
+    def f(x):
+        back = tt.py_function(calls_f_again, [x], tt.float64)
+        return tt.exp(x) + back * x
+
+    x = np.linspace(0.0, 1.0, n)
+    f(tt.constant(x))
+    again[0] = True
+    got = f(tt.constant(x)).numpy()
+    assert not again[0]  # the inner call ran
+    np.testing.assert_allclose(got, np.exp(x) + x * x, rtol=1e-15, atol=1e-15)
