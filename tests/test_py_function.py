@@ -194,3 +194,39 @@ def test_a_compiled_function_called_again_from_its_own_py_function_keeps_its_cal
     got = f(tt.constant(x)).numpy()
     assert not again[0]  # the inner call ran
     np.testing.assert_allclose(got, np.exp(x) + x * x, rtol=1e-15, atol=1e-15)
+
+
+def test_func_runs_eagerly_while_its_function_is_traced():
+    """The run of `func` that gives its results' shapes while tt.function traces runs
+    outside the trace, as every later run does: a Variable it reads is read, and an assign it
+    makes happens then, once, instead of joining the traced graph."""
+    scale = tt.Variable(3.0)
+    times = tt.Variable(0.0)
+
+    def counted(x):
+        if float(x) == 1.0:
+            times.assign_add(1.0)
+        return x * scale
+
+    f = tt.function(lambda x: tt.py_function(counted, [x], tt.float32))
+    for value in (1.0, 2.0, 3.0, 4.0):
+        assert f(tt.constant(value)).numpy() == 3.0 * value
+    assert times.numpy() == 1.0
+
+
+def test_func_runs_once_a_call_when_a_new_size_is_traced():
+    """A new size's trace from specs cannot run `func` (its results' shapes come from a run
+    on the call's values): that call is traced with its values, which runs `func` once, and
+    the function stays compiled (it ran func twice and ran as Python from then on)."""
+    calls = []
+
+    def doubled(x):
+        calls.append(x.shape[0])
+        return x.numpy() * 2
+
+    f = tt.function(lambda x: tt.py_function(doubled, [x], tt.float64) + 1.0)
+    sizes = [3, 3, 4, 5, 5]
+    for n in sizes:
+        np.testing.assert_array_equal(f(tt.constant(np.ones(n))).numpy(), np.full(n, 3.0))
+    assert calls == sizes
+    assert not f._runs_as_python

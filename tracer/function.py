@@ -491,7 +491,13 @@ class Function:
                 result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
                 result = _tensors_of_numbers(_values_of_variables(result))
         except RunsAsPython as signal:
-            self._run_as_python(f"tt.function {self.__name__} {signal}")
+            # a trace of the call's own values found code that runs only as Python; one from
+            # specs (unknown sizes) may find it only for lack of the values: traced again
+            # with them, it may compile
+            if all(
+                _has_value(leaf) for leaf, spec in zip(flat, specs) if isinstance(spec, TensorSpec)
+            ):
+                self._run_as_python(f"tt.function {self.__name__} {signal}")
             raise
         except Exception as error:
             note = f"(raised while tt.function traced {self.__name__})"

@@ -30,7 +30,7 @@ import numpy as np
 from codegen import forms
 from runtime.host import HOST_FUNCTIONS
 from tracer import printing
-from tracer.context import state
+from tracer.context import outside_trace, state
 from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError
 from tracer.ir import format_location, user_location
@@ -143,9 +143,12 @@ class _CallWithResults:
         return results
 
     def _run(self, values):
-        tensors = [Tensor(np.array(v)) for v in values]
-        results = _results(self.func(*tensors), self.dtypes, self.several, self.func)
-        return [np.asarray(r.numpy()) for r in results]
+        """`func` on `values`, eagerly: outside the trace that may be running (it ran inside
+        it, where a Variable it read was the trace's and an assign it made joined the graph)."""
+        with outside_trace():
+            tensors = [Tensor(np.array(v)) for v in values]
+            results = _results(self.func(*tensors), self.dtypes, self.several, self.func)
+            return [np.asarray(r.numpy()) for r in results]
 
     def write(self, values):
         traced, self.traced_run = self.traced_run, None
