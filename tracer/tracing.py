@@ -9,6 +9,8 @@ once, at trace time.
 """
 
 import contextlib
+import functools
+import os
 import threading
 import weakref
 
@@ -222,11 +224,33 @@ def _listed(size, sizes):
     return any((s.terms if isinstance(s, dims.Dim) else s) == terms for s in sizes)
 
 
-def _record_assumption(size):
+def _record_assumption(size, frame):
     """`dims.observe_assumptions`' callback: the function being traced (not tracer's own
-    work after it, `assumptions_unrecorded`) assumed `size` is not 0."""
-    if state.trace is not None and not getattr(_unrecorded, "depth", 0):
+    work after it, `assumptions_unrecorded`) assumed `size` is not 0, where the comparison is
+    its own (`frame` in code outside tracer's packages) or one tracer makes on purpose
+    (`frame` None: dims.equals)."""
+    if state.trace is None or getattr(_unrecorded, "depth", 0):
+        return
+    if frame is None or not _is_tracers_own(frame.f_code.co_filename):
         state.trace.require_other_than_zero(size)
+
+
+_OWN_DIRECTORIES = tuple(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), name) + os.sep
+    for name in ("tracer", "codegen", "runtime")
+)
+
+
+# autograph's operators run the program's own `if`, `not` and `while` on its values
+_PROGRAMS_OWN = os.path.join(_OWN_DIRECTORIES[0], "autograph") + os.sep
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_tracers_own(filename):
+    """Whether code of `filename` is tracer's (its comparisons of shapes choose nothing: a
+    check's fast path, an axis of 1 left out of a reverse), not a traced program's."""
+    path = os.path.abspath(filename)
+    return path.startswith(_OWN_DIRECTORIES) and not path.startswith(_PROGRAMS_OWN)
 
 
 _unrecorded = threading.local()  # .depth: of assumptions_unrecorded blocks, in this thread

@@ -9,8 +9,8 @@ computed from it are polynomials of such symbols with integer coefficients (`784
 `d < 5`). Equality with another int or polynomial, and truth, answer as if the two differ
 (and the size is not 0), as TensorFlow's unknown dimension (None) compares: each such answer
 is an assumption, handed to the trace being made (`observe_assumptions`), so that a call whose
-sizes break it is traced with its own sizes (codegen reads no such answer). A polynomial
-whose symbols cancel is an int again.
+sizes break it is traced with its own sizes (tracer's own comparisons choose nothing, but
+where they do, through `equals`). A polynomial whose symbols cancel is an int again.
 
     >>> d0 = Dim.symbol("d0")
     >>> d0 * 28 * 28, (d0 * 784) // 784 == d0, d0 == 1
@@ -22,6 +22,7 @@ their text is valid C and Python (`d0`), which is how the code generator writes 
 
 import numbers
 import re
+import sys
 
 _NAME = re.compile(r"d[0-9]+(_[0-9]+)?\Z")
 
@@ -120,17 +121,18 @@ class Dim:
     def __eq__(self, other):
         if isinstance(other, Dim) and self.terms == other.terms:
             return True
-        if isinstance(other, (Dim, numbers.Integral)):
+        if _observer is not None and isinstance(other, (Dim, numbers.Integral)):
             difference = self - other
             if isinstance(difference, Dim):  # equal for some sizes: assumed not to be
-                _assumed_nonzero(difference)
+                _observer(difference, sys._getframe(1))
         return False
 
     def __hash__(self):
         return self._hash
 
     def __bool__(self):
-        _assumed_nonzero(self)  # a size assumed not to be 0
+        if _observer is not None:
+            _observer(self, sys._getframe(1))  # a size assumed not to be 0
         return True
 
     def _unknown(self, *_):
@@ -159,15 +161,27 @@ _observer = None  # what is told of each assumption (`observe_assumptions`)
 
 
 def observe_assumptions(callback):
-    """Have `callback(size)` called for each comparison answered as if polynomial `size` were
-    not 0 (tracer/tracing.py: it records it on the trace being made)."""
+    """Have `callback(size, frame)` called for each comparison answered as if polynomial
+    `size` were not 0, with the frame of the code that compared, or None where tracer's own
+    code asks on purpose (`equals`). tracer/tracing.py records the program's comparisons on
+    the trace being made; tracer's own (a shape check's fast path) choose nothing."""
     global _observer
     _observer = callback
 
 
-def _assumed_nonzero(size):
+def equals(size, other):
+    """`size == other`, where the answer chooses what tracer computes (tt.squeeze's axes of
+    1): an assumption kept as the program's own comparisons are."""
+    if isinstance(other, Dim) and not isinstance(size, Dim):
+        size, other = other, size
+    if not isinstance(size, Dim) or not isinstance(other, (Dim, numbers.Integral)):
+        return size == other
+    difference = size - other
+    if not isinstance(difference, Dim):
+        return difference == 0
     if _observer is not None:
-        _observer(size)
+        _observer(difference, None)
+    return False
 
 
 def _terms(value):

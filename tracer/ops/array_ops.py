@@ -164,7 +164,7 @@ def expand_dims(input, axis, name=None):
 def squeeze(input, axis=None, name=None):
     x = as_tensor(input)
     if axis is None:
-        axes = {i for i, d in enumerate(x.shape) if d == 1}
+        axes = {i for i, d in enumerate(x.shape) if dims.equals(d, 1)}
     else:
         axes = set(shapes.normalize_axes(axis, x.ndim))
         bad = [a for a in sorted(axes) if x.shape[a] != 1]
