@@ -13,13 +13,17 @@ entries and published by renaming that directory: two processes building the sam
 both succeed, and the loser of the race loads the winner's copy.
 
 Nothing read back is trusted. The directory must be the user's own and writable by no one
-else (as ssh treats a key file), or nothing is loaded from it. An entry is loaded only when
-its metadata parses, names the entry's key and the library its caller asks for, and the
+else (as ssh treats a key file), or nothing is loaded from it. Every file is read through
+`open_regular`: a regular file, not a link, of a bounded size (a pipe, a device or a link to
+one in its place would block the process or never end). An entry is loaded only when its
+metadata parses, names the entry's key and the library its caller asks for, and the
 library's SHA-256 matches the metadata's; anything else (truncated, altered, of the wrong
-type, a directory where a file belongs) is removed with one log line and built again.
+type, a directory, a pipe or a link where a file belongs) is removed with one log line and
+built again.
 """
 
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -36,6 +40,8 @@ log = logging.getLogger("tracer.cache")
 STAGING_PREFIX = ".build-"
 STALE_STAGING_SECONDS = 24 * 3600  # a build this old is dead, whatever its pid says
 SEALED_MAX_BYTES = 1 << 20  # a record file (`read_sealed`) holds a few kB
+META_MAX_BYTES = 1 << 20  # an entry's meta.json holds a few hundred bytes
+LIBRARY_MAX_BYTES = 1 << 30  # a module's library: a few MB, tens for a graph of 10^5 nodes
 _checked_roots = set()
 
 
@@ -92,10 +98,59 @@ def check_private(path):
         )
 
 
-def file_hash(path):
+_KINDS = {  # what a file that is not a regular one is, for the log line
+    stat.S_IFIFO: "a pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def open_regular(path, max_bytes):
+    """`path` opened for reading in binary, where it is a regular file of at most `max_bytes`;
+    ValueError naming what it is where it is not (a link, a pipe, a device, a directory, a
+    larger file), OSError where it cannot be opened. The cache's files are all written by
+    renames, never as links; a pipe is opened without blocking and refused, and a link is
+    not followed (one to /dev/zero would be read forever)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ValueError(f"{path} is a symbolic link, not a file") from error
+        raise
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+            raise ValueError(f"{path} is {kind}, not a regular file")
+        if info.st_size > max_bytes:
+            raise ValueError(f"{path} holds {info.st_size} bytes, more than {max_bytes}")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def read_regular(path, max_bytes):
+    """The bytes of the regular file `path` (`open_regular`), at most `max_bytes` of them."""
+    with open_regular(path, max_bytes) as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # grown since it was opened
+        raise ValueError(f"{path} holds more than {max_bytes} bytes")
+    return data
+
+
+def file_hash(path, max_bytes=LIBRARY_MAX_BYTES):
+    """The SHA-256 (hex) of the regular file `path` (`open_regular`), read in chunks of 1 MiB
+    up to `max_bytes`."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
+    left = max_bytes
+    with open_regular(path, max_bytes) as handle:
+        while chunk := handle.read(min(1 << 20, left + 1)):
+            left -= len(chunk)
+            if left < 0:  # grown since it was opened
+                raise ValueError(f"{path} holds more than {max_bytes} bytes")
             digest.update(chunk)
     return digest.hexdigest()
 
@@ -107,14 +162,14 @@ def lookup(key, library):
     if not os.path.lexists(entry):
         return None
     try:
-        with open(os.path.join(entry, "meta.json"), "rb") as handle:
-            meta = json.loads(handle.read().decode())
+        meta = json.loads(read_regular(os.path.join(entry, "meta.json"), META_MAX_BYTES))
         if (meta.get("key"), meta.get("library")) == (key, library):
             path = os.path.join(entry, library)
             if file_hash(path) == meta.get("sha256"):
                 return path, meta
         reason = "its metadata or library does not match"
-    except (OSError, ValueError, AttributeError) as error:  # unreadable, not JSON, not a dict
+    # unreadable, not a regular file, not JSON, not a dict, nested deeper than Python's stack
+    except (OSError, ValueError, AttributeError, RecursionError) as error:
         reason = f"{type(error).__name__}: {error}"
     log.warning("tracer: removing the damaged cache entry %s (%s); building it again", key, reason)
     remove(entry)
@@ -188,14 +243,9 @@ def read_sealed(path):
     """The records `write_sealed` wrote to `path`, or {} where there are none or they are
     not sound (the file is then removed, with one log line): a record only speeds things up,
     and its reader checks each one's fields too. Only a regular file of at most
-    SEALED_MAX_BYTES is read (a pipe in its place would block the build)."""
+    SEALED_MAX_BYTES is read (`open_regular`: a pipe in its place would block the build)."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(descriptor, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > SEALED_MAX_BYTES:
-                raise ValueError("not a regular file of its size")
-            stored = json.loads(handle.read(SEALED_MAX_BYTES).decode())
+        stored = json.loads(read_regular(path, SEALED_MAX_BYTES))
         records = stored["records"]
         if isinstance(records, dict) and stored["sha256"] == _digest(records):
             return records

@@ -1,7 +1,9 @@
 """ConcreteFunctions as the entry points of one exported C file pair (`codegen.export`):
 their inputs and outputs named, their side effects checked (docs/export-c.md)."""
 
+import contextlib
 import os
+import secrets
 
 from codegen.export import Entry, ExportError, export_sources
 from tracer.ir import all_nodes, format_location
@@ -22,13 +24,27 @@ def write(directory, prefix, entries, native, origin):
     """Write the files of `entries` into `directory`: their paths."""
     files = export_sources(prefix, entries, native=native, origin=origin)
     os.makedirs(directory, exist_ok=True)
-    paths = []
-    for file_name, text in files.items():
-        path = os.path.join(directory, file_name)
-        with open(path, "w") as handle:
+    return [_write_inside(directory, name, text) for name, text in files.items()]
+
+
+def _write_inside(directory, file_name, text):
+    """Write `text` as `directory`/`file_name` (its path) through a new file beside it and a
+    rename. The rename replaces a link planted under that name (an output directory may be
+    shared) instead of writing where it points, so nothing outside `directory` is written,
+    and a reader never sees half a file."""
+    path = os.path.join(directory, file_name)
+    staging = os.path.join(directory, f".{file_name}.{secrets.token_hex(8)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    descriptor = os.open(staging, flags, 0o666)  # the umask applies, as with open(path, "w")
+    try:
+        with os.fdopen(descriptor, "w") as handle:
             handle.write(text)
-        paths.append(path)
-    return paths
+        os.replace(staging, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(staging)
+        raise
+    return path
 
 
 def entry(name, concrete, variables, summary=None, outputs=None):

@@ -25,6 +25,7 @@ from tracer.summary import events, records
 
 _files_made = itertools.count()  # the <n> of the file names, per process as TensorFlow's
 _open_writers = weakref.WeakSet()  # flushed when the interpreter exits
+MAX_NAMES_TRIED = 1000  # event file names passed over because they exist
 
 
 class _State(threading.local):
@@ -94,12 +95,9 @@ class FileWriter(SummaryWriter):
         self.logdir = os.fspath(logdir)
         self.max_queue = 10 if max_queue is None else int(max_queue)
         self.flush_seconds = (120_000 if flush_millis is None else flush_millis) / 1000
-        host = socket.gethostname().replace(os.sep, "_").replace("/", "_")
-        name = f"events.out.tfevents.{int(time.time())}.{host}.{os.getpid()}.{next(_files_made)}"
         os.makedirs(self.logdir, exist_ok=True)
-        self.path = os.path.join(self.logdir, name + suffix)
+        self.path, self._file = _new_event_file(self.logdir, suffix)
         self._lock = threading.Lock()  # compiled functions may write from other threads
-        self._file = open(self.path, "ab")
         self._queue = [records.frame(events.file_version_event(time.time()))]
         self.flush()
         _open_writers.add(self)
@@ -139,6 +137,27 @@ class FileWriter(SummaryWriter):
 
     def __repr__(self):
         return f"<tt.summary file writer {self.path!r}>"
+
+
+def _new_event_file(logdir, suffix):
+    """(path, file open for appending) of a new event file in `logdir`, named as TensorFlow
+    names them. The name can be guessed, and a log directory may be shared: a link or a pipe
+    planted under it must not make the writer append to a file elsewhere or block, so the
+    file is made new (never a link followed, nor an existing file opened), and a name that is
+    taken is passed over for the next <n> of the process's counter."""
+    host = socket.gethostname().replace(os.sep, "_").replace("/", "_")
+    prefix = f"events.out.tfevents.{int(time.time())}.{host}.{os.getpid()}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND
+    for _ in range(MAX_NAMES_TRIED):
+        path = os.path.join(logdir, f"{prefix}.{next(_files_made)}{suffix}")
+        try:
+            return path, os.fdopen(os.open(path, flags, 0o644), "ab")
+        except FileExistsError:
+            continue
+    raise FileExistsError(
+        f"cannot make an event file in {logdir!r}: the next {MAX_NAMES_TRIED} names of this "
+        f"process ({prefix}.<n>{suffix}) are all taken"
+    )
 
 
 @atexit.register
