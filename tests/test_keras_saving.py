@@ -8,6 +8,7 @@ import io
 import json
 import os
 import pathlib
+import struct
 import sys
 import tempfile
 import zipfile
@@ -490,9 +491,72 @@ def test_absurd_sizes_are_refused(tmp_path, monkeypatch):
     path = tmp_path / "bomb.keras"
     with zipfile.ZipFile(DATA / "mlp.keras") as old, zipfile.ZipFile(path, "w") as new:
         new.writestr("config.json", old.read("config.json"))
-        new.writestr("model.weights.h5", b"\0" * (4 << 20), zipfile.ZIP_DEFLATED)
-    monkeypatch.setattr(archive, "MAX_EXPANSION", 100)
+        new.writestr("model.weights.h5", b"\0" * (4 << 20), zipfile.ZIP_DEFLATED)  # ~1000:1
     with pytest.raises(ValueError, match="decompression bomb"):
+        tt.keras.models.load_model(path)
+
+
+def zip_entries(data):
+    """`(central directory entry, local header)` offsets of each member of the zip `data`."""
+    end = data.rindex(b"PK\x05\x06")
+    (count,) = struct.unpack_from("<H", data, end + 10)
+    (entry,) = struct.unpack_from("<I", data, end + 16)
+    for _ in range(count):
+        name, extra, comment = struct.unpack_from("<3H", data, entry + 28)
+        yield entry, struct.unpack_from("<I", data, entry + 42)[0]
+        entry += 46 + name + extra + comment
+
+
+@pytest.mark.parametrize(
+    "claimed, message", [(4 << 20, "the whole file holds"), (None, "decompression bomb")]
+)
+def test_a_bomb_that_claims_to_store_more_is_refused(tmp_path, claimed, message):
+    # zipfile reads a deflated member to the end of its stream whatever stored size the
+    # directory gives, so a claimed size must not let a bomb pass the expansion check
+    path = tmp_path / "bomb.keras"
+    with zipfile.ZipFile(DATA / "mlp.keras") as old, zipfile.ZipFile(path, "w") as new:
+        new.writestr("config.json", old.read("config.json"))
+        new.writestr("model.weights.h5", b"\0" * (4 << 20), zipfile.ZIP_DEFLATED)
+    data = bytearray(path.read_bytes())
+    entry = list(zip_entries(data))[-1][0]
+    struct.pack_into("<I", data, entry + 20, claimed or len(data))  # the stored size
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=f"model.weights.h5 .*{message}"):
+        tt.keras.models.load_model(path)
+
+
+def damaged_zip(kind):
+    """Keras's mlp.keras with every member marked encrypted, or compressed by a method
+    zipfile lacks (99, AES), or needing a zip version it lacks, or with config.json's bytes
+    changed under its CRC."""
+    data = bytearray((DATA / "mlp.keras").read_bytes())
+    for central, local in zip_entries(data):
+        if kind == "encrypted":
+            data[central + 8] |= 1
+            data[local + 6] |= 1
+        elif kind == "method":
+            struct.pack_into("<H", data, central + 10, 99)
+            struct.pack_into("<H", data, local + 8, 99)
+        elif kind == "version":
+            data[central + 6] = 99
+    if kind == "crc":
+        data[data.index(b"Sequential")] ^= 0x20
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("encrypted", "config.json cannot be read .*encrypted"),
+        ("method", "config.json cannot be read .*compression method"),
+        ("crc", "config.json cannot be read .*CRC"),
+        ("version", "not a .keras file .*zip file version"),
+    ],
+)
+def test_a_damaged_or_unreadable_zip_raises_valueerror(tmp_path, kind, message):
+    path = tmp_path / "m.keras"
+    path.write_bytes(damaged_zip(kind))
+    with pytest.raises(ValueError, match=f"m.keras'.*{message}"):
         tt.keras.models.load_model(path)
 
 
@@ -506,6 +570,85 @@ def test_links_in_the_weights_file_are_refused(tmp_path):
     path = rewrite(DATA / "mlp.keras", tmp_path / "m.keras", weights=buffer.getvalue())
     with pytest.raises(ValueError, match="ExternalLink"):
         tt.keras.models.load_model(path)
+
+
+def weights_with_kernel(make):
+    """The bytes of Keras's mlp.weights.h5 with the first Dense layer's kernel made again by
+    `make(group, kernel)`, which writes the array `kernel` as the dataset `0` of `group`."""
+    buffer = io.BytesIO()
+    with h5py.File(DATA / "mlp.weights.h5", "r") as keras, h5py.File(buffer, "w") as file:
+        keras.copy("layers", file)
+        keras.copy("vars", file)
+        kernel = file["layers/dense/vars/0"][()]
+        del file["layers/dense/vars/0"]
+        make(file["layers/dense/vars"], kernel)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "storage, message",
+    [("external", "keeps its values in an external file"), ("virtual", "is a virtual dataset")],
+)
+def test_datasets_stored_outside_the_weights_file_are_refused(tmp_path, storage, message):
+    # external storage would read any file on the machine (a FIFO hangs the load), a virtual
+    # dataset other HDF5 files (or its fill value when they are missing)
+    outside = tmp_path / "outside"
+
+    def make(group, kernel):
+        if storage == "external":
+            outside.write_bytes(kernel.tobytes())
+            unlimited = [(str(outside), 0, h5py.h5f.UNLIMITED)]
+            group.create_dataset("0", kernel.shape, kernel.dtype, external=unlimited)
+        else:
+            with h5py.File(outside, "w") as other:
+                other["kernel"] = kernel
+            layout = h5py.VirtualLayout(kernel.shape, kernel.dtype)
+            layout[:] = h5py.VirtualSource(str(outside), "kernel", kernel.shape)
+            group.create_virtual_dataset("0", layout)
+
+    path = rewrite(DATA / "mlp.keras", tmp_path / "m.keras", weights=weights_with_kernel(make))
+    with pytest.raises(ValueError, match=f"layers/dense/vars/0 {message}"):
+        tt.keras.models.load_model(path)
+
+
+def gzip_kernel(group, kernel):
+    group.create_dataset("0", data=kernel, chunks=kernel.shape, compression="gzip")
+
+
+def damaged_weights(kind):
+    """Keras's mlp.weights.h5 with one thing damaged: h5py raised KeyError, RuntimeError,
+    OverflowError and OSError for these, not ValueError."""
+    if kind == "compressed chunk":
+        data = bytearray(weights_with_kernel(gzip_kernel))
+        with h5py.File(io.BytesIO(bytes(data)), "r") as file:
+            chunk = file["layers/dense/vars/0"].id.get_chunk_info(0)
+        middle = chunk.byte_offset + chunk.size // 2
+        data[middle - 8 : middle + 8] = bytes(16)
+        return bytes(data)
+    data = bytearray((DATA / "mlp.weights.h5").read_bytes())
+    if kind == "object header":
+        with h5py.File(DATA / "mlp.weights.h5", "r") as file:
+            data[h5py.h5o.get_info(file["layers/dense/vars/0"].id).addr] ^= 0xFF  # its version
+    elif kind == "b-tree":
+        data = data.replace(b"TREE", b"TREX")  # the signatures of the groups' B-trees
+    elif kind == "end of file":
+        data[48:56] = (1 << 63).to_bytes(8, "little")  # the superblock's end-of-file address
+    return bytes(data)
+
+
+@pytest.mark.parametrize("kind", ["object header", "b-tree", "end of file", "compressed chunk"])
+def test_a_damaged_weights_file_raises_valueerror(tmp_path, kind):
+    path = tmp_path / "d.weights.h5"
+    path.write_bytes(damaged_weights(kind))
+    with pytest.raises(ValueError, match="weights file is damaged|not an HDF5 file"):
+        mlp().load_weights(path)
+
+
+def test_a_chunked_compressed_dataset_loads():
+    model = mlp()
+    weights_file.read(model, weights_with_kernel(gzip_kernel))
+    with h5py.File(DATA / "mlp.weights.h5", "r") as keras:
+        np.testing.assert_array_equal(model.layers[0].kernel.numpy(), keras["layers/dense/vars/0"])
 
 
 class Net(tt.keras.Model):

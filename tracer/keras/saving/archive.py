@@ -2,13 +2,15 @@
 
 A `.keras` file is someone else's zip, so reading it never extracts anything to disk: the
 members are read into memory, each after its declared size is checked against a limit and
-against the bytes it takes in the zip (a decompression bomb declares far more than it stores).
-Members other than these three (Keras's `assets/`) are ignored.
+against the bytes it takes in the zip (a decompression bomb declares far more than it stores),
+and never past that size. Members other than these three (Keras's `assets/`) are ignored.
 """
 
 import json
+import lzma
 import os
 import zipfile
+import zlib
 
 CONFIG = "config.json"
 METADATA = "metadata.json"
@@ -20,9 +22,21 @@ MAX_JSON_BYTES = 64 << 20
 MAX_WEIGHTS_BYTES = 16 << 30
 MAX_MEMBERS = 100_000
 # a member may declare at most this many times the bytes it stores, once past BOMB_FLOOR:
-# DEFLATE cannot pass ~1032:1, and Keras stores its members uncompressed
-MAX_EXPANSION = 1100
+# Keras and tracer store members uncompressed (1:1); re-zipped, float weights deflate to
+# about 1.1:1 (a small model's mostly empty HDF5 headers to ~20:1), while a bomb of zeros
+# reaches DEFLATE's ~1032:1. At 50:1 a 3 MB file can claim 150 MB, not gigabytes.
+MAX_EXPANSION = 50
 BOMB_FLOOR = 1 << 20
+# what zipfile raises for a damaged zip, or one it cannot read (encrypted, an unknown
+# compression method or zip version), besides BadZipFile; bz2 gives corrupt data as OSError
+_DAMAGED = (
+    zipfile.BadZipFile,
+    RuntimeError,
+    EOFError,
+    UnicodeDecodeError,
+    zlib.error,
+    lzma.LZMAError,
+)
 
 
 def write(file, metadata, config, weights):
@@ -40,7 +54,7 @@ def read(source, weights=True):
     is not a zip, lacks `config.json` or `model.weights.h5`, or holds members too large."""
     try:
         archive = zipfile.ZipFile(source, "r")
-    except zipfile.BadZipFile as error:
+    except _DAMAGED as error:
         raise ValueError(f"{_label(source)} is not a .keras file (a zip): {error}") from None
     with archive:
         infos = archive.infolist()
@@ -87,22 +101,46 @@ def _json(archive, info, source):
 
 
 def _member(archive, info, limit, source):
+    """The bytes of the member `info`, refused when it declares more than `limit` bytes, or
+    more than MAX_EXPANSION times what it stores. What it stores is bounded by the zip's
+    file: zipfile takes the stored size from the zip's directory and stops at the end of the
+    compressed stream whatever that size says, so a bomb could declare any."""
     size = info.file_size
     if size > limit:
         raise ValueError(
             f"{_label(source)}: {info.filename} declares {size} bytes, more than the "
             f"{limit} tracer reads (tracer.keras.saving.archive.MAX_*_BYTES)"
         )
+    length = _length(source)
+    if info.compress_size > length:
+        raise ValueError(
+            f"{_label(source)}: {info.filename} declares that it stores {info.compress_size} "
+            f"bytes, but the whole file holds {length}"
+        )
     if size > BOMB_FLOOR and size > MAX_EXPANSION * info.compress_size:
         raise ValueError(
             f"{_label(source)}: {info.filename} declares {size} bytes but stores only "
             f"{info.compress_size}; refusing a likely decompression bomb"
         )
-    with archive.open(info, "r") as member:
-        data = member.read(limit + 1)  # zipfile also checks the size and the CRC
-    if len(data) > limit:
-        raise ValueError(f"{_label(source)}: {info.filename} is larger than it declares")
+    try:
+        with archive.open(info, "r") as member:
+            data = member.read(size)  # zipfile stops at the declared size and checks the CRC
+    except (*_DAMAGED, OSError) as error:
+        raise ValueError(
+            f"{_label(source)}: {info.filename} cannot be read ({type(error).__name__}: {error})"
+        ) from None
+    if len(data) != size:
+        raise ValueError(
+            f"{_label(source)}: {info.filename} holds {len(data)} bytes, not the {size} it declares"
+        )
     return data
+
+
+def _length(source):
+    """The bytes in the file of the zip `source` (a path or an open binary file)."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.path.getsize(source)
+    return source.seek(0, os.SEEK_END)
 
 
 def _label(source):

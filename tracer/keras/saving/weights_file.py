@@ -18,9 +18,11 @@ instances of one architecture have the same paths. Sequential and Functional mod
 met twice is saved once, under its first path.
 
 h5py is imported by the functions that need it; a file is read from and written to bytes in
-memory.
+memory. Only what the file itself holds is read: no links, no external or virtual storage
+(both read other files), and h5py's errors on a damaged file are given as ValueErrors.
 """
 
+import contextlib
 import io
 import re
 
@@ -31,6 +33,9 @@ from tracer.keras.saving import optimizer_state
 
 # NOTE: attributes of tracer's own layers and models that are not the user's sub-layers
 _SKIP = frozenset({"_own_weights", "_scope", "_inbound_nodes", "_outbound_nodes"})
+# what h5py raises on a damaged file: OSError, KeyError (an object it cannot open),
+# RuntimeError (a link or group it cannot read), OverflowError (an absurd address)
+_DAMAGED = (OSError, KeyError, RuntimeError, OverflowError)
 
 
 def h5py():
@@ -79,12 +84,14 @@ def write(model):
 def read(model, data, skip_mismatch=False):
     """Set `model`'s weights (and its optimizer's state, when it has an optimizer and the
     file holds one) from the bytes of a `.weights.h5` file; returns the warnings to give
-    (layers skipped with `skip_mismatch`, an optimizer state that does not fit). Raises ValueError, naming the layer, when
-    a layer's variables are missing or differ in number or shape, unless `skip_mismatch`."""
+    (layers skipped with `skip_mismatch`, an optimizer state that does not fit). Raises
+    ValueError, naming the layer, when a layer's variables are missing or differ in number or
+    shape, unless `skip_mismatch`; naming the group or dataset, when the file is damaged or
+    keeps values outside itself."""
     skipped = []
     try:
         file = h5py().File(io.BytesIO(data), "r")
-    except OSError as error:
+    except _DAMAGED as error:
         raise ValueError(f"the weights are not an HDF5 file ({error})") from None
     with file:
         updates = []
@@ -178,21 +185,66 @@ def _vars_path(path):
 
 
 def _stored(file, path):
-    """The datasets `0`, `1`, ... of the group at `path` (none when it is absent), each read
-    only if it is a plain dataset of numbers in this file (no links to other files)."""
-    group = _hard(file, path, "group")
-    if group is None:
-        return []
-    count = len(group)
-    values = []
-    for i in range(count):
-        dataset = _hard(group, str(i), "dataset")
-        if dataset is None:
-            raise ValueError(f"{path} holds {count} entries but no {i}")
-        if dataset.dtype.kind not in "biuf":
-            raise ValueError(f"{path}/{i} holds {dataset.dtype}, not numbers")
-        values.append(dataset)
+    """The datasets `0`, `1`, ... of the group at `path` (none when it is absent), as
+    `_Dataset`s, each only if it is a plain dataset of numbers held in this file."""
+    with _damaged(path):
+        group = _hard(file, path, "group")
+        if group is None:
+            return []
+        count = len(group)
+        values = []
+        for i in range(count):
+            dataset = _hard(group, str(i), "dataset")
+            if dataset is None:
+                raise ValueError(f"{path} holds {count} entries but no {i}")
+            if dataset.dtype.kind not in "biuf":
+                raise ValueError(f"{path}/{i} holds {dataset.dtype}, not numbers")
+            _check_storage(dataset, f"{path}/{i}")
+            values.append(_Dataset(f"{path}/{i}", dataset))
     return values
+
+
+class _Dataset:
+    """A dataset of the file: its shape, and its values read by indexing (`dataset[()]`),
+    where a damaged file's error is a ValueError that names the dataset."""
+
+    __slots__ = ("_dataset", "path", "shape")
+
+    def __init__(self, path, dataset):
+        self.path, self.shape, self._dataset = path, dataset.shape, dataset
+
+    def __getitem__(self, key):
+        with _damaged(self.path):
+            return self._dataset[key]
+
+
+@contextlib.contextmanager
+def _damaged(path):
+    """h5py's errors on a damaged file, raised as the ValueError of any other bad file."""
+    try:
+        yield
+    except _DAMAGED as error:
+        raise ValueError(
+            f"the weights file is damaged at {path} ({type(error).__name__}: {error})"
+        ) from None
+
+
+def _check_storage(dataset, path):
+    """Refuse a dataset whose values are not held in the file: external storage reads them
+    from any file on the machine (a FIFO hangs the read), a virtual dataset from datasets in
+    other files (or its fill value when they are missing)."""
+    h5d = h5py().h5d
+    properties = dataset.id.get_create_plist()
+    if properties.get_layout() not in (h5d.CONTIGUOUS, h5d.CHUNKED, h5d.COMPACT):
+        raise ValueError(
+            f"{path} is a virtual dataset (its values are other files'); tracer reads only "
+            "datasets held in the file"
+        )
+    if properties.get_external_count():
+        raise ValueError(
+            f"{path} keeps its values in an external file; tracer reads only datasets held "
+            "in the file"
+        )
 
 
 def _hard(parent, path, kind):
