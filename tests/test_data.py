@@ -96,6 +96,21 @@ def test_repeat_take_skip_enumerate_concatenate_zip():
     assert _listed(Dataset.range(0).repeat()) == []  # an empty dataset forever: empty
 
 
+def test_repeat_of_zero_or_a_negative_count():
+    """range(3).repeat(0) is empty, cardinality 0 (also after repeat(): no pass at all);
+    any negative count repeats forever, as -1 does: repeat(-2).take(5) gives 0 1 2 0 1,
+    cardinality -1 (INFINITE), also where the upstream's count is UNKNOWN (-2)."""
+    endless = Dataset.range(3).repeat()
+    assert _listed(endless.repeat(0)) == [] and int(endless.repeat(0).cardinality()) == 0
+    assert int(Dataset.range(3).filter(lambda x: x > 0).repeat(0).cardinality()) == 0
+    assert _listed(Dataset.range(3).repeat(-2).take(5)) == [0, 1, 2, 0, 1]
+    assert int(Dataset.range(3).repeat(-2).cardinality()) == tt.data.INFINITE_CARDINALITY
+    unknown = Dataset.range(3).filter(lambda x: x > 0).repeat()
+    assert int(unknown.cardinality()) == tt.data.INFINITE_CARDINALITY
+    assert int(Dataset.range(0).repeat(-5).cardinality()) == 0
+    assert _listed(Dataset.range(0).repeat(-5)) == []
+
+
 def test_shuffle_is_a_permutation_reproducible_with_a_seed_and_new_each_pass():
     """shuffle with a buffer as large as the data permutes it; a seed makes the orders the
     same in another process; reshuffle_each_iteration=False repeats the first order."""
@@ -129,6 +144,27 @@ def test_unbatch_padded_batch_cache_and_reduce():
     assert _listed(cached) == _listed(cached) == [0, 1, 2, 3]
     total = Dataset.range(5).reduce(tt.constant(0, tt.int64), lambda state, x: state + x)
     assert int(total) == 10
+
+
+def test_the_element_spec_of_a_map_tracer_cannot_trace():
+    """range(1, 4).map(lambda x: fill([x], x)): element_spec TensorSpec(shape=(None,),
+    dtype=tf.int64), and the dataset's repr shows it; padded_batch of it, (None, None)."""
+    ragged = Dataset.range(1, 4).map(lambda x: tt.fill([x], x))
+    assert ragged.element_spec == tt.TensorSpec([None], tt.int64)
+    assert "TensorSpec(shape=(None,), dtype=tt.int64" in repr(ragged)
+    assert ragged.padded_batch(2).element_spec == tt.TensorSpec([None, None], tt.int64)
+    assert _listed(ragged) == [[1], [2, 2], [3, 3, 3]]
+    pairs = Dataset.from_tensor_slices(([1, 2], [3.0, 4.0]))
+    mixed = pairs.map(lambda a, b: (tt.fill([a], b), {"a": a}))
+    assert mixed.element_spec == (
+        tt.TensorSpec([None], tt.float32),
+        {"a": tt.TensorSpec([], tt.int32)},
+    )
+    # with no element to run it on, the spec is unknown: element_spec says why, repr too
+    empty = Dataset.range(0).map(lambda x: tt.fill([x], x))
+    with pytest.raises(ValueError, match="no element to run it on"):
+        print(empty.element_spec)
+    assert "element_spec=unknown (ValueError: map: <lambda> cannot be traced" in repr(empty)
 
 
 def test_from_generator_checks_its_signature():

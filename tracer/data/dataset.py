@@ -65,7 +65,12 @@ class Dataset:
         return self._stage.spec()
 
     def __repr__(self):
-        return f"<{type(self._stage).__name__}Dataset element_spec={self.element_spec}>"
+        try:
+            spec = self.element_spec
+        except Exception as error:  # NOTE: a map tracer cannot trace runs the user's function
+            # for its spec, which may raise; a repr shows why rather than raising
+            spec = f"unknown ({type(error).__name__}: {error})"
+        return f"<{type(self._stage).__name__}Dataset element_spec={spec}>"
 
     def reduce(self, initial_state, reduce_func):
         """`reduce_func(state, element)` over every element, from `initial_state`."""

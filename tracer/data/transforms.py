@@ -9,6 +9,7 @@ from tracer.data.sources import as_arrays
 from tracer.data.specs import INFINITE, UNKNOWN, combined_spec
 from tracer.signature import TensorSpec
 from tracer.tensor import constant
+from tracer.tracing import RunsAsPython
 
 
 class Batch:
@@ -179,7 +180,7 @@ class Map:
         return self._upstream.cardinality()
 
     def spec(self):
-        return self._function.spec(self._upstream.spec())
+        return self._function.spec(self._upstream)
 
 
 class Filter:
@@ -204,12 +205,12 @@ class Filter:
 
 
 class Repeat:
-    """The upstream elements `count` times over (forever where None or -1), each pass a new
-    one."""
+    """The upstream elements `count` times over (forever where None or negative, as
+    TensorFlow's RepeatDataset reads any count below 0), each pass a new one."""
 
     def __init__(self, upstream, count):
         self._upstream = upstream
-        self._count = None if count is None or int(count) == -1 else int(count)
+        self._count = None if count is None or int(count) < 0 else int(count)
 
     def arrays(self):
         done = 0
@@ -223,10 +224,15 @@ class Repeat:
                 return
 
     def cardinality(self):
+        """TensorFlow's count: forever is INFINITE unless the upstream is empty (also where
+        the upstream's count is UNKNOWN), and no pass at all (`count` 0) is 0 whatever the
+        upstream."""
         inner = self._upstream.cardinality()
         if self._count is None:
-            return 0 if inner == 0 else (UNKNOWN if inner == UNKNOWN else INFINITE)
-        return inner * self._count if inner >= 0 else inner
+            return 0 if inner == 0 else INFINITE
+        if inner < 0 and self._count > 0:  # INFINITE or UNKNOWN, repeated
+            return inner
+        return inner * self._count
 
     def spec(self):
         return self._upstream.spec()
@@ -439,36 +445,77 @@ def _padded(parts, shape, value):
 
 
 class _TracedOrEager:
-    """A user's function of elements: under `tt.function` until a trace fails where the
-    eager call succeeds, then eagerly from there on (the eager call's own error is the one
-    raised where both fail)."""
+    """A user's function of elements, under `tt.function`: each new element signature is
+    traced (and compiled) first, and where that fails as tracing cannot serve the function
+    (a TypeError or ValueError, as `tt.fill([x], x)` gives) but the eager call succeeds, it
+    runs eagerly from there on (the eager call's own error is the one raised where both
+    fail). An error raised while the function runs is the user's, raised as it is: the
+    element is not run again."""
 
     def __init__(self, python_function):
         from tracer.function import function
 
         self._python, self._traced, self._eager = python_function, function(python_function), False
+        self._signatures = set()  # the element signatures traced: (shape, dtype) of each leaf
+        self._run_spec = None  # the spec of an eager run, where the function cannot be traced
 
     def __call__(self, element):
-        if not self._eager:
+        arguments = _arguments(element)
+        if self._eager:
+            return self._python(*arguments)
+        signature = tuple((t.shape, t.dtype) for t in nest.flatten(arguments))
+        if signature not in self._signatures:
             try:
-                return _call(self._traced, element)
+                self._traced.get_concrete_function(*arguments)
+            except RunsAsPython:
+                pass  # code that runs only as Python: the tt.function runs it so from now on
             except (TypeError, ValueError):
-                result = _call(self._python, element)
+                result = self._python(*arguments)
                 self._eager = True
                 return result
-        return _call(self._python, element)
+            self._signatures.add(signature)
+        return self._traced(*arguments)
 
-    def spec(self, spec):
-        """The structure of TensorSpecs of the results for elements of `spec`; None for
-        every dimension where the function cannot be traced."""
-        arguments = spec if isinstance(spec, tuple) and not hasattr(spec, "_fields") else (spec,)
-        return self._traced.get_concrete_function(*arguments).output_spec()
+    def spec(self, upstream):
+        """The structure of TensorSpecs of the results for the elements of the stage
+        `upstream`: traced from its spec, or where the function cannot be traced, the rank
+        and dtype of each result of an eager call on a first element, every dimension None
+        (they may vary from element to element, as fill([x], x)'s do). That call begins a
+        pass of its own over `upstream`: a seeded shuffle there gives its orders one pass
+        on."""
+        if self._run_spec is not None:
+            return self._run_spec
+        try:
+            return self._traced.get_concrete_function(*_arguments(upstream.spec())).output_spec()
+        except (RunsAsPython, TypeError, ValueError):
+            self._run_spec = self._spec_of_a_run(upstream)
+            return self._run_spec
+
+    def _spec_of_a_run(self, upstream):
+        """The results' TensorSpecs, every dimension None, of an eager call on the first
+        element of `upstream`."""
+        elements = upstream.arrays()
+        try:
+            first = next(elements, None)
+        finally:
+            elements.close()
+        if first is None:
+            raise ValueError(
+                f"map: {self._traced.__name__} cannot be traced, and the dataset it maps has "
+                "no element to run it on, so its element_spec is unknown"
+            )
+        result = as_arrays(self._python(*_arguments(first)))
+        return nest.pack_sequence_as(
+            result, [TensorSpec((None,) * a.ndim, a.dtype) for a in nest.flatten(result)]
+        )
 
 
-def _call(function, element):
-    """TensorFlow's calling convention: a tuple's components as the arguments, anything
-    else (a tensor, a dict) as the one argument."""
-    tensors = nest.pack_sequence_as(element, [constant(a) for a in nest.flatten(element)])
+def _arguments(element):
+    """The arguments of a call on `element` (numpy arrays, given as Tensors, or TensorSpecs)
+    in TensorFlow's calling convention: a tuple's components, anything else (a tensor, a
+    dict) as the one argument."""
+    leaves = [a if isinstance(a, TensorSpec) else constant(a) for a in nest.flatten(element)]
+    structure = nest.pack_sequence_as(element, leaves)
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
-        return function(*tensors)
-    return function(tensors)
+        return structure
+    return (structure,)
