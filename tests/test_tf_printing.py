@@ -7,6 +7,7 @@ tracer's dtypes, `tt.float32`, in specs).
 
 import functools
 import io
+import timeit
 
 import numpy as np
 import pytest
@@ -252,6 +253,23 @@ def test_print_summarizes_long_axes():
         " [80 81 82 ... 87 88 89]\n"
         " [90 91 92 ... 97 98 99]]\n"
     )
+
+
+def test_print_of_every_element_takes_time_linear_in_their_number():
+    """summarize=-1 writes all 10**6 elements in about the time joining their texts takes
+    (numpy's array2string, on one line, took minutes: quadratic in the elements)."""
+    values = np.arange(1_000_000)
+    x = tt.constant(values)
+
+    def seconds(task):
+        return min(timeit.repeat(task, number=1, repeat=3))
+
+    # NOTE: relative to a linear baseline measured alongside, never absolute: the machine
+    # may be slow or busy; printing takes 1-2 times the join here, the quadratic way > 500
+    joined = seconds(lambda: " ".join(map(str, values.tolist())))
+    shown = seconds(lambda: printed(x, summarize=-1))
+    assert printed(x, summarize=-1) == "[" + " ".join(map(str, values.tolist())) + "]\n"
+    assert shown < 20 * joined
 
 
 def test_print_of_complex_and_empty_values_is_tensorflows():

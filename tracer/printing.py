@@ -102,15 +102,36 @@ def format_value(value, summarize):
     element = _element_format(value.dtype)
     if value.ndim == 0:
         return element(value[()])
-    threshold = sys.maxsize if summarize is None or summarize < 0 else 2 * summarize
-    return np.array2string(
-        value,
-        max_line_width=sys.maxsize,
-        separator=" ",
-        threshold=threshold,
-        edgeitems=max(summarize or 0, 1),
-        formatter={"all": element},
-    )
+    if value.size == 0:
+        return "[]"
+    summarized = summarize is not None and 0 <= summarize and 2 * summarize < value.size
+    return _array_text(value, element, max(summarize, 1) if summarized else None)
+
+
+def _array_text(value, element, edge, indent=" "):
+    """`value` (one axis or more, not empty) as numpy's `array2string` writes it with no line
+    width and `element` for each element: the rows of each axis in brackets, set apart by
+    one line break more per axis below it and indented one space more per axis above it; an
+    axis longer than 2 * `edge` (None: no limit) shows its first and last `edge` rows around
+    `...`.
+
+        >>> _array_text(np.arange(6).reshape(2, 3), str, edge=1)
+        '[[0 ... 2]\n [3 ... 5]]'
+    """
+    # NOTE: not np.array2string itself: it grows the line a word at a time, which on one
+    # line of any length takes time quadratic in the number of elements (summarize=-1)
+    long = edge is not None and 2 * edge < len(value)
+    parts = (value[:edge], value[-edge:]) if long else (value,)
+    if value.ndim == 1:
+        between = " "
+        texts = [between.join(map(element, part.tolist())) for part in parts]
+    else:
+        between = "\n" * (value.ndim - 1) + indent
+        inner = indent + " "
+        texts = [
+            between.join(_array_text(row, element, edge, inner) for row in part) for part in parts
+        ]
+    return "[" + (between + "..." + between).join(texts) + "]"
 
 
 def _element_format(dtype):
