@@ -32,7 +32,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 import tempfile
 from typing import NamedTuple
 
@@ -53,6 +52,7 @@ _OUTPUT_KINDS = ("buffer", "input", "input before", "updated")
 # weights, new at every run) would fill the cache with plans never found again: it is
 # compiled the usual way in every process instead.
 MAX_CONSTANT_BYTES = 1 << 22
+PLAN_MAX_BYTES = 1 << 30  # a plan's file: its constants (each at most the above) and text
 
 
 class PlanKey(NamedTuple):
@@ -187,14 +187,11 @@ def restore(key):
     """(ModulePlan, uses_blas) stored under the PlanKey `key`, its places renamed to the
     key's, or None (an unsound file is removed)."""
     path = os.path.join(_folder(), key.name)
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):  # a directory, a link, a pipe: no read
-            return _unsound(path, "it is not a file")
-        with open(path, "rb") as handle:
-            content = handle.read()
+    try:  # a regular file of a bounded size: a directory, a link or a pipe is not read
+        content = cache.read_regular(path, PLAN_MAX_BYTES)
     except FileNotFoundError:
         return None
-    except OSError as error:
+    except (OSError, ValueError) as error:
         return _unsound(path, f"{type(error).__name__}: {error}")
     try:
         return _parse(content, key)

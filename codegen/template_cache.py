@@ -11,6 +11,7 @@ import jinja2
 from codegen import cache
 
 DIGEST_SIZE = 32
+TEMPLATE_MAX_BYTES = 1 << 24  # a compiled template holds tens of kB
 
 
 class CheckedBytecodeCache(jinja2.BytecodeCache):
@@ -55,11 +56,10 @@ def _load(bucket, path):
     """Load the compiled template at `path` into `bucket`: True, or None where there is none,
     or False where the file fails its digest's check."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = cache.read_regular(path, TEMPLATE_MAX_BYTES)
     except FileNotFoundError:
         return None
-    except OSError as error:  # a directory in the file's place, ...
+    except (OSError, ValueError) as error:  # a directory, a link or a pipe in its place, ...
         data = f"{type(error).__name__}".encode()
     digest, body = data[:DIGEST_SIZE], data[DIGEST_SIZE:]
     if len(digest) == DIGEST_SIZE and hashlib.sha256(body).digest() == digest:

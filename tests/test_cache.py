@@ -313,6 +313,26 @@ def test_compiled_templates_are_kept_beside_the_bytecode_and_damaged_ones_are_co
     assert "damaged compiled template" in again.stderr
 
 
+def test_a_pipe_or_a_link_in_a_compiled_templates_place_is_passed_over(tmp_path):
+    """A compiled template is a regular file of a bounded size: a pipe in its place would
+    block the render, a link to /dev/zero read without end; each is compiled again."""
+    cache, prefix = tmp_path / "cache", tmp_path / "pycache"
+    env = {"PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": ""}
+    assert run(cache, env=env).returncode == 0
+    kept = sorted(_compiled_templates(prefix).iterdir())
+    for k, path in enumerate(kept):
+        path.unlink()
+        if k % 2:
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero")
+    shutil.rmtree(cache)
+    again = run(cache, env=env)  # (a hang fails: run's timeout)
+    assert again.returncode == 0, again.stderr
+    assert abs(json.loads(again.stdout)["y"] - expected()[0]) < 1e-12
+    assert all(path.is_file() and not path.is_symlink() for path in kept)
+
+
 @pytest.mark.parametrize("beside", ["writable by others", "no bytecode written"])
 def test_compiled_templates_go_to_the_private_cache_where_not_to_be_kept_beside(tmp_path, beside):
     cache, prefix = tmp_path / "cache", tmp_path / "pycache"
