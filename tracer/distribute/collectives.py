@@ -3,8 +3,9 @@
 A list of tensors is reduced in one MPI call per dtype (Horovod's tensor fusion): the
 tensors are copied once into one new flat buffer, reduced in place there (`MPI_IN_PLACE`),
 and returned as views of it, without a copy per tensor on the way out. Every process must
-pass the same shapes and dtypes; a cheap check made with each call (one reduction of two
-integers) turns a mismatch into a ValueError on every process, never a wrong sum or a hang.
+make the same calls in the same order, with the same shapes and dtypes; a cheap check that
+begins each call (one reduction of three integers, agreement.py) turns a mismatch into a
+ValueError on every process, never a wrong sum, a hang or a crash inside MPI.
 
 Inside a `tt.function` being traced, or under a recording tape, allreduce and
 grouped_allreduce go through the `allreduce` op instead (graph_ops.py), so that compiled code
@@ -17,6 +18,7 @@ import numpy as np
 
 from tracer.context import state
 from tracer.distribute import graph_ops
+from tracer.distribute.agreement import agree, gather_pickles, shapes_of
 from tracer.distribute.departures import wait
 from tracer.distribute.process import communicator
 from tracer.distribute.reduction import (
@@ -24,9 +26,6 @@ from tracer.distribute.reduction import (
     Average,
     ReduceOp,
     Sum,
-    allgather_objects,
-    check_same_everywhere,
-    described,
     reduce_into,
 )
 from tracer.indexed_slices import IndexedSlices
@@ -72,7 +71,7 @@ def grouped_allreduce(
             [convert_to_tensor(t) for t in tensors], op, prescale_factor, postscale_factor
         )
     arrays = [as_array(t, "allreduce") for t in tensors]
-    check_same_everywhere("allreduce", arrays)
+    agree("allreduce", (("op", op.name), ("tensors", shapes_of(arrays))))
     results = [None] * len(arrays)
     for dtype, positions in _by_dtype(arrays).items():
         fused = _fused([arrays[k] for k in positions], dtype)
@@ -146,19 +145,17 @@ def allgather(tensor, name=None):
     if array.ndim == 0:
         raise ValueError("allgather: the tensor must have at least one axis, to gather along")
     array = np.ascontiguousarray(array)
-    shapes = allgather_objects((array.shape, array.dtype.str), "allgather")
-    if any(s[1:] != array.shape[1:] or d != array.dtype.str for s, d in shapes):
-        raise ValueError(
-            "allgather: the processes' tensors differ in dtype or in shape past the first "
-            f"axis: {described(shapes)}"
-        )
-    counts = [int(np.prod(s)) * array.itemsize for s, _ in shapes]
-    result = np.empty((sum(s[0] for s, _ in shapes), *array.shape[1:]), array.dtype)
+    row = array.shape[1:]
+    agree("allgather", (("shape_past_the_first_axis", row), ("dtype", array.dtype.str)))
     if comm.size == 1:
-        result[...] = array
-    else:  # as bytes: every dtype, float16 and bool included, goes through unchanged
-        sent, received = array.view(np.uint8).reshape(-1), result.view(np.uint8).reshape(-1)
-        wait(comm.Iallgatherv(sent, [received, counts]), "allgather")
+        return Tensor(array.copy())
+    rows = np.empty(comm.size, np.int64)
+    wait(comm.Iallgather(np.array([len(array)], np.int64), rows), "allgather")
+    result = np.empty((int(rows.sum()), *row), array.dtype)
+    counts = rows * (int(np.prod(row)) * array.itemsize)
+    # as bytes: every dtype, float16 and bool included, goes through unchanged
+    sent, received = array.view(np.uint8).reshape(-1), result.view(np.uint8).reshape(-1)
+    wait(comm.Iallgatherv(sent, [received, counts]), "allgather")
     return Tensor(result)
 
 
@@ -180,9 +177,8 @@ def broadcast_variables(variables, root_rank=0):
 
 def _broadcast_arrays(arrays, root_rank, what):
     comm = communicator()
-    if not 0 <= root_rank < comm.size:
-        raise ValueError(f"{what}: root_rank {root_rank} is not a rank of a job of {comm.size}")
-    check_same_everywhere(what, arrays)
+    agree(what, (("root_rank", int(root_rank)), ("tensors", shapes_of(arrays))))
+    _check_root(root_rank, what)
     results = [None] * len(arrays)
     for dtype, positions in _by_dtype(arrays).items():
         fused = np.concatenate([arrays[k].reshape(-1) for k in positions]).astype(dtype)
@@ -195,23 +191,28 @@ def _broadcast_arrays(arrays, root_rank, what):
     return results
 
 
+def _check_root(root_rank, what):
+    """After `agree`, so that every process raises where one does."""
+    size = communicator().size
+    if not 0 <= root_rank < size:
+        raise ValueError(f"{what}: root_rank {root_rank} is not a rank of a job of {size}")
+
+
 def broadcast_object(obj, root_rank=0, name=None):
     """Any picklable Python object of process `root_rank`, on every process."""
     comm = communicator()
-    if not 0 <= root_rank < comm.size:
-        raise ValueError(
-            f"broadcast_object: root_rank {root_rank} is not a rank of a job of {comm.size}"
-        )
     root = comm.rank == root_rank
     data = np.frombuffer(bytearray(pickle.dumps(obj)), np.uint8) if root else None
-    size = np.array([data.size if root else 0], np.int64)
-    wait(comm.Ibcast(size, root=root_rank), "broadcast_object")
+    size = agree("broadcast_object", (("root_rank", int(root_rank)),), data.size if root else 0)
+    _check_root(root_rank, "broadcast_object")
     if not root:
-        data = np.empty(int(size[0]), np.uint8)
+        data = np.empty(size, np.uint8)
     wait(comm.Ibcast(data, root=root_rank), "broadcast_object")
     return pickle.loads(data)
 
 
 def allgather_object(obj, name=None):
     """The list of every process's `obj` (picklable), in rank order."""
-    return allgather_objects(obj, "allgather_object")
+    data = pickle.dumps(obj)  # first: a process that cannot pickle its object fails alone
+    agree("allgather_object", ())
+    return [pickle.loads(d) for d in gather_pickles(data, "allgather_object")]

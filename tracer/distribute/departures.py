@@ -17,7 +17,9 @@ Leaving, a process also waits until every process has left (a non-blocking barri
 at a few times a second, so that a process that ends first does not spin on a core that the
 others need) and receives their notices: a job whose processes all end at the same point
 ends as before, with no message, and one process may still work alone at the end (write a
-checkpoint) while the others wait for it. An uncaught exception ends the job at once instead
+checkpoint) while the others wait for it. A call that the others made before they left
+completes at once; one that does not within GRACE seconds (their calls did not match it)
+raises ProcessLeftError too. An uncaught exception ends the job at once instead
 (process.py's exception hook), as does a process that is killed (through the launcher).
 """
 
@@ -28,6 +30,7 @@ import numpy as np
 
 TAG = 1  # of the notices, on the watch's own communicator
 POLL = (0.001, 0.1)  # seconds between two looks at the others while leaving: first, at most
+GRACE = 10.0  # seconds a call may take to complete once every other process has left
 
 
 class ProcessLeftError(RuntimeError):
@@ -101,8 +104,28 @@ def wait(request, what):
     while watch.notice is not None and watch.waitany([request, watch.notice]):
         watch.record_notice()
         watch.check(call, what)
-    request.Wait()  # (complete already, unless every other process has left after this call)
+    if watch.notice is None:  # every other process has left, after making this call
+        _finish_alone(request, watch, call, what)
     watch.calls = call
+
+
+def _finish_alone(request, watch, call, what):
+    """Wait for `request` once every other process has left the job after making this call:
+    where their calls matched this one it completes at once, but where they did not (calls
+    of the user's own on the job's communicator in between) it never would. So it is looked
+    at a few times a second, for GRACE seconds at most, as leave() looks at the barrier."""
+    deadline = time.monotonic() + GRACE
+    pause = POLL[0]
+    while not request.Test():
+        if time.monotonic() > deadline:
+            raise ProcessLeftError(
+                f"rank {watch.rank} of {watch.size} waited {GRACE:g} s in {what} (its call "
+                f"{call}) after every other process had left the job having made that call: "
+                "their calls did not match this one (collective calls of the program's own on "
+                "the job's communicator in between?)"
+            )
+        time.sleep(pause)
+        pause = min(2 * pause, POLL[1])
 
 
 def leave():

@@ -13,7 +13,7 @@ import numpy as np
 
 from codegen import forms
 from runtime.host import HOST_FUNCTIONS
-from tracer.distribute import reduction
+from tracer.distribute import agreement, reduction
 from tracer.distribute.process import communicator
 from tracer.ops import array_ops, structure_ops
 from tracer.ops.batching import elementwise
@@ -29,7 +29,7 @@ OPS = {
 
 def reduce_flat(source, target, op):
     """The flat `source` combined over the processes, into `target` (the host function)."""
-    reduction.check_same_everywhere("allreduce", [source])
+    agreement.agree("allreduce", (("op", op), ("tensors", agreement.shapes_of([source]))))
     if target.dtype in reduction.REDUCED_AS_FLOAT32:
         wire = source.astype(np.float32)
         reduction.reduce_into(wire, wire, OPS[op])

@@ -1,10 +1,7 @@
-"""Reducing one flat buffer in place over the processes, and the check that every process
-passes the same tensors: what the eager collectives and the allreduce op share. Every call
-is started non-blocking and waited for in departures.wait, which raises where a process
-has left the job instead of waiting for it forever."""
-
-import pickle
-import zlib
+"""Reducing one flat buffer in place over the processes: what the eager collectives and the
+allreduce op share. Every call is started non-blocking and waited for in departures.wait,
+which raises where a process has left the job instead of waiting for it forever; the
+callers first check that every process makes the same call (agreement.py)."""
 
 import numpy as np
 
@@ -61,52 +58,3 @@ def reduce_into(source, target, op, prescale_factor=1.0, postscale_factor=1.0):
     scale = postscale_factor / comm.size if op is Average else postscale_factor
     if scale != 1.0:
         target *= scale
-
-
-def check_same_everywhere(what, arrays):
-    """Raise ValueError on every process unless all pass the same shapes and dtypes: one
-    reduction of (crc, -crc) by MAX, whose two results agree only if every crc does."""
-    MPI = mpi()
-    comm = communicator()
-    if comm.size == 1:
-        return
-    signature = _signature(arrays)
-    sent = np.array([signature, -signature], np.int64)
-    got = np.empty(2, np.int64)
-    wait(comm.Iallreduce(sent, got, op=MPI.MAX), what)
-    if got[0] != -got[1]:
-        everyone = allgather_objects([(a.shape, a.dtype.str) for a in arrays], what)
-        raise ValueError(
-            f"{what}: the processes passed different tensors (shapes and dtypes by rank: "
-            f"{described(everyone)})"
-        )
-
-
-def allgather_objects(obj, what):
-    """Every process's `obj` (picklable), in rank order: mpi4py's `allgather` of objects,
-    waited for in departures.wait (the sizes, then the pickles)."""
-    comm = communicator()
-    data = np.frombuffer(pickle.dumps(obj), np.uint8)
-    sizes = np.empty(comm.size, np.int64)
-    wait(comm.Iallgather(np.array([data.size], np.int64), sizes), what)
-    gathered = np.empty(int(sizes.sum()), np.uint8)
-    wait(comm.Iallgatherv(data, [gathered, sizes]), what)
-    ends = np.cumsum(sizes)
-    return [pickle.loads(gathered[end - size : end]) for size, end in zip(sizes, ends)]
-
-
-_signatures = {}
-
-
-def _signature(arrays):
-    key = tuple((a.shape, a.dtype.str) for a in arrays)
-    found = _signatures.get(key)
-    if found is None:
-        if len(_signatures) > 4096:  # shapes that change every step: keep the table small
-            _signatures.clear()
-        found = _signatures[key] = zlib.crc32(repr(key).encode())
-    return found
-
-
-def described(per_rank):
-    return "; ".join(f"rank {k}: {value}" for k, value in enumerate(per_rank))
