@@ -250,7 +250,7 @@ def _dim_lines(plan, scope):
     them, and pass them to the module (after the workspace)."""
     scope["bad_shape"] = lambda k, shape: ValueError(
         f"argument {plan.input_names[k]} has shape {tuple(shape)}; the compiled function takes "
-        f"{_expected(plan.input_shapes[k], plan)}"
+        f"{_expected(plan.input_shapes[k], plan)}{_shared_axes(k, shape, plan)}"
     )
     scope["np"] = np
     lines = [f"    {name} = a{position}.shape[{axis}]" for name, position, axis in plan.dims]
@@ -275,6 +275,21 @@ def _expected(shape, plan):
     """A shape with its dims written as None, as the input signature gave them."""
     names = {name for name, _, _ in plan.dims}
     return str(tuple(None if d in names else d for d in shape))
+
+
+def _shared_axes(k, shape, plan):
+    """Where argument `k`'s shape fits its own Nones but not a size another argument gave the
+    same unknown dimension: that rule, said (the shape alone seems to fit)."""
+    first = {name: (position, axis) for name, position, axis in reversed(plan.dims)}
+    notes = []
+    for axis, (expected, size) in enumerate(zip(plan.input_shapes[k], shape)):
+        position, defining = first.get(expected, (k, axis))
+        if position != k:
+            notes.append(
+                f"axis {axis} must have the size of argument {plan.input_names[position]}'s "
+                f"axis {defining}, which they share"
+            )
+    return f" ({'; '.join(notes)})" if notes and len(shape) == len(plan.input_shapes[k]) else ""
 
 
 def _tuple_text(shape):

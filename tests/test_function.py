@@ -1301,3 +1301,16 @@ def test_unknown_dimensions_the_function_combines_stay_shared():
         "3",
         "d0",
     ]
+
+
+def test_a_concrete_functions_shared_unknown_size_given_two_sizes_is_named():
+    """Two arguments traced with one unknown dimension (a batch) take the same size there: a
+    call that gives them two says so, where each shape alone fits its signature."""
+    both = tt.function(lambda x, y: x * y)
+    spec = tt.TensorSpec([None, 3])
+    concrete = both.get_concrete_function(spec, spec)
+    with pytest.raises(ValueError) as raised:
+        concrete(np.ones((5, 3), np.float32), np.ones((6, 3), np.float32))
+    text = str(raised.value)
+    assert "argument y has shape (6, 3)" in text
+    assert "axis 0 must have the size of argument x's axis 0" in text

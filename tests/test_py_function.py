@@ -230,3 +230,12 @@ def test_func_runs_once_a_call_when_a_new_size_is_traced():
         np.testing.assert_array_equal(f(tt.constant(np.ones(n))).numpy(), np.full(n, 3.0))
     assert calls == sizes
     assert not f._runs_as_python
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_func_returning_none_for_a_result_is_an_error(compiled):
+    """None is no value of Tout's dtype (numpy made it a float NaN): as TensorFlow, an error."""
+    call = lambda x: tt.py_function(lambda a: None, [x], tt.float32)  # noqa: E731
+    run = tt.function(call) if compiled else call
+    with pytest.raises(tt.errors.InvalidArgumentError, match="returned None"):
+        run(tt.constant(1.0))

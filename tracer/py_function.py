@@ -245,6 +245,12 @@ def _results(returned, dtypes, several, func):
 
 
 def _converted(value, dtype, func):
+    if value is None:  # (numpy makes None a float NaN, or refuses it for other dtypes)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"tt.py_function: {_name(func)} returned None where Tout asks for a {dtype.name} value",
+        )
     if isinstance(value, TensorLike):
         if value.dtype != dtype:
             raise InvalidArgumentError(
