@@ -1314,3 +1314,20 @@ def test_a_concrete_functions_shared_unknown_size_given_two_sizes_is_named():
     text = str(raised.value)
     assert "argument y has shape (6, 3)" in text
     assert "axis 0 must have the size of argument x's axis 0" in text
+
+
+def test_a_call_giving_a_shared_unknown_size_two_sizes_leaves_dynamic_shapes_on():
+    """One call whose two batches differ (an error: x * y cannot broadcast them) neither
+    counts as a trace nor turns automatic dynamic shapes off: later calls of one size each
+    reuse the trace of a shared unknown size (each traced again before)."""
+    product = tt.function(lambda x, y: x * y)
+    rows = lambda n: np.arange(n * 3, dtype=np.float32).reshape(n, 3)  # noqa: E731
+    for n in (2, 3, 4):
+        product(rows(n), rows(n))
+    assert product.experimental_get_tracing_count() == 2
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        product(rows(5), rows(6))
+    assert product.experimental_get_tracing_count() == 2
+    for n in (7, 8, 9):
+        np.testing.assert_array_equal(product(rows(n), rows(n)).numpy(), rows(n) * rows(n))
+    assert product.experimental_get_tracing_count() == 2

@@ -153,6 +153,7 @@ class Function:
         # argument's unknown dimensions are its own (TensorSpec.symbolic_shape)
         self._per_argument = False
         self._shared_dims_needed = False  # a trace with them per argument failed: never again
+        self._set_aside = None  # (key, trace) of shared dims, while one per argument is tried
         self._backend = parse_backend(backend)
         self._max_retraces = max_retraces
         self._concrete = {}  # signature -> ConcreteFunction
@@ -327,11 +328,14 @@ class Function:
         except Exception as error:
             if self._per_argument and _has_unknown_dims((args, kwargs)):
                 # with each argument's own unknown dimensions: the function combines them (x
-                # * y of two batches), so they are shared again, and a call that gives them
-                # two sizes is traced with its sizes
+                # * y of two batches), so they are shared again (the trace of shared ones
+                # serves the calls that give them one size, as before), and a call that
+                # gives them two sizes is traced with its sizes
                 self._per_argument, self._shared_dims_needed = False, True
+                if self._set_aside is not None:
+                    self._concrete.setdefault(*self._set_aside)
                 args, kwargs = _with_specs(called)
-                key, concrete = self._traced_with_sizes(args, kwargs, error)
+                key, concrete = self._traced_with_sizes(args, kwargs, error, sizes_needed=False)
             elif generalized is None or self._reduce_retracing:
                 raise
             else:
@@ -363,19 +367,24 @@ class Function:
         `position` (None while every argument shares them)."""
         return position if self._per_argument else None
 
-    def _traced_with_sizes(self, args, kwargs, error):
+    def _traced_with_sizes(self, args, kwargs, error, sizes_needed=True):
         """(key, concrete function) of the call traced with its sizes known, after a trace
         with dimensions unknown failed (`error`): the function's Python code needs a size
-        (a loop over `x.shape[0]`, say). From then on it is traced for each size."""
+        (a loop over `x.shape[0]`, say). From then on it is traced for each size, where
+        `sizes_needed`. A trace that raises is not one the function has."""
         self._tracing_count -= 1  # (the failed trace is not one the function has)
-        self._sizes_needed = True
+        self._sizes_needed = self._sizes_needed or sizes_needed
         log.info(
             "retracing %s with the sizes known: traced with a dimension unknown, it raised %s: %s",
             self.__name__,
             type(error).__name__,
             str(error).splitlines()[0] if str(error) else "",
         )
-        return signature(args, kwargs), self._trace(args, kwargs)
+        try:
+            return signature(args, kwargs), self._trace(args, kwargs)
+        except Exception:
+            self._tracing_count -= 1
+            raise
 
     @property
     def python_function(self):
@@ -431,7 +440,9 @@ class Function:
                 self.__name__,
             )
         self._per_argument = True
-        self._concrete.pop(general, None)
+        set_aside = self._concrete.pop(general, None)
+        if set_aside is not None:
+            self._set_aside = (general, set_aside)
 
     def report(self, path, profile=None, args=None):
         """Write the one-page compile report of this function to `path` (an HTML file; see
