@@ -191,6 +191,35 @@ def test_sqrt_at_zero_in_the_backward_pass(numerics, backend):
     assert f"Inf in the backward pass at {line} (grad of sqrt)" in str(raised.value)
 
 
+@pytest.mark.parametrize("backend", ["eager", "c", "interpreter"])
+def test_check_numerics_names_the_op_in_a_loops_body_and_a_branch(numerics, backend):
+    """A loop's body and a branch are checked op by op, as the function's own ops are: the
+    log in the body is named, at its line, and the loop stops there (a compiled loop named
+    the `get` of its result, after running to its end)."""
+
+    def loop(x, n):
+        def body(i, s):
+            s = tt.math.log(s - 100.0)
+            return i + 1, s + 50.0
+
+        return tt.while_loop(lambda i, s: i < n, body, (tt.constant(0), x))[1]
+
+    def branch(x):
+        return tt.cond(x > 0, lambda: tt.math.log(x - 100.0), lambda: x)
+
+    first = loop.__code__.co_firstlineno
+    for f, line, args in (
+        (loop, first + 2, (tt.constant(150.0), tt.constant(10**6))),
+        (branch, branch.__code__.co_firstlineno + 1, (tt.constant(50.0),)),
+    ):
+        run = f if backend == "eager" else tt.function(f, backend=backend)
+        with pytest.raises(tt.debugging.NumericsError) as raised:
+            run(*args)
+        assert str(raised.value).startswith(
+            f"log made NaN in the forward pass at test_diagnostics.py:{line}"
+        )
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered")
 def test_check_numerics_names_an_input_that_was_already_bad(numerics):
     x = tt.constant([np.inf, 1.0])

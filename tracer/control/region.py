@@ -21,10 +21,14 @@ custom.py; built on them, scan.py, folds.py, case.py. docs/adding-a-region.md is
 for a new one.
 """
 
+import numpy as np
+
 from runtime.straight_line import straight_line
-from tracer.context import state
+from tracer.context import numerics, state
 from tracer.ir import Subgraph, format_location, topological_closure, user_location
 from tracer.ops import convert
+from tracer.ops.core import execute_graph
+from tracer.tensor import Tensor
 
 
 def truth(pred, what):
@@ -108,7 +112,13 @@ _RUNNERS = {}  # Subgraph -> its straight-line function (equal graphs share one)
 
 
 def run_subgraph(subgraph, values):
-    """The values of a held graph's outputs, run as straight-line numpy."""
+    """The values of a held graph's outputs, run as straight-line numpy; with check_numerics
+    on, op by op, so that the first op of a loop's body or a branch to make a NaN or Inf is
+    the one named, and the loop stops there (the `get` of the loop's result was named, after
+    the whole loop had run)."""
+    if numerics.enabled:
+        results = execute_graph(subgraph.graph, [Tensor(np.asarray(v)) for v in values])
+        return [t._value for t in results]
     run = _RUNNERS.get(subgraph)
     if run is None:
         if len(_RUNNERS) > 1024:
