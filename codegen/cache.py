@@ -135,9 +135,10 @@ def open_regular(path, max_bytes):
 def read_regular(path, max_bytes):
     """The bytes of the regular file `path` (`open_regular`), at most `max_bytes` of them."""
     with open_regular(path, max_bytes) as handle:
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:  # grown since it was opened
-        raise ValueError(f"{path} holds more than {max_bytes} bytes")
+        size = os.fstat(handle.fileno()).st_size  # (a read of max_bytes sizes its buffer so)
+        data = handle.read(size + 1)
+    if len(data) > size:  # grown since it was opened
+        raise ValueError(f"{path} grew while it was read")
     return data
 
 

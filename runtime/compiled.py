@@ -280,9 +280,9 @@ def _expected(shape, plan):
 def _shared_axes(k, shape, plan):
     """Where argument `k`'s shape fits its own Nones but not a size another argument gave the
     same unknown dimension: that rule, said (the shape alone seems to fit)."""
-    first = {name: (position, axis) for name, position, axis in reversed(plan.dims)}
+    first = {name: (position, axis) for name, position, axis in plan.dims}
     notes = []
-    for axis, (expected, size) in enumerate(zip(plan.input_shapes[k], shape)):
+    for axis, expected in enumerate(plan.input_shapes[k]):
         position, defining = first.get(expected, (k, axis))
         if position != k:
             notes.append(
