@@ -37,6 +37,19 @@ needs_mpiexec = pytest.mark.skipif(
 )
 
 
+def under_mpiexec(arguments, processes, timeout):
+    """`python arguments...` on `processes` processes under mpiexec, run from the repository
+    with it importable: the completed process."""
+    return subprocess.run(
+        [MPIEXEC, "-n", str(processes), sys.executable, *map(str, arguments)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
+
+
 def run_job(scenario, processes, tmp_path, check=True):
     """Run `scenario` on `processes` processes (None: as a plain process, without mpiexec);
     returns ([what each rank saved], the completed process)."""

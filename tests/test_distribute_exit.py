@@ -4,14 +4,11 @@ same point ends as before. Each test runs tests/distributed/exits.py under mpiex
 takes 2 training steps and leaves (sys.exit(0), sys.exit(1), returns, calls shutdown()),
 rank 0 goes on training (one allreduce per step). Skipped without the `mpi` extra."""
 
-import os
-import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.test_distribute import MPIEXEC, ROOT, needs_mpiexec
+from tests.test_distribute import needs_mpiexec, under_mpiexec
 
 TIMEOUT = 60  # seconds for a whole job, start-up and compiles included: a hang fails here
 ENDS_WITHIN = 10  # seconds from rank 1's leaving to the end of the job
@@ -20,15 +17,7 @@ ENDS_WITHIN = 10  # seconds from rank 1's leaving to the end of the job
 def run_exits(how, processes, tmp_path):
     """Run tests/distributed/exits.py HOW; returns (the completed process, the seconds from
     rank 1's leaving to the end of the job, or None where it did not leave)."""
-    done = subprocess.run(
-        [MPIEXEC, "-n", str(processes), sys.executable, "-m", "tests.distributed.exits", how]
-        + [str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        env={**os.environ, "PYTHONPATH": ROOT},
-    )
+    done = under_mpiexec(["-m", "tests.distributed.exits", how, tmp_path], processes, TIMEOUT)
     ended = time.time()
     left = tmp_path / "left"
     return done, (ended - float(left.read_text()) if left.exists() else None)

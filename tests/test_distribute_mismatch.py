@@ -7,15 +7,13 @@ saves the error it caught and the result of one more allreduce, which shows that
 go on. Skipped without the `mpi` extra."""
 
 import json
-import os
-import subprocess
 import sys
 import types
 
 import numpy as np
 import pytest
 
-from tests.test_distribute import MPIEXEC, ROOT, needs_mpi, needs_mpiexec
+from tests.test_distribute import needs_mpi, needs_mpiexec, under_mpiexec
 
 TIMEOUT = 60  # seconds for a whole job, start-up included: a hang fails here
 
@@ -56,15 +54,7 @@ CASES = {
 
 def run_job(case, tmp_path):
     """Run CASE on 2 processes; returns (what each rank saved, the completed process)."""
-    done = subprocess.run(
-        [MPIEXEC, "-n", "2", sys.executable, "-m", "tests.test_distribute_mismatch", case]
-        + [str(tmp_path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        env={**os.environ, "PYTHONPATH": ROOT},
-    )
+    done = under_mpiexec(["-m", "tests.test_distribute_mismatch", case, tmp_path], 2, TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)], done
 
@@ -101,14 +91,7 @@ def test_the_reviewers_job_ends_with_the_error_instead_of_hanging(tmp_path):
         "if hvd.rank() == 0:\n"
         "    print('rank 0:', hvd.broadcast_object('best epoch: 3', root_rank=0), flush=True)\n"
     )
-    done = subprocess.run(
-        [MPIEXEC, "-n", "2", sys.executable, str(script)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        env={**os.environ, "PYTHONPATH": ROOT},
-    )
+    done = under_mpiexec([script], 2, TIMEOUT)
     said = done.stdout + done.stderr
     assert done.returncode != 0, said
     assert "rank 0: best epoch" not in done.stdout

@@ -28,8 +28,9 @@ def _chain(length):
     return Graph([x], nodes, [nodes[1], last])
 
 
-def test_each_value_is_dropped_after_its_last_reader_and_outputs_are_kept():
-    graph = _chain(50)
+def _counting():
+    """(apply_node adding one to its first input, the weak references to the values it made,
+    [the most of them alive at once])."""
     alive, most = [], [0]
 
     def apply_node(node, args):
@@ -38,6 +39,12 @@ def test_each_value_is_dropped_after_its_last_reader_and_outputs_are_kept():
         most[0] = max(most[0], sum(ref() is not None for ref in alive))
         return value
 
+    return apply_node, alive, most
+
+
+def test_each_value_is_dropped_after_its_last_reader_and_outputs_are_kept():
+    graph = _chain(50)
+    apply_node, _, most = _counting()
     first, last = run_graph(graph, {id(graph.inputs[0]): _Value(0)}, apply_node)
     assert (first.number, last.number) == (1, 50)
     # the output y1, the value being read and the new one: never the whole chain
@@ -49,14 +56,7 @@ def test_a_value_no_node_reads_is_dropped_at_once():
     unread = [Node("add_one", (x,), {}, (), dtypes.float64, None) for _ in range(20)]
     out = Node("add_one", (x,), {}, (), dtypes.float64, None)
     graph = Graph([x], [x, *unread, out], [out])
-    alive, most = [], [0]
-
-    def apply_node(node, args):
-        value = _Value(args[0].number + 1)
-        alive.append(weakref.ref(value))
-        most[0] = max(most[0], sum(ref() is not None for ref in alive))
-        return value
-
+    apply_node, alive, most = _counting()
     (result,) = run_graph(graph, {id(x): _Value(0)}, apply_node)
     assert result.number == 1 and len(alive) == 21
     assert most[0] == 1  # each unread value gone before the next is computed
