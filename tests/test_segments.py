@@ -184,6 +184,18 @@ def test_a_scatter_read_by_a_small_loop_compiles_in_order(scatter):
     np.testing.assert_array_equal(tt.function(f, backend="c")(x).numpy(), want.T)
 
 
+def test_updates_given_as_a_list_of_tensors_keep_their_gradient():
+    """tf.tensor_scatter_nd_update(x, [[0]], [x[1] * 5.0]): the list of tensors is stacked,
+    not made a numpy array (its gradient was lost: 6 where the analytic one is 156)."""
+    x = tt.constant([2.0, 3.0])
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        replaced = tt.reduce_sum(tt.tensor_scatter_nd_update(x, [[0]], [x[1] * 5.0]) ** 2)
+        added = tt.reduce_sum(tt.tensor_scatter_nd_add(tt.zeros([2]), [[0]], [x[1]]) ** 2)
+    np.testing.assert_allclose(tape.gradient(replaced, x).numpy(), [0.0, 2 * 3 + 50 * 3])
+    np.testing.assert_allclose(tape.gradient(added, x).numpy(), [0.0, 2 * 3])
+
+
 def test_tensor_scatter_nd_update_gradients_are_tensorflows():
     """The replaced positions pass no gradient to `tensor`; each update gets the cotangent
     at its coordinates, even an update a later duplicate overwrote (TensorFlow's rule)."""

@@ -23,10 +23,11 @@ import numpy as np
 
 from codegen import forms
 from codegen.ctypes import storage
+from tracer import nest
 from tracer.errors import as_tf
 from tracer.ir import dims
 from tracer.ops import math_ops
-from tracer.ops.array_ops import shape_tuple, zeros_like
+from tracer.ops.array_ops import cast, shape_tuple, zeros_like
 from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
@@ -361,9 +362,13 @@ def _static_shape(shape):
 
 
 def _like(tensor, updates):
-    """`updates` as a Tensor; Python values take `tensor`'s dtype, as TensorFlow converts them."""
+    """`updates` as a Tensor; Python values take `tensor`'s dtype, as TensorFlow converts them.
+    A list holding tensors is stacked as a tensor (numpy's array of it would cut them off
+    the tape: their gradients were lost)."""
     if is_tensor_like(updates):
         return as_tensor(updates)
+    if any(is_tensor_like(leaf) for leaf in nest.flatten(updates)):
+        return cast(as_tensor(updates), tensor.dtype)
     return as_tensor(np.asarray(updates, dtype=tensor.dtype.as_numpy_dtype))
 
 
