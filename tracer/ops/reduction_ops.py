@@ -8,6 +8,7 @@ from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.broadcast_ops import REDUCE_SUM, reduce_attrs, reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply, apply_binary
+from tracer.ops.decomposition_ops import svd
 from tracer.ops.op_names import tf_op
 from tracer.ops.registry import OUT, primitive
 
@@ -150,23 +151,56 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    """The vector norm of `tensor` over `axis` (all axes by default): "euclidean" (2),
-    1, or np.inf (the largest magnitude).
+    """The norm of `tensor`, as tf.norm: over `axis` (all axes by default, as one vector) a
+    vector norm, "euclidean" (2), 1, np.inf (the largest magnitude) or any other p > 0; over
+    two axes (rows, columns) a matrix norm, "euclidean" or "fro" (Frobenius), 1 (the largest
+    column sum of magnitudes), np.inf (the largest row sum) or 2 (the largest singular value).
 
     >>> float(tt.norm(tt.constant([3.0, 4.0])))
     5.0
     """
     t = as_tensor(tensor)
     keep = bool(keepdims)
+    if isinstance(axis, (list, tuple)) and len(axis) == 2:
+        return _matrix_norm(t, ord, axis, keep)
     magnitude = math_ops.abs(t)
     if ord in ("euclidean", 2, 2.0, "fro"):
-        return math_ops.sqrt(
-            reduce_sum(
-                t * t if not t.dtype.is_complex else magnitude * magnitude, axis=axis, keepdims=keep
-            )
-        )
+        return _root_sum_of_squares(t, magnitude, axis, keep)
     if ord in (1, 1.0):
         return reduce_sum(magnitude, axis=axis, keepdims=keep)
     if ord == np.inf:
         return reduce_max(magnitude, axis=axis, keepdims=keep)
-    raise ValueError(f"norm: ord must be 'euclidean', 1, 2 or np.inf, not {ord!r}")
+    if isinstance(ord, (int, float)) and not isinstance(ord, bool) and 0 < ord < np.inf:
+        return reduce_sum(magnitude**ord, axis=axis, keepdims=keep) ** (1.0 / ord)
+    raise ValueError(f"norm: ord must be 'euclidean', 'fro', np.inf or a number > 0, not {ord!r}")
+
+
+def _root_sum_of_squares(t, magnitude, axis, keep):
+    squares = magnitude * magnitude if t.dtype.is_complex else t * t
+    return math_ops.sqrt(reduce_sum(squares, axis=axis, keepdims=keep))
+
+
+def _matrix_norm(t, ord, axis, keep):
+    """tf.norm over the (rows, columns) axes `axis` of (batches of) matrices."""
+    rows, columns = (shapes.normalize_axes(int(a), t.ndim)[0] for a in axis)  # (in order)
+    if rows == columns:
+        raise ValueError(f"norm: a matrix norm's two axes must differ, got {tuple(axis)}")
+    magnitude = math_ops.abs(t)
+    if ord in ("euclidean", "fro"):
+        return _root_sum_of_squares(t, magnitude, (rows, columns), keep)
+    if ord in (1, 1.0, np.inf):
+        summed = columns if ord == np.inf else rows  # row sums for inf, column sums for 1
+        sums = reduce_sum(magnitude, axis=summed, keepdims=True)
+        return reduce_max(sums, axis=(rows, columns), keepdims=keep)
+    if ord in (2, 2.0):
+        others = [a for a in range(t.ndim) if a not in (rows, columns)]
+        matrices = array_ops.transpose(t, (*others, rows, columns))
+        largest = reduce_max(svd(matrices, compute_uv=False), axis=-1)
+        if not keep:
+            return largest
+        kept = [1 if a in (rows, columns) else t.shape[a] for a in range(t.ndim)]
+        return array_ops.reshape(largest, kept)
+    raise ValueError(
+        f"norm: over two axes (a matrix norm) ord must be 'euclidean', 'fro', 1, 2 or np.inf, "
+        f"not {ord!r}"
+    )
