@@ -36,8 +36,7 @@ from tracer.ir import GraphAttribute, TupleType, format_location, user_location
 from tracer.ops import array_ops, broadcast_ops, convert, structure_ops
 from tracer.ops.core import Results, apply, execute_graph
 from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
-from tracer.ops.tangent_rules import TRANSPOSED_VJP
-from tracer.ops.tuple_ops import TupleValue, get
+from tracer.ops.tuple_ops import TupleCotangent, TupleValue, get
 from tracer.tensor import Tensor, convert_to_tensor, is_tensor_like
 
 
@@ -242,12 +241,20 @@ def _emit_custom(node, site):
     ]
 
 
+def _custom_jvp(node, tangents, inputs, out):
+    """Forward mode sees through a custom gradient, as TensorFlow's accumulators do: the
+    results' tangents are those of the ops that computed them (its inputs), where the user's
+    gradient function is for reverse mode alone (transposing it gave compiled code another
+    jvp than eager code's)."""
+    return TupleCotangent(tangents[: node.attrs["counts"][0]])
+
+
 CUSTOM_GRADIENT = primitive(
     "custom_gradient",
     _infer_custom,
     grad=_custom_grad,
     saves=ALL_INPUTS,
-    jvp=TRANSPOSED_VJP,
+    jvp=_custom_jvp,
     batch=unbatchable("holds a gradient function of the user's"),
     kernel=lambda *inputs, function, counts, vjp=None: TupleValue(inputs[: counts[0]]),
     c=forms.Structured(_emit_custom),
