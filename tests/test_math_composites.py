@@ -107,3 +107,123 @@ def test_tensor_shape_is_tensorflows_and_a_tuple():
 
     f(np.ones((2, 3), np.float32))
     assert seen == [[None, 3]]
+
+
+# --- the hyperbolic functions over the whole range of each float type --------------------
+
+HYPERBOLIC = {  # name: (numpy's function, its derivative, its second derivative), in float64
+    "sinh": (np.sinh, np.cosh, np.sinh),
+    "cosh": (np.cosh, np.sinh, np.cosh),
+    "asinh": (np.arcsinh, lambda v: 1 / np.hypot(v, 1), lambda v: -v / np.hypot(v, 1) ** 3),
+    "acosh": (
+        np.arccosh,
+        lambda v: 1 / (np.sqrt(v - 1) * np.sqrt(v + 1)),
+        lambda v: -v / (np.sqrt(v - 1) * np.sqrt(v + 1)) ** 3,
+    ),
+}
+
+
+def _whole_range(dtype):
+    """Magnitudes from 1e-30 to the largest finite, log-spaced, and just above 1 (acosh's
+    edge), of both signs; with ±0, ±inf and NaN."""
+    largest = np.finfo(dtype).max
+    magnitudes = np.geomspace(1e-30, largest / 2, 600).astype(dtype)
+    near_one = 1 + magnitudes[magnitudes < 1]
+    magnitudes = np.concatenate([magnitudes, near_one, [89.0, 89.4, 710.0, largest]])
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan]
+    return np.concatenate([magnitudes, -magnitudes, specials]).astype(dtype)
+
+
+def _ulps(got, want):
+    """|got - want| in units in the last place of `want`, where `want` is finite and not 0."""
+    ordinary = np.isfinite(want) & (want != 0)
+    return np.abs(got[ordinary] - want[ordinary]) / np.spacing(np.abs(want[ordinary]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", HYPERBOLIC)
+def test_hyperbolic_values_are_numpys_to_a_few_ulp_everywhere(name, dtype):
+    function, reference = getattr(tt.math, name), HYPERBOLIC[name][0]
+    points = _whole_range(dtype)
+    with np.errstate(all="ignore"):
+        want = reference(points)
+    runs = {
+        "eager": function,
+        "c": tt.function(lambda v: function(v), backend="c"),
+        "interpreter": tt.function(lambda v: function(v), backend="interpreter"),
+    }
+    exceptional = ~(np.isfinite(want) & (want != 0))  # 0, ±inf and NaN, signs included
+    for run, call in runs.items():
+        with np.errstate(all="ignore"):
+            got = np.asarray(call(tt.constant(points)))
+        assert got.dtype == dtype
+        assert _ulps(got, want).max() <= 4, run
+        np.testing.assert_array_equal(got[exceptional], want[exceptional], err_msg=run)
+        assert (np.signbit(got) == np.signbit(want))[exceptional & ~np.isnan(want)].all(), run
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", HYPERBOLIC)
+def test_hyperbolic_derivatives_are_the_analytic_ones_to_second_order(name, dtype):
+    function, reference, first, second = getattr(tt.math, name), *HYPERBOLIC[name]
+    points = tt.constant(_whole_range(dtype))
+    with np.errstate(all="ignore"):
+        value = np.asarray(function(points))
+        with tt.GradientTape() as outer:
+            outer.watch(points)
+            with tt.GradientTape() as inner:
+                inner.watch(points)
+                y = function(points)
+            gradient = inner.gradient(y, points)
+        curvature = np.asarray(outer.gradient(gradient, points))
+        with tt.autodiff.ForwardAccumulator(points, tt.ones_like(points)) as accumulator:
+            tangent = np.asarray(accumulator.jvp(function(points)))
+        exact = np.asarray(points, np.float64)
+        want, want_second = first(exact), second(exact)
+    gradient = np.asarray(gradient)
+    finite = np.isfinite(value)
+    assert not np.isnan(gradient[finite]).any() and not np.isnan(tangent[finite]).any()
+    # compared in float64 where the derivative is within the float type's range: the first
+    # to a few ulp; the second to a few ulp of the larger of it and the first (sinh'' = sinh
+    # near 0 is a difference of terms near 1)
+    eps, largest = np.finfo(dtype).eps, np.finfo(dtype).max
+    usable = np.isfinite(want) & (np.abs(want) < largest)
+    np.testing.assert_allclose(gradient[usable], want[usable], rtol=8 * eps, atol=0)
+    np.testing.assert_allclose(tangent[usable], want[usable], rtol=8 * eps, atol=0)
+    usable &= np.isfinite(want_second) & (np.abs(want_second) < largest)
+    error = np.abs(curvature[usable] - want_second[usable])
+    assert (error <= 8 * eps * np.maximum(np.abs(want_second), np.abs(want))[usable]).all()
+
+
+@pytest.mark.parametrize(
+    "name, points",
+    [
+        ("sinh", [-710.0, -30.0, -3.0, -1e-9, 0.0, 1e-9, 0.5, 19.9, 20.1, 710.0]),
+        ("cosh", [-710.0, -30.0, -3.0, -1e-9, 0.0, 1e-9, 0.5, 19.9, 20.1, 710.0]),
+        ("asinh", [-1e155, -3e8, -3.0, -1e-9, 0.0, 1e-9, 0.5, 40.0, 3e8, 1e155]),
+        ("acosh", [1.001, 1.5, 3.0, 40.0, 3e8, 1e155]),
+    ],
+)
+def test_hyperbolic_second_derivatives_against_finite_differences(name, points):
+    for point in points:  # one at a time: a sum would hide the small ones behind the large
+        check_first_order(getattr(tt.math, name), (np.array([point]),))
+        check_second_order(getattr(tt.math, name), (np.array([point]),))
+
+
+def test_tensorflows_hyperbolic_values():
+    def f32(values):
+        return tt.constant(np.float32(values))
+
+    np.testing.assert_array_equal(tt.math.asinh(f32([0.0, 1e-8])).numpy(), np.float32([0, 1e-8]))
+    np.testing.assert_array_equal(tt.math.sinh(f32(1e-8)).numpy(), np.float32(1e-8))
+    np.testing.assert_allclose(tt.math.sinh(f32(89.0)).numpy(), 2.2448064e38, rtol=1e-6)
+    np.testing.assert_allclose(tt.math.cosh(f32(89.0)).numpy(), 2.2448064e38, rtol=1e-6)
+    np.testing.assert_allclose(tt.math.acosh(f32(1e20)).numpy(), 46.744, rtol=1e-4)
+    zero = f32(0.0)
+    with tt.GradientTape() as tape:
+        tape.watch(zero)
+        value = tt.math.asinh(zero)
+    assert tape.gradient(value, zero).numpy() == 1.0  # not sign(x)'s derivative, 0
+    with tt.autodiff.ForwardAccumulator(zero, f32(1.0)) as accumulator:
+        value = tt.math.asinh(zero)
+    assert accumulator.jvp(value).numpy() == 1.0

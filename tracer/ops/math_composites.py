@@ -5,8 +5,12 @@ their inverses, no-NaN divisions, `xlogy`, reductions of booleans, `tensordot` a
 Written with tracer's ops, each works eagerly, compiled and in the exported C, and
 differentiates to any order through its parts. Where TensorFlow defines a value at a
 point the plain formula misses (`divide_no_nan` of 0 by 0, `xlogy(0, 0)`), `where` picks
-it, with a safe operand on the unused side so that no NaN reaches the gradient.
+it, with a safe operand on the unused side so that no NaN reaches the gradient. The
+hyperbolic functions pick the same way between a formula exact near 0 (near 1 for `acosh`)
+and one for large arguments that overflows only where the function does.
 """
+
+import math
 
 from tracer.ops import array_ops, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
@@ -15,34 +19,82 @@ from tracer.ops.linalg_ops import matmul
 from tracer.ops.op_names import tf_op
 from tracer.ops.structure_ops import stack
 
+# NOTE: past these magnitudes the tail formulas below are exact to float64's precision (the
+# neglected e^-2t is below 2^-57, 1/(4t^2) below 1e-17), and short of them no intermediate
+# overflows float32 (e^20 is 4.9e8, t^2 at 1e8 is 1e16)
+_EXP_TAIL_FROM = 20.0
+_LOG_TAIL_FROM = 1e8
+_LN2 = math.log(2.0)
+# ln 2 rounded up to a multiple of 2^-17, so that t - _LN2_UP is exact for t from 20 up to
+# float32's 128 (and float64's any t), and the factor that makes up the difference
+_LN2_UP = math.ceil(_LN2 * 2**17) / 2**17
+_LN2_EXCESS = math.exp(_LN2_UP - _LN2)
+
+
+def _magnitude(x):
+    """|x| by `where`, whose derivative is -1 or 1 at 0 too (abs's is sign(x), 0 at 0)."""
+    return math_ops.where(x < 0.0, -x, x)
+
+
+def _half_exp(t):
+    """e^t / 2 for t >= 20, as e^(t - _LN2_UP) e^(_LN2_UP - ln 2): finite as far as e^t / 2 is
+    (t = 89.4 in float32), as is its gradient, and a few ulp off at most, where
+    exp(t - ln 2) would be off by the rounding of t - ln 2, scaled up by t (32 ulp at 88)."""
+    return math_ops.exp(t - _LN2_UP) * _LN2_EXCESS
+
 
 @tf_op("Sinh")
 def sinh(x, name=None):
-    """(exp(x) - exp(-x)) / 2."""
+    """(e^x - e^-x) / 2, odd in x. For t = |x| below 20, (e + e / (e + 1)) / 2 with
+    e = expm1(t), exact near 0; above, e^t / 2, overflowing only where sinh does."""
     x = as_tensor(x)
-    return (math_ops.exp(x) - math_ops.exp(-x)) * 0.5
+    t = _magnitude(x)
+    near = t < _EXP_TAIL_FROM
+    e = math_ops.expm1(math_ops.where(near, t, 0.0))  # safe: e / (e + 1) is NaN at e = inf
+    value = math_ops.where(near, (e + e / (e + 1.0)) * 0.5, _half_exp(t))
+    return math_ops.where(x < 0.0, -value, value)
 
 
 @tf_op("Cosh")
 def cosh(x, name=None):
-    """(exp(x) + exp(-x)) / 2."""
+    """(e^x + e^-x) / 2 of t = |x|. Below 20, 1 + (e / 2) (e / (e + 1)) with e = expm1(t),
+    whose derivative, a sum of positive terms, is sinh to a few ulp even near 0 (that of
+    e^t / 2 + e^-t / 2 would cancel there); above, e^t / 2, overflowing only where cosh does."""
     x = as_tensor(x)
-    return (math_ops.exp(x) + math_ops.exp(-x)) * 0.5
+    t = _magnitude(x)
+    near = t < _EXP_TAIL_FROM
+    e = math_ops.expm1(math_ops.where(near, t, 0.0))  # safe: e / (e + 1) is NaN at e = inf
+    return math_ops.where(near, 1.0 + (e * 0.5) * (e / (e + 1.0)), _half_exp(t))
 
 
 @tf_op("Asinh")
 def asinh(x, name=None):
-    """sign(x) log(|x| + sqrt(x^2 + 1)): odd, and exact for large negative x."""
+    """log(t + sqrt(t^2 + 1)) of t = |x|, odd in x, as log1p(t (1 + t / (1 + sqrt(t^2 + 1)))):
+    exact near 0, with -0 kept; past 1e8, log(t) + ln 2, before t^2 overflows. The sign is
+    put back by `where`, not by a factor sign(x), so that the derivative at 0 is 1."""
     x = as_tensor(x)
-    magnitude = math_ops.abs(x)
-    return math_ops.sign(x) * math_ops.log(magnitude + math_ops.sqrt(x * x + 1.0))
+    t = _magnitude(x)
+    far = t > _LOG_TAIL_FROM
+    near_t = math_ops.where(far, 0.0, t)  # safe: t^2 overflows
+    far_t = math_ops.where(far, t, 1.0)  # safe: log's derivative at 0 is inf
+    root = math_ops.sqrt(near_t * near_t + 1.0)
+    near = math_ops.log1p(near_t * (1.0 + near_t / (1.0 + root)))
+    value = math_ops.where(far, math_ops.log(far_t) + _LN2, near)
+    return math_ops.where(x < 0.0, -value, value)
 
 
 @tf_op("Acosh")
 def acosh(x, name=None):
-    """log(x + sqrt(x^2 - 1)), for x >= 1 (NaN below, as TensorFlow)."""
+    """log(x + sqrt(x^2 - 1)), for x >= 1 (NaN below, as TensorFlow), as
+    log1p(u + sqrt(u) sqrt(u + 2)) with u = x - 1: exact near 1, and its derivative at 1 is
+    inf where sqrt(u (u + 2)) would give 0 * inf; past 1e8, log(x) + ln 2."""
     x = as_tensor(x)
-    return math_ops.log(x + math_ops.sqrt(x * x - 1.0))
+    far = x > _LOG_TAIL_FROM
+    # safe: clear of sqrt's infinite derivative at u = 0, and of inf
+    u = math_ops.where(far, 2.0, x) - 1.0
+    far_x = math_ops.where(far, x, 1.0)  # safe: log's derivative at 0 is inf
+    near = math_ops.log1p(u + math_ops.sqrt(u) * math_ops.sqrt(u + 2.0))
+    return math_ops.where(far, math_ops.log(far_x) + _LN2, near)
 
 
 @tf_op("Atanh")
