@@ -137,8 +137,6 @@ def test_sample_and_class_weights_weigh_the_loss():
     expected = np.mean(per_sample * np.array([class_weight[c] for c in labels]))
     np.testing.assert_allclose(weighted.history["loss"][0], expected, rtol=1e-5)
     np.testing.assert_allclose(plain, per_sample.mean(), rtol=1e-5)
-    with pytest.raises(ValueError, match=r"no weight for the classes \[2\]"):
-        classifier.fit(x, labels, class_weight={0: 1.0, 1: 1.0}, verbose=0)
 
 
 def test_validation_logs_evaluate_and_predict():

@@ -62,11 +62,13 @@ class CompileMetrics:
     def __init__(self, metrics=None, weighted_metrics=None):
         self._given = (metrics, weighted_metrics)
         self._entries = []  # (log name, metric, output index, weighted)
+        self._output_names = None  # the prefixes of the log names, with several outputs
         self.built = False
 
     def build(self, y, y_pred, output_names=None):
         outputs, names = _outputs(y_pred, output_names)
         targets = _targets(y, names, len(outputs))
+        self._output_names = names if len(outputs) > 1 else None
         for given, weighted in zip(self._given, (False, True)):
             if not given:
                 continue
@@ -92,7 +94,31 @@ class CompileMetrics:
             metric.update_state(targets[index], outputs[index], sample_weight=weight)
 
     def result(self):
-        return {name: metric.result() for name, metric, _, _ in self._entries}
+        """{log name: value}, names made unique as Keras 3 makes them: an unweighted metric
+        whose name is taken becomes `<name>_<i>`; a weighted one `weighted_<name>` (after the
+        output's name), then `weighted_<name>_<i>`."""
+        results, counts = {}, {}
+        for name, metric, index, weighted in self._entries:
+            if name in counts and weighted:
+                name = self._weighted_name(metric, index)
+            if name in counts:
+                # NOTE: as in Keras, the suffixed name is not counted itself.
+                counts[name] += 1
+                name = f"{name}_{counts[name] - 1}"
+            else:
+                counts[name] = 1
+            results[name] = metric.result()
+        return results
+
+    def _weighted_name(self, metric, index):
+        name = f"weighted_{metric.name}"
+        return name if self._output_names is None else f"{self._output_names[index]}_{name}"
+
+    @property
+    def metrics(self):
+        """The metrics, unweighted then weighted, each under its own (unprefixed) name: the
+        order `evaluate` lists their values in, as Keras's CompileMetrics.metrics."""
+        return [metric for _, metric, _, _ in self._entries]
 
     def reset_state(self):
         for _, metric, _, _ in self._entries:
@@ -104,21 +130,28 @@ class CompileMetrics:
 
 
 def class_weighted(data, class_weight):
-    """The batch `(x, y, sample_weight)` with each sample's weight multiplied by the weight
-    of its class (the label, or the one-hot target's argmax)."""
+    """The batch `(x, y, weights)` where each sample weighs its class's weight, as Keras 3's
+    class_weight_to_sample_weights gives it: the class is the one-hot target's argmax, or
+    the label rounded to the nearest integer (soft binary labels too); a class the dict does
+    not name weighs 1. Keras refuses sample weights beside class weights, and so does this."""
     x, y, sample_weight = unpack(data)
+    if sample_weight is not None:
+        raise ValueError(
+            "class_weight and sample_weight were both given; give one of them (fold the class "
+            "weights into the sample weights), as Keras requires"
+        )
     if y is None or len(nest.flatten(y)) != 1:
         raise ValueError("class_weight needs a model with one output and its targets y")
-    labels = np.asarray(nest.flatten(y)[0])
-    if labels.ndim == 2 and labels.shape[1] > 1:
-        labels = labels.argmax(axis=1)
-    labels = labels.reshape(len(labels), -1)[:, 0].astype(np.int64)
-    missing = sorted(set(labels.tolist()) - set(int(k) for k in class_weight))
-    if missing:
-        raise ValueError(f"class_weight has no weight for the classes {missing} of the targets")
-    weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
-    if sample_weight is not None:
-        weights = weights * np.asarray(sample_weight, dtype=np.float32).reshape(len(weights))
+    targets = np.asarray(nest.flatten(y)[0])
+    labels = targets
+    if labels.ndim > 1:
+        labels = labels.argmax(axis=-1) if labels.shape[-1] != 1 else labels.squeeze(-1)
+    if labels.ndim != 1:
+        raise ValueError(
+            f"class_weight needs one class per sample; the targets have shape {targets.shape}"
+        )
+    classes = np.round(labels).astype(np.int32)
+    weights = np.array([class_weight.get(int(c), 1.0) for c in classes], dtype=np.float32)
     return pack(x, y, weights)
 
 

@@ -5,8 +5,9 @@ Keras takes numpy arrays (or tensors, or lists and dicts of them, for several in
 batches of an epoch, None where only the end of the data tells) and `batches()`, which
 yields one epoch's batches as a step gets them: `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
 
-Arrays are cut into `batch_size` batches, the last one smaller, in a new random order each
-epoch when shuffling. A dataset yields its own batches: `(x,)`, `(x, y)` or
+Arrays are cut into `batch_size` batches, the last one smaller, in a new random order for
+each pass over them when shuffling (each epoch, unless `steps_per_epoch` makes an epoch a
+part of a pass). A dataset yields its own batches: `(x,)`, `(x, y)` or
 `(x, y, sample_weight)` tuples, or a lone x. With `steps_per_epoch`, an epoch takes that
 many batches from an iterator that goes on where the previous epoch stopped (so that a
 repeated dataset or an endless generator serves every epoch), as Keras does.
@@ -113,16 +114,33 @@ class ArrayAdapter:
         if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"{what}: batch_size must be a positive integer, not {batch_size!r}")
         self.batch_size = int(batch_size)
-        whole = math.ceil(self.num_samples / self.batch_size)
-        self.steps = whole if steps is None else min(int(steps), whole)
+        self._whole = math.ceil(self.num_samples / self.batch_size)
+        self.steps = self._whole if steps is None else min(int(steps), self._whole)
         self._shuffle = shuffle
+        self._pass = None  # the batches of the current pass over the data
+        self._taken = 0  # how many of them epochs have taken
 
     def batches(self):
+        """One epoch's batches: `steps` of them from the current pass over the data, fewer
+        where the pass ends first; the epoch after a pass's end starts a new one, in a new
+        order when shuffling. Keras's EpochIterator does the same, so that with
+        `steps_per_epoch` an epoch goes on where the previous one stopped."""
+        if self._pass is None:
+            self._pass, self._taken = self._one_pass(), 0
+        for _ in range(self.steps):
+            if self._taken == self._whole:
+                break
+            self._taken += 1
+            yield next(self._pass)
+        if self._taken == self._whole:
+            self._pass = None
+
+    def _one_pass(self):
         order = None
         if self._shuffle == "batch":
-            starts = np.random.permutation(self.steps) * self.batch_size
+            starts = np.random.permutation(self._whole) * self.batch_size
         else:
-            starts = np.arange(self.steps) * self.batch_size
+            starts = np.arange(self._whole) * self.batch_size
             if self._shuffle:
                 order = np.random.permutation(self.num_samples)
         for start in starts:

@@ -145,6 +145,21 @@ class Trainer:
     def metrics_names(self):
         return [metric.name for metric in self.metrics]
 
+    def _flatten_metrics_in_order(self, logs):
+        """The logs as the list `evaluate` and the `*_on_batch` methods return (the value
+        alone if there is one), in Keras 3's order: the values named by the metrics in order
+        (the compiled metrics by their own names, without an output's prefix), then the
+        others sorted by name. A value may come twice where two metrics share a name."""
+        names = []
+        for metric in self.metrics:
+            if isinstance(metric, CompileMetrics):
+                names += [sub_metric.name for sub_metric in metric.metrics]
+            else:
+                names.append(metric.name)
+        values = [logs[name] for name in names if name in logs]
+        values += [logs[name] for name in sorted(logs) if name not in names]
+        return values[0] if len(values) == 1 else values
+
     def _output_names(self):
         """The names of the outputs, where the model has them (a functional model)."""
         return getattr(self, "output_names", None)
@@ -282,7 +297,8 @@ class Trainer:
         return_dict=False,
     ):
         """The loss and metrics over the data: a scalar when there is only the loss, a list
-        in `metrics_names` order otherwise, or a dict with `return_dict`."""
+        in Keras 3's order otherwise (`_flatten_metrics_in_order`), or a dict with
+        `return_dict`."""
         self._check_compiled("evaluate")
         batches = data_adapter.adapter(x, y, sample_weight, batch_size, steps, False, "evaluate")
         if isinstance(callbacks, callbacks_module.CallbackList):
@@ -302,10 +318,7 @@ class Trainer:
         if logs is None:
             raise ValueError("evaluate: the data has no batches")
         callback_list.on_test_end(logs)
-        if return_dict:
-            return logs
-        values = list(logs.values())
-        return values[0] if len(values) == 1 else values
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs for every sample of `x`, as numpy arrays (batches joined)."""
@@ -334,14 +347,16 @@ class Trainer:
             data = class_weighted(data, class_weight)
         self._build_on(data)
         self.reset_metrics()
-        return _returned(_floats(self.make_train_function()(data)), return_dict)
+        logs = _floats(self.make_train_function()(data))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._check_compiled("test_on_batch")
         data = data_adapter.pack(x, y, sample_weight)
         self._build_on(data)
         self.reset_metrics()
-        return _returned(_floats(self.make_test_function()(data)), return_dict)
+        logs = _floats(self.make_test_function()(data))
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
         return _arrays(self.make_predict_function()((x,)))
@@ -389,10 +404,3 @@ def _float(value):
 
 def _arrays(outputs):
     return nest.pack_sequence_as(outputs, [np.asarray(o) for o in nest.flatten(outputs)])
-
-
-def _returned(logs, return_dict):
-    if return_dict:
-        return logs
-    values = list(logs.values())
-    return values[0] if len(values) == 1 else values

@@ -1,0 +1,116 @@
+"""Where `fit` and `evaluate` could silently disagree with Keras 3: the names of clashing
+metrics, `steps_per_epoch` on arrays, class weights, and the order of returned lists.
+
+Each expected number is the output of the same program run by Keras 3.15 on TensorFlow 2.21.
+"""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from tracer.keras import data_adapter
+
+keras = tt.keras
+
+
+def _logistic():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, activation="sigmoid")])
+    model.set_weights([np.array([[1.0], [-0.5]], np.float32), np.zeros(1, np.float32)])
+    return model
+
+
+def test_clashing_metric_names_are_renamed_as_keras_does():
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(6, 2)
+    y = np.array([[0], [1], [1], [0], [1], [0]], np.float32)
+    weights = np.array([1, 0, 0, 1, 1, 1], np.float32)
+    model = _logistic()
+    model.compile(
+        optimizer="sgd",
+        loss="binary_crossentropy",
+        metrics=[
+            "accuracy",
+            "mse",
+            "mse",
+            keras.metrics.Precision(thresholds=0.3, name="precision"),
+            keras.metrics.Precision(thresholds=0.7, name="precision"),
+        ],
+        weighted_metrics=["accuracy"],
+    )
+    logs = model.evaluate(x, y, sample_weight=weights, verbose=0, return_dict=True)
+    values = model.evaluate(x, y, sample_weight=weights, verbose=0)
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program. (The list holds a value twice
+    # where two metrics share a name; Keras lists the others' values after, sorted by name.)
+    keras_logs = {
+        "loss": 0.4339207708835602,
+        "accuracy": 0.5,
+        "mse": 0.2648085057735443,
+        "mse_1": 0.2648085057735443,
+        "precision": 0.5,
+        "precision_1": 0.0,
+        "weighted_accuracy": 0.75,
+    }
+    keras_values = [0.43392077, 0.5, 0.26480851, 0.26480851, 0.5, 0.5, 0.5, 0.26480851, 0.0]
+    keras_values.append(0.75)
+    assert logs.keys() == keras_logs.keys()
+    np.testing.assert_allclose([logs[k] for k in keras_logs], list(keras_logs.values()), 1e-5)
+    np.testing.assert_allclose(values, keras_values, rtol=1e-5)
+
+
+def test_steps_per_epoch_on_arrays_goes_on_where_the_last_epoch_stopped():
+    x = np.zeros((10, 1), np.float32)
+    y = np.arange(10, dtype=np.float32).reshape(10, 1)
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+    history = model.fit(x, y, batch_size=2, steps_per_epoch=3, epochs=3, shuffle=False, verbose=0)
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program: the second epoch takes the
+    # last two batches only, the third starts a new pass over the data.
+    np.testing.assert_allclose(history.history["loss"], [9.1667, 57.5, 9.1667], rtol=1e-4)
+
+
+def test_a_shuffled_pass_is_drawn_once_and_shared_by_the_epochs_it_spans():
+    y = np.arange(10)
+    batches = data_adapter.adapter(np.zeros((10, 1)), y, None, 2, 3, True, "fit")
+    epochs = [[b[1].tolist() for b in batches.batches()] for _ in range(3)]
+    assert [len(e) for e in epochs] == [3, 2, 3]
+    first_pass = sorted(v for batch in epochs[0] + epochs[1] for v in batch)
+    assert first_pass == list(range(10))  # one permutation, each sample once
+
+
+def test_class_weights_round_labels_default_to_one_and_exclude_sample_weights():
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(6, 2)
+    soft = np.array([[0.1], [0.9], [0.8], [0.2], [0.6], [0.0]], np.float32)
+
+    def fit(**weights):
+        model = _logistic()
+        model.compile(optimizer=keras.optimizers.SGD(0.5), loss="binary_crossentropy")
+        history = model.fit(x, soft, batch_size=6, epochs=2, shuffle=False, verbose=0, **weights)
+        return history.history["loss"]
+
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program (soft labels are rounded).
+    keras_losses = [1.5043182373046875, 1.4308162927627563]
+    np.testing.assert_allclose(fit(class_weight={0: 1.0, 1: 3.0}), keras_losses, rtol=1e-5)
+    np.testing.assert_allclose(fit(class_weight={1: 3.0}), keras_losses, rtol=1e-5)
+    with pytest.raises(ValueError, match="class_weight and sample_weight"):
+        fit(class_weight={0: 1.0, 1: 3.0}, sample_weight=np.ones(6, np.float32))
+
+
+def test_returned_lists_follow_keras_order_for_several_outputs():
+    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+    inputs = keras.Input((2,))
+    a = keras.layers.Dense(1, kernel_initializer="ones", name="a")(inputs)
+    b = keras.layers.Dense(2, kernel_initializer="ones", name="b")(inputs)
+    model = keras.Model(inputs, [a, b])
+    model.compile(
+        optimizer="sgd",
+        loss=["mse", "mae"],
+        loss_weights=[1.0, 0.5],
+        metrics=[["mae"], ["mse", "mae"]],
+    )
+    targets = [np.ones((4, 1), np.float32), np.zeros((4, 2), np.float32)]
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program:
+    # [loss, a_loss, b_loss, a_mae, b_mae, b_mse].
+    keras_values = [3.2040817737579346, 2.63265323638916, 1.1428571939468384]
+    keras_values += [1.3571428060531616, 1.1428571939468384, 1.6326531171798706]
+    np.testing.assert_allclose(model.evaluate(x, targets, verbose=0), keras_values, rtol=1e-5)
+    np.testing.assert_allclose(model.test_on_batch(x, targets), keras_values, rtol=1e-5)
+    np.testing.assert_allclose(model.train_on_batch(x, targets), keras_values, rtol=1e-5)
