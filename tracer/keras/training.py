@@ -145,6 +145,10 @@ class Trainer:
     def metrics_names(self):
         return [metric.name for metric in self.metrics]
 
+    def _returned(self, logs, return_dict):
+        """What evaluate and the `*_on_batch` methods return: `logs`, or its values in order."""
+        return logs if return_dict else self._flatten_metrics_in_order(logs)
+
     def _flatten_metrics_in_order(self, logs):
         """The logs as the list `evaluate` and the `*_on_batch` methods return (the value
         alone if there is one), in Keras 3's order: the values named by the metrics in order
@@ -318,7 +322,7 @@ class Trainer:
         if logs is None:
             raise ValueError("evaluate: the data has no batches")
         callback_list.on_test_end(logs)
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        return self._returned(logs, return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs for every sample of `x`, as numpy arrays (batches joined)."""
@@ -348,7 +352,7 @@ class Trainer:
         self._build_on(data)
         self.reset_metrics()
         logs = _floats(self.make_train_function()(data))
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        return self._returned(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._check_compiled("test_on_batch")
@@ -356,7 +360,7 @@ class Trainer:
         self._build_on(data)
         self.reset_metrics()
         logs = _floats(self.make_test_function()(data))
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        return self._returned(logs, return_dict)
 
     def predict_on_batch(self, x):
         return _arrays(self.make_predict_function()((x,)))
