@@ -31,6 +31,7 @@ class Recording:
         "signature",
         "watched",
         "variables",
+        "variable_reads",
         "events",
         "untracked",
     )
@@ -48,6 +49,9 @@ class Recording:
         self.signature = []  # one entry per node of `order`; see the class docstring
         self.watched = []  # input and variable nodes, in order of watching
         self.variables = {}  # Variable._unique_id -> Variable
+        # Variable._unique_id -> the nodes of its reads after an assign in traced code, each
+        # a leaf its gradient sums over beside the variable's own node (Variable._read)
+        self.variable_reads = {}
         self.events = TapeEvents()  # what tape.explain needs beyond the graph
         # how many of the first records the collector no longer walks (fast_apply.c untracks
         # a large tape's records as it records them)

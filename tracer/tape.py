@@ -16,10 +16,11 @@ from tracer.backprop import gradient_graph, gradients, ones_seed
 from tracer.config import settings
 from tracer.context import state
 from tracer.explain import UnconnectedGradientError, explain
+from tracer.indexed_slices import IndexedSlices
 from tracer.ir import Node, format_nodes, user_location
-from tracer.ops import array_ops, math_ops
+from tracer.ops import array_ops, math_ops, structure_ops
 from tracer.recording import Recording
-from tracer.tensor import Tensor, TensorLike, _from_python
+from tracer.tensor import Tensor, TensorLike, _from_python, convert_to_tensor
 from tracer.variable import Variable
 
 log = logging.getLogger(__name__)
@@ -159,12 +160,9 @@ class GradientTape:
         flat_targets = [_target_tensor(t) for t in nest.flatten(target)]
         flat_sources = _source_list(sources)
         seeds = _seeds(flat_targets, output_gradients)
-        grads = gradients(
-            rec,
-            [rec.tracked_node(t) for t in flat_targets],
-            [rec.tracked_node(s) for s in flat_sources],
-            seeds,
-        )
+        source_nodes, read_owners = _source_nodes(rec, flat_sources)
+        grads = gradients(rec, [rec.tracked_node(t) for t in flat_targets], source_nodes, seeds)
+        grads = _add_reads(grads, read_owners)
         grads = _seed_sources_that_are_targets(
             rec, grads, flat_sources, nest.flatten(target), seeds
         )
@@ -205,9 +203,8 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         target = _target_tensor(target)
         flat_sources = _source_list(sources)
-        prepared = gradient_graph(
-            rec, [rec.tracked_node(target)], [rec.tracked_node(s) for s in flat_sources]
-        )
+        source_nodes, read_owners = _source_nodes(rec, flat_sources)
+        prepared = gradient_graph(rec, [rec.tracked_node(target)], source_nodes)
         rows = jacobians.gradient_rows(
             rec,
             prepared,
@@ -216,6 +213,7 @@ class GradientTape:
             experimental_use_pfor,
             parallel_iterations,
         )
+        rows = _add_reads(list(rows), read_owners)
         self._finish_differentiation()
         results = []
         for source, row in zip(flat_sources, rows):
@@ -327,6 +325,41 @@ def _source_list(sources):
                 f"sources must be Tensors or Variables, got {type(s).__name__} ({s!r})"
             )
     return flat
+
+
+def _source_nodes(rec, sources):
+    """The tape's nodes of `sources`, then the reads after assigns in traced code of those
+    that are Variables (`Variable._read_after_assign`), and for each read the position of
+    its variable among `sources`."""
+    nodes = [rec.tracked_node(s) for s in sources]
+    owners = []
+    if rec.variable_reads:
+        for k, source in enumerate(sources):
+            if isinstance(source, Variable):
+                for node in rec.variable_reads.get(source._unique_id, ()):
+                    nodes.append(node)
+                    owners.append(k)
+    return nodes, owners
+
+
+def _add_reads(grads, owners):
+    """The gradient of each source: its own node's plus its reads' (`_source_nodes`)."""
+    total = grads[: len(grads) - len(owners)]
+    for k, g in zip(owners, grads[len(total) :]):
+        if g is not None:
+            total[k] = g if total[k] is None else _sum_of_two(total[k], g)
+    return total
+
+
+def _sum_of_two(a, b):
+    """a + b for gradients of one variable, IndexedSlices kept where both are."""
+    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
+        return IndexedSlices(
+            structure_ops.concat([a.values, b.values], 0),
+            structure_ops.concat([a.indices, b.indices], 0),
+            a.shape,
+        )
+    return math_ops.add(convert_to_tensor(a), convert_to_tensor(b))
 
 
 def _seeds(targets, output_gradients):

@@ -14,7 +14,7 @@ import numpy as np
 from runtime import aligned
 from tracer.context import outside_trace, state
 from tracer.ir import Node, format_location, user_location
-from tracer.ops import core, math_ops
+from tracer.ops import array_ops, core, math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
@@ -67,6 +67,8 @@ class Variable(TensorLike):
             self._watched_by(state.tapes)
         if state.trace is not None:
             tensor = state.trace.read(self)
+            if tensor._node is not self._node and state.tapes:
+                tensor = self._read_after_assign(tensor, state.tapes)
             if state.accumulators:  # a read of its own: after an assign, the value is another's
                 tensor = Tensor(tensor._value, tensor._node)
         else:
@@ -75,6 +77,28 @@ class Variable(TensorLike):
         for accumulator in state.accumulators:
             accumulator.read_variable(self, tensor)
         return tensor
+
+    def _read_after_assign(self, value, tapes):
+        """A read in traced code of the value an assign gave: to the tapes that watch this
+        variable it is another read of the variable, a leaf whose gradient adds to the
+        variable's (`tape.gradient`), as every read is in eager code and in TensorFlow, and
+        no gradient flows through it into the assigned expression (an assign has none)."""
+        watching = [
+            tape._recording_state
+            for tape in tapes
+            if tape._recording_state is not None
+            and self._unique_id in tape._recording_state.variables
+        ]
+        if not watching:
+            return value
+        read = array_ops.stop_gradient(value)
+        if read._node is None or read._node.op == "const":  # a constant assigned: a leaf of its own
+            node = Node("input", (), {}, read.shape, read.dtype, user_location())
+            read = Tensor(read._value, node)
+        for recording in watching:
+            recording.watch_node(read._node)
+            recording.variable_reads.setdefault(self._unique_id, []).append(read._node)
+        return read
 
     def _watched_by(self, tapes):
         """The tapes among `tapes` that watch accessed variables start watching this one."""
