@@ -275,6 +275,27 @@ def test_shape_is_a_tensor_shape_that_equals_tuples():
     assert repr(tt.Variable([1.0, 2.0]).shape) == "TensorShape([2])"
 
 
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_shape_in_a_traced_function_is_a_tensor_shape(backend):
+    """TF 2.21: inside tf.function `x.shape` is a TensorShape too (`x.shape.as_list()`, its
+    rank and slices work); a size known only when the function runs is tracer's symbol
+    there (TensorFlow's None), which ops take as a size and the methods count as unknown."""
+    seen = []
+
+    def flatten_rows(x):
+        shape = x.shape
+        seen.append((type(shape), shape.rank, shape.is_fully_defined(), shape.num_elements()))
+        rows = shape.as_list()[0]
+        return tt.reshape(x, [rows, -1]), tt.zeros(shape[1:].concatenate([2]))
+
+    f = tt.function(flatten_rows, backend=backend)
+    for n in (2, 3, 4):  # the third size runs the trace of unknown rows
+        flat, zeros = f(np.arange(n * 12.0).reshape(n, 3, 4))
+        np.testing.assert_array_equal(flat.numpy(), np.arange(n * 12.0).reshape(n, 12))
+        assert zeros.shape == (3, 4, 2)
+    assert seen == [(tt.TensorShape, 3, True, 24), (tt.TensorShape, 3, False, None)]
+
+
 def test_a_tensor_leaked_from_another_function_raises_type_error():
     """TF 2.21: a tensor kept in a global by one tf.function and used by another raises
     TypeError (the guide's `captures_leaked_tensor`)."""

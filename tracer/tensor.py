@@ -174,7 +174,7 @@ class Tensor(TensorLike):
         """A TensorShape, as TensorFlow's (a tuple, so `x.shape == (2, 3)`); while a
         function is traced, the graph's shape, whose unknown sizes are symbols."""
         value = self._value
-        return self._node.shape if value is None else TensorShape.of_array(value.shape)
+        return TensorShape.of_array(self._node.shape if value is None else value.shape)
 
     @property
     def ndim(self):

@@ -2,12 +2,17 @@
 
 A TensorShape is a tuple (of ints, None where a size is unknown), so it compares equal to
 tuples and works wherever they do, with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
+While a function is traced, a size known only when it runs is a symbol of the trace (a
+`tracer.ir.dims.Dim`, where TensorFlow gives None): ops take it as a size, and the methods
+count it as unknown.
 
 >>> tt.TensorShape([7, None])
 TensorShape([7, None])
 >>> tt.TensorShape([7, 10]) == (7, 10)
 True
 """
+
+from tracer.ir.dims import Dim
 
 
 class TensorShape(tuple):
@@ -16,7 +21,7 @@ class TensorShape(tuple):
     def __new__(cls, dims=()):
         if dims is None:
             raise ValueError("tracer's TensorShape has a known rank: give the dimensions")
-        return super().__new__(cls, (None if d is None else int(d) for d in dims))
+        return super().__new__(cls, (_size(d) for d in dims))
 
     @classmethod
     def of_array(cls, shape):
@@ -38,7 +43,7 @@ class TensorShape(tuple):
         return list(self)
 
     def is_fully_defined(self):
-        return all(d is not None for d in self)
+        return all(d is not None and not isinstance(d, Dim) for d in self)
 
     def num_elements(self):
         """The number of elements, or None where a size is unknown."""
@@ -54,7 +59,7 @@ class TensorShape(tuple):
 
     def __getitem__(self, key):
         item = super().__getitem__(key)
-        return TensorShape(item) if isinstance(key, slice) else item
+        return tuple.__new__(TensorShape, item) if isinstance(key, slice) else item
 
     def __repr__(self):
         return f"TensorShape({list(self)})"
@@ -66,3 +71,8 @@ class TensorShape(tuple):
             + ("," if len(self) == 1 else "")
             + ")"
         )
+
+
+def _size(d):
+    """One size of a TensorShape: None, a symbol of a trace, or an int."""
+    return d if d is None or isinstance(d, Dim) else int(d)
