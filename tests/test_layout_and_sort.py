@@ -326,6 +326,26 @@ def test_sort_gradient_goes_back_to_the_source_positions():
     assert tape.gradient(y, t) is None
 
 
+@pytest.mark.parametrize("backend", ["eager", "c", "interpreter"])
+def test_sort_and_top_k_of_a_vector_give_a_dense_gradient(backend):
+    """TF 2.21: the gradient of tf.sort and tf.math.top_k of a vector is a dense Tensor, not
+    IndexedSlices (theirs is a scatter into the input's shape)."""
+    x = np.array([3.0, 1.0, 2.0, 5.0])
+
+    def gradients(t):
+        with tt.GradientTape(persistent=True) as tape:
+            tape.watch(t)
+            by_sort = tt.reduce_sum(tt.sort(t) * tt.constant([1.0, 2.0, 3.0, 4.0], tt.float64))
+            by_top_k = tt.reduce_sum(tt.math.top_k(t, 2).values ** 2)
+        return tape.gradient(by_sort, t), tape.gradient(by_top_k, t)
+
+    run = gradients if backend == "eager" else tt.function(gradients, backend=backend)
+    sort_gradient, top_k_gradient = run(tt.constant(x))
+    assert isinstance(sort_gradient, tt.Tensor) and isinstance(top_k_gradient, tt.Tensor)
+    np.testing.assert_array_equal(sort_gradient.numpy(), [3.0, 1.0, 2.0, 4.0])
+    np.testing.assert_array_equal(top_k_gradient.numpy(), [6.0, 0.0, 0.0, 10.0])
+
+
 def test_sort_of_rows_known_only_when_the_function_runs_and_vectorized():
     x = _awkward((5, 6), np.float64)
     spec = [tt.TensorSpec([None, 6], tt.float64)]

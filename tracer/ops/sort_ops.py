@@ -203,9 +203,13 @@ def _flat_order(x, axis, direction, count=None):
 
 
 def _take(x, flat_positions):
-    """The elements of `x` at flat offsets: one gather, whose gradient is a scatter_add."""
-    flattened = array_ops.reshape(x, (dims.size(x.shape),))
-    return apply(index_ops.GATHER, (flattened, flat_positions), {"axis": 0})
+    """The elements of `x` at flat offsets: one gather, whose gradient is a scatter_add, of
+    rows of one element, so that the gradient reaches `x` through a reshape: a dense
+    Tensor, as TensorFlow's sort and top_k give it (a gather straight from a vector would
+    give the user IndexedSlices)."""
+    column = array_ops.reshape(x, (dims.size(x.shape), 1))
+    taken = apply(index_ops.GATHER, (column, flat_positions), {"axis": 0})
+    return array_ops.reshape(taken, flat_positions.shape)
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
