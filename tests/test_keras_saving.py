@@ -496,6 +496,21 @@ def test_absurd_sizes_are_refused(tmp_path, monkeypatch):
         tt.keras.models.load_model(path)
 
 
+@pytest.mark.parametrize("units", [10**9, 20_000_000])
+def test_a_config_declaring_weights_larger_than_the_file_is_refused_before_building(
+    tmp_path, units
+):
+    """A Dense layer of a billion units (terabytes) or of twenty million (gigabytes, which
+    the machine would make before comparing them with the file's) in a file of kilobytes:
+    a ValueError naming the layer and its weight, with nothing made."""
+    path = rewrite(DATA / "mlp.keras", tmp_path / "large.keras", config=set_layer(1, units=units))
+    with pytest.raises(
+        ValueError, match=r"layer 'dense.*' would make its weight 'kernel' of shape"
+    ):
+        tt.keras.models.load_model(path)
+    assert tt.keras.models.load_model(DATA / "mlp.keras").count_params() > 0
+
+
 def zip_entries(data):
     """`(central directory entry, local header)` offsets of each member of the zip `data`."""
     end = data.rindex(b"PK\x05\x06")

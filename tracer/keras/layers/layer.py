@@ -17,6 +17,7 @@ import numpy as np
 from tracer.context import state
 from tracer.dtypes import as_dtype
 from tracer.keras import extensions, initializers
+from tracer.keras.layers import budget
 from tracer.keras.naming import unique_layer_name
 from tracer.module import Module, name_scope
 from tracer.ops.array_ops import cast
@@ -113,6 +114,7 @@ class Layer(Module):
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
         initializer = initializers.get(initializer)
         shape = tuple(int(d) for d in shape)
+        budget.claim(self, name or "Variable", shape, dtype)
         outer = self._enter_scope()
         try:
             variable = Variable(

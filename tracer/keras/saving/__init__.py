@@ -19,6 +19,7 @@ import sys
 import warnings
 
 from tracer.keras import extensions
+from tracer.keras.layers import budget
 from tracer.keras.saving import archive, model_configs, weights_file
 
 # The Keras version whose format tracer writes (metadata.json's keras_version).
@@ -143,7 +144,11 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                 f"file format not supported: filepath={path}. tracer loads Keras 3's .keras files"
             )
     _, config, data = archive.read(filepath)
-    model = model_configs.model_from_config(config, custom_objects, compile=compile)
+    # the weights the config declares fit in the file's (stored as Keras stores them, or
+    # compressed no more than a zip member may be)
+    limit = archive.MAX_EXPANSION * len(data) + archive.BOMB_FLOOR
+    with budget.bounded(limit, archive.label(filepath)):
+        model = model_configs.model_from_config(config, custom_objects, compile=compile)
     for message in weights_file.read(model, data):
         warnings.warn(message, stacklevel=3)
     return model

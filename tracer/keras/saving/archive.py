@@ -55,15 +55,15 @@ def read(source, weights=True):
     try:
         archive = zipfile.ZipFile(source, "r")
     except _DAMAGED as error:
-        raise ValueError(f"{_label(source)} is not a .keras file (a zip): {error}") from None
+        raise ValueError(f"{label(source)} is not a .keras file (a zip): {error}") from None
     with archive:
         infos = archive.infolist()
         if len(infos) > MAX_MEMBERS:
-            raise ValueError(f"{_label(source)} holds {len(infos)} members; refusing to read it")
+            raise ValueError(f"{label(source)} holds {len(infos)} members; refusing to read it")
         members = {}
         for info in infos:
             if info.filename in members:
-                raise ValueError(f"{_label(source)} holds {info.filename!r} twice")
+                raise ValueError(f"{label(source)} holds {info.filename!r} twice")
             members[info.filename] = info
         for name in (CONFIG, WEIGHTS):
             if name not in members:
@@ -72,7 +72,7 @@ def read(source, weights=True):
         metadata = _json(archive, members[METADATA], source) if METADATA in members else {}
         data = _member(archive, members[WEIGHTS], MAX_WEIGHTS_BYTES, source) if weights else None
     if not isinstance(config, dict):
-        raise ValueError(f"{_label(source)}: config.json holds no model config (a JSON object)")
+        raise ValueError(f"{label(source)}: config.json holds no model config (a JSON object)")
     return metadata, config, data
 
 
@@ -86,10 +86,10 @@ def is_zip(path):
 def _missing(source, name, members):
     if name == WEIGHTS and "model.weights.npz" in members:
         return (
-            f"{_label(source)} holds its weights as model.weights.npz; tracer reads only "
+            f"{label(source)} holds its weights as model.weights.npz; tracer reads only "
             "Keras's default, model.weights.h5"
         )
-    return f"{_label(source)} is not a complete .keras file: it has no {name}"
+    return f"{label(source)} is not a complete .keras file: it has no {name}"
 
 
 def _json(archive, info, source):
@@ -97,7 +97,7 @@ def _json(archive, info, source):
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as error:  # RecursionError: absurdly deep nesting
-        raise ValueError(f"{_label(source)}: {info.filename} is not valid JSON ({error})") from None
+        raise ValueError(f"{label(source)}: {info.filename} is not valid JSON ({error})") from None
 
 
 def _member(archive, info, limit, source):
@@ -108,18 +108,18 @@ def _member(archive, info, limit, source):
     size = info.file_size
     if size > limit:
         raise ValueError(
-            f"{_label(source)}: {info.filename} declares {size} bytes, more than the "
+            f"{label(source)}: {info.filename} declares {size} bytes, more than the "
             f"{limit} tracer reads (tracer.keras.saving.archive.MAX_*_BYTES)"
         )
     length = _length(source)
     if info.compress_size > length:
         raise ValueError(
-            f"{_label(source)}: {info.filename} declares that it stores {info.compress_size} "
+            f"{label(source)}: {info.filename} declares that it stores {info.compress_size} "
             f"bytes, but the whole file holds {length}"
         )
     if size > BOMB_FLOOR and size > MAX_EXPANSION * info.compress_size:
         raise ValueError(
-            f"{_label(source)}: {info.filename} declares {size} bytes but stores only "
+            f"{label(source)}: {info.filename} declares {size} bytes but stores only "
             f"{info.compress_size}; refusing a likely decompression bomb"
         )
     try:
@@ -127,11 +127,11 @@ def _member(archive, info, limit, source):
             data = member.read(size)  # zipfile stops at the declared size and checks the CRC
     except (*_DAMAGED, OSError) as error:
         raise ValueError(
-            f"{_label(source)}: {info.filename} cannot be read ({type(error).__name__}: {error})"
+            f"{label(source)}: {info.filename} cannot be read ({type(error).__name__}: {error})"
         ) from None
     if len(data) != size:
         raise ValueError(
-            f"{_label(source)}: {info.filename} holds {len(data)} bytes, not the {size} it declares"
+            f"{label(source)}: {info.filename} holds {len(data)} bytes, not the {size} it declares"
         )
     return data
 
@@ -143,7 +143,7 @@ def _length(source):
     return source.seek(0, os.SEEK_END)
 
 
-def _label(source):
+def label(source):
     if isinstance(source, (str, os.PathLike)):
         return repr(os.fspath(source))
     name = getattr(source, "name", None)
