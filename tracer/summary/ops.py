@@ -1,8 +1,9 @@
 """The summary ops: `scalar`, `histogram`, `text` and `image`, eagerly and in compiled code.
 
 Each writes one event to the default writer at `step` (the default step when None), tagged
-`name` under the current tt.name_scope ("scope/name"), and returns True, or returns False and writes nothing when there is no default writer or
-`record_if`'s condition is false, as tf.summary's. Values are written in TensorFlow 2's forms
+`name` under the current tt.name_scope ("scope/name"; an empty name is the kind's default,
+"scalar_summary", ...), and returns True, or returns False and writes nothing when there is no
+default writer or `record_if`'s condition is false, as tf.summary's. Values are written in TensorFlow 2's forms
 (a TensorProto and the plugin that shows it), so TensorBoard reads them as TensorFlow's.
 
 While a `tt.function` is traced, a summary becomes a node that writes when it runs: at every
@@ -23,10 +24,12 @@ from tracer.ir import user_location
 from tracer.ops.core import apply
 from tracer.summary import events, png, wav
 from tracer.summary.writer import state
-from tracer.tensor import TensorLike
+from tracer.tensor import TensorLike, convert_to_tensor
 
 DEFAULT_BUCKET_COUNT = 30
 TENSOR = object()  # where a tensor stands in a SummaryCall's parts
+INT32_MIN = -(2**31)
+INT64_MAX = 2**63 - 1
 
 
 class SummaryCall:
@@ -51,11 +54,14 @@ class SummaryCall:
             return
         tensor, plugin, *content = self.encode(np.asarray(data))
         summary = events.summary_value(self.tag, tensor, plugin, self.description, *content)
-        self.writer.write(int(np.asarray(step)), summary)
+        self.writer.write(int(np.asarray(step).reshape(())), summary)
 
 
-def _summary(name, data, step, description, encode, check):
-    """Write (eagerly) or add the node that writes (traced); True if something will be."""
+def _summary(name, data, step, description, encode, check, default_name):
+    """Write (eagerly) or add the node that writes (traced). Returns True if something will
+    be written, False if nothing will, or (traced, under a tensor `record_if`) that tensor."""
+    if step is not None:  # TF converts a given step to int64 even when nothing is written
+        _check_step(step)
     writer, condition = state.writer, condition_value()
     step = state.step if step is None else step
     if trace_state.trace is None:  # eagerly, every value is known now
@@ -67,12 +73,14 @@ def _summary(name, data, step, description, encode, check):
             "No step set: pass `step=` to the summary, or set a default one with "
             "tt.summary.experimental.set_step(step) or writer.as_default(step)"
         )
+    _check_step(step)
     check(_shape(data))
     parts = (data, step, condition)
     tensors = [p._read() for p in parts if isinstance(p, TensorLike)]
     call = SummaryCall(
         writer,
-        trace_state.name_scope + name,  # ("outer/inner/" + name, as TensorFlow's tags)
+        # "outer/inner/" + name, as TensorFlow's tags; an empty name is the kind's default
+        trace_state.name_scope + (name or default_name),
         encode,
         description,
         tuple(TENSOR if isinstance(p, TensorLike) else p for p in parts),
@@ -84,7 +92,49 @@ def _summary(name, data, step, description, encode, check):
     trace_state.trace.check_print(printing.STREAM)
     stream = printing.STREAM
     stream.assign(apply(printing.PRINT, (stream._read(), *tensors), {"call": call}))
+    if isinstance(condition, TensorLike):
+        # as tf.summary's cond: a boolean tensor, true at the calls that write
+        return _traced_condition(condition)
     return True
+
+
+def _traced_condition(condition):
+    condition = condition._read()
+    if not condition.dtype.is_bool:
+        raise TypeError(
+            f"record_if's condition must be a boolean tensor, not one of dtype "
+            f"{condition.dtype.name}"
+        )
+    return condition
+
+
+def _check_step(step):
+    """Refuse a step TensorFlow cannot convert to an int64 scalar: Python floats (even 7.0)
+    and strings raise TypeError, non-integer tensors and sizes other than one ValueError.
+    numpy floats pass, and are cut toward zero when written, as TF casts them.
+
+    >>> _check_step(7.9)
+    Traceback (most recent call last):
+    TypeError: Cannot convert 7.9 to an int64 step: a summary's step is an integer
+    """
+    if isinstance(step, TensorLike):
+        if not step.dtype.is_integer:
+            raise ValueError(
+                f"a summary's step must be an integer tensor, not one of dtype {step.dtype.name}"
+            )
+        size = int(np.prod(tuple(step.shape)))
+    else:
+        array = np.asarray(step)
+        numpy_value = isinstance(step, (np.ndarray, np.generic))
+        if array.dtype.kind not in ("iub" + ("f" if numpy_value else "")):
+            raise TypeError(
+                f"Cannot convert {step!r} to an int64 step: a summary's step is an integer"
+            )
+        if array.dtype.kind == "u" and array.size and array.max() > INT64_MAX:
+            raise ValueError(f"the step {step!r} is out of the int64 range")
+        size = array.size
+    if size != 1:
+        raise ValueError(f"a summary's step must be a scalar, got {step!r}")
 
 
 def condition_value():
@@ -95,9 +145,16 @@ def condition_value():
 
 def should_record_summaries():
     """Whether a summary written here now would be written: a default writer, and
-    record_if's condition true (a tensor condition counts as true)."""
+    record_if's condition true. Eagerly a bool; in a traced function, under a tensor
+    condition, that boolean tensor (as TensorFlow's, whose result is always a tensor)."""
     condition = condition_value()
-    return state.writer is not None and (isinstance(condition, TensorLike) or bool(condition))
+    if state.writer is None:
+        return False
+    if isinstance(condition, TensorLike):
+        if trace_state.trace is None:
+            return bool(condition.numpy())
+        return _traced_condition(condition)
+    return bool(condition)
 
 
 def _value(value):
@@ -125,7 +182,7 @@ def scalar(name, data, step=None, description=None):
     >>> scalar("loss", 0.5, step=1)  # no default writer
     False
     """
-    return _summary(name, data, step, description, _scalar, _check_scalar)
+    return _summary(name, data, step, description, _scalar, _check_scalar, "scalar_summary")
 
 
 def _check_scalar(shape):
@@ -143,39 +200,66 @@ def _scalar(data):
 def histogram(name, data, step=None, buckets=None, description=None):
     """Write a histogram of `data` (any shape) in `buckets` (30 by default) equal buckets
     between its least and greatest values, as TensorFlow's: a float64 tensor [buckets, 3] of
-    (left edge, right edge, count)."""
+    (left edge, right edge, count). Python values are float32 first, as TF converts them."""
     count = DEFAULT_BUCKET_COUNT if buckets is None else int(buckets)
+    if not isinstance(data, (TensorLike, np.ndarray, np.generic)):
+        data = convert_to_tensor(data)
     encode = functools.partial(_histogram, bucket_count=count)
-    return _summary(name, data, step, description, encode, lambda shape: None)
+    return _summary(name, data, step, description, encode, lambda shape: None, "histogram_summary")
 
 
 def histogram_buckets(data, bucket_count=DEFAULT_BUCKET_COUNT):
-    """The [bucket_count, 3] float64 array of (left, right, count) of `data`'s values.
+    """The [bucket_count, 3] float64 array of (left, right, count) of `data`'s values, as
+    TensorBoard's histogram computes it with TensorFlow's CPU kernels.
 
     Buckets split [min, max] in equal widths; a value goes to floor((x - min) / width), the
     maximum to the last bucket. No values (or no buckets): zeros. One distinct value: every
     bucket is [value, value], and the last holds the count.
 
+    Values that are not finite are taken as TensorFlow takes them, not refused. The least and
+    greatest values are NaN when one is, and then every edge is NaN and every count 0. A
+    value whose bucket is not a number or overflows int32 (TF's cast makes it INT32_MIN, and
+    its one-hot row is zeros) is not counted: with an infinite value, or a range that
+    overflows to inf (-1e308 and 1e308), the width is inf, so the values at the top of the
+    range (inf / inf) are left out. Subnormal numbers are zero, as TF's kernels run with
+    denormals flushed to zero.
+
     >>> histogram_buckets([0.0, 1.0, 1.0, 3.0], 3)[:, 2]
     array([1., 2., 1.])
+    >>> histogram_buckets([1.0, np.inf], 2).tolist()
+    [[1.0, inf, 1.0], [inf, inf, 0.0]]
     """
     data = np.asarray(data, np.float64).reshape(-1)
     bucket_count = max(0, bucket_count)
     if data.size == 0 or bucket_count == 0:
         return np.zeros((bucket_count, 3))
-    if not np.isfinite(data).all():
-        raise ValueError("tt.summary.histogram of values that are not all finite")
-    low, high = data.min(), data.max()
-    counts = np.zeros(bucket_count)
-    if low == high:
-        counts[-1] = data.size
-        return np.stack([np.full(bucket_count, low), np.full(bucket_count, high), counts], 1)
-    width = (high - low) / bucket_count
-    index = np.minimum(np.floor((data - low) / width).astype(np.int64), bucket_count - 1)
-    counts += np.bincount(index, minlength=bucket_count)
-    edges = np.linspace(low, high, bucket_count + 1)
-    edges[-1] = high
+    with np.errstate(all="ignore"):  # inf - inf, inf / inf: NaN, as in TF
+        data = _flush(data)
+        low, high = data.min(), data.max()  # NaN when one is, as tf.reduce_min/max
+        width = _flush(_flush(high - low) / bucket_count)
+        counts = np.zeros(bucket_count)
+        if _flush(high - low) == 0:
+            counts[-1] = data.size
+            return np.stack([np.full(bucket_count, high), np.full(bucket_count, high), counts], 1)
+        index = np.minimum(_int32(np.floor(_flush(_flush(data - low) / width))), bucket_count - 1)
+        counts += np.bincount(index[index >= 0], minlength=bucket_count)
+        # tf.linspace(low, high, bucket_count + 1), its last edge set to high
+        steps = _flush(width * np.arange(1, bucket_count, dtype=np.float64))
+        edges = np.concatenate([[low], _flush(low + steps), [high]])
     return np.stack([edges[:-1], edges[1:], counts], 1)
+
+
+def _flush(x):
+    """`x` with subnormal numbers zero (sign kept): TF's CPU kernels run with denormals
+    flushed to zero, so its histograms see them as zero."""
+    return np.where(np.abs(x) < np.finfo(np.float64).tiny, np.copysign(0.0, x), x)
+
+
+def _int32(x):
+    """float64 to int32 as TensorFlow's CPU cast does (x86's conversion): NaN and values out
+    of the int32 range become INT32_MIN."""
+    inside = (x >= INT32_MIN) & (x < 2**31)  # false for NaN
+    return np.where(inside, x, INT32_MIN).astype(np.int64)
 
 
 def _histogram(data, bucket_count):
@@ -190,7 +274,33 @@ def text(name, data, step=None, description=None):
     shown by TensorBoard's text dashboard (as Markdown)."""
     if isinstance(data, TensorLike):
         raise TypeError("tt.summary.text takes Python strings (or lists of them), not tensors")
-    return _summary(name, data, step, description, _text, lambda shape: None)
+    _check_text(data)
+    return _summary(name, data, step, description, _text, lambda shape: None, "text_summary")
+
+
+def _check_text(data):
+    """Refuse what TensorFlow's text refuses, written or not: values that are not strings
+    (TypeError, as its assert_type: `5`, `[1, 2]`, `[]`), and strings mixed with other values
+    (ValueError, as its conversion)."""
+    if isinstance(data, np.ndarray) and data.dtype.kind in "US":
+        return
+    leaves = data.reshape(-1).tolist() if isinstance(data, np.ndarray) else list(_leaves(data))
+    strings = [isinstance(leaf, (str, bytes)) for leaf in leaves]
+    if leaves and all(strings):
+        return
+    if any(strings):
+        raise ValueError(f"tt.summary.text: {data!r} mixes strings with other values")
+    raise TypeError(
+        f"tt.summary.text takes strings (str or bytes, or nested lists of them), not {data!r}"
+    )
+
+
+def _leaves(value):
+    if not isinstance(value, (list, tuple)):
+        yield value
+        return
+    for item in value:
+        yield from _leaves(item)
 
 
 def _text(data):
@@ -208,7 +318,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
     4: gray, gray and alpha, RGB, RGBA), uint8 or floats in [0, 1], encoded as PNG by
     tracer.summary.png; shown by TensorBoard's images dashboard."""
     encode = functools.partial(_image, max_outputs=max(0, int(max_outputs)))
-    return _summary(name, data, step, description, encode, _check_image)
+    return _summary(name, data, step, description, encode, _check_image, "image_summary")
 
 
 def _check_image(shape):
@@ -248,7 +358,7 @@ def audio(name, data, sample_rate, step=None, max_outputs=3, encoding=None, desc
             f"is traced, got {sample_rate!r}"
         )
     encode = functools.partial(_audio, sample_rate=int(rate), max_outputs=max(0, int(max_outputs)))
-    return _summary(name, data, step, description, encode, _check_audio)
+    return _summary(name, data, step, description, encode, _check_audio, "audio_summary")
 
 
 # the audio plugin's content: AudioPluginData with encoding WAV (11)
@@ -273,7 +383,7 @@ def keras_model(name, config, step=None):
     """Write a Keras model's config (a JSON string) as Keras's TensorBoard callback does with
     write_graph, for TensorBoard's graph dashboard (eagerly only)."""
     encode = functools.partial(_keras_model, config=config.encode("utf-8"))
-    return _summary(name, 0, step, None, encode, lambda shape: None)
+    return _summary(name, 0, step, None, encode, lambda shape: None, "keras")
 
 
 def _keras_model(data, config):
