@@ -142,7 +142,7 @@ def test_errors_name_what_is_wrong():
     with pytest.raises(TypeError, match="unhashable"):
         {tt.constant(1.0): 1}
     _, (other_x, other_y) = _session_of(build)
-    with pytest.raises(ValueError, match="not an element of the session's graph"):
+    with pytest.raises(ValueError, match="not an element of this graph"):
         session.run(other_y, feed_dict={x: np.ones(3)})
     session.close()
     with pytest.raises(RuntimeError, match="closed Session"):

@@ -12,6 +12,7 @@ at the start of the program; other threads stay eager in tracer).
 """
 
 import contextlib
+import weakref
 
 from tracer.context import graph_nodes, state
 from tracer.dtypes import as_dtype
@@ -29,11 +30,28 @@ class _GraphTrace(Trace):
     own (`assignments`), and a Session.run that needs it assigns the variable. A read of the
     variable written after the assign reads that result, so a run that needs the read
     assigns too (the order TensorFlow 2's automatic control dependencies give; TensorFlow 1
-    leaves it open); a fetch of the variable itself is its value when the run starts."""
+    leaves it open); a fetch of the variable itself is its value when the run starts.
+
+    What an op assumed of the placeholders' None sizes (`Trace.require`: `x[4]` needs
+    d0 - 5 >= 0) is kept with the node the op makes next (`needs`), so that a Session.run
+    can check the fed sizes against it and name the op."""
 
     def __init__(self):
         super().__init__()
         self.assignments = {}  # id(node) -> the variable that node's value is assigned to
+        # the nodes made in this graph (what a run may fetch) -> how many were made before
+        self.own = weakref.WeakKeyDictionary()
+        # id(node) -> (node, [(polynomial, ">= 0" or "!= 0")]): what its op assumed
+        self.needs = {}
+        self._pending = []  # the assumptions made since the last node
+
+    def require(self, size):
+        super().require(size)
+        self._pending.append((size, ">= 0"))
+
+    def require_other_than_zero(self, size):
+        super().require_other_than_zero(size)
+        self._pending.append((size, "!= 0"))
 
     def assign_in_program(self, variable, value):
         # a node of its own, the assign op's result (of a constant too, which an op on
@@ -68,11 +86,17 @@ class _GraphTrace(Trace):
     def input(self, name, shape, dtype):
         tensor = super().input(name, shape, dtype)
         graph_nodes.add(tensor._node)
+        self.own[tensor._node] = self.nodes_made
         return tensor
 
     def made(self, node, inputs=()):
         super().made(node, inputs)
         graph_nodes.add(node)
+        self.own[node] = self.nodes_made
+        # NOTE: an op records its assumptions just before it makes its node (x[4]: the slice)
+        if self._pending:
+            self.needs[id(node)] = (node, self._pending)
+            self._pending = []
 
 
 class Operation:

@@ -6,6 +6,10 @@ ConcreteFunction of the graph's ops from those placeholders to those tensors, co
 its first run and reused by every later run that fetches and feeds the same (the fed
 values may change, and so may the sizes a placeholder left as None). Ops the fetches do not
 need are not computed. Results come back as numpy values, as TensorFlow 1's do.
+
+Each run checks the fed sizes against what its ops assumed of the None sizes when the graph
+was built (`x[4]`: at least 5 elements), as TensorFlow's kernels check their indexes: the
+compiled code reads the arrays without bounds checks.
 """
 
 import numpy as np
@@ -16,7 +20,7 @@ from tracer.concrete import ConcreteFunction
 from tracer.dtypes import int32
 from tracer.errors import InvalidArgumentError
 from tracer.executables import BACKENDS
-from tracer.ir import Literal, Node, dims, topological_closure
+from tracer.ir import Literal, Node, dims, format_location, topological_closure
 from tracer.ops.core import graph_node_of
 from tracer.signature import TensorSpec
 from tracer.tensor import Tensor, TensorLike
@@ -29,7 +33,10 @@ class Session:
 
     def __init__(self, target="", graph=None, config=None):
         self.graph = graph if graph is not None else get_default_graph()
-        self._runs = {}  # (fetched nodes, fed placeholders) -> (ConcreteFunction, its feeds)
+        # ids of the fetched nodes (or tensors with values) and the fed placeholders ->
+        # (those nodes or tensors, kept so that the ids stay theirs, ConcreteFunction, feeds,
+        # what its ops assumed of the sizes)
+        self._runs = {}
         self._calls = {}  # ids of the fetched tensors and the feed's keys -> _Run
         self._closed = False
 
@@ -56,7 +63,10 @@ class Session:
         run = self._calls.get(key)
         if run is None or not run.made_for(flat, feed_dict):
             run = self._calls[key] = self._prepare(flat, feed_dict)
-        results = run.function._run_eagerly(run.arguments(feed_dict))
+        arrays = run.arguments(feed_dict)
+        if run.needs:
+            run.check_sizes(arrays)
+        results = run.function._run_eagerly(arrays)
         values = [
             None if isinstance(fetch, Operation) else value[()] if value.ndim == 0 else value
             for fetch, value in zip(flat, results)
@@ -76,6 +86,7 @@ class Session:
                     f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}, must "
                     "be a tracer Tensor, Variable or op (tt.group) of the session's graph"
                 )
+            self._check_element(fetch)
         # a variable fetched is its value when the run starts; an op's place holds a
         # constant, and what it runs follows the fetches
         outputs = [_fetched_tensor(f) for f in flat]
@@ -92,17 +103,49 @@ class Session:
                     "graph: tracer feeds placeholders (tt.compat.v1.placeholder) only"
                 )
             fed[id(node)] = (node, key)
-        signature = (tuple(id(graph_node_of(t)) for t in outputs), tuple(sorted(fed)))
+        # a graph tensor is its node; a tensor with a value is itself (a node made of it now
+        # would die, and its id be another's)
+        keys = [t if t._value is not None else t._node for t in outputs]
+        signature = (tuple(map(id, keys)), tuple(sorted(fed)))
         if signature not in self._runs:
-            self._runs[signature] = self._compile(outputs, fed)
-        function, feeds = self._runs[signature]
-        return _Run(function, feeds, flat, feed_dict)
+            self._runs[signature] = (keys, *self._compile(outputs, fed))
+        _, function, feeds, needs = self._runs[signature]
+        return _Run(function, feeds, needs, flat, feed_dict)
+
+    def _check_element(self, fetch):
+        """Raise TensorFlow's ValueError for a fetch that is not of the session's graph: a
+        tensor of another graph or of a tt.function's trace, a variable no op of the graph
+        reads. NOTE: a tensor with a value (a constant, or ops of constants, which tracer
+        computes at once in a graph too) cannot be told from an eager one: it is taken."""
+        if isinstance(fetch, Operation):
+            for tensor in fetch.inputs:
+                self._check_element(tensor)
+            return
+        trace = self.graph._trace
+        if isinstance(fetch, Variable):
+            known = trace.variables.get(id(fetch)) is fetch
+        else:
+            known = fetch._value is not None or fetch._node in trace.own
+        if not known:
+            raise ValueError(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({fetch!r} is "
+                "not an element of this graph: it is of another graph or of a tt.function's "
+                "trace"
+                + (", or no op of this graph reads it)" if isinstance(fetch, Variable) else ")")
+            )
 
     def _compile(self, outputs, fed):
         trace = self.graph._trace
         nodes = [graph_node_of(t) for t in outputs]
         closure = topological_closure(nodes)
         needed = [n for n in closure if n.op == "input"]
+        # placeholders whose None sizes the fetches use, not their values (tf.shape(x))
+        symbols = set().union(*(dims.symbols_of((n.shape, n.attrs)) for n in closure))
+        needed += [
+            n
+            for n in self.graph._placeholders
+            if symbols & dims.symbols_of(n.shape) and all(m is not n for m in needed)
+        ]
         placeholders = {id(node) for node in self.graph._placeholders}
         variables = {id(v._node) for v in trace.variables.values()}
         feeds = []
@@ -118,11 +161,25 @@ class Session:
                 feeds.append(node)
             elif id(node) not in variables:
                 raise ValueError(
-                    "a fetched tensor is not an element of the session's graph (it depends "
-                    "on an input made elsewhere: another graph, or a tt.function's trace)"
+                    "a fetched tensor reads a tensor that is not an element of this graph "
+                    "(an input made elsewhere: of another graph, or of a tt.function's trace)"
                 )
         specs = tuple(TensorSpec(_shown(n.shape), n.dtype, n.attrs["name"]) for n in feeds)
         run = trace.restricted(feeds)
+        # what ops assumed of the None sizes: the "!= 0" of the ops this run runs, and the
+        # ">= 0" (an index inside an axis) of every op made before the last it runs: a
+        # gradient, or a tt.function inlined, reads the index through nodes made after the
+        # one the assumption is kept with
+        ran = {id(n) for n in closure}
+        last = max((trace.own.get(n, -1) for n in closure), default=-1)
+        needs = [
+            (node, size, kind)
+            for node, assumed in trace.needs.values()
+            for size, kind in assumed
+            if id(node) in ran or (kind == ">= 0" and trace.own[node] <= last)
+        ]
+        run.requirements = [size for _, size, kind in needs if kind == ">= 0"]
+        run.other_than_zero = [size for _, size, kind in needs if kind == "!= 0"]
         for node in closure:  # the assign ops the fetches need: the run assigns (the last)
             variable = trace.assignments.get(id(node))
             if variable is not None:
@@ -135,7 +192,7 @@ class Session:
             (specs, {}),
             [(n.attrs["name"], spec) for n, spec in zip(feeds, specs)],
         )
-        return function, feeds
+        return function, feeds, needs
 
 
 def _fetched_tensor(fetch):
@@ -165,11 +222,13 @@ class _Run:
     """One kind of `Session.run`: its function, and the fetches and feed keys it was made
     for (kept, so that the ids keying it stay theirs)."""
 
-    __slots__ = ("function", "feeds", "positions", "fetches", "fed")
+    __slots__ = ("function", "feeds", "needs", "positions", "fetches", "fed")
 
-    def __init__(self, function, feeds, fetches, feed_dict):
+    def __init__(self, function, feeds, needs, fetches, feed_dict):
         self.function = function
         self.feeds = feeds  # the placeholder nodes it reads, in the order of its arguments
+        # [(node, polynomial of None sizes, ">= 0" or "!= 0")]: what its ops assumed
+        self.needs = needs
         self.fetches = fetches
         self.fed = list(feed_dict)
         # where each of `feeds` is among the feed_dict's values (its keys are in this order)
@@ -185,6 +244,14 @@ class _Run:
         """The fed values as the function's arrays, each checked against its placeholder."""
         arrays = []
         values = list(feed_dict.values())
+        for key, value in feed_dict.items():
+            if isinstance(value, TensorLike):
+                raise TypeError(
+                    "The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+                    "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
+                    f"For reference, the tensor object was {value!r} which was passed to the "
+                    f"argument `feed_dict` with key {key!r}."
+                )
         for node, position in zip(self.feeds, self.positions):
             value = values[position]
             array = value if type(value) is np.ndarray else _as_array(value)
@@ -198,9 +265,38 @@ class _Run:
             arrays.append(array)
         return arrays
 
+    def check_sizes(self, arrays):
+        """Raise InvalidArgumentError where the fed sizes break what an op of this run
+        assumed of the None sizes when it was built (`x[4]` of an x fed 3 elements), before
+        the compiled code reads outside the arrays."""
+        sizes = dims.sizes_given([n.shape for n in self.feeds], [a.shape for a in arrays])
+        for node, size, kind in self.needs:
+            if not set(size.symbols) <= sizes.keys():  # of placeholders this run does not feed
+                continue
+            value = size.evaluate(sizes)
+            if value < 0 if kind == ">= 0" else value == 0:
+                fed = ", ".join(
+                    f"{n.attrs['name']!r} of shape {_shown(n.shape)} is fed shape {a.shape}"
+                    for n, a in zip(self.feeds, arrays)
+                    if set(size.symbols) & dims.symbols_of(n.shape)
+                )
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"{node.op} (at {format_location(node.location) or 'an unknown line'}) "
+                    f"was built for fed sizes where {size} {kind}, and {fed}: " + _WHY[kind],
+                )
+
+
+# why an op needs a polynomial of None sizes to be >= 0, or != 0 (tracer/tracing.py's Trace)
+_WHY = {
+    ">= 0": "an index or slice out of the bounds of the fed value",
+    "!= 0": "a comparison of a None size was answered as false when the graph was built",
+}
+
 
 def _as_array(value):
-    return np.asarray(value.numpy() if isinstance(value, TensorLike) else value)
+    return np.asarray(value)
 
 
 def _cast(array, node):
