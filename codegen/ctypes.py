@@ -12,8 +12,14 @@ STORAGE = {
     "float16": "_Float16",
     "float32": "float",
     "float64": "double",
+    "int8": "int8_t",
+    "int16": "int16_t",
     "int32": "int32_t",
     "int64": "int64_t",
+    "uint8": "uint8_t",
+    "uint16": "uint16_t",
+    "uint32": "uint32_t",
+    "uint64": "uint64_t",
     "bool": "bool",
     "complex64": "float _Complex",
     "complex128": "double _Complex",
@@ -40,7 +46,8 @@ def literal(value, dtype):
     if dtype.is_bool:
         return "true" if bool(value) else "false"
     if dtype.is_integer:
-        return f"(({ctype}){int(value)}LL)"
+        value = int(value)
+        return f"(({ctype}){value}{'ULL' if value > 2**63 - 1 else 'LL'})"
     return f"(({ctype}){float_literal(float(value))})"
 
 

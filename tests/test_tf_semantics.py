@@ -263,8 +263,20 @@ def test_logical_operators_on_bool_tensors():
     traced = tt.function(lambda p, q: ~(p > 0) | (q < 0) & (p < q))
     p, q = np.array([1.0, -1.0, -2.0]), np.array([-1.0, 1.0, -1.0])
     np.testing.assert_array_equal(traced(p, q).numpy(), ~(p > 0) | (q < 0) & (p < q))
-    with pytest.raises(TypeError, match="logical, for tt.bool"):
-        tt.constant([1, 2]) & tt.constant([1, 3])
+    with pytest.raises(TypeError, match="logical for tt.bool tensors and bitwise for integer"):
+        tt.constant([1.0, 2.0]) & tt.constant([1.0, 3.0])
+
+
+def test_bitwise_operators_on_integer_tensors():
+    """TF 2.21: on integer tensors `&`, `|`, `^`, `~` are tf.bitwise's: a = [1, 2, 12],
+    b = [1, 3, 10] give [1, 2, 8], [1, 3, 14], [0, 1, 6] and [-2, -3, -13]."""
+    a, b = tt.constant([1, 2, 12]), tt.constant([1, 3, 10])
+    for run in (lambda f: f, tt.function):
+        results = run(lambda x, y: (x & y, x | y, x ^ y, ~x, x & 4, 6 | x))(a, b)
+        want = [[1, 2, 8], [1, 3, 14], [0, 1, 6], [-2, -3, -13], [0, 0, 4], [7, 6, 14]]
+        for got, expected in zip(results, want):
+            assert got.dtype == tt.int32
+            np.testing.assert_array_equal(got.numpy(), expected)
 
 
 def test_shape_is_a_tensor_shape_that_equals_tuples():

@@ -20,6 +20,7 @@ from runtime import allocator as _allocator
 from tracer import (
     autodiff,
     autograph,
+    bitwise,
     compat,
     config,
     data,
@@ -58,9 +59,15 @@ from tracer.dtypes import (
     float16,
     float32,
     float64,
+    int8,
+    int16,
     int32,
     int64,
     string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
@@ -189,11 +196,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "strings", "summary", "train", "types",
+    "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
-    "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int32",
-    "int64", "string",
+    "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
+    "int64", "string", "uint8", "uint16", "uint32", "uint64",
     # control flow
     "case", "cond", "foldl", "foldr", "scan", "switch_case", "while_loop",
     # differentiation and compiling

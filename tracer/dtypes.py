@@ -68,8 +68,14 @@ class DType:
 float16 = DType("float16", np.float16)
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+uint64 = DType("uint64", np.uint64)
 bool = DType("bool", np.bool_)
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
@@ -77,14 +83,36 @@ complex128 = DType("complex128", np.complex128)
 # numpy object array; compiled code holds handles to them, never the bytes (docs/strings.md)
 string = DType("string", object)
 
-_ALL = (float16, float32, float64, int32, int64, bool, complex64, complex128, string)
+_ALL = (
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bool,
+    complex64,
+    complex128,
+    string,
+)
 BY_NUMPY = {d._np: d for d in _ALL}
 _SHORT_NAMES = {
     "float16": "f16",
     "float32": "f32",
     "float64": "f64",
+    "int8": "i8",
+    "int16": "i16",
     "int32": "i32",
     "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
     "bool": "bool",
     "complex64": "c64",
     "complex128": "c128",

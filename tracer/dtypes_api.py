@@ -10,8 +10,14 @@ from tracer.dtypes import (  # noqa: F401
     float16,
     float32,
     float64,
+    int8,
+    int16,
     int32,
     int64,
     string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from tracer.ops.array_ops import cast  # noqa: F401

@@ -1,7 +1,7 @@
 """Python operators on tensors and variables, mapped to tracer's ops (`x + 1`, `x @ w`, `x[0]`)."""
 
 from tracer import dtypes
-from tracer.ops import array_ops, linalg_ops, math_composites, math_ops
+from tracer.ops import array_ops, bitwise_ops, linalg_ops, math_composites, math_ops
 from tracer.tensor import TensorLike
 
 
@@ -25,27 +25,32 @@ def _equality(function, x, y, incompatible):
         return constant(incompatible)
 
 
-def _logical(function, symbol):
-    """TensorFlow's `&`, `|`, `^` on bool tensors (on integers they are its bitwise ops,
-    which tracer does not have)."""
+def _logical_or_bitwise(logical, bitwise, symbol):
+    """TensorFlow's `&`, `|`, `^`: logical on bool tensors, bitwise on integer ones."""
 
     def operator(x, y):
-        for value in (x, y):
-            if isinstance(value, TensorLike) and value.dtype != dtypes.bool:
+        kinds = {value.dtype for value in (x, y) if isinstance(value, TensorLike)}
+        if kinds and all(dtype.is_integer for dtype in kinds):
+            return bitwise(x, y)
+        for dtype in kinds:
+            if dtype != dtypes.bool:
                 raise TypeError(
-                    f"`{symbol}` on tracer tensors is logical, for tt.bool tensors; got "
-                    f"{value.dtype.name} (bitwise operations on integers are not supported)"
+                    f"`{symbol}` on tracer tensors is logical for tt.bool tensors and bitwise for "
+                    f"integer ones; got {dtype.name}"
                 )
-        return function(x, y)
+        return logical(x, y)
 
     return operator
 
 
-def _logical_not(x):
+def _invert(x):
+    """TensorFlow's `~`: logical not of a bool tensor, bitwise inversion of an integer one."""
+    if x.dtype.is_integer:
+        return bitwise_ops.invert(x)
     if x.dtype != dtypes.bool:
         raise TypeError(
-            f"`~` on tracer tensors is logical not, for tt.bool tensors; got {x.dtype.name} "
-            "(bitwise inversion of integers is not supported)"
+            f"`~` on tracer tensors is logical not for tt.bool tensors and bitwise inversion "
+            f"for integer ones; got {x.dtype.name}"
         )
     return math_ops.logical_not(x)
 
@@ -53,6 +58,10 @@ def _logical_not(x):
 def _reflected(function):
     return lambda self, other: function(other, self)
 
+
+_AND = _logical_or_bitwise(math_ops.logical_and, bitwise_ops.bitwise_and, "&")
+_OR = _logical_or_bitwise(math_ops.logical_or, bitwise_ops.bitwise_or, "|")
+_XOR = _logical_or_bitwise(math_composites.logical_xor, bitwise_ops.bitwise_xor, "^")
 
 OPERATORS = {
     "__add__": math_ops.add,
@@ -80,13 +89,13 @@ OPERATORS = {
     "__neg__": math_ops.negative,
     "__abs__": math_ops.abs,
     "__getitem__": array_ops.getitem,
-    "__and__": _logical(math_ops.logical_and, "&"),
-    "__rand__": _reflected(_logical(math_ops.logical_and, "&")),
-    "__or__": _logical(math_ops.logical_or, "|"),
-    "__ror__": _reflected(_logical(math_ops.logical_or, "|")),
-    "__xor__": _logical(math_composites.logical_xor, "^"),
-    "__rxor__": _reflected(_logical(math_composites.logical_xor, "^")),
-    "__invert__": _logical_not,
+    "__and__": _AND,
+    "__rand__": _reflected(_AND),
+    "__or__": _OR,
+    "__ror__": _reflected(_OR),
+    "__xor__": _XOR,
+    "__rxor__": _reflected(_XOR),
+    "__invert__": _invert,
 }
 
 for _name, _function in OPERATORS.items():

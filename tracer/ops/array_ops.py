@@ -255,18 +255,36 @@ def _cast_c(t, out, x):
     return f"(({compute(out)})({x}))"
 
 
-# numpy gives the smallest integer for values out of range (and NaN); C's cast would be undefined
-_FLOAT_TO_INTEGER = [
-    forms.Helper(
+# numpy gives the smallest integer for values out of range (and NaN); C's cast would be
+# undefined. A narrower integer is cut to its bits from numpy's conversion to int32 (-1.0 as
+# uint8 is 255, 300.0 is 44, 5e9 is 0), uint32 from int64's; uint64 takes [0, 2^64) as it
+# is, negatives through int64, NaN and -inf as 2^63, 2^64 and above as 0.
+def _float_to_integer(tag, t, via, low, high):
+    return forms.Helper(
         f"float_to_{tag}",
-        float=f"static inline {t} tr_float_to_{tag}(double x) {{ return (x >= {low} && x < {high})"
-        f" ? ({t})x : {t.upper()[:-2]}_MIN; }}",
+        float=f"static inline {t} tr_float_to_{tag}(double x) {{ return ({t})((x >= {low} && "
+        f"x < {high}) ? ({via})x : {via.upper()[:-2]}_MIN); }}",
         typed=False,
     )
-    for tag, t, low, high in (
-        ("i32", "int32_t", "-2147483648.0", "2147483648.0"),
-        ("i64", "int64_t", "-9223372036854775808.0", "9223372036854775808.0"),
-    )
+
+
+_INT32_RANGE = ("int32_t", "-2147483648.0", "2147483648.0")
+_INT64_RANGE = ("int64_t", "-9223372036854775808.0", "9223372036854775808.0")
+_FLOAT_TO_INTEGER = [
+    _float_to_integer("i8", "int8_t", *_INT32_RANGE),
+    _float_to_integer("i16", "int16_t", *_INT32_RANGE),
+    _float_to_integer("i32", "int32_t", *_INT32_RANGE),
+    _float_to_integer("u8", "uint8_t", *_INT32_RANGE),
+    _float_to_integer("u16", "uint16_t", *_INT32_RANGE),
+    _float_to_integer("u32", "uint32_t", *_INT64_RANGE),
+    _float_to_integer("i64", "int64_t", *_INT64_RANGE),
+    forms.Helper(
+        "float_to_u64",
+        float="static inline uint64_t tr_float_to_u64(double x) { return (x >= 0.0 && x < "
+        "18446744073709551616.0) ? (uint64_t)x : x >= 18446744073709551616.0 ? 0 : (uint64_t)"
+        "((x > -9223372036854775808.0 && x < 0.0) ? (int64_t)x : INT64_MIN); }",
+        typed=False,
+    ),
 ]
 
 CAST = primitive(

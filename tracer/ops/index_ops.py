@@ -196,7 +196,7 @@ def _infer_arg(attrs, x):
     axis = attrs["axis"]
     if not 0 <= axis < len(x.shape):
         raise ValueError(f"axis {axis} is out of range for a tensor of shape {x.shape}")
-    if x.shape[axis] == 0:
+    if dims.equals(x.shape[axis], 0):  # an unknown size: a trace's assumption that it is not
         raise ValueError(f"axis {axis} of shape {x.shape} is empty: there is no extreme to find")
     return x.shape[:axis] + x.shape[axis + 1 :], attrs["output_type"]
 

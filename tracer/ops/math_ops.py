@@ -314,10 +314,12 @@ multiply = _binary_function(MUL)
 
 
 def divide(x, y, name=None):
-    """x / y; integer tensors are divided as float64, as TensorFlow's truediv does."""
+    """x / y; integer tensors are divided as floats, as TensorFlow's truediv does: those of
+    8 and 16 bits as float32, wider ones as float64."""
     x, y = as_tensors(x, y)
     if x.dtype.is_integer and x.dtype is y.dtype:
-        x, y = array_ops.cast(x, dtypes.float64), array_ops.cast(y, dtypes.float64)
+        quotient = dtypes.float32 if x.dtype.itemsize <= 2 else dtypes.float64
+        x, y = array_ops.cast(x, quotient), array_ops.cast(y, quotient)
     return apply(DIV, (x, y), {})
 
 

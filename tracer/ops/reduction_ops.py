@@ -3,6 +3,7 @@
 import numpy as np
 
 from codegen import forms
+from codegen.ctypes import literal
 from tracer.ir import dims
 from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.broadcast_ops import REDUCE_SUM, reduce_attrs, reduce_sum
@@ -37,8 +38,7 @@ def _extremum_start(sign):
 
     def start(dtype):
         if dtype.is_integer:
-            bits = 32 if dtype.name == "int32" else 64
-            return f"INT{bits}_MIN" if sign < 0 else f"INT{bits}_MAX"
+            return literal(_identity(dtype._np, sign), dtype)
         return "-INFINITY" if sign < 0 else "INFINITY"
 
     return start

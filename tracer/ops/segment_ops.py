@@ -106,8 +106,8 @@ def _segment_kernel(op, ufunc, identity):
 
 
 def _integer_limit(dtype, lowest):
-    bits = 32 if dtype.name == "int32" else 64
-    return f"INT{bits}_MIN" if lowest else f"INT{bits}_MAX"
+    limits = np.iinfo(dtype._np)
+    return literal(limits.min if lowest else limits.max, dtype)
 
 
 def _segment_c(identity, combine):
