@@ -12,7 +12,7 @@ from codegen import forms
 from codegen.affine import Affine
 from codegen.ctypes import compute, literal, storage
 from codegen.loops import INDEX, copy_nest, fill_nest, identity_map, loops_over
-from runtime.kernels import element_array
+from runtime.kernels import element_array, quiet
 from tracer import dtypes
 from tracer.context import state
 from tracer.dtypes import as_dtype
@@ -241,6 +241,7 @@ def same_as_input(node):
     return match.same(node, node.inputs[0])
 
 
+@quiet  # a NaN or a float out of an integer type's range: numpy's value, without a warning
 def _cast_kernel(x, dtype):
     return np.asarray(x).astype(dtype.as_numpy_dtype)
 
