@@ -205,3 +205,15 @@ def test_numpy_of_a_symbolic_tensor_is_an_attribute_error():
         leaked[0].numpy()
     with pytest.raises(AttributeError, match="symbolic"):
         tt.function(lambda x: x.numpy())(tt.constant(1.0))
+
+
+def test_a_symbolic_tensor_as_a_python_bool_in_a_trace_is_operator_not_allowed():
+    """TF 2.21: `bool()` of a symbolic tensor in code autograph does not convert raises
+    OperatorNotAllowedInGraphError (a TypeError), not an error about scope."""
+
+    def helper(x):
+        return 1.0 if x > 0 else 2.0
+
+    f = tt.function(lambda x: helper(x) * x, autograph=False)
+    with pytest.raises(tt.errors.OperatorNotAllowedInGraphError, match="as a Python bool"):
+        f(tt.constant(1.0))

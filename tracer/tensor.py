@@ -14,6 +14,7 @@ from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
+from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ir import topological_closure
 from tracer.tensor_shape import TensorShape
 
@@ -83,7 +84,15 @@ class TensorLike:
         return int(self._scalar())
 
     def __bool__(self):
-        return bool(self._read()._concrete_value())
+        tensor = self._read()
+        if tensor._value is None and state.trace is not None:
+            raise OperatorNotAllowedInGraphError(
+                f"using a symbolic tensor as a Python bool is not allowed while tt.function "
+                f"traces ({tensor!r}): its value is known only when the function runs. "
+                "Autograph converts `if`, `while` and `and`/`or` on tensors in the function's "
+                "own code; elsewhere (code it does not convert) use tt.cond or tt.while_loop"
+            )
+        return bool(tensor._concrete_value())
 
     def __len__(self):
         if not self.shape:
