@@ -303,7 +303,7 @@ def test_numpy_arrays_and_scalars_are_tensor_arguments(argument, backend):
 
 
 def test_arguments_tracer_cannot_take_are_named():
-    with pytest.raises(TypeError, match="<lambda>: argument x: tracer has no dtype for .*M8"):
+    with pytest.raises(TypeError, match="<lambda>: argument x: tracer has no dtype for datetime64"):
         tt.function(lambda x: x)(np.zeros(3, "datetime64[s]"))
     with pytest.raises(
         TypeError, match="argument options: a set is not a tensor, a variable or a hashable"
