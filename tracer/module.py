@@ -8,6 +8,10 @@ each sub-module's, depth first; every object once, cycles included.
 `tt.name_scope("outer")` prefixes the names of the variables made inside (`outer/w:0`); a
 Module's `name_scope` is the scope it was made in plus its name, fixed at construction, and
 `Module.with_name_scope` enters it around a method.
+
+Setting an attribute of a module on which a checkpoint's restored values wait assigns them
+(TensorFlow's deferred restoration): tracer/train/deferred.py gives `Module` a `__setattr__`
+while anything waits.
 """
 
 import functools

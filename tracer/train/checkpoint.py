@@ -4,7 +4,8 @@
 `save_counter` and records them in the directory's list; `write(path)` writes exactly `path`.
 `restore(path)` assigns every saved value whose object path exists, after checking them all
 (a value whose shape or dtype differs from its variable's is an error that names both, and
-nothing is assigned); values for layers not built yet wait for their first call. `read` is
+nothing is assigned); values for variables not made yet (a layer not built, a module's
+attribute not set) wait for them (tracer/train/deferred.py). `read` is
 `restore` without the save counter, for files made by `write`. A save that fails changes
 nothing: the save counter goes back, the directory's list is left as it was, and a file the
 save made is removed. The file format is in tracer/train/files.py; the names of objects in
@@ -151,11 +152,12 @@ class LoadStatus:
 
     def assert_consumed(self):
         self._given()
-        waiting = [r.path for r in self._waiting if not r.done]
+        waiting = [r.key for r in self._waiting if not r.done]
         if self._unmatched or waiting:
             raise AssertionError(
                 f"saved values not restored: {self._unmatched} matched no variable, "
-                f"{waiting} wait for their layers to be built"
+                f"{waiting} wait for their layers to be built or their modules' attributes "
+                "to be set"
             )
         return self.assert_existing_objects_matched()
 
@@ -191,13 +193,12 @@ def _restore(checkpoint, values, skip):
         elif variable is not None:
             _check(variable, value, key)
             assignments.append((variable, value, slot))
-        elif (owner := graph.unbuilt_owner(checkpoint, path)) is not None:
-            layer, below = owner
-            restoration = waiting.get((id(layer), below))
-            if restoration is None:
-                restoration = deferred.Restoration(below, _apply_waiting)
-                waiting[(id(layer), below)] = restoration
-                deferred.wait_for(layer, restoration)
+        elif (place := graph.waiting_place(checkpoint, path)) is not None:
+            module, below = place
+            if (id(module), below) not in waiting:
+                restoration = deferred.Restoration(path, below, _assign_waiting)
+                waiting[(id(module), below)] = module, restoration
+            restoration = waiting[(id(module), below)][1]
             if slot:
                 restoration.slots.append((slot[0], slot[2], value, key))
             else:
@@ -207,7 +208,9 @@ def _restore(checkpoint, values, skip):
     with outside_trace():
         for variable, value, slot in assignments:
             _assign(variable, value, slot)
-    return LoadStatus(checkpoint, values, unmatched, list(waiting.values()))
+    for module, restoration in waiting.values():  # (after the checks: an error leaves none)
+        deferred.wait(module, restoration)
+    return LoadStatus(checkpoint, values, unmatched, [r for _, r in waiting.values()])
 
 
 def _assign(variable, value, slot):
@@ -215,13 +218,11 @@ def _assign(variable, value, slot):
     target.assign(value)
 
 
-def _apply_waiting(layer, restoration):
-    """Assign a value that waited for `layer` to be built (checked first, like the others)."""
-    variable = graph.resolve(layer, restoration.path)
-    if variable is None:
-        return
+def _assign_waiting(variable, restoration):
+    """Assign a value that waited for its variable to be made (checked first, like the
+    others)."""
     if restoration.value is not None:
-        _check(variable, restoration.value, f"{layer.name}/{restoration.path}")
+        _check(variable, restoration.value, restoration.key)
     for _, _, value, key in restoration.slots:
         _check(variable, value, key)
     with outside_trace():

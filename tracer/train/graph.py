@@ -139,18 +139,21 @@ def split_slot_path(key, optimizers):
     return None
 
 
-def unbuilt_owner(root, path):
-    """(layer, remaining path) when `path` ends below a layer not built yet: its variables
-    will exist after its first call; else None."""
+def waiting_place(root, path):
+    """(module, the rest of `path`) when `path` below `root` stops at an attribute not set
+    yet: the deepest module on the path, where its value waits (TensorFlow's deferred
+    restoration); None when the path reaches no module or exists whole."""
+    place = None
     obj = root
     parts = path.split("/")
     for position, name in enumerate(parts):
-        value = child(obj, name)
-        if value is None:
-            if getattr(obj, "built", True) is False:
-                return obj, "/".join(parts[position:])
+        if isinstance(obj, Variable):
             return None
-        obj = value
+        if isinstance(obj, Module):
+            place = obj, "/".join(parts[position:])
+        obj = child(obj, name)
+        if obj is None:
+            return place
     return None
 
 

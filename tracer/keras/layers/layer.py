@@ -126,6 +126,8 @@ class Layer(Module):
         finally:
             self._leave_scope(outer)
         self._own_weights.append(variable)
+        if self in deferred.pending:  # a restored value waits for it (explicit build() too)
+            deferred.restore_built(self)
         return variable
 
     @property
