@@ -21,7 +21,7 @@ import warnings
 
 from tracer.autograph import operators
 from tracer.autograph.returns import returns_as_flags
-from tracer.autograph.transform import RUNTIME, convert_function_def
+from tracer.autograph.transform import BUILTINS, RUNTIME, convert_function_def
 
 __all__ = ["convert", "to_code"]
 
@@ -145,8 +145,6 @@ def _converted_tree(function):
     nodes = list(ast.walk(definition))
     if not any(_converted_construct(n) for n in nodes):
         return None
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in nodes):
-        return None  # names bound outside the function: its statements stay as they are
     if "__class__" in code.co_freevars:
         _name_the_class_of_super(definition)
     where = os.path.basename(code.co_filename)
@@ -244,8 +242,13 @@ def _build(function, tree, definition):
 
 
 def _converted_construct(node):
-    """Whether `node` is something the conversion rewrites: control flow statements, and the
-    expressions that branch (`a if c else b`, `and`, `or`, `not`)."""
+    """Whether `node` is something the conversion rewrites: control flow statements, the
+    expressions that branch (`a if c else b`, `and`, `or`, `not`, `a < b < c`), and calls of
+    range, len, int and float."""
     if isinstance(node, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
         return True
+    if isinstance(node, ast.Compare):
+        return len(node.ops) > 1
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in BUILTINS
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)

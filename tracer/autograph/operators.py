@@ -2,12 +2,14 @@
 is a Python value (or an eager tensor), and as tt.cond / tt.while_loop when it is a tensor
 known only when the function runs.
 
-State that a tensor `if` or loop carries must be tensors (numbers are converted) defined on
-every path: a name first bound in one branch only, or inside a loop and used after it, is
+State that a tensor `if` or loop carries must be tensors, or tuples, lists, dicts and
+namedtuples of them, kept as those structures (numbers are converted), defined on every
+path: a name first bound in one branch only, or inside a loop and not read after it, is
 `UNDEFINED`, an object that says so, with the line, when it is used. The value a `return`
 inside a loop sets (returns.py) starts as `UNDEFINED_RETURN`: a tensor loop or `if` gives it
 a placeholder, zeros of the structure, dtypes and shapes its body returns (found by tracing
-the body once, as TensorFlow does), so that it can carry it.
+the body once, as TensorFlow does), so that it can carry it; so does a loop for a name
+first bound in it and read after it, or None before it (TensorFlow 2.21).
 """
 
 import logging
@@ -21,7 +23,7 @@ from tracer.control.subgraph import trace_function
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ir import dims
 from tracer.ops import convert, dim_values, index_ops
-from tracer.ops.array_ops import SymbolicRange, shape, zeros
+from tracer.ops.array_ops import SymbolicRange, cast, range_, shape, zeros
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
 from tracer.tensor import Tensor, TensorLike
 
@@ -79,6 +81,20 @@ def ld(scope, name):
     return scope.get(name, UNDEFINED)
 
 
+def ld_read(read):
+    """`read()`: the value of a name declared `global` or `nonlocal`, or of a composite
+    symbol (`st.v`, `d["a"]`); UNDEFINED where it is not bound."""
+    try:
+        return read()
+    except (NameError, AttributeError, LookupError, TypeError):
+        return UNDEFINED
+
+
+def defined(value):
+    """Whether `value` is bound (not UNDEFINED)."""
+    return not isinstance(value, Undefined)
+
+
 def _symbolic(value):
     return isinstance(value, Tensor) and value._value is None
 
@@ -122,7 +138,62 @@ def if_exp(test, true_fn, false_fn):
     TensorFlow's autograph converts it."""
     if not _symbolic(test):
         return true_fn() if test else false_fn()
+    _check_condition(test, "conditional expression", where=None)
     return cond(test, true_fn, false_fn)
+
+
+def _check_condition(test, kind, where):
+    """TensorFlow's ValueError for a tensor condition that is not a boolean scalar."""
+    if test.dtype.is_bool and test.shape == ():
+        return
+    at = f" (the {kind} at {where})" if where else ""
+    raise ValueError(
+        f"condition of {kind} expected to be `tt.bool` scalar, got {test.dtype.name}"
+        f"{list(test.shape)}{at}; to use as boolean Tensor, use `tt.cast`; to check for None, "
+        "use `is not None`"
+    )
+
+
+# --- builtins ---------------------------------------------------------------------------------
+
+
+def builtin(function, *args, **kwargs):
+    """`function(*args)` where `function` is range, len, int or float (or a local of that
+    name): on a tensor known only when the function runs, what TensorFlow's autograph makes
+    of it (`_CONVERTED_BUILTINS`); otherwise the call itself."""
+    converted = next((c for f, c in _CONVERTED_BUILTINS if f is function), None)
+    if converted is None or not any(isinstance(a, Tensor) for a in args):
+        return function(*args, **kwargs)
+    result = converted(*args, **kwargs)
+    return function(*args, **kwargs) if result is NotImplemented else result
+
+
+def _range(*args, **kwargs):
+    return range_(*args, **kwargs) if any(_symbolic(a) for a in args) else NotImplemented
+
+
+def _len(value):
+    """The first dimension of a tensor, read when the function runs where it is unknown while
+    tracing (`tf.shape(x)[0]`)."""
+    if not value.shape:
+        raise TypeError(f"len() of a scalar tensor: {value!r} has no dimensions")
+    first = value.shape[0]
+    return first if isinstance(first, int) else shape(value)[0]
+
+
+def _cast_to(dtype):
+    def cast_symbolic(value):
+        return cast(value, dtype) if _symbolic(value) else NotImplemented
+
+    return cast_symbolic
+
+
+_CONVERTED_BUILTINS = (
+    (range, _range),
+    (len, _len),
+    (int, _cast_to("int32")),
+    (float, _cast_to("float32")),
+)
 
 
 # --- if --------------------------------------------------------------------------------------
@@ -134,6 +205,7 @@ def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
     the `if` is that branch's own, as a loop body's own names are: UNDEFINED after it."""
     if not _symbolic(test):
         return true_fn(*values) if test else false_fn(*values)
+    _check_condition(test, "if statement", where)
     if _return_unset(names, values):
         branches = [lambda f=f: f(*values) for f in (true_fn, false_fn)]
         values = _with_return_placeholder(names, values, branches, (), "a branch of an `if`")
@@ -143,6 +215,7 @@ def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
         if not (name in one_side and isinstance(value, Undefined) or _static(name, value))
     ]
     returns = []  # (side, the value it leaves to return), for `_check_returned`
+    dtypes = []  # (side, the dtypes of what it carries), for `_check_dtypes`
 
     def branch(function, side):
         def run():
@@ -159,10 +232,13 @@ def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
                         f"'{names[k]}' is bound in one branch of the `if` at {where} only: "
                         "with a tensor condition, bind it before the `if` or in both branches"
                     )
-            return [
+            outputs = [
                 _carried(results[k], names[k], where, f"the {side} branch of the `if`")
                 for k in carried
             ]
+            dtypes.append((side, [_dtypes(v) for v in outputs]))
+            _check_dtypes(dtypes, [names[k] for k in carried], where)
+            return outputs
 
         return run
 
@@ -172,6 +248,26 @@ def if_stmt(test, true_fn, false_fn, names, values, where, one_side=()):
         next(outputs) if k in kept else _unbound(name, values[k], where)
         for k, name in enumerate(names)
     )
+
+
+def _dtypes(value):
+    return [convert.as_tensor(leaf).dtype for leaf in nest.flatten(value)]
+
+
+def _check_dtypes(dtypes, names, where):
+    """TensorFlow's TypeError where a name is of other dtypes after the two branches of a
+    tensor `if`: `dtypes` holds (side, the dtypes of each name's leaves) pairs."""
+    if len(dtypes) < 2:
+        return
+    (side_a, a), (side_b, b) = dtypes
+    for name, x, y in zip(names, a, b):
+        if len(x) == len(y) and x != y:
+            first, second = next((p, q) for p, q in zip(x, y) if p != q)
+            raise TypeError(
+                f"'{name}' has dtype {first.name} in the {side_a} branch, but dtype "
+                f"{second.name} in the {side_b} branch of the `if` at {where}: with a tensor "
+                "condition, give it the same dtype on both branches"
+            )
 
 
 def _unbound(name, value, where):
@@ -203,6 +299,7 @@ def if_return(test, true_fn, false_fn, true_values, false_values, where, from_lo
     the `else` the rest of the function)."""
     if not _symbolic(test):
         return true_fn(*true_values) if test else false_fn(*false_values)
+    _check_condition(test, "if statement", where)
     sides = ("inside the loop", "after the loop") if from_loop else ("true branch", "false branch")
     results = []  # (side, the value it returns), for `_check_returned`
 
@@ -302,6 +399,27 @@ def _with_return_placeholder(names, values, ways, arguments, what):
     return values
 
 
+def _with_placeholders(values, missing, first_iteration, arguments):
+    """`values`, where those at `missing` (None, or not bound before a loop) are zeros of the
+    structure, dtypes and shapes that `first_iteration(*arguments)` (traced alone) gives
+    them, as TensorFlow 2.21's autograph makes them; left as they are where it gives no
+    tensors, or fails (the loop's trace then raises the error again, or names the value).
+    NOTE: TensorFlow asserts when the loop runs that it iterates at least once; here a loop
+    that runs no iteration leaves the zeros."""
+    try:
+        like = _traced_alone(first_iteration, arguments, "a loop body")
+    except Exception:  # the loop's own trace raises it again
+        return values
+    values = list(values)
+    for k in missing:
+        leaves = nest.flatten(like[k])
+        if not leaves or not all(map(_convertible, leaves)):
+            continue
+        zeros_like = [_zeros_like(leaf) for leaf in leaves]
+        values[k] = nest.pack_sequence_as(like[k], zeros_like)
+    return values
+
+
 def _traced_alone(function, arguments, what):
     """What `function(*arguments)` gives when traced into a graph of its own, left unused."""
     found = []
@@ -315,33 +433,54 @@ def _zeros_like(leaf):
 
 
 def _carried(value, name, where, what):
-    """`value` as a tensor a cond or loop can carry, or an error that names `name`."""
+    """`value` as what a cond or loop can carry, or an error that names `name`: a tensor, or
+    a structure (tuple, list, dict, namedtuple) of tensors kept as that structure, as
+    TensorFlow's nest keeps it; numbers become tensors, each leaf with its own dtype."""
     if isinstance(value, Undefined):
         raise ValueError(f"'{name}' must be bound before {what} at {where}")
-    if name == VALUE and isinstance(value, (list, tuple, dict)):  # returned: any structure
-        return nest.pack_sequence_as(value, [convert.as_tensor(v) for v in nest.flatten(value)])
     if hasattr(value, "_tensor_components") or isinstance(value, TensorLike):
         return value
+    leaves = nest.flatten(value)
     try:
-        return convert.as_tensor(value)
+        tensors = [_carried_leaf(leaf) for leaf in leaves]
     except (TypeError, ValueError):
+        bad = next(leaf for leaf in leaves if not _convertible(leaf))
+        held = "" if bad is value else f" holding {type(bad).__name__} {bad!r}"
         raise TypeError(
-            f"'{name}', set in {what} at {where}, is {type(value).__name__} {value!r}: with "
-            "a tensor condition it must be a tensor (or a number)"
+            f"'{name}', set in {what} at {where}, is {type(value).__name__} {value!r}{held}: "
+            "with a tensor condition it must be a tensor (or a number), or a tuple, list or "
+            "dict of them"
         ) from None
+    return nest.pack_sequence_as(value, tensors)
+
+
+def _carried_leaf(leaf):
+    if isinstance(leaf, Undefined):
+        raise ValueError("undefined")
+    return leaf if isinstance(leaf, TensorLike) else convert.as_tensor(leaf)
+
+
+def _convertible(leaf):
+    try:
+        _carried_leaf(leaf)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 # --- loops -----------------------------------------------------------------------------------
 
 
-def while_stmt(test_fn, body_fn, names, values, where):
-    """`while test: body`, which binds `names` (now `values`); their values after it."""
+def while_stmt(test_fn, body_fn, names, values, where, read_after=()):
+    """`while test: body`, which binds `names` (now `values`); their values after it.
+    `read_after`: the names the function reads after the loop (`_tensor_loop`)."""
     values = list(values)
     start, iterations = _nodes_made(), 0
     while True:
         test = test_fn(*values)
         if _symbolic(test):
-            return _tensor_loop(test_fn, body_fn, names, values, where, None)
+            _check_condition(test, "while loop", where)
+            return _tensor_loop(test_fn, body_fn, names, values, where, None, read_after)
         if not test:
             break
         values = list(body_fn(*values))
@@ -350,14 +489,15 @@ def while_stmt(test_fn, body_fn, names, values, where):
     return tuple(values)
 
 
-def for_stmt(iterable, body_fn, names, values, where, extra_test=None):
+def for_stmt(iterable, body_fn, names, values, where, extra_test=None, read_after=()):
     """`for item in iterable: body`: over a tensor (or a tt.range of one), a loop;
     over anything else, Python's. `extra_test(*values)`, when given, must hold for the next
-    iteration to run (a `break` sets a flag it reads)."""
+    iteration to run (a `break` sets a flag it reads). `read_after`: as `while_stmt`'s."""
+    loop = (body_fn, names, values, where, extra_test, read_after)
     if isinstance(iterable, SymbolicRange):
-        return _range_loop(iterable, body_fn, names, values, where, extra_test)
+        return _range_loop(iterable, *loop)
     if isinstance(iterable, TensorLike) and state.trace is not None:
-        return _rows_loop(convert.as_tensor(iterable), body_fn, names, values, where, extra_test)
+        return _rows_loop(convert.as_tensor(iterable), *loop)
     values = list(values)
     start, iterations = _nodes_made(), 0
     for item in iterable:
@@ -376,7 +516,7 @@ def for_stmt(iterable, body_fn, names, values, where, extra_test=None):
     return tuple(values)
 
 
-def _rows_loop(tensor, body_fn, names, values, where, extra_test=None):
+def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_after=()):
     """A loop over the rows of a tensor: one iteration per row, known in number."""
     if not tensor.shape:
         raise TypeError(f"the `for` at {where} iterates over a scalar tensor")
@@ -391,10 +531,10 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None):
         return (i + 1, *body_fn(index_ops.gather(tensor, i), *state))
 
     limit = count if isinstance(count, int) else None
-    return _tensor_loop(test, body, names, values, where, limit, first=index)
+    return _tensor_loop(test, body, names, values, where, limit, read_after, first=index)
 
 
-def _range_loop(bounds, body_fn, names, values, where, extra_test=None):
+def _range_loop(bounds, body_fn, names, values, where, extra_test=None, read_after=()):
     """A loop over tt.range(start, limit, delta) of tensors: up to the limit where delta > 0,
     down to it where delta < 0, as Python's range. A delta known while tracing (a number) of
     0 is tt.range's error; one known only when the function runs ends the loop at once where
@@ -419,7 +559,7 @@ def _range_loop(bounds, body_fn, names, values, where, extra_test=None):
     def body(i, *state):
         return (i + bounds.delta, *body_fn(i, *state))
 
-    return _tensor_loop(test, body, names, values, where, None, first=bounds.start)
+    return _tensor_loop(test, body, names, values, where, None, read_after, first=bounds.start)
 
 
 def _and_extra(condition, extra_test, state):
@@ -428,23 +568,29 @@ def _and_extra(condition, extra_test, state):
     return logical_and(condition, convert.as_tensor(extra_test(*state)))
 
 
-def _tensor_loop(test_fn, body_fn, names, values, where, limit, first=None):
-    """tt.while_loop over the names bound before the loop (the others are the body's own:
-    UNDEFINED after it); `first`, when given, is a counter the functions take first."""
+def _tensor_loop(test_fn, body_fn, names, values, where, limit, read_after=(), first=None):
+    """tt.while_loop over the names bound before the loop; `first`, when given, is a counter
+    the functions take first. A name None before the loop, or first bound in it and read
+    after it (`read_after`), starts as zeros shaped as the first iteration leaves it
+    (`_with_placeholders`), as in TensorFlow 2.21; the other names first bound in it are the
+    body's own: UNDEFINED after it."""
     counter = [] if first is None else [first]
 
-    def carried_of(values):
+    def carried_of(values, none=True):  # none: None is carried (and refused by `_carried`)
         return [
             k
             for k, (name, v) in enumerate(zip(names, values))
-            if not (isinstance(v, Undefined) or _static(name, v))
+            if not (isinstance(v, Undefined) or _static(name, v) or v is None and not none)
         ]
 
     def initial_of(carried):
         return [*counter, *(_carried(values[k], names[k], where, "the loop") for k in carried)]
 
     def full(state, carried):
-        merged = [_unbound(name, value, where) for name, value in zip(names, values)]
+        merged = [
+            None if value is None else _unbound(name, value, where)
+            for name, value in zip(names, values)
+        ]
         for k, value in zip(carried, state):
             merged[k] = value
         return merged
@@ -453,11 +599,19 @@ def _tensor_loop(test_fn, body_fn, names, values, where, limit, first=None):
         head = state[: len(counter)]
         return list(body_fn(*head, *full(state[len(counter) :], before)))[len(counter) :]
 
-    before = carried_of(values)
+    before = carried_of(values, none=False)
     if _return_unset(names, values):
         values = _with_return_placeholder(
             names, values, [first_iteration], initial_of(before), "a loop body"
         )
+        before = carried_of(values, none=False)
+    missing = [
+        k
+        for k, (name, v) in enumerate(zip(names, values))
+        if name != VALUE and (v is None or isinstance(v, Undefined) and name in read_after)
+    ]
+    if missing:
+        values = _with_placeholders(values, missing, first_iteration, initial_of(before))
     carried = carried_of(values)
 
     def loop_test(*state):
@@ -542,12 +696,15 @@ __all__ = [
     "UNDEFINED",
     "UNDEFINED_RETURN",
     "and_",
+    "builtin",
     "not_",
     "or_",
     "for_stmt",
     "if_return",
     "if_stmt",
     "ld",
+    "ld_read",
+    "defined",
     "python_iterable",
     "python_test",
     "returned",

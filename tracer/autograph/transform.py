@@ -22,6 +22,7 @@ a `return`, rewritten before as a flag, a value and a `break` (returns.py); a st
 """
 
 import ast
+import collections
 
 RUNTIME = "ag__"
 
@@ -31,8 +32,46 @@ def convert_function_def(definition, filename):
     rewritten."""
     definition.decorator_list = []
     definition.body = [_BooleanOperators().visit(s) for s in definition.body]
-    definition.body = _block(definition.body, _Context(filename))
+    context = _Context(filename)
+    context.declared = _hoisted_declarations(definition)
+    context.reads = _reads(definition)
+    definition.body = _block(definition.body, context)
     return definition
+
+
+def _hoisted_declarations(definition):
+    """{name: ast.Global or ast.Nonlocal} for the names `definition`'s own `global` and
+    `nonlocal` statements declare; the statements move to the top of its body (a converted
+    branch or loop body is a function of its own, where one would declare the name there
+    only). The generated functions declare them again (`_function`), as TensorFlow's
+    autograph declares its loop and branch functions' state."""
+    declared = {}
+
+    def hoist(statements):
+        kept = []
+        for statement in statements:
+            if isinstance(statement, (ast.Global, ast.Nonlocal)):
+                declared.update(dict.fromkeys(statement.names, type(statement)))
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if inner and isinstance(inner, list) and not isinstance(statement, _SCOPES):
+                    setattr(statement, field, hoist(inner) or [ast.Pass()])
+            for handler in getattr(statement, "handlers", []):
+                handler.body = hoist(handler.body) or [ast.Pass()]
+            for case in getattr(statement, "cases", []):
+                case.body = hoist(case.body) or [ast.Pass()]
+            kept.append(statement)
+        return kept
+
+    body = hoist(definition.body)
+    top = [
+        kind(names=[name for name, k in declared.items() if k is kind])
+        for kind in (ast.Global, ast.Nonlocal)
+        if kind in declared.values()
+    ]
+    definition.body = _located(top, definition.body[0]) + (body or [ast.Pass()])
+    return declared
 
 
 class _BooleanOperators(ast.NodeTransformer):
@@ -63,10 +102,56 @@ class _BooleanOperators(ast.NodeTransformer):
             return ast.copy_location(_call("not_", node.operand), node)
         return node
 
+    def visit_Call(self, node):
+        """`range(n)`, `len(x)`, `int(x)`, `float(x)` become ag__.builtin(range, n), ...:
+        on a tensor known only when the function runs, tt.range, its first dimension read
+        then, tt.cast (`operators.builtin`, which calls the function itself where it is not
+        the builtin: a local `len` is the user's)."""
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in BUILTINS:
+            converted = _call("builtin", node.func, *node.args)
+            converted.keywords = node.keywords
+            return ast.copy_location(converted, node)
+        return node
+
+    def visit_Compare(self, node):
+        """`a < b < c` becomes ag__.and_(lambda: a < b, lambda: b < c), a logical_and on
+        tensors, as TensorFlow's autograph converts it, where the middle operands are names,
+        attributes or constants (read twice, as there)."""
+        self.generic_visit(node)
+        middle = node.comparators[:-1]
+        if len(node.ops) < 2 or not all(_plain(m) for m in middle):
+            return node
+        operands = [node.left, *node.comparators]
+        pairs = [
+            ast.Compare(left=operands[k], ops=[op], comparators=[operands[k + 1]])
+            for k, op in enumerate(node.ops)
+        ]
+        thunks = [_thunk(ast.copy_location(pair, node)) for pair in pairs]
+        return ast.copy_location(_call("and_", *thunks), node)
+
     def visit_FunctionDef(self, node):
         return node
 
     visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+BUILTINS = ("range", "len", "int", "float")
+
+
+def _plain(expression):
+    """Whether reading `expression` twice is reading it once: a name, an attribute of one, a
+    constant."""
+    while isinstance(expression, ast.Attribute):
+        expression = expression.value
+    return isinstance(expression, (ast.Name, ast.Constant))
+
+
+def _reads(node):
+    """How often each name is read (loaded) in `node`, nested scopes included."""
+    return collections.Counter(
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
 
 
 def _thunk(expression):
@@ -75,12 +160,22 @@ def _thunk(expression):
 
 
 class _Context:
-    """Numbers for the generated functions' names, and "file:line" texts for errors."""
+    """Numbers for the generated functions' names, "file:line" texts for errors, and the
+    names the function declares `global` or `nonlocal` and how often it reads each."""
 
     def __init__(self, filename):
         self.filename = filename
         self.count = 0
+        self.declared = {}
+        self.reads = collections.Counter()  # how often each name is read in the function
         self.python_loops = []  # (kind, line, has `else`) of the loops left as Python around
+
+    def read_after(self, names, loop):
+        """The names of `names` the function reads outside the statement `loop` (after it,
+        for all the conversion knows): a tensor loop gives them a value even where they are
+        first bound inside it."""
+        inside = _reads(loop)
+        return [n for n in names if self.reads[n] > inside[n]]
 
     def __next__(self):
         self.count += 1
@@ -157,8 +252,8 @@ def _if(statement, counter):
             statement.test,
             _name(true_fn.name),
             _name(false_fn.name),
-            _state(in_body),
-            _state(in_orelse),
+            _state(in_body, counter),
+            _state(in_orelse, counter),
             counter.at(line),
             ast.Constant(getattr(statement, "returns_from_loop", False)),
         )
@@ -177,11 +272,11 @@ def _if(statement, counter):
         _name(true_fn.name),
         _name(false_fn.name),
         _names(names),
-        _state(names),
+        _state(names, counter),
         counter.at(line),
         _names(one_side),
     )
-    return _located([true_fn, false_fn, _assign(names, call)], statement)
+    return _located([true_fn, false_fn, *_assign(names, call)], statement)
 
 
 # --- while and for ----------------------------------------------------------------------
@@ -198,6 +293,7 @@ def _while(statement, counter):
         else _call("and_", _thunk(_not(stop)), _thunk(statement.test))
     )
     names = _assigned(body)
+    read_after = counter.read_after(names, statement)
     loop_test = _function(f"{RUNTIME}loop_test_{n}", names, [ast.Return(test)], counter)
     loop_body = _function(f"{RUNTIME}loop_body_{n}", names, body, counter, returns=names)
     call = _call(
@@ -205,10 +301,11 @@ def _while(statement, counter):
         _name(loop_test.name),
         _name(loop_body.name),
         _names(names),
-        _state(names),
+        _state(names, counter),
         counter.at(statement.lineno),
     )
-    return _located([*before, loop_test, loop_body, _assign(names, call)], statement)
+    call.keywords = [ast.keyword(arg="read_after", value=_names(read_after))]
+    return _located([*before, loop_test, loop_body, *_assign(names, call)], statement)
 
 
 def _for(statement, counter):
@@ -219,6 +316,7 @@ def _for(statement, counter):
     item = f"{RUNTIME}item_{n}"
     unpack = ast.Assign(targets=[statement.target], value=_name(item))
     names = _assigned([ast.For(target=statement.target, iter=statement.iter, body=body, orelse=[])])
+    read_after = counter.read_after(names, statement)
     loop_body = _function(
         f"{RUNTIME}loop_body_{n}", names, [unpack, *body], counter, returns=names, first=item
     )
@@ -232,11 +330,12 @@ def _for(statement, counter):
         statement.iter,
         _name(loop_body.name),
         _names(names),
-        _state(names),
+        _state(names, counter),
         counter.at(statement.lineno),
         *extra,
     )
-    return _located([*before, *functions, _assign(names, call)], statement)
+    call.keywords = [ast.keyword(arg="read_after", value=_names(read_after))]
+    return _located([*before, *functions, *_assign(names, call)], statement)
 
 
 # --- break and continue, as flags -------------------------------------------------------------
@@ -386,6 +485,9 @@ def _inside_loop(target, root):
     return bool(search(root, isinstance(root, (ast.For, ast.While)) and root is not target))
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 def _walk_same_scope(node):
     yield node
     for child in ast.iter_child_nodes(node):
@@ -404,7 +506,47 @@ _FLAGS = (f"{RUNTIME}break_", f"{RUNTIME}continue_", f"{RUNTIME}do_return", f"{R
 
 def _assigned(statements):
     """The names `statements` bind (assignments, loop targets, with-as, imports, defs), in
-    order of first binding; nested scopes excluded."""
+    order of first binding, then the composite symbols they assign (`_composites`); nested
+    scopes excluded."""
+    names = _bound_names(statements)
+    return names + _composites(statements, names)
+
+
+def _composites(statements, names):
+    """The attributes and items `statements` assign (`st.v = ...`, `d["a"] += 1`, as source
+    text, "st.v", "d['a']"), which a converted statement carries as TensorFlow's autograph
+    does: the chain of attributes and items (constants, or names `statements` do not bind)
+    must start at a name they do not bind, so it is the same place on every path."""
+    found = []
+    for statement in statements:
+        for node in _walk_same_scope(statement):
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+                text = ast.unparse(node)
+                if text not in found and _fixed_place(node, names):
+                    found.append(text)
+    return found
+
+
+def _fixed_place(node, names):
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            if not (
+                isinstance(key, ast.Constant)
+                or isinstance(key, ast.Name)
+                and key.id not in names
+                and not key.id.startswith(RUNTIME)
+            ):
+                return False
+        node = node.value
+    return isinstance(node, ast.Name) and node.id not in names and not node.id.startswith(RUNTIME)
+
+
+def _is_composite(name):
+    return not name.isidentifier()
+
+
+def _bound_names(statements):
     names = []
 
     def add(name):
@@ -437,12 +579,23 @@ def _deleted(statements):
 
 
 def _function(name, parameters, body, counter, returns=None, first=None):
-    arguments = ([first] if first else []) + list(parameters)
+    """A generated function of `parameters` (the statement's state) running `body`. A name
+    the function declares `global` or `nonlocal` stays so in it: its parameter has another
+    name, and the body starts by declaring the name and binding it to that parameter."""
+    renamed = {
+        p: f"{RUNTIME}arg_{p}" if p in counter.declared else f"{RUNTIME}sym_{k}"
+        for k, p in enumerate(parameters)
+        if p in counter.declared or _is_composite(p)
+    }
+    arguments = ([first] if first else []) + [renamed.get(p, p) for p in parameters]
     statements = _block(list(body), counter) if body else [ast.Pass()]
+    if renamed:
+        statements = _bound_on_entry(renamed, counter) + statements
     if returns is not None:
         # NOTE: a name the body deletes (`del t`) is returned as UNDEFINED, not read unbound
         deleted = _deleted(body)
-        result = _state(returns) if deleted & set(returns) else _tuple(returns)
+        read = deleted & set(returns) or any(map(_is_composite, returns))
+        result = _state(returns, counter) if read else _tuple(returns)
         statements = [*statements, ast.Return(result)]
     return ast.FunctionDef(
         name=name,
@@ -460,6 +613,39 @@ def _function(name, parameters, body, counter, returns=None, first=None):
     )
 
 
+def _bound_on_entry(renamed, counter):
+    """The statements that start a generated function whose parameters `renamed` maps
+    (names declared `global` or `nonlocal`, composite symbols) to the names it takes them
+    as: each declared again and bound, each composite symbol set where it is defined."""
+    declared = [p for p in renamed if p in counter.declared]
+    statements = [counter.declared[p](names=[p]) for p in declared]
+    for p, argument in renamed.items():
+        statements.extend(_stored(p, _name(argument)))
+    return statements
+
+
+def _stored(target, value):
+    """`target = value` (a name), or for a composite symbol `st.v`: `if
+    ag__.defined(value): st.v = value`."""
+    if not _is_composite(target):
+        return [ast.Assign(targets=[_name(target, store=True)], value=value)]
+    place = _expression(target)
+    place.ctx = ast.Store()
+    assign = ast.Assign(targets=[place], value=value)
+    return [ast.If(test=_call("defined", value), body=[assign], orelse=[])]
+
+
+def _expression(text):
+    """The expression `text` (a name, a composite symbol), with no position: `_located`
+    gives it the statement's."""
+    expression = ast.parse(text, mode="eval").body
+    for node in ast.walk(expression):
+        for field in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(node, field):
+                delattr(node, field)
+    return expression
+
+
 def _name(name, store=False):
     return ast.Name(id=name, ctx=ast.Store() if store else ast.Load())
 
@@ -474,11 +660,20 @@ def _names(names):
     return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
 
 
-def _state(names):
-    """(ag__.ld(locals(), 'a'), ...): each name's value now, or UNDEFINED."""
+def _state(names, counter=None):
+    """(ag__.ld(locals(), 'a'), ...): each name's value now, or UNDEFINED. A name declared
+    `global` or `nonlocal` (not in locals()) and a composite symbol are read by
+    `ag__.ld_read(lambda: st.v)`."""
+    declared = counter.declared if counter is not None else {}
     locals_call = ast.Call(func=_name("locals"), args=[], keywords=[])
     return ast.Tuple(
-        elts=[_call("ld", locals_call, ast.Constant(n)) for n in names], ctx=ast.Load()
+        elts=[
+            _call("ld_read", _thunk(_expression(n)))
+            if n in declared or _is_composite(n)
+            else _call("ld", locals_call, ast.Constant(n))
+            for n in names
+        ],
+        ctx=ast.Load(),
     )
 
 
@@ -488,9 +683,16 @@ def _call(operator, *args):
 
 
 def _assign(names, value):
+    """The statements that bind `names` to the items of `value`: a composite symbol through
+    a temporary, set only where it is defined after the statement."""
     if not names:
-        return ast.Expr(value)
-    return ast.Assign(targets=[_tuple(names, store=True)], value=value)
+        return [ast.Expr(value)]
+    temporaries = {n: f"{RUNTIME}sym_{k}" for k, n in enumerate(names) if _is_composite(n)}
+    targets = [temporaries.get(n, n) for n in names]
+    statements = [ast.Assign(targets=[_tuple(targets, store=True)], value=value)]
+    for n, temporary in temporaries.items():
+        statements.extend(_stored(n, _name(temporary)))
+    return statements
 
 
 def _located(statements, original):
