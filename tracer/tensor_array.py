@@ -9,12 +9,20 @@ used again), so it passes through `tt.while_loop` as a loop variable.
   any op), `read` gathers one, `stack` is the tensor itself. The size must be known when
   tracing (as in XLA); the element shape is the first write's, and a loop that writes an
   array created before it learns the shape by tracing its body once more.
+- With `infer_shape=False` the elements may differ in shape, as TensorFlow's may, for
+  `concat`. Traced, such an array is a Python list of the written tensors while every write
+  has an index known when tracing; it becomes the one tensor above (its elements then of one
+  shape, or an error says why) when it is read or written at an index known only when the
+  function runs, stacked, or carried by a loop.
 """
+
+import copy
 
 import numpy as np
 
 from tracer import dtypes
 from tracer.context import state
+from tracer.control.region import at_user_line
 from tracer.ops import array_ops, convert, index_ops, math_ops, structure_ops
 from tracer.tensor import TensorLike, constant
 
@@ -39,10 +47,13 @@ class TensorArray:
         self.dtype = dtypes.as_dtype(dtype)
         self._size = None if size is None else convert.static_int(size)
         self._dynamic = bool(dynamic_size)
+        self._infer = bool(infer_shape)
+        # the shape every element must have: declared, or (with infer_shape) the first write's
         self._element_shape = None if element_shape is None else tuple(element_shape)
         self._eager = state.trace is None and not state.building
+        # eagerly, and traced while an infer_shape=False array is a list: the elements
         self._elements = [None] * (self._size or 0) if self._eager else None
-        self._buffer = None
+        self._buffer = None  # traced: the elements as rows of one tensor
         if not self._eager and self._element_shape is not None:
             self._buffer = array_ops.zeros((self._known_size(), *self._element_shape), self.dtype)
 
@@ -53,19 +64,18 @@ class TensorArray:
         return self._element_shape
 
     def size(self, name=None):
-        count = len(self._elements) if self._eager else self._known_size()
+        if self._elements is not None:
+            count = len(self._elements)
+        elif self._buffer is not None:
+            count = self._buffer.shape[0]
+        else:
+            count = self._known_size()
         return convert.as_tensor(np.int32(count))
 
     def read(self, index, name=None):
-        k = self._index(index, reading=True)
-        if not self._eager:
-            return index_ops.gather(self._materialized(), k)
-        value = self._elements[k]
-        if value is None:
-            raise ValueError(
-                f"Could not read from TensorArray index {k} because it has not yet been written to."
-            )
-        return value
+        if self._eager or (self._listed(index) and self._elements is not None):
+            return self._written(self._index(index, len(self._elements), growing=False))
+        return index_ops.gather(self._materialized(), index)
 
     def stack(self, name=None):
         if not self._eager:
@@ -81,21 +91,38 @@ class TensorArray:
         return structure_ops.stack([self.read(k) for k in np.asarray(convert.as_tensor(indices))])
 
     def concat(self, name=None):
-        stacked = self.stack()
+        """The elements joined along their first axis (they may differ in length there)."""
+        if self._elements and (self._eager or self._buffer is None):
+            pieces = [self._written(k) for k in range(len(self._elements))]
+            for k, piece in enumerate(pieces):
+                _check_concatenable(k, piece.shape)
+            return structure_ops.concat(pieces, 0)
+        if self._eager:  # nothing written
+            return array_ops.zeros((0, *(self._element_shape or ())[1:]), self.dtype)
+        stacked = self._materialized()
+        _check_concatenable(0, stacked.shape[1:])
         return array_ops.reshape(stacked, (-1, *stacked.shape[2:]))
 
     # --- writing ------------------------------------------------------------------------
 
     def write(self, index, value, name=None):
         value = self._checked(value)
-        if self._eager:
-            k = self._index(index, reading=False)
-            elements = list(self._elements) + [None] * max(0, k + 1 - len(self._elements))
+        if self._eager or self._listed(index):
+            elements = self._list()
+            k = self._index(index, len(elements), growing=self._dynamic)
+            elements += [None] * max(0, k + 1 - len(elements))
             elements[k] = value
             return self._with(elements=elements)
-        buffer = self._buffer
+        buffer = self._buffer if self._elements is None else self._materialized()
         if buffer is None:
             buffer = array_ops.zeros((self._known_size(), *value.shape), self.dtype)
+        elif tuple(value.shape) != tuple(buffer.shape[1:]):  # (only with infer_shape=False)
+            raise ValueError(
+                f"a TensorArray in a tt.function holds its elements as rows of one tensor: "
+                f"once read or written at an index known only when the function runs, stacked "
+                f"or carried by a loop, its elements are all of shape {tuple(buffer.shape[1:])}"
+                f", and a value of shape {tuple(value.shape)} cannot be written{at_user_line()}"
+            )
         k = convert.static_int(index)
         if k is not None and k >= buffer.shape[0]:  # known now: grow, if it may
             if not self._dynamic:
@@ -105,12 +132,21 @@ class TensorArray:
                 )
             more = array_ops.zeros((k + 1 - buffer.shape[0], *value.shape), self.dtype)
             buffer = structure_ops.concat([buffer, more], 0)
+        if k is None and self._dynamic and buffer.shape[0] == 0:
+            raise ValueError(
+                "a TensorArray(dynamic_size=True) of size 0 is written at an index known only "
+                f"when the function runs{at_user_line()}: in a tt.function a TensorArray's "
+                "size is fixed when tracing (it grows only for indices known then), so every "
+                "such write would be out of range. Give `size` an upper bound on the number "
+                "of elements, or collect the values in a loop of a known number of iterations "
+                "(`for i in tt.range(n)` with TensorArray(size=n))"
+            )
         rows = array_ops.range_(0, buffer.shape[0], dtype=dtypes.int32)
         # the row at `index` (gather checks it is in range, when the function runs)
         row = index_ops.gather(rows, array_ops.cast(convert.as_tensor(index), dtypes.int32))
         hit = math_ops.equal(rows, row)
         mask = array_ops.reshape(hit, (buffer.shape[0],) + (1,) * len(value.shape))
-        return self._with(buffer=math_ops.where(mask, value, buffer))
+        return self._with(buffer=math_ops.where(mask, value, buffer), element=value.shape)
 
     def unstack(self, value, name=None):
         value = self._as_tensor(value)
@@ -121,9 +157,24 @@ class TensorArray:
         return self._with(buffer=value, element=value.shape[1:])
 
     def scatter(self, indices, value, name=None):
+        """The array with `value[p]` written at `indices[p]`; `indices` may be a tensor known
+        only when the function runs, of a length known when tracing."""
+        value = self._as_tensor(value)
+        indices = convert.as_tensor(indices)
+        if indices._value is not None:
+            positions = [int(k) for k in np.asarray(indices._value).reshape(-1)]
+        else:
+            count = indices.shape[0] if len(indices.shape) == 1 else None
+            if not isinstance(count, (int, np.integer)):
+                raise ValueError(
+                    "TensorArray.scatter in a tt.function needs a vector of indices whose "
+                    f"length is known when tracing, not one of shape {indices.shape}"
+                    f"{at_user_line()}"
+                )
+            positions = [indices[p] for p in range(count)]
         array = self
-        for position, k in enumerate(np.asarray(convert.as_tensor(indices))):
-            array = array.write(int(k), convert.as_tensor(value)[position])
+        for position, k in enumerate(positions):
+            array = array.write(k, value[position])
         return array
 
     def close(self, name=None):
@@ -133,7 +184,11 @@ class TensorArray:
 
     def _tensor_components(self):
         """The tensors that stand for it in a loop (none eagerly, or before a traced write)."""
-        return [] if self._eager or self._buffer is None else [self._buffer]
+        if self._eager:
+            return []
+        if self._buffer is None and any(e is not None for e in self._elements or ()):
+            return [self._materialized()]
+        return [] if self._buffer is None else [self._buffer]
 
     def _from_components(self, components):
         if not components:
@@ -144,7 +199,7 @@ class TensorArray:
     def _materialize_like(self, written):
         """This array, not yet written, with zeros in the shape `written` (its value after a
         loop's body) has: what the loop carries."""
-        if self._eager or self._buffer is not None or written._buffer is None:
+        if self._eager or self._tensor_components() or written._buffer is None:
             return self
         zeros = array_ops.zeros(written._buffer.shape, self.dtype)
         return self._with(buffer=zeros, element=zeros.shape[1:])
@@ -152,20 +207,34 @@ class TensorArray:
     # --- helpers --------------------------------------------------------------------------
 
     def _with(self, elements=None, buffer=None, element=None):
-        new = object.__new__(TensorArray)
-        new.dtype, new._size, new._dynamic, new._eager = (
-            self.dtype,
-            self._size,
-            self._dynamic,
-            self._eager,
-        )
-        new._element_shape = tuple(element) if element is not None else self._element_shape
-        new._elements = elements if elements is not None else self._elements
-        new._buffer = buffer if buffer is not None else self._buffer
-        if elements is not None and new._element_shape is None:
-            shapes = {tuple(e.shape) for e in elements if e is not None}
-            new._element_shape = shapes.pop() if len(shapes) == 1 else None
+        """A copy with new elements (eagerly, or a traced list) or a new traced buffer (which
+        replaces a traced list); `element`, a written shape, becomes the element shape where
+        it is inferred."""
+        new = copy.copy(self)
+        if elements is not None:
+            new._elements = elements
+        if buffer is not None:
+            new._buffer, new._elements = buffer, None
+        if self._infer and new._element_shape is None:
+            if element is not None:
+                new._element_shape = tuple(element)
+            elif elements is not None:
+                shapes = {tuple(e.shape) for e in elements if e is not None}
+                new._element_shape = shapes.pop() if len(shapes) == 1 else None
         return new
+
+    def _listed(self, index):
+        """Whether a traced array is, and stays, a list for an access at `index`: with
+        infer_shape=False, before it is one tensor, at an index known when tracing."""
+        if self._eager or self._infer or self._buffer is not None:
+            return False
+        return convert.static_int(index) is not None
+
+    def _list(self):
+        """A copy of the elements' list (traced: made at the first write)."""
+        if self._elements is None:
+            return [None] * (self._size or 0) if self._dynamic else [None] * self._known_size()
+        return list(self._elements)
 
     def _checked(self, value):
         value = self._as_tensor(value)
@@ -176,7 +245,7 @@ class TensorArray:
         if self._element_shape is not None and tuple(value.shape) != self._element_shape:
             raise ValueError(
                 f"TensorArray of elements of shape {self._element_shape}: cannot write a "
-                f"value of shape {tuple(value.shape)}"
+                f"value of shape {tuple(value.shape)}{at_user_line()}"
             )
         return value
 
@@ -186,19 +255,23 @@ class TensorArray:
             return convert.as_tensor(value)
         return constant(value, dtype=self.dtype)
 
-    def _index(self, index, reading):
-        k = convert.static_int(index) if self._eager else None
-        if k is None:
-            return convert.as_tensor(index)
-        size = len(self._elements)
-        if k < 0 or (k >= size and (reading or not self._dynamic)):
+    def _index(self, index, size, growing):
+        """The index known now (eagerly, or of a traced list), checked against `size`."""
+        k = convert.static_int(index)
+        if k < 0 or (k >= size and not growing):
             raise ValueError(
                 f"TensorArray index {k} is out of range for a TensorArray of size {size}"
             )
         return k
 
     def _written(self, k):
+        """Element `k`; one not written is zeros where the element shape is known (as in
+        TensorFlow, and as in the traced array's rows)."""
         if self._elements[k] is None:
+            if self._element_shape is not None and all(
+                isinstance(d, (int, np.integer)) for d in self._element_shape
+            ):
+                return array_ops.zeros(self._element_shape, self.dtype)
             raise ValueError(
                 f"Could not read from TensorArray index {k} because it has not yet been written to."
             )
@@ -213,11 +286,39 @@ class TensorArray:
         return self._size
 
     def _materialized(self):
+        """The traced buffer, made from the list of elements or from the element shape."""
         if self._buffer is None:
-            if self._element_shape is None:
+            if any(e is not None for e in self._elements or ()):
+                self._buffer = self._stacked_list()
+            elif self._element_shape is None:
                 raise ValueError("the TensorArray has not been written to: its shape is unknown")
-            self._buffer = array_ops.zeros((self._known_size(), *self._element_shape), self.dtype)
+            else:
+                shape = (self._known_size(), *self._element_shape)
+                self._buffer = array_ops.zeros(shape, self.dtype)
         return self._buffer
+
+    def _stacked_list(self):
+        """A traced list of elements as one tensor, zeros where nothing was written."""
+        shapes = sorted({tuple(e.shape) for e in self._elements if e is not None}, key=str)
+        if len(shapes) > 1:
+            raise ValueError(
+                f"a TensorArray in a tt.function with elements of shapes "
+                f"{', '.join(map(str, shapes))} can only be concatenated (concat) or read at "
+                "indices known when tracing: stacking it, reading or writing it at an index "
+                "known only when the function runs, or carrying it through a loop makes its "
+                f"elements rows of one tensor{at_user_line()}"
+            )
+        zeros = array_ops.zeros(shapes[0], self.dtype)
+        return structure_ops.stack([zeros if e is None else e for e in self._elements])
 
     def __repr__(self):
         return f"<tracer.TensorArray dtype={self.dtype.name} size={self._size}>"
+
+
+def _check_concatenable(k, shape):
+    """TensorArray.concat joins elements along their first axis: a scalar has none."""
+    if len(shape) == 0:
+        raise ValueError(
+            f"TensorArray.concat: element {k} is a scalar, and concat joins the elements "
+            f"along their first axis{at_user_line()}"
+        )

@@ -6,7 +6,8 @@ call `fn(accumulator, element)`. Without an initializer the first element (foldl
 last (foldr) starts the accumulation, as in TensorFlow.
 """
 
-from tracer.control.scan import accumulate, stop_gradients
+from tracer.control.loops import stop_gradients
+from tracer.control.scan import accumulate
 
 
 def foldl(

@@ -76,10 +76,13 @@ def while_loop(
 
     `cond(*loop_vars)` returns a boolean scalar and `body(*loop_vars)` the new loop
     variables, of the same structure, dtypes and shapes (a shape may change between
-    iterations only eagerly, where `shape_invariants` allows it). At most
-    `maximum_iterations` iterations run; with that bound, a compiled loop's gradient keeps
-    every iteration's state in storage made in advance (without it, see the module's
-    docstring).
+    iterations only eagerly, where `shape_invariants` allows it). `loop_vars` may be empty
+    where the body assigns variables (the loop's state is then theirs alone). At most
+    `maximum_iterations` iterations run (a Python int or an integer tensor); with a bound
+    known when tracing, a compiled loop's gradient keeps every iteration's state in storage
+    made in advance (without it, see the module's docstring). `back_prop=False` stops
+    gradients at the results, eagerly too (TensorFlow's graphs stop them; its eager loop
+    ignores the flag).
 
     >>> tt.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s * 2.0), (0, 1.0))[1].numpy()
     16.0
@@ -89,16 +92,48 @@ def while_loop(
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
     flat = [convert.as_tensor(v) for v in nest.flatten(structure)]
-    if not flat:
-        raise ValueError("tt.while_loop: loop_vars must hold at least one tensor")
-    limit = static_int(maximum_iterations, "maximum_iterations")
     values = nest.pack_sequence_as(structure, flat)
-    if state.trace is None and not state.building:
+    if maximum_iterations is not None and convert.static_int(maximum_iterations) is None:
+        result = _bounded_by_tensor(cond, body, values, maximum_iterations, name)
+    elif state.trace is None and not state.building:
+        limit = static_int(maximum_iterations, "maximum_iterations")
         result = _eager_while(cond, body, values, shape_invariants, limit)
     else:
+        limit = static_int(maximum_iterations, "maximum_iterations")
         scope = open_scope("while", name)
         result = _traced_while(in_scope(cond, scope), in_scope(body, scope), values, limit)
+    if not back_prop:
+        result = stop_gradients(result)
     return result[0] if single else result
+
+
+def stop_gradients(structure):
+    """`structure` with no gradient through its tensors (`back_prop=False`)."""
+    return nest.pack_sequence_as(
+        structure, [array_ops.stop_gradient(t) for t in nest.flatten(structure)]
+    )
+
+
+def _bounded_by_tensor(cond, body, values, maximum_iterations, name):
+    """The loop with a bound known only when the function runs: a counter, one more loop
+    variable, that the condition compares with it (the stacks of a gradient are then those of
+    a loop with no bound)."""
+    bound = convert.as_tensor(maximum_iterations)
+    if bound.shape != () or not bound.dtype.is_integer:
+        raise TypeError(
+            f"tt.while_loop: maximum_iterations must be an integer scalar, not a "
+            f"{bound.dtype.name} tensor of shape {bound.shape}{at_user_line()}"
+        )
+
+    def counted_cond(count, values):
+        more = math_ops.less(count, bound)
+        return math_ops.logical_and(more, convert.as_tensor(cond(*values)))
+
+    def counted_body(count, values):
+        return count + 1, _loop_result(values, body(*values))
+
+    zero = array_ops.zeros((), bound.dtype)
+    return while_loop(counted_cond, counted_body, (zero, values), name=name)[1]
 
 
 def while_loop_states(cond, body, loop_vars, maximum_iterations):
@@ -136,6 +171,8 @@ def _eager_while(cond, body, values, shape_invariants, limit, rows=None):
 
 def _next_values(values, new, shape_invariants):
     """The body's result as loop variables (the structure of `values`), checked."""
+    if new is None and not nest.flatten(list(values)):  # a body that only assigns variables
+        new = []
     if len(values) == 1 and not isinstance(new, (list, tuple)):
         new = [new]
     flat_new = nest.flatten(list(new))
@@ -220,6 +257,11 @@ def _traced_while(cond, body, values, limit, keep_states=False):
             f"condition gives its result alone; do that in the body{at_user_line()}"
         )
     initial = flat + [state.trace.read(v) for v in variables]
+    if not initial:
+        raise ValueError(
+            "tt.while_loop: loop_vars must hold at least one tensor, or the body assign a "
+            f"variable: a loop with no state would run forever or not at all{at_user_line()}"
+        )
     (pred,) = traced_cond.results[:1] or (None,)
     if traced_cond.n_results != 1 or pred.shape != () or not pred.dtype.is_bool:
         raise TypeError(
@@ -290,6 +332,8 @@ def _replace_arrays(structure, shaped):
 
 def _loop_result(values, new):
     """The body's result, as a list of the loop variables' structure."""
+    if new is None and not nest.flatten(list(values)):  # a body that only assigns variables
+        new = []
     if len(values) == 1 and not isinstance(new, (list, tuple)):
         new = [new]
     if len(nest.flatten(list(new))) != len(nest.flatten(list(values))):

@@ -10,10 +10,10 @@ the final accumulator.
 """
 
 from tracer import nest
-from tracer.control.loops import while_loop, while_loop_states
+from tracer.control.loops import stop_gradients, while_loop, while_loop_states
 from tracer.control.region import at_user_line
 from tracer.errors import OutOfRangeError, mixed
-from tracer.ops import array_ops, convert, layout_ops, structure_ops
+from tracer.ops import convert, layout_ops, structure_ops
 
 
 def scan(
@@ -142,10 +142,3 @@ def _checked(new, structure, start, what):
                 f"the accumulator, which is {old.dtype.name}{list(old.shape)}{at_user_line()}"
             )
     return flat
-
-
-def stop_gradients(structure):
-    """`structure` with no gradient through its tensors (`back_prop=False`)."""
-    return nest.pack_sequence_as(
-        structure, [array_ops.stop_gradient(t) for t in nest.flatten(structure)]
-    )
