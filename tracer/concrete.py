@@ -56,10 +56,13 @@ class ConcreteFunction:
     just its tensor arguments, in order.
     """
 
-    def __init__(self, name, trace, result, backend, arguments, named):
+    def __init__(self, name, trace, result, backend, arguments, named, omittable=0):
         self.name = name
         self._function = None  # a weakref to the tt.function that traced it, which sets it
         self._arguments = arguments  # the traced call's (args, kwargs), tensors as specs
+        # how many of its last positional arguments are defaults that a call may leave out
+        # (`f(x)` of `def f(x, y=2)`, traced as `f(x, 2)`): the entry in C takes calls without
+        self._omittable = omittable
         self._named = named  # [(parameter name, value)] of that call, for printing
         self._structure = result
         flat = nest.flatten(result)
@@ -94,6 +97,7 @@ class ConcreteFunction:
         # the hot path applies when the function returns one tensor and has no side effect
         self._returns_one_value = self._returns_one_tensor and not self._assigned
         self._fast = self._fast_entry(self._executable)  # that path in C, or None
+        self._fast_given = False  # the entry for calls that give the omittable defaults
         if os.environ.get("TRACER_DUMP"):
             self._dump(os.environ["TRACER_DUMP"])
         profiling.register(self)  # its calls go through a profile while one runs
@@ -116,6 +120,7 @@ class ConcreteFunction:
     def _compiled(self, built):
         """The tiered backend's module is built: later calls run it."""
         self._fast = self._fast_entry(built)
+        self._fast_given = False  # (made again when asked for)
         if profiling.active is None:
             self._run_arrays = built.run
 
@@ -124,7 +129,17 @@ class ConcreteFunction:
         with probes), or on the function's own executable again (None)."""
         self._run_arrays = self._executable.run if profile is None else profile.runner(self)
 
-    def _fast_entry(self, built):
+    def fast_for(self, n_arguments):
+        """The entry in C for calls by position of `n_arguments` arguments: `_fast`, which
+        leaves out the defaults the trace filled in, or one made (once) for the calls that
+        give them (`f(x, 2)` of `def f(x, y=2)`)."""
+        if not self._omittable or n_arguments != len(self._arguments[0]):
+            return self._fast
+        if self._fast_given is False:
+            self._fast_given = self._fast and self._fast_entry(self._executable, omitted=0)
+        return self._fast_given
+
+    def _fast_entry(self, built, omitted=None):
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
         no tape, trace, forward accumulator or numerics check active (what `_call` runs
         otherwise), a result of one tensor or a flat list or tuple of them."""
@@ -132,7 +147,8 @@ class ConcreteFunction:
             if built.building:  # (calls go through `Tiered.run` until then)
                 return None
             built = built.current
-        pack, pattern = self._pack(), self._pattern()
+        omitted = self._omittable if omitted is None else omitted
+        pack, pattern = self._pack(), self._pattern(omitted)
         if pack is None or pattern is None or built.backend != "c":
             return None
         guards = [
@@ -148,17 +164,18 @@ class ConcreteFunction:
             built, Tensor, pattern, self._variables, names, guards, new_tensor, n_outputs, pack
         )
 
-    def _pattern(self):
+    def _pattern(self, omitted=0):
         """What each positional argument of a call must be for the entry in C: `Tensor` for
         a tensor, else the value it was traced with (a number, a string, an object such as
         the `self` of a method: the trace key holds it by value, so the entry compares it the
         same way); None when the traced call had keyword arguments, or a structure (a list, a
-        dict) or a Variable among its arguments."""
+        dict) or a Variable among its arguments. The last `omitted` arguments (defaults the
+        trace filled in) are left out of it."""
         args, kwargs = self._arguments
         if kwargs:
             return None
         pattern = []
-        for value in args:
+        for value in args[: len(args) - omitted]:
             if isinstance(value, TensorSpec):
                 pattern.append(Tensor)
             elif isinstance(value, (list, tuple, dict, Variable, TensorLike)):
@@ -400,6 +417,18 @@ class ConcreteFunction:
         return results
 
     # --- reading ------------------------------------------------------------------------
+
+    @property
+    def structured_outputs(self):
+        """The results as the traced function returned them, each tensor the symbolic
+        tensor of the trace (TensorFlow's graph tensors; a Python number returned is a
+        constant tensor, a variable its value)."""
+        return self._structure
+
+    @property
+    def outputs(self):
+        """The tensors of `structured_outputs`, flattened into a list, as TensorFlow's."""
+        return [self._flat_result[k] for k in self._tensor_positions]
 
     def output_spec(self):
         """The results' structure with a TensorSpec for each tensor (None for a dimension

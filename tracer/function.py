@@ -33,12 +33,13 @@ from tracer.ir.source import is_library_file
 from tracer.ops.array_ops import SymbolicRange
 from tracer.py_function import ResultsChangedShape
 from tracer.signature import (
+    Binding,
     TensorSpec,
     accepts,
     argument_names,
     as_argument_array,
     bound_arguments,
-    check_signature,
+    conform,
     difference,
     generalize,
     is_tensor_argument,
@@ -71,6 +72,10 @@ def function(
     max_retraces=None,
     jit_compile=None,
     reduce_retracing=None,
+    experimental_implements=None,
+    experimental_autograph_options=None,
+    experimental_relax_shapes=None,
+    experimental_follow_type_hints=None,
 ):
     """Decorate `func` so that calls run a traced, optimized and compiled version of it.
 
@@ -97,8 +102,23 @@ def function(
     With `autograph` (the default), the `if`, `while` and `for` statements of `func`'s own
     source whose condition or iterable is a tensor become tt.cond and tt.while_loop
     (tracer/autograph); with autograph=False, Python control flow runs once, at trace time.
+
+    TensorFlow's other options are taken as it takes them: `experimental_relax_shapes`,
+    its deprecated name for `reduce_retracing` (either one True asks for it); and
+    `experimental_implements`, `experimental_autograph_options` and
+    `experimental_follow_type_hints`, recorded (`Function.experimental_options`) and
+    otherwise without effect in tracer (TensorFlow 2.21 too traces `f(1)` and `f(2)` of a
+    parameter annotated `tf.Tensor` apart, and autograph converts what it converts).
     """
     backend = _backend_for(jit_compile, parse_backend(backend))
+    if experimental_relax_shapes is not None:
+        reduce_retracing = bool(reduce_retracing or experimental_relax_shapes)
+    options = {
+        "implements": experimental_implements,
+        "autograph_options": experimental_autograph_options,
+        "follow_type_hints": experimental_follow_type_hints,
+    }
+    options = {name: value for name, value in options.items() if value is not None}
     if func is None:
         return functools.partial(
             function,
@@ -107,8 +127,11 @@ def function(
             backend=backend,
             max_retraces=max_retraces,
             reduce_retracing=reduce_retracing,
+            **{f"experimental_{name}": value for name, value in options.items()},
         )
-    return Function(func, input_signature, backend, max_retraces, reduce_retracing, autograph)
+    return Function(
+        func, input_signature, backend, max_retraces, reduce_retracing, autograph, options
+    )
 
 
 def _backend_for(jit_compile, backend):
@@ -134,6 +157,7 @@ class Function:
         max_retraces=None,
         reduce_retracing=None,
         autograph=True,
+        options=None,
     ):
         if not callable(python_function):
             raise TypeError(f"tt.function needs a callable, not {python_function!r}")
@@ -142,10 +166,20 @@ class Function:
         self._python_function = python_function
         self._autograph = bool(autograph)
         self._converted = None  # the function autograph converted, made on the first trace
+        if input_signature is not None and not isinstance(input_signature, (list, tuple)):
+            raise TypeError(
+                "input_signature must be either a tuple or a list, got "
+                f"{type(input_signature).__name__}"
+            )
         self._input_signature = None if input_signature is None else list(input_signature)
-        for spec in self._input_signature or ():
+        # its TensorSpecs, in the order of a call's tensors (a signature may nest them in
+        # lists, tuples and dicts, as TensorFlow's)
+        self._flat_signature = nest.flatten(self._input_signature or [])
+        for spec in self._flat_signature:
             if not isinstance(spec, TensorSpec):
                 raise TypeError(f"an input_signature lists TensorSpecs, not {spec!r}")
+        self._binding = None  # how calls bind to the parameters (`_bound`), made when first called
+        self._options = dict(options or {})  # TensorFlow's experimental_* options, recorded
         # None: automatic dynamic shapes; True: always generalize; False: one trace per size
         self._reduce_retracing = None if reduce_retracing is None else bool(reduce_retracing)
         self._sizes_needed = False  # a generalized trace failed: the function needs its sizes
@@ -186,19 +220,22 @@ class Function:
                 concrete = self._by_shape.get(key)
                 if concrete is not None:
                     self._hits += 1
-                else:
-                    concrete = self._by_shape[key] = self.get_concrete_function(*args)
-                    if self._runs_as_python:  # found by this call's trace
-                        return self._python_function(*args, **kwargs)
-                self._fast = concrete._fast
-                return concrete._call_with_tensors(args)
-            concrete = self.get_concrete_function(*args, **kwargs)
+                    self._fast = concrete._fast
+                    return concrete._call_with_tensors(args)
+            # binding fills in defaults (and converts to an input_signature), which may add
+            # tensors (a default of `tt.constant(2.)`): the shape key serves a call only
+            # where its tensors are all the call's
+            bound = self._bound(args, kwargs)
+            concrete = self._concrete_for(*bound)
             if self._runs_as_python:  # found by this call's trace
                 return self._python_function(*args, **kwargs)
+            tensors = [leaf for leaf in nest.flatten(bound) if is_tensor_argument(leaf)]
             if not kwargs:
-                self._fast = concrete._fast
-            leaves = nest.flatten((args, kwargs))
-            return concrete._call([leaf for leaf in leaves if is_tensor_argument(leaf)])
+                self._fast = concrete.fast_for(len(args))
+            if key is not None and len(tensors) == len(args):
+                self._by_shape[key] = concrete
+                return concrete._call_with_tensors(args)
+            return concrete._call(tensors)
         except RunsAsPython as signal:  # this call found code that runs only as Python
             if isinstance(signal, ResultsChangedShape):  # in its run: from now on too
                 self._run_as_python(f"tt.function {self.__name__} {signal}")
@@ -234,8 +271,10 @@ class Function:
             self._max_retraces,
             self._reduce_retracing,
             self._autograph,
+            self._options,
         )
         own._converted = self._converted
+        own._binding = self._binding
         own._is_method = True
         self._instances[key] = (reference, own)
         return own
@@ -244,27 +283,50 @@ class Function:
         """The traced function for these arguments (traced now if this signature is new);
         tensors may be given as TensorSpecs, with None for a dimension of any size. With an
         input_signature and no arguments, the function of that signature, as in TensorFlow."""
+        if self._input_signature is not None and len(args) == int(self._is_method) and not kwargs:
+            args = (*args, *self._input_signature)
+        return self._concrete_for(*self._bound(args, kwargs))
+
+    def _bound(self, args, kwargs):
+        """The call bound to the function's parameters, as TensorFlow binds it before it keys
+        a trace (`Binding`): (args, kwargs) with defaults filled in and each argument that
+        can take a position by position; with an input_signature, (args, {}) of the
+        signature's parameters, each value converted to its spec."""
+        binding = self._binding
+        if binding is None:
+            binding = self._binding = Binding(self._python_function)
+        if self._input_signature is None:
+            return binding.canonical(args, kwargs)
+        if binding.signature is None:  # (no parameters to bind to: by position)
+            if kwargs:
+                raise TypeError(f"{self.__name__}: pass its arguments by position")
+            skip = int(self._is_method)
+            if len(args) - skip != len(self._input_signature):
+                raise TypeError(
+                    f"{self.__name__}: the input_signature lists {len(self._input_signature)} "
+                    f"arguments, the call gives {len(args) - skip}"
+                )
+            pairs = enumerate(zip(self._input_signature, args[skip:]))
+            return (*args[:skip], *(conform(s, v, f"arg{k}") for k, (s, v) in pairs)), {}
+        skip = int(self._is_method)
+        return binding.to_input_signature(self._input_signature, args, kwargs, skip), {}
+
+    def _concrete_for(self, args, kwargs):
+        """The concrete function of a bound call (`_bound`), traced now if it is new."""
         called = args, kwargs
         in_signature = None  # (the call's key, its arguments as specs) of a first signature trace
         if self._input_signature is not None:
             # a method's Function is called with its instance first (`_BoundMethod`), which
             # the input_signature does not list
             instance, args = (args[:1], args[1:]) if self._is_method else ((), args)
-            if not args and not kwargs:
-                args = tuple(self._input_signature)
-            if kwargs:
-                raise TypeError(
-                    f"{self.__name__} has an input_signature: pass its arguments by position"
-                )
-            names = argument_names(self._python_function, (*instance, *args), {})
-            check_signature(self._input_signature, args, names[len(instance) :])
             ranks = [spec_of(value).shape for value in nest.flatten(list(args))]
             if any(shape is None for shape in ranks):
                 raise TypeError(
                     f"{self.__name__}: tracer compiles for a known rank; give a tensor, or a "
                     "TensorSpec with a shape, where the input_signature's rank is unknown"
                 )
-            specs = [s.of_rank(len(shape)) for s, shape in zip(self._input_signature, ranks)]
+            flat = [s.of_rank(len(shape)) for s, shape in zip(self._flat_signature, ranks)]
+            specs = nest.pack_sequence_as(list(args), flat)
             general = signature([*instance, *specs], {})
             concrete = self._concrete.get(general)
             given = signature([*instance, *args], {})
@@ -279,7 +341,7 @@ class Function:
                 *nest.pack_sequence_as(list(args), [spec_of(a) for a in nest.flatten(list(args))]),
             ]
             if sizes is not None and (concrete is None or concrete.admits(sizes)):
-                args = [*instance, *nest.pack_sequence_as(list(args), specs)]
+                args = [*instance, *specs]
                 # a first trace may find that it cannot serve these sizes: traced as given then
                 in_signature = (given, as_given) if concrete is None else None
             else:  # sizes its trace cannot serve (x[1:] of an empty x): traced as they are
@@ -459,6 +521,12 @@ class Function:
     def experimental_get_tracing_count(self):
         return self._tracing_count
 
+    @property
+    def experimental_options(self):
+        """TensorFlow's experimental_* options this function was made with, by name without
+        the prefix (`{"implements": "foo"}`): recorded, without effect in tracer."""
+        return dict(self._options)
+
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Each traced signature: its arguments and its results, as TensorFlow prints them."""
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete.values())
@@ -530,9 +598,11 @@ class Function:
         traced = time.perf_counter()
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
+        # the defaults binding filled in at the end: a call by position may leave them out
+        omittable = 0 if kwargs or self._binding is None else self._binding.omittable(args)
         with assumptions_unrecorded():  # (an enclosing trace's program makes none of them)
             concrete = ConcreteFunction(
-                self.__name__, trace, result, self._backend, arguments, named
+                self.__name__, trace, result, self._backend, arguments, named, omittable
             )
         self._build_times[concrete] = BuildTimes(traced - start, time.perf_counter() - traced)
         concrete._function = weakref.ref(self)  # its compile report shows the retraces

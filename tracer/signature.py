@@ -5,11 +5,15 @@ Tensor arguments are tracer Tensors, numpy arrays (any layout) and numpy scalars
 other leaf of the argument structure is a Python value, part of the key by value (a new
 value traces again, as in TensorFlow), and Variables by identity. A key describes the
 structure and each leaf: ("tensor", shape, dtype), ("variable", id, shape, dtype), or
-("value", type, value), where a float is keyed by its bits (0.0 and -0.0 differ; a NaN
-matches itself).
+("value", type, value). Python numbers are ("value", "number", value): 1, True and 1.0
+are one key, as in TensorFlow, but a float that == would confuse is keyed by its bits (0.0
+and -0.0 differ; a NaN matches itself). `Binding` binds a call to the function's
+parameters first, as TensorFlow does: defaults filled in, and with an input_signature each
+value converted to its spec.
 """
 
 import inspect
+import math
 
 import numpy as np
 
@@ -240,8 +244,8 @@ def _describe(value):
     if is_tensor_argument(value):
         spec = spec_of(value)
         return ("tensor", spec.shape, spec.dtype.name)
-    if isinstance(value, float):
-        return ("value", "float", value.hex())  # by its bits: -0.0 is not 0.0, NaN is NaN
+    if type(value) in _NUMBERS:
+        return ("value", "number", _Number(value))
     trace_type = _trace_type(value)
     if trace_type is not None:
         return ("trace type", trace_type)
@@ -252,6 +256,32 @@ def _describe(value):
             f"a {type(value).__name__} is not a tensor, a variable or a hashable value"
         ) from None
     return ("value", type(value).__name__, value)
+
+
+_NUMBERS = (bool, int, float)
+
+
+class _Number:
+    """A Python number as the trace cache keys it: by value, as TensorFlow's (`1`, `True`
+    and `1.0` are one key, and a call with one runs the trace of whichever came first); a
+    float that `==` would confuse by its bits (-0.0 is not 0.0, a NaN finds its trace).
+    Shown as the number it was."""
+
+    __slots__ = ("value", "key")
+
+    def __init__(self, value):
+        self.value = value
+        whole = type(value) is not float or value.is_integer() and math.copysign(1.0, value) > 0
+        self.key = int(value) if whole else value.hex()
+
+    def __eq__(self, other):
+        return isinstance(other, _Number) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return repr(self.value)
 
 
 def difference(key, cached):
@@ -292,7 +322,7 @@ def _leaf_text(leaf):
     if kind == "variable":
         return f"variable {leaf[3]}{list(leaf[2])} (id {leaf[1]:#x})"
     if kind == "value":
-        return repr(float.fromhex(leaf[2])) if leaf[1] == "float" else repr(leaf[2])
+        return repr(leaf[2])
     if kind == "trace type":
         return repr(leaf[1])
     return repr(leaf)
@@ -375,19 +405,208 @@ class SignatureMismatchError(TypeError, ValueError):
     TypeError, and the ValueError tracer raised before."""
 
 
-def check_signature(specs, args, names):
-    """Raise, naming the argument, the shape expected and the shape given, where `args` do
-    not fit the input signature `specs`."""
-    flat = nest.flatten(list(args))
-    if len(flat) != len(specs):
-        raise TypeError(
-            f"the input_signature has {len(specs)} tensors, the call passes {len(flat)} arguments"
-        )
-    for name, spec, value in zip(names, specs, flat):
-        if not is_tensor_argument(value):
-            raise TypeError(f"argument {name} is {value!r}, the input_signature says {spec.text()}")
-        given = spec_of(value)
-        if not spec.is_compatible_with(given.shape, given.dtype):
-            raise SignatureMismatchError(
-                f"argument {name} is {given.text()}, the input_signature says {spec.text()}"
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class Binding:
+    """How calls bind to a Python function's parameters, worked out once per function, as
+    TensorFlow binds them before it keys a trace: the key is the call with its defaults
+    filled in and each parameter that can be passed by position passed so (`f(x)`,
+    `f(x, 2)`, `f(x, y=2)` and `f(x=x)` of `def f(x, y=2)` are one trace). A callable
+    without a Python signature (some builtins) is keyed by its call as written.
+
+        binding = Binding(lambda x, y=2: x * y)
+        binding.canonical((1,), {})  # ((1, 2), {})
+    """
+
+    __slots__ = ("signature", "has_defaults")
+
+    def __init__(self, func):
+        try:
+            self.signature = inspect.signature(func)
+        except (TypeError, ValueError):
+            self.signature = None
+        parameters = () if self.signature is None else self.signature.parameters.values()
+        self.has_defaults = any(p.default is not p.empty for p in parameters)
+
+    def canonical(self, args, kwargs):
+        """(args, kwargs) as the trace cache keys them: defaults filled in, the parameters
+        that can take a position by position. A call the parameters refuse raises
+        TypeError, as the Python function would."""
+        if self.signature is None or not (kwargs or self.has_defaults):
+            return args, kwargs  # (nothing to fill in or to move)
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(
+                f"binding the call to the function's parameters failed: {error}"
+            ) from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    def omittable(self, args):
+        """How many positional arguments at the end of a canonical call are the defaults
+        of their parameters and hold no tensor: a call may leave them out and still be
+        this call (the compiled entry in C takes calls by position)."""
+        if self.signature is None:
+            return 0
+        named = [p for p in self.signature.parameters.values() if p.kind in _POSITIONAL]
+        if len(args) > len(named):  # (some went to *args)
+            return 0
+        count = 0
+        for value, parameter in zip(reversed(args), reversed(named[: len(args)])):
+            if value is not parameter.default or _holds_tensors(value):
+                break
+            count += 1
+        return count
+
+    def to_input_signature(self, specs, args, kwargs, skip=0):
+        """The call's arguments for `specs` (an input_signature, possibly nested), as
+        TensorFlow binds them: positionally or by name, a parameter the signature lists but
+        the call leaves out taking its default; each value converted to its spec (tensors
+        and variables must have its dtype; numpy values are cast to it; Python values are
+        converted as `convert_to_tensor(value, dtype)` does) and of a shape the spec takes.
+        The first `skip` arguments (a method's instance) pass as they are. Returns the
+        arguments, by position; the parameters the signature does not list keep their
+        defaults (a call may give only those values). Raises TypeError otherwise."""
+        parameters = list(self.signature.parameters.values())[skip:]
+        named = [p for p in parameters if p.kind in _POSITIONAL]
+        rest = [p for p in parameters if p.kind is inspect.Parameter.VAR_POSITIONAL]
+        for parameter in parameters:
+            if (
+                parameter.kind is inspect.Parameter.KEYWORD_ONLY
+                and parameter.default is parameter.empty
+            ):
+                raise TypeError(
+                    "Since input_signature is defined, keyword-only parameter "
+                    f"`{parameter.name}` must have a default value"
+                )
+        if len(specs) > len(named) and not rest:
+            raise TypeError(
+                f"input_signature contains {len(specs) - len(named)} extra type constraints"
             )
+        listed = named[: len(specs)]
+        others = [p for p in parameters if p not in listed and p.kind not in _VARIADIC]
+        for parameter in others:
+            if parameter.default is parameter.empty:
+                raise TypeError(f"input_signature missing type constraint for {parameter.name}")
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"binding the call to the input_signature failed: {error}") from None
+        given = bound.arguments
+        values = []
+        for parameter, spec in zip(listed, specs):
+            value = given.get(parameter.name, parameter.default)
+            if value is parameter.empty:
+                raise TypeError(f"missing a required argument: {parameter.name!r}")
+            values.append(conform(spec, value, parameter.name))
+        extra = list(given.get(rest[0].name, ())) if rest else []
+        if len(extra) != len(specs) - len(listed):
+            raise TypeError(
+                f"the input_signature lists {len(specs) - len(listed)} arguments for "
+                f"*{rest[0].name}, the call gives {len(extra)}"
+            )
+        for k, (spec, value) in enumerate(zip(specs[len(listed) :], extra)):
+            values.append(conform(spec, value, f"{rest[0].name}_{k}"))
+        for parameter in others:
+            if parameter.name in given:
+                _check_default(parameter, given[parameter.name])
+        keywords = [p.name for p in parameters if p.kind is inspect.Parameter.VAR_KEYWORD]
+        if keywords and given.get(keywords[0]):
+            raise TypeError(
+                f"the input_signature takes no more keyword arguments: {sorted(given[keywords[0]])}"
+            )
+        return (*args[:skip], *values)
+
+
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def _check_default(parameter, value):
+    """A parameter the input_signature does not list takes only its default (TensorFlow
+    binds it as `Literal[default]`)."""
+    default = parameter.default
+    try:
+        same = value is default or type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # (an array's ==)
+        same = False
+    if not same:
+        raise TypeError(
+            f"argument {parameter.name} is {value!r}: the input_signature does not list it, "
+            f"so it takes only its default, {default!r}"
+        )
+
+
+def _holds_tensors(value):
+    try:
+        return any(is_tensor_argument(leaf) for leaf in nest.flatten(value))
+    except TypeError:  # (a structure nest cannot walk: keyed as a whole, by value)
+        return False
+
+
+def conform(spec, value, name):
+    """`value` fit to `spec` (a TensorSpec or a list, tuple or dict of them), as TensorFlow
+    binds a call to an input_signature; TypeError where it does not fit."""
+    if isinstance(spec, TensorSpec):
+        return _conform_tensor(spec, value, name)
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError(
+                f"argument {name} is {value!r}; the input_signature says a dict of keys "
+                f"{nest.sorted_keys(spec)}"
+            )
+        return {key: conform(spec[key], value[key], f"{name}_{key}") for key in value}
+    kind = list if isinstance(spec, list) else type(spec)
+    if not isinstance(value, kind) or len(value) != len(spec):
+        raise TypeError(
+            f"argument {name} is {value!r}; the input_signature says a {kind.__name__} "
+            f"of {len(spec)}"
+        )
+    items = [conform(s, v, f"{name}_{k}") for k, (s, v) in enumerate(zip(spec, value))]
+    if hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*items)
+    return tuple(items) if isinstance(value, tuple) else items
+
+
+def _python_kinds(value):
+    """The types of the Python numbers in `value` (nested lists and tuples of them)."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _python_kinds(item)
+    elif type(value) in _NUMBERS:
+        yield type(value)
+
+
+def _conform_tensor(spec, value, name):
+    """A tensor argument for `spec` made of `value` (see `Binding.to_input_signature`)."""
+    from tracer.tensor import convert_to_tensor  # (tensor.py builds on this module)
+
+    shown = None if is_tensor_argument(value) else repr(value)  # (a Python value, as given)
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype != spec.dtype.as_numpy_dtype:
+        try:  # TensorFlow casts numpy values as numpy does
+            value = np.asarray(value).astype(spec.dtype.as_numpy_dtype)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"argument {name}: {error}") from None
+    elif isinstance(value, Variable) or not is_tensor_argument(value):
+        kinds = set(_python_kinds(value))
+        if (
+            float in kinds
+            and (spec.dtype.is_integer or spec.dtype.is_bool)
+            or (int in kinds and spec.dtype.is_bool)
+        ):  # TensorFlow's convert_to_tensor refuses these, even 3.0 to an int
+            raise TypeError(f"argument {name}: cannot convert {value!r} to {spec.dtype.name}")
+        try:
+            value = convert_to_tensor(value, spec.dtype)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise TypeError(f"argument {name} is {value!r}: {error}") from None
+    given = spec_of(value)
+    if given.shape is None:  # (a TensorSpec of unknown rank)
+        fits = given.dtype == spec.dtype
+    else:
+        fits = spec.is_compatible_with(given.shape, given.dtype)
+    if not fits:
+        raise SignatureMismatchError(
+            f"argument {name} is {shown or given.text()}, the input_signature says {spec.text()}"
+        )
+    return value
