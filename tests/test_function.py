@@ -1120,6 +1120,36 @@ def test_a_third_size_of_a_dimension_reuses_the_second_trace(caplog):
     assert concrete.backend == "c"
 
 
+def test_a_function_that_prints_or_formats_a_size_sees_its_value():
+    """A size the program makes text of (print, %-format, an f-string) is its value, as with
+    TensorFlow, which traces each size: a trace that generalized the size by itself is made
+    again with the sizes known, and so is every later one. A size of an input_signature's
+    None stays the trace's symbol."""
+    seen = []
+
+    @tt.function
+    def f(x):
+        seen.append(("%s" % x.shape[0], f"{x.shape[1]}", str(x.shape)))  # noqa: UP031
+        return x * 2.0
+
+    for rows in (2, 3, 4):
+        np.testing.assert_array_equal(f(np.ones((rows, 5))).numpy(), np.full((rows, 5), 2.0))
+    assert [s for s in seen if "d" not in "".join(s)] == [
+        ("2", "5", "(2, 5)"),
+        ("3", "5", "(3, 5)"),
+        ("4", "5", "(4, 5)"),
+    ]
+    assert f.experimental_get_tracing_count() == 3
+
+    @tt.function(input_signature=[tt.TensorSpec([None, 5], tt.float64)])
+    def g(x):
+        seen.append(str(x.shape))
+        return x
+
+    g(np.ones((3, 5)))
+    assert seen[-1] == "(d0, 5)"
+
+
 def test_a_function_that_needs_its_sizes_is_traced_for_each():
     """A Python loop over a dimension cannot run with the size unknown: that call is traced
     with its sizes known instead, and so is every later one."""

@@ -386,7 +386,10 @@ class Function:
                 )
         start = time.perf_counter()
         try:
-            concrete = self._trace(args, kwargs)
+            # a trace that generalized by itself is traced again with the sizes where it fails
+            concrete = self._trace(
+                args, kwargs, sizes_known=generalized is not None and not self._reduce_retracing
+            )
         except Exception as error:
             if self._per_argument and _has_unknown_dims((args, kwargs)):
                 # with each argument's own unknown dimensions: the function combines them (x
@@ -543,9 +546,12 @@ class Function:
         )
 
     @collector.paused  # tracing and compiling build graphs of many objects, as tapes do
-    def _trace(self, args, kwargs):
+    def _trace(self, args, kwargs, sizes_known=False):
+        """A ConcreteFunction of the function traced for `args` and `kwargs`; `sizes_known`:
+        their unknown sizes are known in the call (`Trace.sizes_known_in_call`)."""
         self._tracing_count += 1
         trace = Trace(may_create_variables=self._tracing_count == 1)
+        trace.sizes_known_in_call = sizes_known
         names = argument_names(self._python_function, args, kwargs)
         flat = nest.flatten((args, kwargs))
         specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]

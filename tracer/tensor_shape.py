@@ -12,6 +12,9 @@ TensorShape([7, None])
 True
 """
 
+import sys
+
+from tracer.ir import dims
 from tracer.ir.dims import Dim
 
 
@@ -62,12 +65,14 @@ class TensorShape(tuple):
         return tuple.__new__(TensorShape, item) if isinstance(key, slice) else item
 
     def __repr__(self):
+        dims.used_as_text(self, sys._getframe(1))
         return f"TensorShape({list(self)})"
 
     def __str__(self):
+        dims.used_as_text(self, sys._getframe(1))
         return (
             "("
-            + ", ".join("None" if d is None else str(d) for d in self)
+            + ", ".join("None" if d is None else repr(d) for d in self)
             + ("," if len(self) == 1 else "")
             + ")"
         )

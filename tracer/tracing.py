@@ -54,6 +54,10 @@ class Trace:
         # id(input node) -> the value of that argument in the call being traced (None when
         # traced from specs): what `values_in_call` computes from
         self.call_values = None
+        # whether the sizes this trace leaves unknown are known in the call (a function that
+        # generalized a changed size by itself, tracer/function.py): a program that prints
+        # or formats one then wants its value, and is traced again with the sizes instead
+        self.sizes_known_in_call = False
 
     def input(self, name, shape, dtype):
         node = Node("input", (), {"name": name}, tuple(shape), dtype)
@@ -253,8 +257,25 @@ def _is_tracers_own(filename):
     return path.startswith(_OWN_DIRECTORIES) and not path.startswith(_PROGRAMS_OWN)
 
 
+def _refuse_value_use(size, frame):
+    """`dims.observe_value_uses`' callback: where the call being traced knows the size the
+    program prints or formats (`Trace.sizes_known_in_call`), the trace stops, so that the
+    function traces the call with its sizes (as TensorFlow would, giving `n=3` where the
+    symbol would print `n=d0`). Elsewhere (a TensorSpec(None) of the user's) the symbol is
+    the text, as tracer's own messages and code write it."""
+    trace = state.trace
+    if trace is None or not trace.sizes_known_in_call or getattr(_unrecorded, "depth", 0):
+        return
+    if not _is_tracers_own(frame.f_code.co_filename):
+        raise TypeError(
+            f"the program uses the size {size._text()}, unknown in this trace, as a value "
+            "(printed or formatted)"
+        )
+
+
 _unrecorded = threading.local()  # .depth: of assumptions_unrecorded blocks, in this thread
 dims.observe_assumptions(_record_assumption)
+dims.observe_value_uses(_refuse_value_use)
 
 
 @contextlib.contextmanager

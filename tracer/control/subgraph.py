@@ -142,6 +142,7 @@ class SubTrace(Trace):
         if outer is not None:
             self.gradient_graphs = outer.gradient_graphs
             self.made_inside = outer.made_inside
+            self.sizes_known_in_call = outer.sizes_known_in_call
 
     def require(self, size):
         if self.outer is not None:  # (eager code's unknown dimensions: none)

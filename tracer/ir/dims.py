@@ -144,6 +144,17 @@ class Dim:
     __lt__ = __le__ = __gt__ = __ge__ = __int__ = __index__ = __float__ = _unknown
 
     def __str__(self):
+        if _value_observer is not None:
+            _value_observer(self, sys._getframe(1))
+        return self._text()
+
+    def __format__(self, spec):
+        if _value_observer is not None:
+            _value_observer(self, sys._getframe(1))
+        return format(self._text(), spec)
+
+    def _text(self):
+        """The polynomial as C and Python write it: `784*d0`, `(d0 + 1)`."""
         pieces = []
         for monomial, coefficient in sorted(self.terms, key=lambda t: (-len(t[0]), t[0])):
             magnitude = abs(coefficient)
@@ -154,7 +165,8 @@ class Dim:
             text += (" - " if negative else " + ") + body
         return f"({text})" if len(self.terms) > 1 else text
 
-    __repr__ = __str__
+    def __repr__(self):
+        return self._text()
 
 
 _observer = None  # what is told of each assumption (`observe_assumptions`)
@@ -167,6 +179,26 @@ def observe_assumptions(callback):
     the trace being made; tracer's own (a shape check's fast path) choose nothing."""
     global _observer
     _observer = callback
+
+
+_value_observer = None  # what is told of each use of a size as a value (`observe_value_uses`)
+
+
+def observe_value_uses(callback):
+    """Have `callback(size, frame)` called where code asks for `size` as text (`str`, a
+    format), with the frame of that code: a program that prints or formats a size wants its
+    value, which a trace made with sizes unknown lacks (tracer/tracing.py)."""
+    global _value_observer
+    _value_observer = callback
+
+
+def used_as_text(sizes, frame):
+    """Tell the observer (`observe_value_uses`) that the code of `frame` makes text of
+    `sizes` (a shape's, say), where some are symbols."""
+    if _value_observer is not None:
+        for size in sizes:
+            if isinstance(size, Dim):
+                _value_observer(size, frame)
 
 
 def equals(size, other):
