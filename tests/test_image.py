@@ -1,12 +1,108 @@
-"""tt.image.adjust_contrast: TensorFlow 2.21's values, gradients against finite differences,
-compiled as eager."""
+"""tt.image against TensorFlow 2.21's values, compiled as eager, with gradients.
+
+tests/data/image/tf_reference.npz holds random inputs and what TensorFlow 2.21.0 returned for
+them (`tf.image.flip_left_right(x)`, `tf.image.resize(x, [3, 4], method="nearest")`, ...,
+gradients of `reduce_sum(tf.image.resize(x, size) * weights)` from a tf.GradientTape): it was
+written once by tests/data/image/make_tf_reference.py, run with real TensorFlow, whose calls
+`CALLS` below repeats with tracer. Keys are "<case>__<input>", inputs "in__<input>".
+"""
+
+import pathlib
 
 import numpy as np
 import pytest
 
 import tracer as tt
+from tests import gradcheck
 
 IMAGE = [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]]
+REFERENCE = np.load(pathlib.Path(__file__).parent / "data" / "image" / "tf_reference.npz")
+INPUTS = {key[4:]: REFERENCE[key] for key in REFERENCE.files if key.startswith("in__")}
+image = tt.image
+
+
+def _sized(function):
+    """A case named "<name>_<h>_<w>": function(x, h, w)."""
+    return lambda case, x: function(x, *map(int, case.split("_")[-2:]))
+
+
+CALLS = {  # case name prefix -> tracer's call of what make_tf_reference.py called
+    "flip_left_right": lambda case, x: image.flip_left_right(x),
+    "flip_up_down": lambda case, x: image.flip_up_down(x),
+    "rot90_": lambda case, x: image.rot90(x, int(case[len("rot90_") :])),
+    "transpose": lambda case, x: image.transpose(x),
+    "crop_to_bounding_box": lambda case, x: image.crop_to_bounding_box(x, 1, 2, 3, 3),
+    "pad_to_bounding_box": lambda case, x: image.pad_to_bounding_box(x, 1, 2, 8, 9),
+    "central_crop_": lambda case, x: image.central_crop(x, float(case.split("_")[-1])),
+    "resize_with_crop_or_pad_": _sized(image.resize_with_crop_or_pad),
+    "adjust_brightness_neg": lambda case, x: image.adjust_brightness(x, -0.3),
+    "adjust_brightness": lambda case, x: image.adjust_brightness(
+        x, 0.4 if x.dtype == tt.int32 else 0.1
+    ),
+    "adjust_contrast_neg": lambda case, x: image.adjust_contrast(
+        x, -2.0 if x.dtype == tt.int32 else -0.6
+    ),
+    "adjust_contrast_3": lambda case, x: image.adjust_contrast(x, 3.0),
+    "adjust_contrast": lambda case, x: image.adjust_contrast(x, 1.7),
+    "per_image_standardization": lambda case, x: image.per_image_standardization(x),
+    "rgb_to_grayscale_of_rgb": lambda case, x: image.rgb_to_grayscale(image.grayscale_to_rgb(x)),
+    "rgb_to_grayscale": lambda case, x: image.rgb_to_grayscale(x),
+    "grayscale_to_rgb": lambda case, x: image.grayscale_to_rgb(x),
+    "resize_bilinear_": _sized(lambda x, h, w: image.resize(x, [h, w])),
+    "resize_nearest_": _sized(lambda x, h, w: image.resize(x, [h, w], method="nearest")),
+    "resize_aspect_": _sized(lambda x, h, w: image.resize(x, [h, w], preserve_aspect_ratio=True)),
+    "convert_": lambda case, x: image.convert_image_dtype(
+        x, getattr(tt, case.split("_")[1]), saturate=case.split("_")[2] == "True"
+    ),
+}
+CASES = sorted(
+    key
+    for key in REFERENCE.files
+    if not key.startswith("in__") and "_grad_" not in key and "_weights_" not in key
+)
+
+
+def _call(key):
+    case, name = key.rsplit("__", 1)
+    x = tt.fill([3, 4, 2], 0.25) if name == "constant" else tt.constant(INPUTS[name])
+    prefix = next(p for p in CALLS if case.startswith(p))
+    return CALLS[prefix](case, x)
+
+
+def _assert_tensorflows(got, want, key):
+    assert got.dtype == want.dtype and got.shape == want.shape, key
+    if want.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want, err_msg=key)
+    else:  # float32 arithmetic in another order: a few ulps
+        tolerance = 2e-3 if want.dtype == np.float16 else 1e-6
+        np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance, err_msg=key)
+
+
+def test_the_reference_covers_every_call():
+    assert len(CASES) > 250
+    for prefix in CALLS:
+        assert any(key.startswith(prefix) for key in CASES), prefix
+
+
+INT32_ADJUSTED = [k for k in CASES if k.startswith("adjust_") and k.endswith("__i32")]
+
+
+@pytest.mark.parametrize("key", [k for k in CASES if k not in INT32_ADJUSTED])
+def test_values_are_tensorflows(key):
+    _assert_tensorflows(_call(key).numpy(), REFERENCE[key], key)
+
+
+@pytest.mark.parametrize("key", INT32_ADJUSTED)
+def test_int32_images_saturate_as_tensorflow(key):
+    """contrast_int32_saturate.py: the brightest int32 pixels saturate at 2147483520 (float32's
+    largest below 2^31), as TensorFlow's saturate_cast, where they wrapped to INT_MIN. Values
+    in between are exact to float32's rounding of the image's mean (TensorFlow sums in an
+    order of its own: 2^31 * 2^-24 is 128)."""
+    got, want = _call(key).numpy(), REFERENCE[key]
+    assert got.dtype == want.dtype == np.int32
+    extreme = (want == 2147483520) | (want == -(2**31))
+    np.testing.assert_array_equal(got[extreme], want[extreme])
+    np.testing.assert_allclose(got.astype(np.int64), want.astype(np.int64), rtol=0, atol=256)
 
 
 def test_adjust_contrast_gives_tensorflows_values():
@@ -17,6 +113,7 @@ def test_adjust_contrast_gives_tensorflows_values():
         [[8.5, 9.5, 10.5], [14.5, 15.5, 16.5]],
     ]
     assert tt.image.adjust_contrast(tt.constant(IMAGE, tt.float64), 0.5).dtype == tt.float64
+    # TensorFlow scales integers to [0, 1) float32 and back, truncating toward zero
     ints = tt.constant([[[10], [200]], [[30], [40]]], tt.int32)
     assert tt.image.adjust_contrast(ints, 2.0).numpy().tolist() == [[[-50], [330]], [[-10], [10]]]
     with pytest.raises(ValueError, match=r"\[\.\.\., height, width, channels\]"):
@@ -25,22 +122,219 @@ def test_adjust_contrast_gives_tensorflows_values():
 
 def test_adjust_contrast_of_a_batch_differentiates_and_compiles():
     rng = np.random.default_rng(0)
-    images = rng.standard_normal((2, 3, 4, 2))
-    weights = rng.standard_normal(images.shape)
+    images = rng.standard_normal((2, 3, 4, 2)).astype(np.float32)
+    weights = rng.standard_normal(images.shape).astype(np.float32)
 
     def loss(x, factor):
         return tt.reduce_sum(tt.image.adjust_contrast(x, factor) * weights)
 
-    x, factor = tt.constant(images), tt.constant(1.7, tt.float64)
+    x, factor = tt.constant(images), tt.constant(1.7)
     with tt.GradientTape() as tape:
         tape.watch([x, factor])
         value = loss(x, factor)
     dx, dfactor = tape.gradient(value, [x, factor])
     mean = images.mean(axis=(1, 2), keepdims=True)
-    np.testing.assert_allclose(value.numpy(), np.sum(((images - mean) * 1.7 + mean) * weights))
+    np.testing.assert_allclose(
+        value.numpy(), np.sum(((images - mean) * 1.7 + mean) * weights), 1e-5
+    )
     # d/dfactor: sum((x - mean) * w); d/dx: factor * w + (1 - factor) * mean of w per channel
-    np.testing.assert_allclose(dfactor.numpy(), np.sum((images - mean) * weights), rtol=1e-12)
+    np.testing.assert_allclose(dfactor.numpy(), np.sum((images - mean) * weights), rtol=1e-5)
     w_mean = weights.mean(axis=(1, 2), keepdims=True)
-    np.testing.assert_allclose(dx.numpy(), 1.7 * weights + (1 - 1.7) * w_mean, rtol=1e-12)
+    np.testing.assert_allclose(dx.numpy(), 1.7 * weights + (1 - 1.7) * w_mean, rtol=1e-5)
     compiled = tt.function(loss)
-    np.testing.assert_allclose(compiled(x, factor).numpy(), value.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(compiled(x, factor).numpy(), value.numpy(), rtol=1e-6)
+
+
+def test_float64_images_are_adjusted_in_float32_as_tensorflow():
+    x = tt.constant([[[0.1], [0.2]]], tt.float64)
+    got = tt.image.adjust_brightness(x, 0.3).numpy()
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, (np.float32([0.1, 0.2]) + np.float32(0.3)).reshape(1, 2, 1))
+    assert tt.image.per_image_standardization(x).dtype == tt.float32
+    assert tt.image.resize(x, [2, 2]).dtype == tt.float32
+    assert tt.image.resize(x, [2, 2], method="nearest").dtype == tt.float64
+
+
+# --- compiled, both backends ---------------------------------------------------------------
+
+
+def _every_op(x):
+    """Every tt.image op of one image or batch (floating or uint8), as a list."""
+    floating = x.dtype.is_floating
+    outs = [
+        image.flip_left_right(x),
+        image.flip_up_down(x),
+        image.rot90(x, 1),
+        image.rot90(x, 2),
+        image.rot90(x, 3),
+        image.transpose(x),
+        image.crop_to_bounding_box(x, 1, 2, 3, 3),
+        image.pad_to_bounding_box(x, 1, 2, 8, 9),
+        image.central_crop(x, 0.5),
+        image.resize_with_crop_or_pad(x, 3, 9),
+        image.adjust_brightness(x, 0.1),
+        image.adjust_contrast(x, 1.7),
+        image.per_image_standardization(x),
+        image.rgb_to_grayscale(x),
+        image.grayscale_to_rgb(x[..., :1]),
+        image.resize(x, [9, 11]),
+        image.resize(x, [3, 4]),
+        image.resize(x, [3, 4], method="nearest"),
+        image.resize(x, [10, 3], preserve_aspect_ratio=True),
+        image.convert_image_dtype(x, tt.uint8 if floating else tt.float32),
+        image.convert_image_dtype(x, tt.int16, saturate=True),
+    ]
+    return outs
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+@pytest.mark.parametrize("name", ["f32_b", "f64_u", "u8_b"])
+def test_compiled_functions_give_the_eager_values(backend, name):
+    x = tt.constant(INPUTS[name])
+    eager = _every_op(x)
+    compiled = tt.function(_every_op, backend=backend)(x)
+    assert len(compiled) == len(eager)
+    for k, (got, want) in enumerate(zip(compiled, eager)):
+        assert got.dtype == want.dtype and got.shape == want.shape, k
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6, err_msg=k)
+    # and TensorFlow's, through the same calls
+    flipped, resized = compiled[0].numpy(), compiled[15].numpy()
+    np.testing.assert_array_equal(flipped, REFERENCE[f"flip_left_right__{name}"])
+    np.testing.assert_allclose(resized, REFERENCE[f"resize_bilinear_9_11__{name}"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_int32_contrast_saturates_compiled(backend):
+    ints = tt.constant(INPUTS["i32"])
+    got = tt.function(lambda x: image.adjust_contrast(x, 3.0), backend=backend)(ints)
+    want = REFERENCE["adjust_contrast_3__i32"]
+    extreme = (want == 2147483520) | (want == -(2**31))
+    np.testing.assert_array_equal(got.numpy()[extreme], want[extreme])
+    # the mean of [1e-4, -1, 1, ...] in float32 depends on the order of the sum (C's is its own)
+    np.testing.assert_allclose(got.numpy().astype(np.int64), want, rtol=0, atol=256)
+
+
+# --- gradients ------------------------------------------------------------------------------
+
+
+def _resize_gradient(x, size, method, weights):
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        loss = tt.reduce_sum(image.resize(x, size, method=method) * weights)
+    return tape.gradient(loss, x)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("name", ["f32_b", "f64_u"])
+@pytest.mark.parametrize("size", [(3, 4), (9, 11), (7, 3)])
+def test_resize_gradients_are_tensorflows(method, name, size):
+    h, w = size
+    x = tt.constant(INPUTS[name])
+    weights = tt.constant(REFERENCE[f"resize_{method}_weights_{h}_{w}__{name}"])
+    want = REFERENCE[f"resize_{method}_grad_{h}_{w}__{name}"]
+    got = _resize_gradient(x, [h, w], method, weights)
+    assert isinstance(got, tt.Tensor) and got.dtype == x.dtype  # dense, as TensorFlow's
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
+    for backend in ["c", "interpreter"]:
+        compiled = tt.function(
+            lambda x: _resize_gradient(x, [h, w], method, weights), backend=backend
+        )
+        np.testing.assert_allclose(compiled(x).numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+DIFFERENTIABLE = {
+    "resize_up": lambda x: image.resize(x, [7, 9]),
+    "resize_down": lambda x: image.resize(x, [2, 3]),
+    "resize_nearest": lambda x: image.resize(x, [7, 2], method="nearest"),
+    "flip_left_right": image.flip_left_right,
+    "flip_up_down": image.flip_up_down,
+    "rot90": lambda x: image.rot90(x, 3),
+    "transpose": image.transpose,
+    "crop": lambda x: image.crop_to_bounding_box(x, 1, 1, 2, 3),
+    "pad": lambda x: image.pad_to_bounding_box(x, 2, 1, 7, 6),
+    "central_crop": lambda x: image.central_crop(x, 0.6),
+    "crop_or_pad": lambda x: image.resize_with_crop_or_pad(x, 6, 2),
+    "brightness": lambda x: image.adjust_brightness(x, 0.2),
+    "contrast": lambda x: image.adjust_contrast(x, 0.4),
+    "standardization": image.per_image_standardization,
+    "grayscale": image.rgb_to_grayscale,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
+@pytest.mark.parametrize("shape", [(2, 4, 5, 3), (4, 5, 3)])
+def test_gradients_match_finite_differences(name, shape):
+    x = np.random.default_rng(3).random(shape).astype(np.float32)
+    gradcheck.check_first_order(DIFFERENTIABLE[name], [x])
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+
+def test_convert_image_dtype_scales_as_tensorflow_documents():
+    a = tt.constant([[[1], [2]], [[3], [4]]], tt.int8)
+    np.testing.assert_allclose(
+        image.convert_image_dtype(a, tt.float32).numpy().ravel(),
+        [0.00787402, 0.01574803, 0.02362205, 0.03149606],
+        rtol=1e-6,
+    )
+    c = tt.constant([[[1], [2]], [[127], [127]]], tt.int8)
+    c16 = image.convert_image_dtype(c, tt.int16)
+    assert c16.numpy().ravel().tolist() == [256, 512, 32512, 32512]
+    assert image.convert_image_dtype(c16, tt.int8).numpy().ravel().tolist() == [1, 2, 127, 127]
+    d = tt.constant([[[1000], [2000]], [[3000], [4000]]], tt.int16)
+    back = image.convert_image_dtype(image.convert_image_dtype(d, tt.uint8), tt.int16)
+    assert back.numpy().ravel().tolist() == [896, 1920, 2944, 3968]
+    with pytest.raises(AttributeError, match="floating point or integer"):
+        image.convert_image_dtype(a, tt.bool)
+
+
+def test_bad_arguments_raise_as_tensorflow():
+    x = tt.zeros([5, 6, 3])
+    with pytest.raises(ValueError, match="width must be >= target \\+ offset"):
+        image.crop_to_bounding_box(x, 0, 4, 2, 3)
+    with pytest.raises(ValueError, match="offset_height must be >= 0"):
+        image.crop_to_bounding_box(x, -1, 0, 2, 3)
+    with pytest.raises(ValueError, match="height must be <= target - offset"):
+        image.pad_to_bounding_box(x, 1, 0, 5, 6)
+    with pytest.raises(ValueError, match="central_fraction must be within"):
+        image.central_crop(x, 0.0)
+    with pytest.raises(ValueError, match="target_height must be > 0"):
+        image.resize_with_crop_or_pad(x, 0, 3)
+    with pytest.raises(ValueError, match="at least three-dimensional"):
+        image.flip_left_right(tt.zeros([5, 6]))
+    with pytest.raises(ValueError, match="either 3 or 4 dimensions"):
+        image.rot90(tt.zeros([1, 2, 5, 6, 3]))
+    with pytest.raises(ValueError, match="\\[\\.\\.\\., 3\\]"):
+        image.rgb_to_grayscale(tt.zeros([5, 6, 4]))
+    with pytest.raises(ValueError, match="1-D Tensor of 2 elements"):
+        image.resize(x, [3])
+    with pytest.raises(ValueError, match="Resize method is not implemented: cubic"):
+        image.resize(x, [3, 3], method="cubic")
+    with pytest.raises(NotImplementedError, match="'bicubic'"):
+        image.resize(x, [3, 3], method=image.ResizeMethod.BICUBIC)
+    with pytest.raises(NotImplementedError, match="antialias"):
+        image.resize(x, [3, 3], antialias=True)
+
+
+def test_sizes_may_be_eager_tensors_and_central_crop_of_one_is_the_image():
+    x = tt.constant(INPUTS["f32_u"])
+    got = image.resize(x, tt.constant([3, 4]))
+    np.testing.assert_array_equal(got.numpy(), image.resize(x, [3, 4]).numpy())
+    assert image.rot90(x, tt.constant(2)).numpy().tolist() == image.rot90(x, 2).numpy().tolist()
+    assert image.central_crop(x, 1.0) is x
+
+
+def test_traced_sizes_come_from_the_images():
+    """A function called on images of several sizes resizes each with its own taps; an
+    input_signature that leaves height and width unknown is refused with a clear error."""
+    resize = tt.function(lambda x: image.resize(x, [3, 4]))
+    for key in ["f32_b", "f64_b"]:
+        x = tt.constant(INPUTS[key][:, :, : 4 if key == "f64_b" else 6])
+        np.testing.assert_allclose(resize(x).numpy(), image.resize(x, [3, 4]).numpy(), 1e-6)
+    unknown = tt.function(
+        lambda x: image.resize(x, [3, 4]),
+        input_signature=[tt.TensorSpec([None, None, None, 3], tt.float32)],
+    )
+    with pytest.raises(ValueError, match="needs the image's height and width"):
+        unknown(tt.constant(INPUTS["f32_b"]))
