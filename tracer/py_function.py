@@ -137,6 +137,7 @@ class _CallWithResults:
 
     def first_run(self, values):
         """Run `func` on the values of the call being traced: the results' shapes."""
+        values = [_array(v) for v in values]
         results = self._run(values)
         self.traced_run = (values, results)
         self.shapes = [r.shape for r in results]
@@ -146,11 +147,12 @@ class _CallWithResults:
         """`func` on `values`, eagerly: outside the trace that may be running (it ran inside
         it, where a Variable it read was the trace's and an assign it made joined the graph)."""
         with outside_trace():
-            tensors = [Tensor(np.array(v)) for v in values]
+            tensors = [Tensor(_array(v)) for v in values]
             results = _results(self.func(*tensors), self.dtypes, self.several, self.func)
-            return [np.asarray(r.numpy()) for r in results]
+            return [_array(r.numpy()) for r in results]
 
     def write(self, values):
+        values = [_array(v) for v in values]
         traced, self.traced_run = self.traced_run, None
         if traced is not None and _same_arrays(traced[0], values):
             results = traced[1]  # the traced call's run: func ran for this call already
@@ -158,7 +160,7 @@ class _CallWithResults:
             results = self._run(values)
         changed = [(k, r.shape) for k, r in enumerate(results) if r.shape != self.shapes[k]]
         if changed:
-            _REPLAYED[_replay_key(self.func)] = ([np.array(v) for v in values], results)
+            _REPLAYED[_replay_key(self.func)] = ([_array(v) for v in values], results)
             k, shape = changed[0]
             raise ResultsChangedShape(
                 f"calls tt.py_function at {self.where}, whose result {k} has shape {shape} "
@@ -169,6 +171,16 @@ class _CallWithResults:
 
     def result(self, index):
         return self.kept.results[index]
+
+
+def _array(value):
+    """A copy of `value` (an input's value handed to the host call, or a result's `numpy()`)
+    as an array: a string (a scalar tt.string's value is its `bytes`) as a 0-d object array,
+    as tt.string tensors hold them, not numpy's fixed-width bytes."""
+    if isinstance(value, (bytes, str)):
+        return np.array(value.encode() if isinstance(value, str) else value, dtype=object)
+    array = np.array(value)
+    return array.astype(object) if array.dtype.kind in "SU" else array
 
 
 def _same_arrays(a, b):
@@ -223,7 +235,7 @@ class _SideEffect:
         self.func = func
 
     def write(self, values):
-        self.func(*(Tensor(np.asarray(v)) for v in values))
+        self.func(*(Tensor(_array(v)) for v in values))
 
 
 def _results(returned, dtypes, several, func):

@@ -42,7 +42,7 @@ class Batch:
 class PaddedBatch:
     """Batches whose elements are first padded to one shape: `padded_shapes` (None, or -1,
     for a dimension padded to the batch's longest) or the batch's longest everywhere, with
-    `padding_values` (0 by default)."""
+    `padding_values` (by default 0, False for bools and b"" for strings, as TensorFlow pads)."""
 
     def __init__(self, upstream, batch_size, padded_shapes, padding_values, drop_remainder):
         self._upstream, self._size = upstream, _positive("batch_size", batch_size)
@@ -54,7 +54,7 @@ class PaddedBatch:
             flat_rows = [nest.flatten(row) for row in rows]
             count = len(flat_rows[0])
             shapes = self._flat_shapes(rows[0], count)
-            values = [0] * count if self._values is None else nest.flatten(self._values)
+            values = [None] * count if self._values is None else nest.flatten(self._values)
             leaves = [
                 _padded([row[k] for row in flat_rows], shape, value)
                 for k, (shape, value) in enumerate(zip(shapes, values))
@@ -422,8 +422,8 @@ def _flat_shapes(structure, shapes):
 
 
 def _padded(parts, shape, value):
-    """`parts` padded at the end of each axis to `shape` (None or -1: the longest) and
-    stacked."""
+    """`parts` padded at the end of each axis to `shape` (None or -1: the longest) with
+    `value` (None: the dtype's zero) and stacked."""
     rank = parts[0].ndim
     if any(p.ndim != rank for p in parts):
         raise ValueError("padded_batch: the elements of a component differ in rank")
@@ -438,7 +438,12 @@ def _padded(parts, shape, value):
                 f"padded_batch: an element of shape {p.shape} is larger than the padded "
                 f"shape {tuple(target)}"
             )
-    out = np.full((len(parts), *target), np.asarray(value, parts[0].dtype), parts[0].dtype)
+    dtype = parts[0].dtype
+    if value is None:  # TensorFlow's default: the dtype's zero, b"" for a string
+        value = b"" if dtype.kind == "O" else 0
+    elif dtype.kind == "O" and isinstance(value, str):
+        value = value.encode()
+    out = np.full((len(parts), *target), np.asarray(value, dtype), dtype)
     for k, p in enumerate(parts):
         out[(k, *(slice(0, size) for size in p.shape))] = p
     return out

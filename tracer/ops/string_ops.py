@@ -8,13 +8,14 @@ TensorFlow's documentation is silent, and where tracer differs.
 """
 
 import re
+from fractions import Fraction
 
 import numpy as np
 
 from codegen import forms
-from tracer import dtypes
+from tracer import dtypes, errors
 from tracer.errors import InvalidArgumentError
-from tracer.ops import shapes
+from tracer.ops import re2_syntax, shapes
 from tracer.ops.convert import as_tensor, static_int
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive, unbatchable
@@ -83,22 +84,42 @@ def join(inputs, separator="", name=None):
     return apply(STRING_JOIN, inputs, {"separator": _as_bytes(separator, "separator")})
 
 
+def _reduce_axes(axis, rank):
+    """`axis` of reduce_join as non-negative axes in the order given (all axes when None,
+    the last first, so that the strings join in row-major order); TensorFlow's errors for
+    an axis out of range or given twice."""
+    if axis is None:
+        return tuple(range(rank - 1, -1, -1))
+    axes = []
+    for a in (axis,) if isinstance(axis, int) else axis:
+        if not -rank <= a < rank:
+            raise errors.mixed(errors.OutOfRangeError, ValueError)(
+                f"Invalid reduction dimension {a} for input with {rank} dimension(s)"
+            )
+        if a % rank in axes:
+            raise errors.mixed(errors.InvalidArgumentError, ValueError)(
+                f"Duplicate reduction dimension {a}"
+            )
+        axes.append(a % rank)
+    return tuple(axes)
+
+
 def _infer_reduce_join(attrs, x):
     _expect_strings(x)
-    axes = shapes.normalize_axes(attrs["axis"], len(x.shape))
-    kept = [1 if d in axes else n for d, n in enumerate(x.shape)]
-    shape = (
-        tuple(kept)
-        if attrs["keepdims"]
-        else tuple(n for d, n in enumerate(x.shape) if d not in axes)
-    )
-    return shape, dtypes.string
+    axes = _reduce_axes(attrs["axis"], len(x.shape))
+    if attrs["keepdims"]:
+        return tuple(1 if d in axes else n for d, n in enumerate(x.shape)), dtypes.string
+    return tuple(n for d, n in enumerate(x.shape) if d not in axes), dtypes.string
 
 
 def _reduce_join_kernel(x, axis, keepdims, separator):
-    axes = shapes.normalize_axes(axis, x.ndim)
+    # NOTE: TensorFlow joins with the first axis listed varying fastest, so the listed axes
+    # go last in the transposition in reverse order: axis=[0, 1] of [[a, b], [c, d]] joins
+    # a, c, b, d.
+    axes = _reduce_axes(axis, x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
-    rows = np.transpose(x, kept + list(axes)).reshape([x.shape[d] for d in kept] + [-1])
+    rows = np.transpose(x, kept + list(reversed(axes)))
+    rows = rows.reshape([x.shape[d] for d in kept] + [-1])
     out = np.empty(rows.shape[:-1], dtype=object)
     for index in np.ndindex(out.shape):
         out[index] = separator.join(rows[index])
@@ -110,11 +131,32 @@ def _reduce_join_kernel(x, axis, keepdims, separator):
 REDUCE_JOIN = _string_op("reduce_join", _infer_reduce_join, _reduce_join_kernel)
 
 
+def _static_axis(axis):
+    """`axis` (None, an int, a list of ints or a tensor with a value) as None, an int or a
+    tuple of ints."""
+    if axis is None or isinstance(axis, (int, np.integer)):
+        return None if axis is None else int(axis)
+    if isinstance(axis, (list, tuple)):
+        return tuple(_static_axis(a) for a in axis)
+    value = as_tensor(axis)._value
+    if value is None:
+        raise TypeError(
+            "tt.strings.reduce_join takes axis as ints or a tensor with a value, not one known "
+            "only when a traced function runs"
+        )
+    value = np.asarray(value)
+    if value.dtype.kind not in "iu" or value.ndim > 1:
+        raise TypeError(f"axis must be an int or a vector of ints, not {value!r}")
+    return int(value) if value.ndim == 0 else tuple(int(a) for a in value)
+
+
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
-    """The strings along `axis` (all axes when None) joined with `separator`, in order."""
-    axis = axis if axis is None or isinstance(axis, int) else tuple(int(a) for a in axis)
+    """The strings along `axis` (all axes when None) joined with `separator`. With several
+    axes, as in TensorFlow, the first listed varies fastest: axis=[0, 1] of
+    [["a", "b"], ["c", "d"]] with separator "|" gives b"a|c|b|d". An axis out of range
+    raises TensorFlow's OutOfRangeError, one given twice its InvalidArgumentError."""
     attrs = {
-        "axis": axis,
+        "axis": _static_axis(axis),
         "keepdims": bool(keepdims),
         "separator": _as_bytes(separator, "separator"),
     }
@@ -144,8 +186,14 @@ def _elementwise_to(dtype):
     return infer
 
 
+def _utf8_length(value):
+    """The characters of UTF-8 bytes as TensorFlow counts them: the bytes that are not
+    continuation bytes (10xxxxxx), so a truncated sequence is one and a stray one none."""
+    return len(value) - sum((byte & 0xC0) == 0x80 for byte in value)
+
+
 def _length_kernel(x, unit):
-    count = len if unit == "BYTE" else (lambda s: len(_characters(s)))
+    count = len if unit == "BYTE" else _utf8_length
     return _each(count, x, dtype=np.int32)
 
 
@@ -164,7 +212,11 @@ def _substr_kernel(x, start, size, unit):
         first = start + len(text) if start < 0 else start
         if not 0 <= first <= len(text):
             raise InvalidArgumentError(None, None, f"pos {start} out of range for string {value!r}")
-        part = text[first : first + size]
+        # NOTE: TensorFlow takes a negative len as "to the end" in bytes, and as nothing in
+        # characters
+        part = text[first:] if size < 0 else text[first : first + size]
+        if size < 0 and unit != "BYTE":
+            part = ""
         return part if unit == "BYTE" else part.encode("utf-8", errors="surrogateescape")
 
     return _each(cut, x)
@@ -176,13 +228,12 @@ SUBSTR = _string_op("substr", _elementwise_to(dtypes.string), _substr_kernel)
 def substr(input, pos, len, unit="BYTE", name=None):
     """Each string's part of `len` bytes (or characters) from `pos` (negative: from the
     end); TensorFlow's InvalidArgumentError where `pos` lies outside a string. `pos` and
-    `len` are scalars known when the op is made."""
+    `len` are scalars known when the op is made; a negative `len` takes the rest of each
+    string in bytes, nothing in characters (as TensorFlow)."""
     _check_unit(unit)
     start, size = static_int(pos), static_int(len)
     if start is None or size is None:
         raise TypeError("tt.strings.substr takes pos and len as Python ints or tensors with values")
-    if size < 0:
-        raise ValueError(f"len must not be negative, got {size}")
     return apply(SUBSTR, (as_tensor(input),), {"start": start, "size": size, "unit": unit})
 
 
@@ -190,7 +241,8 @@ def _case_kernel(method):
     def run(x, encoding):
         if encoding == "":  # TensorFlow changes ASCII letters only
             return _each(getattr(bytes, method), x)
-        return _each(lambda s: getattr(s.decode(encoding), method)().encode(encoding), x)
+        # an invalid byte becomes U+FFFD, as in TensorFlow
+        return _each(lambda s: getattr(s.decode(encoding, "replace"), method)().encode(), x)
 
     return run
 
@@ -227,44 +279,115 @@ def strip(input, name=None):
 # --- regular expressions -------------------------------------------------------------
 
 
-def _compiled(pattern):
-    try:
-        return re.compile(_as_bytes(pattern, "pattern"))
-    except re.error as error:
-        raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
+def _decode(value):
+    return value.decode("utf-8", errors="surrogateescape")
+
+
+def _encode(text):
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def _static_string(value, what):
+    """`value` (a str, bytes or a scalar string tensor with a value) as bytes."""
+    if isinstance(value, (str, bytes)):
+        return _as_bytes(value, what)
+    known = getattr(as_tensor(value), "_value", None)
+    if known is None or np.ndim(known) != 0 or not isinstance(known[()], bytes):
+        raise TypeError(f"{what} must be a str, bytes or a scalar string tensor with a value")
+    return known[()]
 
 
 def _full_match_kernel(x, pattern):
-    compiled = _compiled(pattern)
-    return _each(lambda s: compiled.fullmatch(s) is not None, x, dtype=bool)
+    compiled = re2_syntax.compiled(pattern)
+    return _each(lambda s: compiled.fullmatch(_decode(s)) is not None, x, dtype=bool)
 
 
 REGEX_FULL_MATCH = _string_op("regex_full_match", _elementwise_to(dtypes.bool), _full_match_kernel)
 
 
 def regex_full_match(input, pattern, name=None):
-    """Whether each whole string matches the regular expression `pattern` (Python's `re`
-    syntax, which agrees with TensorFlow's RE2 on the common forms)."""
-    _compiled(pattern)
-    return apply(REGEX_FULL_MATCH, (as_tensor(input),), {"pattern": _as_bytes(pattern, "pattern")})
+    """Whether each whole string matches the regular expression `pattern`, in RE2's syntax
+    on UTF-8 text as in TensorFlow (a str, bytes or a scalar string tensor with a value);
+    TensorFlow's InvalidArgumentError for a pattern RE2 refuses."""
+    pattern = _static_string(pattern, "pattern")
+    re2_syntax.compiled(pattern)
+    return apply(REGEX_FULL_MATCH, (as_tensor(input),), {"pattern": pattern})
+
+
+def _rewrite(rewrite):
+    """RE2's reading of a rewrite: its pieces (text, or a group's number) up to the first
+    invalid escape, whether it has none, and the largest group it names."""
+    pieces, valid, at = [], True, 0
+    while at < len(rewrite):
+        char, at = rewrite[at], at + 1
+        if char != "\\":
+            pieces.append(char)
+            continue
+        escaped, at = rewrite[at : at + 1], at + 1
+        if escaped and escaped in "0123456789":
+            pieces.append(int(escaped))
+        elif escaped == "\\":
+            pieces.append("\\")
+        else:  # RE2 stops there (and logs "invalid rewrite pattern")
+            valid = False
+            break
+    groups = [int(g) for g in re.findall(r"\\([\s\S])", rewrite) if g in "0123456789"]
+    return pieces, valid, max(groups, default=0)
 
 
 def _replace_kernel(x, pattern, rewrite, replace_global):
-    compiled = _compiled(pattern)
-    return _each(lambda s: compiled.sub(rewrite, s, count=0 if replace_global else 1), x)
+    # NOTE: RE2::Replace and GlobalReplace's rules: a rewrite naming a group the pattern lacks
+    # leaves the string as it is; one with an invalid escape leaves it too (Replace), or
+    # writes each match's rewrite up to that escape (GlobalReplace); an empty match right
+    # after the last match is skipped.
+    compiled = re2_syntax.compiled(pattern)
+    pieces, valid, most = _rewrite(_decode(rewrite))
+
+    def expand(match):
+        return "".join(p if isinstance(p, str) else match.group(p) or "" for p in pieces)
+
+    def first(value):
+        text = _decode(value)
+        match = compiled.search(text)
+        if match is None or not valid:
+            return value
+        return _encode(text[: match.start()] + expand(match) + text[match.end() :])
+
+    def every(value):
+        text, out, at, last_end = _decode(value), [], 0, -1
+        while at <= len(text):
+            match = compiled.search(text, at)
+            if match is None:
+                break
+            out.append(text[at : match.start()])
+            if match.start() == last_end and match.end() == match.start():
+                out.append(text[at : at + 1])
+                at += 1
+                continue
+            out.append(expand(match))
+            at = last_end = match.end()
+        if last_end < 0:
+            return value
+        out.append(text[at:])
+        return _encode("".join(out))
+
+    if most > compiled.groups:
+        return _each(lambda s: s, x)
+    return _each(every if replace_global else first, x)
 
 
 REGEX_REPLACE = _string_op("regex_replace", _elementwise_to(dtypes.string), _replace_kernel)
 
 
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
-    """Each string with the matches of `pattern` replaced by `rewrite` (`\\1` for a group,
-    `\\0` for the whole match), all of them or only the first."""
-    _compiled(pattern)
-    rewrite = _as_bytes(rewrite, "rewrite").replace(b"\\0", b"\\g<0>")
+    """Each string with the matches of `pattern` (RE2's syntax, as regex_full_match) replaced
+    by `rewrite` (`\\1` for a group, `\\0` for the whole match, `\\\\` for a backslash), all
+    of them or only the first."""
+    pattern = _static_string(pattern, "pattern")
+    re2_syntax.compiled(pattern)
     attrs = {
-        "pattern": _as_bytes(pattern, "pattern"),
-        "rewrite": rewrite,
+        "pattern": pattern,
+        "rewrite": _static_string(rewrite, "rewrite"),
         "replace_global": bool(replace_global),
     }
     return apply(REGEX_REPLACE, (as_tensor(input),), attrs)
@@ -327,28 +450,82 @@ def _infer_to_number(attrs, x):
     return x.shape, attrs["out_type"]
 
 
+# TensorFlow's StringToNumber parses as absl's SimpleAtof/SimpleAtod and SimpleAtoi do: ASCII
+# whitespace around, a sign, then C's decimal or hexadecimal (0x, with an optional p exponent)
+# float syntax, inf/infinity/nan/nan(chars) in any case; integers in decimal digits only.
+_WHITESPACE = b" \t\n\v\f\r"
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEX = re.compile(
+    rb"([+-]?)0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP]([+-]?[0-9]+))?"
+)
+_SPECIAL = re.compile(rb"[+-]?(?:inf|infinity|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+
+
+def _exact(text):
+    """The exact value of a decimal or hexadecimal float literal that `_parse_float` took."""
+    match = _HEX.fullmatch(text)
+    if match is None:
+        return Fraction(text.decode())
+    sign, digits, exponent = match.groups()
+    whole, _, fraction = digits.partition(b".")
+    value = Fraction(int(whole + fraction, 16)) * Fraction(2) ** (
+        int(exponent or 0) - 4 * len(fraction)
+    )
+    return -value if sign == b"-" else value
+
+
+def _parse_float(text, dtype):
+    """`text` (stripped) as a number of `dtype` (float32 or float64), or None, rounded once
+    to nearest as C's strtof and strtod do."""
+    if _SPECIAL.fullmatch(text):
+        return np.array(float(text.split(b"(")[0]), dtype)[()]
+    if _DECIMAL.fullmatch(text):
+        value = float(text)
+    elif _HEX.fullmatch(text):
+        value = float.fromhex(text.decode())
+    else:
+        return None
+    if dtype == np.float64:
+        return np.float64(value)
+    with np.errstate(over="ignore"):
+        single = np.float32(value)
+    if not np.isfinite(single) or float(single) == value:
+        return single
+    # NOTE: rounding to the nearest double and then to the nearest float32 can differ from
+    # rounding once, where the double lies exactly halfway between two float32s.
+    other = np.nextafter(single, np.float32(np.inf if value > float(single) else -np.inf))
+    if float(single) + float(other) == 2 * value:
+        exact = _exact(text)
+        if exact != value:
+            return single if (exact > value) == (float(single) > value) else other
+    return single
+
+
+def _parse_int(text, dtype):
+    """`text` (stripped) as an integer of `dtype` (int32 or int64), or None."""
+    if not _INTEGER.fullmatch(text):
+        return None
+    value, limits = int(text), np.iinfo(dtype)
+    return dtype.type(value) if limits.min <= value <= limits.max else None
+
+
 def _to_number_kernel(x, out_type):
-    parse = int if out_type.is_integer else float
+    dtype = np.dtype(out_type.as_numpy_dtype)
+    parse = _parse_int if out_type.is_integer else _parse_float
 
     def number(value):
-        try:
-            return parse(value.decode("ascii"))
-        except (UnicodeDecodeError, ValueError):
+        result = parse(value.strip(_WHITESPACE), dtype)
+        if result is None:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"StringToNumberOp could not correctly convert string: {value.decode(errors='replace')}",
-            ) from None
+                "StringToNumberOp could not correctly convert string: "
+                + value.decode(errors="replace"),
+            )
+        return result
 
-    values = _each(number, x)
-    if out_type.is_integer:
-        limits = np.iinfo(out_type.as_numpy_dtype)
-        for value in values.reshape(-1):
-            if not limits.min <= value <= limits.max:
-                raise InvalidArgumentError(
-                    None, None, f"StringToNumberOp could not correctly convert string: {value}"
-                )
-    return values.astype(out_type.as_numpy_dtype)
+    return _each(number, x, dtype=dtype)
 
 
 STRING_TO_NUMBER = _string_op("string_to_number", _infer_to_number, _to_number_kernel)
