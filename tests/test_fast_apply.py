@@ -411,7 +411,9 @@ def test_a_matmul_with_flags_or_a_name_takes_the_python_function():
     a = tt.Variable([[1.0, 2.0], [3.0, 4.0]])
     an = a.numpy()
     assert str(inspect.signature(tt.matmul)) == (
-        "(a, b, transpose_a=False, transpose_b=False, name=None)"
+        "(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, "
+        "a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, "
+        "name=None)"
     )
     np.testing.assert_array_equal(tt.matmul(a, a, transpose_b=True).numpy(), an @ an.T)
     np.testing.assert_array_equal(tt.matmul(a, a, True).numpy(), an.T @ an)

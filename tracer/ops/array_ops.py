@@ -717,11 +717,35 @@ def linspace(start, stop, num, name=None, axis=0):
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """The identity matrix (ones on the diagonal), optionally repeated over `batch_shape`."""
+    """The identity matrix (ones on the diagonal), optionally repeated over `batch_shape`.
+    Inside a function, the sizes may be computed from shapes (`tt.eye(tt.shape(x)[0])`, for
+    an `x` of unknown rows): the matrix is then made where it is read, for every size.
+
+    >>> tt.eye(2, 3).numpy()
+    array([[1., 0., 0.],
+           [0., 1., 0.]], dtype=float32)
+    """
+    batch = batch_shape if isinstance(batch_shape, (list, tuple)) else [batch_shape]
+    if any(_is_symbolic(size) for size in (num_rows, num_columns, *batch)):
+        return _eye_of_dims(num_rows, num_columns, batch_shape, as_dtype(dtype))
     matrix = np.eye(int(num_rows), None if num_columns is None else int(num_columns))
     if batch_shape is not None:
         matrix = np.broadcast_to(matrix, (*batch_shape, *matrix.shape))
     return Tensor(np.array(matrix, dtype=as_dtype(dtype).as_numpy_dtype))
+
+
+def _eye_of_dims(num_rows, num_columns, batch_shape, dtype):
+    """tt.eye of sizes known from shapes while a function is traced: the band mask of width
+    0 (the diagonal), cast; a size computed from values raises, naming tt.eye."""
+    try:
+        rows = _dimension(num_rows)
+        cols = rows if num_columns is None else _dimension(num_columns)
+        batch = () if batch_shape is None else shape_tuple(batch_shape)
+    except TypeError as error:
+        raise TypeError(f"tt.eye: {error}") from None
+    attrs = {"shape": batch + (rows, cols), "num_lower": 0, "num_upper": 0}
+    # NOTE: band_mask is declared in matrix_ops, which imports this module
+    return cast(apply(OPS["band_mask"], (), attrs), dtype)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):

@@ -17,6 +17,10 @@ CBLAS from the BLAS the module links (scipy-openblas32), or plain C where none i
 Errors: a matrix that is not positive definite (cholesky, logdet) or exactly singular
 (solve, inv) raises np.linalg.LinAlgError (also tt.errors.InvalidArgumentError), eagerly from the kernel and in compiled code
 through the kernel's error code, with the same message (compiled code adds the line).
+
+A NaN gives TensorFlow's values in every backend, whatever LAPACK makes of it: slogdet's
+sign and log |det| are both NaN, and solve and inv give all-NaN solutions (TensorFlow raises
+instead where the NaN is at [0, 0], its first pivot; see `_solve_kernel`).
 """
 
 import collections
@@ -435,10 +439,22 @@ def _solve_jvp(node, tangents, inputs, out):
 
 
 def _solve_kernel(a, b, adjoint):
+    """np.linalg.solve, where a NaN in a matrix makes all of its X NaN, as in TensorFlow and
+    the C form (templates/lu_solve.c.j2): LAPACK would spread it to some rows only, or read
+    it as a zero pivot and raise.
+
+    NOTE: TensorFlow raises "not invertible" where the NaN is at [0, 0] (its first pivot,
+    which its smallest-pivot check then reads); tracer gives NaN there too, so that a NaN
+    flows through a program and its gradients (det's solves with its matrix), the same in
+    every backend."""
+    has_nan = np.isnan(a).any(axis=(-2, -1))
+    if has_nan.any():
+        a = np.where(has_nan[..., None, None], np.eye(a.shape[-1], dtype=a.dtype), a)
     try:
-        return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b)
+        x = np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b)
     except LinAlgError:
         raise as_tf(LinAlgError)(NOT_INVERTIBLE) from None
+    return np.where(has_nan[..., None, None], np.nan, x).astype(x.dtype, copy=False)
 
 
 SOLVE = primitive(
@@ -461,8 +477,9 @@ def _solve(a, b, adjoint):
 
 def solve(matrix, rhs, adjoint=False, name=None):
     """X with `matrix` X = `rhs` (`matrix`^T X = `rhs` with `adjoint`), by LU factorization
-    with partial pivoting. As in TensorFlow, the batch shapes must be equal, and an exactly
-    singular matrix raises (np.linalg.LinAlgError).
+    with partial pivoting. As in TensorFlow, the batch shapes must be equal, an exactly
+    singular matrix raises (np.linalg.LinAlgError), and a NaN in a matrix makes all of its X
+    NaN.
 
     >>> tt.linalg.solve(tt.constant([[2.0, 1.0], [1.0, 3.0]]), tt.constant([[3.0], [4.0]])).numpy()
     array([[1.],
@@ -515,7 +532,12 @@ def _slogdet_jvp(node, tangents, inputs, out):
 
 @quiet
 def _slogdet_kernel(x):
+    """np.linalg.slogdet, with TensorFlow's NaN for both results of a matrix that holds a NaN
+    (or whose factorization makes one, inf - inf), as the C form gives them: LAPACK may read
+    a NaN pivot as a zero one (sign 0, log -inf) or keep the sign of the others."""
     sign, log_abs = np.linalg.slogdet(x)
+    undefined = np.isnan(x).any(axis=(-2, -1)) | np.isnan(log_abs)
+    sign, log_abs = np.where(undefined, np.nan, sign), np.where(undefined, np.nan, log_abs)
     return TupleValue([np.asarray(sign, x.dtype), np.asarray(log_abs, x.dtype)])
 
 
@@ -537,7 +559,8 @@ SLOGDET = primitive(
 
 def slogdet(input, name=None):
     """(sign, log |det|) of (batches of) square matrices, by LU factorization: a singular
-    matrix gives sign 0 and log |det| -inf, as in TensorFlow.
+    matrix gives sign 0 and log |det| -inf, and one holding a NaN gives NaN for both, as in
+    TensorFlow.
 
     >>> sign, log_abs = tt.linalg.slogdet(tt.constant([[-2.0, 0.0], [0.0, 3.0]]))
     >>> float(sign), round(float(log_abs), 4)

@@ -6,6 +6,7 @@ from codegen import array_blas, forms
 from codegen.affine import broadcast_map, offset
 from codegen.ctypes import storage
 from codegen.loops import INDEX, PARALLEL_MIN, identity_map
+from tracer.dtypes import as_dtype
 from tracer.ir import dims, match
 from tracer.ops import array_ops, batching, seed_ops, shapes
 from tracer.ops.broadcast_ops import unbroadcast
@@ -234,14 +235,50 @@ def _mm(a, b, transpose_a, transpose_b):
     return apply(MATMUL, (a, b), matmul_attrs(transpose_a, transpose_b))
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """The matrix product of the last two axes of `a` and `b`.
+def _adjoint_operand(x, transpose, adjoint, label):
+    """(x, whether to transpose it): the conjugate of `x`, transposed, for `adjoint`."""
+    if transpose and adjoint:
+        raise ValueError(f"Only one of transpose_{label} and adjoint_{label} can be True.")
+    if adjoint:
+        return conj_if_complex(x), True
+    return x, bool(transpose)
+
+
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    grad_a=False,
+    grad_b=False,
+    name=None,
+):
+    """The matrix product of the last two axes of `a` and `b`. `adjoint_a` (`adjoint_b`)
+    takes the conjugate transpose of that operand (its transpose, for real values); as in
+    TensorFlow, at most one of `transpose_a` and `adjoint_a` may be set (likewise for b).
+    `a_is_sparse`, `b_is_sparse`, `grad_a` and `grad_b` are TensorFlow's hints for choosing
+    a kernel, accepted and not needed; `output_type` may only name the result's own dtype.
 
     >>> tt.matmul(tt.ones((2, 3)), tt.ones((3, 4))).shape
     TensorShape([2, 4])
+    >>> tt.matmul(tt.constant([[1.0, 2.0], [3.0, 4.0]]), tt.ones((2, 1)), adjoint_a=True).numpy()
+    array([[4.],
+           [6.]], dtype=float32)
     """
     a, b = as_tensors(a, b)
-    return _mm(a, b, bool(transpose_a), bool(transpose_b))
+    a, transpose_a = _adjoint_operand(a, transpose_a, adjoint_a, "a")
+    b, transpose_b = _adjoint_operand(b, transpose_b, adjoint_b, "b")
+    if output_type is not None and as_dtype(output_type) != a.dtype:
+        raise TypeError(
+            f"matmul: output_type {as_dtype(output_type).name} is not supported for "
+            f"{a.dtype.name} inputs; the product has their dtype (cast it after)"
+        )
+    return _mm(a, b, transpose_a, transpose_b)
 
 
 # `matmul(a, b)`, a plain product (the attributes {}), without a Python frame where the C op
