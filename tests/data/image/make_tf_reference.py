@@ -10,7 +10,11 @@ not depend on numpy's random streams.
 import pathlib
 
 import numpy as np
-import tensorflow as tf
+
+try:
+    import tensorflow as tf  # a peer, never a dependency: only this generator needs it
+except ImportError:
+    raise SystemExit("make_tf_reference.py runs with TensorFlow installed") from None
 
 rng = np.random.RandomState(7)
 INPUTS = {
