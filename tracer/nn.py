@@ -13,14 +13,29 @@ from tracer.ops.conv_ops import (  # noqa: F401
 from tracer.ops.cross_entropy_ops import sparse_softmax_cross_entropy_with_logits  # noqa: F401
 from tracer.ops.math_ops import relu, sigmoid, softplus, softsign, tanh  # noqa: F401
 from tracer.ops.nn_ops import (  # noqa: F401
+    batch_normalization,
+    bias_add,
+    compute_average_loss,
+    dropout,
     elu,
+    embedding_lookup,
     gelu,
+    in_top_k,
     l2_loss,
+    l2_normalize,
+    leaky_relu,
+    log_poisson_loss,
     log_softmax,
+    normalize_moments,
     relu6,
+    selu,
     sigmoid_cross_entropy_with_logits,
+    silu,
     softmax,
     softmax_cross_entropy_with_logits,
+    swish,
+    weighted_cross_entropy_with_logits,
+    zero_fraction,
 )
 from tracer.ops.reduction_ops import moments  # noqa: F401
 from tracer.ops.sort_ops import top_k  # noqa: F401

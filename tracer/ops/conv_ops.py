@@ -282,10 +282,19 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     or explicit [[0, 0], [top, bottom], [left, right], [0, 0]] (in data_format's order). An
     input with a multiple of C_in channels is a grouped convolution.
 
+    An input of rank 5 or more is `batch_shape + [H, W, C]` (or `batch_shape + [C, H, W]`),
+    as in TensorFlow: its batch axes are flattened into one and restored after.
+
     >>> tt.nn.conv2d(tt.ones((2, 5, 5, 3)), tt.ones((3, 3, 3, 4)), 2, "VALID").shape
     TensorShape([2, 2, 2, 4])
     """
-    return _convolve("conv2d", input, filters, strides, padding, data_format, dilations, rank=2)
+    x = as_tensor(input)
+    if x.ndim <= 4:
+        return _convolve("conv2d", x, filters, strides, padding, data_format, dilations, rank=2)
+    batch = tuple(x.shape[:-3])
+    flat = array_ops.reshape(x, (-1, *x.shape[-3:]))
+    result = _convolve("conv2d", flat, filters, strides, padding, data_format, dilations, rank=2)
+    return array_ops.reshape(result, (*batch, *result.shape[1:]))
 
 
 def conv2d_transpose(

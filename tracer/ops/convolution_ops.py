@@ -122,11 +122,14 @@ def _patch_product(image, filters, attrs):
 
 def _conv_kernel(x, w, **attrs):
     x, w = np.asarray(x), np.asarray(w)
-    filters = w.reshape(-1, w.shape[3])
+    # NOTE: sizes, not -1: with no filters (C_out = 0) numpy cannot infer a -1
+    filters = w.reshape(dims.size(w.shape[:3]), w.shape[3])
     product = _patch_product(x, filters, attrs)
     if product is None:
         patches = patches_of(x, **attrs)
-        product = KERNELS["matmul"](patches.reshape(-1, patches.shape[3]), filters)
+        product = KERNELS["matmul"](
+            patches.reshape(dims.size(patches.shape[:3]), patches.shape[3]), filters
+        )
     return product.reshape(x.shape[0], *attrs["out"], w.shape[3])
 
 
@@ -153,7 +156,9 @@ def _input_gradient_kernel(g, w, **attrs):
         if product is not None:
             return product.reshape(shape)
     columns = KERNELS["matmul"](
-        g.reshape(-1, width), w.reshape(-1, width), transpose_b=True
+        g.reshape(dims.size(g.shape[:3]), width),
+        w.reshape(kh * kw * channels, width),
+        transpose_b=True,
     ).reshape(*g.shape[:3], kh * kw * channels)
     return sum_patches_of(columns, **attrs)
 
@@ -161,12 +166,13 @@ def _input_gradient_kernel(g, w, **attrs):
 def _filter_gradient_kernel(x, g, **attrs):
     x, g = np.asarray(x), np.asarray(g)
     shape = (*attrs["kernel"], x.shape[3], g.shape[3])
-    summed = _patch_weights(x, g.reshape(-1, g.shape[3]), attrs)
+    g = g.reshape(dims.size(g.shape[:3]), g.shape[3])
+    summed = _patch_weights(x, g, attrs)
     if summed is not None:
         return summed.reshape(shape)
     patches = patches_of(x, **attrs)
     columns = patches.reshape(-1, patches.shape[3])
-    product = KERNELS["matmul"](columns, g.reshape(-1, g.shape[3]), transpose_a=True)
+    product = KERNELS["matmul"](columns, g, transpose_a=True)
     return product.reshape(shape)
 
 

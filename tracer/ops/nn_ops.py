@@ -5,8 +5,10 @@ so they are differentiable to any order and stay finite where TensorFlow's do. T
 over the last axis is the exception: one primitive (tracer/ops/softmax_ops.py).
 """
 
-from tracer.ops import array_ops, math_ops, reduction_ops, softmax_ops
-from tracer.ops.broadcast_ops import reduce_sum
+import numpy as np
+
+from tracer.ops import array_ops, index_ops, math_ops, reduction_ops, shapes, softmax_ops
+from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.op_names import tf_op
 
@@ -40,8 +42,12 @@ def softmax(logits, axis=-1, name=None):
 
 @tf_op("LogSoftmax")
 def log_softmax(logits, axis=-1, name=None):
+    """x - max(x) - log(sum(exp(x - max(x)))) over `axis`, as TensorFlow's kernel: a row
+    holding +inf or NaN, or only -inf, is NaN throughout, and so is its gradient (unlike
+    reduce_logsumexp, which sets an infinite maximum aside)."""
     x = as_tensor(logits)
-    return x - reduce_logsumexp(x, axis, keepdims=True)
+    shifted = x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
+    return shifted - math_ops.log(reduce_sum(math_ops.exp(shifted), axis, keepdims=True))
 
 
 @tf_op("Relu6")
@@ -75,13 +81,31 @@ def l2_loss(t, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """-sum(labels * log_softmax(logits)) over `axis`; the gradient flows into labels too."""
+    """-sum(labels * log_softmax(logits)) over `axis`, as TensorFlow's kernel: `labels`
+    broadcast to the logits' shape, and the gradient with respect to the logits is
+    softmax(logits) - labels whatever each row of labels sums to (the loss's derivative is
+    softmax(logits) * sum(labels) - labels; they agree where the labels sum to 1); with
+    respect to the labels it is -log_softmax(logits).
+
+    >>> float(tt.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[0.0, 0.0]])[0])
+    0.6931471805599453
+    """
     labels, logits = as_tensors(labels, logits)
     if labels.shape != logits.shape:
-        raise ValueError(
-            f"labels shape {labels.shape} and logits shape {logits.shape} must be equal"
-        )
-    return math_ops.negative(reduce_sum(labels * log_softmax(logits, axis), axis))
+        if shapes.broadcast_shapes(labels.shape, logits.shape) != tuple(logits.shape):
+            raise ValueError(
+                f"labels shape {labels.shape} must broadcast to logits shape {logits.shape}"
+            )
+        labels = broadcast_to(labels, logits.shape)
+    shifted = logits - array_ops.stop_gradient(
+        reduction_ops.reduce_max(logits, axis, keepdims=True)
+    )
+    total = math_ops.log(reduce_sum(math_ops.exp(shifted), axis, keepdims=True))
+    # NOTE: a term whose value is 0 (total is finite or NaN) and whose gradient is
+    # (1 - sum(labels)) * softmax: with it the logits' gradient is TensorFlow's
+    unmatched = 1.0 - array_ops.stop_gradient(reduce_sum(labels, axis, keepdims=True))
+    zero = unmatched * (total - array_ops.stop_gradient(total))
+    return reduce_sum(labels * (total - shifted), axis) + reduce_sum(zero, axis)
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
@@ -96,3 +120,153 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     relu_logits = math_ops.where(positive, logits, 0.0)
     neg_abs = math_ops.where(positive, math_ops.negative(logits), logits)
     return relu_logits - logits * labels + math_ops.log1p(math_ops.exp(neg_abs))
+
+
+# --- tf.nn functions composed of primitives ------------------------------------------------
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def selu(features, name=None):
+    """scale * (x if x > 0 else alpha * (exp(x) - 1)); at 0 the gradient is TensorFlow's,
+    the linear branch's `scale`."""
+    x = as_tensor(features)
+    negative = _SELU_ALPHA * (math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0)
+    return _SELU_SCALE * math_ops.where(x >= 0.0, x, negative)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """x for x > 0, alpha * x otherwise (the gradient at 0 is alpha, as TensorFlow's)."""
+    x = as_tensor(features)
+    return math_ops.where(x > 0.0, x, alpha * x)
+
+
+def silu(features, beta=1.0, name=None):
+    """x * sigmoid(beta * x), tf.nn.silu (also tf.nn.swish)."""
+    x = as_tensor(features)
+    return x * math_ops.sigmoid(beta * x if beta != 1.0 else x)
+
+
+swish = silu
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """`value` + the 1-D `bias` along the channel axis: the last, or for "NC..." formats the
+    second."""
+    value, bias = as_tensors(value, bias)
+    if len(bias.shape) != 1:
+        raise ValueError(f"bias must be 1-D, got shape {bias.shape}")
+    if data_format is not None and data_format.startswith("NC") and len(value.shape) > 2:
+        bias = array_ops.reshape(bias, (bias.shape[0],) + (1,) * (len(value.shape) - 2))
+    return value + bias
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x * rsqrt(max(sum(x ** 2, axis), epsilon)), as TensorFlow."""
+    x = as_tensor(x)
+    axis = dim if axis is None else axis
+    squares = reduce_sum(math_ops.square(x), axis, keepdims=True)
+    return x * math_ops.rsqrt(math_ops.maximum(squares, epsilon))
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """TensorFlow's formula: inv = rsqrt(variance + epsilon) * scale;
+    x * inv + (offset - mean * inv)."""
+    x, mean, variance = as_tensors(x, mean, variance)
+    inv = math_ops.rsqrt(variance + variance_epsilon)
+    if scale is not None:
+        inv = inv * scale
+    shift = offset - mean * inv if offset is not None else math_ops.negative(mean) * inv
+    return x * inv + shift
+
+
+def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
+    """TensorFlow's stable form (1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) +
+    max(-x, 0))."""
+    labels, logits = as_tensors(labels, logits)
+    log_weight = 1.0 + (pos_weight - 1.0) * labels
+    softplus_neg = math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits))))
+    return (1.0 - labels) * logits + log_weight * (
+        softplus_neg + math_ops.relu(math_ops.negative(logits))
+    )
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(c) - c * z, plus Stirling's approximation z log z - z + log(2 pi z) / 2 where
+    z > 1 if `compute_full_loss`."""
+    targets, log_input = as_tensors(targets, log_input)
+    result = math_ops.exp(log_input) - log_input * targets
+    if not compute_full_loss:
+        return result
+    safe = math_ops.where(targets > 1.0, targets, 1.0)
+    stirling = safe * math_ops.log(safe) - safe + 0.5 * math_ops.log(2.0 * np.pi * safe)
+    return result + math_ops.where(targets > 1.0, stirling, 0.0)
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics, as tf.nn.normalize_moments."""
+    counts, mean_ss, variance_ss = as_tensors(counts, mean_ss, variance_ss)
+    divisor = 1.0 / counts
+    shifted_mean = mean_ss * divisor
+    mean = shifted_mean + shift if shift is not None else shifted_mean
+    return mean, variance_ss * divisor - math_ops.square(shifted_mean)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in `value`, a float32 scalar."""
+    value = as_tensor(value)
+    return reduction_ops.reduce_mean(array_ops.cast(math_ops.equal(value, 0), "float32"))
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """sum(per_example_loss * sample_weight) / global_batch_size (by default the first
+    axis's size: one replica), 0 where that is 0, as tf.nn.compute_average_loss."""
+    loss = as_tensor(per_example_loss)
+    if len(loss.shape) == 0:
+        raise ValueError("per_example_loss must have rank at least 1, got a scalar")
+    if sample_weight is not None:
+        loss = array_ops.cast(loss * sample_weight, loss.dtype)
+    if global_batch_size is None:
+        global_batch_size = loss.shape[0]
+    total = reduce_sum(loss)
+    size = array_ops.cast(as_tensor(global_batch_size), loss.dtype)
+    return math_ops.where(math_ops.equal(size, 0), 0.0, total / math_ops.maximum(size, 1e-30))
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """params[ids] along the first axis; `params` a tensor or a list of one."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise ValueError(f"embedding_lookup takes one params tensor, got {len(params)}")
+        params = params[0]
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup: max_norm is not supported")
+    return index_ops.gather(params, ids)
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """Whether each row's target class is among its k largest predictions; ties count in
+    (fewer than k predictions strictly greater), a non-finite target's prediction is False,
+    as TensorFlow."""
+    targets, predictions = as_tensors(targets, predictions)
+    chosen = index_ops.one_hot(targets, predictions.shape[-1], True, False, dtype="bool")
+    target = reduce_sum(math_ops.where(chosen, predictions, 0.0), -1)
+    greater = reduce_sum(
+        array_ops.cast(predictions > array_ops.expand_dims(target, -1), "int32"), -1
+    )
+    return math_ops.logical_and(greater < k, math_ops.is_finite(target))
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """x / (1 - rate) where a uniform draw in [0, 1) is >= rate, else 0, as tf.nn.dropout;
+    `noise_shape` broadcasts the draw. The draw is tt.random.uniform's."""
+    from tracer import random
+
+    x = as_tensor(x)
+    if not 0 <= rate < 1:
+        raise ValueError(f"rate must be in [0, 1), got {rate}")
+    if rate == 0:
+        return x
+    shape = x.shape if noise_shape is None else tuple(noise_shape)
+    keep = random.uniform(shape, dtype=x.dtype, seed=seed) >= rate
+    return math_ops.where(keep, x * (1.0 / (1.0 - rate)), 0.0)

@@ -140,13 +140,17 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     unused, as there). TensorFlow measures the distances from a mean behind stop_gradient;
     that gives the same first derivatives but second derivatives without the mean's term,
     so here the variance is differentiated whole: every order agrees with finite
-    differences."""
+    differences. float16 is summed in float32 and the results cast back, as TensorFlow does
+    (in float16, 60000 + 60010 is inf)."""
     x = as_tensor(x)
-    mean = reduce_mean(x, axes, keepdims=True)
-    variance = reduce_mean(math_ops.square(math_ops.subtract(x, mean)), axes, keepdims=True)
+    y = array_ops.cast(x, "float32") if x.dtype.name == "float16" else x
+    mean = reduce_mean(y, axes, keepdims=True)
+    variance = reduce_mean(math_ops.square(math_ops.subtract(y, mean)), axes, keepdims=True)
     if not keepdims:
         kept = shapes.normalize_axes(axes, x.ndim)
         mean, variance = (array_ops.squeeze(t, kept) for t in (mean, variance))
+    if y is not x:
+        mean, variance = array_ops.cast(mean, x.dtype), array_ops.cast(variance, x.dtype)
     return mean, variance
 
 
