@@ -57,8 +57,13 @@ def elu(x, alpha=1.0):
 
 
 def selu(x):
-    """`scale * elu(x, alpha)` with the self-normalising constants of Klambauer et al."""
-    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+    """`scale * elu(x, alpha)` with the self-normalising constants of Klambauer et al.
+
+    At exactly 0 the gradient is `scale`, the linear branch's, as TF's SeluGrad (Keras 3's
+    selu) gives; `elu`'s own gradient at 0 takes the exponential branch, as tf.nn.elu's."""
+    x = as_tensor(x)
+    negative = _SELU_ALPHA * (math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0)
+    return _SELU_SCALE * math_ops.where(x < 0.0, negative, x)
 
 
 def sigmoid(x):

@@ -24,6 +24,8 @@ told; and probabilities that came from a softmax or sigmoid are not traced back 
 logits (Keras does that for outputs of its own activations).
 """
 
+import math
+
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.keras.lookup import instance_or_callable
@@ -67,7 +69,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     """-sum(y_true * log(p), axis) for one-hot (or soft) `y_true`, where p is
     softmax(y_pred) with `from_logits`, else y_pred / sum(y_pred, axis) clipped to
     [EPSILON, 1 - EPSILON]. `label_smoothing` s turns y_true into
-    y_true * (1 - s) + s / num_classes.
+    y_true * (1 - s) + s / num_classes, where num_classes is the size of the last axis
+    whatever `axis` is, as Keras 3 computes it (`shape(y_true)[-1]`).
 
     >>> tt.keras.losses.categorical_crossentropy([[0, 1]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
@@ -75,7 +78,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
     if label_smoothing:
-        classes = _dimension(y_pred.shape[axis], y_pred.dtype)
+        # NOTE: Keras 3 divides by the last axis's size even when `axis` names another
+        classes = _dimension(y_true.shape[-1], y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
     if from_logits:
         return nn_ops.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
@@ -126,10 +130,70 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     return reduce_mean(per_entry, axis=axis)
 
 
+def huber(y_true, y_pred, delta=1.0):
+    """mean(0.5 * e**2 where |e| <= delta, else delta * |e| - 0.5 * delta**2, axis=-1), with
+    e = y_pred - y_true.
+
+    >>> tt.keras.losses.huber([[0.0, 0.0]], [[0.5, 3.0]]).numpy()
+    array([1.3125], dtype=float32)
+    """
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    error = y_pred - y_true
+    abs_error = math_ops.abs(error)
+    quadratic = 0.5 * math_ops.square(error)
+    linear = delta * abs_error - 0.5 * float(delta) ** 2
+    return reduce_mean(math_ops.where(abs_error <= delta, quadratic, linear), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+    """sum(y_true * log(y_true / y_pred), axis=-1), both clipped to [EPSILON, 1] first.
+
+    >>> tt.keras.losses.kl_divergence([[0.5, 0.5]], [[0.25, 0.75]]).numpy()
+    array([0.14384106], dtype=float32)
+    """
+    y_true, y_pred = _as_floating(y_true, y_pred)
+    y_true = math_ops.clip_by_value(y_true, EPSILON, 1.0)
+    y_pred = math_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    return reduce_sum(y_true * math_ops.log(y_true / y_pred), axis=-1)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis): -1 for the same direction;
+    Keras's normalisation, `x * min(rsqrt(sum(x**2)), 1 / EPSILON)`, keeps zeros at 0.
+
+    >>> tt.keras.losses.cosine_similarity([[1.0, 0.0]], [[2.0, 0.0]]).numpy()
+    array([-1.], dtype=float32)
+    """
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    return math_ops.negative(reduce_sum(_normalize(y_true, axis) * _normalize(y_pred, axis), axis))
+
+
+def log_cosh(y_true, y_pred):
+    """mean(log(cosh(y_pred - y_true)), axis=-1), as `x + softplus(-2x) - log(2)` (no overflow).
+
+    >>> tt.keras.losses.log_cosh([[0.0]], [[1.0]]).numpy()
+    array([0.4337808], dtype=float32)
+    """
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    x = y_pred - y_true
+    return reduce_mean(x + math_ops.softplus(x * -2.0) - math.log(2.0), axis=-1)
+
+
+def poisson(y_true, y_pred):
+    """mean(y_pred - y_true * log(y_pred + EPSILON), axis=-1).
+
+    >>> tt.keras.losses.poisson([[1.0]], [[2.0]]).numpy()
+    array([1.3068528], dtype=float32)
+    """
+    y_true, y_pred = _as_floating(y_true, y_pred)
+    return reduce_mean(y_pred - y_true * math_ops.log(y_pred + EPSILON), axis=-1)
+
+
 # TensorFlow 2's short names (Keras 3 keeps them for `get` and as legacy aliases)
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 bce = BCE = binary_crossentropy
+kld = KLD = kl_divergence
 
 
 # --- Loss objects: the function, then sample weights and the reduction ----------------------
@@ -286,6 +350,58 @@ class BinaryCrossentropy(LossFunctionWrapper):
         self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
 
 
+class Huber(LossFunctionWrapper):
+    """huber per sample (the quadratic part for errors up to `delta`, then linear).
+
+    `get_config` keeps `delta` (Keras 3's gives only name and reduction, so that a Huber
+    made from it again has delta 1)."""
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss", dtype=None):
+        super().__init__(huber, reduction=reduction, name=name, dtype=dtype, delta=delta)
+        self.delta = delta
+
+
+class KLDivergence(LossFunctionWrapper):
+    """kl_divergence per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="kl_divergence", dtype=None):
+        super().__init__(kl_divergence, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """cosine_similarity per sample along `axis` (-1 where the two point the same way).
+    `get_config` keeps `axis`, which Keras 3's leaves out."""
+
+    def __init__(
+        self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity", dtype=None
+    ):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
+class LogCosh(LossFunctionWrapper):
+    """log_cosh per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="log_cosh", dtype=None):
+        super().__init__(log_cosh, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class Poisson(LossFunctionWrapper):
+    """poisson per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="poisson", dtype=None):
+        super().__init__(poisson, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
 def _reduce_weighted(losses, sample_weight=None, reduction="sum_over_batch_size"):
     """Per-sample `losses` times `sample_weight` (brought to the same rank, then broadcast),
     reduced as `reduction` says. "sum_over_batch_size" divides by the number of weighted
@@ -316,6 +432,11 @@ _BY_NAME = {
             CategoricalCrossentropy,
             SparseCategoricalCrossentropy,
             BinaryCrossentropy,
+            Huber,
+            KLDivergence,
+            CosineSimilarity,
+            LogCosh,
+            Poisson,
         )
     },
     **{
@@ -326,9 +447,15 @@ _BY_NAME = {
             categorical_crossentropy,
             sparse_categorical_crossentropy,
             binary_crossentropy,
+            huber,
+            kl_divergence,
+            cosine_similarity,
+            log_cosh,
+            poisson,
         )
     },
     **{"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "bce": bce, "BCE": bce},
+    **{"kld": kld, "KLD": kld},
 }
 
 
@@ -389,6 +516,12 @@ def _check_same_shape(y_true, y_pred, loss):
         )
 
 
+def _normalize(x, axis):
+    """Keras's L2 normalisation: `x * min(rsqrt(sum(x**2, axis)), 1 / EPSILON)`."""
+    inverse_norm = math_ops.rsqrt(reduce_sum(math_ops.square(x), axis, keepdims=True))
+    return x * math_ops.minimum(inverse_norm, 1.0 / EPSILON)
+
+
 def _dimension(size, dtype):
     """A dimension as a number for arithmetic with `dtype` tensors (read when the function
     runs if it is unknown when tracing)."""
@@ -403,6 +536,18 @@ def _snake_case(name):
 
 __all__ = [
     "BCE",
+    "CosineSimilarity",
+    "Huber",
+    "KLD",
+    "KLDivergence",
+    "LogCosh",
+    "Poisson",
+    "cosine_similarity",
+    "huber",
+    "kl_divergence",
+    "kld",
+    "log_cosh",
+    "poisson",
     "BinaryCrossentropy",
     "CategoricalCrossentropy",
     "Loss",

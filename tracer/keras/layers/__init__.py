@@ -1,7 +1,15 @@
 """`tt.keras.layers`: Keras's layers, each a `tt.Module`, differentiable and compilable."""
 
-from tracer.keras.layers.convolutional import Conv2D, Convolution2D, MaxPool2D, MaxPooling2D
-from tracer.keras.layers.core import Dense, Dropout, Embedding, Flatten
+from tracer.keras.layers.activation_layers import ELU, LeakyReLU, ReLU, Softmax
+from tracer.keras.layers.convolutional import (
+    AveragePooling2D,
+    AvgPool2D,
+    Conv2D,
+    Convolution2D,
+    MaxPool2D,
+    MaxPooling2D,
+)
+from tracer.keras.layers.core import Dense, Dropout, Embedding, Flatten, Identity, Rescaling
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.merging import (
@@ -23,29 +31,63 @@ from tracer.keras.layers.merging import (
     subtract,
 )
 from tracer.keras.layers.normalization import BatchNormalization, LayerNormalization
+from tracer.keras.layers.pooling import (
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalMaxPool2D,
+    GlobalMaxPooling2D,
+)
+from tracer.keras.layers.reshaping import (
+    Cropping2D,
+    Permute,
+    RepeatVector,
+    UpSampling2D,
+    ZeroPadding2D,
+)
 
 __all__ = [
     "Activation",
     "Add",
     "Average",
+    "AveragePooling2D",
+    "AvgPool2D",
     "BatchNormalization",
     "Concatenate",
     "Conv2D",
     "Convolution2D",
+    "Cropping2D",
     "Dense",
     "Dropout",
+    "ELU",
     "Embedding",
     "Flatten",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPooling2D",
+    "Identity",
     "InputLayer",
     "Layer",
     "LayerNormalization",
+    "LeakyReLU",
     "MaxPool2D",
     "MaxPooling2D",
     "Maximum",
     "Minimum",
     "Multiply",
+    "Permute",
+    "ReLU",
+    "RepeatVector",
+    "Rescaling",
     "Reshape",
+    "Softmax",
     "Subtract",
+    "UpSampling2D",
+    "ZeroPadding2D",
     "add",
     "average",
     "concatenate",

@@ -1,4 +1,5 @@
-"""Keras's 2-D convolution and max pooling layers, over `tt.nn.conv2d` and `tt.nn.max_pool2d`."""
+"""Keras's 2-D convolution, max and average pooling layers, over `tt.nn.conv2d`,
+`tt.nn.max_pool2d` and `tt.nn.avg_pool2d`."""
 
 from tracer import nn
 from tracer.keras import activations
@@ -82,8 +83,11 @@ class Conv2D(Layer):
         return activations.applied(self.activation, y)
 
 
-class MaxPooling2D(Layer):
-    """The maximum of each `pool_size` window, moved by `strides` (`pool_size` by default)."""
+class _Pooling2D(Layer):
+    """A pooling of each `pool_size` window, moved by `strides` (`pool_size` by default),
+    by `_pool` (tt.nn's max_pool2d or avg_pool2d)."""
+
+    _pool = None
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -93,10 +97,29 @@ class MaxPooling2D(Layer):
         self.data_format = _option(_DATA_FORMATS, data_format, "data_format")
 
     def call(self, inputs):
-        return nn.max_pool2d(
+        return type(self)._pool(
             inputs, self.pool_size, self.strides, self.padding, data_format=self.data_format
         )
 
 
+class MaxPooling2D(_Pooling2D):
+    """The maximum of each `pool_size` window, moved by `strides` (`pool_size` by default)."""
+
+    _pool = staticmethod(nn.max_pool2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    """The mean of each `pool_size` window, moved by `strides` (`pool_size` by default); with
+    padding "same", the mean of the window's values inside the image (TensorFlow's
+    avg_pool, as Keras 3 uses)."""
+
+    _pool = staticmethod(nn.avg_pool2d)
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        # Keras 3's AveragePooling2D, unlike its MaxPooling2D, has no default pool_size
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
 Convolution2D = Conv2D
 MaxPool2D = MaxPooling2D
+AvgPool2D = AveragePooling2D

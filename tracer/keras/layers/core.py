@@ -1,4 +1,4 @@
-"""Keras's core layers: Dense, Flatten, Dropout, Embedding."""
+"""Keras's core layers: Dense, Flatten, Dropout, Embedding, Identity and Rescaling."""
 
 import math
 
@@ -43,6 +43,10 @@ class Dense(Layer):
         self.built = True  # also when called directly, as Keras's dense.build([None, 2])
 
     def call(self, inputs):
+        if not inputs.dtype.is_floating:
+            # Keras 3's matmul promotes int32 x float32 to float32 (its Layer casts only
+            # floating inputs): integer and bool inputs compute in the kernel's dtype
+            inputs = cast(inputs, self.kernel.dtype)
         y = matmul(inputs, self.kernel)
         if self.use_bias:
             y = math_ops.add(y, self.bias)
@@ -98,12 +102,25 @@ class Dropout(Layer):
 
 class Embedding(Layer):
     """Rows of a (input_dim, output_dim) table, looked up by integer index; the table starts
-    uniform in [-0.05, 0.05] as in Keras, and its gradient is an IndexedSlices."""
+    uniform in [-0.05, 0.05] as in Keras, and its gradient is an IndexedSlices.
 
-    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", **kwargs):
+    As Keras 3's (ops.take), an index in [-input_dim, 0) counts from the end: -1 is the last
+    row, and its gradient goes to that row; an index outside [-input_dim, input_dim) raises.
+
+    `mask_zero=True` makes `compute_mask(inputs)` give `inputs != 0` (Keras's mask; index 0
+    is then reserved for padding). The outputs are the same either way. NOTE: tracer's layers
+    do not pass masks on to the next layer as Keras's do; ask `compute_mask` for it and pass
+    it on yourself.
+    """
+
+    def __init__(
+        self, input_dim, output_dim, embeddings_initializer="uniform", mask_zero=False, **kwargs
+    ):
         super().__init__(**kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = embeddings_initializer
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero
         self.embeddings = None
 
     def __call__(self, inputs, *args, **kwargs):
@@ -120,7 +137,46 @@ class Embedding(Layer):
         self.built = True
 
     def call(self, inputs):
-        return gather(self.embeddings, inputs)
+        wrapped = math_ops.where(inputs < 0, inputs + self.input_dim, inputs)
+        return gather(self.embeddings, wrapped)
+
+    def compute_mask(self, inputs, mask=None):
+        """`inputs != 0` with `mask_zero`, else None (Keras's)."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(_indices(inputs), 0)
+
+
+class Identity(Layer):
+    """Its inputs, unchanged."""
+
+    def call(self, inputs):
+        return inputs
+
+    def get_config(self):
+        return self._base_config()
+
+
+class Rescaling(Layer):
+    """`inputs * scale + offset` in the layer's dtype (integer inputs, such as uint8 images,
+    are cast first); `scale` and `offset` are numbers or per-channel lists.
+
+    >>> tt.keras.layers.Rescaling(1 / 255)(tt.constant([[0, 255]], tt.uint8)).numpy()
+    array([[0., 1.]], dtype=float32)
+    """
+
+    def __init__(self, scale, offset=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale, self.offset = scale, offset
+        self.supports_masking = True
+
+    def call(self, inputs):
+        scale = convert_to_tensor(self.scale, dtype=self.dtype)
+        offset = convert_to_tensor(self.offset, dtype=self.dtype)
+        return math_ops.add(math_ops.multiply(cast(inputs, self.dtype), scale), offset)
+
+    def get_config(self):
+        return {**self._base_config(), "scale": self.scale, "offset": self.offset}
 
 
 def _indices(inputs):

@@ -130,6 +130,10 @@ class Layer(Module):
             deferred.restore_built(self)
         return variable
 
+    def _base_config(self):
+        """The arguments every layer's Keras config starts with (for `get_config`)."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
     @property
     def trainable(self):
         return self._trainable

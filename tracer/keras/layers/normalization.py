@@ -5,9 +5,10 @@ the variance is the mean of squared deviations from the mean (two passes, biased
 output is `inputs * inv + (beta - mean * inv)` with `inv = gamma / sqrt(variance + epsilon)`.
 """
 
+from tracer.dtypes import float32, float64
 from tracer.keras.layers.layer import Layer
 from tracer.ops import math_ops
-from tracer.ops.array_ops import reshape
+from tracer.ops.array_ops import cast, reshape
 from tracer.ops.reduction_ops import reduce_mean
 
 
@@ -59,20 +60,25 @@ class BatchNormalization(Layer):
 
     def call(self, inputs, training=None):
         ndim = len(inputs.shape)
+        # as Keras 3: float16 and bfloat16 inputs are normalized in float32 (their sums
+        # overflow or round badly), float64 in float64; the output is in the layer's dtype
+        compute = float64 if inputs.dtype == float64 else float32
+        inputs = _cast(inputs, compute)
         if training and self.trainable:
             reduced = [a for a in range(ndim) if a not in self._axes]
             mean, variance = _moments(inputs, reduced)
-            self._update_moving_statistics(mean, variance)
+            self._update_moving_statistics(mean, variance, compute)
         else:
-            mean = _broadcastable(self.moving_mean, self._axes, ndim)
-            variance = _broadcastable(self.moving_variance, self._axes, ndim)
-        return _normalize(inputs, mean, variance, self, ndim)
+            mean = _broadcastable(_cast(self.moving_mean, compute), self._axes, ndim)
+            variance = _broadcastable(_cast(self.moving_variance, compute), self._axes, ndim)
+        return _cast(_normalize(inputs, mean, variance, self, ndim, compute), self.dtype)
 
-    def _update_moving_statistics(self, mean, variance):
-        """Move the moving statistics towards the batch's, as Keras 3 does."""
+    def _update_moving_statistics(self, mean, variance, compute):
+        """Move the moving statistics towards the batch's, as Keras 3 does (in `compute`)."""
         for moving, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
             batch = reshape(batch, tuple(moving.shape))
-            moving.assign(moving * self.momentum + batch * (1.0 - self.momentum))
+            moved = _cast(moving, compute) * self.momentum + batch * (1.0 - self.momentum)
+            moving.assign(_cast(moved, moving.dtype))
 
 
 class LayerNormalization(Layer):
@@ -168,15 +174,23 @@ def _broadcastable(weight, axes, ndim):
     return reshape(weight, shape)
 
 
-def _normalize(inputs, mean, variance, layer, ndim):
+def _cast(x, dtype):
+    """`x` in `dtype`, untouched (no op recorded) when it already is."""
+    return x if x.dtype == dtype else cast(x, dtype)
+
+
+def _normalize(inputs, mean, variance, layer, ndim, compute=None):
     """`inputs * inv + (beta - mean * inv)`, `inv = gamma / sqrt(variance + epsilon)`: Keras's
-    order of operations, so that float32 results round as Keras's do."""
+    order of operations, so that float32 results round as Keras's do. gamma and beta are
+    cast to `compute` when given (BatchNormalization's float32 for float16 weights)."""
     inv = math_ops.rsqrt(math_ops.add(variance, layer.epsilon))
     if layer.gamma is not None:
-        inv = math_ops.multiply(inv, _broadcastable(layer.gamma, layer._axes, ndim))
+        gamma = layer.gamma if compute is None else _cast(layer.gamma, compute)
+        inv = math_ops.multiply(inv, _broadcastable(gamma, layer._axes, ndim))
     shift = math_ops.multiply(mean, inv)
     if layer.beta is None:
         offset = math_ops.negative(shift)
     else:
-        offset = math_ops.subtract(_broadcastable(layer.beta, layer._axes, ndim), shift)
+        beta = layer.beta if compute is None else _cast(layer.beta, compute)
+        offset = math_ops.subtract(_broadcastable(beta, layer._axes, ndim), shift)
     return math_ops.add(math_ops.multiply(inputs, inv), offset)

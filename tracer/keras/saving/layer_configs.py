@@ -10,7 +10,7 @@ An entry names its class and holds the arguments that make the layer again:
 `LAYERS` is the table of the layers tracer reads and writes. Reading refuses, with a
 ValueError naming it, any class the table lacks (unless the caller's `custom_objects` has it),
 any argument whose value would change what the layer computes and that tracer's layer does not
-take (`groups=2`, `mask_zero=true`), and anything that would run code from the file (Keras's
+take (`groups=2`, `sparse=true`), and anything that would run code from the file (Keras's
 `Lambda` layers and `__lambda__` functions), whatever `safe_mode` says. Options that only shape
 training (regularizers, constraints) are dropped with a warning.
 """
@@ -20,7 +20,14 @@ import inspect
 import warnings
 
 from tracer.keras import activations, initializers
-from tracer.keras.layers import convolutional, core, normalization
+from tracer.keras.layers import (
+    activation_layers,
+    convolutional,
+    core,
+    normalization,
+    pooling,
+    reshaping,
+)
 from tracer.keras.layers.layer import Layer
 
 _COMMON = ("name", "trainable", "dtype")
@@ -85,7 +92,7 @@ def _conv2d(layer):
     }
 
 
-def _max_pooling2d(layer):
+def _pooling2d(layer):
     return {
         "pool_size": list(layer.pool_size),
         "padding": layer.padding.lower(),
@@ -109,7 +116,7 @@ def _embedding(layer):
         "output_dim": layer.output_dim,
         "embeddings_initializer": _initializer(layer.embeddings_initializer, "RandomUniform"),
         **_unset("embeddings_regularizer", "activity_regularizer", "embeddings_constraint"),
-        "mask_zero": False,
+        "mask_zero": layer.mask_zero,
     }
 
 
@@ -152,6 +159,12 @@ def _normalization_weights(layer):
     }
 
 
+def _own_config(layer):
+    """The arguments of a layer whose `get_config` gives Keras's (name, trainable and dtype
+    are written from the layer)."""
+    return {k: v for k, v in layer.get_config().items() if k not in _COMMON}
+
+
 def _unset(*keys):
     """Keras's options that tracer's layers lack, written as Keras writes them when unset."""
     return dict.fromkeys(keys)
@@ -160,10 +173,11 @@ def _unset(*keys):
 LAYERS = {
     "Dense": LayerSpec(core.Dense, _dense),
     "Conv2D": LayerSpec(convolutional.Conv2D, _conv2d, {"groups": 1}),
-    "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _max_pooling2d),
+    "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _pooling2d),
+    "AveragePooling2D": LayerSpec(convolutional.AveragePooling2D, _pooling2d),
     "Flatten": LayerSpec(core.Flatten, _flatten, {"data_format": "channels_last"}),
     "Dropout": LayerSpec(core.Dropout, _dropout),
-    "Embedding": LayerSpec(core.Embedding, _embedding, {"mask_zero": False, "sparse": False}),
+    "Embedding": LayerSpec(core.Embedding, _embedding, {"sparse": False}),
     "BatchNormalization": LayerSpec(
         normalization.BatchNormalization,
         _batch_normalization,
@@ -172,8 +186,35 @@ LAYERS = {
     "LayerNormalization": LayerSpec(
         normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
     ),
+    # layers whose get_config gives Keras 3's arguments
+    **{
+        cls.__name__: LayerSpec(cls, _own_config)
+        for cls in (
+            activation_layers.ReLU,
+            activation_layers.LeakyReLU,
+            activation_layers.ELU,
+            activation_layers.Softmax,
+            core.Identity,
+            core.Rescaling,
+            reshaping.Permute,
+            reshaping.RepeatVector,
+            reshaping.ZeroPadding2D,
+            reshaping.Cropping2D,
+            reshaping.UpSampling2D,
+            pooling.GlobalAveragePooling1D,
+            pooling.GlobalAveragePooling2D,
+            pooling.GlobalMaxPooling2D,
+        )
+    },
 }
-_ALIASES = {"Convolution2D": "Conv2D", "MaxPool2D": "MaxPooling2D"}
+_ALIASES = {
+    "Convolution2D": "Conv2D",
+    "MaxPool2D": "MaxPooling2D",
+    "AvgPool2D": "AveragePooling2D",
+    "GlobalAvgPool1D": "GlobalAveragePooling1D",
+    "GlobalAvgPool2D": "GlobalAveragePooling2D",
+    "GlobalMaxPool2D": "GlobalMaxPooling2D",
+}
 _DATA_FORMATS = {"NHWC": "channels_last", "NCHW": "channels_first"}
 
 
