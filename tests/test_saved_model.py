@@ -317,3 +317,17 @@ def test_no_node_attribute_reaches_the_c_but_a_hosted_steps_op(tmp_path):
     assert shown_op(node(HOSTED, "as_string")) == "as_string (in Python)"
     assert "*/" not in comment_text("a */ b\n#define x")
     assert "\n" not in comment_text("a */ b\n#define x")
+
+
+def test_a_tensor_default_is_saved_with_its_function(tmp_path):
+    """A call binds a tensor default as an argument of the trace (as TensorFlow's), so the
+    loaded function holds the default: a call that leaves it out gets it, one that gives it
+    another value runs with that."""
+    holder, default = tt.Module(), tt.constant([2.0, 3.0])
+    holder.f = tt.function(lambda x, scale=default: x * scale)
+    x = tt.constant([1.0, 1.0])
+    np.testing.assert_array_equal(holder.f(x).numpy(), [2.0, 3.0])
+    tt.saved_model.save(holder, str(tmp_path))
+    loaded = tt.saved_model.load(str(tmp_path))
+    np.testing.assert_array_equal(loaded.f(x).numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(loaded.f(x, tt.constant([5.0, 7.0])).numpy(), [5.0, 7.0])

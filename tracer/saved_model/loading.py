@@ -27,7 +27,7 @@ from tracer.saved_model import graph_format
 from tracer.saved_model.graph_format import SavedModelError
 from tracer.saved_model.saving import FILE, FORMAT, PROGRAM, VERSION
 from tracer.signature import TensorSpec
-from tracer.tensor import TensorLike, convert_to_tensor
+from tracer.tensor import Tensor, TensorLike, convert_to_tensor
 from tracer.train import files
 from tracer.variable import Variable
 
@@ -261,12 +261,27 @@ class _Loader:
             raise SavedModelError(f"{self._path}.npz: function {k} has no name")
         parameters = entry.get("parameters")
         if parameters is not None:
-            parameters = [_parameter(p, f"{self._path}.npz: {name}") for p in parameters]
+            parameters = [
+                self._with_default(_parameter(p, f"{self._path}.npz: {name}")) for p in parameters
+            ]
         concrete = [
             self._concrete(c, f"{self._path}.npz: {name}, signature {j}", parameters)
             for j, c in enumerate(self._expect(entry.get("concrete"), list, name))
         ]
         return LoadedFunction(name, concrete, parameters)
+
+    def _with_default(self, parameter):
+        """`parameter` with a default saved as an array ({"array": key}) read as a tensor."""
+        default = parameter["default"]
+        if default is None or "array" not in default:
+            return parameter
+        value = self._arrays.get(default["array"])
+        if value is None or not default["array"].startswith("defaults/"):
+            raise SavedModelError(
+                f"{self._path}.npz: the default of {parameter['name']} is missing"
+            )
+        graph_format._dtype(value.dtype.name, f"{self._path}.npz: {parameter['name']}")
+        return {**parameter, "default": {"value": Tensor(value)}}
 
     def _concrete(self, entry, what, parameters):
         entry = self._expect(entry, dict, what)
@@ -431,7 +446,7 @@ def _parameter(data, what):
     name, kind, default = data["name"], data["kind"], data["default"]
     if not isinstance(name, str) or not name.isidentifier() or kind not in _KINDS:
         raise SavedModelError(f"{what}: {name!r} ({kind!r}) is not a parameter")
-    if default is not None and "value" not in _leaf(default, what):
+    if default is not None and not _is_array_key(default) and "value" not in _leaf(default, what):
         raise SavedModelError(f"{what}: the default of {name} is not a plain value")
     return data
 
@@ -458,6 +473,11 @@ def _spec(data, what):
     ):
         raise SavedModelError(f"{what}: an argument's shape is not a shape")
     return TensorSpec(shape, graph_format._dtype(name, what))
+
+
+def _is_array_key(data):
+    """Whether `data` is {"array": key}: a tensor default, held among the arrays."""
+    return isinstance(data, dict) and set(data) == {"array"} and isinstance(data["array"], str)
 
 
 def _leaf(data, what):

@@ -33,7 +33,7 @@ from tracer.ir.rewrite import rebuild
 from tracer.module import Module
 from tracer.saved_model import graph_format
 from tracer.signature import TensorSpec
-from tracer.tensor import TensorLike
+from tracer.tensor import Tensor, TensorLike
 from tracer.train import files
 from tracer.variable import Variable
 
@@ -159,6 +159,13 @@ class _Saver:
             self._keras_calls[id(layer)] = _keras_call(layer)
         return self._keras_calls[id(layer)]
 
+    def _tensor_default(self, tensor):
+        """{"array": key} of a parameter's default that is a tensor with a value (a call
+        that leaves it out is bound with it: it is the traced function's tensor argument)."""
+        key = f"defaults/{len([k for k in self.arrays if k.startswith('defaults/')])}"
+        self.arrays[key] = tensor.numpy()
+        return {"array": key}
+
     def _variable(self, variable):
         known = self._indices.get(id(variable))
         if known is not None:
@@ -190,7 +197,7 @@ class _Saver:
         self.functions.append(entry)
         python_function = getattr(own, "python_function", None)
         bound = 1 if own is not fn and getattr(fn, "args", ()) else 0  # (a method: its instance)
-        parameters = _parameters(python_function, bound)
+        parameters = _parameters(python_function, bound, self._tensor_default)
         for concrete in _concrete_functions(fn):
             try:
                 saved = self._concrete(concrete)
@@ -256,10 +263,11 @@ def _keras_call(layer):
     return tt_function(serve, input_signature=[spec])
 
 
-def _parameters(python_function, bound):
+def _parameters(python_function, bound, tensor_default):
     """[{"name", "kind", "default"}] of the function's parameters after the `bound` first (a
-    method's instance), a default kept where it is a plain value; None where a call of the
-    loaded function cannot be bound to them (no Python signature, *args or **kwargs)."""
+    method's instance), a default kept where it is a plain value, or a tensor with a value
+    (kept by `tensor_default(tensor)`); None where a call of the loaded function cannot be
+    bound to them (no Python signature, *args or **kwargs)."""
     if python_function is None:
         return None
     try:
@@ -271,15 +279,13 @@ def _parameters(python_function, bound):
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             return None
         default = parameter.default
-        described.append(
-            {
-                "name": parameter.name,
-                "kind": parameter.kind.name,
-                "default": None
-                if default is parameter.empty or not _is_plain(default)
-                else {"value": default},
-            }
-        )
+        if default is parameter.empty:
+            kept = None
+        elif isinstance(default, Tensor) and default._value is not None:
+            kept = tensor_default(default)
+        else:
+            kept = {"value": default} if _is_plain(default) else None
+        described.append({"name": parameter.name, "kind": parameter.kind.name, "default": kept})
     return described
 
 
