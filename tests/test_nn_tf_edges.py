@@ -320,3 +320,15 @@ def test_dropout_keeps_one_minus_rate_and_scales_as_tensorflow():
     rows = tt.nn.dropout(x, 0.5, noise_shape=(200, 1), seed=2).numpy()
     assert all(len(set(row)) == 1 for row in rows)  # the draw broadcasts along the rows
     assert tt.nn.dropout(x, 0.0) is x or np.array_equal(tt.nn.dropout(x, 0.0).numpy(), x.numpy())
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_dropout_in_a_compiled_function_draws_a_new_mask_at_every_call(backend):
+    """As tf.nn.dropout in a tf.function: each call draws its own mask (a draw made while
+    tracing would be the same at every call), keeping 1 - rate of the values on average."""
+    f = tt.function(lambda x: tt.nn.dropout(x, 0.5), backend=backend)
+    x = tt.ones((100, 100))
+    masks = [f(x).numpy() != 0 for _ in range(3)]
+    assert not np.array_equal(masks[0], masks[1]) and not np.array_equal(masks[1], masks[2])
+    for kept in masks:
+        assert abs(kept.mean() - 0.5) < 0.03

@@ -1,5 +1,6 @@
 """`tt.nn`: activations, softmaxes, losses, convolution and pooling, as in `tf.nn`."""
 
+from tracer.dropout import dropout  # noqa: F401
 from tracer.ops.conv_ops import (  # noqa: F401
     avg_pool,
     avg_pool2d,
@@ -16,7 +17,6 @@ from tracer.ops.nn_ops import (  # noqa: F401
     batch_normalization,
     bias_add,
     compute_average_loss,
-    dropout,
     elu,
     embedding_lookup,
     gelu,

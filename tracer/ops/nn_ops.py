@@ -255,18 +255,3 @@ def in_top_k(targets, predictions, k, name=None):
         array_ops.cast(predictions > array_ops.expand_dims(target, -1), "int32"), -1
     )
     return math_ops.logical_and(greater < k, math_ops.is_finite(target))
-
-
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
-    """x / (1 - rate) where a uniform draw in [0, 1) is >= rate, else 0, as tf.nn.dropout;
-    `noise_shape` broadcasts the draw. The draw is tt.random.uniform's."""
-    from tracer import random
-
-    x = as_tensor(x)
-    if not 0 <= rate < 1:
-        raise ValueError(f"rate must be in [0, 1), got {rate}")
-    if rate == 0:
-        return x
-    shape = x.shape if noise_shape is None else tuple(noise_shape)
-    keep = random.uniform(shape, dtype=x.dtype, seed=seed) >= rate
-    return math_ops.where(keep, x * (1.0 / (1.0 - rate)), 0.0)
