@@ -46,8 +46,9 @@ def log_softmax(logits, axis=-1, name=None):
     holding +inf or NaN, or only -inf, is NaN throughout, and so is its gradient (unlike
     reduce_logsumexp, which sets an infinite maximum aside)."""
     x = as_tensor(logits)
-    shifted = x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
-    return shifted - math_ops.log(reduce_sum(math_ops.exp(shifted), axis, keepdims=True))
+    with np.errstate(invalid="ignore"):  # inf - inf is the NaN meant, quietly as a kernel's
+        shifted = x - array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
+        return shifted - math_ops.log(reduce_sum(math_ops.exp(shifted), axis, keepdims=True))
 
 
 @tf_op("Relu6")
