@@ -1,20 +1,34 @@
-"""Keras's 2-D convolution, max and average pooling layers, over `tt.nn.conv2d`,
-`tt.nn.max_pool2d` and `tt.nn.avg_pool2d`."""
+"""Keras's convolution, max and average pooling layers, over `tt.nn.conv1d`, `tt.nn.conv2d`,
+`tt.nn.conv2d_transpose`, `tt.nn.depthwise_conv2d`, and tt.nn's max and average pools.
+
+The 1-D layers, Conv2DTranspose and DepthwiseConv2D take channels-last inputs only."""
 
 from tracer import nn
 from tracer.keras import activations
 from tracer.keras.layers.layer import Layer
 from tracer.ops import math_ops
 from tracer.ops.array_ops import reshape
+from tracer.ops.layout_ops import pad
 
 _DATA_FORMATS = {None: "NHWC", "channels_last": "NHWC", "channels_first": "NCHW"}
+_CHANNELS_LAST_2D = {None: "NHWC", "channels_last": "NHWC"}
+_CHANNELS_LAST_1D = {None: "NWC", "channels_last": "NWC"}
 _PADDINGS = {"valid": "VALID", "same": "SAME"}
+# "causal": zeros before each sequence only, so step t sees steps <= t (Keras's Conv1D)
+_PADDINGS_1D = {**_PADDINGS, "causal": "CAUSAL"}
 
 
 def _pair(value, what):
     values = (value, value) if isinstance(value, int) else tuple(value)
     if len(values) != 2 or not all(isinstance(v, int) and v > 0 for v in values):
         raise ValueError(f"{what} must be a positive int or a pair of them, not {value!r}")
+    return values
+
+
+def _single(value, what):
+    values = (value,) if isinstance(value, int) else tuple(value)
+    if len(values) != 1 or not isinstance(values[0], int) or values[0] <= 0:
+        raise ValueError(f"{what} must be a positive int or a tuple of one, not {value!r}")
     return values
 
 
@@ -83,6 +97,201 @@ class Conv2D(Layer):
         return activations.applied(self.activation, y)
 
 
+class Conv1D(Layer):
+    """`activation(conv1d(inputs, kernel) + bias)` over (batch, steps, channels); the kernel is
+    (width, input channels, filters), as in Keras. Padding "causal" puts
+    `dilation_rate * (kernel_size - 1)` zeros before each sequence, then convolves "valid"."""
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.filters = int(filters)
+        self.kernel_size = _single(kernel_size, "kernel_size")
+        self.strides = _single(strides, "strides")
+        self.padding = _option(_PADDINGS_1D, padding, "padding")
+        self.data_format = _option(_CHANNELS_LAST_1D, data_format, "data_format")
+        self.dilation_rate = _single(dilation_rate, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            "kernel",
+            (*self.kernel_size, input_shape[-1], self.filters),
+            initializer=self.kernel_initializer,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
+        self.built = True
+
+    def call(self, inputs):
+        padding = self.padding
+        if padding == "CAUSAL":
+            before = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs, padding = pad(inputs, [[0, 0], [before, 0], [0, 0]]), "VALID"
+        y = nn.conv1d(
+            inputs,
+            self.kernel,
+            stride=self.strides,
+            padding=padding,
+            data_format=self.data_format,
+            dilations=self.dilation_rate,
+        )
+        if self.use_bias:
+            y = math_ops.add(y, self.bias)
+        return activations.applied(self.activation, y)
+
+
+class Conv2DTranspose(Layer):
+    """`activation(conv2d_transpose(inputs, kernel) + bias)`: the kernel is (height, width,
+    filters, input channels), as in Keras. Each output size is Keras's: `size * stride` with
+    padding "same", `size * stride + max(dilated kernel - stride, 0)` with "valid"."""
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        output_padding=None,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if output_padding is not None:
+            raise ValueError("tracer's Conv2DTranspose supports only output_padding=None")
+        self.filters = int(filters)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = _option(_PADDINGS, padding, "padding")
+        self.output_padding = None
+        self.data_format = _option(_CHANNELS_LAST_2D, data_format, "data_format")
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(
+            "kernel",
+            (*self.kernel_size, self.filters, input_shape[-1]),
+            initializer=self.kernel_initializer,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
+        self.built = True
+
+    def _output_size(self, size, axis):
+        kernel, stride = self.kernel_size[axis], self.strides[axis]
+        dilated = kernel + (kernel - 1) * (self.dilation_rate[axis] - 1)
+        if self.padding == "SAME":
+            return size * stride
+        return size * stride + max(dilated - stride, 0)
+
+    def call(self, inputs):
+        batch, height, width = inputs.shape[:3]
+        output_shape = (
+            batch,
+            self._output_size(height, 0),
+            self._output_size(width, 1),
+            self.filters,
+        )
+        y = nn.conv2d_transpose(
+            inputs,
+            self.kernel,
+            output_shape,
+            strides=self.strides,
+            padding=self.padding,
+            data_format=self.data_format,
+            dilations=self.dilation_rate,
+        )
+        if self.use_bias:
+            y = math_ops.add(y, self.bias)
+        return activations.applied(self.activation, y)
+
+
+class DepthwiseConv2D(Layer):
+    """`activation(depthwise_conv2d(inputs, kernel) + bias)`: each input channel convolved
+    with its own `depth_multiplier` filters; the kernel is (height, width, input channels,
+    depth_multiplier) and output channel `c * depth_multiplier + m` comes from input channel
+    c, as in Keras (whose config calls the kernel's initializer `depthwise_initializer`)."""
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        depth_multiplier=1,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias=True,
+        depthwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = _option(_PADDINGS, padding, "padding")
+        self.depth_multiplier = int(depth_multiplier)
+        self.data_format = _option(_CHANNELS_LAST_2D, data_format, "data_format")
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.depthwise_initializer = depthwise_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        self.kernel = self.add_weight(
+            "kernel",
+            (*self.kernel_size, channels, self.depth_multiplier),
+            initializer=self.depthwise_initializer,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias", (channels * self.depth_multiplier,), initializer=self.bias_initializer
+            )
+        self.built = True
+
+    def call(self, inputs):
+        y = nn.depthwise_conv2d(
+            inputs,
+            self.kernel,
+            strides=self.strides,
+            padding=self.padding,
+            data_format=self.data_format,
+            dilations=self.dilation_rate,
+        )
+        if self.use_bias:
+            y = math_ops.add(y, self.bias)
+        return activations.applied(self.activation, y)
+
+
 class _Pooling2D(Layer):
     """A pooling of each `pool_size` window, moved by `strides` (`pool_size` by default),
     by `_pool` (tt.nn's max_pool2d or avg_pool2d)."""
@@ -120,6 +329,47 @@ class AveragePooling2D(_Pooling2D):
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
+class _Pooling1D(Layer):
+    """A pooling of each `pool_size` window of (batch, steps, channels), moved by `strides`
+    (`pool_size` by default), by `_pool` (tt.nn's max_pool or avg_pool)."""
+
+    _pool = None
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = _single(pool_size, "pool_size")
+        self.strides = self.pool_size if strides is None else _single(strides, "strides")
+        self.padding = _option(_PADDINGS, padding, "padding")
+        self.data_format = _option(_CHANNELS_LAST_1D, data_format, "data_format")
+
+    def call(self, inputs):
+        return type(self)._pool(
+            inputs, self.pool_size, self.strides, self.padding, data_format=self.data_format
+        )
+
+
+class MaxPooling1D(_Pooling1D):
+    """The maximum of each `pool_size` window of steps, moved by `strides` (`pool_size` by
+    default)."""
+
+    _pool = staticmethod(nn.max_pool)
+
+
+class AveragePooling1D(_Pooling1D):
+    """The mean of each `pool_size` window of steps, moved by `strides` (`pool_size` by
+    default); with padding "same", the mean of the window's steps inside the sequence."""
+
+    _pool = staticmethod(nn.avg_pool)
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        # Keras 3's AveragePooling1D, unlike its MaxPooling1D, has no default pool_size
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+Convolution1D = Conv1D
 Convolution2D = Conv2D
+Convolution2DTranspose = Conv2DTranspose
+MaxPool1D = MaxPooling1D
+AvgPool1D = AveragePooling1D
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D

@@ -1,5 +1,6 @@
 """Keras's global pooling layers: the mean or maximum over each example's spatial axes
-(GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling2D).
+(GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D,
+GlobalMaxPooling2D).
 
 `data_format` is "channels_last" (the default: the channels are the last axis) or
 "channels_first"; `keepdims=True` keeps the pooled axes with size 1.
@@ -70,6 +71,13 @@ class GlobalAveragePooling2D(_GlobalPooling):
     _reduce = staticmethod(reduce_mean)
 
 
+class GlobalMaxPooling1D(_GlobalPooling):
+    """The maximum over the steps of each sequence."""
+
+    _rank = 1
+    _reduce = staticmethod(reduce_max)
+
+
 class GlobalMaxPooling2D(_GlobalPooling):
     """The maximum over each image's height and width."""
 
@@ -79,4 +87,5 @@ class GlobalMaxPooling2D(_GlobalPooling):
 
 GlobalAvgPool1D = GlobalAveragePooling1D
 GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool1D = GlobalMaxPooling1D
 GlobalMaxPool2D = GlobalMaxPooling2D

@@ -40,6 +40,8 @@ _TRAINING_ONLY = (
     "kernel_constraint",
     "bias_constraint",
     "embeddings_constraint",
+    "depthwise_regularizer",
+    "depthwise_constraint",
     "beta_regularizer",
     "gamma_regularizer",
     "beta_constraint",
@@ -92,7 +94,39 @@ def _conv2d(layer):
     }
 
 
-def _pooling2d(layer):
+def _conv1d(layer):
+    return {**_conv2d(layer), "padding": layer.padding.lower()}
+
+
+def _conv2d_transpose(layer):
+    config = _conv2d(layer)
+    del config["groups"]
+    order = ("filters", "kernel_size", "strides", "padding")
+    return {
+        **{key: config.pop(key) for key in order},
+        "output_padding": None,
+        **config,
+    }
+
+
+def _depthwise_conv2d(layer):
+    return {
+        "depth_multiplier": layer.depth_multiplier,
+        "kernel_size": list(layer.kernel_size),
+        "strides": list(layer.strides),
+        "padding": layer.padding.lower(),
+        "data_format": _DATA_FORMATS[layer.data_format],
+        "dilation_rate": list(layer.dilation_rate),
+        "activation": _activation(layer),
+        "use_bias": layer.use_bias,
+        "depthwise_initializer": _initializer(layer.depthwise_initializer, "GlorotUniform"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_unset("depthwise_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_unset("depthwise_constraint", "bias_constraint"),
+    }
+
+
+def _pooling(layer):
     return {
         "pool_size": list(layer.pool_size),
         "padding": layer.padding.lower(),
@@ -173,8 +207,15 @@ def _unset(*keys):
 LAYERS = {
     "Dense": LayerSpec(core.Dense, _dense),
     "Conv2D": LayerSpec(convolutional.Conv2D, _conv2d, {"groups": 1}),
-    "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _pooling2d),
-    "AveragePooling2D": LayerSpec(convolutional.AveragePooling2D, _pooling2d),
+    "Conv1D": LayerSpec(convolutional.Conv1D, _conv1d, {"groups": 1}),
+    "Conv2DTranspose": LayerSpec(
+        convolutional.Conv2DTranspose, _conv2d_transpose, {"output_padding": None}
+    ),
+    "DepthwiseConv2D": LayerSpec(convolutional.DepthwiseConv2D, _depthwise_conv2d),
+    "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _pooling),
+    "AveragePooling2D": LayerSpec(convolutional.AveragePooling2D, _pooling),
+    "MaxPooling1D": LayerSpec(convolutional.MaxPooling1D, _pooling),
+    "AveragePooling1D": LayerSpec(convolutional.AveragePooling1D, _pooling),
     "Flatten": LayerSpec(core.Flatten, _flatten, {"data_format": "channels_last"}),
     "Dropout": LayerSpec(core.Dropout, _dropout),
     "Embedding": LayerSpec(core.Embedding, _embedding, {"sparse": False}),
@@ -203,19 +244,25 @@ LAYERS = {
             reshaping.UpSampling2D,
             pooling.GlobalAveragePooling1D,
             pooling.GlobalAveragePooling2D,
+            pooling.GlobalMaxPooling1D,
             pooling.GlobalMaxPooling2D,
         )
     },
 }
 _ALIASES = {
+    "Convolution1D": "Conv1D",
     "Convolution2D": "Conv2D",
+    "Convolution2DTranspose": "Conv2DTranspose",
+    "MaxPool1D": "MaxPooling1D",
+    "AvgPool1D": "AveragePooling1D",
     "MaxPool2D": "MaxPooling2D",
     "AvgPool2D": "AveragePooling2D",
     "GlobalAvgPool1D": "GlobalAveragePooling1D",
     "GlobalAvgPool2D": "GlobalAveragePooling2D",
+    "GlobalMaxPool1D": "GlobalMaxPooling1D",
     "GlobalMaxPool2D": "GlobalMaxPooling2D",
 }
-_DATA_FORMATS = {"NHWC": "channels_last", "NCHW": "channels_first"}
+_DATA_FORMATS = {"NHWC": "channels_last", "NCHW": "channels_first", "NWC": "channels_last"}
 
 
 def layer_config(layer, input_shape=None):
