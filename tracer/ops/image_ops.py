@@ -223,6 +223,23 @@ def _window(image, top, left, height, width):
     return image[..., top : top + height, left : left + width, :]
 
 
+def _box(image, offset_height, offset_width, target_height, target_width, name):
+    """(image, its height and width, and the box's top, left, rows and columns as ints) for
+    crop_to_bounding_box and pad_to_bounding_box."""
+    image = _images(image, name)
+    height, width = _height_width(image, name)
+    top, left, rows, columns = (
+        _python_int(value, what, name)
+        for value, what in (
+            (offset_height, "offset_height"),
+            (offset_width, "offset_width"),
+            (target_height, "target_height"),
+            (target_width, "target_width"),
+        )
+    )
+    return image, height, width, top, left, rows, columns
+
+
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The [target_height, target_width] window of `image` whose top-left corner is at
     (offset_height, offset_width), as tf.image.crop_to_bounding_box.
@@ -231,15 +248,8 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     TensorShape([3, 3, 3])
     """
     name = "crop_to_bounding_box"
-    image = _images(image, name)
-    height, width = _height_width(image, name)
-    top, left = (
-        _python_int(v, w, name)
-        for v, w in ((offset_height, "offset_height"), (offset_width, "offset_width"))
-    )
-    rows, columns = (
-        _python_int(v, w, name)
-        for v, w in ((target_height, "target_height"), (target_width, "target_width"))
+    image, height, width, top, left, rows, columns = _box(
+        image, offset_height, offset_width, target_height, target_width, name
     )
     _check(left >= 0, name, "offset_width must be >= 0.")
     _check(top >= 0, name, "offset_height must be >= 0.")
@@ -254,15 +264,8 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     """`image` placed at (offset_height, offset_width) in a [target_height, target_width]
     image of zeros, as tf.image.pad_to_bounding_box."""
     name = "pad_to_bounding_box"
-    image = _images(image, name)
-    height, width = _height_width(image, name)
-    top, left = (
-        _python_int(v, w, name)
-        for v, w in ((offset_height, "offset_height"), (offset_width, "offset_width"))
-    )
-    rows, columns = (
-        _python_int(v, w, name)
-        for v, w in ((target_height, "target_height"), (target_width, "target_width"))
+    image, height, width, top, left, rows, columns = _box(
+        image, offset_height, offset_width, target_height, target_width, name
     )
     bottom, right = rows - top - height, columns - left - width
     _check(top >= 0, name, "offset_height must be >= 0")

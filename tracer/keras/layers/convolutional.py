@@ -40,7 +40,31 @@ def _option(table, value, what):
     return table[key]
 
 
-class Conv2D(Layer):
+class _Convolution(Layer):
+    """What the convolution layers share: their Keras arguments (sizes read by `sizes`,
+    `_pair` or `_single`; the paddings and data formats the layer takes), and the bias and
+    activation applied to the convolution."""
+
+    def _configure(self, sizes, paddings, formats, kernel_size, strides, padding, data_format,
+                   dilation_rate, activation, use_bias, bias_initializer):  # fmt: skip
+        self.kernel_size = sizes(kernel_size, "kernel_size")
+        self.strides = sizes(strides, "strides")
+        self.padding = _option(paddings, padding, "padding")
+        self.data_format = _option(formats, data_format, "data_format")
+        self.dilation_rate = sizes(dilation_rate, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.bias_initializer = bias_initializer
+        self.kernel = self.bias = None
+
+    def _finished(self, y, bias=None):
+        """`activation(y + bias)`, the bias the layer's own unless given (reshaped)."""
+        if self.use_bias:
+            y = math_ops.add(y, self.bias if bias is None else bias)
+        return activations.applied(self.activation, y)
+
+
+class Conv2D(_Convolution):
     """`activation(conv2d(inputs, kernel) + bias)`; the kernel is (height, width, input
     channels, filters), Glorot-uniform by default, as in Keras."""
 
@@ -60,16 +84,9 @@ class Conv2D(Layer):
     ):
         super().__init__(**kwargs)
         self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _option(_PADDINGS, padding, "padding")
-        self.data_format = _option(_DATA_FORMATS, data_format, "data_format")
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
         self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel = self.bias = None
+        self._configure(_pair, _PADDINGS, _DATA_FORMATS, kernel_size, strides, padding,
+                        data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
 
     def build(self, input_shape):
         channels = input_shape[-1] if self.data_format == "NHWC" else input_shape[1]
@@ -91,13 +108,11 @@ class Conv2D(Layer):
             data_format=self.data_format,
             dilations=self.dilation_rate,
         )
-        if self.use_bias:
-            bias = self.bias if self.data_format == "NHWC" else reshape(self.bias, (-1, 1, 1))
-            y = math_ops.add(y, bias)
-        return activations.applied(self.activation, y)
+        channels_first = self.use_bias and self.data_format != "NHWC"
+        return self._finished(y, reshape(self.bias, (-1, 1, 1)) if channels_first else None)
 
 
-class Conv1D(Layer):
+class Conv1D(_Convolution):
     """`activation(conv1d(inputs, kernel) + bias)` over (batch, steps, channels); the kernel is
     (width, input channels, filters), as in Keras. Padding "causal" puts
     `dilation_rate * (kernel_size - 1)` zeros before each sequence, then convolves "valid"."""
@@ -118,16 +133,9 @@ class Conv1D(Layer):
     ):
         super().__init__(**kwargs)
         self.filters = int(filters)
-        self.kernel_size = _single(kernel_size, "kernel_size")
-        self.strides = _single(strides, "strides")
-        self.padding = _option(_PADDINGS_1D, padding, "padding")
-        self.data_format = _option(_CHANNELS_LAST_1D, data_format, "data_format")
-        self.dilation_rate = _single(dilation_rate, "dilation_rate")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
         self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel = self.bias = None
+        self._configure(_single, _PADDINGS_1D, _CHANNELS_LAST_1D, kernel_size, strides, padding,
+                        data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
 
     def build(self, input_shape):
         self.kernel = self.add_weight(
@@ -152,12 +160,10 @@ class Conv1D(Layer):
             data_format=self.data_format,
             dilations=self.dilation_rate,
         )
-        if self.use_bias:
-            y = math_ops.add(y, self.bias)
-        return activations.applied(self.activation, y)
+        return self._finished(y)
 
 
-class Conv2DTranspose(Layer):
+class Conv2DTranspose(_Convolution):
     """`activation(conv2d_transpose(inputs, kernel) + bias)`: the kernel is (height, width,
     filters, input channels), as in Keras. Each output size is Keras's: `size * stride` with
     padding "same", `size * stride + max(dilated kernel - stride, 0)` with "valid"."""
@@ -181,17 +187,10 @@ class Conv2DTranspose(Layer):
         if output_padding is not None:
             raise ValueError("tracer's Conv2DTranspose supports only output_padding=None")
         self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _option(_PADDINGS, padding, "padding")
         self.output_padding = None
-        self.data_format = _option(_CHANNELS_LAST_2D, data_format, "data_format")
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
         self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel = self.bias = None
+        self._configure(_pair, _PADDINGS, _CHANNELS_LAST_2D, kernel_size, strides, padding,
+                        data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
 
     def build(self, input_shape):
         self.kernel = self.add_weight(
@@ -227,12 +226,10 @@ class Conv2DTranspose(Layer):
             data_format=self.data_format,
             dilations=self.dilation_rate,
         )
-        if self.use_bias:
-            y = math_ops.add(y, self.bias)
-        return activations.applied(self.activation, y)
+        return self._finished(y)
 
 
-class DepthwiseConv2D(Layer):
+class DepthwiseConv2D(_Convolution):
     """`activation(depthwise_conv2d(inputs, kernel) + bias)`: each input channel convolved
     with its own `depth_multiplier` filters; the kernel is (height, width, input channels,
     depth_multiplier) and output channel `c * depth_multiplier + m` comes from input channel
@@ -253,17 +250,10 @@ class DepthwiseConv2D(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _option(_PADDINGS, padding, "padding")
         self.depth_multiplier = int(depth_multiplier)
-        self.data_format = _option(_CHANNELS_LAST_2D, data_format, "data_format")
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
         self.depthwise_initializer = depthwise_initializer
-        self.bias_initializer = bias_initializer
-        self.kernel = self.bias = None
+        self._configure(_pair, _PADDINGS, _CHANNELS_LAST_2D, kernel_size, strides, padding,
+                        data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
 
     def build(self, input_shape):
         channels = input_shape[-1]
@@ -287,9 +277,7 @@ class DepthwiseConv2D(Layer):
             data_format=self.data_format,
             dilations=self.dilation_rate,
         )
-        if self.use_bias:
-            y = math_ops.add(y, self.bias)
-        return activations.applied(self.activation, y)
+        return self._finished(y)
 
 
 class _Pooling2D(Layer):
