@@ -23,6 +23,7 @@ from tracer.ops import core
 from tracer.ops.core import apply, execute_graph, inline_graph
 from tracer.ops.index_ops import CHECK_INDICES
 from tracer.passes.gradient import Rows, SparseOutput, build_gradient, reverse_sweep, summed
+from tracer.passes.over_the_tape import over_the_tape
 from tracer.passes.prune import prune
 from tracer.tensor import Tensor
 from tracer.tracing import Trace
@@ -145,9 +146,8 @@ def _prepare(recording, key, target_nodes, source_nodes):
     structure = structure_key(pruned, target_nodes, source_nodes)
     grad = _gradient_cache.get(structure)
     if grad is None:
-        grad = _cache_put(
-            _gradient_cache, structure, build_gradient(pruned, target_nodes, source_nodes)
-        )
+        built = over_the_tape(build_gradient(pruned, target_nodes, source_nodes), pruned)
+        grad = _cache_put(_gradient_cache, structure, built)
     positions = [tracked[n] for n in pruned.nodes]
     residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
     known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
