@@ -2,12 +2,14 @@
  * the installed kernels, whose OpenMP entry points (runtime/openmp_entries.h) hand each loop
  * here.
  *
- *     configure(threads, spin, caller_spin, watch)
+ *     configure(threads, spin, caller_spin, watch, reserve)
  *         the pool's size (the calling thread counted); the pauses an idle worker spins
  *         before it sleeps; at least those a caller spins waiting for the shares its
  *         workers have started before it sleeps; with `watch`, the workers spin only while
- *         the machine is quiet (`look_at_the_machine`)
+ *         the machine is quiet (`look_at_the_machine`), and `reserve` workers more join
+ *         the loops while it is not
  *     settings() -> (threads, spin now, caller's spin now, workers started)
+ *     threads_now() -> the threads the last loop could use, the reserve's included
  *     table() -> the address of the pool's function table (struct tr_pool_api)
  *
  * OpenMP's team meets at the end of every loop: the caller waits until each thread of the
@@ -20,6 +22,17 @@
  * so the loop is cut as OpenMP cuts it, whoever runs each); a dynamic schedule's workers
  * claim its chunks, and the caller, having run out of chunks, closes the loop to late
  * workers.
+ *
+ * A static schedule is cut in SHARES_PER_THREAD shares for each of the pool's threads,
+ * whoever takes them. Where other processes' ready threads outnumber the cores twice, the
+ * scheduler gives each runnable thread its turn, and a pool whose threads are as many as
+ * the cores gets only their part of the machine, its caller doing most of each loop alone:
+ * then workers of a reserve (as many as the pool's threads at most, one for each other
+ * ready thread beyond twice the cores' count) join the loops, each asleep when it has no
+ * work.
+ * The shares stay as many, and a product's parts (`omp_get_max_threads`) too, whoever
+ * joins, so that what a loop computes (a reduction's partial sums) does not depend on the
+ * load.
  *
  * One loop at a time has the pool; a loop started meanwhile in another thread, or inside a
  * share (nested), runs whole on its own thread. */
@@ -52,6 +65,7 @@
 #define MAX_SLOTS 0xffff
 #define LOOK_EVERY_NS 50000000 /* 50 ms */
 #define LOOK_SOON_NS 5000000   /* 5 ms */
+#define SHARES_PER_THREAD 2    /* a static loop's shares for each thread of the pool */
 
 /* a loop on the pool: its body and what it reads, its shares, and its chunks */
 struct team {
@@ -74,6 +88,10 @@ static __thread struct {
 
 static struct {
     int threads, workers;
+    int reserve, reserve_workers; /* the workers that join the loops while the machine is busy */
+    _Atomic int reserve_now;      /* of them, those the last look of the machine called */
+    _Atomic uint32_t reserve_generation; /* the reserve's futex, raised for a busy loop */
+    _Atomic int reserve_sleepers;
     long quiet_spin, caller_spin; /* as configured */
     _Atomic long spin, wait_spin; /* now: a worker's, a caller's */
     bool watch;
@@ -164,14 +182,17 @@ static void run_share(struct team *team, unsigned slot)
     me.slot = outer_slot;
 }
 
-static void *work(void *unused)
+/* a worker of the pool's threads, or of its reserve (`reserve` not null): each waits on
+   its own futex, the reserve's raised only for a loop started while the machine is busy */
+static void *work(void *reserve)
 {
-    (void)unused;
-    uint32_t seen = atomic_load(&pool.generation);
+    _Atomic uint32_t *word = reserve ? &pool.reserve_generation : &pool.generation;
+    _Atomic int *sleepers = reserve ? &pool.reserve_sleepers : &pool.sleepers;
+    uint32_t seen = atomic_load(word);
     for (;;) {
-        wait_for_change(&pool.generation, seen, &pool.spin, &pool.sleepers);
+        wait_for_change(word, seen, &pool.spin, sleepers);
+        seen = atomic_load(word);
         const uint32_t generation = atomic_load_explicit(&pool.generation, memory_order_acquire);
-        seen = generation;
         unsigned slot;
         while (claim(generation, &slot)) {
             struct team *team = &pool.team;
@@ -185,23 +206,32 @@ static void *work(void *unused)
     return NULL;
 }
 
-/* the workers the pool's size wants and has not yet, with every signal blocked (signals
-   are the program's threads' to take) */
-static void start_workers(void)
+static bool workers_wanted(int reserve)
+{
+    return pool.workers < pool.threads - 1 || pool.reserve_workers < reserve;
+}
+
+/* the workers the pool's size wants and has not yet, and up to `reserve` of the reserve's,
+   with every signal blocked (signals are the program's threads' to take) */
+static void start_workers(int reserve)
 {
     pthread_mutex_lock(&pool.start_lock);
     sigset_t all, previous;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &previous);
-    while (pool.workers < pool.threads - 1) {
+    while (workers_wanted(reserve)) {
+        const bool of_reserve = pool.workers >= pool.threads - 1;
         pthread_attr_t attributes;
         pthread_t thread;
         pthread_attr_init(&attributes);
         pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-        const int failed = pthread_create(&thread, &attributes, work, NULL);
+        const int failed = pthread_create(&thread, &attributes, work, of_reserve ? &pool : NULL);
         pthread_attr_destroy(&attributes);
         if (failed) break;
-        pool.workers++;
+        if (of_reserve)
+            pool.reserve_workers++;
+        else
+            pool.workers++;
     }
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     pthread_mutex_unlock(&pool.start_lock);
@@ -210,9 +240,10 @@ static void start_workers(void)
 /* a forked child has the calling thread alone: its loops start workers of their own */
 static void forget_workers(void)
 {
-    pool.workers = 0;
+    pool.workers = pool.reserve_workers = 0;
     atomic_store(&pool.busy, 0);
     atomic_store(&pool.sleepers, 0);
+    atomic_store(&pool.reserve_sleepers, 0);
     atomic_store(&pool.caller_sleeps, 0);
     pthread_mutex_init(&pool.start_lock, NULL);
     pthread_mutex_init(&atomic_lock, NULL);
@@ -226,8 +257,7 @@ static void wait_for_shares(uint32_t shares)
 }
 
 /* the spins for a machine that is quiet, or not: idle workers spin only where no other
-   process's thread is ready to run (the kernel's count in /proc/loadavg less this pool's
-   own: the caller, and the workers not asleep) and the pool's threads fit the cores */
+   process's thread is ready to run and the pool's threads fit the cores */
 static void set_spins(bool quiet)
 {
     const long spin = quiet ? pool.quiet_spin : 0;
@@ -236,44 +266,67 @@ static void set_spins(bool quiet)
                           memory_order_relaxed);
 }
 
-static bool machine_is_quiet(void)
+/* other processes' threads ready to run now: the kernel's count in /proc/loadavg less this
+   pool's own (the caller, and the workers, the reserve's too, not asleep); -1 where it
+   cannot be read */
+static long others_running(void)
 {
     char text[128];
     const int file = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (file < 0) return false;
+    if (file < 0) return -1;
     const ssize_t length = read(file, text, sizeof text - 1);
     close(file);
-    if (length <= 0) return false;
+    if (length <= 0) return -1;
     text[length] = 0;
     long running;
-    if (sscanf(text, "%*s %*s %*s %ld/", &running) != 1) return false;
-    const long own = 1 + pool.workers - atomic_load(&pool.sleepers);
+    if (sscanf(text, "%*s %*s %*s %ld/", &running) != 1) return -1;
+    const long own = 1 + pool.workers - atomic_load(&pool.sleepers) + pool.reserve_workers -
+                     atomic_load(&pool.reserve_sleepers);
+    return running > own ? running - own : 0;
+}
+
+/* the spins (rule 3), and the reserve the loops call: a worker for each other ready thread
+   beyond twice the cores' count, up to the reserve's size (where other threads want every
+   core twice over, each runnable thread gets its turn, and a pool of the cores' size a
+   third of the machine or less; a reserve called for a lighter load, one other thread a
+   core, made the pool's threads wait on each other instead: docs/threads.md, rule 4).
+   Whether the machine is quiet. */
+static bool judge_the_machine(void)
+{
+    const long others = others_running();
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return running - own + pool.threads <= cores;
+    const bool quiet = others >= 0 && others + pool.threads <= cores;
+    set_spins(quiet);
+    const long beyond = others > 2 * cores ? others - 2 * cores : 0;
+    atomic_store(&pool.reserve_now, (int)(beyond < pool.reserve ? beyond : pool.reserve));
+    return quiet;
 }
 
 /* by the caller that has the pool, LOOK_EVERY_NS after a quiet look (other processes that
-   come later stop the workers' spin within that time) and LOOK_SOON_NS after a busy one
-   (the spin comes back soon after they end: the compiler that built a module, say) */
+   come later stop the workers' spin, and call the reserve, within that time) and
+   LOOK_SOON_NS after a busy one (the spin comes back, and the reserve rests, soon after
+   they end: the compiler that built a module, say) */
 static void look_at_the_machine(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
     const int64_t at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
     if (at < pool.next_look) return;
-    const bool quiet = machine_is_quiet();
-    pool.next_look = at + (quiet ? LOOK_EVERY_NS : LOOK_SOON_NS);
-    set_spins(quiet);
+    pool.next_look = at + (judge_the_machine() ? LOOK_EVERY_NS : LOOK_SOON_NS);
 }
 
-/* `loop` (set up by the caller) on the pool, in `slots` shares: false where the pool is
-   another thread's now, or this is a share of a loop already */
+/* `loop` (set up by the caller) on the pool, in `slots` shares (a dynamic loop's seats,
+   the reserve's added while the machine is busy): false where the pool is another
+   thread's now, or this is a share of a loop already */
 static bool run_on_pool(const struct team *loop, unsigned slots)
 {
     int free_ = 0;
     if (me.team || !atomic_compare_exchange_strong(&pool.busy, &free_, 1)) return false;
-    if (pool.workers < pool.threads - 1) start_workers();
     if (pool.watch) look_at_the_machine();
+    int reserve = atomic_load(&pool.reserve_now);
+    if (workers_wanted(reserve)) start_workers(reserve);
+    if (reserve > pool.reserve_workers) reserve = pool.reserve_workers;
+    if (!loop->every_slot) slots += (unsigned)reserve;
     struct team *team = &pool.team;
     team->body = loop->body;
     team->data = loop->data;
@@ -292,6 +345,10 @@ static bool run_on_pool(const struct team *loop, unsigned slots)
                           memory_order_release);
     atomic_store(&pool.generation, generation);
     if (atomic_load(&pool.sleepers)) futex_wake(&pool.generation, INT_MAX);
+    if (reserve) {
+        atomic_fetch_add(&pool.reserve_generation, 1);
+        if (atomic_load(&pool.reserve_sleepers)) futex_wake(&pool.reserve_generation, reserve);
+    }
     unsigned slot, claimed = slots;
     if (team->every_slot) {
         while (claim(generation, &slot)) {
@@ -320,7 +377,7 @@ static void parallel(tr_body body, void *data, unsigned threads)
 {
     struct team loop = {.body = body, .data = data, .every_slot = true};
     threads = threads_for(threads);
-    if (threads > 1 && run_on_pool(&loop, threads)) return;
+    if (threads > 1 && run_on_pool(&loop, threads * SHARES_PER_THREAD)) return;
     loop.slots = 1;
     run_share(&loop, 0);
 }
@@ -437,21 +494,29 @@ static const struct tr_pool_api api = {
 static PyObject *configure(PyObject *self, PyObject *args)
 {
     (void)self;
-    int threads, watch;
+    int threads, watch, reserve;
     long spin, caller_spin;
-    if (!PyArg_ParseTuple(args, "illp", &threads, &spin, &caller_spin, &watch)) return NULL;
-    if (threads < 1 || threads > MAX_SLOTS || spin < 0 || caller_spin < 0) {
+    if (!PyArg_ParseTuple(args, "illpi", &threads, &spin, &caller_spin, &watch, &reserve))
+        return NULL;
+    if (threads < 1 || reserve < 0 || (threads + reserve) * SHARES_PER_THREAD > MAX_SLOTS ||
+        spin < 0 || caller_spin < 0) {
         PyErr_Format(PyExc_ValueError,
-                     "a pool of 1 to %d threads and spins of 0 pauses or more, not %d, %ld, %ld",
-                     MAX_SLOTS, threads, spin, caller_spin);
+                     "a pool of 1 to %d threads with its reserve and spins of 0 pauses or "
+                     "more, not %d + %d, %ld, %ld",
+                     MAX_SLOTS / SHARES_PER_THREAD, threads, reserve, spin, caller_spin);
         return NULL;
     }
     pool.threads = threads;
     pool.quiet_spin = spin;
     pool.caller_spin = caller_spin;
     pool.watch = watch;
+    pool.reserve = watch ? reserve : 0;
     pool.next_look = 0;
-    set_spins(!watch || machine_is_quiet());
+    atomic_store(&pool.reserve_now, 0);
+    if (watch)
+        judge_the_machine();
+    else
+        set_spins(true);
     Py_RETURN_NONE;
 }
 
@@ -461,6 +526,13 @@ static PyObject *settings(PyObject *self, PyObject *unused)
     (void)unused;
     return Py_BuildValue("(illi)", pool.threads, atomic_load(&pool.spin),
                          atomic_load(&pool.wait_spin), pool.workers);
+}
+
+static PyObject *threads_now(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(pool.threads + atomic_load(&pool.reserve_now));
 }
 
 static PyObject *table(PyObject *self, PyObject *unused)
@@ -473,6 +545,7 @@ static PyObject *table(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "the pool's size and spins"},
     {"settings", settings, METH_NOARGS, "(threads, spin now, caller's spin now, workers)"},
+    {"threads_now", threads_now, METH_NOARGS, "the threads the last loop could use"},
     {"table", table, METH_NOARGS, "the address of the pool's function table"},
     {NULL, NULL, 0, NULL},
 };

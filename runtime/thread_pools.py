@@ -14,7 +14,10 @@ wanted. So:
 - a loop's shares are claimed, not assigned: the calling thread runs the share of a
   worker that has not come, and waits only for shares a worker has started;
 - the pool has as many threads as the process may use cores: its affinity mask, and a
-  cgroup's CPU quota (a container limited to two cores of a larger machine);
+  cgroup's CPU quota (a container limited to two cores of a larger machine); where other
+  processes' ready threads are more than twice the cores, workers of a reserve (up to as
+  many again) join the loops (the scheduler gives each runnable thread its turn: a pool of the cores'
+  size got only their part of such a machine, its caller running most of each loop alone);
 - idle threads sleep, but for a short spin first while no other process wants the cores
   (the pool looks at the machine again as loops start, every 5 to 50 ms): waking a
   sleeping thread is slow where its core has halted (a virtual machine's idle core), and
@@ -96,7 +99,7 @@ def _cgroup1_quota(text, folder):
 
 
 def settings():
-    """(threads, spin, caller_spin, watch) for the pool (runtime/thread_pool.c's
+    """(threads, spin, caller_spin, watch, reserve) for the pool (runtime/thread_pool.c's
     `configure`): as many threads as usable cores, or the user's OMP_NUM_THREADS, or the
     program's `choose_threads`; idle workers spin QUIET_SPIN_COUNT pauses before they sleep
     while the machine is quiet, and none while it is not (`watch`: the pool looks at the
@@ -104,9 +107,12 @@ def settings():
     (ACTIVE: spin always; PASSIVE: sleep at once), always; where a cgroup CPU quota is set,
     no spin (the quota counts a spin as work and throttles the process once it is spent). A
     caller waiting for the shares its workers have started spins at least
-    CALLER_SPIN_COUNT."""
+    CALLER_SPIN_COUNT. Where a watched machine's other ready threads are more than twice its
+    cores, a reserve of up to as many workers again joins the loops (docs/threads.md, rule 4),
+    unless the thread count is the user's or the program's: a count chosen is kept."""
     from_environment = _count(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
-    threads = _state["threads"] or from_environment or usable_cores()
+    chosen = _state["threads"] or from_environment
+    threads = chosen or usable_cores()
     spin = _count(os.environ.get("GOMP_SPINCOUNT", ""), allow_zero=True)
     policy = os.environ.get("OMP_WAIT_POLICY", "").strip().upper()
     if spin is None and policy in ("ACTIVE", "PASSIVE"):
@@ -114,8 +120,9 @@ def settings():
     if spin is None and cgroup_quota() is not None:
         spin = 0
     if spin is not None:
-        return threads, spin, CALLER_SPIN_COUNT, False
-    return threads, QUIET_SPIN_COUNT, CALLER_SPIN_COUNT, True
+        return threads, spin, CALLER_SPIN_COUNT, False, 0
+    reserve = 0 if chosen or threads == 1 else threads
+    return threads, QUIET_SPIN_COUNT, CALLER_SPIN_COUNT, True, reserve
 
 
 def choose_threads(count):

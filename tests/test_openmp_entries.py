@@ -5,6 +5,7 @@ without the pool each loop runs whole on the calling thread; a module that calls
 entry point is refused."""
 
 import ctypes
+import json
 import os
 import pathlib
 import subprocess
@@ -24,6 +25,8 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 LOOPS = r"""
 #include <complex.h>
 #include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 void shares(long n, int *share, int *team) {
     #pragma omp parallel for schedule(static)
@@ -58,6 +61,11 @@ double sum(long n, const double *x) {
     #pragma omp parallel for reduction(+:total) reduction(+:imaginary)
     for (long i = 0; i < n; i++) { total += x[i]; imaginary += x[i] * I; }
     return total - cimag(imaginary);
+}
+
+void who(long n, long *thread) {
+    #pragma omp parallel for schedule(dynamic, 1)
+    for (long i = 0; i < n; i++) { usleep(2000); thread[i] = syscall(SYS_gettid); }
 }
 
 void nested(long n, int *inner) {
@@ -106,13 +114,15 @@ def _loops(path):
 
 
 def _check_loops(library, threads):
-    """Every kind of loop, on a pool of `threads` (1: no pool), against what it must give."""
+    """Every kind of loop, on a pool of `threads` (1: no pool), against what it must give: a
+    static loop cut as OpenMP cuts it for twice as many threads (the pool's shares)."""
     n = 100
     share, team = np.zeros(n, np.int32), np.zeros(n, np.int32)
     library.shares(ctypes.c_long(n), _pointer(share), _pointer(team))
-    cut = [n // threads + (t < n % threads) for t in range(threads)]  # as OpenMP cuts it
+    shares = 2 * threads if threads > 1 else 1
+    cut = [n // shares + (t < n % shares) for t in range(shares)]  # as OpenMP cuts it
     assert share.tolist() == [t for t, size in enumerate(cut) for _ in range(size)]
-    assert set(team.tolist()) == {threads}
+    assert set(team.tolist()) == {shares}
     hits = np.zeros(1000, np.int64)
     for _ in range(50):
         library.dynamic(ctypes.c_long(1000), _pointer(hits))
@@ -136,9 +146,10 @@ def _on_the_pool(program, tmp_path, entries="header", **env):
     the loops' library (its entry points as `_compiled` takes them) and `env` (no wait
     setting of the user's)."""
     path = _compiled(tmp_path, LOOPS, entries=entries)
-    environment = dict(os.environ, PYTHONPATH=str(REPO), **env)
-    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+    environment = dict(os.environ, PYTHONPATH=str(REPO))
+    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS"):
         environment.pop(name, None)
+    environment.update({name: value for name, value in env.items() if value is not None})
     completed = subprocess.run(
         [sys.executable, "-c", program, path, str(REPO / "tests")],
         env=environment,
@@ -196,18 +207,29 @@ def test_on_the_pool_every_loop_gives_what_openmp_would_and_after_a_fork(tmp_pat
 
 WATCHED = ON_THE_POOL_START + textwrap.dedent(
     """
-    import subprocess, time
+    import json, subprocess, time
     import numpy as np
 
+    pool = native.load("thread_pool")
+    x = np.random.default_rng(0).standard_normal(100_000)
+    quiet_sum = library.sum(ctypes.c_long(x.size), t._pointer(x))
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            for _ in range(2 * os.cpu_count())]
+            for _ in range(3 * os.cpu_count() + 1)]
     try:
         time.sleep(0.5)
         hits = np.zeros(1000, np.int64)
         end = time.monotonic() + 0.5
         while time.monotonic() < end:
             library.dynamic(ctypes.c_long(hits.size), t._pointer(hits))
-        print(list(native.load("thread_pool").settings()[1:3]))
+        thread = np.zeros(48, np.int64)
+        library.who(ctypes.c_long(thread.size), t._pointer(thread))
+        print(json.dumps({
+            "spins": list(pool.settings()[1:3]),
+            "threads": pool.settings()[0],
+            "threads_now": pool.threads_now(),
+            "threads_seen": len(set(thread.tolist())),
+            "same_sum": library.sum(ctypes.c_long(x.size), t._pointer(x)) == quiet_sum,
+        }))
     finally:
         for process in busy:
             process.kill()
@@ -215,11 +237,24 @@ WATCHED = ON_THE_POOL_START + textwrap.dedent(
 )
 
 
-def test_workers_stop_spinning_once_other_processes_want_the_cores(tmp_path):
-    """Other processes that come after the pool was configured (twice as many busy loops as
-    cores): within the loops of half a second the pool's workers sleep at once, and a caller
-    spins no more than CALLER_SPIN_COUNT."""
-    assert _on_the_pool(WATCHED, tmp_path) == str([0, thread_pools.CALLER_SPIN_COUNT])
+@pytest.mark.parametrize("chosen", [None, "2"])
+def test_once_other_processes_want_the_cores_workers_sleep_and_the_reserve_joins(tmp_path, chosen):
+    """Other processes that come after the pool was configured (busy loops more than three
+    times the cores): within the loops of half a second the pool's workers sleep at once, a
+    caller spins no more than CALLER_SPIN_COUNT, and a reserve of as many workers again
+    joins the loops (a loop of sleeping iterations runs on more threads than the pool's),
+    where the user did not choose the thread count (OMP_NUM_THREADS=2: two threads at
+    most). A static loop's reduction gives the bits it gave before they came."""
+    found = json.loads(_on_the_pool(WATCHED, tmp_path, OMP_NUM_THREADS=chosen))
+    assert found["spins"] == [0, thread_pools.CALLER_SPIN_COUNT]
+    assert found["same_sum"]
+    threads = found["threads"]
+    if chosen or threads == 1:
+        assert found["threads_now"] == threads
+        assert found["threads_seen"] <= threads
+    else:
+        assert found["threads_now"] == 2 * threads
+        assert found["threads_seen"] > threads
 
 
 def test_loops_started_from_several_threads_at_once_each_run_whole(tmp_path):
@@ -256,7 +291,12 @@ def test_the_pools_settings_are_checked():
     pool = native.load("thread_pool")
     if pool is None:
         pytest.skip("the thread pool is not built here")
-    for wrong in ((0, 0, 0, False), (2, -1, 0, False), (2, 0, -5, True)):
+    for wrong in (
+        (0, 0, 0, False, 0),
+        (2, -1, 0, False, 0),
+        (2, 0, -5, True, 2),
+        (2, 0, 0, True, -1),
+    ):
         with pytest.raises(ValueError, match="a pool of 1 to"):
             pool.configure(*wrong)
     threads, spin, wait_spin, _ = pool.settings()

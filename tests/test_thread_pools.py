@@ -247,7 +247,7 @@ def test_under_a_cpu_quota_idle_workers_never_spin(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(thread_pools, "cgroup_quota", lambda: 2.0)
     monkeypatch.setattr(thread_pools, "usable_cores", lambda: 2)
-    assert thread_pools.settings() == (2, 0, thread_pools.CALLER_SPIN_COUNT, False)
+    assert thread_pools.settings() == (2, 0, thread_pools.CALLER_SPIN_COUNT, False, 0)
 
 
 @pytest.fixture
@@ -260,15 +260,21 @@ def no_user_settings(monkeypatch):
 
 def test_idle_threads_spin_briefly_while_the_machine_is_quiet(no_user_settings):
     """As many threads as usable cores; idle workers spin QUIET_SPIN_COUNT pauses, watched:
-    the pool spins only while the machine is quiet (tests/test_openmp_entries.py); a caller
-    waits for its workers' shares with at least CALLER_SPIN_COUNT."""
+    the pool spins only while the machine is quiet, and a reserve of as many workers again
+    joins the loops while it is not (tests/test_openmp_entries.py); a caller waits for its
+    workers' shares with at least CALLER_SPIN_COUNT."""
     no_user_settings.setattr(thread_pools, "cgroup_quota", lambda: None)
-    assert thread_pools.settings() == (
-        thread_pools.usable_cores(),
-        thread_pools.QUIET_SPIN_COUNT,
-        thread_pools.CALLER_SPIN_COUNT,
-        True,
-    )
+    for cores in (1, 2, 6):
+        no_user_settings.setattr(thread_pools, "usable_cores", lambda: cores)
+        assert thread_pools.settings() == (
+            cores,
+            thread_pools.QUIET_SPIN_COUNT,
+            thread_pools.CALLER_SPIN_COUNT,
+            True,
+            cores if cores > 1 else 0,  # a pool of one thread runs every loop whole
+        )
+    no_user_settings.setitem(thread_pools._state, "threads", 3)  # the program's count
+    assert thread_pools.settings()[0::4] == (3, 0)
 
 
 @pytest.mark.parametrize(
@@ -289,11 +295,13 @@ def test_a_users_thread_settings_win(no_user_settings, name, value, threads, spi
     no_user_settings.setattr(thread_pools, "cgroup_quota", lambda: None)
     no_user_settings.setenv(name, value)
     watched = name not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT") or value == "many"
+    cores = thread_pools.usable_cores()
     assert thread_pools.settings() == (
-        threads or thread_pools.usable_cores(),
+        threads or cores,
         spin,
         thread_pools.CALLER_SPIN_COUNT,
         watched,
+        cores if watched and threads is None and cores > 1 else 0,  # a count chosen is kept
     )
 
 
