@@ -21,7 +21,8 @@ every value bit for bit, take passes away:
 from tracer.ir import LEAF_OPS, Node
 from tracer.ir.rewrite import rebuild, substitute, with_outputs
 from tracer.ops import window_ops
-from tracer.ops.registry import OPS, OUT, saved_slots
+from tracer.ops.registry import OPS, saved_slots
+from tracer.passes.gradient import residual_node
 
 # the rules of rewrite 2 (those that pay when each op is a pass of its own), by op
 _RULES = {"relu_grad": window_ops.mask_the_relus_maxima, "select": window_ops.mask_the_maxima}
@@ -38,7 +39,7 @@ def over_the_tape(grad, forward):
     input_of = {}  # id(forward value) -> its residual input
     merged = {}
     for node, position, slot in grad.residuals:
-        value = _kept_value(forward.nodes[position], slot)
+        value = residual_node(forward, position, slot)
         value_of[id(node)] = value
         first = input_of.setdefault(id(value), node)
         if first is not node:
@@ -59,11 +60,6 @@ def _masked_at_the_maxima(node):
     return node if rule is None else rule(node) or node
 
 
-def _kept_value(node, slot):
-    kept = saved_slots(OPS[node.op], node)[slot]
-    return node if kept == OUT else node.inputs[kept]
-
-
 def _read_from_the_tape(graph, forward, value_of, input_of, residuals):
     """`graph` with each node that computes what a node of `forward` computed, from the same
     forward values, replaced by a residual input of that node's value where the tape keeps
@@ -74,7 +70,7 @@ def _read_from_the_tape(graph, forward, value_of, input_of, residuals):
         if node.op in LEAF_OPS or node.op not in OPS:
             continue
         for slot in range(len(saved_slots(OPS[node.op], node))):
-            kept.setdefault(id(_kept_value(node, slot)), (position, slot))
+            kept.setdefault(id(residual_node(forward, position, slot)), (position, slot))
     viewed = {}  # id(forward value) -> a reshape of it that the tape keeps
     for node in forward.nodes:
         if node.op == "reshape" and id(node) in kept:
