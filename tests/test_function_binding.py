@@ -43,6 +43,40 @@ def test_a_call_that_leaves_out_a_default_is_one_trace_and_keeps_the_compiled_en
         assert f._fast.hits == hits + 1
 
 
+def test_a_call_by_keyword_takes_the_compiled_entry_of_the_call_by_position():
+    """`f(x, y=y)`, `f(y=y, x=x)` and `f(x, y, scale=2.0)` of `def f(x, y, scale=2.0)` are
+    the trace of `f(x, y)`, and each such form of call, once bound, reaches its entry in C
+    (no binding at each call). Keyword-only parameters and `**` keep their keywords; a call
+    the parameters refuse raises Python's message."""
+
+    @tt.function(backend="c")
+    def f(x, y, scale=2.0):
+        return x * y * scale
+
+    x, y = tt.constant([1.0, 2.0]), tt.constant([3.0, 4.0])
+    forms = (lambda: f(x, y), lambda: f(x, y=y), lambda: f(y=y, x=x), lambda: f(x, y, scale=2.0))
+    for call in forms * 2:
+        np.testing.assert_array_equal(call().numpy(), [6.0, 16.0])
+    assert f.experimental_get_tracing_count() == 1
+    if f._fast is not None:  # (where the backend gives the function an entry in C)
+        hits = f._fast.hits
+        f(y=y, x=x)
+        assert f._fast.hits == hits + 1
+    np.testing.assert_array_equal(f(y=x, x=y, scale=1.0).numpy(), [3.0, 8.0])
+    assert f.experimental_get_tracing_count() == 2
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        f(x, x=y)
+    with pytest.raises(TypeError, match="missing a required argument: 'y'"):
+        f(x=x)
+
+    @tt.function
+    def g(x, *, power=2, **extra):
+        return x**power * sum(extra.values(), 1.0)
+
+    assert [float(g(tt.constant(3.0), power=3)) for _ in range(2)] == [27.0, 27.0]
+    assert float(g(tt.constant(3.0), a=1.0)) == 18.0
+
+
 def test_a_tensor_default_is_a_tensor_argument_of_the_trace():
     """TF: `td(x)`, `td(x, tf.constant(2.))` and `td(x, y=tf.constant(5.))` of
     `def td(x, y=tf.constant(2.))` are one trace; the default is an input."""

@@ -208,6 +208,13 @@ class Function:
         if settings.run_functions_eagerly or self._runs_as_python:
             return self._python_function(*args, **kwargs)
         try:
+            if kwargs:  # bound as TensorFlow binds it, by position where it can be
+                binding = self._binding
+                if binding is None:
+                    binding = self._binding = Binding(self._python_function)
+                positional = binding.by_position(args, kwargs)
+                if positional is not None:
+                    args, kwargs = positional, {}
             fast = self._fast  # the last signature called, whose call path is in C
             if fast is not None and not kwargs:
                 result = fast(args)

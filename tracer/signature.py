@@ -419,7 +419,7 @@ class Binding:
         binding.canonical((1,), {})  # ((1, 2), {})
     """
 
-    __slots__ = ("signature", "has_defaults")
+    __slots__ = ("signature", "has_defaults", "_orders")
 
     def __init__(self, func):
         try:
@@ -428,6 +428,37 @@ class Binding:
             self.signature = None
         parameters = () if self.signature is None else self.signature.parameters.values()
         self.has_defaults = any(p.default is not p.empty for p in parameters)
+        # (positional count, keyword names) -> _Order, or None where a call of that form
+        # keeps keywords once bound
+        self._orders = {}
+
+    def by_position(self, args, kwargs):
+        """The canonical call of `args` and `kwargs` (`canonical`) as positional arguments
+        alone, or None where it keeps keyword arguments (keyword-only parameters, `**`) or
+        the parameters refuse the call. How each form of call (its positional count and
+        keyword names, in order) binds is worked out once, so a call by keyword costs a
+        lookup and a tuple, not `inspect.Signature.bind`."""
+        form = (len(args), *kwargs)
+        try:
+            order = self._orders[form]
+        except KeyError:
+            order = self._orders[form] = self._order_of(len(args), kwargs)
+        return None if order is None else order.arguments(args, kwargs)
+
+    def _order_of(self, count, names):
+        """The _Order of a call of `count` positional arguments and keywords `names`: the
+        call bound with markers in their places, and defaults filled in."""
+        if self.signature is None:
+            return None
+        markers = {name: _Given(name) for name in names}
+        try:
+            bound = self.signature.bind(*map(_Given, range(count)), **markers)
+        except TypeError:  # (the call's own binding raises it, with its message)
+            return None
+        bound.apply_defaults()
+        if bound.kwargs:
+            return None
+        return _Order(tuple(bound.args))
 
     def canonical(self, args, kwargs):
         """(args, kwargs) as the trace cache keys them: defaults filled in, the parameters
@@ -521,6 +552,37 @@ class Binding:
 
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+class _Given:
+    """Where a bound call's argument came from: a position of the call, or a keyword."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source):
+        self.source = source
+
+
+class _Order:
+    """A form of call's canonical arguments, each a position or keyword of the call or a
+    parameter's default."""
+
+    __slots__ = ("places",)
+
+    def __init__(self, bound):
+        # (True, position), (False, keyword) or (None, default)
+        self.places = tuple(
+            (isinstance(value.source, int), value.source)
+            if isinstance(value, _Given)
+            else (None, value)
+            for value in bound
+        )
+
+    def arguments(self, args, kwargs):
+        return tuple(
+            value if by is None else args[value] if by else kwargs[value]
+            for by, value in self.places
+        )
 
 
 def _check_default(parameter, value):
