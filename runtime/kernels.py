@@ -27,23 +27,38 @@ FLOATING_KERNELS = {}
 
 def quiet(function):
     """`function` with numpy's floating-point warnings off (NaN and Inf are results, not errors)."""
-    if _ERROR_MODES is None:  # a numpy without the context variable (before 2.0)
 
-        def run_quietly(*args, **attrs):
-            with np.errstate(all="ignore"):
-                return function(*args, **attrs)
-
-    else:
-
-        def run_quietly(*args, **attrs):
-            token = _ERROR_MODES.set(_ignoring_errors())
-            try:
-                return function(*args, **attrs)
-            finally:
-                _ERROR_MODES.reset(token)
+    def run_quietly(*args, **attrs):
+        token = errors_ignored()
+        try:
+            return function(*args, **attrs)
+        finally:
+            errors_restored(token)
 
     run_quietly.__name__ = getattr(function, "__name__", "kernel")
     return run_quietly
+
+
+def errors_ignored():
+    """numpy's floating-point error modes set to ignore every error, as np.errstate(all=
+    "ignore") sets them, until `errors_restored(token)` with the token returned: around
+    each eager kernel and each graph run, so that a NaN or an infinity is a result, as in
+    TensorFlow, and the program's own numpy calls keep its modes (runtime/quiet_errors.h
+    does the same in C)."""
+    if _ERROR_MODES is None:  # a numpy without the context variable (before 2.0)
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+    ignoring = _ignoring_errors()
+    return None if ignoring is _ERROR_MODES.get() else _ERROR_MODES.set(ignoring)
+
+
+def errors_restored(token):
+    """numpy's error modes as they were before `errors_ignored` gave `token`."""
+    if _ERROR_MODES is None:
+        token.__exit__(None, None, None)
+    elif token is not None:  # (None: they were ignoring every error already)
+        _ERROR_MODES.reset(token)
 
 
 # numpy's error modes (numpy 2: a context variable holding its settings, which np.errstate
@@ -62,13 +77,15 @@ def _ignoring_errors():
     """numpy's current settings with every floating-point error ignored: what np.errstate
     (all="ignore") sets, made once for each settings object (np.errstate makes it anew on
     every entry, which was most of a small kernel's time). The buffer size and error
-    callback stay the caller's."""
+    callback stay the caller's. Those settings are their own (runtime/quiet_errors.h calls
+    this too, so that each path sees when the other has set them)."""
     current = _ERROR_MODES.get()
     ignoring = _IGNORING.get(current)
     if ignoring is None:
         if len(_IGNORING) >= _IGNORING_LIMIT:
             _IGNORING.clear()
         ignoring = _IGNORING[current] = _make_extobj(all="ignore")
+        _IGNORING[ignoring] = ignoring
     return ignoring
 
 

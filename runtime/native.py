@@ -52,7 +52,7 @@ import threading
 import warnings
 from typing import NamedTuple
 
-INTERFACE = 10  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
+INTERFACE = 11  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -327,10 +327,11 @@ def build(sanitize, directory):
 
 
 def _headers_of(source):
-    """The text of the headers beside `source` that it includes (`#include "x.h"`)."""
+    """The text of tracer's headers that `source` includes (`#include "x.h"`, a path from
+    its folder: `"../../runtime/quiet_errors.h"`)."""
     folder = os.path.dirname(source)
     with open(source) as handle:
-        names = re.findall(r'^#include "([^"/]+)"', handle.read(), re.M)
+        names = re.findall(r'^#include "([^"]+)"', handle.read(), re.M)
     texts = []
     for name in names:
         with open(os.path.join(folder, name), "rb") as handle:

@@ -23,9 +23,11 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include "quiet_errors.h"
 #include <stddef.h>
 
-#define INTERFACE 10   /* Program's arguments: runtime/native.py refuses a module of another */
+#define INTERFACE 11   /* Program's arguments: runtime/native.py refuses a module of another */
 #define STACK_ARGS 16 /* a step with up to this many arguments passes them on the C stack */
 
 typedef struct {
@@ -380,6 +382,11 @@ program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject 
     for (Py_ssize_t k = 0; k < self->n_constants; k++)
         Py_XSETREF(slots[self->constant_slots[k]],
                    Py_NewRef(PyTuple_GET_ITEM(PyTuple_GET_ITEM(self->constants, k), 1)));
+    PyObject *quiet = quiet_errors_begin();
+    if (quiet == NULL) {
+        clear_slots(slots, self->n_slots);
+        return NULL;
+    }
     PyObject *stack[STACK_ARGS];
     for (Py_ssize_t k = 0; k < self->n_steps; k++) {
         const Step *step = &self->program[k];
@@ -400,12 +407,17 @@ program_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject 
         if (call_args != stack)
             PyMem_Free(call_args);
         if (result == NULL) {
+            quiet_errors_end(quiet);
             clear_slots(slots, self->n_slots);
             return NULL;
         }
         Py_XSETREF(slots[step->out], result);
         for (Py_ssize_t j = 0; j < step->n_dead; j++)
             Py_CLEAR(slots[step->dead[j]]);
+    }
+    if (quiet_errors_end(quiet) < 0) {
+        clear_slots(slots, self->n_slots);
+        return NULL;
     }
     PyObject *outputs = PyList_New(self->n_outputs);
     if (outputs != NULL)
@@ -491,6 +503,7 @@ PyInit__straight_line(void)
 {
     if (PyType_Ready(&ProgramType) < 0 || import_arithmetic() < 0)
         return NULL;
+    quiet_errors_import();
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL)
         return NULL;

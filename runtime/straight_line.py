@@ -25,7 +25,13 @@ this way from its first run. `source(graph)` is the program as Python text, for 
 import itertools
 
 from runtime import native
-from runtime.kernels import FLOATING_INFIX, FLOATING_KERNELS, KERNELS
+from runtime.kernels import (
+    FLOATING_INFIX,
+    FLOATING_KERNELS,
+    KERNELS,
+    errors_ignored,
+    errors_restored,
+)
 
 
 def _program_of(module):
@@ -53,14 +59,18 @@ class PythonProgram:
                 slots[slot] = value
         for slot, value in self.constants:
             slots[slot] = value
-        for function, inputs, values, names, out, dead in self.steps:
-            args = [slots[k] for k in inputs]
-            if names is None:
-                slots[out] = function(*args)
-            else:
-                slots[out] = function(*args, **dict(zip(names, values)))
-            for k in dead:
-                slots[k] = None
+        token = errors_ignored()
+        try:
+            for function, inputs, values, names, out, dead in self.steps:
+                args = [slots[k] for k in inputs]
+                if names is None:
+                    slots[out] = function(*args)
+                else:
+                    slots[out] = function(*args, **dict(zip(names, values)))
+                for k in dead:
+                    slots[k] = None
+        finally:
+            errors_restored(token)
         return [slots[k] for k in self.output_slots]
 
 

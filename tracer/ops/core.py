@@ -12,7 +12,7 @@ import threading
 
 from runtime import native
 from runtime.interpreter import run_graph
-from runtime.kernels import FLOATING_KERNELS, KERNELS
+from runtime.kernels import FLOATING_KERNELS, KERNELS, errors_ignored, errors_restored
 from tracer import collector, dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
@@ -50,10 +50,14 @@ def _apply(op, inputs, attrs):
     ):
         return apply_symbolic(op, inputs, attrs)
     kernel = KERNELS[op.name]
-    if op_timer is None:
-        out = Tensor(kernel(*values, **attrs))
-    else:
-        out = Tensor(op_timer(op, kernel, values, attrs))
+    token = errors_ignored()
+    try:
+        if op_timer is None:
+            out = Tensor(kernel(*values, **attrs))
+        else:
+            out = Tensor(op_timer(op, kernel, values, attrs))
+    finally:
+        errors_restored(token)
     if numerics.enabled:
         check_numerics(op, inputs, out, _location())
     if state.tapes:

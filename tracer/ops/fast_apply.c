@@ -33,6 +33,8 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include "../../runtime/quiet_errors.h"
+
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
 /* Slot offsets of the classes the path reads and builds. */
@@ -47,7 +49,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 10
+#define INTERFACE 11
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -1222,7 +1224,12 @@ fast_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **result)
         Py_XINCREF(kernel);
     }
     if (outcome == DONE) {
-        PyObject *value = PyObject_VectorcallDict(kernel, values, count, PyDict_GET_SIZE(attrs) ? attrs : NULL);
+        PyObject *quiet = quiet_errors_begin();
+        PyObject *value = quiet == NULL ? NULL
+                                        : PyObject_VectorcallDict(kernel, values, count,
+                                                                  PyDict_GET_SIZE(attrs) ? attrs : NULL);
+        if (quiet != NULL && quiet_errors_end(quiet) < 0)
+            Py_CLEAR(value);
         PyObject *out = value == NULL ? NULL : new_tensor(value);
         if (out != NULL && recordings.count != 0 &&
             record(op, inputs, attrs, out, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), &recordings,
@@ -1649,6 +1656,7 @@ PyInit__fast_apply(void)
 #undef INTERN
     if ((no_attributes = PyDict_New()) == NULL)
         return NULL;
+    quiet_errors_import();
     if (PyType_Ready(&OpFunction_type) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&module_def);
