@@ -3,7 +3,7 @@
  * RuntimeWarning (nor, under the program's np.seterr(all="raise"), an exception). The
  * program's own numpy calls keep its modes: they are set for one call and reset after it.
  * Included by the extensions that call numpy kernels (tracer/ops/fast_apply.c,
- * runtime/straight_line.c); runtime.kernels.quiet does the same for Python.
+ * runtime/straight_line.c); runtime.kernels.errors_ignored does the same for Python.
  *
  *     quiet_errors_import()     once, at the module's import
  *     token = quiet_errors_begin()

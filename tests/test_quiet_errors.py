@@ -1,8 +1,7 @@
 """A NaN or an infinity is a result, as in TensorFlow, not a numpy RuntimeWarning: eager ops
-(the C op path and the Python one), a tape's gradient (the straight-line program in C and in
-Python) and the interpreter's straight-line programs run with numpy's floating-point errors ignored, and the
-program's own numpy calls keep the modes it set (runtime/quiet_errors.h, runtime.kernels
-`errors_ignored`)."""
+(the C op path and the Python one) and straight-line programs (a tape's gradient, in C and
+in Python) run with numpy's floating-point errors ignored, and the program's own numpy calls
+keep the modes it set (runtime/quiet_errors.h, runtime.kernels `errors_ignored`)."""
 
 import warnings
 
