@@ -209,10 +209,7 @@ class Function:
             return self._python_function(*args, **kwargs)
         try:
             if kwargs:  # bound as TensorFlow binds it, by position where it can be
-                binding = self._binding
-                if binding is None:
-                    binding = self._binding = Binding(self._python_function)
-                positional = binding.by_position(args, kwargs)
+                positional = self._parameters().by_position(args, kwargs)
                 if positional is not None:
                     args, kwargs = positional, {}
             fast = self._fast  # the last signature called, whose call path is in C
@@ -294,14 +291,18 @@ class Function:
             args = (*args, *self._input_signature)
         return self._concrete_for(*self._bound(args, kwargs))
 
+    def _parameters(self):
+        """The Binding of the Python function's parameters, made at the first call."""
+        if self._binding is None:
+            self._binding = Binding(self._python_function)
+        return self._binding
+
     def _bound(self, args, kwargs):
         """The call bound to the function's parameters, as TensorFlow binds it before it keys
         a trace (`Binding`): (args, kwargs) with defaults filled in and each argument that
         can take a position by position; with an input_signature, (args, {}) of the
         signature's parameters, each value converted to its spec."""
-        binding = self._binding
-        if binding is None:
-            binding = self._binding = Binding(self._python_function)
+        binding = self._parameters()
         if self._input_signature is None:
             return binding.canonical(args, kwargs)
         if binding.signature is None:  # (no parameters to bind to: by position)
