@@ -13,11 +13,17 @@ compiled where it is used. The numbers are in comments: the cache key hashes the
 without comments, so the length of the user's file name and line numbers, which the
 weights count, does not change it.
 
-The weights were measured with GCC, a kernel at a time: a kernel's loop costs about its
-length; a line of the entry point, which only calls kernels, a sixth of that per character
-(ENTRY_SHARE). Each unit also costs the compiler's start (reading the prologue, setting up
-code generation) on a core that would otherwise wait, so each unit more must take at least
-UNIT_GAIN off the largest unit's work. A module whose kernels are each called from a few
+The weights were measured with GCC 12 at -O3, each block of seven of the suite's modules
+compiled alone after its prologue (`weight`): a character of a kernel costs about 3 us, and
+on top of its length, each parallel loop (which OpenMP outlines into a function of its own)
+costs as much as 1,700 characters, each reduction clause 1,000 and each loop 500; a line of
+the entry point, which only calls kernels, a third of a character per character
+(ENTRY_SHARE). Weighed by length alone, a module's loops over reductions (a layer norm's,
+a softmax's) were each taken for a third of their cost and the twice-written loops of an
+optimizer's update (templates/grid_mode.c.j2) for twice theirs, and B24L's two units
+compiled in 0.40 and 0.23 s. Each unit also costs the compiler's start (reading the
+prologue, setting up code generation) on a core that would otherwise wait, so each unit
+more must take at least UNIT_GAIN off the largest unit's work. A module whose kernels are each called from a few
 steps (inlined into the entry point) stays one unit; long modules are split among every
 core. A split counts the cores the process may run on, not their load: on a machine busy
 with other work it costs the second unit's start.
@@ -27,13 +33,26 @@ import itertools
 import os
 import re
 
-ENTRY_SHARE = 6  # a character of the entry point's calls: this share of a kernel's
-UNIT_GAIN = 1200  # the least work (a compiler's start) a unit more must take off the largest
+ENTRY_SHARE = 3  # a character of the entry point's calls: this share of a kernel's
+UNIT_GAIN = 2000  # the least work (a compiler's start) a unit more must take off the largest
 MAX_UNITS = 8
+# what a kernel's C costs the compiler beyond its length, in characters' worth: a parallel
+# loop, a reduction clause (OpenMP's or a vector loop's), a loop
+PARALLEL_WORK, REDUCTION_WORK, LOOP_WORK = 1700, 1000, 500
 
 BLOCK = re.compile(r"^#if TR_IN_UNIT  /\* work (\d+) at (\d+) of (\d+) \*/$", re.M)
 # a kernel's definition that `layout` puts in a block: its type, name and parameters
 _NOT_INLINED = re.compile(r"^static TR_NOINLINE (\w+) (\w+)\(([^{]*)\)\s*\{", re.M)
+
+
+def weight(text):
+    """The compile work of a kernel's C `text`, in characters' worth (see above)."""
+    return (
+        len(text)
+        + PARALLEL_WORK * text.count("#pragma omp parallel")
+        + REDUCTION_WORK * text.count(" reduction(")
+        + LOOP_WORK * text.count("for (")
+    )
 
 
 class Layout:
@@ -59,7 +78,7 @@ def layout(kernels, parts):
         definition = next((d for d in _NOT_INLINED.finditer(text) if d[2] == name), None)
         if definition is None:
             texts.append(text)
-            inlined += len(text)
+            inlined += weight(text)
             continue
         declarations.append(f"TR_PART {definition[1]} {name}({definition[3]});")
         start = definition.start()
@@ -70,7 +89,7 @@ def layout(kernels, parts):
     # only calls them); the kernels in blocks; the entry point, last (often the largest: its
     # calls and the kernels inlined into it)
     work = list(calls) if len(parts) > 1 else []
-    work += [len(texts[k]) for k in blocked]
+    work += [weight(texts[k]) for k in blocked]
     work.append(0 if len(parts) > 1 else calls[0] + inlined)
     total = max(1, sum(work))
     starts = itertools.accumulate([0, *work[:-1]])

@@ -749,6 +749,42 @@ def test_a_long_module_of_kernels_each_called_once_compiles_in_two_units(tmp_pat
         assert gradient.numpy()[index] == pytest.approx(numeric, rel=1e-6, abs=1e-9)
 
 
+def test_a_kernels_block_is_weighed_by_its_loops_as_well_as_its_length(tmp_path, monkeypatch):
+    """The split into units weighs each kernel's block by what the compiler spends on it: a
+    parallel loop over rows with a reduction in each (a softmax over long rows) weighs more
+    than an elementwise kernel of the same length, and each block's marked work is its
+    text's length and what its loops add (codegen/units.py's `weight`)."""
+    from codegen import units as module_units
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(8)
+    x = tt.constant(rng.standard_normal((512, 256)).astype(np.float32))
+
+    def loss(x):
+        a = tt.tanh(x) * 2.0 + tt.exp(-x * x)
+        b = tt.nn.softmax(tt.sin(a) * a)
+        c = tt.reduce_sum(b * tt.sigmoid(a), axis=1)
+        return tt.reduce_sum(tt.math.log1p(tt.abs(c))) + tt.reduce_mean(tt.sqrt(tt.abs(a) + 1.0))
+
+    def value_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            value = loss(x)
+        return value, tape.gradient(value, x)
+
+    source = tt.function(value_and_gradient).get_concrete_function(x).c_source()
+    blocks = re.findall(
+        r"^#if TR_IN_UNIT  /\* work (\d+) at \d+ of \d+ \*/\n(.*?)^#endif$", source, re.M | re.S
+    )
+    kernels = [(int(w), text) for w, text in blocks if re.search(r"TR_NOINLINE \w+ k\d+", text)]
+    assert len(kernels) >= 4
+    for work, text in kernels:
+        assert abs(work - module_units.weight(text)) <= 2  # the newlines around it
+    rows = [w / len(t) for w, t in kernels if "omp parallel" in t and " reduction(" in t]
+    flat = [w / len(t) for w, t in kernels if "omp parallel" not in t]
+    assert rows and flat and min(rows) > 2 * max(flat)
+    assert module_units.weight("for (i") == 6 + module_units.LOOP_WORK
+
 def test_a_file_name_with_a_newline_stays_in_the_c_comments(tmp_path, monkeypatch):
     """The user's file name is in the C's comments: its newline would start a line that
     the split into units reads as `#if` or `#endif`. It comes out as `?`, and the module
