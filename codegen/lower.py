@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from codegen import compact, conv_kernels, libc, templates, units
+from codegen import compact, conv_kernels, libc, subnormals, templates, units
 from codegen.ctypes import storage
 from codegen.forms import (
     LOOP_FORMS,
@@ -1136,9 +1136,10 @@ def _loop_kernel_text(node, name, lowering):
     float32 value in a module (not a profiled one, whose probes time one function a
     kernel, nor exported C), the loops twice, numpy's operations and the squares on float's
     grid, and the function that chooses between them by the CPU's status flags and the
-    two's times (templates/grid_mode.c.j2). A light kernel (`_light`) is written once, numpy's
-    operations at the module's level: three functions cost its compile more than the
-    subnormals of a few thousand elements cost a call."""
+    two's times (templates/grid_mode.c.j2), on a CPU that makes subnormals slowly
+    (codegen/subnormals.py). A light kernel (`_light`) is written once, numpy's operations
+    at the module's level: three functions cost its compile more than the subnormals of a
+    few thousand elements cost a call; and so is every kernel where subnormals cost little."""
     params = [f"p{k}" for k in range(len(node.inputs))]
 
     def written(kernel_name, on_grid=False):
@@ -1161,6 +1162,7 @@ def _loop_kernel_text(node, name, lowering):
         or kernel.returns_error
         or not _squares(node)
         or _light(node, lowering.target)
+        or not subnormals.slow()
     ):
         return templates.render("loops.c.j2", k=kernel), kernel.returns_error
     kernel.name = f"{name}_plain"  # the same loops under the name the chooser calls
@@ -1192,7 +1194,7 @@ def _helpers(graph, vector_math, target):
         form = target.form_for(node.op)
         if form is not None:
             found.update(form.helper_definitions(node, vector_math))
-        if target is C_MODULE and squares_flow_on([node]):  # a loop on the grid calls it
+        if target is C_MODULE and squares_flow_on([node]) and subnormals.slow():  # the grid's
             found.update(FLOAT_GRID.definitions(node.dtype, vector_math))
     return list(found.values())
 

@@ -7,7 +7,8 @@ take most of a start whose module is cached. So
 beside the module the cache keeps the lowered plan (`codegen.lower.ModulePlan`: the
 source, the argument and output layout, the constants, the error messages), under a key
 taken from the traced graph itself (`tracer.ir.digest`), the function's name, the values
-of the module's updates, the toolchain's features and tracer's own code.
+of the module's updates, the toolchain's features, whether the CPU makes subnormals slowly
+(codegen/subnormals.py: it decides which loops are written twice) and tracer's own code.
 
 The key leaves out the user's lines, which only the C's comments and the error messages
 name: the plan keeps the `file.py:14` of each of the graph's places, and a process whose
@@ -37,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from codegen import build, cache
+from codegen import build, cache, subnormals
 from codegen.loops import comment_location
 from codegen.lower import ModulePlan
 from codegen.version import CODE_VERSION
@@ -72,7 +73,7 @@ def plan_key(traced, name, updates):
         digest.hex,
         str(name),
         repr(sorted((updates or {}).items())),
-        repr((build.vector_math(), build.threads(), build.blas() is not None)),
+        repr((build.vector_math(), build.threads(), build.blas() is not None, subnormals.slow())),
         CODE_VERSION,
     ]
     places = tuple((os.path.basename(file), line) for file, line in digest.places)

@@ -187,14 +187,20 @@ def test_an_expression_computed_in_two_kernels_rounds_the_same_in_both():
     np.testing.assert_allclose(compiled, want, rtol=1e-12, atol=0)
 
 
-def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path):
-    """A module's loops that square float32 values run numpy's operations until a call meets
+@pytest.mark.parametrize("slow", [True, False])
+def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path, monkeypatch, slow):
+    """Where the CPU makes subnormals slowly (codegen/subnormals.py, set here either way), a
+    module's loops that square float32 values run numpy's operations until a call meets
     subnormals, then try the squares and the products and sums they flow into in double on
     float's grid, making no subnormal (a CPU's slow path), and keep the faster for 63 calls
-    (twice over here, whichever wins on this CPU): the bits stay numpy's in both,
+    (twice over here, whichever wins on this CPU); where it makes them at little cost, the
+    loops are written once, numpy's operations. The bits stay numpy's in all of them,
     over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs, NaN,
     infinities and overflow; a value read by anything else (a square root) is a float
     again."""
+    from codegen import subnormals
+
+    monkeypatch.setattr(subnormals, "slow", lambda: slow)
     rng = np.random.default_rng(5)
     exponents = rng.integers(-160, 70, 20_000)
     g = rng.choice([-1.0, 1.0], 20_000) * rng.uniform(1, 2, 20_000) * 2.0**exponents
@@ -214,7 +220,7 @@ def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path):
         want = [r.numpy() for r in second_moment(tt.constant(v), tt.constant(g))]
         calls = [compiled(tt.constant(v), tt.constant(g)) for _ in range(132)]
     source = compiled.get_concrete_function(v, g).c_source()
-    assert "tr_float_grid(" in source and "_grid(" in source and "_plain(" in source
+    assert ("tr_float_grid(" in source and "_grid(" in source and "_plain(" in source) == slow
     compiled.get_concrete_function(v, g).export_c(str(tmp_path), prefix="moment")
     exported = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
     assert "float_grid" not in exported  # exported C stays plain C99: numpy's operations
