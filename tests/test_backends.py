@@ -5,6 +5,8 @@ module of each is the same C with probes around each step (tests/profiled_c.py).
 float64 results agree to 1e-10 and float32 results to 1e-5, relative, and both match eager mode.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -280,3 +282,35 @@ def test_eager_sigmoid_is_the_two_sided_formula_bit_for_bit(dtype):
     scalar = dtype(-3.0)
     want_scalar = np.exp(scalar) / (1 + np.exp(scalar))
     assert tt.sigmoid(tt.constant(scalar)).numpy() == want_scalar
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_a_comparison_counted_as_a_number_is_a_select_in_c(dtype):
+    """A bool cast to a number (reduce_max's gradient counts the elements equal to the
+    maximum) is written as a select in C: GCC vectorizes no loop that converts a C bool to a
+    number, and such a kernel ran its exp one element at a time (GradBench's lse gradient at
+    2.4x jax.jit's time). The counts and masks are numpy's, NaN comparing unequal."""
+    x = rng.standard_normal(5000).astype(np.float64)
+    x[[7, 4000]] = x.max() + 1.0
+    x[11] = np.nan
+
+    def masked(x):
+        mask = tt.cast(tt.equal(x, tt.reduce_max(tt.where(tt.math.is_nan(x), 0.0, x))), dtype)
+        return tt.reduce_sum(mask), mask * tt.cast(3, dtype), tt.exp(x) * tt.cast(mask, x.dtype)
+
+    compiled = tt.function(masked, backend="c")
+    got = [r.numpy() for r in compiled(tt.constant(x))]
+    biggest = np.nanmax(x)
+    mask = (x == biggest).astype(dtype)
+    assert got[0] == 2 and got[0].dtype == dtype
+    np.testing.assert_array_equal(got[1], mask * dtype(3))
+    np.testing.assert_allclose(got[2], np.exp(x) * mask, rtol=1e-14)  # (glibc's vector exp)
+    for run in (tt.function(masked, backend="interpreter"), masked):
+        count, scaled, exps = (r.numpy() for r in run(tt.constant(x)))
+        assert count == got[0]
+        np.testing.assert_array_equal(scaled, got[1])
+        np.testing.assert_allclose(exps, got[2], rtol=1e-14)
+    source = compiled.get_concrete_function(tt.constant(x)).c_source()
+    ctype = {np.float32: "float", np.float64: "double", np.int32: "int32_t"}[dtype]
+    assert f"? ({ctype})1 : ({ctype})0)" in source
+    assert not re.search(rf"\(\({ctype}\)\(t\d+\)\)", source)  # no bool converted by a cast

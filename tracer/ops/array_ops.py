@@ -249,6 +249,8 @@ def _cast_kernel(x, dtype):
 def _cast_c(t, out, x):
     if out.is_bool:
         return f"({x} != 0)"
+    if t.is_bool:  # a select: GCC vectorizes no loop that converts a bool to a number
+        return f"({x} ? ({compute(out)})1 : ({compute(out)})0)"
     if out.is_integer and t.is_floating:
         return f"tr_float_to_{out.short_name}((double)({x}))"
     if t.is_complex and not out.is_complex:
