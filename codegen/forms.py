@@ -93,14 +93,18 @@ class Reduction(Form):
     """`step` accumulates `{value}` into `{acc}` (C text with those two names); `init(dtype)` is
     the first value; `wide` accumulates float32 and float16 in double; `simd` is the OpenMP
     reduction clause of `{acc}` under which the loop may be reassociated ('' keeps it in
-    order)."""
+    order). `rechecked`: the clause gives the ordered loop's value unless that value is a
+    zero or a NaN was met (max and min: the first of tied zeros, and the first NaN, win), so
+    a floating loop run reassociated is run again in order where either happened
+    (codegen/loops.py's `_reduction_nest`); elsewhere it stays in order."""
 
-    def __init__(self, step, init, wide=False, simd="", helpers=()):
+    def __init__(self, step, init, wide=False, simd="", helpers=(), rechecked=False):
         self.step = step
         self.init = init
         self.wide = wide
         self.simd = simd
         self.helpers = tuple(helpers)
+        self.rechecked = rechecked
 
 
 class Template(Form):

@@ -86,8 +86,13 @@ class Nest:
 
 
 # `declaration` declares and sets each accumulator of a nest without a kept innermost axis;
-# `type` and `init` are those of the one accumulator array of a nest with one
-Accumulator = collections.namedtuple("Accumulator", "type init step result simd declaration")
+# `type` and `init` are those of the one accumulator array of a nest with one; `recheck`,
+# where the loop runs reassociated but its value must be the ordered loop's (a max or min:
+# Reduction.rechecked), is (the condition under which it runs again in order, the
+# statement that sets the accumulator back, the ordered step), else None
+Accumulator = collections.namedtuple(
+    "Accumulator", "type init step result simd declaration recheck", defaults=(None,)
+)
 # A reduction's kept innermost axis, looped inside the reduced axes in blocks of `block`
 # elements, each block with its array of accumulators.
 Column = collections.namedtuple("Column", "index extent block blocked")
@@ -514,7 +519,7 @@ def _reduction_nest(emitter, roots, outs):
         column = _column(INDEX[last], source.shape[last])
         kept = kept[:-1]
         names = [f"acc[{column.index} - block_start]" if column.blocked else f"acc[{column.index}]"]
-    parts, written = [], []
+    parts, written, recheck = [], [], None
     for reduction, out, acc in zip(roots, outs, names):
         value = emitter.value(reduction.inputs[0], index_map)
         if reduction.attrs["keepdims"]:
@@ -527,14 +532,28 @@ def _reduction_nest(emitter, roots, outs):
         acc_type = _accumulator_type(reduction.dtype) if form.wide else compute(reduction.dtype)
         written.append(offset(out_map, reduction.shape))
         result = written[-1].without(emitter.folded).c(INDEX)
+        step = form.step.format(acc=acc, value=value, tag=tag(reduction.dtype))
+        clause = form.simd.format(acc=acc) if not reduction.dtype.is_complex else ""
+        declaration = f"{acc_type} {acc} = {form.init(reduction.dtype)};"
+        if form.rechecked and (len(roots) > 1 or column or reduction.dtype.is_bool):
+            clause = ""  # in order: no rerun is written for it
+        elif form.rechecked and reduction.dtype.is_floating:  # a NaN met, or a zero, reruns it
+            recheck = (
+                f"{acc} == 0 || {acc}_nan != 0",
+                f"{acc} = {form.init(reduction.dtype)};",
+                step,
+            )
+            step += f" {acc}_nan += ({value} != {value}) ? 1 : 0;"
+            clause += f" reduction(+:{acc}_nan)"
+            declaration += f" int64_t {acc}_nan = 0;"
         parts.append(
             (
                 acc_type,
                 form.init(reduction.dtype),
-                form.step.format(acc=acc, value=value, tag=tag(reduction.dtype)),
+                step,
                 f"{out}[{result}] = ({storage(reduction.dtype)}){acc};",
-                form.simd.format(acc=acc) if not reduction.dtype.is_complex else "",
-                f"{acc_type} {acc} = {form.init(reduction.dtype)};",
+                clause,
+                declaration,
             )
         )
     types, inits, steps, results, clauses, declarations = zip(*parts)
@@ -545,6 +564,7 @@ def _reduction_nest(emitter, roots, outs):
         " ".join(results),
         " ".join(clauses) if all(clauses) else "",
         " ".join(declarations),
+        recheck,
     )
     runs = [
         [(INDEX[k], source.shape[k]) for k in kept],

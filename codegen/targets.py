@@ -48,8 +48,16 @@ class CostHints:
 
     def reassociates(self, reduction):
         """Whether the reduction's loop may add its values up in any order (vectorized and
-        shared by threads)."""
-        return bool(self._target.form_for(reduction.op).simd)
+        shared by threads): a max or min of floating values or integers too, run again in
+        order where the order decides (`reruns_in_order`), not one of bools."""
+        form = self._target.form_for(reduction.op)
+        return bool(form.simd) and not (form.rechecked and reduction.dtype.is_bool)
+
+    def reruns_in_order(self, reduction):
+        """Whether the reduction's loop, run reassociated, may run again in order (a max or
+        min: forms.Reduction.rechecked): it has a loop of its own, with no other reduction
+        whose sum would then be taken in another order."""
+        return self._target.form_for(reduction.op).rechecked
 
     def may_fail(self, node):
         """Whether the node's code checks its elements (an integer pow's negative exponent):

@@ -261,12 +261,57 @@ def test_sums_that_read_across_run_in_tiles_and_maxima_keep_their_order():
     tiles = _tiles(f.get_concrete_function(tt.constant(x), tt.constant(w)).c_source())
     assert len(tiles) == 2 * 2  # both sums, each over two loops of tiles
 
-    # a maximum keeps its order (its first NaN wins): no tiles
+    # a maximum runs in tiles too, and again in order where it met a NaN (the first wins)
     v = rng.standard_normal((160, 160))
-    v[7, 90] = np.nan
+    v[7, 90], v[100, 3] = _nan(1), _nan(2)  # the second comes first in v.T's order
     peak = tt.function(lambda v: tt.reduce_max(tt.transpose(v) * 2.0))
-    assert np.isnan(peak(tt.constant(v)).numpy())
-    assert not _tiles(peak.get_concrete_function(tt.constant(v)).c_source())
+    assert peak(tt.constant(v)).numpy().tobytes() == _nan(2).tobytes()
+    assert len(_tiles(peak.get_concrete_function(tt.constant(v)).c_source())) == 2
+
+
+def _nan(payload):
+    """A quiet NaN whose low bits are `payload`."""
+    return np.array([0x7FF8000000000000 + payload], np.uint64).view(np.float64)[0]
+
+
+def _in_order(values, sign):
+    """The max (sign -1) or min (+1) of `values` taken one at a time in their order, as
+    tr_maximum and tr_minimum take them: the first NaN wins, and the first of tied values."""
+    best = sign * np.inf
+    for value in values:
+        if not (best != best or (best >= value if sign < 0 else best <= value)):
+            best = value
+    return best
+
+
+@pytest.mark.parametrize("reduce, sign", [(tt.reduce_max, -1), (tt.reduce_min, +1)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_maxima_run_on_vectors_and_threads_and_keep_the_ordered_value(reduce, sign, dtype):
+    """A max or min over a long axis runs reassociated (vectors, threads: an OpenMP max
+    reduction) and, where it met a NaN or its value is a zero, again in order, so each value
+    is the ordered loop's: the first NaN (its payload), the first of tied zeros (its sign),
+    infinities, and values with no NaN or zero untouched; over every element and over rows."""
+    n = 1 << 18
+    cases = {
+        "plain": rng.standard_normal(n),
+        "nans": rng.standard_normal(n),
+        "zeros": -sign * -(np.abs(rng.standard_normal(n)) + 1.0),
+        "infinities": rng.standard_normal(n),
+    }
+    cases["nans"][[9000, 200_000, 7]] = [_nan(3), _nan(4), _nan(5)]  # the one at 7 first
+    cases["zeros"][[70_001, 5, 200_000]] = [0.0, -0.0, 0.0]  # -0.0 first
+    cases["infinities"][[11, 12]] = [np.inf, -np.inf]
+    whole = tt.function(lambda x: reduce(x))
+    rows = tt.function(lambda x: reduce(tt.reshape(x, (64, n // 64)), axis=1))
+    for name, values in cases.items():
+        values = values.astype(dtype)
+        x = tt.constant(values)
+        assert whole(x).numpy().tobytes() == dtype(_in_order(values, sign)).tobytes(), name
+        want = [_in_order(row, sign) for row in values.reshape(64, -1)]
+        assert rows(x).numpy().tobytes() == np.array(want, dtype).tobytes(), name
+    source = whole.get_concrete_function(x).c_source()
+    assert f"reduction({'max' if sign < 0 else 'min'}:acc)" in source
+    assert "acc == 0 || acc_nan != 0" in source
 
 
 @pytest.mark.parametrize("shape", [(3, 50, 70), (200, 96)])

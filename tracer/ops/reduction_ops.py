@@ -57,8 +57,9 @@ def _identity(dtype, sign):
 def _extremum(name, numpy_reduce, helper, sign):
     """reduce_max (sign -1) or reduce_min (+1).
 
-    NOTE: max and min keep numpy's order-dependent NaN rule (the first NaN wins), so their
-    loops are not reassociated (no simd clause).
+    NOTE: max and min keep numpy's order-dependent rules (the first NaN wins, and the first
+    of tied zeros), so a floating loop of theirs that runs reassociated, on vectors and
+    threads, runs again in order where its value is a zero or it met a NaN (`rechecked`).
     """
     return primitive(
         name,
@@ -74,7 +75,9 @@ def _extremum(name, numpy_reduce, helper, sign):
         c=forms.Reduction(
             f"{{acc}} = tr_{helper.name}_{{tag}}({{acc}}, {{value}});",
             _extremum_start(sign),
+            simd=f"reduction({'max' if sign < 0 else 'min'}:{{acc}})",
             helpers=(helper,),
+            rechecked=True,
         ),
     )
 

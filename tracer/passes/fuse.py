@@ -363,21 +363,26 @@ def _reduction_siblings(graph, roots, siblings, hints):
                 group.append(member)  # the leaves they read differ
                 read = more
         groups.append((group, read))
-    return {id(m): group for group in _merged(graph, groups) if len(group) > 1 for m in group}
+    merged = _merged(graph, groups, hints)
+    return {id(m): group for group in merged if len(group) > 1 for m in group}
 
 
-def _merged(graph, groups):
+def _merged(graph, groups, hints):
     """The groups of `_reduction_siblings`, each (a reduction over every axis then values of
     its input's shape, the ids of what they read), with those over one shape merged where
     every value the merged kernel reads comes before its first member in the graph: several
     sums over the same elements (a kernel matrix's gradients with respect to each of its
     parameters) then read those elements once and compute what they share once, one
     accumulator each. The merged group holds its reductions first, then the other values. A
-    value read by the kernel cannot depend on a member, since it comes before all of them."""
+    value read by the kernel cannot depend on a member, since it comes before all of them.
+    A max or min keeps a loop of its own (`hints.reruns_in_order`)."""
     position = {id(node): k for k, node in enumerate(graph.nodes)}
     merged = {}  # (shape of the elements summed) -> [reductions, others, values read, first]
     for group, read in groups:
         reduction, others = group[0], group[1:]
+        if hints.reruns_in_order(reduction):
+            yield group
+            continue
         first = min(position[id(member)] for member in group)
         key = reduction.inputs[0].shape
         current = merged.get(key)
