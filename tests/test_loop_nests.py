@@ -412,3 +412,24 @@ def test_a_long_loop_calling_libm_runs_to_its_extent():
     x = tt.constant(rng.standard_normal(SHORT_LOOP + 1).astype(np.float32))
     source = tt.function(tt.tanh).get_concrete_function(x).c_source()
     assert f"< {SHORT_LOOP + 1}; i0++)" in source and "TR_LANE(i0" not in source
+
+
+def test_a_max_keeps_a_loop_apart_from_a_sum_over_the_same_elements():
+    """A sum and a max over every element of the same values are two loops: in one, a NaN or
+    a zero would run the sum again in order with the max. Each runs reassociated (its OpenMP
+    reduction clause), and the values are numpy's."""
+    x = rng.standard_normal(1 << 16)
+
+    def f(x):
+        squares = tt.sin(x) * x
+        return tt.reduce_sum(squares), tt.reduce_max(squares), tt.cos(x) * squares
+
+    compiled = tt.function(f)
+    source = compiled.get_concrete_function(tt.constant(x)).c_source()
+    assert re.search(r"reduction\(\+:acc\w*\)", source)
+    assert re.search(r"reduction\(max:acc\)", source)
+    total, peak, third = (r.numpy() for r in compiled(tt.constant(x)))
+    squares = np.sin(x) * x
+    np.testing.assert_allclose(total, squares.sum(), rtol=1e-12)
+    assert peak == squares.max()
+    np.testing.assert_allclose(third, np.cos(x) * squares, rtol=1e-15)
