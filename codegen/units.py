@@ -13,18 +13,18 @@ compiled where it is used. The numbers are in comments: the cache key hashes the
 without comments, so the length of the user's file name and line numbers, which the
 weights count, does not change it.
 
-The weights were measured with GCC 12 at -O3, each block of seven of the suite's modules
+The weights were measured with GCC 12 at -O3, each block of eight of the suite's modules
 compiled alone after its prologue (`weight`): a character of a kernel costs about 3 us, and
 on top of its length, each parallel loop (which OpenMP outlines into a function of its own)
 costs as much as 1,700 characters, each reduction clause 1,000 and each loop 500; a line of
 the entry point, which only calls kernels, a third of a character per character
 (ENTRY_SHARE). Weighed by length alone, a module's loops over reductions (a layer norm's,
 a softmax's) were each taken for a third of their cost and the twice-written loops of an
-optimizer's update (templates/grid_mode.c.j2) for twice theirs, and B24L's two units
-compiled in 0.40 and 0.23 s. Each unit also costs the compiler's start (reading the
-prologue, setting up code generation) on a core that would otherwise wait, so each unit
-more must take at least UNIT_GAIN off the largest unit's work. A module whose kernels are each called from a few
-steps (inlined into the entry point) stays one unit; long modules are split among every
+optimizer's update (templates/grid_mode.c.j2) for twice theirs. Each unit also costs the
+compiler's start (reading the prologue, setting up code generation) on a core that would
+otherwise wait, so each unit more must take at least UNIT_GAIN off the largest unit's
+work. A module whose kernels are each called from a few steps (inlined into the entry
+point) stays one unit; long modules are split among every
 core. A split counts the cores the process may run on, not their load: on a machine busy
 with other work it costs the second unit's start.
 """
