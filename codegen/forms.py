@@ -94,9 +94,10 @@ class Reduction(Form):
     the first value; `wide` accumulates float32 and float16 in double; `simd` is the OpenMP
     reduction clause of `{acc}` under which the loop may be reassociated ('' keeps it in
     order). `rechecked`: the clause gives the ordered loop's value unless that value is a
-    zero or a NaN was met (max and min: the first of tied zeros, and the first NaN, win), so
-    a floating loop run reassociated is run again in order where either happened
-    (codegen/loops.py's `_reduction_nest`); elsewhere it stays in order."""
+    zero (or infinite) or a NaN was met (max and min: the first of tied zeros, and the first
+    NaN, win), so a floating loop run reassociated runs again in order where that happened
+    (codegen/loops.py's `_reduction_nest`); an integer one needs no rerun, and a bool one,
+    or one sharing its loop with other reductions, stays in order."""
 
     def __init__(self, step, init, wide=False, simd="", helpers=(), rechecked=False):
         self.step = step

@@ -407,7 +407,8 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
             store = f"{out}[{flat.without(folded).c(INDEX)}] = ({ctype}){value};"
             emitter.statements.append((store, None))
         outs = [out for _, out in kernel.outs[:sums]]
-        nest, runs, sums_written = _reduction_nest(emitter, results[:sums], outs)
+        ordered = target is EXPORTED_C  # (its C has no OpenMP pragmas)
+        nest, runs, sums_written = _reduction_nest(emitter, results[:sums], outs, ordered)
         written = sums_written + ([flat] if len(results) > sums else [])
         if nest.column is None and nest.accumulator.simd and not emitter.guarded:
             # a sum that may be reassociated: in tiles, its terms add in another order
@@ -500,8 +501,15 @@ def _estimate(extent):
 COLUMN_BLOCK = 1024  # accumulators per block of a kept innermost axis: 8 KB of doubles, in L1
 
 
-def _reduction_nest(emitter, roots, outs):
-    """The nest of reduction `roots`, written to `outs`: one reduction, or several over every
+# the largest finite float and double: a max's (min's) reassociated value is the ordered
+# one's unless it is zero or infinite (or this: OpenMP's compilers differ on its private
+# copies' first value, -inf or the largest finite's negative) or a NaN was met
+_LARGEST = {"float": "3.4028234663852886e+38f", "double": "1.7976931348623157e+308"}
+
+
+def _reduction_nest(emitter, roots, outs, ordered=False):
+    """The nest of reduction `roots`, written to `outs` (`ordered`: its loops run in order
+    whatever their clauses say): one reduction, or several over every
     axis of one shape (fuse.py's merged siblings), each with its accumulator in the same
     loop. When the innermost axis is kept (a sum over rows, as a bias gradient is), it
     becomes the innermost loop, with one accumulator per element: the reads are then
@@ -535,11 +543,14 @@ def _reduction_nest(emitter, roots, outs):
         step = form.step.format(acc=acc, value=value, tag=tag(reduction.dtype))
         clause = form.simd.format(acc=acc) if not reduction.dtype.is_complex else ""
         declaration = f"{acc_type} {acc} = {form.init(reduction.dtype)};"
-        if form.rechecked and (len(roots) > 1 or column or reduction.dtype.is_bool):
+        if form.rechecked and (
+            len(roots) > 1 or column or reduction.dtype.is_bool or acc_type not in _LARGEST
+        ):
             clause = ""  # in order: no rerun is written for it
         elif form.rechecked and reduction.dtype.is_floating:  # a NaN met, or a zero, reruns it
+            largest = _LARGEST[acc_type]
             recheck = (
-                f"{acc} == 0 || {acc}_nan != 0",
+                f"!({acc} != 0 && {acc} > -{largest} && {acc} < {largest}) || {acc}_nan != 0",
                 f"{acc} = {form.init(reduction.dtype)};",
                 step,
             )
@@ -556,6 +567,8 @@ def _reduction_nest(emitter, roots, outs):
                 declaration,
             )
         )
+    if ordered or emitter.guarded:  # its first pass runs in order: no pragmas, one thread
+        recheck = None
     types, inits, steps, results, clauses, declarations = zip(*parts)
     accumulator = Accumulator(
         types[0],

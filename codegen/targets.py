@@ -55,9 +55,9 @@ class CostHints:
 
     def reruns_in_order(self, reduction):
         """Whether the reduction's loop, run reassociated, may run again in order (a max or
-        min: forms.Reduction.rechecked): it has a loop of its own, with no other reduction
-        whose sum would then be taken in another order."""
-        return self._target.form_for(reduction.op).rechecked
+        min of floating values: forms.Reduction.rechecked): it needs a loop of its own, with
+        no other reduction whose sum would then be taken in another order."""
+        return self._target.form_for(reduction.op).rechecked and reduction.dtype.is_floating
 
     def may_fail(self, node):
         """Whether the node's code checks its elements (an integer pow's negative exponent):

@@ -785,6 +785,7 @@ def test_a_kernels_block_is_weighed_by_its_loops_as_well_as_its_length(tmp_path,
     assert rows and flat and min(rows) > 2 * max(flat)
     assert module_units.weight("for (i") == 6 + module_units.LOOP_WORK
 
+
 def test_a_file_name_with_a_newline_stays_in_the_c_comments(tmp_path, monkeypatch):
     """The user's file name is in the C's comments: its newline would start a line that
     the split into units reads as `#if` or `#endif`. It comes out as `?`, and the module

@@ -505,8 +505,9 @@ def _is_full_reduction(node):
 
 def _vectorizes(reduction, hints):
     """Whether the reduction's loop is vectorized and shared by threads: its values may add
-    up in any order (not max and min, whose first NaN wins, nor complex values). Values that
-    join it lose their own loop's vectors and threads where it has none."""
+    up in any order (max and min too: codegen/targets.py's `reassociates`; not complex
+    values). Values that join it lose their own loop's vectors and threads where it has
+    none."""
     return hints.reassociates(reduction) and not reduction.dtype.is_complex
 
 
