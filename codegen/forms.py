@@ -204,7 +204,8 @@ class Helper:
     """C text the module prologue holds, in one version per type it is used with: a helper
     function (`tr_maximum_f32`), or a declaration.
 
-    Each text is a `string.Template` for one class of types ('float', 'integer', 'complex'),
+    Each text is a `string.Template` for one class of types ('float', 'integer', 'complex',
+    'bool'),
     with $T the C type values are computed in, $f libm's suffix for it (`f` or nothing) and
     $tag the type's tag in helper names. A class without a text does not use the helper.
     `requires` lists helpers this one calls; `typed=False` gives one version for every type;
@@ -217,6 +218,7 @@ class Helper:
         float=None,
         integer=None,
         complex=None,
+        boolean=None,
         requires=(),
         typed=True,
         vector_math_only=False,
@@ -224,7 +226,12 @@ class Helper:
         self.name = name
         self.texts = {
             kind: string.Template(text)
-            for kind, text in (("float", float), ("integer", integer), ("complex", complex))
+            for kind, text in (
+                ("float", float),
+                ("integer", integer),
+                ("complex", complex),
+                ("bool", boolean),
+            )
             if text
         }
         self.requires = tuple(requires)

@@ -3,6 +3,7 @@ transposing reads in tiles (`transposing_tile`): which loops fold or tile, and t
 compiled kernels give numpy's values, exactly where numpy's are exact."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -419,8 +420,8 @@ def test_a_long_loop_calling_libm_runs_to_its_extent():
 def test_a_max_keeps_a_loop_apart_from_a_sum_over_the_same_elements():
     """A sum and a max over every element of the same values are two loops: in one, a NaN or
     a zero would run the sum again in order with the max. Each runs reassociated (its OpenMP
-    reduction clause), and the values are numpy's."""
-    x = rng.standard_normal(1 << 16)
+    reduction clause), and the values are numpy's to glibc's vector sin and cos."""
+    x = np.random.default_rng(12).standard_normal(1 << 16)
 
     def f(x):
         squares = tt.sin(x) * x
@@ -432,6 +433,22 @@ def test_a_max_keeps_a_loop_apart_from_a_sum_over_the_same_elements():
     assert re.search(r"reduction\(max:acc\)", source)
     total, peak, third = (r.numpy() for r in compiled(tt.constant(x)))
     squares = np.sin(x) * x
-    np.testing.assert_allclose(total, squares.sum(), rtol=1e-12)
-    assert peak == squares.max()
-    np.testing.assert_allclose(third, np.cos(x) * squares, rtol=1e-15)
+    np.testing.assert_allclose(total, squares.sum(), rtol=1e-12)  # (glibc's vector sin: ulps)
+    np.testing.assert_allclose(peak, squares.max(), rtol=1e-14)
+    np.testing.assert_allclose(third, np.cos(x) * squares, rtol=1e-14)
+
+
+@pytest.mark.parametrize("reduce, reference", [(tt.reduce_max, np.max), (tt.reduce_min, np.min)])
+def test_a_max_or_min_of_bools_compiles(reduce, reference):
+    """A max of bools is any, a min all: compiled over every element, rows and columns, with
+    no fallback to the interpreter (a warning, an error here), numpy's values."""
+    v = rng.random((300, 701)) < 0.002
+    v[7] = True
+    v[:, 3] = False
+    compiled = tt.function(lambda x: (reduce(x), reduce(x, axis=1), reduce(x, axis=0)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = [g.numpy() for g in compiled(tt.constant(v))]
+    for g, want in zip(got, [reference(v), reference(v, axis=1), reference(v, axis=0)]):
+        np.testing.assert_array_equal(g, want)
+        assert g.dtype == np.bool_

@@ -475,11 +475,13 @@ MAXIMUM_HELPER = forms.Helper(
     "maximum",
     float="static inline $T tr_maximum_$tag($T a, $T b) { return (a >= b || a != a) ? a : b; }",
     integer="static inline $T tr_maximum_$tag($T a, $T b) { return a >= b ? a : b; }",
+    boolean="static inline $T tr_maximum_$tag($T a, $T b) { return a || b; }",  # (reduce_max)
 )
 MINIMUM_HELPER = forms.Helper(
     "minimum",
     float="static inline $T tr_minimum_$tag($T a, $T b) { return (a <= b || a != a) ? a : b; }",
     integer="static inline $T tr_minimum_$tag($T a, $T b) { return a <= b ? a : b; }",
+    boolean="static inline $T tr_minimum_$tag($T a, $T b) { return a && b; }",  # (reduce_min)
 )
 
 MAXIMUM = _binary(

@@ -37,6 +37,8 @@ def _extremum_start(sign):
     """The first value of a max (sign -1) or min (+1) accumulator, by dtype."""
 
     def start(dtype):
+        if dtype.is_bool:
+            return "false" if sign < 0 else "true"
         if dtype.is_integer:
             return literal(_identity(dtype._np, sign), dtype)
         return "-INFINITY" if sign < 0 else "INFINITY"
