@@ -502,8 +502,8 @@ COLUMN_BLOCK = 1024  # accumulators per block of a kept innermost axis: 8 KB of 
 
 
 # the largest finite float and double: a max's (min's) reassociated value is the ordered
-# one's unless it is zero or infinite (or this: OpenMP's compilers differ on its private
-# copies' first value, -inf or the largest finite's negative) or a NaN was met
+# one's unless it is zero, infinite or one of these, or a NaN was met (OpenMP's compilers
+# differ on the private copies' first value: -inf, or the largest finite's negative)
 _LARGEST = {"float": "3.4028234663852886e+38f", "double": "1.7976931348623157e+308"}
 
 
@@ -547,7 +547,7 @@ def _reduction_nest(emitter, roots, outs, ordered=False):
             len(roots) > 1 or column or reduction.dtype.is_bool or acc_type not in _LARGEST
         ):
             clause = ""  # in order: no rerun is written for it
-        elif form.rechecked and reduction.dtype.is_floating:  # a NaN met, or a zero, reruns it
+        elif form.rechecked and reduction.dtype.is_floating:  # see _LARGEST: when it reruns
             largest = _LARGEST[acc_type]
             recheck = (
                 f"!({acc} != 0 && {acc} > -{largest} && {acc} < {largest}) || {acc}_nan != 0",

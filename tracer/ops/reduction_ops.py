@@ -61,7 +61,8 @@ def _extremum(name, numpy_reduce, helper, sign):
 
     NOTE: max and min keep numpy's order-dependent rules (the first NaN wins, and the first
     of tied zeros), so a floating loop of theirs that runs reassociated, on vectors and
-    threads, runs again in order where its value is a zero or it met a NaN (`rechecked`).
+    threads, runs again in order where its value is zero or infinite or it met a NaN
+    (`rechecked`).
     """
     return primitive(
         name,
