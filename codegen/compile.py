@@ -32,8 +32,9 @@ def compile_graph(graph, name, updates=None, plan_key=None, profiled=False, own_
     strings = None
     if holds_strings(graph):
         graph, strings = string_handles.with_handles(graph)
-    # NOTE: importing the BLAS is slow: only graphs with a product ask for it
-    uses_blas = any(C_FORMS[n.op].uses_blas for n in graph.nodes if n.op in C_FORMS)
+    # NOTE: importing the BLAS is slow: only graphs with a product ask for it (a loop's body,
+    # a branch, a kernel's body counted)
+    uses_blas = any(C_FORMS[n.op].uses_blas for n in all_nodes(graph) if n.op in C_FORMS)
     uses_blas = uses_blas and build.blas() is not None
     if not build.toolchain_assumed():
         compiled = _built(graph, name, updates, uses_blas, profiled, strings)

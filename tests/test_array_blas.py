@@ -245,3 +245,20 @@ def test_on_one_thread_a_large_product_is_one_call_of_the_blas(tmp_path):
     ).items():
         assert eager_is_one_call and compiled_is_one_call, shape
         assert error < 1e-5, shape
+
+
+def test_a_product_in_a_loops_body_links_the_blas():
+    """A module whose only product is in a loop's body links the BLAS as any other does (it
+    wrote plain loops): the eager products' bits, step after step."""
+    w = tt.constant(rng.standard_normal((600, 600)) / 25)
+    x = tt.constant(rng.standard_normal((600, 600)))
+
+    def steps(x):
+        for _ in tt.range(2):
+            x = tt.matmul(x, w)
+        return x
+
+    compiled = tt.function(steps, backend="c")
+    assert "scipy_cblas_dgemm" in compiled.get_concrete_function(x).c_source()
+    eager = tt.matmul(tt.matmul(x, w), w)
+    np.testing.assert_array_equal(compiled(x).numpy(), eager.numpy())
