@@ -38,6 +38,9 @@ class LoopNest:
         self.nests = []  # [Nest]
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
         self.dim_params = ""  # `const int64_t d0, ` for each dimension known at run time
+        # (first, last): the C names of the rows its first loop runs from and to, where it
+        # computes a block of rows (a kernel that reads its body's product: row_products)
+        self.rows = None
         # it returns an error code (or 0): its loops have guards, and then run in order,
         # on one thread (a loop that may return cannot be vectorized or shared)
         self.returns_error = False
@@ -170,6 +173,9 @@ class Emitter:
 
     def __init__(self, params, error=None, target=C_MODULE, on_grid=False, mask=None):
         self.params = params  # id(body input node) -> (C name, node)
+        # a parameter that holds a block of rows from `BLOCK_FIRST` on: its reads count rows
+        # from there (the product of a kernel that computes it: `body_product`)
+        self.in_blocks = frozenset()
         self.mask = mask  # (index, extent): a load where index >= extent reads 0 (SHORT_LOOP)
         self.error = error
         self.form_for = target.form_for  # each body node's form
@@ -266,7 +272,8 @@ class Emitter:
     def _load(self, name, node, flat):
         self.loads.setdefault(name, set()).add(flat.key())
         self.offsets.append(flat)
-        read = f"{name}[{flat.without(self.folded).c(INDEX)}]"
+        names = _IN_BLOCK if name in self.in_blocks else INDEX
+        read = f"{name}[{flat.without(self.folded).c(names)}]"
         if self.mask is not None:
             read = f"(TR_LANE({self.mask[0]}, {self.mask[1]}) ? {read} : 0)"
         return self._temporary(
@@ -307,6 +314,19 @@ class Emitter:
 
 
 INDEX = [f"i{k}" for k in range(64)]
+# the rows of a block: the first row it holds, the row after its last, and the index names
+# of a read of it (its first loop's index counted from the block's first row)
+BLOCK_FIRST, BLOCK_END = "row_first", "row_end"
+_IN_BLOCK = [f"({INDEX[0]} - {BLOCK_FIRST})", *INDEX[1:]]
+PRODUCT = "product"  # the C name of the block of a kernel's product
+
+
+def body_product(node):
+    """The product in the body of the fused `node` (tracer/passes/row_products.py), which its
+    kernel computes a block of rows at a time; None where its body holds none."""
+    if node.op != "fused":
+        return None
+    return next((n for n in node.attrs["kernel"].body.nodes if n.op == "matmul"), None)
 
 
 def _key(node, index_map):
@@ -363,13 +383,15 @@ def fused_loop_nest(
         node, name, param_names, error, target, frozenset(), on_grid
     )
     folded = frozenset() if indexed else foldable_axes(runs, offsets)
+    if kernel.rows is not None:  # its first loop runs over a block's rows
+        folded -= {0}
     if folded:
         kernel, *_ = _fused_loop_nest(node, name, param_names, error, target, folded, on_grid)
     if kernel.nests[0].whole_vectors is not None:  # written again, its loads and stores masked
         kernel, *_ = _fused_loop_nest(
             node, name, param_names, error, target, folded, on_grid, kernel.nests[0]
         )
-    if threads and not kernel.returns_error:
+    if threads and not kernel.returns_error and kernel.rows is None:
         kernel.nests[0].parallel = parallel_kind(kernel.nests[0])
     return kernel
 
@@ -387,6 +409,9 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
         root = results[0]
         params = {id(p): (param_names[k], p) for k, p in enumerate(body.inputs)}
         names = {id(n): f"%{k}" for k, n in enumerate(n for n in body.nodes if n.op != "const")}
+        product = body_product(node)
+        if product is not None:  # read from the block of rows the kernel computes
+            params[id(product)] = (PRODUCT, product)
     else:  # one op standing alone (a reduction of a stored value, say): its inputs are the params
         root, names, results = node, {}, [node]
         params = {id(i): (param_names[k], i) for k, i in enumerate(node.inputs)}
@@ -398,6 +423,9 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
         (storage(r.dtype), f"out{k}" if len(results) > 1 else "out") for k, r in enumerate(results)
     ]
     kernel = LoopNest(name, [], outs, comment(node))
+    if any(name == PRODUCT for name, _ in params.values()):
+        emitter.in_blocks = frozenset({PRODUCT})
+        kernel.rows = (BLOCK_FIRST, BLOCK_END)
     if isinstance(target.form_for(root.op), Reduction):
         index_map = identity_map(len(root.inputs[0].shape))
         flat = offset(index_map, root.inputs[0].shape)
@@ -424,7 +452,7 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
             stores = [f"if (TR_LANE({mask[0]}, {mask[1]})) {store}" for store in stores]
         runs, written = [loops_over(root.shape)], [flat]
         nest = Nest(fold(runs[0], folded), emitter.statements, " ".join(stores))
-        if not emitter.guarded:
+        if not emitter.guarded and kernel.rows is None:  # (a block's rows run in order)
             nest.tile = transposing_tile(nest.loops, emitter.offsets)
         if padded is not None:
             nest.whole_vectors = padded.whole_vectors

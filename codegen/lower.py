@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from codegen import compact, conv_kernels, libc, subnormals, templates, units
+from codegen import compact, conv_kernels, libc, row_products, subnormals, templates, units
 from codegen.ctypes import storage
 from codegen.forms import (
     LOOP_FORMS,
@@ -1157,6 +1157,8 @@ def _loop_kernel_text(node, name, lowering):
         return kernel
 
     kernel = written(name)
+    if kernel.rows is not None:  # it computes the product its body holds
+        return row_products.kernel_text(node, name, kernel, lowering)
     if (
         lowering.target is not C_MODULE
         or kernel.returns_error

@@ -59,6 +59,12 @@ class CostHints:
         no other reduction whose sum would then be taken in another order."""
         return self._target.form_for(reduction.op).rechecked and reduction.dtype.is_floating
 
+    def products_in_rows(self):
+        """Whether a loop kernel may compute a product it reads, a block of rows at a time
+        (tracer/passes/row_products.py): the C module's may; exported C, whose loops have
+        no buffers of their own, may not."""
+        return self._target.computes_products_in_rows
+
     def may_fail(self, node):
         """Whether the node's code checks its elements (an integer pow's negative exponent):
         such a loop runs in order on one thread."""
@@ -80,11 +86,15 @@ class Target:
     this module imports none of the code generators, which import it. `hints_from` names the
     target whose forms the fusion pass reads for this one (itself by default).
     `builds_modules` says whether it builds code the cache keeps (a plan stored for a later
-    process, `codegen.plans`).
+    process, `codegen.plans`); `computes_products_in_rows` whether its loop kernels may
+    compute the product they read (CostHints.products_in_rows).
     """
 
-    def __init__(self, name, defaults, home, hints_from=None, builds_modules=True):
+    def __init__(
+        self, name, defaults, home, hints_from=None, builds_modules=True, products_in_rows=True
+    ):
         self.name = name
+        self.computes_products_in_rows = products_in_rows
         self.defaults = defaults
         self.home = home
         self.forms = {}  # op name -> a form registered for this target alone
@@ -135,7 +145,7 @@ class Target:
 # codegen.errors.BuildFailure where the module cannot be built
 C_MODULE = Target("c", C_FORMS, home="codegen.compile")
 # emit(prefix, entries, native=False, origin="") -> {file name: text}
-EXPORTED_C = Target("exported C", C_FORMS, home="codegen.export")
+EXPORTED_C = Target("exported C", C_FORMS, home="codegen.export", products_in_rows=False)
 # emit(graph, name, updates=None, plan_key=None) -> a CompiledGraph with `probes`; its forms
 # are the C module's, and fusion reads the C module's hints, so that a profile times the very
 # graph the C module runs

@@ -33,6 +33,8 @@ the first of them: a kernel matrix's gradients with respect to each of its param
 one loop over its elements, with an accumulator each. And so are stored elementwise values
 of one shape that only the last of them reads: an optimizer's new slots and the variable's
 update that reads them are one loop, made where the update was, that writes all three.
+Last, a large product of a short depth that one kernel reads row by row moves into that
+kernel's body (tracer/passes/row_products.py).
 
 Invariants: the result computes the same values; each fused body has one output (or, for
 siblings, several of one shape, or full reductions of one shape first and values of that
@@ -51,6 +53,7 @@ from tracer.ir.graph import LEAF_OPS, TupleType
 from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ops.registry import OPS, STRING_OPS, primitive, unbatchable
 from tracer.ops.tuple_ops import GET, TupleValue
+from tracer.passes.row_products import products_in_rows
 
 
 class Kernel(GraphAttribute):
@@ -178,7 +181,8 @@ def fuse(graph, target=C_MODULE):
         elif not is_fusible(node):
             mapping[id(node)] = on_new_inputs(node, mapping)
         # other fusible nodes are recomputed inside the kernels that read them
-    return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
+    fused = with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
+    return products_in_rows(fused, target.cost_hints)
 
 
 def _consumers(graph):
