@@ -252,6 +252,13 @@ def blas_function(name, signature):
     return None
 
 
+def blas_core():
+    """The name of the core whose kernels the BLAS runs (OpenBLAS's `get_corename`: Haswell,
+    SkylakeX, ...), or None where there is no BLAS."""
+    corename = blas_function("scipy_openblas_get_corename", "char *(*)(void)")
+    return None if corename is None else _ffi.string(corename()).decode("ascii", "replace")
+
+
 def pointer(at):
     """A `void *` at the address `at` (an int), for the functions of `blas_function`."""
     return _ffi.cast("void *", at)

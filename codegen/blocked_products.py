@@ -5,6 +5,7 @@ geometries: one rule for eager kernels (codegen/array_blas.py, codegen/array_lin
 compiled modules (codegen/conv_kernels.py), so that both give a product's and a solve's
 bits."""
 
+import functools
 import math
 
 import numpy as np
@@ -12,8 +13,11 @@ import numpy as np
 from runtime import installed_kernels
 
 # multiply-adds a product up to which products are the kernel's, past which the BLAS's
-# parts (the kernel blocks no more than a pass of the depth: larger products lose)
+# parts, where the BLAS runs AVX-512 kernels of its own (`most_macs`: the kernel blocks no
+# more than a pass of the depth, and larger products lose to those)
 MOST_MACS = 1 << 27
+# OpenBLAS's names (lower case) of the cores whose GEMM kernels are AVX-512's
+AVX512_BLAS_CORES = frozenset({"skylakex", "cooperlake", "sapphirerapids"})
 # a single product of no more multiply-adds is numpy's (eager) or one BLAS call (compiled):
 # a call through cffi costs more than the kernel saves
 MOST_MACS_LEFT_ALONE = 1 << 18
@@ -22,6 +26,9 @@ MOST_MACS_LEFT_ALONE = 1 << 18
 # tracer/ops/linalg_ops.py's _split_k)
 FEWEST_OUTPUTS = 1024
 MOST_COLUMN_STEP = 1 << 24  # elements: 48 of them fit the kernel's int32 gather indices
+# the largest size of a product the kernel takes: the BLAS's (a C int), past which eager
+# products are numpy's and compiled ones plain loops, as they were
+MOST_SIZE = (1 << 31) - 1
 # outputs from which a single outer product (a depth of one) is the kernel's, whatever its
 # multiply-adds (numpy writes it on one thread, through a general loop); it is elementwise
 # work, on the threads from as many outputs as elementwise loops (codegen/loops.py's
@@ -37,8 +44,9 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
     number of threads), where the kernel computes it; else None: another dtype than float32
     and float64, a single product of at most MOST_MACS_LEFT_ALONE multiply-adds (but an outer
     product of FEWEST_OUTER_OUTPUTS outputs or more) or FEWEST_OUTPUTS outputs,
-    an empty result or sum, more than MOST_MACS multiply-adds a product, batch axes that do
-    not broadcast, a size not known, b's column step past the kernel's gathers, or no such
+    an empty result or sum, more than `most_macs()` multiply-adds a product or a size past
+    MOST_SIZE, batch axes that do not broadcast, a size not known, b's column step past the
+    kernel's gathers, or no such
     kernel (a CPU without AVX-512). Eager products and compiled modules
     (codegen/conv_kernels.py) route a product alike, so both give its bits."""
     suffix = installed_kernels.suffix(np.dtype(dtype))
@@ -55,9 +63,10 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
         fewest, threads_from = FEWEST_OUTER_OUTPUTS - 1, min(threads_from, OUTER_THREADS_FROM)
     else:
         fewest = MOST_MACS_LEFT_ALONE if alone else 0
-    if not fewest < m * n * k <= MOST_MACS:
+    most = most_macs() if m * n * k > MOST_MACS else MOST_MACS
+    if not fewest < m * n * k <= (most or math.inf):
         return None
-    if alone and m * n <= FEWEST_OUTPUTS:
+    if alone and m * n <= FEWEST_OUTPUTS or max(m, n, k) > MOST_SIZE:
         return None
     a_rows, a_columns = a_steps[-1:-3:-1] if ta else a_steps[-2:]
     b_rows, b_columns = b_steps[-1:-3:-1] if tb else b_steps[-2:]
@@ -74,6 +83,19 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
     return kernel, values, (*batch, m, n)
 
 
+@functools.cache
+def most_macs():
+    """The most multiply-adds of a product the kernel takes: MOST_MACS where the BLAS's own
+    GEMM kernels are AVX-512's (OpenBLAS's core, AVX512_BLAS_CORES), past which they win;
+    None (no bound) where they are narrower, as OpenBLAS's AVX2 kernels for a CPU it does not
+    know (AMD's Zen 5: its Haswell core), or there is no BLAS: the kernel then wins at every
+    size measured, 2,048^3 included (benchmarks/RESULTS.md)."""
+    from codegen import array_blas  # (it imports this module)
+
+    core = array_blas.blas_core()
+    return MOST_MACS if core is not None and core.lower() in AVX512_BLAS_CORES else None
+
+
 def run_time_rule(dtype, a_shape, b_shape, ta, tb, threads_from):
     """For a single product of C-contiguous operands whose sizes a compiled module knows only
     when it runs (a `TensorSpec(None)` or automatic dynamic dimension): (the C condition
@@ -86,9 +108,11 @@ def run_time_rule(dtype, a_shape, b_shape, ta, tb, threads_from):
     if all(isinstance(d, int) for d in (*a_shape, *b_shape)):
         return None
     fewest = f"(k == 1 ? {FEWEST_OUTER_OUTPUTS - 1} : {MOST_MACS_LEFT_ALONE})"
+    most = most_macs()
     condition = (
-        f"{fewest} < (double)m * n * k && (double)m * n * k <= {MOST_MACS} && "
-        f"(double)m * n > {FEWEST_OUTPUTS} && {'k' if tb else 'n'} < {MOST_COLUMN_STEP}"
+        f"{fewest} < (double)m * n * k && "
+        + (f"(double)m * n * k <= {most} && " if most else "")
+        + f"(double)m * n > {FEWEST_OUTPUTS} && {'k' if tb else 'n'} < {MOST_COLUMN_STEP}"
     )
     a_steps = ("1", "m") if ta else ("k", "1")  # between op(a)'s rows, and its columns
     b_steps = ("1", "k") if tb else ("n", "1")

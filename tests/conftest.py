@@ -6,6 +6,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 _PRIVATE_CACHE = None
 if "TRACER_CACHE_DIR" not in os.environ:
     _PRIVATE_CACHE = os.environ["TRACER_CACHE_DIR"] = tempfile.mkdtemp(prefix="tracer-test-cache-")
@@ -33,3 +35,20 @@ def pytest_collection_modifyitems(config, items):
             not (item.get_closest_marker("slow") or item.nodeid.startswith(LONG_RUNNING_MODULES))
         )
     )
+
+
+@pytest.fixture
+def blas_past_most_macs(monkeypatch, tmp_path):
+    """Products past MOST_MACS multiply-adds go to the BLAS, as on a CPU whose BLAS runs
+    AVX-512 kernels of its own (codegen/blocked_products.py's `most_macs`), for the tests of
+    that route; the eager routes' cached choices forgotten around it, and the modules in a
+    cache of its own (no stored plan made under the other rule)."""
+    from codegen import array_blas, blocked_products
+
+    monkeypatch.setattr(blocked_products, "most_macs", lambda: blocked_products.MOST_MACS)
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / "blas-past-most-macs"))
+    array_blas._plan.cache_clear()
+    array_blas._blocked_products.cache_clear()
+    yield
+    array_blas._plan.cache_clear()
+    array_blas._blocked_products.cache_clear()

@@ -117,7 +117,6 @@ def test_blocked_products_have_the_same_bits_on_one_thread_and_on_two(tmp_path):
     "a_shape, b_shape, dtype",
     [
         ((64, 64), (64, 64), np.float32),  # one product of 2^18 multiply-adds: numpy's
-        ((2, 512, 512), (2, 512, 513), np.float32),  # past 2^27 multiply-adds: the BLAS's parts
         ((8, 4, 64, 64), (8, 4, 64, 32), np.int64),
         ((2, 8, 8), (3, 8, 8), np.float32),  # batches that do not broadcast
         ((2, 0, 8), (2, 8, 8), np.float32),  # an empty result
@@ -129,6 +128,23 @@ def test_other_batches_take_the_other_routes(a_shape, b_shape, dtype):
         a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
     )
     assert blocked is None
+
+
+@needs_kernel
+def test_past_most_macs_products_are_the_blass_where_its_kernels_are_avx512(monkeypatch):
+    """Past 2^27 multiply-adds a batch is the BLAS's parts where the BLAS runs AVX-512
+    kernels of its own, and stays the kernel's where it runs narrower ones or is missing."""
+    a, b = np.ones((2, 512, 512), np.float32), np.ones((2, 512, 513), np.float32)
+    for core, taken in (("SkylakeX", False), ("Haswell", True), (None, True)):
+        monkeypatch.setattr(array_blas, "blas_core", lambda: core)
+        blocked_products.most_macs.cache_clear()
+        array_blas._blocked_products.cache_clear()
+        blocked = array_blas._blocked_products(
+            a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, False, False
+        )
+        assert (blocked is not None) == taken, core
+    blocked_products.most_macs.cache_clear()
+    array_blas._blocked_products.cache_clear()
 
 
 def test_a_column_step_past_an_int32_gathers_reach_is_left_to_the_other_routes():

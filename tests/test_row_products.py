@@ -62,13 +62,16 @@ def _operands(m, n, k, dtype, transpose_a):
     "m, n, k, transpose_a, transpose_b",
     [
         (3000, 700, 16, False, True),  # the installed blocked products' (AVX-512)
-        (9000, 1100, 20, False, True),  # past their multiply-adds: the BLAS's
+        (9000, 1100, 20, False, True),
         (2050, 1030, 64, True, False),  # rows past the last whole block
     ],
 )
+@pytest.mark.parametrize("blas", [False, True])
 def test_rows_of_a_product_hold_the_stored_products_values(
-    monkeypatch, tmp_path, dtype, m, n, k, transpose_a, transpose_b
+    request, monkeypatch, tmp_path, dtype, m, n, k, transpose_a, transpose_b, blas
 ):
+    if blas:  # the two larger products past the installed kernel's multiply-adds: the BLAS's
+        request.getfixturevalue("blas_past_most_macs")
     a, centroids, points = _operands(m, n, k, dtype, transpose_a)
     b = centroids if transpose_b else np.ascontiguousarray(centroids.T)
 
@@ -102,7 +105,7 @@ def test_an_elementwise_reader_of_a_product_computes_its_rows(monkeypatch, tmp_p
     np.testing.assert_allclose(taken, expected, rtol=1e-12, atol=1e-12)
 
 
-def test_without_a_blas_the_rows_are_plain_loops(monkeypatch, tmp_path):
+def test_without_a_blas_the_rows_are_plain_loops(monkeypatch, tmp_path, blas_past_most_macs):
     a, b, _ = _operands(9000, 1100, 20, np.float64, False)
     arguments = (tt.constant(a), tt.constant(b))
     monkeypatch.setattr(build, "blas", lambda: None)

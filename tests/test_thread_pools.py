@@ -102,7 +102,7 @@ def test_a_product_of_a_size_unknown_when_compiled_is_cut_along_it():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_a_modules_products_call_one_function_and_give_numpys_values(dtype):
+def test_a_modules_products_call_one_function_and_give_numpys_values(dtype, blas_past_most_macs):
     """The products of a module that are not batches call one function for their type
     (templates/gemm_parts.c.j2), which cuts each as its own kernel did: rows or columns,
     transposed or not, large enough for the threads or not (the first three past the
