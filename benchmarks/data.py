@@ -35,6 +35,9 @@ B24 transformer block training step: one pre-layer-norm block (as GPT-2's), h = 
 B28 text and numbers: 256 decimal numbers given as strings, parsed (to float64), 1,000 steps of
    v <- 0.99 v + 0.01 sin(v) as a loop, then written back as text with 3 decimals; the sum of
    the values and the total length of the text (strings through compiled code, issue 46).
+B31 k-means cost (GradBench's kmeans objective): 10,000 points and 1,000 centroids of 16
+   coordinates, float64; the sum over the points of the squared distance to the nearest
+   centroid, with the distances expanded as |p|^2 + |c|^2 - 2 p.c (one matrix product).
 B29 a small training step as users write it: B9's step (Dense relu, Dense, sparse softmax
    cross-entropy from logits, Adam) at batch 32 of 20 features, 64 hidden units and 10
    classes, through each system's own layers, loss and optimizer (tt.keras and tf.keras;
@@ -68,6 +71,7 @@ FULL = {
     "B28": (256, 1000),
     "B29": (32, 20, 64, 10),
     "B30": (32, 20, 64, 10),
+    "B31": (10000, 1000, 16),
 }
 QUICK = {
     "B1": 20,
@@ -91,10 +95,11 @@ QUICK = {
     "B28": (8, 10),
     "B29": (4, 6, 5, 3),
     "B30": (4, 6, 5, 3),
+    "B31": (40, 12, 3),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L", "B28", "B29", "B30",
+    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -126,6 +131,7 @@ TOLERANCE = {
     "B28": 1e-6,
     "B29": 2e-3,
     "B30": 1e-5,
+    "B31": 1e-9,
 }
 
 
@@ -207,6 +213,12 @@ def make(workload, quick):
         }
     if workload in ("B24", "B24L"):
         return _block(rng, *size)
+    if workload == "B31":
+        points, centroids, coordinates = size
+        return {
+            "points": rng.standard_normal((points, coordinates)),
+            "centroids": rng.standard_normal((centroids, coordinates)),
+        }
     if workload == "B28":
         n, steps = size
         text = [f"{v:.4f}".encode() for v in rng.uniform(-2.0, 2.0, n)]

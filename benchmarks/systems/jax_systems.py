@@ -206,6 +206,20 @@ def cnn(d):
     return run
 
 
+def kmeans_cost(d):
+    """B31: the k-means cost, jitted, in float64."""
+    jax.config.update("jax_enable_x64", True)
+    points, centroids = (jnp.asarray(d[k], jnp.float64) for k in ("points", "centroids"))
+
+    @jax.jit
+    def cost(points, centroids):
+        p2 = jnp.sum(points * points, axis=1)[:, None]
+        c2 = jnp.sum(centroids * centroids, axis=1)[None, :]
+        return jnp.sum(jnp.min(p2 + c2 - 2.0 * points @ centroids.T, axis=1))
+
+    return lambda: [cost(points, centroids)]
+
+
 def gp(d):
     """B20: jnp.linalg.cholesky and jax.scipy.linalg.cho_solve under value_and_grad, jitted,
     in float64 (x64 is switched on here only: the other workloads stay float32)."""
@@ -294,6 +308,7 @@ BUILDERS = {
         "B18w": lstm(looped=True),
         "B19": cnn,
         "B20": gp,
+        "B31": kmeans_cost,
         "B24": block_step,
         "B24L": block_step,
     }

@@ -308,6 +308,18 @@ def cnn(d):
     return run
 
 
+def kmeans_cost(d):
+    """B31: the squared distances expanded, each point's nearest, their sum."""
+    points, centroids = d["points"], d["centroids"]
+
+    def run():
+        p2 = np.sum(points * points, axis=1)[:, None]
+        c2 = np.sum(centroids * centroids, axis=1)[None, :]
+        return [np.sum(np.min(p2 + c2 - 2.0 * points @ centroids.T, axis=1))]
+
+    return run
+
+
 def gp(d):
     """B20: the GP's negative log marginal likelihood and, with W = K^-1 - alpha alpha^T, its
     gradient 0.5 tr(W dK/dtheta) for each hyperparameter."""
@@ -451,5 +463,6 @@ BUILDERS = {
         "B28": text_and_numbers,
         "B29": train_step,  # B9's arithmetic, at B29's sizes
         "B30": inference,
+        "B31": kmeans_cost,
     }
 }

@@ -269,6 +269,24 @@ def cnn(compiled):
     return build
 
 
+def kmeans_cost(compiled):
+    """B31: the k-means cost from tf.matmul and tf.reduce_min (float64)."""
+
+    def build(d):
+        points, centroids = tf.constant(d["points"]), tf.constant(d["centroids"])
+
+        def cost(points, centroids):
+            p2 = tf.reduce_sum(points * points, axis=1)[:, None]
+            c2 = tf.reduce_sum(centroids * centroids, axis=1)[None, :]
+            products = tf.matmul(points, centroids, transpose_b=True)
+            return [tf.reduce_sum(tf.reduce_min(p2 + c2 - 2.0 * products, axis=1))]
+
+        run = tf.function(cost) if compiled else cost
+        return lambda: run(points, centroids)
+
+    return build
+
+
 def gp(compiled):
     """B20: tf.linalg.cholesky and tf.linalg.cholesky_solve on a GradientTape (float64)."""
 
@@ -431,6 +449,7 @@ def _for(compiled):
         "B18": lstm(compiled),
         "B19": cnn(compiled),
         "B20": gp(compiled),
+        "B31": kmeans_cost(compiled),
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
         "B28": text_and_numbers(compiled),

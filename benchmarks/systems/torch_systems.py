@@ -220,6 +220,24 @@ def cnn(compile_step):
     return build
 
 
+def kmeans_cost(compile_step):
+    """B31: the k-means cost from torch.matmul and torch.amin (float64)."""
+
+    def build(d):
+        points, centroids = torch.from_numpy(d["points"]), torch.from_numpy(d["centroids"])
+
+        def cost(points, centroids):
+            p2 = torch.sum(points * points, dim=1)[:, None]
+            c2 = torch.sum(centroids * centroids, dim=1)[None, :]
+            products = points @ centroids.T
+            return [torch.sum(torch.amin(p2 + c2 - 2.0 * products, dim=1))]
+
+        run = torch.compile(cost) if compile_step else cost
+        return lambda: run(points, centroids)
+
+    return build
+
+
 def gp(compile_step):
     """B20: torch.linalg.cholesky and torch.cholesky_solve under autograd (float64)."""
 
@@ -317,6 +335,7 @@ def eager():
         "B18": lstm(False),
         "B19": cnn(False),
         "B20": gp(False),
+        "B31": kmeans_cost(False),
         "B24": block_step(False),
         "B24L": block_step(False),
         "B29": keras_style_step,
@@ -352,6 +371,7 @@ def compiled():
         "B18": lstm(True),
         "B19": cnn(True),
         "B20": gp(True),
+        "B31": kmeans_cost(True),
         "B24": block_step(True),
         "B24L": block_step(True),
     }

@@ -387,6 +387,24 @@ def block_step(compiled):
     return build
 
 
+def kmeans_cost(compiled):
+    """B31: the k-means cost from tt.matmul and tt.reduce_min (float64)."""
+
+    def build(d):
+        points, centroids = tt.constant(d["points"]), tt.constant(d["centroids"])
+
+        def cost(points, centroids):
+            p2 = tt.reduce_sum(points * points, axis=1)[:, None]
+            c2 = tt.reduce_sum(centroids * centroids, axis=1)[None, :]
+            products = tt.matmul(points, centroids, transpose_b=True)
+            return [tt.reduce_sum(tt.reduce_min(p2 + c2 - 2.0 * products, axis=1))]
+
+        run = tt.function(cost) if compiled else cost
+        return lambda: run(points, centroids)
+
+    return build
+
+
 def text_and_numbers(compiled):
     """B28: tt.strings.to_number, a tt.while_loop, tt.strings.as_string and length."""
 
@@ -432,6 +450,7 @@ def _for(compiled):
         "B28": text_and_numbers(compiled),
         "B29": keras_step(compiled),
         "B30": keras_inference(compiled),
+        "B31": kmeans_cost(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
