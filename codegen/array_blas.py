@@ -25,14 +25,12 @@ the same parts above, where their products and the eager kernels' give the same 
 
 import functools
 import math
-import os
 from typing import NamedTuple
 
-import _cffi_backend
 import numpy as np
 
-from codegen import blocked_products, build, conv_kernels
-from runtime import aligned, installed_kernels, thread_pools
+from codegen import blas_library, blocked_products, conv_kernels
+from runtime import aligned, installed_kernels
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
 ONE_THREAD_MACS = 1 << 22
@@ -46,7 +44,6 @@ INT_MAX = (1 << 31) - 1  # the largest size or leading dimension the BLAS's int 
 # (`_plan`'s and codegen/blocked_products.py's rules), found before their cached lookups,
 # which cost a small eager product as much as numpy's product itself
 _NUMPYS_MACS = min(NUMPY_THREADS_MACS, blocked_products.MOST_MACS_LEFT_ALONE)
-_ffi = _cffi_backend.FFI()
 _GEMM = "void (*)(int, int, int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
 _FUNCTIONS = {np.dtype(np.float32): ("sgemm", "float"), np.dtype(np.float64): ("dgemm", "double")}
 _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
@@ -133,7 +130,7 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
     )
     fixed = (
         np.array(geometry, np.int64),
-        address(gemm),
+        blas_library.address(gemm),
         _offsets(a_shape, batch),
         _offsets(b_shape, batch),
     )
@@ -228,42 +225,4 @@ def gemm(dtype):
 
 def _gemm(function, ctype):
     """The BLAS's gemm for `ctype`, as a cffi function; None where there is no BLAS."""
-    return blas_function(f"scipy_cblas_{function}", _GEMM.format(T=ctype))
-
-
-@functools.cache
-def blas_function(name, signature):
-    """The function `name` of the compiled modules' BLAS (scipy-openblas32, loaded to run each
-    call on the calling thread), as a cffi function of the C type `signature` (pointers as
-    `void *`); None where there is no BLAS or no such function."""
-    found = build.blas()
-    if found is None:
-        return None
-    _, folder, library_name = found
-    thread_pools.blas_on_calling_thread(folder, library_name)
-    for suffix in (".so", ".dylib"):
-        try:
-            library = _cffi_backend.load_library(
-                os.path.join(folder, f"lib{library_name}{suffix}"), os.RTLD_NOW | os.RTLD_LOCAL
-            )
-            return library.load_function(_ffi.typeof(signature), name)
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-def blas_core():
-    """The name of the core whose kernels the BLAS runs (OpenBLAS's `get_corename`: Haswell,
-    SkylakeX, ...), or None where there is no BLAS."""
-    corename = blas_function("scipy_openblas_get_corename", "char *(*)(void)")
-    return None if corename is None else _ffi.string(corename()).decode("ascii", "replace")
-
-
-def pointer(at):
-    """A `void *` at the address `at` (an int), for the functions of `blas_function`."""
-    return _ffi.cast("void *", at)
-
-
-def address(*functions):
-    """The addresses of cffi functions, as an array for an installed kernel to read."""
-    return np.array([int(_ffi.cast("uintptr_t", f)) for f in functions], np.uintp)
+    return blas_library.function(f"scipy_cblas_{function}", _GEMM.format(T=ctype))

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from codegen import array_blas, blocked_products, conv_kernels
+from codegen import array_blas, blas_library, blocked_products, conv_kernels
 from runtime import installed_kernels
 
 _LETTERS = {np.dtype(np.float32): ("s", "float"), np.dtype(np.float64): ("d", "double")}
@@ -55,8 +55,8 @@ def triangular_solve(a, b, lower, adjoint):
         kernel(*(installed_kernels.pointer(y) for y in (geometry, matrices, rhs, x)))
         return x
     letter, ctype = names
-    trsm = array_blas.blas_function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))
-    trsv = array_blas.blas_function(f"scipy_cblas_{letter}trsv", _TRSV)
+    trsm = blas_library.function(f"scipy_cblas_{letter}trsm", _TRSM.format(T=ctype))
+    trsv = blas_library.function(f"scipy_cblas_{letter}trsv", _TRSV)
     gemm = array_blas.gemm(a.dtype)
     if None in (trsm, trsv, gemm) or not conv_kernels.available():
         return None
@@ -67,7 +67,7 @@ def triangular_solve(a, b, lower, adjoint):
         installed_kernels.call(
             f"triangular_solves_{installed_kernels.suffix(a.dtype)}",
             np.array(geometry, np.int64),
-            (array_blas.address(trsm, trsv, gemm), matrices),
+            (blas_library.address(trsm, trsv, gemm), matrices),
             x,
         )
     return x
@@ -82,7 +82,7 @@ def cholesky(a):
     if names is None:
         return None
     letter, _ = names
-    potrf = array_blas.blas_function(f"scipy_LAPACKE_{letter}potrf_work", _POTRF)
+    potrf = blas_library.function(f"scipy_LAPACKE_{letter}potrf_work", _POTRF)
     if potrf is None:
         return None
     n = a.shape[-1]
@@ -90,6 +90,6 @@ def cholesky(a):
     count = int(np.prod(a.shape[:-2], dtype=np.int64))
     at, step = factors.ctypes.data, factors.itemsize * n * n
     for matrix in range(count if n else 0):  # row-major lower: column-major upper
-        if potrf(_COLUMN_MAJOR, b"U", n, array_blas.pointer(at + matrix * step), n) != 0:
+        if potrf(_COLUMN_MAJOR, b"U", n, blas_library.pointer(at + matrix * step), n) != 0:
             return False
     return factors

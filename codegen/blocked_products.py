@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from codegen import blas_library
 from runtime import installed_kernels
 
 # multiply-adds a product up to which products are the kernel's, past which the BLAS's
@@ -86,13 +87,11 @@ def geometry(dtype, a_shape, b_shape, a_steps, b_steps, ta, tb, threads_from):
 @functools.cache
 def most_macs():
     """The most multiply-adds of a product the kernel takes: MOST_MACS where the BLAS's own
-    GEMM kernels are AVX-512's (OpenBLAS's core, AVX512_BLAS_CORES), past which they win;
+    GEMM kernels are AVX-512's (OpenBLAS's core: blas_library.core, AVX512_BLAS_CORES), past which they win;
     None (no bound) where they are narrower, as OpenBLAS's AVX2 kernels for a CPU it does not
     know (AMD's Zen 5: its Haswell core), or there is no BLAS: the kernel then wins at every
     size measured, 2,048^3 included (benchmarks/RESULTS.md)."""
-    from codegen import array_blas  # (it imports this module)
-
-    core = array_blas.blas_core()
+    core = blas_library.core()
     return MOST_MACS if core is not None and core.lower() in AVX512_BLAS_CORES else None
 
 

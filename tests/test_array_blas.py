@@ -203,7 +203,7 @@ ON_ONE_THREAD = """
 import json
 import numpy as np
 import tracer as tt
-from codegen import array_blas, blocked_products
+from codegen import array_blas, blas_library, blocked_products
 
 blocked_products.most_macs = lambda: blocked_products.MOST_MACS  # the BLAS past it
 
@@ -220,7 +220,7 @@ for (m, k, n), dtype, names in [
     eager = tt.matmul(tt.constant(a), tt.constant(b)).numpy()
     compiled = tt.function(lambda a, b: tt.matmul(a, b), backend="c")(a, b).numpy()
     one_call = np.empty((m, n), dtype)
-    at = [array_blas.pointer(x.ctypes.data) for x in (a, b, one_call)]
+    at = [blas_library.pointer(x.ctypes.data) for x in (a, b, one_call)]
     array_blas._gemm(*names)(101, 111, 111, m, n, k, 1, at[0], k, at[1], n, 0, at[2], n)
     found[str((m, k, n))] = [
         eager.tobytes() == one_call.tobytes(),

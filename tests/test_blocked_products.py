@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_blas, blocked_products, conv_kernels
+from codegen import array_blas, blas_library, blocked_products, conv_kernels
 from codegen.loops import PARALLEL_MIN
 from runtime import installed_kernels
 from tests.thread_counts import results_on_one_thread_and_two
@@ -136,7 +136,7 @@ def test_past_most_macs_products_are_the_blass_where_its_kernels_are_avx512(monk
     kernels of its own, and stays the kernel's where it runs narrower ones or is missing."""
     a, b = np.ones((2, 512, 512), np.float32), np.ones((2, 512, 513), np.float32)
     for core, taken in (("SkylakeX", False), ("Haswell", True), (None, True)):
-        monkeypatch.setattr(array_blas, "blas_core", lambda: core)
+        monkeypatch.setattr(blas_library, "core", lambda: core)
         blocked_products.most_macs.cache_clear()
         array_blas._blocked_products.cache_clear()
         blocked = array_blas._blocked_products(

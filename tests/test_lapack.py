@@ -236,7 +236,7 @@ def test_the_eager_solve_and_factorization_need_no_compiler(monkeypatch):
 
 
 def test_without_the_blas_the_eager_triangular_solve_is_numpys(monkeypatch):
-    monkeypatch.setattr(array_linalg.array_blas, "blas_function", lambda name, signature: None)
+    monkeypatch.setattr(array_linalg.blas_library, "function", lambda name, signature: None)
     # nor the installed blocked solves (a CPU without AVX-512)
     monkeypatch.setattr(array_linalg.blocked_products, "solve_geometry", lambda *args: None)
     a, b = np.tril(general(5, 5)) + 5 * np.eye(5), rng.standard_normal((5, 2))
@@ -268,7 +268,7 @@ def test_the_eager_cholesky_gives_the_compiled_codes_bits(dtype):
 
 
 def test_without_the_blas_the_eager_cholesky_is_numpys(monkeypatch):
-    monkeypatch.setattr(array_linalg.array_blas, "blas_function", lambda name, signature: None)
+    monkeypatch.setattr(array_linalg.blas_library, "function", lambda name, signature: None)
     m = general(6, 6)
     a = m @ m.T + 6 * np.eye(6)
     assert array_linalg.cholesky(a) is None
