@@ -28,15 +28,13 @@ ROWS_STEP = 96  # a block's rows are a multiple of this: of each GEMM kernel's b
 def kernel_text(node, name, rows_kernel, lowering):
     """(the C of `node`'s kernel `name`, which returns an error code): `rows_kernel` (a
     LoopNest over a block's rows, reading PRODUCT) and the function that computes each
-    block's product and calls it."""
+    block's product and calls it. Its sizes are the C variables m, n and k, known when the
+    module runs where the graph's are not."""
     product = body_product(node)
     body = node.attrs["kernel"].body
     a, b = (f"p{body.inputs.index(operand)}" for operand in product.inputs)
     ta = product.attrs.get("transpose_a", False)
     tb = product.attrs.get("transpose_b", False)
-    k = product.inputs[0].shape[0 if ta else 1]
-    m, n = product.shape
-    rows = max(ROWS_STEP, BLOCK_BYTES // (n * product.dtype.itemsize) // ROWS_STEP * ROWS_STEP)
     T = storage(product.dtype)
     params = list(rows_kernel.params)
     rows_kernel.name = f"{name}_rows"
@@ -54,54 +52,76 @@ def kernel_text(node, name, rows_kernel, lowering):
         params=params,
         outs=rows_kernel.outs,
         T=T,
-        m=m,
-        n=n,
-        k=k,
-        rows=min(rows, m),
-        a=a,
-        b=b,
+        m=product.shape[0],
+        n=product.shape[1],
+        k=product.inputs[0].shape[0 if ta else 1],
+        block_bytes=BLOCK_BYTES,
+        step=ROWS_STEP,
         error=error,
         first=BLOCK_FIRST,
         end=BLOCK_END,
         product=PRODUCT,
-        call=_block_product(product, a, b, ta, tb, m, n, k, lowering),
+        call=_block_product(product, a, b, ta, tb, lowering),
     )
     return templates.render("row_products.c.j2", **values), True
 
 
-def _block_product(product, a, b, ta, tb, m, n, k, lowering):
-    """The C statement that computes the product's rows BLOCK_FIRST to BLOCK_END into
+def _block_product(product, a, b, ta, tb, lowering):
+    """The C statements that compute the product's rows BLOCK_FIRST to BLOCK_END into
     PRODUCT (C-contiguous, n columns), on the calling thread, as the product standing alone
-    computes them."""
-    rows = f"{BLOCK_END} - {BLOCK_FIRST}"
+    computes them: where its sizes are known only when the module runs, the installed
+    kernel where codegen/blocked_products.py's rule takes them then, else the others."""
     form = lowering.target.form_for(product.op)
-    if form.template_for(product) == "installed_kernel.c.j2":
+    template = form.template_for(product)
+    if template == "installed_kernel.c.j2":
         call = form.context(product, lowering.blas)
-        geometry = list(call["geometry"])
-        geometry[0] = rows
-        geometry[7] = "INT64_MAX"  # (the multiply-adds from which it uses threads: none)
-        step = geometry[3]  # between op(a)'s rows
-        variable, index = call["variable"], call["index"]
-        return (
-            f"{{ const int64_t geometry[{len(geometry)}] = {{ {', '.join(geometry)} }}; "
-            f"(({call['function_type']}){variable}[{index}])"
-            f"(geometry, {a} + {BLOCK_FIRST} * {step}, {b}, {PRODUCT}); }}"
-        )
-    context = form.default.context(product, lowering.blas)
-    a_rows = f"{BLOCK_FIRST}" if ta else f"{BLOCK_FIRST} * {k}"
+        function = f"{call['variable']}[{call['index']}]"
+        return _installed(call["geometry"], function, product, a, b)
+    own = _own(form.default.context(product, lowering.blas), product, a, b, ta, tb, lowering)
+    if template != "blocked_product_at_run_time.c.j2":
+        return own
+    chosen = form.context(product, lowering.blas)
+    function = "kernel"
+    installed = _installed(chosen["geometry"], function, product, a, b)
+    return (
+        f"void *const kernel = {chosen['variable']}[{chosen['index']}]; "
+        f"if (kernel != NULL && {chosen['condition']}) {{ {installed} }} else {{ {own} }}"
+    )
+
+
+def _installed(geometry, function, product, a, b):
+    """The call of the installed `blocked_products` (`function`, a C pointer) on the block's
+    rows, on the calling thread, from the whole product's `geometry`."""
+    geometry = [str(value) for value in geometry]
+    geometry[0] = f"{BLOCK_END} - {BLOCK_FIRST}"
+    geometry[7] = "INT64_MAX"  # (the multiply-adds from which it uses threads: none)
+    T = storage(product.dtype)
+    kind = f"void (*)(const int64_t *, const {T} *, const {T} *, {T} *)"
+    return (
+        f"const int64_t geometry[{len(geometry)}] = {{ {', '.join(geometry)} }}; "
+        f"(({kind}){function})(geometry, {a} + {BLOCK_FIRST} * ({geometry[3]}), {b}, {PRODUCT});"
+    )
+
+
+def _own(context, product, a, b, ta, tb, lowering):
+    """The product's rows as its own template computes them: the BLAS's GEMM, else plain
+    loops (the same order of terms)."""
     if context.get("blas") and not context.get("split_k"):
         gemm = f"{lowering.cblas['cblas']}{context['blas']}gemm"
         op_a, op_b = ("CblasTrans" if t else "CblasNoTrans" for t in (ta, tb))
+        lda, ldb = ("m" if ta else "k"), ("k" if tb else "n")
         return (
-            f"{gemm}(CblasRowMajor, {op_a}, {op_b}, {rows}, {n}, {k}, 1, {a} + {a_rows}, "
-            f"{context['lda']}, {b}, {context['ldb']}, 0, {PRODUCT}, {n});"
+            f"{gemm}(CblasRowMajor, {op_a}, {op_b}, {BLOCK_END} - {BLOCK_FIRST}, n, k, 1, "
+            f"{a} + {BLOCK_FIRST}{'' if ta else ' * k'}, {lda} > 1 ? {lda} : 1, {b}, "
+            f"{ldb} > 1 ? {ldb} : 1, 0, {PRODUCT}, n > 1 ? n : 1);"
         )
-    left = f"{a}[p * {m} + i]" if ta else f"{a}[i * {k} + p]"
-    right = f"{b}[j * {k} + p]" if tb else f"{b}[p * {n} + j]"
+    T = storage(product.dtype)
+    left = f"{a}[p * m + i]" if ta else f"{a}[i * k + p]"
+    right = f"{b}[j * k + p]" if tb else f"{b}[p * n + j]"
     return (
         f"for (int64_t i = {BLOCK_FIRST}; i < {BLOCK_END}; i++) {{ "
-        f"{storage(product.dtype)} *row = {PRODUCT} + (i - {BLOCK_FIRST}) * {n}; "
-        f"for (int64_t j = 0; j < {n}; j++) row[j] = 0; "
-        f"for (int64_t p = 0; p < {k}; p++) {{ const {storage(product.dtype)} left = {left}; "
-        f"for (int64_t j = 0; j < {n}; j++) row[j] += left * {right}; }} }}"
+        f"{T} *row = {PRODUCT} + (i - {BLOCK_FIRST}) * n; "
+        f"for (int64_t j = 0; j < n; j++) row[j] = 0; "
+        f"for (int64_t p = 0; p < k; p++) {{ const {T} left = {left}; "
+        f"for (int64_t j = 0; j < n; j++) row[j] += left * {right}; }} }}"
     )

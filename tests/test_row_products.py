@@ -161,3 +161,56 @@ def test_exported_c_keeps_the_product_stored():
     from codegen.targets import EXPORTED_C
 
     assert not EXPORTED_C.cost_hints.products_in_rows()
+
+
+@pytest.mark.parametrize("blas", [False, True])
+def test_sizes_known_when_the_module_runs_take_blocks_of_rows(request, monkeypatch, blas):
+    """Rows and columns unknown until the call (automatic dynamic shapes, then a signature of
+    unknown dimensions): one module computes each size's rows in blocks, a block or a part
+    of one for a small size, none for no rows; the values the product stored whole gives."""
+    if blas:  # past the installed kernel's multiply-adds at its run-time rule: the BLAS's
+        request.getfixturevalue("blas_past_most_macs")
+    compiled = tt.function(_nearest, backend="c")
+    sizes = [(300, 50), (5000, 1300), (9000, 1100), (7, 9)]
+    for m, n in sizes:
+        a, b, _ = _operands(m, n, 16, np.float64, False)
+        got = compiled(tt.constant(a), tt.constant(b)).numpy()
+        d = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T
+        np.testing.assert_allclose(got, d.min(1), rtol=1e-12, atol=1e-10)
+    ir = compiled.get_concrete_function(tt.constant(a), tt.constant(b)).ir("optimized")
+    assert "k_matmul_reduce_min" in ir and "d0" in ir
+    spec = tt.TensorSpec((None, 16), tt.float64)
+    signed = tt.function(_nearest, input_signature=[spec, spec], backend="c")
+    for m, n in [*sizes, (0, 5)]:
+        a, b, _ = _operands(m, n, 16, np.float64, False)
+        got = signed(tt.constant(a), tt.constant(b)).numpy()
+        assert got.shape == (m,)
+        if m:
+            d = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2 * a @ b.T
+            np.testing.assert_allclose(got, d.min(1), rtol=1e-12, atol=1e-10)
+
+
+def test_exported_c_stores_a_product_its_reader_computed_in_the_c_module(tmp_path):
+    """Exported C is written from the C module's graph: a kernel that computes its product
+    there reads it stored again, and the program's values are the function's."""
+    import os
+
+    from tests import exported_c
+
+    spec = tt.TensorSpec((None, 16), tt.float64)
+    calls, wanted = [], []
+    for m in (50, 130):  # (one unknown size: axis 0 of both arguments)
+        a, b, _ = _operands(m, m, 16, np.float64, False)
+        want = _nearest(tt.constant(a), tt.constant(b)).numpy()
+        calls.append(exported_c.Call("nearest", [a, b], [want], dims=[m]))
+        wanted.append(want)
+    tt.export_c(tt.function(_nearest), [spec, spec], str(tmp_path), prefix="nearest")
+    with open(tmp_path / "nearest.c") as handle:
+        source = handle.read()
+    assert "matmul" in source and "row_first" not in source
+    main = os.path.join(str(tmp_path), "main.c")
+    with open(main, "w") as handle:
+        handle.write(exported_c.main_source("nearest", calls, (130,)))
+    program = exported_c.build(str(tmp_path), "nearest", [*exported_c.STRICT, "-O2"], [main])
+    for want, got in zip(wanted, exported_c.run(program, calls)):
+        np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-10)

@@ -7,6 +7,8 @@ import secrets
 
 from codegen.export import Entry, ExportError, export_sources
 from tracer.ir import all_nodes, format_location
+from tracer.passes.pipeline import run_nested
+from tracer.passes.row_products import products_stored
 from tracer.tensor import TensorLike
 
 VARIABLE_MODES = ("frozen", "arguments")
@@ -54,7 +56,9 @@ def entry(name, concrete, variables, summary=None, outputs=None):
         raise ValueError(
             f"export_c: variables is one of {VARIABLE_MODES} or None, not {variables!r}"
         )
-    graph = concrete.stages.final
+    # the C module's graph, its products computed by kernels stored again (exported C's loops
+    # have no buffers of their own)
+    graph = run_nested(products_stored, concrete.stages.final)
     printed = next((n for n in all_nodes(graph) if n.op == "print"), None)
     if printed is not None:
         where = format_location(printed.attrs["call"].location)

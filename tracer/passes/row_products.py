@@ -17,7 +17,8 @@ The C module then computes a block of the product's rows into a buffer of the bl
 which stays in the cache while the kernel's loops read it (codegen/row_products.py), and
 never writes the whole product; the interpreter runs the body as it runs any. A target
 whose code cannot do it (exported C) says so (CostHints.products_in_rows) and keeps the
-product apart.
+product apart; exported C, written from the C module's graph, stores such products again
+(`products_stored`).
 """
 
 from tracer.ir import Node, dims
@@ -27,8 +28,8 @@ from tracer.ops.registry import OPS
 # The most terms of a product's sums moved into its reader: deeper products do more work an
 # element than a write costs, and a block of rows packs the other operand again.
 MOST_DEPTH = 64
-# The fewest bytes of a product moved into its reader: a smaller one stays in the caches
-# between the two kernels.
+# The fewest bytes of a product of known sizes moved into its reader: a smaller one stays in
+# the caches between the two kernels.
 FEWEST_BYTES = 1 << 22
 FEWEST_COLUMNS = 8  # a product of fewer columns is a few matrix-vector products
 
@@ -72,8 +73,10 @@ def products_in_rows(graph, hints):
 
 
 def _is_row_product(node):
-    """A single product of float32 or float64 matrices of that dtype, every size known, of
-    a short depth (MOST_DEPTH) and a large result (FEWEST_BYTES, FEWEST_COLUMNS)."""
+    """A single product of float32 or float64 matrices of that dtype, of a known short depth
+    (MOST_DEPTH) and a large result (FEWEST_BYTES, FEWEST_COLUMNS); or a result whose rows
+    or columns are known only when the module runs (a `TensorSpec(None)`, an automatic
+    dynamic dimension), which a small size then makes one block or a few."""
     if node.op != "matmul" or node.dtype.name not in ("float32", "float64"):
         return False
     a, b = node.inputs
@@ -81,15 +84,13 @@ def _is_row_product(node):
         return False
     if a.dtype != node.dtype or b.dtype != node.dtype:
         return False
-    if not all(dims.is_known(s) for s in (a.shape, b.shape)):
-        return False
     depth = a.shape[0] if node.attrs.get("transpose_a", False) else a.shape[1]
+    if not isinstance(depth, int) or not 0 < depth <= MOST_DEPTH:
+        return False
     m, n = node.shape
-    return (
-        0 < depth <= MOST_DEPTH
-        and n >= FEWEST_COLUMNS
-        and m * n * node.dtype.itemsize >= FEWEST_BYTES
-    )
+    if isinstance(n, int) and n < FEWEST_COLUMNS:
+        return False
+    return not dims.is_known(node.shape) or m * n * node.dtype.itemsize >= FEWEST_BYTES
 
 
 def _takes_product(node, position, hints):
@@ -176,3 +177,60 @@ def _position(values, value):
 
 def _param(value, k):
     return Node("input", (), {"name": f"p{k}"}, value.shape, value.dtype)
+
+
+def products_stored(graph):
+    """`graph` with each kernel that computes a product in its body (`products_in_rows`) back
+    as the product and a kernel that reads it: for code that computes no product in a kernel
+    (exported C, written from the C module's graph). The graphs its nodes hold are the
+    caller's to treat (pipeline.run_nested)."""
+    mapping = {}
+    for node in graph.nodes:
+        inputs = tuple(mapping.get(id(i), i) for i in node.inputs)
+        product = _body_product(node)
+        if product is not None:
+            mapping[id(node)] = _without_product(node, inputs, product)
+        elif any(a is not b for a, b in zip(inputs, node.inputs)):
+            mapping[id(node)] = Node(
+                node.op, inputs, node.attrs, node.shape, node.dtype, node.location
+            )
+    if not mapping:
+        return graph
+    return with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
+
+
+def _body_product(node):
+    """The product a fused node's body computes (`_with_product`), or None."""
+    if node.op != "fused":
+        return None
+    return next((n for n in node.attrs["kernel"].body.nodes if n.op == "matmul"), None)
+
+
+def _without_product(node, inputs, product):
+    """The product of the fused `node` (reading `inputs`) as a node of its own, which a copy
+    of the kernel reads in the product's place; the product's operands stay the kernel's
+    inputs where its body reads them otherwise too."""
+    body = node.attrs["kernel"].body
+    operands = tuple(inputs[_position(body.inputs, o)] for o in product.inputs)
+    stored = Node(
+        product.op, operands, product.attrs, product.shape, product.dtype, product.location
+    )
+    read = {id(i) for n in body.nodes if n is not product for i in n.inputs}
+    read.update(id(o) for o in body.outputs)
+    kept = [(value, param) for value, param in zip(inputs, body.inputs) if id(param) in read]
+    new_inputs = [value for value, _ in kept] + [stored]
+    params = [_param(value, k) for k, value in enumerate(new_inputs)]
+    mapping = {id(param): new for (_, param), new in zip(kept, params)}
+    mapping[id(product)] = params[-1]
+    for value in body.nodes:
+        if id(value) in mapping or value.op == "input":
+            continue
+        copied = tuple(mapping[id(i)] if id(i) in mapping else i for i in value.inputs)
+        mapping[id(value)] = Node(
+            value.op, copied, value.attrs, value.shape, value.dtype, value.location
+        )
+    kernel = node.attrs["kernel"]
+    graph = with_outputs(params, [mapping[id(o)] for o in body.outputs])
+    kernel = type(kernel)(graph, kernel.name.replace("k_matmul_", "k_", 1))
+    attrs = {**node.attrs, "kernel": kernel}
+    return Node("fused", tuple(new_inputs), attrs, node.shape, node.dtype, node.location)
