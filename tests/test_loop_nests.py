@@ -452,3 +452,34 @@ def test_a_max_or_min_of_bools_compiles(reduce, reference):
     for g, want in zip(got, [reference(v), reference(v, axis=1), reference(v, axis=0)]):
         np.testing.assert_array_equal(g, want)
         assert g.dtype == np.bool_
+
+
+@pytest.mark.parametrize(
+    "shape, key",
+    [
+        ((1000,), np.s_[1:]),
+        ((1000,), np.s_[:-1]),
+        ((40, 30), np.s_[3:17, 5:]),
+        ((6, 40, 30), np.s_[:, 1:39, 2:29]),
+        ((40, 30), np.s_[10:10]),
+        ((40, 30), np.s_[::2, 1:]),
+        ((40, 30), np.s_[5, 1:]),
+    ],
+)
+def test_a_slices_gradient_zeroes_only_around_what_the_slice_read(shape, key):
+    """slice_grad writes each element once around a box of whole ranges (its zeros only
+    outside the box), else zeros everything first: numpy's values either way."""
+    x = np.random.default_rng(4).standard_normal(shape)
+
+    def gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.sin(x[key]))
+        return tape.gradient(y, x)
+
+    expected = np.zeros(shape)
+    expected[key] = np.cos(x[key])
+    compiled = tt.function(gradient, backend="c")
+    np.testing.assert_allclose(compiled(tt.constant(x)).numpy(), expected, rtol=1e-14, atol=0)
+    source = compiled.get_concrete_function(tt.constant(x)).c_source()
+    assert "slice_grad" in source or np.asarray(x[key]).size in (0, x.size)

@@ -516,12 +516,49 @@ def _slice_grad_kernel(g, index, shape):
 
 
 def _slice_grad_nests(node):
+    """Zeros where the slice did not read, then g where it did: around a box of whole ranges
+    (steps of 1, every size known), only the box's surroundings are zeroed (one write of
+    each element: the gradient of `x[1:]` zeroes one element, not all of them first);
+    around any other slice, every element first."""
     (g,) = node.inputs
-    zero = fill_nest(identity_map(len(node.shape)), node.shape, "0", loops_over(node.shape))
+    boxes = _surroundings(node.attrs["index"], node.shape)
+    if boxes is None:
+        boxes = [[(0, extent) for extent in node.shape]]
+    zeros = [
+        fill_nest(
+            tuple(Affine.index(k) + start for k, (start, _) in enumerate(box)),
+            node.shape,
+            "0",
+            [(INDEX[k], extent) for k, (_, extent) in enumerate(box)],
+        )
+        for box in boxes
+    ]
     index = identity_map(len(g.shape))
     target = slice_source_map(node.attrs["index"], index, len(node.shape))
     write = copy_nest("p0", g.shape, index, target, node.shape, loops_over(g.shape))
-    return [(storage(g.dtype), "p0")], [zero, write]
+    return [(storage(g.dtype), "p0")], [*zeros, write]
+
+
+def _surroundings(index, shape):
+    """The boxes [(start, extent) per axis] that cover `shape` outside the box a slice of
+    whole ranges reads (ranges of step 1 on leading axes, the others whole), none of them
+    empty; None for any other slice or a size not known."""
+    if not all(isinstance(size, int) for size in shape) or len(index) > len(shape):
+        return None
+    ranges = []
+    for item, size in zip((*index, *[(0, s, 1) for s in shape[len(index) :]]), shape):
+        if not isinstance(item, tuple) or item[2] != 1:
+            return None
+        start, stop = item[0], max(item[0], min(item[1], size))
+        ranges.append((start, stop - start))
+    boxes = []
+    for axis, (start, extent) in enumerate(ranges):
+        inside = ranges[:axis]
+        whole = [(0, size) for size in shape[axis + 1 :]]
+        for part in ((0, start), (start + extent, shape[axis] - start - extent)):
+            if part[1] > 0 and all(e > 0 for _, e in inside) and all(s > 0 for s in shape):
+                boxes.append([*inside, part, *whole])
+    return boxes
 
 
 SLICE_GRAD = primitive(
