@@ -111,7 +111,8 @@ def run_time_rule(dtype, a_shape, b_shape, ta, tb, threads_from):
     condition = (
         f"{fewest} < (double)m * n * k && "
         + (f"(double)m * n * k <= {most} && " if most else "")
-        + f"(double)m * n > {FEWEST_OUTPUTS} && {'k' if tb else 'n'} < {MOST_COLUMN_STEP}"
+        + f"(double)m * n > {FEWEST_OUTPUTS} && {'k' if tb else 'n'} < {MOST_COLUMN_STEP} && "
+        f"m <= {MOST_SIZE} && n <= {MOST_SIZE} && k <= {MOST_SIZE}"
     )
     a_steps = ("1", "m") if ta else ("k", "1")  # between op(a)'s rows, and its columns
     b_steps = ("1", "k") if tb else ("n", "1")

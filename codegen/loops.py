@@ -38,8 +38,9 @@ class LoopNest:
         self.nests = []  # [Nest]
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
         self.dim_params = ""  # `const int64_t d0, ` for each dimension known at run time
-        # (first, last): the C names of the rows its first loop runs from and to, where it
-        # computes a block of rows (a kernel that reads its body's product: row_products)
+        # (first, end): the C names of the first row its first loop runs over and of the row
+        # after its last, where it computes a block of rows (a kernel that reads its body's
+        # product: row_products)
         self.rows = None
         # it returns an error code (or 0): its loops have guards, and then run in order,
         # on one thread (a loop that may return cannot be vectorized or shared)
@@ -476,6 +477,13 @@ def reads_only_own_element(node, source, target=C_MODULE, shape=None):
         node, "probe", params, error=lambda exception, message: 0, target=target
     )
     if any(nest.accumulator is not None for nest in kernel.nests):
+        return False
+    product = body_product(node)  # (its operands are read whole rows at a time)
+    if product is not None and any(
+        i is source
+        for i, p in zip(node.inputs, node.attrs["kernel"].body.inputs)
+        if any(p is o for o in product.inputs)
+    ):
         return False
     own = {offset(identity_map(len(shape)), shape).key()}
     reads = [kernel.loads.get(p, set()) for p, i in zip(params, node.inputs) if i is source]

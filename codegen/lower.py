@@ -541,9 +541,9 @@ class _Lowering:
         text, returns_error = _render_kernel(node, name, self)
         if self.target is not EXPORTED_C and _light(node, self.target) and not _squares(node):
             text = _marked_light(name, text)
-        if written_over:  # (its signature: the line that declares `name`)
-            declaration = re.compile(rf"^static .*\b{name}\(.*$", re.M)
-            text = declaration.sub(lambda m: m.group(0).replace("*restrict ", "*"), text, 1)
+        if written_over:  # (its signature: the line that declares `name`, or its rows')
+            declaration = re.compile(rf"^static .*\b{name}(_rows)?\(.*$", re.M)
+            text = declaration.sub(lambda m: m.group(0).replace("*restrict ", "*"), text, 2)
         self.kernels.append((name, text))
         self.calls[name] = 1
         if not returns_error:
@@ -1158,6 +1158,8 @@ def _loop_kernel_text(node, name, lowering):
 
     kernel = written(name)
     if kernel.rows is not None:  # it computes the product its body holds
+        if lowering.target is EXPORTED_C or kernel.returns_error:
+            raise TypeError(f"{name}: a kernel computing a product is the C module's, unguarded")
         return row_products.kernel_text(node, name, kernel, lowering)
     if (
         lowering.target is not C_MODULE

@@ -77,7 +77,8 @@ def _block_product(product, a, b, ta, tb, lowering):
         call = form.context(product, lowering.blas)
         function = f"{call['variable']}[{call['index']}]"
         return _installed(call["geometry"], function, product, a, b)
-    own = _own(form.default.context(product, lowering.blas), product, a, b, ta, tb, lowering)
+    own_form = getattr(form, "default", form)  # (the C module's is `_InstalledOrTemplate`)
+    own = _own(own_form.context(product, lowering.blas), product, a, b, ta, tb, lowering)
     if template != "blocked_product_at_run_time.c.j2":
         return own
     chosen = form.context(product, lowering.blas)

@@ -545,6 +545,8 @@ def _surroundings(index, shape):
     empty; None for any other slice or a size not known."""
     if not all(isinstance(size, int) for size in shape) or len(index) > len(shape):
         return None
+    if 0 in shape:
+        return []  # no element to zero
     ranges = []
     for item, size in zip((*index, *[(0, s, 1) for s in shape[len(index) :]]), shape):
         if not isinstance(item, tuple) or item[2] != 1:
@@ -556,7 +558,7 @@ def _surroundings(index, shape):
         inside = ranges[:axis]
         whole = [(0, size) for size in shape[axis + 1 :]]
         for part in ((0, start), (start + extent, shape[axis] - start - extent)):
-            if part[1] > 0 and all(e > 0 for _, e in inside) and all(s > 0 for s in shape):
+            if part[1] > 0 and all(e > 0 for _, e in inside):
                 boxes.append([*inside, part, *whole])
     return boxes
 

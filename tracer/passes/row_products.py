@@ -8,7 +8,7 @@ that kernel is the product's only reader and reads each element of the product o
 it computes the same row (elementwise ops, and a reduction over the row), the product moves
 into the kernel's body:
 
-    %2 = matmul[transpose_b=True] %0, %1         %3 = fused[kernel=k_reduce_min_..] %0, %1, ..
+    %2 = matmul[transpose_b=True] %0, %1         %3 = fused[kernel=k_matmul_reduce_min_..] %0,..
     %3 = fused[kernel=k_reduce_min_..] %2, ..      %0, %1 = input ...
                                          =>       %2 = matmul[transpose_b=True] %0, %1
                                                    ... reduce_min[axis=(1,)] ...
@@ -21,6 +21,7 @@ product apart; exported C, written from the C module's graph, stores such produc
 (`products_stored`).
 """
 
+from codegen.row_products import ROWS_STEP
 from tracer.ir import Node, dims
 from tracer.ir.rewrite import with_outputs
 from tracer.ops.registry import OPS
@@ -32,6 +33,12 @@ MOST_DEPTH = 64
 # the caches between the two kernels.
 FEWEST_BYTES = 1 << 22
 FEWEST_COLUMNS = 8  # a product of fewer columns is a few matrix-vector products
+# The fewest rows of a product of known rows: two blocks (codegen/row_products.py), which two
+# threads share (each block's loops run on one).
+FEWEST_ROWS = 2 * ROWS_STEP
+# The most bytes of a block of a product of known columns: a block's buffer stays in the
+# second-level cache while the loops read it.
+MOST_BLOCK_BYTES = 1 << 21
 
 
 def products_in_rows(graph, hints):
@@ -74,9 +81,10 @@ def products_in_rows(graph, hints):
 
 def _is_row_product(node):
     """A single product of float32 or float64 matrices of that dtype, of a known short depth
-    (MOST_DEPTH) and a large result (FEWEST_BYTES, FEWEST_COLUMNS); or a result whose rows
-    or columns are known only when the module runs (a `TensorSpec(None)`, an automatic
-    dynamic dimension), which a small size then makes one block or a few."""
+    (MOST_DEPTH), of at least FEWEST_COLUMNS and FEWEST_ROWS and at most MOST_BLOCK_BYTES a
+    block where those are known, and a large result (FEWEST_BYTES) where both are; a result
+    whose sizes are known only when the module runs (a `TensorSpec(None)`, an automatic
+    dynamic dimension) is taken whatever they are (a small one is one block or a few)."""
     if node.op != "matmul" or node.dtype.name not in ("float32", "float64"):
         return False
     a, b = node.inputs
@@ -88,9 +96,12 @@ def _is_row_product(node):
     if not isinstance(depth, int) or not 0 < depth <= MOST_DEPTH:
         return False
     m, n = node.shape
-    if isinstance(n, int) and n < FEWEST_COLUMNS:
+    if isinstance(m, int) and m < FEWEST_ROWS:
         return False
-    return not dims.is_known(node.shape) or m * n * node.dtype.itemsize >= FEWEST_BYTES
+    itemsize = node.dtype.itemsize
+    if isinstance(n, int) and not FEWEST_COLUMNS <= n <= MOST_BLOCK_BYTES // (itemsize * ROWS_STEP):
+        return False
+    return not dims.is_known(node.shape) or m * n * itemsize >= FEWEST_BYTES
 
 
 def _takes_product(node, position, hints):
@@ -167,7 +178,8 @@ def _with_product(node, position):
     kernel = node.attrs["kernel"]
     graph = with_outputs(params, [mapping[id(o)] for o in body.outputs])
     kernel = type(kernel)(graph, kernel.name.replace("k_", "k_matmul_", 1))
-    return Node("fused", tuple(inputs), {"kernel": kernel}, node.shape, node.dtype, node.location)
+    attrs = {**node.attrs, "kernel": kernel}
+    return Node("fused", tuple(inputs), attrs, node.shape, node.dtype, node.location)
 
 
 def _position(values, value):
