@@ -168,18 +168,24 @@ def _with_product(node, position):
     mapping[id(body.inputs[position])] = Node(
         product.op, operands, product.attrs, product.shape, product.dtype, product.location
     )
+    kernel = node.attrs["kernel"]
+    graph = _copied(body, params, mapping)
+    kernel = type(kernel)(graph, kernel.name.replace("k_", "k_matmul_", 1))
+    attrs = {**node.attrs, "kernel": kernel}
+    return Node("fused", tuple(inputs), attrs, node.shape, node.dtype, node.location)
+
+
+def _copied(body, params, mapping):
+    """The graph over `params` of a copy of `body`, whose inputs (and product) `mapping`
+    maps (id -> their node in the copy): each other node copied after its inputs."""
     for value in body.nodes:
-        if id(value) in mapping:
+        if id(value) in mapping or value.op == "input":
             continue
         copied = tuple(mapping.get(id(i), i) for i in value.inputs)
         mapping[id(value)] = Node(
             value.op, copied, value.attrs, value.shape, value.dtype, value.location
         )
-    kernel = node.attrs["kernel"]
-    graph = with_outputs(params, [mapping[id(o)] for o in body.outputs])
-    kernel = type(kernel)(graph, kernel.name.replace("k_", "k_matmul_", 1))
-    attrs = {**node.attrs, "kernel": kernel}
-    return Node("fused", tuple(inputs), attrs, node.shape, node.dtype, node.location)
+    return with_outputs(params, [mapping[id(o)] for o in body.outputs])
 
 
 def _position(values, value):
@@ -234,15 +240,8 @@ def _without_product(node, inputs, product):
     params = [_param(value, k) for k, value in enumerate(new_inputs)]
     mapping = {id(param): new for (_, param), new in zip(kept, params)}
     mapping[id(product)] = params[-1]
-    for value in body.nodes:
-        if id(value) in mapping or value.op == "input":
-            continue
-        copied = tuple(mapping[id(i)] if id(i) in mapping else i for i in value.inputs)
-        mapping[id(value)] = Node(
-            value.op, copied, value.attrs, value.shape, value.dtype, value.location
-        )
     kernel = node.attrs["kernel"]
-    graph = with_outputs(params, [mapping[id(o)] for o in body.outputs])
+    graph = _copied(body, params, mapping)
     kernel = type(kernel)(graph, kernel.name.replace("k_matmul_", "k_", 1))
     attrs = {**node.attrs, "kernel": kernel}
     return Node("fused", tuple(new_inputs), attrs, node.shape, node.dtype, node.location)
