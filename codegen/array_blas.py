@@ -13,9 +13,10 @@ runtime/thread_pools.py), called through cffi, with nothing to compile: below
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
 compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). Where the
-CPU has AVX-512, products of up to 2^27 multiply-adds, and batches of smaller ones, are one
-call of the installed kernel `blocked_products` instead (codegen/blocked_products.py says
-which), as in compiled modules. Smaller single products stay numpy's, which computes them
+CPU has AVX-512, products of up to 2^27 multiply-adds (of any size where the BLAS runs no
+AVX-512 kernels of its own), and batches of smaller ones, are one call of the installed
+kernel `blocked_products` instead (codegen/blocked_products.py says which), as in compiled
+modules. Smaller single products stay numpy's, which computes them
 on the calling thread with less overhead than a call through cffi.
 
 A product is routed by its sizes alone, so a given product always comes from the same
