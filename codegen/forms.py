@@ -125,11 +125,18 @@ class Template(Form):
 
 
 class LoopNests(Form):
-    """`nests(node) -> ([(C type, parameter name)], [codegen.loops.Nest])`."""
+    """`nests(node) -> ([(C type, parameter name)], [codegen.loops.Nest])`.
 
-    def __init__(self, nests, helpers=()):
+    `holds(node) -> {input position: element offset}` names the inputs that the result
+    holds whole, as one contiguous run of its elements from that offset (a concat's parts):
+    the lowering may compute such an input straight into the result's storage
+    (codegen/placement.py), and then asks `nests(node, placed)` for the code without the
+    parameters and the copies of the inputs at the positions `placed`."""
+
+    def __init__(self, nests, helpers=(), holds=None):
         self.nests = nests
         self.helpers = tuple(helpers)
+        self.holds = holds
 
 
 class FusedBody(Form):

@@ -22,7 +22,16 @@ import re
 
 import numpy as np
 
-from codegen import compact, conv_kernels, libc, row_products, subnormals, templates, units
+from codegen import (
+    compact,
+    conv_kernels,
+    libc,
+    placement,
+    row_products,
+    subnormals,
+    templates,
+    units,
+)
 from codegen.ctypes import storage
 from codegen.forms import (
     LOOP_FORMS,
@@ -162,7 +171,14 @@ class BufferPlan:
         self.held_layouts = {}
         stored_elsewhere = {**self.buffer_args, **self.in_place}
         self.layout = _Layout(
-            graph, computed, aliases, stored_elsewhere, (), self.held_layouts, target
+            graph,
+            computed,
+            aliases,
+            stored_elsewhere,
+            (),
+            self.held_layouts,
+            target,
+            output_buffers=self.buffer_args,
         )
 
 
@@ -365,6 +381,8 @@ class _Lowering:
         # id(node) of the held graphs' values written over an input (`_Layout.written_over`):
         # their kernels' pointers are not `restrict` (see `kernel`)
         self.written_over = set()
+        # id(node) -> the positions of its inputs computed in its storage (codegen/placement.py)
+        self.placed = {}
         self.nested_constants = {}  # id(const node of a held graph) -> its pointer
 
     def fresh(self, stem):
@@ -474,8 +492,15 @@ class _Lowering:
         if isinstance(form, Structured):
             site = StructuredSite(self, node, pointers)
             return [f"/* {_step_comment(node)} */", *form.emit(node, site)], None
+        placed = self.placed.get(id(node), ())
+        if placed and not form.nests(node, placed)[1]:  # every element computed in place
+            return [f"/* {_step_comment(node)}: computed in place */"], None
         name, returns_error = self.kernel(node, id(node) in self.written_over)
-        operands = [(_pointer_type(i), pointers[id(i)]) for i in node.inputs]
+        operands = [
+            (_pointer_type(i), pointers[id(i)])
+            for k, i in enumerate(node.inputs)
+            if k not in placed
+        ]
         if _has_results(node):  # a kernel of several values, each in its own block
             parts = zip(node.dtype.parts, self.results[id(node)])
             operands += [(f"{storage(dtype)} *", pointer) for (_, dtype), pointer in parts]
@@ -532,7 +557,7 @@ class _Lowering:
         compiler that inlines it into a loop may keep that input's value from an earlier
         iteration in a register (a store through one `restrict` pointer is not expected
         to change what another reads)."""
-        key = (_kernel_key(node, self.target), written_over)
+        key = (_kernel_key(node, self.target), written_over, self.placed.get(id(node)))
         known = self.kernel_names.get(key)
         if known is not None:
             self.calls[known[0]] += 1
@@ -929,10 +954,22 @@ class _Layout:
     which the graphs it holds lay out their own values (`_Layout`s of their own, planned
     first, so that the area's size is known). Values in `kept` (a held graph's outputs)
     live to the end; those `stored_elsewhere` (the module's output buffers, a held graph's
-    outputs `written_over` the storage of its inputs) take no block.
+    outputs `written_over` the storage of its inputs) take no block. A part computed in the
+    storage of a value that holds it (codegen/placement.py) takes none either: its holder's
+    block (or output buffer, among `output_buffers`) serves it, from the part's step.
     """
 
-    def __init__(self, graph, computed, aliases, stored_elsewhere, kept, held_layouts, target):
+    def __init__(
+        self,
+        graph,
+        computed,
+        aliases,
+        stored_elsewhere,
+        kept,
+        held_layouts,
+        target,
+        output_buffers=(),
+    ):
         self.graph = graph
         # id(output of a held graph) -> the position of the input whose storage it is written
         # over (Structured.carried)
@@ -941,6 +978,9 @@ class _Layout:
         self.computed = computed
         self.aliases = aliases
         self.stored_elsewhere = stored_elsewhere
+        self.placed, self.holders = placement.placed_parts(
+            graph, computed, stored_elsewhere, output_buffers, target
+        )
         self.projections = {}  # id(node of several results) -> the `get`s of its results
         for g in graph.nodes:
             if isinstance(target.form_for(g.op), Projection):
@@ -952,19 +992,23 @@ class _Layout:
         for output in kept:
             last_use[self._key(output)] = len(computed)
         requests = []  # (key, bytes, first step, last step)
+        first_steps = self._first_part_steps()
         for step, node in enumerate(computed):
+            if id(node) in self.placed:
+                continue
             if _has_results(node):
                 for k, (shape, dtype) in enumerate(node.dtype.parts):
                     key = (id(node), k)
-                    if not self._stored_elsewhere(node, k):
-                        requests.append(
-                            (key, _bytes_of(shape, dtype), step, last_use.get(key, step))
-                        )
+                    if self._placed_result(node, k) or self._stored_elsewhere(node, k):
+                        continue
+                    requests.append((key, _bytes_of(shape, dtype), step, last_use.get(key, step)))
             if _is_structured(node, target):
                 size = self._scratch_size(node, held_layouts, target)
                 requests.append((("scratch", id(node)), size, step, step))
             elif not _has_results(node) and id(node) not in stored_elsewhere:
-                requests.append((id(node), _bytes(node), step, last_use.get(id(node), step)))
+                first = first_steps.get(id(node), step)  # a holder: from its first part's step
+                requests.append((id(node), _bytes(node), first, last_use.get(id(node), step)))
+        requests.sort(key=lambda request: request[2])  # (stable: in step order)
         self.placement, self.blocks = _best_fit(requests)
         self.offsets, self.size = _packed(self.blocks)
 
@@ -972,9 +1016,29 @@ class _Layout:
         """What a value's block is found by: the node, or for a `get`, (its op's node, index)."""
         if id(value) in self.aliases:
             value = _source(id(value), self.aliases)
+        if id(value) in self.placed:
+            value = self.placed[id(value)][0]
         if isinstance(self.target.form_for(value.op), Projection):
             return (id(value.inputs[0]), value.attrs["index"])
         return id(value)
+
+    def _placed_result(self, node, k):
+        """Whether result `k` of `node` is computed in the storage of a value holding it."""
+        return any(
+            g.attrs["index"] == k and id(g) in self.placed
+            for g in self.projections.get(id(node), ())
+        )
+
+    def _first_part_steps(self):
+        """id(holder) -> the step of its first part computed in its storage."""
+        step_of = {id(node): step for step, node in enumerate(self.computed)}
+        first = {}
+        for node in self.graph.nodes:
+            if id(node) in self.placed:
+                step = step_of[id(node.inputs[0] if node.op == "get" else node)]
+                holder = id(self.placed[id(node)][0])
+                first[holder] = min(first.get(holder, step), step)
+        return first
 
     def _stored_elsewhere(self, node, k):
         return any(
@@ -1010,6 +1074,11 @@ class _Layout:
         for key, block in self.placement.items():
             if isinstance(key, int):
                 pointers[key] = block_pointer(block)
+        for key, (holder, offset) in self.placed.items():
+            pointers[key] = (
+                f"({pointers[id(holder)]} + {offset})" if offset else pointers[id(holder)]
+            )
+        lowering.placed.update(self.holders)
         for node in self.computed:
             if _has_results(node):
                 results = []
@@ -1122,7 +1191,8 @@ def _kernel_text(node, name, lowering):
             lowering.shared_kernel(*shared)
         return text, form.error is not None
     if isinstance(form, LoopNests):
-        params, nests = form.nests(node)
+        placed = lowering.placed.get(id(node))
+        params, nests = form.nests(node, placed) if placed else form.nests(node)
         kernel = LoopNest(name, params, [(storage(node.dtype), "out")], comment(node))
         kernel.nests = nests
         kernel.dim_params = lowering.dim_params

@@ -452,10 +452,15 @@ def _slice_simplify(node):
 def _block_offset(node):
     """The element offset of a slice that is one contiguous block of its input (single
     positions, then one range of step 1, then whole axes), or None."""
-    shape = node.inputs[0].shape
+    return block_offset(node.attrs["index"], node.inputs[0].shape)
+
+
+def block_offset(index, shape):
+    """The element offset in an array of `shape` of the elements `index` (canonical) picks,
+    where they are one contiguous block of it, else None."""
     if not all(isinstance(size, int) for size in shape):
         return None
-    items = [item for item in node.attrs["index"] if item is not None]
+    items = [item for item in index if item is not None]
     items += [(0, size, 1) for size in shape[len(items) :]]
     offset, spread = 0, False
     for axis, item in enumerate(items):
@@ -515,11 +520,22 @@ def _slice_grad_kernel(g, index, shape):
     return out
 
 
-def _slice_grad_nests(node):
+def _slice_grad_holds(node):
+    """{0: offset} where the slice read one contiguous block of whole ranges, whose
+    surroundings alone the kernel zeroes (codegen.forms.LoopNests)."""
+    index = node.attrs["index"]
+    if dims.size(node.inputs[0].shape) == 0 or _surroundings(index, node.shape) is None:
+        return {}
+    offset = block_offset(index, node.shape)
+    return {} if offset is None else {0: offset}
+
+
+def _slice_grad_nests(node, placed=frozenset()):
     """Zeros where the slice did not read, then g where it did: around a box of whole ranges
     (steps of 1, every size known), only the box's surroundings are zeroed (one write of
     each element: the gradient of `x[1:]` zeroes one element, not all of them first);
-    around any other slice, every element first."""
+    around any other slice, every element first. Where g was computed in place (`placed`),
+    only the zeros."""
     (g,) = node.inputs
     boxes = _surroundings(node.attrs["index"], node.shape)
     if boxes is None:
@@ -533,6 +549,8 @@ def _slice_grad_nests(node):
         )
         for box in boxes
     ]
+    if placed:
+        return [], zeros
     index = identity_map(len(g.shape))
     target = slice_source_map(node.attrs["index"], index, len(node.shape))
     write = copy_nest("p0", g.shape, index, target, node.shape, loops_over(g.shape))
@@ -541,8 +559,10 @@ def _slice_grad_nests(node):
 
 def _surroundings(index, shape):
     """The boxes [(start, extent) per axis] that cover `shape` outside the box a slice of
-    whole ranges reads (ranges of step 1 on leading axes, the others whole), none of them
-    empty; None for any other slice or a size not known."""
+    whole ranges reads (positions and ranges of step 1 on leading axes, the others whole),
+    none of them empty; None for any other slice or a size not known."""
+    index = [(item, item + 1, 1) if type(item) is int else item for item in index]
+    index = [item for item in index if item is not None]
     if not all(isinstance(size, int) for size in shape) or len(index) > len(shape):
         return None
     if 0 in shape:
@@ -571,7 +591,7 @@ SLICE_GRAD = primitive(
     batch=_slice_grad_batch,
     simplify=_slice_grad_simplify,
     kernel=_slice_grad_kernel,
-    c=forms.LoopNests(_slice_grad_nests),
+    c=forms.LoopNests(_slice_grad_nests, holds=_slice_grad_holds),
 )
 
 

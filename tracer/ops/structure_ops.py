@@ -6,6 +6,7 @@ from codegen import forms
 from codegen.ctypes import storage
 from codegen.loops import copy_nest, identity_map, loops_over
 from tracer.errors import InvalidArgumentError, mixed
+from tracer.ir import dims
 from tracer.ops import array_ops, shapes
 from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.convert import as_tensors
@@ -17,15 +18,15 @@ from tracer.ops.tangent_rules import LINEAR
 
 def _infer_concat(attrs, *inputs):
     axis = attrs["axis"]
-    dims = [tuple(t.shape) for t in inputs]  # each read once: an eager `.shape` is made anew
-    first = dims[0]
+    shapes_given = [tuple(t.shape) for t in inputs]  # each read once: an eager `.shape` is new
+    first = shapes_given[0]
     before, after = first[:axis], first[axis + 1 :]
     dtype = shapes.same_dtype(*inputs)
-    for other in dims[1:]:
+    for other in shapes_given[1:]:
         if len(other) != len(first) or other[:axis] != before or other[axis + 1 :] != after:
             listed = ", ".join(str(t.shape) for t in inputs)
             raise ValueError(f"shapes {listed} differ outside axis {axis}")
-    size = sum(d[axis] for d in dims)
+    size = sum(d[axis] for d in shapes_given)
     return before + (size,) + after, dtype
 
 
@@ -50,17 +51,32 @@ def _concat_batch(node, args, flags, size):
     return apply(CONCAT, tuple(full), {"axis": node.attrs["axis"] + 1})
 
 
-def _concat_nests(node):
-    """One copying nest per part, each writing at its offset along the axis."""
+def _concat_holds(node):
+    """{position: element offset} of the parts that are contiguous runs of the result: all
+    of them where the axes before the joined one have one element (codegen.forms.LoopNests).
+    """
+    axis, shape = node.attrs["axis"], node.shape
+    if not dims.is_known(shape) or any(size != 1 for size in shape[:axis]):
+        return {}
+    row = dims.size(shape[axis + 1 :])
+    starts = np.cumsum([0, *(part.shape[axis] for part in node.inputs)])
+    return {k: int(starts[k]) * row for k, part in enumerate(node.inputs) if part.shape[axis]}
+
+
+def _concat_nests(node, placed=frozenset()):
+    """One copying nest per part, each writing at its offset along the axis; none for the
+    parts computed in place (`placed`)."""
     axis, start, nests, params = node.attrs["axis"], 0, [], []
     for k, part in enumerate(node.inputs):
         index = identity_map(len(part.shape))
         shifted = tuple(a + start if d == axis else a for d, a in enumerate(index))
+        start += part.shape[axis]
+        if k in placed:
+            continue
         nests.append(
             copy_nest(f"p{k}", part.shape, index, shifted, node.shape, loops_over(part.shape))
         )
         params.append((storage(part.dtype), f"p{k}"))
-        start += part.shape[axis]
     return params, nests
 
 
@@ -72,7 +88,7 @@ CONCAT = primitive(
     jvp=LINEAR,
     batch=_concat_batch,
     kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
-    c=forms.LoopNests(_concat_nests),
+    c=forms.LoopNests(_concat_nests, holds=_concat_holds),
 )
 
 
