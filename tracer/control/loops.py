@@ -50,8 +50,8 @@ from tracer.control.region import (
 )
 from tracer.control.region_batching import batch_while
 from tracer.control.subgraph import tensors_of, trace_function
-from tracer.ir import Node, Subgraph, TupleType, dims
-from tracer.ir.rewrite import bypassed, with_outputs
+from tracer.ir import Literal, Node, Subgraph, TupleType, dims
+from tracer.ir.rewrite import bypassed, on_new_inputs, with_outputs
 from tracer.ops import array_ops, convert, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, apply_symbolic, execute_graph
 from tracer.ops.registry import ALL_INPUTS_AND_OUT, primitive
@@ -387,6 +387,40 @@ def _while_kernel(*inputs, cond, body, n_vars, maximum_iterations, capacity, sta
     return TupleValue([*variables, np.int64(count), *stacks, *strides])
 
 
+def _run_once(node, simplified):
+    """The results of a loop that runs exactly once (at most one iteration, and a condition
+    that its initial values make a known True), made of the body's nodes on those values:
+    the variables' next values, a count of 1, and stacks of one row, the initial values.
+    None for any other loop. (The simplification pass asks: `OpDef.resolve`.)"""
+    attrs = node.attrs
+    if attrs["maximum_iterations"] != 1 or (attrs["stacked"] and attrs["capacity"] != 1):
+        return None
+    (pred,) = _inlined(attrs["cond"].graph, node.inputs, simplified)
+    if pred.op != "const" or not bool(pred.attrs["value"].array):
+        return None
+    n = attrs["n_vars"]
+    one = Node("const", (), {"value": Literal(np.int64(1))}, (), dtypes.int64, node.location)
+    results = [*_inlined(attrs["body"].graph, node.inputs, simplified), one]
+    if attrs["stacked"]:
+        for value in node.inputs[:n]:
+            shape = (1, *value.shape)
+            results.append(
+                Node("reshape", (value,), {"shape": shape}, shape, value.dtype, node.location)
+            )
+        results.append(one)  # the stride
+    return results
+
+
+def _inlined(graph, inputs, simplified):
+    """The outputs of the held `graph` computed on `inputs`, nodes of the graph around it,
+    each new node `simplified`."""
+    mapping = {id(n): value for n, value in zip(graph.inputs, inputs)}
+    for node in graph.nodes:
+        if id(node) not in mapping:
+            mapping[id(node)] = simplified(on_new_inputs(node, mapping))
+    return [mapping[id(o)] for o in graph.outputs]
+
+
 def _narrow_while(node, used):
     """The loop without what no `get` reads: its stacks when none is read, and the loop
     variables (and captures) that neither a read result, nor the condition, nor another
@@ -637,4 +671,5 @@ WHILE = primitive(
     kernel=_while_kernel,
     c=forms.Structured(_emit_while, carried=lambda node: {"body": _variables_written_back(node)}),
     narrow=_narrow_while,
+    resolve=_run_once,
 )

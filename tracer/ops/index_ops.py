@@ -8,7 +8,7 @@ from runtime.kernels import element_array
 from tracer import dtypes
 from tracer.dtypes import as_dtype
 from tracer.errors import as_tf
-from tracer.ir import dims
+from tracer.ir import dims, match
 from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
@@ -67,6 +67,19 @@ def _infer_gather(attrs, params, indices):
     return params.shape[:axis] + tuple(indices.shape) + params.shape[axis + 1 :], params.dtype
 
 
+def _gather_simplify(node):
+    """gather at one known position in range is that slice of params (x[k], a view)."""
+    params, indices = node.inputs
+    k, axis = match.literal(indices), node.attrs["axis"]
+    size = params.shape[axis]
+    if k is None or np.ndim(k) != 0 or not isinstance(size, int) or not 0 <= int(k) < size:
+        return None
+    if not all(isinstance(s, int) for s in params.shape[:axis]):
+        return None
+    index = (*((0, s, 1) for s in params.shape[:axis]), int(k))
+    return match.derived(node, "slice", (params,), node.shape, index=index)
+
+
 def _gather_batch(node, args, flags, size):
     if flags[1]:
         raise NotVectorizable("gather with batched indices")
@@ -86,6 +99,7 @@ GATHER = primitive(
     saves=(1,),
     jvp=LINEAR,
     batch=_gather_batch,
+    simplify=_gather_simplify,
     kernel=lambda params, indices, axis: element_array(
         np.take(params, _checked("gather", indices, params.shape[axis]), axis=axis)
     ),

@@ -16,6 +16,10 @@ A declaration holds everything tracer knows about the op:
   gets `g` as a `tuple_ops.TupleCotangent`.
 - `narrow(node, used) -> node or None`: for an op with several results, the node without
   the results no `get` reads (`used`: the indices read); dead-code elimination asks.
+- `resolve(node, simplified) -> [one node per result] or None`: for an op with several
+  results, those results made of other nodes where the op needs no node of its own (a loop
+  that runs once is its body); the simplification pass asks, and passes `simplified(node)`,
+  its rules and folding, for the nodes the answer makes.
 - `expand(node, tensors) -> Tensor, or core.Results of a node of several`: how the node runs
   on Tensors through the op path (`core.execute_graph`) instead of by its kernel: an op
   that runs the user's Python (a custom gradient's function) runs it there, so that the
@@ -89,6 +93,7 @@ class OpDef:
         "narrow",
         "expand",
         "decompose",
+        "resolve",
     )
 
     def __init__(
@@ -105,6 +110,7 @@ class OpDef:
         narrow=None,
         expand=None,
         decompose=None,
+        resolve=None,
     ):
         self.name = name
         self.infer = infer
@@ -118,6 +124,7 @@ class OpDef:
         self.narrow = narrow
         self.expand = expand
         self.decompose = decompose
+        self.resolve = resolve
 
     @property
     def elementwise(self):
@@ -144,6 +151,7 @@ def primitive(
     narrow=None,
     expand=None,
     decompose=None,
+    resolve=None,
     strings=False,
 ):
     """Declare primitive `name` and register its kernel and C form; returns its OpDef.
@@ -172,6 +180,7 @@ def primitive(
         narrow,
         expand,
         decompose,
+        resolve,
     )
     if infix is not None and infix not in INFIX_OPERATORS:
         raise ValueError(

@@ -10,10 +10,13 @@
     %8 = reshape (transpose (reshape %0))  =>  transpose %0   (the reshapes only add unit axes)
     %9 = matmul (mul E, %u), %w  =>  mul %u', %w'   (E a jacobian's one-hot seeds: seed_ops.py)
     %6 = add 2.0, 3.0         =>  5.0             (every input a known constant)
+    %3 = get[index=0] (while[maximum_iterations=1] ...)  =>  the body's value (it runs once)
 
 The rules are declared with their ops (`OpDef.simplify`, in `tracer/ops/`); this pass applies
 them node by node, each to its result again (a bounded number of times), and folds nodes
-whose inputs are all known constants. Each rule but folding keeps the value bit for bit
+whose inputs are all known constants. A node of several results whose op can `resolve`
+them (a loop that runs once: tracer/control/loops.py) is replaced, in the `get`s that read
+it, by the nodes that compute them. Each rule but folding keeps the value bit for bit
 (x * 1 is x, also for NaN and -0.0 * 1; rules that would change a signed zero are left
 out), and a rule's result has the node's own shape and dtype.
 """
@@ -32,7 +35,20 @@ _REWRITES_PER_NODE = 4  # a rule's result may be matched by another rule, a few 
 
 
 def simplify(graph):
-    return rebuild(graph, _simplify_node)
+    resolved = {}  # id(node of several results) -> the nodes of its results
+
+    def rewrite(node):
+        if node.op == "get" and id(node.inputs[0]) in resolved:
+            return resolved[id(node.inputs[0])][node.attrs["index"]]
+        node = _simplify_node(node)
+        resolve = OPS[node.op].resolve if node.op not in LEAF_OPS else None
+        if resolve is not None:
+            results = resolve(node, _simplify_node)
+            if results is not None:
+                resolved[id(node)] = results
+        return node
+
+    return rebuild(graph, rewrite)
 
 
 def _simplify_node(node):
