@@ -492,15 +492,20 @@ def reads_only_own_element(node, source, target=C_MODULE, shape=None):
 
 def parallel_kind(nest):
     """How the nest runs on threads (Nest.parallel), and for sizes known only when the code
-    runs, the OpenMP `if` clause that leaves small runs on one thread (Nest.parallel_if)."""
+    runs, the OpenMP `if` clause that leaves runs of fewer than PARALLEL_MIN iterations on
+    one thread (Nest.parallel_if), whatever size the dims' stand-in estimates: a function
+    of automatic dynamic shapes is called on large arrays as often as on small ones. The
+    clause names `parallel`: one without the name would turn a combined `parallel for simd`
+    loop's vectors off too where it is false (OpenMP 5's `if` applies to every construct
+    that takes one)."""
     extents = [e for _, e in [*nest.loops, *nest.reduced_loops]]
     if nest.column:
         extents.append(nest.column.extent)
     iterations = dims.size(extents)
-    if _estimate(iterations) < PARALLEL_MIN:
-        return ""
     if isinstance(iterations, dims.Dim):
-        nest.parallel_if = f" if({iterations} >= {PARALLEL_MIN})"
+        nest.parallel_if = f" if(parallel: {iterations} >= {PARALLEL_MIN})"
+    elif iterations < PARALLEL_MIN:
+        return ""
     if nest.loops and _estimate(nest.loops[0][1]) >= 2:
         shares = _estimate(nest.loops[0][1])
         if nest.tile and len(nest.loops) == 2:  # the first loop is the outer tiles'

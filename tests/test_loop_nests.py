@@ -483,3 +483,25 @@ def test_a_slices_gradient_zeroes_only_around_what_the_slice_read(shape, key):
     np.testing.assert_allclose(compiled(tt.constant(x)).numpy(), expected, rtol=1e-14, atol=0)
     source = compiled.get_concrete_function(tt.constant(x)).c_source()
     assert "slice_grad" in source or np.asarray(x[key]).size in (0, x.size)
+
+
+def test_loops_of_sizes_known_at_run_time_take_threads_from_parallel_min():
+    """A loop whose length is known only when the module runs (a `[None]` signature, or
+    automatic dynamic shapes) is shared among threads where it runs PARALLEL_MIN iterations
+    or more, whatever the dims' stand-in estimates; the `if` clause names `parallel`, so
+    that the loop keeps its vectors where it runs on one thread. numpy's values either side."""
+
+    @tt.function(input_signature=[tt.TensorSpec([None], tt.float64)], backend="c")
+    def lse(x):
+        a = tt.reduce_max(x)
+        return tt.exp(x - a) * 2.0, a + tt.math.log(tt.reduce_sum(tt.exp(x - a)))
+
+    source = lse.get_concrete_function().c_source()
+    clauses = re.findall(r"#pragma omp parallel for[^\n]*", source)
+    assert len(clauses) == 3, clauses  # the max, the elementwise loop and the sum
+    assert all(f"if(parallel: d0 >= {PARALLEL_MIN})" in clause for clause in clauses)
+    for n in (1000, PARALLEL_MIN + 12345):
+        x = rng.standard_normal(n)
+        scaled, value = lse(tt.constant(x))
+        np.testing.assert_allclose(scaled.numpy(), np.exp(x - x.max()) * 2.0, rtol=1e-15)
+        np.testing.assert_allclose(value.numpy(), np.log(np.sum(np.exp(x))), rtol=1e-13)
