@@ -11,6 +11,7 @@ where there is one, and this table's otherwise.
     Generator    an op whose elements are a function of their index alone (a jacobian's
                  seeds): computed inside the loops that read them, never stored
     View         a data-movement op fused loops read through: its input at a remapped index
+    Pieces       a concat: a kernel of its own, or, fused, its inputs read where each lies
     Reduction    the accumulation that ends a fused loop nest
     Template     a C function of its own, from a template in `templates/`
     LoopNests    a C function of its own, made of loop nests (`templates/loops.c.j2`)
@@ -137,6 +138,18 @@ class LoopNests(Form):
         self.nests = nests
         self.helpers = tuple(helpers)
         self.holds = holds
+
+
+class Pieces(LoopNests):
+    """An op whose result is its inputs side by side along one axis (a concat): a kernel of
+    its own where it is stored (LoopNests), and inside a fused kernel's loops, each input
+    read where its range is (`pieces(node) -> (axis, [(start, stop) of each input])`): the
+    loops are cut where the range read changes, so that each part of them reads one input
+    (codegen/loops.py)."""
+
+    def __init__(self, nests, pieces, holds=None):
+        super().__init__(nests, holds=holds)
+        self.pieces = pieces
 
 
 class FusedBody(Form):

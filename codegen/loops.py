@@ -21,7 +21,7 @@ import re
 
 from codegen.affine import Affine, broadcast_map, offset
 from codegen.ctypes import compute, literal, storage
-from codegen.forms import LOOP_FORMS, Expression, Generator, Helper, Reduction, View, tag
+from codegen.forms import LOOP_FORMS, Expression, Generator, Helper, Pieces, Reduction, View, tag
 from codegen.targets import C_MODULE, EXPORTED_C
 from tracer.ir import dims
 from tracer.ir.source import format_location
@@ -37,6 +37,9 @@ class LoopNest:
         self.comment = comment
         self.nests = []  # [Nest]
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
+        # parameters no loop reads (a concat's input where the kernel reads other parts of
+        # it only): `(void)` in C, for compilers that warn of an unused parameter
+        self.unread = ()
         self.dim_params = ""  # `const int64_t d0, ` for each dimension known at run time
         # (first, end): the C names of the first row its first loop runs over and of the row
         # after its last, where it computes a block of rows (a kernel that reads its body's
@@ -190,6 +193,16 @@ class Emitter:
         self.folded = frozenset()  # axes whose loops fold into others: left out of offsets
         self.indexed = False  # some statement names loop indices itself (a Generator's)
         self.calls_libm = False  # some statement calls a math library function (`costly`)
+        # the extent of each loop, where a concat is read piecewise (`_piece`)
+        self.extents = ()
+
+    def fresh(self):
+        """An Emitter of the same settings with no statements yet (another box's loops)."""
+        other = Emitter({}, self.error, mask=self.mask)
+        other.params, other.form_for, other.names = self.params, self.form_for, self.names
+        other.in_blocks, other.folded = self.in_blocks, self.folded
+        other.on_grid = None if self.on_grid is None else set()
+        return other
 
     def value(self, node, index_map):
         """The C expression (a temporary or a literal) of `node` at `index_map`.
@@ -226,7 +239,40 @@ class Emitter:
         form = self.form_for(node.op)
         if isinstance(form, View):
             return [(node.inputs[0], form.index_map(node, index_map))]
+        if isinstance(form, Pieces):
+            return [self._piece(node, form, index_map)]
         return [(i, broadcast_map(index_map, node.shape, i.shape)) for i in node.inputs]
+
+    def _piece(self, node, form, index_map):
+        """(the input of the concat `node` read at `index_map` in these loops, its index
+        map): the one whose range holds every position the joined axis's index takes, or
+        PiecesCut, where the loop that index follows must be cut first."""
+        axis, ranges = form.pieces(node)
+        at = index_map[axis]
+        if not self.extents:
+            raise TypeError(f"{node.op}: read piecewise in loops that accumulate (fusion's error)")
+        if 0 in self.extents:  # loops that never run: any input will do
+            return node.inputs[0], index_map
+        low = high = at.constant
+        for loop, c in at.terms:
+            low, high = (
+                low + min(0, c * (self.extents[loop] - 1)),
+                high + max(0, c * (self.extents[loop] - 1)),
+            )
+        for k, (start, stop) in enumerate(ranges):
+            if start <= low and high < stop:
+                shifted = (*index_map[:axis], at + (-start), *index_map[axis + 1 :])
+                return node.inputs[k], shifted
+        if len(at.terms) != 1:
+            raise TypeError(f"{node.op}: a joined axis read across several loops at once")
+        ((loop, c),) = at.terms
+        # the first iteration of `loop` at which the index reaches each range's start
+        starts = [start for start, _ in ranges[1:] if low < start <= high]
+        cuts = [
+            -(-(start - at.constant) // c) if c > 0 else (start - at.constant) // c + 1
+            for start in starts
+        ]
+        raise PiecesCut(loop, cuts)
 
     def _reads_flat(self, node):
         """A view of a stored value that reads it by flat offset (a reshape of a buffer)."""
@@ -245,7 +291,7 @@ class Emitter:
             name, source = self.params[id(node.inputs[0])]
             return self._load(name, source, offset(index_map, node.shape))
         form = self.form_for(node.op)
-        if isinstance(form, View):
+        if isinstance(form, (View, Pieces)):
             return operands[0]
         if isinstance(form, Generator):
             self.indexed = True
@@ -312,6 +358,16 @@ class Emitter:
             note = f"{self.names.get(id(node), '')} {node.op}  {where}".strip()
         self.statements.append((text, note))
         return name
+
+
+class PiecesCut(Exception):
+    """A concat read across the boundary of two of its inputs in the loops being written:
+    `loop` must be cut at the iterations `cuts` (counted from the loop's own start)."""
+
+    def __init__(self, loop, cuts):
+        super().__init__(loop, cuts)
+        self.loop = loop
+        self.cuts = cuts
 
 
 INDEX = [f"i{k}" for k in range(64)]
@@ -383,7 +439,8 @@ def fused_loop_nest(
     kernel, runs, offsets, indexed = _fused_loop_nest(
         node, name, param_names, error, target, frozenset(), on_grid
     )
-    folded = frozenset() if indexed else foldable_axes(runs, offsets)
+    cut = len(kernel.nests) > 1  # (boxes of a concat's inputs: loops as they are)
+    folded = frozenset() if indexed or cut else foldable_axes(runs, offsets)
     if kernel.rows is not None:  # its first loop runs over a block's rows
         folded -= {0}
     if folded:
@@ -393,7 +450,8 @@ def fused_loop_nest(
             node, name, param_names, error, target, folded, on_grid, kernel.nests[0]
         )
     if threads and not kernel.returns_error and kernel.rows is None:
-        kernel.nests[0].parallel = parallel_kind(kernel.nests[0])
+        for nest in kernel.nests:
+            nest.parallel = parallel_kind(nest)
     return kernel
 
 
@@ -443,16 +501,20 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
             # a sum that may be reassociated: in tiles, its terms add in another order
             nest.tile = transposing_tile(nest.reduced_loops, emitter.offsets)
     else:
+        nests = _elementwise_nests(emitter, results, kernel, root, folded, mask)
+        if len(nests) > 1:  # cut where a concat's input changes: loops as they are
+            kernel.nests = [nest for _, nest in nests]
+            emitters = [e for e, _ in nests]
+            kernel.returns_error = any(e.guarded for e in emitters)
+            kernel.loads = {}
+            for e in emitters:
+                for param, keys in e.loads.items():
+                    kernel.loads.setdefault(param, set()).update(keys)
+            offsets = [o for e in emitters for o in e.offsets]
+            return kernel, [loops_over(root.shape)], offsets, any(e.indexed for e in emitters)
+        ((emitter, nest),) = nests
         index_map = identity_map(len(root.shape))
-        flat = offset(index_map, root.shape)
-        stores = [
-            f"{out}[{flat.without(folded).c(INDEX)}] = ({ctype}){emitter.value(result, index_map)};"
-            for result, (ctype, out) in zip(results, kernel.outs)
-        ]
-        if mask is not None:
-            stores = [f"if (TR_LANE({mask[0]}, {mask[1]})) {store}" for store in stores]
-        runs, written = [loops_over(root.shape)], [flat]
-        nest = Nest(fold(runs[0], folded), emitter.statements, " ".join(stores))
+        runs, written = [loops_over(root.shape)], [offset(index_map, root.shape)]
         if not emitter.guarded and kernel.rows is None:  # (a block's rows run in order)
             nest.tile = transposing_tile(nest.loops, emitter.offsets)
         if padded is not None:
@@ -463,6 +525,46 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
     kernel.loads = emitter.loads
     kernel.nests.append(nest)
     return kernel, runs, emitter.offsets + written, emitter.indexed
+
+
+def _elementwise_nests(emitter, results, kernel, root, folded, mask):
+    """[(its Emitter, Nest)] writing `results` over the loops of `root`'s shape: one, or
+    where the body reads a concat across the boundary of two inputs, one per box of
+    iterations in which every such read takes one input (the loops cut at those
+    boundaries: `Emitter._piece`), in the order of their first iterations. Each box's
+    loops run from 0; its indices are offset by the box's start in the reads and stores."""
+    first = emitter
+    boxes, written = [tuple((0, extent) for extent in root.shape)], []
+    while boxes:
+        box = boxes.pop()
+        if emitter is None:
+            emitter = first.fresh()
+        emitter.extents = tuple(high - low for low, high in box)
+        index_map = tuple(Affine.index(k) + low for k, (low, _) in enumerate(box))
+        flat = offset(index_map, root.shape).without(folded).c(INDEX)
+        try:
+            values = [emitter.value(result, index_map) for result in results]
+        except PiecesCut as cut:
+            low, high = box[cut.loop]
+            inside = sorted({low + c for c in cut.cuts if 0 < c < high - low})
+            if not inside:
+                raise TypeError(f"{root.op}: a concat read outside its inputs' ranges") from None
+            bounds = [low, *inside, high]
+            boxes += [
+                (*box[: cut.loop], (a, b), *box[cut.loop + 1 :]) for a, b in zip(bounds, bounds[1:])
+            ]
+            emitter = None
+            continue
+        stores = [
+            f"{out}[{flat}] = ({ctype}){value};" for value, (ctype, out) in zip(values, kernel.outs)
+        ]
+        if mask is not None:
+            stores = [f"if (TR_LANE({mask[0]}, {mask[1]})) {store}" for store in stores]
+        loops = [(INDEX[k], high - low) for k, (low, high) in enumerate(box)]
+        nest = Nest(fold(loops, folded), emitter.statements, " ".join(stores))
+        written.append((box, emitter, nest))
+        emitter = None
+    return [(e, nest) for _, e, nest in sorted(written, key=lambda item: item[0])]
 
 
 def reads_only_own_element(node, source, target=C_MODULE, shape=None):

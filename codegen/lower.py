@@ -1223,6 +1223,7 @@ def _loop_kernel_text(node, name, lowering):
             on_grid,
         )
         kernel.params = [(storage(i.dtype), p) for i, p in zip(node.inputs, params)]
+        kernel.unread = [p for p in params if p not in kernel.loads]
         kernel.dim_params = lowering.dim_params
         return kernel
 

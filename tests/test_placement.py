@@ -40,120 +40,124 @@ def _rate_numpy(x, y):
     return np.concatenate([x[:1], x[1:] * y[:-1]])
 
 
-def test_a_computed_part_is_written_in_the_concats_block():
-    x, y = RNG.uniform(size=1000), RNG.uniform(size=1000)
+def _summed(value):
+    """A reduction that reads `value` as it is stored (a concat read by a reduction is
+    stored, not read piecewise by a fused loop)."""
+    return tt.reduce_sum(value, axis=0)
 
-    def f(x, y):
-        return tt.exp(_rate(x, y)) * 2.0
 
-    values, interpreted, graph = _compiled(f, x, y)
-    want = np.exp(_rate_numpy(x, y)) * 2.0
-    np.testing.assert_allclose(values.numpy(), want, rtol=1e-14)
-    np.testing.assert_allclose(interpreted.numpy(), want, rtol=1e-14)
-    assert _placed_ops(graph) == [("fused", "concat", 8)]  # after x[:1]'s one double
+def test_computed_parts_are_written_in_the_concats_block():
+    a, b, c, w = (RNG.normal(size=shape) for shape in ((3, 4), (2, 5), (2, 4), (4, 5)))
+
+    def f(a, b, c, w):
+        return _summed(tt.concat([a @ w, b, c @ w], 0))
+
+    values, interpreted, graph = _compiled(f, a, b, c, w)
+    want = np.concatenate([a @ w, b, c @ w]).sum(axis=0)
+    np.testing.assert_allclose(values.numpy(), want, rtol=1e-13)
+    np.testing.assert_allclose(interpreted.numpy(), want, rtol=1e-13)
+    # after a @ w's 15 doubles and b's 10
+    assert _placed_ops(graph) == [("matmul", "concat", 0), ("matmul", "concat", 200)]
 
 
 def test_a_concat_output_holds_its_parts_in_the_callers_buffer():
-    a, b = RNG.normal(size=(3, 5)), RNG.normal(size=(4, 5))
+    a, b, w = RNG.normal(size=(3, 4)), RNG.normal(size=(2, 5)), RNG.normal(size=(4, 5))
 
-    def f(a, b):
-        return tt.concat([tt.tanh(a), b * b, a + 1.0], 0)
+    def f(a, b, w):
+        return tt.concat([b, a @ w], 0)
 
-    values, _, graph = _compiled(f, a, b)
-    want = np.concatenate([np.tanh(a), b * b, a + 1.0])
-    np.testing.assert_allclose(values.numpy(), want, rtol=1e-14)
-    assert sorted(offset for *_, offset in _placed_ops(graph)) == [0, 120, 280]
+    values, _, graph = _compiled(f, a, b, w)
+    np.testing.assert_allclose(values.numpy(), np.concatenate([b, a @ w]), rtol=1e-14)
+    assert _placed_ops(graph) == [("matmul", "concat", 80)]
 
 
 def test_a_part_read_after_its_holder_keeps_its_values():
     """The holder's block lives to the part's last reader: values computed between them
     (which could take a freed block) leave the part as it was."""
-    x = RNG.normal(size=4096)
+    a, w = RNG.normal(size=(64, 32)), RNG.normal(size=(32, 64))
 
-    def f(x):
-        part = tt.sin(x) * 3.0
-        joined = tt.concat([part, tt.cos(x)], 0)
-        later = tt.exp(joined) + 1.0
-        again = tt.sqrt(later) * 2.0
-        return tt.reduce_sum(again) + part
+    def f(a, w):
+        part = a @ w
+        joined = _summed(tt.concat([part, part @ tt.transpose(w) @ w], 0))
+        later = tt.reduce_sum(tt.sqrt(tt.tanh(joined) + 1.0))
+        return later + part * 3.0
 
-    values, _, graph = _compiled(f, x)
-    part = np.sin(x) * 3.0
-    joined = np.concatenate([part, np.cos(x)])
-    want = np.sum(np.sqrt(np.exp(joined) + 1.0) * 2.0) + part
+    values, _, graph = _compiled(f, a, w)
+    part = a @ w
+    joined = np.concatenate([part, part @ w.T @ w]).sum(axis=0)
+    want = np.sum(np.sqrt(np.tanh(joined) + 1.0)) + part * 3.0
     np.testing.assert_allclose(values.numpy(), want, rtol=1e-12)
     assert ("concat", 0) in {(holder, offset) for _, holder, offset in _placed_ops(graph)}
 
 
 def test_a_part_joined_twice_is_placed_once_and_copied_once():
-    x = RNG.normal(size=(2, 7))
+    a, w = RNG.normal(size=(2, 7)), RNG.normal(size=(7, 7))
 
-    def f(x):
-        twice = tt.concat([x * 2.0, x * 2.0, x], 0)
-        return twice + 1.0
+    def f(a, w):
+        return _summed(tt.concat([a @ w, a @ w, a], 0))
 
-    values, _, graph = _compiled(f, x)
-    np.testing.assert_allclose(values.numpy(), np.concatenate([x * 2, x * 2, x]) + 1.0)
-    assert _placed_ops(graph) == [("fused", "concat", 0)]
+    values, _, graph = _compiled(f, a, w)
+    want = np.concatenate([a @ w, a @ w, a]).sum(axis=0)
+    np.testing.assert_allclose(values.numpy(), want, rtol=1e-14)
+    assert _placed_ops(graph) == [("matmul", "concat", 0)]
 
 
 def test_an_output_part_is_not_placed():
-    x = RNG.normal(size=100)
+    a, w = RNG.normal(size=(3, 4)), RNG.normal(size=(4, 4))
 
-    def f(x):
-        part = x * 3.0
-        return part, tt.concat([part, x], 0) * 2.0
+    def f(a, w):
+        part = a @ w
+        return part, _summed(tt.concat([part, a], 0))
 
-    (part, joined), _, graph = _compiled(f, x)
-    np.testing.assert_allclose(part.numpy(), x * 3.0)
-    np.testing.assert_allclose(joined.numpy(), np.concatenate([x * 3.0, x]) * 2.0)
+    (part, joined), _, graph = _compiled(f, a, w)
+    np.testing.assert_allclose(part.numpy(), a @ w, rtol=1e-14)
+    np.testing.assert_allclose(joined.numpy(), np.concatenate([a @ w, a]).sum(axis=0))
     assert _placed_ops(graph) == []
 
 
-@pytest.mark.parametrize(("shape", "placed"), [((1, 3, 4), True), ((2, 3, 4), False)])
+@pytest.mark.parametrize(("batch", "placed"), [(1, True), (2, False)])
 def test_a_concat_on_a_later_axis_holds_its_parts_where_the_axes_before_have_one_element(
-    shape, placed
+    batch, placed
 ):
-    a = RNG.normal(size=shape)
+    a, w, v = (RNG.normal(size=(batch, *shape)) for shape in ((3, 4), (4, 5), (4, 5)))
 
-    def f(a):
-        return tt.concat([a * 2.0, tt.exp(a)], 1) + 1.0
+    def f(a, w, v):
+        return tt.concat([a @ w, a @ v], 1)
 
-    values, interpreted, graph = _compiled(f, a)
-    want = np.concatenate([a * 2.0, np.exp(a)], 1) + 1.0
+    values, interpreted, graph = _compiled(f, a, w, v)
+    want = np.concatenate([a @ w, a @ v], 1)
     np.testing.assert_allclose(values.numpy(), want, rtol=1e-14)
     np.testing.assert_allclose(interpreted.numpy(), want, rtol=1e-14)
     assert bool(_placed_ops(graph)) == placed
 
 
 def test_a_concat_of_placed_parts_is_itself_copied_into_an_outer_concat():
-    a = RNG.normal(size=50)
+    a, w = RNG.normal(size=(5, 3)), RNG.normal(size=(3, 3))
 
-    def f(a):
-        inner = tt.concat([a * 2.0, a * 3.0], 0)
-        return tt.concat([inner, a * 4.0], 0) + 1.0
+    def f(a, w):
+        inner = tt.concat([a @ w, a @ (w * 2.0)], 0)
+        return _summed(tt.concat([inner, inner @ w], 0))
 
-    values, _, graph = _compiled(f, a)
-    want = np.concatenate([a * 2, a * 3, a * 4]) + 1.0
-    np.testing.assert_allclose(values.numpy(), want, rtol=1e-14)
+    values, _, graph = _compiled(f, a, w)
+    inner = np.concatenate([a @ w, a @ (w * 2.0)])
+    want = np.concatenate([inner, inner @ w]).sum(axis=0)
+    np.testing.assert_allclose(values.numpy(), want, rtol=1e-13)
     holders = [holder for _, holder, _ in _placed_ops(graph)]
-    assert holders.count("concat") >= 2
+    assert holders.count("concat") == 3  # the inner's two parts, and the outer's product
 
 
 def test_same_shaped_concats_of_placed_and_stored_parts_are_two_kernels():
     """A concat whose part is placed has a kernel without that part's copy; one of the same
     shapes whose parts are inputs copies them all: the two never share a kernel."""
-    a, b = RNG.normal(size=64), RNG.normal(size=64)
+    a, b, w = RNG.normal(size=(4, 4)), RNG.normal(size=(4, 4)), RNG.normal(size=(4, 4))
 
-    def f(a, b):
-        stored = tt.concat([a, b], 0)
-        computed = tt.concat([a * b, b], 0)
-        return tt.exp(stored) + tt.exp(computed)
+    def f(a, b, w):
+        return _summed(tt.concat([a, b], 0)) + _summed(tt.concat([a @ w, b], 0))
 
-    values, _, graph = _compiled(f, a, b)
-    want = np.exp(np.concatenate([a, b])) + np.exp(np.concatenate([a * b, b]))
+    values, _, graph = _compiled(f, a, b, w)
+    want = np.concatenate([a, b]).sum(0) + np.concatenate([a @ w, b]).sum(0)
     np.testing.assert_allclose(values.numpy(), want, rtol=1e-14)
-    assert _placed_ops(graph) == [("fused", "concat", 0)]
+    assert _placed_ops(graph) == [("matmul", "concat", 0)]
 
 
 def test_the_gradient_of_a_slice_is_computed_inside_its_zeros():
@@ -216,10 +220,10 @@ def test_a_loop_body_computes_its_parts_in_place_and_its_gradient_matches_differ
         down[k] -= eps
         differences[k] = (_solve_numpy(up, 5)[-1] - _solve_numpy(down, 5)[-1]) / (2 * eps)
     np.testing.assert_allclose(gradient(tt.constant(x)).numpy(), differences, atol=1e-8)
-    graph = solve.get_concrete_function(tt.constant(x)).stages.final
+    graph = gradient.get_concrete_function(tt.constant(x)).stages.final
     plan = plan_buffers(graph, target=C_MODULE)
     held = [layout.placed for layout in plan.held_layouts.values()]
-    assert any(held)
+    assert any(held)  # the reverse loop's slices' gradients
 
 
 def test_sizes_known_only_at_run_time_are_copied():
@@ -232,6 +236,7 @@ def test_sizes_known_only_at_run_time_are_copied():
     for n in (5, 40):
         x, y = RNG.uniform(size=n), RNG.uniform(size=n)
         np.testing.assert_allclose(f(x, y).numpy(), np.exp(_rate_numpy(x, y)), rtol=1e-14)
+    assert "concat" in [node.op for node in f.get_concrete_function().stages.final.nodes]
     graph = f.get_concrete_function().stages.final
     assert _placed_ops(graph) == []
     assert placement.placed_parts(graph, [], {}, {}, C_MODULE) == ({}, {})
@@ -241,21 +246,22 @@ def test_exported_c_with_placed_parts_builds_strictly_and_computes_the_values(tm
     """The holder's kernel of exported C has no parameter for a placed part, and a holder
     whose parts are all placed has no kernel: the strict build (-Wall -Wextra -Werror
     -pedantic) finds no unused parameter."""
-    x, y = RNG.uniform(size=64), RNG.uniform(size=64)
-    spec = tt.TensorSpec((64,), tt.float64)
+    a, b, w = RNG.normal(size=(3, 4)), RNG.normal(size=(2, 5)), RNG.normal(size=(4, 5))
+    specs = [tt.TensorSpec(v.shape, tt.float64) for v in (a, b, w)]
 
-    def f(x, y):
-        return tt.exp(_rate(x, y)) * 2.0, tt.exp(tt.concat([x * 2.0, tt.sin(y)], 0))
+    def f(a, b, w):
+        square = w @ tt.transpose(w)
+        return tt.concat([a @ w, b], 0), tt.concat([b @ tt.transpose(w), a @ square], 0)
 
-    want = [np.exp(_rate_numpy(x, y)) * 2.0, np.exp(np.concatenate([x * 2.0, np.sin(y)]))]
-    graph = tt.function(f, backend="c").get_concrete_function(x, y).stages.final
+    want = [np.concatenate([a @ w, b]), np.concatenate([b @ w.T, a @ (w @ w.T)])]
+    graph = tt.function(f, backend="c").get_concrete_function(a, b, w).stages.final
     assert len(_placed_ops(graph)) == 3
-    tt.export_c(tt.function(f), [spec, spec], str(tmp_path), prefix="rate")
-    calls = [exported_c.Call("rate", [x, y], want)]
+    tt.export_c(tt.function(f), specs, str(tmp_path), prefix="joined")
+    calls = [exported_c.Call("joined", [a, b, w], want)]
     main = os.path.join(str(tmp_path), "main.c")
     with open(main, "w") as handle:
-        handle.write(exported_c.main_source("rate", calls))
-    program = exported_c.build(str(tmp_path), "rate", [*exported_c.STRICT, "-O2"], [main])
+        handle.write(exported_c.main_source("joined", calls))
+    program = exported_c.build(str(tmp_path), "joined", [*exported_c.STRICT, "-O2"], [main])
     (got,) = exported_c.run(program, calls)
     for value, expected in zip(got, want):
-        np.testing.assert_allclose(value, expected, rtol=1e-14)
+        np.testing.assert_allclose(value, expected, rtol=1e-13)

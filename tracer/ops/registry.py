@@ -50,7 +50,7 @@ front end); only the declaration writes to them. `missing_pieces` names what a d
 lacks; tests/test_registry.py runs it over the catalogue.
 """
 
-from codegen.forms import C_FORMS, Expression, Form, Generator, Reduction, View
+from codegen.forms import C_FORMS, Expression, Form, Generator, Pieces, Reduction, View
 from runtime.kernels import FLOATING_INFIX, FLOATING_KERNELS, INFIX_OPERATORS, KERNELS
 
 OUT = "out"
@@ -60,7 +60,7 @@ ALL_INPUTS_AND_OUT = "all inputs and out"  # ... and their own result (a while l
 FUSION_FORMS = {
     None: (Form,),
     "elementwise": (Expression, Generator),
-    "view": (View,),
+    "view": (View, Pieces),
     "reduction": (Reduction,),
 }
 FUSION_KINDS = tuple(FUSION_FORMS)

@@ -80,15 +80,23 @@ def _concat_nests(node, placed=frozenset()):
     return params, nests
 
 
+def _concat_pieces(node):
+    """(the joined axis, the range of it each input fills) (codegen.forms.Pieces)."""
+    axis = node.attrs["axis"]
+    stops = np.cumsum([part.shape[axis] for part in node.inputs]).tolist()
+    return axis, list(zip([0, *stops[:-1]], stops))
+
+
 CONCAT = primitive(
     "concat",
     _infer_concat,
     strings=True,
     grad=_concat_grad,
     jvp=LINEAR,
+    fusion="view",
     batch=_concat_batch,
     kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
-    c=forms.LoopNests(_concat_nests, holds=_concat_holds),
+    c=forms.Pieces(_concat_nests, _concat_pieces, holds=_concat_holds),
 )
 
 

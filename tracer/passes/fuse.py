@@ -22,6 +22,12 @@ otherwise be recomputed from the recurrence's start in every kernel. A contiguou
 a stored value (`x[t]`) is a root too: the C backend reads it through a pointer into that
 value, so kernels that read different blocks are the same code.
 
+A concat is a view too (`forms.Pieces`): the loop that reads it is cut where the input it
+reads changes (codegen/loops.py). It is stored where a reduction would read it, directly or
+through fused values (loops with accumulators are not cut), and it is no fusible op where a
+size is known only when the code runs; a stored concat of stored values stays a concat, whose
+computed parts are written straight into its storage (codegen/placement.py).
+
 A view whose record says it `needs_stored_input` (a reshape that does more than add or drop
 size-1 axes) is fused only when it reads a stored value (then it is an index remap of a
 contiguous buffer); otherwise its input is made a root. Stored values of one shape whose
@@ -136,6 +142,10 @@ def is_fusible(node):
     kind = _fusion(node)
     if kind != "elementwise" and kind != "view":
         return False
+    if kind == "view" and _joins(node):  # a concat: read piecewise where every size is known
+        return all(dims.is_known(v.shape) for v in (node, *node.inputs)) and (
+            node.op not in STRING_OPS or not computes_on_strings(node)
+        )
     return node.op not in STRING_OPS or not computes_on_strings(node)
 
 
@@ -169,6 +179,9 @@ def fuse(graph, target=C_MODULE):
             continue
         if id(node) in roots:
             group = siblings.get(id(node), [node])
+            if len(group) == 1 and _joins_stored_values(node, roots):
+                mapping[id(node)] = on_new_inputs(node, mapping)  # its own kernel (placement)
+                continue
             fused = _fused_node(group, roots, mapping, kernels)
             if len(group) == 1:
                 mapping[id(node)] = fused
@@ -183,6 +196,12 @@ def fuse(graph, target=C_MODULE):
         # other fusible nodes are recomputed inside the kernels that read them
     fused = with_outputs(graph.inputs, [mapping.get(id(o), o) for o in graph.outputs])
     return products_in_rows(fused, target.cost_hints)
+
+
+def _joins_stored_values(node, roots):
+    """Whether `node` is a concat of stored values only: it stays a concat, whose kernel
+    copies what is not computed in its storage (codegen/placement.py)."""
+    return _joins(node) and all(id(i) in roots or not is_fusible(i) for i in node.inputs)
 
 
 def _consumers(graph):
@@ -208,6 +227,7 @@ def _roots(graph, hints, consumers):
         ):
             roots.add(id(node))
     roots |= {id(node) for node in graph.nodes if _is_block_of_stored(node, roots, hints)}
+    roots |= _pieces_stored(graph, consumers)
     roots |= _shared(graph, consumers, roots, hints)
     roots |= _bounded_inputs(graph, roots)
     changed = True
@@ -222,6 +242,35 @@ def _roots(graph, hints, consumers):
                     roots.add(id(source))
                     changed = True
     return roots, _siblings(graph, roots, hints)
+
+
+def _pieces_stored(graph, consumers):
+    """ids of the concats a reduction would read, directly or through values computed in
+    its kernel: a fused loop's loops are cut where a concat's input changes only where they
+    have no accumulators. (Through any fusible value, stored or not, as the roots are not
+    all known yet: one pass over the graph, from its end.) A concat of sizes known only
+    when the code runs is no fusible op at all (`is_fusible`)."""
+    feeds = set()  # ids of the fusible values a reduction reads through fusible values
+    for node in reversed(graph.nodes):
+        if any(_is_reduction(r) or id(r) in feeds for r in consumers.get(id(node), ())):
+            if is_fusible(node):
+                feeds.add(id(node))
+    return {id(node) for node in graph.nodes if id(node) in feeds and _joins(node)}
+
+
+def _reads_pieces(root, roots):
+    """Whether the kernel of `root` would read a concat piecewise (a value computed inside
+    it joins others)."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if _joins(node):
+            return True
+        for value in node.inputs:
+            if id(value) not in seen and id(value) not in roots and is_fusible(value):
+                seen.add(id(value))
+                stack.append(value)
+    return False
 
 
 def _shared(graph, consumers, roots, hints):
@@ -363,7 +412,11 @@ def _reduction_siblings(graph, roots, siblings, hints):
         group, read = [node], set(_sources(node, roots))
         for member in by_shape.pop(key, ()):
             more = read | _sources(member, roots)
-            if len(more) <= KERNEL_INPUTS and not _may_fail(member, roots, hints):
+            if (
+                len(more) <= KERNEL_INPUTS
+                and not _may_fail(member, roots, hints)
+                and not _reads_pieces(member, roots)
+            ):
                 group.append(member)  # the leaves they read differ
                 read = more
         groups.append((group, read))
@@ -581,17 +634,24 @@ def _broadcast_into_more(node, consumers):
     """
     if _is_view(node):
         return False
-    size = _size(node.shape)
-    readers = list(consumers.get(id(node), ()))
+    readers = [(reader, _size(node.shape)) for reader in consumers.get(id(node), ())]
     while readers:
-        reader = readers.pop()
+        reader, size = readers.pop()
         if not is_fusible(reader):
+            continue
+        if _joins(reader):  # a concat reads each element of its parts once
+            readers.extend((r, _size(reader.shape)) for r in consumers.get(id(reader), ()))
             continue
         if _size(reader.shape) > size:
             return True
         if _is_view(reader):
-            readers.extend(consumers.get(id(reader), ()))
+            readers.extend((r, size) for r in consumers.get(id(reader), ()))
     return False
+
+
+def _joins(node):
+    """Whether `node` joins its inputs side by side (a concat: forms.Pieces)."""
+    return isinstance(forms.C_FORMS.get(node.op), forms.Pieces)
 
 
 def _size(shape):
