@@ -38,6 +38,9 @@ B28 text and numbers: 256 decimal numbers given as strings, parsed (to float64),
 B31 k-means cost (GradBench's kmeans objective): 10,000 points and 1,000 centroids of 16
    coordinates, float64; the sum over the points of the squared distance to the nearest
    centroid, with the distances expanded as |p|^2 + |c|^2 - 2 p.c (one matrix product).
+B32 GradBench's ode: the chain y0' = x0, yi' = xi y(i-1) from y(0) = 0 to t = 2 by 10 classic
+   Runge-Kutta steps (a loop), n = 100,000 float64; y(2) and the gradient of its last
+   component with respect to x (reverse mode), each system's loop and tape as written.
 B29 a small training step as users write it: B9's step (Dense relu, Dense, sparse softmax
    cross-entropy from logits, Adam) at batch 32 of 20 features, 64 hidden units and 10
    classes, through each system's own layers, loss and optimizer (tt.keras and tf.keras;
@@ -72,6 +75,7 @@ FULL = {
     "B29": (32, 20, 64, 10),
     "B30": (32, 20, 64, 10),
     "B31": (10000, 1000, 16),
+    "B32": (100000, 10),
 }
 QUICK = {
     "B1": 20,
@@ -96,10 +100,11 @@ QUICK = {
     "B29": (4, 6, 5, 3),
     "B30": (4, 6, 5, 3),
     "B31": (40, 12, 3),
+    "B32": (8, 3),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31",
+    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31", "B32",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -132,6 +137,7 @@ TOLERANCE = {
     "B29": 2e-3,
     "B30": 1e-5,
     "B31": 1e-9,
+    "B32": 1e-9,
 }
 
 
@@ -213,6 +219,9 @@ def make(workload, quick):
         }
     if workload in ("B24", "B24L"):
         return _block(rng, *size)
+    if workload == "B32":
+        n, steps = size
+        return {"x": rng.uniform(0.0, 1.0, n), "steps": steps}
     if workload == "B31":
         points, centroids, coordinates = size
         return {

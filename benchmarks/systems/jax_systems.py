@@ -220,6 +220,30 @@ def kmeans_cost(d):
     return lambda: [cost(points, centroids)]
 
 
+def ode(d):
+    """B32: lax.fori_loop over the Runge-Kutta steps, jax.grad of the last component, both
+    in one jitted function (float64)."""
+    jax.config.update("jax_enable_x64", True)
+    x, steps = jnp.asarray(d["x"], jnp.float64), d["steps"]
+    h = 2.0 / steps
+
+    def rate(x, y):
+        return jnp.concatenate([x[:1], x[1:] * y[:-1]])
+
+    def solve(x):
+        def step(_, y):
+            k1 = rate(x, y)
+            k2 = rate(x, y + h / 2 * k1)
+            k3 = rate(x, y + h / 2 * k2)
+            k4 = rate(x, y + h * k3)
+            return y + h / 6 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+        return jax.lax.fori_loop(0, steps, step, jnp.zeros_like(x))
+
+    both = jax.jit(lambda x: (solve(x), jax.grad(lambda x: solve(x)[-1])(x)))
+    return lambda: list(both(x))
+
+
 def gp(d):
     """B20: jnp.linalg.cholesky and jax.scipy.linalg.cho_solve under value_and_grad, jitted,
     in float64 (x64 is switched on here only: the other workloads stay float32)."""
@@ -309,6 +333,7 @@ BUILDERS = {
         "B19": cnn,
         "B20": gp,
         "B31": kmeans_cost,
+        "B32": ode,
         "B24": block_step,
         "B24L": block_step,
     }

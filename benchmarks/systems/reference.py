@@ -320,6 +320,54 @@ def kmeans_cost(d):
     return run
 
 
+def _ode_rate(x, y):
+    return np.concatenate([x[:1], x[1:] * y[:-1]])
+
+
+def ode(d):
+    """B32: the Runge-Kutta steps, then their adjoint by hand: each stage's rate is linear
+    in y, its transpose shifts the cotangent back one place and scales it by x."""
+    x, steps = d["x"], d["steps"]
+    h = 2.0 / steps
+
+    def rate_vjp(y, g):  # (cotangent of y, of x) of rate(x, y)'s cotangent g
+        gy = np.zeros_like(y)
+        gy[:-1] = x[1:] * g[1:]
+        gx = g.copy()
+        gx[1:] *= y[:-1]
+        return gy, gx
+
+    def run():
+        y, tape = np.zeros_like(x), []
+        for _ in range(steps):
+            y1 = y
+            k1 = _ode_rate(x, y1)
+            y2 = y + h / 2 * k1
+            k2 = _ode_rate(x, y2)
+            y3 = y + h / 2 * k2
+            k3 = _ode_rate(x, y3)
+            y4 = y + h * k3
+            k4 = _ode_rate(x, y4)
+            tape.append((y1, y2, y3, y4))
+            y = y + h / 6 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        g, gx = np.zeros_like(x), np.zeros_like(x)
+        g[-1] = 1.0
+        for y1, y2, y3, y4 in reversed(tape):
+            gk4 = h / 6 * g
+            gy, gx4 = rate_vjp(y4, gk4)
+            gk3 = h / 3 * g + h * gy
+            gy3, gx3 = rate_vjp(y3, gk3)
+            gk2 = h / 3 * g + h / 2 * gy3
+            gy2, gx2 = rate_vjp(y2, gk2)
+            gk1 = h / 6 * g + h / 2 * gy2
+            gy1, gx1 = rate_vjp(y1, gk1)
+            g = g + gy + gy3 + gy2 + gy1
+            gx += gx1 + gx2 + gx3 + gx4
+        return [y, gx]
+
+    return run
+
+
 def gp(d):
     """B20: the GP's negative log marginal likelihood and, with W = K^-1 - alpha alpha^T, its
     gradient 0.5 tr(W dK/dtheta) for each hyperparameter."""
@@ -464,5 +512,6 @@ BUILDERS = {
         "B29": train_step,  # B9's arithmetic, at B29's sizes
         "B30": inference,
         "B31": kmeans_cost,
+        "B32": ode,
     }
 }

@@ -287,6 +287,38 @@ def kmeans_cost(compiled):
     return build
 
 
+def ode(compiled):
+    """B32: tf.while_loop over the Runge-Kutta steps on a GradientTape, the last component's
+    gradient (float64)."""
+
+    def build(d):
+        x, steps = tf.constant(d["x"]), d["steps"]
+        h = 2.0 / steps
+
+        def rate(x, y):
+            return tf.concat([x[:1], x[1:] * y[:-1]], 0)
+
+        def both(x):
+            def step(i, y):
+                k1 = rate(x, y)
+                k2 = rate(x, y + h / 2 * k1)
+                k3 = rate(x, y + h / 2 * k2)
+                k4 = rate(x, y + h * k3)
+                return i + 1, y + h / 6 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                start = (tf.constant(0), tf.zeros_like(x))
+                _, y = tf.while_loop(lambda i, y: i < steps, step, start, maximum_iterations=steps)
+                last = y[-1]
+            return [y, tape.gradient(last, x)]
+
+        run = tf.function(both) if compiled else both
+        return lambda: run(x)
+
+    return build
+
+
 def gp(compiled):
     """B20: tf.linalg.cholesky and tf.linalg.cholesky_solve on a GradientTape (float64)."""
 
@@ -450,6 +482,7 @@ def _for(compiled):
         "B19": cnn(compiled),
         "B20": gp(compiled),
         "B31": kmeans_cost(compiled),
+        "B32": ode(compiled),
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
         "B28": text_and_numbers(compiled),

@@ -238,6 +238,35 @@ def kmeans_cost(compile_step):
     return build
 
 
+def ode(compile_step):
+    """B32: a Python loop over the Runge-Kutta steps under autograd, the last component's
+    gradient by torch.autograd.grad (float64)."""
+
+    def build(d):
+        x, steps = torch.from_numpy(d["x"]), d["steps"]
+        h = 2.0 / steps
+
+        def rate(x, y):
+            return torch.cat([x[:1], x[1:] * y[:-1]])
+
+        def both(x):
+            x = x.detach().requires_grad_(True)
+            y = torch.zeros_like(x)
+            for _ in range(steps):
+                k1 = rate(x, y)
+                k2 = rate(x, y + h / 2 * k1)
+                k3 = rate(x, y + h / 2 * k2)
+                k4 = rate(x, y + h * k3)
+                y = y + h / 6 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            (gradient,) = torch.autograd.grad(y[-1], x)
+            return [y.detach(), gradient]
+
+        run = torch.compile(both) if compile_step else both
+        return lambda: run(x)
+
+    return build
+
+
 def gp(compile_step):
     """B20: torch.linalg.cholesky and torch.cholesky_solve under autograd (float64)."""
 
@@ -336,6 +365,7 @@ def eager():
         "B19": cnn(False),
         "B20": gp(False),
         "B31": kmeans_cost(False),
+        "B32": ode(False),
         "B24": block_step(False),
         "B24L": block_step(False),
         "B29": keras_style_step,
@@ -372,6 +402,7 @@ def compiled():
         "B19": cnn(True),
         "B20": gp(True),
         "B31": kmeans_cost(True),
+        "B32": ode(True),
         "B24": block_step(True),
         "B24L": block_step(True),
     }

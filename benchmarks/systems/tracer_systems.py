@@ -405,6 +405,38 @@ def kmeans_cost(compiled):
     return build
 
 
+def ode(compiled):
+    """B32: tt.while_loop over the Runge-Kutta steps on a tape, the last component's
+    gradient (float64)."""
+
+    def build(d):
+        x, steps = tt.constant(d["x"]), d["steps"]
+        h = 2.0 / steps
+
+        def rate(x, y):
+            return tt.concat([x[:1], x[1:] * y[:-1]], 0)
+
+        def both(x):
+            def step(i, y):
+                k1 = rate(x, y)
+                k2 = rate(x, y + h / 2 * k1)
+                k3 = rate(x, y + h / 2 * k2)
+                k4 = rate(x, y + h * k3)
+                return i + 1, y + h / 6 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                start = (tt.constant(0), tt.zeros_like(x))
+                _, y = tt.while_loop(lambda i, y: i < steps, step, start, maximum_iterations=steps)
+                last = y[-1]
+            return [y, tape.gradient(last, x)]
+
+        run = tt.function(both) if compiled else both
+        return lambda: run(x)
+
+    return build
+
+
 def text_and_numbers(compiled):
     """B28: tt.strings.to_number, a tt.while_loop, tt.strings.as_string and length."""
 
@@ -451,6 +483,7 @@ def _for(compiled):
         "B29": keras_step(compiled),
         "B30": keras_inference(compiled),
         "B31": kmeans_cost(compiled),
+        "B32": ode(compiled),
     }
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
