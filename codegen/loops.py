@@ -193,8 +193,9 @@ class Emitter:
         self.folded = frozenset()  # axes whose loops fold into others: left out of offsets
         self.indexed = False  # some statement names loop indices itself (a Generator's)
         self.calls_libm = False  # some statement calls a math library function (`costly`)
-        # the extent of each loop, where a concat is read piecewise (`_piece`)
-        self.extents = ()
+        # the extent of each loop, where a concat is read piecewise (`_piece`); None in the
+        # loops of a reduction, which are never cut
+        self.extents = None
 
     def fresh(self):
         """An Emitter of the same settings with no statements yet (another box's loops)."""
@@ -245,11 +246,11 @@ class Emitter:
 
     def _piece(self, node, form, index_map):
         """(the input of the concat `node` read at `index_map` in these loops, its index
-        map): the one whose range holds every position the joined axis's index takes, or
-        PiecesCut, where the loop that index follows must be cut first."""
+        map): the one whose range holds every position the joined axis's index takes. Raises
+        PiecesCut where the loop that index follows must be cut first."""
         axis, ranges = form.pieces(node)
         at = index_map[axis]
-        if not self.extents:
+        if self.extents is None:
             raise TypeError(f"{node.op}: read piecewise in loops that accumulate (fusion's error)")
         if 0 in self.extents:  # loops that never run: any input will do
             return node.inputs[0], index_map
@@ -578,8 +579,8 @@ def reads_only_own_element(node, source, target=C_MODULE, shape=None):
     kernel = fused_loop_nest(
         node, "probe", params, error=lambda exception, message: 0, target=target
     )
-    if any(nest.accumulator is not None for nest in kernel.nests):
-        return False
+    if any(nest.accumulator is not None for nest in kernel.nests) or len(kernel.nests) > 1:
+        return False  # (boxes of a concat's inputs: each box's loops run from its start)
     product = body_product(node)  # (its operands are read whole rows at a time)
     if product is not None and any(
         i is source

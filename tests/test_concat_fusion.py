@@ -221,3 +221,51 @@ def test_exported_c_with_a_fused_concat_builds_strictly(tmp_path):
     program = exported_c.build(str(tmp_path), "ode", [*exported_c.STRICT, "-O2"], [main])
     (got,) = exported_c.run(program, calls)
     np.testing.assert_allclose(got[0], want, rtol=1e-14)
+
+
+def test_a_value_written_over_its_input_never_reads_a_shifted_concat_of_it():
+    """A kernel cut in boxes reads its input at other elements than it writes (each box's
+    loops run from its start): it is never written over that input (a loop's carried value,
+    a variable's update)."""
+    x = np.arange(1.0, 9.0).reshape(2, 4)
+
+    def delayed(x):
+        def body(i, y):
+            return i + 1, tt.concat([tt.zeros((2, 1), tt.float64), y[:, :-1]], 1)
+
+        return tt.while_loop(lambda i, y: i < 2, body, (tt.constant(0), x))[1]
+
+    got, interpreted, _ = _both(delayed, x)
+    want = np.concatenate([np.zeros((2, 2)), x[:, :2]], 1)
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(interpreted.numpy(), want)
+    v = tt.Variable(np.arange(1.0, 13.0).reshape(3, 4))
+    start = v.numpy()
+
+    @tt.function(backend="c")
+    def update():
+        v.assign(tt.concat([v[:, :1] + 1.0, v[:, :-1] * 2.0], 1))
+
+    update()
+    np.testing.assert_array_equal(
+        v.numpy(), np.concatenate([start[:, :1] + 1.0, start[:, :-1] * 2.0], 1)
+    )
+
+
+def test_a_kernel_reading_a_concat_does_not_compute_a_product_by_rows():
+    x, w, a = RNG.normal(size=(1024, 16)), RNG.normal(size=(16, 512)), RNG.normal(size=(1024, 512))
+
+    def f(x, w, a):
+        return tt.matmul(x, w) * tt.concat([a[:1], a[1:] * 2.0], 0)
+
+    got, _, _ = _both(f, x, w, a)
+    want = (x @ w) * np.concatenate([a[:1], a[1:] * 2.0])
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_scalar_read_of_a_concat():
+    v, u = RNG.normal(size=5), RNG.normal(size=3)
+    read = tt.function(lambda v, u: tt.concat([v * 2.0, u], 0)[6] + 1.0, backend="c")
+    picked = tt.function(lambda v, u: tt.gather(tt.concat([v * 2.0, u], 0), 6) * 2.0)
+    assert float(read(v, u)) == u[1] + 1.0
+    assert float(picked(v, u)) == u[1] * 2.0

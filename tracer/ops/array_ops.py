@@ -559,8 +559,8 @@ def _slice_grad_nests(node, placed=frozenset()):
 
 def _surroundings(index, shape):
     """The boxes [(start, extent) per axis] that cover `shape` outside the box a slice of
-    whole ranges reads (positions and ranges of step 1 on leading axes, the others whole),
-    none of them empty; None for any other slice or a size not known."""
+    whole ranges reads (positions and ranges of step 1 on any axes), none of them empty;
+    None for any other slice or a size not known."""
     index = [(item, item + 1, 1) if type(item) is int else item for item in index]
     index = [item for item in index if item is not None]
     if not all(isinstance(size, int) for size in shape) or len(index) > len(shape):

@@ -125,8 +125,8 @@ def _takes_product(node, position, hints):
     for value in body.nodes:
         if value.op == "input":
             continue
-        if hints.may_fail(value):
-            return False
+        if hints.may_fail(value) or value.op == "concat":
+            return False  # (a concat is read in boxes of rows, which blocks of rows are not)
         if not any(id(i) in depends for i in value.inputs):
             continue
         depends.add(id(value))
