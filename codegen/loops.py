@@ -4,7 +4,10 @@ Every body node is evaluated at an affine multi-index of the iteration space; a 
 at the same index twice is computed once (a C temporary). View ops only change the index:
 broadcast_to drops or zeroes axes, transpose permutes them, slice scales and shifts them,
 a size-1 reshape adds or removes them, and a reshape of a stored value reads it by flat
-offset. A reduction root loops over its input with the kept axes outside and the reduced
+offset. A concat read in the body (forms.Pieces) reads one of its inputs at each place: the
+loops are cut into boxes of iterations in each of which every such read takes one input
+(`_elementwise_nests`), each box's loops running from 0, its start added to the indices. A
+reduction root loops over its input with the kept axes outside and the reduced
 axes inside, accumulating in a local (in double for float32 sums, like numpy's pairwise
 sums in accuracy); when the innermost axis is kept, it stays innermost, with an array of
 accumulators.
