@@ -97,8 +97,10 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
 
 /* out = x op y (op +, -, *, / by g[0]: 0, 1, 2, 3; 4: -x, y unread) for out of g[1] rows of
    g[2] columns, each of x and y by its kind (g[3], g[4]): 0 out's shape, 1 one row (a bias),
-   2 one column, 3 one element; rows on the threads from ELEMENTS_PARALLEL_MIN elements. IEEE's
-   operations one by one, so numpy's bits. */
+   2 one column, 3 one element; on the threads from ELEMENTS_PARALLEL_MIN elements: where
+   neither operand is a row or a column, the elements as one flat range (an array of one long
+   row, a 1-D gradient, is shared too), else its rows. IEEE's operations one by one, so numpy's
+   bits. */
 #define ARITHMETIC_ROW(A, B)                                                                   \
     do {                                                                                       \
         if (op == 0) {                                                                         \
@@ -113,11 +115,40 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
             _Pragma("omp simd") for (int64_t c = 0; c < columns; c++) to[c] = -(A);            \
         }                                                                                      \
     } while (0)
+#define ARITHMETIC_FLAT(A, B)                                                                  \
+    do {                                                                                       \
+        if (op == 0) {                                                                         \
+            FLAT_LOOP(out[i] = (A) + (B));                                                     \
+        } else if (op == 1) {                                                                  \
+            FLAT_LOOP(out[i] = (A) - (B));                                                     \
+        } else if (op == 2) {                                                                  \
+            FLAT_LOOP(out[i] = (A) * (B));                                                     \
+        } else if (op == 3) {                                                                  \
+            FLAT_LOOP(out[i] = (A) / (B));                                                     \
+        } else {                                                                               \
+            FLAT_LOOP(out[i] = -(A));                                                          \
+        }                                                                                      \
+    } while (0)
+#define FLAT_LOOP(STATEMENT)                                                                   \
+    _Pragma("omp parallel for simd schedule(static) if (n >= ELEMENTS_PARALLEL_MIN)")          \
+    for (int64_t i = 0; i < n; i++) STATEMENT
 static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T *restrict y,
                                   T *restrict out)
 {
     const int op = (int)g[0];
     const int64_t rows = g[1], columns = g[2], x_kind = g[3], y_kind = g[4];
+    if ((x_kind == 0 || x_kind == 3) && (y_kind == 0 || y_kind == 3)) {
+        const int64_t n = rows * columns;
+        if (x_kind == 3) {
+            const T first = x[0];
+            ARITHMETIC_FLAT(first, y[i]);
+        } else if (y_kind == 3) {
+            const T second = y[0];
+            ARITHMETIC_FLAT(x[i], second);
+        } else
+            ARITHMETIC_FLAT(x[i], y[i]);
+        return;
+    }
 #pragma omp parallel for schedule(static) if (rows * columns >= ELEMENTS_PARALLEL_MIN)
     for (int64_t r = 0; r < rows; r++) {
         /* this row's x and y: their own row, the one row, or one element */
@@ -135,6 +166,8 @@ static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T
     }
 }
 #undef ARITHMETIC_ROW
+#undef ARITHMETIC_FLAT
+#undef FLAT_LOOP
 
 /* out[c] = the sum over r of x[r][c], in the order of r, in double; blocks of columns on the
    threads, of up to COLUMN_BLOCK columns, narrower where the threads would otherwise share

@@ -3,7 +3,8 @@ threads (codegen/array_math.py's `arithmetic` and `negative`): numpy's bits for 
 operand is read (whole, a bias, a column, one element, on either side), NaN, infinities,
 signed zeros and zero divisors included; other shapes left to numpy; and eager ops that take
 it, through the C op path too, a numpy scalar first among them. A bias is the result's last
-axes, one or more (an attention mask added to the scores)."""
+axes, one or more (an attention mask added to the scores). Where neither operand is a row or
+a column, the elements are shared as one range: a 1-D array too."""
 
 import warnings
 
@@ -32,6 +33,10 @@ SHAPES = [  # x, y: whole, a bias, a column, one element, either side
     ((64, 64), (8, 4, 64, 64)),
     ((8, 4, 64, 64), (1, 4, 64, 64)),
     ((7, 5), (7, 5)),  # small: one thread
+    ((153601,), (153601,)),  # one long row: its elements shared, not its rows
+    ((153601,), ()),
+    ((), (153601,)),
+    ((2, 76801), (2, 76801)),  # fewer rows than threads
 ]
 installed = pytest.mark.skipif(not conv_kernels.available(), reason="no installed kernels here")
 
@@ -77,7 +82,7 @@ def test_other_operands_are_left_to_numpy(x, y):
 
 @installed
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [LARGE, (3, 0), ()])
+@pytest.mark.parametrize("shape", [LARGE, (153601,), (3, 0), ()])
 def test_the_installed_negation_gives_numpys_bits(shape, dtype):
     x = np.asarray(_values(shape, dtype))
     got = array_math.negative(x)
