@@ -94,13 +94,15 @@ class Reduction(Form):
     """`step` accumulates `{value}` into `{acc}` (C text with those two names); `init(dtype)` is
     the first value; `wide` accumulates float32 and float16 in double; `simd` is the OpenMP
     reduction clause of `{acc}` under which the loop may be reassociated ('' keeps it in
-    order). `rechecked`: the clause gives the ordered loop's value unless that value is a
-    zero (or infinite) or a NaN was met (max and min: the first of tied zeros, and the first
-    NaN, win), so a floating loop run reassociated runs again in order where that happened
-    (codegen/loops.py's `_reduction_nest`); an integer one needs no rerun, and a bool one,
-    or one sharing its loop with other reductions, stays in order."""
+    order). `rechecked`, where given, is the step of the reassociated loop, whose value is
+    the ordered loop's unless it is a zero (or infinite) or a NaN was met (max and min: the
+    first of tied zeros, and the first NaN, win), so a floating loop run reassociated runs
+    again in order, with `step`, where that happened (codegen/loops.py's `_reduction_nest`):
+    its own step need not order NaNs (min's one comparison, a vector min of one instruction,
+    not `step`'s three); an integer one needs no rerun, and a bool one, or one sharing its
+    loop with other reductions, stays in order."""
 
-    def __init__(self, step, init, wide=False, simd="", helpers=(), rechecked=False):
+    def __init__(self, step, init, wide=False, simd="", helpers=(), rechecked=None):
         self.step = step
         self.init = init
         self.wide = wide

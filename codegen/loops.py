@@ -701,6 +701,7 @@ def _reduction_nest(emitter, roots, outs, ordered=False):
                 f"{acc} = {form.init(reduction.dtype)};",
                 step,
             )
+            step = form.rechecked.format(acc=acc, value=value)
             step += f" {acc}_nan += ({value} != {value}) ? 1 : 0;"
             clause += f" reduction(+:{acc}_nan)"
             declaration += f" int64_t {acc}_nan = 0;"

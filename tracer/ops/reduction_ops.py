@@ -80,7 +80,7 @@ def _extremum(name, numpy_reduce, helper, sign):
             _extremum_start(sign),
             simd=f"reduction({'max' if sign < 0 else 'min'}:{{acc}})",
             helpers=(helper,),
-            rechecked=True,
+            rechecked=f"{{acc}} = {{value}} {'>' if sign < 0 else '<'} {{acc}} ? {{value}} : {{acc}};",
         ),
     )
 
