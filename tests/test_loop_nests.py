@@ -315,6 +315,9 @@ def test_maxima_run_on_vectors_and_threads_and_keep_the_ordered_value(reduce, si
     source = whole.get_concrete_function(x).c_source()
     assert f"reduction({'max' if sign < 0 else 'min'}:acc)" in source
     assert "acc != 0 && acc > -" in source and "acc_nan != 0" in source
+    # the reassociated step is one comparison (a vector max or min), the rerun the helper's
+    assert re.search(rf"acc = (t\d+) {'>' if sign < 0 else '<'} acc \? \1 : acc;", source)
+    assert re.search(r"acc = tr_(maximum|minimum)_f(32|64)\(acc, ", source)
 
 
 @pytest.mark.parametrize("shape", [(3, 50, 70), (200, 96)])
