@@ -12,6 +12,7 @@ their loops are short, and aligning costs most of a microsecond.
 
 import ctypes
 import math
+import mmap
 
 import numpy as np
 
@@ -31,6 +32,24 @@ def empty(shape, dtype):
     raw = np.empty(size + ALIGNMENT, np.uint8)
     start = -ctypes.addressof(ctypes.c_char.from_buffer(raw)) % ALIGNMENT
     return np.ndarray(shape, dtype, raw, start)
+
+
+# the flags of a workspace's own mapping: private memory, its pages made at once (Linux)
+_WORKSPACE_MAP = (
+    mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0) | getattr(mmap, "MAP_POPULATE", 0)
+)
+
+
+def workspace(nbytes):
+    """A uint8 array of `nbytes` for a compiled module's workspace, which its calls keep.
+    From ALIGNED_FROM bytes on it is memory mapped for it alone, its pages made when it is
+    mapped (one system call, not a fault per page) and of the base size: numpy asks the
+    kernel for huge pages from 4 MB on, and where the machine's memory is fragmented the
+    kernel compacts it before it answers, which can make a first call wait longer than it
+    computes (docs/memory.md)."""
+    if nbytes < ALIGNED_FROM:
+        return empty((nbytes,), np.uint8)
+    return np.frombuffer(mmap.mmap(-1, nbytes, flags=_WORKSPACE_MAP), np.uint8)
 
 
 def copy(value, dtype=None):

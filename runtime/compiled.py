@@ -47,12 +47,21 @@ class CompiledGraph:
         self.run_address = int(module.ffi.cast("uintptr_t", module.run))  # for fast_call.c
         self.error = lambda code: _error(plan, code)
         self.call_source, scope = _call_function(module, plan, self.constants, self.error)
+        self._per_thread = scope["per_thread"]
         exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
         # run(arrays) -> output arrays; callers on a hot path hold on to it
         self.run = scope["call"] if plan.strings is None else plan.strings.wrap(scope["call"])
 
     def __call__(self, arrays):
         return self.run(arrays)
+
+    def workspace(self):
+        """A workspace for a call of the module from C (runtime/fast_call.py): the one the
+        calling thread's calls kept, which becomes the caller's (its pages are in memory
+        already: a new one would fault them in again, 160 MB for a transformer's step), else
+        a new one."""
+        kept = self._per_thread.__dict__.pop("workspace", None)
+        return aligned.workspace(self.workspace_bytes) if kept is None else kept
 
     def record_events(self, events):
         """Make the profiled module append each step's event to `events` (an int64 array:
@@ -112,7 +121,8 @@ def _call_function(module, plan, constants, error):
         "from_buffer": ffi.from_buffer,
         "run": module.run,
         "ndarray": np.ndarray,
-        "empty": aligned.allocator_for([*plan.buffers, ((plan.workspace_bytes,), "uint8")]),
+        "empty": aligned.allocator_for(plan.buffers),
+        "new_workspace": aligned.workspace,
         "copy": np.array,
         "contiguous": np.ascontiguousarray,
         "failed": error,
@@ -143,7 +153,7 @@ def _call_function(module, plan, constants, error):
             f"    needed = {plan.workspace_bytes}",
             "    workspace = kept.pop('workspace', None)",
             "    if workspace is None or workspace.size < needed:",
-            "        workspace = empty((needed,), 'uint8')",
+            "        workspace = new_workspace(needed)",
             f"    args[{first_buffer + len(plan.buffers)}] = from_buffer(workspace)",
         ]
         returned.append("workspace")

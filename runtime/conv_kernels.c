@@ -43,7 +43,7 @@
 #define THREADS() 1
 #endif
 
-#define INTERFACE 11 /* runtime/native.py refuses a module of another */
+#define INTERFACE 12 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)

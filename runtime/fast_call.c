@@ -10,7 +10,8 @@
  * None before anything is computed, and the caller takes the Python path.
  *
  *     Entry(run, arguments, pattern, variables, value_name, inputs, updated, shared_name,
- *           constants, buffers, outputs, pack, workspace_bytes, guards, empty, wrap, failed)
+ *           constants, buffers, outputs, pack, workspace_bytes, guards, empty, wrap, failed,
+ *           workspace)
  *     entry(args) -> wrap(the output array), [wrap(...), ...], (wrap(...), ...), or None
  *
  * run: the address of the module's `tracer_run`. pattern: one item per positional argument,
@@ -25,6 +26,9 @@
  * calling `empty(shape, dtype)`; `outputs`: the buffers returned, as one value (pack 0), a
  * list (1) or a tuple (2). guards: (object, attribute) pairs that must all be falsy (no tape
  * recording, no trace, ...). failed(code): the exception for a nonzero return code.
+ * workspace(): an object whose writable buffer of at least workspace_bytes bytes is a call's
+ * workspace (the one the Python function's calls kept, whose pages are in memory already,
+ * or a new one).
  *
  * The GIL is released while the module runs, as cffi's call does; the workspace is kept
  * between calls (fresh pages cost the kernel's zeroing) and taken by one call at a time.
@@ -36,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INTERFACE 11     /* Entry's arguments: runtime/native.py refuses a module of another */
+#define INTERFACE 12     /* Entry's arguments: runtime/native.py refuses a module of another */
 #define STACK_SLOTS 64  /* argument arrays up to this size live on the C stack */
 #define MAX_NDIM 32
 #define FORMAT_SIZE 16
@@ -64,7 +68,9 @@ typedef struct {
     InputSpec *specs;
     Py_buffer *constants;     /* views held for the entry's life: their pointers do not move */
     size_t workspace_bytes;
-    char *spare_workspace;    /* NULL while a call holds it */
+    PyObject *new_workspace;  /* the `workspace` function */
+    PyObject *spare_workspace; /* the object whose memory is the workspace; NULL while a call
+                                  holds it, and before the first call */
     Py_ssize_t hits;
 } Entry;
 
@@ -164,17 +170,17 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"run", "arguments", "pattern", "variables", "value_name", "inputs", "updated",
                             "shared_name", "constants", "buffers", "outputs", "pack", "workspace_bytes", "guards",
-                            "empty", "wrap", "failed", NULL};
+                            "empty", "wrap", "failed", "workspace", NULL};
     unsigned long long run;
     PyObject *argument_type, *pattern, *variables, *value_name, *inputs, *updated, *shared_name, *constants, *buffers,
-        *outputs, *guards, *empty, *wrap, *failed;
+        *outputs, *guards, *empty, *wrap, *failed, *new_workspace;
     Py_ssize_t workspace_bytes;
     int pack;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!O!O!UO!O!UO!O!O!inO!OOO:Entry", names, &run, &PyType_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KO!O!O!UO!O!UO!O!O!inO!OOOO:Entry", names, &run, &PyType_Type,
                                      &argument_type, &PyTuple_Type, &pattern, &PyTuple_Type, &variables, &value_name,
                                      &PyTuple_Type, &inputs, &PyTuple_Type, &updated, &shared_name, &PyTuple_Type,
                                      &constants, &PyTuple_Type, &buffers, &PyTuple_Type, &outputs, &pack,
-                                     &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed))
+                                     &workspace_bytes, &PyTuple_Type, &guards, &empty, &wrap, &failed, &new_workspace))
         return NULL;
     Py_ssize_t n_tensors = 0;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(pattern); k++)
@@ -217,6 +223,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     entry->empty = Py_NewRef(empty);
     entry->wrap = Py_NewRef(wrap);
     entry->failed = Py_NewRef(failed);
+    entry->new_workspace = Py_NewRef(new_workspace);
     entry->workspace_bytes = (size_t)workspace_bytes;
     if (read_specs(entry, inputs) < 0 || hold_constants(entry, constants) < 0) {
         Py_DECREF(entry);
@@ -239,6 +246,8 @@ entry_traverse(Entry *entry, visitproc visit, void *arg)
     Py_VISIT(entry->empty);
     Py_VISIT(entry->wrap);
     Py_VISIT(entry->failed);
+    Py_VISIT(entry->new_workspace);
+    Py_VISIT(entry->spare_workspace);
     return 0;
 }
 
@@ -256,6 +265,8 @@ entry_clear(Entry *entry)
     Py_CLEAR(entry->empty);
     Py_CLEAR(entry->wrap);
     Py_CLEAR(entry->failed);
+    Py_CLEAR(entry->new_workspace);
+    Py_CLEAR(entry->spare_workspace);
     return 0;
 }
 
@@ -267,7 +278,6 @@ entry_dealloc(Entry *entry)
     release_constants(entry);
     PyMem_Free(entry->specs);
     PyMem_Free(entry->positions);
-    free(entry->spare_workspace);
     Py_TYPE(entry)->tp_free((PyObject *)entry);
 }
 
@@ -373,23 +383,40 @@ wrap_outputs(Entry *entry, PyObject *arrays)
     return result;
 }
 
-static char *
-take_workspace(Entry *entry)
+/* A call's workspace: the object that holds it, its memory in *memory; the spare one, or
+ * where a call holds that (a call made from within a call), a new one from `workspace()`.
+ * NULL with an exception where that fails or gives a buffer too small. */
+static PyObject *
+take_workspace(Entry *entry, char **memory)
 {
-    char *workspace = entry->spare_workspace;
+    PyObject *workspace = entry->spare_workspace;
     entry->spare_workspace = NULL;
-    if (workspace == NULL && entry->workspace_bytes)  /* whole cache lines (runtime/aligned.py) */
-        workspace = aligned_alloc(64, (entry->workspace_bytes + 63) / 64 * 64);
+    if (workspace == NULL && (workspace = PyObject_CallNoArgs(entry->new_workspace)) == NULL)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(workspace, &view, PyBUF_WRITABLE) < 0) {
+        Py_DECREF(workspace);
+        return NULL;
+    }
+    *memory = view.buf;  /* the object owns the memory; the call holds the object */
+    Py_ssize_t length = view.len;
+    PyBuffer_Release(&view);
+    if (length < 0 || (size_t)length < entry->workspace_bytes) {
+        PyErr_Format(PyExc_ValueError, "Entry: a workspace of %zd bytes, where the module needs %zu", length,
+                     entry->workspace_bytes);
+        Py_DECREF(workspace);
+        return NULL;
+    }
     return workspace;
 }
 
 static void
-give_back_workspace(Entry *entry, char *workspace)
+give_back_workspace(Entry *entry, PyObject *workspace)
 {
     if (entry->spare_workspace == NULL)
         entry->spare_workspace = workspace;
     else
-        free(workspace);
+        Py_DECREF(workspace);
 }
 
 /* 1 when `arguments` fit the pattern (tensors where tensors go, the traced values
@@ -464,14 +491,16 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
     for (Py_ssize_t k = 0; k < entry->n_constants; k++)
         slots[entry->n_inputs + k] = entry->constants[k].buf;
     PyObject *arrays = allocate_buffers(entry, slots + entry->n_inputs + entry->n_constants);
-    char *workspace = arrays == NULL ? NULL : take_workspace(entry);
+    char *memory = NULL;
+    PyObject *workspace = arrays == NULL || !entry->workspace_bytes ? NULL : take_workspace(entry, &memory);
     if (arrays != NULL && (workspace != NULL || !entry->workspace_bytes)) {
-        slots[n_slots - 1] = workspace;
+        slots[n_slots - 1] = memory;
         int code;
         Py_BEGIN_ALLOW_THREADS
         code = entry->run(slots);
         Py_END_ALLOW_THREADS
-        give_back_workspace(entry, workspace);
+        if (workspace != NULL)
+            give_back_workspace(entry, workspace);
         if (code == 0) {
             entry->hits++;
             result = wrap_outputs(entry, arrays);
@@ -484,9 +513,7 @@ entry_call(Entry *entry, PyObject *const *args, size_t nargsf, PyObject *kwnames
                 Py_DECREF(error);
             }
         }
-    } else if (arrays != NULL) {
-        PyErr_NoMemory();
-    }
+    }  /* else: the exception of the buffers' or the workspace's allocation */
     Py_XDECREF(arrays);
 done:
     release_views(views, held);

@@ -72,6 +72,7 @@ def entry(compiled, arguments, pattern, variables, names, guards, wrap, n_output
         empty=aligned.allocator_for(plan.buffers),
         wrap=wrap,
         failed=compiled.error,
+        workspace=compiled.workspace,
     )
 
 

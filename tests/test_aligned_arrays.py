@@ -61,3 +61,14 @@ def test_a_compiled_functions_large_output_and_a_variables_storage_are_aligned()
         expected_v = expected_v * 0.5 + 0.25
     v.assign(np.ones((256, 256)))  # an eager assignment's new storage too
     assert _address(v.numpy()) % aligned.ALIGNMENT == 0
+
+
+@pytest.mark.parametrize("nbytes", [64, aligned.ALIGNED_FROM, 5 << 20])
+def test_a_workspace_is_writable_memory_of_its_size(nbytes):
+    workspace = aligned.workspace(nbytes)
+    assert workspace.dtype == np.uint8 and workspace.shape == (nbytes,)
+    assert workspace.flags.writeable and workspace.flags.c_contiguous
+    if nbytes >= aligned.ALIGNED_FROM:  # a mapping of its own: whole pages, fresh zeros
+        assert _address(workspace) % 4096 == 0 and not workspace.any()
+    workspace[::4096] = 3
+    assert np.count_nonzero(workspace == 3) == len(range(0, nbytes, 4096))

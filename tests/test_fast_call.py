@@ -1,6 +1,7 @@
 """A compiled function's call path in C (`runtime/fast_call.c`) gives what the Python call
 path gives, bit for bit, takes the common case, and steps aside for everything else."""
 
+import os
 import threading
 
 import numpy as np
@@ -70,6 +71,33 @@ def test_a_workspace_and_constants_are_what_the_entry_passes():
     x = tt.constant(CASES["matrix gradient, constants and a workspace"][1][0])
     plan = f.get_concrete_function(x)._executable.plan
     assert plan.workspace_bytes > 0 and len(plan.constants) > 0
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux's /proc")
+def test_the_entry_takes_over_the_workspace_of_the_python_path_s_calls():
+    @tt.function
+    def f(a):
+        c = tt.matmul(a, a)  # held in the workspace while the next product reads it
+        return tt.reduce_sum(tt.matmul(c, c), axis=0)
+
+    a = tt.constant(RNG.standard_normal((1024, 1024)) / 32)
+    first = f(a)  # the Python path's call, which keeps its workspace
+    workspace_bytes = f.get_concrete_function(a)._executable.plan.workspace_bytes
+    assert workspace_bytes >= 1024 * 1024 * 8
+    resident = _resident_bytes()
+    hits = f._fast.hits
+    later = [f(a) for _ in range(3)]
+    assert f._fast.hits == hits + 3
+    # the entry's calls wrote no second workspace: the process grew by much less than one
+    assert _resident_bytes() - resident < workspace_bytes // 2
+    expected = np.sum((a.numpy() @ a.numpy()) @ (a.numpy() @ a.numpy()), axis=0)
+    for result in (first, *later):
+        np.testing.assert_allclose(result.numpy(), expected, rtol=1e-9, atol=1e-9)
 
 
 def test_other_shapes_dtypes_and_layouts_take_the_python_path():
