@@ -49,7 +49,13 @@ def workspace(nbytes):
     computes (docs/memory.md)."""
     if nbytes < ALIGNED_FROM:
         return empty((nbytes,), np.uint8)
-    return np.frombuffer(mmap.mmap(-1, nbytes, flags=_WORKSPACE_MAP), np.uint8)
+    try:
+        mapping = mmap.mmap(-1, nbytes, flags=_WORKSPACE_MAP)
+    except OSError as error:
+        raise MemoryError(
+            f"no memory for a compiled function's workspace of {nbytes} bytes"
+        ) from error
+    return np.frombuffer(mapping, np.uint8)
 
 
 def copy(value, dtype=None):

@@ -72,3 +72,8 @@ def test_a_workspace_is_writable_memory_of_its_size(nbytes):
         assert _address(workspace) % 4096 == 0 and not workspace.any()
     workspace[::4096] = 3
     assert np.count_nonzero(workspace == 3) == len(range(0, nbytes, 4096))
+
+
+def test_a_workspace_larger_than_the_memory_is_a_memory_error():
+    with pytest.raises(MemoryError, match="workspace of 1125899906842624 bytes"):
+        aligned.workspace(1 << 50)
