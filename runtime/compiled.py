@@ -9,6 +9,7 @@ too); outputs are allocated here and filled by the C code. Inputs the module upd
 them contiguous and unshared, and gets them back as the updated outputs.
 """
 
+import re
 import threading
 
 import numpy as np
@@ -45,7 +46,7 @@ class CompiledGraph:
             self.probe_totals = np.zeros((len(probes), 2), np.int64)
             self._events = None
         self.run_address = int(module.ffi.cast("uintptr_t", module.run))  # for fast_call.c
-        self.error = lambda code: _error(plan, code)
+        self.error = lambda code, sizes=None: _error(plan, code, sizes)
         self.call_source, scope = _call_function(module, plan, self.constants, self.error)
         self._per_thread = scope["per_thread"]
         exec(compile(self.call_source, "<tracer compiled call>", "exec"), scope)
@@ -175,7 +176,7 @@ def _call_function(module, plan, constants, error):
             results.append(f"copy(c{k})")
     lines += ["    try:", "        code = run(args)", "    finally:"]
     lines += [f"        kept[{name!r}] = {name}" for name in returned]
-    lines += ["    if code:", "        raise failed(code)"]
+    lines += ["    if code:", f"        raise failed(code{', sizes' if plan.dims else ''})"]
     lines.append(f"    return [{', '.join(results)}]")
     return "\n".join(lines) + "\n", scope
 
@@ -306,9 +307,10 @@ def _tuple_text(shape):
     return "(" + "".join(f"{d}, " for d in shape) + ")"
 
 
-def _error(plan, code):
-    """The exception for return code `code` of the module (its plan says which), or the one
-    a Python function it called back raised: a signal handler that stopped a loop (Ctrl-C),
+def _error(plan, code, sizes=None):
+    """The exception for return code `code` of the module (its plan says which), its message
+    naming the call's `sizes` (the values of plan.dims) where it names a dim, or the one a
+    Python function it called back raised: a signal handler that stopped a loop (Ctrl-C),
     with a note naming the loop, or a host function."""
     stopped = interrupts.take_error()
     if stopped is not None:
@@ -318,4 +320,20 @@ def _error(plan, code):
     if raised is not None:
         return raised
     exception, message = plan.errors.get(code, (RuntimeError, f"compiled code failed ({code})"))
+    if sizes is not None:
+        message = _with_sizes(message, {name: int(v) for (name, _, _), v in zip(plan.dims, sizes)})
     return exception(message)
+
+
+_DIM_NAME = re.compile(r"\bd\d+(?:_\d+)?\b")
+
+
+def _with_sizes(message, values):
+    """`message` with each dim of `values` ({name: size}) written as its size, in the op's
+    words only (not in the user's file name of the location after them): `gather: an index
+    is out of range [0, d0) (at model.py:14)` -> `... [0, 8) (at model.py:14)`."""
+    words, at, location = message.rpartition(" (at ")
+    if not at:
+        words, location = message, ""
+    words = _DIM_NAME.sub(lambda m: str(values.get(m[0], m[0])), words)
+    return words + at + location

@@ -18,6 +18,7 @@ import pytest
 import tracer as tt
 from codegen import cache
 from codegen.errors import UnusableCacheDirectory
+from runtime import compiled
 
 HERE = os.path.basename(__file__)
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -250,6 +251,31 @@ def test_gather_out_of_range_raises_at_the_call(bad):
             gradient(params, indices)
         if backend == "c":
             assert f"{line_of('gathers')} (grad of gather)" in str(e.value)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_gather_out_of_range_names_the_call_s_size_where_it_is_unknown_to_the_trace(backend):
+    forward = tt.function(
+        lambda p, i: tt.gather(p, i) * 2.0,
+        backend=backend,
+        input_signature=[tt.TensorSpec([None], tt.float32), tt.TensorSpec([None], tt.int32)],
+    )
+    for size in (3, 8):  # one module for both sizes: its message names the call's
+        params = tt.constant(np.arange(size, dtype=np.float32))
+        np.testing.assert_array_equal(
+            forward(params, tt.constant([size - 1])).numpy(), [2 * size - 2]
+        )
+        with pytest.raises(IndexError, match=rf"gather: an index is out of range \[0, {size}\)"):
+            forward(params, tt.constant([0, size]))
+    assert forward.experimental_get_tracing_count() == 1
+
+
+def test_a_message_s_dims_are_written_as_sizes_in_the_op_s_words_only():
+    message = "gather: an index is out of range [0, 784*d0 + d1_2) (at d0.py:3)"
+    assert compiled._with_sizes(message, {"d0": 8, "d1_2": 5}) == (
+        "gather: an index is out of range [0, 784*8 + 5) (at d0.py:3)"
+    )
+    assert compiled._with_sizes("out of range [0, d0)", {"d0": 2}) == "out of range [0, 2)"
 
 
 def test_gather_gradient_in_range_is_indexed_slices_of_the_right_rows():
