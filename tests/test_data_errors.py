@@ -39,6 +39,26 @@ def test_a_map_whose_run_raises_stops_the_pass_at_that_element():
     assert len(traces) == 1
 
 
+@pytest.mark.parametrize("error", [ValueError, TypeError])
+def test_a_map_whose_first_run_raises_runs_that_element_once(error):
+    """The first element's tt.py_function runs while the map is traced (its results' shapes
+    come from that run): where it raises, that is the element's error, and the element is
+    not run again eagerly as a function tracer cannot trace would be."""
+    calls = []
+
+    def parse(x):
+        calls.append(int(x))
+        if int(x) == 0:
+            raise error("bad first record")
+        return x * 10
+
+    dataset = Dataset.range(3).map(lambda x: tt.py_function(parse, [x], tt.int64))
+    with pytest.raises(error, match="bad first record") as raised:
+        list(dataset)
+    assert calls == [0]
+    assert "parse" in [frame.name for frame in traceback.extract_tb(raised.tb)]
+
+
 def test_a_filter_whose_run_raises_stops_the_pass_at_that_element():
     """A predicate whose tt.py_function raises TypeError at its third call: the pass keeps
     elements 0 and 1, then raises; element 2 ran once."""

@@ -117,6 +117,18 @@ class ResultsChangedShape(RunsAsPython):
 _REPLAYED = {}
 
 
+# the error the last traced call's run of `func` raised on this thread (`raised_while_traced`)
+_RAISED = threading.local()
+
+
+def raised_while_traced(error):
+    """Whether `error` is what a tt.py_function's `func` raised when it ran on the values of a
+    call being traced: the user's code failed on those values, as it would have run
+    eagerly, so a caller that answers a failed trace by running the function eagerly (a
+    data pipeline's map) raises it instead of running `func` on them a second time."""
+    return getattr(_RAISED, "error", None) is error
+
+
 def _replay_key(func):
     code = getattr(func, "__code__", None)
     return func if code is None else (code.co_filename, code.co_firstlineno, code.co_name)
@@ -138,7 +150,11 @@ class _CallWithResults:
     def first_run(self, values):
         """Run `func` on the values of the call being traced: the results' shapes."""
         values = [_array(v) for v in values]
-        results = self._run(values)
+        try:
+            results = self._run(values)
+        except Exception as error:
+            _RAISED.error = error
+            raise
         self.traced_run = (values, results)
         self.shapes = [r.shape for r in results]
         return results

@@ -7,6 +7,7 @@ import numpy as np
 from tracer import nest
 from tracer.data.sources import as_arrays
 from tracer.data.specs import INFINITE, UNKNOWN, combined_spec
+from tracer.py_function import raised_while_traced
 from tracer.signature import TensorSpec
 from tracer.tensor import constant
 from tracer.tracing import RunsAsPython
@@ -455,7 +456,8 @@ class _TracedOrEager:
     (a TypeError or ValueError, as `tt.fill([x], x)` gives) but the eager call succeeds, it
     runs eagerly from there on (the eager call's own error is the one raised where both
     fail). An error raised while the function runs is the user's, raised as it is: the
-    element is not run again."""
+    element is not run again, nor where a tt.py_function in it raised while it was traced
+    (it ran on the element's values then)."""
 
     def __init__(self, python_function):
         from tracer.function import function
@@ -474,7 +476,9 @@ class _TracedOrEager:
                 self._traced.get_concrete_function(*arguments)
             except RunsAsPython:
                 pass  # code that runs only as Python: the tt.function runs it so from now on
-            except (TypeError, ValueError):
+            except (TypeError, ValueError) as error:
+                if raised_while_traced(error):  # the element's own error: it ran already
+                    raise
                 result = self._python(*arguments)
                 self._eager = True
                 return result
