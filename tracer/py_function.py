@@ -22,6 +22,7 @@ code cannot hold them. A string result is a handle in compiled code
 (codegen/string_handles.py).
 """
 
+import contextlib
 import functools
 import threading
 
@@ -117,8 +118,9 @@ class ResultsChangedShape(RunsAsPython):
 _REPLAYED = {}
 
 
-# the error the last traced call's run of `func` raised on this thread (`raised_while_traced`)
-_RAISED = threading.local()
+# the attribute that marks an error `func` raised while its call was traced (an attribute,
+# not a record kept here: that would keep the error's frames, and their arrays, alive)
+_RAISED_WHILE_TRACED = "_tracer_raised_while_traced"
 
 
 def raised_while_traced(error):
@@ -126,7 +128,7 @@ def raised_while_traced(error):
     call being traced: the user's code failed on those values, as it would have run
     eagerly, so a caller that answers a failed trace by running the function eagerly (a
     data pipeline's map) raises it instead of running `func` on them a second time."""
-    return getattr(_RAISED, "error", None) is error
+    return getattr(error, _RAISED_WHILE_TRACED, False) is True
 
 
 def _replay_key(func):
@@ -153,7 +155,8 @@ class _CallWithResults:
         try:
             results = self._run(values)
         except Exception as error:
-            _RAISED.error = error
+            with contextlib.suppress(AttributeError, TypeError):  # an error without attributes
+                setattr(error, _RAISED_WHILE_TRACED, True)
             raise
         self.traced_run = (values, results)
         self.shapes = [r.shape for r in results]
