@@ -1159,6 +1159,55 @@ def test_a_third_size_of_a_dimension_reuses_the_second_trace(caplog):
     assert concrete.backend == "c"
 
 
+def test_sizes_a_shape_rule_needs_equal_are_one_unknown_dimension(caplog):
+    """A square matrix's sides, a product's inner sizes and broadcast axes, unknown in a
+    trace: TensorFlow takes them for equal and checks when the graph runs; tracer traces the
+    one as the other, so every square size runs one module, and a call that breaks it is
+    traced with its own sizes (its error named there, before anything runs)."""
+    rng = np.random.default_rng(3)
+    square = [tt.TensorSpec([None, None], tt.float64)]
+
+    def inverse_plus_gram(a):
+        return tt.linalg.inv(a) + tt.matmul(a, tt.transpose(a))
+
+    for backend in ("c", "interpreter"):
+        f = tt.function(inverse_plus_gram, input_signature=square, backend=backend)
+        for n in (3, 5, 8):
+            a = rng.standard_normal((n, n)) + n * np.eye(n)
+            expected = np.linalg.inv(a) + a @ a.T
+            np.testing.assert_allclose(f(tt.constant(a)).numpy(), expected, rtol=1e-10)
+        assert f.experimental_get_tracing_count() == 1
+        with pytest.raises(ValueError, match=r"square matrices; its shape is \(3, 4\)"):
+            f(tt.constant(rng.standard_normal((3, 4))))
+
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        g = tt.function(lambda a: tt.matmul(a, a) + tt.transpose(a))
+        for n in (3, 5, 7, 9):  # the second size generalizes, the others reuse its module
+            a = rng.standard_normal((n, n))
+            np.testing.assert_allclose(g(tt.constant(a)).numpy(), a @ a + a.T, rtol=1e-12)
+        assert g.experimental_get_tracing_count() == 2
+    assert any("tracing <lambda> again with d1 = d0" in r.getMessage() for r in caplog.records)
+    with pytest.raises(ValueError, match=r"inner dimensions differ.* \(6 != 4\)"):
+        g(tt.constant(rng.standard_normal((4, 6))))
+    concrete = g.get_concrete_function(tt.TensorSpec([None, None], tt.float64))
+    with pytest.raises(ValueError, match="traced for sizes that are equal.*d0 as 4 and 6"):
+        concrete(tt.constant(rng.standard_normal((4, 6))))
+
+    inner = tt.function(lambda a: tt.matmul(a, a))  # called while `outer` is traced
+    outer = tt.function(lambda a: inner(a) * 2.0, input_signature=square)
+    for n in (3, 4):
+        a = rng.standard_normal((n, n))
+        np.testing.assert_allclose(outer(tt.constant(a)).numpy(), 2 * a @ a, rtol=1e-12)
+    assert outer.experimental_get_tracing_count() == 1
+
+    two = [tt.TensorSpec([None, None], tt.float64)] * 2
+    h = tt.function(lambda a, b: tt.matmul(a, b), input_signature=two)
+    for m, k, n in ((2, 3, 4), (5, 6, 7), (1, 2, 3)):
+        a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+        np.testing.assert_allclose(h(tt.constant(a), tt.constant(b)).numpy(), a @ b, rtol=1e-12)
+    assert h.experimental_get_tracing_count() == 1
+
+
 def test_a_function_that_prints_or_formats_a_size_sees_its_value():
     """A size the program makes text of (print, %-format, an f-string) is its value, as with
     TensorFlow, which traces each size: a trace that generalized the size by itself is made

@@ -73,6 +73,7 @@ class ConcreteFunction:
         self._variables = list(trace.variables.values())
         self._requirements = list(trace.requirements)  # (Trace.require)
         self._other_than_zero = list(trace.other_than_zero)  # (Trace.require_other_than_zero)
+        self._equal_sizes = dict(trace.equal_sizes)  # (Trace.equal_sizes)
         self._assigned = list(trace.assigned)
         self._gradient_graphs = list(trace.gradient_graphs)
         n_inputs, n_outputs = len(trace.inputs), len(outputs)
@@ -251,8 +252,14 @@ class ConcreteFunction:
         """Whether a call whose unknown dimensions have `sizes` ({symbol: size}) gives every
         polynomial this trace requires a value of at least 0 (sizes given as None, by
         TensorSpecs rather than a call, are taken to do)."""
-        if sizes is None or None in sizes.values():
-            return sizes is not None
+        if sizes is None:
+            return False
+        for name, size in self._equal_sizes.items():  # a symbol traced as another size
+            other = sizes.get(str(size)) if isinstance(size, dims.Dim) else size
+            if sizes.get(name) is not None and other is not None and sizes[name] != other:
+                return False
+        if None in sizes.values():
+            return True
         return all(size.evaluate(sizes) >= 0 for size in self._requirements) and all(
             size.evaluate(sizes) != 0 for size in self._other_than_zero
         )
@@ -262,7 +269,16 @@ class ConcreteFunction:
         dimensions do not meet its requirements: `x[1:]` of an empty x, or `x.shape[0] == 1`
         answered as false)."""
         shapes = [node.shape for node in self._traced.inputs]
-        sizes = dims.sizes_given(shapes, [np.shape(t) for t in tensors])
+        given = [np.shape(t) for t in tensors]
+        differing = dims.differing_sizes(shapes, given)
+        if differing:
+            listed = ", ".join(f"{name} as {a} and {b}" for name, (a, b) in differing.items())
+            raise ValueError(
+                f"{self.name}: this concrete function was traced for sizes that are equal "
+                f"(an op needs them so); this call gives {listed}. Call the tt.function "
+                "itself, which traces such a call with its own sizes"
+            )
+        sizes = dims.sizes_given(shapes, given)
         needed = [size.evaluate(sizes) for size in self._requirements]
         nonzero = [size.evaluate(sizes) for size in self._other_than_zero]
         if state.trace is not None:  # in an enclosing trace of unknown sizes: its calls need them
@@ -296,7 +312,7 @@ class ConcreteFunction:
         if self._returns_one_value and not (
             state.tapes or state.trace is not None or numerics.enabled or state.accumulators
         ):
-            if self._requirements or self._other_than_zero:
+            if self._requirements or self._other_than_zero or self._equal_sizes:
                 self._check_sizes(tensors)
             arrays = [t._value for t in tensors]
             if self._variables:
@@ -306,7 +322,7 @@ class ConcreteFunction:
 
     def _call(self, tensors):
         """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""
-        if self._requirements or self._other_than_zero:
+        if self._requirements or self._other_than_zero or self._equal_sizes:
             self._check_sizes(tensors)
         if self._calls_python and state.trace is None and (state.tapes or state.accumulators):
             raise RunsAsPython(

@@ -29,6 +29,7 @@ from tracer.any_rank import AnyRankFunction, has_unknown_rank
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
 from tracer.executables import BACKENDS, parse_backend
+from tracer.ir import dims
 from tracer.ir.source import is_library_file
 from tracer.ops.array_ops import SymbolicRange
 from tracer.py_function import ResultsChangedShape
@@ -554,18 +555,22 @@ class Function:
         )
 
     @collector.paused  # tracing and compiling build graphs of many objects, as tapes do
-    def _trace(self, args, kwargs, sizes_known=False):
+    def _trace(self, args, kwargs, sizes_known=False, equal_sizes=None):
         """A ConcreteFunction of the function traced for `args` and `kwargs`; `sizes_known`:
-        their unknown sizes are known in the call (`Trace.sizes_known_in_call`)."""
+        their unknown sizes are known in the call (`Trace.sizes_known_in_call`). Where a shape
+        rule needs an unknown dimension equal to another size (a square matrix's sides), the
+        function is traced again with the one as the other (`equal_sizes`, {name: size}), as
+        TensorFlow takes unknown dimensions for equal and checks when the graph runs."""
         self._tracing_count += 1
         trace = Trace(may_create_variables=self._tracing_count == 1)
         trace.sizes_known_in_call = sizes_known
+        trace.equal_sizes = dict(equal_sizes or {})
         names = argument_names(self._python_function, args, kwargs)
         flat = nest.flatten((args, kwargs))
         specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]
         tensors = itertools.count()
         symbolic = [
-            trace.input(name, leaf.symbolic_shape(self._own_dims(next(tensors))), leaf.dtype)
+            trace.input(name, self._symbolic_shape(leaf, next(tensors), trace), leaf.dtype)
             if isinstance(leaf, TensorSpec)
             else traced_value(leaf)
             for name, leaf in zip(names, specs)
@@ -593,6 +598,13 @@ class Function:
                 self._run_as_python(f"tt.function {self.__name__} {signal}")
             raise
         except Exception as error:
+            taken = _taken_equal(error, trace, self._per_argument)
+            if taken is not None:
+                log.info("tracing %s again with %s = %s: %s", self.__name__, *taken, error)
+                self._tracing_count -= 1  # (the trace that raised is not one the function has)
+                return self._trace(
+                    args, kwargs, sizes_known, {**trace.equal_sizes, taken[0]: taken[1]}
+                )
             note = f"(raised while tt.function traced {self.__name__})"
             if note not in getattr(error, "__notes__", ()):  # once, where it calls itself
                 error.add_note(note)
@@ -622,6 +634,14 @@ class Function:
         concrete._function = weakref.ref(self)  # its compile report shows the retraces
         return concrete
 
+    def _symbolic_shape(self, spec, position, trace):
+        """The shape of tensor argument `position` (of `spec`) in `trace`: its unknown
+        dimensions as symbols, each one a shape rule needed equal to another size as that."""
+        shape = spec.symbolic_shape(self._own_dims(position))
+        if not trace.equal_sizes:
+            return shape
+        return tuple(dims.resolved(size, trace.equal_sizes) for size in shape)
+
     def _run_as_python(self, message):
         """From now on, run the Python function at each call, with one log line saying why:
         a trace found code that tracer runs only as Python (a tt.data.Dataset iterated, whose
@@ -631,6 +651,22 @@ class Function:
             return
         self._runs_as_python = True
         log.warning("%s", message)  # a notice of speed: logged, as TensorFlow's retraces are
+
+
+def _taken_equal(error, trace, per_argument):
+    """(name, size) where `error` is a shape rule's need for two sizes to be equal
+    (dims.SizesDiffer) that `trace` can meet by tracing an unknown dimension of its
+    arguments as the other size; else None. Not two arguments' own dimensions of one axis
+    in a trace `per_argument`: the function combines them, and `_concrete_for` makes them
+    one shared symbol again, the trace of shared ones serving the calls that give one size."""
+    if not isinstance(error, dims.SizesDiffer):
+        return None
+    symbols = dims.symbols_of([node.shape for node in trace.inputs])
+    taken = dims.unification(*error.sizes, symbols)
+    if taken is not None and per_argument and isinstance(taken[1], dims.Dim):
+        if taken[0].split("_")[0] == str(taken[1]).split("_")[0]:  # d0_1 and d0_0: one axis
+            return None
+    return taken
 
 
 class _BoundMethod(functools.partial):

@@ -216,6 +216,75 @@ def equals(size, other):
     return False
 
 
+class SizesDiffer(ValueError):
+    """Two sizes a shape rule needs equal (a product's inner dimensions, broadcast axes, a
+    square matrix's sides) differ as the trace knows them, one of them unknown: `sizes` is
+    the pair. TensorFlow takes unknown dimensions for equal there and checks when the graph
+    runs; a tt.function's trace takes an unknown dimension that stands alone for the other
+    size (`unification`) and traces again, its calls checked for it."""
+
+    def __init__(self, message, first, second):
+        super().__init__(message)
+        self.sizes = (first, second)
+
+
+def check_same(first, second, message):
+    """Nothing where the sizes `first` and `second` are equal; else ValueError(message()),
+    SizesDiffer where either is unknown. No assumption is recorded (`equals` would)."""
+    difference = first - second
+    if isinstance(difference, Dim):
+        raise SizesDiffer(message(), first, second)
+    if difference != 0:
+        raise ValueError(message())
+
+
+def unification(first, second, symbols):
+    """(name, size): an unknown dimension among `symbols` (names) that stands alone as one
+    of `first` and `second`, and the other, a known size or another such dimension, which
+    it is to be so that the two are equal (of two symbols, the later one becomes the
+    earlier); None where there is none (d0 against 2*d1, or against d0 + 1)."""
+    alone = [s for s in (first, second) if _alone(s) and str(s) in symbols]
+    if not alone:
+        return None
+    size = max(alone, key=lambda s: symbol_order(str(s)))
+    other = second if size is first else first
+    if isinstance(other, Dim) and not _alone(other):
+        return None
+    return str(size), other
+
+
+def _alone(size):
+    """Whether `size` is one unknown dimension standing alone (d0, not 2*d0 or d0 + 1)."""
+    return isinstance(size, Dim) and size.terms[0][1] == 1 and size.symbols == [str(size)]
+
+
+def resolved(size, equal_sizes):
+    """`size` (an int or Dim) with the unknown dimension standing alone in it replaced by the
+    size `equal_sizes` ({name: int or Dim}) takes it to be, and so on."""
+    while isinstance(size, Dim) and str(size) in equal_sizes:
+        size = equal_sizes[str(size)]
+    return size
+
+
+def differing_sizes(shapes, given):
+    """The unknown dimensions standing alone in `shapes` to which the `given` shapes (of the
+    same ranks) give two sizes, with those sizes: {name: (size, size)}. Where the given
+    sizes are themselves unknown (a call made while another function is traced), two that
+    differ raise SizesDiffer, which that trace may meet in turn."""
+    seen, differing = {}, {}
+    for shape, actual in zip(shapes, given):
+        for dimension, value in zip(shape, actual):
+            if _alone(dimension):
+                first = seen.setdefault(str(dimension), value)
+                if isinstance(first, Dim) or isinstance(value, Dim):
+                    check_same(
+                        first, value, lambda a=first, b=value: f"sizes {a!r} and {b!r} differ"
+                    )
+                elif first != value:
+                    differing[str(dimension)] = (first, value)
+    return differing
+
+
 def _terms(value):
     if isinstance(value, Dim):
         return value.terms

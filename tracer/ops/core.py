@@ -132,7 +132,10 @@ def _infer(op, inputs, attrs):
         shape, dtype = op.infer(attrs, *inputs)
     except (ValueError, TypeError) as error:
         where = format_location(_location())
-        raise type(error)(f"{op.name}: {error}" + (f" (at {where})" if where else "")) from None
+        message = f"{op.name}: {error}" + (f" (at {where})" if where else "")
+        if isinstance(error, dims.SizesDiffer):
+            raise dims.SizesDiffer(message, *error.sizes) from None
+        raise type(error)(message) from None
     # a plain tuple: a rule may give an input's `.shape`, an eager tensor's TensorShape
     return (shape if type(shape) is tuple else tuple(shape)), dtype
 

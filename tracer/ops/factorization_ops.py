@@ -53,7 +53,17 @@ LinAlgError = np.linalg.LinAlgError
 def _fail(name, error, message):
     """Raise `error(message)`, prefixed with the public function's `name` where one is given
     (a shape rule gives none: `apply` adds the op's name and the user's line)."""
-    raise error(f"{name}: {message}" if name else message)
+    raise error(_named(name, message))
+
+
+def _named(name, message):
+    return f"{name}: {message}" if name else message
+
+
+def _check_same(name, first, second, message):
+    """`_fail` with ValueError(message()) where the sizes `first` and `second` differ
+    (dims.SizesDiffer where one is unknown: a trace may take them for equal)."""
+    dims.check_same(first, second, lambda: _named(name, message()))
 
 
 def check_floating(name, argument, x):
@@ -71,11 +81,14 @@ def check_matrices(name, argument, x, square=True):
             f"`{argument}` must be a (batch of) matrices, of rank 2 or more; its shape is "
             f"{tuple(x.shape)}",
         )
-    if square and x.shape[-1] != x.shape[-2]:
-        _fail(
+    if square:
+        _check_same(
             name,
-            ValueError,
-            f"`{argument}` must be a (batch of) square matrices; its shape is {tuple(x.shape)}",
+            x.shape[-1],
+            x.shape[-2],
+            lambda: (
+                f"`{argument}` must be a (batch of) square matrices; its shape is {tuple(x.shape)}"
+            ),
         )
 
 
@@ -91,13 +104,15 @@ def _check_system(name, a, b, same_batch):
             f"`matrix` is {a.dtype.name} but `rhs` is {b.dtype.name}; they must have the "
             "same dtype",
         )
-    if a.shape[-1] != b.shape[-2]:
-        _fail(
-            name,
-            ValueError,
+    _check_same(
+        name,
+        a.shape[-1],
+        b.shape[-2],
+        lambda: (
             f"`rhs` has {b.shape[-2]} rows where `matrix` of shape {tuple(a.shape)} needs "
-            f"{a.shape[-1]}",
-        )
+            f"{a.shape[-1]}"
+        ),
+    )
     if same_batch and a.shape[:-2] != b.shape[:-2]:
         _fail(
             name,

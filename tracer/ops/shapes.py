@@ -7,6 +7,7 @@ ValueError for shapes and TypeError for dtypes, with a message that names the va
 
 from tracer import dtypes
 from tracer.errors import InvalidArgumentError, mixed
+from tracer.ir import dims
 
 
 def broadcast_shapes(*shapes):
@@ -19,10 +20,15 @@ def broadcast_shapes(*shapes):
         sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0}
         sizes.discard(1)
         if len(sizes) > 1:
-            listed = " and ".join(str(tuple(s)) for s in shapes)
-            raise ValueError(f"shapes {listed} cannot be broadcast together")
+            first, second = list(sizes)[:2]
+            dims.check_same(first, second, lambda: _not_broadcast(shapes))
         result.append(sizes.pop() if sizes else 1)
     return tuple(result)
+
+
+def _not_broadcast(shapes):
+    listed = " and ".join(str(tuple(s)) for s in shapes)
+    return f"shapes {listed} cannot be broadcast together"
 
 
 def same_dtype(*inputs):
@@ -139,11 +145,12 @@ def matmul(attrs, a, b):
     if len(a.shape) < 2 or len(b.shape) < 2:
         raise ValueError(f"operands must have rank 2 or more, got shapes {a.shape} and {b.shape}")
     m, k, k2, n = matmul_dims(attrs, a.shape, b.shape)
-    if k != k2:
-        flags = "".join(f", {f}" for f in ("transpose_a", "transpose_b") if attrs.get(f))
-        raise ValueError(
-            f"inner dimensions differ: a is {a.shape} and b is {b.shape}{flags} ({k} != {k2})"
-        )
+    flags = "".join(f", {f}" for f in ("transpose_a", "transpose_b") if attrs.get(f))
+    dims.check_same(
+        k,
+        k2,
+        lambda: f"inner dimensions differ: a is {a.shape} and b is {b.shape}{flags} ({k} != {k2})",
+    )
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     return batch + (m, n), dtype
 
