@@ -59,6 +59,26 @@ def test_a_map_whose_first_run_raises_runs_that_element_once(error):
     assert "parse" in [frame.name for frame in traceback.extract_tb(raised.tb)]
 
 
+def test_an_error_raised_from_a_first_run_s_error_runs_that_element_once():
+    """The map function turns the tt.py_function's error into its own (`raise ... from`):
+    that is the element's error too."""
+    calls = []
+
+    def parse(x):
+        calls.append(int(x))
+        raise KeyError("no field")
+
+    def mapped(x):
+        try:
+            return tt.py_function(parse, [x], tt.int64)
+        except KeyError as error:
+            raise ValueError("bad record") from error
+
+    with pytest.raises(ValueError, match="bad record"):
+        list(Dataset.range(3).map(mapped))
+    assert calls == [0]
+
+
 def test_a_filter_whose_run_raises_stops_the_pass_at_that_element():
     """A predicate whose tt.py_function raises TypeError at its third call: the pass keeps
     elements 0 and 1, then raises; element 2 ran once."""

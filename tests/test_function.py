@@ -1208,6 +1208,32 @@ def test_sizes_a_shape_rule_needs_equal_are_one_unknown_dimension(caplog):
     assert h.experimental_get_tracing_count() == 1
 
 
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_an_unknown_dimension_is_not_taken_for_a_number_it_broadcasts_against(backend):
+    """x + a constant of 3 and y + one of 4, over sizes that broadcast (1) and that do not:
+    each call's values are numpy's, whatever trace served the ones before (a dimension
+    taken for a number left a trace that ran later sizes on the first's module)."""
+    c3, c4 = np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0, 40.0])
+    f = tt.function(lambda x, y: (x + tt.constant(c3), y + tt.constant(c4)), backend=backend)
+    for x, y in ((np.array([1.0]), c4), (c3, np.array([5.0])), (np.array([7.0]), np.array([8.0]))):
+        got = f(tt.constant(x), tt.constant(y))
+        np.testing.assert_array_equal(got[0].numpy(), x + c3)
+        np.testing.assert_array_equal(got[1].numpy(), y + c4)
+
+
+def test_a_retrace_for_equal_sizes_logs_inside_another_trace(caplog, capsys):
+    """The log line of a trace made again for equal sizes shows the symbols, even where an
+    enclosing trace knows its call's sizes (making text of a size there is a value use)."""
+    inner = tt.function(lambda a: tt.matmul(a, a))
+    outer = tt.function(lambda a: inner(a) * 2.0)
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        for n in (3, 5, 7):
+            a = np.random.default_rng(n).standard_normal((n, n))
+            np.testing.assert_allclose(outer(tt.constant(a)).numpy(), 2 * a @ a, rtol=1e-12)
+    assert any("again with d1 = d0" in r.getMessage() for r in caplog.records)
+    assert "Logging error" not in capsys.readouterr().err
+
+
 def test_a_function_that_prints_or_formats_a_size_sees_its_value():
     """A size the program makes text of (print, %-format, an f-string) is its value, as with
     TensorFlow, which traces each size: a trace that generalized the size by itself is made

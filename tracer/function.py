@@ -600,11 +600,12 @@ class Function:
         except Exception as error:
             taken = _taken_equal(error, trace, self._per_argument)
             if taken is not None:
-                log.info("tracing %s again with %s = %s: %s", self.__name__, *taken, error)
+                name, size = taken  # (the size as its repr: text of a size is a value use)
+                log.info("tracing %s again with %s = %r: %s", self.__name__, name, size, error)
                 self._tracing_count -= 1  # (the trace that raised is not one the function has)
-                return self._trace(
-                    args, kwargs, sizes_known, {**trace.equal_sizes, taken[0]: taken[1]}
-                )
+                return self._trace(args, kwargs, sizes_known, {**trace.equal_sizes, name: size})
+            if isinstance(error, dims.SizesDiffer):  # its symbols are this trace's, not a caller's
+                error = ValueError(*error.args).with_traceback(error.__traceback__)
             note = f"(raised while tt.function traced {self.__name__})"
             if note not in getattr(error, "__notes__", ()):  # once, where it calls itself
                 error.add_note(note)
@@ -620,7 +621,7 @@ class Function:
         if trace.variables_created and trace.may_create_variables:
             # as TensorFlow: a first trace that made variables is made again, where making
             # one more is an error (each call would make a new one: not a singleton)
-            return self._trace(args, kwargs)
+            return self._trace(args, kwargs, sizes_known, trace.equal_sizes)
         traced = time.perf_counter()
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)

@@ -127,8 +127,15 @@ def raised_while_traced(error):
     """Whether `error` is what a tt.py_function's `func` raised when it ran on the values of a
     call being traced: the user's code failed on those values, as it would have run
     eagerly, so a caller that answers a failed trace by running the function eagerly (a
-    data pipeline's map) raises it instead of running `func` on them a second time."""
-    return getattr(error, _RAISED_WHILE_TRACED, False) is True
+    data pipeline's map) raises it instead of running `func` on them a second time. An
+    error raised from such an error (`raise ... from`) is one too."""
+    seen = set()
+    while error is not None and id(error) not in seen:  # or one it was raised from
+        if getattr(error, _RAISED_WHILE_TRACED, False) is True:
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _replay_key(func):

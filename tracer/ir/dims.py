@@ -228,6 +228,14 @@ class SizesDiffer(ValueError):
         self.sizes = (first, second)
 
 
+def same(first, second):
+    """Whether the sizes `first` and `second` (ints or Dims) are the same, recording no
+    assumption (`==` between a Dim and another size records one)."""
+    if isinstance(first, Dim) or isinstance(second, Dim):
+        return isinstance(first, Dim) and isinstance(second, Dim) and first.terms == second.terms
+    return first == second
+
+
 def check_same(first, second, message):
     """Nothing where the sizes `first` and `second` are equal; else ValueError(message()),
     SizesDiffer where either is unknown. No assumption is recorded (`equals` would)."""
@@ -239,18 +247,16 @@ def check_same(first, second, message):
 
 
 def unification(first, second, symbols):
-    """(name, size): an unknown dimension among `symbols` (names) that stands alone as one
-    of `first` and `second`, and the other, a known size or another such dimension, which
-    it is to be so that the two are equal (of two symbols, the later one becomes the
-    earlier); None where there is none (d0 against 2*d1, or against d0 + 1)."""
-    alone = [s for s in (first, second) if _alone(s) and str(s) in symbols]
-    if not alone:
+    """(name, size) where `first` and `second` are two unknown dimensions among `symbols`
+    (names), each standing alone: the later one, and the earlier, which it is to be so that
+    the two are equal; else None. Not a dimension against a number: it may be 1, which
+    broadcasts, and a trace of the number would have no symbol left to check a call by."""
+    if not (_alone(first) and _alone(second)):
         return None
-    size = max(alone, key=lambda s: symbol_order(str(s)))
-    other = second if size is first else first
-    if isinstance(other, Dim) and not _alone(other):
+    if str(first) not in symbols or str(second) not in symbols:
         return None
-    return str(size), other
+    later, earlier = sorted((first, second), key=lambda s: symbol_order(str(s)), reverse=True)
+    return str(later), earlier
 
 
 def _alone(size):
@@ -259,8 +265,8 @@ def _alone(size):
 
 
 def resolved(size, equal_sizes):
-    """`size` (an int or Dim) with the unknown dimension standing alone in it replaced by the
-    size `equal_sizes` ({name: int or Dim}) takes it to be, and so on."""
+    """`size` (an int or Dim) where it is not an unknown dimension of `equal_sizes` ({name:
+    Dim}), else the dimension that one is taken to be, and so on."""
     while isinstance(size, Dim) and str(size) in equal_sizes:
         size = equal_sizes[str(size)]
     return size

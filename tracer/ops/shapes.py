@@ -20,10 +20,22 @@ def broadcast_shapes(*shapes):
         sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0}
         sizes.discard(1)
         if len(sizes) > 1:
-            first, second = list(sizes)[:2]
+            first, second = _two_sizes(shapes, axis - ndim)
             dims.check_same(first, second, lambda: _not_broadcast(shapes))
         result.append(sizes.pop() if sizes else 1)
     return tuple(result)
+
+
+def _two_sizes(shapes, axis):
+    """The first two sizes other than 1 and each other at `axis` (from the end) of `shapes`,
+    in the shapes' order (a set's order would vary with the hash seed)."""
+    found = []
+    for shape in shapes:
+        if len(shape) >= -axis:
+            size = shape[axis]
+            if size != 1 and not any(dims.same(size, other) for other in found):
+                found.append(size)
+    return found[:2]
 
 
 def _not_broadcast(shapes):
