@@ -229,7 +229,7 @@ def main(argv=None):
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
         "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
         "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch; "
-        "B26 a new shape at every call: lse's 20 lengths in a row; "
+        "B26 a new shape at every call: lse's 20 lengths in a row, then a square matrix's inverse at 10 sizes; "
         "B27 GradBench's gmm (d 20, k 10, n 1,000): first calls and steady gradient)",
     )
     parser.add_argument(
@@ -770,6 +770,16 @@ def print_retrace(report):
             f"total {r['total_seconds']:7.3f} s   last ten {r['last_ten_seconds'] * 1e3:8.2f} ms"
             f"   traces {r['traces']}"
         ),
+        ("total_seconds",),
+    )
+    square = report.get("square", {})
+    print(
+        f"  then the sum of a square matrix's inverse and square, and its gradient, at "
+        f"{len(square.get('sizes', []))} sizes in a row"
+    )
+    _print_systems(
+        square,
+        lambda r: f"total {r['total_seconds']:7.3f} s   traces {r['traces']}",
         ("total_seconds",),
     )
 

@@ -133,13 +133,17 @@ def _keras_fit_checks(result, results):
 
 def _retrace_checks(result, results):
     """B26: tracer's calls at four new lengths gave numpy's values with at most two traces
-    (the second length makes the length symbolic); each peer ran or was skipped."""
+    (the second length makes the length symbolic), and so did its calls at four sizes of a
+    square matrix (its sides one symbol); each peer ran or was skipped."""
     report = results["B26"]
     for system in ("tracer", "tracer-tiered"):
         assert report[system]["status"] == "ok", (system, report[system])
         assert report[system]["traces"] == 2 and report[system]["total_seconds"] > 0
+    square = report["square"]
+    assert square["tracer"]["status"] == "ok" and square["tracer"]["traces"] == 2, square
     for system in ("jax-jit", "tf-function"):
         assert report[system]["status"] in ("ok", "skipped"), (system, report[system])
+        assert square[system]["status"] in ("ok", "skipped"), (system, square[system])
     assert "B26 a new shape at every call" in result.stdout
 
 
