@@ -1193,6 +1193,17 @@ def test_sizes_a_shape_rule_needs_equal_are_one_unknown_dimension(caplog):
     with pytest.raises(ValueError, match="traced for sizes that are equal.*d0 as 4 and 6"):
         concrete(tt.constant(rng.standard_normal((4, 6))))
 
+    for combine, expected in (
+        (lambda a: tt.stack([a, tt.transpose(a)]), lambda a: np.stack([a, a.T])),
+        (lambda a: tt.tensordot(a, a, 1), lambda a: a @ a),
+        (lambda a: tt.concat([a, tt.transpose(a)], 1), lambda a: np.concatenate([a, a.T], 1)),
+    ):
+        f = tt.function(combine, input_signature=square)
+        for n in (2, 4):
+            a = rng.standard_normal((n, n))
+            np.testing.assert_allclose(f(tt.constant(a)).numpy(), expected(a), rtol=1e-12)
+        assert f.experimental_get_tracing_count() == 1
+
     inner = tt.function(lambda a: tt.matmul(a, a))  # called while `outer` is traced
     outer = tt.function(lambda a: inner(a) * 2.0, input_signature=square)
     for n in (3, 4):

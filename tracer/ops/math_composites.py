@@ -12,6 +12,7 @@ and one for large arguments that overflows only where the function does.
 
 import math
 
+from tracer.ir import dims
 from tracer.ops import array_ops, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
@@ -206,11 +207,14 @@ def tensordot(a, b, axes, name=None):
     a_free = [k for k in range(a.ndim) if k not in a_axes]
     b_free = [k for k in range(b.ndim) if k not in b_axes]
     for i, j in zip(a_axes, b_axes):
-        if a.shape[i] != b.shape[j]:
-            raise ValueError(
-                f"tensordot: axis {i} of a (size {a.shape[i]}) and axis {j} of b (size "
-                f"{b.shape[j]}) are summed together and must have one size"
-            )
+        dims.check_same(
+            a.shape[i],
+            b.shape[j],
+            lambda i=i, j=j: (
+                f"tensordot: axis {i} of a (size {a.shape[i]!r}) and axis {j} of "
+                f"b (size {b.shape[j]!r}) are summed together and must have one size"
+            ),
+        )
     size = 1
     for k in a_axes:
         size *= a.shape[k]

@@ -23,9 +23,18 @@ def _infer_concat(attrs, *inputs):
     before, after = first[:axis], first[axis + 1 :]
     dtype = shapes.same_dtype(*inputs)
     for other in shapes_given[1:]:
-        if len(other) != len(first) or other[:axis] != before or other[axis + 1 :] != after:
+        if len(other) == len(first) and other[:axis] == before and other[axis + 1 :] == after:
+            continue
+
+        def message():
             listed = ", ".join(str(t.shape) for t in inputs)
-            raise ValueError(f"shapes {listed} differ outside axis {axis}")
+            return f"shapes {listed} differ outside axis {axis}"
+
+        if len(other) != len(first):
+            raise ValueError(message())
+        for k, (size, size_first) in enumerate(zip(other, first)):
+            if k != axis:
+                dims.check_same(size_first, size, message)
     size = sum(d[axis] for d in shapes_given)
     return before + (size,) + after, dtype
 
@@ -125,9 +134,19 @@ def stack(values, axis=0, name=None):
     if not -rank - 1 <= axis <= rank:
         raise ValueError(f"stack: axis {axis} is out of range for tensors of rank {rank}")
     axis %= rank + 1
+    first = tuple(tensors[0].shape)
     for t in tensors[1:]:
-        if t.shape != tensors[0].shape:
-            raise ValueError(f"stack: shapes {tensors[0].shape} and {t.shape} differ")
+        shape = tuple(t.shape)
+        if shape == first:
+            continue
+
+        def message(shape=shape):
+            return f"stack: shapes {first} and {shape} differ"
+
+        if len(shape) != len(first):
+            raise ValueError(message())
+        for size_first, size in zip(first, shape):
+            dims.check_same(size_first, size, message)
     return concat([array_ops.expand_dims(t, axis) for t in tensors], axis)
 
 
