@@ -33,7 +33,7 @@ def _two_sizes(shapes, axis):
     for shape in shapes:
         if len(shape) >= -axis:
             size = shape[axis]
-            if size != 1 and not any(dims.same(size, other) for other in found):
+            if not dims.same(size, 1) and not any(dims.same(size, other) for other in found):
                 found.append(size)
     return found[:2]
 
