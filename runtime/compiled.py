@@ -9,6 +9,7 @@ too); outputs are allocated here and filled by the C code. Inputs the module upd
 them contiguous and unshared, and gets them back as the updated outputs.
 """
 
+import ast
 import re
 import threading
 
@@ -325,15 +326,36 @@ def _error(plan, code, sizes=None):
     return exception(message)
 
 
-_DIM_NAME = re.compile(r"\bd\d+(?:_\d+)?\b")
+# a polynomial of the dims as tracer/ir/dims.py writes it: `d0`, `784*d0`, `(d0_1 + 1)`
+_FACTOR = r"(?:d\d+(?:_\d+)?|\d+)"
+_TERM = rf"{_FACTOR}(?:\*{_FACTOR})*"
+_POLYNOMIAL = re.compile(rf"\({_TERM}(?: [+-] {_TERM})+\)|(?<![\w.]){_TERM}(?![\w.])")
+_DIM_NAME = re.compile(r"d\d+(?:_\d+)?")
 
 
 def _with_sizes(message, values):
-    """`message` with each dim of `values` ({name: size}) written as its size, in the op's
-    words only (not in the user's file name of the location after them): `gather: an index
-    is out of range [0, d0) (at model.py:14)` -> `... [0, 8) (at model.py:14)`."""
+    """`message` with each polynomial of the dims of `values` ({name: size}) written as its
+    value, in the op's words only (not in the user's file name of the location after them):
+    `gather: an index is out of range [0, d0) (at model.py:14)` -> `... [0, 8) (at ...)`."""
     words, at, location = message.rpartition(" (at ")
     if not at:
         words, location = message, ""
-    words = _DIM_NAME.sub(lambda m: str(values.get(m[0], m[0])), words)
-    return words + at + location
+
+    def value(match):
+        text = match[0]
+        names = _DIM_NAME.findall(text)
+        if not names or any(name not in values for name in names):
+            return text
+        return str(_arithmetic(ast.parse(_DIM_NAME.sub(lambda m: str(values[m[0]]), text))))
+
+    return _POLYNOMIAL.sub(value, words) + at + location
+
+
+def _arithmetic(node):
+    """The int a parsed sum of products of ints is (nothing else is parsed here)."""
+    if isinstance(node, ast.Module):
+        return _arithmetic(node.body[0].value)
+    if isinstance(node, ast.Constant):
+        return node.value
+    left, right = _arithmetic(node.left), _arithmetic(node.right)
+    return {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}[type(node.op)]

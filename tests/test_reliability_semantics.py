@@ -271,11 +271,14 @@ def test_gather_out_of_range_names_the_call_s_size_where_it_is_unknown_to_the_tr
 
 
 def test_a_message_s_dims_are_written_as_sizes_in_the_op_s_words_only():
-    message = "gather: an index is out of range [0, 784*d0 + d1_2) (at d0.py:3)"
+    message = "gather: an index is out of range [0, (784*d0 + d1_2)) (at d0.py:3)"
     assert compiled._with_sizes(message, {"d0": 8, "d1_2": 5}) == (
-        "gather: an index is out of range [0, 784*8 + 5) (at d0.py:3)"
+        "gather: an index is out of range [0, 6277) (at d0.py:3)"
     )
     assert compiled._with_sizes("out of range [0, d0)", {"d0": 2}) == "out of range [0, 2)"
+    assert compiled._with_sizes("[0, 3*d0*d1) of 4", {"d0": 2, "d1": 5}) == "[0, 30) of 4"
+    assert compiled._with_sizes("[0, (d0 - 1)) in d0.py", {"d0": 9}) == "[0, 8) in d0.py"
+    assert compiled._with_sizes("[0, d7)", {"d0": 9}) == "[0, d7)"
 
 
 def test_gather_gradient_in_range_is_indexed_slices_of_the_right_rows():
