@@ -37,8 +37,9 @@ def dense_step(x):
 X = rng.standard_normal((512, 256)).astype(np.float32)
 
 
-def test_the_lines_times_add_up_to_the_measured_time_and_the_values_are_the_modules():
-    expected = float(dense_step(X))
+def _profiled_calls(expected):
+    """A profile of a first call and 30 more of dense_step: (the profile, the number of
+    calls before the 30, the 30's wall time)."""
     with tt.profiler.profile() as prof:
         assert float(dense_step(X)) == expected  # the first call builds the profiled module
         calls = len(prof.record_of(dense_step.get_concrete_function(X)).calls)
@@ -46,16 +47,27 @@ def test_the_lines_times_add_up_to_the_measured_time_and_the_values_are_the_modu
         for _ in range(30):
             dense_step(X)
         measured = time.perf_counter() - start
-    concrete = dense_step.get_concrete_function(X)
-    record = prof.record_of(concrete)
-    assert len(record.calls) == calls + 30
-    lines = prof.line_seconds(concrete)
-    whole = sum(lines.values())
-    # the first call's time is the profiled calls', less the last 30's measured from outside:
+    return prof, calls, measured
+
+
+def test_the_lines_times_add_up_to_the_measured_time_and_the_values_are_the_modules():
+    expected = float(dense_step(X))
     # the lines' time cannot exceed the wall time, and is most of it (the calls' Python and
-    # any time the process waits between calls on a busy machine are outside every probe)
-    first = sum(end - start for start, end, *_ in record.calls[:calls]) / 1e9
-    assert 0.5 * measured <= whole - first <= 1.05 * measured
+    # any time the process waits between calls are outside every probe: on a machine another
+    # test suite keeps busy that wait was half the wall time, so a busy try is made again)
+    for _ in range(3):
+        prof, calls, measured = _profiled_calls(expected)
+        concrete = dense_step.get_concrete_function(X)
+        record = prof.record_of(concrete)
+        assert len(record.calls) == calls + 30
+        lines = prof.line_seconds(concrete)
+        # the first call's time is the profiled calls', less the last 30's
+        first = sum(end - start for start, end, *_ in record.calls[:calls]) / 1e9
+        spent = sum(lines.values()) - first
+        assert spent <= 1.05 * measured
+        if spent >= 0.5 * measured:
+            break
+    assert 0.5 * measured <= spent
     # each probe ran once a call, and the product, a BLAS call, is the most costly line
     assert all(int(n) == calls + 30 for n in record.totals[:, 1])
     matmul = (HERE, _line_of("# LINE: matmul"))
