@@ -254,9 +254,10 @@ class ConcreteFunction:
         TensorSpecs rather than a call, are taken to do)."""
         if sizes is None:
             return False
-        for name, size in self._equal_sizes.items():  # a symbol traced as another size
-            other = sizes.get(str(size)) if isinstance(size, dims.Dim) else size
-            if sizes.get(name) is not None and other is not None and sizes[name] != other:
+        for name, other in self._equal_sizes.items():  # a symbol traced as another symbol
+            if None not in (sizes.get(name), sizes.get(str(other))) and (
+                sizes[name] != sizes[str(other)]
+            ):
                 return False
         if None in sizes.values():
             return True

@@ -51,8 +51,8 @@ class Trace:
         # polynomials that must not be 0 in such a call: a comparison answered as if they were
         # not (`x.shape[0] == 1` on an unknown d0: d0 - 1; tracer/ir/dims.py)
         self.other_than_zero = []
-        # {name: size} of the unknown dimensions that a shape rule needed equal to another
-        # size (dims.SizesDiffer), each traced as that size: a call must give them equal
+        # {name: Dim} of the unknown dimensions that a shape rule needed equal to another
+        # (dims.SizesDiffer), each traced as that one: a call must give them equal sizes
         self.equal_sizes = {}
         # id(input node) -> the value of that argument in the call being traced (None when
         # traced from specs): what `values_in_call` computes from

@@ -220,8 +220,8 @@ class SizesDiffer(ValueError):
     """Two sizes a shape rule needs equal (a product's inner dimensions, broadcast axes, a
     square matrix's sides) differ as the trace knows them, one of them unknown: `sizes` is
     the pair. TensorFlow takes unknown dimensions for equal there and checks when the graph
-    runs; a tt.function's trace takes an unknown dimension that stands alone for the other
-    size (`unification`) and traces again, its calls checked for it."""
+    runs; where both are unknown dimensions standing alone, a tt.function's trace takes the
+    one for the other (`unification`) and traces again, its calls checked for it."""
 
     def __init__(self, message, first, second):
         super().__init__(message)
