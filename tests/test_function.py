@@ -1220,16 +1220,71 @@ def test_sizes_a_shape_rule_needs_equal_are_one_unknown_dimension(caplog):
 
 
 @pytest.mark.parametrize("backend", ["c", "interpreter"])
-def test_an_unknown_dimension_is_not_taken_for_a_number_it_broadcasts_against(backend):
+def test_a_dimension_taken_for_a_number_serves_only_the_calls_that_give_it(backend):
     """x + a constant of 3 and y + one of 4, over sizes that broadcast (1) and that do not:
     each call's values are numpy's, whatever trace served the ones before (a dimension
-    taken for a number left a trace that ran later sizes on the first's module)."""
+    taken for a number once left a trace that ran later sizes on the first's module)."""
     c3, c4 = np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0, 40.0])
     f = tt.function(lambda x, y: (x + tt.constant(c3), y + tt.constant(c4)), backend=backend)
     for x, y in ((np.array([1.0]), c4), (c3, np.array([5.0])), (np.array([7.0]), np.array([8.0]))):
         got = f(tt.constant(x), tt.constant(y))
         np.testing.assert_array_equal(got[0].numpy(), x + c3)
         np.testing.assert_array_equal(got[1].numpy(), y + c4)
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_an_unknown_dimension_an_op_needs_equal_to_a_number_is_traced_as_it(backend, caplog):
+    """An input_signature's None against a known size (a product with a weight of 3 rows, a
+    sum with a vector of 3): TensorFlow takes the None for 3 and checks when the graph runs;
+    tracer traces it as 3, so every batch runs one module, the gradient too, and a call
+    that gives another size is traced with its own (a 1 broadcasts; a 5 is the op's error),
+    or, called on the concrete function, refused before anything runs."""
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((3, 4))
+
+    def product_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.matmul(x, tt.constant(w))
+            loss = tt.reduce_sum(tt.tanh(y))
+        return y, tape.gradient(loss, x)
+
+    table = [tt.TensorSpec([None, None], tt.float64)]
+    g = tt.function(product_and_gradient, input_signature=table, backend=backend)
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        for rows in (2, 5, 1):
+            x = rng.standard_normal((rows, 3))
+            y, dx = g(tt.constant(x))
+            np.testing.assert_allclose(y.numpy(), x @ w, rtol=1e-12)
+            np.testing.assert_allclose(dx.numpy(), (1 - np.tanh(x @ w) ** 2) @ w.T, rtol=1e-12)
+    assert g.experimental_get_tracing_count() == 1
+    assert any(
+        "tracing product_and_gradient again with d1 = 3" in r.getMessage() for r in caplog.records
+    )
+    concrete = g.get_concrete_function(*table)
+    with pytest.raises(ValueError, match="tensor argument 0 has 3 on axis 1 .* gives 5"):
+        concrete(tt.constant(rng.standard_normal((2, 5))))
+    with pytest.raises(ValueError, match=r"inner dimensions differ.*\(5 != 3\)"):
+        g(tt.constant(rng.standard_normal((2, 5))))
+
+    c3 = np.array([1.0, 2.0, 3.0])
+    f = tt.function(
+        lambda x: x * tt.constant(c3),
+        input_signature=[tt.TensorSpec([None], tt.float64)],
+        backend=backend,
+    )
+    for x in (np.array([4.0, 5.0, 6.0]), np.array([2.0]), np.array([7.0, 8.0, 9.0])):
+        np.testing.assert_array_equal(f(tt.constant(x)).numpy(), x * c3)
+    assert f.experimental_get_tracing_count() == 2  # the 3's, and the 1's own
+    with pytest.raises(ValueError, match=r"shapes \(5,\) and \(3,\) cannot be broadcast"):
+        f(tt.constant(np.ones(5)))
+
+    inner = tt.function(lambda a: tt.matmul(a, tt.constant(w)), backend=backend)
+    outer = tt.function(lambda a: inner(a) * 2.0, input_signature=table, backend=backend)
+    for rows in (2, 6):
+        x = rng.standard_normal((rows, 3))
+        np.testing.assert_allclose(outer(tt.constant(x)).numpy(), 2 * x @ w, rtol=1e-12)
+    assert outer.experimental_get_tracing_count() == inner.experimental_get_tracing_count() == 1
 
 
 def test_a_retrace_for_equal_sizes_logs_inside_another_trace(caplog, capsys):

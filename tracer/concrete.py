@@ -83,6 +83,7 @@ class ConcreteFunction:
             for j, v in enumerate(self._assigned)
         }
         self._traced = trace.graph(outputs)
+        self._numbers_taken = _numbers_taken(self._equal_sizes, arguments, self._traced.inputs)
         # a tt.py_function with results: a tape recording a call runs the Python function
         self._calls_python = any(n.op == RESULT.name for n in all_nodes(self._traced))
         self._stages = self._unknown = None  # made when first asked for (`stages`)
@@ -245,7 +246,7 @@ class ConcreteFunction:
             isinstance(d, dims.Dim) and "_" in str(d)
             for node in self._traced.inputs
             for d in node.shape
-        )
+        ) or any("_" in name for name in self._equal_sizes)  # (d1_0 traced as a number)
         return unknown_sizes(general, key, per_argument)
 
     def admits(self, sizes):
@@ -254,10 +255,9 @@ class ConcreteFunction:
         TensorSpecs rather than a call, are taken to do)."""
         if sizes is None:
             return False
-        for name, other in self._equal_sizes.items():  # a symbol traced as another symbol
-            if None not in (sizes.get(name), sizes.get(str(other))) and (
-                sizes[name] != sizes[str(other)]
-            ):
+        for name, other in self._equal_sizes.items():  # a symbol traced as another, or a number
+            size = sizes.get(str(other)) if isinstance(other, dims.Dim) else other
+            if None not in (sizes.get(name), size) and sizes[name] != size:
                 return False
         if None in sizes.values():
             return True
@@ -271,6 +271,8 @@ class ConcreteFunction:
         answered as false)."""
         shapes = [node.shape for node in self._traced.inputs]
         given = [np.shape(t) for t in tensors]
+        if self._numbers_taken:
+            self._check_numbers_taken(given)
         differing = dims.differing_sizes(shapes, given)
         if differing:
             listed = ", ".join(f"{name} as {a} and {b}" for name, (a, b) in differing.items())
@@ -307,6 +309,22 @@ class ConcreteFunction:
                 f"comparison of a size answered as false the second); this call has {given}. "
                 "Call the tt.function itself, which traces such a call with its own sizes"
             )
+
+    def _check_numbers_taken(self, given):
+        """Raise where the `given` shapes differ from the numbers this trace took unknown
+        dimensions for (`Trace.equal_sizes`: `x @ w` of an x of (None, None) and a w of
+        (3, 4) traced x's d1 as 3); inside an enclosing trace, its unknown size is needed
+        equal to the number (dims.SizesDiffer, which that trace may meet in turn)."""
+        for k, axis, number in self._numbers_taken:
+            size = given[k][axis]
+            if not dims.same(number, size):
+                message = (
+                    f"{self.name}: this concrete function was traced for calls whose tensor "
+                    f"argument {k} has {number} on axis {axis} (an op needs that size); this "
+                    f"call gives {size}. Call the tt.function itself, which traces such a call "
+                    "with its own sizes"
+                )
+                dims.check_same(number, size, lambda message=message: message)
 
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
@@ -661,3 +679,18 @@ def _fits(shape, traced):
     """Whether a tensor of `shape` fits the shape a concrete function was traced for (None:
     a dimension compiled for any size)."""
     return len(shape) == len(traced) and all(t is None or t == d for d, t in zip(shape, traced))
+
+
+def _numbers_taken(equal_sizes, arguments, inputs):
+    """[(tensor argument, axis, number)] where the traced call's spec (`arguments`) leaves the
+    size unknown and the trace took it for a number (`Trace.equal_sizes`)."""
+    if all(isinstance(size, dims.Dim) for size in equal_sizes.values()):
+        return []
+    specs = [leaf for leaf in nest.flatten(arguments) if isinstance(leaf, TensorSpec)]
+    return [
+        (k, axis, size)
+        for k, (spec, node) in enumerate(zip(specs, inputs))
+        if spec.shape is not None
+        for axis, (unknown, size) in enumerate(zip(spec.shape, node.shape))
+        if unknown is None and not isinstance(size, dims.Dim)
+    ]

@@ -220,8 +220,9 @@ class SizesDiffer(ValueError):
     """Two sizes a shape rule needs equal (a product's inner dimensions, broadcast axes, a
     square matrix's sides) differ as the trace knows them, one of them unknown: `sizes` is
     the pair. TensorFlow takes unknown dimensions for equal there and checks when the graph
-    runs; where both are unknown dimensions standing alone, a tt.function's trace takes the
-    one for the other (`unification`) and traces again, its calls checked for it."""
+    runs; where one is an unknown dimension standing alone and the other a number or another
+    such dimension, a tt.function's trace takes the one for the other (`unification`) and
+    traces again, its calls checked for it."""
 
     def __init__(self, message, first, second):
         super().__init__(message)
@@ -247,16 +248,20 @@ def check_same(first, second, message):
 
 
 def unification(first, second, symbols):
-    """(name, size) where `first` and `second` are two unknown dimensions among `symbols`
-    (names), each standing alone: the later one, and the earlier, which it is to be so that
-    the two are equal; else None. Not a dimension against a number: it may be 1, which
-    broadcasts, and a trace of the number would have no symbol left to check a call by."""
-    if not (_alone(first) and _alone(second)):
-        return None
-    if str(first) not in symbols or str(second) not in symbols:
-        return None
-    later, earlier = sorted((first, second), key=lambda s: symbol_order(str(s)), reverse=True)
-    return str(later), earlier
+    """(name, size) where one of `first` and `second` is an unknown dimension among `symbols`
+    (names) standing alone and the other a number, or another such dimension: the one (the
+    later of two dimensions) and the size it is to be so that the two are equal; else None.
+    A dimension taken for a number is one a call must give that number: one that gives
+    another (a 1, which broadcasts) is traced with its own sizes (`ConcreteFunction.admits`)."""
+    ours = [s for s in (first, second) if _alone(s) and str(s) in symbols]
+    if len(ours) == 2:
+        later, earlier = sorted(ours, key=lambda s: symbol_order(str(s)), reverse=True)
+        return str(later), earlier
+    if len(ours) == 1:
+        other = second if ours[0] is first else first
+        if isinstance(other, numbers.Integral) and not isinstance(other, bool) and other >= 0:
+            return str(ours[0]), int(other)
+    return None
 
 
 def _alone(size):
