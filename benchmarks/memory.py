@@ -31,7 +31,7 @@ def held_by(tape):
         for saved in rec.saved
         if saved is not None  # a watched node's
         for t in saved
-        if t._value is not None
+        if t is not None and t._value is not None  # (None: kept for no cotangent)
     }
     return sum(np.asarray(a).nbytes for a in arrays.values())
 

@@ -147,3 +147,34 @@ def test_higher_orders_through_the_rewritten_graph_are_the_rules_values():
     np.testing.assert_allclose(runs[2][0], g, rtol=1e-12, atol=1e-12)
     # d/dx of sum(g^2), g = 4 r v mask, r = v^2 - 0.5 where chosen: 2 g * 4 (2v^2 + r) mask
     np.testing.assert_allclose(runs[2][1], 2 * g * 4 * (2 * v * v + r) * mask, rtol=1e-10)
+
+
+def test_a_pooled_value_scaled_by_a_python_number_is_not_read_from_the_tape():
+    """`pooled * 0.5`: the tape keeps no pooled value for the 0.5 (`OpDef.saved_for`), so the
+    pooled maxima that relu's gradient asks for cannot be read from that product's record:
+    the cached graph computes them, and gives the first step's bits."""
+    rng = np.random.default_rng(7)
+    x = tt.constant(rng.standard_normal((2, 4, 4, 1)))
+    w = tt.Variable(rng.standard_normal((3, 3, 1, 2)))
+
+    def step():
+        with tt.GradientTape() as tape:
+            h = tt.nn.relu(tt.nn.conv2d(x, w, 1, "SAME"))
+            pooled = tt.nn.max_pool2d(h, 2, 2, "VALID")
+            loss = tt.reduce_sum(tt.square(pooled * 0.5))
+        return tape.gradient(loss, w).numpy()
+
+    first, second = step(), step()  # the rules on the tape's tensors, then the cached graph
+    np.testing.assert_array_equal(second, first)
+    # loss = sum((max(relu(conv)) / 2)^2): d/dw by central differences in float64
+    eps, numeric = 1e-6, np.zeros(w.shape)
+    for index in np.ndindex(*w.shape):
+        values = []
+        for sign in (1, -1):
+            shifted = w.numpy().copy()
+            shifted[index] += sign * eps
+            h = tt.nn.relu(tt.nn.conv2d(x, tt.constant(shifted), 1, "SAME"))
+            pooled = tt.nn.max_pool2d(h, 2, 2, "VALID").numpy()
+            values.append(np.sum((pooled * 0.5) ** 2))
+        numeric[index] = (values[0] - values[1]) / (2 * eps)
+    np.testing.assert_allclose(first, numeric, rtol=1e-6, atol=1e-8)

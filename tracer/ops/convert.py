@@ -61,6 +61,10 @@ _PYTHON_SCALARS = (float, int, bool)
 _SEQUENCES = (list, tuple)
 _SCALAR_CONSTANTS = {}  # (type, value, dtype) -> Tensor: the `2` of `x * 2`, converted once
 _SCALAR_CONSTANTS_LIMIT = 4096
+# the ids of those Tensors (kept alive by the table): no one else holds them, so no tape can
+# watch one after an op read it, and a tape keeps no value only its cotangent would need
+# (`OpDef.saved_for`)
+SCALAR_CONSTANT_IDS = set()
 
 
 def _scalar_constant(value, dtype):
@@ -74,6 +78,7 @@ def _scalar_constant(value, dtype):
         # 0.0 and -0.0 are equal keys with different values: keep zeros out of the table
         if value != 0 and len(_SCALAR_CONSTANTS) < _SCALAR_CONSTANTS_LIMIT:
             _SCALAR_CONSTANTS[key] = tensor
+            SCALAR_CONSTANT_IDS.add(id(tensor))
     return tensor
 
 

@@ -336,7 +336,25 @@ def _record(op, inputs, attrs, out, shape, dtype):
             saved = (*inputs, out)
         else:
             saved = tuple([out if slot == OUT else inputs[slot] for slot in saves])
+        if op.saved_for is not None:
+            saved = _kept_for(saved, op.saved_for, inputs, tracked)
         rec.record(node, saved)
+
+
+def _kept_for(saved, saved_for, inputs, tracked):
+    """`saved` with None for each value whose cotangents' inputs are all Python numbers'
+    constants (`convert._scalar_constant`: `x * 0.5` keeps no x), which no tape tracks or
+    can watch later; any other input might be watched after the op read it, and then needs
+    the value (fast_apply.c's `saved_for_tape` does the same)."""
+    return tuple(
+        None
+        if all(
+            id(inputs[k]) in convert.SCALAR_CONSTANT_IDS and inputs[k]._node not in tracked
+            for k in needers
+        )
+        else value
+        for value, needers in zip(saved, saved_for)
+    )
 
 
 def execute_graph(graph, inputs):
@@ -515,6 +533,7 @@ def fast_apply_arguments(python_apply):
         note_untracked=_note_untracked,
         dtypes_by_numpy=dtypes.BY_NUMPY,
         scalar_constants=convert._SCALAR_CONSTANTS,
+        scalar_constant_ids=convert.SCALAR_CONSTANT_IDS,
         # the shape and dtype of a numpy scalar, known from its type without asking it
         scalar_forms={d._np.type: ((), d._np) for d in dtypes.BY_NUMPY.values()},
         OUT=OUT,

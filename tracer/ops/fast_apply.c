@@ -41,7 +41,7 @@
 static Py_ssize_t tensor_value, tensor_node, tensor_origin, tensor_cut;
 static Py_ssize_t node_op, node_inputs, node_attrs, node_shape, node_dtype, node_location;
 static Py_ssize_t rec_nodes, rec_saved, rec_tracked, rec_outside, rec_order, rec_signature, rec_untracked;
-static Py_ssize_t opdef_name, opdef_grad, opdef_saves;
+static Py_ssize_t opdef_name, opdef_grad, opdef_saves, opdef_saved_for;
 static Py_ssize_t dtype_name_slot, dtype_differentiable_slot;
 static Py_ssize_t numerics_enabled;
 
@@ -70,6 +70,7 @@ static PyObject *python_binary;  /* tracer.ops.core._apply_binary */
 static PyObject *note_untracked; /* tracer.ops.core._note_untracked */
 static PyObject *dtypes_by_numpy;   /* tracer.dtypes.BY_NUMPY */
 static PyObject *scalar_constants;  /* tracer.ops.convert._SCALAR_CONSTANTS */
+static PyObject *scalar_constant_ids;  /* tracer.ops.convert.SCALAR_CONSTANT_IDS */
 static PyObject *scalar_forms;      /* numpy scalar type -> (shape, dtype) of its values */
 /* the attributes of every op applied without any (`tt.sin(x)`, `x * y`): one dict, which the
  * nodes recorded share, as nothing changes a node's attributes after it is made */
@@ -179,12 +180,12 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     static const char *const object_names[] = {
         "state", "numerics", "inferred", "kernels", "codes", "locations", "user_location", "node_of",
         "python_apply", "python_unary", "python_binary", "dtypes_by_numpy", "scalar_constants", "scalar_forms",
-        "OUT", "floating_kernels", "ALL_INPUTS", "inferred_symbolic", "note_untracked"};
+        "OUT", "floating_kernels", "ALL_INPUTS", "inferred_symbolic", "note_untracked", "scalar_constant_ids"};
     PyObject **objects[] = {&state, &numerics, &inferred, &kernels, &codes, &locations, &user_location, &node_of,
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
                             &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS, &inferred_symbolic,
-                            &note_untracked};
-    enum { CLASS_COUNT = 5, OBJECT_COUNT = 19, OFFSET_COUNT = 23 };
+                            &note_untracked, &scalar_constant_ids};
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 20, OFFSET_COUNT = 24 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -210,7 +211,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         {recording, "tracked", &rec_tracked}, {recording, "outside", &rec_outside}, {recording, "order", &rec_order},
         {recording, "signature", &rec_signature}, {recording, "untracked", &rec_untracked},
         {opdef, "name", &opdef_name}, {opdef, "grad", &opdef_grad},
-        {opdef, "saves", &opdef_saves}, {Py_TYPE(new_objects[1]), "enabled", &numerics_enabled},
+        {opdef, "saves", &opdef_saves}, {opdef, "saved_for", &opdef_saved_for},
+        {Py_TYPE(new_objects[1]), "enabled", &numerics_enabled},
         {dtype, "name", &dtype_name_slot}, {dtype, "is_differentiable", &dtype_differentiable_slot},
     };
     Py_ssize_t offsets[OFFSET_COUNT];
@@ -223,6 +225,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     for (size_t k = 0; k < sizeof dicts / sizeof *dicts; k++)
         if (!PyDict_CheckExact(new_objects[dicts[k]]))
             return PyErr_Format(PyExc_TypeError, "fast_apply.configure: %s must be a dict", object_names[dicts[k]]);
+    if (!PySet_CheckExact(new_objects[19]))
+        return PyErr_Format(PyExc_TypeError, "fast_apply.configure: scalar_constant_ids must be a set");
     PyObject *new_acyclic = argument(kwargs, "acyclic_classes", 0);
     if (new_acyclic == NULL)
         return NULL;
@@ -644,6 +648,60 @@ saved_values(PyObject *op, PyObject *inputs, PyObject *out)
     return saved;
 }
 
+/* `saved` as the tape of `rec` keeps it: None for each value whose cotangents' inputs
+ * (`op.saved_for`) are all Python numbers' constants this tape does not track, as
+ * `core._kept_for` does. New reference, or NULL with an error set. */
+static PyObject *
+saved_for_tape(PyObject *op, PyObject *saved, PyObject *inputs, PyObject *input_nodes, PyObject *rec)
+{
+    PyObject *saved_for = SLOT(op, opdef_saved_for);
+    if (saved_for == NULL || saved_for == Py_None)
+        return Py_NewRef(saved);
+    Py_ssize_t count = PyTuple_GET_SIZE(saved);
+    if (!PyTuple_CheckExact(saved_for) || PyTuple_GET_SIZE(saved_for) != count)
+        return PyErr_Format(PyExc_TypeError, "%R: saved_for needs one entry per saved value", op);
+    PyObject *tracked = SLOT(rec, rec_tracked), *kept = NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *needers = PyTuple_GET_ITEM(saved_for, i);
+        if (!PyTuple_CheckExact(needers)) {
+            Py_XDECREF(kept);
+            return PyErr_Format(PyExc_TypeError, "%R: saved_for holds tuples of input positions", op);
+        }
+        int needed = 0; /* 1: an input that needs it is tracked, or might be watched later */
+        for (Py_ssize_t j = 0; needed == 0 && j < PyTuple_GET_SIZE(needers); j++) {
+            Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(needers, j));
+            if (position < 0 || position >= PyTuple_GET_SIZE(inputs)) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_IndexError, "%R: saved_for names input %zd", op, position);
+                needed = -1;
+                break;
+            }
+            PyObject *id = PyLong_FromVoidPtr(PyTuple_GET_ITEM(inputs, position));
+            int constant = id == NULL ? -1 : PySet_Contains(scalar_constant_ids, id);
+            Py_XDECREF(id);
+            needed = constant <= 0 ? (constant < 0 ? -1 : 1)
+                                   : PyDict_Contains(tracked, PyTuple_GET_ITEM(input_nodes, position));
+        }
+        if (needed < 0) {
+            Py_XDECREF(kept);
+            return NULL;
+        }
+        if (needed)
+            continue;
+        if (kept == NULL) {
+            kept = PyTuple_New(count);
+            if (kept == NULL)
+                return NULL;
+            for (Py_ssize_t k = 0; k < count; k++)
+                PyTuple_SET_ITEM(kept, k, Py_NewRef(PyTuple_GET_ITEM(saved, k)));
+        }
+        PyObject *dropped = PyTuple_GET_ITEM(kept, i);
+        PyTuple_SET_ITEM(kept, i, Py_NewRef(Py_None));
+        Py_DECREF(dropped);
+    }
+    return kept != NULL ? kept : Py_NewRef(saved);
+}
+
 /* The tapes recording now, by their Recordings (new references), for one call. */
 #define MAX_TAPES 8
 typedef struct {
@@ -707,8 +765,11 @@ record(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject *out, PyObject 
     if (saved == NULL)
         return -1;
     int result = 0;
-    for (Py_ssize_t k = 0; result == 0 && k < recordings->count; k++)
-        result = record_node(recordings->recs[k], node, saved);
+    for (Py_ssize_t k = 0; result == 0 && k < recordings->count; k++) {
+        PyObject *kept = saved_for_tape(op, saved, inputs, SLOT(node, node_inputs), recordings->recs[k]);
+        result = kept == NULL ? -1 : record_node(recordings->recs[k], node, kept);
+        Py_XDECREF(kept);
+    }
     Py_DECREF(saved);
     return result;
 }

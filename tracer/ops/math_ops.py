@@ -242,10 +242,15 @@ SUB = _binary(
 
 
 def _mul_grad(node, g, x, y):
+    """x or y is None where the tape did not keep it (`saved_for`): the other input is not
+    tracked, and gets no cotangent."""
     if node.dtype.is_complex:  # (both inputs are, then: mul takes one dtype)
-        x, y = conj_if_complex(x), conj_if_complex(y)
+        x, y = (None if v is None else conj_if_complex(v) for v in (x, y))
     x_node, y_node = node.inputs
-    return unbroadcast(g * y, x_node.shape), unbroadcast(g * x, y_node.shape)
+    return (
+        None if y is None else unbroadcast(g * y, x_node.shape),
+        None if x is None else unbroadcast(g * x, y_node.shape),
+    )
 
 
 def _mul_simplify(node):
@@ -261,6 +266,7 @@ def _mul_simplify(node):
 MUL = _binary(
     "mul",
     _mul_grad,
+    saved_for=((1,), (0,)),  # x's cotangent reads y, y's reads x
     jvp=PRODUCT,
     simplify=(_mul_simplify, seed_ops.seeds_out_of_mul),
     kernel=_arithmetic("*", np.multiply),
@@ -270,9 +276,10 @@ MUL = _binary(
 
 
 def _div_grad(node, g, x, y):
+    """x is None where the tape did not keep it (`saved_for`): y is not tracked."""
     return (
         unbroadcast(g / conj_if_complex(y), _shape(node, 0)),
-        unbroadcast(g * conj_if_complex(-x / y / y), _shape(node, 1)),
+        None if x is None else unbroadcast(g * conj_if_complex(-x / y / y), _shape(node, 1)),
     )
 
 
@@ -299,6 +306,7 @@ _INTEGER_DIV = forms.Helper(
 DIV = _binary(
     "div",
     _div_grad,
+    saved_for=((1,), (0, 1)),  # y's cotangent reads x; both read y
     jvp=lambda node, tangents, inputs, out: _div_jvp(out, *tangents, inputs[1]),
     simplify=_div_simplify,
     kernel=quiet(_arithmetic("/", np.true_divide)),
@@ -369,8 +377,11 @@ mul_no_nan = _binary_function(MUL_NO_NAN)
 
 
 def _pow_grad(node, g, x, y, out):
-    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN."""
+    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN. out
+    is None where the tape did not keep it (`saved_for`): y is a Python number."""
     dx = g * conj_if_complex(y * pow(x, y - 1))
+    if out is None:
+        return unbroadcast(dx, _shape(node, 0)), None
     dy = g * conj_if_complex(out * _safe_log(x))
     return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
 
@@ -434,6 +445,7 @@ POW = _binary(
     _pow_grad,
     jvp=lambda node, tangents, inputs, out: _pow_jvp(out, *tangents, *inputs),
     saves=(0, 1, OUT),
+    saved_for=((0, 1), (0,), (1,)),  # both cotangents read x; x's reads y, y's the result
     simplify=_pow_simplify,
     kernel=_pow_kernel,
     c=forms.Expression(

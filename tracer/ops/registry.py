@@ -13,7 +13,10 @@ A declaration holds everything tracer knows about the op:
   that it can be differentiated again; None means no gradient flows through the op. `saves`
   says what the eager tape keeps for it: input positions and/or OUT (the op's own result),
   or ALL_INPUTS (ALL_INPUTS_AND_OUT). An op with several results (a `TupleType` node)
-  gets `g` as a `tuple_ops.TupleCotangent`.
+  gets `g` as a `tuple_ops.TupleCotangent`. `saved_for`, where given, names for each saved
+  value the inputs whose cotangents read it: where all of those are Python numbers (`x *
+  0.5` keeps no x: the 0.5 gets no cotangent), a tape keeps None in its place, and the
+  rule gives those inputs None (`core._kept_for`).
 - `narrow(node, used) -> node or None`: for an op with several results, the node without
   the results no `get` reads (`used`: the indices read); dead-code elimination asks.
 - `resolve(node, simplified) -> [one node per result] or None`: for an op with several
@@ -79,12 +82,14 @@ def saved_slots(op, node):
 
 
 class OpDef:
-    # NOTE: the C op path (fast_apply.c) reads `name`, `grad` and `saves` by slot offset.
+    # NOTE: the C op path (fast_apply.c) reads `name`, `grad`, `saves` and `saved_for` by
+    # slot offset.
     __slots__ = (
         "name",
         "infer",
         "grad",
         "saves",
+        "saved_for",
         "jvp",
         "fusion",
         "needs_stored_input",
@@ -111,11 +116,13 @@ class OpDef:
         expand=None,
         decompose=None,
         resolve=None,
+        saved_for=None,
     ):
         self.name = name
         self.infer = infer
         self.grad = grad
         self.saves = saves
+        self.saved_for = saved_for
         self.jvp = jvp
         self.fusion = fusion
         self.needs_stored_input = needs_stored_input
@@ -142,6 +149,7 @@ def primitive(
     c=None,
     grad=None,
     saves=(),
+    saved_for=None,
     jvp=None,
     fusion=None,
     needs_stored_input=None,
@@ -166,6 +174,10 @@ def primitive(
     if c is not None and not isinstance(c, Form):
         raise TypeError(f"op {name!r}: its C form must be a codegen.forms form, not {c!r}")
     saves = saves if saves in (ALL_INPUTS, ALL_INPUTS_AND_OUT) else tuple(saves)
+    if saved_for is not None:
+        saved_for = tuple(tuple(int(position) for position in inputs) for inputs in saved_for)
+        if not isinstance(saves, tuple) or len(saved_for) != len(saves):
+            raise ValueError(f"op {name!r}: saved_for needs one entry per saved value")
     rules = simplify if isinstance(simplify, tuple) else (simplify,)
     op = OpDef(
         name,
@@ -181,6 +193,7 @@ def primitive(
         expand,
         decompose,
         resolve,
+        saved_for,
     )
     if infix is not None and infix not in INFIX_OPERATORS:
         raise ValueError(

@@ -66,10 +66,16 @@ def _read_from_the_tape(graph, forward, value_of, input_of, residuals):
     it, or by a reshape of one where the tape keeps a reshape of it (the last max pool's
     output, flattened for the dense layer); `residuals` grows by what this adds."""
     kept = {}  # id(forward value) -> (position, slot) of a forward node that keeps it
+    tracked = {id(node) for node in forward.nodes}
     for position, node in enumerate(forward.nodes):
         if node.op in LEAF_OPS or node.op not in OPS:
             continue
-        for slot in range(len(saved_slots(OPS[node.op], node))):
+        op = OPS[node.op]
+        for slot in range(len(saved_slots(op, node))):
+            if op.saved_for is not None and not any(
+                id(node.inputs[k]) in tracked for k in op.saved_for[slot]
+            ):
+                continue  # a Python number's operand: the tape may keep None (core._kept_for)
             kept.setdefault(id(residual_node(forward, position, slot)), (position, slot))
     viewed = {}  # id(forward value) -> a reshape of it that the tape keeps
     for node in forward.nodes:
