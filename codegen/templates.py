@@ -15,7 +15,6 @@ unmarshals it (a damaged marshal could crash the process, or load code that rend
 
 import contextlib
 import functools
-import importlib.resources
 import os
 import stat
 import sys
@@ -29,9 +28,10 @@ def environment():
     process renders, not when tracer is imported)."""
     import jinja2
 
+    import templates  # its folder (importlib.resources.files would import its readers first)
     from codegen.template_cache import CheckedBytecodeCache
 
-    folder = str(importlib.resources.files("templates"))
+    folder = os.path.dirname(os.path.abspath(templates.__file__))
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         bytecode_cache=CheckedBytecodeCache(*compiled_directories(folder)),

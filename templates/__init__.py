@@ -1,1 +1,1 @@
-"""The jinja2 templates of the generated C (read with importlib.resources by `codegen`)."""
+"""The jinja2 templates of the generated C (read from this package's folder by `codegen/templates.py`)."""
