@@ -291,11 +291,11 @@ def test_a_value_read_before_it_is_watched_is_told_apart_from_an_equal_constant(
 
 @pytest.mark.parametrize("path", ["c", "python"])
 def test_a_tape_keeps_no_value_only_a_python_numbers_cotangent_needs(path):
-    """`x * 0.5`, `x / 3.0`, `x ** 3.0`: the number gets no cotangent, so the tape keeps no
-    value only its cotangent reads (B32's eager step holds half its arrays), while `x * c` of a tensor c keeps x
-    (c may be watched after it was read: its cotangent then needs x). The gradients, first
-    and second order, by the rules on the tape's tensors and by the cached graph, are the
-    analytic ones."""
+    """`x * 0.5`, `x / 3.0`, `x ** 3.0`, `2.0 ** x`: the number gets no cotangent, so the
+    tape keeps no value only its cotangent reads (B32's eager step holds half its arrays),
+    while `x * c` of a tensor c keeps x (c may be watched after it was read: its cotangent
+    then needs x). The gradients, first and second order, by the rules on the tape's tensors
+    and by the cached graph, are the analytic ones."""
     x0 = np.array([0.5, 1.5, -2.0])
     c = tt.constant(np.array([2.0, 3.0, 4.0]))
 
@@ -310,12 +310,13 @@ def test_a_tape_keeps_no_value_only_a_python_numbers_cotangent_needs(path):
                 w = 2.0 / x
                 v = x * c
                 u = x**3.0
-                loss = tt.reduce_sum(y * z + w + v + u)
+                s = 2.0**x
+                loss = tt.reduce_sum(y * z + w + v + u + s)
             recording = tape._recording_state  # (released by the gradient)
             kept = {
                 node.op + str(k): [None if t is None else "value" for t in recording.saved[k]]
                 for k, node in enumerate(recording.order)
-                if node.op in ("mul", "div", "pow") and k <= 5
+                if node.op in ("mul", "div", "pow") and k <= 6
             }
             first = tape.gradient(loss, x)
             total = tt.reduce_sum(first * first)
@@ -327,10 +328,12 @@ def test_a_tape_keeps_no_value_only_a_python_numbers_cotangent_needs(path):
     try:
         for _ in range(2):  # the rules on the tensors, then the cached graph
             first, second, kept = run()
-            # loss = x^2 / 6 + 2 / x + c x + x^3
-            want_first = x0 / 3 - 2 / x0**2 + np.array([2.0, 3.0, 4.0]) + 3 * x0**2
+            # loss = x^2 / 6 + 2 / x + c x + x^3 + 2^x
+            ln2 = np.log(2.0)
+            want_first = x0 / 3 - 2 / x0**2 + np.array([2.0, 3.0, 4.0]) + 3 * x0**2 + ln2 * 2.0**x0
             np.testing.assert_allclose(first, want_first, rtol=1e-14)
-            want_second = 2 * want_first * (1 / 3 + 4 / x0**3 + 6 * x0)
+            curvature = 1 / 3 + 4 / x0**3 + 6 * x0 + ln2**2 * 2.0**x0
+            want_second = 2 * want_first * curvature
             np.testing.assert_allclose(second, want_second, rtol=1e-14)
     finally:
         if switch is not None:
@@ -341,6 +344,7 @@ def test_a_tape_keeps_no_value_only_a_python_numbers_cotangent_needs(path):
         "div3": ["value", "value"],  # 2.0 / x: both, for x's cotangent
         "mul4": ["value", "value"],  # x * c: c might be watched later
         "pow5": ["value", "value", None],  # x ** 3.0: not the result, which the 3.0's needs
+        "pow6": ["value", None, "value"],  # 2.0 ** x: not x, which only the 2.0's needs
     }
 
 

@@ -377,13 +377,14 @@ mul_no_nan = _binary_function(MUL_NO_NAN)
 
 
 def _pow_grad(node, g, x, y, out):
-    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN. out
-    is None where the tape did not keep it (`saved_for`): y is a Python number."""
-    dx = g * conj_if_complex(y * pow(x, y - 1))
+    """TensorFlow's rule: d/dy uses log(x) only where x > 0, so x <= 0 gives 0, not NaN. A
+    value the tape did not keep (`saved_for`) is None: out where y is a Python number, y where
+    x is one (2.0 ** t); that number's cotangent is None."""
+    dx = None if y is None else unbroadcast(g * conj_if_complex(y * pow(x, y - 1)), _shape(node, 0))
     if out is None:
-        return unbroadcast(dx, _shape(node, 0)), None
+        return dx, None
     dy = g * conj_if_complex(out * _safe_log(x))
-    return unbroadcast(dx, _shape(node, 0)), unbroadcast(dy, _shape(node, 1))
+    return dx, unbroadcast(dy, _shape(node, 1))
 
 
 def _pow_jvp(out, tx, ty, x, y):
