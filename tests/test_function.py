@@ -1287,6 +1287,40 @@ def test_an_unknown_dimension_an_op_needs_equal_to_a_number_is_traced_as_it(back
     assert outer.experimental_get_tracing_count() == inner.experimental_get_tracing_count() == 1
 
 
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_a_dimension_arguments_share_is_taken_for_a_number_in_the_one_op_needing_it(backend):
+    """x * c of a c of 3 and y * 2 of an x and a y of TensorSpec([None]) (one unknown axis
+    symbol while no call gives them two sizes): only x's None is taken for 3, as TensorFlow's
+    graph has it; y's stays unknown, in the results' specs, in a tt.data map's element_spec
+    and in the calls the one trace serves. Where the function combines them, y's is 3 too."""
+    c3 = np.array([1.0, 2.0, 3.0])
+    table = [tt.TensorSpec([None], tt.float64)] * 2
+    f = tt.function(
+        lambda x, y: (x * tt.constant(c3), y * 2.0), input_signature=table, backend=backend
+    )
+    concrete = f.get_concrete_function(*table)
+    assert [s.shape for s in concrete.output_spec()] == [(3,), (None,)]
+    x = np.array([4.0, 5.0, 6.0])
+    for rows in (5, 7, 1):
+        y = np.arange(rows, dtype=np.float64)
+        for call in (f, concrete):
+            got = call(tt.constant(x), tt.constant(y))
+            np.testing.assert_array_equal(got[0].numpy(), x * c3)
+            np.testing.assert_array_equal(got[1].numpy(), y * 2.0)
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(ValueError, match="tensor argument 0 has 3 on axis 0 .* gives 5"):
+        concrete(tt.constant(np.ones(5)), tt.constant(np.ones(5)))
+
+    spec = tt.data.Dataset.from_generator(
+        lambda: iter([(x, np.ones(5))]), output_signature=tuple(table)
+    ).map(lambda x, y: (x * tt.constant(c3), y * 2.0))
+    assert [s.shape for s in spec.element_spec] == [(3,), (None,)]
+
+    both = tt.function(lambda x, y: x * tt.constant(c3) * y, input_signature=table, backend=backend)
+    assert both.get_concrete_function(*table).output_spec().shape == (3,)
+    np.testing.assert_array_equal(both(tt.constant(x), tt.constant(x)).numpy(), x * c3 * x)
+
+
 def test_a_retrace_for_equal_sizes_logs_inside_another_trace(caplog, capsys):
     """The log line of a trace made again for equal sizes shows the symbols, even where an
     enclosing trace knows its call's sizes (making text of a size there is a value use)."""

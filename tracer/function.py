@@ -339,12 +339,15 @@ class Function:
             general = signature([*instance, *specs], {})
             concrete = self._concrete.get(general)
             given = signature([*instance, *args], {})
-            sizes = unknown_sizes(general, given, self._per_argument)  # None: an axis, 2 sizes
+            # None: an axis's shared unknown dimensions given two sizes (a trace may have
+            # given each argument its own: `_trace`'s own_dims)
+            if concrete is not None:
+                sizes = concrete.sizes_in(general, given)
+            else:
+                sizes = unknown_sizes(general, given, self._per_argument)
             if sizes is None and not self._shared_dims_needed:
                 self._per_arguments_from_now(general)
                 concrete, sizes = None, unknown_sizes(general, given, True)
-            elif concrete is not None:
-                sizes = concrete.sizes_in(general, given)
             as_given = [
                 *instance,
                 *nest.pack_sequence_as(list(args), [spec_of(a) for a in nest.flatten(list(args))]),
@@ -555,12 +558,15 @@ class Function:
         )
 
     @collector.paused  # tracing and compiling build graphs of many objects, as tapes do
-    def _trace(self, args, kwargs, sizes_known=False, equal_sizes=None):
+    def _trace(self, args, kwargs, sizes_known=False, equal_sizes=None, own_dims=False):
         """A ConcreteFunction of the function traced for `args` and `kwargs`; `sizes_known`:
         their unknown sizes are known in the call (`Trace.sizes_known_in_call`). Where a shape
         rule needs an unknown dimension equal to another size (a square matrix's sides), the
         function is traced again with the one as the other (`equal_sizes`, {name: size}), as
-        TensorFlow takes unknown dimensions for equal and checks when the graph runs."""
+        TensorFlow takes unknown dimensions for equal and checks when the graph runs. A
+        dimension several arguments share that is needed equal to a number (`x * c` of a c of
+        3, beside a y of the same unknown axis) is first made each argument's own
+        (`own_dims`): only x's is taken for 3, as TensorFlow's graph has it."""
         self._tracing_count += 1
         trace = Trace(may_create_variables=self._tracing_count == 1)
         trace.sizes_known_in_call = sizes_known
@@ -570,7 +576,9 @@ class Function:
         specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]
         tensors = itertools.count()
         symbolic = [
-            trace.input(name, self._symbolic_shape(leaf, next(tensors), trace), leaf.dtype)
+            trace.input(
+                name, self._symbolic_shape(leaf, next(tensors), trace, own_dims), leaf.dtype
+            )
             if isinstance(leaf, TensorSpec)
             else traced_value(leaf)
             for name, leaf in zip(names, specs)
@@ -601,9 +609,17 @@ class Function:
             taken = _taken_equal(error, trace, self._per_argument)
             if taken is not None:
                 name, size = taken  # (the size as its repr: text of a size is a value use)
-                log.info("tracing %s again with %s = %r: %s", self.__name__, name, size, error)
                 self._tracing_count -= 1  # (the trace that raised is not one the function has)
-                return self._trace(args, kwargs, sizes_known, {**trace.equal_sizes, name: size})
+                if not isinstance(size, dims.Dim) and _shared(name, trace):
+                    log.info(
+                        "tracing %s again with each argument's own unknown dimensions: %s",
+                        self.__name__,
+                        error,
+                    )
+                    return self._trace(args, kwargs, sizes_known, own_dims=True)
+                log.info("tracing %s again with %s = %r: %s", self.__name__, name, size, error)
+                equal_sizes = {**trace.equal_sizes, name: size}
+                return self._trace(args, kwargs, sizes_known, equal_sizes, own_dims)
             if isinstance(error, dims.SizesDiffer):  # its symbols are this trace's, not a caller's
                 error = ValueError(*error.args).with_traceback(error.__traceback__)
             note = f"(raised while tt.function traced {self.__name__})"
@@ -621,7 +637,7 @@ class Function:
         if trace.variables_created and trace.may_create_variables:
             # as TensorFlow: a first trace that made variables is made again, where making
             # one more is an error (each call would make a new one: not a singleton)
-            return self._trace(args, kwargs, sizes_known, trace.equal_sizes)
+            return self._trace(args, kwargs, sizes_known, trace.equal_sizes, own_dims)
         traced = time.perf_counter()
         arguments = nest.pack_sequence_as((args, kwargs), specs)
         named = bound_arguments(self._python_function, *arguments)
@@ -635,10 +651,11 @@ class Function:
         concrete._function = weakref.ref(self)  # its compile report shows the retraces
         return concrete
 
-    def _symbolic_shape(self, spec, position, trace):
+    def _symbolic_shape(self, spec, position, trace, own_dims):
         """The shape of tensor argument `position` (of `spec`) in `trace`: its unknown
-        dimensions as symbols, each one a shape rule needed equal to another size as that."""
-        shape = spec.symbolic_shape(self._own_dims(position))
+        dimensions as symbols (its own where `own_dims`), each one a shape rule needed equal
+        to another size as that."""
+        shape = spec.symbolic_shape(position if own_dims else self._own_dims(position))
         if not trace.equal_sizes:
             return shape
         return tuple(dims.resolved(size, trace.equal_sizes) for size in shape)
@@ -668,6 +685,11 @@ def _taken_equal(error, trace, per_argument):
         if taken[0].split("_")[0] == str(taken[1]).split("_")[0]:  # d0_1 and d0_0: one axis
             return None
     return taken
+
+
+def _shared(name, trace):
+    """Whether the unknown dimension `name` is in more than one of `trace`'s arguments."""
+    return sum(name in dims.symbols_of([node.shape]) for node in trace.inputs) > 1
 
 
 class _BoundMethod(functools.partial):
