@@ -77,6 +77,34 @@ def test_a_call_by_keyword_takes_the_compiled_entry_of_the_call_by_position():
     assert float(g(tt.constant(3.0), a=1.0)) == 18.0
 
 
+def test_a_concrete_function_binds_keywords_to_the_parameters_they_name():
+    """`c(y=y, x=x)` of `def f(y, x)`'s concrete function is `f(y, x)`, whatever order the
+    keywords come in, with or without an input_signature, with `**` keywords too (tracer
+    once took them in the order of their sorted names: x - y came out negated)."""
+    x, y = tt.constant([10.0, 20.0]), tt.constant([1.0, 2.0])
+
+    def difference(y, x):
+        return x - y
+
+    spec = tt.TensorSpec([2], tt.float32)
+    by_calls = tt.function(difference).get_concrete_function(y=spec, x=spec)
+    by_table = tt.function(difference, input_signature=[spec, spec]).get_concrete_function()
+    for concrete in (by_calls, by_table):
+        for call in (
+            lambda: concrete(y=y, x=x),
+            lambda: concrete(x=x, y=y),
+            lambda: concrete(y, x=x),
+        ):
+            np.testing.assert_array_equal(call().numpy(), [9.0, 18.0])
+
+    @tt.function
+    def g(y, x, scale=2.0, **more):
+        return (x - y) * scale + more["z"]
+
+    concrete = g.get_concrete_function(x=spec, y=spec, z=spec)
+    np.testing.assert_array_equal(concrete(z=x, x=x, y=y).numpy(), [28.0, 56.0])
+
+
 def test_a_tensor_default_is_a_tensor_argument_of_the_trace():
     """TF: `td(x)`, `td(x, tf.constant(2.))` and `td(x, y=tf.constant(5.))` of
     `def td(x, y=tf.constant(2.))` are one trace; the default is an input."""

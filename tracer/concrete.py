@@ -59,6 +59,9 @@ class ConcreteFunction:
     def __init__(self, name, trace, result, backend, arguments, named, omittable=0):
         self.name = name
         self._function = None  # a weakref to the tt.function that traced it, which sets it
+        # the Python function's parameters (signature.Binding), which a call's keywords are
+        # bound to as the traced call's were; set with `_function`
+        self._binding = None
         self._arguments = arguments  # the traced call's (args, kwargs), tensors as specs
         # how many of its last positional arguments are defaults that a call may leave out
         # (`f(x)` of `def f(x, y=2)`, traced as `f(x, 2)`): the entry in C takes calls without
@@ -202,7 +205,11 @@ class ConcreteFunction:
         return self._call(self._tensor_arguments(args, kwargs))
 
     def _tensor_arguments(self, args, kwargs):
-        """The tensor leaves of a call: the traced call's structure, or only its tensors."""
+        """The tensor leaves of a call: the traced call's structure, or only its tensors.
+        Keyword arguments are bound to the function's parameters as its trace's were
+        (`c(y=y, x=x)` of `def f(x, y)`: x first, not in the keywords' order)."""
+        if kwargs and self._binding is not None:
+            args, kwargs = self._binding.canonical(args, kwargs)
         traced = nest.flatten(self._arguments)
         expected = [leaf for leaf in traced if is_tensor_argument(leaf)]
         flat = nest.flatten((args, kwargs))

@@ -649,6 +649,7 @@ class Function:
             )
         self._build_times[concrete] = BuildTimes(traced - start, time.perf_counter() - traced)
         concrete._function = weakref.ref(self)  # its compile report shows the retraces
+        concrete._binding = self._parameters()
         return concrete
 
     def _symbolic_shape(self, spec, position, trace, own_dims):
