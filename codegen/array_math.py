@@ -445,13 +445,14 @@ _ARITHMETIC = {"+": 0, "-": 1, "*": 2, "/": 3}  # the installed arithmetic_rows'
 _NEGATION = 4  # arithmetic_rows's -x
 
 
-def arithmetic(symbol, x, y):
+def arithmetic(symbol, x, y, out=None):
     """x op y (op: "+", "-", "*" or "/") of float32 or float64 arrays, one of the result's shape
     and the other of it too, or its last axes alone (a bias; an attention mask over the
     scores' last two), its last axis of one (a column) or one element, through the kernel
     installed with tracer (rows on the threads for large arrays, where numpy's loop is one
     thread); None for other shapes, dtypes or layouts, or where its table is not there.
-    IEEE's operations one by one, so numpy's bits."""
+    IEEE's operations one by one, so numpy's bits. `out`, where given, is a C-contiguous
+    array of the result's shape and dtype that takes the result, x or y itself included."""
     suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or y.dtype != x.dtype or not conv_kernels.available():
         return None
@@ -463,7 +464,8 @@ def arithmetic(symbol, x, y):
         columns = (x if kinds[0] == 1 else y).size
     else:
         columns = shape[-1] if shape else 1
-    out = aligned.empty(shape, x.dtype)
+    if out is None:
+        out = aligned.empty(shape, x.dtype)
     if out.size:
         geometry = np.array([_ARITHMETIC[symbol], out.size // columns, columns, *kinds], np.int64)
         operands = (np.asarray(x), np.asarray(y))  # a numpy scalar has no address
@@ -488,12 +490,12 @@ def negative(x):
 
 def _result_shape(x_shape, y_shape):
     """The broadcast shape of arithmetic's operands; the larger one's at once where the other's
-    is the same, its last axis alone (a bias) or the same rank with ones where the larger
-    has other sizes (a column: a layer norm's mean), where numpy's broadcast_shapes takes a
-    microsecond of an eager step's add."""
-    if x_shape == y_shape or y_shape == x_shape[-1:]:
+    is the same, its last axis alone (a bias), a scalar, or the same rank with ones where
+    the larger has other sizes (a column: a layer norm's mean), where numpy's
+    broadcast_shapes takes a microsecond of an eager step's add."""
+    if x_shape == y_shape or y_shape == x_shape[-1:] or not y_shape:
         return x_shape
-    if x_shape == y_shape[-1:]:
+    if x_shape == y_shape[-1:] or not x_shape:
         return y_shape
     if len(x_shape) == len(y_shape):
         if all(b == a or b == 1 for a, b in zip(x_shape, y_shape)):

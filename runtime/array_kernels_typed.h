@@ -100,7 +100,9 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
    2 one column, 3 one element; on the threads from ELEMENTS_PARALLEL_MIN elements: where
    neither operand is a row or a column, the elements as one flat range (an array of one long
    row, a 1-D gradient, is shared too), else its rows. IEEE's operations one by one, so numpy's
-   bits. */
+   bits. out may be x or y, of out's shape (the straight-line program writes a dead operand):
+   no restrict on them, each element is read before it is written, and `omp simd` makes the
+   loops vector loops without it. */
 #define ARITHMETIC_ROW(A, B)                                                                   \
     do {                                                                                       \
         if (op == 0) {                                                                         \
@@ -132,8 +134,7 @@ static void NAME(select_values)(const int64_t *g, const uint8_t *restrict c, con
 #define FLAT_LOOP(STATEMENT)                                                                   \
     _Pragma("omp parallel for simd schedule(static) if (n >= ELEMENTS_PARALLEL_MIN)")          \
     for (int64_t i = 0; i < n; i++) STATEMENT
-static void NAME(arithmetic_rows)(const int64_t *g, const T *restrict x, const T *restrict y,
-                                  T *restrict out)
+static void NAME(arithmetic_rows)(const int64_t *g, const T *x, const T *y, T *out)
 {
     const int op = (int)g[0];
     const int64_t rows = g[1], columns = g[2], x_kind = g[3], y_kind = g[4];

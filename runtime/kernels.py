@@ -24,6 +24,20 @@ FLOATING_INFIX = {}
 INFIX_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 FLOATING_KERNELS = {}
 
+# Elements from which float32 and float64 arithmetic runs in the loop installed with tracer,
+# on the threads (half codegen/loops.py's PARALLEL_MIN: an element is a load or two and a
+# store; the installed loops' ELEMENTS_PARALLEL_MIN and fast_apply.c's LARGE_FLOATING_FROM
+# are this).
+LARGE_FLOATING_FROM = 1 << 16
+
+# By op name, for the ops with an infix operator, the function of floating values whose
+# result has LARGE_FLOATING_FROM elements or more: `function(x, y)`, or `function(x, y,
+# out=x)` (or out=y) to write the result into an operand of its shape, which the
+# straight-line program does with an operand that dies with the step
+# (runtime/straight_line.c). Each has `writes_into_an_operand` set, which that program
+# looks for.
+LARGE_FLOATING_KERNELS = {}
+
 
 def quiet(function):
     """`function` with numpy's floating-point warnings off (NaN and Inf are results, not errors)."""

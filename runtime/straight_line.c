@@ -34,15 +34,18 @@ typedef struct {
     PyObject *function;         /* borrowed from `steps`, which the program holds */
     PyObject *attribute_values; /* a tuple, borrowed */
     PyObject *attribute_names;  /* NULL or a tuple, borrowed */
-    PyObject *ufunc;            /* numpy's ufunc of a +, - or * step (module state), or NULL */
+    PyObject *ufunc;            /* what a +, - or * step calls with out= a dead operand, or NULL */
     Py_ssize_t n_in, n_dead, out;
     Py_ssize_t *in, *dead;      /* into the program's `indexes` */
 } Step;
 
-/* The operators whose steps may run in place, and their ufuncs (set at import). */
+/* The operators whose steps may run in place, and their ufuncs (set at import); a step of a
+ * large result calls a function that runs it on tracer's threads, and marks it so with this
+ * attribute (runtime.kernels.LARGE_FLOATING_KERNELS): the step calls it with out= too. */
 #define N_ARITHMETIC 3
 static PyObject *arithmetic_operators[N_ARITHMETIC], *arithmetic_ufuncs[N_ARITHMETIC];
 static PyObject *ndarray_type, *out_keyword; /* numpy.ndarray; ("out",) */
+static PyObject *str_writes_into_an_operand;
 static PyObject *str_base, *str_nbytes, *str_dtype, *str_shape, *str_flags, *str_writeable, *str_c_contiguous;
 static PyObject *floating_dtypes; /* numpy's floating and complex dtypes, native byte order */
 
@@ -138,10 +141,25 @@ parse_step(PyObject *item, Step *step, Py_ssize_t **next, Py_ssize_t n_slots, ch
         return -1;
     }
     step->ufunc = NULL;
-    if (step->n_in == 2 && step->attribute_names == NULL)
+    if (step->n_in == 2 && step->attribute_names == NULL) {
         for (int k = 0; k < N_ARITHMETIC; k++)
             if (step->function == arithmetic_operators[k])
                 step->ufunc = arithmetic_ufuncs[k];
+        if (step->ufunc == NULL) {
+            PyObject *marked = PyObject_GetAttr(step->function, str_writes_into_an_operand);
+            if (marked == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                    return -1;
+                PyErr_Clear();
+            }
+            int truth = marked == NULL ? 0 : PyObject_IsTrue(marked);
+            Py_XDECREF(marked);
+            if (truth < 0)
+                return -1;
+            if (truth)
+                step->ufunc = step->function;
+        }
+    }
     step->in = *next;
     step->dead = *next + step->n_in;
     *next += step->n_in + step->n_dead;
@@ -204,9 +222,25 @@ floating_native_of_both(PyObject *a, PyObject *b)
     return found;
 }
 
+/* Whether `base`, an array's base, is a bare buffer that only that array holds: an aligned
+ * array's (runtime/aligned.py: a view of bytes of its own), which the caller's reference
+ * from `base` makes two. -1: an error. */
+static int
+own_buffer(PyObject *base)
+{
+    if (Py_TYPE(base) != (PyTypeObject *)ndarray_type || Py_REFCNT(base) != 2)
+        return 0;
+    PyObject *below = PyObject_GetAttr(base, str_base);
+    if (below == NULL)
+        return -1;
+    int bare = below == Py_None;
+    Py_DECREF(below);
+    return bare;
+}
+
 /* Whether the ndarray `a` can take `a OP b`'s values in place, with the layout, dtype and
  * bits `a OP b` has: only its slot holds it (so no other value, view or caller sees it), it
- * owns its memory, of at least IN_PLACE_BYTES, writeable and C-contiguous, of a native
+ * owns its memory (or views a buffer only it holds: `own_buffer`), of at least IN_PLACE_BYTES, writeable and C-contiguous, of a native
  * floating or complex dtype; the ndarray `b` has that dtype and is 0-d, or C-contiguous of
  * `a`'s shape. -1: an error (nothing written). */
 static int
@@ -223,8 +257,10 @@ fresh_for(PyObject *a, PyObject *b)
         PyObject *base = PyObject_GetAttr(a, str_base);
         if (base == NULL)
             return -1;
-        fresh = base == Py_None;
+        fresh = base == Py_None || own_buffer(base);
         Py_DECREF(base);
+        if (fresh < 0)
+            return -1;
     }
     if (fresh == 1)
         fresh = contiguous(a, 1);
@@ -485,11 +521,12 @@ import_arithmetic(void)
         str_flags = PyUnicode_InternFromString("flags");
         str_writeable = PyUnicode_InternFromString("writeable");
         str_c_contiguous = PyUnicode_InternFromString("c_contiguous");
+        str_writes_into_an_operand = PyUnicode_InternFromString("writes_into_an_operand");
         floating_dtypes = native_floating(numpy);
         failed = ndarray_type == NULL || !PyType_Check(ndarray_type) || out_keyword == NULL ||
                  str_base == NULL || str_nbytes == NULL || str_dtype == NULL || str_shape == NULL ||
                  str_flags == NULL || str_writeable == NULL || str_c_contiguous == NULL ||
-                 floating_dtypes == NULL;
+                 str_writes_into_an_operand == NULL || floating_dtypes == NULL;
     }
     Py_XDECREF(operator);
     Py_XDECREF(numpy);

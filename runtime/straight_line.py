@@ -8,12 +8,13 @@
 
 The values are the interpreter's, bit for bit: the same kernels, called in the same order
 (floating add, sub and mul as Python's arithmetic, `operator.mul` for `v0 * v2`, which is
-what those kernels do). What goes is the per-node work of the interpreter loop (looking
-nodes up, building argument lists), which is most of the time of an eager gradient on
-small tensors. Each value is dropped after its last use, so memory peaks no higher than in
-the interpreter; in C, a floating +, - or * writes its result into an operand that dies
-with it when nothing else holds that array (the same ufunc, the same bits, and no new
-array to fault in).
+what those kernels do on small arrays; of a large result, LARGE_FLOATING_KERNELS's, the
+loop installed with tracer on the threads, as those kernels run it). What goes is the
+per-node work of the interpreter loop (looking nodes up, building argument lists), which
+is most of the time of an eager gradient on small tensors. Each value is dropped after its
+last use, so memory peaks no higher than in the interpreter; in C, a floating +, - or *
+writes its result into an operand that dies with it when nothing else holds that array
+(the same loop, the same bits, and no new array to fault in).
 
 The program is a tuple of steps run by `Program` (straight_line.c, an optional extension
 like the eager op path in C, loaded by runtime/native.py), or by the same loop in Python where
@@ -23,12 +24,15 @@ this way from its first run. `source(graph)` is the program as Python text, for 
 """
 
 import itertools
+import math
 
 from runtime import native
 from runtime.kernels import (
     FLOATING_INFIX,
     FLOATING_KERNELS,
     KERNELS,
+    LARGE_FLOATING_FROM,
+    LARGE_FLOATING_KERNELS,
     errors_ignored,
     errors_restored,
 )
@@ -83,14 +87,14 @@ def straight_line(graph, located=None):
     calls instead of its op's kernel `function` (the interpreter's executables name the
     user's line in the errors of kernels that check their inputs' values)."""
     plan = _plan(graph)
-    functions = {}  # (op, dtype of the first input) -> the step's function
+    functions = {}  # (op, dtype of the first input, whether large) -> the step's function
     steps = []
     for out, node, inputs, dead in plan.steps:
         op, attrs = node.op, node.attrs
-        key = (op, node.inputs[0].dtype if node.inputs else None)
+        key = (op, node.inputs[0].dtype if node.inputs else None, _large(node.shape))
         function = functions.get(key)
         if function is None:
-            function = functions[key] = _function(op, key[1])
+            function = functions[key] = _function(*key)
         if located is not None:
             function = located(node, function)
         if attrs:
@@ -100,10 +104,21 @@ def straight_line(graph, located=None):
     return Program(plan.n_slots, plan.input_slots, plan.constants, tuple(steps), plan.output_slots)
 
 
-def _function(op, dtype):
-    if op in FLOATING_KERNELS and _floating(dtype):
-        return FLOATING_KERNELS[op]
+def _function(op, dtype, large):
+    """The kernel of a step: a floating +, - or * as Python's operator, or of a large result
+    the function that runs it on the threads and may write it into a dead operand
+    (LARGE_FLOATING_KERNELS)."""
+    if dtype is not None and _floating(dtype):  # (None: a node without inputs)
+        if large and op in LARGE_FLOATING_KERNELS:
+            return LARGE_FLOATING_KERNELS[op]
+        if op in FLOATING_KERNELS:
+            return FLOATING_KERNELS[op]
     return KERNELS[op]
+
+
+def _large(shape):
+    """Whether a result of `shape` has LARGE_FLOATING_FROM elements or more."""
+    return all(type(d) is int for d in shape) and math.prod(shape) >= LARGE_FLOATING_FROM
 
 
 def source(graph):

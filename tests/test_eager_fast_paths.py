@@ -651,6 +651,92 @@ def test_a_step_in_place_keeps_the_layout_and_dtype_of_the_step_as_written(case)
     np.testing.assert_array_equal(got, want)
 
 
+LARGE = 100_000  # elements: LARGE_FLOATING_KERNELS's, on the threads
+
+
+@pytest.mark.parametrize("op, first_dead", [("add", True), ("sub", False), ("mul", True)])
+def test_a_large_step_on_the_threads_takes_a_dead_aligned_operand_in_place(op, first_dead):
+    """A large float step's function (LARGE_FLOATING_KERNELS, the loop installed with tracer)
+    writes into a dead operand that aligned.empty made (a view of a buffer only it holds):
+    numpy's bits, in that array; an operand whose buffer another view also holds is read,
+    never written."""
+    import runtime.straight_line as module
+    from runtime import aligned
+    from runtime.kernels import LARGE_FLOATING_KERNELS
+
+    function = LARGE_FLOATING_KERNELS[op]
+    ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op]
+
+    def negated(a):
+        result = aligned.empty(a.shape, a.dtype)
+        np.negative(a, out=result)
+        return result
+
+    x = np.linspace(-2.0, 3.0, LARGE)
+    want = ufunc(-x, x) if first_dead else ufunc(x, -x)
+    operands = (1, 0) if first_dead else (0, 1)
+    made = []
+    steps = ((_made(made, negated), (0,), (), None, 1, ()), (function, operands, (), None, 2, (1,)))
+    for program in (_c_program(), module.PythonProgram):
+        made.clear()
+        got = program(3, (0,), (), steps, (2,))(x)[0]
+        assert got.tobytes() == want.tobytes()
+        if program is not module.PythonProgram:
+            assert got is made[0]()  # the negated array, written over
+    np.testing.assert_array_equal(x, np.linspace(-2.0, 3.0, LARGE))
+
+    views = []
+
+    def shared(a):  # aligned, and its buffer held by another view too
+        result = negated(a)
+        views.append(result[::2])
+        return result
+
+    steps = ((shared, (0,), (), None, 1, ()), (function, operands, (), None, 2, (1,)))
+    got = _c_program()(3, (0,), (), steps, (2,))(x)[0]
+    assert got.tobytes() == want.tobytes()
+    np.testing.assert_array_equal(views[0], -x[::2])
+
+
+@pytest.mark.parametrize("dtype", [tt.float32, tt.float64])
+def test_an_eager_gradient_of_large_arrays_is_the_op_paths_bits(dtype):
+    """The straight-line program runs large +, - and * on the threads, in place where an
+    operand dies; the op path (an outer tape makes the gradient run op by op) computes each
+    op into a new array: the same bits; both the analytic gradient, the second order too."""
+    rng = np.random.default_rng(3)
+    x = tt.constant(rng.standard_normal(LARGE), dtype)
+    w = tt.constant(rng.standard_normal(LARGE), dtype)
+
+    def loss_of(x):
+        y = x * w + 0.5
+        z = (y - x) * (y + w) * 3.0
+        return tt.reduce_sum(z * z - y)
+
+    def gradient():
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = loss_of(x)
+        return tape.gradient(loss, x)
+
+    straight = gradient().numpy()
+    with tt.GradientTape() as outer:
+        outer.watch(x)
+        by_ops = gradient()
+        total = tt.reduce_sum(by_ops * w)
+    second = outer.gradient(total, x).numpy()
+    assert straight.tobytes() == by_ops.numpy().tobytes()
+    x64, w64 = (v.numpy().astype(np.float64) for v in (x, w))
+    y = x64 * w64 + 0.5
+    a, b = y - x64, y + w64
+    # loss = sum(9 a^2 b^2 - y): dy/dx = w, da/dx = w - 1, db/dx = w
+    want = 18 * a * b * (b * (w64 - 1) + a * w64) - w64
+    close = {"rtol": 1e-3, "atol": 1e-5} if dtype == tt.float32 else {"rtol": 1e-10}
+    np.testing.assert_allclose(straight, want, **close)
+    # d/dx of sum(first * w)
+    want_second = 18 * w64 * (((w64 - 1) * b + a * w64) ** 2 + 2 * a * b * w64 * (w64 - 1))
+    np.testing.assert_allclose(second, want_second, **close)
+
+
 def test_an_overflow_of_a_step_in_place_is_a_result_as_every_steps_is():
     """A program runs with numpy's floating-point errors ignored (runtime/quiet_errors.h),
     whatever the program set: the step that takes its operand's array gives inf, as the

@@ -15,7 +15,7 @@ import numpy as np
 
 from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
-from runtime.kernels import INFIX_OPERATORS, quiet
+from runtime.kernels import INFIX_OPERATORS, LARGE_FLOATING_FROM, LARGE_FLOATING_KERNELS, quiet
 from tracer import dtypes
 from tracer.ir import Literal, Node, match
 from tracer.ops import array_ops, seed_ops, shapes, window_ops
@@ -68,9 +68,7 @@ _INEXACT_SCALARS = frozenset({np.float16, np.float32, np.float64, np.complex64, 
 
 
 # elements from which float arithmetic runs in the loop installed with tracer, on the threads
-# (half codegen/loops.py's PARALLEL_MIN: an element is a load or two and a store; the
-# installed loops' ELEMENTS_PARALLEL_MIN and fast_apply.c's LARGE_FLOATING_FROM are this)
-ARITHMETIC_ON_THREADS_FROM = 1 << 16
+ARITHMETIC_ON_THREADS_FROM = LARGE_FLOATING_FROM
 
 
 _OPERATORS = {**INFIX_OPERATORS, "/": operator.truediv}
@@ -111,6 +109,26 @@ def _arithmetic(symbol, ufunc, on_strings=None):
         return ufunc(x, y)
 
     return run
+
+
+def _large_floating(symbol, ufunc):
+    """The LARGE_FLOATING_KERNELS entry of `symbol`: x op y of floating values, float32 and
+    float64 in the loop installed with tracer where it takes their shapes (on the threads),
+    else numpy's ufunc; into `out` where given (an operand of the result's shape)."""
+
+    def run(x, y, out=None):
+        found = array_math.arithmetic(symbol, x, y, out)
+        return ufunc(x, y, out=out) if found is None else found
+
+    run.writes_into_an_operand = True
+    return run
+
+
+LARGE_FLOATING_KERNELS.update(
+    add=_large_floating("+", np.add),
+    sub=_large_floating("-", np.subtract),
+    mul=_large_floating("*", np.multiply),
+)
 
 
 # --- complex parts ----------------------------------------------------------------------
