@@ -452,7 +452,14 @@ def arithmetic(symbol, x, y, out=None):
     installed with tracer (rows on the threads for large arrays, where numpy's loop is one
     thread); None for other shapes, dtypes or layouts, or where its table is not there.
     IEEE's operations one by one, so numpy's bits. `out`, where given, is a C-contiguous
-    array of the result's shape and dtype that takes the result, x or y itself included."""
+    array of the result's shape and dtype that takes the result, x or y itself included.
+    Operands of one shape, or one of them 0-d, take the installed `whole_arithmetic`, which
+    does all of this in C."""
+    whole = installed_kernels.whole_arithmetic()
+    if whole is not None:
+        found = whole(_ARITHMETIC[symbol], x, y, out)
+        if found is not None:
+            return found
     suffix = installed_kernels.suffix(x.dtype)
     if suffix is None or y.dtype != x.dtype or not conv_kernels.available():
         return None

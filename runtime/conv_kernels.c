@@ -43,7 +43,7 @@
 #define THREADS() 1
 #endif
 
-#define INTERFACE 12 /* runtime/native.py refuses a module of another */
+#define INTERFACE 13 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
@@ -283,9 +283,146 @@ table(PyObject *self, PyObject *unused)
     return PyLong_FromVoidPtr(runs_here() ? (void *)kernels : NULL);
 }
 
+/* numpy's empty and ndarray, and uint8's dtype, for `arithmetic`'s results (set at import) */
+static PyObject *numpy_empty, *numpy_ndarray, *uint8_dtype;
+
+#define ALIGNMENT 64 /* runtime/aligned.py's ALIGNMENT */
+
+/* An uninitialized C-contiguous ndarray of `shape` and `dtype`, `nbytes` long, its data at a
+   multiple of ALIGNMENT bytes: a view of a uint8 array only it holds, as runtime/aligned.py's
+   `empty` makes (so the straight-line program may write into it as into one it owns). */
+static PyObject *
+aligned_empty(PyObject *shape, PyObject *dtype, Py_ssize_t nbytes)
+{
+    PyObject *size = PyLong_FromSsize_t(nbytes + ALIGNMENT);
+    if (size == NULL) return NULL;
+    PyObject *raw_arguments[] = {size, uint8_dtype};
+    PyObject *raw = PyObject_Vectorcall(numpy_empty, raw_arguments, 2, NULL);
+    Py_DECREF(size);
+    if (raw == NULL) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(raw, &view, PyBUF_SIMPLE) < 0) {
+        Py_DECREF(raw);
+        return NULL;
+    }
+    const Py_ssize_t start = (Py_ssize_t)(-(uintptr_t)view.buf % ALIGNMENT);
+    PyBuffer_Release(&view);
+    PyObject *offset = PyLong_FromSsize_t(start);
+    if (offset == NULL) {
+        Py_DECREF(raw);
+        return NULL;
+    }
+    PyObject *arguments[] = {shape, dtype, raw, offset};
+    PyObject *result = PyObject_Vectorcall(numpy_ndarray, arguments, 4, NULL);
+    Py_DECREF(raw);
+    Py_DECREF(offset);
+    return result;
+}
+
+/* Whether buffers `a` and `b` have the same shape. */
+static int
+same_shape(const Py_buffer *a, const Py_buffer *b)
+{
+    if (a->ndim != b->ndim) return 0;
+    for (int k = 0; k < a->ndim; k++)
+        if (a->shape[k] != b->shape[k]) return 0;
+    return 1;
+}
+
+/* arithmetic(op, x, y, out) -> x op y into `out` (None: a new aligned array), by
+   arithmetic_rows (op as its g[0]: 0 +, 1 -, 2 *, 3 /), where x and y are float32 or float64
+   arrays (or numpy scalars) of one dtype, stored in C order, of one shape or one of them 0-d,
+   and `out` is a writeable C-contiguous array of the result's shape and dtype, x or y
+   included; None for anything else, which codegen/array_math.py's `arithmetic` then takes.
+   That function's common case without its Python: an eager step's large +, -, * and /. */
+static PyObject *
+arithmetic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyLong_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "arithmetic(op, x, y, out)");
+        return NULL;
+    }
+    const long op = PyLong_AsLong(args[0]);
+    if (op < 0 || op > 3) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "arithmetic: op is 0 to 3");
+        return NULL;
+    }
+    if (!runs_here()) Py_RETURN_NONE;
+    Py_buffer x, y, out;
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    if (PyObject_GetBuffer(args[1], &x, flags) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (PyObject_GetBuffer(args[2], &y, flags) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&x);
+        Py_RETURN_NONE;
+    }
+    PyObject *result = NULL;
+    const char *format = x.format;
+    const int typed = format != NULL && y.format != NULL && !strcmp(format, y.format) &&
+                      (!strcmp(format, "d") || !strcmp(format, "f"));
+    /* the operand of the result's shape, and the operands' kinds as arithmetic_rows reads
+       them: 0 whole, 3 one element */
+    const Py_buffer *whole = NULL;
+    int64_t kinds[2] = {0, 0};
+    if (typed && same_shape(&x, &y))
+        whole = &x;
+    else if (typed && x.ndim == 0)
+        whole = &y, kinds[0] = 3;
+    else if (typed && y.ndim == 0)
+        whole = &x, kinds[1] = 3;
+    if (whole == NULL || whole->len == 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+        goto release;
+    }
+    if (args[3] == Py_None) {
+        PyObject *holder = whole == &x ? args[1] : args[2];
+        PyObject *shape = PyObject_GetAttrString(holder, "shape");
+        PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttrString(holder, "dtype");
+        result = dtype == NULL ? NULL : aligned_empty(shape, dtype, whole->len);
+        Py_XDECREF(shape);
+        Py_XDECREF(dtype);
+        if (result == NULL) goto release;
+    } else
+        result = Py_NewRef(args[3]);
+    if (PyObject_GetBuffer(result, &out, flags | PyBUF_WRITABLE) < 0) {
+        if (args[3] == Py_None) goto fail;
+        PyErr_Clear();
+        Py_SETREF(result, Py_NewRef(Py_None));
+        goto release;
+    }
+    if (out.format == NULL || strcmp(out.format, format) || !same_shape(&out, whole)) {
+        PyBuffer_Release(&out);
+        Py_SETREF(result, Py_NewRef(Py_None));
+        goto release;
+    }
+    const int64_t columns = whole->ndim ? whole->shape[whole->ndim - 1] : 1;
+    const int64_t geometry[5] = {op, whole->len / whole->itemsize / columns, columns, kinds[0],
+                                 kinds[1]};
+    Py_BEGIN_ALLOW_THREADS
+    if (format[0] == 'd')
+        arithmetic_rows_f64(geometry, x.buf, y.buf, out.buf);
+    else
+        arithmetic_rows_f32(geometry, x.buf, y.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out);
+    goto release;
+fail:
+    Py_CLEAR(result);
+release:
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"table", table, METH_NOARGS,
      "The address of the kernels' table, or 0 where this CPU cannot run them as built."},
+    {"arithmetic", (PyCFunction)(void (*)(void))arithmetic, METH_FASTCALL,
+     "x op y of float arrays of one shape, or one 0-d, by arithmetic_rows; None for others."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -299,6 +436,15 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__conv_kernels(void)
 {
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (numpy == NULL) return NULL;
+    numpy_empty = PyObject_GetAttrString(numpy, "empty");
+    numpy_ndarray = PyObject_GetAttrString(numpy, "ndarray");
+    PyObject *uint8 = PyObject_GetAttrString(numpy, "uint8");
+    uint8_dtype = uint8 == NULL ? NULL : PyObject_CallMethod(numpy, "dtype", "O", uint8);
+    Py_XDECREF(uint8);
+    Py_DECREF(numpy);
+    if (numpy_empty == NULL || numpy_ndarray == NULL || uint8_dtype == NULL) return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) return NULL;
     if (PyModule_AddIntConstant(module, "INTERFACE", INTERFACE) < 0 ||

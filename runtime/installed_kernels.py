@@ -73,6 +73,15 @@ def address():
     return 0 if module is None else module.table()
 
 
+@functools.cache
+def whole_arithmetic():
+    """The extension's `arithmetic(op, x, y, out)`: x op y of float arrays of one shape, or
+    one of them 0-d, by the table's arithmetic_rows, its checks, result and call in C (an
+    eager step's large +, -, * and /: `call`'s Python took a third of a 100,000-element
+    product's time); it returns None for other operands. None where there is no table."""
+    return native.load("conv_kernels", _same_table).arithmetic if address() else None
+
+
 _ffi = _cffi_backend.FFI()
 
 

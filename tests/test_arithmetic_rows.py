@@ -6,6 +6,7 @@ it, through the C op path too, a numpy scalar first among them. A bias is the re
 axes, one or more (an attention mask added to the scores). Where neither operand is a row or
 a column, the elements are shared as one range: a 1-D array too."""
 
+import sys
 import warnings
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 import tracer as tt
 from codegen import array_math, conv_kernels
-from runtime import native
+from runtime import aligned, installed_kernels, native
 from tracer.ops.math_ops import ARITHMETIC_ON_THREADS_FROM
 
 rng = np.random.default_rng(20261201)
@@ -162,3 +163,81 @@ def test_the_result_shape_is_numpys_broadcast_shape():
                     array_math._result_shape(x, y)
                 continue
             assert array_math._result_shape(x, y) == want, (x, y)
+
+
+WHOLE_SHAPES = [(LARGE, LARGE), (LARGE, ()), ((), LARGE), ((153601,), (153601,)), ((7, 5), ())]
+# each pair of shapes with each array that takes the result: a new one, another, or an
+# operand of the result's shape (a scalar takes none)
+WHOLE_CASES = [
+    (shapes, into)
+    for shapes in WHOLE_SHAPES
+    for into in ["new", "other", "x", "y"]
+    if into not in "xy" or shapes["xy".index(into)]
+]
+
+
+@installed
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes, into", WHOLE_CASES)
+@pytest.mark.parametrize(
+    "op, ufunc", list(enumerate([np.add, np.subtract, np.multiply, np.true_divide]))
+)
+def test_the_whole_arithmetic_in_c_gives_numpys_bits_into_any_out(op, ufunc, shapes, into, dtype):
+    """installed_kernels.whole_arithmetic (operands of one shape, or one 0-d: a numpy scalar
+    where given as one) writes numpy's bits into a new array, an operand of the result's shape
+    or another array; a new one starts at a multiple of 64 bytes, a view of a uint8 buffer
+    only it holds, as aligned.empty's (the straight-line program writes into those)."""
+    whole = installed_kernels.whole_arithmetic()
+    x, y = (_values(shape, dtype) for shape in shapes)
+    x, y = (v[()] if v.ndim == 0 else v for v in (x, y))  # 0-d: a numpy scalar
+    with np.errstate(all="ignore"):
+        want = ufunc(x, y)
+    out = {"new": None, "other": np.empty(want.shape, dtype), "x": x, "y": y}[into]
+    got = whole(op, x, y, out)
+    assert got is not None and got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+    if out is not None:
+        assert got is out
+    else:
+        assert got.ctypes.data % aligned.ALIGNMENT == 0
+        assert got.base.dtype == np.uint8 and got.base.base is None
+        buffer = got.base
+        assert sys.getrefcount(buffer) == 3  # the view's, this name's and the call's argument
+
+
+@installed
+@pytest.mark.parametrize(
+    "x, y, out",
+    [
+        (np.ones(LARGE), np.ones((300,)), None),  # a bias: the Python path's
+        (np.ones(LARGE), np.ones((1, 1)), None),  # one element of a rank: broadcasts
+        (np.ones(LARGE, np.float32), np.ones(LARGE), None),  # two dtypes
+        (np.ones(LARGE, np.float32), np.float64(2.0), None),
+        (np.ones(LARGE)[:, ::2], np.ones((512, 150)), None),  # strided
+        (np.ones(LARGE, np.int64), np.ones(LARGE, np.int64), None),
+        (np.ones(LARGE, np.complex128), np.ones(LARGE, np.complex128), None),
+        (np.ones(LARGE, ">f8"), np.ones(LARGE, ">f8"), None),  # not native
+        (np.ones((0, 3)), np.ones((0, 3)), None),  # empty
+        (np.ones(LARGE), np.ones(LARGE), np.ones((300, 512))),  # out of another shape
+        (np.ones(LARGE), np.ones(LARGE), np.ones(LARGE, np.float32)),  # or dtype
+        (np.ones(LARGE), np.ones(LARGE), np.ones((512, 600))[:, ::2]),  # strided out
+        (np.ones(LARGE), np.ones(LARGE), np.broadcast_to(np.ones(1), LARGE)),  # read-only
+        (1.5, np.ones(LARGE), None),  # a Python float: no buffer
+    ],
+)
+def test_the_whole_arithmetic_in_c_leaves_other_operands_to_python(x, y, out):
+    """None, nothing written: array_math.arithmetic then reads them in Python, which gives a
+    bias and a broadcast element numpy's bits (the tests above) and leaves the rest to numpy."""
+    kept = None if out is None else out.copy()
+    assert installed_kernels.whole_arithmetic()(0, x, y, out) is None
+    if out is not None:
+        assert out.tobytes() == kept.tobytes()
+
+
+@installed
+def test_the_whole_arithmetic_in_c_names_a_bad_call():
+    whole = installed_kernels.whole_arithmetic()
+    with pytest.raises(ValueError, match="op is 0 to 3"):
+        whole(4, np.ones(3), np.ones(3), None)
+    with pytest.raises(TypeError, match=r"arithmetic\(op, x, y, out\)"):
+        whole(0, np.ones(3), np.ones(3))
