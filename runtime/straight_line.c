@@ -240,9 +240,10 @@ own_buffer(PyObject *base)
 
 /* Whether the ndarray `a` can take `a OP b`'s values in place, with the layout, dtype and
  * bits `a OP b` has: only its slot holds it (so no other value, view or caller sees it), it
- * owns its memory (or views a buffer only it holds: `own_buffer`), of at least IN_PLACE_BYTES, writeable and C-contiguous, of a native
- * floating or complex dtype; the ndarray `b` has that dtype and is 0-d, or C-contiguous of
- * `a`'s shape. -1: an error (nothing written). */
+ * owns its memory (or views a buffer only it holds: `own_buffer`), of at least
+ * IN_PLACE_BYTES, writeable and C-contiguous, of a native floating or complex dtype; the
+ * ndarray `b` has that dtype and is 0-d, or C-contiguous of `a`'s shape. -1: an error
+ * (nothing written). */
 static int
 fresh_for(PyObject *a, PyObject *b)
 {
