@@ -453,8 +453,8 @@ def arithmetic(symbol, x, y, out=None):
     thread); None for other shapes, dtypes or layouts, or where its table is not there.
     IEEE's operations one by one, so numpy's bits. `out`, where given, is a C-contiguous
     array of the result's shape and dtype that takes the result, x or y itself included.
-    Operands of one shape, or one of them 0-d, take the installed `whole_arithmetic`, which
-    does all of this in C."""
+    Where one operand has the result's shape, the installed `whole_arithmetic` does all of
+    this in C."""
     whole = installed_kernels.whole_arithmetic()
     if whole is not None:
         found = whole(_ARITHMETIC[symbol], x, y, out)

@@ -329,12 +329,42 @@ same_shape(const Py_buffer *a, const Py_buffer *b)
     return 1;
 }
 
+/* How arithmetic_rows reads operand `b` of a result of `whole`'s shape, as
+   codegen/array_math.py's `_operand_kind` says: 0 whole (its shape, ones before it), 1 one
+   row (the result's last axes, ones before them), 2 one column (the result's leading axes,
+   a last axis of one), 3 one element; -1 for anything else, or where b has more axes. */
+static int
+operand_kind(const Py_buffer *b, const Py_buffer *whole)
+{
+    const int lead = whole->ndim - b->ndim;
+    if (lead < 0) return -1;
+    if (b->len == b->itemsize) return 3;
+    /* b's shape with ones before it, as long as whole's */
+#define PADDED(k) ((k) < lead ? 1 : b->shape[(k) - lead])
+    int leading = 0; /* the first axis of b's padded shape that is not one */
+    while (leading < whole->ndim && PADDED(leading) == 1) leading++;
+    int same_from_leading = 1, same_before_last = 1, same = 1;
+    for (int k = 0; k < whole->ndim; k++) {
+        const int equal = PADDED(k) == whole->shape[k];
+        same &= equal;
+        if (k >= leading) same_from_leading &= equal;
+        if (k < whole->ndim - 1) same_before_last &= equal;
+    }
+    const int last_is_one = whole->ndim > 0 && PADDED(whole->ndim - 1) == 1;
+#undef PADDED
+    if (same) return 0;
+    if (same_from_leading) return 1;
+    if (last_is_one && same_before_last) return 2;
+    return -1;
+}
+
 /* arithmetic(op, x, y, out) -> x op y into `out` (None: a new aligned array), by
    arithmetic_rows (op as its g[0]: 0 +, 1 -, 2 *, 3 /), where x and y are float32 or float64
-   arrays (or numpy scalars) of one dtype, stored in C order, of one shape or one of them 0-d,
-   and `out` is a writeable C-contiguous array of the result's shape and dtype, x or y
-   included; None for anything else, which codegen/array_math.py's `arithmetic` then takes.
-   That function's common case without its Python: an eager step's large +, -, * and /. */
+   arrays (or numpy scalars) of one dtype, stored in C order, one of the result's shape and
+   the other read as `operand_kind` says (whole, a bias, a column or one element), and `out`
+   is a writeable C-contiguous array of the result's shape and dtype, x or y included; None
+   for anything else, which codegen/array_math.py's `arithmetic` then takes. That function's
+   common case without its Python: an eager step's large +, -, * and /. */
 static PyObject *
 arithmetic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -363,16 +393,13 @@ arithmetic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const char *format = x.format;
     const int typed = format != NULL && y.format != NULL && !strcmp(format, y.format) &&
                       (!strcmp(format, "d") || !strcmp(format, "f"));
-    /* the operand of the result's shape, and the operands' kinds as arithmetic_rows reads
-       them: 0 whole, 3 one element */
+    /* the operand of the result's shape, and the operands' kinds (`operand_kind`) */
     const Py_buffer *whole = NULL;
     int64_t kinds[2] = {0, 0};
-    if (typed && same_shape(&x, &y))
+    if (typed && (kinds[1] = operand_kind(&y, &x)) >= 0)
         whole = &x;
-    else if (typed && x.ndim == 0)
-        whole = &y, kinds[0] = 3;
-    else if (typed && y.ndim == 0)
-        whole = &x, kinds[1] = 3;
+    else if (typed && (kinds[0] = operand_kind(&x, &y)) >= 0)
+        whole = &y, kinds[1] = 0;
     if (whole == NULL || whole->len == 0) {
         Py_INCREF(Py_None);
         result = Py_None;
@@ -399,7 +426,11 @@ arithmetic(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_SETREF(result, Py_NewRef(Py_None));
         goto release;
     }
-    const int64_t columns = whole->ndim ? whole->shape[whole->ndim - 1] : 1;
+    /* a row's length: the bias's where one is, else the last axis's */
+    const int64_t columns = kinds[0] == 1   ? x.len / x.itemsize
+                            : kinds[1] == 1 ? y.len / y.itemsize
+                            : whole->ndim   ? whole->shape[whole->ndim - 1]
+                                            : 1;
     const int64_t geometry[5] = {op, whole->len / whole->itemsize / columns, columns, kinds[0],
                                  kinds[1]};
     Py_BEGIN_ALLOW_THREADS
@@ -422,7 +453,8 @@ static PyMethodDef methods[] = {
     {"table", table, METH_NOARGS,
      "The address of the kernels' table, or 0 where this CPU cannot run them as built."},
     {"arithmetic", (PyCFunction)(void (*)(void))arithmetic, METH_FASTCALL,
-     "x op y of float arrays of one shape, or one 0-d, by arithmetic_rows; None for others."},
+     "x op y of float arrays (whole, a bias, a column or one element) by arithmetic_rows; "
+     "None for others."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -75,10 +75,11 @@ def address():
 
 @functools.cache
 def whole_arithmetic():
-    """The extension's `arithmetic(op, x, y, out)`: x op y of float arrays of one shape, or
-    one of them 0-d, by the table's arithmetic_rows, its checks, result and call in C (an
-    eager step's large +, -, * and /: `call`'s Python took a third of a 100,000-element
-    product's time); it returns None for other operands. None where there is no table."""
+    """The extension's `arithmetic(op, x, y, out)`: x op y of float arrays, one of the
+    result's shape and the other whole, a bias, a column or one element, by the table's
+    arithmetic_rows, its checks, result and call in C (an eager step's large +, -, * and /:
+    `call`'s Python took a third of a 100,000-element product's time); it returns None for
+    other operands. None where there is no table."""
     return native.load("conv_kernels", _same_table).arithmetic if address() else None
 
 

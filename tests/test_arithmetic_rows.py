@@ -38,6 +38,7 @@ SHAPES = [  # x, y: whole, a bias, a column, one element, either side
     ((153601,), ()),
     ((), (153601,)),
     ((2, 76801), (2, 76801)),  # fewer rows than threads
+    ((153601,), (1, 1)),  # one element of more axes: the result has them
 ]
 installed = pytest.mark.skipif(not conv_kernels.available(), reason="no installed kernels here")
 
@@ -165,14 +166,14 @@ def test_the_result_shape_is_numpys_broadcast_shape():
             assert array_math._result_shape(x, y) == want, (x, y)
 
 
-WHOLE_SHAPES = [(LARGE, LARGE), (LARGE, ()), ((), LARGE), ((153601,), (153601,)), ((7, 5), ())]
-# each pair of shapes with each array that takes the result: a new one, another, or an
-# operand of the result's shape (a scalar takes none)
+# each pair of shapes of which one is the result's with each array that takes the result: a
+# new one, another, or an operand of the result's shape
 WHOLE_CASES = [
     (shapes, into)
-    for shapes in WHOLE_SHAPES
+    for shapes in SHAPES
+    if np.broadcast_shapes(*shapes) in shapes
     for into in ["new", "other", "x", "y"]
-    if into not in "xy" or shapes["xy".index(into)]
+    if into not in "xy" or shapes["xy".index(into)] == np.broadcast_shapes(*shapes)
 ]
 
 
@@ -183,9 +184,9 @@ WHOLE_CASES = [
     "op, ufunc", list(enumerate([np.add, np.subtract, np.multiply, np.true_divide]))
 )
 def test_the_whole_arithmetic_in_c_gives_numpys_bits_into_any_out(op, ufunc, shapes, into, dtype):
-    """installed_kernels.whole_arithmetic (operands of one shape, or one 0-d: a numpy scalar
-    where given as one) writes numpy's bits into a new array, an operand of the result's shape
-    or another array; a new one starts at a multiple of 64 bytes, a view of a uint8 buffer
+    """installed_kernels.whole_arithmetic (an operand whole, a bias, a column or one element,
+    on either side; a 0-d one as a numpy scalar) writes numpy's bits into a new array, an
+    operand of the result's shape or another array; a new one starts at a multiple of 64 bytes, a view of a uint8 buffer
     only it holds, as aligned.empty's (the straight-line program writes into those)."""
     whole = installed_kernels.whole_arithmetic()
     x, y = (_values(shape, dtype) for shape in shapes)
@@ -209,8 +210,9 @@ def test_the_whole_arithmetic_in_c_gives_numpys_bits_into_any_out(op, ufunc, sha
 @pytest.mark.parametrize(
     "x, y, out",
     [
-        (np.ones(LARGE), np.ones((300,)), None),  # a bias: the Python path's
-        (np.ones(LARGE), np.ones((1, 1)), None),  # one element of a rank: broadcasts
+        (np.ones((4, 64, 64)), np.ones((4, 1, 64)), None),  # ones inside
+        (np.ones((512, 1)), np.ones((1, 300)), None),  # neither whole
+        (np.ones((300,)), np.ones((1, 1, 1)), None),  # one element of more axes: Python's
         (np.ones(LARGE, np.float32), np.ones(LARGE), None),  # two dtypes
         (np.ones(LARGE, np.float32), np.float64(2.0), None),
         (np.ones(LARGE)[:, ::2], np.ones((512, 150)), None),  # strided
@@ -226,8 +228,9 @@ def test_the_whole_arithmetic_in_c_gives_numpys_bits_into_any_out(op, ufunc, sha
     ],
 )
 def test_the_whole_arithmetic_in_c_leaves_other_operands_to_python(x, y, out):
-    """None, nothing written: array_math.arithmetic then reads them in Python, which gives a
-    bias and a broadcast element numpy's bits (the tests above) and leaves the rest to numpy."""
+    """None, nothing written: array_math.arithmetic then reads them in Python, which gives an
+    element of more axes than the other operand numpy's bits (the tests above) and leaves the
+    rest to numpy."""
     kept = None if out is None else out.copy()
     assert installed_kernels.whole_arithmetic()(0, x, y, out) is None
     if out is not None:
