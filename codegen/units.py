@@ -5,8 +5,12 @@ of a long entry point, each kernel that is not inlined where it is called (TR_NO
 called from many steps), and the entry point, last. `w` is the block's estimated compile
 work (about a character of a kernel's C at -O3, comments counted), `a` the middle of its
 share of the module's work and `t` all of it. Compiled as u units, a block goes to unit
-`a * u // t`, and each unit's file holds only its own blocks (TR_IN_UNIT is 1: the cut is
-made here). A kernel in a block is declared before every block, so that a part or a kernel
+`a * u // t` (the cut by position), or, where that leaves the largest unit at least
+PACKING_GAIN more work, the blocks are packed by size: the largest first, each to the unit with
+the least work so far (a module of one heavy kernel and a few light ones: GradBench's
+k-means, whose fused product-and-minimum the cut by position put with the final sum and the
+entry point). Each unit's file holds only its own blocks (TR_IN_UNIT is 1: the cut is made
+here). A kernel in a block is declared before every block, so that a part or a kernel
 in one unit can call it from another; what is in no block (the prologue, the kernels
 inlined where they are called, the step functions of compacted calls) is in every unit and
 compiled where it is used. The numbers are in comments: the cache key hashes the code
@@ -35,6 +39,10 @@ import re
 
 ENTRY_SHARE = 3  # a character of the entry point's calls: this share of a kernel's
 UNIT_GAIN = 2000  # the least work (a compiler's start) a unit more must take off the largest
+# the least work the packing by size must take off the largest unit: the weights are
+# estimates, and smaller gains measured a loss or nothing (B2's 839, B9u's 1,000, B20's
+# 1,381, B9b's 1,394), B31's 2,058 a gain (benchmarks/RESULTS.md)
+PACKING_GAIN = 1500
 MAX_UNITS = 8
 # what a kernel's C costs the compiler beyond its length, in characters' worth: a parallel
 # loop, a reduction clause (OpenMP's or a vector loop's), a loop
@@ -93,8 +101,9 @@ def layout(kernels, parts):
     work.append(0 if len(parts) > 1 else calls[0] + inlined)
     total = max(1, sum(work))
     starts = itertools.accumulate([0, *work[:-1]])
-    # a block is placed by the middle of its work (in unit middle * units // total); the
-    # entry point that only calls its parts, with none, in the last unit
+    # a block is marked with the middle of its work (the cut by position puts it in unit
+    # middle * units // total); the entry point that only calls its parts, with none, in the
+    # last unit
     markers = [
         f"#if TR_IN_UNIT  /* work {w} at {min(start + w // 2, total - 1)} of {total} */"
         for start, w in zip(starts, work)
@@ -113,12 +122,31 @@ def count(source):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     best, largest = 1, sum(work for work, _, _ in blocks)
     for units in range(2, min(cores or 1, MAX_UNITS, len(blocks)) + 1):
-        loads = [0] * units
-        for work, at, total in blocks:
-            loads[at * units // total] += work
-        if max(loads) <= largest - UNIT_GAIN * (units - best):
-            best, largest = units, max(loads)
+        most = max(_loads(blocks, placement(blocks, units), units))
+        if most <= largest - UNIT_GAIN * (units - best):
+            best, largest = units, most
     return best
+
+
+def placement(blocks, units):
+    """The unit of each block of `blocks` [(work, at, total)] compiled as `units` units: the
+    cut by position, or the packing by size where its largest unit has at least PACKING_GAIN
+    less work."""
+    by_position = [at * units // total for _, at, total in blocks]
+    by_size, loads = [0] * len(blocks), [0] * units
+    for k in sorted(range(len(blocks)), key=lambda k: -blocks[k][0]):  # ties: in order
+        by_size[k] = loads.index(min(loads))
+        loads[by_size[k]] += blocks[k][0]
+    packed = max(loads) <= max(_loads(blocks, by_position, units)) - PACKING_GAIN
+    return by_size if packed else by_position
+
+
+def _loads(blocks, units_of, units):
+    """Each unit's work where block k goes to unit units_of[k]."""
+    loads = [0] * units
+    for (work, _, _), unit in zip(blocks, units_of):
+        loads[unit] += work
+    return loads
 
 
 def sources(source, units):
@@ -126,18 +154,20 @@ def sources(source, units):
     other units (from their `#if TR_IN_UNIT` to its `#endif`), so that each compiler run
     reads only its own share."""
     lines = source.split("\n")
+    units_of = placement([tuple(map(int, b)) for b in BLOCK.findall(source)], units)
     texts = []
     for unit in range(units):
-        kept, skipping, depth = [], False, 0
+        kept, skipping, depth, seen = [], False, 0, 0
         for line in lines:
             if skipping:
                 depth += line.startswith("#if") - line.startswith("#endif")
                 skipping = depth > 0
                 continue
-            block = BLOCK.fullmatch(line)
-            if block and int(block[2]) * units // int(block[3]) != unit:
-                skipping, depth = True, 1
-                continue
+            if BLOCK.fullmatch(line):
+                seen += 1
+                if units_of[seen - 1] != unit:
+                    skipping, depth = True, 1
+                    continue
             kept.append(line)
         texts.append("\n".join(kept))
     return texts

@@ -786,6 +786,58 @@ def test_a_kernels_block_is_weighed_by_its_loops_as_well_as_its_length(tmp_path,
     assert module_units.weight("for (i") == 6 + module_units.LOOP_WORK
 
 
+def test_blocks_are_packed_by_size_where_the_cut_by_position_leaves_a_unit_more_work():
+    """Compiled as units, the blocks keep the cut by position unless packing them by size
+    (largest first, each to the unit with least work) leaves the largest unit at least
+    PACKING_GAIN less work."""
+    from codegen import units as module_units
+
+    total = 18924  # B31's blocks: two sums of squares, the fused kernel, a sum, the entry
+    heavy = [(2535, 1267, total), (4291, 4680, total), (10040, 11846, total)]
+    heavy += [(1846, 17789, total), (212, 18818, total)]
+    assert module_units.placement(heavy, 2) == [1, 1, 0, 1, 1]
+    even = [(10, 5, 40), (10, 15, 40), (10, 25, 40), (10, 35, 40)]
+    assert module_units.placement(even, 2) == [0, 0, 1, 1]  # packing is no better
+    assert module_units.placement(even, 3) == [0, 1, 1, 2]  # 20 either way: by position
+    near = [(1400, 700, 10000), (5600, 4200, 10000), (4000, 9000, 10000)]
+    assert module_units.placement(near, 2) == [0, 0, 1]  # packed: 1400 less, not PACKING_GAIN
+
+
+def test_a_heavy_kernel_compiles_in_a_unit_of_its_own(tmp_path, monkeypatch):
+    """GradBench's k-means cost (B31): its fused product-and-minimum weighs more than its other
+    kernels and the entry point together, so on two cores it is a unit alone (the cut by
+    position put the final sum and the entry point with it); the value is numpy's."""
+    from codegen import units as module_units
+
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    rng = np.random.default_rng(31)
+    points, centroids = rng.standard_normal((3000, 16)), rng.standard_normal((400, 16))
+
+    def cost(points, centroids):
+        p2 = tt.reduce_sum(points * points, axis=1)[:, None]
+        c2 = tt.reduce_sum(centroids * centroids, axis=1)[None, :]
+        products = tt.matmul(points, centroids, transpose_b=True)
+        return tt.reduce_sum(tt.reduce_min(p2 + c2 - 2.0 * products, axis=1))
+
+    concrete = tt.function(cost).get_concrete_function(tt.constant(points), tt.constant(centroids))
+    (meta,) = [json.loads(p.read_text()) for p in tmp_path.rglob("meta.json")]
+    assert meta["units"] == 2
+    source = concrete.c_source()
+    kernels = re.findall(r"^TR_PART TR_NOINLINE \w+ (k\d+\w*)\(", source, re.M)
+    (fused,) = [name for name in kernels if "reduce_min" in name]
+    defined = [
+        [name for name in kernels if re.search(rf"TR_NOINLINE \w+ {name}\(", unit)]
+        for unit in module_units.sources(source, 2)
+    ]
+    assert [fused] in defined and sorted(sum(defined, [])) == sorted(kernels)
+    distances = (points**2).sum(1)[:, None] + (centroids**2).sum(1)[None, :]
+    expected = (distances - 2.0 * points @ centroids.T).min(1).sum()
+    np.testing.assert_allclose(
+        float(concrete(tt.constant(points), tt.constant(centroids))), expected, rtol=1e-12
+    )
+
+
 def test_a_file_name_with_a_newline_stays_in_the_c_comments(tmp_path, monkeypatch):
     """The user's file name is in the C's comments: its newline would start a line that
     the split into units reads as `#if` or `#endif`. It comes out as `?`, and the module
