@@ -1,48 +1,94 @@
-"""Rendering the C templates in `templates/` with jinja2 (strict: an undefined name is an error).
+"""Rendering the C templates in `templates/` (strict: an undefined name is an error).
 
-Compiled templates are kept as Python keeps a package's bytecode: beside the templates, in
-`templates/__pycache__/` (or under `sys.pycache_prefix`, PYTHONPYCACHEPREFIX), compiled by the
-first process that renders C and read by every later one, whatever its module cache holds.
-Parsing and compiling the templates would otherwise delay every process's first compiled
-result. Where that folder cannot be written, or someone other than its owner could write to
-it, they are kept in the private tracer cache (`.templates/`) instead. Where Python writes
-no bytecode (PYTHONDONTWRITEBYTECODE), they are written to the private cache too, and those
-already beside the templates are still read first, as Python reads bytecode it may not
-write. jinja2 checks each template's source checksum, so an edited template
-is compiled afresh; and each file starts with the SHA-256 of the rest, checked before Python
-unmarshals it (a damaged marshal could crash the process, or load code that renders other C).
+jinja2 compiles each template to Python once; that Python is kept as Python keeps a package's
+bytecode: beside the templates, in `templates/__pycache__/` (or under `sys.pycache_prefix`,
+PYTHONPYCACHEPREFIX), compiled by the first process that renders the template and read by
+every later one, whatever its module cache holds. A process that finds them all renders
+without importing jinja2: the compiled code calls the helpers of
+codegen/template_runtime.py, not jinja2's (importing jinja2 was most of tracer's own share
+of a first compiled call: docs/first-call.md). Where that folder cannot be written, or
+someone other than its owner could write to it, they are kept in the private tracer cache
+(`.templates/`) instead. Where Python writes no bytecode (PYTHONDONTWRITEBYTECODE), they are
+written to the private cache too, and those already beside the templates are still read
+first, as Python reads bytecode it may not write. Each is kept with the SHA-256 of the
+template's text, so an edited template is compiled afresh (codegen/template_cache.py).
 """
 
 import contextlib
 import functools
+import hashlib
 import os
+import re
 import stat
 import sys
 
-from codegen import cache
+from codegen import cache, template_cache, template_runtime
 
 
-@functools.lru_cache(maxsize=1)
-def environment():
-    """The jinja2 environment of the templates (jinja2 is imported here, at the first C a
-    process renders, not when tracer is imported)."""
+def render(template, **values):
+    return _template(template).render(**values)
+
+
+@functools.cache
+def _template(name):
+    """The template `name`, compiled (or its compiled form read), ready to render."""
+    folder = _folder()
+    path = os.path.join(folder, name)
+    with open(path, "rb") as handle:
+        text = handle.read()
+    digest = hashlib.sha256(text).digest()
+    directory, read_first = compiled_directories(folder)
+    code = template_cache.load(name, digest, directory, read_first)
+    if code is None:
+        code = _compiled(name, text.decode(), path)
+        template_cache.dump(name, digest, code, directory)
+    scope = template_runtime.namespace(_environment())
+    exec(code, scope)
+    return template_runtime.Template(_environment(), name, scope["root"])
+
+
+@functools.cache
+def _environment():
+    return template_runtime.Environment(_own_filters(), _template)
+
+
+def _own_filters():
+    """The filters tracer adds to jinja2's (both environments have them)."""
+    return {"format_dim": lambda name: f"int64_t {name}", "c_string": _c_string}
+
+
+@functools.cache
+def _folder():
+    import templates  # its folder (importlib.resources.files would import its readers first)
+
+    return os.path.dirname(os.path.abspath(templates.__file__))
+
+
+_IMPORT = "from jinja2.runtime import "
+
+
+def _compiled(name, text, path):
+    """The code of the Python jinja2 compiles the template to, its import of jinja2's
+    helpers left out (jinja2 is imported here, only where a template is not compiled yet)."""
+    python = _jinja2().compile(text, name=name, filename=path, raw=True)
+    first, rest = python.split("\n", 1)
+    if not first.startswith(_IMPORT):
+        raise RuntimeError(f"jinja2 compiled {name} to Python that starts {first[:60]!r}")
+    return compile("\n" + rest, path, "exec")  # (the line numbers jinja2 gave kept)
+
+
+@functools.cache
+def _jinja2():
     import jinja2
 
-    import templates  # its folder (importlib.resources.files would import its readers first)
-    from codegen.template_cache import CheckedBytecodeCache
-
-    folder = os.path.dirname(os.path.abspath(templates.__file__))
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folder),
-        bytecode_cache=CheckedBytecodeCache(*compiled_directories(folder)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
     )
-    environment.filters["format_dim"] = lambda name: f"int64_t {name}"
-    environment.filters["c_string"] = _c_string
+    environment.filters.update(_own_filters())
     return environment
 
 
@@ -60,14 +106,24 @@ def compiled_directories(folder):
     return private, () if read_only is None else (read_only,)
 
 
+@functools.cache
+def jinja2_version():
+    """jinja2's version, as its package's first module says it (read, not imported): the
+    compiled forms are jinja2's, and another jinja2 may compile a template otherwise."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("jinja2")
+    with open(spec.origin, encoding="utf-8") as handle:
+        found = re.search(r"^__version__ = [\"']([^\"']+)[\"']", handle.read(), re.M)
+    return found.group(1) if found else "unknown"
+
+
 def _beside(folder, make=True):
     """The folder beside the templates (under `sys.pycache_prefix` if set), made if missing
     (with `make`), when it belongs to this user or the templates' owner with no one else
     allowed to write to it (then it is as trusted as the templates) and, with `make`, can be
     written; else None."""
-    import jinja2
-
-    tag = f"jinja2-{jinja2.__version__}.{sys.implementation.cache_tag}"
+    tag = f"jinja2-{jinja2_version()}.{sys.implementation.cache_tag}"
     if sys.pycache_prefix:
         beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)
     else:
@@ -87,10 +143,6 @@ def _beside(folder, make=True):
         and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
     )
     return beside if trusted and (not make or os.access(beside, os.W_OK)) else None
-
-
-def render(template, **values):
-    return environment().get_template(template).render(**values)
 
 
 def _c_string(text):

@@ -1,0 +1,148 @@
+"""The C templates render without jinja2 (codegen/template_runtime.py runs the code jinja2
+compiled them to) and give jinja2's own text: every case of the op catalogue, its first and
+second derivatives, loops, strings and an exported module are lowered to C both ways."""
+
+import os
+import subprocess
+import sys
+
+import jinja2
+import numpy as np
+import pytest
+
+import tracer as tt
+from codegen import compile as compile_module
+from codegen import templates
+from tests.test_gradients import ALL_CASES
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class _Rendered(Exception):
+    """Raised in place of building the module: the test wants its C only."""
+
+
+_STOP_AFTER_LOWERING = []  # not empty: `_lowered`'s lowering, whose module is not built
+
+
+@pytest.fixture
+def jinja2_compared(monkeypatch):
+    """Every render in the test also rendered by jinja2 itself, the texts compared; the
+    templates rendered, by name, returned."""
+    own = templates.render
+    theirs = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates._folder()),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    theirs.filters.update(templates._own_filters())
+    rendered = set()
+
+    def both(template, **values):
+        text = own(template, **values)
+        assert text == theirs.get_template(template).render(**values), template
+        rendered.add(template)
+        return text
+
+    lower = compile_module.lower
+
+    def lowered_only(*args, **kwargs):
+        plan = lower(*args, **kwargs)
+        if _STOP_AFTER_LOWERING:
+            raise _Rendered
+        return plan
+
+    monkeypatch.setattr(templates, "render", both)
+    monkeypatch.setattr(compile_module, "lower", lowered_only)
+    return rendered
+
+
+def _lowered(function, args):
+    """Lower `function` on `args` (and its gradient, and the gradient's) to C, building
+    nothing."""
+    concrete = tt.function(function, backend="interpreter").get_concrete_function(*args)
+    _lowered_graph(concrete.stages.final)
+
+
+def _lowered_graph(graph):
+    """Lower `graph` to C, with the kernels installed with tracer and with its own."""
+    _STOP_AFTER_LOWERING.append(True)
+    try:
+        for own_kernels in (False, True):
+            with pytest.raises(_Rendered):
+                compile_module.compile_graph(graph, "case", own_kernels=own_kernels)
+    finally:
+        _STOP_AFTER_LOWERING.clear()
+
+
+def _with_gradients(function):
+    def value_and_gradients(*args):
+        with tt.GradientTape() as outer:
+            outer.watch(args)
+            with tt.GradientTape() as inner:
+                inner.watch(args)
+                y = tt.reduce_sum(function(*args))
+            first = [g for g in inner.gradient(y, list(args)) if g is not None]
+            total = tt.add_n([tt.reduce_sum(g * g) for g in first]) if first else y
+        second = [g for g in outer.gradient(total, list(args)) if g is not None]
+        return [y, *first, *second]
+
+    return value_and_gradients
+
+
+def test_every_case_renders_jinja2s_text_and_nearly_every_template_is_rendered(
+    jinja2_compared,
+):
+    for name, (function, args) in sorted(ALL_CASES.items()):
+        floats = [np.asarray(a) for a in args]
+        differentiable = all(a.dtype.kind == "f" for a in floats)
+        _lowered(_with_gradients(function) if differentiable else function, floats)
+
+    def loop(x):
+        _, y = tt.while_loop(lambda i, v: i < 10, lambda i, v: (i + 1, tt.sin(v)), (0, x))
+        return y
+
+    _lowered(loop, [np.ones(4)])
+    unknown_rows = tt.TensorSpec([None, 8], tt.float32)
+    concrete = tt.function(
+        lambda x: tt.matmul(x, tt.ones((8, 512))), input_signature=[unknown_rows]
+    ).get_concrete_function()
+    _lowered_graph(concrete.stages.final)
+    all_templates = {n for n in os.listdir(templates._folder()) if n.endswith(".j2")}
+    # export's own three (test_export_renders_jinja2s_text) and those the CPU decides
+    assert len(jinja2_compared) >= 20, sorted(all_templates - jinja2_compared)
+    assert jinja2_compared <= all_templates
+
+
+def test_an_exported_module_renders_jinja2s_text(jinja2_compared, tmp_path):
+    def loss(x, w):
+        return tt.reduce_sum(tt.tanh(tt.matmul(x, w)))
+
+    spec = tt.TensorSpec([None, 4], tt.float64)
+    concrete = tt.function(loss).get_concrete_function(spec, tt.TensorSpec([4, 3], tt.float64))
+    concrete.export_c(str(tmp_path), prefix="loss")
+    assert {"export.c.j2", "export.h.j2", "export.mk.j2"} <= jinja2_compared
+
+
+def test_a_process_that_finds_the_compiled_templates_renders_without_importing_jinja2(tmp_path):
+    program = (
+        "import sys\nimport numpy as np\nimport tracer as tt\n"
+        "f = tt.function(lambda x: tt.reduce_sum(tt.sin(x) * x))\n"
+        "print(float(f(tt.constant(np.arange(3.0)))), 'jinja2' in sys.modules)\n"
+    )
+    environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path), PYTHONPATH=REPO)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", program], env=environment, capture_output=True, text=True
+        )
+        for _ in range(2)
+    ]
+    expected = float(np.sum(np.sin(np.arange(3.0)) * np.arange(3.0)))
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        value, imported = run.stdout.split()
+        assert float(value) == pytest.approx(expected, rel=1e-12)
+    assert runs[1].stdout.split()[1] == "False"
