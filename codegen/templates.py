@@ -113,8 +113,11 @@ def jinja2_version():
     import importlib.util
 
     spec = importlib.util.find_spec("jinja2")
-    with open(spec.origin, encoding="utf-8") as handle:
-        found = re.search(r"^__version__ = [\"']([^\"']+)[\"']", handle.read(), re.M)
+    try:
+        with open(spec.origin, encoding="utf-8") as handle:
+            found = re.search(r"^__version__ = [\"']([^\"']+)[\"']", handle.read(), re.M)
+    except (AttributeError, TypeError, OSError, ValueError):  # no jinja2, or not its source
+        found = None
     return found.group(1) if found else "unknown"
 
 
