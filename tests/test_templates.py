@@ -146,3 +146,26 @@ def test_a_process_that_finds_the_compiled_templates_renders_without_importing_j
         value, imported = run.stdout.split()
         assert float(value) == pytest.approx(expected, rel=1e-12)
     assert runs[1].stdout.split()[1] == "False"
+
+
+def test_a_compiled_template_is_read_for_its_own_text_only_and_a_damaged_one_removed(tmp_path):
+    from codegen import template_cache
+
+    code = compile("root = 1", "t.c.j2", "exec")
+    text, edited = b"\x01" * 32, b"\x02" * 32
+    template_cache.dump("t.c.j2", text, code, str(tmp_path))
+    assert template_cache.load("t.c.j2", text, str(tmp_path)) == code
+    assert template_cache.load("t.c.j2", edited, str(tmp_path)) is None  # compiled afresh
+    path = tmp_path / "t.c.j2.cache"
+    assert path.exists()
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    assert template_cache.load("t.c.j2", text, str(tmp_path)) is None
+    assert not path.exists()
+    elsewhere = tmp_path / "read_first"
+    elsewhere.mkdir()
+    template_cache.dump("t.c.j2", text, code, str(elsewhere))
+    (elsewhere / "t.c.j2.cache").write_bytes(b"damaged")
+    assert template_cache.load("t.c.j2", text, str(tmp_path), [str(elsewhere)]) is None
+    assert (elsewhere / "t.c.j2.cache").read_bytes() == b"damaged"  # passed over, left
