@@ -14,14 +14,12 @@ Names the compiled code imports but no template's code calls are bound to `_unus
 fails loudly.
 """
 
-MISSING_NAME = "missing"
-
 
 class _Missing:
     """The compiled code's marker of a name not yet bound."""
 
     def __repr__(self):
-        return MISSING_NAME
+        return "missing"
 
 
 missing = _Missing()
@@ -107,21 +105,18 @@ class _EvalContext:
     """The compiled code's evaluation context: never escaping (autoescape is off)."""
 
     autoescape = False
-    volatile = False
 
 
 class Context:
     """The names a template renders with: its values over the globals (`parent`), and the
     names its top level sets (`vars`)."""
 
-    def __init__(self, environment, parent, name):
+    def __init__(self, environment, parent):
         self.environment = environment
         self.parent = parent
-        self.name = name
         self.vars = {}
         self.exported_vars = set()
         self.eval_ctx = _EvalContext()
-        self.blocks = {}
 
     def resolve_or_missing(self, key):
         if key in self.vars:
@@ -239,22 +234,15 @@ def _replace(eval_context, text, old, new, count=None):
     return str(text).replace(str(old), str(new), -1 if count is None else count)
 
 
-def _join(eval_context, values, separator="", attribute=None):
-    if attribute is not None:
-        values = (getattr(value, attribute) for value in values)
+def _join(eval_context, values, separator=""):
     return str(separator).join(map(str, values))
 
 
-def _map(context, values, *args, **kwargs):
-    if not values:
-        return
-    if not args and "attribute" in kwargs:
-        for value in values:
-            yield context.environment.getattr(value, kwargs["attribute"])
-        return
-    named, rest = context.environment.filters[args[0]], args[1:]
-    for value in values:
-        yield named(value, *rest, **kwargs)
+def _map(context, values, name, *args, **kwargs):
+    """The filter `name` applied to each of `values` (the templates map no attribute)."""
+    named = context.environment.filters[name]
+    for value in values or ():
+        yield named(value, *args, **kwargs)
 
 
 def _format(text, *args, **kwargs):
@@ -274,7 +262,6 @@ class Environment:
     (`load(name)`: a Template)."""
 
     undefined = StrictUndefined
-    is_async = False
 
     def __init__(self, filters, load):
         self.filters = {**FILTERS, **filters}
@@ -316,9 +303,8 @@ class Environment:
 class Template:
     """A compiled template's `root` as a renderer."""
 
-    def __init__(self, environment, name, root):
+    def __init__(self, environment, root):
         self.environment = environment
-        self.name = name
         self.root_render_func = root
 
     def new_context(self, values=None, shared=False, locals=None):
@@ -326,7 +312,7 @@ class Template:
         for key, value in (locals or {}).items():
             if value is not missing:
                 parent[key] = value
-        return Context(self.environment, parent, self.name)
+        return Context(self.environment, parent)
 
     def render(self, **values):
         return "".join(self.root_render_func(self.new_context(values)))

@@ -42,9 +42,10 @@ def _template(name):
     if code is None:
         code = _compiled(name, text.decode(), path)
         template_cache.dump(name, digest, code, directory)
-    scope = template_runtime.namespace(_environment())
+    environment = _environment()
+    scope = template_runtime.namespace(environment)
     exec(code, scope)
-    return template_runtime.Template(_environment(), name, scope["root"])
+    return template_runtime.Template(environment, scope["root"])
 
 
 @functools.cache
