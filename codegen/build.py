@@ -330,6 +330,7 @@ def _flags():
     return flags
 
 
+@functools.cache
 def _cpu():
     try:
         with open("/proc/cpuinfo") as handle:
@@ -359,10 +360,16 @@ def rewrite_comments(source, rewrite):
 
 
 def cache_key(source, uses_blas):
-    cc = compiler()
+    return hashlib.sha256(
+        "\0".join([code_of(source), build_identity(uses_blas)]).encode()
+    ).hexdigest()
+
+
+def build_identity(uses_blas=False):
+    """The digest of what a module's code compiles with besides its C: the compiler, its
+    switches, the OpenMP entry points, tracer's version, the CPU and the BLAS."""
     parts = [
-        code_of(source),
-        compiler_identity(cc),
+        compiler_identity(compiler()),
         " ".join(_flags()),
         _openmp_entries() if threads() else "",
         TRACER_VERSION,
@@ -740,6 +747,11 @@ class Library:
         ctype = self.ffi.typeof("int64_t *")
         pointer = self.ffi.NULL if array is None else self.ffi.cast(ctype, array.ctypes.data)
         self._handle.write_variable(ctype, name, pointer)
+
+    def read_table(self, name, length):
+        """The `length` addresses in the module's array `void *const name[]`."""
+        table = self._handle.read_variable(self.ffi.typeof(f"void *[{length}]"), name)
+        return [int(self.ffi.cast("uintptr_t", address)) for address in table]
 
     def set_table(self, name, address):
         """Point the module's `void **` variable `name` at the table at `address`."""

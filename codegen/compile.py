@@ -2,7 +2,7 @@
 
 import time
 
-from codegen import build, conv_kernels, plans, string_handles
+from codegen import build, conv_kernels, plans, shared_kernels, string_handles
 from codegen.errors import BuildFailure, CompileError, UnsupportedGraph
 from codegen.forms import C_FORMS
 from codegen.lower import lower
@@ -63,6 +63,8 @@ def compile_stored(plan_key, build_missing=True):
     plan, uses_blas = restored
     if uses_blas and build.blas() is None:
         return None
+    if not shared_kernels.offers(plan.borrowed):  # lowered again, borrowing what is offered
+        return None
     try:
         loaded = build.load(plan.source, uses_blas, build_missing)
     except BuildFailure:
@@ -70,6 +72,7 @@ def compile_stored(plan_key, build_missing=True):
     if loaded is None:
         return None
     module, meta = loaded
+    _share(module, plan)
     return CompiledGraph(module, plan, meta)
 
 
@@ -96,15 +99,24 @@ def _built(graph, name, updates, uses_blas, profiled, strings=None):
         watch=True,
         target=C_MODULE if probes is None else PROFILED_C,
         probes=probes,
+        identity=build.build_identity() if probes is None else None,
     )
     plan.strings = strings
     rendered = time.perf_counter()
     module, meta = build.load(plan.source, uses_blas)
+    _share(module, plan)
     loaded = time.perf_counter() - rendered
     compiler = 0.0 if meta.get("cached") else meta.get("compile_seconds", 0.0)
     compiled = CompiledGraph(module, plan, meta, probes and probes.probes)
     compiled.render_seconds, compiled.load_seconds = rendered - start, max(loaded - compiler, 0.0)
     return compiled
+
+
+def _share(module, plan):
+    """Point the loaded `module` at the kernels it borrows, and offer its own
+    (codegen/shared_kernels.py)."""
+    shared_kernels.lend(module, plan.borrowed)
+    shared_kernels.offer(module, plan)
 
 
 MAX_RANK = 32  # loop nests index with codegen.loops.INDEX, twice as many for a tile's

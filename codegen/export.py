@@ -357,6 +357,7 @@ def _entry_context(entry, name, plan, statics):
             n_outputs=len(plan.buffers),
             dims=plan.symbols,
             n_host_calls=0,  # (refused by _check: exported C has no Python to call)
+            offered=[],  # nothing to lend: its kernels are its program's alone
         ),
     )
 

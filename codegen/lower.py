@@ -28,6 +28,7 @@ from codegen import (
     libc,
     placement,
     row_products,
+    shared_kernels,
     subnormals,
     templates,
     units,
@@ -103,6 +104,12 @@ class ModulePlan:
         # a runtime.string_table.StringLayout where the graph held tt.string values (its
         # strings are handles in the module: codegen/string_handles.py), else None
         self.strings = None
+        # the keys of the kernels it calls in modules loaded before it, in the order of its
+        # table (codegen/shared_kernels.py)
+        self.borrowed = []
+        # the keys of the kernels it lends, in the order of its table `tracer_kernels`, where
+        # it was lowered in this process (a stored plan's are read from its C)
+        self.offered = None
 
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
@@ -203,6 +210,7 @@ def lower(
     watch=False,
     target=C_MODULE,
     probes=None,
+    identity=None,
 ):
     """The ModulePlan (C source and calling convention) of `graph`, for `target` (the C
     module, or exported C: the forms it gives each op are written).
@@ -224,6 +232,11 @@ def lower(
     With `watch`, the loops that may run long call back the runtime now and then, where
     Python's signal handlers run: Ctrl-C stops them (runtime/interrupts.py). Exported C,
     which has no Python to call, has no such calls.
+
+    With `identity` (what the module compiles with: `codegen.build.build_identity`), the
+    module offers its kernels in blocks to modules lowered later in the process, and calls
+    those that loaded modules offer instead of compiling its own (codegen/shared_kernels.py;
+    `plan.borrowed` lists their keys).
     """
     updates = dict(updates or {})
     buffers = plan_buffers(graph, updates, in_place, target)
@@ -283,7 +296,12 @@ def lower(
     steps = zip(
         (f"{name}_step" for name in signatures or {}), compact.step_functions(signatures or {})
     )
-    plan.layout = units.layout([*lowering.kernel_texts(), *steps], plan.parts)
+    kernels = lowering.kernel_texts()
+    if identity is not None:
+        kernels, plan.borrowed = shared_kernels.borrowing(kernels, identity)
+    plan.layout = units.layout([*kernels, *steps], plan.parts)
+    offered = [] if identity is None else shared_kernels.offered(plan.layout, identity)
+    plan.offered = [lent for _, lent in offered]
     plan.kernels = [text for text, _ in plan.layout.kernels]
     plan.symbols = symbols
     statements = (line for _, lines in plan.parts for line in lines)
@@ -309,6 +327,7 @@ def lower(
         n_outputs=len(plan.buffers),
         dims=symbols,
         n_host_calls=len(plan.host_calls),
+        offered=[name for name, _ in offered],
     )
     return plan
 

@@ -83,15 +83,14 @@ def layout(kernels, parts):
     declarations, texts, blocked = [], [], []  # blocked: the positions in texts of blocks
     inlined = 0  # the work of the kernels in no block, compiled with the steps that call them
     for name, text in kernels:
-        definition = next((d for d in _NOT_INLINED.finditer(text) if d[2] == name), None)
+        definition = not_inlined(name, text)
         if definition is None:
             texts.append(text)
             inlined += weight(text)
             continue
         declarations.append(f"TR_PART {definition[1]} {name}({definition[3]});")
-        start = definition.start()
         blocked.append(len(texts))
-        texts.append(text[:start] + text[start:].replace("static ", "TR_PART ", 1))
+        texts.append(block_text(text, definition))
     calls = [sum(map(len, lines)) // ENTRY_SHARE for _, lines in parts]
     # each block's work, in order: the entry point's parts where it has several (it then
     # only calls them); the kernels in blocks; the entry point, last (often the largest: its
@@ -112,6 +111,19 @@ def layout(kernels, parts):
     kernels_at = dict(zip(blocked, markers[len(parts_at) : -1]))
     placed = [(text, kernels_at.get(k)) for k, text in enumerate(texts)]
     return Layout(declarations, placed, parts_at, markers[-1])
+
+
+def not_inlined(name, text):
+    """The match of the definition `static TR_NOINLINE <type> <name>(<parameters>) {` in
+    a kernel's C `text` (its groups: type, name, parameters), or None where it has none."""
+    return next((d for d in _NOT_INLINED.finditer(text) if d[2] == name), None)
+
+
+def block_text(text, definition):
+    """A kernel's C `text` as its block holds it: its `definition` (`not_inlined`'s match)
+    TR_PART, not static."""
+    start = definition.start()
+    return text[:start] + text[start:].replace("static ", "TR_PART ", 1)
 
 
 def count(source):

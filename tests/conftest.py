@@ -37,6 +37,16 @@ def pytest_collection_modifyitems(config, items):
     )
 
 
+@pytest.fixture(autouse=True)
+def kernels_lent_within_the_test():
+    """A test's modules borrow only the kernels of modules loaded in it
+    (codegen/shared_kernels.py): which tests ran before it in its worker does not change
+    its C."""
+    from codegen import shared_kernels
+
+    shared_kernels.forget()
+
+
 @pytest.fixture
 def blas_past_most_macs(monkeypatch, tmp_path):
     """Products past MOST_MACS multiply-adds go to the BLAS, as on a CPU whose BLAS runs

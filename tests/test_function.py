@@ -9,6 +9,7 @@ import pytest
 
 import tracer as tt
 import tracer.passes.pipeline
+from codegen import shared_kernels
 
 
 def test_traces_once_per_signature_and_reuses_it():
@@ -592,6 +593,7 @@ def test_an_unrolled_recurrence_compiles_to_c_linear_in_its_steps():
     w = tt.constant(rng.uniform(-1, 1, 6))
     sizes, kernels = {}, {}
     for steps in (8, 16, 32):
+        shared_kernels.forget()  # each module with its own kernels, not the last one's
         xs = tt.constant(rng.uniform(-1, 1, (steps, 6)))
         concrete = tt.function(recurrence).get_concrete_function(xs, w)
         total, grad = concrete(xs, w)

@@ -4,11 +4,8 @@ wrong thing, forward accumulators given Python numbers or entered twice, complex
 scalars and numpy arrays of another kind converted to real or integer tensors, gather's
 sparse gradient with an index out of range, and cache directories that cannot be used."""
 
-import json
 import os
 import pathlib
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -19,9 +16,9 @@ import tracer as tt
 from codegen import cache
 from codegen.errors import UnusableCacheDirectory
 from runtime import compiled
+from tests.processes import run_json
 
 HERE = os.path.basename(__file__)
-REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def line_of(marker):
@@ -326,20 +323,6 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def _run_with_cache(path):
-    environment = dict(os.environ, TRACER_CACHE_DIR=str(path), PYTHONPATH=str(REPO))
-    completed = subprocess.run(
-        [sys.executable, "-c", PROGRAM],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    return json.loads(completed.stdout)
-
-
 def _read_only_directory(tmp_path):
     if os.geteuid() == 0:
         pytest.skip("root writes to a mode 0500 directory")
@@ -363,7 +346,7 @@ def test_an_unusable_cache_directory_is_one_clear_error_or_the_interpreter(tmp_p
     (tmp_path / "file").write_text("not a directory")
     make, reason = CACHES[case]
     path = make(tmp_path)
-    out = _run_with_cache(path)
+    out = run_json(PROGRAM, path)
     kind, message = out["c"]
     assert kind == "UnusableCacheDirectory"
     assert f"cannot use the cache directory {path}: {reason}" in message

@@ -1,0 +1,208 @@
+"""Kernels a loaded module lends to the modules built after it in the same process.
+
+A loss and its gradient (GradBench's objective, then its gradient), a model's training and
+evaluation steps: the second function's module computes much of what the first one's does,
+and its C repeats the first module's kernels word for word but for their names (GradBench
+gmm's gradient: 10 of its 35 kernels are its objective's). So a module offers the kernels
+it keeps in blocks of their own (functions the entry point calls, codegen/units.py) through
+its table `tracer_kernels`; a module lowered later in the process, where one of its kernels
+would be such a function too and a loaded module offers one of the same C, calls that one
+through the table the runtime gives it (`tracer_borrowed_kernels`), and compiles only the
+others.
+
+The same C: the kernel's text without `/* */` comments (which name the graph's nodes and
+the user's lines), its name (and the names made from it) read as one word, compiled by the
+same compiler with the same switches for the same CPU (`codegen.build.build_identity`). Both
+modules compile that text as a function of its own, under -ffp-contract=off, so a borrowed
+kernel gives the bits the module's own would (tests/test_shared_kernels.py). A kernel that
+names another of its module's kernels, or returns an error code (the codes are its
+module's), is neither offered nor borrowed.
+
+A module that borrows is cached by its C like any other. Its stored plan names the kernels
+it borrows, and a later process uses that plan only where modules it has loaded offer them
+all; elsewhere it lowers the function again, borrowing what is offered there (or nothing:
+the module then compiles every kernel).
+"""
+
+import functools
+import hashlib
+import re
+import threading
+
+import numpy as np
+
+from codegen import build
+from codegen import units as module_units
+
+OFFERED = "tracer_kernels"  # a module's table of the kernels it lends
+BORROWED = "tracer_borrowed_kernels"  # the table a borrowing module calls through
+KEY = re.compile(r"[0-9a-f]{64}\Z")
+
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_DEFINITION = re.compile(r"^TR_PART TR_NOINLINE (\w+) (\w+)\(", re.M)
+_OTHER_KERNEL = re.compile(r"\bk[0-9]+_")
+_offered = {}  # kernel key -> its address in a loaded module
+# tuple of kernel keys -> the array of their addresses a module reads: never freed, as a
+# loaded module, which stays loaded for the process, may read it
+_tables = {}
+_offering = set()  # id of each loaded module whose kernels are offered
+_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1024)  # a module's kernels are read when lowered and loaded
+def key(name, block, identity):
+    """The key of the kernel `name` whose block of C is `block` (`units.block_text`),
+    compiled under `identity`, or None where it is not lent (see the module's docstring)."""
+    code = _COMMENT.sub("", block)
+    definition = next((d for d in _DEFINITION.finditer(code) if d[2] == name), None)
+    if definition is None or definition[1] != "void":
+        return None
+    code = code.replace(name, "KERNEL").strip()
+    if _OTHER_KERNEL.search(code):
+        return None
+    return hashlib.sha256(f"{identity}\0{code}".encode()).hexdigest()
+
+
+def borrowing(kernels, identity):
+    """(`kernels` [(C name, C text)] with each kernel a loaded module offers replaced by a
+    call through the borrowed table, the keys of those kernels in the table's order)."""
+    borrowed, addresses, texts = [], [], []
+    for name, text in kernels:
+        definition = module_units.not_inlined(name, text)
+        found = None
+        if definition is not None:
+            found = key(name, module_units.block_text(text, definition), identity)
+        address = _offered.get(found)
+        if address is None:
+            texts.append((name, text))
+            continue
+        declaration = "" if borrowed else _DECLARATION
+        call = _call_through(name, text, definition, len(borrowed))
+        texts.append((name, declaration + call))
+        borrowed.append(found)
+        addresses.append(address)
+    if borrowed:
+        with _lock:
+            _tables.setdefault(tuple(borrowed), np.array(addresses, np.uintp))
+    return texts, borrowed
+
+
+_DECLARATION = f"""\
+/* the kernels of modules loaded before this one that it calls (codegen/shared_kernels.py):
+   the runtime points this at their addresses when it loads the module */
+#if defined(__GNUC__)
+__attribute__((weak))  /* one variable for all the module's translation units */
+#endif
+void **{BORROWED};
+"""
+
+
+def _call_through(name, text, definition, slot):
+    """The C of the kernel `name` (whose C is `text`, its definition `definition`) calling
+    the borrowed kernel in `slot` of the table, under the comments above its definition."""
+    parameters = definition[3]
+    names = ", ".join(re.search(r"(\w+)\s*$", p)[1] for p in parameters.split(","))
+    comments = "".join(f"{c}\n" for c in _COMMENT.findall(text[: definition.start()]))
+    return comments + (
+        f"/* {name}: the kernel of this C in a module loaded before (borrowed) */\n"
+        f"static inline TR_INLINE void {name}({parameters}) {{\n"
+        f"    ((void (*)({parameters})){BORROWED}[{slot}])({names});\n"
+        "}\n"
+    )
+
+
+def offered(layout, identity):
+    """(name, key) of each kernel a module of `layout` (codegen/units.py) offers, in the
+    order of its table: those in blocks that are lent."""
+    found = []
+    for text, block in layout.kernels:
+        definition = _DEFINITION.search(text) if block is not None else None
+        if definition is not None:
+            lent = key(definition[2], text, identity)
+            if lent is not None:
+                found.append((definition[2], lent))
+    return found
+
+
+def offer(module, plan):
+    """Lend the kernels of the loaded `module` of `plan` to modules lowered later in this
+    process: those its lowering listed, or for a stored plan, those its C's table names."""
+    with _lock:
+        if id(module) in _offering:
+            return
+        _offering.add(id(module))
+    keys = plan.offered if plan.offered is not None else _read_offered(plan.source)
+    if not keys:
+        return
+    try:
+        addresses = module.read_table(OFFERED, len(keys))
+    except (AttributeError, OSError):  # no such table: a module not of tracer's lowering
+        return
+    for found, address in zip(keys, addresses):
+        _offered.setdefault(found, address)
+
+
+_TABLE = re.compile(rf"^void \*const {OFFERED}\[\] = \{{ (.*)\}};$", re.M)
+
+
+def _read_offered(source):
+    """The keys of the kernels in the table of `source`, read from its code (comments left
+    out), or [] where one is not a kernel in a block that is lent."""
+    code = _COMMENT.sub("", source)
+    table = _TABLE.search(code)
+    if table is None:
+        return []
+    blocks, identity = _blocks(code), build.build_identity()
+    keys = [key(name, blocks.get(name, ""), identity) for name in re.findall(_ENTRY, table[1])]
+    return [] if None in keys else keys
+
+
+_ENTRY = re.compile(r"\(void \*\)(\w+)")
+
+
+def _blocks(code):
+    """{name: C text} of the kernels in blocks of `code` (a module's, without comments)."""
+    lines, found = code.split("\n"), {}
+    k = 0
+    while k < len(lines):
+        if not lines[k].startswith("#if TR_IN_UNIT"):
+            k += 1
+            continue
+        start, depth = k + 1, 1
+        while depth and k + 1 < len(lines):
+            k += 1
+            depth += lines[k].startswith("#if") - lines[k].startswith("#endif")
+        text = "\n".join(lines[start:k])
+        definition = _DEFINITION.search(text)
+        if definition is not None:
+            found[definition[2]] = text
+    return found
+
+
+def lend(module, keys):
+    """Point the borrowing `module`'s table at the kernels of `keys` (`borrowing` or
+    `offers` made their table)."""
+    if keys:
+        module.set_table(BORROWED, _tables[tuple(keys)].ctypes.data)
+
+
+def offers(keys):
+    """Whether loaded modules offer each kernel of `keys` (a stored plan's): where they
+    do, their table is made for `lend`."""
+    keys = tuple(keys)
+    with _lock:
+        if keys in _tables or not keys:
+            return True
+        addresses = [_offered.get(k) for k in keys]
+        if None in addresses:
+            return False
+        _tables[keys] = np.array(addresses, np.uintp)
+        return True
+
+
+def forget():
+    """Offer nothing loaded so far (the tests: a module's C then does not depend on what an
+    earlier test loaded)."""
+    with _lock:
+        _offered.clear()
+        _offering.clear()

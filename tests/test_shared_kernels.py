@@ -1,0 +1,174 @@
+"""Kernels lent between the modules of a process (codegen/shared_kernels.py): a gradient's
+module calls the kernels its objective's module compiled, and gives the bits of the module
+that compiles them itself; a kernel is lent only where its C, compiled the same way, is
+the same; a stored plan that borrows is used only where its kernels are offered."""
+
+import textwrap
+
+import numpy as np
+
+import tracer as tt
+from benchmarks.gradbench.tracer_tool.gmm import log_posterior
+from codegen import shared_kernels
+from codegen.compile import compile_graph
+from tests.processes import run_json
+
+RNG = np.random.default_rng(7)
+
+
+def _gmm_parameters(d=5, k=3, n=60):
+    x = RNG.standard_normal((n, d))
+    alpha, mu = RNG.standard_normal(k), RNG.standard_normal((k, d))
+    q = RNG.standard_normal((k, d)) * 0.1
+    lower = RNG.standard_normal((k, d * (d - 1) // 2)) * 0.1
+    return [tt.constant(a) for a in (x, alpha, mu, q, lower)]
+
+
+def _gmm_objective(x, alpha, mu, q, lower):
+    return log_posterior(x, alpha, mu, q, lower, 0, 1.0)
+
+
+def _gmm_gradient(x, alpha, mu, q, lower):
+    with tt.GradientTape() as tape:
+        tape.watch([alpha, mu, q, lower])
+        value = log_posterior(x, alpha, mu, q, lower, 0, 1.0)
+    return tape.gradient(value, [alpha, mu, q, lower])
+
+
+def _own_kernels(concrete, arrays):
+    """The values of `concrete`'s graph in a module that borrows nothing."""
+    shared_kernels.forget()
+    compiled = compile_graph(concrete.stages.final, "own")
+    assert "tracer_borrowed_kernels" not in compiled.c_source
+    return compiled.run([np.asarray(a) for a in arrays])
+
+
+def _assert_same_bits(got, expected):
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def test_a_gradient_borrows_its_objectives_kernels_and_gives_the_bits_of_its_own():
+    objective, gradient = tt.function(_gmm_objective), tt.function(_gmm_gradient)
+    arrays = _gmm_parameters()
+    value = objective(*arrays)
+    grads = gradient(*arrays)
+    concrete = gradient.get_concrete_function(*arrays)
+    source = concrete.c_source()
+    borrowed = source.count("(borrowed)")
+    assert borrowed >= 5  # the objective's sums, exponentials, product and gather
+    assert source.count("tracer_borrowed_kernels[") == borrowed
+    _assert_same_bits(grads, _own_kernels(concrete, arrays))
+    # and the values are the log posterior's: the interpreter's, to rounding
+    interpreted = tt.function(_gmm_gradient, backend="interpreter")(*arrays)
+    for a, b in zip(grads, interpreted):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+    assert np.isfinite(value.numpy())
+
+
+def test_a_training_step_borrows_its_evaluations_kernels():
+    x = tt.constant(RNG.standard_normal((64, 48)).astype(np.float32))
+    labels = tt.constant(RNG.integers(0, 10, 64).astype(np.int32))
+    w1 = tt.Variable(RNG.standard_normal((48, 96)).astype(np.float32) * 0.1)
+    w2 = tt.Variable(RNG.standard_normal((96, 10)).astype(np.float32) * 0.1)
+
+    def loss_of(x, labels):
+        hidden = tt.nn.relu(x @ w1)
+        logits = tt.tanh(hidden @ w2) * 3.0
+        losses = tt.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+        return tt.reduce_mean(losses)
+
+    @tt.function
+    def evaluate(x, labels):
+        return loss_of(x, labels)
+
+    @tt.function
+    def step(x, labels):
+        with tt.GradientTape() as tape:
+            loss = loss_of(x, labels)
+        return [loss, *tape.gradient(loss, [w1, w2])]
+
+    evaluate(x, labels)
+    got = step(x, labels)
+    concrete = step.get_concrete_function(x, labels)
+    assert concrete.c_source().count("(borrowed)") >= 1  # the first layer's product
+    arrays = [x, labels, w1, w2]
+    _assert_same_bits(got, _own_kernels(concrete, arrays))
+
+
+def _block(name, body, returns="void"):
+    return (
+        f"/* {name}: a comment naming node %{len(name)} at f.py:{len(body)} */\n"
+        f"TR_PART TR_NOINLINE {returns} {name}(const double *restrict p0, double *restrict out) {{\n"
+        f"{body}\n}}"
+    )
+
+
+def test_a_kernel_is_lent_only_for_the_same_c_compiled_the_same_way():
+    body = "    for (int64_t i = 0; i < 8; i++) out[i] = p0[i] * 2.0;"
+    key = shared_kernels.key("k3_mul_8", _block("k3_mul_8", body), "gcc -O3")
+    assert shared_kernels.KEY.match(key)
+    # another name, other comments: the same kernel
+    assert shared_kernels.key("k17_mul_8", _block("k17_mul_8", body), "gcc -O3") == key
+    # other code, or another compiler's switches: another
+    other = body.replace("2.0", "3.0")
+    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", other), "gcc -O3") != key
+    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", body), "gcc -O2") != key
+    # a kernel that calls another of its module's, or returns an error code: not lent
+    calls = "    k2_exp_8(p0, out);"
+    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", calls), "gcc -O3") is None
+    errs = body + "\n    return 0;"
+    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", errs, "int"), "gcc -O3") is None
+
+
+PROGRAM = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tracer as tt
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((40, 24))
+    w = rng.standard_normal((24, 16)) * 0.3
+    b = rng.standard_normal(16)
+
+    def loss(x, w, b):
+        h = tt.tanh(x @ w + b)
+        g = tt.exp(-h * h) * tt.sigmoid(h)
+        top = tt.reduce_max(h, axis=1, keepdims=True)
+        spread = tt.reduce_sum(tt.abs(h - top) + 1.0)
+        return tt.reduce_sum(tt.math.log1p(g * g) + top * h) / spread
+
+    @tt.function
+    def objective(x, w, b):
+        return loss(x, w, b)
+
+    @tt.function
+    def gradient(x, w, b):
+        with tt.GradientTape() as tape:
+            tape.watch([w, b])
+            value = loss(x, w, b)
+        return tape.gradient(value, [w, b])
+
+    if sys.argv[1] == "both":
+        objective(x, w, b)
+    grads = gradient(x, w, b)
+    concrete = gradient.get_concrete_function(x, w, b)
+    print(json.dumps({"bytes": b"".join(g.numpy().tobytes() for g in grads).hex(),
+                      "borrowed": concrete.c_source().count("(borrowed)"),
+                      "passes_ran": concrete._stages is not None}))
+    """
+)
+
+
+def test_a_stored_plan_that_borrows_is_used_only_where_its_kernels_are_offered(tmp_path):
+    first = run_json(PROGRAM, tmp_path, "both")  # stores the gradient's plan, which borrows
+    assert first["borrowed"] >= 3 and first["passes_ran"]
+    again = run_json(PROGRAM, tmp_path, "both")  # the objective's module offers them: the plan runs
+    assert again["borrowed"] == first["borrowed"] and not again["passes_ran"]
+    alone = run_json(
+        PROGRAM, tmp_path, "gradient"
+    )  # nothing offers them: lowered again, its own kernels
+    assert alone["borrowed"] == 0 and alone["passes_ran"]
+    assert first["bytes"] == again["bytes"] == alone["bytes"]
