@@ -63,8 +63,13 @@ def compile_stored(plan_key, build_missing=True):
     plan, uses_blas = restored
     if uses_blas and build.blas() is None:
         return None
-    if not shared_kernels.offers(plan.borrowed):  # lowered again, borrowing what is offered
+    plan.borrowed = shared_kernels.borrowed_in(plan.source)
+    if plan.borrowed is None:
         return None
+    if plan.borrowed:
+        plan.borrowed_table = shared_kernels.table_of(plan.borrowed)
+        if plan.borrowed_table is None:
+            return None  # lowered again, borrowing what is offered
     try:
         loaded = build.load(plan.source, uses_blas, build_missing)
     except BuildFailure:
@@ -72,8 +77,10 @@ def compile_stored(plan_key, build_missing=True):
     if loaded is None:
         return None
     module, meta = loaded
-    _share(module, plan)
-    return CompiledGraph(module, plan, meta)
+    shared_kernels.lend(module, plan)
+    compiled = CompiledGraph(module, plan, meta)
+    shared_kernels.offer(module, plan)  # once it is ready to run (its tables set)
+    return compiled
 
 
 def compile_profiled(graph, name, updates=None, plan_key=None):
@@ -104,19 +111,13 @@ def _built(graph, name, updates, uses_blas, profiled, strings=None):
     plan.strings = strings
     rendered = time.perf_counter()
     module, meta = build.load(plan.source, uses_blas)
-    _share(module, plan)
+    shared_kernels.lend(module, plan)
     loaded = time.perf_counter() - rendered
     compiler = 0.0 if meta.get("cached") else meta.get("compile_seconds", 0.0)
     compiled = CompiledGraph(module, plan, meta, probes and probes.probes)
+    shared_kernels.offer(module, plan)  # once it is ready to run (its tables set)
     compiled.render_seconds, compiled.load_seconds = rendered - start, max(loaded - compiler, 0.0)
     return compiled
-
-
-def _share(module, plan):
-    """Point the loaded `module` at the kernels it borrows, and offer its own
-    (codegen/shared_kernels.py)."""
-    shared_kernels.lend(module, plan.borrowed)
-    shared_kernels.offer(module, plan)
 
 
 MAX_RANK = 32  # loop nests index with codegen.loops.INDEX, twice as many for a tile's

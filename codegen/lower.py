@@ -107,6 +107,7 @@ class ModulePlan:
         # the keys of the kernels it calls in modules loaded before it, in the order of its
         # table (codegen/shared_kernels.py)
         self.borrowed = []
+        self.borrowed_table = None  # the array of their addresses (kept for the process)
         # the keys of the kernels it lends, in the order of its table `tracer_kernels`, where
         # it was lowered in this process (a stored plan's are read from its C)
         self.offered = None
@@ -298,7 +299,7 @@ def lower(
     )
     kernels = lowering.kernel_texts()
     if identity is not None:
-        kernels, plan.borrowed = shared_kernels.borrowing(kernels, identity)
+        kernels, plan.borrowed, plan.borrowed_table = shared_kernels.borrowing(kernels, identity)
     plan.layout = units.layout([*kernels, *steps], plan.parts)
     offered = [] if identity is None else shared_kernels.offered(plan.layout, identity)
     plan.offered = [lent for _, lent in offered]

@@ -41,7 +41,6 @@ import numpy as np
 from codegen import build, cache, subnormals
 from codegen.loops import comment_location
 from codegen.lower import ModulePlan
-from codegen.shared_kernels import KEY
 from codegen.version import CODE_VERSION
 from tracer.errors import as_tf, builtin_of
 from tracer.ir.digest import graph_digest
@@ -153,7 +152,6 @@ def store(key, plan, uses_blas):
             "errors": errors,
             "first_error": plan.first_error,
             "watch": plan.watch,
-            "borrowed": list(plan.borrowed),
         }
         sizes = [len(b) for b in blobs]
         text = json.dumps(dict(header, blobs=sizes)).encode()
@@ -277,8 +275,6 @@ def _parse(content, key):
         )
         plan.errors[code] = (as_tf(exception), message)
     plan.watch = header["watch"]
-    plan.borrowed = header["borrowed"]
-    _check(_is_list(plan.borrowed, str) and all(map(KEY.match, plan.borrowed)), "bad kernels")
     _check(type(header["uses_blas"]) is bool and type(plan.watch) is bool, "bad flag")
     plan = _moved(plan, places, key.places)
     return None if plan is None else (plan, header["uses_blas"])

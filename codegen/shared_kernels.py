@@ -3,7 +3,7 @@
 A loss and its gradient (GradBench's objective, then its gradient), a model's training and
 evaluation steps: the second function's module computes much of what the first one's does,
 and its C repeats the first module's kernels word for word but for their names (GradBench
-gmm's gradient: 10 of its 35 kernels are its objective's). So a module offers the kernels
+gmm's gradient: 11 of its 35 kernels are its objective's). So a module offers the kernels
 it keeps in blocks of their own (functions the entry point calls, codegen/units.py) through
 its table `tracer_kernels`; a module lowered later in the process, where one of its kernels
 would be such a function too and a loaded module offers one of the same C, calls that one
@@ -12,16 +12,21 @@ others.
 
 The same C: the kernel's text without `/* */` comments (which name the graph's nodes and
 the user's lines), its name (and the names made from it) read as one word, compiled by the
-same compiler with the same switches for the same CPU (`codegen.build.build_identity`). Both
-modules compile that text as a function of its own, under -ffp-contract=off, so a borrowed
-kernel gives the bits the module's own would (tests/test_shared_kernels.py). A kernel that
-names another of its module's kernels, or returns an error code (the codes are its
-module's), is neither offered nor borrowed.
+same compiler with the same switches for the same CPU (`codegen.build.build_identity`). What
+else a kernel's C names is the same C wherever it has the same name: the prologue's helpers,
+and the functions a module writes once for its products and solves (`tr_gemm_parts_d`,
+`tr_solve_halves_s`, ...), which depend on their type alone. Both modules compile that text
+as a function of its own, under -ffp-contract=off, so a borrowed kernel gives the bits the
+module's own would (tests/test_shared_kernels.py). A kernel that names another of its
+module's kernels (`k<N>_...`), or returns an error code (the codes are its module's), is
+neither offered nor borrowed.
 
-A module that borrows is cached by its C like any other. Its stored plan names the kernels
-it borrows, and a later process uses that plan only where modules it has loaded offer them
-all; elsewhere it lowers the function again, borrowing what is offered there (or nothing:
-the module then compiles every kernel).
+A module that borrows names the keys of what it borrows in its code (`TR_BORROWED_KEYS`),
+so two modules that borrow different kernels under the same names are two modules in the
+cache. A later process that finds its stored plan reads the keys from that code and uses
+the plan only where modules it has loaded offer them all; elsewhere it lowers the function
+again, borrowing what is offered there (or nothing: the module then compiles every kernel,
+and its plan takes the stored one's place).
 """
 
 import functools
@@ -31,7 +36,7 @@ import threading
 
 import numpy as np
 
-from codegen import build
+from codegen import build, templates
 from codegen import units as module_units
 
 OFFERED = "tracer_kernels"  # a module's table of the kernels it lends
@@ -42,9 +47,7 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _DEFINITION = re.compile(r"^TR_PART TR_NOINLINE (\w+) (\w+)\(", re.M)
 _OTHER_KERNEL = re.compile(r"\bk[0-9]+_")
 _offered = {}  # kernel key -> its address in a loaded module
-# tuple of kernel keys -> the array of their addresses a module reads: never freed, as a
-# loaded module, which stays loaded for the process, may read it
-_tables = {}
+_kept = []  # the arrays of addresses modules' tables point at: never freed (`_kept_alive`)
 _offering = set()  # id of each loaded module whose kernels are offered
 _lock = threading.Lock()
 
@@ -65,7 +68,8 @@ def key(name, block, identity):
 
 def borrowing(kernels, identity):
     """(`kernels` [(C name, C text)] with each kernel a loaded module offers replaced by a
-    call through the borrowed table, the keys of those kernels in the table's order)."""
+    call through the borrowed table, the keys of those kernels in the table's order, the
+    array of their addresses the table is to point at: None where it borrows none)."""
     borrowed, addresses, texts = [], [], []
     for name, text in kernels:
         definition = module_units.not_inlined(name, text)
@@ -76,39 +80,46 @@ def borrowing(kernels, identity):
         if address is None:
             texts.append((name, text))
             continue
-        declaration = "" if borrowed else _DECLARATION
-        call = _call_through(name, text, definition, len(borrowed))
-        texts.append((name, declaration + call))
+        texts.append((name, _call_through(name, text, definition, len(borrowed))))
         borrowed.append(found)
         addresses.append(address)
-    if borrowed:
-        with _lock:
-            _tables.setdefault(tuple(borrowed), np.array(addresses, np.uintp))
-    return texts, borrowed
-
-
-_DECLARATION = f"""\
-/* the kernels of modules loaded before this one that it calls (codegen/shared_kernels.py):
-   the runtime points this at their addresses when it loads the module */
-#if defined(__GNUC__)
-__attribute__((weak))  /* one variable for all the module's translation units */
-#endif
-void **{BORROWED};
-"""
+    if not borrowed:
+        return texts, borrowed, None
+    first = next(k for k, (name, text) in enumerate(texts) if "(borrowed)" in text)
+    declaration = templates.render("borrowed_kernels.c.j2", keys=borrowed)
+    texts[first] = (texts[first][0], declaration + texts[first][1])
+    return texts, borrowed, _kept_alive(addresses)
 
 
 def _call_through(name, text, definition, slot):
     """The C of the kernel `name` (whose C is `text`, its definition `definition`) calling
     the borrowed kernel in `slot` of the table, under the comments above its definition."""
     parameters = definition[3]
-    names = ", ".join(re.search(r"(\w+)\s*$", p)[1] for p in parameters.split(","))
-    comments = "".join(f"{c}\n" for c in _COMMENT.findall(text[: definition.start()]))
-    return comments + (
-        f"/* {name}: the kernel of this C in a module loaded before (borrowed) */\n"
-        f"static inline TR_INLINE void {name}({parameters}) {{\n"
-        f"    ((void (*)({parameters})){BORROWED}[{slot}])({names});\n"
-        "}\n"
+    return templates.render(
+        "borrowed_kernel.c.j2",
+        comments=_COMMENT.findall(text[: definition.start()]),
+        name=name,
+        parameters=parameters,
+        slot=slot,
+        arguments=[re.search(r"(\w+)\s*$", p)[1] for p in parameters.split(",")],
     )
+
+
+def borrowed_in(source):
+    """The keys of the kernels the module of `source` borrows, in its table's order, read
+    from its code; None where they are not keys, or fewer than the table's slots it reads
+    (a stored plan's source that tracer's lowering did not make)."""
+    code = _COMMENT.sub("", source)
+    slots = [int(slot) for slot in _SLOT.findall(code)]
+    declared = _KEYS.search(code)
+    keys = declared[1].split() if declared is not None else []
+    if not all(map(KEY.match, keys)) or max(slots, default=-1) >= len(keys):
+        return None
+    return keys
+
+
+_SLOT = re.compile(rf"\b{BORROWED}\[([0-9]+)\]")
+_KEYS = re.compile(r'^#define TR_BORROWED_KEYS "([0-9a-f ]*)"$', re.M)
 
 
 def offered(layout, identity):
@@ -136,7 +147,7 @@ def offer(module, plan):
         return
     try:
         addresses = module.read_table(OFFERED, len(keys))
-    except (AttributeError, OSError):  # no such table: a module not of tracer's lowering
+    except KeyError:  # no such table: a module of a source that tracer did not lower
         return
     for found, address in zip(keys, addresses):
         _offered.setdefault(found, address)
@@ -179,25 +190,26 @@ def _blocks(code):
     return found
 
 
-def lend(module, keys):
-    """Point the borrowing `module`'s table at the kernels of `keys` (`borrowing` or
-    `offers` made their table)."""
-    if keys:
-        module.set_table(BORROWED, _tables[tuple(keys)].ctypes.data)
+def lend(module, plan):
+    """Point the table of the loaded `module` of `plan` at the kernels it borrows."""
+    if plan.borrowed:
+        module.set_table(BORROWED, plan.borrowed_table.ctypes.data)
 
 
-def offers(keys):
-    """Whether loaded modules offer each kernel of `keys` (a stored plan's): where they
-    do, their table is made for `lend`."""
-    keys = tuple(keys)
+def table_of(keys):
+    """The array of the addresses of the kernels of `keys` (a stored plan's, read from its
+    code), or None where a loaded module does not offer one of them."""
     with _lock:
-        if keys in _tables or not keys:
-            return True
         addresses = [_offered.get(k) for k in keys]
-        if None in addresses:
-            return False
-        _tables[keys] = np.array(addresses, np.uintp)
-        return True
+        return None if None in addresses else _kept_alive(addresses)
+
+
+def _kept_alive(addresses):
+    """An array of `addresses` kept for the process: a loaded module, which stays loaded,
+    may read it."""
+    table = np.array(addresses, np.uintp)
+    _kept.append(table)
+    return table
 
 
 def forget():

@@ -122,6 +122,48 @@ def test_a_kernel_is_lent_only_for_the_same_c_compiled_the_same_way():
     assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", errs, "int"), "gcc -O3") is None
 
 
+def _sums(axis):
+    return lambda *xs: [tt.reduce_sum(x, axis=axis) for x in xs]
+
+
+def _scaled_sums(axis):
+    return lambda *xs: [tt.reduce_sum(x, axis=axis) * 2.0 for x in xs]
+
+
+def test_two_modules_borrowing_other_kernels_under_the_same_names_are_two_modules():
+    """Sums over rows and over columns borrowed from two lenders: the borrowers' C differs
+    only in what they borrow, which their code names, so each keeps its own module and
+    its own table."""
+    xs = [RNG.standard_normal((16, 16)) for _ in range(8)]
+    for axis in (0, 1):
+        tt.function(_scaled_sums(axis))(*xs)  # lenders: the same sums, then a product
+    by_rows, by_columns = tt.function(_sums(0)), tt.function(_sums(1))
+    first = by_rows(*xs)
+    by_columns(*xs)
+    again = by_rows(*xs)
+    for x, a, b in zip(xs, first, again):
+        np.testing.assert_allclose(a.numpy(), x.sum(axis=0), rtol=1e-12, atol=1e-13)
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+    for x, c in zip(xs, by_columns(*xs)):
+        np.testing.assert_allclose(c.numpy(), x.sum(axis=1), rtol=1e-12, atol=1e-13)
+    rows_c = by_rows.get_concrete_function(*xs).c_source()
+    columns_c = by_columns.get_concrete_function(*xs).c_source()
+    assert rows_c.count("(borrowed)") == columns_c.count("(borrowed)") >= 1
+    assert shared_kernels.borrowed_in(rows_c) != shared_kernels.borrowed_in(columns_c)
+
+
+def test_borrowed_keys_are_read_from_the_code_and_refused_where_the_slots_outrun_them():
+    key = "ab" * 32
+    calls = "tracer_borrowed_kernels[0](p); tracer_borrowed_kernels[1](p);"
+    source = f'#define TR_BORROWED_KEYS "{key} {key}"\n{calls}'
+    assert shared_kernels.borrowed_in(source) == [key, key]
+    assert shared_kernels.borrowed_in(source.replace(f" {key}", "", 1)) is None
+    assert shared_kernels.borrowed_in(source.replace(key, "../etc", 1)) is None
+    assert shared_kernels.borrowed_in("int tracer_run(char **args);") == []
+    commented = f'/* #define TR_BORROWED_KEYS "{key}" */\ntracer_borrowed_kernels[0](p);'
+    assert shared_kernels.borrowed_in(commented) is None
+
+
 PROGRAM = textwrap.dedent(
     """
     import json, sys
