@@ -97,6 +97,65 @@ def test_a_training_step_borrows_its_evaluations_kernels():
     _assert_same_bits(got, _own_kernels(concrete, arrays))
 
 
+def test_kernels_of_sizes_known_at_run_time_are_borrowed_with_their_sizes():
+    """Rows of any count (TensorSpec(None)): the kernels take the count as a parameter,
+    which the borrowed call passes on."""
+    spec = [tt.TensorSpec([None, 24], tt.float64), tt.TensorSpec([24, 16], tt.float64)]
+
+    def loss(x, w):
+        h = tt.tanh(x @ w)
+        g = tt.exp(-h * h) * tt.sigmoid(h)
+        top = tt.reduce_max(h, axis=1, keepdims=True)
+        return tt.reduce_sum(tt.math.log1p(g * g) + top * h) / tt.reduce_sum(tt.abs(h - top))
+
+    @tt.function(input_signature=spec)
+    def gradient(x, w):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            value = loss(x, w)
+        return tape.gradient(value, w)
+
+    tt.function(loss, input_signature=spec)(RNG.standard_normal((5, 24)), np.ones((24, 16)))
+    w = tt.constant(RNG.standard_normal((24, 16)) * 0.3)
+    for rows in (40, 7):
+        x = tt.constant(RNG.standard_normal((rows, 24)))
+        got = gradient(x, w)
+        concrete = gradient.get_concrete_function(x, w)
+        assert concrete.c_source().count("(borrowed)") >= 1  # the maximum over each row
+        (own,) = _own_kernels(concrete, [x, w])
+        assert got.numpy().tobytes() == np.asarray(own).tobytes()
+        interpreted = tt.function(gradient.python_function, backend="interpreter")(x, w)
+        np.testing.assert_allclose(got.numpy(), interpreted.numpy(), rtol=1e-10, atol=1e-13)
+
+
+def test_a_cnn_step_borrows_from_its_evaluation_through_the_installed_kernels():
+    """A CNN's evaluation, then its training step: both modules call the convolution
+    kernels installed with tracer first (codegen/conv_kernels.py), then their own; what the
+    step borrows gives the bits of its own kernels."""
+    images = tt.constant(RNG.standard_normal((4, 10, 10, 1)).astype(np.float32))
+    kernel = tt.Variable(RNG.standard_normal((3, 3, 1, 4)).astype(np.float32) * 0.3)
+    dense = tt.Variable(RNG.standard_normal((100, 3)).astype(np.float32) * 0.1)
+
+    def loss_of(images):
+        features = tt.nn.relu(tt.nn.conv2d(images, kernel, 1, "SAME"))
+        pooled = tt.nn.max_pool2d(features, 2, 2, "VALID")
+        return tt.reduce_mean(tt.tanh(tt.reshape(pooled, [4, 100]) @ dense))
+
+    @tt.function
+    def step(images):
+        with tt.GradientTape() as tape:
+            loss = loss_of(images)
+        return [loss, *tape.gradient(loss, [kernel, dense])]
+
+    tt.function(loss_of)(images)
+    got = step(images)
+    concrete = step.get_concrete_function(images)
+    concrete._executable.wait()  # the module with its own kernels swapped in
+    assert concrete.c_source().count("(borrowed)") >= 1
+    _assert_same_bits(got, _own_kernels(concrete, [images, kernel, dense]))
+    _assert_same_bits(step(images), got)
+
+
 def _block(name, body, returns="void"):
     return (
         f"/* {name}: a comment naming node %{len(name)} at f.py:{len(body)} */\n"
