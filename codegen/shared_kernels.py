@@ -19,7 +19,10 @@ and the functions a module writes once for its products and solves (`tr_gemm_par
 as a function of its own, under -ffp-contract=off, so a borrowed kernel gives the bits the
 module's own would (tests/test_shared_kernels.py). A kernel that names another of its
 module's kernels (`k<N>_...`), or returns an error code (the codes are its module's), is
-neither offered nor borrowed.
+neither offered nor borrowed. Not in the key: what the rest of the module declares, as the
+`omp declare simd` of a libm function another op's form adds (codegen/forms.py,
+`vector_declaration`); every libm call a lent kernel makes today comes from its own nodes,
+whose forms declare it in every module that holds them.
 
 A module that borrows names the keys of what it borrows in its code (`TR_BORROWED_KEYS`),
 so two modules that borrow different kernels under the same names are two modules in the
@@ -47,7 +50,9 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _DEFINITION = re.compile(r"^TR_PART TR_NOINLINE (\w+) (\w+)\(", re.M)
 _OTHER_KERNEL = re.compile(r"\bk[0-9]+_")
 _offered = {}  # kernel key -> its address in a loaded module
-_kept = []  # the arrays of addresses modules' tables point at: never freed (`_kept_alive`)
+# the arrays of addresses modules' tables point at, by their addresses: never freed
+_kept = {}
+_kept_lock = threading.Lock()
 _offering = set()  # id of each loaded module whose kernels are offered
 _lock = threading.Lock()
 
@@ -70,7 +75,7 @@ def borrowing(kernels, identity):
     """(`kernels` [(C name, C text)] with each kernel a loaded module offers replaced by a
     call through the borrowed table, the keys of those kernels in the table's order, the
     array of their addresses the table is to point at: None where it borrows none)."""
-    borrowed, addresses, texts = [], [], []
+    borrowed, addresses, texts, first = [], [], [], None
     for name, text in kernels:
         definition = module_units.not_inlined(name, text)
         found = None
@@ -80,12 +85,13 @@ def borrowing(kernels, identity):
         if address is None:
             texts.append((name, text))
             continue
+        first = len(texts) if first is None else first
         texts.append((name, _call_through(name, text, definition, len(borrowed))))
         borrowed.append(found)
         addresses.append(address)
     if not borrowed:
         return texts, borrowed, None
-    first = next(k for k, (name, text) in enumerate(texts) if "(borrowed)" in text)
+    # the table's declaration before the first call through it (which is in every unit)
     declaration = templates.render("borrowed_kernels.c.j2", keys=borrowed)
     texts[first] = (texts[first][0], declaration + texts[first][1])
     return texts, borrowed, _kept_alive(addresses)
@@ -205,11 +211,10 @@ def table_of(keys):
 
 
 def _kept_alive(addresses):
-    """An array of `addresses` kept for the process: a loaded module, which stays loaded,
-    may read it."""
-    table = np.array(addresses, np.uintp)
-    _kept.append(table)
-    return table
+    """The array of `addresses`, one for each such list, kept for the process: a loaded
+    module, which stays loaded, may read it."""
+    with _kept_lock:
+        return _kept.setdefault(tuple(addresses), np.array(addresses, np.uintp))
 
 
 def forget():

@@ -211,6 +211,35 @@ def test_two_modules_borrowing_other_kernels_under_the_same_names_are_two_module
     assert shared_kernels.borrowed_in(rows_c) != shared_kernels.borrowed_in(columns_c)
 
 
+def test_the_table_is_declared_with_the_first_borrowed_kernel_whatever_the_comments_say():
+    """A user's file named `m (borrowed).py` names the kernels it compiles itself in their
+    comments: the table's declaration goes with the first call through it (in every
+    unit), not into a kernel's block (in one)."""
+    from codegen import units
+
+    def kernel(name, factor):
+        return name, (
+            f"/* {name}: f64[8]  # m (borrowed).py:3 */\n"
+            f"static TR_NOINLINE void {name}(const double *restrict p0, double *restrict out) {{\n"
+            f"    for (int64_t i = 0; i < 8; i++) out[i] = p0[i] * {factor};\n}}"
+        )
+
+    lender = kernel("k9_mul_8", "2.0")
+    lent = shared_kernels.key(
+        lender[0], units.block_text(lender[1], units.not_inlined(*lender)), "id"
+    )
+    shared_kernels._offered[lent] = 0x1234  # as a loaded module's offer would
+    texts, keys, table = shared_kernels.borrowing(
+        [kernel("k1_mul_8", "3.0"), kernel("k2_mul_8", "2.0")], "id"
+    )
+    assert keys == [lent] and table.tolist() == [0x1234]
+    layout = units.layout(texts, [([], ["return 0;"])])
+    ((own, own_block), (call, call_block)) = layout.kernels
+    assert own_block is not None and "TR_BORROWED_KEYS" not in own
+    assert call_block is None and "TR_BORROWED_KEYS" in call
+    assert call.index("void **tracer_borrowed_kernels") < call.index("tracer_borrowed_kernels[0]")
+
+
 def test_borrowed_keys_are_read_from_the_code_and_refused_where_the_slots_outrun_them():
     key = "ab" * 32
     calls = "tracer_borrowed_kernels[0](p); tracer_borrowed_kernels[1](p);"
