@@ -573,6 +573,10 @@ class ConcreteFunction:
         return write_report(self, path, profile=profile)
 
     def c_source(self):
+        """The C of the module that runs this signature. A kernel that a module loaded
+        before it in the process compiled is a call through a table there, under its
+        comment and `(borrowed)` (codegen/shared_kernels.py), so the text depends on what
+        ran before; `export_c` writes every kernel out."""
         source = getattr(self._executable, "c_source", None)
         if source is None:
             raise RuntimeError(f"{self.name} runs on the numpy interpreter: there is no C source")
