@@ -301,7 +301,11 @@ def lower(
     if identity is not None:
         kernels, plan.borrowed, plan.borrowed_table = shared_kernels.borrowing(kernels, identity)
     plan.layout = units.layout([*kernels, *steps], plan.parts)
-    offered = [] if identity is None else shared_kernels.offered(plan.layout, identity)
+    # NOTE: a module that calls the installed convolution kernels lends nothing: it is
+    # built again with its own (tracer/executables.py), which a later process loads
+    # instead, where a module that borrowed from this one would find no lender
+    lends = identity is not None and not lowering.array_kernels
+    offered = shared_kernels.offered(plan.layout, identity) if lends else []
     plan.offered = [lent for _, lent in offered]
     plan.kernels = [text for text, _ in plan.layout.kernels]
     plan.symbols = symbols
