@@ -52,7 +52,6 @@ _OTHER_KERNEL = re.compile(r"\bk[0-9]+_")
 _offered = {}  # kernel key -> its address in a loaded module
 # the arrays of addresses modules' tables point at, by their addresses: never freed
 _kept = {}
-_kept_lock = threading.Lock()
 _offering = set()  # id of each loaded module whose kernels are offered
 _lock = threading.Lock()
 
@@ -205,15 +204,14 @@ def lend(module, plan):
 def table_of(keys):
     """The array of the addresses of the kernels of `keys` (a stored plan's, read from its
     code), or None where a loaded module does not offer one of them."""
-    with _lock:
-        addresses = [_offered.get(k) for k in keys]
-        return None if None in addresses else _kept_alive(addresses)
+    addresses = [_offered.get(k) for k in keys]
+    return None if None in addresses else _kept_alive(addresses)
 
 
 def _kept_alive(addresses):
     """The array of `addresses`, one for each such list, kept for the process: a loaded
     module, which stays loaded, may read it."""
-    with _kept_lock:
+    with _lock:
         return _kept.setdefault(tuple(addresses), np.array(addresses, np.uintp))
 
 

@@ -13,6 +13,11 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 def run_json(program, cache, *arguments):
     """The JSON that `program` (Python source) prints, run with `arguments` in a new process
     whose TRACER_CACHE_DIR is `cache`; the test fails with its error output where it fails."""
+    return run_with_errors(program, cache, *arguments)[0]
+
+
+def run_with_errors(program, cache, *arguments):
+    """`run_json`'s JSON and what the process wrote to its standard error."""
     environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
     completed = subprocess.run(
         [sys.executable, "-c", program, *arguments],
@@ -23,4 +28,4 @@ def run_json(program, cache, *arguments):
         cwd=REPO,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
-    return json.loads(completed.stdout)
+    return json.loads(completed.stdout), completed.stderr

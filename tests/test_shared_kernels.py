@@ -256,37 +256,37 @@ def test_borrowed_keys_are_read_from_the_code_and_refused_where_the_slots_outrun
     assert shared_kernels.borrowed_in(commented) is None
 
 
+def layer_loss(x, w, b):
+    """A layer's loss whose module is long enough to lend its kernels (its gradient's then
+    borrows four)."""
+    h = tt.tanh(x @ w + b)
+    g = tt.exp(-h * h) * tt.sigmoid(h)
+    top = tt.reduce_max(h, axis=1, keepdims=True)
+    spread = tt.reduce_sum(tt.abs(h - top) + 1.0)
+    return tt.reduce_sum(tt.math.log1p(g * g) + top * h) / spread
+
+
+def layer_loss_gradient(x, w, b):
+    with tt.GradientTape() as tape:
+        tape.watch([w, b])
+        value = layer_loss(x, w, b)
+    return tape.gradient(value, [w, b])
+
+
 PROGRAM = textwrap.dedent(
     """
     import json, sys
     import numpy as np
     import tracer as tt
+    from tests.test_shared_kernels import layer_loss, layer_loss_gradient
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((40, 24))
     w = rng.standard_normal((24, 16)) * 0.3
     b = rng.standard_normal(16)
-
-    def loss(x, w, b):
-        h = tt.tanh(x @ w + b)
-        g = tt.exp(-h * h) * tt.sigmoid(h)
-        top = tt.reduce_max(h, axis=1, keepdims=True)
-        spread = tt.reduce_sum(tt.abs(h - top) + 1.0)
-        return tt.reduce_sum(tt.math.log1p(g * g) + top * h) / spread
-
-    @tt.function
-    def objective(x, w, b):
-        return loss(x, w, b)
-
-    @tt.function
-    def gradient(x, w, b):
-        with tt.GradientTape() as tape:
-            tape.watch([w, b])
-            value = loss(x, w, b)
-        return tape.gradient(value, [w, b])
-
+    gradient = tt.function(layer_loss_gradient)
     if sys.argv[1] == "both":
-        objective(x, w, b)
+        tt.function(layer_loss)(x, w, b)
     grads = gradient(x, w, b)
     concrete = gradient.get_concrete_function(x, w, b)
     print(json.dumps({"bytes": b"".join(g.numpy().tobytes() for g in grads).hex(),

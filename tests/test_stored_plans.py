@@ -16,6 +16,7 @@ import pytest
 import tracer as tt
 from codegen import build, plans
 from codegen.lower import ModulePlan
+from tests.processes import run_with_errors
 from tracer.ir import Graph, Literal, Node
 from tracer.ir.digest import graph_digest
 
@@ -47,24 +48,14 @@ PROGRAM = textwrap.dedent(
 
 
 def run(cache, scale=2.0):
-    environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
-    completed = subprocess.run(
-        [sys.executable, "-c", PROGRAM, str(scale)],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    out = json.loads(completed.stdout)
+    out, errors = run_with_errors(PROGRAM, cache, str(scale))
     x = np.linspace(-1, 1, 12, dtype=np.float64).reshape(3, 4)
     w = np.linspace(0.5, -0.5, 8, dtype=np.float64).reshape(4, 2)
     t = np.tanh(x @ w)
     np.testing.assert_allclose(out["y"], scale * t.sum(), rtol=1e-5)
     np.testing.assert_allclose(out["g"], x.T @ (scale * (1 - t**2)), rtol=1e-5, atol=1e-6)
     assert out["backend"] == "c"
-    return out, completed.stderr
+    return out, errors
 
 
 def stored(cache):

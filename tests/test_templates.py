@@ -14,6 +14,7 @@ import tracer as tt
 from codegen import compile as compile_module
 from codegen import templates
 from tests.test_gradients import ALL_CASES
+from tests.test_shared_kernels import layer_loss, layer_loss_gradient
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -122,22 +123,8 @@ def test_a_module_that_borrows_kernels_renders_jinja2s_text(jinja2_compared):
     (codegen/shared_kernels.py) rendered both ways."""
     rng = np.random.default_rng(3)
     x, w, b = rng.standard_normal((40, 24)), rng.standard_normal((24, 16)), np.ones(16)
-
-    def loss(x, w, b):
-        h = tt.tanh(x @ w + b)
-        g = tt.exp(-h * h) * tt.sigmoid(h)
-        top = tt.reduce_max(h, axis=1, keepdims=True)
-        spread = tt.reduce_sum(tt.abs(h - top) + 1.0)
-        return tt.reduce_sum(tt.math.log1p(g * g) + top * h) / spread
-
-    def gradient(x, w, b):
-        with tt.GradientTape() as tape:
-            tape.watch([w, b])
-            value = loss(x, w, b)
-        return tape.gradient(value, [w, b])
-
-    tt.function(loss, backend="c")(x, w, b)
-    tt.function(gradient, backend="c")(x, w, b)
+    tt.function(layer_loss, backend="c")(x, w, b)
+    tt.function(layer_loss_gradient, backend="c")(x, w, b)
     assert {"borrowed_kernel.c.j2", "borrowed_kernels.c.j2"} <= jinja2_compared
 
 
