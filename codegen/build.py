@@ -419,8 +419,37 @@ def load(source, uses_blas, build_missing=True):
     return _loaded[key]
 
 
+def is_cached(source, uses_blas):
+    """Whether the module of `source` is loaded or has an entry in the cache (not checked:
+    `load` checks it)."""
+    key = cache_key(source, uses_blas)
+    return key in _loaded or os.path.isdir(os.path.join(cache.cache_root(), key))
+
+
+def cached(key, uses_blas):
+    """The module of the cache's entry `key` (a module that calls the BLAS: `uses_blas`),
+    loaded where this process has not loaded it yet, or None where the cache holds no sound
+    one that loads."""
+    with _key_locks_guard:
+        lock = _key_locks.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _loaded:
+            found = cache.lookup(key, _library_name(key))
+            if found is None:
+                return None
+            try:
+                _loaded[key] = Library(found[0], uses_blas), dict(found[1], cached=True)
+            except LoadError:
+                return None
+    return _loaded[key][0]
+
+
+def _library_name(key):
+    return f"_tracer_{key[:20]}.so"
+
+
 def _load_from_disk(source, key, uses_blas, build_missing):
-    library = f"_tracer_{key[:20]}.so"
+    library = _library_name(key)
     found = cache.lookup(key, library)
     if found is not None:
         try:

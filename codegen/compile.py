@@ -79,7 +79,7 @@ def compile_stored(plan_key, build_missing=True):
     module, meta = loaded
     shared_kernels.lend(module, plan)
     compiled = CompiledGraph(module, plan, meta)
-    shared_kernels.offer(module, plan)  # once it is ready to run (its tables set)
+    shared_kernels.offer(module, plan, meta, uses_blas)  # once it is ready to run
     return compiled
 
 
@@ -107,6 +107,7 @@ def _built(graph, name, updates, uses_blas, profiled, strings=None):
         target=C_MODULE if probes is None else PROFILED_C,
         probes=probes,
         identity=build.build_identity() if probes is None else None,
+        cached=lambda source: build.is_cached(source, uses_blas),
     )
     plan.strings = strings
     rendered = time.perf_counter()
@@ -115,7 +116,7 @@ def _built(graph, name, updates, uses_blas, profiled, strings=None):
     loaded = time.perf_counter() - rendered
     compiler = 0.0 if meta.get("cached") else meta.get("compile_seconds", 0.0)
     compiled = CompiledGraph(module, plan, meta, probes and probes.probes)
-    shared_kernels.offer(module, plan)  # once it is ready to run (its tables set)
+    shared_kernels.offer(module, plan, meta, uses_blas)  # once it is ready to run
     compiled.render_seconds, compiled.load_seconds = rendered - start, max(loaded - compiler, 0.0)
     return compiled
 

@@ -212,6 +212,7 @@ def lower(
     target=C_MODULE,
     probes=None,
     identity=None,
+    cached=None,
 ):
     """The ModulePlan (C source and calling convention) of `graph`, for `target` (the C
     module, or exported C: the forms it gives each op are written).
@@ -237,7 +238,11 @@ def lower(
     With `identity` (what the module compiles with: `codegen.build.build_identity`), the
     module offers its kernels in blocks to modules lowered later in the process, and calls
     those that loaded modules offer instead of compiling its own (codegen/shared_kernels.py;
-    `plan.borrowed` lists their keys).
+    `plan.borrowed` lists their keys). With `cached` too (whether the module of a C source
+    is in the compile cache), where that module is not, it also borrows the kernels that
+    cached modules offer (codegen/kernel_index.py): a module built before, which borrowed
+    from the modules loaded then, is found again, and a new one compiles only kernels no
+    module compiled.
     """
     updates = dict(updates or {})
     buffers = plan_buffers(graph, updates, in_place, target)
@@ -294,46 +299,59 @@ def lower(
         plan.helpers.append(_watch_helper())
     if probes is not None:
         plan.helpers.append(probe_helper())
-    steps = zip(
-        (f"{name}_step" for name in signatures or {}), compact.step_functions(signatures or {})
+    steps = list(
+        zip((f"{name}_step" for name in signatures or {}), compact.step_functions(signatures or {}))
     )
-    kernels = lowering.kernel_texts()
-    if identity is not None:
-        kernels, plan.borrowed, plan.borrowed_table = shared_kernels.borrowing(kernels, identity)
-    plan.layout = units.layout([*kernels, *steps], plan.parts)
+    plan.symbols = symbols
     # NOTE: a module that calls the installed convolution kernels lends nothing: it is
     # built again with its own (tracer/executables.py), which a later process loads
     # instead, where a module that borrowed from this one would find no lender
     lends = identity is not None and not lowering.array_kernels
-    offered = shared_kernels.offered(plan.layout, identity) if lends else []
-    plan.offered = [lent for _, lent in offered]
-    plan.kernels = [text for text, _ in plan.layout.kernels]
-    plan.symbols = symbols
-    statements = (line for _, lines in plan.parts for line in lines)
-    used = [*plan.kernels, *plan.helpers]  # a kernel call calls no C library function
-    used += [line for line in statements if not isinstance(line, compact.KernelCall)]
-    prologue = templates.render(
-        "prologue.h.j2",
-        title=title,
-        libc=libc.declarations(used, blas),
-        vector_math=vector_math,
-        helpers=plan.helpers,
-        compact=bool(signatures),
-    )
-    plan.source = templates.render(
-        "module.c.j2",
-        prologue=prologue,
-        entry_point="int tracer_run",
-        layout=plan.layout,
-        parts=plan.parts,
-        title=title,
-        n_inputs=len(graph.inputs),
-        n_constants=len(plan.constants),
-        n_outputs=len(plan.buffers),
-        dims=symbols,
-        n_host_calls=len(plan.host_calls),
-        offered=[name for name, _ in offered],
-    )
+    statements = [line for _, lines in plan.parts for line in lines]
+    statements = [line for line in statements if not isinstance(line, compact.KernelCall)]
+
+    def write(kernels):
+        """Lay out `kernels` ([(C name, C text)]) and the steps, and write the module's C."""
+        plan.layout = units.layout([*kernels, *steps], plan.parts)
+        offered = shared_kernels.offered(plan.layout, identity) if lends else []
+        plan.offered = [lent for _, lent in offered]
+        plan.kernels = [text for text, _ in plan.layout.kernels]
+        used = [*plan.kernels, *plan.helpers, *statements]  # a kernel call calls no C library
+        prologue = templates.render(
+            "prologue.h.j2",
+            title=title,
+            libc=libc.declarations(used, blas),
+            vector_math=vector_math,
+            helpers=plan.helpers,
+            compact=bool(signatures),
+        )
+        plan.source = templates.render(
+            "module.c.j2",
+            prologue=prologue,
+            entry_point="int tracer_run",
+            layout=plan.layout,
+            parts=plan.parts,
+            title=title,
+            n_inputs=len(graph.inputs),
+            n_constants=len(plan.constants),
+            n_outputs=len(plan.buffers),
+            dims=symbols,
+            n_host_calls=len(plan.host_calls),
+            offered=[name for name, _ in offered],
+        )
+
+    own = lowering.kernel_texts()
+    if identity is None:
+        write(own)
+        return plan
+    kernels, plan.borrowed, plan.borrowed_table = shared_kernels.borrowing(own, identity)
+    write(kernels)
+    if cached is not None and not cached(plan.source):
+        # not a module built before: it borrows what the cache's modules offer too
+        wider = shared_kernels.borrowing(own, identity, from_cache=True)
+        if wider[1] != plan.borrowed:
+            kernels, plan.borrowed, plan.borrowed_table = wider
+            write(kernels)
     return plan
 
 

@@ -1,4 +1,5 @@
-"""Kernels a loaded module lends to the modules built after it in the same process.
+"""Kernels a loaded module lends to the modules built after it, in its process and, through
+the cache's index, in later ones.
 
 A loss and its gradient (GradBench's objective, then its gradient), a model's training and
 evaluation steps: the second function's module computes much of what the first one's does,
@@ -12,7 +13,9 @@ others.
 
 The same C: the kernel's text without `/* */` comments (which name the graph's nodes and
 the user's lines), its name (and the names made from it) read as one word, compiled by the
-same compiler with the same switches for the same CPU (`codegen.build.build_identity`). What
+same compiler with the same switches for the same CPU (`codegen.build.build_identity`), by
+the same tracer code (`codegen.version.CODE_VERSION`: in another process, the prologue's
+helpers a kernel calls are those of the code that wrote it). What
 else a kernel's C names is the same C wherever it has the same name: the prologue's helpers,
 and the functions a module writes once for its products and solves (`tr_gemm_parts_d`,
 `tr_solve_halves_s`, ...), which depend on their type alone. Both modules compile that text
@@ -24,14 +27,22 @@ neither offered nor borrowed. Not in the key: what the rest of the module declar
 `vector_declaration`); every libm call a lent kernel makes today comes from its own nodes,
 whose forms declare it in every module that holds them.
 
+A module built or loaded also writes the keys of the kernels it offers into the cache's
+index (codegen/kernel_index.py): a module lowered in a later process whose C is not in the
+cache, where no module it has loaded offers a kernel, loads the cached module that does (a
+program edited and run again: most of its kernels are those of its last run's module).
+Its C without those is tried first (`codegen.lower.lower`'s `cached`), so that a module
+built before, which borrowed what its process offered then, is found again.
+
 A module that borrows names the keys of what it borrows in its code (`TR_BORROWED_KEYS`),
 so two modules that borrow different kernels under the same names are two modules in the
 cache. A later process that finds its stored plan reads the keys from that code and uses
-the plan only where modules it has loaded offer them all; elsewhere it lowers the function
-again, borrowing what is offered there (or nothing: the module then compiles every kernel,
+the plan only where modules it has loaded, or loads from the cache by its index, offer
+them all; elsewhere it lowers the function again, borrowing what is offered there (or nothing: the module then compiles every kernel,
 and its plan takes the stored one's place).
 """
 
+import contextlib
 import functools
 import hashlib
 import re
@@ -39,8 +50,10 @@ import threading
 
 import numpy as np
 
-from codegen import build, templates
+from codegen import build, kernel_index, templates
 from codegen import units as module_units
+from codegen.version import CODE_VERSION
+from runtime import installed_kernels
 
 OFFERED = "tracer_kernels"  # a module's table of the kernels it lends
 BORROWED = "tracer_borrowed_kernels"  # the table a borrowing module calls through
@@ -67,19 +80,26 @@ def key(name, block, identity):
     code = code.replace(name, "KERNEL").strip()
     if _OTHER_KERNEL.search(code):
         return None
-    return hashlib.sha256(f"{identity}\0{code}".encode()).hexdigest()
+    return hashlib.sha256(f"{identity}\0{CODE_VERSION}\0{code}".encode()).hexdigest()
 
 
-def borrowing(kernels, identity):
+def borrowing(kernels, identity, from_cache=False):
     """(`kernels` [(C name, C text)] with each kernel a loaded module offers replaced by a
     call through the borrowed table, the keys of those kernels in the table's order, the
-    array of their addresses the table is to point at: None where it borrows none)."""
+    array of their addresses the table is to point at: None where it borrows none). With
+    `from_cache`, the cached modules that offer kernels no loaded module does are loaded
+    first (`_borrow_from_cache`)."""
+    definitions = [module_units.not_inlined(name, text) for name, text in kernels]
+    keys = [
+        key(name, module_units.block_text(text, definition), identity)
+        if definition is not None
+        else None
+        for (name, text), definition in zip(kernels, definitions)
+    ]
+    if from_cache:
+        _borrow_from_cache(keys)
     borrowed, addresses, texts, first = [], [], [], None
-    for name, text in kernels:
-        definition = module_units.not_inlined(name, text)
-        found = None
-        if definition is not None:
-            found = key(name, module_units.block_text(text, definition), identity)
+    for (name, text), definition, found in zip(kernels, definitions, keys):
         address = _offered.get(found)
         if address is None:
             texts.append((name, text))
@@ -140,22 +160,56 @@ def offered(layout, identity):
     return found
 
 
-def offer(module, plan):
-    """Lend the kernels of the loaded `module` of `plan` to modules lowered later in this
-    process: those its lowering listed, or for a stored plan, those its C's table names."""
+def offer(module, plan, meta, uses_blas):
+    """Lend the kernels of the loaded `module` of `plan` (`meta`: its build's, which names
+    its cache key) to modules lowered later in this process, and through the cache's index
+    to those of later processes: those its lowering listed, or for a stored plan, those its
+    C's table names."""
+    keys = plan.offered if plan.offered is not None else _read_offered(plan.source)
+    if keys and _offer_table(module, keys) and meta.get("key") is not None:
+        with contextlib.suppress(OSError):  # an index not written costs compiles, not more
+            kernel_index.record(meta["key"], keys, uses_blas)
+
+
+def _offer_table(module, keys):
+    """Lend the kernels of `module`'s table, whose keys are `keys`; whether it has the
+    table."""
     with _lock:
         if id(module) in _offering:
-            return
+            return True
         _offering.add(id(module))
-    keys = plan.offered if plan.offered is not None else _read_offered(plan.source)
-    if not keys:
-        return
     try:
         addresses = module.read_table(OFFERED, len(keys))
     except KeyError:  # no such table: a module of a source that tracer did not lower
-        return
-    for found, address in zip(keys, addresses):
-        _offered.setdefault(found, address)
+        return False
+    with _lock:
+        for found, address in zip(keys, addresses):
+            _offered.setdefault(found, address)
+    return True
+
+
+def _borrow_from_cache(keys):
+    """Load the cached modules that the cache's index says offer kernels of `keys` that no
+    loaded module offers, and lend theirs (codegen/kernel_index.py)."""
+    with _lock:
+        missing = [k for k in keys if k is not None and k not in _offered]
+    for module_key, uses_blas, kernels in kernel_index.lenders(missing):
+        module = build.cached(module_key, uses_blas)
+        if module is None or not _set_up(module) or not _offer_table(module, kernels):
+            kernel_index.leave_out(module_key)
+
+
+def _set_up(module):
+    """Whether `module`, loaded for its kernels alone, has what they read: the table of the
+    kernels installed with tracer, where it declares it (as runtime/compiled.py sets it for
+    a module it runs). A lent kernel returns nothing, so it has no loop that calls back
+    the runtime (`tracer_watch`), and calls no borrowed kernel."""
+    address = installed_kernels.address()
+    try:
+        module.set_table(installed_kernels.VARIABLE, address)
+    except KeyError:  # its kernels do not call them
+        return True
+    return bool(address)
 
 
 _TABLE = re.compile(rf"^void \*const {OFFERED}\[\] = \{{ (.*)\}};$", re.M)
@@ -204,6 +258,7 @@ def lend(module, plan):
 def table_of(keys):
     """The array of the addresses of the kernels of `keys` (a stored plan's, read from its
     code), or None where a loaded module does not offer one of them."""
+    _borrow_from_cache(keys)
     addresses = [_offered.get(k) for k in keys]
     return None if None in addresses else _kept_alive(addresses)
 
@@ -216,8 +271,9 @@ def _kept_alive(addresses):
 
 
 def forget():
-    """Offer nothing loaded so far (the tests: a module's C then does not depend on what an
-    earlier test loaded)."""
+    """Offer nothing loaded so far, and nothing cached (the tests: a module's C then does not
+    depend on what an earlier test loaded, or other tests cached)."""
     with _lock:
         _offered.clear()
         _offering.clear()
+    kernel_index.read_none()

@@ -1,8 +1,11 @@
-"""Kernels lent between the modules of a process (codegen/shared_kernels.py): a gradient's
-module calls the kernels its objective's module compiled, and gives the bits of the module
-that compiles them itself; a kernel is lent only where its C, compiled the same way, is
-the same; a stored plan that borrows is used only where its kernels are offered."""
+"""Kernels lent between the modules of a process (codegen/shared_kernels.py) and, through
+the cache's index, of later processes (codegen/kernel_index.py): a gradient's module calls
+the kernels its objective's module compiled, an edited program's those of its last run,
+and each gives the bits of the module that compiles them itself; a kernel is lent only
+where its C, compiled the same way, is the same; a stored plan that borrows is used only
+where its kernels are offered; a damaged index lends nothing."""
 
+import shutil
 import textwrap
 
 import numpy as np
@@ -11,7 +14,7 @@ import tracer as tt
 from benchmarks.gradbench.tracer_tool.gmm import log_posterior
 from codegen import shared_kernels
 from codegen.compile import compile_graph
-from tests.processes import run_json
+from tests.processes import run_json, run_with_errors
 
 RNG = np.random.default_rng(7)
 
@@ -301,8 +304,86 @@ def test_a_stored_plan_that_borrows_is_used_only_where_its_kernels_are_offered(t
     assert first["borrowed"] >= 3 and first["passes_ran"]
     again = run_json(PROGRAM, tmp_path, "both")  # the objective's module offers them: the plan runs
     assert again["borrowed"] == first["borrowed"] and not again["passes_ran"]
-    alone = run_json(
-        PROGRAM, tmp_path, "gradient"
-    )  # nothing offers them: lowered again, its own kernels
-    assert alone["borrowed"] == 0 and alone["passes_ran"]
-    assert first["bytes"] == again["bytes"] == alone["bytes"]
+    # the gradient alone: the cache's index names the objective's module, which it loads
+    alone = run_json(PROGRAM, tmp_path, "gradient")
+    assert alone["borrowed"] == first["borrowed"] and not alone["passes_ran"]
+    for entry in tmp_path.iterdir():  # every module gone, the plans and the index kept
+        if entry.is_dir() and not entry.name.startswith("."):
+            shutil.rmtree(entry)
+    rebuilt = run_json(PROGRAM, tmp_path, "gradient")  # nothing offers them: its own kernels
+    assert rebuilt["borrowed"] == 0 and rebuilt["passes_ran"]
+    assert first["bytes"] == again["bytes"] == alone["bytes"] == rebuilt["bytes"]
+
+
+EDITED = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tracer as tt
+    from benchmarks.gradbench.tracer_tool.gmm import log_posterior
+
+    rng = np.random.default_rng(5)
+    d, k, n = 6, 4, 80
+    x, alpha, mu = rng.standard_normal((n, d)), rng.standard_normal(k), rng.standard_normal((k, d))
+    q, lower = rng.standard_normal((k, d)) * 0.1, rng.standard_normal((k, d * (d - 1) // 2)) * 0.1
+    weight = float(sys.argv[1])  # the edit: a penalty on the means, where it is not 0
+    gamma = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0  # a constant: a module argument
+
+    def gradient(x, alpha, mu, q, lower):
+        with tt.GradientTape() as tape:
+            tape.watch([alpha, mu, q, lower])
+            value = log_posterior(x, alpha, mu, q, lower, 0, gamma)
+            if weight:
+                value -= weight * tt.reduce_sum(tt.tanh(mu) ** 2)
+        return tape.gradient(value, [alpha, mu, q, lower])
+
+    arrays = [tt.constant(a) for a in (x, alpha, mu, q, lower)]
+    compiled = tt.function(gradient)
+    grads = compiled(*arrays)
+    concrete = compiled.get_concrete_function(*arrays)
+    interpreted = tt.function(gradient, backend="interpreter")(*arrays)
+    print(json.dumps({
+        "bytes": b"".join(g.numpy().tobytes() for g in grads).hex(),
+        "borrowed": concrete.c_source().count("(borrowed)"),
+        "cached": concrete._executable.meta["cached"],
+        "error": max(float(np.max(np.abs(a.numpy() - b.numpy()) / (1 + np.abs(b.numpy()))))
+                     for a, b in zip(grads, interpreted)),
+    }))
+    """
+)
+
+
+def test_an_edited_program_borrows_the_kernels_its_last_run_cached(tmp_path):
+    cache, fresh = tmp_path / "cache", tmp_path / "fresh"
+    last_run = run_json(EDITED, cache, "0")
+    assert last_run["borrowed"] == 0
+    edited = run_json(EDITED, cache, "0.5")  # a new module, of the last run's kernels
+    assert edited["borrowed"] >= 5
+    own = run_json(EDITED, fresh, "0.5")  # the same program where nothing was cached
+    assert own["borrowed"] == 0
+    assert not edited["cached"] and edited["bytes"] == own["bytes"] != last_run["bytes"]
+    assert edited["error"] < 1e-10
+
+
+def test_a_module_built_before_is_found_again_not_borrowing_more(tmp_path):
+    first = run_json(EDITED, tmp_path, "0", "1.0")
+    # another constant, the same C: the module it built, not one that borrows its kernels
+    again = run_json(EDITED, tmp_path, "0", "2.0")
+    assert again["cached"] and again["borrowed"] == first["borrowed"] == 0
+    assert again["bytes"] != first["bytes"] and again["error"] < 1e-10
+
+
+def test_a_damaged_kernel_index_lends_nothing(tmp_path):
+    run_json(EDITED, tmp_path, "0")
+    index = tmp_path / "kernels.log"
+    (line,) = index.read_text().splitlines()
+    damaged = line[:-1] + ("1" if line[-1] == "0" else "0")  # its digest no longer matches
+    index.write_text(f"{damaged}\nnot a line\n")
+    edited, errors = run_with_errors(EDITED, tmp_path, "0.5")
+    assert edited["borrowed"] == 0 and edited["error"] < 1e-10
+    assert "2 lines of the kernel index" in errors
+    index.unlink()
+    index.mkdir()  # a directory in its place: not read, not written
+    edited, errors = run_with_errors(EDITED, tmp_path, "0.5")
+    assert edited["borrowed"] == 0 and edited["error"] < 1e-10
+    assert "not reading the kernel index" in errors

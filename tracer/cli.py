@@ -442,13 +442,14 @@ def _split_specs(text):
 
 
 def cache_command(options):
-    from codegen import cache, plans
+    from codegen import cache, kernel_index, plans
 
     if options.action == "clear":
         entries, dead = cache.entries(), cache.dead_builds()
         for key, _ in entries:
             shutil.rmtree(os.path.join(cache.cache_root(), key), ignore_errors=True)
         stored = plans.clear()
+        kernel_index.clear()
         cache.remove_dead_builds()
         print(
             f"removed {len(entries)} modules, {stored} stored plans and {len(dead)} "
