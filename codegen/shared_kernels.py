@@ -20,9 +20,10 @@ else a kernel's C names is the same C wherever it has the same name: the prologu
 and the functions a module writes once for its products and solves (`tr_gemm_parts_d`,
 `tr_solve_halves_s`, ...), which depend on their type alone. Both modules compile that text
 as a function of its own, under -ffp-contract=off, so a borrowed kernel gives the bits the
-module's own would (tests/test_shared_kernels.py). A kernel that names another of its
-module's kernels (`k<N>_...`), or returns an error code (the codes are its module's), is
-neither offered nor borrowed. Not in the key: what the rest of the module declares, as the
+module's own would (tests/test_shared_kernels.py). A kernel that returns an error code
+returns the one its C names, which is the one the borrower's plan gives that check (its own
+kernel's C is the same). A kernel that names another of its module's kernels (`k<N>_...`)
+is neither offered nor borrowed. Not in the key: what the rest of the module declares, as the
 `omp declare simd` of a libm function another op's form adds (codegen/forms.py,
 `vector_declaration`); every libm call a lent kernel makes today comes from its own nodes,
 whose forms declare it in every module that holds them.
@@ -53,7 +54,7 @@ import numpy as np
 from codegen import build, kernel_index, templates
 from codegen import units as module_units
 from codegen.version import CODE_VERSION
-from runtime import installed_kernels
+from runtime import installed_kernels, interrupts
 
 OFFERED = "tracer_kernels"  # a module's table of the kernels it lends
 BORROWED = "tracer_borrowed_kernels"  # the table a borrowing module calls through
@@ -75,7 +76,7 @@ def key(name, block, identity):
     compiled under `identity`, or None where it is not lent (see the module's docstring)."""
     code = _COMMENT.sub("", block)
     definition = next((d for d in _DEFINITION.finditer(code) if d[2] == name), None)
-    if definition is None or definition[1] != "void":
+    if definition is None or definition[1] not in ("void", "int"):
         return None
     code = code.replace(name, "KERNEL").strip()
     if _OTHER_KERNEL.search(code):
@@ -123,6 +124,7 @@ def _call_through(name, text, definition, slot):
     return templates.render(
         "borrowed_kernel.c.j2",
         comments=_COMMENT.findall(text[: definition.start()]),
+        result=definition[1],
         name=name,
         parameters=parameters,
         slot=slot,
@@ -200,10 +202,12 @@ def _borrow_from_cache(keys):
 
 
 def _set_up(module):
-    """Whether `module`, loaded for its kernels alone, has what they read: the table of the
-    kernels installed with tracer, where it declares it (as runtime/compiled.py sets it for
-    a module it runs). A lent kernel returns nothing, so it has no loop that calls back
-    the runtime (`tracer_watch`), and calls no borrowed kernel."""
+    """Whether `module`, loaded for its kernels alone, has what they read, as
+    runtime/compiled.py sets it for a module it runs: the function its long loops call
+    back (Ctrl-C), and the table of the kernels installed with tracer, where it declares
+    them. A lent kernel calls no borrowed kernel."""
+    with contextlib.suppress(KeyError):  # no loop of its calls back
+        module.set_watch(interrupts.watch_function(module.ffi))
     address = installed_kernels.address()
     try:
         module.set_table(installed_kernels.VARIABLE, address)

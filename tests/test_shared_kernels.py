@@ -5,10 +5,12 @@ and each gives the bits of the module that compiles them itself; a kernel is len
 where its C, compiled the same way, is the same; a stored plan that borrows is used only
 where its kernels are offered; a damaged index lends nothing."""
 
+import re
 import shutil
 import textwrap
 
 import numpy as np
+import pytest
 
 import tracer as tt
 from benchmarks.gradbench.tracer_tool.gmm import log_posterior
@@ -100,6 +102,45 @@ def test_a_training_step_borrows_its_evaluations_kernels():
     _assert_same_bits(got, _own_kernels(concrete, arrays))
 
 
+def test_a_kernel_that_returns_an_error_code_is_borrowed_with_its_check():
+    """The loss's label check (its kernel returns the code of the error): the step calls the
+    evaluation's kernel, and a label out of range raises the step's own error."""
+    x = tt.constant(RNG.standard_normal((64, 48)).astype(np.float32))
+    labels = RNG.integers(0, 10, 64).astype(np.int32)
+    w1 = tt.Variable(RNG.standard_normal((48, 96)).astype(np.float32) * 0.1)
+    ws = [tt.Variable(RNG.standard_normal((96, 96)).astype(np.float32) * 0.1) for _ in range(3)]
+    w2 = tt.Variable(RNG.standard_normal((96, 10)).astype(np.float32) * 0.1)
+
+    def loss_of(x, labels):
+        hidden = tt.nn.relu(x @ w1)
+        for w in ws:  # a module long enough to keep its kernels as functions of their own
+            hidden = tt.sigmoid(hidden @ w) * tt.tanh(hidden)
+        logits = tt.tanh(hidden @ w2) * 3.0
+        losses = tt.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+        return tt.reduce_mean(losses)
+
+    @tt.function
+    def step(x, labels):
+        with tt.GradientTape() as tape:
+            loss = loss_of(x, labels)
+        return [loss, *tape.gradient(loss, [w1, *ws, w2])]
+
+    tt.function(loss_of)(x, labels)
+    got = step(x, labels)
+    concrete = step.get_concrete_function(x, labels)
+    borrowed = re.findall(
+        r"/\* k\d+_(\w+): the kernel of this C in a module loaded", concrete.c_source()
+    )
+    assert "sparse_softmax_cross_entropy" in borrowed
+    _assert_same_bits(got, _own_kernels(concrete, [x, labels, w1, *ws, w2]))
+    outside = labels.copy()
+    outside[7] = 10
+    with pytest.raises(
+        tt.errors.InvalidArgumentError, match=r"outside the valid range of \[0, 10\)"
+    ):
+        step(x, outside)
+
+
 def test_kernels_of_sizes_known_at_run_time_are_borrowed_with_their_sizes():
     """Rows of any count (TensorSpec(None)): the kernels take the count as a parameter,
     which the borrowed call passes on."""
@@ -181,11 +222,16 @@ def test_a_kernel_is_lent_only_for_the_same_c_compiled_the_same_way():
     other = body.replace("2.0", "3.0")
     assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", other), "gcc -O3") != key
     assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", body), "gcc -O2") != key
-    # a kernel that calls another of its module's, or returns an error code: not lent
+    # a kernel that returns an error code: lent; one that calls another of its module's,
+    # or returns a value of another type: not
+    errs = body + "\n    return 0;"
+    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", errs, "int"), "gcc -O3") not in (
+        None,
+        key,
+    )
     calls = "    k2_exp_8(p0, out);"
     assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", calls), "gcc -O3") is None
-    errs = body + "\n    return 0;"
-    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", errs, "int"), "gcc -O3") is None
+    assert shared_kernels.key("k3_mul_8", _block("k3_mul_8", errs, "double"), "gcc -O3") is None
 
 
 def _sums(axis):
