@@ -419,20 +419,23 @@ def load(source, uses_blas, build_missing=True):
     return _loaded[key]
 
 
-def is_cached(source, uses_blas):
-    """Whether the module of `source` is loaded or has an entry in the cache (not checked:
-    `load` checks it)."""
-    key = cache_key(source, uses_blas)
+def is_cached(key):
+    """Whether the module of the cache key `key` is loaded or has an entry in the cache (not
+    checked: `load` checks it)."""
     return key in _loaded or os.path.isdir(os.path.join(cache.cache_root(), key))
 
 
 def cached(key, uses_blas):
     """The module of the cache's entry `key` (a module that calls the BLAS: `uses_blas`),
     loaded where this process has not loaded it yet, or None where the cache holds no sound
-    one that loads."""
+    one that loads, or another thread is building it (nothing is waited for)."""
+    if key in _loaded:
+        return _loaded[key][0]
     with _key_locks_guard:
         lock = _key_locks.setdefault(key, threading.Lock())
-    with lock:
+    if not lock.acquire(blocking=False):
+        return None
+    try:
         if key not in _loaded:
             found = cache.lookup(key, _library_name(key))
             if found is None:
@@ -441,6 +444,8 @@ def cached(key, uses_blas):
                 _loaded[key] = Library(found[0], uses_blas), dict(found[1], cached=True)
             except LoadError:
                 return None
+    finally:
+        lock.release()
     return _loaded[key][0]
 
 
@@ -755,6 +760,7 @@ class Library:
         # NOTE: RTLD_NODELETE: the handle's dlclose, when Python frees it at exit, must not
         # unmap code that a thread still runs (calls release the GIL)
         flags = os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_NODELETE", 0)
+        self.path = path
         try:
             self._handle = _cffi_backend.load_library(path, flags)
             self._attach_pool()

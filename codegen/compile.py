@@ -1,5 +1,6 @@
 """IR graph -> callable: lower to C, build through the cache, wrap for the runtime."""
 
+import functools
 import time
 
 from codegen import build, conv_kernels, plans, shared_kernels, string_handles
@@ -106,8 +107,8 @@ def _built(graph, name, updates, uses_blas, profiled, strings=None):
         watch=True,
         target=C_MODULE if probes is None else PROFILED_C,
         probes=probes,
-        identity=build.build_identity() if probes is None else None,
-        cached=lambda source: build.is_cached(source, uses_blas),
+        identity=shared_kernels.identity() if probes is None else None,
+        widen=functools.partial(shared_kernels.widened, uses_blas=uses_blas),
     )
     plan.strings = strings
     rendered = time.perf_counter()

@@ -107,6 +107,29 @@ def undefined(path):
     return found
 
 
+def defined_size(path, name):
+    """The size in bytes of the symbol `name` that the shared library at `path` defines (its
+    dynamic symbol's st_size), or None where it defines none of that name."""
+    with open(path, "rb") as handle:
+        read, formats, sections = _sections(handle, path)
+        table = next((s for s in sections if s[1] == SHT_DYNSYM), None)
+        if table is None:
+            return None
+        strings = sections[table[6]]
+        text = read(strings[4], strings[5])
+        size = formats["symbol_size"]
+        symbols = read(table[4], table[5] - table[5] % size)
+    # Elf64_Sym: name, info, other, section index, value, size; Elf32_Sym: name, value,
+    # size, info, other, section index
+    layout = "IBBHQQ" if size == 24 else "IIIBBH"
+    for at in range(size, len(symbols), size):
+        fields = struct.unpack_from(formats["order"] + layout, symbols, at)
+        section, symbol_size = (fields[3], fields[5]) if size == 24 else (fields[5], fields[2])
+        if fields[0] and section != 0 and _string(text, fields[0]) == name:
+            return symbol_size
+    return None
+
+
 def stub(like, soname):
     """The bytes of a shared library named `soname` that defines nothing, for the machine of
     the ELF file whose first 20 bytes are `like` (an object of the module it is linked into).

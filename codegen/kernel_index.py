@@ -11,14 +11,22 @@ calls a kernel of a module loaded earlier in its own process.
 
     $TRACER_CACHE_DIR/kernels.log   a line a module: its cache key, 1 where it calls the
                                     BLAS (else 0), the keys of its table's kernels in order,
-                                    and the SHA-256 of the line before it
+                                    and the SHA-256 of the line before it; or: the cache key
+                                    of a C that borrows from its process's modules alone,
+                                    b, the keys of what the module built for it borrowed
+                                    from the cache's modules too, the SHA-256
+
+A module built for a C that borrowed from the cache's modules (the second kind of line) is
+found again where the same C is lowered: its kernels are borrowed again, where they are
+offered still (`borrowed_for`), not those that modules cached since then offer.
 
 Lines are appended in one write each (processes writing at once lose nothing); a reader
-reads the file again only when another process changed it. Where it grows past MAX_BYTES, the writer
-keeps its newest lines (MAX_BYTES / 2 of them) through a rename. The index only saves
-compiles: a line that does not check (its digest, its fields: a write cut short) is left
-out with one log line, a file that cannot be read lends nothing, and a module gone from
-the cache lends nothing.
+reads the file again only when another process changed it. Where a line would take it past
+MAX_BYTES, the writer writes it again through a rename: its newest lines (MAX_BYTES / 2 of
+them) and the new one. The index only saves compiles: a line that does not check (its
+digest, its fields: a write cut short) is left out with one log line; a file that is not a
+regular one, or is larger than 2 * MAX_BYTES, lends nothing (the next line written keeps
+the newest half of a larger one); a module gone from the cache lends nothing.
 """
 
 import hashlib
@@ -27,19 +35,38 @@ import re
 import stat
 import tempfile
 import threading
+from typing import NamedTuple
 
 from codegen import cache
 
 NAME = "kernels.log"
 MAX_BYTES = 1 << 17  # some fifty modules of 35 kernels
+MAX_LINE = MAX_BYTES // 4  # a module of some 500 kernels
 MAX_LENDERS = 8  # the modules one lowering loads for their kernels
 
-# a module's key, 1 or 0, its kernels' keys, the digest of the rest
-_LINE = re.compile(r"[0-9a-f]{64} [01]( [0-9a-f]{64})+ [0-9a-f]{64}\Z")
+# a key, 1, 0 or b, keys of kernels, the digest of the rest
+_LINE = re.compile(r"[0-9a-f]{64} [01b]( [0-9a-f]{64})+ [0-9a-f]{64}\Z")
 _lock = threading.Lock()
-_index = {}  # path -> (its size and modification time, {module key: (blas, keys)}, {key: module})
+_index = {}  # path -> (its size and modification time, Index)
 _left_out = set()  # module keys whose modules are not in the cache (`leave_out`)
 _reading = True  # whether this process borrows through the index (`read_none`)
+
+
+class Index(NamedTuple):
+    """What the index says: {module key: (uses_blas, its kernels' keys)}, {kernel key: the
+    newest module offering it}, {cache key of a C: the keys its module borrowed}."""
+
+    modules: dict
+    offering: dict
+    borrowings: dict
+
+    def add(self, key, kind, kernels):
+        """Take in a line's `key`, `kind` ("0", "1" or "b") and `kernels`."""
+        if kind == "b":
+            self.borrowings[key] = kernels
+        else:
+            self.modules[key] = (kind == "1", kernels)
+            self.offering.update(dict.fromkeys(kernels, key))
 
 
 def _path():
@@ -49,45 +76,57 @@ def _path():
 def record(module_key, kernels, uses_blas):
     """Append that the cached module `module_key` offers the kernels of the keys `kernels`,
     in its table's order (`uses_blas`: it calls the BLAS)."""
+    if kernels and module_key not in _read(_path()).modules:
+        _append(module_key, "1" if uses_blas else "0", kernels)
+
+
+def record_borrowing(source_key, kernels):
+    """Append that the module built for the C of cache key `source_key` (which borrows from
+    its process's modules alone) borrowed the kernels of the keys `kernels`."""
+    if _read(_path()).borrowings.get(source_key) != kernels:
+        _append(source_key, "b", kernels)
+
+
+def _append(key, kind, kernels):
+    """Append a line; where the index would grow past MAX_BYTES, write it again with its
+    newest lines and this one. A line longer than MAX_LINE is not written."""
     path = _path()
-    if not kernels or module_key in _read(path)[0]:
-        return
-    text = " ".join([module_key, "1" if uses_blas else "0", *kernels])
+    text = " ".join([key, kind, *kernels])
     line = f"{text} {_digest(text)}\n".encode()
+    if len(line) > MAX_LINE:
+        return
     # not through a link, nor blocking on a pipe put in its place
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
     descriptor = os.open(path, flags, 0o600)
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            return
+        if info.st_size + len(line) > MAX_BYTES:
+            _keep_newest(path, descriptor, info.st_size, line)
             return
         os.write(descriptor, line)
         info = os.fstat(descriptor)
     finally:
         os.close(descriptor)
-    if info.st_size > MAX_BYTES:
-        _keep_newest(path)
-        return
-    with _lock:  # what this process knows of the file now: its own line added
-        _, modules, offering = _index.get(path, (None, {}, {}))
-        modules[module_key] = (bool(uses_blas), list(kernels))
-        offering.update(dict.fromkeys(kernels, module_key))
-        _index[path] = ((info.st_size, info.st_mtime_ns), modules, offering)
+    with _lock:  # what this process read of the file, and its own line: where no other
+        known = _index.pop(path, None)  # process wrote since, the file as it is now
+        if known is not None and known[0][0] + len(line) == info.st_size:
+            known[1].add(key, kind, list(kernels))
+            _index[path] = ((info.st_size, info.st_mtime_ns), known[1])
 
 
-def _keep_newest(path):
-    """Rewrite the index with its newest lines, MAX_BYTES / 2 of them at most."""
-    with cache.open_regular(path, 2 * MAX_BYTES) as handle:
-        lines = handle.read().splitlines(keepends=True)
-    kept, size = [], 0
-    for line in reversed(lines):
-        size += len(line)
-        if size > MAX_BYTES // 2:
-            break
-        kept.append(line)
-    descriptor, staging = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+def _keep_newest(path, descriptor, size, line):
+    """Write the index at `path` (open as `descriptor`, of `size` bytes) again, through a
+    rename: its last MAX_BYTES / 2 bytes (the whole lines of them), then `line`."""
+    start = max(size - MAX_BYTES // 2, 0)
+    tail = os.pread(descriptor, size - start, start)
+    if start:  # from the first whole line
+        tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else b""
+    staging_descriptor, staging = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.writelines(reversed(kept))
+        with os.fdopen(staging_descriptor, "wb") as handle:
+            handle.write(tail + line)
         os.replace(staging, path)
     except BaseException:
         cache.remove(staging)
@@ -100,47 +139,50 @@ def lenders(keys):
     wanted = {k for k in keys if k is not None}
     if not wanted or not _reading:
         return []
-    modules, offering = _read(_path())
+    index = _read(_path())
     counts = {}
     for found in wanted:
-        module_key = offering.get(found)
+        module_key = index.offering.get(found)
         if module_key is not None and module_key not in _left_out:
             counts[module_key] = counts.get(module_key, 0) + 1
     chosen = sorted(counts, key=lambda module_key: -counts[module_key])[:MAX_LENDERS]
-    return [(module_key, *modules[module_key]) for module_key in chosen]
+    return [(module_key, *index.modules[module_key]) for module_key in chosen]
+
+
+def borrowed_for(source_key):
+    """The keys of the kernels the module built for the C of cache key `source_key` borrowed
+    (`record_borrowing`), or None."""
+    return _read(_path()).borrowings.get(source_key) if _reading else None
 
 
 def _read(path):
-    """({module key: (uses_blas, kernel keys)}, {kernel key: the newest module offering it})
-    of the index at `path`, read again where it changed."""
+    """The Index of the file at `path`, read again where it changed."""
     try:
         info = os.stat(path)
         stamp = (info.st_size, info.st_mtime_ns)
     except OSError:
-        return {}, {}
+        return Index({}, {}, {})
     known = _index.get(path)
     if known is not None and known[0] == stamp:
-        return known[1:]
+        return known[1]
     try:
         with cache.open_regular(path, 2 * MAX_BYTES) as handle:
             lines = handle.read().decode("ascii").splitlines()
     except (OSError, ValueError) as error:  # a pipe, a link, a larger file, not text
         cache.log.warning("tracer: not reading the kernel index %s (%s)", path, error)
         lines = []
-    modules, offering, unsound = {}, {}, 0
+    index, unsound = Index({}, {}, {}), 0
     for line in lines:
         fields = line.split(" ")
         if not _LINE.match(line) or _digest(line[: -len(fields[-1]) - 1]) != fields[-1]:
             unsound += 1
             continue
-        module_key, blas, kernels = fields[0], fields[1] == "1", fields[2:-1]
-        modules[module_key] = (blas, kernels)
-        offering.update(dict.fromkeys(kernels, module_key))
+        index.add(fields[0], fields[1], fields[2:-1])
     if unsound:
         cache.log.warning("tracer: %d lines of the kernel index %s do not check", unsound, path)
     with _lock:
-        _index[path] = (stamp, modules, offering)
-    return modules, offering
+        _index[path] = (stamp, index)
+    return index
 
 
 def _digest(text):

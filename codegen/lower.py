@@ -111,6 +111,9 @@ class ModulePlan:
         # the keys of the kernels it lends, in the order of its table `tracer_kernels`, where
         # it was lowered in this process (a stored plan's are read from its C)
         self.offered = None
+        # where it borrows from the cache's modules too: the cache key of the C it would have
+        # borrowing from its process's modules alone (codegen/kernel_index.py)
+        self.borrowed_for = None
 
     def error(self, exception, message):
         """The return code that tells the caller to raise `exception(message)`."""
@@ -212,7 +215,7 @@ def lower(
     target=C_MODULE,
     probes=None,
     identity=None,
-    cached=None,
+    widen=None,
 ):
     """The ModulePlan (C source and calling convention) of `graph`, for `target` (the C
     module, or exported C: the forms it gives each op are written).
@@ -235,14 +238,14 @@ def lower(
     Python's signal handlers run: Ctrl-C stops them (runtime/interrupts.py). Exported C,
     which has no Python to call, has no such calls.
 
-    With `identity` (what the module compiles with: `codegen.build.build_identity`), the
+    With `identity` (what the module compiles with: `codegen.shared_kernels.identity`), the
     module offers its kernels in blocks to modules lowered later in the process, and calls
     those that loaded modules offer instead of compiling its own (codegen/shared_kernels.py;
-    `plan.borrowed` lists their keys). With `cached` too (whether the module of a C source
-    is in the compile cache), where that module is not, it also borrows the kernels that
-    cached modules offer (codegen/kernel_index.py): a module built before, which borrowed
-    from the modules loaded then, is found again, and a new one compiles only kernels no
-    module compiled.
+    `plan.borrowed` lists their keys). With `widen` too (`shared_kernels.widened`: the
+    borrowing of its kernels from the cache's modules as well, and the cache key of its C
+    borrowing from the process's alone; None where that C's module is in the cache), it
+    borrows the kernels that cached modules offer (codegen/kernel_index.py): a module
+    built before is found again, and a new one compiles only kernels no module compiled.
     """
     updates = dict(updates or {})
     buffers = plan_buffers(graph, updates, in_place, target)
@@ -346,12 +349,10 @@ def lower(
         return plan
     kernels, plan.borrowed, plan.borrowed_table = shared_kernels.borrowing(own, identity)
     write(kernels)
-    if cached is not None and not cached(plan.source):
-        # not a module built before: it borrows what the cache's modules offer too
-        wider = shared_kernels.borrowing(own, identity, from_cache=True)
-        if wider[1] != plan.borrowed:
-            kernels, plan.borrowed, plan.borrowed_table = wider
-            write(kernels)
+    widened = widen(own, plan.source) if widen is not None else None
+    if widened is not None and widened[0][1] != plan.borrowed:
+        (kernels, plan.borrowed, plan.borrowed_table), plan.borrowed_for = widened
+        write(kernels)
     return plan
 
 

@@ -13,8 +13,8 @@ others.
 
 The same C: the kernel's text without `/* */` comments (which name the graph's nodes and
 the user's lines), its name (and the names made from it) read as one word, compiled by the
-same compiler with the same switches for the same CPU (`codegen.build.build_identity`), by
-the same tracer code (`codegen.version.CODE_VERSION`: in another process, the prologue's
+same compiler with the same switches for the same CPU, linked with the same BLAS
+(`identity`), by the same tracer code (`codegen.version.CODE_VERSION`: in another process, the prologue's
 helpers a kernel calls are those of the code that wrote it). What
 else a kernel's C names is the same C wherever it has the same name: the prologue's helpers,
 and the functions a module writes once for its products and solves (`tr_gemm_parts_d`,
@@ -47,11 +47,12 @@ import contextlib
 import functools
 import hashlib
 import re
+import struct
 import threading
 
 import numpy as np
 
-from codegen import build, kernel_index, templates
+from codegen import build, elf, kernel_index, templates
 from codegen import units as module_units
 from codegen.version import CODE_VERSION
 from runtime import installed_kernels, interrupts
@@ -70,6 +71,12 @@ _offering = set()  # id of each loaded module whose kernels are offered
 _lock = threading.Lock()
 
 
+def identity():
+    """What a lent kernel compiles and links with (`codegen.build.build_identity`), the BLAS
+    included whatever its module calls: a lent product calls the BLAS its module links."""
+    return build.build_identity(uses_blas=True)
+
+
 @functools.lru_cache(maxsize=1024)  # a module's kernels are read when lowered and loaded
 def key(name, block, identity):
     """The key of the kernel `name` whose block of C is `block` (`units.block_text`),
@@ -84,12 +91,13 @@ def key(name, block, identity):
     return hashlib.sha256(f"{identity}\0{CODE_VERSION}\0{code}".encode()).hexdigest()
 
 
-def borrowing(kernels, identity, from_cache=False):
+def borrowing(kernels, identity, from_cache=False, only=None):
     """(`kernels` [(C name, C text)] with each kernel a loaded module offers replaced by a
     call through the borrowed table, the keys of those kernels in the table's order, the
     array of their addresses the table is to point at: None where it borrows none). With
     `from_cache`, the cached modules that offer kernels no loaded module does are loaded
-    first (`_borrow_from_cache`)."""
+    first (`_borrow_from_cache`). With `only` (keys), only the kernels of those keys are
+    borrowed, where every one of them is offered."""
     definitions = [module_units.not_inlined(name, text) for name, text in kernels]
     keys = [
         key(name, module_units.block_text(text, definition), identity)
@@ -98,10 +106,13 @@ def borrowing(kernels, identity, from_cache=False):
         for (name, text), definition in zip(kernels, definitions)
     ]
     if from_cache:
-        _borrow_from_cache(keys)
+        _borrow_from_cache([*keys, *(only or [])])
+    chosen = None
+    if only is not None and all(k in _offered for k in only):
+        chosen = set(only)
     borrowed, addresses, texts, first = [], [], [], None
     for (name, text), definition, found in zip(kernels, definitions, keys):
-        address = _offered.get(found)
+        address = _offered.get(found) if chosen is None or found in chosen else None
         if address is None:
             texts.append((name, text))
             continue
@@ -115,6 +126,19 @@ def borrowing(kernels, identity, from_cache=False):
     declaration = templates.render("borrowed_kernels.c.j2", keys=borrowed)
     texts[first] = (texts[first][0], declaration + texts[first][1])
     return texts, borrowed, _kept_alive(addresses)
+
+
+def widened(kernels, source, uses_blas):
+    """(`borrowing` of `kernels` from the cache's modules too, the cache key of `source`),
+    or None where the module of `source` (their C borrowing from this process's modules
+    alone) is in the cache. Where a module was built before for `source` borrowing from
+    the cache's modules, the kernels it borrowed are borrowed again where they are offered
+    still (`kernel_index.borrowed_for`): the same C, the module found again."""
+    key_of_source = build.cache_key(source, uses_blas)
+    if build.is_cached(key_of_source):
+        return None
+    before = kernel_index.borrowed_for(key_of_source)
+    return borrowing(kernels, identity(), from_cache=True, only=before), key_of_source
 
 
 def _call_through(name, text, definition, slot):
@@ -168,9 +192,13 @@ def offer(module, plan, meta, uses_blas):
     to those of later processes: those its lowering listed, or for a stored plan, those its
     C's table names."""
     keys = plan.offered if plan.offered is not None else _read_offered(plan.source)
+    # an index not written (unwritable, or not a file) costs compiles, nothing more
     if keys and _offer_table(module, keys) and meta.get("key") is not None:
-        with contextlib.suppress(OSError):  # an index not written costs compiles, not more
+        with contextlib.suppress(OSError, ValueError):
             kernel_index.record(meta["key"], keys, uses_blas)
+    if plan.borrowed_for is not None:
+        with contextlib.suppress(OSError, ValueError):
+            kernel_index.record_borrowing(plan.borrowed_for, plan.borrowed)
 
 
 def _offer_table(module, keys):
@@ -197,8 +225,23 @@ def _borrow_from_cache(keys):
         missing = [k for k in keys if k is not None and k not in _offered]
     for module_key, uses_blas, kernels in kernel_index.lenders(missing):
         module = build.cached(module_key, uses_blas)
-        if module is None or not _set_up(module) or not _offer_table(module, kernels):
+        if (
+            module is None
+            or not _holds_table(module, len(kernels))
+            or not _set_up(module)
+            or not _offer_table(module, kernels)
+        ):
             kernel_index.leave_out(module_key)
+
+
+def _holds_table(module, length):
+    """Whether the table of the loaded `module` holds `length` addresses (its symbol's
+    size: an index that says more would have its table read past its end)."""
+    try:
+        size = elf.defined_size(module.path, OFFERED)
+    except (OSError, ValueError, struct.error, IndexError, UnicodeDecodeError):
+        return False
+    return size == length * module.ffi.sizeof("void *")
 
 
 def _set_up(module):
@@ -226,8 +269,8 @@ def _read_offered(source):
     table = _TABLE.search(code)
     if table is None:
         return []
-    blocks, identity = _blocks(code), build.build_identity()
-    keys = [key(name, blocks.get(name, ""), identity) for name in re.findall(_ENTRY, table[1])]
+    blocks, compiled_with = _blocks(code), identity()
+    keys = [key(name, blocks.get(name, ""), compiled_with) for name in re.findall(_ENTRY, table[1])]
     return [] if None in keys else keys
 
 

@@ -5,6 +5,7 @@ and each gives the bits of the module that compiles them itself; a kernel is len
 where its C, compiled the same way, is the same; a stored plan that borrows is used only
 where its kernels are offered; a damaged index lends nothing."""
 
+import hashlib
 import re
 import shutil
 import textwrap
@@ -14,7 +15,7 @@ import pytest
 
 import tracer as tt
 from benchmarks.gradbench.tracer_tool.gmm import log_posterior
-from codegen import shared_kernels
+from codegen import kernel_index, shared_kernels
 from codegen.compile import compile_graph
 from tests.processes import run_json, run_with_errors
 
@@ -417,6 +418,45 @@ def test_a_module_built_before_is_found_again_not_borrowing_more(tmp_path):
     again = run_json(EDITED, tmp_path, "0", "2.0")
     assert again["cached"] and again["borrowed"] == first["borrowed"] == 0
     assert again["bytes"] != first["bytes"] and again["error"] < 1e-10
+
+
+def test_a_module_that_borrowed_from_the_cache_is_found_again(tmp_path):
+    run_json(EDITED, tmp_path, "0", "2.0")  # the lender
+    first = run_json(EDITED, tmp_path, "0.5", "2.0")  # its kernels and the penalty's own
+    # the same C again: the module built for it, though the first one's module offers the
+    # penalty's kernels now
+    again = run_json(EDITED, tmp_path, "0.5", "3.0")
+    assert first["borrowed"] >= 5 and not first["cached"]
+    assert again["cached"] and again["borrowed"] == first["borrowed"]
+    assert again["error"] < 1e-10
+
+
+def _line(fields):
+    text = " ".join(fields)
+    return f"{text} {hashlib.sha256(text.encode()).hexdigest()}\n"
+
+
+def test_an_index_that_names_more_kernels_than_a_table_holds_lends_none_of_them(tmp_path):
+    run_json(EDITED, tmp_path, "0")
+    index = tmp_path / "kernels.log"
+    fields = index.read_text().split()[:-1]
+    index.write_text(_line([*fields, "f" * 64]))  # its digest right, one kernel too many
+    edited = run_json(EDITED, tmp_path, "0.5")
+    assert edited["borrowed"] == 0 and edited["error"] < 1e-10
+
+
+def test_an_index_past_its_size_is_not_read_and_is_cut_to_its_newest_lines(tmp_path):
+    old = _line(["a" * 64, "0", *["b" * 64] * 30])
+    index = tmp_path / "kernels.log"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text(old * (3 * kernel_index.MAX_BYTES // len(old)))
+    last_run, errors = run_with_errors(EDITED, tmp_path, "0")
+    assert "not reading the kernel index" in errors and last_run["error"] < 1e-10
+    lines = index.read_text().splitlines(keepends=True)
+    assert len(index.read_bytes()) <= kernel_index.MAX_BYTES // 2 + len(lines[-1])
+    assert set(lines[:-1]) == {old} and lines[-1] != old  # the newest, and this run's
+    edited = run_json(EDITED, tmp_path, "0.5")  # which lends again
+    assert edited["borrowed"] >= 5
 
 
 def test_a_damaged_kernel_index_lends_nothing(tmp_path):
