@@ -20,13 +20,14 @@ A module built for a C that borrowed from the cache's modules (the second kind o
 found again where the same C is lowered: its kernels are borrowed again, where they are
 offered still (`borrowed_for`), not those that modules cached since then offer.
 
-Lines are appended in one write each (processes writing at once lose nothing); a reader
+Lines are appended in one write each (processes appending at once lose nothing); a reader
 reads the file again only when another process changed it. Where a line would take it past
 MAX_BYTES, the writer writes it again through a rename: its newest lines (MAX_BYTES / 2 of
-them) and the new one. The index only saves compiles: a line that does not check (its
-digest, its fields: a write cut short) is left out with one log line; a file that is not a
-regular one, or is larger than 2 * MAX_BYTES, lends nothing (the next line written keeps
-the newest half of a larger one); a module gone from the cache lends nothing.
+them) and the new one (a line another process appends meanwhile is lost). The index only
+saves compiles: a line that does not check (its digest, its fields: a write cut short) is
+left out with one log line; a file that is not a regular one, or is larger than
+2 * MAX_BYTES, lends nothing (the next line written keeps the newest half of a larger one);
+a module gone from the cache lends nothing.
 """
 
 import hashlib

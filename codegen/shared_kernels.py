@@ -105,11 +105,15 @@ def borrowing(kernels, identity, from_cache=False, only=None):
         else None
         for (name, text), definition in zip(kernels, definitions)
     ]
-    if from_cache:
-        _borrow_from_cache([*keys, *(only or [])])
-    chosen = None
-    if only is not None and all(k in _offered for k in only):
-        chosen = set(only)
+    if only is not None and not set(only) <= set(keys):
+        only = None  # not this module's kernels (another BLAS: other keys)
+    if from_cache and only is not None:  # their lenders first, none crowded out by others
+        _borrow_from_cache(only)
+    if only is not None and not all(k in _offered for k in only):
+        only = None
+    if from_cache and only is None:
+        _borrow_from_cache(keys)
+    chosen = None if only is None else set(only)
     borrowed, addresses, texts, first = [], [], [], None
     for (name, text), definition, found in zip(kernels, definitions, keys):
         address = _offered.get(found) if chosen is None or found in chosen else None
@@ -175,15 +179,34 @@ _KEYS = re.compile(r'^#define TR_BORROWED_KEYS "([0-9a-f ]*)"$', re.M)
 
 def offered(layout, identity):
     """(name, key) of each kernel a module of `layout` (codegen/units.py) offers, in the
-    order of its table: those in blocks that are lent."""
+    order of its table: those in blocks that are lent, but those that call a kernel the
+    module borrows (a product's `tr_gemm_parts_d`), whose table a module loaded from the
+    cache only to lend has not set."""
+    calls_borrowed = _calls_borrowed("\n".join(text for text, _ in layout.kernels))
     found = []
     for text, block in layout.kernels:
         definition = _DEFINITION.search(text) if block is not None else None
-        if definition is not None:
+        if definition is not None and not calls_borrowed(text):
             lent = key(definition[2], text, identity)
             if lent is not None:
                 found.append((definition[2], lent))
     return found
+
+
+# a call through the borrowed table: its function's name (templates/borrowed_kernel.c.j2)
+_BORROWED_CALL = re.compile(
+    rf"TR_INLINE \w+ (\w+)\([^{{]*\{{\s*(?:return )?\(\(\w+ \(\*\)\([^;]*?\)\){BORROWED}\["
+)
+
+
+def _calls_borrowed(code):
+    """Whether a kernel's C calls a function of `code` (a module's) that calls through the
+    borrowed table."""
+    names = _BORROWED_CALL.findall(_COMMENT.sub("", code))
+    if not names:
+        return lambda text: False
+    calls = re.compile(rf"\b(?:{'|'.join(names)})\b")
+    return lambda text: calls.search(_COMMENT.sub("", text)) is not None
 
 
 def offer(module, plan, meta, uses_blas):
@@ -248,7 +271,8 @@ def _set_up(module):
     """Whether `module`, loaded for its kernels alone, has what they read, as
     runtime/compiled.py sets it for a module it runs: the function its long loops call
     back (Ctrl-C), and the table of the kernels installed with tracer, where it declares
-    them. A lent kernel calls no borrowed kernel."""
+    them. A lent kernel calls no borrowed kernel (`offered`), so the module's borrowed
+    table is not needed."""
     with contextlib.suppress(KeyError):  # no loop of its calls back
         module.set_watch(interrupts.watch_function(module.ffi))
     address = installed_kernels.address()
@@ -270,7 +294,11 @@ def _read_offered(source):
     if table is None:
         return []
     blocks, compiled_with = _blocks(code), identity()
-    keys = [key(name, blocks.get(name, ""), compiled_with) for name in re.findall(_ENTRY, table[1])]
+    names = re.findall(_ENTRY, table[1])
+    calls_borrowed = _calls_borrowed(code)
+    if any(calls_borrowed(blocks.get(name, "")) for name in names):
+        return []
+    keys = [key(name, blocks.get(name, ""), compiled_with) for name in names]
     return [] if None in keys else keys
 
 

@@ -431,6 +431,92 @@ def test_a_module_that_borrowed_from_the_cache_is_found_again(tmp_path):
     assert again["error"] < 1e-10
 
 
+PRODUCTS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tracer as tt
+
+    which = sys.argv[1]
+    rng = np.random.default_rng(0)
+    x = tt.constant(rng.standard_normal((64, 64)))
+    w = tt.constant(rng.standard_normal((64, 48 if which == "first" else 40)))
+
+    def f(x, w):
+        h = x @ w
+        for k in range(6):  # long enough that every kernel is a function of its own
+            h = tt.sin(h) * tt.cos(h + float(k)) + tt.tanh(h) * tt.exp(-h * h)
+        if which == "third":
+            h = h * 2.0 + 1.0  # another C, the second one's product
+        return tt.reduce_sum(h)
+
+    compiled = tt.function(f)
+    value = compiled(x, w)
+    source = compiled.get_concrete_function(x, w).c_source()
+    interpreted = tt.function(f, backend="interpreter")(x, w)
+    print(json.dumps({"value": float(value.numpy()), "interpreted": float(interpreted.numpy()),
+                      "borrows_gemm": "tr_gemm_parts_d: the kernel of this C" in source}))
+    """
+)
+
+
+def test_a_kernel_that_calls_a_borrowed_one_is_not_lent(tmp_path):
+    """The second module borrows the first's product helper, which its own product kernel
+    calls through its table: that kernel is not lent (a module loaded from the cache only to
+    lend has no table set), so the third process computes it itself."""
+    run_json(PRODUCTS, tmp_path, "first")
+    second = run_json(PRODUCTS, tmp_path, "second")
+    assert second["borrows_gemm"]
+    third = run_json(PRODUCTS, tmp_path, "third")
+    assert third["value"] == pytest.approx(third["interpreted"], rel=1e-12)
+
+
+LENDERS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tracer as tt
+
+    rng = np.random.default_rng(0)
+    xs = [tt.constant(rng.standard_normal((32, 40 + i))) for i in range(10)]
+
+    def chain(h):
+        for k in range(3):
+            h = tt.sin(h) * tt.cos(h + float(k)) + tt.tanh(h) * tt.exp(-h * h)
+            h = h - tt.reduce_mean(h, axis=1, keepdims=True)
+        return tt.reduce_sum(h)
+
+    if sys.argv[1] == "lenders":  # one module for each of nine shapes
+        for x in xs[:9]:
+            tt.function(chain)(x)
+        print("{}")
+    else:  # the nine chains and one of its own; the constant is an argument of its module
+        scale = tt.constant(np.full((32, 49), float(sys.argv[1])))
+        def f(*xs):
+            return sum(chain(x) for x in xs[:9]) + chain(xs[9] * scale)
+        compiled = tt.function(f)
+        compiled(*xs)
+        concrete = compiled.get_concrete_function(*xs)
+        print(json.dumps({"borrowed": concrete.c_source().count("(borrowed)"),
+                          "cached": concrete._executable.meta["cached"]}))
+    """
+)
+
+
+def test_a_module_that_borrowed_from_more_modules_than_are_loaded_at_once_is_found_again(
+    tmp_path,
+):
+    """Nine lenders, more than a lowering loads: the kernels the module borrowed are
+    borrowed again from their own lenders, not crowded out by the module itself, which
+    offers its own chain's kernels now."""
+    run_json(LENDERS, tmp_path, "lenders")
+    first = run_json(LENDERS, tmp_path, "2.0")
+    again = run_json(LENDERS, tmp_path, "3.0")
+    assert kernel_index.MAX_LENDERS < 9
+    assert not first["cached"] and first["borrowed"] >= 8
+    assert again["cached"] and again["borrowed"] == first["borrowed"]
+
+
 def _line(fields):
     text = " ".join(fields)
     return f"{text} {hashlib.sha256(text.encode()).hexdigest()}\n"
