@@ -23,7 +23,8 @@ as a function of its own, under -ffp-contract=off, so a borrowed kernel gives th
 module's own would (tests/test_shared_kernels.py). A kernel that returns an error code
 returns the one its C names, which is the one the borrower's plan gives that check (its own
 kernel's C is the same). A kernel that names another of its module's kernels (`k<N>_...`)
-is neither offered nor borrowed. Not in the key: what the rest of the module declares, as the
+is neither offered nor borrowed, nor is one that calls a function its module borrows
+offered (`offered`). Not in the key: what the rest of the module declares, as the
 `omp declare simd` of a libm function another op's form adds (codegen/forms.py,
 `vector_declaration`); every libm call a lent kernel makes today comes from its own nodes,
 whose forms declare it in every module that holds them.
