@@ -359,6 +359,7 @@ def rewrite_comments(source, rewrite):
     return _COMMENT_OR_LITERAL.sub(lambda m: m.group(1) or rewrite(m.group(0)), source)
 
 
+@functools.lru_cache(maxsize=16)  # asked by the lowering, then by the build
 def cache_key(source, uses_blas):
     return hashlib.sha256(
         "\0".join([code_of(source), build_identity(uses_blas)]).encode()

@@ -243,7 +243,8 @@ def lower(
     those that loaded modules offer instead of compiling its own (codegen/shared_kernels.py;
     `plan.borrowed` lists their keys). With `widen` too (`shared_kernels.widened`: the
     borrowing of its kernels from the cache's modules as well, and the cache key of its C
-    borrowing from the process's alone; None where that C's module is in the cache), it
+    borrowing from the process's alone; None where that C's module is in the cache, or
+    where it borrows nothing more), it
     borrows the kernels that cached modules offer (codegen/kernel_index.py): a module
     built before is found again, and a new one compiles only kernels no module compiled.
     """
@@ -349,8 +350,8 @@ def lower(
         return plan
     kernels, plan.borrowed, plan.borrowed_table = shared_kernels.borrowing(own, identity)
     write(kernels)
-    widened = widen(own, plan.source) if widen is not None else None
-    if widened is not None and widened[0][1] != plan.borrowed:
+    widened = widen(own, plan.source, plan.borrowed) if widen is not None else None
+    if widened is not None:
         (kernels, plan.borrowed, plan.borrowed_table), plan.borrowed_for = widened
         write(kernels)
     return plan

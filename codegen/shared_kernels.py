@@ -92,13 +92,14 @@ def key(name, block, identity):
     return hashlib.sha256(f"{identity}\0{CODE_VERSION}\0{code}".encode()).hexdigest()
 
 
-def borrowing(kernels, identity, from_cache=False, only=None):
+def borrowing(kernels, identity, from_cache=False, only=None, other_than=None):
     """(`kernels` [(C name, C text)] with each kernel a loaded module offers replaced by a
     call through the borrowed table, the keys of those kernels in the table's order, the
     array of their addresses the table is to point at: None where it borrows none). With
     `from_cache`, the cached modules that offer kernels no loaded module does are loaded
     first (`_borrow_from_cache`). With `only` (keys), only the kernels of those keys are
-    borrowed, where every one of them is offered."""
+    borrowed, where every one of them is offered. None where the keys borrowed would be
+    `other_than`'s."""
     definitions = [module_units.not_inlined(name, text) for name, text in kernels]
     keys = [
         key(name, module_units.block_text(text, definition), identity)
@@ -115,35 +116,39 @@ def borrowing(kernels, identity, from_cache=False, only=None):
     if from_cache and only is None:
         _borrow_from_cache(keys)
     chosen = None if only is None else set(only)
-    borrowed, addresses, texts, first = [], [], [], None
-    for (name, text), definition, found in zip(kernels, definitions, keys):
-        address = _offered.get(found) if chosen is None or found in chosen else None
+    addresses = [_offered.get(k) if chosen is None or k in chosen else None for k in keys]
+    borrowed = [k for k, address in zip(keys, addresses) if address is not None]
+    if borrowed == other_than:
+        return None
+    texts, first, slot = [], None, 0
+    for (name, text), definition, address in zip(kernels, definitions, addresses):
         if address is None:
             texts.append((name, text))
             continue
         first = len(texts) if first is None else first
-        texts.append((name, _call_through(name, text, definition, len(borrowed))))
-        borrowed.append(found)
-        addresses.append(address)
+        texts.append((name, _call_through(name, text, definition, slot)))
+        slot += 1
     if not borrowed:
         return texts, borrowed, None
     # the table's declaration before the first call through it (which is in every unit)
     declaration = templates.render("borrowed_kernels.c.j2", keys=borrowed)
     texts[first] = (texts[first][0], declaration + texts[first][1])
-    return texts, borrowed, _kept_alive(addresses)
+    return texts, borrowed, _kept_alive([a for a in addresses if a is not None])
 
 
-def widened(kernels, source, uses_blas):
+def widened(kernels, source, borrowed, uses_blas):
     """(`borrowing` of `kernels` from the cache's modules too, the cache key of `source`),
     or None where the module of `source` (their C borrowing from this process's modules
-    alone) is in the cache. Where a module was built before for `source` borrowing from
-    the cache's modules, the kernels it borrowed are borrowed again where they are offered
-    still (`kernel_index.borrowed_for`): the same C, the module found again."""
+    alone: the kernels of the keys `borrowed`) is in the cache, or where it would borrow
+    nothing more. Where a module was built before for `source` borrowing from the cache's
+    modules, the kernels it borrowed are borrowed again where they are offered still
+    (`kernel_index.borrowed_for`): the same C, the module found again."""
     key_of_source = build.cache_key(source, uses_blas)
     if build.is_cached(key_of_source):
         return None
     before = kernel_index.borrowed_for(key_of_source)
-    return borrowing(kernels, identity(), from_cache=True, only=before), key_of_source
+    wider = borrowing(kernels, identity(), True, only=before, other_than=borrowed)
+    return None if wider is None else (wider, key_of_source)
 
 
 def _call_through(name, text, definition, slot):
@@ -183,7 +188,7 @@ def offered(layout, identity):
     order of its table: those in blocks that are lent, but those that call a kernel the
     module borrows (a product's `tr_gemm_parts_d`), whose table a module loaded from the
     cache only to lend has not set."""
-    calls_borrowed = _calls_borrowed("\n".join(text for text, _ in layout.kernels))
+    calls_borrowed = _calls_borrowed([text for text, _ in layout.kernels])
     found = []
     for text, block in layout.kernels:
         definition = _DEFINITION.search(text) if block is not None else None
@@ -200,14 +205,21 @@ _BORROWED_CALL = re.compile(
 )
 
 
-def _calls_borrowed(code):
-    """Whether a kernel's C calls a function of `code` (a module's) that calls through the
-    borrowed table."""
-    names = _BORROWED_CALL.findall(_COMMENT.sub("", code))
+def _calls_borrowed(texts):
+    """Whether a kernel's C calls a function of `texts` (a module's C, in parts) that calls
+    through the borrowed table."""
+    code = _COMMENT.sub("", "\n".join(t for t in texts if f"{BORROWED}[" in t))
+    names = _BORROWED_CALL.findall(code)
     if not names:
         return lambda text: False
     calls = re.compile(rf"\b(?:{'|'.join(names)})\b")
-    return lambda text: calls.search(_COMMENT.sub("", text)) is not None
+
+    def calls_one(text):
+        if not any(name in text for name in names):
+            return False
+        return calls.search(_COMMENT.sub("", text)) is not None
+
+    return calls_one
 
 
 def offer(module, plan, meta, uses_blas):
@@ -296,7 +308,7 @@ def _read_offered(source):
         return []
     blocks, compiled_with = _blocks(code), identity()
     names = re.findall(_ENTRY, table[1])
-    calls_borrowed = _calls_borrowed(code)
+    calls_borrowed = _calls_borrowed([code])
     if any(calls_borrowed(blocks.get(name, "")) for name in names):
         return []
     keys = [key(name, blocks.get(name, ""), compiled_with) for name in names]
