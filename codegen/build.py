@@ -346,6 +346,7 @@ _COMMENT_OR_LITERAL = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=16)  # a module's key is asked by its lowering, then its build
 def code_of(source):
     """`source` without its comments: what the compiler compiles. The cache key hashes this,
     so moving the user's code to other lines (which only the comments name) reuses the
@@ -359,7 +360,6 @@ def rewrite_comments(source, rewrite):
     return _COMMENT_OR_LITERAL.sub(lambda m: m.group(1) or rewrite(m.group(0)), source)
 
 
-@functools.lru_cache(maxsize=16)  # asked by the lowering, then by the build
 def cache_key(source, uses_blas):
     return hashlib.sha256(
         "\0".join([code_of(source), build_identity(uses_blas)]).encode()
