@@ -18,6 +18,7 @@ from benchmarks.gradbench.tracer_tool.gmm import log_posterior
 from codegen import kernel_index, shared_kernels
 from codegen.compile import compile_graph
 from tests.processes import run_json, run_with_errors
+from tracer.report.timing import compile_phases
 
 RNG = np.random.default_rng(7)
 
@@ -65,6 +66,8 @@ def test_a_gradient_borrows_its_objectives_kernels_and_gives_the_bits_of_its_own
     borrowed = source.count("(borrowed)")
     assert borrowed >= 5  # the objective's sums, exponentials, product and gather
     assert source.count("tracer_borrowed_kernels[") == borrowed
+    (compiler,) = [p for p in compile_phases(concrete, None, False) if p.name == "cc"]
+    assert compiler.note.startswith(f"{borrowed} kernels borrowed from modules compiled before")
     _assert_same_bits(grads, _own_kernels(concrete, arrays))
     # and the values are the log posterior's: the interpreter's, to rounding
     interpreted = tt.function(_gmm_gradient, backend="interpreter")(*arrays)

@@ -6,7 +6,8 @@ each pass (`Stages.seconds`), and the build of the C module the C compiler's run
 (`meta["compile_seconds"]`, as it was when the module was built: a module found in the
 cache was not compiled by this process). Where the module says how long lowering to C
 and loading took (its `render_seconds` and `load_seconds`), those are shown; else
-what the build took besides the passes and the compiler is shown as one remainder.
+what the build took besides the passes and the compiler is shown as one remainder. The
+compiler's row says how many kernels the module borrowed instead of compiling them.
 """
 
 
@@ -51,7 +52,7 @@ def compile_phases(concrete, build_times, passes_ran_for_report):
         note = "when it was built: this process found the module in the cache"
         phases.append(Phase("cc", cc, note, spent=False))
     else:
-        phases.append(Phase("cc", cc))
+        phases.append(Phase("cc", cc, _borrowed(getattr(concrete._executable, "plan", None))))
     if load is not None:
         phases.append(Phase("load", load))
     elif build_times is not None and not passes_ran_for_report:
@@ -61,6 +62,19 @@ def compile_phases(concrete, build_times, passes_ran_for_report):
             Phase("render and load", max(rest, 0.0), "the build's time besides passes and cc")
         )
     return phases
+
+
+def _borrowed(plan):
+    """What the compiler did not see: the kernels the module borrowed (codegen/shared_kernels.py),
+    or "" where it borrowed none."""
+    count = len(getattr(plan, "borrowed", None) or [])
+    if not count:
+        return ""
+    where = " (some from the cache's)" if plan.borrowed_for is not None else ""
+    return (
+        f"{count} kernels borrowed from modules compiled before{where}, not compiled "
+        "again (docs/first-call.md)"
+    )
 
 
 def total(phases):
