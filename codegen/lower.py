@@ -244,9 +244,9 @@ def lower(
     `plan.borrowed` lists their keys). With `widen` too (`shared_kernels.widened`: the
     borrowing of its kernels from the cache's modules as well, and the cache key of its C
     borrowing from the process's alone; None where that C's module is in the cache, or
-    where it borrows nothing more), it
-    borrows the kernels that cached modules offer (codegen/kernel_index.py): a module
-    built before is found again, and a new one compiles only kernels no module compiled.
+    where it borrows nothing more), it borrows the kernels that cached modules offer
+    (codegen/kernel_index.py): a module built before is found again, and a new one
+    compiles only kernels no module compiled.
     """
     updates = dict(updates or {})
     buffers = plan_buffers(graph, updates, in_place, target)

@@ -14,9 +14,9 @@ others.
 The same C: the kernel's text without `/* */` comments (which name the graph's nodes and
 the user's lines), its name (and the names made from it) read as one word, compiled by the
 same compiler with the same switches for the same CPU, linked with the same BLAS
-(`identity`), by the same tracer code (`codegen.version.CODE_VERSION`: in another process, the prologue's
-helpers a kernel calls are those of the code that wrote it). What
-else a kernel's C names is the same C wherever it has the same name: the prologue's helpers,
+(`identity`), by the same tracer code (`codegen.version.CODE_VERSION`: in another process,
+the prologue's helpers a kernel calls are those of the code that wrote it). What else a
+kernel's C names is the same C wherever it has the same name: the prologue's helpers,
 and the functions a module writes once for its products and solves (`tr_gemm_parts_d`,
 `tr_solve_halves_s`, ...), which depend on their type alone. Both modules compile that text
 as a function of its own, under -ffp-contract=off, so a borrowed kernel gives the bits the
@@ -33,15 +33,15 @@ A module built or loaded also writes the keys of the kernels it offers into the 
 index (codegen/kernel_index.py): a module lowered in a later process whose C is not in the
 cache, where no module it has loaded offers a kernel, loads the cached module that does (a
 program edited and run again: most of its kernels are those of its last run's module).
-Its C without those is tried first (`codegen.lower.lower`'s `cached`), so that a module
-built before, which borrowed what its process offered then, is found again.
+Its C without those is tried first (`codegen.lower.lower`'s `widen`, `widened` here), so
+that a module built before, which borrowed what its process offered then, is found again.
 
 A module that borrows names the keys of what it borrows in its code (`TR_BORROWED_KEYS`),
 so two modules that borrow different kernels under the same names are two modules in the
 cache. A later process that finds its stored plan reads the keys from that code and uses
 the plan only where modules it has loaded, or loads from the cache by its index, offer
-them all; elsewhere it lowers the function again, borrowing what is offered there (or nothing: the module then compiles every kernel,
-and its plan takes the stored one's place).
+them all; elsewhere it lowers the function again, borrowing what is offered there (or
+nothing: the module then compiles every kernel, and its plan takes the stored one's place).
 """
 
 import contextlib
@@ -206,8 +206,8 @@ _BORROWED_CALL = re.compile(
 
 
 def _calls_borrowed(texts):
-    """Whether a kernel's C calls a function of `texts` (a module's C, in parts) that calls
-    through the borrowed table."""
+    """A test of a kernel's C: whether it calls a function of `texts` (a module's C, in
+    parts) that calls through the borrowed table."""
     code = _COMMENT.sub("", "\n".join(t for t in texts if f"{BORROWED}[" in t))
     names = _BORROWED_CALL.findall(code)
     if not names:
@@ -345,7 +345,8 @@ def lend(module, plan):
 
 def table_of(keys):
     """The array of the addresses of the kernels of `keys` (a stored plan's, read from its
-    code), or None where a loaded module does not offer one of them."""
+    code), loading the cached modules that offer them where no loaded one does, or None
+    where no module offers one of them."""
     _borrow_from_cache(keys)
     addresses = [_offered.get(k) for k in keys]
     return None if None in addresses else _kept_alive(addresses)
