@@ -154,6 +154,7 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 }
 
 #define T float
+#define BITS uint32_t /* an unsigned integer of T's size */
 #define NAME(name) name##_f32
 #define SQRT sqrtf
 #define MADD TR_MADDF
@@ -186,6 +187,7 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 #include "blocked_products_undef.h"
 #endif
 #undef T
+#undef BITS
 #undef NAME
 #undef SQRT
 #undef MADD
@@ -195,6 +197,7 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 #undef WEIGHTS_CASE
 
 #define T double
+#define BITS uint64_t
 #define NAME(name) name##_f64
 #define SQRT sqrt
 #define MADD TR_MADD

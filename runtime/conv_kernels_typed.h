@@ -216,10 +216,83 @@ static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_
         for (int64_t c = 0; c < channels; c++) at[c] = -1;
 }
 
+/* Whether the windows are 2 x 2, two apart and tile x (no padding, no dilation): the usual
+ * max pooling, whose kernels below keep each window's four elements in registers. */
+static inline int NAME(pairs_tile)(const int64_t *g)
+{
+    return g[KH] == 2 && g[KW] == 2 && g[SH] == 2 && g[SW] == 2 && g[DH] == 1 && g[DW] == 1 &&
+           g[BH] == 0 && g[BW] == 0 && g[OH] * 2 == g[H] && g[OW] * 2 == g[W];
+}
+
+/* first_max's choice among four elements: whether e takes the place of the largest so far */
+#define TAKES(e, best) ((e) > (best) || ((e) != (e) && (best) == (best)))
+
+/* Row r of 2 x 2 windows that tile x: each window's first largest element (the first NaN) */
+static inline void NAME(pairs_pool_row)(const int64_t *g, const T *restrict x, T *restrict out,
+                                        int64_t r)
+{
+    const int64_t channels = g[C], out_w = g[OW], row = g[W] * channels;
+    for (int64_t ow = 0; ow < out_w; ow++) {
+        const T *a = x + r * 2 * row + ow * 2 * channels;
+        T *to = out + (r * out_w + ow) * channels;
+#pragma omp simd
+        for (int64_t c = 0; c < channels; c++) {
+            const T e1 = a[channels + c], e2 = a[row + c], e3 = a[row + channels + c];
+            T best = a[c];
+            best = TAKES(e1, best) ? e1 : best;
+            best = TAKES(e2, best) ? e2 : best;
+            to[c] = TAKES(e3, best) ? e3 : best;
+        }
+    }
+}
+
+/* Row r of the scatter of 2 x 2 windows that tile x: each window's term where its first
+ * largest element is, 0 at its other three. Chosen by masks of the bits, not by selects:
+ * GCC makes a select of a stored value a masked store behind a branch on the mask, which
+ * data decides (four a window, mispredicted about half the time). */
+static inline void NAME(pairs_scatter_row)(const int64_t *g, const T *restrict x,
+                                           const T *restrict gr, T *restrict out, int64_t r)
+{
+    const int64_t channels = g[C], out_w = g[OW], row = g[W] * channels;
+    for (int64_t ow = 0; ow < out_w; ow++) {
+        const int64_t at = r * 2 * row + ow * 2 * channels;
+        const T *a = x + at, *from = gr + (r * out_w + ow) * channels;
+        T *to = out + at;
+#pragma omp simd
+        for (int64_t c = 0; c < channels; c++) {
+            const T e1 = a[channels + c], e2 = a[row + c], e3 = a[row + channels + c];
+            T best = a[c];
+            const BITS t1 = -(BITS)TAKES(e1, best);
+            best = t1 ? e1 : best;
+            const BITS t2 = -(BITS)TAKES(e2, best);
+            best = t2 ? e2 : best;
+            const BITS t3 = -(BITS)TAKES(e3, best);
+            const T term = (T)0 + from[c]; /* 0 + g: never -0 */
+            const BITS m0 = ~(t1 | t2 | t3), m1 = t1 & ~(t2 | t3), m2 = t2 & ~t3;
+            BITS bits, kept;
+            memcpy(&bits, &term, sizeof bits);
+            kept = bits & m0;
+            memcpy(to + c, &kept, sizeof kept);
+            kept = bits & m1;
+            memcpy(to + channels + c, &kept, sizeof kept);
+            kept = bits & m2;
+            memcpy(to + row + c, &kept, sizeof kept);
+            kept = bits & t3;
+            memcpy(to + row + channels + c, &kept, sizeof kept);
+        }
+    }
+}
+#undef TAKES
+
 static void NAME(window_max_pool)(const int64_t *g, const T *restrict x, T *restrict out)
 {
     const int64_t channels = g[C], out_h = g[OH], out_w = g[OW];
     const int64_t work = g[N] * out_h * out_w * channels * g[KH] * g[KW];
+    if (NAME(pairs_tile)(g)) {
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+        for (int64_t r = 0; r < g[N] * out_h; r++) NAME(pairs_pool_row)(g, x, out, r);
+        return;
+    }
 #pragma omp parallel for if (work >= PARALLEL_MIN)
     for (int64_t r = 0; r < g[N] * out_h; r++) {
         const int64_t b = r / out_h, oh = r % out_h;
@@ -243,7 +316,10 @@ static void NAME(window_max_scatter)(const int64_t *g, const T *restrict x, cons
     const int tiles = bh == 0 && bw == 0 && dh == 1 && dw == 1 && sh == kh && sw == kw &&
                       out_h * sh == height && out_w * sw == width;
     const int disjoint = sh >= (kh - 1) * dh + 1 && sw >= (kw - 1) * dw + 1;
-    if (tiles) { /* each window writes its elements, its largest its term, the others 0 */
+    if (NAME(pairs_tile)(g)) {
+#pragma omp parallel for if (work >= PARALLEL_MIN)
+        for (int64_t r = 0; r < g[N] * out_h; r++) NAME(pairs_scatter_row)(g, x, gr, out, r);
+    } else if (tiles) { /* each window writes its elements, its largest its term, the others 0 */
 #pragma omp parallel for if (work >= PARALLEL_MIN)
         for (int64_t r = 0; r < g[N] * out_h; r++) {
             const int64_t b = r / out_h, oh = r % out_h;

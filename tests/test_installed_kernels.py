@@ -112,6 +112,41 @@ def test_pooling_with_nan_and_infinities_gives_the_templates_bits():
     assert np.isnan(installed[0][0, 0, 0, 0])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_by_two_pooling_takes_each_windows_first_largest(dtype):
+    """2 x 2 windows that tile the image (their own branch-free kernels): ties, NaN, signed
+    zeros and infinities, in the installed kernels, a module's own and eagerly, against
+    numpy's argmax over each window (the first largest, the first NaN)."""
+    image = RNG.standard_normal((2, 6, 8, 19)).astype(dtype)  # 19 channels: a vector's tail
+    image[0, 0, 0, 0] = image[0, 0, 1, 0] = image[0, 1, 1, 0] = 3.0  # a tie: the first
+    image[0, 2, 3, 1], image[0, 3, 2, 1] = np.nan, np.nan  # two NaNs: the first
+    image[1, 0:2, 0:2, 2] = [[-0.0, 0.0], [0.0, -0.0]]  # zeros: the first, -0
+    image[1, 2, 2, 3], image[1, 3, 3, 3] = np.inf, np.inf
+    image[1, 4:6, 4:6, 4] = -np.inf
+    pooled_shape = (2, 3, 4, 19)
+    weights = np.arange(1, 1 + math.prod(pooled_shape), dtype=dtype).reshape(pooled_shape)
+
+    def pool_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            pooled = tt.nn.max_pool2d(x, 2, 2, "VALID")
+            y = tt.reduce_sum(pooled * weights)
+        return pooled, tape.gradient(y, x)
+
+    windows = image.reshape(2, 3, 2, 4, 2, 19).transpose(0, 1, 3, 5, 2, 4).reshape(-1, 4)
+    first = np.argmax(windows, axis=1)  # numpy's argmax: the first NaN, else the first largest
+    want_pooled = windows[np.arange(len(first)), first].reshape(2, 3, 4, 19, 1)[..., 0]
+    spread = np.zeros_like(windows)
+    spread[np.arange(len(first)), first] = weights.reshape(-1)
+    want_gradient = spread.reshape(2, 3, 4, 19, 2, 2).transpose(0, 1, 4, 2, 5, 3)
+    want = [want_pooled, want_gradient.reshape(image.shape)]
+    installed, own = _with_and_without(pool_and_gradient, [image])
+    eager = [r.numpy() for r in pool_and_gradient(tt.constant(image))]
+    for got in (installed, own, eager):
+        _assert_same_bits(got, want)
+    assert np.signbit(installed[0][1, 0, 0, 2]) and installed[1][0, 0, 0, 0] == weights[0, 0, 0, 0]
+
+
 def _source(function, *arrays):
     inputs = [tt.constant(a) for a in arrays]
     compiled = tt.function(function, backend="c")

@@ -329,10 +329,20 @@ def mask_the_relus_maxima(node):
 # --- C -------------------------------------------------------------------------------------
 
 
+# the unsigned integer of a float's size: the pairs' scatter selects its stores by bit masks
+_BITS = {"float32": "uint32_t", "float64": "uint64_t"}
+
+
 def _template(part):
     def context(node, blas):
         image = node.inputs[0] if part != "sum" else node
         attrs = node.attrs
+        tiles = (
+            attrs["before"] == (0, 0)
+            and attrs["dilations"] == (1, 1)
+            and attrs["strides"] == attrs["kernel"]
+            and all(o * s == n for o, s, n in zip(attrs["out"], attrs["strides"], attrs["sizes"]))
+        )
         return dict(
             part=part,
             T=storage(node.dtype),
@@ -357,10 +367,14 @@ def _template(part):
                 )
             ),
             pooling=part == "gather" and node.inputs[0] is node.inputs[1],
-            tiles=attrs["before"] == (0, 0)
-            and attrs["dilations"] == (1, 1)
-            and attrs["strides"] == attrs["kernel"]
-            and all(o * s == n for o, s, n in zip(attrs["out"], attrs["strides"], attrs["sizes"])),
+            tiles=tiles,
+            # 2 x 2 windows that tile a float image: max pooling's usual case, its kernels
+            # branch-free over each window's four elements (runtime/conv_kernels_typed.h too)
+            pairs=tiles
+            and attrs["kernel"] == (2, 2)
+            and node.dtype.name in _BITS
+            and (part == "scatter" or part == "gather" and node.inputs[0] is node.inputs[1]),
+            bits=_BITS.get(node.dtype.name),
         )
 
     return forms.Template("windows.c.j2", context)
