@@ -216,24 +216,26 @@ static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_
         for (int64_t c = 0; c < channels; c++) at[c] = -1;
 }
 
-/* Whether the windows are 2 x 2, two apart and tile x (no padding, no dilation): the usual
- * max pooling, whose kernels below keep each window's four elements in registers. */
-static inline int NAME(pairs_tile)(const int64_t *g)
+/* Whether the windows are 2 x 2, two apart, each inside x (no padding, no dilation): the
+ * usual max pooling (an odd row or column of x is in no window), whose kernels below keep
+ * each window's four elements in registers. */
+static inline int NAME(pairs)(const int64_t *g)
 {
     return g[KH] == 2 && g[KW] == 2 && g[SH] == 2 && g[SW] == 2 && g[DH] == 1 && g[DW] == 1 &&
-           g[BH] == 0 && g[BW] == 0 && g[OH] * 2 == g[H] && g[OW] * 2 == g[W];
+           g[BH] == 0 && g[BW] == 0 && g[OH] > 0 && g[OH] * 2 <= g[H] && g[OW] * 2 <= g[W];
 }
 
 /* first_max's choice among four elements: whether e takes the place of the largest so far */
 #define TAKES(e, best) ((e) > (best) || ((e) != (e) && (best) == (best)))
 
-/* Row r of 2 x 2 windows that tile x: each window's first largest element (the first NaN) */
+/* Row r of 2 x 2 windows two apart: each window's first largest element (the first NaN) */
 static inline void NAME(pairs_pool_row)(const int64_t *g, const T *restrict x, T *restrict out,
                                         int64_t r)
 {
     const int64_t channels = g[C], out_w = g[OW], row = g[W] * channels;
+    const T *top = x + (r / g[OH] * g[H] + r % g[OH] * 2) * row;
     for (int64_t ow = 0; ow < out_w; ow++) {
-        const T *a = x + r * 2 * row + ow * 2 * channels;
+        const T *a = top + ow * 2 * channels;
         T *to = out + (r * out_w + ow) * channels;
 #pragma omp simd
         for (int64_t c = 0; c < channels; c++) {
@@ -246,16 +248,18 @@ static inline void NAME(pairs_pool_row)(const int64_t *g, const T *restrict x, T
     }
 }
 
-/* Row r of the scatter of 2 x 2 windows that tile x: each window's term where its first
- * largest element is, 0 at its other three. Chosen by masks of the bits, not by selects:
- * GCC makes a select of a stored value a masked store behind a branch on the mask, which
- * data decides (four a window, mispredicted about half the time). */
+/* Row r of the scatter of 2 x 2 windows two apart: each window's term where its first
+ * largest element is, 0 at its other three, and 0 in x's odd column and the last window
+ * row's odd row, which no window reads. Chosen by masks of the bits, not by selects: GCC
+ * makes a select of a stored value a masked store behind a branch on the mask, which the
+ * data decide (four a window, mispredicted about half the time). */
 static inline void NAME(pairs_scatter_row)(const int64_t *g, const T *restrict x,
                                            const T *restrict gr, T *restrict out, int64_t r)
 {
     const int64_t channels = g[C], out_w = g[OW], row = g[W] * channels;
+    const int64_t oh = r % g[OH], first = (r / g[OH] * g[H] + oh * 2) * row;
     for (int64_t ow = 0; ow < out_w; ow++) {
-        const int64_t at = r * 2 * row + ow * 2 * channels;
+        const int64_t at = first + ow * 2 * channels;
         const T *a = x + at, *from = gr + (r * out_w + ow) * channels;
         T *to = out + at;
 #pragma omp simd
@@ -281,6 +285,11 @@ static inline void NAME(pairs_scatter_row)(const int64_t *g, const T *restrict x
             memcpy(to + row + channels + c, &kept, sizeof kept);
         }
     }
+    const int64_t covered = out_w * 2 * channels; /* the elements of a row in windows */
+    for (int64_t k = covered; k < row; k++) out[first + k] = out[first + row + k] = 0;
+    if (oh == g[OH] - 1)
+        for (int64_t h = oh * 2 + 2; h < g[H]; h++)
+            for (int64_t k = 0; k < row; k++) out[first + (h - oh * 2) * row + k] = 0;
 }
 #undef TAKES
 
@@ -288,7 +297,7 @@ static void NAME(window_max_pool)(const int64_t *g, const T *restrict x, T *rest
 {
     const int64_t channels = g[C], out_h = g[OH], out_w = g[OW];
     const int64_t work = g[N] * out_h * out_w * channels * g[KH] * g[KW];
-    if (NAME(pairs_tile)(g)) {
+    if (NAME(pairs)(g)) {
 #pragma omp parallel for if (work >= PARALLEL_MIN)
         for (int64_t r = 0; r < g[N] * out_h; r++) NAME(pairs_pool_row)(g, x, out, r);
         return;
@@ -316,7 +325,7 @@ static void NAME(window_max_scatter)(const int64_t *g, const T *restrict x, cons
     const int tiles = bh == 0 && bw == 0 && dh == 1 && dw == 1 && sh == kh && sw == kw &&
                       out_h * sh == height && out_w * sw == width;
     const int disjoint = sh >= (kh - 1) * dh + 1 && sw >= (kw - 1) * dw + 1;
-    if (NAME(pairs_tile)(g)) {
+    if (NAME(pairs)(g)) {
 #pragma omp parallel for if (work >= PARALLEL_MIN)
         for (int64_t r = 0; r < g[N] * out_h; r++) NAME(pairs_scatter_row)(g, x, gr, out, r);
     } else if (tiles) { /* each window writes its elements, its largest its term, the others 0 */

@@ -113,17 +113,21 @@ def test_pooling_with_nan_and_infinities_gives_the_templates_bits():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_two_by_two_pooling_takes_each_windows_first_largest(dtype):
-    """2 x 2 windows that tile the image (their own branch-free kernels): ties, NaN, signed
-    zeros and infinities, in the installed kernels, a module's own and eagerly, against
-    numpy's argmax over each window (the first largest, the first NaN)."""
-    image = RNG.standard_normal((2, 6, 8, 19)).astype(dtype)  # 19 channels: a vector's tail
+@pytest.mark.parametrize("height, width", [(6, 8), (7, 9)])
+def test_two_by_two_pooling_takes_each_windows_first_largest(dtype, height, width):
+    """2 x 2 windows two apart (their own branch-free kernels), tiling the image or leaving
+    its odd row and column out: ties, NaN, signed zeros and infinities, in the installed
+    kernels, a module's own and eagerly, against numpy's argmax over each window (the first
+    largest, the first NaN)."""
+    image = RNG.standard_normal((2, height, width, 19)).astype(dtype)  # 19: a vector's tail
     image[0, 0, 0, 0] = image[0, 0, 1, 0] = image[0, 1, 1, 0] = 3.0  # a tie: the first
     image[0, 2, 3, 1], image[0, 3, 2, 1] = np.nan, np.nan  # two NaNs: the first
     image[1, 0:2, 0:2, 2] = [[-0.0, 0.0], [0.0, -0.0]]  # zeros: the first, -0
     image[1, 2, 2, 3], image[1, 3, 3, 3] = np.inf, np.inf
     image[1, 4:6, 4:6, 4] = -np.inf
-    pooled_shape = (2, 3, 4, 19)
+    image[:, -1, -1, 5] = 1e30  # in no window where the image is odd
+    rows, columns = height // 2, width // 2
+    pooled_shape = (2, rows, columns, 19)
     weights = np.arange(1, 1 + math.prod(pooled_shape), dtype=dtype).reshape(pooled_shape)
 
     def pool_and_gradient(x):
@@ -133,13 +137,18 @@ def test_two_by_two_pooling_takes_each_windows_first_largest(dtype):
             y = tt.reduce_sum(pooled * weights)
         return pooled, tape.gradient(y, x)
 
-    windows = image.reshape(2, 3, 2, 4, 2, 19).transpose(0, 1, 3, 5, 2, 4).reshape(-1, 4)
+    inside = image[:, : rows * 2, : columns * 2]
+    windows = inside.reshape(2, rows, 2, columns, 2, 19).transpose(0, 1, 3, 5, 2, 4)
+    windows = windows.reshape(-1, 4)
     first = np.argmax(windows, axis=1)  # numpy's argmax: the first NaN, else the first largest
-    want_pooled = windows[np.arange(len(first)), first].reshape(2, 3, 4, 19, 1)[..., 0]
+    want_pooled = windows[np.arange(len(first)), first].reshape(pooled_shape)
     spread = np.zeros_like(windows)
     spread[np.arange(len(first)), first] = weights.reshape(-1)
-    want_gradient = spread.reshape(2, 3, 4, 19, 2, 2).transpose(0, 1, 4, 2, 5, 3)
-    want = [want_pooled, want_gradient.reshape(image.shape)]
+    want_gradient = np.zeros_like(image)
+    want_gradient[:, : rows * 2, : columns * 2] = (
+        spread.reshape(2, rows, columns, 19, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(inside.shape)
+    )
+    want = [want_pooled, want_gradient]
     installed, own = _with_and_without(pool_and_gradient, [image])
     eager = [r.numpy() for r in pool_and_gradient(tt.constant(image))]
     for got in (installed, own, eager):

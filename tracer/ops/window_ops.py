@@ -368,10 +368,15 @@ def _template(part):
             ),
             pooling=part == "gather" and node.inputs[0] is node.inputs[1],
             tiles=tiles,
-            # 2 x 2 windows that tile a float image: max pooling's usual case, its kernels
-            # branch-free over each window's four elements (runtime/conv_kernels_typed.h too)
-            pairs=tiles
-            and attrs["kernel"] == (2, 2)
+            # 2 x 2 windows two apart, each inside a float image: max pooling's usual case,
+            # its kernels branch-free over each window's four elements (as
+            # runtime/conv_kernels_typed.h's)
+            pairs=attrs["kernel"] == (2, 2)
+            and attrs["strides"] == (2, 2)
+            and attrs["dilations"] == (1, 1)
+            and attrs["before"] == (0, 0)
+            and attrs["out"][0] > 0
+            and all(o * 2 <= n for o, n in zip(attrs["out"], attrs["sizes"]))
             and node.dtype.name in _BITS
             and (part == "scatter" or part == "gather" and node.inputs[0] is node.inputs[1]),
             bits=_BITS.get(node.dtype.name),
