@@ -181,6 +181,36 @@ static void NAME(patch_weights)(const int64_t *g, const T *restrict x, const T *
 
 /* ---- window_max_gather (max pooling) and window_max_scatter ------------------------ */
 
+/* first_max's choice: whether element e takes the place of the largest so far */
+#define TAKES(e, best) ((e) > (best) || ((e) != (e) && (best) == (best)))
+
+/* window (oh, ow)'s first largest element of each channel (the first NaN), into best[c], and
+ * whether the window reads any element of x (else it is padding alone): first_max without
+ * the offsets, which max pooling's values do not need (each a lane of int64 to select) */
+static inline int NAME(largest)(const int64_t *g, const T *restrict x, int64_t b, int64_t oh,
+                                int64_t ow, T *restrict best)
+{
+    const int64_t height = g[H], width = g[W], channels = g[C];
+    int found = 0;
+    for (int64_t i = 0; i < g[KH]; i++) {
+        const int64_t h = oh * g[SH] + i * g[DH] - g[BH];
+        if (h < 0 || h >= height) continue;
+        for (int64_t j = 0; j < g[KW]; j++) {
+            const int64_t w = ow * g[SW] + j * g[DW] - g[BW];
+            if (w < 0 || w >= width) continue;
+            const T *e = x + ((b * height + h) * width + w) * channels;
+            if (!found) {
+                memcpy(best, e, channels * sizeof(T));
+                found = 1;
+                continue;
+            }
+#pragma omp simd
+            for (int64_t c = 0; c < channels; c++) best[c] = TAKES(e[c], best[c]) ? e[c] : best[c];
+        }
+    }
+    return found;
+}
+
 /* window (oh, ow)'s first largest element of each channel (the first NaN): its offset in x,
  * into at[c], and its value, into best[c]; at[c] = -1 for a window of padding alone */
 static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_t b, int64_t oh,
@@ -206,7 +236,7 @@ static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_
 #pragma omp simd
             for (int64_t c = 0; c < channels; c++) {
                 const T e = x[base + c];
-                const int take = e > best[c] || (e != e && best[c] == best[c]);
+                const int take = TAKES(e, best[c]);
                 best[c] = take ? e : best[c];
                 at[c] = take ? base + c : at[c];
             }
@@ -224,9 +254,6 @@ static inline int NAME(pairs)(const int64_t *g)
     return g[KH] == 2 && g[KW] == 2 && g[SH] == 2 && g[SW] == 2 && g[DH] == 1 && g[DW] == 1 &&
            g[BH] == 0 && g[BW] == 0 && g[OH] > 0 && g[OH] * 2 <= g[H] && g[OW] * 2 <= g[W];
 }
-
-/* first_max's choice among four elements: whether e takes the place of the largest so far */
-#define TAKES(e, best) ((e) > (best) || ((e) != (e) && (best) == (best)))
 
 /* Row r of 2 x 2 windows two apart: each window's first largest element (the first NaN) */
 static inline void NAME(pairs_pool_row)(const int64_t *g, const T *restrict x, T *restrict out,
@@ -305,12 +332,9 @@ static void NAME(window_max_pool)(const int64_t *g, const T *restrict x, T *rest
 #pragma omp parallel for if (work >= PARALLEL_MIN)
     for (int64_t r = 0; r < g[N] * out_h; r++) {
         const int64_t b = r / out_h, oh = r % out_h;
-        int64_t at[MOST_CHANNELS];
-        T best[MOST_CHANNELS];
         for (int64_t ow = 0; ow < out_w; ow++) {
-            NAME(first_max)(g, x, b, oh, ow, at, best);
             T *to = out + (r * out_w + ow) * channels;
-            for (int64_t c = 0; c < channels; c++) to[c] = at[c] < 0 ? (T)0 : best[c];
+            if (!NAME(largest)(g, x, b, oh, ow, to)) memset(to, 0, channels * sizeof(T));
         }
     }
 }

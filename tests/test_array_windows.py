@@ -25,6 +25,7 @@ def _geometry(sizes, kernel, strides, dilations=(1, 1), before=(0, 0), after=(0,
 
 GEOMETRIES = {
     "2x2 pooling": _geometry((28, 28), (2, 2), (2, 2)),
+    "2x2 pooling, an odd row and column left out": _geometry((7, 9), (2, 2), (2, 2)),
     "overlapping 3x3": _geometry((9, 7), (3, 3), (1, 1)),
     "padded, strided": _geometry((9, 7), (3, 2), (2, 1), before=(1, 1), after=(1, 1)),
     "dilated": _geometry((10, 10), (3, 3), (2, 2), dilations=(2, 1), before=(2, 0)),
