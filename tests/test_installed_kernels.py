@@ -113,7 +113,7 @@ def test_pooling_with_nan_and_infinities_gives_the_templates_bits():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("height, width", [(6, 8), (7, 9)])
+@pytest.mark.parametrize("height, width", [(6, 8), (7, 9), (64, 67)])  # the last: threads
 def test_two_by_two_pooling_takes_each_windows_first_largest(dtype, height, width):
     """2 x 2 windows two apart (their own branch-free kernels), tiling the image or leaving
     its odd row and column out: ties, NaN, signed zeros and infinities, in the installed
@@ -129,6 +129,7 @@ def test_two_by_two_pooling_takes_each_windows_first_largest(dtype, height, widt
     rows, columns = height // 2, width // 2
     pooled_shape = (2, rows, columns, 19)
     weights = np.arange(1, 1 + math.prod(pooled_shape), dtype=dtype).reshape(pooled_shape)
+    weights[1, 1, 1, 7] = -0.0  # its term is 0 + -0: +0, as the sums give
 
     def pool_and_gradient(x):
         with tt.GradientTape() as tape:
@@ -143,7 +144,7 @@ def test_two_by_two_pooling_takes_each_windows_first_largest(dtype, height, widt
     first = np.argmax(windows, axis=1)  # numpy's argmax: the first NaN, else the first largest
     want_pooled = windows[np.arange(len(first)), first].reshape(pooled_shape)
     spread = np.zeros_like(windows)
-    spread[np.arange(len(first)), first] = weights.reshape(-1)
+    spread[np.arange(len(first)), first] = 0 + weights.reshape(-1)
     want_gradient = np.zeros_like(image)
     want_gradient[:, : rows * 2, : columns * 2] = (
         spread.reshape(2, rows, columns, 19, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(inside.shape)
