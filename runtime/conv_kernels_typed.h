@@ -184,21 +184,27 @@ static void NAME(patch_weights)(const int64_t *g, const T *restrict x, const T *
 /* first_max's choice: whether element e takes the place of the largest so far */
 #define TAKES(e, best) ((e) > (best) || ((e) != (e) && (best) == (best)))
 
+/* the offset in x of window (oh, ow)'s element at tap (i, j), or -1 where it is padding */
+static inline int64_t NAME(tap)(const int64_t *g, int64_t b, int64_t oh, int64_t ow, int64_t i,
+                                int64_t j)
+{
+    const int64_t h = oh * g[SH] + i * g[DH] - g[BH], w = ow * g[SW] + j * g[DW] - g[BW];
+    return h < 0 || h >= g[H] || w < 0 || w >= g[W] ? -1 : ((b * g[H] + h) * g[W] + w) * g[C];
+}
+
 /* window (oh, ow)'s first largest element of each channel (the first NaN), into best[c], and
  * whether the window reads any element of x (else it is padding alone): first_max without
  * the offsets, which max pooling's values do not need (each a lane of int64 to select) */
 static inline int NAME(largest)(const int64_t *g, const T *restrict x, int64_t b, int64_t oh,
                                 int64_t ow, T *restrict best)
 {
-    const int64_t height = g[H], width = g[W], channels = g[C];
+    const int64_t channels = g[C];
     int found = 0;
-    for (int64_t i = 0; i < g[KH]; i++) {
-        const int64_t h = oh * g[SH] + i * g[DH] - g[BH];
-        if (h < 0 || h >= height) continue;
+    for (int64_t i = 0; i < g[KH]; i++)
         for (int64_t j = 0; j < g[KW]; j++) {
-            const int64_t w = ow * g[SW] + j * g[DW] - g[BW];
-            if (w < 0 || w >= width) continue;
-            const T *e = x + ((b * height + h) * width + w) * channels;
+            const int64_t base = NAME(tap)(g, b, oh, ow, i, j);
+            if (base < 0) continue;
+            const T *e = x + base;
             if (!found) {
                 memcpy(best, e, channels * sizeof(T));
                 found = 1;
@@ -207,7 +213,6 @@ static inline int NAME(largest)(const int64_t *g, const T *restrict x, int64_t b
 #pragma omp simd
             for (int64_t c = 0; c < channels; c++) best[c] = TAKES(e[c], best[c]) ? e[c] : best[c];
         }
-    }
     return found;
 }
 
@@ -216,15 +221,12 @@ static inline int NAME(largest)(const int64_t *g, const T *restrict x, int64_t b
 static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_t b, int64_t oh,
                                    int64_t ow, int64_t *restrict at, T *restrict best)
 {
-    const int64_t height = g[H], width = g[W], channels = g[C];
+    const int64_t channels = g[C];
     int found = 0;
-    for (int64_t i = 0; i < g[KH]; i++) {
-        const int64_t h = oh * g[SH] + i * g[DH] - g[BH];
-        if (h < 0 || h >= height) continue;
+    for (int64_t i = 0; i < g[KH]; i++)
         for (int64_t j = 0; j < g[KW]; j++) {
-            const int64_t w = ow * g[SW] + j * g[DW] - g[BW];
-            if (w < 0 || w >= width) continue;
-            const int64_t base = ((b * height + h) * width + w) * channels;
+            const int64_t base = NAME(tap)(g, b, oh, ow, i, j);
+            if (base < 0) continue;
             if (!found) {
                 for (int64_t c = 0; c < channels; c++) {
                     best[c] = x[base + c];
@@ -241,7 +243,6 @@ static inline void NAME(first_max)(const int64_t *g, const T *restrict x, int64_
                 at[c] = take ? base + c : at[c];
             }
         }
-    }
     if (!found)
         for (int64_t c = 0; c < channels; c++) at[c] = -1;
 }
