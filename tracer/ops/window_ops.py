@@ -337,12 +337,6 @@ def _template(part):
     def context(node, blas):
         image = node.inputs[0] if part != "sum" else node
         attrs = node.attrs
-        tiles = (
-            attrs["before"] == (0, 0)
-            and attrs["dilations"] == (1, 1)
-            and attrs["strides"] == attrs["kernel"]
-            and all(o * s == n for o, s, n in zip(attrs["out"], attrs["strides"], attrs["sizes"]))
-        )
         return dict(
             part=part,
             T=storage(node.dtype),
@@ -367,7 +361,10 @@ def _template(part):
                 )
             ),
             pooling=part == "gather" and node.inputs[0] is node.inputs[1],
-            tiles=tiles,
+            tiles=attrs["before"] == (0, 0)
+            and attrs["dilations"] == (1, 1)
+            and attrs["strides"] == attrs["kernel"]
+            and all(o * s == n for o, s, n in zip(attrs["out"], attrs["strides"], attrs["sizes"])),
             # 2 x 2 windows two apart, each inside a float image: max pooling's usual case,
             # its kernels branch-free over each window's four elements (as
             # runtime/conv_kernels_typed.h's)
