@@ -386,34 +386,22 @@ static void NAME(window_max_scatter)(const int64_t *g, const T *restrict x, cons
                     if (at[c] >= 0) out[at[c]] = (T)((T)0 + from[c]); /* 0 + g: never -0 */
             }
         }
-    } else { /* overlapping windows: each element gathers its terms from the windows reading it */
+    } else { /* overlapping windows: an image's windows, from the last, add their terms to
+              * their largest elements: each element's terms in the order of its taps, as
+              * the numpy kernel adds them; one thread an image writes it alone */
 #pragma omp parallel for if (work >= PARALLEL_MIN)
-        for (int64_t r = 0; r < g[N] * height; r++) {
-            const int64_t b = r / height, h = r % height;
+        for (int64_t b = 0; b < g[N]; b++) {
             int64_t at[MOST_CHANNELS];
             T best[MOST_CHANNELS];
-            for (int64_t w = 0; w < width; w++) {
-                const int64_t self = (r * width + w) * channels;
-                T *to = out + self;
-                for (int64_t c = 0; c < channels; c++) to[c] = 0;
-                for (int64_t i = 0; i < kh; i++) {
-                    const int64_t th = h + bh - i * dh;
-                    if (th < 0 || th % sh) continue;
-                    const int64_t oh = th / sh;
-                    if (oh >= out_h) continue;
-                    for (int64_t j = 0; j < kw; j++) {
-                        const int64_t tw = w + bw - j * dw;
-                        if (tw < 0 || tw % sw) continue;
-                        const int64_t ow = tw / sw;
-                        if (ow >= out_w) continue;
-                        NAME(first_max)(g, x, b, oh, ow, at, best);
-                        const T *from = gr + ((b * out_h + oh) * out_w + ow) * channels;
-                        /* adding 0 where another element is selected: exact (never -0) */
-                        for (int64_t c = 0; c < channels; c++)
-                            to[c] = (T)(to[c] + (at[c] == self + c ? from[c] : (T)0));
-                    }
+            T *image = out + b * height * width * channels;
+            for (int64_t k = 0; k < height * width * channels; k++) image[k] = 0;
+            for (int64_t oh = out_h - 1; oh >= 0; oh--)
+                for (int64_t ow = out_w - 1; ow >= 0; ow--) {
+                    NAME(first_max)(g, x, b, oh, ow, at, best);
+                    const T *from = gr + ((b * out_h + oh) * out_w + ow) * channels;
+                    for (int64_t c = 0; c < channels; c++)
+                        if (at[c] >= 0) out[at[c]] = (T)(out[at[c]] + from[c]);
                 }
-            }
         }
     }
 }

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import conv_kernels
+from codegen import array_windows, conv_kernels
 from codegen.compile import compile_graph
 from runtime import installed_kernels
 from tracer.executables import Tiered
+from tracer.ops import window_ops
 
 pytestmark = pytest.mark.skipif(
     not conv_kernels.available(), reason="the installed kernels were not built here"
@@ -110,6 +111,30 @@ def test_pooling_with_nan_and_infinities_gives_the_templates_bits():
     installed, own = _with_and_without(pool_and_gradient, [image])
     _assert_same_bits(installed, own)
     assert np.isnan(installed[0][0, 0, 0, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_overlapping_pooling_windows_add_terms_in_the_numpy_kernels_order(dtype, monkeypatch):
+    """An element that is the largest of four 3 x 3 windows two apart gets four terms, which
+    the installed kernels and a module's own add in the numpy kernel's order (the taps'
+    row-major order: the windows that read it from the last), so both give its bits."""
+    image = RNG.standard_normal((2, 9, 9, 5)).astype(dtype)
+    for row, column in [(2, 2), (2, 6), (6, 2), (6, 6)]:  # each read by four windows
+        image[:, row, column, :] = 10.0 + row + column
+    weights = RNG.standard_normal((2, 4, 4, 5)).astype(dtype)
+
+    def pool_gradient(x, w):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.nn.max_pool2d(x, 3, 2, "VALID") * w)
+        return [tape.gradient(y, x)]
+
+    installed, own = _with_and_without(pool_gradient, [image, weights])
+    monkeypatch.setattr(array_windows, "scatter", lambda *arguments: None)
+    attrs = window_ops.window_attrs((9, 9), (4, 4), (3, 3), (2, 2), (1, 1), (0, 0))
+    numpy_kernel = window_ops._scatter_kernel(image, weights, **attrs)
+    _assert_same_bits(installed, [numpy_kernel])
+    _assert_same_bits(own, [numpy_kernel])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
