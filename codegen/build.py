@@ -11,7 +11,11 @@ sqrt compile to one instruction, and -fwrapv gives integers numpy's wrap-around.
 -ffp-contract=off rounds every product as written, as numpy does: GNU C would otherwise fuse
 a * b + c into one multiply-add where it chooses, so that an expression computed in two
 kernels (a reduction's and its gradient's, which compares x with max(x)) could differ in its
-last bit.
+last bit. -fno-trapping-math lets GCC compute what a select leaves out (no program reads the
+floating-point exception flags a module would raise): with trapping maths it keeps a loop
+scalar, behind a branch per element, where a float select is widened to double in only one
+of its arms (a relu's gradient summed into a bias's double accumulators); the values are the
+same either way (tests/test_selects_in_sums.py).
 """
 
 import concurrent.futures
@@ -49,6 +53,7 @@ FLAGS = [
     "-std=gnu11",
     "-fwrapv",
     "-fno-math-errno",
+    "-fno-trapping-math",
     "-ffp-contract=off",
     # the C library's names are declared by the module (codegen/libc.py): one used but not
     # declared, or declared otherwise than the compiler knows it, stops the build
