@@ -539,6 +539,46 @@ def test_depthwise_conv2d_convolves_each_channel_with_its_own_filters():
         tt.nn.depthwise_conv2d(tt.constant(x), tt.constant(f[0]), 1, "VALID")
 
 
+@pytest.mark.parametrize("multiplier", [1, 2])
+@pytest.mark.parametrize(
+    "strides, padding, dilations", [(1, "SAME", 1), (2, "VALID", 1), (1, "SAME", 2)]
+)
+def test_depthwise_conv2d_and_its_gradients_are_a_block_diagonal_conv2ds(
+    multiplier, strides, padding, dilations
+):
+    """A depthwise convolution is the full one whose filters join input channel c to output
+    channels c * M + m alone: values, and gradients of the input and the filters, eager and
+    compiled."""
+    rng = np.random.default_rng(12)
+    x, f = rng.standard_normal((2, 9, 8, 3)), rng.standard_normal((3, 3, 3, multiplier))
+    g = None
+
+    def depthwise(x, f):
+        with tt.GradientTape() as tape:
+            tape.watch([x, f])
+            y = tt.nn.depthwise_conv2d(x, f, [1, strides, strides, 1], padding, dilations=dilations)
+            loss = tt.reduce_sum(y * g)
+        return [y, *tape.gradient(loss, [x, f])]
+
+    full = np.zeros((3, 3, 3, 3 * multiplier))
+    for c in range(3):
+        full[:, :, c, c * multiplier : (c + 1) * multiplier] = f[:, :, c]
+    x_, full_ = tt.constant(x), tt.constant(full)
+    with tt.GradientTape() as tape:
+        tape.watch([x_, full_])
+        y = tt.nn.conv2d(x_, full_, strides, padding, dilations=dilations)
+        g = tt.constant(rng.standard_normal(y.shape))
+        loss = tt.reduce_sum(y * g)
+    want_x, want_full = (t.numpy() for t in tape.gradient(loss, [x_, full_]))
+    want_f = np.stack(
+        [want_full[:, :, c, c * multiplier : (c + 1) * multiplier] for c in range(3)], 2
+    )
+    for run in (depthwise, tt.function(depthwise)):
+        got = [t.numpy() for t in run(tt.constant(x), tt.constant(f))]
+        for a, b in zip(got, [y.numpy(), want_x, want_f], strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
 def reference_patches(x, sizes, strides, rates, padding):
     """Each window's elements, rows then columns then channels (0 in the padding)."""
     rows_of, cols_of = windows(x, sizes, strides, rates, padding)

@@ -254,10 +254,22 @@ def _convolve(function, input, filters, strides, padding, data_format, dilations
     else:
         patches = _patches(_image(x), attrs)
         rows, taps = dims.size(out_shape[:-1]), dims.size(kernel)
-        result = _grouped_product(patches, f, rows, taps, groups)
+        if group_channels == 1 and out_channels == channels:
+            result = _depthwise_product(patches, f, rows, taps, channels)
+        else:
+            result = _grouped_product(patches, f, rows, taps, groups)
     if tuple(result.shape) != out_shape:
         result = array_ops.reshape(result, out_shape)
     return _channels_first_again(result, layout)
+
+
+def _depthwise_product(patches, f, rows, taps, channels):
+    """A depthwise convolution (one input channel a group, one filter each, as MobileNet's):
+    each channel's taps times its filter, summed over the taps, channels innermost, which
+    fuses into loop nests along the channels. A batched matmul over the channels would move
+    the patches channel-major and multiply them by a column of KH * KW taps."""
+    columns = array_ops.reshape(patches, (rows, taps, channels))
+    return reduce_sum(columns * array_ops.reshape(f, (taps, channels)), axis=1)
 
 
 def _grouped_product(patches, f, rows, taps, groups):
