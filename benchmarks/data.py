@@ -22,6 +22,12 @@ B18w the same with the loop over time steps a loop in the compiled program (tt.r
 B19 CNN step: conv 3x3 32 (SAME, relu) -> max pool 2x2 -> conv 3x3 64 (SAME, relu) -> max pool
    2x2 -> flatten -> dense 10, softmax cross-entropy with integer labels, batch 64 of 28x28x1
    float32 NHWC images; the loss and the gradients of all 6 parameters, compiled.
+B33 a MobileNet-style block's step, as a held-out program first showed tracer slow on two of
+   its parts (a depthwise convolution, 3 x 3 max pooling two apart): conv 3x3 32 (SAME, relu)
+   -> depthwise 3x3 (SAME, relu) -> pointwise 1x1 32 (relu) -> max pool 3x3 stride 2 SAME
+   (windows that overlap) -> the mean over the image -> dense 10, softmax cross-entropy with
+   integer labels, batch 32 of 32x32x3 float32 NHWC images; the loss and the gradients of all
+   8 parameters, compiled.
 B20 GP marginal likelihood: the negative log marginal likelihood of a GP with an RBF kernel on
    512 1-D points (float64), K = s2 exp(-(xi-xj)^2 / (2 l^2)) + n2 I, through a Cholesky
    factor and cholesky_solve, and its gradient w.r.t. (log l, log s2, log n2).
@@ -76,6 +82,7 @@ FULL = {
     "B30": (32, 20, 64, 10),
     "B31": (10000, 1000, 16),
     "B32": (100000, 10),
+    "B33": (32, 32, 32, 10),  # batch, image side, channels, classes
 }
 QUICK = {
     "B1": 20,
@@ -101,10 +108,11 @@ QUICK = {
     "B30": (4, 6, 5, 3),
     "B31": (40, 12, 3),
     "B32": (8, 3),
+    "B33": (4, 8, 4, 3),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31", "B32",
+    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31", "B32", "B33",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -113,6 +121,8 @@ BLOCK_PARAMS = (
     "ln2_gamma", "ln2_beta", "w_1", "b_1", "w_2", "b_2",
 )  # fmt: skip
 LAYER_NORM_EPSILON = 1e-5
+# B33's parameters, in the order every system takes and returns them
+MOBILE_PARAMS = ("w1", "b1", "dw", "b2", "pw", "b3", "wd", "bd")
 # how closely each system must agree with the numpy reference before it is timed
 TOLERANCE = {
     "B1": 1e-4,
@@ -138,6 +148,7 @@ TOLERANCE = {
     "B30": 1e-5,
     "B31": 1e-9,
     "B32": 1e-9,
+    "B33": 2e-3,
 }
 
 
@@ -208,6 +219,22 @@ def make(workload, quick):
             "b2": np.full(c2, 0.01, np.float32),
             "w3": (rng.standard_normal((flat, classes)) / np.sqrt(flat)).astype(np.float32),
             "b3": np.zeros(classes, np.float32),
+        }
+    if workload == "B33":
+        batch, side, channels, classes = size
+        return {
+            "x": rng.standard_normal((batch, side, side, 3)).astype(np.float32),
+            "y": rng.integers(0, classes, batch).astype(np.int32),
+            "w1": (rng.standard_normal((3, 3, 3, channels)) / np.sqrt(27)).astype(np.float32),
+            "b1": np.full(channels, 0.01, np.float32),
+            "dw": (rng.standard_normal((3, 3, channels, 1)) / 3).astype(np.float32),
+            "b2": np.full(channels, 0.01, np.float32),
+            "pw": (rng.standard_normal((1, 1, channels, channels)) / np.sqrt(channels)).astype(
+                np.float32
+            ),
+            "b3": np.full(channels, 0.01, np.float32),
+            "wd": (rng.standard_normal((channels, classes)) / np.sqrt(channels)).astype(np.float32),
+            "bd": np.zeros(classes, np.float32),
         }
     if workload == "B20":
         x = np.sort(rng.uniform(-3.0, 3.0, size))

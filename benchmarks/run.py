@@ -63,6 +63,8 @@ TITLES = {
     "B31": "B31 k-means cost (GradBench's kmeans): 10,000 points, 1,000 centroids, 16 coordinates",
     "B32": "B32 GradBench's ode: 10 Runge-Kutta steps of 100,000 float64, y and the last one's "
     "gradient",
+    "B33": "B33 MobileNet-style step: conv 3x3, depthwise 3x3, pointwise, max pool 3x3/2 SAME, "
+    "mean, dense 10, batch 32 of 32x32x3",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", "tracer-profiled", *PEERS)
 # tracer-profiled: tracer-compiled with a tt.profiler profile on, for the workloads whose
@@ -71,7 +73,7 @@ PROFILED = ("B2", "B3", "B9")
 # the first call includes tracing and compiling (tracer's cache is empty: each worker gets a
 # fresh one), reported too
 SHOWS_FIRST_CALL = (
-    "B10", "B18", "B18w", "B19", "B20", "B24", "B24L", "B28", "B29", "B31", "B32",
+    "B10", "B18", "B18w", "B19", "B20", "B24", "B24L", "B28", "B29", "B31", "B32", "B33",
 )  # fmt: skip
 # ... and the first call of a second process, where the system keeps what it compiled on disk
 # (tracer's cache; torch.compile's C++ of its kernels): the workloads whose compile is long
@@ -225,7 +227,7 @@ def main(argv=None):
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
         "--only",
-        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20,B24,B24L,B28,B29,B30,B31,B32; "
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20,B24,B24L,B28,B29,B30,B31,B32,B33; "
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
         "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
         "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch; "

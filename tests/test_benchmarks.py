@@ -61,6 +61,7 @@ def _first_call_checks(result, results):
         ("B18w", ("tracer-compiled",)),
         ("B19", ("tracer-eager", "tracer-compiled")),
         ("B20", ("tracer-eager", "tracer-compiled")),
+        ("B33", ("tracer-eager", "tracer-compiled")),
     ):
         _check_first_call(results, workload, systems)
 
@@ -163,7 +164,7 @@ def _gmm_first_call_checks(result, results):
 # workload `run.py` runs by default.
 PARTS = {
     "B1-B11": ("B1,B2,B3,B4,B4b,B5,B7,B6,B8,B11", _timed_checks),
-    "B9-B20": ("B9,B9b,B9u,B10,B12,B18,B18w,B19,B20", _first_call_checks),
+    "B9-B20, B33": ("B9,B9b,B9u,B10,B12,B18,B18w,B19,B20,B33", _first_call_checks),
     "B24-B32": ("B24,B24L,B28,B29,B30,B31,B32", _transformer_and_text_checks),
     "exported C": ("B13", _export_checks),
     "B16-B17": ("B16,B17,B23", _gradient_checks),

@@ -6,7 +6,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON, MOBILE_PARAMS
 
 
 def mlp(d):
@@ -206,6 +206,44 @@ def cnn(d):
     return run
 
 
+def mobile_block(d):
+    """B33: lax.conv_general_dilated (the depthwise one with a feature group a channel) and
+    lax.reduce_window (NHWC), value_and_grad, jitted."""
+    x, y = jnp.asarray(d["x"]), jnp.asarray(d["y"])
+    params = [jnp.asarray(d[k]) for k in MOBILE_PARAMS]
+    numbers = ("NHWC", "HWIO", "NHWC")
+    channels = d["dw"].shape[2]
+
+    def loss(params, x, y):
+        w1, b1, dw, b2, pw, b3, wd, bd = params
+        h = jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=numbers)
+        h = jax.nn.relu(h + b1)
+        h = jax.lax.conv_general_dilated(
+            h,
+            dw.reshape(3, 3, 1, channels),
+            (1, 1),
+            "SAME",
+            dimension_numbers=numbers,
+            feature_group_count=channels,
+        )
+        h = jax.nn.relu(h + b2)
+        h = jax.lax.conv_general_dilated(h, pw, (1, 1), "SAME", dimension_numbers=numbers)
+        h = jax.nn.relu(h + b3)
+        h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        logits = jnp.mean(h, axis=(1, 2)) @ wd + bd
+        return jnp.mean(
+            jax.nn.logsumexp(logits, axis=1) - jnp.take_along_axis(logits, y[:, None], axis=1)[:, 0]
+        )
+
+    step = jax.jit(jax.value_and_grad(loss))
+
+    def run():
+        value, grads = step(params, x, y)
+        return [value, *grads]
+
+    return run
+
+
 def kmeans_cost(d):
     """B31: the k-means cost, jitted, in float64."""
     jax.config.update("jax_enable_x64", True)
@@ -331,6 +369,7 @@ BUILDERS = {
         "B18": lstm(looped=False),
         "B18w": lstm(looped=True),
         "B19": cnn,
+        "B33": mobile_block,
         "B20": gp,
         "B31": kmeans_cost,
         "B32": ode,

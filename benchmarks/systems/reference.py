@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON, MOBILE_PARAMS
 
 
 def chain(d):
@@ -308,6 +308,94 @@ def cnn(d):
     return run
 
 
+def _depthwise_same(x, w):
+    """A 3x3 SAME depthwise convolution (filters (3, 3, C, 1)) as the sum of the 9 shifted
+    copies of x times their taps; the padded x is returned too, for the backward pass."""
+    h, wd = x.shape[1:3]
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    out = sum(padded[:, i : i + h, j : j + wd] * w[i, j, :, 0] for i in range(3) for j in range(3))
+    return out, padded
+
+
+def _depthwise_same_grads(g, w, padded):
+    h, wd = g.shape[1:3]
+    d_w = np.zeros_like(w)
+    d_padded = np.zeros_like(padded)
+    for i in range(3):
+        for j in range(3):
+            d_w[i, j, :, 0] = np.sum(padded[:, i : i + h, j : j + wd] * g, axis=(0, 1, 2))
+            d_padded[:, i : i + h, j : j + wd] += g * w[i, j, :, 0]
+    return d_padded[:, 1:-1, 1:-1], d_w
+
+
+def _pool_3x3_2_same(x):
+    """3x3 max pooling two apart, SAME on an even side (one row and column of -inf after the
+    image), and each window's first largest tap."""
+    n, h, wd, c = x.shape
+    padded = np.pad(x, ((0, 0), (0, 1), (0, 1), (0, 0)), constant_values=-np.inf)
+    taps = np.stack(
+        [padded[:, i : i + h - 1 : 2, j : j + wd - 1 : 2] for i in range(3) for j in range(3)]
+    )
+    first = np.argmax(taps, axis=0)
+    return np.take_along_axis(taps, first[None], axis=0)[0], first
+
+
+def _pool_3x3_2_same_grad(g, first, shape):
+    n, h, wd, c = shape
+    padded = np.zeros((n, h + 1, wd + 1, c), g.dtype)
+    for k in range(9):
+        i, j = divmod(k, 3)
+        padded[:, i : i + h - 1 : 2, j : j + wd - 1 : 2] += np.where(first == k, g, 0)
+    return padded[:, :h, :wd]
+
+
+def mobile_block(d):
+    """B33: the block forward, then back through it by hand (ties in the pooling's windows are
+    relu's zeros, whose gradient is zero anyway)."""
+    x, y = d["x"], d["y"]
+    w1, b1, dw, b2, pw, b3, wd, bd = (d[k] for k in MOBILE_PARAMS)
+    batch, rows = x.shape[0], np.arange(x.shape[0])
+
+    def run():
+        h1, cols1 = _conv_same(x, w1)
+        r1 = np.maximum(h1 + b1, 0)
+        h2, padded2 = _depthwise_same(r1, dw)
+        r2 = np.maximum(h2 + b2, 0)
+        r3 = np.maximum(r2 @ pw[0, 0] + b3, 0)
+        pooled, first = _pool_3x3_2_same(r3)
+        features = pooled.mean(axis=(1, 2))
+        logits = features @ wd + bd
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        loss = np.mean(np.log(total[:, 0]) - shifted[rows, y])
+        d_logits = e / total
+        d_logits[rows, y] -= 1
+        d_logits /= batch
+        d_pooled = np.broadcast_to(
+            (d_logits @ wd.T)[:, None, None, :] / (pooled.shape[1] * pooled.shape[2]), pooled.shape
+        )
+        d_h3 = _pool_3x3_2_same_grad(d_pooled, first, r3.shape) * (r3 > 0)
+        d_pw = (r2.reshape(-1, r2.shape[-1]).T @ d_h3.reshape(-1, d_h3.shape[-1]))[None, None]
+        d_h2 = (d_h3 @ pw[0, 0].T) * (r2 > 0)
+        d_r1, d_dw = _depthwise_same_grads(d_h2, dw, padded2)
+        d_h1 = d_r1 * (r1 > 0)
+        d_w1 = (cols1.T @ d_h1.reshape(-1, d_h1.shape[-1])).reshape(w1.shape)
+        return [
+            loss,
+            d_w1,
+            d_h1.sum(axis=(0, 1, 2)),
+            d_dw,
+            d_h2.sum(axis=(0, 1, 2)),
+            d_pw,
+            d_h3.sum(axis=(0, 1, 2)),
+            features.T @ d_logits,
+            d_logits.sum(axis=0),
+        ]
+
+    return run
+
+
 def kmeans_cost(d):
     """B31: the squared distances expanded, each point's nearest, their sum."""
     points, centroids = d["points"], d["centroids"]
@@ -505,6 +593,7 @@ BUILDERS = {
         "B18": lstm,
         "B18w": lstm,
         "B19": cnn,
+        "B33": mobile_block,
         "B20": gp,
         "B24": block_step,
         "B24L": block_step,

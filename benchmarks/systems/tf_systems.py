@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import tensorflow as tf
-from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON, MOBILE_PARAMS
 
 
 def chain(d):
@@ -269,6 +269,31 @@ def cnn(compiled):
     return build
 
 
+def mobile_block(compiled):
+    """B33: tf.nn.conv2d, depthwise_conv2d and max_pool2d (NHWC) on a tape, the loss and 8
+    gradients."""
+
+    def build(d):
+        x, y = tf.constant(d["x"]), tf.constant(d["y"])
+        params = [tf.Variable(d[k]) for k in MOBILE_PARAMS]
+        w1, b1, dw, b2, pw, b3, wd, bd = params
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(tf.nn.conv2d(x, w1, 1, "SAME") + b1)
+                h = tf.nn.relu(tf.nn.depthwise_conv2d(h, dw, [1, 1, 1, 1], "SAME") + b2)
+                h = tf.nn.relu(tf.nn.conv2d(h, pw, 1, "SAME") + b3)
+                h = tf.reduce_mean(tf.nn.max_pool2d(h, 3, 2, "SAME"), axis=[1, 2])
+                logits = tf.matmul(h, wd) + bd
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            return [loss, *tape.gradient(loss, params)]
+
+        run = tf.function(step) if compiled else step
+        return lambda: run(x, y)
+
+    return build
+
+
 def kmeans_cost(compiled):
     """B31: the k-means cost from tf.matmul and tf.reduce_min (float64)."""
 
@@ -480,6 +505,7 @@ def _for(compiled):
         "B12": hvp(compiled),
         "B18": lstm(compiled),
         "B19": cnn(compiled),
+        "B33": mobile_block(compiled),
         "B20": gp(compiled),
         "B31": kmeans_cost(compiled),
         "B32": ode(compiled),

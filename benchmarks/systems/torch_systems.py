@@ -5,7 +5,7 @@ import math
 import numpy as np
 import torch
 import torch.nn.functional as F
-from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON, MOBILE_PARAMS
 from torch.func import hessian, jacrev, vmap
 
 
@@ -220,6 +220,52 @@ def cnn(compile_step):
     return build
 
 
+def mobile_block(compile_step):
+    """B33: F.conv2d (the depthwise one with a group a channel) and F.max_pool2d in NCHW (the
+    NHWC images and HWIO filters transposed once, outside the timed step; the filters'
+    gradients handed back in HWIO); TensorFlow's SAME pooling of an even side pads one row
+    and column after the image, here with -inf."""
+
+    def build(d):
+        x = torch.from_numpy(d["x"]).permute(0, 3, 1, 2).contiguous()
+        y = torch.from_numpy(d["y"]).long()
+        params = [
+            torch.from_numpy(d[k]).permute(3, 2, 0, 1).contiguous() if k in ("w1", "pw")
+            else torch.from_numpy(d[k]).permute(2, 3, 0, 1).contiguous() if k == "dw"
+            else torch.from_numpy(d[k].copy())
+            for k in MOBILE_PARAMS
+        ]  # fmt: skip
+        params = [p.requires_grad_() for p in params]
+        channels = d["dw"].shape[2]
+
+        def step(x, y, w1, b1, dw, b2, pw, b3, wd, bd):
+            h = torch.relu(F.conv2d(x, w1, b1, padding="same"))
+            h = torch.relu(F.conv2d(h, dw, b2, padding="same", groups=channels))
+            h = torch.relu(F.conv2d(h, pw, b3))
+            h = F.max_pool2d(F.pad(h, (0, 1, 0, 1), value=-math.inf), 3, 2)
+            logits = h.mean(dim=(2, 3)) @ wd + bd
+            loss = F.cross_entropy(logits, y)
+            return [loss, *torch.autograd.grad(loss, [w1, b1, dw, b2, pw, b3, wd, bd])]
+
+        run = torch.compile(step) if compile_step else step
+
+        def call():
+            loss, g1, gb1, gdw, gb2, gpw, *rest = run(x, y, *params)
+            return [
+                loss,
+                g1.permute(2, 3, 1, 0),
+                gb1,
+                gdw.permute(2, 3, 0, 1),
+                gb2,
+                gpw.permute(2, 3, 1, 0),
+                *rest,
+            ]
+
+        return call
+
+    return build
+
+
 def kmeans_cost(compile_step):
     """B31: the k-means cost from torch.matmul and torch.amin (float64)."""
 
@@ -363,6 +409,7 @@ def eager():
         "B12": hvp(False),
         "B18": lstm(False),
         "B19": cnn(False),
+        "B33": mobile_block(False),
         "B20": gp(False),
         "B31": kmeans_cost(False),
         "B32": ode(False),
@@ -400,6 +447,7 @@ def compiled():
         "B12": hvp(True),
         "B18": lstm(True),
         "B19": cnn(True),
+        "B33": mobile_block(True),
         "B20": gp(True),
         "B31": kmeans_cost(True),
         "B32": ode(True),

@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON
+from data import ADAM, BLOCK_PARAMS, LAYER_NORM_EPSILON, MOBILE_PARAMS
 
 import tracer as tt
 
@@ -387,6 +387,31 @@ def block_step(compiled):
     return build
 
 
+def mobile_block(compiled):
+    """B33: tt.nn.conv2d, depthwise_conv2d and max_pool2d (NHWC) on a tape, the loss and 8
+    gradients."""
+
+    def build(d):
+        x, y = tt.constant(d["x"]), tt.constant(d["y"])
+        params = [tt.Variable(d[k]) for k in MOBILE_PARAMS]
+        w1, b1, dw, b2, pw, b3, wd, bd = params
+
+        def step(x, y):
+            with tt.GradientTape() as tape:
+                h = tt.nn.relu(tt.nn.conv2d(x, w1, 1, "SAME") + b1)
+                h = tt.nn.relu(tt.nn.depthwise_conv2d(h, dw, [1, 1, 1, 1], "SAME") + b2)
+                h = tt.nn.relu(tt.nn.conv2d(h, pw, 1, "SAME") + b3)
+                h = tt.reduce_mean(tt.nn.max_pool2d(h, 3, 2, "SAME"), axis=[1, 2])
+                logits = tt.matmul(h, wd) + bd
+                loss = tt.reduce_mean(tt.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            return [loss, *tape.gradient(loss, params)]
+
+        run = tt.function(step) if compiled else step
+        return lambda: run(x, y)
+
+    return build
+
+
 def kmeans_cost(compiled):
     """B31: the k-means cost from tt.matmul and tt.reduce_min (float64)."""
 
@@ -476,6 +501,7 @@ def _for(compiled):
         "B12": hvp(compiled),
         "B18": lstm(compiled),
         "B19": cnn(compiled),
+        "B33": mobile_block(compiled),
         "B20": gp(compiled),
         "B24": block_step(compiled),
         "B24L": block_step(compiled),
