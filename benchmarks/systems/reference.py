@@ -26,21 +26,23 @@ def mlp(d):
     return _loss_and_grads(d["x"], d["y"], *(d[k] for k in ("w1", "b1", "w2", "b2")))
 
 
-def _loss_and_grads(x, y, w1, b1, w2, b2):
-    batch = x.shape[0]
-    rows = np.arange(batch)
+def _cross_entropy(logits, y):
+    """The mean softmax cross-entropy of `logits` with integer labels `y`, and its gradient."""
+    rows = np.arange(len(y))
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    total = e.sum(axis=1, keepdims=True)
+    d_logits = e / total
+    d_logits[rows, y] -= 1
+    return np.mean(np.log(total[:, 0]) - shifted[rows, y]), d_logits / len(y)
 
+
+def _loss_and_grads(x, y, w1, b1, w2, b2):
     def run():
         h = x @ w1 + b1
         r = np.maximum(h, 0)
         logits = r @ w2 + b2
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        total = e.sum(axis=1, keepdims=True)
-        loss = np.mean(np.log(total[:, 0]) - shifted[rows, y])
-        d_logits = e / total
-        d_logits[rows, y] -= 1
-        d_logits /= batch
+        loss, d_logits = _cross_entropy(logits, y)
         dh = (d_logits @ w2.T) * (h > 0)
         return [loss, x.T @ dh, dh.sum(axis=0), r.T @ d_logits, d_logits.sum(axis=0)]
 
@@ -272,7 +274,7 @@ def cnn(d):
     gradient, but ties only happen at relu's zeros, whose gradient is zero anyway)."""
     x, y = d["x"], d["y"]
     w1, b1, w2, b2, w3, b3 = (d[k] for k in ("w1", "b1", "w2", "b2", "w3", "b3"))
-    batch, rows = x.shape[0], np.arange(x.shape[0])
+    batch = x.shape[0]
 
     def run():
         h1, cols1 = _conv_same(x, w1)
@@ -283,13 +285,7 @@ def cnn(d):
         p2, mask2 = _pool(r2)
         flat = p2.reshape(batch, -1)
         logits = flat @ w3 + b3
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        total = e.sum(axis=1, keepdims=True)
-        loss = np.mean(np.log(total[:, 0]) - shifted[rows, y])
-        d_logits = e / total
-        d_logits[rows, y] -= 1
-        d_logits /= batch
+        loss, d_logits = _cross_entropy(logits, y)
         d_r2 = _pool_grad((d_logits @ w3.T).reshape(p2.shape), mask2) * (r2 > 0)
         d_w2 = (cols2.T @ d_r2.reshape(-1, d_r2.shape[-1])).reshape(w2.shape)
         d_p1 = _conv_same_input_grad(d_r2, w2, p1.shape)
@@ -354,7 +350,6 @@ def mobile_block(d):
     relu's zeros, whose gradient is zero anyway)."""
     x, y = d["x"], d["y"]
     w1, b1, dw, b2, pw, b3, wd, bd = (d[k] for k in MOBILE_PARAMS)
-    batch, rows = x.shape[0], np.arange(x.shape[0])
 
     def run():
         h1, cols1 = _conv_same(x, w1)
@@ -365,13 +360,7 @@ def mobile_block(d):
         pooled, first = _pool_3x3_2_same(r3)
         features = pooled.mean(axis=(1, 2))
         logits = features @ wd + bd
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        total = e.sum(axis=1, keepdims=True)
-        loss = np.mean(np.log(total[:, 0]) - shifted[rows, y])
-        d_logits = e / total
-        d_logits[rows, y] -= 1
-        d_logits /= batch
+        loss, d_logits = _cross_entropy(logits, y)
         d_pooled = np.broadcast_to(
             (d_logits @ wd.T)[:, None, None, :] / (pooled.shape[1] * pooled.shape[2]), pooled.shape
         )
