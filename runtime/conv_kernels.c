@@ -77,6 +77,10 @@ enum { N, H, W, C, KH, KW, SH, SW, DH, DW, BH, BW, OH, OW, M, CHUNKS, ACTIVATION
 #define LANE_BYTES 64
 #endif
 #define MOST_CHANNELS 4096 /* the padding's zeros; codegen/conv_kernels.py keeps larger images out */
+/* a depthwise convolution's blocks, as tracer/ops/depthwise_ops.py's (POSITIONS, and
+   DEPTHWISE_LANES 64 bytes of channels); the most taps its filter gradient takes */
+#define DEPTHWISE_POSITIONS 4
+#define DEPTHWISE_TAPS 49
 
 static const float zeros_f32[MOST_CHANNELS];
 static const double zeros_f64[MOST_CHANNELS];
@@ -160,6 +164,7 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 #define MADD TR_MADDF
 #define ZEROS zeros_f32
 #define LANES (LANE_BYTES / 4)
+#define DEPTHWISE_LANES 16
 #include "conv_kernels_typed.h"
 #include "array_kernels_typed.h"
 #if defined(__AVX512F__)
@@ -195,6 +200,9 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 #undef LANES
 #undef PRODUCT_CASE
 #undef WEIGHTS_CASE
+#undef DEPTHWISE_LANES
+#undef DEPTHWISE_CASE
+#undef DEPTHWISE_LANE_CASES
 
 #define T double
 #define BITS uint64_t
@@ -203,6 +211,7 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 #define MADD TR_MADD
 #define ZEROS zeros_f64
 #define LANES (LANE_BYTES / 8)
+#define DEPTHWISE_LANES 8
 #include "conv_kernels_typed.h"
 #include "array_kernels_typed.h"
 #if defined(__AVX512F__)
@@ -269,6 +278,9 @@ static const kernel kernels[] = {
     (kernel)arithmetic_rows_f32,   (kernel)arithmetic_rows_f64,
     (kernel)blocked_products_f32,  (kernel)blocked_products_f64,
     (kernel)blocked_solves_f32,    (kernel)blocked_solves_f64,
+    (kernel)depthwise_product_f32, (kernel)depthwise_product_f64,
+    (kernel)depthwise_input_f32,   (kernel)depthwise_input_f64,
+    (kernel)depthwise_filter_f32,  (kernel)depthwise_filter_f64,
 };
 static const char *kernel_names =
     "patch_product_f32 patch_product_f64 patch_weights_f32 patch_weights_f64 "
@@ -278,7 +290,8 @@ static const char *kernel_names =
     "relu_values_f32 relu_values_f64 triangular_solves_f32 triangular_solves_f64 "
     "gemm_parts_f32 gemm_parts_f64 select_values_f32 select_values_f64 "
     "arithmetic_rows_f32 arithmetic_rows_f64 blocked_products_f32 blocked_products_f64 "
-    "blocked_solves_f32 blocked_solves_f64";
+    "blocked_solves_f32 blocked_solves_f64 depthwise_product_f32 depthwise_product_f64 "
+    "depthwise_input_f32 depthwise_input_f64 depthwise_filter_f32 depthwise_filter_f64";
 
 static PyObject *
 table(PyObject *self, PyObject *unused)

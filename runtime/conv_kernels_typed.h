@@ -1,7 +1,8 @@
 /* The kernels of runtime/conv_kernels.c for one type: T (float or double), NAME(x) adds the
  * type's suffix, MADD its multiply-add, ZEROS its padding, LANES its elements per block of
- * output channels. Included once per type. Each loop nest is its template's
- * (templates/patch_product.c.j2, templates/windows.c.j2) with the geometry read from g. */
+ * output channels, DEPTHWISE_LANES a depthwise convolution's. Included once per type. Each loop nest is its template's
+ * (templates/patch_product.c.j2, templates/windows.c.j2, templates/depthwise.c.j2) with the
+ * geometry read from g. */
 
 /* ---- patch_product ------------------------------------------------------------------- */
 
@@ -177,6 +178,187 @@ static void NAME(patch_weights)(const int64_t *g, const T *restrict x, const T *
                 NAME(weights_blocks)(g, x, gr, out + chunk * depth * m, first, last, k0, n0,
                                      columns, count);
             }
+}
+
+/* ---- depthwise convolutions (templates/depthwise.c.j2) ---------------------------------- */
+
+/* `rows` positions from p0 by `count` channels from c0 of output row (b, h), summed in
+ * registers, taps in row-major order: the template's block_sums. The product (`transposed`
+ * 0) reads image x, padding as zeros; the input gradient (1) reads the cotangent at the
+ * windows that read (b, h, p0 + r) alone (`unit`: its windows one column apart). */
+static inline __attribute__((always_inline)) void
+NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w,
+                      T *restrict out_row, int64_t b, int64_t h, int64_t p0, int64_t c0,
+                      const int64_t rows, const int64_t count, const int transposed,
+                      const int unit)
+{
+    const int64_t channels = g[C], kw = g[KW], sw = unit ? 1 : g[SW];
+    T acc[DEPTHWISE_POSITIONS][DEPTHWISE_LANES];
+#pragma GCC unroll 16
+    for (int64_t r = 0; r < rows; r++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) acc[r][l] = 0;
+    for (int64_t i = 0; i < g[KH]; i++) {
+        const T *row;
+        int inside = 1;
+        if (transposed) {
+            /* the cotangent's row whose windows read this row at tap i, if any */
+            const int64_t reach = h + g[BH] - i * g[DH];
+            if (reach < 0 || reach % g[SH] != 0 || reach / g[SH] >= g[OH]) continue;
+            row = x + (b * g[OH] + reach / g[SH]) * (g[OW] * channels);
+        } else {
+            const int64_t image_h = h * g[SH] + i * g[DH] - g[BH];
+            inside = image_h >= 0 && image_h < g[H];
+            row = inside ? x + (b * g[H] + image_h) * (g[W] * channels) : x;
+        }
+        for (int64_t j = 0; j < kw; j++) {
+            const T *at[DEPTHWISE_POSITIONS];
+#pragma GCC unroll 16
+            for (int64_t r = 0; r < rows; r++) {
+                if (transposed) {
+                    const int64_t column = (p0 + r) + g[BW] - j * g[DW];
+                    at[r] = column >= 0 && column % sw == 0 && column / sw < g[OW]
+                                ? row + column / sw * channels + c0
+                                : NULL;
+                } else {
+                    const int64_t column = (p0 + r) * g[SW] + j * g[DW] - g[BW];
+                    at[r] = inside && column >= 0 && column < g[W] ? row + column * channels + c0
+                                                                   : ZEROS;
+                }
+            }
+            const T *tap = w + (i * kw + j) * channels + c0;
+#pragma GCC unroll 16
+            for (int64_t r = 0; r < rows; r++) {
+                if (transposed && at[r] == NULL) continue;
+#pragma omp simd
+                for (int64_t l = 0; l < count; l++) acc[r][l] = MADD(at[r][l], tap[l], acc[r][l]);
+            }
+        }
+    }
+#pragma GCC unroll 16
+    for (int64_t r = 0; r < rows; r++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) out_row[(p0 + r) * channels + c0 + l] = acc[r][l];
+}
+
+#define DEPTHWISE_CASE(ROWS, FIRST, COUNT)                                                     \
+    do {                                                                                       \
+        if (!transposed)                                                                       \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 0, 0);       \
+        else if (g[SW] == 1)                                                                   \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1);       \
+        else                                                                                   \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 0);       \
+    } while (0)
+#define DEPTHWISE_LANE_CASES(ROWS, FIRST)                                                      \
+    do {                                                                                       \
+        if (count == DEPTHWISE_LANES) DEPTHWISE_CASE(ROWS, FIRST, DEPTHWISE_LANES);            \
+        else DEPTHWISE_CASE(ROWS, FIRST, count);                                               \
+    } while (0)
+
+/* Output row `row` (b, h) of the product or the input gradient, in blocks. */
+static void NAME(depthwise_row)(const int64_t *g, const T *restrict x, const T *restrict w,
+                                T *restrict out, int64_t row, int transposed)
+{
+    const int64_t height = transposed ? g[H] : g[OH], width = transposed ? g[W] : g[OW];
+    const int64_t channels = g[C], b = row / height, h = row % height;
+    const int64_t lanes = channels < DEPTHWISE_LANES ? channels : DEPTHWISE_LANES;
+    const int64_t block = width < DEPTHWISE_POSITIONS ? width : DEPTHWISE_POSITIONS;
+    T *out_row = out + row * (width * channels);
+    for (int64_t p0 = 0; p0 < width; p0 += block) {
+        const int64_t rows = p0 + block <= width ? block : width - p0;
+        for (int64_t c0 = 0; c0 < channels; c0 += lanes) {
+            const int64_t count = c0 + lanes <= channels ? lanes : channels - c0;
+            if (rows == DEPTHWISE_POSITIONS) DEPTHWISE_LANE_CASES(DEPTHWISE_POSITIONS, p0);
+            else
+                for (int64_t q = p0; q < p0 + rows; q++) DEPTHWISE_LANE_CASES(1, q);
+        }
+    }
+}
+
+/* depthwise_conv2d(x, w): out (N, OH, OW, C) from image x and taps w (KH, KW, C). */
+static void NAME(depthwise_product)(const int64_t *g, const T *restrict x, const T *restrict w,
+                                    T *restrict out)
+{
+    const int64_t rows = g[N] * g[OH], work = g[N] * g[H] * g[W] * g[C] * g[KH] * g[KW];
+#pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
+    for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, x, w, out, row, 0);
+}
+
+/* depthwise_conv2d_backprop_input(gr, w): out (N, H, W, C) from the cotangent (N, OH, OW, C). */
+static void NAME(depthwise_input)(const int64_t *g, const T *restrict gr, const T *restrict w,
+                                  T *restrict out)
+{
+    const int64_t rows = g[N] * g[H], work = g[N] * g[H] * g[W] * g[C] * g[KH] * g[KW];
+#pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
+    for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, gr, w, out, row, 1);
+}
+
+/* Channels c0 .. c0 + count - 1 of the filter gradient: each tap's products summed over an
+ * output row in registers, then added to the tap's totals, rows in order (the template's
+ * filter_block). */
+static inline __attribute__((always_inline)) void
+NAME(depthwise_filter_block)(const int64_t *g, const T *restrict x, const T *restrict gr,
+                             T *restrict out, int64_t c0, const int64_t kh, const int64_t kw,
+                             const int64_t count)
+{
+    const int64_t channels = g[C], out_h = g[OH], out_w = g[OW];
+    T total[DEPTHWISE_TAPS][DEPTHWISE_LANES], acc[DEPTHWISE_TAPS][DEPTHWISE_LANES];
+#pragma GCC unroll 16
+    for (int64_t t = 0; t < kh * kw; t++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) total[t][l] = 0;
+    for (int64_t row = 0; row < g[N] * out_h; row++) {
+        const int64_t b = row / out_h, oh = row % out_h;
+#pragma GCC unroll 16
+        for (int64_t t = 0; t < kh * kw; t++)
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) acc[t][l] = 0;
+        for (int64_t ow = 0; ow < out_w; ow++) {
+            const T *gl = gr + (row * out_w + ow) * channels + c0;
+#pragma GCC unroll 16
+            for (int64_t i = 0; i < kh; i++) {
+                const int64_t ih = oh * g[SH] + i * g[DH] - g[BH];
+#pragma GCC unroll 16
+                for (int64_t j = 0; j < kw; j++) {
+                    const int64_t iw = ow * g[SW] + j * g[DW] - g[BW];
+                    const T *xl = ih < 0 || ih >= g[H] || iw < 0 || iw >= g[W]
+                                      ? ZEROS
+                                      : x + ((b * g[H] + ih) * g[W] + iw) * channels + c0;
+#pragma omp simd
+                    for (int64_t l = 0; l < count; l++)
+                        acc[i * kw + j][l] = MADD(xl[l], gl[l], acc[i * kw + j][l]);
+                }
+            }
+        }
+#pragma GCC unroll 16
+        for (int64_t t = 0; t < kh * kw; t++)
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) total[t][l] += acc[t][l];
+    }
+#pragma GCC unroll 16
+    for (int64_t t = 0; t < kh * kw; t++)
+#pragma omp simd
+        for (int64_t l = 0; l < count; l++) out[t * channels + c0 + l] = total[t][l];
+}
+
+/* depthwise_conv2d_backprop_filter(x, gr): out (KH, KW, C), each block of channels summing
+ * over every window on its own (at most DEPTHWISE_TAPS taps: codegen/conv_kernels.py). */
+static void NAME(depthwise_filter)(const int64_t *g, const T *restrict x, const T *restrict gr,
+                                   T *restrict out)
+{
+    const int64_t channels = g[C], kh = g[KH], kw = g[KW];
+    const int64_t lanes = channels < DEPTHWISE_LANES ? channels : DEPTHWISE_LANES;
+    const int64_t work = g[N] * g[H] * g[W] * channels * kh * kw;
+#pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
+    for (int64_t block = 0; block < (channels + lanes - 1) / lanes; block++) {
+        const int64_t c0 = block * lanes;
+        const int64_t count = c0 + lanes <= channels ? lanes : channels - c0;
+        if (kh == 3 && kw == 3 && count == DEPTHWISE_LANES)
+            NAME(depthwise_filter_block)(g, x, gr, out, c0, 3, 3, DEPTHWISE_LANES);
+        else
+            NAME(depthwise_filter_block)(g, x, gr, out, c0, kh, kw, count);
+    }
 }
 
 /* ---- window_max_gather (max pooling) and window_max_scatter ------------------------ */

@@ -48,12 +48,19 @@ KERNELS = (
     "blocked_products_f64",
     "blocked_solves_f32",
     "blocked_solves_f64",
+    "depthwise_product_f32",
+    "depthwise_product_f64",
+    "depthwise_input_f32",
+    "depthwise_input_f64",
+    "depthwise_filter_f32",
+    "depthwise_filter_f64",
 )
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 _NUMPY_SUFFIXES = {np.dtype(name): value for name, value in _SUFFIXES.items()}
 GEOMETRY = 17  # the int64 values of a kernel's geometry (conv_kernels.c)
 MOST_CHANNELS = 4096  # the most channels of an image the kernels take
 MOST_RANK = 8  # the most axes of an array pad_zeros takes
+MOST_DEPTHWISE_TAPS = 49  # the most taps of a depthwise filter gradient (DEPTHWISE_TAPS)
 VARIABLE = "tracer_conv_kernels"
 DECLARATION = f"""\
 /* the convolution and pooling kernels installed with tracer (runtime/conv_kernels.c): the

@@ -632,6 +632,14 @@ _CONVOLUTIONS = {
     "depthwise_conv2d": lambda x: tt.nn.depthwise_conv2d(
         x, _filter((3, 3, x.shape[3], 2), x.dtype), strides=[1, 2, 2, 1], padding="SAME"
     ),
+    # one filter per channel, weighted by x: the three depthwise primitives (a multiplier
+    # of 2 is a grouped convolution)
+    "depthwise_conv2d_one": lambda x: tt.nn.depthwise_conv2d(
+        x,
+        _filter((3, 2, x.shape[3], 1), x.dtype) * tt.reduce_mean(x),
+        strides=[1, 1, 1, 1],
+        padding="SAME",
+    ),
     "max_pool_same": lambda x: tt.nn.max_pool2d(x, 2, 2, "SAME"),
     "max_pool_valid": lambda x: tt.nn.max_pool2d(x, 2, 1, "VALID") if _fits(x, 2, 2) else x,
     "avg_pool_same": lambda x: tt.nn.avg_pool2d(x, 3, 2, "SAME"),

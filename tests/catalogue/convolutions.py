@@ -1,4 +1,5 @@
-"""Catalogue cases of the convolution primitives (tracer/ops/convolution_ops.py), through
+"""Catalogue cases of the convolution primitives (tracer/ops/convolution_ops.py) and the
+depthwise ones (tracer/ops/depthwise_ops.py), through
 TensorFlow's functions where they have one: strided, dilated and padded geometries, and
 stride 1 with padding on every side (where the input gradient is the direct kernel's
 product of the cotangent with the filters flipped); float64, so the installed direct
@@ -9,6 +10,10 @@ import numpy as np
 
 import tracer as tt
 from tracer.ops.convolution_ops import conv2d_backprop_filter
+from tracer.ops.depthwise_ops import (
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+)
 from tracer.ops.window_ops import window_attrs
 
 rng = np.random.default_rng(20261130)
@@ -45,6 +50,27 @@ CASES = {
         ),
         [normal(2, 4, 5, 3), normal(2, 4, 5, 2)],
     ),
+    "depthwise_conv2d": (
+        lambda x, f: (
+            tt.nn.depthwise_conv2d(x, f, [1, 1, 2, 1], "SAME", dilations=[2, 1])
+            + tt.nn.depthwise_conv2d(x * x, f, [1, 1, 1, 1], "SAME", dilations=[2, 1])[:, :, ::2]
+        ),
+        [normal(1, 4, 5, 3), normal(2, 3, 3, 1)],
+    ),
+    "depthwise_conv2d_backprop_input": (
+        lambda g, f: (
+            depthwise_conv2d_backprop_input(g * g, f, DILATED)
+            + depthwise_conv2d_backprop_input(g, f, DILATED) * 0.5
+        ),
+        [normal(1, 4, 3, 3), normal(3, 2, 3)],
+    ),
+    "depthwise_conv2d_backprop_filter": (
+        lambda x, g: (
+            depthwise_conv2d_backprop_filter(x * x, g, PADDED)
+            + depthwise_conv2d_backprop_filter(x, g * g, PADDED) * 0.5
+        ),
+        [normal(2, 4, 5, 3), normal(2, 4, 5, 3)],
+    ),
 }
 
 # the stride-1 input gradient, its windows starting before the cotangent (the direct kernel's)
@@ -56,5 +82,14 @@ COMPOSITES = {
     "conv2d_backprop_filter_dilated": (
         lambda x, g: conv2d_backprop_filter(x * x, g, DILATED),
         [normal(1, 4, 5, 2), normal(1, 4, 3, 3)],
+    ),
+    # padding on every side at stride 1, and windows dilated and strided
+    "depthwise_conv2d_backprop_input_padded": (
+        lambda g, f: depthwise_conv2d_backprop_input(g * g, f, PADDED),
+        [normal(2, 4, 5, 3), normal(2, 3, 3)],
+    ),
+    "depthwise_conv2d_backprop_filter_dilated": (
+        lambda x, g: depthwise_conv2d_backprop_filter(x * x, g, DILATED),
+        [normal(1, 4, 5, 2), normal(1, 4, 3, 2)],
     ),
 }

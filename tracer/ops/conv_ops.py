@@ -28,7 +28,7 @@ TensorShape([1, 2, 2, 2])
 import numpy as np
 
 from tracer.ir import dims, format_location, user_location
-from tracer.ops import array_ops, convolution_ops
+from tracer.ops import array_ops, convolution_ops, depthwise_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
@@ -251,25 +251,16 @@ def _convolve(function, input, filters, strides, padding, data_format, dilations
         if rank == 1:  # filters (KW, C, M) as (1, KW, C, M)
             f = array_ops.reshape(f, (*attrs["kernel"], channels, out_channels))
         result = convolution_ops.conv2d(_image(x), f, attrs)
+    elif group_channels == 1 and out_channels == channels:
+        filters = array_ops.reshape(f, (*attrs["kernel"], channels))
+        result = depthwise_ops.depthwise_conv2d(_image(x), filters, attrs)
     else:
         patches = _patches(_image(x), attrs)
         rows, taps = dims.size(out_shape[:-1]), dims.size(kernel)
-        if group_channels == 1 and out_channels == channels:
-            result = _depthwise_product(patches, f, rows, taps, channels)
-        else:
-            result = _grouped_product(patches, f, rows, taps, groups)
+        result = _grouped_product(patches, f, rows, taps, groups)
     if tuple(result.shape) != out_shape:
         result = array_ops.reshape(result, out_shape)
     return _channels_first_again(result, layout)
-
-
-def _depthwise_product(patches, f, rows, taps, channels):
-    """A depthwise convolution (one input channel a group, one filter each, as MobileNet's):
-    each channel's taps times its filter, summed over the taps, channels innermost, which
-    fuses into loop nests along the channels. A batched matmul over the channels would move
-    the patches channel-major and multiply them by a column of KH * KW taps."""
-    columns = array_ops.reshape(patches, (rows, taps, channels))
-    return reduce_sum(columns * array_ops.reshape(f, (taps, channels)), axis=1)
 
 
 def _grouped_product(patches, f, rows, taps, groups):

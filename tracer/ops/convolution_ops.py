@@ -39,7 +39,13 @@ from tracer.ops.linalg_ops import matmul
 from tracer.ops.patch_product_ops import weight_chunks
 from tracer.ops.registry import primitive
 from tracer.ops.tangent_rules import PRODUCT
-from tracer.ops.window_ops import extract_patches, patches_of, sum_patches, sum_patches_of
+from tracer.ops.window_ops import (
+    extract_patches,
+    padding_after,
+    patches_of,
+    sum_patches,
+    sum_patches_of,
+)
 
 # --- shapes --------------------------------------------------------------------------------
 
@@ -182,12 +188,7 @@ def _patch_weights(x, g, attrs):
     suffix = _installed(x.dtype, x, g)
     if suffix is None:
         return None
-    after = [
-        max(0, (out - 1) * stride + reach + 1 - size - before)
-        for out, stride, reach, size, before in zip(
-            attrs["out"], attrs["strides"], _reach(attrs), attrs["sizes"], attrs["before"]
-        )
-    ]
+    after = padding_after(attrs)
     (bh, bw), (h, w) = attrs["before"], attrs["sizes"]
     image = x
     if (bh, bw, *after) != (0, 0, 0, 0):

@@ -63,6 +63,22 @@ def window_attrs(sizes, out, kernel, strides, dilations, before):
     return {name: tuple(int(v) for v in pair) for name, pair in pairs.items()}
 
 
+def padding_after(attrs):
+    """The rows and columns of padding after the image that the windows of `attrs` read (the
+    image padded by `before` and these holds every window)."""
+    return [
+        max(0, (out - 1) * stride + (k - 1) * dilation + 1 - size - before)
+        for out, stride, k, dilation, size, before in zip(
+            attrs["out"],
+            attrs["strides"],
+            attrs["kernel"],
+            attrs["dilations"],
+            attrs["sizes"],
+            attrs["before"],
+        )
+    ]
+
+
 def _taps(attrs):
     """(i, j) of each tap, in row-major order."""
     rows, columns = attrs["kernel"]

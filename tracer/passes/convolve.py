@@ -26,6 +26,7 @@ from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ir.rewrite import readers as read_counts  # (`readers` names the counts here)
 from tracer.ops.patch_product_ops import weight_chunks
 from tracer.ops.registry import OPS
+from tracer.ops.window_ops import padding_after
 
 FLOATING = ("float32", "float64")
 
@@ -97,18 +98,7 @@ def _pad(node, image, before, after, padded):
 
 def _padded_image(node, image, attrs, padded):
     """`image` padded so that every window of `attrs` lies inside it."""
-    after = [
-        max(0, (out - 1) * stride + (k - 1) * dilation + 1 - size - before)
-        for out, stride, k, dilation, size, before in zip(
-            attrs["out"],
-            attrs["strides"],
-            attrs["kernel"],
-            attrs["dilations"],
-            attrs["sizes"],
-            attrs["before"],
-        )
-    ]
-    return _pad(node, image, attrs["before"], after, padded)
+    return _pad(node, image, attrs["before"], padding_after(attrs), padded)
 
 
 def _product(node, new, padded):
