@@ -1,8 +1,8 @@
 """Convolution and pooling in a compiled module through the kernels installed with tracer.
 
-A CNN's patch products (tracer/ops/patch_product_ops.py) and max pooling's window kernels
-(tracer/ops/window_ops.py), each specialised to its geometry, were most of the C compiler's
-time on its first call. runtime/conv_kernels.c holds the same loops for any geometry, built
+A CNN's patch products (tracer/ops/patch_product_ops.py), depthwise convolutions
+(tracer/ops/depthwise_ops.py) and max pooling's window kernels (tracer/ops/window_ops.py),
+each specialised to its geometry, were most of the C compiler's time on its first call. runtime/conv_kernels.c holds the same loops for any geometry, built
 once, when tracer is installed, and gives the same bits (the same sums in the same order).
 A module of the C target calls them through their table, so its first call waits for far
 less C; but the specialised kernels run faster, so tracer/executables.py builds the module
@@ -381,9 +381,32 @@ def _blocked_solves(node):
 GEMM_PARALLEL_MIN = 1 << 20
 
 
+def _depthwise(image_of, inputs, most_taps=None):
+    """The geometry of a depthwise kernel, its image `image_of(node)` (N, H, W, C)."""
+
+    def geometry(node):
+        taps = node.attrs["kernel"][0] * node.attrs["kernel"][1]
+        if most_taps is not None and taps > most_taps:
+            return None
+        image = image_of(node)
+        found = image_geometry(image.shape, *node.attrs["sizes"], node.attrs)
+        return None if found is None else (found + [0, 0, 0], inputs, [*inputs, "out"])
+
+    return geometry
+
+
 _KINDS = {
     "patch_product": ("patch_product", _product),
     "patch_weights": ("patch_weights", _weights),
+    "depthwise_conv2d": ("depthwise_product", _depthwise(lambda n: n.inputs[0], ["x", "w"])),
+    "depthwise_conv2d_backprop_input": (
+        "depthwise_input",
+        _depthwise(lambda n: n, ["g", "w"]),
+    ),
+    "depthwise_conv2d_backprop_filter": (
+        "depthwise_filter",
+        _depthwise(lambda n: n.inputs[0], ["x", "g"], installed_kernels.MOST_DEPTHWISE_TAPS),
+    ),
     "window_max_gather": ("window_max_pool", _window(["x", "v"], ["x", "out"])),
     "window_max_scatter": ("window_max_scatter", _window(["x", "g"], ["x", "g", "out"])),
 }

@@ -1,5 +1,6 @@
-"""The convolution and pooling kernels installed with tracer (runtime/conv_kernels.c) give the
-bits of the kernels a module compiles from the templates, for the geometries they serve:
+"""The convolution, depthwise convolution and pooling kernels installed with tracer
+(runtime/conv_kernels.c) give the bits of the kernels a module compiles from the templates,
+for the geometries they serve:
 strides, dilations, padding, tails of output positions and of channels, bias and relu,
 float32 and float64, each pooling scatter (tiles, disjoint, overlapping windows), NaN and
 infinities; and where they serve nothing, the module compiles its own."""
@@ -41,6 +42,19 @@ def _cnn(strides, padding, dilations, pool, pool_strides, pool_padding, bias):
     return run
 
 
+def _depthwise(strides, padding, dilations):
+    """value and gradients of a depthwise convolution and relu, for the image and filters"""
+
+    def run(image, filters):
+        with tt.GradientTape() as tape:
+            tape.watch([image, filters])
+            features = tt.nn.depthwise_conv2d(image, filters, strides, padding, dilations=dilations)
+            y = tt.reduce_sum(tt.nn.relu(features) ** 2)
+        return [y, *tape.gradient(y, [image, filters])]
+
+    return run
+
+
 CASES = {
     # 5 output channels (no lane block of the table's sizes), 9 positions (a tail), disjoint
     "same, float32, odd sizes": (
@@ -59,6 +73,18 @@ CASES = {
         _cnn(1, "SAME", 2, 2, 2, "VALID", True),
         [(2, 8, 8, 6), (3, 3, 6, 64), (64,)],
         np.float32,
+    ),
+    # the depthwise kernels: 20 channels (a block of 16 and a tail), 7 positions (a tail)
+    "depthwise same, float32": (
+        _depthwise([1, 1, 1, 1], "SAME", [2, 1]),
+        [(2, 6, 7, 20), (3, 3, 20, 1)],
+        np.float32,
+    ),
+    # strided input gradient, 9 float64 channels (a block of 8 and one)
+    "depthwise valid, stride 2, float64": (
+        _depthwise([1, 2, 2, 1], "VALID", None),
+        [(1, 9, 11, 9), (3, 2, 9, 1)],
+        np.float64,
     ),
 }
 
