@@ -10,10 +10,11 @@ the other operand:
 so its gradient is two GEMMs and one col2im (`sum_patches`); `conv2d_transpose` is the
 GEMM and the col2im alone. They are the primitives of tracer/ops/convolution_ops.py, which
 run eagerly as one direct kernel each and compile as these products; a grouped convolution
-(`depthwise_conv2d`) is the products themselves. Max pooling selects each window's first
-largest element, and its gradient sends the cotangent there (TensorFlow's MaxPoolGrad);
-average pooling sums the patches and divides by the number of input elements in each window
-(TensorFlow's SAME divisor). 1-D convolution and pooling are the 2-D ones with an axis of size 1.
+is the products themselves, but for one filter per channel (`depthwise_conv2d`), which is
+tracer/ops/depthwise_ops.py's primitives. Max pooling selects each window's first largest
+element, and its gradient sends the cotangent there (TensorFlow's MaxPoolGrad); average
+pooling sums each window (a depthwise convolution with taps of ones) and divides by the
+number of input elements in it (TensorFlow's SAME divisor). 1-D convolution and pooling are the 2-D ones with an axis of size 1.
 
 Gradients, of every order, come from the primitives'. Names, arguments and semantics are
 TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-last and back.
@@ -29,7 +30,6 @@ import numpy as np
 
 from tracer.ir import dims, format_location, user_location
 from tracer.ops import array_ops, convolution_ops, depthwise_ops
-from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.window_ops import extract_patches as _patches
@@ -482,9 +482,10 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
         "avg_pool2d", input, ksize, strides, padding, data_format, maximum=False
     )
     attrs = _attrs(x.shape[1:-1], ksize, strides, (1, 1), geometry)
-    patches = _patches(x, attrs)
-    taps = ksize[0] * ksize[1]
-    total = reduce_sum(array_ops.reshape(patches, (*patches.shape[:3], taps, x.shape[3])), 3)
+    # each window's sum is a depthwise convolution with taps of ones: the same additions, in
+    # the taps' order, without the patches in memory
+    ones = np.ones((*attrs["kernel"], x.shape[3]), x.dtype.as_numpy_dtype)
+    total = depthwise_ops.depthwise_conv2d(x, as_tensor(ones), attrs)
     counts = _valid_counts(x.shape[1:-1], ksize, strides, geometry, x.dtype)
     if counts.size and (counts == counts.flat[0]).all():
         counts = float(counts.flat[0])  # every window is whole: one scalar divisor
