@@ -84,11 +84,11 @@ COMPOSITES = {
         [normal(1, 4, 5, 2), normal(1, 4, 3, 3)],
     ),
     # padding on every side at stride 1, and windows dilated and strided
-    "depthwise_conv2d_backprop_input_padded": (
+    "depthwise_input_padded": (
         lambda g, f: depthwise_conv2d_backprop_input(g * g, f, PADDED),
         [normal(2, 4, 5, 3), normal(2, 3, 3)],
     ),
-    "depthwise_conv2d_backprop_filter_dilated": (
+    "depthwise_filter_dilated": (
         lambda x, g: depthwise_conv2d_backprop_filter(x * x, g, DILATED),
         [normal(1, 4, 5, 2), normal(1, 4, 3, 2)],
     ),
