@@ -49,8 +49,9 @@ def _check(what, t, spatial, rank=4):
     its first two)."""
     axes = slice(1, 3) if rank == 4 else slice(0, 2)
     if len(t.shape) != rank or tuple(t.shape[axes]) != tuple(spatial):
-        layout = f"(N, {spatial[0]}, {spatial[1]}, C)" if rank == 4 else "({}, {}, C)"
-        raise ValueError(f"{what} must be {layout.format(*spatial)}, got {t.shape}")
+        sizes = f"{spatial[0]}, {spatial[1]}, C"
+        layout = f"(N, {sizes})" if rank == 4 else f"({sizes})"
+        raise ValueError(f"{what} must be {layout}, got {t.shape}")
 
 
 def _check_pair(a, b):
