@@ -185,12 +185,13 @@ static void NAME(patch_weights)(const int64_t *g, const T *restrict x, const T *
 /* `rows` positions from p0 by `count` channels from c0 of output row (b, h), summed in
  * registers, taps in row-major order: the template's block_sums. The product (`transposed`
  * 0) reads image x, padding as zeros; the input gradient (1) reads the cotangent at the
- * windows that read (b, h, p0 + r) alone (`unit`: its windows one column apart). */
+ * windows that read (b, h, p0 + r) alone (`unit`: its windows one column apart; `present`:
+ * a window at every tap of a row reads each position, so none is tested). */
 static inline __attribute__((always_inline)) void
 NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w,
                       T *restrict out_row, int64_t b, int64_t h, int64_t p0, int64_t c0,
                       const int64_t rows, const int64_t count, const int transposed,
-                      const int unit)
+                      const int unit, const int present)
 {
     const int64_t channels = g[C], kw = g[KW], sw = unit ? 1 : g[SW];
     T acc[DEPTHWISE_POSITIONS][DEPTHWISE_LANES];
@@ -215,7 +216,9 @@ NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w
             const T *at[DEPTHWISE_POSITIONS];
 #pragma GCC unroll 16
             for (int64_t r = 0; r < rows; r++) {
-                if (transposed) {
+                if (present) {
+                    at[r] = row + ((p0 + r) + g[BW] - j * g[DW]) * channels + c0;
+                } else if (transposed) {
                     const int64_t column = (p0 + r) + g[BW] - j * g[DW];
                     at[r] = column >= 0 && column % sw == 0 && column / sw < g[OW]
                                 ? row + column / sw * channels + c0
@@ -229,7 +232,7 @@ NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w
             const T *tap = w + (i * kw + j) * channels + c0;
 #pragma GCC unroll 16
             for (int64_t r = 0; r < rows; r++) {
-                if (transposed && at[r] == NULL) continue;
+                if (transposed && !present && at[r] == NULL) continue;
 #pragma omp simd
                 for (int64_t l = 0; l < count; l++) acc[r][l] = MADD(at[r][l], tap[l], acc[r][l]);
             }
@@ -244,11 +247,14 @@ NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w
 #define DEPTHWISE_CASE(ROWS, FIRST, COUNT)                                                     \
     do {                                                                                       \
         if (!transposed)                                                                       \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 0, 0);       \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 0, 0, 0);    \
+        else if (g[SW] == 1 && FIRST >= (g[KW] - 1) * g[DW] - g[BW] &&                        \
+                 FIRST + ROWS - 1 + g[BW] < g[OW])                                             \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 1);    \
         else if (g[SW] == 1)                                                                   \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1);       \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 0);    \
         else                                                                                   \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 0);       \
+            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 0, 0);    \
     } while (0)
 #define DEPTHWISE_LANE_CASES(ROWS, FIRST)                                                      \
     do {                                                                                       \
@@ -501,6 +507,40 @@ static inline void NAME(pairs_scatter_row)(const int64_t *g, const T *restrict x
         for (int64_t h = oh * 2 + 2; h < g[H]; h++)
             for (int64_t k = 0; k < row; k++) out[first + (h - oh * 2) * row + k] = 0;
 }
+
+/* A 3 x 3 window inside the image (`a` its first element, `to` the gradient's there; taps
+ * `down` and `right` elements apart): its taps in registers, the number of its first largest
+ * in `t`, and each tap's element adds the term or, where it is not that one, +0, chosen by
+ * masks of the bits as the template's (an element is never -0: adding +0 keeps its bits). */
+static inline void NAME(scatter_inside_3x3)(const T *restrict a, T *restrict to,
+                                            const T *restrict from, int64_t down, int64_t right,
+                                            int64_t channels)
+{
+#pragma omp simd
+    for (int64_t c = 0; c < channels; c++) {
+        T best = a[c];
+        BITS t = 0, term;
+#define TAP(i, j)                                                                              \
+    {                                                                                          \
+        const T e = a[(i) * down + (j) * right + c];                                           \
+        const int take = TAKES(e, best);                                                       \
+        best = take ? e : best;                                                                \
+        t = take ? (i) * 3 + (j) : t;                                                          \
+    }
+        TAP(0, 1) TAP(0, 2) TAP(1, 0) TAP(1, 1) TAP(1, 2) TAP(2, 0) TAP(2, 1) TAP(2, 2)
+#undef TAP
+        memcpy(&term, from + c, sizeof term);
+#define ADD(i, j)                                                                              \
+    {                                                                                          \
+        const BITS kept = term & -(BITS)(t == (i) * 3 + (j));                                  \
+        T added, *element = to + (i) * down + (j) * right + c;                                 \
+        memcpy(&added, &kept, sizeof added);                                                   \
+        *element = *element + added;                                                           \
+    }
+        ADD(0, 0) ADD(0, 1) ADD(0, 2) ADD(1, 0) ADD(1, 1) ADD(1, 2) ADD(2, 0) ADD(2, 1) ADD(2, 2)
+#undef ADD
+    }
+}
 #undef TAKES
 
 static void NAME(window_max_pool)(const int64_t *g, const T *restrict x, T *restrict out)
@@ -579,8 +619,16 @@ static void NAME(window_max_scatter)(const int64_t *g, const T *restrict x, cons
             for (int64_t k = 0; k < height * width * channels; k++) image[k] = 0;
             for (int64_t oh = out_h - 1; oh >= 0; oh--)
                 for (int64_t ow = out_w - 1; ow >= 0; ow--) {
-                    NAME(first_max)(g, x, b, oh, ow, at, best);
                     const T *from = gr + ((b * out_h + oh) * out_w + ow) * channels;
+                    const int64_t top = oh * sh - bh, left = ow * sw - bw;
+                    if (kh == 3 && kw == 3 && top >= 0 && left >= 0 && top + 2 * dh < height &&
+                        left + 2 * dw < width) {
+                        const int64_t first = ((b * height + top) * width + left) * channels;
+                        NAME(scatter_inside_3x3)(x + first, out + first, from, dh * width * channels,
+                                                 dw * channels, channels);
+                        continue;
+                    }
+                    NAME(first_max)(g, x, b, oh, ow, at, best);
                     for (int64_t c = 0; c < channels; c++)
                         if (at[c] >= 0) out[at[c]] = (T)(out[at[c]] + from[c]);
                 }

@@ -9,6 +9,8 @@ import pytest
 
 import tracer as tt
 from codegen import conv_kernels
+from codegen.compile import compile_graph
+from runtime import installed_kernels
 from tracer.ops import depthwise_ops
 from tracer.ops.window_ops import window_attrs
 
@@ -56,6 +58,16 @@ def _operands(part, attrs, channels, dtype):
     return {"product": (x, w), "input": (g, w), "filter": (x, g)}[part]
 
 
+def _own_kernels(op, args, attrs):
+    """`op` on `args` in a module built with its own kernels (the template's C), not the
+    installed ones that a function's first build calls."""
+    traced = tt.function(lambda a, b: op(a, b, attrs), backend="c")
+    graph = traced.get_concrete_function(*map(tt.constant, args)).stages.final
+    module = compile_graph(graph, "own", own_kernels=True)
+    assert not installed_kernels.uses(module.c_source)
+    return module.run(list(args))[0]
+
+
 def _numpy_kernel(kernel, args, attrs, monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(conv_kernels, "available", lambda: False)
@@ -75,8 +87,11 @@ def test_the_installed_and_compiled_kernels_agree_with_numpys(case, part, dtype,
     tolerance = 2e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(eager, expected, rtol=tolerance, atol=tolerance)
     compiled = tt.function(lambda a, b: op(a, b, attrs))(*map(tt.constant, args)).numpy()
+    own = _own_kernels(op, args, attrs)
+    np.testing.assert_allclose(own, expected, rtol=tolerance, atol=tolerance)
     if conv_kernels.available():  # the installed loops are the template's
         np.testing.assert_array_equal(compiled, eager)
+        np.testing.assert_array_equal(own, eager)
     else:
         np.testing.assert_allclose(compiled, expected, rtol=tolerance, atol=tolerance)
 
@@ -84,7 +99,8 @@ def test_the_installed_and_compiled_kernels_agree_with_numpys(case, part, dtype,
 def _all_backends(op, args, attrs, monkeypatch):
     kernel = {v[1]: v[0] for v in KERNELS.values()}[op]
     compiled = tt.function(lambda a, b: op(a, b, attrs))(*map(tt.constant, args)).numpy()
-    return kernel(*args, **attrs), _numpy_kernel(kernel, args, attrs, monkeypatch), compiled
+    numpy_kernel = _numpy_kernel(kernel, args, attrs, monkeypatch)
+    return kernel(*args, **attrs), numpy_kernel, compiled, _own_kernels(op, args, attrs)
 
 
 def test_padding_is_zeros_the_product_multiplies(monkeypatch):

@@ -139,25 +139,46 @@ def test_pooling_with_nan_and_infinities_gives_the_templates_bits():
     assert np.isnan(installed[0][0, 0, 0, 0])
 
 
+# (image shape, window, stride, padding): windows inside the image (a module's own kernel
+# writes their taps out) and windows at a SAME padding's edge (its loop over the taps), with
+# channels that fill no whole vector
+OVERLAPPING_POOLS = [
+    ((2, 9, 9, 5), 3, 2, "VALID"),
+    ((2, 10, 11, 33), 3, 2, "SAME"),
+    ((1, 7, 8, 18), 3, 1, "SAME"),
+    ((1, 12, 12, 4), 5, 2, "SAME"),
+]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_overlapping_pooling_windows_add_terms_in_the_numpy_kernels_order(dtype, monkeypatch):
-    """An element that is the largest of four 3 x 3 windows two apart gets four terms, which
-    the installed kernels and a module's own add in the numpy kernel's order (the taps'
-    row-major order: the windows that read it from the last), so both give its bits."""
-    image = RNG.standard_normal((2, 9, 9, 5)).astype(dtype)
-    for row, column in [(2, 2), (2, 6), (6, 2), (6, 6)]:  # each read by four windows
-        image[:, row, column, :] = 10.0 + row + column
-    weights = RNG.standard_normal((2, 4, 4, 5)).astype(dtype)
+@pytest.mark.parametrize("shape, window, stride, padding", OVERLAPPING_POOLS)
+def test_overlapping_pooling_windows_add_terms_in_the_numpy_kernels_order(
+    dtype, shape, window, stride, padding, monkeypatch
+):
+    """An element that is the largest of several overlapping windows gets a term from each,
+    which the installed kernels and a module's own add in the numpy kernel's order (the taps'
+    row-major order: the windows that read it from the last), each window's term going to
+    its first largest element (ties and a NaN), so both give the numpy kernel's bits."""
+    image = RNG.integers(-3, 4, shape).astype(dtype)  # many ties
+    image[0, 2, 2, :] = 10.0  # the largest of every window that reads it
+    image[-1, 3, 4, 1] = np.nan
+    pooled_shape = tt.nn.max_pool2d(tt.constant(image), window, stride, padding).shape
+    weights = RNG.standard_normal(pooled_shape).astype(dtype)
 
     def pool_gradient(x, w):
         with tt.GradientTape() as tape:
             tape.watch(x)
-            y = tt.reduce_sum(tt.nn.max_pool2d(x, 3, 2, "VALID") * w)
+            y = tt.reduce_sum(tt.nn.max_pool2d(x, window, stride, padding) * w)
         return [tape.gradient(y, x)]
 
     installed, own = _with_and_without(pool_gradient, [image, weights])
     monkeypatch.setattr(array_windows, "scatter", lambda *arguments: None)
-    attrs = window_ops.window_attrs((9, 9), (4, 4), (3, 3), (2, 2), (1, 1), (0, 0))
+    sizes, out = shape[1:3], tuple(pooled_shape[1:3])
+    before = tuple(
+        max((o - 1) * stride + window - n, 0) // 2 if padding == "SAME" else 0
+        for o, n in zip(out, sizes)
+    )
+    attrs = window_ops.window_attrs(sizes, out, (window,) * 2, (stride,) * 2, (1, 1), before)
     numpy_kernel = window_ops._scatter_kernel(image, weights, **attrs)
     _assert_same_bits(installed, [numpy_kernel])
     _assert_same_bits(own, [numpy_kernel])

@@ -347,6 +347,8 @@ def mask_the_relus_maxima(node):
 
 # the unsigned integer of a float's size: the pairs' scatter selects its stores by bit masks
 _BITS = {"float32": "uint32_t", "float64": "uint64_t"}
+# the most taps a window's scatter writes out one by one (5 x 5)
+MOST_UNROLLED_TAPS = 25
 
 
 def _template(part):
@@ -393,6 +395,11 @@ def _template(part):
             and node.dtype.name in _BITS
             and (part == "scatter" or part == "gather" and node.inputs[0] is node.inputs[1]),
             bits=_BITS.get(node.dtype.name),
+            # overlapping windows of a float image scatter each window inside the image with
+            # its taps unrolled, where they are few enough to write out
+            inside_taps=part == "scatter"
+            and node.dtype.name in _BITS
+            and len(_taps(attrs)) <= MOST_UNROLLED_TAPS,
         )
 
     return forms.Template("windows.c.j2", context)
