@@ -47,6 +47,11 @@ B31 k-means cost (GradBench's kmeans objective): 10,000 points and 1,000 centroi
 B32 GradBench's ode: the chain y0' = x0, yi' = xi y(i-1) from y(0) = 0 to t = 2 by 10 classic
    Runge-Kutta steps (a loop), n = 100,000 float64; y(2) and the gradient of its last
    component with respect to x (reverse mode), each system's loop and tape as written.
+B34 an input pipeline as TensorFlow's guides write one: 8,192 rows of 784 float32 features and
+   an int64 label, from_tensor_slices, shuffle (a buffer of 4,096, seeded), map (the features
+   scaled by 0.5), batch 128; one pass, each batch's sums added up (float64), so that the
+   values do not depend on the order (tf.data and tt.data; torch's DataLoader over a Dataset
+   whose items are scaled, shuffled and batched, with no worker processes).
 B29 a small training step as users write it: B9's step (Dense relu, Dense, sparse softmax
    cross-entropy from logits, Adam) at batch 32 of 20 features, 64 hidden units and 10
    classes, through each system's own layers, loss and optimizer (tt.keras and tf.keras;
@@ -83,6 +88,7 @@ FULL = {
     "B31": (10000, 1000, 16),
     "B32": (100000, 10),
     "B33": (32, 32, 32, 10),  # batch, image side, channels, classes
+    "B34": (8192, 784, 128, 4096),  # rows, features, batch, shuffle buffer
 }
 QUICK = {
     "B1": 20,
@@ -109,10 +115,11 @@ QUICK = {
     "B31": (40, 12, 3),
     "B32": (8, 3),
     "B33": (4, 8, 4, 3),
+    "B34": (40, 6, 8, 16),
 }
 WORKLOADS = (
     "B1", "B2", "B3", "B4", "B4b", "B5", "B7", "B9", "B9b", "B9u", "B10", "B12", "B18", "B18w",
-    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31", "B32", "B33",
+    "B19", "B20", "B24", "B24L", "B28", "B29", "B30", "B31", "B32", "B33", "B34",
 )  # fmt: skip
 ADAM = {"learning_rate": 1e-3, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
 # B24's parameters, in the order every system takes and returns them, and its layer norm's epsilon
@@ -149,6 +156,7 @@ TOLERANCE = {
     "B31": 1e-9,
     "B32": 1e-9,
     "B33": 2e-3,
+    "B34": 1e-9,
 }
 
 
@@ -235,6 +243,14 @@ def make(workload, quick):
             "b3": np.full(channels, 0.01, np.float32),
             "wd": (rng.standard_normal((channels, classes)) / np.sqrt(channels)).astype(np.float32),
             "bd": np.zeros(classes, np.float32),
+        }
+    if workload == "B34":
+        rows, features, batch, buffer = size
+        return {
+            "x": rng.standard_normal((rows, features)).astype(np.float32),
+            "y": rng.integers(0, 10, rows).astype(np.int64),
+            "batch": batch,
+            "buffer": buffer,
         }
     if workload == "B20":
         x = np.sort(rng.uniform(-3.0, 3.0, size))

@@ -65,6 +65,8 @@ TITLES = {
     "gradient",
     "B33": "B33 MobileNet-style step: conv 3x3, depthwise 3x3, pointwise, max pool 3x3/2 SAME, "
     "mean, dense 10, batch 32 of 32x32x3",
+    "B34": "B34 input pipeline: 8,192 rows of 784, from_tensor_slices, shuffle, map, batch 128, "
+    "one pass",
 }
 SYSTEMS = ("numpy", "tracer-eager", "tracer-compiled", "tracer-profiled", *PEERS)
 # tracer-profiled: tracer-compiled with a tt.profiler profile on, for the workloads whose
@@ -227,7 +229,7 @@ def main(argv=None):
     parser.add_argument("--json", help="also write every result to this file")
     parser.add_argument(
         "--only",
-        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20,B24,B24L,B28,B29,B30,B31,B32,B33; "
+        help="comma-separated workloads (B1,B2,B3,B4,B4b,B5,B6,B7,B8,B9,B9b,B9u,B10,B11,B12,B18,B18w,B19,B20,B24,B24L,B28,B29,B30,B31,B32,B33,B34; "
         "B13,B14,B15 run together: exported C against CasADi; B16 cheap-gradient ratios; B17 elementwise gradient by size; B21 data-parallel steps on MPI; B22 compile time of an N-layer chain; "
         "B23 jacobian through a compiled loop, vectorized and row by row, against JAX, TF, torch; "
         "B25 Keras fit per epoch, tt.keras against Keras 3 on TensorFlow, JAX and torch; "

@@ -69,6 +69,9 @@ def _first_call_checks(result, results):
 def _transformer_and_text_checks(result, results):
     for workload in ("B24", "B24L", "B28", "B29", "B30", "B31", "B32"):
         _check_first_call(results, workload, ("tracer-eager", "tracer-compiled"))
+    # the input pipeline: one system of tracer's (its map is a tt.function either way)
+    _check_first_call(results, "B34", ("tracer-compiled",))
+    assert results["B34"]["tracer-eager"]["status"] == "n/a"
 
 
 def _check_first_call(results, workload, systems):
@@ -165,7 +168,7 @@ def _gmm_first_call_checks(result, results):
 PARTS = {
     "B1-B11": ("B1,B2,B3,B4,B4b,B5,B7,B6,B8,B11", _timed_checks),
     "B9-B20, B33": ("B9,B9b,B9u,B10,B12,B18,B18w,B19,B20,B33", _first_call_checks),
-    "B24-B32": ("B24,B24L,B28,B29,B30,B31,B32", _transformer_and_text_checks),
+    "B24-B34": ("B24,B24L,B28,B29,B30,B31,B32,B34", _transformer_and_text_checks),
     "exported C": ("B13", _export_checks),
     "B16-B17": ("B16,B17,B23", _gradient_checks),
     "B21-B22": ("B21,B22", _compile_and_mpi_checks),

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from tracer.concrete import ConcreteFunction
 
 Dataset = tt.data.Dataset
 
@@ -74,6 +75,52 @@ def test_map_filter_and_the_calling_convention():
 
     assert _listed(Dataset.range(10).map(doubled)) == list(range(0, 20, 2))
     assert len(traces) == 1
+
+
+def test_a_map_runs_its_trace_on_each_elements_arrays(monkeypatch):
+    """After its first element, a map calls its trace on each element's arrays directly
+    (`ConcreteFunction.call_on_arrays`), with the values and structure of a call of the
+    tt.function on tensors: nested and dict results, Python values among the results, a
+    variable read at each call; a map that assigns a variable, or one iterated under a
+    tape, calls the function as before, once per element."""
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    y = np.arange(6, dtype=np.int64)
+    scale = tt.Variable(2.0)
+
+    def nested(a, b):
+        return (a * scale, (b + 1, {"z": tt.reduce_sum(a), "k": 7}))
+
+    pairs = Dataset.from_tensor_slices((x, y))
+    want = [(x[k] * 2.0, (y[k] + 1, {"k": 7, "z": x[k].sum()})) for k in range(6)]
+    served = []
+    call_on_arrays = ConcreteFunction.call_on_arrays
+    monkeypatch.setattr(
+        ConcreteFunction,
+        "call_on_arrays",
+        lambda self, arrays: served.append(call_on_arrays(self, arrays)) or served[-1],
+    )
+    assert _listed(pairs.map(nested)) == [_plain(w) for w in want]
+    assert len(served) == 5 and None not in served  # every element after the traced one
+    scale.assign(3.0)  # read again at each call: the next pass scales by 3
+    assert _listed(pairs.map(nested))[-1][0] == (x[-1] * 3.0).tolist()
+    features = Dataset.from_tensor_slices({"a": x, "b": y}).map(
+        lambda d: d["a"][1] - tt.cast(d["b"], tt.float32)
+    )
+    assert _listed(features) == (x[:, 1] - y).tolist()
+
+    counter = tt.Variable(0, dtype=tt.int64)
+
+    def counted(b):
+        counter.assign_add(1)
+        return b * 2
+
+    assert _listed(Dataset.from_tensor_slices(y).map(counted)) == (y * 2).tolist()
+    assert int(counter.numpy()) == 6
+    with tt.GradientTape() as tape:
+        tape.watch(scale)
+        served.clear()
+        assert _listed(pairs.map(nested))[2][0] == (x[2] * 3.0).tolist()
+        assert served == [None] * 5  # the function itself, as its call is watched
 
 
 def test_repeat_take_skip_enumerate_concatenate_zip():

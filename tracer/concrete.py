@@ -73,6 +73,9 @@ class ConcreteFunction:
         self._flat_result = flat
         outputs = [flat[k] for k in self._tensor_positions]
         self._returns_one_tensor = isinstance(result, TensorLike)
+        self._returns_tensors_in_a_tuple = type(result) is tuple and all(
+            isinstance(item, TensorLike) for item in result
+        )
         self._variables = list(trace.variables.values())
         self._requirements = list(trace.requirements)  # (Trace.require)
         self._other_than_zero = list(trace.other_than_zero)  # (Trace.require_other_than_zero)
@@ -345,6 +348,29 @@ class ConcreteFunction:
                 arrays += [v._value for v in self._variables]
             return Tensor(self._run_arrays(arrays)[0])
         return self._call(tensors)
+
+    def call_on_arrays(self, arrays):
+        """The result of a call on the numpy `arrays` of its tensor arguments, in order, with
+        numpy arrays for its tensors; None where a call needs more than running the
+        executable (a tape, a trace, an accumulator or a numerics check watches it, or it
+        assigns variables): the caller then calls the function itself. tf.data's map and
+        filter call their function so on each element, whose arrays turned into tensors
+        and back cost more than the call."""
+        if self._assigned or state.tapes or state.trace is not None:
+            return None
+        if numerics.enabled or state.accumulators:
+            return None
+        if self._requirements or self._other_than_zero or self._equal_sizes:
+            self._check_sizes(arrays)
+        results = self._run_arrays([*arrays, *(v._value for v in self._variables)])
+        if self._returns_one_tensor:
+            return results[0]
+        if self._returns_tensors_in_a_tuple:
+            return tuple(results)
+        flat = list(self._flat_result)
+        for position, value in zip(self._tensor_positions, results):
+            flat[position] = value
+        return nest.pack_sequence_as(self._structure, flat)
 
     def _call(self, tensors):
         """Run on the tensor arguments (Tensors, numpy arrays and scalars)."""

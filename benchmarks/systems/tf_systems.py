@@ -269,6 +269,25 @@ def cnn(compiled):
     return build
 
 
+def input_pipeline(d):
+    """B34: a tf.data pipeline (its map traced by tf.data), one pass, each batch's sums."""
+    dataset = (
+        tf.data.Dataset.from_tensor_slices((d["x"], d["y"]))
+        .shuffle(d["buffer"], seed=0)
+        .map(lambda features, label: (features * 0.5, label))
+        .batch(d["batch"])
+    )
+
+    def one_pass():
+        total, labels = 0.0, 0
+        for features, label in dataset:
+            total += np.sum(features.numpy(), dtype=np.float64)
+            labels += int(np.sum(label.numpy()))
+        return [total, labels]
+
+    return one_pass
+
+
 def mobile_block(compiled):
     """B33: tf.nn.conv2d, depthwise_conv2d and max_pool2d (NHWC) on a tape, the loss and 8
     gradients."""
@@ -518,6 +537,7 @@ def _for(compiled):
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
         table["B18w"] = lstm(compiled, looped=True)
+        table["B34"] = input_pipeline
     if not compiled:
         table["B1"] = chain
     return table

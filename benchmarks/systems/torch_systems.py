@@ -417,6 +417,7 @@ def eager():
         "B24L": block_step(False),
         "B29": keras_style_step,
         "B30": keras_style_inference,
+        "B34": input_pipeline,
     }
 
 
@@ -454,6 +455,39 @@ def compiled():
         "B24": block_step(True),
         "B24L": block_step(True),
     }
+
+
+class _ScaledRows(torch.utils.data.Dataset):
+    """B34's rows as a map-style Dataset whose items are scaled as they are read (the map)."""
+
+    def __init__(self, x, y):
+        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, row):
+        return self.x[row] * 0.5, self.y[row]
+
+
+def input_pipeline(d):
+    """B34: a DataLoader over the scaled rows, shuffled (seeded) and batched, in this
+    process (no workers), one pass, each batch's sums."""
+    loader = torch.utils.data.DataLoader(
+        _ScaledRows(d["x"], d["y"]),
+        batch_size=d["batch"],
+        shuffle=True,
+        generator=torch.Generator().manual_seed(0),
+    )
+
+    def one_pass():
+        total, labels = 0.0, 0
+        for features, label in loader:
+            total += np.sum(features.numpy(), dtype=np.float64)
+            labels += int(label.sum())
+        return [total, labels]
+
+    return one_pass
 
 
 def _sequential(d):

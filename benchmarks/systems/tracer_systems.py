@@ -412,6 +412,25 @@ def mobile_block(compiled):
     return build
 
 
+def input_pipeline(d):
+    """B34: a tt.data pipeline (its map a tt.function), one pass, each batch's sums."""
+    dataset = (
+        tt.data.Dataset.from_tensor_slices((d["x"], d["y"]))
+        .shuffle(d["buffer"], seed=0)
+        .map(lambda features, label: (features * 0.5, label))
+        .batch(d["batch"])
+    )
+
+    def one_pass():
+        total, labels = 0.0, 0
+        for features, label in dataset:
+            total += np.sum(features.numpy(), dtype=np.float64)
+            labels += int(np.sum(label.numpy()))
+        return [total, labels]
+
+    return one_pass
+
+
 def kmeans_cost(compiled):
     """B31: the k-means cost from tt.matmul and tt.reduce_min (float64)."""
 
@@ -514,6 +533,7 @@ def _for(compiled):
     if compiled:
         table["B9u"] = train_step(compiled, any_batch=True)
         table["B18w"] = lstm(compiled, looped=True)
+        table["B34"] = input_pipeline
     return table
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from tracer import nest
 from tracer.data.specs import INFINITE, UNKNOWN, spec_of_arrays
-from tracer.dtypes import as_dtype
+from tracer.dtypes import BY_NUMPY, as_dtype
 from tracer.signature import TensorSpec
 from tracer.tensor import constant
 
@@ -20,6 +20,12 @@ def as_arrays(structure):
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
+    if (
+        type(structure) is np.ndarray
+        and structure.dtype.kind in "biufc"
+        and structure.dtype in BY_NUMPY
+    ):
+        return structure.copy()  # what a tensor of it holds: its own copy, of its dtype
     return np.asarray(constant(structure)._value)
 
 
@@ -41,6 +47,10 @@ class TensorSlices:
 
     def arrays(self):
         leaves = nest.flatten(self._structure)
+        if type(self._structure) is tuple and len(leaves) == len(self._structure):
+            for row in range(self._count):  # a tuple of arrays, each element a tuple of rows
+                yield tuple([leaf[row] for leaf in leaves])
+            return
         for row in range(self._count):
             yield nest.pack_sequence_as(self._structure, [leaf[row] for leaf in leaves])
 

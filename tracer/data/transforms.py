@@ -7,6 +7,7 @@ import numpy as np
 from tracer import nest
 from tracer.data.sources import as_arrays
 from tracer.data.specs import INFINITE, UNKNOWN, combined_spec
+from tracer.dtypes import as_dtype
 from tracer.py_function import raised_while_traced
 from tracer.signature import TensorSpec
 from tracer.tensor import constant
@@ -464,16 +465,27 @@ class _TracedOrEager:
 
         self._python, self._traced, self._eager = python_function, function(python_function), False
         self._signatures = set()  # the element signatures traced: (shape, dtype) of each leaf
+        # the concrete function traced for each signature of the elements' numpy arrays,
+        # which runs on the arrays themselves (`ConcreteFunction.call_on_arrays`)
+        self._concretes = {}
         self._run_spec = None  # the spec of an eager run, where the function cannot be traced
 
     def __call__(self, element):
+        # a tuple of arrays is its own leaves (a tuple holding a structure has no key)
+        leaves = element if type(element) is tuple else nest.flatten(element)
+        key = _arrays_key(leaves)
+        concrete = self._concretes.get(key)
+        if concrete is not None:
+            result = concrete.call_on_arrays(leaves)
+            if result is not None:
+                return result
         arguments = _arguments(element)
         if self._eager:
             return self._python(*arguments)
         signature = tuple((t.shape, t.dtype) for t in nest.flatten(arguments))
         if signature not in self._signatures:
             try:
-                self._traced.get_concrete_function(*arguments)
+                concrete = self._traced.get_concrete_function(*arguments)
             except RunsAsPython:
                 pass  # code that runs only as Python: the tt.function runs it so from now on
             except (TypeError, ValueError) as error:
@@ -482,6 +494,9 @@ class _TracedOrEager:
                 result = self._python(*arguments)
                 self._eager = True
                 return result
+            else:  # run on the arrays from now on, where they are what the trace saw
+                if key is not None and [as_dtype(d) for _, d in key] == [d for _, d in signature]:
+                    self._concretes[key] = concrete
             self._signatures.add(signature)
         return self._traced(*arguments)
 
@@ -517,6 +532,15 @@ class _TracedOrEager:
         return nest.pack_sequence_as(
             result, [TensorSpec((None,) * a.ndim, a.dtype) for a in nest.flatten(result)]
         )
+
+
+def _arrays_key(leaves):
+    """The shapes and dtypes of an element's `leaves` where each is a numeric numpy array or
+    scalar (which a concrete function runs on as they are), else None."""
+    for leaf in leaves:
+        if not isinstance(leaf, (np.ndarray, np.generic)) or leaf.dtype.kind not in "biufc":
+            return None
+    return tuple((leaf.shape, leaf.dtype) for leaf in leaves)
 
 
 def _arguments(element):
