@@ -176,7 +176,7 @@ class Map:
 
     def arrays(self):
         for element in self._upstream.arrays():
-            yield as_arrays(self._function(element))
+            yield self._function.arrays_of(element)
 
     def cardinality(self):
         return self._upstream.cardinality()
@@ -193,7 +193,7 @@ class Filter:
 
     def arrays(self):
         for element in self._upstream.arrays():
-            kept = as_arrays(self._function(element))
+            kept = self._function.arrays_of(element)
             if not isinstance(kept, np.ndarray) or kept.shape != () or kept.dtype != np.bool_:
                 raise TypeError(f"filter: the predicate gives {kept!r}, not a scalar bool")
             if kept:
@@ -470,15 +470,31 @@ class _TracedOrEager:
         self._concretes = {}
         self._run_spec = None  # the spec of an eager run, where the function cannot be traced
 
-    def __call__(self, element):
+    def arrays_of(self, element):
+        """The function's result on `element`, as numpy arrays. A run on the element's
+        arrays gives arrays that are used as they are: a module's results are its own, an
+        interpreter's may be the element's array, which no stage writes into."""
+        result = self._on_arrays(element)
+        if result is None:
+            return as_arrays(self._call(element))
+        if _numeric_array(result) or (
+            type(result) is tuple and all(_numeric_array(leaf) for leaf in result)
+        ):
+            return result
+        return as_arrays(result)
+
+    def _on_arrays(self, element):
+        """The result of the concrete function traced for the element's signature, run on
+        its arrays (`ConcreteFunction.call_on_arrays`), or None where there is none or the
+        call needs the function itself."""
         # a tuple of arrays is its own leaves (a tuple holding a structure has no key)
         leaves = element if type(element) is tuple else nest.flatten(element)
-        key = _arrays_key(leaves)
-        concrete = self._concretes.get(key)
-        if concrete is not None:
-            result = concrete.call_on_arrays(leaves)
-            if result is not None:
-                return result
+        concrete = self._concretes.get(_arrays_key(leaves))
+        return None if concrete is None else concrete.call_on_arrays(leaves)
+
+    def _call(self, element):
+        """The tt.function's call on `element` (traced first for a new signature), or the
+        Python function's where the function cannot be traced."""
         arguments = _arguments(element)
         if self._eager:
             return self._python(*arguments)
@@ -495,6 +511,7 @@ class _TracedOrEager:
                 self._eager = True
                 return result
             else:  # run on the arrays from now on, where they are what the trace saw
+                key = _arrays_key(element if type(element) is tuple else nest.flatten(element))
                 if key is not None and [as_dtype(d) for _, d in key] == [d for _, d in signature]:
                     self._concretes[key] = concrete
             self._signatures.add(signature)
@@ -532,6 +549,10 @@ class _TracedOrEager:
         return nest.pack_sequence_as(
             result, [TensorSpec((None,) * a.ndim, a.dtype) for a in nest.flatten(result)]
         )
+
+
+def _numeric_array(value):
+    return type(value) is np.ndarray and value.dtype.kind in "biufc"
 
 
 def _arrays_key(leaves):
