@@ -5,6 +5,8 @@ every time. An object with `_tensor_components()` (a TensorArray) flattens to th
 tensors and is rebuilt by its `_from_components(tensors)`.
 """
 
+import numpy as np
+
 
 def sorted_keys(mapping):
     """The keys of a dict in order; keys that cannot be ordered are a TypeError, as tf.nest's."""
@@ -22,10 +24,21 @@ def _is_namedtuple(value):
     return isinstance(value, tuple) and hasattr(value, "_fields")
 
 
+# types that are always leaves, taken without a call of their own (an input pipeline
+# flattens each element's arrays)
+_LEAF_TYPES = frozenset({np.ndarray, float, int})
+
+
 def flatten(structure):
     kind = type(structure)
     if kind is list or kind is tuple:  # the common case first: a tape's sources, targets
-        return [leaf for item in structure for leaf in flatten(item)]
+        leaves = []
+        for item in structure:
+            if type(item) in _LEAF_TYPES:
+                leaves.append(item)
+            else:
+                leaves.extend(flatten(item))
+        return leaves
     if hasattr(structure, "_tensor_components"):
         return list(structure._tensor_components())
     if isinstance(structure, dict):
