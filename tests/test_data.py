@@ -174,6 +174,28 @@ def test_shuffle_is_a_permutation_reproducible_with_a_seed_and_new_each_pass():
     assert all(value <= position + 3 for position, value in enumerate(small))  # buffer of 4
 
 
+@pytest.mark.parametrize("count, buffer", [(3000, 100), (40, 40), (40, 64), (500, 1)])
+def test_shuffle_draws_as_one_draw_an_element(count, buffer):
+    """The draws from a full buffer, whose number a known count gives, are made a block at
+    a time: the order is the one drawn one by one (a draw below the buffer's length for
+    each element taken), and so is the order after a filter, whose count is unknown."""
+    rng = np.random.default_rng(np.random.SeedSequence(5).spawn(1)[0])
+    pending, want = [], []
+    for value in range(count):
+        pending.append(value)
+        if len(pending) == buffer:
+            k = int(rng.integers(len(pending)))
+            pending[k], pending[-1] = pending[-1], pending[k]
+            want.append(pending.pop())
+    while pending:
+        k = int(rng.integers(len(pending)))
+        pending[k], pending[-1] = pending[-1], pending[k]
+        want.append(pending.pop())
+    assert _listed(Dataset.range(count).shuffle(buffer, seed=5)) == want
+    unknown = Dataset.range(count).filter(lambda x: x >= 0).shuffle(buffer, seed=5)
+    assert _listed(unknown) == want
+
+
 def test_unbatch_padded_batch_cache_and_reduce():
     """batch(3).unbatch() gives back the elements; padded_batch of range(1, 5) mapped to
     fill([x], x) and batched by 2: [[1, 0], [2, 2]] and [[3, 3, 3, 0], [4, 4, 4, 4]];

@@ -136,13 +136,17 @@ class Shuffle:
             self._first = spawn
         self._passes += 1
         rng = np.random.default_rng(self._first)
+        # where the upstream's count is known, so is the number of draws from a full buffer:
+        # those are drawn in blocks, the same numbers in the same order as one by one
+        full = _draws(rng, self._buffer, self._upstream.cardinality() - self._buffer + 1)
         buffer = []
         for element in elements:
             buffer.append(element)
             if len(buffer) == self._buffer:
-                yield _take_random(buffer, rng)
+                k = next(full, None)
+                yield _take(buffer, int(rng.integers(len(buffer))) if k is None else k)
         while buffer:
-            yield _take_random(buffer, rng)
+            yield _take(buffer, int(rng.integers(len(buffer))))
 
     def cardinality(self):
         return self._upstream.cardinality()
@@ -157,9 +161,17 @@ def _rows_of(stage):
     return rows() if rows is not None else None
 
 
-def _take_random(buffer, rng):
-    """Remove and return a random element of `buffer` (the last one takes its place)."""
-    k = int(rng.integers(len(buffer)))
+def _draws(rng, bound, count):
+    """`count` integers below `bound` from `rng` (none where `count` is not positive), drawn
+    a block at a time."""
+    while count > 0:
+        block = min(count, 1024)
+        yield from rng.integers(bound, size=block).tolist()
+        count -= block
+
+
+def _take(buffer, k):
+    """Remove and return element `k` of `buffer` (the last one takes its place)."""
     buffer[k], buffer[-1] = buffer[-1], buffer[k]
     return buffer.pop()
 
