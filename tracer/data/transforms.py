@@ -499,8 +499,7 @@ class _TracedOrEager:
         """The result of the concrete function traced for the element's signature, run on
         its arrays (`ConcreteFunction.call_on_arrays`), or None where there is none or the
         call needs the function itself."""
-        # a tuple of arrays is its own leaves (a tuple holding a structure has no key)
-        leaves = element if type(element) is tuple else nest.flatten(element)
+        leaves = _leaves(element)
         concrete = self._concretes.get(_arrays_key(leaves))
         return None if concrete is None else concrete.call_on_arrays(leaves)
 
@@ -523,7 +522,7 @@ class _TracedOrEager:
                 self._eager = True
                 return result
             else:  # run on the arrays from now on, where they are what the trace saw
-                key = _arrays_key(element if type(element) is tuple else nest.flatten(element))
+                key = _arrays_key(_leaves(element))
                 if key is not None and [as_dtype(d) for _, d in key] == [d for _, d in signature]:
                     self._concretes[key] = concrete
             self._signatures.add(signature)
@@ -561,6 +560,11 @@ class _TracedOrEager:
         return nest.pack_sequence_as(
             result, [TensorSpec((None,) * a.ndim, a.dtype) for a in nest.flatten(result)]
         )
+
+
+def _leaves(element):
+    """An element's leaves: a tuple is its own (one holding a structure has no arrays key)."""
+    return element if type(element) is tuple else nest.flatten(element)
 
 
 def _numeric_array(value):
