@@ -65,6 +65,10 @@ class CompiledGraph:
         kept = self._per_thread.__dict__.pop("workspace", None)
         return aligned.workspace(self.workspace_bytes) if kept is None else kept
 
+    def keep_workspace(self, workspace):
+        """Give `workspace` (`workspace`'s) back to the calling thread's later calls."""
+        self._per_thread.__dict__["workspace"] = workspace
+
     def record_events(self, events):
         """Make the profiled module append each step's event to `events` (an int64 array:
         count, capacity, then (probe, start, end) per event), or to nothing (None)."""

@@ -32,6 +32,14 @@
  *
  * The GIL is released while the module runs, as cffi's call does; the workspace is kept
  * between calls (fresh pages cost the kernel's zeroing) and taken by one call at a time.
+ *
+ *     run_each(run, slots, count, strided) -> None, or (element, code)
+ *
+ * The module's `tracer_run` called `count` times on one argument array (`slots`: its address,
+ * filled for the first element): after each call, the slots that `strided` names ((slot,
+ * stride in bytes) pairs) move on by their strides, to the next element's inputs and output
+ * buffers (tt.data's map over a batch, runtime/fast_call.py's `run_each`). A call that fails
+ * stops the loop: its element and nonzero code are returned.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -544,8 +552,56 @@ static PyTypeObject Entry_type = {
     .tp_members = entry_members,
 };
 
+static PyObject *
+run_each(PyObject *module, PyObject *args)
+{
+    unsigned long long run_address, slots_address;
+    Py_ssize_t count;
+    PyObject *strided;
+    if (!PyArg_ParseTuple(args, "KKnO!", &run_address, &slots_address, &count, &PyTuple_Type, &strided))
+        return NULL;
+    Py_ssize_t n_strided = PyTuple_GET_SIZE(strided);
+    if (n_strided > STACK_SLOTS) {
+        PyErr_SetString(PyExc_ValueError, "run_each: more strided slots than STACK_SLOTS");
+        return NULL;
+    }
+    Py_ssize_t where[STACK_SLOTS], stride[STACK_SLOTS];
+    for (Py_ssize_t k = 0; k < n_strided; k++) {
+        PyObject *pair = PyTuple_GET_ITEM(strided, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "run_each: strided holds (slot, stride) pairs");
+            return NULL;
+        }
+        where[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        stride[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
+        if ((where[k] == -1 || stride[k] == -1) && PyErr_Occurred())
+            return NULL;
+    }
+    run_function run = (run_function)(uintptr_t)run_address;
+    char **slots = (char **)(uintptr_t)slots_address;
+    Py_ssize_t element = 0;
+    int code = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (; element < count; element++) {
+        code = run(slots);
+        if (code != 0)
+            break;
+        for (Py_ssize_t k = 0; k < n_strided; k++)
+            slots[where[k]] += stride[k];
+    }
+    Py_END_ALLOW_THREADS
+    if (code != 0)
+        return Py_BuildValue("(ni)", element, code);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"run_each", run_each, METH_VARARGS, "The module run on each element of a batch (see fast_call.c)."},
+    {NULL},
+};
+
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_fast_call", "A compiled function's call path in C (see fast_call.c).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_fast_call", "A compiled function's call path in C (see fast_call.c).", -1, module_methods,
 };
 
 PyMODINIT_FUNC

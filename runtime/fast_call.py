@@ -76,6 +76,77 @@ def entry(compiled, arguments, pattern, variables, names, guards, wrap, n_output
     )
 
 
+def runs_each(compiled):
+    """Whether `run_each` can run `compiled` (a CompiledGraph) on a batch: the extension is
+    there, the module's sizes are all known, it calls no Python function, holds no string
+    handles, writes no input in place, and its results are its buffers, its inputs or its
+    constants."""
+    plan = compiled.plan
+    return not (
+        _extension is None
+        or plan.dims
+        or plan.host_calls
+        or plan.strings is not None
+        or plan.updated_inputs
+        or not isinstance(plan.workspace_bytes, int)
+        or any(kind not in ("buffer", "input", "constant") for kind, _ in plan.outputs)
+    )
+
+
+def run_each(compiled, arrays, batched, count):
+    """The outputs of `compiled` (a CompiledGraph) for each of `count` elements, stacked along
+    a new leading axis: the first `batched` of `arrays` are the elements' inputs, stacked so
+    (each of the plan's dtype), the others (variables) the same for every element. The module
+    runs once per element, as `count` calls would run it, from one call into C: the same
+    bits. None where that needs more than pointers moved on from element to element (sizes
+    known at run time, Python callbacks, string handles, inputs written in place), or the
+    extension is missing; an element whose run fails raises its error."""
+    plan = compiled.plan
+    if not runs_each(compiled) or len(arrays) != len(plan.input_dtypes):
+        return None
+    inputs = []
+    for k, (array, dtype, shape) in enumerate(zip(arrays, plan.input_dtypes, plan.input_shapes)):
+        expected = (count, *shape) if k < batched else tuple(shape)
+        array = np.ascontiguousarray(array, dtype)
+        if array.shape != expected:
+            return None
+        inputs.append(array)
+    buffers = [aligned.empty((count, *shape), dtype) for shape, dtype in plan.buffers]
+    workspace = compiled.workspace() if plan.workspace_bytes else None
+    slots = np.zeros(len(inputs) + len(compiled.constants) + len(buffers) + 1, np.uintp)
+    held = [*inputs, *compiled.constants, *buffers]
+    if workspace is not None:
+        held.append(workspace)
+    for k, array in enumerate(held):
+        slots[k] = array.ctypes.data
+    # each element's inputs and outputs follow the one before (count is at least 1)
+    first_buffer = len(inputs) + len(compiled.constants)
+    strided = tuple((k, a.nbytes // count) for k, a in enumerate(inputs[:batched])) + tuple(
+        (first_buffer + k, b.nbytes // count) for k, b in enumerate(buffers)
+    )
+    try:
+        failed = _extension.run_each(compiled.run_address, slots.ctypes.data, count, strided)
+    finally:
+        if workspace is not None:
+            compiled.keep_workspace(workspace)
+    if failed is not None:
+        raise compiled.error(failed[1])
+    return [
+        _stacked_output(kind, where, buffers, inputs, batched, count)
+        for kind, where in plan.outputs
+    ]
+
+
+def _stacked_output(kind, where, buffers, inputs, batched, count):
+    """Output (`kind`, `where`) of the plan for each of `count` elements, stacked."""
+    if kind == "buffer":
+        return buffers[where]
+    single = where if kind == "constant" else inputs[where]
+    if kind == "input" and where < batched:
+        return single.copy()
+    return np.array(np.broadcast_to(single, (count, *np.shape(single))))
+
+
 def _buffer_format(dtype):
     """The format numpy's buffer protocol gives arrays of `dtype` (what the Entry compares)."""
     return memoryview(np.empty(0, dtype)).format

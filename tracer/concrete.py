@@ -362,7 +362,48 @@ class ConcreteFunction:
             return None
         if self._requirements or self._other_than_zero or self._equal_sizes:
             self._check_sizes(arrays)
-        results = self._run_arrays([*arrays, *(v._value for v in self._variables)])
+        return self._packed_results(
+            self._run_arrays([*arrays, *(v._value for v in self._variables)])
+        )
+
+    def call_on_batch(self, arrays, count):
+        """`call_on_arrays` of each of `count` calls at once, its results stacked along a new
+        leading axis: `arrays` are the calls' tensor arguments, each stacked so. The compiled
+        module runs once per call, from one call into C (runtime/fast_call.py's `run_each`),
+        so each call's results are what `call_on_arrays` gives. None where `call_on_arrays`
+        would be, or where the module cannot be run so (the interpreter, sizes known at run
+        time, Python callbacks, a profile watching): the caller then calls for each."""
+        built = self._module_for_batches()
+        if built is None or state.tapes or state.trace is not None or profiling.active:
+            return None
+        if numerics.enabled or state.accumulators:
+            return None
+        variables = [v._value for v in self._variables]
+        results = fast_call.run_each(built, [*arrays, *variables], len(arrays), count)
+        if results is None:
+            return None
+        return self._packed_results(results)
+
+    @property
+    def runs_on_batches(self):
+        """Whether `call_on_batch` can run the function's module on a batch (it may still
+        give None where a tape, a trace, ... watches the call)."""
+        return self._module_for_batches() is not None
+
+    def _module_for_batches(self):
+        """The compiled module in use now, where `call_on_batch` can run it: the function
+        assigns no variable, needs no size checked, and the module `fast_call.runs_each`."""
+        if self._assigned or self._requirements or self._other_than_zero or self._equal_sizes:
+            return None
+        built = self._executable
+        if isinstance(built, Tiered):  # the module in use now, once it is the last
+            built = None if built.building else built.current
+        if built is None or built.backend != "c" or not fast_call.runs_each(built):
+            return None
+        return built
+
+    def _packed_results(self, results):
+        """The structure of the function's result around the arrays `results`."""
         if self._returns_one_tensor:
             return results[0]
         if self._returns_tensors_in_a_tuple:

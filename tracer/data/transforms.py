@@ -2,6 +2,8 @@
 is): batches, a shuffled order, mapped and filtered elements, repeats, slices of the
 sequence, numbering, concatenation, a cache."""
 
+import itertools
+
 import numpy as np
 
 from tracer import nest
@@ -30,6 +32,9 @@ class Batch:
             for group in _groups(rows, self._size, self._drop):
                 taken = np.array(group, dtype=np.intp)
                 yield nest.pack_sequence_as(structure, [leaf[taken] for leaf in leaves])
+            return
+        if isinstance(self._upstream, Map):  # the map's function run on each batch at once
+            yield from self._upstream.batches(self._size, self._drop)
             return
         for rows in _groups(self._upstream.arrays(), self._size, self._drop):
             yield _stacked(rows, "batch")
@@ -190,11 +195,77 @@ class Map:
         for element in self._upstream.arrays():
             yield self._function.arrays_of(element)
 
+    def batches(self, size, drop_remainder):
+        """The mapped elements stacked `size` at a time, as `batch` stacks them. Once the
+        function is traced for the elements' signature, a batch's elements are stacked
+        first and its compiled module runs on each of them from one call
+        (`ConcreteFunction.call_on_batch`): the same bits as a call per element, without
+        the Python of each. Rows of from_tensor_slices (shuffled or not) are gathered a
+        batch at a time for it. The first batch of a signature, and a batch the module
+        cannot run so, is mapped element by element, as `arrays` maps."""
+        sliced = _rows_of(self._upstream)
+        if sliced is None:
+            yield from self._batches_of_elements(size, drop_remainder)
+        else:
+            yield from self._batches_of_rows(*sliced, size, drop_remainder)
+
+    def _batches_of_rows(self, structure, rows, size, drop_remainder):
+        leaves = nest.flatten(structure)
+        for group in _groups(rows, size, False):
+            elements = (_row(structure, leaves, row) for row in group)
+            concrete = self._function.batchable(_row(structure, leaves, group[0]))
+            if len(group) < size and drop_remainder:
+                if concrete is None:  # mapped, as `arrays` maps them before batch drops them
+                    for element in elements:
+                        self._function.arrays_of(element)
+                return
+            mapped = None
+            if concrete is not None:
+                taken = np.array(group, dtype=np.intp)
+                mapped = concrete.call_on_batch([leaf[taken] for leaf in leaves], len(group))
+            if mapped is None:
+                mapped = _stacked([self._function.arrays_of(e) for e in elements], "batch")
+            yield mapped
+
+    def _batches_of_elements(self, size, drop_remainder):
+        elements = self._upstream.arrays()
+        for first in elements:
+            rest = itertools.islice(elements, size - 1)
+            concrete = self._function.batchable(first)
+            if concrete is None:  # each element mapped as it comes
+                group = [self._function.arrays_of(e) for e in itertools.chain([first], rest)]
+                if len(group) == size or not drop_remainder:
+                    yield _stacked(group, "batch")
+                continue
+            taken = [first, *rest]
+            if len(taken) < size and drop_remainder:
+                return
+            stacked = _stacked_alike(taken)
+            mapped = None if stacked is None else concrete.call_on_batch(stacked, len(taken))
+            if mapped is None:
+                mapped = _stacked([self._function.arrays_of(e) for e in taken], "batch")
+            yield mapped
+
     def cardinality(self):
         return self._upstream.cardinality()
 
     def spec(self):
         return self._function.spec(self._upstream)
+
+
+def _row(structure, leaves, row):
+    """Element `row` of from_tensor_slices' `structure` (whose leaves are `leaves`)."""
+    return nest.pack_sequence_as(structure, [leaf[row] for leaf in leaves])
+
+
+def _stacked_alike(elements):
+    """The leaves of `elements` stacked one by one, where each element's leaves have the
+    first one's shapes and dtypes, else None."""
+    key = _arrays_key(_leaves(elements[0]))
+    if key is None or any(_arrays_key(_leaves(e)) != key for e in elements[1:]):
+        return None
+    flat = [_leaves(e) for e in elements]
+    return [np.stack([leaves[k] for leaves in flat]) for k in range(len(key))]
 
 
 class Filter:
@@ -494,6 +565,13 @@ class _TracedOrEager:
         ):
             return result
         return as_arrays(result)
+
+    def batchable(self, element):
+        """The concrete function traced for `element`'s signature where it can run on a
+        batch of such elements (`ConcreteFunction.call_on_batch`), else None (none traced
+        yet, or its module cannot)."""
+        concrete = self._concretes.get(_arrays_key(_leaves(element)))
+        return concrete if concrete is not None and concrete.runs_on_batches else None
 
     def _on_arrays(self, element):
         """The result of the concrete function traced for the element's signature, run on
