@@ -144,14 +144,24 @@ class Shuffle:
         # where the upstream's count is known, so is the number of draws from a full buffer:
         # those are drawn in blocks, the same numbers in the same order as one by one
         full = _draws(rng, self._buffer, self._upstream.cardinality() - self._buffer + 1)
-        buffer = []
+        elements = iter(elements)
+        # the buffer less one: each next element fills it, and the element drawn from the
+        # full buffer takes its place there (drawn last: the new element itself)
+        last = self._buffer - 1
+        buffer = list(itertools.islice(elements, last))
         for element in elements:
-            buffer.append(element)
-            if len(buffer) == self._buffer:
-                k = next(full, None)
-                yield _take(buffer, int(rng.integers(len(buffer))) if k is None else k)
-        while buffer:
-            yield _take(buffer, int(rng.integers(len(buffer))))
+            k = next(full, None)
+            if k is None:
+                k = int(rng.integers(self._buffer))
+            if k == last:
+                yield element
+            else:
+                yield buffer[k]
+                buffer[k] = element
+        # the rest, each drawn from what is left: one draw of every bound, numpy's numbers
+        # in the order one draw a bound gives them
+        for k in rng.integers(np.arange(len(buffer), 0, -1)).tolist():
+            yield _take(buffer, k)
 
     def cardinality(self):
         return self._upstream.cardinality()
