@@ -561,21 +561,19 @@ run_each(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "KKnO!", &run_address, &slots_address, &count, &PyTuple_Type, &strided))
         return NULL;
     Py_ssize_t n_strided = PyTuple_GET_SIZE(strided);
-    if (n_strided > STACK_SLOTS) {
-        PyErr_SetString(PyExc_ValueError, "run_each: more strided slots than STACK_SLOTS");
-        return NULL;
-    }
-    Py_ssize_t where[STACK_SLOTS], stride[STACK_SLOTS];
+    Py_ssize_t stack_moves[2 * STACK_SLOTS], *moves = stack_moves;  /* (slot, stride) pairs */
+    if (n_strided > STACK_SLOTS && (moves = PyMem_Malloc(2 * n_strided * sizeof(Py_ssize_t))) == NULL)
+        return PyErr_NoMemory();
     for (Py_ssize_t k = 0; k < n_strided; k++) {
         PyObject *pair = PyTuple_GET_ITEM(strided, k);
         if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
             PyErr_SetString(PyExc_TypeError, "run_each: strided holds (slot, stride) pairs");
-            return NULL;
+            goto failed;
         }
-        where[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
-        stride[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
-        if ((where[k] == -1 || stride[k] == -1) && PyErr_Occurred())
-            return NULL;
+        moves[2 * k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        moves[2 * k + 1] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
+        if ((moves[2 * k] == -1 || moves[2 * k + 1] == -1) && PyErr_Occurred())
+            goto failed;
     }
     run_function run = (run_function)(uintptr_t)run_address;
     char **slots = (char **)(uintptr_t)slots_address;
@@ -587,12 +585,18 @@ run_each(PyObject *module, PyObject *args)
         if (code != 0)
             break;
         for (Py_ssize_t k = 0; k < n_strided; k++)
-            slots[where[k]] += stride[k];
+            slots[moves[2 * k]] += moves[2 * k + 1];
     }
     Py_END_ALLOW_THREADS
+    if (moves != stack_moves)
+        PyMem_Free(moves);
     if (code != 0)
         return Py_BuildValue("(ni)", element, code);
     Py_RETURN_NONE;
+failed:
+    if (moves != stack_moves)
+        PyMem_Free(moves);
+    return NULL;
 }
 
 static PyMethodDef module_methods[] = {

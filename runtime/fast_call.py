@@ -107,7 +107,7 @@ def run_each(compiled, arrays, batched, count):
     inputs = []
     for k, (array, dtype, shape) in enumerate(zip(arrays, plan.input_dtypes, plan.input_shapes)):
         expected = (count, *shape) if k < batched else tuple(shape)
-        array = np.ascontiguousarray(array, dtype)
+        array = np.asarray(array, dtype, order="C")  # (0-d stays 0-d, as a variable's)
         if array.shape != expected:
             return None
         inputs.append(array)

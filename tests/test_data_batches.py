@@ -19,37 +19,59 @@ def _softmax_and_labels(a, b):
     return tt.exp(a) / tt.reduce_sum(tt.exp(a)), tt.one_hot(b, 10), tt.reduce_max(a, axis=0)
 
 
+SCALE = tt.Variable(1.5)  # a 0-d variable the map reads
+Pair = __import__("collections").namedtuple("Pair", "first second")
+WIDE = {f"leaf{k}": X[:, k % 5, k % 7] for k in range(40)}  # 40 leaves in, 40 out
+
+# (the pipeline before its map, the map's function, the batch size, drop_remainder)
 PIPELINES = {
-    "shuffled slices": lambda: (
-        Dataset.from_tensor_slices((X, Y)).shuffle(100, seed=3).map(_softmax_and_labels).batch(32)
+    "shuffled slices": (
+        lambda: Dataset.from_tensor_slices((X, Y)).shuffle(100, seed=3),
+        _softmax_and_labels,
+        32,
+        False,
     ),
-    "a dict, the remainder dropped": lambda: (
-        Dataset.from_tensor_slices({"a": X, "b": Y})
-        .map(lambda d: {"t": tt.tanh(d["a"]) @ W, "b": d["b"] + 1, "k": 4})
-        .batch(64, drop_remainder=True)
+    "a dict, the remainder dropped": (
+        lambda: Dataset.from_tensor_slices({"a": X, "b": Y}),
+        lambda d: {"t": tt.tanh(d["a"]) @ W, "b": d["b"] + 1, "k": 4},
+        64,
+        True,
     ),
-    "range's elements": lambda: (
-        Dataset.range(200).map(lambda i: (tt.cast(i, tt.float64) ** 1.5, i * 2)).batch(33)
+    "a variable, an input as it is, a namedtuple": (
+        lambda: Dataset.from_tensor_slices(X),
+        lambda a: Pair(a, (tt.sin(a) * SCALE, tt.reduce_sum(a * a))),
+        20,
+        False,
     ),
-    "filtered elements, an input as it is": lambda: (
-        Dataset.from_tensor_slices(X)
-        .filter(lambda a: tt.reduce_sum(a) > 0)
-        .map(lambda a: (a, tt.sin(a) * 2.0, tt.reduce_sum(a * a)))
-        .batch(20)
+    "forty leaves": (
+        lambda: Dataset.from_tensor_slices(WIDE).shuffle(50, seed=1),
+        lambda d: {key: value * 2.0 + 1.0 for key, value in d.items()},
+        16,
+        False,
     ),
 }
 
 
-def _passes(make, batched):
-    """Two passes of the pipeline, each batch's leaves as arrays; `batched`: whether the
-    module may run on whole batches."""
-    with pytest.MonkeyPatch.context() as patch:
-        if not batched:
-            patch.setattr(ConcreteFunction, "call_on_batch", lambda self, arrays, count: None)
-        dataset = make()
-        return [
-            [np.asarray(leaf) for leaf in tt.nest.flatten(b)] for _ in range(2) for b in dataset
-        ]
+def _batched(name):
+    """Two passes of the pipeline with its batches, each batch's leaves as arrays."""
+    source, function, size, drop = PIPELINES[name]
+    dataset = source().map(function).batch(size, drop)
+    return [[np.asarray(leaf) for leaf in tt.nest.flatten(b)] for _ in range(2) for b in dataset]
+
+
+def _element_by_element(name):
+    """The same two passes without the batch: each element mapped alone, its leaves stacked
+    here in groups of the batch size (a dropped remainder left out)."""
+    source, function, size, drop = PIPELINES[name]
+    dataset = source().map(function)
+    batches = []
+    for _ in range(2):
+        elements = [[np.asarray(leaf) for leaf in tt.nest.flatten(e)] for e in dataset]
+        stop = len(elements) - len(elements) % size if drop else len(elements)
+        for start in range(0, stop, size):
+            group = elements[start : start + size]
+            batches.append([np.stack(leaves) for leaves in zip(*group)])
+    return batches
 
 
 def _same_bits(one, other):
@@ -64,8 +86,8 @@ def _same_bits(one, other):
 @pytest.mark.parametrize("name", PIPELINES)
 def test_a_map_run_on_whole_batches_gives_each_elements_bits(name, monkeypatch):
     """Every batch after the first (which traces the function) runs on the module from one
-    call, and each of its leaves has the dtype, shape and bits of mapping element by
-    element."""
+    call, and each of its leaves has the dtype, shape and bits of each element mapped alone
+    and the results stacked."""
     served = []
     call_on_batch = ConcreteFunction.call_on_batch
     monkeypatch.setattr(
@@ -73,11 +95,11 @@ def test_a_map_run_on_whole_batches_gives_each_elements_bits(name, monkeypatch):
         "call_on_batch",
         lambda self, arrays, count: served.append(call_on_batch(self, arrays, count)) or served[-1],
     )
-    batched = _passes(PIPELINES[name], True)
-    assert served and None not in served
+    batched = _batched(name)
+    assert served and all(s is not None for s in served)
     assert len(served) == len(batched) - 1  # the first pass's first batch: element by element
     monkeypatch.undo()
-    _same_bits(batched, _passes(PIPELINES[name], False))
+    _same_bits(batched, _element_by_element(name))
 
 
 def test_batches_of_a_map_against_numpy():
@@ -90,17 +112,37 @@ def test_batches_of_a_map_against_numpy():
     np.testing.assert_array_equal(features, X[rows] * np.float32(0.5))
 
 
-def test_elements_of_other_shapes_in_a_batch_are_mapped_one_by_one():
-    """Generator rows of lengths 3 and 4, each mapped to its sum and its first element: a
-    batch that mixes the lengths cannot be stacked before the map, so its elements are
-    mapped one by one; the values are numpy's."""
-    rows = [np.arange(3 + k % 2, dtype=np.float64) * (k + 1) for k in range(10)]
-    dataset = Dataset.from_generator(
-        lambda: iter(rows), output_signature=tt.TensorSpec([None], tt.float64)
+def test_a_generators_elements_are_mapped_as_they_come():
+    """A generator that sets a variable before each element, and refills one array for each:
+    the map reads each element, and the variable, as each element comes, so every batch
+    holds its own elements' values (read ahead, the later ones would overwrite them)."""
+    step = tt.Variable(0.0)
+    buffer = np.zeros(2, np.float32)
+
+    def rows():
+        for k in range(12):
+            step.assign(float(k))
+            buffer[:] = [k, -k]
+            yield buffer
+
+    dataset = Dataset.from_generator(rows, output_signature=tt.TensorSpec([2], tt.float32))
+    got = np.concatenate([b.numpy() for b in dataset.map(lambda v: v * 2.0 + step).batch(4)])
+    k = np.arange(12, dtype=np.float32)
+    np.testing.assert_array_equal(got, np.stack([3 * k, -k], axis=1))
+
+
+def test_results_other_than_tuples_and_dicts_of_tensors_are_mapped_one_by_one():
+    """A list result (one tensor, to tf.data) and a string among the results: each batch
+    has the shapes and values of the elements mapped alone and stacked."""
+    rows = X[:20, 0, :3]
+    listed = Dataset.from_tensor_slices(rows).map(lambda a: [a, a * 2.0]).batch(8)
+    shapes = [b.shape for b in listed]
+    assert shapes == [(8, 2, 3), (8, 2, 3), (4, 2, 3)]
+    np.testing.assert_array_equal(
+        np.concatenate([b.numpy() for b in listed]), np.stack([rows, rows * 2], axis=1)
     )
-    got = [b.numpy() for b in dataset.map(lambda v: tt.stack([tt.reduce_sum(v), v[0]])).batch(4)]
-    want = np.array([[r.sum(), r[0]] for r in rows])
-    np.testing.assert_array_equal(np.concatenate(got), want)
+    named = Dataset.from_tensor_slices(rows).map(lambda a: (a * 2.0, "abc")).batch(8)
+    assert [tuple(label.shape) for _, label in named] == [(8,), (8,), (4,)]
 
 
 def test_a_map_calling_python_or_assigning_runs_once_per_element_in_order():
@@ -112,7 +154,8 @@ def test_a_map_calling_python_or_assigning_runs_once_per_element_in_order():
         seen.append(int(v))
         return v
 
-    mapped = Dataset.range(10).map(lambda i: tt.py_function(record, [i], tt.int64) + 1)
+    numbers = Dataset.from_tensor_slices(np.arange(10))
+    mapped = numbers.map(lambda i: tt.py_function(record, [i], tt.int64) + 1)
     assert np.concatenate([b.numpy() for b in mapped.batch(4)]).tolist() == list(range(1, 11))
     assert seen[-10:] == list(range(10))
     counter = tt.Variable(0, dtype=tt.int64)
@@ -121,37 +164,43 @@ def test_a_map_calling_python_or_assigning_runs_once_per_element_in_order():
         counter.assign_add(1)
         return i * 3
 
-    got = np.concatenate([b.numpy() for b in Dataset.range(9).map(counted).batch(4)])
-    assert got.tolist() == [3 * k for k in range(9)] and int(counter.numpy()) == 9
+    got = np.concatenate([b.numpy() for b in numbers.map(counted).batch(4)])
+    assert got.tolist() == [3 * k for k in range(10)] and int(counter.numpy()) == 10
 
 
-def test_a_variable_the_map_reads_is_read_when_its_batch_is_made():
+def test_a_variable_the_map_reads_is_read_when_its_batch_is_made(monkeypatch):
     """The loop changes the scale after each batch: each batch is scaled by the value it had
-    when the batch was made, as when each element is mapped as it comes."""
+    when the batch was made, as when each element is mapped as it comes; the batches after
+    the first run on the module."""
+    served = []
+    call_on_batch = ConcreteFunction.call_on_batch
+    monkeypatch.setattr(
+        ConcreteFunction,
+        "call_on_batch",
+        lambda self, arrays, count: served.append(call_on_batch(self, arrays, count)) or served[-1],
+    )
     scale = tt.Variable(1.0)
     dataset = Dataset.from_tensor_slices(X[:40]).map(lambda a: a * scale).batch(10)
     for k, batch in enumerate(dataset):
         np.testing.assert_array_equal(batch.numpy(), X[10 * k : 10 * k + 10] * np.float32(k + 1))
         scale.assign(float(k + 2))
+    assert len(served) == 3 and all(s is not None for s in served)
 
 
-def test_an_error_in_a_batch_is_the_error_of_its_elements_call():
-    """A gather whose index is out of range at element 70: the same error, with the same
-    message, as the call of that element alone raises."""
+@pytest.mark.parametrize("bad, drop", [(70, False), (99, True)])
+def test_an_error_in_a_batch_is_the_error_of_its_elements_call(bad, drop):
+    """A gather whose index is out of range at one element, inside a batch or in the
+    remainder that drop_remainder drops (whose elements are still mapped): the error, and
+    its message, of that element's call alone."""
     table = tt.constant(np.arange(5.0))
     indices = np.arange(100) % 5
-    indices[70] = 9
-
-    def errors(batched):
-        with pytest.MonkeyPatch.context() as patch:
-            if not batched:
-                patch.setattr(ConcreteFunction, "call_on_batch", lambda self, a, c: None)
-            dataset = Dataset.from_tensor_slices(indices).map(lambda i: tt.gather(table, i))
-            with pytest.raises(tt.errors.InvalidArgumentError) as raised:
-                list(dataset.batch(16))
-        return str(raised.value)
-
-    assert errors(True) == errors(False)
+    indices[bad] = 9
+    mapped = Dataset.from_tensor_slices(indices).map(lambda i: tt.gather(table, i))
+    with pytest.raises(tt.errors.InvalidArgumentError) as raised:
+        list(mapped.batch(16, drop_remainder=drop))
+    with pytest.raises(tt.errors.InvalidArgumentError) as alone:
+        list(mapped.skip(bad).take(1))
+    assert str(raised.value) == str(alone.value)
 
 
 def test_under_a_tape_each_element_calls_the_function():

@@ -395,6 +395,8 @@ class ConcreteFunction:
         assigns no variable, needs no size checked, and the module `fast_call.runs_each`."""
         if self._assigned or self._requirements or self._other_than_zero or self._equal_sizes:
             return None
+        if not _of_tensors(self._structure):
+            return None
         built = self._executable
         if isinstance(built, Tiered):  # the module in use now, once it is the last
             built = None if built.building else built.current
@@ -757,6 +759,17 @@ def _fits(shape, traced):
     """Whether a tensor of `shape` fits the shape a concrete function was traced for (None:
     a dimension compiled for any size)."""
     return len(shape) == len(traced) and all(t is None or t == d for d, t in zip(shape, traced))
+
+
+def _of_tensors(structure):
+    """Whether a function's result `structure` is a tensor, or tuples and dicts of them:
+    what a batch of such results stacks leaf by leaf (a list is one tensor to tf.data, and
+    a leaf of another kind is not computed per call)."""
+    if isinstance(structure, TensorLike):
+        return True
+    if isinstance(structure, dict):
+        return all(_of_tensors(value) for value in structure.values())
+    return isinstance(structure, tuple) and all(_of_tensors(value) for value in structure)
 
 
 def _numbers_taken(equal_sizes, arguments, inputs):

@@ -206,54 +206,36 @@ class Map:
             yield self._function.arrays_of(element)
 
     def batches(self, size, drop_remainder):
-        """The mapped elements stacked `size` at a time, as `batch` stacks them. Once the
-        function is traced for the elements' signature, a batch's elements are stacked
-        first and its compiled module runs on each of them from one call
-        (`ConcreteFunction.call_on_batch`): the same bits as a call per element, without
-        the Python of each. Rows of from_tensor_slices (shuffled or not) are gathered a
-        batch at a time for it. The first batch of a signature, and a batch the module
-        cannot run so, is mapped element by element, as `arrays` maps."""
+        """The mapped elements stacked `size` at a time, as `batch` stacks them. Over rows
+        of from_tensor_slices (shuffled or not), once the function is traced for their
+        signature, a batch's rows are gathered first and the function's compiled module
+        runs on each of them from one call (`ConcreteFunction.call_on_batch`): the same bits
+        as a call per element, without the Python of each. The rows are slices of arrays
+        the pipeline holds, so reading them ahead of the map changes nothing another stage
+        could see. The first batch of a signature, a batch the module cannot run so, a
+        remainder that `drop_remainder` drops (whose calls may raise) and the elements of
+        any other upstream are mapped element by element, as `arrays` maps them."""
         sliced = _rows_of(self._upstream)
         if sliced is None:
-            yield from self._batches_of_elements(size, drop_remainder)
-        else:
-            yield from self._batches_of_rows(*sliced, size, drop_remainder)
-
-    def _batches_of_rows(self, structure, rows, size, drop_remainder):
+            for group in _groups(self.arrays(), size, drop_remainder):
+                yield _stacked(group, "batch")
+            return
+        structure, rows = sliced
         leaves = nest.flatten(structure)
         for group in _groups(rows, size, False):
-            elements = (_row(structure, leaves, row) for row in group)
-            concrete = self._function.batchable(_row(structure, leaves, group[0]))
-            if len(group) < size and drop_remainder:
-                if concrete is None:  # mapped, as `arrays` maps them before batch drops them
-                    for element in elements:
-                        self._function.arrays_of(element)
-                return
+            dropped = len(group) < size and drop_remainder
+            first = _row(structure, leaves, group[0])
+            concrete = None if dropped else self._function.batchable(first)
             mapped = None
             if concrete is not None:
                 taken = np.array(group, dtype=np.intp)
                 mapped = concrete.call_on_batch([leaf[taken] for leaf in leaves], len(group))
             if mapped is None:
-                mapped = _stacked([self._function.arrays_of(e) for e in elements], "batch")
-            yield mapped
-
-    def _batches_of_elements(self, size, drop_remainder):
-        elements = self._upstream.arrays()
-        for first in elements:
-            rest = itertools.islice(elements, size - 1)
-            concrete = self._function.batchable(first)
-            if concrete is None:  # each element mapped as it comes
-                group = [self._function.arrays_of(e) for e in itertools.chain([first], rest)]
-                if len(group) == size or not drop_remainder:
-                    yield _stacked(group, "batch")
-                continue
-            taken = [first, *rest]
-            if len(taken) < size and drop_remainder:
-                return
-            stacked = _stacked_alike(taken)
-            mapped = None if stacked is None else concrete.call_on_batch(stacked, len(taken))
-            if mapped is None:
-                mapped = _stacked([self._function.arrays_of(e) for e in taken], "batch")
+                elements = [first, *(_row(structure, leaves, row) for row in group[1:])]
+                mapped = [self._function.arrays_of(element) for element in elements]
+                if dropped:
+                    return
+                mapped = _stacked(mapped, "batch")
             yield mapped
 
     def cardinality(self):
@@ -266,16 +248,6 @@ class Map:
 def _row(structure, leaves, row):
     """Element `row` of from_tensor_slices' `structure` (whose leaves are `leaves`)."""
     return nest.pack_sequence_as(structure, [leaf[row] for leaf in leaves])
-
-
-def _stacked_alike(elements):
-    """The leaves of `elements` stacked one by one, where each element's leaves have the
-    first one's shapes and dtypes, else None."""
-    key = _arrays_key(_leaves(elements[0]))
-    if key is None or any(_arrays_key(_leaves(e)) != key for e in elements[1:]):
-        return None
-    flat = [_leaves(e) for e in elements]
-    return [np.stack([leaves[k] for leaves in flat]) for k in range(len(key))]
 
 
 class Filter:
