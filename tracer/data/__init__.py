@@ -3,9 +3,16 @@ elements come out as tracer Tensors (tracer/data/dataset.py)."""
 
 from tracer.data import experimental
 from tracer.data.dataset import AUTOTUNE, Dataset
-from tracer.data.specs import INFINITE, UNKNOWN
+from tracer.data.specs import INFINITE, UNKNOWN, DatasetSpec
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
 
-__all__ = ["AUTOTUNE", "Dataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]
+__all__ = [
+    "AUTOTUNE",
+    "Dataset",
+    "DatasetSpec",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "experimental",
+]

@@ -16,13 +16,15 @@ import numpy as np
 
 from tracer import nest
 from tracer.context import state
-from tracer.data import file_cache, sources, transforms
+from tracer.data import file_cache, interleave, sources, transforms
 from tracer.data.specs import INFINITE, UNKNOWN
+from tracer.errors import InvalidArgumentError
 from tracer.ir import format_location, user_location
 from tracer.tensor import constant
 from tracer.tracing import RunsAsPython
 
 AUTOTUNE = -1
+_NONE = object()  # no element
 
 
 class Dataset:
@@ -40,7 +42,7 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """The elements with numpy arrays (and numpy scalars) as leaves."""
-        return _Iterator(self._stage.arrays(), lambda a: a[()] if a.ndim == 0 else a)
+        return _Iterator(self._stage.arrays(), _numpy_leaf)
 
     def __len__(self):
         count = self._stage.cardinality()
@@ -124,6 +126,59 @@ class Dataset:
             return Dataset(file_cache.FileCache(self._stage, filename))
         return Dataset(transforms.Cache(self._stage))
 
+    def flat_map(self, map_func, name=None):
+        """The elements of the dataset `map_func` makes of each element, one dataset after
+        another (`map_func` runs eagerly, on the element's Tensors)."""
+        return Dataset(interleave.Interleave(self._stage, map_func, 1, 1, "flat_map"))
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None):  # fmt: skip
+        """The datasets `map_func` makes of the elements, `cycle_length` at a time (by
+        default the usable cores, as TensorFlow's AUTOTUNE), `block_length` elements (1) from
+        each in turn: TensorFlow's order, with or without `num_parallel_calls`."""
+        stage = interleave.Interleave(
+            self._stage, map_func, cycle_length, block_length, "interleave"
+        )
+        return Dataset(stage)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of `size` elements, `stride` apart, one every `shift` (`size`) elements:
+        each a dataset (a structure of datasets, one per component); `flat_map` them into
+        tensors, as `window(3).flat_map(lambda w: w.batch(3))`."""
+        window = interleave.Window(self._stage, size, shift, stride, drop_remainder, Dataset)
+        return Dataset(window)
+
+    def take_while(self, predicate, name=None):
+        return Dataset(transforms.TakeWhile(self._stage, predicate))
+
+    def scan(self, initial_state, scan_func, name=None):
+        return Dataset(transforms.Scan(self._stage, initial_state, scan_func))
+
+    def shard(self, num_shards, index, name=None):
+        return Dataset(transforms.Shard(self._stage, num_shards, index))
+
+    def unique(self, name=None):
+        return Dataset(transforms.Unique(self._stage))
+
+    def apply(self, transformation_func):
+        """`transformation_func(self)`, which must return a dataset."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(
+                f"`transformation_func` must return a `tt.data.Dataset` object. Got {type(result)}."
+            )
+        return result
+
+    def get_single_element(self, name=None):
+        """The dataset's only element, as iterating gives it; InvalidArgumentError where it
+        has none or more than one."""
+        elements = iter(self)
+        first = next(elements, _NONE)
+        if first is _NONE:
+            raise InvalidArgumentError(None, None, "Dataset was empty.")
+        if next(elements, _NONE) is not _NONE:
+            raise InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return first
+
     def prefetch(self, buffer_size, name=None):
         """The same elements: tracer's pipeline runs in the caller's thread, so there is
         nothing to overlap (the argument is accepted as TensorFlow takes it)."""
@@ -153,6 +208,26 @@ class Dataset:
         structure = datasets[0] if len(datasets) == 1 else datasets
         stages = nest.pack_sequence_as(structure, [_stage_of(d) for d in nest.flatten(structure)])
         return Dataset(sources.Zip(stages))
+
+    @staticmethod
+    def counter(start=0, step=1, dtype="int64", name=None):
+        return Dataset(sources.Counter(start, step, dtype))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """For each index `choice_dataset` gives, the next element of that dataset."""
+        stages = [_stage_of(d) for d in datasets]
+        choices = _stage_of(choice_dataset)
+        return Dataset(interleave.Choose(stages, choices, stop_on_empty_dataset))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False, rerandomize_each_iteration=None):  # fmt: skip
+        """Each element from a dataset drawn at random with `weights` (numpy's draws)."""
+        stages = [_stage_of(d) for d in datasets]
+        stage = interleave.Sample(
+            stages, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration
+        )
+        return Dataset(stage)
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None, name=None):  # fmt: skip
@@ -187,7 +262,14 @@ class _Iterator:
                 "pass each batch to a tt.function step, as Model.fit does."
             )
         element = next(self._arrays)
-        return nest.pack_sequence_as(element, [self._leaf(a) for a in nest.flatten(element)])
+        leaves = [a if isinstance(a, Dataset) else self._leaf(a) for a in nest.flatten(element)]
+        return nest.pack_sequence_as(element, leaves)
+
+
+def _numpy_leaf(value):
+    """An element's leaf as as_numpy_iterator gives it: a 0-d array's scalar (a string slice
+    is its bytes already)."""
+    return value[()] if getattr(value, "ndim", None) == 0 else value
 
 
 def _stage_of(dataset):

@@ -1,6 +1,6 @@
 """`tt.data.experimental`: the names TensorFlow kept there."""
 
-from tracer.data.dataset import AUTOTUNE
+from tracer.data.dataset import AUTOTUNE, Dataset
 from tracer.data.specs import INFINITE, UNKNOWN
 
 INFINITE_CARDINALITY = INFINITE
@@ -12,4 +12,14 @@ def cardinality(dataset):
     return dataset.cardinality()
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+choose_from_datasets = Dataset.choose_from_datasets
+sample_from_datasets = Dataset.sample_from_datasets
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "cardinality",
+    "choose_from_datasets",
+    "sample_from_datasets",
+]

@@ -105,6 +105,26 @@ class Range:
         return TensorSpec((), self._dtype)
 
 
+class Counter:
+    """`counter(start, step)`: start, start + step, ... forever, of `dtype`."""
+
+    def __init__(self, start, step, dtype):
+        self._dtype = np.dtype(as_dtype(dtype).name)
+        self._start, self._step = int(start), int(step)
+
+    def arrays(self):
+        value = self._start
+        while True:
+            yield np.asarray(value, self._dtype)
+            value += self._step
+
+    def cardinality(self):
+        return INFINITE
+
+    def spec(self):
+        return TensorSpec((), self._dtype)
+
+
 class Zip:
     """`zip(datasets)`: the elements of several stages side by side, in their structure,
     until the shortest ends."""

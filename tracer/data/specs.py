@@ -28,3 +28,25 @@ def combined_spec(first, second):
         else:
             flat.append(a.generalized(b))
     return nest.pack_sequence_as(first, flat)
+
+
+class DatasetSpec:
+    """The spec of an element that is itself a dataset (a `window`'s): the spec of its
+    elements, as TensorFlow's tf.data.DatasetSpec (whose shape is a scalar's)."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.shape = tuple(dataset_shape)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, DatasetSpec)
+            and self.element_spec == other.element_spec
+            and self.shape == other.shape
+        )
+
+    def __hash__(self):
+        return hash((DatasetSpec, self.shape))
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape({list(self.shape)}))"

@@ -8,8 +8,9 @@ import numpy as np
 
 from tracer import nest
 from tracer.data.sources import as_arrays
-from tracer.data.specs import INFINITE, UNKNOWN, combined_spec
+from tracer.data.specs import INFINITE, UNKNOWN, combined_spec, spec_of_arrays
 from tracer.dtypes import as_dtype
+from tracer.errors import InvalidArgumentError
 from tracer.py_function import raised_while_traced
 from tracer.signature import TensorSpec
 from tracer.tensor import constant
@@ -259,7 +260,7 @@ class Filter:
     def arrays(self):
         for element in self._upstream.arrays():
             kept = self._function.arrays_of(element)
-            if not isinstance(kept, np.ndarray) or kept.shape != () or kept.dtype != np.bool_:
+            if not _scalar_bool(kept):
                 raise TypeError(f"filter: the predicate gives {kept!r}, not a scalar bool")
             if kept:
                 yield element
@@ -269,6 +270,160 @@ class Filter:
 
     def spec(self):
         return self._upstream.spec()
+
+
+def _scalar_bool(value):
+    return isinstance(value, np.ndarray) and value.shape == () and value.dtype == np.bool_
+
+
+class TakeWhile:
+    """The elements up to the first for which `predicate` gives False (a scalar boolean)."""
+
+    def __init__(self, upstream, predicate):
+        self._upstream, self._function = upstream, _TracedOrEager(predicate)
+
+    def arrays(self):
+        for element in self._upstream.arrays():
+            taken = self._function.arrays_of(element)
+            if not _scalar_bool(taken):
+                raise ValueError(
+                    "Invalid `predicate`. `predicate` must return a `tt.bool` scalar tensor, "
+                    f"not {taken!r}."
+                )
+            if not taken:
+                return
+            yield element
+
+    def cardinality(self):
+        return UNKNOWN
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class Shard:
+    """Every `num_shards`-th element, from element `index`: this worker's share."""
+
+    def __init__(self, upstream, num_shards, index):
+        self._upstream, self._shards, self._index = upstream, int(num_shards), int(index)
+        if self._shards < 1:
+            raise InvalidArgumentError(
+                None,
+                None,
+                "Number of shards must be greater than zero (currently num_shards = "
+                f"{self._shards}).",
+            )
+        if not 0 <= self._index < self._shards:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Index must be between 0 and {self._shards - 1} (currently index = {self._index}).",
+            )
+
+    def arrays(self):
+        for k, element in enumerate(self._upstream.arrays()):
+            if k % self._shards == self._index:
+                yield element
+
+    def cardinality(self):
+        inner = self._upstream.cardinality()
+        return max(0, -(-(inner - self._index) // self._shards)) if inner >= 0 else inner
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class Scan:
+    """`scan_func(state, element) -> (new state, output)` from `initial_state` over the
+    elements, the outputs as elements; the element is one argument, a tuple too. The new
+    state must keep the initial state's structure and dtypes."""
+
+    def __init__(self, upstream, initial_state, scan_func):
+        self._upstream, self._initial = upstream, as_arrays(initial_state)
+        self._function = _TracedOrEager(scan_func)
+
+    def arrays(self):
+        state = self._initial
+        for element in self._upstream.arrays():
+            state, output = self._pair(self._function.arrays_of((state, element)))
+            yield output
+
+    def _pair(self, result):
+        """(new state, output) from what `scan_func` returned, the state checked against
+        the initial one."""
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError(
+                "Invalid `scan_func`. `scan_func` should return a pair consisting of new "
+                f"state and the output value but it returned {result!r}."
+            )
+        state, output = as_arrays(tuple(result))
+        if nest.structure_difference(self._initial, state) is not None:
+            raise TypeError(
+                "Invalid `scan_func`. The new state's structure must match the initial "
+                f"state's: {self._initial!r}, got {state!r}."
+            )
+        for initial, new in zip(nest.flatten(self._initial), nest.flatten(state)):
+            if initial.dtype != new.dtype:
+                raise TypeError(
+                    "Invalid `scan_func`. The element types for the new state must match "
+                    f"the initial state. Expected {as_dtype(initial.dtype)!r}, got "
+                    f"{as_dtype(new.dtype)!r}."
+                )
+        return state, output
+
+    def cardinality(self):
+        return self._upstream.cardinality()
+
+    def spec(self):
+        return self._function.spec(_WithState(self._upstream, self._initial))[1]
+
+
+class _WithState:
+    """The stage of (state, element) pairs that Scan's function takes, for its spec."""
+
+    def __init__(self, upstream, state):
+        self._upstream, self._state = upstream, state
+
+    def arrays(self):
+        for element in self._upstream.arrays():
+            yield (self._state, element)
+
+    def spec(self):
+        return (spec_of_arrays(self._state), self._upstream.spec())
+
+
+class Unique:
+    """Each element the first time it comes (int32, int64 or string elements, as TensorFlow
+    takes them), compared whole."""
+
+    def __init__(self, upstream):
+        self._upstream = upstream
+        for spec in nest.flatten(upstream.spec()):
+            if spec.dtype.name not in ("int32", "int64", "string"):
+                raise TypeError(
+                    f"`tt.data.Dataset.unique` does not support type {spec.dtype!r} -- only "
+                    "`tt.int32`, `tt.int64`, and `tt.string` are supported."
+                )
+
+    def arrays(self):
+        seen = set()
+        for element in self._upstream.arrays():
+            key = tuple(_comparable(leaf) for leaf in nest.flatten(element))
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+    def cardinality(self):
+        return UNKNOWN
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+def _comparable(leaf):
+    """A hashable value equal for equal leaves (arrays of numbers or strings)."""
+    array = np.asarray(leaf)
+    return array.shape, array.tobytes() if array.dtype != object else tuple(array.ravel().tolist())
 
 
 class Repeat:
@@ -455,6 +610,11 @@ def _stacked(rows, what):
     leaves = []
     for k in range(len(flat[0])):
         parts = [row[k] for row in flat]
+        if hasattr(parts[0], "_stage"):
+            raise TypeError(
+                f"{what}: elements that are datasets (windows) cannot be stacked; flat_map "
+                "them into tensors first, as window(n).flat_map(lambda w: w.batch(n))"
+            )
         shapes = {p.shape for p in parts}
         if len(shapes) > 1:
             raise ValueError(
@@ -566,7 +726,7 @@ class _TracedOrEager:
     def _call(self, element):
         """The tt.function's call on `element` (traced first for a new signature), or the
         Python function's where the function cannot be traced."""
-        arguments = _arguments(element)
+        arguments = arguments_of(element)
         if self._eager:
             return self._python(*arguments)
         signature = tuple((t.shape, t.dtype) for t in nest.flatten(arguments))
@@ -598,7 +758,7 @@ class _TracedOrEager:
         if self._run_spec is not None:
             return self._run_spec
         try:
-            return self._traced.get_concrete_function(*_arguments(upstream.spec())).output_spec()
+            return self._traced.get_concrete_function(*arguments_of(upstream.spec())).output_spec()
         except (RunsAsPython, TypeError, ValueError):
             self._run_spec = self._spec_of_a_run(upstream)
             return self._run_spec
@@ -606,17 +766,12 @@ class _TracedOrEager:
     def _spec_of_a_run(self, upstream):
         """The results' TensorSpecs, every dimension None, of an eager call on the first
         element of `upstream`."""
-        elements = upstream.arrays()
-        try:
-            first = next(elements, None)
-        finally:
-            elements.close()
-        if first is None:
-            raise ValueError(
-                f"map: {self._traced.__name__} cannot be traced, and the dataset it maps has "
-                "no element to run it on, so its element_spec is unknown"
-            )
-        result = as_arrays(self._python(*_arguments(first)))
+        first = first_element(
+            upstream,
+            f"map: {self._traced.__name__} cannot be traced, and the dataset it maps has no "
+            "element to run it on, so its element_spec is unknown",
+        )
+        result = as_arrays(self._python(*arguments_of(first)))
         return nest.pack_sequence_as(
             result, [TensorSpec((None,) * a.ndim, a.dtype) for a in nest.flatten(result)]
         )
@@ -640,11 +795,30 @@ def _arrays_key(leaves):
     return tuple((leaf.shape, leaf.dtype) for leaf in leaves)
 
 
-def _arguments(element):
+def first_element(stage, missing):
+    """The first element of `stage`, from a pass of its own; ValueError(`missing`) where it
+    has none."""
+    elements = stage.arrays()
+    try:
+        first = next(elements, _NONE)
+    finally:
+        elements.close()
+    if first is _NONE:
+        raise ValueError(missing)
+    return first
+
+
+_NONE = object()  # no element
+
+
+def arguments_of(element):
     """The arguments of a call on `element` (numpy arrays, given as Tensors, or TensorSpecs)
     in TensorFlow's calling convention: a tuple's components, anything else (a tensor, a
     dict) as the one argument."""
-    leaves = [a if isinstance(a, TensorSpec) else constant(a) for a in nest.flatten(element)]
+    leaves = [
+        a if isinstance(a, TensorSpec) or hasattr(a, "_stage") else constant(a)
+        for a in nest.flatten(element)
+    ]  # (a window's datasets are given as they are)
     structure = nest.pack_sequence_as(element, leaves)
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         return structure
