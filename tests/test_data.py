@@ -380,3 +380,49 @@ def test_cache_to_a_file_is_read_by_later_passes_and_pipelines(tmp_path):
         list(tt.data.Dataset.range(3).cache(str(tmp_path / "broken")))
     with pytest.raises(ValueError, match="does not exist"):
         tt.data.Dataset.range(3).cache(str(tmp_path / "missing" / "cache"))
+
+
+def test_reprs_name_tensorflows_dataset_classes():
+    """repr of each transformation's dataset names the class TensorFlow 2.21's repr shows:
+    _TensorSliceDataset, _BatchDataset, _MapDataset, _ZipDataset (zip and enumerate),
+    _FlatMapDataset (flat_map and from_generator), _InterleaveDataset, _WindowDataset,
+    _PrefetchDataset, _OptionsDataset, CacheDataset, _DirectedInterleaveDataset, and a
+    window's _VariantDataset."""
+    r = Dataset.range(10)
+    kinds = {
+        Dataset.from_tensor_slices([1, 2]): "_TensorSliceDataset",
+        r: "_RangeDataset",
+        r.batch(2): "_BatchDataset",
+        r.map(lambda x: x): "_MapDataset",
+        r.enumerate(): "_ZipDataset",
+        r.flat_map(lambda x: Dataset.range(x)): "_FlatMapDataset",
+        r.interleave(lambda x: Dataset.range(x), cycle_length=2): "_InterleaveDataset",
+        r.window(2): "_WindowDataset",
+        r.prefetch(1): "_PrefetchDataset",
+        r.with_options(tt.data.Options()): "_OptionsDataset",
+        r.cache(): "CacheDataset",
+        Dataset.sample_from_datasets([r, r]): "_DirectedInterleaveDataset",
+        next(iter(r.window(2))): "_VariantDataset",
+    }
+    for dataset, kind in kinds.items():
+        assert repr(dataset).startswith(f"<{kind} element_spec="), kind
+
+
+def test_options_are_kept_merged_and_checked():
+    """Options set with with_options come back from options(), through later
+    transformations; a second with_options merges; an unknown option is an AttributeError
+    ("Cannot set the property nonexistent on Options."), as in TensorFlow."""
+    options = tt.data.Options()
+    options.deterministic = False
+    options.threading.private_threadpool_size = 4
+    dataset = Dataset.range(3).with_options(options).map(lambda x: x * 2).batch(2)
+    assert dataset.options().deterministic is False
+    assert dataset.options().threading.private_threadpool_size == 4
+    more = tt.data.Options()
+    more.experimental_optimization.map_parallelization = True
+    merged = dataset.with_options(more).options()
+    assert merged.deterministic is False and merged.experimental_optimization.map_parallelization
+    assert Dataset.range(3).options().deterministic is None
+    assert _listed(dataset) == [[0, 2], [4]]
+    with pytest.raises(AttributeError, match="Cannot set the property nonexistent on Options"):
+        options.nonexistent = 3

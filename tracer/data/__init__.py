@@ -3,6 +3,7 @@ elements come out as tracer Tensors (tracer/data/dataset.py)."""
 
 from tracer.data import experimental
 from tracer.data.dataset import AUTOTUNE, Dataset
+from tracer.data.options import Options
 from tracer.data.specs import INFINITE, UNKNOWN, DatasetSpec
 
 INFINITE_CARDINALITY = INFINITE
@@ -13,6 +14,7 @@ __all__ = [
     "Dataset",
     "DatasetSpec",
     "INFINITE_CARDINALITY",
+    "Options",
     "UNKNOWN_CARDINALITY",
     "experimental",
 ]

@@ -17,6 +17,7 @@ import numpy as np
 from tracer import nest
 from tracer.context import state
 from tracer.data import file_cache, interleave, sources, transforms
+from tracer.data.options import Options
 from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.errors import InvalidArgumentError
 from tracer.ir import format_location, user_location
@@ -32,8 +33,10 @@ class Dataset:
     `from_tensors`, `range`, `zip`, `from_generator`); transformations are methods that
     return a new dataset and leave this one as it was."""
 
-    def __init__(self, stage):
+    def __init__(self, stage, kind=None, options=None):
         self._stage = stage
+        self._kind = kind  # the name its repr shows, where not its stage's (`_kind_of`)
+        self._options = options  # what `with_options` set, kept by later transformations
 
     # --- iterating ------------------------------------------------------------------------
 
@@ -72,7 +75,7 @@ class Dataset:
         except Exception as error:  # NOTE: a map tracer cannot trace runs the user's function
             # for its spec, which may raise; a repr shows why rather than raising
             spec = f"unknown ({type(error).__name__}: {error})"
-        return f"<{type(self._stage).__name__}Dataset element_spec={spec}>"
+        return f"<{self._kind or _kind_of(self._stage)} element_spec={spec}>"
 
     def reduce(self, initial_state, reduce_func):
         """`reduce_func(state, element)` over every element, from `initial_state`."""
@@ -81,55 +84,59 @@ class Dataset:
             state = reduce_func(state, element)
         return state
 
+    def _then(self, stage):
+        """The dataset of `stage`, a transformation of this one's: its options go on."""
+        return Dataset(stage, options=self._options)
+
     # --- transformations ---------------------------------------------------------------------
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):  # fmt: skip
-        return Dataset(transforms.Batch(self._stage, batch_size, drop_remainder))
+        return self._then(transforms.Batch(self._stage, batch_size, drop_remainder))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):  # fmt: skip
         stage = transforms.PaddedBatch(
             self._stage, batch_size, padded_shapes, padding_values, drop_remainder
         )
-        return Dataset(stage)
+        return self._then(stage)
 
     def unbatch(self, name=None):
-        return Dataset(transforms.Unbatch(self._stage))
+        return self._then(transforms.Unbatch(self._stage))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
-        return Dataset(transforms.Shuffle(self._stage, buffer_size, seed, reshuffle_each_iteration))
+        return self._then(transforms.Shuffle(self._stage, buffer_size, seed, reshuffle_each_iteration))
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
-        return Dataset(transforms.Map(self._stage, map_func))
+        return self._then(transforms.Map(self._stage, map_func))
 
     def filter(self, predicate, name=None):
-        return Dataset(transforms.Filter(self._stage, predicate))
+        return self._then(transforms.Filter(self._stage, predicate))
 
     def repeat(self, count=None, name=None):
-        return Dataset(transforms.Repeat(self._stage, count))
+        return self._then(transforms.Repeat(self._stage, count))
 
     def take(self, count, name=None):
-        return Dataset(transforms.Take(self._stage, count))
+        return self._then(transforms.Take(self._stage, count))
 
     def skip(self, count, name=None):
-        return Dataset(transforms.Skip(self._stage, count))
+        return self._then(transforms.Skip(self._stage, count))
 
     def enumerate(self, start=0, name=None):
-        return Dataset(transforms.Enumerate(self._stage, start))
+        return self._then(transforms.Enumerate(self._stage, start))
 
     def concatenate(self, dataset, name=None):
-        return Dataset(transforms.Concatenate(self._stage, _stage_of(dataset)))
+        return self._then(transforms.Concatenate(self._stage, _stage_of(dataset)))
 
     def cache(self, filename="", name=None):
         """The first complete pass's elements, given again by later passes: kept in memory,
         or with a `filename` in a file beside it, which later programs read too."""
         if filename:
-            return Dataset(file_cache.FileCache(self._stage, filename))
-        return Dataset(transforms.Cache(self._stage))
+            return self._then(file_cache.FileCache(self._stage, filename))
+        return self._then(transforms.Cache(self._stage))
 
     def flat_map(self, map_func, name=None):
         """The elements of the dataset `map_func` makes of each element, one dataset after
         another (`map_func` runs eagerly, on the element's Tensors)."""
-        return Dataset(interleave.Interleave(self._stage, map_func, 1, 1, "flat_map"))
+        return self._then(interleave.Interleave(self._stage, map_func, 1, 1, "flat_map"))
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None, name=None):  # fmt: skip
         """The datasets `map_func` makes of the elements, `cycle_length` at a time (by
@@ -138,26 +145,26 @@ class Dataset:
         stage = interleave.Interleave(
             self._stage, map_func, cycle_length, block_length, "interleave"
         )
-        return Dataset(stage)
+        return self._then(stage)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Windows of `size` elements, `stride` apart, one every `shift` (`size`) elements:
         each a dataset (a structure of datasets, one per component); `flat_map` them into
         tensors, as `window(3).flat_map(lambda w: w.batch(3))`."""
         window = interleave.Window(self._stage, size, shift, stride, drop_remainder, Dataset)
-        return Dataset(window)
+        return self._then(window)
 
     def take_while(self, predicate, name=None):
-        return Dataset(transforms.TakeWhile(self._stage, predicate))
+        return self._then(transforms.TakeWhile(self._stage, predicate))
 
     def scan(self, initial_state, scan_func, name=None):
-        return Dataset(transforms.Scan(self._stage, initial_state, scan_func))
+        return self._then(transforms.Scan(self._stage, initial_state, scan_func))
 
     def shard(self, num_shards, index, name=None):
-        return Dataset(transforms.Shard(self._stage, num_shards, index))
+        return self._then(transforms.Shard(self._stage, num_shards, index))
 
     def unique(self, name=None):
-        return Dataset(transforms.Unique(self._stage))
+        return self._then(transforms.Unique(self._stage))
 
     def apply(self, transformation_func):
         """`transformation_func(self)`, which must return a dataset."""
@@ -182,10 +189,19 @@ class Dataset:
     def prefetch(self, buffer_size, name=None):
         """The same elements: tracer's pipeline runs in the caller's thread, so there is
         nothing to overlap (the argument is accepted as TensorFlow takes it)."""
-        return self
+        return Dataset(self._stage, "_PrefetchDataset", self._options)
 
     def with_options(self, options, name=None):
-        return self
+        """The same elements, with `options` (tt.data.Options) merged into the dataset's:
+        accepted and given back by `options()`; none changes what the pipeline computes."""
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options takes a tt.data.Options, not {type(options).__name__}")
+        merged = options if self._options is None else self._options.merge(options)
+        return Dataset(self._stage, "_OptionsDataset", merged)
+
+    def options(self):
+        """The options set on this dataset (tt.data.Options; every one None where none was)."""
+        return Options() if self._options is None else self._options
 
     # --- sources -------------------------------------------------------------------------------
 
@@ -264,6 +280,47 @@ class _Iterator:
         element = next(self._arrays)
         leaves = [a if isinstance(a, Dataset) else self._leaf(a) for a in nest.flatten(element)]
         return nest.pack_sequence_as(element, leaves)
+
+
+# the class name TensorFlow's repr shows for the dataset each stage makes (its own
+# implementation's: enumerate zips with a counter, from_generator flat-maps a range)
+_KINDS = {
+    "TensorSlices": "_TensorSliceDataset",
+    "Tensors": "_TensorDataset",
+    "Range": "_RangeDataset",
+    "Zip": "_ZipDataset",
+    "Generator": "_FlatMapDataset",
+    "Counter": "_ScanDataset",
+    "Batch": "_BatchDataset",
+    "PaddedBatch": "_PaddedBatchDataset",
+    "Unbatch": "_UnbatchDataset",
+    "Shuffle": "_ShuffleDataset",
+    "Map": "_MapDataset",
+    "Filter": "_FilterDataset",
+    "Repeat": "_RepeatDataset",
+    "Take": "_TakeDataset",
+    "Skip": "_SkipDataset",
+    "Enumerate": "_ZipDataset",
+    "Concatenate": "_ConcatenateDataset",
+    "Cache": "CacheDataset",
+    "FileCache": "CacheDataset",
+    "Window": "_WindowDataset",
+    "Scan": "_ScanDataset",
+    "TakeWhile": "_TakeWhileDataset",
+    "Shard": "_ShardDataset",
+    "Unique": "_UniqueDataset",
+    "Choose": "_DirectedInterleaveDataset",
+    "Sample": "_DirectedInterleaveDataset",
+    "_Listed": "_VariantDataset",
+}
+
+
+def _kind_of(stage):
+    """The name of the dataset `stage` makes, as TensorFlow's repr shows it."""
+    name = type(stage).__name__
+    if name == "Interleave":
+        return "_FlatMapDataset" if stage.one_at_a_time else "_InterleaveDataset"
+    return _KINDS.get(name, f"{name}Dataset")
 
 
 def _numpy_leaf(value):

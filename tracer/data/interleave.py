@@ -59,6 +59,11 @@ class Interleave:
                     places[turn] = None
             turn, given = (turn + 1) % self._cycle, 0
 
+    @property
+    def one_at_a_time(self):
+        """Whether this is flat_map's: one dataset at a time, read whole."""
+        return self._what == "flat_map"
+
     def _dataset_of(self, element):
         """The stage of the dataset `map_func` makes of `element`."""
         made = self._function(*arguments_of(element))
