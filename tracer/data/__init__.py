@@ -2,7 +2,7 @@
 elements come out as tracer Tensors (tracer/data/dataset.py)."""
 
 from tracer.data import experimental
-from tracer.data.dataset import AUTOTUNE, Dataset
+from tracer.data.dataset import AUTOTUNE, Dataset, TextLineDataset
 from tracer.data.options import Options
 from tracer.data.specs import INFINITE, UNKNOWN, DatasetSpec
 
@@ -15,6 +15,7 @@ __all__ = [
     "DatasetSpec",
     "INFINITE_CARDINALITY",
     "Options",
+    "TextLineDataset",
     "UNKNOWN_CARDINALITY",
     "experimental",
 ]

@@ -16,7 +16,7 @@ import numpy as np
 
 from tracer import nest
 from tracer.context import state
-from tracer.data import file_cache, interleave, sources, transforms
+from tracer.data import file_cache, files, interleave, sources, transforms
 from tracer.data.options import Options
 from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.errors import InvalidArgumentError
@@ -103,7 +103,9 @@ class Dataset:
         return self._then(transforms.Unbatch(self._stage))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
-        return self._then(transforms.Shuffle(self._stage, buffer_size, seed, reshuffle_each_iteration))
+        return self._then(
+            transforms.Shuffle(self._stage, buffer_size, seed, reshuffle_each_iteration)
+        )
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         return self._then(transforms.Map(self._stage, map_func))
@@ -226,6 +228,17 @@ class Dataset:
         return Dataset(sources.Zip(stages))
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The names of the files that match the glob pattern(s), sorted, then shuffled
+        (unless `shuffle=False`) with `seed` as `shuffle` does; InvalidArgumentError where
+        none matches."""
+        names = files.matching_files(file_pattern)
+        stage = sources.TensorSlices(files.string_array(names))
+        if shuffle is None or shuffle:
+            stage = transforms.Shuffle(stage, len(names), seed, True)
+        return Dataset(stage)
+
+    @staticmethod
     def counter(start=0, step=1, dtype="int64", name=None):
         return Dataset(sources.Counter(start, step, dtype))
 
@@ -251,6 +264,28 @@ class Dataset:
             generator, args or (), output_signature, output_types, output_shapes
         )
         return Dataset(stage)
+
+
+class TextLineDataset(Dataset):
+    """The lines of text files (tracer/data/files.py): `filenames` a name, names, or a dataset
+    of names; `compression_type` "", "GZIP" or "ZLIB"; with `num_parallel_reads` of 2 or
+    more, that many files are read in turns of a line each, TensorFlow's order for it."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):  # fmt: skip
+        names = files.file_names(filenames)
+        if num_parallel_reads in (None, 1):
+            stage = files.TextLines(names, compression_type)
+        else:
+            if isinstance(names, list):
+                names = sources.TensorSlices(files.string_array(names))
+            stage = interleave.Interleave(
+                names,
+                lambda name: TextLineDataset(name, compression_type),
+                num_parallel_reads,
+                1,
+                "TextLineDataset",
+            )
+        super().__init__(stage, "TextLineDatasetV2")
 
 
 class _Iterator:
