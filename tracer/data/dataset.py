@@ -198,12 +198,12 @@ class Dataset:
         accepted and given back by `options()`; none changes what the pipeline computes."""
         if not isinstance(options, Options):
             raise TypeError(f"with_options takes a tt.data.Options, not {type(options).__name__}")
-        merged = options if self._options is None else self._options.merge(options)
+        merged = (self._options or Options()).merge(options)  # (a copy: `options` may change)
         return Dataset(self._stage, "_OptionsDataset", merged)
 
     def options(self):
         """The options set on this dataset (tt.data.Options; every one None where none was)."""
-        return Options() if self._options is None else self._options
+        return Options().merge(self._options or Options())  # (a copy: the dataset's stay)
 
     # --- sources -------------------------------------------------------------------------------
 

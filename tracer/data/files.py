@@ -21,12 +21,12 @@ _CHUNK = 1 << 20  # bytes read at a time
 
 
 class TextLines:
-    """`TextLineDataset(filenames)`: each line of each file in turn, without its "\\n" (or
-    "\\r\\n"); a last line without one is a line too. `filenames`: a name, names, or the
+    """`TextLineDataset(filenames)`: each line of each file in turn, without its "\\n" and
+    with no "\\r" (TensorFlow drops every one); a last line without "\\n" is a line too. `filenames`: a name, names, or the
     stage of a dataset of names, read each pass."""
 
     def __init__(self, filenames, compression_type):
-        compression = (compression_type or "").upper()
+        compression = compression_type or ""
         if compression not in _COMPRESSIONS:
             raise ValueError(
                 f"TextLineDataset: compression_type must be one of {list(_COMPRESSIONS)}, not "
@@ -54,24 +54,17 @@ def file_names(filenames):
     if stage is not None:
         return stage
     value = getattr(filenames, "_value", filenames)  # (a string tensor's array)
-    names = [value] if isinstance(value, (str, bytes, os.PathLike)) else np.ravel(value).tolist()
-    if not names:
-        raise ValueError("TextLineDataset: no file names given")
-    return names
+    return [value] if isinstance(value, (str, bytes, os.PathLike)) else np.ravel(value).tolist()
 
 
 def matching_files(patterns):
     """The names of the files each glob pattern of `patterns` (one, or several) matches,
-    sorted, each once; a pattern without a folder names them in "./", as TensorFlow's
-    glob does. InvalidArgumentError where none matches."""
+    sorted; a relative pattern names them from "./", as TensorFlow's glob does. InvalidArgumentError where none matches."""
     value = getattr(patterns, "_value", patterns)
     patterns = [value] if isinstance(value, (str, bytes, os.PathLike)) else np.ravel(value).tolist()
-    found = set()
+    found = []  # (a file two patterns match is named twice, as by TensorFlow)
     for pattern in map(_path, patterns):
-        here = not os.path.dirname(pattern)
-        for name in glob.glob(os.path.join(".", pattern) if here else pattern):
-            if os.path.isfile(name):
-                found.add(name)
+        found += glob.glob(pattern if os.path.isabs(pattern) else os.path.join(".", pattern))
     if not found:
         shown = ", ".join(map(_path, patterns))
         raise InvalidArgumentError(None, None, f"No files matched pattern: {shown}")
@@ -102,11 +95,10 @@ def _read_lines(path, compression):
                 chunk = inflate.decompress(read) if read else inflate.flush()
             if not read and not chunk:
                 break
-            *lines, rest = (rest + chunk).split(b"\n")
-            for line in lines:
-                yield line[:-1] if line.endswith(b"\r") else line
+            *lines, rest = (rest + chunk.replace(b"\r", b"")).split(b"\n")
+            yield from lines
         if rest:
-            yield rest[:-1] if rest.endswith(b"\r") else rest
+            yield rest
 
 
 def _path(name):

@@ -79,13 +79,15 @@ class Interleave:
 
     def spec(self):
         """The element_spec of the dataset made of the upstream's first element (from a
-        pass of its own): tf.data traces `map_func` instead."""
+        pass of its own), every dimension None (another element's dataset may have other
+        sizes): tf.data traces `map_func` instead, and knows the sizes that cannot vary."""
         first = first_element(
             self._upstream,
             f"{self._what}: the upstream dataset has no element to call map_func on, so the "
             "element_spec is unknown",
         )
-        return self._dataset_of(first).spec()
+        spec = self._dataset_of(first).spec()  # (its sizes may differ from the next one's)
+        return nest.pack_sequence_as(spec, [_unsized(s) for s in nest.flatten(spec)])
 
 
 class Choose:
@@ -193,6 +195,9 @@ class Window:
         span = (self._size - 1) * self._stride + 1  # the elements a full window reaches over
         upstream, held, base, start, more = self._upstream.arrays(), [], 0, 0, True
         while True:
+            while more and not held and base < start:  # elements between windows: skipped
+                more = next(upstream, _END) is not _END
+                base += more
             while more and base + len(held) < start + span:
                 element = next(upstream, _END)
                 if element is _END:
@@ -238,8 +243,10 @@ class _Listed:
         return len(self._arrays)
 
     def spec(self):
-        specs = [TensorSpec(a.shape, a.dtype) for a in self._arrays]
-        return combined_spec(specs[0], specs[-1]) if len(specs) > 1 else specs[0]
+        spec = TensorSpec(self._arrays[0].shape, self._arrays[0].dtype)
+        for array in self._arrays[1:]:
+            spec = combined_spec(spec, TensorSpec(array.shape, array.dtype))
+        return spec
 
 
 def compatible_spec(stages):
@@ -256,6 +263,13 @@ def compatible_spec(stages):
             raise TypeError("Invalid `datasets`. `datasets` must have compatible element specs.")
         first = combined_spec(first, other)
     return first
+
+
+def _unsized(spec):
+    """`spec` with every dimension None (its rank kept, where known)."""
+    if not isinstance(spec, TensorSpec) or spec.shape is None:
+        return spec
+    return TensorSpec((None,) * len(spec.shape), spec.dtype)
 
 
 def _usable_cores():

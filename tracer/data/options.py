@@ -61,6 +61,11 @@ class Options(_Group):
             object.__setattr__(self, group, _Group(group, names))
         object.__setattr__(self, "experimental_threading", self.threading)
 
+    def __eq__(self, other):
+        return isinstance(other, Options) and _values(self) == _values(other)
+
+    __hash__ = None
+
     def merge(self, options):
         """These options with those set in `options` (not None) taking their place."""
         merged = Options()
@@ -74,3 +79,11 @@ class Options(_Group):
                     if value is not None:
                         setattr(getattr(merged, group), name, value)
         return merged
+
+
+def _values(options):
+    """Every option's value, by name."""
+    values = {name: getattr(options, name) for name in _OWN}
+    for group, names in _GROUPS.items():
+        values.update({(group, name): getattr(getattr(options, group), name) for name in names})
+    return values

@@ -110,13 +110,14 @@ class Counter:
 
     def __init__(self, start, step, dtype):
         self._dtype = np.dtype(as_dtype(dtype).name)
-        self._start, self._step = int(start), int(step)
+        self._start = np.asarray(start, self._dtype)
+        self._step = np.asarray(step, self._dtype)
 
     def arrays(self):
         value = self._start
         while True:
-            yield np.asarray(value, self._dtype)
-            value += self._step
+            yield value
+            value = np.add(value, self._step, dtype=self._dtype)  # (wraps, as TensorFlow's)
 
     def cardinality(self):
         return INFINITE
