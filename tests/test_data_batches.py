@@ -74,6 +74,18 @@ def _element_by_element(name):
     return batches
 
 
+def _served(monkeypatch):
+    """The list each later call_on_batch's result is appended to (None: not run so)."""
+    served = []
+    call_on_batch = ConcreteFunction.call_on_batch
+    monkeypatch.setattr(
+        ConcreteFunction,
+        "call_on_batch",
+        lambda self, arrays, count: served.append(call_on_batch(self, arrays, count)) or served[-1],
+    )
+    return served
+
+
 def _same_bits(one, other):
     assert len(one) == len(other)
     for batch, expected in zip(one, other):
@@ -88,13 +100,7 @@ def test_a_map_run_on_whole_batches_gives_each_elements_bits(name, monkeypatch):
     """Every batch after the first (which traces the function) runs on the module from one
     call, and each of its leaves has the dtype, shape and bits of each element mapped alone
     and the results stacked."""
-    served = []
-    call_on_batch = ConcreteFunction.call_on_batch
-    monkeypatch.setattr(
-        ConcreteFunction,
-        "call_on_batch",
-        lambda self, arrays, count: served.append(call_on_batch(self, arrays, count)) or served[-1],
-    )
+    served = _served(monkeypatch)
     batched = _batched(name)
     assert served and all(s is not None for s in served)
     assert len(served) == len(batched) - 1  # the first pass's first batch: element by element
@@ -172,13 +178,7 @@ def test_a_variable_the_map_reads_is_read_when_its_batch_is_made(monkeypatch):
     """The loop changes the scale after each batch: each batch is scaled by the value it had
     when the batch was made, as when each element is mapped as it comes; the batches after
     the first run on the module."""
-    served = []
-    call_on_batch = ConcreteFunction.call_on_batch
-    monkeypatch.setattr(
-        ConcreteFunction,
-        "call_on_batch",
-        lambda self, arrays, count: served.append(call_on_batch(self, arrays, count)) or served[-1],
-    )
+    served = _served(monkeypatch)
     scale = tt.Variable(1.0)
     dataset = Dataset.from_tensor_slices(X[:40]).map(lambda a: a * scale).batch(10)
     for k, batch in enumerate(dataset):

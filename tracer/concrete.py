@@ -151,10 +151,9 @@ class ConcreteFunction:
         """The hot path in C (runtime/fast_call.py) for a compiled module, where it applies:
         no tape, trace, forward accumulator or numerics check active (what `_call` runs
         otherwise), a result of one tensor or a flat list or tuple of them."""
-        if isinstance(built, Tiered):  # the executable in use now, once it is the last
-            if built.building:  # (calls go through `Tiered.run` until then)
-                return None
-            built = built.current
+        built = _in_use(built)  # (calls go through `Tiered.run` until its last is built)
+        if built is None:
+            return None
         omitted = self._omittable if omitted is None else omitted
         pack, pattern = self._pack(), self._pattern(omitted)
         if pack is None or pattern is None or built.backend != "c":
@@ -338,7 +337,7 @@ class ConcreteFunction:
 
     def _call_with_tensors(self, tensors):
         """`_call` for positional eager tensors: the hot path of a compiled function."""
-        if self._returns_one_value and not (
+        if self._returns_one_value and not (  # (written out: the hot path)
             state.tapes or state.trace is not None or numerics.enabled or state.accumulators
         ):
             if self._requirements or self._other_than_zero or self._equal_sizes:
@@ -356,9 +355,7 @@ class ConcreteFunction:
         assigns variables): the caller then calls the function itself. tf.data's map and
         filter call their function so on each element, whose arrays turned into tensors
         and back cost more than the call."""
-        if self._assigned or state.tapes or state.trace is not None:
-            return None
-        if numerics.enabled or state.accumulators:
+        if self._assigned or _watched():
             return None
         if self._requirements or self._other_than_zero or self._equal_sizes:
             self._check_sizes(arrays)
@@ -374,9 +371,7 @@ class ConcreteFunction:
         would be, or where the module cannot be run so (the interpreter, sizes known at run
         time, Python callbacks, a profile watching): the caller then calls for each."""
         built = self._module_for_batches()
-        if built is None or state.tapes or state.trace is not None or profiling.active:
-            return None
-        if numerics.enabled or state.accumulators:
+        if built is None or _watched() or profiling.active:
             return None
         variables = [v._value for v in self._variables]
         results = fast_call.run_each(built, [*arrays, *variables], len(arrays), count)
@@ -397,9 +392,7 @@ class ConcreteFunction:
             return None
         if not _of_tensors(self._structure):
             return None
-        built = self._executable
-        if isinstance(built, Tiered):  # the module in use now, once it is the last
-            built = None if built.building else built.current
+        built = _in_use(self._executable)
         if built is None or built.backend != "c" or not fast_call.runs_each(built):
             return None
         return built
@@ -759,6 +752,19 @@ def _fits(shape, traced):
     """Whether a tensor of `shape` fits the shape a concrete function was traced for (None:
     a dimension compiled for any size)."""
     return len(shape) == len(traced) and all(t is None or t == d for d, t in zip(shape, traced))
+
+
+def _watched():
+    """Whether a tape, a trace, a forward accumulator or a numerics check watches calls now:
+    a call then runs through the tt.function's own path."""
+    return bool(state.tapes or state.trace is not None or numerics.enabled or state.accumulators)
+
+
+def _in_use(executable):
+    """The executable that runs calls now: a Tiered one's last, once built (else None)."""
+    if isinstance(executable, Tiered):
+        return None if executable.building else executable.current
+    return executable
 
 
 def _of_tensors(structure):
