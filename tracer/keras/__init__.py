@@ -9,6 +9,7 @@ from tracer import optimizers
 from tracer.keras import (
     activations,
     callbacks,
+    datasets,
     functional,  # (functional and saving plug into Model when imported: extensions.py)
     initializers,
     layers,
@@ -16,6 +17,7 @@ from tracer.keras import (
     metrics,
     models,
     saving,
+    utils,
 )
 from tracer.keras.layers.input_layer import Input
 from tracer.keras.models import Model, Sequential
@@ -26,6 +28,7 @@ __all__ = [
     "Sequential",
     "activations",
     "callbacks",
+    "datasets",
     "functional",
     "initializers",
     "layers",
@@ -34,4 +37,5 @@ __all__ = [
     "models",
     "optimizers",
     "saving",
+    "utils",
 ]
