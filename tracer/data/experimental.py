@@ -1,5 +1,6 @@
 """`tt.data.experimental`: the names TensorFlow kept there."""
 
+from tracer.data.csv_datasets import CsvDataset, make_csv_dataset
 from tracer.data.dataset import AUTOTUNE, Dataset
 from tracer.data.specs import INFINITE, UNKNOWN
 
@@ -12,14 +13,22 @@ def cardinality(dataset):
     return dataset.cardinality()
 
 
+def get_single_element(dataset):
+    """The dataset's only element (`Dataset.get_single_element()`)."""
+    return dataset.get_single_element()
+
+
 choose_from_datasets = Dataset.choose_from_datasets
 sample_from_datasets = Dataset.sample_from_datasets
 
 __all__ = [
     "AUTOTUNE",
+    "CsvDataset",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "cardinality",
     "choose_from_datasets",
+    "get_single_element",
+    "make_csv_dataset",
     "sample_from_datasets",
 ]

@@ -37,7 +37,7 @@ class TextLines:
     def arrays(self):
         names = self._names.arrays() if hasattr(self._names, "arrays") else iter(self._names)
         for name in names:
-            for line in _lines(_path(name), self._compression):
+            for line in read_lines(path_of(name), self._compression):
                 yield _string(line)
 
     def cardinality(self):
@@ -63,15 +63,15 @@ def matching_files(patterns):
     value = getattr(patterns, "_value", patterns)
     patterns = [value] if isinstance(value, (str, bytes, os.PathLike)) else np.ravel(value).tolist()
     found = []  # (a file two patterns match is named twice, as by TensorFlow)
-    for pattern in map(_path, patterns):
+    for pattern in map(path_of, patterns):
         found += glob.glob(pattern if os.path.isabs(pattern) else os.path.join(".", pattern))
     if not found:
-        shown = ", ".join(map(_path, patterns))
+        shown = ", ".join(map(path_of, patterns))
         raise InvalidArgumentError(None, None, f"No files matched pattern: {shown}")
     return sorted(found)
 
 
-def _lines(path, compression):
+def read_lines(path, compression):
     """The lines of the file at `path` (bytes), read a chunk at a time; DataLossError, naming
     the file, where its compressed data is not."""
     try:
@@ -101,7 +101,7 @@ def _read_lines(path, compression):
             yield rest
 
 
-def _path(name):
+def path_of(name):
     """A file name given as str, bytes, a path or a 0-d string array."""
     name = name[()] if isinstance(name, np.ndarray) else name
     return os.fsdecode(name) if isinstance(name, (bytes, os.PathLike)) else str(name)
