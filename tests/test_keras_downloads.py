@@ -122,14 +122,18 @@ def test_get_file_extracts_tar_and_zip(tmp_path, source):
     assert os.path.isfile(os.path.join(tmp_path, "datasets", "cards.zip"))
 
 
-def _symlink_tar(path):
+def _symlink_tar(path, links):
     with tarfile.open(path, "w") as archive:
-        info = tarfile.TarInfo("link")
-        info.type, info.linkname = tarfile.SYMTYPE, "../../outside"
-        archive.addfile(info)
+        for name, target in links:
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            archive.addfile(info)
+        data = tarfile.TarInfo("l2/escaped.txt")
+        data.size = 1
+        archive.addfile(data, io.BytesIO(b"2"))
 
 
-@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "zip"])
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink", "chain", "zip"])
 def test_get_file_refuses_archives_that_write_outside(tmp_path, source, kind):
     archive = source / ("evil.zip" if kind == "zip" else "evil.tar")
     if kind == "dotdot":
@@ -137,12 +141,14 @@ def test_get_file_refuses_archives_that_write_outside(tmp_path, source, kind):
     elif kind == "absolute":
         _tar(archive, [(str(tmp_path / "escaped.txt"), b"2")])
     elif kind == "symlink":
-        _symlink_tar(archive)
+        _symlink_tar(archive, [("link", "../../outside")])
+    elif kind == "chain":  # each link inside on its own; through the first, the second leads out
+        _symlink_tar(archive, [("l1", "."), ("l1/l2", "..")])
     else:
         with zipfile.ZipFile(archive, "w") as z:
             z.writestr("../../escaped.txt", "2")
     cache = tmp_path / "cache"
-    with pytest.raises(ValueError, match="would be written outside"):
+    with pytest.raises(ValueError, match="would be written outside|goes through a link"):
         tt.keras.utils.get_file("evil", _url(archive), extract=True, cache_dir=cache)
     assert not os.path.exists(cache / "datasets" / "evil")  # nothing of it extracted
     assert sorted(os.listdir(tmp_path)) == ["cache", "remote"]

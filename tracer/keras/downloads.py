@@ -198,9 +198,9 @@ def _extract_tar(path, folder):
     import tarfile
 
     with tarfile.open(path) as archive:
-        members = archive.getmembers()
+        members, links = archive.getmembers(), set()
         for member in members:
-            _check_tar_member(member, folder, path)
+            _check_tar_member(member, folder, path, links)
         if hasattr(tarfile, "data_filter"):  # (Python's own check too, where it has one)
             archive.extractall(folder, members=members, filter="data")
         else:
@@ -239,13 +239,29 @@ def _inside(folder, name, archive):
     return landing
 
 
-def _check_tar_member(member, folder, archive):
+def _check_tar_member(member, folder, archive, links):
+    """ValueError unless `member` lands inside `folder`, and a link's target too, without
+    passing through an earlier member that is a link (`links`, their paths in the archive,
+    which this adds to): a chain of links, each inside on its own, can lead out."""
     landing = _inside(folder, member.name, archive)
+    paths = [os.path.relpath(landing, os.path.realpath(folder))]
     if member.issym() or member.islnk():
         start = os.path.dirname(landing) if member.issym() else os.path.realpath(folder)
-        _inside(folder, os.path.relpath(os.path.join(start, member.linkname), folder), archive)
+        target = _inside(
+            folder, os.path.relpath(os.path.join(start, member.linkname), folder), archive
+        )
+        paths.append(os.path.relpath(target, os.path.realpath(folder)))
+        links.add(paths[0])
     elif not (member.isfile() or member.isdir()):
         raise ValueError(
             f"get_file: {archive}: the member {member.name!r} is not a file, folder or link; "
             f"nothing was extracted"
         )
+    for path in paths:
+        parts = path.split(os.sep)
+        through = [os.sep.join(parts[:k]) for k in range(1, len(parts))]
+        if any(part in links for part in through):
+            raise ValueError(
+                f"get_file: {archive}: the member {member.name!r} goes through a link of the "
+                f"archive; nothing was extracted"
+            )
