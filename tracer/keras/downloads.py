@@ -16,6 +16,7 @@ extracted only when every member stays inside the extraction folder (no absolute
 names the member.
 """
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -77,10 +78,8 @@ def _writable_home(cache_dir):
     """`cache_dir` (Keras's folder where None), made where it is not yet, or `/tmp/.keras`
     where it cannot be written."""
     home = os.path.expanduser(keras_home() if cache_dir is None else os.fspath(cache_dir))
-    try:
+    with contextlib.suppress(OSError):  # (not ours to make: the fallback below)
         os.makedirs(home, exist_ok=True)
-    except OSError:
-        pass  # (not ours to make: the fallback below)
     if os.access(home, os.W_OK):
         return home
     return os.path.join("/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir(), ".keras")
