@@ -20,23 +20,15 @@ class CsvDataset(Dataset):
     `record_defaults` (tracer/data/csv_records.py says how fields are read)."""
 
     def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False, field_delim=",", use_quote_delim=True, na_value="", select_cols=None, exclude_cols=None, name=None):  # fmt: skip
-        compression = compression_type or ""
-        if compression not in ("", "GZIP", "ZLIB"):
-            raise ValueError(
-                f"CsvDataset: compression_type must be '', 'GZIP' or 'ZLIB', not "
-                f"{compression_type!r}"
-            )
-        if len(field_delim) != 1:
-            raise ValueError(f"CsvDataset: field_delim must be one character, not {field_delim!r}")
-        options = {
-            "compression": compression,
-            "header": bool(header),
-            "field_delim": field_delim,
-            "use_quote_delim": bool(use_quote_delim),
-            "na_value": na_value,
-            "select_cols": select_cols,
-            "exclude_cols": exclude_cols,
-        }
+        options = csv_records.reading_options(
+            compression_type,
+            header,
+            field_delim,
+            use_quote_delim,
+            na_value,
+            select_cols,
+            exclude_cols,
+        )
         names = files.file_names(filenames)
         super().__init__(csv_records.CsvRecords(names, record_defaults, options), "CsvDatasetV2")
 
@@ -45,13 +37,9 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     """Batches of records of the CSV files `file_pattern` matches: `(features, label)` where
     `label_name` is given (`features` a dict of the other columns by name), else `features`."""
     paths = _matching(file_pattern)
-    options = {
-        "compression": compression_type or "",
-        "header": bool(header),
-        "field_delim": field_delim,
-        "use_quote_delim": bool(use_quote_delim),
-        "na_value": na_value,
-    }
+    options = csv_records.reading_options(
+        compression_type, header, field_delim, use_quote_delim, na_value
+    )
     if column_names is None:
         if not header:
             raise ValueError(
@@ -83,20 +71,15 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
             f"`label_name` provided must be one of the columns: {names}. Received: {label_name}."
         )
 
+    read_options = dict(
+        options,
+        select_cols=None if select_columns is None else select,
+        skip_bad_records=ignore_errors,
+    )
+
     def read(path):
-        records = CsvDataset(
-            path,
-            column_defaults,
-            compression_type=compression_type,
-            header=header,
-            field_delim=field_delim,
-            use_quote_delim=use_quote_delim,
-            na_value=na_value,
-            select_cols=None if select_columns is None else select,
-        )
-        if ignore_errors:  # (its records that do not parse are dropped, not raised)
-            records._stage.skip_bad_records = True
-        return records
+        stage = csv_records.CsvRecords(files.file_names(path), column_defaults, read_options)
+        return Dataset(stage, "CsvDatasetV2")
 
     def by_name(*columns):
         features = collections.OrderedDict(zip(names, columns))

@@ -12,6 +12,7 @@ is not its column's type, a record with too few fields, a quote out of place is 
 InvalidArgumentError naming the file, the record and the field, never a value made up.
 """
 
+import itertools
 import re
 
 import numpy as np
@@ -29,10 +30,32 @@ _FLOAT = re.compile(r"[+-]?(inf(inity)?|nan|([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-
 _INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
+def reading_options(compression_type, header, field_delim, use_quote_delim, na_value, select_cols=None, exclude_cols=None, skip_bad_records=False):  # fmt: skip
+    """How CsvRecords and `records` read a file (checked here): `skip_bad_records` drops a
+    record that does not parse instead of raising (make_csv_dataset's ignore_errors)."""
+    compression = compression_type or ""
+    if compression not in ("", "GZIP", "ZLIB"):
+        raise ValueError(
+            f"CsvDataset: compression_type must be '', 'GZIP' or 'ZLIB', not {compression_type!r}"
+        )
+    if len(field_delim) != 1:
+        raise ValueError(f"CsvDataset: field_delim must be one character, not {field_delim!r}")
+    return {
+        "compression": compression,
+        "header": bool(header),
+        "field_delim": field_delim,
+        "use_quote_delim": bool(use_quote_delim),
+        "na_value": na_value,
+        "select_cols": select_cols,
+        "exclude_cols": exclude_cols,
+        "skip_bad_records": skip_bad_records,
+    }
+
+
 class CsvRecords:
     """`CsvDataset(filenames, record_defaults, ...)`: each record of each file in turn, as a
     tuple of 0-d arrays, one per selected column. `filenames`: names, or the stage of a
-    dataset of names, read each pass."""
+    dataset of names, read each pass; `options` from `reading_options`."""
 
     def __init__(self, filenames, record_defaults, options):
         self._names = filenames
@@ -41,7 +64,6 @@ class CsvRecords:
             raise ValueError("CsvDataset: record_defaults must name at least one column")
         self._options = options
         self._columns = _selected(options, len(self._defaults))
-        self.skip_bad_records = False  # (make_csv_dataset's ignore_errors)
 
     def arrays(self):
         names = self._names.arrays() if hasattr(self._names, "arrays") else iter(self._names)
@@ -51,7 +73,7 @@ class CsvRecords:
                 try:
                     record = self._record(fields, path, number)
                 except InvalidArgumentError:
-                    if not self.skip_bad_records:
+                    if not self._options["skip_bad_records"]:
                         raise
                     continue
                 yield record
@@ -114,11 +136,7 @@ def column_default(value):
 
 def zero_of(name):
     """The default make_csv_dataset gives a column whose type it inferred: 0, or b""."""
-    if name == "string":
-        value = np.empty((), object)
-        value[()] = b""
-        return value
-    return np.zeros((), name)
+    return files.string_scalar(b"") if name == "string" else np.zeros((), name)
 
 
 def records(path, options):
@@ -222,18 +240,21 @@ def _field(text, default, na_value, path, number, column):
         return default.copy()
     name = "string" if default.dtype == object else default.dtype.name
     if name == "string":
-        value = np.empty((), object)
-        value[()] = text.encode("latin-1")
-        return value
+        return files.string_scalar(text.encode("latin-1"))
     number_text = text.strip()
     if name in _INTEGER_RANGES:
-        low, high = _INTEGER_RANGES[name]
-        if _INTEGER.fullmatch(number_text) and low <= int(number_text) <= high:
+        if _integer_fits(name, number_text):
             return np.array(int(number_text), name)
     elif _FLOAT.fullmatch(number_text):
         with np.errstate(over="ignore"):  # (beyond float32's range: inf, as strtof gives)
             return np.array(float(number_text), name)
     raise _bad(path, number, f"Field {column} in record is not a valid {name}: {text}")
+
+
+def _integer_fits(name, text):
+    """Whether `text` is an integer in the range of `name` (int32 or int64)."""
+    low, high = _INTEGER_RANGES[name]
+    return bool(_INTEGER.fullmatch(text)) and low <= int(text) <= high
 
 
 def _bad(path, number, message):
@@ -245,19 +266,17 @@ def infer_types(paths, column_count, options, rows, select):
     (all where None): the narrowest of int32, int64, float32, float64 and string that
     holds every non-missing field; string for a column with none."""
     found = [None] * len(select)
-    seen = 0
-    for path in paths:
-        for number, fields in records(path, options):
-            if rows is not None and seen >= rows:
-                break
-            if len(fields) != column_count:
-                raise ValueError(
-                    f"make_csv_dataset: record {number} of {path} has {len(fields)} fields, "
-                    f"not the {column_count} of its columns"
-                )
-            for j, index in enumerate(select):
-                found[j] = _widened(found[j], fields[index], options["na_value"])
-            seen += 1
+    every = itertools.chain.from_iterable(
+        ((path, number, fields) for number, fields in records(path, options)) for path in paths
+    )
+    for path, number, fields in itertools.islice(every, rows):
+        if len(fields) != column_count:
+            raise ValueError(
+                f"make_csv_dataset: record {number} of {path} has {len(fields)} fields, "
+                f"not the {column_count} of its columns"
+            )
+        for j, index in enumerate(select):
+            found[j] = _widened(found[j], fields[index], options["na_value"])
     return [t or "string" for t in found]
 
 
@@ -276,8 +295,7 @@ def _holds(name, text):
     """Whether `text` is a value of the type `name` (a float's: finite there, as
     TensorFlow's inference asks, so "nan", "inf" and 1e39 in float32 read wider)."""
     if name in _INTEGER_RANGES:
-        low, high = _INTEGER_RANGES[name]
-        return bool(_INTEGER.fullmatch(text)) and low <= int(text) <= high
+        return _integer_fits(name, text)
     if not _FLOAT.fullmatch(text):
         return False
     with np.errstate(over="ignore"):

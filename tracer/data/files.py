@@ -38,7 +38,7 @@ class TextLines:
         names = self._names.arrays() if hasattr(self._names, "arrays") else iter(self._names)
         for name in names:
             for line in read_lines(path_of(name), self._compression):
-                yield _string(line)
+                yield string_scalar(line)
 
     def cardinality(self):
         return UNKNOWN
@@ -107,7 +107,7 @@ def path_of(name):
     return os.fsdecode(name) if isinstance(name, (bytes, os.PathLike)) else str(name)
 
 
-def _string(value):
+def string_scalar(value):
     """A 0-d string array holding the bytes `value`, as a pipeline's string elements are."""
     array = np.empty((), object)
     array[()] = value

@@ -51,17 +51,17 @@ def get_file(
     os.makedirs(folder, exist_ok=True)
     name = _file_name(fname, origin)
     target, extraction = _places(folder, name, given=bool(fname), archive=extract or untar)
-    if force_download or not os.path.exists(target):
-        _download(origin, target)
-        _check_hash(target, file_hash, hash_algorithm, downloaded=True)
-    elif file_hash is not None and not _hash_matches(target, file_hash, hash_algorithm):
+    cached = not force_download and os.path.exists(target)
+    if cached and file_hash is not None and not _hash_matches(target, file_hash, hash_algorithm):
         print(
             f"A local file was found, but it seems to be incomplete or outdated because the "
             f"{_algorithm(hash_algorithm, file_hash)} file hash does not match the original "
             f"value of {file_hash} so we will re-download the data."
         )
+        cached = False
+    if not cached:
         _download(origin, target)
-        _check_hash(target, file_hash, hash_algorithm, downloaded=True)
+        _check_hash(target, file_hash, hash_algorithm)
     if extraction is None:
         return target
     if not extract_archive(target, extraction, "tar" if untar else archive_format):
@@ -159,11 +159,11 @@ def _hash_matches(path, file_hash, hash_algorithm):
     return digest.hexdigest() == str(file_hash)
 
 
-def _check_hash(path, file_hash, hash_algorithm, downloaded):
+def _check_hash(path, file_hash, hash_algorithm):
+    """ValueError, the fetched file at `path` removed, where it is not the file the hash says."""
     if file_hash is None or _hash_matches(path, file_hash, hash_algorithm):
         return
-    if downloaded:
-        os.remove(path)
+    os.remove(path)
     raise ValueError(
         f"Incomplete or corrupted file detected. The {_algorithm(hash_algorithm, file_hash)} "
         f"file hash does not match the provided value of {file_hash}."

@@ -5,6 +5,9 @@ import numpy as np
 
 from tracer.keras.downloads import get_file
 from tracer.keras.progbar import Progbar
+from tracer.ops.array_ops import reshape
+from tracer.ops.index_ops import one_hot
+from tracer.tensor import Tensor
 
 
 def to_categorical(x, num_classes=None):
@@ -13,9 +16,6 @@ def to_categorical(x, num_classes=None):
     axis of size 1 is dropped first; `num_classes` defaults to the largest label + 1. A
     label outside [0, num_classes) is a ValueError (Keras's numpy path takes -1 as the last
     class)."""
-    from tracer import one_hot, reshape
-    from tracer.tensor import Tensor
-
     shape = tuple(np.shape(x._value)) if isinstance(x, Tensor) else np.shape(x)
     if len(shape) > 1 and shape[-1] == 1:
         shape = shape[:-1]
