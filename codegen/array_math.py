@@ -480,6 +480,28 @@ def arithmetic(symbol, x, y, out=None):
     return out
 
 
+def joined(parts, shape, dtype):
+    """An array of `shape` and `dtype` (a number's or a bool's) whose elements in C order are
+    `parts` one after the other: C-contiguous arrays of `dtype`, each copied whole, and ints,
+    that many zeros. Written by the installed `pieces`, on the threads from
+    ELEMENTS_PARALLEL_MIN elements, each thread the elements a static loop over them gives
+    it, those it wrote in an eager step's last op of that size (runtime/thread_pool.c's owned
+    shares; numpy's concatenate and zeros are one thread's, which then reads what the other
+    core wrote). None where the kernels are not installed or a part is not such an array."""
+    fill = installed_kernels.pieces()
+    if fill is None or dtype.kind not in "biufc":
+        return None
+    data = []
+    for part in parts:
+        if isinstance(part, int):
+            data.append(part * dtype.itemsize)
+        elif type(part) is np.ndarray and part.dtype == dtype and part.flags.c_contiguous:
+            data.append(part)
+        else:
+            return None
+    return fill(aligned.empty(shape, dtype), tuple(data))
+
+
 def negative(x):
     """-x of a float32 or float64 array stored in C order, through arithmetic's installed
     kernel (on the threads for large arrays); None for others, or where its table is not

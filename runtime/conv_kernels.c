@@ -22,7 +22,8 @@
  * variable, batches of triangular solves and products in parts (array_kernels_typed.h), and
  * where the CPU has AVX-512 products and batches of them by register blocks
  * (blocked_products_typed.h) and triangular solves on those blocks (blocked_solves_typed.h),
- * which take geometries of their own.
+ * which take geometries of their own. And one that moves bytes: an eager concat or a
+ * slice's gradient written in pieces on the threads (`pieces`).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -39,8 +40,12 @@
 #ifdef _OPENMP
 #include <omp.h>
 #define THREADS() omp_get_max_threads() /* the threads a parallel loop may use now */
+#define THREAD_COUNT() omp_get_num_threads() /* inside a parallel region: its shares */
+#define THREAD_NUMBER() omp_get_thread_num() /* and the one this thread runs */
 #else
 #define THREADS() 1
+#define THREAD_COUNT() 1
+#define THREAD_NUMBER() 0
 #endif
 
 #define INTERFACE 13 /* runtime/native.py refuses a module of another */
@@ -465,12 +470,101 @@ release:
     return result;
 }
 
+/* out's bytes as consecutive pieces, each copied from a source (`from`) or zeroed (NULL),
+   on the threads from ELEMENTS_PARALLEL_MIN of out's `elements` (of `itemsize` bytes): each
+   thread writes the elements a static loop over them gives it (as arithmetic_rows's flat
+   loop cuts them), so that the elements a thread wrote in an eager step's last op are the
+   ones it writes or reads in this one (runtime/thread_pool.c: owned shares). */
+struct piece {
+    const char *from;
+    int64_t bytes;
+};
+static void fill_pieces(char *out, const struct piece *parts, int64_t count, int64_t elements,
+                        int64_t itemsize)
+{
+#pragma omp parallel if (elements >= ELEMENTS_PARALLEL_MIN)
+    {
+        const int64_t team = THREAD_COUNT(), me = THREAD_NUMBER();
+        const int64_t share = elements / team, longer = elements % team;
+        const int64_t first = (me * share + (me < longer ? me : longer)) * itemsize;
+        const int64_t last = first + (share + (me < longer)) * itemsize;
+        int64_t at = 0;
+        for (int64_t k = 0; k < count && at < last; k++) {
+            const int64_t end = at + parts[k].bytes;
+            const int64_t low = at > first ? at : first, high = end < last ? end : last;
+            if (high > low) {
+                if (parts[k].from)
+                    memcpy(out + low, parts[k].from + (low - at), (size_t)(high - low));
+                else
+                    memset(out + low, 0, (size_t)(high - low));
+            }
+            at = end;
+        }
+    }
+}
+
+#define MOST_PIECES 64
+
+/* pieces(out, parts) -> out: `parts`, a tuple of C-contiguous arrays (copied whole) and ints
+   (that many bytes of zeros), written one after the other into the writeable C-contiguous
+   array `out`, whose length in bytes they must make up (fill_pieces); None where this CPU
+   cannot run the extension's kernels. An eager concat of many elements, and a slice's
+   gradient, on the threads (codegen/array_math.py's `joined`). */
+static PyObject *
+pieces(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) > MOST_PIECES) {
+        PyErr_Format(PyExc_TypeError, "pieces(out, parts): parts a tuple of at most %d",
+                     MOST_PIECES);
+        return NULL;
+    }
+    if (!runs_here()) Py_RETURN_NONE;
+    Py_buffer out, views[MOST_PIECES];
+    struct piece parts[MOST_PIECES];
+    const Py_ssize_t count = PyTuple_GET_SIZE(args[1]);
+    Py_ssize_t held = 0, bytes = 0;
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(args[0], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *part = PyTuple_GET_ITEM(args[1], k);
+        if (PyLong_Check(part)) {
+            parts[k].from = NULL;
+            parts[k].bytes = PyLong_AsSsize_t(part);
+            if (parts[k].bytes < 0) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "pieces: a count of zero bytes below 0");
+                goto release;
+            }
+        } else {
+            if (PyObject_GetBuffer(part, &views[held], PyBUF_C_CONTIGUOUS) < 0) goto release;
+            parts[k].from = views[held].buf;
+            parts[k].bytes = views[held++].len;
+        }
+        bytes += parts[k].bytes;
+    }
+    if (bytes != out.len) {
+        PyErr_Format(PyExc_ValueError, "pieces: the parts make %zd bytes, out has %zd", bytes,
+                     out.len);
+        goto release;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    fill_pieces(out.buf, parts, count, out.len / out.itemsize, out.itemsize);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(args[0]);
+release:
+    while (held > 0) PyBuffer_Release(&views[--held]);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"table", table, METH_NOARGS,
      "The address of the kernels' table, or 0 where this CPU cannot run them as built."},
     {"arithmetic", (PyCFunction)(void (*)(void))arithmetic, METH_FASTCALL,
      "x op y of float arrays (whole, a bias, a column or one element) by arithmetic_rows; "
      "None for others."},
+    {"pieces", (PyCFunction)(void (*)(void))pieces, METH_FASTCALL,
+     "pieces(out, parts): arrays and counts of zero bytes, one after the other, into out."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -90,6 +90,14 @@ def whole_arithmetic():
     return native.load("conv_kernels", _same_table).arithmetic if address() else None
 
 
+@functools.cache
+def pieces():
+    """The extension's `pieces(out, parts)`: arrays and counts of zero bytes written one after
+    the other into `out`, on the threads for many elements (an eager concat, a slice's
+    gradient); None where there is no table."""
+    return native.load("conv_kernels", _same_table).pieces if address() else None
+
+
 _ffi = _cffi_backend.FFI()
 
 

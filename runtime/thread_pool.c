@@ -23,6 +23,15 @@
  * claim its chunks, and the caller, having run out of chunks, closes the loop to late
  * workers.
  *
+ * Each thread of the pool owns a block of a static loop's shares, the caller the first, the
+ * n-th worker the n-th: it claims its own shares first, in order, then those left of the
+ * others', from the last one back. So where the threads keep pace, each runs the same part
+ * of every loop of a size (and of every kernel that cuts its range as a static loop does),
+ * and reads in the next loop what it wrote in the last: a part the other core wrote has to
+ * travel between the cores' caches, which on a machine whose cores are far apart (two
+ * chiplets, a VM's vCPUs placed apart) cost an eager step more than the second thread saved
+ * (benchmarks/RESULTS.md). A late thread's shares are still taken by the others.
+ *
  * A static schedule is cut in SHARES_PER_THREAD shares for each of the pool's threads,
  * whoever takes them. Where other processes' ready threads outnumber the cores twice, the
  * scheduler gives each runnable thread its turn, and a pool whose threads are as many as
@@ -79,10 +88,12 @@ struct team {
     _Atomic long ordered;   /* iterations (counted from 0) whose ordered sections have run */
 };
 
-/* the running thread's share, and its place in an ordered loop (iterations from 0) */
+/* the running thread's share, and its place in an ordered loop (iterations from 0); the
+   block of a static loop's shares it owns (0 for a caller, -1 for the reserve's workers) */
 static __thread struct {
     struct team *team;
     unsigned slot;
+    int owner;
     long ordered_first, ordered_last, ordered_at;
 } me;
 
@@ -98,11 +109,13 @@ static struct {
     int64_t next_look; /* when the caller looks at the machine again (ns, monotonic) */
     _Atomic uint32_t generation; /* raised for each loop: the workers' futex */
     _Atomic uint64_t claims;     /* generation << 32 | shares << 16 | shares claimed */
+    _Atomic uint64_t owned;      /* a static loop's shares claimed, a bit each (all: none) */
+    _Atomic bool by_owner;       /* the running loop's shares are claimed in `owned` */
     _Atomic uint32_t finished;   /* shares finished: the caller's futex */
     _Atomic int sleepers, caller_sleeps, busy;
     pthread_mutex_t start_lock;
     struct team team;
-} pool = {.threads = 1, .start_lock = PTHREAD_MUTEX_INITIALIZER};
+} pool = {.threads = 1, .owned = ~(uint64_t)0, .start_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_mutex_t atomic_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -144,10 +157,38 @@ static void wait_for_change(_Atomic uint32_t *word, uint32_t seen, const _Atomic
     }
 }
 
-/* a share of the loop of `generation`, where one is left */
+/* a share of a static loop: the first left of the calling thread's own, else the last left
+   of the others' */
+static bool claim_owned(unsigned *slot)
+{
+    const int owner = me.owner;
+    const uint64_t block = ((uint64_t)1 << SHARES_PER_THREAD) - 1;
+    const uint64_t own =
+        owner >= 0 && (owner + 1) * SHARES_PER_THREAD <= 64 ? block << (owner * SHARES_PER_THREAD)
+                                                            : 0;
+    uint64_t seen = atomic_load_explicit(&pool.owned, memory_order_acquire);
+    for (;;) {
+        const uint64_t left = ~seen;
+        if (!left) return false;
+        const unsigned share =
+            left & own ? (unsigned)__builtin_ctzll(left & own) : 63 - (unsigned)__builtin_clzll(left);
+        if (atomic_compare_exchange_weak_explicit(&pool.owned, &seen, seen | (uint64_t)1 << share,
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+            *slot = share;
+            return true;
+        }
+    }
+}
+
+/* a share of the loop of `generation`, where one is left. A static loop's are claimed in
+   `owned`, whose shares are all claimed but while one runs: a thread that reads the next
+   loop's `by_owner` claims in that loop, the team it then runs. */
 static bool claim(uint32_t generation, unsigned *slot)
 {
     uint64_t seen = atomic_load_explicit(&pool.claims, memory_order_acquire);
+    if ((uint32_t)(seen >> 32) == generation &&
+        atomic_load_explicit(&pool.by_owner, memory_order_relaxed))
+        return claim_owned(slot);
     for (;;) {
         const unsigned claimed = seen & 0xffff, slots = (seen >> 16) & 0xffff;
         if ((uint32_t)(seen >> 32) != generation || claimed >= slots) return false;
@@ -184,8 +225,10 @@ static void run_share(struct team *team, unsigned slot)
 
 /* a worker of the pool's threads, or of its reserve (`reserve` not null): each waits on
    its own futex, the reserve's raised only for a loop started while the machine is busy */
-static void *work(void *reserve)
+static void *work(void *owner)
 {
+    me.owner = (int)(intptr_t)owner;
+    const bool reserve = me.owner < 0;
     _Atomic uint32_t *word = reserve ? &pool.reserve_generation : &pool.generation;
     _Atomic int *sleepers = reserve ? &pool.reserve_sleepers : &pool.sleepers;
     uint32_t seen = atomic_load(word);
@@ -225,7 +268,8 @@ static void start_workers(int reserve)
         pthread_t thread;
         pthread_attr_init(&attributes);
         pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-        const int failed = pthread_create(&thread, &attributes, work, of_reserve ? &pool : NULL);
+        const intptr_t owner = of_reserve ? -1 : pool.workers + 1;
+        const int failed = pthread_create(&thread, &attributes, work, (void *)owner);
         pthread_attr_destroy(&attributes);
         if (failed) break;
         if (of_reserve)
@@ -341,6 +385,11 @@ static bool run_on_pool(const struct team *loop, unsigned slots)
     atomic_store_explicit(&team->ordered, 0, memory_order_relaxed);
     atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
     const uint32_t generation = atomic_load(&pool.generation) + 1;
+    const bool by_owner = team->every_slot && slots <= 64;
+    atomic_store_explicit(&pool.by_owner, by_owner, memory_order_relaxed);
+    if (by_owner)
+        atomic_store_explicit(&pool.owned, slots == 64 ? 0 : ~(uint64_t)0 << slots,
+                              memory_order_relaxed);
     atomic_store_explicit(&pool.claims, (uint64_t)generation << 32 | (uint64_t)slots << 16,
                           memory_order_release);
     atomic_store(&pool.generation, generation);

@@ -4,6 +4,7 @@ iteration once, shares as OpenMP cuts them, ordered sections in order, reduction
 without the pool each loop runs whole on the calling thread; a module that calls another
 entry point is refused."""
 
+import collections
 import ctypes
 import json
 import os
@@ -25,6 +26,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 LOOPS = r"""
 #include <complex.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,6 +68,21 @@ double sum(long n, const double *x) {
 void who(long n, long *thread) {
     #pragma omp parallel for schedule(dynamic, 1)
     for (long i = 0; i < n; i++) { usleep(2000); thread[i] = syscall(SYS_gettid); }
+}
+
+void claims(long loops, long *thread, long *order) {
+    static _Atomic long at;
+    for (long l = 0; l < loops; l++) {
+        at = 0;
+        #pragma omp parallel
+        {
+            const long share = l * omp_get_num_threads() + omp_get_thread_num();
+            volatile double x = 0;
+            for (long r = 0; r < 20000; r++) x += r;  /* a late thread's shares are taken */
+            thread[share] = syscall(SYS_gettid);
+            order[share] = atomic_fetch_add(&at, 1);
+        }
+    }
 }
 
 void nested(long n, int *inner) {
@@ -203,6 +220,49 @@ def test_on_the_pool_every_loop_gives_what_openmp_would_and_after_a_fork(tmp_pat
     the same checks in a forked child, whose pool starts its own workers. The entry points
     compiled into the library or linked as the installed object."""
     assert _on_the_pool(ON_THE_POOL, tmp_path, entries, OMP_NUM_THREADS="3") == "checked"
+
+
+CLAIMS = ON_THE_POOL_START + textwrap.dedent(
+    """
+    import json, threading
+    import numpy as np
+
+    loops, team = 200, 6  # three threads' shares
+    thread, order = np.zeros(loops * team, np.int64), np.zeros(loops * team, np.int64)
+    library.claims(ctypes.c_long(loops), t._pointer(thread), t._pointer(order))
+    print(json.dumps({"caller": threading.get_native_id(), "thread": thread.tolist(),
+                      "order": order.tolist()}))
+    """
+)
+
+
+def test_each_thread_claims_its_own_block_of_a_static_loops_shares_first(tmp_path):
+    """Three threads, two shares each: in every loop, each thread runs the shares of its own
+    block first, in order (the caller the first block, a worker the same block in every
+    loop), then those left of the others', from the last back: so each thread runs the same
+    part of every loop where they keep pace. A late worker's shares are run by the others."""
+    found = json.loads(_on_the_pool(CLAIMS, tmp_path, OMP_NUM_THREADS="3"))
+    team = 6
+    loops = []  # each loop's {thread: [its shares in the order it ran them]}
+    for at in range(0, len(found["thread"]), team):
+        runs = {}
+        for share in sorted(range(team), key=lambda k: found["order"][at + k]):
+            runs.setdefault(found["thread"][at + share], []).append(share)
+        assert sorted(s for shares in runs.values() for s in shares) == list(range(team))
+        loops.append(runs)
+    firsts = collections.defaultdict(collections.Counter)  # the block of each one's first share
+    for runs in loops:
+        for thread, shares in runs.items():
+            firsts[thread][shares[0] // 2] += 1
+    blocks = {thread: counts.most_common(1)[0][0] for thread, counts in firsts.items()}
+    assert blocks[found["caller"]] == 0
+    assert len(set(blocks.values())) == len(blocks)  # a block each
+    for runs in loops:
+        for thread, shares in runs.items():
+            own = [s for s in shares if s // 2 == blocks[thread]]
+            assert shares[: len(own)] == own == sorted(own), (thread, shares)
+            taken = shares[len(own) :]
+            assert taken == sorted(taken, reverse=True), (thread, shares)
 
 
 WATCHED = ON_THE_POOL_START + textwrap.dedent(

@@ -8,11 +8,11 @@ gradient, batching and simplification rules, its numpy kernel and its C form (se
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_math, forms
 from codegen.affine import Affine
 from codegen.ctypes import compute, literal, storage
 from codegen.loops import INDEX, copy_nest, fill_nest, identity_map, loops_over
-from runtime.kernels import element_array, quiet
+from runtime.kernels import LARGE_FLOATING_FROM, element_array, quiet
 from tracer import dtypes
 from tracer.context import state
 from tracer.dtypes import as_dtype
@@ -514,7 +514,15 @@ def _slice_grad_simplify(node):
 
 
 def _slice_grad_kernel(g, index, shape):
-    """Zeros of `shape` with `g` written where `slice` read from."""
+    """Zeros of `shape` with `g` written where `slice` read from; a large one whose slice
+    read one contiguous block written on the threads (codegen/array_math.py's `joined`)."""
+    size = dims.size(shape)
+    if size >= LARGE_FLOATING_FROM and type(g) is np.ndarray:
+        offset = block_offset(index, shape)
+        if offset is not None:
+            found = array_math.joined((offset, g, size - offset - g.size), shape, g.dtype)
+            if found is not None:
+                return found
     out = np.zeros(shape, dtype=np.result_type(g))
     out[numpy_index(index)] = g
     return out

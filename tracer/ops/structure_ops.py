@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from codegen import forms
+from codegen import array_math, forms
 from codegen.ctypes import storage
 from codegen.loops import copy_nest, identity_map, loops_over
+from runtime.kernels import LARGE_FLOATING_FROM
 from tracer.errors import InvalidArgumentError, mixed
 from tracer.ir import dims
 from tracer.ops import array_ops, shapes
@@ -96,6 +97,18 @@ def _concat_pieces(node):
     return axis, list(zip([0, *stops[:-1]], stops))
 
 
+def _concat_kernel(*xs, axis):
+    """np.concatenate's values; a large one whose parts are each one block of the result
+    (only ones before `axis`) written on the threads (codegen/array_math.py's `joined`)."""
+    if sum(x.size for x in xs) >= LARGE_FLOATING_FROM and dims.size(xs[0].shape[:axis]) == 1:
+        whole = list(xs[0].shape)
+        whole[axis] = sum(x.shape[axis] for x in xs)
+        found = array_math.joined(xs, tuple(whole), xs[0].dtype)
+        if found is not None:
+            return found
+    return np.concatenate(xs, axis=axis)
+
+
 CONCAT = primitive(
     "concat",
     _infer_concat,
@@ -104,7 +117,7 @@ CONCAT = primitive(
     jvp=LINEAR,
     fusion="view",
     batch=_concat_batch,
-    kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
+    kernel=_concat_kernel,
     c=forms.Pieces(_concat_nests, _concat_pieces, holds=_concat_holds),
 )
 
