@@ -322,7 +322,8 @@ def source(dtype, vector_math=None):
 def _in_unit_blocks(texts):
     """`texts` each in a block of codegen/units.py's, weighed as units.py weighs a kernel;
     the last, the entry point, which only calls the others, as it weighs such a text."""
-    works = [units.weight(text) for text in texts[:-1]] + [len(texts[-1]) // units.ENTRY_SHARE]
+    works = [units.function_weight(text) for text in texts[:-1]]
+    works.append(len(texts[-1]) // units.ENTRY_SHARE)
     total = sum(works)
     start = 0
     for text, work in zip(texts, works):

@@ -22,9 +22,14 @@ compiled alone after its prologue (`weight`): a character of a kernel costs abou
 on top of its length, each parallel loop (which OpenMP outlines into a function of its own)
 costs as much as 1,700 characters, each reduction clause 1,000 and each loop 500; a line of
 the entry point, which only calls kernels, a third of a character per character
-(ENTRY_SHARE). Weighed by length alone, a module's loops over reductions (a layer norm's,
-a softmax's) were each taken for a third of their cost and the twice-written loops of an
-optimizer's update (templates/grid_mode.c.j2) for twice theirs. Each unit also costs the
+(ENTRY_SHARE). Measured in a unit among others (the unit's time with and without it), not
+alone, where the unit's first function costs 5 ms whatever it is, a light kernel (TR_LIGHT:
+-O1, codegen/lower.py) costs a little over half of what the same C costs at -O3
+(LIGHT_SHARE), and each kernel, a function of its own, KERNEL_WORK besides: weighed as -O3's,
+GradBench gmm's objective, seven light kernels and the heavy ones, had its heavy kernels put
+together in one unit (81 ms against 59). Weighed by length alone, a module's loops over
+reductions (a layer norm's, a softmax's) were each taken for a third of their cost and the
+twice-written loops of an optimizer's update (templates/grid_mode.c.j2) for twice theirs. Each unit also costs the
 compiler's start (reading the prologue, setting up code generation) on a core that would
 otherwise wait, so each unit more must take at least UNIT_GAIN off the largest unit's
 work. A module whose kernels are each called from a few steps (inlined into the entry
@@ -41,12 +46,15 @@ ENTRY_SHARE = 3  # a character of the entry point's calls: this share of a kerne
 UNIT_GAIN = 2000  # the least work (a compiler's start) a unit more must take off the largest
 # the least work the packing by size must take off the largest unit: the weights are
 # estimates, and smaller gains measured a loss or nothing (B2's 839, B9u's 1,000, B20's
-# 1,381, B9b's 1,394), B31's 2,058 a gain (benchmarks/RESULTS.md)
+# 1,381, B9b's 1,394 before KERNEL_WORK and LIGHT_SHARE), B31's 2,058 a gain (2,572 now);
+# B20's 2,296 now measures level (benchmarks/RESULTS.md)
 PACKING_GAIN = 1500
 MAX_UNITS = 8
 # what a kernel's C costs the compiler beyond its length, in characters' worth: a parallel
 # loop, a reduction clause (OpenMP's or a vector loop's), a loop
 PARALLEL_WORK, REDUCTION_WORK, LOOP_WORK = 1700, 1000, 500
+LIGHT_SHARE = 0.55  # a light kernel's work, as a share of the same C's at -O3
+KERNEL_WORK = 500  # a kernel's function, whatever its length
 
 BLOCK = re.compile(r"^#if TR_IN_UNIT  /\* work (\d+) at (\d+) of (\d+) \*/$", re.M)
 # a kernel's definition that `layout` puts in a block: its type, name and parameters
@@ -55,12 +63,19 @@ _NOT_INLINED = re.compile(r"^static TR_NOINLINE (\w+) (\w+)\(([^{]*)\)\s*\{", re
 
 def weight(text):
     """The compile work of a kernel's C `text`, in characters' worth (see above)."""
-    return (
+    work = (
         len(text)
         + PARALLEL_WORK * text.count("#pragma omp parallel")
         + REDUCTION_WORK * text.count(" reduction(")
         + LOOP_WORK * text.count("for (")
     )
+    return int(work * LIGHT_SHARE) if "TR_LIGHT\n" in text else work
+
+
+def function_weight(text):
+    """The compile work of a kernel's C `text` compiled as a function of its own (in a block,
+    not inlined where it is called: a borrowed kernel's call is a line of the entry point)."""
+    return KERNEL_WORK + weight(text)
 
 
 class Layout:
@@ -96,7 +111,7 @@ def layout(kernels, parts):
     # only calls them); the kernels in blocks; the entry point, last (often the largest: its
     # calls and the kernels inlined into it)
     work = list(calls) if len(parts) > 1 else []
-    work += [weight(texts[k]) for k in blocked]
+    work += [function_weight(texts[k]) for k in blocked]
     work.append(0 if len(parts) > 1 else calls[0] + inlined)
     total = max(1, sum(work))
     starts = itertools.accumulate([0, *work[:-1]])

@@ -29,7 +29,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
-#if TR_IN_UNIT  /* work 3102 at 1551 of 31803 */
+#if TR_IN_UNIT  /* work 3602 at 1801 of 35303 */
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -39,7 +39,7 @@ TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3110 at 4657 of 31803 */
+#if TR_IN_UNIT  /* work 3610 at 5407 of 35303 */
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -49,7 +49,7 @@ TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3157 at 7790 of 31803 */
+#if TR_IN_UNIT  /* work 3657 at 9040 of 35303 */
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -59,7 +59,7 @@ TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6563 at 12650 of 31803 */
+#if TR_IN_UNIT  /* work 7063 at 14400 of 35303 */
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -81,7 +81,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 4876 at 18370 of 31803 */
+#if TR_IN_UNIT  /* work 5376 at 20620 of 35303 */
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -96,7 +96,7 @@ TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restri
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 4999 at 23307 of 31803 */
+#if TR_IN_UNIT  /* work 5499 at 26057 of 35303 */
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -115,7 +115,7 @@ TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5685 at 28649 of 31803 */
+#if TR_IN_UNIT  /* work 6185 at 31899 of 35303 */
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -138,7 +138,7 @@ TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 311 at 31647 of 31803 */
+#if TR_IN_UNIT  /* work 311 at 35147 of 35303 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -184,7 +184,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
-#if TR_IN_UNIT  /* work 3104 at 1552 of 31868 */
+#if TR_IN_UNIT  /* work 3604 at 1802 of 35368 */
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -194,7 +194,7 @@ TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3113 at 4660 of 31868 */
+#if TR_IN_UNIT  /* work 3613 at 5410 of 35368 */
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -204,7 +204,7 @@ TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, doub
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3161 at 7797 of 31868 */
+#if TR_IN_UNIT  /* work 3661 at 9047 of 35368 */
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -214,7 +214,7 @@ TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6576 at 12666 of 31868 */
+#if TR_IN_UNIT  /* work 7076 at 14416 of 35368 */
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -236,7 +236,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 4887 at 18397 of 31868 */
+#if TR_IN_UNIT  /* work 5387 at 20647 of 35368 */
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -251,7 +251,7 @@ TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restr
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5010 at 23346 of 31868 */
+#if TR_IN_UNIT  /* work 5510 at 26096 of 35368 */
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -270,7 +270,7 @@ TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5700 at 28701 of 31868 */
+#if TR_IN_UNIT  /* work 6200 at 31951 of 35368 */
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -293,7 +293,7 @@ TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 317 at 31709 of 31868 */
+#if TR_IN_UNIT  /* work 317 at 35209 of 35368 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -310,4 +310,4 @@ int tracer_run(char **args) {
 }
 #endif
 #undef tracer_run
-#define LOOPS_KEY "a739023c9cbb822e"
+#define LOOPS_KEY "b2e38c3a34c84786"
