@@ -39,7 +39,7 @@ import time
 
 import _cffi_backend
 
-from codegen import cache, elf, link
+from codegen import cache, elf, link, machine_records
 from codegen import units as module_units
 from codegen.errors import CompileError, CompilerUnavailable, LoadError
 from runtime import native, thread_pools
@@ -109,12 +109,13 @@ def _stamp(cc):
     return path, f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"
 
 
-def _record_path():
-    return os.path.join(cache.cache_root(), "toolchains.json")
+TOOLCHAINS = (
+    "toolchains.json"  # the machine's records of its compilers (codegen/machine_records.py)
+)
 
 
 def _write_toolchains(records):
-    cache.write_sealed(_record_path(), records)
+    machine_records.write(TOOLCHAINS, records)
 
 
 @functools.lru_cache(maxsize=4)
@@ -127,7 +128,7 @@ def toolchain(cc):
     compiler at all.
     """
     path, stamp = _stamp(cc)
-    records = _read_toolchains(_record_path())
+    records = _read_toolchains()
     if stamp not in records:
         from concurrent.futures import ThreadPoolExecutor
 
@@ -153,7 +154,7 @@ def _current(cc):
     and a failed build replaces by probes (`probe_toolchain`): a healthy machine's first
     build then runs the compiler once, not three times."""
     path, stamp = _stamp(cc)
-    record = _read_toolchains(_record_path()).get(stamp)
+    record = _read_toolchains().get(stamp)
     if record is not None:
         return record
     return {"identity": _identity(path), "vector_math": True, "threads": True, "assumed": True}
@@ -170,7 +171,7 @@ def confirm_toolchain():
     record = _current(cc)
     if "assumed" in record:
         _, stamp = _stamp(cc)
-        records = _read_toolchains(_record_path())
+        records = _read_toolchains()
         records.setdefault(stamp, {name: record[name] for name in _TOOLCHAIN_FIELDS})
         _write_toolchains(records)
         _current.cache_clear()
@@ -186,20 +187,19 @@ def probe_toolchain():
 _TOOLCHAIN_FIELDS = {"identity": str, "vector_math": bool, "threads": bool}
 
 
-def _read_toolchains(path):
-    """{stamp: record} from the toolchain file, or {} when it is missing or not sound (its
-    digest, and every record's fields and their types, are checked)."""
-    records = cache.read_sealed(path)
-    if all(
+def _read_toolchains():
+    """{stamp: record} from the toolchain records, each copy used only where every record's
+    fields and their types are sound (codegen/machine_records.py)."""
+    return machine_records.read(TOOLCHAINS, _sound_toolchains)
+
+
+def _sound_toolchains(records):
+    return all(
         isinstance(record, dict)
         and set(record) == set(_TOOLCHAIN_FIELDS)
         and all(isinstance(record[k], t) for k, t in _TOOLCHAIN_FIELDS.items())
         for record in records.values()
-    ):
-        return records
-    cache.log.warning("tracer: ignoring the damaged toolchain record %s (its fields)", path)
-    cache.remove(path)
-    return {}
+    )
 
 
 def compiler_identity(cc):

@@ -30,6 +30,7 @@ import logging
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import time
 
@@ -62,6 +63,32 @@ def cache_root():
             raise UnusableCacheDirectory(_unusable(root, "this user cannot write to it"))
         _checked_roots.add(root)
     return root
+
+
+def beside_installation(folder, tag, make=True):
+    """The folder `tag` beside the installed `folder` where Python keeps its bytecode
+    (`folder/__pycache__/tag`, or under `sys.pycache_prefix`), made if missing (with `make`),
+    when it belongs to this user or `folder`'s owner with no one else allowed to write to it
+    (then it is as trusted as the installation) and, with `make`, can be written; else None."""
+    if sys.pycache_prefix:
+        beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)
+    else:
+        beside = os.path.join(folder, "__pycache__", tag)
+    try:
+        if make and not os.path.isdir(beside):
+            os.makedirs(os.path.dirname(beside), exist_ok=True)
+            with contextlib.suppress(FileExistsError):  # made by another process meanwhile
+                os.mkdir(beside)
+                os.chmod(beside, 0o755)  # whatever the umask: group or others writing is refused
+        info, owner = os.stat(beside), os.stat(folder).st_uid
+    except OSError:  # a read-only installation, ...
+        return None
+    trusted = (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid in (owner, os.getuid())
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+    return beside if trusted and (not make or os.access(beside, os.W_OK)) else None
 
 
 def _why_not_made(root, error):
@@ -240,11 +267,12 @@ def write_sealed(path, records):
     write_json(path, {"records": records, "sha256": _digest(records)})
 
 
-def read_sealed(path):
+def read_sealed(path, remove_damaged=True):
     """The records `write_sealed` wrote to `path`, or {} where there are none or they are
-    not sound (the file is then removed, with one log line): a record only speeds things up,
-    and its reader checks each one's fields too. Only a regular file of at most
-    SEALED_MAX_BYTES is read (`open_regular`: a pipe in its place would block the build)."""
+    not sound (the file is then removed, with `remove_damaged`, and one log line): a record
+    only speeds things up, and its reader checks each one's fields too. Only a regular file
+    of at most SEALED_MAX_BYTES is read (`open_regular`: a pipe in its place would block the
+    build)."""
     try:
         stored = json.loads(read_regular(path, SEALED_MAX_BYTES))
         records = stored["records"]
@@ -256,7 +284,8 @@ def read_sealed(path):
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
         reason = f"{type(error).__name__}: {error}"
     log.warning("tracer: ignoring the damaged record %s (%s)", path, reason)
-    remove(path)
+    if remove_damaged:
+        remove(path)
     return {}
 
 

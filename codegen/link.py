@@ -12,10 +12,10 @@ the first module built under them is linked through the driver with --no-as-need
 DT_NEEDED then names every shared library the driver links); once it has loaded, the
 process's mappings say which file the loader found for each name, and the compiler names
 its own static library (libgcc.a: half-precision and complex helpers are linked into
-modules). The cache's `links.json` keeps that. Later links give gold the objects, libgcc.a,
-the files of the libraries that define versions (C's, its maths, OpenMP's), and for the
-others (the BLAS) an empty library of that name (codegen/elf.py), with none of the
-driver's searching.
+modules). The machine's records keep that (`links.json`: codegen/machine_records.py). Later
+links give gold the objects, libgcc.a, the files of the libraries that define versions (C's,
+its maths, OpenMP's), and for the others (the BLAS) an empty library of that name
+(codegen/elf.py), with none of the driver's searching.
 
 What the driver's link has and a direct one lacks: the start files (crti/crtbeginS: the
 init/fini glue of C++ constructors and transactional memory, which modules do not use) and
@@ -34,12 +34,13 @@ import os
 import re
 import struct
 
-from codegen import cache, elf
+from codegen import elf, machine_records
 
 # a library's name as the dynamic loader looks it up: a file name, not a directory's
 _LIBRARY_NAME = re.compile(r"(?!\.\.?\Z)[A-Za-z0-9_.+-]{1,128}\Z")
 _ELF_ERRORS = (OSError, ValueError, struct.error, IndexError, OverflowError)
 MAX_LIBRARIES = 64  # a module names a handful: a record naming more is not sound
+LINKS = "links.json"  # the machine's records of direct links (codegen/machine_records.py)
 
 
 def key_of(compiler_stamp, flags, libraries):
@@ -53,7 +54,7 @@ def record(key):
     "files": {name: path of the library gold reads}, "libgcc": path}, {"direct": False}
     (they failed: the driver links), or None (not learnt yet, or not sound: the driver
     links, and `learn` records what it linked)."""
-    found = cache.read_sealed(_path()).get(key)
+    found = machine_records.read(LINKS, lambda records: True).get(key)
     return found if found is not None and _sound(found) else None
 
 
@@ -163,12 +164,8 @@ def _regular_file(path):
         return False
 
 
-def _path():
-    return os.path.join(cache.cache_root(), "links.json")
-
-
 def _write(key, found):
-    records = cache.read_sealed(_path())
+    records = machine_records.read(LINKS, lambda records: True)
     records[key] = found
     with contextlib.suppress(OSError):  # not written: a later build learns again
-        cache.write_sealed(_path(), records)
+        machine_records.write(LINKS, records)

@@ -14,12 +14,10 @@ first, as Python reads bytecode it may not write. Each is kept with the SHA-256 
 template's text, so an edited template is compiled afresh (codegen/template_cache.py).
 """
 
-import contextlib
 import functools
 import hashlib
 import os
 import re
-import stat
 import sys
 
 from codegen import cache, template_cache, template_runtime
@@ -123,30 +121,9 @@ def jinja2_version():
 
 
 def _beside(folder, make=True):
-    """The folder beside the templates (under `sys.pycache_prefix` if set), made if missing
-    (with `make`), when it belongs to this user or the templates' owner with no one else
-    allowed to write to it (then it is as trusted as the templates) and, with `make`, can be
-    written; else None."""
+    """The folder beside the templates for their compiled forms (cache.beside_installation)."""
     tag = f"jinja2-{jinja2_version()}.{sys.implementation.cache_tag}"
-    if sys.pycache_prefix:
-        beside = os.path.join(sys.pycache_prefix, os.path.abspath(folder).lstrip(os.sep), tag)
-    else:
-        beside = os.path.join(folder, "__pycache__", tag)
-    try:
-        if make and not os.path.isdir(beside):
-            os.makedirs(os.path.dirname(beside), exist_ok=True)
-            with contextlib.suppress(FileExistsError):  # made by another process meanwhile
-                os.mkdir(beside)
-                os.chmod(beside, 0o755)  # whatever the umask: group or others writing is refused
-        info, owner = os.stat(beside), os.stat(folder).st_uid
-    except OSError:  # a read-only installation, ...
-        return None
-    trusted = (
-        stat.S_ISDIR(info.st_mode)
-        and info.st_uid in (owner, os.getuid())
-        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    )
-    return beside if trusted and (not make or os.access(beside, os.W_OK)) else None
+    return cache.beside_installation(folder, tag, make)
 
 
 def _c_string(text):

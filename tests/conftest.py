@@ -47,6 +47,16 @@ def kernels_lent_within_the_test():
     shared_kernels.forget()
 
 
+@pytest.fixture(autouse=True)
+def machine_records_in_the_cache_alone(monkeypatch):
+    """A test's cache starts without the machine's records (codegen/machine_records.py): the
+    copy beside the installation, which earlier processes wrote, would skip the probes and
+    the learning links whose tests start from an empty cache."""
+    from codegen import machine_records
+
+    monkeypatch.setattr(machine_records, "installation_folder", lambda make=True: None)
+
+
 @pytest.fixture
 def blas_past_most_macs(monkeypatch, tmp_path):
     """Products past MOST_MACS multiply-adds go to the BLAS, as on a CPU whose BLAS runs

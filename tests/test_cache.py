@@ -40,7 +40,15 @@ PROGRAM = textwrap.dedent(
 
 
 def run(cache, backend="c", compiler=None, env=None):
-    env = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO), **(env or {}))
+    """The program in a new process on `cache`, whose machine's records beside the
+    installation (codegen/machine_records.py) are its own too: under its own
+    PYTHONPYCACHEPREFIX."""
+    env = dict(
+        os.environ,
+        TRACER_CACHE_DIR=str(cache),
+        PYTHONPATH=str(REPO),
+        PYTHONPYCACHEPREFIX=f"{cache}-pycache",
+    ) | (env or {})
     if compiler is not None:
         env["CC"] = str(compiler)
     result = subprocess.run(

@@ -178,8 +178,14 @@ def test_a_pipe_in_place_of_the_record_does_not_hold_a_build(fresh_cache):
     os.remove(fresh_cache / "links.json")
     os.mkfifo(fresh_cache / "links.json")
     program = f"import sys; sys.path.insert(0, {str(REPO)!r}); from tests.test_link import built; built(3)"
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(fresh_cache / ".pycache"))  # no records beside
     done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=REPO
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     assert "needed" in link.record(key())

@@ -141,7 +141,11 @@ DAMAGES = (
 @pytest.mark.parametrize("target, kind", DAMAGES)
 def test_every_kind_of_cache_damage_is_repaired_in_the_next_call(populated, tmp_path, target, kind):
     cache = _damaged_copy(populated, tmp_path)
-    _damage(_targets(cache)[target], kind)
+    damaged = _targets(cache)[target]
+    _damage(damaged, kind)
+    if target in ("toolchain", "links"):  # and the machine's copy beside the installation
+        (beside,) = (cache / ".pycache").rglob(f"machine/{damaged.name}")
+        _damage(beside, kind)
     if target in ("template", "links"):  # read when C is rendered, linked: make the module again
         for entry in cache.iterdir():
             if entry.is_dir() and (entry.name == ".plans" or not entry.name.startswith(".")):
