@@ -109,9 +109,8 @@ def _stamp(cc):
     return path, f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"
 
 
-TOOLCHAINS = (
-    "toolchains.json"  # the machine's records of its compilers (codegen/machine_records.py)
-)
+# the machine's records of its compilers (codegen/machine_records.py)
+TOOLCHAINS = "toolchains.json"
 
 
 def _write_toolchains(records):

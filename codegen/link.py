@@ -54,7 +54,7 @@ def record(key):
     "files": {name: path of the library gold reads}, "libgcc": path}, {"direct": False}
     (they failed: the driver links), or None (not learnt yet, or not sound: the driver
     links, and `learn` records what it linked)."""
-    found = machine_records.read(LINKS, lambda records: True).get(key)
+    found = machine_records.read(LINKS).get(key)
     return found if found is not None and _sound(found) else None
 
 
@@ -165,7 +165,7 @@ def _regular_file(path):
 
 
 def _write(key, found):
-    records = machine_records.read(LINKS, lambda records: True)
+    records = machine_records.read(LINKS)
     records[key] = found
     with contextlib.suppress(OSError):  # not written: a later build learns again
         machine_records.write(LINKS, records)

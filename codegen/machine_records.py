@@ -24,14 +24,15 @@ from codegen import cache
 FOLDER = "machine"
 
 
-def read(name, sound):
+def read(name, sound=None):
     """{key: record} of the records file `name`: the installation's, then the cache's over
-    them; a copy whose records `sound` refuses is left out, with one log line (and removed
-    where this process may write it, as `cache.read_sealed` removes a damaged file)."""
+    them; a copy whose records `sound` refuses (where given) is left out, with one log line
+    (and removed where this process may write it, as `cache.read_sealed` removes a damaged
+    file)."""
     records = {}
     for path, writable in _copies(name):
         found = cache.read_sealed(path, remove_damaged=writable)
-        if sound(found):
+        if sound is None or sound(found):
             records.update(found)
         else:
             cache.log.warning("tracer: ignoring the damaged record %s (its fields)", path)

@@ -29,11 +29,11 @@ alone, where the unit's first function costs 5 ms whatever it is, a light kernel
 GradBench gmm's objective, seven light kernels and the heavy ones, had its heavy kernels put
 together in one unit (81 ms against 59). Weighed by length alone, a module's loops over
 reductions (a layer norm's, a softmax's) were each taken for a third of their cost and the
-twice-written loops of an optimizer's update (templates/grid_mode.c.j2) for twice theirs. Each unit also costs the
-compiler's start (reading the prologue, setting up code generation) on a core that would
-otherwise wait, so each unit more must take at least UNIT_GAIN off the largest unit's
-work. A module whose kernels are each called from a few steps (inlined into the entry
-point) stays one unit; long modules are split among every
+twice-written loops of an optimizer's update (templates/grid_mode.c.j2) for twice theirs.
+Each unit also costs the compiler's start (reading the prologue, setting up code
+generation) on a core that would otherwise wait, so each unit more must take at least
+UNIT_GAIN off the largest unit's work. A module whose kernels are each called from a few
+steps (inlined into the entry point) stays one unit; long modules are split among every
 core. A split counts the cores the process may run on, not their load: on a machine busy
 with other work it costs the second unit's start.
 """
