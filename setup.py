@@ -11,6 +11,7 @@ not compile them again each.
 
 import importlib.util
 import os
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -40,6 +41,7 @@ class BuildExtensions(build_ext):
     def run(self):
         super().run()
         self._entries_object()
+        self._compiled_templates()
 
     def get_outputs(self):
         built = [self._entries_target()] if os.path.isfile(self._entries_target()) else []
@@ -63,6 +65,26 @@ class BuildExtensions(build_ext):
             self.copy_file(built, self._entries_target(), preserve_times=False)
         except (BaseError, CCompilerError, OSError) as error:  # as an optional extension's
             self.warn(f"the OpenMP entry points' object was not built: {error}")
+
+    def _compiled_templates(self):
+        """The C templates compiled to Python beside them (codegen/templates.py,
+        `compile_beside`), in the source tree where the build is in place, as pip compiles
+        a package's bytecode at install: the first process then renders without jinja2.
+        Optional too: a template not compiled here is compiled by the first process that
+        renders it."""
+        built = os.path.dirname(os.path.dirname(self.get_ext_fullpath("runtime._thread_pool")))
+        folder = os.path.join(ROOT if self.inplace else built, "templates")
+        sys.path.insert(0, ROOT)
+        try:
+            from codegen import templates
+
+            count = templates.compile_beside(folder)
+        except Exception as error:  # no jinja2, a template it refuses, ...: optional
+            self.warn(f"the C templates were not compiled: {type(error).__name__}: {error}")
+        else:
+            self.announce(f"compiled {count} C templates beside {folder}", level=2)
+        finally:
+            sys.path.remove(ROOT)
 
 
 setup(

@@ -2,8 +2,9 @@
 
 jinja2 compiles each template to Python once; that Python is kept as Python keeps a package's
 bytecode: beside the templates, in `templates/__pycache__/` (or under `sys.pycache_prefix`,
-PYTHONPYCACHEPREFIX), compiled by the first process that renders the template and read by
-every later one, whatever its module cache holds. A process that finds them all renders
+PYTHONPYCACHEPREFIX), compiled by the installation's build (`compile_beside`; or, where
+the build did not, by the first process that renders the template) and read by every
+process, whatever its module cache holds. A process that finds them all renders
 without importing jinja2: the compiled code calls the helpers of
 codegen/template_runtime.py, not jinja2's (importing jinja2 was most of tracer's own share
 of a first compiled call: docs/first-call.md). Where that folder cannot be written, or
@@ -32,18 +33,39 @@ def _template(name):
     """The template `name`, compiled (or its compiled form read), ready to render."""
     folder = _folder()
     path = os.path.join(folder, name)
-    with open(path, "rb") as handle:
-        text = handle.read()
-    digest = hashlib.sha256(text).digest()
+    text, digest = _read(path)
     directory, read_first = compiled_directories(folder)
     code = template_cache.load(name, digest, directory, read_first)
     if code is None:
-        code = _compiled(name, text.decode(), path)
+        code = _compiled(name, text, path)
         template_cache.dump(name, digest, code, directory)
     environment = _environment()
     scope = template_runtime.namespace(environment)
     exec(code, scope)
     return template_runtime.Template(environment, scope["root"])
+
+
+def compile_beside(folder):
+    """Compile every template in `folder` into the folder beside it, as the installation's
+    build does (setup.py), the way pip compiles a package's bytecode when it installs it: the
+    first process on a new installation then renders without jinja2, as every later one does.
+    The number compiled; none where that folder cannot be made or is not trusted."""
+    beside = _beside(folder)
+    if beside is None:
+        return 0
+    names = sorted(name for name in os.listdir(folder) if name.endswith(".j2"))
+    for name in names:
+        path = os.path.join(folder, name)
+        text, digest = _read(path)
+        template_cache.dump(name, digest, _compiled(name, text, path), beside)
+    return len(names)
+
+
+def _read(path):
+    """(the template's text, the SHA-256 of its bytes)."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return data.decode(), hashlib.sha256(data).digest()
 
 
 @functools.cache

@@ -3,6 +3,7 @@ compiled them to) and give jinja2's own text: every case of the op catalogue, it
 second derivatives, loops, strings and an exported module are lowered to C both ways."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ import pytest
 
 import tracer as tt
 from codegen import compile as compile_module
-from codegen import templates
+from codegen import template_cache, templates
 from tests.test_gradients import ALL_CASES
 from tests.test_shared_kernels import layer_loss, layer_loss_gradient
 
@@ -160,8 +161,6 @@ def test_a_process_that_finds_the_compiled_templates_renders_without_importing_j
 
 
 def test_a_compiled_template_is_read_for_its_own_text_only_and_a_damaged_one_removed(tmp_path):
-    from codegen import template_cache
-
     code = compile("root = 1", "t.c.j2", "exec")
     text, edited = b"\x01" * 32, b"\x02" * 32
     template_cache.dump("t.c.j2", text, code, str(tmp_path))
@@ -180,3 +179,80 @@ def test_a_compiled_template_is_read_for_its_own_text_only_and_a_damaged_one_rem
     (elsewhere / "t.c.j2.cache").write_bytes(b"damaged")
     assert template_cache.load("t.c.j2", text, str(tmp_path), [str(elsewhere)]) is None
     assert (elsewhere / "t.c.j2.cache").read_bytes() == b"damaged"  # passed over, left
+
+
+def test_compile_beside_compiles_every_template_as_its_first_render_would(tmp_path):
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    names = sorted(name for name in os.listdir(templates._folder()) if name.endswith(".j2"))
+    for name in names:
+        (folder / name).write_bytes(open(os.path.join(templates._folder(), name), "rb").read())
+    assert templates.compile_beside(str(folder)) == len(names) > 30
+    beside = templates._beside(str(folder), make=False)
+    assert beside is not None
+    assert sorted(os.listdir(beside)) == sorted(f"{name}.cache" for name in names)
+    for name in names:
+        text, digest = templates._read(str(folder / name))
+        code = template_cache.load(name, digest, beside)
+        assert code == templates._compiled(name, text, str(folder / name))
+    (folder / names[0]).write_text("{{ edited }}")  # an edited template is not read as compiled
+    assert template_cache.load(names[0], templates._read(str(folder / names[0]))[1], beside) is None
+
+
+@pytest.mark.slow
+def test_the_build_compiles_the_templates_so_a_new_installations_first_process_needs_no_jinja2(
+    tmp_path,
+):
+    """setup.py's build (a wheel's, then an editable install's in place) leaves every template
+    compiled beside it; a first process on the wheel's files (what `pip install .` copies: the
+    runtime's headers included, which modules compile with), that may write nothing beside
+    them (PYTHONDONTWRITEBYTECODE), compiles a function without importing jinja2."""
+    source = tmp_path / "source"
+    for part in ("tracer", "codegen", "runtime", "templates"):
+        shutil.copytree(
+            os.path.join(REPO, part),
+            source / part,
+            ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.o", "build"),
+        )
+    for part in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(REPO, part), source / part)
+    build = tmp_path / "build"
+    environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path / "cache"))
+    environment.pop("PYTHONPATH", None)
+    folders = ["--build-lib", str(build / "lib"), "--build-temp", str(build / "temp")]
+    steps = (
+        ["build", *folders],
+        ["build_ext", "--inplace", *folders],
+    )  # the second compiles nothing
+    for step in steps:
+        built = subprocess.run(
+            [sys.executable, "setup.py", "-q", *step],
+            cwd=source,
+            env=environment,
+            capture_output=True,
+            text=True,
+        )
+        assert built.returncode == 0, built.stderr
+    names = {name for name in os.listdir(source / "templates") if name.endswith(".j2")}
+    for installed in (build / "lib", source):
+        beside = templates._beside(str(installed / "templates"), make=False)
+        assert beside is not None, installed
+        assert {name.removesuffix(".cache") for name in os.listdir(beside)} == names
+    program = (
+        "import sys\nimport numpy as np\nimport tracer as tt\n"
+        "f = tt.function(lambda x: tt.reduce_sum(tt.tanh(x) @ x))\n"
+        "print(float(f(tt.constant(np.eye(3) + 1.0))), 'jinja2' in sys.modules, tt.__file__)\n"
+    )
+    first = subprocess.run(
+        [sys.executable, "-c", program],
+        env=dict(environment, PYTHONPATH=str(build / "lib"), PYTHONDONTWRITEBYTECODE="1"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert first.returncode == 0, first.stderr
+    value, imported, module = first.stdout.split()
+    x = np.eye(3) + 1.0
+    assert float(value) == pytest.approx(float(np.sum(np.tanh(x) @ x)), rel=1e-6)
+    assert module.startswith(str(build / "lib"))
+    assert imported == "False"
