@@ -72,8 +72,7 @@ class BuildExtensions(build_ext):
         a package's bytecode at install: the first process then renders without jinja2.
         Optional too: a template not compiled here is compiled by the first process that
         renders it."""
-        built = os.path.dirname(os.path.dirname(self.get_ext_fullpath("runtime._thread_pool")))
-        folder = os.path.join(ROOT if self.inplace else built, "templates")
+        folder = os.path.join(ROOT if self.inplace else self.build_lib, "templates")
         sys.path.insert(0, ROOT)
         try:
             from codegen import templates

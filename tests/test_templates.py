@@ -186,7 +186,7 @@ def test_compile_beside_compiles_every_template_as_its_first_render_would(tmp_pa
     folder.mkdir()
     names = sorted(name for name in os.listdir(templates._folder()) if name.endswith(".j2"))
     for name in names:
-        (folder / name).write_bytes(open(os.path.join(templates._folder(), name), "rb").read())
+        shutil.copy(os.path.join(templates._folder(), name), folder / name)
     assert templates.compile_beside(str(folder)) == len(names) > 30
     beside = templates._beside(str(folder), make=False)
     assert beside is not None
