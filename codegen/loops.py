@@ -119,49 +119,47 @@ def _column(index, extent):
     return Column(index, extent, block, block < extent)
 
 
-# float's rounding of a double that holds one float operation's exact result (or its double
-# rounding, harmless for +, - and *: double has more than twice float's bits), found without
-# making a float subnormal: the conversion in float's normal range; below it the nearest
-# multiple of 2^-149 (ties to even), by adding and taking away 1.5 x 2^-97, whose last bit is
-# worth 2^-149. Chosen by masks: no conversion sees a value below the normal range, and GCC
-# vectorizes no conversion under a branch (it might trap). The installed kernels' Adam update
-# rounds so too (runtime/conv_kernels.c's float_grid): each is held to numpy's bits by a test.
+# float's rounding of a double that holds one float operation's exact result, or its double
+# rounding (harmless for +, -, *, / and sqrt: double has more than twice float's bits): the
+# conversion, which rounds below float's normal range as float's operations do, and costs no
+# microcode assist where it makes or reads a subnormal (arithmetic on one does). The select
+# on NaN, which GCC cannot see through, keeps it from narrowing `(float)((double)a *
+# (double)b)` back into the float product, which would make the subnormal; a NaN stays
+# itself. The installed kernels' Adam update rounds so too (runtime/conv_kernels.c's
+# float_grid): each is held to numpy's bits by a test.
 FLOAT_GRID = Helper(
     "float_grid",
     float="""static inline double tr_float_grid(double x) {
-    const double magnitude = fabs(x);
-    const double subnormal = copysign((magnitude + 0x1.8p-97) - 0x1.8p-97, x);
-    const unsigned long long below = -(unsigned long long)(magnitude < 0x1p-126);
-    unsigned long long bits, normal_bits, subnormal_bits;
-    double kept, normal, grid;
-    memcpy(&bits, &x, sizeof bits);
-    bits &= ~below;
-    memcpy(&kept, &bits, sizeof kept);
-    normal = (double)(float)kept;
-    memcpy(&normal_bits, &normal, sizeof normal_bits);
-    memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
-    bits = (normal_bits & ~below) | (subnormal_bits & below);
-    memcpy(&grid, &bits, sizeof grid);
-    return grid;
+    const double rounded = (double)(float)x;
+    return x == x ? rounded : x;
 }""",
     typed=False,
 )
-# the float32 operations a square's value passes through on float's grid in double
-_ON_GRID = {"mul": "*", "add": "+", "sub": "-"}
+# the float32 operations a square's value passes through
+_SQUARE_FLOWS_INTO = ("mul", "add", "sub")
+# the float32 operations the Emitter computes on float's grid, as C of their operands in double
+_ON_GRID = {
+    "mul": "{0} * {1}",
+    "add": "{0} + {1}",
+    "sub": "{0} - {1}",
+    "div": "{0} / {1}",
+    "sqrt": "sqrt({0})",
+}
 
 
 def squares_floats(node):
-    """Whether `node` squares a float32 value (x * x), which the modules compute on float's
-    grid in double (`Emitter`)."""
+    """Whether `node` squares a float32 value (x * x)."""
     return node.op == "mul" and node.dtype.name == "float32" and node.inputs[0] is node.inputs[1]
 
 
 def squares_flow_on(nodes):
     """Whether a float32 square among `nodes` flows into a product, sum or difference among
-    them, which float's grid then keeps clear of subnormals (a square read by anything else,
-    a mean of squares, becomes a float at once, and a subnormal one costs the same)."""
+    them: an optimizer's update, whose values fall below float's normal range where the
+    gradients vanish (a mean of squares is not one)."""
     return any(
-        n.op in _ON_GRID and n.dtype.name == "float32" and any(map(squares_floats, n.inputs))
+        n.op in _SQUARE_FLOWS_INTO
+        and n.dtype.name == "float32"
+        and any(map(squares_floats, n.inputs))
         for n in nodes
     )
 
@@ -170,13 +168,13 @@ class Emitter:
     """Builds the statements that compute body nodes at given index maps. `error(exception,
     message) -> code` registers what a guard's failure raises (ModulePlan.error).
 
-    `on_grid`: a float32 square, and the products, sums and differences its value flows
-    into, are computed in double and rounded on float's grid there (FLOAT_GRID): the same
-    bits as float's operations, but no float subnormal is made where the square falls below
-    float's normal range (a CPU takes a microcode assist for each vector instruction that
-    makes or reads one). The value becomes a float again where anything else reads it. The
-    modules run such loops so only after a call met subnormals (templates/grid_mode.c.j2):
-    the doubles cost normal values more than they save (benchmarks/RESULTS.md)."""
+    `on_grid`: every float32 product, quotient, sum, difference and square root is computed
+    in double and rounded on float's grid there (FLOAT_GRID): the same bits as float's
+    operations, but no float subnormal is read or made where the values fall below float's
+    normal range (a CPU takes a microcode assist for each vector instruction that does). A
+    value becomes a float again where anything else reads it. The modules run such loops
+    only after a call met subnormals (templates/grid_mode.c.j2): the doubles cost normal
+    values more than they save (benchmarks/RESULTS.md)."""
 
     def __init__(self, params, error=None, target=C_MODULE, on_grid=False, mask=None):
         self.params = params  # id(body input node) -> (C name, node)
@@ -302,7 +300,7 @@ class Emitter:
             return self._temporary(node, form.render(node, index_map))
         if not isinstance(form, Expression):
             raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
-        if self.on_grid is not None and self._stays_on_grid(node, operands):
+        if self.on_grid is not None and self._stays_on_grid(node):
             return self._on_grid_temporary(node, operands)
         operands = [self._as_float(o) for o in operands]
         self.calls_libm = self.calls_libm or form.costly
@@ -333,19 +331,17 @@ class Emitter:
             note=f"{self.names.get(id(node), '')} read {name}".strip(),
         )
 
-    def _stays_on_grid(self, node, operands):
-        """Whether `node` is a float32 square, or a product, sum or difference of float32
-        values one of which is on float's grid."""
-        if node.dtype.name != "float32" or node.op not in _ON_GRID:
+    def _stays_on_grid(self, node):
+        """Whether `node` is a product, quotient, sum, difference or square root of float32
+        values."""
+        if node.dtype.name != "float32" or any(i.dtype.name != "float32" for i in node.inputs):
             return False
-        if any(i.dtype.name != "float32" for i in node.inputs):
-            return False
-        return squares_floats(node) or any(o in self.on_grid for o in operands)
+        return node.op in _ON_GRID
 
     def _on_grid_temporary(self, node, operands):
-        a, b = (o if o in self.on_grid else f"(double){o}" for o in operands)
+        in_double = [o if o in self.on_grid else f"(double){o}" for o in operands]
         name = f"t{len(self.statements)}"
-        text = f"const double {name} = tr_float_grid({a} {_ON_GRID[node.op]} {b});"
+        text = f"const double {name} = tr_float_grid({_ON_GRID[node.op].format(*in_double)});"
         where = comment_location(node.location)
         note = f"{self.names.get(id(node), '')} {node.op}  {where}".strip()
         self.statements.append((text, f"{note} (on float's grid)"))
@@ -437,8 +433,8 @@ def fused_loop_nest(
     node, name, param_names, threads=False, error=None, target=C_MODULE, on_grid=False
 ):
     """The LoopNest of a `fused` node, or of a reduction reading a stored value directly,
-    each body node written in its form on `target` (with `on_grid`, its float32 squares on
-    float's grid: Emitter); written twice where a first writing finds loops to fold (its
+    each body node written in its form on `target` (with `on_grid`, its float32 arithmetic
+    on float's grid: Emitter); written twice where a first writing finds loops to fold (its
     statements hold the offsets without the folded axes' terms)."""
     kernel, runs, offsets, indexed = _fused_loop_nest(
         node, name, param_names, error, target, frozenset(), on_grid

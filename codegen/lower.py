@@ -1248,9 +1248,10 @@ def _kernel_text(node, name, lowering):
 def _loop_kernel_text(node, name, lowering):
     """(C text of a loop kernel, whether it returns an error code): where the loops square a
     float32 value in a module (not a profiled one, whose probes time one function a
-    kernel, nor exported C), the loops twice, numpy's operations and the squares on float's
-    grid, and the function that chooses between them by the CPU's status flags and the
-    two's times (templates/grid_mode.c.j2), on a CPU that makes subnormals slowly
+    kernel, nor exported C), the loops twice, numpy's operations and every product,
+    quotient, sum, difference and square root on float's grid, and the function that
+    chooses between them by the CPU's status flags and the two's times
+    (templates/grid_mode.c.j2), on a CPU that makes subnormals slowly
     (codegen/subnormals.py). A light kernel (`_light`) is written once, numpy's operations
     at the module's level: three functions cost its compile more than the subnormals of a
     few thousand elements cost a call; and so is every kernel where subnormals cost little."""

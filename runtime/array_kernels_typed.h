@@ -203,10 +203,12 @@ static void NAME(column_sums)(const int64_t *g, const T *restrict x, T *restrict
    operation at a time, each rounded to T: m' = m b1 + g c1, v' = v b2 + (g g) c2,
    x' = x - (step m') / (sqrt(v') + eps), the scalars s = (b1, c1, b2, c2, step, eps) already
    in T; into new arrays (an eager assign gives a variable a new array). In blocks of
-   ADAM_BLOCK elements: a block holding a gradient so small that its square's scaling falls
-   below the normal range (`NAME(tiny_gradients)`) takes the second moment made without
-   subnormals (`NAME(second_moment)`, conv_kernels.c: the same bits, in slower double
-   vectors); the others numpy's three operations. */
+   ADAM_BLOCK elements: a block holding a subnormal moment or gradient
+   (`NAME(subnormal_values)`) takes the whole step made without subnormals
+   (`NAME(adam_on_grid)`, conv_kernels.c: the same bits, in slower double vectors); one
+   holding a gradient so small that its square's scaling falls below the normal range
+   (`NAME(tiny_gradients)`), the second moment so (`NAME(second_moment)`); the others
+   numpy's operations. */
 #define ADAM_BLOCK 256
 #define ADAM_STEP(i, SECOND_MOMENT)                                                            \
     do {                                                                                       \
@@ -226,7 +228,12 @@ static void NAME(adam_update)(const int64_t *g, const T *restrict x, const T *re
 #pragma omp parallel for schedule(static) if (n >= ELEMENTS_PARALLEL_MIN)
     for (int64_t start = 0; start < n; start += ADAM_BLOCK) {
         const int64_t end = n - start < ADAM_BLOCK ? n : start + ADAM_BLOCK;
-        if (NAME(tiny_gradients)(grad + start, end - start)) {
+        if (NAME(subnormal_values)(m + start, v + start, grad + start, end - start)) {
+#pragma omp simd
+            for (int64_t i = start; i < end; i++)
+                NAME(adam_on_grid)(x[i], m[i], v[i], grad[i], b1, c1, b2, c2, step, eps,
+                                   m_out + i, v_out + i, x_out + i);
+        } else if (NAME(tiny_gradients)(grad + start, end - start)) {
 #pragma omp simd
             for (int64_t i = start; i < end; i++) ADAM_STEP(i, NAME(second_moment));
         } else {

@@ -104,29 +104,16 @@ static inline float relu_f32(float x) { return (x > 0 || x != x) ? x : (float)0;
 static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double)0; }
 
 /* float's rounding of x, a double holding one float operation's exact result or its double
-   rounding (harmless for +, -, * and /: double has more than twice float's bits), found
-   without making a float subnormal: in float's normal range the conversion rounds; below
-   it, the nearest multiple of 2^-149 (ties to even) is found in double by adding and taking
-   away 1.5 x 2^-97, whose last bit is worth 2^-149. */
+   rounding (harmless for +, -, *, / and sqrt: double has more than twice float's bits): the
+   conversion, which rounds below float's normal range as float's operations do and costs no
+   microcode assist where it makes or reads a subnormal (arithmetic on one does). The select
+   on NaN, which GCC cannot see through, keeps it from narrowing `(float)((double)a *
+   (double)b)` back into the float product, which would make the subnormal (codegen/loops.py's
+   FLOAT_GRID is the same). */
 static inline double float_grid(double x)
 {
-    const double magnitude = fabs(x);
-    const double subnormal = copysign((magnitude + 0x1.8p-97) - 0x1.8p-97, x);
-    /* chosen by masks, not branches: the conversion must see no value below the normal
-       range, and GCC converts nothing it may not (it would trap) inside a vector branch */
-    const uint64_t below = -(uint64_t)(magnitude < 0x1p-126);
-    uint64_t bits, subnormal_bits, normal_bits;
-    memcpy(&bits, &x, sizeof bits);
-    bits &= ~below;
-    double kept, normal;
-    memcpy(&kept, &bits, sizeof kept);
-    normal = (double)(float)kept;
-    memcpy(&normal_bits, &normal, sizeof normal_bits);
-    memcpy(&subnormal_bits, &subnormal, sizeof subnormal_bits);
-    bits = (normal_bits & ~below) | (subnormal_bits & below);
-    double grid;
-    memcpy(&grid, &bits, sizeof grid);
-    return grid;
+    const double rounded = (double)(float)x;
+    return x == x ? rounded : x;
 }
 
 /* Adam's second moment v b2 + (g g) c2, each operation rounded to T as numpy's are. In
@@ -160,6 +147,52 @@ static inline int tiny_gradients_f64(const double *g, int64_t count)
 {
     (void)g, (void)count;
     return 0;
+}
+
+/* Whether any of `count` float moments or gradients is subnormal (the moments of a gradient
+   that vanished decay through float's subnormal range over thousands of steps), so that the
+   block's whole step is made on float's grid (`adam_on_grid_f32`). A prediction from the
+   inputs only, as `tiny_gradients_f32`'s; in double, none predicted. */
+static inline int subnormal_values_f32(const float *m, const float *v, const float *g,
+                                       int64_t count)
+{
+    int found = 0;
+#pragma omp simd reduction(| : found)
+    for (int64_t i = 0; i < count; i++)
+        found |= ((m[i] != 0) & (fabsf(m[i]) < 0x1p-126f)) | ((v[i] != 0) & (v[i] < 0x1p-126f)) |
+                 ((g[i] != 0) & (fabsf(g[i]) < 0x1p-126f));
+    return found;
+}
+static inline int subnormal_values_f64(const double *m, const double *v, const double *g,
+                                       int64_t count)
+{
+    (void)m, (void)v, (void)g, (void)count;
+    return 0;
+}
+
+/* Adam's step of one element (array_kernels_typed.h's ADAM_STEP) with every operation made in
+   double and rounded on float's grid: numpy's bits, and no subnormal read or made. */
+static inline void adam_on_grid_f32(float x, float m, float v, float g, float b1, float c1,
+                                    float b2, float c2, float step, float eps, float *m_out,
+                                    float *v_out, float *x_out)
+{
+    const double first = float_grid(float_grid((double)m * b1) + float_grid((double)g * c1));
+    const double square = float_grid(float_grid((double)g * g) * c2);
+    const double second = float_grid(float_grid((double)v * b2) + square);
+    const double scaled = float_grid((double)step * first);
+    const double root = float_grid(float_grid(sqrt(second)) + eps);
+    *m_out = (float)first;
+    *v_out = (float)second;
+    *x_out = (float)float_grid((double)x - float_grid(scaled / root));
+}
+static inline void adam_on_grid_f64(double x, double m, double v, double g, double b1,
+                                    double c1, double b2, double c2, double step, double eps,
+                                    double *m_out, double *v_out, double *x_out)
+{
+    const double first = m * b1 + g * c1, second = v * b2 + g * g * c2;
+    *m_out = first;
+    *v_out = second;
+    *x_out = x - step * first / (sqrt(second) + eps);
 }
 
 #define T float

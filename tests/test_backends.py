@@ -193,13 +193,12 @@ def test_an_expression_computed_in_two_kernels_rounds_the_same_in_both():
 def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path, monkeypatch, slow):
     """Where the CPU makes subnormals slowly (codegen/subnormals.py, set here either way), a
     module's loops that square float32 values run numpy's operations until a call meets
-    subnormals, then try the squares and the products and sums they flow into in double on
-    float's grid, making no subnormal (a CPU's slow path), and keep the faster for 63 calls
-    (twice over here, whichever wins on this CPU); where it makes them at little cost, the
-    loops are written once, numpy's operations. The bits stay numpy's in all of them,
-    over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs, NaN,
-    infinities and overflow; a value read by anything else (a square root) is a float
-    again."""
+    subnormals, then try every product, quotient, sum, difference and square root in
+    double on float's grid, making no subnormal (a CPU's slow path), and keep the faster for
+    63 calls (twice over here, whichever wins on this CPU); where it makes them at little
+    cost, the loops are written once, numpy's operations. The bits stay numpy's in all of
+    them, over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs,
+    NaN, infinities and overflow."""
     from codegen import subnormals
 
     monkeypatch.setattr(subnormals, "slow", lambda: slow)
@@ -215,7 +214,7 @@ def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path, 
 
     def second_moment(v, g):
         second = v * 0.999 + g * g * 0.001
-        return second, g * g - v, tt.sqrt(second) + g * g
+        return second, g * g - v, tt.sqrt(second) + g * g, v * 0.9 / (tt.sqrt(second) + 1e-7)
 
     compiled = tt.function(second_moment, backend="c")
     with np.errstate(over="ignore", invalid="ignore"):  # the squares that overflow

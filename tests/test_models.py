@@ -111,10 +111,12 @@ def _adam_by_numpy(x, m, v, grad, scalars):
 @pytest.mark.parametrize("size", [300, 200_000])  # one thread, and the threads
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_eager_adam_in_one_pass_keeps_numpys_bits_where_squares_are_subnormal(dtype, size):
-    """Gradients whose squares (scaled by 1 - b2) fall among the subnormals are made without
-    subnormals in float32 (a CPU's slow path), with numpy's bits all the same: over gradients
-    of every magnitude, signed zeros, subnormal gradients and slots, NaN and infinities,
-    squares that overflow, blocks with and without such gradients."""
+    """Gradients whose squares (scaled by 1 - b2) fall among the subnormals, and subnormal
+    moments and gradients, are made without subnormals in float32 (a CPU's slow path), with
+    numpy's bits all the same: over gradients of every magnitude, signed zeros, subnormal
+    gradients and slots, NaN and infinities, squares that overflow; blocks of subnormal
+    values (the first quarter: the whole step on float's grid), of tiny gradients and normal
+    slots (the second quarter: the second moment on it) and of normal values (the rest)."""
     rng = np.random.default_rng(11)
     info = np.finfo(dtype)
     exponents = rng.integers(-160 if dtype == np.float32 else -1100, 60, size)
@@ -124,8 +126,9 @@ def test_eager_adam_in_one_pass_keeps_numpys_bits_where_squares_are_subnormal(dt
     special += [2.0**-63, -(2.0**-64), 2.0**-70, 2.0**-75 * 3, 1e20, 2.0**-48, 2.0**-49]
     grad[: len(special)] = special
     x = rng.standard_normal(size).astype(dtype)
-    m = (rng.standard_normal(size) * 2.0 ** rng.integers(-140, 0, size)).astype(dtype)
-    v = np.abs(rng.standard_normal(size) * 2.0 ** rng.integers(-140, 0, size)).astype(dtype)
+    lowest = np.where(np.arange(size) < size // 4, -140, -20)  # subnormal slots, or normal
+    m = (rng.standard_normal(size) * 2.0 ** rng.integers(lowest, 0)).astype(dtype)
+    v = np.abs(rng.standard_normal(size) * 2.0 ** rng.integers(lowest, 0)).astype(dtype)
     m[-3:], v[-3:] = info.smallest_subnormal, info.tiny / 2
     scalars = np.array([0.9, 1 - 0.9, 0.999, 1 - 0.999, 1e-3, 1e-7], dtype)
     updated = array_math.adam_updates([(x, m, v, grad)], scalars)
