@@ -25,11 +25,13 @@ static inline TR_INLINE float tr_gelu_slope_f32(float x) { return (float)0.5 * (
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
-#if TR_IN_UNIT  /* work 3602 at 1801 of 35303 */
+#if TR_IN_UNIT  /* work 3602 at 1801 of 42687 */
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -39,7 +41,7 @@ TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3610 at 5407 of 35303 */
+#if TR_IN_UNIT  /* work 3610 at 5407 of 42687 */
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -49,7 +51,7 @@ TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3657 at 9040 of 35303 */
+#if TR_IN_UNIT  /* work 3657 at 9040 of 42687 */
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -59,7 +61,27 @@ TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 7063 at 14400 of 35303 */
+#if TR_IN_UNIT  /* work 3657 at 12697 of 42687 */
+TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)((x1[i] * (x0[i] * (1 - x0[i]))));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3652 at 16352 of 42687 */
+TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)((x1[i] * (1 - x0[i] * x0[i])));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 7063 at 21709 of 42687 */
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -81,7 +103,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5376 at 20620 of 35303 */
+#if TR_IN_UNIT  /* work 5376 at 27929 of 42687 */
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -96,7 +118,7 @@ TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restri
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5499 at 26057 of 35303 */
+#if TR_IN_UNIT  /* work 5499 at 33366 of 42687 */
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -115,7 +137,7 @@ TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6185 at 31899 of 35303 */
+#if TR_IN_UNIT  /* work 6185 at 39208 of 42687 */
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -138,7 +160,7 @@ TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 311 at 35147 of 35303 */
+#if TR_IN_UNIT  /* work 386 at 42494 of 42687 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -146,10 +168,12 @@ int tracer_run(char **args) {
     case 0: erf_f32(size, row, (const float *)args[3], (float *)args[4]); break;
     case 1: gelu_f32(size, row, (const float *)args[3], (float *)args[4]); break;
     case 2: gelu_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 3: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 4: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 5: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 6: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 3: sigmoid_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 4: tanh_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 5: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 6: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 7: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 8: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     }
     return 0;
 }
@@ -180,11 +204,13 @@ static inline TR_INLINE double tr_gelu_slope_f64(double x) { return (double)0.5 
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
-#if TR_IN_UNIT  /* work 3604 at 1802 of 35368 */
+#if TR_IN_UNIT  /* work 3604 at 1802 of 42762 */
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -194,7 +220,7 @@ TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3613 at 5410 of 35368 */
+#if TR_IN_UNIT  /* work 3613 at 5410 of 42762 */
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -204,7 +230,7 @@ TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, doub
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3661 at 9047 of 35368 */
+#if TR_IN_UNIT  /* work 3661 at 9047 of 42762 */
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -214,7 +240,27 @@ TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 7076 at 14416 of 35368 */
+#if TR_IN_UNIT  /* work 3661 at 12708 of 42762 */
+TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)((x1[i] * (x0[i] * (1 - x0[i]))));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3656 at 16367 of 42762 */
+TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)((x1[i] * (1 - x0[i] * x0[i])));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 7076 at 21733 of 42762 */
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -236,7 +282,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5387 at 20647 of 35368 */
+#if TR_IN_UNIT  /* work 5387 at 27964 of 42762 */
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -251,7 +297,7 @@ TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restr
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5510 at 26096 of 35368 */
+#if TR_IN_UNIT  /* work 5510 at 33413 of 42762 */
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -270,7 +316,7 @@ TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6200 at 31951 of 35368 */
+#if TR_IN_UNIT  /* work 6200 at 39268 of 42762 */
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -293,7 +339,7 @@ TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 317 at 35209 of 35368 */
+#if TR_IN_UNIT  /* work 394 at 42565 of 42762 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -301,13 +347,15 @@ int tracer_run(char **args) {
     case 0: erf_f64(size, row, (const double *)args[3], (double *)args[4]); break;
     case 1: gelu_f64(size, row, (const double *)args[3], (double *)args[4]); break;
     case 2: gelu_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 3: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 4: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 5: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 6: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 3: sigmoid_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 4: tanh_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 5: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 6: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 7: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 8: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     }
     return 0;
 }
 #endif
 #undef tracer_run
-#define LOOPS_KEY "b2e38c3a34c84786"
+#define LOOPS_KEY "3cc01b3466d0229b"

@@ -149,3 +149,37 @@ def test_eager_gelu_and_softmax_need_no_compiler_where_the_loops_are_installed(t
     np.testing.assert_allclose(np.load(tmp_path / "gelu.npy"), gelu, rtol=2e-6, atol=4e-7)
     np.testing.assert_allclose(np.load(tmp_path / "softmax.npy"), softmax, rtol=2e-6, atol=1e-12)
     assert not list(tmp_path.rglob("*.so"))  # nothing was built
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "activation, gate",
+    [
+        (tt.tanh, lambda y, g: g * (1 - y * y)),
+        (tt.sigmoid, lambda y, g: g * (y * (1 - y))),
+    ],
+)
+def test_large_eager_tanh_and_sigmoid_gradients_are_one_loop_with_numpys_bits(
+    activation, gate, dtype, monkeypatch
+):
+    """From ARITHMETIC_ON_THREADS_FROM elements the eager gradients of tanh and the sigmoid
+    are array_math's loop of their C form (one pass on the threads, not numpy's three): the
+    same operations in the same order, so numpy's bits, NaN, infinities and signed zeros
+    among the cotangents included."""
+    size = 1 << 17
+    calls, loop = [], array_math.apply
+    monkeypatch.setattr(array_math, "apply", lambda *a: calls.append(a[0]) or loop(*a))
+    x = tt.constant((rng.standard_normal(size) * 4).astype(dtype))
+    g = (rng.standard_normal(size)).astype(dtype)
+    g[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = activation(x)
+    got = tape.gradient(y, x, output_gradients=tt.constant(g)).numpy()
+    assert calls == [f"{activation.__name__}_grad"]
+    with np.errstate(all="ignore"):
+        want = gate(y.numpy(), g)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    numbers = ~np.isnan(want)
+    assert got[numbers].tobytes() == want[numbers].tobytes()

@@ -1200,9 +1200,31 @@ def _gate_grad_rules(name, kernel, slope, expression, derivative, helpers=()):
     )
 
 
+def _gate_grad_kernel(name, passes):
+    """The eager kernel of the gate gradient `name`: from ARITHMETIC_ON_THREADS_FROM float32
+    or float64 elements of one shape, array_math's loop of the op's C form (one pass on the
+    threads, the same operations in the same order: numpy's bits); else numpy's `passes`."""
+
+    def kernel(y, g):
+        if (
+            type(y) is np.ndarray
+            and type(g) is np.ndarray
+            and y.dtype == g.dtype
+            and y.dtype.name in ("float32", "float64")
+            and y.shape == g.shape
+            and y.size >= ARITHMETIC_ON_THREADS_FROM
+        ):
+            found = array_math.apply(name, y, g)
+            if found is not None:
+                return found
+        return passes(y, g)
+
+    return kernel
+
+
 SIGMOID_GRAD = _gate_grad_rules(
     "sigmoid_grad",
-    lambda y, g: g * (y * (1 - y)),
+    _gate_grad_kernel("sigmoid_grad", lambda y, g: g * (y * (1 - y))),
     lambda y: 1 - 2 * y,
     lambda t, y, g: f"({g} * ({y} * (1 - {y})))",
     lambda node, y, one: match.derived(
@@ -1211,7 +1233,7 @@ SIGMOID_GRAD = _gate_grad_rules(
 )
 TANH_GRAD = _gate_grad_rules(
     "tanh_grad",
-    lambda y, g: g * (1 - y * y),
+    _gate_grad_kernel("tanh_grad", lambda y, g: g * (1 - y * y)),
     lambda y: -2 * y,
     lambda t, y, g: f"({g} * (1 - {y} * {y}))",
     lambda node, y, one: match.derived(
