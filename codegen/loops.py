@@ -122,16 +122,26 @@ def _column(index, extent):
 # float's rounding of a double that holds one float operation's exact result, or its double
 # rounding (harmless for +, -, *, / and sqrt: double has more than twice float's bits): the
 # conversion, which rounds below float's normal range as float's operations do, and costs no
-# microcode assist where it makes or reads a subnormal (arithmetic on one does). The select
-# on NaN, which GCC cannot see through, keeps it from narrowing `(float)((double)a *
-# (double)b)` back into the float product, which would make the subnormal; a NaN stays
-# itself. The installed kernels' Adam update rounds so too (runtime/conv_kernels.c's
+# microcode assist where it makes or reads a subnormal (arithmetic on one does). GCC would
+# narrow `(float)((double)a * (double)b)` back into the float product, which makes the
+# subnormal: __builtin_assoc_barrier (GCC 12, Clang 15) keeps the doubles, and where the
+# compiler lacks it a select on NaN, which GCC cannot see through, does (a NaN stays itself;
+# 7% slower). The installed kernels' Adam update rounds so too (runtime/conv_kernels.c's
 # float_grid): each is held to numpy's bits by a test.
 FLOAT_GRID = Helper(
     "float_grid",
     float="""static inline double tr_float_grid(double x) {
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_assoc_barrier)
+#define TR_ASSOC_BARRIER
+#endif
+#endif
+#ifdef TR_ASSOC_BARRIER
+    return (double)(float)__builtin_assoc_barrier(x);
+#else
     const double rounded = (double)(float)x;
     return x == x ? rounded : x;
+#endif
 }""",
     typed=False,
 )

@@ -189,8 +189,11 @@ def test_an_expression_computed_in_two_kernels_rounds_the_same_in_both():
     np.testing.assert_allclose(compiled, want, rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("barrier", [True, False])
 @pytest.mark.parametrize("slow", [True, False])
-def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path, monkeypatch, slow):
+def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(
+    tmp_path, monkeypatch, slow, barrier
+):
     """Where the CPU makes subnormals slowly (codegen/subnormals.py, set here either way), a
     module's loops that square float32 values run numpy's operations until a call meets
     subnormals, then try every product, quotient, sum, difference and square root in
@@ -198,10 +201,18 @@ def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path, 
     63 calls (twice over here, whichever wins on this CPU); where it makes them at little
     cost, the loops are written once, numpy's operations. The bits stay numpy's in all of
     them, over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs,
-    NaN, infinities and overflow."""
-    from codegen import subnormals
+    NaN, infinities and overflow; with the rounding's barrier against GCC's narrowing and
+    with the select on NaN that stands for it where a compiler lacks the builtin."""
+    from codegen import forms, loops, lower, subnormals
 
     monkeypatch.setattr(subnormals, "slow", lambda: slow)
+    monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path / "cache"))  # no plan stored before
+    if not barrier:
+        text = loops.FLOAT_GRID.texts["float"].template
+        text = text.replace("__has_builtin(__builtin_assoc_barrier)", "0")
+        monkeypatch.setattr(
+            lower, "FLOAT_GRID", forms.Helper("float_grid", float=text, typed=False)
+        )
     rng = np.random.default_rng(5)
     exponents = rng.integers(-160, 70, 20_000)
     g = rng.choice([-1.0, 1.0], 20_000) * rng.uniform(1, 2, 20_000) * 2.0**exponents
@@ -222,6 +233,7 @@ def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(tmp_path, 
         calls = [compiled(tt.constant(v), tt.constant(g)) for _ in range(132)]
     source = compiled.get_concrete_function(v, g).c_source()
     assert ("tr_float_grid(" in source and "_grid(" in source and "_plain(" in source) == slow
+    assert ("__has_builtin(__builtin_assoc_barrier)" in source) == (slow and barrier)
     compiled.get_concrete_function(v, g).export_c(str(tmp_path), prefix="moment")
     exported = "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
     assert "float_grid" not in exported  # exported C stays plain C99: numpy's operations
