@@ -128,6 +128,33 @@ def test_flatten_and_embedding():
     np.testing.assert_array_equal(dense[[1, 2, 9], 0], [1.0, 2.0, 1.0])
 
 
+class TrainingSeen(tt.keras.layers.Layer):
+    """The identity, keeping the `training` each call received (its default True)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def call(self, inputs, training=True):
+        self.seen.append(training)
+        return inputs
+
+
+def test_a_sequential_passes_training_only_where_given_as_keras_does():
+    # Keras (TensorFlow 2.21's, run): a layer of a Sequential called without `training`
+    # takes its call's own default, not None
+    seen = TrainingSeen()
+    model = tt.keras.Sequential([layers.Dense(3, activation="relu"), seen])
+    x = rng.standard_normal((2, 4)).astype(np.float32)
+    first = model(x).numpy()
+    model(x, training=False)
+    model(x, training=True)
+    assert seen.seen == [True, False, True]
+    dense = model.layers[0]
+    expected = np.maximum(x @ dense.kernel.numpy() + dense.bias.numpy(), 0)
+    np.testing.assert_array_equal(first, expected)  # relu, the op itself, as numpy's
+
+
 def test_dropout_scales_what_it_keeps_and_is_the_identity_outside_training():
     dropout = layers.Dropout(0.4, seed=7)
     x = np.ones((200, 50), np.float32)

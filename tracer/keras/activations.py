@@ -115,7 +115,11 @@ def linear(x):
 
 def applied(activation, y):
     """`activation` of a layer's newly computed `y`: `y` itself where it is `linear` (a Dense
-    or Conv2D without activation records and runs no identity op, as Keras's linear is `y`)."""
+    or Conv2D without activation records and runs no identity op, as Keras's linear is `y`);
+    relu with its defaults is the op itself, without the questions its generalisation asks
+    (a small layer's eager call is mostly such overhead)."""
+    if activation is relu:
+        return math_ops.relu(y)
     return y if activation is linear else activation(y)
 
 

@@ -152,6 +152,8 @@ class Functional(Model):
     TensorShape([4, 1])
     """
 
+    _has_scope = False  # no scope of its own: its layers were built, and named, before it
+
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         super().__init__(name=name, **kwargs)
         self.dtype = None  # each layer casts its own inputs
@@ -299,10 +301,6 @@ class Functional(Model):
                 f"{tuple(shape)}, but the model expects shape {expected.shape} (None: any size)"
             )
         return tensor
-
-    def _enter_scope(self):
-        """No scope of its own: the layers were built, and named, before the model was."""
-        return None
 
     # --- Model.summary() ------------------------------------------------------------------
 

@@ -50,8 +50,10 @@ class Model(Trainer, Layer):
 
 class Sequential(Model):
     """Layers applied in order, each casting its inputs to its own dtype. Its layers keep
-    their own names (`dense/kernel:0`), as in TensorFlow's tutorials; `training` reaches
-    the layers that take it (Dropout)."""
+    their own names (`dense/kernel:0`), as in TensorFlow's tutorials; `training`, where
+    given, reaches the layers that take it (Dropout)."""
+
+    _has_scope = False  # no scope of its own in its layers' names
 
     def __init__(self, layers=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -106,16 +108,18 @@ class Sequential(Model):
         return summary.layer_rows(self.layers)
 
     def call(self, inputs, training=None):
+        # `training` reaches the layers only where given, as in a functional model and Keras:
+        # a layer called without it takes its call's own default
+        if training is None:
+            for layer in self.layers:
+                inputs = layer(inputs)
+            return inputs
         for layer in self.layers:
             if isinstance(layer, Layer):
                 inputs = layer(inputs, training=training)
             else:
                 inputs = layer(inputs)
         return inputs
-
-    def _enter_scope(self):
-        """Sequential adds no scope of its own to its layers' names."""
-        return None
 
 
 def _input_dtype(layer):

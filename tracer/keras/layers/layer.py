@@ -21,7 +21,7 @@ from tracer.keras.layers import budget
 from tracer.keras.naming import unique_layer_name
 from tracer.module import Module, name_scope
 from tracer.ops.array_ops import cast
-from tracer.tensor import TensorLike, convert_to_tensor
+from tracer.tensor import Tensor, TensorLike, convert_to_tensor
 from tracer.train import deferred
 from tracer.variable import Variable
 
@@ -43,6 +43,8 @@ class Layer(Module):
     TensorShape([1, 2])
     """
 
+    _has_scope = True  # whether its weights' names are under its own (models: no)
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
@@ -62,16 +64,23 @@ class Layer(Module):
         self._output_shape = None
 
     def __call__(self, inputs, *args, **kwargs):
-        if _converts(inputs):
+        # every eager layer call comes here: a Tensor is asked about first, and the scope is
+        # entered and left inline (as `_enter_scope` and `_leave_scope` do)
+        if type(inputs) is Tensor or _converts(inputs):
             inputs = convert_to_tensor(inputs)
             dtype = inputs.dtype  # (interned: one object per type)
             if dtype is not self.dtype and dtype.is_floating and self.dtype is not None:
                 inputs = cast(inputs, self.dtype)
         elif _holds_keras_tensors((inputs, args, kwargs)):
             return extensions.symbolic_call(self, inputs, *args, **kwargs)
-        if "training" in kwargs and not _takes_training(type(self).call):
+        if kwargs and "training" in kwargs and not _takes_training(type(self).call):
             del kwargs["training"]
-        outer = self._enter_scope()
+        if self._in_call or not self._has_scope:  # `_enter_scope`
+            outer = None
+        else:
+            self._in_call = True
+            outer = state.name_scope
+            state.name_scope = f"{outer}{self._name}/"
         try:
             if not self.built:
                 # the shape the layer was built for: what Keras files record
@@ -85,7 +94,9 @@ class Layer(Module):
                 self._output_shape = _shapes_of(outputs)
             return outputs
         finally:
-            self._leave_scope(outer)
+            if outer is not None:  # `_leave_scope`
+                state.name_scope = outer
+                self._in_call = False
 
     def build(self, input_shape):
         """Make the layer's weights for inputs of `input_shape` (none by default)."""
@@ -199,8 +210,9 @@ class Layer(Module):
 
     def _enter_scope(self):
         """Enter this layer's name scope, once however deeply its methods nest; returns what
-        `_leave_scope` restores (None when already inside)."""
-        if self._in_call:
+        `_leave_scope` restores (None when already inside, or where the layer has no scope of
+        its own: `_has_scope`)."""
+        if self._in_call or not self._has_scope:
             return None
         self._in_call = True
         outer = state.name_scope
