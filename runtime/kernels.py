@@ -18,9 +18,10 @@ KERNELS = {}
 FLOATING_INFIX = {}
 
 # What those symbols compute, and by op name the function its kernel calls on floating and
-# complex values (`operator.mul` for `mul`): the straight-line program and the eager op path
-# in C call it directly. An op declared with `infix` has operands of its result's dtype (the
-# C path chooses by the result's).
+# complex values (`operator.mul` for `mul`; numpy's ufunc for a few unary ops whose kernel
+# cuts large arrays among the threads): the straight-line program and the eager op path in
+# C call it directly for results below LARGE_FLOATING_FROM elements. An op declared with
+# `infix` has operands of its result's dtype (the C path chooses by the result's).
 INFIX_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 FLOATING_KERNELS = {}
 

@@ -105,13 +105,15 @@ def straight_line(graph, located=None):
 
 
 def _function(op, dtype, large):
-    """The kernel of a step: a floating +, - or * as Python's operator, or of a large result
-    the function that runs it on the threads and may write it into a dead operand
-    (LARGE_FLOATING_KERNELS)."""
+    """The kernel of a step: of floating values, below LARGE_FLOATING_FROM elements the op's
+    FLOATING_KERNELS entry (+, - and * as Python's operator, a ufunc itself), and of a large
+    result +, - and *'s function that runs it on the threads and may write it into a dead
+    operand (LARGE_FLOATING_KERNELS); else the op's kernel."""
     if dtype is not None and _floating(dtype):  # (None: a node without inputs)
-        if large and op in LARGE_FLOATING_KERNELS:
-            return LARGE_FLOATING_KERNELS[op]
-        if op in FLOATING_KERNELS:
+        if large:
+            if op in LARGE_FLOATING_KERNELS:
+                return LARGE_FLOATING_KERNELS[op]
+        elif op in FLOATING_KERNELS:
             return FLOATING_KERNELS[op]
     return KERNELS[op]
 

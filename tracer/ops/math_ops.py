@@ -15,7 +15,14 @@ import numpy as np
 
 from codegen import array_math, forms
 from codegen.ctypes import MATH_SUFFIX, compute
-from runtime.kernels import INFIX_OPERATORS, LARGE_FLOATING_FROM, LARGE_FLOATING_KERNELS, quiet
+from runtime import ufunc_parts
+from runtime.kernels import (
+    FLOATING_KERNELS,
+    INFIX_OPERATORS,
+    LARGE_FLOATING_FROM,
+    LARGE_FLOATING_KERNELS,
+    quiet,
+)
 from tracer import dtypes
 from tracer.ir import Literal, Node, match
 from tracer.ops import array_ops, seed_ops, shapes, window_ops
@@ -865,14 +872,14 @@ EXP = _unary(
     "exp",
     lambda node, g, out: (g * conj_if_complex(out),),
     saves=(OUT,),
-    kernel=quiet(np.exp),
+    kernel=ufunc_parts.on_threads(np.exp, quiet(np.exp)),
     c=forms.Expression(forms.helper_call(_EXP), helpers=(_EXP,), costly=True),
 )
 LOG = _unary(
     "log",
     lambda node, g, x: (g / conj_if_complex(x),),
     saves=(0,),
-    kernel=quiet(np.log),
+    kernel=ufunc_parts.on_threads(np.log, quiet(np.log)),
     c=forms.libm("log", vectorized=True),
 )
 
@@ -950,14 +957,14 @@ SIN = _unary(
     "sin",
     lambda node, g, x: (g * conj_if_complex(cos(x)),),
     saves=(0,),
-    kernel=np.sin,
+    kernel=ufunc_parts.on_threads(np.sin),
     c=forms.libm("sin", vectorized=True),
 )
 COS = _unary(
     "cos",
     lambda node, g, x: (negative(g * conj_if_complex(sin(x))),),
     saves=(0,),
-    kernel=np.cos,
+    kernel=ufunc_parts.on_threads(np.cos),
     c=forms.libm("cos", vectorized=True),
 )
 TAN = _unary(
@@ -971,9 +978,14 @@ TANH = _unary(
     "tanh",
     lambda node, g, out: (_tanh_cotangent(out, g),),
     saves=(OUT,),
-    kernel=np.tanh,
+    kernel=ufunc_parts.on_threads(np.tanh),
     c=forms.libm("tanh", vectorized=True),
 )
+
+# below LARGE_FLOATING_FROM elements, the ufunc itself (no Python frame), as the C op path
+# and straight-line programs call FLOATING_KERNELS; from it, the kernels above, which cut a
+# large array among the threads (runtime/ufunc_parts.py)
+FLOATING_KERNELS.update(sin=np.sin, cos=np.cos, tanh=np.tanh)
 
 sin = _unary_function(SIN)
 cos = _unary_function(COS)
