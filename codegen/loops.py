@@ -145,6 +145,22 @@ FLOAT_GRID = Helper(
 }""",
     typed=False,
 )
+# float's square root of a double on float's grid, made without reading a subnormal: a
+# positive subnormal x is m * 2^-149 (m its bits), whose root is sqrt(2m) * 2^-75, 2m a
+# normal float; the root, normal, is scaled back through its exponent's bits. Correctly
+# rounded either way, so float's bits; one float root where double's took two vectors.
+GRID_SQRT = Helper(
+    "grid_sqrt",
+    float="""static inline double tr_grid_sqrt(double x) {
+    union { float f; uint32_t u; } value, root;
+    value.f = (float)x;
+    const int tiny = value.u - 1u < 0x007fffffu; /* a positive subnormal */
+    root.f = sqrtf(tiny ? (float)(int32_t)(value.u << 1) : value.f);
+    root.u = tiny ? root.u - (75u << 23) : root.u;
+    return (double)root.f;
+}""",
+    typed=False,
+)
 # the float32 operations a square's value passes through
 _SQUARE_FLOWS_INTO = ("mul", "add", "sub")
 # the float32 operations the Emitter computes on float's grid, as C of their operands in double
@@ -153,8 +169,9 @@ _ON_GRID = {
     "add": "{0} + {1}",
     "sub": "{0} - {1}",
     "div": "{0} / {1}",
-    "sqrt": "sqrt({0})",
+    "sqrt": "tr_grid_sqrt({0})",
 }
+_EXACT_ON_GRID = ("sqrt",)  # its C gives float's value itself: no rounding after it
 
 
 def squares_floats(node):
@@ -351,7 +368,10 @@ class Emitter:
     def _on_grid_temporary(self, node, operands):
         in_double = [o if o in self.on_grid else f"(double){o}" for o in operands]
         name = f"t{len(self.statements)}"
-        text = f"const double {name} = tr_float_grid({_ON_GRID[node.op].format(*in_double)});"
+        expression = _ON_GRID[node.op].format(*in_double)
+        if node.op not in _EXACT_ON_GRID:
+            expression = f"tr_float_grid({expression})"
+        text = f"const double {name} = {expression};"
         where = comment_location(node.location)
         note = f"{self.names.get(id(node), '')} {node.op}  {where}".strip()
         self.statements.append((text, f"{note} (on float's grid)"))

@@ -47,6 +47,7 @@ from codegen.forms import (
 )
 from codegen.loops import (
     FLOAT_GRID,
+    GRID_SQRT,
     LoopNest,
     comment,
     comment_location,
@@ -1316,6 +1317,7 @@ def _helpers(graph, vector_math, target):
             found.update(form.helper_definitions(node, vector_math))
         if target is C_MODULE and squares_flow_on([node]) and subnormals.slow():  # the grid's
             found.update(FLOAT_GRID.definitions(node.dtype, vector_math))
+            found.update(GRID_SQRT.definitions(node.dtype, vector_math))
     return list(found.values())
 
 
