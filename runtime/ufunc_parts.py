@@ -48,11 +48,13 @@ def on_threads(ufunc, small=None):
             and x.size >= PARTS_FROM
             and x.dtype in _DTYPES
             and x.flags.c_contiguous
-            and _threads() > 1
         ):
+            threads = _threads()
+            if threads == 1:
+                return small(x)
             token = kernels.errors_ignored()
             try:
-                return _in_parts(ufunc, x)
+                return _in_parts(ufunc, x, threads)
             finally:
                 kernels.errors_restored(token)
         return small(x)
@@ -70,13 +72,12 @@ def _threads():
     return count
 
 
-def _in_parts(ufunc, x):
-    """`ufunc(x)` of a C-contiguous `x`, its parts shared between this thread and the
-    module's."""
+def _in_parts(ufunc, x, threads):
+    """`ufunc(x)` of a C-contiguous `x`, its parts shared between this thread and `threads`
+    - 1 of the module's."""
     flat = x.reshape(-1)
     out = np.empty_like(x)
     flat_out = out.reshape(-1)
-    threads = _threads()
     step = -(-flat.size // (threads * PARTS_PER_THREAD * PART_ALIGN)) * PART_ALIGN
     bounds = [(start, min(start + step, flat.size)) for start in range(0, flat.size, step)]
     job = _Job(ufunc, flat, flat_out, bounds)

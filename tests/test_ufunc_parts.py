@@ -21,9 +21,9 @@ def three_threads(monkeypatch):
     cut = []
     in_parts = ufunc_parts._in_parts
 
-    def counted(ufunc, x):
+    def counted(ufunc, x, threads):
         cut.append(x.size)
-        return in_parts(ufunc, x)
+        return in_parts(ufunc, x, threads)
 
     monkeypatch.setattr(ufunc_parts, "_in_parts", counted)
     return cut
