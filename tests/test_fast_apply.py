@@ -27,6 +27,7 @@ from tests.test_gradients import ALL_CASES
 from tracer.dtypes import BY_NUMPY
 from tracer.ir.printer import format_graph
 from tracer.ops import core
+from tracer.passes import gradient as gradient_pass
 from tracer.passes.gradient import build_gradient
 
 pytestmark = pytest.mark.skipif(core.fast_apply is None, reason="the C op path was not built here")
@@ -772,6 +773,84 @@ def test_a_gradient_graph_of_remembered_ops_is_built_without_python_applies(monk
     np.testing.assert_array_equal(step(), eager)  # built again, through the C path
     assert applied == []
     assert len(backprop._gradient_cache) == 1
+
+
+@pytest.fixture
+def swept_in_c(monkeypatch):
+    """What each reverse sweep's C loop answered (True: it swept; None: it raised), in order."""
+    answers = []
+    sweep = gradient_pass.sweep_in_c
+
+    def answering(*arguments):
+        answers.append(None)
+        answers[-1] = sweep(*arguments)
+        return answers[-1]
+
+    monkeypatch.setattr(gradient_pass, "sweep_in_c", answering)
+    return answers
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_eager_gradients_swept_in_c_are_the_python_loops(name, monkeypatch, swept_in_c):
+    """A tape's first gradient runs the rules on its tensors (backprop.eager_gradient), first
+    and second order: the sweep's loop in C gives the Python loop's bits, and an outer tape
+    records the same ops at the same lines."""
+    function, args = ALL_CASES[name]
+    inputs = [tt.constant(a, dtype=np.asarray(a).dtype) for a in args]
+    _record_two_orders(function, inputs)  # shape rules remembered on first sight
+    runs = []
+    for path in (python_path_only, contextlib.nullcontext):
+        for cache in ("_recording_cache", "_gradient_cache", "_seen_once"):
+            monkeypatch.setattr(backprop, cache, {})  # every tape a first sight: eager
+        swept_in_c.clear()
+        with path():
+            runs.append(_record_two_orders(function, inputs))
+        assert set(swept_in_c) == {path is contextlib.nullcontext}
+    slow, fast = runs
+    _assert_same_bits(fast[3], slow[3])
+    _assert_same_bits(fast[4], slow[4])
+    assert fast[2].ir() == slow[2].ir()
+
+
+def test_a_rule_whose_cotangent_does_not_fit_its_input_is_named_by_either_sweep(monkeypatch):
+    """A gradient rule that gives a cotangent of another shape than its input's: the check
+    names the op, the C sweep as the Python loop, and state.location is back as it was."""
+    from tracer.context import state
+    from tracer.ops.registry import OPS
+
+    x = tt.constant([1.0, 2.0])
+    monkeypatch.setattr(OPS["sin"], "grad", lambda node, g, x: (tt.ones((3,), tt.float32),))
+    for path in (python_path_only, contextlib.nullcontext):
+        for cache in ("_recording_cache", "_gradient_cache", "_seen_once"):
+            monkeypatch.setattr(backprop, cache, {})
+        with path():
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                loss = tt.reduce_sum(tt.sin(x))
+            with pytest.raises(RuntimeError, match=r"gradient rule of sin gave a float32\[3\]"):
+                tape.gradient(loss, x)
+        assert state.location is None
+
+
+def test_an_error_in_a_rule_leaves_the_location_as_it_was_in_the_c_sweep(swept_in_c):
+    x = tt.constant([1.0, 2.0])
+
+    @tt.custom_gradient
+    def failing(v):
+        def grad(dy):
+            raise ValueError("the rule failed")
+
+        return v * 2, grad
+
+    from tracer.context import state
+
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        loss = tt.reduce_sum(tt.sin(failing(x)))
+    with pytest.raises(ValueError, match="the rule failed"):
+        tape.gradient(loss, x)
+    assert swept_in_c == [None]  # the C loop ran the rule, and its error came through
+    assert state.location is None
 
 
 def test_tapes_added_while_the_c_path_reads_them_send_the_op_to_python():

@@ -546,6 +546,11 @@ def _op_function(op, function, arity):
     return function
 
 
+def _sweep_in_python(*arguments):
+    """fast_apply.c's `sweep` where it is not built: False, and reverse_sweep loops in Python."""
+    return False
+
+
 def read_variables(variable_class):
     """Instances of `variable_class` given to an op function outside any tape are read in C
     (fast_apply.c's read_outside), where the C op path is built."""
@@ -555,12 +560,13 @@ def read_variables(variable_class):
 
 fast_apply = native.load("fast_apply", _fast_apply_difference)
 if fast_apply is None:
-    apply, apply_unary, apply_binary, op_function, new_tensor = (
+    apply, apply_unary, apply_binary, op_function, new_tensor, sweep_in_c = (
         _apply,
         _apply_unary,
         _apply_binary,
         _op_function,
         Tensor,
+        _sweep_in_python,
     )
 else:
     apply, apply_unary, apply_binary = (
@@ -570,3 +576,4 @@ else:
     )
     op_function = fast_apply.op_function
     new_tensor = fast_apply.tensor  # Tensor(value), built in C
+    sweep_in_c = fast_apply.sweep  # a gradient's reverse sweep (tracer.passes.gradient)

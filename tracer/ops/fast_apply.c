@@ -23,6 +23,7 @@
  *     record(op, inputs, attrs, out, shape, dtype)  # _record's work for the Python path
  *     untrack_node(node)           # the collector stops walking an acyclic node
  *     untrack_records(recording)   # ... and a large tape's records, when it stops
+ *     sweep(nodes, cotangents, ...) # tracer.passes.gradient.reverse_sweep's loop over the nodes
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
  * Objects are built as their Python __init__ would build them (every slot set), from
@@ -49,7 +50,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 13
+#define INTERFACE 14
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -80,7 +81,7 @@ static PyObject *acyclic_classes;  /* classes reaching no tracked object (see un
 
 static PyObject *s_dict, *s_tapes, *s_trace, *s_paused, *s_location, *s_shape, *s_dtype,
     *s_name, *s_is_differentiable, *s_recording_state, *s_outside, *s_variable, *s_building,
-    *s_accumulators, *s_watchers;
+    *s_accumulators, *s_watchers, *s_grad, *s_value, *s_np;
 
 /* Remembered answers (see thread_state_dict and known_scalar_constant); configure clears them. */
 static uint64_t cached_state_thread = 0;
@@ -1668,6 +1669,279 @@ set_enabled(PyObject *module, PyObject *flag)
     return was;
 }
 
+/* ---- a gradient's reverse sweep ---------------------------------------------------------------
+ * sweep(nodes, cotangents, leaves, reachable, saved, accumulate, structured, helpers), with
+ * helpers = (OPS, SLICE, GATHER, part_of_input, concrete, check, backward_location): the loop of
+ * tracer.passes.gradient.reverse_sweep, step for step, calling the same Python functions (each
+ * node's gradient rule, `saved`, `accumulate`, and the helpers where a cotangent is not a
+ * Tensor, a node is a slice or a gather, or a rule's cotangent is not a Tensor of its input's
+ * shape and dtype). Returns True once it swept, False (nothing done) where the C path is off or
+ * a node is not a Node with a tuple of inputs: the Python loop runs then. On a long tape of
+ * small tensors the loop's own steps in Python are a large share of an eager gradient's time
+ * (benchmarks/RESULTS.md, B18's first call). */
+
+typedef struct {
+    PyObject *cotangents, *leaves, *reachable, *saved, *accumulate;
+    PyObject *ops, *slice_op, *gather_op, *part_of_input, *concrete, *check, *backward_location;
+    PyObject *thread_state, *outer;
+    int structured;
+} Sweep;
+
+/* A node's attribute: its slot where it is a Node, else getattr. New reference or NULL. */
+static PyObject *
+node_attribute(PyObject *node, Py_ssize_t offset, PyObject *name)
+{
+    if (Py_TYPE(node) == Node_type && SLOT(node, offset) != NULL)
+        return Py_NewRef(SLOT(node, offset));
+    return PyObject_GetAttr(node, name);
+}
+
+/* Whether the sweep's test `value is None or value.shape != inp.shape or value.dtype !=
+ * inp.dtype._np` (value = getattr(ct, "_value", None)) passes without the check: 1 when `ct`
+ * holds an array of `inp`'s shape and dtype, 0 when the check must look, -1 on error. */
+static int
+cotangent_fits(PyObject *ct, PyObject *inp)
+{
+    PyObject *value;
+    if (Py_TYPE(ct) == Tensor_type) {
+        value = Py_XNewRef(SLOT(ct, tensor_value));
+    } else if ((value = PyObject_GetAttr(ct, s_value)) == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+    }
+    if (value == NULL || value == Py_None) {
+        Py_XDECREF(value);
+        return 0;
+    }
+    int differs = -1;
+    PyObject *shape = PyObject_GetAttr(value, s_shape);
+    PyObject *input_shape = shape == NULL ? NULL : node_attribute(inp, node_shape, s_shape);
+    if (input_shape != NULL)
+        differs = PyObject_RichCompareBool(shape, input_shape, Py_NE);
+    Py_XDECREF(shape);
+    Py_XDECREF(input_shape);
+    if (differs == 0) {
+        differs = -1;
+        PyObject *dtype = PyObject_GetAttr(value, s_dtype);
+        PyObject *input_dtype = dtype == NULL ? NULL : node_attribute(inp, node_dtype, s_dtype);
+        PyObject *numpy_dtype = input_dtype == NULL ? NULL : PyObject_GetAttr(input_dtype, s_np);
+        if (numpy_dtype != NULL)
+            differs = PyObject_RichCompareBool(dtype, numpy_dtype, Py_NE);
+        Py_XDECREF(dtype);
+        Py_XDECREF(input_dtype);
+        Py_XDECREF(numpy_dtype);
+    }
+    Py_DECREF(value);
+    return differs < 0 ? -1 : !differs;
+}
+
+/* The cotangent `ct` a rule gave `inp`, an input of `node`: checked, then kept or added. */
+static int
+give_cotangent(Sweep *sweep, PyObject *node, PyObject *inp, PyObject *ct)
+{
+    if (ct == Py_None)
+        return 0;
+    PyObject *key = PyLong_FromVoidPtr(inp);
+    if (key == NULL)
+        return -1;
+    int result = PySet_Contains(sweep->reachable, key);
+    if (result <= 0)
+        goto done;
+    result = cotangent_fits(ct, inp);
+    if (result == 0) {
+        PyObject *args[] = {node, inp, ct};
+        PyObject *checked = PyObject_Vectorcall(sweep->check, args, 3, NULL);
+        result = checked == NULL ? -1 : 1;
+        Py_XDECREF(checked);
+    }
+    if (result < 0)
+        goto done;
+    if (!sweep->structured) {
+        PyObject *existing = PyDict_GetItemWithError(sweep->cotangents, key);
+        if (existing == NULL && PyErr_Occurred()) {
+            result = -1;
+            goto done;
+        }
+        if (existing == NULL || existing == Py_None) {
+            result = PyDict_SetItem(sweep->cotangents, key, ct);
+            goto done;
+        }
+    }
+    PyObject *args[] = {sweep->cotangents, inp, ct};
+    PyObject *accumulated = PyObject_Vectorcall(sweep->accumulate, args, 3, NULL);
+    result = accumulated == NULL ? -1 : 0;
+    Py_XDECREF(accumulated);
+done:
+    Py_DECREF(key);
+    return result < 0 ? -1 : 0;
+}
+
+/* The cotangent of `node` popped from the sweep's map: a new reference, NULL where it has none
+ * (and on error, with the error set). */
+static PyObject *
+pop_cotangent(Sweep *sweep, PyObject *node)
+{
+    PyObject *key = PyLong_FromVoidPtr(node);
+    if (key == NULL)
+        return NULL;
+    PyObject *g = NULL;
+    int leaf = PySet_Contains(sweep->leaves, key);
+    if (leaf == 0 && PyTuple_GET_SIZE(SLOT(node, node_inputs)) > 0) {
+        g = Py_XNewRef(PyDict_GetItemWithError(sweep->cotangents, key));
+        if (g != NULL && PyDict_DelItem(sweep->cotangents, key) < 0)
+            Py_CLEAR(g);
+    }
+    Py_DECREF(key);
+    if (g == Py_None)
+        Py_CLEAR(g);
+    return g;
+}
+
+/* `op.grad(node, g, *saved(node, op))` with state.location at the node's gradient, put back to
+ * the sweep's outer location whatever the rule did. A new reference, or NULL on error. */
+static PyObject *
+call_rule(Sweep *sweep, PyObject *node, PyObject *op, PyObject *grad, PyObject *g)
+{
+    PyObject *saved_args[] = {node, op};
+    PyObject *kept = PyObject_Vectorcall(sweep->saved, saved_args, 2, NULL);
+    PyObject *values = kept == NULL ? NULL : PySequence_Fast(kept, "a gradient rule's saved values must be iterable");
+    Py_XDECREF(kept);
+    if (values == NULL)
+        return NULL;
+    PyObject *location_args[] = {SLOT(node, node_location), SLOT(node, node_op)};
+    PyObject *location = PyObject_Vectorcall(sweep->backward_location, location_args, 2, NULL);
+    if (location == NULL || PyDict_SetItem(sweep->thread_state, s_location, location) < 0) {
+        Py_XDECREF(location);
+        Py_DECREF(values);
+        return NULL;
+    }
+    Py_DECREF(location);
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(values);
+    PyObject **args = PyMem_New(PyObject *, count + 2);
+    PyObject *result = NULL;
+    if (args == NULL) {
+        PyErr_NoMemory();
+    } else {
+        args[0] = node;
+        args[1] = g;
+        for (Py_ssize_t k = 0; k < count; k++)
+            args[k + 2] = PySequence_Fast_GET_ITEM(values, k);
+        result = PyObject_Vectorcall(grad, args, count + 2, NULL);
+        PyMem_Free(args);
+    }
+    Py_DECREF(values);
+    PyObject *type, *error, *traceback;
+    PyErr_Fetch(&type, &error, &traceback);
+    if (PyDict_SetItem(sweep->thread_state, s_location, sweep->outer) < 0) {
+        Py_XDECREF(type);  /* as a `finally` that raises: its error replaces the rule's */
+        Py_XDECREF(error);
+        Py_XDECREF(traceback);
+        Py_CLEAR(result);
+    } else {
+        PyErr_Restore(type, error, traceback);
+    }
+    return result;
+}
+
+/* One node of the sweep. 0, or -1 with an error set. */
+static int
+sweep_node(Sweep *sweep, PyObject *node)
+{
+    PyObject *g = pop_cotangent(sweep, node);
+    if (g == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (Py_TYPE(g) != Tensor_type)
+        Py_SETREF(g, PyObject_CallOneArg(sweep->concrete, g));
+    PyObject *op = g == NULL ? NULL : PyObject_GetItem(sweep->ops, SLOT(node, node_op));
+    PyObject *grad = NULL, *cotangents = NULL, *iterator = NULL;
+    int result = op == NULL ? -1 : 0;
+    if (op != NULL && !sweep->structured && (op == sweep->slice_op || op == sweep->gather_op)) {
+        PyObject *args[] = {sweep->cotangents, node, op, g, sweep->reachable, sweep->saved};
+        PyObject *done = PyObject_Vectorcall(sweep->part_of_input, args, 6, NULL);
+        result = done == NULL ? -1 : PyObject_IsTrue(done);
+        Py_XDECREF(done);
+    }
+    if (result != 0)
+        goto finally;  /* a slice's or a gather's part, or an error */
+    grad = Py_TYPE(op) == OpDef_type && SLOT(op, opdef_grad) != NULL ? Py_NewRef(SLOT(op, opdef_grad))
+                                                                      : PyObject_GetAttr(op, s_grad);
+    if (grad == NULL || grad == Py_None) {
+        result = grad == NULL ? -1 : 0;
+        goto finally;
+    }
+    PyObject *inputs = Py_NewRef(SLOT(node, node_inputs));
+    cotangents = call_rule(sweep, node, op, grad, g);
+    iterator = cotangents == NULL ? NULL : PyObject_GetIter(cotangents);
+    result = iterator == NULL ? -1 : 0;
+    for (Py_ssize_t k = 0; result == 0 && k < PyTuple_GET_SIZE(inputs); k++) {
+        PyObject *ct = PyIter_Next(iterator);  /* zip(node.inputs, cotangents): as many as inputs */
+        if (ct == NULL) {
+            result = PyErr_Occurred() ? -1 : 0;
+            break;
+        }
+        result = give_cotangent(sweep, node, PyTuple_GET_ITEM(inputs, k), ct);
+        Py_DECREF(ct);
+    }
+    Py_DECREF(inputs);
+finally:
+    Py_XDECREF(iterator);
+    Py_XDECREF(cotangents);
+    Py_XDECREF(grad);
+    Py_XDECREF(op);
+    Py_XDECREF(g);
+    return result < 0 ? -1 : 0;
+}
+
+static PyObject *
+sweep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8 || !PyTuple_CheckExact(args[7]) || PyTuple_GET_SIZE(args[7]) != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "sweep(nodes, cotangents, leaves, reachable, saved, accumulate, structured, helpers) takes 8 "
+                        "arguments, helpers a tuple of 7");
+        return NULL;
+    }
+    if (!enabled || !PyDict_CheckExact(args[1]) || !PyAnySet_Check(args[2]) || !PyAnySet_Check(args[3]))
+        Py_RETURN_FALSE;
+    int structured = PyObject_IsTrue(args[6]);
+    if (structured < 0)
+        return NULL;
+    PyObject *nodes = PySequence_Tuple(args[0]);
+    if (nodes == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(nodes); i++) {
+        PyObject *node = PyTuple_GET_ITEM(nodes, i);
+        if (Py_TYPE(node) != Node_type || SLOT(node, node_inputs) == NULL || !PyTuple_CheckExact(SLOT(node, node_inputs)) ||
+            SLOT(node, node_op) == NULL || SLOT(node, node_location) == NULL) {
+            Py_DECREF(nodes);
+            Py_RETURN_FALSE;
+        }
+    }
+    PyObject *thread_state = thread_state_dict();
+    PyObject *outer = thread_state == NULL ? NULL : state_entry(thread_state, s_location);
+    if (outer == NULL) {
+        Py_DECREF(nodes);
+        return NULL;
+    }
+    PyObject *const *helpers = &PyTuple_GET_ITEM(args[7], 0);
+    Sweep state_of_sweep = {
+        .cotangents = args[1], .leaves = args[2], .reachable = args[3], .saved = args[4], .accumulate = args[5],
+        .ops = helpers[0], .slice_op = helpers[1], .gather_op = helpers[2], .part_of_input = helpers[3],
+        .concrete = helpers[4], .check = helpers[5], .backward_location = helpers[6],
+        .thread_state = Py_NewRef(thread_state), .outer = Py_NewRef(outer), .structured = structured,
+    };
+    int failed = 0;
+    for (Py_ssize_t i = PyTuple_GET_SIZE(nodes) - 1; !failed && i >= 0; i--)
+        failed = sweep_node(&state_of_sweep, PyTuple_GET_ITEM(nodes, i)) < 0;
+    Py_DECREF(state_of_sweep.thread_state);
+    Py_DECREF(state_of_sweep.outer);
+    Py_DECREF(nodes);
+    if (failed)
+        return NULL;
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Give the path tracer's classes, tables and helpers (keyword arguments), and enable it."},
@@ -1687,6 +1961,8 @@ static PyMethodDef methods[] = {
      "untrack_records(recording): a large tape's records, untracked where no reference cycle can pass."},
     {"untrack_node", untrack_node, METH_O,
      "untrack_node(node): the collector no longer walks `node` if it cannot be part of a reference cycle."},
+    {"sweep", (PyCFunction)(void (*)(void))sweep, METH_FASTCALL,
+     "sweep(nodes, cotangents, leaves, reachable, saved, accumulate, structured, helpers): reverse_sweep's loop."},
     {"set_enabled", set_enabled, METH_O, "Turn the C path on or off (off: every call goes to Python); returns the old setting."},
     {NULL, NULL, 0, NULL},
 };
@@ -1714,6 +1990,9 @@ PyInit__fast_apply(void)
     INTERN(s_building, "building");
     INTERN(s_accumulators, "accumulators");
     INTERN(s_watchers, "watchers");
+    INTERN(s_grad, "grad");
+    INTERN(s_value, "_value");
+    INTERN(s_np, "_np");
 #undef INTERN
     if ((no_attributes = PyDict_New()) == NULL)
         return NULL;

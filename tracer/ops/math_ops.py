@@ -1219,9 +1219,9 @@ def _gate_grad_kernel(name, passes):
 
     def kernel(y, g):
         if (
-            y.dtype == g.dtype
+            y.size >= ARITHMETIC_ON_THREADS_FROM
+            and y.dtype == g.dtype
             and y.dtype.name in ("float32", "float64")  # (float16: numpy's own roundings)
-            and y.size >= ARITHMETIC_ON_THREADS_FROM
         ):
             found = _over_arrays(name, y, g)
             if found is not None:

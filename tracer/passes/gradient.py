@@ -23,7 +23,7 @@ from tracer.context import building_graph, location_override, state
 from tracer.ir import Graph, Node, backward_location, dims, topological_closure, user_location
 from tracer.ir.rewrite import bypassed, substitute, with_outputs
 from tracer.ops import array_ops, index_ops, math_ops, structure_ops
-from tracer.ops.core import apply, graph_node_of
+from tracer.ops.core import apply, graph_node_of, sweep_in_c
 from tracer.ops.registry import OPS, OUT, saved_slots
 from tracer.ops.tuple_ops import TupleCotangent
 from tracer.passes.prune import prune
@@ -138,10 +138,16 @@ def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
     (`Rows`). A node's
     cotangent is dropped once its rule has used it; the inputs' (the sources) stay.
     `reachable`: the ids of `forward`'s nodes, where the caller has them already.
+    The loop below is the definition; where the eager op path is built in C, its `sweep`
+    runs the same steps, calling the same functions (tracer/ops/fast_apply.c).
     """
     reachable = reachable or {id(n) for n in forward.nodes}
     leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
     accumulate = _accumulate if structured else _added
+    if sweep_in_c(
+        forward.nodes, cotangents, leaves, reachable, saved, accumulate, structured, _HELPERS
+    ):
+        return
     outer = state.location
     pop = cotangents.pop
     for node in reversed(forward.nodes):
@@ -151,21 +157,11 @@ def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
         g = pop(key, None)
         if g is None:
             continue
-        if type(g) is _SliceSums:
-            g = g.total()
-        if type(g) is Rows:
-            g = g.dense()
+        if type(g) is not Tensor:
+            g = _concrete(g)
         op = OPS[node.op]
-        if not structured:
-            if op is array_ops.SLICE:
-                if id(node.inputs[0]) in reachable:
-                    _slice_part(cotangents, node, g)
-                continue
-            if op is index_ops.GATHER and node.attrs["axis"] == 0:
-                params = node.inputs[0]
-                if id(params) in reachable:
-                    (indices,) = saved(node, op)
-                    _added(cotangents, params, Rows.of_gather(g, indices, params.shape))
+        if not structured and (op is array_ops.SLICE or op is index_ops.GATHER):
+            if _part_of_input(cotangents, node, op, g, reachable, saved):
                 continue
         if op.grad is None:  # no gradient passes (stop_gradient): a tape never records such
             continue  # an op, but a loop's body and a graph that tt.gradients reads hold them
@@ -188,6 +184,33 @@ def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
                 cotangents[key] = ct  # (`_added`'s first case, without the call)
             else:
                 accumulate(cotangents, inp, ct)
+
+
+def _concrete(g):
+    """A cotangent that is not a Tensor, as a rule takes it: its slices' parts added up, a
+    sum of rows made dense."""
+    if type(g) is _SliceSums:
+        g = g.total()
+    if type(g) is Rows:
+        g = g.dense()
+    return g
+
+
+def _part_of_input(cotangents, node, op, g, reachable, saved):
+    """Whether the concrete cotangent `g` of `node`, a slice or a gather along axis 0, was
+    added to its input's as a part: a slice's among the others of its input
+    (`_slice_part`), a gather's as rows (`Rows`)."""
+    if op is array_ops.SLICE:
+        if id(node.inputs[0]) in reachable:
+            _slice_part(cotangents, node, g)
+        return True
+    if op is index_ops.GATHER and node.attrs["axis"] == 0:
+        params = node.inputs[0]
+        if id(params) in reachable:
+            (indices,) = saved(node, op)
+            _added(cotangents, params, Rows.of_gather(g, indices, params.shape))
+        return True
+    return False
 
 
 def _residual(node, node_position, kept, slot, residuals):
@@ -410,6 +433,18 @@ def _check_cotangent(node, inp, ct):
             f"the gradient rule of {node.op} gave a {ct.dtype.name}{list(ct.shape)} cotangent "
             f"for an input of {inp.dtype.name}{list(inp.shape)}"
         )
+
+
+# what the C sweep calls besides the rules, `saved` and `accumulate` (fast_apply.c's `sweep`)
+_HELPERS = (
+    OPS,
+    array_ops.SLICE,
+    index_ops.GATHER,
+    _part_of_input,
+    _concrete,
+    _check_cotangent,
+    backward_location,
+)
 
 
 def residual_node(forward, position, slot):
