@@ -87,14 +87,17 @@ def straight_line(graph, located=None):
     calls instead of its op's kernel `function` (the interpreter's executables name the
     user's line in the errors of kernels that check their inputs' values)."""
     plan = _plan(graph)
-    functions = {}  # (op, dtype of the first input, whether large) -> the step's function
+    # (op, name of the first input's dtype, shape) -> the step's function: names and shapes
+    # hash as they are, a DType through a Python method
+    functions = {}
     steps = []
     for out, node, inputs, dead in plan.steps:
         op, attrs = node.op, node.attrs
-        key = (op, node.inputs[0].dtype if node.inputs else None, _large(node.shape))
+        dtype = node.inputs[0].dtype if node.inputs else None
+        key = (op, None if dtype is None else dtype.name, node.shape)
         function = functions.get(key)
         if function is None:
-            function = functions[key] = _function(*key)
+            function = functions[key] = _function(op, dtype, _large(node.shape))
         if located is not None:
             function = located(node, function)
         if attrs:
@@ -178,6 +181,12 @@ def _plan(graph):
             steps.append(
                 (slot[id(node)], node, inputs, inputs if last_use[inputs[0]] == step else ())
             )
+        elif len(inputs) == 2:  # (the commonest case, without the general one's containers)
+            a, b = inputs
+            dead = (a,) if last_use[a] == step else ()
+            if last_use[b] == step and b != a:
+                dead += (b,)
+            steps.append((slot[id(node)], node, inputs, dead))
         else:
             dead = tuple(dict.fromkeys([k for k in inputs if last_use[k] == step]))
             steps.append((slot[id(node)], node, inputs, dead))
