@@ -148,15 +148,20 @@ FLOAT_GRID = Helper(
 # float's square root of a double on float's grid, made without reading a subnormal: a
 # positive subnormal x is m * 2^-149 (m its bits), whose root is sqrt(2m) * 2^-75, 2m a
 # normal float; the root, normal, is scaled back through its exponent's bits. Correctly
-# rounded either way, so float's bits; one float root where double's took two vectors.
+# rounded either way, so float's bits; one float root where double's took two vectors. The
+# choices are masks of bits: written as selects, GCC took the root of both operands of the
+# select and chose between the roots, two roots a vector on the divider that the grid's
+# quotients also wait for.
 GRID_SQRT = Helper(
     "grid_sqrt",
     float="""static inline double tr_grid_sqrt(double x) {
-    union { float f; uint32_t u; } value, root;
+    union { float f; uint32_t u; } value, widened, root;
     value.f = (float)x;
-    const int tiny = value.u - 1u < 0x007fffffu; /* a positive subnormal */
-    root.f = sqrtf(tiny ? (float)(int32_t)(value.u << 1) : value.f);
-    root.u = tiny ? root.u - (75u << 23) : root.u;
+    const uint32_t tiny = -(uint32_t)(value.u - 1u < 0x007fffffu); /* a positive subnormal */
+    widened.f = (float)(int32_t)(value.u << 1);
+    value.u ^= (value.u ^ widened.u) & tiny;
+    root.f = sqrtf(value.f);
+    root.u -= (75u << 23) & tiny;
     return (double)root.f;
 }""",
     typed=False,
