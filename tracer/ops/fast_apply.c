@@ -1848,6 +1848,10 @@ call_rule(Sweep *sweep, PyObject *node, PyObject *op, PyObject *grad, PyObject *
 static int
 sweep_node(Sweep *sweep, PyObject *node)
 {
+    if (!PyTuple_CheckExact(SLOT(node, node_inputs))) {  /* checked before the loop; nodes never change */
+        PyErr_SetString(PyExc_TypeError, "fast_apply.sweep: a node's inputs were replaced during the sweep");
+        return -1;
+    }
     PyObject *g = pop_cotangent(sweep, node);
     if (g == NULL)
         return PyErr_Occurred() ? -1 : 0;
