@@ -1817,8 +1817,10 @@ call_rule(Sweep *sweep, PyObject *node, PyObject *op, PyObject *grad, PyObject *
         return NULL;
     }
     Py_DECREF(location);
+    enum { ON_STACK = 8 };  /* a rule's arguments: the node, its cotangent, the saved values */
+    PyObject *on_stack[ON_STACK];
     Py_ssize_t count = PySequence_Fast_GET_SIZE(values);
-    PyObject **args = PyMem_New(PyObject *, count + 2);
+    PyObject **args = count + 2 <= ON_STACK ? on_stack : PyMem_New(PyObject *, count + 2);
     PyObject *result = NULL;
     if (args == NULL) {
         PyErr_NoMemory();
@@ -1828,7 +1830,8 @@ call_rule(Sweep *sweep, PyObject *node, PyObject *op, PyObject *grad, PyObject *
         for (Py_ssize_t k = 0; k < count; k++)
             args[k + 2] = PySequence_Fast_GET_ITEM(values, k);
         result = PyObject_Vectorcall(grad, args, count + 2, NULL);
-        PyMem_Free(args);
+        if (args != on_stack)
+            PyMem_Free(args);
     }
     Py_DECREF(values);
     PyObject *type, *error, *traceback;
@@ -1848,7 +1851,8 @@ call_rule(Sweep *sweep, PyObject *node, PyObject *op, PyObject *grad, PyObject *
 static int
 sweep_node(Sweep *sweep, PyObject *node)
 {
-    if (!PyTuple_CheckExact(SLOT(node, node_inputs))) {  /* checked before the loop; nodes never change */
+    PyObject *node_inputs_now = SLOT(node, node_inputs);  /* checked before the loop; nodes never change */
+    if (node_inputs_now == NULL || !PyTuple_CheckExact(node_inputs_now)) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.sweep: a node's inputs were replaced during the sweep");
         return -1;
     }
