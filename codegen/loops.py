@@ -119,64 +119,63 @@ def _column(index, extent):
     return Column(index, extent, block, block < extent)
 
 
-# float's rounding of a double that holds one float operation's exact result, or its double
-# rounding (harmless for +, -, *, / and sqrt: double has more than twice float's bits): the
+# float's rounding of a double that holds one float product's or quotient's exact result, or
+# its double rounding (harmless for * and /: double has more than twice float's bits): the
 # conversion, which rounds below float's normal range as float's operations do, and costs no
-# microcode assist where it makes or reads a subnormal (arithmetic on one does). GCC would
-# narrow `(float)((double)a * (double)b)` back into the float product, which makes the
-# subnormal: __builtin_assoc_barrier (GCC 12, Clang 15) keeps the doubles, and where the
-# compiler lacks it a select on NaN, which GCC cannot see through, does (a NaN stays itself;
-# 7% slower). The installed kernels' Adam update rounds so too (runtime/conv_kernels.c's
-# float_grid): each is held to numpy's bits by a test.
+# microcode assist where it makes a subnormal (a product does). GCC would narrow
+# `(float)((double)a * (double)b)` back into the float product, which makes the subnormal:
+# __builtin_assoc_barrier (GCC 12, Clang 15) keeps the double product, and where the compiler
+# lacks it a select on NaN, which GCC cannot see through, does (a NaN stays one). The
+# installed kernels' Adam update rounds so too (runtime/conv_kernels.c's float_grid): each is
+# held to numpy's bits by a test.
 FLOAT_GRID = Helper(
     "float_grid",
-    float="""static inline double tr_float_grid(double x) {
+    float="""static inline float tr_float_grid(double x) {
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_assoc_barrier)
 #define TR_ASSOC_BARRIER
 #endif
 #endif
 #ifdef TR_ASSOC_BARRIER
-    return (double)(float)__builtin_assoc_barrier(x);
+    return (float)__builtin_assoc_barrier(x);
 #else
     const double rounded = (double)(float)x;
-    return x == x ? rounded : x;
+    return (float)(x == x ? rounded : x);
 #endif
 }""",
     typed=False,
 )
-# float's square root of a double on float's grid, made without reading a subnormal: a
-# positive subnormal x is m * 2^-149 (m its bits), whose root is sqrt(2m) * 2^-75, 2m a
-# normal float; the root, normal, is scaled back through its exponent's bits. Correctly
-# rounded either way, so float's bits; one float root where double's took two vectors. The
-# choices are masks of bits: written as selects, GCC took the root of both operands of the
-# select and chose between the roots, two roots a vector on the divider that the grid's
-# quotients also wait for.
+# float's square root of a float, made without reading a subnormal: a positive subnormal x is
+# m * 2^-149 (m its bits), whose root is sqrt(2m) * 2^-75, 2m a normal float; the root,
+# normal, is scaled back through its exponent's bits. Correctly rounded either way, so
+# float's bits. The choices are masks of bits: written as selects, GCC took the root of both
+# operands of the select and chose between the roots, two roots a vector on the divider that
+# the grid's quotients also wait for.
 GRID_SQRT = Helper(
     "grid_sqrt",
-    float="""static inline double tr_grid_sqrt(double x) {
+    float="""static inline float tr_grid_sqrt(float x) {
     union { float f; uint32_t u; } value, widened, root;
-    value.f = (float)x;
+    value.f = x;
     const uint32_t tiny = -(uint32_t)(value.u - 1u < 0x007fffffu); /* a positive subnormal */
     widened.f = (float)(int32_t)(value.u << 1);
     value.u ^= (value.u ^ widened.u) & tiny;
     root.f = sqrtf(value.f);
     root.u -= (75u << 23) & tiny;
-    return (double)root.f;
+    return root.f;
 }""",
     typed=False,
 )
 # the float32 operations a square's value passes through
 _SQUARE_FLOWS_INTO = ("mul", "add", "sub")
-# the float32 operations the Emitter computes on float's grid, as C of their operands in double
+# the float32 operations the Emitter computes on float's grid (a float's C from its float
+# operands): those that take a microcode assist where they read or make a subnormal. Sums and
+# differences do not (they read and make subnormals at full speed on the Intel cores
+# measured), so they stay float's own.
 _ON_GRID = {
-    "mul": "{0} * {1}",
-    "add": "{0} + {1}",
-    "sub": "{0} - {1}",
-    "div": "{0} / {1}",
+    "mul": "tr_float_grid((double){0} * (double){1})",
+    "div": "tr_float_grid((double){0} / (double){1})",
     "sqrt": "tr_grid_sqrt({0})",
 }
-_EXACT_ON_GRID = ("sqrt",)  # its C gives float's value itself: no rounding after it
 
 
 def squares_floats(node):
@@ -200,11 +199,11 @@ class Emitter:
     """Builds the statements that compute body nodes at given index maps. `error(exception,
     message) -> code` registers what a guard's failure raises (ModulePlan.error).
 
-    `on_grid`: every float32 product, quotient, sum, difference and square root is computed
-    in double and rounded on float's grid there (FLOAT_GRID): the same bits as float's
-    operations, but no float subnormal is read or made where the values fall below float's
-    normal range (a CPU takes a microcode assist for each vector instruction that does). A
-    value becomes a float again where anything else reads it. The modules run such loops
+    `on_grid`: every float32 product and quotient is computed in double and rounded to float
+    once (FLOAT_GRID), and every square root from the bits of its operand (GRID_SQRT): the
+    same bits as float's operations, but no product, quotient or root reads or makes a float
+    subnormal where the values fall below float's normal range (a CPU takes a microcode
+    assist for each vector instruction that does). Sums and differences are float's own. The modules run such loops
     only after a call met subnormals (templates/grid_mode.c.j2): the doubles cost normal
     values more than they save (benchmarks/RESULTS.md)."""
 
@@ -216,7 +215,7 @@ class Emitter:
         self.mask = mask  # (index, extent): a load where index >= extent reads 0 (SHORT_LOOP)
         self.error = error
         self.form_for = target.form_for  # each body node's form
-        self.on_grid = set() if on_grid else None  # the temporaries held in double
+        self.on_grid = on_grid
         self.statements = []
         self.memo = {}
         self.names = {}  # id(body node) -> %k, for comments
@@ -235,7 +234,7 @@ class Emitter:
         other = Emitter({}, self.error, mask=self.mask)
         other.params, other.form_for, other.names = self.params, self.form_for, self.names
         other.in_blocks, other.folded = self.in_blocks, self.folded
-        other.on_grid = None if self.on_grid is None else set()
+        other.on_grid = self.on_grid
         return other
 
     def value(self, node, index_map):
@@ -260,11 +259,7 @@ class Emitter:
             self.memo[key] = self._compute(
                 current, current_map, [self.memo[_key(n, m)] for n, m in needed]
             )
-        return self._as_float(self.memo[goal])
-
-    def _as_float(self, value):
-        """`value` as its node's type: a temporary on float's grid converted to float."""
-        return f"((float){value})" if self.on_grid and value in self.on_grid else value
+        return self.memo[goal]
 
     def _operands(self, node, index_map):
         """The (node, index map) pairs whose values `node` at `index_map` is computed from."""
@@ -332,9 +327,8 @@ class Emitter:
             return self._temporary(node, form.render(node, index_map))
         if not isinstance(form, Expression):
             raise TypeError(f"{node.op} cannot be part of a loop nest: its C form is {form!r}")
-        if self.on_grid is not None and self._stays_on_grid(node):
+        if self.on_grid and self._stays_on_grid(node):
             return self._on_grid_temporary(node, operands)
-        operands = [self._as_float(o) for o in operands]
         self.calls_libm = self.calls_libm or form.costly
         typed = node.inputs[form.operand].dtype
         if form.guard is not None:
@@ -364,23 +358,17 @@ class Emitter:
         )
 
     def _stays_on_grid(self, node):
-        """Whether `node` is a product, quotient, sum, difference or square root of float32
-        values."""
+        """Whether `node` is a product, quotient or square root of float32 values."""
         if node.dtype.name != "float32" or any(i.dtype.name != "float32" for i in node.inputs):
             return False
         return node.op in _ON_GRID
 
     def _on_grid_temporary(self, node, operands):
-        in_double = [o if o in self.on_grid else f"(double){o}" for o in operands]
         name = f"t{len(self.statements)}"
-        expression = _ON_GRID[node.op].format(*in_double)
-        if node.op not in _EXACT_ON_GRID:
-            expression = f"tr_float_grid({expression})"
-        text = f"const double {name} = {expression};"
+        text = f"const float {name} = {_ON_GRID[node.op].format(*operands)};"
         where = comment_location(node.location)
         note = f"{self.names.get(id(node), '')} {node.op}  {where}".strip()
         self.statements.append((text, f"{note} (on float's grid)"))
-        self.on_grid.add(name)
         return name
 
     def _temporary(self, node, expression, note=None):

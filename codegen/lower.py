@@ -1250,7 +1250,7 @@ def _loop_kernel_text(node, name, lowering):
     """(C text of a loop kernel, whether it returns an error code): where the loops square a
     float32 value in a module (not a profiled one, whose probes time one function a
     kernel, nor exported C), the loops twice, numpy's operations and every product,
-    quotient, sum, difference and square root on float's grid, and the function that
+    quotient and square root on float's grid, and the function that
     chooses between them by the CPU's status flags and the two's times
     (templates/grid_mode.c.j2), on a CPU that makes subnormals slowly
     (codegen/subnormals.py). A light kernel (`_light`) is written once, numpy's operations

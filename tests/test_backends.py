@@ -196,9 +196,9 @@ def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(
 ):
     """Where the CPU makes subnormals slowly (codegen/subnormals.py, set here either way), a
     module's loops that square float32 values run numpy's operations until a call meets
-    subnormals, then try every product, quotient, sum, difference and square root in
-    double on float's grid, making no subnormal (a CPU's slow path), and keep the faster for
-    63 calls (twice over here, whichever wins on this CPU); where it makes them at little
+    subnormals, then try every product, quotient and square root on float's grid, none
+    reading or making a subnormal (a CPU's slow path), and keep the faster for 63 calls
+    (twice over here, whichever wins on this CPU); where it makes them at little
     cost, the loops are written once, numpy's operations. The bits stay numpy's in all of
     them, over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs,
     NaN, infinities and overflow; with the rounding's barrier against GCC's narrowing and
