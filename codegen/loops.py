@@ -203,9 +203,9 @@ class Emitter:
     once (FLOAT_GRID), and every square root from the bits of its operand (GRID_SQRT): the
     same bits as float's operations, but no product, quotient or root reads or makes a float
     subnormal where the values fall below float's normal range (a CPU takes a microcode
-    assist for each vector instruction that does). Sums and differences are float's own. The modules run such loops
-    only after a call met subnormals (templates/grid_mode.c.j2): the doubles cost normal
-    values more than they save (benchmarks/RESULTS.md)."""
+    assist for each vector instruction that does). Sums and differences are float's own.
+    The modules run such loops only after a call met subnormals (templates/grid_mode.c.j2):
+    the doubles cost normal values more than they save (benchmarks/RESULTS.md)."""
 
     def __init__(self, params, error=None, target=C_MODULE, on_grid=False, mask=None):
         self.params = params  # id(body input node) -> (C name, node)

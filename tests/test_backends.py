@@ -197,8 +197,8 @@ def test_float32_squares_below_the_normal_range_keep_numpys_bits_in_c(
     """Where the CPU makes subnormals slowly (codegen/subnormals.py, set here either way), a
     module's loops that square float32 values run numpy's operations until a call meets
     subnormals, then try every product, quotient and square root on float's grid, none
-    reading or making a subnormal (a CPU's slow path), and keep the faster for 63 calls
-    (twice over here, whichever wins on this CPU); where it makes them at little
+    reading or making a subnormal (a CPU's slow path), and keep the faster for 63 calls or
+    more (at least twice over here, whichever wins on this CPU); where it makes them at little
     cost, the loops are written once, numpy's operations. The bits stay numpy's in all of
     them, over squares of every magnitude, subnormal ones, signed zeros, subnormal inputs,
     NaN, infinities and overflow; with the rounding's barrier against GCC's narrowing and
