@@ -103,14 +103,14 @@ static const double zeros_f64[MOST_CHANNELS];
 static inline float relu_f32(float x) { return (x > 0 || x != x) ? x : (float)0; }
 static inline double relu_f64(double x) { return (x > 0 || x != x) ? x : (double)0; }
 
-/* float's rounding of x, a double holding one float product's or quotient's exact result or
-   its double rounding (harmless for * and /: double has more than twice float's bits): the
-   conversion, which rounds below float's normal range as float's operations do and costs no
-   microcode assist where it makes a subnormal (a product does). __builtin_assoc_barrier, or
-   where the compiler lacks it a select on NaN, which GCC cannot see through, keeps it from
-   narrowing `(float)((double)a * (double)b)` back into the float product, which would make
-   the subnormal (codegen/loops.py's FLOAT_GRID is the same). Sums and differences need none:
-   they read and make subnormals without an assist. */
+/* float's rounding of x, a double holding one float product's, quotient's or square root's
+   exact result or its double rounding (harmless for *, / and sqrt: double has more than twice
+   float's bits): the conversion, which rounds below float's normal range as float's
+   operations do and costs no microcode assist where it makes a subnormal (a product does).
+   __builtin_assoc_barrier, or where the compiler lacks it a select on NaN, which GCC cannot
+   see through, keeps it from narrowing `(float)((double)a * (double)b)` back into the float
+   product, which would make the subnormal (codegen/loops.py's FLOAT_GRID is the same). Sums
+   and differences need none: they read and make subnormals without an assist. */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_assoc_barrier)
 #define ASSOC_BARRIER
@@ -124,24 +124,6 @@ static inline float float_grid(double x)
     const double rounded = (double)(float)x;
     return (float)(x == x ? rounded : x);
 #endif
-}
-
-/* float's square root of a float without reading a subnormal (codegen/loops.py's GRID_SQRT,
-   which says how): a positive subnormal is widened through its bits to a normal float, and
-   its root scaled back through the exponent's bits. */
-static inline float grid_sqrt(float x)
-{
-    union {
-        float f;
-        uint32_t u;
-    } value, widened, root;
-    value.f = x;
-    const uint32_t tiny = -(uint32_t)(value.u - 1u < 0x007fffffu); /* a positive subnormal */
-    widened.f = (float)(int32_t)(value.u << 1);
-    value.u ^= (value.u ^ widened.u) & tiny;
-    root.f = sqrtf(value.f);
-    root.u -= (75u << 23) & tiny;
-    return root.f;
 }
 
 /* Adam's second moment v b2 + (g g) c2, each operation rounded to T as numpy's are. In
@@ -198,10 +180,10 @@ static inline int subnormal_values_f64(const double *m, const double *v, const d
     return 0;
 }
 
-/* Adam's step of one element (array_kernels_typed.h's ADAM_STEP) with every product and
-   quotient made in double and rounded to float (`float_grid`), the root from float's bits
-   (`grid_sqrt`), sums and differences float's own: numpy's bits, and no subnormal read or
-   made by an operation that takes an assist for one. */
+/* Adam's step of one element (array_kernels_typed.h's ADAM_STEP) with every product,
+   quotient and square root made in double and rounded to float (`float_grid`; a root so
+   made is float's correctly rounded root), sums and differences float's own: numpy's bits,
+   and no subnormal read or made by an operation that takes an assist for one. */
 static inline void adam_on_grid_f32(float x, float m, float v, float g, float b1, float c1,
                                     float b2, float c2, float step, float eps, float *m_out,
                                     float *v_out, float *x_out)
@@ -210,7 +192,7 @@ static inline void adam_on_grid_f32(float x, float m, float v, float g, float b1
     const float square = float_grid((double)float_grid((double)g * g) * c2);
     const float second = float_grid((double)v * b2) + square;
     const float scaled = float_grid((double)step * first);
-    const float root = grid_sqrt(second) + eps;
+    const float root = float_grid(sqrt((double)second)) + eps;
     *m_out = first;
     *v_out = second;
     *x_out = x - float_grid((double)scaled / root);
