@@ -37,3 +37,94 @@ def test_bad_random_arguments():
         tt.random.normal((2,), dtype=tt.int32)
     with pytest.raises(ValueError, match="maxval"):
         tt.random.uniform((2,), dtype=tt.int32)
+
+
+def test_a_compiled_function_draws_anew_at_every_call_with_the_right_moments():
+    """tt.random.normal and uniform inside a tt.function are drawn at each call, as in a
+    tf.function (a VAE's noise, a random crop), not once when it was traced; the draws have
+    the asked distribution."""
+
+    @tt.function
+    def draws():
+        return (
+            tt.random.normal((20_000,), mean=2.0, stddev=3.0),
+            tt.random.uniform((20_000,), minval=-1.0, maxval=3.0),
+            tt.random.uniform((20_000,), minval=0, maxval=5, dtype=tt.int32),
+        )
+
+    first, second = [[t.numpy() for t in draws()] for _ in range(2)]
+    for a, b in zip(first, second):
+        assert not np.array_equal(a, b)
+    normal, uniform, integers = np.concatenate([first, second], axis=1)
+    assert abs(normal.mean() - 2.0) < 0.1 and abs(normal.std() - 3.0) < 0.1
+    assert uniform.min() >= -1.0 and uniform.max() < 3.0 and abs(uniform.mean() - 1.0) < 0.05
+    assert set(np.unique(integers)) == {0, 1, 2, 3, 4}
+    assert first[2].dtype == np.int32 and first[0].dtype == np.float32
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_compiled_draws_repeat_after_set_seed_and_differ_by_op_seed(backend):
+    """After tt.random.set_seed, a function traced anew draws the same sequence of values;
+    an op-level seed draws another; the interpreter and C draw the same values."""
+
+    def sequence(op_seed):
+        tt.random.set_seed(11)
+        f = tt.function(lambda: tt.random.normal((4,), seed=op_seed), backend=backend)
+        return np.stack([f().numpy() for _ in range(3)])
+
+    a, b, c = sequence(None), sequence(None), sequence(3)
+    np.testing.assert_array_equal(a, b)
+    assert len({row.tobytes() for row in a}) == 3
+    assert not np.array_equal(a, c)
+    tt.random.set_seed(11)
+    other = tt.function(
+        lambda: tt.random.normal((4,)), backend="c" if backend != "c" else "interpreter"
+    )
+    np.testing.assert_allclose(np.stack([other().numpy() for _ in range(3)]), a, rtol=1e-6)
+
+
+def test_draws_in_a_loop_body_and_a_branch_differ_at_each_run_and_carry_gradients():
+    """Each iteration of a tt.while_loop draws anew (the sum of four draws has four draws'
+    variance, not sixteen times one draw's), a branch's draw changes from call to call, and
+    a tape differentiates through the noise (d sum(w * eps) / dw = eps)."""
+
+    @tt.function
+    def summed(x):
+        def body(i, acc):
+            return i + 1, acc + tt.random.uniform((4000,))
+
+        return tt.while_loop(lambda i, acc: i < 4, body, (0, x))[1]
+
+    total = summed(tt.zeros((4000,))).numpy()
+    assert abs(total.mean() - 2.0) < 0.05 and 4 / 12 * 0.85 < total.var() < 4 / 12 * 1.15
+
+    @tt.function
+    def branch(x, p):
+        return tt.cond(p, lambda: x + tt.random.normal((8,)), lambda: x)
+
+    on = tt.constant(True)
+    assert not np.array_equal(
+        branch(tt.zeros((8,)), on).numpy(), branch(tt.zeros((8,)), on).numpy()
+    )
+
+    w = tt.Variable(np.ones(5, np.float32))
+
+    @tt.function
+    def noisy():
+        with tt.GradientTape() as tape:
+            eps = tt.random.normal((5,))
+            loss = tt.reduce_sum(w * eps)
+        return eps, tape.gradient(loss, w)
+
+    eps, grad = noisy()
+    np.testing.assert_array_equal(grad.numpy(), eps.numpy())
+    assert not np.array_equal(noisy()[0].numpy(), eps.numpy())
+
+
+def test_a_draw_of_a_shape_known_only_at_run_time_is_named():
+    @tt.function(input_signature=[tt.TensorSpec([None, 3], tt.float32)])
+    def noisy(x):
+        return x + tt.random.normal(tt.shape(x))
+
+    with pytest.raises(TypeError, match="shape must be known when the function is traced"):
+        noisy(tt.zeros((4, 3)))

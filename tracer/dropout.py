@@ -1,20 +1,17 @@
 """`tt.nn.dropout`, whose mask is drawn anew at every call, compiled too.
 
-tt.random.uniform draws when it is called, so in a tt.function once, at trace time: a mask
-drawn so would be the same at every call. The draws here are tt.random.stateless_uniform's
-of a seed held in a hidden int64 Variable of shape [2], as the Keras Dropout layer's are:
-each call reads it and advances it, eagerly and in compiled code (where the Variable is state
-of the module). The Variable is made on the first call, outside any trace, from `seed` or a
-draw; a later `seed` changes nothing (TensorFlow's op seeds are not reproduced either).
+The draws here are tt.random.stateless_uniform's of a seed held in a hidden int64 Variable of
+shape [2], as the Keras Dropout layer's are: each call reads it and advances it, eagerly and
+in compiled code (where the Variable is state of the module). The Variable is made on the
+first call, outside any trace, from `seed` or a draw; a later `seed` changes nothing
+(TensorFlow's op seeds are not reproduced either).
 """
 
 import numpy as np
 
 from tracer import random
-from tracer.context import outside_trace
 from tracer.ops import math_ops
 from tracer.ops.convert import as_tensor
-from tracer.variable import Variable
 
 _seed_state = None  # the Variable [seed, count] the masks are drawn from
 
@@ -37,9 +34,6 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 def _seed_stream(seed):
     global _seed_state
     if _seed_state is None:
-        with outside_trace():
-            start = int(seed) if seed is not None else int(np.random.randint(2**31))
-            _seed_state = Variable(
-                np.array([start, 0], np.int64), trainable=False, name="dropout_seed"
-            )
+        start = int(seed) if seed is not None else int(np.random.randint(2**31))
+        _seed_state = random.seed_stream(start, "dropout_seed")
     return _seed_state

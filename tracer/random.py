@@ -1,9 +1,11 @@
 """`tt.random`: seeded normal and uniform tensors.
 
 `set_seed(s)` makes every later draw repeatable; an op-level `seed` picks a stream of its
-own within the global seed, as TensorFlow's two-level seeds do. These draw with numpy when
-they are called: inside a `tt.function` that is once, while it is traced, and every call
-of the compiled function returns that same draw.
+own within the global seed, as TensorFlow's two-level seeds do. Eagerly, `normal` and
+`uniform` draw with numpy when they are called. While a `tt.function` is traced they are
+stateless draws whose seed is a hidden int64 Variable that each draw advances (`_traced_seed`),
+so that every call of the compiled function draws anew, as TensorFlow's random ops do in a
+tf.function; `tt.nn.dropout` draws so too.
 
 `stateless_uniform` and `stateless_normal` are TensorFlow's stateless ops: the draw is a
 function of a seed tensor (and the shape), computed by an op, so a compiled function that
@@ -16,6 +18,7 @@ import math
 import numpy as np
 
 from tracer import dtypes
+from tracer.context import outside_trace, state
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.ops import random_ops
@@ -25,12 +28,14 @@ from tracer.tensor import Tensor, convert_to_tensor
 
 _generator = np.random.default_rng()
 _global_seed = None
+_traced_stream = None  # the Variable [start, count] of the draws made while tracing
 
 
 def set_seed(seed):
-    global _generator, _global_seed
+    global _generator, _global_seed, _traced_stream
     _global_seed = int(seed)
     _generator = np.random.default_rng(_global_seed)
+    _traced_stream = None  # functions traced from now on draw from a stream of this seed
 
 
 def _rng(seed):
@@ -43,16 +48,45 @@ def _shape(shape):
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
 
 
+def seed_stream(start, name):
+    """A new hidden int64 Variable [start, 0], made outside any trace: the seed of stateless
+    draws that each draw advances by one in its second element (compiled code holds it as
+    state, so each call reads the value the last one left)."""
+    from tracer.variable import Variable  # (tracer.variable imports the ops this module does)
+
+    with outside_trace():
+        return Variable(np.array([start, 0], np.int64), trainable=False, name=name)
+
+
+def _traced_seed(seed):
+    """The seed tensor of a draw made while a function is traced (the hidden stream's value,
+    its first element shifted by an op-level `seed`), the stream advanced after it."""
+    global _traced_stream
+    if _traced_stream is None:
+        _traced_stream = seed_stream(int(_generator.integers(2**62)), "random_seed")
+    drawn = _traced_stream.value()
+    if seed is not None:
+        drawn = drawn + np.array([int(seed), 0], np.int64)
+    _traced_stream.assign_add(np.array([0, 1], np.int64))
+    return drawn
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     dtype = as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"random.normal makes floating tensors, not {dtype.name}")
+    if state.trace is not None:
+        return stateless_normal(shape, _traced_seed(seed), mean, stddev, dtype)
     values = _rng(seed).normal(float(mean), float(stddev), _shape(shape))
     return Tensor(values.astype(dtype.as_numpy_dtype))
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     dtype = as_dtype(dtype)
+    if state.trace is not None:
+        if dtype.is_integer and maxval is None:
+            raise ValueError("random.uniform needs maxval for integer dtypes")
+        return stateless_uniform(shape, _traced_seed(seed), minval, maxval, dtype)
     rng, shape = _rng(seed), _shape(shape)
     if dtype.is_integer:
         if maxval is None:

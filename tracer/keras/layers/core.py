@@ -80,7 +80,7 @@ class Dropout(Layer):
         self.seed_state = None
 
     def build(self, input_shape):
-        start = self.seed if self.seed is not None else int(tt_random.uniform((), 0, 2**31, int64))
+        start = self.seed if self.seed is not None else int(tt_random._rng(None).integers(2**31))
         self.seed_state = Variable([start, 0], trainable=False, name="seed_state", dtype=int64)
         self._seed_variables.append(self.seed_state)
         self.built = True
