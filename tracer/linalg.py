@@ -1,5 +1,6 @@
 """`tt.linalg`: linear algebra, as in `tf.linalg`."""
 
+from tracer.clipping import global_norm  # noqa: F401
 from tracer.ops.array_ops import eye  # noqa: F401
 from tracer.ops.decomposition_ops import eigh, qr, svd  # noqa: F401
 from tracer.ops.einsum_ops import einsum  # noqa: F401

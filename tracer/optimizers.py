@@ -6,9 +6,14 @@ An update is not differentiated: no tape records an assign. Slot variables (mome
 moments) are created on a variable's first update, outside any trace, as TensorFlow does;
 the step count is a variable too (`iterations`), so compiled steps see it move, and so is
 the learning rate (`optimizer.learning_rate = 0.01` or `.assign(0.01)`, as Keras's callbacks
-do, reaches steps compiled before the change). A None
+do, reaches steps compiled before the change), or a schedule of the step count
+(`tt.keras.optimizers.schedules`, tracer/schedules.py), worked out once an `apply_gradients`
+from the updates made before it. A None
 gradient leaves its variable alone; an IndexedSlices gradient updates only its rows under
-SGD without momentum (`Variable.scatter_sub`), and is made dense otherwise.
+SGD without momentum (`Variable.scatter_sub`), and is made dense otherwise, its square too
+as Keras makes it: the sum of its slices' squares, row by row (a row gathered twice, as an
+embedding's token met twice in a batch, adds g1^2 + g2^2 to Adam's, RMSprop's or Adagrad's
+second moment, not (g1 + g2)^2).
 
 Each update is written once, on an arithmetic it is given (`_Ops` or `_Arrays`): tracer's
 ops and assigns wherever something records or compiles them (a trace, a tape, an
@@ -21,7 +26,7 @@ same bits.
 import numpy as np
 
 from codegen import array_math
-from tracer import dtypes
+from tracer import dtypes, schedules
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops import array_ops, math_ops
@@ -35,23 +40,34 @@ class Optimizer:
         self.iterations = Variable(
             0, trainable=False, name=f"{name}/iterations", dtype=dtypes.int64
         )
+        scheduled = isinstance(learning_rate, schedules.LearningRateSchedule)
+        self._schedule = learning_rate if scheduled else None
         self._learning_rate = Variable(
-            float(learning_rate),
+            0.0 if scheduled else float(learning_rate),
             trainable=False,
             name=f"{name}/learning_rate",
             dtype=dtypes.float64,
         )
+        self._scheduled_rates = {}  # this apply_gradients' scheduled rate, by dtype
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
 
     @property
     def learning_rate(self):
         """The learning rate, a Variable (as Keras's), so that a compiled step reads its
         current value. It is float64 (Keras's is float32) so that float64 models step with
-        exactly the rate given; float32 models get Keras's float32 rounding of it."""
+        exactly the rate given; float32 models get Keras's float32 rounding of it. With a
+        schedule, the rate of the next update (a float32 tensor), as Keras gives it."""
+        if self._schedule is not None:
+            return self._schedule(self.iterations)
         return self._learning_rate
 
     @learning_rate.setter
     def learning_rate(self, value):
+        if self._schedule is not None:
+            raise TypeError(
+                f"{self.name}'s learning rate is a {type(self._schedule).__name__} schedule, "
+                "which cannot be set: make the optimizer with a float learning_rate to set it"
+            )
         self._learning_rate.assign(float(value))
 
     def apply_gradients(self, grads_and_vars):
@@ -61,12 +77,19 @@ class Optimizer:
         for _, variable in pairs:
             if not isinstance(variable, Variable):
                 raise TypeError(f"apply_gradients updates Variables, not {type(variable).__name__}")
+        self._scheduled_rates = {}
         if _nothing_records():
             _Arrays.assign_add(self.iterations, 1)
         else:
             self.iterations.assign_add(1)
         for grad, variable in pairs:
-            if isinstance(grad, IndexedSlices) and self._sparse_update(grad, variable):
+            if isinstance(grad, IndexedSlices):
+                if self._sparse_update(grad, variable):
+                    continue
+                values = convert_to_tensor(grad.values, variable.dtype)
+                square = convert_to_tensor(IndexedSlices(values * values, grad.indices, grad.shape))
+                slots = self._slots_of(variable)
+                self._dense_update(convert_to_tensor(grad), variable, slots, _Ops, square)
                 continue
             grad = convert_to_tensor(grad)
             slots = self._slots_of(variable)
@@ -113,11 +136,24 @@ class Optimizer:
 
     def _rate(self, dtype):
         """The learning rate in `dtype` (eagerly a numpy scalar: no op to run)."""
+        if self._schedule is not None:
+            return self._scheduled_rate(dtype)
         if state.trace is None:
             return self._learning_rate.numpy().astype(dtype.as_numpy_dtype)
         if dtype == self._learning_rate.dtype:
             return self._learning_rate
         return array_ops.cast(self._learning_rate, dtype)
+
+    def _scheduled_rate(self, dtype):
+        """The schedule's rate of this update in `dtype`, from the updates made before it
+        (`iterations` already counts this one), worked out once an apply_gradients."""
+        rate = self._scheduled_rates.get(dtype)
+        if rate is None:
+            rate = array_ops.cast(self._schedule(self.iterations - 1), dtype)
+            if state.trace is None:
+                rate = rate.numpy()
+            self._scheduled_rates[dtype] = rate
+        return rate
 
     def _step(self, dtype, on):
         """The number of this update (1 for the first), in `dtype`."""
@@ -227,7 +263,7 @@ class SGD(Optimizer):
     def _slot_starts(self):
         return {"momentum": 0.0} if self.momentum else {}
 
-    def _dense_update(self, grad, variable, slots, on):
+    def _dense_update(self, grad, variable, slots, on, square=None):
         rate = self._rate(variable.dtype)
         if not self.momentum:
             on.assign_sub(variable, grad * rate)
@@ -269,13 +305,14 @@ class Adam(Optimizer):
         finally:
             self._run_one_pass()
 
-    def _dense_update(self, grad, variable, slots, on):
+    def _dense_update(self, grad, variable, slots, on, square=None):
         m, v = slots["m"], slots["v"]
         t = self._step(variable.dtype, on)
         if on is _Arrays and self._updated_in_one_pass(grad, variable, m, v, t):
             return
+        square = grad * grad if square is None else square
         on.assign(m, on.read(m) * self.beta_1 + grad * (1 - self.beta_1))
-        on.assign(v, on.read(v) * self.beta_2 + grad * grad * (1 - self.beta_2))
+        on.assign(v, on.read(v) * self.beta_2 + square * (1 - self.beta_2))
         bias = self._bias(t, on)
         on.assign_sub(
             variable,
@@ -344,9 +381,10 @@ class RMSprop(Optimizer):
             starts["average_gradient"] = 0.0
         return starts
 
-    def _dense_update(self, grad, variable, slots, on):
+    def _dense_update(self, grad, variable, slots, on, square=None):
         velocity = slots["velocity"]
-        on.assign(velocity, on.read(velocity) * self.rho + grad * grad * (1 - self.rho))
+        square = grad * grad if square is None else square
+        on.assign(velocity, on.read(velocity) * self.rho + square * (1 - self.rho))
         denominator = on.read(velocity) + self.epsilon
         if self.centered:
             average = slots["average_gradient"]
@@ -373,9 +411,9 @@ class Adagrad(Optimizer):
     def _slot_starts(self):
         return {"accumulator": self.initial_accumulator_value}
 
-    def _dense_update(self, grad, variable, slots, on):
+    def _dense_update(self, grad, variable, slots, on, square=None):
         accumulator = slots["accumulator"]
-        on.assign_add(accumulator, grad * grad)
+        on.assign_add(accumulator, grad * grad if square is None else square)
         on.assign_sub(
             variable,
             grad * self._rate(variable.dtype) / on.sqrt(on.read(accumulator) + self.epsilon),

@@ -116,7 +116,8 @@ def _optimizer_weights(model):
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or not optimizer._slots:
         return 0, 0
-    return _count([*optimizer.variables(), optimizer.learning_rate])
+    rate = [optimizer.learning_rate] if optimizer._schedule is None else []  # Keras's variables
+    return _count([*optimizer.variables(), *rate])
 
 
 def _amount(counted):

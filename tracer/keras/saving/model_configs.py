@@ -394,7 +394,9 @@ def _optimizer_config(optimizer):
         if name in ("self", "name"):
             continue
         value = getattr(optimizer, name, None)
-        if hasattr(value, "numpy"):
+        if name == "learning_rate" and optimizer._schedule is not None:
+            value = _object_config(optimizer._schedule, "keras.optimizers.schedules")
+        elif hasattr(value, "numpy"):
             value = value.numpy()
         config[name] = value.item() if isinstance(value, np.generic | np.ndarray) else value
     return {
@@ -464,6 +466,8 @@ def _read_optimizer(entry):
     if not (isinstance(cls, type) and issubclass(cls, optimizers.Optimizer)):
         raise ValueError(f"tracer has no optimizer {entry.get('class_name')!r}")
     config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
+    if isinstance(config.get("learning_rate"), dict):
+        config = {**config, "learning_rate": _read_schedule(config["learning_rate"])}
     accepted = layer_configs.init_parameters(cls)
     dropped = [
         f"{k}={v!r}"
@@ -478,6 +482,21 @@ def _read_optimizer(entry):
             stacklevel=5,
         )
     return cls(**{k: v for k, v in config.items() if k in accepted})
+
+
+def _read_schedule(entry):
+    """A learning rate schedule of tracer's from its config entry (Keras's layout)."""
+    from tracer import schedules
+
+    cls = getattr(schedules, str(entry.get("class_name")), None)
+    if not (isinstance(cls, type) and issubclass(cls, schedules.LearningRateSchedule)):
+        raise ValueError(f"tracer has no learning rate schedule {entry.get('class_name')!r}")
+    config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
+    accepted = layer_configs.init_parameters(cls)
+    unknown = sorted(k for k in config if k not in accepted)
+    if unknown:
+        raise ValueError(f"{cls.__name__}: tracer's takes no {', '.join(unknown)}")
+    return cls(**config)
 
 
 def _read_object(value, module, depth=0):

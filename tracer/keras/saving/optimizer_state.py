@@ -1,5 +1,6 @@
 """A compiled model's optimizer state in Keras 3's layout: the group `optimizer/vars` holds
-`iterations`, `learning_rate`, then the slot variables, in the order Keras makes them:
+`iterations`, `learning_rate` (not where the rate is a schedule, as Keras has no variable
+for it then), then the slot variables, in the order Keras makes them:
 
     Adam      m, v of the first trainable variable, then m, v of the second, ...
     SGD       momentum of each variable (none without momentum)
@@ -27,10 +28,9 @@ def arrays(model):
     optimizer, layout = _layout(model)
     if layout is None:
         return None
-    values = [
-        np.asarray(optimizer.iterations.numpy(), np.int64),
-        np.asarray(optimizer.learning_rate.numpy(), np.float32),  # Keras's is float32
-    ]
+    values = [np.asarray(optimizer.iterations.numpy(), np.int64)]
+    if optimizer._schedule is None:
+        values.append(np.asarray(optimizer.learning_rate.numpy(), np.float32))  # as Keras's
     starts = optimizer._slot_starts()
     for variable, name in layout:
         entry = optimizer._slots.get(id(variable))
@@ -50,17 +50,19 @@ def restore(model, stored):
             "the file holds optimizer variables, which tracer does not load for "
             f"{type(getattr(model, 'optimizer', None)).__name__}"
         )
-    if len(stored) != 2 + len(layout):
+    scalars = 1 if optimizer._schedule is not None else 2  # iterations (and the rate)
+    if len(stored) != scalars + len(layout):
         return (
             f"skipped loading the optimizer's variables: {type(optimizer).__name__} has "
-            f"{2 + len(layout)}, the file holds {len(stored)}"
+            f"{scalars + len(layout)}, the file holds {len(stored)}"
         )
-    shapes = [()] * 2 + [tuple(variable.shape) for variable, _ in layout]
+    shapes = [()] * scalars + [tuple(variable.shape) for variable, _ in layout]
     if any(tuple(d.shape) != shape for d, shape in zip(stored, shapes)):
         return "skipped loading the optimizer's variables: their shapes differ from the model's"
     optimizer.iterations.assign(int(stored[0][()]))
-    optimizer.learning_rate = float(stored[1][()])
-    for (variable, name), dataset in zip(layout, stored[2:]):
+    if scalars == 2:
+        optimizer.learning_rate = float(stored[1][()])
+    for (variable, name), dataset in zip(layout, stored[scalars:]):
         slot = optimizer._slots_of(variable)[name]
         slot.assign(dataset[()].astype(slot.dtype.as_numpy_dtype))
     return None
