@@ -338,3 +338,75 @@ def test_traced_sizes_come_from_the_images():
     )
     with pytest.raises(ValueError, match="needs the image's height and width"):
         unknown(tt.constant(INPUTS["f32_b"]))
+
+
+# --- random augmentations ----------------------------------------------------------------
+
+
+def test_random_flips_give_each_image_of_a_batch_its_own_draw_anew_at_every_call():
+    """Each image comes back whole, as it is or mirrored (width for left_right, height for
+    up_down), about half of them mirrored, each on its own draw, drawn anew at each call of
+    a compiled function."""
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((400, 3, 4, 2)).astype(np.float32)
+    for name, axis in (("random_flip_left_right", 2), ("random_flip_up_down", 1)):
+        flip = getattr(tt.image, name)
+        compiled = tt.function(flip)
+        draws = []
+        for out in (flip(tt.constant(images)), compiled(images), compiled(images)):
+            out = out.numpy()
+            same = (out == images).all(axis=(1, 2, 3))
+            mirrored = (out == np.flip(images, axis)).all(axis=(1, 2, 3))
+            assert (same | mirrored).all()
+            assert 0.4 < mirrored.mean() < 0.6
+            draws.append(mirrored)
+        assert not np.array_equal(draws[1], draws[2])
+        one = images[0]
+        outcomes = {compiled(one).numpy().tobytes() for _ in range(30)}
+        assert outcomes == {one.tobytes(), np.flip(one, axis - 1).tobytes()}
+
+
+def test_random_brightness_and_contrast_apply_a_factor_drawn_in_their_range():
+    """random_brightness adds one delta in [-max_delta, max_delta) to every pixel;
+    random_contrast is adjust_contrast by one factor in [lower, upper); new draws at each
+    call of a compiled function; bad ranges are refused as TensorFlow refuses them."""
+    rng = np.random.default_rng(1)
+    image = rng.uniform(0, 1, (5, 6, 3)).astype(np.float32)
+    brighter = tt.function(lambda x: tt.image.random_brightness(x, 0.2))
+    deltas = []
+    for _ in range(20):
+        shift = brighter(image).numpy() - image
+        np.testing.assert_allclose(shift, shift.flat[0], atol=1e-6)
+        assert -0.2 - 1e-6 <= shift.flat[0] < 0.2 + 1e-6
+        deltas.append(round(float(shift.flat[0]), 5))
+    assert len(set(deltas)) > 15
+    contrasted = tt.function(lambda x: tt.image.random_contrast(x, 0.5, 1.5))
+    mean = image.mean(axis=(0, 1))
+    factors = []
+    for _ in range(20):
+        out = contrasted(image).numpy()
+        factor = ((out - mean) / (image - mean)).mean()
+        np.testing.assert_allclose(out, (image - mean) * factor + mean, rtol=1e-4, atol=1e-5)
+        assert 0.5 - 1e-4 <= factor < 1.5 + 1e-4
+        factors.append(round(float(factor), 4))
+    assert len(set(factors)) > 15
+    with pytest.raises(ValueError, match="max_delta must be non-negative"):
+        tt.image.random_brightness(image, -0.1)
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        tt.image.random_contrast(image, 0.5, 0.5)
+    with pytest.raises(ValueError, match="lower must be non-negative"):
+        tt.image.random_contrast(image, -0.5, 0.5)
+
+
+def test_a_datasets_map_flips_anew_at_every_element_and_epoch():
+    """tf.data's usual augmentation: a map that flips each image, drawing anew for each
+    element and each pass over the dataset."""
+    images = np.arange(2 * 3 * 3 * 1, dtype=np.float32).reshape(2, 3, 3, 1)
+    dataset = tt.data.Dataset.from_tensor_slices(images).map(tt.image.random_flip_left_right)
+    flipped = [
+        [bool((out.numpy() != image).any()) for out, image in zip(dataset, images)]
+        for _ in range(40)
+    ]
+    fraction = np.mean(flipped)
+    assert 0.3 < fraction < 0.7
+    assert len({tuple(epoch) for epoch in flipped}) > 1

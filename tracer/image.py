@@ -19,6 +19,12 @@ from tracer.ops.image_ops import (
     rot90,
     transpose,
 )
+from tracer.random_image import (
+    random_brightness,
+    random_contrast,
+    random_flip_left_right,
+    random_flip_up_down,
+)
 
 __all__ = [
     "ResizeMethod",
@@ -33,6 +39,10 @@ __all__ = [
     "grayscale_to_rgb",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "random_brightness",
+    "random_contrast",
+    "random_flip_left_right",
+    "random_flip_up_down",
     "resize",
     "resize_with_crop_or_pad",
     "rgb_to_grayscale",
