@@ -105,6 +105,7 @@ from tracer.ops.array_ops import (
     zeros_like,
 )
 from tracer.ops.array_ops import range_ as range
+from tracer.ops.array_ops import slice_ as slice
 from tracer.ops.broadcast_ops import broadcast_to, reduce_sum, tile
 from tracer.ops.einsum_ops import einsum
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot
@@ -214,7 +215,7 @@ __all__ = [
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
-    "shape", "sigmoid", "sign", "sin", "size", "split", "sqrt", "square", "squeeze", "stack",
+    "shape", "sigmoid", "sign", "sin", "size", "slice", "split", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
     "zeros", "zeros_like",
     "einsum",

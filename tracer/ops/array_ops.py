@@ -6,6 +6,8 @@ gradient, batching and simplification rules, its numpy kernel and its C form (se
 `broadcast_ops.py`.
 """
 
+import builtins
+
 import numpy as np
 
 from codegen import array_math, forms
@@ -714,6 +716,51 @@ def getitem(tensor, key):
     if state.trace is not None and not dims.is_known(x.shape):
         _require_inside(index, x.shape)
     return apply(SLICE, (x,), {"index": index})
+
+
+def slice_(input_, begin, size, name=None):
+    """tf.slice: `input_[begin[i] : begin[i] + size[i]]` on every axis, a size of -1 to the
+    axis's end. `begin` and `size` must be known when a function is traced (Python ints or
+    constant tensors); a window outside the tensor raises InvalidArgumentError, as
+    TensorFlow's does.
+
+    >>> tt.slice(tt.reshape(tt.range(12), (3, 4)), [1, 1], [2, -1]).numpy()
+    array([[ 5,  6,  7],
+           [ 9, 10, 11]], dtype=int32)
+    """
+    x = as_tensor(input_)
+    begin, size = _slice_bounds(begin, "begin"), _slice_bounds(size, "size")
+    shape = x._dims()
+    if not len(begin) == len(size) == len(shape):
+        raise mixed(InvalidArgumentError, ValueError)(
+            f"tt.slice: begin ({len(begin)} values) and size ({len(size)}) must each have "
+            f"one value for each of the input's {len(shape)} axes"
+        )
+    key = []
+    for axis, (start, count, extent) in enumerate(zip(begin, size, shape)):
+        count = extent - start if count == -1 else count
+        if not (0 <= start <= extent and 0 <= count <= extent - start):
+            raise mixed(InvalidArgumentError, ValueError)(
+                f"tt.slice: on axis {axis} (of length {extent}), begin {start} and size "
+                f"{size[axis]} reach outside the tensor: expected size in [0, {extent - start}]"
+            )
+        key.append(builtins.slice(start, start + count))
+    return getitem(x, tuple(key))
+
+
+def _slice_bounds(values, what):
+    """The ints of tt.slice's `begin` or `size`."""
+    if isinstance(values, Tensor):
+        if values._value is None:
+            raise TypeError(
+                f"tt.slice: {what} must be known when the function is traced (Python ints or "
+                "a constant), not a tensor computed while it runs"
+            )
+        values = values._value
+    array = np.asarray(values)
+    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"tt.slice: {what} must be a list of ints, not {values!r}")
+    return [int(v) for v in array]
 
 
 _INDEXES = {}  # (an int, shape) or (a slice's start, stop, step, shape) -> its canonical index
