@@ -23,6 +23,7 @@ from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.ops import random_ops
 from tracer.ops.array_ops import cast
+from tracer.ops.convert import known_value
 from tracer.ops.math_ops import cos, log, minimum, sqrt
 from tracer.tensor import Tensor, convert_to_tensor
 
@@ -197,13 +198,7 @@ def _stateless_seed(seed, function):
 def _stateless_shape(shape, function):
     """`shape` as a tuple of dimensions: ints (and unknown dimensions while tracing); a
     tensor must hold a value known while the function is traced."""
-    if isinstance(shape, Tensor):
-        if shape._value is None:
-            raise TypeError(
-                f"{function}: shape must be known when the function is traced, not a tensor "
-                "computed while it runs (use x.shape rather than tt.shape(x))"
-            )
-        shape = shape._value
+    shape = known_value(shape, f"{function}: shape", " (use x.shape rather than tt.shape(x))")
     if isinstance(shape, (int, np.integer, dims.Dim)) or np.ndim(shape) == 0:
         shape = (shape,)
     result = []

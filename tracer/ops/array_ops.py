@@ -21,7 +21,7 @@ from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError, as_tf, mixed
 from tracer.ir import dims, match
 from tracer.ops import dim_values, shapes
-from tracer.ops.convert import as_tensor
+from tracer.ops.convert import as_tensor, known_value
 from tracer.ops.convert import as_tensors as convert_as_tensors
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS, primitive, unbatchable
@@ -750,14 +750,7 @@ def slice_(input_, begin, size, name=None):
 
 def _slice_bounds(values, what):
     """The ints of tt.slice's `begin` or `size`."""
-    if isinstance(values, Tensor):
-        if values._value is None:
-            raise TypeError(
-                f"tt.slice: {what} must be known when the function is traced (Python ints or "
-                "a constant), not a tensor computed while it runs"
-            )
-        values = values._value
-    array = np.asarray(values)
+    array = np.asarray(known_value(values, f"tt.slice: {what}"))
     if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
         raise TypeError(f"tt.slice: {what} must be a list of ints, not {values!r}")
     return [int(v) for v in array]

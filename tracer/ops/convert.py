@@ -99,3 +99,17 @@ def static_int(value):
         return int(value)
     tensor = as_tensor(value)
     return None if tensor._value is None else int(tensor._value)
+
+
+def known_value(value, what, hint=""):
+    """`value`, or a tensor's numpy value, where it is known now; a TypeError naming `what`
+    (an argument of a function, as "tt.slice: begin"), `hint` after it, for a tensor known
+    only when a traced function runs."""
+    if not isinstance(value, Tensor):
+        return value
+    if value._value is None:
+        raise TypeError(
+            f"{what} must be known when the function is traced, not a tensor computed while "
+            f"it runs{hint}"
+        )
+    return value._value
