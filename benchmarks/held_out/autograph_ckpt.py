@@ -60,7 +60,7 @@ for i in range(6):
     if i % 2 == 1:
         manager.save()
 saved = w.numpy().copy()
-for i in range(3):
+for _ in range(3):
     step()
 ckpt.restore(manager.latest_checkpoint)
 print(
