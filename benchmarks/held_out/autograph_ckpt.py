@@ -11,7 +11,10 @@ which = sys.argv[1]
 if which == "tracer":
     import tracer as tf
 else:
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ImportError:
+        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 
 
 @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])

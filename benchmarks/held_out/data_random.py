@@ -10,7 +10,10 @@ which = sys.argv[1]
 if which == "tracer":
     import tracer as tf
 else:
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ImportError:
+        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 x = np.arange(12, dtype=np.float32).reshape(6, 2)
 ds = (
     tf.data.Dataset.from_tensor_slices(x)

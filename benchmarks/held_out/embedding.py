@@ -11,7 +11,10 @@ which = sys.argv[1]
 if which == "tracer":
     import tracer as tf
 else:
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ImportError:
+        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 V, D, T, B = 50, 16, 12, 8
 tokens = rng.integers(0, V, (B, T)).astype(np.int32)

@@ -9,7 +9,10 @@ which = sys.argv[1]
 if which == "tracer":
     import tracer as tf
 else:
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ImportError:
+        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 a = rng.standard_normal((256, 4)).astype(np.float32)
 b = rng.standard_normal((256, 6)).astype(np.float32)

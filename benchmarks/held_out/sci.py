@@ -10,7 +10,10 @@ which = sys.argv[1]
 if which == "tracer":
     import tracer as tf
 else:
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ImportError:
+        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 x0 = tf.constant(rng.standard_normal(4))
 

@@ -11,7 +11,10 @@ which = sys.argv[1]
 if which == "tracer":
     import tracer as tf
 else:
-    import tensorflow as tf
+    try:
+        import tensorflow as tf
+    except ImportError:
+        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 x = rng.standard_normal((1024, 20)).astype(np.float32)
 w = rng.standard_normal((20, 3)).astype(np.float32)
