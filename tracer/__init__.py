@@ -108,6 +108,7 @@ from tracer.ops.array_ops import range_ as range
 from tracer.ops.array_ops import slice_ as slice
 from tracer.ops.broadcast_ops import broadcast_to, reduce_sum, tile
 from tracer.ops.einsum_ops import einsum
+from tracer.ops.grid_ops import meshgrid, sequence_mask
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot
 from tracer.ops.layout_ops import pad, reverse, roll
 from tracer.ops.linalg_ops import matmul
@@ -212,6 +213,7 @@ __all__ = [
     "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floor", "floordiv",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
+    "meshgrid", "sequence_mask",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
