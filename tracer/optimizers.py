@@ -35,6 +35,9 @@ from tracer.variable import Variable
 
 
 class Optimizer:
+    # whether the update reads the gradient's square (given apart for IndexedSlices)
+    _squares_gradients = False
+
     def __init__(self, learning_rate, name):
         self.name = name
         self.iterations = Variable(
@@ -86,8 +89,12 @@ class Optimizer:
             if isinstance(grad, IndexedSlices):
                 if self._sparse_update(grad, variable):
                     continue
-                values = convert_to_tensor(grad.values, variable.dtype)
-                square = convert_to_tensor(IndexedSlices(values * values, grad.indices, grad.shape))
+                square = None
+                if self._squares_gradients:
+                    values = convert_to_tensor(grad.values, variable.dtype)
+                    square = convert_to_tensor(
+                        IndexedSlices(values * values, grad.indices, grad.shape)
+                    )
                 slots = self._slots_of(variable)
                 self._dense_update(convert_to_tensor(grad), variable, slots, _Ops, square)
                 continue
@@ -288,6 +295,8 @@ class Adam(Optimizer):
     m <- b1 m + (1 - b1) g; v <- b2 v + (1 - b2) g^2;
     x <- x - lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + epsilon)."""
 
+    _squares_gradients = True
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):
         super().__init__(learning_rate, name)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
@@ -360,6 +369,8 @@ class RMSprop(Optimizer):
     """Keras's RMSprop: v <- rho v + (1 - rho) g^2 (centered: minus the square of the mean
     gradient); step = lr g / sqrt(v + epsilon), taken with momentum when it is given."""
 
+    _squares_gradients = True
+
     def __init__(
         self,
         learning_rate=0.001,
@@ -400,6 +411,8 @@ class RMSprop(Optimizer):
 
 class Adagrad(Optimizer):
     """Keras's Adagrad: a <- a + g^2 (from initial_accumulator_value); x <- x - lr g / sqrt(a + epsilon)."""
+
+    _squares_gradients = True
 
     def __init__(
         self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad"

@@ -2,19 +2,10 @@
 break), tf.TensorSpec(None) signatures, tf.print, tf.train.Checkpoint with a
 CheckpointManager restoring mid-training."""
 
-import sys
 import tempfile
 
 import numpy as np
-
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
+from engine import tf, which
 
 
 @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])

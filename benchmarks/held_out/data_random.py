@@ -2,18 +2,9 @@
 tf.image.random_flip_left_right as an augmentation, each drawn anew for every element and
 epoch; `tf` = tensorflow or tracer (the first argument)."""
 
-import sys
-
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 x = np.arange(12, dtype=np.float32).reshape(6, 2)
 ds = (
     tf.data.Dataset.from_tensor_slices(x)

@@ -2,19 +2,11 @@
 clip_by_global_norm, an ExponentialDecay schedule, Adam; weights from numpy so that TF and
 tracer must agree."""
 
-import sys
 import time
 
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 V, D, T, B = 50, 16, 12, 8
 tokens = rng.integers(0, V, (B, T)).astype(np.int32)

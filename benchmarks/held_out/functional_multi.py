@@ -1,18 +1,9 @@
 """Held-out: a functional Keras model with two named inputs and two named outputs, losses
 and loss weights by output name, fit on dicts, evaluate, predict."""
 
-import sys
-
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 a = rng.standard_normal((256, 4)).astype(np.float32)
 b = rng.standard_normal((256, 6)).astype(np.float32)

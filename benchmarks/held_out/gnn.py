@@ -1,19 +1,11 @@
 """Held-out: a message-passing GNN step (gather by edges, unsorted_segment_sum, segment_mean
 readout), Adam; weights from numpy so TF and tracer must agree."""
 
-import sys
 import time
 
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 N, E, F, H, G = 60, 240, 8, 16, 4
 feats = rng.standard_normal((N, F)).astype(np.float32)

@@ -1,19 +1,11 @@
 """Held-out: a small ResNet-style training step with BatchNormalization, as a TF user writes
 it (tf.keras layers, tf.function, Adam), run with `tf` = tensorflow or tracer."""
 
-import sys
 import time
 
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 x = rng.standard_normal((32, 32, 32, 3)).astype(np.float32)
 y = rng.integers(0, 10, 32).astype(np.int32)

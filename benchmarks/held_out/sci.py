@@ -2,18 +2,9 @@
 tape, jacobian and batch_jacobian, a hessian by nested tapes, tf.while_loop with a
 TensorArray, stop_gradient; float64."""
 
-import sys
-
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 x0 = tf.constant(rng.standard_normal(4))
 

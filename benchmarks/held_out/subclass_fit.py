@@ -2,19 +2,11 @@
 fit on a tf.data pipeline (shuffle, batch, prefetch) with validation data and EarlyStopping,
 then evaluate and predict; `tf` = tensorflow or tracer (the first argument)."""
 
-import sys
 import time
 
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 x = rng.standard_normal((1024, 20)).astype(np.float32)
 w = rng.standard_normal((20, 3)).astype(np.float32)

@@ -1,19 +1,11 @@
 """Held-out: a VAE training step (Dense encoder/decoder, reparameterization with
 tf.random.normal, KL term, Adam), as a TF user writes it; `tf` = tensorflow or tracer."""
 
-import sys
 import time
 
 import numpy as np
+from engine import tf, which
 
-which = sys.argv[1]
-if which == "tracer":
-    import tracer as tf
-else:
-    try:
-        import tensorflow as tf
-    except ImportError:
-        sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 rng = np.random.default_rng(0)
 x = (rng.random((128, 784)) > 0.7).astype(np.float32)
 L = tf.keras.layers
