@@ -238,3 +238,15 @@ def test_dimensions_that_change_by_different_sizes_become_unknowns_of_their_own(
         a, b = np.ones((rows_a, 2)), np.ones((rows_b, 2))
         assert total(a, b).numpy() == 2 * rows_a + 4 * rows_b
     assert total.experimental_get_tracing_count() == 2
+
+
+def test_a_variable_holding_a_fortran_ordered_array_is_updated_in_place():
+    """TF: the variable is 3.0 everywhere after two `assign_add(1)` (its layout is no concern
+    of the program's). Before: ValueError "ndarray is not C-contiguous" from the compiled call,
+    as in a compiled training step of an LSTM, whose orthogonal recurrent kernel is a
+    transposed Q."""
+    v = tt.Variable(np.asfortranarray(np.ones((3, 4), np.float32)))
+    bump = tt.function(lambda: v.assign_add(tt.ones((3, 4))))
+    bump()
+    bump()
+    np.testing.assert_array_equal(v.numpy(), np.full((3, 4), 3.0, np.float32))

@@ -729,7 +729,7 @@ def _exclusive(variable):
     out (a snapshot Tensor, `.numpy()`); otherwise it gets a copy of its own first."""
     value = variable._value
     if variable._shared or not value.flags.c_contiguous or not value.flags.writeable:
-        value = variable._value = np.array(value)
+        value = variable._value = np.array(value, order="C")
         variable._shared = False
     return value
 
