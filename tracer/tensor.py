@@ -151,7 +151,9 @@ class Tensor(TensorLike):
     <tracer.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
 
-    __slots__ = ("_value", "_node", "_origin", "_cut", "__weakref__")
+    # _keras_mask, set only on a Keras layer's output that has a mask (its steps to skip:
+    # tracer/keras/layers/layer.py), is left unset otherwise
+    __slots__ = ("_value", "_node", "_origin", "_cut", "_keras_mask", "__weakref__")
 
     def __init__(self, value, node=None):
         self._value = value

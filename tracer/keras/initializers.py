@@ -256,6 +256,28 @@ class LecunNormal(_Preset):
     SETTINGS = (1.0, "fan_in", "truncated_normal")
 
 
+class Orthogonal(RandomInitializer):
+    """A matrix with orthonormal rows or columns (whichever are fewer), times `gain`: the Q
+    of a QR factorization of standard normal draws, each column's sign that of R's diagonal
+    so that Q is uniform over such matrices, as Keras's. A shape of more than two axes is
+    drawn as (the product of all but the last, the last) and reshaped."""
+
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed)
+        self.gain = gain
+
+    def _draw(self, rng, shape):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal makes matrices: a shape of two axes or more, not {shape}")
+        rows, columns = math.prod(shape[:-1]), shape[-1]
+        q, r = np.linalg.qr(rng.normal(0.0, 1.0, (max(rows, columns), min(rows, columns))))
+        q = q * np.sign(np.diag(r))
+        return self.gain * np.ascontiguousarray(q.T if rows < columns else q).reshape(shape)
+
+    def get_config(self):
+        return {**super().get_config(), "gain": self.gain}
+
+
 # Keras's lower-case names are the classes themselves
 constant = Constant
 zeros = Zeros
@@ -270,6 +292,7 @@ he_uniform = HeUniform
 he_normal = HeNormal
 lecun_uniform = LecunUniform
 lecun_normal = LecunNormal
+orthogonal = Orthogonal
 
 _CLASSES = (
     Constant,
@@ -285,6 +308,7 @@ _CLASSES = (
     HeNormal,
     LecunUniform,
     LecunNormal,
+    Orthogonal,
 )
 _BY_NAME = {
     **{cls.__name__: cls for cls in _CLASSES},

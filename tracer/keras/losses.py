@@ -32,6 +32,7 @@ from tracer.keras.lookup import instance_or_callable
 from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
+from tracer.ops.math_composites import divide_no_nan
 from tracer.ops.reduction_ops import reduce_mean
 
 EPSILON = 1e-7  # keras.backend.epsilon()
@@ -216,10 +217,13 @@ class Loss:
         self.dtype = None if dtype is None else as_dtype(dtype)
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        mask = getattr(y_pred, "_keras_mask", None)  # a recurrent layer's steps to skip
         y_pred = as_tensor(y_pred)
         if self.dtype is not None and y_pred.dtype != self.dtype:
             y_pred = array_ops.cast(y_pred, self.dtype)
         losses = self.call(y_true, y_pred)
+        if mask is not None:
+            sample_weight = masked_weights(sample_weight, mask, losses.dtype, self.reduction)
         return _reduce_weighted(losses, sample_weight, self.reduction)
 
     def call(self, y_true, y_pred):
@@ -400,6 +404,22 @@ class Poisson(LossFunctionWrapper):
 
     def get_config(self):
         return Loss.get_config(self)
+
+
+def masked_weights(sample_weight, mask, dtype, reduction):
+    """`sample_weight` (None: ones) times the mask a model's output carries, as Keras's: the
+    masked losses weigh 0, and where the reduction is a mean, the others weigh
+    (mask size) / (unmasked count), so that the mean is over the unmasked losses alone."""
+    mask = array_ops.cast(as_tensor(mask), "bool")
+    weights = array_ops.cast(mask, dtype)
+    if REDUCTIONS[reduction] == "sum_over_batch_size":
+        total = array_ops.cast(array_ops.size(mask), dtype)
+        weights = math_ops.where(mask, divide_no_nan(total, reduce_sum(weights)), 0.0)
+    if sample_weight is None:
+        return weights
+    sample_weight = array_ops.cast(as_tensor(sample_weight), dtype)
+    weights, sample_weight = _same_rank(weights, sample_weight)
+    return sample_weight * weights
 
 
 def _reduce_weighted(losses, sample_weight=None, reduction="sum_over_batch_size"):

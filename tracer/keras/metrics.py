@@ -228,7 +228,11 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = fn_kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        super().update_state(self.fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        mask = getattr(y_pred, "_keras_mask", None)  # a recurrent layer's steps to skip
+        values = self.fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:  # Keras's: the masked values weigh 0
+            sample_weight = losses.masked_weights(sample_weight, mask, values.dtype, "sum")
+        super().update_state(values, sample_weight)
 
     def get_config(self):
         return {**super().get_config(), "fn": self.fn, **self._fn_kwargs}

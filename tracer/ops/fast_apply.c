@@ -26,7 +26,7 @@
  *     sweep(nodes, cotangents, ...) # tracer.passes.gradient.reverse_sweep's loop over the nodes
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
- * Objects are built as their Python __init__ would build them (every slot set), from
+ * Objects are built as their Python __init__ would build them (the slots it sets), from
  * slot offsets read off the classes' member descriptors when configured; `configure`
  * refuses classes whose slots are not the ones listed here.
  */
@@ -174,7 +174,8 @@ argument(PyObject *kwargs, const char *name, int is_class)
 static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    static const char *const tensor_slots[] = {"_value", "_node", "_origin", "_cut", "__weakref__"};
+    /* _keras_mask stays unset (NULL from tp_alloc), as Tensor.__init__ leaves it */
+    static const char *const tensor_slots[] = {"_value", "_node", "_origin", "_cut", "_keras_mask", "__weakref__"};
     static const char *const node_slots[] = {"op", "inputs", "attrs", "shape", "dtype", "location", "__weakref__"};
     static const char *const class_names[] = {"Tensor", "Node", "Recording", "OpDef", "DType"};
     PyTypeObject **classes[] = {&Tensor_type, &Node_type, &Recording_type, &OpDef_type, &DType_type};
@@ -202,7 +203,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
     PyTypeObject *tensor = (PyTypeObject *)new_classes[0], *node = (PyTypeObject *)new_classes[1];
     PyTypeObject *recording = (PyTypeObject *)new_classes[2], *opdef = (PyTypeObject *)new_classes[3];
     PyTypeObject *dtype = (PyTypeObject *)new_classes[4];
-    if (check_slots(tensor, tensor_slots, 5) < 0 || check_slots(node, node_slots, 7) < 0)
+    if (check_slots(tensor, tensor_slots, 6) < 0 || check_slots(node, node_slots, 7) < 0)
         return NULL;
     struct { PyTypeObject *type; const char *name; Py_ssize_t *offset; } slots[OFFSET_COUNT] = {
         {tensor, "_value", &tensor_value}, {tensor, "_node", &tensor_node}, {tensor, "_origin", &tensor_origin},

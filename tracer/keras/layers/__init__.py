@@ -1,6 +1,7 @@
 """`tt.keras.layers`: Keras's layers, each a `tt.Module`, differentiable and compilable."""
 
 from tracer.keras.layers.activation_layers import ELU, LeakyReLU, ReLU, Softmax
+from tracer.keras.layers.attention import MultiHeadAttention
 from tracer.keras.layers.convolutional import (
     AveragePooling1D,
     AveragePooling2D,
@@ -18,7 +19,16 @@ from tracer.keras.layers.convolutional import (
     MaxPooling1D,
     MaxPooling2D,
 )
-from tracer.keras.layers.core import Dense, Dropout, Embedding, Flatten, Identity, Rescaling
+from tracer.keras.layers.core import (
+    Dense,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    Masking,
+    Rescaling,
+)
+from tracer.keras.layers.einsum_dense import EinsumDense
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.merging import (
@@ -50,6 +60,16 @@ from tracer.keras.layers.pooling import (
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
 )
+from tracer.keras.layers.recurrent import (
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+)
 from tracer.keras.layers.reshaping import (
     Cropping2D,
     Permute,
@@ -67,6 +87,7 @@ __all__ = [
     "AvgPool1D",
     "AvgPool2D",
     "BatchNormalization",
+    "Bidirectional",
     "Concatenate",
     "Conv1D",
     "Conv2D",
@@ -78,9 +99,12 @@ __all__ = [
     "Dense",
     "DepthwiseConv2D",
     "Dropout",
+    "EinsumDense",
     "ELU",
     "Embedding",
     "Flatten",
+    "GRU",
+    "GRUCell",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAvgPool1D",
@@ -91,20 +115,27 @@ __all__ = [
     "GlobalMaxPooling2D",
     "Identity",
     "InputLayer",
+    "LSTM",
+    "LSTMCell",
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
     "MaxPool1D",
     "MaxPool2D",
     "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",
     "Minimum",
+    "MultiHeadAttention",
     "Multiply",
     "Permute",
     "ReLU",
+    "RNN",
     "RepeatVector",
     "Rescaling",
+    "SimpleRNN",
+    "SimpleRNNCell",
     "Reshape",
     "Softmax",
     "Subtract",

@@ -17,6 +17,8 @@ class ReLU(Layer):
     array([0. , 0.5, 1. ], dtype=float32)
     """
 
+    supports_masking = True  # Keras's: it passes its inputs' mask on
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         if max_value is not None and max_value < 0.0:
@@ -47,6 +49,8 @@ class LeakyReLU(Layer):
     """x for x > 0, `negative_slope * x` otherwise (0.3 by default, as Keras 3; `alpha` is
     Keras 2's name for it)."""
 
+    supports_masking = True  # Keras's: it passes its inputs' mask on
+
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:
             negative_slope = kwargs.pop("alpha")
@@ -68,6 +72,8 @@ class LeakyReLU(Layer):
 class ELU(Layer):
     """x for x > 0, `alpha * (exp(x) - 1)` otherwise. (`get_config` holds `alpha`, which
     Keras 3's leaves out.)"""
+
+    supports_masking = True  # Keras's: it passes its inputs' mask on
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)

@@ -1,4 +1,4 @@
-"""Keras's core layers: Dense, Flatten, Dropout, Embedding, Identity and Rescaling."""
+"""Keras's core layers: Dense, Flatten, Dropout, Embedding, Masking, Identity and Rescaling."""
 
 import math
 
@@ -10,12 +10,15 @@ from tracer.ops import math_ops
 from tracer.ops.array_ops import cast, reshape
 from tracer.ops.index_ops import gather
 from tracer.ops.linalg_ops import matmul
+from tracer.ops.math_composites import reduce_any
 from tracer.tensor import convert_to_tensor
 from tracer.variable import Variable
 
 
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`, with a Glorot-uniform kernel and a zero bias."""
+
+    supports_masking = True  # Keras's: it passes its inputs' mask on
 
     def __init__(
         self,
@@ -70,6 +73,8 @@ class Dropout(Layer):
     a checkpoint restores the stream.
     """
 
+    supports_masking = True  # Keras's: it passes its inputs' mask on
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= float(rate) < 1:
@@ -80,9 +85,7 @@ class Dropout(Layer):
         self.seed_state = None
 
     def build(self, input_shape):
-        start = self.seed if self.seed is not None else int(tt_random._rng(None).integers(2**31))
-        self.seed_state = Variable([start, 0], trainable=False, name="seed_state", dtype=int64)
-        self._seed_variables.append(self.seed_state)
+        self.seed_state = seed_state(self, self.seed)
         self.built = True
 
     def call(self, inputs, training=None):
@@ -100,6 +103,15 @@ class Dropout(Layer):
         return tuple(d if n is None else int(n) for d, n in zip(shape, self.noise_shape))
 
 
+def seed_state(layer, seed):
+    """A new variable of `layer`'s random-number state: [seed, draws made], the seed drawn
+    from tracer's global stream where `seed` is None; each draw of a mask moves it on."""
+    start = seed if seed is not None else int(tt_random._rng(None).integers(2**31))
+    state = Variable([start, 0], trainable=False, name="seed_state", dtype=int64)
+    layer._seed_variables.append(state)
+    return state
+
+
 class Embedding(Layer):
     """Rows of a (input_dim, output_dim) table, looked up by integer index; the table starts
     uniform in [-0.05, 0.05] as in Keras, and its gradient is an IndexedSlices.
@@ -108,9 +120,9 @@ class Embedding(Layer):
     row, and its gradient goes to that row; an index outside [-input_dim, input_dim) raises.
 
     `mask_zero=True` makes `compute_mask(inputs)` give `inputs != 0` (Keras's mask; index 0
-    is then reserved for padding). The outputs are the same either way. NOTE: tracer's layers
-    do not pass masks on to the next layer as Keras's do; ask `compute_mask` for it and pass
-    it on yourself.
+    is then reserved for padding), and passes it on as Keras's layers do: the layers after it
+    that take a mask (an LSTM, GlobalAveragePooling1D) skip the padding. The outputs are the
+    same either way.
     """
 
     def __init__(
@@ -147,8 +159,32 @@ class Embedding(Layer):
         return math_ops.not_equal(_indices(inputs), 0)
 
 
+class Masking(Layer):
+    """Marks the steps (positions along the second-to-last axis) whose values all equal
+    `mask_value` as padding: their values become 0, and the mask it passes on skips them in
+    the layers after it that take one (an LSTM's steps), as Keras's."""
+
+    supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def call(self, inputs):
+        return inputs * cast(self.compute_mask(inputs)[..., None], inputs.dtype)
+
+    def compute_mask(self, inputs, mask=None):
+        """Whether any value of a step differs from `mask_value`."""
+        return reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def get_config(self):
+        return {**self._base_config(), "mask_value": self.mask_value}
+
+
 class Identity(Layer):
     """Its inputs, unchanged."""
+
+    supports_masking = True  # Keras's: it passes its inputs' mask on
 
     def call(self, inputs):
         return inputs

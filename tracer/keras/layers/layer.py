@@ -44,6 +44,8 @@ class Layer(Module):
     """
 
     _has_scope = True  # whether its weights' names are under its own (models: no)
+    # whether it passes a mask on (compute_mask's); Keras's layers that do set it
+    supports_masking = False
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
@@ -89,7 +91,20 @@ class Layer(Module):
                 self.built = True
                 if self in deferred.pending:
                     deferred.restore_built(self)
+            previous_mask = (
+                getattr(inputs, "_keras_mask", None)
+                if type(inputs) is Tensor
+                else _masks_of(inputs)
+            )
+            if (
+                previous_mask is not None
+                and kwargs.get("mask") is None
+                and _takes_mask(type(self).call)
+            ):
+                kwargs["mask"] = previous_mask  # Keras's: the mask an earlier layer gave
             outputs = self.call(inputs, *args, **kwargs)
+            if self.supports_masking:
+                _set_output_masks(self, inputs, previous_mask, outputs)
             if self._output_shape is None:  # what Model.summary() shows
                 self._output_shape = _shapes_of(outputs)
             return outputs
@@ -140,6 +155,11 @@ class Layer(Module):
         if self in deferred.pending:  # a restored value waits for it (explicit build() too)
             deferred.restore_built(self)
         return variable
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The mask of the outputs of a layer that supports masking: by default its inputs'
+        (Keras's)."""
+        return previous_mask
 
     def _base_config(self):
         """The arguments every layer's Keras config starts with (for `get_config`)."""
@@ -223,6 +243,39 @@ class Layer(Module):
         if outer is not None:
             state.name_scope = outer
             self._in_call = False
+
+
+def _set_output_masks(layer, inputs, previous_mask, outputs):
+    """Attach `layer.compute_mask(inputs, previous_mask)` to the outputs (each its own
+    where there are several) that have none yet, as Keras's layers do: the next layer whose
+    call takes a mask is given it (an LSTM after an Embedding with `mask_zero` skips the
+    padding)."""
+    masks = layer.compute_mask(inputs, previous_mask)
+    if masks is None:
+        return
+    flat_outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    flat_masks = masks if isinstance(masks, (list, tuple)) else [masks]
+    for output, mask in zip(flat_outputs, flat_masks):
+        if (
+            mask is not None
+            and type(output) is Tensor
+            and getattr(output, "_keras_mask", None) is None
+        ):
+            output._keras_mask = mask
+
+
+def _masks_of(inputs):
+    """The masks of a list of tensors (a merge layer's inputs) as a list, None where none
+    has one."""
+    if not isinstance(inputs, (list, tuple)):
+        return None
+    masks = [getattr(t, "_keras_mask", None) for t in inputs]
+    return masks if any(m is not None for m in masks) else None
+
+
+@functools.cache
+def _takes_mask(call):
+    return "mask" in inspect.signature(call).parameters
 
 
 def _input_shape_argument(kwargs):

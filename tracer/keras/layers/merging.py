@@ -7,8 +7,10 @@ import math
 
 from tracer.keras import activations
 from tracer.keras.layers.layer import Layer
-from tracer.ops import math_ops
+from tracer.ops import array_ops, math_ops
 from tracer.ops.array_ops import reshape
+from tracer.ops.broadcast_ops import broadcast_to
+from tracer.ops.math_composites import reduce_any
 from tracer.ops.structure_ops import concat
 from tracer.tensor import convert_to_tensor
 
@@ -19,6 +21,14 @@ class Merge(Layer):
 
     _join = None  # a function of two tensors
     _arity = None  # the number of tensors it takes, when fixed
+    supports_masking = True
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """Keras's: a step is kept where any input keeps it; no mask where an input has
+        none."""
+        if not isinstance(previous_mask, list) or any(m is None for m in previous_mask):
+            return None
+        return functools.reduce(math_ops.logical_or, previous_mask)
 
     def call(self, inputs):
         tensors = _tensors(inputs, self)
@@ -73,6 +83,8 @@ class Average(Merge):
 class Concatenate(Layer):
     """A list of tensors joined along `axis` (the last by default)."""
 
+    supports_masking = True
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = int(axis)
@@ -80,9 +92,27 @@ class Concatenate(Layer):
     def call(self, inputs):
         return concat(_tensors(inputs, self), axis=self.axis)
 
+    def compute_mask(self, inputs, previous_mask=None):
+        """Keras's: the inputs' masks (all kept where one has none, broadcast along a
+        features axis it lacks) joined along `axis`, a step kept where any of its values
+        is."""
+        if not isinstance(previous_mask, list) or all(m is None for m in previous_mask):
+            return None
+        tensors = _tensors(inputs, self)
+        masks = []
+        for tensor, mask in zip(tensors, previous_mask):
+            if mask is None:
+                mask = math_ops.not_equal(array_ops.ones_like(tensor), 0.0)
+            elif len(mask.shape) < len(tensor.shape):
+                mask = broadcast_to(mask[..., None], array_ops.shape(tensor))
+            masks.append(mask)
+        return reduce_any(concat(masks, axis=self.axis), axis=-1)
+
 
 class Activation(Layer):
     """`activation(inputs)`, the activation given by its Keras name or as a function."""
+
+    supports_masking = True  # Keras's: it passes its inputs' mask on
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)

@@ -23,6 +23,8 @@ class BatchNormalization(Layer):
     (trainable, when `scale` and `center`), moving_mean and moving_variance (not trainable).
     """
 
+    supports_masking = True  # Keras's: it passes its inputs' mask on
+
     def __init__(
         self,
         axis=-1,
@@ -85,6 +87,8 @@ class LayerNormalization(Layer):
     """Normalizes each example by the mean and biased variance of its values along `axis`
     (an int or a list of ints), then scales by gamma and shifts by beta, weights of the
     normalized axes' shape. It acts the same in training and inference."""
+
+    supports_masking = True  # Keras's: it passes its inputs' mask on
 
     def __init__(
         self,

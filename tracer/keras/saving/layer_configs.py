@@ -22,10 +22,13 @@ import warnings
 from tracer.keras import activations, initializers
 from tracer.keras.layers import (
     activation_layers,
+    attention,
     convolutional,
     core,
+    einsum_dense,
     normalization,
     pooling,
+    recurrent,
     reshaping,
 )
 from tracer.keras.layers.layer import Layer
@@ -34,10 +37,12 @@ _COMMON = ("name", "trainable", "dtype")
 # Keras's options that only act during training: dropped (with a warning when set)
 _TRAINING_ONLY = (
     "kernel_regularizer",
+    "recurrent_regularizer",
     "bias_regularizer",
     "activity_regularizer",
     "embeddings_regularizer",
     "kernel_constraint",
+    "recurrent_constraint",
     "bias_constraint",
     "embeddings_constraint",
     "depthwise_regularizer",
@@ -58,11 +63,14 @@ _DTYPES = ("float16", "bfloat16", "float32", "float64")
 class LayerSpec:
     """How one Keras layer class maps to tracer's: `write(layer)` gives the config's
     arguments after name, trainable and dtype, in Keras's order; `fixed` holds the arguments
-    tracer's layer supports only at one value."""
+    tracer's layer supports only at one value; `nested` names the arguments that are layers;
+    `build_config(layer)` gives the build config of a layer of several inputs."""
 
     cls: type
     write: object
     fixed: dict = dataclasses.field(default_factory=dict)
+    nested: tuple = ()  # the arguments that hold layers (their config entries in a file)
+    build_config: object = None  # layer -> its build config, where not one input's shape
 
 
 def _dense(layer):
@@ -183,6 +191,99 @@ def _layer_normalization(layer):
     }
 
 
+def _recurrent(layer):
+    """SimpleRNN's arguments, which LSTM and GRU extend: the RNN's options, then the cell's."""
+    return {
+        "return_sequences": layer.return_sequences,
+        "return_state": layer.return_state,
+        "go_backwards": layer.go_backwards,
+        "stateful": False,
+        "unroll": layer.unroll,
+        "zero_output_for_mask": layer.zero_output_for_mask,
+        "units": layer.units,
+        "activation": _activation(layer),
+        "use_bias": layer.use_bias,
+        "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
+        "recurrent_initializer": _initializer(layer.recurrent_initializer, "Orthogonal"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_unset("kernel_regularizer", "recurrent_regularizer", "bias_regularizer"),
+        **_unset("activity_regularizer", "kernel_constraint", "recurrent_constraint"),
+        **_unset("bias_constraint"),
+        "dropout": layer.dropout,
+        "recurrent_dropout": layer.recurrent_dropout,
+    }
+
+
+def _gated(layer, extra):
+    """LSTM's and GRU's: SimpleRNN's with the recurrent activation after the activation,
+    `extra` after the initializers (LSTM) or the dropouts (GRU), and the seed last."""
+    config = _recurrent(layer)
+    ordered = {}
+    for key, value in config.items():
+        ordered[key] = value
+        if key == "activation":
+            ordered["recurrent_activation"] = activations.serialize(layer.recurrent_activation)
+        if key == extra[0]:
+            ordered.update(extra[1])
+    return {**ordered, "seed": layer.seed}
+
+
+def _lstm(layer):
+    return _gated(layer, ("bias_initializer", {"unit_forget_bias": layer.unit_forget_bias}))
+
+
+def _gru(layer):
+    return _gated(layer, ("recurrent_dropout", {"reset_after": layer.reset_after}))
+
+
+def _bidirectional(layer):
+    shape = getattr(layer, "_build_input_shape", None)
+    return {
+        "merge_mode": layer.merge_mode,
+        "layer": layer_config(layer.forward_layer, shape),
+        "backward_layer": layer_config(layer.backward_layer, shape),
+    }
+
+
+def _einsum_dense(layer):
+    return {
+        "output_shape": list(layer.partial_output_shape),
+        "equation": layer.equation,
+        "activation": _activation(layer),
+        "bias_axes": layer.bias_axes,
+        "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_unset("kernel_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_unset("kernel_constraint", "bias_constraint", "quantization_config"),
+    }
+
+
+def _multi_head_attention(layer):
+    return {
+        "num_heads": layer.num_heads,
+        "key_dim": layer.key_dim,
+        "value_dim": layer.value_dim,
+        "dropout": layer.dropout,
+        "use_bias": layer.use_bias,
+        "use_gate": False,
+        "output_shape": layer.output_shape_argument,
+        "attention_axes": list(layer.attention_axes),
+        "sliding_window": None,
+        "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_unset("kernel_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_unset("kernel_constraint", "bias_constraint"),
+        "seed": layer.seed,
+    }
+
+
+def _attention_build_config(layer):
+    """Keras's: the query's, value's (and key's) shapes the layer was built for."""
+    if layer._built_for is None:
+        return None
+    return {"shapes_dict": {k: _json_shape(v) for k, v in layer._built_for.items()}}
+
+
 def _normalization_weights(layer):
     """center, scale and the initializers of beta and gamma, in BatchNormalization's order."""
     return {
@@ -227,6 +328,19 @@ LAYERS = {
     "LayerNormalization": LayerSpec(
         normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
     ),
+    "SimpleRNN": LayerSpec(recurrent.SimpleRNN, _recurrent, {"stateful": False}),
+    "LSTM": LayerSpec(recurrent.LSTM, _lstm, {"stateful": False}),
+    "GRU": LayerSpec(recurrent.GRU, _gru, {"stateful": False}),
+    "EinsumDense": LayerSpec(einsum_dense.EinsumDense, _einsum_dense),
+    "MultiHeadAttention": LayerSpec(
+        attention.MultiHeadAttention,
+        _multi_head_attention,
+        {"use_gate": False, "sliding_window": None},
+        build_config=_attention_build_config,
+    ),
+    "Bidirectional": LayerSpec(
+        recurrent.Bidirectional, _bidirectional, nested=("layer", "backward_layer")
+    ),
     # layers whose get_config gives Keras 3's arguments
     **{
         cls.__name__: LayerSpec(cls, _own_config)
@@ -236,6 +350,7 @@ LAYERS = {
             activation_layers.ELU,
             activation_layers.Softmax,
             core.Identity,
+            core.Masking,
             core.Rescaling,
             reshaping.Permute,
             reshaping.RepeatVector,
@@ -284,7 +399,10 @@ def layer_config(layer, input_shape=None):
         "config": config,
         "registered_name": None if module.startswith("keras") else cls.__name__,
     }
-    if input_shape is not None:
+    build_config = spec.build_config(layer) if spec is not None and spec.build_config else None
+    if build_config is not None:
+        entry["build_config"] = build_config
+    elif input_shape is not None:
         entry["build_config"] = {"input_shape": _json_shape(input_shape)}
     return entry
 
@@ -302,6 +420,9 @@ def make_layer(entry, custom_objects=None):
     spec = LAYERS.get(_ALIASES.get(class_name, class_name))
     cls = spec.cls if spec is not None else _tracer_layer(class_name, entry)
     kwargs = _arguments(class_name, cls, config, spec.fixed if spec else {})
+    for key in spec.nested if spec else ():
+        if kwargs.get(key) is not None:
+            kwargs[key] = make_layer(kwargs[key], custom_objects)
     return cls(**kwargs)
 
 

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from tracer.keras.saving import layer_configs
+from tracer.keras.saving import layer_configs, operations
 from tracer.keras.saving.layer_configs import dtype_policy, entry_class
 
 MAX_LAYERS = 100_000
@@ -73,6 +73,8 @@ def any_from_config(entry, custom_objects):
     """A layer, or a model nested in a model."""
     if entry_class(entry) in ("Sequential", "Functional"):
         return model_from_config(entry, custom_objects, compile=False)
+    if operations.is_operation(entry):
+        return operations.make(entry)
     return layer_configs.make_layer(entry, custom_objects)
 
 
@@ -176,6 +178,8 @@ def _functional_config(model):
             raise ValueError(_NESTED_FUNCTIONAL)
         elif _is_model(layer):
             entry = model_config(layer, with_compile=False)
+        elif isinstance(layer, operations.OperationLayer):
+            entry = operations.entry(layer)
         else:
             entry = layer_configs.layer_config(layer, _first_input_shape(item["inbound_nodes"]))
         entry["name"] = item["name"]
