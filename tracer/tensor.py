@@ -151,8 +151,6 @@ class Tensor(TensorLike):
     <tracer.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
 
-    # _keras_mask, set only on a Keras layer's output that has a mask (its steps to skip:
-    # tracer/keras/layers/layer.py), is left unset otherwise
     __slots__ = ("_value", "_node", "_origin", "_cut", "_keras_mask", "__weakref__")
 
     def __init__(self, value, node=None):
@@ -164,6 +162,7 @@ class Tensor(TensorLike):
         self._cut = (
             None  # (op, dtype, tracked input nodes, location) where a gradient path to it stopped
         )
+        self._keras_mask = None  # a Keras layer's output's steps to skip (keras/layers/layer.py)
 
     def _read(self):
         return self

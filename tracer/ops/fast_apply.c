@@ -26,7 +26,7 @@
  *     sweep(nodes, cotangents, ...) # tracer.passes.gradient.reverse_sweep's loop over the nodes
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
- * Objects are built as their Python __init__ would build them (the slots it sets), from
+ * Objects are built as their Python __init__ would build them (every slot set), from
  * slot offsets read off the classes' member descriptors when configured; `configure`
  * refuses classes whose slots are not the ones listed here.
  */
@@ -39,7 +39,7 @@
 #define SLOT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
 
 /* Slot offsets of the classes the path reads and builds. */
-static Py_ssize_t tensor_value, tensor_node, tensor_origin, tensor_cut;
+static Py_ssize_t tensor_value, tensor_node, tensor_origin, tensor_cut, tensor_keras_mask;
 static Py_ssize_t node_op, node_inputs, node_attrs, node_shape, node_dtype, node_location;
 static Py_ssize_t rec_nodes, rec_saved, rec_tracked, rec_outside, rec_order, rec_signature, rec_untracked;
 static Py_ssize_t opdef_name, opdef_grad, opdef_saves, opdef_saved_for;
@@ -174,7 +174,6 @@ argument(PyObject *kwargs, const char *name, int is_class)
 static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    /* _keras_mask stays unset (NULL from tp_alloc), as Tensor.__init__ leaves it */
     static const char *const tensor_slots[] = {"_value", "_node", "_origin", "_cut", "_keras_mask", "__weakref__"};
     static const char *const node_slots[] = {"op", "inputs", "attrs", "shape", "dtype", "location", "__weakref__"};
     static const char *const class_names[] = {"Tensor", "Node", "Recording", "OpDef", "DType"};
@@ -187,7 +186,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
                             &python_apply, &python_unary, &python_binary, &dtypes_by_numpy, &scalar_constants,
                             &scalar_forms, &OUT, &floating_kernels, &ALL_INPUTS, &inferred_symbolic,
                             &note_untracked, &scalar_constant_ids};
-    enum { CLASS_COUNT = 5, OBJECT_COUNT = 20, OFFSET_COUNT = 24 };
+    enum { CLASS_COUNT = 5, OBJECT_COUNT = 20, OFFSET_COUNT = 25 };
     PyObject *new_classes[CLASS_COUNT], *new_objects[OBJECT_COUNT];
     if (kwargs == NULL || PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "fast_apply.configure takes keyword arguments only");
@@ -207,7 +206,7 @@ configure(PyObject *module, PyObject *args, PyObject *kwargs)
         return NULL;
     struct { PyTypeObject *type; const char *name; Py_ssize_t *offset; } slots[OFFSET_COUNT] = {
         {tensor, "_value", &tensor_value}, {tensor, "_node", &tensor_node}, {tensor, "_origin", &tensor_origin},
-        {tensor, "_cut", &tensor_cut}, {node, "op", &node_op}, {node, "inputs", &node_inputs},
+        {tensor, "_cut", &tensor_cut}, {tensor, "_keras_mask", &tensor_keras_mask}, {node, "op", &node_op}, {node, "inputs", &node_inputs},
         {node, "attrs", &node_attrs}, {node, "shape", &node_shape}, {node, "dtype", &node_dtype},
         {node, "location", &node_location}, {recording, "nodes", &rec_nodes}, {recording, "saved", &rec_saved},
         {recording, "tracked", &rec_tracked}, {recording, "outside", &rec_outside}, {recording, "order", &rec_order},
@@ -379,7 +378,7 @@ allocate(PyTypeObject *type)
     return type->tp_alloc(type, 0);
 }
 
-/* Tensor(value): the value, no node, no origin, no cut. Steals `value`. */
+/* Tensor(value): the value, no node, no origin, no cut, no mask. Steals `value`. */
 static PyObject *
 new_tensor(PyObject *value)
 {
@@ -392,6 +391,7 @@ new_tensor(PyObject *value)
     SLOT(tensor, tensor_node) = Py_NewRef(Py_None);
     SLOT(tensor, tensor_origin) = Py_NewRef(Py_None);
     SLOT(tensor, tensor_cut) = Py_NewRef(Py_None);
+    SLOT(tensor, tensor_keras_mask) = Py_NewRef(Py_None);
     return tensor;
 }
 
@@ -1408,6 +1408,7 @@ read_outside(PyObject *value)
     SLOT(tensor, tensor_node) = Py_NewRef(node);
     SLOT(tensor, tensor_origin) = Py_NewRef(Py_None);
     SLOT(tensor, tensor_cut) = Py_NewRef(Py_None);
+    SLOT(tensor, tensor_keras_mask) = Py_NewRef(Py_None);
     Py_XSETREF(SLOT(value, variable_shared), Py_NewRef(Py_True));
     return tensor;
 }

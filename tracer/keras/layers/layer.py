@@ -91,11 +91,7 @@ class Layer(Module):
                 self.built = True
                 if self in deferred.pending:
                     deferred.restore_built(self)
-            previous_mask = (
-                getattr(inputs, "_keras_mask", None)
-                if type(inputs) is Tensor
-                else _masks_of(inputs)
-            )
+            previous_mask = inputs._keras_mask if type(inputs) is Tensor else _masks_of(inputs)
             if (
                 previous_mask is not None
                 and kwargs.get("mask") is None
@@ -103,7 +99,7 @@ class Layer(Module):
             ):
                 kwargs["mask"] = previous_mask  # Keras's: the mask an earlier layer gave
             outputs = self.call(inputs, *args, **kwargs)
-            if self.supports_masking:
+            if self.supports_masking and (previous_mask is not None or _makes_masks(type(self))):
                 _set_output_masks(self, inputs, previous_mask, outputs)
             if self._output_shape is None:  # what Model.summary() shows
                 self._output_shape = _shapes_of(outputs)
@@ -256,11 +252,7 @@ def _set_output_masks(layer, inputs, previous_mask, outputs):
     flat_outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
     flat_masks = masks if isinstance(masks, (list, tuple)) else [masks]
     for output, mask in zip(flat_outputs, flat_masks):
-        if (
-            mask is not None
-            and type(output) is Tensor
-            and getattr(output, "_keras_mask", None) is None
-        ):
+        if mask is not None and type(output) is Tensor and output._keras_mask is None:
             output._keras_mask = mask
 
 
@@ -271,6 +263,13 @@ def _masks_of(inputs):
         return None
     masks = [getattr(t, "_keras_mask", None) for t in inputs]
     return masks if any(m is not None for m in masks) else None
+
+
+@functools.cache
+def _makes_masks(cls):
+    """Whether the layer class has a compute_mask of its own (an Embedding's makes a mask
+    where its inputs have none; the default only passes one on)."""
+    return cls.compute_mask is not Layer.compute_mask
 
 
 @functools.cache
