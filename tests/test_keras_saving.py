@@ -433,18 +433,29 @@ def test_code_in_a_file_is_never_run(tmp_path, safe_mode):
         (set_layer(4, units=5), r"dense_2/kernel:0 has shape \(3, 5\), the file's has \(3, 2\)"),
         (set_layer(1, use_bias=False), "has 1 variables"),
         (set_layer(1, dtype="mixed_float16"), "dtype policy"),
-        (set_layer(1, kernel_constraint={"class_name": "NonNeg"}), None),
+        (set_layer(1, kernel_regularizer={"class_name": "Mine"}), "unknown regularizer"),
         (set_layer(1, lora_rank=4), "lora_rank=4"),
     ],
 )
 def test_a_config_that_does_not_match_is_refused(tmp_path, change, message):
     path = rewrite(DATA / "mlp.keras", tmp_path / "m.keras", change)
-    if message is None:  # a training-only option: dropped, with a warning
-        with pytest.warns(UserWarning, match="kernel_constraint is dropped"):
-            tt.keras.models.load_model(path)
-        return
     with pytest.raises(ValueError, match=message):
         tt.keras.models.load_model(path)
+
+
+def test_a_files_regularizers_and_constraints_are_read(tmp_path):
+    change = set_layer(
+        1,
+        kernel_constraint={"class_name": "NonNeg", "config": {}},
+        bias_regularizer={"class_name": "L1", "config": {"l1": 0.25}},
+    )
+    model = tt.keras.models.load_model(rewrite(DATA / "mlp.keras", tmp_path / "m.keras", change))
+    dense = model.layers[0]
+    assert isinstance(dense.kernel_constraint, tt.keras.constraints.NonNeg)
+    assert dense.kernel.constraint is dense.kernel_constraint
+    np.testing.assert_allclose(
+        [float(v) for v in model.losses], [0.25 * np.abs(dense.bias.numpy()).sum()], rtol=1e-6
+    )
 
 
 def test_a_conv_with_groups_is_refused(tmp_path):

@@ -85,6 +85,18 @@ class Optimizer:
             _Arrays.assign_add(self.iterations, 1)
         else:
             self.iterations.assign_add(1)
+        self._update_each(pairs)
+        for _, variable in pairs:  # Keras's: each constraint projects its updated variable
+            if variable.constraint is not None:
+                variable.assign(variable.constraint(variable))
+        if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
+            updates = state.trace.group([*self.variables(), *(v for _, v in pairs)])
+            if updates is not None:
+                return updates
+        return self.iterations
+
+    def _update_each(self, pairs):
+        """The update of each variable by its gradient."""
         for grad, variable in pairs:
             if isinstance(grad, IndexedSlices):
                 if self._sparse_update(grad, variable):
@@ -104,11 +116,6 @@ class Optimizer:
                 self._dense_update(grad._value, variable, slots, _Arrays)
             else:
                 self._dense_update(grad, variable, slots, _Ops)
-        if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
-            updates = state.trace.group([*self.variables(), *(v for _, v in pairs)])
-            if updates is not None:
-                return updates
-        return self.iterations
 
     def variables(self):
         """The optimizer's variables: `iterations`, then each variable's slots."""
@@ -304,13 +311,13 @@ class Adam(Optimizer):
     def _slot_starts(self):
         return {"m": 0.0, "v": 0.0}
 
-    def apply_gradients(self, grads_and_vars):
+    def _update_each(self, pairs):
         """As Optimizer's; the eager updates on arrays (`_updated_in_one_pass`) are gathered
         and made together at the end, in one call of the installed kernel for each dtype."""
         self._update_scalars = {}  # what every variable's eager update shares, by numpy dtype
         self._one_pass = {}  # the updates gathered, by numpy dtype
         try:
-            return super().apply_gradients(grads_and_vars)
+            super()._update_each(pairs)
         finally:
             self._run_one_pass()
 

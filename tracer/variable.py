@@ -34,9 +34,18 @@ class Variable(TensorLike):
 
     # `_shared`: the current array has been handed out (a snapshot Tensor, `.numpy()`), so
     # compiled code that updates the variable in place copies it first.
-    __slots__ = ("_value", "_node", "_shared", "name", "trainable", "_unique_id", "__weakref__")
+    __slots__ = (
+        "_value",
+        "_node",
+        "_shared",
+        "name",
+        "trainable",
+        "constraint",
+        "_unique_id",
+        "__weakref__",
+    )
 
-    def __init__(self, initial_value, trainable=True, name=None, dtype=None):
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None, constraint=None):
         if state.trace is not None:
             state.trace.note_variable_creation()
         with outside_trace():
@@ -47,6 +56,10 @@ class Variable(TensorLike):
         self._shared = False
         self.name = f"{state.name_scope}{name or 'Variable'}:0"
         self.trainable = bool(trainable)
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"a Variable's constraint must be callable, not {constraint!r}")
+        # applied by the optimizers after each update of the variable (TensorFlow's)
+        self.constraint = constraint
         self._unique_id = next(_construction_order)
         self._node = Node(
             "variable", (), {"name": self.name}, self._value.shape, value.dtype, user_location()

@@ -9,6 +9,7 @@ from tracer import optimizers
 from tracer.keras import (
     activations,
     callbacks,
+    constraints,
     datasets,
     functional,  # (functional and saving plug into Model when imported: extensions.py)
     initializers,
@@ -16,6 +17,7 @@ from tracer.keras import (
     losses,
     metrics,
     models,
+    regularizers,
     saving,
     utils,
 )
@@ -28,6 +30,7 @@ __all__ = [
     "Sequential",
     "activations",
     "callbacks",
+    "constraints",
     "datasets",
     "functional",
     "initializers",
@@ -36,6 +39,7 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "regularizers",
     "saving",
     "utils",
 ]

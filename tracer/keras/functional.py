@@ -101,7 +101,9 @@ def _traced_outputs(layer, args, kwargs):
 
     traced_args, traced_kwargs = _map_tensors(symbolic, (args, kwargs))
     with tracing(trace):
-        return layer(*traced_args, **traced_kwargs)
+        outputs = layer(*traced_args, **traced_kwargs)
+    layer._clear_losses()  # the trace's, which no call computes
+    return outputs
 
 
 def _symbolic_shape(shape):

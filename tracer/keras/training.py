@@ -25,6 +25,8 @@ from tracer.keras import callbacks as callbacks_module
 from tracer.keras import data_adapter
 from tracer.keras import metrics as metrics_module
 from tracer.keras.compile_utils import CompileLoss, CompileMetrics, batch_size, class_weighted
+from tracer.ops.array_ops import cast
+from tracer.ops.broadcast_ops import reduce_sum
 from tracer.tape import GradientTape
 
 BACKENDS = {True: "c", False: "interpreter", "auto": "auto", None: "auto"}
@@ -101,13 +103,21 @@ class Trainer:
         return self(x, training=False)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """The compiled loss of `y_pred` against `y` (the sum over outputs, weighted)."""
-        if self._compile_loss is None:
+        """The compiled loss of `y_pred` against `y` (the sum over outputs, weighted), plus
+        the sum of `self.losses` (add_loss's and the regularizers', as Keras's)."""
+        added = self.losses
+        if self._compile_loss is None and not added:
             raise ValueError(
                 "the model has no loss: give compile() a loss, or override compute_loss or "
                 "train_step"
             )
-        return self._compile_loss(y, y_pred, sample_weight, self._output_names())
+        total = None
+        if self._compile_loss is not None:
+            total = self._compile_loss(y, y_pred, sample_weight, self._output_names())
+        for loss in added:
+            loss = reduce_sum(cast(loss, "float32"))
+            total = loss if total is None else total + loss
+        return total
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if self._compile_metrics is not None:

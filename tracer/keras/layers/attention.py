@@ -4,6 +4,7 @@ softmax over the keys, masked as Keras masks it, and the heads projected back.""
 
 import math
 
+from tracer.keras import constraints, regularizers
 from tracer.keras.layers.activation_layers import Softmax
 from tracer.keras.layers.core import Dropout
 from tracer.keras.layers.einsum_dense import EinsumDense
@@ -44,7 +45,6 @@ class MultiHeadAttention(Layer):
         seed=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
         if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
             raise ValueError(
                 f"MultiHeadAttention: num_heads must be a positive int, not {num_heads!r}"
@@ -58,12 +58,28 @@ class MultiHeadAttention(Layer):
             raise NotImplementedError(
                 "MultiHeadAttention: use_gate and sliding_window are not in tracer"
             )
+        # Keras's: the projections' weights take the options given for the layer's
+        projection_options = {
+            key: kwargs.pop(key)
+            for key in (
+                "kernel_regularizer",
+                "bias_regularizer",
+                "kernel_constraint",
+                "bias_constraint",
+            )
+            if key in kwargs
+        }
+        super().__init__(**kwargs)
         self.num_heads, self.key_dim = num_heads, int(key_dim)
         self.value_dim = int(value_dim) if value_dim else self.key_dim
         self.dropout, self.use_bias, self.seed = float(dropout), bool(use_bias), seed
         self.output_shape_argument = output_shape
         self.attention_axes = (1,)
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self._projection_options = projection_options
+        for key, value in projection_options.items():  # read by its Keras config
+            get = regularizers.get if key.endswith("_regularizer") else constraints.get
+            setattr(self, key, get(value))
         heads = lambda size, name: EinsumDense(  # noqa: E731
             "abc,cde->abde",
             (None, num_heads, size),
@@ -72,6 +88,7 @@ class MultiHeadAttention(Layer):
             bias_initializer=bias_initializer,
             name=name,
             dtype=kwargs.get("dtype"),
+            **self._projection_options,
         )
         self.query_dense = heads(self.key_dim, "query")
         self.key_dense = heads(self.key_dim, "key")
@@ -129,6 +146,7 @@ class MultiHeadAttention(Layer):
             bias_initializer=self.bias_initializer,
             name="attention_output",
             dtype=self.dtype.name,
+            **self._projection_options,
         )
         self._built_for = {
             "query_shape": (None, *query.shape[1:]),

@@ -16,10 +16,11 @@ import numpy as np
 
 from tracer.context import state
 from tracer.dtypes import as_dtype
-from tracer.keras import extensions, initializers
+from tracer.keras import constraints, extensions, initializers, regularizers
 from tracer.keras.layers import budget
 from tracer.keras.naming import unique_layer_name
 from tracer.module import Module, name_scope
+from tracer.ops import array_ops
 from tracer.ops.array_ops import cast
 from tracer.tensor import Tensor, TensorLike, convert_to_tensor
 from tracer.train import deferred
@@ -47,10 +48,18 @@ class Layer(Module):
     # whether it passes a mask on (compute_mask's); Keras's layers that do set it
     supports_masking = False
 
-    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+    activity_regularizer = None  # a penalty on the outputs, added to `losses` at each call
+
+    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, **kwargs):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
         self._input_shape_argument = _input_shape_argument(kwargs)
+        # Keras's `kernel_regularizer=...`, `bias_constraint=...`: for the weight of that name
+        self._weight_options = self._take_weight_options(kwargs)
+        self._regularized = []  # (weight, regularizer) of each regularized weight
+        self._added_losses = []  # add_loss's, since the last outermost call
+        if activity_regularizer is not None:
+            self.activity_regularizer = regularizers.get(activity_regularizer)
         if kwargs:
             raise TypeError(
                 f"unexpected keyword arguments {sorted(kwargs)} for {type(self).__name__}"
@@ -98,7 +107,15 @@ class Layer(Module):
                 and _takes_mask(type(self).call)
             ):
                 kwargs["mask"] = previous_mask  # Keras's: the mask an earlier layer gave
-            outputs = self.call(inputs, *args, **kwargs)
+            if _losses_added[0] and _call_depth[0] == 0:
+                self._clear_losses()  # Keras's: each outermost call starts afresh
+            _call_depth[0] += 1
+            try:
+                outputs = self.call(inputs, *args, **kwargs)
+            finally:
+                _call_depth[0] -= 1
+            if self.activity_regularizer is not None:
+                _penalize_activity(self, outputs)
             if self.supports_masking and (previous_mask is not None or _makes_masks(type(self))):
                 _set_output_masks(self, inputs, previous_mask, outputs)
             if self._output_shape is None:  # what Model.summary() shows
@@ -127,10 +144,17 @@ class Layer(Module):
         dtype=None,
         initializer=None,
         trainable=True,
+        regularizer=None,
+        constraint=None,
         **kwargs,
     ):
         """A new Variable of this layer, `name` under the layer's scope; the initializer is
-        Glorot-uniform for floating weights and zeros otherwise, as in Keras."""
+        Glorot-uniform for floating weights and zeros otherwise, as in Keras. `regularizer`
+        adds its penalty to `losses`; `constraint` projects the weight after each optimizer
+        update (by default the layer's `<name>_regularizer` and `<name>_constraint`)."""
+        options = self._weight_options.get(name, {})
+        regularizer = regularizers.get(regularizer) or options.get("regularizer")
+        constraint = constraints.get(constraint) or options.get("constraint")
         dtype = as_dtype(dtype or self.dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
@@ -144,13 +168,53 @@ class Layer(Module):
                 trainable=trainable and self._trainable,
                 name=name or "Variable",
                 dtype=dtype,
+                constraint=constraint,
             )
         finally:
             self._leave_scope(outer)
         self._own_weights.append(variable)
+        if regularizer is not None:
+            self._regularized.append((variable, regularizer))
         if self in deferred.pending:  # a restored value waits for it (explicit build() too)
             deferred.restore_built(self)
         return variable
+
+    def add_loss(self, loss):
+        """Add `loss` (a scalar, or a tensor to be summed) to `losses` until the next call
+        of the outermost layer; `fit` minimizes it with the compiled loss, as Keras's."""
+        _losses_added[0] = True
+        self._added_losses.append(loss)
+
+    @property
+    def losses(self):
+        """The losses of this layer and the layers below: those `add_loss` and the activity
+        regularizers added in the last call, then each regularized weight's penalty, made
+        anew at each reading (Keras's)."""
+        found = []
+        for layer in (self, *self._sublayers()):
+            found.extend(layer._added_losses)
+            found.extend(regularizer(weight) for weight, regularizer in layer._regularized)
+        return found
+
+    def _clear_losses(self):
+        for layer in (self, *self._sublayers()):
+            layer._added_losses = []
+
+    def _take_weight_options(self, kwargs):
+        """{weight name: {"regularizer": ..., "constraint": ...}} from Keras's keyword
+        arguments `<weight>_regularizer` and `<weight>_constraint` in `kwargs` (taken out of
+        it); each is also an attribute of the layer, as Keras's."""
+        options = {}
+        for key in [k for k in kwargs if k.endswith(("_regularizer", "_constraint"))]:
+            prefix, _, kind = key.rpartition("_")
+            if prefix not in _WEIGHTS_BY_OPTION:
+                continue  # left in kwargs: named as unexpected
+            value = kwargs.pop(key)
+            value = regularizers.get(value) if kind == "regularizer" else constraints.get(value)
+            setattr(self, key, value)
+            if value is not None:
+                options.setdefault(_WEIGHTS_BY_OPTION[prefix], {})[kind] = value
+        return options
 
     def compute_mask(self, inputs, previous_mask=None):
         """The mask of the outputs of a layer that supports masking: by default its inputs'
@@ -239,6 +303,33 @@ class Layer(Module):
         if outer is not None:
             state.name_scope = outer
             self._in_call = False
+
+
+# the prefix of a Keras option `<prefix>_regularizer` or `<prefix>_constraint` -> the name
+# of the weight it is for (DepthwiseConv2D's depthwise kernel is its `kernel`)
+_WEIGHTS_BY_OPTION = {
+    "kernel": "kernel",
+    "bias": "bias",
+    "recurrent": "recurrent_kernel",
+    "embeddings": "embeddings",
+    "depthwise": "kernel",
+    "beta": "beta",
+    "gamma": "gamma",
+}
+# whether any layer has added a loss in this process: until one has, the outermost layer
+# call clears nothing
+_losses_added = [False]
+_call_depth = [0]
+
+
+def _penalize_activity(layer, outputs):
+    """Add the activity regularizer's penalty of each output, per example (Keras's)."""
+    for output in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+        if isinstance(output, Tensor):
+            penalty = layer.activity_regularizer(output)
+            if output.ndim > 0:
+                penalty = penalty / cast(array_ops.shape(output)[0], penalty.dtype)
+            layer.add_loss(penalty)
 
 
 def _set_output_masks(layer, inputs, previous_mask, outputs):
@@ -336,6 +427,9 @@ _BOOKKEEPING = frozenset(
         "_output_shape",
         "_build_input_shape",
         "_input_shape",
+        "_weight_options",
+        "_regularized",
+        "_added_losses",
     }
 )
 

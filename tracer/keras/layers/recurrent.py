@@ -443,6 +443,9 @@ def _split(arguments, cell_class_name):
     for key in ("trainable", "dtype"):  # the cell's as the layer's
         if key in layer_options:
             arguments[key] = layer_options[key]
+    for key in [k for k in layer_options if k.endswith(("_regularizer", "_constraint"))]:
+        if key != "activity_regularizer":  # the weights' options are the cell's
+            arguments[key] = layer_options.pop(key)
     arguments["name"] = to_snake_case(cell_class_name)
     return arguments, sequence_options, layer_options
 

@@ -19,7 +19,7 @@ import dataclasses
 import inspect
 import warnings
 
-from tracer.keras import activations, initializers
+from tracer.keras import activations, constraints, initializers, regularizers
 from tracer.keras.layers import (
     activation_layers,
     attention,
@@ -34,8 +34,8 @@ from tracer.keras.layers import (
 from tracer.keras.layers.layer import Layer
 
 _COMMON = ("name", "trainable", "dtype")
-# Keras's options that only act during training: dropped (with a warning when set)
-_TRAINING_ONLY = (
+# Keras's options for a layer's weights and outputs in training: read into the layer
+_WEIGHT_OPTIONS = (
     "kernel_regularizer",
     "recurrent_regularizer",
     "bias_regularizer",
@@ -80,7 +80,9 @@ def _dense(layer):
         "use_bias": layer.use_bias,
         "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
         "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
-        **_unset("kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint"),
+        **_options(
+            layer, "kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint"
+        ),
     }
 
 
@@ -97,8 +99,8 @@ def _conv2d(layer):
         "use_bias": layer.use_bias,
         "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
         "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
-        **_unset("kernel_regularizer", "bias_regularizer", "activity_regularizer"),
-        **_unset("kernel_constraint", "bias_constraint"),
+        **_options(layer, "kernel_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_options(layer, "kernel_constraint", "bias_constraint"),
     }
 
 
@@ -129,8 +131,8 @@ def _depthwise_conv2d(layer):
         "use_bias": layer.use_bias,
         "depthwise_initializer": _initializer(layer.depthwise_initializer, "GlorotUniform"),
         "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
-        **_unset("depthwise_regularizer", "bias_regularizer", "activity_regularizer"),
-        **_unset("depthwise_constraint", "bias_constraint"),
+        **_options(layer, "depthwise_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_options(layer, "depthwise_constraint", "bias_constraint"),
     }
 
 
@@ -157,7 +159,9 @@ def _embedding(layer):
         "input_dim": layer.input_dim,
         "output_dim": layer.output_dim,
         "embeddings_initializer": _initializer(layer.embeddings_initializer, "RandomUniform"),
-        **_unset("embeddings_regularizer", "activity_regularizer", "embeddings_constraint"),
+        **_options(
+            layer, "embeddings_regularizer", "activity_regularizer", "embeddings_constraint"
+        ),
         "mask_zero": layer.mask_zero,
     }
 
@@ -170,7 +174,9 @@ def _batch_normalization(layer):
         **_normalization_weights(layer),
         "moving_mean_initializer": _initializer(layer.moving_mean_initializer, "Zeros"),
         "moving_variance_initializer": _initializer(layer.moving_variance_initializer, "Ones"),
-        **_unset("beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"),
+        **_options(
+            layer, "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"
+        ),
         "synchronized": False,
         "renorm": False,
         "renorm_clipping": None,
@@ -187,7 +193,9 @@ def _layer_normalization(layer):
         "rms_scaling": False,
         "beta_initializer": _initializer(layer.beta_initializer, "Zeros"),
         "gamma_initializer": _initializer(layer.gamma_initializer, "Ones"),
-        **_unset("beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"),
+        **_options(
+            layer, "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"
+        ),
     }
 
 
@@ -206,9 +214,9 @@ def _recurrent(layer):
         "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
         "recurrent_initializer": _initializer(layer.recurrent_initializer, "Orthogonal"),
         "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
-        **_unset("kernel_regularizer", "recurrent_regularizer", "bias_regularizer"),
-        **_unset("activity_regularizer", "kernel_constraint", "recurrent_constraint"),
-        **_unset("bias_constraint"),
+        **_options(layer, "kernel_regularizer", "recurrent_regularizer", "bias_regularizer"),
+        **_options(layer, "activity_regularizer", "kernel_constraint", "recurrent_constraint"),
+        **_options(layer, "bias_constraint"),
         "dropout": layer.dropout,
         "recurrent_dropout": layer.recurrent_dropout,
     }
@@ -253,8 +261,9 @@ def _einsum_dense(layer):
         "bias_axes": layer.bias_axes,
         "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
         "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
-        **_unset("kernel_regularizer", "bias_regularizer", "activity_regularizer"),
-        **_unset("kernel_constraint", "bias_constraint", "quantization_config"),
+        **_options(layer, "kernel_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_options(layer, "kernel_constraint", "bias_constraint"),
+        "quantization_config": None,
     }
 
 
@@ -271,8 +280,8 @@ def _multi_head_attention(layer):
         "sliding_window": None,
         "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
         "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
-        **_unset("kernel_regularizer", "bias_regularizer", "activity_regularizer"),
-        **_unset("kernel_constraint", "bias_constraint"),
+        **_options(layer, "kernel_regularizer", "bias_regularizer", "activity_regularizer"),
+        **_options(layer, "kernel_constraint", "bias_constraint"),
         "seed": layer.seed,
     }
 
@@ -300,9 +309,15 @@ def _own_config(layer):
     return {k: v for k, v in layer.get_config().items() if k not in _COMMON}
 
 
-def _unset(*keys):
-    """Keras's options that tracer's layers lack, written as Keras writes them when unset."""
-    return dict.fromkeys(keys)
+def _options(layer, *keys):
+    """Keras's `<weight>_regularizer` and `<weight>_constraint` arguments of the layer (None
+    where it has none)."""
+    written = {}
+    for key in keys:
+        value = getattr(layer, key, None)
+        module = regularizers if key.endswith("_regularizer") else constraints
+        written[key] = module.serialize(value)
+    return written
 
 
 LAYERS = {
@@ -503,12 +518,10 @@ def _arguments(class_name, cls, config, fixed):
                 continue
         if key in _IGNORED:
             continue
-        if key in _TRAINING_ONLY:
+        if key in _WEIGHT_OPTIONS:
             if value is not None:
-                warnings.warn(
-                    f"layer {config.get('name')!r}: {key} is dropped (tracer's layers have none)",
-                    stacklevel=4,
-                )
+                module = regularizers if key.endswith("_regularizer") else constraints
+                kwargs[key] = module.get(value)
             continue
         if key not in accepted:
             if value not in (None, False, 0, [], {}):
