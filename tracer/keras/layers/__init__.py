@@ -49,7 +49,11 @@ from tracer.keras.layers.merging import (
     multiply,
     subtract,
 )
-from tracer.keras.layers.normalization import BatchNormalization, LayerNormalization
+from tracer.keras.layers.normalization import (
+    BatchNormalization,
+    LayerNormalization,
+    UnitNormalization,
+)
 from tracer.keras.layers.pooling import (
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
@@ -60,6 +64,7 @@ from tracer.keras.layers.pooling import (
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
 )
+from tracer.keras.layers.preprocessing import Normalization
 from tracer.keras.layers.recurrent import (
     GRU,
     LSTM,
@@ -70,6 +75,13 @@ from tracer.keras.layers.recurrent import (
     SimpleRNN,
     SimpleRNNCell,
 )
+from tracer.keras.layers.regularization import (
+    ActivityRegularization,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+)
 from tracer.keras.layers.reshaping import (
     Cropping2D,
     Permute,
@@ -77,9 +89,11 @@ from tracer.keras.layers.reshaping import (
     UpSampling2D,
     ZeroPadding2D,
 )
+from tracer.keras.layers.wrappers import Lambda, TimeDistributed
 
 __all__ = [
     "Activation",
+    "ActivityRegularization",
     "Add",
     "Average",
     "AveragePooling1D",
@@ -99,12 +113,14 @@ __all__ = [
     "Dense",
     "DepthwiseConv2D",
     "Dropout",
-    "EinsumDense",
     "ELU",
+    "EinsumDense",
     "Embedding",
     "Flatten",
     "GRU",
     "GRUCell",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAvgPool1D",
@@ -117,6 +133,7 @@ __all__ = [
     "InputLayer",
     "LSTM",
     "LSTMCell",
+    "Lambda",
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
@@ -129,16 +146,21 @@ __all__ = [
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
+    "Normalization",
     "Permute",
-    "ReLU",
     "RNN",
+    "ReLU",
     "RepeatVector",
     "Rescaling",
+    "Reshape",
     "SimpleRNN",
     "SimpleRNNCell",
-    "Reshape",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
     "Subtract",
+    "TimeDistributed",
+    "UnitNormalization",
     "UpSampling2D",
     "ZeroPadding2D",
     "add",

@@ -9,6 +9,7 @@ from tracer.dtypes import float32, float64
 from tracer.keras.layers.layer import Layer
 from tracer.ops import math_ops
 from tracer.ops.array_ops import cast, reshape
+from tracer.ops.nn_ops import l2_normalize
 from tracer.ops.reduction_ops import reduce_mean
 
 
@@ -198,3 +199,19 @@ def _normalize(inputs, mean, variance, layer, ndim, compute=None):
         beta = layer.beta if compute is None else _cast(layer.beta, compute)
         offset = math_ops.subtract(_broadcastable(beta, layer._axes, ndim), shift)
     return math_ops.add(math_ops.multiply(inputs, inv), offset)
+
+
+class UnitNormalization(Layer):
+    """Each example scaled to unit L2 norm along `axis`: x / sqrt(max(sum(x^2), 1e-12))."""
+
+    supports_masking = True  # Keras's: it passes its inputs' mask on
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else int(axis)
+
+    def call(self, inputs):
+        return l2_normalize(inputs, axis=self.axis, epsilon=1e-12)
+
+    def get_config(self):
+        return {**self._base_config(), "axis": self.axis}

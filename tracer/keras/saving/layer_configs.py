@@ -28,8 +28,11 @@ from tracer.keras.layers import (
     einsum_dense,
     normalization,
     pooling,
+    preprocessing,
     recurrent,
+    regularization,
     reshaping,
+    wrappers,
 )
 from tracer.keras.layers.layer import Layer
 
@@ -71,6 +74,7 @@ class LayerSpec:
     fixed: dict = dataclasses.field(default_factory=dict)
     nested: tuple = ()  # the arguments that hold layers (their config entries in a file)
     build_config: object = None  # layer -> its build config, where not one input's shape
+    writes_trainable: bool = True  # False where Keras's class takes no `trainable`
 
 
 def _dense(layer):
@@ -293,6 +297,11 @@ def _attention_build_config(layer):
     return {"shapes_dict": {k: _json_shape(v) for k, v in layer._built_for.items()}}
 
 
+def _time_distributed(layer):
+    shape = getattr(layer, "_build_input_shape", None)
+    return {"layer": layer_config(layer.layer, None if shape is None else (shape[0], *shape[2:]))}
+
+
 def _normalization_weights(layer):
     """center, scale and the initializers of beta and gamma, in BatchNormalization's order."""
     return {
@@ -353,6 +362,12 @@ LAYERS = {
         {"use_gate": False, "sliding_window": None},
         build_config=_attention_build_config,
     ),
+    # Keras 3.15's SpatialDropout1D and 2D take no `trainable` (and write none)
+    **{
+        cls.__name__: LayerSpec(cls, _own_config, writes_trainable=False)
+        for cls in (regularization.SpatialDropout1D, regularization.SpatialDropout2D)
+    },
+    "TimeDistributed": LayerSpec(wrappers.TimeDistributed, _time_distributed, nested=("layer",)),
     "Bidirectional": LayerSpec(
         recurrent.Bidirectional, _bidirectional, nested=("layer", "backward_layer")
     ),
@@ -367,6 +382,11 @@ LAYERS = {
             core.Identity,
             core.Masking,
             core.Rescaling,
+            normalization.UnitNormalization,
+            preprocessing.Normalization,
+            regularization.GaussianNoise,
+            regularization.GaussianDropout,
+            regularization.ActivityRegularization,
             reshaping.Permute,
             reshaping.RepeatVector,
             reshaping.ZeroPadding2D,
@@ -399,6 +419,11 @@ def layer_config(layer, input_shape=None):
     """The Keras config entry of `layer` (`input_shape`, when known, becomes its
     `build_config`). Raises ValueError for a layer Keras could not make again."""
     cls = type(layer)
+    if cls is wrappers.Lambda:
+        raise ValueError(
+            f"cannot save layer {layer.name!r}: a Lambda layer's function is code, which a "
+            "Keras file does not hold safely; save_weights, and make the model in code"
+        )
     spec = next((s for s in LAYERS.values() if s.cls is cls), None)
     if spec is not None:
         arguments, module = spec.write(layer), "keras.layers"
@@ -407,6 +432,8 @@ def layer_config(layer, input_shape=None):
     else:
         arguments, module = _attribute_arguments(layer), _keras_module(cls)
     config = {"name": layer.name, "trainable": layer.trainable, "dtype": dtype_policy(layer)}
+    if spec is not None and not spec.writes_trainable:
+        del config["trainable"]
     config.update((k, v) for k, v in arguments.items() if k not in _COMMON)
     entry = {
         "module": module,
