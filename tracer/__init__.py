@@ -178,6 +178,7 @@ from tracer.ops.scatter_nd_ops import (
     tensor_scatter_nd_update,
 )
 from tracer.ops.segment_ops import bincount
+from tracer.ops.sequence_composites import histogram_fixed_width, repeat, searchsorted
 from tracer.ops.sort_ops import argsort, sort
 from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
@@ -213,7 +214,7 @@ __all__ = [
     "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floor", "floordiv",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
-    "meshgrid", "sequence_mask",
+    "meshgrid", "sequence_mask", "repeat", "searchsorted", "histogram_fixed_width",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",

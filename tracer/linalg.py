@@ -14,8 +14,9 @@ from tracer.ops.factorization_ops import (  # noqa: F401
     solve,
     triangular_solve,
 )
+from tracer.ops.least_squares import lstsq, pinv  # noqa: F401
 from tracer.ops.linalg_ops import matmul  # noqa: F401
-from tracer.ops.math_composites import cross, tensordot  # noqa: F401
+from tracer.ops.math_composites import cross, l2_normalize, tensordot  # noqa: F401
 from tracer.ops.matrix_ops import (  # noqa: F401
     adjoint,
     band_part,

@@ -15,6 +15,7 @@ from tracer.ops.math_composites import (  # noqa: F401
     l2_normalize,
     log_sigmoid,
     logical_xor,
+    polyval,
     reciprocal,
     reduce_all,
     reduce_any,

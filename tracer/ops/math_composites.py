@@ -19,6 +19,7 @@ from tracer.ops.convert import as_tensor
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.op_names import tf_op
 from tracer.ops.structure_ops import stack
+from tracer.tensor import convert_to_tensor, is_tensor_like
 
 # NOTE: past these magnitudes the tail formulas below are exact to float64's precision (the
 # neglected e^-2t is below 2^-57, 1/(4t^2) below 1e-17), and short of them no intermediate
@@ -247,3 +248,22 @@ def _tensordot_axes(axes, a_rank, b_rank):
     if len(a_axes) != len(b_axes):
         raise ValueError(f"tensordot: {a_axes} and {b_axes} name different numbers of axes")
     return [k % a_rank for k in a_axes], [k % b_rank for k in b_axes]
+
+
+def polyval(coeffs, x, name=None):
+    """The polynomial with coefficients `coeffs` (a list of tensors, the highest power
+    first) at `x`, by Horner's rule: ((c0 x + c1) x + c2) ...; 0 for no coefficients.
+
+    >>> tt.math.polyval([2.0, 0.0, 1.0], tt.constant(3.0)).numpy()
+    19.0
+    """
+    x = as_tensor(x)
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError(f"tt.math.polyval: coeffs must be a list of tensors, not {coeffs!r}")
+    if not coeffs:
+        return array_ops.zeros_like(x)
+    terms = [c if is_tensor_like(c) else convert_to_tensor(c, x.dtype) for c in coeffs]
+    value = terms[0]
+    for coefficient in terms[1:]:
+        value = value * x + coefficient
+    return value
