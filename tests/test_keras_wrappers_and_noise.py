@@ -163,6 +163,8 @@ def test_normalization_given_statistics_and_inverted():
     adapted.adapt(x)
     assert [w.name.split("/")[-1] for w in adapted.weights] == ["mean:0", "variance:0", "count:0"]
     assert int(adapted.count.numpy()) == 5
+    np.testing.assert_allclose(adapted.mean.numpy(), x.mean(axis=0, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(adapted.variance.numpy(), x.var(axis=0, keepdims=True), rtol=1e-5)
 
 
 def test_unit_normalization():

@@ -96,6 +96,16 @@ class Normalization(Layer):
             return mean + inputs * scale
         return (inputs - mean) / scale
 
+    @property
+    def mean(self):
+        """The mean, shaped to broadcast against the inputs (Keras's `layer.mean`)."""
+        return self._statistics(self.dtype)[0] if self.built else None
+
+    @property
+    def variance(self):
+        """The variance, shaped to broadcast against the inputs (Keras's `layer.variance`)."""
+        return self._statistics(self.dtype)[1] if self.built else None
+
     def _statistics(self, dtype):
         """The mean and variance, shaped to broadcast against the inputs."""
         if self.input_mean is None:
