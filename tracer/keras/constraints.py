@@ -5,7 +5,7 @@ of Keras's) makes that weight a Variable whose `constraint` the optimizer applie
 updating it, as Keras's optimizers do (`tt.Variable(..., constraint=fn)` too).
 """
 
-from tracer.keras.lookup import instance_or_callable
+from tracer.keras.lookup import Configurable, instance_or_callable
 from tracer.ops import math_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
@@ -13,22 +13,11 @@ from tracer.ops.convert import as_tensor
 _EPSILON = 1e-7  # Keras's backend.epsilon()
 
 
-class Constraint:
+class Constraint(Configurable):
     """Keras's base class: subclasses give `__call__(weight)`, the projected weight."""
 
     def __call__(self, w):
         return w
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        arguments = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({arguments})"
 
 
 class MinMaxNorm(Constraint):

@@ -18,7 +18,7 @@ import numpy as np
 
 from tracer import random as tt_random
 from tracer.dtypes import as_dtype
-from tracer.keras.lookup import instance_or_callable
+from tracer.keras.lookup import Configurable, instance_or_callable
 from tracer.tensor import Tensor, is_tensor_like
 
 # the standard deviation of a unit normal truncated to [-2, 2], which VarianceScaling divides
@@ -48,22 +48,11 @@ def _snake_case(name):
     return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
-class Initializer:
+class Initializer(Configurable):
     """Keras's initializer base class: subclasses give `__call__(shape, dtype=None)`."""
 
     def __call__(self, shape, dtype=None):
         raise NotImplementedError(f"{type(self).__name__} must define __call__(shape, dtype)")
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        arguments = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({arguments})"
 
 
 class Constant(Initializer):

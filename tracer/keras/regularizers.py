@@ -9,28 +9,17 @@ of Keras's) adds `regularizer(weight)` to its `losses` each time they are read, 
 2.5
 """
 
-from tracer.keras.lookup import instance_or_callable
+from tracer.keras.lookup import Configurable, instance_or_callable
 from tracer.ops import array_ops, math_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 
 
-class Regularizer:
+class Regularizer(Configurable):
     """Keras's base class: subclasses give `__call__(weight)`, a scalar penalty."""
 
     def __call__(self, x):
         return 0.0
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        arguments = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({arguments})"
 
 
 class L1L2(Regularizer):
