@@ -1,7 +1,7 @@
 """`tt.keras.layers`: Keras's layers, each a `tt.Module`, differentiable and compilable."""
 
-from tracer.keras.layers.activation_layers import ELU, LeakyReLU, ReLU, Softmax
-from tracer.keras.layers.attention import MultiHeadAttention
+from tracer.keras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from tracer.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
 from tracer.keras.layers.convolutional import (
     AveragePooling1D,
     AveragePooling2D,
@@ -36,6 +36,7 @@ from tracer.keras.layers.merging import (
     Add,
     Average,
     Concatenate,
+    Dot,
     Maximum,
     Minimum,
     Multiply,
@@ -83,10 +84,13 @@ from tracer.keras.layers.regularization import (
     SpatialDropout2D,
 )
 from tracer.keras.layers.reshaping import (
+    Cropping1D,
     Cropping2D,
     Permute,
     RepeatVector,
+    UpSampling1D,
     UpSampling2D,
+    ZeroPadding1D,
     ZeroPadding2D,
 )
 from tracer.keras.layers.wrappers import Lambda, TimeDistributed
@@ -95,6 +99,8 @@ __all__ = [
     "Activation",
     "ActivityRegularization",
     "Add",
+    "AdditiveAttention",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -109,9 +115,11 @@ __all__ = [
     "Convolution1D",
     "Convolution2D",
     "Convolution2DTranspose",
+    "Cropping1D",
     "Cropping2D",
     "Dense",
     "DepthwiseConv2D",
+    "Dot",
     "Dropout",
     "ELU",
     "EinsumDense",
@@ -147,6 +155,7 @@ __all__ = [
     "MultiHeadAttention",
     "Multiply",
     "Normalization",
+    "PReLU",
     "Permute",
     "RNN",
     "ReLU",
@@ -161,7 +170,9 @@ __all__ = [
     "Subtract",
     "TimeDistributed",
     "UnitNormalization",
+    "UpSampling1D",
     "UpSampling2D",
+    "ZeroPadding1D",
     "ZeroPadding2D",
     "add",
     "average",

@@ -1,4 +1,5 @@
-"""Keras's activation layers: ReLU, LeakyReLU, ELU and Softmax, over `tt.keras.activations`."""
+"""Keras's activation layers: ReLU, LeakyReLU, PReLU, ELU and Softmax, over
+`tt.keras.activations`."""
 
 from tracer.dtypes import float16
 from tracer.keras import activations
@@ -119,3 +120,33 @@ class Softmax(Layer):
 
     def get_config(self):
         return {**self._base_config(), "axis": self.axis}
+
+
+class PReLU(Layer):
+    """relu(x) - alpha * relu(-x) with `alpha` learnt: one per input value (batch axis
+    excepted), shared along `shared_axes` (e.g. [1, 2] for one per channel of images)."""
+
+    supports_masking = True
+
+    def __init__(self, alpha_initializer="zeros", shared_axes=None, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha_initializer = alpha_initializer
+        if shared_axes is not None and not isinstance(shared_axes, (list, tuple)):
+            shared_axes = [shared_axes]
+        self.shared_axes = None if shared_axes is None else [int(a) for a in shared_axes]
+        self.alpha = None
+
+    def build(self, input_shape):
+        shape = list(input_shape[1:])
+        for axis in self.shared_axes or ():
+            shape[axis - 1] = 1
+        if any(size is None for size in shape):
+            raise ValueError(
+                f"PReLU: the input's sizes {tuple(input_shape)} must be known but for the batch "
+                "and the shared_axes"
+            )
+        self.alpha = self.add_weight("alpha", tuple(shape), initializer=self.alpha_initializer)
+        self.built = True
+
+    def call(self, inputs):
+        return math_ops.relu(inputs) - self.alpha * math_ops.relu(-inputs)

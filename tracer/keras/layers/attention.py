@@ -1,16 +1,22 @@
-"""Keras's MultiHeadAttention, for sequences (batch, time, features): the query, key and
-value projected per head by EinsumDense layers (Keras's weights), scaled dot products, a
-softmax over the keys, masked as Keras masks it, and the heads projected back."""
+"""Keras's attention layers for sequences (batch, time, features): MultiHeadAttention (the
+query, key and value projected per head by EinsumDense layers, Keras's weights, scaled dot
+products, a softmax over the keys masked as Keras masks it, the heads projected back), and
+Attention and AdditiveAttention (one head, no projections)."""
 
 import math
 
+from tracer import random as tt_random
+from tracer.dtypes import float16
 from tracer.keras import constraints, regularizers
+from tracer.keras.activations import softmax
 from tracer.keras.layers.activation_layers import Softmax
-from tracer.keras.layers.core import Dropout
+from tracer.keras.layers.core import Dropout, seed_state
 from tracer.keras.layers.einsum_dense import EinsumDense
 from tracer.keras.layers.layer import Layer
 from tracer.ops import array_ops, math_ops
+from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.einsum_ops import einsum
+from tracer.ops.linalg_ops import matmul
 from tracer.tensor import convert_to_tensor
 
 
@@ -205,3 +211,136 @@ def _length(tensor):
     function runs."""
     size = tensor.shape[1]
     return size if isinstance(size, int) else array_ops.shape(tensor)[1]
+
+
+class Attention(Layer):
+    """Keras's dot-product attention (Luong-style) of `[query, value]` or `[query, value,
+    key]` (batch, steps, features): scores query . key (times a learnt `scale` with
+    `use_scale`; with `score_mode="concat"`, sum(tanh(query + key)) times a learnt weight),
+    masked where the value's mask or the causal mask is False (minus 1e9), a softmax over the
+    keys, `dropout` on it in training, then the weighted sum of the values; query steps the
+    query's mask skips give zeros, and the output carries that mask.
+    """
+
+    supports_masking = True
+    _SCORE_MODES = ("dot", "concat")
+
+    def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if score_mode not in self._SCORE_MODES:
+            raise ValueError(
+                f"{type(self).__name__}: score_mode must be one of {self._SCORE_MODES}"
+            )
+        self.use_scale, self.score_mode = bool(use_scale), score_mode
+        self.dropout, self.seed = float(dropout), seed
+        self.scale = self.concat_score_weight = self.seed_state = None
+
+    def build(self, input_shape):
+        """Nothing: the weights are made on the first call, from the query's features (the
+        inputs are a list, whose shapes a layer's first call does not give `build`)."""
+        self.built = True
+
+    _scale_init = "ones"
+    _made = False
+
+    def _scale_shape(self, query):
+        return ()
+
+    def _make_weights(self, query):
+        if self.use_scale:
+            self.scale = self.add_weight(
+                "scale", self._scale_shape(query), initializer=self._scale_init
+            )
+        if self.score_mode == "concat":
+            self.concat_score_weight = self.add_weight(
+                "concat_score_weight", (), initializer="ones"
+            )
+        if self.dropout:
+            self.seed_state = seed_state(self, self.seed)
+        self._made = True
+
+    def call(
+        self,
+        inputs,
+        mask=None,
+        training=False,
+        return_attention_scores=False,
+        use_causal_mask=False,
+    ):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) not in (2, 3):
+            raise ValueError(
+                f"{type(self).__name__} takes [query, value] or [query, value, key], not {inputs!r}"
+            )
+        query, value = (convert_to_tensor(t) for t in inputs[:2])
+        key = convert_to_tensor(inputs[2]) if len(inputs) == 3 else value
+        query_mask, value_mask = (list(mask) + [None, None])[:2] if mask else (None, None)
+        if not self._made:
+            self._make_weights(query)
+        scores = self._scores(query, key)
+        allowed = None if value_mask is None else array_ops.cast(value_mask, "bool")[:, None, :]
+        if use_causal_mask:
+            causal = math_ops.greater_equal(
+                array_ops.range_(_length(query))[:, None], array_ops.range_(_length(key))[None, :]
+            )[None]
+            allowed = causal if allowed is None else math_ops.logical_and(allowed, causal)
+        if allowed is not None:
+            large = 65504.0 if scores.dtype == float16 else 1e9
+            scores = math_ops.where(allowed, scores, scores - large)
+        weights = softmax(scores, axis=-1)
+        dropped = weights
+        if training and self.dropout:
+            unit = tt_random.stateless_uniform(
+                weights.shape, seed=self.seed_state, dtype=weights.dtype
+            )
+            self.seed_state.assign_add([0, 1])
+            keep = array_ops.cast(math_ops.greater_equal(unit, self.dropout), weights.dtype)
+            dropped = weights * keep / (1.0 - self.dropout)
+        output = matmul(dropped, value)
+        if query_mask is not None:
+            output = math_ops.where(array_ops.cast(query_mask, "bool")[..., None], output, 0.0)
+        return (output, weights) if return_attention_scores else output
+
+    def _scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = matmul(query, key, transpose_b=True)
+            return scores * self.scale if self.scale is not None else scores
+        summed = query[..., :, None, :] + key[..., None, :, :]
+        if self.scale is not None:
+            summed = summed * self.scale
+        return self.concat_score_weight * reduce_sum(math_ops.tanh(summed), axis=-1)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The query's mask (Keras's)."""
+        return previous_mask[0] if isinstance(previous_mask, list) else None
+
+    def get_config(self):
+        return {
+            **self._base_config(),
+            "use_scale": self.use_scale,
+            "score_mode": self.score_mode,
+            "dropout": self.dropout,
+            "seed": self.seed,
+        }
+
+
+class AdditiveAttention(Attention):
+    """Keras's additive (Bahdanau-style) attention: scores sum(scale * tanh(query + key)),
+    `scale` a learnt vector of the features (with `use_scale`, the default); the rest as
+    Attention's."""
+
+    def __init__(self, use_scale=True, dropout=0.0, seed=None, **kwargs):
+        super().__init__(use_scale=use_scale, dropout=dropout, seed=seed, **kwargs)
+
+    _scale_init = "glorot_uniform"
+
+    def _scale_shape(self, query):
+        return (query.shape[-1],)
+
+    def _scores(self, query, key):
+        terms = math_ops.tanh(query[..., :, None, :] + key[..., None, :, :])
+        return reduce_sum(terms * self.scale if self.scale is not None else terms, axis=-1)
+
+    def get_config(self):
+        config = super().get_config()
+        del config["score_mode"]
+        return config

@@ -315,6 +315,7 @@ _WEIGHTS_BY_OPTION = {
     "depthwise": "kernel",
     "beta": "beta",
     "gamma": "gamma",
+    "alpha": "alpha",
 }
 # whether any layer has added a loss in this process: until one has, the outermost layer
 # call clears nothing

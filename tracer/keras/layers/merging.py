@@ -1,5 +1,5 @@
 """Keras's layers that join tensors (Concatenate, Add, Subtract, Multiply, Average, Maximum,
-Minimum, and their functions `concatenate`, `add`, ...), and Activation and Reshape: what
+Minimum, Dot, and their functions `concatenate`, `add`, ...), and Activation and Reshape: what
 Keras's functional guide builds models with, where a KerasTensor has no arithmetic."""
 
 import functools
@@ -10,7 +10,8 @@ from tracer.keras.layers.layer import Layer
 from tracer.ops import array_ops, math_ops
 from tracer.ops.array_ops import reshape
 from tracer.ops.broadcast_ops import broadcast_to
-from tracer.ops.math_composites import reduce_any
+from tracer.ops.einsum_ops import einsum
+from tracer.ops.math_composites import l2_normalize, reduce_any
 from tracer.ops.structure_ops import concat
 from tracer.tensor import convert_to_tensor
 
@@ -107,6 +108,37 @@ class Concatenate(Layer):
                 mask = broadcast_to(mask[..., None], array_ops.shape(tensor))
             masks.append(mask)
         return reduce_any(concat(masks, axis=self.axis), axis=-1)
+
+
+class Dot(Layer):
+    """The dot products of two batches of tensors along `axes` (an int for both, or one per
+    input), per example: rank-2 inputs give (batch, 1); otherwise the remaining axes of the
+    first, then of the second (Keras's batch_dot). `normalize` makes them cosine
+    similarities (each input L2-normalized along its axis first)."""
+
+    def __init__(self, axes, normalize=False, **kwargs):
+        super().__init__(**kwargs)
+        self.axes = axes if isinstance(axes, int) else [int(a) for a in axes]
+        self.normalize = bool(normalize)
+
+    def call(self, inputs):
+        x, y = _tensors(inputs, self)
+        pair = [self.axes, self.axes] if isinstance(self.axes, int) else self.axes
+        ax, ay = pair[0] % x.ndim, pair[1] % y.ndim
+        if ax == 0 or ay == 0:
+            raise ValueError(f"Dot layer {self.name!r}: the batch axis is not one to sum over")
+        if self.normalize:
+            x, y = l2_normalize(x, axis=ax), l2_normalize(y, axis=ay)
+        letters = "bcdefghijklm"
+        x_letters = ["a"] + [letters[k] for k in range(x.ndim - 1)]
+        y_letters = ["a"] + [letters[x.ndim - 1 + k] for k in range(y.ndim - 1)]
+        y_letters[ay] = x_letters[ax] = "z"
+        kept = [c for c in x_letters + y_letters if c != "z" and c != "a"]
+        product = einsum(f"{''.join(x_letters)},{''.join(y_letters)}->a{''.join(kept)}", x, y)
+        return product[:, None] if product.ndim == 1 else product
+
+    def get_config(self):
+        return {**self._base_config(), "axes": self.axes, "normalize": self.normalize}
 
 
 class Activation(Layer):

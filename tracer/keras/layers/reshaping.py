@@ -1,5 +1,6 @@
-"""Keras's reshaping layers: Permute, RepeatVector, ZeroPadding2D, Cropping2D and UpSampling2D
-(nearest), composed of tracer's transpose, tile, pad and slicing.
+"""Keras's reshaping layers: Permute, RepeatVector, ZeroPadding1D and 2D, Cropping1D and 2D,
+UpSampling1D and UpSampling2D (nearest), composed of tracer's transpose, tile, repeat, pad
+and slicing.
 
 The 2-D layers take `data_format` "channels_last" (the default, as Keras's
 `image_data_format()`) or "channels_first", and hold it as Keras writes it in a config.
@@ -9,6 +10,7 @@ from tracer.keras.layers.layer import Layer
 from tracer.ops.array_ops import expand_dims, reshape, transpose
 from tracer.ops.broadcast_ops import tile
 from tracer.ops.layout_ops import pad
+from tracer.ops.sequence_composites import repeat
 
 
 class Permute(Layer):
@@ -154,3 +156,69 @@ def _pairs(value, what):
     if any(len(p) != 2 or any(not isinstance(v, int) or v < 0 for v in p) for p in pairs):
         raise ValueError(f"{what} must hold non-negative ints, not {value!r}")
     return pairs
+
+
+class ZeroPadding1D(Layer):
+    """Zeros added before and after each sequence (batch, steps, features): `padding` is an
+    int or (before, after)."""
+
+    def __init__(self, padding=1, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pair(padding, "padding")
+        self.data_format = _data_format(data_format)
+
+    def call(self, inputs):
+        steps = list(self.padding)
+        paddings = (
+            [[0, 0], steps, [0, 0]]
+            if self.data_format == "channels_last"
+            else [[0, 0], [0, 0], steps]
+        )
+        return pad(inputs, paddings)
+
+    def get_config(self):
+        return {
+            **self._base_config(),
+            "padding": list(self.padding),
+            "data_format": self.data_format,
+        }
+
+
+class Cropping1D(Layer):
+    """Steps cut from the start and end of each sequence: `cropping` is an int or
+    (start, end)."""
+
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pair(cropping, "cropping")
+
+    def call(self, inputs):
+        start, end = self.cropping
+        if start + end >= inputs.shape[1]:
+            raise ValueError(f"Cropping1D {self.cropping} leaves no step of {inputs.shape[1]}")
+        return inputs[:, start : inputs.shape[1] - end]
+
+    def get_config(self):
+        return {**self._base_config(), "cropping": list(self.cropping)}
+
+
+class UpSampling1D(Layer):
+    """Each step repeated `size` times (batch, steps * size, features)."""
+
+    def __init__(self, size=2, **kwargs):
+        super().__init__(**kwargs)
+        self.size = int(size)
+
+    def call(self, inputs):
+        return repeat(inputs, self.size, axis=1)
+
+    def get_config(self):
+        return {**self._base_config(), "size": self.size}
+
+
+def _pair(value, what):
+    """An int or a pair of non-negative ints, as a pair."""
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or any(not isinstance(v, int) or v < 0 for v in pair):
+        raise ValueError(f"{what} must be a non-negative int or a pair of them, not {value!r}")
+    return pair

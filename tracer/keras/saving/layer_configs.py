@@ -302,6 +302,14 @@ def _time_distributed(layer):
     return {"layer": layer_config(layer.layer, None if shape is None else (shape[0], *shape[2:]))}
 
 
+def _prelu(layer):
+    return {
+        "alpha_initializer": _initializer(layer.alpha_initializer, "Zeros"),
+        **_options(layer, "alpha_regularizer", "alpha_constraint"),
+        "shared_axes": layer.shared_axes,
+    }
+
+
 def _normalization_weights(layer):
     """center, scale and the initializers of beta and gamma, in BatchNormalization's order."""
     return {
@@ -367,6 +375,7 @@ LAYERS = {
         cls.__name__: LayerSpec(cls, _own_config, writes_trainable=False)
         for cls in (regularization.SpatialDropout1D, regularization.SpatialDropout2D)
     },
+    "PReLU": LayerSpec(activation_layers.PReLU, _prelu),
     "TimeDistributed": LayerSpec(wrappers.TimeDistributed, _time_distributed, nested=("layer",)),
     "Bidirectional": LayerSpec(
         recurrent.Bidirectional, _bidirectional, nested=("layer", "backward_layer")
@@ -392,6 +401,11 @@ LAYERS = {
             reshaping.ZeroPadding2D,
             reshaping.Cropping2D,
             reshaping.UpSampling2D,
+            reshaping.ZeroPadding1D,
+            reshaping.Cropping1D,
+            reshaping.UpSampling1D,
+            attention.Attention,
+            attention.AdditiveAttention,
             pooling.GlobalAveragePooling1D,
             pooling.GlobalAveragePooling2D,
             pooling.GlobalMaxPooling1D,
