@@ -72,6 +72,7 @@ from tracer.dtypes import (
 from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
 from tracer.framework import (
+    device,
     ensure_shape,
     executing_eagerly,
     get_static_value,
@@ -170,6 +171,7 @@ from tracer.ops.math_ops import (
 from tracer.ops.nn_ops import reduce_logsumexp
 from tracer.ops.reduction_ops import norm, reduce_max, reduce_mean, reduce_min
 from tracer.ops.scan_ops import cumsum, reduce_prod
+from tracer.ops.scatter_extremes import tensor_scatter_nd_max, tensor_scatter_nd_min
 from tracer.ops.scatter_nd_ops import (
     gather_nd,
     scatter_nd,
@@ -224,12 +226,12 @@ __all__ = [
     "einsum",
     "argsort", "as_string", "clip_by_global_norm", "pad", "reverse", "roll", "sort",
     "bincount", "gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
-    "tensor_scatter_nd_update",
+    "tensor_scatter_nd_update", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
     # tf.math's functions that TensorFlow also has at its top level
     "acosh", "asinh", "atanh", "cosh", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp",
     "scalar_mul", "sinh", "tensordot", "truediv",
     # framework
-    "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
+    "device", "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
     "is_tensor", "rank", "get_logger", "group",
 ]  # fmt: skip
 

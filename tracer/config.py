@@ -8,6 +8,10 @@ None (unless `unconnected_gradients='zero'` asked for zeros).
 as it is, op by op, instead of its traced and compiled version (for debugging with print
 and pdb); `functions_run_eagerly()` says whether it is on.
 
+`list_physical_devices(device_type=None)` and `list_logical_devices` name the one device
+tracer computes on, the CPU (no GPU: `list_physical_devices("GPU")` is empty), as
+TensorFlow's do on a machine without one.
+
 `threading.set_intra_op_parallelism_threads(n)`, as TensorFlow's: the threads of tracer's
 pool, which runs the parallel loops and matrix products of compiled and eager code alike
 (docs/threads.md); 0 for the default (the cores this process may use, or OMP_NUM_THREADS).
@@ -78,3 +82,39 @@ class _Threading:
 
 
 threading = _Threading()
+
+
+class PhysicalDevice(tuple):
+    """TensorFlow's PhysicalDevice: (name, device_type)."""
+
+    __slots__ = ()
+
+    def __new__(cls, name, device_type):
+        return super().__new__(cls, (name, device_type))
+
+    name = property(lambda self: self[0])
+    device_type = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"PhysicalDevice(name={self.name!r}, device_type={self.device_type!r})"
+
+
+class LogicalDevice(PhysicalDevice):
+    """TensorFlow's LogicalDevice: (name, device_type)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"LogicalDevice(name={self.name!r}, device_type={self.device_type!r})"
+
+
+def list_physical_devices(device_type=None):
+    """The devices tracer computes on, of `device_type` when given: the CPU alone."""
+    devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    return [d for d in devices if device_type is None or d.device_type == device_type.upper()]
+
+
+def list_logical_devices(device_type=None):
+    """The logical devices: the CPU alone."""
+    devices = [LogicalDevice("/device:CPU:0", "CPU")]
+    return [d for d in devices if device_type is None or d.device_type == device_type.upper()]

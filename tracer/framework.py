@@ -1,5 +1,5 @@
 """TensorFlow's small framework functions: where code runs (`executing_eagerly`,
-`inside_function`, `init_scope`), what a value is (`is_tensor`, `rank`,
+`inside_function`, `init_scope`, `device`), what a value is (`is_tensor`, `rank`,
 `get_static_value`) and checks (`ensure_shape`).
 
 In a function being traced, `init_scope()` runs its block eagerly, outside the trace and
@@ -81,3 +81,14 @@ def group(*inputs, name=None):
     there is nothing to group: None. In a tt.compat.v1 graph, an op whose Session.run runs
     `inputs` (tensors, variables and ops; the assigns among them)."""
     return None if state.trace is None else state.trace.group(nest.flatten(list(inputs)))
+
+
+@contextlib.contextmanager
+def device(device_name):
+    """TensorFlow's placement of the ops in the block on `device_name` ("CPU:0", "GPU:0",
+    "/job:localhost/device:CPU:0", or None): tracer computes on the CPU only, so the block
+    runs as it would without it, as TensorFlow's soft placement runs a GPU's ops on the CPU
+    of a machine without one."""
+    if device_name is not None and not isinstance(device_name, str):
+        raise TypeError(f"tt.device takes a device name (a string) or None, not {device_name!r}")
+    yield

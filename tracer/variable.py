@@ -219,6 +219,8 @@ class Variable(TensorLike):
     def __repr__(self):
         value = self._value
         text = str(value[()]) if value.ndim == 0 else repr(value)
+        if "\n" in text:  # TensorFlow starts a value of several lines on a line of its own
+            text = "\n" + text
         return f"<tracer.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
 
 

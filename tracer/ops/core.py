@@ -16,6 +16,7 @@ from runtime.kernels import FLOATING_KERNELS, KERNELS, errors_ignored, errors_re
 from tracer import collector, dtypes
 from tracer.context import numerics, state
 from tracer.debugging import check_numerics
+from tracer.errors import InvalidArgumentError, mixed
 from tracer.ir import Literal, Node, TupleType, dims, format_location, source, user_location
 from tracer.ops import convert, fast_apply_check
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, STRING_OPS, OpDef
@@ -135,6 +136,10 @@ def _infer(op, inputs, attrs):
         message = f"{op.name}: {error}" + (f" (at {where})" if where else "")
         if isinstance(error, dims.SizesDiffer):
             raise dims.SizesDiffer(message, *error.sizes) from None
+        if type(error) is ValueError and state.trace is None and not state.building:
+            # TensorFlow's eager ops raise InvalidArgumentError for inputs that do not fit
+            # (traced, ValueError): both kinds of `except` catch it
+            raise mixed(InvalidArgumentError, ValueError)(message) from None
         raise type(error)(message) from None
     # a plain tuple: a rule may give an input's `.shape`, an eager tensor's TensorShape
     return (shape if type(shape) is tuple else tuple(shape)), dtype
