@@ -92,6 +92,9 @@ class Layer(Module):
             self._in_call = True
             outer = state.name_scope
             state.name_scope = f"{outer}{self._name}/"
+        if _losses_added[0] and _call_depth[0] == 0:
+            self._clear_losses()  # Keras's: each outermost call starts afresh
+        _call_depth[0] += 1
         try:
             if not self.built:
                 # the shape the layer was built for: what Keras files record
@@ -107,13 +110,7 @@ class Layer(Module):
                 and _takes_mask(type(self).call)
             ):
                 kwargs["mask"] = previous_mask  # Keras's: the mask an earlier layer gave
-            if _losses_added[0] and _call_depth[0] == 0:
-                self._clear_losses()  # Keras's: each outermost call starts afresh
-            _call_depth[0] += 1
-            try:
-                outputs = self.call(inputs, *args, **kwargs)
-            finally:
-                _call_depth[0] -= 1
+            outputs = self.call(inputs, *args, **kwargs)
             if self.activity_regularizer is not None:
                 _penalize_activity(self, outputs)
             if self.supports_masking and (previous_mask is not None or _makes_masks(type(self))):
@@ -122,6 +119,7 @@ class Layer(Module):
                 self._output_shape = _shapes_of(outputs)
             return outputs
         finally:
+            _call_depth[0] -= 1
             if outer is not None:  # `_leave_scope`
                 state.name_scope = outer
                 self._in_call = False
@@ -174,6 +172,7 @@ class Layer(Module):
             self._leave_scope(outer)
         self._own_weights.append(variable)
         if regularizer is not None:
+            _weights_regularized[0] = True
             self._regularized.append((variable, regularizer))
         if self in deferred.pending:  # a restored value waits for it (explicit build() too)
             deferred.restore_built(self)
@@ -190,6 +189,8 @@ class Layer(Module):
         """The losses of this layer and the layers below: those `add_loss` and the activity
         regularizers added in the last call, then each regularized weight's penalty, made
         anew at each reading (Keras's)."""
+        if not (_losses_added[0] or _weights_regularized[0]):
+            return []  # (no walk of the layers: a model's step asks at every call)
         found = []
         for layer in (self, *self._sublayers()):
             found.extend(layer._added_losses)
@@ -317,10 +318,11 @@ _WEIGHTS_BY_OPTION = {
     "gamma": "gamma",
     "alpha": "alpha",
 }
-# whether any layer has added a loss in this process: until one has, the outermost layer
-# call clears nothing
+# whether any layer has added a loss, and any weight has a regularizer, in this process:
+# until then the outermost layer call clears nothing and `losses` walks no layer
 _losses_added = [False]
-_call_depth = [0]
+_weights_regularized = [False]
+_call_depth = [0]  # of layer calls in progress (the outermost is at 0)
 
 
 def _penalize_activity(layer, outputs):
