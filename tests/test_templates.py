@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 import jinja2
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 import tracer as tt
 from codegen import compile as compile_module
 from codegen import template_cache, templates
+from runtime import native
 from tests.test_gradients import ALL_CASES
 from tests.test_shared_kernels import layer_loss, layer_loss_gradient
 
@@ -199,6 +201,18 @@ def test_compile_beside_compiles_every_template_as_its_first_render_would(tmp_pa
     assert template_cache.load(names[0], templates._read(str(folder / names[0]))[1], beside) is None
 
 
+def _seed_extensions(lib):
+    """The extensions this checkout's install built in place, copied (stamped now, so newer
+    than the copied sources) where the build puts them: setuptools passes over an extension
+    whose library is newer than its sources, and this test is about the templates, not the
+    C compiler's half minute on the extensions (tests/test_native.py builds those)."""
+    for extension in native.EXTENSIONS.values():
+        name = extension.module.replace(".", os.sep) + (sysconfig.get_config_var("EXT_SUFFIX"))
+        if os.path.isfile(os.path.join(REPO, name)):
+            os.makedirs(os.path.dirname(lib / name), exist_ok=True)
+            shutil.copyfile(os.path.join(REPO, name), lib / name)
+
+
 @pytest.mark.slow
 def test_the_build_compiles_the_templates_so_a_new_installations_first_process_needs_no_jinja2(
     tmp_path,
@@ -217,6 +231,7 @@ def test_the_build_compiles_the_templates_so_a_new_installations_first_process_n
     for part in ("setup.py", "pyproject.toml", "README.md"):
         shutil.copy(os.path.join(REPO, part), source / part)
     build = tmp_path / "build"
+    _seed_extensions(build / "lib")
     environment = dict(os.environ, TRACER_CACHE_DIR=str(tmp_path / "cache"))
     environment.pop("PYTHONPATH", None)
     folders = ["--build-lib", str(build / "lib"), "--build-temp", str(build / "temp")]

@@ -39,14 +39,20 @@ def plan(guides, twice):
     return runs
 
 
+def record_name(guide, run):
+    """The file name of a run's records: a guide in a subfolder of the guides ("core/mlp_core")
+    gets a flat name ("core.mlp_core.tf")."""
+    return f"{guide.replace('/', '.')}.{run}"
+
+
 def run_one(guide, run, engine, args):
     """Run one notebook with one engine in a subprocess (its own working directory, for the
     files the guide writes); its log goes to OUT/logs. Returns the subprocess's exit status,
     or "timeout"."""
     python = args.peers_python if engine == "tf" else sys.executable
     notebook = os.path.join(args.docs, "site", "en", "guide", guide + ".ipynb")
-    results = os.path.abspath(os.path.join(args.out, f"{guide}.{run}.json"))
-    workdir = os.path.join(args.out, "work", f"{guide}.{run}")
+    results = os.path.abspath(os.path.join(args.out, f"{record_name(guide, run)}.json"))
+    workdir = os.path.join(args.out, "work", record_name(guide, run))
     os.makedirs(workdir, exist_ok=True)
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
     env = dict(
@@ -56,7 +62,7 @@ def run_one(guide, run, engine, args):
         env.pop("PYTHONPATH")  # TensorFlow's Python never sees the project
     command = [python, os.path.join(HERE, "execute.py"), os.path.abspath(notebook), engine]
     command += [results, "--cell-timeout", str(args.cell_timeout)]
-    with open(os.path.join(args.out, "logs", f"{guide}.{run}.log"), "w") as log:
+    with open(os.path.join(args.out, "logs", f"{record_name(guide, run)}.log"), "w") as log:
         try:
             done = subprocess.run(
                 command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -69,7 +75,7 @@ def run_one(guide, run, engine, args):
 
 def load(out, guide, run):
     """A run's records, or None when it left none."""
-    path = os.path.join(out, f"{guide}.{run}.json")
+    path = os.path.join(out, f"{record_name(guide, run)}.json")
     if not os.path.exists(path):
         return None
     with open(path) as handle:
