@@ -225,10 +225,16 @@ def test_restore_of_nothing_and_of_values_with_no_variable(tmp_path):
     with pytest.raises(AssertionError, match="no checkpoint was given"):
         checkpoint.restore(None).assert_consumed()  # no checkpoint yet: nothing restored
     path = checkpoint.write(str(tmp_path / "two"))
-    status = tt.train.Checkpoint(a=v).read(path)
-    with pytest.raises(AssertionError, match=r"\['b'\] matched no variable"):
+    restored = tt.train.Checkpoint(a=v)
+    status = restored.read(path)
+    with pytest.raises(AssertionError, match=r"\['b'\] wait for .* checkpoints' objects"):
         status.assert_consumed()
     status.expect_partial()
+    restored.b = later = tt.Variable(0.0)  # as TensorFlow's deferred restoration
+    assert later.numpy() == 2.0 and restored.b is later
+    status.assert_consumed()
+    with pytest.raises(AssertionError, match=r"\['b'\] matched no variable"):
+        tt.train.Checkpoint(a=v, b=[]).read(path).assert_consumed()
     with pytest.raises(AssertionError, match=r"no saved value: \['c'\]"):
         tt.train.Checkpoint(a=v, c=tt.Variable(0.0)).read(path).assert_existing_objects_matched()
 
@@ -285,3 +291,92 @@ def test_list_and_load_variables_read_a_file_or_a_directory_s_latest(tmp_path):
     empty.mkdir()
     with pytest.raises(tt.train.CheckpointError, match="no checkpoint listed"):
         tt.train.list_variables(empty)
+
+
+def test_a_checkpoints_objects_are_its_attributes_and_objects_set_later_are_saved(tmp_path):
+    """TensorFlow's guide: `ckpt.step.assign_add(1)`, and objects set on a checkpoint after
+    it is made (`checkpoint.net = ...`), saved and restored as keyword arguments are."""
+    checkpoint = tt.train.Checkpoint(step=tt.Variable(1))
+    checkpoint.step.assign_add(4)
+    checkpoint.extra = {"w": tt.Variable([1.0, 2.0])}
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    again = tt.train.Checkpoint(step=tt.Variable(0), extra={"w": tt.Variable([0.0, 0.0])})
+    again.restore(path).assert_consumed()
+    assert int(again.step) == 5 and again.extra["w"].numpy().tolist() == [1.0, 2.0]
+    with pytest.raises(AttributeError, match="no attribute 'missing'"):
+        checkpoint.missing  # noqa: B018
+    with pytest.raises(TypeError, match="other=1.5 is not something a checkpoint saves"):
+        checkpoint.other = 1.5
+    with pytest.raises(AttributeError, match="save_counter"):
+        checkpoint.save_counter = tt.Variable(0)
+
+
+def test_a_value_waits_on_a_checkpoint_object_until_its_attribute_is_set(tmp_path):
+    """The checkpoint guide's deferred restoration through checkpoints standing for layers:
+    a value whose variable is not set yet is assigned when it is."""
+    net = tt.keras.Sequential([tt.keras.layers.Dense(3)])
+    net(tt.ones([1, 2]))
+    path = tt.train.Checkpoint(net=net).save(str(tmp_path / "ckpt"))
+    bias = tt.Variable(tt.zeros([3]))
+    fake_layer = tt.train.Checkpoint(bias=bias)
+    root = tt.train.Checkpoint(net=tt.train.Checkpoint(layers=[fake_layer]))
+    root.restore(path).assert_existing_objects_matched()
+    np.testing.assert_array_equal(bias.numpy(), net.layers[0].bias.numpy())
+    kernel = tt.Variable(tt.zeros([2, 3]))
+    fake_layer.kernel = kernel
+    np.testing.assert_array_equal(kernel.numpy(), net.layers[0].kernel.numpy())
+
+
+def test_a_dataset_iterator_resumes_where_its_checkpoint_was(tmp_path):
+    """An iterator in a checkpoint saves how many elements it gave; restored (into a new
+    iterator, or the same one moved on) its next element is the one after them."""
+    dataset = tt.data.Dataset.range(5).repeat().batch(2)
+    iterator = iter(dataset)
+    checkpoint = tt.train.Checkpoint(iterator=iterator)
+    taken = [next(iterator).numpy().tolist() for _ in range(4)]
+    assert taken == [[0, 1], [2, 3], [4, 0], [1, 2]]
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    assert next(iterator).numpy().tolist() == [3, 4]
+    checkpoint.restore(path)
+    assert next(iterator).numpy().tolist() == [3, 4]  # back where it was saved
+    fresh = iter(dataset)
+    tt.train.Checkpoint(iterator=fresh).restore(path).assert_consumed()
+    assert [next(fresh).numpy().tolist() for _ in range(2)] == [[3, 4], [0, 1]]
+    assert tt.train.load_checkpoint(path).get_tensor("iterator/position") == 4
+    finite = iter(tt.data.Dataset.range(3))
+    tt.train.Checkpoint(iterator=finite).restore(path)  # past its end: it is exhausted
+    with pytest.raises(StopIteration):
+        next(finite)
+
+
+def test_the_manager_gives_paths_in_the_directory_as_it_was_given(tmp_path, monkeypatch):
+    """`./tf_ckpts/ckpt-1`, as TensorFlow prints them in its checkpoint guide; the files are
+    where the directory was when the manager was made."""
+    monkeypatch.chdir(tmp_path)
+    checkpoint = tt.train.Checkpoint(v=tt.Variable(1.0))
+    manager = tt.train.CheckpointManager(checkpoint, "./tf_ckpts", max_to_keep=2)
+    assert [manager.save() for _ in range(3)] == [f"./tf_ckpts/ckpt-{n}" for n in (1, 2, 3)]
+    assert manager.checkpoints == ["./tf_ckpts/ckpt-2", "./tf_ckpts/ckpt-3"]
+    assert manager.latest_checkpoint == "./tf_ckpts/ckpt-3" and manager.directory == "./tf_ckpts"
+    assert tt.train.latest_checkpoint("./tf_ckpts/") == "./tf_ckpts/ckpt-3"
+    assert sorted(p.name for p in (tmp_path / "tf_ckpts").glob("ckpt-*")) == [
+        "ckpt-2.npz",
+        "ckpt-3.npz",
+    ]
+    monkeypatch.chdir(tmp_path.parent)
+    checkpoint.v.assign(5.0)
+    assert manager.restore_or_initialize() == "./tf_ckpts/ckpt-3"
+    assert float(checkpoint.v) == 1.0
+
+
+def test_a_checkpoint_reader_gives_shapes_dtypes_and_values(tmp_path):
+    v = tt.Variable(np.arange(6.0).reshape(2, 3))
+    path = tt.train.Checkpoint(model={"w": v}, n=tt.Variable(3)).save(str(tmp_path / "c"))
+    reader = tt.train.load_checkpoint(str(tmp_path))
+    assert reader.get_variable_to_shape_map() == {"model/w": [2, 3], "n": [], "save_counter": []}
+    assert reader.get_variable_to_dtype_map()["n"] == tt.int32
+    np.testing.assert_array_equal(reader.get_tensor("model/w"), v.numpy())
+    assert reader.has_tensor("n") and not reader.has_tensor("m")
+    with pytest.raises(tt.errors.NotFoundError, match="Key m not found in checkpoint"):
+        reader.get_tensor("m")
+    assert tt.train.load_checkpoint(path).get_tensor("n") == 3

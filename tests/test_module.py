@@ -102,7 +102,12 @@ def test_scalar_tensors_take_format_specs():
     loss = tt.constant(1.23456)
     assert f"{loss:.3f}" == "1.235" and f"{loss:>8.2e}" == "1.23e+00"
     assert f"{tt.Variable(3):04d}" == "0003"
-    assert f"{loss}" == str(loss)
+    # an empty spec formats the value as numpy does, as TensorFlow 2.21's eager tensors print
+    # in f-strings (its outputs: "1.2345600128173828", "7", "[0.1     1.23456]"); a
+    # variable's is its repr
+    assert f"{loss}" == "1.2345600128173828" and f"{tt.constant(7)}" == "7"
+    assert f"{tt.constant([0.1, 1.23456])}" == "[0.1     1.23456]"
+    assert f"{tt.Variable(3.0)}" == repr(tt.Variable(3.0))
     with pytest.raises(TypeError):
         f"{tt.constant([1.0, 2.0]):.2f}"
 
@@ -112,3 +117,11 @@ def test_scalar_tensors_take_format_specs():
 
     with pytest.raises(TypeError, match="symbolic tensor"):
         formats(tt.constant(1.0))
+
+
+def test_a_list_that_is_not_rectangular_is_refused_in_tensorflows_words():
+    """TensorFlow's tensor guide prints the message of `tf.constant(ragged_list)`."""
+    for convert in (tt.constant, tt.convert_to_tensor):
+        with pytest.raises(ValueError) as raised:
+            convert([[0, 1, 2, 3], [4, 5], [6, 7, 8], [9]])
+        assert str(raised.value) == "Can't convert non-rectangular Python sequence to Tensor."

@@ -60,12 +60,13 @@ class TensorLike:
         return value if dtype is None else value.astype(dtype, copy=False)
 
     def __format__(self, format_spec):
-        """`f"{loss:.4f}"`: the value formatted as numpy formats it (a format spec on a tensor
-        that is not a scalar is numpy's TypeError); an empty spec is `str`."""
-        if not format_spec:
-            return str(self)
+        """`f"{loss:.4f}"` and `f"{size}"`: the value formatted as numpy formats it, as
+        TensorFlow's eager tensors are (a format spec on a tensor that is not a scalar is
+        numpy's TypeError); a symbolic tensor with an empty spec is `str`."""
         tensor = self._read()
         if tensor._value is None:
+            if not format_spec:
+                return str(self)
             raise TypeError(
                 f"cannot format a symbolic tensor with {format_spec!r} inside a traced function: "
                 "its value is known only when the function runs; use tt.print, or return it"
@@ -454,6 +455,10 @@ def _from_python(value, dtype):
             array = np.asarray(value)
         except UnicodeDecodeError:  # str and bytes that are not ASCII, in one list
             return _string_array(value, dtype)
+        except ValueError as error:  # numpy's "inhomogeneous shape": TensorFlow's words
+            if "inhomogeneous" not in str(error):
+                raise
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
         if array.dtype.kind in "US":
             return _string_array(value, dtype)
         if array.dtype.kind in "OV":  # None, mixed types: numpy would hold objects

@@ -216,6 +216,10 @@ class Variable(TensorLike):
                 f"np.{self.dtype.name}) or tt.cast) if the cast is meant"
             )
 
+    def __format__(self, format_spec):
+        """`f"{v}"` is the variable's repr, as TensorFlow's; a spec formats its value."""
+        return repr(self) if not format_spec else super().__format__(format_spec)
+
     def __repr__(self):
         value = self._value
         text = str(value[()]) if value.ndim == 0 else repr(value)

@@ -15,7 +15,7 @@ new Dataset around a new stage.
 import numpy as np
 
 from tracer import nest
-from tracer.context import state
+from tracer.context import outside_trace, state
 from tracer.data import file_cache, files, interleave, sources, transforms
 from tracer.data.options import Options
 from tracer.data.specs import INFINITE, UNKNOWN
@@ -41,11 +41,11 @@ class Dataset:
     # --- iterating ------------------------------------------------------------------------
 
     def __iter__(self):
-        return _Iterator(self._stage.arrays(), constant)
+        return _Iterator(self._stage, constant)
 
     def as_numpy_iterator(self):
         """The elements with numpy arrays (and numpy scalars) as leaves."""
-        return _Iterator(self._stage.arrays(), _numpy_leaf)
+        return _Iterator(self._stage, _numpy_leaf)
 
     def __len__(self):
         count = self._stage.cardinality()
@@ -294,14 +294,52 @@ class _Iterator:
     Pulling an element while a tt.function is traced stops the trace before the element is
     taken (RunsAsPython): tracer's pipelines run in Python, so such a function runs as
     Python at each call (tracer/function.py), and its first call gets the first element,
-    as in TensorFlow, where the iterator is an op of the graph."""
+    as in TensorFlow, where the iterator is an op of the graph.
 
-    def __init__(self, arrays, leaf):
-        self._arrays = arrays
+    A `tt.train.Checkpoint` saves an iterator's position: how many elements it has given
+    (`position`, an int64 Variable made the first time a checkpoint walks the iterator).
+    Restored, the iterator starts a new pass and passes over that many elements at its next
+    element. TensorFlow saves the pipeline's own state (a shuffle's buffer, a generator's);
+    replaying gives the same elements where the pipeline is deterministic, and new draws
+    where it shuffles or draws without a seed (docs/data.md).
+    """
+
+    def __init__(self, stage, leaf):
+        self._stage = stage
+        self._arrays = stage.arrays()
         self._leaf = leaf
+        self._given = 0  # elements taken from `_arrays`, including those passed over
+        self._position = None  # the checkpointed position's Variable, once checkpointed
+        self._written = 0  # the value this iterator last gave `_position`
 
     def __iter__(self):
         return self
+
+    def _checkpoint_children(self):
+        """{"position": Variable}, its value the elements given so far; or, while a restored
+        position waits for the next element, that position."""
+        if self._position is None:
+            from tracer.variable import Variable  # (variables build on the ops; data on less)
+
+            with outside_trace():
+                self._position = Variable(
+                    np.int64(self._given), trainable=False, name="iterator_position"
+                )
+            self._written = self._given
+        elif int(self._position._value) == self._written:  # no restored position waits
+            with outside_trace():
+                self._position.assign(np.int64(self._given))
+            self._written = self._given
+        return {"position": self._position}
+
+    def _replay(self, position):
+        """A new pass, `position` elements passed over: where a restored checkpoint was."""
+        self._arrays = self._stage.arrays()
+        self._given, self._written = 0, position
+        for _ in range(position):
+            if next(self._arrays, _NONE) is _NONE:
+                break
+            self._given += 1
 
     def __next__(self):
         if state.trace is not None:
@@ -312,7 +350,10 @@ class _Iterator:
                 "eagerly, new elements each call). For compiled speed, iterate outside and "
                 "pass each batch to a tt.function step, as Model.fit does."
             )
+        if self._position is not None and int(self._position._value) != self._written:
+            self._replay(int(self._position._value))  # a checkpoint restored it
         element = next(self._arrays)
+        self._given += 1
         leaves = [a if isinstance(a, Dataset) else self._leaf(a) for a in nest.flatten(element)]
         return nest.pack_sequence_as(element, leaves)
 

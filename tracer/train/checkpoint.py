@@ -18,6 +18,7 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.context import outside_trace
+from tracer.errors import NotFoundError
 from tracer.module import Module
 from tracer.optimizers import Optimizer
 from tracer.train import deferred, files, graph
@@ -33,6 +34,8 @@ class Checkpoint:
     >>> path = checkpoint.save("/tmp/doc/ckpt")       # '/tmp/doc/ckpt-1'
     """
 
+    _takes_new_objects = True  # a restored value may wait for an object set on it later
+
     def __init__(self, /, root=None, **kwargs):  # (any name may be an object's: `self=`)
         objects = dict(kwargs) if root is None else {"root": root, **kwargs}
         if SAVE_COUNTER in objects:
@@ -41,14 +44,30 @@ class Checkpoint:
                 f"the object {objects[SAVE_COUNTER]!r} another name"
             )
         for name, obj in objects.items():
-            if not isinstance(obj, (Module, Optimizer, Variable, Checkpoint, list, tuple, dict)):
-                raise TypeError(
-                    f"Checkpoint: {name}={obj!r} is not something a checkpoint saves (a "
-                    "tt.Module or layer, an optimizer, a Variable, or a list or dict of them)"
-                )
+            _check_saved(name, obj)
         self._objects = objects
         self._save_counter = None
         graph.walk(self)  # a name the checkpoint cannot store is an error here, not at save
+
+    def __getattr__(self, name):
+        """`checkpoint.step`: an object the checkpoint was given, or set on it later."""
+        objects = self.__dict__.get("_objects", {})
+        if name in objects:
+            return objects[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        """`checkpoint.net = model` adds an object to save, as a keyword argument does; a
+        value restored before it was set (deferred restoration) is assigned now."""
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+            return
+        if name == SAVE_COUNTER:
+            raise AttributeError(f"Checkpoint: {SAVE_COUNTER!r} is the checkpoint's own")
+        _check_saved(name, value)
+        self._objects[name] = value
+        graph.walk(self)
+        deferred.attribute_set(self, name)
 
     @property
     def save_counter(self):
@@ -108,13 +127,23 @@ class Checkpoint:
         """Assign the saved values; `save_path` None (no checkpoint yet) restores nothing, and
         its status's assertions fail, as TensorFlow's do."""
         if save_path is None:
-            return LoadStatus(self, None, [], [])
+            return CheckpointLoadStatus(self, None, [], [])
         self.save_counter  # noqa: B018  (made, so that the saved count has a variable to go to)
         return _restore(self, files.read(os.fspath(save_path)), skip=())
 
     def read(self, save_path):
         """`restore` for a file made by `write`: the save counter is left as it is."""
         return _restore(self, files.read(os.fspath(save_path)), skip=(SAVE_COUNTER,))
+
+
+def _check_saved(name, obj):
+    if not isinstance(obj, (Module, Optimizer, Variable, Checkpoint, list, tuple, dict)) and (
+        not hasattr(obj, "_checkpoint_children")
+    ):
+        raise TypeError(
+            f"Checkpoint: {name}={obj!r} is not something a checkpoint saves (a tt.Module or "
+            "layer, an optimizer, a Variable, a dataset iterator, or a list or dict of them)"
+        )
 
 
 def list_variables(ckpt_dir_or_file):
@@ -131,6 +160,35 @@ def load_variable(ckpt_dir_or_file, name):
     return values[name]
 
 
+def load_checkpoint(ckpt_dir_or_file):
+    """A reader of a checkpoint's saved values (a path, or a directory: its latest), as
+    `tf.train.load_checkpoint` returns."""
+    return CheckpointReader(files.read(_checkpoint_path(ckpt_dir_or_file)))
+
+
+class CheckpointReader:
+    """The values of one checkpoint by their saved paths (tracer's paths,
+    `net/l1/kernel`, not TensorFlow's `.../.ATTRIBUTES/VARIABLE_VALUE` keys)."""
+
+    def __init__(self, values):
+        self._values = values
+
+    def get_variable_to_shape_map(self):
+        return {key: list(value.shape) for key, value in self._values.items()}
+
+    def get_variable_to_dtype_map(self):
+        return {key: dtypes.as_dtype(value.dtype) for key, value in self._values.items()}
+
+    def has_tensor(self, key):
+        return key in self._values
+
+    def get_tensor(self, key):
+        """The saved value at `key`, a numpy array (a copy)."""
+        if key not in self._values:
+            raise NotFoundError(None, None, f"Key {key} not found in checkpoint")
+        return np.array(self._values[key])
+
+
 def _checkpoint_path(ckpt_dir_or_file):
     path = os.fspath(ckpt_dir_or_file)
     if not os.path.isdir(path):
@@ -141,7 +199,7 @@ def _checkpoint_path(ckpt_dir_or_file):
     return latest
 
 
-class LoadStatus:
+class CheckpointLoadStatus:
     """What a restore matched: `assert_consumed()` fails when a saved value found no variable
     (yet), `assert_existing_objects_matched()` when a variable of the checkpoint's objects got
     no value."""
@@ -156,8 +214,8 @@ class LoadStatus:
         if self._unmatched or waiting:
             raise AssertionError(
                 f"saved values not restored: {self._unmatched} matched no variable, "
-                f"{waiting} wait for their layers to be built or their modules' attributes "
-                "to be set"
+                f"{waiting} wait for their layers to be built, or for their modules' "
+                "attributes or checkpoints' objects to be set"
             )
         return self.assert_existing_objects_matched()
 
@@ -210,7 +268,7 @@ def _restore(checkpoint, values, skip):
             _assign(variable, value, slot)
     for module, restoration in waiting.values():  # (after the checks: an error leaves none)
         deferred.wait(module, restoration)
-    return LoadStatus(checkpoint, values, unmatched, [r for _, r in waiting.values()])
+    return CheckpointLoadStatus(checkpoint, values, unmatched, [r for _, r in waiting.values()])
 
 
 def _assign(variable, value, slot):

@@ -41,7 +41,8 @@ class Restoration:
 
 
 def wait(module, restoration):
-    """Keep `restoration` (its path below `module`) until the attribute it names is set."""
+    """Keep `restoration` (its path below `module`, a module or a checkpoint) until the
+    attribute it names is set."""
     if module not in pending:
         pending[module] = {}
         _waiting_ids.add(id(module))
@@ -79,14 +80,20 @@ def restore_built(layer):
 def _set_and_restore(module, name, value):
     """`Module.__setattr__` while values wait: set, then offer the values waiting for it."""
     object.__setattr__(module, name, value)
-    if id(module) in _waiting_ids:
-        waiting = pending[module]
+    attribute_set(module, name)
+
+
+def attribute_set(obj, name):
+    """`obj`'s attribute `name` has just been set (a module's, or a checkpoint's object):
+    offer the values waiting for it."""
+    if id(obj) in _waiting_ids:
+        waiting = pending[obj]
         restorations = waiting.pop(name, ())
         if not waiting:
-            del pending[module]
-            _forget(id(module))
+            del pending[obj]
+            _forget(id(obj))
         for restoration in restorations:
-            offer(module, restoration)
+            offer(obj, restoration)
 
 
 def _forget(module_id):

@@ -141,15 +141,16 @@ def split_slot_path(key, optimizers):
 
 def waiting_place(root, path):
     """(module, the rest of `path`) when `path` below `root` stops at an attribute not set
-    yet: the deepest module on the path, where its value waits (TensorFlow's deferred
-    restoration); None when the path reaches no module or exists whole."""
+    yet: the deepest module (or checkpoint, which takes objects set on it later) on the
+    path, where its value waits (TensorFlow's deferred restoration); None when the path
+    reaches no module or exists whole."""
     place = None
     obj = root
     parts = path.split("/")
     for position, name in enumerate(parts):
         if isinstance(obj, Variable):
             return None
-        if isinstance(obj, Module):
+        if isinstance(obj, Module) or getattr(obj, "_takes_new_objects", False):
             place = obj, "/".join(parts[position:])
         obj = child(obj, name)
         if obj is None:

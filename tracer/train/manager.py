@@ -29,7 +29,8 @@ class CheckpointManager:
                 f"checkpoint_name must be a file name without a directory, not {checkpoint_name!r}"
             )
         self._checkpoint = checkpoint
-        self._directory = os.path.abspath(os.fspath(directory))
+        self._given = os.fspath(directory)  # the paths it returns start so, as TensorFlow's
+        self._directory = os.path.abspath(self._given)
         self._max_to_keep = None if max_to_keep is None else int(max_to_keep)
         self._prefix = os.path.join(self._directory, checkpoint_name)
         self._own = re.compile(re.escape(checkpoint_name) + r"-[0-9]+")
@@ -39,16 +40,21 @@ class CheckpointManager:
 
     @property
     def directory(self):
-        return self._directory
+        return self._given
 
     @property
     def checkpoints(self):
         """The kept checkpoints, oldest first."""
-        return list(self._paths)
+        return [self._shown(path) for path in self._paths]
 
     @property
     def latest_checkpoint(self):
-        return self._paths[-1] if self._paths else None
+        return self._shown(self._paths[-1]) if self._paths else None
+
+    def _shown(self, path):
+        """A checkpoint's path in the directory as it was given (`./run/ckpt-3`, as
+        TensorFlow returns it); the manager itself reads and writes its absolute path."""
+        return os.path.join(self._given, os.path.basename(path))
 
     def save(self, checkpoint_number=None):
         """Write `checkpoint_name-N` (N: `checkpoint_number`, else the checkpoint's save
@@ -67,12 +73,12 @@ class CheckpointManager:
         self._paths = kept
         for old in stale:  # after the list no longer names them
             self._delete(old)
-        return path
+        return self._shown(path)
 
     def restore_or_initialize(self):
         """Restore the latest checkpoint and return its path; with none, run `init_fn`."""
-        if self.latest_checkpoint is not None:
-            self._checkpoint.restore(self.latest_checkpoint)
+        if self._paths:
+            self._checkpoint.restore(self._paths[-1])
             return self.latest_checkpoint
         if self._init_fn is not None:
             self._init_fn()
