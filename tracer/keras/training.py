@@ -36,6 +36,7 @@ class Trainer:
     """The training methods of `tt.keras.Model` (a mixin: the model is `self`)."""
 
     compiled = False
+    train_function = test_function = predict_function = None  # (predict needs no compile)
     optimizer = None
     stop_training = False
 

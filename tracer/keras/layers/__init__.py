@@ -2,6 +2,15 @@
 
 from tracer.keras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from tracer.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
+from tracer.keras.layers.augmentation import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from tracer.keras.layers.convolutional import (
     AveragePooling1D,
     AveragePooling2D,
@@ -29,6 +38,7 @@ from tracer.keras.layers.core import (
     Rescaling,
 )
 from tracer.keras.layers.einsum_dense import EinsumDense
+from tracer.keras.layers.image_sizing import CenterCrop, Resizing
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.merging import (
@@ -96,6 +106,15 @@ from tracer.keras.layers.reshaping import (
 from tracer.keras.layers.wrappers import Lambda, TimeDistributed
 
 __all__ = [
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
+    "CenterCrop",
+    "Resizing",
     "Activation",
     "ActivityRegularization",
     "Add",

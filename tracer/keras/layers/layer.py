@@ -8,6 +8,7 @@ weights listed in the order they were made, the layer's own before its sub-layer
 `trainable` sets it on every weight below, so that tapes stop watching them too.
 """
 
+import contextlib
 import functools
 import inspect
 import re
@@ -16,7 +17,7 @@ import numpy as np
 
 from tracer.context import state
 from tracer.dtypes import as_dtype
-from tracer.keras import constraints, extensions, initializers, regularizers
+from tracer.keras import activations, constraints, extensions, initializers, regularizers
 from tracer.keras.layers import budget
 from tracer.keras.naming import unique_layer_name
 from tracer.module import Module, name_scope
@@ -225,6 +226,22 @@ class Layer(Module):
     def _base_config(self):
         """The arguments every layer's Keras config starts with (for `get_config`)."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    def get_config(self):
+        """Keras's config of the layer: its name, trainable and dtype, and each argument of
+        its constructor held as the attribute of that name (Keras's own config, for layers
+        that do not write one); a layer of one's own extends it (`config =
+        super().get_config(); config.update(units=self.units)`)."""
+        config = self._base_config()
+        saving = extensions.saving  # (tracer.keras imports it: its table knows tracer's layers)
+        arguments = saving.layer_configs.table_arguments(self) if saving else None
+        if arguments is not None:
+            return {**config, **{k: v for k, v in arguments.items() if k not in config}}
+        arguments = attribute_arguments(self, leave_out=init_parameters(Layer))
+        if "activation" in arguments:
+            with contextlib.suppress(ValueError):  # a function of one's own stays itself
+                arguments["activation"] = activations.serialize(self.activation)
+        return {**config, **{k: v for k, v in arguments.items() if k not in config}}
 
     @property
     def trainable(self):
@@ -443,3 +460,31 @@ def _is_trainable(leaf):
 
 def _trainable_layer(module):
     return not isinstance(module, Layer) or module.trainable
+
+
+def init_parameters(cls):
+    """The keyword arguments `cls(...)` takes, its base classes' included where `__init__`
+    passes `**kwargs` on."""
+    names = set()
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if init is None:
+            continue
+        parameters = inspect.signature(init).parameters.values()
+        names.update(p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD)
+        names.update(p.name for p in parameters if p.kind is p.KEYWORD_ONLY)
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            break
+    return names - {"self"}
+
+
+def attribute_arguments(layer, leave_out):
+    """{argument: value} of `layer`'s constructor arguments that are attributes of the same
+    name (a tuple as a list, as JSON holds it), but those in `leave_out`: Keras's way for a
+    layer without a config of its own."""
+    arguments = {}
+    for name in sorted(init_parameters(type(layer)) - set(leave_out)):
+        if hasattr(layer, name):
+            value = getattr(layer, name)
+            arguments[name] = list(value) if isinstance(value, tuple) else value
+    return arguments

@@ -16,7 +16,6 @@ training (regularizers, constraints) are dropped with a warning.
 """
 
 import dataclasses
-import inspect
 import warnings
 
 from tracer.keras import activations, constraints, initializers, regularizers
@@ -34,7 +33,7 @@ from tracer.keras.layers import (
     reshaping,
     wrappers,
 )
-from tracer.keras.layers.layer import Layer
+from tracer.keras.layers.layer import Layer, attribute_arguments, init_parameters
 
 _COMMON = ("name", "trainable", "dtype")
 # Keras's options for a layer's weights and outputs in training: read into the layer
@@ -429,6 +428,18 @@ _ALIASES = {
 _DATA_FORMATS = {"NHWC": "channels_last", "NCHW": "channels_first", "NWC": "channels_last"}
 
 
+def _spec_of(cls):
+    return next((s for s in LAYERS.values() if s.cls is cls), None)
+
+
+def table_arguments(layer):
+    """The Keras arguments of a layer of this module's table (`Dense`'s units, activation,
+    initializers, ...), or None for a layer it does not hold: what `Layer.get_config` gives
+    for tracer's layers."""
+    spec = _spec_of(type(layer))
+    return None if spec is None else spec.write(layer)
+
+
 def layer_config(layer, input_shape=None):
     """The Keras config entry of `layer` (`input_shape`, when known, becomes its
     `build_config`). Raises ValueError for a layer Keras could not make again."""
@@ -438,10 +449,10 @@ def layer_config(layer, input_shape=None):
             f"cannot save layer {layer.name!r}: a Lambda layer's function is code, which a "
             "Keras file does not hold safely; save_weights, and make the model in code"
         )
-    spec = next((s for s in LAYERS.values() if s.cls is cls), None)
+    spec = _spec_of(cls)
     if spec is not None:
         arguments, module = spec.write(layer), "keras.layers"
-    elif hasattr(layer, "get_config"):  # a user's layer, or one of tracer's newer ones
+    elif cls.get_config is not Layer.get_config:  # a user's layer, or one of tracer's newer
         arguments, module = layer.get_config(), _keras_module(cls)
     else:
         arguments, module = _attribute_arguments(layer), _keras_module(cls)
@@ -589,22 +600,6 @@ def _argument(key, value):
     return value
 
 
-def init_parameters(cls):
-    """The keyword arguments `cls(...)` takes, its base classes' included where `__init__`
-    passes `**kwargs` on."""
-    names = set()
-    for klass in cls.__mro__:
-        init = vars(klass).get("__init__")
-        if init is None:
-            continue
-        parameters = inspect.signature(init).parameters.values()
-        names.update(p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD)
-        names.update(p.name for p in parameters if p.kind is p.KEYWORD_ONLY)
-        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
-            break
-    return names - {"self"}
-
-
 def _keras_module(cls):
     """Keras's module for tracer's own layers (Keras has a class of that name), the class's
     module for a user's layer (read back through `custom_objects`)."""
@@ -618,17 +613,15 @@ def _keras_module(cls):
 def _attribute_arguments(layer):
     """The arguments of a layer without `get_config`, Keras's way: each argument of its
     constructor is the attribute of that name (`Concatenate(axis)` has `.axis`)."""
-    arguments = {}
-    for name in sorted(init_parameters(type(layer)) - set(_COMMON)):
-        if not hasattr(layer, name):
-            raise ValueError(
-                f"cannot save layer {layer.name!r}: tracer has no Keras config for "
-                f"{type(layer).__name__} (give the class a get_config method)"
-            )
-        value = getattr(layer, name)
-        if name == "activation":
-            value = _activation(layer)
-        arguments[name] = list(value) if isinstance(value, tuple) else value
+    arguments = attribute_arguments(layer, leave_out=_COMMON)
+    missing = init_parameters(type(layer)) - set(_COMMON) - set(arguments)
+    if missing:
+        raise ValueError(
+            f"cannot save layer {layer.name!r}: tracer has no Keras config for "
+            f"{type(layer).__name__} (give the class a get_config method)"
+        )
+    if "activation" in arguments:
+        arguments["activation"] = _activation(layer)
     return arguments
 
 
