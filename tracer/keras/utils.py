@@ -1,12 +1,18 @@
 """`tt.keras.utils`: Keras's utilities that tracer has: `get_file` (tracer/keras/downloads.py),
-`Progbar`, and `to_categorical`."""
+`Progbar`, `to_categorical`, `normalize`, `set_random_seed`, and `pad_sequences` and
+`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py)."""
+
+import random
 
 import numpy as np
 
+from tracer import random as tt_random
 from tracer.keras.downloads import get_file
 from tracer.keras.progbar import Progbar
-from tracer.ops.array_ops import reshape
+from tracer.keras.sequence_utils import pad_sequences, timeseries_dataset_from_array
+from tracer.ops.array_ops import ones_like, reshape
 from tracer.ops.index_ops import one_hot
+from tracer.ops.math_ops import equal, where
 from tracer.tensor import Tensor
 
 
@@ -35,4 +41,36 @@ def to_categorical(x, num_classes=None):
     return rows.reshape(shape + (count,))
 
 
-__all__ = ["Progbar", "get_file", "to_categorical"]
+def normalize(x, axis=-1, order=2):
+    """`x` divided by its `order`-norm along `axis` (a zero norm divides by 1), as Keras's:
+    a numpy array for an array, a tensor for a tensor."""
+    if isinstance(x, Tensor):
+        from tracer.linalg import norm  # (tracer.linalg builds on the layers' modules)
+
+        size = norm(x, ord=order, axis=axis, keepdims=True)
+        return x / where(equal(size, 0.0), ones_like(size), size)
+    x = np.asarray(x)
+    size = np.atleast_1d(np.linalg.norm(x, order, axis))
+    size[size == 0] = 1
+    return x / np.expand_dims(size, axis)
+
+
+def set_random_seed(seed):
+    """Seed Python's `random`, numpy's global generator and tracer's (`tt.random.set_seed`),
+    as Keras's seeds Python, numpy and the backend."""
+    if not isinstance(seed, int):
+        raise ValueError(f"set_random_seed: seed must be an integer, not {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed)
+    tt_random.set_seed(seed)
+
+
+__all__ = [
+    "Progbar",
+    "get_file",
+    "normalize",
+    "pad_sequences",
+    "set_random_seed",
+    "timeseries_dataset_from_array",
+    "to_categorical",
+]

@@ -1,0 +1,88 @@
+"""tt.keras.utils's sequence utilities against the outputs of Keras 3.15 on TensorFlow 2.21
+(printed by `tf.keras.utils.pad_sequences(...).tolist()` and the like on the same inputs)."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+utils = tt.keras.utils
+
+
+def test_pad_sequences_pads_and_cuts_as_keras():
+    ragged = [[1, 2, 3], [4], [], [5, 6, 7, 8, 9]]
+    padded = utils.pad_sequences(ragged, maxlen=4)
+    assert padded.dtype == np.int32
+    assert padded.tolist() == [[0, 1, 2, 3], [0, 0, 0, 4], [0, 0, 0, 0], [6, 7, 8, 9]]
+    post = utils.pad_sequences(
+        [[1, 2, 3], [4], [5, 6, 7, 8, 9]], maxlen=4, padding="post", truncating="post", value=-1
+    )
+    assert post.tolist() == [[1, 2, 3, -1], [4, -1, -1, -1], [5, 6, 7, 8]]
+    floats = utils.pad_sequences([[1.5, 2.5], [3.5]], dtype="float32")
+    assert floats.tolist() == [[1.5, 2.5], [0.0, 3.5]]
+    vectors = utils.pad_sequences([np.ones((2, 3)), np.zeros((1, 3))], dtype="float32")
+    assert vectors.shape == (2, 2, 3) and vectors[1, 0].tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match='padding type "middle" not understood'):
+        utils.pad_sequences(ragged, padding="middle")
+
+
+def test_windows_of_a_series_with_their_targets_as_keras_makes_them():
+    data = np.arange(30).reshape(15, 2).astype("float32")
+    dataset = utils.timeseries_dataset_from_array(
+        data, np.arange(100, 115), sequence_length=4, sequence_stride=2, sampling_rate=2,
+        batch_size=3, start_index=1, end_index=14,
+    )  # fmt: skip
+    batches = [(x.numpy().tolist(), y.numpy().tolist()) for x, y in dataset]
+    assert batches == [
+        (
+            [
+                [[2.0, 3.0], [6.0, 7.0], [10.0, 11.0], [14.0, 15.0]],
+                [[6.0, 7.0], [10.0, 11.0], [14.0, 15.0], [18.0, 19.0]],
+                [[10.0, 11.0], [14.0, 15.0], [18.0, 19.0], [22.0, 23.0]],
+            ],
+            [101, 103, 105],
+        ),
+        ([[[14.0, 15.0], [18.0, 19.0], [22.0, 23.0], [26.0, 27.0]]], [107]),
+    ]
+    single = utils.timeseries_dataset_from_array(
+        data[:, 0], None, sequence_length=5, batch_size=None
+    )
+    assert [x.numpy().tolist() for x in single] == [
+        [float(v) for v in range(start, start + 10, 2)] for start in range(0, 21, 2)
+    ]
+
+
+def test_shuffled_windows_are_the_same_windows_and_train_a_model():
+    series = np.sin(np.linspace(0, 20, 200)).astype("float32")[:, None]
+    kwargs = dict(sequence_length=8, batch_size=16)
+    plain = utils.timeseries_dataset_from_array(series, series[8:, 0], **kwargs)
+    shuffled = utils.timeseries_dataset_from_array(
+        series, series[8:, 0], shuffle=True, seed=3, **kwargs
+    )
+
+    def rows(dataset):
+        return sorted(
+            tuple(x.ravel()) + (y,) for xs, ys in dataset for x, y in zip(xs.numpy(), ys.numpy())
+        )
+
+    assert rows(plain) == rows(shuffled) and len(rows(plain)) == 192
+    assert next(iter(plain))[1].numpy().tolist() != next(iter(shuffled))[1].numpy().tolist()
+    model = tt.keras.Sequential(
+        [tt.keras.Input((8, 1)), tt.keras.layers.LSTM(8), tt.keras.layers.Dense(1)]
+    )
+    model.compile(optimizer=tt.keras.optimizers.Adam(0.01), loss="mse")
+    history = model.fit(plain, epochs=3, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+def test_normalize_and_set_random_seed():
+    rows = np.array([[3.0, 4.0], [1.0, 0.0]])
+    assert utils.normalize(rows).tolist() == [[0.6, 0.8], [1.0, 0.0]]
+    assert utils.normalize(rows, axis=0, order=1).tolist() == [[0.75, 1.0], [0.25, 0.0]]
+    np.testing.assert_allclose(utils.normalize(tt.constant([[3.0, 4.0], [0.0, 0.0]])).numpy(),
+                               [[0.6, 0.8], [0.0, 0.0]])  # fmt: skip
+    utils.set_random_seed(11)
+    drawn = (np.random.rand(), tt.random.normal([3]).numpy())
+    utils.set_random_seed(11)
+    assert np.random.rand() == drawn[0]
+    np.testing.assert_array_equal(tt.random.normal([3]).numpy(), drawn[1])
