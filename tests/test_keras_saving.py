@@ -733,8 +733,46 @@ def test_a_shared_layer_saved_once_under_its_first_path():
 
 
 def test_saving_public_names_and_examples():
-    assert saving.__all__ == ["load_model", "load_weights", "save_model", "save_weights"]
+    assert saving.__all__ == [
+        "get_registered_name",
+        "get_registered_object",
+        "load_model",
+        "load_weights",
+        "register_keras_serializable",
+        "save_model",
+        "save_weights",
+    ]
     globs = {"tt": tt, "io": io, "os": os, "tempfile": tempfile}
     for module in (saving, archive, weights_file):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
+
+
+def test_a_registered_layer_of_ones_own_loads_without_custom_objects(tmp_path):
+    """Keras's idiom: `register_keras_serializable`, `super().get_config()`, and no
+    from_config of one's own: the file names the class `package>name`."""
+
+    @tt.keras.saving.register_keras_serializable(package="Tests")
+    class Shift(layers.Layer):
+        def __init__(self, amount=1.0, **kwargs):
+            super().__init__(**kwargs)
+            self.amount = amount
+
+        def call(self, x):
+            return x + self.amount
+
+        def get_config(self):
+            config = super().get_config()
+            config.update(amount=self.amount)
+            return config
+
+    assert tt.keras.utils.get_registered_name(Shift) == "Tests>Shift"
+    assert tt.keras.utils.get_registered_object("Tests>Shift") is Shift
+    model = tt.keras.Sequential([tt.keras.Input((2,)), Shift(2.5, name="shift"), layers.Dense(1)])
+    model.save(tmp_path / "m.keras")
+    loaded = tt.keras.models.load_model(tmp_path / "m.keras")
+    assert type(loaded.layers[0]) is Shift and loaded.layers[0].amount == 2.5
+    x = rng.standard_normal((3, 2)).astype(np.float32)
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="does not have a get_config"):
+        tt.keras.utils.register_keras_serializable()(type("Plain", (), {}))

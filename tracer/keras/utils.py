@@ -1,5 +1,6 @@
 """`tt.keras.utils`: Keras's utilities that tracer has: `get_file` (tracer/keras/downloads.py),
-`Progbar`, `to_categorical`, `normalize`, `set_random_seed`, and `pad_sequences` and
+`Progbar`, `to_categorical`, `normalize`, `set_random_seed`, the registry of one's own
+classes for files (tracer/keras/registration.py), and `pad_sequences` and
 `timeseries_dataset_from_array` (tracer/keras/sequence_utils.py)."""
 
 import random
@@ -9,6 +10,11 @@ import numpy as np
 from tracer import random as tt_random
 from tracer.keras.downloads import get_file
 from tracer.keras.progbar import Progbar
+from tracer.keras.registration import (
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
 from tracer.keras.sequence_utils import pad_sequences, timeseries_dataset_from_array
 from tracer.ops.array_ops import ones_like, reshape
 from tracer.ops.index_ops import one_hot
@@ -68,8 +74,11 @@ def set_random_seed(seed):
 __all__ = [
     "Progbar",
     "get_file",
+    "get_registered_name",
+    "get_registered_object",
     "normalize",
     "pad_sequences",
+    "register_keras_serializable",
     "set_random_seed",
     "timeseries_dataset_from_array",
     "to_categorical",

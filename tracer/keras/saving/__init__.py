@@ -20,6 +20,11 @@ import warnings
 
 from tracer.keras import extensions
 from tracer.keras.layers import budget
+from tracer.keras.registration import (
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
 from tracer.keras.saving import archive, model_configs, weights_file
 
 # The Keras version whose format tracer writes (metadata.json's keras_version).
@@ -195,7 +200,15 @@ def _tracer_version():
         return "unknown"
 
 
-__all__ = ["load_model", "load_weights", "save_model", "save_weights"]
+__all__ = [
+    "get_registered_name",
+    "get_registered_object",
+    "load_model",
+    "load_weights",
+    "register_keras_serializable",
+    "save_model",
+    "save_weights",
+]
 
 
 extensions.saving = sys.modules[__name__]  # what Model.save and load_model use

@@ -34,6 +34,7 @@ from tracer.keras.layers import (
     wrappers,
 )
 from tracer.keras.layers.layer import Layer, attribute_arguments, init_parameters
+from tracer.keras.registration import get_registered_name, get_registered_object
 
 _COMMON = ("name", "trainable", "dtype")
 # Keras's options for a layer's weights and outputs in training: read into the layer
@@ -464,7 +465,7 @@ def layer_config(layer, input_shape=None):
         "module": module,
         "class_name": cls.__name__,
         "config": config,
-        "registered_name": None if module.startswith("keras") else cls.__name__,
+        "registered_name": None if module.startswith("keras") else get_registered_name(cls),
     }
     build_config = spec.build_config(layer) if spec is not None and spec.build_config else None
     if build_config is not None:
@@ -481,8 +482,12 @@ def make_layer(entry, custom_objects=None):
     if not isinstance(config, dict):
         raise ValueError(f"the config of layer {class_name} is not a JSON object")
     custom_objects = custom_objects or {}
-    custom = custom_objects.get(class_name) or custom_objects.get(entry.get("registered_name"))
-    if custom is not None:
+    custom = custom_objects.get(class_name) or get_registered_object(
+        entry.get("registered_name"), custom_objects
+    )
+    if custom is not None:  # (its dtype as a name: Keras's policy entry is not an argument)
+        if "dtype" in config:
+            config = {**config, "dtype": dtype_name(config["dtype"])}
         return custom.from_config(config) if hasattr(custom, "from_config") else custom(**config)
     spec = LAYERS.get(_ALIASES.get(class_name, class_name))
     cls = spec.cls if spec is not None else _tracer_layer(class_name, entry)

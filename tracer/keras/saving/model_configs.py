@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from tracer.keras.registration import get_registered_object
 from tracer.keras.saving import layer_configs, operations
 from tracer.keras.saving.layer_configs import dtype_policy, entry_class
 
@@ -55,7 +56,9 @@ def model_from_config(entry, custom_objects=None, compile=True):
         model = _sequential_from_config(config, custom_objects)
     elif class_name in ("Functional", "Model"):
         model = _functional_from_config(config, custom_objects)
-    elif custom_objects and class_name in custom_objects:
+    elif (custom_objects and class_name in custom_objects) or get_registered_object(
+        entry.get("registered_name"), custom_objects
+    ):
         model = layer_configs.make_layer(entry, custom_objects)
     else:
         raise ValueError(

@@ -1,0 +1,38 @@
+"""Keras's registry of one's own classes for files: `register_keras_serializable(package)`
+names a class `package>ClassName`, the name a `.keras` file records for it, so that
+`load_model` finds it without `custom_objects`."""
+
+import inspect
+
+_BY_NAME = {}  # "package>name" -> the class (or function)
+_NAMES = {}  # the class -> "package>name"
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """A decorator that registers a class (which must have `get_config`) or a function under
+    `package>name` (`name` defaults to its own); registering a name again replaces it, as in
+    Keras."""
+
+    def register(obj):
+        registered = f"{package}>{name if name is not None else obj.__name__}"
+        if inspect.isclass(obj) and not hasattr(obj, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() method.")
+        _BY_NAME[registered] = obj
+        _NAMES[obj] = registered
+        return obj
+
+    return register
+
+
+def get_registered_name(obj):
+    """The name `obj` was registered under, else its own name."""
+    return _NAMES.get(obj, obj.__name__)
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The object registered (or in `custom_objects`, or `module_objects`) as `name`, or
+    None."""
+    for table in (custom_objects or {}, _BY_NAME, module_objects or {}):
+        if name in table:
+            return table[name]
+    return None
