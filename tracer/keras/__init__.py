@@ -8,6 +8,7 @@ Keras's training API too: `Model.compile/fit/evaluate/predict` on one compiled s
 from tracer import optimizers
 from tracer.keras import (
     activations,
+    backend,
     callbacks,
     constraints,
     datasets,
@@ -29,6 +30,7 @@ __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "backend",
     "callbacks",
     "constraints",
     "datasets",

@@ -225,6 +225,17 @@ class Functional(Model):
         names = [layer.name for layer in self._layers]
         raise ValueError(f"no layer named {name!r} in model {self.name!r}; its layers are {names}")
 
+    def get_config(self):
+        """Keras's config of the model: its layers, how they are called and its inputs and
+        outputs, as a `.keras` file's config.json holds them."""
+        return extensions.saving.model_configs.model_config(self, with_compile=False)["config"]
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The model (new layers, new weights) `config` describes."""
+        entry = {"class_name": "Functional", "config": config}
+        return extensions.saving.model_configs.model_from_config(entry, custom_objects, False)
+
     # --- running the graph ----------------------------------------------------------------
 
     def build(self, input_shape):

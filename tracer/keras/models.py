@@ -107,6 +107,17 @@ class Sequential(Model):
     def _summary_rows(self):
         return summary.layer_rows(self.layers)
 
+    def get_config(self):
+        """Keras's config of the model: its name and its layers' entries, as a `.keras`
+        file's config.json holds them."""
+        return extensions.saving.model_configs.model_config(self, with_compile=False)["config"]
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The model (new layers, new weights) `config` describes."""
+        entry = {"class_name": "Sequential", "config": config}
+        return extensions.saving.model_configs.model_from_config(entry, custom_objects, False)
+
     def call(self, inputs, training=None):
         # `training` reaches the layers only where given, as in a functional model and Keras:
         # a layer called without it takes its call's own default
@@ -136,6 +147,25 @@ def _direct_layers(model):
             if isinstance(item, Layer) and all(item is not f for f in found):
                 found.append(item)
     return found
+
+
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None, **kwargs):
+    """A new model of new layers, made from `model`'s config, with new weights (Keras's
+    `clone_model`; `set_weights(model.get_weights())` copies the weights)."""
+    given = {"input_tensors": input_tensors, "clone_function": clone_function,
+             "call_function": call_function, **kwargs}  # fmt: skip
+    refused = sorted(name for name, value in given.items() if value is not None)
+    if refused:
+        raise NotImplementedError(
+            f"clone_model: tracer clones a model from its config alone, not with {refused}"
+        )
+    return type(model).from_config(model.get_config())
+
+
+def model_from_json(json_string, custom_objects=None):
+    """The model (uncompiled, with new weights) a `to_json` string describes."""
+    entry = json.loads(json_string)
+    return extensions.saving.model_configs.model_from_config(entry, custom_objects, compile=False)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):

@@ -10,3 +10,8 @@ def unique_layer_name(base):
     count = _name_counts[base]
     _name_counts[base] += 1
     return base if count == 0 else f"{base}_{count}"
+
+
+def reset():
+    """Forget the names given (Keras's clear_session): the next `dense` is `dense` again."""
+    _name_counts.clear()

@@ -227,6 +227,15 @@ class Layer(Module):
         """The arguments every layer's Keras config starts with (for `get_config`)."""
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
 
+    @classmethod
+    def from_config(cls, config):
+        """The layer `config` (what `get_config` gives) describes: `cls(**config)`, a Keras
+        file's DTypePolicy entry for `dtype` read as its name."""
+        config = dict(config)
+        if isinstance(config.get("dtype"), dict):
+            config["dtype"] = (config["dtype"].get("config") or {}).get("name")
+        return cls(**config)
+
     def get_config(self):
         """Keras's config of the layer: its name, trainable and dtype, and each argument of
         its constructor held as the attribute of that name (Keras's own config, for layers
