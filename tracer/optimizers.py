@@ -1,4 +1,5 @@
-"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, RMSprop and Adagrad, as Keras defines them.
+"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, RMSprop and Adagrad, as Keras defines
+them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue` and `global_clipnorm`.
 
 Updates are written with tracer ops and `Variable.assign*`, so `apply_gradients` works
 eagerly and inside `tt.function`, where the whole update runs in the compiled code, in place.
@@ -27,6 +28,7 @@ import numpy as np
 
 from codegen import array_math
 from tracer import dtypes, schedules
+from tracer.clipping import clip_by_global_norm, clip_by_norm
 from tracer.context import numerics, state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops import array_ops, math_ops
@@ -38,8 +40,17 @@ class Optimizer:
     # whether the update reads the gradient's square (given apart for IndexedSlices)
     _squares_gradients = False
 
-    def __init__(self, learning_rate, name):
+    def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None):  # fmt: skip
+        if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(
+                f"{name}: give one of clipnorm, clipvalue and global_clipnorm, not several"
+            )
         self.name = name
+        self.weight_decay = None if weight_decay is None else float(weight_decay)
+        self.clipnorm = None if clipnorm is None else float(clipnorm)
+        self.clipvalue = None if clipvalue is None else float(clipvalue)
+        self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
         self.iterations = Variable(
             0, trainable=False, name=f"{name}/iterations", dtype=dtypes.int64
         )
@@ -85,6 +96,10 @@ class Optimizer:
             _Arrays.assign_add(self.iterations, 1)
         else:
             self.iterations.assign_add(1)
+        if self.clipnorm is not None or self.clipvalue is not None or self.global_clipnorm:
+            pairs = list(zip(self._clipped([g for g, _ in pairs]), [v for _, v in pairs]))
+        if self.weight_decay:
+            self._decay([v for _, v in pairs])
         self._update_each(pairs)
         for _, variable in pairs:  # Keras's: each constraint projects its updated variable
             if variable.constraint is not None:
@@ -94,6 +109,22 @@ class Optimizer:
             if updates is not None:
                 return updates
         return self.iterations
+
+    def _clipped(self, grads):
+        """The gradients clipped as Keras clips them: each to norm `clipnorm`, each element
+        to [-clipvalue, clipvalue], or all together to global norm `global_clipnorm`."""
+        grads = [convert_to_tensor(g) for g in grads]  # (an IndexedSlices made dense)
+        if self.global_clipnorm is not None:
+            return clip_by_global_norm(grads, self.global_clipnorm)[0]
+        if self.clipnorm is not None:
+            return [clip_by_norm(g, self.clipnorm) for g in grads]
+        return [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+
+    def _decay(self, variables):
+        """Keras's decoupled weight decay, before the update: x <- x - x * weight_decay * lr."""
+        for variable in variables:
+            decay = self._rate(variable.dtype) * self.weight_decay
+            variable.assign_sub(variable * array_ops.cast(decay, variable.dtype))
 
     def _update_each(self, pairs):
         """The update of each variable by its gradient."""
@@ -269,8 +300,9 @@ class SGD(Optimizer):
     """v <- momentum * v - lr * g; x <- x + v (Nesterov: x <- x + momentum * v - lr * g);
     without momentum, x <- x - lr * g."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
-        super().__init__(learning_rate, name)
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="SGD"):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
 
@@ -304,8 +336,10 @@ class Adam(Optimizer):
 
     _squares_gradients = True
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):
-        super().__init__(learning_rate, name)
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 name="Adam"):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
     def _slot_starts(self):
@@ -372,6 +406,19 @@ class Adam(Optimizer):
                     _Arrays.replace(target, value)
 
 
+class AdamW(Adam):
+    """Adam with Keras's decoupled weight decay (`weight_decay`, 0.004 by default): each
+    variable first scaled by 1 - weight_decay * lr, then Adam's update."""
+
+    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
+                 epsilon=1e-7, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 name="AdamW"):  # fmt: skip
+        if weight_decay is None:
+            raise ValueError("AdamW: weight_decay must be a number (the decay is AdamW's point)")
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, weight_decay, clipnorm,
+                         clipvalue, global_clipnorm, name)  # fmt: skip
+
+
 class RMSprop(Optimizer):
     """Keras's RMSprop: v <- rho v + (1 - rho) g^2 (centered: minus the square of the mean
     gradient); step = lr g / sqrt(v + epsilon), taken with momentum when it is given."""
@@ -385,9 +432,13 @@ class RMSprop(Optimizer):
         momentum=0.0,
         epsilon=1e-7,
         centered=False,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
         name="RMSprop",
     ):
-        super().__init__(learning_rate, name)
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
         self.centered = bool(centered)
 
@@ -421,10 +472,10 @@ class Adagrad(Optimizer):
 
     _squares_gradients = True
 
-    def __init__(
-        self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad"
-    ):
-        super().__init__(learning_rate, name)
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 name="Adagrad"):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)
 

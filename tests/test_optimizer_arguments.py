@@ -1,0 +1,84 @@
+"""Keras's optimizer arguments `clipnorm`, `clipvalue`, `global_clipnorm` and `weight_decay`,
+and AdamW: five steps of each on a small least-squares problem, against the variables
+TensorFlow 2.21's Keras leaves (printed by the same program with `import tensorflow as tf`),
+eagerly and compiled."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+from tracer.keras.saving import model_configs
+
+optimizers = tt.keras.optimizers
+
+# the weights and bias after five steps in TensorFlow 2.21
+KERAS = {
+    "adam_clipnorm": [
+        [[0.5061371922492981, -1.4997811317443848], [0.03727924823760986, 2.4996025562286377]],
+        [-0.19998767971992493, -0.22811967134475708],
+    ],
+    "sgd_clipvalue": [
+        [[0.8500001430511475, -1.8500001430511475], [0.3499999940395355, 2.8500001430511475]],
+        [0.15000000596046448, -0.18247993290424347],
+    ],
+    "adam_global": [
+        [[0.5058582425117493, -1.4996379613876343], [0.03669644147157669, 2.4995038509368896]],
+        [-0.18362247943878174, -0.20979587733745575],
+    ],
+    "adamw": [
+        [[0.7297759056091309, -1.7035579681396484], [0.2459045648574829, 2.6788876056671143]],
+        [0.04863753169775009, -0.22541317343711853],
+    ],
+    "sgd_wd": [
+        [[0.38638728857040405, -1.709518551826477], [0.1802668571472168, 2.456240653991699]],
+        [0.5683161020278931, 0.6419758200645447],
+    ],
+    "rms_wd_clip": [
+        [[0.8940184116363525, -1.8913661241531372], [0.3972303867340088, 2.8904826641082764]],
+        [0.19326534867286682, -0.17568214237689972],
+    ],
+}
+
+MAKERS = {
+    "adam_clipnorm": lambda: optimizers.Adam(0.1, clipnorm=0.5),
+    "sgd_clipvalue": lambda: optimizers.SGD(0.1, clipvalue=0.3),
+    "adam_global": lambda: optimizers.Adam(0.1, global_clipnorm=0.7),
+    "adamw": lambda: optimizers.AdamW(0.05, weight_decay=0.1),
+    "sgd_wd": lambda: optimizers.SGD(0.1, momentum=0.9, weight_decay=0.05),
+    "rms_wd_clip": lambda: optimizers.RMSprop(0.01, weight_decay=0.02, clipnorm=1.0),
+}
+X = np.array([[1.0, 2.0], [-1.0, 0.5], [2.0, -1.0]], np.float32)
+
+
+def _five_steps(optimizer, compiled):
+    w = tt.Variable(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32))
+    b = tt.Variable(np.array([0.3, -0.1], np.float32))
+
+    def step(x):
+        with tt.GradientTape() as tape:
+            loss = tt.reduce_sum((tt.matmul(x, w) + b) ** 2)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+
+    run = tt.function(step) if compiled else step
+    for _ in range(5):
+        run(tt.constant(X))
+    return w.numpy(), b.numpy()
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_clipping_and_weight_decay_step_as_keras(name, compiled):
+    w, b = _five_steps(MAKERS[name](), compiled)
+    np.testing.assert_allclose(w, KERAS[name][0], atol=1e-6)
+    np.testing.assert_allclose(b, KERAS[name][1], atol=1e-6)
+
+
+def test_the_arguments_are_checked_and_kept_in_the_config():
+    with pytest.raises(ValueError, match="one of clipnorm, clipvalue and global_clipnorm"):
+        optimizers.Adam(clipnorm=1.0, clipvalue=0.5)
+    with pytest.raises(ValueError, match="AdamW: weight_decay must be a number"):
+        optimizers.AdamW(weight_decay=None)
+    model = tt.keras.Sequential([tt.keras.Input((2,)), tt.keras.layers.Dense(1)])
+    model.compile(optimizer=optimizers.AdamW(0.01, weight_decay=0.02, clipnorm=1.0), loss="mse")
+    config = model_configs.compile_config(model)["optimizer"]["config"]
+    assert config["weight_decay"] == 0.02 and config["clipnorm"] == 1.0
