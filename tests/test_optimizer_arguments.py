@@ -1,5 +1,5 @@
 """Keras's optimizer arguments `clipnorm`, `clipvalue`, `global_clipnorm` and `weight_decay`,
-and AdamW: five steps of each on a small least-squares problem, against the variables
+and AdamW, Adamax, Adadelta and Lion: five steps of each on a small least-squares problem, against the variables
 TensorFlow 2.21's Keras leaves (printed by the same program with `import tensorflow as tf`),
 eagerly and compiled."""
 
@@ -37,6 +37,18 @@ KERAS = {
         [[0.8940184116363525, -1.8913661241531372], [0.3972303867340088, 2.8904826641082764]],
         [0.19326534867286682, -0.17568214237689972],
     ],
+    "adamax": [
+        [[0.5604690909385681, -1.5195688009262085], [0.12004949152469635, 2.5206902027130127]],
+        [-0.11001608520746231, -0.22529269754886627],
+    ],
+    "adadelta": [
+        [[0.9948110580444336, -1.9948054552078247], [0.4948190748691559, 2.9948062896728516]],
+        [0.2948148846626282, -0.10511575639247894],
+    ],
+    "lion": [
+        [[0.74775230884552, -1.7452549934387207], [0.24900104105472565, 2.742757558822632]],
+        [0.04950063303112984, -0.2496003359556198],
+    ],
 }
 
 MAKERS = {
@@ -46,6 +58,9 @@ MAKERS = {
     "adamw": lambda: optimizers.AdamW(0.05, weight_decay=0.1),
     "sgd_wd": lambda: optimizers.SGD(0.1, momentum=0.9, weight_decay=0.05),
     "rms_wd_clip": lambda: optimizers.RMSprop(0.01, weight_decay=0.02, clipnorm=1.0),
+    "adamax": lambda: optimizers.Adamax(0.1),
+    "adadelta": lambda: optimizers.Adadelta(1.0, rho=0.9),
+    "lion": lambda: optimizers.Lion(0.05, weight_decay=0.01),
 }
 X = np.array([[1.0, 2.0], [-1.0, 0.5], [2.0, -1.0]], np.float32)
 

@@ -1,5 +1,5 @@
-"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, RMSprop and Adagrad, as Keras defines
-them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue` and `global_clipnorm`.
+"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, Adamax, Adadelta, Lion, RMSprop and
+Adagrad, as Keras defines them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue` and `global_clipnorm`.
 
 Updates are written with tracer ops and `Variable.assign*`, so `apply_gradients` works
 eagerly and inside `tt.function`, where the whole update runs in the compiled code, in place.
@@ -210,6 +210,8 @@ class _Ops:
 
     sqrt = staticmethod(math_ops.sqrt)
     pow = staticmethod(math_ops.pow)
+    maximum = staticmethod(math_ops.maximum)
+    sign = staticmethod(math_ops.sign)
     cast = staticmethod(array_ops.cast)
 
     @staticmethod
@@ -236,6 +238,8 @@ class _Arrays:
 
     sqrt = staticmethod(np.sqrt)
     pow = staticmethod(np.power)
+    maximum = staticmethod(np.maximum)
+    sign = staticmethod(np.sign)
 
     @staticmethod
     def cast(variable, dtype):
@@ -417,6 +421,74 @@ class AdamW(Adam):
             raise ValueError("AdamW: weight_decay must be a number (the decay is AdamW's point)")
         super().__init__(learning_rate, beta_1, beta_2, epsilon, weight_decay, clipnorm,
                          clipvalue, global_clipnorm, name)  # fmt: skip
+
+
+class Adamax(Optimizer):
+    """Keras's Adamax: m <- m + (g - m)(1 - b1); u <- max(b2 u, |g|);
+    x <- x - lr m / ((1 - b1^t)(u + epsilon))."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 name="Adamax"):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _slot_starts(self):
+        return {"momentum": 0.0, "norm": 0.0}
+
+    def _dense_update(self, grad, variable, slots, on, square=None):
+        m, u = slots["momentum"], slots["norm"]
+        t = self._step(variable.dtype, on)
+        on.assign_add(m, (grad - on.read(m)) * (1 - self.beta_1))
+        on.assign(u, on.maximum(on.read(u) * self.beta_2, abs(grad)))
+        correction = 1 - on.pow(self.beta_1, t)
+        rate = self._rate(variable.dtype)
+        on.assign_sub(variable, rate * on.read(m) / (correction * (on.read(u) + self.epsilon)))
+
+
+class Adadelta(Optimizer):
+    """Keras's Adadelta: a <- rho a + (1 - rho) g^2; d = -sqrt(b + epsilon) g / sqrt(a +
+    epsilon); b <- rho b + (1 - rho) d^2; x <- x + lr d."""
+
+    _squares_gradients = True
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Adadelta"):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.rho, self.epsilon = float(rho), float(epsilon)
+
+    def _slot_starts(self):
+        return {"accumulated_grad": 0.0, "accumulated_delta_var": 0.0}
+
+    def _dense_update(self, grad, variable, slots, on, square=None):
+        grads, deltas = slots["accumulated_grad"], slots["accumulated_delta_var"]
+        square = grad * grad if square is None else square
+        on.assign(grads, on.read(grads) * self.rho + square * (1 - self.rho))
+        delta = -(on.sqrt(on.read(deltas) + self.epsilon) * grad) / on.sqrt(
+            on.read(grads) + self.epsilon
+        )
+        on.assign(deltas, on.read(deltas) * self.rho + delta * delta * (1 - self.rho))
+        on.assign_add(variable, self._rate(variable.dtype) * delta)
+
+
+class Lion(Optimizer):
+    """Keras's Lion: x <- x - lr sign(b1 m + (1 - b1) g); m <- b2 m + (1 - b2) g."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Lion"):  # fmt: skip
+        if not 0 < float(beta_1) <= 1:
+            raise ValueError(f"Lion: beta_1 must be in (0, 1], not {beta_1}")
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.beta_1, self.beta_2 = float(beta_1), float(beta_2)
+
+    def _slot_starts(self):
+        return {"momentum": 0.0}
+
+    def _dense_update(self, grad, variable, slots, on, square=None):
+        m = slots["momentum"]
+        step = on.sign(on.read(m) * self.beta_1 + grad * (1.0 - self.beta_1))
+        on.assign_sub(variable, self._rate(variable.dtype) * step)
+        on.assign(m, on.read(m) * self.beta_2 + grad * (1.0 - self.beta_2))
 
 
 class RMSprop(Optimizer):

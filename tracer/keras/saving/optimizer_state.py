@@ -19,6 +19,10 @@ _SLOT_GROUPS = {
     "SGD": (("momentum",),),
     "RMSprop": (("velocity",), ("momentum",), ("average_gradient",)),
     "Adagrad": (("accumulator",),),
+    "AdamW": (("m", "v"),),
+    "Adamax": (("momentum", "norm"),),
+    "Adadelta": (("accumulated_grad", "accumulated_delta_var"),),
+    "Lion": (("momentum",),),
 }
 
 
