@@ -27,6 +27,7 @@ from tracer.keras.layers.convolutional import (
     MaxPool2D,
     MaxPooling1D,
     MaxPooling2D,
+    SeparableConv2D,
 )
 from tracer.keras.layers.core import (
     Dense,
@@ -62,6 +63,7 @@ from tracer.keras.layers.merging import (
 )
 from tracer.keras.layers.normalization import (
     BatchNormalization,
+    GroupNormalization,
     LayerNormalization,
     UnitNormalization,
 )
@@ -106,6 +108,8 @@ from tracer.keras.layers.reshaping import (
 from tracer.keras.layers.wrappers import Lambda, TimeDistributed
 
 __all__ = [
+    "GroupNormalization",
+    "SeparableConv2D",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",

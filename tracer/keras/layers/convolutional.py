@@ -280,6 +280,66 @@ class DepthwiseConv2D(_Convolution):
         return self._finished(y)
 
 
+class SeparableConv2D(_Convolution):
+    """`activation(conv2d(depthwise_conv2d(inputs, depthwise_kernel), pointwise_kernel) +
+    bias)`: each input channel convolved with its own `depth_multiplier` filters (strides and
+    dilations apply here), then a 1 x 1 convolution to `filters` channels, as Keras's; the
+    depthwise kernel is (height, width, input channels, depth_multiplier), the pointwise one
+    (1, 1, input channels * depth_multiplier, filters)."""
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format=None,
+        dilation_rate=(1, 1),
+        depth_multiplier=1,
+        activation=None,
+        use_bias=True,
+        depthwise_initializer="glorot_uniform",
+        pointwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.filters, self.depth_multiplier = int(filters), int(depth_multiplier)
+        self.depthwise_initializer = depthwise_initializer
+        self.pointwise_initializer = pointwise_initializer
+        self._configure(_pair, _PADDINGS, _CHANNELS_LAST_2D, kernel_size, strides, padding,
+                        data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
+        self.depthwise_kernel = self.pointwise_kernel = None
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel",
+            (*self.kernel_size, channels, self.depth_multiplier),
+            initializer=self.depthwise_initializer,
+        )
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel",
+            (1, 1, channels * self.depth_multiplier, self.filters),
+            initializer=self.pointwise_initializer,
+        )
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
+        self.built = True
+
+    def call(self, inputs):
+        depthwise = nn.depthwise_conv2d(
+            inputs,
+            self.depthwise_kernel,
+            strides=self.strides,
+            padding=self.padding,
+            data_format=self.data_format,
+            dilations=self.dilation_rate,
+        )
+        y = nn.conv2d(depthwise, self.pointwise_kernel, strides=1, padding="VALID")
+        return self._finished(y)
+
+
 class _Pooling2D(Layer):
     """A pooling of each `pool_size` window, moved by `strides` (`pool_size` by default),
     by `_pool` (tt.nn's max_pool2d or avg_pool2d)."""

@@ -7,10 +7,11 @@ output is `inputs * inv + (beta - mean * inv)` with `inv = gamma / sqrt(variance
 
 from tracer.dtypes import float32, float64
 from tracer.keras.layers.layer import Layer
-from tracer.ops import math_ops
+from tracer.ops import array_ops, math_ops
 from tracer.ops.array_ops import cast, reshape
 from tracer.ops.nn_ops import l2_normalize
 from tracer.ops.reduction_ops import reduce_mean
+from tracer.ops.structure_ops import concat
 
 
 class BatchNormalization(Layer):
@@ -215,3 +216,60 @@ class UnitNormalization(Layer):
 
     def get_config(self):
         return {**self._base_config(), "axis": self.axis}
+
+
+class GroupNormalization(Layer):
+    """Normalizes each example's channels in `groups` groups (each group by the mean and
+    biased variance of its channels over every other axis but the batch), then scales by
+    gamma and shifts by beta, one per channel, as Keras 3's GroupNormalization (`groups=-1`:
+    one group per channel, instance normalization). Channels are the last axis."""
+
+    supports_masking = True
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", **kwargs):  # fmt: skip
+        super().__init__(**kwargs)
+        self.groups, self.axis = int(groups), int(axis)
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = beta_initializer
+        self.gamma_initializer = gamma_initializer
+        self.gamma = self.beta = None
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        if self.axis % rank != rank - 1:
+            raise ValueError(
+                f"GroupNormalization: tracer normalizes groups of the last axis, not axis "
+                f"{self.axis} of inputs of rank {rank}"
+            )
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(
+                f"GroupNormalization needs the channels' size known, inputs are {tuple(input_shape)}"
+            )
+        if self.groups == -1:  # Keras's: one group per channel, written so in its config
+            self.groups = channels
+        if self.groups <= 0 or channels % self.groups:
+            raise ValueError(
+                f"GroupNormalization: groups={self.groups} must divide the {channels} channels"
+            )
+        self._axes = [rank - 1]
+        self.gamma, self.beta = _scale_and_offset(self, (channels,))
+        self.built = True
+
+    def call(self, inputs):
+        group_shape = (self.groups, inputs.shape[-1] // self.groups)
+        sizes = array_ops.shape(inputs)  # (the batch and other sizes may be known only later)
+        grouped = reshape(inputs, concat([sizes[:-1], group_shape], 0))
+        rank = inputs.ndim + 1
+        axes = [a for a in range(1, rank) if a != rank - 2]
+        mean, variance = _moments(grouped, axes)
+        inv = math_ops.rsqrt(math_ops.add(variance, self.epsilon))
+        if self.gamma is not None:
+            inv = math_ops.multiply(inv, reshape(self.gamma, group_shape))
+        offset = math_ops.negative(math_ops.multiply(mean, inv))
+        if self.beta is not None:
+            offset = math_ops.add(offset, reshape(self.beta, group_shape))
+        out = math_ops.add(math_ops.multiply(grouped, inv), offset)
+        return reshape(out, sizes)

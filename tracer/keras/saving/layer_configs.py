@@ -140,6 +140,31 @@ def _depthwise_conv2d(layer):
     }
 
 
+def _separable_conv2d(layer):
+    return {
+        "filters": layer.filters,
+        "kernel_size": list(layer.kernel_size),
+        "strides": list(layer.strides),
+        "padding": layer.padding.lower(),
+        "data_format": _DATA_FORMATS[layer.data_format],
+        "dilation_rate": list(layer.dilation_rate),
+        "depth_multiplier": layer.depth_multiplier,
+        "activation": _activation(layer),
+        "use_bias": layer.use_bias,
+        "depthwise_initializer": _initializer(layer.depthwise_initializer, "GlorotUniform"),
+        "pointwise_initializer": _initializer(layer.pointwise_initializer, "GlorotUniform"),
+        "bias_initializer": _initializer(layer.bias_initializer, "Zeros"),
+        **_options(
+            layer,
+            "depthwise_regularizer",
+            "pointwise_regularizer",
+            "bias_regularizer",
+            "activity_regularizer",
+        ),  # fmt: skip
+        **_options(layer, "depthwise_constraint", "pointwise_constraint", "bias_constraint"),
+    }
+
+
 def _pooling(layer):
     return {
         "pool_size": list(layer.pool_size),
@@ -195,6 +220,21 @@ def _layer_normalization(layer):
         "center": layer.center,
         "scale": layer.scale,
         "rms_scaling": False,
+        "beta_initializer": _initializer(layer.beta_initializer, "Zeros"),
+        "gamma_initializer": _initializer(layer.gamma_initializer, "Ones"),
+        **_options(
+            layer, "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"
+        ),
+    }
+
+
+def _group_normalization(layer):
+    return {
+        "groups": layer.groups,
+        "axis": layer.axis,
+        "epsilon": layer.epsilon,
+        "center": layer.center,
+        "scale": layer.scale,
         "beta_initializer": _initializer(layer.beta_initializer, "Zeros"),
         "gamma_initializer": _initializer(layer.gamma_initializer, "Ones"),
         **_options(
@@ -345,6 +385,7 @@ LAYERS = {
         convolutional.Conv2DTranspose, _conv2d_transpose, {"output_padding": None}
     ),
     "DepthwiseConv2D": LayerSpec(convolutional.DepthwiseConv2D, _depthwise_conv2d),
+    "SeparableConv2D": LayerSpec(convolutional.SeparableConv2D, _separable_conv2d),
     "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _pooling),
     "AveragePooling2D": LayerSpec(convolutional.AveragePooling2D, _pooling),
     "MaxPooling1D": LayerSpec(convolutional.MaxPooling1D, _pooling),
@@ -357,6 +398,7 @@ LAYERS = {
         _batch_normalization,
         {"synchronized": False, "renorm": False, "renorm_clipping": None},
     ),
+    "GroupNormalization": LayerSpec(normalization.GroupNormalization, _group_normalization),
     "LayerNormalization": LayerSpec(
         normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
     ),
