@@ -57,6 +57,18 @@ class _Convolution(Layer):
         self.bias_initializer = bias_initializer
         self.kernel = self.bias = None
 
+    def _convolved(self, convolution, inputs, kernel):
+        """`convolution` (a tt.nn convolution) of `inputs` by `kernel` with the layer's
+        strides, padding, data format and dilations."""
+        return convolution(
+            inputs,
+            kernel,
+            strides=self.strides,
+            padding=self.padding,
+            data_format=self.data_format,
+            dilations=self.dilation_rate,
+        )
+
     def _finished(self, y, bias=None):
         """`activation(y + bias)`, the bias the layer's own unless given (reshaped)."""
         if self.use_bias:
@@ -100,14 +112,7 @@ class Conv2D(_Convolution):
         self.built = True
 
     def call(self, inputs):
-        y = nn.conv2d(
-            inputs,
-            self.kernel,
-            strides=self.strides,
-            padding=self.padding,
-            data_format=self.data_format,
-            dilations=self.dilation_rate,
-        )
+        y = self._convolved(nn.conv2d, inputs, self.kernel)
         channels_first = self.use_bias and self.data_format != "NHWC"
         return self._finished(y, reshape(self.bias, (-1, 1, 1)) if channels_first else None)
 
@@ -269,14 +274,7 @@ class DepthwiseConv2D(_Convolution):
         self.built = True
 
     def call(self, inputs):
-        y = nn.depthwise_conv2d(
-            inputs,
-            self.kernel,
-            strides=self.strides,
-            padding=self.padding,
-            data_format=self.data_format,
-            dilations=self.dilation_rate,
-        )
+        y = self._convolved(nn.depthwise_conv2d, inputs, self.kernel)
         return self._finished(y)
 
 
@@ -328,14 +326,7 @@ class SeparableConv2D(_Convolution):
         self.built = True
 
     def call(self, inputs):
-        depthwise = nn.depthwise_conv2d(
-            inputs,
-            self.depthwise_kernel,
-            strides=self.strides,
-            padding=self.padding,
-            data_format=self.data_format,
-            dilations=self.dilation_rate,
-        )
+        depthwise = self._convolved(nn.depthwise_conv2d, inputs, self.depthwise_kernel)
         y = nn.conv2d(depthwise, self.pointwise_kernel, strides=1, padding="VALID")
         return self._finished(y)
 
