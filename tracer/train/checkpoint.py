@@ -148,8 +148,7 @@ def _check_saved(name, obj):
 
 def list_variables(ckpt_dir_or_file):
     """[(path, shape)] of the values in a checkpoint (a path, or a directory: its latest)."""
-    values = files.read(_checkpoint_path(ckpt_dir_or_file))
-    return sorted((key, list(value.shape)) for key, value in values.items())
+    return sorted(load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map().items())
 
 
 def load_variable(ckpt_dir_or_file, name):

@@ -181,16 +181,16 @@ class RandomRotation(_AffineLayer):
         return self._affine_config(factor=self.factor)
 
 
-def _factor_pair(factor, low, name, what):
-    """RandomZoom's and RandomTranslation's (lower, upper) of `factor` (each in (low, 1] or
-    [low, 1]: `low` inclusive for translation)."""
+def _factor_pair(factor, minus_one_allowed, name, what):
+    """RandomZoom's and RandomTranslation's (lower, upper) of `factor`, each in [-1, 1]
+    (RandomTranslation's) or in (-1, 1] (RandomZoom's, whose zoom 1 + lower must stay
+    positive)."""
     pair = (-abs(factor), abs(factor)) if isinstance(factor, (int, float)) else factor
     if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
         raise ValueError(f"{name}: {what} must be a number or a pair of numbers, not {factor!r}")
     lower, upper = sorted(float(f) for f in pair)
-    below = lower < low if name == "RandomTranslation" else lower <= low
-    if below or upper > 1.0:
-        interval = "[-1, 1]" if name == "RandomTranslation" else "(-1, 1]"
+    if (lower < -1.0 if minus_one_allowed else lower <= -1.0) or upper > 1.0:
+        interval = "[-1, 1]" if minus_one_allowed else "(-1, 1]"
         raise ValueError(f"{name}: {what} must be in {interval}, not {factor!r}")
     return lower, upper
 
@@ -206,11 +206,11 @@ class RandomZoom(_AffineLayer):
                  **kwargs):  # fmt: skip
         super().__init__(fill_mode, interpolation, fill_value, seed, data_format, **kwargs)
         self.height_factor, self.width_factor = height_factor, width_factor
-        self._height = _factor_pair(height_factor, -1.0, "RandomZoom", "height_factor")
+        self._height = _factor_pair(height_factor, False, "RandomZoom", "height_factor")
         self._width = (
             None
             if width_factor is None
-            else _factor_pair(width_factor, -1.0, "RandomZoom", "width_factor")
+            else _factor_pair(width_factor, False, "RandomZoom", "width_factor")
         )
 
     def _transform(self, images, height, width):
@@ -236,8 +236,8 @@ class RandomTranslation(_AffineLayer):
                  **kwargs):  # fmt: skip
         super().__init__(fill_mode, interpolation, fill_value, seed, data_format, **kwargs)
         self.height_factor, self.width_factor = height_factor, width_factor
-        self._height = _factor_pair(height_factor, -1.0, "RandomTranslation", "height_factor")
-        self._width = _factor_pair(width_factor, -1.0, "RandomTranslation", "width_factor")
+        self._height = _factor_pair(height_factor, True, "RandomTranslation", "height_factor")
+        self._width = _factor_pair(width_factor, True, "RandomTranslation", "width_factor")
 
     def _transform(self, images, height, width):
         down = self._uniform(images, *self._height) * float(height)

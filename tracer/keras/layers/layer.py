@@ -244,12 +244,11 @@ class Layer(Module):
         config = self._base_config()
         saving = extensions.saving  # (tracer.keras imports it: its table knows tracer's layers)
         arguments = saving.layer_configs.table_arguments(self) if saving else None
-        if arguments is not None:
-            return {**config, **{k: v for k, v in arguments.items() if k not in config}}
-        arguments = attribute_arguments(self, leave_out=init_parameters(Layer))
-        if "activation" in arguments:
-            with contextlib.suppress(ValueError):  # a function of one's own stays itself
-                arguments["activation"] = activations.serialize(self.activation)
+        if arguments is None:
+            arguments = attribute_arguments(self, leave_out=init_parameters(Layer))
+            if "activation" in arguments:
+                with contextlib.suppress(ValueError):  # a function of one's own stays itself
+                    arguments["activation"] = activations.serialize(self.activation)
         return {**config, **{k: v for k, v in arguments.items() if k not in config}}
 
     @property
