@@ -124,6 +124,33 @@ def test_float_to_integer_casts_out_of_range_give_numpys_values_compiled(dtype):
         np.testing.assert_array_equal(got.numpy(), eager)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("source", ["float32", "float64"])
+def test_float_to_int32_and_int64_at_their_bounds_and_after_a_clamp(dtype, source):
+    """The smallest integer exactly, the first float past the largest, NaN and the infinities
+    give numpy's values compiled; and so does a cast of clamped coordinates (floor, clip,
+    cast: a loop GCC vectorizes only with the range tested as |x| < 2^31)."""
+    bound = 2.0 ** (31 if dtype == "int32" else 63)
+    values = np.array([-bound, bound, -bound * 2, 3.5, -3.5, np.nan, np.inf, -np.inf], source)
+    x = tt.constant(values)
+    with np.errstate(invalid="ignore"):
+        want = values.astype(dtype)
+    for backend in ("c", "interpreter"):
+        got = tt.function(lambda t: tt.cast(t, getattr(tt, dtype)), backend=backend)(x)
+        np.testing.assert_array_equal(got.numpy(), want)
+    coordinates = np.linspace(-3.0, 40.0, 1000).astype(source)
+    coordinates[7] = np.nan
+
+    def clamped(t):
+        return tt.cast(tt.clip_by_value(tt.floor(t) + 1.0, 0.0, 31.0), getattr(tt, dtype))
+
+    with np.errstate(invalid="ignore"):
+        want = np.clip(np.floor(coordinates) + 1.0, 0.0, 31.0).astype(dtype)
+    for backend in ("c", "interpreter"):
+        got = tt.function(clamped, backend=backend)(tt.constant(coordinates))
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
 def test_a_uint8_image_batch_normalized_as_tensorflow_guides_do():
     """`tf.cast(images, tf.float32) / 255.0` of a uint8 batch, and its mean, in a tt.function
     and eagerly; tt.constant of a uint8 array is uint8 (it was a TypeError)."""

@@ -264,17 +264,20 @@ def _cast_c(t, out, x):
 # undefined. A narrower integer is cut to its bits from numpy's conversion to int32 (-1.0 as
 # uint8 is 255, 300.0 is 44, 5e9 is 0), uint32 from int64's; uint64 takes [0, 2^64) as it
 # is, negatives through int64, NaN and -inf as 2^63, 2^64 and above as 0.
-def _float_to_integer(tag, t, via, low, high):
+# The range is tested as |x| < 2^31 (2^63), which differs from -2^31 <= x < 2^31 only at
+# -2^31, whose conversion is the smallest integer either way: GCC vectorizes no loop that
+# clamps a float (tracer's NaN-keeping minimum and maximum) and then tests both bounds.
+def _float_to_integer(tag, t, via, bound):
     return forms.Helper(
         f"float_to_{tag}",
-        float=f"static inline {t} tr_float_to_{tag}(double x) {{ return ({t})((x >= {low} && "
-        f"x < {high}) ? ({via})x : {via.upper()[:-2]}_MIN); }}",
+        float=f"static inline {t} tr_float_to_{tag}(double x) {{ return ({t})((fabs(x) < "
+        f"{bound}) ? ({via})x : {via.upper()[:-2]}_MIN); }}",
         typed=False,
     )
 
 
-_INT32_RANGE = ("int32_t", "-2147483648.0", "2147483648.0")
-_INT64_RANGE = ("int64_t", "-9223372036854775808.0", "9223372036854775808.0")
+_INT32_RANGE = ("int32_t", "2147483648.0")
+_INT64_RANGE = ("int64_t", "9223372036854775808.0")
 _FLOAT_TO_INTEGER = [
     _float_to_integer("i8", "int8_t", *_INT32_RANGE),
     _float_to_integer("i16", "int16_t", *_INT32_RANGE),
