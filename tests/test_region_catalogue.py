@@ -68,6 +68,11 @@ def _foldr(x):
     return tt.foldr(lambda a, e: a * tt.sin(e) + e, tt.stack([x, tt.cos(x), x * x]))
 
 
+def _map_fn(x):
+    rows = tt.stack([x, tt.cos(x), x * x])
+    return tt.reduce_sum(tt.map_fn(lambda row: tt.tanh(row * x) * row, rows), axis=0)
+
+
 def _case(x):
     total = tt.reduce_sum(x)
     return tt.case(
@@ -89,6 +94,7 @@ CONSTRUCTS = {
     "scan": _scan,
     "foldl": _foldl,
     "foldr": _foldr,
+    "map_fn": _map_fn,
     "case": _case,
     "switch_case": _switch_case,
 }

@@ -49,6 +49,7 @@ from tracer.control.folds import foldl, foldr
 from tracer.control.loops import while_loop
 from tracer.control.recompute import recompute_grad
 from tracer.control.scan import scan
+from tracer.control.map_fn import map_fn
 from tracer.control.vectorized_map import vectorized_map
 from tracer.dtypes import (
     DType,
@@ -207,7 +208,7 @@ __all__ = [
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "string", "uint8", "uint16", "uint32", "uint64",
     # control flow
-    "case", "cond", "foldl", "foldr", "scan", "switch_case", "while_loop",
+    "case", "cond", "foldl", "foldr", "map_fn", "scan", "switch_case", "while_loop",
     # differentiation and compiling
     "ExportError", "Function", "GradientTape", "RetraceLimitError", "UnconnectedGradientError",
     "UnconnectedGradients", "custom_gradient", "export_c", "function", "grad", "gradients", "jvp", "recompute_grad",

@@ -49,7 +49,7 @@ def accumulate(fn, elems, initializer, reverse, what, stack):
     if not callable(fn):
         raise TypeError(f"{what}: fn must be callable, not {type(fn).__name__}{at_user_line()}")
     flat_elems = [convert.as_tensor(e) for e in nest.flatten(elems)]
-    n = _length(flat_elems, what)
+    n = element_count(flat_elems, what)
     place = (lambda i: n - 1 - i) if reverse else (lambda i: i)
 
     def element(i):
@@ -92,7 +92,7 @@ def accumulate(fn, elems, initializer, reverse, what, stack):
     return nest.pack_sequence_as(structure, final), stacked
 
 
-def _length(flat_elems, what):
+def element_count(flat_elems, what):
     """The common length of the tensors of elems along axis 0, or a clear error."""
     if not flat_elems:
         raise ValueError(f"{what}: elems holds no tensor to loop over{at_user_line()}")
