@@ -47,9 +47,9 @@ from tracer.control.case import case, switch_case
 from tracer.control.custom import custom_gradient
 from tracer.control.folds import foldl, foldr
 from tracer.control.loops import while_loop
+from tracer.control.map_fn import map_fn
 from tracer.control.recompute import recompute_grad
 from tracer.control.scan import scan
-from tracer.control.map_fn import map_fn
 from tracer.control.vectorized_map import vectorized_map
 from tracer.dtypes import (
     DType,
@@ -114,6 +114,7 @@ from tracer.ops.grid_ops import meshgrid, sequence_mask
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot
 from tracer.ops.layout_ops import pad, reverse, roll
 from tracer.ops.linalg_ops import matmul
+from tracer.ops.mask_composites import boolean_mask, unique, unique_with_counts, where
 from tracer.ops.math_composites import (
     acosh,
     asinh,
@@ -167,7 +168,6 @@ from tracer.ops.math_ops import (
     subtract,
     tan,
     tanh,
-    where,
 )
 from tracer.ops.nn_ops import reduce_logsumexp
 from tracer.ops.reduction_ops import norm, reduce_max, reduce_mean, reduce_min
@@ -222,7 +222,7 @@ __all__ = [
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
     "shape", "sigmoid", "sign", "sin", "size", "slice", "split", "sqrt", "square", "squeeze", "stack",
-    "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unstack", "where",
+    "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unique", "unique_with_counts", "unstack", "where", "boolean_mask",
     "zeros", "zeros_like",
     "einsum",
     "argsort", "as_string", "clip_by_global_norm", "pad", "reverse", "roll", "sort",

@@ -604,7 +604,7 @@ SELECT = primitive(
 def where(condition, x=None, y=None, name=None):
     """Elements of `x` where `condition` holds, else of `y`; all three broadcast together."""
     if x is None or y is None:
-        raise ValueError("where: give both x and y (the one-argument form is not supported)")
+        raise ValueError("tt.where: give both x and y, or neither")
     condition = as_tensor(condition)
     x, y = as_tensors(x, y)
     return apply(SELECT, (condition, x, y), {})
