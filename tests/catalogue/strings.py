@@ -3,6 +3,10 @@ argument into text with tt.strings.as_string and measures what the op made; the 
 themselves are checked against TensorFlow's outputs in tests/test_strings.py."""
 
 import tracer as tt
+from tracer.ops import token_ops
+
+# the characters of as_string's text: digits, a point, a sign
+_CHARACTERS = token_ops.TokenTable([b"0", b".", b"-"], 1, 0)
 
 
 def _length(strings):
@@ -26,4 +30,12 @@ NO_GRADIENT = {
     "regex_replace": lambda x: _length(tt.strings.regex_replace(_text(x), "0", "")),
     "string_to_number": lambda x: tt.strings.to_number(_text(x), tt.float64),
     "string_format": lambda x: _length(tt.strings.format("x = {}", x)),
+    "string_lookup": lambda x: tt.cast(token_ops.lookup(_text(x), _CHARACTERS), tt.float64),
+    "split_tokens": lambda x: tt.reduce_sum(
+        _length(token_ops.split_tokens(tt.strings.join([_text(x), "a b"], " "), "whitespace", 2)),
+        axis=-1,
+    ),
+    "token_counts": lambda x: tt.cast(
+        token_ops.token_counts(_text(x), "character", _CHARACTERS, 4)[..., 1], tt.float64
+    ),
 }

@@ -84,7 +84,12 @@ class Sequential(Model):
         self._input_shape = tuple(input_shape)
         if not self.layers or any(d is None for d in self._input_shape[1:]):
             return
-        outputs = constant(np.zeros((1, *self._input_shape[1:]), _input_dtype(self.layers[0])))
+        dtype = _input_dtype(self.layers[0])
+        sample = (1, *self._input_shape[1:])
+        empty = (
+            np.full(sample, b"", object) if np.dtype(dtype) == object else np.zeros(sample, dtype)
+        )
+        outputs = constant(empty)
         for layer in self.layers:
             layer._output_shape = None
             outputs = layer(outputs, training=False) if isinstance(layer, Layer) else layer(outputs)

@@ -29,12 +29,12 @@ _UNBATCHED = unbatchable("tt.string values run in Python, one call per element")
 _UNITS = ("BYTE", "UTF8_CHAR")
 
 
-def _string_op(name, infer, kernel):
+def string_op(name, infer, kernel):
     """Declare string op `name`: no gradient, no C, no batching rule."""
     return primitive(name, infer, kernel=kernel, c=_NOT_COMPILED, batch=_UNBATCHED, strings=True)
 
 
-def _expect_strings(*inputs):
+def expect_strings(*inputs):
     for t in inputs:
         if not t.dtype.is_string:
             raise TypeError(f"expects tt.string tensors, got {t.dtype.name}")
@@ -64,11 +64,11 @@ def _tensors(values):
 
 
 def _infer_join(attrs, *inputs):
-    _expect_strings(*inputs)
+    expect_strings(*inputs)
     return shapes.broadcast_shapes(*(t.shape for t in inputs)), dtypes.string
 
 
-STRING_JOIN = _string_op(
+STRING_JOIN = string_op(
     "string_join",
     _infer_join,
     lambda *parts, separator: _each(lambda *items: separator.join(items), *parts),
@@ -105,7 +105,7 @@ def _reduce_axes(axis, rank):
 
 
 def _infer_reduce_join(attrs, x):
-    _expect_strings(x)
+    expect_strings(x)
     axes = _reduce_axes(attrs["axis"], len(x.shape))
     if attrs["keepdims"]:
         return tuple(1 if d in axes else n for d, n in enumerate(x.shape)), dtypes.string
@@ -128,7 +128,7 @@ def _reduce_join_kernel(x, axis, keepdims, separator):
     return out
 
 
-REDUCE_JOIN = _string_op("reduce_join", _infer_reduce_join, _reduce_join_kernel)
+REDUCE_JOIN = string_op("reduce_join", _infer_reduce_join, _reduce_join_kernel)
 
 
 def _static_axis(axis):
@@ -180,7 +180,7 @@ def _elementwise_to(dtype):
     """The shape rule of an op from each string to a value of `dtype`."""
 
     def infer(attrs, x):
-        _expect_strings(x)
+        expect_strings(x)
         return x.shape, dtype
 
     return infer
@@ -197,7 +197,7 @@ def _length_kernel(x, unit):
     return _each(count, x, dtype=np.int32)
 
 
-STRING_LENGTH = _string_op("string_length", _elementwise_to(dtypes.int32), _length_kernel)
+STRING_LENGTH = string_op("string_length", _elementwise_to(dtypes.int32), _length_kernel)
 
 
 def length(input, unit="BYTE", name=None):
@@ -222,7 +222,7 @@ def _substr_kernel(x, start, size, unit):
     return _each(cut, x)
 
 
-SUBSTR = _string_op("substr", _elementwise_to(dtypes.string), _substr_kernel)
+SUBSTR = string_op("substr", _elementwise_to(dtypes.string), _substr_kernel)
 
 
 def substr(input, pos, len, unit="BYTE", name=None):
@@ -247,9 +247,9 @@ def _case_kernel(method):
     return run
 
 
-STRING_UPPER = _string_op("string_upper", _elementwise_to(dtypes.string), _case_kernel("upper"))
-STRING_LOWER = _string_op("string_lower", _elementwise_to(dtypes.string), _case_kernel("lower"))
-STRING_STRIP = _string_op(
+STRING_UPPER = string_op("string_upper", _elementwise_to(dtypes.string), _case_kernel("upper"))
+STRING_LOWER = string_op("string_lower", _elementwise_to(dtypes.string), _case_kernel("lower"))
+STRING_STRIP = string_op(
     "string_strip", _elementwise_to(dtypes.string), lambda x: _each(bytes.strip, x)
 )
 
@@ -302,7 +302,7 @@ def _full_match_kernel(x, pattern):
     return _each(lambda s: compiled.fullmatch(_decode(s)) is not None, x, dtype=bool)
 
 
-REGEX_FULL_MATCH = _string_op("regex_full_match", _elementwise_to(dtypes.bool), _full_match_kernel)
+REGEX_FULL_MATCH = string_op("regex_full_match", _elementwise_to(dtypes.bool), _full_match_kernel)
 
 
 def regex_full_match(input, pattern, name=None):
@@ -376,7 +376,7 @@ def _replace_kernel(x, pattern, rewrite, replace_global):
     return _each(every if replace_global else first, x)
 
 
-REGEX_REPLACE = _string_op("regex_replace", _elementwise_to(dtypes.string), _replace_kernel)
+REGEX_REPLACE = string_op("regex_replace", _elementwise_to(dtypes.string), _replace_kernel)
 
 
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
@@ -421,7 +421,7 @@ def _as_string_kernel(x, precision, scientific, shortest, width, fill):
     return _each(lambda v: (element % v).encode(), x)
 
 
-AS_STRING = _string_op("as_string", _infer_as_string, _as_string_kernel)
+AS_STRING = string_op("as_string", _infer_as_string, _as_string_kernel)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):
@@ -446,7 +446,7 @@ _NUMBER_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 
 
 def _infer_to_number(attrs, x):
-    _expect_strings(x)
+    expect_strings(x)
     return x.shape, attrs["out_type"]
 
 
@@ -528,7 +528,7 @@ def _to_number_kernel(x, out_type):
     return _each(number, x, dtype=dtype)
 
 
-STRING_TO_NUMBER = _string_op("string_to_number", _infer_to_number, _to_number_kernel)
+STRING_TO_NUMBER = string_op("string_to_number", _infer_to_number, _to_number_kernel)
 
 
 def to_number(input, out_type=dtypes.float32, name=None):
@@ -556,7 +556,7 @@ def _format_kernel(*values, template, placeholder, summarize):
     return np.array(text.encode("utf-8", errors="surrogateescape"), dtype=object)
 
 
-STRING_FORMAT = _string_op("string_format", _infer_format, _format_kernel)
+STRING_FORMAT = string_op("string_format", _infer_format, _format_kernel)
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):

@@ -42,6 +42,7 @@ from tracer.keras.layers.einsum_dense import EinsumDense
 from tracer.keras.layers.image_sizing import CenterCrop, Resizing
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.layers.layer import Layer
+from tracer.keras.layers.lookup import IntegerLookup, StringLookup
 from tracer.keras.layers.merging import (
     Activation,
     Add,
@@ -105,6 +106,7 @@ from tracer.keras.layers.reshaping import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from tracer.keras.layers.text_vectorization import TextVectorization
 from tracer.keras.layers.wrappers import Lambda, TimeDistributed
 
 __all__ = [
@@ -178,6 +180,9 @@ __all__ = [
     "MultiHeadAttention",
     "Multiply",
     "Normalization",
+    "IntegerLookup",
+    "StringLookup",
+    "TextVectorization",
     "PReLU",
     "Permute",
     "RNN",

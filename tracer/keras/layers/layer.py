@@ -81,7 +81,11 @@ class Layer(Module):
         if type(inputs) is Tensor or _converts(inputs):
             inputs = convert_to_tensor(inputs)
             dtype = inputs.dtype  # (interned: one object per type)
-            if dtype is not self.dtype and dtype.is_floating and self.dtype is not None:
+            if (
+                dtype is not self.dtype
+                and dtype.is_floating
+                and getattr(self.dtype, "is_floating", False)
+            ):
                 inputs = cast(inputs, self.dtype)
         elif _holds_keras_tensors((inputs, args, kwargs)):
             return extensions.symbolic_call(self, inputs, *args, **kwargs)

@@ -25,7 +25,7 @@ from tracer.keras.registration import (
     get_registered_object,
     register_keras_serializable,
 )
-from tracer.keras.saving import archive, model_configs, weights_file
+from tracer.keras.saving import archive, model_configs, vocabularies, weights_file
 
 # The Keras version whose format tracer writes (metadata.json's keras_version).
 KERAS_FORMAT_VERSION = "3.15.1"
@@ -156,6 +156,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         model = model_configs.model_from_config(config, custom_objects, compile=compile)
     for message in weights_file.read(model, data):
         warnings.warn(message, stacklevel=3)
+    vocabularies.restore(model, archive.vocabularies(filepath))
     return model
 
 

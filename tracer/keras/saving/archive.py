@@ -3,7 +3,8 @@
 A `.keras` file is someone else's zip, so reading it never extracts anything to disk: the
 members are read into memory, each after its declared size is checked against a limit and
 against the bytes it takes in the zip (a decompression bomb declares far more than it stores),
-and never past that size. Members other than these three (Keras's `assets/`) are ignored.
+and never past that size. Of Keras's `assets/`, the lookup layers' `vocabulary.txt` files are
+read (`vocabularies`); other members are ignored.
 """
 
 import json
@@ -74,6 +75,29 @@ def read(source, weights=True):
     if not isinstance(config, dict):
         raise ValueError(f"{label(source)}: config.json holds no model config (a JSON object)")
     return metadata, config, data
+
+
+VOCABULARY = "vocabulary.txt"
+ASSETS = "assets/"
+
+
+def vocabularies(source):
+    """{the layer's path in the model ("layers/text_vectorization/_lookup_layer"): the text
+    of its vocabulary.txt} for each of the zip's `assets/.../vocabulary.txt` members, each
+    read under the JSON members' limits."""
+    found = {}
+    with zipfile.ZipFile(source, "r") as archive:
+        for info in archive.infolist():
+            name = info.filename
+            if name.startswith(ASSETS) and name.endswith("/" + VOCABULARY):
+                data = _member(archive, info, MAX_JSON_BYTES, source)
+                try:
+                    found[name[len(ASSETS) : -len(VOCABULARY) - 1]] = data.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise ValueError(
+                        f"{label(source)}: {name} is not UTF-8 text ({error})"
+                    ) from None
+    return found
 
 
 def is_zip(path):

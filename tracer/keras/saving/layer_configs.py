@@ -56,8 +56,16 @@ _WEIGHT_OPTIONS = (
     "gamma_constraint",
 )
 # Keras 2's argument that Keras 3 still reads and ignores; BatchNormalization's renorm
-# momentum, which acts only with renorm (refused unless false)
-_IGNORED = ("input_length", "renorm_momentum")
+# momentum, which acts only with renorm (refused unless false); the lookup layers' record of
+# their vocabulary's size (the vocabulary gives it), StringLookup's vocabulary_dtype (always
+# string) and the OOV hashing method, which acts only with num_oov_indices > 1 (refused)
+_IGNORED = (
+    "input_length",
+    "renorm_momentum",
+    "vocabulary_size",
+    "vocabulary_dtype",
+    "oov_method",
+)
 _CODE_CLASSES = ("Lambda", "__lambda__", "TFOpLambda", "SlicingOpLambda")
 _DTYPES = ("float16", "bfloat16", "float32", "float64")
 
@@ -565,9 +573,11 @@ def check_no_code(value, depth=0):
 
 
 def dtype_policy(layer):
-    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none)."""
+    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none, and
+    for one that takes strings or integers: the lookup layers' policy is Keras's default)."""
     dtype = getattr(layer, "dtype", None)
-    name = getattr(dtype, "name", None) or "float32"
+    name = getattr(dtype, "name", None) if getattr(dtype, "is_floating", False) else None
+    name = name or "float32"
     return {
         "module": "keras",
         "class_name": "DTypePolicy",

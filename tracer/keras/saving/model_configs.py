@@ -539,7 +539,14 @@ def _input_layer(shape, dtype, name):
 
 
 def _input_dtype(layer):
-    return "int32" if type(layer).__name__ == "Embedding" else "float32"
+    """The dtype of a Sequential's input: int32 ids for an Embedding, strings or integers
+    for a lookup layer (its dtype), else float32."""
+    if type(layer).__name__ == "Embedding":
+        return "int32"
+    dtype = getattr(layer, "dtype", None)
+    if dtype is not None and (dtype.is_string or dtype.is_integer):
+        return dtype.name
+    return "float32"
 
 
 def _inferred_shape(layers):

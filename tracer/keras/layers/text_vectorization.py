@@ -1,0 +1,191 @@
+"""Keras's TextVectorization: strings standardized, split into tokens and looked up in a
+vocabulary (a StringLookup with "" as its mask), as indices or counts per string.
+
+- standardize: "lower_and_strip_punctuation" (the default), "lower", "strip_punctuation",
+  None, or a function of a string tensor; Keras's own ops (tf.strings.lower, which lowers
+  ASCII letters only, and its punctuation class) on tracer's tt.strings.
+- split: "whitespace" (runs of ASCII whitespace, as tf.strings.split), "character" (UTF-8
+  characters) or None (each string one token).
+- output_mode "int": a row of indices per string, `output_sequence_length` long (cut or
+  padded with 0); without it, as long as the batch's longest, which only a call that
+  knows the strings can count (eagerly; a compiled call needs output_sequence_length).
+  "multi_hot", "count" and "tf_idf": each string's counts of the indices, as StringLookup
+  encodes a sample.
+
+`ngrams`, `ragged` and `sparse` outputs are not supported (tracer has no ragged or sparse
+tensors) and say so.
+"""
+
+import numpy as np
+
+from tracer import dtypes
+from tracer.keras.layers.layer import Layer
+from tracer.keras.layers.lookup import StringLookup, batches
+from tracer.ops import array_ops, layout_ops, string_ops, token_ops
+from tracer.tensor import convert_to_tensor
+
+STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
+# Keras's punctuation: what "strip_punctuation" removes
+PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
+
+
+class TextVectorization(Layer):
+    """Strings to rows of token indices (or counts), with a vocabulary given or learnt by
+    `adapt`.
+
+    >>> layer = tt.keras.layers.TextVectorization(output_sequence_length=4)
+    >>> layer.adapt(["the cat sat", "the dog"])
+    >>> layer(tt.constant(["The dog sat!"])).numpy()
+    array([[2, 4, 3, 0]])
+    """
+
+    def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",
+                 split="whitespace", ngrams=None, output_mode="int", output_sequence_length=None,
+                 pad_to_max_tokens=False, vocabulary=None, idf_weights=None, sparse=False,
+                 ragged=False, encoding="utf-8", **kwargs):  # fmt: skip
+        kwargs.pop("vocabulary_size", None)
+        kwargs.pop("has_input_vocabulary", None)
+        super().__init__(**kwargs)
+        if standardize is not None and not callable(standardize) and standardize not in STANDARDIZE:
+            raise ValueError(
+                f"TextVectorization: standardize must be one of {STANDARDIZE}, None or a "
+                f"function, not {standardize!r}"
+            )
+        if split is not None and split not in token_ops.SPLITS:
+            raise NotImplementedError(
+                f"TextVectorization: split must be one of {token_ops.SPLITS} or None, not "
+                f"{split!r} (a function of the strings would return ragged tokens, which "
+                "tracer does not have)"
+            )
+        for option, value in (("ngrams", ngrams), ("ragged", ragged), ("sparse", sparse)):
+            if value:
+                raise NotImplementedError(
+                    f"TextVectorization: {option}={value!r} is not supported (tracer has no "
+                    "ragged or sparse tensors)"
+                )
+        if output_sequence_length is not None and output_mode != "int":
+            raise ValueError(
+                "TextVectorization: output_sequence_length is for output_mode='int' only"
+            )
+        self.standardize = standardize
+        self.split = split
+        self.output_sequence_length = output_sequence_length
+        self.output_mode = output_mode
+        self.encoding = encoding
+        self._lookup_layer = StringLookup(
+            max_tokens=max_tokens,
+            mask_token="",
+            vocabulary=vocabulary,
+            idf_weights=idf_weights,
+            output_mode=output_mode,
+            pad_to_max_tokens=pad_to_max_tokens,
+            name=f"{self.name}_lookup",
+        )
+        self.dtype = dtypes.string  # what it takes (Keras's `dtype` of the layer too)
+
+    def adapt(self, data, batch_size=None, steps=None):
+        """Learn the vocabulary from the tokens of `data` (strings: an array, a list, a
+        tensor, a `tt.data.Dataset` or an iterable of batches)."""
+        lookup = self._lookup_layer
+        if lookup.input_vocabulary is not None:
+            raise ValueError(
+                "TextVectorization.adapt: the layer was given its vocabulary; adapt learns one "
+                "only for a layer given none"
+            )
+        lookup.learn(row for batch in batches(data, steps) for row in self._token_rows(batch))
+
+    def _token_rows(self, batch):
+        """The tokens of each string of a batch (bytes), after standardizing."""
+        strings = self._standardized(self._rank_one(convert_to_tensor(batch, dtypes.string)))
+        values = np.asarray(strings.numpy()).reshape(-1).tolist()
+        if self.split is None:
+            return [[v] for v in values]
+        return [token_ops.tokens_of(v, self.split) for v in values]
+
+    def _rank_one(self, strings):
+        """Strings of shape [batch] (a column [batch, 1] squeezed) where they are split."""
+        if self.split is None or strings.ndim <= 1:
+            return strings
+        if strings.ndim == 2 and strings.shape[-1] == 1:
+            return array_ops.squeeze(strings, -1)
+        raise ValueError(
+            "TextVectorization: strings to split must have rank 1 or a last dimension of 1, "
+            f"not shape {tuple(strings.shape)}"
+        )
+
+    def _standardized(self, strings):
+        if self.standardize in ("lower", "lower_and_strip_punctuation"):
+            strings = string_ops.lower(strings)
+        if self.standardize in ("strip_punctuation", "lower_and_strip_punctuation"):
+            strings = string_ops.regex_replace(strings, PUNCTUATION, "")
+        if callable(self.standardize):
+            strings = self.standardize(strings)
+        return strings
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs):
+        strings = self._standardized(self._rank_one(convert_to_tensor(inputs, dtypes.string)))
+        lookup = self._lookup_layer
+        if self.output_mode != "int":
+            if self.split is None:
+                return lookup(strings)
+            counts = token_ops.token_counts(strings, self.split, lookup._table(), lookup._depth())
+            return lookup._from_counts(counts)
+        if self.split is not None:
+            length = self.output_sequence_length
+            if length is None:
+                length = token_ops.longest(self._known(strings), self.split)
+            strings = token_ops.split_tokens(strings, self.split, length)
+            return lookup(strings)
+        indices = lookup(strings)
+        if self.output_sequence_length is None:
+            return indices
+        return _fitted(indices, self.output_sequence_length)
+
+    def _known(self, strings):
+        if strings._value is None:
+            raise TypeError(
+                "TextVectorization: without output_sequence_length a row is as long as the "
+                "batch's longest string, which a traced function does not know; give "
+                "output_sequence_length to call it in a tt.function (or a model's fit)"
+            )
+        return strings._value
+
+    def get_vocabulary(self, include_special_tokens=True):
+        return self._lookup_layer.get_vocabulary(include_special_tokens)
+
+    def vocabulary_size(self):
+        return self._lookup_layer.vocabulary_size()
+
+    def set_vocabulary(self, vocabulary, idf_weights=None):
+        self._lookup_layer.set_vocabulary(vocabulary, idf_weights)
+
+    def get_config(self):
+        lookup = self._lookup_layer.get_config()
+        return {
+            **self._base_config(),
+            "dtype": "float32",  # Keras's dtype policy (its vocabulary is learnt or given)
+            "max_tokens": lookup["max_tokens"],
+            "standardize": self.standardize if not callable(self.standardize) else None,
+            "split": self.split,
+            "ngrams": None,
+            "output_mode": self.output_mode,
+            "output_sequence_length": self.output_sequence_length,
+            "pad_to_max_tokens": lookup["pad_to_max_tokens"],
+            "sparse": False,
+            "ragged": False,
+            "vocabulary": lookup["vocabulary"],
+            "idf_weights": lookup["idf_weights"],
+            "encoding": self.encoding,
+        }
+
+
+def _fitted(indices, length):
+    """The last axis cut to `length` or padded with 0 to it."""
+    have = indices.shape[-1]
+    if have >= length:
+        return indices[..., :length]
+    padding = [[0, 0]] * (indices.ndim - 1) + [[0, length - have]]
+    return layout_ops.pad(indices, padding)
