@@ -366,3 +366,58 @@ def test_build_makes_a_sequentials_weights_for_an_input_shape():
     x = np.ones((5, 3), np.float32)
     kernel, bias, kernel2, bias2 = model.get_weights()
     np.testing.assert_allclose(model(x).numpy(), (x @ kernel + bias) @ kernel2 + bias2, rtol=1e-6)
+
+
+class _TrackedRegression(keras.Model):
+    """Keras's "customizing what happens in fit" guide: a functional model made through a
+    subclass that overrides train_step and test_step, with its own metrics."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.loss_tracker = keras.metrics.Mean(name="loss")
+        self.mae_metric = keras.metrics.MeanAbsoluteError(name="mae")
+
+    def train_step(self, data):
+        x, y = data
+        with tt.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = keras.losses.MeanSquaredError()(y, y_pred)
+        gradients = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+        return self._tracked(loss, y, y_pred)
+
+    def test_step(self, data):
+        x, y = data
+        y_pred = self(x, training=False)
+        return self._tracked(keras.losses.MeanSquaredError()(y, y_pred), y, y_pred)
+
+    def _tracked(self, loss, y, y_pred):
+        self.loss_tracker.update_state(loss)
+        self.mae_metric.update_state(y, y_pred)
+        return {"loss": self.loss_tracker.result(), "mae": self.mae_metric.result()}
+
+    @property
+    def metrics(self):
+        return [self.loss_tracker, self.mae_metric]
+
+
+class _Deeper(_TrackedRegression):
+    """A subclass of that subclass: its Model base, two classes up, becomes functional."""
+
+
+@pytest.mark.parametrize("cls", [_TrackedRegression, _Deeper])
+def test_a_subclass_given_inputs_and_outputs_is_functional_with_its_own_train_step(cls):
+    """What TensorFlow 2.21's Keras printed for this program (the guide's model, weights
+    from numpy's default_rng(0), Adam(0.01), three epochs of 1,000 rows in batches of 32)."""
+    inputs = keras.Input(shape=(32,))
+    model = cls(inputs, keras.layers.Dense(1)(inputs))
+    assert isinstance(model, tt.keras.Model) and len(model.layers) == 2
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(0, 0.1, w.shape).astype(np.float32) for w in model.weights])
+    model.compile(optimizer=keras.optimizers.Adam(0.01))
+    x = rng.random((1000, 32)).astype(np.float32)
+    y = rng.random((1000, 1)).astype(np.float32)
+    history = model.fit(x, y, epochs=3, verbose=0, shuffle=False).history
+    np.testing.assert_allclose(history["loss"], [0.17317, 0.09867, 0.0961], atol=6e-6)
+    np.testing.assert_allclose(history["mae"], [0.34166, 0.26576, 0.26492], atol=6e-6)
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [0.0906936, 0.256542], rtol=1e-5)

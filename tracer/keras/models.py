@@ -17,10 +17,21 @@ class Model(Trainer, Layer):
     and layers called on it) for Keras's functional API."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+        if cls is Model and _functional_arguments(args, kwargs):
             # Python then runs Functional.__init__
             return super().__new__(extensions.functional_model)
         return super().__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        """A subclass given `inputs` and `outputs` is a functional model with the subclass's
+        own methods (Keras's way to customize `train_step` of a functional model): as Keras
+        does, the subclass's base Model becomes Functional, whose `__init__` then runs."""
+        functional = extensions.functional_model
+        if _functional_arguments(args, kwargs) and not isinstance(self, functional):
+            _based_on(type(self), functional)
+            functional.__init__(self, *args, **kwargs)
+            return
+        super().__init__(*args, **kwargs)
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False, layer_range=None):  # fmt: skip
         """Print Keras's table of the layers (through `print_fn`, a function of one line)."""
@@ -136,6 +147,21 @@ class Sequential(Model):
             else:
                 inputs = layer(inputs)
         return inputs
+
+
+def _functional_arguments(args, kwargs):
+    """Whether a Model is made with Keras's functional arguments, inputs and outputs."""
+    return len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
+
+
+def _based_on(cls, functional):
+    """Make `cls`'s base Model (directly, or through its other bases) `functional`."""
+    if Model in cls.__bases__:
+        cls.__bases__ = tuple(functional if base is Model else base for base in cls.__bases__)
+        return
+    for base in cls.__bases__:
+        if issubclass(base, Model) and not issubclass(base, functional):
+            _based_on(base, functional)
 
 
 def _input_dtype(layer):
