@@ -27,6 +27,7 @@ from tracer import (
     debugging,
     errors,
     image,
+    io,
     linalg,
     math,
     nn,
@@ -202,7 +203,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "strings", "summary", "train", "types",
+    "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",

@@ -14,3 +14,9 @@ from tracer.ops.string_ops import (  # noqa: F401
     to_number,
     upper,
 )
+from tracer.ops.string_splits import (  # noqa: F401
+    bytes_split,
+    split,
+    unicode_decode,
+    unicode_split,
+)

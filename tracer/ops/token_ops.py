@@ -49,11 +49,11 @@ class TokenTable:
 
 def tokens_of(value, split):
     """The tokens of one string (bytes): runs of ASCII whitespace apart, as tf.strings.split
-    splits them, or its UTF-8 characters (a byte that starts none is one of its own)."""
+    splits them, or its UTF-8 characters, as tf.strings.unicode_split gives them (bytes that
+    are no character are U+FFFD, the replacement character)."""
     if split == "whitespace":
         return value.split()
-    text = value.decode("utf-8", errors="surrogateescape")
-    return [c.encode("utf-8", errors="surrogateescape") for c in text]
+    return [c.encode("utf-8") for c in value.decode("utf-8", errors="replace")]
 
 
 # --- each element's index ---------------------------------------------------------------

@@ -1,0 +1,119 @@
+"""TensorFlow's functions that cut strings into parts: `tf.strings.split`, `bytes_split`,
+`unicode_split`, `unicode_decode` and `tf.io.decode_raw`.
+
+How many parts a string has is known only from its value, so the strings must be known:
+always eagerly, and in a traced function where they are constants (as `boolean_mask`'s
+mask, tracer/ops/mask_composites.py); the parts are then a constant. TensorFlow gives the
+parts of one string as a tensor, and those of several as a RaggedTensor, which tracer does
+not have: a string tensor of rank 1 or more is refused with a message, except by
+`decode_raw`, whose rows all have one length when the strings do.
+"""
+
+import numpy as np
+
+from tracer import dtypes
+from tracer.errors import InvalidArgumentError
+from tracer.ops.convert import as_tensor, known_value
+
+_RAGGED = (
+    "{what}: the parts of several strings are a RaggedTensor in TensorFlow, which tracer does "
+    "not have; give one string (a scalar), or cut strings into rows of one length with "
+    "tt.keras.layers.TextVectorization"
+)
+
+
+def _one_string(input, what):
+    value = np.asarray(known_value(as_tensor(input), f"{what}: input"))
+    if value.dtype != object or not all(isinstance(v, bytes) for v in value.reshape(-1)):
+        raise TypeError(f"{what}: input must be a tt.string tensor")
+    if value.ndim != 0:
+        raise NotImplementedError(_RAGGED.format(what=what))
+    return value[()]
+
+
+def _strings(parts):
+    return as_tensor(np.array(parts, dtype=object).reshape(len(parts)))
+
+
+def split(input, sep=None, maxsplit=-1, name=None):
+    """The parts of a string between the separator `sep` (each one, so two in a row give an
+    empty part), or, without `sep`, between runs of ASCII whitespace; at most `maxsplit`
+    cuts where it is not -1.
+
+    >>> tt.strings.split("a,b,,c", sep=",").numpy().tolist()
+    [b'a', b'b', b'', b'c']
+    """
+    value = _one_string(input, "tt.strings.split")
+    if sep is not None:
+        sep = sep.encode() if isinstance(sep, str) else sep
+        if not sep:
+            raise ValueError("tt.strings.split: sep must not be empty (None splits on whitespace)")
+        return _strings(value.split(sep, int(maxsplit)))
+    return _strings(value.split(None, int(maxsplit)))
+
+
+def bytes_split(input, name=None):
+    """A string's bytes, each a string of one byte."""
+    value = _one_string(input, "tt.strings.bytes_split")
+    return _strings([value[k : k + 1] for k in range(len(value))])
+
+
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
+    """A UTF-8 string's characters, each a string of its bytes (bytes that are no
+    character: U+FFFD)."""
+    value = _one_string(input, "tt.strings.unicode_split")
+    text = _decoded(value, input_encoding, errors, replacement_char, "tt.strings.unicode_split")
+    return _strings([c.encode("utf-8") for c in text])
+
+
+def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533, replace_control_characters=False, name=None):  # fmt: skip
+    """A UTF-8 string's code points, int32 (bytes that are no character: U+FFFD)."""
+    value = _one_string(input, "tt.strings.unicode_decode")
+    text = _decoded(value, input_encoding, errors, replacement_char, "tt.strings.unicode_decode")
+    return as_tensor(np.array([ord(c) for c in text], dtype=np.int32))
+
+
+def _decoded(value, encoding, errors, replacement_char, what):
+    """The UTF-8 bytes `value` as text: bytes that are no character replaced by U+FFFD,
+    dropped ("ignore") or an InvalidArgumentError ("strict"), as TensorFlow's `errors`."""
+    if encoding.upper().replace("-", "") != "UTF8":
+        raise NotImplementedError(f"{what}: input_encoding {encoding!r}; tracer reads UTF-8")
+    if errors not in ("replace", "ignore", "strict") or replacement_char != 65533:
+        raise NotImplementedError(
+            f"{what}: errors={errors!r}, replacement_char={replacement_char}: tracer reads "
+            "errors 'replace' (with U+FFFD), 'ignore' or 'strict'"
+        )
+    try:
+        return value.decode("utf-8", errors=errors)
+    except UnicodeDecodeError as error:
+        raise InvalidArgumentError(
+            None, None, f"{what}: invalid UTF-8 in {value!r}: {error}"
+        ) from None
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """The bytes of each string read as numbers of `out_type`: a new last axis of
+    len(string) / out_type's size numbers; every string must have one length, a multiple
+    of that size.
+
+    >>> tt.io.decode_raw(tt.constant("Duck"), tt.uint8).numpy()
+    array([ 68, 117,  99, 107], dtype=uint8)
+    """
+    values = np.asarray(known_value(as_tensor(input_bytes), "tt.io.decode_raw: input_bytes"))
+    out_type = dtypes.as_dtype(out_type)
+    if out_type.is_string or out_type.is_bool:
+        raise TypeError(f"tt.io.decode_raw: out_type must be a number type, not {out_type.name}")
+    numbers = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    flat = values.reshape(-1).tolist()
+    if fixed_length is not None:
+        flat = [v[: int(fixed_length)].ljust(int(fixed_length), b"\0") for v in flat]
+    lengths = {len(v) for v in flat}
+    if len(lengths) > 1 or any(n % numbers.itemsize for n in lengths):
+        raise ValueError(
+            f"tt.io.decode_raw: every string must have one length, a multiple of "
+            f"{numbers.itemsize} bytes ({out_type.name}); they have {sorted(lengths)}"
+        )
+    width = lengths.pop() // numbers.itemsize if lengths else 0
+    rows = [np.frombuffer(v, dtype=numbers) for v in flat]
+    out = np.array(rows, dtype=numbers).reshape(values.shape + (width,))
+    return as_tensor(out.astype(out_type.as_numpy_dtype))
