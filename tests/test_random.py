@@ -128,3 +128,33 @@ def test_a_draw_of_a_shape_known_only_at_run_time_is_named():
 
     with pytest.raises(TypeError, match="shape must be known when the function is traced"):
         noisy(tt.zeros((4, 3)))
+
+
+def test_shuffle_permutes_the_first_axis_eagerly_and_compiled():
+    """Each result holds the rows of the input, once each; a seed repeats the order; a
+    compiled function draws a new order at each call, for any number of rows."""
+    rows = np.arange(40, dtype=np.int32).reshape(20, 2)
+    x = tt.constant(rows)
+
+    def is_permutation(got):
+        got = got.numpy()
+        assert sorted(got[:, 0].tolist()) == rows[:, 0].tolist()
+        np.testing.assert_array_equal(got[:, 1], got[:, 0] + 1)  # rows kept whole
+        return got[:, 0].tolist()
+
+    eager = is_permutation(tt.random.shuffle(x))
+    tt.random.set_seed(7)
+    first = is_permutation(tt.random.shuffle(x))
+    tt.random.set_seed(7)
+    assert is_permutation(tt.random.shuffle(x)) == first
+    assert eager != list(range(0, 40, 2)) or first != list(range(0, 40, 2))
+    for backend in ("c", "interpreter"):
+        signature = [tt.TensorSpec([None, 2], tt.int32)]
+        shuffled = tt.function(
+            lambda t: tt.random.shuffle(t), input_signature=signature, backend=backend
+        )
+        orders = [is_permutation(shuffled(x)) for _ in range(3)]
+        assert len({tuple(o) for o in orders}) > 1
+        assert shuffled(tt.constant(rows[:5])).shape == (5, 2)
+    with pytest.raises(ValueError, match="must have a first axis to shuffle"):
+        tt.random.shuffle(tt.constant(3.0))

@@ -5,7 +5,8 @@ own within the global seed, as TensorFlow's two-level seeds do. Eagerly, `normal
 `uniform` draw with numpy when they are called. While a `tt.function` is traced they are
 stateless draws whose seed is a hidden int64 Variable that each draw advances (`_traced_seed`),
 so that every call of the compiled function draws anew, as TensorFlow's random ops do in a
-tf.function; `tt.nn.dropout` draws so too.
+tf.function; `tt.nn.dropout` draws so too, and `shuffle`, whose order is that of uniform
+draws sorted (a gather: unlike TensorFlow's, it passes a gradient back to its rows).
 
 `stateless_uniform` and `stateless_normal` are TensorFlow's stateless ops: the draw is a
 function of a seed tensor (and the shape), computed by an op, so a compiled function that
@@ -24,7 +25,9 @@ from tracer.ir import dims
 from tracer.ops import random_ops
 from tracer.ops.array_ops import cast
 from tracer.ops.convert import known_value
+from tracer.ops.index_ops import gather
 from tracer.ops.math_ops import cos, log, minimum, sqrt
+from tracer.ops.sort_ops import argsort
 from tracer.tensor import Tensor, convert_to_tensor
 
 _generator = np.random.default_rng()
@@ -95,6 +98,24 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         return Tensor(rng.integers(int(minval), int(maxval), shape).astype(dtype.as_numpy_dtype))
     maxval = 1.0 if maxval is None else float(maxval)
     return Tensor(rng.uniform(float(minval), maxval, shape).astype(dtype.as_numpy_dtype))
+
+
+def shuffle(value, seed=None, name=None):
+    """`value` with its slices along the first axis in a random order: eagerly numpy's
+    permutation; while a function is traced, the order that sorts uniform draws, which
+    each call draws anew.
+
+    >>> sorted(tt.random.shuffle(tt.constant([1, 2, 3])).numpy().tolist())
+    [1, 2, 3]
+    """
+    value = convert_to_tensor(value)
+    if value.ndim == 0:
+        raise ValueError("random.shuffle: value must have a first axis to shuffle, not be a scalar")
+    if state.trace is None:
+        order = _rng(seed).permutation(int(value.shape[0]))
+    else:
+        order = argsort(uniform([value.shape[0]], dtype=dtypes.float64, seed=seed))
+    return gather(value, order)
 
 
 # --- stateless: the draw is a function of a seed tensor ------------------------------------
