@@ -815,6 +815,7 @@ NOT_DRAWN = {
     "one_hot_seeds": "the seeds of vectorized jacobians (tests/test_jacobian.py)",
     "print": "a side effect: tests/test_control_flow.py compares what each backend prints",
     "py_function_result": "runs Python: tests/test_py_function.py runs it in each backend",
+    "philox_sample": "a Generator's draw: tests/test_random_generator.py runs it in each backend",
 }
 # a collective of processes under mpiexec (tests/test_distribute.py), in OPS only where
 # something imported tracer.distribute before: set aside whatever ran before in the process

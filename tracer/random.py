@@ -11,7 +11,8 @@ draws sorted (a gather: unlike TensorFlow's, it passes a gradient back to its ro
 `stateless_uniform` and `stateless_normal` are TensorFlow's stateless ops: the draw is a
 function of a seed tensor (and the shape), computed by an op, so a compiled function that
 takes the seed as an argument, or computes it from a step counter, draws anew whenever the
-seed changes. Their stream is tracer's own (`tracer/ops/random_ops.py`), not TensorFlow's.
+seed changes. Their stream is tracer's own (`tracer/ops/random_ops.py`), not TensorFlow's;
+`Generator` (tracer/random_generator.py) draws TensorFlow's.
 """
 
 import math
@@ -28,6 +29,11 @@ from tracer.ops.convert import known_value
 from tracer.ops.index_ops import gather
 from tracer.ops.math_ops import cos, log, minimum, sqrt
 from tracer.ops.sort_ops import argsort
+from tracer.random_generator import (  # noqa: F401 (tt.random's own)
+    Generator,
+    get_global_generator,
+    set_global_generator,
+)
 from tracer.tensor import Tensor, convert_to_tensor
 
 _generator = np.random.default_rng()
