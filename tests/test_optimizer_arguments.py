@@ -1,5 +1,5 @@
 """Keras's optimizer arguments `clipnorm`, `clipvalue`, `global_clipnorm` and `weight_decay`,
-and AdamW, Adamax, Adadelta and Lion: five steps of each on a small least-squares problem, against the variables
+and AdamW, Adamax, Nadam, Adadelta and Lion: five steps of each on a small least-squares problem, against the variables
 TensorFlow 2.21's Keras leaves (printed by the same program with `import tensorflow as tf`),
 eagerly and compiled."""
 
@@ -49,6 +49,14 @@ KERAS = {
         [[0.74775230884552, -1.7452549934387207], [0.24900104105472565, 2.742757558822632]],
         [0.04950063303112984, -0.2496003359556198],
     ],
+    "nadam": [
+        [[0.6350084543228149, -1.6140013933181763], [0.17890752851963043, 2.6130287647247314]],
+        [-0.045225102454423904, -0.22962644696235657],
+    ],
+    "nadam_clip": [
+        [[0.7799074053764343, -1.7734167575836182], [0.2919194996356964, 2.773481845855713]],
+        [0.07399576157331467, -0.20378248393535614],
+    ],
 }
 
 MAKERS = {
@@ -61,6 +69,8 @@ MAKERS = {
     "adamax": lambda: optimizers.Adamax(0.1),
     "adadelta": lambda: optimizers.Adadelta(1.0, rho=0.9),
     "lion": lambda: optimizers.Lion(0.05, weight_decay=0.01),
+    "nadam": lambda: optimizers.Nadam(0.1),
+    "nadam_clip": lambda: optimizers.Nadam(0.05, beta_1=0.8, clipnorm=0.5),
 }
 X = np.array([[1.0, 2.0], [-1.0, 0.5], [2.0, -1.0]], np.float32)
 
@@ -97,3 +107,21 @@ def test_the_arguments_are_checked_and_kept_in_the_config():
     model.compile(optimizer=optimizers.AdamW(0.01, weight_decay=0.02, clipnorm=1.0), loss="mse")
     config = model_configs.compile_config(model)["optimizer"]["config"]
     assert config["weight_decay"] == 0.02 and config["clipnorm"] == 1.0
+
+
+def test_nadams_state_goes_through_a_keras_file(tmp_path):
+    """Nadam's slots and its momentum factors' product are saved after the slots, as Keras
+    orders them; a loaded model's next step is the original's."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 2)).astype(np.float32)
+    y = rng.standard_normal((16, 1)).astype(np.float32)
+    model = tt.keras.Sequential([tt.keras.Input((2,)), tt.keras.layers.Dense(1)])
+    model.compile(optimizer=optimizers.Nadam(0.05), loss="mse")
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    model.save(tmp_path / "nadam.keras")
+    loaded = tt.keras.models.load_model(tmp_path / "nadam.keras")
+    assert loaded.optimizer.u_product.numpy() == model.optimizer.u_product.numpy() != 1.0
+    for each in (model, loaded):
+        each.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(model.get_weights(), loaded.get_weights()):
+        np.testing.assert_array_equal(a, b)

@@ -1,5 +1,5 @@
-"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, Adamax, Adadelta, Lion, RMSprop and
-Adagrad, as Keras defines them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue` and `global_clipnorm`.
+"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, Adamax, Nadam, Adadelta, Lion, RMSprop
+and Adagrad, as Keras defines them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue` and `global_clipnorm`.
 
 Updates are written with tracer ops and `Variable.assign*`, so `apply_gradients` works
 eagerly and inside `tt.function`, where the whole update runs in the compiled code, in place.
@@ -29,7 +29,7 @@ import numpy as np
 from codegen import array_math
 from tracer import dtypes, schedules
 from tracer.clipping import clip_by_global_norm, clip_by_norm
-from tracer.context import numerics, state
+from tracer.context import numerics, outside_trace, state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops import array_ops, math_ops
 from tracer.tensor import convert_to_tensor
@@ -446,6 +446,73 @@ class Adamax(Optimizer):
         on.assign_sub(variable, rate * on.read(m) / (correction * (on.read(u) + self.epsilon)))
 
 
+class Nadam(Optimizer):
+    """Keras's Nadam: Adam with Nesterov momentum, whose momentum factors u_t = b1 (1 - 0.5
+    0.96^t) multiply into one product shared by every variable (`u_product`, moved on once
+    an apply_gradients, before the variables' updates): m <- m + (g - m)(1 - b1); v <- v +
+    (g^2 - v)(1 - b2); m_hat = u_{t+1} m / (1 - u_product u_{t+1}) + (1 - u_t) g / (1 -
+    u_product); x <- x - lr m_hat / (sqrt(v / (1 - b2^t)) + epsilon)."""
+
+    _squares_gradients = True
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 name="Nadam"):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self.u_product = None  # made in the first variable's dtype at the first update
+
+    def _slot_starts(self):
+        return {"momentum": 0.0, "velocity": 0.0}
+
+    def variables(self):
+        extra = [] if self.u_product is None else [self.u_product]
+        return [*super().variables(), *extra]
+
+    def _update_each(self, pairs):
+        if pairs:
+            self._move_u_product(pairs[0][1].dtype)
+        super()._update_each(pairs)
+
+    def _factor(self, t, beta_1, on):
+        """u_t of step `t`, from beta_1 and the decay 0.96 in the variable's dtype."""
+        return beta_1 * (1.0 - 0.5 * on.pow(type(beta_1)(0.96), t))
+
+    def _move_u_product(self, dtype):
+        if self.u_product is None:
+            self._restore_u_product(np.array(1.0, dtype.as_numpy_dtype))
+        on = _Arrays if _nothing_records() else _Ops
+        t = self._step(self.u_product.dtype, on)
+        on.assign(
+            self.u_product, on.read(self.u_product) * self.beta_1 * (1.0 - 0.5 * on.pow(0.96, t))
+        )
+
+    def _restore_u_product(self, value):
+        """Set the product (made where there is none yet, in `value`'s dtype)."""
+        if self.u_product is None:
+            with outside_trace():
+                self.u_product = Variable(value, trainable=False, name=f"{self.name}/u_product")
+        else:
+            self.u_product.assign(np.asarray(value, self.u_product.dtype.as_numpy_dtype))
+
+    def _dense_update(self, grad, variable, slots, on, square=None):
+        # Keras's Nadam casts its betas to the variable's dtype first (Adam does not), so
+        # 1 - beta_2 is float32's 1 - 0.999f, not 0.001 rounded
+        scalar = variable.dtype.as_numpy_dtype
+        beta_1, beta_2 = scalar(self.beta_1), scalar(self.beta_2)
+        m, v = slots["momentum"], slots["velocity"]
+        t = self._step(variable.dtype, on)
+        square = grad * grad if square is None else square
+        u_t, u_next = self._factor(t, beta_1, on), self._factor(t + 1, beta_1, on)
+        u_product = on.cast(self.u_product, variable.dtype)
+        on.assign_add(m, (grad - on.read(m)) * (1 - beta_1))
+        on.assign_add(v, (square - on.read(v)) * (1 - beta_2))
+        m_hat = u_next * on.read(m) / (1 - u_product * u_next) + (1 - u_t) * grad / (1 - u_product)
+        v_hat = on.read(v) / (1 - on.pow(beta_2, t))
+        rate = self._rate(variable.dtype)
+        on.assign_sub(variable, m_hat * rate / (on.sqrt(v_hat) + self.epsilon))
+
+
 class Adadelta(Optimizer):
     """Keras's Adadelta: a <- rho a + (1 - rho) g^2; d = -sqrt(b + epsilon) g / sqrt(a +
     epsilon); b <- rho b + (1 - rho) d^2; x <- x + lr d."""
@@ -563,12 +630,23 @@ class Adagrad(Optimizer):
         )
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {
+    "sgd": SGD,
+    "adam": Adam,
+    "rmsprop": RMSprop,
+    "adagrad": Adagrad,
+    "adamw": AdamW,
+    "adamax": Adamax,
+    "nadam": Nadam,
+    "adadelta": Adadelta,
+    "lion": Lion,
+}
 
 
 def get(identifier):
     """An optimizer for `Model.compile`: an Optimizer as is, or a new one with Keras's
-    defaults for its name ("adam", "sgd", "rmsprop", "adagrad"; any case)."""
+    defaults for its name ("adam", "sgd", "rmsprop", "adagrad", "adamw", "adamax", "nadam",
+    "adadelta", "lion"; any case)."""
     if isinstance(identifier, Optimizer):
         return identifier
     found = _BY_NAME.get(identifier.lower()) if isinstance(identifier, str) else None

@@ -40,7 +40,7 @@ from tracer.keras.layers.core import (
 )
 from tracer.keras.layers.einsum_dense import EinsumDense
 from tracer.keras.layers.image_sizing import CenterCrop, Resizing
-from tracer.keras.layers.input_layer import InputLayer
+from tracer.keras.layers.input_layer import Input, InputLayer
 from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.lookup import IntegerLookup, StringLookup
 from tracer.keras.layers.merging import (
@@ -163,6 +163,7 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "Identity",
+    "Input",
     "InputLayer",
     "LSTM",
     "LSTMCell",

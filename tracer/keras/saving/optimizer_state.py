@@ -6,6 +6,7 @@ for it then), then the slot variables, in the order Keras makes them:
     SGD       momentum of each variable (none without momentum)
     RMSprop   velocity of each variable, then momentum of each, then average_gradient of each
     Adagrad   accumulator of each variable
+    Nadam     momentum, velocity of each variable, then the momentum factors' product
 
 so a model trained in tracer continues training in Keras from the same state, and back.
 A slot tracer has not made yet (no step taken) is written as its starting value.
@@ -23,7 +24,10 @@ _SLOT_GROUPS = {
     "Adamax": (("momentum", "norm"),),
     "Adadelta": (("accumulated_grad", "accumulated_delta_var"),),
     "Lion": (("momentum",),),
+    "Nadam": (("momentum", "velocity"),),
 }
+# optimizer variables after the slots, each a scalar: (attribute, its first value)
+_TRAILING = {"Nadam": (("u_product", 1.0),)}
 
 
 def arrays(model):
@@ -42,6 +46,10 @@ def arrays(model):
             values.append(np.asarray(entry[1][name].numpy()))
         else:
             values.append(np.full(variable.shape, starts[name], variable.dtype.as_numpy_dtype))
+    dtype = layout[0][0].dtype.as_numpy_dtype if layout else np.float32
+    for name, start in _TRAILING.get(type(optimizer).__name__, ()):
+        value = getattr(optimizer, name)
+        values.append(np.asarray(start if value is None else value.numpy(), dtype))
     return values
 
 
@@ -55,12 +63,14 @@ def restore(model, stored):
             f"{type(getattr(model, 'optimizer', None)).__name__}"
         )
     scalars = 1 if optimizer._schedule is not None else 2  # iterations (and the rate)
-    if len(stored) != scalars + len(layout):
+    trailing = _TRAILING.get(type(optimizer).__name__, ())
+    if len(stored) != scalars + len(layout) + len(trailing):
         return (
             f"skipped loading the optimizer's variables: {type(optimizer).__name__} has "
-            f"{scalars + len(layout)}, the file holds {len(stored)}"
+            f"{scalars + len(layout) + len(trailing)}, the file holds {len(stored)}"
         )
     shapes = [()] * scalars + [tuple(variable.shape) for variable, _ in layout]
+    shapes += [()] * len(trailing)
     if any(tuple(d.shape) != shape for d, shape in zip(stored, shapes)):
         return "skipped loading the optimizer's variables: their shapes differ from the model's"
     optimizer.iterations.assign(int(stored[0][()]))
@@ -69,6 +79,8 @@ def restore(model, stored):
     for (variable, name), dataset in zip(layout, stored[scalars:]):
         slot = optimizer._slots_of(variable)[name]
         slot.assign(dataset[()].astype(slot.dtype.as_numpy_dtype))
+    for (name, _), dataset in zip(trailing, stored[scalars + len(layout) :]):
+        getattr(optimizer, f"_restore_{name}")(dataset[()])
     return None
 
 
