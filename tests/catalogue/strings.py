@@ -35,6 +35,9 @@ NO_GRADIENT = {
         _length(token_ops.split_tokens(tt.strings.join([_text(x), "a b"], " "), "whitespace", 2)),
         axis=-1,
     ),
+    "read_file": lambda x: _length(
+        tt.io.read_file(tt.strings.regex_replace(_text(x), ".+", __file__.replace("\\", "/")))
+    ),
     "token_counts": lambda x: tt.cast(
         token_ops.token_counts(_text(x), "character", _CHARACTERS, 4)[..., 1], tt.float64
     ),

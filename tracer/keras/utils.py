@@ -16,6 +16,7 @@ from tracer.keras.registration import (
     register_keras_serializable,
 )
 from tracer.keras.sequence_utils import pad_sequences, timeseries_dataset_from_array
+from tracer.keras.text_datasets import text_dataset_from_directory
 from tracer.ops.array_ops import ones_like, reshape
 from tracer.ops.index_ops import one_hot
 from tracer.ops.math_ops import equal, where
@@ -80,6 +81,7 @@ __all__ = [
     "pad_sequences",
     "register_keras_serializable",
     "set_random_seed",
+    "text_dataset_from_directory",
     "timeseries_dataset_from_array",
     "to_categorical",
 ]

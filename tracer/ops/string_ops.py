@@ -571,3 +571,28 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):
         )
     attrs = {"template": template, "placeholder": placeholder, "summarize": int(summarize)}
     return apply(STRING_FORMAT, inputs, attrs)
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+def _read_kernel(x):
+    def read(path):
+        try:
+            with open(path, "rb") as file:
+                return file.read()
+        except OSError as error:
+            raise errors.NotFoundError(
+                None, None, f"read_file: {path.decode(errors='replace')}: {error.strerror}"
+            ) from None
+
+    return _each(read, np.asarray(x))
+
+
+READ_FILE = string_op("read_file", _elementwise_to(dtypes.string), _read_kernel)
+
+
+def read_file(filename, name=None):
+    """The bytes of the file each string names, as a string (`tf.io.read_file`); a file
+    that cannot be read is a NotFoundError naming it."""
+    return apply(READ_FILE, (as_tensor(filename),), {})
