@@ -117,18 +117,17 @@ def normal(w, dtype):
     return out
 
 
-def words_per_element(distribution, dtype):
-    wide = np.dtype(dtype).itemsize == 8
-    if distribution == "normal":
-        return 2 * (1 + wide)
-    return 1 + wide
+def words_per_element(dtype):
+    """The words each number of `dtype` takes: one for 32 bits, two for 64 (a normal pair
+    takes two numbers' words)."""
+    return 1 + (np.dtype(dtype).itemsize == 8)
 
 
 def truncated_normal(state, count, dtype):
     """`count` normals of |x| < 2: group g of 4 (2 for float64) from word g * 1024 on (256
     words for each output)."""
     group = _TRUNCATED_GROUP[dtype]
-    per_pair = words_per_element("normal", dtype)
+    per_pair = 2 * words_per_element(dtype)
     out = []
     for g in range((count + group - 1) // group):
         kept, start = [], 0
@@ -162,9 +161,9 @@ def sample(state, shape, dtype, distribution, low=None, high=None):
     count = int(np.prod(shape, dtype=np.int64))
     if distribution == "truncated_normal":
         return truncated_normal(state, count, dtype).reshape(shape)
-    per = words_per_element(distribution, dtype)
+    per = words_per_element(dtype)
     if distribution == "normal":
-        values = normal(words(state, count * per + per), dtype)  # whole pairs
+        values = normal(words(state, (count + 1) // 2 * 2 * per), dtype)  # whole pairs
     else:
         w = words(state, count * per)
         values = integers(w, dtype, low, high) if distribution == "integers" else uniform(w, dtype)
