@@ -483,6 +483,7 @@ class Nadam(Optimizer):
             self._restore_u_product(np.array(1.0, dtype.as_numpy_dtype))
         on = _Arrays if _nothing_records() else _Ops
         t = self._step(self.u_product.dtype, on)
+        # Keras moves it with its Python-float beta_1 and 0.96, unlike `_factor`'s casts
         on.assign(
             self.u_product, on.read(self.u_product) * self.beta_1 * (1.0 - 0.5 * on.pow(0.96, t))
         )

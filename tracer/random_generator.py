@@ -23,7 +23,6 @@ from tracer.module import Module
 from tracer.ops import array_ops, bitwise_ops, math_ops, philox
 from tracer.ops.convert import known_value
 from tracer.ops.structure_ops import stack
-from tracer.tensor import convert_to_tensor
 from tracer.variable import Variable
 
 PHILOX = 1
@@ -67,7 +66,7 @@ class Generator(Module):
     @classmethod
     def from_key_counter(cls, key, counter, alg):
         """A generator of the key (a scalar) and the counter (two int64 words)."""
-        return cls(state=[*np.asarray(counter, np.int64).reshape(-1), int(key)], alg=alg)
+        return cls(state=_key_counter_state(key, counter), alg=alg)
 
     @property
     def state(self):
@@ -89,7 +88,7 @@ class Generator(Module):
         self.reset(philox.seed_state(known_value(seed, "Generator.reset_from_seed: seed")))
 
     def reset_from_key_counter(self, key, counter):
-        self.reset([*np.asarray(counter, np.int64).reshape(-1), int(key)])
+        self.reset(_key_counter_state(key, counter))
 
     def skip(self, delta):
         """Move the counter on as a draw of `delta` elements would."""
@@ -212,12 +211,10 @@ def _floating(dtype, what):
 
 
 def _static_shape(shape):
-    value = known_value(
-        convert_to_tensor(shape) if not isinstance(shape, (list, tuple, int)) else shape,
-        "Generator: shape",
-    )
-    return (
-        tuple(int(d) for d in np.atleast_1d(np.asarray(value, np.int64)))
-        if np.ndim(value)
-        else (int(value),)
-    )
+    value = np.asarray(known_value(shape, "Generator: shape"), np.int64)
+    return tuple(int(d) for d in value.reshape(-1))
+
+
+def _key_counter_state(key, counter):
+    """The state of a key (a scalar) and a counter (two int64 words)."""
+    return [*np.asarray(counter, np.int64).reshape(-1), int(key)]

@@ -172,9 +172,23 @@ def sample(state, shape, dtype, distribution, low=None, high=None):
 
 # --- the C library's float32 functions ------------------------------------------------------
 
-_LIBM = ctypes.util.find_library("m")
-_LIBM = ctypes.CDLL(_LIBM) if _LIBM else None
 _FUNCTIONS = {"logf": np.log, "sinf": np.sin, "cosf": np.cos}
+
+
+def _c_library():
+    """The C library's float32 functions by name (None where no libm is found)."""
+    found = ctypes.util.find_library("m")
+    if not found:
+        return None
+    library, functions = ctypes.CDLL(found), {}
+    for name in _FUNCTIONS:
+        function = getattr(library, name)
+        function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+        functions[name] = function
+    return functions
+
+
+_LIBM = _c_library()
 # how near the middle of two floats (in units of their distance) the double may lie where
 # the library's float may be the other one: glibc's sinf and cosf err by at most 0.56 units,
 # its logf by 0.82, so near 0.06 and 0.32 of the middle
@@ -192,9 +206,7 @@ def _c_library_f32(name, x):
     spacing = np.spacing(np.abs(rounded)).astype(np.float64)
     near = np.nonzero(np.abs(np.abs(exact - rounded) / spacing - 0.5) < _DOUBT[name])[0]
     if len(near):
-        function = getattr(_LIBM, name)
-        function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
-        rounded[near] = [function(float(v)) for v in x[near]]
+        rounded[near] = [_LIBM[name](float(v)) for v in x[near]]
     return rounded
 
 

@@ -232,8 +232,7 @@ class IndexLookup(Layer):
 
     def _tokens_at(self, indices):
         """invert: the token at each index; the OOV token for an index outside them."""
-        every = self.get_vocabulary()
-        every = [self._key(t) for t in every]
+        every = [self._key(t) for t in self.get_vocabulary()]
         table = convert_to_tensor(
             np.array(every, dtype=object if self._key_dtype.is_string else np.int64)
         )

@@ -22,8 +22,13 @@ from tracer import dtypes
 from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.lookup import StringLookup, batches
 from tracer.ops import array_ops, layout_ops, string_ops, token_ops
+from tracer.ops.convert import known_value
 from tracer.tensor import convert_to_tensor
 
+_NO_LENGTH = (
+    ": without output_sequence_length a row is as long as the batch's longest string; give "
+    "output_sequence_length to call it in a tt.function (or a model's fit)"
+)
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
 # Keras's punctuation: what "strip_punctuation" removes
 PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
@@ -136,22 +141,14 @@ class TextVectorization(Layer):
         if self.split is not None:
             length = self.output_sequence_length
             if length is None:
-                length = token_ops.longest(self._known(strings), self.split)
+                known = known_value(strings, "TextVectorization: the strings", _NO_LENGTH)
+                length = token_ops.longest(known, self.split)
             strings = token_ops.split_tokens(strings, self.split, length)
             return lookup(strings)
         indices = lookup(strings)
         if self.output_sequence_length is None:
             return indices
         return _fitted(indices, self.output_sequence_length)
-
-    def _known(self, strings):
-        if strings._value is None:
-            raise TypeError(
-                "TextVectorization: without output_sequence_length a row is as long as the "
-                "batch's longest string, which a traced function does not know; give "
-                "output_sequence_length to call it in a tt.function (or a model's fit)"
-            )
-        return strings._value
 
     def get_vocabulary(self, include_special_tokens=True):
         return self._lookup_layer.get_vocabulary(include_special_tokens)
