@@ -48,6 +48,7 @@ from hypothesis import strategies as st  # noqa: E402
 import tracer as tt  # noqa: E402
 from tests import fuzz_catalogue, fuzz_loops  # noqa: E402
 from tests.catalogue import bitwise as bitwise_cases  # noqa: E402
+from tests.catalogue import signal as signal_cases  # noqa: E402
 from tests.catalogue import strings as string_cases  # noqa: E402
 from tests.gradcheck import check_first_order, check_second_order  # noqa: E402
 from tracer.cli import parse_specs  # noqa: E402
@@ -822,6 +823,8 @@ NOT_DRAWN = {
 COLLECTIVES = {"allreduce"}
 # the fuzzer's programs compute on numbers; tests/test_strings.py checks the string ops
 NOT_DRAWN |= {name: "an op of tt.string tensors" for name in string_cases.NO_GRADIENT}
+# WAV files are strings too: tests/test_audio.py checks them eagerly and compiled
+NOT_DRAWN |= {name: "an op of WAV files (strings)" for name in signal_cases.NO_GRADIENT}
 # tests/test_integer_dtypes.py runs them in each backend, over every integer dtype
 NOT_DRAWN |= {name: "an op of integer tensors" for name in bitwise_cases.NO_GRADIENT}
 

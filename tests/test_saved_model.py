@@ -331,3 +331,20 @@ def test_a_tensor_default_is_saved_with_its_function(tmp_path):
     loaded = tt.saved_model.load(str(tmp_path))
     np.testing.assert_array_equal(loaded.f(x).numpy(), [2.0, 3.0])
     np.testing.assert_array_equal(loaded.f(x, tt.constant([5.0, 7.0])).numpy(), [5.0, 7.0])
+
+
+def test_string_constants_come_back_as_their_bytes(tmp_path):
+    """A function's string constants (a numpy array of str included, as tf.gather of class
+    names takes them) load as the same bytes, also bytes that are not UTF-8."""
+    names = np.array(["down", "go", "ñ"])
+    raw = tt.constant([b"\xff\x00", b"ok"])
+
+    class Labels(tt.Module):
+        @tt.function(input_signature=[tt.TensorSpec([None], tt.int64)])
+        def __call__(self, ids):
+            return tt.gather(names, ids), tt.gather(raw, ids % 2)
+
+    tt.saved_model.save(Labels(), str(tmp_path))
+    words, data = tt.saved_model.load(str(tmp_path))(tt.constant([2, 0], tt.int64))
+    assert words.numpy().tolist() == ["ñ".encode(), b"down"]
+    assert data.numpy().tolist() == [b"\xff\x00", b"\xff\x00"]

@@ -18,6 +18,7 @@ import sys as _sys
 import codegen.version  # noqa: F401 (tracer's files as imported: the key of stored plans)
 from runtime import allocator as _allocator
 from tracer import (
+    audio,
     autodiff,
     autograph,
     bitwise,
@@ -34,6 +35,7 @@ from tracer import (
     optimizers,
     profiler,
     random,
+    signal,
     strings,
     summary,
     train,
@@ -197,17 +199,19 @@ from tracer.tensor_shape import TensorShape
 from tracer.transforms import grad, value_and_grad
 from tracer.variable import Variable
 
+newaxis = None  # `x[..., tt.newaxis]`, as numpy's and TensorFlow's
+
 _allocator.tune()  # before the user's first eager op: large arrays reuse the heap's pages
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "strings", "summary", "train", "types",
+    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "signal", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "string", "uint8", "uint16", "uint32", "uint64",
+    "int64", "newaxis", "string", "uint8", "uint16", "uint32", "uint64",
     # control flow
     "case", "cond", "foldl", "foldr", "map_fn", "scan", "switch_case", "while_loop",
     # differentiation and compiling

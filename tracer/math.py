@@ -2,6 +2,7 @@
 
 from tracer.ops.array_ops import cast  # noqa: F401
 from tracer.ops.broadcast_ops import reduce_sum  # noqa: F401
+from tracer.ops.confusion_matrix import confusion_matrix  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin  # noqa: F401
 from tracer.ops.math_composites import (  # noqa: F401
     acosh,

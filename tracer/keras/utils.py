@@ -1,13 +1,15 @@
 """`tt.keras.utils`: Keras's utilities that tracer has: `get_file` (tracer/keras/downloads.py),
 `Progbar`, `to_categorical`, `normalize`, `set_random_seed`, the registry of one's own
-classes for files (tracer/keras/registration.py), and `pad_sequences` and
-`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py)."""
+classes for files (tracer/keras/registration.py), `pad_sequences` and
+`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), and the datasets of a
+directory's text and audio files (text_datasets.py, audio_datasets.py)."""
 
 import random
 
 import numpy as np
 
 from tracer import random as tt_random
+from tracer.keras.audio_datasets import audio_dataset_from_directory
 from tracer.keras.downloads import get_file
 from tracer.keras.progbar import Progbar
 from tracer.keras.registration import (
@@ -74,6 +76,7 @@ def set_random_seed(seed):
 
 __all__ = [
     "Progbar",
+    "audio_dataset_from_directory",
     "get_file",
     "get_registered_name",
     "get_registered_object",

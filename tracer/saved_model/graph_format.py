@@ -129,10 +129,8 @@ def _encode_value(value, arrays):
             arrays[key] = np.array(array)
             return {"t": "literal", "key": key}
         if array.dtype.kind in "OUS" and all(isinstance(s, (str, bytes)) for s in array.flat):
-            strings = [
-                s.decode("utf-8", "replace") if isinstance(s, bytes) else s for s in array.flat
-            ]
-            return {"t": "literal", "shape": list(array.shape), "strings": strings}
+            strings = [(s.encode() if isinstance(s, str) else s).hex() for s in array.flat]
+            return {"t": "literal", "shape": list(array.shape), "bytes": strings}
     if isinstance(value, GraphAttribute):
         kind = "subgraph" if isinstance(value, Subgraph) else "attribute"
         return {
@@ -372,14 +370,22 @@ def _literal(data, arrays, what):
             raise SavedModelError(f"{what}: its constant {key!r} is missing")
         return Literal(arrays[key])
     shape = tuple(_expect(data.get("shape"), list, what))
-    strings = _expect(data.get("strings"), list, what)
+    # each string's bytes in hex; files saved before held UTF-8 text under "strings"
+    hexed = "bytes" in data
+    strings = _expect(data.get("bytes" if hexed else "strings"), list, what)
     if not all(isinstance(s, str) for s in strings) or not all(
         type(d) is int and d >= 0 for d in shape
     ):
         raise SavedModelError(f"{what}: not a constant of strings")
     if int(np.prod(shape, dtype=np.int64)) != len(strings):
         raise SavedModelError(f"{what}: a constant of strings of the wrong size")
-    return Literal(np.array(strings, dtype=object).reshape(shape))
+    try:
+        values = [bytes.fromhex(s) if hexed else s.encode() for s in strings]
+    except ValueError:
+        raise SavedModelError(f"{what}: a string constant that is not hexadecimal bytes") from None
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return Literal(array.reshape(shape))
 
 
 def _node_at(nodes, position, what):
