@@ -1645,3 +1645,41 @@ def test_a_variable_read_in_another_thread_is_not_watched():
     grads = tape.gradient([results["y"], z], [v, w])
     assert grads[0] is None
     np.testing.assert_allclose(grads[1].numpy(), 6.0)
+
+
+def test_a_source_computed_from_another_passes_its_gradient_on():
+    """Asked for x and h = 2x together, h's gradient is the targets' with respect to h's
+    value and x's passes through h, as TensorFlow gives them (x's was None before): eagerly
+    (twice: the sweep, then the cached graph), traced, by jacobian and by tt.gradients."""
+    x = tt.constant([[1.0, 2.0]])
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        h = x * 2.0
+        k = h * 3.0
+        y = tt.reduce_sum(h * h) + tt.reduce_sum(k)
+    for _ in range(2):
+        gx, gh, gk = tape.gradient(y, [x, h, k])
+        np.testing.assert_array_equal(gx.numpy(), [[14.0, 22.0]])  # 8x + 6
+        np.testing.assert_array_equal(gh.numpy(), [[7.0, 11.0]])  # 2h + 3
+        np.testing.assert_array_equal(gk.numpy(), [[1.0, 1.0]])
+    gk, gx = tape.gradient(y, [k, x])
+    np.testing.assert_array_equal(gx.numpy(), [[14.0, 22.0]])
+
+    @tt.function
+    def traced(x):
+        with tt.GradientTape() as inner:
+            inner.watch(x)
+            h = x * 2.0
+            y = tt.reduce_sum(h * h)
+        return inner.gradient(y, [x, h]) + tt.gradients(y, [x, h])
+
+    for g, want in zip(traced(x), [[[8.0, 16.0]], [[4.0, 8.0]]] * 2):
+        np.testing.assert_array_equal(g.numpy(), want)
+    v = tt.constant([1.0, 2.0])
+    with tt.GradientTape() as tape:
+        tape.watch(v)
+        h = v * 2.0
+        y = h * h + v
+    jx, jh = tape.jacobian(y, [v, h])
+    np.testing.assert_array_equal(jx.numpy(), [[9.0, 0.0], [0.0, 17.0]])
+    np.testing.assert_array_equal(jh.numpy(), [[4.0, 0.0], [0.0, 8.0]])

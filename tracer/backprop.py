@@ -24,7 +24,7 @@ from tracer.ops.core import apply, execute_graph, inline_graph
 from tracer.ops.index_ops import CHECK_INDICES
 from tracer.passes.gradient import Rows, SparseOutput, build_gradient, reverse_sweep, summed
 from tracer.passes.over_the_tape import over_the_tape
-from tracer.passes.prune import prune
+from tracer.passes.prune import fed_sources, prune
 from tracer.tensor import Tensor
 from tracer.tracing import Trace
 
@@ -126,6 +126,7 @@ def eager_gradient(recording, swept, target_nodes, source_nodes, seed_values):
             lambda node, op: saved[tracked[node]],
             structured=False,
             reachable=reachable,
+            staying=fed_sources(swept, source_nodes),
         )
     gradients = [None if s is None else summed(cotangents, s) for s in source_nodes]
     return [

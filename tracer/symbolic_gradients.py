@@ -48,9 +48,9 @@ def gradients(
     seeds = _seeds(targets, grad_ys)
     target_nodes = [graph_node_of(t) for t in targets]
     source_nodes = [graph_node_of(s) for s in sources]
-    leaves = {id(n) for n in source_nodes}
-    closure = [n for n in topological_closure(target_nodes) if id(n) not in leaves]
-    forward = Graph(source_nodes, source_nodes + closure, target_nodes)
+    # no leaves: prune makes the sources inputs, but for those computed from another source,
+    # which stay nodes that the other's gradient passes through
+    forward = Graph([], topological_closure(target_nodes), target_nodes)
     pruned = prune(forward, source_nodes, target_nodes)
     grad = build_gradient(pruned, target_nodes, source_nodes, sparse=False)
     inputs = [seed for seed, node in zip(seeds, grad.seeds) if node is not None]

@@ -26,7 +26,7 @@ from tracer.ops import array_ops, index_ops, math_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of, sweep_in_c
 from tracer.ops.registry import OPS, OUT, saved_slots
 from tracer.ops.tuple_ops import TupleCotangent
-from tracer.passes.prune import prune
+from tracer.passes.prune import fed_sources, prune
 from tracer.tensor import Tensor
 
 
@@ -103,7 +103,7 @@ def _build_gradient(forward, targets, sources, sparse):
         slots = saved_slots(op, node)
         return [_residual(node, at, kept, k, residuals) for k, kept in enumerate(slots)]
 
-    reverse_sweep(forward, cotangents, saved)
+    reverse_sweep(forward, cotangents, saved, staying=fed_sources(forward, sources))
     outputs, source_outputs = [], []
     for source in sources:
         ct = summed(cotangents, source) if source is not None else None
@@ -125,7 +125,7 @@ def _build_gradient(forward, targets, sources, sparse):
     return GradientGraph(Graph(inputs, nodes, outputs), seed_nodes, residuals, source_outputs)
 
 
-def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
+def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None, staying=frozenset()):
     """Call every node's gradient rule, from `forward`'s last node to its first, and add the
     cotangents it gives its inputs into `cotangents` (id(node) -> cotangent; none means zero).
 
@@ -137,14 +137,16 @@ def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
     itself sums a slice's with the others of the same slice, and keeps a gather's rows apart
     (`Rows`). A node's
     cotangent is dropped once its rule has used it; the inputs' (the sources) stay.
-    `reachable`: the ids of `forward`'s nodes, where the caller has them already.
+    `reachable`: the ids of `forward`'s nodes, where the caller has them already. `staying`:
+    the ids of nodes whose cotangents stay too (sources computed from other sources), which
+    the loop below keeps (the C sweep drops every node's).
     The loop below is the definition; where the eager op path is built in C, its `sweep`
     runs the same steps, calling the same functions (tracer/ops/fast_apply.c).
     """
     reachable = reachable or {id(n) for n in forward.nodes}
     leaves = {id(n) for n in forward.inputs}  # the sources: their gradients stop there
     accumulate = _accumulate if structured else _added
-    if sweep_in_c(
+    if not staying and sweep_in_c(
         forward.nodes, cotangents, leaves, reachable, saved, accumulate, structured, _HELPERS
     ):
         return
@@ -154,7 +156,7 @@ def reverse_sweep(forward, cotangents, saved, structured=True, reachable=None):
         key = id(node)
         if key in leaves or not node.inputs:
             continue
-        g = pop(key, None)
+        g = cotangents.get(key) if key in staying else pop(key, None)
         if g is None:
             continue
         if type(g) is not Tensor:
