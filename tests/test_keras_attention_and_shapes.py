@@ -162,3 +162,42 @@ def test_the_new_layers_go_through_a_keras_file(tmp_path):
     model.save(tmp_path / "m.keras")
     again = tt.keras.models.load_model(tmp_path / "m.keras")
     np.testing.assert_allclose(again([q, v]).numpy(), model([q, v]).numpy(), rtol=1e-6)
+
+
+def test_sequential_shapes_set_shape_specs_and_tensorflows_keras_names():
+    """What TensorFlow's time-series and DCGAN tutorials read: a Sequential's input and
+    output shapes, `Tensor.set_shape`, a TensorSpec's shape as a TensorShape, and
+    `tf.initializers`, `tf.losses` and `tf.metrics` as Keras's modules (TensorFlow 2.21's
+    values)."""
+    model = tt.keras.Sequential()
+    model.add(tt.keras.layers.Dense(4, input_shape=(3,)))
+    assert (model.input_shape, model.output_shape) == ((None, 3), (None, 4))
+    model = tt.keras.Sequential(
+        [
+            tt.keras.Input((7, 7, 2)),
+            tt.keras.layers.Conv2DTranspose(4, 3, strides=2, padding="same"),
+        ]
+    )
+    assert model.output_shape == (None, 14, 14, 4)
+    with pytest.raises(AttributeError, match="has no defined output shape yet"):
+        getattr(tt.keras.Sequential([tt.keras.layers.Dense(4)]), "output_shape")  # noqa: B009
+    x = tt.constant(np.zeros((3, 7, 5), np.float32))[:, 0:6, :]
+    x.set_shape([None, 6, None])
+    with pytest.raises(
+        ValueError,
+        match=r"shape \(3, 6, 5\) is not compatible with supplied shape \(None, 5, None\)",
+    ):
+        x.set_shape([None, 5, None])
+    batches = tt.data.Dataset.from_tensor_slices(np.zeros((10, 7, 5), np.float32)).batch(4)
+
+    def split(x):
+        first = x[:, 0:6, :]
+        first.set_shape([None, 6, None])
+        return first
+
+    assert batches.map(split).element_spec.shape.as_list() == [None, 6, 5]
+    assert tt.TensorSpec([None, 3]).shape.as_list() == [None, 3]
+    dense = tt.keras.layers.Dense(3, kernel_initializer=tt.initializers.zeros())
+    np.testing.assert_array_equal(dense(tt.ones((1, 2))).numpy(), np.zeros((1, 3)))
+    assert tt.losses.MeanSquaredError is tt.keras.losses.MeanSquaredError
+    assert tt.metrics.Mean is tt.keras.metrics.Mean

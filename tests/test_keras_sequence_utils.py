@@ -86,3 +86,22 @@ def test_normalize_and_set_random_seed():
     utils.set_random_seed(11)
     assert np.random.rand() == drawn[0]
     np.testing.assert_array_equal(tt.random.normal([3]).numpy(), drawn[1])
+
+
+def test_the_windows_count_is_known_as_in_keras():
+    """Keras's dataset of windows knows its length (TensorFlow gives 12 batches here), also
+    shuffled and mapped; assert_cardinality checks what it asserts, as TensorFlow does."""
+    series = np.arange(100, dtype=np.float32)[:, None]
+    for shuffle in (False, True):
+        windows = tt.keras.utils.timeseries_dataset_from_array(
+            series, None, sequence_length=5, batch_size=8, shuffle=shuffle, seed=1
+        )
+        assert int(windows.cardinality()) == len(windows) == 12 == sum(1 for _ in windows)
+        assert int(windows.map(lambda x: x).cardinality()) == 12
+    short = tt.data.Dataset.range(3).apply(tt.data.experimental.assert_cardinality(5))
+    assert int(short.cardinality()) == 5
+    with pytest.raises(tt.errors.FailedPreconditionError, match="contained only 3 elements"):
+        list(short)
+    long = tt.data.Dataset.range(7).apply(tt.data.experimental.assert_cardinality(5))
+    with pytest.raises(tt.errors.FailedPreconditionError, match="at least 6 elements"):
+        list(long)

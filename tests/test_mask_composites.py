@@ -120,3 +120,21 @@ def test_clear_errors():
         tt.function(lambda x: tt.where(x > 1.5))(tt.constant([1.0, 2.0]))
     with pytest.raises(TypeError, match="tt.unique: x must be known"):
         tt.function(lambda x: tt.unique(x).y)(tt.constant([1, 2]))
+
+
+def test_a_boolean_index_masks_as_tensorflow_indexes():
+    x = tt.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    mask = np.array([True, False, True])
+    for key in (mask, tt.constant(mask)):
+        np.testing.assert_array_equal(x[key].numpy(), [[1.0, 2.0], [5.0, 6.0]])
+    np.testing.assert_array_equal(x[~tt.constant(mask)].numpy(), [[3.0, 4.0]])
+    np.testing.assert_array_equal(tt.Variable(x)[mask].numpy(), [[1.0, 2.0], [5.0, 6.0]])
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.reduce_sum(x[mask] ** 2)
+    np.testing.assert_array_equal(
+        tape.gradient(y, x).numpy(), [[2.0, 4.0], [0.0, 0.0], [10.0, 12.0]]
+    )
+    np.testing.assert_array_equal(x[np.array(1)].numpy(), [3.0, 4.0])
+    with pytest.raises(TypeError, match="ndarray of shape \\(2,\\) and dtype int64"):
+        x[np.array([0, 2])]

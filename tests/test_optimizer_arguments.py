@@ -125,3 +125,25 @@ def test_nadams_state_goes_through_a_keras_file(tmp_path):
         each.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
     for a, b in zip(model.get_weights(), loaded.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_keras_3_apply_and_build():
+    """Keras 3's `optimizer.apply(grads, variables)` (what its custom-loop guide calls) and
+    `build` then `apply(grads)`: TensorFlow 2.21's values."""
+    v = tt.Variable([1.0, 2.0])
+    adam = tt.keras.optimizers.Adam(0.1)
+    assert adam.apply([tt.constant([0.5, -0.5])], [v]) is None
+    np.testing.assert_allclose(v.numpy(), [0.9000013, 2.0999987], rtol=1e-7)
+    assert int(adam.iterations) == 1
+    tt.function(lambda: adam.apply([tt.constant([0.5, -0.5])], [v]))()
+    np.testing.assert_allclose(v.numpy(), [0.80000275, 2.1999972], rtol=1e-7)
+    w = tt.Variable([1.0])
+    sgd = tt.keras.optimizers.SGD(0.1)
+    assert not sgd.built
+    sgd.build([w])
+    sgd.apply([tt.constant([2.0])])
+    np.testing.assert_allclose(w.numpy(), [0.8])
+    with pytest.raises(ValueError, match="2 gradients for 1 variables"):
+        sgd.apply([tt.constant([2.0])] * 2)
+    with pytest.raises(ValueError, match="call .*build"):
+        tt.keras.optimizers.SGD(0.1).apply([tt.constant([2.0])])

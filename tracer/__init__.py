@@ -260,12 +260,18 @@ def __dir__():
 _IMPORTED_WHEN_USED = ("keras", "layers", "saved_model")
 
 
+# TensorFlow's names of Keras's modules (`tf.initializers` is `tf.keras.initializers`)
+_KERAS_ALIASES = ("initializers", "losses", "metrics")
+
+
 def __getattr__(name):
     """`tt.keras` at its first use; and `tracer.ops` and the like after `import
     tracer.ops.core`: a module imported by its full path is reached through the package, as
     Python expects, without being part of the API."""
     if name in _IMPORTED_WHEN_USED:
         return _importlib.import_module(f"{__name__}.{name}")
+    if name in _KERAS_ALIASES:
+        return _importlib.import_module(f"{__name__}.keras.{name}")
     module = _sys.modules.get(f"{__name__}.{name}")
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -64,6 +64,7 @@ class Optimizer:
         )
         self._scheduled_rates = {}  # this apply_gradients' scheduled rate, by dtype
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
+        self._built_variables = None  # what `build` was given: `apply`'s default variables
 
     @property
     def learning_rate(self):
@@ -109,6 +110,35 @@ class Optimizer:
             if updates is not None:
                 return updates
         return self.iterations
+
+    def build(self, var_list):
+        """Keras 3's: the variables `apply` updates where it is given none, their slots made
+        now."""
+        self._built_variables = list(var_list)
+        for variable in self._built_variables:
+            self._slots_of(variable)
+
+    @property
+    def built(self):
+        return self._built_variables is not None
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's: one update of each variable by the gradient at the same position
+        (`apply_gradients` of the pairs); without variables, those given to `build`."""
+        if trainable_variables is None:
+            if self._built_variables is None:
+                raise ValueError(
+                    f"{self.name}.apply: give trainable_variables, or call "
+                    f"{self.name}.build(variables) first"
+                )
+            trainable_variables = self._built_variables
+        grads, variables = list(grads), list(trainable_variables)
+        if len(grads) != len(variables):
+            raise ValueError(
+                f"{self.name}.apply: {len(grads)} gradients for {len(variables)} variables; "
+                "give one gradient for each variable"
+            )
+        self.apply_gradients(zip(grads, variables))
 
     def _clipped(self, grads):
         """The gradients clipped as Keras clips them: each to norm `clipnorm`, each element

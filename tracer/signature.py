@@ -21,6 +21,7 @@ from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
 from tracer.tensor import TensorLike
+from tracer.tensor_shape import TensorShape
 from tracer.types import PlaceholderContext, TracingContext
 from tracer.variable import Variable
 
@@ -36,7 +37,11 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape, dtype="float32", name=None):
-        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.shape = (
+            None
+            if shape is None
+            else TensorShape.of_array(tuple(None if d is None else int(d) for d in shape))
+        )
         if any(d is not None and d < 0 for d in self.shape or ()):
             raise ValueError(f"TensorSpec: a dimension is None or >= 0, not {shape}")
         self.dtype = as_dtype(dtype)

@@ -38,6 +38,23 @@ class TensorLike:
         """The shape as a `tt.TensorShape` (TensorFlow's; unknown sizes are None)."""
         return TensorShape(d if isinstance(d, int) else None for d in self.shape)
 
+    def set_shape(self, shape):
+        """TensorFlow's check that the tensor has `shape` (None for an unknown rank or size):
+        a ValueError where a size differs. tracer knows every size a traced function can
+        know, so there is nothing to refine: a size known only when the function runs stays
+        so."""
+        if shape is None:
+            return
+        given = [None if d is None else int(d) for d in shape]
+        known = self.get_shape()
+        if len(given) != len(known) or any(
+            g is not None and k is not None and g != k for g, k in zip(given, known)
+        ):
+            supplied = TensorShape(given)
+            raise ValueError(
+                f"Tensor's shape {known} is not compatible with supplied shape {supplied}."
+            )
+
     def ref(self):
         """A hashable reference to this tensor or variable, by identity (dict keys, set
         members); `.deref()` gives it back. As TensorFlow's `Tensor.ref()`."""

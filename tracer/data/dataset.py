@@ -375,6 +375,7 @@ _KINDS = {
     "Filter": "_FilterDataset",
     "Repeat": "_RepeatDataset",
     "Take": "_TakeDataset",
+    "AssertCardinality": "_AssertCardinalityDataset",
     "Skip": "_SkipDataset",
     "Enumerate": "_ZipDataset",
     "Concatenate": "_ConcatenateDataset",

@@ -1,11 +1,20 @@
 """`tt.data.experimental`: the names TensorFlow kept there."""
 
+from tracer.data import transforms
 from tracer.data.csv_datasets import CsvDataset, make_csv_dataset
 from tracer.data.dataset import AUTOTUNE, Dataset
 from tracer.data.specs import INFINITE, UNKNOWN
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
+
+
+def assert_cardinality(expected_cardinality):
+    """A transformation for `Dataset.apply`: the dataset as it is, its cardinality
+    `expected_cardinality`, and FailedPreconditionError where it holds fewer or more."""
+    return lambda dataset: dataset._then(
+        transforms.AssertCardinality(dataset._stage, expected_cardinality)
+    )
 
 
 def cardinality(dataset):
@@ -26,6 +35,7 @@ __all__ = [
     "CsvDataset",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "assert_cardinality",
     "cardinality",
     "choose_from_datasets",
     "get_single_element",

@@ -10,7 +10,7 @@ from tracer import nest
 from tracer.data.sources import as_arrays
 from tracer.data.specs import INFINITE, UNKNOWN, combined_spec, spec_of_arrays
 from tracer.dtypes import as_dtype
-from tracer.errors import InvalidArgumentError
+from tracer.errors import FailedPreconditionError, InvalidArgumentError
 from tracer.py_function import raised_while_traced
 from tracer.signature import TensorSpec
 from tracer.tensor import constant
@@ -455,6 +455,40 @@ class Repeat:
         if inner < 0 and self._count > 0:  # INFINITE or UNKNOWN, repeated
             return inner
         return inner * self._count
+
+    def spec(self):
+        return self._upstream.spec()
+
+
+class AssertCardinality:
+    """The elements as they are, of the cardinality `expected`: TensorFlow's
+    FailedPreconditionError where there are fewer or more."""
+
+    def __init__(self, upstream, expected):
+        self._upstream, self._expected = upstream, int(expected)
+
+    def arrays(self):
+        count = 0
+        for element in self._upstream.arrays():
+            count += 1
+            if count > self._expected:
+                raise FailedPreconditionError(
+                    None,
+                    None,
+                    f"Input dataset was expected to contain {self._expected} elements but "
+                    f"contained at least {count} elements.",
+                )
+            yield element
+        if count < self._expected:
+            raise FailedPreconditionError(
+                None,
+                None,
+                f"Input dataset was expected to contain {self._expected} elements but "
+                f"contained only {count} elements.",
+            )
+
+    def cardinality(self):
+        return self._expected
 
     def spec(self):
         return self._upstream.spec()

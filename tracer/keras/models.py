@@ -111,6 +111,23 @@ class Sequential(Model):
     def pop(self):
         return self.layers.pop()
 
+    @property
+    def input_shape(self):
+        """The input shape (None for the batch axis) that a `tt.keras.Input`, a first layer's
+        `input_shape` or `build` fixed."""
+        if self._input_shape is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.")
+        return self._input_shape
+
+    @property
+    def output_shape(self):
+        """The last layer's output shape for that input shape (None for the batch axis)."""
+        last = self.layers[-1] if self.layers and self._input_shape is not None else None
+        shape = getattr(last, "_output_shape", None)
+        if shape is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined output shape yet.")
+        return (None, *shape[1:])
+
     def build(self, input_shape):
         """Build every layer for inputs of `input_shape` (Keras's `model.build((None, 3))`)."""
         self._build_for((None, *input_shape[1:]))

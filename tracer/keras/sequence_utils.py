@@ -4,6 +4,7 @@ defines them."""
 
 import numpy as np
 
+from tracer.data import experimental
 from tracer.data.dataset import Dataset
 from tracer.dtypes import as_dtype
 from tracer.signature import TensorSpec
@@ -81,6 +82,7 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
     else:
         signature = (window_spec, TensorSpec(targets.shape[1:], as_dtype(targets.dtype)))
     dataset = Dataset.from_generator(windows, output_signature=signature)
+    dataset = dataset.apply(experimental.assert_cardinality(len(starts)))
     if batch_size is None:
         return dataset.shuffle(1024, seed=seed) if shuffle else dataset
     if shuffle:

@@ -608,6 +608,13 @@ SLICE_GRAD = primitive(
 )
 
 
+def _integer_scalar(item):
+    """A numpy array of one integer and no axes as that integer; anything else as it is."""
+    if type(item) is np.ndarray and item.ndim == 0 and item.dtype.kind in "iu":
+        return int(item)
+    return item
+
+
 def canonical_index(key, shape):
     """A hashable, normalised form of a numpy basic index for `shape`.
 
@@ -615,13 +622,19 @@ def canonical_index(key, shape):
     `slice.indices` gives it, or None (a new axis of size 1); `...` is expanded.
     """
     key = key if isinstance(key, tuple) else (key,)
+    if any(type(item) is np.ndarray for item in key):  # numpy's integer scalars of 0 axes
+        key = tuple(_integer_scalar(item) for item in key)
     for item in key:
         if not (item is None or item is Ellipsis or isinstance(item, (int, np.integer, slice))):
-            if hasattr(item, "dtype") and item.dtype.is_integer and item.ndim == 0:
+            if isinstance(item, Tensor) and item.dtype.is_integer and item.ndim == 0:
                 continue
+            what = type(item).__name__
+            if isinstance(item, (np.ndarray, Tensor)):
+                what = f"{what} of shape {tuple(item.shape)} and dtype {item.dtype}"
             raise TypeError(
-                f"only ints, slices, None and ... can index a tensor, not {type(item).__name__}; "
-                "use tt.gather to index with a tensor"
+                f"only ints, slices, None, ... and integer scalars can index a tensor, or a whole "
+                f"index of booleans (as tt.boolean_mask), not {what}; use tt.gather to index "
+                "with a tensor of indices"
             )
     consumed = sum(1 for item in key if item is not None and item is not Ellipsis)
     if consumed > len(shape):
