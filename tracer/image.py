@@ -1,6 +1,7 @@
 """`tt.image`: image ops, as in `tf.image` (tracer/ops/image_ops.py; docs/image.md)."""
 
 from tracer.ops.conv_ops import extract_patches
+from tracer.ops.image_measures import image_gradients, psnr, sobel_edges, total_variation
 from tracer.ops.image_ops import (
     ResizeMethod,
     adjust_brightness,
@@ -37,8 +38,10 @@ __all__ = [
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "psnr",
     "random_brightness",
     "random_contrast",
     "random_flip_left_right",
@@ -47,5 +50,7 @@ __all__ = [
     "resize_with_crop_or_pad",
     "rgb_to_grayscale",
     "rot90",
+    "sobel_edges",
+    "total_variation",
     "transpose",
 ]
