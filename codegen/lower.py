@@ -1181,13 +1181,31 @@ def _best_fit(requests):
 
 def _packed(blocks):
     """(the offset of each block, the total): ints where every size is known; else C
-    expressions of the dims, and a bound of the total, a Dim (a C and Python expression)."""
+    expressions of the dims, and a bound of the total, a Dim (a C and Python expression).
+
+    An offset is the sum of the blocks before it, written as the known sizes' sum plus each
+    size known at run time times the number of its blocks: a text of the distinct sizes,
+    not of every block before (an unrolled loop has thousands, and every part of the entry
+    point declares the offsets it reads)."""
     if all(isinstance(size, int) for size in blocks):
         starts = [0, *itertools.accumulate(blocks)]
         return starts[:-1], starts[-1]
-    offsets = [" + ".join(f"TR_ALIGN({s})" for s in blocks[:k]) or "0" for k in range(len(blocks))]
+    offsets, known, counts = [], 0, {}
+    for size in blocks:
+        offsets.append(_offset_text(known, counts))
+        if isinstance(size, int):
+            known += _aligned(size)
+        else:
+            counts[str(size)] = counts.get(str(size), 0) + 1
     total = sum((size + (ALIGN - 1) for size in blocks[1:]), blocks[0] + (ALIGN - 1))
-    return [f"({o})" for o in offsets], total
+    return offsets, total
+
+
+def _offset_text(known, counts):
+    """C text of `known` bytes plus each run-time size `s` of `counts` aligned, `n` times."""
+    terms = [str(known)] if known else []
+    terms += [f"TR_ALIGN({s})" if n == 1 else f"{n} * TR_ALIGN({s})" for s, n in counts.items()]
+    return f"({' + '.join(terms) or '0'})"
 
 
 def _render_kernel(node, name, lowering):

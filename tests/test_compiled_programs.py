@@ -736,3 +736,27 @@ def test_threads_calling_one_compiled_function_each_get_their_own_results():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_workspace_offsets_of_run_time_sizes_are_short_and_exact():
+    """A workspace block's offset, where sizes are known only at run time, is the known
+    sizes' sum plus each run-time size times its count: its C text does not grow with the
+    blocks before it (an unrolled loop's thousands made the module's C quadratic), and its
+    value is the sum of the aligned blocks before it."""
+    from codegen.lower import _packed
+    from tracer.ir.dims import Dim
+
+    d0 = Dim.symbol("d0")
+    blocks = [(128 * d0, 256, 12288 * d0 + 5)[k % 3] for k in range(3000)]
+    offsets, _ = _packed(blocks)
+    assert max(len(text) for text in offsets) < 80
+
+    def align(n):
+        return (n + 63) // 64 * 64
+
+    for size in (1, 7, 32):
+        expected = 0
+        for k, block in enumerate(blocks[:40]):
+            value = eval(offsets[k].replace("TR_ALIGN", "align"), {"align": align, "d0": size})
+            assert value == expected
+            expected += align(block if isinstance(block, int) else eval(str(block), {"d0": size}))
