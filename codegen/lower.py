@@ -659,15 +659,23 @@ LIGHT_ELEMENTS = 4096
 
 
 def _light(node, target):
-    """Whether `node`'s kernel is a loop nest over fewer than LIGHT_ELEMENTS elements, every
-    size known."""
+    """Whether `node`'s kernel is a loop nest over fewer than LIGHT_ELEMENTS elements: every
+    size known, or the sizes known only at run time taken for the largest the calls before
+    gave them (`dims.size_seen`: a model's batch, once a last batch was smaller), which
+    decides only the kernel's optimization level."""
     if not isinstance(target.form_for(node.op), (*LOOP_FORMS, LoopNests)):
         return False
     values = [node, *node.inputs]
     if node.op == "fused":
         values += node.attrs["kernel"].body.nodes
     shapes = [v.shape for v in values]
-    return all(dims.is_known(s) for s in shapes) and max(map(dims.size, shapes)) < LIGHT_ELEMENTS
+    if not all(dims.is_known(s) for s in shapes):
+        seen = dims.size_seen()
+        if seen is None:
+            return False
+        guess = {name: seen for s in shapes for name in dims.symbols_of(s)}
+        shapes = [dims.substitute(s, guess) for s in shapes]
+    return max(map(dims.size, shapes)) < LIGHT_ELEMENTS
 
 
 def _squares(node):

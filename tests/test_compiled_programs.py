@@ -760,3 +760,25 @@ def test_workspace_offsets_of_run_time_sizes_are_short_and_exact():
             value = eval(offsets[k].replace("TR_ALIGN", "align"), {"align": align, "d0": size})
             assert value == expected
             expected += align(block if isinstance(block, int) else eval(str(block), {"d0": size}))
+
+
+def test_a_kernel_of_a_dimension_made_unknown_is_light_at_the_sizes_seen():
+    """Traced again with the batch unknown after calls of 8 and 4 rows, an elementwise
+    kernel of [batch, 16] is compiled as the light kernel it is at those sizes (-O1,
+    codegen/lower.py); traced for any batch from the start, nothing tells its size."""
+
+    def model(x):
+        return tt.tanh(x * 2.0 + 1.0)
+
+    adapted = tt.function(model)
+    adapted(np.ones((8, 16), np.float32))
+    adapted(np.ones((4, 16), np.float32))
+    general = adapted.get_concrete_function(tt.TensorSpec([None, 16], tt.float32))
+    assert "TR_LIGHT\n" in general.c_source()
+    np.testing.assert_allclose(
+        general(np.ones((1000, 16), np.float32)).numpy(),
+        np.tanh(np.full((1000, 16), 3.0)),
+        rtol=1e-6,
+    )
+    declared = tt.function(model, input_signature=[tt.TensorSpec([None, 16], tt.float32)])
+    assert "TR_LIGHT\n" not in declared.get_concrete_function().c_source()

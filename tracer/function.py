@@ -397,11 +397,17 @@ class Function:
                     f"each retrace and what changed:\n{reasons}"
                 )
         start = time.perf_counter()
+        seen = (
+            None
+            if generalized is None
+            else _largest_size_made_unknown(specific, generalized, self._concrete)
+        )
         try:
             # a trace that generalized by itself is traced again with the sizes where it fails
-            concrete = self._trace(
-                args, kwargs, sizes_known=generalized is not None and not self._reduce_retracing
-            )
+            with dims.sizes_seen(seen):
+                concrete = self._trace(
+                    args, kwargs, sizes_known=generalized is not None and not self._reduce_retracing
+                )
         except Exception as error:
             if self._per_argument and _has_unknown_dims((args, kwargs)):
                 # with each argument's own unknown dimensions: the function combines them (x
@@ -705,6 +711,25 @@ class _BoundMethod(functools.partial):
         """The instance's concrete function for these arguments (TensorFlow's
         `model.method.get_concrete_function(spec)`)."""
         return self.func.get_concrete_function(*self.args, *args, **kwargs)
+
+
+def _largest_size_made_unknown(specific, generalized, traced):
+    """The largest size that the call `specific` and the traces before it gave the
+    dimensions `generalized` makes unknown."""
+    sizes = []
+    calls = [specific, *(concrete._arguments for concrete in traced.values())]
+    for spec, *given in zip(*(nest.flatten(call) for call in [generalized, *calls])):
+        if not isinstance(spec, TensorSpec) or spec.shape is None:
+            continue
+        for axis, dimension in enumerate(spec.shape):
+            if dimension is None:
+                sizes += [g.shape[axis] for g in given if _has_size(g, axis)]
+    return max(sizes, default=None)
+
+
+def _has_size(value, axis):
+    shape = getattr(value, "shape", None)
+    return shape is not None and len(shape) > axis and isinstance(shape[axis], int)
 
 
 def _has_unknown_dims(call):

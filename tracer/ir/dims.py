@@ -20,6 +20,8 @@ Symbols are assumed to be at least 1 where a decision needs a guess (`estimate`)
 their text is valid C and Python (`d0`), which is how the code generator writes them.
 """
 
+import contextlib
+import contextvars
 import numbers
 import re
 import sys
@@ -380,3 +382,25 @@ def size(shape):
     for d in shape:
         total = d * total
     return total
+
+
+# the largest size the calls before a trace gave the dimensions it makes unknown (automatic
+# dynamic shapes): a guess the lowering may take them for, never a value
+_SIZE_SEEN = contextvars.ContextVar("size_seen", default=None)
+
+
+@contextlib.contextmanager
+def sizes_seen(size):
+    """Within: `size_seen()` is `size` (None: no guess)."""
+    token = _SIZE_SEEN.set(size)
+    try:
+        yield
+    finally:
+        _SIZE_SEEN.reset(token)
+
+
+def size_seen():
+    """The largest size calls gave the unknown dimensions of the function being traced, or
+    None: what code generation may take them for when it decides how hard to optimize a
+    kernel (codegen/lower.py's light kernels), never for what it computes."""
+    return _SIZE_SEEN.get()
