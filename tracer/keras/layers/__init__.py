@@ -11,6 +11,7 @@ from tracer.keras.layers.augmentation import (
     RandomTranslation,
     RandomZoom,
 )
+from tracer.keras.layers.category_encoding import CategoryEncoding
 from tracer.keras.layers.convolutional import (
     AveragePooling1D,
     AveragePooling2D,
@@ -133,6 +134,7 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
     "Concatenate",
     "Conv1D",
     "Conv2D",

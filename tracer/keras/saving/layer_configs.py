@@ -22,6 +22,7 @@ from tracer.keras import activations, constraints, initializers, regularizers
 from tracer.keras.layers import (
     activation_layers,
     attention,
+    category_encoding,
     convolutional,
     core,
     einsum_dense,
@@ -441,6 +442,7 @@ LAYERS = {
             core.Identity,
             core.Masking,
             core.Rescaling,
+            category_encoding.CategoryEncoding,
             normalization.UnitNormalization,
             preprocessing.Normalization,
             regularization.GaussianNoise,
