@@ -39,6 +39,7 @@ from tracer.keras.layers.core import (
     Masking,
     Rescaling,
 )
+from tracer.keras.layers.discretization import Discretization
 from tracer.keras.layers.einsum_dense import EinsumDense
 from tracer.keras.layers.image_sizing import CenterCrop, Resizing
 from tracer.keras.layers.input_layer import Input, InputLayer
@@ -145,6 +146,7 @@ __all__ = [
     "Cropping1D",
     "Cropping2D",
     "Dense",
+    "Discretization",
     "DepthwiseConv2D",
     "Dot",
     "Dropout",

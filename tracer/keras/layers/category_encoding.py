@@ -24,6 +24,30 @@ from tracer.tensor import convert_to_tensor
 _MODES = ("one_hot", "multi_hot", "count")
 
 
+def encoded(inputs, mode, depth, dtype, count_weights=None, what="CategoryEncoding"):
+    """Integer categories `inputs` encoded by `mode` (one_hot, multi_hot or count) over
+    `depth` categories, of `dtype`, as the module's docstring says."""
+    x = convert_to_tensor(inputs)
+    if not x.dtype.is_integer:
+        x = array_ops.cast(x, dtypes.int32)
+    if x.shape.rank == 0:
+        x = array_ops.expand_dims(x, 0)
+    if mode == "one_hot":
+        if x.shape.rank >= 2 and x.shape[-1] == 1:
+            x = array_ops.squeeze(x, -1)
+        return index_ops.one_hot(x, depth, dtype=dtype)
+    if x.shape.rank <= 2 and x._value is not None and x._value.size and np.min(x._value) < 0:
+        raise InvalidArgumentError(None, None, f"{what}: Input arr must be non-negative!")
+    rows = index_ops.one_hot(x, depth, dtype=dtype)
+    axis = 1 if x.shape.rank > 1 else 0
+    if mode == "multi_hot":
+        return reduction_ops.reduce_max(rows, axis=axis)
+    if count_weights is not None:
+        weights = array_ops.cast(convert_to_tensor(count_weights), dtype)
+        rows = math_ops.multiply(rows, array_ops.expand_dims(weights, -1))
+    return reduce_sum(rows, axis=axis)
+
+
 class CategoryEncoding(Layer):
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
         super().__init__(**kwargs)
@@ -42,27 +66,7 @@ class CategoryEncoding(Layer):
         self.num_tokens, self.output_mode, self.sparse = int(num_tokens), output_mode, False
 
     def call(self, inputs, count_weights=None):
-        x = convert_to_tensor(inputs)
-        if not x.dtype.is_integer:
-            x = array_ops.cast(x, dtypes.int32)
-        if x.shape.rank == 0:
-            x = array_ops.expand_dims(x, 0)
-        if self.output_mode == "one_hot":
-            if x.shape.rank >= 2 and x.shape[-1] == 1:
-                x = array_ops.squeeze(x, -1)
-            return index_ops.one_hot(x, self.num_tokens, dtype=self.dtype)
-        if x.shape.rank <= 2 and x._value is not None and x._value.size and np.min(x._value) < 0:
-            raise InvalidArgumentError(
-                None, None, "CategoryEncoding: Input arr must be non-negative!"
-            )
-        encoded = index_ops.one_hot(x, self.num_tokens, dtype=self.dtype)
-        axis = 1 if x.shape.rank > 1 else 0
-        if self.output_mode == "multi_hot":
-            return reduction_ops.reduce_max(encoded, axis=axis)
-        if count_weights is not None:
-            weights = array_ops.cast(convert_to_tensor(count_weights), self.dtype)
-            encoded = math_ops.multiply(encoded, array_ops.expand_dims(weights, -1))
-        return reduce_sum(encoded, axis=axis)
+        return encoded(inputs, self.output_mode, self.num_tokens, self.dtype, count_weights)
 
     def get_config(self):
         return {
