@@ -262,6 +262,14 @@ _IMPORTED_WHEN_USED = ("keras", "layers", "saved_model")
 
 # TensorFlow's names of Keras's modules (`tf.initializers` is `tf.keras.initializers`)
 _KERAS_ALIASES = ("initializers", "losses", "metrics")
+# TensorFlow 2's own initializers, which take Keras's arguments and are called as they are
+_INITIALIZERS = {
+    "random_normal_initializer": "RandomNormal",
+    "random_uniform_initializer": "RandomUniform",
+    "zeros_initializer": "Zeros",
+    "ones_initializer": "Ones",
+    "constant_initializer": "Constant",
+}
 
 
 def __getattr__(name):
@@ -272,6 +280,9 @@ def __getattr__(name):
         return _importlib.import_module(f"{__name__}.{name}")
     if name in _KERAS_ALIASES:
         return _importlib.import_module(f"{__name__}.keras.{name}")
+    if name in _INITIALIZERS:
+        initializers = _importlib.import_module(f"{__name__}.keras.initializers")
+        return getattr(initializers, _INITIALIZERS[name])
     module = _sys.modules.get(f"{__name__}.{name}")
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

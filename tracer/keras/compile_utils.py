@@ -11,6 +11,7 @@ for several outputs come as a list of lists or a dict by output name.
 import numpy as np
 
 from tracer import nest
+from tracer.context import state
 from tracer.keras import losses
 from tracer.keras import metrics as metrics_module
 from tracer.keras.data_adapter import pack, unpack
@@ -23,7 +24,9 @@ class CompileLoss:
 
     def __init__(self, loss, loss_weights=None):
         self._given, self._weights = loss, loss_weights
-        self._entries = None  # [(Loss, weight, tracker or None)] per output, made on first use
+        # [(Loss, weight, tracker or None), or None for an output without a loss] per output,
+        # made on first use
+        self._entries = None
         self.metrics = []
 
     def __call__(self, y, y_pred, sample_weight=None, output_names=None):
@@ -32,21 +35,35 @@ class CompileLoss:
         if self._entries is None:
             self._build(names)
         total = None
-        for (loss, weight, tracker), target, output in zip(self._entries, targets, outputs):
+        for entry, target, output in zip(self._entries, targets, outputs):
+            if entry is None:
+                continue
+            loss, weight, tracker = entry
             value = loss(target, output, sample_weight)
             if tracker is not None:
-                tracker.update_state(value, sample_weight=batch_size(output))
+                tracker.update_state(value, sample_weight=_output_loss_weight(output))
             term = value if weight == 1.0 else math_ops.multiply(value, weight)
             total = term if total is None else math_ops.add(total, term)
         return total
 
     def _build(self, names):
-        count = len(names)
+        if isinstance(self._given, dict) and set(names) - set(self._given):
+            raise ValueError(
+                f"Expected keys {names} in loss dict, but found loss.keys()={sorted(self._given)}"
+            )
         given = _per_output(self._given, names, "loss")
         weights = _per_output(self._weights, names, "loss_weights") if self._weights else None
+        # an output whose loss is None in a list has none, as in Keras (its target is read
+        # and ignored); the others are logged apart where there are several
+        losing = [i for i, loss in enumerate(given) if loss is not None]
+        if not losing:
+            raise ValueError("a loss of None for every output: give at least one output a loss")
         self._entries = []
         for i, name in enumerate(names):
-            tracker = metrics_module.Mean(name=f"{name}_loss") if count > 1 else None
+            if i not in losing:
+                self._entries.append(None)
+                continue
+            tracker = metrics_module.Mean(name=f"{name}_loss") if len(losing) > 1 else None
             weight = 1.0 if weights is None else float(weights[i])
             self._entries.append((_loss_object(given[i]), weight, tracker))
             if tracker is not None:
@@ -208,6 +225,15 @@ def _loss_object(identifier):
     if isinstance(loss, losses.Loss):
         return loss
     return losses.LossFunctionWrapper(loss, name=getattr(loss, "__name__", None))
+
+
+def _output_loss_weight(output):
+    """The weight of a batch in an output's logged loss: Keras's on TensorFlow weighs by the
+    batch's static size, which a compiled step does not know (its tf.function reduces
+    retracing), so there every batch weighs one, and an epoch's `<output>_loss` is the plain
+    mean of its batches' (the total `loss` weighs by batch size either way); eagerly, the
+    batch's size."""
+    return 1.0 if state.trace is not None else batch_size(output)
 
 
 def batch_size(x):

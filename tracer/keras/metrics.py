@@ -142,6 +142,10 @@ class Metric:
         self._initial_values.append(value)
         return variable
 
+    def add_weight(self, shape=(), initializer="zeros", dtype=None, name=None):
+        """Keras 3's other name for `add_variable` (its guides' metrics call this one)."""
+        return self.add_variable(shape, initializer=initializer, dtype=dtype, name=name)
+
     @property
     def variables(self):
         return list(self._variables)

@@ -157,8 +157,12 @@ class Trainer:
         return [metric.name for metric in self.metrics]
 
     def _returned(self, logs, return_dict):
-        """What evaluate and the `*_on_batch` methods return: `logs`, or its values in order."""
-        return logs if return_dict else self._flatten_metrics_in_order(logs)
+        """What evaluate and the `*_on_batch` methods return: `logs` by name in sorted order
+        (as TensorFlow's Keras gives them, through its nest's sorted dicts), or its values
+        in order."""
+        if return_dict:
+            return {name: logs[name] for name in sorted(logs)}
+        return self._flatten_metrics_in_order(logs)
 
     def _flatten_metrics_in_order(self, logs):
         """The logs as the list `evaluate` and the `*_on_batch` methods return (the value

@@ -29,6 +29,7 @@ TensorShape([1, 2, 2, 2])
 import numpy as np
 
 from tracer.ir import dims, format_location, user_location
+from tracer.ir.dims import Dim
 from tracer.ops import array_ops, convolution_ops, depthwise_ops
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
@@ -361,14 +362,20 @@ def conv2d_transpose(
 
 
 def _output_shape(function, output_shape, to_last):
-    """`output_shape` as 4 ints, channels-last."""
+    """`output_shape` as 4 sizes, channels-last: ints, and the batch may be a size known only
+    when the function runs (the input's own, as a Keras layer passes it)."""
     if hasattr(output_shape, "numpy"):
         output_shape = output_shape.numpy()
+    sizes = list(output_shape) if isinstance(output_shape, (list, tuple)) else None
     try:
-        shape = tuple(int(d) for d in np.asarray(output_shape).reshape(-1))
+        if sizes is None:
+            sizes = np.asarray(output_shape).reshape(-1).tolist()
+        shape = tuple(d if isinstance(d, Dim) else int(d) for d in sizes)
     except (TypeError, ValueError):
         shape = ()
-    if len(shape) != 4 or min(shape) < 0:
+    batch_axis = 0 if to_last is None else to_last[0]
+    spatial = [d for k, d in enumerate(shape) if k != batch_axis]
+    if len(shape) != 4 or any(not isinstance(d, int) or d < 0 for d in spatial):
         raise _fail(ValueError, function, f"output_shape must be 4 sizes, got {output_shape!r}")
     return shape if to_last is None else tuple(shape[k] for k in to_last)
 

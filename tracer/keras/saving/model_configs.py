@@ -68,7 +68,7 @@ def model_from_config(entry, custom_objects=None, compile=True):
     if config.get("trainable") is False:
         model.trainable = False
     if compile and entry.get("compile_config"):
-        _compile(model, entry["compile_config"])
+        _compile(model, entry["compile_config"], custom_objects)
     return model
 
 
@@ -433,9 +433,10 @@ def _object_config(value, module):
     }
 
 
-def _compile(model, config):
-    """Compile `model` as the file's `compile_config` says; a warning, and an uncompiled
-    model, when tracer lacks something it names."""
+def _compile(model, config, custom_objects=None):
+    """Compile `model` as the file's `compile_config` says, its losses and metrics found
+    among tracer's, then in `custom_objects` and the registered classes; a warning, and an
+    uncompiled model, when something it names is in none of them."""
     from tracer.keras import losses, metrics
 
     if not hasattr(model, "compile") or not isinstance(config, dict):
@@ -443,10 +444,12 @@ def _compile(model, config):
     try:
         arguments = {
             "optimizer": _read_optimizer(config.get("optimizer")),
-            "loss": _read_object(config.get("loss"), losses),
+            "loss": _read_object(config.get("loss"), losses, custom_objects),
             "loss_weights": config.get("loss_weights"),
-            "metrics": _read_object(config.get("metrics"), metrics),
-            "weighted_metrics": _read_object(config.get("weighted_metrics"), metrics),
+            "metrics": _read_object(config.get("metrics"), metrics, custom_objects),
+            "weighted_metrics": _read_object(
+                config.get("weighted_metrics"), metrics, custom_objects
+            ),
             "run_eagerly": bool(config.get("run_eagerly", False)),
         }
         model.compile(**{k: v for k, v in arguments.items() if v is not None})
@@ -506,23 +509,34 @@ def _read_schedule(entry):
     return cls(**config)
 
 
-def _read_object(value, module, depth=0):
-    """A loss or metric of a compile_config: names as they are, class entries as tracer's
-    objects (of `module`, tt.keras.losses or tt.keras.metrics)."""
+def _read_object(value, module, custom_objects=None, depth=0):
+    """A loss or metric of a compile_config: names as they are (or the function
+    `custom_objects` gives for one), class entries as objects of tracer's classes (of
+    `module`, tt.keras.losses or tt.keras.metrics), of `custom_objects` or of the
+    registered ones."""
     if depth > 16:
         raise ValueError("the compile_config nests too deeply")
     if isinstance(value, list):
-        return [_read_object(item, module, depth + 1) for item in value]
+        return [_read_object(item, module, custom_objects, depth + 1) for item in value]
+    if isinstance(value, str) and custom_objects and value in custom_objects:
+        return custom_objects[value]
     if isinstance(value, dict) and "class_name" in value:
-        cls = getattr(module, str(value["class_name"]), None)
+        name = str(value["class_name"])
+        cls = getattr(module, name, None)
+        if not isinstance(cls, type):
+            cls = (custom_objects or {}).get(name) or get_registered_object(
+                value.get("registered_name"), custom_objects
+            )
         if not isinstance(cls, type):
             kind = module.__name__.rsplit(".", 1)[-1]
-            raise ValueError(f"tracer's {kind} have no {value['class_name']!r}")
+            raise ValueError(f"tracer's {kind} have no {name!r}, nor custom_objects")
         config = value.get("config") if isinstance(value.get("config"), dict) else {}
         accepted = layer_configs.init_parameters(cls)
         return cls(**{k: v for k, v in config.items() if k in accepted})
     if isinstance(value, dict):
-        return {k: _read_object(item, module, depth + 1) for k, item in value.items()}
+        return {
+            k: _read_object(item, module, custom_objects, depth + 1) for k, item in value.items()
+        }
     return value
 
 

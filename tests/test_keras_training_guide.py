@@ -1,0 +1,123 @@
+"""What Keras's training guide and TensorFlow's generative tutorials, run as held-out
+programs, needed of tt.keras, each against the values TensorFlow 2.21 (Keras 3.15) printed
+for the same program: metrics' add_weight, a None loss in a list, custom losses and
+metrics in a loaded model's compile, per-output losses as Keras's compiled step logs them,
+evaluate's dict order, TensorFlow's initializer names, and Conv2DTranspose in a functional
+model of unknown batch."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(10, 3)).astype(np.float32)
+YA = rng.normal(size=(10, 1)).astype(np.float32)
+YB = rng.normal(size=(10, 1)).astype(np.float32)
+
+
+class CustomMSE(tt.keras.losses.Loss):
+    def __init__(self, regularization_factor=0.1, name="custom_mse"):
+        super().__init__(name=name)
+        self.regularization_factor = regularization_factor
+
+    def call(self, y_true, y_pred):
+        mse = tt.reduce_mean(tt.square(y_true - y_pred))
+        return mse + tt.reduce_mean(tt.square(0.5 - y_pred)) * self.regularization_factor
+
+    def get_config(self):
+        return {"regularization_factor": self.regularization_factor, "name": self.name}
+
+
+class Positives(tt.keras.metrics.Metric):
+    def __init__(self, name="positives", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.count = self.add_weight(shape=(), name="count", initializer="zeros")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self.count.assign_add(tt.reduce_sum(tt.cast(y_pred > 0, "float32")))
+
+    def result(self):
+        return self.count
+
+
+def _two_outputs(first="a", second="b"):
+    inputs = tt.keras.Input((3,))
+    outputs = [
+        tt.keras.layers.Dense(1, name=first)(inputs),
+        tt.keras.layers.Dense(1, name=second)(inputs),
+    ]
+    model = tt.keras.Model(inputs, outputs)
+    model.set_weights(
+        [np.random.default_rng(1).normal(size=w.shape).astype(np.float32) for w in model.weights]
+    )
+    return model
+
+
+def test_per_output_losses_are_logged_as_kerass_compiled_and_eager_steps_log_them():
+    """A compiled step weighs each batch's per-output loss as one (Keras on TensorFlow does
+    not know the batch's size there), an eager one by its size; the total either way by
+    size (TensorFlow 2.21: 1.55428/1.65103 compiled, 1.54327/1.55579 eager, total 3.09906)."""
+    model = _two_outputs()
+    for eager, (a_loss, b_loss) in ((False, (1.55428, 1.65103)), (True, (1.54327, 1.55579))):
+        model.compile(
+            optimizer=tt.keras.optimizers.SGD(0.0), loss=["mse", "mse"], run_eagerly=eager
+        )
+        history = model.fit(X, [YA, YB], batch_size=4, shuffle=False, verbose=0).history
+        np.testing.assert_allclose(
+            [history["a_loss"][0], history["b_loss"][0]], [a_loss, b_loss], rtol=1e-4
+        )
+        np.testing.assert_allclose(history["loss"][0], 3.09906, rtol=1e-4)
+        logs = model.evaluate(X, [YA, YB], batch_size=4, verbose=0, return_dict=True)
+        assert list(logs) == ["a_loss", "b_loss", "loss"]
+
+
+def test_a_none_loss_leaves_its_output_without_one():
+    inputs = tt.keras.Input((3,))
+    model = tt.keras.Model(
+        inputs,
+        [tt.keras.layers.Dense(1)(inputs), tt.keras.layers.Dense(3, activation="softmax")(inputs)],
+    )
+    model.compile(optimizer="sgd", loss=[None, tt.keras.losses.CategoricalCrossentropy()])
+    targets = np.eye(3, dtype=np.float32)[[0, 1, 2, 0, 1, 2, 0, 1, 2, 0]]
+    history = model.fit(X, [YA, targets], batch_size=8, verbose=0).history
+    assert list(history) == ["loss"]
+    with pytest.raises(ValueError, match="Expected keys"):
+        two = _two_outputs()
+        two.compile(optimizer="sgd", loss={"a": "mse"})
+        two.fit(X, {"a": YA, "b": YB}, verbose=0)
+
+
+def test_a_loaded_model_compiles_with_custom_objects(tmp_path):
+    model = tt.keras.Sequential([tt.keras.Input((3,)), tt.keras.layers.Dense(1)])
+    model.set_weights([np.full((3, 1), 0.1, np.float32), np.zeros(1, np.float32)])
+    model.compile(
+        optimizer="adam", loss=CustomMSE(regularization_factor=0.2), metrics=[Positives()]
+    )
+    model.fit(X[:8], YA[:8], verbose=0, shuffle=False)
+    path = os.path.join(tmp_path, "custom.keras")
+    model.save(path)
+    loaded = tt.keras.models.load_model(
+        path, custom_objects={"CustomMSE": CustomMSE, "Positives": Positives}
+    )
+    assert type(loaded.loss) is CustomMSE and loaded.loss.regularization_factor == 0.2
+    expected = model.evaluate(X[:8], YA[:8], verbose=0)
+    np.testing.assert_allclose(loaded.evaluate(X[:8], YA[:8], verbose=0), expected, rtol=1e-6)
+
+
+def test_tensorflows_initializer_names_and_transposed_convolutions_of_any_batch():
+    np.testing.assert_array_equal(tt.constant_initializer(3.0)((2,)).numpy(), [3.0, 3.0])
+    assert tt.zeros_initializer()((2,)).numpy().tolist() == [0.0, 0.0]
+    assert tt.ones_initializer()((1,)).numpy().tolist() == [1.0]
+    assert tt.random_normal_initializer(0.0, 0.02)((2, 3)).shape == (2, 3)
+    draws = tt.random_uniform_initializer(-1.0, 1.0)((1000,)).numpy()
+    assert draws.min() >= -1.0 and draws.max() <= 1.0
+    inputs = tt.keras.Input(shape=[2, 2, 8])
+    layer = tt.keras.layers.Conv2DTranspose(4, 4, strides=2, padding="same")
+    model = tt.keras.Model(inputs, layer(inputs))
+    assert model.output_shape == (None, 4, 4, 4)
+    images = rng.normal(size=(3, 2, 2, 8)).astype(np.float32)
+    direct = tt.nn.conv2d_transpose(images, layer.kernel, (3, 4, 4, 4), 2) + layer.bias
+    np.testing.assert_allclose(model(images).numpy(), direct.numpy(), rtol=1e-6)
