@@ -110,8 +110,8 @@ from tracer.ops.array_ops import (
     zeros_like,
 )
 from tracer.ops.array_ops import range_ as range
-from tracer.ops.array_ops import slice_ as slice
 from tracer.ops.broadcast_ops import broadcast_to, reduce_sum, tile
+from tracer.ops.dynamic_slices import slice
 from tracer.ops.einsum_ops import einsum
 from tracer.ops.grid_ops import meshgrid, sequence_mask
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot

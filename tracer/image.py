@@ -1,6 +1,7 @@
 """`tt.image`: image ops, as in `tf.image` (tracer/ops/image_ops.py; docs/image.md)."""
 
 from tracer.ops.conv_ops import extract_patches
+from tracer.ops.dynamic_slices import random_crop
 from tracer.ops.image_measures import image_gradients, psnr, sobel_edges, total_variation
 from tracer.ops.image_ops import (
     ResizeMethod,
@@ -44,6 +45,7 @@ __all__ = [
     "psnr",
     "random_brightness",
     "random_contrast",
+    "random_crop",
     "random_flip_left_right",
     "random_flip_up_down",
     "resize",

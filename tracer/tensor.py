@@ -191,6 +191,14 @@ class Tensor(TensorLike):
         return self._value
 
     def _symbolic_message(self):
+        if state.trace is not None or state.building:
+            return (
+                f"{self!r} is symbolic: its value is known only when the traced function "
+                "runs, and Python asks for it now (as an int, a float, a bool, a slice bound "
+                "or a numpy array). Compute with tensor ops instead: tt.slice or "
+                "tt.image.crop_to_bounding_box with sizes known when tracing take begins and "
+                "offsets computed while it runs, tt.cond and tt.where choose."
+            )
         return (
             f"{self!r} is out of scope and cannot be used here: it is symbolic (it belongs "
             "to a graph being built, a tt.function's trace) and has no value. Use the "

@@ -745,7 +745,7 @@ def slice_(input_, begin, size, name=None):
            [ 9, 10, 11]], dtype=int32)
     """
     x = as_tensor(input_)
-    begin, size = _slice_bounds(begin, "begin"), _slice_bounds(size, "size")
+    begin, size = slice_bounds(begin, "begin"), slice_bounds(size, "size")
     shape = x._dims()
     if not len(begin) == len(size) == len(shape):
         raise mixed(InvalidArgumentError, ValueError)(
@@ -764,7 +764,7 @@ def slice_(input_, begin, size, name=None):
     return getitem(x, tuple(key))
 
 
-def _slice_bounds(values, what):
+def slice_bounds(values, what):
     """The ints of tt.slice's `begin` or `size`."""
     array = np.asarray(known_value(values, f"tt.slice: {what}"))
     if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):

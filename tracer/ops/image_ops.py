@@ -16,6 +16,7 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.dtypes import as_dtype
+from tracer.ops import dynamic_slices
 from tracer.ops.array_ops import cast, expand_dims, squeeze
 from tracer.ops.array_ops import transpose as _transpose
 from tracer.ops.broadcast_ops import tile
@@ -25,7 +26,7 @@ from tracer.ops.layout_ops import pad, reverse
 from tracer.ops.math_composites import tensordot
 from tracer.ops.math_ops import clip_by_value, floordiv, maximum, rsqrt
 from tracer.ops.reduction_ops import reduce_mean, reduce_std
-from tracer.tensor import convert_to_tensor
+from tracer.tensor import Tensor, convert_to_tensor
 
 # --- shapes and arguments -------------------------------------------------------------------
 
@@ -248,6 +249,8 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     TensorShape([3, 3, 3])
     """
     name = "crop_to_bounding_box"
+    if not (_known(offset_height) and _known(offset_width)):
+        return _crop_at_run_time(image, offset_height, offset_width, target_height, target_width)
     image, height, width, top, left, rows, columns = _box(
         image, offset_height, offset_width, target_height, target_width, name
     )
@@ -258,6 +261,24 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     _check(width >= columns + left, name, "width must be >= target + offset.")
     _check(height >= rows + top, name, "height must be >= target + offset.")
     return _window(image, top, left, rows, columns)
+
+
+def _known(value):
+    return not isinstance(value, Tensor) or value._value is not None
+
+
+def _crop_at_run_time(image, offset_height, offset_width, target_height, target_width):
+    """crop_to_bounding_box with offsets computed while a traced function runs: a window of
+    the target's size (known when tracing) at those offsets, checked when it runs."""
+    name = "crop_to_bounding_box"
+    image = _images(image, name)
+    height, width = _height_width(image, name)
+    rows = _python_int(target_height, "target_height", name)
+    columns = _python_int(target_width, "target_width", name)
+    _check(0 < rows <= height and 0 < columns <= width, name, "the target must fit in the image.")
+    top, left = (cast(as_tensor(offset), dtypes.int32) for offset in (offset_height, offset_width))
+    axis = image.ndim - 3
+    return dynamic_slices.window(image, {axis: (top, rows), axis + 1: (left, columns)})
 
 
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
