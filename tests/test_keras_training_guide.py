@@ -121,3 +121,28 @@ def test_tensorflows_initializer_names_and_transposed_convolutions_of_any_batch(
     images = rng.normal(size=(3, 2, 2, 8)).astype(np.float32)
     direct = tt.nn.conv2d_transpose(images, layer.kernel, (3, 4, 4, 4), 2) + layer.bias
     np.testing.assert_allclose(model(images).numpy(), direct.numpy(), rtol=1e-6)
+
+
+def test_integer_columns_normalize_and_string_inputs_load(tmp_path):
+    """The structured-data tutorial's Normalization of an int64 column (Keras converts it to
+    float32 first), and a model of a string Input saved and loaded (TensorFlow 2.21's
+    values)."""
+    layer = tt.keras.layers.Normalization(axis=None)
+    layer.adapt(
+        tt.data.Dataset.from_tensor_slices(np.array([[1], [2], [3], [6]], np.int64)).batch(2)
+    )
+    normalized = layer(np.array([[1], [2]], np.int64))
+    assert normalized.dtype == tt.float32
+    np.testing.assert_allclose(normalized.numpy().ravel(), [-1.069045, -0.5345225], rtol=1e-6)
+    given = tt.keras.layers.Normalization(mean=3.0, variance=2.0)(np.array([[1], [2]]))
+    np.testing.assert_allclose(given.numpy().ravel(), [-1.4142135, -0.70710677], rtol=1e-6)
+    inputs = tt.keras.Input(shape=(1,), name="Type", dtype="string")
+    lookup = tt.keras.layers.StringLookup(vocabulary=["Cat", "Dog"])
+    model = tt.keras.Model(
+        {"Type": inputs}, tt.keras.layers.CategoryEncoding(num_tokens=3)(lookup(inputs))
+    )
+    path = os.path.join(tmp_path, "types.keras")
+    model.save(path)
+    loaded = tt.keras.models.load_model(path)
+    encoded = loaded({"Type": tt.constant([["Dog"], ["Cat"], ["Cow"]])})
+    np.testing.assert_array_equal(encoded.numpy(), [[0, 0, 1], [0, 1, 0], [1, 0, 0]])

@@ -90,6 +90,8 @@ class Normalization(Layer):
         self.count.assign(count)
 
     def call(self, inputs):
+        if not inputs.dtype.is_floating:  # integer columns, as Keras converts them
+            inputs = array_ops.cast(inputs, self.dtype)
         mean, variance = self._statistics(inputs.dtype)
         scale = math_ops.maximum(math_ops.sqrt(variance), _EPSILON)
         if self.invert:

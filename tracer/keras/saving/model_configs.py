@@ -366,7 +366,7 @@ def _make_input(config, name):
         if config.get(option):
             raise ValueError(f"input {name!r} is {option}; tracer's inputs are dense")
     dtype = config.get("dtype") or "float32"
-    if dtype not in ("int32", "int64", "bool"):
+    if dtype not in ("int32", "int64", "bool", "string"):
         dtype = layer_configs.dtype_name(dtype)
     from tracer.keras.layers.input_layer import Input
 
