@@ -146,3 +146,28 @@ def test_integer_columns_normalize_and_string_inputs_load(tmp_path):
     loaded = tt.keras.models.load_model(path)
     encoded = loaded({"Type": tt.constant([["Dog"], ["Cat"], ["Cow"]])})
     np.testing.assert_array_equal(encoded.numpy(), [[0, 0, 1], [0, 1, 0], [1, 0, 0]])
+
+
+def test_what_the_transfer_learning_guide_reads_of_layers():
+    """A layer's input and output (a model of a base model's inner values), trainable set
+    back to True leaving BatchNormalization's moving statistics fixed, Dropout(0.0) without
+    a seed, a variable's Keras path, and an iterator's next(): TensorFlow 2.21's values."""
+    inputs = tt.keras.Input((4,))
+    dense, norm = tt.keras.layers.Dense(3), tt.keras.layers.BatchNormalization()
+    model = tt.keras.Model(inputs, norm(dense(inputs)))
+    assert dense.output.shape == norm.input.shape == norm.output.shape == (None, 3)
+    inner = tt.keras.Model(model.inputs, [layer.output for layer in model.layers[1:]])
+    assert [tuple(o.shape) for o in inner(np.ones((2, 4), np.float32))] == [(2, 3), (2, 3)]
+    with pytest.raises(AttributeError, match="has never been called"):
+        getattr(tt.keras.layers.Dense(2), "output")  # noqa: B009
+    norm.trainable = False
+    norm.trainable = True
+    assert (len(norm.trainable_weights), len(norm.non_trainable_weights)) == (2, 2)
+    dropped = tt.keras.Model(inputs, tt.keras.layers.Dense(1)(tt.keras.layers.Dropout(0.0)(inputs)))
+    assert (len(dropped.variables), len(dropped.non_trainable_variables)) == (2, 0)
+    assert dense.kernel.path == dense.kernel.name.rsplit(":", 1)[0] and dense.kernel.path.endswith(
+        "/kernel"
+    )
+    batches = tt.data.Dataset.from_tensor_slices((np.arange(6.0), np.arange(6))).batch(4)
+    first = batches.as_numpy_iterator().next()
+    np.testing.assert_array_equal(first[0], [0.0, 1.0, 2.0, 3.0])

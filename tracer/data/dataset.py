@@ -341,6 +341,10 @@ class _Iterator:
                 break
             self._given += 1
 
+    def next(self):
+        """The next element (TensorFlow's iterators have this name too)."""
+        return self.__next__()
+
     def __next__(self):
         if state.trace is not None:
             where = format_location(user_location())

@@ -85,7 +85,8 @@ class Dropout(Layer):
         self.seed_state = None
 
     def build(self, input_shape):
-        self.seed_state = seed_state(self, self.seed)
+        if self.rate > 0:  # Keras draws no masks, and keeps no seed, at rate 0
+            self.seed_state = seed_state(self, self.seed)
         self.built = True
 
     def call(self, inputs, training=None):

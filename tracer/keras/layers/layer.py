@@ -66,6 +66,8 @@ class Layer(Module):
                 f"unexpected keyword arguments {sorted(kwargs)} for {type(self).__name__}"
             )
         self._own_weights = []  # first, so that a layer's own weights come before its sub-layers'
+        # the ids of its weights made non-trainable (moving statistics): `trainable` leaves them
+        self._fixed_weights = set()
         self._seed_variables = []  # random-number state: variables, but not weights
         self._name = name or unique_layer_name(to_snake_case(type(self).__name__))
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
@@ -176,6 +178,8 @@ class Layer(Module):
         finally:
             self._leave_scope(outer)
         self._own_weights.append(variable)
+        if not trainable:
+            self._fixed_weights.add(id(variable))
         if regularizer is not None:
             _weights_regularized[0] = True
             self._regularized.append((variable, regularizer))
@@ -265,7 +269,28 @@ class Layer(Module):
         for layer in (self, *self._sublayers()):
             layer._trainable = value
             for variable in layer._own_weights:
-                variable.trainable = value
+                variable.trainable = value and id(variable) not in layer._fixed_weights
+
+    @property
+    def input(self):
+        """The KerasTensors of the layer's first call in a functional model (one, or a
+        list), as Keras 3 gives them: what a model of its inner values is made from."""
+        return self._first_call("input_tensors", "input")
+
+    @property
+    def output(self):
+        """The KerasTensors the layer's first call in a functional model gave (one, or a
+        list): `tt.keras.Model(model.inputs, model.get_layer(name).output)` extracts them."""
+        return self._first_call("outputs", "output")
+
+    def _first_call(self, attribute, what):
+        nodes = getattr(self, "_inbound_nodes", None)
+        if not nodes:
+            raise AttributeError(
+                f"The layer {self.name} has never been called and thus has no defined {what}."
+            )
+        values = list(getattr(nodes[0], attribute))
+        return values[0] if len(values) == 1 else values
 
     @property
     def variables(self):
