@@ -29,10 +29,10 @@ import math
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.keras.lookup import instance_or_callable
-from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops
+from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
-from tracer.ops.math_composites import divide_no_nan
+from tracer.ops.math_composites import divide_no_nan, reduce_all
 from tracer.ops.reduction_ops import reduce_mean
 
 EPSILON = 1e-7  # keras.backend.epsilon()
@@ -190,11 +190,66 @@ def poisson(y_true, y_pred):
     return reduce_mean(y_pred - y_true * math_ops.log(y_pred + EPSILON), axis=-1)
 
 
+def mean_absolute_percentage_error(y_true, y_pred):
+    """100 mean(|y_true - y_pred| / max(|y_true|, EPSILON), axis=-1)."""
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    error = math_ops.abs((y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), EPSILON))
+    return 100.0 * reduce_mean(error, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """mean(square(log(max(y_pred, EPSILON) + 1) - log(max(y_true, EPSILON) + 1)), axis=-1)."""
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    first = math_ops.log(math_ops.maximum(y_pred, EPSILON) + 1.0)
+    second = math_ops.log(math_ops.maximum(y_true, EPSILON) + 1.0)
+    return reduce_mean(math_ops.square(first - second), axis=-1)
+
+
+def _signed_labels(y_true):
+    """Labels of 0 and 1 as -1 and 1, as Keras's hinge losses take them; others as they are
+    (decided on the values where they are known, else taken as given)."""
+    value = y_true._value
+    if value is not None and value.size and ((value == 0) | (value == 1)).all():
+        return 2.0 * y_true - 1.0
+    if value is None:
+        binary = reduce_all(
+            math_ops.logical_or(math_ops.equal(y_true, 0.0), math_ops.equal(y_true, 1.0))
+        )
+        return math_ops.where(binary, 2.0 * y_true - 1.0, y_true)
+    return y_true
+
+
+def hinge(y_true, y_pred):
+    """mean(max(1 - y_true y_pred, 0), axis=-1), labels of 0 and 1 taken as -1 and 1."""
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    return reduce_mean(math_ops.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    """mean(square(max(1 - y_true y_pred, 0)), axis=-1), labels as hinge takes them."""
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    margins = math_ops.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0)
+    return reduce_mean(math_ops.square(margins), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    """max(max((1 - y_true) y_pred) - sum(y_true y_pred) + 1, 0) along the last axis, for
+    one-hot `y_true`."""
+    y_true, y_pred = _same_rank(*_as_floating(y_true, y_pred))
+    positive = reduce_sum(y_true * y_pred, axis=-1)
+    negative = reduction_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return math_ops.maximum(negative - positive + 1.0, 0.0)
+
+
 # TensorFlow 2's short names (Keras 3 keeps them for `get` and as legacy aliases)
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 bce = BCE = binary_crossentropy
 kld = KLD = kl_divergence
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+logcosh = log_cosh
+kullback_leibler_divergence = kl_divergence
 
 
 # --- Loss objects: the function, then sample weights and the reduction ----------------------
@@ -406,6 +461,64 @@ class Poisson(LossFunctionWrapper):
         return Loss.get_config(self)
 
 
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """mean_absolute_percentage_error per sample."""
+
+    def __init__(
+        self, reduction="sum_over_batch_size", name="mean_absolute_percentage_error", dtype=None
+    ):
+        super().__init__(
+            mean_absolute_percentage_error, reduction=reduction, name=name, dtype=dtype
+        )
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    """mean_squared_logarithmic_error per sample."""
+
+    def __init__(
+        self, reduction="sum_over_batch_size", name="mean_squared_logarithmic_error", dtype=None
+    ):
+        super().__init__(
+            mean_squared_logarithmic_error, reduction=reduction, name=name, dtype=dtype
+        )
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class Hinge(LossFunctionWrapper):
+    """hinge per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="hinge", dtype=None):
+        super().__init__(hinge, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    """squared_hinge per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="squared_hinge", dtype=None):
+        super().__init__(squared_hinge, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    """categorical_hinge per sample."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="categorical_hinge", dtype=None):
+        super().__init__(categorical_hinge, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
 def masked_weights(sample_weight, mask, dtype, reduction):
     """`sample_weight` (None: ones) times the mask a model's output carries, as Keras's: the
     masked losses weigh 0, and where the reduction is a mean, the others weigh
@@ -457,6 +570,11 @@ _BY_NAME = {
             CosineSimilarity,
             LogCosh,
             Poisson,
+            MeanAbsolutePercentageError,
+            MeanSquaredLogarithmicError,
+            Hinge,
+            SquaredHinge,
+            CategoricalHinge,
         )
     },
     **{
@@ -472,10 +590,16 @@ _BY_NAME = {
             cosine_similarity,
             log_cosh,
             poisson,
+            mean_absolute_percentage_error,
+            mean_squared_logarithmic_error,
+            hinge,
+            squared_hinge,
+            categorical_hinge,
         )
     },
     **{"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "bce": bce, "BCE": bce},
-    **{"kld": kld, "KLD": kld},
+    **{"kld": kld, "KLD": kld, "mape": mape, "MAPE": mape, "msle": msle, "MSLE": msle},
+    **{"kullback_leibler_divergence": kl_divergence, "logcosh": log_cosh},
 }
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from tracer.dtypes import as_dtype
 from tracer.keras import initializers, losses
 from tracer.keras.losses import _same_rank  # Keras's squeeze_or_expand_to_same_rank
-from tracer.ops import array_ops, index_ops, math_ops
+from tracer.ops import array_ops, index_ops, math_composites, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.reduction_ops import reduce_mean
@@ -335,6 +335,75 @@ class RootMeanSquaredError(Mean):
         return math_ops.sqrt(super().result())
 
 
+class MeanAbsolutePercentageError(_BuiltinMeanMetric):
+    """The mean of mean_absolute_percentage_error (tracer/keras/losses.py)."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.mean_absolute_percentage_error, name=name, dtype=dtype)
+
+
+class MeanSquaredLogarithmicError(_BuiltinMeanMetric):
+    """The mean of mean_squared_logarithmic_error."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.mean_squared_logarithmic_error, name=name, dtype=dtype)
+
+
+class Hinge(_BuiltinMeanMetric):
+    """The mean of hinge (labels of 0 and 1 taken as -1 and 1)."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.hinge, name=name, dtype=dtype)
+
+
+class SquaredHinge(_BuiltinMeanMetric):
+    """The mean of squared_hinge."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.squared_hinge, name=name, dtype=dtype)
+
+
+class CategoricalHinge(_BuiltinMeanMetric):
+    """The mean of categorical_hinge."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.categorical_hinge, name=name, dtype=dtype)
+
+
+class LogCoshError(_BuiltinMeanMetric):
+    """The mean of log_cosh, logged as "logcosh" (Keras's name)."""
+
+    def __init__(self, name="logcosh", dtype=None):
+        super().__init__(losses.log_cosh, name=name, dtype=dtype)
+
+
+class KLDivergence(_BuiltinMeanMetric):
+    """The mean of kl_divergence."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.kl_divergence, name=name, dtype=dtype)
+
+
+class Poisson(_BuiltinMeanMetric):
+    """The mean of poisson."""
+
+    def __init__(self, name=None, dtype=None):
+        super().__init__(losses.poisson, name=name, dtype=dtype)
+
+
+class CosineSimilarity(_BuiltinMeanMetric):
+    """The mean cosine similarity of y_true and y_pred along `axis`: 1 where they point the
+    same way (the loss of that name is its negative)."""
+
+    def __init__(self, name=None, dtype=None, axis=-1):
+        super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
+def _cosine_similarity(y_true, y_pred, axis=-1):
+    return math_ops.negative(losses.cosine_similarity(y_true, y_pred, axis=axis))
+
+
 class BinaryCrossentropy(_BuiltinMeanMetric):
     """The mean of binary_crossentropy (tracer/keras/losses.py), y_true and y_pred first
     brought to the same rank."""
@@ -460,6 +529,38 @@ class Precision(_ThresholdRatio):
         return self._ratio(self.true_positives, self.false_positives)
 
 
+class _Count(_ThresholdRatio):
+    """The weighted count of one kind of prediction at each threshold (a scalar for one)."""
+
+    def result(self):
+        (count,) = (getattr(self, name) for name in self.COUNTS.values())
+        return count.value()[0] if len(self.thresholds) == 1 else count.value()
+
+
+class TruePositives(_Count):
+    """Entries above the threshold whose label is positive."""
+
+    COUNTS = {(True, True): "accumulator"}
+
+
+class FalsePositives(_Count):
+    """Entries above the threshold whose label is not."""
+
+    COUNTS = {(False, True): "accumulator"}
+
+
+class TrueNegatives(_Count):
+    """Entries at or below the threshold whose label is not positive."""
+
+    COUNTS = {(False, False): "accumulator"}
+
+
+class FalseNegatives(_Count):
+    """Entries at or below the threshold whose label is positive."""
+
+    COUNTS = {(True, False): "accumulator"}
+
+
 class Recall(_ThresholdRatio):
     """true_positives / (true_positives + false_negatives), 0 while no label is positive.
 
@@ -557,6 +658,174 @@ class AUC(_ConfusionMetric):
         }
 
 
+class R2Score(Metric):
+    """The coefficient of determination of each output column over every sample seen,
+    1 - sum((y_true - y_pred)^2) / sum((y_true - mean)^2) (0 where a column does not vary),
+    averaged over the columns ("uniform_average"), weighted by their variance
+    ("variance_weighted_average") or kept (None); adjusted for `num_regressors` where there
+    are enough samples, as Keras's."""
+
+    AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")
+
+    def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score", dtype=None):  # fmt: skip
+        super().__init__(name=name, dtype=dtype)
+        if class_aggregation not in self.AGGREGATIONS:
+            raise ValueError(
+                f"R2Score: class_aggregation must be one of {self.AGGREGATIONS}, not "
+                f"{class_aggregation!r}"
+            )
+        if num_regressors < 0:
+            raise ValueError(f"R2Score: num_regressors must be at least 0, not {num_regressors}")
+        self.class_aggregation, self.num_regressors = class_aggregation, int(num_regressors)
+        self.num_samples = self.add_variable((), dtype="int32", name="num_samples")
+        self._sums = None  # (sum, squared_sum, total_mse, count), made at the first batch
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = _cast(y_true, self.dtype), _cast(y_pred, self.dtype)
+        if y_true.ndim == 1:
+            y_true, y_pred = array_ops.expand_dims(y_true, -1), array_ops.expand_dims(y_pred, -1)
+        if self._sums is None:
+            self._sums = tuple(
+                self.add_variable((y_true.shape[-1],), name=name)
+                for name in ("sum", "squared_sum", "total_mse", "count")
+            )
+        weight = array_ops.ones_like(y_true)
+        if sample_weight is not None:
+            given = _cast(sample_weight, self.dtype)
+            weight = weight * (array_ops.expand_dims(given, -1) if given.ndim == 1 else given)
+        total, squares, errors, count = self._sums
+        total.assign_add(reduce_sum(y_true * weight, 0))
+        squares.assign_add(reduce_sum(y_true * y_true * weight, 0))
+        errors.assign_add(reduce_sum(math_ops.square(y_true - y_pred) * weight, 0))
+        count.assign_add(reduce_sum(weight, 0))
+        # Keras counts every entry as a sample in the adjustment for num_regressors
+        self.num_samples.assign_add(array_ops.size(y_true))
+
+    def result(self):
+        if self._sums is None:
+            return _cast(0.0, self.dtype)
+        total, squares, errors, count = (v.value() for v in self._sums)
+        variation = squares - total * (total / count)
+        scores = 1.0 - errors / variation
+        scores = math_ops.where(math_composites.is_inf(scores), _cast(0.0, self.dtype), scores)
+        if self.class_aggregation == "uniform_average":
+            score = reduce_mean(scores)
+        elif self.class_aggregation == "variance_weighted_average":
+            score = reduce_sum(scores * variation) / reduce_sum(variation)
+        else:
+            score = scores
+        if not self.num_regressors:
+            return score
+        n, p = _cast(self.num_samples.value(), self.dtype), float(self.num_regressors)
+        enough = math_ops.less(p, n - 1.0)  # else Keras warns and leaves the score
+        adjusted = 1.0 - (1.0 - score) * ((n - 1.0) / math_ops.maximum(n - p - 1.0, 1.0))
+        return math_ops.where(enough, adjusted, score)
+
+    def reset_state(self):
+        super().reset_state()
+        for variable in self._sums or ():
+            variable.assign(np.zeros(variable.shape, variable.dtype.as_numpy_dtype))
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "class_aggregation": self.class_aggregation,
+            "num_regressors": self.num_regressors,
+        }
+
+
+class FBetaScore(Metric):
+    """The F-beta score of each class, (1 + beta^2) precision recall / (beta^2 precision +
+    recall), over every sample seen: y_pred is positive above `threshold`, or, without one,
+    where it is its row's largest (and not 0). `average` None keeps a score per class,
+    "micro" counts every entry together, "macro" averages the classes' scores and
+    "weighted" weighs them by their positive labels, as Keras's."""
+
+    AVERAGES = (None, "micro", "macro", "weighted")
+
+    def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        if average not in self.AVERAGES:
+            raise ValueError(
+                f"{type(self).__name__}: average must be one of {self.AVERAGES}, not {average!r}"
+            )
+        if beta <= 0:
+            raise ValueError(f"{type(self).__name__}: beta must be positive, not {beta}")
+        if threshold is not None and not 0 < threshold <= 1:
+            raise ValueError(f"{type(self).__name__}: threshold must be in (0, 1], not {threshold}")
+        self.average, self.beta, self.threshold = average, float(beta), threshold
+        self._counts = None  # (true positives, false positives, false negatives, support)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = _cast(y_true, self.dtype), _cast(y_pred, self.dtype)
+        if self._counts is None:
+            shape = () if self.average == "micro" else (y_pred.shape[-1],)
+            self._counts = tuple(
+                self.add_variable(shape, name=name)
+                for name in ("true_positives", "false_positives", "false_negatives", "support")
+            )
+        if self.threshold is None:
+            largest = reduction_ops.reduce_max(y_pred, axis=-1, keepdims=True)
+            chosen = math_ops.logical_and(
+                math_ops.greater_equal(y_pred, largest),
+                math_ops.greater(math_ops.abs(y_pred), 1e-9),
+            )
+        else:
+            chosen = math_ops.greater(y_pred, self.threshold)
+        predicted = _cast(chosen, self.dtype)
+        axis = None if self.average == "micro" else 0
+
+        def weighted_sum(values):
+            if sample_weight is not None:
+                values = values * array_ops.expand_dims(_cast(sample_weight, self.dtype), 1)
+            return reduce_sum(values, axis=axis)
+
+        tp, fp, fn, support = self._counts
+        tp.assign_add(weighted_sum(predicted * y_true))
+        fp.assign_add(weighted_sum(predicted * (1.0 - y_true)))
+        fn.assign_add(weighted_sum((1.0 - predicted) * y_true))
+        support.assign_add(weighted_sum(y_true))
+
+    def result(self):
+        if self._counts is None:
+            return _cast(0.0, self.dtype)
+        tp, fp, fn, support = (v.value() for v in self._counts)
+        precision = tp / (tp + fp + losses.EPSILON)
+        recall = tp / (tp + fn + losses.EPSILON)
+        squared = self.beta**2
+        score = (
+            precision * recall / (squared * precision + recall + losses.EPSILON) * (1.0 + squared)
+        )
+        if self.average == "weighted":
+            return reduce_sum(score * support / reduce_sum(support))
+        return reduce_mean(score) if self.average is not None else score
+
+    def reset_state(self):
+        super().reset_state()
+        for variable in self._counts or ():
+            variable.assign(np.zeros(variable.shape, variable.dtype.as_numpy_dtype))
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "average": self.average,
+            "beta": self.beta,
+            "threshold": self.threshold,
+        }
+
+
+class F1Score(FBetaScore):
+    """FBetaScore with beta 1: the harmonic mean of precision and recall."""
+
+    def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        del config["beta"]
+        return config
+
+
 def _interpolated_pr_auc(tp, fp, fn):
     """The area under the PR curve with precision interpolated between thresholds as Davis
     and Goadrich (2006) do: along each step, precision is tp / p with tp linear in the
@@ -599,6 +868,22 @@ _CLASSES = (
     Precision,
     Recall,
     AUC,
+    MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError,
+    Hinge,
+    SquaredHinge,
+    CategoricalHinge,
+    LogCoshError,
+    KLDivergence,
+    Poisson,
+    CosineSimilarity,
+    TruePositives,
+    FalsePositives,
+    TrueNegatives,
+    FalseNegatives,
+    R2Score,
+    FBetaScore,
+    F1Score,
 )
 
 
@@ -617,6 +902,8 @@ _BY_NAME = {
     **{"bce": BinaryCrossentropy, "BCE": BinaryCrossentropy},
     **{"mse": MeanSquaredError, "MSE": MeanSquaredError},
     **{"mae": MeanAbsoluteError, "MAE": MeanAbsoluteError},
+    **{"mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError},
+    **{"msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError},
 }
 
 # the names `Model.compile(metrics=...)` resolves from the shapes of the first batch
@@ -791,19 +1078,35 @@ __all__ = [
     "BinaryCrossentropy",
     "CategoricalAccuracy",
     "CategoricalCrossentropy",
+    "CategoricalHinge",
+    "CosineSimilarity",
+    "F1Score",
+    "FBetaScore",
+    "FalseNegatives",
+    "FalsePositives",
+    "Hinge",
+    "KLDivergence",
+    "LogCoshError",
     "Mean",
     "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
     "MeanMetricWrapper",
     "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
     "Metric",
+    "Poisson",
     "Precision",
+    "R2Score",
     "Recall",
     "RootMeanSquaredError",
     "SparseCategoricalAccuracy",
     "SparseCategoricalCrossentropy",
     "SparseTopKCategoricalAccuracy",
+    "SquaredHinge",
     "Sum",
     "TopKCategoricalAccuracy",
+    "TrueNegatives",
+    "TruePositives",
     "accuracy",
     "binary_accuracy",
     "categorical_accuracy",
