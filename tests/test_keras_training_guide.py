@@ -171,3 +171,35 @@ def test_what_the_transfer_learning_guide_reads_of_layers():
     batches = tt.data.Dataset.from_tensor_slices((np.arange(6.0), np.arange(6))).batch(4)
     first = batches.as_numpy_iterator().next()
     np.testing.assert_array_equal(first[0], [0.0, 1.0, 2.0, 3.0])
+
+
+def test_convolutions_of_images_of_any_size_in_a_functional_model(tmp_path):
+    """Input(shape=(None, None, 3)) into Conv2D, pooling and Conv1D (VGG without its top,
+    fully convolutional models): the output shapes TensorFlow 2.21 gives, and the values of
+    calls on two image sizes; the model saves and loads."""
+    inputs = tt.keras.layers.Input(shape=(None, None, 3))
+    features = tt.keras.layers.Conv2D(2, 3, padding="same")(inputs)
+    pooled = tt.keras.layers.Conv2D(4, 3)(tt.keras.layers.MaxPooling2D()(features))
+    model = tt.keras.Model(
+        inputs, [features, pooled, tt.keras.layers.GlobalAveragePooling2D()(pooled)]
+    )
+    assert model.output_shape == [(None, None, None, 2), (None, None, None, 4), (None, 4)]
+    model.set_weights([np.full(w.shape, 0.1, np.float32) for w in model.weights])
+    sums = [float(tt.reduce_sum(o)) for o in model(tt.ones((1, 9, 11, 3)))]
+    np.testing.assert_allclose(sums, [484.8, 123.36, 20.56], rtol=1e-5)
+    assert [tuple(o.shape) for o in model(tt.ones((2, 16, 8, 3)))] == [
+        (2, 16, 8, 2),
+        (2, 6, 2, 4),
+        (2, 4),
+    ]
+    path = os.path.join(tmp_path, "any_size.keras")
+    model.save(path)
+    loaded = tt.keras.models.load_model(path)
+    np.testing.assert_allclose(
+        [float(tt.reduce_sum(o)) for o in loaded(tt.ones((1, 9, 11, 3)))], sums, rtol=1e-6
+    )
+    sequence = tt.keras.Input(shape=(None, 10))
+    conv1d = tt.keras.Model(sequence, tt.keras.layers.Conv1D(3, 3)(sequence))
+    assert conv1d.output_shape == (None, None, 3) and conv1d(
+        np.ones((2, 7, 10), np.float32)
+    ).shape == (2, 5, 3)

@@ -50,12 +50,18 @@ def call_symbolic(layer, *args, **kwargs):
     try:
         _build(layer, args[0] if args else None)
         outputs = _traced_outputs(layer, args, kwargs)
+        shapes = [_known(t.shape) for t in nest.flatten(outputs)]
+    except (TypeError, ValueError) as error:
+        # a layer that needs a size the inputs leave unknown (a convolution of any image
+        # size): its outputs' shapes from two calls on sizes it can take
+        probed = (
+            _probed_outputs(layer, args, kwargs) if _unknown_beyond_batch(args, kwargs) else None
+        )
+        if probed is None:
+            _refuse(layer, args, kwargs, error)
+        outputs, shapes = probed
     except Exception as error:
-        shapes = ", ".join(str(t.shape) for t in nest.flatten((args, kwargs)) if _is_keras(t))
-        raise ValueError(
-            f"layer {layer.name!r} ({type(layer).__name__}) cannot be called on inputs of "
-            f"shape {shapes}: {type(error).__name__}: {error}"
-        ) from error
+        _refuse(layer, args, kwargs, error)
     for leaf in nest.flatten(outputs):
         if not isinstance(leaf, Tensor):
             raise TypeError(
@@ -64,15 +70,51 @@ def call_symbolic(layer, *args, **kwargs):
             )
     node_index = len(inbound_nodes(layer))
     tensors = [
-        KerasTensor(_known(t.shape), t.dtype, history=KerasHistory(layer, node_index, i))
-        for i, t in enumerate(nest.flatten(outputs))
+        KerasTensor(shape, t.dtype, history=KerasHistory(layer, node_index, i))
+        for i, (t, shape) in enumerate(zip(nest.flatten(outputs), shapes))
     ]
     layer._inbound_nodes.append(Node(layer, args, kwargs, tensors))
     if isinstance(getattr(layer, "_output_shape", None), (tuple, list)):
         # NOTE: Layer.__call__ notes its first output shape for summaries; here that was the
-        # traced one, whose unknown dimensions are symbols: Keras shows None.
-        layer._output_shape = _known_shapes(layer._output_shape)
+        # traced one, whose unknown dimensions are symbols (or probe sizes): Keras shows None.
+        layer._output_shape = shapes[0] if len(shapes) == 1 else shapes
     return nest.pack_sequence_as(outputs, tensors)
+
+
+def _refuse(layer, args, kwargs, error):
+    """The ValueError of a layer that cannot take its inputs' shapes, naming both."""
+    shapes = ", ".join(str(t.shape) for t in nest.flatten((args, kwargs)) if _is_keras(t))
+    raise ValueError(
+        f"layer {layer.name!r} ({type(layer).__name__}) cannot be called on inputs of "
+        f"shape {shapes}: {type(error).__name__}: {error}"
+    ) from error
+
+
+# the sizes a layer is traced with for the unknown sizes (beyond the batch's) it cannot take
+# as symbols: powers of two, which strides and poolings divide, and a U-Net's skips join
+_PROBE_SIZES = (256, 512)
+
+
+def _unknown_beyond_batch(args, kwargs):
+    return any(None in t.shape[1:] for t in nest.flatten((args, kwargs)) if _is_keras(t))
+
+
+def _probed_outputs(layer, args, kwargs):
+    """(outputs, their Keras shapes) of `layer` traced twice with the unknown sizes beyond
+    the batch's taken as each of _PROBE_SIZES: a size that differs between the two is
+    unknown (None), the others are known; None where either call fails."""
+    results = []
+    for size in _PROBE_SIZES:
+        try:
+            results.append(_traced_outputs(layer, args, kwargs, probe=size))
+        except (TypeError, ValueError):
+            return None
+    first, second = (nest.flatten(outputs) for outputs in results)
+    shapes = [
+        tuple(a if a == b and isinstance(a, int) else None for a, b in zip(x.shape, y.shape))
+        for x, y in zip(first, second)
+    ]
+    return results[0], shapes
 
 
 def _build(layer, inputs):
@@ -91,13 +133,17 @@ def _build(layer, inputs):
         layer._leave_scope(outer)
 
 
-def _traced_outputs(layer, args, kwargs):
+def _traced_outputs(layer, args, kwargs, probe=None):
     """What `layer(*args, **kwargs)` returns when traced with each KerasTensor a symbolic
-    tensor (its None dimensions symbols): tensors with shapes and dtypes, no values."""
+    tensor (its None dimensions symbols, or beyond the batch's the size `probe`): tensors
+    with shapes and dtypes, no values."""
     trace = Trace()
 
     def symbolic(tensor):
-        return trace.input(tensor.name, _symbolic_shape(tensor.shape), as_dtype(tensor.dtype))
+        shape = _symbolic_shape(tensor.shape)
+        if probe is not None:
+            shape = shape[:1] + tuple(probe if d is None else d for d in tensor.shape[1:])
+        return trace.input(tensor.name, shape, as_dtype(tensor.dtype))
 
     traced_args, traced_kwargs = _map_tensors(symbolic, (args, kwargs))
     with tracing(trace):
@@ -114,12 +160,6 @@ def _symbolic_shape(shape):
 def _known(shape):
     """A traced shape as Keras gives it: None where the size depends on an unknown one."""
     return tuple(d if isinstance(d, int) else None for d in shape)
-
-
-def _known_shapes(shapes):
-    if isinstance(shapes, list):
-        return [_known(s) for s in shapes]
-    return _known(shapes)
 
 
 def _is_keras(value):
