@@ -21,6 +21,7 @@ from tracer.ops.image_ops import (
     rot90,
     transpose,
 )
+from tracer.ops.png_codec import decode_image, decode_png, encode_png
 from tracer.random_image import (
     random_brightness,
     random_contrast,
@@ -35,6 +36,9 @@ __all__ = [
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
+    "decode_image",
+    "decode_png",
+    "encode_png",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",

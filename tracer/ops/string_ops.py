@@ -16,7 +16,7 @@ from codegen import forms
 from tracer import dtypes, errors
 from tracer.errors import InvalidArgumentError
 from tracer.ops import re2_syntax, shapes
-from tracer.ops.convert import as_tensor, static_int
+from tracer.ops.convert import as_tensor, known_value, static_int
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive, unbatchable
 from tracer.printing import format_value
@@ -596,3 +596,20 @@ def read_file(filename, name=None):
     """The bytes of the file each string names, as a string (`tf.io.read_file`); a file
     that cannot be read is a NotFoundError naming it."""
     return apply(READ_FILE, (as_tensor(filename),), {})
+
+
+def write_file(filename, contents, name=None):
+    """Write the bytes of the scalar string `contents` to the file `filename` names, as
+    `tf.io.write_file` (the user's path, as given); a file that cannot be written is a
+    NotFoundError naming it. Eager, or where both are known when a function is traced."""
+    path = np.asarray(known_value(as_tensor(filename), "tt.io.write_file: filename"))[()]
+    data = np.asarray(known_value(as_tensor(contents), "tt.io.write_file: contents"))[()]
+    if not isinstance(path, bytes) or not isinstance(data, bytes):
+        raise TypeError("tt.io.write_file: filename and contents must be scalar strings")
+    try:
+        with open(path, "wb") as file:
+            file.write(data)
+    except OSError as error:
+        raise errors.NotFoundError(
+            None, None, f"write_file: {path.decode(errors='replace')}: {error.strerror}"
+        ) from None
