@@ -38,6 +38,15 @@ NO_GRADIENT = {
     "read_file": lambda x: _length(
         tt.io.read_file(tt.strings.regex_replace(_text(x), ".+", __file__.replace("\\", "/")))
     ),
+    "encode_png": lambda x: _length(
+        tt.io.encode_png(tt.cast(tt.reshape(tt.abs(x) * 50.0, (1, 3, 1)), tt.uint8))
+    ),
+    "to_hash_bucket_fast": lambda x: tt.cast(
+        tt.strings.to_hash_bucket_fast(_text(x), 7), tt.float64
+    ),
+    "to_hash_bucket_strong": lambda x: tt.cast(
+        tt.strings.to_hash_bucket_strong(_text(x), 7, key=[3, 5]), tt.float64
+    ),
     "token_counts": lambda x: tt.cast(
         token_ops.token_counts(_text(x), "character", _CHARACTERS, 4)[..., 1], tt.float64
     ),

@@ -41,6 +41,7 @@ from tracer.keras.layers.core import (
 )
 from tracer.keras.layers.discretization import Discretization
 from tracer.keras.layers.einsum_dense import EinsumDense
+from tracer.keras.layers.hashing import Hashing
 from tracer.keras.layers.image_sizing import CenterCrop, Resizing
 from tracer.keras.layers.input_layer import Input, InputLayer
 from tracer.keras.layers.layer import Layer
@@ -113,6 +114,7 @@ from tracer.keras.layers.wrappers import Lambda, TimeDistributed
 
 __all__ = [
     "GroupNormalization",
+    "Hashing",
     "SeparableConv2D",
     "RandomBrightness",
     "RandomContrast",
