@@ -70,12 +70,6 @@ class Variable(TensorLike):
         return TensorShape.of_array(self._value.shape)
 
     @property
-    def path(self):
-        """Keras 3's path of the variable: its name without TensorFlow's `:0`
-        (`dense/kernel`)."""
-        return self.name.rsplit(":", 1)[0]
-
-    @property
     def dtype(self):
         return self._node.dtype
 
