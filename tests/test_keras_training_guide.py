@@ -200,3 +200,51 @@ def test_convolutions_of_images_of_any_size_in_a_functional_model(tmp_path):
     assert conv1d.output_shape == (None, None, 3) and conv1d(
         np.ones((2, 7, 10), np.float32)
     ).shape == (2, 5, 3)
+
+
+def test_what_the_translation_tutorial_calls_and_saves(tmp_path):
+    """TensorFlow's neural-machine-translation tutorial: attention called with its inputs
+    by keyword, recurrent layers' and cells' initial states, and an export module of an
+    eagerly built attention layer, a string op's pattern and a lookup's vocabulary saved
+    and loaded (TensorFlow 2.21's values)."""
+    attention = tt.keras.layers.MultiHeadAttention(key_dim=4, num_heads=1)
+    query, value = tt.ones((1, 2, 4)), tt.ones((1, 3, 4))
+    out, scores = attention(query=query, value=value, return_attention_scores=True)
+    assert (out.shape, scores.shape) == ((1, 2, 4), (1, 1, 2, 3))
+    with pytest.raises(TypeError, match="called without inputs"):
+        tt.keras.layers.Dense(2)(units=3)
+    assert [
+        tuple(s.shape) for s in tt.keras.layers.GRU(4, return_state=True).get_initial_state(3)
+    ] == [(3, 4)]
+    assert [tuple(s.shape) for s in tt.keras.layers.LSTM(4).get_initial_state(3)] == [
+        (3, 4),
+        (3, 4),
+    ]
+    assert [tuple(s.shape) for s in tt.keras.layers.LSTMCell(4).get_initial_state(batch_size=2)] == [(2, 4), (2, 4)]  # fmt: skip
+
+    class Export(tt.Module):
+        def __init__(self):
+            self.attention = attention
+            self.ids = tt.keras.layers.StringLookup(
+                vocabulary=["a", "b"], mask_token="", oov_token="[UNK]"
+            )
+
+        @tt.function(input_signature=[tt.TensorSpec([None, 3, 4], tt.float32)])
+        def attend(self, x):
+            return self.attention(x, x)
+
+        @tt.function(input_signature=[tt.TensorSpec([None], tt.string)])
+        def clean(self, texts):
+            return tt.strings.regex_replace(texts, r" *\[END\] *$", "")
+
+        @tt.function(input_signature=[tt.TensorSpec([None], tt.string)])
+        def lookup(self, words):
+            return self.ids(words)
+
+    exported = Export()
+    expected = exported.attend(tt.ones((2, 3, 4))).numpy()
+    tt.saved_model.save(exported, str(tmp_path))
+    loaded = tt.saved_model.load(str(tmp_path))
+    np.testing.assert_allclose(loaded.attend(tt.ones((2, 3, 4))).numpy(), expected, rtol=1e-6)
+    assert loaded.clean(tt.constant(["a b [END]", "c [END] "])).numpy().tolist() == [b"a b", b"c"]
+    assert loaded.lookup(tt.constant(["b", "a", "c", ""])).numpy().tolist() == [3, 2, 1, 0]

@@ -11,9 +11,11 @@ topological order. Attribute values are JSON's own (None, bool, int, float, str;
 lists) or tagged objects: `{"t": "dtype", "v": "float32"}`, a dimension known only when the
 function runs (`"dim"`: its polynomial), `"slice"`, `"scalar"` (a numpy scalar),
 `"literal"` (a constant's array, stored beside the JSON under `"key"`, or its strings
-inline), `"graph"` (a held graph: a loop's body, a custom gradient's), and `"custom"` (the
+inline), `"graph"` (a held graph: a loop's body, a custom gradient's), `"custom"` (the
 record of a custom gradient, which a loaded graph keeps by name only: its gradient is the
-held graph). A value of any other kind cannot be saved, and `encode` says which op holds it.
+held graph), `"bytes"` (a string op's pattern, in hex) and `"tokens"` (a lookup's
+vocabulary: its tokens, ints or hex bytes, first index, default and mask). A value of any
+other kind cannot be saved, and `encode` says which op holds it.
 
 Decoding trusts nothing: every value has the kind its place needs, every input comes
 before its node, every op is one tracer has (those that call back into Python are refused),
@@ -34,6 +36,7 @@ from tracer.ir.dims import Dim
 from tracer.ir.graph import Graph
 from tracer.ir.literal import Literal
 from tracer.ops.registry import OPS
+from tracer.ops.token_ops import TokenTable
 from tracer.tensor import Tensor
 
 # ops whose attributes hold Python objects a file cannot carry (a function to call back)
@@ -141,7 +144,22 @@ def _encode_value(value, arrays):
         }
     if type(value).__name__ == "CustomGradient":
         return {"t": "custom", "name": value.name}
+    if isinstance(value, bytes):  # a string op's pattern or separator
+        return {"t": "bytes", "v": value.hex()}
+    if isinstance(value, TokenTable):  # a lookup's vocabulary
+        return {
+            "t": "tokens",
+            "tokens": [_encode_token(t) for t in value.tokens],
+            "first": value.first,
+            "default": value.default,
+            "mask": None if value.mask is None else _encode_token(value.mask),
+        }
     raise _Unsaveable(f"an attribute of type {type(value).__name__} cannot be saved")
+
+
+def _encode_token(token):
+    """A vocabulary's token: an int as it is, bytes as {"b": hex}."""
+    return token if type(token) is int else {"b": token.hex()}
 
 
 def _at(location):
@@ -331,7 +349,31 @@ def _decode_value(data, arrays, what, depth):
 
         name = _expect(data.get("name"), str, what)
         return CustomGradient(None, name, None, (), ())
+    if tag == "bytes":
+        return _hex_bytes(data.get("v"), what)
+    if tag == "tokens":
+        tokens = [_token(t, what) for t in _expect(data.get("tokens"), list, what)]
+        first, default = data.get("first"), data.get("default")
+        if type(first) is not int or type(default) is not int:
+            raise SavedModelError(f"{what}: a vocabulary without its first index and default")
+        mask = data.get("mask")
+        return TokenTable(tokens, first, default, None if mask is None else _token(mask, what))
     raise SavedModelError(f"{what}: an attribute of unknown kind {tag!r}")
+
+
+def _hex_bytes(text, what):
+    try:
+        return bytes.fromhex(_expect(text, str, what))
+    except ValueError:
+        raise SavedModelError(f"{what}: bytes that are not hexadecimal") from None
+
+
+def _token(entry, what):
+    if type(entry) is int:
+        return entry
+    if isinstance(entry, dict) and set(entry) == {"b"}:
+        return _hex_bytes(entry["b"], what)
+    raise SavedModelError(f"{what}: a vocabulary token that is neither an int nor bytes")
 
 
 def _dim(terms, what):

@@ -254,13 +254,29 @@ def _keras_call(layer):
         return None
     if not all(d is None or type(d) is int for d in shape):
         return None  # a model of several inputs: its calls are not saved
+    if _required_inputs(type(layer).call) > 1:
+        return None  # a layer of several inputs (attention's query and value): neither
 
     def serve(inputs):
         return layer(inputs, training=False)
 
     serve.__name__ = "__call__"
-    spec = TensorSpec([None, *shape[1:]], getattr(layer, "dtype", None) or "float32")
+    # the dtype its first call was given (an inverted lookup takes ints, not its strings)
+    dtype = getattr(layer, "_build_input_dtype", None) or getattr(layer, "dtype", None)
+    spec = TensorSpec([None, *shape[1:]], dtype or "float32")
     return tt_function(serve, input_signature=[spec])
+
+
+def _required_inputs(call):
+    """How many positional parameters without a default `call` (a method) takes."""
+    try:
+        parameters = list(inspect.signature(call).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return 1
+    return sum(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        for p in parameters
+    )
 
 
 def _parameters(python_function, bound, tensor_default):

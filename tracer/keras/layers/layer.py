@@ -36,6 +36,31 @@ def to_snake_case(name):
     return "private" + name if name.startswith("_") else name
 
 
+_NO_INPUTS = object()  # a call given its inputs by keyword
+
+
+def _first_argument(layer, kwargs):
+    """The value of the first parameter of `layer`'s call, taken out of `kwargs`."""
+    name = _first_parameter(type(layer).call)
+    if name is None or name not in kwargs:
+        raise TypeError(
+            f"layer {layer.name!r} ({type(layer).__name__}) was called without inputs: give "
+            f"them first, or as {name or 'inputs'}="
+        )
+    return kwargs.pop(name)
+
+
+@functools.cache
+def _first_parameter(call):
+    parameters = list(inspect.signature(call).parameters.values())[1:]
+    if parameters and parameters[0].kind in (
+        parameters[0].POSITIONAL_ONLY,
+        parameters[0].POSITIONAL_OR_KEYWORD,
+    ):
+        return parameters[0].name
+    return None
+
+
 class Layer(Module):
     """Subclass it with `build(input_shape)` (make weights with `add_weight`) and
     `call(inputs)`; calling the layer builds it once, then calls `call`.
@@ -77,9 +102,11 @@ class Layer(Module):
         self.built = False
         self._output_shape = None
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, inputs=_NO_INPUTS, *args, **kwargs):
         # every eager layer call comes here: a Tensor is asked about first, and the scope is
         # entered and left inline (as `_enter_scope` and `_leave_scope` do)
+        if inputs is _NO_INPUTS:  # `mha(query=q, value=v)`: the call's first argument by name
+            inputs = _first_argument(self, kwargs)
         if type(inputs) is Tensor or _converts(inputs):
             inputs = convert_to_tensor(inputs)
             dtype = inputs.dtype  # (interned: one object per type)
@@ -106,6 +133,7 @@ class Layer(Module):
             if not self.built:
                 # the shape the layer was built for: what Keras files record
                 self._build_input_shape = getattr(inputs, "shape", None)
+                self._build_input_dtype = getattr(inputs, "dtype", None)
                 self._build_on_first_call(self._build_input_shape)
                 self.built = True
                 if self in deferred.pending:

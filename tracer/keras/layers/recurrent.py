@@ -71,6 +71,10 @@ class _Cell(Layer):
     def output_size(self):
         return self.units
 
+    def get_initial_state(self, batch_size=None):
+        """Zeros of [batch_size, size] for each of the cell's states (Keras 3's)."""
+        return _zero_states(self.state_size, batch_size, self.dtype)
+
     def build(self, input_shape):
         width = self.gates * self.units
         self.kernel = self.add_weight(
@@ -339,6 +343,13 @@ class RNN(Layer):
             )
         return _unknown_length_loop(advance, elems, start, self.return_sequences)
 
+    def get_initial_state(self, batch_size):
+        """The cell's first states for a batch of `batch_size`: zeros, as Keras 3 gives them
+        (a list, one for each state)."""
+        if hasattr(self.cell, "get_initial_state"):
+            return self.cell.get_initial_state(batch_size)
+        return _zero_states(self.cell.state_size, batch_size, self.cell.dtype)
+
     def _initial_states(self, initial_state, sequences):
         sizes = self.cell.state_size
         sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
@@ -433,6 +444,11 @@ class _RNNLayer(RNN):
         if name.startswith("_") or name == "cell":
             raise AttributeError(name)
         return getattr(self.cell, name)
+
+
+def _zero_states(sizes, batch_size, dtype):
+    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+    return [array_ops.zeros((batch_size, int(size)), dtype) for size in sizes]
 
 
 def _split(arguments, cell_class_name):
