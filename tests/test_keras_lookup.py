@@ -148,11 +148,35 @@ def test_clear_errors():
         layers.StringLookup(vocabulary=["a"], output_mode="tf_idf")
     with pytest.raises(TypeError, match="inputs must be string, not float32"):
         layers.StringLookup(vocabulary=["a"])(tt.constant([1.0]))
-    with pytest.raises(NotImplementedError, match="ngrams=2 is not supported"):
-        layers.TextVectorization(ngrams=2)
+    with pytest.raises(ValueError, match="ngrams needs split"):
+        layers.TextVectorization(ngrams=2, split=None)
     with pytest.raises(ValueError, match="output_sequence_length is for output_mode='int'"):
         layers.TextVectorization(output_mode="count", output_sequence_length=3)
     with pytest.raises(ValueError, match="rank 1 or a last dimension of 1"):
         layers.TextVectorization(vocabulary=["a"])(tt.constant([["a", "b"]]))
     with pytest.raises(ValueError, match="standardize must be one of"):
         layers.TextVectorization(standardize="upper")
+
+
+def test_text_vectorization_ngrams_as_keras():
+    """ngrams=2 and ngrams=(2, 3): the n-grams of each width, one width after another, in
+    every output mode (TensorFlow 2.21's vocabularies and outputs for the same texts)."""
+    texts = tt.constant(
+        ["The Brain is wider than the Sky", "For put them side by side",
+         "The one the other will contain", "With ease and You beside"]
+    )  # fmt: skip
+    sentence = tt.constant(["the brain is deeper than the sea"])
+    cases = [
+        ("multi_hot", {}, ["[UNK]", "the", "side", "you beside", "you", "with ease"], [1, 1, 0, 0, 0, 0]),
+        ("int", {"output_sequence_length": 8}, ["", "[UNK]", "the", "side", "you beside", "you"], [2, 38, 29, 1, 19, 2, 1, 17]),
+        ("count", {"ngrams": (2, 3)}, ["[UNK]", "you beside", "with ease and", "with ease", "will contain", "wider than the"], [7, 0, 0, 0, 0, 0]),
+    ]  # fmt: skip
+    for mode, options, vocabulary, row in cases:
+        layer = tt.keras.layers.TextVectorization(output_mode=mode, **{"ngrams": 2, **options})
+        layer.adapt(texts)
+        assert layer.get_vocabulary()[: len(vocabulary)] == vocabulary
+        assert layer(sentence).numpy()[0, : len(row)].tolist() == row
+    tf_idf = tt.keras.layers.TextVectorization(output_mode="tf_idf", ngrams=2)
+    tf_idf.adapt(texts)
+    np.testing.assert_allclose(tf_idf(sentence).numpy()[0, :2], [5.4616, 1.6946], rtol=1e-4)
+    assert tf_idf.get_config()["ngrams"] == 2

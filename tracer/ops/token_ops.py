@@ -47,13 +47,19 @@ class TokenTable:
         return f"<{len(self.tokens)} tokens from {self.first}: {shown}{more}>"
 
 
-def tokens_of(value, split):
+def tokens_of(value, split, ngrams=None):
     """The tokens of one string (bytes): runs of ASCII whitespace apart, as tf.strings.split
     splits them, or its UTF-8 characters, as tf.strings.unicode_split gives them (bytes that
-    are no character are U+FFFD, the replacement character)."""
+    are no character are U+FFFD, the replacement character). With `ngrams` (widths), the
+    n-grams of each width in turn, their tokens joined by a space, as tf.strings.ngrams
+    makes them for Keras."""
     if split == "whitespace":
-        return value.split()
-    return [c.encode("utf-8") for c in value.decode("utf-8", errors="replace")]
+        tokens = value.split()
+    else:
+        tokens = [c.encode("utf-8") for c in value.decode("utf-8", errors="replace")]
+    if ngrams is None:
+        return tokens
+    return [b" ".join(tokens[i : i + n]) for n in ngrams for i in range(len(tokens) - n + 1)]
 
 
 # --- each element's index ---------------------------------------------------------------
@@ -81,9 +87,9 @@ def lookup(strings, table):
 # --- split into a row of tokens ---------------------------------------------------------
 
 
-def _split_kernel(x, split, length):
+def _split_kernel(x, split, length, ngrams=None):
     values = np.asarray(x)
-    rows = [tokens_of(v, split)[:length] for v in values.reshape(-1).tolist()]
+    rows = [tokens_of(v, split, ngrams)[:length] for v in values.reshape(-1).tolist()]
     out = np.full((len(rows), length), b"", dtype=object)
     for r, row in enumerate(rows):
         out[r, : len(row)] = row
@@ -98,27 +104,30 @@ def _infer_split(attrs, x):
 SPLIT_TOKENS = string_op("split_tokens", _infer_split, _split_kernel)
 
 
-def split_tokens(strings, split, length):
-    """Each string's first `length` tokens (`split`: "whitespace" or "character") along a
-    new last axis, padded with empty strings."""
-    return apply(SPLIT_TOKENS, (as_tensor(strings),), {"split": split, "length": int(length)})
+def split_tokens(strings, split, length, ngrams=None):
+    """Each string's first `length` tokens (`split`: "whitespace" or "character"; with
+    `ngrams`, its n-grams) along a new last axis, padded with empty strings."""
+    attrs = {"split": split, "length": int(length)}
+    if ngrams is not None:
+        attrs["ngrams"] = tuple(ngrams)
+    return apply(SPLIT_TOKENS, (as_tensor(strings),), attrs)
 
 
-def longest(strings, split):
+def longest(strings, split, ngrams=None):
     """The most tokens any string of `strings` (a numpy array of bytes) has."""
     flat = np.asarray(strings).reshape(-1).tolist()
-    return max((len(tokens_of(v, split)) for v in flat), default=0)
+    return max((len(tokens_of(v, split, ngrams)) for v in flat), default=0)
 
 
 # --- each string's counts of the indices ------------------------------------------------
 
 
-def _counts_kernel(x, split, table, depth):
+def _counts_kernel(x, split, table, depth, ngrams=None):
     values = np.asarray(x)
     flat = values.reshape(-1).tolist()
     out = np.zeros((len(flat), depth), np.int64)
     for r, value in enumerate(flat):
-        indices = [table.index(t) for t in tokens_of(value, split)]
+        indices = [table.index(t) for t in tokens_of(value, split, ngrams)]
         out[r] = np.bincount(np.asarray(indices, np.int64), minlength=depth)[:depth]
     return out.reshape(values.shape + (depth,))
 
@@ -131,8 +140,10 @@ def _infer_counts(attrs, x):
 TOKEN_COUNTS = string_op("token_counts", _infer_counts, _counts_kernel)
 
 
-def token_counts(strings, split, table, depth):
-    """For each string, how many of its tokens (`split`: "whitespace" or "character") have
-    each index of `table`, along a new last axis of `depth`."""
+def token_counts(strings, split, table, depth, ngrams=None):
+    """For each string, how many of its tokens (`split`: "whitespace" or "character"; with
+    `ngrams`, its n-grams) have each index of `table`, along a new last axis of `depth`."""
     attrs = {"split": split, "table": table, "depth": int(depth)}
+    if ngrams is not None:
+        attrs["ngrams"] = tuple(ngrams)
     return apply(TOKEN_COUNTS, (as_tensor(strings),), attrs)

@@ -12,8 +12,11 @@ vocabulary (a StringLookup with "" as its mask), as indices or counts per string
   "multi_hot", "count" and "tf_idf": each string's counts of the indices, as StringLookup
   encodes a sample.
 
-`ngrams`, `ragged` and `sparse` outputs are not supported (tracer has no ragged or sparse
-tensors) and say so.
+- ngrams: each string's n-grams of widths 1 to n (or the widths given), their tokens
+  joined by a space, one width after another, as tf.strings.ngrams makes them for Keras.
+
+`ragged` and `sparse` outputs are not supported (tracer has no ragged or sparse tensors)
+and say so.
 """
 
 import numpy as np
@@ -62,7 +65,9 @@ class TextVectorization(Layer):
                 f"{split!r} (a function of the strings would return ragged tokens, which "
                 "tracer does not have)"
             )
-        for option, value in (("ngrams", ngrams), ("ragged", ragged), ("sparse", sparse)):
+        if ngrams is not None and split is None:
+            raise ValueError("TextVectorization: ngrams needs split (the tokens to join)")
+        for option, value in (("ragged", ragged), ("sparse", sparse)):
             if value:
                 raise NotImplementedError(
                     f"TextVectorization: {option}={value!r} is not supported (tracer has no "
@@ -74,6 +79,8 @@ class TextVectorization(Layer):
             )
         self.standardize = standardize
         self.split = split
+        self.ngrams = ngrams  # as given: n for the widths 1 to n, or the widths
+        self._widths = _widths(ngrams)
         self.output_sequence_length = output_sequence_length
         self.output_mode = output_mode
         self.encoding = encoding
@@ -105,7 +112,7 @@ class TextVectorization(Layer):
         values = np.asarray(strings.numpy()).reshape(-1).tolist()
         if self.split is None:
             return [[v] for v in values]
-        return [token_ops.tokens_of(v, self.split) for v in values]
+        return [token_ops.tokens_of(v, self.split, self._widths) for v in values]
 
     def _rank_one(self, strings):
         """Strings of shape [batch] (a column [batch, 1] squeezed) where they are split."""
@@ -136,14 +143,16 @@ class TextVectorization(Layer):
         if self.output_mode != "int":
             if self.split is None:
                 return lookup(strings)
-            counts = token_ops.token_counts(strings, self.split, lookup._table(), lookup._depth())
+            counts = token_ops.token_counts(
+                strings, self.split, lookup._table(), lookup._depth(), self._widths
+            )
             return lookup._from_counts(counts)
         if self.split is not None:
             length = self.output_sequence_length
             if length is None:
                 known = known_value(strings, "TextVectorization: the strings", _NO_LENGTH)
-                length = token_ops.longest(known, self.split)
-            strings = token_ops.split_tokens(strings, self.split, length)
+                length = token_ops.longest(known, self.split, self._widths)
+            strings = token_ops.split_tokens(strings, self.split, length, self._widths)
             return lookup(strings)
         indices = lookup(strings)
         if self.output_sequence_length is None:
@@ -167,7 +176,7 @@ class TextVectorization(Layer):
             "max_tokens": lookup["max_tokens"],
             "standardize": self.standardize if not callable(self.standardize) else None,
             "split": self.split,
-            "ngrams": None,
+            "ngrams": self.ngrams,
             "output_mode": self.output_mode,
             "output_sequence_length": self.output_sequence_length,
             "pad_to_max_tokens": lookup["pad_to_max_tokens"],
@@ -177,6 +186,20 @@ class TextVectorization(Layer):
             "idf_weights": lookup["idf_weights"],
             "encoding": self.encoding,
         }
+
+
+def _widths(ngrams):
+    """The n-gram widths of Keras's `ngrams` argument: n for 1 to n, or the given widths."""
+    if ngrams is None:
+        return None
+    if isinstance(ngrams, int):
+        if ngrams < 1:
+            raise ValueError(f"TextVectorization: ngrams must be at least 1, not {ngrams}")
+        return tuple(range(1, ngrams + 1))
+    widths = tuple(int(n) for n in ngrams)
+    if not widths or min(widths) < 1:
+        raise ValueError(f"TextVectorization: ngrams must be positive widths, not {ngrams!r}")
+    return widths
 
 
 def _fitted(indices, length):
