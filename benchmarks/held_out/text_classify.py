@@ -37,7 +37,7 @@ test = tf.data.Dataset.from_tensor_slices((texts[400:], labels[400:])).batch(32)
 def custom_standardization(input_data):
     lowercase = tf.strings.lower(input_data)
     stripped_html = tf.strings.regex_replace(lowercase, "<br />", " ")
-    punctuation = "[%s]" % re.escape(string.punctuation)  # noqa: UP031 (the tutorial's own)
+    punctuation = "[%s]" % re.escape(string.punctuation)
     return tf.strings.regex_replace(stripped_html, punctuation, "")
 
 
