@@ -576,3 +576,43 @@ def test_a_for_over_a_range_of_tensors_counts_down_as_pythons_range():
 
     with pytest.raises(ValueError, match="delta must not be 0"):
         never_moves(tt.constant(3))
+
+
+def test_functions_a_traced_function_calls_are_converted_too():
+    """TensorFlow's autograph converts the user's functions a converted one calls (the
+    translation tutorial's dynamic decoder is such a helper); tracer's, installed packages'
+    and builtins are called as they are (TensorFlow 2.21 prints 10 and 10, [10 20] and
+    [-7 -14])."""
+
+    def count_up(limit):
+        total = tt.constant(0)
+        for t in tt.range(10):
+            total += t
+            if total > limit:
+                break
+        return total
+
+    @tt.function(input_signature=[tt.TensorSpec([], tt.int32)])
+    def outer(limit):
+        return count_up(limit)
+
+    assert int(count_up(tt.constant(7))) == int(outer(tt.constant(7))) == 10
+
+    def grown(x):
+        y = x
+        while tt.reduce_max(tt.abs(y)) < 10.0:
+            y = y * 2
+        return y
+
+    class Model:
+        def step(self, x):
+            if tt.reduce_sum(x) > 0:
+                return x * 2
+            return -x
+
+        @tt.function
+        def __call__(self, x):
+            return self.step(x) + grown(x)
+
+    assert Model()(tt.constant([1.0, 2.0])).numpy().tolist() == [10.0, 20.0]
+    assert Model()(tt.constant([-1.0, -2.0])).numpy().tolist() == [-7.0, -14.0]

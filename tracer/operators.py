@@ -1,17 +1,14 @@
 """Python operators on tensors and variables, mapped to tracer's ops (`x + 1`, `x @ w`, `x[0]`)."""
 
-import numpy as np
-
 from tracer import dtypes
 from tracer.ops import (
     array_ops,
     bitwise_ops,
     linalg_ops,
-    mask_composites,
     math_composites,
     math_ops,
 )
-from tracer.tensor import Tensor, TensorLike
+from tracer.tensor import TensorLike
 
 
 def _tensor_equals(self, other):
@@ -64,15 +61,6 @@ def _invert(x):
     return math_ops.logical_not(x)
 
 
-def _getitem(tensor, key):
-    """`tensor[key]`; a whole key of booleans (a tensor or a numpy array) selects as
-    `tt.boolean_mask`, as TensorFlow's indexing does."""
-    kind = type(key)
-    if (kind is Tensor and key.dtype.is_bool) or (kind is np.ndarray and key.dtype == np.bool_):
-        return mask_composites.boolean_mask(tensor, key)
-    return array_ops.getitem(tensor, key)
-
-
 def _reflected(function):
     return lambda self, other: function(other, self)
 
@@ -106,7 +94,7 @@ OPERATORS = {
     "__ne__": _tensor_not_equals,
     "__neg__": math_ops.negative,
     "__abs__": math_ops.abs,
-    "__getitem__": _getitem,
+    "__getitem__": array_ops.getitem,
     "__and__": _AND,
     "__rand__": _reflected(_AND),
     "__or__": _OR,

@@ -21,7 +21,7 @@ import warnings
 
 from tracer.autograph import operators
 from tracer.autograph.returns import returns_as_flags
-from tracer.autograph.transform import BUILTINS, RUNTIME, convert_function_def
+from tracer.autograph.transform import RUNTIME, convert_function_def, runtime_call
 
 __all__ = ["convert", "to_code"]
 
@@ -46,6 +46,9 @@ def convert(function):
         return function
     tree, definition = converted
     return _build(function, tree, definition)
+
+
+operators._convert[0] = convert  # the functions converted code calls, converted in turn
 
 
 def to_code(function):
@@ -243,12 +246,12 @@ def _build(function, tree, definition):
 
 def _converted_construct(node):
     """Whether `node` is something the conversion rewrites: control flow statements, the
-    expressions that branch (`a if c else b`, `and`, `or`, `not`, `a < b < c`), and calls of
-    range, len, int and float."""
+    expressions that branch (`a if c else b`, `and`, `or`, `not`, `a < b < c`), and calls
+    (of range, len, int and float; of other functions, which are converted in turn)."""
     if isinstance(node, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)):
         return True
     if isinstance(node, ast.Compare):
         return len(node.ops) > 1
     if isinstance(node, ast.Call):
-        return isinstance(node.func, ast.Name) and node.func.id in BUILTINS
+        return isinstance(node.func, (ast.Name, ast.Attribute)) and not runtime_call(node.func)
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)

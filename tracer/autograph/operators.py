@@ -12,7 +12,11 @@ the body once, as TensorFlow does), so that it can carry it; so does a loop for 
 first bound in it and read after it, or None before it (TensorFlow 2.21).
 """
 
+import inspect
 import logging
+import sysconfig
+import types
+import weakref
 
 from tracer import nest
 from tracer.autograph.returns import VALUE
@@ -22,6 +26,7 @@ from tracer.control.loops import while_loop
 from tracer.control.subgraph import trace_function
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ir import dims
+from tracer.ir.source import is_library_file
 from tracer.ops import convert, dim_values, index_ops
 from tracer.ops.array_ops import SymbolicRange, cast, range_, shape, zeros
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
@@ -152,6 +157,46 @@ def _check_condition(test, kind, where):
         f"{list(test.shape)}{at}; to use as boolean Tensor, use `tt.cast`; to check for None, "
         "use `is not None`"
     )
+
+
+# --- calls -------------------------------------------------------------------------------------
+
+_CONVERTED_CALLS = weakref.WeakKeyDictionary()  # a user's function -> it converted
+# autograph's `convert`, which tracer/autograph/__init__.py sets here (it imports this module)
+_convert = [None]
+# where Python and its installed packages live: their functions are called as they are
+_INSTALLED = tuple(
+    {sysconfig.get_paths()[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def converted(function):
+    """`function` converted by autograph where it is a plain Python function (or a bound
+    method) of the user's own code, as TensorFlow's autograph converts the functions a
+    converted one calls; anything else as it is: builtins, classes, tracer's and installed
+    packages' functions, tt.functions, layers. A function that cannot be converted is
+    called as written."""
+    plain = function.__func__ if isinstance(function, types.MethodType) else function
+    if type(plain) is not types.FunctionType:
+        return function
+    code = plain.__code__
+    if (
+        is_library_file(code.co_filename)
+        or code.co_filename.startswith(_INSTALLED)
+        or code.co_flags
+        & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR)
+    ):
+        return function
+    made = _CONVERTED_CALLS.get(plain)
+    if made is None:
+        try:
+            made = _convert[0](plain)
+        except Exception:  # a function autograph cannot read runs as written
+            made = plain
+        _CONVERTED_CALLS[plain] = made
+    if made is plain:
+        return function
+    return types.MethodType(made, function.__self__) if plain is not function else made
 
 
 # --- builtins ---------------------------------------------------------------------------------

@@ -112,6 +112,10 @@ class _BooleanOperators(ast.NodeTransformer):
             converted = _call("builtin", node.func, *node.args)
             converted.keywords = node.keywords
             return ast.copy_location(converted, node)
+        if isinstance(node.func, (ast.Name, ast.Attribute)) and not runtime_call(node.func):
+            # a function of the user's that this one calls is converted too, when it is
+            # called (operators.converted), as TensorFlow's autograph converts it
+            node.func = ast.copy_location(_call("converted", node.func), node.func)
         return node
 
     def visit_Compare(self, node):
@@ -137,6 +141,20 @@ class _BooleanOperators(ast.NodeTransformer):
 
 
 BUILTINS = ("range", "len", "int", "float")
+# calls left as they are: Python's own that take the caller's frame, and the runtime's
+_UNCONVERTED = frozenset(
+    ("super", "locals", "globals", "vars", "eval", "exec", "print", "isinstance")
+)
+
+
+def runtime_call(func):
+    """Whether `func` (a called name or attribute) is the runtime's or one of _UNCONVERTED."""
+    if isinstance(func, ast.Name):
+        return func.id in _UNCONVERTED or func.id == RUNTIME
+    base = func
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    return isinstance(base, ast.Name) and base.id == RUNTIME
 
 
 def _plain(expression):

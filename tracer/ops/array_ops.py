@@ -718,16 +718,27 @@ def _bound(value, size, default):
     return int(value) if value >= 0 else size + int(value)
 
 
+# tt.boolean_mask, which mask_composites.py (importing this module) sets here: `x[mask]`
+boolean_mask_index = [None]
+
+
 def getitem(tensor, key):
     """`tensor[key]`; an integer tensor known only when the function runs (a loop's counter)
     indexes the first axis through gather, which checks its range then."""
     x = as_tensor(tensor)
-    if isinstance(key, Tensor) and key._value is None:
-        if key.shape != () or not key.dtype.is_integer:
-            raise TypeError(
-                f"a tensor index must be an integer scalar, not {key.dtype.name}{list(key.shape)}"
-            )
-        return apply(OPS["gather"], (x, key), {"axis": 0})
+    kind = type(key)
+    if kind is not int and kind is not slice and kind is not tuple:  # (the common keys)
+        if (kind is np.ndarray or isinstance(key, Tensor)) and (
+            key.dtype == np.bool_ or key.dtype is dtypes.bool
+        ):
+            return boolean_mask_index[0](x, key)  # a whole index of booleans
+        if isinstance(key, Tensor) and key._value is None:
+            if key.shape != () or not key.dtype.is_integer:
+                raise TypeError(
+                    "a tensor index must be an integer scalar, not "
+                    f"{key.dtype.name}{list(key.shape)}"
+                )
+            return apply(OPS["gather"], (x, key), {"axis": 0})
     index = _remembered_index(key, x._dims())
     if state.trace is not None and not dims.is_known(x.shape):
         _require_inside(index, x.shape)

@@ -124,3 +124,6 @@ def _first_occurrences(values):
     first = np.empty(len(seen), np.int64)
     first[inverse[::-1]] = np.arange(len(values) - 1, -1, -1)
     return first, inverse, np.bincount(inverse, minlength=len(seen))
+
+
+array_ops.boolean_mask_index[0] = boolean_mask  # `x[mask]`, as TensorFlow's indexing
