@@ -2,7 +2,8 @@
 `Progbar`, `to_categorical`, `normalize`, `set_random_seed`, the registry of one's own
 classes for files (tracer/keras/registration.py), `pad_sequences` and
 `timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), and the datasets of a
-directory's text and audio files (text_datasets.py, audio_datasets.py)."""
+directory's text, audio and image files (text_datasets.py, audio_datasets.py,
+image_datasets.py)."""
 
 import random
 
@@ -11,6 +12,7 @@ import numpy as np
 from tracer import random as tt_random
 from tracer.keras.audio_datasets import audio_dataset_from_directory
 from tracer.keras.downloads import get_file
+from tracer.keras.image_datasets import image_dataset_from_directory
 from tracer.keras.progbar import Progbar
 from tracer.keras.registration import (
     get_registered_name,
@@ -80,6 +82,7 @@ __all__ = [
     "get_file",
     "get_registered_name",
     "get_registered_object",
+    "image_dataset_from_directory",
     "normalize",
     "pad_sequences",
     "register_keras_serializable",
