@@ -721,11 +721,6 @@ class R2Score(Metric):
         adjusted = 1.0 - (1.0 - score) * ((n - 1.0) / math_ops.maximum(n - p - 1.0, 1.0))
         return math_ops.where(enough, adjusted, score)
 
-    def reset_state(self):
-        super().reset_state()
-        for variable in self._sums or ():
-            variable.assign(np.zeros(variable.shape, variable.dtype.as_numpy_dtype))
-
     def get_config(self):
         return {
             **super().get_config(),
@@ -799,11 +794,6 @@ class FBetaScore(Metric):
         if self.average == "weighted":
             return reduce_sum(score * support / reduce_sum(support))
         return reduce_mean(score) if self.average is not None else score
-
-    def reset_state(self):
-        super().reset_state()
-        for variable in self._counts or ():
-            variable.assign(np.zeros(variable.shape, variable.dtype.as_numpy_dtype))
 
     def get_config(self):
         return {

@@ -114,13 +114,11 @@ def _unfiltered(raw, height, row_bytes, step):
         start = y * (row_bytes + 1)
         kind = raw[start]
         row = np.frombuffer(raw, np.uint8, row_bytes, start + 1).astype(np.int32)
-        if kind == 0:
-            pass
-        elif kind == 2:
+        if kind == 2:  # Up (0, None, leaves the row as it is)
             row = (row + previous) & 255
         elif kind in (1, 3, 4):
             row = _sequential(row, previous, step, kind)
-        else:
+        elif kind != 0:
             raise _invalid(f"row {y} has an unknown filter type {kind}")
         rows[y] = row
         previous = row
