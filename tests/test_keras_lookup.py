@@ -77,6 +77,23 @@ def test_adapt_reads_datasets_generators_and_steps():
     assert numbers.get_vocabulary() == [-1, 9, 5, 1]
 
 
+def test_a_vocabulary_prints_as_keras_lists_it():
+    """TensorFlow 2.21 (Keras 3.15) printed these lists: the special tokens are Python's,
+    the vocabulary's own tokens numpy scalars."""
+    words = layers.TextVectorization(max_tokens=10)
+    words.adapt(["the cat sat", "the dog"])
+    assert repr(words.get_vocabulary()) == (
+        "['', '[UNK]', np.str_('the'), np.str_('sat'), np.str_('dog'), np.str_('cat')]"
+    )
+    given = layers.StringLookup(vocabulary=["x", "y"])
+    assert repr(given.get_vocabulary()) == "['[UNK]', np.str_('x'), np.str_('y')]"
+    numbers = layers.IntegerLookup()
+    numbers.adapt([3, 4, 3])
+    assert repr(numbers.get_vocabulary()) == "[-1, np.int64(3), np.int64(4)]"
+    assert json.dumps(words.get_config()["vocabulary"]) == '["the", "sat", "dog", "cat"]'
+    assert json.dumps(numbers.get_config()["vocabulary"]) == "[3, 4]"
+
+
 def test_a_model_of_strings_predicts_what_its_parts_compute():
     """Sequential([TextVectorization, Embedding, GlobalAveragePooling1D, Dense]) on strings,
     against the same arithmetic in numpy from the layers' weights and vocabulary."""

@@ -100,7 +100,9 @@ class IndexLookup(Layer):
 
     def get_vocabulary(self, include_special_tokens=True):
         """The token at each index (with `include_special_tokens=False`, the vocabulary's
-        own tokens only, from index `num_oov_indices` and the mask's on)."""
+        own tokens only, from index `num_oov_indices` and the mask's on). As Keras 3 lists
+        them, the vocabulary's own tokens are numpy scalars (`np.str_`, `np.int64`) and the
+        special tokens Python's."""
         tokens = [self._shown(t) for t in self._tokens]
         if not include_special_tokens:
             return tokens
@@ -125,7 +127,7 @@ class IndexLookup(Layer):
                 )
         repeated = [t for t, n in collections.Counter(tokens).items() if n > 1]
         if repeated:
-            raise ValueError(f"{what}: the vocabulary repeats {self._shown(repeated[0])!r}")
+            raise ValueError(f"{what}: the vocabulary repeats {_plain(repeated[0])!r}")
         if self.max_tokens is not None and len(tokens) + self._token_start() > self.max_tokens:
             raise ValueError(
                 f"{what}: the vocabulary's {len(tokens) + self._token_start()} indices (special "
@@ -194,8 +196,8 @@ class IndexLookup(Layer):
         return token.encode() if isinstance(token, str) else token
 
     def _shown(self, token):
-        """A token as get_vocabulary lists it (str for strings)."""
-        return token.decode() if isinstance(token, bytes) else token
+        """A token as get_vocabulary lists it: np.str_ for strings, np.int64 for integers."""
+        return np.str_(token.decode()) if isinstance(token, bytes) else np.int64(token)
 
     # --- the call -----------------------------------------------------------------------
 
@@ -267,7 +269,7 @@ class IndexLookup(Layer):
         """Keras's config, with the vocabulary learnt by `adapt` as if it had been given
         (Keras keeps that one in the file's assets), and Keras's dtype policy, float32."""
         learnt = self.input_vocabulary is None and self._tokens
-        vocabulary = self.get_vocabulary(False) if learnt else _listed(self.input_vocabulary)
+        vocabulary = [_plain(t) for t in self._tokens] if learnt else _listed(self.input_vocabulary)
         weights = self.input_idf_weights
         if learnt and self._idf is not None:
             weights = self._idf[self._token_start() : self.vocabulary_size()].tolist()
@@ -378,3 +380,8 @@ def _listed(value):
         return None
     values = _values(value).reshape(-1).tolist()
     return [v.decode() if isinstance(v, bytes) else v for v in values]
+
+
+def _plain(token):
+    """A stored token as Python's str or int (a config's JSON, a message)."""
+    return token.decode() if isinstance(token, bytes) else int(token)
