@@ -101,6 +101,8 @@ CASES = {
     "erf": (tt.math.erf, [normal(5)]),
     "tile": (lambda x: tt.tile(x, [2, 3]) ** 2, [normal(2, 2)]),
     "gather": (lambda x: tt.gather(x, [[2, 0], [2, 2]], axis=1) ** 2, [normal(2, 3, 2)]),
+    # along axis 0 the gradient is an IndexedSlices, and a Hessian-vector product its tangent
+    "gather_rows": (lambda x: tt.gather(x, [2, 0, 2]) ** 3, [normal(3, 2)]),
     "conj": (lambda x: tt.math.real(tt.math.conj(tt.complex(x, x * x))), [normal(3)]),
     "real": (lambda x: tt.math.real(tt.complex(x * x, x)), [normal(3)]),
     "imag": (lambda x: tt.math.imag(tt.complex(x, tt.sin(x))), [normal(3)]),

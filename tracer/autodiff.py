@@ -98,7 +98,8 @@ class ForwardAccumulator:
                 return zeros(value.shape, value.dtype)
             return found
 
-        return nest.pack_sequence_as(primals, [tangent(p) for p in nest.flatten(primals)])
+        flat, kept = nest.flatten(primals), _kept_parts(primals)
+        return nest.pack_sequence_as(primals, [p if k else tangent(p) for p, k in zip(flat, kept)])
 
     def read_variable(self, variable, tensor):
         """A read of a watched variable carries its tangent."""
@@ -124,6 +125,23 @@ class ForwardAccumulator:
             state.accumulators = saved
         if tangent is not None:
             self._tangents[id(out)] = (out, tangent)
+
+
+def _kept_parts(structure):
+    """Flags in nest.flatten's order of `structure`'s leaves: whether a leaf is a part of a
+    composite tensor that is not a number to differentiate (an IndexedSlices' indices, a
+    SparseTensor's), which its tangent keeps as it is: the tangent of a sparse gradient is
+    sparse at the same positions."""
+    if hasattr(structure, "_tensor_components"):
+        return [
+            not convert.as_tensor(part).dtype.is_differentiable
+            for part in structure._tensor_components()
+        ]
+    if isinstance(structure, dict):
+        return [flag for key in nest.sorted_keys(structure) for flag in _kept_parts(structure[key])]
+    if isinstance(structure, (list, tuple)):
+        return [flag for item in structure for flag in _kept_parts(item)]
+    return [False]
 
 
 def jvp(f, primals, tangents):
