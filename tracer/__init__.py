@@ -36,6 +36,7 @@ from tracer import (
     profiler,
     random,
     signal,
+    sparse,
     strings,
     summary,
     train,
@@ -190,6 +191,7 @@ from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
 from tracer.py_function import py_function
 from tracer.signature import TensorSpec
+from tracer.sparse_tensor import SparseTensor, SparseTensorSpec
 from tracer.strings import as_string
 from tracer.symbolic_gradients import gradients
 from tracer.tape import GradientTape, UnconnectedGradients
@@ -207,9 +209,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "signal", "strings", "summary", "train", "types",
+    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
-    "DType", "IndexedSlices", "Module", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "DType", "IndexedSlices", "Module", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "newaxis", "string", "uint8", "uint16", "uint32", "uint64",
     # control flow

@@ -244,6 +244,8 @@ def _describe(value):
         return ("dict", tuple((k, _describe(value[k])) for k in nest.sorted_keys(value)))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_describe(v) for v in value))
+    if hasattr(value, "_static_key"):  # a composite tensor (a SparseTensor): its components
+        return (value._static_key(), tuple(_describe(v) for v in value._tensor_components()))
     if isinstance(value, Variable):
         return ("variable", id(value), value.shape, value.dtype.name)
     if is_tensor_argument(value):

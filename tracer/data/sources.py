@@ -8,6 +8,7 @@ from tracer import nest
 from tracer.data.specs import INFINITE, UNKNOWN, spec_of_arrays
 from tracer.dtypes import BY_NUMPY, as_dtype
 from tracer.signature import TensorSpec
+from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import constant
 
 
@@ -17,6 +18,11 @@ def as_arrays(structure):
     is one tensor, as tf.data reads it."""
     if isinstance(structure, dict):
         return {key: as_arrays(value) for key, value in structure.items()}
+    if isinstance(structure, SparseTensor):
+        raise NotImplementedError(
+            "tt.data: tracer's datasets hold dense tensors, not SparseTensors: give "
+            "tt.sparse.to_dense(...) of it, or its indices and values as two tensors"
+        )
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)

@@ -3,6 +3,7 @@
 import math
 
 from tracer import random as tt_random
+from tracer import sparse
 from tracer.dtypes import as_dtype, int64
 from tracer.keras import activations
 from tracer.keras.layers.layer import Layer
@@ -11,6 +12,7 @@ from tracer.ops.array_ops import cast, reshape
 from tracer.ops.index_ops import gather
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.math_composites import reduce_any
+from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import convert_to_tensor
 from tracer.variable import Variable
 
@@ -46,11 +48,15 @@ class Dense(Layer):
         self.built = True  # also when called directly, as Keras's dense.build([None, 2])
 
     def call(self, inputs):
-        if not inputs.dtype.is_floating:
-            # Keras 3's matmul promotes int32 x float32 to float32 (its Layer casts only
-            # floating inputs): integer and bool inputs compute in the kernel's dtype
-            inputs = cast(inputs, self.kernel.dtype)
-        y = matmul(inputs, self.kernel)
+        if isinstance(inputs, SparseTensor):  # Keras's matmul of a sparse input: dense
+            values = cast(inputs.values, self.kernel.dtype)
+            y = sparse.sparse_dense_matmul(inputs.with_values(values), self.kernel)
+        else:
+            if not inputs.dtype.is_floating:
+                # Keras 3's matmul promotes int32 x float32 to float32 (its Layer casts only
+                # floating inputs): integer and bool inputs compute in the kernel's dtype
+                inputs = cast(inputs, self.kernel.dtype)
+            y = matmul(inputs, self.kernel)
         if self.use_bias:
             y = math_ops.add(y, self.bias)
         return activations.applied(self.activation, y)
