@@ -264,6 +264,73 @@ def test_gradients_reach_the_values():
         np.testing.assert_allclose(grad[k], numeric, rtol=1e-7)
 
 
+def _entries(sp):
+    return [(i, v) for i, v in zip(sp.indices.numpy().tolist(), sp.values.numpy().tolist())]
+
+
+def test_datasets_slice_batch_unbatch_and_map_sparse_elements():
+    """As the sparse_tensor guide's cells print them on TensorFlow 2.21."""
+    data = tt.SparseTensor(
+        indices=[(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)], values=[1] * 6, dense_shape=(6, 4)
+    )
+    rows = [[([0], 1), ([1], 1), ([2], 1)], [], [], [], [([3], 1)], [([0], 1), ([1], 1)]]
+    dataset = tt.data.Dataset.from_tensor_slices(data)
+    assert dataset.element_spec == tt.SparseTensorSpec([4], tt.int32)
+    assert [_entries(e) for e in dataset] == rows
+    batched = dataset.batch(2)
+    assert repr(batched.element_spec) == "SparseTensorSpec(TensorShape([None, 4]), tt.int32)"
+    batches = list(batched)
+    assert [b.shape for b in batches] == [tt.TensorShape([2, 4])] * 3
+    assert [_entries(b) for b in batches] == [
+        [([0, 0], 1), ([0, 1], 1), ([0, 2], 1)],
+        [],
+        [([0, 3], 1), ([1, 0], 1), ([1, 1], 1)],
+    ]
+    assert [_entries(e) for e in batched.unbatch()] == rows
+    doubled = dataset.map(lambda x: x * 2)
+    assert doubled.element_spec == tt.SparseTensorSpec([4], tt.int32)
+    assert [_entries(e) for e in doubled] == [[(i, 2 * v) for i, v in row] for row in rows]
+    pairs = tt.data.Dataset.from_tensor_slices((data, tt.range(6))).batch(4)
+    dense = [(tt.sparse.to_dense(s).numpy().tolist(), n.numpy().tolist()) for s, n in pairs]
+    assert dense == [
+        ([[1, 1, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], [0, 1, 2, 3]),
+        ([[0, 0, 0, 1], [1, 1, 0, 0]], [4, 5]),
+    ]
+    # as_numpy_iterator gives a sparse element's dense array, as TensorFlow's
+    listed = list(dataset.take(2).as_numpy_iterator())
+    assert [a.tolist() for a in listed] == [[1, 1, 1, 0], [0, 0, 0, 0]]
+
+
+def test_fit_evaluate_and_predict_on_sparse_inputs():
+    """A Dense model trained on sparse rows, from a dataset and from a SparseTensor with a
+    validation split: TensorFlow 2.21 printed these losses."""
+    rng = np.random.default_rng(0)
+    dense = (rng.random((32, 6)) < 0.3) * rng.normal(size=(32, 6))
+    y = dense.sum(1, keepdims=True).astype(np.float32)
+    sp = tt.sparse.from_dense(dense.astype(np.float32))
+    weights = [rng.normal(size=s).astype(np.float32) * 0.5 for s in [(6, 4), (4,), (4, 1), (1,)]]
+
+    def trained(**fit):
+        model = tt.keras.Sequential(
+            [tt.keras.layers.Dense(4, activation="tanh"), tt.keras.layers.Dense(1)]
+        )
+        model.build((None, 6))
+        model.set_weights(weights)
+        model.compile(optimizer=tt.keras.optimizers.SGD(0.05), loss="mse")
+        history = model.fit(epochs=3, verbose=0, **fit)
+        return model, [round(v, 5) for v in history.history["loss"]]
+
+    batches = tt.data.Dataset.from_tensor_slices((sp, y)).batch(8)
+    model, losses = trained(x=batches)
+    assert losses == [2.25944, 1.54503, 1.33422]
+    np.testing.assert_allclose(model.evaluate(batches, verbose=0), 1.2225315570831299, rtol=1e-6)
+    np.testing.assert_allclose(
+        model.predict(batches, verbose=0)[:3, 0], [-0.38786, -0.76469, -0.45783], atol=2e-5
+    )
+    model, losses = trained(x=sp, y=y, batch_size=8, shuffle=False, validation_split=0.25)
+    assert losses == [2.53365, 1.86564, 1.59728]
+
+
 def test_what_is_refused_says_why():
     with pytest.raises(ValueError, match="out of order.*tt.sparse.reorder"):
         tt.sparse.to_dense(tt.SparseTensor([[1, 0], [0, 1]], [1.0, 2.0], [2, 2]))
@@ -275,12 +342,14 @@ def test_what_is_refused_says_why():
         tt.SparseTensor([[0, 0], [0, 1], [1, 1]], [1.0, 2.0], [2, 2])
     with pytest.raises(ValueError, match="dense_shape \\[2\\] has rank 1"):
         tt.SparseTensor([[0, 0]], [1.0], [2])
-    with pytest.raises(ValueError, match="give every dimension"):
-        tt.SparseTensorSpec([None, 3], tt.float32)
+    with pytest.raises(TypeError, match="shape \\[None, 3\\] cannot be traced"):
+        tt.function(tt.sparse.to_dense).get_concrete_function(
+            tt.SparseTensorSpec([None, 3], tt.float32)
+        )
     with pytest.raises(ValueError, match="dense shapes differ"):
         tt.sparse.add(tt.sparse.eye(2), tt.sparse.eye(3))
-    with pytest.raises(NotImplementedError, match="SparseTensors"):
-        tt.data.Dataset.from_tensor_slices(tt.sparse.eye(2))
+    with pytest.raises(NotImplementedError, match="padded_batch of SparseTensor elements"):
+        list(tt.data.Dataset.from_tensor_slices(tt.sparse.eye(2)).padded_batch(2))
 
     @tt.function
     def nonzeros(x):

@@ -29,7 +29,10 @@ def _is_namedtuple(value):
 _LEAF_TYPES = frozenset({np.ndarray, float, int})
 
 
-def flatten(structure):
+def flatten(structure, expand_composites=True):
+    """The leaves of `structure` in order; a composite tensor's components among them,
+    unless `expand_composites` is False (then it is a leaf, as a tf.data element's
+    SparseTensorSpec)."""
     kind = type(structure)
     if kind is list or kind is tuple:  # the common case first: a tape's sources, targets
         leaves = []
@@ -37,41 +40,45 @@ def flatten(structure):
             if type(item) in _LEAF_TYPES:
                 leaves.append(item)
             else:
-                leaves.extend(flatten(item))
+                leaves.extend(flatten(item, expand_composites))
         return leaves
-    if hasattr(structure, "_tensor_components"):
+    if expand_composites and hasattr(structure, "_tensor_components"):
         return list(structure._tensor_components())
     if isinstance(structure, dict):
-        return [leaf for key in sorted_keys(structure) for leaf in flatten(structure[key])]
+        return [
+            leaf
+            for key in sorted_keys(structure)
+            for leaf in flatten(structure[key], expand_composites)
+        ]
     if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
+        return [leaf for item in structure for leaf in flatten(item, expand_composites)]
     return [structure]
 
 
-def pack_sequence_as(structure, flat):
+def pack_sequence_as(structure, flat, expand_composites=True):
     """`structure` with its leaves replaced, in order, by the items of `flat`."""
     try:
-        return _pack(structure, iter(flat))
+        return _pack(structure, iter(flat), expand_composites)
     except StopIteration:
         raise ValueError(
             f"the structure has more leaves than the {len(flat)} values given to pack into it"
         ) from None
 
 
-def _pack(structure, leaves):
+def _pack(structure, leaves, expand=True):
     kind = type(structure)
     if kind is list or kind is tuple:
-        return kind([_pack(item, leaves) for item in structure])
-    if hasattr(structure, "_tensor_components"):
+        return kind([_pack(item, leaves, expand) for item in structure])
+    if expand and hasattr(structure, "_tensor_components"):
         count = len(structure._tensor_components())
         return structure._from_components([next(leaves) for _ in range(count)])
     if isinstance(structure, dict):
-        packed = {key: _pack(structure[key], leaves) for key in sorted_keys(structure)}
+        packed = {key: _pack(structure[key], leaves, expand) for key in sorted_keys(structure)}
         return type(structure)((key, packed[key]) for key in structure)
     if _is_namedtuple(structure):
-        return type(structure)(*[_pack(item, leaves) for item in structure])
+        return type(structure)(*[_pack(item, leaves, expand) for item in structure])
     if isinstance(structure, (list, tuple)):
-        return type(structure)([_pack(item, leaves) for item in structure])
+        return type(structure)([_pack(item, leaves, expand) for item in structure])
     return next(leaves)
 
 

@@ -122,9 +122,7 @@ class SparseTensor:
         return (self.indices, self.values)
 
     def _from_components(self, parts):
-        """A SparseTensor of this shape holding `parts` as they are: tensors, or the specs
-        and markers a trace's signature packs into the argument's place."""
-        return _packed(SparseTensor, parts, self._dense_shape)
+        return _rebuilt(parts, self._dense_shape)
 
     def _static_key(self):
         """What a trace is keyed by besides its components' shapes and dtypes."""
@@ -132,8 +130,10 @@ class SparseTensor:
 
 
 class SparseTensorSpec:
-    """The type of a SparseTensor argument (`input_signature`, `get_concrete_function`):
-    its dense shape, which must be known, and its dtype; any count of entries.
+    """The type of a SparseTensor (`element_spec`, `input_signature`,
+    `get_concrete_function`): its dense shape and dtype; any count of entries. A traced
+    function needs every dimension known (tracer compiles a sparse tensor's dense shape as
+    known); a batch of a dataset, whose first dimension is None, is mapped eagerly.
 
     >>> tt.SparseTensorSpec([3, 10], tt.int32)
     SparseTensorSpec(TensorShape([3, 10]), tt.int32)
@@ -142,12 +142,9 @@ class SparseTensorSpec:
     __slots__ = ("_dense_shape", "dtype", "indices", "values")
 
     def __init__(self, shape=None, dtype=dtypes.float32):
-        if shape is None or any(d is None for d in shape):
-            raise ValueError(
-                "tt.SparseTensorSpec: tracer compiles a sparse tensor's dense shape as "
-                f"known, so give every dimension (not {shape})"
-            )
-        self._dense_shape = _static_shape(shape)
+        if shape is None:
+            raise ValueError("tt.SparseTensorSpec: give the shape (None for an unknown size)")
+        self._dense_shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.indices = TensorSpec([None, len(self._dense_shape)], dtypes.int64)
         self.values = TensorSpec([None], self.dtype)
@@ -156,11 +153,16 @@ class SparseTensorSpec:
     def shape(self):
         return TensorShape(list(self._dense_shape))
 
+    def generalized(self, other):
+        """This spec with None wherever `other`'s dense shape differs."""
+        shape = [a if a == b else None for a, b in zip(self._dense_shape, other._dense_shape)]
+        return SparseTensorSpec(shape, self.dtype)
+
     def _tensor_components(self):
         return (self.indices, self.values)
 
     def _from_components(self, parts):
-        return _packed(SparseTensor, parts, self._dense_shape)
+        return _rebuilt(parts, self._dense_shape)
 
     def _static_key(self):
         return ("SparseTensor", self._dense_shape)
@@ -177,10 +179,22 @@ class SparseTensorSpec:
         return f"SparseTensorSpec({self.shape!r}, {self.dtype!r})"
 
 
-def _packed(cls, parts, dense_shape):
-    packed = object.__new__(cls)
-    packed.indices, packed.values = parts
-    packed._dense_shape = dense_shape
+def _rebuilt(parts, dense_shape):
+    """What a structure's components pack into: a SparseTensorSpec of specs, else a
+    SparseTensor holding `parts` as they are (tensors, or the markers a trace's signature
+    packs into an argument's place); a TypeError for tensors of a dense shape not known."""
+    indices, values = parts
+    if isinstance(indices, TensorSpec) and isinstance(values, TensorSpec):
+        spec = SparseTensorSpec(dense_shape, values.dtype)
+        spec.indices, spec.values = indices, values
+        return spec
+    if None in dense_shape and isinstance(values, TensorLike):
+        raise TypeError(
+            f"a SparseTensor of shape {list(dense_shape)} cannot be traced: tracer compiles "
+            "a sparse tensor's dense shape as known"
+        )
+    packed = object.__new__(SparseTensor)
+    packed.indices, packed.values, packed._dense_shape = indices, values, dense_shape
     return packed
 
 

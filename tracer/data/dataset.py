@@ -18,6 +18,7 @@ from tracer import nest
 from tracer.context import outside_trace, state
 from tracer.data import file_cache, files, interleave, sources, transforms
 from tracer.data.options import Options
+from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.errors import InvalidArgumentError
 from tracer.ir import format_location, user_location
@@ -41,7 +42,7 @@ class Dataset:
     # --- iterating ------------------------------------------------------------------------
 
     def __iter__(self):
-        return _Iterator(self._stage, constant)
+        return _Iterator(self._stage, tensor_of)
 
     def as_numpy_iterator(self):
         """The elements with numpy arrays (and numpy scalars) as leaves."""
@@ -406,7 +407,9 @@ def _kind_of(stage):
 
 def _numpy_leaf(value):
     """An element's leaf as as_numpy_iterator gives it: a 0-d array's scalar (a string slice
-    is its bytes already)."""
+    is its bytes already), a sparse one's dense array, as TensorFlow's."""
+    if is_sparse(value):
+        return value.dense()
     return value[()] if getattr(value, "ndim", None) == 0 else value
 
 

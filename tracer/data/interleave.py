@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from tracer import nest
-from tracer.data.specs import UNKNOWN, DatasetSpec, combined_spec
+from tracer.data.specs import UNKNOWN, DatasetSpec, combined_spec, refuse_sparse
 from tracer.data.transforms import arguments_of, first_element
 from tracer.errors import InvalidArgumentError
 from tracer.signature import TensorSpec
@@ -207,6 +207,7 @@ class Window:
             members = held[start - base :: self._stride][: self._size]
             if not members or (self._drop and len(members) < self._size):
                 return
+            refuse_sparse(members[0], "window")
             columns = zip(*(nest.flatten(member) for member in members))
             yield nest.pack_sequence_as(
                 members[0], [self._dataset(_Listed(list(column))) for column in columns]

@@ -5,7 +5,8 @@ generator."""
 import numpy as np
 
 from tracer import nest
-from tracer.data.specs import INFINITE, UNKNOWN, spec_of_arrays
+from tracer.data.sparse_elements import SparseArrays
+from tracer.data.specs import INFINITE, UNKNOWN, leaf_spec, spec_of_arrays
 from tracer.dtypes import BY_NUMPY, as_dtype
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor
@@ -19,10 +20,7 @@ def as_arrays(structure):
     if isinstance(structure, dict):
         return {key: as_arrays(value) for key, value in structure.items()}
     if isinstance(structure, SparseTensor):
-        raise NotImplementedError(
-            "tt.data: tracer's datasets hold dense tensors, not SparseTensors: give "
-            "tt.sparse.to_dense(...) of it, or its indices and values as two tensors"
-        )
+        return SparseArrays.of(structure)
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
@@ -71,7 +69,7 @@ class TensorSlices:
     def spec(self):
         return nest.pack_sequence_as(
             self._structure,
-            [TensorSpec(leaf.shape[1:], leaf.dtype) for leaf in nest.flatten(self._structure)],
+            [leaf_spec(leaf, leaf.shape[1:]) for leaf in nest.flatten(self._structure)],
         )
 
 

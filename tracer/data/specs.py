@@ -6,28 +6,55 @@ A stage (sources.py, transforms.py) yields its elements as structures of numpy a
 gives the structure of TensorSpecs of its elements (`spec()`)."""
 
 from tracer import nest
+from tracer.data.sparse_elements import is_sparse
 from tracer.signature import TensorSpec
+from tracer.sparse_tensor import SparseTensorSpec
 
 INFINITE = -1
 UNKNOWN = -2
 
 
+def leaf_spec(leaf, shape):
+    """The spec of shape `shape` of the kind of `leaf` (an element's array or spec): a
+    SparseTensorSpec for a sparse one (tracer/data/sparse_elements.py), else a TensorSpec."""
+    sparse = isinstance(leaf, SparseTensorSpec) or is_sparse(leaf)
+    return SparseTensorSpec(shape, leaf.dtype) if sparse else TensorSpec(shape, leaf.dtype)
+
+
+def spec_leaves(spec):
+    """An element spec's leaves, a SparseTensorSpec one of them."""
+    return nest.flatten(spec, expand_composites=False)
+
+
+def packed_spec(spec, leaves):
+    """`spec` with its leaves (as spec_leaves gives them) replaced by `leaves`."""
+    return nest.pack_sequence_as(spec, leaves, expand_composites=False)
+
+
+def refuse_sparse(element, what):
+    """A NotImplementedError naming `what` where an element holds a sparse leaf."""
+    if any(is_sparse(leaf) for leaf in nest.flatten(element)):
+        raise NotImplementedError(
+            f"tt.data: {what} of SparseTensor elements is not supported (tracer batches, "
+            "unbatches, maps, filters and reorders them); make them dense with "
+            "tt.sparse.to_dense in a map first"
+        )
+
+
 def spec_of_arrays(element):
-    """The TensorSpecs of one element of numpy arrays, structured as it is."""
-    return nest.pack_sequence_as(
-        element, [TensorSpec(a.shape, a.dtype) for a in nest.flatten(element)]
-    )
+    """The specs of one element of numpy arrays, structured as it is."""
+    return nest.pack_sequence_as(element, [leaf_spec(a, a.shape) for a in nest.flatten(element)])
 
 
 def combined_spec(first, second):
     """`first` with None wherever `second` (of the same structure) has another size."""
     flat = []
-    for a, b in zip(nest.flatten(first), nest.flatten(second)):
+    for a, b in zip(spec_leaves(first), spec_leaves(second)):
         if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
             flat.append(TensorSpec(None, a.dtype))
         else:
             flat.append(a.generalized(b))
-    return nest.pack_sequence_as(first, flat)
+    return packed_spec(first, flat)
 
 
 class DatasetSpec:

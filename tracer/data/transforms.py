@@ -7,13 +7,24 @@ import itertools
 import numpy as np
 
 from tracer import nest
+from tracer.data import sparse_elements
 from tracer.data.sources import as_arrays
-from tracer.data.specs import INFINITE, UNKNOWN, combined_spec, spec_of_arrays
+from tracer.data.sparse_elements import is_sparse, tensor_of
+from tracer.data.specs import (
+    INFINITE,
+    UNKNOWN,
+    combined_spec,
+    leaf_spec,
+    packed_spec,
+    refuse_sparse,
+    spec_leaves,
+    spec_of_arrays,
+)
 from tracer.dtypes import as_dtype
 from tracer.errors import FailedPreconditionError, InvalidArgumentError
 from tracer.py_function import raised_while_traced
 from tracer.signature import TensorSpec
-from tracer.tensor import constant
+from tracer.sparse_tensor import SparseTensorSpec
 from tracer.tracing import RunsAsPython
 
 
@@ -59,6 +70,7 @@ class PaddedBatch:
 
     def arrays(self):
         for rows in _groups(self._upstream.arrays(), self._size, self._drop):
+            refuse_sparse(rows[0], "padded_batch")
             flat_rows = [nest.flatten(row) for row in rows]
             count = len(flat_rows[0])
             shapes = self._flat_shapes(rows[0], count)
@@ -106,9 +118,7 @@ class Unbatch:
 
     def spec(self):
         spec = self._upstream.spec()
-        return nest.pack_sequence_as(
-            spec, [TensorSpec(s.shape[1:], s.dtype) for s in nest.flatten(spec)]
-        )
+        return packed_spec(spec, [leaf_spec(s, s.shape[1:]) for s in spec_leaves(spec)])
 
 
 class Shuffle:
@@ -398,7 +408,9 @@ class Unique:
 
     def __init__(self, upstream):
         self._upstream = upstream
-        for spec in nest.flatten(upstream.spec()):
+        for spec in spec_leaves(upstream.spec()):
+            if isinstance(spec, SparseTensorSpec):
+                raise TypeError("`tt.data.Dataset.unique` does not support SparseTensor elements")
             if spec.dtype.name not in ("int32", "int64", "string"):
                 raise TypeError(
                     f"`tt.data.Dataset.unique` does not support type {spec.dtype!r} -- only "
@@ -649,6 +661,9 @@ def _stacked(rows, what):
                 f"{what}: elements that are datasets (windows) cannot be stacked; flat_map "
                 "them into tensors first, as window(n).flat_map(lambda w: w.batch(n))"
             )
+        if is_sparse(parts[0]):  # sparse elements batch to their largest shape
+            leaves.append(sparse_elements.stack(parts))
+            continue
         shapes = {p.shape for p in parts}
         if len(shapes) > 1:
             raise ValueError(
@@ -660,11 +675,11 @@ def _stacked(rows, what):
 
 
 def _batched_spec(spec, size):
-    return nest.pack_sequence_as(
+    return packed_spec(
         spec,
         [
-            TensorSpec(None if s.shape is None else (size, *s.shape), s.dtype)
-            for s in nest.flatten(spec)
+            TensorSpec(None, s.dtype) if s.shape is None else leaf_spec(s, (size, *s.shape))
+            for s in spec_leaves(spec)
         ],
     )
 
@@ -807,7 +822,7 @@ class _TracedOrEager:
         )
         result = as_arrays(self._python(*arguments_of(first)))
         return nest.pack_sequence_as(
-            result, [TensorSpec((None,) * a.ndim, a.dtype) for a in nest.flatten(result)]
+            result, [leaf_spec(a, (None,) * a.ndim) for a in nest.flatten(result)]
         )
 
 
@@ -850,10 +865,10 @@ def arguments_of(element):
     in TensorFlow's calling convention: a tuple's components, anything else (a tensor, a
     dict) as the one argument."""
     leaves = [
-        a if isinstance(a, TensorSpec) or hasattr(a, "_stage") else constant(a)
-        for a in nest.flatten(element)
+        a if isinstance(a, (TensorSpec, SparseTensorSpec)) or hasattr(a, "_stage") else tensor_of(a)
+        for a in spec_leaves(element)
     ]  # (a window's datasets are given as they are)
-    structure = nest.pack_sequence_as(element, leaves)
+    structure = packed_spec(element, leaves)
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         return structure
     return (structure,)

@@ -16,6 +16,7 @@ from tracer.keras import losses
 from tracer.keras import metrics as metrics_module
 from tracer.keras.data_adapter import pack, unpack
 from tracer.ops import array_ops, math_ops
+from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import convert_to_tensor
 
 
@@ -238,6 +239,10 @@ def _output_loss_weight(output):
 
 def batch_size(x):
     """The number of samples of a batch (its first leaf's first axis, read when the step
-    runs): the weight of a batch in an epoch's mean loss, as in Keras 3."""
-    first = convert_to_tensor(nest.flatten(x)[0])
+    runs): the weight of a batch in an epoch's mean loss, as in Keras 3. A sparse batch's
+    is its dense shape's."""
+    first = nest.flatten(x, expand_composites=False)[0]
+    if isinstance(first, SparseTensor):
+        return convert_to_tensor(float(first.shape[0]))
+    first = convert_to_tensor(first)
     return array_ops.cast(array_ops.shape(first)[0], "float32")

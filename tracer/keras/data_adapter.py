@@ -18,6 +18,8 @@ import math
 import numpy as np
 
 from tracer import nest
+from tracer.data.sparse_elements import SparseArrays, is_sparse
+from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import TensorLike
 
 
@@ -42,8 +44,9 @@ def split_for_validation(x, y, sample_weight, validation_split):
     are held out, before any shuffling, as Keras does."""
     if not 0.0 < validation_split < 1.0:
         raise ValueError(f"validation_split must be between 0 and 1, not {validation_split}")
-    arrays = [a for a in nest.flatten((x, y, sample_weight)) if a is not None]
-    if not arrays or not all(_is_array(a) for a in arrays):
+    flat = nest.flatten((x, y, sample_weight), expand_composites=False)
+    arrays = [_as_array(a) for a in flat if a is not None and _is_array(a)]
+    if not arrays or len(arrays) != sum(a is not None for a in flat):
         raise ValueError(
             "validation_split works on arrays only; give a dataset or generator "
             "validation_data instead"
@@ -60,7 +63,11 @@ def split_for_validation(x, y, sample_weight, validation_split):
         return (
             nest.pack_sequence_as(
                 structure,
-                [None if a is None else _as_array(a)[where] for a in nest.flatten(structure)],
+                [
+                    None if a is None else _rows(_as_array(a), where)
+                    for a in nest.flatten(structure, expand_composites=False)
+                ],
+                expand_composites=False,
             )
             if structure is not None
             else None
@@ -107,7 +114,8 @@ class ArrayAdapter:
         if x is None:
             raise ValueError(f"{what}: x is None; give the inputs")
         self._leaves = [
-            None if a is None else _as_array(a) for a in nest.flatten((x, y, sample_weight))
+            None if a is None else _as_array(a)
+            for a in nest.flatten((x, y, sample_weight), expand_composites=False)
         ]
         self._structure = (x, y, sample_weight)
         self.num_samples = _sample_count([a for a in self._leaves if a is not None], what)
@@ -146,8 +154,8 @@ class ArrayAdapter:
         for start in starts:
             where = slice(start, start + self.batch_size)
             rows = where if order is None else order[where]
-            leaves = [None if a is None else a[rows] for a in self._leaves]
-            yield pack(*nest.pack_sequence_as(self._structure, leaves))
+            leaves = [None if a is None else _rows(a, rows) for a in self._leaves]
+            yield pack(*nest.pack_sequence_as(self._structure, leaves, expand_composites=False))
 
 
 class StreamAdapter:
@@ -189,13 +197,26 @@ def _is_iterator(value):
 
 
 def _is_array(value):
-    return isinstance(value, (np.ndarray, TensorLike, list, np.generic))
+    return isinstance(value, (np.ndarray, TensorLike, list, np.generic, SparseTensor))
 
 
 def _as_array(value):
+    """An input's arrays: a numpy array, or a SparseTensor's (sliced by rows as a dataset
+    slices it)."""
+    if isinstance(value, SparseTensor):
+        return SparseArrays.of(value)
     if isinstance(value, TensorLike):
         return value.numpy()
     return np.asarray(value)
+
+
+def _rows(array, rows):
+    """The rows `rows` (a slice or positions) of an input, a SparseTensor for a sparse one."""
+    if is_sparse(array):
+        if isinstance(rows, slice):
+            rows = np.arange(*rows.indices(array.shape[0]))
+        return array[rows].tensor()
+    return array[rows]
 
 
 def _sample_count(arrays, what):
