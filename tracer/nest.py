@@ -25,8 +25,13 @@ def _is_namedtuple(value):
 
 
 # types that are always leaves, taken without a call of their own (an input pipeline
-# flattens each element's arrays)
-_LEAF_TYPES = frozenset({np.ndarray, float, int})
+# flattens each element's arrays, a tape its sources): tracer.tensor adds Tensor
+_LEAF_TYPES = {np.ndarray, float, int}
+
+
+def leaf_type(cls):
+    """Take instances of `cls` (exactly) as leaves without a look at what they hold."""
+    _LEAF_TYPES.add(cls)
 
 
 def flatten(structure, expand_composites=True):
@@ -68,7 +73,12 @@ def pack_sequence_as(structure, flat, expand_composites=True):
 def _pack(structure, leaves, expand=True):
     kind = type(structure)
     if kind is list or kind is tuple:
-        return kind([_pack(item, leaves, expand) for item in structure])
+        return kind(
+            [
+                next(leaves) if type(item) in _LEAF_TYPES else _pack(item, leaves, expand)
+                for item in structure
+            ]
+        )
     if expand and hasattr(structure, "_tensor_components"):
         count = len(structure._tensor_components())
         return structure._from_components([next(leaves) for _ in range(count)])

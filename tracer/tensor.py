@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from runtime.kernels import element_array
-from tracer import dtypes
+from tracer import dtypes, nest
 from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
 from tracer.errors import OperatorNotAllowedInGraphError
@@ -263,6 +263,9 @@ class Tensor(TensorLike):
     def _shown_shape(self):
         """The shape as TensorFlow prints it: None for a size known only at run time."""
         return tuple(d if isinstance(d, int) else None for d in self.shape)
+
+
+nest.leaf_type(Tensor)  # a tape's sources and targets flatten without a call each
 
 
 # TensorFlow's node name for the value of each tracer op whose TensorFlow op is named
