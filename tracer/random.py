@@ -38,6 +38,7 @@ from tracer.tensor import Tensor, convert_to_tensor
 
 _generator = np.random.default_rng()
 _global_seed = None
+_op_generators = {}  # op-level seed -> its eager stream, restarted by set_seed
 _traced_stream = None  # the Variable [start, count] of the draws made while tracing
 
 
@@ -45,13 +46,19 @@ def set_seed(seed):
     global _generator, _global_seed, _traced_stream
     _global_seed = int(seed)
     _generator = np.random.default_rng(_global_seed)
+    _op_generators.clear()
     _traced_stream = None  # functions traced from now on draw from a stream of this seed
 
 
 def _rng(seed):
+    """The eager stream of an op-level `seed` (the global one without): each draw advances
+    it, so that repeated calls with one seed draw anew, and the same sequence after each
+    set_seed, as TensorFlow's seeded ops do."""
     if seed is None:
         return _generator
-    return np.random.default_rng([_global_seed or 0, int(seed)])
+    if int(seed) not in _op_generators:
+        _op_generators[int(seed)] = np.random.default_rng([_global_seed or 0, int(seed)])
+    return _op_generators[int(seed)]
 
 
 def _shape(shape):
