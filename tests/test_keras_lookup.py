@@ -180,3 +180,20 @@ def test_text_vectorization_ngrams_as_keras():
     tf_idf.adapt(texts)
     np.testing.assert_allclose(tf_idf(sentence).numpy()[0, :2], [5.4616, 1.6946], rtol=1e-4)
     assert tf_idf.get_config()["ngrams"] == 2
+
+
+def test_get_vocabulary_lists_tokens_as_numpy_scalars_as_keras():
+    """Keras 3.15 lists a vocabulary's tokens as numpy scalars and the special tokens as
+    Python's, so a printed vocabulary reads the same (printed by TF 2.21):
+    ['', '[UNK]', np.str_('y'), np.str_('x')] and [-1, np.int64(4), np.int64(3)]."""
+    vectorize = tt.keras.layers.TextVectorization()
+    vectorize.adapt(["x y", "y"])
+    assert repr(vectorize.get_vocabulary()) == "['', '[UNK]', np.str_('y'), np.str_('x')]"
+    numbers = tt.keras.layers.IntegerLookup()
+    numbers.adapt([3, 4, 4])
+    assert repr(numbers.get_vocabulary()) == "[-1, np.int64(4), np.int64(3)]"
+    given = tt.keras.layers.StringLookup(vocabulary=["a", "b"])
+    assert (
+        repr(given.get_vocabulary(include_special_tokens=False)) == "[np.str_('a'), np.str_('b')]"
+    )
+    assert given.get_config()["vocabulary"] == ["a", "b"]

@@ -100,8 +100,9 @@ class IndexLookup(Layer):
 
     def get_vocabulary(self, include_special_tokens=True):
         """The token at each index (with `include_special_tokens=False`, the vocabulary's
-        own tokens only, from index `num_oov_indices` and the mask's on)."""
-        tokens = [self._shown(t) for t in self._tokens]
+        own tokens only, from index `num_oov_indices` and the mask's on): as Keras lists
+        them, the vocabulary's tokens numpy scalars, the special ones Python's."""
+        tokens = [_numpy_scalar(self._shown(t)) for t in self._tokens]
         if not include_special_tokens:
             return tokens
         special = [self.oov_token] * self.num_oov_indices
@@ -267,7 +268,10 @@ class IndexLookup(Layer):
         """Keras's config, with the vocabulary learnt by `adapt` as if it had been given
         (Keras keeps that one in the file's assets), and Keras's dtype policy, float32."""
         learnt = self.input_vocabulary is None and self._tokens
-        vocabulary = self.get_vocabulary(False) if learnt else _listed(self.input_vocabulary)
+        if learnt:
+            vocabulary = [self._shown(t) for t in self._tokens]
+        else:
+            vocabulary = _listed(self.input_vocabulary)
         weights = self.input_idf_weights
         if learnt and self._idf is not None:
             weights = self._idf[self._token_start() : self.vocabulary_size()].tolist()
@@ -371,6 +375,12 @@ def batches(data, steps=None):
         if steps is not None and k >= steps:
             return
         yield element[0] if isinstance(element, tuple) else element
+
+
+def _numpy_scalar(token):
+    """A learnt or given token as Keras's get_vocabulary lists it: np.str_ or np.int64 (the
+    special tokens stay Python's), as its lookup table's export gives them."""
+    return np.str_(token) if isinstance(token, str) else np.int64(token)
 
 
 def _listed(value):
