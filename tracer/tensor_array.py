@@ -141,6 +141,9 @@ class TensorArray:
                 "of elements, or collect the values in a loop of a known number of iterations "
                 "(`for i in tt.range(n)` with TensorArray(size=n))"
             )
+        if k is not None and k >= 0:
+            spliced = _spliced(buffer, k, array_ops.expand_dims(value, 0))
+            return self._with(buffer=spliced, element=value.shape)
         rows = array_ops.range_(0, buffer.shape[0], dtype=dtypes.int32)
         # the row at `index` (gather checks it is in range, when the function runs)
         row = index_ops.gather(rows, array_ops.cast(convert.as_tensor(index), dtypes.int32))
@@ -159,9 +162,10 @@ class TensorArray:
     def scatter(self, indices, value, name=None):
         """The array with `value[p]` written at `indices[p]`; `indices` may be a tensor known
         only when the function runs, of a length known when tracing. Traced, the rows are
-        replaced at once (a gather of `value`'s rows and a select: linear in the array's
-        size, where a write per index would be quadratic); the last of repeated indices
-        wins, as writes in order would."""
+        replaced at once: a run of consecutive indices known when tracing by a concat of
+        the slices around it, any others by a gather of `value`'s rows and a select (linear
+        in the array's size, where a write per index would be quadratic); the last of
+        repeated indices wins, as writes in order would."""
         value = self._as_tensor(value)
         indices = convert.as_tensor(indices)
         count = indices.shape[0] if len(indices.shape) == 1 else None
@@ -185,7 +189,15 @@ class TensorArray:
             buffer = array_ops.zeros((self._known_size(), *element), self.dtype)
         size = buffer.shape[0]
         if indices._value is not None:
-            source, hit = _scattered_rows(np.asarray(indices._value).reshape(-1), size)
+            positions = np.asarray(indices._value).reshape(-1)
+            start = int(positions[0]) if len(positions) else 0
+            if (
+                0 <= start
+                and start + count <= size
+                and (positions == start + np.arange(count)).all()
+            ):
+                return self._with(buffer=_spliced(buffer, start, value), element=element)
+            source, hit = _scattered_rows(positions, size)
         else:
             source, hit = _scattered_rows_at_run_time(indices, count, size)
         mask = array_ops.reshape(hit, (size,) + (1,) * len(element))
@@ -349,6 +361,18 @@ def _check_concatenable(k, shape):
             f"TensorArray.concat: element {k} is a scalar, and concat joins the elements "
             f"along their first axis{at_user_line()}"
         )
+
+
+def _spliced(buffer, start, rows):
+    """`buffer` with `rows` in place of its rows from `start` on (known when tracing): a
+    concat of the slices around them, which reads each row once, where a select would read
+    the whole buffer and the rows both."""
+    stop = start + rows.shape[0]
+    pieces = [buffer[:start]] if start else []
+    pieces.append(rows)
+    if stop < buffer.shape[0]:
+        pieces.append(buffer[stop:])
+    return structure_ops.concat(pieces, 0) if len(pieces) > 1 else rows
 
 
 def _scattered_rows(positions, size):
