@@ -616,3 +616,35 @@ def test_functions_a_traced_function_calls_are_converted_too():
 
     assert Model()(tt.constant([1.0, 2.0])).numpy().tolist() == [10.0, 20.0]
     assert Model()(tt.constant([-1.0, -2.0])).numpy().tolist() == [-7.0, -14.0]
+
+
+def batched_sums(x, batch_size=4):
+    """The integrated-gradients tutorial's loop: batches sliced at the loop's values."""
+    parts = tt.TensorArray(tt.float32, size=len(x))
+    for start in tt.range(0, len(x), batch_size):
+        stop = tt.minimum(start + batch_size, len(x))
+        batch = x[start:stop]
+        parts = parts.scatter(tt.range(start, stop), tt.cumsum(batch))
+    return parts.stack()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_over_known_rows_whose_body_slices_at_them_is_unrolled(backend, caplog):
+    """TensorFlow's loop there holds batches of sizes unknown until it runs (4, 4, 2); tracer's
+    compiled code cannot, so the loop over a tt.range of numbers runs as Python, one trace of
+    the body per row, with a log line saying so; values and gradients as numpy's."""
+    x = np.arange(1.0, 11.0, dtype=np.float32)
+    want = np.concatenate([np.cumsum(x[k : k + 4]) for k in range(0, 10, 4)])
+    compiled = tt.function(batched_sums, backend=backend)
+    with caplog.at_level(logging.INFO, logger="tracer.autograph"):
+        np.testing.assert_allclose(compiled(tt.constant(x)).numpy(), want)
+    assert "unrolled, one trace of the body per row" in caplog.text
+
+    @tt.function(backend=backend)
+    def grad(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(batched_sums(x))
+        return tape.gradient(y, x)
+
+    np.testing.assert_allclose(grad(tt.constant(x)).numpy(), [4, 3, 2, 1, 4, 3, 2, 1, 2, 1])

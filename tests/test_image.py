@@ -410,3 +410,27 @@ def test_a_datasets_map_flips_anew_at_every_element_and_epoch():
     fraction = np.mean(flipped)
     assert 0.3 < fraction < 0.7
     assert len({tuple(epoch) for epoch in flipped}) > 1
+
+
+def test_resize_with_pad_scales_to_fit_then_pads_as_tensorflow():
+    """Values printed by TF 2.21: tf.image.resize_with_pad on a 3x5 ramp (bilinear, batched
+    and not), and nearest on uint8, which keeps the dtype; the size and the padding are
+    floored from float32 arithmetic."""
+    x = np.arange(30, dtype=np.float32).reshape(2, 3, 5, 1)
+    batched = tt.image.resize_with_pad(x, 4, 4)
+    assert batched.shape == (2, 4, 4, 1) and batched.dtype == tt.float32
+    np.testing.assert_allclose(
+        batched.numpy()[0, :, :, 0],
+        [[1.375, 2.625, 3.875, 5.125], [8.875, 10.125, 11.375, 12.625], [0] * 4, [0] * 4],
+    )
+    nearest = tt.image.resize_with_pad(x[0].astype(np.uint8), 7, 3, method="nearest")
+    assert nearest.dtype == tt.uint8
+    np.testing.assert_array_equal(
+        nearest.numpy()[:, :, 0], [[0] * 3] * 2 + [[5, 7, 9]] + [[0] * 3] * 4
+    )
+    wide = tt.image.resize_with_pad(x[0], 6, 10)
+    np.testing.assert_allclose(
+        wide.numpy()[[0, 2, 5], :3, 0], [[0.0, 0.25, 0.75], [3.75, 4.0, 4.5], [10.0, 10.25, 10.75]]
+    )
+    with pytest.raises(ValueError, match="target_height must be > 0"):
+        tt.image.resize_with_pad(x[0], 0, 3)

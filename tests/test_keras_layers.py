@@ -268,3 +268,36 @@ def test_subclassed_models_nest_their_layers_names_and_need_compile_before_fit()
     ]
     with pytest.raises(RuntimeError, match="must be compiled first"):
         model.fit(x, y)
+
+
+def test_a_subclassed_model_lists_its_layers_and_gets_one_by_name_or_index():
+    """Keras's `layers` of a subclassed model are the layers it holds, in the order set, and
+    `get_layer` finds them (word2vec's `get_layer('w2v_embedding')`), with Keras's errors;
+    Sequential's get_layer too (messages printed by TF 2.21)."""
+
+    class Pair(tt.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.first = tt.keras.layers.Dense(2, name="aa")
+            self.second = tt.keras.layers.Dense(3, name="bb")
+
+        def call(self, x):
+            return self.second(self.first(x))
+
+    model = Pair()
+    model(tt.zeros((1, 2)))
+    assert [layer.name for layer in model.layers] == ["aa", "bb"]
+    assert model.get_layer("bb") is model.second and model.get_layer(index=0) is model.first
+    assert model.get_layer(index=-1) is model.second
+    with pytest.raises(ValueError, match=r"No such layer: zz. Existing layers are: \['aa', 'bb'\]"):
+        model.get_layer("zz")
+    with pytest.raises(ValueError, match="index 5 but model only has 2 layers"):
+        model.get_layer(index=5)
+    with pytest.raises(ValueError, match="Provide only a layer name or a layer index"):
+        model.get_layer("aa", 0)
+    with pytest.raises(ValueError, match="Provide either a layer name or layer index"):
+        model.get_layer()
+    with pytest.raises(AttributeError, match="`Model.layers` attribute is reserved"):
+        model.layers = []
+    sequential = tt.keras.Sequential([tt.keras.layers.Dense(2, name="only")])
+    assert sequential.get_layer("only") is sequential.layers[0]

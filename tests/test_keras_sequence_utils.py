@@ -1,6 +1,8 @@
 """tt.keras.utils's sequence utilities against the outputs of Keras 3.15 on TensorFlow 2.21
 (printed by `tf.keras.utils.pad_sequences(...).tolist()` and the like on the same inputs)."""
 
+import random
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,34 @@ def test_the_windows_count_is_known_as_in_keras():
     long = tt.data.Dataset.range(7).apply(tt.data.experimental.assert_cardinality(5))
     with pytest.raises(tt.errors.FailedPreconditionError, match="at least 6 elements"):
         list(long)
+
+
+def test_make_sampling_table_is_keras_zipf_table():
+    # printed by TF 2.21 (Keras 3.15): tf.keras.preprocessing.sequence.make_sampling_table
+    expected = [0.03152247875194251, 0.03152247875194251, 0.054759726939176974,
+                0.07415564097374219, 0.09128167456366162, 0.10684345040995183]  # fmt: skip
+    table = tt.keras.preprocessing.sequence.make_sampling_table(6, sampling_factor=1e-3)
+    np.testing.assert_allclose(table, expected, rtol=1e-12)
+
+
+def test_skipgrams_draws_with_pythons_random_as_keras_does():
+    """After random.seed, skipgrams gives Keras's pairs and labels: positives in a window,
+    negatives, the shuffle, categorical labels and a sampling table (printed by TF 2.21)."""
+    sequence = tt.keras.preprocessing.sequence
+    random.seed(7)
+    assert sequence.skipgrams([3, 0, 1, 4, 2], 5, window_size=1) == (
+        [[2, 4], [1, 1], [2, 1], [4, 1], [1, 4], [4, 3], [4, 2], [4, 1]],
+        [1, 0, 0, 1, 1, 0, 1, 0],
+    )
+    random.seed(7)
+    couples, labels = sequence.skipgrams(
+        [3, 1, 4, 2, 1], 5, window_size=2, negative_samples=0.5, categorical=True, seed=3
+    )
+    assert couples[:6] == [[1, 3], [1, 4], [4, 1], [4, 1], [1, 1], [4, 3]]
+    assert len(couples) == 21 and labels[:3] == [[0, 1], [1, 0], [0, 1]]
+    assert sum(label == [1, 0] for label in labels) == 7
+    random.seed(7)
+    assert sequence.skipgrams(
+        [3, 1, 4, 2, 1], 5, window_size=1, negative_samples=0, shuffle=False,
+        sampling_table=[0, 0.9, 0.1, 0.5, 0.3],
+    ) == ([[3, 1], [1, 3], [1, 4], [2, 4], [2, 1], [1, 2]], [1] * 6)  # fmt: skip

@@ -14,10 +14,23 @@ def test_set_seed_makes_draws_repeatable_and_op_seeds_pick_streams():
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
     a = tt.random.normal((4,), seed=1).numpy()
-    b = tt.random.normal((4,), seed=1).numpy()
     c = tt.random.normal((4,), seed=2).numpy()
-    np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+def test_an_op_seed_draws_a_sequence_that_set_seed_restarts():
+    """Eagerly, calls with one op-level seed draw anew each time (TensorFlow's seeded ops
+    keep a counter), and set_seed restarts the sequence; a tutorial that samples with
+    seed=SEED in a loop (word2vec's negatives) must not draw the same values each time."""
+
+    def sequence():
+        tt.random.set_seed(3)
+        return [tt.random.uniform((3,), seed=42).numpy() for _ in range(3)]
+
+    first, second = sequence(), sequence()
+    assert len({a.tobytes() for a in first}) == 3
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_normal_and_uniform_moments_and_dtypes():
@@ -158,3 +171,51 @@ def test_shuffle_permutes_the_first_axis_eagerly_and_compiled():
         assert shuffled(tt.constant(rows[:5])).shape == (5, 2)
     with pytest.raises(ValueError, match="must have a first axis to shuffle"):
         tt.random.shuffle(tt.constant(3.0))
+
+
+def test_log_uniform_candidate_sampler_follows_zipf_and_tensorflows_expected_counts():
+    """The draws follow P(k) = log((k + 2) / (k + 1)) / log(range_max + 1); without `unique`
+    the expected counts are p * num_sampled, as TF 2.21 printed them for these classes; with
+    it, the sampled classes are distinct and counted as 1 - (1 - p) ** tries."""
+    tt.random.set_seed(0)
+    true_classes = tt.constant([[0, 1, 5, 9]], tt.int64)
+    drawn = tt.random.log_uniform_candidate_sampler(true_classes, 4, 20_000, False, 10, seed=1)
+    assert type(drawn).__name__ == "LogUniformCandidateSampler"
+    assert drawn.sampled_candidates.dtype == tt.int64 and drawn.sampled_candidates.shape == (
+        20_000,
+    )
+    frequency = np.bincount(drawn.sampled_candidates.numpy(), minlength=10) / 20_000
+    k = np.arange(10)
+    np.testing.assert_allclose(frequency, np.log((k + 2) / (k + 1)) / np.log(11), atol=0.012)
+    few = tt.random.log_uniform_candidate_sampler(true_classes, 4, 3, False, 10)
+    # printed by TF 2.21: log_uniform_candidate_sampler(..., 4, 3, False, 10).true_expected_count
+    expected = [[0.8671944737434387, 0.5072762966156006, 0.19285748898983002, 0.11924229562282562]]
+    np.testing.assert_allclose(few.true_expected_count.numpy(), expected, rtol=1e-6)
+    unique = tt.random.log_uniform_candidate_sampler([[1]], 1, 6, True, 8, seed=2)
+    sampled = unique.sampled_candidates.numpy()
+    assert len(set(sampled.tolist())) == 6 and sampled.min() >= 0 and sampled.max() < 8
+    p = np.log((sampled + 2.0) / (sampled + 1.0)) / np.log(9.0)
+    tries = np.log1p(-unique.sampled_expected_count.numpy()) / np.log1p(-p)
+    np.testing.assert_allclose(tries, np.round(tries[0]), rtol=1e-4)  # one count of tries
+    assert tries[0] >= 6
+
+
+def test_uniform_candidate_sampler_and_the_samplers_errors():
+    drawn = tt.random.uniform_candidate_sampler([[1, 2]], 2, 3, False, 10)
+    np.testing.assert_allclose(drawn.true_expected_count.numpy(), [[0.3, 0.3]], rtol=1e-6)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="range is too small"):
+        tt.random.log_uniform_candidate_sampler([[1]], 1, 6, True, 4)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="num_true columns"):
+        tt.random.log_uniform_candidate_sampler([[1, 2]], 1, 2, True, 4)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="int64"):
+        tt.random.log_uniform_candidate_sampler(tt.constant([[1]], tt.int32), 1, 2, True, 4)
+
+
+def test_a_candidate_sampler_in_a_function_draws_at_each_call():
+    @tt.function
+    def negatives(true_classes):
+        return tt.random.log_uniform_candidate_sampler(true_classes, 1, 5, True, 50)
+
+    true_classes = tt.constant([[3]], tt.int64)
+    draws = {negatives(true_classes).sampled_candidates.numpy().tobytes() for _ in range(4)}
+    assert len(draws) > 1

@@ -209,3 +209,37 @@ def test_a_dynamic_array_written_in_a_data_dependent_loop_is_refused_when_tracin
     for backend in BACKENDS:
         with pytest.raises(ValueError, match=r"dynamic_size=True.*test_tensor_array_and_loops"):
             tt.function(halvings, backend=backend)(tt.constant(10.0))
+
+
+def test_scatter_replaces_rows_at_once_and_the_last_repeated_index_wins():
+    """scatter at indices known when tracing and at indices known when running: TF 2.21 gave
+    [[3, 4], [0, 0], [0, 0], [5, 6], [10, 20]] for indices [3, 0, 3] then [4] (the last of a
+    repeated index wins); the gradient reaches the rows written, not the one overwritten. The
+    traced array holds one select per scatter, not one per index (integrated gradients
+    scatters hundreds of rows; a run of consecutive indices is spliced in by a concat)."""
+
+    def scatter(idx, values):
+        ta = tt.TensorArray(tt.float32, size=5)
+        ta = ta.scatter(idx, values)
+        ta = ta.scatter([4], values[:1] * 10.0)
+        return ta.stack()
+
+    def grad(idx, values):
+        with tt.GradientTape() as tape:
+            tape.watch(values)
+            y = tt.reduce_sum(scatter(idx, values) * tt.reshape(tt.range(1.0, 6.0), (5, 1)))
+        return tape.gradient(y, values)
+
+    values = tt.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    expected = [[3.0, 4.0], [0.0, 0.0], [0.0, 0.0], [5.0, 6.0], [10.0, 20.0]]
+    known = tt.function(lambda values: scatter([3, 0, 3], values))
+    np.testing.assert_array_equal(known(values).numpy(), expected)
+    for run in runners(scatter):
+        np.testing.assert_array_equal(run(tt.constant([3, 0, 3]), values).numpy(), expected)
+    for run in runners(grad):
+        np.testing.assert_array_equal(
+            run(tt.constant([3, 0, 3]), values).numpy(), [[50.0, 50.0], [1.0, 1.0], [4.0, 4.0]]
+        )
+    traced = known.get_concrete_function(values).ir("traced")
+    # [3, 0, 3]: one select of gathered rows; [4], a run of consecutive rows: a concat
+    assert traced.count(" = select ") == 1 and traced.count(" = concat") == 1, traced

@@ -15,13 +15,15 @@ seed changes. Their stream is tracer's own (`tracer/ops/random_ops.py`), not Ten
 `Generator` (tracer/random_generator.py) draws TensorFlow's.
 """
 
+import collections
 import math
 
 import numpy as np
 
-from tracer import dtypes
+from tracer import candidate_sampling, dtypes
 from tracer.context import outside_trace, state
 from tracer.dtypes import as_dtype
+from tracer.errors import InvalidArgumentError
 from tracer.ir import dims
 from tracer.ops import random_ops
 from tracer.ops.array_ops import cast
@@ -38,6 +40,7 @@ from tracer.tensor import Tensor, convert_to_tensor
 
 _generator = np.random.default_rng()
 _global_seed = None
+_op_generators = {}  # op-level seed -> its eager stream, restarted by set_seed
 _traced_stream = None  # the Variable [start, count] of the draws made while tracing
 
 
@@ -45,13 +48,19 @@ def set_seed(seed):
     global _generator, _global_seed, _traced_stream
     _global_seed = int(seed)
     _generator = np.random.default_rng(_global_seed)
+    _op_generators.clear()
     _traced_stream = None  # functions traced from now on draw from a stream of this seed
 
 
 def _rng(seed):
+    """The eager stream of an op-level `seed` (the global one without): each draw advances
+    it, so that repeated calls with one seed draw anew, and the same sequence after each
+    set_seed, as TensorFlow's seeded ops do."""
     if seed is None:
         return _generator
-    return np.random.default_rng([_global_seed or 0, int(seed)])
+    if int(seed) not in _op_generators:
+        _op_generators[int(seed)] = np.random.default_rng([_global_seed or 0, int(seed)])
+    return _op_generators[int(seed)]
 
 
 def _shape(shape):
@@ -122,6 +131,68 @@ def shuffle(value, seed=None, name=None):
     else:
         order = argsort(uniform([value.shape[0]], dtype=dtypes.float64, seed=seed))
     return gather(value, order)
+
+
+# --- candidate samplers: classes for sampled losses -----------------------------------------
+
+LogUniformCandidateSampler = collections.namedtuple(
+    "LogUniformCandidateSampler",
+    ["sampled_candidates", "true_expected_count", "sampled_expected_count"],
+)
+UniformCandidateSampler = collections.namedtuple(
+    "UniformCandidateSampler", LogUniformCandidateSampler._fields
+)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                  seed=None, name=None):  # fmt: skip
+    """`num_sampled` classes of [0, range_max) drawn with P(k) = log((k + 2) / (k + 1)) /
+    log(range_max + 1) (Zipf's law: ids ranked by frequency), distinct with `unique`, and the
+    expected counts of `true_classes` (int64 [batch, num_true]) and of the sampled classes
+    (tracer/candidate_sampling.py). The draws are numpy's; in a tt.function, a py_function
+    that draws at each call.
+
+    >>> s = tt.random.log_uniform_candidate_sampler([[1]], 1, 4, True, 10, seed=1)
+    >>> s.sampled_candidates.shape, s.true_expected_count.shape, s.sampled_expected_count.dtype
+    (TensorShape([4]), TensorShape([1, 1]), tt.float32)
+    """
+    return _candidate_sampler(
+        LogUniformCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed
+    )
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                              seed=None, name=None):  # fmt: skip
+    """As log_uniform_candidate_sampler, with every class of [0, range_max) equally likely."""
+    return _candidate_sampler(
+        UniformCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed
+    )
+
+
+def _candidate_sampler(result, true_classes, num_true, num_sampled, unique, range_max, seed):
+    kind = result.__name__
+    if not isinstance(true_classes, Tensor):  # (lists become int64, as the op's input)
+        true_classes = convert_to_tensor(true_classes, dtypes.int64)
+    if true_classes.dtype != dtypes.int64:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"{kind}: true_classes must be an int64 tensor, not {true_classes.dtype.name}",
+        )
+    args = (int(num_true), int(num_sampled), bool(unique), int(range_max))
+
+    def draw(classes):
+        values = candidate_sampling.sample(kind, _rng(seed), classes.numpy(), *args)
+        return [Tensor(value) for value in values]
+
+    if state.trace is None:
+        return result(*draw(true_classes))
+    from tracer.py_function import py_function  # (it imports what imports this module)
+
+    sampled, true_expected, sampled_expected = py_function(
+        draw, [true_classes], [dtypes.int64, dtypes.float32, dtypes.float32]
+    )
+    return result(sampled, true_expected, sampled_expected)
 
 
 # --- stateless: the draw is a function of a seed tensor ------------------------------------

@@ -24,6 +24,12 @@ class SymbolicNumpyError(AttributeError, TypeError):
     have no `numpy`), and the TypeError tracer raised before."""
 
 
+class SymbolicValueError(TypeError):
+    """Python asked a symbolic tensor for its value while a function was traced (a slice
+    bound, an int, a size): the TypeError tracer raises, a class of its own so that a
+    converted loop can tell it from others (tracer/autograph/operators.py)."""
+
+
 class TensorLike:
     """Operators and numpy interop shared by `Tensor` and `Variable`; subclasses give `_read()`."""
 
@@ -187,7 +193,7 @@ class Tensor(TensorLike):
 
     def _concrete_value(self):
         if self._value is None:
-            raise TypeError(self._symbolic_message())
+            raise SymbolicValueError(self._symbolic_message())
         return self._value
 
     def _symbolic_message(self):

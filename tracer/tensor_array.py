@@ -23,7 +23,7 @@ import numpy as np
 from tracer import dtypes
 from tracer.context import state
 from tracer.control.region import at_user_line
-from tracer.ops import array_ops, convert, index_ops, math_ops, structure_ops
+from tracer.ops import array_ops, convert, index_ops, math_ops, reduction_ops, structure_ops
 from tracer.tensor import TensorLike, constant
 
 
@@ -141,6 +141,9 @@ class TensorArray:
                 "of elements, or collect the values in a loop of a known number of iterations "
                 "(`for i in tt.range(n)` with TensorArray(size=n))"
             )
+        if k is not None and k >= 0:
+            spliced = _spliced(buffer, k, array_ops.expand_dims(value, 0))
+            return self._with(buffer=spliced, element=value.shape)
         rows = array_ops.range_(0, buffer.shape[0], dtype=dtypes.int32)
         # the row at `index` (gather checks it is in range, when the function runs)
         row = index_ops.gather(rows, array_ops.cast(convert.as_tensor(index), dtypes.int32))
@@ -158,20 +161,55 @@ class TensorArray:
 
     def scatter(self, indices, value, name=None):
         """The array with `value[p]` written at `indices[p]`; `indices` may be a tensor known
-        only when the function runs, of a length known when tracing."""
+        only when the function runs, of a length known when tracing. Traced, the rows are
+        replaced at once: a run of consecutive indices known when tracing by a concat of
+        the slices around it, any others by a gather of `value`'s rows and a select (linear
+        in the array's size, where a write per index would be quadratic); the last of
+        repeated indices wins, as writes in order would."""
         value = self._as_tensor(value)
         indices = convert.as_tensor(indices)
+        count = indices.shape[0] if len(indices.shape) == 1 else None
+        if indices._value is None and not isinstance(count, (int, np.integer)):
+            raise ValueError(
+                "TensorArray.scatter in a tt.function needs a vector of indices whose "
+                f"length is known when tracing, not one of shape {indices.shape}"
+                f"{at_user_line()}"
+            )
+        if self._eager or not self._infer or self._dynamic:
+            return self._scatter_by_writes(indices, value)
+        if not value.shape or value.shape[0] != count:
+            raise ValueError(
+                f"TensorArray.scatter: {count} indices for a value of shape "
+                f"{tuple(value.shape)}: its first axis must hold one element per index"
+            )
+        element = tuple(value.shape[1:])
+        self._checked_element(value.dtype, element)
+        buffer = self._buffer
+        if buffer is None:
+            buffer = array_ops.zeros((self._known_size(), *element), self.dtype)
+        size = buffer.shape[0]
+        if indices._value is not None:
+            positions = np.asarray(indices._value).reshape(-1)
+            start = int(positions[0]) if len(positions) else 0
+            if (
+                0 <= start
+                and start + count <= size
+                and (positions == start + np.arange(count)).all()
+            ):
+                return self._with(buffer=_spliced(buffer, start, value), element=element)
+            source, hit = _scattered_rows(positions, size)
+        else:
+            source, hit = _scattered_rows_at_run_time(indices, count, size)
+        mask = array_ops.reshape(hit, (size,) + (1,) * len(element))
+        rows = index_ops.gather(value, source)
+        return self._with(buffer=math_ops.where(mask, rows, buffer), element=element)
+
+    def _scatter_by_writes(self, indices, value):
+        """scatter as one write per index (eagerly, or where the array is a list or grows)."""
         if indices._value is not None:
             positions = [int(k) for k in np.asarray(indices._value).reshape(-1)]
         else:
-            count = indices.shape[0] if len(indices.shape) == 1 else None
-            if not isinstance(count, (int, np.integer)):
-                raise ValueError(
-                    "TensorArray.scatter in a tt.function needs a vector of indices whose "
-                    f"length is known when tracing, not one of shape {indices.shape}"
-                    f"{at_user_line()}"
-                )
-            positions = [indices[p] for p in range(count)]
+            positions = [indices[p] for p in range(indices.shape[0])]
         array = self
         for position, k in enumerate(positions):
             array = array.write(k, value[position])
@@ -238,16 +276,17 @@ class TensorArray:
 
     def _checked(self, value):
         value = self._as_tensor(value)
-        if value.dtype != self.dtype:
-            raise TypeError(
-                f"TensorArray of {self.dtype.name}: cannot write a {value.dtype.name} value"
-            )
-        if self._element_shape is not None and tuple(value.shape) != self._element_shape:
+        self._checked_element(value.dtype, tuple(value.shape))
+        return value
+
+    def _checked_element(self, dtype, shape):
+        if dtype != self.dtype:
+            raise TypeError(f"TensorArray of {self.dtype.name}: cannot write a {dtype.name} value")
+        if self._element_shape is not None and shape != self._element_shape:
             raise ValueError(
                 f"TensorArray of elements of shape {self._element_shape}: cannot write a "
-                f"value of shape {tuple(value.shape)}{at_user_line()}"
+                f"value of shape {shape}{at_user_line()}"
             )
-        return value
 
     def _as_tensor(self, value):
         """A tensor of it; Python numbers and lists take the array's dtype, as in TensorFlow."""
@@ -322,3 +361,43 @@ def _check_concatenable(k, shape):
             f"TensorArray.concat: element {k} is a scalar, and concat joins the elements "
             f"along their first axis{at_user_line()}"
         )
+
+
+def _spliced(buffer, start, rows):
+    """`buffer` with `rows` in place of its rows from `start` on (known when tracing): a
+    concat of the slices around them, which reads each row once, where a select would read
+    the whole buffer and the rows both."""
+    stop = start + rows.shape[0]
+    pieces = [buffer[:start]] if start else []
+    pieces.append(rows)
+    if stop < buffer.shape[0]:
+        pieces.append(buffer[stop:])
+    return structure_ops.concat(pieces, 0) if len(pieces) > 1 else rows
+
+
+def _scattered_rows(positions, size):
+    """For indices known when tracing: (the row of `value` each array row takes, whether it
+    takes one), as constants; the last of repeated indices wins."""
+    source, hit = np.zeros(size, np.int32), np.zeros(size, bool)
+    for p, k in enumerate(positions.tolist()):
+        if not 0 <= k < size:
+            raise ValueError(
+                f"TensorArray index {k} is out of range for a TensorArray of size {size}"
+            )
+        source[k], hit[k] = p, True
+    return constant(source), constant(hit)
+
+
+def _scattered_rows_at_run_time(indices, count, size):
+    """As `_scattered_rows`, computed when the function runs: each array row against each
+    index (gather checks the indices are in range); the largest matching position wins."""
+    rows = array_ops.range_(0, size, dtype=dtypes.int32)
+    checked = index_ops.gather(rows, array_ops.cast(indices, dtypes.int32))
+    matches = math_ops.equal(
+        array_ops.reshape(rows, (size, 1)), array_ops.reshape(checked, (1, count))
+    )
+    numbered = array_ops.cast(matches, dtypes.int32) * array_ops.range_(
+        1, count + 1, dtype=dtypes.int32
+    )
+    last = reduction_ops.reduce_max(numbered, axis=1)  # position + 1, or 0 for no match
+    return math_ops.maximum(last - 1, 0), math_ops.greater(last, 0)

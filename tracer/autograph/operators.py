@@ -30,7 +30,7 @@ from tracer.ir.source import is_library_file
 from tracer.ops import convert, dim_values, index_ops
 from tracer.ops.array_ops import SymbolicRange, cast, range_, shape, zeros
 from tracer.ops.math_ops import logical_and, logical_not, logical_or
-from tracer.tensor import Tensor, TensorLike
+from tracer.tensor import SymbolicValueError, Tensor, TensorLike
 
 log = logging.getLogger("tracer.autograph")
 
@@ -543,6 +543,11 @@ def for_stmt(iterable, body_fn, names, values, where, extra_test=None, read_afte
         return _range_loop(iterable, *loop)
     if isinstance(iterable, TensorLike) and state.trace is not None:
         return _rows_loop(convert.as_tensor(iterable), *loop)
+    return _python_loop(iterable, body_fn, values, where, extra_test)
+
+
+def _python_loop(iterable, body_fn, values, where, extra_test=None):
+    """Python's `for`, unrolled into the trace: the body traced once per item."""
     values = list(values)
     start, iterations = _nodes_made(), 0
     for item in iterable:
@@ -576,7 +581,23 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_afte
         return (i + 1, *body_fn(index_ops.gather(tensor, i), *state))
 
     limit = count if isinstance(count, int) else None
-    return _tensor_loop(test, body, names, values, where, limit, read_after, first=index)
+    try:
+        return _tensor_loop(test, body, names, values, where, limit, read_after, first=index)
+    except SymbolicValueError:
+        if tensor._value is None:
+            raise
+    # NOTE: the body asked a value computed from the row for a size (a slice bound, say):
+    # TensorFlow's loop then holds tensors of sizes unknown until it runs, which compiled code
+    # cannot, so a loop over rows known while tracing (tt.range of numbers: the
+    # integrated-gradients tutorial's batches) runs as Python, each row a constant. The
+    # abandoned loop's body was traced into its own graph; its Python effects ran once more.
+    log.info(
+        "tracer: the `for` at %s runs over a tensor known while tracing, and its body needs a "
+        "value of the row as a size: unrolled, one trace of the body per row",
+        where,
+    )
+    rows = [convert.as_tensor(row) for row in tensor._value]
+    return _python_loop(rows, body_fn, values, where, extra_test)
 
 
 def _range_loop(bounds, body_fn, names, values, where, extra_test=None, read_after=()):

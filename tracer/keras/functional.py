@@ -248,23 +248,6 @@ class Functional(Model):
         """The shapes of `outputs`, in a list; one for one output."""
         return _unpack(_shapes(self._outputs))
 
-    def get_layer(self, name=None, index=None):
-        """The layer called `name`, or the layer at `index` of `layers`."""
-        if index is not None and name is not None:
-            raise ValueError("get_layer takes a name or an index, not both")
-        if index is not None:
-            if not -len(self._layers) <= index < len(self._layers):
-                raise ValueError(
-                    f"get_layer: index {index} is out of range: model {self.name!r} has "
-                    f"{len(self._layers)} layers"
-                )
-            return self._layers[index]
-        for layer in self._layers:
-            if layer.name == name:
-                return layer
-        names = [layer.name for layer in self._layers]
-        raise ValueError(f"no layer named {name!r} in model {self.name!r}; its layers are {names}")
-
     def get_config(self):
         """Keras's config of the model: its layers, how they are called and its inputs and
         outputs, as a `.keras` file's config.json holds them."""

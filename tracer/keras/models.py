@@ -33,6 +33,42 @@ class Model(Trainer, Layer):
             return
         super().__init__(*args, **kwargs)
 
+    @property
+    def layers(self):
+        """The layers the model holds as attributes (or in lists of them), in the order set,
+        as Keras's `model.layers` of a subclassed model."""
+        return _direct_layers(self)
+
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError(
+            "`Model.layers` attribute is reserved and should not be used. Please use another name."
+        )
+
+    def get_layer(self, name=None, index=None):
+        """The layer called `name`, or the one at `index` of `layers` (Keras's errors: a
+        ValueError for both or neither given, an unknown name, an index out of range)."""
+        if name is not None and index is not None:
+            raise ValueError(
+                f"Provide only a layer name or a layer index. Received: index={index}, name={name}."
+            )
+        layers = self.layers
+        if index is not None:
+            if len(layers) <= index:
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model only has "
+                    f"{len(layers)} layers."
+                )
+            return layers[index]
+        if name is None:
+            raise ValueError("Provide either a layer name or layer index at `get_layer`.")
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No such layer: {name}. Existing layers are: {[layer.name for layer in layers]}."
+        )
+
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False, layer_range=None):  # fmt: skip
         """Print Keras's table of the layers (through `print_fn`, a function of one line)."""
         for line in summary.summary_lines(self):
@@ -69,7 +105,7 @@ class Sequential(Model):
     def __init__(self, layers=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.dtype = None
-        self.layers = []
+        self._stack = []  # the layers, in order: `layers`
         self._input_shape = None
         for layer in layers or ():
             self.add(layer)
@@ -107,6 +143,11 @@ class Sequential(Model):
             if isinstance(layer, Layer):
                 layer._output_shape = (None, *layer._output_shape[1:])
         self.built = True
+
+    @property
+    def layers(self):
+        """The layers in order (the list itself, which loading a config appends to)."""
+        return self._stack
 
     def pop(self):
         return self.layers.pop()

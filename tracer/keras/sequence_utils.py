@@ -1,6 +1,9 @@
-"""Keras's utilities for sequences: `pad_sequences` (lists of ids to one array) and
-`timeseries_dataset_from_array` (windows of a series, as a `tt.data.Dataset`), as Keras 3.15
+"""Keras's utilities for sequences: `pad_sequences` (lists of ids to one array),
+`timeseries_dataset_from_array` (windows of a series, as a `tt.data.Dataset`), and word2vec's
+`skipgrams` and `make_sampling_table` (`tt.keras.preprocessing.sequence`), as Keras 3.15
 defines them."""
+
+import random
 
 import numpy as np
 
@@ -88,6 +91,67 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
     if shuffle:
         dataset = dataset.shuffle(batch_size * 8, seed=seed)
     return dataset.batch(batch_size)
+
+
+def make_sampling_table(size, sampling_factor=1e-5):
+    """A numpy array [size]: entry i is word2vec's probability of keeping the i-th most
+    frequent word, min(1, sqrt(f / sampling_factor) / (f / sampling_factor)), with Zipf's law
+    (s=1) for the frequency f of rank i (rank 0 is taken as rank 1), as Keras computes it.
+
+    >>> tt.keras.preprocessing.sequence.make_sampling_table(3).round(5).tolist()
+    [0.00315, 0.00315, 0.00548]
+    """
+    gamma = 0.577  # Euler-Mascheroni, to Keras's three digits
+    rank = np.arange(size)
+    rank[0] = 1
+    inv_fq = rank * (np.log(rank) + gamma) + 0.5 - 1.0 / (12.0 * rank)
+    f = sampling_factor * inv_fq
+    return np.minimum(1.0, f / np.sqrt(f))
+
+
+def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1.0, shuffle=True,
+              categorical=False, sampling_table=None, seed=None):  # fmt: skip
+    """Skip-gram pairs of a sequence of word ids and their labels, as two lists: each
+    (word, neighbour within `window_size`) with label 1, then `negative_samples` times as
+    many (word, random id in [1, vocabulary_size)) with label 0 ([0, 1] and [1, 0] with
+    `categorical`). Id 0 is no word and is skipped; with `sampling_table`, word i is kept
+    with probability sampling_table[i].
+
+    NOTE: the draws are Python's `random` module's, made in Keras's order (keep-or-drop per
+    word, shuffle of the negatives' words, their ids, then `shuffle` under `seed`), so that
+    after `random.seed(s)` the pairs are those Keras gives.
+
+    >>> tt.keras.preprocessing.sequence.skipgrams([1, 2, 3], 4, window_size=1,
+    ...                                           negative_samples=0, shuffle=False)
+    ([[1, 2], [2, 1], [2, 3], [3, 2]], [1, 1, 1, 1])
+    """
+    couples, labels = [], []
+    for i, wi in enumerate(sequence):
+        if not wi:
+            continue
+        if sampling_table is not None and sampling_table[wi] < random.random():
+            continue
+        for j in range(max(0, i - window_size), min(len(sequence), i + window_size + 1)):
+            if j != i and sequence[j]:
+                couples.append([wi, sequence[j]])
+                labels.append([0, 1] if categorical else 1)
+    if negative_samples > 0:
+        num_negative_samples = int(len(labels) * negative_samples)
+        words = [c[0] for c in couples]
+        random.shuffle(words)
+        couples += [
+            [words[i % len(words)], random.randint(1, vocabulary_size - 1)]
+            for i in range(num_negative_samples)
+        ]
+        labels += [[1, 0] if categorical else 0 for _ in range(num_negative_samples)]
+    if shuffle:
+        if seed is None:
+            seed = random.randint(0, 10e6)
+        random.seed(seed)
+        random.shuffle(couples)
+        random.seed(seed)
+        random.shuffle(labels)
+    return couples, labels
 
 
 def _array(values):

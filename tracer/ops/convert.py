@@ -3,6 +3,7 @@
 import numpy as np
 
 from tracer.tensor import (
+    SymbolicValueError,
     Tensor,
     TensorLike,
     _from_python,
@@ -108,7 +109,7 @@ def known_value(value, what, hint=""):
     if not isinstance(value, Tensor):
         return value
     if value._value is None:
-        raise TypeError(
+        raise SymbolicValueError(
             f"{what} must be known when the function is traced, not a tensor computed while "
             f"it runs{hint}"
         )

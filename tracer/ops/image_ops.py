@@ -529,6 +529,33 @@ def resize(
     return images if batched else squeeze(images, [0])
 
 
+def resize_with_pad(image, target_height, target_width, method="bilinear", antialias=False):
+    """`image` resized (by `resize`'s `method`) to fit [target_height, target_width] with
+    its aspect ratio kept, then padded with zeros to that size, centred (the odd pixel
+    after), as tf.image.resize_with_pad: the scaled size and the padding are floored from
+    float32 arithmetic, as TensorFlow computes them.
+
+    >>> tt.image.resize_with_pad(tt.ones([2, 4, 1]), 4, 4)[:, 0, 0].numpy()
+    array([0., 1., 1., 0.], dtype=float32)
+    """
+    name = "resize_with_pad"
+    image = _images(image, name)
+    height, width = _height_width(image, name)
+    rows = _python_int(target_height, "target_height", name)
+    columns = _python_int(target_width, "target_width", name)
+    _check(columns > 0, name, "target_width must be > 0.")
+    _check(rows > 0, name, "target_height must be > 0.")
+    f_height, f_width = np.float32(height), np.float32(width)
+    f_rows, f_columns = np.float32(rows), np.float32(columns)
+    ratio = max(f_width / f_columns, f_height / f_rows)
+    resized_height, resized_width = f_height / ratio, f_width / ratio
+    top = max(0, int(np.floor((f_rows - resized_height) / np.float32(2))))
+    left = max(0, int(np.floor((f_columns - resized_width) / np.float32(2))))
+    size = (int(np.floor(resized_height)), int(np.floor(resized_width)))
+    resized = resize(image, size, method=method, antialias=antialias)
+    return pad_to_bounding_box(resized, top, left, rows, columns)
+
+
 def _size_pair(size):
     """`size` as two Python ints [new_height, new_width]."""
     if hasattr(size, "numpy") or not isinstance(size, (list, tuple)):
