@@ -77,15 +77,7 @@ def map_values(op, *args, **kwargs):
         raise ValueError("tt.sparse.map_values: give at least one SparseTensor")
     first = sparse[0]
     for other in sparse[1:]:
-        if (
-            other._dense_shape != first._dense_shape
-            or other.indices is not first.indices
-            and (
-                _known(other.indices) is None
-                or _known(first.indices) is None
-                or not np.array_equal(_known(other.indices), _known(first.indices))
-            )
-        ):
+        if not _same_entries(first, other):
             raise ValueError(
                 "tt.sparse.map_values: the SparseTensors must have the same indices and dense_shape"
             )
@@ -368,7 +360,7 @@ def minimum(sp_a, sp_b, name=None):
 
 def _elementwise(sp_a, sp_b, combine, what):
     a, b = _sparse(sp_a, what), _sparse(sp_b, what)
-    if a._dense_shape != b._dense_shape or not np.array_equal(_indices(a, what), _indices(b, what)):
+    if not _same_entries(a, b):
         raise NotImplementedError(
             f"tt.sparse.{what}: tracer takes sparse tensors of the same indices and shape "
             "only; make them dense (tt.sparse.to_dense) for any others"
@@ -392,6 +384,17 @@ def _sparse(value, what):
 
 def _known(tensor):
     return tensor._read()._value
+
+
+def _same_entries(a, b):
+    """Whether two sparse tensors have the same shape and the same indices: the same
+    tensor, or equal values where both are known."""
+    if a._dense_shape != b._dense_shape:
+        return False
+    if a.indices is b.indices:
+        return True
+    first, second = _known(a.indices), _known(b.indices)
+    return first is not None and second is not None and np.array_equal(first, second)
 
 
 def _indices(sp, what):
