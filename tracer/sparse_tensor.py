@@ -18,7 +18,25 @@ from tracer.tensor import Tensor, TensorLike, convert_to_tensor
 from tracer.tensor_shape import TensorShape
 
 
-class SparseTensor:
+class _Composite:
+    """What a SparseTensor and its spec are to structures (tracer/nest.py) and to a traced
+    function's signature (tracer/signature.py): two components, indices and values, and a
+    dense shape that keys the trace."""
+
+    __slots__ = ()
+
+    def _tensor_components(self):
+        return (self.indices, self.values)
+
+    def _from_components(self, parts):
+        return _rebuilt(parts, self._dense_shape)
+
+    def _static_key(self):
+        """What a trace is keyed by besides its components' shapes and dtypes."""
+        return ("SparseTensor", self._dense_shape)
+
+
+class SparseTensor(_Composite):
     """values[k] is the element at indices[k] of a tensor of shape dense_shape; every other
     element is zero. Many of `tt.sparse`'s functions need the indices in row-major order,
     as TensorFlow's do (`tt.sparse.reorder` sorts them).
@@ -116,20 +134,8 @@ class SparseTensor:
     def __bool__(self):
         raise TypeError("a SparseTensor has no truth value: compare its values")
 
-    # --- a composite tensor (tracer/nest.py, tracer/signature.py) ------------------------
 
-    def _tensor_components(self):
-        return (self.indices, self.values)
-
-    def _from_components(self, parts):
-        return _rebuilt(parts, self._dense_shape)
-
-    def _static_key(self):
-        """What a trace is keyed by besides its components' shapes and dtypes."""
-        return ("SparseTensor", self._dense_shape)
-
-
-class SparseTensorSpec:
+class SparseTensorSpec(_Composite):
     """The type of a SparseTensor (`element_spec`, `input_signature`,
     `get_concrete_function`): its dense shape and dtype; any count of entries. A traced
     function needs every dimension known (tracer compiles a sparse tensor's dense shape as
@@ -157,15 +163,6 @@ class SparseTensorSpec:
         """This spec with None wherever `other`'s dense shape differs."""
         shape = [a if a == b else None for a, b in zip(self._dense_shape, other._dense_shape)]
         return SparseTensorSpec(shape, self.dtype)
-
-    def _tensor_components(self):
-        return (self.indices, self.values)
-
-    def _from_components(self, parts):
-        return _rebuilt(parts, self._dense_shape)
-
-    def _static_key(self):
-        return ("SparseTensor", self._dense_shape)
 
     def __eq__(self, other):
         return isinstance(other, SparseTensorSpec) and (

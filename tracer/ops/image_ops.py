@@ -313,16 +313,23 @@ def central_crop(image, central_fraction):
     return _window(image, top, left, height - 2 * top, width - 2 * left)
 
 
-def resize_with_crop_or_pad(image, target_height, target_width):
-    """`image` cut or padded with zeros (evenly on both sides, the odd pixel after) to
-    [target_height, target_width], as tf.image.resize_with_crop_or_pad."""
-    name = "resize_with_crop_or_pad"
+def _sized(image, target_height, target_width, name):
+    """(images, height, width, target rows, target columns), the targets checked positive."""
     image = _images(image, name)
     height, width = _height_width(image, name)
     rows = _python_int(target_height, "target_height", name)
     columns = _python_int(target_width, "target_width", name)
     _check(columns > 0, name, "target_width must be > 0.")
     _check(rows > 0, name, "target_height must be > 0.")
+    return image, height, width, rows, columns
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """`image` cut or padded with zeros (evenly on both sides, the odd pixel after) to
+    [target_height, target_width], as tf.image.resize_with_crop_or_pad."""
+    image, height, width, rows, columns = _sized(
+        image, target_height, target_width, "resize_with_crop_or_pad"
+    )
     crop_top, crop_left = max((height - rows) // 2, 0), max((width - columns) // 2, 0)
     pad_top, pad_left = max((rows - height) // 2, 0), max((columns - width) // 2, 0)
     cropped = _window(image, crop_top, crop_left, min(rows, height), min(columns, width))
@@ -538,13 +545,9 @@ def resize_with_pad(image, target_height, target_width, method="bilinear", antia
     >>> tt.image.resize_with_pad(tt.ones([2, 4, 1]), 4, 4)[:, 0, 0].numpy()
     array([0., 1., 1., 0.], dtype=float32)
     """
-    name = "resize_with_pad"
-    image = _images(image, name)
-    height, width = _height_width(image, name)
-    rows = _python_int(target_height, "target_height", name)
-    columns = _python_int(target_width, "target_width", name)
-    _check(columns > 0, name, "target_width must be > 0.")
-    _check(rows > 0, name, "target_height must be > 0.")
+    image, height, width, rows, columns = _sized(
+        image, target_height, target_width, "resize_with_pad"
+    )
     f_height, f_width = np.float32(height), np.float32(width)
     f_rows, f_columns = np.float32(rows), np.float32(columns)
     ratio = max(f_width / f_columns, f_height / f_rows)
