@@ -94,6 +94,28 @@ def test_class_weights_round_labels_default_to_one_and_exclude_sample_weights():
         fit(class_weight={0: 1.0, 1: 3.0}, sample_weight=np.ones(6, np.float32))
 
 
+def test_class_weights_weigh_each_element_of_a_datasets_segmentation_targets():
+    # Keras weighs a tf.data dataset's targets element by element (a map with tf.gather), so
+    # per-pixel labels work; arrays of such targets fail in its per-sample conversion.
+    x = np.linspace(-1, 1, 36, dtype=np.float32).reshape(2, 3, 3, 2)
+    y = np.array([0, 1, 2, 2, 1, 0, 1, 1, 1] * 2).reshape(2, 3, 3, 1).astype(np.int64)
+    inputs = keras.Input((3, 3, 2))
+    model = keras.Model(inputs, keras.layers.Dense(3)(inputs))
+    kernel = np.array([[1.0, -0.5, 0.2], [0.3, 0.8, -1.0]], np.float32)
+    model.set_weights([kernel, np.zeros(3, np.float32)])
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.5),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    dataset = tt.data.Dataset.from_tensor_slices((x, y)).batch(2)
+    history = model.fit(dataset, epochs=2, class_weight={0: 2.0, 1: 3.0, 2: 0.5}, verbose=0)
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program.
+    keras_losses = [2.706129550933838, 1.9611859321594238]
+    np.testing.assert_allclose(history.history["loss"], keras_losses, rtol=1e-5)
+    with pytest.raises(TypeError, match="one class per sample"):
+        model.fit(x, y, class_weight={0: 2.0, 1: 3.0, 2: 0.5}, verbose=0)
+
+
 def test_returned_lists_follow_keras_order_for_several_outputs():
     x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
     inputs = keras.Input((2,))
