@@ -30,3 +30,39 @@ def test_to_categorical_of_a_tensor_is_a_float32_tensor():
 def test_to_categorical_refuses_labels_outside_the_classes(labels, classes):
     with pytest.raises(ValueError, match="is not one of the 3 classes"):
         tt.keras.utils.to_categorical(labels, classes)
+
+
+def test_array_to_img_and_back_as_keras_converts_them():
+    pytest.importorskip("PIL")
+    x = np.array(
+        [[[0.1, -0.2, 0.3], [0.5, 0.0, 1.2]], [[0.7, 0.9, -1.0], [0.25, 0.4, 0.6]]], np.float32
+    )
+    utils = tt.keras.utils
+    # Keras 3.15 on TensorFlow 2.21 printed these pixels, modes and arrays for the same calls.
+    img = utils.array_to_img(tt.constant(x))
+    assert (img.mode, img.size) == ("RGB", (2, 2))
+    assert np.asarray(img).tolist() == [
+        [[127, 92, 150], [173, 115, 255]],
+        [[197, 220, 0], [144, 162, 185]],
+    ]
+    unscaled = utils.array_to_img(x * 100, scale=False)  # cast to uint8: negatives wrap
+    assert np.asarray(unscaled).tolist() == [
+        [[10, 236, 30], [50, 0, 120]],
+        [[70, 90, 156], [25, 40, 60]],
+    ]
+    mask = utils.array_to_img(np.array([[[0], [1]], [[2], [1]]], np.int64))
+    assert mask.mode == "L" and np.asarray(mask).tolist() == [[0, 127], [255, 127]]
+    wide = utils.array_to_img(np.array([[[300.0], [2.0]]]), scale=False)
+    assert wide.mode == "I" and np.asarray(wide).tolist() == [[300, 2]]
+    assert utils.array_to_img(np.full((2, 1, 4), 0.5)).mode == "RGBA"
+    first = utils.array_to_img(x.transpose(2, 0, 1), data_format="channels_first")
+    assert np.asarray(first).tolist() == np.asarray(img).tolist()
+    back = utils.img_to_array(img)
+    assert back.dtype == np.float32 and back.shape == (2, 2, 3)
+    assert back[0, 1].tolist() == [173.0, 115.0, 255.0]
+    gray = utils.img_to_array(mask)
+    assert gray.shape == (2, 2, 1) and gray.ravel().tolist() == [0.0, 127.0, 255.0, 127.0]
+    assert utils.img_to_array(mask, data_format="channels_first", dtype="int32").shape == (1, 2, 2)
+    for bad in (np.zeros((2, 2)), np.zeros((2, 2, 2))):
+        with pytest.raises(ValueError):
+            utils.array_to_img(bad)
