@@ -611,3 +611,17 @@ def test_keras_namespace_and_docstring_examples():
     for module in (losses, activations, initializers):
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_reduction_names_are_the_strings_a_loss_takes():
+    reduction = tt.keras.losses.Reduction
+    assert reduction.all() == ("auto", "none", "sum", "sum_over_batch_size")
+    loss = tt.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction.NONE)
+    labels = np.array([0, 0])
+    logits = np.array([[-3.0, 0.0], [-3.0, 0.0]], np.float32)
+    # Keras 3.15 on TensorFlow 2.21 printed [3.0485873, 30.485874] (the segmentation tutorial's
+    # sample weights): log(1 + e^3) per sample, times its weight.
+    np.testing.assert_allclose(loss(labels, logits, [1, 10]), [3.0485873, 30.485874], rtol=1e-6)
+    reduction.validate("sum")
+    with pytest.raises(ValueError, match="Invalid Reduction Key"):
+        reduction.validate("mean")

@@ -47,6 +47,30 @@ REDUCTIONS = {
 }
 
 
+class Reduction:
+    """The names of a Loss's reductions, as `tf.keras.losses.Reduction` (Keras's legacy class,
+    which TensorFlow 2 programs pass as `reduction=tf.keras.losses.Reduction.NONE`) spells
+    them: plain strings.
+
+    >>> tt.keras.losses.Reduction.NONE
+    'none'
+    """
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key: {key}. Expected keys are {cls.all()}")
+
+
 # --- the loss functions: one loss per sample, no weighting or reduction -------------------
 
 
@@ -686,6 +710,7 @@ __all__ = [
     "KLDivergence",
     "LogCosh",
     "Poisson",
+    "Reduction",
     "cosine_similarity",
     "huber",
     "kl_divergence",
