@@ -11,7 +11,7 @@ over pixels and 'accuracy'; `create_mask` (tf.math.argmax(..., axis=-1)[..., tf.
 fit with validation_data, validation_steps and a DisplayCallback; the class-weights section:
 class_weight for 3-D targets (which Keras 3 accepts), a per-sample-weighted loss with
 reduction "none", `add_sample_weights` (tf.gather of class weights by label) mapped over the
-batches and fitted.
+batches and fitted; `display` through tf.keras.utils.array_to_img.
 
 So that TF and tracer print the same numbers: kernels come from numpy (pix2pix's N(0, 0.02)
 for the upsample blocks), the compared fits run on the pipeline without Augment (its flips
@@ -304,9 +304,20 @@ for images, masks in train_batches.take(1):
     sample_image, sample_mask = images[0], masks[0]
 
 
+def display(display_list, tag):
+    """The tutorial's display, with each PIL image summed up instead of drawn."""
+    title = ["Input Image", "True Mask", "Predicted Mask"]
+    shown = []
+    for i in range(len(display_list)):
+        img = tf.keras.utils.array_to_img(display_list[i])
+        shown.append(f"{title[i]}: {img.mode} {img.size} mean {np.asarray(img).mean():.4f}")
+    print(which, tag, "display", "; ".join(shown))
+
+
 def show_predictions(tag):
     pred = model.predict(sample_image[tf.newaxis, ...], verbose=0)
     pred_mask = create_mask(pred)
+    display([sample_image, sample_mask, pred_mask], tag)
     counts = np.bincount(pred_mask.numpy().ravel(), minlength=3).tolist()
     agree = float(np.mean(pred_mask.numpy() == sample_mask.numpy()))
     print(
@@ -395,7 +406,9 @@ label = np.array([0, 0])
 prediction = np.array([[-3.0, 0], [-3, 0]])
 sample_weight = [1, 10]
 
-loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+loss = tf.keras.losses.SparseCategoricalCrossentropy(
+    from_logits=True, reduction=tf.keras.losses.Reduction.NONE
+)
 print(which, "weighted losses", fmt(loss(label, prediction, sample_weight).numpy()))
 
 
