@@ -183,14 +183,18 @@ def downsample_block(x, filters, name):
     return tf.keras.layers.ReLU(name=f"{name}_out")(x)
 
 
-# The "pretrained" encoder: a functional model whose outputs are the activations the U-Net
-# uses as skips, frozen as the tutorial freezes MobileNetV2's.
+# The "pretrained" base model, a small classifier; the encoder is the functional model of the
+# inner activations the U-Net uses as skips, frozen as the tutorial freezes MobileNetV2's.
 enc_in = tf.keras.layers.Input(shape=[IMG, IMG, 3])
 e1 = downsample_block(enc_in, 16, "block_1")  # 16x16
 e2 = downsample_block(e1, 24, "block_2")  # 8x8
 e3 = downsample_block(e2, 32, "block_3")  # 4x4
 e4 = downsample_block(e3, 64, "block_4")  # 2x2
-base_model = tf.keras.Model(inputs=enc_in, outputs=[e1, e2, e3, e4], name="encoder")
+features = tf.keras.layers.GlobalAveragePooling2D()(e4)
+base_model = tf.keras.Model(
+    inputs=enc_in, outputs=tf.keras.layers.Dense(10, name="predictions")(features), name="base"
+)
+# Use the activations of these layers
 layer_names = ["block_1_out", "block_2_out", "block_3_out", "block_4_out"]
 base_model_outputs = [base_model.get_layer(name).output for name in layer_names]
 
