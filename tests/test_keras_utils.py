@@ -1,4 +1,7 @@
-"""tt.keras.utils.to_categorical against Keras 3.15's printed outputs for the same labels."""
+"""tt.keras.utils against Keras 3.15's printed outputs for the same inputs: to_categorical,
+array_to_img and img_to_array, plot_model without pydot."""
+
+import sys
 
 import numpy as np
 import pytest
@@ -66,3 +69,25 @@ def test_array_to_img_and_back_as_keras_converts_them():
     for bad in (np.zeros((2, 2)), np.zeros((2, 2, 2))):
         with pytest.raises(ValueError):
             utils.array_to_img(bad)
+
+
+def test_plot_model_fails_as_keras_does_and_never_draws(monkeypatch):
+    from tracer.keras import model_visualization
+
+    model = tt.keras.Sequential([tt.keras.Input((2,)), tt.keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match="not yet been built"):
+        tt.keras.utils.plot_model(tt.keras.Sequential([tt.keras.layers.Dense(1)]))
+    # Keras 3.15 on TensorFlow 2.21, without pydot, raised these messages.
+    monkeypatch.setattr(model_visualization, "_has_pydot", lambda: False)
+    with pytest.raises(ImportError) as error:
+        tt.keras.utils.plot_model(model, show_shapes=True, expand_nested=True, dpi=64)
+    assert str(error.value) == (
+        "You must install pydot (`pip install pydot`) for `plot_model` to work."
+    )
+    with pytest.raises(ImportError, match="for model_to_dot to work"):
+        tt.keras.utils.model_to_dot(model)
+    monkeypatch.setitem(sys.modules, "IPython.core.magics.namespace", object())
+    assert tt.keras.utils.plot_model(model) is None  # a notebook's cell goes on
+    monkeypatch.setattr(model_visualization, "_has_pydot", lambda: True)
+    with pytest.raises(NotImplementedError, match="tracer does not draw models"):
+        tt.keras.utils.plot_model(model)
