@@ -67,7 +67,12 @@ def selu(x):
 
 
 def sigmoid(x):
-    return math_ops.sigmoid(x)
+    """1 / (1 + exp(-x)); the result carries `x` as its logits for the crossentropy losses,
+    as Keras's does (`_keras_logits`)."""
+    x = as_tensor(x)
+    output = math_ops.sigmoid(x)
+    output._keras_logits = x
+    return output
 
 
 def tanh(x):
@@ -124,8 +129,13 @@ def applied(activation, y):
 
 
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) over `axis`."""
-    return nn_ops.softmax(x, axis=axis)
+    """exp(x) / sum(exp(x)) over `axis`; the result carries `x` as its logits for the
+    crossentropy losses, as Keras's does (`_keras_logits`), so that a model ending in a
+    softmax keeps its loss's gradient where the clipped probabilities would lose it."""
+    x = as_tensor(x)
+    output = nn_ops.softmax(x, axis=axis)
+    output._keras_logits = x
+    return output
 
 
 def log_softmax(x, axis=-1):
