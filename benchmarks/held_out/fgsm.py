@@ -7,8 +7,11 @@ model's ten class names, top 1); the model frozen, `predict` on the image; the l
 tf.one_hot + tf.reshape; `create_adversarial_pattern` (tf.GradientTape with
 tape.watch(input_image), CategoricalCrossentropy on the softmax output, tf.sign of the
 gradient); the epsilons loop (image + eps * perturbations, tf.clip_by_value to [-1, 1]) with
-each adversarial image's top class and confidence. Then the same attack on a batch of images,
-eagerly and under tf.function, with the accuracy left at each epsilon, and its step time.
+each adversarial image's top class and confidence. Then the attack on a confident model (the
+same network, its last layer scaled up: the image's class at a probability within 1e-7 of 1,
+whose loss Keras computes from the softmax's logits, so that its gradient is not lost to the
+clipping of the probabilities), and on a batch of images, eagerly and under tf.function, with
+the accuracy left at each epsilon, and its step time.
 
 Nothing here draws random numbers in either engine: the weights and images come from numpy."""
 
@@ -205,6 +208,40 @@ for i, eps in enumerate(epsilons):
         ),
         f"label prob {float(pretrained_model(adv_x)[0, labrador_retriever_index]):.6f}",
         f"adv sum {float(tf.reduce_sum(adv_x)):.3f}",
+    )
+
+
+# --- A confident model: the same network with its last layer's weights scaled up, so that it
+# gives the image's class a probability within 1e-7 of 1 (MobileNetV2 is often that sure).
+# The loss of the clipped probability would have no gradient; Keras's loss starts from the
+# softmax's logits, and the attack works.
+confident_model = make_classifier()
+confident_model.set_weights(
+    [w * 300.0 if i >= len(pretrained_model.weights) - 2 else w
+     for i, w in enumerate(pretrained_model.get_weights())]
+)  # fmt: skip
+confident_probs = confident_model.predict(image, verbose=0)
+_, confident_class, confident_confidence = get_imagenet_label(confident_probs)
+confident_label = tf.one_hot(int(np.argmax(confident_probs)), CLASSES)[None]
+with tf.GradientTape() as tape:
+    tape.watch(image)
+    confident_loss = loss_object(confident_label, confident_model(image))
+confident_perturbations = tf.sign(tape.gradient(confident_loss, image))
+print(
+    which,
+    f"confident: {confident_class} 1 - p = {1 - float(np.max(confident_probs)):.3e}",
+    f"loss {float(confident_loss):.3e}",
+    "nonzero signs",
+    int(np.count_nonzero(confident_perturbations.numpy())),
+)
+for eps in epsilons:
+    adv_x = tf.clip_by_value(image + eps * confident_perturbations, -1, 1)
+    probs = confident_model(adv_x).numpy()
+    _, label_name, confidence = get_imagenet_label(probs)
+    print(
+        which,
+        f"confident eps {eps:.3f}: {label_name} : {confidence * 100:.3f}%",
+        f"label prob {float(probs[0, np.argmax(confident_probs)]):.6f}",
     )
 
 
