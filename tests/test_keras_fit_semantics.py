@@ -4,6 +4,8 @@ metrics, `steps_per_epoch` on arrays, class weights, and the order of returned l
 Each expected number is the output of the same program run by Keras 3.15 on TensorFlow 2.21.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -136,3 +138,18 @@ def test_returned_lists_follow_keras_order_for_several_outputs():
     np.testing.assert_allclose(model.evaluate(x, targets, verbose=0), keras_values, rtol=1e-5)
     np.testing.assert_allclose(model.test_on_batch(x, targets), keras_values, rtol=1e-5)
     np.testing.assert_allclose(model.train_on_batch(x, targets), keras_values, rtol=1e-5)
+
+
+def test_fit_warns_that_a_dataset_is_not_shuffled_as_keras_does():
+    x = np.zeros((4, 1), np.float32)
+    dataset = tt.data.Dataset.from_tensor_slices((x, x)).batch(2)
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    # Keras 3.15 on TensorFlow 2.21 warned so (fit's shuffle defaults to True).
+    with pytest.warns(UserWarning, match=r"`shuffle=True` was passed, but will be ignored since"):
+        model.fit(dataset, verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(dataset, shuffle=False, verbose=0)
+        model.evaluate(dataset, verbose=0)
+        model.fit(x, x, verbose=0)

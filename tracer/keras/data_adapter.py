@@ -10,10 +10,12 @@ each pass over them when shuffling (each epoch, unless `steps_per_epoch` makes a
 part of a pass). A dataset yields its own batches: `(x,)`, `(x, y)` or
 `(x, y, sample_weight)` tuples, or a lone x. With `steps_per_epoch`, an epoch takes that
 many batches from an iterator that goes on where the previous epoch stopped (so that a
-repeated dataset or an endless generator serves every epoch), as Keras does.
+repeated dataset or an endless generator serves every epoch), as Keras does. `shuffle`
+(fit's default) does not shuffle a dataset: Keras 3.15 warns so, and so does this.
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -33,6 +35,13 @@ def adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=
                     f"{what}: `{name}` must not be given when x is {kind} (its elements hold "
                     f"the batches), given {name}={_describe(value)}"
                 )
+        if shuffle and isinstance(x, Dataset):
+            warnings.warn(
+                "`shuffle=True` was passed, but will be ignored since the data `x` was provided "
+                "as a tf.data.Dataset. The Dataset is expected to already be shuffled (via "
+                "`.shuffle(buffer_size)`).",
+                stacklevel=2,  # NOTE: in fit, as Keras's: shown once, not once per user's line
+            )
         return StreamAdapter(x, steps)
     return ArrayAdapter(x, y, sample_weight, batch_size or 32, steps, shuffle, what)
 
