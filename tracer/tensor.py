@@ -169,17 +169,7 @@ class Tensor(TensorLike):
     <tracer.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
 
-    # NOTE: `_keras_logits` (the logits behind a Keras softmax's or sigmoid's probabilities,
-    # keras/activations.py) is set on those outputs only; read it with getattr and a default.
-    __slots__ = (
-        "_value",
-        "_node",
-        "_origin",
-        "_cut",
-        "_keras_mask",
-        "_keras_logits",
-        "__weakref__",
-    )
+    __slots__ = ("_value", "_node", "_origin", "_cut", "_keras_mask", "__weakref__")
 
     def __init__(self, value, node=None):
         self._value = value

@@ -31,6 +31,7 @@ import warnings
 
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
+from tracer.keras import activations
 from tracer.keras.lookup import instance_or_callable
 from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
@@ -669,7 +670,7 @@ def _logits_behind(y_pred, from_logits, loss):
     ops). The loss from the logits keeps its gradient where clipped probabilities (a
     confident model's) would lose it. With `from_logits=True` Keras warns, and takes the
     logits all the same."""
-    logits = getattr(y_pred, "_keras_logits", None)
+    logits = activations.logits_of(y_pred)
     primitive, op_name = _PROBABILITY_OPS[loss]
     if logits is None and type(y_pred) is Tensor and y_pred._value is None:
         node = y_pred._node
