@@ -389,7 +389,7 @@ print(
     {k: round(float(v), 5) for k, v in model.evaluate(test_batches, return_dict=True, verbose=0).items()},
 )  # fmt: skip
 predicted = model.predict(test_batches, verbose=0)
-print(which, "predict", predicted.shape, predicted.dtype, f"{predicted.sum():.4f}")
+print(which, "predict", predicted.shape, predicted.dtype, f"{predicted.sum():.3f}")
 
 # --- Optional: imbalanced classes and class weights ------------------------------------------
 # The tutorial's text expects class_weight to be refused for 3-D targets; Keras 3 accepts it
