@@ -140,7 +140,7 @@ def test_returned_lists_follow_keras_order_for_several_outputs():
     np.testing.assert_allclose(model.train_on_batch(x, targets), keras_values, rtol=1e-5)
 
 
-def test_fit_warns_that_a_dataset_is_not_shuffled_as_keras_does():
+def test_fit_warns_that_a_dataset_or_generator_is_not_shuffled_as_keras_does():
     x = np.zeros((4, 1), np.float32)
     dataset = tt.data.Dataset.from_tensor_slices((x, x)).batch(2)
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
@@ -153,3 +153,12 @@ def test_fit_warns_that_a_dataset_is_not_shuffled_as_keras_does():
         model.fit(dataset, shuffle=False, verbose=0)
         model.evaluate(dataset, verbose=0)
         model.fit(x, x, verbose=0)
+
+    def generator():
+        yield x[:2], x[:2]
+
+    with pytest.warns(UserWarning, match="provided as a generator. The generator is expected"):
+        model.fit(generator(), verbose=0)
+    # Keras 3.15 refuses class weights for a generator with this message
+    with pytest.raises(ValueError, match="`class_weight` is not supported for Python generator"):
+        model.fit(generator(), class_weight={0: 1.0}, verbose=0)

@@ -253,7 +253,7 @@ class Trainer:
                 x, y, sample_weight, validation_split
             )
         batches = data_adapter.adapter(
-            x, y, sample_weight, batch_size, steps_per_epoch, shuffle, "fit"
+            x, y, sample_weight, batch_size, steps_per_epoch, shuffle, "fit", class_weight
         )
         from tracer.data.dataset import Dataset
 
