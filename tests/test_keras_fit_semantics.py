@@ -4,6 +4,8 @@ metrics, `steps_per_epoch` on arrays, class weights, and the order of returned l
 Each expected number is the output of the same program run by Keras 3.15 on TensorFlow 2.21.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -94,6 +96,28 @@ def test_class_weights_round_labels_default_to_one_and_exclude_sample_weights():
         fit(class_weight={0: 1.0, 1: 3.0}, sample_weight=np.ones(6, np.float32))
 
 
+def test_class_weights_weigh_each_element_of_a_datasets_segmentation_targets():
+    # Keras weighs a tf.data dataset's targets element by element (a map with tf.gather), so
+    # per-pixel labels work; arrays of such targets fail in its per-sample conversion.
+    x = np.linspace(-1, 1, 36, dtype=np.float32).reshape(2, 3, 3, 2)
+    y = np.array([0, 1, 2, 2, 1, 0, 1, 1, 1] * 2).reshape(2, 3, 3, 1).astype(np.int64)
+    inputs = keras.Input((3, 3, 2))
+    model = keras.Model(inputs, keras.layers.Dense(3)(inputs))
+    kernel = np.array([[1.0, -0.5, 0.2], [0.3, 0.8, -1.0]], np.float32)
+    model.set_weights([kernel, np.zeros(3, np.float32)])
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.5),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    dataset = tt.data.Dataset.from_tensor_slices((x, y)).batch(2)
+    history = model.fit(dataset, epochs=2, class_weight={0: 2.0, 1: 3.0, 2: 0.5}, verbose=0)
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program.
+    keras_losses = [2.706129550933838, 1.9611859321594238]
+    np.testing.assert_allclose(history.history["loss"], keras_losses, rtol=1e-5)
+    with pytest.raises(TypeError, match="one class per sample"):
+        model.fit(x, y, class_weight={0: 2.0, 1: 3.0, 2: 0.5}, verbose=0)
+
+
 def test_returned_lists_follow_keras_order_for_several_outputs():
     x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
     inputs = keras.Input((2,))
@@ -114,3 +138,27 @@ def test_returned_lists_follow_keras_order_for_several_outputs():
     np.testing.assert_allclose(model.evaluate(x, targets, verbose=0), keras_values, rtol=1e-5)
     np.testing.assert_allclose(model.test_on_batch(x, targets), keras_values, rtol=1e-5)
     np.testing.assert_allclose(model.train_on_batch(x, targets), keras_values, rtol=1e-5)
+
+
+def test_fit_warns_that_a_dataset_or_generator_is_not_shuffled_as_keras_does():
+    x = np.zeros((4, 1), np.float32)
+    dataset = tt.data.Dataset.from_tensor_slices((x, x)).batch(2)
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    # Keras 3.15 on TensorFlow 2.21 warned so (fit's shuffle defaults to True).
+    with pytest.warns(UserWarning, match=r"`shuffle=True` was passed, but will be ignored since"):
+        model.fit(dataset, verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(dataset, shuffle=False, verbose=0)
+        model.evaluate(dataset, verbose=0)
+        model.fit(x, x, verbose=0)
+
+    def generator():
+        yield x[:2], x[:2]
+
+    with pytest.warns(UserWarning, match="provided as a generator. The generator is expected"):
+        model.fit(generator(), verbose=0)
+    # Keras 3.15 refuses class weights for a generator with this message
+    with pytest.raises(ValueError, match="`class_weight` is not supported for Python generator"):
+        model.fit(generator(), class_weight={0: 1.0}, verbose=0)

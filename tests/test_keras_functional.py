@@ -57,6 +57,22 @@ def test_inputs_are_symbolic_tensors_with_a_batch_axis_of_any_size():
         np.asarray(x)
 
 
+def test_keras_tensors_print_and_are_named_as_keras_3_names_them():
+    tt.keras.backend.clear_session()
+    x = Input((3,))
+    y = layers.Dense(2)(x)
+    named = Input((2,), name="inp")
+    # Keras 3.15 on TensorFlow 2.21 printed these: an unnamed Input's tensor is a
+    # `keras_tensor_<n>` like any layer output (its layer is `input_layer`).
+    assert repr(x) == (
+        "<KerasTensor shape=(None, 3), dtype=float32, sparse=False, ragged=False, "
+        "name=keras_tensor>"
+    )
+    assert repr(y).endswith("name=keras_tensor_1>")
+    assert repr(named).endswith("name=inp>") and repr(Input((2,))).endswith("keras_tensor_2>")
+    assert x._keras_history.operation.name == "input_layer"
+
+
 def test_two_inputs_two_outputs_match_numpy():
     model = two_branch_model()
     assert isinstance(model, Functional)

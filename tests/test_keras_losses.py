@@ -611,3 +611,71 @@ def test_keras_namespace_and_docstring_examples():
     for module in (losses, activations, initializers):
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_reduction_names_are_the_strings_a_loss_takes():
+    reduction = tt.keras.losses.Reduction
+    assert reduction.all() == ("auto", "none", "sum", "sum_over_batch_size")
+    loss = tt.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction.NONE)
+    labels = np.array([0, 0])
+    logits = np.array([[-3.0, 0.0], [-3.0, 0.0]], np.float32)
+    # Keras 3.15 on TensorFlow 2.21 printed [3.0485873, 30.485874] (the segmentation tutorial's
+    # sample weights): log(1 + e^3) per sample, times its weight.
+    np.testing.assert_allclose(loss(labels, logits, [1, 10]), [3.0485873, 30.485874], rtol=1e-6)
+    reduction.validate("sum")
+    with pytest.raises(ValueError, match="Invalid Reduction Key"):
+        reduction.validate("mean")
+
+
+def test_crossentropies_take_keras_probabilities_back_to_their_logits():
+    # A confident model: the true class's probability is 3e-20, clipped to 1e-7 unless the
+    # loss starts from the logits, as Keras's TensorFlow backend does for a Keras softmax's or
+    # sigmoid's output, and, in a traced function, for any softmax or sigmoid op's. The
+    # numbers were printed by Keras 3.15 on TensorFlow 2.21 for the same program.
+    kernel = np.array([[10.0, -10.0, 0.0], [5.0, 0.0, -5.0]], np.float32)
+    x = tt.constant([[2.0, 1.0]])
+    label = tt.one_hot([1], 3)
+    cce = tt.keras.losses.CategoricalCrossentropy()
+    inputs = tt.keras.Input((2,))
+    model = tt.keras.Model(inputs, tt.keras.layers.Dense(3, activation="softmax")(inputs))
+    model.set_weights([kernel, np.zeros(3, np.float32)])
+    layered = tt.keras.Sequential(
+        [tt.keras.Input((2,)), tt.keras.layers.Dense(3), tt.keras.layers.Softmax()]
+    )
+    layered.set_weights(model.get_weights())
+    for each in (model, layered):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = cce(label, each(x))
+        assert float(loss) == pytest.approx(45.0)
+        np.testing.assert_allclose(tape.gradient(loss, x), [[20.0, 5.0]], rtol=1e-6)
+    logistic = tt.keras.Sequential([tt.keras.Input((2,)), tt.keras.layers.Dense(1, "sigmoid")])
+    logistic.set_weights([kernel[:, :1], np.zeros(1, np.float32)])
+    bce = tt.keras.losses.BinaryCrossentropy()
+    assert float(bce(tt.constant([[0.0]]), logistic(x))) == pytest.approx(25.0)
+    # eagerly, a plain tt.nn.softmax's probabilities are clipped, as TensorFlow's are
+    plain = tt.nn.softmax(tt.matmul(x, kernel))
+    assert float(cce(label, plain)) == pytest.approx(16.118095, rel=1e-6)
+
+    @tt.function
+    def traced(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            logits = tt.matmul(x, kernel)
+            p = tt.nn.softmax(logits)
+            a = cce(label, p)
+            b = tt.keras.losses.SparseCategoricalCrossentropy()(tt.constant([1]), p)
+            c = bce(tt.constant([[0.0]]), tt.sigmoid(logits[:, :1]))
+            d = cce(label, tt.nn.softmax(logits, axis=0))  # TensorFlow transposes: no Softmax op
+            loss = a + b + c
+        return a, b, c, d, tape.gradient(loss, x)
+
+    a, b, c, d, grad = traced(x)
+    np.testing.assert_allclose([a, b, c, d], [45.0, 45.0, 25.0, 1.0986123], rtol=1e-6)
+    np.testing.assert_allclose(grad, [[50.0, 15.0]], rtol=1e-6)
+    with pytest.warns(UserWarning, match="produced by a Softmax activation"):
+        claimed = losses.categorical_crossentropy(label, model(x), from_logits=True)
+    assert float(claimed[0]) == pytest.approx(45.0)
+    model.compile(optimizer=tt.keras.optimizers.SGD(0.01), loss="categorical_crossentropy")
+    history = model.fit(x.numpy(), label.numpy(), epochs=2, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [45.0, 44.88], rtol=1e-5)

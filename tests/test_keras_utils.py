@@ -1,4 +1,7 @@
-"""tt.keras.utils.to_categorical against Keras 3.15's printed outputs for the same labels."""
+"""tt.keras.utils against Keras 3.15's printed outputs for the same inputs: to_categorical,
+array_to_img and img_to_array, plot_model without pydot."""
+
+import sys
 
 import numpy as np
 import pytest
@@ -30,3 +33,61 @@ def test_to_categorical_of_a_tensor_is_a_float32_tensor():
 def test_to_categorical_refuses_labels_outside_the_classes(labels, classes):
     with pytest.raises(ValueError, match="is not one of the 3 classes"):
         tt.keras.utils.to_categorical(labels, classes)
+
+
+def test_array_to_img_and_back_as_keras_converts_them():
+    pytest.importorskip("PIL")
+    x = np.array(
+        [[[0.1, -0.2, 0.3], [0.5, 0.0, 1.2]], [[0.7, 0.9, -1.0], [0.25, 0.4, 0.6]]], np.float32
+    )
+    utils = tt.keras.utils
+    # Keras 3.15 on TensorFlow 2.21 printed these pixels, modes and arrays for the same calls.
+    img = utils.array_to_img(tt.constant(x))
+    assert (img.mode, img.size) == ("RGB", (2, 2))
+    assert np.asarray(img).tolist() == [
+        [[127, 92, 150], [173, 115, 255]],
+        [[197, 220, 0], [144, 162, 185]],
+    ]
+    unscaled = utils.array_to_img(x * 100, scale=False)  # cast to uint8: negatives wrap
+    assert np.asarray(unscaled).tolist() == [
+        [[10, 236, 30], [50, 0, 120]],
+        [[70, 90, 156], [25, 40, 60]],
+    ]
+    mask = utils.array_to_img(np.array([[[0], [1]], [[2], [1]]], np.int64))
+    assert mask.mode == "L" and np.asarray(mask).tolist() == [[0, 127], [255, 127]]
+    wide = utils.array_to_img(np.array([[[300.0], [2.0]]]), scale=False)
+    assert wide.mode == "I" and np.asarray(wide).tolist() == [[300, 2]]
+    assert utils.array_to_img(np.full((2, 1, 4), 0.5)).mode == "RGBA"
+    first = utils.array_to_img(x.transpose(2, 0, 1), data_format="channels_first")
+    assert np.asarray(first).tolist() == np.asarray(img).tolist()
+    back = utils.img_to_array(img)
+    assert back.dtype == np.float32 and back.shape == (2, 2, 3)
+    assert back[0, 1].tolist() == [173.0, 115.0, 255.0]
+    gray = utils.img_to_array(mask)
+    assert gray.shape == (2, 2, 1) and gray.ravel().tolist() == [0.0, 127.0, 255.0, 127.0]
+    assert utils.img_to_array(mask, data_format="channels_first", dtype="int32").shape == (1, 2, 2)
+    for bad in (np.zeros((2, 2)), np.zeros((2, 2, 2))):
+        with pytest.raises(ValueError):
+            utils.array_to_img(bad)
+
+
+def test_plot_model_fails_as_keras_does_and_never_draws(monkeypatch):
+    from tracer.keras import model_visualization
+
+    model = tt.keras.Sequential([tt.keras.Input((2,)), tt.keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match="not yet been built"):
+        tt.keras.utils.plot_model(tt.keras.Sequential([tt.keras.layers.Dense(1)]))
+    # Keras 3.15 on TensorFlow 2.21, without pydot, raised these messages.
+    monkeypatch.setattr(model_visualization, "_has_pydot", lambda: False)
+    with pytest.raises(ImportError) as error:
+        tt.keras.utils.plot_model(model, show_shapes=True, expand_nested=True, dpi=64)
+    assert str(error.value) == (
+        "You must install pydot (`pip install pydot`) for `plot_model` to work."
+    )
+    with pytest.raises(ImportError, match="for model_to_dot to work"):
+        tt.keras.utils.model_to_dot(model)
+    monkeypatch.setitem(sys.modules, "IPython.core.magics.namespace", object())
+    assert tt.keras.utils.plot_model(model) is None  # a notebook's cell goes on
+    monkeypatch.setattr(model_visualization, "_has_pydot", lambda: True)
+    with pytest.raises(NotImplementedError, match="tracer does not draw models"):
+        tt.keras.utils.plot_model(model)

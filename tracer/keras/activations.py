@@ -7,8 +7,31 @@ array([0., 2.], dtype=float32)
 `get(None)` is `linear`, as in Keras 3 (`tt.layers.get_activation` keeps its own table).
 """
 
+import weakref
+
 from tracer.ops import array_ops, math_ops, nn_ops
 from tracer.ops.convert import as_tensor
+
+# The logits behind the probabilities that softmax and sigmoid return, by the output's id
+# (tensors are not hashable), for the crossentropy losses (keras/losses.py). Keras's TensorFlow
+# backend sets them as `output._keras_logits`; tracer's Tensor has fixed slots (the eager op
+# path in C sets each one), so they live here, and go when the output does.
+_LOGITS = {}
+
+
+def _with_logits(output, logits):
+    key = id(output)
+    _LOGITS[key] = (weakref.ref(output, lambda _, key=key: _LOGITS.pop(key, None)), logits)
+    return output
+
+
+def logits_of(probabilities):
+    """The logits a Keras softmax or sigmoid computed `probabilities` from, or None."""
+    entry = _LOGITS.get(id(probabilities))
+    if entry is not None and entry[0]() is probabilities:
+        return entry[1]
+    return None
+
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -67,7 +90,10 @@ def selu(x):
 
 
 def sigmoid(x):
-    return math_ops.sigmoid(x)
+    """1 / (1 + exp(-x)); the result keeps `x` as its logits for the crossentropy losses, as
+    Keras's does (`logits_of`)."""
+    x = as_tensor(x)
+    return _with_logits(math_ops.sigmoid(x), x)
 
 
 def tanh(x):
@@ -124,8 +150,11 @@ def applied(activation, y):
 
 
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) over `axis`."""
-    return nn_ops.softmax(x, axis=axis)
+    """exp(x) / sum(exp(x)) over `axis`; the result keeps `x` as its logits for the
+    crossentropy losses, as Keras's does (`logits_of`), so that a model ending in a softmax
+    keeps its loss's gradient where the clipped probabilities would lose it."""
+    x = as_tensor(x)
+    return _with_logits(nn_ops.softmax(x, axis=axis), x)
 
 
 def log_softmax(x, axis=-1):

@@ -147,11 +147,17 @@ class CompileMetrics:
         return [v for _, metric, _, _ in self._entries for v in metric.variables]
 
 
-def class_weighted(data, class_weight):
+def class_weighted(data, class_weight, per_element=False):
     """The batch `(x, y, weights)` where each sample weighs its class's weight, as Keras 3's
     class_weight_to_sample_weights gives it: the class is the one-hot target's argmax, or
     the label rounded to the nearest integer (soft binary labels too); a class the dict does
-    not name weighs 1. Keras refuses sample weights beside class weights, and so does this."""
+    not name weighs 1. Keras refuses sample weights beside class weights, and so does this.
+
+    With `per_element` (a tf.data dataset's batches, which Keras weights by a map over the
+    dataset) the targets may have any rank: each element weighs its class's weight, as a
+    segmentation's pixels do; the weights have the targets' shape less a last axis of classes
+    or of size 1. Otherwise targets of more than one class per sample are refused (Keras fails
+    converting them to one class each, with a TypeError)."""
     x, y, sample_weight = unpack(data)
     if sample_weight is not None:
         raise ValueError(
@@ -164,13 +170,14 @@ def class_weighted(data, class_weight):
     labels = targets
     if labels.ndim > 1:
         labels = labels.argmax(axis=-1) if labels.shape[-1] != 1 else labels.squeeze(-1)
-    if labels.ndim != 1:
-        raise ValueError(
-            f"class_weight needs one class per sample; the targets have shape {targets.shape}"
+    if labels.ndim != 1 and not per_element:
+        raise TypeError(
+            f"class_weight needs one class per sample; the targets have shape {targets.shape} "
+            "(a tf.data dataset of these targets weighs each element by its class)"
         )
-    classes = np.round(labels).astype(np.int32)
-    weights = np.array([class_weight.get(int(c), 1.0) for c in classes], dtype=np.float32)
-    return pack(x, y, weights)
+    classes, where = np.unique(np.round(labels).astype(np.int32), return_inverse=True)
+    table = np.array([class_weight.get(int(c), 1.0) for c in classes], dtype=np.float32)
+    return pack(x, y, table[where].reshape(labels.shape))
 
 
 def _outputs(y_pred, output_names=None):

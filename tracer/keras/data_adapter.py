@@ -10,10 +10,14 @@ each pass over them when shuffling (each epoch, unless `steps_per_epoch` makes a
 part of a pass). A dataset yields its own batches: `(x,)`, `(x, y)` or
 `(x, y, sample_weight)` tuples, or a lone x. With `steps_per_epoch`, an epoch takes that
 many batches from an iterator that goes on where the previous epoch stopped (so that a
-repeated dataset or an endless generator serves every epoch), as Keras does.
+repeated dataset or an endless generator serves every epoch), as Keras does. `shuffle`
+(fit's default) does not shuffle a dataset or a generator: Keras 3.15 warns so, and so does
+this.
 """
 
 import math
+import types
+import warnings
 
 import numpy as np
 
@@ -22,9 +26,27 @@ from tracer.data.sparse_elements import SparseArrays, is_sparse
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import TensorLike
 
+# Keras 3.15's warning where fit's `shuffle` (True unless told) meets data it cannot shuffle
+_IGNORED = "`shuffle=True` was passed, but will be ignored since the data `x` was provided as "
+_SHUFFLED_ALREADY = {  # by whether x is a dataset (else a generator)
+    True: _IGNORED + "a tf.data.Dataset. The Dataset is expected to already be shuffled "
+    "(via `.shuffle(buffer_size)`).",
+    False: _IGNORED + "a generator. The generator is expected to yield already-shuffled data.",
+}
 
-def adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=False, what="fit"):
-    """The adapter for Keras's `x` (and `y`, `sample_weight`) as `what` was given them."""
+
+def adapter(
+    x,
+    y=None,
+    sample_weight=None,
+    batch_size=None,
+    steps=None,
+    shuffle=False,
+    what="fit",
+    class_weight=None,
+):
+    """The adapter for Keras's `x` (and `y`, `sample_weight`) as `what` was given them;
+    `class_weight` only to be refused for a generator, as Keras refuses it."""
     from tracer.data.dataset import Dataset
 
     if isinstance(x, Dataset) or _is_iterator(x):
@@ -35,6 +57,16 @@ def adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=
                     f"{what}: `{name}` must not be given when x is {kind} (its elements hold "
                     f"the batches), given {name}={_describe(value)}"
                 )
+        if class_weight is not None and isinstance(x, types.GeneratorType):
+            raise ValueError(
+                "Argument `class_weight` is not supported for Python generator inputs. "
+                f"Received: class_weight={class_weight}"
+            )
+        if shuffle:
+            warnings.warn(
+                _SHUFFLED_ALREADY[isinstance(x, Dataset)],
+                stacklevel=2,  # NOTE: in fit, as Keras's: shown once, not once per user's line
+            )
         return StreamAdapter(x, steps)
     return ArrayAdapter(x, y, sample_weight, batch_size or 32, steps, shuffle, what)
 

@@ -21,7 +21,7 @@ class KerasTensor:
     it (`_keras_history`). It holds no value; layers called on it give more of them.
 
     >>> tt.keras.Input(shape=(28, 28), name="image")
-    <KerasTensor shape=(None, 28, 28), dtype=float32, name=image>
+    <KerasTensor shape=(None, 28, 28), dtype=float32, sparse=False, ragged=False, name=image>
     """
 
     __slots__ = ("shape", "dtype", "name", "_keras_history")
@@ -37,7 +37,11 @@ class KerasTensor:
         return len(self.shape)
 
     def __repr__(self):
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
+        # tracer's KerasTensors are dense, as Keras 3's repr says of its dense ones
+        return (
+            f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, ragged=False, "
+            f"name={self.name}>"
+        )
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(

@@ -16,24 +16,29 @@ The semantics are Keras 3's with TensorFlow's backend:
   axis of size 1), then weights the per-sample losses by `sample_weight` (squeezed or
   expanded the same way, then broadcast), then reduces: "sum_over_batch_size" (or the older
   "auto") divides the weighted sum by the number of per-sample losses, "sum" sums, "none"
-  (or None) keeps them.
+  (or None) keeps them;
+- the crossentropies take probabilities back to their logits where Keras's TensorFlow
+  backend does (`_logits_behind`): those a Keras softmax or sigmoid made, and in a traced
+  function those of a softmax or sigmoid op.
 
 Where tracer differs: losses are computed in the dtype of `y_pred` (float32 for integer
 predictions), or in the Loss's `dtype` when one is given, where Keras 3 uses float32 unless
-told; and probabilities that came from a softmax or sigmoid are not traced back to their
-logits (Keras does that for outputs of its own activations).
+told.
 """
 
 import math
+import warnings
 
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
+from tracer.keras import activations
 from tracer.keras.lookup import instance_or_callable
 from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.math_composites import divide_no_nan, reduce_all
 from tracer.ops.reduction_ops import reduce_mean
+from tracer.tensor import Tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -45,6 +50,30 @@ REDUCTIONS = {
     "none": "none",
     None: "none",
 }
+
+
+class Reduction:
+    """The names of a Loss's reductions, as `tf.keras.losses.Reduction` (Keras's legacy class,
+    which TensorFlow 2 programs pass as `reduction=tf.keras.losses.Reduction.NONE`) spells
+    them: plain strings.
+
+    >>> tt.keras.losses.Reduction.NONE
+    'none'
+    """
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key: {key}. Expected keys are {cls.all()}")
 
 
 # --- the loss functions: one loss per sample, no weighting or reduction -------------------
@@ -76,6 +105,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     >>> tt.keras.losses.categorical_crossentropy([[0, 1]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
+    y_pred, from_logits = _logits_behind(y_pred, from_logits, "categorical_crossentropy")
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
     if label_smoothing:
@@ -96,6 +126,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
     >>> tt.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
+    y_pred, from_logits = _logits_behind(y_pred, from_logits, "sparse_categorical_crossentropy")
     y_pred = _floating(y_pred)
     labels = as_tensor(y_true)
     if axis not in (-1, y_pred.ndim - 1):
@@ -118,6 +149,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     >>> tt.keras.losses.binary_crossentropy([[0.0, 1.0]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
+    y_pred, from_logits = _logits_behind(y_pred, from_logits, "binary_crossentropy")
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "binary_crossentropy")
     if label_smoothing:
@@ -622,6 +654,39 @@ def get(identifier):
 # --- helpers ---------------------------------------------------------------------------------
 
 
+# The op whose probabilities each crossentropy takes back to their logits in a traced function
+_PROBABILITY_OPS = {
+    "binary_crossentropy": ("sigmoid", "Sigmoid"),
+    "categorical_crossentropy": ("softmax", "Softmax"),
+    "sparse_categorical_crossentropy": ("softmax", "Softmax"),
+}
+
+
+def _logits_behind(y_pred, from_logits, loss):
+    """(the logits behind `y_pred`, True) where Keras's TensorFlow backend finds them, else
+    (y_pred, from_logits): probabilities made by a Keras softmax or sigmoid (an activation, a
+    Dense's or an Activation/Softmax layer's) carry them, and in a traced function so do those
+    of a softmax over the last axis or a sigmoid op (TensorFlow's `Softmax`/`Sigmoid` graph
+    ops). The loss from the logits keeps its gradient where clipped probabilities (a
+    confident model's) would lose it. With `from_logits=True` Keras warns, and takes the
+    logits all the same."""
+    logits = activations.logits_of(y_pred)
+    primitive, op_name = _PROBABILITY_OPS[loss]
+    if logits is None and type(y_pred) is Tensor and y_pred._value is None:
+        node = y_pred._node
+        if node is not None and node.op == primitive:
+            logits = Tensor(None, node.inputs[0])
+    if logits is None:
+        return y_pred, from_logits
+    if from_logits:
+        warnings.warn(
+            f'"`{loss}` received `from_logits=True`, but the `output` argument was produced by '
+            f"a {op_name} activation and thus does not represent logits. Was this intended?",
+            stacklevel=3,
+        )
+    return logits, True
+
+
 def _floating(y_pred):
     y_pred = as_tensor(y_pred)
     return y_pred if y_pred.dtype.is_floating else array_ops.cast(y_pred, "float32")
@@ -686,6 +751,7 @@ __all__ = [
     "KLDivergence",
     "LogCosh",
     "Poisson",
+    "Reduction",
     "cosine_similarity",
     "huber",
     "kl_divergence",

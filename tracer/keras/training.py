@@ -253,8 +253,11 @@ class Trainer:
                 x, y, sample_weight, validation_split
             )
         batches = data_adapter.adapter(
-            x, y, sample_weight, batch_size, steps_per_epoch, shuffle, "fit"
+            x, y, sample_weight, batch_size, steps_per_epoch, shuffle, "fit", class_weight
         )
+        from tracer.data.dataset import Dataset
+
+        per_element = isinstance(x, Dataset)
         callback_list = self._callback_list(callbacks, verbose, epochs, batches.steps, True)
         self.stop_training = False
         step = None
@@ -266,7 +269,7 @@ class Trainer:
             logs = None
             for index, data in enumerate(batches.batches()):
                 if class_weight is not None:
-                    data = class_weighted(data, class_weight)
+                    data = class_weighted(data, class_weight, per_element)
                 if step is None:
                     self._build_on(data)
                     step = self.make_train_function()

@@ -1,9 +1,10 @@
 """`tt.keras.utils`: Keras's utilities that tracer has: `get_file` (tracer/keras/downloads.py),
 `Progbar`, `to_categorical`, `normalize`, `set_random_seed`, the registry of one's own
 classes for files (tracer/keras/registration.py), `pad_sequences` and
-`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), and the datasets of a
-directory's text, audio and image files (text_datasets.py, audio_datasets.py,
-image_datasets.py)."""
+`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), `array_to_img` and
+`img_to_array` (tracer/keras/image_utils.py), `plot_model` and `model_to_dot` (which do not
+draw: tracer/keras/model_visualization.py), and the datasets of a directory's text, audio
+and image files (text_datasets.py, audio_datasets.py, image_datasets.py)."""
 
 import random
 
@@ -13,6 +14,8 @@ from tracer import random as tt_random
 from tracer.keras.audio_datasets import audio_dataset_from_directory
 from tracer.keras.downloads import get_file
 from tracer.keras.image_datasets import image_dataset_from_directory
+from tracer.keras.image_utils import array_to_img, img_to_array
+from tracer.keras.model_visualization import model_to_dot, plot_model
 from tracer.keras.progbar import Progbar
 from tracer.keras.registration import (
     get_registered_name,
@@ -78,13 +81,17 @@ def set_random_seed(seed):
 
 __all__ = [
     "Progbar",
+    "array_to_img",
     "audio_dataset_from_directory",
     "get_file",
     "get_registered_name",
     "get_registered_object",
     "image_dataset_from_directory",
+    "img_to_array",
+    "model_to_dot",
     "normalize",
     "pad_sequences",
+    "plot_model",
     "register_keras_serializable",
     "set_random_seed",
     "text_dataset_from_directory",

@@ -28,7 +28,9 @@ class InputLayer(Layer):
                 raise NotImplementedError(f"tt.keras.Input: tracer has no {argument} inputs")
         super().__init__(name=name or unique_layer_name("input_layer"), dtype=dtype, **kwargs)
         self.batch_shape = _batch_shape(shape, batch_size, batch_shape)
-        tensor = KerasTensor(self.batch_shape, self.dtype, self.name, KerasHistory(self, 0, 0))
+        # NOTE: the tensor takes the name given, not the layer's: an unnamed Input's tensor is
+        # `keras_tensor_<n>` as in Keras 3, whose dict inputs are then looked up by that name.
+        tensor = KerasTensor(self.batch_shape, self.dtype, name, KerasHistory(self, 0, 0))
         self._inbound_nodes = [Node(self, outputs=[tensor])]
         self.built = True
 
