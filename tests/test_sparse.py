@@ -317,7 +317,7 @@ def test_fit_evaluate_and_predict_on_sparse_inputs():
         model.build((None, 6))
         model.set_weights(weights)
         model.compile(optimizer=tt.keras.optimizers.SGD(0.05), loss="mse")
-        history = model.fit(epochs=3, verbose=0, **fit)
+        history = model.fit(epochs=3, verbose=0, shuffle=False, **fit)
         return model, [round(v, 5) for v in history.history["loss"]]
 
     batches = tt.data.Dataset.from_tensor_slices((sp, y)).batch(8)
@@ -327,8 +327,46 @@ def test_fit_evaluate_and_predict_on_sparse_inputs():
     np.testing.assert_allclose(
         model.predict(batches, verbose=0)[:3, 0], [-0.38786, -0.76469, -0.45783], atol=2e-5
     )
-    model, losses = trained(x=sp, y=y, batch_size=8, shuffle=False, validation_split=0.25)
+    model, losses = trained(x=sp, y=y, batch_size=8, validation_split=0.25)
     assert losses == [2.53365, 1.86564, 1.59728]
+
+
+def test_a_functional_model_takes_a_sparse_input(tmp_path):
+    """The sparse_tensor guide's model, with weights from numpy: TensorFlow 2.21 printed
+    these KerasTensors, outputs and losses; saved and loaded, it predicts the same."""
+    x = tt.keras.Input(shape=(4,), sparse=True)
+    assert repr(x).startswith("<KerasTensor shape=(None, 4), dtype=float32, sparse=True,")
+    dense = tt.keras.layers.Dense(4)
+    y = dense(x)
+    assert repr(y).startswith("<KerasTensor shape=(None, 4), dtype=float32, sparse=False,")
+    model = tt.keras.Model(x, y)
+    dense.set_weights([np.arange(16, dtype=np.float32).reshape(4, 4) / 10, np.ones(4, np.float32)])
+    data = tt.SparseTensor(
+        indices=[(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)], values=[1] * 6, dense_shape=(6, 4)
+    )
+    want = [[2.2, 2.5, 2.8, 3.1], [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]
+    want += [[2.2, 2.3, 2.4, 2.5], [1.4, 1.6, 1.8, 2.0]]
+    np.testing.assert_allclose(model(data).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(model.predict(data, verbose=0), want, rtol=1e-6)
+    model.compile(loss="mse", optimizer="sgd")
+    history = model.fit(data, np.ones((6, 4), np.float32), batch_size=4, epochs=2, verbose=0,
+                        shuffle=False)  # fmt: skip
+    np.testing.assert_allclose(
+        history.history["loss"], [0.8658595085144043, 0.8479352593421936], rtol=1e-6
+    )
+    model.save(tmp_path / "sparse.keras")
+    again = tt.keras.models.load_model(tmp_path / "sparse.keras")
+    assert again.inputs[0].sparse
+    np.testing.assert_allclose(
+        again.predict(data, verbose=0)[:2],
+        [
+            [2.1762545, 2.4698184, 2.7633824, 3.0569463],
+            [0.9891126, 0.98688895, 0.98466516, 0.9824415],
+        ],
+        rtol=1e-6,
+    )
+    with pytest.raises(TypeError, match="is sparse .*give a tt.SparseTensor"):
+        model(tt.ones([2, 4]))
 
 
 def test_what_is_refused_says_why():

@@ -32,6 +32,7 @@ from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node, inbound_n
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.models import Model
 from tracer.ops.array_ops import cast, expand_dims, squeeze
+from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import Tensor, convert_to_tensor
 from tracer.tracing import Trace, tracing
 from tracer.train import deferred
@@ -96,7 +97,11 @@ _PROBE_SIZES = (256, 512)
 
 
 def _unknown_beyond_batch(args, kwargs):
-    return any(None in t.shape[1:] for t in nest.flatten((args, kwargs)) if _is_keras(t))
+    """Whether a KerasTensor among the arguments has a size unknown beyond the batch's, or
+    is sparse (a SparseTensor's dense shape is known when traced: each size is probed)."""
+    return any(
+        t.sparse or None in t.shape[1:] for t in nest.flatten((args, kwargs)) if _is_keras(t)
+    )
 
 
 def _probed_outputs(layer, args, kwargs):
@@ -140,6 +145,8 @@ def _traced_outputs(layer, args, kwargs, probe=None):
     trace = Trace()
 
     def symbolic(tensor):
+        if tensor.sparse:
+            return _symbolic_sparse(trace, tensor, probe)
         shape = _symbolic_shape(tensor.shape)
         if probe is not None:
             shape = shape[:1] + tuple(probe if d is None else d for d in tensor.shape[1:])
@@ -150,6 +157,19 @@ def _traced_outputs(layer, args, kwargs, probe=None):
         outputs = layer(*traced_args, **traced_kwargs)
     layer._clear_losses()  # the trace's, which no call computes
     return outputs
+
+
+def _symbolic_sparse(trace, tensor, probe):
+    """A sparse KerasTensor traced as a SparseTensor of `probe` symbolic entries, its dense
+    shape's unknown sizes (the batch's too) each `probe`; a TypeError without a probe, so
+    that call_symbolic probes it."""
+    if probe is None:
+        raise TypeError("a sparse input's dense shape is known when traced: probe its sizes")
+    shape = tuple(probe if d is None else d for d in tensor.shape)
+    count = probe
+    indices = trace.input(f"{tensor.name}/indices", (count, len(shape)), as_dtype("int64"))
+    values = trace.input(f"{tensor.name}/values", (count,), as_dtype(tensor.dtype))
+    return SparseTensor(indices, values, shape)
 
 
 def _symbolic_shape(shape):
@@ -287,6 +307,9 @@ class Functional(Model):
         flat = self._flat_inputs(inputs)
         tensors = []
         for position, (value, expected) in enumerate(zip(flat, self._inputs)):
+            if expected.sparse:
+                tensors.append(self._sparse_input(position, value, expected))
+                continue
             tensor = convert_to_tensor(value)
             if tensor.dtype != expected.dtype:
                 tensor = cast(tensor, expected.dtype)
@@ -311,20 +334,36 @@ class Functional(Model):
             if extra:
                 warnings.warn(f"model {self.name!r} ignores the inputs {extra}", stacklevel=4)
             if isinstance(struct, dict):
-                return nest.flatten({key: inputs[key] for key in struct})
+                return nest.flatten({key: inputs[key] for key in struct}, expand_composites=False)
             return [inputs[name] for name in names]
         if isinstance(struct, dict) and list(struct) != sorted(struct):
             raise ValueError(
                 f"model {self.name!r} takes a dict of inputs {list(struct)}; given a list, "
                 "it could not tell which is which (its keys are not in sorted order)"
             )
-        flat = nest.flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        flat = (
+            nest.flatten(inputs, expand_composites=False)
+            if isinstance(inputs, (list, tuple))
+            else [inputs]
+        )
         if len(flat) != len(self._inputs):
             raise ValueError(
                 f"model {self.name!r} expects {len(self._inputs)} input(s) {names}, but it was "
                 f"called with {len(flat)}"
             )
         return flat
+
+    def _sparse_input(self, position, value, expected):
+        """A SparseTensor for a sparse Input, its values of the Input's dtype."""
+        if not isinstance(value, SparseTensor):
+            raise TypeError(
+                f"input {position} ({expected.name!r}) of model {self.name!r} is sparse "
+                f"(Input(sparse=True)): give a tt.SparseTensor, not {type(value).__name__}"
+            )
+        self._checked(position, value, expected)
+        if value.dtype != expected.dtype:
+            value = value.with_values(cast(value.values, expected.dtype))
+        return value
 
     def _checked(self, position, tensor, expected):
         shape = tensor.shape

@@ -24,23 +24,23 @@ class KerasTensor:
     <KerasTensor shape=(None, 28, 28), dtype=float32, sparse=False, ragged=False, name=image>
     """
 
-    __slots__ = ("shape", "dtype", "name", "_keras_history")
+    __slots__ = ("shape", "dtype", "name", "_keras_history", "sparse")
 
-    def __init__(self, shape, dtype="float32", name=None, history=None):
+    def __init__(self, shape, dtype="float32", name=None, history=None, sparse=False):
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = as_dtype(dtype).name  # a string, as Keras 3's
         self.name = name or unique_layer_name("keras_tensor")
         self._keras_history = history
+        self.sparse = bool(sparse)  # an Input(sparse=True): the model takes a SparseTensor
 
     @property
     def ndim(self):
         return len(self.shape)
 
     def __repr__(self):
-        # tracer's KerasTensors are dense, as Keras 3's repr says of its dense ones
         return (
-            f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, ragged=False, "
-            f"name={self.name}>"
+            f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse={self.sparse}, "
+            f"ragged=False, name={self.name}>"
         )
 
     def __array__(self, dtype=None, copy=None):

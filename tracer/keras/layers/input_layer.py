@@ -23,14 +23,16 @@ class InputLayer(Layer):
         optional=False,
         **kwargs,
     ):
-        for argument, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
+        for argument, value in (("ragged", ragged), ("optional", optional)):
             if value:
                 raise NotImplementedError(f"tt.keras.Input: tracer has no {argument} inputs")
+        self.sparse = bool(sparse)
         super().__init__(name=name or unique_layer_name("input_layer"), dtype=dtype, **kwargs)
         self.batch_shape = _batch_shape(shape, batch_size, batch_shape)
         # NOTE: the tensor takes the name given, not the layer's: an unnamed Input's tensor is
         # `keras_tensor_<n>` as in Keras 3, whose dict inputs are then looked up by that name.
-        tensor = KerasTensor(self.batch_shape, self.dtype, name, KerasHistory(self, 0, 0))
+        history = KerasHistory(self, 0, 0)
+        tensor = KerasTensor(self.batch_shape, self.dtype, name, history, sparse=self.sparse)
         self._inbound_nodes = [Node(self, outputs=[tensor])]
         self.built = True
 
@@ -44,7 +46,7 @@ class InputLayer(Layer):
         return {
             "batch_shape": list(self.batch_shape),
             "dtype": self.dtype.name,
-            "sparse": False,
+            "sparse": self.sparse,
             "ragged": False,
             "name": self.name,
             "optional": False,

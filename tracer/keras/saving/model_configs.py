@@ -176,7 +176,9 @@ def _functional_config(model):
     for item in structure["layers"]:
         layer = item["layer"]
         if isinstance(layer, InputLayer):
-            entry = _input_layer(list(layer.batch_shape), layer.dtype.name, layer.name)
+            entry = _input_layer(
+                list(layer.batch_shape), layer.dtype.name, layer.name, layer.sparse
+            )
         elif _kind(layer) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
         elif _is_model(layer):
@@ -362,15 +364,16 @@ def _make_input(config, name):
     shape = _batch_shape(config)
     if shape is None:
         raise ValueError(f"input {name!r} of the functional config has no shape")
-    for option in ("sparse", "ragged", "optional"):
+    for option in ("ragged", "optional"):
         if config.get(option):
-            raise ValueError(f"input {name!r} is {option}; tracer's inputs are dense")
+            raise ValueError(f"input {name!r} is {option}; tracer has no {option} inputs")
     dtype = config.get("dtype") or "float32"
     if dtype not in ("int32", "int64", "bool", "string"):
         dtype = layer_configs.dtype_name(dtype)
     from tracer.keras.layers.input_layer import Input
 
-    return Input(batch_shape=tuple(_shape(shape)), dtype=dtype, name=name)
+    sparse = bool(config.get("sparse"))
+    return Input(batch_shape=tuple(_shape(shape)), dtype=dtype, name=name, sparse=sparse)
 
 
 # --- compile ------------------------------------------------------------------------------------
@@ -543,11 +546,11 @@ def _read_object(value, module, custom_objects=None, depth=0):
 # --- shapes -------------------------------------------------------------------------------------
 
 
-def _input_layer(shape, dtype, name):
+def _input_layer(shape, dtype, name, sparse=False):
     return {
         "module": "keras.layers",
         "class_name": "InputLayer",
-        "config": {"batch_shape": shape, "dtype": dtype, "sparse": False, "name": name},
+        "config": {"batch_shape": shape, "dtype": dtype, "sparse": sparse, "name": name},
         "registered_name": None,
     }
 
