@@ -18,7 +18,8 @@ rng = np.random.default_rng(11)
 
 
 def derivatives(function, count):
-    """A function returning f(xs), d<f, w>/dxs and d<d<f, w>/dxs, v>/dxs, with w, v fixed."""
+    """A function returning f(xs), d<f, w>/dxs and d<d<f, w>/dxs, v>/dxs, with w, v fixed,
+    the derivatives dense."""
 
     def run(*xs):
         with tt.GradientTape(persistent=True) as outer:
@@ -37,7 +38,8 @@ def derivatives(function, count):
                 [tt.reduce_sum(tt.cast(g, tt.float64) * _fixed(g.shape, 2)) for g in grads]
             )
         second = outer.gradient(along, list(xs), unconnected_gradients="zero")
-        return [value, *grads, *second]
+        # dense, as the catalogue's callers compare them (a gather's is an IndexedSlices)
+        return [value, *map(tt.convert_to_tensor, (*grads, *second))]
 
     return run
 
