@@ -603,3 +603,44 @@ def test_sums_over_one_shape_export_as_one_loop_of_several_accumulators(tmp_path
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     source = (tmp_path / "products_summed.c").read_text()
     assert "acc0 += " in source and "acc2 += " in source
+
+
+def test_sparse_results_export_as_their_tensors(tmp_path):
+    """An IndexedSlices or a SparseTensor result is two outputs of the C function, named
+    after its parts (a gradient through a gather; a reordered sparse tensor)."""
+
+    def gathered(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.reduce_sum(tt.gather(x, [2, 0, 2]) ** 2)
+        return y, tape.gradient(y, x)
+
+    def reordered(v):
+        return tt.sparse.reorder(tt.SparseTensor([[1, 0], [0, 1]], v * 3.0, [2, 2]))
+
+    x = np.array([[1.0, -2.0], [0.5, 3.0], [4.0, 0.25]])
+    want_y, want_grad = tt.function(gathered)(x)
+    calls = [
+        exported_c.Call(
+            "gathered",
+            [x],
+            [want_y.numpy(), want_grad.values.numpy(), want_grad.indices.numpy()],
+        )
+    ]
+    ((y, values, indices),) = _export_and_run(
+        tmp_path / "g", gathered, [tt.TensorSpec([3, 2], tt.float64)], calls
+    )
+    with open(tmp_path / "g" / "gathered.h") as handle:
+        assert "double *out1_values, int64_t *out1_indices" in handle.read()
+    np.testing.assert_allclose(y, 2 * (x[2] ** 2).sum() + (x[0] ** 2).sum(), rtol=1e-12)
+    dense = np.zeros_like(x)
+    np.add.at(dense, indices, values)
+    np.testing.assert_allclose(dense, [[2.0, -4.0], [0.0, 0.0], [16.0, 1.0]], rtol=1e-12)
+
+    v = np.array([1.5, -2.0])
+    calls = [exported_c.Call("reordered", [v], [np.zeros((2, 2), np.int64), np.zeros(2)])]
+    ((indices, values),) = _export_and_run(
+        tmp_path / "r", reordered, [tt.TensorSpec([2], tt.float64)], calls
+    )
+    assert indices.tolist() == [[0, 1], [1, 0]]
+    np.testing.assert_allclose(values, [-6.0, 4.5], rtol=1e-12)

@@ -73,6 +73,11 @@ def entry(name, concrete, variables, summary=None, outputs=None):
         input_names.append(given[:-2] if given.endswith(":0") else given)
     n_outputs = len(concrete._tensor_positions)
     output_names = (outputs or _output_names(concrete._structure))[:n_outputs]
+    if len(output_names) != n_outputs:
+        raise ExportError(
+            f"{concrete.name} returns {n_outputs} tensors, and {len(output_names)} names were "
+            "found for them"
+        )
     frozen, updates = {}, {}
     if concrete._variables:
         if variables is None:
@@ -117,6 +122,9 @@ def _output_names(structure):
                 visit(f"{prefix}_{k}" if prefix else f"out{k}", item)
         elif isinstance(value, TensorLike):
             names.append(prefix or "out")
+        elif hasattr(value, "_tensor_components"):  # an IndexedSlices, a SparseTensor: its parts
+            for part in value._component_names:
+                names.append(f"{prefix or 'out'}_{part}")
 
     visit("", structure)
     return names

@@ -19,6 +19,7 @@ class IndexedSlices:
     """
 
     __slots__ = ("values", "indices", "_dense_shape")
+    _component_names = ("values", "indices")  # its tensors' names in exported C
 
     def __init__(self, values, indices, dense_shape=None):
         from tracer.tensor import convert_to_tensor

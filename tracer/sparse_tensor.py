@@ -24,6 +24,7 @@ class _Composite:
     dense shape that keys the trace."""
 
     __slots__ = ()
+    _component_names = ("indices", "values")  # its tensors' names in exported C
 
     def _tensor_components(self):
         return (self.indices, self.values)
