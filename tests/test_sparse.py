@@ -229,6 +229,21 @@ def test_compiled_functions_take_and_give_sparse_tensors():
     np.testing.assert_allclose(result.numpy()[3], 4.0 * dense[4], rtol=1e-12)
 
 
+def test_an_input_signature_takes_a_sparse_tensor_of_any_count():
+    @tt.function(input_signature=[tt.SparseTensorSpec([3, 4], tt.float32)])
+    def row_sums(sp):
+        return tt.sparse.reduce_sum(sp, 1)
+
+    two = row_sums(tt.SparseTensor([[0, 1], [2, 3]], [1.0, 2.0], [3, 4]))
+    one = row_sums(tt.SparseTensor([[1, 1]], [5.0], [3, 4]))
+    assert two.numpy().tolist() == [1.0, 0.0, 2.0] and one.numpy().tolist() == [0.0, 5.0, 0.0]
+    assert row_sums.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match="the input_signature says SparseTensorSpec"):
+        row_sums(tt.SparseTensor([[0, 1]], [5.0], [3, 5]))
+    with pytest.raises(TypeError, match="the input_signature says SparseTensorSpec"):
+        row_sums(tt.ones([3, 4]))
+
+
 def test_gradients_reach_the_values():
     """The gradient of a Dense layer on a sparse input, as TensorFlow 2.21 printed it (its
     kernel's gradient an IndexedSlices, as TensorFlow's), and a product's against finite

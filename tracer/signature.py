@@ -619,6 +619,8 @@ def conform(spec, value, name):
     binds a call to an input_signature; TypeError where it does not fit."""
     if isinstance(spec, TensorSpec):
         return _conform_tensor(spec, value, name)
+    if hasattr(spec, "_conformed"):  # a composite's spec (a SparseTensorSpec)
+        return spec._conformed(value, name)
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
             raise TypeError(

@@ -13,7 +13,7 @@ keeps it: a trace is keyed by it, while the count of entries is a size like any 
 import numpy as np
 
 from tracer import dtypes
-from tracer.signature import TensorSpec
+from tracer.signature import SignatureMismatchError, TensorSpec
 from tracer.tensor import Tensor, TensorLike, convert_to_tensor
 from tracer.tensor_shape import TensorShape
 
@@ -164,6 +164,21 @@ class SparseTensorSpec(_Composite):
         """This spec with None wherever `other`'s dense shape differs."""
         shape = [a if a == b else None for a, b in zip(self._dense_shape, other._dense_shape)]
         return SparseTensorSpec(shape, self.dtype)
+
+    def _conformed(self, value, name):
+        """`value` where it is a SparseTensor this spec takes (an input_signature's check of
+        argument `name`); a SignatureMismatchError otherwise."""
+        fits = (
+            isinstance(value, SparseTensor)
+            and value.dtype == self.dtype
+            and len(value._dense_shape) == len(self._dense_shape)
+            and all(k is None or k == d for d, k in zip(value._dense_shape, self._dense_shape))
+        )
+        if not fits:
+            raise SignatureMismatchError(
+                f"argument {name} is {value!r}, the input_signature says {self!r}"
+            )
+        return value
 
     def __eq__(self, other):
         return isinstance(other, SparseTensorSpec) and (
