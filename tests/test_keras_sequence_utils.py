@@ -105,3 +105,17 @@ def test_the_windows_count_is_known_as_in_keras():
     long = tt.data.Dataset.range(7).apply(tt.data.experimental.assert_cardinality(5))
     with pytest.raises(tt.errors.FailedPreconditionError, match="at least 6 elements"):
         list(long)
+
+
+def test_keras_preprocessing_names_the_same_utilities():
+    # TF 2.21 printed [[0, 71, 32, 11], [8, 15, 55, 27], [1, 45, 53, 27]] for
+    # tf.keras.preprocessing.sequence.pad_sequences(raw, maxlen=4).tolist()
+    raw = [[71, 32, 11], [7, 8, 15, 55, 27], [83, 91, 1, 45, 53, 27]]
+    preprocessing = tt.keras.preprocessing
+    padded = preprocessing.sequence.pad_sequences(raw, maxlen=4)
+    assert padded.tolist() == [[0, 71, 32, 11], [8, 15, 55, 27], [1, 45, 53, 27]]
+    assert preprocessing.sequence.pad_sequences is utils.pad_sequences
+    assert preprocessing.timeseries_dataset_from_array is utils.timeseries_dataset_from_array
+    assert preprocessing.text_dataset_from_directory is utils.text_dataset_from_directory
+    with pytest.raises(AttributeError, match="legacy preprocessing module is not in tracer"):
+        _ = preprocessing.text.Tokenizer
