@@ -244,6 +244,16 @@ def test_masking_skips_steps_of_mask_value():
     assert np.all(layers.Masking(-1.0)(x).numpy()[0, 2:] == 0)
 
 
+def test_masking_zeroes_masked_steps_by_choice_not_product():
+    # TF 2.21 printed [[[1. 2.] [0. 0.] [3. 0.]]] for Masking(-1.0) of these steps, a
+    # masked step's -1 becoming +0, and [[[0. 0.] [1. 2.]]] where an inf is masked
+    out = layers.Masking(-1.0)(np.array([[[1.0, 2.0], [-1.0, -1.0], [3.0, 0.0]]], np.float32))
+    np.testing.assert_array_equal(out.numpy(), [[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]])
+    assert not np.signbit(out.numpy()).any()
+    out = layers.Masking(np.inf)(np.array([[[np.inf, np.inf], [1.0, 2.0]]], np.float32))
+    np.testing.assert_array_equal(out.numpy(), [[[0.0, 0.0], [1.0, 2.0]]])
+
+
 def test_the_output_mask_weighs_the_loss_and_metrics_as_kerass():
     ids, lengths = right_padded_ids()
     model = tt.keras.Sequential(
