@@ -532,3 +532,40 @@ def test_new_modules_docstring_examples():
     for module in (activation_layers, core, keras.losses):
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_layer_with_its_own_compute_mask_supports_masking_by_default():
+    # Keras 3: supports_masking defaults to whether the class overrides compute_mask, so a
+    # layer that splits its mask attaches the halves (TF 2.21 printed the masks [[T T] [T F]]
+    # and [[F F] [F F]] for this split of [[1, 2, 0, 0], [3, 0, 0, 0]])
+    class TemporalSplit(keras.layers.Layer):
+        def call(self, inputs):
+            return tt.split(inputs, 2, axis=1)
+
+        def compute_mask(self, inputs, mask=None):
+            return None if mask is None else tt.split(mask, 2, axis=1)
+
+    class Plain(keras.layers.Layer):
+        def call(self, inputs):
+            return inputs * 2.0
+
+    class Passing(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_masking = True
+
+    embedded = keras.layers.Embedding(5, 2, mask_zero=True)(
+        tt.constant([[1, 2, 0, 0], [3, 0, 0, 0]])
+    )
+    first, second = TemporalSplit()(embedded)
+    np.testing.assert_array_equal(first._keras_mask.numpy(), [[True, True], [True, False]])
+    np.testing.assert_array_equal(second._keras_mask.numpy(), [[False, False], [False, False]])
+    assert TemporalSplit().supports_masking and not Plain().supports_masking
+    assert Plain()(embedded)._keras_mask is None
+    assert Passing().supports_masking
+    np.testing.assert_array_equal(
+        Passing()(embedded)._keras_mask.numpy(), embedded._keras_mask.numpy()
+    )
+    turned_off = TemporalSplit()
+    turned_off.supports_masking = False
+    assert turned_off(embedded)[0]._keras_mask is None

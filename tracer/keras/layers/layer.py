@@ -71,8 +71,6 @@ class Layer(Module):
     """
 
     _has_scope = True  # whether its weights' names are under its own (models: no)
-    # whether it passes a mask on (compute_mask's); Keras's layers that do set it
-    supports_masking = False
 
     activity_regularizer = None  # a penalty on the outputs, added to `losses` at each call
 
@@ -253,6 +251,17 @@ class Layer(Module):
             if value is not None:
                 options.setdefault(_WEIGHTS_BY_OPTION[prefix], {})[kind] = value
         return options
+
+    @property
+    def supports_masking(self):
+        """Whether the layer attaches `compute_mask`'s mask to its outputs: what it was set
+        to, else (Keras 3's default) whether its class has a compute_mask of its own."""
+        chosen = self.__dict__.get("_supports_masking")
+        return _makes_masks(type(self)) if chosen is None else chosen
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        self._supports_masking = bool(value)
 
     def compute_mask(self, inputs, previous_mask=None):
         """The mask of the outputs of a layer that supports masking: by default its inputs'
