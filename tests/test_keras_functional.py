@@ -367,3 +367,20 @@ def test_docstring_examples():
     for module in (functional, keras_tensor, input_layer):
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_keras_tensors_carry_the_masks_layers_attach():
+    # TF 2.21: an Input has no _keras_mask; after Embedding(mask_zero=True) it is
+    # <KerasTensor shape=(None, 3), dtype=bool ...>, kept by a Dense and dropped by Flatten
+    inputs = Input(shape=(3,), dtype="int32")
+    assert not hasattr(inputs, "_keras_mask")
+    embedded = layers.Embedding(5, 2, mask_zero=True)(inputs)
+    assert isinstance(embedded._keras_mask, KerasTensor)
+    assert embedded._keras_mask.shape == (None, 3) and embedded._keras_mask.dtype == "bool"
+    dense = layers.Dense(2)(embedded)
+    assert dense._keras_mask.shape == (None, 3)
+    assert not hasattr(layers.Flatten()(embedded), "_keras_mask")
+    # a layer whose call takes the mask is traced with it
+    ragged = Input(shape=(None,), dtype="int32")
+    sequence = layers.LSTM(3, return_sequences=True)(layers.Embedding(5, 2, mask_zero=True)(ragged))
+    assert sequence._keras_mask.shape == (None, None)

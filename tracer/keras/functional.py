@@ -73,6 +73,7 @@ def call_symbolic(layer, *args, **kwargs):
         KerasTensor(shape, t.dtype, history=KerasHistory(layer, node_index, i))
         for i, (t, shape) in enumerate(zip(nest.flatten(outputs), shapes))
     ]
+    _attach_masks(tensors, nest.flatten(outputs))
     layer._inbound_nodes.append(Node(layer, args, kwargs, tensors))
     if isinstance(getattr(layer, "_output_shape", None), (tuple, list)):
         # NOTE: Layer.__call__ notes its first output shape for summaries; here that was the
@@ -143,13 +144,26 @@ def _traced_outputs(layer, args, kwargs, probe=None):
         shape = _symbolic_shape(tensor.shape)
         if probe is not None:
             shape = shape[:1] + tuple(probe if d is None else d for d in tensor.shape[1:])
-        return trace.input(tensor.name, shape, as_dtype(tensor.dtype))
+        traced = trace.input(tensor.name, shape, as_dtype(tensor.dtype))
+        mask = getattr(tensor, "_keras_mask", None)
+        if mask is not None:  # the layer sees the mask its inputs will have, as it runs
+            traced._keras_mask = symbolic(mask)
+        return traced
 
     traced_args, traced_kwargs = _map_tensors(symbolic, (args, kwargs))
     with tracing(trace):
         outputs = layer(*traced_args, **traced_kwargs)
     layer._clear_losses()  # the trace's, which no call computes
     return outputs
+
+
+def _attach_masks(tensors, traced_outputs):
+    """Give each output KerasTensor the mask the traced call attached to its tensor, as a
+    KerasTensor of its own (Keras's passes its input's mask object on unchanged)."""
+    for tensor, traced in zip(tensors, traced_outputs):
+        mask = getattr(traced, "_keras_mask", None)
+        if isinstance(mask, Tensor):
+            tensor._keras_mask = KerasTensor(_known(mask.shape), mask.dtype)
 
 
 def _symbolic_shape(shape):

@@ -24,7 +24,9 @@ class KerasTensor:
     <KerasTensor shape=(None, 28, 28), dtype=float32, name=image>
     """
 
-    __slots__ = ("shape", "dtype", "name", "_keras_history")
+    # `_keras_mask`, the KerasTensor of the mask a layer attached (Keras 3's), is unset, so
+    # missing, where there is none
+    __slots__ = ("shape", "dtype", "name", "_keras_history", "_keras_mask")
 
     def __init__(self, shape, dtype="float32", name=None, history=None):
         self.shape = tuple(None if d is None else int(d) for d in shape)
