@@ -425,9 +425,43 @@ def test_weights_are_kerass():
     assert gru.units == 2 and gru.reset_after
 
 
+def test_a_stateful_lstm_fed_in_chunks_is_one_call_on_the_whole_sequence():
+    x = rng.normal(size=(2, 12, 3)).astype(np.float32)
+    chunks = np.split(x, 3, axis=1)
+    stateful = layers.LSTM(4, stateful=True)
+    stateful(chunks[0])
+    assert [tuple(w.shape) for w in stateful.weights] == [(3, 16), (4, 16), (16,)]
+    assert len(stateful.states) == 2 and not stateful.states[0].trainable
+    stateful.reset_states()
+    for chunk in chunks:
+        last = stateful(chunk)
+    whole = layers.LSTM(4)
+    whole(x)
+    whole.set_weights(stateful.get_weights())
+    np.testing.assert_allclose(last.numpy(), whole(x).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(stateful.states[0].numpy(), last.numpy(), rtol=1e-6)
+    stateful.reset_state()
+    np.testing.assert_array_equal(stateful.states[1].numpy(), np.zeros((2, 4)))
+    np.testing.assert_allclose(
+        stateful(chunks[0]).numpy(), whole(chunks[0]).numpy(), rtol=1e-5, atol=1e-6
+    )
+
+    @tt.function
+    def step(chunk):
+        return stateful(chunk)
+
+    stateful.reset_states()
+    for chunk in chunks:
+        compiled = step(chunk)
+    np.testing.assert_allclose(compiled.numpy(), last.numpy(), rtol=1e-5, atol=1e-6)
+    # Keras 3's messages
+    with pytest.raises(ValueError, match="Expected batch size: 2"):
+        stateful(x[:1])
+    with pytest.raises(ValueError, match="the batch size must be static"):
+        layers.GRU(2, stateful=True)(tt.keras.Input((None, 3)))
+
+
 def test_bad_arguments_are_named():
-    with pytest.raises(NotImplementedError, match="stateful=True"):
-        layers.LSTM(3, stateful=True)
     with pytest.raises(ValueError, match=r"inputs of shape \(batch, time, features\)"):
         layers.GRU(2)(np.zeros((2, 3), np.float32))
     with pytest.raises(TypeError, match="wraps a recurrent layer"):

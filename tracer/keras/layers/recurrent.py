@@ -25,6 +25,7 @@ from tracer.keras.layers.core import seed_state
 from tracer.keras.layers.layer import Layer, to_snake_case
 from tracer.ops import array_ops, layout_ops, math_ops, structure_ops
 from tracer.ops.linalg_ops import matmul
+from tracer.variable import Variable
 
 
 class _Cell(Layer):
@@ -248,7 +249,12 @@ class RNN(Layer):
     previous output (zeros with `zero_output_for_mask`). `initial_state` replaces the zero
     states. A cell is a built-in one or any layer with `state_size` and
     `call(inputs, states)` returning (output, new states). `unroll` is accepted and changes
-    nothing; `stateful=True` is refused.
+    nothing.
+
+    `stateful=True` (Keras's cross-batch statefulness) keeps the final states in variables,
+    `layer.states` (not weights), made when the layer is built for a known batch size: each
+    call without `initial_state` starts from them, so a long sequence can be fed in chunks;
+    `reset_state()` (or `reset_states()`) sets them back to zeros.
     """
 
     supports_masking = True
@@ -265,20 +271,16 @@ class RNN(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if stateful:
-            raise NotImplementedError(
-                f"{type(self).__name__}(stateful=True): tracer's recurrent layers start each "
-                "call from initial_state (zeros by default); pass the last call's states as "
-                "initial_state to carry them on"
-            )
         if isinstance(cell, (list, tuple)):
             raise NotImplementedError("RNN of a list of cells (StackedRNNCells): stack RNN layers")
         if not hasattr(cell, "state_size") or not callable(cell):
             raise TypeError(f"RNN's cell needs a state_size and a call, not {cell!r}")
         self.cell = cell
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
-        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), False, bool(unroll)
+        self.go_backwards, self.stateful = bool(go_backwards), bool(stateful)
+        self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
+        self.states = None  # a stateful layer's state variables, once built
 
     def build(self, input_shape):
         if len(input_shape) < 3:
@@ -289,10 +291,38 @@ class RNN(Layer):
         if not self.cell.built:
             self.cell.build((input_shape[0], *input_shape[2:]))
             self.cell.built = True
+        if self.stateful and self.states is None:
+            self._make_state_variables(input_shape)
         self.built = True
+
+    def _make_state_variables(self, input_shape):
+        if input_shape[0] is None:
+            raise ValueError(
+                "When using `stateful=True` in a RNN, the batch size must be static. Found "
+                f"dynamic batch size: sequence.shape={tuple(input_shape)}"
+            )
+        outer = self._enter_scope()
+        try:
+            self.states = [
+                Variable(value, trainable=False, name="rnn_state")
+                for value in self.get_initial_state(int(input_shape[0]))
+            ]
+        finally:
+            self._leave_scope(outer)
+        self._seed_variables.extend(self.states)  # state, not weights (Keras's)
+
+    def reset_state(self):
+        """Zeros into a stateful layer's states (nothing for a layer that is not)."""
+        for variable in self.states or ():
+            variable.assign(array_ops.zeros_like(variable))
+
+    reset_states = reset_state  # Keras's older name
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
         batch, length = sequences.shape[0], sequences.shape[1]
+        if self.stateful:
+            self._check_batch(batch)
+            initial_state = self.states if initial_state is None else initial_state
         states = self._initial_states(initial_state, sequences)
         builtin = isinstance(self.cell, _Cell)
         if builtin:
@@ -325,9 +355,21 @@ class RNN(Layer):
             return new_states, output
 
         (states, last), outputs = self._loop(advance, elems, (states, zero_output), length)
+        if self.stateful:
+            for variable, value in zip(self.states, states):
+                variable.assign(value)
         if self.return_sequences:
             last = array_ops.transpose(outputs, _time_first(len(outputs.shape)))
         return (last, *states) if self.return_state else last
+
+    def _check_batch(self, batch):
+        expected = self.states[0].shape[0]
+        if isinstance(batch, int) and batch != expected:
+            raise ValueError(
+                "If an RNN is stateful, the batch size of the input sequences must be the same "
+                f"as the batch size of the initial state. \n- Expected batch size: {expected}\n"
+                f"- Received batch size: {batch}"
+            )
 
     def _loop(self, advance, elems, start, length):
         """(the final (states, output), every step's output stacked time first, or None)."""

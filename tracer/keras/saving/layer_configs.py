@@ -260,7 +260,7 @@ def _recurrent(layer):
         "return_sequences": layer.return_sequences,
         "return_state": layer.return_state,
         "go_backwards": layer.go_backwards,
-        "stateful": False,
+        "stateful": layer.stateful,
         "unroll": layer.unroll,
         "zero_output_for_mask": layer.zero_output_for_mask,
         "units": layer.units,
@@ -413,9 +413,9 @@ LAYERS = {
     "LayerNormalization": LayerSpec(
         normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
     ),
-    "SimpleRNN": LayerSpec(recurrent.SimpleRNN, _recurrent, {"stateful": False}),
-    "LSTM": LayerSpec(recurrent.LSTM, _lstm, {"stateful": False}),
-    "GRU": LayerSpec(recurrent.GRU, _gru, {"stateful": False}),
+    "SimpleRNN": LayerSpec(recurrent.SimpleRNN, _recurrent),
+    "LSTM": LayerSpec(recurrent.LSTM, _lstm),
+    "GRU": LayerSpec(recurrent.GRU, _gru),
     "EinsumDense": LayerSpec(einsum_dense.EinsumDense, _einsum_dense),
     "MultiHeadAttention": LayerSpec(
         attention.MultiHeadAttention,
