@@ -27,7 +27,7 @@ import warnings
 from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
-from tracer.keras import extensions
+from tracer.keras import extensions, operations
 from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node, inbound_nodes, node_of
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.models import Model
@@ -233,8 +233,8 @@ class Functional(Model):
     def layers(self):
         """The model's layers, InputLayers first, each once, in Keras's order: by the most
         layer calls between the layer and an output (more first), then in the order a walk
-        back from the outputs meets them."""
-        return list(self._layers)
+        back from the outputs meets them. Operations (`x[:, -1]`) are not layers (Keras's)."""
+        return [layer for layer in self._layers if not isinstance(layer, operations.Operation)]
 
     @property
     def inputs(self):
@@ -387,9 +387,9 @@ class Functional(Model):
             ]
             shape = _shape_text(layer._inbound_nodes[-1].outputs)
             params = f"{layer.count_params():,}"
-            rows.append(
-                (layer.name, type(layer).__name__, shape, params, sources if connected else None)
-            )
+            operation = isinstance(layer, operations.Operation)  # named as Keras's op class
+            kind = layer.class_name if operation else type(layer).__name__
+            rows.append((layer.name, kind, shape, params, sources if connected else None))
         return rows
 
     def _runs_in_a_line(self):

@@ -37,6 +37,7 @@ from tracer.keras.layers import (
     wrappers,
 )
 from tracer.keras.layers.layer import Layer, attribute_arguments, init_parameters
+from tracer.keras.operations import Operation
 from tracer.keras.registration import get_registered_name, get_registered_object
 
 _COMMON = ("name", "trainable", "dtype")
@@ -505,6 +506,12 @@ def layer_config(layer, input_shape=None):
         raise ValueError(
             f"cannot save layer {layer.name!r}: a Lambda layer's function is code, which a "
             "Keras file does not hold safely; save_weights, and make the model in code"
+        )
+    if cls is Operation:
+        raise ValueError(
+            f"cannot save layer {layer.name!r}: Keras's operation {layer.class_name} on "
+            "KerasTensors (x[:, -1], a + b) is not written by tracer's saving; save_weights, "
+            "and make the model in code"
         )
     spec = _spec_of(cls)
     if spec is not None:
