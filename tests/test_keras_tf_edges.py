@@ -5,6 +5,8 @@ Embedding's negative indices and mask_zero, categorical_crossentropy's label smo
 
 The expected values are Keras 3.15.1's outputs on the same inputs, as stated at each test."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -569,3 +571,24 @@ def test_a_layer_with_its_own_compute_mask_supports_masking_by_default():
     turned_off = TemporalSplit()
     turned_off.supports_masking = False
     assert turned_off(embedded)[0]._keras_mask is None
+
+
+def test_a_layer_that_drops_a_mask_warns_as_keras():
+    # Keras 3's UserWarning, as TF 2.21 printed it for this layer
+    class Scale(keras.layers.Layer):
+        def call(self, inputs):
+            return inputs * 2.0
+
+    embedded = keras.layers.Embedding(5, 2, mask_zero=True)(tt.constant([[1, 0]]))
+    layer = Scale(name="scale")
+    with pytest.warns(UserWarning) as caught:
+        layer(embedded)
+    assert str(caught[0].message) == (
+        "Layer 'scale' (of type Scale) was passed an input with a mask attached to it. "
+        "However, this layer does not support masking and will therefore destroy the mask "
+        "information. Downstream layers will not see the mask."
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keras.layers.Dense(2)(embedded)  # supports masking: passes it on, no warning
+        layer(tt.ones((1, 2, 2)))  # no mask, no warning

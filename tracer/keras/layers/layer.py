@@ -12,6 +12,7 @@ import contextlib
 import functools
 import inspect
 import re
+import warnings
 
 import numpy as np
 
@@ -148,6 +149,14 @@ class Layer(Module):
                 _penalize_activity(self, outputs)
             if self.supports_masking and (previous_mask is not None or _makes_masks(type(self))):
                 _set_output_masks(self, inputs, previous_mask, outputs)
+            elif previous_mask is not None:
+                warnings.warn(
+                    f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input "
+                    "with a mask attached to it. However, this layer does not support masking "
+                    "and will therefore destroy the mask information. Downstream layers will "
+                    "not see the mask.",
+                    stacklevel=2,
+                )
             if self._output_shape is None:  # what Model.summary() shows
                 self._output_shape = _shapes_of(outputs)
             return outputs
