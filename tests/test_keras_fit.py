@@ -421,3 +421,24 @@ def test_a_subclass_given_inputs_and_outputs_is_functional_with_its_own_train_st
     np.testing.assert_allclose(history["loss"], [0.17317, 0.09867, 0.0961], atol=6e-6)
     np.testing.assert_allclose(history["mae"], [0.34166, 0.26576, 0.26492], atol=6e-6)
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [0.0906936, 0.256542], rtol=1e-5)
+
+
+def test_a_sequential_of_an_input_of_any_length_builds_as_layers_are_added():
+    # TF 2.21 printed these rows and totals for the Keras guide's model ("Working with RNNs")
+    model = keras.Sequential()
+    model.add(keras.Input((None,), dtype="int32"))
+    model.add(keras.layers.Embedding(input_dim=1000, output_dim=64, name="embedding"))
+    model.add(keras.layers.LSTM(128, name="lstm"))
+    assert model.output_shape == (None, 128)
+    model.add(keras.layers.Dense(10, name="dense"))
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert lines[4:9:2] == [
+        "│ embedding (Embedding)           │ (None, None, 64)       │        64,000 │",
+        "│ lstm (LSTM)                     │ (None, 128)            │        98,816 │",
+        "│ dense (Dense)                   │ (None, 10)             │         1,290 │",
+    ]
+    assert lines[10] == " Total params: 164,106 (641.04 KB)"
+    ids = np.array([[3, 5, 0], [7, 0, 0]], np.int32)
+    assert model(ids).shape == (2, 10)
+    assert model.pop().name == "dense" and model.output_shape == (None, 128)

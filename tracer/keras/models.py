@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from tracer.keras import extensions, summary
+from tracer.keras.layers.input_layer import Input
 from tracer.keras.layers.layer import Layer
 from tracer.keras.training import Trainer
 from tracer.tensor import constant
@@ -72,28 +73,36 @@ class Sequential(Model):
         self.layers = []
         self._input_shape = None
         for layer in layers or ():
-            self.add(layer)
-
-    def add(self, layer):
-        """Append a layer; a `tt.keras.Input` (or a first layer given `input_shape`) fixes
-        the input shape, and the model builds at once for it, as Keras's does."""
-        if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
-            self._build_for((None, *layer.shape[1:]))
-            return
-        if not callable(layer):
-            raise TypeError(f"Sequential.add takes a layer, not {type(layer).__name__}")
-        self.layers.append(layer)
-        first = getattr(layer, "_input_shape_argument", None)
-        if len(self.layers) == 1 and first is not None:
-            self._input_shape = first
+            self.add(layer, rebuild=False)
         if self._input_shape is not None:
+            self._build_for(self._input_shape)
+
+    def add(self, layer, rebuild=True):
+        """Append a layer; a `tt.keras.Input` (or a first layer given `input_shape`) fixes
+        the input shape, and the model builds at once for it (unless `rebuild` is False), as
+        Keras's does."""
+        if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
+            self._input_shape = (None, *layer.shape[1:])
+            self._input_tensor = layer  # what a symbolic build starts from
+        elif not callable(layer):
+            raise TypeError(f"Sequential.add takes a layer, not {type(layer).__name__}")
+        else:
+            self.layers.append(layer)
+            first = getattr(layer, "_input_shape_argument", None)
+            if len(self.layers) == 1 and first is not None:
+                self._input_shape = first
+        if rebuild and self._input_shape is not None:
             self._build_for(self._input_shape)
 
     def _build_for(self, input_shape):
         """Build every layer for inputs of `input_shape` (batch axis None) by calling the
-        layers on zeros of one sample; the summary then shows a batch axis of None."""
+        layers on zeros of one sample, or on a KerasTensor where a size beyond the batch's
+        is unknown (`Input((None,))`); the summary then shows a batch axis of None."""
         self._input_shape = tuple(input_shape)
-        if not self.layers or any(d is None for d in self._input_shape[1:]):
+        if not self.layers:
+            return
+        if any(d is None for d in self._input_shape[1:]):
+            self._build_symbolically()
             return
         dtype = _input_dtype(self.layers[0])
         sample = (1, *self._input_shape[1:])
@@ -108,8 +117,23 @@ class Sequential(Model):
                 layer._output_shape = (None, *layer._output_shape[1:])
         self.built = True
 
-    def pop(self):
-        return self.layers.pop()
+    def _build_symbolically(self):
+        outputs = getattr(self, "_input_tensor", None)
+        if outputs is None:
+            dtype = np.dtype(_input_dtype(self.layers[0])).name
+            outputs = Input(batch_shape=self._input_shape, dtype=dtype)
+        if outputs.dtype == "string" or not all(isinstance(x, Layer) for x in self.layers):
+            return  # strings or plain functions: each layer builds on the first call
+        for layer in self.layers:
+            outputs = layer(outputs)
+            layer._output_shape = getattr(outputs, "shape", layer._output_shape)
+        self.built = True
+
+    def pop(self, rebuild=True):
+        layer = self.layers.pop()
+        if rebuild and self.layers and self._input_shape is not None:
+            self._build_for(self._input_shape)
+        return layer
 
     @property
     def input_shape(self):
