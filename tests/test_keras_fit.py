@@ -442,3 +442,20 @@ def test_a_sequential_of_an_input_of_any_length_builds_as_layers_are_added():
     ids = np.array([[3, 5, 0], [7, 0, 0]], np.int32)
     assert model(ids).shape == (2, 10)
     assert model.pop().name == "dense" and model.output_shape == (None, 128)
+
+
+def test_a_sequentials_builds_take_functional_names_as_kerass():
+    # Keras's Sequential builds an unnamed Functional each time it builds, so a functional
+    # model made after them is numbered after them: TF 2.21 printed functional_3, then
+    # functional_5, for this program
+    keras.backend.clear_session()
+    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])  # built once
+    growing = keras.Sequential()
+    growing.add(keras.Input((None,)))
+    growing.add(keras.layers.Embedding(5, 2))  # built
+    growing.add(keras.layers.Dense(1))  # built again
+    inputs = keras.Input((3,))
+    assert keras.Model(inputs, keras.layers.Dense(1)(inputs)).name == "functional_3"
+    on_call = keras.Sequential([keras.layers.Dense(2)])
+    on_call(np.ones((1, 3), np.float32))  # built on its first call
+    assert keras.Model(inputs, keras.layers.Dense(1)(inputs)).name == "functional_5"

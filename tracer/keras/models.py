@@ -8,6 +8,7 @@ import numpy as np
 from tracer.keras import extensions, summary
 from tracer.keras.layers.input_layer import Input
 from tracer.keras.layers.layer import Layer
+from tracer.keras.naming import unique_layer_name
 from tracer.keras.training import Trainer
 from tracer.tensor import constant
 
@@ -101,6 +102,9 @@ class Sequential(Model):
         self._input_shape = tuple(input_shape)
         if not self.layers:
             return
+        # NOTE: Keras's Sequential builds a Functional model without a name, each time: the
+        # next functional model a user makes is named after the ones it took.
+        unique_layer_name("functional")
         if any(d is None for d in self._input_shape[1:]):
             self._build_symbolically()
             return
@@ -159,6 +163,7 @@ class Sequential(Model):
 
     def _build_on_first_call(self, input_shape):
         """Nothing: on the first call each layer builds itself as the inputs reach it."""
+        unique_layer_name("functional")  # the name Keras's build gives its Functional
         self.built = True
 
     def _summary_rows(self):
