@@ -592,3 +592,11 @@ def test_a_layer_that_drops_a_mask_warns_as_keras():
         warnings.simplefilter("error")
         keras.layers.Dense(2)(embedded)  # supports masking: passes it on, no warning
         layer(tt.ones((1, 2, 2)))  # no mask, no warning
+    # Python's default filter shows it once, wherever the layer is called from (Keras's)
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        other = Scale(name="other")
+        other(embedded)
+        other(embedded)
+    assert len(shown) == 1

@@ -155,7 +155,7 @@ class Layer(Module):
                     "with a mask attached to it. However, this layer does not support masking "
                     "and will therefore destroy the mask information. Downstream layers will "
                     "not see the mask.",
-                    stacklevel=2,
+                    stacklevel=1,  # Keras's place: each layer's warning shows once
                 )
             if self._output_shape is None:  # what Model.summary() shows
                 self._output_shape = _shapes_of(outputs)
