@@ -600,3 +600,15 @@ def test_a_layer_that_drops_a_mask_warns_as_keras():
         other(embedded)
         other(embedded)
     assert len(shown) == 1
+
+
+def test_an_input_shape_given_to_a_layer_warns_as_keras():
+    # Keras 3's UserWarning, as TF 2.21 printed it for Dense(1, input_dim=784)
+    with pytest.warns(UserWarning, match=r"^Do not pass an `input_shape`/`input_dim` argument"):
+        model = keras.Sequential([keras.layers.Dense(1, input_dim=4)])
+    assert model.input_shape == (None, 4)
+    with pytest.warns(UserWarning, match="prefer using an `Input\\(shape\\)` object"):
+        keras.layers.LSTM(2, input_shape=(None, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keras.layers.Dense(1)

@@ -79,6 +79,13 @@ class Layer(Module):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
         self._input_shape_argument = _input_shape_argument(kwargs)
+        if self._input_shape_argument is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                "Sequential models, prefer using an `Input(shape)` object as the first layer "
+                "in the model instead.",
+                stacklevel=2,  # Keras's: the line of the layer class's super().__init__
+            )
         # Keras's `kernel_regularizer=...`, `bias_constraint=...`: for the weight of that name
         self._weight_options = self._take_weight_options(kwargs)
         self._regularized = []  # (weight, regularizer) of each regularized weight
