@@ -487,3 +487,30 @@ def test_kerass_recurrent_files_load_with_kerass_outputs(name, tmp_path):
     weights_only = tt.keras.models.load_model(DATA / f"{name}.keras")
     weights_only.load_weights(DATA / f"{name}.weights.h5")
     np.testing.assert_allclose(weights_only(data["x"]).numpy(), data["y"], rtol=1e-5, atol=1e-6)
+
+
+def test_a_stateful_lstm_in_a_sequential_of_a_batch_size_fits_as_kerass(tmp_path):
+    # TF 2.21 printed the shapes, the losses [0.204111, 0.202007] and these final states
+    model_rng = np.random.default_rng(3)
+    model = tt.keras.Sequential(
+        [tt.keras.Input((4, 3), batch_size=2), layers.LSTM(3, stateful=True), layers.Dense(1)]
+    )
+    weights = [model_rng.normal(0, 0.3, w.shape).astype(np.float32) for w in model.weights]
+    model.set_weights(weights)
+    assert model.input_shape == (2, 4, 3) and model.output_shape == (2, 1)
+    assert len(model.variables) == 5  # the states are not the model's variables (Keras's)
+    np.testing.assert_array_equal(model.layers[0].states[0].numpy(), np.zeros((2, 3)))
+    model.compile(tt.keras.optimizers.SGD(0.1), "mse")
+    x = model_rng.normal(size=(4, 4, 3)).astype(np.float32)
+    y = model_rng.normal(size=(4, 1)).astype(np.float32)
+    history = model.fit(x, y, batch_size=2, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [0.204111, 0.202007], atol=2e-6)
+    np.testing.assert_allclose(
+        model.layers[0].states[0].numpy(),
+        [[-0.093276, -0.143525, 0.265257], [-0.030209, -0.150625, 0.220373]],
+        atol=2e-6,
+    )
+    model.save(tmp_path / "stateful.keras")  # Keras writes the batch size, and reads it
+    loaded = tt.keras.models.load_model(tmp_path / "stateful.keras")
+    assert loaded.layers[0].stateful and loaded.input_shape == (2, 4, 3)
+    assert tuple(loaded.layers[0].states[0].shape) == (2, 3)

@@ -83,7 +83,7 @@ class Sequential(Model):
         the input shape, and the model builds at once for it (unless `rebuild` is False), as
         Keras's does."""
         if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
-            self._input_shape = (None, *layer.shape[1:])
+            self._input_shape = tuple(layer.shape)  # its batch size too, where given
             self._input_tensor = layer  # what a symbolic build starts from
         elif not callable(layer):
             raise TypeError(f"Sequential.add takes a layer, not {type(layer).__name__}")
@@ -96,9 +96,10 @@ class Sequential(Model):
             self._build_for(self._input_shape)
 
     def _build_for(self, input_shape):
-        """Build every layer for inputs of `input_shape` (batch axis None) by calling the
-        layers on zeros of one sample, or on a KerasTensor where a size beyond the batch's
-        is unknown (`Input((None,))`); the summary then shows a batch axis of None."""
+        """Build every layer for inputs of `input_shape` by calling the layers on zeros of
+        one sample (of the batch, where its size is given), or on a KerasTensor where a size
+        beyond the batch's is unknown (`Input((None,))`); the summary then shows the batch
+        axis as given (None: any). A stateful RNN's states are zeros again afterwards."""
         self._input_shape = tuple(input_shape)
         if not self.layers:
             return
@@ -109,7 +110,8 @@ class Sequential(Model):
             self._build_symbolically()
             return
         dtype = _input_dtype(self.layers[0])
-        sample = (1, *self._input_shape[1:])
+        batch = self._input_shape[0]
+        sample = (batch or 1, *self._input_shape[1:])
         empty = (
             np.full(sample, b"", object) if np.dtype(dtype) == object else np.zeros(sample, dtype)
         )
@@ -118,7 +120,9 @@ class Sequential(Model):
             layer._output_shape = None
             outputs = layer(outputs, training=False) if isinstance(layer, Layer) else layer(outputs)
             if isinstance(layer, Layer):
-                layer._output_shape = (None, *layer._output_shape[1:])
+                layer._output_shape = (batch, *layer._output_shape[1:])
+        for layer in self._flatten(lambda leaf: getattr(leaf, "stateful", False) is True):
+            layer.reset_state()  # (the zeros moved its states on)
         self.built = True
 
     def _build_symbolically(self):
@@ -149,16 +153,16 @@ class Sequential(Model):
 
     @property
     def output_shape(self):
-        """The last layer's output shape for that input shape (None for the batch axis)."""
+        """The last layer's output shape for that input shape (the batch axis as given)."""
         last = self.layers[-1] if self.layers and self._input_shape is not None else None
         shape = getattr(last, "_output_shape", None)
         if shape is None:
             raise AttributeError(f"Sequential model '{self.name}' has no defined output shape yet.")
-        return (None, *shape[1:])
+        return (self._input_shape[0], *shape[1:])
 
     def build(self, input_shape):
         """Build every layer for inputs of `input_shape` (Keras's `model.build((None, 3))`)."""
-        self._build_for((None, *input_shape[1:]))
+        self._build_for(tuple(input_shape))
         self.built = True
 
     def _build_on_first_call(self, input_shape):

@@ -99,7 +99,7 @@ class Layer(Module):
         self._own_weights = []  # first, so that a layer's own weights come before its sub-layers'
         # the ids of its weights made non-trainable (moving statistics): `trainable` leaves them
         self._fixed_weights = set()
-        self._seed_variables = []  # state (random numbers', an RNN's): variables, not weights
+        self._seed_variables = []  # random-number state: variables, but not weights
         self._name = name or unique_layer_name(to_snake_case(type(self).__name__))
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
         self._trainable = bool(trainable)

@@ -309,7 +309,11 @@ class RNN(Layer):
             ]
         finally:
             self._leave_scope(outer)
-        self._seed_variables.extend(self.states)  # state, not weights (Keras's)
+
+    def _attributes(self):
+        # NOTE: a stateful RNN's states are variables, but not the layer's: not among its
+        # variables or weights, nor saved (Keras's)
+        return [value for value in super()._attributes() if value is not self.states]
 
     def reset_state(self):
         """Zeros into a stateful layer's states (nothing for a layer that is not)."""
