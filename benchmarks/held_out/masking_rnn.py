@@ -24,7 +24,7 @@ def show(name, value):
             "".join("1" if v else "0" for v in row) for row in value.reshape(-1, value.shape[-1])
         )
     else:
-        text = " ".join(f"{v:.5f}" for v in value.ravel()[:12])
+        text = " ".join(f"{v:.4f}" for v in value.ravel()[:12])
     print(which, name, value.shape, value.dtype, text)
 
 
@@ -248,6 +248,19 @@ show("new layer from the old states", new_lstm_layer(chunks[2], initial_state=ex
 lstm_layer.reset_states()
 show("after reset_states", lstm_layer.states[0])
 show("first chunk again", lstm_layer(chunks[0]))
+
+stateful_model = keras.Sequential(
+    [keras.Input((4, 3), batch_size=2), layers.LSTM(3, stateful=True), layers.Dense(1)]
+)
+from_numpy(stateful_model)
+print(which, "stateful model shapes", stateful_model.input_shape, stateful_model.output_shape)
+stateful_model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+chunk_targets = rng.normal(size=(2, 1)).astype(np.float32)
+for k, chunk in enumerate(np.split(rng.normal(size=(2, 12, 3)).astype(np.float32), 3, axis=1)):
+    history = stateful_model.fit(chunk, chunk_targets, batch_size=2, shuffle=False, verbose=0)
+    print(which, f"stateful model, chunk {k} loss {history.history['loss'][0]:.5f}")
+stateful_model.layers[0].reset_states()
+show("stateful model predicts after reset", stateful_model.predict(chunk, batch_size=2, verbose=0))
 
 
 # -- RNN over a custom cell with two states ------------------------------------------------
