@@ -514,3 +514,40 @@ def test_a_stateful_lstm_in_a_sequential_of_a_batch_size_fits_as_kerass(tmp_path
     loaded = tt.keras.models.load_model(tmp_path / "stateful.keras")
     assert loaded.layers[0].stateful and loaded.input_shape == (2, 4, 3)
     assert tuple(loaded.layers[0].states[0].shape) == (2, 3)
+
+
+def test_an_rnn_of_a_list_of_cells_is_the_rnns_stacked():
+    # Keras's RNN([LSTMCell(4), GRUCell(3)]): state_size [[4, 4], 3] (TF 2.21 printed it),
+    # the same numbers as an LSTM's sequences fed to a GRU with the same weights
+    x = rng.normal(size=(2, 5, 3)).astype(np.float32)
+    stacked = layers.RNN([layers.LSTMCell(4), layers.GRUCell(3)], return_state=True)
+    stacked(x)
+    assert isinstance(stacked.cell, layers.StackedRNNCells)
+    assert stacked.cell.state_size == [[4, 4], 3]
+    weights = [rng.normal(0, 0.3, w.shape).astype(np.float32) for w in stacked.weights]
+    stacked.set_weights(weights)
+    output, (h, c), gru_h = stacked(x)
+    lstm = layers.LSTM(4, return_sequences=True, return_state=True)
+    gru = layers.GRU(3, return_state=True)
+    lstm(x)
+    lstm.set_weights(weights[:3])
+    sequences, want_h, want_c = lstm(x)
+    gru(sequences)
+    gru.set_weights(weights[3:])
+    want_output, want_gru_h = gru(sequences)
+    for got, want in [(output, want_output), (h, want_h), (c, want_c), (gru_h, want_gru_h)]:
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    # masked, of any length in a functional model, and compiled
+    inputs = tt.keras.Input((None,), dtype="int32")
+    embedded = layers.Embedding(9, 3, mask_zero=True)(inputs)
+    model = tt.keras.Model(
+        inputs, layers.RNN([layers.SimpleRNNCell(2), layers.GRUCell(3)])(embedded)
+    )
+    assert model.output_shape == (None, 3)
+    ids = np.array([[4, 5, 0, 0], [1, 2, 3, 0]], np.int32)
+    np.testing.assert_allclose(
+        model(ids).numpy()[:1], model(ids[:1, :2]).numpy(), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        tt.function(model)(ids).numpy(), model(ids).numpy(), rtol=1e-5, atol=1e-6
+    )
