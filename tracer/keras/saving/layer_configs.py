@@ -16,6 +16,7 @@ training (regularizers, constraints) are dropped with a warning.
 """
 
 import dataclasses
+import json
 import warnings
 
 from tracer.keras import activations, constraints, initializers, regularizers
@@ -692,6 +693,15 @@ def _attribute_arguments(layer):
         )
     if "activation" in arguments:
         arguments["activation"] = _activation(layer)
+    for name, value in arguments.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"cannot save layer {layer.name!r}: tracer has no Keras config for its "
+                f"argument {name}={type(value).__name__} ({type(layer).__name__}); "
+                "save_weights, and make the model in code"
+            ) from None
     return arguments
 
 
