@@ -183,7 +183,7 @@ class EarlyStoppingAtMinLoss(keras.callbacks.Callback):
 
 class EpochLoss(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
-        print(which, f"epoch {epoch} loss {logs['loss']:.5f} mae {logs['mean_absolute_error']:.5f}")
+        print(which, f"epoch {epoch} loss {logs['loss']:.4f} mae {logs['mean_absolute_error']:.4f}")
 
 
 print(which, "-- early stopping at the minimum loss")
