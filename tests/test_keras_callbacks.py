@@ -240,15 +240,15 @@ def test_auto_mode_prefers_the_models_metric_direction():
 def test_reduce_lr_on_plateau_respects_patience_cooldown_and_min_lr(capsys):
     reducer = cb.ReduceLROnPlateau(factor=0.5, patience=1, cooldown=2, min_lr=0.02, verbose=1)
     model, rates = fit([reducer], val_losses(*[1.0] * 8))
-    # tracer's rate is a float64 Variable: the values are exact, where Keras's float32 rate
-    # shows 0.05000000074505806; at min_lr it stops (epoch 8 would reduce again otherwise)
-    after = [0.1, 0.05, 0.05, 0.025, 0.025, 0.02, 0.02, 0.02]
+    # the rate is a float32 Variable, as Keras's: 0.1 * 0.5 shows as 0.05000000074505806;
+    # at min_lr it stops (epoch 8 would reduce again otherwise)
+    after = [float(np.float32(r)) for r in (0.1, 0.05, 0.05, 0.025, 0.025, 0.02, 0.02, 0.02)]
     assert rates[1:] + [float(model.optimizer.learning_rate)] == after
     # the rate of each epoch, as the epoch's logs had it (before that epoch's reduction)
     assert model.history.history["learning_rate"] == rates
     assert capsys.readouterr().out == (
-        "\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.05.\n"
-        "\nEpoch 4: ReduceLROnPlateau reducing learning rate to 0.025.\n"
+        "\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.05000000074505806.\n"
+        "\nEpoch 4: ReduceLROnPlateau reducing learning rate to 0.02500000037252903.\n"
         "\nEpoch 6: ReduceLROnPlateau reducing learning rate to 0.02.\n"
     )
 
@@ -267,8 +267,9 @@ def test_learning_rate_scheduler(capsys):
     assert rates == pytest.approx([0.1, 0.05, 0.025])
     assert model.history.history["learning_rate"] == rates
     assert capsys.readouterr().out.splitlines()[1:4:2] == [
-        "Epoch 1: LearningRateScheduler setting learning rate to 0.1.",
-        "Epoch 2: LearningRateScheduler setting learning rate to 0.05.",
+        # the float32 rate as Keras's prints it
+        "Epoch 1: LearningRateScheduler setting learning rate to 0.10000000149011612.",
+        "Epoch 2: LearningRateScheduler setting learning rate to 0.05000000074505806.",
     ]
     # a schedule of the epoch alone; tracer's Variable is assigned, not replaced
     model = FakeModel()

@@ -421,3 +421,41 @@ def test_a_subclass_given_inputs_and_outputs_is_functional_with_its_own_train_st
     np.testing.assert_allclose(history["loss"], [0.17317, 0.09867, 0.0961], atol=6e-6)
     np.testing.assert_allclose(history["mae"], [0.34166, 0.26576, 0.26492], atol=6e-6)
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [0.0906936, 0.256542], rtol=1e-5)
+
+
+def test_a_sequential_of_an_input_of_any_length_builds_as_layers_are_added():
+    # TF 2.21 printed these rows and totals for the Keras guide's model ("Working with RNNs")
+    model = keras.Sequential()
+    model.add(keras.Input((None,), dtype="int32"))
+    model.add(keras.layers.Embedding(input_dim=1000, output_dim=64, name="embedding"))
+    model.add(keras.layers.LSTM(128, name="lstm"))
+    assert model.output_shape == (None, 128)
+    model.add(keras.layers.Dense(10, name="dense"))
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert lines[4:9:2] == [
+        "│ embedding (Embedding)           │ (None, None, 64)       │        64,000 │",
+        "│ lstm (LSTM)                     │ (None, 128)            │        98,816 │",
+        "│ dense (Dense)                   │ (None, 10)             │         1,290 │",
+    ]
+    assert lines[10] == " Total params: 164,106 (641.04 KB)"
+    ids = np.array([[3, 5, 0], [7, 0, 0]], np.int32)
+    assert model(ids).shape == (2, 10)
+    assert model.pop().name == "dense" and model.output_shape == (None, 128)
+
+
+def test_a_sequentials_builds_take_functional_names_as_kerass():
+    # Keras's Sequential builds an unnamed Functional each time it builds, so a functional
+    # model made after them is numbered after them: TF 2.21 printed functional_3, then
+    # functional_5, for this program
+    keras.backend.clear_session()
+    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])  # built once
+    growing = keras.Sequential()
+    growing.add(keras.Input((None,)))
+    growing.add(keras.layers.Embedding(5, 2))  # built
+    growing.add(keras.layers.Dense(1))  # built again
+    inputs = keras.Input((3,))
+    assert keras.Model(inputs, keras.layers.Dense(1)(inputs)).name == "functional_3"
+    on_call = keras.Sequential([keras.layers.Dense(2)])
+    on_call(np.ones((1, 3), np.float32))  # built on its first call
+    assert keras.Model(inputs, keras.layers.Dense(1)(inputs)).name == "functional_5"

@@ -162,3 +162,22 @@ def test_fit_warns_that_a_dataset_or_generator_is_not_shuffled_as_keras_does():
     # Keras 3.15 refuses class weights for a generator with this message
     with pytest.raises(ValueError, match="`class_weight` is not supported for Python generator"):
         model.fit(generator(), class_weight={0: 1.0}, verbose=0)
+
+
+def test_steps_per_epoch_beyond_the_arrays_goes_on_and_warns_as_keras():
+    # TF 2.21 printed the epoch losses 2.51896 0.53523 0.48029 0.07024 (3, 1, 3, 1 batches)
+    # and Keras's "Your input ran out of data" UserWarning for this fit
+    rng = np.random.default_rng(0)
+    x = rng.random((200, 4)).astype(np.float32)
+    y = x.sum(1).astype(np.float32)
+    model = tt.keras.Sequential([tt.keras.Input((4,)), tt.keras.layers.Dense(1)])
+    model.set_weights([np.full((4, 1), 0.1, np.float32), np.zeros(1, np.float32)])
+    model.compile(tt.keras.optimizers.SGD(0.05), "mse")
+    with pytest.warns(UserWarning, match="^Your input ran out of data; interrupting training"):
+        history = model.fit(
+            x, y, batch_size=64, steps_per_epoch=3, epochs=4, verbose=0, shuffle=False
+        )
+    np.testing.assert_allclose(
+        history.history["loss"], [2.51896, 0.53523, 0.48029, 0.07024], atol=6e-6
+    )  # (printed to 5 decimals)
+    assert int(model.optimizer.iterations.numpy()) == 8

@@ -383,3 +383,43 @@ def test_docstring_examples():
     for module in (functional, keras_tensor, input_layer):
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_keras_tensors_carry_the_masks_layers_attach():
+    # TF 2.21: an Input has no _keras_mask; after Embedding(mask_zero=True) it is
+    # <KerasTensor shape=(None, 3), dtype=bool ...>, kept by a Dense and dropped by Flatten
+    inputs = Input(shape=(3,), dtype="int32")
+    assert not hasattr(inputs, "_keras_mask")
+    embedded = layers.Embedding(5, 2, mask_zero=True)(inputs)
+    assert isinstance(embedded._keras_mask, KerasTensor)
+    assert embedded._keras_mask.shape == (None, 3) and embedded._keras_mask.dtype == "bool"
+    dense = layers.Dense(2)(embedded)
+    assert dense._keras_mask.shape == (None, 3)
+    assert not hasattr(layers.Flatten()(embedded), "_keras_mask")
+    # a layer whose call takes the mask is traced with it
+    ragged = Input(shape=(None,), dtype="int32")
+    sequence = layers.LSTM(3, return_sequences=True)(layers.Embedding(5, 2, mask_zero=True)(ragged))
+    assert sequence._keras_mask.shape == (None, None)
+
+
+def test_python_operators_on_keras_tensors_are_operations_of_the_model():
+    # TF 2.21 printed these outputs, layers ['input_layer', 'dense', 'input_layer_1'] and
+    # summary rows "get_item (GetItem)", "multiply (Multiply)", ... for the same model
+    i = Input((5, 3))
+    j = Input((3,))
+    x = layers.Dense(3)(i)
+    y = (2.0 * x[:, -1] + j) / 4 - 1
+    z = -(abs(y) ** 2)
+    model = tt.keras.Model([i, j], [y, z, x[:, :2] @ np.ones((3, 2), np.float32)])
+    model.set_weights([np.full((3, 3), 0.1, np.float32), np.arange(3, dtype=np.float32)])
+    assert [type(layer).__name__ for layer in model.layers] == ["InputLayer", "Dense", "InputLayer"]
+    assert model.output_shape == [(None, 3), (None, 3), (None, 2, 2)]
+    y_out, z_out, product = model([np.ones((2, 5, 3), np.float32), np.ones((2, 3), np.float32)])
+    np.testing.assert_allclose(y_out.numpy(), [[-0.6, -0.1, 0.4]] * 2, rtol=1e-6)
+    np.testing.assert_allclose(z_out.numpy(), [[-0.36, -0.01, -0.16]] * 2, rtol=1e-6)
+    np.testing.assert_allclose(product.numpy(), np.full((2, 2, 2), 3.9), rtol=1e-6)
+    kinds = [row[1] for row in model._summary_rows()]
+    assert kinds[2:4] == ["GetItem", "Multiply"] and "TrueDivide" in kinds
+    assert "Negative" in kinds and "Matmul" in kinds and "Absolute" in kinds
+    with pytest.raises(ValueError, match="operation GetItem on KerasTensors"):
+        model.get_config()

@@ -244,6 +244,16 @@ def test_masking_skips_steps_of_mask_value():
     assert np.all(layers.Masking(-1.0)(x).numpy()[0, 2:] == 0)
 
 
+def test_masking_zeroes_masked_steps_by_choice_not_product():
+    # TF 2.21 printed [[[1. 2.] [0. 0.] [3. 0.]]] for Masking(-1.0) of these steps, a
+    # masked step's -1 becoming +0, and [[[0. 0.] [1. 2.]]] where an inf is masked
+    out = layers.Masking(-1.0)(np.array([[[1.0, 2.0], [-1.0, -1.0], [3.0, 0.0]]], np.float32))
+    np.testing.assert_array_equal(out.numpy(), [[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]])
+    assert not np.signbit(out.numpy()).any()
+    out = layers.Masking(np.inf)(np.array([[[np.inf, np.inf], [1.0, 2.0]]], np.float32))
+    np.testing.assert_array_equal(out.numpy(), [[[0.0, 0.0], [1.0, 2.0]]])
+
+
 def test_the_output_mask_weighs_the_loss_and_metrics_as_kerass():
     ids, lengths = right_padded_ids()
     model = tt.keras.Sequential(
@@ -415,9 +425,43 @@ def test_weights_are_kerass():
     assert gru.units == 2 and gru.reset_after
 
 
+def test_a_stateful_lstm_fed_in_chunks_is_one_call_on_the_whole_sequence():
+    x = rng.normal(size=(2, 12, 3)).astype(np.float32)
+    chunks = np.split(x, 3, axis=1)
+    stateful = layers.LSTM(4, stateful=True)
+    stateful(chunks[0])
+    assert [tuple(w.shape) for w in stateful.weights] == [(3, 16), (4, 16), (16,)]
+    assert len(stateful.states) == 2 and not stateful.states[0].trainable
+    stateful.reset_states()
+    for chunk in chunks:
+        last = stateful(chunk)
+    whole = layers.LSTM(4)
+    whole(x)
+    whole.set_weights(stateful.get_weights())
+    np.testing.assert_allclose(last.numpy(), whole(x).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(stateful.states[0].numpy(), last.numpy(), rtol=1e-6)
+    stateful.reset_state()
+    np.testing.assert_array_equal(stateful.states[1].numpy(), np.zeros((2, 4)))
+    np.testing.assert_allclose(
+        stateful(chunks[0]).numpy(), whole(chunks[0]).numpy(), rtol=1e-5, atol=1e-6
+    )
+
+    @tt.function
+    def step(chunk):
+        return stateful(chunk)
+
+    stateful.reset_states()
+    for chunk in chunks:
+        compiled = step(chunk)
+    np.testing.assert_allclose(compiled.numpy(), last.numpy(), rtol=1e-5, atol=1e-6)
+    # Keras 3's messages
+    with pytest.raises(ValueError, match="Expected batch size: 2"):
+        stateful(x[:1])
+    with pytest.raises(ValueError, match="the batch size must be static"):
+        layers.GRU(2, stateful=True)(tt.keras.Input((None, 3)))
+
+
 def test_bad_arguments_are_named():
-    with pytest.raises(NotImplementedError, match="stateful=True"):
-        layers.LSTM(3, stateful=True)
     with pytest.raises(ValueError, match=r"inputs of shape \(batch, time, features\)"):
         layers.GRU(2)(np.zeros((2, 3), np.float32))
     with pytest.raises(TypeError, match="wraps a recurrent layer"):
@@ -443,3 +487,67 @@ def test_kerass_recurrent_files_load_with_kerass_outputs(name, tmp_path):
     weights_only = tt.keras.models.load_model(DATA / f"{name}.keras")
     weights_only.load_weights(DATA / f"{name}.weights.h5")
     np.testing.assert_allclose(weights_only(data["x"]).numpy(), data["y"], rtol=1e-5, atol=1e-6)
+
+
+def test_a_stateful_lstm_in_a_sequential_of_a_batch_size_fits_as_kerass(tmp_path):
+    # TF 2.21 printed the shapes, the losses [0.204111, 0.202007] and these final states
+    model_rng = np.random.default_rng(3)
+    model = tt.keras.Sequential(
+        [tt.keras.Input((4, 3), batch_size=2), layers.LSTM(3, stateful=True), layers.Dense(1)]
+    )
+    weights = [model_rng.normal(0, 0.3, w.shape).astype(np.float32) for w in model.weights]
+    model.set_weights(weights)
+    assert model.input_shape == (2, 4, 3) and model.output_shape == (2, 1)
+    assert len(model.variables) == 5  # the states are not the model's variables (Keras's)
+    np.testing.assert_array_equal(model.layers[0].states[0].numpy(), np.zeros((2, 3)))
+    model.compile(tt.keras.optimizers.SGD(0.1), "mse")
+    x = model_rng.normal(size=(4, 4, 3)).astype(np.float32)
+    y = model_rng.normal(size=(4, 1)).astype(np.float32)
+    history = model.fit(x, y, batch_size=2, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [0.204111, 0.202007], atol=2e-6)
+    np.testing.assert_allclose(
+        model.layers[0].states[0].numpy(),
+        [[-0.093276, -0.143525, 0.265257], [-0.030209, -0.150625, 0.220373]],
+        atol=2e-6,
+    )
+    model.save(tmp_path / "stateful.keras")  # Keras writes the batch size, and reads it
+    loaded = tt.keras.models.load_model(tmp_path / "stateful.keras")
+    assert loaded.layers[0].stateful and loaded.input_shape == (2, 4, 3)
+    assert tuple(loaded.layers[0].states[0].shape) == (2, 3)
+
+
+def test_an_rnn_of_a_list_of_cells_is_the_rnns_stacked():
+    # Keras's RNN([LSTMCell(4), GRUCell(3)]): state_size [[4, 4], 3] (TF 2.21 printed it),
+    # the same numbers as an LSTM's sequences fed to a GRU with the same weights
+    x = rng.normal(size=(2, 5, 3)).astype(np.float32)
+    stacked = layers.RNN([layers.LSTMCell(4), layers.GRUCell(3)], return_state=True)
+    stacked(x)
+    assert isinstance(stacked.cell, layers.StackedRNNCells)
+    assert stacked.cell.state_size == [[4, 4], 3]
+    weights = [rng.normal(0, 0.3, w.shape).astype(np.float32) for w in stacked.weights]
+    stacked.set_weights(weights)
+    output, (h, c), gru_h = stacked(x)
+    lstm = layers.LSTM(4, return_sequences=True, return_state=True)
+    gru = layers.GRU(3, return_state=True)
+    lstm(x)
+    lstm.set_weights(weights[:3])
+    sequences, want_h, want_c = lstm(x)
+    gru(sequences)
+    gru.set_weights(weights[3:])
+    want_output, want_gru_h = gru(sequences)
+    for got, want in [(output, want_output), (h, want_h), (c, want_c), (gru_h, want_gru_h)]:
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    # masked, of any length in a functional model, and compiled
+    inputs = tt.keras.Input((None,), dtype="int32")
+    embedded = layers.Embedding(9, 3, mask_zero=True)(inputs)
+    model = tt.keras.Model(
+        inputs, layers.RNN([layers.SimpleRNNCell(2), layers.GRUCell(3)])(embedded)
+    )
+    assert model.output_shape == (None, 3)
+    ids = np.array([[4, 5, 0, 0], [1, 2, 3, 0]], np.int32)
+    np.testing.assert_allclose(
+        model(ids).numpy()[:1], model(ids[:1, :2]).numpy(), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        tt.function(model)(ids).numpy(), model(ids).numpy(), rtol=1e-5, atol=1e-6
+    )

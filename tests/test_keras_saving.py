@@ -774,3 +774,12 @@ def test_a_registered_layer_of_ones_own_loads_without_custom_objects(tmp_path):
     np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
     with pytest.raises(ValueError, match="does not have a get_config"):
         tt.keras.utils.register_keras_serializable()(type("Plain", (), {}))
+
+
+def test_a_layer_whose_argument_has_no_config_is_refused_by_name(tmp_path):
+    # an RNN of a cell: Keras writes the cell's config, which tracer's saving does not
+    model = tt.keras.Sequential(
+        [tt.keras.Input((5, 3)), tt.keras.layers.RNN(tt.keras.layers.LSTMCell(4), name="rnn")]
+    )
+    with pytest.raises(ValueError, match=r"layer 'rnn'.* argument cell=LSTMCell \(RNN\)"):
+        model.save(tmp_path / "rnn.keras")

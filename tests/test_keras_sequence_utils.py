@@ -138,3 +138,17 @@ def test_skipgrams_draws_with_pythons_random_as_keras_does():
         [3, 1, 4, 2, 1], 5, window_size=1, negative_samples=0, shuffle=False,
         sampling_table=[0, 0.9, 0.1, 0.5, 0.3],
     ) == ([[3, 1], [1, 3], [1, 4], [2, 4], [2, 1], [1, 2]], [1] * 6)  # fmt: skip
+
+
+def test_keras_preprocessing_names_the_same_utilities():
+    # TF 2.21 printed [[0, 71, 32, 11], [8, 15, 55, 27], [1, 45, 53, 27]] for
+    # tf.keras.preprocessing.sequence.pad_sequences(raw, maxlen=4).tolist()
+    raw = [[71, 32, 11], [7, 8, 15, 55, 27], [83, 91, 1, 45, 53, 27]]
+    preprocessing = tt.keras.preprocessing
+    padded = preprocessing.sequence.pad_sequences(raw, maxlen=4)
+    assert padded.tolist() == [[0, 71, 32, 11], [8, 15, 55, 27], [1, 45, 53, 27]]
+    assert preprocessing.sequence.pad_sequences is utils.pad_sequences
+    assert preprocessing.timeseries_dataset_from_array is utils.timeseries_dataset_from_array
+    assert preprocessing.text_dataset_from_directory is utils.text_dataset_from_directory
+    with pytest.raises(AttributeError, match="legacy preprocessing module is not in tracer"):
+        _ = preprocessing.text.Tokenizer

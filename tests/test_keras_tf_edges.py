@@ -5,6 +5,8 @@ Embedding's negative indices and mask_zero, categorical_crossentropy's label smo
 
 The expected values are Keras 3.15.1's outputs on the same inputs, as stated at each test."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -532,3 +534,81 @@ def test_new_modules_docstring_examples():
     for module in (activation_layers, core, keras.losses):
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_layer_with_its_own_compute_mask_supports_masking_by_default():
+    # Keras 3: supports_masking defaults to whether the class overrides compute_mask, so a
+    # layer that splits its mask attaches the halves (TF 2.21 printed the masks [[T T] [T F]]
+    # and [[F F] [F F]] for this split of [[1, 2, 0, 0], [3, 0, 0, 0]])
+    class TemporalSplit(keras.layers.Layer):
+        def call(self, inputs):
+            return tt.split(inputs, 2, axis=1)
+
+        def compute_mask(self, inputs, mask=None):
+            return None if mask is None else tt.split(mask, 2, axis=1)
+
+    class Plain(keras.layers.Layer):
+        def call(self, inputs):
+            return inputs * 2.0
+
+    class Passing(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_masking = True
+
+    embedded = keras.layers.Embedding(5, 2, mask_zero=True)(
+        tt.constant([[1, 2, 0, 0], [3, 0, 0, 0]])
+    )
+    first, second = TemporalSplit()(embedded)
+    np.testing.assert_array_equal(first._keras_mask.numpy(), [[True, True], [True, False]])
+    np.testing.assert_array_equal(second._keras_mask.numpy(), [[False, False], [False, False]])
+    assert TemporalSplit().supports_masking and not Plain().supports_masking
+    assert Plain()(embedded)._keras_mask is None
+    assert Passing().supports_masking
+    np.testing.assert_array_equal(
+        Passing()(embedded)._keras_mask.numpy(), embedded._keras_mask.numpy()
+    )
+    turned_off = TemporalSplit()
+    turned_off.supports_masking = False
+    assert turned_off(embedded)[0]._keras_mask is None
+
+
+def test_a_layer_that_drops_a_mask_warns_as_keras():
+    # Keras 3's UserWarning, as TF 2.21 printed it for this layer
+    class Scale(keras.layers.Layer):
+        def call(self, inputs):
+            return inputs * 2.0
+
+    embedded = keras.layers.Embedding(5, 2, mask_zero=True)(tt.constant([[1, 0]]))
+    layer = Scale(name="scale")
+    with pytest.warns(UserWarning) as caught:
+        layer(embedded)
+    assert str(caught[0].message) == (
+        "Layer 'scale' (of type Scale) was passed an input with a mask attached to it. "
+        "However, this layer does not support masking and will therefore destroy the mask "
+        "information. Downstream layers will not see the mask."
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keras.layers.Dense(2)(embedded)  # supports masking: passes it on, no warning
+        layer(tt.ones((1, 2, 2)))  # no mask, no warning
+    # Python's default filter shows it once, wherever the layer is called from (Keras's)
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        other = Scale(name="other")
+        other(embedded)
+        other(embedded)
+    assert len(shown) == 1
+
+
+def test_an_input_shape_given_to_a_layer_warns_as_keras():
+    # Keras 3's UserWarning, as TF 2.21 printed it for Dense(1, input_dim=784)
+    with pytest.warns(UserWarning, match=r"^Do not pass an `input_shape`/`input_dim` argument"):
+        model = keras.Sequential([keras.layers.Dense(1, input_dim=4)])
+    assert model.input_shape == (None, 4)
+    with pytest.warns(UserWarning, match="prefer using an `Input\\(shape\\)` object"):
+        keras.layers.LSTM(2, input_shape=(None, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        keras.layers.Dense(1)

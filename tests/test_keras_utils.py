@@ -91,3 +91,20 @@ def test_plot_model_fails_as_keras_does_and_never_draws(monkeypatch):
     monkeypatch.setattr(model_visualization, "_has_pydot", lambda: True)
     with pytest.raises(NotImplementedError, match="tracer does not draw models"):
         tt.keras.utils.plot_model(model)
+
+
+def test_the_legacy_backend_values_as_kerass_guides_use_them():
+    # the TF-docs callbacks guide: lr = float(get_value(...learning_rate)); set_value(...)
+    # (TF 2.21 printed get_value 0.1, then 0.2 once set, and int_shape (None, None, 3))
+    backend = tt.keras.backend
+    optimizer = tt.keras.optimizers.SGD(0.1)
+    assert float(backend.get_value(optimizer.learning_rate)) == float(np.float32(0.1))
+    backend.set_value(optimizer.learning_rate, 0.2)
+    assert optimizer.learning_rate.numpy() == np.float32(0.2)
+    v, w = tt.Variable([1.0, 2.0]), tt.Variable(3, dtype=tt.int64)
+    backend.batch_set_value([(v, [5, 6]), (w, 7.0)])
+    got = backend.batch_get_value([v, w])
+    assert got[0].tolist() == [5.0, 6.0] and got[1] == 7 and got[1].dtype == np.int64
+    assert backend.get_value(4) == 4
+    assert backend.int_shape(tt.keras.Input((None, 3))) == (None, None, 3)
+    assert backend.int_shape(tt.ones((2, 3))) == (2, 3)

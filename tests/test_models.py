@@ -60,16 +60,30 @@ def test_sgd_with_and_without_momentum_matches_the_formula():
         np.testing.assert_allclose(v.numpy(), value, rtol=1e-5)
 
 
+def test_the_learning_rate_is_a_float32_variable_as_kerass():
+    # TF 2.21 printed float32 and np.float64(0.8999999985098839): Keras's rate is a floatx
+    # Variable, cast up for a float64 variable's update
+    optimizer = tt.optimizers.SGD(0.1)
+    assert optimizer.learning_rate.dtype == tt.float32
+    v = tt.Variable([1.0], dtype=tt.float64)
+    optimizer.apply_gradients([(tt.constant([1.0], tt.float64), v)])
+    assert v.numpy()[0] == 0.8999999985098839
+    optimizer.learning_rate = 0.05
+    assert optimizer.learning_rate.dtype == tt.float32
+    assert float(optimizer.learning_rate) == float(np.float32(0.05))
+
+
 def test_adam_matches_a_numpy_reference():
     v = tt.Variable([1.0, -2.0], dtype=tt.float64)
     optimizer = tt.optimizers.Adam(0.1)
     value, m, s = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
+    rate = float(np.float32(0.1))  # Keras's float32 rate, cast up for a float64 variable
     for t in range(1, 4):
         optimizer.apply_gradients([(_quadratic_grads(v), v)])
         grad = 2 * value * np.array([1.0, 3.0])
         m = 0.9 * m + 0.1 * grad
         s = 0.999 * s + 0.001 * grad**2
-        value = value - 0.1 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t) * m / (np.sqrt(s) + 1e-7)
+        value = value - rate * np.sqrt(1 - 0.999**t) / (1 - 0.9**t) * m / (np.sqrt(s) + 1e-7)
     np.testing.assert_allclose(v.numpy(), value, rtol=1e-10)
 
 
@@ -244,20 +258,21 @@ def test_a_row_gathered_twice_adds_its_slices_squares_to_the_second_moment(name,
     grad = (tt.function(step) if compiled else step)()
     assert isinstance(grad, tt.IndexedSlices)
     summed, squares = np.array([3.0, 5.0, 0.0]), np.array([5.0, 25.0, 0.0])
+    rate = float(np.float32(0.001))  # Keras's float32 learning rate, cast up
     if name == "adam":
         m, v = (optimizer.get_slot(table, k).numpy().ravel() for k in ("m", "v"))
         np.testing.assert_allclose(m, 0.1 * summed, rtol=1e-15)
         np.testing.assert_allclose(v, 0.001 * squares, rtol=1e-12)
-        step_size = 0.001 * np.sqrt(1 - 0.999) / (1 - 0.9)
+        step_size = rate * np.sqrt(1 - 0.999) / (1 - 0.9)
         want = -step_size * m / (np.sqrt(v) + 1e-7)
     elif name == "rmsprop":
         v = optimizer.get_slot(table, "velocity").numpy().ravel()
         np.testing.assert_allclose(v, 0.1 * squares, rtol=1e-15)
-        want = -0.001 * summed / np.sqrt(v + 1e-7)
+        want = -rate * summed / np.sqrt(v + 1e-7)
     else:
         a = optimizer.get_slot(table, "accumulator").numpy().ravel()
         np.testing.assert_allclose(a, 0.1 + squares, rtol=1e-15)
-        want = -0.001 * summed / np.sqrt(a + 1e-7)
+        want = -rate * summed / np.sqrt(a + 1e-7)
     np.testing.assert_allclose(table.numpy().ravel(), want, rtol=1e-12, atol=1e-300)
 
 
@@ -302,7 +317,8 @@ def test_a_learning_rate_set_after_compiling_reaches_the_compiled_step():
     for rate in (0.1, 0.01, 0.25):
         optimizer.learning_rate = rate
         step()
-        value = value - rate * 2 * value * np.array([1.0, 3.0])
+        # Keras's float32 rate, cast up for a float64 variable
+        value = value - float(np.float32(rate)) * 2 * value * np.array([1.0, 3.0])
         np.testing.assert_allclose(v.numpy(), value, rtol=1e-12)
     optimizer.learning_rate.assign(0.5)
     assert float(optimizer.learning_rate) == 0.5

@@ -84,9 +84,10 @@ def test_optimizer_steps_unrolled_in_one_function(run):
         return tt.stack(losses)
 
     x, expected = np.array([1.0, -2.0]), []
+    rate = float(np.float32(0.1))  # Keras's float32 learning rate, cast up
     for _ in range(3):
         expected.append(np.sum((x - 5.0) ** 2))
-        x = x - 0.1 * 2 * (x - 5.0)
+        x = x - rate * 2 * (x - 5.0)
     np.testing.assert_allclose(run(steps)().numpy(), expected, rtol=1e-12)
     np.testing.assert_allclose(w.numpy(), x, rtol=1e-12)
 

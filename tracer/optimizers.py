@@ -60,7 +60,7 @@ class Optimizer:
             0.0 if scheduled else float(learning_rate),
             trainable=False,
             name=f"{name}/learning_rate",
-            dtype=dtypes.float64,
+            dtype=dtypes.float32,
         )
         self._scheduled_rates = {}  # this apply_gradients' scheduled rate, by dtype
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
@@ -68,10 +68,10 @@ class Optimizer:
 
     @property
     def learning_rate(self):
-        """The learning rate, a Variable (as Keras's), so that a compiled step reads its
-        current value. It is float64 (Keras's is float32) so that float64 models step with
-        exactly the rate given; float32 models get Keras's float32 rounding of it. With a
-        schedule, the rate of the next update (a float32 tensor), as Keras gives it."""
+        """The learning rate, a float32 Variable (Keras's, of floatx), so that a compiled step
+        reads its current value; float64 models step with its float32 rounding cast up, as
+        Keras's do. With a schedule, the rate of the next update (a float32 tensor), as Keras
+        gives it."""
         if self._schedule is not None:
             return self._schedule(self.iterations)
         return self._learning_rate

@@ -1,8 +1,19 @@
 """`tt.keras.backend`: what programs written for Keras call most: `clear_session` (layer
 names start again from `dense`), `epsilon`, `floatx` and `image_data_format` (tracer's fixed
-float32 and channels_last)."""
+float32 and channels_last), and Keras's legacy `get_value`, `set_value` (a callback's
+learning rate), their batch forms and `int_shape`.
+
+    >>> rate = tt.keras.optimizers.SGD(0.5).learning_rate
+    >>> tt.keras.backend.set_value(rate, 0.25)
+    >>> float(tt.keras.backend.get_value(rate))
+    0.25
+"""
+
+import numpy as np
 
 from tracer.keras import naming
+from tracer.tensor import Tensor
+from tracer.variable import Variable
 
 
 def clear_session(free_memory=True):
@@ -24,3 +35,31 @@ def floatx():
 def image_data_format():
     """The layout of images tracer's layers take: channels_last."""
     return "channels_last"
+
+
+def get_value(x):
+    """The value of a tensor or variable as a numpy array (or scalar); anything else as
+    given."""
+    return x.numpy() if isinstance(x, (Tensor, Variable)) else x
+
+
+def set_value(x, value):
+    """Assign `value` (converted to the variable's dtype) to the variable `x`."""
+    x.assign(np.asarray(value, dtype=x.dtype.as_numpy_dtype))
+
+
+def batch_get_value(tensors):
+    """`get_value` of each."""
+    return [get_value(x) for x in tensors]
+
+
+def batch_set_value(tuples):
+    """`set_value` of each (variable, value) pair."""
+    for x, value in tuples:
+        set_value(x, value)
+
+
+def int_shape(x):
+    """The shape of a tensor, variable or KerasTensor as a tuple (None where unknown)."""
+    shape = x.shape
+    return tuple(shape) if isinstance(shape, tuple) else tuple(shape.as_list())

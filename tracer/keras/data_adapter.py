@@ -156,6 +156,7 @@ class ArrayAdapter:
         self.batch_size = int(batch_size)
         self._whole = math.ceil(self.num_samples / self.batch_size)
         self.steps = self._whole if steps is None else min(int(steps), self._whole)
+        self._steps_given = steps is not None
         self._shuffle = shuffle
         self._pass = None  # the batches of the current pass over the data
         self._taken = 0  # how many of them epochs have taken
@@ -169,6 +170,8 @@ class ArrayAdapter:
             self._pass, self._taken = self._one_pass(), 0
         for _ in range(self.steps):
             if self._taken == self._whole:
+                if self._steps_given:
+                    warn_ran_out()
                 break
             self._taken += 1
             yield next(self._pass)
@@ -211,9 +214,22 @@ class StreamAdapter:
             except StopIteration:
                 self._iterator = None
                 self.ran_out = taken == 0
+                if self.ran_out or self._continues:
+                    warn_ran_out()
                 return
             taken += 1
             yield data
+
+
+def warn_ran_out():
+    """Keras's warning where an epoch finds the data used up before its steps_per_epoch (or
+    a generator used up): shown at one place, so once."""
+    warnings.warn(
+        "Your input ran out of data; interrupting training. Make sure that your dataset or "
+        "generator can generate at least `steps_per_epoch * epochs` batches. You may need to "
+        "use the `.repeat()` function when building your dataset.",
+        stacklevel=1,
+    )
 
 
 def _known_length(source):

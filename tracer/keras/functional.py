@@ -27,7 +27,7 @@ import warnings
 from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
-from tracer.keras import extensions
+from tracer.keras import extensions, operations
 from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node, inbound_nodes, node_of
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.models import Model
@@ -74,6 +74,7 @@ def call_symbolic(layer, *args, **kwargs):
         KerasTensor(shape, t.dtype, history=KerasHistory(layer, node_index, i))
         for i, (t, shape) in enumerate(zip(nest.flatten(outputs), shapes))
     ]
+    _attach_masks(tensors, nest.flatten(outputs))
     layer._inbound_nodes.append(Node(layer, args, kwargs, tensors))
     if isinstance(getattr(layer, "_output_shape", None), (tuple, list)):
         # NOTE: Layer.__call__ notes its first output shape for summaries; here that was the
@@ -150,7 +151,11 @@ def _traced_outputs(layer, args, kwargs, probe=None):
         shape = _symbolic_shape(tensor.shape)
         if probe is not None:
             shape = shape[:1] + tuple(probe if d is None else d for d in tensor.shape[1:])
-        return trace.input(tensor.name, shape, as_dtype(tensor.dtype))
+        traced = trace.input(tensor.name, shape, as_dtype(tensor.dtype))
+        mask = getattr(tensor, "_keras_mask", None)
+        if mask is not None:  # the layer sees the mask its inputs will have, as it runs
+            traced._keras_mask = symbolic(mask)
+        return traced
 
     traced_args, traced_kwargs = _map_tensors(symbolic, (args, kwargs))
     with tracing(trace):
@@ -170,6 +175,15 @@ def _symbolic_sparse(trace, tensor, probe):
     indices = trace.input(f"{tensor.name}/indices", (count, len(shape)), as_dtype("int64"))
     values = trace.input(f"{tensor.name}/values", (count,), as_dtype(tensor.dtype))
     return SparseTensor(indices, values, shape)
+
+
+def _attach_masks(tensors, traced_outputs):
+    """Give each output KerasTensor the mask the traced call attached to its tensor, as a
+    KerasTensor of its own (Keras's passes its input's mask object on unchanged)."""
+    for tensor, traced in zip(tensors, traced_outputs):
+        mask = getattr(traced, "_keras_mask", None)
+        if isinstance(mask, Tensor):
+            tensor._keras_mask = KerasTensor(_known(mask.shape), mask.dtype)
 
 
 def _symbolic_shape(shape):
@@ -239,8 +253,8 @@ class Functional(Model):
     def layers(self):
         """The model's layers, InputLayers first, each once, in Keras's order: by the most
         layer calls between the layer and an output (more first), then in the order a walk
-        back from the outputs meets them."""
-        return list(self._layers)
+        back from the outputs meets them. Operations (`x[:, -1]`) are not layers (Keras's)."""
+        return [layer for layer in self._layers if not isinstance(layer, operations.Operation)]
 
     @property
     def inputs(self):
@@ -395,9 +409,9 @@ class Functional(Model):
             ]
             shape = _shape_text(layer._inbound_nodes[-1].outputs)
             params = f"{layer.count_params():,}"
-            rows.append(
-                (layer.name, type(layer).__name__, shape, params, sources if connected else None)
-            )
+            operation = isinstance(layer, operations.Operation)  # named as Keras's op class
+            kind = layer.class_name if operation else type(layer).__name__
+            rows.append((layer.name, kind, shape, params, sources if connected else None))
         return rows
 
     def _runs_in_a_line(self):

@@ -6,9 +6,11 @@ layer on KerasTensors appends a Node to `layer._inbound_nodes`.
 """
 
 import collections
+import operator
 
 from tracer import nest
 from tracer.dtypes import as_dtype
+from tracer.keras import extensions
 from tracer.keras.naming import unique_layer_name
 
 KerasHistory = collections.namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
@@ -24,7 +26,9 @@ class KerasTensor:
     <KerasTensor shape=(None, 28, 28), dtype=float32, sparse=False, ragged=False, name=image>
     """
 
-    __slots__ = ("shape", "dtype", "name", "_keras_history", "sparse")
+    # `_keras_mask`, the KerasTensor of the mask a layer attached (Keras 3's), is unset, so
+    # missing, where there is none
+    __slots__ = ("shape", "dtype", "name", "_keras_history", "_keras_mask", "sparse")
 
     def __init__(self, shape, dtype="float32", name=None, history=None, sparse=False):
         self.shape = tuple(None if d is None else int(d) for d in shape)
@@ -45,10 +49,54 @@ class KerasTensor:
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(
-            f"{self!r} is symbolic: it has no value to convert. Call layers on it (for "
-            "arithmetic: tt.keras.layers.Add, Multiply, Concatenate, Activation), and call the "
-            "model made with tt.keras.Model(inputs, outputs) on real tensors"
+            f"{self!r} is symbolic: it has no value to convert. Call layers on it, or "
+            "Python's operators (x[:, -1], a + b), and call the model made with "
+            "tt.keras.Model(inputs, outputs) on real tensors"
         )
+
+    # Keras 3's operators: each is recorded as an operation of the model
+    # (tracer/keras/operations.py), named by Keras's class for it
+    def __getitem__(self, key):
+        return extensions.operate("GetItem", operator.getitem, self, key)
+
+    def __add__(self, other):
+        return extensions.operate("Add", operator.add, self, other)
+
+    def __radd__(self, other):
+        return extensions.operate("Add", operator.add, other, self)
+
+    def __sub__(self, other):
+        return extensions.operate("Subtract", operator.sub, self, other)
+
+    def __rsub__(self, other):
+        return extensions.operate("Subtract", operator.sub, other, self)
+
+    def __mul__(self, other):
+        return extensions.operate("Multiply", operator.mul, self, other)
+
+    def __rmul__(self, other):
+        return extensions.operate("Multiply", operator.mul, other, self)
+
+    def __truediv__(self, other):
+        return extensions.operate("TrueDivide", operator.truediv, self, other)
+
+    def __rtruediv__(self, other):
+        return extensions.operate("TrueDivide", operator.truediv, other, self)
+
+    def __pow__(self, other):
+        return extensions.operate("Power", operator.pow, self, other)
+
+    def __matmul__(self, other):
+        return extensions.operate("Matmul", operator.matmul, self, other)
+
+    def __rmatmul__(self, other):
+        return extensions.operate("Matmul", operator.matmul, other, self)
+
+    def __neg__(self):
+        return extensions.operate("Negative", operator.neg, self)
+
+    def __abs__(self):
+        return extensions.operate("Absolute", abs, self)
 
 
 class Node:

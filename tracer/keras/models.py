@@ -6,7 +6,9 @@ import json
 import numpy as np
 
 from tracer.keras import extensions, summary
+from tracer.keras.layers.input_layer import Input
 from tracer.keras.layers.layer import Layer
+from tracer.keras.naming import unique_layer_name
 from tracer.keras.training import Trainer
 from tracer.tensor import constant
 
@@ -108,31 +110,44 @@ class Sequential(Model):
         self._stack = []  # the layers, in order: `layers`
         self._input_shape = None
         for layer in layers or ():
-            self.add(layer)
-
-    def add(self, layer):
-        """Append a layer; a `tt.keras.Input` (or a first layer given `input_shape`) fixes
-        the input shape, and the model builds at once for it, as Keras's does."""
-        if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
-            self._build_for((None, *layer.shape[1:]))
-            return
-        if not callable(layer):
-            raise TypeError(f"Sequential.add takes a layer, not {type(layer).__name__}")
-        self.layers.append(layer)
-        first = getattr(layer, "_input_shape_argument", None)
-        if len(self.layers) == 1 and first is not None:
-            self._input_shape = first
+            self.add(layer, rebuild=False)
         if self._input_shape is not None:
             self._build_for(self._input_shape)
 
+    def add(self, layer, rebuild=True):
+        """Append a layer; a `tt.keras.Input` (or a first layer given `input_shape`) fixes
+        the input shape, and the model builds at once for it (unless `rebuild` is False), as
+        Keras's does."""
+        if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
+            self._input_shape = tuple(layer.shape)  # its batch size too, where given
+            self._input_tensor = layer  # what a symbolic build starts from
+        elif not callable(layer):
+            raise TypeError(f"Sequential.add takes a layer, not {type(layer).__name__}")
+        else:
+            self.layers.append(layer)
+            first = getattr(layer, "_input_shape_argument", None)
+            if len(self.layers) == 1 and first is not None:
+                self._input_shape = first
+        if rebuild and self._input_shape is not None:
+            self._build_for(self._input_shape)
+
     def _build_for(self, input_shape):
-        """Build every layer for inputs of `input_shape` (batch axis None) by calling the
-        layers on zeros of one sample; the summary then shows a batch axis of None."""
+        """Build every layer for inputs of `input_shape` by calling the layers on zeros of
+        one sample (of the batch, where its size is given), or on a KerasTensor where a size
+        beyond the batch's is unknown (`Input((None,))`); the summary then shows the batch
+        axis as given (None: any). A stateful RNN's states are zeros again afterwards."""
         self._input_shape = tuple(input_shape)
-        if not self.layers or any(d is None for d in self._input_shape[1:]):
+        if not self.layers:
+            return
+        # NOTE: Keras's Sequential builds a Functional model without a name, each time: the
+        # next functional model a user makes is named after the ones it took.
+        unique_layer_name("functional")
+        if any(d is None for d in self._input_shape[1:]):
+            self._build_symbolically()
             return
         dtype = _input_dtype(self.layers[0])
-        sample = (1, *self._input_shape[1:])
+        batch = self._input_shape[0]
+        sample = (batch or 1, *self._input_shape[1:])
         empty = (
             np.full(sample, b"", object) if np.dtype(dtype) == object else np.zeros(sample, dtype)
         )
@@ -141,7 +156,9 @@ class Sequential(Model):
             layer._output_shape = None
             outputs = layer(outputs, training=False) if isinstance(layer, Layer) else layer(outputs)
             if isinstance(layer, Layer):
-                layer._output_shape = (None, *layer._output_shape[1:])
+                layer._output_shape = (batch, *layer._output_shape[1:])
+        for layer in self._flatten(lambda leaf: getattr(leaf, "stateful", False) is True):
+            layer.reset_state()  # (the zeros moved its states on)
         self.built = True
 
     @property
@@ -149,8 +166,23 @@ class Sequential(Model):
         """The layers in order (the list itself, which loading a config appends to)."""
         return self._stack
 
-    def pop(self):
-        return self.layers.pop()
+    def _build_symbolically(self):
+        outputs = getattr(self, "_input_tensor", None)
+        if outputs is None:
+            dtype = np.dtype(_input_dtype(self.layers[0])).name
+            outputs = Input(batch_shape=self._input_shape, dtype=dtype)
+        if outputs.dtype == "string" or not all(isinstance(x, Layer) for x in self.layers):
+            return  # strings or plain functions: each layer builds on the first call
+        for layer in self.layers:
+            outputs = layer(outputs)
+            layer._output_shape = getattr(outputs, "shape", layer._output_shape)
+        self.built = True
+
+    def pop(self, rebuild=True):
+        layer = self.layers.pop()
+        if rebuild and self.layers and self._input_shape is not None:
+            self._build_for(self._input_shape)
+        return layer
 
     @property
     def input_shape(self):
@@ -162,20 +194,21 @@ class Sequential(Model):
 
     @property
     def output_shape(self):
-        """The last layer's output shape for that input shape (None for the batch axis)."""
+        """The last layer's output shape for that input shape (the batch axis as given)."""
         last = self.layers[-1] if self.layers and self._input_shape is not None else None
         shape = getattr(last, "_output_shape", None)
         if shape is None:
             raise AttributeError(f"Sequential model '{self.name}' has no defined output shape yet.")
-        return (None, *shape[1:])
+        return (self._input_shape[0], *shape[1:])
 
     def build(self, input_shape):
         """Build every layer for inputs of `input_shape` (Keras's `model.build((None, 3))`)."""
-        self._build_for((None, *input_shape[1:]))
+        self._build_for(tuple(input_shape))
         self.built = True
 
     def _build_on_first_call(self, input_shape):
         """Nothing: on the first call each layer builds itself as the inputs reach it."""
+        unique_layer_name("functional")  # the name Keras's build gives its Functional
         self.built = True
 
     def _summary_rows(self):

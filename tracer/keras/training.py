@@ -15,8 +15,6 @@ step, a model that is not built yet is called once eagerly on the first batch, s
 weights (and the metrics that depend on the shapes of its outputs) exist before tracing.
 """
 
-import warnings
-
 import numpy as np
 
 from tracer import nest, optimizers
@@ -279,12 +277,7 @@ class Trainer:
                 if self.stop_training:
                     break
             if logs is None:
-                if batches.ran_out:
-                    warnings.warn(
-                        "fit: the input ran out of data; training stops. Make sure it can "
-                        "give steps_per_epoch * epochs batches (a dataset's repeat() helps).",
-                        stacklevel=2,
-                    )
+                if batches.ran_out:  # (the adapter warned, as Keras's)
                     break
                 raise ValueError("fit: the training data has no batches")
             epoch_logs = dict(logs)

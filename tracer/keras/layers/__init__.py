@@ -91,6 +91,7 @@ from tracer.keras.layers.recurrent import (
     LSTMCell,
     SimpleRNN,
     SimpleRNNCell,
+    StackedRNNCells,
 )
 from tracer.keras.layers.regularization import (
     ActivityRegularization,
@@ -202,6 +203,7 @@ __all__ = [
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "StackedRNNCells",
     "Subtract",
     "TimeDistributed",
     "UnitNormalization",

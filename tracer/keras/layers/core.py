@@ -7,7 +7,7 @@ from tracer import sparse
 from tracer.dtypes import as_dtype, int64
 from tracer.keras import activations
 from tracer.keras.layers.layer import Layer
-from tracer.ops import math_ops
+from tracer.ops import array_ops, math_ops
 from tracer.ops.array_ops import cast, reshape
 from tracer.ops.index_ops import gather
 from tracer.ops.linalg_ops import matmul
@@ -178,7 +178,10 @@ class Masking(Layer):
         self.mask_value = mask_value
 
     def call(self, inputs):
-        return inputs * cast(self.compute_mask(inputs)[..., None], inputs.dtype)
+        # NOTE: a choice, not a product: -1 * 0 would print as -0, inf * 0 as nan (Keras's).
+        inputs = convert_to_tensor(inputs)
+        keep = self.compute_mask(inputs)[..., None]
+        return math_ops.where(keep, inputs, array_ops.zeros_like(inputs))
 
     def compute_mask(self, inputs, mask=None):
         """Whether any value of a step differs from `mask_value`."""

@@ -12,6 +12,7 @@ import contextlib
 import functools
 import inspect
 import re
+import warnings
 
 import numpy as np
 
@@ -71,8 +72,6 @@ class Layer(Module):
     """
 
     _has_scope = True  # whether its weights' names are under its own (models: no)
-    # whether it passes a mask on (compute_mask's); Keras's layers that do set it
-    supports_masking = False
 
     activity_regularizer = None  # a penalty on the outputs, added to `losses` at each call
 
@@ -80,6 +79,13 @@ class Layer(Module):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
         self._input_shape_argument = _input_shape_argument(kwargs)
+        if self._input_shape_argument is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                "Sequential models, prefer using an `Input(shape)` object as the first layer "
+                "in the model instead.",
+                stacklevel=2,  # Keras's: the line of the layer class's super().__init__
+            )
         # Keras's `kernel_regularizer=...`, `bias_constraint=...`: for the weight of that name
         self._weight_options = self._take_weight_options(kwargs)
         self._regularized = []  # (weight, regularizer) of each regularized weight
@@ -150,6 +156,14 @@ class Layer(Module):
                 _penalize_activity(self, outputs)
             if self.supports_masking and (previous_mask is not None or _makes_masks(type(self))):
                 _set_output_masks(self, inputs, previous_mask, outputs)
+            elif previous_mask is not None:
+                warnings.warn(
+                    f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input "
+                    "with a mask attached to it. However, this layer does not support masking "
+                    "and will therefore destroy the mask information. Downstream layers will "
+                    "not see the mask.",
+                    stacklevel=1,  # Keras's place: each layer's warning shows once
+                )
             if self._output_shape is None:  # what Model.summary() shows
                 self._output_shape = _shapes_of(outputs)
             return outputs
@@ -253,6 +267,17 @@ class Layer(Module):
             if value is not None:
                 options.setdefault(_WEIGHTS_BY_OPTION[prefix], {})[kind] = value
         return options
+
+    @property
+    def supports_masking(self):
+        """Whether the layer attaches `compute_mask`'s mask to its outputs: what it was set
+        to, else (Keras 3's default) whether its class has a compute_mask of its own."""
+        chosen = self.__dict__.get("_supports_masking")
+        return _makes_masks(type(self)) if chosen is None else chosen
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        self._supports_masking = bool(value)
 
     def compute_mask(self, inputs, previous_mask=None):
         """The mask of the outputs of a layer that supports masking: by default its inputs'

@@ -15,6 +15,7 @@ instead (tracer/function.py), since the loop of a known length is the faster.
 
 import inspect
 
+from tracer import nest
 from tracer import random as tt_random
 from tracer.context import state
 from tracer.control.loops import while_loop
@@ -25,6 +26,7 @@ from tracer.keras.layers.core import seed_state
 from tracer.keras.layers.layer import Layer, to_snake_case
 from tracer.ops import array_ops, layout_ops, math_ops, structure_ops
 from tracer.ops.linalg_ops import matmul
+from tracer.variable import Variable
 
 
 class _Cell(Layer):
@@ -226,6 +228,67 @@ class GRUCell(_Cell):
         return new, [new]
 
 
+class StackedRNNCells(Layer):
+    """Cells run one after another at each step, each on the one before's output (Keras's
+    `RNN([cell, cell])`): the states are each cell's, in a list; the output the last's.
+
+    >>> cells = tt.keras.layers.StackedRNNCells([tt.keras.layers.LSTMCell(4),
+    ...                                           tt.keras.layers.GRUCell(3)])
+    >>> cells.state_size, tt.keras.layers.RNN(cells)(tt.ones((2, 5, 3))).shape
+    ([[4, 4], 3], TensorShape([2, 3]))
+    """
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        for cell in cells:
+            if not hasattr(cell, "state_size") or not callable(cell):
+                raise TypeError(f"StackedRNNCells takes cells (state_size and call), not {cell!r}")
+        self.cells = list(cells)
+
+    @property
+    def state_size(self):
+        return [cell.state_size for cell in self.cells]
+
+    @property
+    def output_size(self):
+        last = self.cells[-1]
+        if getattr(last, "output_size", None) is not None:
+            return last.output_size
+        sizes = last.state_size
+        return sizes[0] if isinstance(sizes, (list, tuple)) else sizes
+
+    def get_initial_state(self, batch_size=None):
+        """Each cell's first states (zeros unless the cell says otherwise)."""
+        return [
+            cell.get_initial_state(batch_size)
+            if hasattr(cell, "get_initial_state")
+            else _zero_states(cell.state_size, batch_size, self.dtype)
+            for cell in self.cells
+        ]
+
+    def build(self, input_shape):
+        for cell in self.cells:
+            if isinstance(cell, Layer) and not cell.built:
+                cell.build(input_shape)
+                cell.built = True
+            input_shape = (input_shape[0], _output_size(cell))
+        self.built = True
+
+    def call(self, inputs, states, training=None):
+        new_states = []
+        for cell, cell_states in zip(self.cells, states):
+            listed = isinstance(cell_states, (list, tuple))
+            takes_training = "training" in inspect.signature(cell.call).parameters
+            given = list(cell_states) if listed else [cell_states]
+            if takes_training:
+                inputs, cell_states = cell(inputs, given, training=training)
+            else:
+                inputs, cell_states = cell(inputs, given)
+            cell_states = nest.flatten(cell_states)
+            new_states.append(cell_states if listed or len(cell_states) > 1 else cell_states[0])
+        return inputs, new_states
+
+
 def matmul_last(inputs, kernel):
     """`inputs @ kernel` over the last axis of inputs of any rank."""
     if len(inputs.shape) == 2:
@@ -248,7 +311,12 @@ class RNN(Layer):
     previous output (zeros with `zero_output_for_mask`). `initial_state` replaces the zero
     states. A cell is a built-in one or any layer with `state_size` and
     `call(inputs, states)` returning (output, new states). `unroll` is accepted and changes
-    nothing; `stateful=True` is refused.
+    nothing.
+
+    `stateful=True` (Keras's cross-batch statefulness) keeps the final states in variables,
+    `layer.states` (not weights), made when the layer is built for a known batch size: each
+    call without `initial_state` starts from them, so a long sequence can be fed in chunks;
+    `reset_state()` (or `reset_states()`) sets them back to zeros.
     """
 
     supports_masking = True
@@ -265,20 +333,16 @@ class RNN(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if stateful:
-            raise NotImplementedError(
-                f"{type(self).__name__}(stateful=True): tracer's recurrent layers start each "
-                "call from initial_state (zeros by default); pass the last call's states as "
-                "initial_state to carry them on"
-            )
         if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("RNN of a list of cells (StackedRNNCells): stack RNN layers")
+            cell = StackedRNNCells(cell)  # Keras's: the cells run one after another each step
         if not hasattr(cell, "state_size") or not callable(cell):
             raise TypeError(f"RNN's cell needs a state_size and a call, not {cell!r}")
         self.cell = cell
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
-        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), False, bool(unroll)
+        self.go_backwards, self.stateful = bool(go_backwards), bool(stateful)
+        self.unroll = bool(unroll)
         self.zero_output_for_mask = bool(zero_output_for_mask)
+        self.states = None  # a stateful layer's state variables, once built
 
     def build(self, input_shape):
         if len(input_shape) < 3:
@@ -289,10 +353,42 @@ class RNN(Layer):
         if not self.cell.built:
             self.cell.build((input_shape[0], *input_shape[2:]))
             self.cell.built = True
+        if self.stateful and self.states is None:
+            self._make_state_variables(input_shape)
         self.built = True
+
+    def _make_state_variables(self, input_shape):
+        if input_shape[0] is None:
+            raise ValueError(
+                "When using `stateful=True` in a RNN, the batch size must be static. Found "
+                f"dynamic batch size: sequence.shape={tuple(input_shape)}"
+            )
+        outer = self._enter_scope()
+        try:
+            self.states = [
+                Variable(value, trainable=False, name="rnn_state")
+                for value in nest.flatten(self.get_initial_state(int(input_shape[0])))
+            ]
+        finally:
+            self._leave_scope(outer)
+
+    def _attributes(self):
+        # NOTE: a stateful RNN's states are variables, but not the layer's: not among its
+        # variables or weights, nor saved (Keras's)
+        return [value for value in super()._attributes() if value is not self.states]
+
+    def reset_state(self):
+        """Zeros into a stateful layer's states (nothing for a layer that is not)."""
+        for variable in self.states or ():
+            variable.assign(array_ops.zeros_like(variable))
+
+    reset_states = reset_state  # Keras's older name
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
         batch, length = sequences.shape[0], sequences.shape[1]
+        if self.stateful:
+            self._check_batch(batch)
+            initial_state = self.states if initial_state is None else initial_state
         states = self._initial_states(initial_state, sequences)
         builtin = isinstance(self.cell, _Cell)
         if builtin:
@@ -316,7 +412,7 @@ class RNN(Layer):
         def advance(carried, element):
             old_states, old_output = carried
             output, new_states = step(element[0], old_states)
-            new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
+            new_states = nest.flatten(new_states)
             if len(element) > 1:
                 keep = element[1][:, None]
                 new_states = [math_ops.where(keep, n, o) for n, o in zip(new_states, old_states)]
@@ -325,9 +421,23 @@ class RNN(Layer):
             return new_states, output
 
         (states, last), outputs = self._loop(advance, elems, (states, zero_output), length)
+        if self.stateful:
+            for variable, value in zip(self.states, states):
+                variable.assign(value)
         if self.return_sequences:
             last = array_ops.transpose(outputs, _time_first(len(outputs.shape)))
-        return (last, *states) if self.return_state else last
+        if not self.return_state:
+            return last
+        return (last, *nest.pack_sequence_as(_state_structure(self.cell), list(states)))
+
+    def _check_batch(self, batch):
+        expected = self.states[0].shape[0]
+        if isinstance(batch, int) and batch != expected:
+            raise ValueError(
+                "If an RNN is stateful, the batch size of the input sequences must be the same "
+                f"as the batch size of the initial state. \n- Expected batch size: {expected}\n"
+                f"- Received batch size: {batch}"
+            )
 
     def _loop(self, advance, elems, start, length):
         """(the final (states, output), every step's output stacked time first, or None)."""
@@ -351,12 +461,12 @@ class RNN(Layer):
         return _zero_states(self.cell.state_size, batch_size, self.cell.dtype)
 
     def _initial_states(self, initial_state, sequences):
-        sizes = self.cell.state_size
-        sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+        """The first states, flat (a stacked cell's one after another)."""
+        sizes = nest.flatten(_state_structure(self.cell))
         if initial_state is None:
             batch = sequences.shape[0]
             return [array_ops.zeros((batch, int(size)), self.cell.dtype) for size in sizes]
-        given = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        given = nest.flatten(initial_state)
         if len(given) != len(sizes):
             raise ValueError(
                 f"{type(self).__name__}: initial_state holds {len(given)} tensors; the cell has "
@@ -367,10 +477,13 @@ class RNN(Layer):
     def _user_step(self, training):
         takes_training = "training" in inspect.signature(self.cell.call).parameters
 
-        def step(x, states):  # the states as a list, as Keras gives them
+        def step(x, states):  # the states as a list (of lists, stacked), as Keras gives them
+            states = nest.pack_sequence_as(_state_structure(self.cell), list(states))
             if takes_training:
-                return self.cell(x, states, training=training)
-            return self.cell(x, states)
+                output, new_states = self.cell(x, states, training=training)
+            else:
+                output, new_states = self.cell(x, states)
+            return output, nest.flatten(new_states)
 
         return step
 
@@ -444,6 +557,12 @@ class _RNNLayer(RNN):
         if name.startswith("_") or name == "cell":
             raise AttributeError(name)
         return getattr(self.cell, name)
+
+
+def _state_structure(cell):
+    """The cell's state sizes as a list (of lists, for a stacked cell's)."""
+    sizes = cell.state_size
+    return list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
 
 
 def _zero_states(sizes, batch_size, dtype):

@@ -16,6 +16,7 @@ training (regularizers, constraints) are dropped with a warning.
 """
 
 import dataclasses
+import json
 import warnings
 
 from tracer.keras import activations, constraints, initializers, regularizers
@@ -37,6 +38,7 @@ from tracer.keras.layers import (
     wrappers,
 )
 from tracer.keras.layers.layer import Layer, attribute_arguments, init_parameters
+from tracer.keras.operations import Operation
 from tracer.keras.registration import get_registered_name, get_registered_object
 
 _COMMON = ("name", "trainable", "dtype")
@@ -260,7 +262,7 @@ def _recurrent(layer):
         "return_sequences": layer.return_sequences,
         "return_state": layer.return_state,
         "go_backwards": layer.go_backwards,
-        "stateful": False,
+        "stateful": layer.stateful,
         "unroll": layer.unroll,
         "zero_output_for_mask": layer.zero_output_for_mask,
         "units": layer.units,
@@ -413,9 +415,9 @@ LAYERS = {
     "LayerNormalization": LayerSpec(
         normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
     ),
-    "SimpleRNN": LayerSpec(recurrent.SimpleRNN, _recurrent, {"stateful": False}),
-    "LSTM": LayerSpec(recurrent.LSTM, _lstm, {"stateful": False}),
-    "GRU": LayerSpec(recurrent.GRU, _gru, {"stateful": False}),
+    "SimpleRNN": LayerSpec(recurrent.SimpleRNN, _recurrent),
+    "LSTM": LayerSpec(recurrent.LSTM, _lstm),
+    "GRU": LayerSpec(recurrent.GRU, _gru),
     "EinsumDense": LayerSpec(einsum_dense.EinsumDense, _einsum_dense),
     "MultiHeadAttention": LayerSpec(
         attention.MultiHeadAttention,
@@ -505,6 +507,12 @@ def layer_config(layer, input_shape=None):
         raise ValueError(
             f"cannot save layer {layer.name!r}: a Lambda layer's function is code, which a "
             "Keras file does not hold safely; save_weights, and make the model in code"
+        )
+    if cls is Operation:
+        raise ValueError(
+            f"cannot save layer {layer.name!r}: Keras's operation {layer.class_name} on "
+            "KerasTensors (x[:, -1], a + b) is not written by tracer's saving; save_weights, "
+            "and make the model in code"
         )
     spec = _spec_of(cls)
     if spec is not None:
@@ -685,6 +693,15 @@ def _attribute_arguments(layer):
         )
     if "activation" in arguments:
         arguments["activation"] = _activation(layer)
+    for name, value in arguments.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"cannot save layer {layer.name!r}: tracer has no Keras config for its "
+                f"argument {name}={type(value).__name__} ({type(layer).__name__}); "
+                "save_weights, and make the model in code"
+            ) from None
     return arguments
 
 

@@ -113,12 +113,15 @@ def _sequential_config(model):
 
 
 def _sequential_input_shapes(model):
-    """The input shape of each layer (batch axis None), or None where it is not known: the
-    model's input shape for the first, the output shape of the one before for the others."""
+    """The input shape of each layer, or None where it is not known: the model's input shape
+    for the first, the output shape of the one before for the others; the batch axis is
+    the model's input's (None unless its Input gave a batch size, as a stateful RNN needs)."""
     shapes = []
-    previous = getattr(model, "_input_shape", None) or _inferred_shape(model.layers[:1])
+    given = getattr(model, "_input_shape", None)
+    batch = given[0] if given else None
+    previous = given or _inferred_shape(model.layers[:1])
     for layer in model.layers:
-        shapes.append(None if previous is None else [None, *_json_dims(previous[1:])])
+        shapes.append(None if previous is None else [batch, *_json_dims(previous[1:])])
         output = getattr(layer, "_output_shape", None)
         previous = output if isinstance(output, tuple) and layer.built else None
     return shapes
