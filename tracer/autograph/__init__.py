@@ -108,14 +108,29 @@ _KIND_FLAGS = (
 )
 
 
+def _compiled_quietly(text, filename):
+    """`text` compiled without showing its warnings (the import showed them, at their
+    lines). Not through warnings.catch_warnings: a change of the filters makes Python
+    forget which warnings it has shown, so the user's shown-once warnings would show again
+    after each function converted."""
+    shown = warnings.showwarning
+    warnings.showwarning = _not_shown
+    try:
+        return compile(text, filename, "exec", dont_inherit=True)
+    finally:
+        warnings.showwarning = shown
+
+
+def _not_shown(*args, **kwargs):
+    pass
+
+
 def _same_function(text, code):
     """Whether `text` compiles to a function named as `code`'s with the same kind
     (generator, coroutine) and the same arguments, locals and cells."""
     try:
-        with warnings.catch_warnings():  # the import showed them, at their lines
-            warnings.simplefilter("ignore")
-            module = compile(text, code.co_filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+        module = _compiled_quietly(text, code.co_filename)
+    except (SyntaxError, SyntaxWarning, ValueError):
         return False
     inner = [c for c in module.co_consts if isinstance(c, types.CodeType)]
     return (
