@@ -18,16 +18,23 @@ The semantics are Keras 3's with TensorFlow's backend:
   "auto") divides the weighted sum by the number of per-sample losses, "sum" sums, "none"
   (or None) keeps them.
 
+- the crossentropies compute from the logits wherever `y_pred` is the very output of Keras's
+  `sigmoid` or `softmax` activation (`activations.logits_of`), as if `from_logits` were
+  given, so a saturated probability is not clipped (Keras 3's `_keras_logits`; its
+  TensorFlow backend also does this for a Sigmoid or Softmax op met in a traced graph,
+  which tracer does not).
+
 Where tracer differs: losses are computed in the dtype of `y_pred` (float32 for integer
 predictions), or in the Loss's `dtype` when one is given, where Keras 3 uses float32 unless
-told; and probabilities that came from a softmax or sigmoid are not traced back to their
-logits (Keras does that for outputs of its own activations).
+told.
 """
 
 import math
+import warnings
 
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
+from tracer.keras.activations import logits_of
 from tracer.keras.lookup import instance_or_callable
 from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
@@ -76,6 +83,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     >>> tt.keras.losses.categorical_crossentropy([[0, 1]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "Softmax", "categorical_crossentropy")
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
     if label_smoothing:
@@ -96,6 +104,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
     >>> tt.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
+    y_pred, from_logits = _keras_logits(
+        y_pred, from_logits, "Softmax", "sparse_categorical_crossentropy"
+    )
     y_pred = _floating(y_pred)
     labels = as_tensor(y_true)
     if axis not in (-1, y_pred.ndim - 1):
@@ -118,6 +129,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     >>> tt.keras.losses.binary_crossentropy([[0.0, 1.0]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "Sigmoid", "binary_crossentropy")
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "binary_crossentropy")
     if label_smoothing:
@@ -620,6 +632,24 @@ def get(identifier):
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def _keras_logits(y_pred, from_logits, activation, loss):
+    """(y_pred, from_logits), or, where y_pred is the output of Keras's sigmoid or softmax,
+    (its logits, True), as Keras 3's `_get_logits`, warning as it does where `from_logits` was
+    given too. NOTE: as in Keras, any of the two activations' logits serve any of the losses
+    (a softmax output given to binary_crossentropy gives the sigmoid crossentropy of the
+    softmax's logits)."""
+    logits = logits_of(y_pred)
+    if logits is None:
+        return y_pred, from_logits
+    if from_logits:
+        warnings.warn(
+            f'"`{loss}` received `from_logits=True`, but the `output` argument was produced by '
+            f"a {activation} activation and thus does not represent logits. Was this intended?",
+            stacklevel=3,
+        )
+    return logits, True
 
 
 def _floating(y_pred):
