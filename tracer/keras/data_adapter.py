@@ -10,10 +10,14 @@ each pass over them when shuffling (each epoch, unless `steps_per_epoch` makes a
 part of a pass). A dataset yields its own batches: `(x,)`, `(x, y)` or
 `(x, y, sample_weight)` tuples, or a lone x. With `steps_per_epoch`, an epoch takes that
 many batches from an iterator that goes on where the previous epoch stopped (so that a
-repeated dataset or an endless generator serves every epoch), as Keras does.
+repeated dataset or an endless generator serves every epoch), as Keras does; where the
+batches of a pass are known (arrays, a dataset of known finite length), an epoch that reaches
+the end of a pass stops there with Keras's "ran out of data" warning, and the next epoch
+starts a new pass.
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -129,6 +133,7 @@ class ArrayAdapter:
             self._pass, self._taken = self._one_pass(), 0
         for _ in range(self.steps):
             if self._taken == self._whole:
+                _interrupted_warning()
                 break
             self._taken += 1
             yield next(self._pass)
@@ -158,22 +163,42 @@ class StreamAdapter:
         self._source = source
         self._iterator = None
         self._continues = steps is not None
-        self.steps = int(steps) if steps is not None else _known_length(source)
+        self._length = _known_length(source)  # batches in a pass, where known
+        self.steps = int(steps) if steps is not None else self._length
+        self._taken = 0  # batches taken from the current pass, as Keras's `_steps_seen`
         self.ran_out = False
 
     def batches(self):
         if not self._continues or self._iterator is None:
-            self._iterator = iter(self._source)  # a generator's iterator is itself
+            self._iterator, self._taken = iter(self._source), 0  # a generator is its iterator
         taken = 0
         while not self._continues or taken < self.steps:
+            if self._continues and self._taken == self._length:
+                _interrupted_warning()
+                break
             try:
                 data = next(self._iterator)
             except StopIteration:
                 self._iterator = None
-                self.ran_out = taken == 0
+                self.ran_out = taken == 0  # fit then stops, with its own warning
+                if self._continues and taken:
+                    _interrupted_warning()
                 return
             taken += 1
+            self._taken += 1
             yield data
+        if self._taken == self._length:
+            self._iterator = None  # the next epoch starts a new pass, as in Keras
+
+
+def _interrupted_warning():
+    # NOTE: Keras's words, although its fit goes on with the next epoch (on a new pass)
+    warnings.warn(
+        "Your input ran out of data; interrupting training. Make sure that your dataset or "
+        "generator can generate at least `steps_per_epoch * epochs` batches. You may need to "
+        "use the `.repeat()` function when building your dataset.",
+        stacklevel=4,
+    )
 
 
 def _known_length(source):
