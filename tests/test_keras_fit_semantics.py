@@ -99,6 +99,25 @@ def test_steps_per_epoch_on_a_dataset_of_known_length_starts_a_new_pass_at_its_e
     assert (iterations, ran_out) == (8, 1)
 
 
+def test_fit_on_a_dataset_warns_that_shuffle_is_ignored_as_keras_3_15_does():
+    dataset = tt.data.Dataset.from_tensor_slices((np.zeros((4, 1)), np.zeros((4, 1)))).batch(2)
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+
+    def messages(run):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run()
+        return [str(w.message)[:30] for w in caught]
+
+    # What Keras 3.15 on TensorFlow 2.21 warns: fit only, and only where shuffle is truthy
+    ignored = "`shuffle=True` was passed, but"
+    assert messages(lambda: model.fit(dataset, validation_data=dataset, verbose=0)) == [ignored]
+    assert messages(lambda: model.fit(dataset, shuffle="batch", verbose=0)) == [ignored]
+    assert messages(lambda: model.fit(dataset, shuffle=False, verbose=0)) == []
+    assert messages(lambda: (model.evaluate(dataset, verbose=0), model.predict(dataset))) == []
+
+
 def test_a_shuffled_pass_is_drawn_once_and_shared_by_the_epochs_it_spans():
     y = np.arange(10)
     batches = data_adapter.adapter(np.zeros((10, 1)), y, None, 2, 3, True, "fit")

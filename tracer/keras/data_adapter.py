@@ -37,6 +37,14 @@ def adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=
                     f"{what}: `{name}` must not be given when x is {kind} (its elements hold "
                     f"the batches), given {name}={_describe(value)}"
                 )
+        if shuffle and isinstance(x, Dataset):
+            # NOTE: Keras 3.15 warns from its own line, so Python shows it once a process
+            warnings.warn(
+                "`shuffle=True` was passed, but will be ignored since the data `x` was "
+                "provided as a tf.data.Dataset. The Dataset is expected to already be "
+                "shuffled (via `.shuffle(buffer_size)`).",
+                stacklevel=1,
+            )
         return StreamAdapter(x, steps)
     return ArrayAdapter(x, y, sample_weight, batch_size or 32, steps, shuffle, what)
 
