@@ -20,9 +20,10 @@ The semantics are Keras 3's with TensorFlow's backend:
 
 - the crossentropies compute from the logits wherever `y_pred` is the very output of Keras's
   `sigmoid` or `softmax` activation (`activations.logits_of`), as if `from_logits` were
-  given, so a saturated probability is not clipped (Keras 3's `_keras_logits`; its
-  TensorFlow backend also does this for a Sigmoid or Softmax op met in a traced graph,
-  which tracer does not).
+  given, so a saturated probability is not clipped (Keras 3's `_keras_logits`); and in a
+  traced function (a compiled fit or evaluate, a `tt.function`), wherever it is the output
+  of a sigmoid op (binary) or a softmax op over the last axis (categorical), as Keras's
+  TensorFlow backend reads `output.op` in a graph.
 
 Where tracer differs: losses are computed in the dtype of `y_pred` (float32 for integer
 predictions), or in the Loss's `dtype` when one is given, where Keras 3 uses float32 unless
@@ -36,11 +37,19 @@ from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.keras.activations import logits_of
 from tracer.keras.lookup import instance_or_callable
-from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops, reduction_ops
+from tracer.ops import (
+    array_ops,
+    cross_entropy_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    softmax_ops,
+)
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.math_composites import divide_no_nan, reduce_all
 from tracer.ops.reduction_ops import reduce_mean
+from tracer.tensor import Tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -634,13 +643,22 @@ def get(identifier):
 # --- helpers ---------------------------------------------------------------------------------
 
 
+# the op whose input Keras's TensorFlow backend takes as the logits in a traced graph
+_LOGITS_OPS = {"Sigmoid": math_ops.SIGMOID.name, "Softmax": softmax_ops.SOFTMAX.name}
+
+
 def _keras_logits(y_pred, from_logits, activation, loss):
     """(y_pred, from_logits), or, where y_pred is the output of Keras's sigmoid or softmax,
     (its logits, True), as Keras 3's `_get_logits`, warning as it does where `from_logits` was
     given too. NOTE: as in Keras, any of the two activations' logits serve any of the losses
     (a softmax output given to binary_crossentropy gives the sigmoid crossentropy of the
-    softmax's logits)."""
+    softmax's logits). In a traced function (a compiled fit, evaluate or tt.function), the
+    output of a sigmoid op (for binary crossentropy) or a softmax op over the last axis (for
+    the categorical ones) is taken back to its input too, however it was called
+    (`tf.nn.sigmoid`, `activation=tf.nn.softmax`), as TensorFlow's graphs are; eagerly not."""
     logits = logits_of(y_pred)
+    if logits is None:
+        logits = _traced_logits(y_pred, _LOGITS_OPS[activation])
     if logits is None:
         return y_pred, from_logits
     if from_logits:
@@ -650,6 +668,13 @@ def _keras_logits(y_pred, from_logits, activation, loss):
             stacklevel=3,
         )
     return logits, True
+
+
+def _traced_logits(y_pred, op):
+    """The input of the `op` node that symbolic `y_pred` is the output of, else None."""
+    if type(y_pred) is not Tensor or y_pred._value is not None or y_pred._node.op != op:
+        return None
+    return Tensor(None, y_pred._node.inputs[0])
 
 
 def _floating(y_pred):
