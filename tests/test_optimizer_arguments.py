@@ -109,6 +109,66 @@ def test_the_arguments_are_checked_and_kept_in_the_config():
     assert config["weight_decay"] == 0.02 and config["clipnorm"] == 1.0
 
 
+def test_get_config_and_from_config_as_keras_3():
+    # the configs TF 2.21 (Keras 3.15) prints, less the name (Keras's: "adam", "sgd_1", ...)
+    keras_off = {
+        "use_ema": False,
+        "ema_momentum": 0.99,
+        "ema_overwrite_frequency": None,
+        "loss_scale_factor": None,
+        "gradient_accumulation_steps": None,
+    }
+    adam = {
+        "learning_rate": 0.0010000000474974513,
+        "weight_decay": None,
+        "clipnorm": None,
+        "global_clipnorm": None,
+        "clipvalue": None,
+        **keras_off,
+        "beta_1": 0.9,
+        "beta_2": 0.999,
+        "epsilon": 1e-07,
+        "amsgrad": False,
+    }
+    config = optimizers.Adam().get_config()
+    assert config.pop("name") == "Adam"
+    assert list(config.items()) == list(adam.items())
+    sgd = optimizers.SGD(0.1, momentum=0.9, nesterov=True, clipnorm=1.0)
+    config = optimizers.SGD.from_config(sgd.get_config()).get_config()
+    assert list(config.items())[1:] == [
+        ("learning_rate", 0.10000000149011612),
+        ("weight_decay", None),
+        ("clipnorm", 1.0),
+        ("global_clipnorm", None),
+        ("clipvalue", None),
+        *keras_off.items(),
+        ("momentum", 0.9),
+        ("nesterov", True),
+    ]
+    rms = list(optimizers.RMSprop().get_config())[-4:]
+    assert rms == ["rho", "momentum", "epsilon", "centered"]
+    schedule = optimizers.schedules.InverseTimeDecay(0.001, decay_steps=20, decay_rate=1)
+    config = optimizers.Adam(schedule).get_config()
+    assert config["learning_rate"] == {
+        "module": "keras.optimizers.schedules",
+        "class_name": "InverseTimeDecay",
+        "config": {
+            "initial_learning_rate": 0.001,
+            "decay_steps": 20,
+            "decay_rate": 1,
+            "staircase": False,
+            "name": "InverseTimeDecay",
+        },
+        "registered_name": None,
+    }
+    again = optimizers.Adam.from_config(config)
+    assert again._schedule.get_config() == schedule.get_config()
+    with pytest.raises(NotImplementedError, match="use_ema=True"):
+        optimizers.Adam.from_config({**config, "use_ema": True})
+    with pytest.raises(NotImplementedError, match="amsgrad"):
+        optimizers.Adam(amsgrad=True)
+
+
 def test_nadams_state_goes_through_a_keras_file(tmp_path):
     """Nadam's slots and its momentum factors' product are saved after the slots, as Keras
     orders them; a loaded model's next step is the original's."""

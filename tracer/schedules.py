@@ -193,3 +193,29 @@ class CosineDecay(LearningRateSchedule):
             "warmup_target": self.warmup_target,
             "warmup_steps": self.warmup_steps,
         }
+
+
+def serialize(learning_rate_schedule):
+    """Keras's entry for a schedule: its module, class name and config.
+
+    >>> serialize(InverseTimeDecay(0.1, 5, 0.3))["class_name"]
+    'InverseTimeDecay'
+    """
+    return {
+        "module": "keras.optimizers.schedules",
+        "class_name": type(learning_rate_schedule).__name__,
+        "config": learning_rate_schedule.get_config(),
+        "registered_name": None,
+    }
+
+
+def deserialize(config, custom_objects=None):
+    """The schedule of a `serialize` entry: one of these classes, or of `custom_objects`
+    (a user's subclass, by its class name)."""
+    name = config.get("class_name") if isinstance(config, dict) else None
+    cls = (custom_objects or {}).get(name) or globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, LearningRateSchedule)):
+        raise ValueError(
+            f"unknown learning rate schedule {name!r}: give its class in custom_objects"
+        )
+    return cls.from_config(config.get("config") or {})
