@@ -259,6 +259,7 @@ for features, label in pos_ds.take(1):
 
 resampled_ds = tf.data.Dataset.sample_from_datasets([pos_ds, neg_ds], weights=[0.5, 0.5])
 resampled_ds = resampled_ds.batch(BATCH_SIZE).prefetch(2)
+print(which, "resampled cardinality", int(resampled_ds.cardinality()))
 for features, label in resampled_ds.take(1):
     mean_label = label.numpy().mean()
     print(
