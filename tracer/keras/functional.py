@@ -27,7 +27,7 @@ import warnings
 from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
-from tracer.keras import extensions
+from tracer.keras import extensions, summary
 from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node, inbound_nodes, node_of
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.models import Model
@@ -360,7 +360,8 @@ class Functional(Model):
     def _summary_rows(self):
         """Keras's summary rows: (layer name, class name, output shape, parameters, the
         inputs it is connected to as `layer[node][tensor]`, or None for every row where the
-        model runs its layers in a line, and Keras shows no "Connected to" column)."""
+        model runs its layers in a line, and Keras shows no "Connected to" column, the
+        trainable mark)."""
         connected = not self._runs_in_a_line()
         rows = []
         for layer in self._layers:
@@ -374,7 +375,14 @@ class Functional(Model):
             shape = _shape_text(layer._inbound_nodes[-1].outputs)
             params = f"{layer.count_params():,}"
             rows.append(
-                (layer.name, type(layer).__name__, shape, params, sources if connected else None)
+                (
+                    layer.name,
+                    type(layer).__name__,
+                    shape,
+                    params,
+                    sources if connected else None,
+                    summary.trainable_mark(layer),
+                )
             )
         return rows
 
