@@ -450,7 +450,7 @@ class BinaryCrossentropy(_BuiltinMeanMetric):
 
     _direction = "down"
 
-    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0.0):
+    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0):
         super().__init__(
             _same_rank_first(losses.binary_crossentropy),
             name=name,
@@ -466,7 +466,7 @@ class CategoricalCrossentropy(_BuiltinMeanMetric):
 
     _direction = "down"
 
-    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0.0, axis=-1):
+    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0, axis=-1):
         super().__init__(
             losses.categorical_crossentropy,
             name=name,
@@ -541,7 +541,9 @@ class _ThresholdRatio(_ConfusionMetric):
     """count / (count + other count) at each threshold: `thresholds` is one number in [0, 1]
     or a list of them (a result per threshold, a scalar for just one); None means 0.5."""
 
-    def __init__(self, thresholds=None, class_id=None, name=None, dtype=None):
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        if top_k is not None:
+            raise NotImplementedError(f"{type(self).__name__}: tracer does not support top_k")
         listed = [0.5] if thresholds is None else np.atleast_1d(thresholds).tolist()
         if any(not 0.0 <= t <= 1.0 for t in listed):
             raise ValueError(
@@ -558,6 +560,7 @@ class _ThresholdRatio(_ConfusionMetric):
         return {
             **super().get_config(),
             "thresholds": self.init_thresholds,
+            "top_k": None,
             "class_id": self.class_id,
         }
 
@@ -579,6 +582,12 @@ class Precision(_ThresholdRatio):
 
 class _Count(_ThresholdRatio):
     """The weighted count of one kind of prediction at each threshold (a scalar for one)."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):  # Keras's: no class_id
+        super().__init__(thresholds, name=name, dtype=dtype)
+
+    def get_config(self):
+        return {**Metric.get_config(self), "thresholds": self.init_thresholds}
 
     def result(self):
         (count,) = (getattr(self, name) for name in self.COUNTS.values())
@@ -630,8 +639,8 @@ class AUC(_ConfusionMetric):
     spread evenly over [0, 1] (or at `thresholds`, plus 0 and 1). `summation_method`
     "interpolation" takes trapezoids (for PR, Davis and Goadrich's interpolation of
     precision), "minoring" and "majoring" the lower and upper rectangles. With `from_logits`,
-    y_pred goes through a sigmoid first. Not Keras's `multi_label`, `num_labels` and
-    `label_weights`, nor the "PRGAIN" curve.
+    y_pred goes through a sigmoid first. Keras's `multi_label`, `num_labels` and
+    `label_weights` are taken at their defaults only, and the "PRGAIN" curve not at all.
 
     >>> float(tt.keras.metrics.AUC(num_thresholds=3)([0, 0, 1, 1], [0.0, 0.5, 0.3, 0.9]))
     0.75
@@ -656,8 +665,15 @@ class AUC(_ConfusionMetric):
         name=None,
         dtype=None,
         thresholds=None,
+        multi_label=False,
+        num_labels=None,
+        label_weights=None,
         from_logits=False,
     ):
+        if multi_label or num_labels is not None or label_weights is not None:
+            raise NotImplementedError(
+                "AUC: tracer does not support multi_label, num_labels or label_weights"
+            )
         if curve.upper() not in self.CURVES:
             raise ValueError(f"AUC: curve must be one of {self.CURVES}, not {curve!r}")
         if summation_method.lower() not in self.SUMMATION_METHODS:
@@ -700,14 +716,20 @@ class AUC(_ConfusionMetric):
         return reduce_sum((x[:-1] - x[1:]) * heights)
 
     def get_config(self):
-        return {
-            **super().get_config(),
+        """Keras's: the thresholds only where they were given (as the sorted inner ones)."""
+        config = {
+            **Metric.get_config(self),
             "num_thresholds": self.num_thresholds,
             "curve": self.curve,
             "summation_method": self.summation_method,
-            "thresholds": self.init_thresholds,
+            "multi_label": False,
+            "num_labels": None,
+            "label_weights": None,
             "from_logits": self.from_logits,
         }
+        if self.init_thresholds is not None:
+            config["thresholds"] = self.thresholds[1:-1]
+        return config
 
 
 class R2Score(Metric):
