@@ -9,6 +9,7 @@ import logging
 import sys
 import textwrap
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -616,3 +617,24 @@ def test_functions_a_traced_function_calls_are_converted_too():
 
     assert Model()(tt.constant([1.0, 2.0])).numpy().tolist() == [10.0, 20.0]
     assert Model()(tt.constant([-1.0, -2.0])).numpy().tolist() == [-7.0, -14.0]
+
+
+def _warns_once():
+    warnings.warn("shown once per place", UserWarning, stacklevel=1)
+
+
+def test_converting_a_function_does_not_make_python_forget_the_warnings_it_showed():
+    """Python shows a "default" warning once per place; a conversion must not reset that (as
+    `warnings.catch_warnings` does), or a program's warnings repeat after each tt.function,
+    where TensorFlow 2.21 shows them once."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for step in range(3):
+            _warns_once()
+
+            @tt.function
+            def add(x):
+                return x + step
+
+            add(tt.constant(1.0))
+    assert [str(w.message) for w in caught] == ["shown once per place"]

@@ -9,6 +9,7 @@ shows the converted source.
 """
 
 import ast
+import contextlib
 import copy
 import functools
 import inspect
@@ -108,12 +109,24 @@ _KIND_FLAGS = (
 )
 
 
+@contextlib.contextmanager
+def _unshown_warnings():
+    """Warnings raised inside are not shown. NOTE: not `warnings.catch_warnings()`, whose
+    change of the filters makes Python forget which warnings it has shown, so that every
+    "once per place" warning of the user's program would show again after each conversion."""
+    shown = warnings.showwarning
+    warnings.showwarning = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 def _same_function(text, code):
     """Whether `text` compiles to a function named as `code`'s with the same kind
     (generator, coroutine) and the same arguments, locals and cells."""
     try:
-        with warnings.catch_warnings():  # the import showed them, at their lines
-            warnings.simplefilter("ignore")
+        with _unshown_warnings():  # the import showed them, at their lines
             module = compile(text, code.co_filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
