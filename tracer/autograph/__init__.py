@@ -16,6 +16,7 @@ import inspect
 import linecache
 import os
 import textwrap
+import threading
 import tokenize
 import types
 import warnings
@@ -114,12 +115,16 @@ def _unshown_warnings():
     """Warnings raised inside are not shown. NOTE: not `warnings.catch_warnings()`, whose
     change of the filters makes Python forget which warnings it has shown, so that every
     "once per place" warning of the user's program would show again after each conversion."""
-    shown = warnings.showwarning
-    warnings.showwarning = lambda *args, **kwargs: None
-    try:
-        yield
-    finally:
-        warnings.showwarning = shown
+    with _HIDING:  # (so that two threads cannot leave the no-op in place)
+        shown = warnings.showwarning
+        warnings.showwarning = lambda *args, **kwargs: None
+        try:
+            yield
+        finally:
+            warnings.showwarning = shown
+
+
+_HIDING = threading.Lock()
 
 
 def _same_function(text, code):
