@@ -3,6 +3,8 @@ and AdamW, Adamax, Nadam, Adadelta and Lion: five steps of each on a small least
 TensorFlow 2.21's Keras leaves (printed by the same program with `import tensorflow as tf`),
 eagerly and compiled."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -110,7 +112,7 @@ def test_the_arguments_are_checked_and_kept_in_the_config():
 
 
 def test_get_config_and_from_config_as_keras_3():
-    # the configs TF 2.21 (Keras 3.15) prints, less the name (Keras's: "adam", "sgd_1", ...)
+    # the configs TF 2.21 (Keras 3.15) prints (its names made unique in the process)
     keras_off = {
         "use_ema": False,
         "ema_momentum": 0.99,
@@ -131,7 +133,7 @@ def test_get_config_and_from_config_as_keras_3():
         "amsgrad": False,
     }
     config = optimizers.Adam().get_config()
-    assert config.pop("name") == "Adam"
+    assert re.fullmatch(r"adam(_\d+)?", config.pop("name"))  # Keras's: "adam", "adam_1", ...
     assert list(config.items()) == list(adam.items())
     sgd = optimizers.SGD(0.1, momentum=0.9, nesterov=True, clipnorm=1.0)
     config = optimizers.SGD.from_config(sgd.get_config()).get_config()
@@ -167,6 +169,15 @@ def test_get_config_and_from_config_as_keras_3():
         optimizers.Adam.from_config({**config, "use_ema": True})
     with pytest.raises(NotImplementedError, match="amsgrad"):
         optimizers.Adam(amsgrad=True)
+
+
+def test_default_names_are_kerass():
+    # TF 2.21's: the class name in snake case, made unique in the process as layers' are
+    tt.keras.backend.clear_session()
+    names = [cls().name for cls in (optimizers.SGD, optimizers.SGD, optimizers.RMSprop)]
+    assert names == ["sgd", "sgd_1", "rm_sprop"]
+    assert optimizers.AdamW().name == "adam_w" and optimizers.Adam(name="mine").name == "mine"
+    assert optimizers.SGD().iterations.name == "sgd_2/iterations:0"
 
 
 def test_nadams_state_goes_through_a_keras_file(tmp_path):

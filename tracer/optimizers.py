@@ -25,6 +25,7 @@ same bits.
 """
 
 import inspect
+import re
 
 import numpy as np
 
@@ -48,12 +49,22 @@ _KERAS_OFF = {
 }
 
 
+def _auto_name(class_name):
+    """Keras's default name of an optimizer: its class's name in snake case ("adam",
+    "rm_sprop", "adam_w"), made unique in the process ("adam_1") as Keras's layers are."""
+    from tracer.keras import naming  # (here: tracer.keras imports this module)
+
+    snake = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
+    return naming.unique_layer_name(re.sub(r"([a-z])([A-Z])", r"\1_\2", snake).lower())
+
+
 class Optimizer:
     # whether the update reads the gradient's square (given apart for IndexedSlices)
     _squares_gradients = False
 
     def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None):  # fmt: skip
+        name = _auto_name(type(self).__name__) if name is None else name
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(
                 f"{name}: give one of clipnorm, clipvalue and global_clipnorm, not several"
@@ -386,7 +397,7 @@ class SGD(Optimizer):
     without momentum, x <- x - lr * g."""
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="SGD"):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
@@ -423,9 +434,9 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="Adam"):  # fmt: skip
+                 global_clipnorm=None, name=None):  # fmt: skip
         if amsgrad:
-            raise NotImplementedError(f"{name}: tracer's Adam has no AMSGrad variant (amsgrad)")
+            raise NotImplementedError("tracer's Adam has no AMSGrad variant (amsgrad)")
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.amsgrad = False
@@ -500,7 +511,7 @@ class AdamW(Adam):
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
                  epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name="AdamW"):  # fmt: skip
+                 global_clipnorm=None, name=None):  # fmt: skip
         if weight_decay is None:
             raise ValueError("AdamW: weight_decay must be a number (the decay is AdamW's point)")
         super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm,
@@ -513,7 +524,7 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Adamax"):  # fmt: skip
+                 name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
@@ -541,7 +552,7 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Nadam"):  # fmt: skip
+                 name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.u_product = None  # made in the first variable's dtype at the first update
@@ -605,7 +616,7 @@ class Adadelta(Optimizer):
     _squares_gradients = True
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Adadelta"):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.rho, self.epsilon = float(rho), float(epsilon)
 
@@ -627,7 +638,7 @@ class Lion(Optimizer):
     """Keras's Lion: x <- x - lr sign(b1 m + (1 - b1) g); m <- b2 m + (1 - b2) g."""
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Lion"):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
         if not 0 < float(beta_1) <= 1:
             raise ValueError(f"Lion: beta_1 must be in (0, 1], not {beta_1}")
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
@@ -660,7 +671,7 @@ class RMSprop(Optimizer):
         clipnorm=None,
         clipvalue=None,
         global_clipnorm=None,
-        name="RMSprop",
+        name=None,
     ):
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
@@ -698,7 +709,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Adagrad"):  # fmt: skip
+                 name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)
