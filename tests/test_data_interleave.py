@@ -193,6 +193,24 @@ def test_sample_from_datasets():
         Dataset.sample_from_datasets(two, weights=[0.5])
 
 
+def test_choose_and_sample_are_infinite_where_one_of_their_datasets_is():
+    # TF 2.21's cardinalities: infinite when one chosen-from dataset is (whatever the
+    # choices and stop_on_empty_dataset), unknown otherwise
+    finite, endless = Dataset.range(5), Dataset.range(100, 103).repeat()
+    sample, choose = Dataset.sample_from_datasets, Dataset.choose_from_datasets
+    cardinalities = [
+        sample([finite, endless]),
+        sample([finite, endless], stop_on_empty_dataset=True),
+        sample([endless, endless]).batch(4),
+        sample([finite, finite]),
+        sample([finite.filter(lambda x: x > 1).repeat(), finite]),
+        sample([endless, endless]).take(7),
+        choose([endless, finite], Dataset.range(2)),
+        choose([finite, finite], Dataset.range(2).repeat()),
+    ]
+    assert [int(d.cardinality()) for d in cardinalities] == [-1, -1, -1, -2, -1, 7, -1, -2]
+
+
 def test_review_findings_windows_counter_lines_and_options(tmp_path):
     """TensorFlow 2.21's outputs: windows of one element three million apart keep none of
     the elements between them (checked through the window's count); windows over elements

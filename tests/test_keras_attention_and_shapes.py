@@ -164,6 +164,19 @@ def test_the_new_layers_go_through_a_keras_file(tmp_path):
     np.testing.assert_allclose(again([q, v]).numpy(), model([q, v]).numpy(), rtol=1e-6)
 
 
+def test_input_shape_and_input_dim_arguments_warn_as_keras_3_does():
+    # Keras 3.15's warning, pointing at the line that made the layer; input_dim wins
+    message = "Do not pass an `input_shape`/`input_dim` argument to a layer"
+    with pytest.warns(UserWarning, match=message) as caught:
+        dense = tt.keras.layers.Dense(2, input_shape=(3,))
+    assert caught[0].filename == __file__
+    with pytest.warns(UserWarning, match=message):
+        model = tt.keras.Sequential([tt.keras.layers.Dense(2, input_dim=5)])
+    assert model.layers[0].kernel.shape == (5, 2) and dense._input_shape_argument == (None, 3)
+    with pytest.warns(UserWarning, match=message), pytest.raises(TypeError, match="input_shape"):
+        tt.keras.layers.Dense(2, input_dim=5, input_shape=(4,))
+
+
 def test_sequential_shapes_set_shape_specs_and_tensorflows_keras_names():
     """What TensorFlow's time-series and DCGAN tutorials read: a Sequential's input and
     output shapes, `Tensor.set_shape`, a TensorSpec's shape as a TensorShape, and

@@ -234,6 +234,50 @@ def test_auto_mode_prefers_the_models_metric_direction():
         assert stopper._is_improvement(1.0, 0.5) is up, name
 
 
+def test_auto_mode_reads_the_direction_of_tracers_own_metrics_whatever_their_names():
+    # as the imbalanced-data tutorial names them; the values were printed by TF 2.21
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 4)).astype(np.float32)
+    y = (x[:, :1] + 0.3 * rng.normal(size=(200, 1)) > 0).astype(np.float32)
+    keras = tt.keras
+
+    def run(monitor):
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid")])
+        model.set_weights([np.array([[-1.0], [0.5], [0.2], [0.1]], np.float32), np.zeros(1)])
+        model.compile(
+            optimizer=keras.optimizers.Adam(0.05),
+            loss="binary_crossentropy",
+            metrics=[
+                keras.metrics.AUC(name="prc", curve="PR"),
+                keras.metrics.FalseNegatives(name="fn"),
+                keras.metrics.MeanSquaredError(name="Brier score"),
+            ],
+        )
+        stopper = cb.EarlyStopping(monitor=monitor, patience=2, restore_best_weights=True)
+        history = model.fit(
+            x, y, batch_size=50, epochs=15, validation_data=(x[:100], y[:100]),
+            shuffle=False, verbose=0, callbacks=[stopper],
+        )  # fmt: skip
+        return len(history.epoch), stopper.best_epoch, round(float(stopper.best), 5)
+
+    assert run("val_prc") == (15, 14, 0.98208)  # an AUC: up
+    assert run("val_Brier score") == (15, 14, 0.10473)  # a mean squared error: down
+    with pytest.raises(ValueError, match="monitor=val_fn"):  # a count says nothing
+        run("val_fn")
+    directions = {
+        name: getattr(keras.metrics, name)()._direction
+        for name in ("Precision", "Recall", "R2Score", "CosineSimilarity", "Hinge", "Mean")
+    }
+    assert directions == {
+        "Precision": "up",
+        "Recall": "up",
+        "R2Score": "up",
+        "CosineSimilarity": "up",
+        "Hinge": "down",
+        "Mean": None,
+    }
+
+
 # --- learning rates -------------------------------------------------------------------------
 
 

@@ -329,15 +329,54 @@ def test_summary_prints_keras_table():
         ],
         name="sequential_keras",
     )
-    lines = []
-    model.summary(print_fn=lines.append)
-    assert "\n".join(lines) == KERAS_SUMMARY
+    texts = []
+    model.summary(print_fn=texts.append)
+    assert texts == [KERAS_SUMMARY + "\n"]  # Keras gives print_fn the whole text at once
     unbuilt = keras.Sequential([keras.layers.Dense(2, name="d")], name="s")
-    lines = []
-    unbuilt.summary(print_fn=lines.append)
+    texts = []
+    unbuilt.summary(print_fn=texts.append)
     assert (
-        lines[4] == "│ d (Dense)                       │ ?                      │   0 (unbuilt) │"
+        texts[0].splitlines()[4]
+        == "│ d (Dense)                       │ ?                      │   0 (unbuilt) │"
     )
+
+
+# Printed by TensorFlow 2.21's Keras 3 (stdout a pipe): show_trainable, then line_length=80
+# after the first layer is frozen, then a fitted model's Adam parameters (a float32 rate)
+KERAS_TRAINABLE = """\
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━┓
+┃ Layer (type)                ┃ Output Shape          ┃    Param # ┃ Trai… ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━┩
+│ dense (Dense)               │ (None, 16)            │        464 │   Y   │
+├─────────────────────────────┼───────────────────────┼────────────┼───────┤
+│ dropout (Dropout)           │ (None, 16)            │          0 │   -   │
+└─────────────────────────────┴───────────────────────┴────────────┴───────┘"""
+KERAS_80 = """\
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                      ┃ Output Shape             ┃       Param # ┃"""
+
+
+def test_summary_show_trainable_line_length_and_optimizer_params():
+    model = keras.Sequential(
+        [
+            keras.Input((28,)),
+            keras.layers.Dense(16, name="dense"),
+            keras.layers.Dropout(0.5, name="dropout"),
+        ]
+    )
+    texts = []
+    model.summary(show_trainable=True, print_fn=texts.append)
+    assert "\n".join(texts[0].splitlines()[1:8]) == KERAS_TRAINABLE
+    model.layers[0].trainable = False
+    model.summary(line_length=80, print_fn=texts.append)
+    assert "\n".join(texts[1].splitlines()[1:3]) == KERAS_80
+    assert " Non-trainable params: 464 (1.81 KB)" in texts[1]
+    model.layers[0].trainable = True
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(np.ones((4, 28), np.float32), np.ones((4, 16), np.float32), verbose=0)
+    model.summary(print_fn=texts.append)
+    assert texts[2].splitlines()[-1] == " Optimizer params: 930 (3.64 KB)"
+    assert texts[2].splitlines()[-4] == " Total params: 1,394 (5.45 KB)"
 
 
 def test_the_keras_fit_example_trains_exports_and_its_c_program_agrees(tmp_path):
@@ -431,8 +470,9 @@ def test_a_sequential_of_an_input_of_any_length_builds_as_layers_are_added():
     model.add(keras.layers.LSTM(128, name="lstm"))
     assert model.output_shape == (None, 128)
     model.add(keras.layers.Dense(10, name="dense"))
-    lines = []
-    model.summary(print_fn=lines.append)
+    printed = []
+    model.summary(print_fn=printed.append)  # the whole table in one call, as Keras 3's
+    lines = "".join(printed).splitlines()
     assert lines[4:9:2] == [
         "│ embedding (Embedding)           │ (None, None, 64)       │        64,000 │",
         "│ lstm (LSTM)                     │ (None, 128)            │        98,816 │",

@@ -63,16 +63,66 @@ def test_steps_per_epoch_on_arrays_goes_on_where_the_last_epoch_stopped():
     y = np.arange(10, dtype=np.float32).reshape(10, 1)
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")])
     model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
-    history = model.fit(x, y, batch_size=2, steps_per_epoch=3, epochs=3, shuffle=False, verbose=0)
+    with pytest.warns(UserWarning, match="Your input ran out of data"):
+        history = model.fit(
+            x, y, batch_size=2, steps_per_epoch=3, epochs=3, shuffle=False, verbose=0
+        )
     # Keras 3.15 on TensorFlow 2.21's outputs for this program: the second epoch takes the
-    # last two batches only, the third starts a new pass over the data.
+    # last two batches only (and warns that the input ran out), the third starts a new pass.
     np.testing.assert_allclose(history.history["loss"], [9.1667, 57.5, 9.1667], rtol=1e-4)
+
+
+def test_steps_per_epoch_on_a_dataset_of_known_length_starts_a_new_pass_at_its_end():
+    x = np.zeros((10, 1), np.float32)
+    y = np.arange(10, dtype=np.float32).reshape(10, 1)
+    dataset = tt.data.Dataset.from_tensor_slices((x, y)).batch(2)  # five batches
+
+    def fit(data, steps_per_epoch):
+        model = keras.Sequential(
+            [keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="zeros")]
+        )
+        model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            history = model.fit(data, steps_per_epoch=steps_per_epoch, epochs=3, verbose=0)
+        ran_out = sum("ran out of data" in str(w.message) for w in caught)
+        return history.history["loss"], int(model.optimizer.iterations.numpy()), ran_out
+
+    # Keras 3.15 on TensorFlow 2.21's outputs for this program: four batches used up exactly
+    # by two epochs start again for the third, without a warning; five batches in epochs of
+    # three give a second epoch of two, with a warning, and a third on a new pass.
+    losses, iterations, ran_out = fit(dataset.take(4), 2)
+    np.testing.assert_allclose(losses, [3.5, 31.5, 3.5], rtol=1e-6)
+    assert (iterations, ran_out) == (6, 0)
+    losses, iterations, ran_out = fit(dataset, 3)
+    np.testing.assert_allclose(losses, [9.166666984558105, 57.5, 9.166666984558105], rtol=1e-6)
+    assert (iterations, ran_out) == (8, 1)
+
+
+def test_fit_on_a_dataset_warns_that_shuffle_is_ignored_as_keras_3_15_does():
+    dataset = tt.data.Dataset.from_tensor_slices((np.zeros((4, 1)), np.zeros((4, 1)))).batch(2)
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+
+    def messages(run):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run()
+        return [str(w.message)[:30] for w in caught]
+
+    # What Keras 3.15 on TensorFlow 2.21 warns: fit only, and only where shuffle is truthy
+    ignored = "`shuffle=True` was passed, but"
+    assert messages(lambda: model.fit(dataset, validation_data=dataset, verbose=0)) == [ignored]
+    assert messages(lambda: model.fit(dataset, shuffle="batch", verbose=0)) == [ignored]
+    assert messages(lambda: model.fit(dataset, shuffle=False, verbose=0)) == []
+    assert messages(lambda: (model.evaluate(dataset, verbose=0), model.predict(dataset))) == []
 
 
 def test_a_shuffled_pass_is_drawn_once_and_shared_by_the_epochs_it_spans():
     y = np.arange(10)
     batches = data_adapter.adapter(np.zeros((10, 1)), y, None, 2, 3, True, "fit")
-    epochs = [[b[1].tolist() for b in batches.batches()] for _ in range(3)]
+    with pytest.warns(UserWarning, match="ran out of data"):  # the second epoch's
+        epochs = [[b[1].tolist() for b in batches.batches()] for _ in range(3)]
     assert [len(e) for e in epochs] == [3, 2, 3]
     first_pass = sorted(v for batch in epochs[0] + epochs[1] for v in batch)
     assert first_pass == list(range(10))  # one permutation, each sample once

@@ -299,9 +299,10 @@ def test_structure_of_nested_and_reused_layers_as_keras_writes_it():
 
 def test_summary_rows_as_keras_prints_them():
     rows = two_branch_model()._summary_rows()
-    assert rows[4] == ("shared", "Dense", "(None, 5)", "25", ["da[0][0]", "db[0][0]"])
-    assert rows[5] == ("cat", "Concatenate", "(None, 10)", "0", ["shared[0][0]", "shared[1][0]"])
-    assert rows[0] == ("a", "InputLayer", "(None, 4)", "0", [])
+    assert rows[4] == ("shared", "Dense", "(None, 5)", "25", ["da[0][0]", "db[0][0]"], "Y")
+    cat = ("cat", "Concatenate", "(None, 10)", "0", ["shared[0][0]", "shared[1][0]"], "-")
+    assert rows[5] == cat  # (the last: show_trainable's mark, "-" for a layer without weights)
+    assert rows[0] == ("a", "InputLayer", "(None, 4)", "0", [], "-")
     x = Input((3,), name="x")
     line = tt.keras.Model(x, layers.Dense(1, name="h")(layers.Dense(2, name="g")(x)))
     assert [row[4] for row in line._summary_rows()] == [None, None, None]  # no Connected to

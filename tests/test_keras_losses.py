@@ -201,6 +201,106 @@ def test_probabilities_are_clipped_and_renormalised():
     assert 0 <= float(logits[0]) < 1e-15
 
 
+def test_outputs_of_keras_sigmoid_and_softmax_are_taken_from_their_logits():
+    # The values were printed by TF 2.21 (Keras 3.15): Keras's activations keep their logits
+    # on their output and the crossentropies use those; tf.sigmoid's output is clipped.
+    z = tt.constant([[-30.0], [-10.0], [-3.0], [0.5], [8.0], [20.0]])
+    y = np.array([[1], [1], [0], [1], [0], [0]], np.float32)
+    bce = losses.BinaryCrossentropy()
+    assert float(bce(y, activations.sigmoid(z))) == pytest.approx(11.420506477355957, rel=1e-6)
+    assert float(bce(y, tt.sigmoid(z))) == pytest.approx(8.430595397949219, rel=1e-6)
+    per_sample = losses.binary_crossentropy(y, activations.sigmoid(z)).numpy()
+    tf_per_sample = [30.0, 10.000046, 0.04858735, 0.474077, 8.000336, 20.0]
+    np.testing.assert_allclose(per_sample, tf_per_sample, rtol=1e-6)
+    metric = tt.keras.metrics.BinaryCrossentropy()
+    metric.update_state(y, activations.sigmoid(z))
+    assert float(metric.result()) == pytest.approx(11.420506477355957, rel=1e-6)
+    assert float(bce(y[:2], activations.sigmoid(z)[:2])) == pytest.approx(13.059070587158203)
+    rank_1 = bce(y[:, 0], activations.sigmoid(z))  # y_true expanded: y_pred is the same tensor
+    assert float(rank_1) == pytest.approx(11.420506477355957, rel=1e-6)
+    with pytest.warns(UserWarning, match="produced by a Sigmoid activation"):
+        bce_logits = losses.BinaryCrossentropy(from_logits=True)(y, activations.sigmoid(z))
+    assert float(bce_logits) == pytest.approx(11.420506477355957, rel=1e-6)
+    with tt.GradientTape() as tape:
+        tape.watch(z)
+        loss = losses.binary_crossentropy(
+            y[[0, 1, 5]], activations.sigmoid(tt.gather(z, [0, 1, 5]))
+        )
+    np.testing.assert_allclose(tape.gradient(loss, z).numpy()[[0, 1, 5], 0], [-1, -0.9999546, 1])
+    softmax_logits = tt.constant([[30.0, -30.0], [20.0, -20.0]])
+    cce = losses.CategoricalCrossentropy()(np.eye(2)[[0, 1]], activations.softmax(softmax_logits))
+    assert float(cce) == pytest.approx(20.0)
+    softmax_layer = tt.keras.layers.Softmax()
+    scce = losses.SparseCategoricalCrossentropy()([1, 1], softmax_layer(softmax_logits))
+    assert float(scce) == pytest.approx(50.0)
+    # as in Keras, any of the two activations' logits serve any crossentropy
+    twos = np.array([[0.0, 1.0], [0.0, 1.0]], np.float32)
+    assert float(bce(twos, activations.softmax(softmax_logits))) == pytest.approx(25.0)
+    compiled = tt.function(lambda z: losses.binary_crossentropy(y, activations.sigmoid(z)))
+    np.testing.assert_allclose(compiled(z).numpy(), tf_per_sample, rtol=1e-6)
+
+
+def test_a_keras_model_with_a_sigmoid_output_evaluates_from_its_logits():
+    # printed by TF 2.21: a saturated sigmoid output is not clipped in compile/evaluate
+    z = np.array([[-30.0], [-10.0], [-3.0], [0.5], [8.0], [20.0]], np.float32)
+    y = np.array([[1], [1], [0], [1], [0], [0]], np.float32)
+    inputs = tt.keras.Input((1,))
+    model = tt.keras.Model(inputs, tt.keras.layers.Dense(1, activation="sigmoid")(inputs))
+    model.set_weights([np.ones((1, 1), np.float32), np.zeros(1, np.float32)])
+    model.compile(loss="binary_crossentropy", metrics=[tt.keras.metrics.BinaryCrossentropy()])
+    loss, metric = model.evaluate(z, y, verbose=0)
+    assert loss == pytest.approx(11.420506477355957, rel=1e-6)
+    assert metric == pytest.approx(11.420506477355957, rel=1e-6)
+
+
+def test_in_a_traced_function_a_sigmoid_or_softmax_op_gives_its_input_as_logits():
+    # The values were printed by TF 2.21 (Keras 3.15): in a graph, Keras's TensorFlow backend
+    # takes a Sigmoid (Softmax) op's input as the logits, however the op was called
+    z = tt.constant([[-30.0], [-10.0], [-3.0], [0.5], [8.0], [20.0]])
+    y = np.array([[1], [1], [0], [1], [0], [0]], np.float32)
+    traced = tt.function(lambda z: losses.binary_crossentropy(y, tt.sigmoid(z)))
+    tf_per_sample = [30.0, 10.000046, 0.04858735, 0.474077, 8.000336, 20.0]
+    np.testing.assert_allclose(traced(z).numpy(), tf_per_sample, rtol=1e-6)
+    eager = losses.binary_crossentropy(y, tt.sigmoid(z)).numpy()
+    np.testing.assert_allclose(eager[[0, 5]], [16.118095, 15.942385], rtol=1e-6)  # clipped
+    # a softmax op is taken back only by the categorical ones, a sigmoid only by binary
+    softmax_of = tt.function(
+        lambda z: losses.sparse_categorical_crossentropy([1, 1], tt.nn.softmax(z))
+    )
+    assert float(tt.reduce_mean(softmax_of(tt.constant([[30.0, -30.0], [20.0, -20.0]])))) == 50.0
+    sigmoid_into_cce = tt.function(
+        lambda z: losses.categorical_crossentropy([[0.0, 1.0]], tt.sigmoid(z))
+    )
+    assert float(sigmoid_into_cce(tt.constant([[30.0, -30.0]]))[0]) == pytest.approx(16.118095)
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 3)).astype(np.float32)
+    inputs = tt.keras.Input((3,))
+    model = tt.keras.Model(inputs, tt.keras.layers.Dense(1, activation=tt.nn.sigmoid)(inputs))
+    model.set_weights([np.array([[-20.0], [5.0], [3.0]], np.float32), np.zeros(1, np.float32)])
+    model.compile(optimizer=tt.keras.optimizers.SGD(0.01), loss="binary_crossentropy")
+    history = model.fit(
+        x, (x[:, :1] > 0).astype(np.float32), batch_size=16, epochs=3, shuffle=False, verbose=0
+    )
+    tf_losses = [17.235767364501953, 17.205774307250977, 17.1757869720459]
+    np.testing.assert_allclose(history.history["loss"], tf_losses, rtol=1e-6)
+    tf_kernel = [-19.89686, 5.003357, 2.9948194]
+    np.testing.assert_allclose(model.get_weights()[0].ravel(), tf_kernel, rtol=1e-6)
+    softmax_model = tt.keras.Sequential(
+        [tt.keras.Input((3,)), tt.keras.layers.Dense(3), tt.keras.layers.Activation(tt.nn.softmax)]
+    )
+    kernel = np.array([[-20.0, 5, 1], [5.0, -9, 2], [3.0, 1, -8]], np.float32)
+    softmax_model.set_weights([kernel, np.zeros(3, np.float32)])
+    softmax_model.compile(
+        optimizer=tt.keras.optimizers.SGD(0.01), loss="sparse_categorical_crossentropy"
+    )
+    history = softmax_model.fit(
+        x, np.argmax(x, axis=1), batch_size=16, epochs=3, shuffle=False, verbose=0
+    )
+    tf_losses = [25.80532455444336, 25.74789047241211, 25.690460205078125]
+    np.testing.assert_allclose(history.history["loss"], tf_losses, rtol=1e-6)
+
+
 def test_ranks_are_squeezed_or_expanded_as_keras_does():
     rng = np.random.default_rng(3)
     t, p = rng.standard_normal(4), rng.standard_normal((4, 1))

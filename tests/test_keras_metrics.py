@@ -501,6 +501,7 @@ def test_default_names_and_configs_round_trip():
         "name": "precision",
         "dtype": "float32",
         "thresholds": [0.2],
+        "top_k": None,
         "class_id": 1,
     }
     cce = metrics.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1).get_config()
@@ -513,6 +514,49 @@ def test_default_names_and_configs_round_trip():
     }
     wrapper = metrics.MeanMetricWrapper(tt.keras.losses.mean_squared_error, name="m")
     assert wrapper.get_config()["fn"] is tt.keras.losses.mean_squared_error
+
+
+def test_the_imbalanced_tutorials_metrics_have_kerass_configs():
+    # the configs TF 2.21 (Keras 3.15) prints for the tutorial's METRICS: TruePositives and
+    # the other counts take no class_id, Precision and Recall list top_k, AUC its label
+    # options and thresholds only where they were given, the crossentropies an int 0
+    assert metrics.TruePositives(name="tp").get_config() == {
+        "name": "tp",
+        "dtype": "float32",
+        "thresholds": None,
+    }
+    assert list(metrics.Recall().get_config()) == [
+        "name",
+        "dtype",
+        "thresholds",
+        "top_k",
+        "class_id",
+    ]
+    assert metrics.AUC(name="prc", curve="PR").get_config() == {
+        "name": "prc",
+        "dtype": "float32",
+        "num_thresholds": 200,
+        "curve": "PR",
+        "summation_method": "interpolation",
+        "multi_label": False,
+        "num_labels": None,
+        "label_weights": None,
+        "from_logits": False,
+    }
+    assert metrics.AUC(thresholds=[0.7, 0.3]).get_config()["thresholds"] == [0.3, 0.7]
+    bce = metrics.BinaryCrossentropy(name="cross entropy").get_config()
+    assert bce == {
+        "name": "cross entropy",
+        "dtype": "float32",
+        "from_logits": False,
+        "label_smoothing": 0,
+    }
+    with pytest.raises(TypeError):
+        metrics.TruePositives(class_id=0)  # as Keras's
+    with pytest.raises(NotImplementedError, match="multi_label"):
+        metrics.AUC(multi_label=True)
+    with pytest.raises(NotImplementedError, match="top_k"):
+        metrics.Precision(top_k=2)
 
 
 # --- get and resolve -----------------------------------------------------------------------

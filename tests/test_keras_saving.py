@@ -783,3 +783,24 @@ def test_a_layer_whose_argument_has_no_config_is_refused_by_name(tmp_path):
     )
     with pytest.raises(ValueError, match=r"layer 'rnn'.* argument cell=LSTMCell \(RNN\)"):
         model.save(tmp_path / "rnn.keras")
+
+
+def test_a_constant_initializer_of_an_array_goes_through_the_file_as_keras_writes_it(tmp_path):
+    """The imbalanced-data tutorial's output bias, Constant(np.log([pos / neg])): its config
+    holds the array as Keras 3.15 writes one (printed by TF 2.21), which tracer reads back,
+    as it reads Keras's `__tensor__` form."""
+    bias = tt.keras.initializers.Constant(np.log([0.02]))
+    keras_form = {"class_name": "__numpy__", "config": {"value": [-3.912023005428146], "dtype": "float64"}}  # fmt: skip
+    assert bias.get_config() == {"value": keras_form}
+    model = tt.keras.Sequential(
+        [tt.keras.Input((3,)), layers.Dense(1, activation="sigmoid", bias_initializer=bias)]
+    )
+    model.save(tmp_path / "biased.keras")
+    loaded = tt.keras.models.load_model(tmp_path / "biased.keras")
+    np.testing.assert_allclose(loaded.layers[-1].bias_initializer((1,)).numpy(), [-3.912023])
+    tensor_form = {"class_name": "__tensor__", "config": {"value": [1.5], "dtype": "float32"}}
+    constant = tt.keras.initializers.get(
+        {"class_name": "Constant", "config": {"value": tensor_form}}
+    )
+    np.testing.assert_array_equal(constant((2,)).numpy(), [1.5, 1.5])
+    assert tt.keras.initializers.Constant(np.float32(2.0)).get_config() == {"value": 2.0}

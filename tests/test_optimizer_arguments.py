@@ -3,6 +3,8 @@ and AdamW, Adamax, Nadam, Adadelta and Lion: five steps of each on a small least
 TensorFlow 2.21's Keras leaves (printed by the same program with `import tensorflow as tf`),
 eagerly and compiled."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -107,6 +109,75 @@ def test_the_arguments_are_checked_and_kept_in_the_config():
     model.compile(optimizer=optimizers.AdamW(0.01, weight_decay=0.02, clipnorm=1.0), loss="mse")
     config = model_configs.compile_config(model)["optimizer"]["config"]
     assert config["weight_decay"] == 0.02 and config["clipnorm"] == 1.0
+
+
+def test_get_config_and_from_config_as_keras_3():
+    # the configs TF 2.21 (Keras 3.15) prints (its names made unique in the process)
+    keras_off = {
+        "use_ema": False,
+        "ema_momentum": 0.99,
+        "ema_overwrite_frequency": None,
+        "loss_scale_factor": None,
+        "gradient_accumulation_steps": None,
+    }
+    adam = {
+        "learning_rate": 0.0010000000474974513,
+        "weight_decay": None,
+        "clipnorm": None,
+        "global_clipnorm": None,
+        "clipvalue": None,
+        **keras_off,
+        "beta_1": 0.9,
+        "beta_2": 0.999,
+        "epsilon": 1e-07,
+        "amsgrad": False,
+    }
+    config = optimizers.Adam().get_config()
+    assert re.fullmatch(r"adam(_\d+)?", config.pop("name"))  # Keras's: "adam", "adam_1", ...
+    assert list(config.items()) == list(adam.items())
+    sgd = optimizers.SGD(0.1, momentum=0.9, nesterov=True, clipnorm=1.0)
+    config = optimizers.SGD.from_config(sgd.get_config()).get_config()
+    assert list(config.items())[1:] == [
+        ("learning_rate", 0.10000000149011612),
+        ("weight_decay", None),
+        ("clipnorm", 1.0),
+        ("global_clipnorm", None),
+        ("clipvalue", None),
+        *keras_off.items(),
+        ("momentum", 0.9),
+        ("nesterov", True),
+    ]
+    rms = list(optimizers.RMSprop().get_config())[-4:]
+    assert rms == ["rho", "momentum", "epsilon", "centered"]
+    schedule = optimizers.schedules.InverseTimeDecay(0.001, decay_steps=20, decay_rate=1)
+    config = optimizers.Adam(schedule).get_config()
+    assert config["learning_rate"] == {
+        "module": "keras.optimizers.schedules",
+        "class_name": "InverseTimeDecay",
+        "config": {
+            "initial_learning_rate": 0.001,
+            "decay_steps": 20,
+            "decay_rate": 1,
+            "staircase": False,
+            "name": "InverseTimeDecay",
+        },
+        "registered_name": None,
+    }
+    again = optimizers.Adam.from_config(config)
+    assert again._schedule.get_config() == schedule.get_config()
+    with pytest.raises(NotImplementedError, match="use_ema=True"):
+        optimizers.Adam.from_config({**config, "use_ema": True})
+    with pytest.raises(NotImplementedError, match="amsgrad"):
+        optimizers.Adam(amsgrad=True)
+
+
+def test_default_names_are_kerass():
+    # TF 2.21's: the class name in snake case, made unique in the process as layers' are
+    tt.keras.backend.clear_session()
+    names = [cls().name for cls in (optimizers.SGD, optimizers.SGD, optimizers.RMSprop)]
+    assert names == ["sgd", "sgd_1", "rm_sprop"]
+    assert optimizers.AdamW().name == "adam_w" and optimizers.Adam(name="mine").name == "mine"
+    assert optimizers.SGD().iterations.name == "sgd_2/iterations:0"
 
 
 def test_nadams_state_goes_through_a_keras_file(tmp_path):

@@ -59,6 +59,26 @@ def test_each_schedule_follows_its_keras_formula(schedule, formula):
     assert type(schedule).from_config(schedule.get_config()).get_config() == schedule.get_config()
 
 
+def test_default_names_in_the_configs_are_kerass():
+    # the configs printed by TF 2.21 (Keras 3.15) for these schedules
+    assert S.ExponentialDecay(0.1, 7, 0.5).get_config() == {
+        "initial_learning_rate": 0.1,
+        "decay_steps": 7,
+        "decay_rate": 0.5,
+        "staircase": False,
+        "name": "ExponentialDecay",
+    }
+    assert S.InverseTimeDecay(0.1, 5, 0.3).get_config()["name"] == "InverseTimeDecay"
+    assert S.PiecewiseConstantDecay([3, 8], [1.0, 0.5, 0.1]).get_config() == {
+        "boundaries": [3, 8],
+        "values": [1.0, 0.5, 0.1],
+        "name": "PiecewiseConstant",
+    }
+    assert S.PolynomialDecay(0.1, 10).get_config()["name"] == "PolynomialDecay"
+    assert list(S.CosineDecay(0.1, 12).get_config().items())[3] == ("name", "CosineDecay")
+    assert S.InverseTimeDecay(0.1, 5, 0.3, name="mine").get_config()["name"] == "mine"
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_an_optimizer_steps_with_the_schedule_of_the_updates_made_before(compiled):
     """The first update takes the rate of step 0, the next of step 1, ...; a compiled step

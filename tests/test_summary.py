@@ -9,6 +9,7 @@ import gc
 import glob
 import os
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -418,7 +419,7 @@ def test_tensorboard_callback_writes_kerass_layout(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["train", "validation"]
     weights = [f"net/{w}/histogram" for w in ("d1/kernel", "d1/bias", "d2/kernel", "d2/bias")]
     train = [(s, t) for s, t, _, _ in _values(tmp_path / "train")]
-    assert train == [
+    assert train == [(0, "keras")] + [  # write_graph=True by default, as in Keras
         (epoch, tag)
         for epoch in (0, 1)
         for tag in ["epoch_loss", "epoch_mae", "epoch_learning_rate", *weights]
@@ -448,6 +449,7 @@ def test_tensorboard_callback_batch_updates(tmp_path):
     _fit(tmp_path, update_freq=2)
     train = [(s, t) for s, t, _, _ in _values(tmp_path / "train")]
     assert train == [
+        (0, "keras"),
         (2, "batch_loss"),
         (2, "batch_mae"),
         (4, "batch_loss"),
@@ -479,6 +481,28 @@ def test_tensorboard_callback_graph_and_images(tmp_path):
     assert images["net/d1/kernel/image"][:2] == [b"4", b"3"]
 
 
+def test_tensorboard_callback_writes_no_config_of_a_subclassed_model(tmp_path):
+    # Keras 3.15 writes the config (write_graph) of Sequential and Functional models only,
+    # and passes other models over without a warning
+    class Doubled(tt.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tt.keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x) * 2.0
+
+    model = Doubled()
+    model.compile(optimizer="sgd", loss="mse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.fit(np.ones((4, 3)), np.ones((4, 1)), verbose=0, callbacks=[cb.TensorBoard(tmp_path)])
+    assert [t for _, t, _, _ in _values(tmp_path / "train")] == [
+        "epoch_loss",
+        "epoch_learning_rate",
+    ]
+
+
 def test_doctests():
     for module in [records, protobuf, png, ops, writer, tensorboard_callback]:
         result = doctest.testmod(module, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
@@ -498,6 +522,7 @@ def test_tensorboard_callback_functional_model_and_speed(tmp_path):
     )
     train = [(s, t) for s, t, _, _ in _values(tmp_path / "train")]
     assert train == [
+        (0, "keras"),
         (1, "batch_steps_per_second"),
         (1, "batch_loss"),
         (2, "batch_steps_per_second"),

@@ -24,6 +24,9 @@ The two compute the same operations in the same order on the same dtypes, so the
 same bits.
 """
 
+import inspect
+import re
+
 import numpy as np
 
 from codegen import array_math
@@ -35,6 +38,25 @@ from tracer.ops import array_ops, math_ops
 from tracer.tensor import convert_to_tensor
 from tracer.variable import Variable
 
+# Keras 3's optimizer options that tracer's do not take, at the values that leave them off,
+# as its get_config lists them (after the clipping options)
+_KERAS_OFF = {
+    "use_ema": False,
+    "ema_momentum": 0.99,
+    "ema_overwrite_frequency": None,
+    "loss_scale_factor": None,
+    "gradient_accumulation_steps": None,
+}
+
+
+def _auto_name(class_name):
+    """Keras's default name of an optimizer: its class's name in snake case ("adam",
+    "rm_sprop", "adam_w"), made unique in the process ("adam_1") as Keras's layers are."""
+    from tracer.keras import naming  # (here: tracer.keras imports this module)
+
+    snake = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
+    return naming.unique_layer_name(re.sub(r"([a-z])([A-Z])", r"\1_\2", snake).lower())
+
 
 class Optimizer:
     # whether the update reads the gradient's square (given apart for IndexedSlices)
@@ -42,6 +64,7 @@ class Optimizer:
 
     def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None):  # fmt: skip
+        name = _auto_name(type(self).__name__) if name is None else name
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(
                 f"{name}: give one of clipnorm, clipvalue and global_clipnorm, not several"
@@ -84,6 +107,45 @@ class Optimizer:
                 "which cannot be set: make the optimizer with a float learning_rate to set it"
             )
         self._learning_rate.assign(float(value))
+
+    def get_config(self):
+        """Keras 3's config, its keys in Keras's order: the name, the learning rate (rounded
+        to float32, as Keras keeps it, or the schedule's `serialize` entry), weight decay and
+        clipping, Keras's options tracer does not take at their "off" values, then the
+        optimizer's own (`beta_1`, `momentum`, ...).
+
+        >>> tt.keras.optimizers.SGD(0.1, momentum=0.9).get_config()["momentum"]
+        0.9
+        """
+        if self._schedule is not None:
+            learning_rate = schedules.serialize(self._schedule)
+        else:
+            learning_rate = float(np.float32(self._learning_rate.numpy()))
+        config = {
+            "name": self.name,
+            "learning_rate": learning_rate,
+            "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm,
+            "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue,
+            **_KERAS_OFF,
+        }
+        for name in inspect.signature(type(self).__init__).parameters:
+            if name != "self" and name not in config:
+                config[name] = getattr(self, name)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """The optimizer of a `get_config` (Keras's or tracer's); Keras's options tracer
+        does not take must be off."""
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"], custom_objects)
+        used = [f"{k}={v!r}" for k, v in config.items() if k in _KERAS_OFF and v != _KERAS_OFF[k]]
+        if used:
+            raise NotImplementedError(f"{cls.__name__}: tracer does not support {', '.join(used)}")
+        return cls(**{k: v for k, v in config.items() if k not in _KERAS_OFF})
 
     def apply_gradients(self, grads_and_vars):
         """Apply one update for each (gradient, variable) pair; returns `iterations` (in a
@@ -335,7 +397,7 @@ class SGD(Optimizer):
     without momentum, x <- x - lr * g."""
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="SGD"):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
@@ -371,10 +433,13 @@ class Adam(Optimizer):
     _squares_gradients = True
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Adam"):  # fmt: skip
+                 amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, name=None):  # fmt: skip
+        if amsgrad:
+            raise NotImplementedError("tracer's Adam has no AMSGrad variant (amsgrad)")
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self.amsgrad = False
 
     def _slot_starts(self):
         return {"m": 0.0, "v": 0.0}
@@ -445,11 +510,11 @@ class AdamW(Adam):
     variable first scaled by 1 - weight_decay * lr, then Adam's update."""
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-7, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="AdamW"):  # fmt: skip
+                 epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, name=None):  # fmt: skip
         if weight_decay is None:
             raise ValueError("AdamW: weight_decay must be a number (the decay is AdamW's point)")
-        super().__init__(learning_rate, beta_1, beta_2, epsilon, weight_decay, clipnorm,
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm,
                          clipvalue, global_clipnorm, name)  # fmt: skip
 
 
@@ -459,7 +524,7 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Adamax"):  # fmt: skip
+                 name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
@@ -487,7 +552,7 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Nadam"):  # fmt: skip
+                 name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.u_product = None  # made in the first variable's dtype at the first update
@@ -551,7 +616,7 @@ class Adadelta(Optimizer):
     _squares_gradients = True
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Adadelta"):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.rho, self.epsilon = float(rho), float(epsilon)
 
@@ -573,7 +638,7 @@ class Lion(Optimizer):
     """Keras's Lion: x <- x - lr sign(b1 m + (1 - b1) g); m <- b2 m + (1 - b2) g."""
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Lion"):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
         if not 0 < float(beta_1) <= 1:
             raise ValueError(f"Lion: beta_1 must be in (0, 1], not {beta_1}")
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
@@ -606,7 +671,7 @@ class RMSprop(Optimizer):
         clipnorm=None,
         clipvalue=None,
         global_clipnorm=None,
-        name="RMSprop",
+        name=None,
     ):
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
@@ -644,7 +709,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 name="Adagrad"):  # fmt: skip
+                 name=None):  # fmt: skip
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)

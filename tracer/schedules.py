@@ -47,7 +47,8 @@ class _RatioDecay(LearningRateSchedule):
             raise ValueError(f"decay_steps must be > 0, not {decay_steps}")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps, self.decay_rate = decay_steps, decay_rate
-        self.staircase, self.name = staircase, name
+        # Keras's default name is the class's ("ExponentialDecay", "InverseTimeDecay")
+        self.staircase, self.name = staircase, type(self).__name__ if name is None else name
 
     def _ratio(self, step):
         ratio = _step(step) / _float(self.decay_steps)
@@ -85,7 +86,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     """values[0] up to boundaries[0] (included), values[k] up to boundaries[k], values[-1]
     after the last boundary."""
 
-    def __init__(self, boundaries, values, name=None):
+    def __init__(self, boundaries, values, name="PiecewiseConstant"):
         if len(boundaries) != len(values) - 1:
             raise ValueError(
                 f"PiecewiseConstantDecay needs one more value than boundaries: got "
@@ -116,7 +117,7 @@ class PolynomialDecay(LearningRateSchedule):
         end_learning_rate=0.0001,
         power=1.0,
         cycle=False,
-        name=None,
+        name="PolynomialDecay",
     ):
         if decay_steps <= 0:
             raise ValueError(f"decay_steps must be > 0, not {decay_steps}")
@@ -157,7 +158,7 @@ class CosineDecay(LearningRateSchedule):
         initial_learning_rate,
         decay_steps,
         alpha=0.0,
-        name=None,
+        name="CosineDecay",
         warmup_target=None,
         warmup_steps=0,
     ):
@@ -192,3 +193,29 @@ class CosineDecay(LearningRateSchedule):
             "warmup_target": self.warmup_target,
             "warmup_steps": self.warmup_steps,
         }
+
+
+def serialize(learning_rate_schedule):
+    """Keras's entry for a schedule: its module, class name and config.
+
+    >>> serialize(InverseTimeDecay(0.1, 5, 0.3))["class_name"]
+    'InverseTimeDecay'
+    """
+    return {
+        "module": "keras.optimizers.schedules",
+        "class_name": type(learning_rate_schedule).__name__,
+        "config": learning_rate_schedule.get_config(),
+        "registered_name": None,
+    }
+
+
+def deserialize(config, custom_objects=None):
+    """The schedule of a `serialize` entry: one of these classes, or of `custom_objects`
+    (a user's subclass, by its class name)."""
+    name = config.get("class_name") if isinstance(config, dict) else None
+    cls = (custom_objects or {}).get(name) or globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, LearningRateSchedule)):
+        raise ValueError(
+            f"unknown learning rate schedule {name!r}: give its class in custom_objects"
+        )
+    return cls.from_config(config.get("config") or {})

@@ -9,12 +9,14 @@ shows the converted source.
 """
 
 import ast
+import contextlib
 import copy
 import functools
 import inspect
 import linecache
 import os
 import textwrap
+import threading
 import tokenize
 import types
 import warnings
@@ -108,28 +110,29 @@ _KIND_FLAGS = (
 )
 
 
-def _compiled_quietly(text, filename):
-    """`text` compiled without showing its warnings (the import showed them, at their
-    lines). Not through warnings.catch_warnings: a change of the filters makes Python
-    forget which warnings it has shown, so the user's shown-once warnings would show again
-    after each function converted."""
-    shown = warnings.showwarning
-    warnings.showwarning = _not_shown
-    try:
-        return compile(text, filename, "exec", dont_inherit=True)
-    finally:
-        warnings.showwarning = shown
+@contextlib.contextmanager
+def _unshown_warnings():
+    """Warnings raised inside are not shown. NOTE: not `warnings.catch_warnings()`, whose
+    change of the filters makes Python forget which warnings it has shown, so that every
+    "once per place" warning of the user's program would show again after each conversion."""
+    with _HIDING:  # (so that two threads cannot leave the no-op in place)
+        shown = warnings.showwarning
+        warnings.showwarning = lambda *args, **kwargs: None
+        try:
+            yield
+        finally:
+            warnings.showwarning = shown
 
 
-def _not_shown(*args, **kwargs):
-    pass
+_HIDING = threading.Lock()
 
 
 def _same_function(text, code):
     """Whether `text` compiles to a function named as `code`'s with the same kind
     (generator, coroutine) and the same arguments, locals and cells."""
     try:
-        module = _compiled_quietly(text, code.co_filename)
+        with _unshown_warnings():  # the import showed them, at their lines
+            module = compile(text, code.co_filename, "exec", dont_inherit=True)
     except (SyntaxError, SyntaxWarning, ValueError):
         return False
     inner = [c for c in module.co_consts if isinstance(c, types.CodeType)]

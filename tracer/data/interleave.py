@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from tracer import nest
-from tracer.data.specs import UNKNOWN, DatasetSpec, combined_spec, refuse_sparse
+from tracer.data.specs import INFINITE, UNKNOWN, DatasetSpec, combined_spec, refuse_sparse
 from tracer.data.transforms import arguments_of, first_element
 from tracer.errors import InvalidArgumentError
 from tracer.signature import TensorSpec
@@ -125,10 +125,16 @@ class Choose:
                 return
 
     def cardinality(self):
-        return UNKNOWN
+        return _directed_cardinality(self._stages)
 
     def spec(self):
         return self._spec
+
+
+def _directed_cardinality(stages):
+    """TensorFlow's DirectedInterleave (choose_ and sample_from_datasets): infinite where one
+    of the datasets is, whatever the choices or `stop_on_empty_dataset`; else unknown."""
+    return INFINITE if any(stage.cardinality() == INFINITE for stage in stages) else UNKNOWN
 
 
 class Sample:
@@ -172,7 +178,7 @@ class Sample:
                 weights[k] = 0
 
     def cardinality(self):
-        return UNKNOWN
+        return _directed_cardinality(self._stages)
 
     def spec(self):
         return self._spec

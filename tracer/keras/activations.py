@@ -5,33 +5,16 @@ tracer's ops, so they are differentiable and compile under `tt.function`.
 array([0., 2.], dtype=float32)
 
 `get(None)` is `linear`, as in Keras 3 (`tt.layers.get_activation` keeps its own table).
+
+As Keras 3's, `sigmoid` and `softmax` note on their output the logits it came from
+(`logits_of`), and the crossentropy losses compute from those, so a saturated probability
+still gives the exact loss and gradient.
 """
 
 import weakref
 
 from tracer.ops import array_ops, math_ops, nn_ops
 from tracer.ops.convert import as_tensor
-
-# The logits behind the probabilities that softmax and sigmoid return, by the output's id
-# (tensors are not hashable), for the crossentropy losses (keras/losses.py). Keras's TensorFlow
-# backend sets them as `output._keras_logits`; tracer's Tensor has fixed slots (the eager op
-# path in C sets each one), so they live here, and go when the output does.
-_LOGITS = {}
-
-
-def _with_logits(output, logits):
-    key = id(output)
-    _LOGITS[key] = (weakref.ref(output, lambda _, key=key: _LOGITS.pop(key, None)), logits)
-    return output
-
-
-def logits_of(probabilities):
-    """The logits a Keras softmax or sigmoid computed `probabilities` from, or None."""
-    entry = _LOGITS.get(id(probabilities))
-    if entry is not None and entry[0]() is probabilities:
-        return entry[1]
-    return None
-
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -90,9 +73,7 @@ def selu(x):
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x)); the result keeps `x` as its logits for the crossentropy losses, as
-    Keras's does (`logits_of`)."""
-    x = as_tensor(x)
+    """1 / (1 + exp(-x)); the output remembers `x` as its logits (see `logits_of`)."""
     return _with_logits(math_ops.sigmoid(x), x)
 
 
@@ -150,11 +131,39 @@ def applied(activation, y):
 
 
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) over `axis`; the result keeps `x` as its logits for the
-    crossentropy losses, as Keras's does (`logits_of`), so that a model ending in a softmax
-    keeps its loss's gradient where the clipped probabilities would lose it."""
-    x = as_tensor(x)
+    """exp(x) / sum(exp(x)) over `axis`; the output remembers `x` as its logits."""
     return _with_logits(nn_ops.softmax(x, axis=axis), x)
+
+
+# id(output) -> (a weak reference to the output, its logits): Keras 3 sets
+# `output._keras_logits`; tracer's Tensor has fixed slots, which its C op path lays out.
+_LOGITS = {}
+
+
+def _with_logits(output, logits):
+    key = id(output)
+
+    def forget(reference):
+        if _LOGITS.get(key, (None,))[0] is reference:
+            del _LOGITS[key]
+
+    _LOGITS[key] = (weakref.ref(output, forget), logits)
+    return output
+
+
+def logits_of(output):
+    """The logits that Keras's `sigmoid` or `softmax` computed `output` from, else None: Keras
+    3's crossentropies use them in place of the probabilities (only for that very tensor, so
+    a slice, a cast or a reshape of it does not carry them, as in Keras).
+
+    >>> z = tt.constant([[-30.0]])
+    >>> logits_of(sigmoid(z)) is z, logits_of(tt.sigmoid(z))
+    (True, None)
+    """
+    entry = _LOGITS.get(id(output))
+    if entry is None or entry[0]() is not output:
+        return None
+    return entry[1]
 
 
 def log_softmax(x, axis=-1):

@@ -201,14 +201,19 @@ class StreamAdapter:
         self._source = source
         self._iterator = None
         self._continues = steps is not None
-        self.steps = int(steps) if steps is not None else _known_length(source)
+        self._length = _known_length(source)  # batches in a pass, where known
+        self.steps = int(steps) if steps is not None else self._length
+        self._taken = 0  # batches taken from the current pass, as Keras's `_steps_seen`
         self.ran_out = False
 
     def batches(self):
         if not self._continues or self._iterator is None:
-            self._iterator = iter(self._source)  # a generator's iterator is itself
+            self._iterator, self._taken = iter(self._source), 0  # a generator is its iterator
         taken = 0
         while not self._continues or taken < self.steps:
+            if self._continues and self._taken == self._length:
+                _interrupted_warning()
+                break
             try:
                 data = next(self._iterator)
             except StopIteration:
@@ -218,7 +223,20 @@ class StreamAdapter:
                     warn_ran_out()
                 return
             taken += 1
+            self._taken += 1
             yield data
+        if self._taken == self._length:
+            self._iterator = None  # the next epoch starts a new pass, as in Keras
+
+
+def _interrupted_warning():
+    # NOTE: Keras's words, although its fit goes on with the next epoch (on a new pass)
+    warnings.warn(
+        "Your input ran out of data; interrupting training. Make sure that your dataset or "
+        "generator can generate at least `steps_per_epoch * epochs` batches. You may need to "
+        "use the `.repeat()` function when building your dataset.",
+        stacklevel=4,
+    )
 
 
 def warn_ran_out():

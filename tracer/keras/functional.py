@@ -27,7 +27,7 @@ import warnings
 from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
-from tracer.keras import extensions, operations
+from tracer.keras import extensions, operations, summary
 from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node, inbound_nodes, node_of
 from tracer.keras.layers.input_layer import InputLayer
 from tracer.keras.models import Model
@@ -396,7 +396,8 @@ class Functional(Model):
     def _summary_rows(self):
         """Keras's summary rows: (layer name, class name, output shape, parameters, the
         inputs it is connected to as `layer[node][tensor]`, or None for every row where the
-        model runs its layers in a line, and Keras shows no "Connected to" column)."""
+        model runs its layers in a line, and Keras shows no "Connected to" column, the
+        trainable mark)."""
         connected = not self._runs_in_a_line()
         rows = []
         for layer in self._layers:
@@ -411,7 +412,16 @@ class Functional(Model):
             params = f"{layer.count_params():,}"
             operation = isinstance(layer, operations.Operation)  # named as Keras's op class
             kind = layer.class_name if operation else type(layer).__name__
-            rows.append((layer.name, kind, shape, params, sources if connected else None))
+            rows.append(
+                (
+                    layer.name,
+                    kind,
+                    shape,
+                    params,
+                    sources if connected else None,
+                    summary.trainable_mark(layer),
+                )
+            )
         return rows
 
     def _runs_in_a_line(self):

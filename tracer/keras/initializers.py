@@ -18,7 +18,7 @@ import numpy as np
 
 from tracer import random as tt_random
 from tracer.dtypes import as_dtype
-from tracer.keras.lookup import Configurable, instance_or_callable
+from tracer.keras.lookup import Configurable, config_value, instance_or_callable, value_of_config
 from tracer.tensor import Tensor, is_tensor_like
 
 # the standard deviation of a unit normal truncated to [-2, 2], which VarianceScaling divides
@@ -70,7 +70,11 @@ class Constant(Initializer):
         return Tensor(np.full(_shape(shape), self.value, dtype=dtype.as_numpy_dtype))
 
     def get_config(self):
-        return {"value": self.value}
+        return {"value": config_value(self.value)}  # an array as Keras writes one
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**{key: value_of_config(value) for key, value in config.items()})
 
 
 class Zeros(Constant):

@@ -21,6 +21,13 @@ The semantics are Keras 3's with TensorFlow's backend:
   backend does (`_logits_behind`): those a Keras softmax or sigmoid made, and in a traced
   function those of a softmax or sigmoid op.
 
+- the crossentropies compute from the logits wherever `y_pred` is the very output of Keras's
+  `sigmoid` or `softmax` activation (`activations.logits_of`), as if `from_logits` were
+  given, so a saturated probability is not clipped (Keras 3's `_keras_logits`); and in a
+  traced function (a compiled fit or evaluate, a `tt.function`), wherever it is the output
+  of a sigmoid op (binary) or a softmax op over the last axis (categorical), as Keras's
+  TensorFlow backend reads `output.op` in a graph.
+
 Where tracer differs: losses are computed in the dtype of `y_pred` (float32 for integer
 predictions), or in the Loss's `dtype` when one is given, where Keras 3 uses float32 unless
 told.
@@ -31,9 +38,16 @@ import warnings
 
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
-from tracer.keras import activations
+from tracer.keras.activations import logits_of
 from tracer.keras.lookup import instance_or_callable
-from tracer.ops import array_ops, cross_entropy_ops, math_ops, nn_ops, reduction_ops
+from tracer.ops import (
+    array_ops,
+    cross_entropy_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    softmax_ops,
+)
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.math_composites import divide_no_nan, reduce_all
@@ -105,7 +119,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     >>> tt.keras.losses.categorical_crossentropy([[0, 1]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
-    y_pred, from_logits = _logits_behind(y_pred, from_logits, "categorical_crossentropy")
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "Softmax", "categorical_crossentropy")
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "categorical_crossentropy")
     if label_smoothing:
@@ -126,7 +140,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
     >>> tt.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
-    y_pred, from_logits = _logits_behind(y_pred, from_logits, "sparse_categorical_crossentropy")
+    y_pred, from_logits = _keras_logits(
+        y_pred, from_logits, "Softmax", "sparse_categorical_crossentropy"
+    )
     y_pred = _floating(y_pred)
     labels = as_tensor(y_true)
     if axis not in (-1, y_pred.ndim - 1):
@@ -149,7 +165,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     >>> tt.keras.losses.binary_crossentropy([[0.0, 1.0]], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
     """
-    y_pred, from_logits = _logits_behind(y_pred, from_logits, "binary_crossentropy")
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "Sigmoid", "binary_crossentropy")
     y_true, y_pred = _as_floating(y_true, y_pred)
     _check_same_shape(y_true, y_pred, "binary_crossentropy")
     if label_smoothing:
@@ -654,37 +670,38 @@ def get(identifier):
 # --- helpers ---------------------------------------------------------------------------------
 
 
-# The op whose probabilities each crossentropy takes back to their logits in a traced function
-_PROBABILITY_OPS = {
-    "binary_crossentropy": ("sigmoid", "Sigmoid"),
-    "categorical_crossentropy": ("softmax", "Softmax"),
-    "sparse_categorical_crossentropy": ("softmax", "Softmax"),
-}
+# the op whose input Keras's TensorFlow backend takes as the logits in a traced graph
+_LOGITS_OPS = {"Sigmoid": math_ops.SIGMOID.name, "Softmax": softmax_ops.SOFTMAX.name}
 
 
-def _logits_behind(y_pred, from_logits, loss):
-    """(the logits behind `y_pred`, True) where Keras's TensorFlow backend finds them, else
-    (y_pred, from_logits): probabilities made by a Keras softmax or sigmoid (an activation, a
-    Dense's or an Activation/Softmax layer's) carry them, and in a traced function so do those
-    of a softmax over the last axis or a sigmoid op (TensorFlow's `Softmax`/`Sigmoid` graph
-    ops). The loss from the logits keeps its gradient where clipped probabilities (a
-    confident model's) would lose it. With `from_logits=True` Keras warns, and takes the
-    logits all the same."""
-    logits = activations.logits_of(y_pred)
-    primitive, op_name = _PROBABILITY_OPS[loss]
-    if logits is None and type(y_pred) is Tensor and y_pred._value is None:
-        node = y_pred._node
-        if node is not None and node.op == primitive:
-            logits = Tensor(None, node.inputs[0])
+def _keras_logits(y_pred, from_logits, activation, loss):
+    """(y_pred, from_logits), or, where y_pred is the output of Keras's sigmoid or softmax,
+    (its logits, True), as Keras 3's `_get_logits`, warning as it does where `from_logits` was
+    given too. NOTE: as in Keras, any of the two activations' logits serve any of the losses
+    (a softmax output given to binary_crossentropy gives the sigmoid crossentropy of the
+    softmax's logits). In a traced function (a compiled fit, evaluate or tt.function), the
+    output of a sigmoid op (for binary crossentropy) or a softmax op over the last axis (for
+    the categorical ones) is taken back to its input too, however it was called
+    (`tf.nn.sigmoid`, `activation=tf.nn.softmax`), as TensorFlow's graphs are; eagerly not."""
+    logits = logits_of(y_pred)
+    if logits is None:
+        logits = _traced_logits(y_pred, _LOGITS_OPS[activation])
     if logits is None:
         return y_pred, from_logits
     if from_logits:
         warnings.warn(
             f'"`{loss}` received `from_logits=True`, but the `output` argument was produced by '
-            f"a {op_name} activation and thus does not represent logits. Was this intended?",
+            f"a {activation} activation and thus does not represent logits. Was this intended?",
             stacklevel=3,
         )
     return logits, True
+
+
+def _traced_logits(y_pred, op):
+    """The input of the `op` node that symbolic `y_pred` is the output of, else None."""
+    if type(y_pred) is not Tensor or y_pred._value is not None or y_pred._node.op != op:
+        return None
+    return Tensor(None, y_pred._node.inputs[0])
 
 
 def _floating(y_pred):

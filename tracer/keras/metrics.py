@@ -126,6 +126,10 @@ class Metric:
     (<Count name=count>, 3.0)
     """
 
+    # Keras's: "up" or "down", the way the metric improves (what callbacks in mode "auto"
+    # read, whatever the metric's name); None where it does not say (counts, sums, means)
+    _direction = None
+
     def __init__(self, name=None, dtype=None):
         self.name = name or _snake_case(type(self).__name__)
         self.dtype = as_dtype("float32" if dtype is None else dtype)
@@ -260,12 +264,16 @@ class Accuracy(_BuiltinMeanMetric):
     0.75
     """
 
+    _direction = "up"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(accuracy, name=name, dtype=dtype)
 
 
 class BinaryAccuracy(_BuiltinMeanMetric):
     """How often (y_pred > threshold) equals the 0/1 label y_true."""
+
+    _direction = "up"
 
     def __init__(self, name=None, dtype=None, threshold=0.5):
         super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
@@ -275,12 +283,16 @@ class BinaryAccuracy(_BuiltinMeanMetric):
 class CategoricalAccuracy(_BuiltinMeanMetric):
     """How often argmax(y_pred) is the class of the one-hot y_true."""
 
+    _direction = "up"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
 
 class SparseCategoricalAccuracy(_BuiltinMeanMetric):
     """How often argmax(y_pred) is the class label y_true."""
+
+    _direction = "up"
 
     def __init__(self, name=None, dtype=None):
         super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
@@ -289,6 +301,8 @@ class SparseCategoricalAccuracy(_BuiltinMeanMetric):
 class TopKCategoricalAccuracy(_BuiltinMeanMetric):
     """How often the class of the one-hot y_true is among the `k` largest entries of y_pred."""
 
+    _direction = "up"
+
     def __init__(self, k=5, name=None, dtype=None):
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
         self.k = k
@@ -296,6 +310,8 @@ class TopKCategoricalAccuracy(_BuiltinMeanMetric):
 
 class SparseTopKCategoricalAccuracy(_BuiltinMeanMetric):
     """How often the class label y_true is among the `k` largest entries of y_pred."""
+
+    _direction = "up"
 
     def __init__(self, k=5, name=None, dtype=None):
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
@@ -308,12 +324,16 @@ class SparseTopKCategoricalAccuracy(_BuiltinMeanMetric):
 class MeanSquaredError(_BuiltinMeanMetric):
     """The mean of mean_squared_error, the mean over the last axis of square(y_true - y_pred)."""
 
+    _direction = "down"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.mean_squared_error, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(_BuiltinMeanMetric):
     """The mean of mean_absolute_error, the mean over the last axis of abs(y_true - y_pred)."""
+
+    _direction = "down"
 
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.mean_absolute_error, name=name, dtype=dtype)
@@ -327,6 +347,8 @@ class RootMeanSquaredError(Mean):
     4.123105525970459
     """
 
+    _direction = "down"
+
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true, y_pred = _same_rank(_cast(y_true, self.dtype), _cast(y_pred, self.dtype))
         super().update_state(math_ops.square(y_pred - y_true), sample_weight)
@@ -338,12 +360,16 @@ class RootMeanSquaredError(Mean):
 class MeanAbsolutePercentageError(_BuiltinMeanMetric):
     """The mean of mean_absolute_percentage_error (tracer/keras/losses.py)."""
 
+    _direction = "down"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.mean_absolute_percentage_error, name=name, dtype=dtype)
 
 
 class MeanSquaredLogarithmicError(_BuiltinMeanMetric):
     """The mean of mean_squared_logarithmic_error."""
+
+    _direction = "down"
 
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.mean_squared_logarithmic_error, name=name, dtype=dtype)
@@ -352,12 +378,16 @@ class MeanSquaredLogarithmicError(_BuiltinMeanMetric):
 class Hinge(_BuiltinMeanMetric):
     """The mean of hinge (labels of 0 and 1 taken as -1 and 1)."""
 
+    _direction = "down"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.hinge, name=name, dtype=dtype)
 
 
 class SquaredHinge(_BuiltinMeanMetric):
     """The mean of squared_hinge."""
+
+    _direction = "down"
 
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.squared_hinge, name=name, dtype=dtype)
@@ -366,12 +396,16 @@ class SquaredHinge(_BuiltinMeanMetric):
 class CategoricalHinge(_BuiltinMeanMetric):
     """The mean of categorical_hinge."""
 
+    _direction = "down"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.categorical_hinge, name=name, dtype=dtype)
 
 
 class LogCoshError(_BuiltinMeanMetric):
     """The mean of log_cosh, logged as "logcosh" (Keras's name)."""
+
+    _direction = "down"
 
     def __init__(self, name="logcosh", dtype=None):
         super().__init__(losses.log_cosh, name=name, dtype=dtype)
@@ -380,12 +414,16 @@ class LogCoshError(_BuiltinMeanMetric):
 class KLDivergence(_BuiltinMeanMetric):
     """The mean of kl_divergence."""
 
+    _direction = "down"
+
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.kl_divergence, name=name, dtype=dtype)
 
 
 class Poisson(_BuiltinMeanMetric):
     """The mean of poisson."""
+
+    _direction = "down"
 
     def __init__(self, name=None, dtype=None):
         super().__init__(losses.poisson, name=name, dtype=dtype)
@@ -394,6 +432,8 @@ class Poisson(_BuiltinMeanMetric):
 class CosineSimilarity(_BuiltinMeanMetric):
     """The mean cosine similarity of y_true and y_pred along `axis`: 1 where they point the
     same way (the loss of that name is its negative)."""
+
+    _direction = "up"
 
     def __init__(self, name=None, dtype=None, axis=-1):
         super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
@@ -408,7 +448,9 @@ class BinaryCrossentropy(_BuiltinMeanMetric):
     """The mean of binary_crossentropy (tracer/keras/losses.py), y_true and y_pred first
     brought to the same rank."""
 
-    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0.0):
+    _direction = "down"
+
+    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0):
         super().__init__(
             _same_rank_first(losses.binary_crossentropy),
             name=name,
@@ -422,7 +464,9 @@ class BinaryCrossentropy(_BuiltinMeanMetric):
 class CategoricalCrossentropy(_BuiltinMeanMetric):
     """The mean of categorical_crossentropy, for one-hot (or soft) labels."""
 
-    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0.0, axis=-1):
+    _direction = "down"
+
+    def __init__(self, name=None, dtype=None, from_logits=False, label_smoothing=0, axis=-1):
         super().__init__(
             losses.categorical_crossentropy,
             name=name,
@@ -436,6 +480,8 @@ class CategoricalCrossentropy(_BuiltinMeanMetric):
 
 class SparseCategoricalCrossentropy(_BuiltinMeanMetric):
     """The mean of sparse_categorical_crossentropy, for class labels."""
+
+    _direction = "down"
 
     def __init__(self, name=None, dtype=None, from_logits=False, axis=-1):
         super().__init__(
@@ -495,7 +541,9 @@ class _ThresholdRatio(_ConfusionMetric):
     """count / (count + other count) at each threshold: `thresholds` is one number in [0, 1]
     or a list of them (a result per threshold, a scalar for just one); None means 0.5."""
 
-    def __init__(self, thresholds=None, class_id=None, name=None, dtype=None):
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        if top_k is not None:
+            raise NotImplementedError(f"{type(self).__name__}: tracer does not support top_k")
         listed = [0.5] if thresholds is None else np.atleast_1d(thresholds).tolist()
         if any(not 0.0 <= t <= 1.0 for t in listed):
             raise ValueError(
@@ -512,6 +560,7 @@ class _ThresholdRatio(_ConfusionMetric):
         return {
             **super().get_config(),
             "thresholds": self.init_thresholds,
+            "top_k": None,
             "class_id": self.class_id,
         }
 
@@ -523,6 +572,8 @@ class Precision(_ThresholdRatio):
     0.6666666865348816
     """
 
+    _direction = "up"
+
     COUNTS = {(True, True): "true_positives", (False, True): "false_positives"}
 
     def result(self):
@@ -531,6 +582,12 @@ class Precision(_ThresholdRatio):
 
 class _Count(_ThresholdRatio):
     """The weighted count of one kind of prediction at each threshold (a scalar for one)."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):  # Keras's: no class_id
+        super().__init__(thresholds, name=name, dtype=dtype)
+
+    def get_config(self):
+        return {**Metric.get_config(self), "thresholds": self.init_thresholds}
 
     def result(self):
         (count,) = (getattr(self, name) for name in self.COUNTS.values())
@@ -568,6 +625,8 @@ class Recall(_ThresholdRatio):
     0.6666666865348816
     """
 
+    _direction = "up"
+
     COUNTS = {(True, True): "true_positives", (True, False): "false_negatives"}
 
     def result(self):
@@ -580,12 +639,14 @@ class AUC(_ConfusionMetric):
     spread evenly over [0, 1] (or at `thresholds`, plus 0 and 1). `summation_method`
     "interpolation" takes trapezoids (for PR, Davis and Goadrich's interpolation of
     precision), "minoring" and "majoring" the lower and upper rectangles. With `from_logits`,
-    y_pred goes through a sigmoid first. Not Keras's `multi_label`, `num_labels` and
-    `label_weights`, nor the "PRGAIN" curve.
+    y_pred goes through a sigmoid first. Keras's `multi_label`, `num_labels` and
+    `label_weights` are taken at their defaults only, and the "PRGAIN" curve not at all.
 
     >>> float(tt.keras.metrics.AUC(num_thresholds=3)([0, 0, 1, 1], [0.0, 0.5, 0.3, 0.9]))
     0.75
     """
+
+    _direction = "up"
 
     COUNTS = {
         (True, True): "true_positives",
@@ -604,8 +665,15 @@ class AUC(_ConfusionMetric):
         name=None,
         dtype=None,
         thresholds=None,
+        multi_label=False,
+        num_labels=None,
+        label_weights=None,
         from_logits=False,
     ):
+        if multi_label or num_labels is not None or label_weights is not None:
+            raise NotImplementedError(
+                "AUC: tracer does not support multi_label, num_labels or label_weights"
+            )
         if curve.upper() not in self.CURVES:
             raise ValueError(f"AUC: curve must be one of {self.CURVES}, not {curve!r}")
         if summation_method.lower() not in self.SUMMATION_METHODS:
@@ -648,14 +716,20 @@ class AUC(_ConfusionMetric):
         return reduce_sum((x[:-1] - x[1:]) * heights)
 
     def get_config(self):
-        return {
-            **super().get_config(),
+        """Keras's: the thresholds only where they were given (as the sorted inner ones)."""
+        config = {
+            **Metric.get_config(self),
             "num_thresholds": self.num_thresholds,
             "curve": self.curve,
             "summation_method": self.summation_method,
-            "thresholds": self.init_thresholds,
+            "multi_label": False,
+            "num_labels": None,
+            "label_weights": None,
             "from_logits": self.from_logits,
         }
+        if self.init_thresholds is not None:
+            config["thresholds"] = self.thresholds[1:-1]
+        return config
 
 
 class R2Score(Metric):
@@ -664,6 +738,8 @@ class R2Score(Metric):
     averaged over the columns ("uniform_average"), weighted by their variance
     ("variance_weighted_average") or kept (None); adjusted for `num_regressors` where there
     are enough samples, as Keras's."""
+
+    _direction = "up"
 
     AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")
 
@@ -736,6 +812,8 @@ class FBetaScore(Metric):
     "micro" counts every entry together, "macro" averages the classes' scores and
     "weighted" weighs them by their positive labels, as Keras's."""
 
+    _direction = "up"
+
     AVERAGES = (None, "micro", "macro", "weighted")
 
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
@@ -806,6 +884,8 @@ class FBetaScore(Metric):
 
 class F1Score(FBetaScore):
     """FBetaScore with beta 1: the harmonic mean of precision and recall."""
+
+    _direction = "up"
 
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)

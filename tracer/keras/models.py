@@ -72,9 +72,15 @@ class Model(Trainer, Layer):
         )
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False, layer_range=None):  # fmt: skip
-        """Print Keras's table of the layers (through `print_fn`, a function of one line)."""
-        for line in summary.summary_lines(self):
-            (print_fn or print)(line)
+        """Print Keras's table of the layers, `line_length` wide (Keras's default: 88, 108
+        for a functional model's four columns, at most 76 where stdout is no terminal), with a
+        "Trainable" column where `show_trainable`; a `print_fn` is given the whole text at
+        once, as Keras gives it."""
+        text = summary.summary_text(self, line_length, positions, show_trainable)
+        if print_fn is None:
+            print(text, end="")
+        else:
+            print_fn(text)
 
     def _summary_rows(self):
         """The summary's rows: the layers the model holds directly, in the order set."""

@@ -1,34 +1,48 @@
 """`Model.summary()`: Keras 3's table of a model's layers, their output shapes and their
 parameter counts, then the totals and their memory.
 
-The table is drawn as Keras draws it on a stream that is not a terminal: box-drawing
-characters, columns of fixed widths (three for a model whose layers run in a line, four
-with "Connected to" for a functional model), text wrapped at spaces, and a word longer than
-its column cut with "…". A layer's output shape is the one of its first call (None for the
-batch axis when the model was built from an input shape); "?" for a layer not yet built.
+The table is drawn as Keras draws it with rich on a stream that is not a terminal:
+box-drawing characters, columns (three for a model whose layers run in a line, four with
+"Connected to" for a functional model, one more with `show_trainable`) whose widths Keras
+cuts from its line length at `positions` and rich then narrows to fit that length, text
+wrapped at spaces, and a word longer than its column cut with "…". A layer's output shape is
+the one of its first call (None for the batch axis when the model was built from an input
+shape); "?" for a layer not yet built.
 """
 
 import numpy as np
 
 HEADERS = ("Layer (type)", "Output Shape", "Param #", "Connected to")
-WIDTHS = {3: (31, 22, 13), 4: (19, 17, 10, 17)}  # the text's width in each column
+# Keras's line length and column positions (fractions of it), by the number of columns
+LINE_LENGTHS = {3: 88, 4: 108}
+POSITIONS = {3: (0.45, 0.80, 1.0), 4: (0.3, 0.56, 0.74, 1.0)}
 RIGHT_ALIGNED = 2  # the Param # column
+NOT_A_TERMINAL = 80  # the columns Python's shutil.get_terminal_size gives a pipe
 
 
-def summary_lines(model):
+def summary_text(model, line_length=None, positions=None, show_trainable=False):
+    """What `Model.summary()` prints, its lines ending in newlines (what Keras gives a
+    `print_fn`, in one call)."""
+    return "".join(
+        f"{line}\n" for line in summary_lines(model, line_length, positions, show_trainable)
+    )
+
+
+def summary_lines(model, line_length=None, positions=None, show_trainable=False):
     """The lines `Model.summary()` prints."""
     rows = model._summary_rows()
     columns = 4 if any(row[4] is not None for row in rows) else 3
-    widths = WIDTHS[columns]
+    widths = column_widths(columns, line_length, positions, show_trainable)
+    headers = [*HEADERS[:columns], *(["Trainable"] if show_trainable else [])]
     lines = [f'Model: "{model.name}"']
     lines.append(_rule("┏", "━", "┳", "┓", widths))
-    lines += _cells(HEADERS[:columns], widths, "┃")
+    lines += _cells(headers, widths, "┃", show_trainable)
     lines.append(_rule("┡", "━", "╇", "┩", widths))
-    for i, (name, kind, shape, params, connected) in enumerate(rows):
+    for i, (name, kind, shape, params, connected, trainable) in enumerate(rows):
         if i:
             lines.append(_rule("├", "─", "┼", "┤", widths))
-        texts = [f"{name} ({kind})", shape, params, ", ".join(connected or ["-"])]
-        lines += _cells(texts[:columns], widths, "│")
+        texts = [f"{name} ({kind})", shape, params, ", ".join(connected or ["-"])][:columns]
+        lines += _cells(texts + [trainable] * show_trainable, widths, "│", show_trainable)
     lines.append(_rule("└", "─", "┴", "┘", widths))
     trainable = _count(model.trainable_weights)
     everything = _count(model.weights)
@@ -43,13 +57,59 @@ def summary_lines(model):
     return lines
 
 
+def column_widths(columns, line_length=None, positions=None, show_trainable=False):
+    """The width of each column's text. Keras cuts its line length (88 or 108, 12 more with
+    a "Trainable" column, at most 76) at `positions`; rich, asked
+    for a table of that width with columns of those widths, takes their padding (1 on each
+    side) and borders out of the line, as evenly as rounding allows, the first columns
+    first (rich's ratio_reduce).
+
+    >>> column_widths(3, line_length=76), column_widths(4, line_length=76)
+    ([31, 22, 13], [19, 17, 10, 17])
+    """
+    default = LINE_LENGTHS[columns]
+    positions = list(positions or POSITIONS[columns])
+    if show_trainable:
+        default += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
+    # NOTE: Keras takes at most the terminal's width less 4, 76 on a stream that is not a
+    # terminal; tracer draws as there, the same wherever it runs (its text has no styles)
+    line_length = line_length or min(default, NOT_A_TERMINAL - 4)
+    padded, current = [], 0
+    for position in positions:
+        width = int(position * line_length) - current
+        if width < 4:
+            raise ValueError("Insufficient console width to print summary.")
+        padded.append(width + 2)
+        current += width
+    excess = sum(padded) - (line_length - len(padded) - 1)  # less the borders
+    for k, width in enumerate(padded):
+        share = min(width, round(excess / (len(padded) - k))) if excess > 0 else 0
+        padded[k], excess = width - share, excess - share
+    return [width - 2 for width in padded]
+
+
 def layer_rows(layers):
-    """Rows (name, class name, output shape, parameter count, None) of layers that run one
-    after another."""
+    """Rows (name, class name, output shape, parameter count, None, trainable mark) of
+    layers that run one after another."""
     return [
-        (layer.name, type(layer).__name__, shape_text(layer), params_text(layer), None)
+        (
+            layer.name,
+            type(layer).__name__,
+            shape_text(layer),
+            params_text(layer),
+            None,
+            trainable_mark(layer),
+        )
         for layer in layers
     ]
+
+
+def trainable_mark(layer):
+    """The "Trainable" column's: Y or N for a layer with weights, - for one without."""
+    if not getattr(layer, "weights", None):
+        return "-"
+    return "Y" if layer.trainable else "N"
 
 
 def shape_text(layer):
@@ -77,8 +137,9 @@ def _rule(left, line, cross, right, widths):
     return left + cross.join(line * (w + 2) for w in widths) + right
 
 
-def _cells(texts, widths, bar):
-    """The lines of one table row: each cell's text wrapped to its column."""
+def _cells(texts, widths, bar, centred_last=False):
+    """The lines of one table row: each cell's text wrapped to its column (Param # to the
+    right, a last "Trainable" column centred as rich centres: the odd space on the right)."""
     wrapped = [_wrap(text, width) for text, width in zip(texts, widths)]
     height = max(len(w) for w in wrapped)
     lines = []
@@ -86,7 +147,13 @@ def _cells(texts, widths, bar):
         parts = []
         for column, (cell, width) in enumerate(zip(wrapped, widths)):
             text = cell[k] if k < len(cell) else ""
-            parts.append(text.rjust(width) if column == RIGHT_ALIGNED else text.ljust(width))
+            if centred_last and column == len(widths) - 1:
+                left = (width - len(text)) // 2
+                parts.append(" " * left + text.ljust(width - left))
+            elif column == RIGHT_ALIGNED:
+                parts.append(text.rjust(width))
+            else:
+                parts.append(text.ljust(width))
         lines.append(bar + bar.join(f" {p} " for p in parts) + bar)
     return lines
 
@@ -116,8 +183,11 @@ def _optimizer_weights(model):
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or not optimizer._slots:
         return 0, 0
-    rate = [optimizer.learning_rate] if optimizer._schedule is None else []  # Keras's variables
-    return _count([*optimizer.variables(), *rate])
+    count, size = _count(optimizer.variables())
+    if optimizer._schedule is None:  # Keras's learning rate Variable, float32 in Keras
+        # NOTE: tracer's is float64 (so that float64 models step with the exact rate)
+        count, size = count + 1, size + 4
+    return count, size
 
 
 def _amount(counted):

@@ -10,6 +10,9 @@ from tracer import summary
 from tracer.keras.callbacks.base import Callback
 from tracer.summary import ops as summary_ops
 
+# the model classes whose config `write_graph` writes, as Keras 3's TensorBoard names them
+_WRITES_CONFIG = ("Functional", "Sequential")
+
 
 class TensorBoard(Callback):
     """Write a fit's results for TensorBoard, in Keras 3's layout: event files in
@@ -41,7 +44,7 @@ class TensorBoard(Callback):
         self,
         log_dir="logs",
         histogram_freq=0,
-        write_graph=False,
+        write_graph=True,
         write_images=False,
         write_steps_per_second=False,
         update_freq="epoch",
@@ -73,8 +76,10 @@ class TensorBoard(Callback):
     def set_model(self, model):
         super().set_model(model)
         self._writers = {}  # (new files for a new model, as Keras)
-        self._graph_pending = self.write_graph
-        if self.write_graph and getattr(model, "built", False):
+        # NOTE: as Keras, only Sequential and functional models (by class name: not their
+        # subclasses) have their config written; others are passed over without a word
+        self._graph_pending = self.write_graph and type(model).__name__ in _WRITES_CONFIG
+        if self._graph_pending and getattr(model, "built", False):
             self._write_model_config()
 
     def _write_model_config(self):
@@ -84,7 +89,6 @@ class TensorBoard(Callback):
         try:
             config = self.model.to_json()
         except (ImportError, TypeError, ValueError, AttributeError, NotImplementedError) as e:
-            # (Keras too writes only the configs of Sequential and functional models)
             warnings.warn(f"TensorBoard: the model's config is not written ({e})", stacklevel=2)
             return
         # (written at once, whatever record_if a batch-level update_freq has entered)

@@ -779,7 +779,7 @@ def _read_initializer(value):
         )
         return None
     accepted = init_parameters(cls)
-    return cls(**{k: v for k, v in config.items() if k in accepted})
+    return cls.from_config({k: v for k, v in config.items() if k in accepted})
 
 
 def _json_shape(shape):

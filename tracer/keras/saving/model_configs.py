@@ -402,20 +402,10 @@ def compile_config(model):
 
 
 def _optimizer_config(optimizer):
-    config = {"name": getattr(optimizer, "name", type(optimizer).__name__.lower())}
-    for name in inspect.signature(type(optimizer).__init__).parameters:
-        if name in ("self", "name"):
-            continue
-        value = getattr(optimizer, name, None)
-        if name == "learning_rate" and optimizer._schedule is not None:
-            value = _object_config(optimizer._schedule, "keras.optimizers.schedules")
-        elif hasattr(value, "numpy"):
-            value = value.numpy()
-        config[name] = value.item() if isinstance(value, np.generic | np.ndarray) else value
     return {
         "module": "keras.optimizers",
         "class_name": type(optimizer).__name__,
-        "config": config,
+        "config": optimizer.get_config(),
         "registered_name": None,
     }
 
