@@ -89,9 +89,12 @@ def _with_gradients(function):
             with tt.GradientTape() as inner:
                 inner.watch(args)
                 y = tt.reduce_sum(function(*args))
-            first = [g for g in inner.gradient(y, list(args)) if g is not None]
+            grads = inner.gradient(y, list(args))  # dense: a gather's is an IndexedSlices
+            first = [tt.convert_to_tensor(g) for g in grads if g is not None]
             total = tt.add_n([tt.reduce_sum(g * g) for g in first]) if first else y
-        second = [g for g in outer.gradient(total, list(args)) if g is not None]
+        second = [
+            tt.convert_to_tensor(g) for g in outer.gradient(total, list(args)) if g is not None
+        ]
         return [y, *first, *second]
 
     return value_and_gradients

@@ -113,7 +113,9 @@ class Sequential(Model):
     def __init__(self, layers=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.dtype = None
-        self._stack = []  # the layers, in order: `layers`
+        # the layers, in order: `layers`, held under that name (past Model's property) so that
+        # checkpoints name them `layers/0`, ... as before a subclassed Model had the property
+        vars(self)["layers"] = []
         self._input_shape = None
         for layer in layers or ():
             self.add(layer, rebuild=False)
@@ -170,7 +172,7 @@ class Sequential(Model):
     @property
     def layers(self):
         """The layers in order (the list itself, which loading a config appends to)."""
-        return self._stack
+        return vars(self)["layers"]
 
     def _build_symbolically(self):
         outputs = getattr(self, "_input_tensor", None)
