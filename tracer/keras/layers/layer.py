@@ -98,6 +98,8 @@ class Layer(Module):
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
         self._trainable = bool(trainable)
         self._in_call = False
+        if isinstance(dtype, dict):  # Keras's DTypePolicy entry, as get_config gives it
+            dtype = (dtype.get("config") or {}).get("name")
         self.dtype = as_dtype(dtype or "float32")
         self.built = False
         self._output_shape = None
@@ -260,16 +262,13 @@ class Layer(Module):
         return previous_mask
 
     def _base_config(self):
-        """The arguments every layer's Keras config starts with (for `get_config`)."""
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        """The arguments every layer's Keras config starts with (for `get_config`): its
+        dtype as Keras's DTypePolicy entry."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": dtype_policy(self)}
 
     @classmethod
     def from_config(cls, config):
-        """The layer `config` (what `get_config` gives) describes: `cls(**config)`, a Keras
-        file's DTypePolicy entry for `dtype` read as its name."""
-        config = dict(config)
-        if isinstance(config.get("dtype"), dict):
-            config["dtype"] = (config["dtype"].get("config") or {}).get("name")
+        """The layer `config` (what `get_config` gives) describes: `cls(**config)`."""
         return cls(**config)
 
     def get_config(self):
@@ -553,3 +552,26 @@ def attribute_arguments(layer, leave_out):
             value = getattr(layer, name)
             arguments[name] = list(value) if isinstance(value, tuple) else value
     return arguments
+
+
+def dtype_policy(layer):
+    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none, and
+    for one that takes strings or integers: the lookup layers' policy is Keras's default)."""
+    dtype = getattr(layer, "dtype", None)
+    name = getattr(dtype, "name", None) if getattr(dtype, "is_floating", False) else None
+    return {
+        "module": "keras",
+        "class_name": "DTypePolicy",
+        "config": {"name": name or "float32"},
+        "registered_name": None,
+    }
+
+
+def refuse_quantization(layer, quantization_config):
+    """Keras's `quantization_config` argument (Dense, EinsumDense, Embedding): None, as their
+    configs write it; tracer does not quantize."""
+    if quantization_config is not None:
+        raise NotImplementedError(
+            f"{type(layer).__name__}: quantization_config={quantization_config!r}; tracer does "
+            "not quantize layers"
+        )
