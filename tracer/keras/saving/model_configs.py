@@ -90,7 +90,7 @@ def _sequential_config(model):
     if shapes and shapes[0] is not None:
         entries.append(_input_layer(shapes[0], _input_dtype(model.layers[0]), "input_layer"))
     for layer, shape in zip(model.layers, shapes):
-        if _is_model(layer):
+        if is_model(layer):
             entries.append(model_config(layer, with_compile=False))
         else:
             entries.append(layer_configs.layer_config(layer, shape))
@@ -116,7 +116,7 @@ def _sequential_input_shapes(model):
     """The input shape of each layer (batch axis None), or None where it is not known: the
     model's input shape for the first, the output shape of the one before for the others."""
     shapes = []
-    previous = getattr(model, "_input_shape", None) or _inferred_shape(model.layers[:1])
+    previous = getattr(model, "_input_shape", None) or inferred_shape(model.layers[:1])
     for layer in model.layers:
         shapes.append(None if previous is None else [None, *_json_dims(previous[1:])])
         output = getattr(layer, "_output_shape", None)
@@ -139,7 +139,7 @@ def _sequential_from_config(config, custom_objects):
         layer = any_from_config(entry, custom_objects)
         model.layers.append(layer)  # NOTE: not add(): it would build for shapes given before
         shape = (entry.get("build_config") or {}).get("input_shape")
-        if shape is not None and not layer.built and not _is_model(layer):
+        if shape is not None and not layer.built and not is_model(layer):
             layer_configs.build(layer, _shape(shape))
     if input_shape is not None:
         _build_sequential(model, _shape(input_shape))
@@ -179,7 +179,7 @@ def _functional_config(model):
             entry = _input_layer(list(layer.batch_shape), layer.dtype.name, layer.name)
         elif _kind(layer) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
-        elif _is_model(layer):
+        elif is_model(layer):
             entry = model_config(layer, with_compile=False)
         elif isinstance(layer, operations.OperationLayer):
             entry = operations.entry(layer)
@@ -252,7 +252,7 @@ def _functional_from_config(config, custom_objects):
             raise ValueError(_NESTED_FUNCTIONAL)
         layer = any_from_config(entry, custom_objects)
         shape = (entry.get("build_config") or {}).get("input_shape")
-        if _is_flat_shape(shape) and not layer.built and not _is_model(layer):
+        if _is_flat_shape(shape) and not layer.built and not is_model(layer):
             layer_configs.build(layer, _shape(shape))
         nodes = entry.get("inbound_nodes") or []
         if not isinstance(nodes, list):
@@ -383,7 +383,7 @@ def compile_config(model):
         return {}
     optimizer = getattr(model, "optimizer", None)
     config = {
-        "optimizer": _optimizer_config(optimizer) if optimizer is not None else None,
+        "optimizer": optimizer_config(optimizer) if optimizer is not None else None,
         "loss": _object_config(given.get("loss"), "keras.losses"),
         "loss_weights": given.get("loss_weights"),
         "metrics": _object_config(given.get("metrics"), "keras.metrics"),
@@ -395,7 +395,7 @@ def compile_config(model):
     return config
 
 
-def _optimizer_config(optimizer):
+def optimizer_config(optimizer):
     config = {"name": getattr(optimizer, "name", type(optimizer).__name__.lower())}
     for name in inspect.signature(type(optimizer).__init__).parameters:
         if name in ("self", "name"):
@@ -443,7 +443,7 @@ def _compile(model, config, custom_objects=None):
         return
     try:
         arguments = {
-            "optimizer": _read_optimizer(config.get("optimizer")),
+            "optimizer": read_optimizer(config.get("optimizer")),
             "loss": _read_object(config.get("loss"), losses, custom_objects),
             "loss_weights": config.get("loss_weights"),
             "metrics": _read_object(config.get("metrics"), metrics, custom_objects),
@@ -466,7 +466,7 @@ _UNSET_OPTIMIZER_OPTIONS = (None, False)
 _IGNORED_OPTIMIZER_OPTIONS = ("ema_momentum",)
 
 
-def _read_optimizer(entry):
+def read_optimizer(entry):
     """A tracer optimizer from a config entry (a name is passed on as it is)."""
     from tracer import optimizers
 
@@ -547,7 +547,14 @@ def _input_layer(shape, dtype, name):
     return {
         "module": "keras.layers",
         "class_name": "InputLayer",
-        "config": {"batch_shape": shape, "dtype": dtype, "sparse": False, "name": name},
+        "config": {
+            "batch_shape": shape,
+            "dtype": dtype,
+            "sparse": False,
+            "ragged": False,
+            "name": name,
+            "optional": False,
+        },
         "registered_name": None,
     }
 
@@ -563,7 +570,7 @@ def _input_dtype(layer):
     return "float32"
 
 
-def _inferred_shape(layers):
+def inferred_shape(layers):
     """The input shape of the first of `layers`: the one recorded (a Sequential's input
     shape, `input_shape=`, the first call's), else the sizes its weights fix, others None."""
     if not layers or not getattr(layers[0], "built", False):
@@ -614,5 +621,6 @@ def _kind(model):
     )
 
 
-def _is_model(layer):
+def is_model(layer):
+    """Whether `layer` is a Sequential or functional model (one that has a model config)."""
     return _kind(layer) is not None

@@ -1,0 +1,174 @@
+"""Keras 3's entries of objects outside a file: `serialize_keras_object` and
+`deserialize_keras_object`, functions of one's own as activations, `custom_object_scope`, and
+the config keys Keras 3.15 writes; the expected entries were printed by TF 2.21 (Keras 3.15)."""
+
+import io
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+pytest.importorskip("h5py")  # (.keras files)
+
+keras = tt.keras
+utils = tt.keras.utils
+POLICY = {
+    "module": "keras",
+    "class_name": "DTypePolicy",
+    "config": {"name": "float32"},
+    "registered_name": None,
+}
+GLOROT = {
+    "module": "keras.initializers",
+    "class_name": "GlorotUniform",
+    "config": {"seed": None, "input_axes": None, "output_axes": None},
+    "registered_name": None,
+}
+
+
+@utils.register_keras_serializable(package="my_package", name="custom_fn")
+def custom_fn(x):
+    return x**2
+
+
+def plain_fn(x):
+    return x + 1.0
+
+
+@utils.register_keras_serializable(package="MyLayers")
+class CustomLayer(keras.layers.Layer):
+    def __init__(self, factor, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, x):
+        return x * self.factor
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+
+
+class Plain(keras.layers.Layer):
+    def __init__(self, offset=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.offset = offset
+
+    def call(self, x):
+        return x + self.offset
+
+    def get_config(self):
+        return {**super().get_config(), "offset": self.offset}
+
+
+def function_entry(name):
+    return {"module": "builtins", "class_name": "function", "config": name, "registered_name": "function"}  # fmt: skip
+
+
+def test_a_function_is_keras_entry_of_a_function_by_its_registered_name():
+    assert utils.serialize_keras_object(custom_fn) == function_entry("my_package>custom_fn")
+    assert utils.serialize_keras_object(plain_fn) == function_entry("plain_fn")
+    assert keras.layers.Dense(1, activation=custom_fn).get_config()["activation"] == (
+        function_entry("my_package>custom_fn")
+    )
+    assert utils.deserialize_keras_object(function_entry("my_package>custom_fn")) is custom_fn
+    entry = function_entry("plain_fn")
+    assert utils.deserialize_keras_object(entry, custom_objects={"plain_fn": plain_fn}) is plain_fn
+    assert utils.serialize_keras_object([1, "a", None, 3.5]) == [1, "a", None, 3.5]
+
+
+def model_with(activation, layer):
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2, activation=activation)(layer(inputs)))
+    model.set_weights([np.arange(6, dtype=np.float32).reshape(3, 2) / 6, np.ones(2, np.float32)])
+    return model
+
+
+def test_functions_and_layers_of_ones_own_go_through_a_file():
+    x = np.array([[1.0, -2.0, 0.5]], np.float32)
+    model = model_with(custom_fn, CustomLayer(0.5))
+    file = io.BytesIO()
+    model.save(file)
+    loaded = keras.models.load_model(io.BytesIO(file.getvalue()))
+    assert loaded.layers[2].activation is custom_fn and loaded.layers[1].factor == 0.5
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+    model = model_with(plain_fn, Plain(1.5))
+    file = io.BytesIO()
+    model.save(file)
+    with pytest.raises(TypeError, match="could not locate class 'Plain'"):
+        keras.models.load_model(io.BytesIO(file.getvalue()))
+    custom = {"Plain": Plain, "plain_fn": plain_fn}
+    loaded = keras.models.load_model(io.BytesIO(file.getvalue()), custom_objects=custom)
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+    with utils.custom_object_scope(custom):
+        assert utils.get_custom_objects()["Plain"] is Plain
+        scoped = keras.models.load_model(io.BytesIO(file.getvalue()))
+    assert "Plain" not in utils.get_custom_objects()
+    np.testing.assert_allclose(scoped(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+def test_serialize_and_deserialize_layers_as_keras_does():
+    entry = utils.serialize_keras_object(CustomLayer(2.0, name="c"))
+    assert entry == {
+        "module": None,
+        "class_name": "CustomLayer",
+        "config": {"name": "c", "trainable": True, "dtype": POLICY, "factor": 2.0},
+        "registered_name": "MyLayers>CustomLayer",
+    }
+    again = utils.deserialize_keras_object(entry)
+    assert type(again) is CustomLayer and again.factor == 2.0 and again.name == "c"
+    plain = utils.serialize_keras_object(Plain(name="p"))
+    assert plain["module"] is None and plain["registered_name"] == "Plain"
+    with pytest.raises(TypeError, match="could not locate class 'Plain'"):
+        utils.deserialize_keras_object(plain)
+    assert type(utils.deserialize_keras_object(plain, custom_objects={"Plain": Plain})) is Plain
+
+    dense = keras.layers.Dense(2, name="dd")
+    dense.build((None, 3))
+    entry = utils.serialize_keras_object(dense)
+    assert entry["build_config"] == {"input_shape": [None, 3]}
+    assert entry["config"]["kernel_initializer"] == GLOROT
+    assert entry["config"]["quantization_config"] is None
+    again = utils.deserialize_keras_object(entry)
+    assert again.built and again.kernel.shape == (3, 2) and again.units == 2
+
+
+def test_serialize_and_deserialize_losses_and_optimizers():
+    loss = keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)
+    entry = utils.serialize_keras_object(loss)
+    assert entry["module"] == "keras.losses" and entry["registered_name"] is None
+    again = utils.deserialize_keras_object(entry)
+    assert type(again) is type(loss) and again.get_config() == loss.get_config()
+    optimizer = utils.deserialize_keras_object(
+        utils.serialize_keras_object(keras.optimizers.Adam(0.5))
+    )
+    assert type(optimizer).__name__ == "Adam" and float(optimizer.learning_rate) == 0.5
+
+
+def test_configs_have_the_keys_keras_3_15_writes():
+    assert keras.initializers.GlorotUniform().get_config() == GLOROT["config"]
+    config = keras.layers.Dense(3, activation="relu").get_config()
+    assert config["quantization_config"] is None and config["dtype"] == POLICY
+    assert keras.layers.Dense.from_config(config).units == 3
+    with pytest.raises(NotImplementedError, match="quantization_config"):
+        keras.layers.Dense(3, quantization_config={"mode": "int8"})
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+    assert model.get_config()["layers"][0]["config"] == {
+        "batch_shape": [None, 4],
+        "dtype": "float32",
+        "sparse": False,
+        "ragged": False,
+        "name": "input_layer",
+        "optional": False,
+    }
+
+
+def test_variance_scaling_fans_along_given_axes():
+    init = keras.initializers.VarianceScaling(
+        1.0, "fan_in", "uniform", seed=0, input_axes=[0], output_axes=[1, 2]
+    )
+    values = init((4, 2, 8)).numpy()
+    # fan_in 4 (axis 0), not 8 (the default fans of a 3-d kernel): the limit is sqrt(3 / 4)
+    assert np.sqrt(3.0 / 8) < np.abs(values).max() <= np.sqrt(3.0 / 4)
+    assert init.get_config()["input_axes"] == [0]
