@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from tracer.keras.registration import get_registered_object
+from tracer.keras.registration import get_registered_name, get_registered_object
 from tracer.keras.saving import layer_configs, operations
 from tracer.keras.saving.layer_configs import dtype_policy, entry_class
 
@@ -27,18 +27,22 @@ MAX_LAYERS = 100_000
 
 
 def model_config(model, with_compile=True):
-    """The config entry of a Sequential or Functional model; `with_compile` adds its
-    `compile_config` (a model nested in another has none)."""
+    """The config entry of a Sequential or Functional model, or of a subclassed model with a
+    get_config of its own (Keras's entry: that config as it is, the shape it was built for);
+    `with_compile` adds its `compile_config` (a model nested in another has none)."""
     kind = _kind(model)
     if kind == "Sequential":
         entry = _sequential_config(model)
     elif kind == "Functional":
         entry = _functional_config(model)
+    elif _has_own_config(model):
+        entry = _subclassed_config(model)
     else:
         raise ValueError(
-            f"cannot save {type(model).__name__} {model.name!r} as a .keras file: tracer writes "
-            "the configs of Sequential and functional models; save a subclassed model's "
-            "weights with save_weights(...) and make the model again in code"
+            f"cannot save {type(model).__name__} {model.name!r} as a .keras file: a subclassed "
+            "model needs a get_config method (and from_config, unless its config is the "
+            "arguments of its constructor); or save its weights with save_weights(...) and make "
+            "the model again in code"
         )
     if with_compile:
         entry["compile_config"] = compile_config(model)
@@ -65,6 +69,8 @@ def model_from_config(entry, custom_objects=None, compile=True):
             f"the file holds a model {class_name} that tracer does not have (tracer reads "
             "Sequential and functional models; pass a subclass in custom_objects)"
         )
+    if not is_model(model):  # a subclassed model: built as the entry says, to take weights
+        build_from_config(model, entry.get("build_config"))
     if config.get("trainable") is False:
         model.trainable = False
     if compile and entry.get("compile_config"):
@@ -79,6 +85,48 @@ def any_from_config(entry, custom_objects):
     if operations.is_operation(entry):
         return operations.make(entry)
     return layer_configs.make_layer(entry, custom_objects)
+
+
+# --- subclassed models ------------------------------------------------------------------------
+
+
+def _has_own_config(model):
+    from tracer.keras.layers.layer import Layer
+
+    return type(model).get_config is not Layer.get_config
+
+
+def _subclassed_config(model):
+    config = model.get_config()
+    if not isinstance(config, dict):
+        raise TypeError(f"{type(model).__name__}.get_config() must return a dict, not {config!r}")
+    entry = {
+        "module": None,
+        "class_name": type(model).__name__,
+        "config": config,
+        "registered_name": get_registered_name(type(model)),
+    }
+    shape = getattr(model, "_build_input_shape", None)
+    if model.built and shape is not None:
+        entry["build_config"] = {"input_shape": [None if d is None else int(d) for d in shape]}
+    return entry
+
+
+def build_from_config(layer, build_config):
+    """Build `layer` for the `input_shape` of its entry's build_config, as Keras does: a
+    model of one's own by one call on zeros of that shape (unknown sizes 1: its layers build
+    as the inputs reach them), a layer by `build`."""
+    from tracer.keras.models import Model
+    from tracer.ops.array_ops import zeros
+
+    shape = (build_config or {}).get("input_shape") if isinstance(build_config, dict) else None
+    if layer.built or not _is_flat_shape(shape):
+        return
+    if isinstance(layer, Model):
+        layer(zeros([1 if d is None else int(d) for d in shape]))
+        layer._build_input_shape = tuple(shape)
+    else:
+        layer.build(tuple(shape))
 
 
 # --- Sequential --------------------------------------------------------------------------------

@@ -137,9 +137,7 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
 def _layer(config, custom_objects):
     """A layer or model from its entry, built where the entry says how (build_config)."""
     layer = model_configs.any_from_config(config, custom_objects)
-    shape = (config.get("build_config") or {}).get("input_shape")
-    if shape is not None and not layer.built:
-        layer.build(tuple(shape))
+    model_configs.build_from_config(layer, config.get("build_config"))
     return layer
 
 
