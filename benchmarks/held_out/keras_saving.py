@@ -145,6 +145,54 @@ with tf.keras.utils.custom_object_scope(custom_objects):
     scoped = tf.keras.models.load_model(path)
 print(which, "custom_object_scope", numbers(scoped.predict(x[:2], verbose=0)))
 
+# A model of one's own: its config is its constructor's argument.
+
+
+@tf.keras.utils.register_keras_serializable(package="my_package")
+class CustomModel(tf.keras.Model):
+    def __init__(self, hidden_units):
+        super().__init__()
+        self.hidden_units = hidden_units
+        self.dense_layers = [tf.keras.layers.Dense(u) for u in hidden_units]
+
+    def call(self, inputs):
+        x = inputs
+        for layer in self.dense_layers:
+            x = layer(x)
+        return x
+
+    def get_config(self):
+        return {"hidden_units": self.hidden_units}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+model = CustomModel([16, 8, 1])
+model(x[:2])
+set_numpy_weights(model, 7)
+model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mean_squared_error")
+history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+print(which, "custom model fit", numbers(history.history["loss"]))
+path = os.path.join(folder, "custom_model_subclassed.keras")
+model.save(path)
+loaded = tf.keras.models.load_model(path)
+print(which, "custom model loaded", type(loaded).__name__, loaded.hidden_units)
+print(
+    which,
+    "custom model equal",
+    np.allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0)),
+)
+more = model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+more_loaded = loaded.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+print(
+    which,
+    "custom model fit on",
+    numbers(more.history["loss"]),
+    numbers(more_loaded.history["loss"]),
+)
+
 # --- serialize_keras_object / deserialize_keras_object ------------------------------------
 
 layer = CustomLayer(3.0, name="triple")
