@@ -472,3 +472,31 @@ def test_epoch_logs_are_the_metrics_results_where_the_step_names_just_them(key, 
     np.testing.assert_allclose(
         [evaluated["loss"], evaluated["other"]], [1.30052149, 1.0], rtol=1e-5
     )
+
+
+class _First(keras.layers.Layer):
+    def call(self, x):
+        return x[:, 0]
+
+
+def test_summary_writes_one_axis_and_several_outputs_as_keras_does():
+    """Printed by TF 2.21 (Keras 3.15): `(None)` for one axis, several outputs of a layer in
+    the tuple they came in."""
+
+    class Stateful(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.gru = keras.layers.GRU(4, return_sequences=True, return_state=True)
+
+        def call(self, x):
+            return self.gru(x)
+
+    model = Stateful()
+    model(np.zeros((8, 24, 3), np.float32))
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "│ gru (GRU)                       │ ((8, 24, 4), (8, 4))   │" in "\n".join(lines)
+    model = keras.Sequential([keras.Input((3,)), _First(name="first")])
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "│ first (_First)                  │ (None)                 │" in "\n".join(lines)

@@ -463,9 +463,10 @@ def _input_shape_argument(kwargs):
 
 
 def _shapes_of(outputs):
-    """The shape of an output, or a list of the shapes of several."""
+    """The shape of an output, or the shapes of several in a list or tuple as they came (the
+    summary writes them as Keras does: [...] or (...))."""
     if isinstance(outputs, (list, tuple)):
-        return [tuple(getattr(o, "shape", ())) for o in outputs]
+        return type(outputs)(tuple(getattr(o, "shape", ())) for o in outputs)
     return tuple(getattr(outputs, "shape", ()))
 
 

@@ -168,7 +168,7 @@ def _sequential_input_shapes(model):
     for layer in model.layers:
         shapes.append(None if previous is None else [None, *_json_dims(previous[1:])])
         output = getattr(layer, "_output_shape", None)
-        previous = output if isinstance(output, tuple) and layer.built else None
+        previous = output if _is_flat_shape(output) and layer.built else None
     return shapes
 
 
