@@ -70,9 +70,13 @@ class Model(Trainer, Layer):
         )
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False, layer_range=None):  # fmt: skip
-        """Print Keras's table of the layers (through `print_fn`, a function of one line)."""
-        for line in summary.summary_lines(self):
-            (print_fn or print)(line)
+        """Print Keras's table of the layers; `print_fn` is given it all as one text, as Keras
+        3 gives it (a line break after each line)."""
+        lines = summary.summary_lines(self)
+        if print_fn is None:
+            print("\n".join(lines))
+        else:
+            print_fn("\n".join(lines) + "\n")
 
     def _summary_rows(self):
         """The summary's rows: the layers the model holds directly, in the order set."""
