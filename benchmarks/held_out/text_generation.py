@@ -118,6 +118,10 @@ for input_example_batch, target_example_batch in dataset.take(1):
 model.set_weights(numpy_weights(model, 1))
 print(which, "weights", [tuple(w.shape) for w in model.get_weights()])
 print(which, "params", model.count_params())
+summary = []
+model.summary(print_fn=summary.append)
+for line in "".join(summary).splitlines():
+    print(which, line)
 
 example_batch_predictions = model(input_example_batch)
 sampled_indices = tf.random.categorical(example_batch_predictions[0], num_samples=1)
