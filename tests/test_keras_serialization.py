@@ -231,3 +231,59 @@ def test_a_subclassed_model_with_a_config_goes_through_a_file():
     plain(x)
     with pytest.raises(ValueError, match="needs a get_config method"):
         plain.save(io.BytesIO())
+
+
+@utils.register_keras_serializable(package="my_custom_package")
+class LayerWithCustomBuild(keras.layers.Layer):
+    """The saving guide's layer whose build takes more than a shape: its config starts from
+    the base one (`dict(units=..., **super().get_config())`), its build config is its own."""
+
+    def __init__(self, units=32, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def call(self, inputs):
+        return tt.matmul(inputs, self.w) + self.b
+
+    def get_config(self):
+        return dict(units=self.units, **super().get_config())
+
+    def build(self, input_shape, layer_init):
+        self.w = self.add_weight(shape=(input_shape[-1], self.units), initializer=layer_init)
+        self.b = self.add_weight(shape=(self.units,), initializer=layer_init)
+
+    def get_build_config(self):
+        return {"layer_init": self.layer_init, "input_shape": (4,)}
+
+    def build_from_config(self, config):
+        self.layer_init = config["layer_init"]
+        self.build(config["input_shape"], config["layer_init"])
+
+
+def test_a_layer_of_ones_own_builds_from_its_own_build_config():
+    layer = LayerWithCustomBuild(units=2)
+    assert layer.get_config() == {
+        "units": 2,
+        "name": layer.name,
+        "trainable": True,
+        "dtype": POLICY,
+    }
+    layer.layer_init = "ones"
+    layer.build((4,), "ones")
+    file = io.BytesIO()
+    keras.Sequential([layer]).save(file)
+    loaded = keras.models.load_model(io.BytesIO(file.getvalue()))
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    # printed by TF 2.21 for this model, loaded back
+    want = [[-1.9090909957885742] * 2, [1.0, 1.0], [3.909090995788574] * 2]
+    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
+
+
+def test_a_subclass_of_a_keras_layer_extends_that_layers_config():
+    class Wide(keras.layers.Dense):
+        def get_config(self):
+            return {**super().get_config(), "extra": 1}
+
+    config = Wide(3, activation="relu").get_config()
+    assert config["units"] == 3 and config["activation"] == "relu" and config["extra"] == 1
+    assert config["kernel_initializer"] == GLOROT

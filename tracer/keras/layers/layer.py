@@ -272,19 +272,41 @@ class Layer(Module):
         return cls(**config)
 
     def get_config(self):
-        """Keras's config of the layer: its name, trainable and dtype, and each argument of
-        its constructor held as the attribute of that name (Keras's own config, for layers
-        that do not write one); a layer of one's own extends it (`config =
-        super().get_config(); config.update(units=self.units)`)."""
+        """Keras's config of the layer: its name, trainable and dtype, then Keras's arguments
+        of tracer's layer class it is (or derives from), or, for a layer of one's own that
+        writes no config, each argument of its constructor held as the attribute of that
+        name. A layer of one's own that writes its config starts from the first three alone,
+        as in Keras (`dict(units=self.units, **super().get_config())`)."""
         config = self._base_config()
+        keras_class = next(c for c in type(self).__mro__ if c.__module__.startswith("tracer."))
         saving = extensions.saving  # (tracer.keras imports it: its table knows tracer's layers)
-        arguments = saving.layer_configs.table_arguments(self) if saving else None
+        arguments = saving.layer_configs.table_arguments(self, keras_class) if saving else None
         if arguments is None:
+            if (
+                type(self).get_config is not Layer.get_config
+                and keras_class.get_config is Layer.get_config
+            ):
+                return config
             arguments = attribute_arguments(self, leave_out=init_parameters(Layer))
             if "activation" in arguments:
                 with contextlib.suppress(ValueError):  # a function of one's own stays itself
                     arguments["activation"] = activations.serialize(self.activation)
         return {**config, **{k: v for k, v in arguments.items() if k not in config}}
+
+    def get_build_config(self):
+        """Keras's record of how the layer was built, {"input_shape": [...]}, which a file
+        keeps and `build_from_config` reads back (None when it is not built); a layer of one's
+        own may record more, and read it back in its `build_from_config`."""
+        shape = getattr(self, "_build_input_shape", None)
+        if not self.built or shape is None:
+            return None
+        return {"input_shape": [None if d is None else int(d) for d in shape]}
+
+    def build_from_config(self, config):
+        """Build the layer as `config` (what `get_build_config` gave) says."""
+        if config and config.get("input_shape") is not None:
+            self.build(tuple(config["input_shape"]))
+            self.built = True
 
     @property
     def trainable(self):

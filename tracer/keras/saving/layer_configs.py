@@ -497,11 +497,12 @@ def _spec_of(cls):
     return next((s for s in LAYERS.values() if s.cls is cls), None)
 
 
-def table_arguments(layer):
+def table_arguments(layer, cls=None):
     """The Keras arguments of a layer of this module's table (`Dense`'s units, activation,
-    initializers, ...), or None for a layer it does not hold: what `Layer.get_config` gives
-    for tracer's layers."""
-    spec = _spec_of(type(layer))
+    initializers, ...), read as those of class `cls` (its own by default: a subclass of
+    Dense as a Dense), or None for a class the table does not hold: what `Layer.get_config`
+    gives for tracer's layers."""
+    spec = _spec_of(cls or type(layer))
     return None if spec is None else spec.write(layer)
 
 
@@ -532,6 +533,8 @@ def layer_config(layer, input_shape=None):
         "registered_name": None if module else get_registered_name(cls),
     }
     build_config = spec.build_config(layer) if spec is not None and spec.build_config else None
+    if type(layer).get_build_config is not Layer.get_build_config:  # a layer of one's own's
+        build_config = layer.get_build_config()
     if build_config is not None:
         entry["build_config"] = build_config
     elif input_shape is not None:
@@ -597,14 +600,28 @@ def dtype_name(value):
     return value
 
 
-def build(layer, input_shape):
-    """Build `layer` for inputs of `input_shape` (None for unknown sizes), in its name scope,
-    as its first call would."""
+def build_from_entry(layer, build_config):
+    """Build a layer just read as its entry's `build_config` says: by its own
+    `build_from_config` where it has one (a layer of one's own), else for the input shape the
+    config records; one without either builds on its first call."""
+    if layer.built:
+        return
+    if type(layer).build_from_config is not Layer.build_from_config:
+        build(layer, None, lambda: layer.build_from_config(build_config))
+        return
+    shape = (build_config or {}).get("input_shape") if isinstance(build_config, dict) else None
+    if isinstance(shape, (list, tuple)) and all(d is None or isinstance(d, int) for d in shape):
+        build(layer, shape)
+
+
+def build(layer, input_shape, how=None):
+    """Build `layer` for inputs of `input_shape` (None for unknown sizes), or by calling
+    `how`, in its name scope, as its first call would."""
     from tracer.train import deferred
 
     outer = layer._enter_scope()
     try:
-        layer.build(tuple(input_shape))
+        how() if how is not None else layer.build(tuple(input_shape))
         layer.built = True
         if layer in deferred.pending:
             deferred.restore_built(layer)

@@ -113,20 +113,23 @@ def _subclassed_config(model):
 
 
 def build_from_config(layer, build_config):
-    """Build `layer` for the `input_shape` of its entry's build_config, as Keras does: a
-    model of one's own by one call on zeros of that shape (unknown sizes 1: its layers build
-    as the inputs reach them), a layer by `build`."""
+    """Build `layer` as its entry's build_config says, as Keras does: a model of one's own
+    (without a build_from_config of its own) by one call on zeros of the `input_shape` there
+    (unknown sizes 1: its layers build as the inputs reach them), a layer by
+    `layer_configs.build_from_entry`."""
+    from tracer.keras.layers.layer import Layer
     from tracer.keras.models import Model
     from tracer.ops.array_ops import zeros
 
-    shape = (build_config or {}).get("input_shape") if isinstance(build_config, dict) else None
-    if layer.built or not _is_flat_shape(shape):
+    if layer.built:
         return
-    if isinstance(layer, Model):
-        layer(zeros([1 if d is None else int(d) for d in shape]))
-        layer._build_input_shape = tuple(shape)
-    else:
-        layer.build(tuple(shape))
+    if isinstance(layer, Model) and type(layer).build_from_config is Layer.build_from_config:
+        shape = (build_config or {}).get("input_shape") if isinstance(build_config, dict) else None
+        if _is_flat_shape(shape):
+            layer(zeros([1 if d is None else int(d) for d in shape]))
+            layer._build_input_shape = tuple(shape)
+        return
+    layer_configs.build_from_entry(layer, build_config)
 
 
 # --- Sequential --------------------------------------------------------------------------------
@@ -186,9 +189,8 @@ def _sequential_from_config(config, custom_objects):
             continue
         layer = any_from_config(entry, custom_objects)
         model.layers.append(layer)  # NOTE: not add(): it would build for shapes given before
-        shape = (entry.get("build_config") or {}).get("input_shape")
-        if shape is not None and not layer.built and not is_model(layer):
-            layer_configs.build(layer, _shape(shape))
+        if not is_model(layer):
+            layer_configs.build_from_entry(layer, entry.get("build_config"))
     if input_shape is not None:
         _build_sequential(model, _shape(input_shape))
     # NOTE: built as Keras's is: each layer with weights was built from its build_config
@@ -299,9 +301,8 @@ def _functional_from_config(config, custom_objects):
         if entry_class(entry) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
         layer = any_from_config(entry, custom_objects)
-        shape = (entry.get("build_config") or {}).get("input_shape")
-        if _is_flat_shape(shape) and not layer.built and not is_model(layer):
-            layer_configs.build(layer, _shape(shape))
+        if not is_model(layer):
+            layer_configs.build_from_entry(layer, entry.get("build_config"))
         nodes = entry.get("inbound_nodes") or []
         if not isinstance(nodes, list):
             raise ValueError(f"layer {name!r}: inbound_nodes must be a list")
