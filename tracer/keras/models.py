@@ -86,6 +86,13 @@ class Model(Trainer, Layer):
         """Keras 3's `.keras` file: the model's config and its weights, in one zip."""
         extensions.saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
+    def export(self, filepath, format="tf_saved_model", verbose=True, input_signature=None, **kwargs):  # fmt: skip
+        """Keras 3's export: a SavedModel whose `serve` endpoint runs the model for inference
+        (tracer/keras/saving/export_archive.py)."""
+        from tracer.keras.saving import export_archive
+
+        export_archive.export(self, filepath, format, verbose, input_signature, **kwargs)
+
     def to_json(self, **kwargs):
         """The model's Keras config as JSON: what a .keras file's config.json holds."""
         return json.dumps(extensions.saving.model_configs.model_config(self), **kwargs)
