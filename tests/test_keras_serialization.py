@@ -308,3 +308,23 @@ def test_export_serves_the_model_for_any_batch_size(tmp_path):
     np.testing.assert_allclose(served.serve(x[:2]).numpy(), model(x[:2]).numpy(), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="onnx"):
         model.export(str(tmp_path / "o"), format="onnx")
+
+
+def test_a_layer_built_by_hand_is_not_built_again_by_its_call():
+    """Keras's build leaves the layer built (TF 2.21: one pair of weights, its first call's
+    inputs need not be what build was given)."""
+    builds = []
+
+    class Counted(keras.layers.Layer):
+        def build(self, input_shape):
+            builds.append(input_shape)
+            self.w = self.add_weight(shape=(input_shape[-1], 2), initializer="ones")
+
+        def call(self, x):
+            return tt.matmul(x, self.w)
+
+    layer = Counted()
+    layer.build((None, 3))
+    assert layer.built
+    layer(np.ones((1, 3), np.float32))
+    assert builds == [(None, 3)] and len(layer.weights) == 1

@@ -76,6 +76,12 @@ class Layer(Module):
 
     activity_regularizer = None  # a penalty on the outputs, added to `losses` at each call
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not hasattr(build, "_marks_built"):
+            cls.build = _marking_built(build)
+
     def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, **kwargs):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
@@ -598,3 +604,17 @@ def refuse_quantization(layer, quantization_config):
             f"{type(layer).__name__}: quantization_config={quantization_config!r}; tracer does "
             "not quantize layers"
         )
+
+
+def _marking_built(build):
+    """A class's `build` that, as Keras's, leaves the layer built: a layer built by hand is
+    not built again by its first call."""
+
+    @functools.wraps(build)
+    def marking_built(self, *args, **kwargs):
+        result = build(self, *args, **kwargs)
+        self.built = True
+        return result
+
+    marking_built._marks_built = True
+    return marking_built
