@@ -241,6 +241,44 @@ print(
     np.allclose(new_model.predict(x[:5], verbose=0), model.predict(x[:5], verbose=0)),
 )
 
+# A layer whose build takes more than a shape keeps its own build config.
+
+
+@tf.keras.utils.register_keras_serializable(package="my_custom_package")
+class LayerWithCustomBuild(tf.keras.layers.Layer):
+    def __init__(self, units=32, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def call(self, inputs):
+        return tf.matmul(inputs, self.w) + self.b
+
+    def get_config(self):
+        return dict(units=self.units, **super().get_config())
+
+    def build(self, input_shape, layer_init):
+        self.w = self.add_weight(shape=(input_shape[-1], self.units), initializer=layer_init)
+        self.b = self.add_weight(shape=(self.units,), initializer=layer_init)
+
+    def get_build_config(self):
+        return {"layer_init": self.layer_init, "input_shape": (4,)}
+
+    def build_from_config(self, config):
+        self.layer_init = config["layer_init"]
+        self.build(config["input_shape"], config["layer_init"])
+
+
+layer = LayerWithCustomBuild(units=3)
+layer.layer_init = "ones"
+layer.build((4,), "ones")
+path = os.path.join(folder, "custom_build.keras")
+tf.keras.Sequential([tf.keras.Input((4,)), layer]).save(path)
+loaded = tf.keras.models.load_model(path)
+print(which, "custom build", sorted(layer.get_config()), numbers(loaded.predict(x[:2], verbose=0)))
+
+cloned = tf.keras.models.clone_model(get_model())
+print(which, "clone_model", type(cloned).__name__, [type(lyr).__name__ for lyr in cloned.layers])
+
 # --- weights: get_weights/set_weights and .weights.h5 --------------------------------------
 
 
@@ -286,6 +324,18 @@ fresh = get_model()
 fresh.load_weights(weights_path)
 print(which, "load_weights", numbers(fresh.predict(x[:2], verbose=0)))
 print(which, "weights", [tuple(w.shape) for w in fresh.weights])
+
+# --- export: a SavedModel for inference ---------------------------------------------------
+
+export_path = os.path.join(folder, "exported")
+functional.export(export_path, verbose=False)
+reloaded_artifact = tf.saved_model.load(export_path)
+print(
+    which,
+    "export serve",
+    numbers(reloaded_artifact.serve(x[:2])),
+    numbers(reloaded_artifact.serve(x[:1])),
+)
 
 # --- a model trained with a custom loop, saved, loaded and trained on -----------------------
 
