@@ -328,3 +328,52 @@ def test_a_layer_built_by_hand_is_not_built_again_by_its_call():
     assert layer.built
     layer(np.ones((1, 3), np.float32))
     assert builds == [(None, 3)] and len(layer.weights) == 1
+
+
+@utils.register_keras_serializable(package="my_custom_package")
+class ModelWithCustomCompile(keras.Model):
+    """The saving guide's model that keeps its own compile config."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense1 = keras.layers.Dense(8, activation="relu")
+        self.dense2 = keras.layers.Dense(4, activation="softmax")
+
+    def call(self, x):
+        return self.dense2(self.dense1(x))
+
+    def get_config(self):
+        return {}
+
+    def compile(self, optimizer, loss_fn):
+        super().compile(optimizer=optimizer, loss=loss_fn)
+        self.model_optimizer = optimizer
+        self.loss_fn = loss_fn
+
+    def get_compile_config(self):
+        return {"model_optimizer": self.model_optimizer, "loss_fn": self.loss_fn}
+
+    def compile_from_config(self, config):
+        optimizer = utils.deserialize_keras_object(config["model_optimizer"])
+        loss_fn = utils.deserialize_keras_object(config["loss_fn"])
+        self.compile(optimizer=optimizer, loss_fn=loss_fn)
+
+
+def test_a_model_of_ones_own_compiles_from_its_own_compile_config():
+    x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(5, 4)
+    y = np.eye(4, dtype=np.float32)[[0, 1, 2, 3, 0]]
+    model = ModelWithCustomCompile()
+    model(x)
+    draw = np.random.default_rng(0)
+    model.set_weights([draw.normal(size=w.shape).astype(np.float32) for w in model.get_weights()])
+    model.compile(optimizer="adam", loss_fn="categorical_crossentropy")
+    # the losses TF 2.21 prints for this program: fit, then fit again after save and load
+    first = model.fit(x, y, verbose=0, shuffle=False).history["loss"]
+    np.testing.assert_allclose(first, [3.0958800315856934], rtol=1e-5)
+    file = io.BytesIO()
+    model.save(file)
+    loaded = keras.models.load_model(io.BytesIO(file.getvalue()))
+    assert loaded.loss_fn == "categorical_crossentropy"
+    assert type(loaded.optimizer).__name__ == "Adam"
+    again = loaded.fit(x, y, verbose=0, shuffle=False).history["loss"]
+    np.testing.assert_allclose(again, [3.0763847827911377], rtol=1e-5)

@@ -93,6 +93,15 @@ class Model(Trainer, Layer):
 
         export_archive.export(self, filepath, format, verbose, input_signature, **kwargs)
 
+    def get_compile_config(self):
+        """What `compile` was given, as a `.keras` file keeps it (Keras's); a model of one's
+        own may keep more, and read it back in its `compile_from_config`."""
+        return extensions.saving.model_configs.compile_config(self)
+
+    def compile_from_config(self, config):
+        """Compile the model as `config` (what `get_compile_config` gave) says."""
+        extensions.saving.model_configs.compile_from(self, config)
+
     def to_json(self, **kwargs):
         """The model's Keras config as JSON: what a .keras file's config.json holds."""
         return json.dumps(extensions.saving.model_configs.model_config(self), **kwargs)

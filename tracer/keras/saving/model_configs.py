@@ -45,7 +45,7 @@ def model_config(model, with_compile=True):
             "the model again in code"
         )
     if with_compile:
-        entry["compile_config"] = compile_config(model)
+        entry["compile_config"] = model.get_compile_config() or {}
     return entry
 
 
@@ -74,7 +74,10 @@ def model_from_config(entry, custom_objects=None, compile=True):
     if config.get("trainable") is False:
         model.trainable = False
     if compile and entry.get("compile_config"):
-        _compile(model, entry["compile_config"], custom_objects)
+        if _overrides(model, "compile_from_config"):
+            model.compile_from_config(entry["compile_config"])
+        else:
+            compile_from(model, entry["compile_config"], custom_objects)
     return model
 
 
@@ -88,6 +91,13 @@ def any_from_config(entry, custom_objects):
 
 
 # --- subclassed models ------------------------------------------------------------------------
+
+
+def _overrides(model, method):
+    """Whether `model`'s class writes its own `method` (a user's hook), not tracer's."""
+    from tracer.keras.models import Model
+
+    return getattr(type(model), method) is not getattr(Model, method)
 
 
 def _has_own_config(model):
@@ -482,7 +492,7 @@ def _object_config(value, module):
     }
 
 
-def _compile(model, config, custom_objects=None):
+def compile_from(model, config, custom_objects=None):
     """Compile `model` as the file's `compile_config` says, its losses and metrics found
     among tracer's, then in `custom_objects` and the registered classes; a warning, and an
     uncompiled model, when something it names is in none of them."""
