@@ -499,3 +499,82 @@ def test_a_sequentials_builds_take_functional_names_as_kerass():
     on_call = keras.Sequential([keras.layers.Dense(2)])
     on_call(np.ones((1, 3), np.float32))  # built on its first call
     assert keras.Model(inputs, keras.layers.Dense(1)(inputs)).name == "functional_5"
+
+
+class _UntrackedStep(keras.Model):
+    """The text-generation tutorial's CustomTraining: a train_step that returns its loss
+    without updating the compiled loss metric."""
+
+    def __init__(self, key="loss"):
+        super().__init__()
+        self.dense = keras.layers.Dense(1)
+        self.key = key
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, y = data
+        with tt.GradientTape() as tape:
+            loss = self.loss(y, self(x))
+        gradients = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+        return {self.key: loss}
+
+    def test_step(self, data):
+        x, y = data
+        return {"loss": self.loss(y, self(x)), "other": 1.0}
+
+
+@pytest.mark.parametrize(
+    "key, expected",
+    # printed by TF 2.21 (Keras 3.15): logs that name exactly the metrics give way to the
+    # metrics' results (the loss metric, never updated: 0), others are the last step's
+    [("loss", {"loss": [0.0, 0.0]}), ("mine", {"mine": [2.94138, 2.61203]})],
+)
+def test_epoch_logs_are_the_metrics_results_where_the_step_names_just_them(key, expected):
+    x = np.arange(12, dtype=np.float32).reshape(6, 2) / 10
+    y = 2 * x.sum(1, keepdims=True)
+    model = _UntrackedStep(key)
+    model(x)
+    model.set_weights([np.ones((2, 1), np.float32), np.zeros(1, np.float32)])
+    model.compile("sgd", keras.losses.MeanSquaredError())
+    history = model.fit(
+        x, y, batch_size=3, epochs=2, verbose=0, shuffle=False, validation_data=(x, y)
+    )
+    expected = {**expected, "val_loss": [2.65831, 2.36086], "val_other": [1.0, 1.0]}
+    assert history.history.keys() == expected.keys()
+    for name, values in expected.items():
+        np.testing.assert_allclose(history.history[name], values, rtol=1e-5, atol=1e-6)
+    evaluated = model.evaluate(x, y, verbose=0, return_dict=True)
+    np.testing.assert_allclose(
+        [evaluated["loss"], evaluated["other"]], [1.30052149, 1.0], rtol=1e-5
+    )
+
+
+class _First(keras.layers.Layer):
+    def call(self, x):
+        return x[:, 0]
+
+
+def test_summary_writes_one_axis_and_several_outputs_as_keras_does():
+    """Printed by TF 2.21 (Keras 3.15): `(None)` for one axis, several outputs of a layer in
+    the tuple they came in."""
+
+    class Stateful(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.gru = keras.layers.GRU(4, return_sequences=True, return_state=True)
+
+        def call(self, x):
+            return self.gru(x)
+
+    model = Stateful()
+    model(np.zeros((8, 24, 3), np.float32))
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "│ gru (GRU)                       │ ((8, 24, 4), (8, 4))   │" in "\n".join(lines)
+    model = keras.Sequential([keras.Input((3,)), _First(name="first")])
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "│ first (_First)                  │ (None)                 │" in "\n".join(lines)

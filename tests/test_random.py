@@ -219,3 +219,20 @@ def test_a_candidate_sampler_in_a_function_draws_at_each_call():
     true_classes = tt.constant([[3]], tt.int64)
     draws = {negatives(true_classes).sampled_candidates.numpy().tobytes() for _ in range(4)}
     assert len(draws) > 1
+
+
+def test_categorical_draws_each_class_with_its_softmax_probability():
+    """TF 2.21: tf.random.categorical(logits, n) is [batch, n] int64 (int32 on request), and a
+    class whose logit is -inf is never drawn (the text-generation tutorial's mask)."""
+    tt.random.set_seed(1)
+    probabilities = np.array([[0.2, 0.3, 0.5, 0.0], [0.9, 0.1, 0.0, 0.0]])
+    with np.errstate(divide="ignore"):
+        logits = np.log(probabilities).astype(np.float32)
+    drawn = tt.random.categorical(logits, 20000)
+    assert drawn.shape == (2, 20000) and drawn.dtype == tt.int64
+    for row, p in zip(drawn.numpy(), probabilities):
+        np.testing.assert_allclose(np.bincount(row, minlength=4) / 20000, p, atol=0.015)
+    compiled = tt.function(lambda x: tt.random.categorical(x, 500, dtype=tt.int32))
+    first, second = compiled(logits).numpy(), compiled(logits).numpy()
+    assert first.dtype == np.int32 and not np.array_equal(first, second)
+    assert set(first[1]) <= {0, 1}

@@ -1,4 +1,4 @@
-"""`tt.random`: seeded normal and uniform tensors.
+"""`tt.random`: seeded normal and uniform tensors, and categorical draws made of them.
 
 `set_seed(s)` makes every later draw repeatable; an op-level `seed` picks a stream of its
 own within the global seed, as TensorFlow's two-level seeds do. Eagerly, `normal` and
@@ -26,9 +26,9 @@ from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError
 from tracer.ir import dims
 from tracer.ops import random_ops
-from tracer.ops.array_ops import cast
+from tracer.ops.array_ops import cast, expand_dims
 from tracer.ops.convert import known_value
-from tracer.ops.index_ops import gather
+from tracer.ops.index_ops import argmax, gather
 from tracer.ops.math_ops import cos, log, minimum, sqrt
 from tracer.ops.sort_ops import argsort
 from tracer.random_generator import (  # noqa: F401 (tt.random's own)
@@ -131,6 +131,30 @@ def shuffle(value, seed=None, name=None):
     else:
         order = argsort(uniform([value.shape[0]], dtype=dtypes.float64, seed=seed))
     return gather(value, order)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """`num_samples` class ids for each row of `logits` [batch, classes], each drawn with
+    probability softmax(row) (a class whose logit is -inf never): [batch, num_samples], int64
+    unless `dtype` says int32. Composed as the Gumbel-max trick, the argmax of the logits plus
+    -log(-log(u)) of uniform draws u, so that it draws anew in each call of a compiled
+    function as `uniform` does; the stream is tracer's, not TensorFlow's.
+
+    >>> tt.random.categorical(tt.math.log([[0.5, 0.5, 0.0]]), 4).shape
+    TensorShape([1, 4])
+    """
+    logits = convert_to_tensor(logits)
+    dtype = dtypes.int64 if dtype is None else as_dtype(dtype)
+    if logits.ndim != 2:
+        raise ValueError(f"random.categorical: logits must be [batch, classes], not {logits.shape}")
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"random.categorical: dtype must be int32 or int64, not {dtype.name}")
+    batch, classes = logits.shape
+    # NOTE: u from the smallest normal float up, so that log(u) is finite.
+    tiny = float(np.finfo(logits.dtype.as_numpy_dtype).tiny)
+    u = uniform([batch, int(num_samples), classes], tiny, 1.0, logits.dtype, seed=seed)
+    gumbel = -log(-log(u))
+    return argmax(expand_dims(logits, 1) + gumbel, axis=-1, output_type=dtype)
 
 
 # --- candidate samplers: classes for sampled losses -----------------------------------------

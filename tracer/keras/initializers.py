@@ -26,16 +26,21 @@ from tracer.tensor import Tensor, is_tensor_like
 _TRUNCATED_STDDEV = 0.87962566103423978
 
 
-def compute_fans(shape):
-    """(fan_in, fan_out) of a weight `shape`, as Keras computes them: a vector's length for
-    both; (rows, columns) for a matrix; for a convolution kernel (..., in_channels,
+def compute_fans(shape, input_axes=None, output_axes=None):
+    """(fan_in, fan_out) of a weight `shape`, as Keras computes them: the products of the
+    sizes along `input_axes` and `output_axes` where both are given; else a vector's length
+    for both; (rows, columns) for a matrix; for a convolution kernel (..., in_channels,
     out_channels), each channel count times the receptive field size (the product of the
     leading dimensions).
 
     >>> compute_fans((3, 3, 16, 32))
     (144, 288)
+    >>> compute_fans((4, 2, 8), input_axes=[0], output_axes=[1, 2])
+    (4, 16)
     """
     shape = _shape(shape)
+    if input_axes is not None and output_axes is not None:
+        return math.prod(shape[a] for a in input_axes), math.prod(shape[a] for a in output_axes)
     if not shape:
         return 1, 1
     if len(shape) == 1:
@@ -166,8 +171,17 @@ class VarianceScaling(RandomInitializer):
     _MODES = ("fan_in", "fan_out", "fan_avg")
     _DISTRIBUTIONS = ("truncated_normal", "untruncated_normal", "uniform")
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(
+        self,
+        scale=1.0,
+        mode="fan_in",
+        distribution="truncated_normal",
+        seed=None,
+        input_axes=None,
+        output_axes=None,
+    ):
         super().__init__(seed)
+        self.input_axes, self.output_axes = input_axes, output_axes
         if scale <= 0.0:
             raise ValueError(f"VarianceScaling: scale must be positive, not {scale!r}")
         if mode not in self._MODES:
@@ -182,7 +196,7 @@ class VarianceScaling(RandomInitializer):
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
     def _draw(self, rng, shape):
-        fan_in, fan_out = compute_fans(shape)
+        fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
         variance = self.scale / max(1.0, fan[self.mode])
         if self.distribution == "uniform":
@@ -198,6 +212,8 @@ class VarianceScaling(RandomInitializer):
             "mode": self.mode,
             "distribution": self.distribution,
             **super().get_config(),
+            "input_axes": self.input_axes,
+            "output_axes": self.output_axes,
         }
 
 
@@ -206,11 +222,11 @@ class _Preset(VarianceScaling):
 
     SETTINGS = ()
 
-    def __init__(self, seed=None):
-        super().__init__(*self.SETTINGS, seed=seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(*self.SETTINGS, seed=seed, input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self):
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class GlorotUniform(_Preset):
@@ -317,7 +333,7 @@ def get(identifier):
     is), an array or tensor (its values, for that shape only), or None (None).
 
     >>> tt.keras.initializers.get("glorot_uniform")
-    GlorotUniform(seed=None)
+    GlorotUniform(seed=None, input_axes=None, output_axes=None)
     """
     if identifier is None:
         return None

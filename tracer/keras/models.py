@@ -90,6 +90,22 @@ class Model(Trainer, Layer):
         """Keras 3's `.keras` file: the model's config and its weights, in one zip."""
         extensions.saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
+    def export(self, filepath, format="tf_saved_model", verbose=True, input_signature=None, **kwargs):  # fmt: skip
+        """Keras 3's export: a SavedModel whose `serve` endpoint runs the model for inference
+        (tracer/keras/saving/export_archive.py)."""
+        from tracer.keras.saving import export_archive
+
+        export_archive.export(self, filepath, format, verbose, input_signature, **kwargs)
+
+    def get_compile_config(self):
+        """What `compile` was given, as a `.keras` file keeps it (Keras's); a model of one's
+        own may keep more, and read it back in its `compile_from_config`."""
+        return extensions.saving.model_configs.compile_config(self)
+
+    def compile_from_config(self, config):
+        """Compile the model as `config` (what `get_compile_config` gave) says."""
+        extensions.saving.model_configs.compile_from(self, config)
+
     def to_json(self, **kwargs):
         """The model's Keras config as JSON: what a .keras file's config.json holds."""
         return json.dumps(extensions.saving.model_configs.model_config(self), **kwargs)

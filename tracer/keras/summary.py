@@ -127,10 +127,14 @@ def params_text(layer):
 
 
 def _shape(shape):
-    if isinstance(shape, list):  # several outputs
-        return ", ".join(_shape(s) for s in shape)
+    """Keras's text of an output shape: `(None, 4)`, `(None)` for one axis; of several
+    outputs, their texts in the list or tuple they came in (`[(None, 4), (None, 2)]`)."""
+    if isinstance(shape, list):
+        return "[" + ", ".join(_shape(s) for s in shape) + "]"
+    if shape and all(isinstance(s, tuple) for s in shape):
+        return "(" + ", ".join(_shape(s) for s in shape) + ")"
     dims = [d if isinstance(d, (int, np.integer)) else None for d in shape]
-    return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
+    return "(" + ", ".join(str(d) for d in dims) + ")"
 
 
 def _rule(left, line, cross, right, widths):

@@ -154,6 +154,14 @@ class Trainer:
     def metrics_names(self):
         return [metric.name for metric in self.metrics]
 
+    def _metrics_result_or_logs(self, logs):
+        """The logs of an epoch (fit's) or of evaluate: the metrics' results where the last
+        step's logs name exactly the metrics, else those logs, as Keras 3's. NOTE: so a
+        train_step that returns {"loss": ...} without updating the loss metric gives an epoch
+        loss of 0, as in Keras."""
+        results = _floats(self.get_metrics_result())
+        return results if set(logs) == set(results) else logs
+
     def _returned(self, logs, return_dict):
         """What evaluate and the `*_on_batch` methods return: `logs` by name in sorted order
         (as TensorFlow's Keras gives them, through its nest's sorted dicts), or its values
@@ -280,7 +288,7 @@ class Trainer:
                 if batches.ran_out:  # (the adapter warned, as Keras's)
                     break
                 raise ValueError("fit: the training data has no batches")
-            epoch_logs = dict(logs)
+            epoch_logs = dict(self._metrics_result_or_logs(logs))
             if validation_data is not None and _validates(epoch, validation_freq):
                 val_x, val_y, val_weight = data_adapter.unpack(validation_data)
                 val_logs = self.evaluate(
@@ -332,6 +340,7 @@ class Trainer:
             callback_list.on_test_batch_end(index, logs)
         if logs is None:
             raise ValueError("evaluate: the data has no batches")
+        logs = self._metrics_result_or_logs(logs)
         callback_list.on_test_end(logs)
         return self._returned(logs, return_dict)
 

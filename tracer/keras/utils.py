@@ -1,6 +1,7 @@
 """`tt.keras.utils`: Keras's utilities that tracer has: `get_file` (tracer/keras/downloads.py),
 `Progbar`, `to_categorical`, `normalize`, `set_random_seed`, the registry of one's own
-classes for files (tracer/keras/registration.py), `pad_sequences` and
+classes for files (tracer/keras/registration.py) and Keras's entries of objects
+(tracer/keras/saving/serialization.py), `pad_sequences` and
 `timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), `array_to_img` and
 `img_to_array` (tracer/keras/image_utils.py), `plot_model` and `model_to_dot` (which do not
 draw: tracer/keras/model_visualization.py), and the datasets of a directory's text, audio
@@ -18,10 +19,14 @@ from tracer.keras.image_utils import array_to_img, img_to_array
 from tracer.keras.model_visualization import model_to_dot, plot_model
 from tracer.keras.progbar import Progbar
 from tracer.keras.registration import (
+    CustomObjectScope,
+    custom_object_scope,
+    get_custom_objects,
     get_registered_name,
     get_registered_object,
     register_keras_serializable,
 )
+from tracer.keras.saving.serialization import deserialize_keras_object, serialize_keras_object
 from tracer.keras.sequence_utils import pad_sequences, timeseries_dataset_from_array
 from tracer.keras.text_datasets import text_dataset_from_directory
 from tracer.ops.array_ops import ones_like, reshape
@@ -80,9 +85,13 @@ def set_random_seed(seed):
 
 
 __all__ = [
+    "CustomObjectScope",
     "Progbar",
     "array_to_img",
     "audio_dataset_from_directory",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
     "get_file",
     "get_registered_name",
     "get_registered_object",
@@ -93,6 +102,7 @@ __all__ = [
     "pad_sequences",
     "plot_model",
     "register_keras_serializable",
+    "serialize_keras_object",
     "set_random_seed",
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",

@@ -6,7 +6,7 @@ from tracer import random as tt_random
 from tracer import sparse
 from tracer.dtypes import as_dtype, int64
 from tracer.keras import activations
-from tracer.keras.layers.layer import Layer
+from tracer.keras.layers.layer import Layer, refuse_quantization
 from tracer.ops import array_ops, math_ops
 from tracer.ops.array_ops import cast, reshape
 from tracer.ops.index_ops import gather
@@ -29,9 +29,11 @@ class Dense(Layer):
         use_bias=True,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        quantization_config=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        refuse_quantization(self, quantization_config)
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -133,9 +135,16 @@ class Embedding(Layer):
     """
 
     def __init__(
-        self, input_dim, output_dim, embeddings_initializer="uniform", mask_zero=False, **kwargs
+        self,
+        input_dim,
+        output_dim,
+        embeddings_initializer="uniform",
+        mask_zero=False,
+        quantization_config=None,
+        **kwargs,
     ):
         super().__init__(**kwargs)
+        refuse_quantization(self, quantization_config)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = embeddings_initializer
         self.mask_zero = bool(mask_zero)

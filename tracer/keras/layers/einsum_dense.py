@@ -5,7 +5,7 @@
 import re
 
 from tracer.keras import activations
-from tracer.keras.layers.layer import Layer
+from tracer.keras.layers.layer import Layer, refuse_quantization
 from tracer.ops import math_ops
 from tracer.ops.einsum_ops import einsum
 
@@ -31,9 +31,11 @@ class EinsumDense(Layer):
         bias_axes=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        quantization_config=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        refuse_quantization(self, quantization_config)
         match = _EQUATION.match(equation.replace(" ", ""))
         if match is None or bool(match.group(1)) != bool(match.group(4)):
             raise ValueError(

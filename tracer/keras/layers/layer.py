@@ -75,6 +75,12 @@ class Layer(Module):
 
     activity_regularizer = None  # a penalty on the outputs, added to `losses` at each call
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not hasattr(build, "_marks_built"):
+            cls.build = _marking_built(build)
+
     def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, **kwargs):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
@@ -104,6 +110,8 @@ class Layer(Module):
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
         self._trainable = bool(trainable)
         self._in_call = False
+        if isinstance(dtype, dict):  # Keras's DTypePolicy entry, as get_config gives it
+            dtype = (dtype.get("config") or {}).get("name")
         self.dtype = as_dtype(dtype or "float32")
         self.built = False
         self._output_shape = None
@@ -285,32 +293,51 @@ class Layer(Module):
         return previous_mask
 
     def _base_config(self):
-        """The arguments every layer's Keras config starts with (for `get_config`)."""
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        """The arguments every layer's Keras config starts with (for `get_config`): its
+        dtype as Keras's DTypePolicy entry."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": dtype_policy(self)}
 
     @classmethod
     def from_config(cls, config):
-        """The layer `config` (what `get_config` gives) describes: `cls(**config)`, a Keras
-        file's DTypePolicy entry for `dtype` read as its name."""
-        config = dict(config)
-        if isinstance(config.get("dtype"), dict):
-            config["dtype"] = (config["dtype"].get("config") or {}).get("name")
+        """The layer `config` (what `get_config` gives) describes: `cls(**config)`."""
         return cls(**config)
 
     def get_config(self):
-        """Keras's config of the layer: its name, trainable and dtype, and each argument of
-        its constructor held as the attribute of that name (Keras's own config, for layers
-        that do not write one); a layer of one's own extends it (`config =
-        super().get_config(); config.update(units=self.units)`)."""
+        """Keras's config of the layer: its name, trainable and dtype, then Keras's arguments
+        of tracer's layer class it is (or derives from), or, for a layer of one's own that
+        writes no config, each argument of its constructor held as the attribute of that
+        name. A layer of one's own that writes its config starts from the first three alone,
+        as in Keras (`dict(units=self.units, **super().get_config())`)."""
         config = self._base_config()
+        keras_class = next(c for c in type(self).__mro__ if c.__module__.startswith("tracer."))
         saving = extensions.saving  # (tracer.keras imports it: its table knows tracer's layers)
-        arguments = saving.layer_configs.table_arguments(self) if saving else None
+        arguments = saving.layer_configs.table_arguments(self, keras_class) if saving else None
         if arguments is None:
+            if (
+                type(self).get_config is not Layer.get_config
+                and keras_class.get_config is Layer.get_config
+            ):
+                return config
             arguments = attribute_arguments(self, leave_out=init_parameters(Layer))
             if "activation" in arguments:
                 with contextlib.suppress(ValueError):  # a function of one's own stays itself
                     arguments["activation"] = activations.serialize(self.activation)
         return {**config, **{k: v for k, v in arguments.items() if k not in config}}
+
+    def get_build_config(self):
+        """Keras's record of how the layer was built, {"input_shape": [...]}, which a file
+        keeps and `build_from_config` reads back (None when it is not built); a layer of one's
+        own may record more, and read it back in its `build_from_config`."""
+        shape = getattr(self, "_build_input_shape", None)
+        if not self.built or shape is None:
+            return None
+        return {"input_shape": [None if d is None else int(d) for d in shape]}
+
+    def build_from_config(self, config):
+        """Build the layer as `config` (what `get_build_config` gave) says."""
+        if config and config.get("input_shape") is not None:
+            self.build(tuple(config["input_shape"]))
+            self.built = True
 
     @property
     def trainable(self):
@@ -496,9 +523,10 @@ def _input_shape_argument(kwargs):
 
 
 def _shapes_of(outputs):
-    """The shape of an output, or a list of the shapes of several."""
+    """The shape of an output, or the shapes of several in a list or tuple as they came (the
+    summary writes them as Keras does: [...] or (...))."""
     if isinstance(outputs, (list, tuple)):
-        return [tuple(getattr(o, "shape", ())) for o in outputs]
+        return type(outputs)(tuple(getattr(o, "shape", ())) for o in outputs)
     return tuple(getattr(outputs, "shape", ()))
 
 
@@ -585,3 +613,40 @@ def attribute_arguments(layer, leave_out):
             value = getattr(layer, name)
             arguments[name] = list(value) if isinstance(value, tuple) else value
     return arguments
+
+
+def dtype_policy(layer):
+    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none, and
+    for one that takes strings or integers: the lookup layers' policy is Keras's default)."""
+    dtype = getattr(layer, "dtype", None)
+    name = getattr(dtype, "name", None) if getattr(dtype, "is_floating", False) else None
+    return {
+        "module": "keras",
+        "class_name": "DTypePolicy",
+        "config": {"name": name or "float32"},
+        "registered_name": None,
+    }
+
+
+def refuse_quantization(layer, quantization_config):
+    """Keras's `quantization_config` argument (Dense, EinsumDense, Embedding): None, as their
+    configs write it; tracer does not quantize."""
+    if quantization_config is not None:
+        raise NotImplementedError(
+            f"{type(layer).__name__}: quantization_config={quantization_config!r}; tracer does "
+            "not quantize layers"
+        )
+
+
+def _marking_built(build):
+    """A class's `build` that, as Keras's, leaves the layer built: a layer built by hand is
+    not built again by its first call."""
+
+    @functools.wraps(build)
+    def marking_built(self, *args, **kwargs):
+        result = build(self, *args, **kwargs)
+        self.built = True
+        return result
+
+    marking_built._marks_built = True
+    return marking_built

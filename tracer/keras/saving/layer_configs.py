@@ -16,6 +16,7 @@ training (regularizers, constraints) are dropped with a warning.
 """
 
 import dataclasses
+import inspect
 import json
 import warnings
 
@@ -37,7 +38,12 @@ from tracer.keras.layers import (
     reshaping,
     wrappers,
 )
-from tracer.keras.layers.layer import Layer, attribute_arguments, init_parameters
+from tracer.keras.layers.layer import (
+    Layer,
+    attribute_arguments,
+    dtype_policy,
+    init_parameters,
+)
 from tracer.keras.operations import Operation
 from tracer.keras.registration import get_registered_name, get_registered_object
 
@@ -100,6 +106,7 @@ def _dense(layer):
         **_options(
             layer, "kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint"
         ),
+        "quantization_config": None,
     }
 
 
@@ -205,6 +212,7 @@ def _embedding(layer):
             layer, "embeddings_regularizer", "activity_regularizer", "embeddings_constraint"
         ),
         "mask_zero": layer.mask_zero,
+        "quantization_config": None,
     }
 
 
@@ -491,11 +499,12 @@ def _spec_of(cls):
     return next((s for s in LAYERS.values() if s.cls is cls), None)
 
 
-def table_arguments(layer):
+def table_arguments(layer, cls=None):
     """The Keras arguments of a layer of this module's table (`Dense`'s units, activation,
-    initializers, ...), or None for a layer it does not hold: what `Layer.get_config` gives
-    for tracer's layers."""
-    spec = _spec_of(type(layer))
+    initializers, ...), read as those of class `cls` (its own by default: a subclass of
+    Dense as a Dense), or None for a class the table does not hold: what `Layer.get_config`
+    gives for tracer's layers."""
+    spec = _spec_of(cls or type(layer))
     return None if spec is None else spec.write(layer)
 
 
@@ -529,9 +538,11 @@ def layer_config(layer, input_shape=None):
         "module": module,
         "class_name": cls.__name__,
         "config": config,
-        "registered_name": None if module.startswith("keras") else get_registered_name(cls),
+        "registered_name": None if module else get_registered_name(cls),
     }
     build_config = spec.build_config(layer) if spec is not None and spec.build_config else None
+    if type(layer).get_build_config is not Layer.get_build_config:  # a layer of one's own's
+        build_config = layer.get_build_config()
     if build_config is not None:
         entry["build_config"] = build_config
     elif input_shape is not None:
@@ -555,7 +566,7 @@ def make_layer(entry, custom_objects=None):
         return custom.from_config(config) if hasattr(custom, "from_config") else custom(**config)
     spec = LAYERS.get(_ALIASES.get(class_name, class_name))
     cls = spec.cls if spec is not None else _tracer_layer(class_name, entry)
-    kwargs = _arguments(class_name, cls, config, spec.fixed if spec else {})
+    kwargs = _arguments(class_name, cls, config, spec.fixed if spec else {}, custom_objects)
     for key in spec.nested if spec else ():
         if kwargs.get(key) is not None:
             kwargs[key] = make_layer(kwargs[key], custom_objects)
@@ -586,20 +597,6 @@ def check_no_code(value, depth=0):
             check_no_code(item, depth + 1)
 
 
-def dtype_policy(layer):
-    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none, and
-    for one that takes strings or integers: the lookup layers' policy is Keras's default)."""
-    dtype = getattr(layer, "dtype", None)
-    name = getattr(dtype, "name", None) if getattr(dtype, "is_floating", False) else None
-    name = name or "float32"
-    return {
-        "module": "keras",
-        "class_name": "DTypePolicy",
-        "config": {"name": name},
-        "registered_name": None,
-    }
-
-
 def dtype_name(value):
     """A tracer dtype name from a config's `dtype` (a policy entry or a name)."""
     if isinstance(value, dict):
@@ -611,14 +608,28 @@ def dtype_name(value):
     return value
 
 
-def build(layer, input_shape):
-    """Build `layer` for inputs of `input_shape` (None for unknown sizes), in its name scope,
-    as its first call would."""
+def build_from_entry(layer, build_config):
+    """Build a layer just read as its entry's `build_config` says: by its own
+    `build_from_config` where it has one (a layer of one's own), else for the input shape the
+    config records; one without either builds on its first call."""
+    if layer.built:
+        return
+    if type(layer).build_from_config is not Layer.build_from_config:
+        build(layer, None, lambda: layer.build_from_config(build_config))
+        return
+    shape = (build_config or {}).get("input_shape") if isinstance(build_config, dict) else None
+    if isinstance(shape, (list, tuple)) and all(d is None or isinstance(d, int) for d in shape):
+        build(layer, shape)
+
+
+def build(layer, input_shape, how=None):
+    """Build `layer` for inputs of `input_shape` (None for unknown sizes), or by calling
+    `how`, in its name scope, as its first call would."""
     from tracer.train import deferred
 
     outer = layer._enter_scope()
     try:
-        layer.build(tuple(input_shape))
+        how() if how is not None else layer.build(tuple(input_shape))
         layer.built = True
         if layer in deferred.pending:
             deferred.restore_built(layer)
@@ -626,7 +637,7 @@ def build(layer, input_shape):
         layer._leave_scope(outer)
 
 
-def _arguments(class_name, cls, config, fixed):
+def _arguments(class_name, cls, config, fixed, custom_objects=None):
     """The keyword arguments of `cls` from a layer's config."""
     accepted = init_parameters(cls)
     kwargs = {}
@@ -653,17 +664,17 @@ def _arguments(class_name, cls, config, fixed):
                     f"which tracer's {class_name} does not have"
                 )
             continue
-        value = _argument(key, value)
+        value = _argument(key, value, custom_objects)
         if value is not None or not key.endswith("_initializer"):  # None: the layer's default
             kwargs[key] = value
     return kwargs
 
 
-def _argument(key, value):
+def _argument(key, value, custom_objects=None):
     if key == "dtype":
         return dtype_name(value)
     if key == "activation":
-        return _read_activation(value)
+        return _read_activation(value, custom_objects)
     if key.endswith("_initializer"):
         return _read_initializer(value)
     if isinstance(value, list):
@@ -672,13 +683,14 @@ def _argument(key, value):
 
 
 def _keras_module(cls):
-    """Keras's module for tracer's own layers (Keras has a class of that name), the class's
-    module for a user's layer (read back through `custom_objects`)."""
+    """Keras's module for tracer's own layers (Keras has a class of that name), None for a
+    user's layer (read back by its registered name, or through `custom_objects`), as Keras
+    writes it."""
     from tracer.keras import layers
 
     if cls.__module__.startswith("tracer.keras.layers") and cls.__name__ in layers.__all__:
         return "keras.layers"
-    return cls.__module__
+    return None
 
 
 def _attribute_arguments(layer):
@@ -707,38 +719,75 @@ def _attribute_arguments(layer):
 
 def _tracer_layer(class_name, entry):
     """A layer class of `tt.keras.layers` named `class_name` (merge layers and others added
-    after this table), or the ValueError that names what tracer lacks."""
+    after this table); else a ValueError that names what tracer lacks, or, for a class of
+    one's own that is neither registered nor in `custom_objects`, Keras's TypeError."""
     from tracer.keras import layers
 
     module = entry.get("module") or ""
     cls = getattr(layers, class_name, None) if class_name in layers.__all__ else None
     if module.startswith("keras") and isinstance(cls, type) and issubclass(cls, Layer):
         return cls
-    raise ValueError(
-        f"the file holds a layer {class_name} that tracer does not have"
-        + (
-            ""
-            if module.startswith("keras")
-            else f" (from {module or 'an unnamed module'}: pass its class in custom_objects)"
-        )
+    if module.startswith("keras"):
+        raise ValueError(f"the file holds a layer {class_name} that tracer does not have")
+    raise TypeError(
+        f"could not locate class {class_name!r} (from {module or 'an unnamed module'}): "
+        "register it with @register_keras_serializable or pass its class in custom_objects"
     )
 
 
 def _activation(layer):
+    """A layer's activation as Keras writes it: a Keras activation by name, a function of
+    one's own as Keras's entry of a function, which names it as it was registered (or by its
+    own name, which `custom_objects` must give when the file is read)."""
     try:
         return activations.serialize(layer.activation)
     except ValueError:
+        if not inspect.isfunction(layer.activation) or layer.activation.__name__ == "<lambda>":
+            raise ValueError(
+                f"cannot save layer {layer.name!r}: its activation {layer.activation!r} is not "
+                "one of Keras's or a named function, so Keras could not make the layer again"
+            ) from None
+        return function_entry(layer.activation)
+
+
+def function_entry(fn):
+    """Keras's entry of a Python function (an activation, a loss of one's own)."""
+    return {
+        "module": "builtins",
+        "class_name": "function",
+        "config": get_registered_name(fn),
+        "registered_name": "function",
+    }
+
+
+def read_function(value, custom_objects=None):
+    """The function a Keras function entry (or a name) stands for: `custom_objects`'s, a
+    registered one (or one of a custom_object_scope), else Keras's activation of that name."""
+    name = value.get("config") if isinstance(value, dict) else value
+    if not isinstance(name, str):
+        raise ValueError(f"the file holds a function tracer cannot read: {value!r}")
+    found = get_registered_object(name, custom_objects)
+    if found is not None:
+        return found
+    try:
+        return activations.get(name)
+    except ValueError:
         raise ValueError(
-            f"cannot save layer {layer.name!r}: its activation {layer.activation!r} is not one "
-            "of Keras's, so Keras could not make the layer again"
+            f"the file names a function {name!r} that is neither registered nor in "
+            "custom_objects: register it with @register_keras_serializable or pass it in "
+            "custom_objects"
         ) from None
 
 
-def _read_activation(value):
+def _read_activation(value, custom_objects=None):
+    if isinstance(value, dict) and value.get("class_name") == "function":
+        return read_function(value, custom_objects)
     if isinstance(value, dict) and str(value.get("module", "")).startswith("keras"):
         value = value.get("config")
     if not isinstance(value, str):
         raise ValueError(f"the file holds an activation tracer cannot read: {value!r}")
+    if get_registered_object(value, custom_objects) is not None:
+        return read_function(value, custom_objects)
     return activations.get(value)
 
 

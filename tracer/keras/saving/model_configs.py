@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from tracer.keras.registration import get_registered_object
+from tracer.keras.registration import get_registered_name, get_registered_object
 from tracer.keras.saving import layer_configs, operations
 from tracer.keras.saving.layer_configs import dtype_policy, entry_class
 
@@ -27,21 +27,25 @@ MAX_LAYERS = 100_000
 
 
 def model_config(model, with_compile=True):
-    """The config entry of a Sequential or Functional model; `with_compile` adds its
-    `compile_config` (a model nested in another has none)."""
+    """The config entry of a Sequential or Functional model, or of a subclassed model with a
+    get_config of its own (Keras's entry: that config as it is, the shape it was built for);
+    `with_compile` adds its `compile_config` (a model nested in another has none)."""
     kind = _kind(model)
     if kind == "Sequential":
         entry = _sequential_config(model)
     elif kind == "Functional":
         entry = _functional_config(model)
+    elif _has_own_config(model):
+        entry = _subclassed_config(model)
     else:
         raise ValueError(
-            f"cannot save {type(model).__name__} {model.name!r} as a .keras file: tracer writes "
-            "the configs of Sequential and functional models; save a subclassed model's "
-            "weights with save_weights(...) and make the model again in code"
+            f"cannot save {type(model).__name__} {model.name!r} as a .keras file: a subclassed "
+            "model needs a get_config method (and from_config, unless its config is the "
+            "arguments of its constructor); or save its weights with save_weights(...) and make "
+            "the model again in code"
         )
     if with_compile:
-        entry["compile_config"] = compile_config(model)
+        entry["compile_config"] = model.get_compile_config() or {}
     return entry
 
 
@@ -65,10 +69,15 @@ def model_from_config(entry, custom_objects=None, compile=True):
             f"the file holds a model {class_name} that tracer does not have (tracer reads "
             "Sequential and functional models; pass a subclass in custom_objects)"
         )
+    if not is_model(model):  # a subclassed model: built as the entry says, to take weights
+        build_from_config(model, entry.get("build_config"))
     if config.get("trainable") is False:
         model.trainable = False
     if compile and entry.get("compile_config"):
-        _compile(model, entry["compile_config"], custom_objects)
+        if _overrides(model, "compile_from_config"):
+            model.compile_from_config(entry["compile_config"])
+        else:
+            compile_from(model, entry["compile_config"], custom_objects)
     return model
 
 
@@ -81,6 +90,58 @@ def any_from_config(entry, custom_objects):
     return layer_configs.make_layer(entry, custom_objects)
 
 
+# --- subclassed models ------------------------------------------------------------------------
+
+
+def _overrides(model, method):
+    """Whether `model`'s class writes its own `method` (a user's hook), not tracer's."""
+    from tracer.keras.models import Model
+
+    return getattr(type(model), method) is not getattr(Model, method)
+
+
+def _has_own_config(model):
+    from tracer.keras.layers.layer import Layer
+
+    return type(model).get_config is not Layer.get_config
+
+
+def _subclassed_config(model):
+    config = model.get_config()
+    if not isinstance(config, dict):
+        raise TypeError(f"{type(model).__name__}.get_config() must return a dict, not {config!r}")
+    entry = {
+        "module": None,
+        "class_name": type(model).__name__,
+        "config": config,
+        "registered_name": get_registered_name(type(model)),
+    }
+    shape = getattr(model, "_build_input_shape", None)
+    if model.built and shape is not None:
+        entry["build_config"] = {"input_shape": [None if d is None else int(d) for d in shape]}
+    return entry
+
+
+def build_from_config(layer, build_config):
+    """Build `layer` as its entry's build_config says, as Keras does: a model of one's own
+    (without a build_from_config of its own) by one call on zeros of the `input_shape` there
+    (unknown sizes 1: its layers build as the inputs reach them), a layer by
+    `layer_configs.build_from_entry`."""
+    from tracer.keras.layers.layer import Layer
+    from tracer.keras.models import Model
+    from tracer.ops.array_ops import zeros
+
+    if layer.built:
+        return
+    if isinstance(layer, Model) and type(layer).build_from_config is Layer.build_from_config:
+        shape = (build_config or {}).get("input_shape") if isinstance(build_config, dict) else None
+        if _is_flat_shape(shape):
+            layer(zeros([1 if d is None else int(d) for d in shape]))
+            layer._build_input_shape = tuple(shape)
+        return
+    layer_configs.build_from_entry(layer, build_config)
+
+
 # --- Sequential --------------------------------------------------------------------------------
 
 
@@ -90,7 +151,7 @@ def _sequential_config(model):
     if shapes and shapes[0] is not None:
         entries.append(_input_layer(shapes[0], _input_dtype(model.layers[0]), "input_layer"))
     for layer, shape in zip(model.layers, shapes):
-        if _is_model(layer):
+        if is_model(layer):
             entries.append(model_config(layer, with_compile=False))
         else:
             entries.append(layer_configs.layer_config(layer, shape))
@@ -119,11 +180,11 @@ def _sequential_input_shapes(model):
     shapes = []
     given = getattr(model, "_input_shape", None)
     batch = given[0] if given else None
-    previous = given or _inferred_shape(model.layers[:1])
+    previous = given or inferred_shape(model.layers[:1])
     for layer in model.layers:
         shapes.append(None if previous is None else [batch, *_json_dims(previous[1:])])
         output = getattr(layer, "_output_shape", None)
-        previous = output if isinstance(output, tuple) and layer.built else None
+        previous = output if _is_flat_shape(output) and layer.built else None
     return shapes
 
 
@@ -141,9 +202,8 @@ def _sequential_from_config(config, custom_objects):
             continue
         layer = any_from_config(entry, custom_objects)
         model.layers.append(layer)  # NOTE: not add(): it would build for shapes given before
-        shape = (entry.get("build_config") or {}).get("input_shape")
-        if shape is not None and not layer.built and not _is_model(layer):
-            layer_configs.build(layer, _shape(shape))
+        if not is_model(layer):
+            layer_configs.build_from_entry(layer, entry.get("build_config"))
     if input_shape is not None:
         _build_sequential(model, _shape(input_shape))
     # NOTE: built as Keras's is: each layer with weights was built from its build_config
@@ -184,7 +244,7 @@ def _functional_config(model):
             )
         elif _kind(layer) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
-        elif _is_model(layer):
+        elif is_model(layer):
             entry = model_config(layer, with_compile=False)
         elif isinstance(layer, operations.OperationLayer):
             entry = operations.entry(layer)
@@ -256,9 +316,8 @@ def _functional_from_config(config, custom_objects):
         if entry_class(entry) == "Functional":
             raise ValueError(_NESTED_FUNCTIONAL)
         layer = any_from_config(entry, custom_objects)
-        shape = (entry.get("build_config") or {}).get("input_shape")
-        if _is_flat_shape(shape) and not layer.built and not _is_model(layer):
-            layer_configs.build(layer, _shape(shape))
+        if not is_model(layer):
+            layer_configs.build_from_entry(layer, entry.get("build_config"))
         nodes = entry.get("inbound_nodes") or []
         if not isinstance(nodes, list):
             raise ValueError(f"layer {name!r}: inbound_nodes must be a list")
@@ -389,7 +448,7 @@ def compile_config(model):
         return {}
     optimizer = getattr(model, "optimizer", None)
     config = {
-        "optimizer": _optimizer_config(optimizer) if optimizer is not None else None,
+        "optimizer": optimizer_config(optimizer) if optimizer is not None else None,
         "loss": _object_config(given.get("loss"), "keras.losses"),
         "loss_weights": given.get("loss_weights"),
         "metrics": _object_config(given.get("metrics"), "keras.metrics"),
@@ -401,7 +460,8 @@ def compile_config(model):
     return config
 
 
-def _optimizer_config(optimizer):
+def optimizer_config(optimizer):
+    """An optimizer as a .keras file's compile config holds it."""
     return {
         "module": "keras.optimizers",
         "class_name": type(optimizer).__name__,
@@ -429,7 +489,7 @@ def _object_config(value, module):
     }
 
 
-def _compile(model, config, custom_objects=None):
+def compile_from(model, config, custom_objects=None):
     """Compile `model` as the file's `compile_config` says, its losses and metrics found
     among tracer's, then in `custom_objects` and the registered classes; a warning, and an
     uncompiled model, when something it names is in none of them."""
@@ -439,7 +499,7 @@ def _compile(model, config, custom_objects=None):
         return
     try:
         arguments = {
-            "optimizer": _read_optimizer(config.get("optimizer")),
+            "optimizer": read_optimizer(config.get("optimizer")),
             "loss": _read_object(config.get("loss"), losses, custom_objects),
             "loss_weights": config.get("loss_weights"),
             "metrics": _read_object(config.get("metrics"), metrics, custom_objects),
@@ -462,7 +522,7 @@ _UNSET_OPTIMIZER_OPTIONS = (None, False)
 _IGNORED_OPTIMIZER_OPTIONS = ("ema_momentum",)
 
 
-def _read_optimizer(entry):
+def read_optimizer(entry):
     """A tracer optimizer from a config entry (a name is passed on as it is)."""
     from tracer import optimizers
 
@@ -543,7 +603,14 @@ def _input_layer(shape, dtype, name, sparse=False):
     return {
         "module": "keras.layers",
         "class_name": "InputLayer",
-        "config": {"batch_shape": shape, "dtype": dtype, "sparse": sparse, "name": name},
+        "config": {
+            "batch_shape": shape,
+            "dtype": dtype,
+            "sparse": sparse,
+            "ragged": False,
+            "name": name,
+            "optional": False,
+        },
         "registered_name": None,
     }
 
@@ -559,7 +626,7 @@ def _input_dtype(layer):
     return "float32"
 
 
-def _inferred_shape(layers):
+def inferred_shape(layers):
     """The input shape of the first of `layers`: the one recorded (a Sequential's input
     shape, `input_shape=`, the first call's), else the sizes its weights fix, others None."""
     if not layers or not getattr(layers[0], "built", False):
@@ -610,5 +677,6 @@ def _kind(model):
     )
 
 
-def _is_model(layer):
+def is_model(layer):
+    """Whether `layer` is a Sequential or functional model (one that has a model config)."""
     return _kind(layer) is not None
