@@ -62,6 +62,19 @@ def test_prepare_drops_shell_lines_and_swaps_the_import():
     assert execute.prepare(source, "tf") == "import tensorflow as tf"
 
 
+def test_prepare_swaps_imports_of_modules_in_tensorflow():
+    source = (
+        "import tensorflow.compat.v1 as tf1\nfrom tensorflow import keras\n"
+        "from tensorflow.keras import layers\nimport tensorflow_datasets as tfds\n"
+        "x = 'import tensorflow'"
+    )
+    assert execute.prepare(source, "tracer") == (
+        "import tracer.compat.v1 as tf1\nfrom tracer import keras\n"
+        "from tracer.keras import layers\nimport tensorflow_datasets as tfds\n"
+        "x = 'import tensorflow'"
+    )
+
+
 def test_normalize_reads_tracer_as_tensorflow_and_drops_noise():
     tracer_text = (
         "tracer.Tensor(1.0, shape=(), dtype=float32) <tracer.variables.Foo object at 0x7f00>\n"
