@@ -175,6 +175,50 @@ def test_ref_keys_a_dict_by_identity():
     assert a.ref() != b.ref()
 
 
+def test_tensor_equality_by_identity_when_disabled():
+    """TensorFlow 2.21 printed, for two Variable(0.0) x and y: `x == y` a bool tensor
+    (True); after disable_tensor_equality() x == y False, x == x True, x != y True, a
+    constant == an equal constant False, {x, y, x} two members; enable_tensor_equality()
+    gives the tensor again. An eager tensor stays unhashable."""
+    x, y = tt.Variable(0.0), tt.Variable(0.0)
+    assert repr(x == y) == "<tracer.Tensor: shape=(), dtype=bool, numpy=True>"
+    with pytest.raises(TypeError) as raised:
+        hash(x)
+    assert str(raised.value) == (
+        "Variable is unhashable. Instead, use variable.ref() as the key. "
+        "(Variable: <tracer.Variable 'Variable:0' shape=() dtype=float32, numpy=0.0>)"
+    )
+    v1.disable_tensor_equality()
+    try:
+        assert (x == y) is False and (x == x) is True and (x != y) is True
+        assert (tt.constant(1.0) == tt.constant(1.0)) is False
+        assert (x == 0.0) is False
+        assert len({x, y, x}) == 2
+        with pytest.raises(TypeError, match="Tensor is unhashable"):
+            hash(tt.constant(2.0))
+    finally:
+        v1.enable_tensor_equality()
+    assert isinstance(x == y, tt.Tensor) and bool(x == y)
+
+
+def test_dimension():
+    """TensorFlow 2.21 printed Dimension(16) 16 16 True True Dimension(None) None True True
+    16 for repr, str, value, is_compatible_with(16), with Dimension(None), repr and value
+    of Dimension(None), == 16, == Dimension(16), int; and "Dimensions 16 and 8 are not
+    compatible" from assert_is_compatible_with(8)."""
+    d = v1.Dimension(16)
+    assert (repr(d), str(d), d.value) == ("Dimension(16)", "16", 16)
+    assert d.is_compatible_with(16) and d.is_compatible_with(v1.Dimension(None))
+    assert not d.is_compatible_with(8)
+    assert repr(v1.Dimension(None)) == "Dimension(None)" and v1.Dimension(None).value is None
+    assert d == 16 and d == v1.Dimension(16) and int(d) == 16
+    assert (v1.Dimension(None) == 16) is None
+    with pytest.raises(ValueError, match="^Dimensions 16 and 8 are not compatible$"):
+        d.assert_is_compatible_with(8)
+    assert v1.dimension_value(tt.TensorShape([3])[0]) == 3 and v1.dimension_value(d) == 16
+    assert tt.TensorShape([d, v1.Dimension(None)]) == (16, None)
+
+
 def test_variables_are_read_when_the_session_runs():
     graph = v1.Graph()
     with graph.as_default():

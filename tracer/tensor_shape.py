@@ -78,6 +78,79 @@ class TensorShape(tuple):
         )
 
 
+class Dimension:
+    """TensorFlow 1's size of one dimension (`tt.compat.v1.Dimension`): `value` is the int,
+    or None where unknown. Comparisons with an unknown size give None.
+
+    >>> tt.compat.v1.Dimension(16).is_compatible_with(tt.compat.v1.Dimension(None))
+    True
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        if isinstance(value, Dimension):
+            value = value.value
+        self._value = None if value is None else int(value)
+
+    @property
+    def value(self):
+        return self._value
+
+    def is_compatible_with(self, other):
+        other = as_dimension(other)
+        return self._value is None or other.value is None or self._value == other.value
+
+    def assert_is_compatible_with(self, other):
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {other} are not compatible")
+
+    def merge_with(self, other):
+        other = as_dimension(other)
+        self.assert_is_compatible_with(other)
+        return Dimension(other.value if self._value is None else self._value)
+
+    def __eq__(self, other):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if self._value is None or other.value is None:
+            return None
+        return self._value == other.value
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is None or equal is NotImplemented else not equal
+
+    def __hash__(self):
+        return hash(self._value)
+
+    def __int__(self):
+        return self._value
+
+    def __index__(self):
+        return self._value
+
+    def __repr__(self):
+        return f"Dimension({self._value})"
+
+    def __str__(self):
+        return "?" if self._value is None else str(self._value)
+
+
+def as_dimension(value):
+    """`value` (an int, None or a Dimension) as a Dimension."""
+    return value if isinstance(value, Dimension) else Dimension(value)
+
+
+def dimension_value(dimension):
+    """The int (or None) of a size, whether a Dimension (TensorFlow 1) or already an int."""
+    return dimension.value if isinstance(dimension, Dimension) else dimension
+
+
 def _size(d):
     """One size of a TensorShape: None, a symbol of a trace, or an int."""
+    if isinstance(d, Dimension):
+        return d.value
     return d if d is None or isinstance(d, Dim) else int(d)
