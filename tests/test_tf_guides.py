@@ -100,6 +100,24 @@ def test_normalize_reads_tracer_as_tensorflow_and_drops_noise():
     assert compare.normalize("tf.Tensor(1)") != compare.normalize("tf.Tensor(2)")
 
 
+def test_normalize_reads_module_names_and_temporary_folders_as_tensorflows():
+    pairs = [
+        (
+            "AttributeError: module 'tracer.compat.v1' has no attribute 'estimator'",
+            "AttributeError: module 'tensorflow.compat.v1' has no attribute 'estimator'",
+        ),
+        (
+            "module 'tracer.keras.utils' has no attribute 'X'",
+            "module 'keras.utils' has no attribute 'X'",
+        ),
+        ("module 'tracer' has no attribute 'Y'", "module 'tensorflow' has no attribute 'Y'"),
+        ("Received: filepath=/tmp/tmpfiltts0c", "Received: filepath=/tmp/tmpqll7uj3j"),
+    ]
+    for tracer_text, tf_text in pairs:
+        assert compare.normalize(tracer_text) == compare.normalize(tf_text)
+    assert compare.normalize("module 'tracer' has") != compare.normalize("module 'keras' has")
+
+
 def _cell(index, source, output="", error=None):
     return {"cell": index, "source": source, "output": output, "error": error}
 
