@@ -247,6 +247,18 @@ def test_shape_compares_equal_to_a_tuple():
     assert tt.constant(np.zeros((0, 3))).shape == (0, 3)
 
 
+def test_a_shapes_dims_are_dimensions():
+    """TensorFlow 2.21 printed [Dimension(16), Dimension(None), Dimension(256)] for
+    TensorShape([16, None, 256]).dims (the shape's items are ints), `?` for str(dims[1]),
+    and [] for TensorShape([]).dims."""
+    shape = tt.TensorShape([16, None, 256])
+    assert repr(shape.dims) == "[Dimension(16), Dimension(None), Dimension(256)]"
+    assert str(shape.dims[1]) == "?" and type(shape[0]) is int
+    assert shape.dims[0].is_compatible_with(16) and shape.dims[1].is_compatible_with(16)
+    assert tt.TensorShape([]).dims == []
+    assert [d.value for d in tt.constant(np.zeros((2, 3))).shape.dims] == [2, 3]
+
+
 def test_tensors_and_variables_are_unhashable():
     # TensorFlow 2: `==` is elementwise, so tensors and variables cannot be dict keys.
     with pytest.raises(TypeError):

@@ -40,7 +40,9 @@ class TensorShape(tuple):
 
     @property
     def dims(self):
-        return list(self)
+        """The sizes as `Dimension`s, as TensorFlow 2's `dims` gives them (indexing the
+        shape gives ints)."""
+        return [Dimension(d if d is None or isinstance(d, int) else None) for d in self]
 
     def as_list(self):
         return list(self)
