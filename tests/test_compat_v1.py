@@ -201,6 +201,20 @@ def test_tensor_equality_by_identity_when_disabled():
     assert isinstance(x == y, tt.Tensor) and bool(x == y)
 
 
+def test_graph_and_keras_are_tensorflow_2s_names_too():
+    """TensorFlow 2 has tf.Graph (tf.compat.v1.Graph itself) and tf.compat.v1.keras (its
+    Keras); a name neither has is an AttributeError naming the module."""
+    assert tt.Graph is v1.Graph and v1.keras is tt.keras
+    graph = tt.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tt.float32, [2])
+        y = x * 2.0
+    with v1.Session(graph=graph) as session:
+        np.testing.assert_array_equal(session.run(y, {x: [1.0, 2.0]}), [2.0, 4.0])
+    with pytest.raises(AttributeError, match="'tracer.compat.v1' has no attribute 'estimator'"):
+        v1.estimator  # noqa: B018
+
+
 def test_dimension():
     """TensorFlow 2.21 printed Dimension(16) 16 16 True True Dimension(None) None True True
     16 for repr, str, value, is_compatible_with(16), with Dimension(None), repr and value

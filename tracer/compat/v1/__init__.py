@@ -1,7 +1,10 @@
 """`tt.compat.v1`: TensorFlow 1's graph mode, as tracer runs it (tracer/compat/v1/graphs.py):
 build a `Graph` with placeholders, differentiate it with `gradients` or a tape, and
 `Session.run` what it computes for fed values, each distinct run compiled once; and
-TensorFlow 1's `Dimension` and `==` by identity (`disable_tensor_equality`)."""
+TensorFlow 1's `Dimension` and `==` by identity (`disable_tensor_equality`). `keras` is
+`tt.keras`, as TensorFlow 2's `tf.compat.v1.keras` is its Keras."""
+
+import importlib as _importlib
 
 from tracer.compat.v1.behaviors import disable_tensor_equality, enable_tensor_equality
 from tracer.compat.v1.graphs import (
@@ -29,6 +32,14 @@ __all__ = [
     "executing_eagerly",
     "get_default_graph",
     "gradients",
+    "keras",
     "placeholder",
     "reset_default_graph",
 ]
+
+
+def __getattr__(name):
+    """`keras` at its first use (tt.keras, imported when used, as `tt.keras` is)."""
+    if name == "keras":
+        return _importlib.import_module("tracer.keras")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
