@@ -112,10 +112,19 @@ def test_normalize_reads_module_names_and_temporary_folders_as_tensorflows():
         ),
         ("module 'tracer' has no attribute 'Y'", "module 'tensorflow' has no attribute 'Y'"),
         ("Received: filepath=/tmp/tmpfiltts0c", "Received: filepath=/tmp/tmpqll7uj3j"),
+        (
+            "/w/tracer/keras/layers/layer.py:105: UserWarning: Do not pass\n"
+            "  _warn_input_shape(self)\nok\n",
+            "/lib/keras/src/layers/reshaping/flatten.py:37: UserWarning: Do not pass\n"
+            "  super().__init__(**kwargs)\nok\n",
+        ),
     ]
     for tracer_text, tf_text in pairs:
         assert compare.normalize(tracer_text) == compare.normalize(tf_text)
     assert compare.normalize("module 'tracer' has") != compare.normalize("module 'keras' has")
+    assert compare.normalize("<cell-2>:3: UserWarning: a\n  x = f()\n") != compare.normalize(
+        "<cell-2>:3: UserWarning: b\n  x = f()\n"
+    )
 
 
 def _cell(index, source, output="", error=None):
