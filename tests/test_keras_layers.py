@@ -1,6 +1,8 @@
 """tt.keras.layers and tt.keras.Sequential: values against numpy, Keras's names, shapes and
 weight order, training-mode behaviour, and the same numbers eager and compiled."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -301,3 +303,31 @@ def test_a_subclassed_model_lists_its_layers_and_gets_one_by_name_or_index():
         model.layers = []
     sequential = tt.keras.Sequential([tt.keras.layers.Dense(2, name="only")])
     assert sequential.get_layer("only") is sequential.layers[0]
+
+
+def test_input_shape_warns_as_keras_3():
+    """Keras 3 (TensorFlow 2.21) warned 'Do not pass an `input_shape`/`input_dim` argument
+    to a layer. ...' from its layer's `super().__init__(**kwargs)` line, once per line; a
+    layer of the user's with its own __init__ is warned at that __init__'s line."""
+    import warnings
+
+    message = (
+        "Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential "
+        "models, prefer using an `Input(shape)` object as the first layer in the model "
+        "instead."
+    )
+
+    class Scaled(layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)  # the line warned
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        layers.Flatten(input_shape=(28, 28))
+        layers.Dense(3, input_dim=5)
+        Scaled(input_shape=(2,))
+        layers.Dense(3)
+    assert [str(w.message) for w in caught] == [message] * 3
+    assert all(w.category is UserWarning for w in caught)
+    assert os.sep + "tracer" + os.sep in caught[0].filename
+    assert caught[2].filename == __file__

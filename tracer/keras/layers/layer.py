@@ -12,6 +12,8 @@ import contextlib
 import functools
 import inspect
 import re
+import sys
+import warnings
 
 import numpy as np
 
@@ -99,6 +101,8 @@ class Layer(Module):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
         self._input_shape_argument = _input_shape_argument(kwargs)
+        if self._input_shape_argument is not None:
+            _warn_input_shape(self)
         # Keras's `kernel_regularizer=...`, `bias_constraint=...`: for the weight of that name
         self._weight_options = self._take_weight_options(kwargs)
         self._regularized = []  # (weight, regularizer) of each regularized weight
@@ -486,6 +490,20 @@ def _makes_masks(cls):
 @functools.cache
 def _takes_mask(call):
     return "mask" in inspect.signature(call).parameters
+
+
+def _warn_input_shape(layer):
+    """Keras 3's warning against `input_shape=`, attributed to the line that called
+    `Layer.__init__`, as Keras's is (every Keras layer's `super().__init__(**kwargs)`, shown
+    once per line); where one of tracer's layers has no __init__ of its own, to this one."""
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    own = type(layer).__module__.startswith("tracer.") and not caller.startswith("tracer.")
+    warnings.warn(
+        "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+        "Sequential models, prefer using an `Input(shape)` object as the first layer in the "
+        "model instead.",
+        stacklevel=2 if own else 3,
+    )
 
 
 def _input_shape_argument(kwargs):
