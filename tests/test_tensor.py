@@ -259,6 +259,24 @@ def test_a_shapes_dims_are_dimensions():
     assert [d.value for d in tt.constant(np.zeros((2, 3))).shape.dims] == [2, 3]
 
 
+def test_a_shape_of_known_rank_is_true():
+    """TensorFlow 2.21 printed True for bool(TensorShape(s)) with s = [], [0], [1], [None],
+    [1, 10, 100] and [None, None, None] (a known rank, a scalar's too); len() and iteration
+    of a scalar tensor still raise."""
+    for dims in ([], [0], [1], [None], [1, 10, 100], [None, None, None]):
+        assert bool(tt.TensorShape(dims)) is True
+    scalar = tt.constant(1.0)
+    assert scalar.shape and scalar.shape == () and len(scalar.shape) == 0
+    with pytest.raises(TypeError, match="len"):
+        len(scalar)
+    with pytest.raises(TypeError, match="iteration"):
+        iter(scalar)
+    assert tt.vectorized_map(lambda r: r * 2.0, tt.constant([1.0, 2.0])).numpy().tolist() == [
+        2.0,
+        4.0,
+    ]
+
+
 def test_tensors_and_variables_are_unhashable():
     # TensorFlow 2: `==` is elementwise, so tensors and variables cannot be dict keys.
     with pytest.raises(TypeError):

@@ -119,12 +119,12 @@ class TensorLike:
         return bool(tensor._concrete_value())
 
     def __len__(self):
-        if not self.shape:
+        if self.ndim == 0:
             raise TypeError("len() of a scalar tensor (shape ()) is undefined")
         return self.shape[0]
 
     def __iter__(self):
-        if not self.shape:
+        if self.ndim == 0:
             raise TypeError("iteration over a scalar tensor (shape ()) is undefined")
         return (self[i] for i in range(self.shape[0]))
 

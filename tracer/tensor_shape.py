@@ -1,7 +1,7 @@
 """`tt.TensorShape`: TensorFlow's shape object, as `Tensor.get_shape()` gives it.
 
 A TensorShape is a tuple (of ints, None where a size is unknown), so it compares equal to
-tuples and works wherever they do, with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
+tuples and works wherever they do (except that a scalar's is a true value, as TensorFlow's), with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
 While a function is traced, a size known only when it runs is a symbol of the trace (a
 `tracer.ir.dims.Dim`, where TensorFlow gives None): ops take it as a size, and the methods
 count it as unknown.
@@ -61,6 +61,12 @@ class TensorShape(tuple):
 
     def concatenate(self, other):
         return TensorShape([*self, *other])
+
+    def __bool__(self):
+        """True, as TensorFlow's TensorShape of a known rank is, a scalar's `()` too (not
+        as an empty tuple): `if x.shape:` asks whether the rank is known, which in tracer it
+        always is. Ask `len(x.shape)` or `x.ndim` for the rank."""
+        return True
 
     def __getitem__(self, key):
         item = super().__getitem__(key)

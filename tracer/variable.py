@@ -163,7 +163,7 @@ class Variable(TensorLike):
                 f"{method}: sparse_delta must be an IndexedSlices, not {sparse_delta!r}"
             )
         values = convert_to_tensor(values, self.dtype)
-        if not self.shape or values.shape[1:] != self.shape[1:]:
+        if self.ndim == 0 or values.shape[1:] != self.shape[1:]:
             raise ValueError(
                 f"{method}: rows of shape {values.shape[1:]} do not fit {self.name} of shape "
                 f"{self.shape}"
