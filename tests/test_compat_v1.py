@@ -137,6 +137,10 @@ def test_errors_name_what_is_wrong():
         session.run(y, feed_dict={x: np.ones(3), 3: 1.0})
     with pytest.raises(RuntimeError, match="not compatible with eager execution"):
         v1.placeholder(tt.float32, shape=[1])
+    with tt.Graph().as_default():
+        for unknown in (None, tt.TensorShape(None)):
+            with pytest.raises(ValueError, match="placeholder needs a shape"):
+                v1.placeholder(tt.float32, shape=unknown)
     with pytest.raises(RuntimeError, match="eager execution is enabled"):
         tt.gradients(tt.constant(1.0), tt.constant(1.0))
     with pytest.raises(TypeError, match="unhashable"):

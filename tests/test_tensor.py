@@ -277,6 +277,36 @@ def test_a_shape_of_known_rank_is_true():
     ]
 
 
+def test_a_shape_of_unknown_rank():
+    """TensorFlow 2.21 printed, for TensorShape(None): TensorShape(None) <unknown> None None
+    None False False None (repr, str, rank, ndims, dims, bool, is_fully_defined,
+    num_elements); == TensorShape(None) True, == () False, [0] None, [1:] TensorShape(None);
+    these ValueErrors for len, as_list and iteration; concatenating gives TensorShape(None);
+    and TensorSpec(TensorShape(None)) prints shape=<unknown>."""
+    unknown = tt.TensorShape(None)
+    assert (repr(unknown), str(unknown)) == ("TensorShape(None)", "<unknown>")
+    assert unknown.rank is None and unknown.ndims is None and unknown.dims is None
+    assert not unknown and not unknown.is_fully_defined() and unknown.num_elements() is None
+    assert unknown == tt.TensorShape(None) and unknown != () and unknown != tt.TensorShape([])
+    assert unknown[0] is None and repr(unknown[1:]) == "TensorShape(None)"
+    with pytest.raises(ValueError, match="^Cannot take the length of shape with unknown rank.$"):
+        len(unknown)
+    with pytest.raises(
+        ValueError, match="^as_list\\(\\) is not defined on an unknown TensorShape.$"
+    ):
+        unknown.as_list()
+    with pytest.raises(ValueError, match="^Cannot iterate over a shape with unknown rank.$"):
+        list(unknown)
+    assert repr(unknown.concatenate([2])) == repr(tt.TensorShape([1]).concatenate(unknown))
+    assert repr(tt.TensorShape(unknown)) == "TensorShape(None)"
+    assert str(tt.TensorSpec(unknown, tt.float32)) == (
+        "TensorSpec(shape=<unknown>, dtype=tt.float32, name=None)"
+    )
+    x = tt.constant([1.0, 2.0])
+    x.set_shape(unknown)
+    assert tt.ensure_shape(x, unknown) is not None
+
+
 def test_tensors_and_variables_are_unhashable():
     # TensorFlow 2: `==` is elementwise, so tensors and variables cannot be dict keys.
     with pytest.raises(TypeError):

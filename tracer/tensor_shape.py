@@ -22,8 +22,8 @@ class TensorShape(tuple):
     __slots__ = ()
 
     def __new__(cls, dims=()):
-        if dims is None:
-            raise ValueError("tracer's TensorShape has a known rank: give the dimensions")
+        if is_unknown_rank(dims):
+            return UNKNOWN_RANK
         return super().__new__(cls, (_size(d) for d in dims))
 
     @classmethod
@@ -60,6 +60,8 @@ class TensorShape(tuple):
         return count
 
     def concatenate(self, other):
+        if is_unknown_rank(other):
+            return UNKNOWN_RANK
         return TensorShape([*self, *other])
 
     def __bool__(self):
@@ -84,6 +86,73 @@ class TensorShape(tuple):
             + ("," if len(self) == 1 else "")
             + ")"
         )
+
+
+class _UnknownRank(TensorShape):
+    """`TensorShape(None)`: TensorFlow's shape of unknown rank, as a value a program can
+    hold, print, compare and give where a shape of unknown rank is taken (a TensorSpec,
+    `set_shape`, `ensure_shape`): no rank, no dims, a false value; its length, list and
+    iteration are TensorFlow's ValueErrors. (tracer's tensors always have a rank: a
+    function traced for an unknown rank is traced once per rank it is called with.)"""
+
+    __slots__ = ()
+
+    @property
+    def rank(self):
+        return None
+
+    ndims = rank
+
+    @property
+    def dims(self):
+        return None
+
+    def as_list(self):
+        raise ValueError("as_list() is not defined on an unknown TensorShape.")
+
+    def is_fully_defined(self):
+        return False
+
+    def num_elements(self):
+        return None
+
+    def concatenate(self, other):
+        return UNKNOWN_RANK
+
+    def __bool__(self):
+        return False
+
+    def __len__(self):
+        raise ValueError("Cannot take the length of shape with unknown rank.")
+
+    def __iter__(self):
+        raise ValueError("Cannot iterate over a shape with unknown rank.")
+
+    def __getitem__(self, key):
+        return self if isinstance(key, slice) else None
+
+    def __eq__(self, other):
+        return other is self
+
+    def __ne__(self, other):
+        return other is not self
+
+    def __hash__(self):
+        return hash(None)
+
+    def __repr__(self):
+        return "TensorShape(None)"
+
+    def __str__(self):
+        return "<unknown>"
+
+
+UNKNOWN_RANK = tuple.__new__(_UnknownRank, ())
+
+
+def is_unknown_rank(shape):
+    """Whether `shape` (None, or a TensorShape or sequence) is of unknown rank."""
+    return shape is None or shape is UNKNOWN_RANK
 
 
 class Dimension:
