@@ -439,3 +439,38 @@ def test_a_subclass_given_inputs_and_outputs_is_functional_with_its_own_train_st
     np.testing.assert_allclose(history["loss"], [0.17317, 0.09867, 0.0961], atol=6e-6)
     np.testing.assert_allclose(history["mae"], [0.34166, 0.26576, 0.26492], atol=6e-6)
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [0.0906936, 0.256542], rtol=1e-5)
+
+
+def test_fit_warns_that_shuffle_leaves_a_dataset_or_generator_as_it_is(monkeypatch):
+    """Keras 3 (TensorFlow 2.21) warned once, at the first fit on a dataset with the default
+    shuffle=True: "`shuffle=True` was passed, but will be ignored since the data `x` was
+    provided as a tf.data.Dataset. ..." (and the same for a generator); not for
+    shuffle=False or evaluate."""
+    import warnings
+
+    from tracer.keras import data_adapter
+
+    monkeypatch.setattr(data_adapter, "_shuffles_warned", set())
+    x, y = _data(8)
+    dataset = tt.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    model = _mlp()
+    model.compile(optimizer="sgd", loss="mse")
+
+    def generator():
+        yield x[:4], y[:4]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(dataset, verbose=0, shuffle=False)
+        model.evaluate(dataset, verbose=0)
+        assert not caught
+        model.fit(dataset, verbose=0, epochs=2)
+        model.fit(dataset, verbose=0)
+        model.fit(generator(), verbose=0)
+    assert [str(w.message) for w in caught] == [
+        "`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+        "tf.data.Dataset. The Dataset is expected to already be shuffled (via "
+        "`.shuffle(buffer_size)`).",
+        "`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+        "generator. The generator is expected to yield already-shuffled data.",
+    ]

@@ -14,6 +14,8 @@ repeated dataset or an endless generator serves every epoch), as Keras does.
 """
 
 import math
+import types
+import warnings
 
 import numpy as np
 
@@ -35,6 +37,8 @@ def adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=
                     f"{what}: `{name}` must not be given when x is {kind} (its elements hold "
                     f"the batches), given {name}={_describe(value)}"
                 )
+        if shuffle and (isinstance(x, Dataset) or isinstance(x, types.GeneratorType)):
+            _warn_shuffle_ignored(isinstance(x, Dataset))
         return StreamAdapter(x, steps)
     leaves = nest.flatten((x, y, sample_weight), expand_composites=False)
     if not all(leaf is None or _array_like(leaf) for leaf in leaves):
@@ -42,6 +46,28 @@ def adapter(x, y=None, sample_weight=None, batch_size=None, steps=None, shuffle=
         # list of numbers, which Keras reads as a structure of inputs) is not an input
         raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
     return ArrayAdapter(x, y, sample_weight, batch_size or 32, steps, shuffle, what)
+
+
+_SHUFFLE_IGNORED = {
+    True: "`shuffle=True` was passed, but will be ignored since the data `x` was provided as "
+    "a tf.data.Dataset. The Dataset is expected to already be shuffled (via "
+    "`.shuffle(buffer_size)`).",
+    False: "`shuffle=True` was passed, but will be ignored since the data `x` was provided "
+    "as a generator. The generator is expected to yield already-shuffled data.",
+}
+
+
+_shuffles_warned = set()
+
+
+def _warn_shuffle_ignored(dataset):
+    """Keras 3's warning that fit's `shuffle=True` (its default) leaves a dataset or
+    generator as it is. Keras warns from its library's line, which Python shows once per
+    process; tracer keeps count itself, as converting a function with AutoGraph resets
+    Python's record of the warnings shown."""
+    if dataset not in _shuffles_warned:
+        _shuffles_warned.add(dataset)
+        warnings.warn(_SHUFFLE_IGNORED[dataset], stacklevel=3)
 
 
 def split_for_validation(x, y, sample_weight, validation_split):
