@@ -305,7 +305,7 @@ def test_a_subclassed_model_lists_its_layers_and_gets_one_by_name_or_index():
     assert sequential.get_layer("only") is sequential.layers[0]
 
 
-def test_input_shape_warns_as_keras_3():
+def test_input_shape_warns_as_keras_3(monkeypatch):
     """Keras 3 (TensorFlow 2.21) warned 'Do not pass an `input_shape`/`input_dim` argument
     to a layer. ...' from its layer's `super().__init__(**kwargs)` line, once per line; a
     layer of the user's with its own __init__ is warned at that __init__'s line."""
@@ -321,12 +321,16 @@ def test_input_shape_warns_as_keras_3():
         def __init__(self, **kwargs):
             super().__init__(**kwargs)  # the line warned
 
+    from tracer.keras.layers import layer as layer_module
+
+    monkeypatch.setattr(layer_module, "_input_shape_warned", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         layers.Flatten(input_shape=(28, 28))
         layers.Dense(3, input_dim=5)
         Scaled(input_shape=(2,))
         layers.Dense(3)
+        layers.Flatten(input_shape=(28, 28))  # once per line, as Python shows Keras's
     assert [str(w.message) for w in caught] == [message] * 3
     assert all(w.category is UserWarning for w in caught)
     assert os.sep + "tracer" + os.sep in caught[0].filename

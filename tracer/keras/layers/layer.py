@@ -492,12 +492,21 @@ def _takes_mask(call):
     return "mask" in inspect.signature(call).parameters
 
 
+_input_shape_warned = set()  # the lines warned at: (file, line number)
+
+
 def _warn_input_shape(layer):
     """Keras 3's warning against `input_shape=`, attributed to the line that called
     `Layer.__init__`, as Keras's is (every Keras layer's `super().__init__(**kwargs)`, shown
     once per line); where one of tracer's layers has no __init__ of its own, to this one."""
     caller = sys._getframe(2).f_globals.get("__name__", "")
     own = type(layer).__module__.startswith("tracer.") and not caller.startswith("tracer.")
+    # once per line, counted here: AutoGraph's catch_warnings resets Python's record
+    line = sys._getframe(1 if own else 2)
+    key = (line.f_code.co_filename, line.f_lineno)
+    if key in _input_shape_warned:
+        return
+    _input_shape_warned.add(key)
     warnings.warn(
         "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
         "Sequential models, prefer using an `Input(shape)` object as the first layer in the "
