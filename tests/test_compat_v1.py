@@ -137,6 +137,10 @@ def test_errors_name_what_is_wrong():
         session.run(y, feed_dict={x: np.ones(3), 3: 1.0})
     with pytest.raises(RuntimeError, match="not compatible with eager execution"):
         v1.placeholder(tt.float32, shape=[1])
+    with tt.Graph().as_default():
+        for unknown in (None, tt.TensorShape(None)):
+            with pytest.raises(ValueError, match="placeholder needs a shape"):
+                v1.placeholder(tt.float32, shape=unknown)
     with pytest.raises(RuntimeError, match="eager execution is enabled"):
         tt.gradients(tt.constant(1.0), tt.constant(1.0))
     with pytest.raises(TypeError, match="unhashable"):
@@ -173,6 +177,64 @@ def test_ref_keys_a_dict_by_identity():
     assert table[variable.ref()] == "v"
     assert a.ref().deref() is a
     assert a.ref() != b.ref()
+
+
+def test_tensor_equality_by_identity_when_disabled():
+    """TensorFlow 2.21 printed, for two Variable(0.0) x and y: `x == y` a bool tensor
+    (True); after disable_tensor_equality() x == y False, x == x True, x != y True, a
+    constant == an equal constant False, {x, y, x} two members; enable_tensor_equality()
+    gives the tensor again. An eager tensor stays unhashable."""
+    x, y = tt.Variable(0.0), tt.Variable(0.0)
+    assert repr(x == y) == "<tracer.Tensor: shape=(), dtype=bool, numpy=True>"
+    with pytest.raises(TypeError) as raised:
+        hash(x)
+    assert str(raised.value) == (
+        "Variable is unhashable. Instead, use variable.ref() as the key. "
+        "(Variable: <tracer.Variable 'Variable:0' shape=() dtype=float32, numpy=0.0>)"
+    )
+    v1.disable_tensor_equality()
+    try:
+        assert (x == y) is False and (x == x) is True and (x != y) is True
+        assert (tt.constant(1.0) == tt.constant(1.0)) is False
+        assert (x == 0.0) is False
+        assert len({x, y, x}) == 2
+        with pytest.raises(TypeError, match="Tensor is unhashable"):
+            hash(tt.constant(2.0))
+    finally:
+        v1.enable_tensor_equality()
+    assert isinstance(x == y, tt.Tensor) and bool(x == y)
+
+
+def test_graph_and_keras_are_tensorflow_2s_names_too():
+    """TensorFlow 2 has tf.Graph (tf.compat.v1.Graph itself) and tf.compat.v1.keras (its
+    Keras); a name neither has is an AttributeError naming the module."""
+    assert tt.Graph is v1.Graph and v1.keras is tt.keras
+    graph = tt.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tt.float32, [2])
+        y = x * 2.0
+    with v1.Session(graph=graph) as session:
+        np.testing.assert_array_equal(session.run(y, {x: [1.0, 2.0]}), [2.0, 4.0])
+    with pytest.raises(AttributeError, match="'tracer.compat.v1' has no attribute 'estimator'"):
+        v1.estimator  # noqa: B018
+
+
+def test_dimension():
+    """TensorFlow 2.21 printed Dimension(16) 16 16 True True Dimension(None) None True True
+    16 for repr, str, value, is_compatible_with(16), with Dimension(None), repr and value
+    of Dimension(None), == 16, == Dimension(16), int; and "Dimensions 16 and 8 are not
+    compatible" from assert_is_compatible_with(8)."""
+    d = v1.Dimension(16)
+    assert (repr(d), str(d), d.value) == ("Dimension(16)", "16", 16)
+    assert d.is_compatible_with(16) and d.is_compatible_with(v1.Dimension(None))
+    assert not d.is_compatible_with(8)
+    assert repr(v1.Dimension(None)) == "Dimension(None)" and v1.Dimension(None).value is None
+    assert d == 16 and d == v1.Dimension(16) and int(d) == 16
+    assert (v1.Dimension(None) == 16) is None
+    with pytest.raises(ValueError, match="^Dimensions 16 and 8 are not compatible$"):
+        d.assert_is_compatible_with(8)
+    assert v1.dimension_value(tt.TensorShape([3])[0]) == 3 and v1.dimension_value(d) == 16
+    assert tt.TensorShape([d, v1.Dimension(None)]) == (16, None)
 
 
 def test_variables_are_read_when_the_session_runs():

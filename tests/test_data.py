@@ -77,6 +77,22 @@ def test_map_filter_and_the_calling_convention():
     assert len(traces) == 1
 
 
+def test_a_list_a_map_function_returns_is_a_tuple_of_components():
+    """TensorFlow 2.21 printed, for range(3).map(lambda x: [x, tf.cast(x, tf.float32)]):
+    element_spec (TensorSpec(shape=(), dtype=tf.int64, name=None), TensorSpec(shape=(),
+    dtype=tf.float32, name=None)) and elements (0, 0.0), (1, 1.0), (2, 2.0): a list of
+    results is that many components (as tt.py_function returns them), not one tensor."""
+    mapped = Dataset.range(3).map(lambda x: [x, tt.cast(x, tt.float32)])
+    assert mapped.element_spec == (tt.TensorSpec([], tt.int64), tt.TensorSpec([], tt.float32))
+    assert _listed(mapped) == [(0, 0.0), (1, 1.0), (2, 2.0)]
+    assert all(type(e[0]) is np.int64 for e in mapped.as_numpy_iterator())
+
+    def unequal(x):  # components that cannot stack, through tt.py_function
+        return tt.py_function(lambda a: [a, tt.stack([a, a])], [x], [tt.int64, tt.int64])
+
+    assert _listed(Dataset.range(2).map(unequal)) == [(0, [0, 0]), (1, [1, 1])]
+
+
 def test_a_map_runs_its_trace_on_each_elements_arrays(monkeypatch):
     """After its first element, a map calls its trace on each element's arrays directly
     (`ConcreteFunction.call_on_arrays`), with the values and structure of a call of the

@@ -300,6 +300,24 @@ def test_errors_name_what_was_wrong():
         model.fit(x, y, validation_split=1.5, verbose=0)
 
 
+def test_python_numbers_are_not_data():
+    """Keras 3 (TensorFlow 2.21) raised these ValueErrors, naming x whichever part holds
+    Python numbers (a list of numbers is a structure of inputs, not an array)."""
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError) as raised:
+        model.fit([1, 2, 3], [0.0, 0.0, 1.0], verbose=0)
+    assert str(raised.value) == "Unrecognized data type: x=[1, 2, 3] (of type <class 'list'>)"
+    with pytest.raises(ValueError) as raised:
+        model.fit(np.ones((3, 1)), [0.0, 0.0, 1.0], verbose=0)
+    assert str(raised.value) == (
+        "Unrecognized data type: x=[[1.]\n [1.]\n [1.]] (of type <class 'numpy.ndarray'>)"
+    )
+    with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[1, 2\] "):
+        model.predict([1, 2], verbose=0)
+    model.fit(np.ones((3, 1)), np.zeros(3), verbose=0)  # arrays are data
+
+
 # Printed by TensorFlow 2.21's Keras 3 for the same model (`model.summary()`, stdout a pipe).
 KERAS_SUMMARY = """\
 Model: "sequential_keras"

@@ -247,6 +247,66 @@ def test_shape_compares_equal_to_a_tuple():
     assert tt.constant(np.zeros((0, 3))).shape == (0, 3)
 
 
+def test_a_shapes_dims_are_dimensions():
+    """TensorFlow 2.21 printed [Dimension(16), Dimension(None), Dimension(256)] for
+    TensorShape([16, None, 256]).dims (the shape's items are ints), `?` for str(dims[1]),
+    and [] for TensorShape([]).dims."""
+    shape = tt.TensorShape([16, None, 256])
+    assert repr(shape.dims) == "[Dimension(16), Dimension(None), Dimension(256)]"
+    assert str(shape.dims[1]) == "?" and type(shape[0]) is int
+    assert shape.dims[0].is_compatible_with(16) and shape.dims[1].is_compatible_with(16)
+    assert tt.TensorShape([]).dims == []
+    assert [d.value for d in tt.constant(np.zeros((2, 3))).shape.dims] == [2, 3]
+
+
+def test_a_shape_of_known_rank_is_true():
+    """TensorFlow 2.21 printed True for bool(TensorShape(s)) with s = [], [0], [1], [None],
+    [1, 10, 100] and [None, None, None] (a known rank, a scalar's too); len() and iteration
+    of a scalar tensor still raise."""
+    for dims in ([], [0], [1], [None], [1, 10, 100], [None, None, None]):
+        assert bool(tt.TensorShape(dims)) is True
+    scalar = tt.constant(1.0)
+    assert scalar.shape and scalar.shape == () and len(scalar.shape) == 0
+    with pytest.raises(TypeError, match="len"):
+        len(scalar)
+    with pytest.raises(TypeError, match="iteration"):
+        iter(scalar)
+    assert tt.vectorized_map(lambda r: r * 2.0, tt.constant([1.0, 2.0])).numpy().tolist() == [
+        2.0,
+        4.0,
+    ]
+
+
+def test_a_shape_of_unknown_rank():
+    """TensorFlow 2.21 printed, for TensorShape(None): TensorShape(None) <unknown> None None
+    None False False None (repr, str, rank, ndims, dims, bool, is_fully_defined,
+    num_elements); == TensorShape(None) True, == () False, [0] None, [1:] TensorShape(None);
+    these ValueErrors for len, as_list and iteration; concatenating gives TensorShape(None);
+    and TensorSpec(TensorShape(None)) prints shape=<unknown>."""
+    unknown = tt.TensorShape(None)
+    assert (repr(unknown), str(unknown)) == ("TensorShape(None)", "<unknown>")
+    assert unknown.rank is None and unknown.ndims is None and unknown.dims is None
+    assert not unknown and not unknown.is_fully_defined() and unknown.num_elements() is None
+    assert unknown == tt.TensorShape(None) and unknown != () and unknown != tt.TensorShape([])
+    assert unknown[0] is None and repr(unknown[1:]) == "TensorShape(None)"
+    with pytest.raises(ValueError, match="^Cannot take the length of shape with unknown rank.$"):
+        len(unknown)
+    with pytest.raises(
+        ValueError, match="^as_list\\(\\) is not defined on an unknown TensorShape.$"
+    ):
+        unknown.as_list()
+    with pytest.raises(ValueError, match="^Cannot iterate over a shape with unknown rank.$"):
+        list(unknown)
+    assert repr(unknown.concatenate([2])) == repr(tt.TensorShape([1]).concatenate(unknown))
+    assert repr(tt.TensorShape(unknown)) == "TensorShape(None)"
+    assert str(tt.TensorSpec(unknown, tt.float32)) == (
+        "TensorSpec(shape=<unknown>, dtype=tt.float32, name=None)"
+    )
+    x = tt.constant([1.0, 2.0])
+    x.set_shape(unknown)
+    assert tt.ensure_shape(x, unknown) is not None
+
+
 def test_tensors_and_variables_are_unhashable():
     # TensorFlow 2: `==` is elementwise, so tensors and variables cannot be dict keys.
     with pytest.raises(TypeError):

@@ -62,6 +62,19 @@ def test_prepare_drops_shell_lines_and_swaps_the_import():
     assert execute.prepare(source, "tf") == "import tensorflow as tf"
 
 
+def test_prepare_swaps_imports_of_modules_in_tensorflow():
+    source = (
+        "import tensorflow.compat.v1 as tf1\nfrom tensorflow import keras\n"
+        "from tensorflow.keras import layers\nimport tensorflow_datasets as tfds\n"
+        "x = 'import tensorflow'"
+    )
+    assert execute.prepare(source, "tracer") == (
+        "import tracer.compat.v1 as tf1\nfrom tracer import keras\n"
+        "from tracer.keras import layers\nimport tensorflow_datasets as tfds\n"
+        "x = 'import tensorflow'"
+    )
+
+
 def test_normalize_reads_tracer_as_tensorflow_and_drops_noise():
     tracer_text = (
         "tracer.Tensor(1.0, shape=(), dtype=float32) <tracer.variables.Foo object at 0x7f00>\n"
@@ -85,6 +98,33 @@ def test_normalize_reads_tracer_as_tensorflow_and_drops_noise():
     assert "tf.Tensor(1.0" in compare.normalize(tracer_text)
     assert compare.normalize(None) is None
     assert compare.normalize("tf.Tensor(1)") != compare.normalize("tf.Tensor(2)")
+
+
+def test_normalize_reads_module_names_and_temporary_folders_as_tensorflows():
+    pairs = [
+        (
+            "AttributeError: module 'tracer.compat.v1' has no attribute 'estimator'",
+            "AttributeError: module 'tensorflow.compat.v1' has no attribute 'estimator'",
+        ),
+        (
+            "module 'tracer.keras.utils' has no attribute 'X'",
+            "module 'keras.utils' has no attribute 'X'",
+        ),
+        ("module 'tracer' has no attribute 'Y'", "module 'tensorflow' has no attribute 'Y'"),
+        ("Received: filepath=/tmp/tmpfiltts0c", "Received: filepath=/tmp/tmpqll7uj3j"),
+        (
+            "/w/tracer/keras/layers/layer.py:105: UserWarning: Do not pass\n"
+            "  _warn_input_shape(self)\nok\n",
+            "/lib/keras/src/layers/reshaping/flatten.py:37: UserWarning: Do not pass\n"
+            "  super().__init__(**kwargs)\nok\n",
+        ),
+    ]
+    for tracer_text, tf_text in pairs:
+        assert compare.normalize(tracer_text) == compare.normalize(tf_text)
+    assert compare.normalize("module 'tracer' has") != compare.normalize("module 'keras' has")
+    assert compare.normalize("<cell-2>:3: UserWarning: a\n  x = f()\n") != compare.normalize(
+        "<cell-2>:3: UserWarning: b\n  x = f()\n"
+    )
 
 
 def _cell(index, source, output="", error=None):

@@ -46,6 +46,7 @@ from tracer import dtypes_api as dtypes  # tracer/dtypes.py with cast beside
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer.autodiff import jvp
 from tracer.clipping import clip_by_global_norm, clip_by_norm
+from tracer.compat.v1.graphs import Graph
 from tracer.control.branches import cond
 from tracer.control.case import case, switch_case
 from tracer.control.custom import custom_gradient
@@ -239,7 +240,7 @@ __all__ = [
     "acosh", "asinh", "atanh", "cosh", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp",
     "scalar_mul", "sinh", "tensordot", "truediv",
     # framework
-    "device", "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
+    "Graph", "device", "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
     "is_tensor", "rank", "get_logger", "group",
 ]  # fmt: skip
 

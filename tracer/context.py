@@ -46,6 +46,20 @@ class NumericsCheck:
 numerics = NumericsCheck()
 
 
+class TensorEquality:
+    """Whether `==` and `!=` on tensors and variables are elementwise (TensorFlow 2's, the
+    default) or identity, with variables hashable (TensorFlow 1's, after
+    `tt.compat.v1.disable_tensor_equality()`). Global, as TensorFlow's."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+tensor_equality = TensorEquality()
+
+
 @contextlib.contextmanager
 def location_override(location):
     """Nodes made inside take `location`: the gradient of a line points at that line."""

@@ -1,6 +1,7 @@
 """Python operators on tensors and variables, mapped to tracer's ops (`x + 1`, `x @ w`, `x[0]`)."""
 
 from tracer import dtypes
+from tracer.context import tensor_equality
 from tracer.ops import (
     array_ops,
     bitwise_ops,
@@ -12,11 +13,16 @@ from tracer.tensor import TensorLike
 
 
 def _tensor_equals(self, other):
-    """TensorFlow 2's `==`: elementwise, but False (not an error) for None or unbroadcastable shapes."""
+    """TensorFlow 2's `==`: elementwise, but False (not an error) for None or unbroadcastable
+    shapes; identity after `tt.compat.v1.disable_tensor_equality()`."""
+    if not tensor_equality.enabled:
+        return self is other
     return _equality(math_ops.equal, self, other, False)
 
 
 def _tensor_not_equals(self, other):
+    if not tensor_equality.enabled:
+        return self is not other
     return _equality(math_ops.not_equal, self, other, True)
 
 

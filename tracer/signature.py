@@ -21,7 +21,7 @@ from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
 from tracer.tensor import TensorLike
-from tracer.tensor_shape import TensorShape
+from tracer.tensor_shape import TensorShape, is_unknown_rank
 from tracer.types import PlaceholderContext, TracingContext
 from tracer.variable import Variable
 
@@ -39,7 +39,7 @@ class TensorSpec:
     def __init__(self, shape, dtype="float32", name=None):
         self.shape = (
             None
-            if shape is None
+            if is_unknown_rank(shape)
             else TensorShape.of_array(tuple(None if d is None else int(d) for d in shape))
         )
         if any(d is not None and d < 0 for d in self.shape or ()):

@@ -16,7 +16,7 @@ from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ir import topological_closure
-from tracer.tensor_shape import TensorShape
+from tracer.tensor_shape import TensorShape, is_unknown_rank
 
 
 class SymbolicNumpyError(AttributeError, TypeError):
@@ -49,7 +49,7 @@ class TensorLike:
         a ValueError where a size differs. tracer knows every size a traced function can
         know, so there is nothing to refine: a size known only when the function runs stays
         so."""
-        if shape is None:
+        if is_unknown_rank(shape):
             return
         given = [None if d is None else int(d) for d in shape]
         known = self.get_shape()
@@ -119,12 +119,12 @@ class TensorLike:
         return bool(tensor._concrete_value())
 
     def __len__(self):
-        if not self.shape:
+        if self.ndim == 0:
             raise TypeError("len() of a scalar tensor (shape ()) is undefined")
         return self.shape[0]
 
     def __iter__(self):
-        if not self.shape:
+        if self.ndim == 0:
             raise TypeError("iteration over a scalar tensor (shape ()) is undefined")
         return (self[i] for i in range(self.shape[0]))
 

@@ -177,7 +177,7 @@ class TensorArray:
             )
         if self._eager or not self._infer or self._dynamic:
             return self._scatter_by_writes(indices, value)
-        if not value.shape or value.shape[0] != count:
+        if value.ndim == 0 or value.shape[0] != count:
             raise ValueError(
                 f"TensorArray.scatter: {count} indices for a value of shape "
                 f"{tuple(value.shape)}: its first axis must hold one element per index"

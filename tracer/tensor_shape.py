@@ -1,7 +1,7 @@
 """`tt.TensorShape`: TensorFlow's shape object, as `Tensor.get_shape()` gives it.
 
 A TensorShape is a tuple (of ints, None where a size is unknown), so it compares equal to
-tuples and works wherever they do, with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
+tuples and works wherever they do (except that a scalar's is a true value, as TensorFlow's), with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
 While a function is traced, a size known only when it runs is a symbol of the trace (a
 `tracer.ir.dims.Dim`, where TensorFlow gives None): ops take it as a size, and the methods
 count it as unknown.
@@ -22,8 +22,8 @@ class TensorShape(tuple):
     __slots__ = ()
 
     def __new__(cls, dims=()):
-        if dims is None:
-            raise ValueError("tracer's TensorShape has a known rank: give the dimensions")
+        if is_unknown_rank(dims):
+            return UNKNOWN_RANK
         return super().__new__(cls, (_size(d) for d in dims))
 
     @classmethod
@@ -40,7 +40,9 @@ class TensorShape(tuple):
 
     @property
     def dims(self):
-        return list(self)
+        """The sizes as `Dimension`s, as TensorFlow 2's `dims` gives them (indexing the
+        shape gives ints)."""
+        return [Dimension(d if d is None or isinstance(d, int) else None) for d in self]
 
     def as_list(self):
         return list(self)
@@ -58,7 +60,15 @@ class TensorShape(tuple):
         return count
 
     def concatenate(self, other):
+        if is_unknown_rank(other):
+            return UNKNOWN_RANK
         return TensorShape([*self, *other])
+
+    def __bool__(self):
+        """True, as TensorFlow's TensorShape of a known rank is, a scalar's `()` too (not
+        as an empty tuple): `if x.shape:` asks whether the rank is known, which in tracer it
+        always is. Ask `len(x.shape)` or `x.ndim` for the rank."""
+        return True
 
     def __getitem__(self, key):
         item = super().__getitem__(key)
@@ -78,6 +88,146 @@ class TensorShape(tuple):
         )
 
 
+class _UnknownRank(TensorShape):
+    """`TensorShape(None)`: TensorFlow's shape of unknown rank, as a value a program can
+    hold, print, compare and give where a shape of unknown rank is taken (a TensorSpec,
+    `set_shape`, `ensure_shape`): no rank, no dims, a false value; its length, list and
+    iteration are TensorFlow's ValueErrors. (tracer's tensors always have a rank: a
+    function traced for an unknown rank is traced once per rank it is called with.)"""
+
+    __slots__ = ()
+
+    @property
+    def rank(self):
+        return None
+
+    ndims = rank
+
+    @property
+    def dims(self):
+        return None
+
+    def as_list(self):
+        raise ValueError("as_list() is not defined on an unknown TensorShape.")
+
+    def is_fully_defined(self):
+        return False
+
+    def num_elements(self):
+        return None
+
+    def concatenate(self, other):
+        return UNKNOWN_RANK
+
+    def __bool__(self):
+        return False
+
+    def __len__(self):
+        raise ValueError("Cannot take the length of shape with unknown rank.")
+
+    def __iter__(self):
+        raise ValueError("Cannot iterate over a shape with unknown rank.")
+
+    def __getitem__(self, key):
+        return self if isinstance(key, slice) else None
+
+    def __eq__(self, other):
+        return other is self
+
+    def __ne__(self, other):
+        return other is not self
+
+    def __hash__(self):
+        return hash(None)
+
+    def __repr__(self):
+        return "TensorShape(None)"
+
+    def __str__(self):
+        return "<unknown>"
+
+
+UNKNOWN_RANK = tuple.__new__(_UnknownRank, ())
+
+
+def is_unknown_rank(shape):
+    """Whether `shape` (None, or a TensorShape or sequence) is of unknown rank."""
+    return shape is None or shape is UNKNOWN_RANK
+
+
+class Dimension:
+    """TensorFlow 1's size of one dimension (`tt.compat.v1.Dimension`): `value` is the int,
+    or None where unknown. Comparisons with an unknown size give None.
+
+    >>> tt.compat.v1.Dimension(16).is_compatible_with(tt.compat.v1.Dimension(None))
+    True
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        if isinstance(value, Dimension):
+            value = value.value
+        self._value = None if value is None else int(value)
+
+    @property
+    def value(self):
+        return self._value
+
+    def is_compatible_with(self, other):
+        other = as_dimension(other)
+        return self._value is None or other.value is None or self._value == other.value
+
+    def assert_is_compatible_with(self, other):
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {other} are not compatible")
+
+    def merge_with(self, other):
+        other = as_dimension(other)
+        self.assert_is_compatible_with(other)
+        return Dimension(other.value if self._value is None else self._value)
+
+    def __eq__(self, other):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if self._value is None or other.value is None:
+            return None
+        return self._value == other.value
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is None or equal is NotImplemented else not equal
+
+    def __hash__(self):
+        return hash(self._value)
+
+    def __int__(self):
+        return self._value
+
+    def __index__(self):
+        return self._value
+
+    def __repr__(self):
+        return f"Dimension({self._value})"
+
+    def __str__(self):
+        return "?" if self._value is None else str(self._value)
+
+
+def as_dimension(value):
+    """`value` (an int, None or a Dimension) as a Dimension."""
+    return value if isinstance(value, Dimension) else Dimension(value)
+
+
+def dimension_value(dimension):
+    """The int (or None) of a size, whether a Dimension (TensorFlow 1) or already an int."""
+    return dimension.value if isinstance(dimension, Dimension) else dimension
+
+
 def _size(d):
     """One size of a TensorShape: None, a symbol of a trace, or an int."""
+    if isinstance(d, Dimension):
+        return d.value
     return d if d is None or isinstance(d, Dim) else int(d)

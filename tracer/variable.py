@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from runtime import aligned
-from tracer.context import outside_trace, state
+from tracer.context import graph_nodes, outside_trace, state, tensor_equality
 from tracer.ir import Node, format_location, user_location
 from tracer.ops import array_ops, core, math_ops
 from tracer.ops.core import apply
@@ -163,7 +163,7 @@ class Variable(TensorLike):
                 f"{method}: sparse_delta must be an IndexedSlices, not {sparse_delta!r}"
             )
         values = convert_to_tensor(values, self.dtype)
-        if not self.shape or values.shape[1:] != self.shape[1:]:
+        if self.ndim == 0 or values.shape[1:] != self.shape[1:]:
             raise ValueError(
                 f"{method}: rows of shape {values.shape[1:]} do not fit {self.name} of shape "
                 f"{self.shape}"
@@ -219,6 +219,21 @@ class Variable(TensorLike):
     def __format__(self, format_spec):
         """`f"{v}"` is the variable's repr, as TensorFlow's; a spec formats its value."""
         return repr(self) if not format_spec else super().__format__(format_spec)
+
+    def __hash__(self):
+        """By identity where `==` is (after `tt.compat.v1.disable_tensor_equality()`) or
+        inside a TensorFlow 1 graph; elsewhere unhashable, as TensorFlow's."""
+        node = self._node
+        if (
+            tensor_equality.enabled
+            and not state.graphs
+            and (node is None or node not in graph_nodes)
+        ):
+            raise TypeError(
+                "Variable is unhashable. Instead, use variable.ref() as the key. "
+                f"(Variable: {self!r})"
+            )
+        return id(self)
 
     def __repr__(self):
         value = self._value

@@ -7,7 +7,11 @@ The counting rules:
   and `tracer.Variable` read as `tf.Tensor` and `tf.Variable`, a `tt.` prefix (as in
   `tt.float32`) as `tf.`, the module path in class and object reprs and in a traceback's
   last line is dropped (`<class 'Name'>`, `<Name object>`, `XError: ...`), hex addresses are
-  dropped, TensorFlow's log lines (absl, oneDNN, CUDA, cpu_feature_guard, timestamps) and
+  dropped, a module named in a message is named by its path in TensorFlow (`module
+  'tracer.compat.v1'` reads `module 'tensorflow.compat.v1'`, tracer's Keras `module
+  'keras.utils'`, as Keras 3's), a temporary folder's random name reads `/tmp/tmpXXXXXXXX`
+  (`tempfile.mkdtemp()`'s names differ from run to run), a warning raised in a library's
+  file reads without its path, line number and code line, TensorFlow's log lines (absl, oneDNN, CUDA, cpu_feature_guard, timestamps) and
   traceback caret lines are dropped, and of a traceback only the frames in notebook cells
   are kept, without their function names; frames inside library files go, with their code
   line.
@@ -45,6 +49,12 @@ def _rename(text):
     text = re.sub(rf"<{LIBRARIES}(?:\.\w+)*\.(\w+) object", r"<\1 object", text)
     text = re.sub(r"(?m)^(?:tracer|tensorflow|keras)(?:\.\w+)*\.(\w+): ", r"\1: ", text)
     text = re.sub(r"\btt\.(?=\w)", "tf.", text)
+    # a warning from a library's file (Keras's `input_shape` warning): its path, line number
+    # and code line are the library's own, as a traceback's library frames are
+    text = re.sub(rf"(?m)^\S*/{LIBRARIES}/\S*\.py:\d+: (\w*Warning: .*)(?:\n  \S.*)?$", r"\1", text)
+    text = re.sub(r"\bmodule 'tracer\.keras\b", "module 'keras", text)
+    text = re.sub(r"\bmodule 'tracer\b", "module 'tensorflow", text)
+    text = re.sub(r"/tmp/tmp[a-z0-9_]{8}\b", "/tmp/tmpXXXXXXXX", text)
     return re.sub(r"0x[0-9a-fA-F]+", "", text)
 
 

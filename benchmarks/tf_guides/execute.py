@@ -3,8 +3,11 @@ cell's printed output and error as JSON.
 
     python execute.py NOTEBOOK ENGINE OUT.json [--cell-timeout SECONDS]
 
-ENGINE is "tf" (the cells as written, for a Python with TensorFlow) or "tracer" (every
-`import tensorflow as tf` becomes `import tracer as tf`). Shell and magic lines (`!pip ...`,
+ENGINE is "tf" (the cells as written, for a Python with TensorFlow) or "tracer" (an import
+of `tensorflow` or of a module in it becomes tracer's: `import tensorflow as tf` becomes
+`import tracer as tf`, `import tensorflow.compat.v1 as tf1` becomes `import
+tracer.compat.v1 as tf1`, `from tensorflow.keras import layers` becomes `from tracer.keras
+import layers`). Shell and magic lines (`!pip ...`,
 `%matplotlib`) are dropped. Output is captured at the file-descriptor level, so C++ log lines
 land in it too (compare.py drops them). The results file is rewritten after every cell, so a
 notebook killed by the caller's overall timeout still leaves the cells it finished.
@@ -21,6 +24,7 @@ import io
 import json
 import linecache
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -88,12 +92,17 @@ def is_shell_line(line):
     return line.lstrip().startswith(("!", "%"))
 
 
+# `import tensorflow...` or `from tensorflow... import` at the start of a line (not
+# `tensorflow_datasets`, a package of its own)
+TENSORFLOW_IMPORT = re.compile(r"^(\s*(?:import|from)\s+)tensorflow\b(?!_)", re.MULTILINE)
+
+
 def prepare(source, engine):
     """The cell as Python for `engine`: shell and magic lines dropped, and for tracer the
-    TensorFlow import replaced."""
+    TensorFlow imports replaced by tracer's."""
     source = "\n".join(line for line in source.split("\n") if not is_shell_line(line))
     if engine == "tracer":
-        source = source.replace("import tensorflow as tf", "import tracer as tf")
+        source = TENSORFLOW_IMPORT.sub(r"\1tracer", source)
     return source
 
 

@@ -220,7 +220,7 @@ def _range(*args, **kwargs):
 def _len(value):
     """The first dimension of a tensor, read when the function runs where it is unknown while
     tracing (`tf.shape(x)[0]`)."""
-    if not value.shape:
+    if value.ndim == 0:
         raise TypeError(f"len() of a scalar tensor: {value!r} has no dimensions")
     first = value.shape[0]
     return first if isinstance(first, int) else shape(value)[0]
@@ -568,7 +568,7 @@ def _python_loop(iterable, body_fn, values, where, extra_test=None):
 
 def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_after=()):
     """A loop over the rows of a tensor: one iteration per row, known in number."""
-    if not tensor.shape:
+    if tensor.ndim == 0:
         raise TypeError(f"the `for` at {where} iterates over a scalar tensor")
     count = tensor.shape[0]
     bound = count if isinstance(count, int) else shape(tensor)[0]  # an unknown size, read then

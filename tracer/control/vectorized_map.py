@@ -26,7 +26,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     array([ 5., 25.], dtype=float32)
     """
     flat = [convert.as_tensor(e) for e in nest.flatten(elems)]
-    sizes = {t.shape[0] if t.shape else None for t in flat}
+    sizes = {t.shape[0] if t.ndim else None for t in flat}
     if len(sizes) != 1 or None in sizes:
         raise ValueError(
             "tt.vectorized_map: every tensor of elems needs the same first dimension, not "

@@ -2,6 +2,7 @@
 is): batches, a shuffled order, mapped and filtered elements, repeats, slices of the
 sequence, numbering, concatenation, a cache."""
 
+import functools
 import itertools
 
 import numpy as np
@@ -737,6 +738,7 @@ class _TracedOrEager:
     def __init__(self, python_function):
         from tracer.function import function
 
+        python_function = _list_as_tuple(python_function)
         self._python, self._traced, self._eager = python_function, function(python_function), False
         self._signatures = set()  # the element signatures traced: (shape, dtype) of each leaf
         # the concrete function traced for each signature of the elements' numpy arrays,
@@ -824,6 +826,19 @@ class _TracedOrEager:
         return nest.pack_sequence_as(
             result, [leaf_spec(a, (None,) * a.ndim) for a in nest.flatten(result)]
         )
+
+
+def _list_as_tuple(python_function):
+    """`python_function` with a list it returns given as a tuple, as tf.data's functions
+    take it: a list of results (as `tt.py_function` returns) is that many components, not
+    one tensor stacked from them (`tt.stack` them to have that)."""
+
+    @functools.wraps(python_function)
+    def call(*arguments):
+        result = python_function(*arguments)
+        return tuple(result) if isinstance(result, list) else result
+
+    return call
 
 
 def _leaves(element):

@@ -68,6 +68,11 @@ def adapter(
                 stacklevel=2,  # NOTE: in fit, as Keras's: shown once, not once per user's line
             )
         return StreamAdapter(x, steps)
+    leaves = nest.flatten((x, y, sample_weight), expand_composites=False)
+    if not all(leaf is None or _array_like(leaf) for leaf in leaves):
+        # Keras 3's words, naming x whichever part is not arrays: a Python number (as in a
+        # list of numbers, which Keras reads as a structure of inputs) is not an input
+        raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
     return ArrayAdapter(x, y, sample_weight, batch_size or 32, steps, shuffle, what)
 
 
@@ -264,6 +269,13 @@ def _is_iterator(value):
 
 def _is_array(value):
     return isinstance(value, (np.ndarray, TensorLike, list, np.generic, SparseTensor))
+
+
+def _array_like(value):
+    """An array Keras takes as data: numpy's, a tensor, or what converts with __array__."""
+    return isinstance(value, (np.ndarray, np.generic, TensorLike, SparseTensor)) or hasattr(
+        value, "__array__"
+    )
 
 
 def _as_array(value):

@@ -1037,8 +1037,8 @@ def resolve(identifier, y_true, y_pred, loss=None):
 
 def _accuracy_for(true_shape, pred_shape):
     """Keras 3's choice of accuracy for a batch of these shapes."""
-    true_last = true_shape[-1] if true_shape else None
-    pred_last = pred_shape[-1] if pred_shape else None
+    true_last = true_shape[-1] if len(true_shape) else None
+    pred_last = pred_shape[-1] if len(pred_shape) else None
     if pred_last == 1:
         return BinaryAccuracy
     if len(true_shape) < len(pred_shape) or (true_last == 1 and _exceeds_one(pred_last)):

@@ -250,7 +250,7 @@ def _argument_names(concrete, count):
 
 def _keras_call(layer):
     shape = getattr(layer, "_build_input_shape", None)
-    if not callable(getattr(layer, "call", None)) or not isinstance(shape, tuple) or not shape:
+    if not callable(getattr(layer, "call", None)) or not isinstance(shape, tuple) or not len(shape):
         return None
     if not all(d is None or type(d) is int for d in shape):
         return None  # a model of several inputs: its calls are not saved

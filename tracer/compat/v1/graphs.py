@@ -19,6 +19,7 @@ from tracer.dtypes import as_dtype
 from tracer.ir import Node, dims, user_location
 from tracer.ops.core import graph_node_of
 from tracer.tensor import Tensor
+from tracer.tensor_shape import is_unknown_rank
 from tracer.tracing import Trace, tracing
 from tracer.variable import Variable
 
@@ -145,7 +146,7 @@ class Graph:
     def _placeholder(self, dtype, shape, name):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        if shape is None:
+        if is_unknown_rank(shape):
             raise ValueError(
                 "tt.compat.v1.placeholder needs a shape (a list of sizes, None for a size "
                 "given when the Session runs): tracer compiles each graph for a known rank"

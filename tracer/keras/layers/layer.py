@@ -18,7 +18,14 @@ import numpy as np
 
 from tracer.context import state
 from tracer.dtypes import as_dtype
-from tracer.keras import activations, constraints, extensions, initializers, regularizers
+from tracer.keras import (
+    activations,
+    constraints,
+    extensions,
+    initializers,
+    mixed_precision,
+    regularizers,
+)
 from tracer.keras.layers import budget
 from tracer.keras.naming import unique_layer_name
 from tracer.module import Module, name_scope
@@ -27,6 +34,21 @@ from tracer.ops.array_ops import cast
 from tracer.tensor import Tensor, TensorLike, convert_to_tensor
 from tracer.train import deferred
 from tracer.variable import Variable
+
+
+def _layer_dtype(dtype):
+    """A layer's dtype from its `dtype` argument: a dtype, its name, a DTypePolicy or a
+    policy's name (a mixed one raises NotImplementedError), or Keras's DTypePolicy entry (as
+    get_config gives it); the global policy's for None."""
+    if isinstance(dtype, dict):
+        dtype = (dtype.get("config") or {}).get("name")
+    if dtype is None:
+        dtype = mixed_precision.global_policy()
+    elif isinstance(dtype, str) and dtype.startswith("mixed_"):
+        dtype = mixed_precision.DTypePolicy(dtype)
+    if isinstance(dtype, mixed_precision.DTypePolicy):
+        dtype = mixed_precision.supported(dtype)
+    return as_dtype(dtype)
 
 
 def to_snake_case(name):
@@ -110,9 +132,7 @@ class Layer(Module):
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
         self._trainable = bool(trainable)
         self._in_call = False
-        if isinstance(dtype, dict):  # Keras's DTypePolicy entry, as get_config gives it
-            dtype = (dtype.get("config") or {}).get("name")
-        self.dtype = as_dtype(dtype or "float32")
+        self.dtype = _layer_dtype(dtype)
         self.built = False
         self._output_shape = None
 
@@ -338,6 +358,22 @@ class Layer(Module):
         if config and config.get("input_shape") is not None:
             self.build(tuple(config["input_shape"]))
             self.built = True
+
+    @property
+    def dtype_policy(self):
+        """Keras's DTypePolicy of the layer's dtype (float32 for a layer of strings or
+        integers, as Keras's lookup layers have)."""
+        dtype = self.dtype
+        floating = getattr(dtype, "is_floating", False) and not dtype.is_complex
+        return mixed_precision.DTypePolicy(dtype.name if floating else "float32")
+
+    @property
+    def compute_dtype(self):
+        return self.dtype_policy.compute_dtype
+
+    @property
+    def variable_dtype(self):
+        return self.dtype_policy.variable_dtype
 
     @property
     def trainable(self):
