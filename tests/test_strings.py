@@ -11,7 +11,7 @@ import tracer as tt
 
 
 def _values(tensor):
-    return tensor.numpy().tolist() if tensor.shape else tensor.numpy()
+    return tensor.numpy().tolist() if len(tensor.shape) else tensor.numpy()
 
 
 # --- constants --------------------------------------------------------------------------
