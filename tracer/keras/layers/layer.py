@@ -542,19 +542,13 @@ def _takes_mask(call):
 
 
 def _input_shape_argument(kwargs):
-    """The input shape (batch axis first, None) that `input_dim` or else `input_shape` gave,
-    with Keras 3's warning that an `Input` should say it."""
+    """The input shape (batch axis first, None) that `input_dim` or else `input_shape` gave
+    (Layer.__init__ warns, as Keras 3 does, that an `Input` should say it)."""
     dim = kwargs.pop("input_dim", None)
     # NOTE: as in Keras, an `input_shape` beside `input_dim` stays, an unknown argument
     shape = (dim,) if dim is not None else kwargs.pop("input_shape", None)
     if shape is None:
         return None
-    warnings.warn(
-        "Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential "
-        "models, prefer using an `Input(shape)` object as the first layer in the model "
-        "instead.",
-        stacklevel=4,  # the line that made the layer (a subclass's __init__ in between)
-    )
     return (None, *(None if d is None else int(d) for d in shape))
 
 
