@@ -252,11 +252,12 @@ class Sequential(Model):
     def call(self, inputs, training=None):
         # `training` reaches the layers only where given, as in a functional model and Keras:
         # a layer called without it takes its call's own default
+        layers = vars(self)["layers"]  # (`layers`, without the property's call)
         if training is None:
-            for layer in self.layers:
+            for layer in layers:
                 inputs = layer(inputs)
             return inputs
-        for layer in self.layers:
+        for layer in layers:
             if isinstance(layer, Layer):
                 inputs = layer(inputs, training=training)
             else:

@@ -50,7 +50,7 @@ class Dense(Layer):
         self.built = True  # also when called directly, as Keras's dense.build([None, 2])
 
     def call(self, inputs):
-        if isinstance(inputs, SparseTensor):  # Keras's matmul of a sparse input: dense
+        if type(inputs) is SparseTensor:  # Keras's matmul of a sparse input: dense
             values = cast(inputs.values, self.kernel.dtype)
             y = sparse.sparse_dense_matmul(inputs.with_values(values), self.kernel)
         else:

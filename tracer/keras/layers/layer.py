@@ -182,16 +182,18 @@ class Layer(Module):
             outputs = self.call(inputs, *args, **kwargs)
             if self.activity_regularizer is not None:
                 _penalize_activity(self, outputs)
-            if self.supports_masking and (previous_mask is not None or _makes_masks(type(self))):
-                _set_output_masks(self, inputs, previous_mask, outputs)
-            elif previous_mask is not None:
-                warnings.warn(
-                    f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input "
-                    "with a mask attached to it. However, this layer does not support masking "
-                    "and will therefore destroy the mask information. Downstream layers will "
-                    "not see the mask.",
-                    stacklevel=1,  # Keras's place: each layer's warning shows once
-                )
+            # (supports_masking, a property, asked only where there is a mask to pass on or make)
+            if previous_mask is not None or _makes_masks(type(self)):
+                if self.supports_masking:
+                    _set_output_masks(self, inputs, previous_mask, outputs)
+                elif previous_mask is not None:
+                    warnings.warn(
+                        f"Layer '{self.name}' (of type {type(self).__name__}) was passed an "
+                        "input with a mask attached to it. However, this layer does not support "
+                        "masking and will therefore destroy the mask information. Downstream "
+                        "layers will not see the mask.",
+                        stacklevel=1,  # Keras's place: each layer's warning shows once
+                    )
             if self._output_shape is None:  # what Model.summary() shows
                 self._output_shape = _shapes_of(outputs)
             return outputs
