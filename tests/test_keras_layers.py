@@ -1,7 +1,6 @@
 """tt.keras.layers and tt.keras.Sequential: values against numpy, Keras's names, shapes and
 weight order, training-mode behaviour, and the same numbers eager and compiled."""
 
-
 import numpy as np
 import pytest
 
