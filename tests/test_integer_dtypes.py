@@ -207,3 +207,21 @@ def test_bitwise_ops_match_numpy_with_shifts_clamped_as_tensorflow(dtype, backen
         want = reference(a, b)
         assert got.dtype.name == dtype, name
         np.testing.assert_array_equal(got.numpy(), want, err_msg=name)
+
+
+def test_range_takes_the_widest_of_its_bounds_dtypes_as_tensorflow():
+    # TensorFlow 2.21 printed these dtypes for tf.range of the same bounds
+    int64 = tt.constant(3, tt.int64)
+    cases = [
+        ((int64,), "int64"),
+        ((3,), "int32"),
+        ((int64, 10), "int64"),
+        ((0, int64, 1), "int64"),
+        ((3.0,), "float32"),
+        ((2, 5, tt.constant(1, tt.int64)), "int64"),
+        ((tt.constant(1, tt.int32), 5.0), "float32"),
+    ]
+    for bounds, dtype in cases:
+        assert tt.range(*bounds).dtype.name == dtype, bounds
+    assert tt.range(int64).numpy().tolist() == [0, 1, 2]
+    assert tt.range(int64, dtype=tt.int32).dtype.name == "int32"

@@ -174,6 +174,16 @@ def test_input_shape_and_input_dim_arguments_warn_as_keras_3_does():
         dense = tt.keras.layers.Dense(2, input_shape=(3,))
     assert len(caught) == 1
     assert caught[0].filename.endswith(os.path.join("keras", "layers", "core.py"))
+
+    class Scaled(tt.keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)  # the line a layer of one's own is warned at
+
+    with pytest.warns(UserWarning, match=message) as caught:
+        tt.keras.layers.Flatten(input_shape=(28, 28))  # Keras's Flatten has an __init__
+        Scaled(input_shape=(2,))
+    assert caught[0].filename.endswith(os.path.join("keras", "layers", "layer.py"))
+    assert caught[1].filename == __file__
     with pytest.warns(UserWarning, match=message):
         model = tt.keras.Sequential([tt.keras.layers.Dense(2, input_dim=5)])
     assert model.layers[0].kernel.shape == (5, 2) and dense._input_shape_argument == (None, 3)

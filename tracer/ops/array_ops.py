@@ -998,16 +998,30 @@ def _iota(size, dtype, start):
 
 
 def range_(start, limit=None, delta=1, dtype=None, name=None):
-    """`tt.range`: like Python's range, as a tensor; the dtype follows the arguments (int32 or float32)."""
+    """`tt.range`: like Python's range, as a tensor. Without `dtype`, as TensorFlow infers
+    it: the widest of the bounds' dtypes in the order int32, int64, float16, float32,
+    float64 (a Python int counting as int32, a float as float32)."""
     if limit is None:
         start, limit = 0, start
     bounds = (start, limit, delta)
+    dtype = as_dtype(dtype) if dtype is not None else _range_dtype(bounds)
     if any(isinstance(v, Tensor) and v._value is None for v in bounds):
         tensors = [as_tensor(v) for v in bounds]
-        dtype = as_dtype(dtype) if dtype is not None else tensors[1].dtype
         return SymbolicRange(*(cast(t, dtype) for t in tensors), dtype)
     values = [v.numpy() if hasattr(v, "numpy") else v for v in bounds]
     if values[2] == 0:
         raise ValueError("tt.range: delta must not be 0")
-    dtype = as_dtype(dtype) if dtype is not None else _from_python(values, None).dtype
-    return Tensor(np.arange(*values).astype(as_dtype(dtype).as_numpy_dtype))
+    return Tensor(np.arange(*values).astype(dtype.as_numpy_dtype))
+
+
+_RANGE_DTYPES = ("int32", "int64", "float16", "float32", "float64")
+
+
+def _range_dtype(bounds):
+    """The dtype TensorFlow's range infers from its bounds (see `range_`)."""
+    names = []
+    for value in bounds:
+        kind = getattr(value, "dtype", None)
+        name = as_dtype(kind).name if kind is not None else _from_python(value, None).dtype.name
+        names.append(name if name in _RANGE_DTYPES else "int32")
+    return as_dtype(max(names, key=_RANGE_DTYPES.index))

@@ -12,6 +12,7 @@ import contextlib
 import functools
 import inspect
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -108,11 +109,15 @@ class Layer(Module):
         # builds at once for inputs of that shape (batch axis unknown)
         self._input_shape_argument = _input_shape_argument(kwargs)
         if self._input_shape_argument is not None:
+            # Keras's place: the line of the layer class's super().__init__; for one of
+            # tracer's layers without an __init__ of its own (Keras's has one), this one
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            own = type(self).__module__.startswith("tracer.") and not caller.startswith("tracer.")
             warnings.warn(
                 "Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
                 "Sequential models, prefer using an `Input(shape)` object as the first layer "
                 "in the model instead.",
-                stacklevel=2,  # Keras's: the line of the layer class's super().__init__
+                stacklevel=1 if own else 2,
             )
         # Keras's `kernel_regularizer=...`, `bias_constraint=...`: for the weight of that name
         self._weight_options = self._take_weight_options(kwargs)
