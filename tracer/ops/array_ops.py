@@ -1022,6 +1022,13 @@ def _range_dtype(bounds):
     names = []
     for value in bounds:
         kind = getattr(value, "dtype", None)
-        name = as_dtype(kind).name if kind is not None else _from_python(value, None).dtype.name
+        if kind is not None:
+            name = as_dtype(kind).name
+        elif type(value) is int and -(2**31) <= value < 2**31:
+            name = "int32"  # (Python's numbers without a conversion: tt.range(10) is common)
+        elif type(value) is float:
+            name = "float32"
+        else:
+            name = _from_python(value, None).dtype.name
         names.append(name if name in _RANGE_DTYPES else "int32")
     return as_dtype(max(names, key=_RANGE_DTYPES.index))
