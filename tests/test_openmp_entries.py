@@ -240,10 +240,29 @@ def test_each_thread_claims_its_own_block_of_a_static_loops_shares_first(tmp_pat
     """Three threads, two shares each: in every loop, each thread runs the shares of its own
     block first, in order (the caller the first block, a worker the same block in every
     loop), then those left of the others', from the last back: so each thread runs the same
-    part of every loop where they keep pace. A late worker's shares are run by the others."""
+    part of every loop where they keep pace. A late worker's shares are run by the others;
+    where the scheduler kept one worker late in most loops (three threads on two cores), its
+    block cannot be told, and the pool is watched again (three times at most)."""
+    for _ in range(3):
+        loops, blocks, caller = _claims(tmp_path)
+        if blocks[caller] == 0 and len(set(blocks.values())) == len(blocks):  # a block each
+            break
+    else:
+        raise AssertionError(f"no run where each thread had a block of its own: {blocks}")
+    for runs in loops:
+        for thread, shares in runs.items():
+            own = [s for s in shares if s // 2 == blocks[thread]]
+            assert shares[: len(own)] == own == sorted(own), (thread, shares)
+            taken = shares[len(own) :]
+            assert taken == sorted(taken, reverse=True), (thread, shares)
+
+
+def _claims(tmp_path):
+    """(each loop's {thread: [its shares in the order it ran them]}, each thread's block as
+    most loops show it, the caller) of a run of CLAIMS on a pool of three threads."""
     found = json.loads(_on_the_pool(CLAIMS, tmp_path, OMP_NUM_THREADS="3"))
     team = 6
-    loops = []  # each loop's {thread: [its shares in the order it ran them]}
+    loops = []
     for at in range(0, len(found["thread"]), team):
         runs = {}
         for share in sorted(range(team), key=lambda k: found["order"][at + k]):
@@ -255,14 +274,7 @@ def test_each_thread_claims_its_own_block_of_a_static_loops_shares_first(tmp_pat
         for thread, shares in runs.items():
             firsts[thread][shares[0] // 2] += 1
     blocks = {thread: counts.most_common(1)[0][0] for thread, counts in firsts.items()}
-    assert blocks[found["caller"]] == 0
-    assert len(set(blocks.values())) == len(blocks)  # a block each
-    for runs in loops:
-        for thread, shares in runs.items():
-            own = [s for s in shares if s // 2 == blocks[thread]]
-            assert shares[: len(own)] == own == sorted(own), (thread, shares)
-            taken = shares[len(own) :]
-            assert taken == sorted(taken, reverse=True), (thread, shares)
+    return loops, blocks, found["caller"]
 
 
 WATCHED = ON_THE_POOL_START + textwrap.dedent(
