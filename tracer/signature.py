@@ -244,8 +244,6 @@ def _describe(value):
         return ("dict", tuple((k, _describe(value[k])) for k in nest.sorted_keys(value)))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_describe(v) for v in value))
-    if hasattr(value, "_static_key"):  # a composite tensor (a SparseTensor): its components
-        return (value._static_key(), tuple(_describe(v) for v in value._tensor_components()))
     if isinstance(value, Variable):
         return ("variable", id(value), value.shape, value.dtype.name)
     if is_tensor_argument(value):
@@ -253,6 +251,8 @@ def _describe(value):
         return ("tensor", spec.shape, spec.dtype.name)
     if type(value) in _NUMBERS:
         return ("value", "number", _Number(value))
+    if hasattr(value, "_static_key"):  # a composite tensor (a SparseTensor): its components
+        return (value._static_key(), tuple(_describe(v) for v in value._tensor_components()))
     trace_type = _trace_type(value)
     if trace_type is not None:
         return ("trace type", trace_type)
