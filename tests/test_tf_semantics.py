@@ -287,6 +287,21 @@ def test_shape_is_a_tensor_shape_that_equals_tuples():
     assert repr(tt.Variable([1.0, 2.0]).shape) == "TensorShape([2])"
 
 
+def test_shapes_are_compatible_and_merge_as_tensorflows():
+    """TF 2.21's TensorShape methods and messages (`ValueError: Shapes (3,) and (2,) are
+    incompatible`, printed by the extension_type guide); an int is a shape of one size."""
+    shape = tt.TensorShape([None, 3])
+    assert shape.is_compatible_with([2, 3]) and not shape.is_compatible_with([2, 4])
+    assert not shape.is_compatible_with([3]) and shape.is_compatible_with(tt.TensorShape(None))
+    assert shape.merge_with([2, None]) == (2, 3) and shape.merge_with(None) == (None, 3)
+    with pytest.raises(ValueError, match=r"^Shapes \(None, 3\) and \(2, 4\) are not compatible$"):
+        shape.merge_with([2, 4])
+    with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible$"):
+        tt.constant([1, 2, 3]).shape.assert_is_compatible_with(tt.constant([1, 2]).shape)
+    assert tt.TensorShape(None).merge_with([1]) == (1,)
+    assert tt.TensorShape(2) == (2,) and tt.TensorSpec(2).shape == (2,)
+
+
 @pytest.mark.parametrize("backend", ["c", "interpreter"])
 def test_shape_in_a_traced_function_is_a_tensor_shape(backend):
     """TF 2.21: inside tf.function `x.shape` is a TensorShape too (`x.shape.as_list()`, its
