@@ -302,6 +302,14 @@ def test_shapes_are_compatible_and_merge_as_tensorflows():
     assert tt.TensorShape(2) == (2,) and tt.TensorSpec(2).shape == (2,)
 
 
+def test_a_tensor_is_on_the_cpu_as_tensorflow_names_it():
+    """TF 2.21 on a machine without a GPU: `x.device` of a tensor and of a variable."""
+    cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert tt.constant([1.0]).device == cpu and tt.Variable(1.0).device == cpu
+    with tt.device("/device:CPU:0"):
+        assert (tt.ones([2]) * 2).device == cpu
+
+
 @pytest.mark.parametrize("backend", ["c", "interpreter"])
 def test_shape_in_a_traced_function_is_a_tensor_shape(backend):
     """TF 2.21: inside tf.function `x.shape` is a TensorShape too (`x.shape.as_list()`, its

@@ -61,6 +61,12 @@ class TensorLike:
                 f"Tensor's shape {known} is not compatible with supplied shape {supplied}."
             )
 
+    @property
+    def device(self):
+        """Where the value is, in TensorFlow's words: tracer computes on the CPU only
+        (`tt.device` blocks run there too)."""
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
     def ref(self):
         """A hashable reference to this tensor or variable, by identity (dict keys, set
         members); `.deref()` gives it back. As TensorFlow's `Tensor.ref()`."""
