@@ -17,7 +17,7 @@ from tracer.ir import Node, format_location, user_location
 from tracer.ops import array_ops, core, math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
-from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
+from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor, numpy_text
 from tracer.tensor_shape import TensorShape
 
 _construction_order = itertools.count()
@@ -236,10 +236,7 @@ class Variable(TensorLike):
         return id(self)
 
     def __repr__(self):
-        value = self._value
-        text = str(value[()]) if value.ndim == 0 else repr(value)
-        if "\n" in text:  # TensorFlow starts a value of several lines on a line of its own
-            text = "\n" + text
+        text = numpy_text(self._value)
         return f"<tracer.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
 
 
