@@ -332,18 +332,18 @@ def _finish(value):
     if missing:
         raise ValueError(f"Missing required fields: {missing}")
     for field in fields:
+        annotation = _resolved(field.annotation, cls)
         value.__dict__[field.name] = _converted(
-            value.__dict__[field.name], field.annotation, field.name, cls, spec
+            value.__dict__[field.name], annotation, field.name, spec
         )
     value.__dict__[_LAYOUT] = tuple(_layout(value.__dict__[f.name]) for f in fields)
     value.__validate__()
 
 
-def _converted(value, annotation, path, owner, spec):
+def _converted(value, annotation, path, spec):
     """`value` as a field of type `annotation` holds it (in a Spec: a TensorSpec for a
     tensor, a Spec for an ExtensionType); a TypeError naming the field by `path` where it
     cannot hold it."""
-    annotation = _resolved(annotation, owner)
     got = type(value).__name__
     if annotation is Tensor:
         return _tensor_field(value, path, spec)
@@ -375,22 +375,22 @@ def _converted(value, annotation, path, owner, spec):
         return value
     origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is tuple:
-        return _tuple_field(value, arguments, path, owner, spec)
+        return _tuple_field(value, arguments, path, spec)
     if isinstance(origin, type) and issubclass(origin, collections.abc.Mapping):
         if not isinstance(value, collections.abc.Mapping):
             raise TypeError(f"{path}: expected mapping, got {got!r}")
         key_type, value_type = arguments or (typing.Any, typing.Any)
         return ImmutableDict(
             (
-                _converted(k, key_type, f"{path}[<key>]", owner, spec),
-                _converted(v, value_type, f"{path}[{k!r}]", owner, spec),
+                _converted(k, key_type, f"{path}[<key>]", spec),
+                _converted(v, value_type, f"{path}[{k!r}]", spec),
             )
             for k, v in value.items()
         )
     if origin in (typing.Union, types.UnionType):
         for option in arguments:
             try:
-                return _converted(value, option, path, owner, spec)
+                return _converted(value, option, path, spec)
             except TypeError:
                 pass
         raise TypeError(f"{path}: expected {annotation!r}, got {got!r}")
@@ -410,7 +410,7 @@ def _tensor_field(value, path, spec):
         raise TypeError(f"{path}: expected a Tensor, got {type(value).__name__!r}") from None
 
 
-def _tuple_field(value, arguments, path, owner, spec):
+def _tuple_field(value, arguments, path, spec):
     if isinstance(value, (str, bytes)) or not isinstance(value, collections.abc.Sequence):
         raise TypeError(f"{path}: expected tuple, got {type(value).__name__!r}")
     if len(arguments) == 2 and arguments[1] is Ellipsis:
@@ -420,16 +420,14 @@ def _tuple_field(value, arguments, path, owner, spec):
             f"{path}: expected tuple with length {len(arguments)}, got {type(value).__name__!r})"
         )
     return tuple(
-        _converted(v, t, f"{path}[{k}]", owner, spec)
-        for k, (v, t) in enumerate(zip(value, arguments))
+        _converted(v, t, f"{path}[{k}]", spec) for k, (v, t) in enumerate(zip(value, arguments))
     )
 
 
 def _resolved(annotation, owner):
-    """An annotation given as a name (`"Node"`, or such a name inside `Tuple[...]`) as the
-    class it names: `owner` or one of its bases, else a name of `owner`'s module."""
-    if isinstance(annotation, typing.ForwardRef):
-        annotation = annotation.__forward_arg__
+    """A field's annotation given as a name (`"Node"`) as the class it names: `owner` or
+    one of its bases, else a name of `owner`'s module. (A name inside another annotation,
+    `Tuple["Node", ...]`, stays a name, which TensorFlow 2.21 does not support either.)"""
     if not isinstance(annotation, str):
         return annotation
     for klass in owner.__mro__:
