@@ -428,3 +428,23 @@ def test_an_unused_gather_out_of_range_raises_nothing_in_a_function():
         unused(tt.constant([0.0]))
     with pytest.raises(tt.errors.InvalidArgumentError, match="out of range"):
         tt.function(lambda x: tt.gather(x, [1]))(tt.constant([0.0]))
+
+
+def test_an_eager_assign_returns_tensorflows_unread_variable():
+    """TF 2.21 (the basics guide): `v.assign(x)` prints as `<tf.Variable 'UnreadVariable' ...>`
+    and reads the variable when it is read; `read_value=False` gives None."""
+    v = tt.Variable([1.0, 2.0], name="x")
+    unread = v.assign([3.0, 4.0])
+    assert repr(unread) == (
+        "<tracer.Variable 'UnreadVariable' shape=(2,) dtype=float32, "
+        "numpy=array([3., 4.], dtype=float32)>"
+    )
+    assert isinstance(unread, tt.Variable) and unread.name == "UnreadVariable"
+    v.assign([5.0, 6.0])
+    assert unread.numpy().tolist() == [5.0, 6.0] and (unread + 1).numpy().tolist() == [6.0, 7.0]
+    unread.assign_add([1.0, 1.0])
+    assert v.numpy().tolist() == [6.0, 7.0]
+    assert v.assign_sub([1.0, 1.0], read_value=False) is None and v.numpy().tolist() == [5.0, 6.0]
+    with tt.GradientTape() as tape:
+        y = v.assign([1.0, 1.0]) * 2.0
+    assert tape.gradient(y, v).numpy().tolist() == [2.0, 2.0]
