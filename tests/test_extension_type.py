@@ -155,3 +155,50 @@ def test_input_signature_and_gradients():
         tape.watch(x)
         y = tt.reduce_sum(increase(Pastry(x, x)).sweetness ** 2)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 18.0 * np.array([1.0, 2.0]))
+
+
+class Masked(tt.experimental.BatchableExtensionType):
+    values: tt.Tensor
+    mask: tt.Tensor
+
+
+class Network(tt.experimental.BatchableExtensionType):
+    shape: tt.TensorShape
+    work: tt.Tensor
+
+    def __init__(self, work):
+        self.work = tt.convert_to_tensor(work)
+        self.shape = self.work.shape[:-1]
+
+
+def test_datasets_of_extension_types():
+    values, mask = np.arange(20).reshape(5, 4), np.arange(20).reshape(5, 4) % 3 == 0
+    rows = list(tt.data.Dataset.from_tensor_slices(Masked(values, mask)))
+    assert all(isinstance(r, Masked) for r in rows) and len(rows) == 5
+    np.testing.assert_array_equal(rows[3].values.numpy(), values[3])
+    np.testing.assert_array_equal(rows[3].mask.numpy(), mask[3])
+    (whole,) = tt.data.Dataset.from_tensors(Masked(values, mask))
+    np.testing.assert_array_equal(whole.values.numpy(), values)
+
+    def generated():
+        for k in range(2, 7):
+            yield Masked(np.arange(10), np.arange(10) % k != 0)
+
+    spec = Masked.Spec(values=tt.TensorSpec([10], tt.int64), mask=tt.TensorSpec([10], tt.bool))
+    ds = tt.data.Dataset.from_generator(generated, output_signature=spec)
+    batches = list(ds.batch(2))
+    assert [b.values.shape for b in batches] == [(2, 10), (2, 10), (1, 10)]
+    np.testing.assert_array_equal(batches[1].mask.numpy()[1], np.arange(10) % 5 != 0)
+    assert ds.batch(2).element_spec == Masked.Spec(
+        values=tt.TensorSpec([None, 10], tt.int64), mask=tt.TensorSpec([None, 10], tt.bool)
+    )
+    again = list(ds.batch(2).unbatch())
+    np.testing.assert_array_equal(again[4].mask.numpy(), np.arange(10) % 6 != 0)
+
+
+def test_a_tensorshape_field_is_not_batched_silently():
+    batch = Network([[5.0, 3.0], [3.0, 4.0]])
+    with pytest.raises(NotImplementedError, match="field 'shape' is a TensorShape"):
+        tt.data.Dataset.from_tensor_slices(batch)
+    with pytest.raises(NotImplementedError, match="tt.map_fn of Network values"):
+        tt.map_fn(lambda n: n, batch)

@@ -237,6 +237,23 @@ def type_spec_from_value(value):
         raise TypeError(f"Could not build a TypeSpec for {value!r} of type {type(value)}") from None
 
 
+def refuse_shaped(structure, what):
+    """A NotImplementedError, naming `what`, where `structure` holds an extension type (or
+    spec) with a TensorShape field: TensorFlow's batchable types give such a field the shape
+    of the batch or of the element; tracer slices, batches and maps their tensors only,
+    which would leave the field wrong."""
+    from tracer import nest
+
+    for item in nest.flatten(structure, expand_composites=False):
+        if isinstance(item, _Composite):
+            shaped = [k for k, v in vars(item).items() if isinstance(v, TensorShape)]
+            if shaped:
+                raise NotImplementedError(
+                    f"{what} of {type(item).__qualname__} values is not supported: its field "
+                    f"{shaped[0]!r} is a TensorShape, which tracer does not batch"
+                )
+
+
 def _add_spec(cls):
     """Make `cls.Spec`, with the methods of a `Spec` class written in `cls`'s body."""
     namespace = {"value_type": cls, "__module__": cls.__module__}
