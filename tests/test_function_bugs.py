@@ -250,3 +250,24 @@ def test_a_variable_holding_a_fortran_ordered_array_is_updated_in_place():
     bump()
     bump()
     np.testing.assert_array_equal(v.numpy(), np.full((3, 4), 3.0, np.float32))
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_a_watched_eager_constant_gets_its_gradient_in_a_traced_function(backend):
+    """`tape.watch(w)` of an eager tensor captured by a tt.function (the tf_numpy guide's
+    model weights) gave a None gradient: the graph read w as a new constant, not the node
+    the tape watched. Now as eagerly, alone and under vectorized_map."""
+    w = tt.constant([[1.0, 2.0], [3.0, 4.0]])
+
+    def gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(w)
+            loss = tt.reduce_sum(tt.matmul(tt.expand_dims(x, 0), w) ** 2)
+        return tape.gradient(loss, w)
+
+    xs = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], np.float32)
+    expected = [2.0 * np.outer(x, x @ w.numpy()) for x in xs]
+    compiled = tt.function(gradient, backend=backend)
+    np.testing.assert_allclose(compiled(tt.constant(xs[2])).numpy(), expected[2])
+    batched = tt.function(lambda x: tt.vectorized_map(gradient, x), backend=backend)
+    np.testing.assert_allclose(batched(tt.constant(xs)).numpy(), expected)

@@ -20,6 +20,33 @@ def test_devices_are_the_cpu():
             pass
 
 
+def test_the_cpu_splits_into_logical_devices_as_tensorflows():
+    """TF 2.21's reprs and errors (the random_numbers guide's three virtual CPUs)."""
+    cpu = tt.config.list_physical_devices("CPU")[0]
+    config = tt.config.experimental.VirtualDeviceConfiguration()
+    assert repr(config) == (
+        "LogicalDeviceConfiguration(memory_limit=None, experimental_priority=None, "
+        "experimental_device_ordinal=None)"
+    )
+    assert tt.config.get_logical_device_configuration(cpu) is None
+    with pytest.raises(ValueError, match="memory limit on CPU virtual devices"):
+        tt.config.set_logical_device_configuration(
+            cpu, [tt.config.LogicalDeviceConfiguration(memory_limit=10)]
+        )
+    with pytest.raises(ValueError, match="^Unrecognized device: 'x'$"):
+        tt.config.set_logical_device_configuration("x", [config])
+    try:
+        tt.config.experimental.set_virtual_device_configuration(cpu, [config] * 3)
+        names = [d.name for d in tt.config.list_logical_devices()]
+        assert names == ["/device:CPU:0", "/device:CPU:1", "/device:CPU:2"]
+        assert tt.config.get_logical_device_configuration(cpu) == [config] * 3
+        with tt.device("cpu:2"):
+            assert (tt.constant([1.0]) * 2).numpy().tolist() == [2.0]
+    finally:
+        tt.config.set_logical_device_configuration(cpu, [])
+    assert len(tt.config.list_logical_devices()) == 1
+
+
 def test_an_eager_shape_error_is_an_invalid_argument_error_and_a_value_error():
     with pytest.raises(tt.errors.InvalidArgumentError, match="inner dimensions differ"):
         tt.matmul(tt.ones((1, 4)), tt.ones((3, 3)))

@@ -424,3 +424,12 @@ def test_python_operators_on_keras_tensors_are_operations_of_the_model():
     assert "Negative" in kinds and "Matmul" in kinds and "Absolute" in kinds
     with pytest.raises(ValueError, match="operation GetItem on KerasTensors"):
         model.get_config()
+
+
+def test_input_takes_keras_3s_arguments_only():
+    """Keras 3 (TF 2.21's extension_type guide) has no `type_spec=`: Python's TypeError."""
+    with pytest.raises(
+        TypeError, match=r"^Input\(\) got an unexpected keyword argument 'type_spec'$"
+    ):
+        tt.keras.Input(type_spec=tt.TensorSpec([None, 2]))
+    assert tt.keras.Input((3,), None, "int32", False).shape == (None, 3)

@@ -75,6 +75,15 @@ def test_prepare_swaps_imports_of_modules_in_tensorflow():
     )
 
 
+def test_prepare_swaps_imports_of_keras_for_tracers():
+    source = "import keras\nimport keras as k\nfrom keras import layers\nimport keras_cv\n"
+    assert execute.prepare(source, "tracer") == (
+        "from tracer import keras\nfrom tracer import keras as k\n"
+        "from tracer.keras import layers\nimport keras_cv\n"
+    )
+    assert execute.prepare(source, "tf") == source
+
+
 def test_normalize_reads_tracer_as_tensorflow_and_drops_noise():
     tracer_text = (
         "tracer.Tensor(1.0, shape=(), dtype=float32) <tracer.variables.Foo object at 0x7f00>\n"

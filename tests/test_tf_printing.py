@@ -180,6 +180,18 @@ def test_the_repr_of_a_value_of_one_line_stays_on_it():
     assert repr(tt.constant(3.5)) == "<tracer.Tensor: shape=(), dtype=float32, numpy=3.5>"
 
 
+def test_the_repr_of_a_scalar_shows_its_python_value_as_tensorflows():
+    """TF 2.21 (numpy 2.4): `repr(tf.constant(8.3))` is `<tf.Tensor: shape=(), dtype=float32,
+    numpy=8.300000190734863>` (the float32's Python float); `str` keeps numpy's `8.3`."""
+    assert repr(tt.constant(8.3)).endswith("dtype=float32, numpy=8.300000190734863>")
+    assert str(tt.constant(8.3)) == "tracer.Tensor(8.3, shape=(), dtype=float32)"
+    assert repr(tt.constant(8.3, tt.float64)).endswith("numpy=8.3>")
+    assert repr(tt.Variable(8.3)).endswith("dtype=float32, numpy=8.300000190734863>")
+    assert repr(tt.constant(np.float16(0.1))).endswith("numpy=0.0999755859375>")
+    assert repr(tt.constant(b"ab")).endswith("dtype=string, numpy=b'ab'>")
+    assert repr(tt.constant(True)).endswith("dtype=bool, numpy=True>")
+
+
 def test_str_of_a_matrix():
     assert str(tt.constant(np.arange(12.0).reshape(3, 4))) == (
         "tracer.Tensor(\n"

@@ -287,6 +287,29 @@ def test_shape_is_a_tensor_shape_that_equals_tuples():
     assert repr(tt.Variable([1.0, 2.0]).shape) == "TensorShape([2])"
 
 
+def test_shapes_are_compatible_and_merge_as_tensorflows():
+    """TF 2.21's TensorShape methods and messages (`ValueError: Shapes (3,) and (2,) are
+    incompatible`, printed by the extension_type guide); an int is a shape of one size."""
+    shape = tt.TensorShape([None, 3])
+    assert shape.is_compatible_with([2, 3]) and not shape.is_compatible_with([2, 4])
+    assert not shape.is_compatible_with([3]) and shape.is_compatible_with(tt.TensorShape(None))
+    assert shape.merge_with([2, None]) == (2, 3) and shape.merge_with(None) == (None, 3)
+    with pytest.raises(ValueError, match=r"^Shapes \(None, 3\) and \(2, 4\) are not compatible$"):
+        shape.merge_with([2, 4])
+    with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible$"):
+        tt.constant([1, 2, 3]).shape.assert_is_compatible_with(tt.constant([1, 2]).shape)
+    assert tt.TensorShape(None).merge_with([1]) == (1,)
+    assert tt.TensorShape(2) == (2,) and tt.TensorSpec(2).shape == (2,)
+
+
+def test_a_tensor_is_on_the_cpu_as_tensorflow_names_it():
+    """TF 2.21 on a machine without a GPU: `x.device` of a tensor and of a variable."""
+    cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert tt.constant([1.0]).device == cpu and tt.Variable(1.0).device == cpu
+    with tt.device("/device:CPU:0"):
+        assert (tt.ones([2]) * 2).device == cpu
+
+
 @pytest.mark.parametrize("backend", ["c", "interpreter"])
 def test_shape_in_a_traced_function_is_a_tensor_shape(backend):
     """TF 2.21: inside tf.function `x.shape` is a TensorShape too (`x.shape.as_list()`, its
@@ -405,3 +428,23 @@ def test_an_unused_gather_out_of_range_raises_nothing_in_a_function():
         unused(tt.constant([0.0]))
     with pytest.raises(tt.errors.InvalidArgumentError, match="out of range"):
         tt.function(lambda x: tt.gather(x, [1]))(tt.constant([0.0]))
+
+
+def test_an_eager_assign_returns_tensorflows_unread_variable():
+    """TF 2.21 (the basics guide): `v.assign(x)` prints as `<tf.Variable 'UnreadVariable' ...>`
+    and reads the variable when it is read; `read_value=False` gives None."""
+    v = tt.Variable([1.0, 2.0], name="x")
+    unread = v.assign([3.0, 4.0])
+    assert repr(unread) == (
+        "<tracer.Variable 'UnreadVariable' shape=(2,) dtype=float32, "
+        "numpy=array([3., 4.], dtype=float32)>"
+    )
+    assert isinstance(unread, tt.Variable) and unread.name == "UnreadVariable"
+    v.assign([5.0, 6.0])
+    assert unread.numpy().tolist() == [5.0, 6.0] and (unread + 1).numpy().tolist() == [6.0, 7.0]
+    unread.assign_add([1.0, 1.0])
+    assert v.numpy().tolist() == [6.0, 7.0]
+    assert v.assign_sub([1.0, 1.0], read_value=False) is None and v.numpy().tolist() == [5.0, 6.0]
+    with tt.GradientTape() as tape:
+        y = v.assign([1.0, 1.0]) * 2.0
+    assert tape.gradient(y, v).numpy().tolist() == [2.0, 2.0]

@@ -27,6 +27,7 @@ from tracer import (
     data,
     debugging,
     errors,
+    experimental,
     image,
     io,
     linalg,
@@ -77,6 +78,7 @@ from tracer.dtypes import (
 )
 from tracer.explain import UnconnectedGradientError
 from tracer.export import ExportError, export_c
+from tracer.extension_type import type_spec_from_value
 from tracer.framework import (
     device,
     ensure_shape,
@@ -210,7 +212,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
+    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "experimental", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
@@ -241,7 +243,7 @@ __all__ = [
     "scalar_mul", "sinh", "tensordot", "truediv",
     # framework
     "Graph", "device", "ensure_shape", "executing_eagerly", "get_static_value", "init_scope", "inside_function",
-    "is_tensor", "rank", "get_logger", "group",
+    "is_tensor", "rank", "get_logger", "group", "type_spec_from_value",
 ]  # fmt: skip
 
 if _os.environ.get("TRACER_PROFILE"):  # the whole program profiled (docs/profiler.md)

@@ -10,7 +10,9 @@ and pdb); `functions_run_eagerly()` says whether it is on.
 
 `list_physical_devices(device_type=None)` and `list_logical_devices` name the one device
 tracer computes on, the CPU (no GPU: `list_physical_devices("GPU")` is empty), as
-TensorFlow's do on a machine without one.
+TensorFlow's do on a machine without one; `set_logical_device_configuration` (also
+`experimental.set_virtual_device_configuration`) splits it into logical CPUs, which tracer
+lists and computes on as the one CPU.
 
 `threading.set_intra_op_parallelism_threads(n)`, as TensorFlow's: the threads of tracer's
 pool, which runs the parallel loops and matrix products of compiled and eager code alike
@@ -115,6 +117,72 @@ def list_physical_devices(device_type=None):
 
 
 def list_logical_devices(device_type=None):
-    """The logical devices: the CPU alone."""
-    devices = [LogicalDevice("/device:CPU:0", "CPU")]
+    """The logical devices: the CPU, or the CPUs `set_logical_device_configuration` made."""
+    count = len(_logical_cpus.configurations or [None])
+    devices = [LogicalDevice(f"/device:CPU:{k}", "CPU") for k in range(count)]
     return [d for d in devices if device_type is None or d.device_type == device_type.upper()]
+
+
+class LogicalDeviceConfiguration(tuple):
+    """TensorFlow's configuration of one logical device (virtual CPUs take no memory limit)."""
+
+    __slots__ = ()
+    _fields = ("memory_limit", "experimental_priority", "experimental_device_ordinal")
+
+    def __new__(cls, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None):  # fmt: skip
+        return super().__new__(
+            cls, (memory_limit, experimental_priority, experimental_device_ordinal)
+        )
+
+    memory_limit = property(lambda self: self[0])
+    experimental_priority = property(lambda self: self[1])
+    experimental_device_ordinal = property(lambda self: self[2])
+
+    def __repr__(self):
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+        return f"LogicalDeviceConfiguration({fields})"
+
+
+class _LogicalCpus:
+    configurations = None  # the CPU's logical devices' configurations, once set
+
+
+_logical_cpus = _LogicalCpus()
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Split the CPU into logical devices, as TensorFlow's (a distribution strategy's
+    `cpu:0`, `cpu:1`, ...): `list_logical_devices` lists them. tracer computes on the one
+    CPU whatever a block's device, as TensorFlow's soft placement does without a GPU; unlike
+    TensorFlow's, the configuration may be set again at any time."""
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    configurations = list(logical_devices)
+    for configuration in configurations:
+        if not isinstance(configuration, LogicalDeviceConfiguration):
+            raise TypeError(f"not a tt.config.LogicalDeviceConfiguration: {configuration!r}")
+        if configuration.memory_limit is not None:
+            raise ValueError(
+                "Setting memory limit on CPU virtual devices is currently not supported"
+            )
+    _logical_cpus.configurations = configurations or None
+
+
+def get_logical_device_configuration(device):
+    """The configurations `set_logical_device_configuration` gave `device`, or None."""
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return None if _logical_cpus.configurations is None else list(_logical_cpus.configurations)
+
+
+class _Experimental:
+    """`tt.config.experimental`: TensorFlow's older names of the device configuration."""
+
+    set_virtual_device_configuration = staticmethod(set_logical_device_configuration)
+    get_virtual_device_configuration = staticmethod(get_logical_device_configuration)
+    VirtualDeviceConfiguration = LogicalDeviceConfiguration
+    list_physical_devices = staticmethod(list_physical_devices)
+    list_logical_devices = staticmethod(list_logical_devices)
+
+
+experimental = _Experimental()

@@ -37,6 +37,8 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape, dtype="float32", name=None):
+        if isinstance(shape, int):  # one size, as TensorFlow takes it: `TensorSpec(2)` is [2]
+            shape = (shape,)
         self.shape = (
             None
             if is_unknown_rank(shape)

@@ -17,7 +17,7 @@ from tracer.config import settings
 from tracer.context import state
 from tracer.explain import UnconnectedGradientError, explain
 from tracer.indexed_slices import IndexedSlices
-from tracer.ir import Node, format_nodes, user_location
+from tracer.ir import Literal, Node, format_nodes, user_location
 from tracer.ops import array_ops, math_ops, structure_ops
 from tracer.recording import Recording
 from tracer.tensor import Tensor, TensorLike, _from_python, convert_to_tensor
@@ -295,8 +295,15 @@ class GradientTape:
 
 
 def _input_node(tensor):
-    """The node a watched tensor is traced from: its own if a tape made it, else a new input."""
+    """The node a watched tensor is traced from: its own if a tape made it, else a new input;
+    an eager value watched inside a traced function is the constant the graph reads it as
+    (a new const node of its value would not be the one the tape watches)."""
     node = tensor._node
+    if tensor._value is not None and state.trace is not None:
+        if node is None or node.op != "const" or "value" not in node.attrs:
+            attrs = {"value": Literal(tensor._value)}
+            node = tensor._node = Node("const", (), attrs, tensor.shape, tensor.dtype)
+        return node
     if node is None or node.op == "const":
         node = Node("input", (), {}, tensor.shape, tensor.dtype, user_location())
         tensor._node = node

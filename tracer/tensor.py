@@ -61,6 +61,12 @@ class TensorLike:
                 f"Tensor's shape {known} is not compatible with supplied shape {supplied}."
             )
 
+    @property
+    def device(self):
+        """Where the value is, in TensorFlow's words: tracer computes on the CPU only
+        (`tt.device` blocks run there too)."""
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
     def ref(self):
         """A hashable reference to this tensor or variable, by identity (dict keys, set
         members); `.deref()` gives it back. As TensorFlow's `Tensor.ref()`."""
@@ -260,10 +266,7 @@ class Tensor(TensorLike):
                 f"<tracer.Tensor '{graph_name(self._node)}' shape={self._shown_shape()} "
                 f"dtype={self.dtype.name}>"
             )
-        value = self._value
-        text = str(value[()]) if value.ndim == 0 else repr(value)
-        if "\n" in text:  # TensorFlow starts a value of several lines on a line of its own
-            text = "\n" + text
+        text = numpy_text(self._value)
         return f"<tracer.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def _shown_shape(self):
@@ -446,6 +449,18 @@ def _note_numpy_exit(node, via="numpy"):
         if node in rec.tracked:
             location = user_location(also_skip=(_NUMPY_DIR,))
             rec.events.numpy_exits.append((node, location, via))
+
+
+def numpy_text(value):
+    """A value as a tensor's or variable's repr shows it, as TensorFlow 2.21's: a scalar as
+    its Python value's repr (a float32 8.3 as 8.300000190734863, the float it is), bytes as
+    they are, an array as numpy's repr, on a line of its own where it takes several."""
+    if value.ndim == 0:
+        item = value[()]
+        text = repr(item if isinstance(item, bytes) or not hasattr(item, "item") else item.item())
+    else:
+        text = repr(value)
+    return "\n" + text if "\n" in text else text
 
 
 def is_tensor_like(value):

@@ -24,6 +24,8 @@ class TensorShape(tuple):
     def __new__(cls, dims=()):
         if is_unknown_rank(dims):
             return UNKNOWN_RANK
+        if isinstance(dims, (int, Dimension)):  # one size: TensorFlow's `TensorShape(2)` is [2]
+            dims = [dims]
         return super().__new__(cls, (_size(d) for d in dims))
 
     @classmethod
@@ -63,6 +65,39 @@ class TensorShape(tuple):
         if is_unknown_rank(other):
             return UNKNOWN_RANK
         return TensorShape([*self, *other])
+
+    def is_compatible_with(self, other):
+        """Whether a tensor could have both shapes: an unknown rank fits any, else the same
+        rank with each pair of sizes equal or one of them unknown.
+
+        >>> tt.TensorShape([None, 3]).is_compatible_with([2, 3])
+        True
+        """
+        other = as_shape(other)
+        if is_unknown_rank(other):
+            return True
+        return len(self) == len(other) and all(
+            _unknown(a) or _unknown(b) or a == b for a, b in zip(self, other)
+        )
+
+    def assert_is_compatible_with(self, other):
+        """A ValueError, in TensorFlow's words, where `other` is not compatible."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+
+    def merge_with(self, other):
+        """The shape both shapes describe, each size known where either knows it; a
+        ValueError, in TensorFlow's words, where they are not compatible.
+
+        >>> tt.TensorShape([None, 3]).merge_with([2, None])
+        TensorShape([2, 3])
+        """
+        other = as_shape(other)
+        if is_unknown_rank(other):
+            return self
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape([b if _unknown(a) else a for a, b in zip(self, other)])
 
     def __bool__(self):
         """True, as TensorFlow's TensorShape of a known rank is, a scalar's `()` too (not
@@ -119,6 +154,15 @@ class _UnknownRank(TensorShape):
     def concatenate(self, other):
         return UNKNOWN_RANK
 
+    def is_compatible_with(self, other):
+        return True
+
+    def assert_is_compatible_with(self, other):
+        pass
+
+    def merge_with(self, other):
+        return as_shape(other)
+
     def __bool__(self):
         return False
 
@@ -153,6 +197,17 @@ UNKNOWN_RANK = tuple.__new__(_UnknownRank, ())
 def is_unknown_rank(shape):
     """Whether `shape` (None, or a TensorShape or sequence) is of unknown rank."""
     return shape is None or shape is UNKNOWN_RANK
+
+
+def as_shape(shape):
+    """`shape` (a TensorShape, a sequence of sizes, one int, or None) as a TensorShape."""
+    if isinstance(shape, TensorShape):
+        return shape
+    return TensorShape(shape)
+
+
+def _unknown(size):
+    return size is None or isinstance(size, Dim)
 
 
 class Dimension:

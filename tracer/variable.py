@@ -17,7 +17,7 @@ from tracer.ir import Node, format_location, user_location
 from tracer.ops import array_ops, core, math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
-from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
+from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor, numpy_text
 from tracer.tensor_shape import TensorShape
 
 _construction_order = itertools.count()
@@ -134,13 +134,15 @@ class Variable(TensorLike):
             self._refuse_assign()
         self._value = aligned.copy(new.numpy(), self._value.dtype)
         self._shared = False
-        return self
+        return _UnreadVariable(self) if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self.assign(math_ops.add(self._current(), self._checked(delta, "assign_add")))
+        new = math_ops.add(self._current(), self._checked(delta, "assign_add"))
+        return self.assign(new, read_value=read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self.assign(math_ops.subtract(self._current(), self._checked(delta, "assign_sub")))
+        new = math_ops.subtract(self._current(), self._checked(delta, "assign_sub"))
+        return self.assign(new, read_value=read_value)
 
     def scatter_add(self, sparse_delta, use_locking=False, name=None):
         """Add `sparse_delta` (an IndexedSlices of rows) to the rows it names."""
@@ -236,11 +238,40 @@ class Variable(TensorLike):
         return id(self)
 
     def __repr__(self):
-        value = self._value
-        text = str(value[()]) if value.ndim == 0 else repr(value)
-        if "\n" in text:  # TensorFlow starts a value of several lines on a line of its own
-            text = "\n" + text
+        text = numpy_text(self._value)
         return f"<tracer.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={text}>"
+
+
+def _delegated(name):
+    """An attribute of an _UnreadVariable that is its variable's, read and written there."""
+    return property(
+        lambda self: getattr(self._variable, name),
+        lambda self, value: setattr(self._variable, name, value),
+    )
+
+
+class _UnreadVariable(Variable):
+    """What an eager `assign` (`assign_add`, `assign_sub`, `scatter_*`) returns, as
+    TensorFlow's: the variable under the name 'UnreadVariable' (its repr shows it), whose
+    reads, assigns and gradients are the variable's, so `v.assign(x).numpy()` and
+    `v.assign(x) + 1` give the variable's value when they run.
+
+    >>> tt.Variable([1.0]).assign([2.0])
+    <tracer.Variable 'UnreadVariable' shape=(1,) dtype=float32, numpy=array([2.], dtype=float32)>
+    """
+
+    __slots__ = ("_variable",)
+
+    def __init__(self, variable):
+        self._variable = variable
+
+    name = property(lambda self: "UnreadVariable")
+    _value = _delegated("_value")
+    _node = _delegated("_node")
+    _shared = _delegated("_shared")
+    _unique_id = _delegated("_unique_id")
+    trainable = _delegated("trainable")
+    constraint = _delegated("constraint")
 
 
 core.read_variables(Variable)  # `tt.add(y, variable)` outside tapes reads it as `_read` does

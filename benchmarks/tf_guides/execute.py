@@ -95,14 +95,20 @@ def is_shell_line(line):
 # `import tensorflow...` or `from tensorflow... import` at the start of a line (not
 # `tensorflow_datasets`, a package of its own)
 TENSORFLOW_IMPORT = re.compile(r"^(\s*(?:import|from)\s+)tensorflow\b(?!_)", re.MULTILINE)
+# Keras 3 on its own (`import keras`, `from keras import layers`), which TensorFlow 2.21's
+# `tf.keras` is: tracer's is `tracer.keras`
+KERAS_IMPORT = re.compile(r"^(\s*)import keras\b(?![_.])", re.MULTILINE)
+KERAS_FROM = re.compile(r"^(\s*from\s+)keras\b(?!_)", re.MULTILINE)
 
 
 def prepare(source, engine):
     """The cell as Python for `engine`: shell and magic lines dropped, and for tracer the
-    TensorFlow imports replaced by tracer's."""
+    TensorFlow and Keras imports replaced by tracer's."""
     source = "\n".join(line for line in source.split("\n") if not is_shell_line(line))
     if engine == "tracer":
         source = TENSORFLOW_IMPORT.sub(r"\1tracer", source)
+        source = KERAS_IMPORT.sub(r"\1from tracer import keras", source)
+        source = KERAS_FROM.sub(r"\1tracer.keras", source)
     return source
 
 

@@ -14,6 +14,7 @@ from tracer import nest
 from tracer.control.loops import stop_gradients
 from tracer.control.region import at_user_line
 from tracer.control.scan import accumulate, element_count
+from tracer.extension_type import refuse_shaped
 from tracer.ops import array_ops, convert, structure_ops
 from tracer.signature import TensorSpec
 
@@ -43,6 +44,7 @@ def map_fn(
     """
     if not callable(fn):
         raise TypeError(f"{WHAT}: fn must be callable, not {type(fn).__name__}{at_user_line()}")
+    refuse_shaped(elems, WHAT)
     flat_elems = [convert.as_tensor(e) for e in nest.flatten(elems)]
     n = element_count(flat_elems, WHAT)
 

@@ -6,8 +6,14 @@ import numpy as np
 
 from tracer import nest
 from tracer.data.sparse_elements import SparseArrays
-from tracer.data.specs import INFINITE, UNKNOWN, leaf_spec, spec_of_arrays
+from tracer.data.specs import (
+    INFINITE,
+    UNKNOWN,
+    leaf_spec,
+    spec_of_arrays,
+)
 from tracer.dtypes import BY_NUMPY, as_dtype
+from tracer.extension_type import ExtensionType, ExtensionTypeSpec, refuse_shaped
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import constant
@@ -21,6 +27,8 @@ def as_arrays(structure):
         return {key: as_arrays(value) for key, value in structure.items()}
     if isinstance(structure, SparseTensor):
         return SparseArrays.of(structure)
+    if isinstance(structure, ExtensionType):  # its tensors, each an array of the element
+        return structure._from_components([as_arrays(t) for t in structure._tensor_components()])
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
@@ -38,6 +46,7 @@ class TensorSlices:
     must share."""
 
     def __init__(self, tensors):
+        refuse_shaped(tensors, "tt.data: from_tensor_slices")
         self._structure = as_arrays(tensors)
         leaves = nest.flatten(self._structure)
         if not leaves or any(leaf.ndim == 0 for leaf in leaves):
@@ -194,6 +203,13 @@ def _leaves_like(signature, element):
     where the signature has one tensor is that tensor, as TensorFlow reads it)."""
     if isinstance(signature, TensorSpec):
         return [element]
+    if isinstance(signature, ExtensionTypeSpec):  # an extension type's tensors
+        if not isinstance(element, signature.value_type):
+            raise ValueError(
+                f"from_generator: an element {element!r} is not of the output_signature's "
+                f"type {signature.value_type.__qualname__}"
+            )
+        return list(element._tensor_components())
     keys = nest.sorted_keys(signature) if isinstance(signature, dict) else range(len(signature))
     try:
         parts = [element[key] for key in keys]

@@ -7,6 +7,7 @@ gives the structure of TensorSpecs of its elements (`spec()`)."""
 
 from tracer import nest
 from tracer.data.sparse_elements import is_sparse
+from tracer.extension_type import ExtensionTypeSpec, refuse_shaped
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
 
@@ -22,13 +23,26 @@ def leaf_spec(leaf, shape):
 
 
 def spec_leaves(spec):
-    """An element spec's leaves, a SparseTensorSpec one of them."""
-    return nest.flatten(spec, expand_composites=False)
+    """An element spec's leaves, a SparseTensorSpec one of them; an extension type's spec
+    gives its TensorSpecs (its tensors are batched, sliced and unbatched each on its own)."""
+    return [leaf for item in nest.flatten(spec, expand_composites=False) for leaf in _parts(item)]
 
 
 def packed_spec(spec, leaves):
     """`spec` with its leaves (as spec_leaves gives them) replaced by `leaves`."""
-    return nest.pack_sequence_as(spec, leaves, expand_composites=False)
+    leaves, items = iter(leaves), []
+    for item in nest.flatten(spec, expand_composites=False):
+        if isinstance(item, ExtensionTypeSpec):
+            refuse_shaped(item, "tt.data: batching or unbatching")
+            item = item._from_components([next(leaves) for _ in _parts(item)])
+        else:
+            item = next(leaves)
+        items.append(item)
+    return nest.pack_sequence_as(spec, items, expand_composites=False)
+
+
+def _parts(item):
+    return item._tensor_components() if isinstance(item, ExtensionTypeSpec) else (item,)
 
 
 def refuse_sparse(element, what):

@@ -53,14 +53,30 @@ class InputLayer(Layer):
         }
 
 
-def Input(shape=None, batch_size=None, dtype=None, batch_shape=None, name=None, **kwargs):
+def Input(
+    shape=None,
+    batch_size=None,
+    dtype=None,
+    sparse=None,
+    ragged=None,
+    batch_shape=None,
+    name=None,
+    tensor=None,
+    optional=False,
+):
     """A symbolic input of a functional model: a KerasTensor of shape `(batch_size, *shape)`
     (the batch size None by default: any), or of `batch_shape`; None in `shape` is any size.
+    Keras 3's arguments, and no others (`type_spec=`, TensorFlow's Keras 2 argument, is
+    Python's TypeError, as in Keras 3).
 
     >>> tt.keras.Input(shape=(None, 3), dtype="int32").shape
     (None, None, 3)
     """
-    layer = InputLayer(shape, batch_size, dtype, batch_shape=batch_shape, name=name, **kwargs)
+    if tensor is not None:
+        raise NotImplementedError("tt.keras.Input: tracer makes its own input tensor (no tensor=)")
+    layer = InputLayer(
+        shape, batch_size, dtype, sparse, ragged, batch_shape, name=name, optional=optional
+    )
     return layer.output
 
 
