@@ -301,3 +301,19 @@ def test_a_subclassed_model_lists_its_layers_and_gets_one_by_name_or_index():
         model.layers = []
     sequential = tt.keras.Sequential([tt.keras.layers.Dense(2, name="only")])
     assert sequential.get_layer("only") is sequential.layers[0]
+
+
+def test_input_layer_takes_keras_2s_input_shape_and_starts_a_sequential():
+    """Keras 3 takes `InputLayer(input_shape=...)` with a warning (the CVAE tutorial's
+    encoder), and a Sequential that starts with an InputLayer builds at once, its layers
+    not counting it: Keras 3.15's output shapes and weights."""
+    with pytest.warns(UserWarning, match="Argument `input_shape` is deprecated"):
+        first = layers.InputLayer(input_shape=(28, 28, 1))
+    assert first.batch_shape == (None, 28, 28, 1)
+    assert layers.InputLayer(batch_input_shape=(4, 3)).batch_shape == (4, 3)
+    model = tt.keras.Sequential(
+        [first, layers.Conv2D(2, 3, strides=2), layers.Flatten(), layers.Dense(4)]
+    )
+    assert model.built and model.output_shape == (None, 4)
+    assert [type(layer).__name__ for layer in model.layers] == ["Conv2D", "Flatten", "Dense"]
+    assert [w.shape for w in model.get_weights()] == [(3, 3, 1, 2), (2,), (338, 4), (4,)]
