@@ -317,3 +317,17 @@ def test_input_layer_takes_keras_2s_input_shape_and_starts_a_sequential():
     assert model.built and model.output_shape == (None, 4)
     assert [type(layer).__name__ for layer in model.layers] == ["Conv2D", "Flatten", "Dense"]
     assert [w.shape for w in model.get_weights()] == [(3, 3, 1, 2), (2,), (338, 4), (4,)]
+
+
+def test_identity_initializer_as_keras():
+    init = tt.keras.initializers.get("identity")
+    assert type(init).__name__ == "Identity"
+    np.testing.assert_array_equal(
+        tt.keras.initializers.Identity(gain=2.0)((2, 3)).numpy(), [[2, 0, 0], [0, 2, 0]]
+    )
+    assert tt.keras.initializers.Identity()((2, 2), dtype="float64").dtype == tt.float64
+    assert type(tt.keras.initializers.get("IdentityInitializer")).__name__ == "Identity"
+    with pytest.raises(
+        ValueError, match="only be used for 2D matrices. Received: shape=.2, 2, 2. of rank 3"
+    ):
+        tt.keras.initializers.Identity()((2, 2, 2))
