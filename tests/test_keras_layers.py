@@ -319,6 +319,37 @@ def test_input_layer_takes_keras_2s_input_shape_and_starts_a_sequential():
     assert [w.shape for w in model.get_weights()] == [(3, 3, 1, 2), (2,), (338, 4), (4,)]
 
 
+def test_a_layers_trainable_weights_come_before_its_other_weights_as_in_keras():
+    """Keras 3 lists a layer's own trainable weights first, then the others, each in the
+    order they were made, then its sub-layers': get_weights and set_weights follow it (the
+    order Keras 3.15 printed for this layer)."""
+
+    class Mine(layers.Layer):
+        def build(self, shape):
+            self.fixed = self.add_weight(
+                name="fixed", shape=(3,), initializer="zeros", trainable=False
+            )
+            self.kernel = self.add_weight(name="kernel", shape=(shape[-1], 2), initializer="ones")
+            self.counts = self.add_weight(
+                name="counts", shape=(1,), initializer="zeros", trainable=False
+            )
+            self.bias = self.add_weight(name="bias", shape=(2,), initializer="zeros")
+            self.inner = layers.Dense(4)
+            self.inner.build(shape)
+
+        def call(self, inputs):
+            return inputs @ self.kernel + self.bias
+
+    layer = Mine()
+    layer(np.ones((1, 5), np.float32))
+    assert [w.shape for w in layer.get_weights()] == [(5, 2), (2,), (3,), (1,), (5, 4), (4,)]
+    assert [w.name.split("/")[-1] for w in layer.non_trainable_weights] == ["fixed:0", "counts:0"]
+    layer.set_weights([np.full(w.shape, k, np.float32) for k, w in enumerate(layer.get_weights())])
+    assert [
+        float(w.numpy().ravel()[0]) for w in (layer.fixed, layer.kernel, layer.counts, layer.bias)
+    ] == [2.0, 0.0, 3.0, 1.0]
+
+
 def test_identity_initializer_as_keras():
     init = tt.keras.initializers.get("identity")
     assert type(init).__name__ == "Identity"

@@ -5,7 +5,8 @@ made by `add_weight` and named under the layer (`dense/kernel:0`, the layer's sc
 the caller's: a layer built inside another layer's call is `outer/dense/kernel:0`), floating
 inputs cast to the layer's dtype, `training` passed to `call` only when `call` takes it (where
 not given, the outer layer call's, as Keras 3's call context passes it down), and
-weights listed in the order they were made, the layer's own before its sub-layers'. Setting
+weights listed as Keras 3 lists them, the layer's own before its sub-layers' (its trainable ones
+first, then the others, each in the order they were made). Setting
 `trainable` sets it on every weight below, so that tapes stop watching them too.
 """
 
@@ -266,9 +267,13 @@ class Layer(Module):
             )
         finally:
             self._leave_scope(outer)
-        self._own_weights.append(variable)
+        # Keras 3's order, which get_weights and set_weights follow: the layer's trainable
+        # weights, then its non-trainable ones, each in the order they were made
+        fixed = self._fixed_weights
+        position = sum(id(w) not in fixed for w in self._own_weights) if trainable else None
+        self._own_weights.insert(len(self._own_weights) if position is None else position, variable)
         if not trainable:
-            self._fixed_weights.add(id(variable))
+            fixed.add(id(variable))
         if regularizer is not None:
             _weights_regularized[0] = True
             self._regularized.append((variable, regularizer))
