@@ -670,3 +670,19 @@ def test_converting_a_function_does_not_make_python_forget_the_warnings_it_showe
 
             add(tt.constant(1.0))
     assert [str(w.message) for w in caught] == ["shown once per place"]
+
+
+def test_a_range_of_bounds_known_when_running_used_as_a_tensor_runs_as_python():
+    """DeepDream's tiles, `tf.range(0, size[1], tile)[:-1]`: its length is known only when
+    the function runs, so the function runs as Python, with numpy's values."""
+
+    @tt.function
+    def starts(size, tile):
+        xs = tt.range(0, size[1], tile)[:-1]
+        if not tt.cast(len(xs), tt.bool):
+            xs = tt.constant([0])
+        return tt.reduce_sum(xs) + 100 * tt.size(xs)
+
+    assert int(starts(tt.constant([5, 70]), tt.constant(24))) == 0 + 24 + 200
+    assert int(starts(tt.constant([5, 20]), tt.constant(24))) == 0 + 100
+    assert starts._runs_as_python

@@ -194,3 +194,51 @@ def test_make_csv_dataset_shuffles_each_epoch_and_ignores_errors(folder):
         ignore_errors=True,
     )  # fmt: skip
     assert [f["x"].numpy().tolist() for f in kept] == [[1, 3]]
+
+
+def test_decode_csv_splits_records_as_tensorflow():
+    """tt.io.decode_csv against TensorFlow 2.21's printed outputs: one tensor a column, of
+    the records' shape and the defaults' dtypes; quotes, empty fields, select_cols,
+    field_delim and na_value; its errors' words (tracer names the record's place)."""
+    records = tt.constant(["1,2.5,a", "0,,b", '2,3,"x,y"'])
+    label, value, text = tt.io.decode_csv(records, record_defaults=[[0], [-1.0], [""]])
+    assert label.dtype == tt.int32 and label.numpy().tolist() == [1, 0, 2]
+    assert value.dtype == tt.float32 and value.numpy().tolist() == [2.5, -1.0, 3.0]
+    assert text.numpy().tolist() == [b"a", b"b", b"x,y"]
+    seven, half = tt.io.decode_csv("7,1.5", record_defaults=[[0], [0.0]])
+    assert seven.shape == () and int(seven) == 7 and float(half) == 1.5
+    wide, other = tt.io.decode_csv(
+        tt.constant([["1,2"], ["3,4"]]), record_defaults=[tt.constant([], tt.int64), [0.0]]
+    )
+    assert wide.dtype == tt.int64 and wide.numpy().tolist() == [[1], [3]]
+    assert other.numpy().tolist() == [[2.0], [4.0]]
+    first, last = tt.io.decode_csv(records, record_defaults=[[0], [""]], select_cols=[0, 2])
+    assert first.numpy().tolist() == [1, 0, 2] and last.numpy().tolist() == [b"a", b"b", b"x,y"]
+    assert [int(t) for t in tt.io.decode_csv(["1;2"], [[0], [0]], field_delim=";")] == [1, 2]
+    assert [int(t) for t in tt.io.decode_csv(["1,NA"], [[0], [5]], na_value="NA")] == [1, 5]
+    for bad, defaults, words in [
+        (["1,2,3"], [[0], [0]], "Expect 2 fields but have more in record"),
+        (["1"], [[0], [0]], "Expect 2 fields but have 1 in record"),
+        (["a,1"], [[0], [0]], "Field 0 in record is not a valid int32: a"),
+        ([",1"], [tt.constant([], tt.int32), [0]], "Field 0 is required but missing in record"),
+        (["1.5,1"], [[0], [0]], "Field 0 in record is not a valid int32: 1.5"),
+    ]:
+        with pytest.raises(InvalidArgumentError, match=words):
+            tt.io.decode_csv(bad, record_defaults=defaults)[0].numpy()
+    with pytest.raises(TypeError, match="a column's default must be one of"):
+        tt.io.decode_csv(["1"], record_defaults=[[True]])
+
+
+def test_decode_csv_parses_a_text_line_datasets_lines(tmp_path):
+    """The custom training walkthrough's pattern: TextLineDataset, skip(1), map(decode_csv)."""
+    path = tmp_path / "penguins.csv"
+    path.write_text("species,a,b\n2,0.5,0.25\n0,1.5,2\n")
+
+    def parse(line):
+        fields = tt.io.decode_csv(line, record_defaults=[[0], [0.0], [0.0]])
+        return tt.stack(fields[1:]), fields[0]
+
+    batches = list(tt.data.TextLineDataset(str(path)).skip(1).map(parse).batch(2))
+    features, labels = batches[0]
+    assert features.numpy().tolist() == [[0.5, 0.25], [1.5, 2.0]]
+    assert labels.numpy().tolist() == [2, 0]

@@ -1668,3 +1668,21 @@ def test_a_call_giving_a_shared_unknown_size_two_sizes_leaves_dynamic_shapes_on(
     for n in (7, 8, 9):
         np.testing.assert_array_equal(product(rows(n), rows(n)).numpy(), rows(n) * rows(n))
     assert product.experimental_get_tracing_count() == 2
+
+
+def test_an_input_signature_of_unknown_image_sizes_traces_each_size_a_convolution_needs():
+    """DeepDream's signature, [None, None, 3]: a convolution needs its input's spatial sizes
+    when tracing, so each call is traced with its own sizes (the signature's trace failed);
+    the values are the eager ones, and a size seen before reuses its trace."""
+    rng = np.random.default_rng(3)
+    filters = tt.constant(rng.standard_normal((3, 3, 3, 4)).astype(np.float32))
+
+    @tt.function(input_signature=[tt.TensorSpec([None, None, 3], tt.float32)])
+    def response(image):
+        return tt.reduce_mean(tt.nn.conv2d(image[None], filters, 1, "SAME") ** 2)
+
+    for shape in [(6, 8, 3), (5, 7, 3), (6, 8, 3)]:
+        image = rng.standard_normal(shape).astype(np.float32)
+        eager = tt.reduce_mean(tt.nn.conv2d(image[None], filters, 1, "SAME") ** 2)
+        np.testing.assert_allclose(response(image).numpy(), eager.numpy(), rtol=1e-5)
+    assert response.experimental_get_tracing_count() == 2

@@ -326,8 +326,8 @@ def test_sizes_may_be_eager_tensors_and_central_crop_of_one_is_the_image():
 
 
 def test_traced_sizes_come_from_the_images():
-    """A function called on images of several sizes resizes each with its own taps; an
-    input_signature that leaves height and width unknown is refused with a clear error."""
+    """A function called on images of several sizes resizes each with its own taps; one
+    whose input_signature leaves height and width unknown is traced with each call's."""
     resize = tt.function(lambda x: image.resize(x, [3, 4]))
     for key in ["f32_b", "f64_b"]:
         x = tt.constant(INPUTS[key][:, :, : 4 if key == "f64_b" else 6])
@@ -336,8 +336,10 @@ def test_traced_sizes_come_from_the_images():
         lambda x: image.resize(x, [3, 4]),
         input_signature=[tt.TensorSpec([None, None, None, 3], tt.float32)],
     )
-    with pytest.raises(ValueError, match="needs the image's height and width"):
-        unknown(tt.constant(INPUTS["f32_b"]))
+    for key in ["f32_b", "f32_b4"]:
+        x = tt.constant(INPUTS["f32_b"][:, :, : 4 if key == "f32_b4" else 6])
+        np.testing.assert_allclose(unknown(x).numpy(), image.resize(x, [3, 4]).numpy(), 1e-6)
+    assert unknown.experimental_get_tracing_count() == 2
 
 
 # --- random augmentations ----------------------------------------------------------------

@@ -231,3 +231,83 @@ def test_steps_per_epoch_beyond_the_arrays_goes_on_and_warns_as_keras():
         history.history["loss"], [2.51896, 0.53523, 0.48029, 0.07024], atol=6e-6
     )  # (printed to 5 decimals)
     assert int(model.optimizer.iterations.numpy()) == 8
+
+
+class _Probe(tt.keras.layers.Layer):
+    """Tells which `training` its call got: 2x in training, 1x otherwise, +10 for None."""
+
+    def call(self, inputs, training=None):
+        return inputs * (2.0 if training else 1.0) + (10.0 if training is None else 0.0)
+
+
+class _Outer(tt.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.probe = _Probe()
+
+    def call(self, inputs):
+        return self.probe(inputs)
+
+
+class _OuterDefault(_Outer):
+    def call(self, inputs, training=False):
+        return self.probe(inputs)
+
+
+class _Mixed(tt.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = _Probe(), _Probe()
+
+    def call(self, inputs):
+        return self.a(inputs, training=False) + self.b(inputs)
+
+
+def test_inner_layers_take_the_outer_calls_training_as_keras_3_passes_it_down():
+    """Keras 3's call context (the values Keras 3.15 printed): a layer called without
+    `training` takes the one given to, or defaulted by, the call it is inside; the SNGP
+    tutorial's spectral normalization and Gaussian process layers update in fit so."""
+    x = np.ones((1, 1), np.float32)
+    for model, expected in ((_Outer(), [11.0, 2.0, 1.0]), (_OuterDefault(), [1.0, 2.0, 1.0])):
+        got = [model(x), model(x, training=True), model(x, training=False)]
+        assert [float(g[0, 0]) for g in got] == expected
+    assert float(_Mixed()(x, training=True)[0, 0]) == 2.0  # (a's False passes on to b)
+    assert float(_Probe()(x)[0, 0]) == 11.0
+
+
+class _Counting(tt.keras.layers.Layer):
+    """Counts the calls made in training (an assign, as a covariance accumulates)."""
+
+    def build(self, shape):
+        self.count = self.add_weight(shape=(), initializer="zeros", trainable=False)
+        self.scale = self.add_weight(shape=(), initializer="ones")
+
+    def call(self, inputs, training=None):
+        if training:
+            self.count.assign_add(1.0)
+        return inputs * self.scale
+
+
+class _WithTraining(tt.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.inner = _Counting()
+
+    def call(self, inputs, training=False):
+        return self.inner(inputs)
+
+
+class _WithoutTraining(_WithTraining):
+    def call(self, inputs):
+        return self.inner(inputs)
+
+
+def test_fit_passes_training_only_to_a_model_whose_call_takes_it():
+    """Keras 3's train step calls `model(x, training=True)` where the model's call takes
+    `training`, else `model(x)`: a subclassed model without it runs its layers as their
+    defaults say (Keras 3.15 left a BatchNormalization's moving mean at 0 so)."""
+    data, targets = np.ones((8, 1), np.float32), np.zeros((8, 1), np.float32)
+    for model, expected in ((_WithTraining(), 2.0), (_WithoutTraining(), 0.0)):
+        model.compile(optimizer=tt.keras.optimizers.SGD(0.0), loss="mse")
+        model.fit(data, targets, batch_size=4, epochs=1, verbose=0)
+        assert float(model.inner.count.numpy()) == expected

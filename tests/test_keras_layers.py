@@ -301,3 +301,64 @@ def test_a_subclassed_model_lists_its_layers_and_gets_one_by_name_or_index():
         model.layers = []
     sequential = tt.keras.Sequential([tt.keras.layers.Dense(2, name="only")])
     assert sequential.get_layer("only") is sequential.layers[0]
+
+
+def test_input_layer_takes_keras_2s_input_shape_and_starts_a_sequential():
+    """Keras 3 takes `InputLayer(input_shape=...)` with a warning (the CVAE tutorial's
+    encoder), and a Sequential that starts with an InputLayer builds at once, its layers
+    not counting it: Keras 3.15's output shapes and weights."""
+    with pytest.warns(UserWarning, match="Argument `input_shape` is deprecated"):
+        first = layers.InputLayer(input_shape=(28, 28, 1))
+    assert first.batch_shape == (None, 28, 28, 1)
+    assert layers.InputLayer(batch_input_shape=(4, 3)).batch_shape == (4, 3)
+    model = tt.keras.Sequential(
+        [first, layers.Conv2D(2, 3, strides=2), layers.Flatten(), layers.Dense(4)]
+    )
+    assert model.built and model.output_shape == (None, 4)
+    assert [type(layer).__name__ for layer in model.layers] == ["Conv2D", "Flatten", "Dense"]
+    assert [w.shape for w in model.get_weights()] == [(3, 3, 1, 2), (2,), (338, 4), (4,)]
+
+
+def test_a_layers_trainable_weights_come_before_its_other_weights_as_in_keras():
+    """Keras 3 lists a layer's own trainable weights first, then the others, each in the
+    order they were made, then its sub-layers': get_weights and set_weights follow it (the
+    order Keras 3.15 printed for this layer)."""
+
+    class Mine(layers.Layer):
+        def build(self, shape):
+            self.fixed = self.add_weight(
+                name="fixed", shape=(3,), initializer="zeros", trainable=False
+            )
+            self.kernel = self.add_weight(name="kernel", shape=(shape[-1], 2), initializer="ones")
+            self.counts = self.add_weight(
+                name="counts", shape=(1,), initializer="zeros", trainable=False
+            )
+            self.bias = self.add_weight(name="bias", shape=(2,), initializer="zeros")
+            self.inner = layers.Dense(4)
+            self.inner.build(shape)
+
+        def call(self, inputs):
+            return inputs @ self.kernel + self.bias
+
+    layer = Mine()
+    layer(np.ones((1, 5), np.float32))
+    assert [w.shape for w in layer.get_weights()] == [(5, 2), (2,), (3,), (1,), (5, 4), (4,)]
+    assert [w.name.split("/")[-1] for w in layer.non_trainable_weights] == ["fixed:0", "counts:0"]
+    layer.set_weights([np.full(w.shape, k, np.float32) for k, w in enumerate(layer.get_weights())])
+    assert [
+        float(w.numpy().ravel()[0]) for w in (layer.fixed, layer.kernel, layer.counts, layer.bias)
+    ] == [2.0, 0.0, 3.0, 1.0]
+
+
+def test_identity_initializer_as_keras():
+    init = tt.keras.initializers.get("identity")
+    assert type(init).__name__ == "Identity"
+    np.testing.assert_array_equal(
+        tt.keras.initializers.Identity(gain=2.0)((2, 3)).numpy(), [[2, 0, 0], [0, 2, 0]]
+    )
+    assert tt.keras.initializers.Identity()((2, 2), dtype="float64").dtype == tt.float64
+    assert type(tt.keras.initializers.get("IdentityInitializer")).__name__ == "Identity"
+    with pytest.raises(
+        ValueError, match="only be used for 2D matrices. Received: shape=.2, 2, 2. of rank 3"
+    ):
+        tt.keras.initializers.Identity()((2, 2, 2))

@@ -108,3 +108,44 @@ def test_the_legacy_backend_values_as_kerass_guides_use_them():
     assert backend.get_value(4) == 4
     assert backend.int_shape(tt.keras.Input((None, 3))) == (None, None, 3)
     assert backend.int_shape(tt.ones((2, 3))) == (2, 3)
+
+
+def test_applications_preprocess_input_as_keras():
+    """Each model's convention, against Keras 3.15's printed outputs: "tf" scales to [-1, 1]
+    (a uint8 array becomes float32; a float array is preprocessed in place), "caffe" flips
+    to BGR and subtracts ImageNet's means, "torch" normalizes each channel."""
+    apps = tt.keras.applications
+    pixels = np.array([[[0, 127, 255]]], np.uint8)
+    scaled = apps.inception_v3.preprocess_input(pixels)
+    assert scaled.dtype == np.float32
+    np.testing.assert_allclose(scaled, [[[-1.0, -0.00392157, 1.0]]], rtol=1e-6)
+    floats = np.array([[[0.0, 127.5, 255.0]]], np.float32)
+    assert apps.inception_v3.preprocess_input(floats) is floats
+    assert floats.tolist() == [[[-1.0, 0.0, 1.0]]]
+    tensor = apps.inception_v3.preprocess_input(tt.constant([[[0.0, 127.5, 255.0]]]))
+    assert tensor.numpy().tolist() == [[[-1.0, 0.0, 1.0]]]
+    rgb = np.array([[[10.0, 20.0, 30.0]]])
+    np.testing.assert_allclose(
+        apps.resnet50.preprocess_input(rgb.copy()), [[[-73.939, -96.779, -113.68]]]
+    )
+    np.testing.assert_allclose(
+        apps.vgg16.preprocess_input(tt.constant(rgb, tt.float32)).numpy(),
+        [[[-73.939, -96.779, -113.68]]],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        apps.densenet.preprocess_input(rgb.copy()), [[[-1.94665639, -1.68557423, -1.28156863]]]
+    )
+    first = apps.resnet50.preprocess_input(
+        rgb.reshape(3, 1, 1).copy(), data_format="channels_first"
+    )
+    np.testing.assert_allclose(first.ravel(), [-73.939, -96.779, -113.68])
+    with pytest.raises(TypeError, match="floating dtype, not uint8"):
+        apps.inception_v3.preprocess_input(tt.constant(pixels))
+    with pytest.raises(ValueError, match="mode to be one of"):
+        apps.imagenet_utils.preprocess_input(rgb, mode="keras")
+    with pytest.raises(AttributeError, match="pretrained models are not in tracer"):
+        getattr(apps, "InceptionV3")  # noqa: B009 (the attribute a user would ask for)
+    from tracer.keras.applications.mobilenet_v2 import preprocess_input
+
+    assert preprocess_input(np.array([255.0])).tolist() == [1.0]

@@ -239,3 +239,57 @@ def test_func_returning_none_for_a_result_is_an_error(compiled):
     run = tt.function(call) if compiled else call
     with pytest.raises(tt.errors.InvalidArgumentError, match="returned None"):
         run(tt.constant(1.0))
+
+
+def test_numpy_function_hands_func_arrays_and_gives_no_gradient():
+    """tt.numpy_function as TensorFlow 2.21's tf.numpy_function (its printed outputs): `func`
+    gets ndarrays (a 0-d one for a scalar), its results become tensors of Tout, a tape sees
+    nothing inside it (gradient None), and it works as a decorator and in a tt.function."""
+    seen = []
+
+    def f(a, b):
+        seen.append((type(a), a.shape, type(b), b.dtype))
+        return (a * 2).astype(np.float32), np.array(b + 1, np.int32)
+
+    x, n = tt.constant([1.0, 2.0]), tt.constant(3)
+    doubled, plus_one = tt.numpy_function(f, [x, n], [tt.float32, tt.int32])
+    assert seen == [(np.ndarray, (2,), np.ndarray, np.int32)]
+    assert doubled.numpy().tolist() == [2.0, 4.0] and int(plus_one) == 4
+    assert plus_one.dtype == tt.int32
+
+    @tt.numpy_function(Tout=tt.float32)
+    def sinh(a):
+        return np.sinh(a)
+
+    np.testing.assert_allclose(sinh(x).numpy(), [1.1752012, 3.6268604], rtol=1e-6)
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.numpy_function(lambda a: a * a, [x], tt.float32)
+    assert tape.gradient(y, x) is None
+    h = tt.function(lambda v: tt.numpy_function(lambda a: a + 1, [v], tt.float32) * 2)
+    assert h(x).numpy().tolist() == [4.0, 6.0]
+    assert float(tt.numpy_function(lambda a: 1.5, [x], tt.float64)) == 1.5
+
+
+def test_numpy_function_in_a_loop_of_a_traced_function_runs_each_iteration():
+    """The step of an environment in a `for t in tt.range(n)` loop (the actor-critic
+    tutorial's pattern): the function runs as Python, calling `func` once an iteration."""
+    steps = []
+
+    @tt.numpy_function(Tout=[tt.float32, tt.int32])
+    def step(state):
+        steps.append(float(state))
+        return np.float32(state + 1.0), np.array(state >= 2.0, np.int32)
+
+    @tt.function
+    def run(state, n):
+        total = tt.constant(0.0)
+        for _ in tt.range(n):
+            state, done = step(state)
+            total += state
+            if tt.cast(done, tt.bool):
+                break
+        return total
+
+    assert float(run(tt.constant(0.0), 10)) == 1.0 + 2.0 + 3.0
+    assert steps == [0.0, 1.0, 2.0]

@@ -134,13 +134,17 @@ def test_draws_in_a_loop_body_and_a_branch_differ_at_each_run_and_carry_gradient
     assert not np.array_equal(noisy()[0].numpy(), eps.numpy())
 
 
-def test_a_draw_of_a_shape_known_only_at_run_time_is_named():
+def test_a_draw_of_a_shape_known_only_at_run_time_is_traced_with_the_calls_shape():
+    """The signature's trace cannot draw a shape known only when the function runs: each
+    call is traced with its own shape, and draws anew."""
+
     @tt.function(input_signature=[tt.TensorSpec([None, 3], tt.float32)])
     def noisy(x):
         return x + tt.random.normal(tt.shape(x))
 
-    with pytest.raises(TypeError, match="shape must be known when the function is traced"):
-        noisy(tt.zeros((4, 3)))
+    first, second = noisy(tt.zeros((4, 3))).numpy(), noisy(tt.zeros((4, 3))).numpy()
+    assert first.shape == (4, 3) and noisy(tt.zeros((2, 3))).shape == (2, 3)
+    assert np.isfinite(first).all() and not np.array_equal(first, second)
 
 
 def test_shuffle_permutes_the_first_axis_eagerly_and_compiled():

@@ -100,3 +100,33 @@ def test_an_index_known_only_when_running_is_checked(backend):
     np.testing.assert_array_equal(f(tt.constant(1)).numpy(), [0.0, 1.0, 0.0])
     with pytest.raises(IndexError, match=r"out of range \[0, 3\)"):
         f(tt.constant(5))
+
+
+def test_a_loop_that_collects_until_it_breaks_runs_as_python():
+    """A TensorArray(dynamic_size=True) written at the loop's counter until a `break` (the
+    actor-critic tutorial's episode) has a size known only when the function runs: the
+    function runs as Python, with TensorFlow's values, and says why once."""
+
+    @tt.function
+    def collect(limit, n):
+        values = tt.TensorArray(tt.float32, size=0, dynamic_size=True)
+        for t in tt.range(n):
+            values = values.write(t, tt.cast(t, tt.float32) ** 2)
+            if t >= limit:
+                break
+        return values.stack()
+
+    np.testing.assert_array_equal(collect(tt.constant(3), 10).numpy(), [0.0, 1.0, 4.0, 9.0])
+    np.testing.assert_array_equal(collect(tt.constant(1), 10).numpy(), [0.0, 1.0])
+    assert collect._runs_as_python
+
+    @tt.function
+    def sized_at_run_time(x):
+        squares = tt.TensorArray(tt.float32, size=tt.shape(x)[0])
+        for i in tt.range(tt.shape(x)[0]):
+            squares = squares.write(i, x[i] ** 2)
+        return squares.stack()
+
+    np.testing.assert_array_equal(
+        sized_at_run_time(tt.constant([1.0, 2.0, 3.0])).numpy(), [1.0, 4.0, 9.0]
+    )

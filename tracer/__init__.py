@@ -192,7 +192,7 @@ from tracer.ops.sequence_composites import histogram_fixed_width, repeat, search
 from tracer.ops.sort_ops import argsort, sort
 from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
-from tracer.py_function import py_function
+from tracer.py_function import numpy_function, py_function
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor, SparseTensorSpec
 from tracer.strings import as_string
@@ -230,7 +230,7 @@ __all__ = [
     "meshgrid", "sequence_mask", "repeat", "searchsorted", "histogram_fixed_width",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
-    "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
+    "numpy_function", "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
     "shape", "sigmoid", "sign", "sin", "size", "slice", "split", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unique", "unique_with_counts", "unstack", "where", "boolean_mask",
     "zeros", "zeros_like",

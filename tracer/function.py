@@ -184,6 +184,9 @@ class Function:
         # None: automatic dynamic shapes; True: always generalize; False: one trace per size
         self._reduce_retracing = None if reduce_retracing is None else bool(reduce_retracing)
         self._sizes_needed = False  # a generalized trace failed: the function needs its sizes
+        # the input_signature's trace failed for its unknown sizes (a convolution's spatial
+        # ones): each call is traced with its own sizes instead
+        self._signature_sizes_needed = False
         # a call gave one axis's unknown dimensions two sizes: from then on each tensor
         # argument's unknown dimensions are its own (TensorSpec.symbolic_shape)
         self._per_argument = False
@@ -352,7 +355,9 @@ class Function:
                 *instance,
                 *nest.pack_sequence_as(list(args), [spec_of(a) for a in nest.flatten(list(args))]),
             ]
-            if sizes is not None and (concrete is None or concrete.admits(sizes)):
+            if self._signature_sizes_needed:
+                args = as_given
+            elif sizes is not None and (concrete is None or concrete.admits(sizes)):
                 args = [*instance, *specs]
                 # a first trace may find that it cannot serve these sizes: traced as given then
                 in_signature = (given, as_given) if concrete is None else None
@@ -409,7 +414,14 @@ class Function:
                     args, kwargs, sizes_known=generalized is not None and not self._reduce_retracing
                 )
         except Exception as error:
-            if self._per_argument and _has_unknown_dims((args, kwargs)):
+            if in_signature is not None:
+                # the signature leaves unknown a size that the function's ops need (a
+                # convolution's spatial sizes, tracer's known when tracing): this call is
+                # traced with its own sizes, and each new size from now on
+                self._signature_sizes_needed = True
+                args, kwargs = in_signature[1], {}
+                key, concrete = self._traced_with_sizes(args, kwargs, error, sizes_needed=False)
+            elif self._per_argument and _has_unknown_dims((args, kwargs)):
                 # with each argument's own unknown dimensions: the function combines them (x
                 # * y of two batches), so they are shared again (the trace of shared ones
                 # serves the calls that give them one size, as before), and a call that

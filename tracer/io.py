@@ -1,5 +1,6 @@
 """`tt.io`: TensorFlow's `tf.io` functions tracer has."""
 
+from tracer.ops.csv_decode import decode_csv  # noqa: F401
 from tracer.ops.png_codec import decode_image, decode_png, encode_png  # noqa: F401
 from tracer.ops.string_ops import read_file, write_file  # noqa: F401
 from tracer.ops.string_splits import decode_raw  # noqa: F401

@@ -1,4 +1,5 @@
-"""`tt.py_function`: a Python function run on eager tensors, as TensorFlow's tf.py_function.
+"""`tt.py_function`: a Python function run on eager tensors, as TensorFlow's tf.py_function;
+`tt.numpy_function`, the same on numpy arrays.
 
     y = tt.py_function(func=log_huber, inp=[x, m], Tout=tt.float32)
 
@@ -71,6 +72,27 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     return results if several else results[0]
 
 
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+    """`tt.py_function` whose `func` takes numpy arrays and returns numpy arrays (or values
+    numpy converts), as TensorFlow's tf.numpy_function: no tape sees inside it, so its
+    results have no gradient. `stateful` is accepted as TensorFlow's is; tracer runs `func`
+    at every call either way. With `func` left out, a decorator."""
+    if func is None and Tout is not None:
+        return lambda f: functools.wraps(f)(
+            lambda *args: numpy_function(f, args, Tout, stateful, name)
+        )
+    if func is not None and not callable(func):
+        raise TypeError(f"tt.numpy_function: func must be callable, not {type(func).__name__}")
+    on_arrays = (
+        None
+        if func is None
+        else functools.wraps(func)(
+            lambda *tensors: func(*(_array(t.numpy()) for t in tensors))  # (0-d: an array too)
+        )
+    )
+    return py_function(on_arrays, inp, Tout, name)
+
+
 def _add_call_node(call, inputs):
     """The print node that runs `call` (its `write`) where the compiled code gets there."""
     state.trace.check_print(printing.STREAM)
@@ -139,6 +161,7 @@ def raised_while_traced(error):
 
 
 def _replay_key(func):
+    func = getattr(func, "__wrapped__", func)  # (numpy_function's wrapper: the user's function)
     code = getattr(func, "__code__", None)
     return func if code is None else (code.co_filename, code.co_firstlineno, code.co_name)
 

@@ -14,6 +14,10 @@ used again), so it passes through `tt.while_loop` as a loop variable.
   has an index known when tracing; it becomes the one tensor above (its elements then of one
   shape, or an error says why) when it is read or written at an index known only when the
   function runs, stacked, or carried by a loop.
+- An array whose size is known only when the function runs (a size given as such a tensor,
+  or one with dynamic_size=True written at such an index: a loop that collects values until
+  it breaks) cannot be compiled: the function runs as Python at each call, with a log line
+  that says why (tracer/tracing.py's RunsAsPython), as TensorFlow's program runs in its graph.
 """
 
 import copy
@@ -25,6 +29,7 @@ from tracer.context import state
 from tracer.control.region import at_user_line
 from tracer.ops import array_ops, convert, index_ops, math_ops, reduction_ops, structure_ops
 from tracer.tensor import TensorLike, constant
+from tracer.tracing import RunsAsPython
 
 
 class TensorArray:
@@ -46,6 +51,7 @@ class TensorArray:
     ):
         self.dtype = dtypes.as_dtype(dtype)
         self._size = None if size is None else convert.static_int(size)
+        self._size_given = size is not None  # (a size known only when the function runs)
         self._dynamic = bool(dynamic_size)
         self._infer = bool(infer_shape)
         # the shape every element must have: declared, or (with infer_shape) the first write's
@@ -132,14 +138,14 @@ class TensorArray:
                 )
             more = array_ops.zeros((k + 1 - buffer.shape[0], *value.shape), self.dtype)
             buffer = structure_ops.concat([buffer, more], 0)
-        if k is None and self._dynamic and buffer.shape[0] == 0:
-            raise ValueError(
-                "a TensorArray(dynamic_size=True) of size 0 is written at an index known only "
-                f"when the function runs{at_user_line()}: in a tt.function a TensorArray's "
-                "size is fixed when tracing (it grows only for indices known then), so every "
-                "such write would be out of range. Give `size` an upper bound on the number "
-                "of elements, or collect the values in a loop of a known number of iterations "
-                "(`for i in tt.range(n)` with TensorArray(size=n))"
+        if k is None and self._dynamic:
+            raise RunsAsPython(
+                "writes a TensorArray(dynamic_size=True) at an index known only when the "
+                f"function runs{at_user_line()}: compiled code holds a TensorArray of a size "
+                "fixed when tracing, so the function runs as Python at each call. To compile "
+                "it, give `size` an upper bound on the number of elements, or collect the "
+                "values in a loop of a known number of iterations (`for i in tt.range(n)` "
+                "with TensorArray(size=n))"
             )
         if k is not None and k >= 0:
             spliced = _spliced(buffer, k, array_ops.expand_dims(value, 0))
@@ -317,6 +323,12 @@ class TensorArray:
         return self._elements[k]
 
     def _known_size(self):
+        if self._size is None and self._size_given:
+            raise RunsAsPython(
+                f"makes a TensorArray of a size known only when the function runs"
+                f"{at_user_line()}: compiled code holds a TensorArray of a size fixed when "
+                "tracing, so the function runs as Python at each call"
+            )
         if self._size is None:
             raise ValueError(
                 "a TensorArray inside a tt.function needs a size known when tracing "

@@ -71,14 +71,16 @@ class CsvRecords:
             path = files.path_of(name)
             for number, fields in records(path, self._options):
                 try:
-                    record = self._record(fields, path, number)
+                    record = self.record(fields, path, number)
                 except InvalidArgumentError:
                     if not self._options["skip_bad_records"]:
                         raise
                     continue
                 yield record
 
-    def _record(self, fields, path, number):
+    def record(self, fields, path, number):
+        """The record `number` of `path` (for messages), split into `fields` (str), as a
+        tuple of 0-d arrays of its selected columns' dtypes."""
         columns, wanted = self._columns, len(self._defaults)
         if columns is None:
             if len(fields) != wanted:
@@ -142,23 +144,28 @@ def zero_of(name):
 def records(path, options):
     """(number, fields as str) of each record of the file at `path`, its header skipped: a
     record's number is its first line's, from 1. Fields are the file's bytes read as
-    latin-1, so that each string field gives back exactly those bytes. A line without a
-    quote is split at each delimiter; one with quotes is read by `_quoted_fields`."""
+    latin-1, so that each string field gives back exactly those bytes (`split_record`)."""
     delimiter, quotes = options["field_delim"], options["use_quote_delim"]
     lines = (line.decode("latin-1") for line in files.read_lines(path, options["compression"]))
     header, number = options["header"], 0
     for text in lines:
         number += 1
         first = number
-        if quotes and '"' in text:
-            fields, more = _quoted_fields(text, lines, delimiter, path, number)
-            number += more
-        else:
-            fields = text.split(delimiter)
+        fields, more = split_record(text, lines, delimiter, quotes, path, number)
+        number += more
         if header:
             header = False
             continue
         yield first, fields
+
+
+def split_record(text, lines, delimiter, quotes, path, number):
+    """(the fields of the record that begins with the line `text`, the lines it took from
+    `lines` beyond it): split at each delimiter, or, with `quotes` and a quote in the line,
+    read by `_quoted_fields`."""
+    if quotes and '"' in text:
+        return _quoted_fields(text, lines, delimiter, path, number)
+    return text.split(delimiter), 0
 
 
 def _quoted_fields(text, lines, delimiter, path, number):

@@ -8,6 +8,7 @@ Keras's training API too: `Model.compile/fit/evaluate/predict` on one compiled s
 from tracer import optimizers
 from tracer.keras import (
     activations,
+    applications,
     backend,
     callbacks,
     constraints,
@@ -32,6 +33,7 @@ __all__ = [
     "Model",
     "Sequential",
     "activations",
+    "applications",
     "backend",
     "callbacks",
     "constraints",

@@ -98,6 +98,32 @@ class Ones(Constant):
         return {}
 
 
+class Identity(Initializer):
+    """The identity matrix (ones on the diagonal of a 2-D weight, square or not) times
+    `gain`, as Keras's Identity: a covariance or precision matrix's start, say.
+
+    >>> tt.keras.initializers.Identity(gain=2.0)((2, 3)).numpy()
+    array([[2., 0., 0.],
+           [0., 2., 0.]], dtype=float32)
+    """
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        shape = _shape(shape)
+        if len(shape) != 2:
+            raise ValueError(
+                "Identity matrix initializer can only be used for 2D matrices. "
+                f"Received: shape={shape} of rank {len(shape)}."
+            )
+        dtype = as_dtype("float32" if dtype is None else dtype)
+        return Tensor((self.gain * np.eye(*shape)).astype(dtype.as_numpy_dtype))
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
 class RandomInitializer(Initializer):
     """An initializer that draws from numpy's Generator: a fresh one seeded by `seed` at
     every call, or tracer's global one when `seed` is None."""
@@ -302,6 +328,7 @@ he_normal = HeNormal
 lecun_uniform = LecunUniform
 lecun_normal = LecunNormal
 orthogonal = Orthogonal
+identity = Identity
 
 _CLASSES = (
     Constant,
@@ -318,11 +345,13 @@ _CLASSES = (
     LecunUniform,
     LecunNormal,
     Orthogonal,
+    Identity,
 )
 _BY_NAME = {
     **{cls.__name__: cls for cls in _CLASSES},
     **{_snake_case(cls.__name__): cls for cls in _CLASSES},  # the module's lower-case names
     **{"zero": Zeros, "one": Ones, "normal": RandomNormal, "uniform": RandomUniform},
+    "IdentityInitializer": Identity,  # (Keras 3's class name)
 }
 
 

@@ -6,7 +6,7 @@ import json
 import numpy as np
 
 from tracer.keras import extensions, summary
-from tracer.keras.layers.input_layer import Input
+from tracer.keras.layers.input_layer import Input, InputLayer
 from tracer.keras.layers.layer import Layer
 from tracer.keras.naming import unique_layer_name
 from tracer.keras.training import Trainer
@@ -141,7 +141,9 @@ class Sequential(Model):
     def add(self, layer, rebuild=True):
         """Append a layer; a `tt.keras.Input` (or a first layer given `input_shape`) fixes
         the input shape, and the model builds at once for it (unless `rebuild` is False), as
-        Keras's does."""
+        Keras's does. An `InputLayer` does as its Input does (it is not one of `layers`)."""
+        if isinstance(layer, InputLayer):
+            layer = layer.output
         if hasattr(layer, "_keras_history") and not callable(layer):  # tt.keras.Input(...)
             self._input_shape = tuple(layer.shape)  # its batch size too, where given
             self._input_tensor = layer  # what a symbolic build starts from

@@ -15,6 +15,9 @@ step, a model that is not built yet is called once eagerly on the first batch, s
 weights (and the metrics that depend on the shapes of its outputs) exist before tracing.
 """
 
+import functools
+import inspect
+
 import numpy as np
 
 from tracer import nest, optimizers
@@ -82,7 +85,7 @@ class Trainer:
         """One optimizer step on one batch; returns the logs (each metric's value)."""
         x, y, sample_weight = data_adapter.unpack(data)
         with GradientTape() as tape:
-            y_pred = self(x, training=True)
+            y_pred = _called(self, x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=batch_size(x))
         variables = self.trainable_variables
@@ -92,14 +95,14 @@ class Trainer:
 
     def test_step(self, data):
         x, y, sample_weight = data_adapter.unpack(data)
-        y_pred = self(x, training=False)
+        y_pred = _called(self, x, training=False)
         loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def predict_step(self, data):
         x, _, _ = data_adapter.unpack(data)
-        return self(x, training=False)
+        return _called(self, x, training=False)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of `y_pred` against `y` (the sum over outputs, weighted), plus
@@ -227,7 +230,7 @@ class Trainer:
         )
         if self.built and not needs_metrics:
             return
-        y_pred = self(x, training=False)
+        y_pred = _called(self, x, training=False)
         if needs_metrics:
             self._compile_metrics.build(y, y_pred, self._output_names())
 
@@ -428,3 +431,18 @@ def _float(value):
 
 def _arrays(outputs):
     return nest.pack_sequence_as(outputs, [np.asarray(o) for o in nest.flatten(outputs)])
+
+
+def _called(model, x, training):
+    """The model's outputs for `x`, as Keras 3's steps call it: with `training` where its
+    `call` takes that argument, else without, so that its layers take their own defaults
+    (a subclassed model whose `call` lacks it runs its Dropout and BatchNormalization as in
+    inference, in fit too, as Keras's does)."""
+    if "training" in _call_parameters(type(model).call):
+        return model(x, training=training)
+    return model(x)
+
+
+@functools.cache
+def _call_parameters(call):
+    return inspect.signature(call).parameters

@@ -19,7 +19,7 @@ from tracer import dtypes
 from tracer.context import state
 from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError, as_tf, mixed
-from tracer.ir import dims, match
+from tracer.ir import dims, format_location, match, user_location
 from tracer.ops import dim_values, shapes
 from tracer.ops.convert import as_tensor, known_value
 from tracer.ops.convert import as_tensors as convert_as_tensors
@@ -27,6 +27,7 @@ from tracer.ops.core import apply
 from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tangent_rules import LINEAR
 from tracer.tensor import Tensor, _from_python, convert_to_tensor
+from tracer.tracing import RunsAsPython
 
 
 def shape_tuple(shape):
@@ -960,7 +961,9 @@ def size(input, out_type=dtypes.int32, name=None):
 
 class SymbolicRange:
     """`tt.range` of bounds known only when a traced function runs: no tensor (its length is
-    unknown), but what a `for` loop that tt.function converts runs over, as a while loop."""
+    unknown), but what a `for` loop that tt.function converts runs over, as a while loop.
+    Used as a tensor (an op's input, a slice), it is one where shapes give its length, and
+    otherwise the function runs as Python (tracer/tracing.py's RunsAsPython)."""
 
     def __init__(self, start, limit, delta, dtype):
         self.start, self.limit, self.delta, self.dtype = start, limit, delta, dtype
@@ -982,11 +985,17 @@ class SymbolicRange:
                 size = limit - int(start)
                 if dim_values.is_nonnegative(size):
                     return _iota(size, self.dtype, int(start))
-        raise TypeError(
-            "tt.range of tensors is a tensor only where its length is known from shapes, "
-            "as in tt.range(tt.shape(x)[0]) (with delta 1): these bounds are computed when "
-            "the function runs. A `for ... in tt.range(n)` loop takes any bounds."
+        location = format_location(user_location())
+        where = f" (at {location})" if location else ""
+        raise RunsAsPython(
+            f"makes a tensor of tt.range of bounds computed when the function runs{where}: "
+            "compiled code holds tensors of sizes known when tracing (as "
+            "tt.range(tt.shape(x)[0]) is), so the function runs as Python at each call. A "
+            "`for ... in tt.range(n)` loop takes any bounds"
         )
+
+    def __getitem__(self, key):
+        return self._densify()[key]
 
 
 def _iota(size, dtype, start):

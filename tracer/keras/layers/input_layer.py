@@ -1,6 +1,8 @@
 """`tt.keras.Input` and `tt.keras.layers.InputLayer`: the layer that holds a functional
 model's input, a KerasTensor of a given shape and dtype."""
 
+import warnings
+
 from tracer.keras.keras_tensor import KerasHistory, KerasTensor, Node
 from tracer.keras.layers.layer import Layer
 from tracer.keras.naming import unique_layer_name
@@ -23,6 +25,14 @@ class InputLayer(Layer):
         optional=False,
         **kwargs,
     ):
+        # Keras 3 still takes Keras 2's names (a tutorial's `InputLayer(input_shape=(28, 28, 1))`)
+        if "input_shape" in kwargs:
+            warnings.warn(
+                "Argument `input_shape` is deprecated. Use `shape` instead.", stacklevel=1
+            )
+            shape = kwargs.pop("input_shape")
+        if "batch_input_shape" in kwargs:
+            batch_shape = kwargs.pop("batch_input_shape")
         for argument, value in (("ragged", ragged), ("optional", optional)):
             if value:
                 raise NotImplementedError(f"tt.keras.Input: tracer has no {argument} inputs")

@@ -3,8 +3,10 @@
 What a Keras user relies on: a unique snake-case name per process (`dense`, `dense_1`), weights
 made by `add_weight` and named under the layer (`dense/kernel:0`, the layer's scope nested in
 the caller's: a layer built inside another layer's call is `outer/dense/kernel:0`), floating
-inputs cast to the layer's dtype, `training` passed to `call` only when `call` takes it, and
-weights listed in the order they were made, the layer's own before its sub-layers'. Setting
+inputs cast to the layer's dtype, `training` passed to `call` only when `call` takes it (where
+not given, the outer layer call's, as Keras 3's call context passes it down), and
+weights listed as Keras 3 lists them, the layer's own before its sub-layers' (its trainable ones
+first, then the others, each in the order they were made). Setting
 `trainable` sets it on every weight below, so that tapes stop watching them too.
 """
 
@@ -157,8 +159,19 @@ class Layer(Module):
                 inputs = cast(inputs, self.dtype)
         elif _holds_keras_tensors((inputs, args, kwargs)):
             return extensions.symbolic_call(self, inputs, *args, **kwargs)
-        if kwargs and "training" in kwargs and not _takes_training(type(self).call):
-            del kwargs["training"]
+        call = type(self).call
+        if _call_depth[0] == 0:
+            _call_training[0] = None  # (the outermost call opens Keras's call context)
+        # Keras 3's `training`: given, else an outer layer's call's, else the call's default;
+        # what a layer resolves its inner layers inherit (Dropout in a subclassed model's fit)
+        training = kwargs["training"] if "training" in kwargs else _call_training[0]
+        if training is None and "training" not in kwargs:
+            training = _training_default(call)
+        _call_training[0] = training
+        if not _takes_training(call):
+            kwargs.pop("training", None)
+        elif training is not None:
+            kwargs["training"] = training
         if self._in_call or not self._has_scope:  # `_enter_scope`
             outer = None
         else:
@@ -254,9 +267,13 @@ class Layer(Module):
             )
         finally:
             self._leave_scope(outer)
-        self._own_weights.append(variable)
+        # Keras 3's order, which get_weights and set_weights follow: the layer's trainable
+        # weights, then its non-trainable ones, each in the order they were made
+        fixed = self._fixed_weights
+        position = sum(id(w) not in fixed for w in self._own_weights) if trainable else None
+        self._own_weights.insert(len(self._own_weights) if position is None else position, variable)
         if not trainable:
-            self._fixed_weights.add(id(variable))
+            fixed.add(id(variable))
         if regularizer is not None:
             _weights_regularized[0] = True
             self._regularized.append((variable, regularizer))
@@ -500,6 +517,7 @@ _WEIGHTS_BY_OPTION = {
 _losses_added = [False]
 _weights_regularized = [False]
 _call_depth = [0]  # of layer calls in progress (the outermost is at 0)
+_call_training = [None]  # the `training` of the layer calls in progress (Keras's call context)
 
 
 def _penalize_activity(layer, outputs):
@@ -588,6 +606,15 @@ def _takes_training(call):
     return "training" in parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     )
+
+
+@functools.cache
+def _training_default(call):
+    """The default of `call`'s `training` parameter (None where it has none)."""
+    parameter = inspect.signature(call).parameters.get("training")
+    if parameter is None or parameter.default is inspect.Parameter.empty:
+        return None
+    return parameter.default
 
 
 def _is_variable(leaf):
