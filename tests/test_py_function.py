@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from tracer.tracing import RunsAsPython
+from tracer.errors import RunsAsPython
 
 
 def log_huber(x, m):

@@ -18,7 +18,7 @@ from runtime import fast_call
 from tracer import nest, printing
 from tracer.context import numerics, state
 from tracer.control.call import CALL, PackedFunction, packed_graph, unpack
-from tracer.errors import InvalidArgumentError
+from tracer.errors import InvalidArgumentError, RunsAsPython
 from tracer.executables import (
     Tiered,
     backend_for,
@@ -42,7 +42,6 @@ from tracer.signature import (
     unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike
-from tracer.tracing import RunsAsPython
 from tracer.variable import Variable
 
 GRAD = "grad"  # the gradient graphs tape.gradient built while tracing

@@ -193,3 +193,11 @@ def builtin_of(exception):
     """The class `as_tf` made `exception` from (itself where it is not a `mixed` class):
     what a stored plan names (codegen/plans.py), to be converted again when loaded."""
     return exception.__dict__.get("builtin", exception)
+
+
+class RunsAsPython(Exception):
+    """Raised while a tt.function is traced by code that tracer runs only as Python (a
+    tt.py_function with results, a tt.data.Dataset's next element, a TensorArray or a
+    tt.range whose sizes are known only when the function runs): the function then runs as
+    Python at each call (tracer/function.py), and its message, after the function's name,
+    says why. Here, below the ops that raise it."""

@@ -28,6 +28,7 @@ from tracer import autograph, collector, nest
 from tracer.any_rank import AnyRankFunction, has_unknown_rank
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
+from tracer.errors import RunsAsPython
 from tracer.executables import BACKENDS, parse_backend
 from tracer.ir import dims
 from tracer.ir.source import is_library_file
@@ -50,7 +51,7 @@ from tracer.signature import (
     unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike, constant
-from tracer.tracing import RunsAsPython, Trace, assumptions_unrecorded, tracing
+from tracer.tracing import Trace, assumptions_unrecorded, tracing
 from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")

@@ -34,13 +34,12 @@ from runtime.host import HOST_FUNCTIONS
 from tracer import printing
 from tracer.context import outside_trace, state
 from tracer.dtypes import as_dtype
-from tracer.errors import InvalidArgumentError
+from tracer.errors import InvalidArgumentError, RunsAsPython
 from tracer.ir import format_location, user_location
 from tracer.ops import convert
 from tracer.ops.core import apply
 from tracer.ops.registry import primitive, unbatchable
 from tracer.tensor import Tensor, TensorLike
-from tracer.tracing import RunsAsPython
 
 
 def py_function(func=None, inp=None, Tout=None, name=None):

@@ -17,7 +17,7 @@ used again), so it passes through `tt.while_loop` as a loop variable.
 - An array whose size is known only when the function runs (a size given as such a tensor,
   or one with dynamic_size=True written at such an index: a loop that collects values until
   it breaks) cannot be compiled: the function runs as Python at each call, with a log line
-  that says why (tracer/tracing.py's RunsAsPython), as TensorFlow's program runs in its graph.
+  that says why (tracer/errors.py's RunsAsPython), as TensorFlow's program runs in its graph.
 """
 
 import copy
@@ -27,9 +27,9 @@ import numpy as np
 from tracer import dtypes
 from tracer.context import state
 from tracer.control.region import at_user_line
+from tracer.errors import RunsAsPython
 from tracer.ops import array_ops, convert, index_ops, math_ops, reduction_ops, structure_ops
 from tracer.tensor import TensorLike, constant
-from tracer.tracing import RunsAsPython
 
 
 class TensorArray:

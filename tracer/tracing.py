@@ -24,12 +24,6 @@ from tracer.tensor import Tensor
 _FUNCTION_INPUTS = weakref.WeakSet()
 
 
-class RunsAsPython(Exception):
-    """Raised while a tt.function is traced by code that tracer runs only as Python (a
-    tt.py_function with results, a tt.data.Dataset's next element): the function then runs as Python at each call, and its
-    message, after the function's name, says why."""
-
-
 class Trace:
     """The state of one tracing run: the inputs made so far and what variables hold now."""
 

@@ -47,6 +47,9 @@ NO_GRADIENT = {
     "to_hash_bucket_strong": lambda x: tt.cast(
         tt.strings.to_hash_bucket_strong(_text(x), 7, key=[3, 5]), tt.float64
     ),
+    "decode_csv": lambda x: tt.io.decode_csv(
+        tt.strings.join([_text(x), _text(x * 2.0)], separator=","), [[0.0], [0.0]]
+    )[1],
     "token_counts": lambda x: tt.cast(
         token_ops.token_counts(_text(x), "character", _CHARACTERS, 4)[..., 1], tt.float64
     ),

@@ -20,10 +20,9 @@ from tracer.data import file_cache, files, interleave, sources, transforms
 from tracer.data.options import Options
 from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import INFINITE, UNKNOWN
-from tracer.errors import InvalidArgumentError
+from tracer.errors import InvalidArgumentError, RunsAsPython
 from tracer.ir import format_location, user_location
 from tracer.tensor import constant
-from tracer.tracing import RunsAsPython
 
 AUTOTUNE = -1
 _NONE = object()  # no element

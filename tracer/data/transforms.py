@@ -22,11 +22,10 @@ from tracer.data.specs import (
     spec_of_arrays,
 )
 from tracer.dtypes import as_dtype
-from tracer.errors import FailedPreconditionError, InvalidArgumentError
+from tracer.errors import FailedPreconditionError, InvalidArgumentError, RunsAsPython
 from tracer.py_function import raised_while_traced
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
-from tracer.tracing import RunsAsPython
 
 
 class Batch:

@@ -18,7 +18,7 @@ from runtime.kernels import LARGE_FLOATING_FROM, element_array, quiet
 from tracer import dtypes
 from tracer.context import state
 from tracer.dtypes import as_dtype
-from tracer.errors import InvalidArgumentError, as_tf, mixed
+from tracer.errors import InvalidArgumentError, RunsAsPython, as_tf, mixed
 from tracer.ir import dims, format_location, match, user_location
 from tracer.ops import dim_values, shapes
 from tracer.ops.convert import as_tensor, known_value
@@ -27,7 +27,6 @@ from tracer.ops.core import apply
 from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tangent_rules import LINEAR
 from tracer.tensor import Tensor, _from_python, convert_to_tensor
-from tracer.tracing import RunsAsPython
 
 
 def shape_tuple(shape):
@@ -963,7 +962,7 @@ class SymbolicRange:
     """`tt.range` of bounds known only when a traced function runs: no tensor (its length is
     unknown), but what a `for` loop that tt.function converts runs over, as a while loop.
     Used as a tensor (an op's input, a slice), it is one where shapes give its length, and
-    otherwise the function runs as Python (tracer/tracing.py's RunsAsPython)."""
+    otherwise the function runs as Python (tracer/errors.py's RunsAsPython)."""
 
     def __init__(self, start, limit, delta, dtype):
         self.start, self.limit, self.delta, self.dtype = start, limit, delta, dtype
