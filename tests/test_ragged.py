@@ -111,6 +111,8 @@ def _computed(m):
         "range_bounds": lambda: m.ragged.range([1, 5], [4, 9], 2),
         "map_flat_values": lambda: m.ragged.map_flat_values(lambda x: x * 2 + 1, rt),
         "map_fn": lambda: m.map_fn(m.math.square, rt),
+        "split": lambda: m.strings.split(m.constant(["a b c", "de", ""])),
+        "unicode_decode": lambda: m.strings.unicode_decode(m.constant(["hé", "", "x"]), "UTF-8"),
         "substr": lambda: m.strings.substr(m.ragged.constant([["So", "long"], ["thanks"]]), 0, 2),
         "join": lambda: m.strings.join(
             [
