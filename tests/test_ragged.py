@@ -162,11 +162,22 @@ def test_a_ragged_tensor_prints_as_tensorflows():
     assert str(digits) == "<tracer.RaggedTensor [[3, 1, 4, 1], [], [5, 9, 2], [6], []]>"
     assert repr(digits) == str(digits)
     words = tt.ragged.constant([["So", "long"], ["thanks", "for"]])
-    assert str(words) == "<tracer.RaggedTensor [[b'So', b'long'], [b'thanks', b'for']]>"
+    assert str(words) == "<tracer.RaggedTensor [[b'So', b'long'],\n [b'thanks', b'for']]>"
     assert repr(digits.numpy()) == (
         "array([array([3, 1, 4, 1], dtype=int32), array([], dtype=int32),\n"
         "       array([5, 9, 2], dtype=int32), array([6], dtype=int32),\n"
         "       array([], dtype=int32)], dtype=object)"
+    )
+    pairs = tt.RaggedTensor.from_row_splits(
+        [[1, 3], [0, 0], [1, 3], [5, 3], [3, 3], [1, 2]], row_splits=[0, 3, 4, 6]
+    )
+    assert str(pairs) == (
+        "<tracer.RaggedTensor [[[1, 3],\n  [0, 0],\n  [1, 3]], [[5, 3]], [[3, 3],\n"
+        "                      [1, 2]]]>"
+    )
+    assert (
+        repr(tt.ragged.constant([[1, 2], [3, 4]]).numpy())
+        == "array([[1, 2],\n       [3, 4]], dtype=int32)"
     )
     assert digits.shape == tt.TensorShape([5, None]) and digits.dtype == tt.int32
     assert repr(digits.shape) == "TensorShape([5, None])"

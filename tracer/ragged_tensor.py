@@ -388,19 +388,27 @@ class RaggedTensor(_Composite):
         return rows
 
     def numpy(self):
-        """A numpy array of its rows, each an array (dtype object), as TensorFlow's."""
-        flat = np.asarray(self.flat_values.numpy())
-        rows = flat
-        for splits in reversed(self._all_known_splits("numpy")):
-            parts = [rows[a:b] for a, b in zip(splits[:-1], splits[1:])]
-            rows = np.empty(len(parts), dtype=object)
-            rows[:] = parts
-        return rows
+        """Its value as numpy arrays, as TensorFlow's: a dimension whose rows are of one
+        length is an axis of an array, a ragged one an object array of its rows."""
+        values = self._values.numpy()
+        splits = self._known_splits("numpy")
+        rows = [values[a:b] for a, b in zip(splits[:-1], splits[1:])]
+        if not rows:
+            return np.zeros((0, 0, *values.shape[1:]), values.dtype)
+        if len({len(row) for row in rows}) == 1:
+            return np.array(rows)
+        out = np.empty(len(rows), dtype=object)
+        for k, row in enumerate(rows):
+            out[k] = row
+        return out
 
     def __repr__(self):
+        """`<tracer.RaggedTensor [[3, 1], [4]]>`: its numpy value as numpy prints arrays,
+        with commas between the elements (as TensorFlow prints it, lines wrapped alike)."""
         if self.flat_values._value is None or self._row_splits._value is None:
             return f"tracer.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
-        return f"<tracer.RaggedTensor {self.to_list()!r}>"
+        with np.printoptions(formatter={"all": _element_text}):
+            return f"<tracer.RaggedTensor {_element_text(self.numpy())}>"
 
     __str__ = __repr__
 
@@ -636,6 +644,16 @@ def _longest_rows(rt):
         lengths = np.diff(splits)
         sizes.append(int(lengths.max()) if len(lengths) else 0)
     return sizes
+
+
+def _element_text(value):
+    """An array as numpy prints it with commas between its elements (an empty one as its
+    nested list, which keeps its inner lengths); anything else as str() gives it."""
+    if not isinstance(value, np.ndarray):
+        return str(value)
+    if value.size == 0:
+        return repr(value.tolist())
+    return np.array2string(value, separator=", ")
 
 
 def _dense_strings(picked, positions, shape, default_value):
