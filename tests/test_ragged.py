@@ -280,3 +280,35 @@ def test_what_is_refused_says_why():
 
     with pytest.raises(TypeError, match="row splits must be known when the function is traced"):
         first_rows(tt.constant([0, 1, 3], tt.int64))
+
+
+def _dataset_prints(m):
+    """What a program of ragged datasets prints, on `m` (tensorflow or tracer)."""
+    lines = []
+    rt = m.ragged.constant([[1, 2], [3], [], [4, 5, 6], [7]])
+    rows = m.data.Dataset.from_tensor_slices(rt)
+    batches = rows.batch(2)
+    lines += [repr(rows.element_spec), *map(str, rows), repr(batches.element_spec)]
+    lines += [*map(str, batches), *map(str, batches.unbatch())]
+    deep = m.ragged.constant([[[1, 2], [3]], [[4]], [[], [5, 6, 7]]])
+    pairs = m.data.Dataset.from_tensor_slices({"a": deep, "n": m.range(3)})
+    lines += [repr(pairs.element_spec), *map(str, pairs.batch(2))]
+    lines.append(repr(list(rows.take(2).as_numpy_iterator())))
+    ranges = m.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8]).map(m.range)
+    lines += [repr(ranges.ragged_batch(2).element_spec), *map(str, ranges.ragged_batch(2))]
+    lines += map(str, ranges.apply(m.data.experimental.dense_to_ragged_batch(2)))
+    fixed = m.data.Dataset.from_tensor_slices(m.ones([3, 2]))
+    lines += [repr(fixed.ragged_batch(2).element_spec), *map(str, fixed.ragged_batch(2))]
+    lines.append(repr(rows.ragged_batch(2).element_spec))
+    return "\n".join(lines) + "\n"
+
+
+def test_datasets_slice_batch_and_unbatch_ragged_elements():
+    """As TensorFlow 2.21 printed `_dataset_prints(tensorflow)` (data/ragged/datasets.txt):
+    a row of a ragged matrix is a dense tensor of a RaggedTensorSpec of ragged rank 0, a
+    batch of them a RaggedTensor, ragged_batch makes dense elements of unknown shapes
+    ragged."""
+    printed = _dataset_prints(tt).replace("tracer.", "tf.").replace("tt.", "tf.")
+    assert (
+        printed == (pathlib.Path(__file__).parent / "data" / "ragged" / "datasets.txt").read_text()
+    )

@@ -456,10 +456,10 @@ class RaggedTensorSpec(_Composite):
         self._shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.ragged_rank = len(self._shape) - 1 if ragged_rank is None else int(ragged_rank)
-        if not 0 < self.ragged_rank < len(self._shape):
+        if not 0 <= self.ragged_rank < len(self._shape):
             raise ValueError(
                 f"tt.RaggedTensorSpec: ragged_rank {self.ragged_rank} for a shape of rank "
-                f"{len(self._shape)} (1 <= ragged_rank < rank)"
+                f"{len(self._shape)} (0 <= ragged_rank < rank)"
             )
         if dtypes.as_dtype(row_splits_dtype) != dtypes.int64:
             raise NotImplementedError("tracer's RaggedTensor keeps its row splits as int64")
@@ -473,6 +473,8 @@ class RaggedTensorSpec(_Composite):
     def _tensor_components(self):
         if self._components is not None:
             return self._components
+        if self.ragged_rank == 0:  # (a row of a ragged matrix in a dataset: a dense tensor)
+            return (TensorSpec(self._shape, self.dtype),)
         rows = self._shape[0]
         outer = TensorSpec([None if rows is None else rows + 1], dtypes.int64)
         inner = [TensorSpec([None], dtypes.int64) for _ in range(self.ragged_rank - 1)]

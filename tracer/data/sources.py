@@ -5,9 +5,11 @@ generator."""
 import numpy as np
 
 from tracer import nest
+from tracer.data.ragged_elements import RaggedArrays
 from tracer.data.sparse_elements import SparseArrays
 from tracer.data.specs import INFINITE, UNKNOWN, leaf_spec, spec_of_arrays
 from tracer.dtypes import BY_NUMPY, as_dtype
+from tracer.ragged_tensor import RaggedTensor
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import constant
@@ -21,6 +23,8 @@ def as_arrays(structure):
         return {key: as_arrays(value) for key, value in structure.items()}
     if isinstance(structure, SparseTensor):
         return SparseArrays.of(structure)
+    if isinstance(structure, RaggedTensor):
+        return RaggedArrays.of(structure)
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)

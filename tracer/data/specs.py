@@ -6,7 +6,9 @@ A stage (sources.py, transforms.py) yields its elements as structures of numpy a
 gives the structure of TensorSpecs of its elements (`spec()`)."""
 
 from tracer import nest
+from tracer.data.ragged_elements import is_ragged
 from tracer.data.sparse_elements import is_sparse
+from tracer.ragged_tensor import RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
 
@@ -16,13 +18,18 @@ UNKNOWN = -2
 
 def leaf_spec(leaf, shape):
     """The spec of shape `shape` of the kind of `leaf` (an element's array or spec): a
-    SparseTensorSpec for a sparse one (tracer/data/sparse_elements.py), else a TensorSpec."""
+    SparseTensorSpec for a sparse one (tracer/data/sparse_elements.py), a RaggedTensorSpec
+    for a ragged one (its ragged rank one less for a row, one more for a batch:
+    tracer/data/ragged_elements.py), else a TensorSpec."""
+    if isinstance(leaf, RaggedTensorSpec) or is_ragged(leaf):
+        rank = leaf.ragged_rank + len(shape) - len(leaf.shape)
+        return RaggedTensorSpec(shape, leaf.dtype, rank)
     sparse = isinstance(leaf, SparseTensorSpec) or is_sparse(leaf)
     return SparseTensorSpec(shape, leaf.dtype) if sparse else TensorSpec(shape, leaf.dtype)
 
 
 def spec_leaves(spec):
-    """An element spec's leaves, a SparseTensorSpec one of them."""
+    """An element spec's leaves, a SparseTensorSpec or RaggedTensorSpec one of them."""
     return nest.flatten(spec, expand_composites=False)
 
 
