@@ -95,6 +95,11 @@ def _computed(m):
         "stack": lambda: m.stack([rt[:2], rt[3:]], axis=0),
         "ragged_stack": lambda: m.ragged.stack([[1, 2], [3], [4, 5, 6]]),
         "ragged_stack_1": lambda: m.ragged.stack([rt[:2], rt[3:]], axis=1),
+        "reverse_1": lambda: m.reverse(rt, [1]),
+        "reverse_deep_0": lambda: m.reverse(deep, [0]),
+        "reverse_deep_1": lambda: m.reverse(deep, [-2]),
+        "reverse_deep_2": lambda: m.reverse(deep, [2]),
+        "concat_three_1": lambda: m.concat([floats, floats[:, :1] * 2.0, floats[:, -1:]], axis=1),
         "tile": lambda: m.tile(rt, [1, 2]),
         "tile_rows": lambda: m.tile(rt[:3], [2, 1]),
         "getitem_row": lambda: rt[0],
@@ -249,6 +254,15 @@ def test_compiled_functions_take_and_give_ragged_tensors():
     assert row_max.experimental_get_tracing_count() == 1
     with pytest.raises(TypeError, match="the input_signature says RaggedTensorSpec"):
         row_max(tt.ragged.constant([[1, 2]]))
+
+    @tt.function
+    def make_palindrome(x, axis):  # the ragged_tensor guide's: TensorFlow 2.21 printed these
+        return tt.concat([x, tt.reverse(x, [axis])], axis)
+
+    palindromes = make_palindrome(tt.ragged.constant([[1, 2], [3], [4, 5, 6]]), axis=1)
+    assert palindromes.to_list() == [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]
+    again = make_palindrome(tt.ragged.constant([[1, 2], [], [4, 5, 6, 7]]), axis=1)
+    assert again.to_list() == [[1, 2, 2, 1], [], [4, 5, 6, 7, 7, 6, 5, 4]]
 
 
 def test_what_is_refused_says_why():

@@ -18,7 +18,16 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.errors import InvalidArgumentError
-from tracer.ops import array_ops, broadcast_ops, index_ops, math_ops, segment_ops, structure_ops
+from tracer.ops import (
+    array_ops,
+    broadcast_ops,
+    index_ops,
+    layout_ops,
+    math_ops,
+    scan_ops,
+    segment_ops,
+    structure_ops,
+)
 from tracer.ragged_indexing import take_rows
 from tracer.ragged_tensor import RaggedTensor, _row_count, positions
 from tracer.tensor import TensorLike, convert_to_tensor
@@ -270,7 +279,44 @@ def _join_rows(parts):
 
 
 def _join_within_rows(parts):
-    """Row r: the elements of row r of each part, one part after the other."""
+    """Row r: the elements of row r of each part, one part after the other. Where the
+    elements are dense, the positions are worked out with ops (so it traces with row
+    splits known only when the function runs); else from the known row splits."""
+    if not isinstance(parts[0].values, RaggedTensor):
+        return _join_dense_within_rows(parts)
+    return _join_ragged_within_rows(parts)
+
+
+def _join_dense_within_rows(parts):
+    counts = {p.shape[0] for p in parts} - {None}
+    if len(counts) > 1:
+        raise InvalidArgumentError(
+            None, None, f"tt.concat along axis 1: the tensors have {sorted(counts)} rows"
+        )
+    joined = structure_ops.concat([p.values for p in parts], 0)
+    lengths = [p.row_lengths() for p in parts]
+    total = lengths[0]
+    for more in lengths[1:]:
+        total = total + more
+    splits = structure_ops.concat([_zero(), scan_ops.cumsum(total)], 0)
+    at = positions(joined)
+    rows = RaggedTensor.from_row_splits(joined, splits, validate=False)
+    ids = rows.value_rowids()
+    offset = at - index_ops.gather(splits, ids)
+    index, base, start = None, 0, array_ops.zeros_like(total)
+    for part, length in zip(parts, lengths):
+        first = index_ops.gather(start, ids)
+        candidate = base + index_ops.gather(part.row_splits, ids) + offset - first
+        index = candidate if index is None else math_ops.where(offset >= first, candidate, index)
+        base, start = base + _row_count(part.values), start + length
+    return RaggedTensor.from_row_splits(index_ops.gather(joined, index), splits, validate=False)
+
+
+def _zero():
+    return convert_to_tensor(np.zeros(1, np.int64))
+
+
+def _join_ragged_within_rows(parts):
     splits = [p._known_splits("concat") for p in parts]
     counts = {len(s) - 1 for s in splits}
     if len(counts) > 1:
@@ -287,6 +333,35 @@ def _join_within_rows(parts):
     lengths = np.sum([np.diff(s) for s in splits], axis=0).astype(np.int64)
     flat = np.concatenate(positions + [np.zeros(0, np.int64)]).astype(np.int64)
     return RaggedTensor.from_row_lengths(take_rows(joined, flat), lengths, validate=False)
+
+
+def reverse(tensor, axis, name=None):
+    """The order of the rows (axis 0), of each row's elements (axis 1) or of a dimension
+    further in, reversed."""
+    rt = tensor
+    for a in sorted({int(a) + rt.ndim if int(a) < 0 else int(a) for a in np.reshape(axis, -1)}):
+        rt = _reverse_axis(rt, a)
+    return rt
+
+
+def _reverse_axis(rt, axis):
+    if axis >= 2:
+        inner = reverse if isinstance(rt.values, RaggedTensor) else layout_ops.reverse
+        return rt.with_values(inner(rt.values, [axis - 1]))
+    if axis == 1 and not isinstance(rt.values, RaggedTensor):
+        ids = rt.value_rowids()
+        ends = index_ops.gather(rt.row_splits[:-1] + rt.row_splits[1:] - 1, ids)
+        return rt.with_values(index_ops.gather(rt.values, ends - positions(rt.values)))
+    splits = rt._known_splits("reverse")
+    rows = np.arange(len(splits) - 1)
+    if axis == 0:
+        order = np.concatenate([np.arange(splits[r], splits[r + 1]) for r in rows[::-1]] + [[]])
+        lengths = np.diff(splits)[::-1]
+    else:
+        order = np.concatenate([np.arange(splits[r], splits[r + 1])[::-1] for r in rows] + [[]])
+        lengths = np.diff(splits)
+    values = take_rows(rt.values, order.astype(np.int64))
+    return RaggedTensor.from_row_lengths(values, lengths.astype(np.int64), validate=False)
 
 
 def tile(input, multiples, name=None):
@@ -363,6 +438,7 @@ _OTHERS = {
     "concat": lambda dense: concat,
     "stack": lambda dense: stack,
     "tile": lambda dense: tile,
+    "reverse": lambda dense: reverse,
     "map_fn": lambda dense: map_fn,
     "embedding_lookup": lambda dense: embedding_lookup,
 }

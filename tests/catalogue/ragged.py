@@ -30,7 +30,7 @@ def _reductions(values):
 def _broadcasts(values, column):
     rt = _rows(values)
     scaled = tt.ragged.map_flat_values(tt.exp, rt * column - rt[1:2].to_tensor()[0, 0])
-    return tt.concat([scaled, rt], axis=0)[3:].to_tensor()
+    return tt.concat([scaled, tt.reverse(rt, [1])], axis=0)[3:].to_tensor()
 
 
 COMPOSITES = {
