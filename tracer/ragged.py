@@ -10,7 +10,7 @@ import numpy as np
 from tracer import dtypes
 from tracer.ops import array_ops
 from tracer.ops.convert import known_value
-from tracer.ragged_ops import _join_rows, _require_same_rows
+from tracer.ragged_ops import _require_same_rows, stack_rows
 from tracer.ragged_ops import stack as _stack_ragged
 from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tracer.tensor import convert_to_tensor
@@ -142,15 +142,9 @@ def stack(values, axis=0, name=None):
     >>> tt.ragged.stack([[1, 2], [3]]).to_list()
     [[1, 2], [3]]
     """
-    values = list(values)
-    if any(isinstance(v, RaggedTensor) for v in values):
-        return _stack_ragged(values, axis)
-    if int(axis) != 0:
-        raise NotImplementedError("tt.ragged.stack of dense tensors: tracer stacks along axis 0")
-    rows = [
-        RaggedTensor.from_tensor(array_ops.expand_dims(convert_to_tensor(v), 0)) for v in values
-    ]
-    return _join_rows(rows)
+    if int(axis) == 0:
+        return stack_rows(values)
+    return _stack_ragged(values, axis)
 
 
 def map_flat_values(op, *args, **kwargs):

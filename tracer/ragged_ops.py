@@ -24,11 +24,13 @@ from tracer.ops import (
     index_ops,
     layout_ops,
     math_ops,
+    nn_ops,
     scan_ops,
     segment_ops,
+    string_ops,
     structure_ops,
 )
-from tracer.ragged_indexing import take_rows
+from tracer.ragged_indexing import getitem, take_rows
 from tracer.ragged_tensor import RaggedTensor, _row_count, positions
 from tracer.tensor import TensorLike, convert_to_tensor
 
@@ -389,23 +391,28 @@ def tile(input, multiples, name=None):
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):  # fmt: skip
     """`fn` of each row of a ragged tensor, the results stacked as the rows of a ragged
     tensor (as TensorFlow's, whose output signature is then the rows' own)."""
-    from tracer import ragged
+    return stack_rows([fn(elems[r]) for r in range(_known_rows(elems))])
 
-    rows = [fn(elems[r]) for r in range(_known_rows(elems))]
-    return ragged.stack(rows)
+
+def stack_rows(values):
+    """Tensors (or ragged tensors) of one rank stacked as the rows of a ragged tensor:
+    rows of different lengths may be stacked."""
+    values = list(values)
+    if any(isinstance(v, RaggedTensor) for v in values):
+        return stack(values, 0)
+    rows = [
+        RaggedTensor.from_tensor(array_ops.expand_dims(convert_to_tensor(v), 0)) for v in values
+    ]
+    return _join_rows(rows)
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """The rows of `params` for each id of a ragged tensor of ids: a ragged tensor."""
-    from tracer import nn
-
-    return ids.with_flat_values(nn.embedding_lookup(params, ids.flat_values, max_norm=max_norm))
+    return ids.with_flat_values(nn_ops.embedding_lookup(params, ids.flat_values, max_norm))
 
 
 def strings_join(inputs, separator="", name=None):
     """The strings of ragged tensors of the same rows joined elementwise."""
-    from tracer import strings
-
     inputs = list(inputs)
     first = next(v for v in inputs if isinstance(v, RaggedTensor))
     flats = []
@@ -415,7 +422,7 @@ def strings_join(inputs, separator="", name=None):
             flats.append(v.flat_values)
         else:
             flats.append(_spread(v, first))
-    return first.with_flat_values(strings.join(flats, separator=separator))
+    return first.with_flat_values(string_ops.join(flats, separator=separator))
 
 
 # the dispatched names, by module, and how each is made of its dense op
@@ -506,7 +513,8 @@ def install(modules):
 
 
 def operators():
-    """RaggedTensor's operator methods, each the dispatched op of its name."""
+    """RaggedTensor's operator methods, each the dispatched op of its name, and its
+    indexing (tracer/ragged_indexing.py)."""
     pairs = {
         "add": math_ops.add, "sub": math_ops.subtract, "mul": math_ops.multiply,
         "truediv": math_ops.divide, "floordiv": math_ops.floordiv, "mod": math_ops.floormod,
@@ -522,6 +530,7 @@ def operators():
     }  # fmt: skip
     for name, dense in comparisons.items():
         methods[f"__{name}__"] = _method(dense, reflected=False)
+    methods["__getitem__"] = getitem
     methods["__neg__"] = lambda self: self.with_flat_values(math_ops.negative(self.flat_values))
     methods["__abs__"] = lambda self: self.with_flat_values(math_ops.abs(self.flat_values))
     methods["__invert__"] = lambda self: self.with_flat_values(

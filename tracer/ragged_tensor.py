@@ -421,12 +421,7 @@ class RaggedTensor(_Composite):
     def __bool__(self):
         raise TypeError("a RaggedTensor has no truth value")
 
-    # --- indexing (tracer/ragged_indexing.py); its operators are tracer/ragged_ops.py's --
-
-    def __getitem__(self, key):
-        from tracer.ragged_indexing import getitem
-
-        return getitem(self, key)
+    # (its indexing and operators: tracer/ragged_indexing.py, tracer/ragged_ops.py)
 
     def _known_splits(self, what):
         return np.asarray(
