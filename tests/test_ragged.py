@@ -100,6 +100,18 @@ def _computed(m):
         "reverse_deep_1": lambda: m.reverse(deep, [-2]),
         "reverse_deep_2": lambda: m.reverse(deep, [2]),
         "concat_three_1": lambda: m.concat([floats, floats[:, :1] * 2.0, floats[:, -1:]], axis=1),
+        "where": lambda: m.where(floats > 0, floats, 0.0),
+        "where_ragged": lambda: m.where(floats > 0, floats, floats * 10.0),
+        "where_column": lambda: m.where(floats > 0, 1.0, m.constant([[7.0], [8.0], [9.0], [10.0]])),
+        "reduce_join_rows": lambda: m.strings.reduce_join(
+            m.ragged.constant([["a", "b"], [], ["c"]]), axis=-1, separator="+"
+        ),
+        "reduce_join_all": lambda: m.strings.reduce_join(
+            m.ragged.constant([["a", "b"], [], ["c"]])
+        ),
+        "reduce_join_deep": lambda: m.strings.reduce_join(
+            m.ragged.constant([[["a", "b"], ["c"]], [["d"]]]), axis=2
+        ),
         "tile": lambda: m.tile(rt, [1, 2]),
         "tile_rows": lambda: m.tile(rt[:3], [2, 1]),
         "getitem_row": lambda: rt[0],
@@ -145,7 +157,7 @@ def _shown(value):
             "shape": list(value.shape),
             "dtype": value.dtype.name,
         }
-    return {"dense": _decoded(value.numpy().tolist()), "dtype": value.dtype.name}
+    return {"dense": _decoded(np.asarray(value.numpy()).tolist()), "dtype": value.dtype.name}
 
 
 def _decoded(x):

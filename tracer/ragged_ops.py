@@ -123,6 +123,24 @@ def _spread(other, rt):
     return index_ops.gather(rows, ids)
 
 
+def where(condition, x=None, y=None, name=None):
+    """x where `condition` holds, else y, elementwise: the ragged ones among the three of
+    the same rows, the others broadcast to them (`where(condition)` alone is refused: its
+    coordinates of a ragged tensor are not tracer's)."""
+    operands = (condition, x, y)
+    if x is None or y is None:
+        raise NotImplementedError("tt.where of a RaggedTensor: give x and y as well")
+    first = next(v for v in operands if isinstance(v, RaggedTensor))
+    flats = []
+    for v in operands:
+        if isinstance(v, RaggedTensor):
+            _require_same_rows(first, v)
+            flats.append(v.flat_values)
+        else:
+            flats.append(v if type(v) in (int, float, bool) else _spread(v, first))
+    return first.with_flat_values(math_ops.where(*flats))
+
+
 # --- reductions ---------------------------------------------------------------------------
 
 
@@ -151,6 +169,29 @@ _SEGMENT_REDUCTIONS = {
     "reduce_all": _segment_logical(segment_ops.unsorted_segment_min),
     "reduce_any": _segment_logical(segment_ops.unsorted_segment_max),
 }
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """The strings of a ragged tensor joined: all of them (axis None), those of each row of
+    its innermost ragged dimension (a tensor or ragged tensor of one dimension less), or
+    along a dimension further in."""
+    rt = inputs
+    if axis is None:
+        return string_ops.reduce_join(rt.flat_values, None, keepdims, separator)
+    axis = int(axis) + rt.ndim if int(axis) < 0 else int(axis)
+    if axis >= 2:
+        inner = reduce_join if isinstance(rt.values, RaggedTensor) else string_ops.reduce_join
+        return rt.with_values(inner(rt.values, axis - 1, keepdims, separator))
+    if axis != 1 or isinstance(rt.values, RaggedTensor) or rt.values.ndim != 1 or keepdims:
+        raise NotImplementedError(
+            f"tt.strings.reduce_join of a RaggedTensor along axis {axis}: tracer joins all "
+            "its strings, those of each innermost row, or along a uniform inner dimension"
+        )
+    text = separator.encode() if isinstance(separator, str) else separator
+    splits = rt._known_splits("reduce_join")
+    strings = list(np.asarray(rt.values.numpy(), object))
+    rows = [text.join(strings[a:b]) for a, b in zip(splits[:-1], splits[1:])]
+    return convert_to_tensor(np.array(rows, dtype=object).reshape(len(rows)))
 
 
 def reduction(dense, kind):
@@ -446,6 +487,8 @@ _OTHERS = {
     "stack": lambda dense: stack,
     "tile": lambda dense: tile,
     "reverse": lambda dense: reverse,
+    "where": lambda dense: where,
+    "reduce_join": lambda dense: reduce_join,
     "map_fn": lambda dense: map_fn,
     "embedding_lookup": lambda dense: embedding_lookup,
 }
