@@ -285,6 +285,10 @@ def test_what_is_refused_says_why():
         tt.RaggedTensor.from_row_splits([1, 2, 3], [0, 2])
     with pytest.raises(tt.errors.InvalidArgumentError, match="must not decrease"):
         tt.RaggedTensor.from_row_splits([1, 2, 3], [0, 2, 1, 3])
+    with pytest.raises(tt.errors.InvalidArgumentError, match="value_rowids must not decrease"):
+        tt.RaggedTensor.from_value_rowids([1, 2, 3], [0, 2, 1])
+    with pytest.raises(tt.errors.InvalidArgumentError, match="rows 0 to 1"):
+        tt.RaggedTensor.from_value_rowids([1, 2, 3], [0, 1, 2], nrows=2)
     with pytest.raises(ValueError, match="one nesting depth"):
         tt.ragged.constant(["A", ["B", "C"]])
     with pytest.raises(ValueError, match="mix strings and numbers"):

@@ -114,6 +114,7 @@ class RaggedTensor(_Composite):
             known = known_value(ids, "RaggedTensor.from_value_rowids: value_rowids", _DATA_SHAPE)
             nrows = int(known[-1]) + 1 if len(known) else 0
         count = int(known_value(convert_to_tensor(nrows), "from_value_rowids: nrows", _DATA_SHAPE))
+        _check_rowids(ids, count)
         bounds = array_ops.range_(count + 1, dtype=dtypes.int64)
         splits = _count_below(ids, bounds)
         return cls.from_row_splits(values, splits, validate=validate)
@@ -612,6 +613,20 @@ def _check_splits(splits, values):
         problem = f"must end at the count of values, {count}, not {known[-1]}"
     if problem:
         raise InvalidArgumentError(None, None, f"tt.RaggedTensor: row_splits {problem}")
+
+
+def _check_rowids(ids, nrows):
+    """An InvalidArgumentError for eagerly known row ids that decrease or are not rows."""
+    known = ids._value
+    if known is None or not len(known):
+        return
+    if np.any(np.diff(known) < 0) or known[0] < 0 or known[-1] >= nrows:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"tt.RaggedTensor.from_value_rowids: value_rowids must not decrease and must be "
+            f"rows 0 to {nrows - 1}: {known.tolist()}",
+        )
 
 
 def _uniform_rows(values, rows, width):
