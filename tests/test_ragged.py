@@ -342,3 +342,25 @@ def test_datasets_slice_batch_and_unbatch_ragged_elements():
     assert (
         printed == (pathlib.Path(__file__).parent / "data" / "ragged" / "datasets.txt").read_text()
     )
+
+
+def test_text_vectorization_gives_ragged_rows():
+    """Keras 3 on TensorFlow 2.21 printed these rows (tracer in TensorFlow's place)."""
+    data = ["The cat sat on the mat", "a dog", "", "The end of it all is near now"]
+    layer = tt.keras.layers.TextVectorization(ragged=True)
+    layer.adapt(data)
+    rows = layer(tt.constant(data))
+    assert str(rows) == (
+        "<tracer.RaggedTensor [[2, 13, 3, 4, 2, 8], [15, 12], [], [2, 11, 5, 9, 14, 10, 7, 6]]>"
+    )
+    cut = tt.keras.layers.TextVectorization(
+        ragged=True, output_sequence_length=3, vocabulary=layer.get_vocabulary()
+    )
+    assert cut(tt.constant(data)).to_list() == [[2, 13, 3], [15, 12], [], [2, 11, 5]]
+    chars = tt.keras.layers.TextVectorization(
+        ragged=True, split="character", vocabulary=list("abcdt")
+    )
+    assert chars(tt.constant(["cab", "", "dot"])).to_list() == [[4, 2, 3], [], [5, 1, 6]]
+    assert chars.get_config()["ragged"] is True
+    with pytest.raises(ValueError, match="ragged=True is for output_mode='int' only"):
+        tt.keras.layers.TextVectorization(ragged=True, output_mode="count")
