@@ -364,3 +364,19 @@ def test_text_vectorization_gives_ragged_rows():
     assert chars.get_config()["ragged"] is True
     with pytest.raises(ValueError, match="ragged=True is for output_mode='int' only"):
         tt.keras.layers.TextVectorization(ragged=True, output_mode="count")
+
+
+def test_lookup_layers_map_ragged_tokens():
+    """The text generation tutorial's characters to ids and back: Keras 3 on TensorFlow 2.21
+    printed these."""
+    chars = tt.strings.unicode_split(tt.constant(["abcdefg", "xyz"]), input_encoding="UTF-8")
+    ids_from_chars = tt.keras.layers.StringLookup(vocabulary=list("abcdefgxyz"), mask_token=None)
+    ids = ids_from_chars(chars)
+    assert str(ids) == "<tracer.RaggedTensor [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10]]>"
+    chars_from_ids = tt.keras.layers.StringLookup(
+        vocabulary=ids_from_chars.get_vocabulary(), invert=True, mask_token=None
+    )
+    back = tt.strings.reduce_join(chars_from_ids(ids), axis=-1)
+    assert back.numpy().tolist() == [b"abcdefg", b"xyz"]
+    numbers = tt.keras.layers.IntegerLookup(vocabulary=[3, 1, 4])
+    assert numbers(tt.ragged.constant([[3, 1], [], [4, 5]])).to_list() == [[1, 2], [], [3, 0]]
