@@ -8,8 +8,9 @@ reductions by row ids, and joins gather the values; all of it tracer's ops on th
 components, so they run in every backend with gradients to the flat values.
 
 `install()` puts a dispatching function in the place of each of these in tracer's
-namespaces: it calls the dense op first, and the ragged one only where the dense op refused
-an argument and an argument is a RaggedTensor, so a call without one costs one Python call.
+namespaces when the first RaggedTensor is made: it calls the dense op first, and the ragged
+one only where the dense op refused an argument and an argument is a RaggedTensor (a call
+without one then costs one Python call more, 0.2-0.3 us; none before).
 """
 
 import functools
@@ -31,7 +32,7 @@ from tracer.ops import (
     structure_ops,
 )
 from tracer.ragged_indexing import getitem, take_rows
-from tracer.ragged_tensor import RaggedTensor, _row_count, positions
+from tracer.ragged_tensor import RaggedTensor, _row_count, before_first_ragged_tensor, positions
 from tracer.tensor import TensorLike, convert_to_tensor
 
 # --- elementwise --------------------------------------------------------------------------
@@ -537,10 +538,17 @@ def dispatching(dense, ragged, ragged_first=False):
 
 
 def install(modules):
-    """Each dispatched function of `modules` replaced by its dispatching form (one per
-    function, however many modules name it), and RaggedTensor's operators set."""
+    """RaggedTensor's operators set, and each dispatched function of `modules` replaced by
+    its dispatching form when the first RaggedTensor is made (so that a program without
+    one calls tracer's functions as they are)."""
     for name, method in operators().items():
         setattr(RaggedTensor, name, method)
+    before_first_ragged_tensor(lambda: _dispatch_in(modules))
+
+
+def _dispatch_in(modules):
+    """Each dispatched function of `modules` replaced by its dispatching form (one per
+    function, however many modules name it)."""
     made = {}
     for module in modules:
         for name in (*_BINARY, *_UNARY, *_REDUCTIONS, *_OTHERS, "join"):
