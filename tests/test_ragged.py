@@ -289,6 +289,8 @@ def test_what_is_refused_says_why():
         tt.RaggedTensor.from_value_rowids([1, 2, 3], [0, 2, 1])
     with pytest.raises(tt.errors.InvalidArgumentError, match="rows 0 to 1"):
         tt.RaggedTensor.from_value_rowids([1, 2, 3], [0, 1, 2], nrows=2)
+    with pytest.raises(NotImplementedError, match="row_splits_dtype int32"):
+        tt.ragged.constant([[1]], row_splits_dtype=tt.int32)
     with pytest.raises(ValueError, match="one nesting depth"):
         tt.ragged.constant(["A", ["B", "C"]])
     with pytest.raises(ValueError, match="mix strings and numbers"):

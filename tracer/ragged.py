@@ -12,7 +12,7 @@ from tracer.ops import array_ops
 from tracer.ops.convert import known_value
 from tracer.ragged_ops import _require_same_rows, stack_rows
 from tracer.ragged_ops import stack as _stack_ragged
-from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec, require_int64_splits
 from tracer.tensor import convert_to_tensor
 
 __all__ = [
@@ -29,6 +29,7 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
     >>> tt.ragged.constant([[1, 2], [3]]).to_list()
     [[1, 2], [3]]
     """
+    require_int64_splits(row_splits_dtype, "tt.ragged.constant")
     depth = _scalar_depth(pylist)
     if depth is None:  # no scalar anywhere: a rank from the lists, or from inner_shape
         depth = _list_depth(pylist) + (len(inner_shape) if inner_shape else 0)
@@ -114,6 +115,7 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
     >>> tt.ragged.range([3, 1]).to_list()
     [[0, 1, 2], [0]]
     """
+    require_int64_splits(row_splits_dtype, "tt.ragged.range")
     if limits is None:
         starts, limits = 0, starts
     bounds = [convert_to_tensor(b) for b in (starts, limits, deltas)]

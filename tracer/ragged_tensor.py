@@ -331,8 +331,7 @@ class RaggedTensor(_Composite):
         return self.with_values(new_values)
 
     def with_row_splits_dtype(self, dtype):
-        if dtypes.as_dtype(dtype) != dtypes.int64:
-            raise NotImplementedError("tracer's RaggedTensor keeps its row splits as int64")
+        require_int64_splits(dtype, "RaggedTensor.with_row_splits_dtype")
         return self
 
     # --- conversions ---------------------------------------------------------------------
@@ -473,8 +472,9 @@ class RaggedTensorSpec(_Composite):
                 f"tt.RaggedTensorSpec: ragged_rank {self.ragged_rank} for a shape of rank "
                 f"{len(self._shape)} (0 <= ragged_rank < rank)"
             )
-        if dtypes.as_dtype(row_splits_dtype) != dtypes.int64:
-            raise NotImplementedError("tracer's RaggedTensor keeps its row splits as int64")
+        require_int64_splits(row_splits_dtype, "tt.RaggedTensorSpec")
+        if flat_values_spec is not None:
+            raise NotImplementedError("tt.RaggedTensorSpec: flat_values_spec is not supported")
         self.row_splits_dtype = dtypes.int64
         self._components = None  # the specs of its components where a trace gave them
 
@@ -531,6 +531,16 @@ class RaggedTensorSpec(_Composite):
 
 
 # --- helpers ------------------------------------------------------------------------------
+
+
+def require_int64_splits(dtype, what):
+    """A NotImplementedError naming `what` for row splits of a dtype other than int64 (None
+    meaning int64)."""
+    if dtype is not None and dtypes.as_dtype(dtype) != dtypes.int64:
+        raise NotImplementedError(
+            f"{what}: row_splits_dtype {dtypes.as_dtype(dtype).name}; tracer's RaggedTensor "
+            "keeps its row splits as int64"
+        )
 
 
 def _rebuilt(parts):

@@ -23,6 +23,7 @@ from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.errors import InvalidArgumentError
 from tracer.ir import format_location, user_location
+from tracer.ragged_tensor import require_int64_splits
 from tracer.tensor import constant
 from tracer.tracing import RunsAsPython
 
@@ -98,6 +99,7 @@ class Dataset:
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
         """Batches of consecutive elements, each component whose shape is not fully known a
         RaggedTensor (a ragged dimension where it had an unknown one), as TensorFlow's."""
+        require_int64_splits(row_splits_dtype, "tt.data.Dataset.ragged_batch")
         return self._then(transforms.RaggedBatch(self._stage, batch_size, drop_remainder))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):  # fmt: skip

@@ -19,7 +19,7 @@ def assert_cardinality(expected_cardinality):
 
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
     """A transformation for `Dataset.apply`: `Dataset.ragged_batch`."""
-    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder)
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
 def cardinality(dataset):
