@@ -382,3 +382,15 @@ def test_lookup_layers_map_ragged_tokens():
     assert back.numpy().tolist() == [b"abcdefg", b"xyz"]
     numbers = tt.keras.layers.IntegerLookup(vocabulary=[3, 1, 4])
     assert numbers(tt.ragged.constant([[3, 1], [], [4, 5]])).to_list() == [[1, 2], [], [3, 0]]
+
+
+def test_ragged_strings_joined_through_sparse_tensors():
+    """The ragged_tensor guide's join of two ragged tensors of words as sparse ones:
+    TensorFlow 2.21 printed this dense tensor."""
+    ragged_x = tt.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]])
+    ragged_y = tt.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]])
+    joined = tt.sparse.concat(sp_inputs=[ragged_x.to_sparse(), ragged_y.to_sparse()], axis=1)
+    assert str(tt.sparse.to_dense(joined, "")) == (
+        "tracer.Tensor(\n[[b'John' b'' b'' b'fell' b'asleep']\n [b'a' b'big' b'dog' b'barked' b'']\n"
+        " [b'my' b'cat' b'' b'is' b'fuzzy']], shape=(3, 5), dtype=string)"
+    )
