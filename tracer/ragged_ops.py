@@ -8,9 +8,10 @@ reductions by row ids, and joins gather the values; all of it tracer's ops on th
 components, so they run in every backend with gradients to the flat values.
 
 `install()` puts a dispatching function in the place of each of these in tracer's
-namespaces when the first RaggedTensor is made: it calls the dense op first, and the ragged
-one only where the dense op refused an argument and an argument is a RaggedTensor (a call
-without one then costs one Python call more, 0.2-0.3 us; none before).
+namespaces: it calls the dense op first, and the ragged one only where the dense op refused
+an argument and an argument is a RaggedTensor, so a call without one costs one Python call
+more (0.1-0.3 us on tt.add's 1.4; installed when tracer is imported, for an op whose
+argument is the program's first RaggedTensor must dispatch too).
 """
 
 import functools
@@ -32,7 +33,7 @@ from tracer.ops import (
     structure_ops,
 )
 from tracer.ragged_indexing import getitem, take_rows
-from tracer.ragged_tensor import RaggedTensor, _row_count, before_first_ragged_tensor, positions
+from tracer.ragged_tensor import RaggedTensor, _row_count, positions
 from tracer.tensor import TensorLike, convert_to_tensor
 
 # --- elementwise --------------------------------------------------------------------------
@@ -538,17 +539,10 @@ def dispatching(dense, ragged, ragged_first=False):
 
 
 def install(modules):
-    """RaggedTensor's operators set, and each dispatched function of `modules` replaced by
-    its dispatching form when the first RaggedTensor is made (so that a program without
-    one calls tracer's functions as they are)."""
+    """Each dispatched function of `modules` replaced by its dispatching form (one per
+    function, however many modules name it), and RaggedTensor's operators set."""
     for name, method in operators().items():
         setattr(RaggedTensor, name, method)
-    before_first_ragged_tensor(lambda: _dispatch_in(modules))
-
-
-def _dispatch_in(modules):
-    """Each dispatched function of `modules` replaced by its dispatching form (one per
-    function, however many modules name it)."""
     made = {}
     for module in modules:
         for name in (*_BINARY, *_UNARY, *_REDUCTIONS, *_OTHERS, "join"):

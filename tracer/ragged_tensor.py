@@ -65,8 +65,6 @@ class RaggedTensor(_Composite):
                 "RaggedTensor.from_row_splits, from_row_lengths, from_value_rowids, "
                 "from_tensor or tt.ragged.constant"
             )
-        if _before_first:
-            _run_before_first()
         self._values, self._row_splits = values, row_splits
         self._uniform_row_length = None  # an int where every row has that length, statically
 
@@ -435,20 +433,6 @@ class RaggedTensor(_Composite):
             np.asarray(known_value(s, f"RaggedTensor.{what}: the row splits", _DATA_SHAPE))
             for s in self.nested_row_splits
         ]
-
-
-_before_first = []  # what runs when the first RaggedTensor is made
-
-
-def before_first_ragged_tensor(action):
-    """Run `action` (a function of none) when the first RaggedTensor is made: tt's ops
-    dispatch to ragged ones from then on (tracer/ragged_ops.py)."""
-    _before_first.append(action)
-
-
-def _run_before_first():
-    while _before_first:
-        _before_first.pop(0)()
 
 
 class RaggedTensorSpec(_Composite):
