@@ -394,3 +394,29 @@ def test_ragged_strings_joined_through_sparse_tensors():
         "tracer.Tensor(\n[[b'John' b'' b'' b'fell' b'asleep']\n [b'a' b'big' b'dog' b'barked' b'']\n"
         " [b'my' b'cat' b'' b'is' b'fuzzy']], shape=(3, 5), dtype=string)"
     )
+
+
+def _shape_prints(m):
+    """What a program of ragged shapes prints, on `m` (tensorflow or tracer)."""
+    x = m.constant([["a", "b"], ["c", "d"], ["e", "f"]])
+    rt_shape = m.shape(m.ragged.constant([[1], [2, 3, 4], [], [5, 6]]))
+    lines = [str(m.shape(x)), str(rt_shape)]
+    lines.append(f"tf.reshape(x, rt_shape) = {m.reshape(x, rt_shape)}")
+    lines.append(f"tf.zeros(rt_shape) = {m.zeros(rt_shape)}")
+    lines.append(f"tf.ones(rt_shape) = {m.ones(rt_shape)}")
+    lines.append(f"tf.fill(rt_shape, 9) = {m.fill(rt_shape, 'x')}")
+    lines += [repr(rt_shape[0]), repr(rt_shape[:1])]
+    deep = m.shape(m.ragged.constant([[[1.0, 2.0], [3.0]], [[4.0]]]))
+    lines.append(f"{deep} {m.zeros(deep)} {deep[0]!r}")
+    wide = m.shape(m.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1))
+    lines.append(f"{wide} {m.ones(wide, m.int32)}")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_shape_of_a_ragged_tensor_makes_ragged_tensors():
+    """As TensorFlow 2.21 printed `_shape_prints(tensorflow)` (data/ragged/shapes.txt): the
+    ragged_tensor guide's DynamicRaggedShape cells, and deeper shapes."""
+    printed = _shape_prints(tt).replace("tracer.", "tf.")
+    assert printed == (pathlib.Path(__file__).parent / "data" / "ragged" / "shapes.txt").read_text()
+    with pytest.raises(ValueError, match="dimension 1 is ragged"):
+        tt.shape(tt.ragged.constant([[1], [2, 3]]))[1]

@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from tracer import dtypes
+from tracer import dtypes, ragged_shape
 from tracer.errors import InvalidArgumentError
 from tracer.ops import (
     array_ops,
@@ -490,6 +490,11 @@ _OTHERS = {
     "tile": lambda dense: tile,
     "reverse": lambda dense: reverse,
     "where": lambda dense: where,
+    "shape": lambda dense: ragged_shape.shape,
+    "zeros": lambda dense: ragged_shape.zeros,
+    "ones": lambda dense: ragged_shape.ones,
+    "fill": lambda dense: ragged_shape.fill,
+    "reshape": lambda dense: ragged_shape.reshape,
     "reduce_join": lambda dense: reduce_join,
     "map_fn": lambda dense: map_fn,
     "embedding_lookup": lambda dense: embedding_lookup,
@@ -510,11 +515,14 @@ def _ragged_version(name, module_name, dense):
     return None
 
 
+_RAGGED_KINDS = (RaggedTensor, ragged_shape.DynamicRaggedShape)
+
+
 def _holds_ragged(args, kwargs):
     for value in (*args, *kwargs.values()):
-        if isinstance(value, RaggedTensor):
+        if isinstance(value, _RAGGED_KINDS):
             return True
-        if isinstance(value, (list, tuple)) and any(isinstance(v, RaggedTensor) for v in value):
+        if isinstance(value, (list, tuple)) and any(isinstance(v, _RAGGED_KINDS) for v in value):
             return True
     return False
 
