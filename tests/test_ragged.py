@@ -420,3 +420,11 @@ def test_the_shape_of_a_ragged_tensor_makes_ragged_tensors():
     assert printed == (pathlib.Path(__file__).parent / "data" / "ragged" / "shapes.txt").read_text()
     with pytest.raises(ValueError, match="dimension 1 is ragged"):
         tt.shape(tt.ragged.constant([[1], [2, 3]]))[1]
+    # the guide's shapes built by hand, as TensorFlow 2.21 printed them
+    partition = tt.experimental.RowPartition.from_row_lengths([5, 3, 2])
+    built = tt.experimental.DynamicRaggedShape(row_partitions=[partition], inner_shape=[10, 8])
+    assert repr(built) == "<DynamicRaggedShape lengths=[3, (5, 3, 2), 8] num_row_partitions=1>"
+    lengths = tt.experimental.DynamicRaggedShape.from_lengths([4, (2, 1, 0, 8), 12])
+    assert repr(lengths) == (
+        "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
+    )

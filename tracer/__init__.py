@@ -27,6 +27,7 @@ from tracer import (
     data,
     debugging,
     errors,
+    experimental,
     image,
     io,
     linalg,
@@ -216,7 +217,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "ragged", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
+    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "experimental", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "ragged", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
     "DType", "IndexedSlices", "Module", "RaggedTensor", "RaggedTensorSpec", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",

@@ -13,9 +13,35 @@ from tracer.ragged_tensor import RaggedTensor
 from tracer.tensor import convert_to_tensor
 
 
+class RowPartition:
+    """`tt.experimental.RowPartition`: how a ragged dimension cuts its values into rows (its
+    row lengths, known numbers here)."""
+
+    __slots__ = ("_lengths",)
+
+    def __init__(self, lengths):
+        self._lengths = tuple(int(n) for n in lengths)
+
+    @classmethod
+    def from_row_lengths(cls, row_lengths, validate=True, dtype=None, dtype_hint=None):
+        return cls(np.asarray(convert_to_tensor(row_lengths).numpy()).reshape(-1))
+
+    @classmethod
+    def from_row_splits(cls, row_splits, validate=True, dtype=None, dtype_hint=None):
+        return cls(np.diff(np.asarray(convert_to_tensor(row_splits).numpy()).reshape(-1)))
+
+    def nrows(self):
+        return convert_to_tensor(np.int64(len(self._lengths)))
+
+    def row_lengths(self):
+        return convert_to_tensor(np.array(self._lengths, np.int64))
+
+
 class DynamicRaggedShape:
-    """`lengths`: an int for each uniform dimension, a tuple of row lengths for each ragged
-    one (the rows of the dimension before it).
+    """The shape of a ragged tensor: row partitions (one per ragged dimension, outermost
+    first) and the inner shape of its flat values, as TensorFlow's constructor takes them;
+    shown as its lengths, an int for each uniform dimension and a tuple of row lengths for
+    each ragged one.
 
     >>> tt.shape(tt.ragged.constant([[1], [2, 3]]))
     <DynamicRaggedShape lengths=[2, (1, 2)] num_row_partitions=1>
@@ -23,22 +49,37 @@ class DynamicRaggedShape:
 
     __slots__ = ("_lengths", "_dtype")
 
-    def __init__(self, lengths, dtype=dtypes.int32):
+    def __init__(self, row_partitions, inner_shape, dtype=None, validate=True, static_inner_shape=None):  # fmt: skip
+        inner = [int(d) for d in np.asarray(convert_to_tensor(inner_shape).numpy()).reshape(-1)]
+        parts = list(row_partitions)
+        first = len(parts[0]._lengths) if parts else inner[0]
+        lengths = [first, *(p._lengths for p in parts), *inner[1:]] if parts else inner
+        self._set(lengths, dtypes.int64 if dtype is None else dtype)
+
+    def _set(self, lengths, dtype):
         self._lengths = [tuple(int(n) for n in d) if _ragged(d) else int(d) for d in lengths]
         self._dtype = dtypes.as_dtype(dtype)
         if self._lengths and _ragged(self._lengths[0]):
             raise ValueError("DynamicRaggedShape: the first dimension (the rows) is uniform")
 
     @classmethod
+    def _made(cls, lengths, dtype):
+        shape = object.__new__(cls)
+        shape._set(lengths, dtype)
+        return shape
+
+    @classmethod
     def from_lengths(cls, lengths, num_row_partitions=None, dtype=dtypes.int64):
-        return cls(lengths, dtype)
+        """The shape of these lengths: an int for a uniform dimension, a tuple of row
+        lengths for a ragged one."""
+        return cls._made(lengths, dtype)
 
     @classmethod
     def of(cls, rt, out_type=dtypes.int32):
         """The shape of ragged tensor `rt` (its row splits known)."""
         splits = rt._all_known_splits("tt.shape")
         lengths = [len(splits[0]) - 1, *(tuple(np.diff(s).tolist()) for s in splits)]
-        return cls(lengths + [int(d) for d in rt.flat_values.shape[1:]], out_type)
+        return cls._made(lengths + [int(d) for d in rt.flat_values.shape[1:]], out_type)
 
     @property
     def rank(self):
@@ -56,7 +97,7 @@ class DynamicRaggedShape:
         if isinstance(index, slice):
             if index.start not in (None, 0) or index.step not in (None, 1):
                 raise NotImplementedError("DynamicRaggedShape: a slice from the first dimension")
-            return DynamicRaggedShape(self._lengths[index], self._dtype)
+            return DynamicRaggedShape._made(self._lengths[index], self._dtype)
         size = self._lengths[int(index)]
         if _ragged(size):
             raise ValueError(f"DynamicRaggedShape: dimension {int(index)} is ragged: {size}")
