@@ -35,6 +35,7 @@ from tracer import (
     nn,
     optimizers,
     profiler,
+    ragged,
     random,
     signal,
     sparse,
@@ -45,6 +46,7 @@ from tracer import (
 )
 from tracer import dtypes_api as dtypes  # tracer/dtypes.py with cast beside
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
+from tracer import ragged_ops as _ragged_ops
 from tracer.autodiff import jvp
 from tracer.clipping import clip_by_global_norm, clip_by_norm
 from tracer.compat.v1.graphs import Graph
@@ -193,6 +195,7 @@ from tracer.ops.sort_ops import argsort, sort
 from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
 from tracer.py_function import numpy_function, py_function
+from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor, SparseTensorSpec
 from tracer.strings import as_string
@@ -206,15 +209,18 @@ from tracer.variable import Variable
 
 newaxis = None  # `x[..., tt.newaxis]`, as numpy's and TensorFlow's
 
+# tt.add, tt.reduce_mean, tt.concat, ... of RaggedTensors, and their operators
+_ragged_ops.install([_sys.modules[__name__], math, nn, strings])
+
 _allocator.tune()  # before the user's first eager op: large arrays reuse the heap's pages
 
 __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "experimental", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
+    "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "experimental", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "ragged", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
-    "DType", "IndexedSlices", "Module", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "DType", "IndexedSlices", "Module", "RaggedTensor", "RaggedTensorSpec", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "newaxis", "string", "uint8", "uint16", "uint32", "uint64",
     # control flow
@@ -253,7 +259,7 @@ if _os.environ.get("TRACER_PROFILE"):  # the whole program profiled (docs/profil
 for _name, _value in list(globals().items()):
     if type(_value) is type(_sys) and _name not in __all__ and not _name.startswith("_"):
         del globals()[_name]
-del _name, _value, _operators
+del _name, _value, _operators, _ragged_ops
 
 
 def __dir__():

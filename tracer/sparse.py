@@ -41,6 +41,8 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     sp = _sparse(sp_input, "to_dense")
     if validate_indices:
         _check_ordered(sp, "tt.sparse.to_dense")
+    if sp.dtype.is_string:
+        return _dense_strings(sp, default_value)
     dense = scatter_nd_ops.scatter_nd(sp.indices, sp.values, sp._dense_shape)
     if default_value is None:
         return dense
@@ -48,6 +50,17 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     ones = array_ops.ones_like(sp.values, dtype=dtypes.int32)
     present = scatter_nd_ops.scatter_nd(sp.indices, ones, sp._dense_shape) > 0
     return math_ops.where(present, dense, default)
+
+
+def _dense_strings(sp, default_value):
+    """The dense tensor of a sparse one of strings, `default_value` ('') elsewhere: made in
+    numpy from the entries (strings have no gradient, and tracer's scatter takes numbers)."""
+    default = b"" if default_value is None else default_value
+    default = default.encode() if isinstance(default, str) else default
+    out = np.full(sp._dense_shape, default, dtype=object)
+    values = known_value(sp.values, "tt.sparse.to_dense: the strings")
+    out[tuple(_indices(sp, "to_dense").T)] = np.asarray(values, dtype=object)
+    return convert_to_tensor(out)
 
 
 def from_dense(tensor, name=None):

@@ -3,8 +3,9 @@
 The records are execute.py's: one list per run, {"cell", "source", "output", "error"}.
 The counting rules:
 
-* Both the output and the error are normalized before they are compared: `tracer.Tensor`
-  and `tracer.Variable` read as `tf.Tensor` and `tf.Variable`, a `tt.` prefix (as in
+* Both the output and the error are normalized before they are compared: `tracer.Tensor`,
+  `tracer.Variable` and `tracer.RaggedTensor` read as `tf.Tensor`, `tf.Variable` and
+  `tf.RaggedTensor`, a `tt.` prefix (as in
   `tt.float32`) as `tf.`, the module path in class and object reprs and in a traceback's
   last line is dropped (`<class 'Name'>`, `<Name object>`, `XError: ...`), hex addresses are
   dropped, a module named in a message is named by its path in TensorFlow (`module
@@ -44,7 +45,7 @@ NOT_RUN = {"output": "", "error": "NOT RUN (notebook timeout or crash)"}
 
 def _rename(text):
     """The textual renamings: tracer's names as TensorFlow's, module paths and addresses gone."""
-    text = re.sub(r"\btracer\.(Tensor|Variable)\b", r"tf.\1", text)
+    text = re.sub(r"\btracer\.(Tensor|Variable|RaggedTensor)\b", r"tf.\1", text)
     text = re.sub(rf"<class '{LIBRARIES}(?:\.\w+)*\.(\w+)'>", r"<class '\1'>", text)
     text = re.sub(rf"<{LIBRARIES}(?:\.\w+)*\.(\w+) object", r"<\1 object", text)
     text = re.sub(r"(?m)^(?:tracer|tensorflow|keras)(?:\.\w+)*\.(\w+): ", r"\1: ", text)

@@ -18,10 +18,12 @@ from tracer import nest
 from tracer.context import outside_trace, state
 from tracer.data import file_cache, files, interleave, sources, transforms
 from tracer.data.options import Options
+from tracer.data.ragged_elements import is_ragged
 from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.errors import InvalidArgumentError, RunsAsPython
 from tracer.ir import format_location, user_location
+from tracer.ragged_tensor import require_int64_splits
 from tracer.tensor import constant
 
 AUTOTUNE = -1
@@ -92,6 +94,12 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):  # fmt: skip
         return self._then(transforms.Batch(self._stage, batch_size, drop_remainder))
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batches of consecutive elements, each component whose shape is not fully known a
+        RaggedTensor (a ragged dimension where it had an unknown one), as TensorFlow's."""
+        require_int64_splits(row_splits_dtype, "tt.data.Dataset.ragged_batch")
+        return self._then(transforms.RaggedBatch(self._stage, batch_size, drop_remainder))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):  # fmt: skip
         stage = transforms.PaddedBatch(
@@ -409,6 +417,8 @@ def _numpy_leaf(value):
     is its bytes already), a sparse one's dense array, as TensorFlow's."""
     if is_sparse(value):
         return value.dense()
+    if is_ragged(value):
+        return value.numpy()
     return value[()] if getattr(value, "ndim", None) == 0 else value
 
 

@@ -17,6 +17,11 @@ def assert_cardinality(expected_cardinality):
     )
 
 
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
+    """A transformation for `Dataset.apply`: `Dataset.ragged_batch`."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
 def cardinality(dataset):
     """The dataset's cardinality (`Dataset.cardinality()`)."""
     return dataset.cardinality()
@@ -38,6 +43,7 @@ __all__ = [
     "assert_cardinality",
     "cardinality",
     "choose_from_datasets",
+    "dense_to_ragged_batch",
     "get_single_element",
     "make_csv_dataset",
     "sample_from_datasets",

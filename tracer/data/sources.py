@@ -5,6 +5,7 @@ generator."""
 import numpy as np
 
 from tracer import nest
+from tracer.data.ragged_elements import RaggedArrays
 from tracer.data.sparse_elements import SparseArrays
 from tracer.data.specs import (
     INFINITE,
@@ -14,6 +15,7 @@ from tracer.data.specs import (
 )
 from tracer.dtypes import BY_NUMPY, as_dtype
 from tracer.extension_type import ExtensionType, ExtensionTypeSpec, refuse_shaped
+from tracer.ragged_tensor import RaggedTensor
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import constant
@@ -29,6 +31,8 @@ def as_arrays(structure):
         return SparseArrays.of(structure)
     if isinstance(structure, ExtensionType):  # its tensors, each an array of the element
         return structure._from_components([as_arrays(t) for t in structure._tensor_components()])
+    if isinstance(structure, RaggedTensor):
+        return RaggedArrays.of(structure)
     if isinstance(structure, tuple):
         parts = [as_arrays(value) for value in structure]
         return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)

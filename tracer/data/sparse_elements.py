@@ -6,6 +6,7 @@ largest of its elements' sizes."""
 
 import numpy as np
 
+from tracer.data.ragged_elements import RaggedArrays
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import constant
 
@@ -75,5 +76,9 @@ def is_sparse(leaf):
 
 
 def tensor_of(leaf):
-    """An element's leaf as the tensor a dataset gives: a SparseTensor for a sparse one."""
-    return leaf.tensor() if type(leaf) is SparseArrays else constant(leaf)
+    """An element's leaf as the tensor a dataset gives: a SparseTensor for a sparse one, a
+    RaggedTensor for a ragged one (tracer/data/ragged_elements.py)."""
+    return leaf.tensor() if type(leaf) in _COMPOSITE_LEAVES else constant(leaf)
+
+
+_COMPOSITE_LEAVES = (SparseArrays, RaggedArrays)  # the leaves a dataset gives as a composite

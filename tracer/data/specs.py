@@ -6,8 +6,10 @@ A stage (sources.py, transforms.py) yields its elements as structures of numpy a
 gives the structure of TensorSpecs of its elements (`spec()`)."""
 
 from tracer import nest
+from tracer.data.ragged_elements import is_ragged
 from tracer.data.sparse_elements import is_sparse
 from tracer.extension_type import ExtensionTypeSpec, refuse_shaped
+from tracer.ragged_tensor import RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
 
@@ -17,14 +19,20 @@ UNKNOWN = -2
 
 def leaf_spec(leaf, shape):
     """The spec of shape `shape` of the kind of `leaf` (an element's array or spec): a
-    SparseTensorSpec for a sparse one (tracer/data/sparse_elements.py), else a TensorSpec."""
+    SparseTensorSpec for a sparse one (tracer/data/sparse_elements.py), a RaggedTensorSpec
+    for a ragged one (its ragged rank one less for a row, one more for a batch:
+    tracer/data/ragged_elements.py), else a TensorSpec."""
+    if isinstance(leaf, RaggedTensorSpec) or is_ragged(leaf):
+        rank = leaf.ragged_rank + len(shape) - len(leaf.shape)
+        return RaggedTensorSpec(shape, leaf.dtype, rank)
     sparse = isinstance(leaf, SparseTensorSpec) or is_sparse(leaf)
     return SparseTensorSpec(shape, leaf.dtype) if sparse else TensorSpec(shape, leaf.dtype)
 
 
 def spec_leaves(spec):
-    """An element spec's leaves, a SparseTensorSpec one of them; an extension type's spec
-    gives its TensorSpecs (its tensors are batched, sliced and unbatched each on its own)."""
+    """An element spec's leaves, a SparseTensorSpec or RaggedTensorSpec one of them; an
+    extension type's spec gives its TensorSpecs (its tensors are batched, sliced and
+    unbatched each on its own)."""
     return [leaf for item in nest.flatten(spec, expand_composites=False) for leaf in _parts(item)]
 
 

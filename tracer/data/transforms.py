@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from tracer import nest
-from tracer.data import sparse_elements
+from tracer.data import ragged_elements, sparse_elements
 from tracer.data.sources import as_arrays
 from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import (
@@ -24,6 +24,7 @@ from tracer.data.specs import (
 from tracer.dtypes import as_dtype
 from tracer.errors import FailedPreconditionError, InvalidArgumentError, RunsAsPython
 from tracer.py_function import raised_while_traced
+from tracer.ragged_tensor import RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
 
@@ -56,6 +57,56 @@ class Batch:
 
     def spec(self):
         return _batched_spec(self._upstream.spec(), self._size if self._drop else None)
+
+
+class RaggedBatch:
+    """`ragged_batch`: consecutive elements batched, each component whose shape is not fully
+    known as a ragged tensor with a ragged dimension for each dimension up to its last
+    unknown one (tracer/data/ragged_elements.py), the others stacked as `batch` stacks them."""
+
+    def __init__(self, upstream, batch_size, drop_remainder):
+        self._upstream, self._size = upstream, _positive("batch_size", batch_size)
+        self._drop = bool(drop_remainder)
+
+    def arrays(self):
+        ranks = [_element_ragged_rank(s) for s in spec_leaves(self._upstream.spec())]
+        for rows in _groups(self._upstream.arrays(), self._size, self._drop):
+            flat = [nest.flatten(row) for row in rows]
+            leaves = []
+            for k, rank in enumerate(ranks):
+                parts = [row[k] for row in flat]
+                if rank is None:
+                    leaves.append(nest.flatten(_stacked([[p] for p in parts], "ragged_batch"))[0])
+                else:
+                    ragged = [ragged_elements.with_ragged_rank(p, rank) for p in parts]
+                    leaves.append(ragged_elements.stack(ragged))
+            yield nest.pack_sequence_as(rows[0], leaves)
+
+    def cardinality(self):
+        return _batches(self._upstream.cardinality(), self._size, self._drop)
+
+    def spec(self):
+        spec = self._upstream.spec()
+        size = self._size if self._drop else None
+        leaves = []
+        for s in spec_leaves(spec):
+            rank = _element_ragged_rank(s)
+            if rank is None:
+                leaves.append(_batched_spec(s, size))
+            else:
+                leaves.append(RaggedTensorSpec((size, *s.shape), s.dtype, rank + 1))
+        return packed_spec(spec, leaves)
+
+
+def _element_ragged_rank(spec):
+    """The ragged rank an element of `spec` is batched from by ragged_batch: its own for a
+    ragged one, for a dense one of a shape not fully known the count of its dimensions
+    before its last unknown one; None for one batched as `batch` batches it."""
+    if isinstance(spec, RaggedTensorSpec):
+        return spec.ragged_rank
+    if isinstance(spec, SparseTensorSpec) or spec.shape is None or None not in spec.shape:
+        return None
+    return max(k for k, d in enumerate(spec.shape) if d is None)
 
 
 class PaddedBatch:
@@ -663,6 +714,9 @@ def _stacked(rows, what):
             )
         if is_sparse(parts[0]):  # sparse elements batch to their largest shape
             leaves.append(sparse_elements.stack(parts))
+            continue
+        if ragged_elements.is_ragged(parts[0]):  # ragged ones to one ragged dimension more
+            leaves.append(ragged_elements.stack(parts))
             continue
         shapes = {p.shape for p in parts}
         if len(shapes) > 1:

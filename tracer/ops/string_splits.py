@@ -3,10 +3,9 @@
 
 How many parts a string has is known only from its value, so the strings must be known:
 always eagerly, and in a traced function where they are constants (as `boolean_mask`'s
-mask, tracer/ops/mask_composites.py); the parts are then a constant. TensorFlow gives the
-parts of one string as a tensor, and those of several as a RaggedTensor, which tracer does
-not have: a string tensor of rank 1 or more is refused with a message, except by
-`decode_raw`, whose rows all have one length when the strings do.
+mask, tracer/ops/mask_composites.py); the parts are then a constant. As TensorFlow's, the
+parts of one string are a tensor, and those of a vector of strings a RaggedTensor of one
+row a string; `decode_raw`'s rows all have one length when the strings do.
 """
 
 import numpy as np
@@ -16,19 +15,27 @@ from tracer.errors import InvalidArgumentError
 from tracer.ops.convert import as_tensor, known_value
 
 _RAGGED = (
-    "{what}: the parts of several strings are a RaggedTensor in TensorFlow, which tracer does "
-    "not have; give one string (a scalar), or cut strings into rows of one length with "
-    "tt.keras.layers.TextVectorization"
+    "{what}: the parts of strings of rank {rank} are a RaggedTensor of ragged rank {rank} in "
+    "TensorFlow; tracer cuts one string (a scalar) or a vector of them"
 )
 
 
-def _one_string(input, what):
+def _each_string(input, what, cut):
+    """`cut` (bytes -> a tensor of parts) of a string, or of each of a vector of strings as
+    the rows of a RaggedTensor."""
     value = np.asarray(known_value(as_tensor(input), f"{what}: input"))
     if value.dtype != object or not all(isinstance(v, bytes) for v in value.reshape(-1)):
         raise TypeError(f"{what}: input must be a tt.string tensor")
-    if value.ndim != 0:
-        raise NotImplementedError(_RAGGED.format(what=what))
-    return value[()]
+    if value.ndim == 0:
+        return cut(value[()])
+    if value.ndim > 1:
+        raise NotImplementedError(_RAGGED.format(what=what, rank=value.ndim))
+    from tracer.ragged_tensor import RaggedTensor
+
+    rows = [cut(v).numpy() for v in value]
+    flat = np.concatenate(rows) if rows else cut(b"").numpy()
+    lengths = np.array([len(r) for r in rows], np.int64)
+    return RaggedTensor.from_row_lengths(as_tensor(flat), lengths, validate=False)
 
 
 def _strings(parts):
@@ -43,34 +50,45 @@ def split(input, sep=None, maxsplit=-1, name=None):
     >>> tt.strings.split("a,b,,c", sep=",").numpy().tolist()
     [b'a', b'b', b'', b'c']
     """
-    value = _one_string(input, "tt.strings.split")
     if sep is not None:
         sep = sep.encode() if isinstance(sep, str) else sep
         if not sep:
             raise ValueError("tt.strings.split: sep must not be empty (None splits on whitespace)")
-        return _strings(value.split(sep, int(maxsplit)))
-    return _strings(value.split(None, int(maxsplit)))
+    return _each_string(
+        input, "tt.strings.split", lambda value: _strings(value.split(sep, int(maxsplit)))
+    )
 
 
 def bytes_split(input, name=None):
     """A string's bytes, each a string of one byte."""
-    value = _one_string(input, "tt.strings.bytes_split")
-    return _strings([value[k : k + 1] for k in range(len(value))])
+    return _each_string(
+        input,
+        "tt.strings.bytes_split",
+        lambda value: _strings([value[k : k + 1] for k in range(len(value))]),
+    )
 
 
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
     """A UTF-8 string's characters, each a string of its bytes (bytes that are no
     character: U+FFFD)."""
-    value = _one_string(input, "tt.strings.unicode_split")
-    text = _decoded(value, input_encoding, errors, replacement_char, "tt.strings.unicode_split")
-    return _strings([c.encode("utf-8") for c in text])
+    what = "tt.strings.unicode_split"
+
+    def cut(value):
+        text = _decoded(value, input_encoding, errors, replacement_char, what)
+        return _strings([c.encode("utf-8") for c in text])
+
+    return _each_string(input, what, cut)
 
 
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533, replace_control_characters=False, name=None):  # fmt: skip
     """A UTF-8 string's code points, int32 (bytes that are no character: U+FFFD)."""
-    value = _one_string(input, "tt.strings.unicode_decode")
-    text = _decoded(value, input_encoding, errors, replacement_char, "tt.strings.unicode_decode")
-    return as_tensor(np.array([ord(c) for c in text], dtype=np.int32))
+    what = "tt.strings.unicode_decode"
+
+    def cut(value):
+        text = _decoded(value, input_encoding, errors, replacement_char, what)
+        return as_tensor(np.array([ord(c) for c in text], dtype=np.int32))
+
+    return _each_string(input, what, cut)
 
 
 def _decoded(value, encoding, errors, replacement_char, what):

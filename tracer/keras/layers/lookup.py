@@ -24,6 +24,7 @@ from tracer.keras.layers.layer import Layer
 from tracer.ops import array_ops, index_ops, math_ops, reduction_ops, token_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
+from tracer.ragged_tensor import RaggedTensor
 from tracer.tensor import convert_to_tensor
 
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -208,6 +209,8 @@ class IndexLookup(Layer):
         return self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
 
     def call(self, inputs):
+        if isinstance(inputs, RaggedTensor) and self.output_mode == "int":
+            return inputs.with_flat_values(self.call(inputs.flat_values))  # each token's
         inputs = as_tensor(inputs)
         if self.invert:
             return self._tokens_at(inputs)

@@ -15,7 +15,9 @@ vocabulary (a StringLookup with "" as its mask), as indices or counts per string
 - ngrams: each string's n-grams of widths 1 to n (or the widths given), their tokens
   joined by a space, one width after another, as tf.strings.ngrams makes them for Keras.
 
-`ragged` and `sparse` outputs are not supported (tracer has no ragged or sparse tensors)
+With `ragged=True` ("int" mode), each string's tokens are a row of a RaggedTensor (cut to
+`output_sequence_length` where it is given), which only a call that knows the strings can
+count (eagerly). A `sparse` output is not supported.
 and say so.
 """
 
@@ -26,11 +28,16 @@ from tracer.keras.layers.layer import Layer
 from tracer.keras.layers.lookup import StringLookup, batches
 from tracer.ops import array_ops, layout_ops, string_ops, token_ops
 from tracer.ops.convert import known_value
+from tracer.ragged_tensor import RaggedTensor
 from tracer.tensor import convert_to_tensor
 
 _NO_LENGTH = (
     ": without output_sequence_length a row is as long as the batch's longest string; give "
     "output_sequence_length to call it in a tt.function (or a model's fit)"
+)
+_NO_RAGGED_LENGTHS = (
+    ": with ragged=True each row is as long as its string's tokens; call it eagerly (a "
+    "compiled call has shapes known when it is traced)"
 )
 STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
 # Keras's punctuation: what "strip_punctuation" removes
@@ -67,12 +74,13 @@ class TextVectorization(Layer):
             )
         if ngrams is not None and split is None:
             raise ValueError("TextVectorization: ngrams needs split (the tokens to join)")
-        for option, value in (("ragged", ragged), ("sparse", sparse)):
-            if value:
-                raise NotImplementedError(
-                    f"TextVectorization: {option}={value!r} is not supported (tracer has no "
-                    "ragged or sparse tensors)"
-                )
+        if sparse:
+            raise NotImplementedError("TextVectorization: sparse=True is not supported")
+        if ragged and output_mode != "int":
+            raise ValueError(
+                f"TextVectorization: ragged=True is for output_mode='int' only, not {output_mode!r}"
+            )
+        self.ragged = bool(ragged)
         if output_sequence_length is not None and output_mode != "int":
             raise ValueError(
                 "TextVectorization: output_sequence_length is for output_mode='int' only"
@@ -147,6 +155,8 @@ class TextVectorization(Layer):
                 strings, self.split, lookup._table(), lookup._depth(), self._widths
             )
             return lookup._from_counts(counts)
+        if self.split is not None and self.ragged:
+            return self._ragged_indices(strings)
         if self.split is not None:
             length = self.output_sequence_length
             if length is None:
@@ -157,7 +167,22 @@ class TextVectorization(Layer):
         indices = lookup(strings)
         if self.output_sequence_length is None:
             return indices
+        if self.ragged:  # (cut, not padded)
+            return indices[..., : self.output_sequence_length]
         return _fitted(indices, self.output_sequence_length)
+
+    def _ragged_indices(self, strings):
+        """Each string's token indices as a row of a RaggedTensor."""
+        known = known_value(strings, "TextVectorization: the strings", _NO_RAGGED_LENGTHS)
+        counts = [
+            len(token_ops.tokens_of(v, self.split, self._widths))
+            for v in np.asarray(known).reshape(-1).tolist()
+        ]
+        if self.output_sequence_length is not None:
+            counts = [min(n, self.output_sequence_length) for n in counts]
+        width = max(counts, default=0)
+        tokens = token_ops.split_tokens(strings, self.split, width, self._widths)
+        return RaggedTensor.from_tensor(self._lookup_layer(tokens), lengths=counts)
 
     def get_vocabulary(self, include_special_tokens=True):
         return self._lookup_layer.get_vocabulary(include_special_tokens)
@@ -181,7 +206,7 @@ class TextVectorization(Layer):
             "output_sequence_length": self.output_sequence_length,
             "pad_to_max_tokens": lookup["pad_to_max_tokens"],
             "sparse": False,
-            "ragged": False,
+            "ragged": self.ragged,
             "vocabulary": lookup["vocabulary"],
             "idf_weights": lookup["idf_weights"],
             "encoding": self.encoding,
