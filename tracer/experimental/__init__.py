@@ -1,8 +1,9 @@
 """`tt.experimental`: TensorFlow's `tf.experimental` names that tracer has.
 
 `ExtensionType` and its kin (tracer/extension_type.py), dispatch of tracer's APIs to a
-user's functions for them (tracer/dispatch.py), and `numpy`, TensorFlow's NumPy API
-(tracer/experimental/numpy/).
+user's functions for them (tracer/dispatch.py), the shape of a ragged tensor
+(`DynamicRaggedShape`, `RowPartition`: tracer/ragged_shape.py), and `numpy`, TensorFlow's
+NumPy API (tracer/experimental/numpy/).
 """
 
 from tracer.dispatch import (
@@ -17,12 +18,15 @@ from tracer.extension_type import (
     ExtensionType,
     ExtensionTypeSpec,
 )
+from tracer.ragged_shape import DynamicRaggedShape, RowPartition
 
 __all__ = [
     "BatchableExtensionType",
     "BatchableExtensionTypeSpec",
+    "DynamicRaggedShape",
     "ExtensionType",
     "ExtensionTypeSpec",
+    "RowPartition",
     "dispatch_for_api",
     "dispatch_for_binary_elementwise_apis",
     "dispatch_for_unary_elementwise_apis",
