@@ -10,11 +10,12 @@ components, so they run in every backend with gradients to the flat values.
 `install()` puts a dispatching function in the place of each of these in tracer's
 namespaces: it calls the dense op first, and the ragged one only where the dense op refused
 an argument and an argument is a RaggedTensor, so a call without one costs one Python call
-more (0.1-0.3 us on tt.add's 1.4; installed when tracer is imported, for an op whose
-argument is the program's first RaggedTensor must dispatch too).
+more (benchmarks/RESULTS.md). It is installed when tracer is imported: an op whose argument
+is the program's first RaggedTensor must dispatch too, and Python looks the op up first.
 """
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -530,20 +531,74 @@ def _holds_ragged(args, kwargs):
 def dispatching(dense, ragged, ragged_first=False):
     """`dense`, which hands a call that it refuses and that holds a RaggedTensor to
     `ragged`; with `ragged_first`, one that holds a RaggedTensor at once (for a function
-    that would take a ragged tensor as a structure of its components: tt.map_fn)."""
+    that would take a ragged tensor as a structure of its components: tt.map_fn).
 
-    @functools.wraps(dense)
-    def op(*args, **kwargs):
-        if ragged_first and _holds_ragged(args, kwargs):
-            return ragged(*args, **kwargs)
-        try:
-            return dense(*args, **kwargs)
-        except (TypeError, ValueError):
-            if not _holds_ragged(args, kwargs):
-                raise
+    The function is written with `dense`'s own parameters (`_same_parameters`), so that a
+    call passes its arguments on as they came instead of packing them into a tuple and a
+    dict: the dispatch costs a dense op's eager call one Python call (tracer's ops are C
+    functions, tracer/ops/_fast_apply.c, that a call of packed arguments slows more)."""
+
+    def refused(args, kwargs):
+        if not _holds_ragged(args, kwargs):
+            raise
         return ragged(*args, **kwargs)
 
-    return op
+    if ragged_first:
+
+        def op(*args, **kwargs):
+            if _holds_ragged(args, kwargs):
+                return ragged(*args, **kwargs)
+            try:
+                return dense(*args, **kwargs)
+            except (TypeError, ValueError):
+                return refused(args, kwargs)
+
+        return functools.wraps(dense)(op)
+    return _same_parameters(dense, refused)
+
+
+def _same_parameters(dense, refused):
+    """A function of `dense`'s parameters (their names, kinds and defaults) that returns
+    `dense(...)` called with them as they are, or `refused(args, kwargs)` where `dense`
+    raises a TypeError or a ValueError (with that exception being handled, so that a bare
+    `raise` re-raises it). Its code is counted as this file's, a library file that an
+    error's user line skips."""
+    header, passed, positional, keywords, defaults = [], [], [], [], {}
+    for k, parameter in enumerate(inspect.signature(dense).parameters.values()):
+        name, kind = parameter.name, parameter.kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            header.append(f"*{name}")
+            passed.append(f"*{name}")
+            positional.append(f"*{name}")
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            header.append(f"**{name}")
+            passed.append(f"**{name}")
+            keywords.append(f"**{name}")
+        else:
+            if kind is inspect.Parameter.KEYWORD_ONLY and not any(h[0] == "*" for h in header):
+                header.append("*")
+            if parameter.default is inspect.Parameter.empty:
+                header.append(name)
+            else:
+                defaults[f"_default{k}"] = parameter.default
+                header.append(f"{name}=_default{k}")
+            if kind is inspect.Parameter.KEYWORD_ONLY:
+                passed.append(f"{name}={name}")
+                keywords.append(f"{name!r}: {name}")
+            else:
+                passed.append(name)
+                positional.append(name)
+    args = "".join(f"{p}, " for p in positional)
+    source = (
+        f"def op({', '.join(header)}):\n"
+        "    try:\n"
+        f"        return _dense({', '.join(passed)})\n"
+        "    except (TypeError, ValueError):\n"
+        f"        return _refused(({args}), {{{', '.join(keywords)}}})\n"
+    )
+    namespace = {"_dense": dense, "_refused": refused, **defaults}
+    exec(compile(source, __file__, "exec"), namespace)
+    return functools.wraps(dense)(namespace["op"])
 
 
 def install(modules):
