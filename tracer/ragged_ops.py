@@ -559,42 +559,56 @@ def dispatching(dense, ragged, ragged_first=False):
 
 def _same_parameters(dense, refused):
     """A function of `dense`'s parameters (their names, kinds and defaults) that returns
-    `dense(...)` called with them as they are, or `refused(args, kwargs)` where `dense`
-    raises a TypeError or a ValueError (with that exception being handled, so that a bare
-    `raise` re-raises it). Its code is counted as this file's, a library file that an
-    error's user line skips."""
-    header, passed, positional, keywords, defaults = [], [], [], [], {}
+    `dense(...)`, or `refused(args, kwargs)` where `dense` raises a TypeError or a ValueError
+    (with that exception being handled, so that a bare `raise` re-raises it). `dense` gets
+    the parameters without defaults by position, and those with defaults by name where any
+    of them was given (tf_op reads `name` from the keywords alone); where none was, it gets
+    only the first, so that the call of a C op function stays its fast one (a call with
+    keywords goes to its Python function). Its code is counted as this file's, a library
+    file that an error's user line skips."""
+    header, required, optional, defaults = [], [], [], {}
     for k, parameter in enumerate(inspect.signature(dense).parameters.values()):
         name, kind = parameter.name, parameter.kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
             header.append(f"*{name}")
-            passed.append(f"*{name}")
-            positional.append(f"*{name}")
+            required.append(f"*{name}")
         elif kind is inspect.Parameter.VAR_KEYWORD:
             header.append(f"**{name}")
-            passed.append(f"**{name}")
-            keywords.append(f"**{name}")
+            optional.append((f"**{name}", None))
         else:
             if kind is inspect.Parameter.KEYWORD_ONLY and not any(h[0] == "*" for h in header):
                 header.append("*")
-            if parameter.default is inspect.Parameter.empty:
+            if (
+                parameter.default is inspect.Parameter.empty
+                and kind is not inspect.Parameter.KEYWORD_ONLY
+            ):
                 header.append(name)
+                required.append(name)
             else:
-                defaults[f"_default{k}"] = parameter.default
-                header.append(f"{name}=_default{k}")
-            if kind is inspect.Parameter.KEYWORD_ONLY:
-                passed.append(f"{name}={name}")
-                keywords.append(f"{name!r}: {name}")
-            else:
-                passed.append(name)
-                positional.append(name)
-    args = "".join(f"{p}, " for p in positional)
+                default = f"_default{k}"
+                defaults[default] = parameter.default
+                header.append(
+                    name if parameter.default is inspect.Parameter.empty else f"{name}={default}"
+                )
+                optional.append(
+                    (name, None if parameter.default is inspect.Parameter.empty else default)
+                )
+    given = " or ".join(
+        f"{name} is not {default}"
+        if default
+        else ("True" if name[0] != "*" else f"bool({name[2:]})")
+        for name, default in optional
+    )
+    keywords = [name if name.startswith("**") else f"{name}={name}" for name, _ in optional]
+    items = [name if name.startswith("**") else f"{name!r}: {name}" for name, _ in optional]
     source = (
         f"def op({', '.join(header)}):\n"
         "    try:\n"
-        f"        return _dense({', '.join(passed)})\n"
+        f"        if {given or 'False'}:\n"
+        f"            return _dense({', '.join(required + keywords)})\n"
+        f"        return _dense({', '.join(required)})\n"
         "    except (TypeError, ValueError):\n"
-        f"        return _refused(({args}), {{{', '.join(keywords)}}})\n"
+        f"        return _refused(({''.join(f'{r}, ' for r in required)}), {{{', '.join(items)}}})\n"
     )
     namespace = {"_dense": dense, "_refused": refused, **defaults}
     exec(compile(source, __file__, "exec"), namespace)
