@@ -20,6 +20,7 @@ import inspect
 import numpy as np
 
 from tracer import dtypes, ragged_shape
+from tracer.autograph import CONVERTED as autograph_converted
 from tracer.errors import InvalidArgumentError
 from tracer.ops import (
     array_ops,
@@ -558,61 +559,40 @@ def dispatching(dense, ragged, ragged_first=False):
 
 
 def _same_parameters(dense, refused):
-    """A function of `dense`'s parameters (their names, kinds and defaults) that returns
-    `dense(...)`, or `refused(args, kwargs)` where `dense` raises a TypeError or a ValueError
-    (with that exception being handled, so that a bare `raise` re-raises it). `dense` gets
-    the parameters without defaults by position, and those with defaults by name where any
-    of them was given (tf_op reads `name` from the keywords alone); where none was, it gets
-    only the first, so that the call of a C op function stays its fast one (a call with
-    keywords goes to its Python function). Its code is counted as this file's, a library
-    file that an error's user line skips."""
-    header, required, optional, defaults = [], [], [], {}
-    for k, parameter in enumerate(inspect.signature(dense).parameters.values()):
-        name, kind = parameter.name, parameter.kind
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            header.append(f"*{name}")
-            required.append(f"*{name}")
-        elif kind is inspect.Parameter.VAR_KEYWORD:
-            header.append(f"**{name}")
-            optional.append((f"**{name}", None))
-        else:
-            if kind is inspect.Parameter.KEYWORD_ONLY and not any(h[0] == "*" for h in header):
-                header.append("*")
-            if (
-                parameter.default is inspect.Parameter.empty
-                and kind is not inspect.Parameter.KEYWORD_ONLY
-            ):
-                header.append(name)
-                required.append(name)
-            else:
-                default = f"_default{k}"
-                defaults[default] = parameter.default
-                header.append(
-                    name if parameter.default is inspect.Parameter.empty else f"{name}={default}"
-                )
-                optional.append(
-                    (name, None if parameter.default is inspect.Parameter.empty else default)
-                )
-    given = " or ".join(
-        f"{name} is not {default}"
-        if default
-        else ("True" if name[0] != "*" else f"bool({name[2:]})")
-        for name, default in optional
-    )
-    keywords = [name if name.startswith("**") else f"{name}={name}" for name, _ in optional]
-    items = [name if name.startswith("**") else f"{name!r}: {name}" for name, _ in optional]
+    """A function that calls `dense` with its arguments as they came, or
+    `refused(args, kwargs)` where `dense` raises a TypeError or a ValueError (with that
+    exception being handled, so that a bare `raise` re-raises it). Its parameters are
+    `dense`'s leading ones without defaults, then `*more, **named`: a call of only those
+    passes them on without packing a tuple and a dict (a C op function's call is then its
+    fast one), and any other passes the rest on as given, by position or by name (tf_op
+    reads `name` from the keywords alone). Its code is counted as this file's, a library
+    file that an error's user line skips, and marked as autograph's own
+    (`autograph_converted`)."""
+    required = []
+    for parameter in inspect.signature(dense).parameters.values():
+        if (
+            parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD
+            or parameter.default is not inspect.Parameter.empty
+        ):
+            break
+        required.append(parameter.name)
+    given = "".join(f"{name}, " for name in required)
     source = (
-        f"def op({', '.join(header)}):\n"
+        f"def op({given}*_more, **_named):\n"
         "    try:\n"
-        f"        if {given or 'False'}:\n"
-        f"            return _dense({', '.join(required + keywords)})\n"
-        f"        return _dense({', '.join(required)})\n"
+        "        if _more or _named:\n"
+        f"            return _dense({given}*_more, **_named)\n"
+        f"        return _dense({given})\n"
         "    except (TypeError, ValueError):\n"
-        f"        return _refused(({''.join(f'{r}, ' for r in required)}), {{{', '.join(items)}}})\n"
+        f"        return _refused(({given}*_more), _named)\n"
     )
-    namespace = {"_dense": dense, "_refused": refused, **defaults}
+    namespace = {"_dense": dense, "_refused": refused}
     exec(compile(source, __file__, "exec"), namespace)
-    return functools.wraps(dense)(namespace["op"])
+    op = functools.wraps(dense)(namespace["op"])
+    # its code names this file, whose lines are not its source: autograph, which reads the
+    # source of a function tt.function traces (tt.function(tt.square)), takes it as it is
+    setattr(op, autograph_converted, True)
+    return op
 
 
 def install(modules):

@@ -29,14 +29,14 @@ __all__ = ["convert", "to_code"]
 
 # NOTE: a converted function's code points at the original's source, which a second
 # conversion would read and convert again, around the first one's runtime name
-_CONVERTED = "_tracer_autograph_converted"
+CONVERTED = "_tracer_autograph_converted"  # the attribute of a function not to convert
 
 
 def convert(function):
     """`function` with its control flow converted; itself when its source is not available
     (a lambda, a builtin, code typed at a prompt), has no `if`, `while` or `for`, or is
     converted already."""
-    if getattr(function, _CONVERTED, False):
+    if getattr(function, CONVERTED, False):
         return function
     if isinstance(function, functools.partial):
         converted = convert(function.func)
@@ -258,7 +258,7 @@ def _build(function, tree, definition):
     converted.__kwdefaults__ = function.__kwdefaults__
     functools.update_wrapper(converted, function)
     converted.__wrapped__ = function
-    setattr(converted, _CONVERTED, True)
+    setattr(converted, CONVERTED, True)
     return converted
 
 
