@@ -127,6 +127,23 @@ def _spread(other, rt):
     return index_ops.gather(rows, ids)
 
 
+def _aligned_flat_values(operands, keep_numbers):
+    """The first RaggedTensor of `operands`, and each operand's values on its flat values:
+    a ragged one's own (of the same rows), a dense one spread to them (`_spread`), a Python
+    number as it is where `keep_numbers`."""
+    first = next(v for v in operands if isinstance(v, RaggedTensor))
+    flats = []
+    for v in operands:
+        if isinstance(v, RaggedTensor):
+            _require_same_rows(first, v)
+            flats.append(v.flat_values)
+        elif keep_numbers and type(v) in (int, float, bool):
+            flats.append(v)
+        else:
+            flats.append(_spread(v, first))
+    return first, flats
+
+
 def where(condition, x=None, y=None, name=None):
     """x where `condition` holds, else y, elementwise: the ragged ones among the three of
     the same rows, the others broadcast to them (`where(condition)` alone is refused: its
@@ -134,14 +151,7 @@ def where(condition, x=None, y=None, name=None):
     operands = (condition, x, y)
     if x is None or y is None:
         raise NotImplementedError("tt.where of a RaggedTensor: give x and y as well")
-    first = next(v for v in operands if isinstance(v, RaggedTensor))
-    flats = []
-    for v in operands:
-        if isinstance(v, RaggedTensor):
-            _require_same_rows(first, v)
-            flats.append(v.flat_values)
-        else:
-            flats.append(v if type(v) in (int, float, bool) else _spread(v, first))
+    first, flats = _aligned_flat_values(operands, keep_numbers=True)
     return first.with_flat_values(math_ops.where(*flats))
 
 
@@ -458,15 +468,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
 
 def strings_join(inputs, separator="", name=None):
     """The strings of ragged tensors of the same rows joined elementwise."""
-    inputs = list(inputs)
-    first = next(v for v in inputs if isinstance(v, RaggedTensor))
-    flats = []
-    for v in inputs:
-        if isinstance(v, RaggedTensor):
-            _require_same_rows(first, v)
-            flats.append(v.flat_values)
-        else:
-            flats.append(_spread(v, first))
+    first, flats = _aligned_flat_values(list(inputs), keep_numbers=False)
     return first.with_flat_values(string_ops.join(flats, separator=separator))
 
 
