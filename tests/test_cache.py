@@ -12,6 +12,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from tests import processes
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 PROGRAM = textwrap.dedent(
@@ -49,6 +51,7 @@ def run(cache, backend="c", compiler=None, env=None):
         PYTHONPATH=str(REPO),
         PYTHONPYCACHEPREFIX=f"{cache}-pycache",
     ) | (env or {})
+    processes.with_bytecode(env["PYTHONPYCACHEPREFIX"])
     if compiler is not None:
         env["CC"] = str(compiler)
     result = subprocess.run(

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from codegen import build, cache, elf, link
+from tests import processes
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -178,7 +179,8 @@ def test_a_pipe_in_place_of_the_record_does_not_hold_a_build(fresh_cache):
     os.remove(fresh_cache / "links.json")
     os.mkfifo(fresh_cache / "links.json")
     program = f"import sys; sys.path.insert(0, {str(REPO)!r}); from tests.test_link import built; built(3)"
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(fresh_cache / ".pycache"))  # no records beside
+    # no records beside the installation
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=processes.with_bytecode(fresh_cache / ".pycache"))
     done = subprocess.run(
         [sys.executable, "-c", program],
         capture_output=True,

@@ -15,6 +15,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from tests import processes
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 REAL_CC = shutil.which("cc") or shutil.which("gcc")
 
@@ -62,7 +64,7 @@ def run(cache, prefix, cc, dont_write_bytecode=False):
         os.environ,
         TRACER_CACHE_DIR=str(cache),
         PYTHONPATH=str(REPO),
-        PYTHONPYCACHEPREFIX=str(prefix),
+        PYTHONPYCACHEPREFIX=processes.with_bytecode(prefix),
         CC=str(cc),
         PYTHONDONTWRITEBYTECODE="1" if dont_write_bytecode else "",
     )

@@ -17,6 +17,7 @@ import pytest
 
 import tracer as tt
 from runtime import native
+from tests import processes
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 REAL_CC = shutil.which("cc") or shutil.which("gcc")
@@ -50,7 +51,8 @@ WANT_G = ((X > 0) * (np.sin(X) + X * np.cos(X))).tolist()
 
 def run(cache, backend="c", env=None, program=PROGRAM):
     environment = dict(os.environ, TRACER_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
-    environment["PYTHONPYCACHEPREFIX"] = str(cache / ".pycache")  # the compiled templates too
+    # the compiled templates too
+    environment["PYTHONPYCACHEPREFIX"] = processes.with_bytecode(cache / ".pycache")
     environment["PYTHONDONTWRITEBYTECODE"] = ""
     environment.update(env or {})
     return subprocess.run(
