@@ -45,6 +45,7 @@ from tracer import (
     types,
 )
 from tracer import dtypes_api as dtypes  # tracer/dtypes.py with cast beside
+from tracer import eager_convolutions as _eager_convolutions
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer import ragged_ops as _ragged_ops
 from tracer.autodiff import jvp
@@ -212,6 +213,9 @@ newaxis = None  # `x[..., tt.newaxis]`, as numpy's and TensorFlow's
 # tt.add, tt.reduce_mean, tt.concat, ... of RaggedTensors, and their operators
 _ragged_ops.install([_sys.modules[__name__], math, nn, strings])
 
+# eager convolutions of many multiply-adds by modules of their own geometry, once built
+_eager_convolutions.use()
+
 _allocator.tune()  # before the user's first eager op: large arrays reuse the heap's pages
 
 __version__ = "0.1.0"
@@ -259,7 +263,7 @@ if _os.environ.get("TRACER_PROFILE"):  # the whole program profiled (docs/profil
 for _name, _value in list(globals().items()):
     if type(_value) is type(_sys) and _name not in __all__ and not _name.startswith("_"):
         del globals()[_name]
-del _name, _value, _operators, _ragged_ops
+del _name, _value, _operators, _ragged_ops, _eager_convolutions
 
 
 def __dir__():

@@ -110,8 +110,19 @@ def _installed(dtype, *arrays):
     return suffix
 
 
-def _patch_product(image, filters, attrs):
-    """patches(image) @ filters (rows, M) by the installed patch product, or None."""
+# the op's result by a module of its own, or None: tracer/eager_convolutions.py's `run`
+_own_module = [lambda name, a, b, attrs: None]
+
+
+def use_own_modules(run):
+    """Have the kernels ask `run(name, a, b, attrs)` for an op's result, by a module built
+    for its geometry, wherever the installed kernels would compute it (the same bits)."""
+    _own_module[0] = run
+
+
+def _patch_product(image, filters, attrs, own=None):
+    """patches(image) @ filters (rows, M) by the installed patch product, or None; where it
+    computes it, `own` (op name, a, b, attrs) may ask the op's own module first."""
     suffix = _installed(image.dtype, image, filters)
     geometry = None
     if suffix is not None:
@@ -119,6 +130,9 @@ def _patch_product(image, filters, attrs):
     if geometry is None:
         return None
     rows = image.shape[0] * attrs["out"][0] * attrs["out"][1]
+    done = None if own is None else _own_module[0](*own)
+    if done is not None:
+        return done.reshape(rows, filters.shape[1])
     out = np.empty((rows, filters.shape[1]), image.dtype)
     inputs = [np.ascontiguousarray(image), np.ascontiguousarray(filters), None]
     geometry = np.array([*geometry, filters.shape[1], 1, 0], np.int64)
@@ -130,7 +144,7 @@ def _conv_kernel(x, w, **attrs):
     x, w = np.asarray(x), np.asarray(w)
     # NOTE: sizes, not -1: with no filters (C_out = 0) numpy cannot infer a -1
     filters = w.reshape(dims.size(w.shape[:3]), w.shape[3])
-    product = _patch_product(x, filters, attrs)
+    product = _patch_product(x, filters, attrs, own=("conv2d", x, w, attrs))
     if product is None:
         patches = patches_of(x, **attrs)
         product = KERNELS["matmul"](
@@ -158,7 +172,8 @@ def _input_gradient_kernel(g, w, **attrs):
             out=attrs["sizes"],
             before=tuple(r - b for r, b in zip(reach, attrs["before"])),
         )
-        product = _patch_product(g, flipped, geometry)
+        own = ("conv2d_backprop_input", g, w, attrs)
+        product = _patch_product(g, flipped, geometry, own)
         if product is not None:
             return product.reshape(shape)
     columns = KERNELS["matmul"](
@@ -172,8 +187,9 @@ def _input_gradient_kernel(g, w, **attrs):
 def _filter_gradient_kernel(x, g, **attrs):
     x, g = np.asarray(x), np.asarray(g)
     shape = (*attrs["kernel"], x.shape[3], g.shape[3])
+    own = ("conv2d_backprop_filter", x, g, attrs)
     g = g.reshape(dims.size(g.shape[:3]), g.shape[3])
-    summed = _patch_weights(x, g, attrs)
+    summed = _patch_weights(x, g, attrs, own)
     if summed is not None:
         return summed.reshape(shape)
     patches = patches_of(x, **attrs)
@@ -182,23 +198,28 @@ def _filter_gradient_kernel(x, g, **attrs):
     return product.reshape(shape)
 
 
-def _patch_weights(x, g, attrs):
+def _patch_weights(x, g, attrs, own=None):
     """patches(x)^T @ g (rows, M) by the installed patch weights on x padded to hold every
-    window, their partial sums added in order by the installed column sums; or None."""
+    window, their partial sums added in order by the installed column sums; or None. Where
+    it computes them, `own` may ask the op's own module first (as `_patch_product`)."""
     suffix = _installed(x.dtype, x, g)
     if suffix is None:
         return None
     after = padding_after(attrs)
     (bh, bw), (h, w) = attrs["before"], attrs["sizes"]
-    image = x
-    if (bh, bw, *after) != (0, 0, 0, 0):
-        image = np.zeros((x.shape[0], bh + h + after[0], bw + w + after[1], x.shape[3]), x.dtype)
-        image[:, bh : bh + h, bw : bw + w] = x
-    window = dict(attrs, sizes=tuple(image.shape[1:3]), before=(0, 0))
-    geometry = conv_kernels.image_geometry(image.shape, *image.shape[1:3], window)
+    padded = (x.shape[0], bh + h + after[0], bw + w + after[1], x.shape[3])
+    window = dict(attrs, sizes=padded[1:3], before=(0, 0))
+    geometry = conv_kernels.image_geometry(padded, *padded[1:3], window)
     if geometry is None:
         return None
     depth, width = _taps(attrs) * x.shape[3], g.shape[1]
+    done = None if own is None else _own_module[0](*own)
+    if done is not None:
+        return done.reshape(depth, width)
+    image = x
+    if (bh, bw, *after) != (0, 0, 0, 0):
+        image = np.zeros(padded, x.dtype)
+        image[:, bh : bh + h, bw : bw + w] = x
     chunks = weight_chunks(x.shape[0] * attrs["out"][0], depth, width, dtypes.as_dtype(x.dtype))
     parts = np.empty((chunks, depth, width), x.dtype)
     inputs = [np.ascontiguousarray(image), np.ascontiguousarray(g)]
