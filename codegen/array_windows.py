@@ -284,5 +284,5 @@ def _build(ctype):
     try:
         source = _SOURCE.format(T=ctype, parallel_min=PARALLEL_MIN)
         return build.load(source, uses_blas=False)[0]
-    except BuildFailure:
+    except (BuildFailure, OSError):  # (OSError: a cache taken away while it builds)
         return None

@@ -1,6 +1,6 @@
 """Eager convolutions by modules of their own geometry (tracer/eager_convolutions.py): the
-first call of a large op answers with the installed kernels and starts the build; the calls
-after it run the module, with the same bits; the values are the convolution's, against
+first two calls of a large op answer with the installed kernels, the second asks for the
+build; the calls after it run the module, with the same bits; the values are the convolution's, against
 numpy in float64; small ops, and ops the installed kernels would not compute, build nothing;
 and where no module can be built the installed kernels keep answering."""
 
@@ -24,7 +24,8 @@ def own_modules(monkeypatch):
     modules are its own: the builds of earlier tests are forgotten."""
     monkeypatch.setattr(eager_convolutions, "FROM_MACS", 0)
     monkeypatch.setattr(eager_convolutions, "_modules", {})
-    monkeypatch.setattr(eager_convolutions, "_builders", [])
+    monkeypatch.setattr(eager_convolutions, "_asked", [])
+    monkeypatch.setattr(eager_convolutions, "_builder", [None])
     return eager_convolutions._modules
 
 
@@ -85,7 +86,11 @@ def test_the_module_of_each_op_gives_the_installed_kernels_bits(
     g = rng.standard_normal(y.shape).astype(dtype)
     installed = _convolution_and_gradients(x, w, g, strides, padding, dilations)
     eager_convolutions.wait()
-    assert len(own_modules) == served and all(own_modules.values())
+    assert list(own_modules.values()) == [eager_convolutions._SEEN] * served  # nothing built
+    again = _convolution_and_gradients(x, w, g, strides, padding, dilations)
+    eager_convolutions.wait()
+    assert len(own_modules) == served and all(map(callable, own_modules.values()))
+    assert all(np.array_equal(a, b) for a, b in zip(again, installed))
     monkeypatch.setattr(installed_kernels, "call", _refused)  # the modules answer now
     own = _convolution_and_gradients(x, w, g, strides, padding, dilations)
     for got, want in zip(own, installed):
@@ -114,6 +119,7 @@ def test_where_no_module_can_be_built_the_installed_kernels_answer(own_modules, 
     x = rng.standard_normal((2, 7, 7, 3)).astype(np.float32)
     w = rng.standard_normal((3, 3, 3, 5)).astype(np.float32)
     first = tt.nn.conv2d(x, w, 1, "SAME").numpy()
+    tt.nn.conv2d(x, w, 1, "SAME")
     eager_convolutions.wait()
     assert list(own_modules.values()) == [None]
     again = tt.nn.conv2d(x, w, 1, "SAME").numpy()

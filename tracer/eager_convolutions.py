@@ -4,13 +4,17 @@ An eager convolution and its two gradients run the direct kernels installed with
 (runtime/conv_kernels.c), which read the geometry at run time. A compiled module's own
 kernels, specialised to its channels, taps and sizes, give the same bits
 (tests/test_installed_kernels.py) in a half to a third of the time on a CNN step's layers.
-So the first eager call of a convolution op of at least `FROM_MACS` multiply-adds starts a
-thread that builds the module of that one op for its operands' shapes, dtype and attributes
-(the compile cache keeps it for later processes), and the calls after it is built run it;
-until then, and where it cannot be built (no compiler, an unusable cache), the installed
-kernels answer, so no eager call waits for the compiler and no value changes when the module
-arrives. A smaller convolution keeps the installed kernels, a module's build would cost
-more than it saves.
+So the second eager call of a convolution op of at least `FROM_MACS` multiply-adds with the
+same operands' shapes, dtype and attributes asks for the module of that one op, as
+tt.function would build it (the compile cache keeps it for later processes); one thread at a
+time builds the modules asked for, and the calls after an op's is built run it. Until then,
+and where it cannot be built (no compiler, an unusable cache), the installed kernels answer,
+so no eager call waits for the compiler and no value changes when the module arrives.
+
+Not at the first call: a training step's first call would share the cores and the
+interpreter's lock with the builds of all its convolutions (B19's eager first call 0.11 ->
+0.48 s), and an op called once would be built for nothing. Nor for a smaller convolution,
+whose build would cost more than it saves.
 
 tracer/ops/convolution_ops.py's kernels ask `run` first, where the installed kernels would
 compute the op (`use`): the pass pipeline that turns the op into the direct kernels is above
@@ -39,10 +43,13 @@ _PRIMITIVES = {
         convolution_ops.CONV2D_BACKPROP_FILTER,
     )
 }
-_modules = {}  # key -> the module's run function, or None while it builds or where it cannot
-_MISSING = object()
-_builders = []
-_starting = threading.Lock()
+# key -> the module's run function; None once asked for, while it builds or where it cannot;
+# _SEEN after the op's first call
+_modules = {}
+_SEEN = object()
+_asked = []  # (key, op) of the modules asked for that no thread has taken yet
+_builder = [None]  # the thread that builds them, one after another, while there are some
+_asking = threading.Lock()
 
 
 def use():
@@ -52,35 +59,55 @@ def use():
 
 def run(name, a, b, attrs):
     """The result of the convolution op `name` on the arrays `a` and `b` by its own module,
-    or None where the installed kernels answer (a small op, a module not built yet, or one
-    that cannot be built; the first such call of a large op starts its build)."""
+    or None where the installed kernels answer (a small op, the op's first call, a module
+    not built yet, or one that cannot be built; the second call asks for its build)."""
     if _multiply_adds(name, a, b, attrs) < FROM_MACS:
         return None
     key = (name, a.shape, b.shape, a.dtype.str, tuple(sorted(attrs.items())))
-    module = _modules.get(key, _MISSING)
-    if module is _MISSING:
-        with _starting:
-            if key not in _modules:
-                _modules[key] = None
-                op = (name, a.shape, b.shape, a.dtype, attrs)
-                builder = threading.Thread(
-                    target=_build_into,
-                    args=(key, *op),
-                    name=f"tracer build of the eager {name}",
-                    daemon=True,
-                )
-                _builders.append(builder)
-                builder.start()
-        return None
-    if module is None:
+    module = _modules.get(key)
+    if module is None or module is _SEEN:
+        if key not in _modules:
+            _modules[key] = _SEEN
+        elif module is _SEEN:
+            _ask(key, (name, a.shape, b.shape, a.dtype, attrs))
         return None
     return module([np.ascontiguousarray(a), np.ascontiguousarray(b)])[0]
 
 
 def wait():
-    """Wait for the modules whose builds have started (what tests compare with)."""
-    for builder in list(_builders):
+    """Wait for the modules asked for (what tests compare with)."""
+    while True:
+        with _asking:
+            builder = _builder[0]
+        if builder is None:
+            return
         builder.join()
+
+
+def _ask(key, op):
+    """Ask for the module of `op` under `key`: a thread builds it, after those asked before."""
+    with _asking:
+        if _modules.get(key) is not _SEEN:
+            return  # asked for already
+        _modules[key] = None
+        _asked.append((key, op))
+        if _builder[0] is not None:
+            return  # the running thread takes it
+        _builder[0] = threading.Thread(
+            target=_build_asked, name="tracer build of eager convolutions", daemon=True
+        )
+        _builder[0].start()
+
+
+def _build_asked():
+    """Build the modules asked for, one after another, until none is left."""
+    while True:
+        with _asking:
+            if not _asked:
+                _builder[0] = None
+                return
+            key, op = _asked.pop(0)
+        _modules[key] = _build(*op)
 
 
 def _multiply_adds(name, a, b, attrs):
@@ -88,10 +115,6 @@ def _multiply_adds(name, a, b, attrs):
     input channels and output channels (the same count for each of the three ops)."""
     filters = b.shape if name != "conv2d_backprop_filter" else (a.shape[3], b.shape[3])
     return a.shape[0] * math.prod(attrs["out"]) * math.prod(attrs["kernel"]) * math.prod(filters)
-
-
-def _build_into(key, *op):
-    _modules[key] = _build(*op)
 
 
 def _build(name, a_shape, b_shape, dtype, attrs):
