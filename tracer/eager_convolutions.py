@@ -12,8 +12,8 @@ and where it cannot be built (no compiler, an unusable cache), the installed ker
 so no eager call waits for the compiler and no value changes when the module arrives.
 
 Not at the first call: a training step's first call would share the cores and the
-interpreter's lock with the builds of all its convolutions (B19's eager first call 0.11 ->
-0.48 s), and an op called once would be built for nothing. Nor for a smaller convolution,
+interpreter's lock with the builds of all its convolutions (benchmarks/RESULTS.md), and an op
+called once would be built for nothing. Nor for a smaller convolution,
 whose build would cost more than it saves.
 
 tracer/ops/convolution_ops.py's kernels ask `run` first, where the installed kernels would
@@ -43,10 +43,10 @@ _PRIMITIVES = {
         convolution_ops.CONV2D_BACKPROP_FILTER,
     )
 }
-# key -> the module's run function; None once asked for, while it builds or where it cannot;
-# _SEEN after the op's first call
+# key -> _SEEN after the op's first call; None once asked for, while it builds or where it
+# cannot; then the module's run function
 _modules = {}
-_SEEN = object()
+_SEEN, _UNSEEN = object(), object()
 _asked = []  # (key, op) of the modules asked for that no thread has taken yet
 _builder = [None]  # the thread that builds them, one after another, while there are some
 _asking = threading.Lock()
@@ -64,14 +64,14 @@ def run(name, a, b, attrs):
     if _multiply_adds(name, a, b, attrs) < FROM_MACS:
         return None
     key = (name, a.shape, b.shape, a.dtype.str, tuple(sorted(attrs.items())))
-    module = _modules.get(key)
-    if module is None or module is _SEEN:
-        if key not in _modules:
-            _modules[key] = _SEEN
-        elif module is _SEEN:
-            _ask(key, (name, a.shape, b.shape, a.dtype, attrs))
-        return None
-    return module([np.ascontiguousarray(a), np.ascontiguousarray(b)])[0]
+    module = _modules.get(key, _UNSEEN)
+    if module is _UNSEEN:
+        _modules[key] = _SEEN
+    elif module is _SEEN:
+        _ask(key, (name, a.shape, b.shape, a.dtype, attrs))
+    elif module is not None:
+        return module([np.ascontiguousarray(a), np.ascontiguousarray(b)])[0]
+    return None
 
 
 def wait():
