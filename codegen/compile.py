@@ -47,7 +47,8 @@ def compile_graph(graph, name, updates=None, plan_key=None, profiled=False, own_
             # built with what the probes found, not with the features `plan_key` assumed
             return _built(graph, name, updates, uses_blas, profiled, strings)
         build.confirm_toolchain()
-    if plan_key is not None and not installed_kernels.uses(compiled.plan.source):
+    first_of_two = conv_kernels.serves_convolutions(all_nodes(graph), C_MODULE)
+    if plan_key is not None and not first_of_two:
         plans.store(plan_key, compiled.plan, uses_blas)
     return compiled
 
@@ -64,6 +65,8 @@ def compile_stored(plan_key, build_missing=True):
     plan, uses_blas = restored
     if uses_blas and build.blas() is None:
         return None
+    if installed_kernels.uses(plan.source) and not conv_kernels.available():
+        return None  # (an installation whose table could not be built)
     plan.borrowed = shared_kernels.borrowed_in(plan.source)
     if plan.borrowed is None:
         return None

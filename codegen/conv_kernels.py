@@ -121,13 +121,17 @@ class _InstalledOrTemplate(forms.Template):
 
     error = None
 
-    def __init__(self, op, kind, geometry, own=True, run_time=None):
+    def __init__(self, op, kind, geometry, own=True, run_time=None, parts=None):
         # (Template's own __init__ would set `context`)
         self.op = op
         self.kind = kind
         self.geometry = geometry
         self.own = own
         self.run_time = run_time  # a product's rule for sizes known when it runs: `_chosen`
+        # where the table serves nothing else, the template's calls of the BLAS in parts on
+        # the threads made by the table's kernel that makes the same ones: `parts(node,
+        # context)` gives the context's changes (`_gemm_parts`, `_solve_parts`)
+        self.parts = parts
 
     @property
     def default(self):
@@ -165,11 +169,17 @@ class _InstalledOrTemplate(forms.Template):
             return "installed_kernel.c.j2"
         return "blocked_product_at_run_time.c.j2" if self._chosen(node) else self.default.template
 
+    def _in_parts(self, node):
+        """Whether the table's kernel makes the node's calls of the BLAS (`parts`)."""
+        return self.parts is not None and installed_kernels.suffix(node.dtype) and available()
+
     def context(self, node, blas):
         served = self._served(node)
         if served is not None:
             return _call_context(node, *served)
         context = self.default.context(node, blas)
+        if self._in_parts(node):
+            context.update(self.parts(node, context))
         chosen = self._chosen(node)
         if chosen is not None:
             kernel, condition, geometry = chosen
@@ -187,7 +197,7 @@ class _InstalledOrTemplate(forms.Template):
         if self._served(node):
             return [("installed kernels", installed_kernels.DECLARATION)]
         own = self.default.helper_definitions(node, vector_math)
-        if self._chosen(node):
+        if self._chosen(node) or self._in_parts(node):
             return [("installed kernels", installed_kernels.DECLARATION), *own]
         return own
 
@@ -376,6 +386,33 @@ def _blocked_solves(node):
     return None if found is None else (found[1], ["a", "rhs"], ["a", "rhs", "out"])
 
 
+def _gemm_parts(node, context):
+    """A product's calls of the BLAS in parts on the threads (templates/gemm_parts.c.j2, the
+    module's one function for them) made by the table's gemm_parts, which makes the same: the
+    same bits, at the same speed (the sizes are arguments of that function either way), and
+    the compiler spared its parallel loop (the thread's function OpenMP outlines)."""
+    shared = context.get("shared_kernel")
+    if shared is None:
+        return {}
+    name, _, values = shared
+    kernel = f"gemm_parts_{installed_kernels.suffix(node.dtype)}"
+    table = dict(kernel=kernel, variable=installed_kernels.VARIABLE)
+    table["index"] = installed_kernels.KERNELS.index(kernel)
+    return {"shared_kernel": (name, "gemm_parts_installed.c.j2", {**values, **table})}
+
+
+def _solve_parts(node, context):
+    """A triangular solve's calls of the BLAS (templates/triangular_solve.c.j2: its right-hand
+    sides in parts on the threads, each solved by halves) made by the table's
+    triangular_solves, which makes the same: the same bits, and the compiler spared the
+    solve's parallel loop and the halves' function."""
+    kernel = f"triangular_solves_{installed_kernels.suffix(node.dtype)}"
+    return dict(
+        table_variable=installed_kernels.VARIABLE,
+        table_index=installed_kernels.KERNELS.index(kernel),
+    )
+
+
 # multiply-adds from which a module's products are shared among the threads (tracer/ops/
 # linalg_ops.py's GEMM_PARALLEL_MIN: a compiled step's parallel loops find the pool awake)
 GEMM_PARALLEL_MIN = 1 << 20
@@ -423,9 +460,12 @@ for _target in (C_MODULE, PROFILED_C):
             _blocked_products,
             own=False,
             run_time=_blocked_products_at_run_time,
+            parts=_gemm_parts,
         ),
     )
     _target.register_form(
         "triangular_solve",
-        _InstalledOrTemplate("triangular_solve", "blocked_solves", _blocked_solves, own=False),
+        _InstalledOrTemplate(
+            "triangular_solve", "blocked_solves", _blocked_solves, own=False, parts=_solve_parts
+        ),
     )

@@ -16,7 +16,6 @@ import pytest
 import tracer as tt
 from codegen import array_windows, conv_kernels
 from codegen.compile import compile_graph
-from runtime import installed_kernels
 from tracer.executables import Tiered
 from tracer.ops import window_ops
 
@@ -96,9 +95,16 @@ def _with_and_without(function, arrays):
     graph = traced.stages.final
     installed = compile_graph(graph, "installed")
     own = compile_graph(graph, "own", own_kernels=True)
-    assert installed_kernels.uses(installed.c_source)
-    assert not installed_kernels.uses(own.c_source)
+    assert calls_table_kernel(installed.c_source)
+    assert not calls_table_kernel(own.c_source)
     return installed.run(list(arrays)), own.run(list(arrays))
+
+
+def calls_table_kernel(source):
+    """Whether a module's C calls one of the table's kernels by templates/installed_kernel.c.j2
+    (a convolution's, pooling's, or the kernels around them): the products' and solves'
+    parts it calls too are in every module (codegen/conv_kernels.py, `_gemm_parts`)."""
+    return ", installed with tracer (runtime/conv_kernels.c" in source
 
 
 def _assert_same_bits(got, want):
@@ -258,7 +264,7 @@ def test_a_function_runs_the_installed_kernels_until_its_own_are_built(tmp_path,
     assert not tiered._thread.is_alive()
     first = [r.numpy() for r in compiled(*inputs)]
     tiered.wait()
-    assert not installed_kernels.uses(tiered.current.c_source)  # its own kernels, now
+    assert not calls_table_kernel(tiered.current.c_source)  # its own kernels, now
     _assert_same_bits([r.numpy() for r in compiled(*inputs)], first)
     # the plan stored for a later process is the module with its own kernels
     later = tt.function(function, backend="c")
@@ -355,6 +361,51 @@ def test_the_tables_relu_gradient_gives_the_templates_bits(dtype):
     gradient, row = _array_kernels_case(relu_gradient, [x, y], ["select_positive"])
     assert gradient.tobytes() == np.where(x > 0, y, dtype(0)).tobytes()
     assert row.tobytes() == np.where(x[0] > 0, y[1], dtype(0)).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_tables_products_and_solves_in_parts_give_the_templates_bits(dtype, monkeypatch):
+    """A module's products and triangular solves call the table's gemm_parts and
+    triangular_solves where the installed blocked ones do not serve them: the template's
+    calls of the BLAS, rows or columns in parts on the threads, a solve by halves, one
+    right-hand side by trsv; a batch of systems."""
+    monkeypatch.setattr(conv_kernels.blocked_products, "geometry", lambda *args, **kw: None)
+    monkeypatch.setattr(conv_kernels.blocked_products, "run_time_rule", lambda *a, **kw: None)
+    monkeypatch.setattr(conv_kernels.blocked_products, "solve_geometry", lambda *args: None)
+    rng = np.random.default_rng(11)
+    lower = np.tril(rng.standard_normal((2, 160, 160))) + 20 * np.eye(160)
+    arrays = [lower, *(rng.standard_normal(s) for s in ((2, 160, 213), (2, 160, 1)))]
+    arrays += [rng.standard_normal(s) for s in ((300, 200), (200, 70), (9, 5))]
+    arrays = [a.astype(dtype) for a in arrays]
+
+    def products_and_solves(a, rhs, one, x, w, small):
+        return [
+            tt.linalg.triangular_solve(a, rhs, lower=True, adjoint=True),
+            tt.linalg.triangular_solve(tt.linalg.matrix_transpose(a), rhs, lower=False),
+            tt.linalg.triangular_solve(a, one, lower=True),
+            x @ w,  # parts of rows
+            tt.matmul(w, x, transpose_a=True, transpose_b=True),  # parts of columns
+            tt.matmul(small, small, transpose_b=True),  # one part, on the calling thread
+        ]
+
+    traced = tt.function(products_and_solves, backend="c")
+    graph = traced.get_concrete_function(*map(tt.constant, arrays)).stages.final
+    with_table = compile_graph(graph, "parts")
+    with monkeypatch.context() as without:
+        without.setattr(conv_kernels, "available", lambda: False)
+        own = compile_graph(graph, "parts")
+    suffix = "f32" if dtype == np.float32 else "f64"
+    assert "triangular_solves" not in own.c_source and "last - first" in own.c_source
+    assert f"gemm_parts_{suffix}" in with_table.c_source
+    assert (
+        "last - first" not in with_table.c_source and "tr_solve_halves" not in with_table.c_source
+    )
+    got, want = with_table.run(list(arrays)), own.run(list(arrays))
+    _assert_same_bits(got, want)
+    solution = np.linalg.solve(np.swapaxes(lower, -1, -2), arrays[1].astype(np.float64))
+    tolerance = 1e-3 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(got[0], solution, rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(got[3], arrays[3] @ arrays[4], rtol=tolerance, atol=tolerance)
 
 
 ENDS_WHILE_BUILDING = """

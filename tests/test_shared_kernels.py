@@ -327,8 +327,9 @@ def layer_loss(x, w, b):
     h = tt.tanh(x @ w + b)
     g = tt.exp(-h * h) * tt.sigmoid(h)
     top = tt.reduce_max(h, axis=1, keepdims=True)
-    spread = tt.reduce_sum(tt.abs(h - top) + 1.0)
-    return tt.reduce_sum(tt.math.log1p(g * g) + top * h) / spread
+    low = tt.reduce_min(h, axis=0, keepdims=True)
+    spread = tt.reduce_sum(tt.abs(h - top) + 1.0) + tt.reduce_sum(tt.square(h - low))
+    return tt.reduce_sum(tt.math.log1p(g * g) + top * h + tt.sin(low * h)) / spread
 
 
 def layer_loss_gradient(x, w, b):
@@ -459,7 +460,7 @@ PRODUCTS = textwrap.dedent(
 
     def f(x, w):
         h = x @ w
-        for k in range(6):  # long enough that every kernel is a function of its own
+        for k in range(10):  # long enough that every kernel is a function of its own
             h = tt.sin(h) * tt.cos(h + float(k)) + tt.tanh(h) * tt.exp(-h * h)
         if which == "third":
             h = h * 2.0 + 1.0  # another C, the second one's product

@@ -98,7 +98,10 @@ def test_a_product_of_a_size_unknown_when_compiled_is_cut_along_it():
         x = rng.standard_normal((rows, 200))
         np.testing.assert_allclose(product(x).numpy(), x @ w, rtol=1e-12, atol=1e-12)
     source = product.get_concrete_function().c_source()
-    assert "schedule(dynamic, 1)" in source and "last - first" in source
+    # its parts are rows (the last argument but the operands), by the module's loop or the
+    # installed kernels' (codegen/conv_kernels.py, `_gemm_parts`)
+    assert "tr_gemm_parts_d(0, 0, d0, 300, 200, 200, 300, 300, 1, a, b, out)" in source
+    assert "last - first" in source or "gemm_parts_f64" in source
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -142,8 +145,10 @@ def test_a_large_triangular_solve_cut_into_parts_gives_numpys_values(dtype, monk
     """The right-hand sides of a large solve are cut into parts for the threads, as a
     product's columns are (each column's solution is its own), and each part is solved by
     halves of the triangle: the module's own template, as on a CPU without the installed
-    blocked solves (tests/test_blocked_solves.py has those)."""
+    blocked solves (tests/test_blocked_solves.py has those), nor the installed kernels' parts
+    (tests/test_installed_kernels.py has those)."""
     monkeypatch.setattr(conv_kernels.blocked_products, "solve_geometry", lambda *args: None)
+    monkeypatch.setattr(conv_kernels, "available", lambda: False)
     rng = np.random.default_rng(6)
     lower = np.tril(rng.standard_normal((2, 160, 160))) + 20 * np.eye(160)
     rhs = rng.standard_normal((2, 160, 213))

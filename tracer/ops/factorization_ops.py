@@ -206,6 +206,9 @@ def _system_context(node, blas):
     letter = context["letter"]
     halves = dict(T=context["T"], letter=letter, base=SOLVE_BY_TRSM_ROWS)
     context["shared_kernel"] = (f"tr_solve_halves_{letter}", "solve_halves.c.j2", halves)
+    # where a module calls the installed kernels' triangular_solves instead
+    # (codegen/conv_kernels.py, `_solve_parts`): its place in their table
+    context.update(table_variable=None, table_index=None)
     return context
 
 
