@@ -417,6 +417,7 @@ class _Lowering:
         self.dim_args = "".join(f"{name}, " for name in symbols)
         self.kernels = []  # (C name, C text)
         self.kernel_names = {}  # _kernel_key(node) -> (C name, returns an error code)
+        self.kernel_codes = {}  # a kernel's C, its comments aside and its name as \0 -> name
         self.calls = {}  # C name of a kernel -> how many steps call it
         self.blocks = []  # workspace block sizes, in bytes; block k starts at C offset w<k>
         self.names = 0  # for the C names of kernels and of structured ops' locals
@@ -595,7 +596,8 @@ class _Lowering:
     def kernel(self, node, written_over=False):
         """(C name, whether it returns an error code) of the kernel computing `node`: written
         once for all the nodes that compute the same thing on other buffers (the steps of
-        an unrolled loop), so the C grows with the distinct kernels, not with the nodes.
+        an unrolled loop) or whose C is the same, so the C grows with the distinct kernels,
+        not with the nodes.
         A kernel that reports an error names its node's line, so it is never shared.
 
         A kernel `written_over` one of its inputs has no `restrict` pointers: with them, a
@@ -614,10 +616,18 @@ class _Lowering:
         if written_over:  # (its signature: the line that declares `name`, or its rows')
             declaration = re.compile(rf"^static .*\b{name}(_rows)?\(.*$", re.M)
             text = declaration.sub(lambda m: m.group(0).replace("*restrict ", "*"), text, 2)
+        if not returns_error:
+            # nodes of other keys may have the same C: an optimizer's update of two biases,
+            # one (128,) and one (1, 128); the comments, which name the nodes, aside
+            code = COMMENT.sub("", text).replace(name, "\0")
+            same = self.kernel_codes.setdefault(code, name)
+            if same != name:
+                self.calls[same] += 1
+                self.kernel_names[key] = (same, False)
+                return same, False
+            self.kernel_names[key] = (name, False)
         self.kernels.append((name, text))
         self.calls[name] = 1
-        if not returns_error:
-            self.kernel_names[key] = (name, returns_error)
         return name, returns_error
 
     def shared_kernel(self, name, template, values):
