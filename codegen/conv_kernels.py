@@ -388,9 +388,11 @@ def _blocked_solves(node):
 
 def _gemm_parts(node, context):
     """A product's calls of the BLAS in parts on the threads (templates/gemm_parts.c.j2, the
-    module's one function for them) made by the table's gemm_parts, which makes the same: the
-    same bits, at the same speed (the sizes are arguments of that function either way), and
-    the compiler spared its parallel loop (the thread's function OpenMP outlines)."""
+    module's one function for them; a batch's in its own kernel, templates/matmul.c.j2) made
+    by the table's gemm_parts, which makes the same: the same bits, at the same speed (the
+    sizes are arguments of that function either way), and the compiler spared its parallel
+    loop (the thread's function OpenMP outlines). A batch of more than MOST_GEMMS products, or
+    of a size known only when the module runs, keeps the template's loop."""
     shared = context.get("shared_kernel")
     if shared is None:
         return {}
@@ -398,7 +400,16 @@ def _gemm_parts(node, context):
     kernel = f"gemm_parts_{installed_kernels.suffix(node.dtype)}"
     table = dict(kernel=kernel, variable=installed_kernels.VARIABLE)
     table["index"] = installed_kernels.KERNELS.index(kernel)
-    return {"shared_kernel": (name, "gemm_parts_installed.c.j2", {**values, **table})}
+    changes = {"shared_kernel": (name, "gemm_parts_installed.c.j2", {**values, **table})}
+    gemms = context["gemms"]
+    if context["batch_loops"] and isinstance(gemms, int) and gemms <= MOST_GEMMS:
+        changes.update(table_variable=table["variable"], table_index=table["index"])
+    return changes
+
+
+# the most products of a batch whose offsets a kernel lists on its stack for the table's
+# gemm_parts: 64 KB
+MOST_GEMMS = 4096
 
 
 def _solve_parts(node, context):

@@ -367,8 +367,9 @@ def test_the_tables_relu_gradient_gives_the_templates_bits(dtype):
 def test_the_tables_products_and_solves_in_parts_give_the_templates_bits(dtype, monkeypatch):
     """A module's products and triangular solves call the table's gemm_parts and
     triangular_solves where the installed blocked ones do not serve them: the template's
-    calls of the BLAS, rows or columns in parts on the threads, a solve by halves, one
-    right-hand side by trsv; a batch of systems."""
+    calls of the BLAS, rows or columns in parts on the threads, batches of products whose
+    operands are broadcast, a solve by halves, one right-hand side by trsv; a batch of
+    systems."""
     monkeypatch.setattr(conv_kernels.blocked_products, "geometry", lambda *args, **kw: None)
     monkeypatch.setattr(conv_kernels.blocked_products, "run_time_rule", lambda *a, **kw: None)
     monkeypatch.setattr(conv_kernels.blocked_products, "solve_geometry", lambda *args: None)
@@ -376,9 +377,10 @@ def test_the_tables_products_and_solves_in_parts_give_the_templates_bits(dtype, 
     lower = np.tril(rng.standard_normal((2, 160, 160))) + 20 * np.eye(160)
     arrays = [lower, *(rng.standard_normal(s) for s in ((2, 160, 213), (2, 160, 1)))]
     arrays += [rng.standard_normal(s) for s in ((300, 200), (200, 70), (9, 5))]
+    arrays += [rng.standard_normal(s) for s in ((2, 1, 90, 60), (1, 3, 60, 80))]
     arrays = [a.astype(dtype) for a in arrays]
 
-    def products_and_solves(a, rhs, one, x, w, small):
+    def products_and_solves(a, rhs, one, x, w, small, left, right):
         return [
             tt.linalg.triangular_solve(a, rhs, lower=True, adjoint=True),
             tt.linalg.triangular_solve(tt.linalg.matrix_transpose(a), rhs, lower=False),
@@ -386,6 +388,8 @@ def test_the_tables_products_and_solves_in_parts_give_the_templates_bits(dtype, 
             x @ w,  # parts of rows
             tt.matmul(w, x, transpose_a=True, transpose_b=True),  # parts of columns
             tt.matmul(small, small, transpose_b=True),  # one part, on the calling thread
+            left @ right,  # a batch of 6, each operand broadcast
+            tt.matmul(right, left[0, 0], transpose_a=True, transpose_b=True),  # 3, one shared
         ]
 
     traced = tt.function(products_and_solves, backend="c")
@@ -406,6 +410,7 @@ def test_the_tables_products_and_solves_in_parts_give_the_templates_bits(dtype, 
     tolerance = 1e-3 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(got[0], solution, rtol=tolerance, atol=tolerance)
     np.testing.assert_allclose(got[3], arrays[3] @ arrays[4], rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(got[6], arrays[6] @ arrays[7], rtol=tolerance, atol=tolerance)
 
 
 ENDS_WHILE_BUILDING = """

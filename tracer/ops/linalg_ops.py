@@ -160,6 +160,10 @@ def _matmul_c(node, blas):
         )
         if letter
         else None,
+        # where a module calls the installed kernels' gemm_parts for a batch instead
+        # (codegen/conv_kernels.py, `_gemm_parts`): its place in their table
+        table_variable=None,
+        table_index=None,
     )
 
 
