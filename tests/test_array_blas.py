@@ -172,8 +172,12 @@ def test_a_product_whose_sizes_overflow_the_blass_int_is_left_to_numpy():
 
 
 def _calls(source, names):
+    """Whether a module's C calls one of the BLAS functions `names`, itself or through the
+    installed kernels, which it passes their addresses (codegen/conv_kernels.py)."""
     return any(
-        name + "(" in line and "void" not in line for line in source.splitlines() for name in names
+        (name + "(" in line or "&" + name in line) and "void" not in line
+        for line in source.splitlines()
+        for name in names
     )
 
 
