@@ -47,8 +47,8 @@ def compile_graph(graph, name, updates=None, plan_key=None, profiled=False, own_
             # built with what the probes found, not with the features `plan_key` assumed
             return _built(graph, name, updates, uses_blas, profiled, strings)
         build.confirm_toolchain()
-    first_of_two = conv_kernels.serves_convolutions(all_nodes(graph), C_MODULE)
-    if plan_key is not None and not first_of_two:
+    # (a module that calls the table's convolution kernels is the first of two)
+    if plan_key is not None and not conv_kernels.serves_convolutions(all_nodes(graph), C_MODULE):
         plans.store(plan_key, compiled.plan, uses_blas)
     return compiled
 
