@@ -398,12 +398,19 @@ def _gemm_parts(node, context):
         return {}
     name, _, values = shared
     kernel = f"gemm_parts_{installed_kernels.suffix(node.dtype)}"
-    table = dict(kernel=kernel, variable=installed_kernels.VARIABLE)
-    table["index"] = installed_kernels.KERNELS.index(kernel)
+    T = storage(node.dtype)
+    table = dict(
+        table_kernel=kernel,
+        table_variable=installed_kernels.VARIABLE,
+        table_index=installed_kernels.KERNELS.index(kernel),
+        # (its geometry, the BLAS's gemm, the products' offsets in a and in b, a, b, out)
+        table_type=f"void (*)(const int64_t *, const uintptr_t *, const int64_t *, "
+        f"const int64_t *, const {T} *, const {T} *, {T} *)",
+    )
     changes = {"shared_kernel": (name, "gemm_parts_installed.c.j2", {**values, **table})}
     gemms = context["gemms"]
     if context["batch_loops"] and isinstance(gemms, int) and gemms <= MOST_GEMMS:
-        changes.update(table_variable=table["variable"], table_index=table["index"])
+        changes.update(table)
     return changes
 
 
