@@ -7,7 +7,9 @@ times the time of one loop, and the softmax and its gradient, as numpy's maxima,
 divisions over short rows, four times that of a loop per row; so did a classifier's sparse
 softmax cross-entropy and its gradient (`cross_entropy`, templates/softmax_cross_entropy.c.j2's
 rows, the labels passed as the element type). The gradients of tanh and the sigmoid, three
-passes of numpy's on one thread, are one loop on the threads for large arrays.
+passes of numpy's on one thread, are one loop on the threads for large arrays. sin, cos,
+exp, log and tanh over large arrays are glibc's vector functions here, several times faster
+than numpy's loops (benchmarks/RESULTS.md), with the bits a compiled module gives for the op.
 
 Each elementwise op here is one loop over the array of the op's own C form
 (`codegen.forms.C_FORMS`: the expression compiled kernels write, with its prologue helpers);
@@ -48,7 +50,18 @@ BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 # the ops `apply` computes, and their operands' count (all of one shape): elementwise ones
 # through their C form, then the ones over the rows of the last axis; a module's entry point
 # takes an op by its position here
-ELEMENTWISE = {"erf": 1, "gelu": 1, "gelu_grad": 2, "sigmoid_grad": 2, "tanh_grad": 2}
+ELEMENTWISE = {
+    "erf": 1,
+    "gelu": 1,
+    "gelu_grad": 2,
+    "sigmoid_grad": 2,
+    "tanh_grad": 2,
+    "sin": 1,
+    "cos": 1,
+    "exp": 1,
+    "log": 1,
+    "tanh": 1,
+}
 ROWS = {"softmax": 1, "softmax_backprop": 2}
 # over the rows of logits x0, with one label per row in x1 (as the element type): the loss
 # per row, or softmax minus the one-hot label (`cross_entropy`)

@@ -22,16 +22,29 @@ static inline TR_INLINE float tr_gelu_f32(float x) { return (float)0.5 * x * (1 
 __attribute__((const)) float expf(float);
 static inline TR_INLINE float tr_exp_f32(float x) { const float low = sizeof(float) == 4 ? (float)-87 : (float)-708; const float shift = x < low ? (float)64 : 0; const float scale = x < low ? (float)1.6038108905486378e-28 : 1; float arg = x + shift; arg = arg < low ? low : arg; return expf(arg) * scale; }
 static inline TR_INLINE float tr_gelu_slope_f32(float x) { return (float)0.5 * (1 + erff(x * (float)0.7071067811865476)) + x * (tr_exp_f32((float)-0.5 * x * x) * (float)0.3989422804014327); }
+#pragma omp declare simd notinbranch
+__attribute__((const)) float sinf(float);
+#pragma omp declare simd notinbranch
+__attribute__((const)) float cosf(float);
+#pragma omp declare simd notinbranch
+__attribute__((const)) float logf(float);
+#pragma omp declare simd notinbranch
+__attribute__((const)) float tanhf(float);
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
+TR_PART void sin_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void cos_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void exp_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void log_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void tanh_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
-#if TR_IN_UNIT  /* work 3602 at 1801 of 42687 */
+#if TR_IN_UNIT  /* work 3602 at 1801 of 60841 */
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -41,7 +54,7 @@ TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3610 at 5407 of 42687 */
+#if TR_IN_UNIT  /* work 3610 at 5407 of 60841 */
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -51,7 +64,7 @@ TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3657 at 9040 of 42687 */
+#if TR_IN_UNIT  /* work 3657 at 9040 of 60841 */
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -61,7 +74,7 @@ TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3657 at 12697 of 42687 */
+#if TR_IN_UNIT  /* work 3657 at 12697 of 60841 */
 TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -71,7 +84,7 @@ TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3652 at 16352 of 42687 */
+#if TR_IN_UNIT  /* work 3652 at 16352 of 60841 */
 TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -81,7 +94,57 @@ TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 7063 at 21709 of 42687 */
+#if TR_IN_UNIT  /* work 3602 at 19979 of 60841 */
+TR_PART void sin_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(sinf(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3602 at 23581 of 60841 */
+TR_PART void cos_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(cosf(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3608 at 27186 of 60841 */
+TR_PART void exp_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(tr_exp_f32(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3602 at 30791 of 60841 */
+TR_PART void log_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(logf(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3604 at 34394 of 60841 */
+TR_PART void tanh_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(tanhf(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 7063 at 39727 of 60841 */
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -103,7 +166,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5376 at 27929 of 42687 */
+#if TR_IN_UNIT  /* work 5376 at 45947 of 60841 */
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -118,7 +181,7 @@ TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restri
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5499 at 33366 of 42687 */
+#if TR_IN_UNIT  /* work 5499 at 51384 of 60841 */
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -137,7 +200,7 @@ TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6185 at 39208 of 42687 */
+#if TR_IN_UNIT  /* work 6185 at 57226 of 60841 */
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -160,7 +223,7 @@ TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 386 at 42494 of 42687 */
+#if TR_IN_UNIT  /* work 522 at 60580 of 60841 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -170,10 +233,15 @@ int tracer_run(char **args) {
     case 2: gelu_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     case 3: sigmoid_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     case 4: tanh_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 5: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 6: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 7: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 8: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 5: sin_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 6: cos_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 7: exp_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 8: log_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 9: tanh_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 10: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 11: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 12: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 13: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     }
     return 0;
 }
@@ -201,16 +269,29 @@ static inline TR_INLINE double tr_gelu_f64(double x) { return (double)0.5 * x * 
 __attribute__((const)) double exp(double);
 static inline TR_INLINE double tr_exp_f64(double x) { const double low = sizeof(double) == 4 ? (double)-87 : (double)-708; const double shift = x < low ? (double)64 : 0; const double scale = x < low ? (double)1.6038108905486378e-28 : 1; double arg = x + shift; arg = arg < low ? low : arg; return exp(arg) * scale; }
 static inline TR_INLINE double tr_gelu_slope_f64(double x) { return (double)0.5 * (1 + erf(x * (double)0.7071067811865476)) + x * (tr_exp_f64((double)-0.5 * x * x) * (double)0.3989422804014327); }
+#pragma omp declare simd notinbranch
+__attribute__((const)) double sin(double);
+#pragma omp declare simd notinbranch
+__attribute__((const)) double cos(double);
+#pragma omp declare simd notinbranch
+__attribute__((const)) double log(double);
+#pragma omp declare simd notinbranch
+__attribute__((const)) double tanh(double);
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
+TR_PART void sin_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void cos_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void exp_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void log_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void tanh_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
-#if TR_IN_UNIT  /* work 3604 at 1802 of 42762 */
+#if TR_IN_UNIT  /* work 3604 at 1802 of 60931 */
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -220,7 +301,7 @@ TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3613 at 5410 of 42762 */
+#if TR_IN_UNIT  /* work 3613 at 5410 of 60931 */
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -230,7 +311,7 @@ TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, doub
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3661 at 9047 of 42762 */
+#if TR_IN_UNIT  /* work 3661 at 9047 of 60931 */
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -240,7 +321,7 @@ TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3661 at 12708 of 42762 */
+#if TR_IN_UNIT  /* work 3661 at 12708 of 60931 */
 TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -250,7 +331,7 @@ TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3656 at 16367 of 42762 */
+#if TR_IN_UNIT  /* work 3656 at 16367 of 60931 */
 TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -260,7 +341,57 @@ TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 7076 at 21733 of 42762 */
+#if TR_IN_UNIT  /* work 3604 at 19997 of 60931 */
+TR_PART void sin_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(sin(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3604 at 23601 of 60931 */
+TR_PART void cos_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(cos(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3611 at 27208 of 60931 */
+TR_PART void exp_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(tr_exp_f64(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3604 at 30816 of 60931 */
+TR_PART void log_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(log(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3606 at 34421 of 60931 */
+TR_PART void tanh_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(tanh(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 7076 at 39762 of 60931 */
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -282,7 +413,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5387 at 27964 of 42762 */
+#if TR_IN_UNIT  /* work 5387 at 45993 of 60931 */
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -297,7 +428,7 @@ TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restr
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5510 at 33413 of 42762 */
+#if TR_IN_UNIT  /* work 5510 at 51442 of 60931 */
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -316,7 +447,7 @@ TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6200 at 39268 of 42762 */
+#if TR_IN_UNIT  /* work 6200 at 57297 of 60931 */
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -339,7 +470,7 @@ TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 394 at 42565 of 42762 */
+#if TR_IN_UNIT  /* work 534 at 60664 of 60931 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
@@ -349,13 +480,18 @@ int tracer_run(char **args) {
     case 2: gelu_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     case 3: sigmoid_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     case 4: tanh_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 5: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 6: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 7: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 8: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 5: sin_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 6: cos_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 7: exp_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 8: log_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 9: tanh_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 10: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 11: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 12: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 13: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     }
     return 0;
 }
 #endif
 #undef tracer_run
-#define LOOPS_KEY "3cc01b3466d0229b"
+#define LOOPS_KEY "bd925395e2829aae"

@@ -849,6 +849,29 @@ ceil = _unary_function(CEIL)
 round = _unary_function(ROUND)
 
 
+def _installed_loop(name, ufunc, small=None):
+    """The eager kernel of the transcendental op `name`: over a float32 or float64 array of
+    LARGE_FLOATING_FROM elements or more, the loop installed with tracer
+    (codegen/array_math.py: the op's C form with glibc's vector maths, on tracer's threads,
+    a compiled module's values for the op); over other arrays, or where no such loop can be
+    had, numpy's `ufunc` (runtime/ufunc_parts.py: in parts on the threads for a large
+    array; `small(x)` where given for others)."""
+    numpys = ufunc_parts.on_threads(ufunc, small)
+
+    def run(x):
+        if type(x) is np.ndarray and x.size >= LARGE_FLOATING_FROM and x.dtype in _VECTOR_DTYPES:
+            found = array_math.apply(name, x)
+            if found is not None:
+                return found
+        return numpys(x)
+
+    run.__name__ = name
+    return run
+
+
+_VECTOR_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 # --- exponentials and logarithms --------------------------------------------------------
 
 # glibc's vector exp leaves its fast path, for a scalar call per lane, for the whole vector
@@ -872,14 +895,14 @@ EXP = _unary(
     "exp",
     lambda node, g, out: (g * conj_if_complex(out),),
     saves=(OUT,),
-    kernel=ufunc_parts.on_threads(np.exp, quiet(np.exp)),
+    kernel=_installed_loop("exp", np.exp, quiet(np.exp)),
     c=forms.Expression(forms.helper_call(_EXP), helpers=(_EXP,), costly=True),
 )
 LOG = _unary(
     "log",
     lambda node, g, x: (g / conj_if_complex(x),),
     saves=(0,),
-    kernel=ufunc_parts.on_threads(np.log, quiet(np.log)),
+    kernel=_installed_loop("log", np.log, quiet(np.log)),
     c=forms.libm("log", vectorized=True),
 )
 
@@ -957,14 +980,14 @@ SIN = _unary(
     "sin",
     lambda node, g, x: (g * conj_if_complex(cos(x)),),
     saves=(0,),
-    kernel=ufunc_parts.on_threads(np.sin),
+    kernel=_installed_loop("sin", np.sin),
     c=forms.libm("sin", vectorized=True),
 )
 COS = _unary(
     "cos",
     lambda node, g, x: (negative(g * conj_if_complex(sin(x))),),
     saves=(0,),
-    kernel=ufunc_parts.on_threads(np.cos),
+    kernel=_installed_loop("cos", np.cos),
     c=forms.libm("cos", vectorized=True),
 )
 TAN = _unary(
@@ -978,13 +1001,13 @@ TANH = _unary(
     "tanh",
     lambda node, g, out: (_tanh_cotangent(out, g),),
     saves=(OUT,),
-    kernel=ufunc_parts.on_threads(np.tanh),
+    kernel=_installed_loop("tanh", np.tanh),
     c=forms.libm("tanh", vectorized=True),
 )
 
 # below LARGE_FLOATING_FROM elements, the ufunc itself (no Python frame), as the C op path
-# and straight-line programs call FLOATING_KERNELS; from it, the kernels above, which cut a
-# large array among the threads (runtime/ufunc_parts.py)
+# and straight-line programs call FLOATING_KERNELS; from it, the kernels above (the loops
+# installed with tracer, `_installed_loop`)
 FLOATING_KERNELS.update(sin=np.sin, cos=np.cos, tanh=np.tanh)
 
 sin = _unary_function(SIN)
