@@ -16,7 +16,9 @@ Loops one directly inside the other that every read and write walks as one block
 of contiguous rows, a sum over a contiguous run of axes) are folded into one loop, and
 loops of one iteration dropped (`foldable_axes`): the same elements in the same order,
 with less C for the compiler to unroll and version. Where an operand is read across the
-last two loops (a transpose), they run in tiles (`transposing_tile`).
+last two loops (a transpose), they run in tiles (`transposing_tile`), and where the body
+calls the vector maths such a read is copied into a buffer per tile row first
+(`stage_across_reads`).
 """
 
 import collections
@@ -90,6 +92,9 @@ class Nest:
         # an accumulator) run in tiles of that many iterations of each (`transposing_tile`);
         # None: row by row
         self.tile = None
+        # [(C declaration, C statement)]: in a tile, before its innermost loop, each operand
+        # read across that loop copied into a buffer of the tile's row (`stage_across_reads`)
+        self.staged = []
         # the innermost loop's extent rounded up to whole vectors, where it runs so (short
         # and calling libm: SHORT_LOOP); None: it runs to its extent
         self.whole_vectors = None
@@ -222,6 +227,8 @@ class Emitter:
         self.guarded = False  # some statement returns an error code
         self.loads = {}  # parameter name -> keys of the flat offsets it is read at
         self.offsets = []  # the Affine offset of every read
+        # (C type, the load's C text, its offset, the statement's position) of each read
+        self.reads = []
         self.folded = frozenset()  # axes whose loops fold into others: left out of offsets
         self.indexed = False  # some statement names loop indices itself (a Generator's)
         self.calls_libm = False  # some statement calls a math library function (`costly`)
@@ -349,6 +356,8 @@ class Emitter:
         self.offsets.append(flat)
         names = _IN_BLOCK if name in self.in_blocks else INDEX
         read = f"{name}[{flat.without(self.folded).c(names)}]"
+        if self.mask is None and name not in self.in_blocks:
+            self.reads.append((storage(node.dtype), read, flat, len(self.statements)))
         if self.mask is not None:
             read = f"(TR_LANE({self.mask[0]}, {self.mask[1]}) ? {read} : 0)"
         return self._temporary(
@@ -523,6 +532,8 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
         if nest.column is None and nest.accumulator.simd and not emitter.guarded:
             # a sum that may be reassociated: in tiles, its terms add in another order
             nest.tile = transposing_tile(nest.reduced_loops, emitter.offsets)
+            if nest.tile and nest.accumulator.recheck is None:  # (its rerun has no tiles)
+                stage_across_reads(nest, nest.reduced_loops, emitter, target)
     else:
         nests = _elementwise_nests(emitter, results, kernel, root, folded, mask)
         if len(nests) > 1:  # cut where a concat's input changes: loops as they are
@@ -540,6 +551,8 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
         runs, written = [loops_over(root.shape)], [offset(index_map, root.shape)]
         if not emitter.guarded and kernel.rows is None:  # (a block's rows run in order)
             nest.tile = transposing_tile(nest.loops, emitter.offsets)
+            if nest.tile:
+                stage_across_reads(nest, nest.loops, emitter, target)
         if padded is not None:
             nest.whole_vectors = padded.whole_vectors
         elif emitter.calls_libm and not (emitter.guarded or nest.tile) and target is not EXPORTED_C:
@@ -850,6 +863,31 @@ def transposing_tile(loops, offsets):
         if isinstance(across, int) and abs(across) >= _STRIDED and along in (1, -1):
             return (TILE_COLUMNS, TILE_ROWS)
     return None
+
+
+def stage_across_reads(nest, loops, emitter, target):
+    """Where a tiled nest calls the vector maths, each operand read across its innermost
+    loop is copied, for each row of a tile, into a buffer of that row (`Nest.staged`), and
+    the loop reads the buffer. GCC calls a function's vector version (glibc's `_ZGV...`)
+    only in a loop whose loads are contiguous: with a transpose's strided read it called
+    the scalar function for each element (an exp over a 512 x 512 gradient took six times
+    the contiguous loop's time). Each element's operations stay the same; its exp is now
+    the vector one, as in any contiguous loop (its last bit may differ from the scalar
+    one's)."""
+    if not emitter.calls_libm or emitter.guarded or target is EXPORTED_C:
+        return
+    inner = loops[-1][0]
+    buffers = {}  # the read's C -> its buffer's element in the loop
+    for ctype, read, flat, position in emitter.reads:
+        across = dict(flat.terms).get(_AXIS[inner], 0)
+        if not (isinstance(across, int) and abs(across) > 1):
+            continue
+        if read not in buffers:
+            buffer = f"stage{len(buffers)}"
+            buffers[read] = f"{buffer}[{inner} - {inner}_tile]"
+            nest.staged.append((f"{ctype} {buffer}[{nest.tile[1]}];", f"{buffers[read]} = {read};"))
+        text, note = nest.statements[position]
+        nest.statements[position] = (text.replace(read, buffers[read], 1), note)
 
 
 def _foldable(outer, inner, extent):

@@ -270,6 +270,43 @@ def test_sums_that_read_across_run_in_tiles_and_maxima_keep_their_order():
     assert len(_tiles(peak.get_concrete_function(tt.constant(v)).c_source())) == 2
 
 
+@pytest.mark.parametrize("shape", [(512, 512), (137, 203)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reads_across_a_tiled_loop_calling_vector_maths_are_staged(shape, dtype):
+    """A tiled nest that calls exp copies its transposed read into a buffer per tile row
+    (`stage_across_reads`: GCC calls the vector exp only over contiguous loads): an
+    elementwise nest and a sum (as in B20's Cholesky gradient) give numpy's values, and
+    where the tiles have no tails the elementwise one gives the bits of the same loop over
+    an operand transposed beforehand (contiguous, the vector exp); a maximum, which runs
+    again in order after a NaN, is not staged."""
+    x = (rng.standard_normal(shape) * 2).astype(dtype)
+    w = rng.standard_normal(shape[::-1]).astype(dtype)
+
+    def program(x, w):
+        t = tt.transpose(x)
+        staged_sum = tt.reduce_sum(0.5 * (tt.transpose(w) + x) * tt.exp(-x * x))
+        return tt.exp(-t * t) * w, staged_sum, tt.reduce_max(tt.exp(tt.transpose(w)))
+
+    staged = tt.function(program)
+    got = [r.numpy() for r in staged(tt.constant(x), tt.constant(w))]
+    source = staged.get_concrete_function(tt.constant(x), tt.constant(w)).c_source()
+    # the exp's nest and the sum's (one kernel or two) each copy and read one buffer
+    assert len(re.findall(r"stage\d\[i\d - i\d_tile\] = p\d\[", source)) == 2
+    assert len(re.findall(r"\)stage\d\[i\d - i\d_tile\];", source)) == 2
+    maximum = source[source.index("void k", source.index("reduce_max_transpose")) :]
+    assert "stage" not in maximum[: maximum.index("\n}\n")]
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    rtol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(got[0], np.exp(-x64.T * x64.T) * w64, rtol=rtol)
+    reference = (0.5 * (w64.T + x64) * np.exp(-x64 * x64)).sum()
+    np.testing.assert_allclose(got[1], reference, rtol=rtol * 10)
+    np.testing.assert_allclose(got[2], np.exp(w64).max(), rtol=rtol)
+    if all(extent % TILE_ROWS == 0 for extent in shape):
+        contiguous = tt.function(lambda t, w: tt.exp(-t * t) * w)
+        want = contiguous(tt.constant(np.ascontiguousarray(x.T)), tt.constant(w)).numpy()
+        assert got[0].dtype == dtype and got[0].tobytes() == want.tobytes()
+
+
 def _nan(payload):
     """A quiet NaN whose low bits are `payload`."""
     return np.array([0x7FF8000000000000 + payload], np.uint64).view(np.float64)[0]
