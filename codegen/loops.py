@@ -68,8 +68,11 @@ SHARE = 8192
 # and scalar versions cost several times the wide one. The lanes past the extent compute on
 # zeros and are dropped (no floating operation traps; a loop with integer values, whose
 # division by zero would, runs to its extent). Where the CPU masks vector loads and stores
-# (AVX-512: the prologue's TR_WHOLE_VECTORS); without, GCC leaves such a loop scalar, so it
-# runs to its extent there, its masks always true.
+# (AVX-512) the loop masks them (TR_LANE); elsewhere GCC would leave such a loop scalar, so
+# (the prologue's TR_PADDED) the elements it reads along the loop are first copied into
+# buffers of whole vectors, zeros past the extent, and its results written to buffers that
+# are copied out after it (`Nest.pads`, `Nest.unpads`; TR_PICK picks a read's or a store's
+# padded form or masked one).
 SHORT_LOOP = 64
 VECTOR_BYTES = 64
 _MASKABLE = frozenset({"float16", "float32", "float64", "bool"})
@@ -98,6 +101,10 @@ class Nest:
         # the innermost loop's extent rounded up to whole vectors, where it runs so (short
         # and calling libm: SHORT_LOOP); None: it runs to its extent
         self.whole_vectors = None
+        # where it runs so on a CPU without masked vectors (TR_PADDED): the C statements
+        # that fill its reads' buffers before it and copy its results' out after it
+        self.pads = []
+        self.unpads = []
 
 
 # `declaration` declares and sets each accumulator of a nest without a kept innermost axis;
@@ -218,6 +225,9 @@ class Emitter:
         # from there (the product of a kernel that computes it: `body_product`)
         self.in_blocks = frozenset()
         self.mask = mask  # (index, extent): a load where index >= extent reads 0 (SHORT_LOOP)
+        # where masked: (C type, buffer) of each read along the masked loop, by its C text,
+        # the buffer a TR_PADDED loop reads instead
+        self.padded_reads = {}
         self.error = error
         self.form_for = target.form_for  # each body node's form
         self.on_grid = on_grid
@@ -359,12 +369,23 @@ class Emitter:
         if self.mask is None and name not in self.in_blocks:
             self.reads.append((storage(node.dtype), read, flat, len(self.statements)))
         if self.mask is not None:
-            read = f"(TR_LANE({self.mask[0]}, {self.mask[1]}) ? {read} : 0)"
+            read = self._masked(read, storage(node.dtype))
         return self._temporary(
             node,
             f"({compute(node.dtype)}){read}",
             note=f"{self.names.get(id(node), '')} read {name}".strip(),
         )
+
+    def _masked(self, read, ctype):
+        """The load `read` in a loop over whole vectors: masked past the extent
+        (TR_LANE), or where it moves along the loop, under TR_PADDED, its buffer's element."""
+        index, extent = self.mask
+        masked = f"(TR_LANE({index}, {extent}) ? {read} : 0)"
+        if not re.search(rf"\b{index}\b", read):  # the same element in every lane
+            return masked
+        if read not in self.padded_reads:
+            self.padded_reads[read] = (ctype, f"padded_in{len(self.padded_reads)}")
+        return f"TR_PICK({self.padded_reads[read][1]}[{index}], {masked})"
 
     def _stays_on_grid(self, node):
         """Whether `node` is a product, quotient or square root of float32 values."""
@@ -555,12 +576,31 @@ def _fused_loop_nest(node, name, param_names, error, target, folded, on_grid=Fal
                 stage_across_reads(nest, nest.loops, emitter, target)
         if padded is not None:
             nest.whole_vectors = padded.whole_vectors
+            _pad(nest, emitter, kernel.outs)
         elif emitter.calls_libm and not (emitter.guarded or nest.tile) and target is not EXPORTED_C:
             nest.whole_vectors = whole_vectors(nest.loops, _dtypes(node))
     kernel.returns_error = emitter.guarded
     kernel.loads = emitter.loads
     kernel.nests.append(nest)
     return kernel, runs, emitter.offsets + written, emitter.indexed
+
+
+def _pad(nest, emitter, outs):
+    """`nest.pads` of a nest over whole vectors: its reads' and results' buffers declared,
+    the reads' zeros past the extent, and one loop to the extent filling them; its unpads
+    (its stores into the outputs) in one loop to the extent."""
+    index, extent = emitter.mask
+    whole = nest.whole_vectors
+    declarations = [
+        f"{ctype} {buffer}[{whole}] = {{0}};" for ctype, buffer in emitter.padded_reads.values()
+    ]
+    declarations += [f"{ctype} padded_out{k}[{whole}];" for k, (ctype, _) in enumerate(outs)]
+    fills = " ".join(
+        f"{buffer}[{index}] = {read};" for read, (_, buffer) in emitter.padded_reads.items()
+    )
+    loop = f"for (int64_t {index} = 0; {index} < {extent}; {index}++)"
+    nest.pads = [*declarations, f"{loop} {{ {fills} }}"] if fills else declarations
+    nest.unpads = [f"{loop} {{ {' '.join(nest.unpads)} }}"]
 
 
 def _elementwise_nests(emitter, results, kernel, root, folded, mask):
@@ -594,10 +634,20 @@ def _elementwise_nests(emitter, results, kernel, root, folded, mask):
         stores = [
             f"{out}[{flat}] = ({ctype}){value};" for value, (ctype, out) in zip(values, kernel.outs)
         ]
+        unpads = []
         if mask is not None:
-            stores = [f"if (TR_LANE({mask[0]}, {mask[1]})) {store}" for store in stores]
+            index = mask[0]
+            masked = [f"if (TR_LANE({index}, {mask[1]})) {store}" for store in stores]
+            unpads = [
+                f"{out}[{flat}] = padded_out{k}[{index}];" for k, (_, out) in enumerate(kernel.outs)
+            ]
+            stores = [
+                f"TR_PICK(padded_out{k}[{index}] = ({ctype}){value};, {store})"
+                for k, (value, (ctype, _), store) in enumerate(zip(values, kernel.outs, masked))
+            ]
         loops = [(INDEX[k], high - low) for k, (low, high) in enumerate(box)]
         nest = Nest(fold(loops, folded), emitter.statements, " ".join(stores))
+        nest.unpads = unpads
         written.append((box, emitter, nest))
         emitter = None
     return [(e, nest) for _, e, nest in sorted(written, key=lambda item: item[0])]

@@ -381,17 +381,6 @@ def test_reversed_reads_fold_and_tile_with_negative_strides(shape):
         assert _tiles(source)
 
 
-def _cpu_has_avx512():
-    try:
-        with open("/proc/cpuinfo") as handle:
-            return " avx512f" in next((line for line in handle if line.startswith("flags")), "")
-    except OSError:
-        return False
-
-
-_AVX512 = _cpu_has_avx512()  # what the modules' -march=native gives TR_WHOLE_VECTORS
-
-
 def _gates(x, w):
     """Three sigmoids and a tanh of slices of one product, as an LSTM's gates: one fused
     kernel of four results, each `x.shape[0] // 4` elements."""
@@ -406,26 +395,26 @@ def _gates(x, w):
 def test_a_short_loop_calling_libm_runs_over_whole_vectors_and_stores_its_elements_only(
     dtype, size
 ):
-    """A short loop calling libm runs to a whole number of vectors where the CPU masks them
-    (AVX-512), its loads and stores past the extent masked: the four results (neighbours in
-    the module's workspace) are numpy's to the functions' rounding, and there each element is
-    the one the same kernel gives in a long loop of whole vectors (the same function at the
-    same width)."""
+    """A short loop calling libm runs to a whole number of vectors: where the CPU masks them
+    (AVX-512) its loads and stores past the extent masked, elsewhere its reads and results
+    in buffers of whole vectors (TR_PADDED). The four results (neighbours in the module's
+    workspace) are numpy's to the functions' rounding, and each element is the one the same
+    kernel gives in a long loop of whole vectors (the same function at the same width)."""
     lanes = VECTOR_BYTES // np.dtype(dtype).itemsize
     x, w = (rng.standard_normal(4 * size).astype(dtype) * 3 for _ in range(2))
     compiled = tt.function(_gates)
     concrete = compiled.get_concrete_function(tt.constant(x), tt.constant(w))
     whole = -(-size // lanes) * lanes
     source = concrete.c_source()
-    assert f"< TR_WHOLE_VECTORS({size}, {whole}); i0++)" in source
-    assert f"(TR_LANE(i0, {size}) ?" in source and f"if (TR_LANE(i0, {size})) out" in source
+    assert f"< {whole}; i0++)" in source
+    assert f"TR_PICK(padded_in0[i0], (TR_LANE(i0, {size}) ?" in source
+    assert f", if (TR_LANE(i0, {size})) out" in source and "TR_PICK(padded_out0[i0] = " in source
+    assert f"i0 < {size}; i0++) {{ padded_in0[i0] = " in source  # filled to the extent
     got = [r.numpy() for r in compiled(tt.constant(x), tt.constant(w))]
     gates = (x * w).reshape(4, size)
     expected = [1 / (1 + np.exp(-g.astype(np.float64))) for g in gates[:3]] + [np.tanh(gates[3])]
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=4 * np.finfo(dtype).eps, atol=0)
-    if not _AVX512:  # the loop runs to its extent, its last elements narrower vectors'
-        return
     # the same elements at the front of a long loop of whole vectors: the same bits
     long = (SHORT_LOOP // lanes + 1) * lanes
     xs, ws = (np.pad(a.reshape(4, size), ((0, 0), (0, long - size)), "wrap") for a in (x, w))
@@ -444,7 +433,7 @@ def test_a_short_loop_calling_libm_runs_over_whole_vectors_and_stores_its_elemen
 def test_a_short_loop_without_libm_or_with_integers_runs_to_its_extent(f, reason):
     x = tt.constant(rng.standard_normal(14).astype(np.float32))
     concrete = tt.function(f).get_concrete_function(x)
-    assert "< TR_WHOLE_VECTORS(" not in concrete.c_source(), reason
+    assert "TR_PICK(padded_" not in concrete.c_source(), reason
     assert "i0 < 14; i0++)" in concrete.c_source()
     np.testing.assert_allclose(
         concrete(x).numpy(), tt.function(f, backend="interpreter")(x).numpy(), rtol=1e-6
