@@ -512,8 +512,9 @@ def test_every_function_of_tracer_is_found_whole():
         text, _ = autograph._source(code)
         lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 :]
         tokenized = textwrap.dedent("".join(inspect.getblock(lines)))
-        got, want = (_no_ops_removed(ast.parse(t)) for t in (text, tokenized))
-        assert ast.dump(got) == ast.dump(want), f"{code.co_filename}:{code.co_firstlineno}"
+        if text != tokenized:  # (the same text nearly always: parsing both is most of the time)
+            got, want = (_no_ops_removed(ast.parse(t)) for t in (text, tokenized))
+            assert ast.dump(got) == ast.dump(want), f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def test_a_conditional_expression_on_a_tensor_is_a_cond_with_its_gradient():

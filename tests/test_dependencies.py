@@ -62,18 +62,32 @@ def _handles_import_error(handler):
     return any(isinstance(n, ast.Name) and n.id in IMPORT_ERRORS for n in names)
 
 
+def _statements(body):
+    """Every statement in `body` and in the bodies nested in it (an import is a statement:
+    the expressions, most of a tree's nodes, need no visit)."""
+    for statement in body:
+        yield statement
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for inner in getattr(statement, field, ()):
+                if isinstance(inner, (ast.excepthandler, ast.match_case)):
+                    yield from _statements(inner.body)
+                else:
+                    yield from _statements([inner])
+
+
 def _imports(path):
     """[(top-level module name, line, guarded)] of the absolute imports in `path`, in line
     order; guarded when one import of that module in the file sits in the body of a `try` that
     catches ImportError (a file handles the absence once, where it first needs the module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    statements = list(_statements(tree.body))
     guarded_lines = set()
-    for node in ast.walk(tree):
+    for node in statements:
         if isinstance(node, ast.Try) and any(_handles_import_error(h) for h in node.handlers):
             for statement in node.body:
                 guarded_lines.update(range(statement.lineno, statement.end_lineno + 1))
     found = []
-    for node in ast.walk(tree):
+    for node in statements:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0:

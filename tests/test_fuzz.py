@@ -837,7 +837,9 @@ def test_the_steps_reach_every_primitive():
     NOT_DRAWN."""
     held = set()
     rng = np.random.default_rng(0)
-    for shape in [(3, 3), (2, 3, 3, 2), (4,)]:
+    # a matrix reaches the argmax and index checks, four dimensions the image patches and the
+    # depthwise filter's gradient; everything else either does
+    for shape in [(3, 3), (2, 3, 3, 2)]:
         a, b = (tt.constant(rng.uniform(-1.0, 1.0, shape)) for _ in range(2))
         for name, (step, _) in STEPS.items():
             function = step if name in BINARY else (lambda a, b, step=step: step(a))

@@ -2,6 +2,7 @@
 circles, the pass pipeline's stage names, and formatting."""
 
 import ast
+import functools
 import os
 import shutil
 import subprocess
@@ -48,6 +49,7 @@ def _modules():
     return found
 
 
+@functools.cache
 def _imports():
     """module -> the modules of this tree it imports, anywhere in its text (a function-local
     import counts: it is a dependency all the same)."""
