@@ -679,6 +679,7 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(module_units, "_others_running", lambda: 0)  # both cores free
     rng = np.random.default_rng(4)
     ws = [tt.Variable(rng.standard_normal((16, 16)) / 4) for _ in range(12)]
     x = tt.constant(rng.standard_normal((16, 16)))
@@ -708,6 +709,27 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
     assert module_units.count(tt.function(layer).get_concrete_function(x).c_source()) == 1
 
 
+def test_a_module_compiles_in_one_unit_where_other_work_takes_the_cores(monkeypatch):
+    """B22's chain, split in two on two free cores, is one unit where other processes'
+    threads are ready to run on the other core (or both); the count of them is the
+    kernel's, this thread left out."""
+    from codegen import units as module_units
+
+    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    rng = np.random.default_rng(4)
+    ws = [tt.Variable(rng.standard_normal((16, 16)) / 4) for _ in range(12)]
+    x = tt.constant(rng.standard_normal((16, 16)))
+    source = tt.function(_chain(ws)).get_concrete_function(x).c_source()
+    for others, units in ((0, 2), (1, 1), (5, 1)):
+        monkeypatch.setattr(module_units, "_others_running", lambda others=others: others)
+        assert module_units.free_cores() == max(1, 2 - others)
+        assert module_units.count(source) == units
+    monkeypatch.undo()
+    with open("/proc/loadavg") as handle:
+        threads = int(handle.read().split()[3].split("/")[1])  # running/all of them
+    assert 0 <= module_units._others_running() < threads
+
+
 def test_a_long_module_of_kernels_each_called_once_compiles_in_two_units(tmp_path, monkeypatch):
     """A module whose kernels' C is long (codegen.lower.SPREAD_KERNELS_ABOVE), though each
     kernel is called from one step only, keeps them functions of their own, which two units
@@ -717,6 +739,7 @@ def test_a_long_module_of_kernels_each_called_once_compiles_in_two_units(tmp_pat
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(module_units, "_others_running", lambda: 0)  # both cores free
     rng = np.random.default_rng(6)
     x, y = rng.standard_normal((30, 40)), rng.standard_normal((40, 20))
 
@@ -851,6 +874,7 @@ def test_a_heavy_kernel_compiles_in_a_unit_of_its_own(tmp_path, monkeypatch):
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(module_units, "_others_running", lambda: 0)  # both cores free
     rng = np.random.default_rng(31)
     points, centroids = rng.standard_normal((3000, 16)), rng.standard_normal((400, 16))
 
