@@ -148,7 +148,8 @@ def count(source):
     UNIT_GAIN off the largest unit's work."""
     blocks = [tuple(map(int, block)) for block in BLOCK.findall(source)]
     best, largest = 1, sum(work for work, _, _ in blocks)
-    for units in range(2, min(free_cores(), MAX_UNITS, len(blocks)) + 1):
+    most_units = min(MAX_UNITS, len(blocks))
+    for units in range(2, (min(free_cores(), most_units) if most_units > 1 else 1) + 1):
         most = max(_loads(blocks, placement(blocks, units), units))
         if most <= largest - UNIT_GAIN * (units - best):
             best, largest = units, most
@@ -157,8 +158,8 @@ def count(source):
 
 def free_cores():
     """The cores this process may run on, less the threads of other processes that are ready
-    to run now (the kernel's count in /proc/loadavg, this thread's own counted in it), at
-    least one. A unit more compiles at the same time as the others only on a core that would
+    to run now (the kernel's count in /proc/loadavg, less this process's own), at least
+    one. A unit more compiles at the same time as the others only on a core that would
     otherwise wait: where other work takes the cores, it waits its turn, and costs its
     compiler's start for nothing (a quarter more of the compiler's time on B20's module).
     Where the count cannot be read, every core counts as free."""
@@ -168,14 +169,34 @@ def free_cores():
 
 
 def _others_running():
-    """Threads ready to run now besides the calling one (0 where /proc/loadavg cannot be
-    read: a system without it, or a sandbox that hides it)."""
+    """Threads of other processes ready to run now: the machine's, less this process's own
+    (the calling thread, and tracer's pool workers still spinning after a call); 0 where
+    /proc/loadavg cannot be read (a system without it, or a sandbox that hides it)."""
     try:
         with open("/proc/loadavg") as handle:
             running = int(handle.read().split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return 0
-    return max(0, running - 1)
+    return max(0, running - _own_running())
+
+
+def _own_running():
+    """This process's threads that are running or ready to run (state R in each thread's
+    /proc stat, read after the name in parentheses, which may hold spaces), at least one:
+    the calling thread."""
+    running = 0
+    try:
+        threads = os.listdir("/proc/self/task")
+    except OSError:
+        return 1
+    for thread in threads:
+        try:
+            with open(f"/proc/self/task/{thread}/stat") as handle:
+                state = handle.read().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            continue
+        running += state == "R"
+    return max(running, 1)
 
 
 def placement(blocks, units):

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import os
 import re
 
 import numpy as np
@@ -712,7 +713,7 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
 def test_a_module_compiles_in_one_unit_where_other_work_takes_the_cores(monkeypatch):
     """B22's chain, split in two on two free cores, is one unit where other processes'
     threads are ready to run on the other core (or both); the count of them is the
-    kernel's, this thread left out."""
+    kernel's, this process's own running threads left out (this one at least)."""
     from codegen import units as module_units
 
     monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
@@ -728,6 +729,7 @@ def test_a_module_compiles_in_one_unit_where_other_work_takes_the_cores(monkeypa
     with open("/proc/loadavg") as handle:
         threads = int(handle.read().split()[3].split("/")[1])  # running/all of them
     assert 0 <= module_units._others_running() < threads
+    assert 1 <= module_units._own_running() <= len(os.listdir("/proc/self/task"))
 
 
 def test_a_long_module_of_kernels_each_called_once_compiles_in_two_units(tmp_path, monkeypatch):
