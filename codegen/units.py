@@ -43,6 +43,8 @@ import itertools
 import os
 import re
 
+from runtime import thread_pools
+
 ENTRY_SHARE = 3  # a character of the entry point's calls: this share of a kernel's
 UNIT_GAIN = 2000  # the least work (a compiler's start) a unit more must take off the largest
 # the least work the packing by size must take off the largest unit: the weights are
@@ -149,7 +151,9 @@ def count(source):
     blocks = [tuple(map(int, block)) for block in BLOCK.findall(source)]
     best, largest = 1, sum(work for work, _, _ in blocks)
     most_units = min(MAX_UNITS, len(blocks))
-    for units in range(2, (min(free_cores(), most_units) if most_units > 1 else 1) + 1):
+    if most_units > 1:  # (the machine is looked at only for a module that could be split)
+        most_units = min(most_units, free_cores())
+    for units in range(2, most_units + 1):
         most = max(_loads(blocks, placement(blocks, units), units))
         if most <= largest - UNIT_GAIN * (units - best):
             best, largest = units, most
@@ -157,15 +161,13 @@ def count(source):
 
 
 def free_cores():
-    """The cores this process may run on, less the threads of other processes that are ready
-    to run now (the kernel's count in /proc/loadavg, less this process's own), at least
-    one. A unit more compiles at the same time as the others only on a core that would
+    """The cores this process may run on (its affinity, bounded by its cgroup's CPU quota:
+    runtime/thread_pools.py), less the threads of other processes that are ready to run now
+    (the kernel's count in /proc/loadavg, less this process's own), at least one. A unit more compiles at the same time as the others only on a core that would
     otherwise wait: where other work takes the cores, it waits its turn, and costs its
     compiler's start for nothing (a quarter more of the compiler's time on B20's module).
     Where the count cannot be read, every core counts as free."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    others = _others_running()
-    return max(1, (cores or 1) - others)
+    return max(1, thread_pools.usable_cores() - _others_running())
 
 
 def _others_running():

@@ -679,8 +679,7 @@ def test_kernels_called_from_many_steps_compile_in_a_unit_of_their_own(tmp_path,
     from codegen import units as module_units
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(module_units, "_others_running", lambda: 0)  # both cores free
+    monkeypatch.setattr(module_units, "free_cores", lambda: 2)  # two cores, both free
     rng = np.random.default_rng(4)
     ws = [tt.Variable(rng.standard_normal((16, 16)) / 4) for _ in range(12)]
     x = tt.constant(rng.standard_normal((16, 16)))
@@ -716,7 +715,7 @@ def test_a_module_compiles_in_one_unit_where_other_work_takes_the_cores(monkeypa
     kernel's, this process's own running threads left out (this one at least)."""
     from codegen import units as module_units
 
-    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(module_units.thread_pools, "usable_cores", lambda: 2)
     rng = np.random.default_rng(4)
     ws = [tt.Variable(rng.standard_normal((16, 16)) / 4) for _ in range(12)]
     x = tt.constant(rng.standard_normal((16, 16)))
@@ -740,8 +739,7 @@ def test_a_long_module_of_kernels_each_called_once_compiles_in_two_units(tmp_pat
     from codegen import units as module_units
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(module_units, "_others_running", lambda: 0)  # both cores free
+    monkeypatch.setattr(module_units, "free_cores", lambda: 2)  # two cores, both free
     rng = np.random.default_rng(6)
     x, y = rng.standard_normal((30, 40)), rng.standard_normal((40, 20))
 
@@ -875,8 +873,7 @@ def test_a_heavy_kernel_compiles_in_a_unit_of_its_own(tmp_path, monkeypatch):
     from codegen import units as module_units
 
     monkeypatch.setenv("TRACER_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(module_units.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(module_units, "_others_running", lambda: 0)  # both cores free
+    monkeypatch.setattr(module_units, "free_cores", lambda: 2)  # two cores, both free
     rng = np.random.default_rng(31)
     points, centroids = rng.standard_normal((3000, 16)), rng.standard_normal((400, 16))
 
