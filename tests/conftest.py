@@ -13,6 +13,12 @@ if "TRACER_CACHE_DIR" not in os.environ:
     _PRIVATE_CACHE = os.environ["TRACER_CACHE_DIR"] = tempfile.mkdtemp(prefix="tracer-test-cache-")
 
 import tracer.passes.pipeline  # noqa: E402 (after the cache is chosen)
+from runtime import numpy_first  # noqa: E402
+
+# every process the tests start spins numpy's OpenBLAS threads as briefly as tracer's import
+# makes them (runtime/numpy_first.py), also where it imports numpy first: each such process
+# spent a tenth of a second of a core on them
+os.environ.setdefault(numpy_first.VARIABLE, str(numpy_first.SPIN_POWER))
 
 tracer.passes.pipeline.VERIFY_EACH_PASS = True  # every pass's result goes through the verifier
 

@@ -397,3 +397,47 @@ def test_a_program_sizes_the_pool_as_tensorflows_threading_does():
     finally:
         threading.set_intra_op_parallelism_threads(0)
         threading.set_inter_op_parallelism_threads(0)
+
+
+_NUMPYS_IMPORT_SEEN = """
+import os, sys
+
+seen = []
+
+
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            seen.append(os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+
+
+if sys.argv[1] == "numpy first":
+    import numpy
+sys.meta_path.insert(0, Watch())
+import tracer
+
+print(seen, os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+"""
+
+
+@pytest.mark.parametrize(
+    "given, numpy_first, seen",
+    [(None, False, "['20'] None"), ("7", False, "['7'] 7"), (None, True, "[] None")],
+)
+def test_tracer_imports_numpy_with_its_openblas_threads_spinning_briefly(given, numpy_first, seen):
+    """numpy's OpenBLAS reads OPENBLAS_THREAD_TIMEOUT as it loads: tracer sets it for numpy's
+    import alone (runtime/numpy_first.py), leaves a user's own value as it is, and changes
+    nothing where numpy was imported first."""
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if given is not None:
+        environment["OPENBLAS_THREAD_TIMEOUT"] = given
+    argument = "numpy first" if numpy_first else "tracer first"
+    result = subprocess.run(
+        [sys.executable, "-c", _NUMPYS_IMPORT_SEEN, argument],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == seen

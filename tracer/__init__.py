@@ -15,6 +15,9 @@ import importlib as _importlib
 import os as _os
 import sys as _sys
 
+import runtime.numpy_first  # noqa: F401 (numpy's import, its OpenBLAS's idle threads brief)
+
+# isort: split
 import codegen.version  # noqa: F401 (tracer's files as imported: the key of stored plans)
 from runtime import allocator as _allocator
 from tracer import (
