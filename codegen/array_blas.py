@@ -46,7 +46,8 @@ INT_MAX = (1 << 31) - 1  # the largest size or leading dimension the BLAS's int 
 # which cost a small eager product as much as numpy's product itself
 _NUMPYS_MACS = min(NUMPY_THREADS_MACS, blocked_products.MOST_MACS_LEFT_ALONE)
 _GEMM = "void (*)(int, int, int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
-_FUNCTIONS = {np.dtype(np.float32): ("sgemm", "float"), np.dtype(np.float64): ("dgemm", "double")}
+_GEMV = "void (*)(int, int, int, int, {T}, void *, int, void *, int, {T}, void *, int)"
+_FUNCTIONS = {np.dtype(np.float32): ("s", "float"), np.dtype(np.float64): ("d", "double")}
 _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112  # CBLAS's enumerations
 
 
@@ -112,15 +113,17 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
     except ValueError:
         return None
     in_parts = bool(batch) or macs >= ONE_THREAD_MACS
-    gemm = _gemm(*names)
-    if gemm is None or (in_parts and not conv_kernels.available()):
+    gemm, gemv = _gemm(*names), _gemv(*names)
+    if gemm is None or gemv is None or (in_parts and not conv_kernels.available()):
         return None
     flag_a, lda = _read_as(a_shape, transpose_a, layout_a)
     flag_b, ldb = _read_as(b_shape, transpose_b, layout_b)
     shape = (*batch, m, n)
     if not in_parts:
         return _Plan(
-            shape, (layout_a, layout_b), _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb)
+            shape,
+            (layout_a, layout_b),
+            _one_call(gemm, gemv, flag_a, flag_b, m, n, k, lda, ldb),
         )
     geometry = [flag_a == _TRANSPOSE, flag_b == _TRANSPOSE, m, n, k, lda, ldb, max(1, n)]
     geometry += [m >= n, math.prod(batch)]  # the parts' rule: tracer/ops/linalg_ops.py's
@@ -131,7 +134,7 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
     )
     fixed = (
         np.array(geometry, np.int64),
-        blas_library.address(gemm),
+        blas_library.address(gemm, gemv),
         _offsets(a_shape, batch),
         _offsets(b_shape, batch),
     )
@@ -143,12 +146,33 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
     return _Plan(shape, (layout_a, layout_b), run)
 
 
-def _one_call(gemm, flag_a, flag_b, m, n, k, lda, ldb):
-    """The product as one call of `gemm` on this thread."""
+def _one_call(gemm, gemv, flag_a, flag_b, m, n, k, lda, ldb):
+    """The product as one call of the BLAS on this thread: `gemv` for a product of one row
+    or one column, `gemm` for the others (the installed kernels' `product_part`, whose calls
+    a compiled module's product makes too)."""
+    transposed_a, transposed_b = flag_a == _TRANSPOSE, flag_b == _TRANSPOSE
+    if m == 1:  # out's row: op(b)^T times a's one row
 
-    def run(a, b, out):  # the arrays stay referenced here while the BLAS reads them
-        at = [installed_kernels.pointer(x) for x in (a, b, out)]
-        gemm(_ROW_MAJOR, flag_a, flag_b, m, n, k, 1, at[0], lda, at[1], ldb, 0, at[2], n)
+        def run(a, b, out):  # the arrays stay referenced here while the BLAS reads them
+            at = [installed_kernels.pointer(x) for x in (a, b, out)]
+            op = _NO_TRANSPOSE if transposed_b else _TRANSPOSE
+            rows, columns = (n, k) if transposed_b else (k, n)
+            step = lda if transposed_a else 1
+            gemv(_ROW_MAJOR, op, rows, columns, 1, at[1], ldb, at[0], step, 0, at[2], 1)
+
+    elif n == 1:  # out's column: op(a) times b's one column
+
+        def run(a, b, out):
+            at = [installed_kernels.pointer(x) for x in (a, b, out)]
+            rows, columns = (k, m) if transposed_a else (m, k)
+            step = 1 if transposed_b else ldb
+            gemv(_ROW_MAJOR, flag_a, rows, columns, 1, at[0], lda, at[1], step, 0, at[2], 1)
+
+    else:
+
+        def run(a, b, out):
+            at = [installed_kernels.pointer(x) for x in (a, b, out)]
+            gemm(_ROW_MAJOR, flag_a, flag_b, m, n, k, 1, at[0], lda, at[1], ldb, 0, at[2], n)
 
     return run
 
@@ -224,6 +248,11 @@ def gemm(dtype):
     return None if names is None else _gemm(*names)
 
 
-def _gemm(function, ctype):
+def _gemm(letter, ctype):
     """The BLAS's gemm for `ctype`, as a cffi function; None where there is no BLAS."""
-    return blas_library.function(f"scipy_cblas_{function}", _GEMM.format(T=ctype))
+    return blas_library.function(f"scipy_cblas_{letter}gemm", _GEMM.format(T=ctype))
+
+
+def _gemv(letter, ctype):
+    """The BLAS's gemv for `ctype`, as a cffi function; None where there is no BLAS."""
+    return blas_library.function(f"scipy_cblas_{letter}gemv", _GEMV.format(T=ctype))

@@ -73,6 +73,10 @@ def _cblas():
             f"void scipy_cblas_{letter}gemm({enums}, {alpha}, {data}, int, {data}, int, "
             f"{alpha}, {out}, int);"
         )
+        table[f"scipy_cblas_{letter}gemv"] = (
+            f"void scipy_cblas_{letter}gemv(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, int, int, "
+            f"{alpha}, {data}, int, {data}, int, {alpha}, {out}, int);"
+        )
         table[f"scipy_cblas_{letter}trsm"] = (
             f"void scipy_cblas_{letter}trsm({side}, enum CBLAS_DIAG, int, int, {alpha}, "
             f"{data}, int, {out}, int);"

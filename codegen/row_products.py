@@ -105,17 +105,30 @@ def _installed(geometry, function, product, a, b):
 
 
 def _own(context, product, a, b, ta, tb, lowering):
-    """The product's rows as its own template computes them: the BLAS's GEMM, else plain
+    """The product's rows as its own template computes them: the BLAS's GEMM, or its GEMV
+    for a product of one row or one column (templates/gemm_parts.c.j2's rule), else plain
     loops (the same order of terms)."""
     if context.get("blas") and not context.get("split_k"):
-        gemm = f"{lowering.cblas['cblas']}{context['blas']}gemm"
+        blas = f"{lowering.cblas['cblas']}{context['blas']}"
         op_a, op_b = ("CblasTrans" if t else "CblasNoTrans" for t in (ta, tb))
-        lda, ldb = ("m" if ta else "k"), ("k" if tb else "n")
-        return (
-            f"{gemm}(CblasRowMajor, {op_a}, {op_b}, {BLOCK_END} - {BLOCK_FIRST}, n, k, 1, "
-            f"{a} + {BLOCK_FIRST}{'' if ta else ' * k'}, {lda} > 1 ? {lda} : 1, {b}, "
-            f"{ldb} > 1 ? {ldb} : 1, 0, {PRODUCT}, n > 1 ? n : 1);"
+        rows, rows_a = f"{BLOCK_END} - {BLOCK_FIRST}", f"{a} + {BLOCK_FIRST}{'' if ta else ' * k'}"
+        lda, ldb = (
+            f"({size} > 1 ? {size} : 1)" for size in ("m" if ta else "k", "k" if tb else "n")
         )
+        one_row = (
+            f"{blas}gemv(CblasRowMajor, {'CblasNoTrans' if tb else 'CblasTrans'}, "
+            f"{'n, k' if tb else 'k, n'}, 1, {b}, {ldb}, {rows_a}, {lda if ta else 1}, 0, "
+            f"{PRODUCT}, 1);"
+        )
+        one_column = (
+            f"{blas}gemv(CblasRowMajor, {op_a}, {f'k, {rows}' if ta else f'{rows}, k'}, 1, "
+            f"{rows_a}, {lda}, {b}, {1 if tb else ldb}, 0, {PRODUCT}, 1);"
+        )
+        gemm = (
+            f"{blas}gemm(CblasRowMajor, {op_a}, {op_b}, {rows}, n, k, 1, {rows_a}, {lda}, {b}, "
+            f"{ldb}, 0, {PRODUCT}, n > 1 ? n : 1);"
+        )
+        return f"if (m == 1) {one_row} else if (n == 1) {one_column} else {gemm}"
     T = storage(product.dtype)
     left = f"{a}[p * m + i]" if ta else f"{a}[i * k + p]"
     right = f"{b}[j * k + p]" if tb else f"{b}[p * n + j]"

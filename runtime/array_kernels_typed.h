@@ -312,26 +312,49 @@ static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const 
     }
 }
 
+/* One part of a product op(a) op(b), rows x columns of the output, through the BLAS: gemv
+   where the whole product has one row (m) or one column (n), else gemm (templates/
+   gemm_parts.c.j2 and row_products.c.j2 make the same calls). gemm packs both operands
+   for a product of one row, which took four times gemv's time for 1 x 784 by 784 x 512 on
+   one core. */
+typedef void (*NAME(gemv_call))(int, int, int, int, T, const T *, int, const T *, int, T, T *,
+                                int);
+static void NAME(product_part)(NAME(gemm_call) gemm, NAME(gemv_call) gemv, int ta, int tb,
+                               int64_t m, int64_t n, int64_t rows, int64_t columns, int64_t k,
+                               const T *a, int64_t lda, const T *b, int64_t ldb, T *out,
+                               int64_t ldc)
+{
+    if (m == 1) /* out's row: op(b)^T times a's one row (a column of lda apart where ta) */
+        gemv(101, tb ? 111 : 112, (int)(tb ? columns : k), (int)(tb ? k : columns), (T)1, b,
+             (int)ldb, a, ta ? (int)lda : 1, (T)0, out, 1);
+    else if (n == 1) /* out's column: op(a) times b's one column */
+        gemv(101, ta ? 112 : 111, (int)(ta ? k : rows), (int)(ta ? rows : k), (T)1, a, (int)lda,
+             b, tb ? 1 : (int)ldb, (T)0, out, (int)ldc);
+    else
+        gemm(101, ta ? 112 : 111, tb ? 112 : 111, (int)rows, (int)columns, (int)k, (T)1, a,
+             (int)lda, b, (int)ldb, (T)0, out, (int)ldc); /* CBLAS's enumerations */
+}
+
 /* Products op(a) op(b) through the BLAS, a batch of them, in parts on the threads, as a
    compiled module makes them (templates/matmul.c.j2 and gemm_parts.c.j2: the same parts, so
    the same bits), for the eager products that numpy would run on OpenBLAS's own threads or
    on one (codegen/array_blas.py). g: whether op transposes a, and b, m, n, k, lda, ldb, ldc,
-   whether the parts are rows of the output (else columns), the count of products; gemm for
-   T by its address in f[0] (the compiled modules' BLAS, which runs each call on the thread
-   that makes it); product p reads a from a_at[p] and b from b_at[p], and writes out's p-th
-   m x n block. */
+   whether the parts are rows of the output (else columns), the count of products; gemm and
+   gemv for T by their addresses in f[0] and f[1] (the compiled modules' BLAS, which runs
+   each call on the thread that makes it; `product_part`); product p reads a from a_at[p]
+   and b from b_at[p], and writes out's p-th m x n block. */
 static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const int64_t *a_at,
                              const int64_t *b_at, const T *a, const T *b, T *out)
 {
     const int ta = (int)g[0], tb = (int)g[1], split_rows = (int)g[8];
     const int64_t m = g[2], n = g[3], k = g[4], lda = g[5], ldb = g[6], ldc = g[7], gemms = g[9];
     const NAME(gemm_call) gemm = (NAME(gemm_call))f[0];
+    const NAME(gemv_call) gemv = (NAME(gemv_call))f[1];
     const int64_t extent = split_rows ? m : n;
     const int64_t blocks = (extent + 15) / 16, most = blocks / 4 > 1 ? blocks / 4 : 1;
     const int threaded = THREADS() > 1 && (double)gemms * m * n * k >= GEMM_PARALLEL_MIN;
     const int64_t wanted = threaded ? (THREADS() + gemms - 1) / gemms : 1;
     const int64_t parts = wanted < most ? wanted : most;
-    const int op_a = ta ? 112 : 111, op_b = tb ? 112 : 111; /* CBLAS's enumerations */
 #pragma omp parallel for collapse(2) schedule(dynamic, 1) if (threaded)
     for (int64_t p = 0; p < gemms; p++)
         for (int64_t part = 0; part < parts; part++) {
@@ -340,10 +363,10 @@ static void NAME(gemm_parts)(const int64_t *g, const uintptr_t *f, const int64_t
             const T *A = a + a_at[p], *B = b + b_at[p];
             T *C = out + p * m * n;
             if (split_rows)
-                gemm(101, op_a, op_b, (int)(last - first), (int)n, (int)k, (T)1,
-                     A + first * (ta ? 1 : k), (int)lda, B, (int)ldb, (T)0, C + first * n, (int)ldc);
+                NAME(product_part)(gemm, gemv, ta, tb, m, n, last - first, n, k,
+                                   A + first * (ta ? 1 : k), lda, B, ldb, C + first * n, ldc);
             else
-                gemm(101, op_a, op_b, (int)m, (int)(last - first), (int)k, (T)1, A, (int)lda,
-                     B + first * (tb ? k : 1), (int)ldb, (T)0, C + first, (int)ldc);
+                NAME(product_part)(gemm, gemv, ta, tb, m, n, m, last - first, k, A, lda,
+                                   B + first * (tb ? k : 1), ldb, C + first, ldc);
         }
 }

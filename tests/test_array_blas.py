@@ -14,12 +14,14 @@ import numpy as np
 import pytest
 
 import tracer as tt
-from codegen import array_blas, build
+from codegen import array_blas, build, conv_kernels
 
 rng = np.random.default_rng(20261202)
 
-# (m, k, n): a dense layer's products in an eager CNN step, and others inside the band
+# (m, k, n): a dense layer's products in an eager CNN step, and others inside the band; a
+# product of one row and one of one column (gemv's)
 SHAPES = [(64, 3136, 10), (10, 64, 3136), (128, 512, 10), (100, 100, 100), (512, 128, 60)]
+SHAPES += [(1, 784, 512), (512, 784, 1)]
 
 
 def _matrix(rows, columns, dtype, layout):
@@ -61,6 +63,7 @@ def test_other_products_are_left_to_numpy(a, b):
 # (m, k, n) from ONE_THREAD_MACS: cut into rows, into columns, into the fewest parts (one
 # block of 16 rows), and an eager MLP step's two products
 LARGE = [(512, 512, 512), (100, 300, 700), (2000, 64, 40), (16, 2048, 256), (128, 784, 512)]
+LARGE += [(1, 4096, 1024), (4096, 1024, 1)]  # one row, one column: gemv's parts
 
 
 @pytest.mark.parametrize("transposes", [(False, False), (True, False), (False, True), (True, True)])
@@ -124,10 +127,13 @@ def test_a_batch_gives_the_compiled_batchs_bits():
     assert eager.tobytes() == compiled.tobytes()
 
 
-@pytest.mark.parametrize("shape", [(64, 3136, 10), (128, 512, 10), *LARGE[:3]])
+@pytest.mark.parametrize(
+    "shape", [(64, 3136, 10), (128, 512, 10), *LARGE[:3], (1, 784, 512), (1, 4096, 1024)]
+)
 def test_eager_products_give_the_compiled_products_bits(shape):
     """Both are one call of the same BLAS below the size where compiled code cuts a product
-    into parts for the threads, and the same parts above."""
+    into parts for the threads, and the same parts above; gemv's where the product has one
+    row or one column (the second product of each pair then has one column)."""
     m, k, n = shape
     a = tt.constant(rng.standard_normal((m, k)).astype(np.float32))
     b = tt.constant(rng.standard_normal((n, k)).astype(np.float32))
@@ -141,6 +147,32 @@ def test_eager_products_give_the_compiled_products_bits(shape):
     eager = products(a, b)
     for got, want in zip(tt.function(products, backend="c")(a, b), eager):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("installed", [True, False])
+@pytest.mark.parametrize("transposes", [(False, False), (True, True)])
+@pytest.mark.parametrize("shapes", [((6, 1, 700), (6, 700, 300)), ((6, 300, 700), (700, 1))])
+def test_a_batch_of_products_of_one_row_or_column_gives_the_eager_batchs_bits(
+    shapes, transposes, installed, monkeypatch
+):
+    """A batch of products of one row, or of one column, is gemv's on each, eagerly (the
+    installed kernels' parts) and compiled, by the installed kernels' parts or, where a
+    module cannot call them, by its own loop (templates/matmul.c.j2) alike."""
+    ta, tb = transposes
+    a, b = (rng.standard_normal(shape).astype(np.float32) for shape in shapes)
+    stored = (
+        (np.ascontiguousarray(np.swapaxes(x, -1, -2)) if t else x) for x, t in ((a, ta), (b, tb))
+    )
+    a, b = stored  # (gemv's order of terms follows how op(b) is stored: docs/threads.md)
+    eager = tt.matmul(tt.constant(a), tt.constant(b), transpose_a=ta, transpose_b=tb).numpy()
+    if not installed:
+        monkeypatch.setattr(conv_kernels, "available", lambda: False)
+    compiled = tt.function(
+        lambda a, b: tt.matmul(a, b, transpose_a=ta, transpose_b=tb), backend="c"
+    )(a, b).numpy()
+    want = np.matmul(*(np.swapaxes(x, -1, -2) if t else x for x, t in ((a, ta), (b, tb))))
+    np.testing.assert_allclose(eager, want, rtol=1e-4, atol=1e-4)
+    assert compiled.tobytes() == eager.tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])

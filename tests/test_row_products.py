@@ -188,7 +188,7 @@ def test_sizes_known_when_the_module_runs_take_blocks_of_rows(request, monkeypat
     assert "k_matmul_reduce_min" in ir and "d0" in ir
     spec = tt.TensorSpec((None, 16), tt.float64)
     signed = tt.function(_nearest, input_signature=[spec, spec], backend="c")
-    for m, n in [*sizes, (0, 5)]:
+    for m, n in [*sizes, (0, 5), (1, 40), (30, 1)]:  # (one row, one column: gemv's)
         a, b, _ = _operands(m, n, 16, np.float64, False)
         got = signed(tt.constant(a), tt.constant(b)).numpy()
         assert got.shape == (m,)
