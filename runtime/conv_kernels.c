@@ -48,7 +48,7 @@
 #define THREAD_NUMBER() 0
 #endif
 
-#define INTERFACE 14 /* runtime/native.py refuses a module of another */
+#define INTERFACE 15 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
