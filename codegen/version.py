@@ -28,7 +28,7 @@ def _code_version():
                 if name.endswith(_SUFFIXES):
                     path = os.path.join(folder, name)
                     info = os.stat(path)
-                    entry = f"{os.path.relpath(path, _ROOT)}:{info.st_size}:{info.st_mtime_ns}"
+                    entry = f"{path[len(_ROOT) + 1 :]}:{info.st_size}:{info.st_mtime_ns}"
                     digest.update(entry.encode() + b"\0")
     return digest.hexdigest()
 

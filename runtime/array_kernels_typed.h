@@ -314,9 +314,9 @@ static void NAME(triangular_solves)(const int64_t *g, const uintptr_t *f, const 
 
 /* One part of a product op(a) op(b), rows x columns of the output, through the BLAS: gemv
    where the whole product has one row (m) or one column (n), else gemm (templates/
-   gemm_parts.c.j2 and row_products.c.j2 make the same calls). gemm packs both operands
-   for a product of one row, which took four times gemv's time for 1 x 784 by 784 x 512 on
-   one core. */
+   gemm_parts.c.j2 and matmul.c.j2, and codegen/row_products.py, make the same calls). gemm
+   packs both operands first, several times gemv's time for such a product (docs/threads.md,
+   rule 1). */
 typedef void (*NAME(gemv_call))(int, int, int, int, T, const T *, int, const T *, int, T, T *,
                                 int);
 static void NAME(product_part)(NAME(gemm_call) gemm, NAME(gemv_call) gemv, int ta, int tb,
