@@ -1,60 +1,22 @@
 """Processes whose collective calls differ, in kind or in number, end in a clear error on
-every process: never a hang, a crash inside MPI or a huge allocation (agreement.py). In most
-jobs rank 1 takes one training step more than rank 0 (uneven data), then both make a last
-collective call: rank 0's call meets rank 1's extra step. Each test runs this module under
-mpiexec on 2 processes, `python -m tests.test_distribute_mismatch CASE OUT`; each process
-saves the error it caught and the result of one more allreduce, which shows that the job can
-go on. Skipped without the `mpi` extra."""
+every process: never a hang, a crash inside MPI or a huge allocation (agreement.py). The
+jobs are tests/distributed/mismatches.py's, each on 2 processes under mpiexec. Skipped
+without the `mpi` extra."""
 
 import json
-import sys
 import types
 
-import numpy as np
 import pytest
 
+from tests.distributed.mismatches import LAST_CALLS, STEP
 from tests.test_distribute import needs_mpi, needs_mpiexec, under_mpiexec
 
 TIMEOUT = 60  # seconds for a whole job, start-up included: a hang fails here
 
-LAST_CALLS = {  # the last collective call of each process, by name
-    "broadcast_object": lambda hvd, tt: hvd.broadcast_object("best epoch: 3", root_rank=0),
-    "broadcast_variables": lambda hvd, tt: hvd.broadcast_variables(
-        [tt.Variable(np.zeros(49, np.float32))], root_rank=0
-    ),
-    "allgather_object": lambda hvd, tt: hvd.allgather_object(hvd.rank()),
-    "allgather": lambda hvd, tt: hvd.allgather(tt.constant(np.arange(3.0))),
-}
-STEP = "allreduce(op='Average', tensors=[float32[49]])"  # rank 1's extra step, as shown
-
-
-def uneven(last, compiled):
-    """The case: rank 0 takes 1 step, rank 1 takes 2 (an allreduce of a gradient each), then
-    each makes the collective call `last`."""
-
-    def run(hvd, tt):
-        grad = tt.constant(np.ones(49, np.float32))
-        step = tt.function(lambda g: hvd.allreduce(g)) if compiled else hvd.allreduce
-        for _ in range(1 if hvd.rank() == 0 else 2):
-            step(grad)
-        LAST_CALLS[last](hvd, tt)
-
-    return run
-
-
-CASES = {
-    **{f"{last}_eager": uneven(last, False) for last in LAST_CALLS},
-    **{f"{last}_compiled": uneven(last, True) for last in LAST_CALLS},
-    "ops": lambda hvd, tt: hvd.allreduce(
-        tt.constant(1.0), op=hvd.Sum if hvd.rank() == 0 else hvd.Average
-    ),
-    "roots": lambda hvd, tt: hvd.broadcast_object("mine", root_rank=hvd.rank()),
-}
-
 
 def run_job(case, tmp_path):
     """Run CASE on 2 processes; returns (what each rank saved, the completed process)."""
-    done = under_mpiexec(["-m", "tests.test_distribute_mismatch", case, tmp_path], 2, TIMEOUT)
+    done = under_mpiexec(["-m", "tests.distributed.mismatches", case, tmp_path], 2, TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)], done
 
@@ -135,22 +97,3 @@ def test_a_call_the_departed_processes_never_matched_raises_after_a_grace_period
         departures._finish_alone(never, watch, 3, "allreduce")
     looks = iter([False, False, True])
     departures._finish_alone(types.SimpleNamespace(Test=lambda: next(looks)), watch, 3, "x")
-
-
-def main(case, out):
-    import tracer as tt
-    import tracer.distribute as hvd
-
-    hvd.init()
-    try:
-        CASES[case](hvd, tt)
-        error = "no error"
-    except (ValueError, hvd.ProcessLeftError) as caught:
-        error = f"{type(caught).__name__}: {caught}"
-    after = float(hvd.allreduce(tt.constant(1.0), op=hvd.Sum))
-    with open(f"{out}/rank{hvd.rank()}.json", "w") as file:
-        json.dump({"error": error, "after": after}, file)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
