@@ -37,6 +37,30 @@ def test_internal_modules_stay_importable_by_their_full_path():
     assert tracer.ops.core.apply is not None and tracer.backprop.run_gradient is not None
 
 
+_LAZY_NAMESPACES = """
+import sys
+import tracer as tt
+from tracer.ops.registry import OPS
+
+lazy = [name for name in tt._IMPORTED_WHEN_USED if f"tracer.{name}" in sys.modules]
+registered = set(OPS)
+for name in tt._IMPORTED_WHEN_USED:
+    getattr(tt, name)
+print(lazy, sorted(set(OPS) - registered), sorted(n for n in tt._IMPORTED_WHEN_USED if f"tracer.{n}" not in sys.modules))
+"""
+
+
+def test_namespaces_imported_at_their_first_use_register_no_primitive_late():
+    """`import tracer` leaves tt.summary, tt.image, tt.keras and the like to their first use,
+    and every primitive is registered without them (a graph read from a file may name
+    decode_wav before the program has touched tt.audio)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _LAZY_NAMESPACES], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[] [] []"
+
+
 def _modules():
     found = {}
     for package in PACKAGES:

@@ -21,18 +21,13 @@ import runtime.numpy_first  # noqa: F401 (numpy's import, its OpenBLAS's idle th
 import codegen.version  # noqa: F401 (tracer's files as imported: the key of stored plans)
 from runtime import allocator as _allocator
 from tracer import (
-    audio,
     autodiff,
     autograph,
-    bitwise,
     compat,
     config,
     data,
     debugging,
     errors,
-    experimental,
-    image,
-    io,
     linalg,
     math,
     nn,
@@ -40,10 +35,8 @@ from tracer import (
     profiler,
     ragged,
     random,
-    signal,
     sparse,
     strings,
-    summary,
     train,
     types,
 )
@@ -100,7 +93,13 @@ from tracer.function import Function, RetraceLimitError, function
 from tracer.indexed_slices import IndexedSlices
 from tracer.logs import get_logger
 from tracer.module import Module, name_scope
-from tracer.ops import packing  # noqa: F401  (nested lists holding tensors pack into one)
+from tracer.ops import (  # noqa: F401 (imported for what importing them does)
+    csv_decode,  # the primitives of tt.io, tt.image, tt.audio and Keras's text layers
+    packing,  # nested lists holding tensors pack into one
+    png_codec,
+    token_ops,
+    wav_ops,
+)
 from tracer.ops.array_ops import (
     cast,
     expand_dims,
@@ -274,8 +273,14 @@ def __dir__():
 
 
 # API modules imported at their first use, not with tracer (Keras' layers, models and
-# files are a fifth of the import's time, which every program would otherwise pay)
-_IMPORTED_WHEN_USED = ("keras", "layers", "saved_model")
+# files were a fifth of the import's time, tf.summary, tf.image, tf.signal and the like
+# a tenth more, which every program would otherwise pay); the primitives that only they
+# used are registered with tracer all the same (`tracer.ops`' modules imported above), for
+# graphs read from files
+_IMPORTED_WHEN_USED = (
+    *("audio", "bitwise", "experimental", "image", "io", "keras", "layers", "saved_model"),
+    *("signal", "summary"),
+)
 
 
 # TensorFlow's names of Keras's modules (`tf.initializers` is `tf.keras.initializers`)
