@@ -152,20 +152,20 @@ def _one_call(gemm, gemv, flag_a, flag_b, m, n, k, lda, ldb):
     a compiled module's product makes too)."""
     transposed_a, transposed_b = flag_a == _TRANSPOSE, flag_b == _TRANSPOSE
     if m == 1:  # out's row: op(b)^T times a's one row
+        op = _NO_TRANSPOSE if transposed_b else _TRANSPOSE
+        rows, columns = (n, k) if transposed_b else (k, n)
+        step = lda if transposed_a else 1
 
         def run(a, b, out):  # the arrays stay referenced here while the BLAS reads them
             at = [installed_kernels.pointer(x) for x in (a, b, out)]
-            op = _NO_TRANSPOSE if transposed_b else _TRANSPOSE
-            rows, columns = (n, k) if transposed_b else (k, n)
-            step = lda if transposed_a else 1
             gemv(_ROW_MAJOR, op, rows, columns, 1, at[1], ldb, at[0], step, 0, at[2], 1)
 
     elif n == 1:  # out's column: op(a) times b's one column
+        rows, columns = (k, m) if transposed_a else (m, k)
+        step = 1 if transposed_b else ldb
 
         def run(a, b, out):
             at = [installed_kernels.pointer(x) for x in (a, b, out)]
-            rows, columns = (k, m) if transposed_a else (m, k)
-            step = 1 if transposed_b else ldb
             gemv(_ROW_MAJOR, flag_a, rows, columns, 1, at[0], lda, at[1], step, 0, at[2], 1)
 
     else:

@@ -163,10 +163,11 @@ def count(source):
 def free_cores():
     """The cores this process may run on (its affinity, bounded by its cgroup's CPU quota:
     runtime/thread_pools.py), less the threads of other processes that are ready to run now
-    (the kernel's count in /proc/loadavg, less this process's own), at least one. A unit more compiles at the same time as the others only on a core that would
-    otherwise wait: where other work takes the cores, it waits its turn, and costs its
-    compiler's start for nothing (a quarter more of the compiler's time on B20's module).
-    Where the count cannot be read, every core counts as free."""
+    (the kernel's count in /proc/loadavg, less this process's own), at least one. A unit
+    more compiles at the same time as the others only on a core that would otherwise wait:
+    where other work takes the cores, it waits its turn, and costs its compiler's start for
+    nothing (a quarter more of the compiler's time on B20's module). Where the count cannot
+    be read, every core counts as free."""
     return max(1, thread_pools.usable_cores() - _others_running())
 
 
