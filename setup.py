@@ -38,6 +38,15 @@ class BuildExtensions(build_ext):
     where they are built in place, as an editable install builds them). Optional as they
     are: where it cannot be built, each module compiles the entry points itself."""
 
+    def finalize_options(self):
+        """The extensions built at once, one per usable core (the convolution kernels alone
+        take most of a serial build), unless `--parallel` says otherwise."""
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = (
+                len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else True
+            )
+
     def run(self):
         super().run()
         self._entries_object()
