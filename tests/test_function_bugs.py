@@ -271,3 +271,54 @@ def test_a_watched_eager_constant_gets_its_gradient_in_a_traced_function(backend
     np.testing.assert_allclose(compiled(tt.constant(xs[2])).numpy(), expected[2])
     batched = tt.function(lambda x: tt.vectorized_map(gradient, x), backend=backend)
     np.testing.assert_allclose(batched(tt.constant(xs)).numpy(), expected)
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_what_a_traced_function_computes_from_a_watched_capture_keeps_its_gradient(backend):
+    """A captured eager tensor watched inside a tt.function, then used in ops on eager
+    values alone before it meets a variable (a PINN's collocation points: `tf.concat` of
+    the captured t and x, then the network): those ops ran at trace time, and their results
+    entered the graph as constants of their own, cut from the watched one. TF 2.21 gives
+    d/dx (x x) w = 2 w x = [2, 4] and d2/dx2 w x x = 2 w = [4, 4]; tracer gave None for the
+    first and [2, 2] for the second (the inner gradient's own products of x were cut too).
+    Now as eagerly: every quantity against its analytic value."""
+    x = tt.constant([0.5, 1.0], tt.float64)
+    w = tt.Variable(tt.constant(2.0, tt.float64))
+    ones = tt.ones([2], tt.float64)
+
+    def derivatives():
+        with tt.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = (x * x) * w
+            dy = inner.gradient(y, x)
+            z = tt.concat([x, x * x], 0) * w
+        with tt.autodiff.ForwardAccumulator(x, ones) as accumulator:
+            v = (x * x * x) * w
+        return [dy, outer.gradient(dy, x), outer.jacobian(z, x), accumulator.jvp(v)]
+
+    compiled = tt.function(derivatives, backend=backend)
+    xs, ws = x.numpy(), 2.0
+    expected = [
+        2 * ws * xs,
+        np.full(2, 2 * ws),
+        np.concatenate([np.eye(2) * ws, np.diag(2 * ws * xs)]),
+        3 * ws * xs**2,
+    ]
+    for got, want in zip(compiled(), expected):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    for got, want in zip(derivatives(), expected):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+    def summed_in_a_loop():  # the tape inside a loop's body
+        total = tt.zeros([2], tt.float64)
+        for _ in tt.range(3):
+            with tt.GradientTape() as tape:
+                tape.watch(x)
+                y = (x * x) * w
+            total += tape.gradient(y, x)
+        return total
+
+    looped = tt.function(summed_in_a_loop, backend=backend)
+    np.testing.assert_allclose(looped().numpy(), 3 * expected[0], rtol=1e-12)

@@ -69,8 +69,20 @@ class Trace:
         self.nodes_made += 1
 
     def keeps_symbolic(self, inputs):
-        """Whether an op on these eager values is a node rather than computed now (a
-        SubTrace of eager code keeps values a tape records as inputs)."""
+        """Whether an op on these eager values is a node rather than computed now: where a
+        tape entered in the traced function watches one of them (an eager tensor the function
+        captures, which `tape.watch` made the constant node the graph reads it as:
+        tracer/tape.py's `_input_node`), the op is a node that reads that constant, so that
+        the tape's gradient reaches it through what is computed from it; computed now, its
+        value would enter the graph later as a constant of its own, cut from the watched one
+        (a gradient of None, or a second derivative missing terms). A SubTrace of eager code
+        also keeps values a tape records as inputs."""
+        for tape in state.tapes:
+            tracked = tape._recording_state.tracked
+            for t in inputs:
+                node = t._node
+                if node is not None and node.op == "const" and node in tracked:
+                    return True
         return False
 
     def captures(self, tensor):

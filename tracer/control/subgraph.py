@@ -173,7 +173,9 @@ class SubTrace(Trace):
         return self.outer.read(variable)
 
     def keeps_symbolic(self, inputs):
-        return self.outer is None and any(self._recorded(t) for t in inputs)
+        if self.outer is None and any(self._recorded(t) for t in inputs):
+            return True
+        return super().keeps_symbolic(inputs)  # a capture watched inside the body
 
     def captures(self, tensor):
         if self.outer is None and self._recorded(tensor):
