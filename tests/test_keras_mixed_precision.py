@@ -69,3 +69,29 @@ def test_mixed_precision_is_refused_by_name():
         keras.layers.Dense(2, dtype="mixed_float16")
     with pytest.raises(NotImplementedError, match="LossScaleOptimizer"):
         mixed_precision.LossScaleOptimizer(keras.optimizers.RMSprop())
+
+
+def test_set_floatx_is_the_dtype_of_layers_inputs_and_metrics_made_after_it():
+    """TensorFlow 2.21 (Keras 3), the neural ODE held-out program's first line: after
+    `set_floatx("float64")` a Dense layer's kernel and output, an Input and a Mean metric are
+    float64 (float64 inputs given, no cast); Keras makes its global policy from floatx when
+    a layer first asks for it and keeps it, so `set_floatx("float32")` afterwards still
+    gives float64 layers; "float8" is Keras's ValueError."""
+    saved_policy, saved_floatx = mixed_precision._global["policy"], keras.backend.floatx()
+    try:
+        mixed_precision._global["policy"] = None  # as in a new process
+        keras.backend.set_floatx("float64")
+        assert keras.backend.floatx() == "float64"
+        dense = keras.layers.Dense(2, kernel_initializer="ones")
+        out = dense(np.full((1, 3), 0.1))
+        assert dense.kernel.dtype == tt.float64 and out.dtype == tt.float64
+        np.testing.assert_array_equal(out.numpy(), [[0.1 + 0.1 + 0.1] * 2])  # not 0.3000000119
+        assert keras.Input((3,)).dtype == "float64"
+        assert keras.metrics.Mean().dtype == tt.float64
+        keras.backend.set_floatx("float32")
+        assert keras.layers.Dense(2).dtype == tt.float64
+        with pytest.raises(ValueError, match="Unknown `floatx` value: float8"):
+            keras.backend.set_floatx("float8")
+    finally:
+        mixed_precision._global["policy"] = saved_policy
+        keras.backend.set_floatx(saved_floatx)

@@ -1,7 +1,8 @@
 """`tt.keras.backend`: what programs written for Keras call most: `clear_session` (layer
-names start again from `dense`), `epsilon`, `floatx` and `image_data_format` (tracer's fixed
-float32 and channels_last), and Keras's legacy `get_value`, `set_value` (a callback's
-learning rate), their batch forms and `int_shape`.
+names start again from `dense`), `epsilon`, `floatx` and `set_floatx` (the dtype of layers,
+inputs and metrics made without one), `image_data_format` (tracer's fixed channels_last), and
+Keras's legacy `get_value`, `set_value` (a callback's learning rate), their batch forms and
+`int_shape`.
 
     >>> rate = tt.keras.optimizers.SGD(0.5).learning_rate
     >>> tt.keras.backend.set_value(rate, 0.25)
@@ -27,9 +28,24 @@ def epsilon():
     return 1e-7
 
 
+_FLOAT_TYPES = ("bfloat16", "float16", "float32", "float64")
+_settings = {"floatx": "float32"}
+
+
 def floatx():
-    """The default float type: float32."""
-    return "float32"
+    """The float type of layers, inputs and metrics made without a dtype: float32 unless
+    `set_floatx` set another."""
+    return _settings["floatx"]
+
+
+def set_floatx(value):
+    """Make `value` ("float64", say) the dtype of the layers, inputs and metrics made from now
+    on without one, as Keras's `set_floatx` does. Layers take it through the global dtype
+    policy, which Keras makes from floatx when it is first asked for and keeps
+    (tracer/keras/mixed_precision.py): call it before making the first layer."""
+    if value not in _FLOAT_TYPES:
+        raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {set(_FLOAT_TYPES)}")
+    _settings["floatx"] = str(value)
 
 
 def image_data_format():

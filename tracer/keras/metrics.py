@@ -31,7 +31,7 @@ import re
 import numpy as np
 
 from tracer.dtypes import as_dtype
-from tracer.keras import initializers, losses
+from tracer.keras import backend, initializers, losses
 from tracer.keras.losses import _same_rank  # Keras's squeeze_or_expand_to_same_rank
 from tracer.ops import array_ops, index_ops, math_composites, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
@@ -132,7 +132,7 @@ class Metric:
 
     def __init__(self, name=None, dtype=None):
         self.name = name or _snake_case(type(self).__name__)
-        self.dtype = as_dtype("float32" if dtype is None else dtype)
+        self.dtype = as_dtype(backend.floatx() if dtype is None else dtype)
         self._variables = []
         self._initial_values = []
 

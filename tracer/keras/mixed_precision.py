@@ -13,6 +13,8 @@ NotImplementedError saying so.
 'float16'
 """
 
+from tracer.keras import backend
+
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 
@@ -62,9 +64,12 @@ _global = {"policy": None}
 
 
 def global_policy():
-    """The policy of layers made without a dtype: float32 unless `set_global_policy` set
-    another."""
-    return _global["policy"] or DTypePolicy("float32")
+    """The policy of layers made without a dtype: the one `set_global_policy` set, else
+    `tt.keras.backend.floatx()`'s at the first call (float32 unless `set_floatx` set
+    another), kept from then on as Keras keeps it: a later `set_floatx` does not change it."""
+    if _global["policy"] is None:
+        _global["policy"] = DTypePolicy(backend.floatx())
+    return _global["policy"]
 
 
 def set_global_policy(policy):
