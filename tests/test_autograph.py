@@ -687,3 +687,100 @@ def test_a_range_of_bounds_known_when_running_used_as_a_tensor_runs_as_python():
     assert int(starts(tt.constant([5, 70]), tt.constant(24))) == 0 + 24 + 200
     assert int(starts(tt.constant([5, 20]), tt.constant(24))) == 0 + 100
     assert starts._runs_as_python
+
+
+# --- tt.autograph.experimental ---------------------------------------------------------------
+
+
+def _bounded_loops():
+    def from_zeros(x):  # the condition's first value is known while tracing
+        total = tt.zeros([])
+        while total < 100.0:
+            tt.autograph.experimental.set_loop_options(maximum_iterations=3)
+            total = total + x
+        return total
+
+    def over_range(n):
+        s = tt.constant(0)
+        for i in tt.range(n):
+            tt.autograph.experimental.set_loop_options(maximum_iterations=4, parallel_iterations=1)
+            s += i
+        return s
+
+    def over_rows(x):
+        s = tt.zeros([2])
+        for row in x:
+            tt.autograph.experimental.set_loop_options(maximum_iterations=tt.constant(2))
+            s += row
+        return s
+
+    def python_condition(x):
+        i = 0
+        while i < 5:
+            tt.autograph.experimental.set_loop_options(maximum_iterations=2)
+            x = x + 1.0
+            i += 1
+        return x
+
+    return [
+        (from_zeros, tt.constant(2.0), 6.0),
+        (over_range, tt.constant(10), 0 + 1 + 2 + 3),
+        (over_rows, tt.ones([5, 2]), [2.0, 2.0]),
+        (python_condition, tt.constant(0.0), 5.0),
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_set_loop_options_bounds_the_converted_loop_whose_body_calls_it(backend):
+    """TensorFlow 2.21 printed 6.0, 6, [2. 2.] and 5.0 for these functions under tf.function:
+    `maximum_iterations` bounds a loop on a tensor condition (counting the iterations tracer
+    ran as Python while the condition's value was known), a tt.range loop and a loop over rows
+    (a tensor bound too); a loop on a Python condition is Python's, and the options leave it
+    alone, as they do eagerly."""
+    for function, argument, expected in _bounded_loops():
+        compiled = tt.function(function, backend=backend)
+        np.testing.assert_array_equal(compiled(argument).numpy(), expected)
+    unbounded = {"from_zeros": 100.0, "over_range": 45, "over_rows": [5.0, 5.0]}
+    for function, argument, expected in _bounded_loops():  # eagerly: a no-op
+        want = unbounded.get(function.__name__, expected)
+        np.testing.assert_array_equal(tt.convert_to_tensor(function(argument)).numpy(), want)
+
+
+def test_do_not_convert_leaves_a_function_as_written():
+    """TensorFlow 2.21: a do_not_convert function's `if` on a tensor inside tf.function raises
+    OperatorNotAllowedInGraphError, and runs eagerly; one without control flow on tensors
+    runs in the graph. Both forms of the decorator."""
+
+    @tt.autograph.experimental.do_not_convert
+    def magnitude(x):
+        if x > 0:
+            return x
+        return -x
+
+    @tt.autograph.experimental.do_not_convert()
+    def doubled(x):
+        return x * 2.0
+
+    assert magnitude.__name__ == "magnitude"
+    assert float(magnitude(tt.constant(-3.0))) == 3.0
+    with pytest.raises(tt.errors.OperatorNotAllowedInGraphError):
+        tt.function(lambda x: magnitude(x))(tt.constant(2.0))
+    assert float(tt.function(lambda x: doubled(x) + 1.0)(tt.constant(2.0))) == 5.0
+
+
+def test_a_loop_that_grows_a_tensor_says_how_to_compile_it():
+    """A loop variable that grows (TensorFlow's loop takes it with shape invariants) cannot be
+    compiled: the error says a compiled loop's variables keep their shapes, and what to do."""
+
+    @tt.function
+    def grow(n):
+        ys = tt.zeros([1, 2])
+        for _ in tt.range(n):
+            tt.autograph.experimental.set_loop_options(
+                shape_invariants=[(ys, tt.TensorShape([None, 2]))]
+            )
+            ys = tt.concat([ys, ys[-1:] + 1.0], 0)
+        return ys
+
+    with pytest.raises(ValueError, match=r"keep their shapes .* tt\.TensorArray"):
+        grow(tt.constant(3))

@@ -21,15 +21,15 @@ import tokenize
 import types
 import warnings
 
-from tracer.autograph import operators
+from tracer.autograph import experimental, operators
 from tracer.autograph.returns import returns_as_flags
-from tracer.autograph.transform import RUNTIME, convert_function_def, runtime_call
+from tracer.autograph.transform import CONVERTED, RUNTIME, convert_function_def, runtime_call
 
-__all__ = ["convert", "to_code"]
+__all__ = ["convert", "experimental", "to_code"]
 
 # NOTE: a converted function's code points at the original's source, which a second
-# conversion would read and convert again, around the first one's runtime name
-CONVERTED = "_tracer_autograph_converted"  # the attribute of a function not to convert
+# conversion would read and convert again, around the first one's runtime name: it carries
+# CONVERTED, as a function not to convert does (`experimental.do_not_convert`)
 
 
 def convert(function):

@@ -29,7 +29,7 @@ from tracer.ir import dims
 from tracer.ir.source import is_library_file
 from tracer.ops import convert, dim_values, index_ops
 from tracer.ops.array_ops import SymbolicRange, cast, range_, shape, zeros
-from tracer.ops.math_ops import logical_and, logical_not, logical_or
+from tracer.ops.math_ops import logical_and, logical_not, logical_or, minimum
 from tracer.tensor import SymbolicValueError, Tensor, TensorLike
 
 log = logging.getLogger("tracer.autograph")
@@ -516,17 +516,23 @@ def _convertible(leaf):
 # --- loops -----------------------------------------------------------------------------------
 
 
-def while_stmt(test_fn, body_fn, names, values, where, read_after=()):
+def while_stmt(test_fn, body_fn, names, values, where, read_after=(), options=None):
     """`while test: body`, which binds `names` (now `values`); their values after it.
-    `read_after`: the names the function reads after the loop (`_tensor_loop`)."""
+    `read_after`: the names the function reads after the loop (`_tensor_loop`); `options`:
+    what a `set_loop_options` call in the body gave (tt.autograph.experimental): its
+    `maximum_iterations` bounds a loop whose condition is a tensor, counting the iterations
+    run as Python while its value was known (a loop from `tt.zeros`), as TensorFlow's loop
+    counts all of them; a condition of Python values is Python's loop, which it leaves alone
+    (as TensorFlow's autograph does)."""
     values = list(values)
     start, iterations = _nodes_made(), 0
     while True:
         test = test_fn(*values)
         if _symbolic(test):
             _check_condition(test, "while loop", where)
-            return _tensor_loop(test_fn, body_fn, names, values, where, None, read_after)
-        if not test:
+            limit = _bounded(None, options, iterations)
+            return _tensor_loop(test_fn, body_fn, names, values, where, limit, read_after)
+        if not test or isinstance(test, TensorLike) and _bound_reached(options, iterations):
             break
         values = list(body_fn(*values))
         iterations += 1
@@ -534,11 +540,12 @@ def while_stmt(test_fn, body_fn, names, values, where, read_after=()):
     return tuple(values)
 
 
-def for_stmt(iterable, body_fn, names, values, where, extra_test=None, read_after=()):
+def for_stmt(iterable, body_fn, names, values, where, extra_test=None, read_after=(), options=None):
     """`for item in iterable: body`: over a tensor (or a tt.range of one), a loop;
     over anything else, Python's. `extra_test(*values)`, when given, must hold for the next
-    iteration to run (a `break` sets a flag it reads). `read_after`: as `while_stmt`'s."""
-    loop = (body_fn, names, values, where, extra_test, read_after)
+    iteration to run (a `break` sets a flag it reads). `read_after`, `options`: as
+    `while_stmt`'s."""
+    loop = (body_fn, names, values, where, extra_test, read_after, options)
     if isinstance(iterable, SymbolicRange):
         return _range_loop(iterable, *loop)
     if isinstance(iterable, TensorLike) and state.trace is not None:
@@ -566,7 +573,7 @@ def _python_loop(iterable, body_fn, values, where, extra_test=None):
     return tuple(values)
 
 
-def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_after=()):
+def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_after=(), options=None):
     """A loop over the rows of a tensor: one iteration per row, known in number."""
     if tensor.ndim == 0:
         raise TypeError(f"the `for` at {where} iterates over a scalar tensor")
@@ -580,7 +587,7 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_afte
     def body(i, *state):
         return (i + 1, *body_fn(index_ops.gather(tensor, i), *state))
 
-    limit = count if isinstance(count, int) else None
+    limit = _bounded(count if isinstance(count, int) else None, options)
     try:
         return _tensor_loop(test, body, names, values, where, limit, read_after, first=index)
     except SymbolicValueError:
@@ -600,7 +607,9 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_afte
     return _python_loop(rows, body_fn, values, where, extra_test)
 
 
-def _range_loop(bounds, body_fn, names, values, where, extra_test=None, read_after=()):
+def _range_loop(
+    bounds, body_fn, names, values, where, extra_test=None, read_after=(), options=None
+):
     """A loop over tt.range(start, limit, delta) of tensors: up to the limit where delta > 0,
     down to it where delta < 0, as Python's range. A delta known while tracing (a number) of
     0 is tt.range's error; one known only when the function runs ends the loop at once where
@@ -625,7 +634,31 @@ def _range_loop(bounds, body_fn, names, values, where, extra_test=None, read_aft
     def body(i, *state):
         return (i + bounds.delta, *body_fn(i, *state))
 
-    return _tensor_loop(test, body, names, values, where, None, read_after, first=bounds.start)
+    limit = _bounded(None, options)
+    return _tensor_loop(test, body, names, values, where, limit, read_after, first=bounds.start)
+
+
+def _bounded(limit, options, done=0):
+    """A loop's bound on its iterations: `limit` (None: none), or the `maximum_iterations` of
+    its `options`, less the `done` iterations run as Python before it, where that is
+    smaller."""
+    bound = (options or {}).get("maximum_iterations")
+    if bound is None:
+        return limit
+    known = convert.static_int(bound)
+    bound = known - done if known is not None else convert.as_tensor(bound) - done
+    if limit is None:
+        return bound
+    return min(bound, limit) if known is not None else minimum(bound, limit)
+
+
+def _bound_reached(options, done):
+    """Whether a loop on a tensor condition known while tracing has run the
+    `maximum_iterations` its options allow (one known only when the function runs bounds the
+    loop it becomes)."""
+    bound = (options or {}).get("maximum_iterations")
+    known = None if bound is None else convert.static_int(bound)
+    return known is not None and done >= known
 
 
 def _and_extra(condition, extra_test, state):

@@ -19,12 +19,16 @@ a `return`, rewritten before as a flag, a value and a `break` (returns.py); a st
 `return` elsewhere is left as it is, and its condition goes through
 `ag__.python_test`, which names the line if it is a tensor. `and`, `or` and `not` become
 `ag__.and_`, `or_`, `not_`, and `a if c else b` `ag__.if_exp`. Nested functions, lambdas and classes are left as they are.
+A loop whose body calls `tt.autograph.experimental.set_loop_options(...)` passes a copy of that
+call to its statement, which evaluates it before the loop (`_loop_options`).
 """
 
 import ast
 import collections
+import copy
 
 RUNTIME = "ag__"
+CONVERTED = "_tracer_autograph_converted"  # the attribute of a function not to convert
 
 
 def convert_function_def(definition, filename):
@@ -323,6 +327,7 @@ def _while(statement, counter):
         counter.at(statement.lineno),
     )
     call.keywords = [ast.keyword(arg="read_after", value=_names(read_after))]
+    call.keywords += _loop_options(statement.body)
     return _located([*before, loop_test, loop_body, *_assign(names, call)], statement)
 
 
@@ -353,7 +358,26 @@ def _for(statement, counter):
         *extra,
     )
     call.keywords = [ast.keyword(arg="read_after", value=_names(read_after))]
+    call.keywords += _loop_options(statement.body)
     return _located([*before, *functions, *_assign(names, call)], statement)
+
+
+def _loop_options(body):
+    """[the `options` keyword of a loop's statement] where the loop's body calls
+    `set_loop_options` (tt.autograph.experimental's, which returns its options): a copy of
+    that call, evaluated before the loop, as TensorFlow's autograph reads the options before
+    it builds the loop; [] where it does not."""
+    for statement in body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        if isinstance(func, ast.Call) and runtime_call(func.func) and func.args:
+            func = func.args[0]  # ag__.converted(f): the call as the user wrote it
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name == "set_loop_options":
+            return [ast.keyword(arg="options", value=copy.deepcopy(call))]
+    return []
 
 
 # --- break and continue, as flags -------------------------------------------------------------

@@ -205,7 +205,10 @@ def _shapes_of(structure, shapes):
     return [shapes]
 
 
-def _check_loop_variable(k, old, value, invariant=None):
+def _check_loop_variable(k, old, value, invariant=None, compiled=False):
+    """TypeError or ValueError where loop variable `k` leaves an iteration with another dtype,
+    or a shape that neither its own nor `invariant` allows (`compiled`: in a traced loop,
+    where no shape may change, whatever the shape invariants)."""
     if value.dtype != old.dtype:
         raise TypeError(
             f"loop variable {k} of tt.while_loop enters the loop as {old.dtype.name} and is "
@@ -216,11 +219,20 @@ def _check_loop_variable(k, old, value, invariant=None):
         a is None or a == b for a, b in zip(allowed, value.shape)
     )
     if not fits:
-        raise ValueError(
+        changed = (
             f"loop variable {k} of tt.while_loop enters the loop with shape {old.shape}, but "
-            f"has shape {value.shape} after one iteration{at_user_line()}. To allow the "
-            "shape to vary across iterations (eagerly), use the `shape_invariants` argument "
-            "of tt.while_loop to specify a less-specific shape."
+            f"has shape {value.shape} after one iteration{at_user_line()}"
+        )
+        if compiled:
+            raise ValueError(
+                f"{changed}. A compiled loop's variables keep their shapes (`shape_invariants` "
+                "lets a shape change only in a loop run eagerly): write each iteration's "
+                "values into a tt.TensorArray, or into a tensor of the final size made before "
+                "the loop, instead of growing a tensor."
+            )
+        raise ValueError(
+            f"{changed}. To allow the shape to vary across iterations (eagerly), use the "
+            "`shape_invariants` argument of tt.while_loop to specify a less-specific shape."
         )
 
 
@@ -268,7 +280,7 @@ def _traced_while(cond, body, values, limit, keep_states=False):
             f"the condition of tt.while_loop must return one boolean scalar{at_user_line()}"
         )
     for k, (old, out) in enumerate(zip(initial, traced_body.graph.outputs)):
-        _check_loop_variable(k, old, Tensor(None, out))
+        _check_loop_variable(k, old, Tensor(None, out), compiled=True)
     captures = union(traced_cond.captures, traced_body.captures)
     attrs = {
         "cond": Subgraph(_only_results(traced_cond.with_captures(captures), 1), "cond"),
