@@ -167,8 +167,27 @@ def test_get_config_and_from_config_as_keras_3():
     assert again._schedule.get_config() == schedule.get_config()
     with pytest.raises(NotImplementedError, match="use_ema=True"):
         optimizers.Adam.from_config({**config, "use_ema": True})
-    with pytest.raises(NotImplementedError, match="amsgrad"):
-        optimizers.Adam(amsgrad=True)
+    assert optimizers.Adam.from_config(optimizers.Adam(amsgrad=True).get_config()).amsgrad
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_adam_with_amsgrad_steps_as_kerass(compiled):
+    """TensorFlow 2.21 (Keras 3): Adam(0.1, amsgrad=True) on [1, -2] with the gradients
+    [1, .5], [.1, -3], [2, 0] leaves [0.743138, -1.989403] (printed to six digits), where
+    plain Adam leaves [0.743138, -1.989379]: the second variable's v falls below its largest
+    at the third step, whose gradient is 0."""
+    variable = tt.Variable([1.0, -2.0])
+    optimizer = optimizers.Adam(0.1, amsgrad=True)
+
+    def step(gradient):
+        optimizer.apply_gradients([(gradient, variable)])
+
+    run = tt.function(step) if compiled else step
+    for gradient in ([1.0, 0.5], [0.1, -3.0], [2.0, 0.0]):
+        run(tt.constant(gradient))
+    np.testing.assert_allclose(variable.numpy(), [0.743138, -1.989403], atol=1e-6)
+    v, v_hat = (optimizer._slots_of(variable)[name].numpy() for name in ("v", "v_hat"))
+    assert v[1] < v_hat[1] and v_hat[0] == v[0]
 
 
 def test_default_names_are_kerass():

@@ -428,21 +428,21 @@ class SGD(Optimizer):
 class Adam(Optimizer):
     """Adam (Kingma & Ba) with Keras's defaults and its epsilon placement:
     m <- b1 m + (1 - b1) g; v <- b2 v + (1 - b2) g^2;
-    x <- x - lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + epsilon)."""
+    x <- x - lr sqrt(1 - b2^t) / (1 - b1^t) m / (sqrt(v) + epsilon).
+    With `amsgrad`, Keras's AMSGrad: the largest v so far, v_hat <- max(v_hat, v), in v's
+    place in the step."""
 
     _squares_gradients = True
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, name=None):  # fmt: skip
-        if amsgrad:
-            raise NotImplementedError("tracer's Adam has no AMSGrad variant (amsgrad)")
         super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
-        self.amsgrad = False
+        self.amsgrad = bool(amsgrad)
 
     def _slot_starts(self):
-        return {"m": 0.0, "v": 0.0}
+        return {"m": 0.0, "v": 0.0, "v_hat": 0.0} if self.amsgrad else {"m": 0.0, "v": 0.0}
 
     def _update_each(self, pairs):
         """As Optimizer's; the eager updates on arrays (`_updated_in_one_pass`) are gathered
@@ -457,11 +457,18 @@ class Adam(Optimizer):
     def _dense_update(self, grad, variable, slots, on, square=None):
         m, v = slots["m"], slots["v"]
         t = self._step(variable.dtype, on)
-        if on is _Arrays and self._updated_in_one_pass(grad, variable, m, v, t):
+        if (
+            on is _Arrays
+            and not self.amsgrad
+            and self._updated_in_one_pass(grad, variable, m, v, t)
+        ):
             return
         square = grad * grad if square is None else square
         on.assign(m, on.read(m) * self.beta_1 + grad * (1 - self.beta_1))
         on.assign(v, on.read(v) * self.beta_2 + square * (1 - self.beta_2))
+        if self.amsgrad:
+            v = slots["v_hat"]
+            on.assign(v, on.maximum(on.read(v), on.read(slots["v"])))
         bias = self._bias(t, on)
         on.assign_sub(
             variable,

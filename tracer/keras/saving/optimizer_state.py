@@ -2,7 +2,8 @@
 `iterations`, `learning_rate` (not where the rate is a schedule, as Keras has no variable
 for it then), then the slot variables, in the order Keras makes them:
 
-    Adam      m, v of the first trainable variable, then m, v of the second, ...
+    Adam      m, v of the first trainable variable, then m, v of the second, ...; with
+              amsgrad, then v_hat of each
     SGD       momentum of each variable (none without momentum)
     RMSprop   velocity of each variable, then momentum of each, then average_gradient of each
     Adagrad   accumulator of each variable
@@ -16,11 +17,11 @@ import numpy as np
 
 # Keras's order: groups made one after the other; within a group, the slots of one variable
 _SLOT_GROUPS = {
-    "Adam": (("m", "v"),),
+    "Adam": (("m", "v"), ("v_hat",)),
     "SGD": (("momentum",),),
     "RMSprop": (("velocity",), ("momentum",), ("average_gradient",)),
     "Adagrad": (("accumulator",),),
-    "AdamW": (("m", "v"),),
+    "AdamW": (("m", "v"), ("v_hat",)),
     "Adamax": (("momentum", "norm"),),
     "Adadelta": (("accumulated_grad", "accumulated_delta_var"),),
     "Lion": (("momentum",),),
