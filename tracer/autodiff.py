@@ -26,7 +26,7 @@ from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.registry import OPS, OUT, saved_slots
 from tracer.ops.tangent_rules import TRANSPOSED_VJP, zeros
 from tracer.ops.tuple_ops import TupleCotangent
-from tracer.tape import GradientTape, UnconnectedGradients
+from tracer.tape import GradientTape, UnconnectedGradients, watched_node
 from tracer.tensor import Tensor
 from tracer.variable import Variable
 
@@ -50,11 +50,15 @@ class ForwardAccumulator:
             )
         self._tangents = {}  # id(tensor) -> (tensor, its tangent); the tensor is kept alive
         self._variables = {}  # id(variable) -> (variable, its tangent)
+        # the constants a traced function reads its eager primals as (`watches`)
+        self._constant_nodes = set()
         for primal, tangent in zip(flat_primals, flat_tangents):
             if isinstance(primal, Variable):
                 self._variables[id(primal)] = (primal, _checked(primal, tangent))
             elif isinstance(primal, Tensor):
                 self._tangents[id(primal)] = (primal, _checked(primal, tangent))
+                if primal._value is not None and state.trace is not None:
+                    self._constant_nodes.add(id(watched_node(primal)))
             else:
                 # NOTE: a tangent follows a tensor by identity; a value converted here is
                 # one no op of the user's will ever read (TensorFlow requires tensors too)
@@ -78,6 +82,12 @@ class ForwardAccumulator:
         _c_path.release()
         self._recording = False
         return False
+
+    def watches(self, node):
+        """Whether `node` is the constant a traced function reads one of the primals as (an
+        eager tensor it captures): a loop or branch reading it takes it as a capture, whose
+        tangent is the primal's."""
+        return id(node) in self._constant_nodes
 
     def tangent_of(self, tensor):
         entry = self._tangents.get(id(tensor))

@@ -105,7 +105,7 @@ class GradientTape:
             if isinstance(t, Variable):
                 self._watch_variable(t)
             else:
-                self._recording_state.watch_node(_input_node(t))
+                self._recording_state.watch_node(watched_node(t))
 
     def _watch_variable(self, variable):
         self._recording_state.watch_node(variable._node)
@@ -294,7 +294,7 @@ class GradientTape:
             self._recording_state = None
 
 
-def _input_node(tensor):
+def watched_node(tensor):
     """The node a watched tensor is traced from: its own if a tape made it, else a new input;
     an eager value watched inside a traced function is the constant the graph reads it as
     (a new const node of its value would not be the one the tape watches)."""

@@ -72,18 +72,25 @@ class Trace:
         """Whether an op on these eager values is a node rather than computed now: where a
         tape entered in the traced function watches one of them (an eager tensor the function
         captures, which `tape.watch` made the constant node the graph reads it as:
-        tracer/tape.py's `_input_node`), the op is a node that reads that constant, so that
+        tracer/tape.py's `watched_node`), the op is a node that reads that constant, so that
         the tape's gradient reaches it through what is computed from it; computed now, its
         value would enter the graph later as a constant of its own, cut from the watched one
-        (a gradient of None, or a second derivative missing terms). A SubTrace of eager code
-        also keeps values a tape records as inputs."""
-        for tape in state.tapes:
+        (a gradient of None, or a second derivative missing terms). So is an op on a value
+        with a tangent in a forward accumulator, whose structured ops (a loop, a branch)
+        then read it as what it is computed from. A SubTrace of eager code also keeps values
+        a tape records as inputs."""
+        for tape in self.recording_tapes():
             tracked = tape._recording_state.tracked
             for t in inputs:
                 node = t._node
                 if node is not None and node.op == "const" and node in tracked:
                     return True
-        return False
+        return any(a.tangent_of(t) is not None for a in state.accumulators for t in inputs)
+
+    def recording_tapes(self):
+        """The tapes that record what is computed from the values this trace's ops read: the
+        tapes recording now."""
+        return state.tapes
 
     def captures(self, tensor):
         """Whether an eager tensor that a tape recorded enters the graph as itself (an

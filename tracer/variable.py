@@ -13,7 +13,7 @@ import numpy as np
 
 from runtime import aligned
 from tracer.context import graph_nodes, outside_trace, state, tensor_equality
-from tracer.ir import Node, format_location, user_location
+from tracer.ir import Literal, Node, format_location, user_location
 from tracer.ops import array_ops, core, math_ops
 from tracer.ops.core import apply
 from tracer.ops.index_ops import SCATTER_ADD
@@ -105,8 +105,11 @@ class Variable(TensorLike):
         if not watching:
             return value
         read = array_ops.stop_gradient(value)
-        if read._node is None or read._node.op == "const":  # a constant assigned: a leaf of its own
-            node = Node("input", (), {}, read.shape, read.dtype, user_location())
+        if read._node is None or read._node.op == "const":
+            # a constant assigned: a leaf of its own, the constant the graph reads it as (the
+            # ops on it are nodes that read that one: Trace.keeps_symbolic)
+            attrs = {"value": Literal(read._value)}
+            node = Node("const", (), attrs, read.shape, read.dtype, user_location())
             read = Tensor(read._value, node)
         for recording in watching:
             recording.watch_node(read._node)

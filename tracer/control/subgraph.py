@@ -175,7 +175,25 @@ class SubTrace(Trace):
     def keeps_symbolic(self, inputs):
         if self.outer is None and any(self._recorded(t) for t in inputs):
             return True
-        return super().keeps_symbolic(inputs)  # a capture watched inside the body
+        return super().keeps_symbolic(inputs)  # a capture watched inside or around the op
+
+    def recording_tapes(self):
+        """Those recording now, and those of the code around this structured op and the ones
+        it is in (which record the op, and so what its functions read)."""
+        tapes, trace = list(state.tapes), self
+        while isinstance(trace, SubTrace):
+            tapes += [tape for tape in trace.outer_tapes if tape._recording_state is not None]
+            trace = trace.outer
+        return tapes
+
+    def watched_constant(self, node):
+        """Whether `node`, a literal constant, is a value a recording tape or an active
+        forward accumulator watches (an eager tensor a traced function captures, given to
+        `tape.watch` or as a primal): the structured op then reads it as a capture, through
+        which the tape and the accumulator differentiate, not as a constant of its own."""
+        if any(node in tape._recording_state.tracked for tape in self.recording_tapes()):
+            return True
+        return any(accumulator.watches(node) for accumulator in state.accumulators)
 
     def captures(self, tensor):
         if self.outer is None and self._recorded(tensor):
@@ -256,7 +274,9 @@ def _captured(subtrace, arguments, outputs, structure, n_results, assigned):
     def inside(node):
         if node.op == "get" and id(node.inputs[0]) not in inner:
             return False  # a result of an outer op: captured itself, not the whole tuple
-        return id(node) in inner or (node.op == "const" and "value" in node.attrs)
+        if id(node) in inner:
+            return True
+        return node.op == "const" and "value" in node.attrs and not subtrace.watched_constant(node)
 
     closure = topological_closure(outputs, expand=inside)
     order = [n for n in closure if inside(n)]
