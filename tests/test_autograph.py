@@ -784,3 +784,50 @@ def test_a_loop_that_grows_a_tensor_says_how_to_compile_it():
 
     with pytest.raises(ValueError, match=r"keep their shapes .* tt\.TensorArray"):
         grow(tt.constant(3))
+
+
+def _doubled_when_large(x):
+    if tt.reduce_max(x) > 0.5:
+        return x * 2.0
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_functions_called_from_lambdas_branches_and_mapped_functions_are_converted(backend):
+    """TensorFlow 2.21 converts what a tf.function of a lambda calls, and the functions
+    converted code gives tf.cond, tf.map_fn and the other structured ops (an `if` on a tensor
+    in any of them compiles); tracer raised OperatorNotAllowedInGraphError for each. Several
+    lambdas of the same parameters on one line are told apart by their positions."""
+    x = tt.constant([0.3, 0.9])
+    doubled = [0.6, 1.8]
+
+    def branch(x):
+        def true_fn():
+            return _doubled_when_large(x)
+
+        return tt.cond(tt.reduce_sum(x) > 0, true_fn, lambda: x)
+
+    calls = [
+        (tt.function(lambda x: _doubled_when_large(x), backend=backend), doubled),
+        (tt.function(branch, backend=backend), doubled),
+        (
+            tt.function(
+                lambda x: tt.cond(tt.reduce_sum(x) > 0, lambda: _doubled_when_large(x), lambda: x),
+                backend=backend,
+            ),
+            doubled,
+        ),
+        (
+            tt.function(lambda x: tt.map_fn(lambda r: _doubled_when_large(r), tt.stack([x, -x]))),
+            [doubled, [-0.3, -0.9]],
+        ),
+        (
+            tt.function(
+                lambda x: tt.while_loop(lambda x: x < 5.0, lambda x: x * 2.0, x), backend=backend
+            ),
+            8.0,
+        ),
+    ]
+    for function, expected in calls[:-1]:
+        np.testing.assert_allclose(function(x).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(calls[-1][0](tt.constant(1.0)).numpy(), calls[-1][1])

@@ -153,15 +153,20 @@ def _converted_tree(function):
     if found is None:
         return None
     text, first = found
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = _parsed(text, lambda_header=code.co_name == "<lambda>")
+    if tree is None:
         return None
-    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
-        return None  # a lambda
-    if tree.body[0].name != code.co_name:
-        return None  # the file was edited since it was imported: its source is not there
     ast.increment_lineno(tree, first - 1)
+    _shift_columns(tree, _dedented_by(code, text))
+    if code.co_name == "<lambda>":
+        definition = _lambda_definition(tree, code)
+        if definition is None:
+            return None
+        tree = ast.Module(body=[definition], type_ignores=[])
+    elif not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    elif tree.body[0].name != code.co_name:
+        return None  # the file was edited since it was imported: its source is not there
     definition = tree.body[0]
     nodes = list(ast.walk(definition))
     if not any(_converted_construct(n) for n in nodes):
@@ -172,6 +177,96 @@ def _converted_tree(function):
     returns_as_flags(definition)
     convert_function_def(definition, where)
     return tree, definition
+
+
+def _parsed(text, lambda_header=False):
+    """The tree of `text`, or None where it does not parse. A lambda's source is the line
+    that holds it, which may be a compound statement's header (`for f in [lambda x: ...]:`):
+    with `lambda_header`, such a line parses with a body of `pass`."""
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        if not lambda_header:
+            return None
+    try:
+        return ast.parse(text.rstrip() + "\n    pass\n")
+    except SyntaxError:
+        return None
+
+
+def _dedented_by(code, text):
+    """How many columns `_source` took off each line of `code`'s source (`text`)."""
+    line = linecache.getlines(code.co_filename)[code.co_firstlineno - 1]
+    first = text.splitlines()[0] if text else ""
+    return len(line) - len(line.lstrip()) - (len(first) - len(first.lstrip()))
+
+
+def _shift_columns(tree, columns):
+    """`tree`'s columns moved right by `columns`: those of the file, where the source was
+    dedented, so that the converted code's positions are the file's (a traceback's carets;
+    the lambdas it makes found again by theirs: `_lambda_definition`)."""
+    if not columns:
+        return
+    for node in ast.walk(tree):
+        for field in ("col_offset", "end_col_offset"):
+            if getattr(node, field, None) is not None:
+                setattr(node, field, getattr(node, field) + columns)
+
+
+def _lambda_definition(tree, code):
+    """The lambda of `code` in `tree` (the statement that holds it) as a function definition
+    returning its body, which converts as any function does (a `tf.function(lambda x:
+    step(x))`, a branch `lambda: step(x)`: the functions it calls are converted, as
+    TensorFlow's autograph converts them); None where no lambda of its parameters starts on
+    its first line, or where several do and the innermost whose body holds the positions of
+    `code`'s instructions is not one alone."""
+    flags = code.co_flags
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
+    parameters = set(code.co_varnames[:count])
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Lambda)
+        and node.lineno == code.co_firstlineno
+        and _parameter_names(node.args) == parameters
+    ]
+    if len(found) > 1:
+        holding = [node for node in found if _holds_instructions(node.body, code)]
+        found = [n for n in holding if not any(_inside(m, n) for m in holding if m is not n)]
+    if len(found) != 1:
+        return None
+    (node,) = found
+    body = [ast.copy_location(ast.Return(node.body), node.body)]
+    definition = ast.FunctionDef(
+        name=f"{RUNTIME}lambda", args=node.args, body=body, decorator_list=[], type_params=[]
+    )
+    return ast.copy_location(definition, node)
+
+
+def _holds_instructions(body, code):
+    """Whether the expression `body` spans the source positions of `code`'s instructions
+    (Python 3.11 keeps each one's lines and columns; before it, no lambda is told apart)."""
+    if not hasattr(code, "co_positions"):
+        return False
+    start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
+    spans = [
+        ((line, column), (end_line, end_column))
+        for line, end_line, column, end_column in code.co_positions()
+        if None not in (line, end_line, column, end_column) and column + end_column > 0
+    ]
+    return bool(spans) and all(start <= a and b <= end for a, b in spans)
+
+
+def _inside(inner, outer):
+    """Whether the lambda `inner` is in the body of the lambda `outer`."""
+    return any(node is inner for node in ast.walk(outer.body))
+
+
+def _parameter_names(arguments):
+    names = [a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
+    names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return set(names)
 
 
 def _name_the_class_of_super(definition):

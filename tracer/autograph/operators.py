@@ -12,6 +12,7 @@ the body once, as TensorFlow does), so that it can carry it; so does a loop for 
 first bound in it and read after it, or None before it (TensorFlow 2.21).
 """
 
+import functools
 import inspect
 import logging
 import sysconfig
@@ -22,8 +23,13 @@ from tracer import nest
 from tracer.autograph.returns import VALUE
 from tracer.context import state
 from tracer.control.branches import cond
+from tracer.control.case import case, switch_case
+from tracer.control.folds import foldl, foldr
 from tracer.control.loops import while_loop
+from tracer.control.map_fn import map_fn
+from tracer.control.scan import scan
 from tracer.control.subgraph import trace_function
+from tracer.control.vectorized_map import vectorized_map
 from tracer.errors import OperatorNotAllowedInGraphError
 from tracer.ir import dims
 from tracer.ir.source import is_library_file
@@ -179,6 +185,9 @@ def converted(function):
     plain = function.__func__ if isinstance(function, types.MethodType) else function
     if type(plain) is not types.FunctionType:
         return function
+    taking_functions = _taking_functions(plain)
+    if taking_functions is not None:
+        return taking_functions
     code = plain.__code__
     if (
         is_library_file(code.co_filename)
@@ -197,6 +206,66 @@ def converted(function):
     if made is plain:
         return function
     return types.MethodType(made, function.__self__) if plain is not function else made
+
+
+def _converting_its_functions(op, parameters):
+    """`op` (a structured op) calling it with the functions given as `parameters` converted,
+    as TensorFlow's autograph converts the functions converted code gives tf.cond,
+    tf.while_loop or tf.map_fn: a branch that calls a function with an `if` on a tensor
+    compiles."""
+    signature = inspect.signature(op)
+
+    @functools.wraps(op)
+    def call(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        for name in parameters:
+            if name in bound.arguments:
+                bound.arguments[name] = _converted_functions(bound.arguments[name])
+        return op(*bound.args, **bound.kwargs)
+
+    return call
+
+
+def _converted_functions(value):
+    """`value` with each function in it converted: a function, or a list, tuple or dict of
+    them (a switch_case's branches, a case's (predicate, function) pairs)."""
+    if isinstance(value, dict):
+        return {key: _converted_functions(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_converted_functions(item) for item in value)
+    return converted(value) if callable(value) else value
+
+
+# tracer's structured ops -> their parameters that take functions, which converted code
+# gives them converted (`converted`); an op wrapped by another (tt.map_fn's ragged dispatch:
+# functools.wraps) is found through `__wrapped__`
+_FUNCTION_PARAMETERS = {
+    cond: ("true_fn", "false_fn"),
+    while_loop: ("cond", "body"),
+    case: ("pred_fn_pairs", "default"),
+    switch_case: ("branch_fns", "default"),
+    map_fn: ("fn",),
+    scan: ("fn",),
+    foldl: ("fn",),
+    foldr: ("fn",),
+    vectorized_map: ("fn",),
+}
+_CONVERTING = weakref.WeakKeyDictionary()  # such an op, as called -> it, converting them
+
+
+def _taking_functions(plain):
+    """`plain` calling it with its function parameters converted, where it is one of the
+    structured ops (or wraps one); else None."""
+    parameters = _FUNCTION_PARAMETERS.get(plain)
+    wrapped = getattr(plain, "__wrapped__", None)
+    if parameters is None and type(wrapped) is types.FunctionType:
+        parameters = _FUNCTION_PARAMETERS.get(wrapped)
+    if parameters is None:
+        return None
+    made = _CONVERTING.get(plain)
+    if made is None:
+        made = _CONVERTING[plain] = _converting_its_functions(plain, parameters)
+    return made
 
 
 # --- builtins ---------------------------------------------------------------------------------
