@@ -261,6 +261,24 @@ def test_a_long_unrolled_python_loop_warns(caplog):
     assert any("test_autograph.py" in r.getMessage() for r in caplog.records)
 
 
+def test_a_long_python_loop_over_objects_does_not_warn(caplog):
+    """A loop over models and optimizers (a CycleGAN's four) has nothing to iterate as a
+    tensor: however many nodes it unrolls into, the advice to iterate over tt.range would
+    not apply, and TensorFlow says nothing. A loop over a range inside it still warns."""
+    parts = [{"scale": tt.constant(0.5)}, {"scale": tt.constant(0.25)}]
+
+    def f(x):
+        for part in parts:
+            for _ in range(600):
+                x = tt.tanh(x * part["scale"] + 0.1) * 0.9
+        return x
+
+    with caplog.at_level(logging.WARNING, logger="tracer.autograph"):
+        tt.function(f)(tt.ones(3))
+    warned = [r.getMessage() for r in caplog.records if "unrolled" in r.getMessage()]
+    assert len(warned) == 1 and "600 iterations" in warned[0]  # the loop over range(600)
+
+
 def test_to_code_shows_the_converted_source():
     code = tt.autograph.to_code(collatz)
     assert "ag__.while_stmt" in code and "ag__.if_stmt" in code

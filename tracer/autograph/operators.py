@@ -19,6 +19,8 @@ import sysconfig
 import types
 import weakref
 
+import numpy as np
+
 from tracer import nest
 from tracer.autograph.returns import VALUE
 from tracer.context import state
@@ -626,7 +628,11 @@ def _python_loop(iterable, body_fn, values, where, extra_test=None):
     """Python's `for`, unrolled into the trace: the body traced once per item."""
     values = list(values)
     start, iterations = _nodes_made(), 0
+    # whether the loop could be a tensor's: over a range, or over numbers and tensors (a loop
+    # over models, optimizers or layers has nothing to iterate as a tensor)
+    of_numbers = True
     for item in iterable:
+        of_numbers = of_numbers and isinstance(item, (int, float, np.number, TensorLike))
         if extra_test is not None:
             go_on = extra_test(*values)
             if _symbolic(go_on):
@@ -638,7 +644,8 @@ def _python_loop(iterable, body_fn, values, where, extra_test=None):
                 break
         values = list(body_fn(item, *values))
         iterations += 1
-    _check_unrolling(start, iterations, where)
+    if isinstance(iterable, range) or of_numbers:
+        _check_unrolling(start, iterations, where)
     return tuple(values)
 
 
