@@ -1,6 +1,8 @@
 """tt.TensorArray: TensorFlow's documented examples, loop outputs (eager and compiled), and
 gradients through them."""
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,43 @@ def test_a_loop_that_collects_until_it_breaks_runs_as_python():
     np.testing.assert_array_equal(
         sized_at_run_time(tt.constant([1.0, 2.0, 3.0])).numpy(), [1.0, 4.0, 9.0]
     )
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_a_size_from_an_integer_argument_is_traced_for_each_value(backend, caplog):
+    """A TensorArray whose size, or a tt.range made a tensor, comes from a scalar integer
+    tensor argument (a neural ODE's step count) needs its value to compile: the function is
+    traced for each value of such arguments, as a Python int, where it ran as Python at every
+    call (23 times slower than compiled in the held-out program); from a fourth value on it
+    runs as Python. Values against numpy's recurrence at each step count."""
+    traces = []
+
+    @tt.function(backend=backend)
+    def rollout(x, steps):
+        traces.append(steps)
+        states = tt.TensorArray(tt.float64, size=steps + 1).write(0, x)
+        for i in tt.range(steps):
+            x = x * 0.5 + tt.cast(i, tt.float64)
+            states = states.write(i + 1, x)
+        return states.stack(), tt.reduce_sum(tt.range(steps))
+
+    def expected(x, steps):
+        rows = [x]
+        for i in range(steps):
+            rows.append(rows[-1] * 0.5 + i)
+        return np.array(rows), sum(range(steps))
+
+    x = np.array([1.0, -2.0])
+    with caplog.at_level(logging.INFO, logger="tracer.function"):
+        for steps in (4, 4, 6, 4, 6, 2):
+            stacked, total = rollout(tt.constant(x), tt.constant(steps))
+            want_stacked, want_total = expected(x, steps)
+            np.testing.assert_allclose(stacked.numpy(), want_stacked, rtol=1e-15)
+            assert int(total) == want_total
+    assert not rollout._runs_as_python
+    assert [t for t in traces if isinstance(t, int)] == [4, 6, 2]  # a trace for each value
+    assert "traced for each value of its scalar integer tensor arguments" in caplog.text
+    with caplog.at_level(logging.WARNING, logger="tracer.function"):
+        stacked, _ = rollout(tt.constant(x), tt.constant(3))
+    np.testing.assert_allclose(stacked.numpy(), expected(x, 3)[0], rtol=1e-15)
+    assert rollout._runs_as_python and "runs as Python at each call" in caplog.text

@@ -56,6 +56,10 @@ from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")
 
+# the values of its integer tensor arguments a function that needs them as sizes is traced
+# for, at most (`Function._call_by_value`): three compiles, then Python at each call
+MAX_VALUES_TRACED = 3
+
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses entries compile_seconds")
 # the seconds one signature took: running the Python function to trace it, then everything
 # else that made its ConcreteFunction (passes, lowering to C, the C compiler, loading)
@@ -206,12 +210,19 @@ class Function:
         # set by a trace that found code tracer runs only as Python (a tt.data.Dataset
         # iterated, a tt.py_function with results): the function runs as Python from then on
         self._runs_as_python = False
+        # set where that code needed the value of a scalar integer tensor argument (a
+        # TensorArray's size, tt.range's bounds): it is then traced for each value of them,
+        # as a Python int (`_with_integer_values`); the values traced so far
+        self._by_value = False
+        self._values_traced = set()
         self._instances = None  # as a method: the Function of each instance (`__get__`)
         self._is_method = False  # an instance's Function: called with the instance first
 
     def __call__(self, *args, **kwargs):
         if settings.run_functions_eagerly or self._runs_as_python:
             return self._python_function(*args, **kwargs)
+        if self._by_value:
+            return self._call_by_value(args, kwargs)
         try:
             if kwargs:  # bound as TensorFlow binds it, by position where it can be
                 positional = self._parameters().by_position(args, kwargs)
@@ -248,6 +259,38 @@ class Function:
         except RunsAsPython as signal:  # this call found code that runs only as Python
             if isinstance(signal, ResultsChangedShape):  # in its run: from now on too
                 self._run_as_python(f"tt.function {self.__name__} {signal}")
+            if self._by_value:  # found by this call's trace: traced again, by value
+                return self._call_by_value(args, kwargs)
+            return self._python_function(*args, **kwargs)
+        except Exception as error:
+            raise error.with_traceback(_user_frames(error.__traceback__)) from None
+
+    def _call_by_value(self, args, kwargs):
+        """A call of a function traced for each value of its scalar integer tensor arguments
+        (`_by_value`): those passed as Python ints, so that each value has a trace of its own
+        (TensorFlow's graph takes any value; tracer's compiled code holds tensors of sizes
+        known when tracing). From the `MAX_VALUES_TRACED + 1`-th value on, the function runs
+        as Python at each call instead, as it did before."""
+        given, named = _with_integer_values(args, kwargs)
+        values = tuple(a for a in (*given, *named.values()) if type(a) is int)
+        if values not in self._values_traced:
+            if len(self._values_traced) >= MAX_VALUES_TRACED:
+                self._run_as_python(
+                    f"tt.function {self.__name__} was traced for {MAX_VALUES_TRACED} values of "
+                    "its integer tensor arguments, which it needs as sizes, and is called with "
+                    f"another ({values}): it runs as Python at each call from now on"
+                )
+                return self._python_function(*args, **kwargs)
+            self._values_traced.add(values)
+        try:
+            bound = self._bound(given, named)
+            concrete = self._concrete_for(*bound)
+            if self._runs_as_python:  # its trace by value found such code too
+                return self._python_function(*args, **kwargs)
+            return concrete._call(
+                [leaf for leaf in nest.flatten(bound) if is_tensor_argument(leaf)]
+            )
+        except RunsAsPython:
             return self._python_function(*args, **kwargs)
         except Exception as error:
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
@@ -621,7 +664,7 @@ class Function:
             # with them, it may compile
             if all(
                 _has_value(leaf) for leaf, spec in zip(flat, specs) if isinstance(spec, TensorSpec)
-            ):
+            ) and not self._traces_by_value(args, kwargs, signal):
                 self._run_as_python(f"tt.function {self.__name__} {signal}")
             raise
         except Exception as error:
@@ -679,6 +722,24 @@ class Function:
         if not trace.equal_sizes:
             return shape
         return tuple(dims.resolved(size, trace.equal_sizes) for size in shape)
+
+    def _traces_by_value(self, args, kwargs, signal):
+        """Whether the function is traced for each value of its scalar integer tensor
+        arguments from now on, where a trace of this call (`args`, `kwargs`) found code that
+        runs only as Python (`signal`): where it has such arguments, no input_signature (which
+        asks for one trace) and was not traced by value already. Logged, as a retrace is."""
+        if self._by_value or self._input_signature is not None:
+            return False
+        if not any(_scalar_integer(a) for a in (*args, *kwargs.values())):
+            return False
+        self._by_value = True
+        log.info(
+            "tt.function %s %s; it is traced for each value of its scalar integer tensor "
+            "arguments instead, as Python ints",
+            self.__name__,
+            signal,
+        )
+        return True
 
     def _run_as_python(self, message):
         """From now on, run the Python function at each call, with one log line saying why:
@@ -757,6 +818,25 @@ def _with_specs(call):
     flat = nest.flatten(call)
     specs = [spec_of(leaf) if is_tensor_argument(leaf) else leaf for leaf in flat]
     return nest.pack_sequence_as(call, specs)
+
+
+def _scalar_integer(argument):
+    """Whether `argument` is an eager integer tensor of one element (a count, a size)."""
+    return (
+        type(argument) is Tensor
+        and argument._value is not None
+        and argument.shape == ()
+        and argument.dtype.is_integer
+    )
+
+
+def _with_integer_values(args, kwargs):
+    """`args` and `kwargs` with each scalar integer tensor among them a Python int."""
+
+    def plain(a):
+        return int(a._value) if _scalar_integer(a) else a
+
+    return tuple(map(plain, args)), {name: plain(a) for name, a in kwargs.items()}
 
 
 def _has_value(argument):
