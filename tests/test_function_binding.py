@@ -2,6 +2,8 @@
 and to an input_signature, as TensorFlow 2.21 does (each test states what TF does; the
 values were observed with tensorflow 2.21)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -277,3 +279,36 @@ def test_concrete_function_outputs():
     assert sorted(structured) == ["a", "b"] and len(structured["b"]) == 2
     assert [tuple(t.shape) for t in concrete.outputs] == [(2,), (2,), ()]
     assert [t.dtype for t in concrete.outputs] == [tt.float32, tt.float32, tt.int32]
+
+
+def test_a_dataclass_argument_is_keyed_by_all_its_fields():
+    """TensorFlow 2.21 traces a frozen dataclass argument again when a field its `__eq__`
+    leaves out (`compare=False`) changes, and computes with the new value (2.0 then 3.0);
+    tracer keyed it by `==` and returned 2.0 twice, from the first trace. Equal dataclasses
+    share a trace (TensorFlow's count: 1), and a tensor field is the trace's own constant:
+    another tensor is another trace."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        name: str
+        scale: float = dataclasses.field(compare=False)
+
+    @dataclasses.dataclass(frozen=True)
+    class Held:
+        offset: object
+
+    traces = []
+
+    @tt.function
+    def scaled(x, config):
+        traces.append(config)
+        return x * config.scale
+
+    @tt.function
+    def shifted(x, held):
+        return x + held.offset
+
+    x = tt.constant(1.0)
+    assert [float(scaled(x, Config("a", s))) for s in (2.0, 3.0, 3.0)] == [2.0, 3.0, 3.0]
+    assert len(traces) == 2
+    assert [float(shifted(x, Held(tt.constant(v)))) for v in (1.0, 5.0)] == [2.0, 6.0]

@@ -8,6 +8,7 @@ vector-Jacobian product. Inside another trace (or with check_numerics on): its g
 by op, so the outer function optimizes across it.
 """
 
+import dataclasses
 import functools
 import inspect
 import os
@@ -175,7 +176,7 @@ class ConcreteFunction:
         a tensor, else the value it was traced with (a number, a string, an object such as
         the `self` of a method: the trace key holds it by value, so the entry compares it the
         same way); None when the traced call had keyword arguments, or a structure (a list, a
-        dict) or a Variable among its arguments. The last `omitted` arguments (defaults the
+        dict, a dataclass) or a Variable among its arguments. The last `omitted` arguments (defaults the
         trace filled in) are left out of it."""
         args, kwargs = self._arguments
         if kwargs:
@@ -185,6 +186,8 @@ class ConcreteFunction:
             if isinstance(value, TensorSpec):
                 pattern.append(Tensor)
             elif isinstance(value, (list, tuple, dict, Variable, TensorLike)):
+                return None
+            elif dataclasses.is_dataclass(value):  # keyed by its fields, not by `==`
                 return None
             else:
                 pattern.append(value)

@@ -12,6 +12,7 @@ parameters first, as TensorFlow does: defaults filled in, and with an input_sign
 value converted to its spec.
 """
 
+import dataclasses
 import inspect
 import math
 
@@ -258,6 +259,8 @@ def _describe(value):
     trace_type = _trace_type(value)
     if trace_type is not None:
         return ("trace type", trace_type)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (("dataclass", type(value)), tuple(map(_field_description, _fields(value))))
     try:
         hash(value)
     except TypeError:
@@ -268,6 +271,41 @@ def _describe(value):
 
 
 _NUMBERS = (bool, int, float)
+
+
+def _fields(value):
+    """The values of a dataclass instance's fields, those its `__eq__` leaves out too: a
+    trace reads them all (TensorFlow 2.21 traces a config dataclass again for a field of
+    `compare=False`, whose value the trace holds)."""
+    return [getattr(value, field.name) for field in dataclasses.fields(value)]
+
+
+def _field_description(value):
+    """A dataclass field in a key: a tensor by its identity (the trace holds it as a
+    constant, so another tensor of its shape is another trace), anything else as an
+    argument is described."""
+    if is_tensor_argument(value) or isinstance(value, Variable):
+        return ("value", "tensor field", _Identity(value))
+    return _describe(value)
+
+
+class _Identity:
+    """An object in a key by its identity, kept alive with the key (so that its id names it
+    alone)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Identity) and other.value is self.value
+
+    def __hash__(self):
+        return id(self.value)
+
+    def __repr__(self):
+        return f"<{type(self.value).__name__} at {id(self.value):#x}>"
 
 
 class _Number:
