@@ -126,3 +126,42 @@ def structure_difference(first, second):
         if difference is not None:
             return difference
     return None
+
+
+def is_nested(structure):
+    """Whether `structure` is a container tf.nest walks into (a list, tuple, namedtuple or
+    dict), as `tf.nest.is_nested`."""
+    return isinstance(structure, (list, tuple, dict))
+
+
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    """ValueError where two structures differ (TypeError where only their container types
+    do, as tf.nest's); with `check_types=False`, a list and a tuple of one length match."""
+    difference = structure_difference(nest1, nest2)
+    if difference is None:
+        return
+    if not check_types and len(flatten(nest1, expand_composites)) == len(
+        flatten(nest2, expand_composites)
+    ):
+        return
+    kind = TypeError if difference.startswith("a ") and " and a " in difference else ValueError
+    raise kind(f"The two structures don't have the same nested structure: {difference}")
+
+
+def map_structure(func, *structure, check_types=True, expand_composites=False):
+    """`func` applied to the leaves of the structures, position by position, packed as the
+    first structure, as `tf.nest.map_structure` does; the structures must match
+    (`assert_same_structure`).
+
+    >>> map_structure(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)})
+    {'x': 11, 'y': (22, 33)}
+    """
+    if not callable(func):
+        raise TypeError(f"func must be callable, got: {func!r}")
+    if not structure:
+        raise ValueError("Must provide at least one structure")
+    for other in structure[1:]:
+        assert_same_structure(structure[0], other, check_types, expand_composites)
+    leaves = [flatten(s, expand_composites) for s in structure]
+    mapped = [func(*items) for items in zip(*leaves)]
+    return pack_sequence_as(structure[0], mapped, expand_composites)
