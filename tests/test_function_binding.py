@@ -312,3 +312,15 @@ def test_a_dataclass_argument_is_keyed_by_all_its_fields():
     assert [float(scaled(x, Config("a", s))) for s in (2.0, 3.0, 3.0)] == [2.0, 3.0, 3.0]
     assert len(traces) == 2
     assert [float(shifted(x, Held(tt.constant(v)))) for v in (1.0, 5.0)] == [2.0, 6.0]
+
+
+def test_tensor_spec_is_compatible_with_a_spec_or_a_tensor():
+    """TensorFlow's one argument: a TensorSpec, a tensor or an array; a dimension None on
+    either side fits any (TF 2.21: True, True, True, False, False, False)."""
+    spec = tt.TensorSpec([None, 3], tt.float32)
+    assert spec.is_compatible_with(tt.TensorSpec([2, 3], tt.float32))
+    assert spec.is_compatible_with(tt.ones([5, 3]))
+    assert tt.TensorSpec([2, 3], tt.float32).is_compatible_with(spec)
+    assert not spec.is_compatible_with(tt.TensorSpec([2, 4], tt.float32))
+    assert not spec.is_compatible_with(tt.ones([5, 3], tt.float64))
+    assert not spec.is_compatible_with(np.ones(3, np.float32))

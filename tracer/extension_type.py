@@ -190,7 +190,7 @@ class ExtensionTypeSpec(_Composite):
         fits = isinstance(value, self.value_type) and value._static_key() == self._static_key()
         if fits:
             pairs = zip(self._tensor_components(), value._tensor_components())
-            fits = all(s.is_compatible_with(t.shape, t.dtype) for s, t in pairs)
+            fits = all(s.admits(t.shape, t.dtype) for s, t in pairs)
         if not fits:
             raise SignatureMismatchError(
                 f"argument {name} is {value!r}, the input_signature says {self!r}"

@@ -60,13 +60,27 @@ class TensorSpec:
         own = "" if argument is None else f"_{argument}"
         return tuple(Dim.symbol(f"d{k}{own}") if d is None else d for k, d in enumerate(self.shape))
 
-    def is_compatible_with(self, shape, dtype):
+    def admits(self, shape, dtype):
+        """Whether a tensor of `shape` and `dtype` fits this spec: its dtype, and each size
+        where the spec's is known (a trace for this spec serves that call)."""
+        if as_dtype(dtype) != self.dtype:
+            return False
         if self.shape is None:
-            return as_dtype(dtype) == self.dtype
-        return (
-            as_dtype(dtype) == self.dtype
-            and len(shape) == len(self.shape)
-            and all(s is None or s == d for s, d in zip(self.shape, shape))
+            return True
+        return len(shape) == len(self.shape) and all(
+            s is None or s == d for s, d in zip(self.shape, shape)
+        )
+
+    def is_compatible_with(self, spec_or_value):
+        """TensorFlow's: whether a TensorSpec, tensor or array has this dtype and a shape
+        compatible with this one (a dimension None on either side fits any)."""
+        other = spec_or_value if isinstance(spec_or_value, TensorSpec) else spec_of(spec_or_value)
+        if other.dtype != self.dtype:
+            return False
+        if self.shape is None or other.shape is None:
+            return True
+        return len(other.shape) == len(self.shape) and all(
+            s is None or d is None or s == d for s, d in zip(self.shape, other.shape)
         )
 
     def generalized(self, other):
@@ -139,7 +153,7 @@ def accepts(general, key):
         return False
     if general[0] == "tensor":
         spec = TensorSpec(general[1], general[2])
-        return spec.is_compatible_with(key[1], key[2])
+        return spec.admits(key[1], key[2])
     if general[0] in ("value", "variable"):
         return general == key
     if general[0] == "trace type":  # a trace for a type serves its subtypes
@@ -715,7 +729,7 @@ def _conform_tensor(spec, value, name):
     if given.shape is None:  # (a TensorSpec of unknown rank)
         fits = given.dtype == spec.dtype
     else:
-        fits = spec.is_compatible_with(given.shape, given.dtype)
+        fits = spec.admits(given.shape, given.dtype)
     if not fits:
         raise SignatureMismatchError(
             f"argument {name} is {shown or given.text()}, the input_signature says {spec.text()}"

@@ -106,7 +106,7 @@ def _check_signature(first, signature):
     for k, (want, got) in enumerate(zip(nest.flatten(signature), nest.flatten(first))):
         got = convert.as_tensor(got)
         spec = want if isinstance(want, TensorSpec) else TensorSpec(None, want)
-        if not spec.is_compatible_with(got.shape, got.dtype):
+        if not spec.admits(got.shape, got.dtype):
             said = spec.dtype.name if spec.shape is None else f"{spec.dtype.name}{list(spec.shape)}"
             raise TypeError(
                 f"{WHAT}: fn returned {got.dtype.name}{list(got.shape)} for result {k}, where "

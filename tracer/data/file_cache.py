@@ -68,7 +68,7 @@ class FileCache:
                 for i in range(count):
                     leaves = [stored[f"e{i}_{k}"] for k in range(len(wanted))]
                     for leaf, leaf_spec in zip(leaves, wanted):
-                        if not leaf_spec.is_compatible_with(leaf.shape, leaf.dtype):
+                        if not leaf_spec.admits(leaf.shape, leaf.dtype):
                             raise ValueError(
                                 f"element {i} holds a {leaf.dtype} array of shape "
                                 f"{leaf.shape}, where the pipeline gives {leaf_spec}"

@@ -188,7 +188,7 @@ class Generator:
             leaves = _leaves_like(self._signature, element)
             arrays = [_array(leaf, s.dtype) for leaf, s in zip(leaves, specs)]
             for array, spec in zip(arrays, specs):
-                if not spec.is_compatible_with(array.shape, spec.dtype):
+                if not spec.admits(array.shape, spec.dtype):
                     raise ValueError(
                         f"from_generator: an element of shape {array.shape} does not fit "
                         f"the output_signature's {spec.text()}"

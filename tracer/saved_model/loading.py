@@ -406,7 +406,7 @@ class LoadedConcrete:
             return False
         for value, spec in zip(arguments, self.specs):
             dtype = value.dtype if isinstance(value, TensorLike) else spec.dtype
-            if not spec.is_compatible_with(np.shape(value), dtype):
+            if not spec.admits(np.shape(value), dtype):
                 return False
         return True
 
