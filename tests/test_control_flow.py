@@ -3,6 +3,7 @@ differences in float64 to second order, and eager = interpreter = C."""
 
 import collections
 import io
+import logging
 
 import numpy as np
 import pytest
@@ -344,6 +345,32 @@ def test_prints_inside_compiled_loops_and_branches_run_at_each_iteration_in_orde
     assert concrete.backend == backend
     assert compiled_out.getvalue() == eager_out.getvalue()
     assert compiled_out.getvalue().count("while") == 5 and "big 2" in compiled_out.getvalue()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prints_go_to_a_file_or_a_logging_function_as_tensorflows(backend, tmp_path, caplog):
+    """TensorFlow's output_stream takes `file://<path>` (appended to at each print: TF 2.21
+    wrote "v 1" then "v 2") and a logging function (one message a print); any other string
+    is a ValueError naming it."""
+    path = tmp_path / "prints.txt"
+    logger = logging.getLogger("test.prints")
+
+    def step(x):
+        tt.print("v", x, output_stream=f"file://{path}")
+        tt.print("logged", x, output_stream=logger.warning)
+        return x
+
+    compiled = tt.function(step, backend=backend)
+    with caplog.at_level(logging.WARNING, logger="test.prints"):
+        compiled(tt.constant(1))
+        compiled(tt.constant(2))
+    assert path.read_text().splitlines() == ["v 1", "v 2"]
+    assert [r.getMessage() for r in caplog.records if r.name == "test.prints"] == [
+        "logged 1",
+        "logged 2",
+    ]
+    with pytest.raises(ValueError, match="unsupported output stream 'stdout'"):
+        tt.print("x", output_stream="stdout")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

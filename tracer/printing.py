@@ -13,8 +13,9 @@ effect with no result, each node reads and writes a hidden variable, the print s
 (`STREAM`, a count of the prints): that keeps the node alive through the passes (it
 assigns a variable, which every loop and branch carries out) and the prints in program
 order (each reads the count the one before wrote). As in TensorFlow, it writes to standard
-error by default, and tensors of more than 2 * summarize elements print their first and
-last `summarize` elements around `...`.
+error by default (or to the stream, `file://<path>` or logging function of `output_stream`),
+and tensors of more than 2 * summarize elements print their first and last `summarize`
+elements around `...`.
 """
 
 import sys
@@ -78,13 +79,56 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=3, name=None
     structure = nest.pack_sequence_as(
         list(inputs), [TENSOR if isinstance(leaf, TensorLike) else leaf for leaf in leaves]
     )
-    call = PrintCall(structure, output_stream or sys.stderr, sep, end, summarize)
+    call = PrintCall(structure, _writer(output_stream), sep, end, summarize)
     if state.trace is not None:
         call.location = user_location()
         state.trace.check_print(STREAM)
         STREAM.assign(apply(PRINT, (STREAM._read(), *tensors), {"call": call}))
     else:
         call.write([t.numpy() for t in tensors])
+
+
+class _AppendedTo:
+    """A `file://` output stream: each print appended to the file, as TensorFlow's."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path):
+        self.path = path
+
+    def write(self, text):
+        with open(self.path, "a") as file:
+            file.write(text)
+
+
+class _Logged:
+    """A logging function as an output stream (`logging.info`): each print one message,
+    without its trailing line break."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, log):
+        self.log = log
+
+    def write(self, text):
+        self.log(text[:-1] if text.endswith("\n") else text)
+
+
+def _writer(output_stream):
+    """What a print writes to: standard error by default, a stream, a file named
+    `file://<path>` (appended to) or a logging function, as TensorFlow's output_stream."""
+    if output_stream is None:
+        return sys.stderr
+    if isinstance(output_stream, str):
+        if not output_stream.startswith("file://"):
+            raise ValueError(
+                f"tt.print: unsupported output stream {output_stream!r}: a stream such as "
+                "sys.stdout, a logging function, or a file as 'file://<path>'"
+            )
+        return _AppendedTo(output_stream[len("file://") :])
+    if not hasattr(output_stream, "write") and callable(output_stream):
+        return _Logged(output_stream)
+    return output_stream
 
 
 def format_value(value, summarize):
