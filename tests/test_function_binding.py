@@ -324,3 +324,19 @@ def test_tensor_spec_is_compatible_with_a_spec_or_a_tensor():
     assert not spec.is_compatible_with(tt.TensorSpec([2, 4], tt.float32))
     assert not spec.is_compatible_with(tt.ones([5, 3], tt.float64))
     assert not spec.is_compatible_with(np.ones(3, np.float32))
+
+
+def test_a_traced_tensor_has_no_numpy_and_a_returned_string_is_a_tensor():
+    """TensorFlow 2.21: inside tf.function `hasattr(x, "numpy")` is False (programs ask it to
+    tell eager from traced), and `return "tag"` gives a string tensor, as `return 3` gives an
+    int32 one."""
+    seen = []
+
+    @tt.function
+    def tagged(x):
+        seen.append(hasattr(x, "numpy"))
+        return x, "tag"
+
+    x, tag = tagged(tt.constant(1.0))
+    assert seen == [False] and hasattr(x, "numpy")
+    assert isinstance(tag, tt.Tensor) and tag.dtype == tt.string and tag.numpy() == b"tag"

@@ -858,19 +858,20 @@ def _values_of_variables(result):
 
 
 def _tensors_of_numbers(result):
-    """The result with each Python number (bool, int, float) made a constant tensor of its
-    default dtype, as TensorFlow returns them: `return 3` gives an int32 Tensor. Made while
-    tracing, the constant is an output of the graph, so a call does no more work for it.
-    A `tt.range` of bounds known when it runs is a tensor too, as TensorFlow's always is."""
+    """The result with each Python number (bool, int, float) and string made a constant
+    tensor of its default dtype, as TensorFlow returns them: `return 3` gives an int32
+    Tensor, `return "tag"` a string one. Made while tracing, the constant is an output of
+    the graph, so a call does no more work for it. A `tt.range` of bounds known when it runs
+    is a tensor too, as TensorFlow's always is."""
     flat = nest.flatten(result)
-    if not any(isinstance(leaf, _NUMBERS + (SymbolicRange,)) for leaf in flat):
+    if not any(isinstance(leaf, _NUMBERS + (str, bytes, SymbolicRange)) for leaf in flat):
         return result
     values = [_as_result(leaf) for leaf in flat]
     return nest.pack_sequence_as(result, values)
 
 
 def _as_result(leaf):
-    if isinstance(leaf, _NUMBERS):
+    if isinstance(leaf, _NUMBERS + (str, bytes)):
         return constant(leaf)
     return leaf._densify() if isinstance(leaf, SymbolicRange) else leaf
 

@@ -24,6 +24,23 @@ class SymbolicNumpyError(AttributeError, TypeError):
     have no `numpy`), and the TypeError tracer raised before."""
 
 
+class _EagerOnly:
+    """A method that a symbolic tensor does not have (`numpy`): looked up on one, it raises
+    SymbolicNumpyError, an AttributeError, as TensorFlow's graph tensors have no `numpy`, so
+    that `hasattr(x, "numpy")` tells an eager tensor from a traced one, as programs ask."""
+
+    def __init__(self, method):
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, tensor, owner=None):
+        if tensor is None:
+            return self.method
+        if type(tensor) is Tensor and tensor._value is None:
+            raise SymbolicNumpyError(tensor._symbolic_message())
+        return self.method.__get__(tensor, owner)
+
+
 class SymbolicValueError(TypeError):
     """Python asked a symbolic tensor for its value while a function was traced (a slice
     bound, an int, a size): the TypeError tracer raises, a class of its own so that a
@@ -72,6 +89,7 @@ class TensorLike:
         members); `.deref()` gives it back. As TensorFlow's `Tensor.ref()`."""
         return Reference(self)
 
+    @_EagerOnly
     def numpy(self):
         tensor = self._read()
         if tensor._value is None:
