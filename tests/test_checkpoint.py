@@ -150,7 +150,7 @@ def test_shape_or_dtype_mismatch_names_the_variable_and_restores_nothing(tmp_pat
     other = tt.keras.Sequential([tt.keras.layers.Dense(4, name="head_4")])
     other(FEATURES)
     before = values(other.variables)
-    with pytest.raises(ValueError, match=r"head_4/bias:0.*shape \(4,\).*\(3,\)"):
+    with pytest.raises(ValueError, match=r"head_4/bias: .*shape \(4,\).*\(3,\)"):
         tt.train.Checkpoint(model=other).read(path)
     for got, want in zip(values(other.variables), before):
         np.testing.assert_array_equal(got, want)  # nothing was assigned, not even the kernel

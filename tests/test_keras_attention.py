@@ -19,8 +19,7 @@ def reference(layer, query, value, key=None, mask=None):
     (batch, T, S) bools."""
     key = value if key is None else key
     weights = {
-        w.name.split("/")[-2] + "/" + w.name.split("/")[-1][:-2]: w.numpy().astype(np.float64)
-        for w in layer.weights
+        "/".join(w.path.split("/")[-2:]): w.numpy().astype(np.float64) for w in layer.weights
     }
 
     def project(x, name):
@@ -53,7 +52,7 @@ def inputs():
 
 def with_random_biases(layer):
     for w in layer.weights:
-        if w.name.endswith("bias:0"):
+        if w.name == "bias":
             w.assign(rng.normal(size=w.shape).astype(np.float32))
 
 
@@ -99,16 +98,17 @@ def test_attention_follows_kerass_equations(options, case):
 def test_weights_and_config_are_kerass():
     layer = layers.MultiHeadAttention(3, 2, value_dim=4, name="mha")
     layer(np.zeros((1, 2, 5), np.float32), np.zeros((1, 3, 5), np.float32))
-    assert [(v.name, tuple(v.shape)) for v in layer.weights] == [
-        ("mha/query/kernel:0", (5, 3, 2)),
-        ("mha/query/bias:0", (3, 2)),
-        ("mha/key/kernel:0", (5, 3, 2)),
-        ("mha/key/bias:0", (3, 2)),
-        ("mha/value/kernel:0", (5, 3, 4)),
-        ("mha/value/bias:0", (3, 4)),
-        ("mha/attention_output/kernel:0", (3, 4, 5)),
-        ("mha/attention_output/bias:0", (5,)),
+    assert [(v.path, tuple(v.shape)) for v in layer.weights] == [  # Keras 3's paths
+        ("mha/query/kernel", (5, 3, 2)),
+        ("mha/query/bias", (3, 2)),
+        ("mha/key/kernel", (5, 3, 2)),
+        ("mha/key/bias", (3, 2)),
+        ("mha/value/kernel", (5, 3, 4)),
+        ("mha/value/bias", (3, 4)),
+        ("mha/attention_output/kernel", (3, 4, 5)),
+        ("mha/attention_output/bias", (5,)),
     ]
+    assert [v.name for v in layer.weights[:2]] == ["kernel", "bias"]
 
 
 def padded_ids():

@@ -578,6 +578,7 @@ class _First(keras.layers.Layer):
 def test_summary_writes_one_axis_and_several_outputs_as_keras_does():
     """Printed by TF 2.21 (Keras 3.15): `(None)` for one axis, several outputs of a layer in
     the tuple they came in."""
+    keras.backend.clear_session()  # the GRU named `gru`, whatever ran before in the process
 
     class Stateful(keras.Model):
         def __init__(self):

@@ -311,7 +311,7 @@ def test_bidirectional_is_a_forward_and_a_reversed_backward_run(merge_mode):
     ):
         np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, atol=2e-6)
     assert both.forward_layer.zero_output_for_mask and both.backward_layer.go_backwards
-    assert [w.name for w in both.weights][0].startswith(f"{both.name}/forward_")
+    assert [w.path for w in both.weights][0].startswith(f"{both.name}/forward_")
 
 
 def test_bidirectional_states_follow_the_output():
@@ -412,10 +412,10 @@ def test_orthogonal_initializer():
 def test_weights_are_kerass():
     lstm = layers.LSTM(3, name="encoder")
     lstm(np.zeros((1, 2, 5), np.float32))
-    assert [v.name for v in lstm.weights] == [
-        "encoder/lstm_cell/kernel:0",
-        "encoder/lstm_cell/recurrent_kernel:0",
-        "encoder/lstm_cell/bias:0",
+    assert [v.path for v in lstm.weights] == [
+        "encoder/lstm_cell/kernel",
+        "encoder/lstm_cell/recurrent_kernel",
+        "encoder/lstm_cell/bias",
     ]
     assert [tuple(v.shape) for v in lstm.weights] == [(5, 12), (3, 12), (12,)]
     np.testing.assert_array_equal(lstm.cell.bias.numpy(), [0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0])

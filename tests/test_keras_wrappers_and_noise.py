@@ -100,7 +100,7 @@ def test_time_distributed_applies_the_layer_at_each_step():
     y = wrapped(x).numpy()
     kernel, bias = (w.numpy() for w in wrapped.layer.weights)
     np.testing.assert_allclose(y, np.tanh(x @ kernel + bias), rtol=1e-5, atol=1e-6)
-    assert [w.name for w in wrapped.weights][0].startswith(f"{wrapped.name}/")
+    assert [w.path for w in wrapped.weights][0].startswith(f"{wrapped.name}/")
     unknown = tt.function(lambda a: wrapped(a), input_signature=[tt.TensorSpec([None, None, 4])])
     np.testing.assert_allclose(unknown(x).numpy(), y, rtol=1e-6)
     np.testing.assert_allclose(unknown(x[:2, :3]).numpy(), y[:2, :3], rtol=1e-6)
@@ -161,7 +161,7 @@ def test_normalization_given_statistics_and_inverted():
         layers.Normalization(mean=1.0)
     adapted = layers.Normalization()
     adapted.adapt(x)
-    assert [w.name.split("/")[-1] for w in adapted.weights] == ["mean:0", "variance:0", "count:0"]
+    assert [w.name for w in adapted.weights] == ["mean", "variance", "count"]
     assert int(adapted.count.numpy()) == 5
     np.testing.assert_allclose(adapted.mean.numpy(), x.mean(axis=0, keepdims=True), rtol=1e-5)
     np.testing.assert_allclose(adapted.variance.numpy(), x.var(axis=0, keepdims=True), rtol=1e-5)

@@ -33,6 +33,7 @@ import numpy as np
 from tracer.dtypes import as_dtype
 from tracer.keras import backend, initializers, losses
 from tracer.keras.losses import _same_rank  # Keras's squeeze_or_expand_to_same_rank
+from tracer.keras.naming import keras_named
 from tracer.ops import array_ops, index_ops, math_composites, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
@@ -141,7 +142,9 @@ class Metric:
         (a Keras initializer or its name); `reset_state` sets it back to that value."""
         dtype = self.dtype if dtype is None else as_dtype(dtype)
         value = initializers.get(initializer)(tuple(shape), dtype=dtype).numpy()
-        variable = Variable(value, trainable=False, name=f"{self.name}/{name or 'variable'}")
+        variable = keras_named(
+            Variable(value, trainable=False, name=f"{self.name}/{name or 'variable'}")
+        )
         self._variables.append(variable)
         self._initial_values.append(value)
         return variable

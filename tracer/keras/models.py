@@ -124,7 +124,7 @@ class Sequential(Model):
     their own names (`dense/kernel:0`), as in TensorFlow's tutorials; `training`, where
     given, reaches the layers that take it (Dropout)."""
 
-    _has_scope = False  # no scope of its own in its layers' names
+    _has_scope = True  # its layers are built in its scope: "sequential/dense/kernel" (Keras 3)
 
     def __init__(self, layers=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -168,6 +168,14 @@ class Sequential(Model):
         # NOTE: Keras's Sequential builds a Functional model without a name, each time: the
         # next functional model a user makes is named after the ones it took.
         unique_layer_name("functional")
+        outer = self._enter_scope()  # its layers' weights: "sequential/dense/kernel"
+        try:
+            self._build_layers()
+        finally:
+            self._leave_scope(outer)
+
+    def _build_layers(self):
+        """`_build_for`'s calls of the layers, in the model's scope."""
         if any(d is None for d in self._input_shape[1:]):
             self._build_symbolically()
             return

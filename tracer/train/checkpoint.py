@@ -292,7 +292,8 @@ def _assign_waiting(variable, restoration):
 def _check(variable, value, key):
     if tuple(value.shape) != tuple(variable.shape) or value.dtype != variable.dtype.as_numpy_dtype:
         raise ValueError(
-            f"cannot restore {variable.name}: it has shape {tuple(variable.shape)} and dtype "
+            f"cannot restore {variable.path or variable.name}: it has shape "
+            f"{tuple(variable.shape)} and dtype "
             f"{variable.dtype.name}, the checkpoint's value {key!r} has shape "
             f"{tuple(value.shape)} and dtype {value.dtype.name}"
         )

@@ -30,7 +30,7 @@ from tracer.keras import (
     regularizers,
 )
 from tracer.keras.layers import budget
-from tracer.keras.naming import unique_layer_name
+from tracer.keras.naming import keras_named, unique_layer_name
 from tracer.module import Module, name_scope
 from tracer.ops import array_ops
 from tracer.ops.array_ops import cast
@@ -258,12 +258,14 @@ class Layer(Module):
         budget.claim(self, name or "Variable", shape, dtype)
         outer = self._enter_scope()
         try:
-            variable = Variable(
-                lambda: initializer(shape, dtype=dtype),
-                trainable=trainable and self._trainable,
-                name=name or "Variable",
-                dtype=dtype,
-                constraint=constraint,
+            variable = keras_named(
+                Variable(
+                    lambda: initializer(shape, dtype=dtype),
+                    trainable=trainable and self._trainable,
+                    name=name or "variable",
+                    dtype=dtype,
+                    constraint=constraint,
+                )
             )
         finally:
             self._leave_scope(outer)

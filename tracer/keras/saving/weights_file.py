@@ -268,7 +268,7 @@ def _hard(parent, path, kind):
 def _matched(layer, variables, stored):
     """`(variable, value)` pairs, or ValueError when the counts or shapes differ."""
     if len(stored) != len(variables):
-        names = [v.name for v in variables]
+        names = [v.path or v.name for v in variables]
         raise ValueError(
             f"layer {layer.name!r} has {len(variables)} variables {names}, but the file holds "
             f"{len(stored)} for it"
@@ -277,7 +277,7 @@ def _matched(layer, variables, stored):
     for variable, dataset in zip(variables, stored):
         if tuple(dataset.shape) != tuple(variable.shape):
             raise ValueError(
-                f"layer {layer.name!r}: variable {variable.name} has shape "
+                f"layer {layer.name!r}: variable {variable.path or variable.name} has shape "
                 f"{tuple(variable.shape)}, the file's has {tuple(dataset.shape)}"
             )
         pairs.append((variable, dataset[()].astype(variable.dtype.as_numpy_dtype)))
