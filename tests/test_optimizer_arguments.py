@@ -237,3 +237,15 @@ def test_keras_3_apply_and_build():
         sgd.apply([tt.constant([2.0])] * 2)
     with pytest.raises(ValueError, match="call .*build"):
         tt.keras.optimizers.SGD(0.1).apply([tt.constant([2.0])])
+
+
+def test_variables_is_a_list_as_keras_3s_property_and_may_be_called():
+    """Keras 3's `optimizer.variables` is a property, a list (`len`, iteration, indexing);
+    TensorFlow's older optimizers' was a method: both forms give the same variables."""
+    variable = tt.Variable([1.0, 2.0])
+    optimizer = optimizers.Adam(0.1)
+    optimizer.apply_gradients([(tt.constant([1.0, 1.0]), variable)])
+    assert len(optimizer.variables) == 3 and optimizer.variables[0] is optimizer.iterations
+    assert [v.numpy().tolist() for v in optimizer.variables()] == [
+        v.numpy().tolist() for v in optimizer.variables
+    ]

@@ -58,6 +58,14 @@ def _auto_name(class_name):
     return naming.unique_layer_name(re.sub(r"([a-z])([A-Z])", r"\1_\2", snake).lower())
 
 
+class VariableList(list):
+    """An optimizer's variables: a list that also returns itself when called, so that both
+    Keras 3's `optimizer.variables` and the older `optimizer.variables()` read it."""
+
+    def __call__(self):
+        return self
+
+
 class Optimizer:
     # whether the update reads the gradient's square (given apart for IndexedSlices)
     _squares_gradients = False
@@ -168,7 +176,7 @@ class Optimizer:
             if variable.constraint is not None:
                 variable.assign(variable.constraint(variable))
         if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
-            updates = state.trace.group([*self.variables(), *(v for _, v in pairs)])
+            updates = state.trace.group([*self.variables, *(v for _, v in pairs)])
             if updates is not None:
                 return updates
         return self.iterations
@@ -240,10 +248,13 @@ class Optimizer:
             else:
                 self._dense_update(grad, variable, slots, _Ops)
 
+    @property
     def variables(self):
-        """The optimizer's variables: `iterations`, then each variable's slots."""
+        """The optimizer's variables: `iterations`, then each variable's slots; a list, as
+        Keras 3's property gives it, that may also be called, as TensorFlow's older
+        optimizers' method was (`optimizer.variables()`)."""
         slots = [v for _, named in self._slots.values() for v in named.values()]
-        return [self.iterations, *slots]
+        return VariableList([self.iterations, *slots])
 
     def get_slot(self, variable, name):
         return self._slots_of(variable)[name]
@@ -257,7 +268,7 @@ class Optimizer:
                 slot: Variable(
                     _filled(variable, start),
                     trainable=False,
-                    name=f"{self.name}/{variable.name.split(':')[0]}/{slot}",
+                    name=f"{self.name}/{variable.path or variable.name.split(':')[0]}/{slot}",
                 )
                 for slot, start in self._slot_starts().items()
             }
@@ -567,9 +578,10 @@ class Nadam(Optimizer):
     def _slot_starts(self):
         return {"momentum": 0.0, "velocity": 0.0}
 
+    @property
     def variables(self):
         extra = [] if self.u_product is None else [self.u_product]
-        return [*super().variables(), *extra]
+        return VariableList([*super().variables, *extra])
 
     def _update_each(self, pairs):
         if pairs:
