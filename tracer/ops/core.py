@@ -15,9 +15,9 @@ from runtime.interpreter import run_graph
 from runtime.kernels import FLOATING_KERNELS, KERNELS, errors_ignored, errors_restored
 from tracer import collector, dtypes
 from tracer.context import numerics, state
-from tracer.debugging import check_numerics
 from tracer.errors import InvalidArgumentError, mixed
 from tracer.ir import Literal, Node, TupleType, dims, format_location, source, user_location
+from tracer.numerics_check import check_numerics
 from tracer.ops import convert, fast_apply_check
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, STRING_OPS, OpDef
 from tracer.recording import Recording
