@@ -192,3 +192,25 @@ def test_regularizers_and_constraints_go_through_a_keras_file(tmp_path):
     np.testing.assert_allclose(
         float(again.losses[0]), 0.3 * (dense.kernel.numpy() ** 2).sum(), rtol=1e-6
     )
+
+
+def test_model_losses_list_activity_losses_before_weight_penalties_and_none_from_building():
+    """TF 2.21 (Keras 3): a Sequential of a Dense with an L2(0.1) kernel regularizer and one
+    with an L2(0.01) activity regularizer, all weights ones, lists [0.4] before any call
+    (building it added no activity loss) and [0.16, 0.4] after a call on ones: the losses
+    added in the call first, then the weights' penalties."""
+    regularizers = tt.keras.regularizers
+    model = tt.keras.Sequential(
+        [
+            tt.keras.Input((2,)),
+            tt.keras.layers.Dense(
+                2, kernel_initializer="ones", kernel_regularizer=regularizers.l2(0.1)
+            ),
+            tt.keras.layers.Dense(
+                1, kernel_initializer="ones", activity_regularizer=regularizers.l2(0.01)
+            ),
+        ]
+    )
+    np.testing.assert_allclose([float(v) for v in model.losses], [0.4], rtol=1e-6)
+    model(np.ones((1, 2), np.float32))
+    np.testing.assert_allclose([float(v) for v in model.losses], [0.16, 0.4], rtol=1e-6)

@@ -173,6 +173,7 @@ class Sequential(Model):
             self._build_layers()
         finally:
             self._leave_scope(outer)
+        self._clear_losses()  # (what building on zeros added: Keras's build adds none)
 
     def _build_layers(self):
         """`_build_for`'s calls of the layers, in the model's scope."""

@@ -291,14 +291,14 @@ class Layer(Module):
 
     @property
     def losses(self):
-        """The losses of this layer and the layers below: those `add_loss` and the activity
-        regularizers added in the last call, then each regularized weight's penalty, made
-        anew at each reading (Keras's)."""
+        """The losses of this layer and the layers below, in Keras 3's order: those
+        `add_loss` and the activity regularizers added in the last call, layer by layer,
+        then each regularized weight's penalty, made anew at each reading."""
         if not (_losses_added[0] or _weights_regularized[0]):
             return []  # (no walk of the layers: a model's step asks at every call)
-        found = []
-        for layer in (self, *self._sublayers()):
-            found.extend(layer._added_losses)
+        layers = (self, *self._sublayers())
+        found = [loss for layer in layers for loss in layer._added_losses]
+        for layer in layers:
             found.extend(regularizer(weight) for weight, regularizer in layer._regularized)
         return found
 
