@@ -52,7 +52,7 @@ def inputs():
 
 def with_random_biases(layer):
     for w in layer.weights:
-        if w.name == "bias":
+        if w.path.endswith("/bias"):
             w.assign(rng.normal(size=w.shape).astype(np.float32))
 
 
@@ -108,7 +108,7 @@ def test_weights_and_config_are_kerass():
         ("mha/attention_output/kernel", (3, 4, 5)),
         ("mha/attention_output/bias", (5,)),
     ]
-    assert [v.name for v in layer.weights[:2]] == ["kernel", "bias"]
+    assert [v.name for v in layer.weights[:2]] == ["mha/query/kernel:0", "mha/query/bias:0"]
 
 
 def padded_ids():

@@ -209,7 +209,7 @@ def test_a_metric_is_zero_before_any_update_and_call_accumulates():
     assert repr(m) == "<Mean name=loss>"
     assert [v.trainable for v in m.variables] == [False, False]
     assert [v.path for v in m.variables] == ["loss/total", "loss/count"]
-    assert [v.name for v in m.variables] == ["total", "count"]  # Keras 3's
+    assert [v.name for v in m.variables] == ["loss/total:0", "loss/count:0"]
 
 
 def test_root_mean_squared_error_is_the_root_of_the_mean_over_all_entries():

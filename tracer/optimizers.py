@@ -268,7 +268,7 @@ class Optimizer:
                 slot: Variable(
                     _filled(variable, start),
                     trainable=False,
-                    name=f"{self.name}/{variable.path or variable.name.split(':')[0]}/{slot}",
+                    name=f"{self.name}/{variable.name.split(':')[0]}/{slot}",
                 )
                 for slot, start in self._slot_starts().items()
             }

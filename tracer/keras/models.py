@@ -8,7 +8,7 @@ import numpy as np
 from tracer.keras import extensions, summary
 from tracer.keras.layers.input_layer import Input, InputLayer
 from tracer.keras.layers.layer import Layer
-from tracer.keras.naming import unique_layer_name
+from tracer.keras.naming import path_scope, unique_layer_name
 from tracer.keras.training import Trainer
 from tracer.tensor import constant
 
@@ -124,7 +124,7 @@ class Sequential(Model):
     their own names (`dense/kernel:0`), as in TensorFlow's tutorials; `training`, where
     given, reaches the layers that take it (Dropout)."""
 
-    _has_scope = True  # its layers are built in its scope: "sequential/dense/kernel" (Keras 3)
+    _has_scope = False  # no scope of its own in its layers' names
 
     def __init__(self, layers=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -168,11 +168,8 @@ class Sequential(Model):
         # NOTE: Keras's Sequential builds a Functional model without a name, each time: the
         # next functional model a user makes is named after the ones it took.
         unique_layer_name("functional")
-        outer = self._enter_scope()  # its layers' weights: "sequential/dense/kernel"
-        try:
+        with path_scope(self.name):  # its layers' weights' paths: "sequential/dense/kernel"
             self._build_layers()
-        finally:
-            self._leave_scope(outer)
         self._clear_losses()  # (what building on zeros added: Keras's build adds none)
 
     def _build_layers(self):
@@ -261,9 +258,16 @@ class Sequential(Model):
         return extensions.saving.model_configs.model_from_config(entry, custom_objects, False)
 
     def call(self, inputs, training=None):
+        layers = vars(self)["layers"]  # (`layers`, without the property's call)
+        if not all(getattr(layer, "built", True) for layer in layers):
+            with path_scope(self.name):  # layers built as the inputs reach them
+                return self._call_layers(layers, inputs, training)
+        return self._call_layers(layers, inputs, training)
+
+    @staticmethod
+    def _call_layers(layers, inputs, training):
         # `training` reaches the layers only where given, as in a functional model and Keras:
         # a layer called without it takes its call's own default
-        layers = vars(self)["layers"]  # (`layers`, without the property's call)
         if training is None:
             for layer in layers:
                 inputs = layer(inputs)

@@ -262,7 +262,7 @@ class Layer(Module):
                 Variable(
                     lambda: initializer(shape, dtype=dtype),
                     trainable=trainable and self._trainable,
-                    name=name or "variable",
+                    name=name or "Variable",
                     dtype=dtype,
                     constraint=constraint,
                 )
