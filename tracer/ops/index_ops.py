@@ -266,9 +266,20 @@ def argmin(input, axis=None, output_type=dtypes.int64, name=None):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """A new last axis of size `depth` with `on_value` at each index (default 1) and `off_value` (0)."""
+    """A new last axis of size `depth` with `on_value` at each index (default 1) and
+    `off_value` (0); of `dtype`, else of on_value's or off_value's (a Python int's is
+    int32, as TensorFlow's), else float32."""
     indices = as_tensor(indices)
-    dtype = as_dtype(dtype) if dtype is not None else dtypes.float32
+    given = [as_tensor(v) for v in (on_value, off_value) if v is not None]
+    if dtype is None and len(given) == 2 and given[0].dtype != given[1].dtype:
+        raise TypeError(
+            f"dtype {given[0].dtype!r} of on_value does not match dtype {given[1].dtype!r} "
+            "of off_value"
+        )
+    if dtype is not None:
+        dtype = as_dtype(dtype)
+    else:
+        dtype = given[0].dtype if given else dtypes.float32
     positions = array_ops.range_(int(depth), dtype=indices.dtype)
     hits = math_ops.equal(array_ops.expand_dims(indices, -1), positions)
     on = 1 if on_value is None else on_value

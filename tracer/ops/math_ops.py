@@ -618,16 +618,10 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 # --- floordiv, mod ----------------------------------------------------------------------
 
+# floats: TensorFlow's floor(a / b) (inf // 3 is inf, 1 // 0.1 is 10), not Python's
 _FLOORDIV = forms.Helper(
     "floordiv",
-    float="""static inline $T tr_floordiv_$tag($T a, $T b) {
-    if (b == 0) return a / b;
-    $T mod = fmod$f(a, b), div = (a - mod) / b, result;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    if (div != 0) { result = floor$f(div); if (div - result > ($T)0.5) result += 1; }
-    else result = copysign$f(0, a / b);
-    return result;
-}""",
+    float="""static inline $T tr_floordiv_$tag($T a, $T b) { return floor$f(a / b); }""",
     integer="""static inline $T tr_floordiv_$tag($T a, $T b) {
     if (b == 0) return 0;
     if (b == -1) return -a;
@@ -661,10 +655,18 @@ def _mod_jvp(out, tx, ty, x, y):
     return negative(term) if tx is None else tx - term
 
 
+def _floordiv_kernel(x, y):
+    """TensorFlow's floor division: floor(x / y) for floats (numpy's and Python's take the
+    remainder first: inf // 3 is NaN there, 1 // 0.1 is 9), integer floor division else."""
+    if np.asarray(x).dtype.kind == "f":
+        return np.floor(np.divide(x, y))
+    return np.floor_divide(x, y)
+
+
 FLOORDIV = _binary(
     "floordiv",
     saves=(),
-    kernel=quiet(np.floor_divide),
+    kernel=quiet(_floordiv_kernel),
     c=forms.Expression(forms.helper_call(_FLOORDIV), helpers=(_FLOORDIV,)),
 )
 MOD = _binary(

@@ -53,9 +53,10 @@ def log_softmax(logits, axis=-1, name=None):
 
 @tf_op("Relu6")
 def relu6(features, name=None):
-    """min(max(x, 0), 6), with TensorFlow's gradient: 0 at both corners."""
+    """min(max(x, 0), 6), with TensorFlow's gradient: 0 at both corners; NaN stays NaN, as
+    TensorFlow's."""
     x = as_tensor(features)
-    return math_ops.where(x < 6.0, math_ops.relu(x), 6.0)
+    return math_ops.where(x >= 6.0, 6.0, math_ops.relu(x))
 
 
 @tf_op("Elu")

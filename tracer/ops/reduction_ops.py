@@ -103,7 +103,8 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 
 @tf_op("Mean")
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Mean over `axis`; integer tensors give the integer (floor) mean, as in TensorFlow."""
+    """Mean over `axis`; integer tensors give the integer mean rounded toward zero, as in
+    TensorFlow (-1.5 is -1)."""
     x = as_tensor(input_tensor)
     attrs = reduce_attrs(x, axis, keepdims)
     if attrs is None:  # no axis reduced: each element its own mean
@@ -115,8 +116,12 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     if isinstance(count, dims.Dim):  # known when the function runs
         count = array_ops.dims_value([count], x.dtype)
     dtype = x.dtype
-    if dtype.is_integer:
-        return math_ops.floordiv(total, count)
+    if dtype.is_integer:  # rounded toward zero, as TensorFlow's (C's) integer division
+        quotient = math_ops.floordiv(total, count)
+        inexact = math_ops.logical_and(
+            math_ops.not_equal(math_ops.floormod(total, count), 0), math_ops.less(total, 0)
+        )
+        return quotient + array_ops.cast(inexact, dtype)
     if dtype.is_floating:  # (math_ops.divide's own test, for integers, is not needed)
         return apply_binary(math_ops.DIV, total, count)
     return math_ops.divide(total, count)

@@ -1,0 +1,59 @@
+"""Ops at edges where tracer gave other values than TensorFlow 2.21 (a held-out differential
+test, benchmarks/held_out/ops_edges.py, found each): TensorFlow's printed values, eagerly and
+in both backends."""
+
+import numpy as np
+import pytest
+
+import tracer as tt
+
+MODES = ["eager", "interpreter", "c"]
+
+
+def run(mode, function, *args):
+    if mode == "eager":
+        return function(*args)
+    return tt.function(function, backend=mode)(*args)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_float_floordiv_is_the_floor_of_the_quotient(mode):
+    """TF 2.21: [inf, 1, -1, 1, 7] // [3, -inf, inf, 0.1, -2] is [inf, -0, -0, 10, -4]
+    (floor(x / y)); Python's rule gave [nan, -1, -1, 9, -4]."""
+    x = tt.constant([np.inf, 1.0, -1.0, 1.0, 7.0])
+    y = tt.constant([3.0, -np.inf, np.inf, 0.1, -2.0])
+    got = run(mode, lambda a, b: a // b, x, y).numpy()
+    np.testing.assert_array_equal(got, [np.inf, -0.0, -0.0, 10.0, -4.0])
+    assert np.signbit(got[1]) and np.signbit(got[2])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_integer_mean_rounds_toward_zero(mode):
+    """TF 2.21: reduce_mean([-1, -2]) is -1; over axis 1 of [[-3, 0], [3, 0]], [-1, 1]."""
+    assert int(run(mode, tt.reduce_mean, tt.constant([-1, -2]))) == -1
+    rows = run(mode, lambda x: tt.reduce_mean(x, axis=1), tt.constant([[-3, 0], [3, 0], [-4, 0]]))
+    np.testing.assert_array_equal(rows.numpy(), [-1, 1, -2])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_relu6_keeps_nan_and_its_gradient_is_zero_at_both_corners(mode):
+    """TF 2.21: relu6 of NaN is NaN (tracer gave 6)."""
+    got = run(mode, tt.nn.relu6, tt.constant([np.nan, -1.0, 3.0, 7.0, 6.0])).numpy()
+    np.testing.assert_array_equal(got, [np.nan, 0.0, 3.0, 6.0, 6.0])
+    x = tt.constant([-1.0, 0.0, 3.0, 6.0, 7.0])
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = tt.reduce_sum(tt.nn.relu6(x))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 0.0, 1.0, 0.0, 0.0])
+
+
+def test_one_hot_takes_its_dtype_from_its_values():
+    """TF 2.21: int32 for on_value=5, off_value=0; float32 for 5.0; int64 for an int64
+    tensor; dtype= wins; on_value and off_value of two dtypes are a TypeError."""
+    assert tt.one_hot([1], 2, on_value=5, off_value=0).dtype == tt.int32
+    assert tt.one_hot([1], 2, on_value=5.0).dtype == tt.float32
+    assert tt.one_hot([1], 2, on_value=tt.constant(3, tt.int64)).dtype == tt.int64
+    np.testing.assert_array_equal(tt.one_hot([1], 2, on_value=5, off_value=0).numpy(), [[0, 5]])
+    assert tt.one_hot([1], 2, on_value=1, dtype=tt.float32).dtype == tt.float32
+    with pytest.raises(TypeError, match="does not match"):
+        tt.one_hot([1], 2, on_value=5, off_value=0.0)
