@@ -52,6 +52,7 @@ from tracer.signature import (
 )
 from tracer.tensor import Tensor, TensorLike, constant
 from tracer.tracing import Trace, assumptions_unrecorded, tracing
+from tracer.types import TraceType
 from tracer.variable import Variable
 
 log = logging.getLogger("tracer.function")
@@ -267,12 +268,12 @@ class Function:
 
     def _call_by_value(self, args, kwargs):
         """A call of a function traced for each value of its scalar integer tensor arguments
-        (`_by_value`): those passed as Python ints, so that each value has a trace of its own
+        (`_by_value`): those passed as known values, so that each value has a trace of its own
         (TensorFlow's graph takes any value; tracer's compiled code holds tensors of sizes
         known when tracing). From the `MAX_VALUES_TRACED + 1`-th value on, the function runs
         as Python at each call instead, as it did before."""
         given, named = _with_integer_values(args, kwargs)
-        values = tuple(a for a in (*given, *named.values()) if type(a) is int)
+        values = tuple(a.key for a in (*given, *named.values()) if type(a) is _KnownInteger)
         if values not in self._values_traced:
             if len(self._values_traced) >= MAX_VALUES_TRACED:
                 self._run_as_python(
@@ -830,13 +831,45 @@ def _scalar_integer(argument):
     )
 
 
+class _KnownInteger(TraceType):
+    """A scalar integer tensor argument of a function traced by value (`_by_value`): keyed
+    by its dtype and value, and seen by the trace as that constant, of its own dtype (an
+    int64 step count keeps tt.range's dtype int64)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.key = (tensor.dtype.name, int(tensor._value))
+
+    def __tf_tracing_type__(self, context):
+        return self
+
+    def is_subtype_of(self, other):
+        return self == other
+
+    def most_specific_common_supertype(self, others):
+        return self if all(other == self for other in others) else None
+
+    def placeholder_value(self, placeholder_context=None):
+        return self.tensor
+
+    def __eq__(self, other):
+        return isinstance(other, _KnownInteger) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return f"{self.key[1]} ({self.key[0]})"
+
+
 def _with_integer_values(args, kwargs):
-    """`args` and `kwargs` with each scalar integer tensor among them a Python int."""
+    """`args` and `kwargs` with each scalar integer tensor among them a value the trace
+    holds (`_KnownInteger`)."""
 
-    def plain(a):
-        return int(a._value) if _scalar_integer(a) else a
+    def known(a):
+        return _KnownInteger(a) if _scalar_integer(a) else a
 
-    return tuple(map(plain, args)), {name: plain(a) for name, a in kwargs.items()}
+    return tuple(map(known, args)), {name: known(a) for name, a in kwargs.items()}
 
 
 def _has_value(argument):
