@@ -442,3 +442,19 @@ def test_options_are_kept_merged_and_checked():
     assert _listed(dataset) == [[0, 2], [4]]
     with pytest.raises(AttributeError, match="Cannot set the property nonexistent on Options"):
         options.nonexistent = 3
+
+
+def test_unbatch_counts_and_iterators_as_tensorflows():
+    """TF 2.21: unbatch of 2 elements of 3 rows has cardinality 6 (of a batch that drops its
+    remainder too; unknown, -2, where the rows differ); range's output_type; an iterator's
+    element_spec and get_next, OutOfRangeError at the end."""
+    data = tt.data.Dataset
+    assert int(data.from_tensor_slices(np.zeros((2, 3))).unbatch().cardinality()) == 6
+    assert len(data.range(6).batch(2, drop_remainder=True).unbatch()) == 6
+    assert int(data.range(6).batch(4).unbatch().cardinality()) == -2
+    assert [x.dtype for x in data.range(2, output_type=tt.int32)] == [tt.int32, tt.int32]
+    iterator = iter(data.range(2))
+    assert iterator.element_spec == tt.TensorSpec([], tt.int64)
+    assert [int(iterator.get_next()) for _ in range(2)] == [0, 1]
+    with pytest.raises(tt.errors.OutOfRangeError):
+        iterator.get_next()

@@ -21,7 +21,7 @@ from tracer.data.options import Options
 from tracer.data.ragged_elements import is_ragged
 from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import INFINITE, UNKNOWN
-from tracer.errors import InvalidArgumentError, RunsAsPython
+from tracer.errors import InvalidArgumentError, OutOfRangeError, RunsAsPython
 from tracer.ir import format_location, user_location
 from tracer.ragged_tensor import require_int64_splits
 from tracer.tensor import constant
@@ -224,8 +224,11 @@ class Dataset:
         return Dataset(sources.Tensors(tensors))
 
     @staticmethod
-    def range(*args, dtype="int64", name=None):
-        return Dataset(sources.Range(*args, dtype=dtype))
+    def range(*args, output_type="int64", name=None, dtype=None):
+        """`range(stop)`, `range(start, stop[, step])` of `output_type` (int64), as
+        TensorFlow's; `dtype` is tracer's older name for it (TensorFlow 2.21 takes it and
+        ignores it)."""
+        return Dataset(sources.Range(*args, dtype=output_type if dtype is None else dtype))
 
     @staticmethod
     def zip(*datasets, name=None):
@@ -352,6 +355,18 @@ class _Iterator:
     def next(self):
         """The next element (TensorFlow's iterators have this name too)."""
         return self.__next__()
+
+    def get_next(self):
+        """The next element; OutOfRangeError at the end, as TensorFlow's `get_next`."""
+        try:
+            return self.__next__()
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence") from None
+
+    @property
+    def element_spec(self):
+        """The dataset's element_spec."""
+        return self._stage.spec()
 
     def __next__(self):
         if state.trace is not None:

@@ -165,6 +165,14 @@ class Unbatch:
                 yield nest.pack_sequence_as(element, [leaf[row] for leaf in leaves])
 
     def cardinality(self):
+        """The upstream count times the rows of each element, where the spec knows them (a
+        batch that drops its remainder: TensorFlow's count too), else unknown."""
+        count = self._upstream.cardinality()
+        rows = {s.shape[0] if s.shape else None for s in spec_leaves(self._upstream.spec())}
+        if count == INFINITE:
+            return INFINITE
+        if count >= 0 and len(rows) == 1 and None not in rows:
+            return count * rows.pop()
         return UNKNOWN
 
     def spec(self):
