@@ -57,3 +57,31 @@ def test_one_hot_takes_its_dtype_from_its_values():
     assert tt.one_hot([1], 2, on_value=1, dtype=tt.float32).dtype == tt.float32
     with pytest.raises(TypeError, match="does not match"):
         tt.one_hot([1], 2, on_value=5, off_value=0.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_argmax_and_argmin_take_a_nan_for_the_least_extreme_value(mode):
+    """TF 2.21's (argmax, argmin) of each row (numpy's argmax takes the first NaN)."""
+    nan, inf = np.nan, np.inf
+    rows = {
+        (nan, 1.0, 3.0): (2, 1),
+        (1.0, nan, 3.0): (2, 0),
+        (nan, nan): (0, 0),
+        (inf, nan, 2.0): (0, 2),
+        (nan, -inf): (0, 1),
+        (nan, inf): (1, 0),
+        (-inf, nan, -inf): (0, 0),
+        (3.0, 3.0): (0, 0),
+    }
+    for row, expected in rows.items():
+        x = tt.constant(row)
+        got = (int(run(mode, tt.argmax, x)), int(run(mode, tt.argmin, x)))
+        assert got == expected, row
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_sign_of_a_negative_zero_is_zero(mode):
+    """TF 2.21: sign(-0.0) is 0.0 (compiled code gave -0.0)."""
+    got = run(mode, tt.math.sign, tt.constant([-0.0, 0.0, -2.0])).numpy()
+    np.testing.assert_array_equal(got, [0.0, 0.0, -1.0])
+    assert not np.signbit(got[0])

@@ -216,7 +216,8 @@ def _infer_arg(attrs, x):
 
 
 def _arg_c(compare):
-    """templates/argreduce.c.j2: the first extreme element; the first NaN wins, as in numpy."""
+    """templates/argreduce.c.j2: the first extreme element, a NaN taken for the least extreme
+    value, as TensorFlow's."""
 
     def context(node, blas):
         (x,) = node.inputs
@@ -229,25 +230,37 @@ def _arg_c(compare):
             n=x.shape[axis],
             inner=dims.size(x.shape[axis + 1 :]),
             compare=compare,
+            nan_fill=("-INFINITY" if compare == ">" else "INFINITY")
+            if x.dtype.is_floating
+            else None,
         )
 
     return forms.Template("argreduce.c.j2", context)
 
 
-def _arg(name, numpy_arg, compare):
+def _arg(name, numpy_arg, nan_arg, compare):
+    def kernel(x, axis, output_type):
+        """The first extreme element, a NaN taken for the least extreme value (TensorFlow's:
+        numpy's argmax takes the first NaN), 0 where all are NaN."""
+        nan = np.isnan(x) if x.dtype.kind == "f" else None
+        if nan is None or not nan.any():
+            found = numpy_arg(x, axis=axis)
+        else:
+            all_nan = np.expand_dims(nan.all(axis=axis), axis)
+            found = nan_arg(np.where(all_nan, 0, x), axis=axis)
+        return found.astype(output_type.as_numpy_dtype)
+
     return primitive(
         name,
         _infer_arg,
         batch=batching.shifted_axis("axis"),
-        kernel=lambda x, axis, output_type: numpy_arg(x, axis=axis).astype(
-            output_type.as_numpy_dtype
-        ),
+        kernel=kernel,
         c=_arg_c(compare),
     )
 
 
-ARGMAX = _arg("argmax", np.argmax, ">")
-ARGMIN = _arg("argmin", np.argmin, "<")
+ARGMAX = _arg("argmax", np.argmax, np.nanargmax, ">")
+ARGMIN = _arg("argmin", np.argmin, np.nanargmin, "<")
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):

@@ -795,7 +795,7 @@ ABS = _unary(
 # 0 at 0 and NaN at NaN for floats; z / |z| for complex z, as numpy
 _SIGN = forms.Helper(
     "sign",
-    float="static inline $T tr_sign_$tag($T x) { return x > 0 ? ($T)1 : (x < 0 ? ($T)-1 : x); }",
+    float="static inline $T tr_sign_$tag($T x) { return x > 0 ? ($T)1 : (x < 0 ? ($T)-1 : x == 0 ? ($T)0 : x); }",
     complex="static inline $T tr_sign_$tag($T z) { return z == 0 ? z : z / cabs$f(z); }",
 )
 
