@@ -85,3 +85,53 @@ def test_the_sign_of_a_negative_zero_is_zero(mode):
     got = run(mode, tt.math.sign, tt.constant([-0.0, 0.0, -2.0])).numpy()
     np.testing.assert_array_equal(got, [0.0, 0.0, -1.0])
     assert not np.signbit(got[0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_truncating_division_rint_xlog1py_euclidean_norm_and_cumulative_logsumexp(mode):
+    """TensorFlow 2.21's values for the ops a held-out program found missing; the gradient
+    of cumulative_logsumexp against finite differences in float64."""
+    ints = tt.constant([7, -7, 7, -7]), tt.constant([2, 2, -2, -2])
+    np.testing.assert_array_equal(run(mode, tt.truncatediv, *ints).numpy(), [3, -3, -3, 3])
+    np.testing.assert_array_equal(run(mode, tt.truncatemod, *ints).numpy(), [1, -1, 1, -1])
+    floats = tt.constant([7.5, -7.5]), tt.constant([2.0, 2.0])
+    np.testing.assert_array_equal(run(mode, tt.truncatediv, *floats).numpy(), [3.0, -3.0])
+    np.testing.assert_array_equal(run(mode, tt.truncatemod, *floats).numpy(), [1.5, -1.5])
+    rint = run(mode, tt.math.rint, tt.constant([0.5, 1.5, -0.5, 2.4])).numpy()
+    np.testing.assert_array_equal(rint, [0.0, 2.0, -0.0, 2.0])
+    got = run(mode, tt.math.xlog1py, tt.constant([0.0, 2.0]), tt.constant([-1.0, 1.0])).numpy()
+    np.testing.assert_allclose(got, [0.0, 2 * np.log(2.0)], rtol=1e-6)
+    norms = run(
+        mode,
+        lambda x: tt.math.reduce_euclidean_norm(x, axis=1),
+        tt.constant([[3.0, 4.0], [5.0, 12.0]]),
+    )
+    np.testing.assert_allclose(norms.numpy(), [5.0, 13.0])
+    assert int(run(mode, tt.math.reduce_euclidean_norm, tt.constant([3, 4, 1]))) == 5
+    x = tt.constant([1.0, 2.0, 3.0, -np.inf])
+    exclusive = run(mode, lambda v: tt.math.cumulative_logsumexp(v, exclusive=True), x).numpy()
+    np.testing.assert_allclose(exclusive, [-np.inf, 1.0, 2.3132617, 3.4076061], rtol=1e-6)
+    reverse = run(mode, lambda v: tt.math.cumulative_logsumexp(v, reverse=True), x).numpy()
+    np.testing.assert_allclose(reverse, [3.4076061, 3.3132617, 3.0, -np.inf], rtol=1e-6)
+    values = np.array([0.3, -1.2, 2.5])
+
+    def summed(v):
+        return tt.reduce_sum(
+            tt.math.cumulative_logsumexp(v) * tt.constant([1.0, 2.0, 3.0], tt.float64)
+        )
+
+    v = tt.constant(values)
+    with tt.GradientTape() as tape:
+        tape.watch(v)
+        y = run(mode, summed, v)
+    gradient = tape.gradient(y, v).numpy()
+    step = 1e-6
+    numeric = [
+        (
+            float(summed(tt.constant(values + step * e)))
+            - float(summed(tt.constant(values - step * e)))
+        )
+        / (2 * step)
+        for e in np.eye(3)
+    ]
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-6)

@@ -138,6 +138,8 @@ from tracer.ops.math_composites import (
     sinh,
     tensordot,
     truediv,
+    truncatediv,
+    truncatemod,
 )
 from tracer.ops.math_ops import (
     abs,
@@ -238,6 +240,7 @@ __all__ = [
     # ops
     "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floor", "floordiv",
+    "truncatediv", "truncatemod",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "meshgrid", "sequence_mask", "repeat", "searchsorted", "histogram_fixed_width",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",

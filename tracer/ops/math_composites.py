@@ -18,6 +18,7 @@ from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.op_names import tf_op
+from tracer.ops.scan_ops import cumsum
 from tracer.ops.structure_ops import stack
 from tracer.tensor import convert_to_tensor, is_tensor_like
 
@@ -267,3 +268,56 @@ def polyval(coeffs, x, name=None):
     for coefficient in terms[1:]:
         value = value * x + coefficient
     return value
+
+
+def truncatediv(x, y, name=None):
+    """x / y rounded toward zero, as TensorFlow's (C's integer division; floats: the
+    quotient truncated)."""
+    x, y = as_tensor(x), as_tensor(y)
+    if x.dtype.is_integer:
+        inexact = math_ops.not_equal(math_ops.floormod(x, y), 0)
+        signs_differ = math_ops.not_equal(math_ops.less(x, 0), math_ops.less(y, 0))
+        adjust = array_ops.cast(math_ops.logical_and(inexact, signs_differ), x.dtype)
+        return math_ops.floordiv(x, y) + adjust
+    quotient = x / y
+    return math_ops.sign(quotient) * math_ops.floor(math_ops.abs(quotient))
+
+
+def truncatemod(x, y, name=None):
+    """The remainder of `truncatediv`: truncatediv(x, y) * y + truncatemod(x, y) is x, its
+    sign x's, as TensorFlow's (C's `%` and fmod)."""
+    x, y = as_tensor(x), as_tensor(y)
+    return x - truncatediv(x, y) * y
+
+
+def rint(x, name=None):
+    """The nearest integer, ties to even, as TensorFlow's (its `round` does the same)."""
+    return math_ops.round(x)
+
+
+def xlog1py(x, y, name=None):
+    """x log(1 + y), and 0 where x is 0."""
+    x, y = as_tensor(x), as_tensor(y)
+    zero = math_ops.equal(x, 0.0)
+    safe = math_ops.where(zero, array_ops.zeros_like(y), y)
+    return math_ops.where(zero, array_ops.zeros_like(x * safe), x * math_ops.log1p(safe))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x^2)) over `axis`; of an integer tensor, the integer part, in its dtype, as
+    TensorFlow's."""
+    x = as_tensor(input_tensor)
+    if x.dtype.is_integer:
+        wide = array_ops.cast(x, "float64")
+        return array_ops.cast(reduce_euclidean_norm(wide, axis, keepdims), x.dtype)
+    return math_ops.sqrt(reduce_sum(x * x, axis, keepdims=keepdims))
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along `axis`, computed from the largest element (so no exp
+    overflows); -inf before the first element with `exclusive`, as TensorFlow's."""
+    x = as_tensor(x)
+    peak = array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
+    peak = math_ops.where(math_ops.is_finite(peak), peak, array_ops.zeros_like(peak))
+    summed = cumsum(math_ops.exp(x - peak), axis, exclusive=exclusive, reverse=reverse)
+    return math_ops.log(summed) + peak
