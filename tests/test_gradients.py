@@ -97,6 +97,7 @@ CASES = {
     "asin": (tt.math.asin, [rng.uniform(-0.9, 0.9, (4,))]),
     "acos": (tt.math.acos, [rng.uniform(-0.9, 0.9, (4,))]),
     "atan": (tt.math.atan, [normal(4) * 2]),
+    "atan2": (tt.math.atan2, [normal(2, 3), normal(3) + 0.5]),
     "expm1": (tt.math.expm1, [normal(4)]),
     "erf": (tt.math.erf, [normal(5)]),
     "tile": (lambda x: tt.tile(x, [2, 3]) ** 2, [normal(2, 2)]),

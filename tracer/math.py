@@ -40,6 +40,7 @@ from tracer.ops.math_ops import (  # noqa: F401
     add_n,
     asin,
     atan,
+    atan2,
     ceil,
     clip_by_value,
     complex,

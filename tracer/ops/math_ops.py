@@ -1045,6 +1045,33 @@ acos = _unary_function(ACOS)
 atan = _unary_function(ATAN)
 
 
+def _atan2_grad(node, g, y, x):
+    """d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)."""
+    scale = g / (x * x + y * y)
+    return unbroadcast(scale * x, _shape(node, 0)), unbroadcast(
+        negative(scale * y), _shape(node, 1)
+    )
+
+
+def _atan2_jvp(out, ty, tx, y, x):
+    """(x ty - y tx) / (x^2 + y^2)."""
+    terms = ([] if ty is None else [x * ty]) + ([] if tx is None else [negative(y * tx)])
+    numerator = terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    return broadcast_to(numerator / (x * x + y * y), out.shape)
+
+
+ATAN2 = _binary(
+    "atan2",
+    _atan2_grad,
+    jvp=lambda node, tangents, inputs, out: _atan2_jvp(out, *tangents, *inputs),
+    kernel=np.arctan2,
+    c=forms.Expression(
+        lambda t, out, y, x: f"atan2{MATH_SUFFIX[compute(t)]}({y}, {x})", costly=True
+    ),
+)
+atan2 = _binary_function(ATAN2)
+
+
 # --- erf --------------------------------------------------------------------------------
 
 _erf_of_one = np.frompyfunc(math.erf, 1, 1)
