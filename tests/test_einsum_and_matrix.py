@@ -406,6 +406,8 @@ def test_matrix_ops_refuse_bad_arguments_naming_them():
         tt.linalg.diag_part(tt.ones(3))
     with pytest.raises(ValueError, match="only the main diagonal"):
         tt.linalg.diag_part(tt.ones((3, 3)), k=1)
+    with pytest.raises(ValueError, match=r"only the main diagonal .* k=\(0, 1\)"):
+        tt.linalg.set_diag(tt.ones((3, 4)), tt.ones((2, 3)), k=(0, 1))  # (a band: it crashed)
     with pytest.raises(ValueError, match="diag: `diagonal` must have rank 1"):
         tt.linalg.diag(tt.constant(3.0))
     with pytest.raises(ValueError, match="does not fit 1 x 2 matrices"):

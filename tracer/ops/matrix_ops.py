@@ -56,7 +56,10 @@ def _shorter(rows, cols):
 
 
 def _only_main_diagonal(name, k):
-    if static_int(k) != 0:
+    """ValueError naming `k` unless it is 0 (a band, `k=(low, high)`, too: TensorFlow's
+    diagonals of a band are not in tracer)."""
+    band = isinstance(k, (tuple, list)) or np.ndim(k) > 0
+    if band or static_int(k) != 0:
         raise ValueError(f"{name}: only the main diagonal (k=0) is supported, not k={k!r}")
 
 
