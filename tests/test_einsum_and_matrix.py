@@ -483,3 +483,22 @@ def test_vector_p_norms_and_refused_matrix_orders():
     np.testing.assert_allclose(tt.norm(tt.constant(v), ord=3).numpy(), np.linalg.norm(v, 3))
     with pytest.raises(ValueError, match="matrix norm"):
         tt.norm(tt.constant(normal(2, 2)), ord=3, axis=(0, 1))
+
+
+def test_eigvalsh_normalize_and_matrix_rank_as_tensorflows():
+    """TF 2.21: eigvalsh of [[2, 1], [1, 3]] is [1.3819659, 3.6180334]; normalize of
+    [[3, 4], [0, 5]] over axis 1 is ([[.6, .8], [0, 1]], [[5], [5]]); the rank of
+    [[1, 2], [2, 4]] is 1, of eye(3) 3, of diag(1, 1e-9) with tol 1e-6 [1] (int64)."""
+    np.testing.assert_allclose(
+        tt.linalg.eigvalsh(tt.constant([[2.0, 1.0], [1.0, 3.0]])).numpy(),
+        [1.3819659, 3.6180334],
+        rtol=1e-6,
+    )
+    unit, size = tt.linalg.normalize(tt.constant([[3.0, 4.0], [0.0, 5.0]]), axis=1)
+    np.testing.assert_allclose(unit.numpy(), [[0.6, 0.8], [0.0, 1.0]], rtol=1e-6)
+    np.testing.assert_allclose(size.numpy(), [[5.0], [5.0]])
+    rank = tt.function(tt.linalg.matrix_rank, backend="c")
+    assert int(rank(tt.constant([[1.0, 2.0], [2.0, 4.0]]))) == 1
+    assert int(tt.linalg.matrix_rank(tt.eye(3))) == 3
+    small = tt.linalg.matrix_rank(tt.constant([[[1.0, 0.0], [0.0, 1e-9]]]), tol=1e-6)
+    assert small.dtype == tt.int64 and small.numpy().tolist() == [1]

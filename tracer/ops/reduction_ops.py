@@ -190,6 +190,14 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     raise ValueError(f"norm: ord must be 'euclidean', 'fro', np.inf or a number > 0, not {ord!r}")
 
 
+def normalize(tensor, ord="euclidean", axis=None, name=None):
+    """(tensor / its norm, the norm), the norm over `axis` kept as axes of size 1, as
+    TensorFlow's tf.linalg.normalize."""
+    x = as_tensor(tensor)
+    size = norm(x, ord, axis, keepdims=True)
+    return math_ops.divide(x, size), size
+
+
 def _root_sum_of_squares(t, magnitude, axis, keep):
     squares = magnitude * magnitude if t.dtype.is_complex else t * t
     return math_ops.sqrt(reduce_sum(squares, axis=axis, keepdims=keep))
