@@ -849,3 +849,25 @@ def test_functions_called_from_lambdas_branches_and_mapped_functions_are_convert
     for function, expected in calls[:-1]:
         np.testing.assert_allclose(function(x).numpy(), expected, rtol=1e-6)
     np.testing.assert_allclose(calls[-1][0](tt.constant(1.0)).numpy(), calls[-1][1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lambda_whose_body_goes_on_past_its_first_line_runs_whole(backend):
+    """A lambda opening its own line inside brackets, its body on the next (TensorFlow 2.21:
+    [0, 4] and [1, -4]): the lines read for it held its first line alone, and the converted
+    lambda dropped the rest of its body ([1, 2] both). Now it runs as written."""
+    x = tt.constant([1.0, -2.0])
+    # fmt: off
+    minus = tt.function(
+        lambda x: tt.abs(x)
+        - x,
+        backend=backend,
+    )
+    times = tt.function(
+        lambda x: tt.abs(x)
+        * x,
+        backend=backend,
+    )
+    # fmt: on
+    np.testing.assert_array_equal(minus(x).numpy(), [0.0, 4.0])
+    np.testing.assert_array_equal(times(x).numpy(), [1.0, -4.0])

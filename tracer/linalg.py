@@ -2,7 +2,7 @@
 
 from tracer.clipping import global_norm  # noqa: F401
 from tracer.ops.array_ops import eye  # noqa: F401
-from tracer.ops.decomposition_ops import eigh, eigvalsh, matrix_rank, qr, svd  # noqa: F401
+from tracer.ops.decomposition_ops import eigh, eigvalsh, qr, svd  # noqa: F401
 from tracer.ops.einsum_ops import einsum  # noqa: F401
 from tracer.ops.factorization_ops import (  # noqa: F401
     cholesky,
@@ -27,4 +27,4 @@ from tracer.ops.matrix_ops import (  # noqa: F401
     set_diag,
     trace,
 )
-from tracer.ops.reduction_ops import norm, normalize  # noqa: F401
+from tracer.ops.reduction_ops import matrix_rank, norm, normalize  # noqa: F401

@@ -218,8 +218,9 @@ def _lambda_definition(tree, code):
     returning its body, which converts as any function does (a `tf.function(lambda x:
     step(x))`, a branch `lambda: step(x)`: the functions it calls are converted, as
     TensorFlow's autograph converts them); None where no lambda of its parameters starts on
-    its first line, or where several do and the innermost whose body holds the positions of
-    `code`'s instructions is not one alone."""
+    its first line whose body holds the positions of `code`'s instructions (a body that
+    goes on past the statement's first line, where the lines read do not hold it whole: the
+    lambda runs as written), or where the innermost such lambda is not one alone."""
     flags = code.co_flags
     count = code.co_argcount + code.co_kwonlyargcount
     count += bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
@@ -231,9 +232,8 @@ def _lambda_definition(tree, code):
         and node.lineno == code.co_firstlineno
         and _parameter_names(node.args) == parameters
     ]
-    if len(found) > 1:
-        holding = [node for node in found if _holds_instructions(node.body, code)]
-        found = [n for n in holding if not any(_inside(m, n) for m in holding if m is not n)]
+    holding = [node for node in found if _holds_instructions(node.body, code)]
+    found = [n for n in holding if not any(_inside(m, n) for m in holding if m is not n)]
     if len(found) != 1:
         return None
     (node,) = found

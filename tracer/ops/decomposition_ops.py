@@ -28,8 +28,7 @@ import numpy as np
 
 from runtime.kernels import quiet
 from tracer.ir import dims
-from tracer.ops import array_ops, math_ops, reduction_ops
-from tracer.ops.broadcast_ops import reduce_sum
+from tracer.ops import array_ops
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.factorization_ops import (
@@ -395,15 +394,3 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
 def eigvalsh(tensor, name=None):
     """The eigenvalues (ascending) of (batches of) symmetric matrices: `eigh`'s first result."""
     return eigh(tensor)[0]
-
-
-def matrix_rank(a, tol=None, validate_args=False, name=None):
-    """The number of singular values of (batches of) matrices above `tol`: by default the
-    largest times max(M, N) times the dtype's epsilon, as TensorFlow's (an int64 count)."""
-    x = as_tensor(a)
-    s = svd(x, compute_uv=False)
-    if tol is None:
-        eps = float(np.finfo(x.dtype.as_numpy_dtype).eps) * max(x.shape[-2:])
-        tol = reduction_ops.reduce_max(s, axis=-1, keepdims=True) * eps
-    above = math_ops.greater(s, tol)
-    return reduce_sum(array_ops.cast(above, "int64"), axis=-1)

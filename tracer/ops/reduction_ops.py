@@ -227,3 +227,15 @@ def _matrix_norm(t, ord, axis, keep):
         f"norm: over two axes (a matrix norm) ord must be 'euclidean', 'fro', 1, 2 or np.inf, "
         f"not {ord!r}"
     )
+
+
+def matrix_rank(a, tol=None, validate_args=False, name=None):
+    """The number of singular values of (batches of) matrices above `tol`: by default the
+    largest times max(M, N) times the dtype's epsilon, as TensorFlow's (an int64 count)."""
+    x = as_tensor(a)
+    s = svd(x, compute_uv=False)
+    if tol is None:
+        eps = float(np.finfo(x.dtype.as_numpy_dtype).eps) * max(x.shape[-2:])
+        tol = reduce_max(s, axis=-1, keepdims=True) * eps
+    above = math_ops.greater(s, tol)
+    return reduce_sum(array_ops.cast(above, "int64"), axis=-1)
