@@ -213,7 +213,7 @@ class Function:
         self._runs_as_python = False
         # set where that code needed the value of a scalar integer tensor argument (a
         # TensorArray's size, tt.range's bounds): it is then traced for each value of them,
-        # as a Python int (`_with_integer_values`); the values traced so far
+        # each a constant of the trace (`_with_integer_values`); the values traced so far
         self._by_value = False
         self._values_traced = set()
         self._instances = None  # as a method: the Function of each instance (`__get__`)
@@ -736,7 +736,7 @@ class Function:
         self._by_value = True
         log.info(
             "tt.function %s %s; it is traced for each value of its scalar integer tensor "
-            "arguments instead, as Python ints",
+            "arguments instead, each a constant of its trace",
             self.__name__,
             signal,
         )
