@@ -138,7 +138,7 @@ def test_a_loop_that_collects_until_it_breaks_runs_as_python():
 def test_a_size_from_an_integer_argument_is_traced_for_each_value(backend, caplog):
     """A TensorArray whose size, or a tt.range made a tensor, comes from a scalar integer
     tensor argument (a neural ODE's step count) needs its value to compile: the function is
-    traced for each value of such arguments, as a Python int, where it ran as Python at every
+    traced for each value of such arguments, each a constant, where it ran as Python at every
     call (23 times slower than compiled in the held-out program); from a fourth value on it
     runs as Python. Values against numpy's recurrence at each step count."""
     traces = []
