@@ -436,3 +436,42 @@ def test_resize_with_pad_scales_to_fit_then_pads_as_tensorflow():
     )
     with pytest.raises(ValueError, match="target_height must be > 0"):
         tt.image.resize_with_pad(x[0], 0, 3)
+
+
+@pytest.mark.parametrize("backend", ["eager", "interpreter", "c"])
+def test_color_transforms_gamma_and_angle_as_tensorflows(backend):
+    """TensorFlow 2.21 printed these for a uniform(0, 1) float32 image of 2 x 3 pixels drawn
+    with default_rng(0): the first six values of rgb_to_yuv, yuv_to_rgb, rgb_to_yiq and
+    yiq_to_rgb; adjust_gamma's [0.09375, 0.375] (gamma 2, gain 1.5) and [50, 226] (uint8,
+    gamma 0.5), and its ValueError for a negative gamma; angle's [0, pi, 0] and
+    [pi / 4, pi]."""
+
+    def run(function, *args):
+        return (function if backend == "eager" else tt.function(function, backend=backend))(*args)
+
+    x = tt.constant(np.random.default_rng(0).uniform(0, 1, (2, 3, 3)).astype(np.float32))
+    printed = {
+        "rgb_to_yuv": [0.353487, -0.153791, 0.248687, 0.586386, 0.16061, -0.499927],
+        "yuv_to_rgb": [0.683667, 0.506702, 1.185185, 1.056962, -0.834389, 1.669143],
+        "rgb_to_yiq": [0.353487, 0.292328, 0.006441, 0.586386, -0.506748, -0.137581],
+        "yiq_to_rgb": [0.920311, 0.537058, 0.408206, 1.360664, -0.795432, 0.671995],
+    }
+    for name, values in printed.items():
+        got = run(getattr(tt.image, name), x).numpy().ravel()[:6]
+        np.testing.assert_allclose(got, values, atol=2e-6)
+    back = run(lambda v: tt.image.yuv_to_rgb(tt.image.rgb_to_yuv(v)), x)
+    np.testing.assert_allclose(back.numpy(), x.numpy(), atol=2e-6)
+    gamma = run(lambda v: tt.image.adjust_gamma(v, gamma=2.0, gain=1.5), tt.constant([[0.25, 0.5]]))
+    np.testing.assert_allclose(gamma.numpy(), [[0.09375, 0.375]])
+    bright = run(lambda v: tt.image.adjust_gamma(v, 0.5), tt.constant([[10, 200]], tt.uint8))
+    assert bright.dtype == tt.uint8 and bright.numpy().tolist() == [[50, 226]]
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number"):
+        tt.image.adjust_gamma(tt.constant([1.0]), gamma=-1.0)
+    np.testing.assert_allclose(
+        run(tt.math.angle, tt.constant([1.0, -2.0, 0.0])).numpy(), [0.0, np.pi, 0.0], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        run(tt.math.angle, tt.constant([1 + 1j, -1 + 0j], tt.complex64)).numpy(),
+        [np.pi / 4, np.pi],
+        rtol=1e-6,
+    )

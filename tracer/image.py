@@ -7,6 +7,7 @@ from tracer.ops.image_ops import (
     ResizeMethod,
     adjust_brightness,
     adjust_contrast,
+    adjust_gamma,
     central_crop,
     convert_image_dtype,
     crop_to_bounding_box,
@@ -19,8 +20,12 @@ from tracer.ops.image_ops import (
     resize_with_crop_or_pad,
     resize_with_pad,
     rgb_to_grayscale,
+    rgb_to_yiq,
+    rgb_to_yuv,
     rot90,
     transpose,
+    yiq_to_rgb,
+    yuv_to_rgb,
 )
 from tracer.ops.png_codec import decode_image, decode_png, encode_png
 from tracer.random_image import (
@@ -34,6 +39,7 @@ __all__ = [
     "ResizeMethod",
     "adjust_brightness",
     "adjust_contrast",
+    "adjust_gamma",
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
@@ -57,8 +63,12 @@ __all__ = [
     "resize_with_crop_or_pad",
     "resize_with_pad",
     "rgb_to_grayscale",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
     "rot90",
     "sobel_edges",
     "total_variation",
     "transpose",
+    "yiq_to_rgb",
+    "yuv_to_rgb",
 ]

@@ -6,6 +6,7 @@ from tracer.ops.confusion_matrix import confusion_matrix  # noqa: F401
 from tracer.ops.index_ops import argmax, argmin  # noqa: F401
 from tracer.ops.math_composites import (  # noqa: F401
     acosh,
+    angle,
     asinh,
     atanh,
     cosh,

@@ -365,7 +365,71 @@ def grayscale_to_rgb(images, name=None):
     return tile(images, [1] * (images.ndim - 1) + [3])
 
 
+# the linear color transforms, each a 3 x 3 matrix (a row per channel in, a column per
+# channel out), as TensorFlow 2.21's functions give them applied to the identity in float64
+_COLOR_MATRICES = {
+    "rgb_to_yuv": [
+        [0.299, -0.14714119, 0.61497538],
+        [0.587, -0.28886916, -0.51496512],
+        [0.114, 0.43601035, -0.10001026],
+    ],
+    "yuv_to_rgb": [
+        [1.0, 1.0, 1.0],
+        [0.0, -0.394642334, 2.03206185],
+        [1.13988303, -0.58062185, 0.0],
+    ],
+    "rgb_to_yiq": [
+        [0.299, 0.59590059, 0.2115],
+        [0.587, -0.27455667, -0.52273617],
+        [0.114, -0.32134392, 0.31119955],
+    ],
+    "yiq_to_rgb": [
+        [1.0, 1.0, 1.0],
+        [0.95598634, -0.27201283, -1.10674021],
+        [0.6208248, -0.64720424, 1.70423049],
+    ],
+}
+
+
+def _color_transform(name):
+    matrix = np.array(_COLOR_MATRICES[name])
+
+    def transform(images, name=None):
+        images = as_tensor(images)
+        if not images.dtype.is_floating or images.ndim < 1 or images.shape[-1] != 3:
+            raise ValueError(
+                f"tt.image.{transform.__name__} takes float images [..., 3], not "
+                f"{images.dtype.name} of shape {list(images.shape)}"
+            )
+        kernel = _constant(matrix.astype(images.dtype.as_numpy_dtype), images.dtype)
+        return tensordot(images, kernel, [[-1], [0]])
+
+    transform.__name__ = name
+    transform.__doc__ = f"""`{name}` of float `images` [..., 3]: their last axis times
+    TensorFlow's matrix for it."""
+    return transform
+
+
+rgb_to_yuv = _color_transform("rgb_to_yuv")
+yuv_to_rgb = _color_transform("yuv_to_rgb")
+rgb_to_yiq = _color_transform("rgb_to_yiq")
+yiq_to_rgb = _color_transform("yiq_to_rgb")
+
+
 # --- adjustments ----------------------------------------------------------------------------
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """gain * image ** gamma, as tf.image.adjust_gamma: float16 and float32 images in their
+    dtype, others converted to [0, 1) float32 first and saturated back; a gamma known to be
+    negative is TensorFlow's ValueError."""
+    image = as_tensor(image)
+    known = as_tensor(gamma)._value
+    if known is not None and np.any(known < 0):
+        raise ValueError("Gamma should be a non-negative real number.")
+    pixels = image if image.dtype in (dtypes.float16, dtypes.float32) else _as_float(image)
+    gamma, gain = (cast(as_tensor(v), pixels.dtype) for v in (gamma, gain))
+    return convert_image_dtype(gain * pixels**gamma, image.dtype, saturate=True)
 
 
 def adjust_brightness(image, delta):

@@ -321,3 +321,12 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     peak = math_ops.where(math_ops.is_finite(peak), peak, array_ops.zeros_like(peak))
     summed = cumsum(math_ops.exp(x - peak), axis, exclusive=exclusive, reverse=reverse)
     return math_ops.log(summed) + peak
+
+
+def angle(input, name=None):
+    """The argument of each element: atan2(imag, real), in the real dtype (of a real
+    tensor, 0 or pi by its sign), as TensorFlow's."""
+    x = as_tensor(input)
+    if x.dtype.is_complex:
+        return math_ops.atan2(math_ops.imag(x), math_ops.real(x))
+    return math_ops.atan2(array_ops.zeros_like(x), x)
