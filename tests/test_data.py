@@ -458,3 +458,15 @@ def test_unbatch_counts_and_iterators_as_tensorflows():
     assert [int(iterator.get_next()) for _ in range(2)] == [0, 1]
     with pytest.raises(tt.errors.OutOfRangeError):
         iterator.get_next()
+
+
+def test_rebatch_batches_the_rows_again():
+    """TF 2.21: range(10).batch(4).rebatch(3) is [0 1 2] [3 4 5] [6 7 8] [9] of spec (None,);
+    with drop_remainder both times, [0 1 2] [3 4 5] of spec (3,)."""
+    data = tt.data.Dataset.range(10)
+    again = data.batch(4).rebatch(3)
+    assert [x.numpy().tolist() for x in again] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert again.element_spec == tt.TensorSpec([None], tt.int64)
+    dropped = data.batch(4, drop_remainder=True).rebatch(3, drop_remainder=True)
+    assert [x.numpy().tolist() for x in dropped] == [[0, 1, 2], [3, 4, 5]]
+    assert dropped.element_spec == tt.TensorSpec([3], tt.int64)

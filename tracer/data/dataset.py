@@ -110,6 +110,11 @@ class Dataset:
     def unbatch(self, name=None):
         return self._then(transforms.Unbatch(self._stage))
 
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """The rows of the batches batched again, `batch_size` a batch, as TensorFlow's
+        rebatch of one size: `unbatch().batch(batch_size, drop_remainder)`."""
+        return self.unbatch().batch(batch_size, drop_remainder=drop_remainder)
+
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         return self._then(
             transforms.Shuffle(self._stage, buffer_size, seed, reshuffle_each_iteration)
