@@ -56,7 +56,7 @@ class Variable(TensorLike):
         self._value = aligned.copy(value.numpy())
         self._shared = False
         self.name = f"{state.name_scope}{name or 'Variable'}:0"
-        self.path = None  # a Keras weight's (tracer/keras/layers/layer.py, `keras_named`)
+        self.path = None  # a Keras weight's (tracer/keras/naming.py, `keras_named`)
         self.trainable = bool(trainable)
         if constraint is not None and not callable(constraint):
             raise ValueError(f"a Variable's constraint must be callable, not {constraint!r}")
