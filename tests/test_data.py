@@ -470,3 +470,31 @@ def test_rebatch_batches_the_rows_again():
     dropped = data.batch(4, drop_remainder=True).rebatch(3, drop_remainder=True)
     assert [x.numpy().tolist() for x in dropped] == [[0, 1, 2], [3, 4, 5]]
     assert dropped.element_spec == tt.TensorSpec([3], tt.int64)
+
+
+def test_group_by_window_groups_by_key_and_flushes_in_key_order():
+    """TF 2.21: range(10) grouped by x % 3 in windows of 2, each batched, gives [0 3] [1 4]
+    [2 5] [6 9] [7] [8], spec (None,), cardinality unknown; the key reaches reduce_func; a
+    window_size_func of the key; both sizes or neither is TensorFlow's ValueError."""
+    data = tt.data.Dataset
+    grouped = data.range(10).group_by_window(lambda x: x % 3, lambda k, w: w.batch(4), 2)
+    assert [x.numpy().tolist() for x in grouped] == [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]
+    assert grouped.element_spec == tt.TensorSpec([None], tt.int64)
+    assert int(grouped.cardinality()) == -2
+    keyed = data.range(11).apply(
+        tt.data.experimental.group_by_window(
+            lambda x: (x * 7) % 4, lambda k, w: w.batch(10).map(lambda b: (k, b)), 3
+        )
+    )
+    assert [(int(k), b.numpy().tolist()) for k, b in keyed] == [
+        (0, [0, 4, 8]),
+        (3, [1, 5, 9]),
+        (2, [2, 6, 10]),
+        (1, [3, 7]),
+    ]
+    sized = data.range(8).group_by_window(
+        lambda x: x % 2, lambda k, w: w.batch(8), window_size_func=lambda k: k + 2
+    )
+    assert [x.numpy().tolist() for x in sized] == [[0, 2], [1, 3, 5], [4, 6], [7]]
+    with pytest.raises(ValueError, match="Either the `window_size` argument"):
+        data.range(3).group_by_window(lambda x: x, lambda k, w: w)

@@ -162,6 +162,16 @@ class Dataset:
         )
         return self._then(stage)
 
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):  # fmt: skip
+        """Groups of elements of one `key_func` key, `window_size` (or `window_size_func(key)`)
+        at most, each a dataset given to `reduce_func(key, window)`, whose elements come out:
+        a group as soon as it is full, the groups left at the end in the order of their keys
+        (the functions run eagerly, on the elements' Tensors)."""
+        stage = interleave.GroupByWindow(
+            self._stage, key_func, reduce_func, window_size, window_size_func, Dataset
+        )
+        return self._then(stage)
+
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Windows of `size` elements, `stride` apart, one every `shift` (`size`) elements:
         each a dataset (a structure of datasets, one per component); `flat_map` them into

@@ -22,6 +22,13 @@ def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=Non
     return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """A transformation for `Dataset.apply`: `Dataset.group_by_window`."""
+    return lambda dataset: dataset.group_by_window(
+        key_func, reduce_func, window_size, window_size_func
+    )
+
+
 def cardinality(dataset):
     """The dataset's cardinality (`Dataset.cardinality()`)."""
     return dataset.cardinality()
@@ -45,6 +52,7 @@ __all__ = [
     "choose_from_datasets",
     "dense_to_ragged_batch",
     "get_single_element",
+    "group_by_window",
     "make_csv_dataset",
     "sample_from_datasets",
 ]

@@ -2,14 +2,24 @@
 (tracer/data/specs.py says what a stage is): `interleave` and `flat_map` read the datasets a
 function makes of each upstream element, a few at a time; `choose_from_datasets` and
 `sample_from_datasets` read given datasets in the order that a dataset of indices, or
-weighted draws, decide; `window` makes a dataset of each window of elements."""
+weighted draws, decide; `window` makes a dataset of each window of elements;
+`group_by_window` one of each group of elements of a key, and reads what a function makes
+of it."""
 
 import os
 
 import numpy as np
 
 from tracer import nest
-from tracer.data.specs import INFINITE, UNKNOWN, DatasetSpec, combined_spec, refuse_sparse
+from tracer.data.sparse_elements import tensor_of
+from tracer.data.specs import (
+    INFINITE,
+    UNKNOWN,
+    DatasetSpec,
+    combined_spec,
+    refuse_sparse,
+    spec_of_arrays,
+)
 from tracer.data.transforms import arguments_of, first_element
 from tracer.errors import InvalidArgumentError
 from tracer.signature import TensorSpec
@@ -235,6 +245,91 @@ class Window:
     def spec(self):
         spec = self._upstream.spec()
         return nest.pack_sequence_as(spec, [DatasetSpec(s) for s in nest.flatten(spec)])
+
+
+class GroupByWindow:
+    """`group_by_window(key_func, reduce_func, window_size | window_size_func)`: the upstream
+    elements grouped by `key_func`'s integer key; a group that reaches its window size
+    (`window_size`, or `window_size_func(key)`) is a dataset given to `reduce_func(key,
+    window)`, whose elements come next; at the end the groups left, in ascending order of
+    their keys, as TensorFlow's. The functions run eagerly, on the elements' Tensors."""
+
+    def __init__(self, upstream, key_func, reduce_func, window_size, window_size_func, dataset):
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError(
+                "Either the `window_size` argument or the `window_size_func` argument must be "
+                "specified."
+            )
+        self._upstream, self._key_func, self._reduce_func = upstream, key_func, reduce_func
+        self._window_size, self._window_size_func = window_size, window_size_func
+        self._dataset = dataset  # what makes a tt.data.Dataset of a stage
+
+    def arrays(self):
+        groups = {}
+        for element in self._upstream.arrays():
+            key = self._key(element)
+            group = groups.setdefault(key, [])
+            group.append(element)
+            if len(group) >= self._size_of(key):
+                del groups[key]
+                yield from self._reduced(key, group).arrays()
+        for key in sorted(groups):
+            yield from self._reduced(key, groups[key]).arrays()
+
+    def _key(self, element):
+        key = np.asarray(self._key_func(*arguments_of(element)))
+        if key.shape != () or key.dtype.kind not in "iu":
+            raise TypeError(f"group_by_window: key_func must return an integer scalar, not {key!r}")
+        return int(key)
+
+    def _size_of(self, key):
+        if self._window_size is not None:
+            return int(self._window_size)
+        return int(np.asarray(self._window_size_func(tensor_of(np.int64(key)))))
+
+    def _reduced(self, key, group):
+        """The stage of the dataset `reduce_func` makes of a group's window."""
+        made = self._reduce_func(tensor_of(np.int64(key)), self._dataset(_Elements(group)))
+        stage = getattr(made, "_stage", None)  # (a tt.data.Dataset's)
+        if stage is None:
+            raise TypeError(
+                "group_by_window: reduce_func must return a tt.data.Dataset, not "
+                f"{type(made).__name__}"
+            )
+        return stage
+
+    def cardinality(self):
+        return UNKNOWN
+
+    def spec(self):
+        """The element_spec of the dataset `reduce_func` makes of the first element's window
+        alone, every dimension None (as Interleave's)."""
+        first = first_element(
+            self._upstream,
+            "group_by_window: the upstream dataset has no element to call reduce_func on, so "
+            "the element_spec is unknown",
+        )
+        spec = self._reduced(self._key(first), [first]).spec()
+        return nest.pack_sequence_as(spec, [_unsized(s) for s in nest.flatten(spec)])
+
+
+class _Elements:
+    """A group's elements, as a stage."""
+
+    def __init__(self, elements):
+        self._elements = elements
+
+    def arrays(self):
+        yield from self._elements
+
+    def cardinality(self):
+        return len(self._elements)
+
+    def spec(self):
+        spec = spec_of_arrays(self._elements[0])
+        for element in self._elements[1:]:
+            spec = combined_spec(spec, spec_of_arrays(element))
+        return spec
 
 
 class _Listed:
