@@ -86,3 +86,10 @@ def test_large_sums_over_axes_after_others_are_the_compiled_codes_for_each_block
 )
 def test_other_sums_are_numpys(x, axis):
     np.testing.assert_array_equal(tt.reduce_sum(x, axis=axis).numpy(), np.sum(x, axis=axis))
+
+
+def test_a_sum_over_no_axis_keeps_a_large_array():
+    """No axis and keepdims: the array itself (the consecutive-axes rule found no first axis
+    there and raised IndexError)."""
+    x = rng.standard_normal((300, 400)).astype(np.float32)
+    np.testing.assert_array_equal(tt.reduce_sum(x, axis=[], keepdims=True).numpy(), x)

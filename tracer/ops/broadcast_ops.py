@@ -58,7 +58,7 @@ def _reduce_sum_kernel(x, axis, keepdims):
     norm's moments), in C."""
     x = np.asarray(x)
     summed = None
-    if x.size >= LEADING_SUMS_FROM and axis == tuple(range(axis[0], axis[0] + len(axis))):
+    if axis and x.size >= LEADING_SUMS_FROM and axis == tuple(range(axis[0], axis[0] + len(axis))):
         if axis[0] == 0:
             summed = array_math.leading_sums(x, len(axis))
         else:
