@@ -1,5 +1,8 @@
 """The engine a held-out program runs on, named by its first argument: `tracer` imports
-tracer as `tf`, anything else TensorFlow (which need not be installed where tracer is)."""
+tracer as `tf`, anything else TensorFlow (which need not be installed where tracer is).
+`MODES` are the ways a differential program runs each case, (name, wrap of a function or
+None for eager): tracer's eager, compiled C and interpreter; TensorFlow's eager and
+tf.function."""
 
 import sys
 
@@ -12,4 +15,13 @@ else:
     except ImportError:
         sys.exit("TensorFlow is not installed here: run with `tracer` as the first argument")
 
-__all__ = ["tf", "which"]
+if which == "tracer":
+    MODES = [
+        ("eager", None),
+        ("c", lambda f: tf.function(f, backend="c")),
+        ("interp", lambda f: tf.function(f, backend="interpreter")),
+    ]
+else:
+    MODES = [("eager", None), ("function", tf.function)]
+
+__all__ = ["MODES", "tf", "which"]

@@ -18,17 +18,9 @@ import re
 import sys
 
 import numpy as np
-from engine import tf, which
+from engine import MODES, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
-if which == "tracer":
-    MODES = [
-        ("eager", None),
-        ("c", lambda f: tf.function(f, backend="c")),
-        ("interp", lambda f: tf.function(f, backend="interpreter")),
-    ]
-else:
-    MODES = [("eager", None), ("function", tf.function)]
 
 CASES = []
 SMALL = 48  # results with at most this many entries are printed whole
