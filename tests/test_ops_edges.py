@@ -97,6 +97,10 @@ def test_truncating_division_rint_xlog1py_euclidean_norm_and_cumulative_logsumex
     floats = tt.constant([7.5, -7.5]), tt.constant([2.0, 2.0])
     np.testing.assert_array_equal(run(mode, tt.truncatediv, *floats).numpy(), [3.0, -3.0])
     np.testing.assert_array_equal(run(mode, tt.truncatemod, *floats).numpy(), [1.5, -1.5])
+    inf = float("inf")
+    by_inf = tt.constant([5.0, -1.0, inf, 3.0]), tt.constant([inf, inf, 2.0, 0.0])
+    got = run(mode, tt.truncatemod, *by_inf).numpy()  # TF 2.21: [5, -1, nan, nan]
+    np.testing.assert_array_equal(got, [5.0, -1.0, np.nan, np.nan])
     rint = run(mode, tt.math.rint, tt.constant([0.5, 1.5, -0.5, 2.4])).numpy()
     np.testing.assert_array_equal(rint, [0.0, 2.0, -0.0, 2.0])
     got = run(mode, tt.math.xlog1py, tt.constant([0.0, 2.0]), tt.constant([-1.0, 1.0])).numpy()
@@ -113,6 +117,9 @@ def test_truncating_division_rint_xlog1py_euclidean_norm_and_cumulative_logsumex
     np.testing.assert_allclose(exclusive, [-np.inf, 1.0, 2.3132617, 3.4076061], rtol=1e-6)
     reverse = run(mode, lambda v: tt.math.cumulative_logsumexp(v, reverse=True), x).numpy()
     np.testing.assert_allclose(reverse, [3.4076061, 3.3132617, 3.0, -np.inf], rtol=1e-6)
+    spread = tt.constant([-np.inf, 0.0, -np.inf, 1000.0])  # TF 2.21: [-inf, 0, 0, 1000]
+    got = run(mode, tt.math.cumulative_logsumexp, spread).numpy()
+    np.testing.assert_array_equal(got, [-np.inf, 0.0, 0.0, 1000.0])
     values = np.array([0.3, -1.2, 2.5])
 
     def summed(v):

@@ -13,12 +13,11 @@ and one for large arguments that overflows only where the function does.
 import math
 
 from tracer.ir import dims
-from tracer.ops import array_ops, math_ops, reduction_ops
+from tracer.ops import array_ops, layout_ops, math_ops, reduction_ops, structure_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.op_names import tf_op
-from tracer.ops.scan_ops import cumsum
 from tracer.ops.structure_ops import stack
 from tracer.tensor import convert_to_tensor, is_tensor_like
 
@@ -285,9 +284,13 @@ def truncatediv(x, y, name=None):
 
 def truncatemod(x, y, name=None):
     """The remainder of `truncatediv`: truncatediv(x, y) * y + truncatemod(x, y) is x, its
-    sign x's, as TensorFlow's (C's `%` and fmod)."""
+    sign x's, as TensorFlow's (C's `%` and fmod). Floats take |x| mod |y| with x's sign, so
+    that x mod inf is x, as fmod's, where x - trunc(x / inf) * inf is NaN."""
     x, y = as_tensor(x), as_tensor(y)
-    return x - truncatediv(x, y) * y
+    if x.dtype.is_integer:
+        return x - truncatediv(x, y) * y
+    remainder = math_ops.floormod(math_ops.abs(x), math_ops.abs(y))
+    return math_ops.where(math_ops.less(x, 0), -remainder, remainder)
 
 
 def rint(x, name=None):
@@ -314,13 +317,35 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
-    """log(cumsum(exp(x))) along `axis`, computed from the largest element (so no exp
-    overflows); -inf before the first element with `exclusive`, as TensorFlow's."""
+    """log(cumsum(exp(x))) along `axis`, as TensorFlow's: a prefix of log-add-exps, each
+    step adding the running value `step` places back (log2(n) steps), so that no sum of
+    exps underflows next to a large element; -inf before the first with `exclusive`."""
     x = as_tensor(x)
-    peak = array_ops.stop_gradient(reduction_ops.reduce_max(x, axis, keepdims=True))
+    axis = axis % x.shape.rank if axis < 0 else axis
+    if reverse:
+        x = layout_ops.reverse(x, [axis])
+    length = x.shape[axis]
+    running = _shifted_along(x, axis, 1) if exclusive else x
+    step = 1
+    while step < length:
+        running = _log_add_exp(running, _shifted_along(running, axis, step))
+        step *= 2
+    return layout_ops.reverse(running, [axis]) if reverse else running
+
+
+def _shifted_along(x, axis, step):
+    """x moved `step` places along `axis`, -inf filling the places it leaves."""
+    before = (slice(None),) * axis
+    filler = array_ops.zeros_like(x[before + (slice(None, step),)]) - math.inf
+    return structure_ops.concat([filler, x[before + (slice(None, -step),)]], axis)
+
+
+def _log_add_exp(a, b):
+    """log(exp(a) + exp(b)) from the larger of the two (held out of the gradient, where it
+    cancels), so that neither exp overflows."""
+    peak = array_ops.stop_gradient(math_ops.maximum(a, b))
     peak = math_ops.where(math_ops.is_finite(peak), peak, array_ops.zeros_like(peak))
-    summed = cumsum(math_ops.exp(x - peak), axis, exclusive=exclusive, reverse=reverse)
-    return math_ops.log(summed) + peak
+    return math_ops.log(math_ops.exp(a - peak) + math_ops.exp(b - peak)) + peak
 
 
 def angle(input, name=None):
