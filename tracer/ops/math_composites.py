@@ -13,7 +13,7 @@ and one for large arguments that overflows only where the function does.
 import math
 
 from tracer.ir import dims
-from tracer.ops import array_ops, layout_ops, math_ops, reduction_ops, structure_ops
+from tracer.ops import array_ops, layout_ops, math_ops, nn_ops, reduction_ops, structure_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor
 from tracer.ops.linalg_ops import matmul
@@ -321,14 +321,15 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     step adding the running value `step` places back (log2(n) steps), so that no sum of
     exps underflows next to a large element; -inf before the first with `exclusive`."""
     x = as_tensor(x)
-    axis = axis % x.shape.rank if axis < 0 else axis
+    axis = axis % x.shape.rank
     if reverse:
         x = layout_ops.reverse(x, [axis])
     length = x.shape[axis]
     running = _shifted_along(x, axis, 1) if exclusive else x
     step = 1
     while step < length:
-        running = _log_add_exp(running, _shifted_along(running, axis, step))
+        pair = stack([running, _shifted_along(running, axis, step)])
+        running = nn_ops.reduce_logsumexp(pair, axis=0)
         step *= 2
     return layout_ops.reverse(running, [axis]) if reverse else running
 
@@ -338,14 +339,6 @@ def _shifted_along(x, axis, step):
     before = (slice(None),) * axis
     filler = array_ops.zeros_like(x[before + (slice(None, step),)]) - math.inf
     return structure_ops.concat([filler, x[before + (slice(None, -step),)]], axis)
-
-
-def _log_add_exp(a, b):
-    """log(exp(a) + exp(b)) from the larger of the two (held out of the gradient, where it
-    cancels), so that neither exp overflows."""
-    peak = array_ops.stop_gradient(math_ops.maximum(a, b))
-    peak = math_ops.where(math_ops.is_finite(peak), peak, array_ops.zeros_like(peak))
-    return math_ops.log(math_ops.exp(a - peak) + math_ops.exp(b - peak)) + peak
 
 
 def angle(input, name=None):
