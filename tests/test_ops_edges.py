@@ -28,6 +28,29 @@ def test_float_floordiv_is_the_floor_of_the_quotient(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [tt.int32, tt.int64, tt.uint8])
+@pytest.mark.parametrize(
+    "divide, expected",
+    [
+        (lambda a, b: a // b, np.floor_divide),
+        (lambda a, b: a % b, np.mod),
+        (tt.truncatediv, np.floor_divide),  # (non-negative operands below)
+        (tt.truncatemod, np.mod),
+    ],
+)
+def test_an_integer_divided_by_zero_raises(mode, dtype, divide, expected):
+    """TF 2.21: [5, 6] // [1, 0] raises InvalidArgumentError "Integer division by zero"
+    (tracer answered 0); a nonzero divisor still divides, a constant one in the loop too."""
+    x, y = tt.constant([5, 6], dtype), tt.constant([1, 0], dtype)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="Integer division by zero"):
+        run(mode, divide, x, y)
+    with pytest.raises(ZeroDivisionError):
+        run(mode, divide, x, y)
+    got = run(mode, lambda a, b: divide(a, b) + divide(a, 2), x, x - 2).numpy()
+    np.testing.assert_array_equal(got, expected([5, 6], [3, 4]) + expected([5, 6], 2))
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_an_integer_mean_rounds_toward_zero(mode):
     """TF 2.21: reduce_mean([-1, -2]) is -1; over axis 1 of [[-3, 0], [3, 0]], [-1, 1]."""
     assert int(run(mode, tt.reduce_mean, tt.constant([-1, -2]))) == -1
@@ -142,3 +165,22 @@ def test_truncating_division_rint_xlog1py_euclidean_norm_and_cumulative_logsumex
         for e in np.eye(3)
     ]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "op, expected",
+    [
+        (tt.math.divide_no_nan, [0.5, 0.0]),
+        (tt.math.xlogy, [np.log(2.0), 0.0]),
+        (tt.math.xdivy, [0.5, 0.0]),
+        (tt.math.xlog1py, [np.log(3.0), 0.0]),
+        (tt.truncatemod, [1.0, 0.0]),
+    ],
+)
+def test_a_python_number_takes_the_tensors_dtype_in_binary_composites(op, expected):
+    """TF 2.21: tf.math.xlogy(float64 tensor, 2.0) is float64 (tracer raised: its 2.0 was
+    float32)."""
+    got = op(tt.constant([1.0, 0.0], tt.float64), 2.0)
+    assert got.dtype == tt.float64
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-15)
+    assert tt.truncatediv(tt.constant([-7], tt.int64), 2).numpy().tolist() == [-3]

@@ -173,6 +173,7 @@ def _remake(tf_class, builtin, args):
 _TF_CLASS = {
     IndexError: InvalidArgumentError,  # an index out of range (gather, scatter, segment ids)
     np.linalg.LinAlgError: InvalidArgumentError,  # a singular or non-positive-definite input
+    ZeroDivisionError: InvalidArgumentError,  # an integer divided by zero
 }
 
 

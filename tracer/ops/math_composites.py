@@ -15,7 +15,7 @@ import math
 from tracer.ir import dims
 from tracer.ops import array_ops, layout_ops, math_ops, nn_ops, reduction_ops, structure_ops
 from tracer.ops.broadcast_ops import reduce_sum
-from tracer.ops.convert import as_tensor
+from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.op_names import tf_op
 from tracer.ops.structure_ops import stack
@@ -121,7 +121,7 @@ def squared_difference(x, y, name=None):
 @tf_op("div_no_nan")
 def divide_no_nan(x, y, name=None):
     """x / y, and 0 where y is 0."""
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     zero = math_ops.equal(y, 0.0)
     safe = math_ops.where(zero, array_ops.ones_like(y), y)
     return math_ops.where(zero, array_ops.zeros_like(x * safe), x / safe)
@@ -130,7 +130,7 @@ def divide_no_nan(x, y, name=None):
 @tf_op("Xlogy")
 def xlogy(x, y, name=None):
     """x log(y), and 0 where x is 0 (also where y is 0)."""
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     zero = math_ops.equal(x, 0.0)
     safe = math_ops.where(zero, array_ops.ones_like(y), y)
     return math_ops.where(zero, array_ops.zeros_like(x * safe), x * math_ops.log(safe))
@@ -138,7 +138,7 @@ def xlogy(x, y, name=None):
 
 def xdivy(x, y, name=None):
     """x / y, and 0 where x is 0."""
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     zero = math_ops.equal(x, 0.0)
     safe = math_ops.where(zero, array_ops.ones_like(y), y)
     return math_ops.where(zero, array_ops.zeros_like(x * safe), x / safe)
@@ -157,7 +157,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
 
 
 def logical_xor(x, y, name=None):
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     return math_ops.logical_and(
         math_ops.logical_or(x, y), math_ops.logical_not(math_ops.logical_and(x, y))
     )
@@ -272,7 +272,7 @@ def polyval(coeffs, x, name=None):
 def truncatediv(x, y, name=None):
     """x / y rounded toward zero, as TensorFlow's (C's integer division; floats: the
     quotient truncated)."""
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     if x.dtype.is_integer:
         inexact = math_ops.not_equal(math_ops.floormod(x, y), 0)
         signs_differ = math_ops.not_equal(math_ops.less(x, 0), math_ops.less(y, 0))
@@ -286,7 +286,7 @@ def truncatemod(x, y, name=None):
     """The remainder of `truncatediv`: truncatediv(x, y) * y + truncatemod(x, y) is x, its
     sign x's, as TensorFlow's (C's `%` and fmod). Floats take |x| mod |y| with x's sign, so
     that x mod inf is x, as fmod's, where x - trunc(x / inf) * inf is NaN."""
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     if x.dtype.is_integer:
         return x - truncatediv(x, y) * y
     remainder = math_ops.floormod(math_ops.abs(x), math_ops.abs(y))
@@ -300,7 +300,7 @@ def rint(x, name=None):
 
 def xlog1py(x, y, name=None):
     """x log(1 + y), and 0 where x is 0."""
-    x, y = as_tensor(x), as_tensor(y)
+    x, y = as_tensors(x, y)
     zero = math_ops.equal(x, 0.0)
     safe = math_ops.where(zero, array_ops.zeros_like(y), y)
     return math_ops.where(zero, array_ops.zeros_like(x * safe), x * math_ops.log1p(safe))

@@ -10,6 +10,7 @@ agrees with the interpreter. All are elementwise, so their batching rule is the 
 
 import math
 import operator
+import re
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from runtime.kernels import (
     quiet,
 )
 from tracer import dtypes
+from tracer.errors import as_tf
 from tracer.ir import Literal, Node, match
 from tracer.ops import array_ops, seed_ops, shapes, window_ops
 from tracer.ops.broadcast_ops import broadcast_to, unbroadcast
@@ -655,19 +657,48 @@ def _mod_jvp(out, tx, ty, x, y):
     return negative(term) if tx is None else tx - term
 
 
+def _no_integer_zero(name, y):
+    """ZeroDivisionError (InvalidArgumentError too, as TensorFlow raises) where an integer
+    divisor `y` holds a zero: numpy would answer 0 there, a silently wrong number."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iu" and not y.all():
+        raise as_tf(ZeroDivisionError)(f"{name}: Integer division by zero")
+
+
 def _floordiv_kernel(x, y):
     """TensorFlow's floor division: floor(x / y) for floats (numpy's and Python's take the
     remainder first: inf // 3 is NaN there, 1 // 0.1 is 9), integer floor division else."""
     if np.asarray(x).dtype.kind == "f":
         return np.floor(np.divide(x, y))
+    _no_integer_zero("floordiv", y)
     return np.floor_divide(x, y)
 
+
+def _mod_kernel(x, y):
+    _no_integer_zero("mod", y)
+    return np.mod(x, y)
+
+
+# an integer literal the loop emitter renders for a constant divisor (codegen/ctypes.py)
+_NONZERO_INTEGER_LITERAL = re.compile(r"\(\(\w[\w ]*\)-?[1-9]\d*U?LL\)")
+
+# the compiled form of the kernels' check: a guard on each integer divisor but a nonzero
+# constant one (the guard keeps its loop on one thread, in order)
+_ZERO_DIVISOR = forms.Guard(
+    lambda t, out, x, y: (
+        f"({y}) == 0"
+        if t.is_integer and not _NONZERO_INTEGER_LITERAL.fullmatch(y.strip())
+        else None
+    ),
+    ZeroDivisionError,
+    "Integer division by zero",
+)
 
 FLOORDIV = _binary(
     "floordiv",
     saves=(),
     kernel=quiet(_floordiv_kernel),
-    c=forms.Expression(forms.helper_call(_FLOORDIV), helpers=(_FLOORDIV,)),
+    c=forms.Expression(forms.helper_call(_FLOORDIV), helpers=(_FLOORDIV,), guard=_ZERO_DIVISOR),
 )
 MOD = _binary(
     "mod",
@@ -676,8 +707,8 @@ MOD = _binary(
         unbroadcast(negative(g) * floordiv(x, y), _shape(node, 1)),
     ),
     jvp=lambda node, tangents, inputs, out: _mod_jvp(out, *tangents, *inputs),
-    kernel=quiet(np.mod),
-    c=forms.Expression(forms.helper_call(_MOD), helpers=(_MOD,)),
+    kernel=quiet(_mod_kernel),
+    c=forms.Expression(forms.helper_call(_MOD), helpers=(_MOD,), guard=_ZERO_DIVISOR),
 )
 floordiv = _binary_function(FLOORDIV)
 floormod = mod = _binary_function(MOD)
