@@ -68,6 +68,38 @@ def test_gather_nd_matches_a_numpy_loop(backend, dtype):
         np.testing.assert_array_equal(got.numpy(), want)
 
 
+def gather_reference(params, indices, axis, batch_dims):
+    """out[b, m, i, r] = params[b, m, indices[b, i], r], by a loop over the batch axes."""
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    return np.stack(
+        [gather_reference(p, i, axis - 1, batch_dims - 1) for p, i in zip(params, indices)]
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "index_shape, axis, batch_dims",
+    [((2, 5), 1, 1), ((2,), 1, 1), ((2, 3, 2), 2, 2), ((2, 3), 2, 1), ((2, 3, 4, 2), -1, -1)],
+)
+def test_gather_with_batch_dims_matches_a_numpy_loop(backend, index_shape, axis, batch_dims):
+    """TF 2.21's shapes, e.g. params (2, 3, 4, 5), indices (2, 5), axis 1, batch_dims 1 ->
+    (2, 5, 4, 5); tracer refused batch_dims."""
+    params = rng.standard_normal((2, 3, 4, 5))
+    size = params.shape[axis]
+    indices = rng.integers(0, size, size=index_shape)
+    got = _run(lambda p, i: tt.gather(p, i, axis=axis, batch_dims=batch_dims), backend)(
+        tt.constant(params), tt.constant(indices)
+    )
+    batch = batch_dims % len(index_shape) if batch_dims < 0 else batch_dims
+    np.testing.assert_array_equal(got.numpy(), gather_reference(params, indices, axis % 4, batch))
+
+
+def test_gather_batch_dims_past_axis_is_an_error():
+    with pytest.raises(ValueError, match=r"batch_dims \(2\) must be at most axis \(1\)"):
+        tt.gather(tt.zeros([2, 3, 4]), tt.zeros([2, 3], tt.int32), axis=1, batch_dims=2)
+
+
 def test_gather_nd_as_tensorflows_examples():
     matrix = tt.constant([[1, 2], [3, 4]])
     np.testing.assert_array_equal(tt.gather_nd(matrix, [[0, 0], [1, 1]]).numpy(), [1, 4])

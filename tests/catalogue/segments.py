@@ -63,6 +63,10 @@ COMPOSITES = {
         lambda p: tt.gather_nd(p, [[[1], [0]], [[2], [2]]], batch_dims=1) * p[:, :2],
         [normal(2, 3, 2)],
     ),
+    "gather_batch_dims": (
+        lambda p: tt.gather(p * p, [[2, 0, 2], [1, 1, 0]], axis=2, batch_dims=1),
+        [normal(2, 3, 3, 2)],
+    ),
     "segment_sum": (lambda x: tt.math.segment_sum(x * x, [0, 0, 1, 3]), [normal(4, 2)]),
     "segment_mean": (lambda x: tt.math.segment_mean(x, [0, 1, 1, 1, 3]) ** 2, [normal(5, 2)]),
     "segment_max": (lambda x: tt.math.segment_max(x, [0, 0, 2, 2, 2]), [distinct(5, 2)]),

@@ -182,13 +182,44 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     >>> tt.gather(tt.constant([10.0, 20.0, 30.0]), [2, 0]).numpy()
     array([30., 10.], dtype=float32)
     """
-    if batch_dims:
-        raise ValueError("gather: batch_dims is not supported")
     params = as_tensor(params)
     indices = as_tensor(indices)
+    if batch_dims:
+        return _batched_gather(params, indices, axis, batch_dims)
     (axis,) = shapes.normalize_axes(0 if axis is None else int(axis), params.ndim)
     _check_indices(params, indices, params.shape[axis])
     return apply(GATHER, (params, indices), {"axis": axis})
+
+
+def _batched_gather(params, indices, axis, batch_dims):
+    """`gather` whose first `batch_dims` axes of `params` and `indices` are batch axes they
+    share, as TensorFlow's: out[b, m, i, r] = params[b, m, indices[b, i], r] (b the batch
+    axes, m the axes of params before `axis`, i the other axes of indices, r params' last).
+    It is gather_nd of the indices with depth 1 on params with `axis` moved next to the batch
+    axes, the result's axes then put in that order."""
+    if isinstance(batch_dims, (bool, np.bool_)) or not isinstance(batch_dims, (int, np.integer)):
+        raise TypeError(f"gather: batch_dims must be an int, got {batch_dims!r}")
+    batch = int(batch_dims) + (indices.ndim if batch_dims < 0 else 0)
+    if not 0 <= batch <= indices.ndim:
+        raise ValueError(
+            f"gather: batch_dims {batch_dims} is out of range for indices of rank {indices.ndim}"
+        )
+    (axis,) = shapes.normalize_axes(batch if axis is None else int(axis), params.ndim)
+    if axis < batch:
+        raise ValueError(f"gather: batch_dims ({batch}) must be at most axis ({axis})")
+    from tracer.ops.scatter_nd_ops import gather_nd
+
+    moved = list(range(batch)) + [axis] + list(range(batch, axis))
+    moved += list(range(axis + 1, params.ndim))
+    picked = gather_nd(
+        array_ops.transpose(params, moved), array_ops.expand_dims(indices, -1), batch_dims=batch
+    )
+    # picked's axes: batch, indices' own (k of them), params' between batch and axis, the rest
+    k = indices.ndim - batch
+    between = list(range(batch + k, batch + k + axis - batch))
+    order = list(range(batch)) + between + list(range(batch, batch + k))
+    order += list(range(batch + k + axis - batch, picked.ndim))
+    return array_ops.transpose(picked, order)
 
 
 def _check_indices(params, indices, size):
