@@ -401,3 +401,42 @@ def test_a_variable_argument_assigned_a_constant_keeps_its_gradient(backend):
     expected = xs * np.sum((w + xs) ** 2) + 2 * np.sum(w * xs) * (w + xs)
     np.testing.assert_allclose(tt.function(before, backend=backend)(v, x).numpy(), xs)
     np.testing.assert_allclose(tt.function(between, backend=backend)(v, x).numpy(), expected)
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_a_variable_assigned_before_a_loop_or_branch_keeps_its_gradient_through_it(backend):
+    """A variable assigned in a tt.function (a constant, or a tensor) and then read inside a
+    tt.cond, a tt.while_loop or a tt.scan under a tape: the op captured the assigned value,
+    which no tape watched (TF 2.21 gives the values below; tracer gave None, or left out the
+    read inside the scan)."""
+    w = tt.Variable(0.0, dtype=tt.float64)
+    x = tt.constant(1.3, tt.float64)
+
+    def branch(x):
+        w.assign(0.9)
+        with tt.GradientTape() as tape:
+            y = tt.cond(x > 0, lambda: x * w, lambda: x)
+        return tape.gradient(y, w)
+
+    def loop(x):  # y <- y w + x three times from y = x: x (1 + w + w^2 + w^3)
+        w.assign(x * 0.5)
+        with tt.GradientTape() as tape:
+            _, y = tt.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * w + x), (0, x))
+        return tape.gradient(y, w)
+
+    def scan(x):  # sum over k of (x + w) w^k for k = 0, 1, 2, plus w once outside
+        w.assign_add(0.25)
+        with tt.GradientTape() as tape:
+            terms = tt.scan(lambda a, _: a * w, tt.zeros([3], tt.float64), initializer=x + w)
+            y = tt.reduce_sum(terms) + w
+        return tape.gradient(y, w)
+
+    assert float(tt.function(branch, backend=backend)(x)) == pytest.approx(1.3, rel=1e-15)
+    v = 0.65
+    assert float(tt.function(loop, backend=backend)(x)) == pytest.approx(
+        1.3 * (1 + 2 * v + 3 * v**2), rel=1e-14
+    )
+    w.assign(0.5)
+    v = 0.75  # the scan's terms: (x + w) w, (x + w) w^2, (x + w) w^3
+    expected = sum((k + 1) * v**k * (1.3 + v) + v ** (k + 1) for k in range(3)) + 1
+    assert float(tt.function(scan, backend=backend)(x)) == pytest.approx(expected, rel=1e-14)

@@ -307,9 +307,10 @@ def assumptions_unrecorded():
 
 
 @contextlib.contextmanager
-def tracing(trace):
+def tracing(trace, tapes=()):
+    """`trace` is the one ops go into, and `tapes` the ones recording, inside the block."""
     saved_trace, saved_tapes = state.trace, state.tapes
-    state.trace, state.tapes = trace, []
+    state.trace, state.tapes = trace, list(tapes)
     try:
         yield trace
     finally:

@@ -24,7 +24,7 @@ from tracer.ops import convert
 from tracer.ops.core import graph_node_of
 from tracer.ops.tuple_ops import get
 from tracer.tensor import Tensor
-from tracer.tracing import Trace
+from tracer.tracing import Trace, tracing
 
 
 class Traced:
@@ -170,7 +170,13 @@ class SubTrace(Trace):
         variable._watched_by(self.outer_tapes)  # read inside: read by the op, outside
         if self.outer is None:  # eager code: the variable's value, as an input of the graph
             return Tensor(variable._value, variable._node)
-        return self.outer.read(variable)
+        value = self.outer.read(variable)
+        if value._node is not variable._node and self.outer_tapes:
+            # assigned before the op: the tapes recording the op take this read as another
+            # read of the variable, a leaf made outside that the op captures, as a read there
+            with tracing(self.outer, self.outer_tapes):
+                value = variable._read_after_assign(value, self.outer_tapes)
+        return value
 
     def keeps_symbolic(self, inputs):
         if self.outer is None and any(self._recorded(t) for t in inputs):
