@@ -41,6 +41,19 @@ def test_while_loop_with_a_nested_structure_as_in_tensorflows_docs():
         assert (i.numpy(), p.j.numpy(), p.k.numpy()) == (10, 32, 64)
 
 
+def test_loop_variables_that_are_a_namedtuple_come_back_as_one():
+    """TF 2.21: a while_loop whose loop_vars and body's result are a namedtuple returns the
+    namedtuple, eagerly and in tf.function (tracer's eager loop returned a list)."""
+
+    def loop():
+        start = Pair(tt.constant(0), tt.constant(1.0))
+        return tt.while_loop(lambda j, k: j < 3, lambda j, k: Pair(j + 1, k * 2.0), start)
+
+    for result in (loop(), tt.function(loop)()):
+        assert isinstance(result, Pair) and float(result.k) == 8.0 and int(result.j) == 3
+    assert isinstance(tt.while_loop(lambda i: i < 3, lambda i: (i + 1,), (0,)), tuple)
+
+
 def test_cond_as_in_tensorflows_docs():
     x, y = tt.constant(2), tt.constant(5)
     r = tt.cond(tt.less(x, y), lambda: tt.multiply(x, 17), lambda: tt.add(y, 23))

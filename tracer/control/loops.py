@@ -192,7 +192,7 @@ def _next_values(values, new, shape_invariants):
         value = convert.as_tensor(value)
         _check_loop_variable(k, old, value, invariant)
         tensors.append(value)
-    return nest.pack_sequence_as(list(new), tensors)
+    return nest.pack_sequence_as(new, tensors)  # the body's structure, as TF's eager loop
 
 
 def _shapes_of(structure, shapes):
