@@ -249,3 +249,43 @@ def test_variables_is_a_list_as_keras_3s_property_and_may_be_called():
     assert [v.numpy().tolist() for v in optimizer.variables()] == [
         v.numpy().tolist() for v in optimizer.variables
     ]
+
+
+def _gathered_twice():
+    """The gradient of sum(gather(v, [0, 2, 2])) for v of ones (3, 2): IndexedSlices whose
+    row 2 appears twice."""
+    v = tt.Variable(tt.ones((3, 2)))
+    with tt.GradientTape() as tape:
+        loss = tt.reduce_sum(tt.gather(v, [0, 2, 2]))
+    return tape.gradient(loss, v)
+
+
+def test_indexed_slices_are_clipped_by_their_values_as_tensorflows():
+    """TF 2.21: clip_by_norm of those slices to 1 scales by 1/sqrt(6) (the norm of the three
+    slices' values), not 1/sqrt(10) (the norm of the dense sum); clip_by_value clips each
+    slice before the two are added."""
+    g = _gathered_twice()
+    clipped = tt.clip_by_norm(g, 1.0)
+    assert isinstance(clipped, tt.IndexedSlices)
+    scale = 1 / np.sqrt(6.0)
+    np.testing.assert_allclose(
+        tt.convert_to_tensor(clipped).numpy(), [[scale] * 2, [0, 0], [2 * scale] * 2], rtol=1e-6
+    )
+    by_value = tt.convert_to_tensor(tt.clip_by_value(g, -0.5, 0.5)).numpy()
+    np.testing.assert_array_equal(by_value, [[0.5, 0.5], [0, 0], [1.0, 1.0]])
+
+
+@pytest.mark.parametrize(
+    "option, row_0, row_2",
+    [
+        ({"clipnorm": 1.0}, 1 / np.sqrt(6.0), 2 / np.sqrt(6.0)),
+        ({"global_clipnorm": 1.0}, 1 / np.sqrt(6.0), 2 / np.sqrt(6.0)),
+        ({"clipvalue": 0.5}, 0.5, 1.0),
+    ],
+)
+def test_an_optimizer_clips_sparse_gradients_by_their_slices_as_keras(option, row_0, row_2):
+    """Keras 3 on TF 2.21: SGD(1.0, clipvalue=0.5) moves row 2 (gathered twice, each slice 1)
+    by -1, each slice clipped before they are added; tracer clipped the dense sum (-0.5)."""
+    w = tt.Variable(tt.zeros((3, 2)))
+    tt.keras.optimizers.SGD(1.0, **option).apply_gradients([(_gathered_twice(), w)])
+    np.testing.assert_allclose(w.numpy(), [[-row_0] * 2, [0, 0], [-row_2] * 2], rtol=1e-6)

@@ -45,7 +45,7 @@ from tracer import eager_convolutions as _eager_convolutions
 from tracer import operators as _operators  # installs + - * / @ [] on tensors
 from tracer import ragged_ops as _ragged_ops
 from tracer.autodiff import jvp
-from tracer.clipping import clip_by_global_norm, clip_by_norm
+from tracer.clipping import clip_by_global_norm, clip_by_norm, clip_by_value
 from tracer.compat.v1.graphs import Graph
 from tracer.control.branches import cond
 from tracer.control.case import case, switch_case
@@ -148,7 +148,6 @@ from tracer.ops.math_ops import (
     add_n,
     asin,
     atan,
-    clip_by_value,
     complex,
     cos,
     divide,

@@ -1,8 +1,9 @@
-"""Clipping of gradients by their norm: `tt.clip_by_norm`, `tt.clip_by_global_norm`.
+"""Clipping of gradients: `tt.clip_by_norm`, `tt.clip_by_global_norm`, `tt.clip_by_value`.
 
 Compositions of the catalogue's ops that also take `tt.IndexedSlices` (the sparse gradients
 a tape returns), so they sit above the op catalogue (`tracer/ops/`), which knows no
-gradient types. `tt.clip_by_value` is elementwise and stays in `tracer/ops/math_ops.py`.
+gradient types. An IndexedSlices is clipped by its values, as TensorFlow's: a row that
+appears twice counts twice in a norm and is clipped before the two are added.
 """
 
 from tracer import dtypes
@@ -19,11 +20,26 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     >>> tt.clip_by_norm(tt.constant([3.0, 4.0]), 1.0).numpy()
     array([0.6, 0.8], dtype=float32)
     """
+    if isinstance(t, IndexedSlices):
+        return _on_values(t, clip_by_norm(t.values, clip_norm, axes))
     t = as_tensor(t)
     norm = math_ops.sqrt(reduce_sum(t * t, axis=axes, keepdims=True))
     if hasattr(clip_norm, "dtype"):
         clip_norm = array_ops.cast(clip_norm, t.dtype)
     return t * clip_norm / math_ops.maximum(norm, clip_norm)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """`t` limited to [min, max] elementwise (an IndexedSlices: its values); the gradient
+    passes where min <= t <= max."""
+    if isinstance(t, IndexedSlices):
+        return _on_values(t, math_ops.clip_by_value(t.values, clip_value_min, clip_value_max))
+    return math_ops.clip_by_value(t, clip_value_min, clip_value_max)
+
+
+def _on_values(slices, values):
+    """The IndexedSlices with `slices`' rows holding `values`."""
+    return IndexedSlices(values, slices.indices, slices._dense_shape)
 
 
 def global_norm(t_list, name=None):
@@ -78,7 +94,5 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             continue
         values = _values(t)
         scaled = values * array_ops.cast(scale, values.dtype)
-        if isinstance(t, IndexedSlices):
-            scaled = IndexedSlices(scaled, t.indices, t._dense_shape)
-        clipped.append(scaled)
+        clipped.append(_on_values(t, scaled) if isinstance(t, IndexedSlices) else scaled)
     return clipped, norm

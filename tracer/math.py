@@ -1,5 +1,6 @@
 """`tt.math`: elementwise math, as in `tf.math`."""
 
+from tracer.clipping import clip_by_value  # noqa: F401
 from tracer.ops.array_ops import cast  # noqa: F401
 from tracer.ops.broadcast_ops import reduce_sum  # noqa: F401
 from tracer.ops.confusion_matrix import confusion_matrix  # noqa: F401
@@ -43,7 +44,6 @@ from tracer.ops.math_ops import (  # noqa: F401
     atan,
     atan2,
     ceil,
-    clip_by_value,
     complex,
     conj,
     cos,

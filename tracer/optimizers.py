@@ -31,7 +31,7 @@ import numpy as np
 
 from codegen import array_math
 from tracer import dtypes, schedules
-from tracer.clipping import clip_by_global_norm, clip_by_norm
+from tracer.clipping import clip_by_global_norm, clip_by_norm, clip_by_value
 from tracer.context import numerics, outside_trace, state
 from tracer.indexed_slices import IndexedSlices
 from tracer.ops import array_ops, math_ops
@@ -212,13 +212,15 @@ class Optimizer:
 
     def _clipped(self, grads):
         """The gradients clipped as Keras clips them: each to norm `clipnorm`, each element
-        to [-clipvalue, clipvalue], or all together to global norm `global_clipnorm`."""
-        grads = [convert_to_tensor(g) for g in grads]  # (an IndexedSlices made dense)
+        to [-clipvalue, clipvalue], or all together to global norm `global_clipnorm`; an
+        IndexedSlices by its values, as Keras on TensorFlow (a row gathered twice is clipped
+        before its two slices are added)."""
+        grads = [g if isinstance(g, IndexedSlices) else convert_to_tensor(g) for g in grads]
         if self.global_clipnorm is not None:
             return clip_by_global_norm(grads, self.global_clipnorm)[0]
         if self.clipnorm is not None:
             return [clip_by_norm(g, self.clipnorm) for g in grads]
-        return [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return [clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
 
     def _decay(self, variables):
         """Keras's decoupled weight decay, before the update: x <- x - x * weight_decay * lr."""
