@@ -113,13 +113,32 @@ def test_clear_errors():
         tt.unique([[1]])
     with pytest.raises(TypeError, match="out_idx must be int32 or int64"):
         tt.unique([1], out_idx=tt.float32)
-    masked = tt.function(lambda x: tt.boolean_mask(x, x > 1.5))
-    with pytest.raises(TypeError, match="mask must be known when the function is traced.*keeps"):
-        masked(tt.constant([1.0, 2.0]))
-    with pytest.raises(TypeError, match="tt.where: condition"):
-        tt.function(lambda x: tt.where(x > 1.5))(tt.constant([1.0, 2.0]))
-    with pytest.raises(TypeError, match="tt.unique: x must be known"):
-        tt.function(lambda x: tt.unique(x).y)(tt.constant([1, 2]))
+
+
+@pytest.mark.parametrize(
+    "function, argument, what",
+    [
+        (lambda x: tt.boolean_mask(x, x > 1.5), [1.0, 2.0, 3.0], "tt.boolean_mask's mask"),
+        (lambda x: tt.where(x > 1.5), [1.0, 2.0, 3.0], "tt.where's condition (with no x and y)"),
+        (lambda x: tt.unique(x * 2).y, [1, 2, 1], "tt.unique's x"),
+    ],
+)
+def test_a_length_computed_when_the_function_runs_runs_it_as_python(
+    function, argument, what, caplog
+):
+    """TF 2.21's tf.function takes a mask computed in the function (its graph's shapes are
+    partly unknown); tracer's compiled code holds sizes known when tracing, so the function
+    runs as Python at each call, with a log line naming the op and the user's line (it raised
+    a TypeError)."""
+    f = tt.function(function)
+    x = tt.constant(argument)
+    with caplog.at_level("WARNING", logger="tracer.function"):
+        np.testing.assert_array_equal(f(x).numpy(), function(x).numpy())
+    assert f"computes {what} when it runs (at test_mask_composites.py:" in caplog.text
+    assert "runs as Python at each call" in caplog.text
+    y = tt.constant(argument[:2])  # and again, another length, without a second warning
+    np.testing.assert_array_equal(f(y).numpy(), function(y).numpy())
+    assert caplog.text.count("runs as Python at each call") == 1
 
 
 def test_a_boolean_index_masks_as_tensorflow_indexes():

@@ -68,8 +68,11 @@ def test_the_tensor_guides_numbers_from_text():
 def test_clear_errors():
     with pytest.raises(NotImplementedError, match="RaggedTensor of ragged rank 2"):
         tt.strings.split(tt.constant([["a b", "c"]]))
-    with pytest.raises(TypeError, match="must be known when the function is traced"):
-        tt.function(lambda s: tt.strings.split(s))(tt.constant("a b"))
+    # a string known only when the function runs (TF 2.21 splits it): it runs as Python
+    assert tt.function(lambda s: tt.strings.split(s))(tt.constant("a b")).numpy().tolist() == [
+        b"a",
+        b"b",
+    ]
     with pytest.raises(TypeError, match="must be a tt.string tensor"):
         tt.strings.bytes_split(tt.constant(3))
     with pytest.raises(ValueError, match="sep must not be empty"):

@@ -6,7 +6,7 @@ from tracer import dtypes
 from tracer.dtypes import as_dtype
 from tracer.ops.array_ops import cast, range_, reshape
 from tracer.ops.broadcast_ops import broadcast_to
-from tracer.ops.convert import as_tensor, known_value
+from tracer.ops.convert import as_tensor, length_value
 from tracer.ops.math_ops import less
 
 
@@ -53,9 +53,9 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     if not lengths.dtype.is_integer:
         raise TypeError(f"sequence_mask: lengths must be integers, not {lengths.dtype.name}")
     if maxlen is None:
-        known = known_value(lengths, "sequence_mask: lengths (with no maxlen)")
+        known = length_value(lengths, "sequence_mask's lengths (with no maxlen)")
         maxlen = int(known.max()) if known.size else 0
-    maxlen = int(known_value(maxlen, "sequence_mask: maxlen"))
+    maxlen = int(length_value(maxlen, "sequence_mask's maxlen"))
     if maxlen < 0:
         raise ValueError(f"sequence_mask: maxlen must be non-negative, not {maxlen}")
     positions = range_(maxlen, dtype=lengths.dtype)

@@ -4,10 +4,11 @@
 
 Their shapes depend on values, and tracer's compiled code has shapes known when it is
 traced; so the values that set the length (the mask, the condition, the elements to make
-unique) must be known: always eagerly, and in a traced function where they are constants.
+unique) are known: always eagerly, and in a traced function where they are constants.
 The rest is tracer's primitives: a gather at positions numpy finds, so a masked tensor's
-gradient flows back through it, eagerly and compiled. A mask known only when a
-compiled function runs is a TypeError that names what keeps the shape instead.
+gradient flows back through it, eagerly and compiled. Where a traced function computes such
+a value when it runs, the function runs as Python at each call (`convert.length_value`),
+with a log line that names what keeps the shape instead.
 """
 
 import collections
@@ -16,14 +17,13 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.ops import array_ops, math_ops
-from tracer.ops.convert import as_tensor, known_value
+from tracer.ops.convert import as_tensor, known_value, length_value
 from tracer.ops.index_ops import gather
 from tracer.ops.scatter_nd_ops import gather_nd
 
 _KEEP_THE_SHAPE = (
-    ": the result's length is a count of it, and compiled code has shapes known when it is "
-    "traced (tt.where(mask, tensor, zeros) keeps the shape, and a sum or mean over the mask "
-    "is tt.reduce_sum(tt.where(mask, tensor, 0)) over tt.reduce_sum(tt.cast(mask, dtype)))"
+    " (tt.where(mask, tensor, zeros) keeps the shape, and a sum or mean over the mask is "
+    "tt.reduce_sum(tt.where(mask, tensor, 0)) over tt.reduce_sum(tt.cast(mask, dtype)))"
 )
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -40,7 +40,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
            [5, 6]], dtype=int32)
     """
     tensor = as_tensor(tensor)
-    flags = np.asarray(known_value(mask, "tt.boolean_mask: mask", _KEEP_THE_SHAPE))
+    flags = np.asarray(length_value(mask, "tt.boolean_mask's mask", _KEEP_THE_SHAPE))
     axis = 0 if axis is None else int(known_value(axis, "tt.boolean_mask: axis"))
     if flags.ndim == 0:
         raise ValueError("tt.boolean_mask: mask cannot be a scalar")
@@ -78,7 +78,7 @@ def where(condition, x=None, y=None, name=None):
 
 def _where_true(condition):
     flags = np.asarray(
-        known_value(condition, "tt.where: condition (with no x and y)", _KEEP_THE_SHAPE)
+        length_value(condition, "tt.where's condition (with no x and y)", _KEEP_THE_SHAPE)
     )
     if flags.ndim == 0:
         raise ValueError("tt.where: a condition with no x and y needs at least one dimension")
@@ -103,7 +103,7 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
 
 def _unique(x, out_idx, what):
     x = as_tensor(x)
-    values = np.asarray(known_value(x, f"{what}: x", _KEEP_THE_SHAPE))
+    values = np.asarray(length_value(x, f"{what}'s x"))
     if values.ndim != 1:
         raise ValueError(f"{what}: x must be a vector, not of shape {values.shape}")
     out_idx = dtypes.as_dtype(out_idx)

@@ -20,7 +20,7 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.errors import InvalidArgumentError
-from tracer.ops.convert import as_tensor, known_value
+from tracer.ops.convert import as_tensor, length_value
 from tracer.ops.core import apply
 from tracer.ops.string_ops import string_op
 
@@ -191,7 +191,7 @@ def converted(pixels, channels, dtype):
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
     """The image [height, width, channels] of a PNG file's bytes (known now: eagerly, or a
     constant of a traced function), uint8 or uint16."""
-    data = known_value(as_tensor(contents), "tt.io.decode_png: contents")
+    data = length_value(as_tensor(contents), "tt.io.decode_png's contents")
     data = np.asarray(data)[()] if np.ndim(data) == 0 else None
     if not isinstance(data, bytes):
         raise ValueError(
@@ -258,7 +258,7 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_
     JPEG, GIF or BMP decoder: such a file is a NotImplementedError naming its format."""
     from tracer.ops.image_ops import convert_image_dtype
 
-    data = known_value(as_tensor(contents), "tt.image.decode_image: contents")
+    data = length_value(as_tensor(contents), "tt.image.decode_image's contents")
     data = np.asarray(data)[()] if np.ndim(data) == 0 else None
     if isinstance(data, bytes) and not data.startswith(SIGNATURE):
         for start, kind in _FORMATS.items():

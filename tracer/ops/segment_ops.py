@@ -35,7 +35,7 @@ from tracer.dtypes import as_dtype
 from tracer.errors import as_tf
 from tracer.ir import dims
 from tracer.ops import array_ops, math_ops
-from tracer.ops.convert import as_tensor, static_int
+from tracer.ops.convert import as_tensor, length_value, static_int
 from tracer.ops.core import apply
 from tracer.ops.math_ops import conj_if_complex
 from tracer.ops.registry import OUT, primitive
@@ -279,12 +279,7 @@ def _reduce(op, data, ids, num_segments, **attrs):
 
 def _unsorted(name, data, segment_ids, num_segments):
     data, ids = as_tensor(data), as_tensor(segment_ids)
-    n = static_int(num_segments)
-    if n is None:
-        raise ValueError(
-            f"{name}: num_segments must be known when the function is traced (it is the "
-            "length of the result), not a tensor computed in it"
-        )
+    n = int(length_value(as_tensor(num_segments), f"{name}'s num_segments"))
     if n < 0:
         raise ValueError(f"{name}: num_segments must be >= 0, got {n}")
     return data, ids, n
@@ -346,13 +341,8 @@ def _sorted(name, data, segment_ids):
             f"{name}: segment_ids must be a vector with one id per row of data: got "
             f"segment_ids of shape {tuple(ids.shape)} for data of shape {tuple(data.shape)}"
         )
-    if ids._value is None:
-        raise ValueError(
-            f"{name}: segment_ids must be known when the function is traced: the number of "
-            "segments, segment_ids[-1] + 1, is the length of the result. Pass constant ids, "
-            f"or use unsorted_{name} with num_segments"
-        )
-    values = np.asarray(ids._value, dtype=np.int64)
+    hint = f" (unsorted_{name} with a constant num_segments compiles)"
+    values = np.asarray(length_value(ids, f"{name}'s segment_ids", hint), dtype=np.int64)
     decreasing = np.flatnonzero(np.diff(values) < 0)
     if decreasing.size:
         k = int(decreasing[0]) + 1
@@ -483,11 +473,7 @@ def _bincount_length(arr, minlength, maxlength):
     if arr._value is None:
         if high is not None and low >= high:
             return high
-        raise ValueError(
-            "bincount: the number of bins, max(arr) + 1, is the length of the result and must "
-            "be known when the function is traced: pass a constant arr, or minlength and "
-            "maxlength equal"
-        )
+        length_value(arr, "bincount's arr", " (minlength and maxlength equal keep the length)")
     length = max(int(arr._value.max()) + 1 if arr._value.size else 0, low)
     return length if high is None else min(length, high)
 

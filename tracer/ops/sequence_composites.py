@@ -8,7 +8,7 @@ import numpy as np
 from tracer import dtypes
 from tracer.ops import array_ops, math_ops
 from tracer.ops.broadcast_ops import reduce_sum
-from tracer.ops.convert import as_tensor, known_value
+from tracer.ops.convert import as_tensor, length_value
 from tracer.ops.index_ops import gather
 from tracer.ops.segment_ops import unsorted_segment_sum
 
@@ -25,7 +25,7 @@ def repeat(input, repeats, axis=None, name=None):
     if axis is None:
         tensor, axis = array_ops.reshape(tensor, (-1,)), 0
     axis = int(axis) % max(tensor.ndim, 1)
-    counts = known_value(repeats, "tt.repeat: repeats")
+    counts = length_value(repeats, "tt.repeat's repeats")
     counts = np.asarray(counts, dtype=np.int64)
     length = tensor.shape[axis]
     if not isinstance(length, int):
@@ -72,7 +72,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     >>> tt.histogram_fixed_width([-1.0, 0.0, 1.5, 2.0, 5.0], [0.0, 5.0], nbins=5).numpy().tolist()
     [2, 1, 1, 0, 1]
     """
-    bins = int(known_value(nbins, "tt.histogram_fixed_width: nbins"))
+    bins = int(length_value(nbins, "tt.histogram_fixed_width's nbins"))
     if bins < 1:
         raise ValueError(f"tt.histogram_fixed_width: nbins must be positive, not {bins}")
     values = array_ops.reshape(as_tensor(values), (-1,))

@@ -12,7 +12,7 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.errors import InvalidArgumentError
-from tracer.ops.convert import as_tensor, known_value
+from tracer.ops.convert import as_tensor, length_value
 
 _RAGGED = (
     "{what}: the parts of strings of rank {rank} are a RaggedTensor of ragged rank {rank} in "
@@ -23,7 +23,7 @@ _RAGGED = (
 def _each_string(input, what, cut):
     """`cut` (bytes -> a tensor of parts) of a string, or of each of a vector of strings as
     the rows of a RaggedTensor."""
-    value = np.asarray(known_value(as_tensor(input), f"{what}: input"))
+    value = np.asarray(length_value(as_tensor(input), f"{what}'s input"))
     if value.dtype != object or not all(isinstance(v, bytes) for v in value.reshape(-1)):
         raise TypeError(f"{what}: input must be a tt.string tensor")
     if value.ndim == 0:
@@ -117,7 +117,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     >>> tt.io.decode_raw(tt.constant("Duck"), tt.uint8).numpy()
     array([ 68, 117,  99, 107], dtype=uint8)
     """
-    values = np.asarray(known_value(as_tensor(input_bytes), "tt.io.decode_raw: input_bytes"))
+    values = np.asarray(length_value(as_tensor(input_bytes), "tt.io.decode_raw's input_bytes"))
     out_type = dtypes.as_dtype(out_type)
     if out_type.is_string or out_type.is_bool:
         raise TypeError(f"tt.io.decode_raw: out_type must be a number type, not {out_type.name}")
