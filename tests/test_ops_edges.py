@@ -184,3 +184,28 @@ def test_a_python_number_takes_the_tensors_dtype_in_binary_composites(op, expect
     assert got.dtype == tt.float64
     np.testing.assert_allclose(got.numpy(), expected, rtol=1e-15)
     assert tt.truncatediv(tt.constant([-7], tt.int64), 2).numpy().tolist() == [-3]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_elu_at_zero_takes_the_linear_sides_derivatives(mode):
+    """TF 2.21: tf.nn.elu's first derivative at [-1, 0, 2] is [e^-1, 1, 1] and its second
+    [e^-1, 0, 0] (tracer's second was 1 at 0); Keras 3's elu with alpha 0.5 has derivative
+    0.5 at 0."""
+
+    def derivatives(x):
+        with tt.GradientTape() as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = tt.nn.elu(x)
+            first = inner.gradient(y, x)
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            scaled = tt.keras.activations.elu(x, alpha=0.5)
+        return first, outer.gradient(first, x), tape.gradient(scaled, x)
+
+    x = tt.constant([-1.0, 0.0, 2.0], tt.float64)
+    first, second, scaled = run(mode, derivatives, x)
+    np.testing.assert_allclose(first.numpy(), [np.exp(-1.0), 1.0, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(second.numpy(), [np.exp(-1.0), 0.0, 0.0], rtol=1e-15)
+    np.testing.assert_allclose(scaled.numpy(), [0.5 * np.exp(-1.0), 0.5, 1.0], rtol=1e-15)

@@ -56,10 +56,13 @@ def relu6(x):
 
 
 def elu(x, alpha=1.0):
-    """x for x > 0, `alpha * (exp(x) - 1)` otherwise."""
-    x = as_tensor(x)
-    # exp only sees x <= 0, so no inf reaches the gradient
-    return math_ops.where(x > 0.0, x, alpha * (math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0))
+    """x for x > 0, `alpha * (exp(x) - 1)` otherwise: tt.nn.elu, scaled where x <= 0 for
+    another alpha, as Keras 3 on TensorFlow (so at 0 the derivative is 1 for alpha 1, else
+    alpha)."""
+    result = nn_ops.elu(x)
+    if alpha == 1.0:
+        return result
+    return math_ops.where(result > 0.0, result, alpha * result)
 
 
 def selu(x):

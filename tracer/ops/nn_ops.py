@@ -61,9 +61,11 @@ def relu6(features, name=None):
 
 @tf_op("Elu")
 def elu(features, name=None):
-    """x for x > 0, exp(x) - 1 otherwise; exp only sees x <= 0, so no inf reaches the gradient."""
+    """x for x >= 0, exp(x) - 1 otherwise; exp only sees x <= 0, so no inf reaches the
+    gradient. At 0 the derivatives are the linear side's, as TensorFlow's (its EluGrad takes
+    the output 0 as not negative): 1, then 0."""
     x = as_tensor(features)
-    return math_ops.where(x > 0.0, x, math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0)
+    return math_ops.where(x >= 0.0, x, math_ops.exp(math_ops.minimum(x, 0.0)) - 1.0)
 
 
 def gelu(features, approximate=False, name=None):
