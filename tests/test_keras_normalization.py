@@ -307,3 +307,37 @@ def test_kerass_options_tracer_lacks_are_refused_when_set():
     assert entry["config"]["axis"] == [1, 2]
     with pytest.raises(ValueError, match="rms_scaling"):
         layer_configs.make_layer({**entry, "config": {**entry["config"], "rms_scaling": True}})
+
+
+@pytest.mark.parametrize("backend", [None, "c", "interpreter"])
+def test_batch_norm_in_training_leaves_masked_steps_out_of_its_moments(backend):
+    """Keras 3 on TF 2.21: after Masking(0.0), [[1], [2], [0]], [[4], [0], [0]] normalize by
+    the moments of {1, 2, 4} alone (mean 7/3): outputs -1.0687 -0.2672 -1.8702 1.3359
+    -1.8702 -1.8702 and moving statistics 1.1667 and 1.2778 with momentum 0.5 (tracer took
+    the padding's zeros in: -0.1139 ... and 0.5833)."""
+    x = np.array([[[1.0], [2.0], [0.0]], [[4.0], [0.0], [0.0]]], np.float32)
+    norm = layers.BatchNormalization(momentum=0.5)
+    model = tt.keras.Sequential([layers.Masking(0.0), norm])
+    model.build((None, 3, 1))
+    run = model if backend is None else tt.function(model, backend=backend)
+    got = run(tt.constant(x), training=True).numpy().ravel()
+    kept = np.array([1.0, 2.0, 4.0])
+    mean, variance = kept.mean(), kept.var()
+    expected = (x.ravel() - mean) / np.sqrt(variance + 1e-3)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    np.testing.assert_allclose(got[:2], [-1.0687, -0.2672], atol=1e-4)
+    np.testing.assert_allclose(norm.moving_mean.numpy(), [0.5 * mean], rtol=1e-5)
+    np.testing.assert_allclose(norm.moving_variance.numpy(), [0.5 + 0.5 * variance], rtol=1e-5)
+
+
+def test_unit_normalization_scales_tiny_rows_to_unit_length_as_keras_3():
+    """Keras 3: [1e-8, 2e-8, 0] becomes [0.44721, 0.89443, 0] (x / |x|: the inverse norm is
+    capped at 1e12, not the sum of squares at 1e-12), a zero row stays zero and its
+    gradient is 1e12 times the incoming one (tracer gave [0.01, 0.02, 0])."""
+    x = tt.constant([[1e-8, 2e-8, 0.0], [0.0, 0.0, 0.0]])
+    with tt.GradientTape() as tape:
+        tape.watch(x)
+        y = layers.UnitNormalization()(x)
+    np.testing.assert_allclose(y.numpy()[0], [1 / np.sqrt(5), 2 / np.sqrt(5), 0], rtol=1e-6)
+    np.testing.assert_array_equal(y.numpy()[1], [0, 0, 0])
+    np.testing.assert_allclose(tape.gradient(y, x).numpy()[1], [1e12] * 3, rtol=1e-6)

@@ -976,9 +976,16 @@ _RSQRT = forms.Helper(
     complex="static inline $T tr_rsqrt_$tag($T z) { return 1 / csqrt$f(z); }",
 )
 
+
+def _rsqrt_grad(node, g, out):
+    """Zero wherever the incoming gradient is zero, as TensorFlow's RsqrtGrad (so that
+    `minimum(rsqrt(s), c)` at s = 0 has a gradient, not NaN)."""
+    return (mul_no_nan(conj_if_complex(-0.5 * out * out * out), g),)
+
+
 RSQRT = _unary(
     "rsqrt",
-    lambda node, g, out: (g * conj_if_complex(-0.5 * out * out * out),),
+    _rsqrt_grad,
     saves=(OUT,),
     kernel=_rsqrt_kernel,
     c=forms.Expression(forms.helper_call(_RSQRT), helpers=(_RSQRT,)),

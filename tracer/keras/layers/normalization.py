@@ -9,7 +9,7 @@ from tracer.dtypes import float32, float64
 from tracer.keras.layers.layer import Layer
 from tracer.ops import array_ops, math_ops
 from tracer.ops.array_ops import cast, reshape
-from tracer.ops.nn_ops import l2_normalize
+from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
 from tracer.ops.reduction_ops import reduce_mean
 from tracer.ops.structure_ops import concat
 
@@ -62,15 +62,23 @@ class BatchNormalization(Layer):
         )
         self.built = True
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         ndim = len(inputs.shape)
+        if mask is not None and len(mask.shape) != ndim - 1:
+            raise ValueError(
+                f"BatchNormalization: the mask must have one axis fewer than the inputs, got a "
+                f"mask of shape {tuple(mask.shape)} for inputs of shape {tuple(inputs.shape)}"
+            )
         # as Keras 3: float16 and bfloat16 inputs are normalized in float32 (their sums
         # overflow or round badly), float64 in float64; the output is in the layer's dtype
         compute = float64 if inputs.dtype == float64 else float32
         inputs = _cast(inputs, compute)
         if training and self.trainable:
             reduced = [a for a in range(ndim) if a not in self._axes]
-            mean, variance = _moments(inputs, reduced)
+            if mask is None:
+                mean, variance = _moments(inputs, reduced)
+            else:
+                mean, variance = _masked_moments(inputs, mask, reduced)
             self._update_moving_statistics(mean, variance, compute)
         else:
             mean = _broadcastable(_cast(self.moving_mean, compute), self._axes, ndim)
@@ -169,6 +177,21 @@ def _moments(inputs, axes):
     return mean, variance
 
 
+def _masked_moments(inputs, mask, axes):
+    """Mean and biased variance over `axes` of the elements `mask` (the inputs' shape but the
+    last axis) keeps, as Keras 3's BatchNormalization takes them in training: sums over the
+    kept elements divided by their count plus Keras's epsilon, 1e-7."""
+    kept = broadcast_to(array_ops.expand_dims(cast(mask, "bool"), -1), inputs.shape)
+    weights = cast(kept, inputs.dtype)
+    count = math_ops.add(reduce_sum(weights, axes, keepdims=True), 1e-7)
+    zero = array_ops.zeros((), inputs.dtype)
+    total = reduce_sum(math_ops.where(kept, inputs, zero), axes, keepdims=True)
+    mean = math_ops.divide(total, count)
+    deviations = math_ops.where(kept, math_ops.subtract(inputs, mean), zero)
+    squares = reduce_sum(math_ops.square(deviations), axes, keepdims=True)
+    return mean, math_ops.divide(squares, count)
+
+
 def _broadcastable(weight, axes, ndim):
     """`weight` (shaped like the normalized axes) reshaped to broadcast against the inputs;
     as it is when those axes are the last ones."""
@@ -203,7 +226,9 @@ def _normalize(inputs, mean, variance, layer, ndim, compute=None):
 
 
 class UnitNormalization(Layer):
-    """Each example scaled to unit L2 norm along `axis`: x / sqrt(max(sum(x^2), 1e-12))."""
+    """Each example scaled to unit L2 norm along `axis`: x * min(1 / sqrt(sum(x^2)), 1e12),
+    as Keras 3 (a norm under 1e-12, not 1e-6 as l2_normalize's epsilon on the sum of squares
+    would make it, stops the scaling)."""
 
     supports_masking = True  # Keras's: it passes its inputs' mask on
 
@@ -212,7 +237,8 @@ class UnitNormalization(Layer):
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else int(axis)
 
     def call(self, inputs):
-        return l2_normalize(inputs, axis=self.axis, epsilon=1e-12)
+        squares = reduce_sum(math_ops.square(inputs), self.axis, keepdims=True)
+        return math_ops.multiply(inputs, math_ops.minimum(math_ops.rsqrt(squares), 1e12))
 
     def get_config(self):
         return {**self._base_config(), "axis": self.axis}
