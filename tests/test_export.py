@@ -631,7 +631,8 @@ def test_sparse_results_export_as_their_tensors(tmp_path):
         tmp_path / "g", gathered, [tt.TensorSpec([3, 2], tt.float64)], calls
     )
     with open(tmp_path / "g" / "gathered.h") as handle:
-        assert "double *out1_values, int64_t *out1_indices" in handle.read()
+        # the indices in the gather's dtype (int32 for a list), as TensorFlow's IndexedSlices
+        assert "double *out1_values, int32_t *out1_indices" in handle.read()
     np.testing.assert_allclose(y, 2 * (x[2] ** 2).sum() + (x[0] ** 2).sum(), rtol=1e-12)
     dense = np.zeros_like(x)
     np.add.at(dense, indices, values)

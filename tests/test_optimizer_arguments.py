@@ -289,3 +289,16 @@ def test_an_optimizer_clips_sparse_gradients_by_their_slices_as_keras(option, ro
     w = tt.Variable(tt.zeros((3, 2)))
     tt.keras.optimizers.SGD(1.0, **option).apply_gradients([(_gathered_twice(), w)])
     np.testing.assert_allclose(w.numpy(), [[-row_0] * 2, [0, 0], [-row_2] * 2], rtol=1e-6)
+
+
+def test_a_sparse_gradient_keeps_the_gathers_index_dtype():
+    """TF 2.21: the IndexedSlices of a gather by a list of ids has int32 indices (tracer
+    made them int64); two gathers by int32 and int64 ids join as int64."""
+    assert _gathered_twice().indices.dtype == tt.int32
+    v = tt.Variable(tt.ones((3, 2)))
+    with tt.GradientTape() as tape:
+        loss = tt.reduce_sum(tt.gather(v, [0])) + tt.reduce_sum(
+            tt.gather(v, tt.constant([1], tt.int64))
+        )
+    g = tape.gradient(loss, v)
+    assert g.indices.dtype == tt.int64 and sorted(g.indices.numpy().tolist()) == [0, 1]

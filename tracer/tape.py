@@ -10,7 +10,7 @@ import contextlib
 import enum
 import logging
 
-from tracer import collector, nest
+from tracer import collector, dtypes, nest
 from tracer import jacobian as jacobians
 from tracer.backprop import gradient_graph, gradients, ones_seed
 from tracer.config import settings
@@ -361,10 +361,11 @@ def _add_reads(grads, owners):
 def _sum_of_two(a, b):
     """a + b for gradients of one variable, IndexedSlices kept where both are."""
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
+        i, j = a.indices, b.indices
+        if i.dtype != j.dtype:  # (a gather by int32 ids and one by int64 ids)
+            i, j = array_ops.cast(i, dtypes.int64), array_ops.cast(j, dtypes.int64)
         return IndexedSlices(
-            structure_ops.concat([a.values, b.values], 0),
-            structure_ops.concat([a.indices, b.indices], 0),
-            a.shape,
+            structure_ops.concat([a.values, b.values], 0), structure_ops.concat([i, j], 0), a.shape
         )
     return math_ops.add(convert_to_tensor(a), convert_to_tensor(b))
 

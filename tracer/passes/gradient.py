@@ -383,11 +383,19 @@ def _rows(ct):
 
 
 def _flat_rows(updates, indices, shape):
-    """(values [N, ...], indices [N] int64) of the rows `updates` that a gather of `indices`
-    from a tensor of `shape` along axis 0 read."""
+    """(values [N, ...], indices [N], of the gather's index dtype as TensorFlow's
+    IndexedSlices keep it) of the rows `updates` that a gather of `indices` from a tensor of
+    `shape` along axis 0 read."""
     count = dims.size(indices.shape)  # not -1: rows of size 0 leave it undetermined
     rows = array_ops.reshape(updates, (count, *shape[1:]))
-    return rows, array_ops.reshape(array_ops.cast(indices, dtypes.int64), (-1,))
+    return rows, array_ops.reshape(indices, (-1,))
+
+
+def _joined_indices(i, j):
+    """The indices of two row sums one after the other, int64 where their dtypes differ."""
+    if i.dtype != j.dtype:
+        i, j = array_ops.cast(i, dtypes.int64), array_ops.cast(j, dtypes.int64)
+    return structure_ops.concat([i, j], 0)
 
 
 class Rows:
@@ -407,7 +415,7 @@ class Rows:
 
     def joined(self, other):
         values = structure_ops.concat([self.values, other.values], 0)
-        return Rows(values, structure_ops.concat([self.indices, other.indices], 0), self.shape)
+        return Rows(values, _joined_indices(self.indices, other.indices), self.shape)
 
     def dense(self):
         attrs = {"axis": 0, "shape": self.shape}
@@ -418,7 +426,7 @@ def _concat_row_sums(a, b):
     """scatter_add(u, i) + scatter_add(v, j) => scatter_add(concat(u, v), concat(i, j)),
     which is how TensorFlow accumulates IndexedSlices."""
     (u, i), (v, j) = _rows(a), _rows(b)
-    rows, indices = structure_ops.concat([u, v], 0), structure_ops.concat([i, j], 0)
+    rows, indices = structure_ops.concat([u, v], 0), _joined_indices(i, j)
     return apply(index_ops.SCATTER_ADD, (rows, indices), {"axis": 0, "shape": a.shape})
 
 
