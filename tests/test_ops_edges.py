@@ -209,3 +209,24 @@ def test_elu_at_zero_takes_the_linear_sides_derivatives(mode):
     np.testing.assert_allclose(first.numpy(), [np.exp(-1.0), 1.0, 1.0], rtol=1e-15)
     np.testing.assert_allclose(second.numpy(), [np.exp(-1.0), 0.0, 0.0], rtol=1e-15)
     np.testing.assert_allclose(scaled.numpy(), [0.5 * np.exp(-1.0), 0.5, 1.0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_relus_second_derivative_is_zero_not_none(mode):
+    """TF 2.21: the second derivative of relu (and relu6, and Keras's relu) is zeros, its
+    ReluGrad having a zero gradient with respect to the activations (tracer gave None); a
+    jacobian of relu's gradient is zeros too."""
+
+    def second(x):
+        with tt.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = tt.nn.relu(x) + tt.nn.relu6(3.0 * x)
+            first = inner.gradient(y, x)
+        return first, outer.gradient(first, x), outer.jacobian(first, x)
+
+    first, derivative, jacobian = run(mode, second, tt.constant([-1.0, 0.0, 2.5], tt.float64))
+    np.testing.assert_array_equal(first.numpy(), [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(derivative.numpy(), [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(jacobian.numpy(), np.zeros((3, 3)))

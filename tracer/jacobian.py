@@ -17,19 +17,20 @@ depend on it (see `seed_ops.py`), as in a compiled jacobian.
 import functools
 
 from tracer.backprop import PreparedGradient, SparseOutput, run_gradient
-from tracer.context import state
+from tracer.context import building_graph, state
 from tracer.control.loops import while_loop
 from tracer.indexed_slices import IndexedSlices
 from tracer.ir.rewrite import rebuild, with_outputs
 from tracer.ops import array_ops, index_ops, seed_ops, structure_ops
 from tracer.ops.broadcast_ops import broadcast_to
-from tracer.ops.core import apply, apply_symbolic
+from tracer.ops.core import apply, apply_symbolic, graph_node_of
 from tracer.ops.index_ops import SCATTER_ADD
 from tracer.ops.registry import NotVectorizable
 from tracer.passes.cse import eliminate_common_subexpressions
 from tracer.passes.gradient import GradientGraph
 from tracer.passes.simplify import simplify
 from tracer.passes.vectorize import vectorize
+from tracer.tensor import Tensor
 from tracer.tensor_array import TensorArray
 
 PFOR_HINT = (
@@ -138,7 +139,7 @@ def _vectorized(prepared, size):
     if cached is None:
         seeds = [s for s in grad.seeds if s is not None]
         try:
-            graph = vectorize(grad.graph, seeds, size)
+            graph = _every_output_batched(vectorize(grad.graph, seeds, size), grad, size)
         except NotVectorizable as error:
             raise ValueError(str(error) + PFOR_HINT) from None
         new_inputs = dict(zip(map(id, grad.graph.inputs), graph.inputs))
@@ -150,6 +151,27 @@ def _vectorized(prepared, size):
         )
         grad.vectorized[size] = cached
     return PreparedGradient(cached, prepared.residual_sources)
+
+
+def _every_output_batched(graph, grad, size):
+    """The vectorized `graph` of gradient graph `grad` whose outputs that do not depend on
+    the seeds (a zero cotangent, as relu_grad's rule gives its output: the gradient graph's
+    own nodes) are broadcast to the rows too, so that every gradient has them; the indices
+    of sparse gradients, the same for every row, stay as they are."""
+    indices = {o.indices for o in grad.source_outputs if isinstance(o, SparseOutput)}
+    unbatched = [
+        k
+        for k, (new, old) in enumerate(zip(graph.outputs, grad.graph.outputs))
+        if new is old and k not in indices
+    ]
+    if not unbatched:
+        return graph
+    outputs = list(graph.outputs)
+    with building_graph():
+        for k in unbatched:
+            row = array_ops.expand_dims(Tensor(None, outputs[k]), 0)
+            outputs[k] = graph_node_of(broadcast_to(row, (size, *outputs[k].shape)))
+    return with_outputs(graph.inputs, outputs)
 
 
 def _with_seeds_in_graph(prepared, kind, target):

@@ -1347,8 +1347,9 @@ relu = _unary_function(RELU)
 # relu_grad(y, g) = select(y > 0, g, 0), as TensorFlow's ReluGrad and PyTorch's
 # threshold_backward: an eager step ran a comparison into a mask, then a selection through
 # it, over every activation. A selection, so the bits of the two ops it replaces; its own
-# rule sends the cotangent through the same selection (none to y: its slope is 0 wherever
-# it has one), so every order follows.
+# rule sends the cotangent through the same selection, and zeros to y (its slope is 0
+# wherever it has one: zeros, not None, as TensorFlow's ReluGrad, so that relu's second
+# derivative is 0), so every order follows.
 
 
 @quiet
@@ -1376,7 +1377,10 @@ def _relu_grad_apart_when_seeded(node):
 
 RELU_GRAD = _binary(
     "relu_grad",
-    lambda node, c, y: (None, unbroadcast(apply(RELU_GRAD, (y, c), {}), _shape(node, 1))),
+    lambda node, c, y: (
+        unbroadcast(array_ops.zeros_like(c), _shape(node, 0)),  # (batched as c is)
+        unbroadcast(apply(RELU_GRAD, (y, c), {}), _shape(node, 1)),
+    ),
     saves=(0,),
     jvp=lambda node, tangents, inputs, out: apply(
         RELU_GRAD, (inputs[0], tangent_or_zeros(tangents[1], inputs[1])), {}
