@@ -1,5 +1,7 @@
-"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, Adamax, Nadam, Adadelta, Lion, RMSprop
-and Adagrad, as Keras defines them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue` and `global_clipnorm`.
+"""`tt.optimizers`: SGD (momentum, Nesterov), Adam, AdamW, Adamax, Nadam, Adadelta, Lion, RMSprop,
+Adagrad and Ftrl, as Keras defines them, each with Keras's `weight_decay`, `clipnorm`, `clipvalue`
+and `global_clipnorm`, and its moving average of the variables (`use_ema`, `ema_momentum`,
+`ema_overwrite_frequency`, `finalize_variable_values`).
 
 Updates are written with tracer ops and `Variable.assign*`, so `apply_gradients` works
 eagerly and inside `tt.function`, where the whole update runs in the compiled code, in place.
@@ -39,11 +41,8 @@ from tracer.tensor import convert_to_tensor
 from tracer.variable import Variable
 
 # Keras 3's optimizer options that tracer's do not take, at the values that leave them off,
-# as its get_config lists them (after the clipping options)
+# as its get_config lists them (after the moving average's options)
 _KERAS_OFF = {
-    "use_ema": False,
-    "ema_momentum": 0.99,
-    "ema_overwrite_frequency": None,
     "loss_scale_factor": None,
     "gradient_accumulation_steps": None,
 }
@@ -71,17 +70,32 @@ class Optimizer:
     _squares_gradients = False
 
     def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None):  # fmt: skip
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None):  # fmt: skip
         name = _auto_name(type(self).__name__) if name is None else name
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(
                 f"{name}: give one of clipnorm, clipvalue and global_clipnorm, not several"
+            )
+        if use_ema and not 0 <= ema_momentum <= 1:
+            raise ValueError(f"{name}: ema_momentum must be in [0, 1], not {ema_momentum}")
+        if (
+            use_ema
+            and ema_overwrite_frequency
+            and not (isinstance(ema_overwrite_frequency, int) and ema_overwrite_frequency >= 1)
+        ):
+            raise ValueError(
+                f"{name}: ema_overwrite_frequency must be an integer >= 1 or None, "
+                f"not {ema_overwrite_frequency!r}"
             )
         self.name = name
         self.weight_decay = None if weight_decay is None else float(weight_decay)
         self.clipnorm = None if clipnorm is None else float(clipnorm)
         self.clipvalue = None if clipvalue is None else float(clipvalue)
         self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = float(ema_momentum)
+        self.ema_overwrite_frequency = ema_overwrite_frequency
         self.iterations = Variable(
             0, trainable=False, name=f"{name}/iterations", dtype=dtypes.int64
         )
@@ -118,9 +132,9 @@ class Optimizer:
 
     def get_config(self):
         """Keras 3's config, its keys in Keras's order: the name, the learning rate (rounded
-        to float32, as Keras keeps it, or the schedule's `serialize` entry), weight decay and
-        clipping, Keras's options tracer does not take at their "off" values, then the
-        optimizer's own (`beta_1`, `momentum`, ...).
+        to float32, as Keras keeps it, or the schedule's `serialize` entry), weight decay,
+        clipping and the moving average's options, Keras's options tracer does not take at
+        their "off" values, then the optimizer's own (`beta_1`, `momentum`, ...).
 
         >>> tt.keras.optimizers.SGD(0.1, momentum=0.9).get_config()["momentum"]
         0.9
@@ -136,6 +150,9 @@ class Optimizer:
             "clipnorm": self.clipnorm,
             "global_clipnorm": self.global_clipnorm,
             "clipvalue": self.clipvalue,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
             **_KERAS_OFF,
         }
         for name in inspect.signature(type(self).__init__).parameters:
@@ -157,11 +174,18 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars):
         """Apply one update for each (gradient, variable) pair; returns `iterations` (in a
-        tt.compat.v1 graph, the op a Session.run fetches to apply them, as TensorFlow 1)."""
+        tt.compat.v1 graph, the op a Session.run fetches to apply them, as TensorFlow 1).
+        With `use_ema`, the moving averages then follow (`_move_averages`), before the
+        variables' constraints, as in Keras."""
+        grads_and_vars = list(grads_and_vars)
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         for _, variable in pairs:
             if not isinstance(variable, Variable):
                 raise TypeError(f"apply_gradients updates Variables, not {type(variable).__name__}")
+        if self.use_ema:  # Keras averages every variable it is given, a None gradient's too
+            for _, variable in grads_and_vars:
+                if isinstance(variable, Variable):
+                    self._slots_of(variable)
         self._scheduled_rates = {}
         if _nothing_records():
             _Arrays.assign_add(self.iterations, 1)
@@ -172,6 +196,8 @@ class Optimizer:
         if self.weight_decay:
             self._decay([v for _, v in pairs])
         self._update_each(pairs)
+        if self.use_ema and pairs:
+            self._move_averages()
         for _, variable in pairs:  # Keras's: each constraint projects its updated variable
             if variable.constraint is not None:
                 variable.assign(variable.constraint(variable))
@@ -209,6 +235,47 @@ class Optimizer:
                 "give one gradient for each variable"
             )
         self.apply_gradients(zip(grads, variables))
+
+    def _move_averages(self):
+        """Keras's moving average of each variable the optimizer has seen, after the update:
+        average <- m average + (1 - m) x, where m is ema_momentum but 0 at the first update
+        (which so sets the average to the variable); then, where `ema_overwrite_frequency`
+        is set, every that many updates, each variable is set to its average."""
+        on = _Arrays if _nothing_records() else _Ops
+        entries = list(self._slots.values())
+        for variable, slots in entries:
+            average = slots["average"]
+            # Keras's m is ema_momentum times (iterations != 0) in the variable's dtype, its
+            # count before this update: t - 1 here, whose sign is that 0 or 1
+            m = on.sign(self._step(variable.dtype, on) - 1) * self.ema_momentum
+            on.assign(average, m * on.read(average) + (1 - m) * on.read(variable))
+        if self.ema_overwrite_frequency:
+            due = on.equal(on.read(self.iterations) % self.ema_overwrite_frequency, 0)
+            for variable, slots in entries:
+                on.assign(variable, on.where(due, on.read(slots["average"]), on.read(variable)))
+
+    def finalize_variable_values(self, var_list):
+        """Keras's end of training: with `use_ema`, each variable of `var_list` set to its
+        moving average (Keras's `fit` calls this when it ends); without, nothing.
+
+        >>> x = tt.Variable([1.0])
+        >>> sgd = tt.keras.optimizers.SGD(0.5, use_ema=True, ema_momentum=0.5)
+        >>> for _ in range(2):
+        ...     _ = sgd.apply_gradients([(tt.constant([1.0]), x)])
+        >>> sgd.finalize_variable_values([x])
+        >>> x.numpy()  # the average of 0.5 (the first update's) and 0.0
+        array([0.25], dtype=float32)
+        """
+        if not self.use_ema:
+            return
+        for variable in var_list:
+            entry = self._slots.get(id(variable))
+            if entry is None or entry[0] is not variable:
+                raise ValueError(
+                    f"{self.name}.finalize_variable_values: {variable.name} has no moving "
+                    "average: the optimizer was never given it"
+                )
+            variable.assign(entry[1]["average"])
 
     def _clipped(self, grads):
         """The gradients clipped as Keras clips them: each to norm `clipnorm`, each element
@@ -272,14 +339,22 @@ class Optimizer:
                     trainable=False,
                     name=f"{self.name}/{variable.name.split(':')[0]}/{slot}",
                 )
-                for slot, start in self._slot_starts().items()
+                for slot, start in self._every_slot_start().items()
             }
             entry = self._slots[id(variable)] = (variable, named)
         return entry[1]
 
     def _slot_starts(self):
-        """{slot name: its first value} of each variable."""
+        """{slot name: its first value} of each variable, for the update."""
         return {}
+
+    def _every_slot_start(self):
+        """{slot name: its first value} of each variable: with `use_ema`, its moving average
+        first ("average", zeros until the first update sets it, as Keras's), then the
+        update's slots."""
+        if self.use_ema:
+            return {"average": 0.0, **self._slot_starts()}
+        return self._slot_starts()
 
     def _sparse_update(self, grad, variable):
         return False
@@ -316,7 +391,10 @@ class _Ops:
     sqrt = staticmethod(math_ops.sqrt)
     pow = staticmethod(math_ops.pow)
     maximum = staticmethod(math_ops.maximum)
+    minimum = staticmethod(math_ops.minimum)
     sign = staticmethod(math_ops.sign)
+    equal = staticmethod(math_ops.equal)
+    where = staticmethod(math_ops.where)
     cast = staticmethod(array_ops.cast)
 
     @staticmethod
@@ -344,7 +422,10 @@ class _Arrays:
     sqrt = staticmethod(np.sqrt)
     pow = staticmethod(np.power)
     maximum = staticmethod(np.maximum)
+    minimum = staticmethod(np.minimum)
     sign = staticmethod(np.sign)
+    equal = staticmethod(np.equal)
+    where = staticmethod(np.where)
 
     @staticmethod
     def cast(variable, dtype):
@@ -410,8 +491,10 @@ class SGD(Optimizer):
     without momentum, x <- x - lr * g."""
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, name=None):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
 
@@ -447,10 +530,12 @@ class Adam(Optimizer):
 
     _squares_gradients = True
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad=False, weight_decay=None, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name=None):  # fmt: skip
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False,
+                 weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 name=None):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.amsgrad = bool(amsgrad)
 
@@ -530,12 +615,14 @@ class AdamW(Adam):
     variable first scaled by 1 - weight_decay * lr, then Adam's update."""
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, name=None):  # fmt: skip
+                 epsilon=1e-7, amsgrad=False, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 name=None):  # fmt: skip
         if weight_decay is None:
             raise ValueError("AdamW: weight_decay must be a number (the decay is AdamW's point)")
         super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm,
-                         clipvalue, global_clipnorm, name)  # fmt: skip
+                         clipvalue, global_clipnorm, use_ema, ema_momentum,
+                         ema_overwrite_frequency, name)  # fmt: skip
 
 
 class Adamax(Optimizer):
@@ -544,8 +631,10 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  name=None):  # fmt: skip
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
     def _slot_starts(self):
@@ -572,8 +661,10 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  name=None):  # fmt: skip
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.u_product = None  # made in the first variable's dtype at the first update
 
@@ -637,8 +728,10 @@ class Adadelta(Optimizer):
     _squares_gradients = True
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, name=None):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.rho, self.epsilon = float(rho), float(epsilon)
 
     def _slot_starts(self):
@@ -659,10 +752,12 @@ class Lion(Optimizer):
     """Keras's Lion: x <- x - lr sign(b1 m + (1 - b1) g); m <- b2 m + (1 - b2) g."""
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None,
-                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None):  # fmt: skip
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None, name=None):  # fmt: skip
         if not 0 < float(beta_1) <= 1:
             raise ValueError(f"Lion: beta_1 must be in (0, 1], not {beta_1}")
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.beta_1, self.beta_2 = float(beta_1), float(beta_2)
 
     def _slot_starts(self):
@@ -692,9 +787,13 @@ class RMSprop(Optimizer):
         clipnorm=None,
         clipvalue=None,
         global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
         name=None,
     ):
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.rho, self.momentum, self.epsilon = float(rho), float(momentum), float(epsilon)
         self.centered = bool(centered)
 
@@ -730,8 +829,10 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  name=None):  # fmt: skip
-        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)
 
@@ -747,6 +848,63 @@ class Adagrad(Optimizer):
         )
 
 
+class Ftrl(Optimizer):
+    """Keras's FTRL-Proximal (McMahan et al., 2013), with its L2 shrinkage and `beta`:
+    n' = n + g^2 (from initial_accumulator_value); with p = -learning_rate_power,
+    z <- z + g + 2 l2_shrinkage x - (n'^p - n^p) / lr x;
+    x <- (clip(z, -l1, l1) - z) / (n'^p / lr + 2 (l2 + beta / (2 lr))); n <- n'.
+    An IndexedSlices gradient is made dense (its square the sum of its slices' squares), as
+    Keras makes it: every row is set from its z and n, a row without a slice too."""
+
+    _squares_gradients = True
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
+                 initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
+                 beta=0.0, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, name=None):  # fmt: skip
+        super().__init__(learning_rate, name, weight_decay, clipnorm, clipvalue, global_clipnorm,
+                         use_ema, ema_momentum, ema_overwrite_frequency)  # fmt: skip
+        if learning_rate_power > 0:
+            raise ValueError(f"Ftrl: learning_rate_power must be <= 0, not {learning_rate_power}")
+        at_least_zero = {
+            "initial_accumulator_value": initial_accumulator_value,
+            "l1_regularization_strength": l1_regularization_strength,
+            "l2_regularization_strength": l2_regularization_strength,
+            "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength,
+        }
+        for option, value in at_least_zero.items():
+            if value < 0:
+                raise ValueError(f"Ftrl: {option} must be >= 0, not {value}")
+        self.learning_rate_power = float(learning_rate_power)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.l1_regularization_strength = float(l1_regularization_strength)
+        self.l2_regularization_strength = float(l2_regularization_strength)
+        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
+        self.beta = float(beta)
+
+    def _slot_starts(self):
+        return {"accumulator": self.initial_accumulator_value, "linear": 0.0}
+
+    def _dense_update(self, grad, variable, slots, on, square=None):
+        accumulator, linear = slots["accumulator"], slots["linear"]
+        rate = self._rate(variable.dtype)
+        power = -self.learning_rate_power
+        l2 = self.l2_regularization_strength + self.beta / (2.0 * rate)
+        shrunk = grad + 2 * self.l2_shrinkage_regularization_strength * on.read(variable)
+        old = on.read(accumulator)
+        new = old + (grad * grad if square is None else square)
+        new_power = on.pow(new, power)
+        step = (new_power - on.pow(old, power)) / rate * on.read(variable)
+        on.assign_add(linear, shrunk - step)
+        quadratic = new_power / rate + 2 * l2
+        l1 = self.l1_regularization_strength
+        clipped = on.maximum(on.minimum(on.read(linear), l1), -l1)
+        on.assign(variable, (clipped - on.read(linear)) / quadratic)
+        on.assign(accumulator, new)
+
+
 _BY_NAME = {
     "sgd": SGD,
     "adam": Adam,
@@ -757,13 +915,14 @@ _BY_NAME = {
     "nadam": Nadam,
     "adadelta": Adadelta,
     "lion": Lion,
+    "ftrl": Ftrl,
 }
 
 
 def get(identifier):
     """An optimizer for `Model.compile`: an Optimizer as is, or a new one with Keras's
     defaults for its name ("adam", "sgd", "rmsprop", "adagrad", "adamw", "adamax", "nadam",
-    "adadelta", "lion"; any case)."""
+    "adadelta", "lion", "ftrl"; any case)."""
     if isinstance(identifier, Optimizer):
         return identifier
     found = _BY_NAME.get(identifier.lower()) if isinstance(identifier, str) else None

@@ -195,6 +195,63 @@ class CosineDecay(LearningRateSchedule):
         }
 
 
+class CosineDecayRestarts(LearningRateSchedule):
+    """SGDR's cosine decay with warm restarts (Loshchilov & Hutter): a cosine from
+    initial_learning_rate down to alpha times it over first_decay_steps, then again from
+    the top over t_mul times as many steps, from m_mul times the last top, and so on.
+
+    >>> rates = CosineDecayRestarts(0.1, 2, t_mul=1.0, m_mul=0.5)
+    >>> [round(float(rates(step)), 3) for step in range(5)]
+    [0.1, 0.05, 0.05, 0.025, 0.025]
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate,
+        first_decay_steps,
+        t_mul=2.0,
+        m_mul=1.0,
+        alpha=0.0,
+        name="SGDRDecay",
+    ):
+        if first_decay_steps <= 0:
+            raise ValueError(f"first_decay_steps must be > 0, not {first_decay_steps}")
+        self.initial_learning_rate, self.first_decay_steps = (
+            initial_learning_rate,
+            first_decay_steps,
+        )
+        self.t_mul, self.m_mul, self.alpha, self.name = t_mul, m_mul, alpha, name
+
+    def __call__(self, step):
+        fraction = _step(step) / _float(self.first_decay_steps)  # of the first period
+        t_mul = _float(self.t_mul)
+        # NOTE: t_mul is a Python number, so the branch is chosen here, at trace time; it is
+        # Keras's test in float32
+        if float(t_mul) == 1.0:
+            restarts = math_ops.floor(fraction)
+            fraction = fraction - restarts
+        else:  # periods of lengths 1, t, t^2, ...: restart i starts at (1 - t^i) / (1 - t)
+            restarts = math_ops.floor(
+                math_ops.log(1.0 - fraction * (1.0 - t_mul)) / math_ops.log(t_mul)
+            )
+            done = (1.0 - math_ops.pow(t_mul, restarts)) / (1.0 - t_mul)
+            fraction = (fraction - done) / math_ops.pow(t_mul, restarts)
+        top = math_ops.pow(_float(self.m_mul), restarts)
+        cosine = 0.5 * top * (1.0 + math_ops.cos(_float(math.pi) * fraction))
+        alpha = _float(self.alpha)
+        return _float(self.initial_learning_rate) * ((1.0 - alpha) * cosine + alpha)
+
+    def get_config(self):
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "first_decay_steps": self.first_decay_steps,
+            "t_mul": self.t_mul,
+            "m_mul": self.m_mul,
+            "alpha": self.alpha,
+            "name": self.name,
+        }
+
+
 def serialize(learning_rate_schedule):
     """Keras's entry for a schedule: its module, class name and config.
 

@@ -308,6 +308,8 @@ class Trainer:
             training_logs = epoch_logs
             if self.stop_training:
                 break
+        if epochs > 0:  # Keras's: the moving averages become the weights (with use_ema)
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         callback_list.on_train_end(logs=training_logs)
         return self.history
 

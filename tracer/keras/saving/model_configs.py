@@ -517,9 +517,8 @@ def compile_from(model, config, custom_objects=None):
         )
 
 
-# Keras's optimizer options that mean nothing while unset (or, for ema_momentum, without EMA)
+# Keras's optimizer options that mean nothing while unset
 _UNSET_OPTIMIZER_OPTIONS = (None, False)
-_IGNORED_OPTIMIZER_OPTIONS = ("ema_momentum",)
 
 
 def read_optimizer(entry):
@@ -538,9 +537,7 @@ def read_optimizer(entry):
     dropped = [
         f"{k}={v!r}"
         for k, v in config.items()
-        if k not in accepted
-        and k not in _IGNORED_OPTIMIZER_OPTIONS
-        and v not in _UNSET_OPTIMIZER_OPTIONS
+        if k not in accepted and v not in _UNSET_OPTIMIZER_OPTIONS
     ]
     if dropped:
         warnings.warn(

@@ -26,6 +26,7 @@ _SLOT_GROUPS = {
     "Adadelta": (("accumulated_grad", "accumulated_delta_var"),),
     "Lion": (("momentum",),),
     "Nadam": (("momentum", "velocity"),),
+    "Ftrl": (("accumulator", "linear"),),
 }
 # optimizer variables after the slots, each a scalar: (attribute, its first value)
 _TRAILING = {"Nadam": (("u_product", 1.0),)}
@@ -40,7 +41,7 @@ def arrays(model):
     values = [np.asarray(optimizer.iterations.numpy(), np.int64)]
     if optimizer._schedule is None:
         values.append(np.asarray(optimizer.learning_rate.numpy(), np.float32))  # as Keras's
-    starts = optimizer._slot_starts()
+    starts = optimizer._every_slot_start()
     for variable, name in layout:
         entry = optimizer._slots.get(id(variable))
         if entry is not None and entry[0] is variable:
@@ -94,7 +95,9 @@ def _layout(model):
     groups = _SLOT_GROUPS.get(type(optimizer).__name__)
     if not isinstance(optimizer, Optimizer) or groups is None:
         return optimizer, None
-    made = set(optimizer._slot_starts())
+    if optimizer.use_ema:  # Keras makes the moving averages before the update's slots
+        groups = (("average",), *groups)
+    made = set(optimizer._every_slot_start())
     variables = model.trainable_variables
     layout = [
         (variable, name)
