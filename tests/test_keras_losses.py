@@ -149,7 +149,7 @@ def test_loss_objects_match_numpy(kind, from_logits, label_smoothing, shape, dty
     for reduction in ("sum_over_batch_size", "sum", "none", None, "auto"):
         for form in ("none", "scalar", "full", "column"):
             weight = _weights(per_sample.shape, form, dtype)
-            got = cls(reduction=reduction, **options)(
+            got = cls(reduction=reduction, dtype=dtype, **options)(
                 labels, tt.constant(pred), sample_weight=weight
             )
             expected = _weighted_reference(per_sample, weight, reduction)
@@ -320,9 +320,14 @@ def test_ranks_are_squeezed_or_expanded_as_keras_does():
         losses.MeanSquaredError()(per_step, tt.constant(per_step), sample_weight=np.ones(4))
 
 
-def test_dtypes_follow_predictions():
+def test_a_loss_object_computes_in_floatx_unless_given_a_dtype():
+    """Keras 3 on TF 2.21: MeanSquaredError()(float64, float64) is float32 (floatx); the
+    plain functions keep their inputs' dtype."""
+    assert losses.mse(tt.constant([1.0], tt.float64), tt.constant([0.5], tt.float64)).dtype == (
+        tt.float64
+    )
     loss = losses.MeanSquaredError()
-    assert loss([1, 2], tt.constant([1.0, 0.0], dtype=tt.float64)).dtype == tt.float64
+    assert loss([1, 2], tt.constant([1.0, 0.0], dtype=tt.float64)).dtype == tt.float32
     assert loss([1, 2], [1, 0]).dtype == tt.float32  # integer predictions: float32
     forced = losses.MeanSquaredError(dtype="float64")([1.0], tt.constant([0.5]))
     assert forced.dtype == tt.float64 and float(forced) == 0.25
@@ -384,11 +389,11 @@ def test_loss_gradients_match_finite_differences(kind, from_logits, label_smooth
     cls, options, _, labels, pred = _case(kind, (3, 4), np.float64, from_logits, label_smoothing)
     weight = _weights((3,), "full", np.float64)
     if kind == "scce":
-        loss = cls(**options)
+        loss = cls(**options, dtype="float64")
         check_first_order(lambda p, w: loss(labels, p, sample_weight=w), [pred, weight])
         check_second_order(lambda p: loss(labels, p), [pred])
         return
-    loss = cls(**options, reduction="none")
+    loss = cls(**options, reduction="none", dtype="float64")
     check_first_order(lambda t, p, w: loss(t, p, sample_weight=w), [labels, pred, weight])
     if kind == "cce" and from_logits:
         # the logits' gradient is TensorFlow's softmax - labels, the loss's derivative only

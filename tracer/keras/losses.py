@@ -12,11 +12,18 @@ The semantics are Keras 3's with TensorFlow's backend:
   one renormalises after the clip (TensorFlow's backend: the log of the clipped
   probabilities goes through a log-softmax);
 - binary crossentropy is the mean over the last axis, the categorical ones the sum;
-- a Loss object first squeezes or expands `y_true` and `y_pred` to the same rank (a last
-  axis of size 1), then weights the per-sample losses by `sample_weight` (squeezed or
-  expanded the same way, then broadcast), then reduces: "sum_over_batch_size" (or the older
-  "auto") divides the weighted sum by the number of per-sample losses, "sum" sums, "none"
-  (or None) keeps them;
+- a Loss object computes in its `dtype` (None: `tt.keras.backend.floatx()`, float32 unless
+  set), to which it casts `y_true`, `y_pred` and the losses, so float64 tensors give a
+  float32 loss (the plain functions keep their inputs' dtype);
+- it first squeezes or expands `y_true` and `y_pred` to the same rank (a last axis of size
+  1), then weights the per-sample losses by `sample_weight` (squeezed or expanded the same
+  way, then broadcast), then reduces: "sum_over_batch_size" (or "mean", or the older "auto")
+  divides the weighted sum by the number of per-sample losses, "mean_with_sample_weight" by
+  the sum of the weights as given (by the number of losses without weights), "sum" sums,
+  "none" (or None) keeps them;
+- a mask, on `y_pred` (a layer's steps to skip) or on the losses (the entries
+  `ignore_class` leaves out), weighs the masked losses 0 and, for the two means by the
+  number of losses, scales the others so that the mean is over the unmasked ones alone;
 - the crossentropies take probabilities back to their logits where Keras's TensorFlow
   backend does (`_logits_behind`): those a Keras softmax or sigmoid made, and in a traced
   function those of a softmax or sigmoid op.
@@ -27,10 +34,6 @@ The semantics are Keras 3's with TensorFlow's backend:
   traced function (a compiled fit or evaluate, a `tt.function`), wherever it is the output
   of a sigmoid op (binary) or a softmax op over the last axis (categorical), as Keras's
   TensorFlow backend reads `output.op` in a graph.
-
-Where tracer differs: losses are computed in the dtype of `y_pred` (float32 for integer
-predictions), or in the Loss's `dtype` when one is given, where Keras 3 uses float32 unless
-told.
 """
 
 import math
@@ -38,6 +41,7 @@ import warnings
 
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
+from tracer.keras import backend
 from tracer.keras.activations import logits_of
 from tracer.keras.lookup import instance_or_callable
 from tracer.ops import (
@@ -59,7 +63,9 @@ EPSILON = 1e-7  # keras.backend.epsilon()
 # Keras 3's reductions, and TensorFlow 2's "auto", by the reduction each one means
 REDUCTIONS = {
     "sum_over_batch_size": "sum_over_batch_size",
+    "mean": "sum_over_batch_size",
     "auto": "sum_over_batch_size",
+    "mean_with_sample_weight": "mean_with_sample_weight",
     "sum": "sum",
     "none": "none",
     None: "none",
@@ -133,27 +139,48 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return math_ops.negative(reduce_sum(y_true * log_p, axis))
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     """categorical_crossentropy for integer class labels (of y_pred's shape without its last
     axis, or with a last axis of size 1); float labels are truncated to integers.
 
+    Entries labelled `ignore_class` (say -1 or 255, a segmentation map's "void") get a loss
+    of 0 and carry a mask that a Loss object reads, so that its mean leaves them out. As in
+    Keras, their predictions are first set to 0, so a softmax's output is then not taken
+    back to its logits.
+
     >>> tt.keras.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
     array([0.6931472], dtype=float32)
+    >>> tt.keras.losses.sparse_categorical_crossentropy(
+    ...     [1, -1], [[0.5, 0.5], [0.5, 0.5]], ignore_class=-1
+    ... ).numpy()
+    array([0.6931472, 0.       ], dtype=float32)
     """
-    y_pred, from_logits = _keras_logits(
-        y_pred, from_logits, "Softmax", "sparse_categorical_crossentropy"
-    )
     y_pred = _floating(y_pred)
     labels = as_tensor(y_true)
     if axis not in (-1, y_pred.ndim - 1):
         raise ValueError(f"sparse_categorical_crossentropy supports only axis=-1, not {axis}")
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
         labels = array_ops.squeeze(labels, axis=-1)
+    valid = None
+    if ignore_class is not None:
+        valid = math_ops.not_equal(labels, _cast(ignore_class, labels.dtype))
+        labels = math_ops.where(valid, labels, array_ops.zeros_like(labels))
+        y_pred = math_ops.where(
+            array_ops.expand_dims(valid, -1), y_pred, array_ops.zeros_like(y_pred)
+        )
+    y_pred, from_logits = _keras_logits(
+        y_pred, from_logits, "Softmax", "sparse_categorical_crossentropy"
+    )
     if not labels.dtype.is_integer:
         labels = array_ops.cast(labels, "int64")
     if not from_logits:
         y_pred = math_ops.log(math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))
-    return cross_entropy_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
+    losses = cross_entropy_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
+    if valid is None:
+        return losses
+    losses = math_ops.where(valid, losses, array_ops.zeros_like(losses))
+    losses._keras_mask = valid
+    return losses
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -170,13 +197,85 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     _check_same_shape(y_true, y_pred, "binary_crossentropy")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    return reduce_mean(_binary_crossentropy_entries(y_true, y_pred, from_logits), axis=axis)
+
+
+def binary_focal_crossentropy(
+    y_true,
+    y_pred,
+    apply_class_balancing=False,
+    alpha=0.25,
+    gamma=2.0,
+    from_logits=False,
+    label_smoothing=0.0,
+    axis=-1,
+):
+    """binary_crossentropy with each entry's loss scaled by (1 - p_t) ** gamma, where p_t =
+    y_true p + (1 - y_true)(1 - p) is the probability given to the label (Lin et al., 2017),
+    so that well-classified entries count less; `apply_class_balancing` scales it again by
+    `alpha` for the label 1 and 1 - `alpha` for 0. With `from_logits`, p is sigmoid(y_pred)
+    and the crossentropy is computed from the logits; label smoothing is binary
+    crossentropy's, applied to the labels first.
+
+    >>> tt.keras.losses.binary_focal_crossentropy([[0, 1]], [[0.6, 0.4]]).numpy()
+    array([0.32986468], dtype=float32)
+    """
     if from_logits:
-        per_entry = nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
-    else:
-        p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
-        log_likelihood = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
-        per_entry = math_ops.negative(log_likelihood)
-    return reduce_mean(per_entry, axis=axis)
+        y_true, logits = _as_floating(y_true, y_pred)
+        y_pred = math_ops.sigmoid(logits)
+    else:  # the logits behind a sigmoid's output serve the crossentropy, as Keras's
+        logits, from_logits = _keras_logits(y_pred, False, "Sigmoid", "binary_focal_crossentropy")
+        y_true, y_pred = _as_floating(y_true, y_pred)
+    _check_same_shape(y_true, y_pred, "binary_focal_crossentropy")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    entries = _binary_crossentropy_entries(y_true, logits if from_logits else y_pred, from_logits)
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    entries = math_ops.pow(1.0 - p_t, gamma) * entries
+    if apply_class_balancing:
+        entries = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * entries
+    return reduce_mean(entries, axis=axis)
+
+
+def _binary_crossentropy_entries(y_true, y_pred, from_logits):
+    """The binary crossentropy of each entry: TensorFlow's stable
+    sigmoid_cross_entropy_with_logits from logits, else from y_pred clipped to
+    [EPSILON, 1 - EPSILON]."""
+    if from_logits:
+        return nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
+    p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+    log_likelihood = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
+    return math_ops.negative(log_likelihood)
+
+
+def dice(y_true, y_pred, axis=None):
+    """1 - 2 sum(y_true y_pred) / (sum(y_true) + sum(y_pred) + EPSILON), the sums over `axis`
+    (None: every axis, one loss for the batch; (1, 2, 3), say, one per image): one minus
+    the overlap of a predicted and a true segmentation.
+
+    >>> float(tt.keras.losses.dice([[1.0, 0.0, 1.0]], [[0.8, 0.1, 0.4]]))  # doctest: +ELLIPSIS
+    0.27272...
+    """
+    y_true, y_pred = _as_floating(y_true, y_pred)
+    overlap = reduce_sum(y_true * y_pred, axis)
+    total = reduce_sum(y_true, axis) + reduce_sum(y_pred, axis) + EPSILON
+    return 1.0 - 2.0 * overlap / total
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+    """1 - tp / (tp + alpha fp + beta fn + EPSILON) (Salehi et al., 2017), the sums over
+    `axis` as dice's: tp = sum(y_true y_pred), and, as Keras names them, fp = sum((1 - y_pred)
+    y_true) (the true entries missed) and fn = sum(y_pred (1 - y_true)) (the false ones
+    predicted); alpha = beta = 0.5 gives dice.
+
+    >>> float(tt.keras.losses.tversky([[1.0, 0.0, 1.0]], [[0.8, 0.1, 0.4]]))  # doctest: +ELLIPSIS
+    0.27272...
+    """
+    y_true, y_pred = _as_floating(y_true, y_pred)
+    tp = reduce_sum(y_true * y_pred, axis)
+    fp = reduce_sum((1.0 - y_pred) * y_true, axis)
+    fn = reduce_sum(y_pred * (1.0 - y_true), axis)
+    return 1.0 - tp / (tp + fp * alpha + fn * beta + EPSILON)
 
 
 def huber(y_true, y_pred, delta=1.0):
@@ -305,10 +404,16 @@ kullback_leibler_divergence = kl_divergence
 
 class Loss:
     """Keras's loss base class: subclasses give `call(y_true, y_pred)`, the loss per sample;
-    calling the object weights those by `sample_weight` and applies `reduction`.
+    calling the object casts both to its `dtype`, weights the losses by `sample_weight`
+    and applies `reduction`.
 
-    `dtype` (None: that of `y_pred`, float32 for integer predictions) is the dtype the loss
-    is computed in.
+    `dtype` (a dtype or a DTypePolicy, whose compute dtype is taken; None:
+    `tt.keras.backend.floatx()` when the loss is made) is the dtype the loss is computed
+    in, as Keras 3's, whatever the dtype of the tensors it is given.
+
+    >>> y = tt.constant([[0.0, 1.0]], dtype=tt.float64)
+    >>> tt.keras.losses.MeanSquaredError()(y, y + 1.0).dtype
+    tt.float32
     """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
@@ -317,17 +422,19 @@ class Loss:
             raise ValueError(f"unknown loss reduction {reduction!r}; use one of {allowed}")
         self.name = name or _snake_case(type(self).__name__)
         self.reduction = reduction
-        self.dtype = None if dtype is None else as_dtype(dtype)
+        self.dtype = as_dtype(getattr(dtype, "compute_dtype", dtype) or backend.floatx())
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        mask = getattr(y_pred, "_keras_mask", None)  # a recurrent layer's steps to skip
-        y_pred = as_tensor(y_pred)
-        if self.dtype is not None and y_pred.dtype != self.dtype:
-            y_pred = array_ops.cast(y_pred, self.dtype)
+        in_mask = getattr(y_pred, "_keras_mask", None)  # a recurrent layer's steps to skip
+        y_pred, y_true = _cast(y_pred, self.dtype), _cast(y_true, self.dtype)
         losses = self.call(y_true, y_pred)
-        if mask is not None:
-            sample_weight = masked_weights(sample_weight, mask, losses.dtype, self.reduction)
-        return _reduce_weighted(losses, sample_weight, self.reduction)
+        out_mask = getattr(losses, "_keras_mask", None)  # the entries the loss left out
+        losses = _cast(losses, self.dtype)
+        if in_mask is None or out_mask is None:
+            mask = out_mask if in_mask is None else in_mask
+        else:
+            mask = math_ops.logical_and(_cast(in_mask, "bool"), _cast(out_mask, "bool"))
+        return _reduce_weighted(losses, sample_weight, self.reduction, mask)
 
     def call(self, y_true, y_pred):
         raise NotImplementedError(f"{type(self).__name__} must define call(y_true, y_pred)")
@@ -409,17 +516,23 @@ class CategoricalCrossentropy(LossFunctionWrapper):
 
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
-    """sparse_categorical_crossentropy per sample, for integer class labels.
+    """sparse_categorical_crossentropy per sample, for integer class labels; the entries
+    labelled `ignore_class` are left out of the reduction (the means are over the others).
 
     >>> loss = tt.keras.losses.SparseCategoricalCrossentropy(reduction="none")
     >>> loss([1, 0], [[0.5, 0.5], [0.5, 0.5]]).numpy()
     array([0.6931472, 0.6931472], dtype=float32)
+    >>> ignoring = tt.keras.losses.SparseCategoricalCrossentropy(ignore_class=-1)
+    >>> float(ignoring([1, -1], [[0.5, 0.5], [0.5, 0.5]]))  # doctest: +ELLIPSIS
+    0.693147...
     """
 
     def __init__(
         self,
         from_logits=False,
+        ignore_class=None,
         reduction="sum_over_batch_size",
+        axis=-1,
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
@@ -429,8 +542,18 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             name=name,
             dtype=dtype,
             from_logits=from_logits,
+            ignore_class=ignore_class,
+            axis=axis,
         )
-        self.from_logits = from_logits
+        self.from_logits, self.ignore_class = from_logits, ignore_class
+
+    def get_config(self):
+        """Keras's: without `axis`."""
+        return {
+            **Loss.get_config(self),
+            "from_logits": self.from_logits,
+            "ignore_class": self.ignore_class,
+        }
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
@@ -455,6 +578,71 @@ class BinaryCrossentropy(LossFunctionWrapper):
             axis=axis,
         )
         self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    """binary_focal_crossentropy per sample: binary crossentropy with the well-classified
+    entries weighed down by `gamma` (and the classes by `alpha` with
+    `apply_class_balancing`)."""
+
+    def __init__(
+        self,
+        apply_class_balancing=False,
+        alpha=0.25,
+        gamma=2.0,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="binary_focal_crossentropy",
+        dtype=None,
+    ):
+        super().__init__(
+            binary_focal_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            apply_class_balancing=apply_class_balancing,
+            alpha=alpha,
+            gamma=gamma,
+            from_logits=from_logits,
+            label_smoothing=label_smoothing,
+            axis=axis,
+        )
+        self.apply_class_balancing, self.alpha, self.gamma = apply_class_balancing, alpha, gamma
+        self.from_logits, self.label_smoothing, self.axis = from_logits, label_smoothing, axis
+
+
+class Dice(LossFunctionWrapper):
+    """dice over `axis`: with None (Keras's default) one loss for the whole batch, which
+    the reduction leaves as it is.
+
+    >>> float(tt.keras.losses.Dice()([[1.0, 0.0, 1.0]], [[0.8, 0.1, 0.4]]))  # doctest: +ELLIPSIS
+    0.27272...
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        super().__init__(dice, reduction=reduction, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
+class Tversky(LossFunctionWrapper):
+    """tversky over `axis` (as Dice's), false positives weighed by `alpha` and false
+    negatives by `beta`."""
+
+    def __init__(
+        self,
+        alpha=0.5,
+        beta=0.5,
+        reduction="sum_over_batch_size",
+        name="tversky",
+        axis=None,
+        dtype=None,
+    ):
+        super().__init__(
+            tversky, reduction=reduction, name=name, dtype=dtype, alpha=alpha, beta=beta, axis=axis
+        )
+        self.alpha, self.beta, self.axis = alpha, beta, axis
 
 
 class Huber(LossFunctionWrapper):
@@ -568,8 +756,8 @@ class CategoricalHinge(LossFunctionWrapper):
 
 
 def masked_weights(sample_weight, mask, dtype, reduction):
-    """`sample_weight` (None: ones) times the mask a model's output carries, as Keras's: the
-    masked losses weigh 0, and where the reduction is a mean, the others weigh
+    """`sample_weight` (None: ones) times a mask, as Keras's: the masked losses weigh 0, and
+    where the reduction is the mean over all losses, the others weigh
     (mask size) / (unmasked count), so that the mean is over the unmasked losses alone."""
     mask = array_ops.cast(as_tensor(mask), "bool")
     weights = array_ops.cast(mask, dtype)
@@ -583,22 +771,26 @@ def masked_weights(sample_weight, mask, dtype, reduction):
     return sample_weight * weights
 
 
-def _reduce_weighted(losses, sample_weight=None, reduction="sum_over_batch_size"):
-    """Per-sample `losses` times `sample_weight` (brought to the same rank, then broadcast),
-    reduced as `reduction` says. "sum_over_batch_size" divides by the number of weighted
-    losses, whatever the weights are; a scalar is returned as it is."""
+def _reduce_weighted(losses, sample_weight=None, reduction="sum_over_batch_size", mask=None):
+    """Per-sample `losses` times `sample_weight` (merged with `mask` by `masked_weights`,
+    brought to the same rank, then broadcast), reduced as `reduction` says.
+    "sum_over_batch_size" divides by the number of weighted losses, whatever the weights
+    are; "mean_with_sample_weight" by the sum of the weights before they are broadcast (0
+    where it is 0); a scalar is returned as it is."""
     kind = REDUCTIONS[reduction]
     losses = as_tensor(losses)
+    if mask is not None:
+        sample_weight = masked_weights(sample_weight, mask, losses.dtype, reduction)
+    weight = None
     if sample_weight is not None:
-        weight = as_tensor(sample_weight)
-        if weight.dtype != losses.dtype:
-            weight = array_ops.cast(weight, losses.dtype)
-        losses, weight = _same_rank(losses, weight)
+        losses, weight = _same_rank(losses, _cast(sample_weight, losses.dtype))
         losses = losses * weight
     if kind == "none" or losses.ndim == 0:
         return losses
     if kind == "sum" or dims.size(losses.shape) == 0:  # an empty batch gives 0, not NaN
         return reduce_sum(losses)
+    if kind == "mean_with_sample_weight" and weight is not None:
+        return divide_no_nan(reduce_sum(losses), reduce_sum(weight))
     return reduce_mean(losses)
 
 
@@ -613,6 +805,9 @@ _BY_NAME = {
             CategoricalCrossentropy,
             SparseCategoricalCrossentropy,
             BinaryCrossentropy,
+            BinaryFocalCrossentropy,
+            Dice,
+            Tversky,
             Huber,
             KLDivergence,
             CosineSimilarity,
@@ -633,6 +828,9 @@ _BY_NAME = {
             categorical_crossentropy,
             sparse_categorical_crossentropy,
             binary_crossentropy,
+            binary_focal_crossentropy,
+            dice,
+            tversky,
             huber,
             kl_divergence,
             cosine_similarity,
@@ -704,6 +902,11 @@ def _traced_logits(y_pred, op):
     return Tensor(None, y_pred._node.inputs[0])
 
 
+def _cast(x, dtype):
+    x = as_tensor(x)
+    return x if x.dtype == as_dtype(dtype) else array_ops.cast(x, dtype)
+
+
 def _floating(y_pred):
     y_pred = as_tensor(y_pred)
     return y_pred if y_pred.dtype.is_floating else array_ops.cast(y_pred, "float32")
@@ -762,6 +965,12 @@ def _snake_case(name):
 
 __all__ = [
     "BCE",
+    "BinaryFocalCrossentropy",
+    "Dice",
+    "Tversky",
+    "binary_focal_crossentropy",
+    "dice",
+    "tversky",
     "CosineSimilarity",
     "Huber",
     "KLD",

@@ -18,15 +18,18 @@ The semantics are Keras 3's (docs/keras_metrics.md lists the choices):
   `Mean` averages;
 - Precision, Recall and AUC count every entry of y_pred against y_true != 0 at their
   thresholds (a prediction is positive when above one), a sample's weight on all its entries;
+- the IoU metrics sum a confusion matrix of class ids over every entry seen, in the
+  metric's dtype (int64 unless given, as Keras's, so float weights are truncated);
 - `resolve` turns the identifiers of `Model.compile(metrics=[...])` into metrics, as Keras 3
   does when it first sees a batch, including the names the metrics get in the logs.
 
 Where tracer differs: a metric's default name is its class name in snake case, without the
 "_1", "_2" suffixes Keras adds to repeated names of Precision, Recall and user classes;
-Precision and Recall take no `top_k`, SparseCategoricalCrossentropy no `ignore_class`.
+Precision and Recall take no `top_k`.
 """
 
 import re
+import warnings
 
 import numpy as np
 
@@ -36,6 +39,7 @@ from tracer.keras.losses import _same_rank  # Keras's squeeze_or_expand_to_same_
 from tracer.keras.naming import keras_named
 from tracer.ops import array_ops, index_ops, math_composites, math_ops, reduction_ops
 from tracer.ops.broadcast_ops import reduce_sum
+from tracer.ops.confusion_matrix import confusion_matrix
 from tracer.ops.convert import as_tensor
 from tracer.ops.reduction_ops import reduce_mean
 from tracer.variable import Variable
@@ -482,19 +486,22 @@ class CategoricalCrossentropy(_BuiltinMeanMetric):
 
 
 class SparseCategoricalCrossentropy(_BuiltinMeanMetric):
-    """The mean of sparse_categorical_crossentropy, for class labels."""
+    """The mean of sparse_categorical_crossentropy, for class labels. The entries labelled
+    `ignore_class` count as 0 in it, as Keras's metric counts them (unlike the loss, which
+    leaves them out of its mean)."""
 
     _direction = "down"
 
-    def __init__(self, name=None, dtype=None, from_logits=False, axis=-1):
+    def __init__(self, name=None, dtype=None, from_logits=False, ignore_class=None, axis=-1):
         super().__init__(
             losses.sparse_categorical_crossentropy,
             name=name,
             dtype=dtype,
             from_logits=from_logits,
+            ignore_class=ignore_class,
             axis=axis,
         )
-        self.from_logits, self.axis = from_logits, axis
+        self.from_logits, self.ignore_class, self.axis = from_logits, ignore_class, axis
 
 
 # --- confusion-matrix metrics ---------------------------------------------------------------
@@ -899,6 +906,227 @@ class F1Score(FBetaScore):
         return config
 
 
+# --- intersection over union -----------------------------------------------------------------
+
+
+class IoU(Metric):
+    """The mean, over the classes `target_class_ids`, of each class's intersection over
+    union tp / (tp + fp + fn), read from a [num_classes, num_classes] confusion matrix of
+    every entry seen (rows the labels, columns the predictions, each pair counted with its
+    `sample_weight`). Labels and predictions are class ids, or, where `sparse_y_true` or
+    `sparse_y_pred` is False, scores whose argmax over `axis` is the id. Pairs with an id
+    outside [0, num_classes), or labelled `ignore_class`, are not counted; a class found in
+    neither is left out of the mean.
+
+    As Keras's, the matrix has the metric's dtype, int64 unless given, so float weights
+    are truncated to integers (with a warning); the result is float32, and, as Keras adds
+    EPSILON to the divisors, a perfect score is just under 1 (0.9999999).
+
+    >>> m = tt.keras.metrics.IoU(num_classes=2, target_class_ids=[0])
+    >>> round(float(m([0, 0, 1, 1], [0, 1, 0, 1])), 6)  # class 0: 1 of 3 in the union
+    0.333333
+    """
+
+    _direction = "up"
+
+    def __init__(
+        self,
+        num_classes,
+        target_class_ids,
+        name=None,
+        dtype=None,
+        ignore_class=None,
+        sparse_y_true=True,
+        sparse_y_pred=True,
+        axis=-1,
+    ):
+        super().__init__(name=name, dtype=dtype or "int64")
+        if max(target_class_ids) >= num_classes:
+            raise ValueError(
+                f"{type(self).__name__}: target class id {max(target_class_ids)} is out of "
+                f"range [0, {num_classes})"
+            )
+        self.num_classes, self.target_class_ids = num_classes, list(target_class_ids)
+        self.ignore_class, self.axis = ignore_class, axis
+        self.sparse_y_true, self.sparse_y_pred = sparse_y_true, sparse_y_pred
+        self.total_cm = self.add_variable((num_classes, num_classes), name="total_confusion_matrix")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        if not self.sparse_y_true:
+            y_true = index_ops.argmax(y_true, axis=self.axis)
+        if not self.sparse_y_pred:
+            y_pred = index_ops.argmax(y_pred, axis=self.axis)
+        y_true = array_ops.reshape(_cast(y_true, self.dtype), [-1])
+        y_pred = array_ops.reshape(_cast(y_pred, self.dtype), [-1])
+        weight = array_ops.ones_like(y_true)
+        if sample_weight is not None:
+            given = as_tensor(sample_weight)
+            if given.dtype.is_floating and self.dtype.is_integer:
+                warnings.warn(
+                    f"{type(self).__name__}: float sample weights are truncated to the "
+                    f"metric's dtype {self.dtype.name}; give integer weights, or a float dtype",
+                    stacklevel=2,
+                )
+            weight = array_ops.reshape(_cast(given, self.dtype), [-1]) * weight
+        counted = math_ops.logical_and(self._known(y_true), self._known(y_pred))
+        if self.ignore_class is not None:
+            ignored = _cast(self.ignore_class, self.dtype)
+            counted = math_ops.logical_and(counted, math_ops.not_equal(y_true, ignored))
+
+        def kept(x):  # the pairs not counted go to (0, 0) with weight 0
+            return math_ops.where(counted, x, array_ops.zeros_like(x))
+
+        matrix = confusion_matrix(
+            _cast(kept(y_true), "int64"),
+            _cast(kept(y_pred), "int64"),
+            self.num_classes,
+            weights=kept(weight),
+            dtype=self.dtype,
+        )
+        self.total_cm.assign_add(matrix)
+
+    def _known(self, ids):
+        return math_ops.logical_and(
+            math_ops.greater_equal(ids, _cast(0, ids.dtype)),
+            math_ops.less(ids, _cast(self.num_classes, ids.dtype)),
+        )
+
+    def result(self):
+        matrix = self.total_cm.value()
+        diagonal = [i * (self.num_classes + 1) for i in self.target_class_ids]
+
+        def picked(x):
+            return index_ops.gather(x, self.target_class_ids)
+
+        intersection = index_ops.gather(array_ops.reshape(matrix, [-1]), diagonal)
+        # a class's predictions plus its labels count the intersection twice
+        union = picked(reduce_sum(matrix, 0)) + picked(reduce_sum(matrix, 1)) - intersection
+        intersection, union = _cast(intersection, "float32"), _cast(union, "float32")
+        present = math_ops.greater(union, 1e-9)
+        iou = math_ops.where(present, intersection / (union + losses.EPSILON), 0.0)
+        return reduce_sum(iou) / (reduce_sum(_cast(present, "float32")) + losses.EPSILON)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "num_classes": self.num_classes,
+            "target_class_ids": self.target_class_ids,
+            "ignore_class": self.ignore_class,
+            "sparse_y_true": self.sparse_y_true,
+            "sparse_y_pred": self.sparse_y_pred,
+            "axis": self.axis,
+        }
+
+
+class MeanIoU(IoU):
+    """IoU averaged over all `num_classes` classes (those found in the labels or the
+    predictions).
+
+    >>> m = tt.keras.metrics.MeanIoU(num_classes=2)
+    >>> round(float(m([0, 0, 1, 1], [0, 1, 0, 1])), 6)  # (1/3 + 1/3) / 2
+    0.333333
+    """
+
+    def __init__(
+        self,
+        num_classes,
+        name=None,
+        dtype=None,
+        ignore_class=None,
+        sparse_y_true=True,
+        sparse_y_pred=True,
+        axis=-1,
+    ):
+        super().__init__(
+            num_classes,
+            list(range(num_classes)),
+            name=name,
+            dtype=dtype,
+            ignore_class=ignore_class,
+            sparse_y_true=sparse_y_true,
+            sparse_y_pred=sparse_y_pred,
+            axis=axis,
+        )
+
+    def get_config(self):
+        config = super().get_config()
+        del config["target_class_ids"]
+        return config
+
+
+class BinaryIoU(IoU):
+    """IoU of the classes 0 and 1 (or one of them, by `target_class_ids`), where a
+    prediction is class 1 at or above `threshold`."""
+
+    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+        super().__init__(2, target_class_ids, name=name, dtype=dtype)
+        self.threshold = threshold
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        above = math_ops.greater_equal(_cast(y_pred, "float32"), self.threshold)
+        super().update_state(y_true, _cast(above, self.dtype), sample_weight)
+
+    def get_config(self):
+        return {
+            "target_class_ids": self.target_class_ids,
+            "threshold": self.threshold,
+            **Metric.get_config(self),
+        }
+
+
+class OneHotIoU(IoU):
+    """IoU for one-hot labels: the class is the argmax of y_true (and of y_pred unless
+    `sparse_y_pred`) over `axis`."""
+
+    def __init__(
+        self,
+        num_classes,
+        target_class_ids,
+        name=None,
+        dtype=None,
+        ignore_class=None,
+        sparse_y_pred=False,
+        axis=-1,
+    ):
+        super().__init__(
+            num_classes,
+            target_class_ids,
+            name=name,
+            dtype=dtype,
+            ignore_class=ignore_class,
+            sparse_y_true=False,
+            sparse_y_pred=sparse_y_pred,
+            axis=axis,
+        )
+
+    def get_config(self):
+        config = super().get_config()
+        del config["sparse_y_true"]
+        return config
+
+
+class OneHotMeanIoU(MeanIoU):
+    """MeanIoU for one-hot labels, read as OneHotIoU reads them."""
+
+    def __init__(
+        self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_pred=False, axis=-1
+    ):
+        super().__init__(
+            num_classes,
+            name=name,
+            dtype=dtype,
+            ignore_class=ignore_class,
+            sparse_y_true=False,
+            sparse_y_pred=sparse_y_pred,
+            axis=axis,
+        )
+
+    def get_config(self):
+        config = super().get_config()
+        del config["sparse_y_true"]
+        return config
+
+
 def _interpolated_pr_auc(tp, fp, fn):
     """The area under the PR curve with precision interpolated between thresholds as Davis
     and Goadrich (2006) do: along each step, precision is tp / p with tp linear in the
@@ -957,6 +1185,11 @@ _CLASSES = (
     R2Score,
     FBetaScore,
     F1Score,
+    IoU,
+    MeanIoU,
+    BinaryIoU,
+    OneHotIoU,
+    OneHotMeanIoU,
 )
 
 
@@ -1148,6 +1381,7 @@ __all__ = [
     "AUC",
     "Accuracy",
     "BinaryAccuracy",
+    "BinaryIoU",
     "BinaryCrossentropy",
     "CategoricalAccuracy",
     "CategoricalCrossentropy",
@@ -1158,15 +1392,19 @@ __all__ = [
     "FalseNegatives",
     "FalsePositives",
     "Hinge",
+    "IoU",
     "KLDivergence",
     "LogCoshError",
     "Mean",
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
+    "MeanIoU",
     "MeanMetricWrapper",
     "MeanSquaredError",
     "MeanSquaredLogarithmicError",
     "Metric",
+    "OneHotIoU",
+    "OneHotMeanIoU",
     "Poisson",
     "Precision",
     "R2Score",
