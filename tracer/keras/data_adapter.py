@@ -50,7 +50,9 @@ def adapter(
     from tracer.data.dataset import Dataset
 
     if isinstance(x, Dataset) or _is_iterator(x):
-        for name, value in (("y", y), ("sample_weight", sample_weight), ("batch_size", batch_size)):
+        # (a batch_size is ignored, as Keras 3 ignores it: fit passes its own to the
+        # evaluate of a validation dataset)
+        for name, value in (("y", y), ("sample_weight", sample_weight)):
             if value is not None:
                 kind = "a dataset" if isinstance(x, Dataset) else "a generator"
                 raise ValueError(
