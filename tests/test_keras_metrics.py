@@ -674,3 +674,20 @@ def test_resolve_names_other_metrics_as_keras_3_logs_them():
 def test_docstring_examples():
     result = doctest.testmod(metrics, extraglobs={"tt": tt}, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_auc_clips_predictions_outside_zero_to_one_as_keras_3():
+    """Keras 3 on TF 2.21: AUC()([0, 1, 1, 0, 1], [-1.5, 0.3, 2.0, 0.1, -0.2]) is 0.75, the
+    AUC of the predictions clipped to [0, 1] (tracer counted the 2.0 above the last threshold,
+    1 + epsilon: 0.333); with thresholds not spread evenly, Keras does not clip."""
+    y_true = [[0.0], [1.0], [1.0], [0.0], [1.0]]
+    y_pred = [[-1.5], [0.3], [2.0], [0.1], [-0.2]]
+    auc = tt.keras.metrics.AUC()
+    auc.update_state(y_true, y_pred)
+    clipped = tt.keras.metrics.AUC()
+    clipped.update_state(y_true, np.clip(y_pred, 0.0, 1.0))
+    assert float(auc.result()) == pytest.approx(0.75, abs=1e-6)
+    assert float(auc.result()) == float(clipped.result())
+    uneven = tt.keras.metrics.AUC(thresholds=[0.2, 0.9])
+    uneven.update_state(y_true, y_pred)
+    assert float(uneven.result()) == pytest.approx(1 / 3, abs=1e-6)  # TF 2.21 too

@@ -511,15 +511,20 @@ class _ConfusionMetric(Metric):
     """Weighted counts, per threshold, of the entries of y_pred above it (predicted positive)
     against y_true != 0 (actually positive), every entry of the batch counted; a weight per
     sample covers all entries of its sample. `class_id` restricts y_true and y_pred to that
-    index of their last axis. Subclasses name the counts they keep in COUNTS."""
+    index of their last axis. Subclasses name the counts they keep in COUNTS.
+
+    Where the thresholds (`evenly_spread`: those Keras tests, AUC's with 0 and 1) are spread
+    evenly over [0, 1], predictions are clipped to [0, 1] first, as Keras counts them then
+    (by buckets of the clipped values): a logit of 2 is not above AUC's last threshold."""
 
     # the counts a subclass keeps, by (actually positive, predicted positive)
     COUNTS = {}
 
-    def __init__(self, thresholds, class_id=None, name=None, dtype=None):
+    def __init__(self, thresholds, class_id=None, name=None, dtype=None, evenly_spread=None):
         super().__init__(name=name, dtype=dtype)
         self.thresholds = thresholds
         self.class_id = class_id
+        self._clips = _evenly_spread(thresholds if evenly_spread is None else evenly_spread)
         for count in self.COUNTS.values():
             setattr(self, count, self.add_variable((len(thresholds),), name=count))
 
@@ -529,6 +534,8 @@ class _ConfusionMetric(Metric):
         if self.class_id is not None:
             y_true, y_pred = y_true[..., self.class_id, None], y_pred[..., self.class_id, None]
         weight = array_ops.ones_like(y_pred) * (1.0 if weight is None else weight)
+        if self._clips:
+            y_pred = math_ops.clip_by_value(y_pred, 0.0, 1.0)
         # (thresholds, entries) tables: whether each entry is above each threshold
         thresholds = array_ops.reshape(_cast(self.thresholds, self.dtype), (-1, 1))
         above = math_ops.greater(array_ops.reshape(y_pred, (1, -1)), thresholds)
@@ -545,6 +552,15 @@ class _ConfusionMetric(Metric):
         if weight.ndim == y_true.ndim + 1:
             weight = array_ops.squeeze(weight, axis=-1)
         return weight
+
+
+def _evenly_spread(thresholds):
+    """Whether `thresholds` are k / (n - 1) for k = 0 .. n - 1, n at least 3 (to Keras's
+    epsilon), as Keras tests them."""
+    n = len(thresholds)
+    if n < 3:
+        return False
+    return np.allclose(thresholds, np.arange(n, dtype=np.float32) / (n - 1), atol=losses.EPSILON)
 
 
 class _ThresholdRatio(_ConfusionMetric):
@@ -699,7 +715,8 @@ class AUC(_ConfusionMetric):
             raise ValueError(f"AUC: num_thresholds must be an integer > 1, not {num_thresholds}")
         # NOTE: the end points lie just outside [0, 1], so predictions of exactly 0 and 1
         # fall inside the curve's range (Keras's epsilon)
-        super().__init__([-losses.EPSILON, *inner, 1.0 + losses.EPSILON], name=name, dtype=dtype)
+        edges = [-losses.EPSILON, *inner, 1.0 + losses.EPSILON]
+        super().__init__(edges, name=name, dtype=dtype, evenly_spread=[0.0, *inner, 1.0])
         self.num_thresholds = len(inner) + 2
         self.curve, self.summation_method = curve.upper(), summation_method.lower()
         self.init_thresholds, self.from_logits = thresholds, from_logits
