@@ -311,3 +311,41 @@ def test_fit_passes_training_only_to_a_model_whose_call_takes_it():
         model.compile(optimizer=tt.keras.optimizers.SGD(0.0), loss="mse")
         model.fit(data, targets, batch_size=4, epochs=1, verbose=0)
         assert float(model.inner.count.numpy()) == expected
+
+
+def test_a_train_step_returning_compile_metrics_result_logs_its_metrics_flat():
+    """Keras 3's guide's train_step returns {m.name: m.result() for m in self.metrics}, where
+    compile_metrics' result is itself a dict: Keras 3 on TF 2.21 flattens it into the logs
+    (History has loss and mae); tracer raised a TypeError converting the dict to a float."""
+
+    class Net(tt.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tt.keras.layers.Dense(1)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+        def train_step(self, data):
+            x, y = data
+            with tt.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+    y = x.sum(axis=1, keepdims=True)
+    model = Net()
+    model(x)
+    w, b = (v.numpy() for v in model.dense.weights)  # the first step's predictions' weights
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    history = model.fit(x, y, epochs=2, batch_size=4, verbose=0).history
+    assert sorted(history) == ["loss", "mae"] and len(history["mae"]) == 2
+    np.testing.assert_allclose(history["mae"][0], np.abs(x @ w + b - y).mean(), rtol=1e-5)

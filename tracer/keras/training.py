@@ -422,8 +422,16 @@ def _validates(epoch, validation_freq):
 
 
 def _floats(logs):
-    """The step's logs as Python floats (what callbacks and History see)."""
-    return {name: _float(value) for name, value in logs.items()}
+    """The step's logs as Python floats (what callbacks and History see), a dict among them
+    (a metric whose result is a dict, as `compile_metrics` is) flattened into them, as
+    Keras 3's."""
+    flat = {}
+    for name, value in logs.items():
+        if isinstance(value, dict):
+            flat.update(_floats(value))
+        else:
+            flat[name] = _float(value)
+    return flat
 
 
 def _float(value):
