@@ -407,10 +407,15 @@ class Trainer:
 
     def _check_compiled(self, method):
         if not self.compiled:
-            raise RuntimeError(
+            raise NotCompiledError(
                 f"{method}: the model must be compiled first: call "
                 "model.compile(optimizer, loss) (as in Keras)"
             )
+
+
+class NotCompiledError(ValueError, RuntimeError):
+    """fit, evaluate or a batch method of a model not compiled: Keras 3's ValueError, and
+    the RuntimeError of Keras 2 and of tracer before, so that either `except` catches it."""
 
 
 def _validates(epoch, validation_freq):
