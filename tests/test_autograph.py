@@ -786,9 +786,11 @@ def test_do_not_convert_leaves_a_function_as_written():
     assert float(tt.function(lambda x: doubled(x) + 1.0)(tt.constant(2.0))) == 5.0
 
 
-def test_a_loop_that_grows_a_tensor_says_how_to_compile_it():
-    """A loop variable that grows (TensorFlow's loop takes it with shape invariants) cannot be
-    compiled: the error says a compiled loop's variables keep their shapes, and what to do."""
+def test_a_loop_that_grows_a_tensor_runs_as_python_where_its_shape_invariants_allow(caplog):
+    """TF 2.21 grows a loop variable whose `set_loop_options` shape invariants allow it
+    (here [[0, 0], [1, 1], [2, 2], [3, 3]]); a compiled loop's variables keep their shapes,
+    so the function runs as Python, with a log line that says how to keep it compiled
+    (tracer raised). Without shape invariants it is TensorFlow's error."""
 
     @tt.function
     def grow(n):
@@ -800,8 +802,21 @@ def test_a_loop_that_grows_a_tensor_says_how_to_compile_it():
             ys = tt.concat([ys, ys[-1:] + 1.0], 0)
         return ys
 
-    with pytest.raises(ValueError, match=r"keep their shapes .* tt\.TensorArray"):
-        grow(tt.constant(3))
+    with caplog.at_level("WARNING", logger="tracer.function"):
+        np.testing.assert_array_equal(
+            grow(tt.constant(3)).numpy(), [[0, 0], [1, 1], [2, 2], [3, 3]]
+        )
+    assert "as its shape_invariants allow" in caplog.text and "tt.TensorArray" in caplog.text
+
+    @tt.function
+    def grow_unannounced(n):
+        ys = tt.zeros([1, 2])
+        for _ in tt.range(n):
+            ys = tt.concat([ys, ys[-1:] + 1.0], 0)
+        return ys
+
+    with pytest.raises(ValueError, match=r"keep their shapes.*tt\.TensorArray"):
+        grow_unannounced(tt.constant(3))
 
 
 def _doubled_when_large(x):

@@ -4,6 +4,7 @@ differences in float64 to second order, and eager = interpreter = C."""
 import collections
 import io
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -314,10 +315,47 @@ def test_a_condition_that_is_not_a_boolean_scalar_is_refused():
         tt.function(lambda x: tt.cond(x, lambda: x, lambda: x))(tt.ones(2) > 0)
 
 
-def test_branches_of_different_shapes_are_refused_with_the_line():
-    f = tt.function(lambda x: tt.cond(x[0] > 0.0, lambda: x, lambda: x[:1]))
-    with pytest.raises(ValueError, match=r"different tensors at position 0: .*test_control_flow"):
-        f(tt.ones(3))
+def test_branches_of_different_shapes_run_the_function_as_python(caplog):
+    """TF 2.21's tf.function takes branches returning different shapes (the result's shape
+    is known when it runs): tracer's function runs as Python, with a log line naming the
+    line; branches of different dtypes stay an error."""
+    f = tt.function(lambda x: tt.cond(x[0] > 0.0, lambda: x, lambda: x[:1] * 5.0))
+    with caplog.at_level("WARNING", logger="tracer.function"):
+        np.testing.assert_array_equal(f(tt.ones(3)).numpy(), [1.0, 1.0, 1.0])
+        np.testing.assert_array_equal(f(-tt.ones(3)).numpy(), [-5.0])
+    assert re.search(r"different tensors at position 0: .*test_control_flow", caplog.text)
+    g = tt.function(lambda x: tt.cond(x[0] > 0.0, lambda: x, lambda: tt.cast(x, tt.int32)))
+    with pytest.raises(ValueError, match="float32.* and int32"):
+        g(tt.ones(3))
+
+
+def test_a_while_loop_whose_shape_invariants_let_a_variable_grow_runs_as_python():
+    """TF 2.21: with shape_invariants [], [None], x -> [x, x^2, x^3, x^4] at 1.3 is
+    [1.3, 1.69, 2.197, 2.8561], its sum's derivative 17.458; tracer raised when traced."""
+
+    def grow(x):
+        start = (tt.constant(1), tt.reshape(x, [1]))
+        invariants = (tt.TensorShape([]), tt.TensorShape([None]))
+        _, powers = tt.while_loop(
+            lambda i, a: i < 4,
+            lambda i, a: (i + 1, tt.concat([a, a[-1:] * x], 0)),
+            start,
+            shape_invariants=invariants,
+        )
+        return powers
+
+    def derivative(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            total = tt.reduce_sum(grow(x))
+        return tape.gradient(total, x)
+
+    x = tt.constant(1.3, tt.float64)
+    for backend in BACKENDS:
+        np.testing.assert_allclose(
+            tt.function(grow, backend=backend)(x).numpy(), [1.3, 1.69, 2.197, 2.8561], rtol=1e-14
+        )
+        assert float(tt.function(derivative, backend=backend)(x)) == pytest.approx(17.458)
 
 
 def _printing_program(out):

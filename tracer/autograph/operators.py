@@ -602,7 +602,10 @@ def while_stmt(test_fn, body_fn, names, values, where, read_after=(), options=No
         if _symbolic(test):
             _check_condition(test, "while loop", where)
             limit = _bounded(None, options, iterations)
-            return _tensor_loop(test_fn, body_fn, names, values, where, limit, read_after)
+            invariants = (options or {}).get("shape_invariants", ())
+            return _tensor_loop(
+                test_fn, body_fn, names, values, where, limit, read_after, invariants=invariants
+            )
         if not test or isinstance(test, TensorLike) and _bound_reached(options, iterations):
             break
         values = list(body_fn(*values))
@@ -665,7 +668,8 @@ def _rows_loop(tensor, body_fn, names, values, where, extra_test=None, read_afte
 
     limit = _bounded(count if isinstance(count, int) else None, options)
     try:
-        return _tensor_loop(test, body, names, values, where, limit, read_after, first=index)
+        invariants = (options or {}).get("shape_invariants", ())
+        return _tensor_loop(test, body, names, values, where, limit, read_after, index, invariants)
     except SymbolicValueError:
         if tensor._value is None:
             raise
@@ -711,7 +715,10 @@ def _range_loop(
         return (i + bounds.delta, *body_fn(i, *state))
 
     limit = _bounded(None, options)
-    return _tensor_loop(test, body, names, values, where, limit, read_after, first=bounds.start)
+    invariants = (options or {}).get("shape_invariants", ())
+    return _tensor_loop(
+        test, body, names, values, where, limit, read_after, bounds.start, invariants
+    )
 
 
 def _bounded(limit, options, done=0):
@@ -743,9 +750,12 @@ def _and_extra(condition, extra_test, state):
     return logical_and(condition, convert.as_tensor(extra_test(*state)))
 
 
-def _tensor_loop(test_fn, body_fn, names, values, where, limit, read_after=(), first=None):
+def _tensor_loop(
+    test_fn, body_fn, names, values, where, limit, read_after=(), first=None, invariants=()
+):
     """tt.while_loop over the names bound before the loop; `first`, when given, is a counter
-    the functions take first. A name None before the loop, or first bound in it and read
+    the functions take first; `invariants`, `set_loop_options`' shape_invariants: pairs of a
+    value bound before the loop and the shape its name may take in it. A name None before the loop, or first bound in it and read
     after it (`read_after`), starts as zeros shaped as the first iteration leaves it
     (`_with_placeholders`), as in TensorFlow 2.21; the other names first bound in it are the
     body's own: UNDEFINED after it."""
@@ -801,7 +811,14 @@ def _tensor_loop(test_fn, body_fn, names, values, where, limit, read_after=(), f
         return [*head, *(_carried(rest[k], names[k], where, "the loop") for k in carried)]
 
     initial = initial_of(carried)
-    final = while_loop(loop_test, loop_body, initial, maximum_iterations=limit)
+    shapes = None
+    if invariants:
+        given = {id(value): shape for value, shape in invariants}
+        shapes = [*([None] * len(counter)), *(given.get(id(values[k])) for k in carried)]
+        shapes = [s if s is not None else t.shape for s, t in zip(shapes, initial)]
+    final = while_loop(
+        loop_test, loop_body, initial, shape_invariants=shapes, maximum_iterations=limit
+    )
     return tuple(full(list(final)[len(counter) :], carried))
 
 

@@ -36,6 +36,7 @@ from tracer.control.region import (
 )
 from tracer.control.region_batching import batch_branch
 from tracer.control.subgraph import tensors_of, trace_function
+from tracer.errors import RunsAsPython
 from tracer.ir import Node, Subgraph, TupleType
 from tracer.ir.rewrite import with_outputs
 from tracer.ops.core import apply, apply_symbolic, execute_graph
@@ -68,16 +69,25 @@ def traced_branches(op, selector, named_fns, what, check):
 
 
 def check_same_results(traced, what):
-    """A ValueError where two traced branches return tensors of other dtypes or shapes."""
+    """A ValueError where two traced branches return tensors of other dtypes; where only
+    their shapes differ, RunsAsPython: TensorFlow's graph takes a result whose shape is known
+    only when it runs, tracer's compiled code holds sizes known when tracing, so the traced
+    function runs as Python at each call."""
     first = traced[0].graph.outputs
     for other in traced[1:]:
         for k, (a, b) in enumerate(zip(first, other.graph.outputs)):
-            if a.dtype != b.dtype or a.shape != b.shape:
-                raise ValueError(
-                    f"the branches of {what} return different tensors at position {k}: "
-                    f"{a.dtype.name}{list(a.shape)} and {b.dtype.name}{list(b.shape)}"
-                    f"{at_user_line()}"
+            if a.dtype == b.dtype and a.shape == b.shape:
+                continue
+            differ = (
+                f"return different tensors at position {k}: {a.dtype.name}{list(a.shape)} and "
+                f"{b.dtype.name}{list(b.shape)}{at_user_line()}"
+            )
+            if a.dtype == b.dtype and state.trace is not None:
+                raise RunsAsPython(
+                    f"has a {what} whose branches {differ}: compiled code holds sizes known "
+                    "when tracing, so the function runs as Python at each call"
                 )
+            raise ValueError(f"the branches of {what} {differ}")
 
 
 def chosen(selector, count):

@@ -50,6 +50,7 @@ from tracer.control.region import (
 )
 from tracer.control.region_batching import batch_while
 from tracer.control.subgraph import tensors_of, trace_function
+from tracer.errors import RunsAsPython
 from tracer.ir import Literal, Node, Subgraph, TupleType, dims
 from tracer.ir.rewrite import bypassed, on_new_inputs, with_outputs
 from tracer.ops import array_ops, convert, index_ops, math_ops, structure_ops
@@ -76,7 +77,8 @@ def while_loop(
 
     `cond(*loop_vars)` returns a boolean scalar and `body(*loop_vars)` the new loop
     variables, of the same structure, dtypes and shapes (a shape may change between
-    iterations only eagerly, where `shape_invariants` allows it). `loop_vars` may be empty
+    iterations where `shape_invariants` allows it: in a traced function, which then runs as
+    Python at each call). `loop_vars` may be empty
     where the body assigns variables (the loop's state is then theirs alone). At most
     `maximum_iterations` iterations run (a Python int or an integer tensor); with a bound
     known when tracing, a compiled loop's gradient keeps every iteration's state in storage
@@ -101,7 +103,9 @@ def while_loop(
     else:
         limit = static_int(maximum_iterations, "maximum_iterations")
         scope = open_scope("while", name)
-        result = _traced_while(in_scope(cond, scope), in_scope(body, scope), values, limit)
+        result = _traced_while(
+            in_scope(cond, scope), in_scope(body, scope), values, limit, False, shape_invariants
+        )
     if not back_prop:
         result = stop_gradients(result)
     return result[0] if single else result
@@ -207,36 +211,49 @@ def _shapes_of(structure, shapes):
 
 def _check_loop_variable(k, old, value, invariant=None, compiled=False):
     """TypeError or ValueError where loop variable `k` leaves an iteration with another dtype,
-    or a shape that neither its own nor `invariant` allows (`compiled`: in a traced loop,
-    where no shape may change, whatever the shape invariants)."""
+    or a shape that neither its own nor `invariant` allows. `compiled`: in a traced loop,
+    whose variables keep their shapes: one that `invariant` lets change makes the traced
+    function run as Python (RunsAsPython), as TensorFlow's graph loop takes it."""
     if value.dtype != old.dtype:
         raise TypeError(
             f"loop variable {k} of tt.while_loop enters the loop as {old.dtype.name} and is "
             f"{value.dtype.name} after one iteration{at_user_line()}"
         )
-    allowed = old.shape if invariant is None else tuple(invariant)
-    fits = len(allowed) == len(value.shape) and all(
-        a is None or a == b for a, b in zip(allowed, value.shape)
+    if _fits(old.shape, value.shape):
+        return
+    changed = (
+        f"loop variable {k} of tt.while_loop enters the loop with shape {old.shape}, but "
+        f"has shape {value.shape} after one iteration{at_user_line()}"
     )
-    if not fits:
-        changed = (
-            f"loop variable {k} of tt.while_loop enters the loop with shape {old.shape}, but "
-            f"has shape {value.shape} after one iteration{at_user_line()}"
-        )
-        if compiled:
-            raise ValueError(
-                f"{changed}. A compiled loop's variables keep their shapes (`shape_invariants` "
-                "lets a shape change only in a loop run eagerly): write each iteration's "
-                "values into a tt.TensorArray, or into a tensor of the final size made before "
-                "the loop, instead of growing a tensor."
+    if invariant is not None and _fits(tuple(invariant), value.shape):
+        if not compiled:
+            return
+        if state.trace is not None:
+            raise RunsAsPython(
+                f"has a {changed}, as its shape_invariants allow: compiled code holds sizes "
+                "known when tracing, so the function runs as Python at each call (a "
+                "tt.TensorArray, or a tensor of the final size made before the loop, keeps "
+                "it compiled)"
             )
+    if compiled:
         raise ValueError(
-            f"{changed}. To allow the shape to vary across iterations (eagerly), use the "
-            "`shape_invariants` argument of tt.while_loop to specify a less-specific shape."
+            f"{changed}. A compiled loop's variables keep their shapes: write each "
+            "iteration's values into a tt.TensorArray, or into a tensor of the final size "
+            "made before the loop, instead of growing a tensor (or give `shape_invariants` "
+            "that allow the change: the function then runs as Python)."
         )
+    raise ValueError(
+        f"{changed}. To allow the shape to vary across iterations, use the "
+        "`shape_invariants` argument of tt.while_loop to specify a less-specific shape."
+    )
 
 
-def _traced_while(cond, body, values, limit, keep_states=False):
+def _fits(allowed, shape):
+    """Whether `shape` is `allowed` (a shape whose None sizes take any size)."""
+    return len(allowed) == len(shape) and all(a is None or a == b for a, b in zip(allowed, shape))
+
+
+def _traced_while(cond, body, values, limit, keep_states=False, shape_invariants=None):
     values = _with_tensor_arrays_shaped(body, values)
     flat = nest.flatten(list(values))
     variables = []  # variables the body assigns: carried as loop variables too
@@ -279,8 +296,11 @@ def _traced_while(cond, body, values, limit, keep_states=False):
         raise TypeError(
             f"the condition of tt.while_loop must return one boolean scalar{at_user_line()}"
         )
-    for k, (old, out) in enumerate(zip(initial, traced_body.graph.outputs)):
-        _check_loop_variable(k, old, Tensor(None, out), compiled=True)
+    invariants = [None] * len(initial)
+    if shape_invariants is not None:
+        invariants[: len(flat)] = _shapes_of(list(values), list(shape_invariants))
+    for k, (old, out, invariant) in enumerate(zip(initial, traced_body.graph.outputs, invariants)):
+        _check_loop_variable(k, old, Tensor(None, out), invariant, compiled=True)
     captures = union(traced_cond.captures, traced_body.captures)
     attrs = {
         "cond": Subgraph(_only_results(traced_cond.with_captures(captures), 1), "cond"),
