@@ -4,7 +4,7 @@ import numpy as np
 
 from codegen import array_blas, forms
 from codegen.affine import broadcast_map, offset
-from codegen.ctypes import storage
+from codegen.ctypes import compute, storage
 from codegen.loops import INDEX, PARALLEL_MIN, identity_map
 from tracer.dtypes import as_dtype
 from tracer.ir import dims, match
@@ -113,7 +113,8 @@ def _matmul_kernel(a, b, transpose_a=False, transpose_b=False):
 
 def _matmul_c(node, blas):
     """templates/matmul.c.j2: one GEMM per batch element, through the BLAS for float32 and
-    float64 when the module links it, else plain loops; a small product of long columns
+    float64 when the module links it, else plain loops (float16's sums in float, as numpy's
+    and TensorFlow's, each element rounded once); a small product of long columns
     summed in chunks on every core (`_split_k`). A product that is not a batch calls the
     module's one function for its type (`shared_kernel`, templates/gemm_parts.c.j2), so that
     the compiler makes the threads' parts of a product once, not once per product."""
@@ -137,6 +138,7 @@ def _matmul_c(node, blas):
     return dict(
         split_k=False,
         T=storage(node.dtype),
+        ACC=compute(node.dtype),
         batch_loops=[(INDEX[d], e) for d, e in enumerate(batch)],
         m=m,
         k=k,
