@@ -440,3 +440,74 @@ def test_a_variable_assigned_before_a_loop_or_branch_keeps_its_gradient_through_
     v = 0.75  # the scan's terms: (x + w) w, (x + w) w^2, (x + w) w^3
     expected = sum((k + 1) * v**k * (1.3 + v) + v ** (k + 1) for k in range(3)) + 1
     assert float(tt.function(scan, backend=backend)(x)) == pytest.approx(expected, rel=1e-14)
+
+
+def test_a_returned_size_or_shape_is_an_int32_tensor_after_the_trace_generalizes():
+    """TF 2.21: `return x.shape[0]` gives int32 tensors 2, 3 and 4 for three sizes, and
+    `return x.shape` int32 [2, 2] then [3, 2]; tracer returned the unknown dimension's
+    symbol d0 once the trace took the size as unknown (and a TensorShape at first)."""
+    size = tt.function(lambda x: x.shape[0])
+    got = [size(tt.ones([n])) for n in (2, 3, 4)]
+    assert [g.dtype for g in got] == [tt.int32] * 3 and [int(g) for g in got] == [2, 3, 4]
+    shape = tt.function(lambda x: {"shape": x.shape, "scale": 3.0})
+    for rows in (2, 3, 5):
+        result = shape(tt.ones([rows, 2]))
+        assert result["shape"].dtype == tt.int32
+        assert result["shape"].numpy().tolist() == [rows, 2] and float(result["scale"]) == 3.0
+
+
+def test_a_call_its_parameters_refuse_traces_nothing():
+    """TF 2.21: f(x) and f(x, y, z) of `def f(x, y)` raise TypeError and count no trace
+    (tracer counted each)."""
+    f = tt.function(lambda x, y: x + y)
+    for args in ((1.0,), (1.0, 2.0, 3.0)):
+        with pytest.raises(TypeError, match="binding the call"):
+            f(*[tt.constant(a) for a in args])
+    assert f.experimental_get_tracing_count() == 0
+    assert float(f(tt.constant(1.0), tt.constant(2.0))) == 3.0
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_a_function_that_changes_a_list_it_was_given_is_refused():
+    """TF 2.21 raises ValueError ("should not modify its Python input arguments") for a
+    function that appends to a list argument; tracer ran it on its own copy, silently (the
+    caller's list stayed empty, and each trace saw a length of 1)."""
+
+    @tt.function
+    def counted(x, seen):
+        seen.append(1)
+        return x * len(seen)
+
+    seen = []
+    with pytest.raises(ValueError, match="should not modify its Python input arguments"):
+        counted(tt.constant(1.0), seen)
+
+    @tt.function
+    def copied(x, seen):
+        seen = [*seen, 1]  # a copy: allowed
+        return x * len(seen)
+
+    assert float(copied(tt.constant(2.0), [0, 0])) == 6.0
+
+
+def test_a_concrete_function_takes_python_numbers_and_describes_itself():
+    """TF 2.21: a concrete function of TensorSpec([], float32) called with 3.0 gives 6.0
+    (tracer raised TypeError); structured_input_signature, output_shapes, output_dtypes and
+    variables are TensorFlow's attributes (tracer had none of them)."""
+    weight = tt.Variable(2.0)
+    f = tt.function(lambda x, n=3: {"y": x * weight, "z": tt.cast(x, tt.int32)})
+    concrete = f.get_concrete_function(tt.TensorSpec([None, 2], tt.float32))
+    assert concrete.structured_input_signature == (
+        (tt.TensorSpec([None, 2], tt.float32), 3),
+        {},
+    )
+    assert concrete.output_shapes == {
+        "y": tt.TensorShape([None, 2]),
+        "z": tt.TensorShape([None, 2]),
+    }
+    assert concrete.output_dtypes == {"y": tt.float32, "z": tt.int32}
+    assert concrete.variables == (weight,) and concrete.trainable_variables == (weight,)
+    doubled = tt.function(lambda x: x * 2.0).get_concrete_function(tt.TensorSpec([], tt.float32))
+    assert float(doubled(3.0)) == 6.0 and doubled(3).dtype == tt.float32
+    with pytest.raises(TypeError, match="tensor argument 0"):
+        doubled("three")

@@ -230,3 +230,20 @@ def test_relus_second_derivative_is_zero_not_none(mode):
     np.testing.assert_array_equal(first.numpy(), [0.0, 0.0, 1.0])
     np.testing.assert_array_equal(derivative.numpy(), [0.0, 0.0, 0.0])
     np.testing.assert_array_equal(jacobian.numpy(), np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_float16_product_sums_in_float(mode):
+    """TF 2.21: a (1, 4096) row of float16 0.1 times a column of ones is 409.5 (the sum in
+    float, rounded once); tracer's C loops added in float16 and stopped at 256."""
+    row = tt.constant(np.full((1, 4096), 0.1, np.float16))
+    column = tt.constant(np.ones((4096, 1), np.float16))
+    got = run(mode, tt.matmul, row, column)
+    assert got.dtype == tt.float16 and float(got[0, 0]) == 409.5
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 5, 7)).astype(np.float16)
+    b = rng.standard_normal((2, 7, 3)).astype(np.float16)
+    expected = np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(
+        run(mode, tt.matmul, tt.constant(a), tt.constant(b)).numpy(), expected
+    )

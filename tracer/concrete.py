@@ -42,7 +42,8 @@ from tracer.signature import (
     type_text,
     unknown_sizes,
 )
-from tracer.tensor import Tensor, TensorLike
+from tracer.tensor import Tensor, TensorLike, convert_to_tensor
+from tracer.tensor_shape import TensorShape
 from tracer.variable import Variable
 
 GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
@@ -234,6 +235,9 @@ class ConcreteFunction:
             )
         for k, (spec, value) in enumerate(zip(expected, given)):
             spec = spec_of(spec)
+            if isinstance(value, (bool, int, float, complex, list, tuple)):
+                # a Python value, converted to the spec's dtype, as TensorFlow's call takes it
+                value = given[k] = _python_value_as(value, spec, self.name, k)
             if not is_tensor_argument(value) or not _fits(np.shape(value), spec.shape):
                 raise TypeError(
                     f"{self.name}: tensor argument {k} is {_describe(value)}; this concrete "
@@ -548,6 +552,43 @@ class ConcreteFunction:
             leaves.append(leaf)
         return nest.pack_sequence_as(self._structure, leaves)
 
+    @property
+    def structured_input_signature(self):
+        """The traced call's (args, kwargs), each tensor argument its TensorSpec (None for a
+        dimension known only when the function runs) and the other values as given, as
+        TensorFlow's."""
+        leaves = [
+            TensorSpec(_shown_shape(leaf.shape), leaf.dtype, leaf.name)
+            if isinstance(leaf, TensorSpec)
+            else leaf
+            for leaf in nest.flatten(self._arguments)
+        ]
+        return nest.pack_sequence_as(self._arguments, leaves)
+
+    @property
+    def output_shapes(self):
+        """The TensorShape of each tensor of `structured_outputs`, in its structure."""
+        return nest.map_structure(
+            lambda spec: TensorShape(spec.shape) if isinstance(spec, TensorSpec) else spec,
+            self.output_spec(),
+        )
+
+    @property
+    def output_dtypes(self):
+        """The dtype of each tensor of `structured_outputs`, in its structure."""
+        return nest.map_structure(
+            lambda spec: spec.dtype if isinstance(spec, TensorSpec) else spec, self.output_spec()
+        )
+
+    @property
+    def variables(self):
+        """The variables the traced function reads or assigns, as TensorFlow's (a tuple)."""
+        return tuple(self._variables)
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self._variables if v.trainable)
+
     def __str__(self):
         return f"ConcreteFunction {self.pretty_printed_signature()}"
 
@@ -719,6 +760,18 @@ class AtomicFunction:
     def __repr__(self):
         concrete = self._concrete
         return f"<AtomicFunction> {concrete.name}{concrete.pretty_printed_signature(False)}"
+
+
+def _python_value_as(value, spec, name, k):
+    """A Python number or list given for tensor argument `k` of `spec`, as a tensor of its
+    dtype; TypeError where it is not one."""
+    try:
+        return convert_to_tensor(value, dtype=spec.dtype)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name}: tensor argument {k} is {value!r}, which is not a {spec.dtype.name} "
+            f"tensor ({error}); this concrete function was traced for {spec!r}"
+        ) from None
 
 
 def _shown_shape(shape):

@@ -24,7 +24,7 @@ import time
 import types
 import weakref
 
-from tracer import autograph, collector, nest
+from tracer import autograph, collector, dtypes, nest
 from tracer.any_rank import AnyRankFunction, has_unknown_rank
 from tracer.concrete import ConcreteFunction
 from tracer.config import settings
@@ -32,7 +32,7 @@ from tracer.errors import RunsAsPython
 from tracer.executables import BACKENDS, parse_backend
 from tracer.ir import dims
 from tracer.ir.source import is_library_file
-from tracer.ops.array_ops import SymbolicRange
+from tracer.ops.array_ops import SymbolicRange, dims_value
 from tracer.py_function import ResultsChangedShape
 from tracer.signature import (
     Binding,
@@ -51,6 +51,7 @@ from tracer.signature import (
     unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike, constant
+from tracer.tensor_shape import TensorShape
 from tracer.tracing import Trace, assumptions_unrecorded, tracing
 from tracer.types import TraceType
 from tracer.variable import Variable
@@ -630,6 +631,9 @@ class Function:
         dimension several arguments share that is needed equal to a number (`x * c` of a c of
         3, beside a y of the same unknown axis) is first made each argument's own
         (`own_dims`): only x's is taken for 3, as TensorFlow's graph has it."""
+        binding = self._parameters()
+        if binding.signature is not None:
+            binding.bound(args, kwargs)
         self._tracing_count += 1
         trace = Trace(may_create_variables=self._tracing_count == 1)
         trace.sizes_known_in_call = sizes_known
@@ -656,9 +660,11 @@ class Function:
         }
         start = time.perf_counter()
         try:
+            leaves = nest.flatten((symbolic_args, symbolic_kwargs))
             with tracing(trace):
                 result = self._traced_function()(*symbolic_args, **symbolic_kwargs)
                 result = _tensors_of_numbers(_values_of_variables(result))
+            _check_arguments_unchanged(self.__name__, leaves, (symbolic_args, symbolic_kwargs))
         except RunsAsPython as signal:
             # a trace of the call's own values found code that runs only as Python; one from
             # specs (unknown sizes) may find it only for lack of the values: traced again
@@ -895,12 +901,46 @@ def _tensors_of_numbers(result):
     tensor of its default dtype, as TensorFlow returns them: `return 3` gives an int32
     Tensor, `return "tag"` a string one. Made while tracing, the constant is an output of
     the graph, so a call does no more work for it. A `tt.range` of bounds known when it runs
-    is a tensor too, as TensorFlow's always is."""
+    is a tensor too, as TensorFlow's always is, and so are sizes (`_sizes_as_tensors`)."""
+    result = _sizes_as_tensors(result)
     flat = nest.flatten(result)
     if not any(isinstance(leaf, _NUMBERS + (str, bytes, SymbolicRange)) for leaf in flat):
         return result
     values = [_as_result(leaf) for leaf in flat]
     return nest.pack_sequence_as(result, values)
+
+
+def _check_arguments_unchanged(name, leaves, arguments):
+    """ValueError where the traced function changed a list or dict it was given (appended to
+    it, replaced an item): the trace runs once, on the trace's own copy of the arguments,
+    so the change would reach neither the caller nor later calls, as TensorFlow refuses."""
+    after = nest.flatten(arguments)
+    if len(after) != len(leaves) or any(a is not b for a, b in zip(after, leaves)):
+        raise ValueError(
+            f"{name}() should not modify its Python input arguments: it changed a list or "
+            "dict it was given while it was traced (the change would not reach the caller, "
+            "nor a later call). Modifying a copy is allowed."
+        )
+
+
+def _sizes_as_tensors(value):
+    """`value` with each TensorShape returned (`return x.shape`) an int32 vector and each
+    size (`x.shape[0]`) an int32 scalar, as TensorFlow returns them; a size known only when
+    the function runs (an unknown dimension's symbol) is read then, not handed out as the
+    symbol. A TensorShape with a None size is left as it is."""
+    if isinstance(value, TensorShape):
+        if any(d is None for d in value):
+            return value
+        return dims_value(value, dtypes.int32, vector=True)
+    if isinstance(value, dims.Dim):
+        return dims_value([value], dtypes.int32)
+    if isinstance(value, dict):
+        return type(value)((key, _sizes_as_tensors(item)) for key, item in value.items())
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*(_sizes_as_tensors(item) for item in value))
+    if type(value) in (list, tuple):
+        return type(value)(_sizes_as_tensors(item) for item in value)
+    return value
 
 
 def _as_result(leaf):

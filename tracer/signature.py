@@ -527,14 +527,20 @@ class Binding:
         TypeError, as the Python function would."""
         if self.signature is None or not (kwargs or self.has_defaults):
             return args, kwargs  # (nothing to fill in or to move)
+        bound = self.bound(args, kwargs)
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    def bound(self, args, kwargs):
+        """The call bound to the parameters (inspect's BoundArguments); TypeError, as the
+        Python function would raise, for a call they refuse. Before a trace, so that such a
+        call traces nothing (TensorFlow counts no trace for it)."""
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            return self.signature.bind(*args, **kwargs)
         except TypeError as error:
             raise TypeError(
                 f"binding the call to the function's parameters failed: {error}"
             ) from None
-        bound.apply_defaults()
-        return bound.args, bound.kwargs
 
     def omittable(self, args):
         """How many positional arguments at the end of a canonical call are the defaults
