@@ -1,7 +1,7 @@
 """Ops numpy lacks or runs as many passes, over whole arrays, for the eager kernels.
 
-numpy has no erf. Computed element by element in Python (`math.erf`), it costs far more
-than numpy's own functions, and GELU's erf made most of an eager transformer step
+numpy has neither erf nor erfc. Computed element by element in Python (`math.erf`), they cost
+far more than numpy's own functions, and GELU's erf made most of an eager transformer step
 (benchmarks/RESULTS.md); GELU itself and its gradient, as numpy's passes, took five and ten
 times the time of one loop, and the softmax and its gradient, as numpy's maxima, sums and
 divisions over short rows, four times that of a loop per row; so did a classifier's sparse
@@ -52,6 +52,7 @@ BLOCK = 1024  # elements a vector loop runs over: the threads share whole blocks
 # takes an op by its position here
 ELEMENTWISE = {
     "erf": 1,
+    "erfc": 1,
     "gelu": 1,
     "gelu_grad": 2,
     "sigmoid_grad": 2,

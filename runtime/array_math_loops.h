@@ -17,11 +17,13 @@
 #endif
 #pragma omp declare simd notinbranch
 __attribute__((const)) float erff(float);
-static inline TR_INLINE float tr_gelu_f32(float x) { return (float)0.5 * x * (1 + erff(x * (float)0.7071067811865476)); }
+#pragma omp declare simd notinbranch
+__attribute__((const)) float erfcf(float);
+static inline TR_INLINE float tr_gelu_f32(float x) { return (float)0.5 * x * erfcf(x * (float)-0.7071067811865476); }
 #pragma omp declare simd notinbranch
 __attribute__((const)) float expf(float);
 static inline TR_INLINE float tr_exp_f32(float x) { const float low = sizeof(float) == 4 ? (float)-87 : (float)-708; const float shift = x < low ? (float)64 : 0; const float scale = x < low ? (float)1.6038108905486378e-28 : 1; float arg = x + shift; arg = arg < low ? low : arg; return expf(arg) * scale; }
-static inline TR_INLINE float tr_gelu_slope_f32(float x) { return (float)0.5 * (1 + erff(x * (float)0.7071067811865476)) + x * (tr_exp_f32((float)-0.5 * x * x) * (float)0.3989422804014327); }
+static inline TR_INLINE float tr_gelu_slope_f32(float x) { return (float)0.5 * erfcf(x * (float)-0.7071067811865476) + x * (tr_exp_f32((float)-0.5 * x * x) * (float)0.3989422804014327); }
 #pragma omp declare simd notinbranch
 __attribute__((const)) float sinf(float);
 #pragma omp declare simd notinbranch
@@ -31,6 +33,7 @@ __attribute__((const)) float logf(float);
 #pragma omp declare simd notinbranch
 __attribute__((const)) float tanhf(float);
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
+TR_PART void erfc_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out);
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
@@ -44,7 +47,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out);
-#if TR_IN_UNIT  /* work 3602 at 1801 of 60841 */
+#if TR_IN_UNIT  /* work 3602 at 1801 of 64473 */
 TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -54,7 +57,17 @@ TR_PART void erf_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3610 at 5407 of 60841 */
+#if TR_IN_UNIT  /* work 3604 at 5404 of 64473 */
+TR_PART void erfc_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (float)(erfcf(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3610 at 9011 of 64473 */
 TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -64,7 +77,7 @@ TR_PART void gelu_f32(int64_t size, int64_t row, const float *restrict x0, float
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3657 at 9040 of 60841 */
+#if TR_IN_UNIT  /* work 3657 at 12644 of 64473 */
 TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -74,7 +87,7 @@ TR_PART void gelu_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3657 at 12697 of 60841 */
+#if TR_IN_UNIT  /* work 3657 at 16301 of 64473 */
 TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -84,7 +97,7 @@ TR_PART void sigmoid_grad_f32(int64_t size, int64_t row, const float *restrict x
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3652 at 16352 of 60841 */
+#if TR_IN_UNIT  /* work 3652 at 19956 of 64473 */
 TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -94,7 +107,7 @@ TR_PART void tanh_grad_f32(int64_t size, int64_t row, const float *restrict x0, 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3602 at 19979 of 60841 */
+#if TR_IN_UNIT  /* work 3602 at 23583 of 64473 */
 TR_PART void sin_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -104,7 +117,7 @@ TR_PART void sin_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3602 at 23581 of 60841 */
+#if TR_IN_UNIT  /* work 3602 at 27185 of 64473 */
 TR_PART void cos_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -114,7 +127,7 @@ TR_PART void cos_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3608 at 27186 of 60841 */
+#if TR_IN_UNIT  /* work 3608 at 30790 of 64473 */
 TR_PART void exp_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -124,7 +137,7 @@ TR_PART void exp_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3602 at 30791 of 60841 */
+#if TR_IN_UNIT  /* work 3602 at 34395 of 64473 */
 TR_PART void log_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -134,7 +147,7 @@ TR_PART void log_f32(int64_t size, int64_t row, const float *restrict x0, float 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3604 at 34394 of 60841 */
+#if TR_IN_UNIT  /* work 3604 at 37998 of 64473 */
 TR_PART void tanh_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -144,7 +157,7 @@ TR_PART void tanh_f32(int64_t size, int64_t row, const float *restrict x0, float
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 7063 at 39727 of 60841 */
+#if TR_IN_UNIT  /* work 7063 at 43331 of 64473 */
 TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -166,7 +179,7 @@ TR_PART void softmax_f32(int64_t size, int64_t row, const float *restrict x0, fl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5376 at 45947 of 60841 */
+#if TR_IN_UNIT  /* work 5376 at 49551 of 64473 */
 TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -181,7 +194,7 @@ TR_PART void softmax_backprop_f32(int64_t size, int64_t row, const float *restri
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5499 at 51384 of 60841 */
+#if TR_IN_UNIT  /* work 5499 at 54988 of 64473 */
 TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -200,7 +213,7 @@ TR_PART void cross_entropy_f32(int64_t size, int64_t row, const float *restrict 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6185 at 57226 of 60841 */
+#if TR_IN_UNIT  /* work 6185 at 60830 of 64473 */
 TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *restrict x0, const float *restrict x1, float *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -223,25 +236,26 @@ TR_PART void cross_entropy_backprop_f32(int64_t size, int64_t row, const float *
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 522 at 60580 of 60841 */
+#if TR_IN_UNIT  /* work 550 at 64198 of 64473 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
     switch (function) {
     case 0: erf_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 1: gelu_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 2: gelu_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 3: sigmoid_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 4: tanh_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 5: sin_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 6: cos_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 7: exp_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 8: log_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 9: tanh_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 10: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
-    case 11: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 12: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
-    case 13: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 1: erfc_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 2: gelu_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 3: gelu_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 4: sigmoid_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 5: tanh_grad_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 6: sin_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 7: cos_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 8: exp_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 9: log_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 10: tanh_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 11: softmax_f32(size, row, (const float *)args[3], (float *)args[4]); break;
+    case 12: softmax_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 13: cross_entropy_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
+    case 14: cross_entropy_backprop_f32(size, row, (const float *)args[3], (const float *)args[4], (float *)args[5]); break;
     }
     return 0;
 }
@@ -264,11 +278,13 @@ int tracer_run(char **args) {
 #endif
 #pragma omp declare simd notinbranch
 __attribute__((const)) double erf(double);
-static inline TR_INLINE double tr_gelu_f64(double x) { return (double)0.5 * x * (1 + erf(x * (double)0.7071067811865476)); }
+#pragma omp declare simd notinbranch
+__attribute__((const)) double erfc(double);
+static inline TR_INLINE double tr_gelu_f64(double x) { return (double)0.5 * x * erfc(x * (double)-0.7071067811865476); }
 #pragma omp declare simd notinbranch
 __attribute__((const)) double exp(double);
 static inline TR_INLINE double tr_exp_f64(double x) { const double low = sizeof(double) == 4 ? (double)-87 : (double)-708; const double shift = x < low ? (double)64 : 0; const double scale = x < low ? (double)1.6038108905486378e-28 : 1; double arg = x + shift; arg = arg < low ? low : arg; return exp(arg) * scale; }
-static inline TR_INLINE double tr_gelu_slope_f64(double x) { return (double)0.5 * (1 + erf(x * (double)0.7071067811865476)) + x * (tr_exp_f64((double)-0.5 * x * x) * (double)0.3989422804014327); }
+static inline TR_INLINE double tr_gelu_slope_f64(double x) { return (double)0.5 * erfc(x * (double)-0.7071067811865476) + x * (tr_exp_f64((double)-0.5 * x * x) * (double)0.3989422804014327); }
 #pragma omp declare simd notinbranch
 __attribute__((const)) double sin(double);
 #pragma omp declare simd notinbranch
@@ -278,6 +294,7 @@ __attribute__((const)) double log(double);
 #pragma omp declare simd notinbranch
 __attribute__((const)) double tanh(double);
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
+TR_PART void erfc_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out);
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
@@ -291,7 +308,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out);
-#if TR_IN_UNIT  /* work 3604 at 1802 of 60931 */
+#if TR_IN_UNIT  /* work 3604 at 1802 of 64565 */
 TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -301,7 +318,17 @@ TR_PART void erf_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3613 at 5410 of 60931 */
+#if TR_IN_UNIT  /* work 3606 at 5407 of 64565 */
+TR_PART void erfc_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
+    #pragma omp parallel for schedule(static) if(size >= 131072)
+    for (int64_t start = 0; start < size; start += 1024) {
+        const int64_t end = start + 1024 < size ? start + 1024 : size;
+        #pragma omp simd
+        for (int64_t i = start; i < end; i++) out[i] = (double)(erfc(x0[i]));
+    }
+}
+#endif
+#if TR_IN_UNIT  /* work 3613 at 9016 of 64565 */
 TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -311,7 +338,7 @@ TR_PART void gelu_f64(int64_t size, int64_t row, const double *restrict x0, doub
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3661 at 9047 of 60931 */
+#if TR_IN_UNIT  /* work 3661 at 12653 of 64565 */
 TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -321,7 +348,7 @@ TR_PART void gelu_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3661 at 12708 of 60931 */
+#if TR_IN_UNIT  /* work 3661 at 16314 of 64565 */
 TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -331,7 +358,7 @@ TR_PART void sigmoid_grad_f64(int64_t size, int64_t row, const double *restrict 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3656 at 16367 of 60931 */
+#if TR_IN_UNIT  /* work 3656 at 19973 of 64565 */
 TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -341,7 +368,7 @@ TR_PART void tanh_grad_f64(int64_t size, int64_t row, const double *restrict x0,
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3604 at 19997 of 60931 */
+#if TR_IN_UNIT  /* work 3604 at 23603 of 64565 */
 TR_PART void sin_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -351,7 +378,7 @@ TR_PART void sin_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3604 at 23601 of 60931 */
+#if TR_IN_UNIT  /* work 3604 at 27207 of 64565 */
 TR_PART void cos_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -361,7 +388,7 @@ TR_PART void cos_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3611 at 27208 of 60931 */
+#if TR_IN_UNIT  /* work 3611 at 30814 of 64565 */
 TR_PART void exp_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -371,7 +398,7 @@ TR_PART void exp_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3604 at 30816 of 60931 */
+#if TR_IN_UNIT  /* work 3604 at 34422 of 64565 */
 TR_PART void log_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -381,7 +408,7 @@ TR_PART void log_f64(int64_t size, int64_t row, const double *restrict x0, doubl
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 3606 at 34421 of 60931 */
+#if TR_IN_UNIT  /* work 3606 at 38027 of 64565 */
 TR_PART void tanh_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     #pragma omp parallel for schedule(static) if(size >= 131072)
     for (int64_t start = 0; start < size; start += 1024) {
@@ -391,7 +418,7 @@ TR_PART void tanh_f64(int64_t size, int64_t row, const double *restrict x0, doub
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 7076 at 39762 of 60931 */
+#if TR_IN_UNIT  /* work 7076 at 43368 of 64565 */
 TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -413,7 +440,7 @@ TR_PART void softmax_f64(int64_t size, int64_t row, const double *restrict x0, d
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5387 at 45993 of 60931 */
+#if TR_IN_UNIT  /* work 5387 at 49599 of 64565 */
 TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -428,7 +455,7 @@ TR_PART void softmax_backprop_f64(int64_t size, int64_t row, const double *restr
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 5510 at 51442 of 60931 */
+#if TR_IN_UNIT  /* work 5510 at 55048 of 64565 */
 TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -447,7 +474,7 @@ TR_PART void cross_entropy_f64(int64_t size, int64_t row, const double *restrict
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 6200 at 57297 of 60931 */
+#if TR_IN_UNIT  /* work 6200 at 60903 of 64565 */
 TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double *restrict x0, const double *restrict x1, double *restrict out) {
     const int64_t n = row, rows = n ? size / n : 0;
     #pragma omp parallel for schedule(static) if(size >= 131072)
@@ -470,28 +497,29 @@ TR_PART void cross_entropy_backprop_f64(int64_t size, int64_t row, const double 
     }
 }
 #endif
-#if TR_IN_UNIT  /* work 534 at 60664 of 60931 */
+#if TR_IN_UNIT  /* work 562 at 64284 of 64565 */
 int tracer_run(char **args) {
     const int64_t function = *(const int64_t *)args[0];
     const int64_t size = *(const int64_t *)args[1], row = *(const int64_t *)args[2];
     switch (function) {
     case 0: erf_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 1: gelu_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 2: gelu_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 3: sigmoid_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 4: tanh_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 5: sin_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 6: cos_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 7: exp_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 8: log_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 9: tanh_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 10: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
-    case 11: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 12: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
-    case 13: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 1: erfc_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 2: gelu_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 3: gelu_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 4: sigmoid_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 5: tanh_grad_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 6: sin_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 7: cos_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 8: exp_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 9: log_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 10: tanh_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 11: softmax_f64(size, row, (const double *)args[3], (double *)args[4]); break;
+    case 12: softmax_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 13: cross_entropy_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
+    case 14: cross_entropy_backprop_f64(size, row, (const double *)args[3], (const double *)args[4], (double *)args[5]); break;
     }
     return 0;
 }
 #endif
 #undef tracer_run
-#define LOOPS_KEY "bd925395e2829aae"
+#define LOOPS_KEY "298c8e13efaa909d"

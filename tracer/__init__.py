@@ -148,6 +148,7 @@ from tracer.ops.math_ops import (
     add_n,
     asin,
     atan,
+    atan2,
     complex,
     cos,
     divide,
@@ -237,7 +238,7 @@ __all__ = [
     "UnconnectedGradients", "custom_gradient", "export_c", "function", "grad", "gradients", "jvp", "recompute_grad",
     "value_and_grad", "vectorized_map",
     # ops
-    "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
+    "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "atan2", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floor", "floordiv",
     "truncatediv", "truncatemod",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",

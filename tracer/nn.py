@@ -3,13 +3,21 @@
 from tracer.dropout import dropout  # noqa: F401
 from tracer.ops.conv_ops import (  # noqa: F401
     avg_pool,
+    avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     conv1d,
+    conv1d_transpose,
     conv2d,
     conv2d_transpose,
+    conv3d,
+    conv3d_transpose,
+    convolution,
     depthwise_conv2d,
     max_pool,
+    max_pool1d,
     max_pool2d,
+    max_pool3d,
 )
 from tracer.ops.cross_entropy_ops import sparse_softmax_cross_entropy_with_logits  # noqa: F401
 from tracer.ops.math_ops import relu, sigmoid, softplus, softsign, tanh  # noqa: F401

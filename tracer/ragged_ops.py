@@ -482,7 +482,7 @@ _BINARY = (
 _UNARY = (
     "abs", "negative", "exp", "log", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
     "tanh", "sigmoid", "sign", "round", "floor", "ceil", "logical_not", "cast", "expm1",
-    "reciprocal", "softplus", "erf", "is_nan", "is_inf", "is_finite", "relu", "relu6", "elu",
+    "reciprocal", "softplus", "erf", "erfc", "is_nan", "is_inf", "is_finite", "relu", "relu6", "elu",
     "gelu", "selu", "softsign", "silu", "swish", "identity", "stop_gradient", "as_string",
     "substr", "to_hash_bucket_fast", "to_hash_bucket_strong", "length", "lower", "upper",
     "strip", "regex_replace", "regex_full_match", "to_number", "ones_like", "zeros_like",

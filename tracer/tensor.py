@@ -317,6 +317,7 @@ _TF_NODE_NAMES = {
     "div": "truediv",
     "equal": "Equal",
     "erf": "Erf",
+    "erfc": "Erfc",
     "exp": "Exp",
     "fill": "Fill",
     "gather": "GatherV2",

@@ -92,4 +92,34 @@ COMPOSITES = {
         lambda x, g: depthwise_conv2d_backprop_filter(x * x, g, DILATED),
         [normal(1, 4, 5, 2), normal(1, 4, 3, 2)],
     ),
+    # tt.nn's 3-D convolution (conv2d over depth slices stacked along the channels) and its
+    # transpose (conv2d_transpose, each depth tap put back at its depths): strides, SAME
+    # padding on every side and dilations, through channels-first layouts
+    "conv3d": (
+        lambda x, f: tt.concat(
+            [
+                tt.reshape(tt.nn.conv3d(x, f, [2, 1, 2], "SAME", dilations=[1, 2, 1]), [-1]),
+                tt.reshape(tt.nn.conv3d(x * x, f, 1, "SAME", data_format="NCDHW"), [-1]),
+            ],
+            0,
+        ),
+        [normal(1, 2, 3, 4, 2), normal(2, 2, 2, 2, 3)],
+    ),
+    "conv3d_transpose": (
+        lambda y, f: tt.nn.conv3d_transpose(y * y, f, (1, 5, 4, 3, 2), [2, 1, 2], "SAME"),
+        [normal(1, 3, 4, 2, 3), normal(3, 2, 2, 2, 3)],
+    ),
+    "conv3d_transpose_valid_dilated": (
+        lambda y, f: tt.nn.conv3d_transpose(y * y, f, (1, 5, 4, 3, 2), 1, "VALID", dilations=2),
+        [normal(1, 3, 2, 1, 3), normal(2, 2, 2, 2, 3)],
+    ),
+    "conv1d_transpose": (
+        lambda y, f: tt.nn.conv1d_transpose(y * y, f, (2, 3, 7), 2, "SAME", data_format="NCW"),
+        [normal(2, 3, 4), normal(3, 3, 3)],
+    ),
+    # tt.nn.convolution picks conv1d by the filters' rank, channels first by data_format
+    "convolution": (
+        lambda x, f: tt.nn.convolution(x * x, f, 2, "SAME", data_format="NCW", dilations=1),
+        [normal(2, 3, 7), normal(3, 3, 2)],
+    ),
 }

@@ -1,7 +1,8 @@
 """Catalogue cases of the window primitives (tracer/ops/window_ops.py): im2col, col2im and
 the max selection with its transpose, on geometries with padding, strides, dilations and
-overlapping windows. conv2d and the pools, compositions of these, are in
-tests/test_gradients.py's COMPOSITES.
+overlapping windows. conv2d and the 2-D pools, compositions of these, are in
+tests/test_gradients.py's COMPOSITES; the 1-D and 3-D pools, compositions of the 2-D ones,
+here.
 
 The max cases have distinct values (one largest element per window, where the derivative
 exists).
@@ -49,5 +50,29 @@ CASES = {
             + apply(WINDOW_MAX_SCATTER, (SELECTOR, h * h), DISJOINT)
         ),
         [normal(1, 3, 2, 2), normal(1, 2, 2, 2)],
+    ),
+}
+
+COMPOSITES = {
+    # 1-D pools: the 2-D ones with an axis of size 1 (after the channels for NCW)
+    "pool1d": (
+        lambda x: tt.nn.max_pool1d(x * x, 3, 2, "SAME") + tt.nn.avg_pool1d(x, 3, 2, "SAME"),
+        [distinct(2, 9, 2) + 1],
+    ),
+    "pool1d_ncw": (
+        lambda x: (
+            tt.nn.max_pool1d(x * x, 2, 2, "VALID", data_format="NCW")
+            + tt.nn.avg_pool(x, 3, 2, "VALID", data_format="NCW")
+        ),
+        [distinct(2, 2, 9) + 1],
+    ),
+    # 3-D pools: a 2-D pool over height and width, then one over depth
+    "max_pool3d": (
+        lambda x: tt.nn.max_pool3d(x * x, [2, 3, 2], [1, 2, 2], "SAME"),
+        [distinct(1, 3, 5, 4, 2) + 1],
+    ),
+    "avg_pool3d": (
+        lambda x: tt.nn.avg_pool3d(x * x, [2, 3, 2], [2, 1, 2], "SAME", data_format="NCDHW"),
+        [normal(1, 2, 3, 5, 4)],
     ),
 }

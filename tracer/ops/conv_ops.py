@@ -14,10 +14,13 @@ is the products themselves, but for one filter per channel (`depthwise_conv2d`),
 tracer/ops/depthwise_ops.py's primitives. Max pooling selects each window's first largest
 element, and its gradient sends the cotangent there (TensorFlow's MaxPoolGrad); average
 pooling sums each window (a depthwise convolution with taps of ones) and divides by the
-number of input elements in it (TensorFlow's SAME divisor). 1-D convolution and pooling are the 2-D ones with an axis of size 1.
+number of input elements in it (TensorFlow's SAME divisor). 1-D convolution and pooling are
+the 2-D ones with an axis of size 1; a 3-D convolution is a 2-D one of depth slices stacked
+along the channels, and 3-D pooling a 2-D pooling over height and width, then one over depth.
 
 Gradients, of every order, come from the primitives'. Names, arguments and semantics are
-TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW inputs are transposed to channels-last and back.
+TensorFlow's (`tf.nn.conv2d`, ...). NCHW/NCW/NCDHW inputs are transposed to channels-last and
+back.
 
 >>> x = tt.ones((1, 4, 4, 2))
 >>> tt.nn.conv2d(x, tt.ones((3, 3, 2, 5)), strides=1, padding="SAME").shape
@@ -32,7 +35,10 @@ from tracer.ir import dims, format_location, user_location
 from tracer.ir.dims import Dim
 from tracer.ops import array_ops, convolution_ops, depthwise_ops
 from tracer.ops.convert import as_tensor, as_tensors
+from tracer.ops.layout_ops import pad
 from tracer.ops.linalg_ops import matmul
+from tracer.ops.math_ops import add_n
+from tracer.ops.structure_ops import concat
 from tracer.ops.window_ops import extract_patches as _patches
 from tracer.ops.window_ops import window_attrs, window_max
 
@@ -42,7 +48,11 @@ _LAYOUTS = {
     "NCHW": (1, (0, 2, 3, 1), (0, 3, 1, 2)),
     "NWC": (2, None, None),
     "NCW": (1, (0, 2, 1), (0, 2, 1)),
+    "NDHWC": (4, None, None),
+    "NCDHW": (1, (0, 2, 3, 4, 1), (0, 4, 1, 2, 3)),
 }
+# by spatial rank, the channels-last and the channels-first layout
+_LAYOUT_NAMES = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 _PADDINGS = ("SAME", "VALID")
 
 
@@ -324,46 +334,60 @@ def conv2d_transpose(
     TensorShape([1, 4, 4, 4])
     """
     function = "conv2d_transpose"
-    layout = _check_layout(function, data_format, ("NHWC", "NCHW"))
-    channel_axis, to_last, _ = layout
-    y, f = as_tensors(as_tensor(input), filters)
-    y = _spatial_input(function, y, 2, layout)
-    if f.ndim != 4 or f.dtype != y.dtype or f.shape[3] != y.shape[3]:
-        raise _fail(
-            ValueError if f.dtype == y.dtype else TypeError,
-            function,
-            f"filters must be (KH, KW, C_out, C_in) of the input's dtype with C_in its "
-            f"{y.shape[3]} channels; got shape {f.shape} ({f.dtype.name}) for an input of "
-            f"{y.dtype.name}",
-        )
-    wanted = _output_shape(function, output_shape, to_last)
-    if wanted[0] != y.shape[0] or wanted[3] != f.shape[2]:
-        raise _fail(
-            ValueError,
-            function,
-            f"output_shape {tuple(output_shape)} must have the input's batch ({y.shape[0]}) "
-            f"and the filters' C_out ({f.shape[2]}) channels",
-        )
-    strides = _window_values(function, "strides", strides, 2, channel_axis)
-    dilations = _window_values(function, "dilations", dilations, 2, channel_axis, default=1)
-    padding = _padding(function, padding, 2, channel_axis)
-    kernel = f.shape[:2]
-    geometry = _geometry(function, wanted[1:3], kernel, strides, dilations, padding)
-    if tuple(out for _, _, out in geometry) != tuple(y.shape[1:3]):
-        raise _fail(
-            ValueError,
-            function,
-            f"a conv2d of output_shape {tuple(output_shape)} makes spatial sizes "
-            f"{tuple(out for _, _, out in geometry)}, not the input's {tuple(y.shape[1:3])}",
-        )
-    attrs = _attrs(wanted[1:3], kernel, strides, dilations, geometry)
+    args = _transposed(
+        function, input, filters, output_shape, strides, padding, data_format, dilations, 2
+    )
+    y, f, wanted, strides, dilations, _, geometry, layout = args
+    attrs = _attrs(wanted[1:3], f.shape[:2], strides, dilations, geometry)
     result = convolution_ops.conv2d_backprop_input(y, f, attrs)
     return _channels_first_again(result, layout)
 
 
-def _output_shape(function, output_shape, to_last):
-    """`output_shape` as 4 sizes, channels-last: ints, and the batch may be a size known only
-    when the function runs (the input's own, as a Keras layer passes it)."""
+def _transposed(
+    function, input, filters, output_shape, strides, padding, data_format, dilations, rank
+):
+    """The checked arguments of the transpose of a `rank`-D convolution: the channels-last
+    input, the filters (K..., C_out, C_in), the output shape (channels-last), the strides,
+    dilations, padding and geometry (`_geometry`) of the spatial axes, and the layout. SAME and VALID padding only
+    for 1-D and 3-D, as TensorFlow's."""
+    layout = _check_layout(function, data_format, _LAYOUT_NAMES[rank])
+    channel_axis, to_last, _ = layout
+    y, f = as_tensors(as_tensor(input), filters)
+    y = _spatial_input(function, y, rank, layout)
+    if f.ndim != rank + 2 or f.dtype != y.dtype or f.shape[-1] != y.shape[-1]:
+        kernel = ("KD, KH, KW", "KH, KW", "KW")[3 - rank]
+        raise _fail(
+            ValueError if f.dtype == y.dtype else TypeError,
+            function,
+            f"filters must be ({kernel}, C_out, C_in) of the input's dtype with C_in its "
+            f"{y.shape[-1]} channels; got shape {f.shape} ({f.dtype.name}) for an input of "
+            f"{y.dtype.name}",
+        )
+    wanted = _output_shape(function, output_shape, to_last, rank)
+    if wanted[0] != y.shape[0] or wanted[-1] != f.shape[-2]:
+        raise _fail(
+            ValueError,
+            function,
+            f"output_shape {tuple(output_shape)} must have the input's batch ({y.shape[0]}) "
+            f"and the filters' C_out ({f.shape[-2]}) channels",
+        )
+    strides = _window_values(function, "strides", strides, rank, channel_axis)
+    dilations = _window_values(function, "dilations", dilations, rank, channel_axis, default=1)
+    padding = _padding(function, padding, rank, channel_axis, explicit=rank == 2)
+    geometry = _geometry(function, wanted[1:-1], f.shape[:rank], strides, dilations, padding)
+    if tuple(out for _, _, out in geometry) != tuple(y.shape[1:-1]):
+        raise _fail(
+            ValueError,
+            function,
+            f"a convolution of output_shape {tuple(output_shape)} makes spatial sizes "
+            f"{tuple(out for _, _, out in geometry)}, not the input's {tuple(y.shape[1:-1])}",
+        )
+    return y, f, wanted, strides, dilations, padding, geometry, layout
+
+
+def _output_shape(function, output_shape, to_last, rank=2):
+    """`output_shape` as `rank` + 2 sizes, channels-last: ints, and the batch may be a size
+    known only when the function runs (the input's own, as a Keras layer passes it)."""
     if hasattr(output_shape, "numpy"):
         output_shape = output_shape.numpy()
     sizes = list(output_shape) if isinstance(output_shape, (list, tuple)) else None
@@ -375,8 +399,10 @@ def _output_shape(function, output_shape, to_last):
         shape = ()
     batch_axis = 0 if to_last is None else to_last[0]
     spatial = [d for k, d in enumerate(shape) if k != batch_axis]
-    if len(shape) != 4 or any(not isinstance(d, int) or d < 0 for d in spatial):
-        raise _fail(ValueError, function, f"output_shape must be 4 sizes, got {output_shape!r}")
+    if len(shape) != rank + 2 or any(not isinstance(d, int) or d < 0 for d in spatial):
+        raise _fail(
+            ValueError, function, f"output_shape must be {rank + 2} sizes, got {output_shape!r}"
+        )
     return shape if to_last is None else tuple(shape[k] for k in to_last)
 
 
@@ -435,6 +461,214 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     """
     padding = _padding("conv1d", padding, 1, 1, explicit=False)
     return _convolve("conv1d", input, filters, stride, padding, data_format, dilations, rank=1)
+
+
+def conv1d_transpose(
+    input,
+    filters,
+    output_shape,
+    strides,
+    padding="SAME",
+    data_format="NWC",
+    dilations=None,
+    name=None,
+):
+    """The transpose of `conv1d` (its gradient with respect to its input), as
+    `tf.nn.conv1d_transpose`: `input` (N, W, C_in), `filters` (KW, C_out, C_in), a result of
+    `output_shape` (N, OW, C_out); both in data_format's order. `conv2d_transpose` of the
+    input with an axis of size 1 before W.
+
+    >>> tt.nn.conv1d_transpose(tt.ones((1, 4, 3)), tt.ones((3, 2, 3)), (1, 8, 2), 2).shape
+    TensorShape([1, 8, 2])
+    """
+    args = _transposed(
+        "conv1d_transpose",
+        input,
+        filters,
+        output_shape,
+        strides,
+        padding,
+        data_format,
+        dilations,
+        1,
+    )
+    y, f, wanted, strides, dilations, padding, _, layout = args
+    image = array_ops.expand_dims(y, 1)
+    shape = (wanted[0], 1, *wanted[1:])
+    result = conv2d_transpose(
+        image, array_ops.expand_dims(f, 0), shape, (1, *strides), padding, "NHWC", (1, *dilations)
+    )
+    return _channels_first_again(array_ops.squeeze(result, 1), layout)
+
+
+# --- 3-D convolution: 2-D ones over depth slices ---------------------------------------------
+# A window of conv3d at output depth od reads the input's depth slices od * SD + kd * DD
+# (padding before subtracted) for its KD taps kd. Those slices, stacked along the channels,
+# are a 2-D image of KD * C channels, and the filters' taps stacked the same way, (KH, KW,
+# KD * C, C_out), a 2-D filter: conv2d of the two sums every tap of the 3-D window in one
+# product. Its transpose is conv2d_transpose's, each tap's part put back at its depths.
+
+
+def _depth_taps(x, taps, stride, dilation, depth):
+    """(N * OD, H, W, KD * C) of channels-last `x` (N, D, H, W, C): each output depth's
+    window's input depth slices (zeros where it reads padding), tap after tap along the
+    channels. `depth` is (padding before, padding after, OD)."""
+    before, after, out = depth
+    if before or after:
+        x = pad(x, [[0, 0], [before, after], [0, 0], [0, 0], [0, 0]])
+    span = (out - 1) * stride + 1
+    slices = [
+        array_ops.getitem(x, (slice(None), slice(k * dilation, k * dilation + span, stride)))
+        for k in range(taps)
+    ]
+    stacked = slices[0] if taps == 1 else concat(slices, axis=-1)
+    return array_ops.reshape(stacked, (-1, *stacked.shape[2:]))
+
+
+def _planes(f):
+    """3-D filters (KD, KH, KW, C, M) as the 2-D ones of `_depth_taps`' images:
+    (KH, KW, KD * C, M)."""
+    kd, kh, kw, channels, m = f.shape
+    return array_ops.reshape(array_ops.transpose(f, (1, 2, 0, 3, 4)), (kh, kw, kd * channels, m))
+
+
+def _put_at_depths(part, start, stride, total):
+    """(N, `total`, H, W, C) of `part` (N, OD, H, W, C): its depth od at start + od * stride,
+    zeros elsewhere (the transpose of `_depth_taps`' slice of one tap)."""
+    out = part.shape[1]
+    if stride > 1 and out > 1:  # `stride - 1` zeros after each depth, the last one's cut
+        spread = pad(
+            array_ops.expand_dims(part, 2), [[0, 0], [0, 0], [0, stride - 1]] + [[0, 0]] * 3
+        )
+        spread = array_ops.reshape(spread, (-1, out * stride, *part.shape[2:]))
+        part = array_ops.getitem(spread, (slice(None), slice(0, (out - 1) * stride + 1)))
+    after = total - start - part.shape[1]
+    return pad(part, [[0, 0], [start, after], [0, 0], [0, 0], [0, 0]])
+
+
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):
+    """The 3-D convolution of `input` (N, D, H, W, C), or (N, C, D, H, W) for NCDHW, with
+    `filters` (KD, KH, KW, C, C_out), as `tf.nn.conv3d`: `strides` and `dilations` an int or
+    a list of 1, 3 or 5 ints, `padding` 'SAME' or 'VALID'. A conv2d of the depth slices each
+    window reads, stacked along the channels (the notes above).
+
+    >>> tt.nn.conv3d(tt.ones((1, 4, 5, 5, 2)), tt.ones((2, 3, 3, 2, 4)), 1, "VALID").shape
+    TensorShape([1, 3, 3, 3, 4])
+    """
+    function = "conv3d"
+    layout = _check_layout(function, data_format, _LAYOUT_NAMES[3])
+    channel_axis = layout[0]
+    x, f = as_tensors(as_tensor(input), filters)  # a list of filters takes the input's dtype
+    x = _spatial_input(function, x, 3, layout, floating=False)
+    if f.ndim != 5 or f.dtype != x.dtype or f.shape[3] != x.shape[4]:
+        raise _fail(
+            ValueError if f.dtype == x.dtype else TypeError,
+            function,
+            f"filters must be (KD, KH, KW, C_in, C_out) of the input's dtype with C_in its "
+            f"{x.shape[4]} channels; got shape {f.shape} ({f.dtype.name}) for an input of "
+            f"{x.dtype.name}",
+        )
+    strides = _window_values(function, "strides", strides, 3, channel_axis)
+    dilations = _window_values(function, "dilations", dilations, 3, channel_axis, default=1)
+    padding = _padding(function, padding, 3, channel_axis, explicit=False)
+    geometry = _geometry(function, x.shape[1:4], f.shape[:3], strides, dilations, padding)
+    images = _depth_taps(x, f.shape[0], strides[0], dilations[0], geometry[0])
+    planes = _convolve(
+        function, images, _planes(f), strides[1:], padding, "NHWC", dilations[1:], rank=2
+    )
+    result = array_ops.reshape(planes, (x.shape[0], geometry[0][2], *planes.shape[1:]))
+    return _channels_first_again(result, layout)
+
+
+def conv3d_transpose(
+    input,
+    filters,
+    output_shape,
+    strides,
+    padding="SAME",
+    data_format="NDHWC",
+    dilations=None,
+    name=None,
+):
+    """The transpose of `conv3d` (its gradient with respect to its input), as
+    `tf.nn.conv3d_transpose`: `input` (N, D, H, W, C_in), `filters` (KD, KH, KW, C_out,
+    C_in), a result of `output_shape` (N, OD, OH, OW, C_out); both in data_format's order.
+    conv3d's composition transposed: conv2d_transpose of each input depth, whose channels
+    are each depth tap's part, which goes back to the depths the tap read.
+
+    >>> tt.nn.conv3d_transpose(tt.ones((1, 2, 2, 2, 3)), tt.ones((2, 2, 2, 4, 3)), (1, 4, 4, 4, 4), 2).shape
+    TensorShape([1, 4, 4, 4, 4])
+    """
+    args = _transposed(
+        "conv3d_transpose",
+        input,
+        filters,
+        output_shape,
+        strides,
+        padding,
+        data_format,
+        dilations,
+        3,
+    )
+    y, f, wanted, strides, dilations, padding, geometry, layout = args
+    (before, after, out), depth = geometry[0], wanted[1]
+    taps, channels = f.shape[0], f.shape[3]
+    flat = array_ops.reshape(y, (-1, *y.shape[2:]))
+    planes = conv2d_transpose(
+        flat,
+        _planes(f),
+        (flat.shape[0], *wanted[2:4], taps * channels),
+        strides[1:],
+        padding,
+        "NHWC",
+        dilations[1:],
+    )
+    parts = array_ops.reshape(planes, (-1, out, *wanted[2:4], taps, channels))
+    total = before + depth + after
+    placed = [
+        _put_at_depths(
+            array_ops.getitem(parts, (Ellipsis, k, slice(None))),
+            k * dilations[0],
+            strides[0],
+            total,
+        )
+        for k in range(taps)
+    ]
+    result = add_n(placed)
+    result = array_ops.getitem(result, (slice(None), slice(before, before + depth)))
+    return _channels_first_again(result, layout)
+
+
+def convolution(
+    input, filters, strides=None, padding="VALID", data_format=None, dilations=None, name=None
+):
+    """The 1-D, 2-D or 3-D convolution of `input` with `filters` by the filters' rank (3, 4
+    or 5), as `tf.nn.convolution`: `conv1d`, `conv2d` or `conv3d`, with strides of 1 where
+    None, and channels last unless `data_format` starts with "NC".
+
+    >>> tt.nn.convolution(tt.ones((1, 5, 5, 5, 2)), tt.ones((3, 3, 3, 2, 4)), padding="SAME").shape
+    TensorShape([1, 5, 5, 5, 4])
+    """
+    x, f = as_tensors(as_tensor(input), filters)
+    rank = f.ndim - 2
+    if rank not in _LAYOUT_NAMES:
+        raise _fail(
+            ValueError,
+            "convolution",
+            f"filters must have rank 3, 4 or 5 (1, 2 or 3 spatial axes, in_channels, "
+            f"out_channels), got shape {f.shape}",
+        )
+    last, first = _LAYOUT_NAMES[rank]
+    layout = first if data_format is not None and data_format.startswith("NC") else last
+    if data_format not in (None, layout):
+        raise _fail(
+            ValueError,
+            "convolution",
+            f"data_format must be {last!r} or {first!r} for {rank}-D filters, got {data_format!r}",
+        )
+    strides = 1 if strides is None else strides
+    function = {1: conv1d, 2: conv2d, 3: conv3d}[rank]
+    return function(x, f, strides, padding, layout, dilations)
 
 
 # --- pooling -------------------------------------------------------------------------------
@@ -499,18 +733,14 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _channels_first_again(total / counts, layout)
 
 
-def _by_rank(function, pool2d, input, ksize, strides, padding, data_format):
-    """`tf.nn.max_pool`/`avg_pool` for 1-D (N, W, C) and 2-D inputs: 1-D pooling is 2-D
-    pooling of the input with an axis of size 1 inserted before W."""
-    x = as_tensor(input)
-    if x.ndim == 4:
-        return pool2d(x, ksize, strides, padding, data_format or "NHWC")
+def _pool1d(function, pool2d, x, ksize, strides, padding, data_format):
+    """1-D pooling of `x` (N, W, C), or (N, C, W) for NCW: 2-D pooling of the input with an
+    axis of size 1 inserted before W."""
     if x.ndim != 3:
         raise _fail(
-            ValueError, function, f"input must have rank 3 or 4 (1-D or 2-D pooling), got {x.shape}"
+            ValueError, function, f"input must have rank 3 (batch, width, channels), got {x.shape}"
         )
-    data_format = data_format or "NWC"
-    channel_axis = _check_layout(function, data_format, ("NWC", "NCW"))[0]
+    channel_axis = _check_layout(function, data_format, _LAYOUT_NAMES[1])[0]
     new_axis = 1 if data_format == "NWC" else 2
     ksize = (1,) + _window_values(function, "ksize", ksize, 1, channel_axis)
     strides = (1,) + _window_values(function, "strides", strides, 1, channel_axis)
@@ -523,11 +753,95 @@ def _by_rank(function, pool2d, input, ksize, strides, padding, data_format):
     return array_ops.squeeze(pooled, new_axis)
 
 
+def _pool3d(function, pool2d, x, ksize, strides, padding, data_format, maximum):
+    """3-D pooling of `x` (N, D, H, W, C), or (N, C, D, H, W) for NCDHW, as two 2-D ones:
+    over (H, W) of each depth, then over D of each pooled position. A maximum over a box is
+    the maximum over its depths of each depth's maximum; a mean the mean over its depths of
+    each depth's mean, as the number of input elements in a box (SAME's divisor) is their
+    number in depth times that in height and width."""
+    layout = _check_layout(function, data_format, _LAYOUT_NAMES[3])
+    channel_axis = layout[0]
+    x = _spatial_input(function, x, 3, layout, floating=not maximum)
+    ksize = _window_values(function, "ksize", ksize, 3, channel_axis)
+    strides = _window_values(function, "strides", strides, 3, channel_axis)
+    padding = _padding(function, padding, 3, channel_axis, explicit=False)
+    geometry = _geometry(function, x.shape[1:4], ksize, strides, (1, 1, 1), padding)
+    (_, _, depth), (_, _, height), (_, _, width) = geometry
+    batch, size, channels = x.shape[0], x.shape[1], x.shape[4]
+    planes = pool2d(array_ops.reshape(x, (-1, *x.shape[2:])), ksize[1:], strides[1:], padding)
+    columns = array_ops.reshape(planes, (batch, size, height * width, channels))
+    pooled = pool2d(columns, (ksize[0], 1), (strides[0], 1), padding)
+    result = array_ops.reshape(pooled, (batch, depth, height, width, channels))
+    return _channels_first_again(result, layout)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """The maximum over each window of `input` (N, W, C), as `tf.nn.max_pool1d`; `padding`
+    may be explicit. max_pool2d's rules for padding, ties and NaN.
+
+    >>> tt.nn.max_pool1d(tt.constant([[[1.0], [3.0], [2.0]]]), 2, 1, "VALID").numpy().ravel()
+    array([3., 3.], dtype=float32)
+    """
+    x = as_tensor(input)
+    return _pool1d("max_pool1d", max_pool2d, x, ksize, strides, padding, data_format)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """The mean over each window of `input` (N, W, C), as `tf.nn.avg_pool1d`: with 'SAME'
+    padding a window is divided by the number of input elements it holds.
+
+    >>> tt.nn.avg_pool1d(tt.constant([[[1.0], [3.0], [2.0]]]), 2, 1, "SAME").numpy().ravel()
+    array([2. , 2.5, 2. ], dtype=float32)
+    """
+    x = as_tensor(input)
+    return _pool1d("avg_pool1d", avg_pool2d, x, ksize, strides, padding, data_format)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """The maximum over each window of `input` (N, D, H, W, C), as `tf.nn.max_pool3d`;
+    `padding` is 'SAME' or 'VALID'.
+
+    >>> tt.nn.max_pool3d(tt.ones((1, 4, 4, 4, 2)), 2, 2, "VALID").shape
+    TensorShape([1, 2, 2, 2, 2])
+    """
+    x = as_tensor(input)
+    return _pool3d("max_pool3d", max_pool2d, x, ksize, strides, padding, data_format, True)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """The mean over each window of `input` (N, D, H, W, C), as `tf.nn.avg_pool3d`: with
+    'SAME' padding a window is divided by the number of input elements it holds.
+
+    >>> tt.nn.avg_pool3d(tt.ones((1, 4, 4, 4, 2)), 3, 2, "SAME").shape
+    TensorShape([1, 2, 2, 2, 2])
+    """
+    x = as_tensor(input)
+    return _pool3d("avg_pool3d", avg_pool2d, x, ksize, strides, padding, data_format, False)
+
+
+def _by_rank(function, pool2d, input, ksize, strides, padding, data_format, maximum):
+    """`tf.nn.max_pool`/`avg_pool`: 1-D, 2-D or 3-D pooling by the input's rank (3, 4 or 5),
+    channels last unless `data_format` says otherwise."""
+    x = as_tensor(input)
+    if x.ndim == 3:
+        return _pool1d(function, pool2d, x, ksize, strides, padding, data_format or "NWC")
+    if x.ndim == 4:
+        return pool2d(x, ksize, strides, padding, data_format or "NHWC")
+    if x.ndim == 5:
+        layout = data_format or "NDHWC"
+        return _pool3d(function, pool2d, x, ksize, strides, padding, layout, maximum)
+    raise _fail(
+        ValueError,
+        function,
+        f"input must have rank 3 or 4 (1-D or 2-D pooling) or 5 (3-D pooling), got {x.shape}",
+    )
+
+
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
-    """`tf.nn.max_pool` for rank-3 (1-D pooling) and rank-4 (2-D) inputs."""
-    return _by_rank("max_pool", max_pool2d, input, ksize, strides, padding, data_format)
+    """`tf.nn.max_pool` for rank-3 (1-D pooling), rank-4 (2-D) and rank-5 (3-D) inputs."""
+    return _by_rank("max_pool", max_pool2d, input, ksize, strides, padding, data_format, True)
 
 
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
-    """`tf.nn.avg_pool` for rank-3 (1-D pooling) and rank-4 (2-D) inputs."""
-    return _by_rank("avg_pool", avg_pool2d, input, ksize, strides, padding, data_format)
+    """`tf.nn.avg_pool` for rank-3 (1-D pooling), rank-4 (2-D) and rank-5 (3-D) inputs."""
+    return _by_rank("avg_pool", avg_pool2d, input, ksize, strides, padding, data_format, False)

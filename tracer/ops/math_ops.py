@@ -400,6 +400,17 @@ MUL_NO_NAN = _binary(
 mul_no_nan = _binary_function(MUL_NO_NAN)
 
 
+def multiply_no_nan(x, y, name=None):
+    """x * y, but 0 wherever y is 0, even where x is inf or NaN, as `tf.math.multiply_no_nan`;
+    the gradients are TensorFlow's: g * y for x and x * g for y, each 0 where its second factor
+    is.
+
+    >>> float(tt.math.multiply_no_nan(float("inf"), 0.0))
+    0.0
+    """
+    return mul_no_nan(x, y)
+
+
 # --- pow --------------------------------------------------------------------------------
 
 
@@ -1110,32 +1121,55 @@ ATAN2 = _binary(
 atan2 = _binary_function(ATAN2)
 
 
-# --- erf --------------------------------------------------------------------------------
+# --- erf, erfc ---------------------------------------------------------------------------
 
-_erf_of_one = np.frompyfunc(math.erf, 1, 1)
-ERF_OVER_ARRAYS_FROM = 64  # elements; below, math.erf on each costs less than the C call
+# elements from which erf and erfc run over the array in C; below, math's on each element
+# costs less than the call
+ERF_OVER_ARRAYS_FROM = 64
 
 
-def _erf_kernel(x):
-    """numpy has no erf: C's (codegen/array_math.py, the compiled backend's erf) over an
-    array of float32 or float64 (float16 computed in float32), else math.erf per element."""
-    x = np.asarray(x)
-    if x.size >= ERF_OVER_ARRAYS_FROM and x.dtype.name in ("float16", "float32", "float64"):
-        wide = x.astype(np.float32) if x.dtype == np.float16 else x
-        result = array_math.apply("erf", wide)
-        if result is not None:
-            return result.astype(x.dtype, copy=False)
-    return np.asarray(_erf_of_one(x), dtype=np.result_type(x))
+def _special_kernel(name, of_one):
+    """The eager kernel of libm's `name` (numpy has neither erf nor erfc): C's
+    (codegen/array_math.py, the compiled backend's function) over an array of float32 or
+    float64 (float16 computed in float32), else `of_one` (math's) per element."""
+    per_element = np.frompyfunc(of_one, 1, 1)
 
+    def run(x):
+        x = np.asarray(x)
+        if x.size >= ERF_OVER_ARRAYS_FROM and x.dtype.name in ("float16", "float32", "float64"):
+            wide = x.astype(np.float32) if x.dtype == np.float16 else x
+            result = array_math.apply(name, wide)
+            if result is not None:
+                return result.astype(x.dtype, copy=False)
+        return np.asarray(per_element(x), dtype=np.result_type(x))
+
+    run.__name__ = f"_{name}_kernel"
+    return run
+
+
+_erf_kernel = _special_kernel("erf", math.erf)
+_erfc_kernel = _special_kernel("erfc", math.erfc)
+_TWO_OVER_ROOT_PI = 1.1283791670955126  # 2 / sqrt(pi)
 
 ERF = _unary(
     "erf",
-    lambda node, g, x: (g * (1.1283791670955126 * exp(negative(x * x))),),  # 2 / sqrt(pi)
+    lambda node, g, x: (g * (_TWO_OVER_ROOT_PI * exp(negative(x * x))),),
     saves=(0,),
     kernel=_erf_kernel,
     c=forms.libm("erf", vectorized=True),
 )
+# 1 - erf(x), computed by libm without the subtraction: accurate where erf(x) rounds to 1
+# (erfc(10) is 2.1e-45, 1 - erf(10) is 0), as GELU's far negative side needs
+ERFC = _unary(
+    "erfc",
+    lambda node, g, x: (g * (-_TWO_OVER_ROOT_PI * exp(negative(x * x))),),
+    saves=(0,),
+    infer=_real_floating,
+    kernel=_erfc_kernel,
+    c=forms.libm("erfc", vectorized=True),
+)
 erf = _unary_function(ERF)
+erfc = _unary_function(ERFC)
 
 
 # --- activations ------------------------------------------------------------------------
@@ -1396,8 +1430,10 @@ RELU_GRAD = _binary(
 
 # --- GELU, and its gradient, each one op ------------------------------------------------
 # gelu(x) = x * P(x) and gelu_grad(x, g) = g * (P(x) + x * p(x)), with P the standard
-# normal's distribution function (1 + erf(x / sqrt(2))) / 2 and p its density
-# exp(-x^2 / 2) / sqrt(2 pi), as PyTorch's gelu and gelu_backward: written with primitives
+# normal's distribution function erfc(-x / sqrt(2)) / 2 and p its density
+# exp(-x^2 / 2) / sqrt(2 pi), as PyTorch's gelu and gelu_backward. P is erfc's, as
+# TensorFlow's: (1 + erf(x / sqrt(2))) / 2 is the same function, but 0 below x = -8 or so
+# in float64 (erf rounds to -1 there), where P(-10) is 7.6e-24. Written with primitives
 # (TensorFlow's way) an eager GELU ran five ops over the activations and its gradient about
 # ten. The gradient's own rule is `_gate_grad_rules`' with f = P + x p, f' = p * (2 - x^2),
 # so every order follows. Eager, each runs as one C loop of the compiled kernels' expression
@@ -1409,15 +1445,15 @@ _DENSITY_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
 _GELU = forms.Helper(
     "gelu",
     float="static inline $T tr_gelu_$tag($T x) {"
-    f" return ($T)0.5 * x * (1 + erf$f(x * ($T){_SQRT_HALF})); }}",
-    requires=(forms.vector_declaration("erf"),),
+    f" return ($T)0.5 * x * erfc$f(x * ($T)-{_SQRT_HALF}); }}",
+    requires=(forms.vector_declaration("erfc"),),
 )
 _GELU_SLOPE = forms.Helper(
     "gelu_slope",
     float="static inline $T tr_gelu_slope_$tag($T x) {"
-    f" return ($T)0.5 * (1 + erf$f(x * ($T){_SQRT_HALF}))"
+    f" return ($T)0.5 * erfc$f(x * ($T)-{_SQRT_HALF})"
     f" + x * (tr_exp_$tag(($T)-0.5 * x * x) * ($T){_DENSITY_SCALE}); }}",
-    requires=(forms.vector_declaration("erf"), _EXP),
+    requires=(forms.vector_declaration("erfc"), _EXP),
 )
 
 
@@ -1444,7 +1480,7 @@ def _gelu_kernel(x):
     found = _over_arrays("gelu", x)
     if found is not None:
         return found
-    return (0.5 * x * (1 + _erf_kernel(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+    return (0.5 * x * _erfc_kernel(x * -_SQRT_HALF)).astype(x.dtype, copy=False)
 
 
 @quiet
@@ -1453,7 +1489,7 @@ def _gelu_grad_kernel(x, g):
     if found is not None:
         return found
     density = np.exp(-0.5 * x * x) * _DENSITY_SCALE
-    slope = 0.5 * (1 + _erf_kernel(x * _SQRT_HALF)) + x * density
+    slope = 0.5 * _erfc_kernel(x * -_SQRT_HALF) + x * density
     return (g * slope).astype(np.result_type(x, g), copy=False)
 
 
@@ -1467,8 +1503,8 @@ def _gelu_derivative(node, x, one):
     def derived(op, *inputs):
         return match.derived(node, op, inputs, x.shape)
 
-    scaled = derived("mul", x, const(_SQRT_HALF))
-    distribution = derived("mul", const(0.5), derived("add", one, derived("erf", scaled)))
+    scaled = derived("mul", x, const(-_SQRT_HALF))
+    distribution = derived("mul", const(0.5), derived("erfc", scaled))
     square = derived("mul", derived("mul", const(-0.5), x), x)
     density = derived("mul", derived("exp", square), const(_DENSITY_SCALE))
     return derived("add", distribution, derived("mul", x, density))
