@@ -247,3 +247,36 @@ def test_a_float16_product_sums_in_float(mode):
     np.testing.assert_array_equal(
         run(mode, tt.matmul, tt.constant(a), tt.constant(b)).numpy(), expected
     )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_integer_mean_sums_without_wrapping(mode):
+    """TF 2.21: the mean of int32 [2^30] * 3 is 2^30, of int8 [100] * 3 100, of int8
+    [-100, -100, -101] -100, of uint8 [255, 255, 0] 170, and of no elements 0 (tracer's sum
+    wrapped first: -357913941, 14, 84)."""
+    cases = [
+        ([2**30] * 3, tt.int32, 2**30),
+        ([100] * 3, tt.int8, 100),
+        ([-100, -100, -101], tt.int8, -100),
+        ([255, 255, 0], tt.uint8, 170),
+    ]
+    for values, dtype, expected in cases:
+        got = run(mode, tt.reduce_mean, tt.constant(values, dtype))
+        assert got.dtype == dtype and int(got) == expected
+    assert int(run(mode, tt.reduce_mean, tt.zeros([0], tt.int32))) == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_values_cast_to_bool_by_their_real_part_and_have_no_order(mode):
+    """TF 2.21: cast([1j, 0, 2, 1 + 1j], bool) is [False, False, True, True] (the real
+    part's, as casts to real numbers take it; tracer gave True for 1j); tf.norm of complex
+    values is complex with a zero imaginary part; maximum, less and reduce_max refuse
+    complex values (tracer's C failed to compile, its eager mode ordered them)."""
+    x = tt.constant([1j, 0j, 2 + 0j, 1 + 1j], tt.complex64)
+    got = run(mode, lambda x: tt.cast(x, tt.bool), x)
+    np.testing.assert_array_equal(got.numpy(), [False, False, True, True])
+    norm = run(mode, tt.norm, tt.constant([3 + 4j, 1j], tt.complex128))
+    assert norm.dtype == tt.complex128 and complex(norm.numpy()) == pytest.approx(np.sqrt(26.0))
+    for ordered in (lambda a: tt.maximum(a, a), lambda a: a < a, tt.reduce_max, tt.argmax):
+        with pytest.raises(TypeError, match="complex64 values have no order"):
+            run(mode, ordered, x)

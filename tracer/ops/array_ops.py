@@ -245,12 +245,15 @@ def same_as_input(node):
 
 @quiet  # a NaN or a float out of an integer type's range: numpy's value, without a warning
 def _cast_kernel(x, dtype):
-    return np.asarray(x).astype(dtype.as_numpy_dtype)
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and dtype.is_bool:  # the real part's, as any complex to real cast
+        return x.real.astype(np.bool_)
+    return x.astype(dtype.as_numpy_dtype)
 
 
 def _cast_c(t, out, x):
-    if out.is_bool:
-        return f"({x} != 0)"
+    if out.is_bool:  # (a complex number's real part, as TensorFlow's cast to bool takes it)
+        return f"(creal({x}) != 0)" if t.is_complex else f"({x} != 0)"
     if t.is_bool:  # a select: GCC vectorizes no loop that converts a bool to a number
         return f"({x} ? ({compute(out)})1 : ({compute(out)})0)"
     if out.is_integer and t.is_floating:

@@ -237,6 +237,7 @@ def _check_indices(params, indices, size):
 # --- argmax, argmin ---------------------------------------------------------------------
 
 
+@shapes.ordered
 def _infer_arg(attrs, x):
     axis = attrs["axis"]
     if not 0 <= axis < len(x.shape):

@@ -542,6 +542,7 @@ MAXIMUM = _binary(
     jvp=lambda node, tangents, inputs, out: _winner_tangent(
         inputs[0] >= inputs[1], tangents, inputs
     ),
+    infer=shapes.ordered(shapes.binary),
     kernel=np.maximum,
     c=forms.Expression(forms.helper_call(MAXIMUM_HELPER), helpers=(MAXIMUM_HELPER,)),
 )
@@ -551,6 +552,7 @@ MINIMUM = _binary(
     jvp=lambda node, tangents, inputs, out: _winner_tangent(
         inputs[0] <= inputs[1], tangents, inputs
     ),
+    infer=shapes.ordered(shapes.binary),
     kernel=np.minimum,
     c=forms.Expression(forms.helper_call(MINIMUM_HELPER), helpers=(MINIMUM_HELPER,)),
 )
@@ -728,16 +730,15 @@ floormod = mod = _binary_function(MOD)
 # --- comparisons and logic (no gradients) ------------------------------------------------
 
 
-def _comparison(name, ufunc, symbol, strings=False):
-    return _binary(
-        name, saves=(), infer=shapes.comparison, kernel=ufunc, c=_infix(symbol), strings=strings
-    )
+def _comparison(name, ufunc, symbol, strings=False, infer=shapes.comparison):
+    return _binary(name, saves=(), infer=infer, kernel=ufunc, c=_infix(symbol), strings=strings)
 
 
-GREATER = _comparison("greater", np.greater, ">")
-GREATER_EQUAL = _comparison("greater_equal", np.greater_equal, ">=")
-LESS = _comparison("less", np.less, "<")
-LESS_EQUAL = _comparison("less_equal", np.less_equal, "<=")
+_ORDERED = shapes.ordered(shapes.comparison)
+GREATER = _comparison("greater", np.greater, ">", infer=_ORDERED)
+GREATER_EQUAL = _comparison("greater_equal", np.greater_equal, ">=", infer=_ORDERED)
+LESS = _comparison("less", np.less, "<", infer=_ORDERED)
+LESS_EQUAL = _comparison("less_equal", np.less_equal, "<=", infer=_ORDERED)
 EQUAL = _comparison("equal", np.equal, "==", strings=True)
 NOT_EQUAL = _comparison("not_equal", np.not_equal, "!=", strings=True)
 greater = _binary_function(GREATER)

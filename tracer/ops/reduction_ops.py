@@ -4,6 +4,7 @@ import numpy as np
 
 from codegen import forms
 from codegen.ctypes import literal
+from tracer import dtypes
 from tracer.ir import dims
 from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.broadcast_ops import REDUCE_SUM, reduce_attrs, reduce_sum
@@ -66,7 +67,7 @@ def _extremum(name, numpy_reduce, helper, sign):
     """
     return primitive(
         name,
-        shapes.reduction,
+        shapes.ordered(shapes.reduction),
         grad=_reduce_extremum_grad,
         jvp=_reduce_extremum_jvp,
         saves=(0, OUT),
@@ -104,8 +105,13 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
 @tf_op("Mean")
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over `axis`; integer tensors give the integer mean rounded toward zero, as in
-    TensorFlow (-1.5 is -1)."""
+    TensorFlow (-1.5 is -1), their sum taken in int64 (TensorFlow's mean of [2^30] * 3 in
+    int32 is 2^30, of [100] * 3 in int8 100), 0 over no elements."""
     x = as_tensor(input_tensor)
+    dtype = x.dtype
+    if dtype.is_integer and dtype not in (dtypes.int64, dtypes.uint64):
+        wide = reduce_mean(array_ops.cast(x, dtypes.int64), axis, keepdims)
+        return array_ops.cast(wide, dtype)
     attrs = reduce_attrs(x, axis, keepdims)
     if attrs is None:  # no axis reduced: each element its own mean
         total, count = x, 1
@@ -114,8 +120,11 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
         total = apply(REDUCE_SUM, (x,), attrs)
         count = dims.size([shape[a] for a in attrs["axis"]])
     if isinstance(count, dims.Dim):  # known when the function runs
-        count = array_ops.dims_value([count], x.dtype)
-    dtype = x.dtype
+        count = array_ops.dims_value([count], dtype)
+        if dtype.is_integer:
+            count = math_ops.maximum(count, 1)  # (no elements: a mean of 0)
+    elif dtype.is_integer:
+        count = max(count, 1)
     if dtype.is_integer:  # rounded toward zero, as TensorFlow's (C's) integer division
         quotient = math_ops.floordiv(total, count)
         inexact = math_ops.logical_and(
@@ -199,8 +208,12 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):
 
 
 def _root_sum_of_squares(t, magnitude, axis, keep):
-    squares = magnitude * magnitude if t.dtype.is_complex else t * t
-    return math_ops.sqrt(reduce_sum(squares, axis=axis, keepdims=keep))
+    """The euclidean norm; of complex values in their complex dtype (an imaginary part of 0),
+    as TensorFlow's, which takes the root of the sum of x conj(x)."""
+    if not t.dtype.is_complex:
+        return math_ops.sqrt(reduce_sum(t * t, axis=axis, keepdims=keep))
+    root = math_ops.sqrt(reduce_sum(magnitude * magnitude, axis=axis, keepdims=keep))
+    return array_ops.cast(root, t.dtype)
 
 
 def _matrix_norm(t, ord, axis, keep):

@@ -86,6 +86,22 @@ def comparison(attrs, x, y):
     return broadcast_shapes(x.shape, y.shape), (same_dtype(x, y) and dtypes.bool)
 
 
+def ordered(infer):
+    """`infer` of an op that orders its inputs' values (a maximum, a comparison, an argmax),
+    after a TypeError for complex ones, which have no order, as TensorFlow refuses them
+    (compiled, C's complex types have no `<`)."""
+
+    def checked(attrs, *inputs):
+        for t in inputs:
+            if t.dtype.is_complex:
+                raise TypeError(
+                    f"{t.dtype.name} values have no order: there is no comparison of them"
+                )
+        return infer(attrs, *inputs)
+
+    return checked
+
+
 def logical(attrs, *inputs):
     for t in inputs:
         if t.dtype != dtypes.bool:
