@@ -280,3 +280,29 @@ def test_complex_values_cast_to_bool_by_their_real_part_and_have_no_order(mode):
     for ordered in (lambda a: tt.maximum(a, a), lambda a: a < a, tt.reduce_max, tt.argmax):
         with pytest.raises(TypeError, match="complex64 values have no order"):
             run(mode, ordered, x)
+
+
+def test_saturate_cast_dtype_hint_and_dtype_properties_as_tensorflows():
+    """TF 2.21's printed values: saturate_cast clips to the target's range first (300.0 as
+    uint8 is 255, 3e9 as int32 2147483647); convert_to_tensor's dtype_hint applies where the
+    value converts (1 -> float32; 1.5 with hint int32 stays float32; a tensor keeps its
+    dtype); a numpy float array given an integer dtype is cut toward zero; DType's
+    is_unsigned, size, min, max and real_dtype. (tracer had none of them, and refused the
+    numpy array.)"""
+    np.testing.assert_array_equal(
+        tt.saturate_cast(tt.constant([300.0, -5.0, 7.9]), tt.uint8).numpy(), [255, 0, 7]
+    )
+    np.testing.assert_array_equal(
+        tt.saturate_cast(tt.constant([3e9, -3e9], tt.float64), tt.int32).numpy(),
+        [2147483647, -2147483648],
+    )
+    assert tt.convert_to_tensor(1, dtype_hint=tt.float32).dtype == tt.float32
+    assert tt.convert_to_tensor(1.5, dtype_hint=tt.int32).dtype == tt.float32
+    assert tt.convert_to_tensor(tt.constant(1), dtype_hint=tt.float32).dtype == tt.int32
+    np.testing.assert_array_equal(
+        tt.constant(np.array([1.5, -2.7]), dtype=tt.int32).numpy(), [1, -2]
+    )
+    assert (tt.uint8.is_unsigned, tt.uint8.size, tt.uint8.min, tt.uint8.max) == (True, 1, 0, 255)
+    assert tt.float16.max == 65504.0 and tt.complex64.real_dtype == tt.float32
+    with pytest.raises(TypeError):
+        _ = tt.bool.min

@@ -134,6 +134,7 @@ from tracer.ops.math_composites import (
     cosh,
     reduce_all,
     reduce_any,
+    saturate_cast,
     scalar_mul,
     sinh,
     tensordot,
@@ -240,7 +241,7 @@ __all__ = [
     # ops
     "abs", "acos", "add", "add_n", "argmax", "asin", "atan", "atan2", "argmin", "broadcast_to", "cast", "clip_by_norm", "eye", "linspace", "norm", "clip_by_value",
     "complex", "concat", "cos", "divide", "equal", "exp", "expand_dims", "fill", "floor", "floordiv",
-    "truncatediv", "truncatemod",
+    "truncatediv", "truncatemod", "saturate_cast",
     "gather", "greater", "greater_equal", "identity", "less", "less_equal", "log", "log1p",
     "meshgrid", "sequence_mask", "repeat", "searchsorted", "histogram_fixed_width",
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",

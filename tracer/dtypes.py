@@ -43,6 +43,37 @@ class DType:
         self.itemsize = self._np.itemsize  # bytes per element (a string's: its reference)
 
     @property
+    def is_unsigned(self):
+        return self._np.kind == "u"
+
+    @property
+    def size(self):
+        """Bytes per element, as TensorFlow's DType.size."""
+        return self.itemsize
+
+    @property
+    def min(self):
+        """The least value of the type, as TensorFlow's (a TypeError for bool and complex)."""
+        return self._limits().min
+
+    @property
+    def max(self):
+        """The greatest value of the type, as TensorFlow's."""
+        return self._limits().max
+
+    def _limits(self):
+        if self.is_floating:
+            return np.finfo(self._np)
+        if self.is_integer:
+            return np.iinfo(self._np)
+        raise TypeError(f"{self.name} has no min and max")
+
+    @property
+    def real_dtype(self):
+        """The dtype of a complex value's parts; a real dtype's is itself."""
+        return as_dtype(np.empty((), self._np).real.dtype) if self.is_complex else self
+
+    @property
     def short_name(self):
         """The compact form used by the IR printer: f32, i64, c128, bool."""
         return _SHORT_NAMES[self.name]

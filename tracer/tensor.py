@@ -537,6 +537,7 @@ def _from_python(value, dtype):
     if (
         kind == "f"
         and dtype.is_integer
+        and not isinstance(value, (np.ndarray, np.generic))  # (numpy's: cut, as TF's astype)
         and not np.all(np.isfinite(array) & (array == np.round(array)))
     ):
         raise TypeError(
@@ -622,13 +623,22 @@ def _materialize(value):
     return tensor._value
 
 
-def convert_to_tensor(value, dtype=None, name=None):
+def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_dtype=None):
     """A Tensor for `value`: tensors pass through, variables are read, Python and numpy values
-    become constants (Python floats float32, ints int32, as in TensorFlow).
+    become constants (Python floats float32, ints int32, as in TensorFlow). `dtype_hint`
+    (TensorFlow 1's `preferred_dtype`) is the dtype a Python or numpy value takes where it
+    converts to it, else its own, as TensorFlow's (1 with hint float32 is float32, 1.5 with
+    hint int32 float32); a tensor keeps its dtype.
 
     >>> tt.convert_to_tensor([1, 2]).dtype
     tt.int32
     """
+    hint = dtype_hint if dtype_hint is not None else preferred_dtype
+    if dtype is None and hint is not None and not is_tensor_like(value):
+        try:
+            return convert_to_tensor(value, as_dtype(hint))
+        except (TypeError, ValueError, OverflowError):
+            pass  # (its own dtype, then)
     if dtype is not None:
         dtype = as_dtype(dtype)
     if isinstance(value, Tensor):

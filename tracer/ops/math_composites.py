@@ -12,6 +12,7 @@ and one for large arguments that overflows only where the function does.
 
 import math
 
+from tracer import dtypes
 from tracer.ir import dims
 from tracer.ops import array_ops, layout_ops, math_ops, nn_ops, reduction_ops, structure_ops
 from tracer.ops.broadcast_ops import reduce_sum
@@ -291,6 +292,23 @@ def truncatemod(x, y, name=None):
         return x - truncatediv(x, y) * y
     remainder = math_ops.floormod(math_ops.abs(x), math_ops.abs(y))
     return math_ops.where(math_ops.less(x, 0), -remainder, remainder)
+
+
+def saturate_cast(value, dtype, name=None):
+    """`value` cast to `dtype`, values outside its range first clipped to its least and
+    greatest (a complex value to a real dtype: its real part), as TensorFlow's: a float 300
+    as uint8 is 255, not 44."""
+    x = as_tensor(value)
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype.is_complex and not dtype.is_complex:
+        x = math_ops.real(x)
+    if x.dtype.is_bool or dtype.is_bool or dtype.is_complex:
+        return array_ops.cast(x, dtype)
+    target = dtype.real_dtype
+    low, high = max(x.dtype.min, target.min), min(x.dtype.max, target.max)
+    if low > x.dtype.min or high < x.dtype.max:
+        x = math_ops.clip_by_value(x, low, high)
+    return array_ops.cast(x, dtype)
 
 
 def rint(x, name=None):

@@ -92,12 +92,13 @@ def ordered(infer):
     (compiled, C's complex types have no `<`)."""
 
     def checked(attrs, *inputs):
+        inferred = infer(attrs, *inputs)  # (operands of two dtypes: that error first)
         for t in inputs:
             if t.dtype.is_complex:
                 raise TypeError(
                     f"{t.dtype.name} values have no order: there is no comparison of them"
                 )
-        return infer(attrs, *inputs)
+        return inferred
 
     return checked
 
