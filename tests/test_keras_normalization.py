@@ -305,8 +305,6 @@ def test_kerass_options_tracer_lacks_are_refused_when_set():
             layer_configs.make_layer(changed)
     entry = layer_configs.layer_config(layers.LayerNormalization(axis=(1, 2)))
     assert entry["config"]["axis"] == [1, 2]
-    with pytest.raises(ValueError, match="rms_scaling"):
-        layer_configs.make_layer({**entry, "config": {**entry["config"], "rms_scaling": True}})
 
 
 @pytest.mark.parametrize("backend", [None, "c", "interpreter"])

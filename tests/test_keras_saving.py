@@ -457,12 +457,6 @@ def test_a_files_regularizers_and_constraints_are_read(tmp_path):
     )
 
 
-def test_a_conv_with_groups_is_refused(tmp_path):
-    path = rewrite(DATA / "cnn.keras", tmp_path / "m.keras", set_layer(1, groups=2))
-    with pytest.raises(ValueError, match="groups=2"):
-        tt.keras.models.load_model(path)
-
-
 def test_mismatched_weights_are_refused_or_skipped(tmp_path):
     model = mlp()
     before = [w.copy() for w in model.get_weights()]

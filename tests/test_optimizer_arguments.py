@@ -246,7 +246,7 @@ def test_variables_is_a_list_as_keras_3s_property_and_may_be_called():
     variable = tt.Variable([1.0, 2.0])
     optimizer = optimizers.Adam(0.1)
     optimizer.apply_gradients([(tt.constant([1.0, 1.0]), variable)])
-    assert len(optimizer.variables) == 3 and optimizer.variables[0] is optimizer.iterations
+    assert len(optimizer.variables) == 4 and optimizer.variables[0] is optimizer.iterations
     assert [v.numpy().tolist() for v in optimizer.variables()] == [
         v.numpy().tolist() for v in optimizer.variables
     ]

@@ -240,8 +240,8 @@ def test_the_averages_are_optimizer_variables_made_first():
     ftrl.apply_gradients([(tt.constant([1.0, 1.0]), v)])
     names = [re.sub(r"^ftrl(_\d+)?/", "", variable.name) for variable in ftrl.variables]
     prefix = v.name.split(":")[0]
-    assert names[1:] == [f"{prefix}/{slot}:0" for slot in ("average", "accumulator", "linear")]
-    assert len(optimizers.Ftrl(0.1).variables) == 1  # no slot before the first update
+    assert names[2:] == [f"{prefix}/{slot}:0" for slot in ("average", "accumulator", "linear")]
+    assert len(optimizers.Ftrl(0.1).variables) == 2  # no slot before the first update
 
 
 # Keras 3 on TF 2.21's printed rates at these steps

@@ -107,6 +107,9 @@ class Optimizer:
             name=f"{name}/learning_rate",
             dtype=dtypes.float32,
         )
+        # Keras 3's paths of these two (TensorFlow's names stay the variables' `name`)
+        self.iterations.path = f"{name}/iteration"
+        self._learning_rate.path = f"{name}/learning_rate"
         self._scheduled_rates = {}  # this apply_gradients' scheduled rate, by dtype
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
         self._built_variables = None  # what `build` was given: `apply`'s default variables
@@ -202,7 +205,8 @@ class Optimizer:
             if variable.constraint is not None:
                 variable.assign(variable.constraint(variable))
         if state.trace is not None:  # in a TensorFlow 1 graph, the op that runs the updates
-            updates = state.trace.group([*self.variables, *(v for _, v in pairs)])
+            assigned = [v for v in self.variables if v is not self._learning_rate]
+            updates = state.trace.group([*assigned, *(v for _, v in pairs)])
             if updates is not None:
                 return updates
         return self.iterations
@@ -319,11 +323,13 @@ class Optimizer:
 
     @property
     def variables(self):
-        """The optimizer's variables: `iterations`, then each variable's slots; a list, as
-        Keras 3's property gives it, that may also be called, as TensorFlow's older
-        optimizers' method was (`optimizer.variables()`)."""
+        """The optimizer's variables in Keras 3's order: `iterations`, the learning rate
+        (unless a schedule gives it: Keras has no variable then), then each variable's
+        slots; a list, as Keras 3's property gives it, that may also be called, as
+        TensorFlow's older optimizers' method was (`optimizer.variables()`)."""
+        rate = [] if self._schedule is not None else [self._learning_rate]
         slots = [v for _, named in self._slots.values() for v in named.values()]
-        return VariableList([self.iterations, *slots])
+        return VariableList([self.iterations, *rate, *slots])
 
     def get_slot(self, variable, name):
         return self._slots_of(variable)[name]

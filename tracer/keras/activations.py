@@ -103,6 +103,23 @@ def silu(x):
 swish = silu
 
 
+def hard_sigmoid(x):
+    """relu6(x + 3) / 6: 0 up to -3, 1 from 3, `x / 6 + 0.5` between, as Keras 3 defines it
+    (so its gradient is relu6's, 0 at -3 and at 3)."""
+    x = as_tensor(x)
+    return nn_ops.relu6(x + 3.0) / 6.0
+
+
+def hard_silu(x):
+    """x * hard_sigmoid(x), also called hard_swish: silu's piecewise-quadratic
+    approximation (0 up to -3, x from 3)."""
+    x = as_tensor(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
 def gelu(x, approximate=False):
     """x * Phi(x) (the normal CDF); with `approximate`, the tanh form."""
     return nn_ops.gelu(x, approximate=approximate)
@@ -173,7 +190,8 @@ def log_softmax(x, axis=-1):
     return nn_ops.log_softmax(x, axis=axis)
 
 
-# Keras's names; "swish" is an alias, so serialize(swish) gives "silu" as in Keras.
+# Keras's names; "swish" and "hard_swish" are aliases, so serialize(swish) gives "silu" as in
+# Keras.
 _BY_NAME = {
     fn.__name__: fn
     for fn in (
@@ -187,6 +205,8 @@ _BY_NAME = {
         softplus,
         softsign,
         silu,
+        hard_sigmoid,
+        hard_silu,
         gelu,
         mish,
         exponential,
@@ -195,7 +215,7 @@ _BY_NAME = {
         log_softmax,
     )
 }
-_ALIASES = {"swish": silu}
+_ALIASES = {"swish": silu, "hard_swish": hard_silu}
 
 
 def get(identifier):

@@ -1,9 +1,10 @@
 """What `fit`, `evaluate` and `predict` iterate: their data, as one epoch's batches at a time.
 
 Keras takes numpy arrays (or tensors, or lists and dicts of them, for several inputs),
-`tt.data.Dataset`s and Python generators; each becomes an adapter here with `steps` (the
-batches of an epoch, None where only the end of the data tells) and `batches()`, which
-yields one epoch's batches as a step gets them: `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
+`tt.data.Dataset`s, Python generators and `tt.keras.utils.PyDataset`s; each becomes an
+adapter here with `steps` (the batches of an epoch, None where only the end of the data
+tells) and `batches()`, which yields one epoch's batches as a step gets them: `(x,)`,
+`(x, y)` or `(x, y, sample_weight)`.
 
 Arrays are cut into `batch_size` batches, the last one smaller, in a new random order for
 each pass over them when shuffling (each epoch, unless `steps_per_epoch` makes an epoch a
@@ -12,10 +13,11 @@ part of a pass). A dataset yields its own batches: `(x,)`, `(x, y)` or
 many batches from an iterator that goes on where the previous epoch stopped (so that a
 repeated dataset or an endless generator serves every epoch), as Keras does. `shuffle`
 (fit's default) does not shuffle a dataset or a generator: Keras 3.15 warns so, and so does
-this.
+this. It shuffles the order of a PyDataset's batches (not an endless one's).
 """
 
 import math
+import random
 import types
 import warnings
 
@@ -23,6 +25,7 @@ import numpy as np
 
 from tracer import nest
 from tracer.data.sparse_elements import SparseArrays, is_sparse
+from tracer.keras.py_dataset import PyDataset
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import TensorLike
 
@@ -49,16 +52,22 @@ def adapter(
     `class_weight` only to be refused for a generator, as Keras refuses it."""
     from tracer.data.dataset import Dataset
 
+    if isinstance(x, PyDataset):
+        _refuse_parts(what, "a PyDataset", y, sample_weight)
+        endless = _batch_count(x) is None
+        if shuffle and endless:
+            warnings.warn(
+                _IGNORED + "an infinite PyDataset. The PyDataset is expected to already be "
+                "shuffled.",
+                stacklevel=2,
+            )
+        return PyDatasetAdapter(x, steps, shuffle and not endless, what)
     if isinstance(x, Dataset) or _is_iterator(x):
         # (a batch_size is ignored, as Keras 3 ignores it: fit passes its own to the
         # evaluate of a validation dataset)
-        for name, value in (("y", y), ("sample_weight", sample_weight)):
-            if value is not None:
-                kind = "a dataset" if isinstance(x, Dataset) else "a generator"
-                raise ValueError(
-                    f"{what}: `{name}` must not be given when x is {kind} (its elements hold "
-                    f"the batches), given {name}={_describe(value)}"
-                )
+        _refuse_parts(
+            what, "a dataset" if isinstance(x, Dataset) else "a generator", y, sample_weight
+        )
         if class_weight is not None and isinstance(x, types.GeneratorType):
             raise ValueError(
                 "Argument `class_weight` is not supported for Python generator inputs. "
@@ -76,6 +85,17 @@ def adapter(
         # list of numbers, which Keras reads as a structure of inputs) is not an input
         raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
     return ArrayAdapter(x, y, sample_weight, batch_size or 32, steps, shuffle, what)
+
+
+def _refuse_parts(what, kind, y, sample_weight):
+    """A ValueError where `y` or `sample_weight` is given beside an x of `kind` whose
+    elements hold the batches."""
+    for name, value in (("y", y), ("sample_weight", sample_weight)):
+        if value is not None:
+            raise ValueError(
+                f"{what}: `{name}` must not be given when x is {kind} (its elements hold "
+                f"the batches), given {name}={_describe(value)}"
+            )
 
 
 def split_for_validation(x, y, sample_weight, validation_split):
@@ -204,11 +224,12 @@ class StreamAdapter:
     """Batches that a dataset or generator makes. `ran_out` is set when an epoch found no
     batch at all (a generator already used up): fit then stops, as Keras does."""
 
-    def __init__(self, source, steps):
+    def __init__(self, source, steps, length=None):
         self._source = source
         self._iterator = None
         self._continues = steps is not None
-        self._length = _known_length(source)  # batches in a pass, where known
+        # batches in a pass, where known
+        self._length = _known_length(source) if length is None else length
         self.steps = int(steps) if steps is not None else self._length
         self._taken = 0  # batches taken from the current pass, as Keras's `_steps_seen`
         self.ran_out = False
@@ -234,6 +255,53 @@ class StreamAdapter:
             yield data
         if self._taken == self._length:
             self._iterator = None  # the next epoch starts a new pass, as in Keras
+
+
+class PyDatasetAdapter(StreamAdapter):
+    """The batches of a PyDataset, read by index: in order, or in a new random order of the
+    indices each epoch when shuffling (Python's `random`, as Keras's). Its on_epoch_begin
+    runs before an epoch's first batch and its on_epoch_end after the last (not after an
+    epoch that fit stops early). fit and evaluate also call on_epoch_end before they start,
+    as Keras's do when they reset their iterator, so that it runs once more than the epochs
+    there."""
+
+    def __init__(self, dataset, steps, shuffle, what):
+        self._dataset = dataset
+        super().__init__(_Indexed(dataset, shuffle), steps, length=_batch_count(dataset))
+        if what in ("fit", "evaluate"):
+            dataset.on_epoch_end()
+
+    def batches(self):
+        self._dataset.on_epoch_begin()
+        yield from super().batches()
+        self._dataset.on_epoch_end()
+
+
+class _Indexed:
+    """A PyDataset's batches, one pass per `iter`."""
+
+    def __init__(self, dataset, shuffle):
+        self._dataset = dataset
+        self._shuffle = shuffle
+
+    def __iter__(self):
+        count = _batch_count(self._dataset)
+        if count is None:
+            yield from self._dataset
+            return
+        indices = list(range(count))
+        if self._shuffle:
+            random.shuffle(indices)
+        for index in indices:
+            yield self._dataset[index]
+
+
+def _batch_count(dataset):
+    """A PyDataset's batches per epoch, None for one without end."""
+    try:
+        return dataset.num_batches
+    except NotImplementedError:
+        return None
 
 
 def _interrupted_warning():

@@ -187,11 +187,7 @@ def _optimizer_weights(model):
     optimizer = getattr(model, "optimizer", None)
     if optimizer is None or not optimizer._slots:
         return 0, 0
-    count, size = _count(optimizer.variables)
-    if optimizer._schedule is None:  # Keras's learning rate Variable, float32 in Keras
-        # NOTE: tracer's is float64 (so that float64 models step with the exact rate)
-        count, size = count + 1, size + 4
-    return count, size
+    return _count(optimizer.variables)
 
 
 def _amount(counted):

@@ -17,6 +17,8 @@ weights (and the metrics that depend on the shapes of its outputs) exist before 
 
 import functools
 import inspect
+import itertools
+import warnings
 
 import numpy as np
 
@@ -37,6 +39,7 @@ class Trainer:
     """The training methods of `tt.keras.Model` (a mixin: the model is `self`)."""
 
     compiled = False
+    steps_per_execution = 1
     train_function = test_function = predict_function = None  # (predict needs no compile)
     optimizer = None
     stop_training = False
@@ -54,9 +57,17 @@ class Trainer:
         auto_scale_loss=True,
     ):
         """Choose the optimizer, loss and metrics that `fit` and `evaluate` use: names
-        ("adam", "mse", "accuracy") or objects, as Keras takes them."""
+        ("adam", "mse", "accuracy") or objects, as Keras takes them.
+
+        `steps_per_execution` batches make one execution, as Keras's: the steps still run
+        one batch each, but the batch callbacks are called once per execution (see
+        `_executions`)."""
         if jit_compile not in BACKENDS:
             raise ValueError(f"jit_compile must be True, False or 'auto', not {jit_compile!r}")
+        if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
+            raise ValueError(
+                f"steps_per_execution must be a positive int, not {steps_per_execution!r}"
+            )
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         self._compile_loss = None if loss is None else CompileLoss(loss, loss_weights)
@@ -66,6 +77,7 @@ class Trainer:
         )
         self.run_eagerly = bool(run_eagerly)
         self.jit_compile = jit_compile
+        self.steps_per_execution = steps_per_execution
         self._compile_config = {
             "optimizer": optimizer,
             "loss": loss,
@@ -121,6 +133,27 @@ class Trainer:
             total = loss if total is None else total + loss
         return total
 
+    def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        """Keras 2's compiled loss, which Keras 3 keeps for old `train_step`s (with a
+        deprecation warning): `compute_loss(None, y, y_pred, sample_weight)`, which adds
+        `self.losses` itself, so `regularization_losses` is not read (as in Keras 3). The
+        loss metric is not updated."""
+        warnings.warn(
+            "`model.compiled_loss()` is deprecated; use `model.compute_loss(x, y, y_pred, "
+            "sample_weight)`",
+            stacklevel=2,
+        )
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
+    @property
+    def compiled_metrics(self):
+        """Keras 2's compiled metrics, as Keras 3 keeps them for old `train_step`s: its
+        `update_state(y, y_pred, sample_weight=None)` (deprecated) updates every metric of
+        `self.metrics`, a Mean (such as the loss metric) with `y_pred` as its values, the
+        others with `(y, y_pred)`. So with it, the "loss" an epoch logs is the mean of the
+        predictions, as Keras 3 logs it."""
+        return _CompiledMetrics(self)
+
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if self._compile_metrics is not None:
             self._compile_metrics.update_state(y, y_pred, sample_weight, self._output_names())
@@ -159,18 +192,20 @@ class Trainer:
 
     def _metrics_result_or_logs(self, logs):
         """The logs of an epoch (fit's) or of evaluate: the metrics' results where the last
-        step's logs name exactly the metrics, else those logs, as Keras 3's. NOTE: so a
-        train_step that returns {"loss": ...} without updating the loss metric gives an epoch
-        loss of 0, as in Keras."""
+        step's logs name exactly the metrics (a nested dict, such as a step's
+        `{"compile_metrics": {...}}`, counting as one name), else those logs, as Keras 3's.
+        NOTE: so a train_step that returns {"loss": ...} without updating the loss metric
+        gives an epoch loss of 0, as in Keras."""
         results = _floats(self.get_metrics_result())
         return results if set(logs) == set(results) else logs
 
     def _returned(self, logs, return_dict):
-        """What evaluate and the `*_on_batch` methods return: `logs` by name in sorted order
-        (as TensorFlow's Keras gives them, through its nest's sorted dicts), or its values
-        in order."""
+        """What evaluate and the `*_on_batch` methods return: `logs` (nested dicts lifted) by
+        name in sorted order (as TensorFlow's Keras gives them, through its nest's sorted
+        dicts), or its values in order."""
+        logs = _flat(logs)
         if return_dict:
-            return {name: logs[name] for name in sorted(logs)}
+            return logs
         return self._flatten_metrics_in_order(logs)
 
     def _flatten_metrics_in_order(self, logs):
@@ -276,15 +311,16 @@ class Trainer:
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             logs = None
-            for index, data in enumerate(batches.batches()):
-                if class_weight is not None:
-                    data = class_weighted(data, class_weight, per_element)
-                if step is None:
-                    self._build_on(data)
-                    step = self.make_train_function()
-                callback_list.on_train_batch_begin(index)
-                logs = _floats(step(data))
-                callback_list.on_train_batch_end(index, logs)
+            for begin, end, execution in self._executions(batches):
+                callback_list.on_train_batch_begin(begin)
+                for data in execution:
+                    if class_weight is not None:
+                        data = class_weighted(data, class_weight, per_element)
+                    if step is None:
+                        self._build_on(data)
+                        step = self.make_train_function()
+                    logs = _floats(step(data))
+                callback_list.on_train_batch_end(end, logs)
                 if self.stop_training:
                     break
             if logs is None:
@@ -336,16 +372,16 @@ class Trainer:
         self.reset_metrics()
         callback_list.on_test_begin()
         logs = None
-        for index, data in enumerate(batches.batches()):
-            if self.test_function is None:
-                self._build_on(data)
-            step = self.make_test_function()
-            callback_list.on_test_batch_begin(index)
-            logs = _floats(step(data))
-            callback_list.on_test_batch_end(index, logs)
+        for begin, end, execution in self._executions(batches):
+            callback_list.on_test_batch_begin(begin)
+            for data in execution:
+                if self.test_function is None:
+                    self._build_on(data)
+                logs = _floats(self.make_test_function()(data))
+            callback_list.on_test_batch_end(end, logs)
         if logs is None:
             raise ValueError("evaluate: the data has no batches")
-        logs = self._metrics_result_or_logs(logs)
+        logs = _flat(self._metrics_result_or_logs(logs))
         callback_list.on_test_end(logs)
         return self._returned(logs, return_dict)
 
@@ -355,17 +391,16 @@ class Trainer:
         callback_list = self._callback_list(callbacks, verbose, 1, batches.steps)
         callback_list.on_predict_begin()
         outputs = []
-        for index, data in enumerate(batches.batches()):
+        for begin, end, execution in self._executions(batches):
+            callback_list.on_predict_batch_begin(begin)
             step = self.make_predict_function()
-            callback_list.on_predict_batch_begin(index)
-            batch_outputs = _arrays(step(data))
-            outputs.append(batch_outputs)
-            callback_list.on_predict_batch_end(index, {"outputs": batch_outputs})
+            executed = [_arrays(step(data)) for data in execution]
+            outputs += executed
+            callback_list.on_predict_batch_end(end, {"outputs": _joined(executed)})
         if not outputs:
             raise ValueError("predict: the data has no batches")
         callback_list.on_predict_end()
-        joined = [np.concatenate(parts) for parts in zip(*map(nest.flatten, outputs))]
-        return nest.pack_sequence_as(outputs[0], joined)
+        return _joined(outputs)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """One optimizer step on one batch; the metrics are of this batch alone (Keras 3
@@ -390,6 +425,19 @@ class Trainer:
     def predict_on_batch(self, x):
         return _arrays(self.make_predict_function()((x,)))
 
+    def _executions(self, batches):
+        """An epoch's batches in executions of `steps_per_execution` (the last may be
+        shorter): `(begin, end, [batch, ...])`, where `begin` is the index of the first batch
+        and `end` that of the execution's last step had it been full, `begin +
+        steps_per_execution - 1`, the indices Keras's batch callbacks get."""
+        size = self.steps_per_execution
+        iterator = iter(batches.batches())
+        for begin in itertools.count(0, size):
+            execution = list(itertools.islice(iterator, size))
+            if not execution:
+                return
+            yield begin, begin + size - 1, execution
+
     def _callback_list(self, callbacks, verbose, epochs, steps, add_history=False):
         """The user's callbacks, then (as Keras adds them) a History for fit and a progress
         bar unless verbose is 0; "auto" reaches them as given."""
@@ -413,6 +461,26 @@ class Trainer:
             )
 
 
+class _CompiledMetrics:
+    """What `Model.compiled_metrics` gives: an object whose `update_state` updates the
+    model's metrics."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def update_state(self, y, y_pred, sample_weight=None):
+        warnings.warn(
+            "`model.compiled_metrics()` is deprecated; update each metric of `self.metrics` "
+            "with `metric.update_state(y, y_pred)`",
+            stacklevel=2,
+        )
+        for metric in self._model.metrics:
+            if isinstance(metric, metrics_module.Mean):
+                metric.update_state(y_pred, sample_weight=sample_weight)
+            else:
+                metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+
 class NotCompiledError(ValueError, RuntimeError):
     """fit, evaluate or a batch method of a model not compiled: Keras 3's ValueError, and
     the RuntimeError of Keras 2 and of tracer before, so that either `except` catches it."""
@@ -427,21 +495,37 @@ def _validates(epoch, validation_freq):
 
 
 def _floats(logs):
-    """The step's logs as Python floats (what callbacks and History see), a dict among them
-    (a metric whose result is a dict, as `compile_metrics` is) flattened into them, as
-    Keras 3's."""
+    """The step's logs with Python floats for values, a dict among them (a metric whose
+    result is a dict, as `compile_metrics` is) kept as a dict of floats: Keras 3 compares
+    the step's own keys with its metrics' names (`_metrics_result_or_logs`)."""
+    return {
+        name: _floats(value) if isinstance(value, dict) else _float(value)
+        for name, value in logs.items()
+    }
+
+
+def _flat(logs):
+    """`logs` with sorted keys and the entries of nested dicts lifted to the top, as Keras 3
+    hands them to callbacks and returns them."""
     flat = {}
-    for name, value in logs.items():
+    for name, value in sorted(logs.items()):
         if isinstance(value, dict):
-            flat.update(_floats(value))
+            flat.update(_flat(value))
         else:
-            flat[name] = _float(value)
+            flat[name] = value
     return flat
 
 
 def _float(value):
     array = np.asarray(value)
     return float(array) if array.size == 1 else array
+
+
+def _joined(outputs):
+    """The outputs of several batches (each a structure of arrays) as one, joined along
+    the batch axis."""
+    joined = [np.concatenate(parts) for parts in zip(*map(nest.flatten, outputs))]
+    return nest.pack_sequence_as(outputs[0], joined)
 
 
 def _arrays(outputs):

@@ -2,7 +2,8 @@
 `Progbar`, `to_categorical`, `normalize`, `set_random_seed`, the registry of one's own
 classes for files (tracer/keras/registration.py) and Keras's entries of objects
 (tracer/keras/saving/serialization.py), `pad_sequences` and
-`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), `array_to_img` and
+`timeseries_dataset_from_array` (tracer/keras/sequence_utils.py), `PyDataset` and its alias
+`Sequence`, the data fit reads by index (tracer/keras/py_dataset.py), `array_to_img` and
 `img_to_array` (tracer/keras/image_utils.py), `plot_model` and `model_to_dot` (which do not
 draw: tracer/keras/model_visualization.py), and the datasets of a directory's text, audio
 and image files (text_datasets.py, audio_datasets.py, image_datasets.py)."""
@@ -18,6 +19,7 @@ from tracer.keras.image_datasets import image_dataset_from_directory
 from tracer.keras.image_utils import array_to_img, img_to_array
 from tracer.keras.model_visualization import model_to_dot, plot_model
 from tracer.keras.progbar import Progbar
+from tracer.keras.py_dataset import PyDataset, Sequence
 from tracer.keras.registration import (
     CustomObjectScope,
     custom_object_scope,
@@ -87,6 +89,8 @@ def set_random_seed(seed):
 __all__ = [
     "CustomObjectScope",
     "Progbar",
+    "PyDataset",
+    "Sequence",
     "array_to_img",
     "audio_dataset_from_directory",
     "custom_object_scope",

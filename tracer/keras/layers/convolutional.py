@@ -1,7 +1,9 @@
 """Keras's convolution, max and average pooling layers, over `tt.nn.conv1d`, `tt.nn.conv2d`,
-`tt.nn.conv2d_transpose`, `tt.nn.depthwise_conv2d`, and tt.nn's max and average pools.
+`tt.nn.conv1d_transpose`, `tt.nn.conv2d_transpose`, `tt.nn.depthwise_conv2d`, and tt.nn's
+max and average pools.
 
-The 1-D layers, Conv2DTranspose and DepthwiseConv2D take channels-last inputs only."""
+The 1-D layers, the transposed convolutions and DepthwiseConv2D take channels-last inputs
+only."""
 
 from tracer import nn
 from tracer.keras import activations
@@ -30,6 +32,17 @@ def _single(value, what):
     if len(values) != 1 or not isinstance(values[0], int) or values[0] <= 0:
         raise ValueError(f"{what} must be a positive int or a tuple of one, not {value!r}")
     return values
+
+
+def _groups(groups, filters):
+    """Keras's `groups` of a convolution: a positive int that divides `filters`."""
+    if not isinstance(groups, int) or groups <= 0:
+        raise ValueError(f"groups must be a positive int, not {groups!r}")
+    if filters % groups:
+        raise ValueError(
+            f"the number of filters ({filters}) must be a multiple of groups ({groups})"
+        )
+    return groups
 
 
 def _option(table, value, what):
@@ -69,6 +82,21 @@ class _Convolution(Layer):
             dilations=self.dilation_rate,
         )
 
+    def _grouped_kernel(self, kernel_size, channels):
+        """The kernel of a convolution of `channels` input channels in `self.groups` groups:
+        (*kernel_size, channels / groups, filters), each group's filters seeing only its
+        channels (tt.nn's convolutions group by the kernel's input channels)."""
+        if channels % self.groups:
+            raise ValueError(
+                f"{type(self).__name__}: the input's {channels} channels must be a multiple "
+                f"of groups ({self.groups})"
+            )
+        shape = (*kernel_size, channels // self.groups, self.filters)
+        self.kernel = self.add_weight("kernel", shape, initializer=self.kernel_initializer)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
+        self.built = True
+
     def _finished(self, y, bias=None):
         """`activation(y + bias)`, the bias the layer's own unless given (reshaped)."""
         if self.use_bias:
@@ -78,7 +106,9 @@ class _Convolution(Layer):
 
 class Conv2D(_Convolution):
     """`activation(conv2d(inputs, kernel) + bias)`; the kernel is (height, width, input
-    channels, filters), Glorot-uniform by default, as in Keras."""
+    channels / groups, filters), Glorot-uniform by default, as in Keras. With `groups` > 1
+    the channels are cut into that many groups, each convolved with its share of the
+    filters (output channels `g * filters / groups` onwards come from group g)."""
 
     def __init__(
         self,
@@ -88,6 +118,7 @@ class Conv2D(_Convolution):
         padding="valid",
         data_format=None,
         dilation_rate=(1, 1),
+        groups=1,
         activation=None,
         use_bias=True,
         kernel_initializer="glorot_uniform",
@@ -96,20 +127,14 @@ class Conv2D(_Convolution):
     ):
         super().__init__(**kwargs)
         self.filters = int(filters)
+        self.groups = _groups(groups, self.filters)
         self.kernel_initializer = kernel_initializer
         self._configure(_pair, _PADDINGS, _DATA_FORMATS, kernel_size, strides, padding,
                         data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
 
     def build(self, input_shape):
         channels = input_shape[-1] if self.data_format == "NHWC" else input_shape[1]
-        self.kernel = self.add_weight(
-            "kernel",
-            (*self.kernel_size, channels, self.filters),
-            initializer=self.kernel_initializer,
-        )
-        if self.use_bias:
-            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
-        self.built = True
+        self._grouped_kernel(self.kernel_size, channels)
 
     def call(self, inputs):
         y = self._convolved(nn.conv2d, inputs, self.kernel)
@@ -119,8 +144,9 @@ class Conv2D(_Convolution):
 
 class Conv1D(_Convolution):
     """`activation(conv1d(inputs, kernel) + bias)` over (batch, steps, channels); the kernel is
-    (width, input channels, filters), as in Keras. Padding "causal" puts
-    `dilation_rate * (kernel_size - 1)` zeros before each sequence, then convolves "valid"."""
+    (width, input channels / groups, filters), as in Keras (`groups` as Conv2D's). Padding
+    "causal" puts `dilation_rate * (kernel_size - 1)` zeros before each sequence, then
+    convolves "valid"."""
 
     def __init__(
         self,
@@ -130,6 +156,7 @@ class Conv1D(_Convolution):
         padding="valid",
         data_format=None,
         dilation_rate=1,
+        groups=1,
         activation=None,
         use_bias=True,
         kernel_initializer="glorot_uniform",
@@ -138,19 +165,13 @@ class Conv1D(_Convolution):
     ):
         super().__init__(**kwargs)
         self.filters = int(filters)
+        self.groups = _groups(groups, self.filters)
         self.kernel_initializer = kernel_initializer
         self._configure(_single, _PADDINGS_1D, _CHANNELS_LAST_1D, kernel_size, strides, padding,
                         data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
 
     def build(self, input_shape):
-        self.kernel = self.add_weight(
-            "kernel",
-            (*self.kernel_size, input_shape[-1], self.filters),
-            initializer=self.kernel_initializer,
-        )
-        if self.use_bias:
-            self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer)
-        self.built = True
+        self._grouped_kernel(self.kernel_size, input_shape[-1])
 
     def call(self, inputs):
         padding = self.padding
@@ -168,20 +189,25 @@ class Conv1D(_Convolution):
         return self._finished(y)
 
 
-class Conv2DTranspose(_Convolution):
-    """`activation(conv2d_transpose(inputs, kernel) + bias)`: the kernel is (height, width,
-    filters, input channels), as in Keras. Each output size is Keras's: `size * stride` with
-    padding "same", `size * stride + max(dilated kernel - stride, 0)` with "valid"."""
+class _ConvolutionTranspose(_Convolution):
+    """What Conv2DTranspose and Conv1DTranspose share: a kernel of (*kernel_size, filters,
+    input channels), as Keras's, and Keras's output size along each spatial axis: without
+    `output_padding`, `size * stride` with padding "same" and
+    `size * stride + max(dilated kernel - stride, 0)` with "valid"; with it,
+    `(size - 1) * stride + dilated kernel % 2 + output_padding` ("same") or
+    `(size - 1) * stride + dilated kernel + output_padding` ("valid")."""
+
+    _sizes = _FORMATS = None  # the rank's `_pair` or `_single`, its data formats
 
     def __init__(
         self,
         filters,
         kernel_size,
-        strides=(1, 1),
+        strides=1,
         padding="valid",
         output_padding=None,
         data_format=None,
-        dilation_rate=(1, 1),
+        dilation_rate=1,
         activation=None,
         use_bias=True,
         kernel_initializer="glorot_uniform",
@@ -189,13 +215,13 @@ class Conv2DTranspose(_Convolution):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if output_padding is not None:
-            raise ValueError("tracer's Conv2DTranspose supports only output_padding=None")
         self.filters = int(filters)
-        self.output_padding = None
         self.kernel_initializer = kernel_initializer
-        self._configure(_pair, _PADDINGS, _CHANNELS_LAST_2D, kernel_size, strides, padding,
+        self._configure(type(self)._sizes, _PADDINGS, type(self)._FORMATS, kernel_size, strides, padding,
                         data_format, dilation_rate, activation, use_bias, bias_initializer)  # fmt: skip
+        self.output_padding = None
+        if output_padding is not None:
+            self.output_padding = _output_padding(output_padding, self.strides)
 
     def build(self, input_shape):
         self.kernel = self.add_weight(
@@ -210,9 +236,34 @@ class Conv2DTranspose(_Convolution):
     def _output_size(self, size, axis):
         kernel, stride = self.kernel_size[axis], self.strides[axis]
         dilated = kernel + (kernel - 1) * (self.dilation_rate[axis] - 1)
+        extra = None if self.output_padding is None else self.output_padding[axis]
         if self.padding == "SAME":
-            return size * stride
-        return size * stride + max(dilated - stride, 0)
+            return size * stride if extra is None else (size - 1) * stride + dilated % 2 + extra
+        if extra is None:
+            extra = max(stride - dilated, 0)
+        return (size - 1) * stride + dilated + extra
+
+
+def _output_padding(value, strides):
+    """Keras's `output_padding`: per spatial axis a non-negative int below its stride."""
+    values = (value,) * len(strides) if isinstance(value, int) else tuple(value)
+    if len(values) != len(strides) or not all(isinstance(v, int) and v >= 0 for v in values):
+        raise ValueError(
+            f"output_padding must be a non-negative int or {len(strides)} of them, not {value!r}"
+        )
+    if any(v >= stride for v, stride in zip(values, strides)):
+        raise ValueError(
+            f"output_padding {values} must be less than the strides {strides} on every axis"
+        )
+    return values
+
+
+class Conv2DTranspose(_ConvolutionTranspose):
+    """`activation(conv2d_transpose(inputs, kernel) + bias)`: the kernel is (height, width,
+    filters, input channels), as in Keras; output sizes as `_ConvolutionTranspose` says."""
+
+    _sizes = staticmethod(_pair)
+    _FORMATS = _CHANNELS_LAST_2D
 
     def call(self, inputs):
         batch, height, width = inputs.shape[:3]
@@ -226,6 +277,28 @@ class Conv2DTranspose(_Convolution):
             inputs,
             self.kernel,
             output_shape,
+            strides=self.strides,
+            padding=self.padding,
+            data_format=self.data_format,
+            dilations=self.dilation_rate,
+        )
+        return self._finished(y)
+
+
+class Conv1DTranspose(_ConvolutionTranspose):
+    """`activation(conv1d_transpose(inputs, kernel) + bias)` over (batch, steps, channels):
+    the kernel is (width, filters, input channels), as in Keras; output sizes as
+    `_ConvolutionTranspose` says."""
+
+    _sizes = staticmethod(_single)
+    _FORMATS = _CHANNELS_LAST_1D
+
+    def call(self, inputs):
+        batch, steps = inputs.shape[:2]
+        y = nn.conv1d_transpose(
+            inputs,
+            self.kernel,
+            (batch, self._output_size(steps, 0), self.filters),
             strides=self.strides,
             padding=self.padding,
             data_format=self.data_format,
@@ -407,6 +480,7 @@ class AveragePooling1D(_Pooling1D):
 
 Convolution1D = Conv1D
 Convolution2D = Conv2D
+Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
 MaxPool1D = MaxPooling1D
 AvgPool1D = AveragePooling1D

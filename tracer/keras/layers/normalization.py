@@ -5,6 +5,8 @@ the variance is the mean of squared deviations from the mean (two passes, biased
 output is `inputs * inv + (beta - mean * inv)` with `inv = gamma / sqrt(variance + epsilon)`.
 """
 
+import warnings
+
 from tracer.dtypes import float32, float64
 from tracer.keras.layers.layer import Layer
 from tracer.ops import array_ops, math_ops
@@ -96,7 +98,11 @@ class BatchNormalization(Layer):
 class LayerNormalization(Layer):
     """Normalizes each example by the mean and biased variance of its values along `axis`
     (an int or a list of ints), then scales by gamma and shifts by beta, weights of the
-    normalized axes' shape. It acts the same in training and inference."""
+    normalized axes' shape. It acts the same in training and inference.
+
+    With `rms_scaling` (which Keras 3 deprecates but computes) the output is
+    `inputs * rsqrt(variance + epsilon) * gamma`: the inputs are not centred, and the layer
+    has gamma alone, whatever `center` and `scale` say."""
 
     supports_masking = True  # Keras's: it passes its inputs' mask on
 
@@ -108,12 +114,21 @@ class LayerNormalization(Layer):
         scale=True,
         beta_initializer="zeros",
         gamma_initializer="ones",
+        *,
+        rms_scaling=False,  # (Keras 3 reads it from its keywords only)
         **kwargs,
     ):
         super().__init__(**kwargs)
+        if rms_scaling:
+            warnings.warn(
+                "LayerNormalization(rms_scaling=True) is deprecated in Keras 3: it divides "
+                "the inputs by their standard deviation, not by their root mean square",
+                stacklevel=2,
+            )
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else [int(axis)]
         self.epsilon = float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
+        self.rms_scaling = bool(rms_scaling)
         self.beta_initializer = beta_initializer
         self.gamma_initializer = gamma_initializer
         self.gamma = self.beta = None
@@ -121,12 +136,18 @@ class LayerNormalization(Layer):
     def build(self, input_shape):
         self._axes = _axes(self.axis, len(input_shape))
         size = _sizes(input_shape, self._axes, type(self).__name__)
-        self.gamma, self.beta = _scale_and_offset(self, size)
+        if self.rms_scaling:
+            self.gamma = self.add_weight("gamma", size, initializer=self.gamma_initializer)
+        else:
+            self.gamma, self.beta = _scale_and_offset(self, size)
         self.built = True
 
     def call(self, inputs):
         mean, variance = _moments(inputs, self._axes)
-        return _normalize(inputs, mean, variance, self, len(inputs.shape))
+        if not self.rms_scaling:
+            return _normalize(inputs, mean, variance, self, len(inputs.shape))
+        scaled = math_ops.multiply(inputs, math_ops.rsqrt(math_ops.add(variance, self.epsilon)))
+        return math_ops.multiply(scaled, _broadcastable(self.gamma, self._axes, len(inputs.shape)))
 
 
 def _single_axis(axis):

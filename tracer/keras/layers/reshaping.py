@@ -1,6 +1,6 @@
 """Keras's reshaping layers: Permute, RepeatVector, ZeroPadding1D and 2D, Cropping1D and 2D,
-UpSampling1D and UpSampling2D (nearest), composed of tracer's transpose, tile, repeat, pad
-and slicing.
+UpSampling1D and UpSampling2D, composed of tracer's transpose, tile, repeat, pad, slicing and
+(for bilinear upsampling) `tt.image.resize`.
 
 The 2-D layers take `data_format` "channels_last" (the default, as Keras's
 `image_data_format()`) or "channels_first", and hold it as Keras writes it in a config.
@@ -9,6 +9,7 @@ The 2-D layers take `data_format` "channels_last" (the default, as Keras's
 from tracer.keras.layers.layer import Layer
 from tracer.ops.array_ops import expand_dims, reshape, transpose
 from tracer.ops.broadcast_ops import tile
+from tracer.ops.image_ops import resize
 from tracer.ops.layout_ops import pad
 from tracer.ops.sequence_composites import repeat
 
@@ -90,22 +91,26 @@ class Cropping2D(Layer):
 
 
 class UpSampling2D(Layer):
-    """Each pixel repeated `size[0]` times down and `size[1]` times across (nearest-neighbour,
-    Keras's default; the other interpolations are not supported). The image's height, width
-    and channels must be known when the layer is called."""
+    """Each image enlarged `size[0]` times down and `size[1]` times across: by repeating each
+    pixel (interpolation "nearest", Keras's default), or, with "bilinear", by
+    `tt.image.resize` to that size (half-pixel centres, as Keras's tf.image.resize). The
+    image's height, width and channels must be known when the layer is called."""
+
+    _INTERPOLATIONS = ("nearest", "bilinear")
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
         size = (size, size) if isinstance(size, int) else tuple(size)
         if len(size) != 2 or not all(isinstance(s, int) and s > 0 for s in size):
             raise ValueError(f"UpSampling2D: size must be a positive int or two, not {size}")
-        if interpolation.lower() != "nearest":
+        if interpolation.lower() not in self._INTERPOLATIONS:
             raise ValueError(
-                f"UpSampling2D: tracer supports interpolation='nearest' only, not {interpolation!r}"
+                f"UpSampling2D: tracer supports interpolation {self._INTERPOLATIONS}, not "
+                f"{interpolation!r}"
             )
         self.size = size
         self.data_format = _data_format(data_format)
-        self.interpolation = "nearest"
+        self.interpolation = interpolation.lower()
 
     def call(self, inputs):
         first = self.data_format == "channels_first"
@@ -116,8 +121,11 @@ class UpSampling2D(Layer):
         ):
             raise ValueError(f"UpSampling2D needs the image's size known, not {inputs.shape}")
         fh, fw = self.size
-        x = tile(expand_dims(expand_dims(x, 2), 4), (1, 1, fh, 1, fw, 1))
-        x = reshape(x, (-1, height * fh, width * fw, channels))
+        if self.interpolation == "bilinear":
+            x = resize(x, (height * fh, width * fw), "bilinear")
+        else:
+            x = tile(expand_dims(expand_dims(x, 2), 4), (1, 1, fh, 1, fw, 1))
+            x = reshape(x, (-1, height * fh, width * fw, channels))
         return transpose(x, (0, 3, 1, 2)) if first else x
 
     def get_config(self):

@@ -10,7 +10,7 @@ An entry names its class and holds the arguments that make the layer again:
 `LAYERS` is the table of the layers tracer reads and writes. Reading refuses, with a
 ValueError naming it, any class the table lacks (unless the caller's `custom_objects` has it),
 any argument whose value would change what the layer computes and that tracer's layer does not
-take (`groups=2`, `sparse=true`), and anything that would run code from the file (Keras's
+take (`sparse=true`, `renorm=true`), and anything that would run code from the file (Keras's
 `Lambda` layers and `__lambda__` functions), whatever `safe_mode` says. Options that only shape
 training (regularizers, constraints) are dropped with a warning.
 """
@@ -110,7 +110,9 @@ def _dense(layer):
     }
 
 
-def _conv2d(layer):
+def _convolution(layer):
+    """The arguments Keras's convolutions share, in their order: Conv2D's and Conv1D's add
+    groups after dilation_rate, the transposed ones output_padding after padding."""
     return {
         "filters": layer.filters,
         "kernel_size": list(layer.kernel_size),
@@ -118,7 +120,6 @@ def _conv2d(layer):
         "padding": layer.padding.lower(),
         "data_format": _DATA_FORMATS[layer.data_format],
         "dilation_rate": list(layer.dilation_rate),
-        "groups": 1,
         "activation": _activation(layer),
         "use_bias": layer.use_bias,
         "kernel_initializer": _initializer(layer.kernel_initializer, "GlorotUniform"),
@@ -128,19 +129,23 @@ def _conv2d(layer):
     }
 
 
-def _conv1d(layer):
-    return {**_conv2d(layer), "padding": layer.padding.lower()}
+def _conv2d(layer):
+    return _inserted(_convolution(layer), "dilation_rate", {"groups": layer.groups})
 
 
-def _conv2d_transpose(layer):
-    config = _conv2d(layer)
-    del config["groups"]
-    order = ("filters", "kernel_size", "strides", "padding")
-    return {
-        **{key: config.pop(key) for key in order},
-        "output_padding": None,
-        **config,
-    }
+def _conv_transpose(layer):
+    output_padding = None if layer.output_padding is None else list(layer.output_padding)
+    return _inserted(_convolution(layer), "padding", {"output_padding": output_padding})
+
+
+def _inserted(config, after, entries):
+    """`config` with `entries` placed right after its key `after`."""
+    result = {}
+    for key, value in config.items():
+        result[key] = value
+        if key == after:
+            result.update(entries)
+    return result
 
 
 def _depthwise_conv2d(layer):
@@ -240,7 +245,7 @@ def _layer_normalization(layer):
         "epsilon": layer.epsilon,
         "center": layer.center,
         "scale": layer.scale,
-        "rms_scaling": False,
+        "rms_scaling": layer.rms_scaling,
         "beta_initializer": _initializer(layer.beta_initializer, "Zeros"),
         "gamma_initializer": _initializer(layer.gamma_initializer, "Ones"),
         **_options(
@@ -400,11 +405,10 @@ def _options(layer, *keys):
 
 LAYERS = {
     "Dense": LayerSpec(core.Dense, _dense),
-    "Conv2D": LayerSpec(convolutional.Conv2D, _conv2d, {"groups": 1}),
-    "Conv1D": LayerSpec(convolutional.Conv1D, _conv1d, {"groups": 1}),
-    "Conv2DTranspose": LayerSpec(
-        convolutional.Conv2DTranspose, _conv2d_transpose, {"output_padding": None}
-    ),
+    "Conv2D": LayerSpec(convolutional.Conv2D, _conv2d),
+    "Conv1D": LayerSpec(convolutional.Conv1D, _conv2d),
+    "Conv2DTranspose": LayerSpec(convolutional.Conv2DTranspose, _conv_transpose),
+    "Conv1DTranspose": LayerSpec(convolutional.Conv1DTranspose, _conv_transpose),
     "DepthwiseConv2D": LayerSpec(convolutional.DepthwiseConv2D, _depthwise_conv2d),
     "SeparableConv2D": LayerSpec(convolutional.SeparableConv2D, _separable_conv2d),
     "MaxPooling2D": LayerSpec(convolutional.MaxPooling2D, _pooling),
@@ -420,9 +424,7 @@ LAYERS = {
         {"synchronized": False, "renorm": False, "renorm_clipping": None},
     ),
     "GroupNormalization": LayerSpec(normalization.GroupNormalization, _group_normalization),
-    "LayerNormalization": LayerSpec(
-        normalization.LayerNormalization, _layer_normalization, {"rms_scaling": False}
-    ),
+    "LayerNormalization": LayerSpec(normalization.LayerNormalization, _layer_normalization),
     "SimpleRNN": LayerSpec(recurrent.SimpleRNN, _recurrent),
     "LSTM": LayerSpec(recurrent.LSTM, _lstm),
     "GRU": LayerSpec(recurrent.GRU, _gru),
@@ -482,6 +484,7 @@ LAYERS = {
 _ALIASES = {
     "Convolution1D": "Conv1D",
     "Convolution2D": "Conv2D",
+    "Convolution1DTranspose": "Conv1DTranspose",
     "Convolution2DTranspose": "Conv2DTranspose",
     "MaxPool1D": "MaxPooling1D",
     "AvgPool1D": "AveragePooling1D",
