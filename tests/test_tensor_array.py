@@ -176,3 +176,32 @@ def test_a_size_from_an_integer_argument_is_traced_for_each_value(backend, caplo
         stacked, _ = rollout(tt.constant(x), tt.constant(3))
     np.testing.assert_allclose(stacked.numpy(), expected(x, 3)[0], rtol=1e-15)
     assert rollout._runs_as_python and "runs as Python at each call" in caplog.text
+
+
+@pytest.mark.parametrize("backend", [None, "c", "interpreter"])
+def test_split_writes_pieces_of_the_given_lengths(backend):
+    """TF 2.21: split([0.3, -1.2, 0.7], [1, 2]) reads back (0.3) and (-1.2, 0.7); the
+    gradient of sum(concat * [1, 10, 100]) + sum(read(1)) of v * v at v = [0.3, -1.2, 0.7]
+    is [0.6, -24, 141.4]. tracer's TensorArray had no split."""
+    v = tt.constant([0.3, -1.2, 0.7], tt.float64)
+
+    def pieces_and_gradient(v):
+        with tt.GradientTape() as tape:
+            tape.watch(v)
+            array = tt.TensorArray(tt.float64, size=2, infer_shape=False).split(v * v, [2, 1])
+            weights = tt.constant([1.0, 10.0, 100.0], tt.float64)
+            total = tt.reduce_sum(array.concat() * weights) + tt.reduce_sum(array.read(1))
+        split = tt.TensorArray(tt.float64, size=2, infer_shape=False).split(v, [1, 2])
+        return split.read(0), split.read(1), tape.gradient(total, v)
+
+    run = (
+        pieces_and_gradient
+        if backend is None
+        else tt.function(pieces_and_gradient, backend=backend)
+    )
+    first, second, gradient = run(v)
+    np.testing.assert_array_equal(first.numpy(), [0.3])
+    np.testing.assert_array_equal(second.numpy(), [-1.2, 0.7])
+    np.testing.assert_allclose(gradient.numpy(), [0.6, -24.0, 141.4], rtol=1e-14)
+    with pytest.raises(tt.errors.InvalidArgumentError, match="sum to the value's length"):
+        tt.TensorArray(tt.float64, size=2).split(v, [1, 1])

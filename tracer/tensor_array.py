@@ -27,7 +27,8 @@ import numpy as np
 from tracer import dtypes
 from tracer.context import state
 from tracer.control.region import at_user_line
-from tracer.errors import RunsAsPython
+from tracer.errors import InvalidArgumentError, RunsAsPython, mixed
+from tracer.ir import dims
 from tracer.ops import array_ops, convert, index_ops, math_ops, reduction_ops, structure_ops
 from tracer.tensor import TensorLike, constant
 
@@ -164,6 +165,24 @@ class TensorArray:
         if self._eager:
             return self._with(elements=list(structure_ops.unstack(value)), element=value.shape[1:])
         return self._with(buffer=value, element=value.shape[1:])
+
+    def split(self, value, lengths, name=None):
+        """The array whose element k is the next `lengths[k]` rows of `value`, as
+        TensorFlow's (elements of different lengths want infer_shape=False); `lengths` must
+        be known when tracing and sum to value's length."""
+        value = self._as_tensor(value)
+        sizes = np.asarray(convert.known_value(lengths, "TensorArray.split: lengths"))
+        sizes = [int(n) for n in sizes.reshape(-1)]
+        if any(n < 0 for n in sizes) or not dims.equals(sum(sizes), value.shape[0]):
+            raise mixed(InvalidArgumentError, ValueError)(
+                f"TensorArray.split: lengths {sizes} must be non-negative and sum to the "
+                f"value's length, {value.shape[0]}{at_user_line()}"
+            )
+        array, start = self, 0
+        for k, n in enumerate(sizes):
+            array = array.write(k, value[start : start + n])
+            start += n
+        return array
 
     def scatter(self, indices, value, name=None):
         """The array with `value[p]` written at `indices[p]`; `indices` may be a tensor known
