@@ -666,3 +666,23 @@ def test_a_loop_body_that_updates_its_state_elementwise_writes_it_in_place():
     start = source.index("for (;", source.index("int tracer_run"))
     loop = source[start : source.index("*(int64_t *)", start)]  # to the count's store
     assert "k" in loop and ", 2048);" not in loop, loop
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_case_checks_its_predicates_when_the_function_runs(backend):
+    """TF 2.21's tf.function raises InvalidArgumentError where exclusive=True and two
+    predicates known only when it runs are true, and where none is true and there is no
+    default (tracer ran the first true pair's, or the last pair's, function)."""
+
+    def pick(x, exclusive, default):
+        pairs = [(x > 0.0, lambda: x * 2.0), (x > 1.0, lambda: x * 3.0)]
+        return tt.case(pairs, default=default, exclusive=exclusive)
+
+    exclusive = tt.function(lambda x: pick(x, True, lambda: -x), backend=backend)
+    assert float(exclusive(tt.constant(0.5))) == 1.0 and float(exclusive(tt.constant(-1.0))) == 1.0
+    with pytest.raises(tt.errors.InvalidArgumentError, match="exclusive=True, but more than 1"):
+        exclusive(tt.constant(2.0))
+    no_default = tt.function(lambda x: pick(x, False, None), backend=backend)
+    assert float(no_default(tt.constant(2.0))) == 4.0
+    with pytest.raises(tt.errors.InvalidArgumentError, match="none of its conditions"):
+        no_default(tt.constant(-1.0))

@@ -12,16 +12,18 @@ branch.
 
 TensorFlow checks two things when the graph runs: with `exclusive=True`, that at most one
 predicate is true, and, without a default, that one is. Here both raise TensorFlow's
-`InvalidArgumentError` wherever the predicates are known (always eagerly); in a traced
-function with predicates known only at run time there is no check: the first true
-predicate wins, and with none true (no default) the last pair's function runs.
+`InvalidArgumentError`: at once where the predicates are known (always eagerly), and in a
+traced function with predicates known only when it runs, then (a check node, as
+`tt.debugging.Assert`'s).
 """
 
-from tracer import dtypes, nest
+from tracer import assertions, dtypes, nest
 from tracer.control.branching import SWITCH, check_same_results, traced_branches
 from tracer.control.region import at_user_line, in_scope, open_scope
 from tracer.errors import InvalidArgumentError, mixed
-from tracer.ops import convert, math_ops
+from tracer.ops import array_ops, convert, math_ops, structure_ops
+from tracer.ops.broadcast_ops import reduce_sum
+from tracer.ops.math_composites import reduce_any
 from tracer.tensor import convert_to_tensor
 
 
@@ -44,6 +46,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name=None):
             f"tt.case: default must be callable, not {type(default).__name__}{at_user_line()}"
         )
     known = [_known_truth(p) for p in predicates]
+    _check_when_run(predicates, known, exclusive, default is not None)
     if exclusive and sum(k is True for k in known) > 1:
         raise mixed(InvalidArgumentError, ValueError)(
             f"tt.case: exclusive=True, but more than 1 of its conditions evaluated as True: "
@@ -70,6 +73,30 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name=None):
     else:
         result = default()
     return result if strict else _unpacked(result)
+
+
+def _check_when_run(predicates, known, exclusive, has_default):
+    """TensorFlow's checks of the predicates known only when the traced function runs (a
+    check node, tracer/assertions.py): with `exclusive`, at most one true; without a
+    default, at least one (unless one known now is)."""
+    later = [p for p, truth in zip(predicates, known) if truth is None]
+    if not later:
+        return
+    true_now = sum(truth is True for truth in known)
+    flags = structure_ops.stack([convert.as_tensor(p) for p in later])
+    if exclusive:
+        count = reduce_sum(array_ops.cast(flags, dtypes.int32)) + true_now
+        assertions.Assert(
+            math_ops.less_equal(count, 1),
+            [f"tt.case: exclusive=True, but more than 1 of its conditions evaluated as "
+             f"True{at_user_line()}; the conditions known when it ran:", flags],
+        )  # fmt: skip
+    if not has_default and not true_now:
+        assertions.Assert(
+            reduce_any(flags),
+            [f"tt.case: none of its conditions evaluated as True, and there is no "
+             f"default{at_user_line()}; the conditions known when it ran:", flags],
+        )  # fmt: skip
 
 
 def switch_case(branch_index, branch_fns, default=None, name=None):
