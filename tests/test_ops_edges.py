@@ -306,3 +306,15 @@ def test_saturate_cast_dtype_hint_and_dtype_properties_as_tensorflows():
     assert tt.float16.max == 65504.0 and tt.complex64.real_dtype == tt.float32
     with pytest.raises(TypeError):
         _ = tt.bool.min
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_transpose_conjugates_where_asked(mode):
+    """TF 2.21: tf.transpose([[1+2j, 3-1j]], conjugate=True) is [[1-2j], [3+1j]] (tracer
+    ignored `conjugate`); real values and conjugate=False transpose alone."""
+    x = tt.constant(np.array([[1 + 2j, 3 - 1j]]))
+    got = run(mode, lambda x: tt.transpose(x, conjugate=True), x)
+    np.testing.assert_array_equal(got.numpy(), [[1 - 2j], [3 + 1j]])
+    np.testing.assert_array_equal(run(mode, tt.transpose, x).numpy(), [[1 + 2j], [3 - 1j]])
+    real = run(mode, lambda y: tt.transpose(y, [1, 0], conjugate=True), tt.ones([2, 3]))
+    assert real.shape == (3, 2)

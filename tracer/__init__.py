@@ -114,7 +114,6 @@ from tracer.ops.array_ops import (
     size,
     squeeze,
     stop_gradient,
-    transpose,
     zeros,
     zeros_like,
 )
@@ -138,6 +137,7 @@ from tracer.ops.math_composites import (
     scalar_mul,
     sinh,
     tensordot,
+    transpose,
     truediv,
     truncatediv,
     truncatemod,

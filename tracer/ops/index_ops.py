@@ -13,6 +13,7 @@ from tracer.ops import array_ops, batching, math_ops, shapes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
 from tracer.ops.registry import NotVectorizable, primitive
+from tracer.ops.scatter_nd_ops import gather_nd
 from tracer.ops.tangent_rules import LINEAR
 
 
@@ -207,8 +208,6 @@ def _batched_gather(params, indices, axis, batch_dims):
     (axis,) = shapes.normalize_axes(batch if axis is None else int(axis), params.ndim)
     if axis < batch:
         raise ValueError(f"gather: batch_dims ({batch}) must be at most axis ({axis})")
-    from tracer.ops.scatter_nd_ops import gather_nd
-
     moved = list(range(batch)) + [axis] + list(range(batch, axis))
     moved += list(range(axis + 1, params.ndim))
     picked = gather_nd(

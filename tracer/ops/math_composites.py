@@ -294,6 +294,13 @@ def truncatemod(x, y, name=None):
     return math_ops.where(math_ops.less(x, 0), -remainder, remainder)
 
 
+def transpose(a, perm=None, conjugate=False, name=None):
+    """`a` with its axes in the order `perm` (reversed by default); with `conjugate`, complex
+    values conjugated too, as TensorFlow's `tf.transpose`."""
+    result = array_ops.transpose(a, perm)
+    return math_ops.conj(result) if conjugate and result.dtype.is_complex else result
+
+
 def saturate_cast(value, dtype, name=None):
     """`value` cast to `dtype`, values outside its range first clipped to its least and
     greatest (a complex value to a real dtype: its real part), as TensorFlow's: a float 300
