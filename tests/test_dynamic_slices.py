@@ -56,5 +56,54 @@ def test_errors():
         tt.function(lambda x, o: tt.slice(x, o, [2, -1, 1]))(X, tt.constant([0, 1, 3]))
     with pytest.raises(ValueError, match="must fit"):
         tt.image.random_crop(tt.ones((2, 3)), [3, 3])
-    with pytest.raises(TypeError, match="known only when the traced function runs"):
-        tt.function(lambda x, o: x[:, o[0] : o[0] + 2])(X, tt.constant([1, 2]))
+    # a window at a start known only when the function runs (TensorFlow's strided slice)
+    window = tt.function(lambda x, o: x[:, o[0] : o[0] + 2])(X, tt.constant([1, 2]))
+    np.testing.assert_array_equal(window.numpy(), X[:, 1:3])
+    with pytest.raises(tt.errors.InvalidArgumentError):  # (past the end: gather's error)
+        tt.function(lambda x, o: x[:, o[0] : o[0] + 2])(X, tt.constant([3, 0]))
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_indexing_by_tensors_known_when_the_function_runs(backend):
+    """TF 2.21: x[i : i + 2], x[:, i - 1 : i + 1], x[i, i + 1] and x[..., i] with i a tensor
+    argument, values and gradients as numpy's indexing (tracer raised "symbolic"); a window
+    in a loop over tt.range compiles; x[::s] and a window that may pass the end (x[i:i+10])
+    run as Python, with TensorFlow's values."""
+    y = np.arange(24, dtype=np.float64).reshape(4, 6)
+
+    def picks(x, i):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            parts = [x[i : i + 2], x[:, i - 1 : i + 1], x[i, i + 1], x[..., i]]
+            total = tt.add_n([tt.reduce_sum(p * (k + 1.0)) for k, p in enumerate(parts)])
+        return parts, tape.gradient(total, x)
+
+    (rows, columns, element, last), gradient = tt.function(picks, backend=backend)(
+        tt.constant(y), tt.constant(1)
+    )
+    np.testing.assert_array_equal(rows.numpy(), y[1:3])
+    np.testing.assert_array_equal(columns.numpy(), y[:, 0:2])
+    assert float(element) == y[1, 2]
+    np.testing.assert_array_equal(last.numpy(), y[..., 1])
+    expected = np.zeros_like(y)
+    expected[1:3] += 1.0
+    expected[:, 0:2] += 2.0
+    expected[1, 2] += 3.0
+    expected[:, 1] += 4.0
+    np.testing.assert_array_equal(gradient.numpy(), expected)
+
+    @tt.function(backend=backend)
+    def windows(x, n):
+        total = tt.zeros([6], tt.float64)
+        for i in tt.range(n):
+            total += tt.reduce_sum(x[i : i + 2], axis=0)
+        return total
+
+    np.testing.assert_array_equal(
+        windows(tt.constant(y), tt.constant(3)).numpy(),
+        y[0:2].sum(0) + y[1:3].sum(0) + y[2:4].sum(0),
+    )
+    strided = tt.function(lambda x, s: x[::s], backend=backend)
+    np.testing.assert_array_equal(strided(tt.constant(y[0]), tt.constant(2)).numpy(), y[0, ::2])
+    tail = tt.function(lambda x, i: x[i : i + 10], backend=backend)
+    np.testing.assert_array_equal(tail(tt.constant(y[0]), tt.constant(4)).numpy(), y[0, 4:])

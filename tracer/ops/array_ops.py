@@ -727,9 +727,12 @@ boolean_mask_index = [None]
 
 def getitem(tensor, key):
     """`tensor[key]`; an integer tensor known only when the function runs (a loop's counter)
-    indexes the first axis through gather, which checks its range then."""
+    indexes the first axis through gather, which checks its range then; other keys holding
+    such tensors (`x[i : i + 2]`, `x[j, i]`) are windows (tracer/ops/dynamic_slices.py)."""
     x = as_tensor(tensor)
     kind = type(key)
+    if (kind is slice or kind is tuple) and _holds_symbolic(key):
+        return tensor_index[0](x, key)
     if kind is not int and kind is not slice and kind is not tuple:  # (the common keys)
         if (kind is np.ndarray or isinstance(key, Tensor)) and (
             key.dtype == np.bool_ or key.dtype is dtypes.bool
@@ -746,6 +749,21 @@ def getitem(tensor, key):
     if state.trace is not None and not dims.is_known(x.shape):
         _require_inside(index, x.shape)
     return apply(SLICE, (x,), {"index": index})
+
+
+# tracer/ops/dynamic_slices.py's indexing by keys that hold tensors known only when the
+# function runs, which it sets here (it builds on this module)
+tensor_index = [None]
+
+
+def _holds_symbolic(key):
+    """Whether a slice or tuple key holds a tensor known only when the function runs."""
+    items = key if type(key) is tuple else (key,)
+    for item in items:
+        bounds = (item.start, item.stop, item.step) if type(item) is slice else (item,)
+        if any(isinstance(b, Tensor) and b._value is None for b in bounds):
+            return True
+    return False
 
 
 def slice_(input_, begin, size, name=None):
