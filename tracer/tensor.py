@@ -14,7 +14,7 @@ from runtime.kernels import element_array
 from tracer import dtypes, nest
 from tracer.context import graph_nodes, state
 from tracer.dtypes import DType, as_dtype
-from tracer.errors import OperatorNotAllowedInGraphError
+from tracer.errors import OperatorNotAllowedInGraphError, RunsAsPython
 from tracer.ir import topological_closure
 from tracer.tensor_shape import TensorShape, is_unknown_rank
 
@@ -45,6 +45,13 @@ class SymbolicValueError(TypeError):
     """Python asked a symbolic tensor for its value while a function was traced (a slice
     bound, an int, a size): the TypeError tracer raises, a class of its own so that a
     converted loop can tell it from others (tracer/autograph/operators.py)."""
+
+
+class SizeKnownWhenRun(RunsAsPython, SymbolicValueError):
+    """A size (a shape to reshape to, a slice's length) computed when a traced function
+    runs, which TensorFlow's graph takes and tracer's compiled code cannot: RunsAsPython (the
+    function runs as Python at each call), and a SymbolicValueError, so that a converted
+    loop over rows known while tracing unrolls instead (tracer/autograph/operators.py)."""
 
 
 class TensorLike:

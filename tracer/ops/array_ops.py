@@ -26,7 +26,7 @@ from tracer.ops.convert import as_tensors as convert_as_tensors
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS, primitive, unbatchable
 from tracer.ops.tangent_rules import LINEAR
-from tracer.tensor import Tensor, _from_python, convert_to_tensor
+from tracer.tensor import SizeKnownWhenRun, Tensor, _from_python, convert_to_tensor
 
 
 def shape_tuple(shape):
@@ -898,6 +898,8 @@ def _eye_of_dims(num_rows, num_columns, batch_shape, dtype):
         rows = _dimension(num_rows)
         cols = rows if num_columns is None else _dimension(num_columns)
         batch = () if batch_shape is None else shape_tuple(batch_shape)
+    except SizeKnownWhenRun:
+        raise  # (the function runs as Python)
     except TypeError as error:
         raise TypeError(f"tt.eye: {error}") from None
     attrs = {"shape": batch + (rows, cols), "num_lower": 0, "num_upper": 0}

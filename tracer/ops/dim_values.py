@@ -10,7 +10,8 @@ unknown dimension, as an argument's does, and one trace serves every size.
 import numpy as np
 
 from runtime.kernels import KERNELS
-from tracer.ir import dims
+from tracer.ir import dims, format_location, user_location
+from tracer.tensor import SizeKnownWhenRun
 
 # the ops whose numpy kernels compute on object arrays of ints and Dims as on numbers
 _COMPUTED = ("add", "sub", "mul", "floordiv", "neg", "slice", "reshape", "concat", "gather")
@@ -57,11 +58,16 @@ def known_shape(tensor):
     dimension); a TypeError where they are computed from more than shapes and constants."""
     known = dims_of(tensor)
     if known is None:
-        raise TypeError(
-            f"a shape or size must be known when the op is made, from constants and the "
-            f"shapes of tensors (tt.shape(x)[0]); {tensor!r} is computed when the function runs"
+        raise SizeKnownWhenRun(
+            f"computes a shape or size when it runs ({tensor!r}, at {_where()}): compiled code "
+            "holds sizes known when tracing, from constants and the shapes of tensors "
+            "(tt.shape(x)[0]), so the function runs as Python at each call"
         )
     return tuple(v if isinstance(v, dims.Dim) else int(v) for v in known.reshape(-1))
+
+
+def _where():
+    return format_location(user_location()) or "its line"
 
 
 def is_nonnegative(size):

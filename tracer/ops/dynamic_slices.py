@@ -15,13 +15,12 @@ import builtins
 import numpy as np
 
 from tracer import dtypes, random
-from tracer.errors import RunsAsPython
 from tracer.ir import format_location, user_location
 from tracer.ir.literal import Literal
 from tracer.ops import array_ops, math_ops
 from tracer.ops.convert import as_tensor
 from tracer.ops.index_ops import gather
-from tracer.tensor import SymbolicValueError, Tensor
+from tracer.tensor import SizeKnownWhenRun, Tensor
 
 
 def _is_known(values):
@@ -162,16 +161,9 @@ def _same_value(a, b):
         return False
 
 
-class SymbolicBounds(RunsAsPython, SymbolicValueError):
-    """Slice bounds whose window's size is known only when the function runs: RunsAsPython
-    (the traced function runs as Python at each call), and a SymbolicValueError, so that a
-    converted loop over rows known while tracing unrolls instead, as it does for any value
-    used as a size (tracer/autograph/operators.py)."""
-
-
 def _runs_as_python(why):
     location = format_location(user_location())
-    raise SymbolicBounds(
+    raise SizeKnownWhenRun(
         f"slices a tensor by bounds computed when it runs{f' (at {location})' if location else ''}"
         f" {why}: compiled code holds sizes known when tracing, so the function runs as Python "
         "at each call (`x[i : i + 2]` within the tensor compiles)"
