@@ -318,3 +318,32 @@ def test_transpose_conjugates_where_asked(mode):
     np.testing.assert_array_equal(run(mode, tt.transpose, x).numpy(), [[1 + 2j], [3 - 1j]])
     real = run(mode, lambda y: tt.transpose(y, [1, 0], conjugate=True), tt.ones([2, 3]))
     assert real.shape == (3, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_strided_slice_with_its_masks_as_tensorflows(mode):
+    """TF 2.21's printed values of tf.strided_slice (tracer had none): begin and end masks,
+    an ellipsis, a new axis, a shrunk axis and negative strides, on arange tensors."""
+    m = tt.constant(np.arange(12.0).reshape(3, 4))
+    cube = tt.constant(np.arange(24.0).reshape(2, 3, 4))
+    cases = [
+        (
+            lambda m, c: tt.strided_slice(m, [0, 1], [2, 0], [1, 1], end_mask=2),
+            [[1, 2, 3], [5, 6, 7]],
+        ),
+        (
+            lambda m, c: tt.strided_slice(c, [0, 3], [0, 4], [1, 1], ellipsis_mask=1)[..., 0],
+            [[3, 7, 11], [15, 19, 23]],
+        ),
+        (
+            lambda m, c: tt.strided_slice(m, [0, 0, 1], [0, 2, 3], [1, 1, 1], new_axis_mask=1),
+            [[[1, 2], [5, 6]]],
+        ),
+        (
+            lambda m, c: tt.strided_slice(c, [1, 0, 3], [2, 3, 4], [1, 1, 1], shrink_axis_mask=5),
+            [15, 19, 23],
+        ),
+        (lambda m, c: tt.strided_slice(m, [-1, -1], [-4, -5], [-1, -2]), [[11, 9], [7, 5], [3, 1]]),
+    ]
+    for slicer, expected in cases:
+        np.testing.assert_array_equal(run(mode, slicer, m, cube).numpy(), expected)

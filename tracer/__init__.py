@@ -114,6 +114,7 @@ from tracer.ops.array_ops import (
     size,
     squeeze,
     stop_gradient,
+    strided_slice,
     zeros,
     zeros_like,
 )
@@ -248,7 +249,7 @@ __all__ = [
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "numpy_function", "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
     "shape", "sigmoid", "sign", "sin", "size", "slice", "split", "sqrt", "square", "squeeze", "stack",
-    "stop_gradient", "subtract", "tan", "tanh", "tile", "transpose", "unique", "unique_with_counts", "unstack", "where", "boolean_mask",
+    "stop_gradient", "strided_slice", "subtract", "tan", "tanh", "tile", "transpose", "unique", "unique_with_counts", "unstack", "where", "boolean_mask",
     "zeros", "zeros_like",
     "einsum",
     "argsort", "as_string", "clip_by_global_norm", "pad", "reverse", "roll", "sort",

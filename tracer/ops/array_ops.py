@@ -751,6 +751,56 @@ def getitem(tensor, key):
     return apply(SLICE, (x,), {"index": index})
 
 
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0,
+                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):  # fmt: skip
+    """TensorFlow's `tf.strided_slice`, as the indexing `input_[key]` it stands for: entry j
+    of `begin`, `end` and `strides` is `begin[j]:end[j]:strides[j]`, its start (end) left
+    out where bit j of `begin_mask` (`end_mask`) is set; bit j of `ellipsis_mask` makes it
+    `...`, of `new_axis_mask` a new axis, of `shrink_axis_mask` the index `begin[j]`.
+
+    >>> tt.strided_slice(tt.reshape(tt.range(12), (3, 4)), [0, 1], [2, 3], [1, 1]).numpy()
+    array([[1, 2],
+           [5, 6]], dtype=int32)
+    """
+    begin, end = _entries(begin), _entries(end)
+    strides = [1] * len(begin) if strides is None else _entries(strides)
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(
+            f"strided_slice: begin, end and strides must have one length, not {len(begin)}, "
+            f"{len(end)} and {len(strides)}"
+        )
+    key = []
+    for j, (start, stop, step) in enumerate(zip(begin, end, strides)):
+        bit = 1 << j
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(start)
+        else:
+            key.append(
+                builtins.slice(
+                    None if begin_mask & bit else start, None if end_mask & bit else stop, step
+                )
+            )
+    return getitem(input_, tuple(key))
+
+
+def _entries(values):
+    """The entries of a strided slice's begin, end or strides: ints where known now, else
+    the scalar tensors of a vector known only when the function runs."""
+    if isinstance(values, Tensor) and values._value is None:
+        return [values[k] for k in range(values.shape[0])]
+    return [v if isinstance(v, Tensor) and v._value is None else int(v) for v in _listed(values)]
+
+
+def _listed(values):
+    if isinstance(values, Tensor):
+        return values._value.reshape(-1).tolist()
+    return list(values)
+
+
 # tracer/ops/dynamic_slices.py's indexing by keys that hold tensors known only when the
 # function runs, which it sets here (it builds on this module)
 tensor_index = [None]
