@@ -21,11 +21,10 @@ complex one), so the gradient with respect to a complex input is TensorFlow's
 d/dre + i d/dim. Cases about Python objects (policies, DType properties) print once, as
 `[static]`. An optional second argument keeps only the cases whose names contain it."""
 
-import re
 import sys
 
 import numpy as np
-from engine import MODES, tf, which
+from engine import MODES, failure, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 
@@ -186,12 +185,6 @@ def render(v):
     else:
         items = [str(x) for x in a.ravel().tolist()]
     return f"{name} {tuple(a.shape)} [{' '.join(items)}]"
-
-
-def failure(e):
-    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
-    message = " ".join(message.split())[:80]
-    return f"ERR {type(e).__name__}: {message}"
 
 
 def run_case(name, fn, inputs):

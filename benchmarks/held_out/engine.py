@@ -4,6 +4,7 @@ tracer as `tf`, anything else TensorFlow (which need not be installed where trac
 None for eager): tracer's eager, compiled C and interpreter; TensorFlow's eager and
 tf.function."""
 
+import re
 import sys
 
 which = sys.argv[1] if len(sys.argv) > 1 else "tracer"
@@ -24,4 +25,14 @@ if which == "tracer":
 else:
     MODES = [("eager", None), ("function", tf.function)]
 
-__all__ = ["MODES", "tf", "which"]
+
+def failure(e):
+    """A case's error as its line shows it: the class and the first 80 characters of the
+    message, TensorFlow's node names and "Graph execution error:" left out, so that the two
+    engines' lines can be compared."""
+    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
+    message = " ".join(message.split())[:80]
+    return f"ERR {type(e).__name__}: {message}"
+
+
+__all__ = ["MODES", "failure", "tf", "which"]

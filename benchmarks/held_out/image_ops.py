@@ -14,11 +14,10 @@ sum, min, max and a few evenly spaced entries for big ones) or `case [mode] ERR 
 message`, so the two engines' outputs can be compared line by line. An optional second
 argument keeps only the cases whose names contain it."""
 
-import re
 import sys
 
 import numpy as np
-from engine import MODES, tf, which
+from engine import MODES, failure, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 
@@ -84,12 +83,6 @@ def render(v):
         samples = " ".join(_num(flat[i]) for i in picks)
         body = "sum/abs/min/max " + " ".join(summary) + " | " + samples
     return f"{name} {tuple(a.shape)} [{body}]"
-
-
-def failure(e):
-    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
-    message = " ".join(message.split())[:80]
-    return f"ERR {type(e).__name__}: {message}"
 
 
 def run_case(name, fn, inputs):

@@ -13,11 +13,10 @@ respect to its floating inputs, runs eagerly and inside tf.function (tracer: C a
 numpy interpreter), and prints `case [mode] values` or `case [mode] ERR TypeName: message`.
 An optional second argument keeps only the cases whose names contain it."""
 
-import re
 import sys
 
 import numpy as np
-from engine import MODES, tf, which
+from engine import MODES, failure, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 CASES = []
@@ -99,12 +98,6 @@ def render(v):
         return "None"
     a = np.asarray(v)
     return f"{a.dtype.name} {tuple(a.shape)} [{' '.join(fmt(x) for x in a.ravel())}]"
-
-
-def failure(e):
-    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
-    message = " ".join(message.split())[:80]
-    return f"ERR {type(e).__name__}: {message}"
 
 
 def run_case(name, fn, inputs):

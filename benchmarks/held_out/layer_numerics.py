@@ -20,12 +20,11 @@ Lines read `case [mode] label shape values` (values "%.5g", float32) or
 `case [mode] ERR TypeName: message`; an optional second argument keeps only the cases whose
 names contain it."""
 
-import re
 import sys
 import zlib
 
 import numpy as np
-from engine import MODES, tf, which
+from engine import MODES, failure, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 keras = tf.keras
@@ -35,12 +34,6 @@ CASES = []
 
 def say(name, mode, *parts):
     print(f"{name} [{mode}]", *parts, flush=True)
-
-
-def failure(e):
-    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
-    message = " ".join(message.split())[:80]
-    return f"ERR {type(e).__name__}: {message}"
 
 
 def render(v):

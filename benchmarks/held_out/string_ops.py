@@ -10,11 +10,10 @@ interpreter), taking its tensors as arguments, and prints one line per mode:
 engines' outputs can be compared line by line. An optional second argument keeps only
 the cases whose names contain it."""
 
-import re
 import sys
 
 import numpy as np
-from engine import MODES, tf, which
+from engine import MODES, failure, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 
@@ -44,12 +43,6 @@ def render(v):
     # strings as the repr of their bytes, numbers in their shortest exact form
     items = [repr(x) for x in a.ravel().tolist()] if a.dtype == object else map(str, a.ravel())
     return f"{name} {tuple(a.shape)} [{' '.join(items)}]"
-
-
-def failure(e):
-    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
-    message = " ".join(message.split())[:80]
-    return f"ERR {type(e).__name__}: {message}"
 
 
 def make(spec):

@@ -17,11 +17,10 @@ is a label and values with 6 significant digits, or `ERR TypeName: message`, so 
 of the two engines can be compared line by line. An optional second argument keeps only the
 cases whose names contain it."""
 
-import re
 import sys
 
 import numpy as np
-from engine import MODES, tf, which
+from engine import MODES, failure, tf, which
 
 ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 keras = tf.keras
@@ -63,12 +62,6 @@ def vals(v):
     """Values only, 6 significant digits (for variables, whose dtype is always float32)."""
     a = np.asarray(v.numpy() if hasattr(v, "numpy") else v)
     return "[" + " ".join("%.6g" % x for x in a.ravel()) + "]"
-
-
-def failure(e):
-    message = re.sub(r"\{\{[^}]*\}\}|Graph execution error:", "", str(e))
-    message = " ".join(message.split())[:80]
-    return f"ERR {type(e).__name__}: {message}"
 
 
 def run_case(name, body):
