@@ -3,9 +3,9 @@
 import numpy as np
 
 from tracer.context import state
-from tracer.errors import RunsAsPython
 from tracer.ir import format_location, user_location
 from tracer.tensor import (
+    SizeKnownWhenRun,
     SymbolicValueError,
     Tensor,
     TensorLike,
@@ -124,8 +124,9 @@ def length_value(value, what, hint=""):
     count, the number of segments): `known_value`'s where it is known now. In a traced
     function, where it is computed when the function runs: RunsAsPython, so that the function
     runs as Python at each call, as TensorFlow's graph takes lengths known only then (tracer's
-    compiled code holds sizes known when tracing); `hint`, after the reason, says what keeps
-    the length fixed. (A tt.compat.v1 graph's is a TypeError, as known_value's.)"""
+    compiled code holds sizes known when tracing), or a converted loop over rows known while
+    tracing unrolls (SizeKnownWhenRun, as every size known only then); `hint`, after the
+    reason, says what keeps the length fixed. (A tt.compat.v1 graph's is a TypeError, as known_value's.)"""
     if not isinstance(value, Tensor) or value._value is not None:
         return known_value(value, what)
     if state.trace is None:
@@ -133,7 +134,7 @@ def length_value(value, what, hint=""):
         return known_value(value, what, reason + hint)
     location = format_location(user_location())
     where = f" (at {location})" if location else ""
-    raise RunsAsPython(
+    raise SizeKnownWhenRun(
         f"computes {what} when it runs{where}, and it sets the length of a result: compiled "
         f"code holds tensors of sizes known when tracing, so the function runs as Python at "
         f"each call{hint}"
