@@ -347,3 +347,37 @@ def test_strided_slice_with_its_masks_as_tensorflows(mode):
     ]
     for slicer, expected in cases:
         np.testing.assert_array_equal(run(mode, slicer, m, cube).numpy(), expected)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_leaky_relus_second_derivative_is_zero_not_none(mode):
+    """TF 2.21: leaky_relu's first derivative is alpha at 0 and its second is zeros (its
+    LeakyReluGrad has a zero gradient with respect to the features; tracer gave None), for
+    an alpha whose slope adds back to 1 and for one that does not (1e8 in float32)."""
+
+    def derivatives(x):
+        with tt.GradientTape() as outer:
+            outer.watch(x)
+            with tt.GradientTape() as inner:
+                inner.watch(x)
+                y = tt.nn.leaky_relu(x) + tt.nn.leaky_relu(x, 1e8)
+            first = inner.gradient(y, x)
+        return first, outer.gradient(first, x)
+
+    first, second = run(mode, derivatives, tt.constant([-1.0, 0.0, 2.0]))
+    np.testing.assert_allclose(first.numpy(), [0.2 + 1e8, 0.2 + 1e8, 2.0], rtol=1e-7)
+    np.testing.assert_array_equal(second.numpy(), [0.0, 0.0, 0.0])
+
+
+def test_leaky_relu_keeps_its_values_exactly_and_casts_integers():
+    """x where x > 0 and alpha * x elsewhere, bit for bit (NaN, -0 and infinities
+    included); integers become float32, as TF 2.21 prints [-0.6 4.] for [-3, 4]."""
+    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3e-45], np.float32)
+    for alpha in (0.2, 0.01, 0.3, 1e-9, 2.5, 1e8):
+        got = tt.nn.leaky_relu(tt.constant(x), alpha).numpy()
+        want = np.where(x > 0, x, np.float32(alpha) * x)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    ints = tt.nn.leaky_relu(tt.constant([-3, 4]))
+    assert ints.dtype == tt.float32
+    np.testing.assert_allclose(ints.numpy(), [-0.6, 4.0], rtol=1e-7)

@@ -140,9 +140,27 @@ def selu(features, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """x for x > 0, alpha * x otherwise (the gradient at 0 is alpha, as TensorFlow's)."""
+    """x for x > 0, alpha * x otherwise (the gradient at 0 is alpha, as TensorFlow's;
+    integers are cast to float32 first, as TensorFlow casts them).
+
+    It is x times its slope, `relu_grad(x, 1 - alpha) + alpha`: 1 exactly where x > 0
+    and alpha elsewhere, with a gradient of zeros, as TensorFlow's LeakyReluGrad has, so
+    that the second derivative is zeros where a selection by `x > 0` would leave it None.
+    (For an alpha whose `1 - alpha` does not add back to 1 exactly, the slope is the
+    selection plus `relu_grad(x, 0)`, a zero with that zero gradient.)"""
     x = as_tensor(features)
-    return math_ops.where(x > 0.0, x, alpha * x)
+    if x.dtype.is_integer:  # as TensorFlow's: integers become float32
+        x = array_ops.cast(x, "float32")
+    with np.errstate(all="ignore"):  # an alpha beyond float16's range is inf, as in TF
+        a = np.asarray(alpha, x.dtype.as_numpy_dtype)
+        rest = np.asarray(1, a.dtype) - a
+        exact = rest + a == 1
+    if exact:
+        slope = math_ops.apply(math_ops.RELU_GRAD, (x, as_tensor(rest)), {}) + a
+    else:
+        zero = math_ops.apply(math_ops.RELU_GRAD, (x, as_tensor(np.zeros((), a.dtype))), {})
+        slope = math_ops.where(x > 0, np.ones((), a.dtype), a) + zero
+    return x * slope
 
 
 def silu(features, beta=1.0, name=None):
