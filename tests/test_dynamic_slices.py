@@ -107,3 +107,29 @@ def test_indexing_by_tensors_known_when_the_function_runs(backend):
     np.testing.assert_array_equal(strided(tt.constant(y[0]), tt.constant(2)).numpy(), y[0, ::2])
     tail = tt.function(lambda x, i: x[i : i + 10], backend=backend)
     np.testing.assert_array_equal(tail(tt.constant(y[0]), tt.constant(4)).numpy(), y[0, 4:])
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_a_negative_tensor_index_counts_from_the_end(backend):
+    """TF 2.21: x[i] with i a tensor argument of -1 and -4 gives rows 3 and 0 of a 4-row x
+    ([9. 10. 11.] and [0. 1. 2.]); -5 and 4 are InvalidArgumentError; the gradient is the
+    row's place in zeros (tracer raised gather's range error for any negative i)."""
+    y = np.arange(12.0).reshape(4, 3)
+
+    def row(x, i):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            picked = x[i]
+            total = tt.reduce_sum(picked * 2.0)
+        return picked, tt.convert_to_tensor(tape.gradient(total, x))
+
+    traced = tt.function(row, backend=backend)
+    for i, k in ((-1, 3), (-4, 0), (2, 2)):
+        picked, gradient = traced(tt.constant(y), tt.constant(i))
+        np.testing.assert_array_equal(picked.numpy(), y[k])
+        expected = np.zeros_like(y)
+        expected[k] = 2.0
+        np.testing.assert_array_equal(gradient.numpy(), expected)
+    for outside in (-5, 4):
+        with pytest.raises(tt.errors.InvalidArgumentError):
+            traced(tt.constant(y), tt.constant(outside))

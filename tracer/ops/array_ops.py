@@ -726,9 +726,9 @@ boolean_mask_index = [None]
 
 
 def getitem(tensor, key):
-    """`tensor[key]`; an integer tensor known only when the function runs (a loop's counter)
-    indexes the first axis through gather, which checks its range then; other keys holding
-    such tensors (`x[i : i + 2]`, `x[j, i]`) are windows (tracer/ops/dynamic_slices.py)."""
+    """`tensor[key]`; keys holding integer tensors known only when the function runs (a
+    loop's counter `x[i]`, `x[i : i + 2]`, `x[j, i]`) are gathers and windows
+    (tracer/ops/dynamic_slices.py)."""
     x = as_tensor(tensor)
     kind = type(key)
     if (kind is slice or kind is tuple) and _holds_symbolic(key):
@@ -744,7 +744,7 @@ def getitem(tensor, key):
                     "a tensor index must be an integer scalar, not "
                     f"{key.dtype.name}{list(key.shape)}"
                 )
-            return apply(OPS["gather"], (x, key), {"axis": 0})
+            return tensor_index[0](x, key)
     index = _remembered_index(key, x._dims())
     if state.trace is not None and not dims.is_known(x.shape):
         _require_inside(index, x.shape)

@@ -93,7 +93,10 @@ def indexed_by_tensors(x, key):
     of `c` there, and an integer tensor picks its row (a negative one from the end), each a
     window at a start known then; the rest of the key applies after, as written. Any other
     bound (`x[i:]`, whose length is known only then) makes the traced function run as Python
-    at each call (RunsAsPython)."""
+    at each call (RunsAsPython). A key that is one such tensor (`x[i]`, a loop's counter) is
+    a gather of that row, which checks its range when it runs."""
+    if isinstance(key, Tensor):
+        return gather(x, _from_the_end(array_ops.cast(key, dtypes.int32), x._dims()[0]))
     items = key if isinstance(key, tuple) else (key,)
     consuming = sum(item is not None and item is not Ellipsis for item in items)
     shape = x._dims()
@@ -111,8 +114,7 @@ def indexed_by_tensors(x, key):
             start = array_ops.cast(as_tensor(item), dtypes.int32)
             if start.shape != () or not as_tensor(item).dtype.is_integer:
                 raise TypeError(f"a tensor index must be an integer scalar, not {item!r}")
-            extent = array_ops.dims_value([shape[axis]], dtypes.int32)
-            windows[axis] = (math_ops.where(start < 0, start + extent, start), 1)
+            windows[axis] = (_from_the_end(start, shape[axis]), 1)
             rest.append(0)
         elif isinstance(item, builtins.slice) and any(
             map(_symbolic, (item.start, item.stop, item.step))
@@ -126,6 +128,13 @@ def indexed_by_tensors(x, key):
             rest.append(item)
         axis += 1
     return window(x, windows)[tuple(rest)]
+
+
+def _from_the_end(index, extent):
+    """The int32 scalar `index` on an axis of `extent`, a negative one counted from the end
+    as TensorFlow's strided slice counts it."""
+    extent = array_ops.dims_value([extent], dtypes.int32)
+    return math_ops.where(index < 0, index + extent, index)
 
 
 def _symbolic(value):
