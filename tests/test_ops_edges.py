@@ -381,3 +381,47 @@ def test_leaky_relu_keeps_its_values_exactly_and_casts_integers():
     ints = tt.nn.leaky_relu(tt.constant([-3, 4]))
     assert ints.dtype == tt.float32
     np.testing.assert_allclose(ints.numpy(), [-0.6, 4.0], rtol=1e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_pow_is_exp_of_y_log_x(mode):
+    """TF 2.21: complex 0 ** [0, 1, 2 + 1j] is [nan+nanj, 0-0j, 0-0j] (C's cpow, exp(y log
+    x)); tracer's eager kernel gave numpy's 1 for 0 ** 0 where its C gave NaN."""
+    x = tt.constant(np.zeros(3, np.complex128))
+    y = tt.constant(np.array([0, 1, 2 + 1j], np.complex128))
+    got = run(mode, tt.pow, x, y).numpy()
+    assert np.isnan(got[0].real) and np.isnan(got[0].imag)
+    np.testing.assert_array_equal(got[1:], [0j, 0j])
+    z = np.array([2 + 3j, -1 - 0.5j, 1e-3 + 2j], np.complex128)
+    w = np.array([2, 0.5 - 1j, -3], np.complex128)
+    np.testing.assert_allclose(run(mode, tt.pow, z, w).numpy(), z**w, rtol=1e-14)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_float16_cumulative_sums_round_at_each_step(mode):
+    """TF 2.21: the last cumsum of 3000 float16 0.1s is 256 (0.1 no longer adds to 256 in
+    float16), as numpy's; tracer's C kept the running sum in float (299.75)."""
+    x = tt.constant(np.full(3000, 0.1, np.float16))
+    got = run(mode, lambda v: tt.math.cumsum(v)[-3:], x).numpy()
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, np.cumsum(np.full(3000, 0.1, np.float16))[-3:])
+    np.testing.assert_array_equal(got, [256, 256, 256])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_float64_to_float16_rounds_through_float32(mode):
+    """TF 2.21: tf.cast of float64 [1 + 2^-11 + 2^-40, 1 + 2^-11, 1 + 3 * 2^-11] to float16
+    is [1, 1, 1.00195] (through float32, as the C's conversion is); numpy's direct
+    conversion, tracer's eager kernel, gave 1.00098 first."""
+    x = tt.constant([1 + 2**-11 + 2**-40, 1 + 2**-11, 1 + 3 * 2**-11], tt.float64)
+    got = run(mode, lambda v: tt.cast(v, tt.float16), x).numpy()
+    np.testing.assert_array_equal(got, np.array([1.0, 1.0, 1.00195], np.float16))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_mixed_dtypes_raise_invalid_argument_and_type_errors(mode):
+    """TF 2.21: int32 + float32 tensors raise InvalidArgumentError eagerly and TypeError in
+    a tf.function; tracer's error is both."""
+    with pytest.raises(tt.errors.InvalidArgumentError, match="different dtypes") as raised:
+        run(mode, lambda a, b: a + b, tt.constant([1]), tt.constant([1.0]))
+    assert isinstance(raised.value, TypeError)

@@ -461,8 +461,14 @@ def _pow_simplify(node):
 
 @quiet
 def _pow_kernel(x, y):
-    if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) < 0):
+    """numpy's power; complex values as exp(y log x), which is C's cpow and TensorFlow's
+    (0 ** 0 is NaN there, where numpy's power gives 1)."""
+    kind = np.asarray(x).dtype.kind
+    if kind in "iu" and np.any(np.asarray(y) < 0):
         raise ValueError("pow: integers to negative integer powers are not allowed")
+    if kind == "c":
+        with np.errstate(all="ignore"):
+            return np.exp(y * np.log(x))
     return np.power(x, y)
 
 

@@ -48,7 +48,10 @@ def same_dtype(*inputs):
     for other in inputs[1:]:
         if other.dtype is not first:
             names = " and ".join(t.dtype.name for t in inputs)
-            raise TypeError(f"operands have different dtypes ({names}); use tt.cast to convert one")
+            # TensorFlow raises InvalidArgumentError eagerly, TypeError while tracing
+            raise mixed(InvalidArgumentError, TypeError)(
+                f"operands have different dtypes ({names}); use tt.cast to convert one"
+            )
     return first
 
 
