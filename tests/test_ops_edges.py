@@ -425,3 +425,41 @@ def test_mixed_dtypes_raise_invalid_argument_and_type_errors(mode):
     with pytest.raises(tt.errors.InvalidArgumentError, match="different dtypes") as raised:
         run(mode, lambda a, b: a + b, tt.constant([1]), tt.constant([1.0]))
     assert isinstance(raised.value, TypeError)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_angle_of_real_values_is_pi_where_negative_without_gradient(mode):
+    """TF 2.21: tf.math.angle of float64 [-2, -0, 0, 3, nan, -inf] is [pi, 0, 0, 0, 0, pi]
+    and its gradient None (tracer gave pi at -0, NaN at NaN, and a gradient)."""
+
+    def angle_and_gradient(x):
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            y = tt.math.angle(x)
+            total = tt.reduce_sum(y)
+        return y, tape.gradient(total, x)
+
+    x = tt.constant([-2.0, -0.0, 0.0, 3.0, np.nan, -np.inf], tt.float64)
+    y, gradient = run(mode, angle_and_gradient, x)
+    np.testing.assert_array_equal(y.numpy(), [np.pi, 0, 0, 0, 0, np.pi])
+    assert gradient is None
+
+
+def test_a_list_takes_its_first_numpy_floats_dtype():
+    """TF 2.21: tf.constant([np.float64(1), 2.0]) is float64, [np.float16(1), 2.0] float16,
+    [1.0, np.float64(2)] float32, [np.zeros(2), np.ones(2)] float64; numpy integers and
+    complex numbers take the Python defaults ([np.int64(1), 2] int32, [np.complex64(1)]
+    complex128). tracer gave float32 for every list of floats."""
+    cases = [
+        ([np.float64(1), 2.0], tt.float64),
+        ([np.float16(1), 2.0], tt.float16),
+        ([1.0, np.float64(2)], tt.float32),
+        ([np.zeros(2), np.ones(2)], tt.float64),
+        ([[np.float64(1)]], tt.float64),
+        ([np.int16(3), 1.5], tt.float32),
+        ([np.int64(1), 2], tt.int32),
+        ([np.int64(2**40), 2], tt.int64),
+        ([np.complex64(1)], tt.complex128),
+    ]
+    for value, dtype in cases:
+        assert tt.constant(value).dtype == dtype, value

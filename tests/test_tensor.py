@@ -799,8 +799,8 @@ def test_variable_comparisons_give_bool_tensors():
 
 def test_equality_with_none_or_unbroadcastable_shapes_is_a_python_answer_as_in_tensorflow():
     x = tt.constant([1.0, 2.0])
-    assert (x == None).numpy() == False  # noqa: E711 - the operator itself is under test
-    assert (x != None).numpy() == True  # noqa: E711
+    assert (x == None) is False  # noqa: E711 - the operator itself is under test
+    assert (x != None) is True  # noqa: E711
     assert (x == tt.constant([1.0, 2.0, 3.0])).numpy() == False
     assert (x != tt.constant([1.0, 2.0, 3.0])).numpy() == True
     np.testing.assert_array_equal((x == tt.constant([1.0, 5.0])).numpy(), [True, False])

@@ -448,3 +448,26 @@ def test_an_eager_assign_returns_tensorflows_unread_variable():
     with tt.GradientTape() as tape:
         y = v.assign([1.0, 1.0]) * 2.0
     assert tape.gradient(y, v).numpy().tolist() == [2.0, 2.0]
+
+
+def test_equality_with_none_is_a_python_bool_eagerly():
+    """TF 2.21: eagerly `t == None` is Python's False and `t != None` True; in a tf.function
+    both are bool tensors (tracer gave tensors eagerly too)."""
+    t = tt.constant([1, 2])
+    assert (t == None) is False  # noqa: E711
+    assert (t != None) is True  # noqa: E711
+    equal, unequal = tt.function(lambda x: (x == None, x != None))(t)  # noqa: E711
+    assert isinstance(equal, tt.Tensor) and not bool(equal) and bool(unequal)
+
+
+def test_composite_tensors_are_tensors():
+    """TF 2.21: tf.is_tensor is True for a SparseTensor, a RaggedTensor, IndexedSlices and a
+    Variable, False for a numpy array and a TensorArray (tracer said False for the first
+    three)."""
+    sparse = tt.sparse.from_dense([[1, 0]])
+    ragged = tt.ragged.constant([[1], [2, 3]])
+    slices = tt.IndexedSlices(tt.constant([1.0]), tt.constant([0]))
+    for value in (sparse, ragged, slices, tt.Variable(1.0), tt.constant(1)):
+        assert tt.is_tensor(value), value
+    for value in (np.ones(2), tt.TensorArray(tt.float32, 2), 1.0):
+        assert not tt.is_tensor(value), value

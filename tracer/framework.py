@@ -37,8 +37,9 @@ def init_scope():
 
 
 def is_tensor(x):
-    """Whether `x` is a tracer tensor or variable (not a numpy array or a Python number)."""
-    return isinstance(x, TensorLike)
+    """Whether `x` is a tracer tensor, variable or composite tensor (sparse, ragged,
+    IndexedSlices), not a numpy array or a Python number, as `tf.is_tensor`."""
+    return isinstance(x, TensorLike) or getattr(type(x), "is_tensor_like", False)
 
 
 def rank(input, name=None):

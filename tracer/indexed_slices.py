@@ -19,6 +19,7 @@ class IndexedSlices:
     """
 
     __slots__ = ("values", "indices", "_dense_shape")
+    is_tensor_like = True  # tt.is_tensor's answer, as TensorFlow's for composites
     _component_names = ("values", "indices")  # its tensors' names in exported C
 
     def __init__(self, values, indices, dense_shape=None):

@@ -1,7 +1,7 @@
 """Python operators on tensors and variables, mapped to tracer's ops (`x + 1`, `x @ w`, `x[0]`)."""
 
 from tracer import dtypes
-from tracer.context import tensor_equality
+from tracer.context import state, tensor_equality
 from tracer.ops import (
     array_ops,
     bitwise_ops,
@@ -14,7 +14,8 @@ from tracer.tensor import TensorLike
 
 def _tensor_equals(self, other):
     """TensorFlow 2's `==`: elementwise, but False (not an error) for None or unbroadcastable
-    shapes; identity after `tt.compat.v1.disable_tensor_equality()`."""
+    shapes (for None, Python's False eagerly, a tensor while tracing, as TensorFlow's);
+    identity after `tt.compat.v1.disable_tensor_equality()`."""
     if not tensor_equality.enabled:
         return self is other
     return _equality(math_ops.equal, self, other, False)
@@ -30,7 +31,7 @@ def _equality(function, x, y, incompatible):
     from tracer.tensor import constant
 
     if y is None:
-        return constant(incompatible)
+        return incompatible if state.trace is None else constant(incompatible)
     try:
         return function(x, y)
     except ValueError:

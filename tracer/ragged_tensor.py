@@ -56,6 +56,8 @@ class RaggedTensor(_Composite):
     [[3, 1], [], [4, 1, 5]]
     """
 
+    is_tensor_like = True  # tt.is_tensor's answer, as TensorFlow's for composites
+
     __slots__ = ("_values", "_row_splits", "_uniform_row_length")
 
     def __init__(self, values, row_splits, internal=False):

@@ -47,6 +47,8 @@ class SparseTensor(_Composite):
     [[0.0, 5.0], [0.0, 0.0], [7.0, 0.0]]
     """
 
+    is_tensor_like = True  # tt.is_tensor's answer, as TensorFlow's for composites
+
     __slots__ = ("indices", "values", "_dense_shape")
 
     def __init__(self, indices, values, dense_shape):

@@ -513,6 +513,18 @@ def _python_dtype(array):
     raise TypeError(f"cannot convert {array.dtype} values to a tracer tensor")
 
 
+def _first_numpy_float(value):
+    """The dtype of a list's first element where it is a numpy float or array of floats,
+    which TensorFlow's conversion takes for the whole list (`[np.float64(1), 2.0]` is
+    float64, `[1.0, np.float64(2)]` float32; numpy integers and complex numbers take the
+    Python defaults), else None."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind == "f":
+        return as_dtype(value.dtype)
+    return None
+
+
 def _from_python(value, dtype):
     """A numpy array for a Python scalar, list or numpy value, with TensorFlow's default dtypes."""
     if isinstance(value, (list, tuple)) and holds_tensors(value):
@@ -539,7 +551,7 @@ def _from_python(value, dtype):
         if array.dtype.kind in "OV":  # None, mixed types: numpy would hold objects
             raise TypeError(f"cannot convert {value!r} to a tracer tensor")
         if dtype is None:
-            dtype = _python_dtype(array)
+            dtype = _first_numpy_float(value) or _python_dtype(array)
     kind = array.dtype.kind
     if (
         kind == "f"

@@ -367,9 +367,11 @@ def _shifted_along(x, axis, step):
 
 
 def angle(input, name=None):
-    """The argument of each element: atan2(imag, real), in the real dtype (of a real
-    tensor, 0 or pi by its sign), as TensorFlow's."""
+    """The argument of each element: atan2(imag, real), in the real dtype; of a real
+    tensor pi where it is negative, else 0 (-0 and NaN included), with no gradient, as
+    TensorFlow's."""
     x = as_tensor(input)
     if x.dtype.is_complex:
         return math_ops.atan2(math_ops.imag(x), math_ops.real(x))
-    return math_ops.atan2(array_ops.zeros_like(x), x)
+    pi, zero = as_tensors(x, math.pi, 0)[1:]
+    return math_ops.where(x < 0, pi, zero)
