@@ -428,3 +428,31 @@ def test_the_shape_of_a_ragged_tensor_makes_ragged_tensors():
     assert repr(lengths) == (
         "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
     )
+
+
+def test_reductions_of_empty_rows_and_means_over_several_axes():
+    """TF 2.21: reduce_any over axis 1 of [[1, 2, 3], [], [4, 5]] > 3 is [False False True]
+    and reduce_all [False True True] (tracer's any was True for the empty row); reduce_mean
+    of [[[1, 2], [3]], [], [[4, 5, 6], [], [7]]] over axes [1, 2] is [2 nan 5.5], the mean
+    of each row's values (tracer averaged the inner means: [2.25 nan nan])."""
+    rt = tt.ragged.constant([[1.0, 2.0, 3.0], [], [4.0, 5.0]])
+    assert tt.reduce_any(rt > 3.0, axis=1).numpy().tolist() == [False, False, True]
+    assert tt.reduce_all(rt > 3.0, axis=1).numpy().tolist() == [False, True, True]
+    r3 = tt.ragged.constant([[[1.0, 2.0], [3.0]], [], [[4.0, 5.0, 6.0], [], [7.0]]])
+    np.testing.assert_array_equal(tt.reduce_mean(r3, axis=[1, 2]).numpy(), [2.0, np.nan, 5.5])
+
+
+def test_from_tensor_with_two_ragged_dimensions_drops_padding_and_cuts_lengths():
+    """TF 2.21: from_tensor(padding=0, ragged_rank=2) drops the innermost rows' padding
+    and keeps the outer rows' length; lengths=([1, 2], [2, 1, 3]) cuts each dimension in
+    turn (tracer ignored both)."""
+    t = tt.constant([[[1, 2, 0], [0, 0, 0]], [[3, 0, 0], [4, 5, 6]]])
+    padded = tt.RaggedTensor.from_tensor(t, padding=0, ragged_rank=2)
+    assert padded.to_list() == [[[1, 2], []], [[3], [4, 5, 6]]]
+    empty = tt.constant([[[0, 0, 0], [0, 0, 0]], [[3, 0, 0], [0, 0, 0]]])
+    assert tt.RaggedTensor.from_tensor(empty, padding=0, ragged_rank=2).to_list() == [
+        [[], []],
+        [[3], []],
+    ]
+    cut = tt.RaggedTensor.from_tensor(t, lengths=([1, 2], [2, 1, 3]), ragged_rank=2)
+    assert cut.to_list() == [[[1, 2]], [[3], [4, 5, 6]]]

@@ -410,3 +410,17 @@ def test_what_is_refused_says_why():
 
     with pytest.raises(TypeError, match="from_dense: tensor must be known when the function"):
         nonzeros(tt.constant([1.0, 0.0]))
+
+
+def test_add_thresholds_only_sums_and_from_dense_drops_empty_strings():
+    """TF 2.21: sparse.add with threshold 1.0 of {[0,0]: 0.5, [0,1]: 3.0} and {[0,1]: -2.8,
+    [1,1]: 0.25} keeps [0,0] and [1,1] (entries of one operand are not tested; tracer
+    dropped all three); from_dense of [["", "a"], ["b", ""]] keeps b'a' and b'b' only."""
+    a = tt.sparse.SparseTensor([[0, 0], [0, 1]], [0.5, 3.0], [2, 2])
+    b = tt.sparse.SparseTensor([[0, 1], [1, 1]], [-2.8, 0.25], [2, 2])
+    total = tt.sparse.add(a, b, threshold=1.0)
+    assert total.indices.numpy().tolist() == [[0, 0], [1, 1]]
+    np.testing.assert_allclose(total.values.numpy(), [0.5, 0.25])
+    strings = tt.sparse.from_dense(tt.constant([["", "a"], ["b", ""]]))
+    assert strings.indices.numpy().tolist() == [[0, 1], [1, 0]]
+    assert strings.values.numpy().tolist() == [b"a", b"b"]

@@ -167,9 +167,13 @@ def _segment_mean(data, ids, count):
 
 
 def _segment_logical(reduce):
+    """any (all) of each segment as the max (min) of its values as 0 and 1: an empty
+    segment's extreme integer is the identity's answer by its sign (False for any, True
+    for all)."""
+
     def op(data, ids, count):
         as_ints = array_ops.cast(data, dtypes.int32)
-        return array_ops.cast(reduce(as_ints, ids, count), dtypes.bool)
+        return math_ops.greater(reduce(as_ints, ids, count), 0)
 
     return op
 
@@ -219,6 +223,11 @@ def reduction(dense, kind):
                 raise NotImplementedError(f"tt.{kind} of a RaggedTensor: keepdims with no axis")
             return dense(input_tensor.flat_values)
         axes = [int(a) for a in np.asarray(axis).reshape(-1)]
+        if kind == "reduce_mean" and len(axes) > 1:  # the sum of their values over their
+            summed = reduction(broadcast_ops.reduce_sum, "reduce_sum")  # count, not a mean
+            ones = input_tensor.with_flat_values(array_ops.ones_like(input_tensor.flat_values))
+            total, count = (summed(t, axes, keepdims) for t in (input_tensor, ones))
+            return math_ops.divide(total, count)  # of means
         result = input_tensor
         for a in sorted((a + input_tensor.ndim if a < 0 else a for a in axes), reverse=True):
             result = _reduce_axis(kind, dense, segment, result, a, keepdims)

@@ -175,9 +175,7 @@ class RaggedTensor(_Composite):
                 f"{ragged_rank} ragged dimensions (ragged_rank + 1 <= rank)"
             )
         if ragged_rank > 1:
-            inner_rows = array_ops.reshape(tensor, [-1, *tensor.shape[2:]])
-            inner = cls.from_tensor(inner_rows, ragged_rank=ragged_rank - 1)
-            return cls.from_uniform_row_length(inner, tensor.shape[1], nrows=tensor.shape[0])
+            return cls._from_tensor_nested(tensor, lengths, padding, ragged_rank)
         rows, width = tensor.shape[0], tensor.shape[1]
         if lengths is None and padding is None:
             flat = array_ops.reshape(tensor, [-1, *tensor.shape[2:]])
@@ -190,6 +188,24 @@ class RaggedTensor(_Composite):
         flat = array_ops.reshape(tensor, [-1, *tensor.shape[2:]])
         values = index_ops.gather(flat, keep.astype(np.int64))
         return cls.from_row_lengths(values, lengths.astype(np.int64), validate=False)
+
+    @classmethod
+    def _from_tensor_nested(cls, tensor, lengths, padding, ragged_rank):
+        """from_tensor with several ragged dimensions, as TensorFlow's: `padding` is
+        dropped from the innermost rows (the outer ones keep their length); `lengths`, one
+        sequence of row lengths per ragged dimension, cuts each in turn."""
+        if lengths is None:
+            inner_rows = array_ops.reshape(tensor, [-1, *tensor.shape[2:]])
+            inner = cls.from_tensor(inner_rows, padding=padding, ragged_rank=ragged_rank - 1)
+            return cls.from_uniform_row_length(inner, tensor.shape[1], nrows=tensor.shape[0])
+        if not isinstance(lengths, (list, tuple)) or len(lengths) != ragged_rank:
+            raise ValueError(
+                f"RaggedTensor.from_tensor: with ragged_rank {ragged_rank}, lengths must be "
+                f"{ragged_rank} sequences of row lengths, one for each ragged dimension"
+            )
+        outer = cls.from_tensor(tensor, lengths=lengths[0])
+        rest = lengths[1] if ragged_rank == 2 else lengths[1:]
+        return outer.with_values(cls.from_tensor(outer.values, rest, None, ragged_rank - 1))
 
     @classmethod
     def from_sparse(cls, st_input, name=None):

@@ -64,11 +64,12 @@ def _dense_strings(sp, default_value):
 
 
 def from_dense(tensor, name=None):
-    """The nonzero elements of `tensor`, in row-major order (their count is its values', so
-    the tensor must be known when a function is traced)."""
+    """The nonzero (nonempty, for strings) elements of `tensor`, in row-major order (their
+    count is its values', so the tensor must be known when a function is traced)."""
     tensor = convert_to_tensor(tensor)
     value = np.asarray(known_value(tensor, "tt.sparse.from_dense: tensor", _DATA_COUNT))
-    indices = np.argwhere(value != 0).astype(np.int64).reshape(-1, value.ndim)
+    nonzero = value.astype(bool) if value.dtype.kind in "OSU" else value != 0  # (b"" is 0)
+    indices = np.argwhere(nonzero).astype(np.int64).reshape(-1, value.ndim)
     values = scatter_nd_ops.gather_nd(tensor, indices)
     return SparseTensor(indices, values, value.shape)
 
@@ -104,7 +105,7 @@ def map_values(op, *args, **kwargs):
 
 def add(a, b, threshold=0, name=None):
     """a + b. Both sparse: a SparseTensor of the entries of both in row-major order, the
-    values at a common index added, a sum whose magnitude is under `threshold` dropped
+    values at a common index added, such a sum whose magnitude is under `threshold` dropped
     (their indices must be known when a function is traced). One sparse and one dense: the
     dense sum."""
     if not isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
@@ -125,9 +126,10 @@ def add(a, b, threshold=0, name=None):
     first = np.zeros(len(unique), np.int64)
     first[ids[::-1]] = np.arange(len(ids))[::-1]
     kept = indices[first]
-    if threshold:
+    if threshold:  # only a sum of two entries is tested, as TensorFlow's
         magnitudes = np.abs(np.asarray(known_value(sums, "tt.sparse.add: threshold's sums")))
-        keep = np.flatnonzero(magnitudes >= threshold)
+        alone = np.bincount(ids, minlength=len(unique)) == 1
+        keep = np.flatnonzero(alone | (magnitudes >= threshold))
         return SparseTensor(kept[keep], index_ops.gather(sums, keep), a._dense_shape)
     return SparseTensor(kept, sums, a._dense_shape)
 
