@@ -146,3 +146,25 @@ def test_errors_name_what_was_wrong():
     # (a signature leaving the last axis unknown: each call traced with its own length)
     rfft = tt.function(lambda x: tt.signal.rfft(x), input_signature=[tt.TensorSpec([2, None])])
     np.testing.assert_allclose(rfft(SIGNAL).numpy(), np.fft.rfft(SIGNAL), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["c", "interpreter"])
+def test_lengths_and_axes_computed_when_the_function_runs(backend):
+    """TF 2.21 takes a window_length, an fft_length, a dct's n and a cumsum's axis that are
+    tensor arguments of a tf.function; tracer raised (TypeError comparing None, or
+    "symbolic"); now such a function runs as Python, with the values of the numbers."""
+    x = np.arange(6.0, dtype=np.float32)
+    window = tt.function(lambda n: tt.signal.hann_window(n), backend=backend)
+    np.testing.assert_allclose(window(tt.constant(5)).numpy(), [0, 0.5, 1, 0.5, 0], atol=1e-7)
+    spectrum = tt.function(lambda v, n: tt.abs(tt.signal.rfft(v, fft_length=n)), backend=backend)
+    np.testing.assert_allclose(
+        spectrum(x, tt.constant([4])).numpy(), np.abs(np.fft.rfft(x[:4])), rtol=1e-6
+    )
+    dct = tt.function(lambda v, n: tt.signal.dct(v, n=n), backend=backend)
+    np.testing.assert_allclose(
+        dct(x, tt.constant(6)).numpy(), tt.signal.dct(tt.constant(x)).numpy(), rtol=1e-6
+    )
+    running = tt.function(lambda v, a: tt.math.cumsum(v, axis=a), backend=backend)
+    np.testing.assert_array_equal(
+        running(x.reshape(2, 3), tt.constant(1)).numpy(), np.cumsum(x.reshape(2, 3), axis=1)
+    )

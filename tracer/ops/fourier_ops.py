@@ -18,7 +18,7 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.ops import array_ops, layout_ops, linalg_ops, math_ops
-from tracer.ops.convert import as_tensor, static_int
+from tracer.ops.convert import as_tensor, length_value
 
 _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
 _REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
@@ -52,13 +52,11 @@ def _length_of(x, what):
 
 
 def _fft_length(fft_length, default, what, count=1):
-    """The lengths of `fft_length` (a list, tuple or tensor of `count` ints known now), or
-    `default` where it is None."""
+    """The lengths of `fft_length` (a list, tuple or tensor of `count` ints), or `default`
+    where it is None; computed when a traced function runs, the function runs as Python."""
     if fft_length is None:
         return default
-    values = np.asarray(fft_length.numpy() if hasattr(fft_length, "numpy") else fft_length).reshape(
-        -1
-    )
+    values = np.asarray(length_value(fft_length, f"{what}: fft_length")).reshape(-1)
     if values.size != count or not np.issubdtype(values.dtype, np.integer):
         raise ValueError(f"{what}: fft_length must hold {count} integer(s), not {fft_length!r}")
     if (values < 0).any():
@@ -261,7 +259,7 @@ def _dct_arguments(x, kind, n, axis, norm, what):
         raise ValueError(f"{what}: norm must be None or 'ortho', not {norm!r}")
     if kind == 1 and norm == "ortho":
         raise ValueError(f"{what}: type 1 has no orthonormal form (norm='ortho')")
-    length = _length_of(x, what) if n is None else static_int(n)
+    length = _length_of(x, what) if n is None else int(length_value(n, f"{what}: n"))
     if length < 1 or (kind == 1 and length < 2):
         raise ValueError(
             f"{what}: the transform's length must be at least {1 + (kind == 1)}, not {length}"

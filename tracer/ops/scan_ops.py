@@ -25,7 +25,7 @@ from runtime.kernels import same_type
 from tracer.ir import dims
 from tracer.ops import array_ops, batching, layout_ops, shapes
 from tracer.ops.broadcast_ops import reduce_attrs
-from tracer.ops.convert import as_tensor
+from tracer.ops.convert import as_tensor, length_value
 from tracer.ops.core import apply
 from tracer.ops.math_ops import conj_if_complex
 from tracer.ops.registry import primitive
@@ -153,7 +153,8 @@ CUMPROD = primitive(
 
 def _scan(op, x, axis, exclusive, reverse):
     x = as_tensor(x)
-    (axis,) = shapes.normalize_axes(int(axis), x.ndim)
+    axis = int(length_value(axis, "the cumulative op's axis"))  # (known when run: as Python)
+    (axis,) = shapes.normalize_axes(axis, x.ndim)
     attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
     return apply(op, (x,), attrs)
 

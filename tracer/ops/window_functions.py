@@ -10,11 +10,13 @@ own cosine, so a float32 window may differ from tracer's in the last bit.
 import numpy as np
 
 from tracer import dtypes
-from tracer.ops.convert import as_tensor, static_int
+from tracer.ops.convert import as_tensor, length_value
 
 
 def _length(window_length, what):
-    length = static_int(window_length)
+    """The window's length; computed when a traced function runs, the function runs as
+    Python (it sets the window's size)."""
+    length = int(length_value(window_length, f"{what}: window_length"))
     if length < 0:
         raise ValueError(f"{what}: window_length must not be negative, not {length}")
     return length
