@@ -378,7 +378,7 @@ def test_cache_to_a_file_is_read_by_later_passes_and_pipelines(tmp_path):
 
     first = list(pipeline().as_numpy_iterator())
     assert produced == [0, 1, 2, 3, 4]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache.tracer-cache.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir())[-1] == "cache.index"  # TensorFlow's name
     again = list(pipeline().as_numpy_iterator())  # a new pipeline: read from the file
     assert produced == [0, 1, 2, 3, 4]
     for (a, b), (c, d) in zip(first, again, strict=True):
@@ -386,13 +386,13 @@ def test_cache_to_a_file_is_read_by_later_passes_and_pipelines(tmp_path):
     assert [float(a) for a, _ in again] == [0.0, 2.0, 4.0, 6.0, 8.0]
     unfinished = tt.data.Dataset.range(10).cache(str(tmp_path / "partial"))
     next(iter(unfinished))
-    assert not (tmp_path / "partial.tracer-cache.npz").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("partial")]
     # a file that does not hold this pipeline's elements is refused, naming it
     other = tt.data.Dataset.range(3).cache(str(tmp_path / "cache"))
-    with pytest.raises(ValueError, match="cache.tracer-cache.npz"):
+    with pytest.raises(ValueError, match="cache.index"):
         list(other)
-    (tmp_path / "broken.tracer-cache.npz").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="broken.tracer-cache.npz"):
+    (tmp_path / "broken.index").write_bytes(b"not a manifest")
+    with pytest.raises(ValueError, match="broken.index"):
         list(tt.data.Dataset.range(3).cache(str(tmp_path / "broken")))
     with pytest.raises(ValueError, match="does not exist"):
         tt.data.Dataset.range(3).cache(str(tmp_path / "missing" / "cache"))

@@ -24,6 +24,7 @@ code cannot hold them. A string result is a handle in compiled code
 """
 
 import contextlib
+import contextvars
 import functools
 import threading
 
@@ -111,6 +112,8 @@ def _traced_with_results(func, inputs, dtypes, several):
             "`func` runs, so the function runs as Python at each call"
         )
     values = state.trace.values_in_call(inputs, (printing.PRINT.name, RESULT.name))
+    if values is None and _PROBED_SHAPE.get() is not None:
+        return _probe_results(dtypes, several)
     if values is None:
         raise RunsAsPython(
             f"calls tt.py_function with results{at} where the call's values are not known "
@@ -126,6 +129,34 @@ def _traced_with_results(func, inputs, dtypes, several):
         for k, (r, d) in enumerate(zip(results, dtypes))
     ]
     return nodes if several else nodes[0]
+
+
+# set while tracer's data pipelines probe the specs of a function's results from the specs of
+# its arguments (tracer/data/traced_specs.py): the shape given to the results of a
+# tt.py_function traced from specs, whose own shapes are known only when it runs (TensorFlow
+# leaves them unknown); None otherwise
+_PROBED_SHAPE = contextvars.ContextVar("py_function_probed_shape", default=None)
+
+
+@contextlib.contextmanager
+def results_probed(shape):
+    """While it lasts, a tt.py_function with results traced where its inputs' values are
+    unknown gives constants of `shape` (zeros, or b"") instead of running as Python: a trace
+    made only for the specs of a function's results, never run."""
+    token = _PROBED_SHAPE.set(tuple(shape))
+    try:
+        yield
+    finally:
+        _PROBED_SHAPE.reset(token)
+
+
+def _probe_results(dtypes, several):
+    shape = _PROBED_SHAPE.get()
+    results = [
+        Tensor(np.full(shape, b"", object) if d.is_string else np.zeros(shape, d.as_numpy_dtype))
+        for d in dtypes
+    ]
+    return results if several else results[0]
 
 
 class ResultsChangedShape(RunsAsPython):

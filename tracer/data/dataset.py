@@ -16,7 +16,19 @@ import numpy as np
 
 from tracer import nest
 from tracer.context import outside_trace, state
-from tracer.data import file_cache, files, interleave, sources, transforms
+from tracer.data import (
+    buckets,
+    dropping,
+    file_cache,
+    files,
+    interleave,
+    random_source,
+    resample,
+    saved,
+    sources,
+    transforms,
+)
+from tracer.data.optional import Optional
 from tracer.data.options import Options
 from tracer.data.ragged_elements import is_ragged
 from tracer.data.sparse_elements import is_sparse, tensor_of
@@ -24,7 +36,7 @@ from tracer.data.specs import INFINITE, UNKNOWN
 from tracer.errors import InvalidArgumentError, OutOfRangeError, RunsAsPython
 from tracer.ir import format_location, user_location
 from tracer.ragged_tensor import require_int64_splits
-from tracer.tensor import constant
+from tracer.tensor import Tensor, constant
 
 AUTOTUNE = -1
 _NONE = object()  # no element
@@ -79,12 +91,15 @@ class Dataset:
             spec = f"unknown ({type(error).__name__}: {error})"
         return f"<{self._kind or _kind_of(self._stage)} element_spec={spec}>"
 
-    def reduce(self, initial_state, reduce_func):
-        """`reduce_func(state, element)` over every element, from `initial_state`."""
-        state = initial_state
-        for element in self:
-            state = reduce_func(state, element)
-        return state
+    def reduce(self, initial_state, reduce_func, name=None):
+        """`reduce_func(state, element)` over every element, from `initial_state` (a
+        structure of tensors, or values converted as TensorFlow converts them: a Python int
+        is int32), under `tt.function` as `map`'s function. Each new state must have the
+        initial state's dtypes (TypeError otherwise, as TensorFlow's); its shapes may
+        change."""
+        _refuse_trace("reduces a tt.data.Dataset")
+        state = transforms.reduced(self._stage, initial_state, reduce_func)
+        return nest.pack_sequence_as(state, [tensor_of(a) for a in nest.flatten(state)])
 
     def _then(self, stage):
         """The dataset of `stage`, a transformation of this one's: its options go on."""
@@ -191,6 +206,48 @@ class Dataset:
     def unique(self, name=None):
         return self._then(transforms.Unique(self._stage))
 
+    def ignore_errors(self, log_warning=False, name=None):
+        """The elements, those whose making raised an error left out (a `map` or `filter`
+        that raises on an element; tracer/data/dropping.py says which errors end the pass
+        instead). With `log_warning`, each error is logged."""
+        return self._then(dropping.IgnoreErrors(self._stage, log_warning))
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False, name=None):  # fmt: skip
+        """Batches of elements of similar `element_length_func` length (an int32 scalar),
+        each padded as `padded_batch` pads, in TensorFlow's order (tracer/data/buckets.py)."""
+        stage = buckets.BucketBySequenceLength(
+            self._stage,
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
+        return self._then(stage)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):  # fmt: skip
+        """`(class, element)` pairs whose classes (`class_func(element)`, an integer) come in
+        the proportions `target_dist` (tracer/data/resample.py)."""
+        stage = resample.RejectionResample(self._stage, class_func, target_dist, initial_dist, seed)
+        return self._then(stage)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):  # fmt: skip
+        """The same elements, written under `path` by the first complete pass and read from
+        there by later passes and programs (tracer/data/saved.py); tracer writes its own
+        uncompressed files, in order (`reader_func` and `shard_func` are not supported)."""
+        _refuse_functions("snapshot", reader_func=reader_func, shard_func=shard_func)
+        return self._then(saved.Snapshot(self._stage, path))
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Write the elements into the directory `path`, for `tt.data.Dataset.load`
+        (tracer's own uncompressed files, tracer/data/saved.py)."""
+        _refuse_trace("saves a tt.data.Dataset")
+        _refuse_functions("save", shard_func=shard_func, checkpoint_args=checkpoint_args)
+        saved.save(self._stage, path)
+
     def apply(self, transformation_func):
         """`transformation_func(self)`, which must return a dataset."""
         result = transformation_func(self)
@@ -232,10 +289,12 @@ class Dataset:
 
     @staticmethod
     def from_tensor_slices(tensors, name=None):
+        _refuse_symbolic(tensors)
         return Dataset(sources.TensorSlices(tensors))
 
     @staticmethod
     def from_tensors(tensors, name=None):
+        _refuse_symbolic(tensors)
         return Dataset(sources.Tensors(tensors))
 
     @staticmethod
@@ -243,6 +302,7 @@ class Dataset:
         """`range(stop)`, `range(start, stop[, step])` of `output_type` (int64), as
         TensorFlow's; `dtype` is tracer's older name for it (TensorFlow 2.21 takes it and
         ignores it)."""
+        _refuse_symbolic(args)
         return Dataset(sources.Range(*args, dtype=output_type if dtype is None else dtype))
 
     @staticmethod
@@ -263,6 +323,20 @@ class Dataset:
         if shuffle is None or shuffle:
             stage = transforms.Shuffle(stage, len(names), seed, True)
         return Dataset(stage)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        """Endless int64 scalars drawn at random (tracer/data/random_source.py): the same
+        at every pass with a `seed`, unless `rerandomize_each_iteration`."""
+        return Dataset(random_source.Random(seed, rerandomize_each_iteration))
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
+        """The elements `Dataset.save` wrote into `path`, with their element_spec and
+        cardinality; NotFoundError where it holds none, DataLossError (also a ValueError)
+        where its files are not what tracer writes."""
+        _refuse_functions("load", reader_func=reader_func)
+        return Dataset(saved.Loaded(path, element_spec))
 
     @staticmethod
     def counter(start=0, step=1, dtype="int64", name=None):
@@ -378,20 +452,21 @@ class _Iterator:
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
 
+    def get_next_as_optional(self):
+        """The next element as a `tt.experimental.Optional`, an empty one at the end."""
+        try:
+            element = self.__next__()
+        except StopIteration:
+            return Optional.empty(self.element_spec)
+        return Optional(element, self.element_spec, True)
+
     @property
     def element_spec(self):
         """The dataset's element_spec."""
         return self._stage.spec()
 
     def __next__(self):
-        if state.trace is not None:
-            where = format_location(user_location())
-            raise RunsAsPython(
-                f"iterates a tt.data.Dataset{f' at {where}' if where else ''}; tracer's "
-                "datasets run in Python, so it runs as Python at each call (each step's ops "
-                "eagerly, new elements each call). For compiled speed, iterate outside and "
-                "pass each batch to a tt.function step, as Model.fit does."
-            )
+        _refuse_trace("iterates a tt.data.Dataset")
         if self._position is not None and int(self._position._value) != self._written:
             self._replay(int(self._position._value))  # a checkpoint restored it
         element = next(self._arrays)
@@ -428,10 +503,48 @@ _KINDS = {
     "TakeWhile": "_TakeWhileDataset",
     "Shard": "_ShardDataset",
     "Unique": "_UniqueDataset",
+    "IgnoreErrors": "_IgnoreErrorsDataset",
+    "BucketBySequenceLength": "_GroupByWindowDataset",
+    "RejectionResample": "_DirectedInterleaveDataset",
+    "Snapshot": "_MapDataset",
+    "Loaded": "_LoadDataset",
+    "Random": "_RandomDataset",
     "Choose": "_DirectedInterleaveDataset",
     "Sample": "_DirectedInterleaveDataset",
     "_Listed": "_VariantDataset",
 }
+
+
+def _refuse_trace(what):
+    """RunsAsPython where a tt.function is being traced: tracer's datasets run in Python, so
+    the function runs as Python at each call (tracer/function.py)."""
+    if state.trace is not None:
+        where = format_location(user_location())
+        raise RunsAsPython(
+            f"{what}{f' at {where}' if where else ''}; tracer's "
+            "datasets run in Python, so it runs as Python at each call (each step's ops "
+            "eagerly, new elements each call). For compiled speed, iterate outside and "
+            "pass each batch to a tt.function step, as Model.fit does."
+        )
+
+
+def _refuse_symbolic(values):
+    """RunsAsPython where a dataset is made of a tensor a traced tt.function computes (as
+    `range(n)` of its argument n): made as Python at each call, it has the value."""
+    if state.trace is not None and any(
+        isinstance(v, Tensor) and v._value is None for v in nest.flatten(values)
+    ):
+        _refuse_trace("makes a tt.data.Dataset of a tensor computed when it runs")
+
+
+def _refuse_functions(method, **given):
+    """NotImplementedError for the functions tracer's `method` does not take."""
+    for argument, value in given.items():
+        if value is not None:
+            raise NotImplementedError(
+                f"tt.data.Dataset.{method}: {argument} is not supported (tracer writes and "
+                "reads its files in order, one pass)"
+            )
 
 
 def _kind_of(stage):

@@ -14,6 +14,7 @@ from tracer.data.specs import (
     spec_of_arrays,
 )
 from tracer.dtypes import BY_NUMPY, as_dtype
+from tracer.errors import InvalidArgumentError, mixed
 from tracer.extension_type import ExtensionType, ExtensionTypeSpec, refuse_shaped
 from tracer.ragged_tensor import RaggedTensor
 from tracer.signature import TensorSpec
@@ -188,8 +189,8 @@ class Generator:
             leaves = _leaves_like(self._signature, element)
             arrays = [_array(leaf, s.dtype) for leaf, s in zip(leaves, specs)]
             for array, spec in zip(arrays, specs):
-                if not spec.admits(array.shape, spec.dtype):
-                    raise ValueError(
+                if not spec.admits(array.shape, spec.dtype):  # (TensorFlow's class, and tracer's)
+                    raise mixed(InvalidArgumentError, ValueError)(
                         f"from_generator: an element of shape {array.shape} does not fit "
                         f"the output_signature's {spec.text()}"
                     )

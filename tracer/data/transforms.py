@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from tracer import nest
-from tracer.data import ragged_elements, sparse_elements
+from tracer.data import dropping, ragged_elements, sparse_elements, traced_specs
 from tracer.data.sources import as_arrays
 from tracer.data.sparse_elements import is_sparse, tensor_of
 from tracer.data.specs import (
@@ -46,7 +46,9 @@ class Batch:
                 taken = np.array(group, dtype=np.intp)
                 yield nest.pack_sequence_as(structure, [leaf[taken] for leaf in leaves])
             return
-        if isinstance(self._upstream, Map):  # the map's function run on each batch at once
+        # the map's function run on each batch at once (element by element where an error
+        # leaves an element out: ignore_errors, tracer/data/dropping.py)
+        if isinstance(self._upstream, Map) and dropping.active() is None:
             yield from self._upstream.batches(self._size, self._drop)
             return
         for rows in _groups(self._upstream.arrays(), self._size, self._drop):
@@ -144,7 +146,8 @@ class PaddedBatch:
         batch = self._size if self._drop else None
         leaves = []
         for s, shape in zip(specs, self._flat_shapes(spec, len(specs))):
-            known = shape if shape is not None else [None] * len(s.shape or ())
+            # (no padded shape: the element's, its known sizes known, as TensorFlow's default)
+            known = shape if shape is not None else list(s.shape or ())
             padded = tuple(None if d is None or d == -1 else int(d) for d in known)
             leaves.append(TensorSpec((batch, *padded), s.dtype))
         return nest.pack_sequence_as(spec, leaves)
@@ -270,10 +273,18 @@ class Map:
     def __init__(self, upstream, map_func):
         self._upstream = upstream
         self._function = _TracedOrEager(map_func)
+        self._function.prepare(upstream)
 
     def arrays(self):
+        call = self._function.arrays_of
         for element in self._upstream.arrays():
-            yield self._function.arrays_of(element)
+            record = dropping.active()
+            if record is None:
+                yield call(element)
+                continue
+            result = record.attempt(call, element)  # (ignore_errors: an error leaves it out)
+            if result is not dropping.FAILED:
+                yield result
 
     def batches(self, size, drop_remainder):
         """The mapped elements stacked `size` at a time, as `batch` stacks them. Over rows
@@ -327,8 +338,12 @@ class Filter:
         self._upstream, self._function = upstream, _TracedOrEager(predicate)
 
     def arrays(self):
+        call = self._function.arrays_of
         for element in self._upstream.arrays():
-            kept = self._function.arrays_of(element)
+            record = dropping.active()
+            kept = call(element) if record is None else record.attempt(call, element)
+            if kept is dropping.FAILED:  # (ignore_errors: an error leaves it out)
+                continue
             if not _scalar_bool(kept):
                 raise TypeError(f"filter: the predicate gives {kept!r}, not a scalar bool")
             if kept:
@@ -445,6 +460,38 @@ class Scan:
 
     def spec(self):
         return self._function.spec(_WithState(self._upstream, self._initial))[1]
+
+
+def reduced(upstream, initial_state, reduce_func):
+    """The state `reduce_func(state, element)` leaves after the elements of `upstream`, from
+    `initial_state` (converted as TensorFlow converts it: a Python int is int32), as numpy
+    arrays. The function runs as `map`'s does; each new state must have as many components
+    as the initial state, of its dtypes (TypeError otherwise, in TensorFlow's words), and is
+    packed as it is; its shapes may change."""
+    state = as_arrays(initial_state)
+    function = _TracedOrEager(reduce_func)
+    function.prepare(_WithState(upstream, state))  # (traced first, as TensorFlow's: its errors)
+    for element in upstream.arrays():
+        state = _next_state(state, as_arrays(function.arrays_of((state, element))))
+    return state
+
+
+def _next_state(state, new):
+    """`new` in the structure of `state`, where its leaves have the dtypes of `state`'s (a
+    single tensor for a 1-tuple too, as TensorFlow takes it)."""
+    old, given = nest.flatten(state), nest.flatten(new)
+    if len(old) != len(given):
+        raise TypeError(
+            "The structure of the new state must match the initial state: "
+            f"{len(old)} component(s) initially, {len(given)} returned."
+        )
+    for a, b in zip(old, given):
+        if a.dtype != b.dtype:
+            raise TypeError(
+                "The element types for the new state must match the initial state. Expected "
+                f"{as_dtype(a.dtype)!r} but got {as_dtype(b.dtype)!r}."
+            )
+    return nest.pack_sequence_as(state, given)
 
 
 class _WithState:
@@ -692,12 +739,21 @@ def _positive(name, value):
 
 
 def _groups(elements, size, drop_remainder):
+    """Runs of `size` elements (the last shorter unless `drop_remainder`). While
+    ignore_errors pulls them (tracer/data/dropping.py), a run an element failed in is
+    dropped, as TensorFlow's batch fails and is passed over then."""
+    record = dropping.active()
+    failures = 0 if record is None else record.count
     group = []
     for element in elements:
+        if record is not None and record.count != failures:
+            group, failures = [], record.count  # (an element before this one failed)
         group.append(element)
         if len(group) == size:
             yield group
             group = []
+    if record is not None and record.count != failures:
+        return
     if group and not drop_remainder:
         yield group
 
@@ -805,7 +861,8 @@ class _TracedOrEager:
         # the concrete function traced for each signature of the elements' numpy arrays,
         # which runs on the arrays themselves (`ConcreteFunction.call_on_arrays`)
         self._concretes = {}
-        self._run_spec = None  # the spec of an eager run, where the function cannot be traced
+        self._spec = None  # the results' spec, once found (`prepare`, `spec`)
+        self._probe = False  # its trace from specs cannot give it: probed (`spec`)
 
     def arrays_of(self, element):
         """The function's result on `element`, as numpy arrays. A run on the element's
@@ -860,20 +917,49 @@ class _TracedOrEager:
             self._signatures.add(signature)
         return self._traced(*arguments)
 
+    def prepare(self, upstream):
+        """The results' spec found when the pipeline is built, as tf.data's `map` traces its
+        function then (tracer/data/traced_specs.py): the function's Python body runs once,
+        now, and an error of its own code on the upstream's specs (a TypeError or ValueError,
+        as `x + "s"` gives) is raised now, as TensorFlow raises it. A spec that needs probes
+        (a tt.py_function's results) or a run on an element (the function's, or an upstream
+        stage's) is left to `spec`, for when it is asked."""
+        arguments = None
+        try:
+            with traced_specs.without_runs():
+                arguments = arguments_of(upstream.spec())
+                self._spec = traced_specs.traced(self._traced, arguments)
+        except traced_specs.NeedsProbe:
+            self._probe = True
+        except traced_specs.NeedsRun:
+            pass
+        except Exception as error:
+            if traced_specs.raised_when_built(error, arguments):
+                raise traced_specs.as_raised_when_built(error) from None
+            # (a trace tracer cannot make from specs: `spec` runs the function)
+
     def spec(self, upstream):
         """The structure of TensorSpecs of the results for the elements of the stage
-        `upstream`: traced from its spec, or where the function cannot be traced, the rank
-        and dtype of each result of an eager call on a first element, every dimension None
-        (they may vary from element to element, as fill([x], x)'s do). That call begins a
-        pass of its own over `upstream`: a seeded shuffle there gives its orders one pass
-        on."""
-        if self._run_spec is not None:
-            return self._run_spec
+        `upstream`: traced (or probed) from its spec, or where the function cannot be traced,
+        the rank and dtype of each result of an eager call on a first element, every
+        dimension None (they may vary from element to element, as fill([x], x)'s do). That
+        call begins a pass of its own over `upstream`: a seeded shuffle there gives its
+        orders one pass on."""
+        if self._spec is not None:
+            return self._spec
         try:
-            return self._traced.get_concrete_function(*arguments_of(upstream.spec())).output_spec()
-        except (RunsAsPython, TypeError, ValueError):
-            self._run_spec = self._spec_of_a_run(upstream)
-            return self._run_spec
+            arguments = arguments_of(upstream.spec())
+            if not self._probe:
+                try:
+                    self._spec = traced_specs.traced(self._traced, arguments)
+                except traced_specs.NeedsProbe:
+                    self._probe = True
+            if self._probe:
+                self._spec = traced_specs.probed(self._python, arguments)
+        except (RunsAsPython, TypeError, ValueError, traced_specs.NeedsRun):
+            traced_specs.refuse_run()
+            self._spec = self._spec_of_a_run(upstream)
+        return self._spec
 
     def _spec_of_a_run(self, upstream):
         """The results' TensorSpecs, every dimension None, of an eager call on the first
@@ -923,6 +1009,7 @@ def _arrays_key(leaves):
 def first_element(stage, missing):
     """The first element of `stage`, from a pass of its own; ValueError(`missing`) where it
     has none."""
+    traced_specs.refuse_run()
     elements = stage.arrays()
     try:
         first = next(elements, _NONE)

@@ -2,8 +2,8 @@
 
 `ExtensionType` and its kin (tracer/extension_type.py), dispatch of tracer's APIs to a
 user's functions for them (tracer/dispatch.py), the shape of a ragged tensor
-(`DynamicRaggedShape`, `RowPartition`: tracer/ragged_shape.py), and `numpy`, TensorFlow's
-NumPy API (tracer/experimental/numpy/).
+(`DynamicRaggedShape`, `RowPartition`: tracer/ragged_shape.py), `Optional`
+(tracer/data/optional.py), and `numpy`, TensorFlow's NumPy API (tracer/experimental/numpy/).
 """
 
 from tracer.dispatch import (
@@ -26,6 +26,7 @@ __all__ = [
     "DynamicRaggedShape",
     "ExtensionType",
     "ExtensionTypeSpec",
+    "Optional",
     "RowPartition",
     "dispatch_for_api",
     "dispatch_for_binary_elementwise_apis",
@@ -42,4 +43,8 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.numpy")
+    if name == "Optional":  # (tt.data's, which imports the ops too)
+        from tracer.data.optional import Optional
+
+        return Optional
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
