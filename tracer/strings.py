@@ -1,6 +1,7 @@
 """`tt.strings`: TensorFlow's `tf.strings` on tt.string tensors (docs/strings.md)."""
 
 from tracer.ops.string_hashes import to_hash_bucket_fast, to_hash_bucket_strong  # noqa: F401
+from tracer.ops.string_ngrams import ngrams  # noqa: F401
 from tracer.ops.string_ops import (  # noqa: F401
     as_string,
     format,
