@@ -471,3 +471,28 @@ def test_composite_tensors_are_tensors():
         assert tt.is_tensor(value), value
     for value in (np.ones(2), tt.TensorArray(tt.float32, 2), 1.0):
         assert not tt.is_tensor(value), value
+
+
+def test_optimizer_options_are_recorded_and_read_back_in_tensorflows_order():
+    """TF 2.21 (the graph_optimization guide): get_experimental_options lists the two
+    booleans at first, then each option set, merged with earlier ones in its own order,
+    ignoring unknown names; get_jit is '' and 'autoclustering' after set_jit(True)."""
+    optimizer = tt.config.optimizer
+    saved, jit = optimizer.get_experimental_options(), optimizer.get_jit()
+    try:
+        optimizer.set_experimental_options({"constant_folding": False})
+        optimizer.set_experimental_options(
+            {"debug_stripper": True, "layout_optimizer": False, "bogus": 1}
+        )
+        assert list(optimizer.get_experimental_options().items()) == [
+            ("layout_optimizer", False),
+            ("constant_folding", False),
+            ("debug_stripper", True),
+            ("disable_model_pruning", False),
+            ("disable_meta_optimizer", False),
+        ]
+        optimizer.set_jit(True)
+        assert optimizer.get_jit() == "autoclustering"
+    finally:
+        optimizer._options = dict(saved)
+        optimizer.set_jit(bool(jit))

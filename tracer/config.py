@@ -20,6 +20,10 @@ pool, which runs the parallel loops and matrix products of compiled and eager co
 Unlike TensorFlow's, it may be called at any time: the next parallel loop uses it.
 `set_inter_op_parallelism_threads(n)` is recorded and read back, and changes nothing:
 tracer runs one op, and one compiled function's steps, at a time.
+
+`optimizer.set_experimental_options` / `get_experimental_options` and `set_jit` / `get_jit`
+record Grappler's switches and read them back as TensorFlow's do (the options merge into
+those set before, in TensorFlow's order); tracer's own passes do not read them.
 """
 
 import os
@@ -186,3 +190,44 @@ class _Experimental:
 
 
 experimental = _Experimental()
+
+
+# Grappler's switches, in the order TensorFlow's get_experimental_options lists them; the
+# two booleans are listed always, the others once set
+_OPTIMIZER_OPTIONS = (
+    "layout_optimizer", "constant_folding", "shape_optimization", "remapping",
+    "arithmetic_optimization", "dependency_optimization", "loop_optimization",
+    "function_optimization", "debug_stripper", "disable_model_pruning",
+    "scoped_allocator_optimization", "pin_to_host_optimization", "implementation_selector",
+    "auto_mixed_precision", "use_plugin_optimizers", "disable_meta_optimizer",
+    "auto_mixed_precision_onednn_bfloat16", "auto_mixed_precision_mkl", "min_graph_nodes",
+)  # fmt: skip
+_ALWAYS_LISTED = {"disable_model_pruning": False, "disable_meta_optimizer": False}
+
+
+class _Optimizer:
+    """`tt.config.optimizer`: TensorFlow's graph optimizer switches, recorded and read back
+    (an unknown name is ignored, as TensorFlow ignores it); tracer's passes do not read
+    them."""
+
+    def __init__(self):
+        self._options = dict(_ALWAYS_LISTED)
+        self._jit = ""
+
+    def set_experimental_options(self, options):
+        for name, value in dict(options).items():
+            if name in _OPTIMIZER_OPTIONS:
+                self._options[name] = int(value) if name == "min_graph_nodes" else bool(value)
+
+    def get_experimental_options(self):
+        return {name: self._options[name] for name in _OPTIMIZER_OPTIONS if name in self._options}
+
+    def set_jit(self, enabled):
+        """True (or "autoclustering") asks for XLA's clustering; tracer records it."""
+        self._jit = "autoclustering" if enabled else ""
+
+    def get_jit(self):
+        return self._jit
+
+
+optimizer = _Optimizer()
