@@ -20,7 +20,7 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.errors import InvalidArgumentError
-from tracer.ops.convert import as_tensor
+from tracer.ops.convert import as_tensor, length_value
 from tracer.ops.core import apply
 from tracer.ops.string_ops import expect_strings, string_op
 from tracer.tensor import convert_to_tensor
@@ -216,12 +216,13 @@ def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
     if channels > 0 and samples >= 0:
         attrs = {"desired_channels": channels, "desired_samples": samples}
         return DecodeWav(apply(DECODE_WAV, (contents,), attrs), rate)
-    if contents._value is None:
-        raise TypeError(
-            "tt.audio.decode_wav: in a traced function, give desired_samples and "
-            "desired_channels: the audio's shape is known only from the file otherwise"
-        )
-    # the file's own counts: a value made now, as a constant
+    # the file's own counts, known from its bytes only: a value made now, as a constant (in
+    # a traced function whose file is computed when it runs, the function runs as Python)
+    length_value(
+        contents,
+        "tt.audio.decode_wav's file",
+        " (desired_samples and desired_channels give the audio a shape known when tracing)",
+    )
     return DecodeWav(as_tensor(_decode_kernel(contents._value, channels, samples)), rate)
 
 
