@@ -23,6 +23,14 @@ NO_GRADIENT = {
     "string_join": lambda x: _length(tt.strings.join([_text(x), _text(x)], separator="-")),
     "reduce_join": lambda x: _length(tt.strings.reduce_join(_text(x), separator=",")),
     "substr": lambda x: _length(tt.strings.substr(_text(x), 0, 3)),
+    # an empty record parses to the feature's default
+    "parse_example": lambda x: tt.cast(
+        tt.io.parse_example(
+            tt.strings.substr(_text(x), 0, 0),
+            {"v": tt.io.FixedLenFeature([], tt.float32, default_value=1.5)},
+        )["v"],
+        tt.float64,
+    ),
     "string_upper": lambda x: _length(tt.strings.upper(_text(x))),
     "string_lower": lambda x: _length(tt.strings.lower(_text(x))),
     "string_strip": lambda x: _length(tt.strings.strip(_text(x))),

@@ -5,6 +5,7 @@ from tracer.data import experimental
 from tracer.data.dataset import AUTOTUNE, Dataset, TextLineDataset
 from tracer.data.options import Options
 from tracer.data.specs import INFINITE, UNKNOWN, DatasetSpec
+from tracer.data.tfrecord import TFRecordDataset
 
 INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
@@ -15,6 +16,7 @@ __all__ = [
     "DatasetSpec",
     "INFINITE_CARDINALITY",
     "Options",
+    "TFRecordDataset",
     "TextLineDataset",
     "UNKNOWN_CARDINALITY",
     "experimental",

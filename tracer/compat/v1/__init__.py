@@ -2,10 +2,12 @@
 build a `Graph` with placeholders, differentiate it with `gradients` or a tape, and
 `Session.run` what it computes for fed values, each distinct run compiled once; and
 TensorFlow 1's `Dimension` and `==` by identity (`disable_tensor_equality`). `keras` is
-`tt.keras`, as TensorFlow 2's `tf.compat.v1.keras` is its Keras."""
+`tt.keras`, as TensorFlow 2's `tf.compat.v1.keras` is its Keras; `io` has TensorFlow 1's
+`tf_record_iterator`."""
 
 import importlib as _importlib
 
+from tracer.compat.v1 import io
 from tracer.compat.v1.behaviors import disable_tensor_equality, enable_tensor_equality
 from tracer.compat.v1.graphs import (
     Graph,
@@ -32,6 +34,7 @@ __all__ = [
     "executing_eagerly",
     "get_default_graph",
     "gradients",
+    "io",
     "keras",
     "placeholder",
     "reset_default_graph",
