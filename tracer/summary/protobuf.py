@@ -11,23 +11,10 @@ equal TensorFlow's.
 
 import struct
 
+from tracer.protos.wire import key as _key
+from tracer.protos.wire import varint
+
 _VARINT, _FIXED64, _BYTES, _FIXED32 = 0, 1, 2, 5
-
-
-def varint(value):
-    """The base-128 varint of a non-negative int, or of a negative one as its 64-bit two's
-    complement (ten bytes), as int64 fields hold them."""
-    value &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _key(number, wire_type):
-    return varint(number << 3 | wire_type)
 
 
 def varint_field(number, value):
