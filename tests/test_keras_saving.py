@@ -431,7 +431,7 @@ def test_code_in_a_file_is_never_run(tmp_path, safe_mode):
     [
         (set_layer(4, units=5), r"dense_2/kernel has shape \(3, 5\), the file's has \(3, 2\)"),
         (set_layer(1, use_bias=False), "has 1 variables"),
-        (set_layer(1, dtype="mixed_float16"), "dtype policy"),
+        (set_layer(1, dtype="mixed_bfloat16"), "dtype policy"),
         (set_layer(1, kernel_regularizer={"class_name": "Mine"}), "unknown regularizer"),
         (set_layer(1, lora_rank=4), "lora_rank=4"),
     ],

@@ -1,19 +1,22 @@
-"""`tt.keras.mixed_precision`: Keras 3's dtype policies, for the policies tracer runs.
+"""`tt.keras.mixed_precision`: Keras 3's dtype policies, mixed precision included.
 
-A policy names the dtype a layer makes its variables in and the dtype it computes in.
-tracer's layers compute in their variables' dtype, so a float policy (`"float32"`,
-`"float64"`, `"float16"`, `"bfloat16"`) works: `set_global_policy("float64")` makes the
-layers made afterwards float64, as Keras's does. Mixed precision (`"mixed_float16"`,
-`"mixed_bfloat16"`: float16 computation on float32 variables, with loss scaling) is a
-speed-up for GPUs and TPUs that tracer does not have: such a policy can be made and
-printed, but setting it, giving it to a layer, or making a `LossScaleOptimizer` raises
-NotImplementedError saying so.
+A policy names the dtype a layer makes its variables in and the dtype it computes in. A float
+policy (`"float32"`, `"float64"`, `"float16"`) is both: `set_global_policy("float64")`
+makes the layers made afterwards float64, as Keras's does. `"mixed_float16"` is Keras's mixed
+precision: the layers keep their variables in float32, cast their floating inputs to float16,
+compute in float16 (their weights read as float16 in `call`: tracer/keras/autocast.py) and
+return float16; `Model.compile` then wraps the optimizer in a `LossScaleOptimizer`
+(tracer/keras/loss_scale_optimizer.py), whose scaled loss keeps small float16 gradients
+from underflowing. tracer runs it on the CPU with numpy's float16, as TensorFlow's CPU
+kernels do: correct, but no faster. `"mixed_bfloat16"` is refused with NotImplementedError
+(tracer has no bfloat16 dtype, as numpy has none).
 
 >>> tt.keras.mixed_precision.Policy("mixed_float16").compute_dtype
 'float16'
 """
 
 from tracer.keras import backend
+from tracer.keras.loss_scale_optimizer import LossScaleOptimizer
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
@@ -87,31 +90,33 @@ def set_global_policy(policy):
 
 
 def supported(policy):
-    """`policy`'s dtype (a name) where tracer runs it; NotImplementedError for a mixed one."""
-    if policy.name in _MIXED:
+    """`policy` itself where tracer runs it; NotImplementedError naming it where it does not
+    (`"mixed_bfloat16"`: tracer has no bfloat16 dtype)."""
+    if policy.name == "mixed_bfloat16":
         raise NotImplementedError(
-            f"tracer does not support mixed precision (the policy '{policy.name}'): its "
-            "layers compute in their variables' dtype. Use a float policy such as 'float32' "
-            f"(or '{policy.compute_dtype}' for layers that keep their variables in it too)"
+            "tracer does not support the mixed precision policy 'mixed_bfloat16': it has no "
+            "bfloat16 dtype (numpy has none). Use 'mixed_float16' (float16 computation on "
+            "float32 variables) or a float policy such as 'float32'"
         )
-    return policy.variable_dtype
+    return policy
 
 
-class LossScaleOptimizer:
-    """Keras's loss-scaling wrapper of an optimizer, for mixed precision: not in tracer."""
+# Keras 3's other names for them
+dtype_policy = global_policy
+set_dtype_policy = set_global_policy
 
-    def __init__(self, inner_optimizer, *args, **kwargs):
-        raise NotImplementedError(
-            "tracer does not support mixed precision, so it has no LossScaleOptimizer "
-            "(loss scaling keeps float16 gradients from underflowing); use the optimizer "
-            "itself"
-        )
+
+def is_mixed(policy):
+    """Whether `policy` computes in another dtype than its variables' (a mixed policy)."""
+    return policy.name in _MIXED
 
 
 __all__ = [
     "DTypePolicy",
     "LossScaleOptimizer",
     "Policy",
+    "dtype_policy",
     "global_policy",
+    "set_dtype_policy",
     "set_global_policy",
 ]

@@ -185,7 +185,9 @@ def _count(variables):
 
 def _optimizer_weights(model):
     optimizer = getattr(model, "optimizer", None)
-    if optimizer is None or not optimizer._slots:
+    # (a LossScaleOptimizer's slots are its wrapped optimizer's)
+    updating = getattr(optimizer, "inner_optimizer", optimizer)
+    if optimizer is None or not updating._slots:
         return 0, 0
     return _count(optimizer.variables)
 

@@ -28,6 +28,7 @@ from tracer.keras import callbacks as callbacks_module
 from tracer.keras import data_adapter
 from tracer.keras import metrics as metrics_module
 from tracer.keras.compile_utils import CompileLoss, CompileMetrics, batch_size, class_weighted
+from tracer.keras.loss_scale_optimizer import LossScaleOptimizer
 from tracer.ops.array_ops import cast
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.tape import GradientTape
@@ -61,7 +62,9 @@ class Trainer:
 
         `steps_per_execution` batches make one execution, as Keras's: the steps still run
         one batch each, but the batch callbacks are called once per execution (see
-        `_executions`)."""
+        `_executions`). A model whose policy is `"mixed_float16"` gets its optimizer wrapped
+        in a `LossScaleOptimizer` (named "loss_scale_optimizer") unless `auto_scale_loss` is
+        False or it is one already, as Keras's."""
         if jit_compile not in BACKENDS:
             raise ValueError(f"jit_compile must be True, False or 'auto', not {jit_compile!r}")
         if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
@@ -69,6 +72,12 @@ class Trainer:
                 f"steps_per_execution must be a positive int, not {steps_per_execution!r}"
             )
         self.optimizer = optimizers.get(optimizer)
+        if (
+            auto_scale_loss
+            and _mixed_float16(self)
+            and not isinstance(self.optimizer, LossScaleOptimizer)
+        ):
+            self.optimizer = LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
         self.loss = loss
         self._compile_loss = None if loss is None else CompileLoss(loss, loss_weights)
         self._loss_tracker = metrics_module.Mean(name="loss")
@@ -99,9 +108,10 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = _called(self, x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+            scaled = _scaled(self.optimizer, loss)
         self._loss_tracker.update_state(loss, sample_weight=batch_size(x))
         variables = self.trainable_variables
-        gradients = tape.gradient(loss, variables)
+        gradients = tape.gradient(scaled, variables)
         self.optimizer.apply_gradients(zip(gradients, variables))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
@@ -530,6 +540,19 @@ def _joined(outputs):
 
 def _arrays(outputs):
     return nest.pack_sequence_as(outputs, [np.asarray(o) for o in nest.flatten(outputs)])
+
+
+def _mixed_float16(model):
+    """Whether the model's policy is `"mixed_float16"` (Keras's test for loss scaling)."""
+    policy = getattr(model, "_dtype_policy", None)
+    return policy is not None and policy.name == "mixed_float16"
+
+
+def _scaled(optimizer, loss):
+    """The loss the gradient is taken of: `optimizer.scale_loss(loss)` where the optimizer
+    scales losses (a LossScaleOptimizer), else `loss` itself."""
+    scale_loss = getattr(optimizer, "scale_loss", None)
+    return loss if scale_loss is None else scale_loss(loss)
 
 
 def _called(model, x, training):

@@ -117,8 +117,8 @@ class MultiHeadAttention(Layer):
         training=None,
         use_causal_mask=False,
     ):
-        value = _in_dtype(value, self.dtype)
-        key = value if key is None else _in_dtype(key, self.dtype)
+        value = _in_dtype(value, self._compute_dtype)
+        key = value if key is None else _in_dtype(key, self._compute_dtype)
         for name, tensor in (("query", query), ("value", value), ("key", key)):
             if len(tensor.shape) != 3:
                 raise ValueError(
@@ -151,7 +151,7 @@ class MultiHeadAttention(Layer):
             kernel_initializer=self.kernel_initializer,
             bias_initializer=self.bias_initializer,
             name="attention_output",
-            dtype=self.dtype.name,
+            dtype=self._dtype_policy or self.dtype.name,  # (a mixed one: its own)
             **self._projection_options,
         )
         self._built_for = {
@@ -198,7 +198,7 @@ class MultiHeadAttention(Layer):
 
 
 def _in_dtype(value, dtype):
-    """An argument after the first as a tensor, floating ones in the layer's dtype
+    """An argument after the first as a tensor, floating ones in the layer's compute dtype
     (Layer.__call__ converts and casts the first)."""
     tensor = convert_to_tensor(value)
     if tensor.dtype.is_floating and tensor.dtype != dtype:

@@ -53,7 +53,7 @@ class _RandomImageLayer(Layer):
         return self._augment(inputs) if training else self._inference(inputs)
 
     def _inference(self, images):
-        return cast(images, self.dtype)
+        return cast(images, self._compute_dtype)
 
     def _uniform(self, images, low, high, per_image=True):
         """Draws from U[low, high): one per image ([batch]), or one for the batch ([])."""
@@ -91,7 +91,7 @@ class RandomFlip(_RandomImageLayer):
         self.mode = mode
 
     def _augment(self, images):
-        images = cast(images, self.dtype)
+        images = cast(images, self._compute_dtype)
         axes = {"horizontal": [2], "vertical": [1]}.get(self.mode, [1, 2])
         flips = reshape(self._uniform(images, 0.0, 1.0) < 0.5, (-1, 1, 1, 1))
         return math_ops.where(flips, reverse(images, axes), images)
@@ -136,7 +136,7 @@ class _AffineLayer(_RandomImageLayer):
         self.fill_value = float(fill_value)
 
     def _augment(self, images):
-        images = cast(images, self.dtype)
+        images = cast(images, self._compute_dtype)
         _, height, width, _ = images.shape
         transform = self._transform(images, height, width)
         return affine_transform(
@@ -265,7 +265,7 @@ class RandomContrast(_RandomImageLayer):
 
     def _augment(self, images):
         if not images.dtype.is_floating:
-            images = cast(images, self.dtype)
+            images = cast(images, self._compute_dtype)
         lower, upper = self.factor
         contrast = reshape(self._uniform(images, 1.0 - lower, 1.0 + upper), (-1, 1, 1, 1))
         contrast = cast(contrast, images.dtype)
@@ -322,7 +322,7 @@ class RandomCrop(_RandomImageLayer):
         return images
 
     def _augment(self, images):
-        images = cast(images, self.dtype)
+        images = cast(images, self._compute_dtype)
         _, height, width, _ = images.shape
         if height > self.height and width > self.width:
             top = math_ops.floor(self._uniform(images, 0.0, height - self.height + 1.0, False))

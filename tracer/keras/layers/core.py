@@ -132,7 +132,12 @@ class Embedding(Layer):
     is then reserved for padding), and passes it on as Keras's layers do: the layers after it
     that take a mask (an LSTM, GlobalAveragePooling1D) skip the padding. The outputs are the
     same either way.
+
+    Under a mixed policy the rows are looked up in the float32 table and then cast to the
+    compute dtype, as Keras's (`autocast = False`: not the whole table cast at each call).
     """
+
+    autocast = False
 
     def __init__(
         self,
@@ -166,7 +171,8 @@ class Embedding(Layer):
 
     def call(self, inputs):
         wrapped = math_ops.where(inputs < 0, inputs + self.input_dim, inputs)
-        return gather(self.embeddings, wrapped)
+        rows = gather(self.embeddings, wrapped)
+        return rows if self._mixed_compute is None else cast(rows, self._mixed_compute)
 
     def compute_mask(self, inputs, mask=None):
         """`inputs != 0` with `mask_zero`, else None (Keras's)."""
@@ -226,9 +232,10 @@ class Rescaling(Layer):
         self.supports_masking = True
 
     def call(self, inputs):
-        scale = convert_to_tensor(self.scale, dtype=self.dtype)
-        offset = convert_to_tensor(self.offset, dtype=self.dtype)
-        return math_ops.add(math_ops.multiply(cast(inputs, self.dtype), scale), offset)
+        dtype = self._compute_dtype
+        scale = convert_to_tensor(self.scale, dtype=dtype)
+        offset = convert_to_tensor(self.offset, dtype=dtype)
+        return math_ops.add(math_ops.multiply(cast(inputs, dtype), scale), offset)
 
     def get_config(self):
         return {**self._base_config(), "scale": self.scale, "offset": self.offset}

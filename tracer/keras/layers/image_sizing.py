@@ -72,7 +72,7 @@ class Resizing(_SizingLayer):
             limits = np.iinfo(images.dtype.as_numpy_dtype)
             out = math_ops.clip_by_value(math_ops.round(out), float(limits.min), float(limits.max))
             return cast(out, images.dtype)
-        return out if integer else cast(out, self.dtype)
+        return out if integer else cast(out, self._compute_dtype)
 
     def _padded(self, images, height, width):
         """Keras's padding to the target's aspect ratio: the same rows above and below, the
@@ -81,7 +81,7 @@ class Resizing(_SizingLayer):
         columns = max(width, int(height * self.width / self.height))
         top, left = int((rows - height) / 2), int((columns - width) / 2)
         if not images.dtype.is_floating:
-            images = cast(images, self.dtype)
+            images = cast(images, self._compute_dtype)
         paddings = [[0, 0], [top, top], [left, left], [0, 0]]
         return pad(images, paddings, constant_values=self.fill_value)
 
@@ -107,7 +107,7 @@ class CenterCrop(_SizingLayer):
     dtype."""
 
     def _sized(self, images):
-        images = cast(images, self.dtype)
+        images = cast(images, self._compute_dtype)
         _, height, width, _ = images.shape
         if height >= self.height and width >= self.width:
             top, left = (height - self.height) // 2, (width - self.width) // 2

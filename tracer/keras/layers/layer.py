@@ -3,7 +3,9 @@
 What a Keras user relies on: a unique snake-case name per process (`dense`, `dense_1`), weights
 made by `add_weight` and named under the layer (`dense/kernel:0`, the layer's scope nested in
 the caller's: a layer built inside another layer's call is `outer/dense/kernel:0`), floating
-inputs cast to the layer's dtype, `training` passed to `call` only when `call` takes it (where
+inputs cast to the layer's dtype (under a mixed policy, `"mixed_float16"`, to its compute
+dtype, float16, with its float32 weights read as float16 during `call`:
+tracer/keras/autocast.py), `training` passed to `call` only when `call` takes it (where
 not given, the outer layer call's, as Keras 3's call context passes it down), and
 weights listed as Keras 3 lists them, the layer's own before its sub-layers' (its trainable ones
 first, then the others, each in the order they were made). Setting
@@ -29,6 +31,7 @@ from tracer.keras import (
     mixed_precision,
     regularizers,
 )
+from tracer.keras import autocast as autocast_module
 from tracer.keras.layers import budget
 from tracer.keras.naming import keras_named, unique_layer_name
 from tracer.module import Module, name_scope
@@ -40,8 +43,9 @@ from tracer.variable import Variable
 
 
 def _layer_dtype(dtype):
-    """A layer's dtype from its `dtype` argument: a dtype, its name, a DTypePolicy or a
-    policy's name (a mixed one raises NotImplementedError), or Keras's DTypePolicy entry (as
+    """(the dtype of a layer's weights, its mixed policy or None) from its `dtype` argument:
+    a dtype, its name, a DTypePolicy or a policy's name (`"mixed_float16"`; the unsupported
+    `"mixed_bfloat16"` raises NotImplementedError), or Keras's DTypePolicy entry (as
     get_config gives it); the global policy's for None."""
     if isinstance(dtype, dict):
         dtype = (dtype.get("config") or {}).get("name")
@@ -50,8 +54,10 @@ def _layer_dtype(dtype):
     elif isinstance(dtype, str) and dtype.startswith("mixed_"):
         dtype = mixed_precision.DTypePolicy(dtype)
     if isinstance(dtype, mixed_precision.DTypePolicy):
-        dtype = mixed_precision.supported(dtype)
-    return as_dtype(dtype)
+        policy = mixed_precision.supported(dtype)
+        mixed = policy if mixed_precision.is_mixed(policy) else None
+        return as_dtype(policy.variable_dtype), mixed
+    return as_dtype(dtype), None
 
 
 def to_snake_case(name):
@@ -100,13 +106,29 @@ class Layer(Module):
 
     activity_regularizer = None  # a penalty on the outputs, added to `losses` at each call
 
+    # Keras's: under a mixed policy, whether the layer casts its floating inputs to the
+    # compute dtype and reads its weights in it (LayerNormalization and Embedding do not)
+    autocast = True
+    # a mixed policy's (set on the layer where it has one): the DTypePolicy, and the compute
+    # dtype its call runs in; None for the others, which compute in `dtype`
+    _dtype_policy = None
+    _mixed_compute = None
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         build = cls.__dict__.get("build")
         if build is not None and not hasattr(build, "_marks_built"):
             cls.build = _marking_built(build)
 
-    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, **kwargs):
+    def __init__(
+        self,
+        trainable=True,
+        name=None,
+        dtype=None,
+        activity_regularizer=None,
+        autocast=True,
+        **kwargs,
+    ):
         # Keras's `input_shape=(4,)` / `input_dim=4`: a Sequential starting with this layer
         # builds at once for inputs of that shape (batch axis unknown)
         self._input_shape_argument = _input_shape_argument(kwargs)
@@ -139,7 +161,12 @@ class Layer(Module):
         self._scope = name_scope(f"{state.name_scope}{self._name}/")
         self._trainable = bool(trainable)
         self._in_call = False
-        self.dtype = _layer_dtype(dtype)
+        self.dtype, policy = _layer_dtype(dtype)
+        if policy is not None:
+            self._dtype_policy = policy
+            self._mixed_compute = as_dtype(policy.compute_dtype)
+        if not autocast:
+            self.autocast = False
         self.built = False
         self._output_shape = None
 
@@ -155,10 +182,19 @@ class Layer(Module):
                 dtype is not self.dtype
                 and dtype.is_floating
                 and getattr(self.dtype, "is_floating", False)
+                and self._mixed_compute is None
             ):
-                inputs = cast(inputs, self.dtype)
+                inputs = _cast_keeping_mask(inputs, self.dtype)
         elif _holds_keras_tensors((inputs, args, kwargs)):
             return extensions.symbolic_call(self, inputs, *args, **kwargs)
+        # the dtype its weights are read in during `call` (Keras's autocast scope): a mixed
+        # policy's compute dtype, else their own (None)
+        reading = self._mixed_compute
+        if reading is not None:
+            if self.autocast and self.dtype is not None:  # (a model leaves it to its layers)
+                inputs, args, kwargs = _cast_floats((inputs, args, kwargs), reading)
+            if not self.autocast:
+                reading = None
         call = type(self).call
         if _call_depth[0] == 0:
             _call_training[0] = None  # (the outermost call opens Keras's call context)
@@ -197,7 +233,10 @@ class Layer(Module):
                 and _takes_mask(type(self).call)
             ):
                 kwargs["mask"] = previous_mask  # Keras's: the mask an earlier layer gave
-            outputs = self.call(inputs, *args, **kwargs)
+            if reading is autocast_module.reading[0]:
+                outputs = self.call(inputs, *args, **kwargs)
+            else:
+                outputs = autocast_module.calling(self, reading, inputs, args, kwargs)
             if self.activity_regularizer is not None:
                 _penalize_activity(self, outputs)
             # (supports_masking, a property, asked only where there is a mask to pass on or make)
@@ -241,12 +280,15 @@ class Layer(Module):
         trainable=True,
         regularizer=None,
         constraint=None,
+        autocast=True,
         **kwargs,
     ):
         """A new Variable of this layer, `name` under the layer's scope; the initializer is
         Glorot-uniform for floating weights and zeros otherwise, as in Keras. `regularizer`
         adds its penalty to `losses`; `constraint` projects the weight after each optimizer
-        update (by default the layer's `<name>_regularizer` and `<name>_constraint`)."""
+        update (by default the layer's `<name>_regularizer` and `<name>_constraint`). Under a
+        mixed policy a floating weight is read in the compute dtype during `call`, unless
+        `autocast` is False (a BatchNormalization's statistics)."""
         options = self._weight_options.get(name, {})
         regularizer = regularizers.get(regularizer) or options.get("regularizer")
         constraint = constraints.get(constraint) or options.get("constraint")
@@ -256,10 +298,12 @@ class Layer(Module):
         initializer = initializers.get(initializer)
         shape = tuple(int(d) for d in shape)
         budget.claim(self, name or "Variable", shape, dtype)
+        casts = autocast and self._mixed_compute is not None and dtype.is_floating
+        variable_class = autocast_module.AutocastVariable if casts else Variable
         outer = self._enter_scope()
         try:
             variable = keras_named(
-                Variable(
+                variable_class(
                     lambda: initializer(shape, dtype=dtype),
                     trainable=trainable and self._trainable,
                     name=name or "Variable",
@@ -387,8 +431,10 @@ class Layer(Module):
 
     @property
     def dtype_policy(self):
-        """Keras's DTypePolicy of the layer's dtype (float32 for a layer of strings or
-        integers, as Keras's lookup layers have)."""
+        """Keras's DTypePolicy: the mixed one it was given, else that of the layer's dtype
+        (float32 for a layer of strings or integers, as Keras's lookup layers have)."""
+        if self._dtype_policy is not None:
+            return self._dtype_policy
         dtype = self.dtype
         floating = getattr(dtype, "is_floating", False) and not dtype.is_complex
         return mixed_precision.DTypePolicy(dtype.name if floating else "float32")
@@ -400,6 +446,12 @@ class Layer(Module):
     @property
     def variable_dtype(self):
         return self.dtype_policy.variable_dtype
+
+    @property
+    def _compute_dtype(self):
+        """The tracer dtype the layer computes in (its outputs'): a mixed policy's compute
+        dtype, else `dtype`; what a layer's own constants and states are made in."""
+        return self._mixed_compute or self.dtype
 
     @property
     def trainable(self):
@@ -587,6 +639,30 @@ def _shapes_of(outputs):
     return tuple(getattr(outputs, "shape", ()))
 
 
+def _cast_keeping_mask(tensor, dtype):
+    """`tensor` cast to `dtype`, with the Keras mask it carries (a cast makes a new tensor)."""
+    mask = tensor._keras_mask
+    tensor = cast(tensor, dtype)
+    if mask is not None:
+        tensor._keras_mask = mask
+    return tensor
+
+
+def _cast_floats(structure, dtype):
+    """`structure` (lists, tuples and dicts of a layer's call arguments) with each floating
+    Tensor of another dtype cast to `dtype`: a mixed-precision layer's inputs, as Keras
+    converts them (integer and boolean tensors, masks included, are left alone)."""
+    if type(structure) is Tensor:
+        if structure.dtype.is_floating and structure.dtype is not dtype:
+            return _cast_keeping_mask(structure, dtype)
+        return structure
+    if isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields"):
+        return type(structure)(_cast_floats(item, dtype) for item in structure)
+    if type(structure) is dict:
+        return {key: _cast_floats(value, dtype) for key, value in structure.items()}
+    return structure
+
+
 def _holds_keras_tensors(structure):
     """Whether `structure` holds a KerasTensor (tt.keras.Input, or a layer called on one),
     through lists, tuples and dicts: the layer is then called symbolically."""
@@ -630,6 +706,9 @@ _BOOKKEEPING = frozenset(
     {
         "_input_shape_argument",
         "_name",
+        "_dtype_policy",
+        "_mixed_compute",
+        "autocast",
         "_scope",
         "_trainable",
         "_in_call",
@@ -682,10 +761,14 @@ def attribute_arguments(layer, leave_out):
 
 
 def dtype_policy(layer):
-    """Keras's DTypePolicy entry for the layer's dtype (float32 for one that has none, and
-    for one that takes strings or integers: the lookup layers' policy is Keras's default)."""
+    """Keras's DTypePolicy entry for the layer's policy: its mixed one, else its dtype's
+    (float32 for one that has none, and for one that takes strings or integers: the lookup
+    layers' policy is Keras's default)."""
+    mixed = getattr(layer, "_dtype_policy", None)
     dtype = getattr(layer, "dtype", None)
     name = getattr(dtype, "name", None) if getattr(dtype, "is_floating", False) else None
+    if mixed is not None:
+        name = mixed.name
     return {
         "module": "keras",
         "class_name": "DTypePolicy",

@@ -3,6 +3,10 @@
 Both compute as Keras 3 does, so that their outputs agree with Keras's to float32 rounding:
 the variance is the mean of squared deviations from the mean (two passes, biased), and the
 output is `inputs * inv + (beta - mean * inv)` with `inv = gamma / sqrt(variance + epsilon)`.
+float16 inputs are normalized in float32 (their sums overflow or round badly) and the output
+cast to the layer's compute dtype; under a mixed policy (`"mixed_float16"`) the weights
+stay float32 (`autocast=False`, as Keras's), and Layer and Group normalization take their
+inputs as they come (Keras's `autocast = False` layers).
 """
 
 import warnings
@@ -57,10 +61,18 @@ class BatchNormalization(Layer):
         size = _sizes(input_shape, self._axes, type(self).__name__)
         self.gamma, self.beta = _scale_and_offset(self, size)
         self.moving_mean = self.add_weight(
-            "moving_mean", size, initializer=self.moving_mean_initializer, trainable=False
+            "moving_mean",
+            size,
+            initializer=self.moving_mean_initializer,
+            trainable=False,
+            autocast=False,
         )
         self.moving_variance = self.add_weight(
-            "moving_variance", size, initializer=self.moving_variance_initializer, trainable=False
+            "moving_variance",
+            size,
+            initializer=self.moving_variance_initializer,
+            trainable=False,
+            autocast=False,
         )
         self.built = True
 
@@ -72,8 +84,8 @@ class BatchNormalization(Layer):
                 f"mask of shape {tuple(mask.shape)} for inputs of shape {tuple(inputs.shape)}"
             )
         # as Keras 3: float16 and bfloat16 inputs are normalized in float32 (their sums
-        # overflow or round badly), float64 in float64; the output is in the layer's dtype
-        compute = float64 if inputs.dtype == float64 else float32
+        # overflow or round badly), float64 in float64; the output is in the compute dtype
+        compute = _normalizing_dtype(inputs)
         inputs = _cast(inputs, compute)
         if training and self.trainable:
             reduced = [a for a in range(ndim) if a not in self._axes]
@@ -85,7 +97,7 @@ class BatchNormalization(Layer):
         else:
             mean = _broadcastable(_cast(self.moving_mean, compute), self._axes, ndim)
             variance = _broadcastable(_cast(self.moving_variance, compute), self._axes, ndim)
-        return _cast(_normalize(inputs, mean, variance, self, ndim, compute), self.dtype)
+        return _cast(_normalize(inputs, mean, variance, self, ndim, compute), self._compute_dtype)
 
     def _update_moving_statistics(self, mean, variance, compute):
         """Move the moving statistics towards the batch's, as Keras 3 does (in `compute`)."""
@@ -105,6 +117,7 @@ class LayerNormalization(Layer):
     has gamma alone, whatever `center` and `scale` say."""
 
     supports_masking = True  # Keras's: it passes its inputs' mask on
+    autocast = False  # Keras's: inputs as they come, normalized in float32 at least
 
     def __init__(
         self,
@@ -137,17 +150,23 @@ class LayerNormalization(Layer):
         self._axes = _axes(self.axis, len(input_shape))
         size = _sizes(input_shape, self._axes, type(self).__name__)
         if self.rms_scaling:
-            self.gamma = self.add_weight("gamma", size, initializer=self.gamma_initializer)
+            self.gamma = self.add_weight(
+                "gamma", size, initializer=self.gamma_initializer, autocast=False
+            )
         else:
             self.gamma, self.beta = _scale_and_offset(self, size)
         self.built = True
 
     def call(self, inputs):
+        compute = _normalizing_dtype(inputs)
+        inputs = _cast(inputs, compute)
         mean, variance = _moments(inputs, self._axes)
         if not self.rms_scaling:
-            return _normalize(inputs, mean, variance, self, len(inputs.shape))
+            out = _normalize(inputs, mean, variance, self, len(inputs.shape), compute)
+            return _cast(out, self._compute_dtype)
         scaled = math_ops.multiply(inputs, math_ops.rsqrt(math_ops.add(variance, self.epsilon)))
-        return math_ops.multiply(scaled, _broadcastable(self.gamma, self._axes, len(inputs.shape)))
+        gamma = _broadcastable(_cast(self.gamma, compute), self._axes, len(inputs.shape))
+        return _cast(math_ops.multiply(scaled, gamma), self._compute_dtype)
 
 
 def _single_axis(axis):
@@ -181,13 +200,20 @@ def _sizes(input_shape, axes, layer_class):
 
 
 def _scale_and_offset(layer, size):
-    """gamma and beta of `layer` (None where `scale` or `center` is off), gamma first."""
+    """gamma and beta of `layer` (None where `scale` or `center` is off), gamma first; under
+    a mixed policy they are read in their own dtype, float32 (Keras's `autocast=False`)."""
     gamma = beta = None
     if layer.scale:
-        gamma = layer.add_weight("gamma", size, initializer=layer.gamma_initializer)
+        gamma = layer.add_weight("gamma", size, initializer=layer.gamma_initializer, autocast=False)
     if layer.center:
-        beta = layer.add_weight("beta", size, initializer=layer.beta_initializer)
+        beta = layer.add_weight("beta", size, initializer=layer.beta_initializer, autocast=False)
     return gamma, beta
+
+
+def _normalizing_dtype(inputs):
+    """The dtype a normalization layer computes in: float64 for float64 inputs, else float32
+    (float16 inputs too, as Keras 3's `result_type(inputs, "float32")`)."""
+    return float64 if inputs.dtype == float64 else float32
 
 
 def _moments(inputs, axes):
@@ -272,6 +298,7 @@ class GroupNormalization(Layer):
     one group per channel, instance normalization). Channels are the last axis."""
 
     supports_masking = True
+    autocast = False  # Keras's: inputs as they come, normalized in float32 at least
 
     def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", **kwargs):  # fmt: skip
@@ -308,15 +335,16 @@ class GroupNormalization(Layer):
     def call(self, inputs):
         group_shape = (self.groups, inputs.shape[-1] // self.groups)
         sizes = array_ops.shape(inputs)  # (the batch and other sizes may be known only later)
-        grouped = reshape(inputs, concat([sizes[:-1], group_shape], 0))
+        compute = _normalizing_dtype(inputs)
+        grouped = _cast(reshape(inputs, concat([sizes[:-1], group_shape], 0)), compute)
         rank = inputs.ndim + 1
         axes = [a for a in range(1, rank) if a != rank - 2]
         mean, variance = _moments(grouped, axes)
         inv = math_ops.rsqrt(math_ops.add(variance, self.epsilon))
         if self.gamma is not None:
-            inv = math_ops.multiply(inv, reshape(self.gamma, group_shape))
+            inv = math_ops.multiply(inv, reshape(_cast(self.gamma, compute), group_shape))
         offset = math_ops.negative(math_ops.multiply(mean, inv))
         if self.beta is not None:
-            offset = math_ops.add(offset, reshape(self.beta, group_shape))
+            offset = math_ops.add(offset, reshape(_cast(self.beta, compute), group_shape))
         out = math_ops.add(math_ops.multiply(grouped, inv), offset)
-        return reshape(out, sizes)
+        return _cast(reshape(out, sizes), self._compute_dtype)

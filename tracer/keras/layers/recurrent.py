@@ -75,7 +75,7 @@ class _Cell(Layer):
 
     def get_initial_state(self, batch_size=None):
         """Zeros of [batch_size, size] for each of the cell's states (Keras 3's)."""
-        return _zero_states(self.state_size, batch_size, self.dtype)
+        return _zero_states(self.state_size, batch_size, self._compute_dtype)
 
     def build(self, input_shape):
         width = self.gates * self.units
@@ -120,9 +120,10 @@ class _Cell(Layer):
     def _mask(self, shape, rate):
         if not rate:
             return None
-        unit = tt_random.stateless_uniform(shape, seed=self.seed_state, dtype=self.dtype)
+        dtype = self._compute_dtype
+        unit = tt_random.stateless_uniform(shape, seed=self.seed_state, dtype=dtype)
         self.seed_state.assign_add([0, 1])
-        return array_ops.cast(math_ops.greater_equal(unit, rate), self.dtype) / (1.0 - rate)
+        return array_ops.cast(math_ops.greater_equal(unit, rate), dtype) / (1.0 - rate)
 
     def project(self, inputs):
         """The inputs' product with the kernel (plus the input bias), for any leading axes."""
@@ -262,7 +263,7 @@ class StackedRNNCells(Layer):
         return [
             cell.get_initial_state(batch_size)
             if hasattr(cell, "get_initial_state")
-            else _zero_states(cell.state_size, batch_size, self.dtype)
+            else _zero_states(cell.state_size, batch_size, self._compute_dtype)
             for cell in self.cells
         ]
 
@@ -407,7 +408,7 @@ class RNN(Layer):
             elems.append(array_ops.transpose(array_ops.cast(mask, tt_bool), (1, 0)))
         if self.go_backwards:
             elems = [layout_ops.reverse(e, [0]) for e in elems]
-        zero_output = array_ops.zeros((batch, _output_size(self.cell)), self.cell.dtype)
+        zero_output = array_ops.zeros((batch, _output_size(self.cell)), _computes_in(self.cell))
 
         def advance(carried, element):
             old_states, old_output = carried
@@ -458,21 +459,21 @@ class RNN(Layer):
         (a list, one for each state)."""
         if hasattr(self.cell, "get_initial_state"):
             return self.cell.get_initial_state(batch_size)
-        return _zero_states(self.cell.state_size, batch_size, self.cell.dtype)
+        return _zero_states(self.cell.state_size, batch_size, _computes_in(self.cell))
 
     def _initial_states(self, initial_state, sequences):
         """The first states, flat (a stacked cell's one after another)."""
         sizes = nest.flatten(_state_structure(self.cell))
         if initial_state is None:
             batch = sequences.shape[0]
-            return [array_ops.zeros((batch, int(size)), self.cell.dtype) for size in sizes]
+            return [array_ops.zeros((batch, int(size)), _computes_in(self.cell)) for size in sizes]
         given = nest.flatten(initial_state)
         if len(given) != len(sizes):
             raise ValueError(
                 f"{type(self).__name__}: initial_state holds {len(given)} tensors; the cell has "
                 f"{len(sizes)} states"
             )
-        return [array_ops.cast(s, self.cell.dtype) for s in given]
+        return [array_ops.cast(s, _computes_in(self.cell)) for s in given]
 
     def _user_step(self, training):
         takes_training = "training" in inspect.signature(self.cell.call).parameters
@@ -563,6 +564,12 @@ def _state_structure(cell):
     """The cell's state sizes as a list (of lists, for a stacked cell's)."""
     sizes = cell.state_size
     return list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+
+
+def _computes_in(cell):
+    """The dtype a cell's states are in: its compute dtype (float16 under a mixed policy,
+    as Keras's), else its dtype (a cell that is no Layer)."""
+    return getattr(cell, "_compute_dtype", None) or cell.dtype
 
 
 def _zero_states(sizes, batch_size, dtype):

@@ -78,7 +78,7 @@ _IGNORED = (
     "oov_method",
 )
 _CODE_CLASSES = ("Lambda", "__lambda__", "TFOpLambda", "SlicingOpLambda")
-_DTYPES = ("float16", "bfloat16", "float32", "float64")
+_DTYPES = ("float16", "bfloat16", "float32", "float64", "mixed_float16")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -447,6 +447,10 @@ def compile_config(model):
     if not getattr(model, "compiled", False) or not isinstance(given, dict):
         return {}
     optimizer = getattr(model, "optimizer", None)
+    if getattr(optimizer, "inner_optimizer", None) is not None and not hasattr(
+        given.get("optimizer"), "inner_optimizer"
+    ):  # compile's own LossScaleOptimizer (mixed precision): Keras writes what it was given
+        optimizer = optimizer.inner_optimizer
     config = {
         "optimizer": optimizer_config(optimizer) if optimizer is not None else None,
         "loss": _object_config(given.get("loss"), "keras.losses"),
@@ -527,6 +531,10 @@ def read_optimizer(entry):
 
     if not isinstance(entry, dict):
         return entry
+    if entry.get("class_name") == "LossScaleOptimizer":  # (tt.keras.mixed_precision's)
+        from tracer.keras.loss_scale_optimizer import LossScaleOptimizer
+
+        return LossScaleOptimizer.from_config(entry.get("config") or {})
     cls = getattr(optimizers, str(entry.get("class_name")), None)
     if not (isinstance(cls, type) and issubclass(cls, optimizers.Optimizer)):
         raise ValueError(f"tracer has no optimizer {entry.get('class_name')!r}")
