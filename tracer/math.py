@@ -1,4 +1,6 @@
-"""`tt.math`: elementwise math, as in `tf.math`."""
+"""`tt.math`: elementwise math, as in `tf.math`; `tt.math.special` as `tf.math.special`."""
+
+import types
 
 from tracer.clipping import clip_by_value  # noqa: F401
 from tracer.ops.array_ops import cast  # noqa: F401
@@ -113,3 +115,25 @@ from tracer.ops.segment_ops import (  # noqa: F401
     unsorted_segment_sum,
 )
 from tracer.ops.sort_ops import top_k  # noqa: F401
+from tracer.ops.special_ops import (  # noqa: F401
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    digamma,
+    erfinv,
+    igamma,
+    igammac,
+    lbeta,
+    lgamma,
+    ndtri,
+    polygamma,
+    zeta,
+)
+
+# tf.math.special: the special functions TensorFlow also lists there
+special = types.ModuleType("tracer.math.special", "`tt.math.special`, as `tf.math.special`.")
+special.bessel_i0 = bessel_i0
+special.bessel_i0e = bessel_i0e
+special.bessel_i1 = bessel_i1
+special.bessel_i1e = bessel_i1e
