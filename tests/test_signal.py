@@ -168,3 +168,33 @@ def test_lengths_and_axes_computed_when_the_function_runs(backend):
     np.testing.assert_array_equal(
         running(x.reshape(2, 3), tt.constant(1)).numpy(), np.cumsum(x.reshape(2, 3), axis=1)
     )
+
+
+def test_three_dimensional_transforms_and_segment_square_roots():
+    """TF 2.21 for the same seeded inputs: fft3d's first values, rfft3d's shapes and first
+    bins (also cut and padded by fft_length=[2, 5, 4]), irfft3d of those; the inverses give
+    the inputs back; unsorted_segment_sqrt_n of [[1, 2], [3, 4], [5, 6]] by [0, 2, 0] into 4
+    is [[4.242641 5.656854] [0 0] [3 4] [0 0]] (they were missing)."""
+    rng = np.random.default_rng(0)
+    z = (rng.normal(size=(2, 3, 4, 5)) + 1j * rng.normal(size=(2, 3, 4, 5))).astype(np.complex64)
+    r = rng.normal(size=(2, 3, 4, 6)).astype(np.float32)
+    spectrum = tt.signal.fft3d(tt.constant(z)).numpy()
+    np.testing.assert_allclose(spectrum, np.fft.fftn(z, axes=(-3, -2, -1)), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        spectrum.ravel()[:3], [4.638 - 4.121j, -4.457 + 2.179j, -11.951 - 5.101j], atol=1e-3
+    )
+    back = tt.signal.ifft3d(tt.signal.fft3d(tt.constant(z))).numpy()
+    np.testing.assert_allclose(back, z, atol=1e-5)
+    half = tt.signal.rfft3d(tt.constant(r))
+    assert half.shape == (2, 3, 4, 4)
+    np.testing.assert_allclose(half.numpy().ravel()[:3], [-7.539, 15.738 - 3.63j, -0.157 - 7.832j], atol=1e-3)  # fmt: skip
+    cut = tt.signal.rfft3d(tt.constant(r), fft_length=[2, 5, 4])
+    assert cut.shape == (2, 2, 5, 3)
+    np.testing.assert_allclose(cut.numpy().ravel()[:4], [1.601, 8.698 - 5.462j, -4.14, 3.6 - 4.801j], atol=1e-3)  # fmt: skip
+    np.testing.assert_allclose(tt.signal.irfft3d(half).numpy(), r, atol=1e-5)
+    small = tt.signal.irfft3d(cut, fft_length=[2, 5, 4])
+    assert small.shape == (2, 2, 5, 4)
+    np.testing.assert_allclose(small.numpy().ravel()[:4], [1.297, -0.346, 0.855, -0.489], atol=1e-3)
+    data = tt.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    roots = tt.math.unsorted_segment_sqrt_n(data, [0, 2, 0], 4).numpy()
+    np.testing.assert_allclose(roots, [[4.242641, 5.656854], [0, 0], [3, 4], [0, 0]], rtol=1e-6)

@@ -112,6 +112,7 @@ from tracer.ops.segment_ops import (  # noqa: F401
     unsorted_segment_mean,
     unsorted_segment_min,
     unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
     unsorted_segment_sum,
 )
 from tracer.ops.sort_ops import top_k  # noqa: F401

@@ -143,9 +143,11 @@ def ifft(input, name=None):
     return _complex_dft(as_tensor(input), True, "tt.signal.ifft")
 
 
-def _on_axis_before_last(transform, x):
-    """`transform` of x's second-to-last axis (by swapping it with the last)."""
-    perm = list(range(x.shape.rank - 2)) + [x.shape.rank - 1, x.shape.rank - 2]
+def _on_axis_before_last(transform, x, back=2):
+    """`transform` of x's axis `back` from the end (the second-to-last by default), by
+    swapping it with the last."""
+    perm = list(range(x.shape.rank))
+    perm[-1], perm[-back] = perm[-back], perm[-1]
     return array_ops.transpose(transform(array_ops.transpose(x, perm)), perm)
 
 
@@ -183,6 +185,46 @@ def irfft2d(input_tensor, fft_length=None, name=None):
     rows, n = _fft_length(fft_length, default, "tt.signal.irfft2d", 2)
     full = _on_axis_before_last(lambda t: ifft(fit_last_axis(t, rows)), x)
     return irfft(full, [n])
+
+
+def fft3d(input, name=None):
+    """The 3-D DFT of complex `input`'s last three axes."""
+    x = _of_rank(as_tensor(input), 3, "tt.signal.fft3d")
+    return _on_axis_before_last(fft, _on_axis_before_last(fft, fft(x)), 3)
+
+
+def ifft3d(input, name=None):
+    """The inverse 3-D DFT of complex `input`'s last three axes."""
+    x = _of_rank(as_tensor(input), 3, "tt.signal.ifft3d")
+    return _on_axis_before_last(ifft, _on_axis_before_last(ifft, ifft(x)), 3)
+
+
+def rfft3d(input_tensor, fft_length=None, name=None):
+    """The 3-D DFT of real `input_tensor`'s last three axes, cut or padded to `fft_length`
+    (three ints): the last axis keeps fft_length[2] // 2 + 1 bins."""
+    x = _of_rank(as_tensor(input_tensor), 3, "tt.signal.rfft3d")
+    _expect(x, _COMPLEX_OF, "tt.signal.rfft3d")
+    default = [x.shape[-3], x.shape[-2], _length_of(x, "tt.signal.rfft3d")]
+    depth, rows, n = _fft_length(fft_length, default, "tt.signal.rfft3d", 3)
+    half = _on_axis_before_last(lambda t: fft(fit_last_axis(t, rows)), rfft(x, [n]))
+    return _on_axis_before_last(lambda t: fft(fit_last_axis(t, depth)), half, 3)
+
+
+def irfft3d(input_tensor, fft_length=None, name=None):
+    """The real 3-D signal whose rfft3d is `input_tensor`'s last three axes (`fft_length` by
+    default: the depth, the rows, and 2 (m - 1) for m bins)."""
+    x = _of_rank(as_tensor(input_tensor), 3, "tt.signal.irfft3d")
+    _expect(x, _REAL_OF, "tt.signal.irfft3d")
+    default = [x.shape[-3], x.shape[-2], 2 * (_length_of(x, "tt.signal.irfft3d") - 1)]
+    depth, rows, n = _fft_length(fft_length, default, "tt.signal.irfft3d", 3)
+    full = _on_axis_before_last(lambda t: ifft(fit_last_axis(t, depth)), x, 3)
+    return irfft(_on_axis_before_last(lambda t: ifft(fit_last_axis(t, rows)), full), [n])
+
+
+def _of_rank(x, rank, what):
+    if x.shape.rank < rank:
+        raise ValueError(f"{what}: the input must have rank {rank} or more, not {x.shape}")
+    return x
 
 
 def _shift(x, axes, sign):

@@ -328,6 +328,20 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     return math_ops.divide(total, count)
 
 
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Sums by segment divided by the square root of their counts (0 for an empty one), as
+    TensorFlow composes it; floating data only, as TensorFlow's."""
+    data, ids, n = _unsorted("unsorted_segment_sqrt_n", data, segment_ids, num_segments)
+    if not (data.dtype.is_floating or data.dtype.is_complex):
+        raise TypeError(
+            f"tt.math.unsorted_segment_sqrt_n: data must be floating, not {data.dtype.name}"
+        )
+    total = _reduce(UNSORTED_SEGMENT_SUM, data, ids, n)
+    count = _reduce(UNSORTED_SEGMENT_SUM, array_ops.ones(ids.shape, data.dtype), ids, n)
+    count = array_ops.reshape(math_ops.maximum(count, 1), (n,) + (1,) * (total.ndim - 1))
+    return math_ops.divide(total, math_ops.sqrt(count))
+
+
 # --- segment_* (sorted ids) -------------------------------------------------------------------
 
 
