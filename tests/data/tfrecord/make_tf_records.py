@@ -2,8 +2,14 @@
 them, which tests/test_tfrecord.py holds tracer to (run with TensorFlow installed, from this
 folder: `python make_tf_records.py`)."""
 
+import sys
+
 import numpy as np
-import tensorflow as tf
+
+try:
+    import tensorflow as tf
+except ImportError:
+    sys.exit("make_tf_records.py runs where TensorFlow 2.21 is installed")
 
 F, Ints, Fl, B = tf.train.Feature, tf.train.Int64List, tf.train.FloatList, tf.train.BytesList
 
