@@ -259,10 +259,11 @@ def test_a_keras_model_is_saved_with_its_call_and_serving_signature(tmp_path):
     want = model(x, training=False).numpy()
     tt.saved_model.save(model, str(tmp_path))
     loaded = tt.saved_model.load(str(tmp_path))
-    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
-    np.testing.assert_allclose(loaded(x[:1]).numpy(), want[:1], rtol=1e-6)
+    # (float32 sums of unseeded weights: an output near 0 differs in its last bits)
+    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(loaded(x[:1]).numpy(), want[:1], rtol=1e-6, atol=1e-6)
     served = loaded.signatures["serving_default"](x)
-    np.testing.assert_allclose(served["output_0"].numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(served["output_0"].numpy(), want, rtol=1e-6, atol=1e-6)
     assert len(loaded.trainable_variables) == 4
     assert not hasattr(loaded, "_build_input_shape")  # a tuple of numbers: nothing tracked
 

@@ -204,6 +204,7 @@ from tracer.ops.structure_ops import concat, split, stack, unstack
 from tracer.printing import print
 from tracer.py_function import numpy_function, py_function
 from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from tracer.shape_lists import shape_n
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensor, SparseTensorSpec
 from tracer.strings import as_string
@@ -214,6 +215,7 @@ from tracer.tensor_array import TensorArray
 from tracer.tensor_shape import TensorShape
 from tracer.transforms import grad, value_and_grad
 from tracer.variable import Variable
+from tracer.variable_policies import VariableAggregation, VariableSynchronization
 
 newaxis = None  # `x[..., tt.newaxis]`, as numpy's and TensorFlow's
 
@@ -231,7 +233,7 @@ __all__ = [
     # modules
     "audio", "autodiff", "autograph", "bitwise", "compat", "config", "data", "debugging", "dtypes", "errors", "experimental", "image", "io", "keras", "layers", "linalg", "math", "nn", "optimizers", "profiler", "ragged", "random", "saved_model", "signal", "sparse", "strings", "summary", "train", "types",
     # tensors, variables, dtypes
-    "DType", "IndexedSlices", "Module", "RaggedTensor", "RaggedTensorSpec", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "as_dtype", "bool", "complex64",
+    "DType", "IndexedSlices", "Module", "RaggedTensor", "RaggedTensorSpec", "SparseTensor", "SparseTensorSpec", "Tensor", "TensorArray", "TensorShape", "TensorSpec", "Variable", "VariableAggregation", "VariableSynchronization", "as_dtype", "bool", "complex64",
     "complex128", "constant", "convert_to_tensor", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "newaxis", "string", "uint8", "uint16", "uint32", "uint64",
     # control flow
@@ -249,7 +251,7 @@ __all__ = [
     "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod",
     "multiply", "name_scope", "negative", "not_equal", "one_hot", "ones", "ones_like", "pow", "range",
     "numpy_function", "print", "py_function", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "reshape", "round", "rsqrt",
-    "shape", "sigmoid", "sign", "sin", "size", "slice", "split", "sqrt", "square", "squeeze", "stack",
+    "shape", "shape_n", "sigmoid", "sign", "sin", "size", "slice", "split", "sqrt", "square", "squeeze", "stack",
     "stop_gradient", "strided_slice", "subtract", "tan", "tanh", "tile", "transpose", "unique", "unique_with_counts", "unstack", "where", "boolean_mask",
     "zeros", "zeros_like",
     "einsum",

@@ -5,6 +5,8 @@
 (True, True)
 """
 
+import builtins
+
 import numpy as np
 
 
@@ -69,6 +71,28 @@ class DType:
         raise TypeError(f"{self.name} has no min and max")
 
     @property
+    def limits(self):
+        """TensorFlow's intensity range of the type, as images take it: (0, max) for an
+        integer type (the negative part clipped), (0, 1) for float32 and float64, (0, True)
+        for bool; a ValueError for the others (float16, complex, string), as TensorFlow's.
+
+        >>> tt.uint8.limits, tt.float32.limits
+        ((0, 255), (0, 1))
+        """
+        if self.is_integer:
+            return 0, int(np.iinfo(self._np).max)
+        if self.is_bool:
+            return 0, True
+        if self.name in ("float32", "float64"):
+            return 0, 1
+        raise ValueError(f"{self} does not have defined limits.")
+
+    def is_compatible_with(self, other):
+        """Whether a value of dtype `other` (anything `as_dtype` takes; a TypeError
+        otherwise) may stand where this dtype is asked for: the same dtype."""
+        return self is as_dtype(other)
+
+    @property
     def real_dtype(self):
         """The dtype of a complex value's parts; a real dtype's is itself."""
         return as_dtype(np.empty((), self._np).real.dtype) if self.is_complex else self
@@ -79,11 +103,13 @@ class DType:
         return _SHORT_NAMES[self.name]
 
     def __eq__(self, other):
+        """The same dtype, where `other` is one or names one as `as_dtype` reads it
+        (`tt.float32 == "float32"`, `== np.float32`, `== float`); False for what names none."""
         if isinstance(other, DType):
             return self is other
         try:
-            return self._np == np.dtype(other)
-        except TypeError:
+            return self is as_dtype(other)
+        except (TypeError, ValueError):
             return False
 
     def __hash__(self):
@@ -151,14 +177,50 @@ _SHORT_NAMES = {
 }
 
 
+# TensorFlow's names of the dtypes, and its other spellings
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update(float=float32, double=float64, half=float16)
+# the Python types TensorFlow takes as dtypes: `float` is float32, as TensorFlow reads it
+# (not numpy's float64); int, complex, str and bytes name none (their width is not said)
+_PYTHON_TYPES = {float: float32, builtins.bool: bool, object: string}
+
+
 def as_dtype(value):
-    """The DType for a DType, a numpy dtype or type, or a name like 'float32' (and the type of
-    a node of several results, a tracer.ir.TupleType, as it is)."""
+    """The DType for a DType, a numpy dtype or scalar type, one of TensorFlow's names
+    ('float32', 'float' for float32, 'double', 'half', 'string', ...) or the Python types
+    TensorFlow takes (`float` is float32, `bool`, `object` a string); numpy's string types
+    (np.str_, np.bytes_, 'U5' dtypes) are tt.string. A TypeError for anything else: None,
+    `int`, `complex`, `str`, a name numpy would read but TensorFlow does not ('int', 'f4'),
+    as TensorFlow's. The type of a node of several results (a tracer.ir.TupleType) is
+    returned as it is.
+
+    >>> tt.as_dtype("float"), tt.as_dtype(float), tt.as_dtype(np.float64)
+    (tt.float32, tt.float32, tt.float64)
+    """
     if isinstance(value, DType) or getattr(value, "is_tuple", False):
         return value
-    if value is str or value is bytes or (isinstance(value, str) and value == "string"):
-        return string
+    if isinstance(value, np.dtype):
+        found = BY_NUMPY.get(value)
+        if found is not None:
+            return found
+    elif isinstance(value, str):
+        found = _BY_NAME.get(value)
+        if found is not None:
+            return found
+        raise TypeError(f"tracer has no dtype for {value!r}")
+    elif isinstance(value, type) and not issubclass(value, np.generic):
+        found = _PYTHON_TYPES.get(value)
+        if found is not None:
+            return found
+        raise TypeError(f"tracer has no dtype for {value!r}")
     try:
-        return BY_NUMPY[np.dtype(value)]
-    except (KeyError, TypeError):
-        raise TypeError(f"tracer has no dtype for {value!r}") from None
+        numpy_dtype = np.dtype(value) if value is not None else None
+    except (TypeError, ValueError):
+        numpy_dtype = None
+    if numpy_dtype is not None:
+        if numpy_dtype.kind in "SUO":
+            return string
+        found = BY_NUMPY.get(numpy_dtype)
+        if found is not None:
+            return found
+    raise TypeError(f"tracer has no dtype for {value!r}")

@@ -1,70 +1,79 @@
-"""`tt.random`: seeded normal and uniform tensors, and categorical draws made of them.
+"""`tt.random`: seeded normal, uniform and truncated normal tensors, shuffles and
+categorical draws; the stateless ops (tracer/random_stateless.py) and TensorFlow's
+Generator (tracer/random_generator.py).
 
 `set_seed(s)` makes every later draw repeatable; an op-level `seed` picks a stream of its
-own within the global seed, as TensorFlow's two-level seeds do. Eagerly, `normal` and
-`uniform` draw with numpy when they are called. While a `tt.function` is traced they are
-stateless draws whose seed is a hidden int64 Variable that each draw advances (`_traced_seed`),
-so that every call of the compiled function draws anew, as TensorFlow's random ops do in a
-tf.function; `tt.nn.dropout` draws so too, and `shuffle`, whose order is that of uniform
-draws sorted (a gather: unlike TensorFlow's, it passes a gradient back to its rows).
+own within the global seed, as TensorFlow's two-level seeds do. A draw is a stateless draw
+(tracer/random_stateless.py) whose seed comes from a hidden int64 Variable [start, count]
+of its stream, read and advanced by each draw (`_draw_seed`): one stream for the op-level
+seed given, restarted by `set_seed`, and one for draws without (its start drawn from the
+global seed). Eagerly the draw computes now; while a `tt.function` is traced it is an op
+whose seed is the Variable's value when the compiled code runs, so every call draws anew,
+as TensorFlow's random ops do in a tf.function. Eager code and compiled code read the same
+streams the same way: after `set_seed(1)`, `uniform([3], seed=7)` gives the same values
+eagerly as in a tt.function called at that point, in every backend (as TensorFlow does when
+an op seed is given). One difference from TensorFlow: two draws with the same op seed in
+one function are two draws of the stream, where TensorFlow's graph gives both ops one
+stream each, and so the same values.
 
-`stateless_uniform` and `stateless_normal` are TensorFlow's stateless ops: the draw is a
-function of a seed tensor (and the shape), computed by an op, so a compiled function that
-takes the seed as an argument, or computes it from a step counter, draws anew whenever the
-seed changes. Their stream is tracer's own (`tracer/ops/random_ops.py`), not TensorFlow's;
-`Generator` (tracer/random_generator.py) draws TensorFlow's.
+The streams are tracer's own (`tracer/ops/random_ops.py`), not TensorFlow's; `Generator`
+draws TensorFlow's. `shuffle` is a gather in the order that sorts uniform draws (unlike
+TensorFlow's, it passes a gradient back to its rows).
 """
 
 import collections
-import math
 
 import numpy as np
 
-from tracer import candidate_sampling, dtypes
+from tracer import candidate_sampling, dtypes, random_stateless
+from tracer import random_experimental as experimental  # noqa: F401 (tt.random's own)
 from tracer.context import outside_trace, state
 from tracer.dtypes import as_dtype
 from tracer.errors import InvalidArgumentError
-from tracer.ir import dims
-from tracer.ops import random_ops
-from tracer.ops.array_ops import cast, expand_dims
-from tracer.ops.convert import known_value
-from tracer.ops.index_ops import argmax, gather
-from tracer.ops.math_ops import cos, log, minimum, sqrt
+from tracer.ops.index_ops import gather
 from tracer.ops.sort_ops import argsort
 from tracer.random_generator import (  # noqa: F401 (tt.random's own)
     Generator,
     get_global_generator,
     set_global_generator,
 )
+from tracer.random_stateless import (  # noqa: F401 (tt.random's own)
+    stateless_categorical,
+    stateless_normal,
+    stateless_poisson,
+    stateless_truncated_normal,
+    stateless_uniform,
+)
 from tracer.tensor import Tensor, convert_to_tensor
 
-_generator = np.random.default_rng()
+_generator = np.random.default_rng()  # the numpy stream of the global seed
 _global_seed = None
-_op_generators = {}  # op-level seed -> its eager stream, restarted by set_seed
-_traced_stream = None  # the Variable [start, count] of the draws made while tracing
+_op_generators = {}  # op-level seed -> its numpy stream (the candidate samplers')
+_streams = {}  # op-level seed (None without) -> the Variable [start, count] its draws read
 
 
 def set_seed(seed):
-    global _generator, _global_seed, _traced_stream
+    global _generator, _global_seed
     _global_seed = int(seed)
-    _generator = np.random.default_rng(_global_seed)
+    _generator = np.random.default_rng(_global_seed & _WORD)
     _op_generators.clear()
-    _traced_stream = None  # functions traced from now on draw from a stream of this seed
+    _streams.clear()  # functions traced from now on, and eager draws, draw from new streams
+
+
+_WORD = 2**64 - 1
 
 
 def _rng(seed):
-    """The eager stream of an op-level `seed` (the global one without): each draw advances
+    """The numpy stream of an op-level `seed` (the global one without): each draw advances
     it, so that repeated calls with one seed draw anew, and the same sequence after each
-    set_seed, as TensorFlow's seeded ops do."""
+    set_seed, as TensorFlow's seeded ops do. (Keras's initializers and the candidate
+    samplers draw from these.)"""
     if seed is None:
         return _generator
     if int(seed) not in _op_generators:
-        _op_generators[int(seed)] = np.random.default_rng([_global_seed or 0, int(seed)])
+        words = [(_global_seed or 0) & _WORD, int(seed) & _WORD]
+        _op_generators[int(seed)] = np.random.default_rng(words)
     return _op_generators[int(seed)]
-
-
-def _shape(shape):
-    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
 
 
 def seed_stream(start, name):
@@ -77,48 +86,76 @@ def seed_stream(start, name):
         return Variable(np.array([start, 0], np.int64), trainable=False, name=name)
 
 
-def _traced_seed(seed):
-    """The seed tensor of a draw made while a function is traced (the hidden stream's value,
-    its first element shifted by an op-level `seed`), the stream advanced after it."""
-    global _traced_stream
-    if _traced_stream is None:
-        _traced_stream = seed_stream(int(_generator.integers(2**62)), "random_seed")
-    drawn = _traced_stream.value()
-    if seed is not None:
-        drawn = drawn + np.array([int(seed), 0], np.int64)
-    _traced_stream.assign_add(np.array([0, 1], np.int64))
+def _stream(seed):
+    """The hidden Variable of op-level `seed`'s stream (None: the draws without one). Its
+    start is a function of the global and the op-level seed; without an op-level seed, the
+    next number of the global seed's numpy stream."""
+    key = None if seed is None else int(seed)
+    stream = _streams.get(key)
+    if stream is None:
+        if key is None:
+            start = int(_generator.integers(2**62))
+        else:
+            words = [(_global_seed or 0) & _WORD, key & _WORD]
+            start = int(np.random.default_rng(words).integers(2**62))
+        stream = _streams[key] = seed_stream(start, "random_seed")
+    return stream
+
+
+def _draw_seed(seed):
+    """The seed tensor of one draw, the stream of op-level `seed` advanced after it: eagerly
+    its value now, in a trace its value when the compiled code runs (read, then assigned)."""
+    stream = _stream(seed)
+    if state.trace is None:
+        # NOTE: eagerly the array is swapped rather than assigned: the draw is no assign
+        # of the program's (tt.recompute_grad refuses those), and costs no ops
+        drawn = stream._value
+        stream._value = drawn + np.array([0, 1], np.int64)
+        return Tensor(drawn)
+    drawn = stream.value()
+    stream.assign_add(np.array([0, 1], np.int64))
     return drawn
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values of `mean` and `stddev`, the next draw of the stream of `seed`.
+
+    >>> tt.random.set_seed(1)
+    >>> tt.random.normal([2]).shape
+    TensorShape([2])
+    """
     dtype = as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"random.normal makes floating tensors, not {dtype.name}")
-    if state.trace is not None:
-        return stateless_normal(shape, _traced_seed(seed), mean, stddev, dtype)
-    values = _rng(seed).normal(float(mean), float(stddev), _shape(shape))
-    return Tensor(values.astype(dtype.as_numpy_dtype))
+    return stateless_normal(shape, _draw_seed(seed), mean, stddev, dtype)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values of `mean` and `stddev` within two standard deviations of the mean (as
+    TensorFlow's, which draws again those beyond), the next draw of the stream of `seed`.
+
+    >>> x = tt.random.truncated_normal([1000], stddev=0.5)
+    >>> bool(tt.reduce_all(tt.abs(x) < 1.0))
+    True
+    """
+    dtype = as_dtype(dtype)
+    if not dtype.is_floating:
+        raise TypeError(f"random.truncated_normal makes floating tensors, not {dtype.name}")
+    return stateless_truncated_normal(shape, _draw_seed(seed), mean, stddev, dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform values in [minval, maxval) (maxval 1 by default for floating dtypes; integer
+    dtypes need it), the next draw of the stream of `seed`."""
     dtype = as_dtype(dtype)
-    if state.trace is not None:
-        if dtype.is_integer and maxval is None:
-            raise ValueError("random.uniform needs maxval for integer dtypes")
-        return stateless_uniform(shape, _traced_seed(seed), minval, maxval, dtype)
-    rng, shape = _rng(seed), _shape(shape)
-    if dtype.is_integer:
-        if maxval is None:
-            raise ValueError("random.uniform needs maxval for integer dtypes")
-        return Tensor(rng.integers(int(minval), int(maxval), shape).astype(dtype.as_numpy_dtype))
-    maxval = 1.0 if maxval is None else float(maxval)
-    return Tensor(rng.uniform(float(minval), maxval, shape).astype(dtype.as_numpy_dtype))
+    if dtype.is_integer and maxval is None:
+        raise ValueError(f"random.uniform needs maxval for integer dtypes ({dtype.name})")
+    return stateless_uniform(shape, _draw_seed(seed), minval, maxval, dtype)
 
 
 def shuffle(value, seed=None, name=None):
-    """`value` with its slices along the first axis in a random order: eagerly numpy's
-    permutation; while a function is traced, the order that sorts uniform draws, which
-    each call draws anew.
+    """`value` with its slices along the first axis in a random order: the order that sorts
+    uniform draws of the stream of `seed` (eagerly and in a tt.function alike).
 
     >>> sorted(tt.random.shuffle(tt.constant([1, 2, 3])).numpy().tolist())
     [1, 2, 3]
@@ -126,10 +163,7 @@ def shuffle(value, seed=None, name=None):
     value = convert_to_tensor(value)
     if value.ndim == 0:
         raise ValueError("random.shuffle: value must have a first axis to shuffle, not be a scalar")
-    if state.trace is None:
-        order = _rng(seed).permutation(int(value.shape[0]))
-    else:
-        order = argsort(uniform([value.shape[0]], dtype=dtypes.float64, seed=seed))
+    order = argsort(uniform([value.shape[0]], dtype=dtypes.float64, seed=seed))
     return gather(value, order)
 
 
@@ -137,24 +171,17 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """`num_samples` class ids for each row of `logits` [batch, classes], each drawn with
     probability softmax(row) (a class whose logit is -inf never): [batch, num_samples], int64
     unless `dtype` says int32. Composed as the Gumbel-max trick, the argmax of the logits plus
-    -log(-log(u)) of uniform draws u, so that it draws anew in each call of a compiled
-    function as `uniform` does; the stream is tracer's, not TensorFlow's.
+    -log(-log(u)) of uniform draws u of the stream of `seed`; the stream is tracer's, not
+    TensorFlow's.
 
     >>> tt.random.categorical(tt.math.log([[0.5, 0.5, 0.0]]), 4).shape
     TensorShape([1, 4])
     """
-    logits = convert_to_tensor(logits)
-    dtype = dtypes.int64 if dtype is None else as_dtype(dtype)
-    if logits.ndim != 2:
-        raise ValueError(f"random.categorical: logits must be [batch, classes], not {logits.shape}")
-    if dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"random.categorical: dtype must be int32 or int64, not {dtype.name}")
-    batch, classes = logits.shape
-    # NOTE: u from the smallest normal float up, so that log(u) is finite.
-    tiny = float(np.finfo(logits.dtype.as_numpy_dtype).tiny)
-    u = uniform([batch, int(num_samples), classes], tiny, 1.0, logits.dtype, seed=seed)
-    gumbel = -log(-log(u))
-    return argmax(expand_dims(logits, 1) + gumbel, axis=-1, output_type=dtype)
+
+    def unit(shape, low, dtype):
+        return uniform(shape, low, 1.0, dtype, seed=seed)
+
+    return random_stateless.gumbel_max(logits, num_samples, dtype, unit, "random.categorical")
 
 
 # --- candidate samplers: classes for sampled losses -----------------------------------------
@@ -217,127 +244,3 @@ def _candidate_sampler(result, true_classes, num_true, num_sampled, unique, rang
         draw, [true_classes], [dtypes.int64, dtypes.float32, dtypes.float32]
     )
     return result(sampled, true_expected, sampled_expected)
-
-
-# --- stateless: the draw is a function of a seed tensor ------------------------------------
-
-
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None):
-    """Uniform values in [minval, maxval) (maxval 1 by default for floating dtypes), a
-    function of `seed` (an int32 or int64 tensor of shape [2]) and `shape` alone.
-
-    Floating values are minval + u * (maxval - minval) for u in [0, 1) with 24 random bits
-    (float32), 53 (float64) or 11 (float16). Integer dtypes (int32, int64) need maxval:
-    minval + floor(u * (maxval - minval)) with a float64 u, clamped below maxval (so an int64
-    range wider than 2**53 is covered coarsely), for maxval - minval below 2**63.
-
-    >>> a = tt.random.stateless_uniform([3], seed=[1, 2])
-    >>> b = tt.random.stateless_uniform([3], seed=[1, 2])
-    >>> c = tt.random.stateless_uniform([3], seed=[1, 3])
-    >>> bool((a.numpy() == b.numpy()).all()), bool((a.numpy() == c.numpy()).any())
-    (True, False)
-    """
-    dtype = as_dtype(dtype)
-    shape = _stateless_shape(shape, "stateless_uniform")
-    seed = _stateless_seed(seed, "stateless_uniform")
-    if dtype.is_integer:
-        return _uniform_integers(shape, seed, minval, maxval, dtype)
-    if dtype.name not in random_ops.UNIT_BITS:
-        raise TypeError(
-            f"stateless_uniform: dtype must be float16, float32, float64, int32 or int64, "
-            f"not {dtype.name}"
-        )
-    unit = random_ops.uniform_unit(shape, seed, dtype)
-    if maxval is None:
-        maxval = 1
-    if _is_number(minval, 0) and _is_number(maxval, 1):
-        return unit
-    maxval = convert_to_tensor(maxval, dtype)
-    if _is_number(minval, 0):  # no add after the product: C contracts none into an fma
-        return unit * maxval
-    minval = convert_to_tensor(minval, dtype)
-    return unit * (maxval - minval) + minval  # TensorFlow's formula
-
-
-def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
-    """Normal values of `mean` and `stddev`, a function of `seed` (an int32 or int64 tensor
-    of shape [2]) and `shape` alone: Box–Muller's sqrt(-2 log(1 - u)) cos(2 pi v) over two
-    blocks of stateless_uniform's unit draws (float16 computes in float32).
-
-    >>> tt.random.stateless_normal([2, 3], seed=[7, 0], dtype=tt.float64).shape
-    TensorShape([2, 3])
-    """
-    dtype = as_dtype(dtype)
-    if not dtype.is_floating:
-        raise TypeError(f"stateless_normal: dtype must be floating, not {dtype.name}")
-    shape = _stateless_shape(shape, "stateless_normal")
-    seed = _stateless_seed(seed, "stateless_normal")
-    work = dtypes.float32 if dtype == dtypes.float16 else dtype
-    unit = random_ops.uniform_unit((2, *shape), seed, work)
-    values = sqrt(-2.0 * log(1.0 - unit[0])) * cos(unit[1] * (2.0 * math.pi))
-    if not _is_number(stddev, 1):
-        values = values * convert_to_tensor(stddev, work)
-    if not _is_number(mean, 0):
-        values = values + convert_to_tensor(mean, work)
-    return cast(values, dtype)
-
-
-def _uniform_integers(shape, seed, minval, maxval, dtype):
-    """minval + floor(u * (maxval - minval)) in int64, where an int32 range always fits: the
-    product is truncated as it is (a cast, which C and numpy round alike), and clamped
-    below the span, which u * span reaches where rounding carries it up."""
-    if maxval is None:
-        raise ValueError(f"stateless_uniform: maxval must be given for {dtype.name} values")
-    if _is_number(minval) and _is_number(maxval):
-        if not minval < maxval:
-            raise ValueError(
-                f"stateless_uniform: minval ({minval}) must be less than maxval ({maxval})"
-            )
-        if maxval - minval >= 2**63:
-            raise ValueError(
-                f"stateless_uniform: maxval - minval must be less than 2**63, not "
-                f"{maxval} - ({minval})"
-            )
-    low = cast(convert_to_tensor(minval, dtype), dtypes.int64)
-    span = cast(convert_to_tensor(maxval, dtype), dtypes.int64) - low
-    unit = random_ops.uniform_unit(shape, seed, dtypes.float64)
-    steps = cast(unit * cast(span, dtypes.float64), dtypes.int64)
-    return cast(minimum(steps, span - 1) + low, dtype)
-
-
-def _stateless_seed(seed, function):
-    """The seed as a tensor, checked: int32 or int64, of shape [2]."""
-    seed = convert_to_tensor(seed)
-    if seed.dtype not in random_ops.SEED_DTYPES:
-        raise TypeError(f"{function}: seed must be an int32 or int64 tensor, not {seed.dtype.name}")
-    if tuple(seed.shape) != (2,):
-        raise ValueError(
-            f"{function}: seed must have shape [2] (two integers), not {list(seed.shape)}"
-        )
-    return seed
-
-
-def _stateless_shape(shape, function):
-    """`shape` as a tuple of dimensions: ints (and unknown dimensions while tracing); a
-    tensor must hold a value known while the function is traced."""
-    shape = known_value(shape, f"{function}: shape", " (use x.shape rather than tt.shape(x))")
-    if isinstance(shape, (int, np.integer, dims.Dim)) or np.ndim(shape) == 0:
-        shape = (shape,)
-    result = []
-    for d in shape:
-        if isinstance(d, dims.Dim):
-            result.append(d)
-        elif isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)):
-            if d < 0:
-                raise ValueError(f"{function}: shape {list(shape)} has a negative dimension")
-            result.append(int(d))
-        else:
-            raise TypeError(f"{function}: shape must hold integers, not {d!r} (in {shape!r})")
-    return tuple(result)
-
-
-def _is_number(value, equal_to=None):
-    """Whether `value` is a Python or numpy number (equal to `equal_to`, where given)."""
-    if not isinstance(value, (int, float, np.integer, np.floating)):
-        return False
-    return equal_to is None or value == equal_to

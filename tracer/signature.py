@@ -21,8 +21,8 @@ import numpy as np
 from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
-from tracer.tensor import TensorLike
-from tracer.tensor_shape import TensorShape, is_unknown_rank
+from tracer.tensor import Tensor, TensorLike
+from tracer.tensor_shape import TensorShape, as_shape, is_unknown_rank
 from tracer.types import PlaceholderContext, TracingContext
 from tracer.variable import Variable
 
@@ -38,17 +38,39 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape, dtype="float32", name=None):
-        if isinstance(shape, int):  # one size, as TensorFlow takes it: `TensorSpec(2)` is [2]
-            shape = (shape,)
+        # NOTE: `shape` is None for an unknown rank (TensorFlow's TensorShape(None)): the
+        # callers of tracer ask `spec.shape is None`. A size is checked as TensorShape's (an
+        # int of at least 0, or None; `TensorSpec(2)` is [2]); one known only when a traced
+        # function runs (`x.shape` there) is None, as TensorFlow's.
         self.shape = (
             None
             if is_unknown_rank(shape)
-            else TensorShape.of_array(tuple(None if d is None else int(d) for d in shape))
+            else TensorShape.of_array(
+                tuple(None if isinstance(d, Dim) else d for d in as_shape(shape))
+            )
         )
-        if any(d is not None and d < 0 for d in self.shape or ()):
-            raise ValueError(f"TensorSpec: a dimension is None or >= 0, not {shape}")
         self.dtype = as_dtype(dtype)
         self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        """The spec of `tensor` (a Tensor, eager or of a trace; not a Variable or an array,
+        as TensorFlow's), named `name`, or in a trace the name of the op that made it.
+
+        >>> tt.TensorSpec.from_tensor(tt.constant([[1, 2, 3]]))
+        TensorSpec(shape=(1, 3), dtype=tt.int32, name=None)
+        """
+        if not isinstance(tensor, Tensor):
+            raise ValueError(f"TensorSpec.from_tensor takes a tensor, not a {type(tensor)}")
+        shape = [d if isinstance(d, int) else None for d in tensor.shape]
+        if name is None and tensor._value is None:
+            name = getattr(tensor, "name", "").split(":")[0] or None
+        return cls(shape, tensor.dtype, name)
+
+    @classmethod
+    def from_spec(cls, spec, name=None):
+        """A TensorSpec of `spec`'s shape and dtype, named `name` (or as `spec` is)."""
+        return cls(spec.shape, spec.dtype, spec.name if name is None else name)
 
     def of_rank(self, rank):
         """This spec at `rank` (every dimension unknown) where its rank is unknown."""
@@ -72,9 +94,19 @@ class TensorSpec:
         )
 
     def is_compatible_with(self, spec_or_value):
-        """TensorFlow's: whether a TensorSpec, tensor or array has this dtype and a shape
-        compatible with this one (a dimension None on either side fits any)."""
-        other = spec_or_value if isinstance(spec_or_value, TensorSpec) else spec_of(spec_or_value)
+        """TensorFlow's: whether a TensorSpec or a Tensor has this dtype and a shape
+        compatible with this one (a dimension None on either side fits any; names do not
+        count). Anything else, a numpy array or a Variable too, is not, as in TensorFlow.
+
+        >>> tt.TensorSpec([None, 3]).is_compatible_with(tt.zeros([1, 3]))
+        True
+        """
+        if isinstance(spec_or_value, TensorSpec):
+            other = spec_or_value
+        elif isinstance(spec_or_value, Tensor):
+            other = spec_of(spec_or_value)
+        else:
+            return False
         if other.dtype != self.dtype:
             return False
         if self.shape is None or other.shape is None:
@@ -89,10 +121,13 @@ class TensorSpec:
         return TensorSpec(shape, self.dtype, self.name)
 
     def __eq__(self, other):
+        """The same shape, dtype and name, as TensorFlow's (`is_compatible_with` ignores
+        names); the hash leaves the name out, as TensorFlow's does."""
         return (
             isinstance(other, TensorSpec)
             and self.shape == other.shape
             and self.dtype == other.dtype
+            and self.name == other.name
         )
 
     def __hash__(self):
@@ -123,6 +158,13 @@ def spec_of(value):
     """The TensorSpec of a tensor argument, or a TypeError naming what tracer cannot take."""
     if isinstance(value, TensorSpec):
         return value
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "SU":
+        # NOTE: numpy's str and bytes arrays are of tt.string's dtype (`as_dtype`), but a
+        # compiled call takes the arrays it is given as they are (tt.string's hold bytes)
+        raise TypeError(
+            f"a numpy array of dtype {value.dtype} is not taken as a tensor argument: pass "
+            "tt.constant(value), a tt.string tensor"
+        )
     try:
         dtype = as_dtype(value.dtype)
     except TypeError:

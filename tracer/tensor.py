@@ -133,6 +133,10 @@ class TensorLike:
     def __int__(self):
         return int(self._scalar())
 
+    def __complex__(self):
+        """`complex(t)` of a tensor of one element, as TensorFlow's (a complex one too)."""
+        return complex(self._scalar())
+
     def __index__(self):
         if not self.dtype.is_integer:
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype.name}")

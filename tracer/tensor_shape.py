@@ -1,17 +1,23 @@
 """`tt.TensorShape`: TensorFlow's shape object, as `Tensor.get_shape()` gives it.
 
-A TensorShape is a tuple (of ints, None where a size is unknown), so it compares equal to
-tuples and works wherever they do (except that a scalar's is a true value, as TensorFlow's), with TensorFlow's methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`, `concatenate`.
-While a function is traced, a size known only when it runs is a symbol of the trace (a
+A TensorShape is a tuple (of ints, None where a size is unknown), so it works wherever a
+tuple does (except that a scalar's is a true value, as TensorFlow's), with TensorFlow's
+methods beside: `as_list`, `rank`/`ndims`, `is_fully_defined`, `num_elements`,
+`concatenate` (also `+`, with a list or tuple on either side), `merge_with`,
+`most_specific_compatible_shape`, `with_rank*` and the `assert_*` checks. As TensorFlow's,
+it is equal to a list or tuple of its sizes (None equal to None) and hashed as that tuple;
+a size is an int of at least 0 (a float is a TypeError, -1 a ValueError). While a function
+is traced, a size known only when it runs is a symbol of the trace (a
 `tracer.ir.dims.Dim`, where TensorFlow gives None): ops take it as a size, and the methods
 count it as unknown.
 
 >>> tt.TensorShape([7, None])
 TensorShape([7, None])
->>> tt.TensorShape([7, 10]) == (7, 10)
-True
+>>> tt.TensorShape([7, 10]) == [7, 10], [1] + tt.TensorShape([2])
+(True, TensorShape([1, 2]))
 """
 
+import operator
 import sys
 
 from tracer.ir import dims
@@ -24,9 +30,13 @@ class TensorShape(tuple):
     def __new__(cls, dims=()):
         if is_unknown_rank(dims):
             return UNKNOWN_RANK
-        if isinstance(dims, (int, Dimension)):  # one size: TensorFlow's `TensorShape(2)` is [2]
-            dims = [dims]
-        return super().__new__(cls, (_size(d) for d in dims))
+        if isinstance(dims, TensorShape):
+            return dims
+        try:
+            sizes = iter(dims)
+        except TypeError:  # one size: TensorFlow's `TensorShape(2)` is [2]
+            sizes = iter((dims,))
+        return super().__new__(cls, (_size(d) for d in sizes))
 
     @classmethod
     def of_array(cls, shape):
@@ -52,6 +62,11 @@ class TensorShape(tuple):
     def is_fully_defined(self):
         return all(d is not None and not isinstance(d, Dim) for d in self)
 
+    def assert_is_fully_defined(self):
+        """A ValueError where a size (or the rank) is unknown."""
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
     def num_elements(self):
         """The number of elements, or None where a size is unknown."""
         if not self.is_fully_defined():
@@ -62,9 +77,31 @@ class TensorShape(tuple):
         return count
 
     def concatenate(self, other):
+        """The sizes of this shape, then those of `other`; an unknown rank where either's is.
+
+        >>> tt.TensorShape([2, None]).concatenate([4])
+        TensorShape([2, None, 4])
+        """
+        other = as_shape(other)
         if is_unknown_rank(other):
             return UNKNOWN_RANK
-        return TensorShape([*self, *other])
+        return tuple.__new__(TensorShape, tuple.__add__(self, other))
+
+    def __add__(self, other):
+        """`shape + [5]` is `concatenate`, as TensorFlow's; a sequence holding what is not a
+        size (a -1 that tracer's own shape arithmetic writes for reshape) concatenates as
+        tuples do, as tracer's shapes always have."""
+        shape = _shape_or_none(other)
+        if shape is None:
+            return tuple.__add__(self, tuple(other))
+        return self.concatenate(shape)
+
+    def __radd__(self, other):
+        """`[5] + shape` and `(5,) + shape`: a TensorShape, as TensorFlow's."""
+        shape = _shape_or_none(other)
+        if shape is None:
+            return tuple(other) + tuple(self)
+        return shape.concatenate(self)
 
     def is_compatible_with(self, other):
         """Whether a tensor could have both shapes: an unknown rank fits any, else the same
@@ -81,9 +118,22 @@ class TensorShape(tuple):
         )
 
     def assert_is_compatible_with(self, other):
-        """A ValueError, in TensorFlow's words, where `other` is not compatible."""
+        """A ValueError, in TensorFlow's words, where `other` is not compatible (shown as it
+        was given: `[2, 4]` for a list)."""
         if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+            raise ValueError(f"Shapes {self} and {other} are incompatible")
+
+    def most_specific_compatible_shape(self, other):
+        """The most specific shape compatible with both: each size where the two agree,
+        None where they differ; an unknown rank where the ranks differ or either is unknown.
+
+        >>> tt.TensorShape([2, 3, None]).most_specific_compatible_shape([2, 4, 5])
+        TensorShape([2, None, None])
+        """
+        other = as_shape(other)
+        if is_unknown_rank(other) or len(self) != len(other):
+            return UNKNOWN_RANK
+        return TensorShape([a if dims.same(a, b) else None for a, b in zip(self, other)])
 
     def merge_with(self, other):
         """The shape both shapes describe, each size known where either knows it; a
@@ -98,6 +148,56 @@ class TensorShape(tuple):
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
         return TensorShape([b if _unknown(a) else a for a, b in zip(self, other)])
+
+    def with_rank(self, rank):
+        """This shape, of rank `rank` (an unknown rank becomes `rank` unknown sizes); a
+        ValueError where its rank is another."""
+        if len(self) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+        return self
+
+    def with_rank_at_least(self, rank):
+        """This shape; a ValueError where its rank is below `rank`."""
+        if len(self) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank):
+        """This shape; a ValueError where its rank is above `rank`."""
+        if len(self) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def assert_has_rank(self, rank):
+        """A ValueError where the rank is known and is not `rank`."""
+        self.with_rank(rank)
+
+    def assert_same_rank(self, other):
+        """A ValueError where both ranks are known and differ."""
+        other = as_shape(other)
+        if not is_unknown_rank(other) and len(self) != len(other):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def __eq__(self, other):
+        """Equal to a TensorShape, list or tuple of the same sizes (None equal to None), as
+        TensorFlow's; `None` is the unknown rank, which a known rank is not. A value that is
+        not a shape (a float among the sizes, a string) is not equal.
+
+        >>> tt.TensorShape([2, None]) == [2, None], tt.TensorShape([2]) == (2.0,)
+        (True, False)
+        """
+        if type(other) is TensorShape:
+            return tuple.__eq__(self, other)
+        shape = _shape_or_none(other)
+        if shape is None:
+            return False if isinstance(other, (tuple, list)) else NotImplemented
+        return shape is not UNKNOWN_RANK and tuple.__eq__(self, shape)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__  # a tuple's: equal to the tuple of its sizes, hashed as it is
 
     def __bool__(self):
         """True, as TensorFlow's TensorShape of a known rank is, a scalar's `()` too (not
@@ -154,14 +254,36 @@ class _UnknownRank(TensorShape):
     def concatenate(self, other):
         return UNKNOWN_RANK
 
+    def __add__(self, other):
+        return UNKNOWN_RANK
+
+    __radd__ = __add__
+
     def is_compatible_with(self, other):
         return True
 
     def assert_is_compatible_with(self, other):
         pass
 
+    def most_specific_compatible_shape(self, other):
+        return UNKNOWN_RANK
+
     def merge_with(self, other):
         return as_shape(other)
+
+    def with_rank(self, rank):
+        return TensorShape([None] * rank)
+
+    def with_rank_at_least(self, rank):
+        return self
+
+    with_rank_at_most = with_rank_at_least
+
+    def assert_has_rank(self, rank):
+        pass
+
+    def assert_same_rank(self, other):
+        pass
 
     def __bool__(self):
         return False
@@ -176,10 +298,11 @@ class _UnknownRank(TensorShape):
         return self if isinstance(key, slice) else None
 
     def __eq__(self, other):
-        return other is self
+        """Equal to another unknown rank, and to None (which stands for one), as TensorFlow's."""
+        return other is None or isinstance(other, _UnknownRank)
 
     def __ne__(self, other):
-        return other is not self
+        return not self.__eq__(other)
 
     def __hash__(self):
         return hash(None)
@@ -206,6 +329,15 @@ def as_shape(shape):
     return TensorShape(shape)
 
 
+def _shape_or_none(value):
+    """`value` as a TensorShape, or None where it is not one (a float or a negative size
+    among its items, a string)."""
+    try:
+        return as_shape(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def _unknown(size):
     return size is None or isinstance(size, Dim)
 
@@ -223,7 +355,7 @@ class Dimension:
     def __init__(self, value):
         if isinstance(value, Dimension):
             value = value.value
-        self._value = None if value is None else int(value)
+        self._value = None if value is None else _checked_int(value)
 
     @property
     def value(self):
@@ -283,6 +415,23 @@ def dimension_value(dimension):
 
 def _size(d):
     """One size of a TensorShape: None, a symbol of a trace, or an int."""
+    if d is None or isinstance(d, Dim):
+        return d
     if isinstance(d, Dimension):
         return d.value
-    return d if d is None or isinstance(d, Dim) else int(d)
+    return _checked_int(d)
+
+
+def _checked_int(d):
+    """`d` as a size: an int (or what has `__index__`, as numpy's ints), at least 0; a
+    float is a TypeError and a negative size a ValueError, as TensorFlow's."""
+    if type(d) is not int:
+        try:
+            d = operator.index(d)
+        except TypeError:
+            raise TypeError(
+                f"a dimension is an integer (or has __index__) or None, not {d!r} of {type(d)}"
+            ) from None
+    if d < 0:
+        raise ValueError(f"Dimension {d} must be >= 0")
+    return d

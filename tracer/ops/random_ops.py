@@ -50,12 +50,37 @@ def _splitmix64(z):
 _CHUNK = 1 << 16  # elements per step of the numpy kernel: its temporaries stay in cache
 
 
+# draws of at most this many values from one seed pair are made with Python's integers: a
+# few numpy ops on tiny arrays cost more than the arithmetic (the same bits either way)
+_FEW = 32
+_MASK64 = (1 << 64) - 1
+
+
+def _splitmix64_int(z):
+    """_splitmix64 of one Python int in [0, 2^64)."""
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & _MASK64
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB & _MASK64
+    return z ^ (z >> 31)
+
+
+def _few_units(seed, count, bits):
+    """The `count` units of one seed pair, as `_unit_kernel` makes them, as Python ints."""
+    a, b = (int(v) & _MASK64 for v in seed)
+    key = _splitmix64_int(_splitmix64_int((a + 0x9E3779B97F4A7C15) & _MASK64) ^ b)
+    step = 0x9E3779B97F4A7C15
+    return [_splitmix64_int((key + c * step) & _MASK64) >> (64 - bits) for c in range(1, count + 1)]
+
+
 def _unit_kernel(seed, shape, dtype):
-    pairs = seed.astype(np.int64).reshape(-1, 2).view(np.uint64)
-    keys = _splitmix64(_splitmix64(pairs[:, 0] + _GOLDEN) ^ pairs[:, 1])[:, None]
     bits = UNIT_BITS[dtype.name]
     compute = np.float64 if bits == 53 else np.float32  # exact: fewer than 2^bits values
     count = int(np.prod(shape))
+    if seed.size == 2 and count <= _FEW:
+        unit = np.array(_few_units(seed.reshape(2).tolist(), count, bits), dtype=compute)
+        unit *= compute(2.0**-bits)
+        return unit.astype(dtype.as_numpy_dtype, copy=False).reshape(seed.shape[:-1] + tuple(shape))
+    pairs = seed.astype(np.int64).reshape(-1, 2).view(np.uint64)
+    keys = _splitmix64(_splitmix64(pairs[:, 0] + _GOLDEN) ^ pairs[:, 1])[:, None]
     unit = np.empty((len(keys), count), dtype=compute)
     for start in range(0, count, _CHUNK):
         counters = np.arange(start + 1, min(start + _CHUNK, count) + 1, dtype=np.uint64)
