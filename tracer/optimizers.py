@@ -938,14 +938,3 @@ def get(identifier):
             f"{', '.join(repr(name) for name in _BY_NAME)}"
         )
     return found()
-
-
-def __getattr__(name):
-    """`LossScaleOptimizer`, Keras 3's `keras.optimizers.LossScaleOptimizer`: the wrapper of
-    mixed precision (tracer/keras/loss_scale_optimizer.py, built on this module, so found
-    when asked for)."""
-    if name == "LossScaleOptimizer":
-        from tracer.keras.loss_scale_optimizer import LossScaleOptimizer
-
-        return LossScaleOptimizer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

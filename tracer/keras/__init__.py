@@ -26,7 +26,12 @@ from tracer.keras import (
     utils,
 )
 from tracer.keras.layers.input_layer import Input
+from tracer.keras.loss_scale_optimizer import LossScaleOptimizer
 from tracer.keras.models import Model, Sequential
+
+# Keras 3 lists mixed precision's wrapper among its optimizers too; `tt.keras.optimizers` is
+# tracer's optimizers module, which tracer.keras builds on, so the name is given it from here
+optimizers.LossScaleOptimizer = LossScaleOptimizer
 
 __all__ = [
     "Input",
