@@ -66,8 +66,8 @@ def test_the_tensor_guides_numbers_from_text():
 
 
 def test_clear_errors():
-    with pytest.raises(NotImplementedError, match="RaggedTensor of ragged rank 2"):
-        tt.strings.split(tt.constant([["a b", "c"]]))
+    # TF 2.21: strings of rank 2 split into a RaggedTensor of ragged rank 2
+    assert tt.strings.split(tt.constant([["a b", "c"]])).to_list() == [[[b"a", b"b"], [b"c"]]]
     # a string known only when the function runs (TF 2.21 splits it): it runs as Python
     assert tt.function(lambda s: tt.strings.split(s))(tt.constant("a b")).numpy().tolist() == [
         b"a",

@@ -1,6 +1,11 @@
 """`tt.nn`: activations, softmaxes, losses, convolution and pooling, as in `tf.nn`."""
 
 from tracer.dropout import dropout  # noqa: F401
+from tracer.embedding_sparse import (  # noqa: F401
+    embedding_lookup,
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
+)
 from tracer.ops.conv_ops import (  # noqa: F401
     avg_pool,
     avg_pool1d,
@@ -26,7 +31,6 @@ from tracer.ops.nn_ops import (  # noqa: F401
     bias_add,
     compute_average_loss,
     elu,
-    embedding_lookup,
     gelu,
     in_top_k,
     l2_loss,

@@ -1,6 +1,7 @@
 """`tt.ragged`: TensorFlow's functions that build and map ragged tensors
 (tracer/ragged_tensor.py): `constant` of nested Python lists, `range` of rows of ranges,
-`stack`, `map_flat_values` and the conversions between row splits and row ids.
+`stack`, `map_flat_values`, `boolean_mask` (tracer/ragged_gather.py) and the conversions
+between row splits and row ids.
 """
 
 import builtins
@@ -10,14 +11,15 @@ import numpy as np
 from tracer import dtypes
 from tracer.ops import array_ops
 from tracer.ops.convert import known_value
+from tracer.ragged_gather import boolean_mask
 from tracer.ragged_ops import _require_same_rows, stack_rows
 from tracer.ragged_ops import stack as _stack_ragged
 from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec, require_int64_splits
 from tracer.tensor import convert_to_tensor
 
 __all__ = [
-    "RaggedTensorSpec", "constant", "map_flat_values", "range", "row_splits_to_segment_ids",
-    "segment_ids_to_row_splits", "stack",
+    "RaggedTensorSpec", "boolean_mask", "constant", "map_flat_values", "range",
+    "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack",
 ]  # fmt: skip
 
 

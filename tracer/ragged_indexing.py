@@ -1,5 +1,6 @@
-"""Rows of a RaggedTensor taken by position: `rt[1]`, `rt[1:3]`, `rt[:, :2]`, `rt[1, 2]`,
-and the row gathers that concat, tile and stack of ragged tensors are built on.
+"""Rows of a RaggedTensor taken by position: `rt[1]`, `rt[1:3]`, `rt[::2]`, `rt[:, :2]`,
+`rt[:, ::-1]`, `rt[1, 2]`, and the row gathers that concat, tile and stack of ragged
+tensors are built on.
 
 Which values a result keeps depends on the row lengths, so the row splits must be known
 (eagerly, or constants in a traced function); the kept values are gathered by an op, so
@@ -46,9 +47,7 @@ def getitem(rt, key):
     first, rest = key[0], key[1:]
     nrows = len(rt._known_splits("__getitem__")) - 1
     if isinstance(first, slice):
-        rows = np.arange(nrows)[first]
-        if first.step not in (None, 1):
-            raise NotImplementedError("RaggedTensor.__getitem__: a slice of rows with a step")
+        rows = np.arange(nrows)[first]  # (any step, as numpy's and TensorFlow's slices)
         picked = RaggedTensor.from_row_splits(
             _rows_values(rt, rows), _splits_of(rt, rows), validate=False
         )
@@ -87,8 +86,6 @@ def _inner(rt, key):
     splits = rt._known_splits("__getitem__")
     starts, lengths = splits[:-1], np.diff(splits)
     if isinstance(item, slice):
-        if item.step not in (None, 1):
-            raise NotImplementedError("RaggedTensor.__getitem__: a slice with a step")
         kept = [np.arange(s, s + n)[item] for s, n in zip(starts, lengths)]
         new_lengths = np.array([len(k) for k in kept], np.int64)
         values = take_rows(rt._values, np.concatenate(kept + [np.zeros(0, np.int64)]))

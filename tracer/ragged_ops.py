@@ -1,6 +1,10 @@
 """TensorFlow's ops on RaggedTensors, as TensorFlow dispatches them: `tt.add(rt, 3)`,
 `rt + rt`, `tt.reduce_mean(rt, axis=1)`, `tt.concat([rt, rt], axis=1)`, `tt.tile`,
-`tt.map_fn`, `tt.nn.embedding_lookup`, `tt.strings.substr` and the other elementwise ops.
+`tt.map_fn`, `tt.nn.embedding_lookup`, `tt.strings.substr` and the other elementwise ops;
+`tt.size`, `tt.rank`, `tt.expand_dims` (tracer/ragged_dims.py), `tt.gather`,
+`tt.boolean_mask` (tracer/ragged_gather.py), `tt.math.bincount` (tracer/ragged_bincount.py)
+and reductions over an outer ragged dimension (tracer/ragged_segments.py) have modules of
+their own.
 
 Elementwise ops act on the flat values (a dense operand broadcast to them: through the
 row ids where it has a size for the rows), reductions over a ragged dimension are segment
@@ -19,7 +23,7 @@ import inspect
 
 import numpy as np
 
-from tracer import dtypes, ragged_shape
+from tracer import dtypes, embedding_sparse, ragged_dims, ragged_gather, ragged_shape
 from tracer.autograph import CONVERTED as autograph_converted
 from tracer.errors import InvalidArgumentError
 from tracer.ops import (
@@ -28,14 +32,16 @@ from tracer.ops import (
     index_ops,
     layout_ops,
     math_ops,
-    nn_ops,
     scan_ops,
     segment_ops,
     string_ops,
     structure_ops,
 )
+from tracer.ragged_bincount import bincount
 from tracer.ragged_indexing import getitem, take_rows
-from tracer.ragged_tensor import RaggedTensor, _row_count, positions
+from tracer.ragged_segments import reduce_outer
+from tracer.ragged_tensor import RaggedTensor, RaggedTensorSpec, _row_count, positions
+from tracer.ragged_tensor import require_same_rows as _require_same_rows
 from tracer.tensor import TensorLike, convert_to_tensor
 
 # --- elementwise --------------------------------------------------------------------------
@@ -69,32 +75,6 @@ def elementwise(dense, x, y, *args, **kwargs):
     if isinstance(x, RaggedTensor):
         return x.with_flat_values(dense(x.flat_values, _spread(y, x), *args, **kwargs))
     return y.with_flat_values(dense(_spread(x, y), y.flat_values, *args, **kwargs))
-
-
-def _require_same_rows(x, y, levels=None):
-    """An InvalidArgumentError where two ragged tensors' rows differ (known splits), on
-    every ragged dimension or on the outermost `levels`."""
-    if x.ragged_rank != y.ragged_rank:
-        raise InvalidArgumentError(
-            None, None, f"ragged ranks {x.ragged_rank} and {y.ragged_rank} do not broadcast"
-        )
-    pairs = list(zip(x.nested_row_splits, y.nested_row_splits))
-    for a, b in pairs[:levels]:
-        if a is b:
-            continue
-        first, second = a._value, b._value
-        if first is None or second is None:
-            raise NotImplementedError(
-                "an elementwise op of two RaggedTensors whose row splits are computed in a "
-                "traced function: tracer needs them the same tensor, or known"
-            )
-        if not np.array_equal(first, second):
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"the row lengths of two ragged operands differ: {np.diff(first).tolist()} "
-                f"and {np.diff(second).tolist()}",
-            )
 
 
 def _spread(other, rt):
@@ -244,11 +224,9 @@ def _reduce_axis(kind, dense, segment, rt, axis, keepdims):
         return dense(rt, axis=axis, keepdims=keepdims)
     if axis >= 2:
         return rt.with_values(_reduce_axis(kind, dense, segment, rt.values, axis - 1, keepdims))
-    if rt.ragged_rank > 1:
-        raise NotImplementedError(
-            f"tt.{kind} over axis {axis} of a RaggedTensor of ragged rank "
-            f"{rt.ragged_rank}: tracer reduces within the innermost ragged rows (or over all)"
-        )
+    if rt.ragged_rank > 1:  # elements that are rows themselves: tracer/ragged_segments.py
+        result = reduce_outer(segment, rt, axis)
+        return ragged_dims.expand_dims(result, axis) if keepdims else result
     rowids = rt.value_rowids()
     if axis == 1:
         result = segment(rt.values, rowids, _row_count(rt))
@@ -453,9 +431,56 @@ def tile(input, multiples, name=None):
 
 
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):  # fmt: skip
-    """`fn` of each row of a ragged tensor, the results stacked as the rows of a ragged
-    tensor (as TensorFlow's, whose output signature is then the rows' own)."""
-    return stack_rows([fn(elems[r]) for r in range(_known_rows(elems))])
+    """`fn` of each row of `elems` (a ragged or dense tensor, or a tuple of them of one
+    count of rows), one row at a time, the results stacked as `fn_output_signature` (or
+    `dtype`) says, as TensorFlow's: as the rows of a ragged tensor for a RaggedTensorSpec
+    (and without a signature: the rows' own, of ragged elems), into a dense tensor for a
+    dtype or a TensorSpec; a tuple of them for a tuple. The count of rows must be known:
+    when the function is traced, or it runs as Python."""
+    parts = list(elems) if isinstance(elems, (tuple, list)) else [elems]
+    count = _rows_when_run(parts[0])
+
+    def element(r):
+        rows = [p[r] for p in parts]
+        return type(elems)(rows) if isinstance(elems, (tuple, list)) else rows[0]
+
+    signature = fn_output_signature if fn_output_signature is not None else dtype
+    return _stacked([fn(element(r)) for r in range(count)], signature)
+
+
+def _rows_when_run(value):
+    if isinstance(value, RaggedTensor):
+        return len(value._splits_when_run("map_fn")[0]) - 1
+    rows = convert_to_tensor(value).shape[0]
+    if not isinstance(rows, int):
+        raise TypeError("tt.map_fn: the count of rows must be known when the function is traced")
+    return rows
+
+
+def _stacked(results, signature):
+    """The results of each row stacked as `signature` says (see `map_fn`)."""
+    if isinstance(signature, (tuple, list)) or (
+        signature is None and results and isinstance(results[0], (tuple, list))
+    ):
+        width = len(signature) if signature is not None else len(results[0])
+        specs = signature if signature is not None else [None] * width
+        return tuple(_stacked([r[k] for r in results], specs[k]) for k in range(width))
+    if signature is None or isinstance(signature, RaggedTensorSpec):
+        return stack_rows(results)
+    wanted = dtypes.as_dtype(getattr(signature, "dtype", signature))
+    tensors = [convert_to_tensor(r) for r in results]
+    for t in tensors:
+        if t.dtype != wanted:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"tt.map_fn: fn_output_signature's dtype is {wanted.name} but fn returned "
+                f"{t.dtype.name}",
+            )
+    if not tensors:
+        shape = [0, *getattr(signature, "shape", [])]
+        return array_ops.zeros(shape, wanted)
+    return structure_ops.stack(tensors, 0)
 
 
 def stack_rows(values):
@@ -472,7 +497,16 @@ def stack_rows(values):
 
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """The rows of `params` for each id of a ragged tensor of ids: a ragged tensor."""
-    return ids.with_flat_values(nn_ops.embedding_lookup(params, ids.flat_values, max_norm))
+    return ids.with_flat_values(
+        embedding_sparse.embedding_lookup(params, ids.flat_values, max_norm)
+    )
+
+
+def boolean_mask(tensor, mask, axis=None, name=None):
+    """tt.boolean_mask of ragged operands: tt.ragged.boolean_mask's (tracer/ragged_gather.py)."""
+    if axis not in (None, 0):
+        raise NotImplementedError("tt.boolean_mask of a RaggedTensor: axis 0 only")
+    return ragged_gather.boolean_mask(tensor, mask)
 
 
 def strings_join(inputs, separator="", name=None):
@@ -511,6 +545,12 @@ _OTHERS = {
     "reduce_join": lambda dense: reduce_join,
     "map_fn": lambda dense: map_fn,
     "embedding_lookup": lambda dense: embedding_lookup,
+    "size": lambda dense: ragged_dims.size,
+    "rank": lambda dense: ragged_dims.rank,
+    "expand_dims": lambda dense: ragged_dims.expand_dims,
+    "gather": lambda dense: ragged_gather.gather,
+    "boolean_mask": lambda dense: boolean_mask,
+    "bincount": lambda dense: bincount,
 }
 
 
@@ -529,13 +569,15 @@ def _ragged_version(name, module_name, dense):
 
 
 _RAGGED_KINDS = (RaggedTensor, ragged_shape.DynamicRaggedShape)
+# tt.map_fn takes the ragged way for a ragged output signature of dense elems too
+_RAGGED_OR_SPEC = (*_RAGGED_KINDS, RaggedTensorSpec)
 
 
-def _holds_ragged(args, kwargs):
+def _holds_ragged(args, kwargs, kinds=_RAGGED_KINDS):
     for value in (*args, *kwargs.values()):
-        if isinstance(value, _RAGGED_KINDS):
+        if isinstance(value, kinds):
             return True
-        if isinstance(value, (list, tuple)) and any(isinstance(v, _RAGGED_KINDS) for v in value):
+        if isinstance(value, (list, tuple)) and any(isinstance(v, kinds) for v in value):
             return True
     return False
 
@@ -558,7 +600,7 @@ def dispatching(dense, ragged, ragged_first=False):
     if ragged_first:
 
         def op(*args, **kwargs):
-            if _holds_ragged(args, kwargs):
+            if _holds_ragged(args, kwargs, _RAGGED_OR_SPEC):
                 return ragged(*args, **kwargs)
             try:
                 return dense(*args, **kwargs)
@@ -634,8 +676,8 @@ def install(modules):
 
 
 def operators():
-    """RaggedTensor's operator methods, each the dispatched op of its name, and its
-    indexing (tracer/ragged_indexing.py)."""
+    """RaggedTensor's operator methods, each the dispatched op of its name, its indexing
+    (tracer/ragged_indexing.py) and `merge_dims` (tracer/ragged_dims.py)."""
     pairs = {
         "add": math_ops.add, "sub": math_ops.subtract, "mul": math_ops.multiply,
         "truediv": math_ops.divide, "floordiv": math_ops.floordiv, "mod": math_ops.floormod,
@@ -652,6 +694,7 @@ def operators():
     for name, dense in comparisons.items():
         methods[f"__{name}__"] = _method(dense, reflected=False)
     methods["__getitem__"] = getitem
+    methods["merge_dims"] = ragged_dims.merge_dims
     methods["__neg__"] = lambda self: self.with_flat_values(math_ops.negative(self.flat_values))
     methods["__abs__"] = lambda self: self.with_flat_values(math_ops.abs(self.flat_values))
     methods["__invert__"] = lambda self: self.with_flat_values(

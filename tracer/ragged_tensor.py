@@ -17,7 +17,8 @@ import numpy as np
 from tracer import dtypes
 from tracer.errors import InvalidArgumentError
 from tracer.ops import array_ops, index_ops, math_ops, scan_ops, scatter_nd_ops, structure_ops
-from tracer.ops.convert import known_value
+from tracer.ops.convert import known_value, length_value
+from tracer.ops.reduction_ops import reduce_max
 from tracer.signature import SignatureMismatchError, TensorSpec
 from tracer.tensor import TensorLike, convert_to_tensor
 from tracer.tensor_shape import TensorShape
@@ -238,6 +239,16 @@ class RaggedTensor(_Composite):
     def _tensor_components(self):
         return (self.flat_values, *self.nested_row_splits)
 
+    def _from_components(self, parts):
+        """A RaggedTensor of `parts` with this one's uniform row lengths (a function's
+        result keeps the static shape its trace gave it, as TensorFlow's type spec does)."""
+        result = _rebuilt(parts)
+        level, source = result, self
+        while isinstance(level, RaggedTensor) and isinstance(source, RaggedTensor):
+            level._uniform_row_length = source._uniform_row_length
+            level, source = level._values, source._values
+        return result
+
     @property
     def values(self):
         """The elements of its rows, concatenated (a RaggedTensor for ragged rank > 1)."""
@@ -293,6 +304,12 @@ class RaggedTensor(_Composite):
         return len(self.shape)
 
     @property
+    def uniform_row_length(self):
+        """The length of every row where it is uniform (an int64 scalar), else None."""
+        width = self._uniform_row_length
+        return None if width is None else convert_to_tensor(np.int64(width))
+
+    @property
     def row_splits_dtype(self):
         return dtypes.int64
 
@@ -327,12 +344,23 @@ class RaggedTensor(_Composite):
         return _count_below(self._row_splits[1:], positions(self._values), inclusive=True)
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
-        """The shape of the smallest dense tensor that holds it: int64."""
-        shape = [int(self._known_splits("bounding_shape").shape[0]) - 1]
-        shape += _longest_rows(self)
-        shape += [int(d) for d in self.flat_values.shape[1:]]
-        bounds = convert_to_tensor(np.array(shape, np.int64))
-        return bounds if axis is None else bounds[axis]
+        """The shape of the smallest dense tensor that holds it (int64, or `out_type`), or
+        its sizes on `axis` (an int, or a list of them): the count of rows, the longest row
+        of each ragged dimension, the inner sizes; computed with ops, so it traces with row
+        splits known only when the function runs."""
+        sizes = [self.nrows()]
+        for splits in self.nested_row_splits:
+            lengths = structure_ops.concat([splits[1:] - splits[:-1], _zero()], 0)
+            sizes.append(reduce_max(lengths))
+        sizes += [convert_to_tensor(np.int64(d)) for d in self.flat_values.shape[1:]]
+        bounds = structure_ops.stack(sizes, 0)
+        if out_type is not None:
+            bounds = array_ops.cast(bounds, out_type)
+        if axis is None:
+            return bounds
+        if isinstance(axis, (int, np.integer)):
+            return bounds[axis]
+        return index_ops.gather(bounds, axis)
 
     def with_values(self, new_values):
         """The same row splits over `new_values` (as many rows as its values had)."""
@@ -439,7 +467,8 @@ class RaggedTensor(_Composite):
     def __bool__(self):
         raise TypeError("a RaggedTensor has no truth value")
 
-    # (its indexing and operators: tracer/ragged_indexing.py, tracer/ragged_ops.py)
+    # (its indexing, operators and merge_dims: tracer/ragged_indexing.py, tracer/ragged_ops.py,
+    # tracer/ragged_dims.py)
 
     def _known_splits(self, what):
         return np.asarray(
@@ -449,6 +478,16 @@ class RaggedTensor(_Composite):
     def _all_known_splits(self, what):
         return [
             np.asarray(known_value(s, f"RaggedTensor.{what}: the row splits", _DATA_SHAPE))
+            for s in self.nested_row_splits
+        ]
+
+    def _splits_when_run(self, what):
+        """Every row splits vector (numpy, outermost first) where the sizes of `what`'s
+        result depend on them: known now, or, computed when a traced function runs,
+        SizeKnownWhenRun, so that the function runs as Python at each call
+        (`length_value`), as TensorFlow's graph takes sizes known only then."""
+        return [
+            np.asarray(length_value(s, f"RaggedTensor.{what}: the row splits"))
             for s in self.nested_row_splits
         ]
 
@@ -543,6 +582,32 @@ def require_int64_splits(dtype, what):
             f"{what}: row_splits_dtype {dtypes.as_dtype(dtype).name}; tracer's RaggedTensor "
             "keeps its row splits as int64"
         )
+
+
+def require_same_rows(x, y, levels=None):
+    """An InvalidArgumentError where two ragged tensors' rows differ (known splits), on
+    every ragged dimension or on the outermost `levels`."""
+    if x.ragged_rank != y.ragged_rank:
+        raise InvalidArgumentError(
+            None, None, f"ragged ranks {x.ragged_rank} and {y.ragged_rank} do not broadcast"
+        )
+    pairs = list(zip(x.nested_row_splits, y.nested_row_splits))
+    for a, b in pairs[:levels]:
+        if a is b:
+            continue
+        first, second = a._value, b._value
+        if first is None or second is None:
+            raise NotImplementedError(
+                "an elementwise op of two RaggedTensors whose row splits are computed in a "
+                "traced function: tracer needs them the same tensor, or known"
+            )
+        if not np.array_equal(first, second):
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"the row lengths of two ragged operands differ: {np.diff(first).tolist()} "
+                f"and {np.diff(second).tolist()}",
+            )
 
 
 def _rebuilt(parts):
@@ -675,15 +740,6 @@ def _unpadded_lengths(tensor, padding):
     kept = ~same
     last = np.where(kept.any(axis=1), width - np.argmax(kept[:, ::-1], axis=1), 0)
     return last.astype(np.int64)
-
-
-def _longest_rows(rt):
-    """The longest row of each ragged dimension (ints)."""
-    sizes = []
-    for splits in rt._all_known_splits("bounding_shape"):
-        lengths = np.diff(splits)
-        sizes.append(int(lengths.max()) if len(lengths) else 0)
-    return sizes
 
 
 def _element_text(value):

@@ -7,6 +7,8 @@ positions. Where the entries a result keeps depend on the data (`from_dense`, `s
 `retain`, `add` of two sparse tensors, `fill_empty_rows`), their positions are worked out
 from the indices' (or the dense tensor's) values, so those must be known when a function is
 traced; the kept values are gathered by an op, so their gradients flow (docs/sparse.md).
+`softmax`, `split`, `bincount`, `cross` and `cross_hashed` are modules of their own
+(tracer/sparse_*.py).
 """
 
 import numpy as np
@@ -24,13 +26,19 @@ from tracer.ops import (
     structure_ops,
 )
 from tracer.ops.convert import known_value
+from tracer.sparse_bincount import bincount
+from tracer.sparse_cross import cross, cross_hashed
+from tracer.sparse_softmax import softmax
+from tracer.sparse_split import split
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import convert_to_tensor
 
 __all__ = [
-    "SparseTensor", "add", "concat", "expand_dims", "eye", "fill_empty_rows", "from_dense",
-    "map_values", "maximum", "minimum", "reduce_max", "reduce_sum", "reorder", "reshape",
-    "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "sparse_dense_matmul", "to_dense", "to_indicator", "transpose",
+    "SparseTensor", "add", "bincount", "concat", "cross", "cross_hashed", "expand_dims", "eye",
+    "fill_empty_rows", "from_dense", "map_values", "maximum", "minimum", "reduce_max",
+    "reduce_sum", "reorder", "reshape", "retain", "segment_mean", "segment_sqrt_n",
+    "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split", "to_dense",
+    "to_indicator", "transpose",
 ]  # fmt: skip
 
 

@@ -4,8 +4,11 @@
 How many parts a string has is known only from its value, so the strings must be known:
 always eagerly, and in a traced function where they are constants (as `boolean_mask`'s
 mask, tracer/ops/mask_composites.py); the parts are then a constant. As TensorFlow's, the
-parts of one string are a tensor, and those of a vector of strings a RaggedTensor of one
-row a string; `decode_raw`'s rows all have one length when the strings do.
+parts of one string are a tensor, those of a vector of strings a RaggedTensor of one row a
+string, and those of strings of rank k a RaggedTensor of ragged rank k, the dimensions of
+the strings uniform (`shape` [2, 2, None] for a 2 x 2 matrix of strings), and those of a
+RaggedTensor of strings one ragged dimension more; `decode_raw`'s rows all have one length
+when the strings do.
 """
 
 import numpy as np
@@ -14,28 +17,28 @@ from tracer import dtypes
 from tracer.errors import InvalidArgumentError
 from tracer.ops.convert import as_tensor, length_value
 
-_RAGGED = (
-    "{what}: the parts of strings of rank {rank} are a RaggedTensor of ragged rank {rank} in "
-    "TensorFlow; tracer cuts one string (a scalar) or a vector of them"
-)
-
 
 def _each_string(input, what, cut):
-    """`cut` (bytes -> a tensor of parts) of a string, or of each of a vector of strings as
-    the rows of a RaggedTensor."""
+    """`cut` (bytes -> a tensor of parts) of a string, or of each of a tensor of strings as
+    the rows of a RaggedTensor of a ragged dimension more (its own dimensions uniform), or
+    of each flat value of a RaggedTensor of strings."""
+    from tracer.ragged_tensor import RaggedTensor
+
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(_each_string(input.flat_values, what, cut))
     value = np.asarray(length_value(as_tensor(input), f"{what}'s input"))
     if value.dtype != object or not all(isinstance(v, bytes) for v in value.reshape(-1)):
         raise TypeError(f"{what}: input must be a tt.string tensor")
     if value.ndim == 0:
         return cut(value[()])
-    if value.ndim > 1:
-        raise NotImplementedError(_RAGGED.format(what=what, rank=value.ndim))
-    from tracer.ragged_tensor import RaggedTensor
-
-    rows = [cut(v).numpy() for v in value]
+    rows = [cut(v).numpy() for v in value.reshape(-1)]
     flat = np.concatenate(rows) if rows else cut(b"").numpy()
     lengths = np.array([len(r) for r in rows], np.int64)
-    return RaggedTensor.from_row_lengths(as_tensor(flat), lengths, validate=False)
+    result = RaggedTensor.from_row_lengths(as_tensor(flat), lengths, validate=False)
+    for depth in range(value.ndim - 1, 0, -1):  # the strings' own dimensions, uniform
+        count = int(np.prod(value.shape[:depth]))
+        result = RaggedTensor.from_uniform_row_length(result, value.shape[depth], nrows=count)
+    return result
 
 
 def _strings(parts):
