@@ -139,7 +139,7 @@ static inline int64_t NAME(sliver_vectors)(int64_t s, int64_t vectors, int64_t s
    elements apart) = op(a) op(b), or less it where `subtract` (each pass's sum subtracted in
    turn): for each pass of the depth and each sliver of b's columns (`sliver_vectors`), the
    sliver packed (on the stack: at most PASS_DEPTH x BLOCK_VECTORS vectors), then every block
-   of rows against it. Inlined into `product_part` and `product_less`, so that each has its
+   of rows against it. Inlined into `blocked_part` and `product_less`, so that each has its
    blocks' code for its own `subtract`. */
 static inline __attribute__((always_inline)) void NAME(product_passes)(
     int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a, int64_t a_rows,
@@ -172,7 +172,7 @@ static inline __attribute__((always_inline)) void NAME(product_passes)(
 }
 
 /* `product_passes` into out. */
-static void NAME(product_part)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
+static void NAME(blocked_part)(int64_t top, int64_t bottom, int64_t n, int64_t k, const T *a,
                                int64_t a_rows, int64_t a_columns, const T *b, int64_t b_rows,
                                int64_t b_columns, T *out, int64_t first, int64_t last)
 {
@@ -220,7 +220,7 @@ static void NAME(blocked_products)(const int64_t *g, const T *a, const T *b, T *
         }
         const int64_t from = part * units / parts * unit;
         const int64_t to = part + 1 == parts ? extent : (part + 1) * units / parts * unit;
-        NAME(product_part)(by_rows ? from : 0, by_rows ? to : m, n, k, a + a_at, a_rows,
+        NAME(blocked_part)(by_rows ? from : 0, by_rows ? to : m, n, k, a + a_at, a_rows,
                            a_columns, b + b_at, b_rows, b_columns, out + s * m * n,
                            by_rows ? 0 : from, by_rows ? n : to);
     }
