@@ -197,6 +197,38 @@ def test_spec_equality_counts_the_name_and_compatibility_takes_tensors_only():
     assert not tt.TensorSpec([2]).is_compatible_with(tt.Variable([1.0, 2.0]))  # TF 2.21
 
 
+def test_a_spec_of_unknown_rank_has_a_shape_of_unknown_rank():
+    """TF 2.21: TensorSpec(None).shape is TensorShape(None) (rank None, as_list a ValueError,
+    equal to TensorShape(None)); the spec prints shape=<unknown> and is compatible with a
+    tensor of any rank and its dtype; a tf.function of that signature gives 2.0, [3. 5.],
+    [[4.] [6.]] for x * 2 + rank(x); a py_function's map has a spec of rank None and gives
+    [0, 2, 4]."""
+    spec = tt.TensorSpec(None)
+    assert spec.shape.rank is None and spec.shape.ndims is None
+    assert repr(spec.shape) == "TensorShape(None)" and spec.shape == tt.TensorShape(None)
+    with pytest.raises(ValueError, match="as_list\\(\\) is not defined on an unknown"):
+        spec.shape.as_list()
+    assert repr(spec) == "TensorSpec(shape=<unknown>, dtype=tt.float32, name=None)"
+    assert spec == tt.TensorSpec(tt.TensorShape(None))
+    assert tt.TensorSpec.from_spec(spec).shape.rank is None
+    assert spec.is_compatible_with(tt.constant(1.0)) and spec.is_compatible_with(tt.zeros([2, 3]))
+    assert not spec.is_compatible_with(tt.zeros([2], tt.int32))
+
+    @tt.function(input_signature=[tt.TensorSpec(None)])
+    def f(x):
+        return x * 2 + tt.cast(tt.rank(x), tt.float32)
+
+    assert f(tt.constant(1.0)).numpy() == 2.0
+    np.testing.assert_array_equal(f(tt.constant([1.0, 2.0])).numpy(), [3.0, 5.0])
+    np.testing.assert_array_equal(f(tt.constant([[1.0], [2.0]])).numpy(), [[4.0], [6.0]])
+
+    ds = tt.data.Dataset.range(3).map(lambda x: tt.py_function(lambda v: v * 2, [x], tt.int64))
+    assert ds.element_spec.shape.rank is None
+    assert repr(ds.element_spec) == "TensorSpec(shape=<unknown>, dtype=tt.int64, name=None)"
+    assert list(ds.as_numpy_iterator()) == [0, 2, 4]
+    assert list(ds.cache().as_numpy_iterator()) == [0, 2, 4]
+
+
 def test_spec_from_tensor_and_its_sizes():
     """TF 2.21: from_tensor gives shape=(1, 3), dtype=int32 and the name given (None
     eagerly); a numpy array is a ValueError; TensorSpec([-1]) a ValueError."""

@@ -12,6 +12,7 @@ import numpy as np
 from tracer import nest
 from tracer.concrete import call_parameters, signature_text
 from tracer.signature import TensorSpec, bound_arguments, is_tensor_argument
+from tracer.tensor_shape import is_unknown_rank
 
 
 def has_unknown_rank(arguments):
@@ -20,7 +21,7 @@ def has_unknown_rank(arguments):
 
 
 def _unknown_rank(leaf):
-    return isinstance(leaf, TensorSpec) and leaf.shape is None
+    return isinstance(leaf, TensorSpec) and is_unknown_rank(leaf.shape)
 
 
 class AnyRankFunction:

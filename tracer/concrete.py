@@ -43,7 +43,7 @@ from tracer.signature import (
     unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike, convert_to_tensor
-from tracer.tensor_shape import TensorShape
+from tracer.tensor_shape import TensorShape, is_unknown_rank
 from tracer.variable import Variable
 
 GRAD = "grad"  # the gradient graphs tape.gradient built while tracing
@@ -842,7 +842,7 @@ def _numbers_taken(equal_sizes, arguments, inputs):
     return [
         (k, axis, size)
         for k, (spec, node) in enumerate(zip(specs, inputs))
-        if spec.shape is not None
+        if not is_unknown_rank(spec.shape)
         for axis, (unknown, size) in enumerate(zip(spec.shape, node.shape))
         if unknown is None and not isinstance(size, dims.Dim)
     ]

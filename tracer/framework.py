@@ -17,6 +17,7 @@ from tracer import nest
 from tracer.context import outside_trace, state
 from tracer.signature import TensorSpec
 from tracer.tensor import Tensor, TensorLike, constant, convert_to_tensor
+from tracer.tensor_shape import is_unknown_rank
 
 
 def executing_eagerly():
@@ -68,7 +69,7 @@ def ensure_shape(x, shape, name=None):
     x = convert_to_tensor(x)
     spec = TensorSpec(shape, x.dtype)
     known = tuple(d if isinstance(d, int) else None for d in x.shape)
-    compatible = spec.shape is None or (
+    compatible = is_unknown_rank(spec.shape) or (
         len(known) == len(spec.shape)
         and all(s is None or d is None or s == d for s, d in zip(spec.shape, known))
     )

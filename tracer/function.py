@@ -51,7 +51,7 @@ from tracer.signature import (
     unknown_sizes,
 )
 from tracer.tensor import Tensor, TensorLike, constant
-from tracer.tensor_shape import TensorShape
+from tracer.tensor_shape import TensorShape, is_unknown_rank
 from tracer.tracing import Trace, assumptions_unrecorded, tracing
 from tracer.types import TraceType
 from tracer.variable import Variable
@@ -378,7 +378,7 @@ class Function:
             # the input_signature does not list
             instance, args = (args[:1], args[1:]) if self._is_method else ((), args)
             ranks = [spec_of(value).shape for value in nest.flatten(list(args))]
-            if any(shape is None for shape in ranks):
+            if any(is_unknown_rank(shape) for shape in ranks):
                 raise TypeError(
                     f"{self.__name__}: tracer compiles for a known rank; give a tensor, or a "
                     "TensorSpec with a shape, where the input_signature's rank is unknown"
@@ -800,7 +800,7 @@ def _largest_size_made_unknown(specific, generalized, traced):
     sizes = []
     calls = [specific, *(concrete._arguments for concrete in traced.values())]
     for spec, *given in zip(*(nest.flatten(call) for call in [generalized, *calls])):
-        if not isinstance(spec, TensorSpec) or spec.shape is None:
+        if not isinstance(spec, TensorSpec) or is_unknown_rank(spec.shape):
             continue
         for axis, dimension in enumerate(spec.shape):
             if dimension is None:
@@ -810,12 +810,12 @@ def _largest_size_made_unknown(specific, generalized, traced):
 
 def _has_size(value, axis):
     shape = getattr(value, "shape", None)
-    return shape is not None and len(shape) > axis and isinstance(shape[axis], int)
+    return not is_unknown_rank(shape) and len(shape) > axis and isinstance(shape[axis], int)
 
 
 def _has_unknown_dims(call):
     return any(
-        isinstance(leaf, TensorSpec) and leaf.shape is not None and None in leaf.shape
+        isinstance(leaf, TensorSpec) and not is_unknown_rank(leaf.shape) and None in leaf.shape
         for leaf in nest.flatten(call)
     )
 

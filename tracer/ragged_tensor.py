@@ -21,7 +21,7 @@ from tracer.ops.convert import known_value, length_value
 from tracer.ops.reduction_ops import reduce_max
 from tracer.signature import SignatureMismatchError, TensorSpec
 from tracer.tensor import TensorLike, convert_to_tensor
-from tracer.tensor_shape import TensorShape
+from tracer.tensor_shape import TensorShape, is_unknown_rank
 
 _DATA_SHAPE = (
     ": the shape of the result depends on the row lengths, and compiled code has shapes known "
@@ -616,9 +616,9 @@ def _rebuilt(parts):
     packs into an argument's place)."""
     flat, *nested = parts
     if all(isinstance(p, TensorSpec) for p in parts):
-        rows = nested[0].shape[0] if nested[0].shape is not None else None
+        rows = nested[0].shape[0] if not is_unknown_rank(nested[0].shape) else None
         rows = rows - 1 if isinstance(rows, int) else None
-        inner = list(flat.shape[1:]) if flat.shape is not None else []
+        inner = list(flat.shape[1:]) if not is_unknown_rank(flat.shape) else []
         spec = RaggedTensorSpec([rows, *[None] * len(nested), *inner], flat.dtype, len(nested))
         spec._components = tuple(parts)
         return spec

@@ -22,7 +22,7 @@ from tracer import nest
 from tracer.dtypes import as_dtype
 from tracer.ir.dims import Dim
 from tracer.tensor import Tensor, TensorLike
-from tracer.tensor_shape import TensorShape, as_shape, is_unknown_rank
+from tracer.tensor_shape import UNKNOWN_RANK, TensorShape, as_shape, is_unknown_rank
 from tracer.types import PlaceholderContext, TracingContext
 from tracer.variable import Variable
 
@@ -38,12 +38,13 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape, dtype="float32", name=None):
-        # NOTE: `shape` is None for an unknown rank (TensorFlow's TensorShape(None)): the
-        # callers of tracer ask `spec.shape is None`. A size is checked as TensorShape's (an
-        # int of at least 0, or None; `TensorSpec(2)` is [2]); one known only when a traced
-        # function runs (`x.shape` there) is None, as TensorFlow's.
+        # NOTE: an unknown rank is TensorFlow's TensorShape(None) (`UNKNOWN_RANK`, whose
+        # `rank` is None): ask `is_unknown_rank(spec.shape)`, never `spec.shape is None`. A
+        # size is checked as TensorShape's (an int of at least 0, or None; `TensorSpec(2)`
+        # is [2]); one known only when a traced function runs (`x.shape` there) is None, as
+        # TensorFlow's.
         self.shape = (
-            None
+            UNKNOWN_RANK
             if is_unknown_rank(shape)
             else TensorShape.of_array(
                 tuple(None if isinstance(d, Dim) else d for d in as_shape(shape))
@@ -74,7 +75,9 @@ class TensorSpec:
 
     def of_rank(self, rank):
         """This spec at `rank` (every dimension unknown) where its rank is unknown."""
-        return self if self.shape is not None else TensorSpec([None] * rank, self.dtype, self.name)
+        if is_unknown_rank(self.shape):
+            return TensorSpec([None] * rank, self.dtype, self.name)
+        return self
 
     def symbolic_shape(self, argument=None):
         """The shape with each unknown dimension as its symbol: d<k> on axis k, shared by
@@ -87,7 +90,7 @@ class TensorSpec:
         where the spec's is known (a trace for this spec serves that call)."""
         if as_dtype(dtype) != self.dtype:
             return False
-        if self.shape is None:
+        if is_unknown_rank(self.shape):
             return True
         return len(shape) == len(self.shape) and all(
             s is None or s == d for s, d in zip(self.shape, shape)
@@ -109,7 +112,7 @@ class TensorSpec:
             return False
         if other.dtype != self.dtype:
             return False
-        if self.shape is None or other.shape is None:
+        if is_unknown_rank(self.shape) or is_unknown_rank(other.shape):
             return True
         return len(other.shape) == len(self.shape) and all(
             s is None or d is None or s == d for s, d in zip(self.shape, other.shape)
@@ -136,12 +139,12 @@ class TensorSpec:
     def __repr__(self):
         """TensorFlow's text, with tracer's dtype: `TensorSpec(shape=(None,), dtype=tt.int32,
         name=None)`; `shape=<unknown>` for an unknown rank."""
-        shape = "<unknown>" if self.shape is None else self.shape
+        shape = "<unknown>" if is_unknown_rank(self.shape) else self.shape
         return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name={self.name!r})"
 
     def text(self):
         """`float32[None, 784]`, as errors and logs show it (`float32[...]`: any rank)."""
-        if self.shape is None:
+        if is_unknown_rank(self.shape):
             return f"{self.dtype.name}[...]"
         return f"{self.dtype.name}[{', '.join(map(str, self.shape))}]"
 
@@ -774,7 +777,7 @@ def _conform_tensor(spec, value, name):
         except (TypeError, ValueError, OverflowError) as error:
             raise TypeError(f"argument {name} is {value!r}: {error}") from None
     given = spec_of(value)
-    if given.shape is None:  # (a TensorSpec of unknown rank)
+    if is_unknown_rank(given.shape):  # (a TensorSpec of unknown rank)
         fits = given.dtype == spec.dtype
     else:
         fits = spec.admits(given.shape, given.dtype)

@@ -17,6 +17,7 @@ from tracer.control.scan import accumulate, element_count
 from tracer.extension_type import refuse_shaped
 from tracer.ops import array_ops, convert, structure_ops
 from tracer.signature import TensorSpec
+from tracer.tensor_shape import is_unknown_rank
 
 WHAT = "tt.map_fn"
 
@@ -107,7 +108,11 @@ def _check_signature(first, signature):
         got = convert.as_tensor(got)
         spec = want if isinstance(want, TensorSpec) else TensorSpec(None, want)
         if not spec.admits(got.shape, got.dtype):
-            said = spec.dtype.name if spec.shape is None else f"{spec.dtype.name}{list(spec.shape)}"
+            said = (
+                spec.dtype.name
+                if is_unknown_rank(spec.shape)
+                else f"{spec.dtype.name}{list(spec.shape)}"
+            )
             raise TypeError(
                 f"{WHAT}: fn returned {got.dtype.name}{list(got.shape)} for result {k}, where "
                 f"fn_output_signature says {said}{at_user_line()}"

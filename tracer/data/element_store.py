@@ -42,6 +42,7 @@ from tracer.errors import DataLossError, NotFoundError, mixed
 from tracer.ragged_tensor import RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
+from tracer.tensor_shape import is_unknown_rank
 
 FORMAT = "tracer.data elements"
 VERSION = 1
@@ -217,7 +218,9 @@ def _spec_to_json(spec, depth):
     if isinstance(spec, SparseTensorSpec):
         return {"sparse": [list(spec.shape), spec.dtype.name]}
     if type(spec) is TensorSpec:
-        return {"tensor": [None if spec.shape is None else list(spec.shape), spec.dtype.name]}
+        return {
+            "tensor": [None if is_unknown_rank(spec.shape) else list(spec.shape), spec.dtype.name]
+        }
     raise TypeError(f"elements of spec {spec!r} cannot be stored (tensors, ragged and sparse)")
 
 

@@ -23,6 +23,7 @@ from tracer.data.specs import (
 from tracer.data.transforms import arguments_of, first_element
 from tracer.errors import InvalidArgumentError
 from tracer.signature import TensorSpec
+from tracer.tensor_shape import is_unknown_rank
 
 _END = object()
 
@@ -369,7 +370,7 @@ def compatible_spec(stages):
 
 def _unsized(spec):
     """`spec` with every dimension None (its rank kept, where known)."""
-    if not isinstance(spec, TensorSpec) or spec.shape is None:
+    if not isinstance(spec, TensorSpec) or is_unknown_rank(spec.shape):
         return spec
     return TensorSpec((None,) * len(spec.shape), spec.dtype)
 

@@ -12,6 +12,7 @@ from tracer.extension_type import ExtensionTypeSpec, refuse_shaped
 from tracer.ragged_tensor import RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
+from tracer.tensor_shape import is_unknown_rank
 
 INFINITE = -1
 UNKNOWN = -2
@@ -72,7 +73,7 @@ def combined_spec(first, second):
     """`first` with None wherever `second` (of the same structure) has another size."""
     flat = []
     for a, b in zip(spec_leaves(first), spec_leaves(second)):
-        if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        if is_unknown_rank(a.shape) or is_unknown_rank(b.shape) or len(a.shape) != len(b.shape):
             flat.append(TensorSpec(None, a.dtype))
         else:
             flat.append(a.generalized(b))

@@ -28,6 +28,7 @@ from tracer.errors import OpError, RunsAsPython, builtin_of
 from tracer.py_function import results_probed
 from tracer.signature import TensorSpec
 from tracer.tensor import SymbolicNumpyError, SymbolicValueError
+from tracer.tensor_shape import is_unknown_rank
 
 _RUNS_REFUSED = contextvars.ContextVar("data_spec_runs_refused", default=False)
 
@@ -111,7 +112,7 @@ def raised_when_built(error, arguments):
     ):
         return False
     return all(
-        s.shape is not None and None not in s.shape
+        not is_unknown_rank(s.shape) and None not in s.shape
         for s in spec_leaves(arguments)
         if isinstance(s, TensorSpec)
     )

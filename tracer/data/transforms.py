@@ -27,6 +27,7 @@ from tracer.py_function import raised_while_traced
 from tracer.ragged_tensor import RaggedTensorSpec
 from tracer.signature import TensorSpec
 from tracer.sparse_tensor import SparseTensorSpec
+from tracer.tensor_shape import is_unknown_rank
 
 
 class Batch:
@@ -106,7 +107,7 @@ def _element_ragged_rank(spec):
     before its last unknown one; None for one batched as `batch` batches it."""
     if isinstance(spec, RaggedTensorSpec):
         return spec.ragged_rank
-    if isinstance(spec, SparseTensorSpec) or spec.shape is None or None not in spec.shape:
+    if isinstance(spec, SparseTensorSpec) or is_unknown_rank(spec.shape) or None not in spec.shape:
         return None
     return max(k for k, d in enumerate(spec.shape) if d is None)
 
@@ -796,7 +797,9 @@ def _batched_spec(spec, size):
     return packed_spec(
         spec,
         [
-            TensorSpec(None, s.dtype) if s.shape is None else leaf_spec(s, (size, *s.shape))
+            TensorSpec(None, s.dtype)
+            if is_unknown_rank(s.shape)
+            else leaf_spec(s, (size, *s.shape))
             for s in spec_leaves(spec)
         ],
     )

@@ -34,6 +34,7 @@ from tracer.module import Module
 from tracer.saved_model import graph_format
 from tracer.signature import TensorSpec
 from tracer.tensor import Tensor, TensorLike
+from tracer.tensor_shape import is_unknown_rank
 from tracer.train import files
 from tracer.variable import Variable
 
@@ -337,7 +338,7 @@ def _concrete_functions(fn):
     if isinstance(fn, Function) or isinstance(getattr(fn, "func", None), Function):
         signature = fn._input_signature
         if signature is not None:
-            if any(spec.shape is None for spec in signature):
+            if any(is_unknown_rank(spec.shape) for spec in signature):
                 for rank in UNKNOWN_RANKS:
                     fn.get_concrete_function(*[_at_rank(spec, rank) for spec in signature])
             else:
@@ -347,7 +348,7 @@ def _concrete_functions(fn):
 
 
 def _at_rank(spec, rank):
-    return TensorSpec([None] * rank, spec.dtype, spec.name) if spec.shape is None else spec
+    return TensorSpec([None] * rank, spec.dtype, spec.name) if is_unknown_rank(spec.shape) else spec
 
 
 def _spec(node):
