@@ -770,8 +770,9 @@ def _second_only(derivative):
     return grad, jvp
 
 
-def _binary(name, derivative, numpy_function):
-    grad, jvp = _second_only(derivative)
+def _binary(name, rules, numpy_function):
+    """The primitive `name` of two real floating operands, with `rules` (grad, jvp)."""
+    grad, jvp = rules
     op = primitive(
         name,
         _binary_real_floating,
@@ -790,8 +791,12 @@ def _binary(name, derivative, numpy_function):
     return op, op_function(op, function, 2)
 
 
-ZETA, _zeta_function = _binary("zeta", lambda s, q: math_ops.negative(s) * zeta(s + 1, q), _zeta)
-POLYGAMMA, _polygamma_function = _binary("polygamma", lambda n, x: polygamma(n + 1, x), _polygamma)
+ZETA, _zeta_function = _binary(
+    "zeta", _second_only(lambda s, q: math_ops.negative(s) * zeta(s + 1, q)), _zeta
+)
+POLYGAMMA, _polygamma_function = _binary(
+    "polygamma", _second_only(lambda n, x: polygamma(n + 1, x)), _polygamma
+)
 
 
 def zeta(x, q, name=None):
@@ -854,28 +859,8 @@ def _igamma_rules(sign):
     return grad, jvp
 
 
-def _igamma_op(name, sign, numpy_function):
-    grad, jvp = _igamma_rules(sign)
-    op = primitive(
-        name,
-        _binary_real_floating,
-        grad=grad,
-        saves=(0, 1),
-        jvp=jvp,
-        fusion="elementwise",
-        kernel=_in_double(numpy_function),
-        c=_c_form(name),
-    )
-
-    def function(a, x, name=None):
-        return apply_binary(op, a, x)
-
-    function.__name__ = name
-    return op, op_function(op, function, 2)
-
-
-IGAMMA, _igamma_function = _igamma_op("igamma", 1, _igamma)
-IGAMMAC, _igammac_function = _igamma_op("igammac", -1, _igammac)
+IGAMMA, _igamma_function = _binary("igamma", _igamma_rules(1), _igamma)
+IGAMMAC, _igammac_function = _binary("igammac", _igamma_rules(-1), _igammac)
 
 
 def igamma(a, x, name=None):
