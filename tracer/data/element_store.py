@@ -96,6 +96,19 @@ class Store:
         """A Writer of elements of `spec` into this store."""
         return Writer(self, spec)
 
+    def kept_while_passing(self, upstream):
+        """The elements of the stage `upstream`, each written here as it passes: kept when
+        the pass ends, nothing kept where it is left unfinished (a GeneratorExit too)."""
+        writer = self.writer(upstream.spec())
+        try:
+            for element in upstream.arrays():
+                writer.add(element)
+                yield element
+        except BaseException:
+            writer.abandon()
+            raise
+        writer.commit()
+
     def _shard_path(self, name):
         if not isinstance(name, str) or not _NAME.match(name) or not name.startswith(self._prefix):
             raise ValueError(f"a shard name {name!r} is not one tracer writes")

@@ -30,15 +30,7 @@ class FileCache:
         if self._store.exists():
             yield from self._read()
             return
-        writer = self._store.writer(self._upstream.spec())
-        try:
-            for element in self._upstream.arrays():
-                writer.add(element)
-                yield element
-        except BaseException:  # (a pass left unfinished, GeneratorExit too: nothing kept)
-            writer.abandon()
-            raise
-        writer.commit()
+        yield from self._store.kept_while_passing(self._upstream)
 
     def cardinality(self):
         return self._upstream.cardinality()

@@ -87,15 +87,7 @@ class Snapshot:
             yield from stored.elements(self._upstream.spec())
             return
         os.makedirs(store.directory, exist_ok=True)
-        writer = store.writer(self._upstream.spec())
-        try:
-            for element in self._upstream.arrays():
-                writer.add(element)
-                yield element
-        except BaseException:  # (a pass left unfinished, GeneratorExit too: nothing kept)
-            writer.abandon()
-            raise
-        writer.commit()
+        yield from store.kept_while_passing(self._upstream)
 
     def cardinality(self):
         return self._upstream.cardinality()
