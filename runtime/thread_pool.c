@@ -32,6 +32,13 @@
  * chiplets, a VM's vCPUs placed apart) cost an eager step more than the second thread saved
  * (benchmarks/RESULTS.md). A late thread's shares are still taken by the others.
  *
+ * A dynamic schedule's chunks are dealt the same way: the loop's range of chunks is cut into
+ * one block for each thread of the pool, in order, and each thread claims the chunks of its
+ * own block from the front, then takes the others' from their backs, the last block's first.
+ * Which thread ran a chunk changes no value (a dynamic loop's iterations are independent:
+ * codegen/loops.py gives that schedule to no reduction), and the parts of a product, the
+ * rows of an elementwise loop and an optimizer's update stay on the core that had them.
+ *
  * A static schedule is cut in SHARES_PER_THREAD shares for each of the pool's threads,
  * whoever takes them. Where other processes' ready threads outnumber the cores twice, the
  * scheduler gives each runnable thread its turn, and a pool whose threads are as many as
@@ -75,6 +82,7 @@
 #define LOOK_EVERY_NS 50000000 /* 50 ms */
 #define LOOK_SOON_NS 5000000   /* 5 ms */
 #define SHARES_PER_THREAD 2    /* a static loop's shares for each thread of the pool */
+#define MAX_BLOCKS 64          /* a dynamic loop's blocks of chunks: threads beyond own none */
 
 /* a loop on the pool: its body and what it reads, its shares, and its chunks */
 struct team {
@@ -84,6 +92,8 @@ struct team {
     bool every_slot; /* a static schedule (each share runs once), or seats at a dynamic one */
     _Atomic long next;
     long start, end, incr, step;
+    bool by_blocks;   /* chunks claimed from `blocks` (the pool's dynamic loop), not `next` */
+    unsigned blocks;  /* of them, one for each thread that owns one */
     _Atomic int loop_state; /* a loop begun inside the body: 0 not set, 1 being set, 2 set */
     _Atomic long ordered;   /* iterations (counted from 0) whose ordered sections have run */
 };
@@ -116,6 +126,12 @@ static struct {
     pthread_mutex_t start_lock;
     struct team team;
 } pool = {.threads = 1, .owned = ~(uint64_t)0, .start_lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* the chunks left of each block of the pool's dynamic loop, `back << 32 | front` (chunks
+   numbered from the loop's start), each on a cache line of its own */
+static struct {
+    _Alignas(64) _Atomic uint64_t range;
+} blocks[MAX_BLOCKS];
 
 static pthread_mutex_t atomic_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -359,6 +375,51 @@ static void look_at_the_machine(void)
     pool.next_look = at + (judge_the_machine() ? LOOK_EVERY_NS : LOOK_SOON_NS);
 }
 
+/* the chunks of `team`'s loop, cut into one block for each thread of the pool, in order */
+static void deal_blocks(struct team *team)
+{
+    const long span = team->incr > 0 ? team->end - team->start : team->start - team->end;
+    const long step = team->step > 0 ? team->step : -team->step;
+    const long chunks = span > 0 ? (span + step - 1) / step : 0;
+    const unsigned owners = pool.threads < MAX_BLOCKS ? (unsigned)pool.threads : MAX_BLOCKS;
+    team->by_blocks = chunks < (long)INT_MAX;
+    if (!team->by_blocks) return;
+    team->blocks = owners;
+    for (unsigned b = 0; b < owners; b++) {
+        const uint64_t front = (uint64_t)(chunks * b / owners);
+        const uint64_t back = (uint64_t)(chunks * (b + 1) / owners);
+        atomic_store_explicit(&blocks[b].range, back << 32 | front, memory_order_relaxed);
+    }
+}
+
+/* one chunk of block `b`: its first left (`front`), or its last left */
+static bool take_chunk(unsigned b, bool front, long *chunk)
+{
+    uint64_t seen = atomic_load_explicit(&blocks[b].range, memory_order_relaxed);
+    for (;;) {
+        const uint64_t first = seen & 0xffffffff, end = seen >> 32;
+        if (first >= end) return false;
+        const uint64_t taken = front ? seen + 1 : seen - ((uint64_t)1 << 32);
+        if (atomic_compare_exchange_weak_explicit(&blocks[b].range, &seen, taken,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            *chunk = (long)(front ? first : end - 1);
+            return true;
+        }
+    }
+}
+
+/* a chunk of the pool's dynamic loop: the first left of the calling thread's own block, else
+   the last left of the others', the last block's first */
+static bool claim_chunk(const struct team *team, long *chunk)
+{
+    const int owner = me.owner;
+    if (owner >= 0 && (unsigned)owner < team->blocks && take_chunk((unsigned)owner, true, chunk))
+        return true;
+    for (unsigned b = team->blocks; b-- > 0;)
+        if ((int)b != owner && take_chunk(b, false, chunk)) return true;
+    return false;
+}
+
 /* `loop` (set up by the caller) on the pool, in `slots` shares (a dynamic loop's seats,
    the reserve's added while the machine is busy): false where the pool is another
    thread's now, or this is a share of a loop already */
@@ -383,6 +444,9 @@ static bool run_on_pool(const struct team *loop, unsigned slots)
     team->step = loop->step;
     atomic_store_explicit(&team->loop_state, atomic_load(&loop->loop_state), memory_order_relaxed);
     atomic_store_explicit(&team->ordered, 0, memory_order_relaxed);
+    team->by_blocks = false;
+    if (!team->every_slot && atomic_load_explicit(&team->loop_state, memory_order_relaxed) == 2)
+        deal_blocks(team);
     atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
     const uint32_t generation = atomic_load(&pool.generation) + 1;
     const bool by_owner = team->every_slot && slots <= 64;
@@ -431,14 +495,21 @@ static void parallel(tr_body body, void *data, unsigned threads)
     run_share(&loop, 0);
 }
 
-static void set_loop(struct team *team, long start, long end, long incr, long chunk)
+/* a loop's range and chunk, its chunks claimed in order from `next` */
+static void set_loop_range(struct team *team, long start, long end, long incr, long chunk)
 {
     atomic_store_explicit(&team->next, start, memory_order_relaxed);
     team->start = start;
     team->end = end;
     team->incr = incr;
     team->step = chunk * incr;
+    team->by_blocks = false;
     atomic_store_explicit(&team->ordered, 0, memory_order_relaxed);
+}
+
+static void set_loop(struct team *team, long start, long end, long incr, long chunk)
+{
+    set_loop_range(team, start, end, incr, chunk);
     atomic_store_explicit(&team->loop_state, 2, memory_order_release);
 }
 
@@ -456,22 +527,34 @@ static void parallel_loop(tr_body body, void *data, unsigned threads, long start
 static bool loop_next(long *first, long *last)
 {
     struct team *team = me.team;
-    const long at = atomic_fetch_add(&team->next, team->step);
-    if (team->incr > 0 ? at >= team->end : at <= team->end) return false;
+    long at, chunk;
+    if (team->by_blocks) {
+        if (!claim_chunk(team, &chunk)) return false;
+        at = team->start + chunk * team->step;
+    } else {
+        at = atomic_fetch_add(&team->next, team->step);
+        if (team->incr > 0 ? at >= team->end : at <= team->end) return false;
+    }
     const long end = at + team->step;
     *first = at;
     *last = (team->incr > 0 ? end > team->end : end < team->end) ? team->end : end;
     return true;
 }
 
-/* the loop a share's body begins: the first share to come sets it, the others wait */
-static void begin_loop(long start, long end, long incr, long chunk)
+/* the loop a share's body begins: the first share to come sets it (its chunks dealt in
+   blocks where `dealt` and the loop is the pool's), the others wait */
+static void begin_loop(long start, long end, long incr, long chunk, bool dealt)
 {
     struct team *team = me.team;
     int unset = 0;
-    if (atomic_compare_exchange_strong(&team->loop_state, &unset, 1))
-        set_loop(team, start, end, incr, chunk);
-    else {
+    if (atomic_compare_exchange_strong(&team->loop_state, &unset, 1)) {
+        if (dealt && team == &pool.team) {
+            set_loop_range(team, start, end, incr, chunk);
+            deal_blocks(team);
+            atomic_store_explicit(&team->loop_state, 2, memory_order_release);
+        } else
+            set_loop(team, start, end, incr, chunk);
+    } else {
         long spun = 0;
         while (atomic_load_explicit(&team->loop_state, memory_order_acquire) != 2)
             pause_or_yield(&spun, &pool.wait_spin);
@@ -480,7 +563,7 @@ static void begin_loop(long start, long end, long incr, long chunk)
 
 static bool loop_start(long start, long end, long incr, long chunk, long *first, long *last)
 {
-    begin_loop(start, end, incr, chunk);
+    begin_loop(start, end, incr, chunk, true);
     return loop_next(first, last);
 }
 
@@ -511,7 +594,7 @@ static bool ordered_loop_start(long start, long end, long incr, long chunk, long
                                long *last)
 {
     me.ordered_first = me.ordered_last = 0;
-    begin_loop(start, end, incr, chunk);
+    begin_loop(start, end, incr, chunk, false); /* its sections pass in order: chunks too */
     return ordered_loop_next(first, last);
 }
 

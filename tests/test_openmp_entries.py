@@ -40,6 +40,11 @@ void dynamic(long n, long *hits) {
     for (long i = 0; i < n; i++) hits[i] += 1;
 }
 
+void dynamic_down(long n, long *hits) {
+    #pragma omp parallel for schedule(dynamic, 3)
+    for (long i = n - 1; i >= 0; i -= 2) hits[i] += 1;
+}
+
 void dynamic_if(long n, int on, long *hits) {
     #pragma omp parallel for collapse(2) schedule(dynamic, 1) if(on)
     for (long i = 0; i < n; i++)
@@ -81,6 +86,20 @@ void claims(long loops, long *thread, long *order) {
             for (long r = 0; r < 20000; r++) x += r;  /* a late thread's shares are taken */
             thread[share] = syscall(SYS_gettid);
             order[share] = atomic_fetch_add(&at, 1);
+        }
+    }
+}
+
+void dynamic_claims(long loops, long n, long *thread, long *order) {
+    static _Atomic long at;
+    for (long l = 0; l < loops; l++) {
+        at = 0;
+        #pragma omp parallel for schedule(dynamic, 1)
+        for (long i = 0; i < n; i++) {
+            volatile double x = 0;
+            for (long r = 0; r < 20000; r++) x += r;  /* a late thread's chunks are taken */
+            thread[l * n + i] = syscall(SYS_gettid);
+            order[l * n + i] = atomic_fetch_add(&at, 1);
         }
     }
 }
@@ -144,6 +163,10 @@ def _check_loops(library, threads):
     for _ in range(50):
         library.dynamic(ctypes.c_long(1000), _pointer(hits))
     assert set(hits.tolist()) == {50}
+    for n in (1, 2, 101, 1000):  # a loop counting down, by twos, in chunks of three
+        hits = np.zeros(n, np.int64)
+        library.dynamic_down(ctypes.c_long(n), _pointer(hits))
+        assert hits.tolist() == [int((n - 1 - i) % 2 == 0) for i in range(n)]
     for on in (0, 1):
         hits = np.zeros(3 * 40, np.int64)
         library.dynamic_if(ctypes.c_long(40), ctypes.c_int(on), _pointer(hits))
@@ -243,25 +266,56 @@ def test_each_thread_claims_its_own_block_of_a_static_loops_shares_first(tmp_pat
     part of every loop where they keep pace. A late worker's shares are run by the others;
     where the scheduler kept one worker late in most loops (three threads on two cores), its
     block cannot be told, and the pool is watched again (three times at most)."""
+    _check_blocks(tmp_path, CLAIMS, team=6, block=2)
+
+
+DYNAMIC_CLAIMS = ON_THE_POOL_START + textwrap.dedent(
+    """
+    import json, threading
+    import numpy as np
+
+    loops, n = 200, 12  # three threads' blocks of four chunks
+    thread, order = np.zeros(loops * n, np.int64), np.zeros(loops * n, np.int64)
+    library.dynamic_claims(ctypes.c_long(loops), ctypes.c_long(n), t._pointer(thread),
+                           t._pointer(order))
+    print(json.dumps({"caller": threading.get_native_id(), "thread": thread.tolist(),
+                      "order": order.tolist()}))
+    """
+)
+
+
+def test_each_thread_claims_its_own_block_of_a_dynamic_loops_chunks_first(tmp_path):
+    """A dynamic loop of twelve chunks on three threads: its chunks are dealt in three blocks
+    of four, as a static loop's shares are, and each thread runs its own block's chunks
+    first, in order, then the others' from their backs, the last block's first. So a thread
+    runs the same rows of every loop where the threads keep pace (a product's parts, an
+    elementwise loop's rows), instead of whichever it came first to."""
+    _check_blocks(tmp_path, DYNAMIC_CLAIMS, team=12, block=4)
+
+
+def _check_blocks(tmp_path, program, team, block):
+    """Runs `program` until each thread had a block of its own (three times at most), and
+    checks that in every loop each ran its own block's shares first, in order, then others'
+    from the last back."""
     for _ in range(3):
-        loops, blocks, caller = _claims(tmp_path)
+        loops, blocks, caller = _claims(tmp_path, program, team, block)
         if blocks[caller] == 0 and len(set(blocks.values())) == len(blocks):  # a block each
             break
     else:
         raise AssertionError(f"no run where each thread had a block of its own: {blocks}")
     for runs in loops:
         for thread, shares in runs.items():
-            own = [s for s in shares if s // 2 == blocks[thread]]
+            own = [s for s in shares if s // block == blocks[thread]]
             assert shares[: len(own)] == own == sorted(own), (thread, shares)
             taken = shares[len(own) :]
             assert taken == sorted(taken, reverse=True), (thread, shares)
 
 
-def _claims(tmp_path):
+def _claims(tmp_path, program, team, block):
     """(each loop's {thread: [its shares in the order it ran them]}, each thread's block as
-    most loops show it, the caller) of a run of CLAIMS on a pool of three threads."""
-    found = json.loads(_on_the_pool(CLAIMS, tmp_path, OMP_NUM_THREADS="3"))
-    team = 6
+    most loops show it, the caller) of a run of `program` on a pool of three threads, whose
+    loops have `team` shares, `block` a thread."""
+    found = json.loads(_on_the_pool(program, tmp_path, OMP_NUM_THREADS="3"))
     loops = []
     for at in range(0, len(found["thread"]), team):
         runs = {}
@@ -272,7 +326,7 @@ def _claims(tmp_path):
     firsts = collections.defaultdict(collections.Counter)  # the block of each one's first share
     for runs in loops:
         for thread, shares in runs.items():
-            firsts[thread][shares[0] // 2] += 1
+            firsts[thread][shares[0] // block] += 1
     blocks = {thread: counts.most_common(1)[0][0] for thread, counts in firsts.items()}
     return loops, blocks, found["caller"]
 
