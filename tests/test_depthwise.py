@@ -40,6 +40,7 @@ GEOMETRIES = [
     ((9, 5), (3, 2), (1, 1), (1, 1), "VALID", 16),
     ((5, 5), (5, 5), (1, 1), (1, 1), "SAME", 40),
     ((10, 11), (3, 3), (3, 2), (1, 1), "SAME", 3),
+    ((4, 5), (5, 5), (1, 1), (1, 1), "SAME", 170),  # float64 filter totals past 32 KB: groups
 ]
 KERNELS = {
     "product": (depthwise_ops._conv_kernel, depthwise_ops.depthwise_conv2d),
@@ -145,3 +146,25 @@ def test_the_filter_gradient_multiplies_the_padding_by_the_cotangent(monkeypatch
     op = depthwise_ops.depthwise_conv2d_backprop_filter
     for result in _all_backends(op, (x, g), attrs, monkeypatch):
         assert np.isnan(result[0, 0, 0]) and np.isposinf(result[1, 1, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_filter_gradient_has_the_same_bits_on_any_number_of_threads(dtype):
+    """The filter gradient's blocks of channels are cut into a group for each thread, and a
+    group's blocks take each row in turn: each channel still sums its rows in order, so one
+    thread, two and three give the same bits (channels past one float64 group's totals)."""
+    attrs = _geometry((6, 7), (5, 5), (1, 1), (1, 1), "SAME")
+    x, g = _operands("filter", attrs, 170, dtype)
+    op = depthwise_ops.depthwise_conv2d_backprop_filter
+    results = []
+    try:
+        for threads in (1, 2, 3):
+            tt.config.threading.set_intra_op_parallelism_threads(threads)
+            results.append(_own_kernels(op, (x, g), attrs))
+    finally:
+        tt.config.threading.set_intra_op_parallelism_threads(0)
+    for result in results[1:]:
+        np.testing.assert_array_equal(result, results[0])
+    expected = depthwise_ops._filter_gradient_kernel(x, g, **attrs)
+    tolerance = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(results[0], expected, rtol=tolerance, atol=tolerance)
