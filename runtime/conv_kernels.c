@@ -86,6 +86,8 @@ enum { N, H, W, C, KH, KW, SH, SW, DH, DW, BH, BW, OH, OW, M, CHUNKS, ACTIVATION
    DEPTHWISE_LANES 64 bytes of channels); the most taps its filter gradient takes */
 #define DEPTHWISE_POSITIONS 4
 #define DEPTHWISE_TAPS 49
+/* the blocks of channels whose filter-gradient totals one thread holds at once (31 KB) */
+#define DEPTHWISE_GROUP_MOST 10
 
 static const float zeros_f32[MOST_CHANNELS];
 static const double zeros_f64[MOST_CHANNELS];

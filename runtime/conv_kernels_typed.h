@@ -300,70 +300,84 @@ static void NAME(depthwise_input)(const int64_t *g, const T *restrict gr, const 
     for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, gr, w, out, row, 1);
 }
 
-/* Channels c0 .. c0 + count - 1 of the filter gradient: each tap's products summed over an
- * output row in registers, then added to the tap's totals, rows in order (the template's
- * filter_block). */
+/* One output row of channels c0 .. c0 + count - 1 of the filter gradient: each tap's products
+ * summed over the row in registers, then added to the tap's totals (the template's
+ * row_sums). */
 static inline __attribute__((always_inline)) void
-NAME(depthwise_filter_block)(const int64_t *g, const T *restrict x, const T *restrict gr,
-                             T *restrict out, int64_t c0, const int64_t kh, const int64_t kw,
-                             const int64_t count)
+NAME(depthwise_filter_row)(const int64_t *g, const T *restrict x, const T *restrict gr,
+                           T (*restrict total)[DEPTHWISE_LANES], int64_t row, int64_t c0,
+                           const int64_t kh, const int64_t kw, const int64_t count)
 {
     const int64_t channels = g[C], out_h = g[OH], out_w = g[OW];
-    T total[DEPTHWISE_TAPS][DEPTHWISE_LANES], acc[DEPTHWISE_TAPS][DEPTHWISE_LANES];
+    const int64_t b = row / out_h, oh = row % out_h;
+    T acc[DEPTHWISE_TAPS][DEPTHWISE_LANES];
 #pragma GCC unroll 16
     for (int64_t t = 0; t < kh * kw; t++)
 #pragma omp simd
-        for (int64_t l = 0; l < count; l++) total[t][l] = 0;
-    for (int64_t row = 0; row < g[N] * out_h; row++) {
-        const int64_t b = row / out_h, oh = row % out_h;
+        for (int64_t l = 0; l < count; l++) acc[t][l] = 0;
+    for (int64_t ow = 0; ow < out_w; ow++) {
+        const T *gl = gr + (row * out_w + ow) * channels + c0;
 #pragma GCC unroll 16
-        for (int64_t t = 0; t < kh * kw; t++)
+        for (int64_t i = 0; i < kh; i++) {
+            const int64_t ih = oh * g[SH] + i * g[DH] - g[BH];
+#pragma GCC unroll 16
+            for (int64_t j = 0; j < kw; j++) {
+                const int64_t iw = ow * g[SW] + j * g[DW] - g[BW];
+                const T *xl = ih < 0 || ih >= g[H] || iw < 0 || iw >= g[W]
+                                  ? ZEROS
+                                  : x + ((b * g[H] + ih) * g[W] + iw) * channels + c0;
 #pragma omp simd
-            for (int64_t l = 0; l < count; l++) acc[t][l] = 0;
-        for (int64_t ow = 0; ow < out_w; ow++) {
-            const T *gl = gr + (row * out_w + ow) * channels + c0;
-#pragma GCC unroll 16
-            for (int64_t i = 0; i < kh; i++) {
-                const int64_t ih = oh * g[SH] + i * g[DH] - g[BH];
-#pragma GCC unroll 16
-                for (int64_t j = 0; j < kw; j++) {
-                    const int64_t iw = ow * g[SW] + j * g[DW] - g[BW];
-                    const T *xl = ih < 0 || ih >= g[H] || iw < 0 || iw >= g[W]
-                                      ? ZEROS
-                                      : x + ((b * g[H] + ih) * g[W] + iw) * channels + c0;
-#pragma omp simd
-                    for (int64_t l = 0; l < count; l++)
-                        acc[i * kw + j][l] = MADD(xl[l], gl[l], acc[i * kw + j][l]);
-                }
+                for (int64_t l = 0; l < count; l++)
+                    acc[i * kw + j][l] = MADD(xl[l], gl[l], acc[i * kw + j][l]);
             }
         }
-#pragma GCC unroll 16
-        for (int64_t t = 0; t < kh * kw; t++)
-#pragma omp simd
-            for (int64_t l = 0; l < count; l++) total[t][l] += acc[t][l];
     }
 #pragma GCC unroll 16
     for (int64_t t = 0; t < kh * kw; t++)
 #pragma omp simd
-        for (int64_t l = 0; l < count; l++) out[t * channels + c0 + l] = total[t][l];
+        for (int64_t l = 0; l < count; l++) total[t][l] += acc[t][l];
 }
 
 /* depthwise_conv2d_backprop_filter(x, gr): out (KH, KW, C), each block of channels summing
- * over every window on its own (at most DEPTHWISE_TAPS taps: codegen/conv_kernels.py). */
+ * over every window, rows in order, on its own (at most DEPTHWISE_TAPS taps:
+ * codegen/conv_kernels.py). The blocks are cut into a group for each thread (the template's:
+ * one group on one thread, more where their totals would pass DEPTHWISE_GROUP_MOST blocks),
+ * and a group's blocks take each row in turn, the row read from memory once for them all. */
 static void NAME(depthwise_filter)(const int64_t *g, const T *restrict x, const T *restrict gr,
                                    T *restrict out)
 {
     const int64_t channels = g[C], kh = g[KH], kw = g[KW];
     const int64_t lanes = channels < DEPTHWISE_LANES ? channels : DEPTHWISE_LANES;
+    const int64_t blocks = (channels + lanes - 1) / lanes;
     const int64_t work = g[N] * g[H] * g[W] * channels * kh * kw;
+    const int64_t threads = THREADS() < blocks ? THREADS() : blocks;
+    const int64_t fewest = (blocks + DEPTHWISE_GROUP_MOST - 1) / DEPTHWISE_GROUP_MOST;
+    const int64_t groups = threads > fewest ? threads : fewest;
 #pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
-    for (int64_t block = 0; block < (channels + lanes - 1) / lanes; block++) {
-        const int64_t c0 = block * lanes;
-        const int64_t count = c0 + lanes <= channels ? lanes : channels - c0;
-        if (kh == 3 && kw == 3 && count == DEPTHWISE_LANES)
-            NAME(depthwise_filter_block)(g, x, gr, out, c0, 3, 3, DEPTHWISE_LANES);
-        else
-            NAME(depthwise_filter_block)(g, x, gr, out, c0, kh, kw, count);
+    for (int64_t group = 0; group < groups; group++) {
+        const int64_t first = group * blocks / groups, last = (group + 1) * blocks / groups;
+        T total[DEPTHWISE_GROUP_MOST][DEPTHWISE_TAPS][DEPTHWISE_LANES];
+        for (int64_t block = first; block < last; block++)
+            for (int64_t t = 0; t < kh * kw; t++)
+                for (int64_t l = 0; l < lanes; l++) total[block - first][t][l] = 0;
+        for (int64_t row = 0; row < g[N] * g[OH]; row++)
+            for (int64_t block = first; block < last; block++) {
+                const int64_t c0 = block * lanes;
+                const int64_t count = c0 + lanes <= channels ? lanes : channels - c0;
+                if (kh == 3 && kw == 3 && count == DEPTHWISE_LANES)
+                    NAME(depthwise_filter_row)(g, x, gr, total[block - first], row, c0, 3, 3,
+                                               DEPTHWISE_LANES);
+                else
+                    NAME(depthwise_filter_row)(g, x, gr, total[block - first], row, c0, kh, kw,
+                                               count);
+            }
+        for (int64_t block = first; block < last; block++) {
+            const int64_t c0 = block * lanes;
+            const int64_t count = c0 + lanes <= channels ? lanes : channels - c0;
+            for (int64_t t = 0; t < kh * kw; t++)
+                for (int64_t l = 0; l < count; l++)
+                    out[t * channels + c0 + l] = total[block - first][t][l];
+        }
     }
 }
 

@@ -152,7 +152,8 @@ def test_the_filter_gradient_multiplies_the_padding_by_the_cotangent(monkeypatch
 def test_the_filter_gradient_has_the_same_bits_on_any_number_of_threads(dtype):
     """The filter gradient's blocks of channels are cut into a group for each thread, and a
     group's blocks take each row in turn: each channel still sums its rows in order, so one
-    thread, two and three give the same bits (channels past one float64 group's totals)."""
+    thread, two and three give the same bits, in the compiled template and the installed
+    loops (channels past one float64 group's totals)."""
     attrs = _geometry((6, 7), (5, 5), (1, 1), (1, 1), "SAME")
     x, g = _operands("filter", attrs, 170, dtype)
     op = depthwise_ops.depthwise_conv2d_backprop_filter
@@ -161,6 +162,8 @@ def test_the_filter_gradient_has_the_same_bits_on_any_number_of_threads(dtype):
         for threads in (1, 2, 3):
             tt.config.threading.set_intra_op_parallelism_threads(threads)
             results.append(_own_kernels(op, (x, g), attrs))
+            if conv_kernels.available():  # the installed loops, eagerly
+                results.append(depthwise_ops._filter_gradient_kernel(x, g, **attrs))
     finally:
         tt.config.threading.set_intra_op_parallelism_threads(0)
     for result in results[1:]:
