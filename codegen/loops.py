@@ -56,6 +56,12 @@ class LoopNest:
 
 
 PARALLEL_MIN = 1 << 17  # iterations below which starting threads costs more than it saves
+# A nest whose threads each take whole rows of its result (its outer loop, or blocks of its
+# kept columns) runs on them from half as many: each of its iterations is a load or two and a
+# store at least, as the installed elementwise loops' (runtime/conv_kernels.c's
+# ELEMENTS_PARALLEL_MIN, docs/threads.md rule 6); a sum over everything, whose partial sums
+# the threads' shares make, keeps PARALLEL_MIN.
+ROWS_PARALLEL_MIN = 1 << 16
 # Iterations of the innermost work a thread takes at a time: threads share a loop in chunks
 # taken as each finishes its last, not in equal halves fixed in advance, so a thread that
 # starts late (a sleeping thread takes a while to wake) or shares its core with another
@@ -680,40 +686,46 @@ def reads_only_own_element(node, source, target=C_MODULE, shape=None):
 
 def parallel_kind(nest):
     """How the nest runs on threads (Nest.parallel), and for sizes known only when the code
-    runs, the OpenMP `if` clause that leaves runs of fewer than PARALLEL_MIN iterations on
-    one thread (Nest.parallel_if), whatever size the dims' stand-in estimates: a function
-    of automatic dynamic shapes is called on large arrays as often as on small ones. The
-    clause names `parallel`: one without the name would turn a combined `parallel for simd`
-    loop's vectors off too where it is false (OpenMP 5's `if` applies to every construct
-    that takes one)."""
+    runs, the OpenMP `if` clause that leaves runs of fewer than ROWS_PARALLEL_MIN iterations
+    (PARALLEL_MIN for a sum over everything) on one thread (Nest.parallel_if), whatever size
+    the dims' stand-in estimates: a function of automatic dynamic shapes is called on large
+    arrays as often as on small ones. The clause names `parallel`: one without the name would
+    turn a combined `parallel for simd` loop's vectors off too where it is false (OpenMP 5's
+    `if` applies to every construct that takes one)."""
     extents = [e for _, e in [*nest.loops, *nest.reduced_loops]]
     if nest.column:
         extents.append(nest.column.extent)
     iterations = dims.size(extents)
-    if isinstance(iterations, dims.Dim):
-        nest.parallel_if = f" if(parallel: {iterations} >= {PARALLEL_MIN})"
-    elif iterations < PARALLEL_MIN:
-        return ""
+    known = not isinstance(iterations, dims.Dim)
     if nest.loops and _estimate(nest.loops[0][1]) >= 2:
-        shares = _estimate(nest.loops[0][1])
-        if nest.tile and len(nest.loops) == 2:  # the first loop is the outer tiles'
-            shares = -(-shares // nest.tile[0])
-        nest.schedule = _dynamic(_estimate(iterations) // shares)
-        return "outer"
-    if not nest.loops and nest.column and nest.column.blocked:
-        nest.schedule = _dynamic(
-            _estimate(iterations) * nest.column.block // _estimate(nest.column.extent)
-        )
-        return "blocks"
-    if (
+        kind = "outer"
+    elif not nest.loops and nest.column and nest.column.blocked:
+        kind = "blocks"
+    elif (
         not nest.loops
         and not nest.column
         and nest.accumulator is not None
         and nest.accumulator.simd
         and _estimate(nest.reduced_loops[0][1]) >= 2
     ):
-        return "reduction"
-    return ""
+        kind = "reduction"
+    else:
+        kind = ""
+    threads_from = PARALLEL_MIN if kind in ("reduction", "") else ROWS_PARALLEL_MIN
+    if known and iterations < threads_from:
+        return ""
+    if not known:
+        nest.parallel_if = f" if(parallel: {iterations} >= {threads_from})"
+    if kind == "outer":
+        shares = _estimate(nest.loops[0][1])
+        if nest.tile and len(nest.loops) == 2:  # the first loop is the outer tiles'
+            shares = -(-shares // nest.tile[0])
+        nest.schedule = _dynamic(_estimate(iterations) // shares)
+    elif kind == "blocks":
+        nest.schedule = _dynamic(
+            _estimate(iterations) * nest.column.block // _estimate(nest.column.extent)
+        )
+    return kind
 
 
 def _dynamic(work_per_iteration):
@@ -855,12 +867,12 @@ def foldable_axes(runs, offsets):
     over both extents' product (`fold`), visiting the same elements in the same order. Only
     where the extents and coefficients are ints.
 
-    The outermost loop of a nest that may run on threads (PARALLEL_MIN iterations) stays
+    The outermost loop of a nest that may run on threads (ROWS_PARALLEL_MIN iterations) stays
     apart from the loop inside it: a parallel loop around a vector loop of known length
     compiles in less time than OpenMP's `parallel for simd` over one loop, whose vector
     loop's bounds (each thread's share) are known only at run time."""
     terms = [dict(o.terms) for o in offsets]
-    threaded = _estimate(dims.size([e for run in runs for _, e in run])) >= PARALLEL_MIN
+    threaded = _estimate(dims.size([e for run in runs for _, e in run])) >= ROWS_PARALLEL_MIN
     folded = set()
     for position, run in enumerate(runs):
         if not all(isinstance(extent, int) for _, extent in run):

@@ -13,6 +13,7 @@ from codegen.affine import Affine, offset
 from codegen.loops import (
     INDEX,
     PARALLEL_MIN,
+    ROWS_PARALLEL_MIN,
     SHORT_LOOP,
     TILE_ABOVE,
     TILE_COLUMNS,
@@ -48,7 +49,7 @@ def test_a_nest_long_enough_for_threads_keeps_its_outer_loop_apart():
     loops = loops_over(shape)
     folded = foldable_axes([loops], _offsets((index, shape), (index, shape)))
     assert fold(loops, folded) == [(INDEX[0], 4), (INDEX[3], 512 * 8 * 16)]
-    assert PARALLEL_MIN <= 4 * 512 * 8 * 16
+    assert ROWS_PARALLEL_MIN <= 4 * 512 * 8 * 16
 
 
 def test_a_bias_broadcast_over_rows_folds_the_rows_only():
@@ -516,9 +517,11 @@ def test_a_slices_gradient_zeroes_only_around_what_the_slice_read(shape, key):
 
 def test_loops_of_sizes_known_at_run_time_take_threads_from_parallel_min():
     """A loop whose length is known only when the module runs (a `[None]` signature, or
-    automatic dynamic shapes) is shared among threads where it runs PARALLEL_MIN iterations
-    or more, whatever the dims' stand-in estimates; the `if` clause names `parallel`, so
-    that the loop keeps its vectors where it runs on one thread. numpy's values either side."""
+    automatic dynamic shapes) is shared among threads where it runs ROWS_PARALLEL_MIN
+    iterations or more (an elementwise loop, each thread whole rows of its result), or
+    PARALLEL_MIN (a sum over everything, whose shares make partial sums), whatever the dims'
+    stand-in estimates; the `if` clause names `parallel`, so that the loop keeps its vectors
+    where it runs on one thread. numpy's values either side of both."""
 
     @tt.function(input_signature=[tt.TensorSpec([None], tt.float64)], backend="c")
     def lse(x):
@@ -528,8 +531,9 @@ def test_loops_of_sizes_known_at_run_time_take_threads_from_parallel_min():
     source = lse.get_concrete_function().c_source()
     clauses = re.findall(r"#pragma omp parallel for[^\n]*", source)
     assert len(clauses) == 3, clauses  # the max, the elementwise loop and the sum
-    assert all(f"if(parallel: d0 >= {PARALLEL_MIN})" in clause for clause in clauses)
-    for n in (1000, PARALLEL_MIN + 12345):
+    assert sum(f"if(parallel: d0 >= {PARALLEL_MIN})" in clause for clause in clauses) == 2
+    assert sum(f"if(parallel: d0 >= {ROWS_PARALLEL_MIN})" in clause for clause in clauses) == 1
+    for n in (1000, ROWS_PARALLEL_MIN + 12345, PARALLEL_MIN + 12345):
         x = rng.standard_normal(n)
         scaled, value = lse(tt.constant(x))
         np.testing.assert_allclose(scaled.numpy(), np.exp(x - x.max()) * 2.0, rtol=1e-15)
