@@ -706,6 +706,7 @@ def parallel_kind(nest):
         and not nest.column
         and nest.accumulator is not None
         and nest.accumulator.simd
+        and nest.reduced_loops
         and _estimate(nest.reduced_loops[0][1]) >= 2
     ):
         kind = "reduction"
