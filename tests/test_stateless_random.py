@@ -54,6 +54,11 @@ def test_the_stream_is_splitmix64_of_the_seed_and_the_index(seed):
         draw = tt.random.stateless_uniform([7, 10_000], tt.constant(seed, tt.int64), dtype=dtype)
         integers = draw.numpy().ravel()[indices] * 2.0**bits
         np.testing.assert_array_equal(integers, _reference(seed, indices, bits))
+    for dtype, bits in ((tt.float16, 11), (tt.float32, 24), (tt.float64, 53)):
+        # a draw of a few values: made with Python's numbers, the same bits
+        few = tt.random.stateless_uniform([2, 3], tt.constant(seed, tt.int64), dtype=dtype)
+        integers = few.numpy().astype(np.float64).ravel() * 2.0**bits
+        np.testing.assert_array_equal(integers, _reference(seed, range(6), bits))
 
 
 @pytest.mark.parametrize("dtype", [tt.float16, *FLOATS])

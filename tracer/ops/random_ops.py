@@ -18,6 +18,8 @@ A seed of shape [..., 2] draws one independent block per pair (the batching rule
 batch of seeds as one op); the public functions in `tt.random` take a seed of shape [2].
 """
 
+import math
+
 import numpy as np
 
 from codegen import forms
@@ -63,24 +65,34 @@ def _splitmix64_int(z):
     return z ^ (z >> 31)
 
 
+def _pair_key(a, b):
+    """The key of seed pair (a, b), as Python ints: splitmix64(splitmix64(a + G) ^ b)."""
+    a, b = int(a) & _MASK64, int(b) & _MASK64
+    return _splitmix64_int(_splitmix64_int((a + 0x9E3779B97F4A7C15) & _MASK64) ^ b)
+
+
 def _few_units(seed, count, bits):
-    """The `count` units of one seed pair, as `_unit_kernel` makes them, as Python ints."""
-    a, b = (int(v) & _MASK64 for v in seed)
-    key = _splitmix64_int(_splitmix64_int((a + 0x9E3779B97F4A7C15) & _MASK64) ^ b)
-    step = 0x9E3779B97F4A7C15
-    return [_splitmix64_int((key + c * step) & _MASK64) >> (64 - bits) for c in range(1, count + 1)]
+    """The `count` units of one seed pair, as `_unit_kernel` makes them, as Python floats
+    (each `bits` bits times 2^-bits: exact in a float of that many bits' significand)."""
+    key = _pair_key(*seed)
+    step, shift, scale = 0x9E3779B97F4A7C15, 64 - bits, 2.0**-bits
+    return [
+        (_splitmix64_int((key + c * step) & _MASK64) >> shift) * scale for c in range(1, count + 1)
+    ]
 
 
 def _unit_kernel(seed, shape, dtype):
     bits = UNIT_BITS[dtype.name]
     compute = np.float64 if bits == 53 else np.float32  # exact: fewer than 2^bits values
-    count = int(np.prod(shape))
+    count = math.prod(shape)
     if seed.size == 2 and count <= _FEW:
         unit = np.array(_few_units(seed.reshape(2).tolist(), count, bits), dtype=compute)
-        unit *= compute(2.0**-bits)
         return unit.astype(dtype.as_numpy_dtype, copy=False).reshape(seed.shape[:-1] + tuple(shape))
     pairs = seed.astype(np.int64).reshape(-1, 2).view(np.uint64)
-    keys = _splitmix64(_splitmix64(pairs[:, 0] + _GOLDEN) ^ pairs[:, 1])[:, None]
+    if len(pairs) == 1:  # one pair's key in Python's integers: numpy's costs more on one
+        keys = np.array([[_pair_key(*pairs[0].tolist())]], dtype=np.uint64)
+    else:
+        keys = _splitmix64(_splitmix64(pairs[:, 0] + _GOLDEN) ^ pairs[:, 1])[:, None]
     unit = np.empty((len(keys), count), dtype=compute)
     for start in range(0, count, _CHUNK):
         counters = np.arange(start + 1, min(start + _CHUNK, count) + 1, dtype=np.uint64)
