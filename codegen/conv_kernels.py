@@ -89,9 +89,20 @@ def _product(node):
     image = _image(node, x, x.shape[1], x.shape[2])
     if image is None:
         return None
-    params = ["x", "w", "bias"] if len(node.inputs) == 3 else ["x", "w"]
-    arguments = ["x", "w", "bias" if len(node.inputs) == 3 else "NULL", "out"]
+    params, arguments = _with_epilogue(node, ["x", "w"], ["bias", "gate"])
     return image + [node.shape[-1], 1, int(activation == "relu")], params, arguments
+
+
+def _with_epilogue(node, operands, epilogue):
+    """(the kernel's parameters, the call's arguments) of a node whose operands are named
+    `operands`, and the inputs of its epilogue (tracer/ops/conv_epilogues.py) among those
+    named `epilogue` (the table's kernel takes each, NULL where the node has none): the
+    bias, then the gate where the attribute `gated` is set."""
+    gated = bool(node.attrs.get("gated"))
+    present = {"bias": len(node.inputs) - len(operands) - gated > 0, "gate": gated}
+    params = operands + [name for name in epilogue if present[name]]
+    arguments = operands + [name if present[name] else "NULL" for name in epilogue]
+    return params, arguments + ["out"]
 
 
 def _weights(node):
@@ -436,16 +447,21 @@ def _solve_parts(node, context):
 GEMM_PARALLEL_MIN = 1 << 20
 
 
-def _depthwise(image_of, inputs, most_taps=None):
-    """The geometry of a depthwise kernel, its image `image_of(node)` (N, H, W, C)."""
+def _depthwise(image_of, inputs, epilogue=(), most_taps=None):
+    """The geometry of a depthwise kernel, its image `image_of(node)` (N, H, W, C), the table's
+    kernel taking the inputs of an epilogue named `epilogue` after the operands."""
 
     def geometry(node):
         taps = node.attrs["kernel"][0] * node.attrs["kernel"][1]
-        if most_taps is not None and taps > most_taps:
+        activation = node.attrs.get("activation")
+        if (most_taps is not None and taps > most_taps) or activation not in (None, "relu"):
             return None
         image = image_of(node)
         found = image_geometry(image.shape, *node.attrs["sizes"], node.attrs)
-        return None if found is None else (found + [0, 0, 0], inputs, [*inputs, "out"])
+        if found is None:
+            return None
+        params, arguments = _with_epilogue(node, inputs, list(epilogue))
+        return found + [0, 0, int(activation == "relu")], params, arguments
 
     return geometry
 
@@ -453,14 +469,19 @@ def _depthwise(image_of, inputs, most_taps=None):
 _KINDS = {
     "patch_product": ("patch_product", _product),
     "patch_weights": ("patch_weights", _weights),
-    "depthwise_conv2d": ("depthwise_product", _depthwise(lambda n: n.inputs[0], ["x", "w"])),
+    "depthwise_conv2d": (
+        "depthwise_product",
+        _depthwise(lambda n: n.inputs[0], ["x", "w"], ["bias"]),
+    ),
     "depthwise_conv2d_backprop_input": (
         "depthwise_input",
-        _depthwise(lambda n: n, ["g", "w"]),
+        _depthwise(lambda n: n, ["g", "w"], ["gate"]),
     ),
     "depthwise_conv2d_backprop_filter": (
         "depthwise_filter",
-        _depthwise(lambda n: n.inputs[0], ["x", "g"], installed_kernels.MOST_DEPTHWISE_TAPS),
+        _depthwise(
+            lambda n: n.inputs[0], ["x", "g"], most_taps=installed_kernels.MOST_DEPTHWISE_TAPS
+        ),
     ),
     "window_max_gather": ("window_max_pool", _window(["x", "v"], ["x", "out"])),
     "window_max_scatter": ("window_max_scatter", _window(["x", "g"], ["x", "g", "out"])),

@@ -15,7 +15,10 @@
  *
  * The geometry `g` (int64): n, height, width, channels, kernel (2), strides (2), dilations
  * (2), before (2), out (2), m (the product's output channels), chunks (the weights' partial
- * sums), activation (0 none, 1 relu). The window kernels read the image geometry alone.
+ * sums), activation (0 none, 1 relu: the patch product's and the depthwise product's, after
+ * their bias where they are given one). The patch product and the depthwise input gradient
+ * take a gate (NULL for none): relu_grad(gate, value), the value where the gate is positive
+ * (tracer/ops/conv_epilogues.py). The window kernels read the image geometry alone.
  *
  * Beside them, the padding, relu gradient and bias gradient of a CNN's step, and for eager
  * kernels relu, a select, +, -, *, / and negation by rows, Adam's update of an optimizer's
@@ -48,7 +51,7 @@
 #define THREAD_NUMBER() 0
 #endif
 
-#define INTERFACE 15 /* runtime/native.py refuses a module of another */
+#define INTERFACE 16 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)

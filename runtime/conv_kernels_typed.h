@@ -11,7 +11,8 @@
  * unrolls and vectorizes it as it does the template's. */
 static inline __attribute__((always_inline)) void
 NAME(product_block)(const int64_t *g, const T *restrict x, const T *restrict w,
-                    const T *restrict bias, T *restrict out, int64_t b, int64_t oh,
+                    const T *restrict bias, const T *restrict gate, T *restrict out,
+                    int64_t b, int64_t oh,
                     int64_t first_tap, int64_t last_tap, int64_t ow0, int64_t n0,
                     const int64_t rows, const int64_t count)
 {
@@ -57,15 +58,21 @@ NAME(product_block)(const int64_t *g, const T *restrict x, const T *restrict w,
 #pragma omp simd
             for (int64_t l = 0; l < count; l++) to[l] = acc[r][l];
         }
+        if (gate) { /* relu_grad(gate, value): the value where the gate is positive, else 0 */
+            const T *open = gate + (o + r) * m + n0;
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = open[l] > 0 ? to[l] : (T)0;
+        }
     }
 }
 
 #define PRODUCT_CASE(ROWS, COUNT)                                                              \
-    NAME(product_block)(g, x, w, bias, out, b, oh, first_tap, last_tap, ow0, n0, ROWS, COUNT)
+    NAME(product_block)(g, x, w, bias, gate, out, b, oh, first_tap, last_tap, ow0, n0, ROWS, COUNT)
 
 /* The block sizes compiled: PRODUCT_ROWS positions or one, by the lanes LANE_CASES names. */
 static void NAME(product_blocks)(const int64_t *g, const T *restrict x, const T *restrict w,
-                                 const T *restrict bias, T *restrict out, int64_t b, int64_t oh,
+                                 const T *restrict bias, const T *restrict gate, T *restrict out,
+                                 int64_t b, int64_t oh,
                                  int64_t first_tap, int64_t last_tap, int64_t ow0, int64_t n0,
                                  int64_t rows, int64_t count)
 {
@@ -77,7 +84,7 @@ static void NAME(product_blocks)(const int64_t *g, const T *restrict x, const T 
 }
 
 static void NAME(patch_product)(const int64_t *g, const T *restrict x, const T *restrict w,
-                                const T *restrict bias, T *restrict out)
+                                const T *restrict bias, const T *restrict gate, T *restrict out)
 {
     const int64_t m = g[M], out_w = g[OW], rows_all = g[N] * g[OH];
     const int64_t lanes = m < LANES ? m : LANES, blocks = (m + lanes - 1) / lanes;
@@ -95,9 +102,10 @@ static void NAME(patch_product)(const int64_t *g, const T *restrict x, const T *
             const int64_t count = n0 + lanes <= m ? lanes : m % lanes;
             int64_t ow0 = 0;
             for (; ow0 + block <= out_w; ow0 += block)
-                NAME(product_blocks)(g, x, w, bias, out, b, oh, first_tap, last_tap, ow0, n0, block, count);
+                NAME(product_blocks)(g, x, w, bias, gate, out, b, oh, first_tap, last_tap, ow0, n0,
+                                     block, count);
             if (out_w % block)
-                NAME(product_blocks)(g, x, w, bias, out, b, oh, first_tap, last_tap, ow0, n0,
+                NAME(product_blocks)(g, x, w, bias, gate, out, b, oh, first_tap, last_tap, ow0, n0,
                                      out_w % block, count);
         }
 }
@@ -189,7 +197,8 @@ static void NAME(patch_weights)(const int64_t *g, const T *restrict x, const T *
  * a window at every tap of a row reads each position, so none is tested). */
 static inline __attribute__((always_inline)) void
 NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w,
-                      T *restrict out_row, int64_t b, int64_t h, int64_t p0, int64_t c0,
+                      const T *restrict bias, const T *restrict gate_row, T *restrict out_row,
+                      int64_t b, int64_t h, int64_t p0, int64_t c0,
                       const int64_t rows, const int64_t count, const int transposed,
                       const int unit, const int present)
 {
@@ -239,22 +248,38 @@ NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w
         }
     }
 #pragma GCC unroll 16
-    for (int64_t r = 0; r < rows; r++)
+    for (int64_t r = 0; r < rows; r++) {
+        T *to = out_row + (p0 + r) * channels + c0;
 #pragma omp simd
-        for (int64_t l = 0; l < count; l++) out_row[(p0 + r) * channels + c0 + l] = acc[r][l];
+        for (int64_t l = 0; l < count; l++) to[l] = acc[r][l];
+        /* the epilogue, on the values just stored: the bias, relu, the gate (relu_grad) */
+        if (bias) {
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = to[l] + bias[c0 + l];
+        }
+        if (g[ACTIVATION]) {
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = NAME(relu)(to[l]);
+        }
+        if (gate_row) {
+            const T *open = gate_row + (p0 + r) * channels + c0;
+#pragma omp simd
+            for (int64_t l = 0; l < count; l++) to[l] = open[l] > 0 ? to[l] : (T)0;
+        }
+    }
 }
 
 #define DEPTHWISE_CASE(ROWS, FIRST, COUNT)                                                     \
     do {                                                                                       \
         if (!transposed)                                                                       \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 0, 0, 0);    \
+            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 0, 0, 0);    \
         else if (g[SW] == 1 && FIRST >= (g[KW] - 1) * g[DW] - g[BW] &&                        \
                  FIRST + ROWS - 1 + g[BW] < g[OW])                                             \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 1);    \
+            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 1);    \
         else if (g[SW] == 1)                                                                   \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 0);    \
+            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 0);    \
         else                                                                                   \
-            NAME(depthwise_block)(g, x, w, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 0, 0);    \
+            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 0, 0);    \
     } while (0)
 #define DEPTHWISE_LANE_CASES(ROWS, FIRST)                                                      \
     do {                                                                                       \
@@ -264,13 +289,15 @@ NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w
 
 /* Output row `row` (b, h) of the product or the input gradient, in blocks. */
 static void NAME(depthwise_row)(const int64_t *g, const T *restrict x, const T *restrict w,
-                                T *restrict out, int64_t row, int transposed)
+                                const T *restrict bias, const T *restrict gate, T *restrict out,
+                                int64_t row, int transposed)
 {
     const int64_t height = transposed ? g[H] : g[OH], width = transposed ? g[W] : g[OW];
     const int64_t channels = g[C], b = row / height, h = row % height;
     const int64_t lanes = channels < DEPTHWISE_LANES ? channels : DEPTHWISE_LANES;
     const int64_t block = width < DEPTHWISE_POSITIONS ? width : DEPTHWISE_POSITIONS;
     T *out_row = out + row * (width * channels);
+    const T *gate_row = gate ? gate + row * (width * channels) : NULL;
     for (int64_t p0 = 0; p0 < width; p0 += block) {
         const int64_t rows = p0 + block <= width ? block : width - p0;
         for (int64_t c0 = 0; c0 < channels; c0 += lanes) {
@@ -282,22 +309,24 @@ static void NAME(depthwise_row)(const int64_t *g, const T *restrict x, const T *
     }
 }
 
-/* depthwise_conv2d(x, w): out (N, OH, OW, C) from image x and taps w (KH, KW, C). */
+/* depthwise_conv2d(x, w): out (N, OH, OW, C) from image x and taps w (KH, KW, C), plus the
+ * bias (C) where there is one, through relu where g[ACTIVATION] is 1. */
 static void NAME(depthwise_product)(const int64_t *g, const T *restrict x, const T *restrict w,
-                                    T *restrict out)
+                                    const T *restrict bias, T *restrict out)
 {
     const int64_t rows = g[N] * g[OH], work = g[N] * g[H] * g[W] * g[C] * g[KH] * g[KW];
 #pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
-    for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, x, w, out, row, 0);
+    for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, x, w, bias, NULL, out, row, 0);
 }
 
-/* depthwise_conv2d_backprop_input(gr, w): out (N, H, W, C) from the cotangent (N, OH, OW, C). */
+/* depthwise_conv2d_backprop_input(gr, w): out (N, H, W, C) from the cotangent (N, OH, OW, C),
+ * through relu_grad(gate, .) where a gate (N, H, W, C) is given. */
 static void NAME(depthwise_input)(const int64_t *g, const T *restrict gr, const T *restrict w,
-                                  T *restrict out)
+                                  const T *restrict gate, T *restrict out)
 {
     const int64_t rows = g[N] * g[H], work = g[N] * g[H] * g[W] * g[C] * g[KH] * g[KW];
 #pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN)
-    for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, gr, w, out, row, 1);
+    for (int64_t row = 0; row < rows; row++) NAME(depthwise_row)(g, gr, w, NULL, gate, out, row, 1);
 }
 
 /* One output row of channels c0 .. c0 + count - 1 of the filter gradient: each tap's products

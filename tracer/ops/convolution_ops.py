@@ -134,7 +134,7 @@ def _patch_product(image, filters, attrs, own=None):
     if done is not None:
         return done.reshape(rows, filters.shape[1])
     out = np.empty((rows, filters.shape[1]), image.dtype)
-    inputs = [np.ascontiguousarray(image), np.ascontiguousarray(filters), None]
+    inputs = [np.ascontiguousarray(image), np.ascontiguousarray(filters), None, None]
     geometry = np.array([*geometry, filters.shape[1], 1, 0], np.int64)
     installed_kernels.call(f"patch_product_{suffix}", geometry, inputs, out)
     return out

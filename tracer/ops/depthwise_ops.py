@@ -29,12 +29,12 @@ convolution (tracer/ops/conv_ops.py).
 
 import numpy as np
 
-from codegen import conv_kernels, forms
+from codegen import conv_kernels
 from codegen.ctypes import compute, storage
 from codegen.loops import PARALLEL_MIN
 from runtime import installed_kernels
 from tracer.ir import dims
-from tracer.ops import array_ops
+from tracer.ops import array_ops, conv_epilogues
 from tracer.ops.broadcast_ops import broadcast_to
 from tracer.ops.core import apply
 from tracer.ops.registry import OPS, primitive
@@ -61,18 +61,22 @@ def _check_pair(a, b):
         raise ValueError(f"the operands' channels differ: {a.shape} and {b.shape}")
 
 
-def _infer_conv(attrs, x, w):
+def _infer_conv(attrs, x, w, *epilogue):
     _check("the image", x, attrs["sizes"])
     _check("the filters", w, attrs["kernel"], rank=3)
     _check_pair(x, w)
-    return (x.shape[0], *attrs["out"], x.shape[3]), x.dtype
+    shape = (x.shape[0], *attrs["out"], x.shape[3])
+    conv_epilogues.check("a depthwise convolution", epilogue, x.shape[3], shape, x.dtype, attrs)
+    return shape, x.dtype
 
 
-def _infer_input_gradient(attrs, g, w):
+def _infer_input_gradient(attrs, g, w, *epilogue):
     _check("the cotangent", g, attrs["out"])
     _check("the filters", w, attrs["kernel"], rank=3)
     _check_pair(g, w)
-    return (g.shape[0], *attrs["sizes"], g.shape[3]), g.dtype
+    shape = (g.shape[0], *attrs["sizes"], g.shape[3])
+    conv_epilogues.check("a depthwise input gradient", epilogue, g.shape[3], shape, g.dtype, attrs)
+    return shape, g.dtype
 
 
 def _infer_filter_gradient(attrs, x, g):
@@ -125,13 +129,25 @@ def _installed(kind, image_shape, out_shape, attrs, *inputs):
     if geometry is None:
         return None
     out = np.empty(out_shape, dtype)
-    arrays = [np.ascontiguousarray(a) for a in inputs]
+    arrays = [np.ascontiguousarray(a) for a in inputs] + [None] * (kind != "depthwise_filter")
     installed_kernels.call(
         f"{kind}_{suffix}", np.array([*geometry, 0, 0, 0], np.int64), arrays, out
     )
     return out
 
 
+def _with_epilogue(kernel):
+    """`kernel` of the operands, then the epilogue a lowered graph's node may have
+    (tracer/ops/conv_epilogues.py), by its ops' kernels."""
+
+    def with_epilogue(a, b, *epilogue, activation=None, gated=False, **attrs):
+        _, bias, gate = conv_epilogues.split(epilogue, 0, {"gated": gated})
+        return conv_epilogues.apply_numpy(kernel(a, b, **attrs), bias, gate, activation)
+
+    return with_epilogue
+
+
+@_with_epilogue
 def _conv_kernel(x, w, **attrs):
     x, w = np.asarray(x), np.asarray(w)
     shape = (x.shape[0], *attrs["out"], x.shape[3])
@@ -146,6 +162,7 @@ def _conv_kernel(x, w, **attrs):
     return out
 
 
+@_with_epilogue
 def _input_gradient_kernel(g, w, **attrs):
     g, w = np.asarray(g), np.asarray(w)
     shape = (g.shape[0], *attrs["sizes"], g.shape[3])
@@ -206,8 +223,14 @@ def _template(part):
         image = node if part == "input" else node.inputs[0]
         channels = image.shape[3]
         itemsize = np.dtype(node.dtype.as_numpy_dtype).itemsize
+        _, bias, gate = conv_epilogues.split(node.inputs, 2, node.attrs)
+        at = f"(p0 + r) * {channels} + c0 + l"
+        value = conv_epilogues.render(node, 2, "acc[r][l]", "bias[c0 + l]", f"gate_row[{at}]")
         return dict(
             part=part,
+            bias=bias is not None,
+            gate=gate is not None,
+            value=value,
             T=storage(node.dtype),
             C=compute(node.dtype),
             madd={"float": "TR_MADDF", "double": "TR_MADD"}.get(compute(node.dtype)),
@@ -226,7 +249,7 @@ def _template(part):
             parallel_min=PARALLEL_MIN,
         )
 
-    return forms.Template("depthwise.c.j2", context)
+    return conv_epilogues.Template("depthwise.c.j2", context)
 
 
 # --- the primitives ------------------------------------------------------------------------

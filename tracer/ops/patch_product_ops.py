@@ -7,8 +7,11 @@ read and pack again. After differentiation, `tracer/passes/convolve.py` replaces
 these two ops, which read the windows in place:
 
     patch_product(x, w)     (N*OH*OW, M): patches(x) @ w, w of shape (KH*KW*C, M);
-    patch_product(x, w, b)  with a bias b of shape (M,) added, and an `activation` (the name
-                            of a unary elementwise op) applied where the attribute is set
+    patch_product(x, w, b, gate)
+                            with an epilogue (tracer/ops/conv_epilogues.py): any of a bias b
+                            of shape (M,) added, an `activation` (the name of a unary
+                            elementwise op) where the attribute is set, and relu_grad(gate, .)
+                            where `gated` is set (gate: the output's shape)
     patch_weights(x, g)     (chunks, KH*KW*C, M): patches(x)^T @ g, g of shape (N*OH*OW, M),
                             summed over each of `chunks` runs of output rows (then added
                             in chunk order by a reduce_sum: the same bits at every call)
@@ -29,11 +32,9 @@ pixels) with one multiply-add per element read.
 
 import numpy as np
 
-from codegen import forms
 from codegen.ctypes import compute, storage
-from codegen.forms import C_FORMS
 from codegen.loops import PARALLEL_MIN
-from runtime.kernels import KERNELS
+from tracer.ops import conv_epilogues
 from tracer.ops.registry import primitive, unbatchable
 from tracer.ops.window_ops import patches_of
 
@@ -60,13 +61,13 @@ def _check_image(attrs, x, padded):
     return x.shape[0] * oh * ow, kh * kw * x.shape[3]
 
 
-def _infer_product(attrs, x, w, *bias):
+def _infer_product(attrs, x, w, *epilogue):
     rows, depth = _check_image(attrs, x, padded=False)
     if len(w.shape) != 2 or w.shape[0] != depth or w.dtype != x.dtype:
         raise ValueError(f"the filters must be ({depth}, M) of {x.dtype.name}, got {w.shape}")
-    if bias and (tuple(bias[0].shape) != (w.shape[1],) or bias[0].dtype != x.dtype):
-        raise ValueError(f"the bias must be ({w.shape[1]},) of {x.dtype.name}, got {bias[0].shape}")
-    return (rows, w.shape[1]), x.dtype
+    shape = (rows, w.shape[1])
+    conv_epilogues.check("a patch product", epilogue, w.shape[1], shape, x.dtype, attrs)
+    return shape, x.dtype
 
 
 def _infer_weights(attrs, x, g):
@@ -92,11 +93,10 @@ def _columns(x, attrs):
     return patches.reshape(-1, patches.shape[-1])
 
 
-def _product_kernel(x, w, *bias, activation=None, **attrs):
+def _product_kernel(x, w, *epilogue, activation=None, gated=False, **attrs):
     product = _columns(np.asarray(x), attrs) @ np.asarray(w)
-    if bias:
-        product = KERNELS["add"](product, np.asarray(bias[0]))
-    return product if activation is None else KERNELS[activation](product)
+    _, bias, gate = conv_epilogues.split(epilogue, 0, {"gated": gated})
+    return conv_epilogues.apply_numpy(product, bias, gate, activation)
 
 
 def _weights_kernel(x, g, **attrs):
@@ -135,9 +135,10 @@ def _context(part):
             configs = [(None, *configs[0][1:])]
         store = {}
         if part == "product":
-            store = dict(
-                bias=len(node.inputs) == 3, value=_epilogue(node, "acc[r][l]", "bias[n0 + l]")
-            )
+            _, bias, gate = conv_epilogues.split(node.inputs, 2, attrs)
+            at = "(o + r) * " + str(width) + " + n0 + l"
+            value = conv_epilogues.render(node, 2, "acc[r][l]", "bias[n0 + l]", f"gate[{at}]")
+            store = dict(bias=bias is not None, gate=gate is not None, value=value)
         return dict(
             part=part,
             **store,
@@ -161,29 +162,7 @@ def _context(part):
             parallel_min=PARALLEL_MIN,
         )
 
-    return _Template("patch_product.c.j2", context)
-
-
-def _epilogue(node, value, bias):
-    """The C expression of an output: the sum `value`, plus the bias and through the
-    activation where the product has them, each written by its op's own C form."""
-    dtype = node.dtype
-    if len(node.inputs) == 3:
-        value = C_FORMS["add"].render(dtype, dtype, value, bias)
-    activation = node.attrs.get("activation")
-    if activation is not None:
-        value = C_FORMS[activation].render(dtype, dtype, f"({compute(dtype)})({value})")
-    return value
-
-
-class _Template(forms.Template):
-    """The template, and the prologue helpers of the activation it applies."""
-
-    def helper_definitions(self, node, vector_math):
-        activation = node.attrs.get("activation")
-        if activation is None:
-            return []
-        return C_FORMS[activation].helper_definitions(node, vector_math)
+    return conv_epilogues.Template("patch_product.c.j2", context)
 
 
 PATCH_PRODUCT = primitive(

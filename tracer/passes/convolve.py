@@ -20,18 +20,23 @@ float32 and float64 products of known shape that are not empty (`conv2d_transpos
 than the GEMM's, with one rounding per multiply-add: the values agree to rounding.
 """
 
-from codegen.forms import C_FORMS, Expression
 from tracer.ir import match
 from tracer.ir.rewrite import on_new_inputs, with_outputs
 from tracer.ir.rewrite import readers as read_counts  # (`readers` names the counts here)
 from tracer.ops.patch_product_ops import weight_chunks
-from tracer.ops.registry import OPS
 from tracer.ops.window_ops import padding_after
+from tracer.passes.conv_epilogues import is_activation, with_epilogues
 
 FLOATING = ("float32", "float64")
 
 
 def direct_convolutions(graph):
+    """`graph` with its products of patches read from the image (`_patch_products`), then
+    its convolutions' epilogues in their kernels (tracer/passes/conv_epilogues.py)."""
+    return with_epilogues(_patch_products(graph))
+
+
+def _patch_products(graph):
     if not any(node.op in ("extract_patches", "sum_patches") for node in graph.nodes):
         return graph
     readers = read_counts(graph)
@@ -49,7 +54,7 @@ def direct_convolutions(graph):
             replacement = _product(node, new, padded)
         elif node.op == "sum_patches":
             replacement = _input_gradient(node, new, readers)
-        elif node.op == "add" or _is_activation(node):
+        elif node.op == "add" or is_activation(node):
             replacement = _with_epilogue(node, new, readers)
         mapping[id(node)] = replacement or on_new_inputs(node, mapping)
     return with_outputs(graph.inputs, [new(o) for o in graph.outputs])
@@ -117,21 +122,6 @@ def _product(node, new, padded):
     partial = (chunks, *node.shape)
     parts = match.derived(node, "patch_weights", (image, b), partial, **attrs, chunks=chunks)
     return match.derived(node, "reduce_sum", (parts,), node.shape, axis=(0,), keepdims=False)
-
-
-def _is_activation(node):
-    """A unary elementwise op of one type and no attributes (the product's numpy kernel
-    calls its kernel on the values alone) whose C form the product's store can apply."""
-    op, form = OPS.get(node.op), C_FORMS.get(node.op)
-    return (
-        len(node.inputs) == 1
-        and not node.attrs
-        and op is not None
-        and op.elementwise
-        and isinstance(form, Expression)
-        and form.guard is None
-        and node.dtype == node.inputs[0].dtype
-    )
 
 
 def _with_epilogue(node, new, readers):
