@@ -269,17 +269,19 @@ NAME(depthwise_block)(const int64_t *g, const T *restrict x, const T *restrict w
     }
 }
 
+/* a block's arguments in depthwise_row */
+#define DEPTHWISE_ARGS g, x, w, bias, gate_row, out_row, b, h
 #define DEPTHWISE_CASE(ROWS, FIRST, COUNT)                                                     \
     do {                                                                                       \
         if (!transposed)                                                                       \
-            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 0, 0, 0);    \
-        else if (g[SW] == 1 && FIRST >= (g[KW] - 1) * g[DW] - g[BW] &&                        \
+            NAME(depthwise_block)(DEPTHWISE_ARGS, FIRST, c0, ROWS, COUNT, 0, 0, 0);            \
+        else if (g[SW] == 1 && FIRST >= (g[KW] - 1) * g[DW] - g[BW] &&                         \
                  FIRST + ROWS - 1 + g[BW] < g[OW])                                             \
-            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 1);    \
+            NAME(depthwise_block)(DEPTHWISE_ARGS, FIRST, c0, ROWS, COUNT, 1, 1, 1);            \
         else if (g[SW] == 1)                                                                   \
-            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 1, 0);    \
+            NAME(depthwise_block)(DEPTHWISE_ARGS, FIRST, c0, ROWS, COUNT, 1, 1, 0);            \
         else                                                                                   \
-            NAME(depthwise_block)(g, x, w, bias, gate_row, out_row, b, h, FIRST, c0, ROWS, COUNT, 1, 0, 0);    \
+            NAME(depthwise_block)(DEPTHWISE_ARGS, FIRST, c0, ROWS, COUNT, 1, 0, 0);            \
     } while (0)
 #define DEPTHWISE_LANE_CASES(ROWS, FIRST)                                                      \
     do {                                                                                       \
