@@ -478,13 +478,12 @@ def _load_from_disk(source, key, uses_blas, build_missing):
     known = link.record(link_key) if link_key is not None else None
     if link_key is None or known is not None:
         return _built(source, key, library, uses_blas, gold, link_key, known)
-    # the first build under this key learns the link: where libgcc.a is, asked meanwhile
-    query = _start_compiler([compiler(), "-print-libgcc-file-name"])
-    try:
-        loaded, meta = _built(source, key, library, uses_blas, gold, link_key, known)
-    finally:
-        libgcc = _answer(query)
+    # the first build under this key learns the link, and where libgcc.a is: asked after
+    # the build (2 ms), as a compiler running beside it would count as a busy core and the
+    # module be compiled as one unit (codegen/units.py's `free_cores`)
+    loaded, meta = _built(source, key, library, uses_blas, gold, link_key, known)
     if meta["link"] == "driver":  # loaded: the loader found each library it names
+        libgcc = _answer(_start_compiler([compiler(), "-print-libgcc-file-name"]))
         link.learn(link_key, os.path.join(cache.cache_root(), key, library), libgcc)
     return loaded, meta
 

@@ -9,7 +9,9 @@ filter per input channel: a channel multiplier of 1):
 
 with the window ops' geometry (tracer/ops/window_ops.py's `window_attrs`). Like the
 convolution's three (tracer/ops/convolution_ops.py), each is bilinear and each one's
-gradient is the other two, so every order follows.
+gradient is the other two, so every order follows. In a compiled graph's lowering stages
+(never on a tape) the product may carry a bias and an activation, and the input gradient a
+gate: their epilogues (tracer/ops/conv_epilogues.py, tracer/passes/conv_epilogues.py).
 
 They are three kernels rather than products of the patches (a (rows, taps, C) array times the
 taps, summed over them), which write every window's elements to memory, nine times the image
