@@ -1,5 +1,7 @@
 """tt.Module and tt.name_scope, against tf.Module's documented behaviour; tensor formatting."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -67,6 +69,17 @@ def test_variables_and_submodules_are_found_through_attributes_and_containers():
     assert holder.submodules[:2] == (first, mlp)  # dict keys sorted: "a" before "b"
     # the list's variable, then first's two, then mlp's five that first does not hold
     assert holder.variables[1:3] == (first.b, first.w) and len(holder.variables) == 8
+
+
+def test_the_walk_passes_over_plain_values_and_searches_every_container():
+    Pair = collections.namedtuple("Pair", "first second")
+    v = [tt.Variable(float(i), name=f"v{i}") for i in range(4)]
+    holder = tt.Module()
+    holder.text, holder.size, holder.flag = "x", 3, True
+    holder.kind, holder.nothing = tt.float32, None
+    holder.pair = Pair(v[0], {"k": [v[1]]})  # a named tuple, a dict, a list
+    holder.z = (lambda: None, len, v[2], [v[3]])
+    assert holder.variables == tuple(v)
 
 
 def test_shared_and_cyclic_references_are_visited_once():

@@ -16,8 +16,10 @@ while anything waits.
 
 import functools
 import re
+import types
 
 from tracer.context import state
+from tracer.dtypes import DType
 from tracer.variable import Variable
 
 _SCOPE_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
@@ -137,8 +139,8 @@ class Module:
         while pending:
             module = pending.pop(0)
             submodules = []
-            for leaf in held_objects(module._attributes()):
-                if not isinstance(leaf, (Variable, Module)) or id(leaf) in seen:
+            for leaf in _members(module._attributes()):
+                if id(leaf) in seen:
                     continue
                 seen.add(id(leaf))
                 if predicate(leaf):
@@ -175,6 +177,32 @@ def held_objects(values):
             stack.extend(value[key] for key in reversed(_sorted_keys(value)))
         else:
             found.append(value)
+    return found
+
+
+# the types of attribute values that hold nothing a module walks, passed over before any
+# other test: most of a Keras layer's attributes (names, sizes, flags, functions, dtypes)
+_HOLDS_NOTHING = frozenset(
+    {str, int, float, bool, type(None), bytes, types.FunctionType, types.MethodType, DType}
+)
+
+
+def _members(values):
+    """The variables and modules among `held_objects(values)`, in its order: what a module's
+    walk keeps (a Keras step asks for its model's trainable variables twice)."""
+    found = []
+    stack = list(values)
+    stack.reverse()
+    while stack:
+        value = stack.pop()
+        if type(value) in _HOLDS_NOTHING:
+            continue
+        if isinstance(value, (Variable, Module)):  # (none is a list, tuple or dict too)
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(value[key] for key in reversed(_sorted_keys(value)))
     return found
 
 
