@@ -61,13 +61,19 @@ def test_infinite_logits_give_tensorflows_answers(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("bad", [3, -1])
-def test_a_label_outside_the_classes_is_invalid_argument_error(backend, bad):
+@pytest.mark.parametrize(
+    "bad, dtype",
+    [(3, "int32"), (-1, "int32"), (-(2**31), "int32"), (2**31 - 1, "int32")]
+    + [(-1, "int64"), (-(2**63), "int64"), (2**40, "int64")],
+)
+def test_a_label_outside_the_classes_is_invalid_argument_error(backend, bad, dtype):
     """TensorFlow raises InvalidArgumentError ("Received a label value of 3 which is outside
     the valid range of [0, 3)"), eagerly and in tf.function; so does every backend here,
-    never reading past the row."""
+    never reading past the row (each type's extremes: the eager check reads the labels as
+    unsigned integers)."""
+    labels = tt.constant([0, bad], dtype)
     with pytest.raises(tt.errors.InvalidArgumentError, match=r"valid range of \[0, 3\)"):
-        _run(backend, lambda x: loss_of(tt.constant([0, bad]), x), tt.zeros((2, 3))).numpy()
+        _run(backend, lambda x: loss_of(labels, x), tt.zeros((2, 3))).numpy()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

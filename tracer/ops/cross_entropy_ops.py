@@ -48,9 +48,22 @@ def _infer(attrs, labels, logits, backprop=False):
 
 
 def _check_labels(labels, classes):
-    """TensorFlow's error for a label outside [0, classes)."""
-    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+    """TensorFlow's error for a label outside [0, classes). Signed integers in one pass: read
+    as unsigned integers of their size, the negative ones are those from 2^(bits - 1)."""
+    if not labels.size:
+        return
+    kind, size = labels.dtype.kind, labels.dtype.itemsize
+    if kind == "i":
+        outside = labels.view(_UNSIGNED[size]).max() >= min(classes, 1 << (8 * size - 1))
+    elif kind == "u":
+        outside = labels.max() >= classes
+    else:
+        outside = labels.min() < 0 or labels.max() >= classes
+    if outside:
         raise as_tf(IndexError)(_label_error(classes))
+
+
+_UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # by the labels' itemsize
 
 
 def _rows(labels, logits):
