@@ -139,7 +139,7 @@ class Module:
         while pending:
             module = pending.pop(0)
             submodules = []
-            for leaf in _members(module._attributes()):
+            for leaf in held_objects(module._attributes(), (Variable, Module)):
                 if id(leaf) in seen:
                     continue
                 seen.add(id(leaf))
@@ -162,48 +162,33 @@ def _is_variable(leaf):
     return isinstance(leaf, Variable)
 
 
-def held_objects(values):
+def held_objects(values, only=None):
     """The objects held in `values`, through lists, tuples and dicts (keys sorted when they
-    can be), in order: what a module walks (and a loaded SavedModel object). A list built
-    from a stack, where nested generators cost a Keras layer's walk three microseconds."""
+    can be), in order: what a module walks (and a loaded SavedModel object); with `only` (a
+    type or tuple of types), those of it alone, plain values passed over first (a Keras step
+    asks for its model's trainable variables twice). A list built from a stack, where nested
+    generators cost a Keras layer's walk three microseconds."""
     found = []
     stack = list(values)
     stack.reverse()
     while stack:
         value = stack.pop()
+        if only is not None and type(value) in _HOLDS_NOTHING:
+            continue
         if isinstance(value, (list, tuple)):
             stack.extend(reversed(value))
         elif isinstance(value, dict):
             stack.extend(value[key] for key in reversed(_sorted_keys(value)))
-        else:
+        elif only is None or isinstance(value, only):
             found.append(value)
     return found
 
 
-# the types of attribute values that hold nothing a module walks, passed over before any
-# other test: most of a Keras layer's attributes (names, sizes, flags, functions, dtypes)
+# the types of attribute values that hold nothing a module walks: most of a Keras layer's
+# attributes (names, sizes, flags, functions, dtypes)
 _HOLDS_NOTHING = frozenset(
     {str, int, float, bool, type(None), bytes, types.FunctionType, types.MethodType, DType}
 )
-
-
-def _members(values):
-    """The variables and modules among `held_objects(values)`, in its order: what a module's
-    walk keeps (a Keras step asks for its model's trainable variables twice)."""
-    found = []
-    stack = list(values)
-    stack.reverse()
-    while stack:
-        value = stack.pop()
-        if type(value) in _HOLDS_NOTHING:
-            continue
-        if isinstance(value, (Variable, Module)):  # (none is a list, tuple or dict too)
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            stack.extend(reversed(value))
-        elif isinstance(value, dict):
-            stack.extend(value[key] for key in reversed(_sorted_keys(value)))
-    return found
 
 
 def _sorted_keys(mapping):

@@ -56,13 +56,13 @@ def render(node, operands, value, bias, gate):
     """The C expression of an output of `node` (an op of `operands` operands): its sum
     `value`, through the epilogue the node has, `bias` and `gate` the C expressions of the
     bias's and the gate's elements there."""
-    dtype, (_, has_bias, has_gate) = node.dtype, split(node.inputs, operands, node.attrs)
-    if has_bias is not None:
+    dtype, (_, bias_input, gate_input) = node.dtype, split(node.inputs, operands, node.attrs)
+    if bias_input is not None:
         value = C_FORMS["add"].render(dtype, dtype, value, bias)
     activation = node.attrs.get("activation")
     if activation is not None:
         value = C_FORMS[activation].render(dtype, dtype, f"({compute(dtype)})({value})")
-    if has_gate is not None:
+    if gate_input is not None:
         value = C_FORMS["relu_grad"].render(dtype, dtype, gate, f"({compute(dtype)})({value})")
     return value
 

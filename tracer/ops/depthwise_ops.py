@@ -131,7 +131,9 @@ def _installed(kind, image_shape, out_shape, attrs, *inputs):
     if geometry is None:
         return None
     out = np.empty(out_shape, dtype)
-    arrays = [np.ascontiguousarray(a) for a in inputs] + [None] * (kind != "depthwise_filter")
+    arrays = [np.ascontiguousarray(a) for a in inputs]
+    if kind != "depthwise_filter":  # the product's bias, the input gradient's gate: none
+        arrays.append(None)
     installed_kernels.call(
         f"{kind}_{suffix}", np.array([*geometry, 0, 0, 0], np.int64), arrays, out
     )
@@ -143,8 +145,11 @@ def _with_epilogue(kernel):
     (tracer/ops/conv_epilogues.py), by its ops' kernels."""
 
     def with_epilogue(a, b, *epilogue, activation=None, gated=False, **attrs):
+        out = kernel(a, b, **attrs)
+        if not epilogue and activation is None:  # (an eager call: no epilogue)
+            return out
         _, bias, gate = conv_epilogues.split(epilogue, 0, {"gated": gated})
-        return conv_epilogues.apply_numpy(kernel(a, b, **attrs), bias, gate, activation)
+        return conv_epilogues.apply_numpy(out, bias, gate, activation)
 
     return with_epilogue
 
