@@ -259,9 +259,10 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         layers = vars(self)["layers"]  # (`layers`, without the property's call)
-        if not all(getattr(layer, "built", True) for layer in layers):
-            with path_scope(self.name):  # layers built as the inputs reach them
-                return self._call_layers(layers, inputs, training)
+        for layer in layers:
+            if not getattr(layer, "built", True):
+                with path_scope(self.name):  # layers built as the inputs reach them
+                    return self._call_layers(layers, inputs, training)
         return self._call_layers(layers, inputs, training)
 
     @staticmethod

@@ -66,7 +66,7 @@ def _apply(op, inputs, attrs):
     else:
         for t in inputs:
             if t._node is not None and t._node.op == "variable":
-                _note_variable_origin(t._node, out)
+                note_variable_origin(t._node, out)
                 break
     if state.paused:
         _note_paused_use(inputs, out)
@@ -450,10 +450,18 @@ def _apply_node(node, args):
     return apply(op, tuple(args), node.attrs)
 
 
-def _note_variable_origin(variable_node, out):
+def note_variable_origin(variable_node, out):
     """A result computed from a Variable outside any tape remembers it: `x = x + 1` turns a
     variable into a tensor that no tape watches, and tape.explain can then say so."""
     out._origin = (variable_node.attrs["name"], _location())
+
+
+def _tensor_with_origin(value, variable_node):
+    """Tensor(value), computed from the Variable of `variable_node` outside any tape, noting
+    it (fast_apply.c's `tensor_with_origin`, where the C op path is built)."""
+    out = Tensor(value)
+    note_variable_origin(variable_node, out)
+    return out
 
 
 def _note_paused_use(inputs, out):
@@ -573,6 +581,7 @@ if fast_apply is None:
         Tensor,
         _sweep_in_python,
     )
+    tensor_with_origin = _tensor_with_origin
 else:
     apply, apply_unary, apply_binary = (
         fast_apply.apply,
@@ -581,4 +590,5 @@ else:
     )
     op_function = fast_apply.op_function
     new_tensor = fast_apply.tensor  # Tensor(value), built in C
+    tensor_with_origin = fast_apply.tensor_with_origin
     sweep_in_c = fast_apply.sweep  # a gradient's reverse sweep (tracer.passes.gradient)

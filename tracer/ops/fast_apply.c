@@ -20,6 +20,7 @@
  *     read_variables(Variable)     # apply_unary and apply_binary read its instances outside tapes
  *     op_function(op, function, n) # `function`, an op's public function, as a C callable
  *     tensor(value)                # Tensor(value)
+ *     tensor_with_origin(value, variable_node)  # ... computed from that Variable outside tapes
  *     record(op, inputs, attrs, out, shape, dtype)  # _record's work for the Python path
  *     untrack_node(node)           # the collector stops walking an acyclic node
  *     untrack_records(recording)   # ... and a large tape's records, when it stops
@@ -50,7 +51,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 16
+#define INTERFACE 17
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -1220,7 +1221,7 @@ symbolic_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **resul
     return *result == NULL ? FAILED : DONE;
 }
 
-/* core._note_variable_origin: `out` computed from the Variable of `variable_node` outside any
+/* core.note_variable_origin: `out` computed from the Variable of `variable_node` outside any
  * tape remembers its name and the user's line (tape.explain names them). */
 static int
 note_origin(PyObject *out, PyObject *variable_node, PyObject *thread_state)
@@ -1658,6 +1659,28 @@ tensor(PyObject *module, PyObject *value)
     return new_tensor(Py_NewRef(value));
 }
 
+/* tensor_with_origin(value, variable_node): Tensor(value), computed from the Variable of
+ * `variable_node` outside any tape, remembering it as core.note_variable_origin does. */
+static PyObject *
+tensor_with_origin(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "tensor_with_origin(value, variable_node) takes 2 arguments");
+        return NULL;
+    }
+    if (!configured)
+        return not_configured();
+    if (Py_TYPE(args[1]) != Node_type) {
+        PyErr_SetString(PyExc_TypeError, "tensor_with_origin: variable_node must be a Node");
+        return NULL;
+    }
+    PyObject *thread_state = thread_state_dict();
+    PyObject *out = thread_state == NULL ? NULL : new_tensor(Py_NewRef(args[0]));
+    if (out != NULL && note_origin(out, args[1], thread_state) < 0)
+        Py_CLEAR(out);
+    return out;
+}
+
 static PyObject *
 set_enabled(PyObject *module, PyObject *flag)
 {
@@ -1965,6 +1988,8 @@ static PyMethodDef methods[] = {
     {"op_function", (PyCFunction)(void (*)(void))op_function, METH_FASTCALL,
      "op_function(op, python_function, arity): the op's function as a C callable (see OpFunction)."},
     {"tensor", tensor, METH_O, "tensor(value): Tensor(value), built in C."},
+    {"tensor_with_origin", (PyCFunction)(void (*)(void))tensor_with_origin, METH_FASTCALL,
+     "tensor_with_origin(value, variable_node): Tensor(value) noting the Variable it came from."},
     {"record", (PyCFunction)(void (*)(void))record_python, METH_FASTCALL,
      "record(op, inputs, attrs, out, shape, dtype): record as _record does, if the C path can; whether it did."},
     {"untrack_records", untrack_records, METH_O,

@@ -8,9 +8,9 @@ from tracer.dtypes import as_dtype, int64
 from tracer.keras import activations
 from tracer.keras.layers.layer import Layer, refuse_quantization
 from tracer.ops import array_ops, math_ops
+from tracer.ops.affine_ops import affine
 from tracer.ops.array_ops import cast, reshape
 from tracer.ops.index_ops import gather
-from tracer.ops.linalg_ops import matmul
 from tracer.ops.math_composites import reduce_any
 from tracer.sparse_tensor import SparseTensor
 from tracer.tensor import convert_to_tensor
@@ -53,15 +53,17 @@ class Dense(Layer):
         if type(inputs) is SparseTensor:  # Keras's matmul of a sparse input: dense
             values = cast(inputs.values, self.kernel.dtype)
             y = sparse.sparse_dense_matmul(inputs.with_values(values), self.kernel)
-        else:
-            if not inputs.dtype.is_floating:
-                # Keras 3's matmul promotes int32 x float32 to float32 (its Layer casts only
-                # floating inputs): integer and bool inputs compute in the kernel's dtype
-                inputs = cast(inputs, self.kernel.dtype)
-            y = matmul(inputs, self.kernel)
-        if self.use_bias:
-            y = math_ops.add(y, self.bias)
-        return activations.applied(self.activation, y)
+            if self.use_bias:
+                y = math_ops.add(y, self.bias)
+            return activations.applied(self.activation, y)
+        if not inputs.dtype.is_floating:
+            # Keras 3's matmul promotes int32 x float32 to float32 (its Layer casts only
+            # floating inputs): integer and bool inputs compute in the kernel's dtype
+            inputs = cast(inputs, self.kernel.dtype)
+        activation = self.activation
+        with_relu = activation is activations.relu
+        y = affine(inputs, self.kernel, self.bias if self.use_bias else None, with_relu)
+        return y if with_relu else activations.applied(activation, y)
 
 
 class Flatten(Layer):

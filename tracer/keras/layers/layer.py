@@ -176,7 +176,8 @@ class Layer(Module):
         if inputs is _NO_INPUTS:  # `mha(query=q, value=v)`: the call's first argument by name
             inputs = _first_argument(self, kwargs)
         if type(inputs) is Tensor or _converts(inputs):
-            inputs = convert_to_tensor(inputs)
+            if type(inputs) is not Tensor:
+                inputs = convert_to_tensor(inputs)
             dtype = inputs.dtype  # (interned: one object per type)
             if (
                 dtype is not self.dtype
@@ -195,17 +196,22 @@ class Layer(Module):
                 inputs, args, kwargs = _cast_floats((inputs, args, kwargs), reading)
             if not self.autocast:
                 reading = None
-        call = type(self).call
-        if _call_depth[0] == 0:
+        training_default, takes_training, takes_mask = _call_facts(type(self).call)
+        depth = _call_depth[0]
+        if depth == 0:
             _call_training[0] = None  # (the outermost call opens Keras's call context)
         # Keras 3's `training`: given, else an outer layer's call's, else the call's default;
         # what a layer resolves its inner layers inherit (Dropout in a subclassed model's fit)
-        training = kwargs["training"] if "training" in kwargs else _call_training[0]
-        if training is None and "training" not in kwargs:
-            training = _training_default(call)
+        if "training" in kwargs:
+            training = kwargs["training"]
+        else:
+            training = _call_training[0]
+            if training is None:
+                training = training_default
         _call_training[0] = training
-        if not _takes_training(call):
-            kwargs.pop("training", None)
+        if not takes_training:
+            if kwargs:
+                kwargs.pop("training", None)
         elif training is not None:
             kwargs["training"] = training
         if self._in_call or not self._has_scope:  # `_enter_scope`
@@ -214,9 +220,9 @@ class Layer(Module):
             self._in_call = True
             outer = state.name_scope
             state.name_scope = f"{outer}{self._name}/"
-        if _losses_added[0] and _call_depth[0] == 0:
+        if _losses_added[0] and depth == 0:
             self._clear_losses()  # Keras's: each outermost call starts afresh
-        _call_depth[0] += 1
+        _call_depth[0] = depth + 1
         try:
             if not self.built:
                 # the shape the layer was built for: what Keras files record
@@ -227,16 +233,14 @@ class Layer(Module):
                 if self in deferred.pending:
                     deferred.restore_built(self)
             previous_mask = inputs._keras_mask if type(inputs) is Tensor else _masks_of(inputs)
-            if (
-                previous_mask is not None
-                and kwargs.get("mask") is None
-                and _takes_mask(type(self).call)
-            ):
+            if previous_mask is not None and takes_mask and kwargs.get("mask") is None:
                 kwargs["mask"] = previous_mask  # Keras's: the mask an earlier layer gave
-            if reading is autocast_module.reading[0]:
+            if reading is not autocast_module.reading[0]:
+                outputs = autocast_module.calling(self, reading, inputs, args, kwargs)
+            elif args or kwargs:
                 outputs = self.call(inputs, *args, **kwargs)
             else:
-                outputs = autocast_module.calling(self, reading, inputs, args, kwargs)
+                outputs = self.call(inputs)
             if self.activity_regularizer is not None:
                 _penalize_activity(self, outputs)
             # (supports_masking, a property, asked only where there is a mask to pass on or make)
@@ -679,20 +683,20 @@ def _converts(inputs):
 
 
 @functools.cache
-def _takes_training(call):
+def _call_facts(call):
+    """(the default of its `training`, whether it takes `training`, whether it takes `mask`)
+    of a layer's `call`: what every call of the layer asks, in one lookup."""
     parameters = inspect.signature(call).parameters
-    return "training" in parameters or any(
+    training = parameters.get("training")
+    default = (
+        None
+        if training is None or training.default is inspect.Parameter.empty
+        else training.default
+    )
+    takes_training = training is not None or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     )
-
-
-@functools.cache
-def _training_default(call):
-    """The default of `call`'s `training` parameter (None where it has none)."""
-    parameter = inspect.signature(call).parameters.get("training")
-    if parameter is None or parameter.default is inspect.Parameter.empty:
-        return None
-    return parameter.default
+    return default, takes_training, _takes_mask(call)
 
 
 def _is_variable(leaf):
