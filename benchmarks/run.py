@@ -135,9 +135,13 @@ def _worker_environment(cache):
     """The environment of a worker whose compile caches are in `cache`: every system's first
     call with an empty one, tracer's and the C++ of torch.compile's kernels (kept in
     /tmp/torchinductor_<user> otherwise, where a run before this one left B18's: 4.1 s first
-    calls instead of 33.7 s)."""
+    calls instead of 33.7 s). Python writes bytecode, as by default: with
+    PYTHONDONTWRITEBYTECODE set, tracer keeps no machine records beside the installation
+    (codegen/machine_records.py), so every worker's first build learnt the compiler's link
+    again, which a user's process does only on an installation's first run."""
     inductor = os.path.join(cache, "torchinductor")
     environment = dict(os.environ, TRACER_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=inductor)
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     return _thread_environment(environment)
 
 
