@@ -9,9 +9,9 @@ import tracer as tt
 from tracer.ops import affine_ops
 from tracer.ops.affine_ops import affine
 
-# (rows, inputs, units): numpy's product; the BLAS's or the installed blocks' with threads,
-# and add's and relu's kernels for large arrays (2^15 elements and more)
-SIZES = [(4, 3, 5), (32, 20, 64), (128, 256, 512)]
+# (rows, inputs, units): numpy's product; the BLAS's or the installed blocks' with threads
+# (relu's installed kernel from 2^15 elements); from 2^16 elements the ops themselves
+SIZES = [(4, 3, 5), (32, 20, 64), (127, 256, 512), (128, 256, 512)]
 
 
 def _operands(rows, inputs, units, dtype, seed=0):
@@ -150,3 +150,54 @@ def test_what_does_not_fit_takes_the_ops_and_their_errors(monkeypatch):
         affine(tt.ones((2, 3)), kernel).numpy(), tt.matmul(tt.ones((2, 3)), kernel).numpy()
     )
     assert taken == [True]
+
+
+def test_a_large_result_takes_the_ops_and_keeps_their_nan():
+    """From LARGE_FLOATING_FROM elements add's kernel runs on the threads and keeps the
+    bias's NaN where both operands are NaN; numpy's in-place add would keep the product's."""
+    layer = tt.keras.layers.Dense(64)
+    x = tt.constant(np.full((1024, 8), np.nan, np.float32))
+    layer(x)
+    layer.bias.assign(np.full(64, -np.nan, np.float32))
+    for rows in (1023, 1024):
+        got = layer(x[:rows]).numpy()
+        expected = tt.math.add(tt.matmul(x[:rows], layer.kernel), layer.bias).numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+def test_the_weights_read_are_marked_handed_out_as_a_read_marks_them():
+    x, kernel, bias = _operands(4, 3, 2, np.float32)
+    kernel._shared = bias._shared = False
+    affine(x, kernel, bias, True)
+    assert kernel._shared and bias._shared
+
+
+def test_layers_called_from_several_threads_leave_no_call_open():
+    import sys
+    import threading
+
+    from tracer.keras.layers import layer as layer_module
+
+    dense = tt.keras.layers.Dense(2, activity_regularizer="l2")
+    x = tt.ones((1, 2))
+    dense(x)
+
+    def calls():
+        for _ in range(3000):
+            dense(x)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=calls) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert layer_module._call_depth[0] == 0
+    dropout = tt.keras.layers.Dropout(0.5)
+    ones = tt.ones((1, 64))
+    dropout(ones, training=True)
+    np.testing.assert_array_equal(dropout(ones).numpy(), ones.numpy())  # not training

@@ -7,17 +7,18 @@ are seen by nothing: making them, each op's path through `apply` with its shape 
 bookkeeping, was most of a small layer's eager call (a Keras model's inference outside a
 tape). There the product is computed by matmul's own kernel (the same route by size, so the
 same bits as the op), the bias added and relu applied in place by numpy's add and maximum,
-which add's and relu's kernels compute elementwise (exact IEEE operations, whose result
-does not depend on where it is stored), and one Tensor made, remembering the Variable the
-last op read as the op's result would (tape.explain). Anything else (an observer, an input
-that is not an eager float32 or float64 matrix of the kernel's dtype, a bias that does not
-broadcast to the product's shape, weights that are not plain Variables) takes the ops,
-which record, check and raise as always.
+which add's and relu's kernels below LARGE_FLOATING_FROM elements are (exact IEEE
+operations, whose result does not depend on where it is stored), and one Tensor made,
+remembering the Variable the last op read as the op's result would (tape.explain). Anything
+else (an observer, a result of LARGE_FLOATING_FROM elements or more, whose add and relu run
+on the threads, an input that is not an eager float32 or float64 matrix of the kernel's
+dtype, a bias that does not broadcast to the product's shape, weights that are not plain
+Variables) takes the ops, which record, check and raise as always.
 """
 
 import numpy as np
 
-from runtime.kernels import KERNELS, errors_ignored, errors_restored
+from runtime.kernels import KERNELS, LARGE_FLOATING_FROM, errors_ignored, errors_restored
 from tracer.context import numerics, state
 from tracer.ops import core
 from tracer.ops.linalg_ops import matmul
@@ -65,6 +66,8 @@ def _in_one_array(x, kernel, bias, with_relu):
     a, k = x._value, kernel._value
     if a is None or a.ndim != 2 or k.ndim != 2 or a.shape[1] != k.shape[0]:
         return None
+    if a.shape[0] * k.shape[1] >= LARGE_FLOATING_FROM:
+        return None  # add's and relu's kernels then run on the threads (and keep the bias's NaN)
     dtype = a.dtype
     if (dtype is not _FLOAT32 and dtype is not _FLOAT64) or k.dtype is not dtype:
         return None
@@ -72,6 +75,10 @@ def _in_one_array(x, kernel, bias, with_relu):
         return None
     if not _unobserved():
         return None
+    # what a read outside tapes does: compiled code that updates them in place copies first
+    kernel._shared = True
+    if bias is not None:
+        bias._shared = True
     token = errors_ignored()
     try:
         y = KERNELS["matmul"](a, k)

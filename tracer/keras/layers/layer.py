@@ -222,7 +222,9 @@ class Layer(Module):
             state.name_scope = f"{outer}{self._name}/"
         if _losses_added[0] and depth == 0:
             self._clear_losses()  # Keras's: each outermost call starts afresh
-        _call_depth[0] = depth + 1
+        # in place, as the decrement: `depth + 1` would lose an increment that another thread
+        # made since `depth` was read (a thread switches at the calls in between)
+        _call_depth[0] += 1
         try:
             if not self.built:
                 # the shape the layer was built for: what Keras files record
