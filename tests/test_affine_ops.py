@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tracer as tt
+from tests.switching_threads import run_switching
 from tracer.ops import affine_ops
 from tracer.ops.affine_ops import affine
 
@@ -173,9 +174,6 @@ def test_the_weights_read_are_marked_handed_out_as_a_read_marks_them():
 
 
 def test_layers_called_from_several_threads_leave_no_call_open():
-    import sys
-    import threading
-
     from tracer.keras.layers import layer as layer_module
 
     dense = tt.keras.layers.Dense(2, activity_regularizer="l2")
@@ -186,16 +184,7 @@ def test_layers_called_from_several_threads_leave_no_call_open():
         for _ in range(3000):
             dense(x)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=calls) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
+    run_switching([calls] * 4)
     assert layer_module._call_depth[0] == 0
     dropout = tt.keras.layers.Dropout(0.5)
     ones = tt.ones((1, 64))

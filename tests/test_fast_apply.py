@@ -8,6 +8,7 @@ the C path does take the common case: a recorded eager loop makes no Python call
 
 import contextlib
 import copy
+import functools
 import inspect
 import re
 import subprocess
@@ -23,6 +24,7 @@ import pytest
 import tracer as tt
 import tracer.backprop as backprop
 from runtime import native
+from tests.switching_threads import run_switching
 from tests.test_gradients import ALL_CASES
 from tracer.dtypes import BY_NUMPY
 from tracer.ir.printer import format_graph
@@ -202,8 +204,6 @@ def test_attributes_new_at_every_call_leave_the_remembered_rules_of_other_ops(
 
 def test_threads_filling_the_table_of_remembered_rules_raise_nothing(monkeypatch):
     monkeypatch.setattr(core, "_INFERRED_LIMIT", 64)  # full at once: every new rule evicts
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # threads switch between the table's steps
     x = tt.constant([1.0, 2.0])
     errors, size = [], len(core._INFERRED)
 
@@ -215,14 +215,8 @@ def test_threads_filling_the_table_of_remembered_rules_raise_nothing(monkeypatch
         except Exception as error:  # what a thread raised is the finding
             errors.append(repr(error))
 
-    threads = [threading.Thread(target=fill, args=(k * 10**6,)) for k in range(4)]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
+    # threads switch between the table's steps
+    run_switching([functools.partial(fill, k * 10**6) for k in range(4)])
     assert errors == [] and len(core._INFERRED) <= max(size, 64)
 
 
