@@ -784,3 +784,50 @@ def test_crossentropies_take_keras_probabilities_back_to_their_logits():
     model.compile(optimizer=tt.keras.optimizers.SGD(0.01), loss="categorical_crossentropy")
     history = model.fit(x.numpy(), label.numpy(), epochs=2, verbose=0)
     np.testing.assert_allclose(history.history["loss"], [45.0, 44.88], rtol=1e-5)
+
+
+@pytest.mark.parametrize("label_dtype", ["int8", "uint8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("loss_dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("from_logits", [True, False])
+def test_integer_labels_give_the_values_and_gradients_of_labels_in_the_losss_dtype(
+    label_dtype, loss_dtype, from_logits
+):
+    """Eager integer labels the loss's dtype holds exactly skip Keras's cast to it and back
+    (SparseCategoricalCrossentropy._true_values): the same loss and gradient, bit for bit, as
+    the labels converted first."""
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 7, size=16).astype(label_dtype)
+    predictions = rng.uniform(0.05, 1.0, size=(16, 7)).astype(loss_dtype)
+    loss = losses.SparseCategoricalCrossentropy(from_logits=from_logits, dtype=loss_dtype)
+    results = []
+    for given in (tt.constant(labels), tt.constant(labels.astype(loss_dtype))):
+        y_pred = tt.constant(predictions)
+        with tt.GradientTape() as tape:
+            tape.watch(y_pred)
+            value = loss(given, y_pred)
+        results.append((value.numpy(), tape.gradient(value, y_pred).numpy()))
+    (value, gradient), (expected_value, expected_gradient) = results
+    assert value.dtype == expected_value.dtype == np.dtype(loss_dtype)
+    np.testing.assert_array_equal(value, expected_value)
+    np.testing.assert_array_equal(gradient, expected_gradient)
+    probabilities = predictions.astype(np.float64)
+    if from_logits:
+        probabilities = np.exp(probabilities) / np.exp(probabilities).sum(axis=1, keepdims=True)
+    else:
+        probabilities = probabilities / probabilities.sum(axis=1, keepdims=True)
+    reference = -np.log(probabilities[np.arange(16), labels.astype(np.int64)]).mean()
+    np.testing.assert_allclose(value, reference, rtol=2e-3 if loss_dtype == "float16" else 1e-5)
+
+
+def test_labels_the_losss_dtype_rounds_are_converted_as_keras_converts_them():
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+    small = tt.constant(np.array([3, 2**24], np.int64))
+    assert loss._true_values(small) is small
+    rounded = loss._true_values(tt.constant(np.array([3, 2**24 + 1], np.int64)))
+    assert rounded.dtype == tt.float32 and rounded.numpy().tolist() == [3.0, 16777216.0]
+    ignoring = losses.SparseCategoricalCrossentropy(ignore_class=-1)
+    assert ignoring._true_values(tt.constant([1, 2])).dtype == tt.float32
+    for_float16 = losses.SparseCategoricalCrossentropy(dtype="float16")
+    assert for_float16._true_values(tt.constant([2049])).dtype == tt.float16
+    traced = tt.function(lambda y: loss._true_values(y).dtype == tt.float32)
+    assert bool(traced(tt.constant([1, 2])))

@@ -39,6 +39,8 @@ The semantics are Keras 3's with TensorFlow's backend:
 import math
 import warnings
 
+import numpy as np
+
 from tracer.dtypes import as_dtype
 from tracer.ir import dims
 from tracer.keras import backend
@@ -426,7 +428,7 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         in_mask = getattr(y_pred, "_keras_mask", None)  # a recurrent layer's steps to skip
-        y_pred, y_true = _cast(y_pred, self.dtype), _cast(y_true, self.dtype)
+        y_pred, y_true = _cast(y_pred, self.dtype), self._true_values(y_true)
         losses = self.call(y_true, y_pred)
         out_mask = getattr(losses, "_keras_mask", None)  # the entries the loss left out
         losses = _cast(losses, self.dtype)
@@ -438,6 +440,10 @@ class Loss:
 
     def call(self, y_true, y_pred):
         raise NotImplementedError(f"{type(self).__name__} must define call(y_true, y_pred)")
+
+    def _true_values(self, y_true):
+        """`y_true` in the loss's dtype, as Keras converts it before `call`."""
+        return _cast(y_true, self.dtype)
 
     def get_config(self):
         return {"name": self.name, "reduction": self.reduction}
@@ -554,6 +560,20 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             "from_logits": self.from_logits,
             "ignore_class": self.ignore_class,
         }
+
+    def _true_values(self, y_true):
+        """Keras's labels in the loss's dtype, which the loss then truncates to integers:
+        eager integer labels that dtype holds exactly (every float32 up to 2^24) stay as they
+        are, the same classes without two casts (each a recorded step's op, noted by every
+        tape). Others (larger labels, which the float rounds, traced ones, and where an
+        `ignore_class` is compared with them) are converted as Keras converts them."""
+        labels = as_tensor(y_true)
+        value = labels._value
+        if value is None or self.ignore_class is not None or not labels.dtype.is_integer:
+            return _cast(labels, self.dtype)
+        if not self.dtype.is_floating or not _held_exactly(value, self.dtype):
+            return _cast(labels, self.dtype)
+        return labels
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
@@ -905,6 +925,15 @@ def _traced_logits(y_pred, op):
 def _cast(x, dtype):
     x = as_tensor(x)
     return x if x.dtype == as_dtype(dtype) else array_ops.cast(x, dtype)
+
+
+def _held_exactly(integers, dtype):
+    """Whether floating `dtype` holds every value of the integer array `integers` exactly:
+    none larger in magnitude than 2 ** (its significand's bits)."""
+    if integers.size == 0:
+        return True
+    largest = 1 << (np.finfo(dtype.as_numpy_dtype).nmant + 1)
+    return -largest <= int(integers.min()) and int(integers.max()) <= largest
 
 
 def _floating(y_pred):
