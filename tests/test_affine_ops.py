@@ -190,3 +190,15 @@ def test_layers_called_from_several_threads_leave_no_call_open():
     ones = tt.ones((1, 64))
     dropout(ones, training=True)
     np.testing.assert_array_equal(dropout(ones).numpy(), ones.numpy())  # not training
+
+
+def test_the_python_path_notes_the_origin_the_c_path_notes():
+    """core._tensor_with_origin, where fast_apply.c is not built, against its C copy."""
+    from tracer.ops import core
+
+    _, kernel, _ = _operands(2, 2, 2, np.float32)
+    value = np.ones(3, np.float32)
+    made = [f(value, kernel._node) for f in (core._tensor_with_origin, core.tensor_with_origin)]
+    assert made[0]._origin == made[1]._origin
+    assert made[0]._origin[0] == kernel.name and made[0]._origin[1][0] == __file__
+    assert all(t._value is value and t._node is None for t in made)
