@@ -7,7 +7,7 @@ import pytest
 
 import tracer as tt
 from tests.switching_threads import run_switching
-from tracer.ops import affine_ops
+from tracer.ops import core
 from tracer.ops.affine_ops import affine
 
 # (rows, inputs, units): numpy's product; the BLAS's or the installed blocks' with threads
@@ -146,7 +146,7 @@ def test_what_does_not_fit_takes_the_ops_and_their_errors(monkeypatch):
         tt.nn.relu(tt.matmul(ones16, kernel16)).numpy(),
     )
     taken = []
-    monkeypatch.setattr(affine_ops, "_unobserved", lambda: taken.append(True) or False)
+    monkeypatch.setattr(core, "eager_results_unobserved", lambda: taken.append(True) or False)
     np.testing.assert_array_equal(
         affine(tt.ones((2, 3)), kernel).numpy(), tt.matmul(tt.ones((2, 3)), kernel).numpy()
     )
@@ -194,8 +194,6 @@ def test_layers_called_from_several_threads_leave_no_call_open():
 
 def test_the_python_path_notes_the_origin_the_c_path_notes():
     """core._tensor_with_origin, where fast_apply.c is not built, against its C copy."""
-    from tracer.ops import core
-
     _, kernel, _ = _operands(2, 2, 2, np.float32)
     value = np.ones(3, np.float32)
     made = [f(value, kernel._node) for f in (core._tensor_with_origin, core.tensor_with_origin)]

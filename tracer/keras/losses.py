@@ -568,12 +568,14 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         tape). Others (larger labels, which the float rounds, traced ones, and where an
         `ignore_class` is compared with them) are converted as Keras converts them."""
         labels = as_tensor(y_true)
-        value = labels._value
-        if value is None or self.ignore_class is not None or not labels.dtype.is_integer:
-            return _cast(labels, self.dtype)
-        if not self.dtype.is_floating or not _held_exactly(value, self.dtype):
-            return _cast(labels, self.dtype)
-        return labels
+        kept = (
+            labels._value is not None
+            and self.ignore_class is None
+            and labels.dtype.is_integer
+            and self.dtype.is_floating
+            and _held_exactly(labels._value, self.dtype)
+        )
+        return labels if kept else _cast(labels, self.dtype)
 
 
 class BinaryCrossentropy(LossFunctionWrapper):

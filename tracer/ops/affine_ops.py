@@ -19,7 +19,6 @@ Variables) takes the ops, which record, check and raise as always.
 import numpy as np
 
 from runtime.kernels import KERNELS, LARGE_FLOATING_FROM, errors_ignored, errors_restored
-from tracer.context import numerics, state
 from tracer.ops import core
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.math_ops import add, relu
@@ -43,19 +42,6 @@ def affine(x, kernel, bias=None, with_relu=False):
     return relu(y) if with_relu else y
 
 
-def _unobserved():
-    """Whether an eager op's result would be seen by its caller alone."""
-    return (
-        state.trace is None
-        and not state.tapes
-        and not state.paused
-        and not state.accumulators
-        and not state.watchers
-        and not numerics.enabled
-        and core.op_timer is None
-    )
-
-
 def _in_one_array(x, kernel, bias, with_relu):
     """The result as one new Tensor, or None where the ops must compute it (module
     docstring)."""
@@ -73,7 +59,7 @@ def _in_one_array(x, kernel, bias, with_relu):
         return None
     if bias is not None and bias._value.dtype is not dtype:
         return None
-    if not _unobserved():
+    if not core.eager_results_unobserved():
         return None
     # what a read outside tapes does: compiled code that updates them in place copies first
     kernel._shared = True

@@ -66,13 +66,28 @@ def _apply(op, inputs, attrs):
     else:
         for t in inputs:
             if t._node is not None and t._node.op == "variable":
-                note_variable_origin(t._node, out)
+                _note_variable_origin(t._node, out)
                 break
     if state.paused:
         _note_paused_use(inputs, out)
     if state.accumulators:
         _accumulate_tangents(op, inputs, attrs, out)
     return out
+
+
+def eager_results_unobserved():
+    """Whether an eager op's result would be seen by its caller alone: no trace, tape
+    (recording or paused), forward accumulator, variable watcher, numerics check or op timer,
+    each of which `_apply` and the variable reads serve."""
+    return (
+        state.trace is None
+        and not state.tapes
+        and not state.paused
+        and not state.accumulators
+        and not state.watchers
+        and not numerics.enabled
+        and op_timer is None
+    )
 
 
 def _apply_unary(op, x):
@@ -450,7 +465,7 @@ def _apply_node(node, args):
     return apply(op, tuple(args), node.attrs)
 
 
-def note_variable_origin(variable_node, out):
+def _note_variable_origin(variable_node, out):
     """A result computed from a Variable outside any tape remembers it: `x = x + 1` turns a
     variable into a tensor that no tape watches, and tape.explain can then say so."""
     out._origin = (variable_node.attrs["name"], _location())
@@ -460,7 +475,7 @@ def _tensor_with_origin(value, variable_node):
     """Tensor(value), computed from the Variable of `variable_node` outside any tape, noting
     it (fast_apply.c's `tensor_with_origin`, where the C op path is built)."""
     out = Tensor(value)
-    note_variable_origin(variable_node, out)
+    _note_variable_origin(variable_node, out)
     return out
 
 

@@ -1221,7 +1221,7 @@ symbolic_apply(PyObject *op, PyObject *inputs, PyObject *attrs, PyObject **resul
     return *result == NULL ? FAILED : DONE;
 }
 
-/* core.note_variable_origin: `out` computed from the Variable of `variable_node` outside any
+/* core._note_variable_origin: `out` computed from the Variable of `variable_node` outside any
  * tape remembers its name and the user's line (tape.explain names them). */
 static int
 note_origin(PyObject *out, PyObject *variable_node, PyObject *thread_state)
@@ -1660,7 +1660,7 @@ tensor(PyObject *module, PyObject *value)
 }
 
 /* tensor_with_origin(value, variable_node): Tensor(value), computed from the Variable of
- * `variable_node` outside any tape, remembering it as core.note_variable_origin does. */
+ * `variable_node` outside any tape, remembering it as core._note_variable_origin does. */
 static PyObject *
 tensor_with_origin(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
