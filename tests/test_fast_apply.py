@@ -26,7 +26,7 @@ import tracer.backprop as backprop
 from runtime import native
 from tests.switching_threads import run_switching
 from tests.test_gradients import ALL_CASES
-from tracer.dtypes import BY_NUMPY
+from tracer.dtypes import BY_NUMPY, DType
 from tracer.ir.printer import format_graph
 from tracer.ops import core
 from tracer.passes import gradient as gradient_pass
@@ -767,6 +767,23 @@ def test_a_gradient_graph_of_remembered_ops_is_built_without_python_applies(monk
     np.testing.assert_array_equal(step(), eager)  # built again, through the C path
     assert applied == []
     assert len(backprop._gradient_cache) == 1
+
+
+def test_remembered_symbolic_rules_are_keyed_by_plain_tuples(monkeypatch):
+    """The symbolic rules a gradient graph's build remembers are keyed by the nodes' plain
+    shape tuples, as fast_apply.c looks them up: a TensorShape in a key made each of the C
+    path's lookups compare it through TensorShape.__eq__, which converts the tuple."""
+    x = tt.constant(np.linspace(-1.0, 1.0, 6).reshape(2, 3))
+    for cache in ("_recording_cache", "_gradient_cache", "_seen_once"):
+        monkeypatch.setattr(backprop, cache, {})
+    for _ in range(2):  # the second builds the graph
+        with tt.GradientTape() as tape:
+            tape.watch(x)
+            loss = tt.reduce_sum(tt.sigmoid(x) * x)
+        tape.gradient(loss, x)
+    forms = [form for key in core._INFERRED_SYMBOLIC for form in key[1:]]
+    shapes = [form[0] for form in forms if len(form) == 2 and isinstance(form[1], DType)]
+    assert shapes and {type(shape) for shape in shapes} == {tuple}
 
 
 @pytest.fixture

@@ -234,7 +234,7 @@ def _infer_symbolic(op, inputs, attrs):
     eager tape: fast_apply.c reads the table for those), with plain attributes only."""
     if len(inputs) > 2:
         return _infer(op, inputs, attrs)
-    key = (op, *[(t.shape, t.dtype) for t in inputs])
+    key = (op, *[(t._dims(), t.dtype) for t in inputs])  # plain tuples, as fast_apply.c's
     if attrs:
         if state.trace is not None or not all(map(_plain, attrs.values())):
             return _infer(op, inputs, attrs)
