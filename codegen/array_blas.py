@@ -12,7 +12,9 @@ runtime/thread_pools.py), called through cffi, with nothing to compile: below
 `ONE_THREAD_MACS` in one call on the calling thread (at most about a hundred microseconds
 on one core), from there in parts on tracer's threads (the installed kernels' `gemm_parts`,
 templates/gemm_parts.c.j2's parts), so that an eager step has one pool of threads, as a
-compiled one has; so are batches of such products (matmul.c.j2's parts of a batch). Where the
+compiled one has; so are batches of such products (matmul.c.j2's parts of a batch), and
+batches of smaller ones that numpy computes on one thread, a product at a time, from
+`FEWEST_BATCH_MACS` a product (an attention's heads, 64 x 64 x 32 each). Where the
 CPU has AVX-512, products of up to 2^27 multiply-adds (of any size where the BLAS runs no
 AVX-512 kernels of its own), and batches of smaller ones, are one call of the installed
 kernel `blocked_products` instead (codegen/blocked_products.py says which), as in compiled
@@ -35,6 +37,10 @@ from runtime import aligned, installed_kernels
 
 NUMPY_THREADS_MACS = 1 << 18  # OpenBLAS threads a product of more multiply-adds
 ONE_THREAD_MACS = 1 << 22
+# multiply-adds of each product of a batch from which the batch may be the BLAS's on the
+# threads (`_threads_take`): below, numpy's own loop computes a small matrix in less time than
+# a call of the BLAS takes (benchmarks/RESULTS.md: 16 x 16 x 16 products lose, 24^3 win)
+FEWEST_BATCH_MACS = 1 << 13
 # multiply-adds in all from which an eager product on tracer's register blocks (rather than
 # the BLAS's) is cut among the threads: the pool's caller runs the share of a worker that
 # has not come, so a sleeping worker costs it a wake call, not a wait (B2's products of
@@ -97,7 +103,7 @@ class _Plan(NamedTuple):
 @functools.lru_cache(maxsize=512)
 def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout_a, layout_b):
     """The `_Plan` of a product of these operands, or None where numpy's product takes it:
-    another dtype, at most NUMPY_THREADS_MACS multiply-adds, sizes past the BLAS's ints,
+    another dtype, too few multiply-adds (`_threads_take`), sizes past the BLAS's ints,
     batch axes that do not broadcast (numpy's product says what does not match), no BLAS,
     or a batch or large product where the installed kernels are not there."""
     names = _FUNCTIONS.get(dtype)
@@ -106,11 +112,11 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
     m, k = a_shape[:-3:-1] if transpose_a else a_shape[-2:]
     n = b_shape[-2] if transpose_b else b_shape[-1]
     macs = m * n * k
-    if macs <= NUMPY_THREADS_MACS or not fits_ints(m, n, k):
-        return None
     try:
         batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     except ValueError:
+        return None
+    if not _threads_take(macs, math.prod(batch) if batch else 0) or not fits_ints(m, n, k):
         return None
     in_parts = bool(batch) or macs >= ONE_THREAD_MACS
     gemm, gemv = _gemm(*names), _gemv(*names)
@@ -144,6 +150,16 @@ def _plan(dtype, other_dtype, a_shape, b_shape, transpose_a, transpose_b, layout
         kernel(*pointers, *(installed_kernels.pointer(x) for x in (a, b, out)))
 
     return _Plan(shape, (layout_a, layout_b), run)
+
+
+def _threads_take(macs, count):
+    """Whether a product of `macs` multiply-adds (in each of a batch of `count`; 0: a single
+    one) is the BLAS's on tracer's threads rather than numpy's: one that numpy would thread,
+    and a batch of NUMPY_THREADS_MACS in all whose products are each of FEWEST_BATCH_MACS or
+    more (numpy computes a batch on one thread, a product at a time)."""
+    if macs > NUMPY_THREADS_MACS:
+        return True
+    return count > 0 and macs >= FEWEST_BATCH_MACS and macs * count > NUMPY_THREADS_MACS
 
 
 def _one_call(gemm, gemv, flag_a, flag_b, m, n, k, lda, ldb):

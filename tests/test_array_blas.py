@@ -115,9 +115,40 @@ def test_a_batch_whose_products_numpy_would_thread_is_computed_on_tracers_thread
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
 
 
-def test_a_batch_gives_the_compiled_batchs_bits():
-    a = rng.standard_normal((2, 8, 128, 32)).astype(np.float32)
-    b = rng.standard_normal((2, 8, 128, 32)).astype(np.float32)
+# batches that numpy computes on one thread, a product at a time: products of at least
+# FEWEST_BATCH_MACS each (an attention's heads; small matrices) and more than
+# NUMPY_THREADS_MACS in all
+SMALL_PRODUCTS = [((8, 4, 64, 32), (8, 4, 32, 64)), ((151, 24, 24), (151, 24, 24))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", SMALL_PRODUCTS)
+def test_a_batch_of_products_numpy_computes_one_at_a_time_is_on_tracers_threads(shapes, dtype):
+    a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
+    m, k = a.shape[-2:]
+    assert array_blas.FEWEST_BATCH_MACS <= m * k * b.shape[-1] <= array_blas.NUMPY_THREADS_MACS
+    if not conv_kernels.available() or array_blas.gemm(dtype) is None:
+        pytest.skip("the installed kernels or the BLAS are not here")
+    got = array_blas.product(a, b, False, False)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    assert got is not None, "left to numpy"
+    assert got.dtype == dtype and got.shape == want.shape and got.flags.c_contiguous
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
+
+
+@pytest.mark.parametrize("shapes", [((20000, 8, 8), (20000, 8, 8)), ((512, 16, 16), (16, 16))])
+def test_a_batch_of_products_below_a_blas_calls_worth_is_left_to_numpy(shapes):
+    """A product of fewer than FEWEST_BATCH_MACS multiply-adds is computed faster by numpy's
+    own loop than by a call of the BLAS, however many the batch holds."""
+    a, b = (np.ones(shape, np.float32) for shape in shapes)
+    assert array_blas.product(a, b, False, False) is None
+
+
+@pytest.mark.parametrize("shape", [(2, 8, 128, 32), (8, 4, 64, 32)])
+def test_a_batch_gives_the_compiled_batchs_bits(shape):
+    a = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal(shape).astype(np.float32)
 
     def scores(a, b):
         return tt.matmul(a, b, transpose_b=True)
