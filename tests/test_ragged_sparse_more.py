@@ -96,6 +96,36 @@ def test_embedding_lookup_sparse_combines_as_tensorflow():
     np.testing.assert_allclose(default.numpy(), expected[("mean", False)])
 
 
+def test_embedding_lookup_max_norm_clips_each_embedding_whatever_the_ids_rank():
+    """max_norm clips each embedding alone (the axes after the ids'), as TensorFlow clips the
+    gathered rows: ids of rank 2, a scalar id, a table of scalars (each clipped to its
+    magnitude). The values and the gradient are TF 2.21's, printed by tf.nn.embedding_lookup
+    on the same inputs (a tf.Variable under a GradientTape)."""
+    table = np.arange(12.0).reshape(4, 3)
+    got = tt.nn.embedding_lookup(tt.constant(table), [[1, 2], [0, 3]], max_norm=1.0)
+    want = [
+        [[0.42426407, 0.56568542, 0.70710678], [0.49153915, 0.57346234, 0.65538554]],
+        [[0.0, 0.4472136, 0.89442719], [0.5178918, 0.57543534, 0.63297887]],
+    ]
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-7)
+    one = tt.nn.embedding_lookup(tt.constant(table), 3, max_norm=1.0)
+    np.testing.assert_allclose(one.numpy(), [0.5178918, 0.57543534, 0.63297887], rtol=1e-7)
+    scalars = tt.nn.embedding_lookup(tt.constant([-3.0, 0.5, 2.0]), [0, 1, 2], max_norm=1.0)
+    np.testing.assert_array_equal(scalars.numpy(), [-1.0, 0.5, 1.0])
+    v = tt.Variable(table)
+    with tt.GradientTape() as tape:
+        looked = tt.nn.embedding_lookup(v, [[1, 2], [0, 3]], max_norm=1.0)
+        y = tt.reduce_sum(looked * np.arange(12.0).reshape(2, 2, 3))
+    gradient = tt.convert_to_tensor(tape.gradient(y, v)).numpy()
+    tf_gradient = [
+        [2.68328157e00, 1.07331263e00, -5.36656315e-01],
+        [-1.18793939e-01, -1.69705627e-02, 8.48528137e-02],
+        [-3.79375856e-02, -3.29892049e-03, 3.13397446e-02],
+        [0.0, 0.0, 0.0],
+    ]
+    np.testing.assert_allclose(gradient, tf_gradient, rtol=1e-7, atol=1e-14)
+
+
 def test_embedding_lookup_sparse_partitions_max_norm_and_shapes():
     """TF 2.21: a list of params is one table cut into consecutive blocks ("div": ids 0-2 in
     the first, 3-5 in the second; tt.nn.embedding_lookup too, where blocks of sizes the

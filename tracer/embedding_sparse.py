@@ -114,7 +114,9 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     rows = index_ops.gather(table, ids)
     if max_norm is None:
         return rows
-    return clip_by_norm(rows, max_norm, axes=list(range(1, rows.ndim)) or None)
+    # each embedding alone: the axes after the ids' (none for a table of scalars: each clipped
+    # to its magnitude), as TensorFlow's clip of the gathered rows
+    return clip_by_norm(rows, max_norm, axes=list(range(ids.ndim, rows.ndim)))
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -255,17 +255,6 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     return math_ops.where(math_ops.equal(size, 0), 0.0, total / math_ops.maximum(size, 1e-30))
 
 
-def embedding_lookup(params, ids, max_norm=None, name=None):
-    """params[ids] along the first axis; `params` a tensor or a list of one."""
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise ValueError(f"embedding_lookup takes one params tensor, got {len(params)}")
-        params = params[0]
-    if max_norm is not None:
-        raise NotImplementedError("embedding_lookup: max_norm is not supported")
-    return index_ops.gather(params, ids)
-
-
 def in_top_k(targets, predictions, k, name=None):
     """Whether each row's target class is among its k largest predictions; ties count in
     (fewer than k predictions strictly greater), a non-finite target's prediction is False,
