@@ -99,6 +99,16 @@ TENSORFLOW = {
     "reduce_max_float": 2.0,
     "maximum": {"indices": [[0, 0], [0, 3], [2, 2]], "values": [1, 8, 3], "dense_shape": [3, 4]},
     "minimum": {"indices": [[0, 0], [0, 3], [2, 2]], "values": [-1, -8, -3], "dense_shape": [3, 4]},
+    "maximum_union": {
+        "indices": [[0, 0], [0, 1], [1, 1], [1, 2]],
+        "values": [3.0, 0.0, 0.0, 0.5],
+        "dense_shape": [2, 3],
+    },
+    "minimum_union": {
+        "indices": [[0, 0], [0, 1], [1, 1], [1, 2]],
+        "values": [1.0, -1.0, -2.0, 0.0],
+        "dense_shape": [2, 3],
+    },
     "segment_sum": [[10.0, -1.0], [0.0, 0.0], [6.0, -2.0]],
     "segment_mean": [[5.0, -0.5], [0.0, 0.0], [6.0, -2.0]],
     "segment_sqrt_n": [[7.071067810058594, -0.7071067690849304], [0.0, 0.0], [6.0, -2.0]],
@@ -127,6 +137,7 @@ def _computed():
     m = tt.constant([[4.0, 1.0], [6.0, -2.0]])
     unordered = st(indices=[[1, 0], [0, 1], [2, 2]], values=[1.5, -2.0, 4.0], dense_shape=[3, 3])
     three = st([[0, 1, 2], [1, 0, 1]], [1.0, 2.0], [2, 2, 3])
+    apart = st([[0, 0], [1, 1]], [1.0, -2.0], [2, 3]), st([[0, 0], [0, 1], [1, 2]], [3.0, -1.0, 0.5], [2, 3])  # fmt: skip
     return {
         "from_dense": st2,
         "to_dense": sparse.to_dense(st1),
@@ -166,6 +177,8 @@ def _computed():
         "reduce_max_float": sparse.reduce_max(sparse.from_dense([[-5.0, 0, -3], [0, 0, 2]])),
         "maximum": sparse.maximum(st2, st2 * -1),
         "minimum": sparse.minimum(st2, st2 * -1),
+        "maximum_union": sparse.maximum(apart[0], apart[1]),
+        "minimum_union": sparse.minimum(apart[0], apart[1]),
         "segment_sum": sparse.segment_sum(m, [0, 1, 1], [0, 0, 2]),
         "segment_mean": sparse.segment_mean(m, [0, 1, 1], [0, 0, 2]),
         "segment_sqrt_n": sparse.segment_sqrt_n(m, [0, 1, 1], [0, 0, 2]),
@@ -410,6 +423,29 @@ def test_what_is_refused_says_why():
 
     with pytest.raises(TypeError, match="from_dense: tensor must be known when the function"):
         nonzeros(tt.constant([1.0, 0.0]))
+
+
+def test_maximum_of_other_indices_reads_the_missing_entries_as_zeros():
+    """Where one operand lacks an index, its zero meets the other's value (the values above
+    are TensorFlow's); the gradient reaches the values that won, and a compiled function
+    whose indices are traced says they must be known."""
+    a_values = tt.Variable([1.0, 5.0])
+    b = tt.SparseTensor([[0, 0], [0, 1], [1, 2]], [3.0, -1.0, 0.5], [2, 3])
+    with tt.GradientTape() as tape:
+        a = tt.SparseTensor([[0, 0], [1, 1]], a_values, [2, 3])
+        result = tt.sparse.maximum(a, b)
+        y = tt.reduce_sum(result.values * tt.constant([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(result.values.numpy(), [3.0, 0.0, 5.0, 0.5])
+    np.testing.assert_array_equal(tape.gradient(y, a_values).numpy(), [0.0, 3.0])
+
+    @tt.function
+    def traced(indices):
+        return tt.sparse.maximum(tt.SparseTensor(indices, [1.0], [2, 3]), b).values
+
+    with pytest.raises(TypeError, match="maximum: the indices must be known"):
+        traced(tt.constant([[1, 0]], tt.int64))
+    with pytest.raises(ValueError, match="dense shapes differ"):
+        tt.sparse.minimum(tt.sparse.eye(2), tt.sparse.eye(3))
 
 
 def test_add_thresholds_only_sums_and_from_dense_drops_empty_strings():

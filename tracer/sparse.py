@@ -372,23 +372,43 @@ def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None):
 
 
 def maximum(sp_a, sp_b, name=None):
-    """The elementwise maximum of two sparse tensors of the same indices."""
+    """The elementwise maximum of two sparse tensors of one shape: an entry at each index of
+    either, an index the other lacks read as its zero, in row-major order, as TensorFlow's
+    (whose indices must be known when a function is traced, unless they are the same).
+
+    >>> a = tt.SparseTensor([[0], [2]], [1.0, -2.0], [4])
+    >>> tt.sparse.maximum(a, tt.SparseTensor([[1]], [3.0], [4])).values.numpy().tolist()
+    [1.0, 3.0, 0.0]
+    """
     return _elementwise(sp_a, sp_b, math_ops.maximum, "maximum")
 
 
 def minimum(sp_a, sp_b, name=None):
-    """The elementwise minimum of two sparse tensors of the same indices."""
+    """The elementwise minimum of two sparse tensors of one shape, as `maximum` combines
+    them."""
     return _elementwise(sp_a, sp_b, math_ops.minimum, "minimum")
 
 
 def _elementwise(sp_a, sp_b, combine, what):
     a, b = _sparse(sp_a, what), _sparse(sp_b, what)
-    if not _same_entries(a, b):
-        raise NotImplementedError(
-            f"tt.sparse.{what}: tracer takes sparse tensors of the same indices and shape "
-            "only; make them dense (tt.sparse.to_dense) for any others"
+    if a._dense_shape != b._dense_shape:
+        raise ValueError(
+            f"tt.sparse.{what}: the dense shapes differ: {list(a._dense_shape)} and "
+            f"{list(b._dense_shape)}"
         )
-    return a.with_values(combine(a.values, b.values))
+    b_values = convert_to_tensor(b.values, dtype=a.dtype)
+    if _same_entries(a, b):
+        return a.with_values(combine(a.values, b_values))
+    a_indices, b_indices = _indices(a, what), _indices(b, what)
+    indices = np.concatenate([a_indices, b_indices])
+    unique, ids = np.unique(_linear_numbers(indices, a._dense_shape), return_inverse=True)
+    first = np.zeros(len(unique), np.int64)
+    first[ids[::-1]] = np.arange(len(ids))[::-1]
+    ids = ids.astype(np.int32)
+    # each operand's values at the union's entries, zeros where it has none
+    spread_a = segment_ops.unsorted_segment_sum(a.values, ids[: len(a_indices)], len(unique))
+    spread_b = segment_ops.unsorted_segment_sum(b_values, ids[len(a_indices) :], len(unique))
+    return SparseTensor(indices[first], combine(spread_a, spread_b), a._dense_shape)
 
 
 # --- helpers --------------------------------------------------------------------------
