@@ -243,6 +243,54 @@ def test_roll_by_a_shift_known_only_when_the_function_runs_and_its_gradient():
         np.testing.assert_array_equal(got, np.roll(weights, [-2, 1], [1, 0]))
 
 
+# printed by TensorFlow 2.21: tf.reverse_sequence of np.arange(24).reshape(2, 3, 4) with
+# seq_lengths [3, 1, 2, 0], seq_axis 1, batch_axis 2; and tf.nn.depth_to_space of
+# np.arange(16).reshape(1, 2, 2, 4) with block_size 2, its [0, :, :, 0]
+TF_REVERSE_SEQUENCE = [
+    [[8, 1, 6, 3], [4, 5, 2, 7], [0, 9, 10, 11]],
+    [[20, 13, 18, 15], [16, 17, 14, 19], [12, 21, 22, 23]],
+]
+TF_DEPTH_TO_SPACE = [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]]
+
+
+def test_reverse_sequence_and_depth_to_space_as_tensorflow_eagerly_and_compiled():
+    x = np.arange(24).reshape(2, 3, 4)
+    for got in run_both(lambda t: tt.reverse_sequence(t, [3, 1, 2, 0], 1, batch_axis=2), x):
+        np.testing.assert_array_equal(got[0], TF_REVERSE_SEQUENCE)
+    images = np.arange(16).reshape(1, 2, 2, 4)
+    for got in run_both(lambda t: tt.nn.depth_to_space(t, 2), images):
+        np.testing.assert_array_equal(got[0][0, :, :, 0], TF_DEPTH_TO_SPACE)
+    for got in run_both(lambda t: tt.nn.space_to_depth(tt.nn.depth_to_space(t, 2), 2), images):
+        np.testing.assert_array_equal(got[0], images)
+
+
+def test_reverse_sequence_takes_lengths_known_only_when_the_function_runs():
+    x = rng.standard_normal((3, 5, 2))
+    lengths = np.array([5, 0, 3])
+    want = x.copy()
+    for b, n in enumerate(lengths):
+        want[b, :n] = x[b, :n][::-1]
+    reversed_ = tt.function(lambda t, n: tt.reverse_sequence(t, n, seq_axis=1))
+    np.testing.assert_array_equal(reversed_(x, lengths).numpy(), want)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: tt.reverse_sequence(tt.zeros([2, 3]), [1, 4], seq_axis=1), ValueError, "\\[0, 3\\]"),
+        (lambda: tt.reverse_sequence(tt.zeros([2, 3]), [1], seq_axis=1), ValueError, "1 lengths for a batch of 2"),
+        (lambda: tt.reverse_sequence(tt.zeros([2, 3]), [1, 2], seq_axis=0), ValueError, "both 0"),
+        (lambda: tt.nn.depth_to_space(tt.zeros([1, 2, 2, 6]), 2), ValueError, "multiple of block_size"),
+        (lambda: tt.nn.space_to_depth(tt.zeros([1, 3, 2, 1]), 2), ValueError, "multiples of block_size"),
+        (lambda: tt.nn.depth_to_space(tt.zeros([1, 2, 2, 4]), 2, "NCHW"), ValueError, "NHWC"),
+        (lambda: tt.nn.space_to_depth(tt.zeros([2, 2, 4]), 2), ValueError, "rank 4"),
+    ],
+)  # fmt: skip
+def test_reverse_sequence_and_depth_to_space_errors_name_the_argument(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
 def test_roll_errors():
     x = tt.constant(np.ones((2, 3)))
     with pytest.raises(ValueError, match="shift and axis must have the same length"):

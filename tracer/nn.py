@@ -25,6 +25,7 @@ from tracer.ops.conv_ops import (  # noqa: F401
     max_pool3d,
 )
 from tracer.ops.cross_entropy_ops import sparse_softmax_cross_entropy_with_logits  # noqa: F401
+from tracer.ops.layout_ops import depth_to_space, space_to_depth  # noqa: F401
 from tracer.ops.math_ops import relu, sigmoid, softplus, softsign, tanh  # noqa: F401
 from tracer.ops.nn_ops import (  # noqa: F401
     batch_normalization,

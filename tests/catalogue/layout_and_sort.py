@@ -1,5 +1,6 @@
-"""Catalogue cases of pad, reverse, roll, sort, argsort, top_k, clip_by_global_norm, and of
-cumprod and reduce_prod where their inputs hold zeros."""
+"""Catalogue cases of pad, reverse, roll, reverse_sequence, depth_to_space, space_to_depth,
+sort, argsort, top_k, clip_by_global_norm, and of cumprod and reduce_prod where their
+inputs hold zeros."""
 
 import numpy as np
 
@@ -35,6 +36,12 @@ COMPOSITES = {
         [_normal(2, 3)],
     ),
     "roll": (lambda x: tt.roll(x, [1, -2, 1], [0, 1, 0]) * x, [_normal(3, 4)]),
+    "reverse_sequence": (
+        lambda x: tt.reverse_sequence(x, [3, 0, 2], seq_axis=1, batch_axis=0) * x,
+        [_normal(3, 4)],
+    ),
+    "depth_to_space": (lambda x: tt.nn.depth_to_space(x, 2) ** 2, [_normal(1, 2, 1, 8)]),
+    "space_to_depth": (lambda x: tt.nn.space_to_depth(x * x, 2), [_normal(1, 2, 4, 1)]),
     "sort": (lambda x: tt.sort(x, axis=0) * x, [_distinct(4, 3)]),
     "sort_descending": (lambda x: tt.sort(x, direction="DESCENDING") ** 2, [_distinct(2, 5)]),
     "top_k": (lambda x: tt.math.top_k(x, 2).values ** 2, [_distinct(3, 4)]),

@@ -1,4 +1,5 @@
-"""Moving elements to new places: pad, reverse and roll, with TensorFlow's semantics.
+"""Moving elements to new places: pad, reverse, roll, reverse_sequence, depth_to_space and
+space_to_depth, with TensorFlow's semantics.
 
     pad      a primitive: CONSTANT, REFLECT and SYMMETRIC padding, written in C as one
              function of loop nests (the interior copied in, then the border filled: with
@@ -10,6 +11,9 @@
     roll     a composition: one gather per rolled axis with the indices (i - shift) mod n,
              whose gradient is a scatter_add (one op each way, and a shift may be a tensor
              known only when the function runs).
+    reverse_sequence  a composition: one gather along the sequence axis with each batch
+             element's own indices (batch_dims 1), so the lengths may be a tensor.
+    depth_to_space, space_to_depth  compositions: a reshape to blocks, a transpose, a reshape.
 
 NOTE: the fused loops read a view through an affine index map, which cannot say "the
 constant outside the interior" or "the mirror image past the edge"; so pad is a stored
@@ -385,3 +389,111 @@ def roll(input, shift, axis, name=None):
             continue
         x = apply(index_ops.GATHER, (x, indices), {"axis": axis})
     return x
+
+
+# --- reverse_sequence, depth_to_space, space_to_depth (compositions) -------------------------
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=0, name=None):
+    """`input` with the first `seq_lengths[b]` elements along `seq_axis` of each batch
+    element `b` (along `batch_axis`) reversed, the rest as they are, as TensorFlow's. One
+    gather along `seq_axis` with each batch element's own indices, so `seq_lengths` may be a
+    tensor known only when the function runs; lengths past the axis's size are an error
+    where they are known.
+
+    >>> tt.reverse_sequence(tt.constant([[1, 2, 3], [4, 5, 6]]), [2, 3], seq_axis=1).numpy()
+    array([[2, 1, 3],
+           [6, 5, 4]], dtype=int32)
+    """
+    x = as_tensor(input)
+    if seq_axis is None:
+        raise ValueError("reverse_sequence: seq_axis must be given")
+    seq_axis = _axis_in_range(seq_axis, x.ndim, "reverse_sequence")
+    batch_axis = _axis_in_range(batch_axis, x.ndim, "reverse_sequence")
+    if seq_axis == batch_axis:
+        raise ValueError(f"reverse_sequence: seq_axis and batch_axis are both {seq_axis}")
+    lengths = as_tensor(seq_lengths)
+    if not lengths.dtype.is_integer or lengths.ndim != 1:
+        raise ValueError(
+            f"reverse_sequence: seq_lengths must be a vector of integers, not "
+            f"{lengths.dtype.name}{list(lengths.shape)}"
+        )
+    batch, steps = x.shape[batch_axis], x.shape[seq_axis]
+    if isinstance(steps, dims.Dim) or isinstance(batch, dims.Dim):
+        raise ValueError(
+            f"reverse_sequence: the batch and sequence axes of shape {x.shape} must be known "
+            "when the function is traced"
+        )
+    if lengths.shape[0] != batch:
+        raise ValueError(
+            f"reverse_sequence: seq_lengths has {lengths.shape[0]} lengths for a batch of {batch}"
+        )
+    known = lengths._value
+    if known is not None and ((known < 0) | (known > steps)).any():
+        raise ValueError(f"reverse_sequence: seq_lengths must be in [0, {steps}], got {known}")
+    # batch first, sequence second, as the gather's batch_dims=1 takes them
+    order = [batch_axis, seq_axis] + [a for a in range(x.ndim) if a not in (batch_axis, seq_axis)]
+    moved = array_ops.transpose(x, order)
+    step = Tensor(np.arange(steps, dtype=np.int64))
+    length = array_ops.reshape(array_ops.cast(lengths, dtypes.int64), [-1, 1])
+    indices = math_ops.where(step < length, length - 1 - step, step)
+    reversed_ = index_ops.gather(moved, indices, axis=1, batch_dims=1)
+    return array_ops.transpose(reversed_, list(np.argsort(order)))
+
+
+def depth_to_space(input, block_size, data_format="NHWC", name=None):
+    """An NHWC tensor's channels moved into blocks of `block_size` x `block_size` pixels, as
+    TensorFlow's (its DCR order: the channels of one pixel of a block are consecutive):
+    (n, h, w, c) -> (n, h * b, w * b, c / b^2).
+
+    >>> tt.nn.depth_to_space(tt.reshape(tt.range(4), [1, 1, 1, 4]), 2).numpy()[0, :, :, 0]
+    array([[0, 1],
+           [2, 3]], dtype=int32)
+    """
+    x, b = _space_and_depth(input, block_size, data_format, "depth_to_space")
+    n, h, w, c = x.shape
+    if c % (b * b):
+        raise ValueError(
+            f"depth_to_space: the channels ({c}) must be a multiple of block_size^2 ({b * b})"
+        )
+    blocks = array_ops.reshape(x, [n, h, w, b, b, c // (b * b)])
+    pixels = array_ops.transpose(blocks, [0, 1, 3, 2, 4, 5])
+    return array_ops.reshape(pixels, [n, h * b, w * b, c // (b * b)])
+
+
+def space_to_depth(input, block_size, data_format="NHWC", name=None):
+    """An NHWC tensor's blocks of `block_size` x `block_size` pixels moved into channels, as
+    TensorFlow's (depth_to_space undone): (n, h, w, c) -> (n, h / b, w / b, c * b^2).
+
+    >>> tt.nn.space_to_depth(tt.reshape(tt.range(4), [1, 2, 2, 1]), 2).numpy()[0, 0, 0]
+    array([0, 1, 2, 3], dtype=int32)
+    """
+    x, b = _space_and_depth(input, block_size, data_format, "space_to_depth")
+    n, h, w, c = x.shape
+    if h % b or w % b:
+        raise ValueError(
+            f"space_to_depth: the height ({h}) and width ({w}) must be multiples of "
+            f"block_size ({b})"
+        )
+    blocks = array_ops.reshape(x, [n, h // b, b, w // b, b, c])
+    pixels = array_ops.transpose(blocks, [0, 1, 3, 2, 4, 5])
+    return array_ops.reshape(pixels, [n, h // b, w // b, b * b * c])
+
+
+def _space_and_depth(input, block_size, data_format, function):
+    """(the NHWC tensor, the block size) of depth_to_space or space_to_depth, checked."""
+    if data_format != "NHWC":
+        raise ValueError(f"{function}: tracer takes data_format 'NHWC', not {data_format!r}")
+    x = as_tensor(input)
+    if x.ndim != 4:
+        raise ValueError(f"{function}: input must be of rank 4 (NHWC), not {x.ndim}")
+    if any(isinstance(d, dims.Dim) for d in x.shape[1:]):
+        raise ValueError(
+            f"{function}: the height, width and channels of shape {x.shape} must be known "
+            "when the function is traced"
+        )
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
+        raise TypeError(f"{function}: block_size must be an int, not {block_size!r}")
+    if block_size < 2:
+        raise ValueError(f"{function}: block_size must be at least 2, not {block_size}")
+    return x, int(block_size)
