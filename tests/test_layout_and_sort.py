@@ -274,6 +274,21 @@ def test_reverse_sequence_takes_lengths_known_only_when_the_function_runs():
     np.testing.assert_array_equal(reversed_(x, lengths).numpy(), want)
 
 
+# printed by TensorFlow 2.21: tf.space_to_batch_nd of np.arange(12).reshape(1, 3, 4, 1) with
+# block_shape [2, 2] and paddings [[1, 0], [0, 0]], its [..., 0]
+TF_SPACE_TO_BATCH = [[[0, 0], [4, 6]], [[0, 0], [5, 7]], [[0, 2], [8, 10]], [[1, 3], [9, 11]]]
+
+
+def test_space_to_batch_nd_and_batch_to_space_as_tensorflow_eagerly_and_compiled():
+    x = np.arange(12).reshape(1, 3, 4, 1)
+    pads = [[1, 0], [0, 0]]
+    for got in run_both(lambda t: tt.space_to_batch_nd(t, [2, 2], pads), x):
+        np.testing.assert_array_equal(got[0][..., 0], TF_SPACE_TO_BATCH)
+    back = lambda t: tt.batch_to_space(tt.space_to_batch(t, [2, 2], pads), [2, 2], pads)  # noqa: E731
+    for got in run_both(back, x):
+        np.testing.assert_array_equal(got[0], x)
+
+
 @pytest.mark.parametrize(
     "call, error, message",
     [
@@ -284,9 +299,14 @@ def test_reverse_sequence_takes_lengths_known_only_when_the_function_runs():
         (lambda: tt.nn.space_to_depth(tt.zeros([1, 3, 2, 1]), 2), ValueError, "multiples of block_size"),
         (lambda: tt.nn.depth_to_space(tt.zeros([1, 2, 2, 4]), 2, "NCHW"), ValueError, "NHWC"),
         (lambda: tt.nn.space_to_depth(tt.zeros([2, 2, 4]), 2), ValueError, "rank 4"),
+        (lambda: tt.space_to_batch_nd(tt.zeros([1, 3, 2]), [2], [[0, 0]]), ValueError, "divisible by block_shape"),
+        (lambda: tt.space_to_batch_nd(tt.zeros([1, 4, 2]), [2], [[0, -1]]), ValueError, "non-negative"),
+        (lambda: tt.batch_to_space(tt.zeros([3, 2, 2]), [2], [[0, 0]]), ValueError, "divisible by the product"),
+        (lambda: tt.batch_to_space(tt.zeros([2, 2, 2]), [2], [[3, 2]]), ValueError, "exceed"),
+        (lambda: tt.space_to_batch_nd(tt.zeros([2, 2]), [2, 2], [[0, 0]] * 2), ValueError, "block_shape must be 1 to 1"),
     ],
 )  # fmt: skip
-def test_reverse_sequence_and_depth_to_space_errors_name_the_argument(call, error, message):
+def test_reverse_sequence_and_space_and_depth_errors_name_the_argument(call, error, message):
     with pytest.raises(error, match=message):
         call()
 

@@ -125,7 +125,15 @@ from tracer.ops.dynamic_slices import slice
 from tracer.ops.einsum_ops import einsum
 from tracer.ops.grid_ops import meshgrid, sequence_mask
 from tracer.ops.index_ops import argmax, argmin, gather, one_hot
-from tracer.ops.layout_ops import pad, reverse, reverse_sequence, roll
+from tracer.ops.layout_ops import (
+    batch_to_space,
+    pad,
+    reverse,
+    reverse_sequence,
+    roll,
+    space_to_batch_nd,
+)
+from tracer.ops.layout_ops import space_to_batch_nd as space_to_batch  # TF 2's alias
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.mask_composites import boolean_mask, unique, unique_with_counts, where
 from tracer.ops.math_composites import (
@@ -256,6 +264,7 @@ __all__ = [
     "zeros", "zeros_like",
     "einsum",
     "argsort", "as_string", "clip_by_global_norm", "pad", "reverse", "reverse_sequence", "roll", "sort",
+    "space_to_batch", "space_to_batch_nd", "batch_to_space",
     "bincount", "gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
     # tf.math's functions that TensorFlow also has at its top level

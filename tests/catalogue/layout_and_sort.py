@@ -1,5 +1,5 @@
 """Catalogue cases of pad, reverse, roll, reverse_sequence, depth_to_space, space_to_depth,
-sort, argsort, top_k, clip_by_global_norm, and of cumprod and reduce_prod where their
+space_to_batch_nd, batch_to_space, sort, argsort, top_k, clip_by_global_norm, and of cumprod and reduce_prod where their
 inputs hold zeros."""
 
 import numpy as np
@@ -42,6 +42,11 @@ COMPOSITES = {
     ),
     "depth_to_space": (lambda x: tt.nn.depth_to_space(x, 2) ** 2, [_normal(1, 2, 1, 8)]),
     "space_to_depth": (lambda x: tt.nn.space_to_depth(x * x, 2), [_normal(1, 2, 4, 1)]),
+    "space_to_batch_nd": (
+        lambda x: tt.space_to_batch_nd(x * x, [2, 1], [[1, 0], [0, 1]]),
+        [_normal(1, 3, 2, 1)],
+    ),
+    "batch_to_space": (lambda x: tt.batch_to_space(x * x, [2], [[0, 1]]), [_normal(2, 2, 1)]),
     "sort": (lambda x: tt.sort(x, axis=0) * x, [_distinct(4, 3)]),
     "sort_descending": (lambda x: tt.sort(x, direction="DESCENDING") ** 2, [_distinct(2, 5)]),
     "top_k": (lambda x: tt.math.top_k(x, 2).values ** 2, [_distinct(3, 4)]),

@@ -1,5 +1,5 @@
-"""Moving elements to new places: pad, reverse, roll, reverse_sequence, depth_to_space and
-space_to_depth, with TensorFlow's semantics.
+"""Moving elements to new places: pad, reverse, roll, reverse_sequence, depth_to_space,
+space_to_depth, space_to_batch_nd and batch_to_space, with TensorFlow's semantics.
 
     pad      a primitive: CONSTANT, REFLECT and SYMMETRIC padding, written in C as one
              function of loop nests (the interior copied in, then the border filled: with
@@ -13,7 +13,8 @@ space_to_depth, with TensorFlow's semantics.
              known only when the function runs).
     reverse_sequence  a composition: one gather along the sequence axis with each batch
              element's own indices (batch_dims 1), so the lengths may be a tensor.
-    depth_to_space, space_to_depth  compositions: a reshape to blocks, a transpose, a reshape.
+    depth_to_space, space_to_depth, space_to_batch_nd, batch_to_space  compositions: a
+             reshape to blocks, a transpose, a reshape (after a pad, before a slice).
 
 NOTE: the fused loops read a view through an affine index map, which cannot say "the
 constant outside the interior" or "the mirror image past the edge"; so pad is a stored
@@ -497,3 +498,96 @@ def _space_and_depth(input, block_size, data_format, function):
     if block_size < 2:
         raise ValueError(f"{function}: block_size must be at least 2, not {block_size}")
     return x, int(block_size)
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):
+    """`input`'s M spatial dimensions (those after the batch) zero-padded by `paddings` (M
+    pairs) and cut into blocks of `block_shape` (M sizes), each block's offset moved into
+    the batch, as TensorFlow's: (b, s1, ..., sM, rest) -> (b * prod(block_shape),
+    (s1 + padding) / block_shape[0], ..., rest). `block_shape` and `paddings` must be known.
+
+    >>> tt.space_to_batch_nd(tt.reshape(tt.range(4), [1, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]]).numpy().ravel()
+    array([0, 1, 2, 3], dtype=int32)
+    """
+    x = as_tensor(input)
+    block = _block_shape(block_shape, x, "space_to_batch_nd")
+    m = len(block)
+    pairs = _int_pairs(paddings, m, "paddings", "space_to_batch_nd")
+    padded = pad(x, [[0, 0], *pairs.tolist(), *[[0, 0]] * (x.ndim - 1 - m)])
+    spatial = list(padded.shape[1 : 1 + m])
+    if any(size % b for size, b in zip(spatial, block)):
+        raise ValueError(
+            f"space_to_batch_nd: the padded spatial shape {spatial} must be divisible by "
+            f"block_shape {block}"
+        )
+    batch, rest = x.shape[0], list(x.shape[1 + m :])
+    split = [batch] + [d for size, b in zip(spatial, block) for d in (size // b, b)] + rest
+    blocks = array_ops.reshape(padded, split)
+    order = [2 + 2 * k for k in range(m)] + [0] + [1 + 2 * k for k in range(m)]
+    order += list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    moved = array_ops.transpose(blocks, order)
+    outer = [batch * int(np.prod(block))] + [size // b for size, b in zip(spatial, block)]
+    return array_ops.reshape(moved, outer + rest)
+
+
+def batch_to_space(input, block_shape, crops, name=None):
+    """space_to_batch_nd undone, as TensorFlow's: the batch's blocks (prod(block_shape) of
+    them) put back side by side in the M spatial dimensions, then `crops` (M pairs) cut from
+    their ends. `block_shape` and `crops` must be known.
+
+    >>> tt.batch_to_space(tt.reshape(tt.range(4), [4, 1, 1, 1]), [2, 2], [[0, 0], [0, 0]]).numpy().ravel()
+    array([0, 1, 2, 3], dtype=int32)
+    """
+    x = as_tensor(input)
+    block = _block_shape(block_shape, x, "batch_to_space")
+    m, count = len(block), int(np.prod(block))
+    pairs = _int_pairs(crops, m, "crops", "batch_to_space")
+    if x.shape[0] % count:
+        raise ValueError(
+            f"batch_to_space: the batch ({x.shape[0]}) must be divisible by the product of "
+            f"block_shape ({count})"
+        )
+    batch, spatial, rest = x.shape[0] // count, list(x.shape[1 : 1 + m]), list(x.shape[1 + m :])
+    blocks = array_ops.reshape(x, [*block, batch, *spatial, *rest])
+    order = [m] + [d for k in range(m) for d in (m + 1 + k, k)]
+    order += list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    moved = array_ops.transpose(blocks, order)
+    whole = [size * b for size, b in zip(spatial, block)]
+    joined = array_ops.reshape(moved, [batch, *whole, *rest])
+    if (pairs.sum(1) > np.asarray(whole)).any():
+        raise ValueError(f"batch_to_space: crops {pairs.tolist()} exceed the shape {whole}")
+    begin = [0, *pairs[:, 0].tolist(), *[0] * len(rest)]
+    size = [batch, *(np.asarray(whole) - pairs.sum(1)).tolist(), *rest]
+    return array_ops.slice_(joined, begin, size)
+
+
+def _int_pairs(value, count, what, function):
+    """`value` (a nested list, or a tensor known now) as a (count, 2) array of non-negative
+    ints."""
+    if isinstance(value, Tensor):
+        if value._value is None:
+            raise ValueError(f"{function}: {what} must be known when the function is traced")
+        value = value._value
+    pairs = np.asarray(value)
+    if pairs.shape != (count, 2) or not np.issubdtype(pairs.dtype, np.integer) or (pairs < 0).any():
+        raise ValueError(
+            f"{function}: {what} must be {count} pairs of non-negative ints, got {value!r}"
+        )
+    return pairs.astype(np.int64)
+
+
+def _block_shape(block_shape, x, function):
+    """`block_shape` as a list of ints (at least 1 each, of at most x's rank - 1 dimensions),
+    and x's batch and spatial dimensions known."""
+    block = _int_list(block_shape, "block_shape", function)
+    if not block or len(block) >= x.ndim or min(block) < 1:
+        raise ValueError(
+            f"{function}: block_shape must be 1 to {x.ndim - 1} sizes of at least 1 for a "
+            f"tensor of rank {x.ndim}, got {block}"
+        )
+    if any(isinstance(d, dims.Dim) for d in x.shape[: 1 + len(block)]):
+        raise ValueError(
+            f"{function}: the batch and spatial dimensions of shape {x.shape} must be known "
+            "when the function is traced"
+        )
+    return block
