@@ -308,13 +308,18 @@ REVERSE = primitive(
 )
 
 
-def _int_list(value, what, function):
-    """A list of Python ints from an int, a sequence or a tensor known now."""
+def _known(value, what, function):
+    """`value` (an int, a nested sequence, or a tensor known now) as a numpy array."""
     if isinstance(value, Tensor):
         if value._value is None:
             raise ValueError(f"{function}: {what} must be known when the function is traced")
         value = value._value
-    array = np.asarray(value)
+    return np.asarray(value)
+
+
+def _int_list(value, what, function):
+    """A list of Python ints from an int, a sequence or a tensor known now."""
+    array = _known(value, what, function)
     if array.ndim > 1 or (array.size and not np.issubdtype(array.dtype, np.integer)):
         raise TypeError(f"{function}: {what} must be an int or a list of ints, got {value!r}")
     return [int(v) for v in array.reshape(-1)]
@@ -564,14 +569,10 @@ def batch_to_space(input, block_shape, crops, name=None):
 def _int_pairs(value, count, what, function):
     """`value` (a nested list, or a tensor known now) as a (count, 2) array of non-negative
     ints."""
-    if isinstance(value, Tensor):
-        if value._value is None:
-            raise ValueError(f"{function}: {what} must be known when the function is traced")
-        value = value._value
-    pairs = np.asarray(value)
+    pairs = _known(value, what, function)
     if pairs.shape != (count, 2) or not np.issubdtype(pairs.dtype, np.integer) or (pairs < 0).any():
         raise ValueError(
-            f"{function}: {what} must be {count} pairs of non-negative ints, got {value!r}"
+            f"{function}: {what} must be {count} pairs of non-negative ints, got {pairs.tolist()}"
         )
     return pairs.astype(np.int64)
 
