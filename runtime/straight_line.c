@@ -20,6 +20,11 @@
  * where this extension was not built. The constructor checks that every slot is in range and
  * that every step reads only slots that hold a value at that point, so a run reads no empty
  * slot; a step's exception empties every slot and propagates.
+ *
+ *     plan(inputs, nodes, outputs) -> (n_slots, input_slots, constants, steps, output_slots)
+ *
+ * is runtime/straight_line.py's `_plan` of a graph (where its values live, when each dies),
+ * without a Python step per node.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -27,7 +32,7 @@
 #include "quiet_errors.h"
 #include <stddef.h>
 
-#define INTERFACE 17   /* Program's arguments: runtime/native.py refuses a module of another */
+#define INTERFACE 18   /* Program's arguments: runtime/native.py refuses a module of another */
 #define STACK_ARGS 16 /* a step with up to this many arguments passes them on the C stack */
 
 typedef struct {
@@ -47,6 +52,7 @@ static PyObject *arithmetic_operators[N_ARITHMETIC], *arithmetic_ufuncs[N_ARITHM
 static PyObject *ndarray_type, *out_keyword; /* numpy.ndarray; ("out",) */
 static PyObject *str_writes_into_an_operand;
 static PyObject *str_base, *str_nbytes, *str_dtype, *str_shape, *str_flags, *str_writeable, *str_c_contiguous;
+static PyObject *str_op, *str_inputs, *str_attrs, *str_value, *str_array, *str_const; /* `plan`'s */
 static PyObject *floating_dtypes; /* numpy's floating and complex dtypes, native byte order */
 
 /* Below this an array's memory comes back from the allocator's free lists anyway. */
@@ -476,9 +482,217 @@ static PyTypeObject ProgramType = {
     .tp_vectorcall_offset = offsetof(Program, vectorcall),
 };
 
+/* plan(inputs, nodes, outputs) -> (n_slots, input_slots, constants, steps, output_slots):
+ * runtime/straight_line.py's `_plan` of a graph, in C (that function is its definition and
+ * says what each part is; this one gives the same tuples and lists, built without a Python
+ * step per node: a gradient graph of 10^5 nodes is planned when it first runs). */
+/* The slot of `node` (a new reference to its int), a KeyError naming it where it has none. */
+static PyObject *
+slot_of(PyObject *slots, PyObject *node)
+{
+    PyObject *slot = PyDict_GetItemWithError(slots, node);
+    if (slot == NULL && !PyErr_Occurred())
+        PyErr_SetObject(PyExc_KeyError, node);
+    return Py_XNewRef(slot);
+}
+
+/* The slots a step empties: its distinct input slots whose last use it is, first seen first. */
+static PyObject *
+dead_after(PyObject *reads, Py_ssize_t step, const Py_ssize_t *last_use)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(reads), n_dead = 0;
+    PyObject *dead = PyTuple_New(n);
+    if (dead == NULL)
+        return NULL;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *slot = PyTuple_GET_ITEM(reads, j);
+        if (last_use[PyLong_AsSsize_t(slot)] != step)
+            continue;
+        int repeated = 0;
+        for (Py_ssize_t i = 0; i < n_dead; i++)
+            repeated |= PyTuple_GET_ITEM(dead, i) == slot;
+        if (!repeated)
+            PyTuple_SET_ITEM(dead, n_dead++, Py_NewRef(slot));
+    }
+    if (n_dead == n)
+        return dead;
+    PyObject *shorter = PyTuple_GetSlice(dead, 0, n_dead);
+    Py_DECREF(dead);
+    return shorter;
+}
+
+/* The input slots of the computed `node`, a tuple of the ints in `slots`. */
+static PyObject *
+reads_of(PyObject *slots, PyObject *node)
+{
+    PyObject *inputs = PyObject_GetAttr(node, str_inputs);
+    PyObject *sequence = inputs == NULL ? NULL : PySequence_Fast(inputs, "a node's inputs must be a sequence");
+    Py_XDECREF(inputs);
+    if (sequence == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+    PyObject *reads = PyTuple_New(n);
+    for (Py_ssize_t j = 0; reads != NULL && j < n; j++) {
+        PyObject *slot = slot_of(slots, PySequence_Fast_GET_ITEM(sequence, j));
+        if (slot == NULL)
+            Py_CLEAR(reads);
+        else
+            PyTuple_SET_ITEM(reads, j, slot);
+    }
+    Py_DECREF(sequence);
+    return reads;
+}
+
+/* The constant's (slot, array). */
+static PyObject *
+constant_entry(PyObject *slot, PyObject *node)
+{
+    PyObject *attrs = PyObject_GetAttr(node, str_attrs);
+    PyObject *value = attrs == NULL ? NULL : PyObject_GetItem(attrs, str_value);
+    PyObject *array = value == NULL ? NULL : PyObject_GetAttr(value, str_array);
+    PyObject *entry = array == NULL ? NULL : PyTuple_Pack(2, slot, array);
+    Py_XDECREF(attrs);
+    Py_XDECREF(value);
+    Py_XDECREF(array);
+    return entry;
+}
+
+/* Whether `node` is a const (1), not (0), or an error (-1). */
+static int
+is_constant(PyObject *node)
+{
+    PyObject *op = PyObject_GetAttr(node, str_op);
+    if (op == NULL)
+        return -1;
+    int same = PyUnicode_Check(op) ? PyUnicode_Compare(op, str_const) == 0 : 0;
+    Py_DECREF(op);
+    return PyErr_Occurred() ? -1 : same;
+}
+
+static PyObject *
+plan(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *inputs_given, *nodes_given, *outputs_given;
+    if (!PyArg_ParseTuple(args, "OOO:plan", &inputs_given, &nodes_given, &outputs_given))
+        return NULL;
+    PyObject *inputs = PySequence_Fast(inputs_given, "plan: inputs must be a sequence");
+    PyObject *nodes = PySequence_Fast(nodes_given, "plan: nodes must be a sequence");
+    PyObject *outputs = PySequence_Fast(outputs_given, "plan: outputs must be a sequence");
+    PyObject *slots = PyDict_New(), *input_slots = NULL, *computed = NULL, *reads = NULL;
+    PyObject *constants = NULL, *steps = NULL, *output_slots = NULL, *result = NULL;
+    Py_ssize_t *last_use = NULL;
+    if (inputs == NULL || nodes == NULL || outputs == NULL || slots == NULL)
+        goto done;
+    Py_ssize_t n_inputs = PySequence_Fast_GET_SIZE(inputs), n_nodes = PySequence_Fast_GET_SIZE(nodes);
+    Py_ssize_t n_outputs = PySequence_Fast_GET_SIZE(outputs);
+    if ((input_slots = PyTuple_New(n_inputs)) == NULL || (computed = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < n_inputs; k++) { /* an input listed twice: -1 after the first */
+        PyObject *node = PySequence_Fast_GET_ITEM(inputs, k);
+        int seen = PyDict_Contains(slots, node);
+        PyObject *slot = seen ? PyLong_FromLong(-1) : PyLong_FromSsize_t(PyDict_GET_SIZE(slots));
+        if (seen < 0 || slot == NULL || (!seen && PyDict_SetItem(slots, node, slot) < 0)) {
+            Py_XDECREF(slot);
+            goto done;
+        }
+        PyTuple_SET_ITEM(input_slots, k, slot);
+    }
+    for (Py_ssize_t k = 0; k < n_nodes; k++) {
+        PyObject *node = PySequence_Fast_GET_ITEM(nodes, k);
+        int seen = PyDict_Contains(slots, node);
+        if (seen < 0 || (!seen && PyList_Append(computed, node) < 0))
+            goto done;
+    }
+    Py_ssize_t n_computed = PyList_GET_SIZE(computed), first = PyDict_GET_SIZE(slots);
+    for (Py_ssize_t k = 0; k < n_computed; k++) {
+        PyObject *slot = PyLong_FromSsize_t(first + k);
+        int failed = slot == NULL || PyDict_SetItem(slots, PyList_GET_ITEM(computed, k), slot) < 0;
+        Py_XDECREF(slot);
+        if (failed)
+            goto done;
+    }
+    Py_ssize_t n_slots = first + n_computed;
+    if ((reads = PyList_New(n_computed)) == NULL)
+        goto done;
+    last_use = PyMem_Malloc((n_slots + 1) * sizeof(Py_ssize_t));
+    if (last_use == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_slots; k++)
+        last_use[k] = -1;
+    for (Py_ssize_t step = 0; step < n_computed; step++) {
+        PyObject *read = reads_of(slots, PyList_GET_ITEM(computed, step));
+        if (read == NULL)
+            goto done;
+        PyList_SET_ITEM(reads, step, read);
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(read); j++)
+            last_use[PyLong_AsSsize_t(PyTuple_GET_ITEM(read, j))] = step;
+    }
+    if ((output_slots = PyTuple_New(n_outputs)) == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < n_outputs; k++) { /* outputs and inputs are kept to the end */
+        PyObject *slot = slot_of(slots, PySequence_Fast_GET_ITEM(outputs, k));
+        if (slot == NULL)
+            goto done;
+        PyTuple_SET_ITEM(output_slots, k, slot);
+        last_use[PyLong_AsSsize_t(slot)] = -1;
+    }
+    for (Py_ssize_t k = 0; k < n_inputs; k++) {
+        PyObject *slot = slot_of(slots, PySequence_Fast_GET_ITEM(inputs, k));
+        if (slot == NULL)
+            goto done;
+        last_use[PyLong_AsSsize_t(slot)] = -1;
+        Py_DECREF(slot);
+    }
+    if ((constants = PyList_New(0)) == NULL || (steps = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t step = 0; step < n_computed; step++) {
+        PyObject *node = PyList_GET_ITEM(computed, step), *read = PyList_GET_ITEM(reads, step);
+        PyObject *slot = PyDict_GetItemWithError(slots, node); /* borrowed: the dict holds it */
+        int constant = slot == NULL ? -1 : is_constant(node);
+        if (constant < 0)
+            goto done;
+        PyObject *entry;
+        if (constant) {
+            entry = constant_entry(slot, node);
+        } else {
+            PyObject *dead = dead_after(read, step, last_use);
+            entry = dead == NULL ? NULL : PyTuple_Pack(4, slot, node, read, dead);
+            Py_XDECREF(dead);
+        }
+        int failed = entry == NULL || PyList_Append(constant ? constants : steps, entry) < 0;
+        Py_XDECREF(entry);
+        if (failed)
+            goto done;
+    }
+    PyObject *constant_tuple = PyList_AsTuple(constants);
+    if (constant_tuple != NULL)
+        result = Py_BuildValue("nNNON", n_slots, Py_NewRef(input_slots), constant_tuple, steps,
+                               Py_NewRef(output_slots));
+done:
+    PyMem_Free(last_use);
+    Py_XDECREF(inputs);
+    Py_XDECREF(nodes);
+    Py_XDECREF(outputs);
+    Py_XDECREF(slots);
+    Py_XDECREF(input_slots);
+    Py_XDECREF(computed);
+    Py_XDECREF(reads);
+    Py_XDECREF(constants);
+    Py_XDECREF(steps);
+    Py_XDECREF(output_slots);
+    return result;
+}
+
+static PyMethodDef module_functions[] = {
+    {"plan", plan, METH_VARARGS, "plan(inputs, nodes, outputs): runtime/straight_line.py's _plan, in C."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "_straight_line", "A graph's straight-line program in C (see straight_line.c).",
-    -1, NULL,
+    -1, module_functions,
 };
 
 /* A tuple of numpy's floating and complex dtypes, native byte order. */
@@ -523,11 +737,19 @@ import_arithmetic(void)
         str_writeable = PyUnicode_InternFromString("writeable");
         str_c_contiguous = PyUnicode_InternFromString("c_contiguous");
         str_writes_into_an_operand = PyUnicode_InternFromString("writes_into_an_operand");
+        str_op = PyUnicode_InternFromString("op");
+        str_inputs = PyUnicode_InternFromString("inputs");
+        str_attrs = PyUnicode_InternFromString("attrs");
+        str_value = PyUnicode_InternFromString("value");
+        str_array = PyUnicode_InternFromString("array");
+        str_const = PyUnicode_InternFromString("const");
         floating_dtypes = native_floating(numpy);
         failed = ndarray_type == NULL || !PyType_Check(ndarray_type) || out_keyword == NULL ||
                  str_base == NULL || str_nbytes == NULL || str_dtype == NULL || str_shape == NULL ||
                  str_flags == NULL || str_writeable == NULL || str_c_contiguous == NULL ||
-                 str_writes_into_an_operand == NULL || floating_dtypes == NULL;
+                 str_writes_into_an_operand == NULL || floating_dtypes == NULL || str_op == NULL ||
+                 str_inputs == NULL || str_attrs == NULL || str_value == NULL || str_array == NULL ||
+                 str_const == NULL;
     }
     Py_XDECREF(operator);
     Py_XDECREF(numpy);

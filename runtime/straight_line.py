@@ -78,7 +78,8 @@ class PythonProgram:
         return [slots[k] for k in self.output_slots]
 
 
-Program = _program_of(native.load("straight_line"))
+_NATIVE = native.load("straight_line")
+Program = _program_of(_NATIVE)
 
 
 def straight_line(graph, located=None):
@@ -158,6 +159,18 @@ class _Plan:
 
 
 def _plan(graph):
+    """`graph`'s `_Plan`: by the extension's `plan` where it was built, else `_plan_in_python`,
+    its definition."""
+    if _NATIVE is None:
+        return _plan_in_python(graph)
+    plan = _Plan()
+    plan.n_slots, plan.input_slots, plan.constants, plan.steps, plan.output_slots = _NATIVE.plan(
+        graph.inputs, graph.nodes, graph.outputs
+    )
+    return plan
+
+
+def _plan_in_python(graph):
     slot = {}
     input_slots = []
     for node in graph.inputs:  # an input listed twice is read from its first position

@@ -20,6 +20,8 @@ import tracer.backprop
 from runtime.interpreter import evaluate
 from runtime.straight_line import source, straight_line
 from tests.test_gradients import ALL_CASES
+from tracer.ops.core import graph_node_of
+from tracer.passes.gradient import build_gradient
 
 
 def _first_order(function, inputs, op_path):
@@ -484,6 +486,54 @@ def test_the_program_in_c_is_built_where_this_install_built_the_extensions():
 
     if tracer.ops.core.fast_apply is not None:  # the eager op path in C was built, so was this
         assert len(_programs()) == 2
+
+
+def _planned_graphs():
+    """Graphs whose plans differ in each way a plan can: an input listed twice, an output
+    that is an input, constants, a node reading one value twice, a value dying at a step of
+    three or more inputs, and a gradient graph."""
+    from tracer.ir import Graph, Node
+
+    x = Node("input", (), {"name": "x"}, (2,), tt.float64)
+    c = graph_node_of(tt.constant([1.0, 2.0], tt.float64))
+    y = Node("mul", (x, x), {}, (2,), tt.float64)
+    z = Node("add", (y, c), {}, (2,), tt.float64)
+    w = Node("concat", (z, y, z, x), {"axis": 0}, (8,), tt.float64)
+    forward = _wide_graph()[0]
+    grad = build_gradient(forward, forward.outputs[:1], forward.inputs)
+    return [Graph([x, x], [x, c, y, z, w], [w, x]), forward, grad.graph]
+
+
+def test_the_plan_in_c_is_the_python_plan():
+    """runtime/straight_line.c's `plan` gives `_plan_in_python`'s slots, constants, steps and
+    dead values, and raises its KeyError for a node that reads a value the graph lacks."""
+    import runtime.straight_line as module
+    from tracer.ir import Graph, Node
+
+    if module._NATIVE is None:
+        pytest.skip("the straight-line extension was not built")
+    graphs = _planned_graphs()
+    *_, (_, _, reads, dead) = module._plan(graphs[0]).steps  # the concat of z, y, z, x
+    assert dead == reads[:2]  # z and y die there, once each; x, an input, stays
+    for graph in graphs:
+        got, want = module._plan(graph), module._plan_in_python(graph)
+        assert (got.n_slots, got.input_slots, got.output_slots) == (
+            want.n_slots,
+            want.input_slots,
+            want.output_slots,
+        )
+        assert [(s, a.tobytes()) for s, a in got.constants] == [
+            (s, a.tobytes()) for s, a in want.constants
+        ]
+        assert [(s, n, i, d) for s, n, i, d in got.steps] == [
+            (s, n, i, d) for s, n, i, d in want.steps
+        ]
+    x = Node("input", (), {"name": "x"}, (2,), tt.float64)
+    stray = Node("input", (), {"name": "stray"}, (2,), tt.float64)
+    y = Node("add", (x, stray), {}, (2,), tt.float64)
+    for plan in (module._plan, module._plan_in_python):
+        with pytest.raises(KeyError):
+            plan(Graph([x], [x, y], [y]))
 
 
 @pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
