@@ -51,6 +51,19 @@ COMPOSITES = {
         lambda x, d: tt.linalg.set_diag(x, d) ** 2,
         [normal(2, 4, 3), normal(2, 3)],
     ),
+    # other diagonals than the main one (tracer/ops/diagonal_bands.py), padded and aligned
+    "linalg_diag_part_band": (
+        lambda x: tt.linalg.diag_part(x, k=(-1, 2), padding_value=0.5, align="LEFT_RIGHT") ** 2,
+        [normal(2, 3, 4)],
+    ),
+    "linalg_diag_band": (
+        lambda d: tt.linalg.diag(d, k=(-1, 1), num_rows=4, padding_value=0.25) ** 2,
+        [normal(2, 3, 3)],
+    ),
+    "linalg_set_diag_band": (
+        lambda x, d: tt.linalg.set_diag(x, d * d, k=(0, 1)) ** 2,
+        [normal(2, 3, 4), normal(2, 2, 3)],
+    ),
     "linalg_band_part": (lambda x: tt.linalg.band_part(x * x, 1, 0), [normal(2, 3, 4)]),
     "linalg_matvec": (
         lambda a, b: tt.linalg.matvec(a, b * b, transpose_a=True),

@@ -16,7 +16,7 @@ and everything else composed of them and existing ops:
 
 diag_part's gradient puts the cotangent back on a diagonal of zeros (`_embed_diagonal`, the
 composition `diag` is made of); the gradients of the others come from their primitives.
-Only the main diagonal (k = 0) is supported, as docs/semantics.md says.
+Other diagonals than the main one (TensorFlow's `k`) are tracer/ops/diagonal_bands.py's.
 """
 
 import numpy as np
@@ -26,7 +26,7 @@ from codegen.ctypes import compute
 from codegen.loops import INDEX
 from tracer import dtypes
 from tracer.ir import dims
-from tracer.ops import array_ops, math_ops
+from tracer.ops import array_ops, diagonal_bands, math_ops
 from tracer.ops.broadcast_ops import reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors, static_int
 from tracer.ops.core import apply
@@ -53,14 +53,6 @@ def _shorter(rows, cols):
             "function runs; give matrices of a known number of rows and columns"
         )
     return min(rows, cols)
-
-
-def _only_main_diagonal(name, k):
-    """ValueError naming `k` unless it is 0 (a band, `k=(low, high)`, too: TensorFlow's
-    diagonals of a band are not in tracer)."""
-    band = isinstance(k, (tuple, list)) or np.ndim(k) > 0
-    if band or static_int(k) != 0:
-        raise ValueError(f"{name}: only the main diagonal (k=0) is supported, not k={k!r}")
 
 
 # --- band_mask --------------------------------------------------------------------------
@@ -159,14 +151,23 @@ DIAG_PART = primitive(
 
 
 def diag_part(input, name=None, k=0, padding_value=0, align="RIGHT_LEFT"):
-    """The main diagonal of the last two axes: (..., M, N) -> (..., min(M, N)).
+    """The main diagonal of the last two axes: (..., M, N) -> (..., min(M, N)); with `k`,
+    diagonal k (x[..., i, i + k]), or diagonals k[1] down to k[0] as rows padded with
+    `padding_value` where `align` says (tracer/ops/diagonal_bands.py), as TensorFlow's.
 
     >>> tt.linalg.diag_part(tt.constant([[1.0, 2.0], [3.0, 4.0]])).numpy()
     array([1., 4.], dtype=float32)
+    >>> tt.linalg.diag_part(tt.constant([[1.0, 2.0], [3.0, 4.0]]), k=(-1, 1)).numpy()
+    array([[0., 2.],
+           [1., 4.],
+           [3., 0.]], dtype=float32)
     """
-    _only_main_diagonal("diag_part", k)
+    lo, hi = diagonal_bands.diagonal_range("diag_part", k)
+    diagonal_bands.check_align("diag_part", align)
     x = as_tensor(input)
     _require_matrices("diag_part", "input", x)
+    if (lo, hi) != (0, 0):
+        return diagonal_bands.part("diag_part", x, lo, hi, padding_value, align)
     return apply(DIAG_PART, (x,), {})
 
 
@@ -187,16 +188,25 @@ def trace(x, name=None):
 def diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
     """Matrices with `diagonal` (..., K) on their main diagonal and `padding_value` elsewhere:
     (..., K, K), or (..., num_rows, num_cols) where one of them is K and the other at least K.
+    With `k`, on diagonal k, or `diagonal` (..., k[1] - k[0] + 1, K) on diagonals k[1] down
+    to k[0] (`align` as diag_part's), the matrices' sides TensorFlow's.
 
     >>> tt.linalg.diag(tt.constant([1.0, 2.0])).numpy()
     array([[1., 0.],
            [0., 2.]], dtype=float32)
     """
-    _only_main_diagonal("diag", k)
+    lo, hi = diagonal_bands.diagonal_range("diag", k)
+    diagonal_bands.check_align("diag", align)
     d = as_tensor(diagonal)
     if d.ndim < 1:
         raise ValueError(f"diag: `diagonal` must have rank 1 or more; its shape is {d.shape}")
     length = d.shape[-1]
+    if (lo, hi) != (0, 0):
+        if isinstance(length, dims.Dim):
+            raise ValueError(f"diag: the diagonals' length {length} must be known when tracing")
+        sides = diagonal_bands.matrix_sides("diag", length, lo, hi, num_rows, num_cols)
+        _, padding = as_tensors(d, padding_value)
+        return diagonal_bands.embed("diag", d, lo, hi, *sides, padding, align)
     rows, cols = (static_int(v) for v in (num_rows, num_cols))
     if rows is None or cols is None:
         raise ValueError("diag: num_rows and num_cols must be known when the function is traced")
@@ -211,26 +221,30 @@ def diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0, al
 
 
 def set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):
-    """`input` (..., M, N) with its main diagonal replaced by `diagonal` (..., min(M, N)).
+    """`input` (..., M, N) with its main diagonal replaced by `diagonal` (..., min(M, N)); with
+    `k`, diagonal k or diagonals k[1] down to k[0] (as diag_part gives them).
 
     >>> tt.linalg.set_diag(tt.zeros((2, 2)), tt.constant([1.0, 2.0])).numpy()
     array([[1., 0.],
            [0., 2.]], dtype=float32)
     """
-    _only_main_diagonal("set_diag", k)
+    lo, hi = diagonal_bands.diagonal_range("set_diag", k)
+    diagonal_bands.check_align("set_diag", align)
     x, d = as_tensors(input, diagonal)
     _require_matrices("set_diag", "input", x)
+    if d.dtype != x.dtype:
+        raise TypeError(
+            f"set_diag: `input` is {x.dtype.name} but `diagonal` is {d.dtype.name}; "
+            "they must have the same dtype"
+        )
+    if (lo, hi) != (0, 0):
+        return diagonal_bands.set_part("set_diag", x, d, lo, hi, align)
     rows, cols = x.shape[-2:]
     expected = x.shape[:-2] + (_shorter(rows, cols),)
     if d.shape != expected:
         raise ValueError(
             f"set_diag: `diagonal` must have shape {expected} for an input of shape {x.shape}, "
             f"not {d.shape}"
-        )
-    if d.dtype != x.dtype:
-        raise TypeError(
-            f"set_diag: `input` is {x.dtype.name} but `diagonal` is {d.dtype.name}; "
-            "they must have the same dtype"
         )
     return _embed_diagonal(d, rows, cols, x)
 
