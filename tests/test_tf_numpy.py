@@ -42,6 +42,22 @@ def test_values_are_numpys():
         np.testing.assert_allclose(np.asarray(got), expected, err_msg=name)
 
 
+def test_eye_off_the_diagonal_and_linspace_without_its_end_are_numpys():
+    for args in ((3, None, 1), (3, 5, -2), (4, 2, 1), (2, 3, 5)):
+        got = tnp.eye(*args, dtype=np.float32)
+        assert got.dtype == tt.float32
+        np.testing.assert_array_equal(got.numpy(), np.eye(*args))
+    for num in (0, 1, 5):
+        got = tnp.linspace(0.5, 2.0, num, endpoint=False)
+        np.testing.assert_allclose(got.numpy(), np.linspace(0.5, 2.0, num, endpoint=False))
+    start = tt.constant(1.0, tt.float64)
+    with tt.GradientTape() as tape:
+        tape.watch(start)
+        total = tt.reduce_sum(tnp.linspace(start, 3.0, 4, endpoint=False))
+    assert float(total) == np.sum(np.linspace(1.0, 3.0, 4, endpoint=False))
+    assert float(tape.gradient(total, start)) == 2.5  # 1 - i/4 for i < 4
+
+
 def test_gradients_flow_through_tnp():
     w = tnp.asarray([[1.0, 2.0], [3.0, 4.0]])
     with tt.GradientTape() as tape:

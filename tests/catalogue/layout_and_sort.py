@@ -30,6 +30,11 @@ CASES = {
 }
 
 COMPOSITES = {
+    # differentiable in both ends, as TensorFlow's (the numpy shortcut it had dropped them)
+    "linspace": (
+        lambda a, b: tt.linspace(a, b * b, 5) ** 2,
+        [np.array(0.3), np.array(-1.2)],
+    ),
     "pad_reflect": (lambda x: tt.pad(x, [[2, 1], [1, 2]], "REFLECT") ** 2, [_normal(3, 4)]),
     "pad_symmetric": (
         lambda x: tt.pad(x, [[0, 2], [3, 1]], "SYMMETRIC") * tt.reduce_sum(x),

@@ -911,23 +911,6 @@ def fill(dims, value, name=None):
     return apply(FILL, (), {"shape": shape_tuple(dims), "dtype": value.dtype, "value": scalar})
 
 
-def linspace(start, stop, num, name=None, axis=0):
-    """`num` evenly spaced values from `start` to `stop`, both included (float32 for Python
-    numbers).
-
-    >>> tt.linspace(0.0, 1.0, 5).numpy()
-    array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
-    """
-    start, stop = as_tensor(start), as_tensor(stop)
-    if start.dtype.is_integer:
-        start, stop = cast(start, dtypes.float32), cast(stop, dtypes.float32)
-    if start._value is not None and stop._value is not None:
-        values = np.linspace(start._value, stop._value, int(num))
-        return Tensor(np.asarray(values, dtype=start.dtype.as_numpy_dtype))
-    steps = cast(range_(int(num)), start.dtype) / max(int(num) - 1, 1)
-    return start + (stop - start) * steps
-
-
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """The identity matrix (ones on the diagonal), optionally repeated over `batch_shape`.
     Inside a function, the sizes may be computed from shapes (`tt.eye(tt.shape(x)[0])`, for

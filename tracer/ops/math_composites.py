@@ -1,6 +1,6 @@
 """tf.math functions that are compositions of tracer's primitives: hyperbolic functions and
-their inverses, no-NaN divisions, `xlogy`, reductions of booleans, `tensordot` and
-`linalg.cross`.
+their inverses, no-NaN divisions, `xlogy`, reductions of booleans, `tensordot`,
+`linalg.cross` and `linspace`.
 
 Written with tracer's ops, each works eagerly, compiled and in the exported C, and
 differentiates to any order through its parts. Where TensorFlow defines a value at a
@@ -375,3 +375,22 @@ def angle(input, name=None):
         return math_ops.atan2(math_ops.imag(x), math_ops.real(x))
     pi, zero = as_tensors(x, math.pi, 0)[1:]
     return math_ops.where(x < 0, pi, zero)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """`num` evenly spaced values from `start` to `stop`, both included (float32 for Python
+    numbers): numpy's values (start + i * step, the last one `stop` itself), differentiable
+    in `start` and `stop` as TensorFlow's is.
+
+    >>> tt.linspace(0.0, 1.0, 5).numpy()
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    """
+    start, stop = as_tensors(start, stop)
+    if start.dtype.is_integer:
+        start, stop = array_ops.cast(start, dtypes.float32), array_ops.cast(stop, dtypes.float32)
+    count = int(num)
+    step = (stop - start) / max(count - 1, 1)
+    values = array_ops.cast(array_ops.range_(count), start.dtype) * step + start
+    if count < 2:
+        return values
+    return structure_ops.concat([values[:-1], array_ops.reshape(stop, (1,))], 0)

@@ -35,6 +35,7 @@ from tracer.ops import (
     scan_ops,
     structure_ops,
 )
+from tracer.ops.convert import static_int
 from tracer.tensor import Tensor
 
 ndarray = Tensor  # as TensorFlow's: tnp's arrays are tensors
@@ -87,9 +88,16 @@ def zeros_like(a, dtype=None):
 
 
 def eye(N, M=None, k=0, dtype=float):
-    if k != 0:
-        raise NotImplementedError("tnp.eye: tracer makes the main diagonal only (k=0)")
-    return array_ops.eye(N, M, dtype=numpy_dtype(dtype))
+    """numpy's eye: ones on diagonal k (above the main one where k > 0)."""
+    if k == 0:
+        return array_ops.eye(N, M, dtype=numpy_dtype(dtype))
+    sizes = [static_int(size) for size in (N, N if M is None else M, k)]
+    if None in sizes:
+        raise ValueError(
+            f"tnp.eye: with k != 0, N, M and k must be known when the function is traced, "
+            f"not N={N!r}, M={M!r}, k={k!r}"
+        )
+    return asarray(np.eye(*sizes), dtype)
 
 
 def arange(start, stop=None, step=1, dtype=None):
@@ -102,10 +110,11 @@ def arange(start, stop=None, step=1, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=float):
-    if not endpoint:
-        raise NotImplementedError("tnp.linspace: tracer includes the end point (endpoint=True)")
+    """numpy's linspace; without the end point, the first `num` of `num + 1` values."""
     dtype = numpy_dtype(dtype)
-    return array_ops.linspace(asarray(start, dtype), asarray(stop, dtype), num)
+    if endpoint:
+        return math_composites.linspace(asarray(start, dtype), asarray(stop, dtype), num)
+    return math_composites.linspace(asarray(start, dtype), asarray(stop, dtype), int(num) + 1)[:-1]
 
 
 def _to_float(x):
