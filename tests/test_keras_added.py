@@ -223,7 +223,7 @@ def test_bad_groups_and_output_paddings_are_refused():
     with pytest.raises(ValueError, match="less than the strides"):
         L.Conv2DTranspose(2, 3, strides=2, output_padding=2)
     with pytest.raises(ValueError, match="interpolation"):
-        L.UpSampling2D(interpolation="bicubic")
+        L.UpSampling2D(interpolation="gaussian")
 
 
 # Keras 3's hard_sigmoid, hard_silu and hard_swish of these points, and their gradients

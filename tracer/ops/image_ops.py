@@ -16,11 +16,12 @@ import numpy as np
 
 from tracer import dtypes
 from tracer.dtypes import as_dtype
-from tracer.ops import dynamic_slices
+from tracer.ops import dynamic_slices, resize_weights
 from tracer.ops.array_ops import cast, expand_dims, squeeze
 from tracer.ops.array_ops import transpose as _transpose
 from tracer.ops.broadcast_ops import tile
 from tracer.ops.convert import as_tensor
+from tracer.ops.einsum_ops import einsum
 from tracer.ops.index_ops import gather
 from tracer.ops.layout_ops import pad, reverse
 from tracer.ops.math_composites import tensordot
@@ -500,7 +501,16 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
-_UNSUPPORTED_METHODS = {"bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"}
+_METHODS = (
+    "bilinear",
+    "nearest",
+    "bicubic",
+    "area",
+    "lanczos3",
+    "lanczos5",
+    "gaussian",
+    "mitchellcubic",
+)
 
 
 def _bilinear_taps(in_size, out_size):
@@ -548,28 +558,20 @@ def resize(
     """`images` [h, w, c] or [batch, h, w, c] resized to `size` [new_height, new_width], as
     TensorFlow 2's tf.image.resize (half-pixel centers).
 
-    "bilinear" gives float32 (any input dtype, as TensorFlow) and has gradients with respect
-    to the images; "nearest" keeps the dtype. With `preserve_aspect_ratio` the image is
-    scaled by the smaller factor so that it fits in `size`. antialias=True for bilinear and
-    the methods bicubic, area, lanczos3, lanczos5, gaussian and mitchellcubic raise
-    NotImplementedError.
+    "nearest" keeps the dtype; every other method gives float32 (any input dtype, as
+    TensorFlow) and has gradients with respect to the images. "bilinear" is two gathers and
+    a blend; "bicubic", "area", "lanczos3", "lanczos5", "gaussian" and "mitchellcubic", and
+    bilinear with `antialias`, are TensorFlow's kernels as one weight matrix per axis
+    (tracer/ops/resize_weights.py); `antialias` widens the kernel where an image shrinks
+    (area and nearest ignore it, as TensorFlow's). With `preserve_aspect_ratio` the image is
+    scaled by the smaller factor so that it fits in `size`.
 
     >>> tt.image.resize(tt.reshape(tt.constant([0.0, 4.0]), [1, 2, 1]), [1, 4])[0, :, 0].numpy()
     array([0., 1., 3., 4.], dtype=float32)
     """
     method = str(getattr(method, "value", method)).lower()
-    if method in _UNSUPPORTED_METHODS:
-        raise NotImplementedError(
-            f"tt.image.resize: method {method!r} is not implemented in tracer (bilinear and "
-            "nearest are)"
-        )
-    if method not in ("bilinear", "nearest"):
+    if method not in _METHODS:
         raise ValueError(f"tt.image.resize: Resize method is not implemented: {method}")
-    if antialias and method == "bilinear":
-        raise NotImplementedError(
-            "tt.image.resize: antialias=True (TensorFlow's scale_and_translate with a "
-            "triangle kernel) is not implemented in tracer"
-        )
     images = as_tensor(images)
     if images.ndim not in (3, 4):
         raise ValueError(
@@ -594,6 +596,12 @@ def resize(
             if before != after:
                 taps = _constant(_nearest_taps(before, after), dtypes.int32)
                 images = gather(images, taps, axis=axis)
+    elif method != "bilinear" or antialias:
+        rows = _constant(resize_weights.weights(method, height, size[0], antialias), dtypes.float32)
+        columns = _constant(
+            resize_weights.weights(method, width, size[1], antialias), dtypes.float32
+        )
+        images = einsum("oh,bhwc,pw->bopc", rows, cast(images, dtypes.float32), columns)
     else:
         across = _lerp_along(cast(images, dtypes.float32), 2, width, size[1])
         images = _lerp_along(across, 1, height, size[0])

@@ -32,20 +32,22 @@ class _SizingLayer(Layer):
 
 
 class Resizing(_SizingLayer):
-    """Images resized to [height, width] as tf.image.resize does ("bilinear" or "nearest");
+    """Images resized to [height, width] as tf.image.resize does (Keras's interpolations);
     with `crop_to_aspect_ratio` the largest window near the centre with the target's aspect
     ratio is resized, with `pad_to_aspect_ratio` the image padded with `fill_value` to that
     ratio first. Integer images keep their dtype (rounded half to even, saturated), as in
     Keras."""
 
+    _INTERPOLATIONS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5")
+
     def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,
                  pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0,
                  antialias=False, data_format=None, **kwargs):  # fmt: skip
         super().__init__(height, width, data_format, **kwargs)
-        if interpolation not in ("bilinear", "nearest"):
-            raise NotImplementedError(
-                f"Resizing: interpolation {interpolation!r} is not implemented in tracer "
-                "(bilinear and nearest are)"
+        if interpolation not in self._INTERPOLATIONS:
+            raise ValueError(
+                f"Resizing: interpolation must be one of {', '.join(self._INTERPOLATIONS)}, "
+                f"not {interpolation!r}"
             )
         if crop_to_aspect_ratio and pad_to_aspect_ratio:
             raise ValueError("Resizing: give crop_to_aspect_ratio or pad_to_aspect_ratio, not both")

@@ -92,11 +92,11 @@ class Cropping2D(Layer):
 
 class UpSampling2D(Layer):
     """Each image enlarged `size[0]` times down and `size[1]` times across: by repeating each
-    pixel (interpolation "nearest", Keras's default), or, with "bilinear", by
-    `tt.image.resize` to that size (half-pixel centres, as Keras's tf.image.resize). The
+    pixel (interpolation "nearest", Keras's default), or, with "bilinear", "bicubic",
+    "lanczos3" or "lanczos5", by `tt.image.resize` to that size (as Keras's). The
     image's height, width and channels must be known when the layer is called."""
 
-    _INTERPOLATIONS = ("nearest", "bilinear")
+    _INTERPOLATIONS = ("nearest", "bilinear", "bicubic", "lanczos3", "lanczos5")
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
@@ -121,8 +121,8 @@ class UpSampling2D(Layer):
         ):
             raise ValueError(f"UpSampling2D needs the image's size known, not {inputs.shape}")
         fh, fw = self.size
-        if self.interpolation == "bilinear":
-            x = resize(x, (height * fh, width * fw), "bilinear")
+        if self.interpolation != "nearest":
+            x = resize(x, (height * fh, width * fw), self.interpolation)
         else:
             x = tile(expand_dims(expand_dims(x, 2), 4), (1, 1, fh, 1, fw, 1))
             x = reshape(x, (-1, height * fh, width * fw, channels))
