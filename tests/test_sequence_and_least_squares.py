@@ -139,5 +139,28 @@ def test_lstsq_tall_wide_and_regularized():
     grad = tape_gradient(lambda m: tt.reduce_sum(tt.linalg.lstsq(m, rhs) ** 2), tall)
     numeric = numeric_gradient(lambda m: (np.linalg.lstsq(m, rhs, rcond=None)[0] ** 2).sum(), tall)
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
-    with pytest.raises(NotImplementedError, match="fast=False"):
-        tt.linalg.lstsq(tall, rhs, fast=False)
+
+
+# TensorFlow 2.21's tf.linalg.lstsq(A, B, fast=False) of a rank-2 4 x 3 A (its complete
+# orthogonal factorization: the minimum-norm solution), the same with l2_regularizer=0.5
+RANK_TWO = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+RANK_TWO_RHS = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0], [1.0, 1.0]])
+TF_MINIMUM_NORM = [
+    [-0.33333333333333337, 1.666666666666666],
+    [0.47435897435897445, -1.2179487179487176],
+    [0.141025641025641, 0.44871794871794857],
+]
+
+
+def test_lstsq_without_fast_is_the_minimum_norm_solution_of_any_rank():
+    for l2 in (0.0, 0.5):  # TensorFlow ignores the regularizer there
+        got = everywhere(
+            lambda a, b: tt.linalg.lstsq(a, b, l2_regularizer=l2, fast=False),
+            RANK_TWO,
+            RANK_TWO_RHS,
+        )
+        np.testing.assert_allclose(got, TF_MINIMUM_NORM, rtol=1e-12)
+    tall, rhs = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    grad = tape_gradient(lambda m: tt.reduce_sum(tt.linalg.lstsq(m, rhs, fast=False) ** 2), tall)
+    numeric = numeric_gradient(lambda m: ((np.linalg.pinv(m) @ rhs) ** 2).sum(), tall)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)

@@ -38,20 +38,19 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """X minimizing ||matrix X - rhs||^2 + l2_regularizer ||X||^2 for (batches of) M x N
     matrices, by the normal equations and a Cholesky factorization, as TensorFlow's `fast`
     path: (A^T A + l2 I)^-1 A^T B where M >= N, A^T (A A^T + l2 I)^-1 B where M < N (the
-    least-norm solution). It needs A of full rank (or l2 > 0); `fast=False` (TensorFlow's
-    complete orthogonal factorization) is not in tracer.
+    least-norm solution). It needs A of full rank (or l2 > 0). With `fast=False`, the
+    minimum-norm least-squares solution for any rank, pinv(A) B (TensorFlow's complete
+    orthogonal factorization gives the same X; as there, `l2_regularizer` is ignored), and
+    differentiable through the SVD, where TensorFlow's gradient raises.
     """
-    if not fast:
-        raise NotImplementedError(
-            "tt.linalg.lstsq(fast=False): tracer solves by the normal equations only; a "
-            "rank-deficient A is solved by tt.linalg.pinv(A) @ rhs"
-        )
     a, b = as_tensor(matrix), as_tensor(rhs)
     if a.ndim < 2 or b.ndim < 2:
         raise ValueError(
             "tt.linalg.lstsq takes a matrix and a right-hand side of rank 2 or more, not "
             f"{tuple(a.shape)} and {tuple(b.shape)}"
         )
+    if not fast:
+        return matmul(pinv(a), b)
     rows, columns = a.shape[-2], a.shape[-1]
     tall = not (isinstance(rows, int) and isinstance(columns, int)) or rows >= columns
     size = columns if tall else rows
