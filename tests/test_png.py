@@ -97,6 +97,23 @@ def test_palettes_transparency_low_depths_and_filters():
     np.testing.assert_array_equal(filtered, want)
 
 
+INTERLACED = np.load(os.path.join(HERE, "interlaced.npz"))
+
+
+@pytest.mark.parametrize(
+    "name", ["rgb8", "gray16", "palette", "gray1", "rgba_small", "gray_one_pixel"]
+)
+def test_interlaced_files_are_the_pixels_they_were_made_of(name):
+    """Adam7 files ImageMagick wrote (make_interlaced.py): 8 and 16 bits, a 4-bit palette,
+    1 bit, images too small for some passes; TensorFlow decodes each to the same pixels."""
+    pixels = INTERLACED[f"{name}/pixels"]
+    np.testing.assert_array_equal(INTERLACED[f"{name}/tf"], pixels)
+    dtype = tt.uint16 if pixels.dtype == np.uint16 else tt.uint8
+    decoded = tt.io.decode_png(_file(f"interlaced_{name}.png"), dtype=dtype)
+    assert decoded.dtype == dtype
+    np.testing.assert_array_equal(decoded.numpy(), pixels)
+
+
 @pytest.mark.parametrize(
     ("contents", "message"),
     [

@@ -4,7 +4,8 @@
 The bytes are never trusted: the signature, every chunk's length and CRC, the header's
 fields and the image data's size are checked before they are used, and a file that fails
 is an InvalidArgumentError naming what is wrong. Decoding reads 8- and 16-bit grayscale,
-gray with alpha, RGB, RGBA and palette images (not interlaced ones), and converts to the
+gray with alpha, RGB, RGBA and palette images, interlaced (Adam7: seven reduced images,
+each filtered on its own) or not, and converts to the
 `channels` asked for as libpng does for TensorFlow: gray to RGB repeats it, an alpha channel
 is added as opaque or dropped, RGB to gray is (9798 R + 19235 G + 3735 B) >> 15 (libpng's
 integer form of 0.299, 0.587, 0.114), and 16-bit samples decoded as uint8 keep their high
@@ -80,22 +81,32 @@ def read_png(data):
         raise _invalid(f"color type {color} with bit depth {depth} is not a PNG format")
     if compression or filtering:
         raise _invalid("unknown compression or filter method")
-    if interlace:
-        raise NotImplementedError("decode_png: interlaced (Adam7) PNG files are not read by tracer")
+    if interlace not in (0, 1):
+        raise _invalid(f"unknown interlace method {interlace}")
     if not 0 < width * height <= _MAX_PIXELS:
         raise _invalid(f"an image of {width} x {height} pixels")
     samples = _SAMPLES[color]
-    row_bytes = (width * samples * depth + 7) // 8
+    passes = _ADAM7 if interlace else ((0, 0, 1, 1),)
+    sizes = [_pass_size(width, height, *where) for where in passes]
+    row_bytes = [(w * samples * depth + 7) // 8 for w, _ in sizes]
+    total = sum(h * (n + 1) for (w, h), n in zip(sizes, row_bytes) if w)
     try:
-        raw = zlib.decompressobj().decompress(b"".join(compressed), height * (row_bytes + 1) + 1)
+        raw = zlib.decompressobj().decompress(b"".join(compressed), total + 1)
     except zlib.error as error:
         raise _invalid(f"the image data does not decompress: {error}") from None
-    if len(raw) < height * (row_bytes + 1):
+    if len(raw) < total:
         raise _invalid("the image data is shorter than the header's size")
-    rows = _unfiltered(raw, height, row_bytes, max(1, samples * depth // 8))
+    image = np.zeros((height, width, samples), np.uint16 if depth == 16 else np.uint8)
+    offset = 0
+    for (row, column, down, across), (w, h), n in zip(passes, sizes, row_bytes):
+        if w == 0:
+            continue  # a pass with no pixels has no rows in the data
+        rows = _unfiltered(raw[offset : offset + h * (n + 1)], h, n, max(1, samples * depth // 8))
+        image[row::down, column::across] = _samples(rows, w, samples, depth, scaled=color != 3)
+        offset += h * (n + 1)
     if color != 3:
-        return _samples(rows, width, samples, depth)
-    indices = _samples(rows, width, 1, depth, scaled=False)[..., 0]
+        return image
+    indices = image[..., 0]
     if palette is None or indices.max(initial=0) >= len(palette):
         raise _invalid("a palette image without a palette entry for each index")
     pixels = palette[indices]
@@ -104,6 +115,24 @@ def read_png(data):
     alpha = np.full(len(palette), 255, np.uint8)
     alpha[: len(transparency)] = np.frombuffer(transparency[: len(palette)], np.uint8)
     return np.concatenate([pixels, alpha[indices][..., None]], axis=-1)
+
+
+# Adam7's seven passes: (first row, first column, row step, column step)
+_ADAM7 = (
+    (0, 0, 8, 8),
+    (0, 4, 8, 8),
+    (4, 0, 8, 4),
+    (0, 2, 4, 4),
+    (2, 0, 4, 2),
+    (0, 1, 2, 2),
+    (1, 0, 2, 1),
+)
+
+
+def _pass_size(width, height, row, column, down, across):
+    """(width, height) of the pixels a pass holds, (0, 0) where it holds none."""
+    w, h = -(-(width - column) // across), -(-(height - row) // down)
+    return (w, h) if w > 0 and h > 0 else (0, 0)
 
 
 def _unfiltered(raw, height, row_bytes, step):
