@@ -16,9 +16,12 @@ from tracer.ops.string_ops import (  # noqa: F401
     to_number,
     upper,
 )
-from tracer.ops.string_splits import (  # noqa: F401
-    bytes_split,
-    split,
+from tracer.ops.string_splits import bytes_split, split  # noqa: F401
+from tracer.ops.unicode_strings import (  # noqa: F401
     unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_encode,
     unicode_split,
+    unicode_split_with_offsets,
+    unicode_transcode,
 )

@@ -1,5 +1,6 @@
-"""TensorFlow's functions that cut strings into parts: `tf.strings.split`, `bytes_split`,
-`unicode_split`, `unicode_decode` and `tf.io.decode_raw`.
+"""TensorFlow's functions that cut strings into parts: `tf.strings.split`, `bytes_split`
+and `tf.io.decode_raw` (the unicode ones, tracer/ops/unicode_strings.py, build on
+`each_string`).
 
 How many parts a string has is known only from its value, so the strings must be known:
 always eagerly, and in a traced function where they are constants (as `boolean_mask`'s
@@ -14,18 +15,17 @@ when the strings do.
 import numpy as np
 
 from tracer import dtypes
-from tracer.errors import InvalidArgumentError
 from tracer.ops.convert import as_tensor, length_value
 
 
-def _each_string(input, what, cut):
+def each_string(input, what, cut):
     """`cut` (bytes -> a tensor of parts) of a string, or of each of a tensor of strings as
     the rows of a RaggedTensor of a ragged dimension more (its own dimensions uniform), or
     of each flat value of a RaggedTensor of strings."""
     from tracer.ragged_tensor import RaggedTensor
 
     if isinstance(input, RaggedTensor):
-        return input.with_flat_values(_each_string(input.flat_values, what, cut))
+        return input.with_flat_values(each_string(input.flat_values, what, cut))
     value = np.asarray(length_value(as_tensor(input), f"{what}'s input"))
     if value.dtype != object or not all(isinstance(v, bytes) for v in value.reshape(-1)):
         raise TypeError(f"{what}: input must be a tt.string tensor")
@@ -41,7 +41,7 @@ def _each_string(input, what, cut):
     return result
 
 
-def _strings(parts):
+def string_vector(parts):
     return as_tensor(np.array(parts, dtype=object).reshape(len(parts)))
 
 
@@ -57,59 +57,18 @@ def split(input, sep=None, maxsplit=-1, name=None):
         sep = sep.encode() if isinstance(sep, str) else sep
         if not sep:
             raise ValueError("tt.strings.split: sep must not be empty (None splits on whitespace)")
-    return _each_string(
-        input, "tt.strings.split", lambda value: _strings(value.split(sep, int(maxsplit)))
+    return each_string(
+        input, "tt.strings.split", lambda value: string_vector(value.split(sep, int(maxsplit)))
     )
 
 
 def bytes_split(input, name=None):
     """A string's bytes, each a string of one byte."""
-    return _each_string(
+    return each_string(
         input,
         "tt.strings.bytes_split",
-        lambda value: _strings([value[k : k + 1] for k in range(len(value))]),
+        lambda value: string_vector([value[k : k + 1] for k in range(len(value))]),
     )
-
-
-def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
-    """A UTF-8 string's characters, each a string of its bytes (bytes that are no
-    character: U+FFFD)."""
-    what = "tt.strings.unicode_split"
-
-    def cut(value):
-        text = _decoded(value, input_encoding, errors, replacement_char, what)
-        return _strings([c.encode("utf-8") for c in text])
-
-    return _each_string(input, what, cut)
-
-
-def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533, replace_control_characters=False, name=None):  # fmt: skip
-    """A UTF-8 string's code points, int32 (bytes that are no character: U+FFFD)."""
-    what = "tt.strings.unicode_decode"
-
-    def cut(value):
-        text = _decoded(value, input_encoding, errors, replacement_char, what)
-        return as_tensor(np.array([ord(c) for c in text], dtype=np.int32))
-
-    return _each_string(input, what, cut)
-
-
-def _decoded(value, encoding, errors, replacement_char, what):
-    """The UTF-8 bytes `value` as text: bytes that are no character replaced by U+FFFD,
-    dropped ("ignore") or an InvalidArgumentError ("strict"), as TensorFlow's `errors`."""
-    if encoding.upper().replace("-", "") != "UTF8":
-        raise NotImplementedError(f"{what}: input_encoding {encoding!r}; tracer reads UTF-8")
-    if errors not in ("replace", "ignore", "strict") or replacement_char != 65533:
-        raise NotImplementedError(
-            f"{what}: errors={errors!r}, replacement_char={replacement_char}: tracer reads "
-            "errors 'replace' (with U+FFFD), 'ignore' or 'strict'"
-        )
-    try:
-        return value.decode("utf-8", errors=errors)
-    except UnicodeDecodeError as error:
-        raise InvalidArgumentError(
-            None, None, f"{what}: invalid UTF-8 in {value!r}: {error}"
-        ) from None
 
 
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
