@@ -1,5 +1,6 @@
 """`tt.io`: TensorFlow's `tf.io` functions tracer has."""
 
+from tracer.ops.base64_ops import decode_base64, encode_base64  # noqa: F401
 from tracer.ops.csv_decode import decode_csv  # noqa: F401
 from tracer.ops.example_parsing import parse_example, parse_single_example  # noqa: F401
 from tracer.ops.png_codec import decode_image, decode_png, encode_png  # noqa: F401

@@ -14,7 +14,7 @@ import numpy as np
 from tracer import dtypes
 from tracer.ops.convert import as_tensor
 from tracer.ops.core import apply
-from tracer.ops.string_ops import _each, expect_strings, string_op
+from tracer.ops.string_ops import each_element, expect_strings, string_op
 
 _MASK = (1 << 64) - 1
 _K0, _K1, _K2 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F
@@ -188,11 +188,11 @@ def siphash24(data, key0, key1):
 
 
 def _fast_kernel(x, num_buckets):
-    return _each(lambda s: fingerprint64(s) % num_buckets, np.asarray(x), dtype=np.int64)
+    return each_element(lambda s: fingerprint64(s) % num_buckets, np.asarray(x), dtype=np.int64)
 
 
 def _strong_kernel(x, num_buckets, key):
-    return _each(lambda s: siphash24(s, *key) % num_buckets, np.asarray(x), dtype=np.int64)
+    return each_element(lambda s: siphash24(s, *key) % num_buckets, np.asarray(x), dtype=np.int64)
 
 
 def _infer_buckets(attrs, x):

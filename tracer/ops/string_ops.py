@@ -40,7 +40,7 @@ def expect_strings(*inputs):
             raise TypeError(f"expects tt.string tensors, got {t.dtype.name}")
 
 
-def _each(function, *arrays, dtype=object):
+def each_element(function, *arrays, dtype=object):
     """`function` of each element of `arrays` (broadcast against each other), as an array of
     `dtype`, also when 0-d (where numpy's own calls on objects give the object itself)."""
     if all(a.ndim == 0 for a in arrays):
@@ -71,7 +71,7 @@ def _infer_join(attrs, *inputs):
 STRING_JOIN = string_op(
     "string_join",
     _infer_join,
-    lambda *parts, separator: _each(lambda *items: separator.join(items), *parts),
+    lambda *parts, separator: each_element(lambda *items: separator.join(items), *parts),
 )
 
 
@@ -176,7 +176,7 @@ def _characters(value):
     return value.decode("utf-8", errors="surrogateescape")
 
 
-def _elementwise_to(dtype):
+def elementwise_to(dtype):
     """The shape rule of an op from each string to a value of `dtype`."""
 
     def infer(attrs, x):
@@ -194,10 +194,10 @@ def _utf8_length(value):
 
 def _length_kernel(x, unit):
     count = len if unit == "BYTE" else _utf8_length
-    return _each(count, x, dtype=np.int32)
+    return each_element(count, x, dtype=np.int32)
 
 
-STRING_LENGTH = string_op("string_length", _elementwise_to(dtypes.int32), _length_kernel)
+STRING_LENGTH = string_op("string_length", elementwise_to(dtypes.int32), _length_kernel)
 
 
 def length(input, unit="BYTE", name=None):
@@ -219,10 +219,10 @@ def _substr_kernel(x, start, size, unit):
             part = ""
         return part if unit == "BYTE" else part.encode("utf-8", errors="surrogateescape")
 
-    return _each(cut, x)
+    return each_element(cut, x)
 
 
-SUBSTR = string_op("substr", _elementwise_to(dtypes.string), _substr_kernel)
+SUBSTR = string_op("substr", elementwise_to(dtypes.string), _substr_kernel)
 
 
 def substr(input, pos, len, unit="BYTE", name=None):
@@ -240,17 +240,17 @@ def substr(input, pos, len, unit="BYTE", name=None):
 def _case_kernel(method):
     def run(x, encoding):
         if encoding == "":  # TensorFlow changes ASCII letters only
-            return _each(getattr(bytes, method), x)
+            return each_element(getattr(bytes, method), x)
         # an invalid byte becomes U+FFFD, as in TensorFlow
-        return _each(lambda s: getattr(s.decode(encoding, "replace"), method)().encode(), x)
+        return each_element(lambda s: getattr(s.decode(encoding, "replace"), method)().encode(), x)
 
     return run
 
 
-STRING_UPPER = string_op("string_upper", _elementwise_to(dtypes.string), _case_kernel("upper"))
-STRING_LOWER = string_op("string_lower", _elementwise_to(dtypes.string), _case_kernel("lower"))
+STRING_UPPER = string_op("string_upper", elementwise_to(dtypes.string), _case_kernel("upper"))
+STRING_LOWER = string_op("string_lower", elementwise_to(dtypes.string), _case_kernel("lower"))
 STRING_STRIP = string_op(
-    "string_strip", _elementwise_to(dtypes.string), lambda x: _each(bytes.strip, x)
+    "string_strip", elementwise_to(dtypes.string), lambda x: each_element(bytes.strip, x)
 )
 
 
@@ -299,10 +299,10 @@ def _static_string(value, what):
 
 def _full_match_kernel(x, pattern):
     compiled = re2_syntax.compiled(pattern)
-    return _each(lambda s: compiled.fullmatch(_decode(s)) is not None, x, dtype=bool)
+    return each_element(lambda s: compiled.fullmatch(_decode(s)) is not None, x, dtype=bool)
 
 
-REGEX_FULL_MATCH = string_op("regex_full_match", _elementwise_to(dtypes.bool), _full_match_kernel)
+REGEX_FULL_MATCH = string_op("regex_full_match", elementwise_to(dtypes.bool), _full_match_kernel)
 
 
 def regex_full_match(input, pattern, name=None):
@@ -372,11 +372,11 @@ def _replace_kernel(x, pattern, rewrite, replace_global):
         return _encode("".join(out))
 
     if most > compiled.groups:
-        return _each(lambda s: s, x)
-    return _each(every if replace_global else first, x)
+        return each_element(lambda s: s, x)
+    return each_element(every if replace_global else first, x)
 
 
-REGEX_REPLACE = string_op("regex_replace", _elementwise_to(dtypes.string), _replace_kernel)
+REGEX_REPLACE = string_op("regex_replace", elementwise_to(dtypes.string), _replace_kernel)
 
 
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
@@ -414,11 +414,11 @@ def _number_format(dtype, precision, scientific, shortest, width, fill):
 
 def _as_string_kernel(x, precision, scientific, shortest, width, fill):
     if x.dtype.kind == "b":
-        return _each(lambda v: b"true" if v else b"false", x)
+        return each_element(lambda v: b"true" if v else b"false", x)
     element = _number_format(x.dtype, precision, scientific, shortest, width, fill)
     if x.dtype.kind == "c":
-        return _each(lambda v: f"({element % v.real},{element % v.imag})".encode(), x)
-    return _each(lambda v: (element % v).encode(), x)
+        return each_element(lambda v: f"({element % v.real},{element % v.imag})".encode(), x)
+    return each_element(lambda v: (element % v).encode(), x)
 
 
 AS_STRING = string_op("as_string", _infer_as_string, _as_string_kernel)
@@ -525,7 +525,7 @@ def _to_number_kernel(x, out_type):
             )
         return result
 
-    return _each(number, x, dtype=dtype)
+    return each_element(number, x, dtype=dtype)
 
 
 STRING_TO_NUMBER = string_op("string_to_number", _infer_to_number, _to_number_kernel)
@@ -586,10 +586,10 @@ def _read_kernel(x):
                 None, None, f"read_file: {path.decode(errors='replace')}: {error.strerror}"
             ) from None
 
-    return _each(read, np.asarray(x))
+    return each_element(read, np.asarray(x))
 
 
-READ_FILE = string_op("read_file", _elementwise_to(dtypes.string), _read_kernel)
+READ_FILE = string_op("read_file", elementwise_to(dtypes.string), _read_kernel)
 
 
 def read_file(filename, name=None):
