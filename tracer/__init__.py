@@ -94,6 +94,7 @@ from tracer.indexed_slices import IndexedSlices
 from tracer.logs import get_logger
 from tracer.module import Module, name_scope
 from tracer.ops import (  # noqa: F401 (imported for what importing them does)
+    base64_ops,
     csv_decode,  # the primitives of tt.io, tt.image, tt.audio and Keras's text layers
     example_parsing,
     packing,  # nested lists holding tensors pack into one

@@ -46,6 +46,10 @@ NO_GRADIENT = {
     "read_file": lambda x: _length(
         tt.io.read_file(tt.strings.regex_replace(_text(x), ".+", __file__.replace("\\", "/")))
     ),
+    "encode_base64": lambda x: _length(tt.io.encode_base64(_text(x))),
+    "decode_base64": lambda x: _length(
+        tt.io.decode_base64(tt.io.encode_base64(_text(x), pad=True))
+    ),
     "encode_png": lambda x: _length(
         tt.io.encode_png(tt.cast(tt.reshape(tt.abs(x) * 50.0, (1, 3, 1)), tt.uint8))
     ),
