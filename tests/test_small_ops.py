@@ -24,6 +24,33 @@ def test_linspace_and_eye_match_numpy():
     np.testing.assert_allclose(spaced(tt.constant(1.0), tt.constant(4.0)).numpy(), [1, 2, 3, 4])
 
 
+# TensorFlow 2.21's tf.linspace of tensors that broadcast, along `axis` (its printed values:
+# float32 and float64 bits, which tracer's equal)
+TF_LINSPACE = [
+    (([0.0, 1.0], [2.0, 3.0], 4, 0), np.float32,
+     [[0.0, 1.0], [0.6666666865348816, 1.6666667461395264], [1.3333333730697632, 2.3333334922790527], [2.0, 3.0]]),
+    (([0.0, 1.0], [2.0, 3.0], 4, 1), np.float32,
+     [[0.0, 0.6666666865348816, 1.3333333730697632, 2.0], [1.0, 1.6666667461395264, 2.3333334922790527, 3.0]]),
+    (([0.1, -1.0], 5.3, 7, -1), np.float32,
+     [[0.10000000149011612, 0.9666667580604553, 1.8333334922790527, 2.700000047683716, 3.566666841506958, 4.433333396911621, 5.300000190734863],
+      [-1.0, 0.05000007152557373, 1.1000001430511475, 2.1500000953674316, 3.200000286102295, 4.250000476837158, 5.300000190734863]]),
+    ((0.1, 0.7, 7, 0), np.float32,
+     [0.10000000149011612, 0.19999998807907104, 0.29999998211860657, 0.3999999761581421, 0.4999999701976776, 0.5999999642372131, 0.699999988079071]),
+    (([[1.0, 2.0], [3.0, 4.0]], [[2.0, 4.0], [6.0, 8.0]], 5, 1), np.float64,
+     [[[1.0, 2.0], [1.25, 2.5], [1.5, 3.0], [1.75, 3.5], [2.0, 4.0]], [[3.0, 4.0], [3.75, 5.0], [4.5, 6.0], [5.25, 7.0], [6.0, 8.0]]]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", range(len(TF_LINSPACE)))
+def test_linspace_of_tensors_along_an_axis_is_tensorflows(case):
+    (start, stop, num, axis), dtype, want = TF_LINSPACE[case]
+    start, stop = tt.constant(np.array(start, dtype)), tt.constant(np.array(stop, dtype))
+    eager = tt.linspace(start, stop, num, axis=axis)
+    compiled = tt.function(lambda a, b: tt.linspace(a, b, num, axis=axis))(start, stop)
+    for got in (eager, compiled):
+        np.testing.assert_array_equal(got.numpy(), np.array(want, dtype))
+
+
 @pytest.mark.parametrize("ord_", ["euclidean", 1, np.inf])
 def test_norm_values_and_gradient(ord_):
     x = tt.constant([[3.0, -4.0], [1.0, 2.0]], tt.float64)

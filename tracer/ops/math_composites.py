@@ -12,10 +12,12 @@ and one for large arguments that overflows only where the function does.
 
 import math
 
+import numpy as np
+
 from tracer import dtypes
 from tracer.ir import dims
 from tracer.ops import array_ops, layout_ops, math_ops, nn_ops, reduction_ops, structure_ops
-from tracer.ops.broadcast_ops import reduce_sum
+from tracer.ops.broadcast_ops import broadcast_to, reduce_sum
 from tracer.ops.convert import as_tensor, as_tensors
 from tracer.ops.linalg_ops import matmul
 from tracer.ops.op_names import tf_op
@@ -380,7 +382,8 @@ def angle(input, name=None):
 def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop`, both included (float32 for Python
     numbers): numpy's values (start + i * step, the last one `stop` itself), differentiable
-    in `start` and `stop` as TensorFlow's is.
+    in `start` and `stop` as TensorFlow's is. Tensors `start` and `stop` broadcast against
+    each other, and the values go along a new axis `axis` of the result.
 
     >>> tt.linspace(0.0, 1.0, 5).numpy()
     array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
@@ -388,9 +391,23 @@ def linspace(start, stop, num, name=None, axis=0):
     start, stop = as_tensors(start, stop)
     if start.dtype.is_integer:
         start, stop = array_ops.cast(start, dtypes.float32), array_ops.cast(stop, dtypes.float32)
-    count = int(num)
-    step = (stop - start) / max(count - 1, 1)
-    values = array_ops.cast(array_ops.range_(count), start.dtype) * step + start
+    shape = tuple(np.broadcast_shapes(start.shape, stop.shape))
+    rank, count = len(shape), int(num)
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError(
+            f"tt.linspace: axis {axis} is out of range for a result of rank {rank + 1}"
+        )
+    axis = axis % (rank + 1)
+    start, stop = (
+        array_ops.expand_dims(end if end.shape == shape else broadcast_to(end, shape), axis)
+        for end in (start, stop)
+    )
+    steps = array_ops.reshape(
+        array_ops.cast(array_ops.range_(count), start.dtype),
+        (1,) * axis + (count,) + (1,) * (rank - axis),
+    )
+    values = steps * ((stop - start) / max(count - 1, 1)) + start
     if count < 2:
         return values
-    return structure_ops.concat([values[:-1], array_ops.reshape(stop, (1,))], 0)
+    head = values[(slice(None),) * axis + (slice(0, count - 1),)]
+    return structure_ops.concat([head, stop], axis)
