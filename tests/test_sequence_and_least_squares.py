@@ -152,6 +152,14 @@ TF_MINIMUM_NORM = [
 ]
 
 
+def test_lstsq_takes_a_regularizer_tensor_in_a_traced_function():
+    tall, rhs = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    solve = tt.function(lambda a, b, l2: tt.linalg.lstsq(a, b, l2_regularizer=l2))
+    got = solve(tall, rhs, tt.constant(0.3, tt.float64)).numpy()
+    want = np.linalg.solve(tall.T @ tall + 0.3 * np.eye(3), tall.T @ rhs)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
 def test_lstsq_without_fast_is_the_minimum_norm_solution_of_any_rank():
     for l2 in (0.0, 0.5):  # TensorFlow ignores the regularizer there
         got = everywhere(

@@ -35,6 +35,11 @@ COMPOSITES = {
         lambda a, b: tt.linspace(a, b * b, 5) ** 2,
         [np.array(0.3), np.array(-1.2)],
     ),
+    # a tensor's value everywhere: its gradient is the cotangent's sum (it was a constant)
+    "fill_of_a_tensor": (
+        lambda x: tt.fill([2, 3], tt.reduce_sum(x * x)) * tt.reshape(x, [2, 3]),
+        [np.array([0.3, -1.2, 0.7, 0.4, -0.5, 1.1])],
+    ),
     "pad_reflect": (lambda x: tt.pad(x, [[2, 1], [1, 2]], "REFLECT") ** 2, [_normal(3, 4)]),
     "pad_symmetric": (
         lambda x: tt.pad(x, [[0, 2], [3, 1]], "SYMMETRIC") * tt.reduce_sum(x),

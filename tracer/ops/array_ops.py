@@ -905,10 +905,25 @@ FILL = primitive(
 
 
 def fill(dims, value, name=None):
+    """A tensor of shape `dims` holding the scalar `value` everywhere: a constant of its
+    value where it is known and no tape or accumulator could differentiate it, else the
+    scalar broadcast, so that its gradient (the sum of the cotangent) reaches `value`, as
+    TensorFlow's fill differentiates.
+
+    >>> tt.fill([2, 2], 7).numpy()
+    array([[7, 7],
+           [7, 7]], dtype=int32)
+    """
     value = convert_to_tensor(value)
+    if value.shape != ():
+        raise ValueError(f"tt.fill: value must be a scalar, not of shape {list(value.shape)}")
+    shape = shape_tuple(dims)
+    differentiable = value.dtype.is_floating or value.dtype.is_complex
+    if value._value is None or (differentiable and (state.tapes or state.accumulators)):
+        return apply(OPS["broadcast_to"], (value,), {"shape": shape}) if shape else identity(value)
     scalar = value.numpy()  # a string's is its bytes already
     scalar = scalar if value.dtype.is_string else scalar.item()
-    return apply(FILL, (), {"shape": shape_tuple(dims), "dtype": value.dtype, "value": scalar})
+    return apply(FILL, (), {"shape": shape, "dtype": value.dtype, "value": scalar})
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):

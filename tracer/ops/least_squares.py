@@ -55,7 +55,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     tall = not (isinstance(rows, int) and isinstance(columns, int)) or rows >= columns
     size = columns if tall else rows
     gram = matmul(a, a, transpose_a=tall, transpose_b=not tall)
-    if l2_regularizer:
+    if not (isinstance(l2_regularizer, (int, float)) and l2_regularizer == 0):  # (a tensor too)
         gram = gram + array_ops.eye(size, dtype=a.dtype) * l2_regularizer
     factor = cholesky(gram)
     if tall:

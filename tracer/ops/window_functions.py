@@ -10,7 +10,9 @@ own cosine, so a float32 window may differ from tracer's in the last bit.
 import numpy as np
 
 from tracer import dtypes
+from tracer.ops import array_ops, math_ops, special_ops
 from tracer.ops.convert import as_tensor, length_value
+from tracer.tensor import Tensor
 
 
 def _length(window_length, what):
@@ -64,7 +66,17 @@ def vorbis_window(window_length, dtype=dtypes.float32, name=None):
 
 
 def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
-    """I0(beta sqrt(1 - (2 n / (window_length - 1) - 1)^2)) / I0(beta)."""
+    """I0(beta sqrt(1 - (2 n / (window_length - 1) - 1)^2)) / I0(beta): numpy's values for a
+    Python number `beta`; for a tensor, the ratio of i0e's times exp(|beta r| - |beta|), so
+    that the window is differentiable in `beta` (and traced beta works), as TensorFlow's."""
     length = _length(window_length, "tt.signal.kaiser_window")
     dtype = _floating(dtype, "tt.signal.kaiser_window")
-    return _window(np.kaiser(length, float(beta)), dtype)
+    if not isinstance(beta, Tensor):
+        return _window(np.kaiser(length, float(beta)), dtype)
+    beta = array_ops.cast(beta, dtype)
+    if length == 1:
+        return _window(np.ones(1), dtype)
+    ramp = 2.0 * np.arange(length) / (length - 1) - 1.0
+    scaled = beta * _window(np.sqrt(np.maximum(1.0 - ramp**2, 0.0)), dtype)
+    ratio = special_ops.bessel_i0e(scaled) / special_ops.bessel_i0e(beta)
+    return ratio * math_ops.exp(math_ops.abs(scaled) - math_ops.abs(beta))
