@@ -57,6 +57,23 @@ def test_frames(length, step, pad_end):
     _close(tt.signal.frame(SIGNAL[:, :5].T, 3, 2, axis=0), "frame/axis0")
 
 
+def test_kaiser_window_of_a_tensor_beta_differentiates_in_it():
+    """TensorFlow's kaiser_window is ops of beta; a tensor beta gives numpy's window and
+    its derivative in beta (central differences of np.kaiser), eagerly and traced."""
+    weights = np.arange(9.0)
+    beta = tt.constant(3.0, tt.float64)
+    with tt.GradientTape() as tape:
+        tape.watch(beta)
+        window = tt.signal.kaiser_window(9, beta=beta, dtype=tt.float64)
+        total = tt.reduce_sum(window * weights)
+    np.testing.assert_allclose(window.numpy(), np.kaiser(9, 3.0), rtol=1e-14)
+    step = 1e-6
+    numeric = (np.kaiser(9, 3.0 + step) - np.kaiser(9, 3.0 - step)) @ weights / (2 * step)
+    np.testing.assert_allclose(tape.gradient(total, beta).numpy(), numeric, rtol=1e-7)
+    traced = tt.function(lambda b: tt.signal.kaiser_window(5, beta=b))(tt.constant(2.0))
+    np.testing.assert_allclose(traced.numpy(), np.kaiser(5, 2.0), rtol=1e-6)
+
+
 def test_transforms():
     _close(tt.signal.rfft(SIGNAL[:, :16]), "rfft/16")
     _close(tt.signal.rfft(SIGNAL[:, :10], fft_length=[16]), "rfft/pad")
