@@ -268,3 +268,43 @@ def test_forward_mode_sees_through_a_custom_gradient_as_tensorflow_does(backend)
     x = tt.constant([1.0, 2.0])
     np.testing.assert_array_equal(run(tangent_of_square)(x).numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(run(gradient_of_square)(x).numpy(), [5.0, 10.0])
+
+
+def test_an_argument_the_gradient_function_gives_none_has_a_none_gradient():
+    """TensorFlow 2.21 gives None for an argument whose gradient the gradient function
+    returns as None (eagerly and in a tf.function); tracer gave zeros."""
+
+    @tt.custom_gradient
+    def product(a, b):
+        return a * b, lambda dy: (dy * b, None)
+
+    def gradients(x, y):
+        with tt.GradientTape() as tape:
+            tape.watch([x, y])
+            z = product(x, y)
+        return tape.gradient(z, [x, y])
+
+    x, y = tt.constant([1.0, 2.0]), tt.constant([3.0, 4.0])
+    for run in (gradients, tt.function(gradients)):
+        dx, dy = run(x, y)
+        np.testing.assert_array_equal(dx.numpy(), [3.0, 4.0])
+        assert dy is None
+
+
+def test_a_tape_around_a_function_gives_none_where_no_gradient_reaches_an_input():
+    """As TensorFlow's tape around a tf.function: None for an input the function does not
+    differentiate in (floor's has no gradient, an unused one none), values for the rest."""
+    x, y = tt.constant([1.3, -2.7]), tt.constant([2.0, 3.0])
+    floor = tt.function(lambda x: tt.floor(x))
+    mixed = tt.function(lambda x, y: tt.floor(x) + y * x)
+    unused = tt.function(lambda x, y: x * 2.0)
+    with tt.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        floored, both, doubled = floor(x), mixed(x, y), unused(x, y)
+    assert tape.gradient(floored, x) is None
+    dx, dy = tape.gradient(both, [x, y])
+    np.testing.assert_array_equal(dx.numpy(), [2.0, 3.0])
+    np.testing.assert_allclose(dy.numpy(), [1.3, -2.7])
+    dx, dy = tape.gradient(doubled, [x, y])
+    np.testing.assert_array_equal(dx.numpy(), [2.0, 2.0])
+    assert dy is None

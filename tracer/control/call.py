@@ -18,7 +18,7 @@ from tracer.ops import array_ops, structure_ops
 from tracer.ops.core import apply, graph_node_of
 from tracer.ops.registry import ALL_INPUTS, primitive, unbatchable
 from tracer.ops.tangent_rules import TRANSPOSED_VJP
-from tracer.passes.gradient import vjp_graph
+from tracer.passes.gradient import vjp_and_connected
 from tracer.tensor import Tensor
 
 
@@ -45,12 +45,20 @@ class PackedFunction(GraphAttribute):
 
     def vjp(self, dtype):
         """The PackedFunction of (inputs, cotangent of the output) -> packed cotangents of
-        the inputs of `dtype`, and those inputs' positions."""
+        the inputs of `dtype` that a cotangent reaches, and those inputs' positions (None and
+        none where it reaches no input of `dtype`: their gradients are None, as TensorFlow's
+        through a function)."""
         if dtype not in self._vjp:
             positions = [k for k, n in enumerate(self.graph.inputs) if n.dtype == dtype]
-            graph = vjp_graph(self.graph, [self.graph.inputs[p] for p in positions])
-            packed = packed_graph(graph, graph.outputs)
-            vjp = PackedFunction(packed, f"{self.name}_vjp", self.compile_graph)
+            graph, connected = vjp_and_connected(
+                self.graph, [self.graph.inputs[p] for p in positions]
+            )
+            positions = [p for p, reached in zip(positions, connected) if reached]
+            outputs = [o for o, reached in zip(graph.outputs, connected) if reached]
+            vjp = None
+            if positions:
+                packed = packed_graph(graph, outputs)
+                vjp = PackedFunction(packed, f"{self.name}_vjp", self.compile_graph)
             self._vjp[dtype] = vjp, positions
         return self._vjp[dtype]
 
@@ -70,6 +78,8 @@ def _call_grad(node, g, *inputs):
     grads = [None] * len(inputs)
     for dtype in {i.dtype for i in node.inputs if i.dtype.is_differentiable}:
         vjp, positions = function.vjp(dtype)
+        if vjp is None:
+            continue
         packed = apply(CALL, tuple(inputs) + (g,), {"function": vjp})
         shapes = [node.inputs[p].shape for p in positions]
         for position, part in zip(positions, unpack(packed, shapes)):

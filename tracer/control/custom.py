@@ -74,9 +74,10 @@ class CustomGradient:
     def __repr__(self):
         return self.name
 
-    def gradients(self, upstream):
+    def gradients(self, upstream, dense=True):
         """The gradients `grad_fn` gives for `upstream` (one per result tensor): one per
-        argument, then one per variable, each a Tensor (zeros where it gave None)."""
+        argument, then one per variable, each a Tensor (where it gave None: zeros, or None
+        unless `dense`)."""
         packed = nest.pack_sequence_as(self.structure, list(upstream))
         upstream = packed if isinstance(packed, (list, tuple)) else [packed]
         if self.variables:
@@ -105,9 +106,16 @@ class CustomGradient:
             )
         expected = self.arguments + [(v.shape, v.dtype) for v in self.variables]
         return [
-            self._checked(g, shape, dtype, k)
+            None if g is None and not dense else self._checked(g, shape, dtype, k)
             for k, (g, (shape, dtype)) in enumerate(zip(argument_grads + variable_grads, expected))
         ]
+
+    def dense(self, position, gradient):
+        """A gradient `gradients(..., dense=False)` gave, zeros of its input's where None."""
+        if gradient is not None:
+            return gradient
+        shape, dtype = ([*self.arguments, *((v.shape, v.dtype) for v in self.variables)])[position]
+        return array_ops.zeros(shape, dtype)
 
     def _checked(self, gradient, shape, dtype, position):
         if gradient is None:
@@ -151,17 +159,21 @@ def _call(f, args, kwargs):
     inputs = [*results, *arguments, *(v._read() for v in variables)]
     attrs = {"function": function, "counts": (len(results), len(arguments), len(variables))}
     if state.trace is not None or state.building:
-        traced = trace_function(
-            lambda *upstream: function.gradients(upstream),
-            results,
-            f"the gradient function of {name}",
-        )
+        given = []  # whether grad_fn gave each gradient (it runs once, here, as it traces)
+
+        def gradients(*upstream):
+            grads = function.gradients(upstream, dense=False)
+            given[:] = [g is not None for g in grads]
+            return [function.dense(k, g) for k, g in enumerate(grads)]
+
+        traced = trace_function(gradients, results, f"the gradient function of {name}")
         printing.refuse_prints(
             traced.assigned,
             f"the gradient function of {name} in a tt.function",
             "print the gradients it returns instead",
         )
         attrs["vjp"] = GraphAttribute(traced.graph, "vjp")
+        attrs["given"] = tuple(given)
         inputs += traced.capture_tensors()
     node = apply(CUSTOM_GRADIENT, tuple(inputs), attrs)
     outputs = [get(node, k) for k in range(len(results))]
@@ -219,16 +231,18 @@ def _custom_grad(node, g, *inputs):
     if vjp is not None:
         captures = inputs[n_results + n_arguments + n_variables :]
         grads = execute_graph(vjp.graph, [*upstream, *captures])
+        grads = [g if given else None for g, given in zip(grads, node.attrs["given"])]
     elif state.tapes or all(u._value is not None for u in upstream):
         # eagerly (an eager gradient's sweep, or under a tape recording this rule): run it,
-        # where tapes and forward accumulators see its ops
-        grads = node.attrs["function"].gradients(upstream)
+        # where tapes and forward accumulators see its ops; None where it gave None, as
+        # TensorFlow's tape gives None for that argument
+        grads = node.attrs["function"].gradients(upstream, dense=False)
     else:
         function = node.attrs["function"]
         parts = [*function.arguments, *((v.shape, v.dtype) for v in function.variables)]
         vjp_node = apply(CUSTOM_VJP, tuple(upstream), {"function": function, "parts": tuple(parts)})
         grads = [get(vjp_node, k) for k in range(len(parts))]
-    grads = [g if g.dtype.is_differentiable else None for g in grads]
+    grads = [g if g is not None and g.dtype.is_differentiable else None for g in grads]
     extra = len(inputs) - n_results - len(grads)
     return (None,) * n_results + tuple(grads) + (None,) * extra
 
@@ -256,7 +270,7 @@ CUSTOM_GRADIENT = primitive(
     saves=ALL_INPUTS,
     jvp=_custom_jvp,
     batch=unbatchable("holds a gradient function of the user's"),
-    kernel=lambda *inputs, function, counts, vjp=None: TupleValue(inputs[: counts[0]]),
+    kernel=lambda *inputs, function, counts, vjp=None, given=None: TupleValue(inputs[: counts[0]]),
     c=forms.Structured(_emit_custom),
 )
 

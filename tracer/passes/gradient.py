@@ -472,6 +472,12 @@ def vjp_graph(forward, sources):
     the gradient rules need are forward's own nodes, computed in the same graph, without its
     prints (tt.print): the forward pass printed them when it ran.
     """
+    return vjp_and_connected(forward, sources)[0]
+
+
+def vjp_and_connected(forward, sources):
+    """`vjp_graph(forward, sources)`, and for each source whether a cotangent reaches it
+    (False: its output is the zeros, as a tape's gradient there is None)."""
     forward = bypassed(forward, "print")
     targets = list(forward.outputs)
     pruned = prune(forward, sources, targets)
@@ -491,4 +497,5 @@ def vjp_graph(forward, sources):
             outputs.append(Node("fill", (), zeros, source.shape, source.dtype))
         else:
             outputs.append(computed[position])
-    return with_outputs(list(forward.inputs) + cotangents, outputs)
+    connected = [position is not None for position in grad.source_outputs]
+    return with_outputs(list(forward.inputs) + cotangents, outputs), connected
