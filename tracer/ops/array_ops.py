@@ -906,20 +906,22 @@ FILL = primitive(
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` holding the scalar `value` everywhere: a constant of its
-    value where it is known and no tape or accumulator could differentiate it, else the
-    scalar broadcast, so that its gradient (the sum of the cotangent) reaches `value`, as
-    TensorFlow's fill differentiates.
+    value where it is a number, or a tensor known now that no tape or accumulator could
+    differentiate, else the scalar broadcast, so that its gradient (the sum of the
+    cotangent) reaches `value`, as TensorFlow's fill differentiates.
 
     >>> tt.fill([2, 2], 7).numpy()
     array([[7, 7],
            [7, 7]], dtype=int32)
     """
+    given_a_tensor = isinstance(value, Tensor)
     value = convert_to_tensor(value)
     if value.shape != ():
         raise ValueError(f"tt.fill: value must be a scalar, not of shape {list(value.shape)}")
     shape = shape_tuple(dims)
     differentiable = value.dtype.is_floating or value.dtype.is_complex
-    if value._value is None or (differentiable and (state.tapes or state.accumulators)):
+    watched = given_a_tensor and differentiable and (state.tapes or state.accumulators)
+    if value._value is None or watched:
         return apply(OPS["broadcast_to"], (value,), {"shape": shape}) if shape else identity(value)
     scalar = value.numpy()  # a string's is its bytes already
     scalar = scalar if value.dtype.is_string else scalar.item()
