@@ -50,5 +50,11 @@ from tracer.ops.nn_ops import (  # noqa: F401
     weighted_cross_entropy_with_logits,
     zero_fraction,
 )
+from tracer.ops.normalization_ops import (  # noqa: F401
+    crelu,
+    local_response_normalization,
+    lrn,
+    weighted_moments,
+)
 from tracer.ops.reduction_ops import moments  # noqa: F401
 from tracer.ops.sort_ops import top_k  # noqa: F401

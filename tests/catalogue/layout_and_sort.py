@@ -40,6 +40,15 @@ COMPOSITES = {
         lambda x: tt.fill([2, 3], tt.reduce_sum(x * x)) * tt.reshape(x, [2, 3]),
         [np.array([0.3, -1.2, 0.7, 0.4, -0.5, 1.1])],
     ),
+    "local_response_normalization": (
+        lambda x: tt.nn.lrn(x, depth_radius=2, bias=1.5, alpha=0.4, beta=0.75),
+        [np.array([0.3, -1.2, 0.7, 0.4, -0.5, 1.1, 0.2, -0.8, 0.9, 0.6]).reshape(1, 2, 1, 5)],
+    ),
+    "weighted_moments": (
+        lambda x, w: tt.concat(tt.nn.weighted_moments(x, [0], w * w + 0.5), 0),
+        [np.array([[0.3, -1.2, 0.7], [0.4, -0.5, 1.1]]), np.array([[0.2], [-0.8]])],
+    ),
+    "crelu": (lambda x: tt.nn.crelu(x * x - 0.3, axis=0), [np.array([[0.3, -1.2], [0.7, 0.4]])]),
     "pad_reflect": (lambda x: tt.pad(x, [[2, 1], [1, 2]], "REFLECT") ** 2, [_normal(3, 4)]),
     "pad_symmetric": (
         lambda x: tt.pad(x, [[0, 2], [3, 1]], "SYMMETRIC") * tt.reduce_sum(x),
