@@ -114,8 +114,8 @@ class CustomGradient:
         """A gradient `gradients(..., dense=False)` gave, zeros of its input's where None."""
         if gradient is not None:
             return gradient
-        shape, dtype = ([*self.arguments, *((v.shape, v.dtype) for v in self.variables)])[position]
-        return array_ops.zeros(shape, dtype)
+        shape, dtype = [*self.arguments, *((v.shape, v.dtype) for v in self.variables)][position]
+        return self._checked(None, shape, dtype, position)
 
     def _checked(self, gradient, shape, dtype, position):
         if gradient is None:

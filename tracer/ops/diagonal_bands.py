@@ -162,7 +162,7 @@ def set_part(what, x, d, lo, hi, align):
     batch, _ = _diagonals_shape(what, d, lo, hi)
     if batch != x.shape[:-2]:
         raise _BadDiagonals(
-            f"set_diag: `diagonal` must have the batch shape {x.shape[:-2]} of `input`, not "
+            f"{what}: `diagonal` must have the batch shape {x.shape[:-2]} of `input`, not "
             f"{batch} (its shape is {d.shape})"
         )
     return embed(what, d, lo, hi, rows, cols, x, align)

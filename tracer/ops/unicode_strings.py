@@ -106,18 +106,25 @@ def unicode_decode_with_offsets(input, input_encoding, errors="replace", replace
 
 
 def _decoded(input, encoding, errors, replacement_char, control):
+    def points(text):
+        return as_tensor(np.array([ord(c) for c in text], dtype=np.int32))
+
     what = "tt.strings.unicode_decode"
+    return _with_offsets(input, encoding, errors, replacement_char, control, what, points)
 
-    def part(k):
-        def cut(value):
+
+def _with_offsets(input, encoding, errors, replacement_char, control, what, parts):
+    """(`parts(text)` of each string's characters, the offset where each starts), in the
+    shapes of `each_string`."""
+
+    def cut(k):
+        def of(value):
             text, offsets = characters(value, encoding, errors, replacement_char, control, what)
-            if k == 1:
-                return as_tensor(np.array(offsets, dtype=np.int64))
-            return as_tensor(np.array([ord(c) for c in text], dtype=np.int32))
+            return parts(text) if k == 0 else as_tensor(np.array(offsets, dtype=np.int64))
 
-        return cut
+        return of
 
-    return each_string(input, what, part(0)), each_string(input, what, part(1))
+    return each_string(input, what, cut(0)), each_string(input, what, cut(1))
 
 
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
@@ -135,16 +142,10 @@ def _split(input, encoding, errors, replacement_char):
     what = "tt.strings.unicode_split"
     name = _codec(encoding, what).name
 
-    def part(k):
-        def cut(value):
-            text, offsets = characters(value, encoding, errors, replacement_char, False, what)
-            if k == 1:
-                return as_tensor(np.array(offsets, dtype=np.int64))
-            return string_vector([c.encode(name) for c in text])
+    def characters_of(text):
+        return string_vector([c.encode(name) for c in text])
 
-        return cut
-
-    return each_string(input, what, part(0)), each_string(input, what, part(1))
+    return _with_offsets(input, encoding, errors, replacement_char, False, what, characters_of)
 
 
 def _encoder(output_encoding, what):
