@@ -20,7 +20,7 @@
 #include "openmp_entries.h" /* its parallel loops run on tracer's pool */
 #include "runs_here.h"
 
-#define INTERFACE 18 /* runtime/native.py refuses a module of another */
+#define INTERFACE 19 /* runtime/native.py refuses a module of another */
 
 static PyObject *
 entry(PyObject *self, PyObject *suffix)

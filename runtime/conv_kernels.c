@@ -51,7 +51,7 @@
 #define THREAD_NUMBER() 0
 #endif
 
-#define INTERFACE 18 /* runtime/native.py refuses a module of another */
+#define INTERFACE 19 /* runtime/native.py refuses a module of another */
 
 /* as the modules' prologue (templates/prologue.h.j2) */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)

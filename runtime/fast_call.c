@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INTERFACE 18     /* Entry's arguments: runtime/native.py refuses a module of another */
+#define INTERFACE 19     /* Entry's arguments: runtime/native.py refuses a module of another */
 #define STACK_SLOTS 64  /* argument arrays up to this size live on the C stack */
 #define MAX_NDIM 32
 #define FORMAT_SIZE 16

@@ -52,7 +52,7 @@ import threading
 import warnings
 from typing import NamedTuple
 
-INTERFACE = 18  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
+INTERFACE = 19  # every extension's INTERFACE (#define INTERFACE in its .c file) must equal it
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -32,7 +32,7 @@
 #include "quiet_errors.h"
 #include <stddef.h>
 
-#define INTERFACE 18   /* Program's arguments: runtime/native.py refuses a module of another */
+#define INTERFACE 19   /* Program's arguments: runtime/native.py refuses a module of another */
 #define STACK_ARGS 16 /* a step with up to this many arguments passes them on the C stack */
 
 typedef struct {

@@ -77,7 +77,7 @@
 #define relax() ((void)0)
 #endif
 
-#define INTERFACE 18 /* runtime/native.py refuses a module of another */
+#define INTERFACE 19 /* runtime/native.py refuses a module of another */
 #define MAX_SLOTS 0xffff
 #define LOOK_EVERY_NS 50000000 /* 50 ms */
 #define LOOK_SOON_NS 5000000   /* 5 ms */

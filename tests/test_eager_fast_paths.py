@@ -536,6 +536,66 @@ def test_the_plan_in_c_is_the_python_plan():
             plan(Graph([x], [x, y], [y]))
 
 
+def _random_graph_outputs(rng):
+    """The outputs of a random graph of up to 60 nodes: each reads up to three earlier ones
+    (a node read twice, by one node or by several), some through a list of inputs."""
+    from tracer.ir import Node
+
+    nodes = []
+    for k in range(int(rng.integers(1, 60))):
+        count = int(rng.integers(0, min(3, k) + 1))
+        inputs = tuple(nodes[int(i)] for i in rng.integers(0, max(k, 1), count))
+        nodes.append(
+            Node("add", list(inputs) if rng.random() < 0.2 else inputs, {}, (), tt.float64)
+        )
+    return [nodes[int(i)] for i in rng.integers(0, len(nodes), int(rng.integers(1, 5)))]
+
+
+def test_the_topological_order_in_c_is_the_python_walks():
+    """fast_apply.c's `topological_order` gives `_closure_in_python`'s nodes in its order, on
+    random graphs, a chain 20,000 nodes deep and a gradient graph; where a node is not a
+    Node it gives None, and the Python walk raises its error."""
+    from tracer.ir import Node, graph
+    from tracer.ops import core
+
+    if core.fast_apply is None or graph._order_in_c is None:
+        pytest.skip("the C op path was not built")
+    rng = np.random.default_rng(0)
+    cases = [_random_graph_outputs(rng) for _ in range(200)]
+    chain = [Node("input", (), {"name": "x"}, (), tt.float64)]
+    for k in range(20_000):
+        chain.append(Node("add", (chain[-1], chain[max(0, k - 6)]), {}, (), tt.float64))
+    cases += [[chain[-1], chain[5]], list(_planned_graphs()[-1].outputs)]
+    for outputs in cases:
+        got, want = graph._order_in_c(outputs), graph._closure_in_python(outputs)
+        assert len(got) == len(want) and all(a is b for a, b in zip(got, want))
+    assert graph._order_in_c([chain[3], None]) is None
+    with pytest.raises(AttributeError, match="inputs"):
+        graph.topological_closure([chain[3], None])
+
+
+def test_a_gradient_graph_of_the_whole_tape_gives_the_pruned_tapes_gradients():
+    """Where the sources are the watched values, the gradient graph is built from the whole
+    tape (a branch that reaches no target and a source that reaches none included): every
+    call gives the first call's gradients, and None for the unused source, as a tape whose
+    sources are only some of its watched values (pruned)."""
+    x, unused = tt.constant([0.5, -1.5], tt.float64), tt.constant(2.0, tt.float64)
+
+    def gradients(sources):
+        with tt.GradientTape() as tape:
+            tape.watch([x, unused])
+            tt.exp(x) * 3.0  # reaches no target
+            y = tt.reduce_sum(tt.sin(x) * x)
+        return tape.gradient(y, sources)
+
+    want = np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())
+    for _ in range(3):  # an eager sweep, the graph built, the graph found
+        whole, part = gradients([x, unused]), gradients([x])
+        np.testing.assert_allclose(whole[0].numpy(), want, rtol=1e-15)
+        np.testing.assert_array_equal(whole[0].numpy(), part[0].numpy())
+        assert whole[1] is None
+
+
 @pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
 def test_a_straight_line_program_called_with_the_wrong_number_of_arrays_says_so(program):
     run = program(2, (0,), (), ((np.negative, (0,), (), None, 1, ()),), (1,))

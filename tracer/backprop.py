@@ -136,23 +136,28 @@ def eager_gradient(recording, swept, target_nodes, source_nodes, seed_values):
 
 @collector.paused  # building runs every rule, making a graph as large as the tape
 def _prepare(recording, key, target_nodes, source_nodes):
-    """The tape's gradient, built (or found by the structure of its pruned graph) and
-    cached under `key`."""
+    """The tape's gradient, built (or found by its structure: the pruned graph's, or the
+    tape's key where nothing is pruned) and cached under `key`."""
     tracked = recording.tracked
-    pruned = prune(
-        recording.graph(),
-        [s for s in source_nodes if s is not None],
-        [t for t in target_nodes if t is not None],
-    )
-    structure = structure_key(pruned, target_nodes, source_nodes)
+    if _sources_are_the_watched(recording, source_nodes):
+        # the whole tape (`_swept`), and its key as its structure's: a tape's signature
+        # holds all that `structure_key` reads (the Recording's docstring), and more
+        forward, structure = recording.graph(), ("whole tape", key)
+    else:
+        forward = prune(
+            recording.graph(),
+            [s for s in source_nodes if s is not None],
+            [t for t in target_nodes if t is not None],
+        )
+        structure = structure_key(forward, target_nodes, source_nodes)
     grad = _gradient_cache.get(structure)
     if grad is None:
-        built = over_the_tape(build_gradient(pruned, target_nodes, source_nodes), pruned)
+        built = over_the_tape(build_gradient(forward, target_nodes, source_nodes), forward)
         grad = _cache_put(_gradient_cache, structure, built)
-    positions = [tracked[n] for n in pruned.nodes]
-    residual_sources = [(positions[forward], slot) for _, forward, slot in grad.residuals]
+    positions = [tracked[n] for n in forward.nodes]
+    residual_sources = [(positions[at], slot) for _, at, slot in grad.residuals]
     known = _cache_put(_recording_cache, key, PreparedGradient(grad, residual_sources))
-    if any(node.op == "custom_gradient" for node in pruned.nodes):
+    if any(node.op == "custom_gradient" for node in forward.nodes):
         _custom_entries.extend([(_gradient_cache, structure), (_recording_cache, key)])
         while len(_custom_entries) > 2 * _CUSTOM_KEPT:
             cache, stale = _custom_entries.popleft()
@@ -259,14 +264,21 @@ def _swept(recording, source_nodes, target_nodes):
     watched values (every node it recorded depends on one, so pruning would keep all that
     reach a target, and the sweep passes over the others without a cotangent), else the tape
     pruned."""
-    sources = {id(s) for s in source_nodes if s is not None}
-    if sources == {id(w) for w in recording.watched}:
+    if _sources_are_the_watched(recording, source_nodes):
         return recording.graph()
     return prune(
         recording.graph(),
         [s for s in source_nodes if s is not None],
         [t for t in target_nodes if t is not None],
     )
+
+
+def _sources_are_the_watched(recording, source_nodes):
+    """Whether the sources are exactly the tape's watched values: every node it recorded
+    then depends on one, and the gradient rules pass over those that reach no target
+    without a cotangent, so its gradient is the pruned tape's without pruning it."""
+    sources = {id(s) for s in source_nodes if s is not None}
+    return sources == {id(w) for w in recording.watched}
 
 
 def _source_gradient(output, values):

@@ -197,10 +197,32 @@ def holds_strings(graph):
     return False
 
 
+# the C op path's walk of topological_closure's plain case (`order_with`), where it is built
+_order_in_c = None
+
+
+def order_with(function):
+    """From now on, `function(outputs)` (tracer/ops/fast_apply.c's `topological_order`: the
+    walk below, in C, or None where it cannot read a node) walks topological_closure's
+    graphs that have neither `expand` nor `inputs`: a gradient graph's (10^5 nodes for an
+    unrolled loop's), a trace's. The front end installs it, as `on_node_made`'s hook."""
+    global _order_in_c
+    _order_in_c = function
+
+
 def topological_closure(outputs, expand=None, inputs=None):
     """Every node the `outputs` depend on, in topological order (inputs first). With
     `expand`, the inputs of a node are followed only where `expand(node)` holds; with
     `inputs`, a node's inputs are `inputs(node)` instead of `node.inputs`."""
+    if expand is None and inputs is None and _order_in_c is not None:
+        order = _order_in_c(outputs)
+        if order is not None:
+            return order
+    return _closure_in_python(outputs, expand, inputs)
+
+
+def _closure_in_python(outputs, expand=None, inputs=None):
+    """topological_closure's walk: the definition of the C one."""
     # NOTE: a depth-first walk with the stack holding nodes alone (no tuple per step: the
     # passes walk graphs of 10^5 nodes). A node popped while `pending` holds it is its own
     # entry to be emitted, pushed below its inputs when it was expanded: an entry that

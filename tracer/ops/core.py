@@ -17,6 +17,7 @@ from tracer import collector, dtypes
 from tracer.context import numerics, state
 from tracer.errors import InvalidArgumentError, mixed
 from tracer.ir import Literal, Node, TupleType, dims, format_location, source, user_location
+from tracer.ir.graph import order_with
 from tracer.numerics_check import check_numerics
 from tracer.ops import convert, fast_apply_check
 from tracer.ops.registry import ALL_INPUTS, ALL_INPUTS_AND_OUT, OPS, OUT, STRING_OPS, OpDef
@@ -520,6 +521,7 @@ def _fast_apply_difference(module):
         _leave_off(module)
     else:
         collector.untrack_with(*untracking)
+        order_with(module.topological_order)
     return difference
 
 

@@ -25,6 +25,7 @@
  *     untrack_node(node)           # the collector stops walking an acyclic node
  *     untrack_records(recording)   # ... and a large tape's records, when it stops
  *     sweep(nodes, cotangents, ...) # tracer.passes.gradient.reverse_sweep's loop over the nodes
+ *     topological_order(outputs)   # tracer.ir.graph.topological_closure(outputs)
  *     set_enabled(flag)            # False: every call goes to the Python function
  *
  * Objects are built as their Python __init__ would build them (every slot set), from
@@ -51,7 +52,7 @@ static Py_ssize_t numerics_enabled;
  * module whose INTERFACE is not its own (one that would ignore an argument it does not know, as
  * `floating_kernels` was once new, passes the behavioural check while doing less than this
  * file). One number for all of tracer's extensions: raise it there and in each .c file. */
-#define INTERFACE 18
+#define INTERFACE 19
 
 static PyTypeObject *Tensor_type, *Node_type, *Recording_type, *OpDef_type, *DType_type;
 static PyObject *state;          /* tracer.context.state, a threading.local */
@@ -1975,6 +1976,163 @@ sweep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* ---- a graph's topological order ---------------------------------------------------------------
+ * topological_order(outputs): tracer.ir.graph.topological_closure(outputs) (no `expand`, no
+ * `inputs`), the same list in the same order, by the same depth-first walk; None, before
+ * anything is walked further, where a node is not a Node or its inputs are not a tuple or a
+ * list (topological_closure then walks in Python). No Python code runs during the walk, so the
+ * nodes stay alive through the outputs that reach them, and the walk holds borrowed pointers:
+ * its stack, and a table of the nodes seen, marked pending until emitted (the Python walk's
+ * `seen` and `pending` sets). */
+
+enum { UNSEEN = 0, PENDING = 1, EMITTED = 2 };
+
+typedef struct {
+    PyObject **keys;
+    unsigned char *marks;
+    size_t mask, count;
+} NodeMarks;
+
+static size_t
+node_slot(const NodeMarks *table, PyObject *node)
+{
+    size_t at = (((uintptr_t)node >> 4) * (size_t)0x9E3779B97F4A7C15ull) & table->mask;
+    while (table->keys[at] != NULL && table->keys[at] != node)
+        at = (at + 1) & table->mask;
+    return at;
+}
+
+static int
+node_marks_grow(NodeMarks *table)
+{
+    NodeMarks grown = {.mask = 2 * (table->mask + 1) - 1, .count = table->count};
+    grown.keys = PyMem_Calloc(grown.mask + 1, sizeof(PyObject *));
+    grown.marks = PyMem_Calloc(grown.mask + 1, 1);
+    if (grown.keys == NULL || grown.marks == NULL) {
+        PyMem_Free(grown.keys);
+        PyMem_Free(grown.marks);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i <= table->mask; i++)
+        if (table->keys[i] != NULL) {
+            size_t at = node_slot(&grown, table->keys[i]);
+            grown.keys[at] = table->keys[i];
+            grown.marks[at] = table->marks[i];
+        }
+    PyMem_Free(table->keys);
+    PyMem_Free(table->marks);
+    *table = grown;
+    return 0;
+}
+
+/* The mark of `node`'s slot, adding the node (unseen) where absent: its slot's index in
+ * `*at`. 0, or -1 with MemoryError. */
+static int
+node_marks_find(NodeMarks *table, PyObject *node, size_t *at)
+{
+    if (2 * (table->count + 1) > table->mask + 1 && node_marks_grow(table) < 0)
+        return -1;
+    *at = node_slot(table, node);
+    if (table->keys[*at] == NULL) {
+        table->keys[*at] = node;
+        table->count++;
+    }
+    return 0;
+}
+
+typedef struct {
+    PyObject **items;
+    size_t size, capacity;
+} NodeStack;
+
+static int
+node_stack_push(NodeStack *stack, PyObject *node)
+{
+    if (stack->size == stack->capacity) {
+        size_t capacity = stack->capacity ? 2 * stack->capacity : 256;
+        PyObject **items = PyMem_Realloc(stack->items, capacity * sizeof(PyObject *));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        stack->items = items;
+        stack->capacity = capacity;
+    }
+    stack->items[stack->size++] = node;
+    return 0;
+}
+
+/* The walk: 1 with the order in `order` (borrowed pointers, in a stack's memory), 0 where a
+ * node is not one it can read, -1 with an error set. */
+static int
+walk_in_order(PyObject *outputs, NodeMarks *table, NodeStack *stack, NodeStack *order)
+{
+    for (Py_ssize_t i = PySequence_Fast_GET_SIZE(outputs) - 1; i >= 0; i--)
+        if (node_stack_push(stack, PySequence_Fast_GET_ITEM(outputs, i)) < 0)
+            return -1;
+    while (stack->size > 0) {
+        PyObject *node = stack->items[--stack->size];
+        size_t at;
+        if (node_marks_find(table, node, &at) < 0)
+            return -1;
+        if (table->marks[at] == PENDING) {
+            table->marks[at] = EMITTED;
+            if (node_stack_push(order, node) < 0)
+                return -1;
+            continue;
+        }
+        if (table->marks[at] == EMITTED)
+            continue;
+        PyObject *inputs = Py_TYPE(node) == Node_type ? SLOT(node, node_inputs) : NULL;
+        if (inputs == NULL || !(PyTuple_CheckExact(inputs) || PyList_CheckExact(inputs)))
+            return 0;
+        table->marks[at] = PENDING;
+        if (node_stack_push(stack, node) < 0)
+            return -1;
+        for (Py_ssize_t k = PySequence_Fast_GET_SIZE(inputs) - 1; k >= 0; k--) {
+            PyObject *input = PySequence_Fast_GET_ITEM(inputs, k);
+            size_t input_at;
+            if (node_marks_find(table, input, &input_at) < 0)
+                return -1;
+            if (table->marks[input_at] == UNSEEN && node_stack_push(stack, input) < 0)
+                return -1;
+        }
+    }
+    return 1;
+}
+
+static PyObject *
+topological_order(PyObject *module, PyObject *outputs)
+{
+    if (!configured)
+        Py_RETURN_NONE;
+    PyObject *sequence = PySequence_Fast(outputs, "topological_order(outputs): outputs must be a sequence");
+    if (sequence == NULL)
+        return NULL;
+    NodeMarks table = {.mask = 1023};
+    table.keys = PyMem_Calloc(table.mask + 1, sizeof(PyObject *));
+    table.marks = PyMem_Calloc(table.mask + 1, 1);
+    NodeStack stack = {0}, order = {0};
+    PyObject *result = NULL;
+    if (table.keys == NULL || table.marks == NULL)
+        PyErr_NoMemory();
+    else {
+        int walked = walk_in_order(sequence, &table, &stack, &order);
+        if (walked == 0)
+            result = Py_NewRef(Py_None);
+        else if (walked > 0 && (result = PyList_New((Py_ssize_t)order.size)) != NULL)
+            for (size_t i = 0; i < order.size; i++)
+                PyList_SET_ITEM(result, (Py_ssize_t)i, Py_NewRef(order.items[i]));
+    }
+    PyMem_Free(table.keys);
+    PyMem_Free(table.marks);
+    PyMem_Free(stack.items);
+    PyMem_Free(order.items);
+    Py_DECREF(sequence);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Give the path tracer's classes, tables and helpers (keyword arguments), and enable it."},
@@ -1998,6 +2156,8 @@ static PyMethodDef methods[] = {
      "untrack_node(node): the collector no longer walks `node` if it cannot be part of a reference cycle."},
     {"sweep", (PyCFunction)(void (*)(void))sweep, METH_FASTCALL,
      "sweep(nodes, cotangents, leaves, reachable, saved, accumulate, structured, helpers): reverse_sweep's loop."},
+    {"topological_order", topological_order, METH_O,
+     "topological_order(outputs): tracer.ir.graph.topological_closure(outputs), or None where a node is not a Node."},
     {"set_enabled", set_enabled, METH_O, "Turn the C path on or off (off: every call goes to Python); returns the old setting."},
     {NULL, NULL, 0, NULL},
 };
