@@ -675,6 +675,36 @@ def test_arithmetic_on_the_c_path_gives_the_python_paths_values_for_every_dtype(
         np.testing.assert_array_equal(fast, slow)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex128], ids=str)
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh"])
+def test_unary_ufuncs_on_the_c_path_give_the_python_paths_values_quietly(name, dtype):
+    """The C path and straight-line programs call exp's, log's, sin's, cos's and tanh's ufunc
+    itself on floating and complex values (FLOATING_KERNELS): their values and numpy types
+    are the Python path's, and overflow, log(0) and log(-1) give inf, -inf and NaN without a
+    warning."""
+    from runtime.straight_line import straight_line
+    from tracer.ir import Graph, Node
+
+    op = getattr(tt.math, name)
+    values = np.array([1000.0, 0.0, -1.0, 0.5])
+    if dtype is np.complex128:
+        values = values + np.array([1j, 0, 0, 0.5j])
+    for array in (values.astype(dtype), values[2].astype(dtype)):
+        x = tt.constant(array)
+        op(x)  # the shape rule remembered: the C path takes the next call
+        node = Node("input", (), {"name": "x"}, array.shape, x.dtype)
+        result = Node(name, (node,), {}, array.shape, x.dtype)
+        program = straight_line(Graph([node], [node, result], [result]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fast, (straight,) = op(x).numpy(), program(array)
+            with python_path_only():
+                slow = op(x).numpy()
+        for got in (fast, straight):
+            assert type(got) is type(slow) and got.dtype == slow.dtype == dtype
+            np.testing.assert_array_equal(got, slow)
+
+
 def test_the_c_path_calls_the_floating_kernel_on_floating_values_only(monkeypatch):
     from runtime.kernels import FLOATING_KERNELS
 

@@ -1065,8 +1065,9 @@ TANH = _unary(
 
 # below LARGE_FLOATING_FROM elements, the ufunc itself (no Python frame), as the C op path
 # and straight-line programs call FLOATING_KERNELS; from it, the kernels above (the loops
-# installed with tracer, `_installed_loop`)
-FLOATING_KERNELS.update(sin=np.sin, cos=np.cos, tanh=np.tanh)
+# installed with tracer, `_installed_loop`). exp's and log's kernels ignore numpy's
+# floating-point errors (exp(1000), log(0)), as both callers do around every step already.
+FLOATING_KERNELS.update(sin=np.sin, cos=np.cos, tanh=np.tanh, exp=np.exp, log=np.log)
 
 sin = _unary_function(SIN)
 cos = _unary_function(COS)
