@@ -1697,11 +1697,13 @@ set_enabled(PyObject *module, PyObject *flag)
 
 /* ---- a gradient's reverse sweep ---------------------------------------------------------------
  * sweep(nodes, cotangents, leaves, reachable, saved, accumulate, structured, helpers), with
- * helpers = (OPS, SLICE, GATHER, part_of_input, concrete, check, backward_location): the loop of
- * tracer.passes.gradient.reverse_sweep, step for step, calling the same Python functions (each
- * node's gradient rule, `saved`, `accumulate`, and the helpers where a cotangent is not a
- * Tensor, a node is a slice or a gather, or a rule's cotangent is not a Tensor of its input's
- * shape and dtype). Returns True once it swept, False (nothing done) where the C path is off or
+ * helpers = (OPS, SLICE, GATHER, part_of_input, concrete, check, backward_location,
+ * SLICE_GRAD's name): the loop of tracer.passes.gradient.reverse_sweep, step for step, calling
+ * the same Python functions (each node's gradient rule, `saved`, `accumulate`, and the helpers
+ * where a cotangent is not a Tensor, a node is a slice or a gather, or a rule's cotangent is
+ * not a Tensor of its input's shape and dtype), but for the first cotangent of an input in a
+ * structured sweep, a Tensor not made by a slice_grad, which it keeps as `accumulate`
+ * (gradient._accumulate) keeps it. Returns True once it swept, False (nothing done) where the C path is off or
  * a node is not a Node with a tuple of inputs: the Python loop runs then. On a long tape of
  * small tensors the loop's own steps in Python are a large share of an eager gradient's time
  * (benchmarks/RESULTS.md, B18's first call). */
@@ -1709,6 +1711,7 @@ set_enabled(PyObject *module, PyObject *flag)
 typedef struct {
     PyObject *cotangents, *leaves, *reachable, *saved, *accumulate;
     PyObject *ops, *slice_op, *gather_op, *part_of_input, *concrete, *check, *backward_location;
+    PyObject *slice_grad_name;
     PyObject *thread_state, *outer;
     int structured;
 } Sweep;
@@ -1720,6 +1723,21 @@ node_attribute(PyObject *node, Py_ssize_t offset, PyObject *name)
     if (Py_TYPE(node) == Node_type && SLOT(node, offset) != NULL)
         return Py_NewRef(SLOT(node, offset));
     return PyObject_GetAttr(node, name);
+}
+
+/* For a symbolic cotangent `ct` (a Tensor of a Node, no value), _check_cotangent's test: 1
+ * where its node has `inp`'s shape and dtype (the same DType), 0 where the check must look,
+ * -1 on error. */
+static int
+symbolic_cotangent_fits(PyObject *ct, PyObject *inp)
+{
+    PyObject *node = Py_TYPE(ct) == Tensor_type ? SLOT(ct, tensor_node) : NULL;
+    if (node == NULL || Py_TYPE(node) != Node_type || Py_TYPE(inp) != Node_type)
+        return 0;
+    PyObject *shape = SLOT(node, node_shape), *input_shape = SLOT(inp, node_shape);
+    if (shape == NULL || input_shape == NULL || SLOT(node, node_dtype) != SLOT(inp, node_dtype))
+        return 0;
+    return PyObject_RichCompareBool(shape, input_shape, Py_EQ);
 }
 
 /* Whether the sweep's test `value is None or value.shape != inp.shape or value.dtype !=
@@ -1738,7 +1756,7 @@ cotangent_fits(PyObject *ct, PyObject *inp)
     }
     if (value == NULL || value == Py_None) {
         Py_XDECREF(value);
-        return 0;
+        return symbolic_cotangent_fits(ct, inp);
     }
     int differs = -1;
     PyObject *shape = PyObject_GetAttr(value, s_shape);
@@ -1762,6 +1780,23 @@ cotangent_fits(PyObject *ct, PyObject *inp)
     return differs < 0 ? -1 : !differs;
 }
 
+/* Whether a structured sweep's `accumulate` keeps `ct` as it is where its input has no
+ * cotangent yet: a Tensor whose node (if any) is not a slice_grad, which gradient._accumulate
+ * would gather with the other slices' parts instead. */
+static int
+kept_as_it_is(Sweep *sweep, PyObject *ct)
+{
+    if (Py_TYPE(ct) != Tensor_type)
+        return 0;
+    PyObject *node = SLOT(ct, tensor_node);
+    if (node == NULL || node == Py_None)
+        return 1;
+    if (Py_TYPE(node) != Node_type)
+        return 0;
+    PyObject *op = SLOT(node, node_op);
+    return op != NULL && PyUnicode_CheckExact(op) && PyUnicode_Compare(op, sweep->slice_grad_name) != 0;
+}
+
 /* The cotangent `ct` a rule gave `inp`, an input of `node`: checked, then kept or added. */
 static int
 give_cotangent(Sweep *sweep, PyObject *node, PyObject *inp, PyObject *ct)
@@ -1783,7 +1818,7 @@ give_cotangent(Sweep *sweep, PyObject *node, PyObject *inp, PyObject *ct)
     }
     if (result < 0)
         goto done;
-    if (!sweep->structured) {
+    if (!sweep->structured || kept_as_it_is(sweep, ct)) {
         PyObject *existing = PyDict_GetItemWithError(sweep->cotangents, key);
         if (existing == NULL && PyErr_Occurred()) {
             result = -1;
@@ -1930,10 +1965,11 @@ finally:
 static PyObject *
 sweep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 8 || !PyTuple_CheckExact(args[7]) || PyTuple_GET_SIZE(args[7]) != 7) {
+    if (nargs != 8 || !PyTuple_CheckExact(args[7]) || PyTuple_GET_SIZE(args[7]) != 8 ||
+        !PyUnicode_CheckExact(PyTuple_GET_ITEM(args[7], 7))) {
         PyErr_SetString(PyExc_TypeError,
                         "sweep(nodes, cotangents, leaves, reachable, saved, accumulate, structured, helpers) takes 8 "
-                        "arguments, helpers a tuple of 7");
+                        "arguments, helpers a tuple of 8 ending with a name");
         return NULL;
     }
     if (!enabled || !PyDict_CheckExact(args[1]) || !PyAnySet_Check(args[2]) || !PyAnySet_Check(args[3]))
@@ -1962,7 +1998,7 @@ sweep(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Sweep state_of_sweep = {
         .cotangents = args[1], .leaves = args[2], .reachable = args[3], .saved = args[4], .accumulate = args[5],
         .ops = helpers[0], .slice_op = helpers[1], .gather_op = helpers[2], .part_of_input = helpers[3],
-        .concrete = helpers[4], .check = helpers[5], .backward_location = helpers[6],
+        .concrete = helpers[4], .check = helpers[5], .backward_location = helpers[6], .slice_grad_name = helpers[7],
         .thread_state = Py_NewRef(thread_state), .outer = Py_NewRef(outer), .structured = structured,
     };
     int failed = 0;

@@ -454,6 +454,7 @@ _HELPERS = (
     _concrete,
     _check_cotangent,
     backward_location,
+    array_ops.SLICE_GRAD.name,  # the op whose cotangents `_accumulate` keeps as slices' parts
 )
 
 
