@@ -853,6 +853,30 @@ def test_eager_gradients_swept_in_c_are_the_python_loops(name, monkeypatch, swep
     assert fast[2].ir() == slow[2].ir()
 
 
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_gradient_graphs_built_by_the_c_sweep_are_the_python_loops(name, monkeypatch, swept_in_c):
+    """A tape's gradient graph (built the second time its structure asks) from the sweep's
+    loop in C is the Python loop's, node for node, lines and residuals included."""
+    function, args = ALL_CASES[name]
+    inputs = [tt.constant(a, dtype=np.asarray(a).dtype) for a in args]
+    _record_two_orders(function, inputs)  # shape rules remembered on first sight
+    graphs = []
+    for path in (python_path_only, contextlib.nullcontext):
+        with tt.GradientTape() as tape:
+            tape.watch(inputs)
+            loss = _sum(function(*inputs))
+        recording = tape._recording_state
+        sources = [recording.tracked_node(t) for t in inputs]
+        for cache in ("_recording_cache", "_gradient_cache", "_seen_once"):
+            monkeypatch.setattr(backprop, cache, {})  # every structure new: built
+        swept_in_c.clear()
+        with path():
+            built = backprop.gradient_graph(recording, [recording.tracked_node(loss)], sources)
+        assert set(swept_in_c) == {path is contextlib.nullcontext}
+        graphs.append((format_graph(built.grad.graph), built.residual_sources))
+    assert graphs[1] == graphs[0]
+
+
 def test_a_rule_whose_cotangent_does_not_fit_its_input_is_named_by_either_sweep(monkeypatch):
     """A gradient rule that gives a cotangent of another shape than its input's: the check
     names the op, the C sweep as the Python loop, and state.location is back as it was."""
