@@ -1703,10 +1703,10 @@ set_enabled(PyObject *module, PyObject *flag)
  * where a cotangent is not a Tensor, a node is a slice or a gather, or a rule's cotangent is
  * not a Tensor of its input's shape and dtype), but for the first cotangent of an input in a
  * structured sweep, a Tensor not made by a slice_grad, which it keeps as `accumulate`
- * (gradient._accumulate) keeps it. Returns True once it swept, False (nothing done) where the C path is off or
- * a node is not a Node with a tuple of inputs: the Python loop runs then. On a long tape of
- * small tensors the loop's own steps in Python are a large share of an eager gradient's time
- * (benchmarks/RESULTS.md, B18's first call). */
+ * (gradient._accumulate) keeps it. Returns True once it swept, False (nothing done) where the
+ * C path is off or a node is not a Node with a tuple of inputs: the Python loop runs then. On
+ * a long tape of small tensors the loop's own steps in Python are a large share of an eager
+ * gradient's time (benchmarks/RESULTS.md, B18's first call). */
 
 typedef struct {
     PyObject *cotangents, *leaves, *reachable, *saved, *accumulate;
